@@ -1,0 +1,82 @@
+/**
+ * What every read-only command shares: the parsed flags, where output goes, and the way a store
+ * is found, loaded and analysed (or refused in one line).
+ */
+import {analyze, type Analysis} from '../forensics/analyze.js';
+import {FailClosed, isFailClosed, type ExitCode} from '../errors.js';
+import {locateStores, type Located, type StoreLocation} from '../store/locate.js';
+import {loadStore, type DatabaseFacts} from '../store/load.js';
+
+export type GlobalFlags = {
+	db?: string;
+	home?: string;
+	profile?: string;
+	json: boolean;
+	maxGapSeconds: number;
+	color: boolean;
+};
+
+export type Io = {
+	out: (line: string) => void;
+	err: (line: string) => void;
+	/** Seconds since the epoch; injectable so output is reproducible in tests. */
+	now: () => number;
+	env: NodeJS.ProcessEnv;
+};
+
+export const processIo: Io = {
+	out: line => process.stdout.write(`${line}\n`),
+	err: line => process.stderr.write(`${line}\n`),
+	now: () => Date.now() / 1000,
+	env: process.env,
+};
+
+export type StoreResult =
+	| {ok: true; location: StoreLocation; facts: DatabaseFacts; analysis: Analysis}
+	| {ok: false; location: StoreLocation; error: FailClosed};
+
+export function locate(flags: GlobalFlags, io: Io): Located {
+	return locateStores({db: flags.db, home: flags.home, profile: flags.profile, env: io.env});
+}
+
+export function loadAndAnalyze(location: StoreLocation, flags: GlobalFlags): StoreResult {
+	try {
+		const loaded = loadStore(location);
+		return {ok: true, location, facts: loaded.facts, analysis: analyze(loaded.snapshot, {maxGapSeconds: flags.maxGapSeconds})};
+	} catch (error) {
+		if (isFailClosed(error)) {
+			return {ok: false, location, error};
+		}
+
+		throw error;
+	}
+}
+
+/** Runs a command body; a FailClosed anywhere becomes its one line on stderr and exit 2. */
+export async function guarded(io: Io, flags: Pick<GlobalFlags, 'json'>, body: () => Promise<ExitCode> | ExitCode): Promise<ExitCode> {
+	try {
+		return await body();
+	} catch (error) {
+		if (isFailClosed(error)) {
+			io.err(error.line());
+			if (flags.json) {
+				io.out(JSON.stringify({error: error.toJSON()}, null, 2));
+			}
+
+			return error.exitCode;
+		}
+
+		throw error;
+	}
+}
+
+/** Loads exactly one store (the first located one, or the one --profile names) or throws. */
+export function loadOne(flags: GlobalFlags, io: Io): {located: Located; result: Extract<StoreResult, {ok: true}>} {
+	const located = locate(flags, io);
+	const result = loadAndAnalyze(located.stores[0]!, flags);
+	if (!result.ok) {
+		throw result.error;
+	}
+
+	return {located, result};
+}

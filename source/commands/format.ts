@@ -1,0 +1,99 @@
+/**
+ * Plain-text formatting shared by the non-interactive commands (and the TUI's cells).
+ */
+
+export function utc(epoch: number | null | undefined): string {
+	if (epoch === null || epoch === undefined || !Number.isFinite(epoch)) {
+		return '—';
+	}
+
+	return new Date(epoch * 1000).toISOString().slice(0, 16).replace('T', ' ');
+}
+
+/** "3m", "5h", "2.7d" between two epochs (seconds). */
+export function span(seconds: number | null | undefined): string {
+	if (seconds === null || seconds === undefined || !Number.isFinite(seconds)) {
+		return '—';
+	}
+
+	const s = Math.abs(seconds);
+	if (s < 90) {
+		return `${Math.round(s)}s`;
+	}
+
+	if (s < 5400) {
+		return `${Math.round(s / 60)}m`;
+	}
+
+	if (s < 172_800) {
+		return `${(s / 3600).toFixed(1)}h`;
+	}
+
+	return `${(s / 86_400).toFixed(1)}d`;
+}
+
+export function ago(epoch: number | null | undefined, now: number): string {
+	if (epoch === null || epoch === undefined || !Number.isFinite(epoch)) {
+		return '—';
+	}
+
+	const d = now - epoch;
+	return d < 0 ? `in ${span(d)}` : `${span(d)} ago`;
+}
+
+export function bytes(n: number | null | undefined): string {
+	if (n === null || n === undefined) {
+		return '—';
+	}
+
+	if (n < 1024) {
+		return `${n} B`;
+	}
+
+	const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+	let v = n / 1024;
+	let i = 0;
+	while (v >= 1024 && i < units.length - 1) {
+		v /= 1024;
+		i++;
+	}
+
+	return `${v.toFixed(v < 10 ? 1 : 0)} ${units[i]}`;
+}
+
+export function truncate(text: string, width: number): string {
+	if (width <= 0) {
+		return '';
+	}
+
+	if (text.length <= width) {
+		return text;
+	}
+
+	return width === 1 ? '…' : `${text.slice(0, width - 1)}…`;
+}
+
+export function pad(text: string, width: number, align: 'left' | 'right' = 'left'): string {
+	const t = truncate(text, width);
+	return align === 'left' ? t.padEnd(width) : t.padStart(width);
+}
+
+export type TableColumn<T> = {
+	header: string;
+	value: (row: T) => string;
+	align?: 'left' | 'right';
+	/** Max width; the column shrinks to its content. */
+	max?: number;
+};
+
+/** A plain text table: header, rule, rows. Columns are sized to content (capped by max). */
+export function table<T>(rows: readonly T[], columns: ReadonlyArray<TableColumn<T>>): string[] {
+	const cells = rows.map(r => columns.map(c => c.value(r)));
+	const widths = columns.map((c, i) => Math.min(c.max ?? 80, Math.max(c.header.length, ...cells.map(row => row[i]!.length))));
+	const line = (values: string[]) => values.map((v, i) => pad(v, widths[i]!, columns[i]!.align)).join('  ').trimEnd();
+	return [line(columns.map(c => c.header)), line(widths.map(w => '─'.repeat(w))), ...cells.map(line)];
+}
+
+export function plural(n: number, word: string, many = `${word}s`): string {
+	return `${n} ${n === 1 ? word : many}`;
+}

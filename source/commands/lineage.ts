@@ -1,0 +1,87 @@
+/**
+ * `hfx lineage ID`: where a session came from and what continued it.
+ */
+import type {Analysis} from '../forensics/analyze.js';
+import {type LineageNode, ancestors, lineageTree} from '../forensics/lineage.js';
+import {statusIndex, statusOf, STATUS_GLYPH} from '../forensics/status.js';
+import {inWindow, lastActive} from '../forensics/time.js';
+import {FailClosed, type ExitCode} from '../errors.js';
+import {type GlobalFlags, type Io, guarded, loadOne} from './context.js';
+import {utc} from './format.js';
+
+export type LineageFlags = GlobalFlags & {id: string};
+
+function findSession(analysis: Analysis, id: string, file: string): string {
+	if (analysis.byId.has(id)) {
+		return id;
+	}
+
+	const matches = [...analysis.byId.keys()].filter(k => k.startsWith(id) || k.endsWith(id));
+	if (matches.length === 1) {
+		return matches[0]!;
+	}
+
+	throw new FailClosed({
+		file,
+		kind: 'no-such-session',
+		reason: matches.length === 0 ? `no session ${JSON.stringify(id)}` : `${JSON.stringify(id)} matches ${matches.length} sessions (${matches.slice(0, 3).join(', ')}…)`,
+		next: 'list ids with: hfx sessions',
+		exitCode: 2,
+	});
+}
+
+function nodeJson(node: LineageNode, analysis: Analysis): unknown {
+	const s = analysis.byId.get(node.id);
+	return {
+		id: node.id,
+		present: s !== undefined,
+		edgeKind: node.edge?.kind ?? null,
+		edgeRule: node.edge?.rule ?? null,
+		source: s?.source ?? null,
+		sessionKey: s?.sessionKey ?? null,
+		endReason: s?.endReason ?? null,
+		startedAt: s ? inWindow(s.startedAtRaw) : null,
+		children: node.children.map(c => nodeJson(c, analysis)),
+	};
+}
+
+export function renderTree(node: LineageNode, analysis: Analysis, focus: string): string[] {
+	const index = statusIndex(analysis);
+	const lines: string[] = [];
+	const walk = (n: LineageNode, prefix: string, last: boolean, root: boolean) => {
+		const s = analysis.byId.get(n.id);
+		const glyph = s ? STATUS_GLYPH[statusOf(s, index)] : '?';
+		const label = s
+			? `${n.id}  ${s.source}  ${s.sessionKey ?? 'no key'}  ${utc(inWindow(s.startedAtRaw))} → ${utc(lastActive(s))}  ${s.endReason ?? 'live'}`
+			: `${n.id}  (not in this store)`;
+		const edge = n.edge ? `[${n.edge.kind}] ` : '';
+		const mark = n.id === focus ? '  ◀' : '';
+		lines.push(root ? `${glyph} ${label}${mark}` : `${prefix}${last ? '└─' : '├─'} ${edge}${glyph} ${label}${mark}`);
+		n.children.forEach((c, i) => walk(c, root ? '' : prefix + (last ? '   ' : '│  '), i === n.children.length - 1, false));
+	};
+
+	walk(node, '', true, true);
+	return lines;
+}
+
+export async function runLineage(flags: LineageFlags, io: Io): Promise<ExitCode> {
+	return guarded(io, flags, () => {
+		const {result} = loadOne(flags, io);
+		const {analysis} = result;
+		const id = findSession(analysis, flags.id, result.facts.path);
+		const tree = lineageTree(id, analysis.lineage);
+		const chain = ancestors(id, analysis.lineage);
+		if (flags.json) {
+			io.out(JSON.stringify({sessionId: id, ancestors: chain.map(e => ({id: e.parentId, edgeKind: e.kind, via: e.via})), tree: nodeJson(tree, analysis)}, null, 2));
+			return 0;
+		}
+
+		for (const line of renderTree(tree, analysis, id)) {
+			io.out(line);
+		}
+
+		io.out('');
+		io.out('Edges: [compression] continuation · [branch] /branch · [reset] reset successor · [delegate] delegate/subagent · [repair] adopted by repair-routing');
+		return 0;
+	});
+}

@@ -1,0 +1,62 @@
+/**
+ * `hfx routing [KEY]`: per chat, every restart candidate with the rule that admits or excludes it,
+ * what a restart resumes, where the newest message is.
+ */
+import type {ChatRouting} from '../forensics/routing.js';
+import {FailClosed, type ExitCode} from '../errors.js';
+import {type GlobalFlags, type Io, guarded, loadOne} from './context.js';
+import {span, utc} from './format.js';
+import {routingJson} from './scan.js';
+
+export type RoutingFlags = GlobalFlags & {key?: string};
+
+export function chatLines(r: ChatRouting): string[] {
+	const lines: string[] = [];
+	lines.push(`${r.rollbackRisk ? '✗ ROLLBACK RISK' : '✓'}  ${r.sessionKey}`);
+	lines.push(`    routing entry     ${r.routingEntry ?? '(none)'}${r.routingEntryNote ? `: ${r.routingEntryNote}` : ''}`);
+	lines.push(`    restart resumes   ${r.restartResolvesTo ?? '(a new, empty session)'}  via ${r.resolution.via}, rule set ${r.resolution.ruleSet}`);
+	const lag = r.newestActivityAt !== null && r.resolvesToActivityAt !== null ? r.newestActivityAt - r.resolvesToActivityAt : null;
+	lines.push(`    newest message in ${r.newestActivityIn ?? '(no messages)'}  ${utc(r.newestActivityAt)} UTC${r.rollbackRisk && lag !== null && lag > 0 ? ` (${span(lag)} newer than what a restart resumes)` : ''}`);
+	if (r.resolution.candidates.length > 0) {
+		lines.push('    candidates');
+		for (const c of r.resolution.candidates) {
+			const mark = c.sessionId === r.restartResolvesTo ? '▶' : (c.admitted ? '+' : '-');
+			lines.push(`      ${mark} ${c.sessionId}  ${c.query}: ${c.rule}`);
+		}
+	}
+
+	for (const n of r.resolution.notes) {
+		lines.push(`    note: ${n}`);
+	}
+
+	return lines;
+}
+
+export async function runRouting(flags: RoutingFlags, io: Io): Promise<ExitCode> {
+	return guarded(io, flags, () => {
+		const {result} = loadOne(flags, io);
+		let chats = result.analysis.routing;
+		if (flags.key) {
+			chats = chats.filter(r => r.sessionKey === flags.key);
+			if (chats.length === 0) {
+				throw new FailClosed({file: result.facts.path, kind: 'no-such-key', reason: `no session or routing entry carries the key ${JSON.stringify(flags.key)}`, next: 'list the keys with: hfx routing'});
+			}
+		}
+
+		const risky = chats.some(r => r.rollbackRisk);
+		if (flags.json) {
+			io.out(JSON.stringify({database: result.facts.path, ruleSet: result.facts.ruleSet, routing: chats.map(routingJson)}, null, 2));
+			return risky ? 1 : 0;
+		}
+
+		io.out(`rule set ${result.facts.ruleSet}: ${result.facts.ruleSetReason}`);
+		for (const r of chats) {
+			io.out('');
+			for (const line of chatLines(r)) {
+				io.out(line);
+			}
+		}
+
+		return risky ? 1 : 0;
+	});
+}

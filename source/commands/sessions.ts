@@ -1,0 +1,86 @@
+/**
+ * `hfx sessions`: the session table, newest activity first.
+ */
+import type {Analysis} from '../forensics/analyze.js';
+import {STATUS_GLYPH, isHiddenByDefault, statusIndex, statusOf, type StatusIndex} from '../forensics/status.js';
+import {inWindow, lastActive} from '../forensics/time.js';
+import type {SessionRecord} from '../forensics/types.js';
+import type {ExitCode} from '../errors.js';
+import {type GlobalFlags, type Io, guarded, loadOne} from './context.js';
+import {table, utc} from './format.js';
+
+export type SessionsFlags = GlobalFlags & {source?: string; limit: number; all: boolean};
+
+export function sessionJson(s: SessionRecord, analysis: Analysis, index: StatusIndex) {
+	const edge = analysis.lineage.parentEdge.get(s.id);
+	return {
+		id: s.id,
+		status: statusOf(s, index),
+		source: s.source,
+		title: s.title,
+		sessionKey: s.sessionKey,
+		chatId: s.chatId,
+		chatType: s.chatType,
+		threadId: s.threadId,
+		userId: s.userId,
+		displayName: s.displayName,
+		profileName: s.profileName,
+		parentSessionId: edge?.parentId ?? s.parentSessionId,
+		lineageKind: edge?.kind ?? null,
+		startedAt: inWindow(s.startedAtRaw),
+		endedAt: inWindow(s.endedAtRaw),
+		endReason: s.endReason,
+		lastActive: lastActive(s),
+		newestMessageAt: s.newestMessageAt,
+		messageCount: s.messageRows ?? s.messageCountColumn,
+		toolCallCount: s.toolCallCount,
+		model: s.model,
+		tokens: {input: s.inputTokens, output: s.outputTokens, cacheRead: s.cacheReadTokens, cacheWrite: s.cacheWriteTokens, reasoning: s.reasoningTokens},
+	};
+}
+
+/** Newest activity first; sessions without a usable time last. */
+export function byNewestActivity(a: SessionRecord, b: SessionRecord): number {
+	return (lastActive(b) ?? -1) - (lastActive(a) ?? -1) || (a.id < b.id ? 1 : -1);
+}
+
+export function selectSessions(analysis: Analysis, options: {source?: string; all: boolean}): SessionRecord[] {
+	return analysis.snapshot.sessions
+		.filter(s => options.all || !isHiddenByDefault(s))
+		.filter(s => !options.source || s.source === options.source)
+		.sort(byNewestActivity);
+}
+
+export async function runSessions(flags: SessionsFlags, io: Io): Promise<ExitCode> {
+	return guarded(io, flags, () => {
+		const {result} = loadOne(flags, io);
+		const {analysis} = result;
+		const index = statusIndex(analysis);
+		const all = selectSessions(analysis, flags);
+		const rows = flags.limit > 0 ? all.slice(0, flags.limit) : all;
+		if (flags.json) {
+			io.out(JSON.stringify({database: result.facts.path, total: all.length, sessions: rows.map(s => sessionJson(s, analysis, index))}, null, 2));
+			return 0;
+		}
+
+		const lines = table(rows, [
+			{header: ' ', value: s => STATUS_GLYPH[statusOf(s, index)]},
+			{header: 'id', value: s => s.id},
+			{header: 'source', value: s => s.source, max: 10},
+			{header: 'chat', value: s => s.sessionKey ?? (s.chatId ? `${s.chatType ?? '?'}:${s.chatId}` : '—'), max: 34},
+			{header: 'title', value: s => s.title ?? '', max: 24},
+			{header: 'started', value: s => utc(inWindow(s.startedAtRaw))},
+			{header: 'last active', value: s => utc(lastActive(s))},
+			{header: 'msgs', value: s => String(s.messageRows ?? s.messageCountColumn), align: 'right'},
+			{header: 'end reason', value: s => s.endReason ?? '', max: 20},
+		]);
+		for (const line of lines) {
+			io.out(line);
+		}
+
+		const hidden = analysis.snapshot.sessions.length - all.length;
+		io.out('');
+		io.out(`${rows.length} of ${all.length} sessions shown${hidden > 0 ? ` (${hidden} tool/delegate rows hidden: --all)` : ''}${rows.length < all.length ? ` (--limit ${flags.limit}; --limit 0 for all)` : ''}. Status: Z zombie  O orphan  ! newest activity a restart would skip  ● live  · ended`);
+		return 0;
+	});
+}

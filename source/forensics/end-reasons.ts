@@ -1,0 +1,20 @@
+/**
+ * End-reason sets, as Hermes defines them (hermes_state_common.py; hermes-state.md §3.2).
+ */
+
+/** A deliberate conversation boundary: fences older rows out of restart recovery. */
+export const RESET_END_REASONS: ReadonlySet<string> = new Set(['session_reset', 'session_switch', 'idle', 'daily', 'suspended', 'resume_pending_expired']);
+
+/** The reset set plus CLI `/new`. */
+export const BOUNDARY_END_REASONS: ReadonlySet<string> = new Set([...RESET_END_REASONS, 'new_session']);
+
+/** Accidental closes that restart recovery reopens (current Hermes). */
+export const RECOVERABLE_END_REASONS: ReadonlySet<string> = new Set(['agent_close', 'ws_orphan_reap', 'superseded_by_resume', 'startup_orphan_reap']);
+
+/** The older finder (schema v21 era) reopened only these. */
+export const LEGACY_RECOVERABLE_END_REASONS: ReadonlySet<string> = new Set(['agent_close', 'ws_orphan_reap']);
+
+/** Cleanup by the runtime (superset of recoverable). */
+export const AUTOMATIC_END_REASONS: ReadonlySet<string> = new Set([...RECOVERABLE_END_REASONS, 'tui_shutdown', 'ws_disconnect', 'idle_timeout', 'lru_evict']);
+
+export const REPAIR_END_REASON = 'superseded_by_repair';

@@ -1,0 +1,180 @@
+/**
+ * Session lineage (hermes-state.md §3.1): which row continues, branches from, resets, delegates
+ * from or was adopted into which.
+ */
+import {REPAIR_END_REASON, RESET_END_REASONS} from './end-reasons.js';
+import {compareCells, inWindow} from './time.js';
+import type {SessionRecord} from './types.js';
+
+export type EdgeKind = 'compression' | 'branch' | 'reset' | 'delegate' | 'repair';
+
+export type LineageEdge = {
+	parentId: string;
+	childId: string;
+	kind: EdgeKind;
+	/** Where the edge comes from: the parent_session_id column, or only a model_config marker. */
+	via: 'parent_session_id' | 'marker';
+	/** The parent id names no row in this store. */
+	parentMissing: boolean;
+	/** Why this kind was chosen, in Hermes' terms. */
+	rule: string;
+};
+
+export type Lineage = {
+	edges: LineageEdge[];
+	/** The edge to each child's parent. */
+	parentEdge: Map<string, LineageEdge>;
+	children: Map<string, LineageEdge[]>;
+};
+
+/** The delegate marker sentinel for a delegate whose parent vanished. */
+const ORPHANED_DELEGATE_SENTINEL = '__orphaned__';
+
+export function classifyEdge(parent: SessionRecord | undefined, child: SessionRecord): {kind: EdgeKind; rule: string} {
+	if (child.branchedFrom) {
+		return {kind: 'branch', rule: 'model_config._branched_from'};
+	}
+
+	if (child.delegateFrom) {
+		return {kind: 'delegate', rule: 'model_config._delegate_from'};
+	}
+
+	if (child.resetFrom) {
+		return {kind: 'reset', rule: 'model_config._reset_from'};
+	}
+
+	if (parent?.endReason === 'compression' && child.source !== 'tool') {
+		return {kind: 'compression', rule: 'parent ended with compression'};
+	}
+
+	if (parent?.endReason === REPAIR_END_REASON && parent.sessionKey !== null && parent.sessionKey === child.sessionKey) {
+		return {kind: 'repair', rule: 'parent superseded_by_repair; child carries its session key'};
+	}
+
+	if (parent?.endReason === 'branched') {
+		const ended = inWindow(parent.endedAtRaw);
+		const started = inWindow(child.startedAtRaw);
+		if (ended !== null && started !== null && started > ended) {
+			return {kind: 'branch', rule: 'parent ended branched before the child started'};
+		}
+	}
+
+	if (parent && parent.endReason !== null && RESET_END_REASONS.has(parent.endReason) && parent.sessionKey && parent.sessionKey === child.sessionKey) {
+		return {kind: 'reset', rule: `parent ended ${parent.endReason}; same session key (legacy reset successor)`};
+	}
+
+	return {kind: 'delegate', rule: 'no continuation marker or end reason (delegate/subagent)'};
+}
+
+export function buildLineage(sessions: readonly SessionRecord[], byId?: ReadonlyMap<string, SessionRecord>): Lineage {
+	const index = byId ?? new Map(sessions.map(s => [s.id, s]));
+	const edges: LineageEdge[] = [];
+	const parentEdge = new Map<string, LineageEdge>();
+	const children = new Map<string, LineageEdge[]>();
+	for (const child of sessions) {
+		let parentId = child.parentSessionId;
+		let via: LineageEdge['via'] = 'parent_session_id';
+		if (!parentId) {
+			const marker = child.branchedFrom ?? child.delegateFrom ?? child.resetFrom;
+			if (!marker || marker === ORPHANED_DELEGATE_SENTINEL) {
+				continue;
+			}
+
+			parentId = marker;
+			via = 'marker';
+		}
+
+		if (parentId === child.id) {
+			continue;
+		}
+
+		const parent = index.get(parentId);
+		const {kind, rule} = classifyEdge(parent, child);
+		const edge: LineageEdge = {parentId, childId: child.id, kind, via, parentMissing: !parent, rule};
+		edges.push(edge);
+		parentEdge.set(child.id, edge);
+		const list = children.get(parentId);
+		if (list) {
+			list.push(edge);
+		} else {
+			children.set(parentId, [edge]);
+		}
+	}
+
+	return {edges, parentEdge, children};
+}
+
+/** Ancestors from the immediate parent up to the root (cycle-safe). */
+export function ancestors(id: string, lineage: Lineage): LineageEdge[] {
+	const chain: LineageEdge[] = [];
+	const seen = new Set([id]);
+	let edge = lineage.parentEdge.get(id);
+	while (edge && !seen.has(edge.parentId)) {
+		chain.push(edge);
+		seen.add(edge.parentId);
+		edge = lineage.parentEdge.get(edge.parentId);
+	}
+
+	return chain;
+}
+
+/**
+ * The compression tip of a session: follow compression continuations to the newest child
+ * (Hermes heals a routing entry to its tip before using it).
+ */
+export function compressionTip(id: string, lineage: Lineage, byId: ReadonlyMap<string, SessionRecord>): string {
+	let current = id;
+	const seen = new Set<string>();
+	while (!seen.has(current)) {
+		seen.add(current);
+		const row = byId.get(current);
+		if (row?.endReason !== 'compression') {
+			return current;
+		}
+
+		const next = (lineage.children.get(current) ?? [])
+			.filter(e => e.kind === 'compression' && e.via === 'parent_session_id')
+			.map(e => byId.get(e.childId))
+			.filter((s): s is SessionRecord => s !== undefined)
+			.sort((a, b) => compareCells(b.startedAtRaw, a.startedAtRaw) || (a.id < b.id ? 1 : -1))[0];
+		if (!next) {
+			return current;
+		}
+
+		current = next.id;
+	}
+
+	return current;
+}
+
+export type LineageNode = {
+	id: string;
+	/** Edge from the parent (undefined at the root). */
+	edge: LineageEdge | undefined;
+	depth: number;
+	children: LineageNode[];
+};
+
+/** The tree that contains `id`: from its root ancestor down, cycle-safe, depth-limited. */
+export function lineageTree(id: string, lineage: Lineage, maxNodes = 500): LineageNode {
+	const up = ancestors(id, lineage);
+	const rootId = up.length > 0 ? up.at(-1)!.parentId : id;
+	let count = 0;
+	const seen = new Set<string>();
+	const build = (nodeId: string, edge: LineageEdge | undefined, depth: number): LineageNode => {
+		seen.add(nodeId);
+		count++;
+		const node: LineageNode = {id: nodeId, edge, depth, children: []};
+		for (const child of lineage.children.get(nodeId) ?? []) {
+			if (seen.has(child.childId) || count >= maxNodes) {
+				continue;
+			}
+
+			node.children.push(build(child.childId, child, depth + 1));
+		}
+
+		return node;
+	};
+
+	return build(rootId, undefined, 0);
+}

@@ -1,0 +1,235 @@
+/**
+ * What the gateway resumes for a chat after a restart (hermes-state.md §3.3), per rule set:
+ * the routing entry (healed to its compression tip, dropped if its row ended), then
+ * `find_latest_gateway_session_for_peer`: the exact-key query, then the tuple fallback.
+ */
+import {LEGACY_RECOVERABLE_END_REASONS, RECOVERABLE_END_REASONS, RESET_END_REASONS} from './end-reasons.js';
+import {type Lineage, compressionTip} from './lineage.js';
+import {type Cell, type RoutingEntry, type RuleSet, type SessionRecord} from './types.js';
+import {coalesce, compareCells} from './time.js';
+
+export type CandidateVerdict = {
+	sessionId: string;
+	query: 'exact-key' | 'tuple-fallback';
+	admitted: boolean;
+	/** The rule that admits or excludes it, in words. */
+	rule: string;
+	hasMessages: boolean;
+	/** The ordering key Hermes uses (raw cell). */
+	orderKey: Cell;
+};
+
+export type Resolution = {
+	/** The session a restart would resume, or null when the gateway would start a new one. */
+	sessionId: string | null;
+	via: 'routing-entry' | 'exact-key' | 'tuple-fallback' | 'new-session';
+	ruleSet: RuleSet;
+	candidates: CandidateVerdict[];
+	notes: string[];
+};
+
+export type ChatIdentity = {
+	platform: string;
+	namespace: string | null;
+	userId: string | null;
+	chatId: string | null;
+	chatType: string | null;
+	threadId: string | null;
+};
+
+/** `agent:<ns>:<platform>:...` */
+export function parseSessionKey(key: string): {namespace: string | null; platform: string | null} {
+	const parts = key.split(':');
+	if (parts.length >= 3 && parts[0] === 'agent') {
+		return {namespace: parts[1] ?? null, platform: parts[2] ?? null};
+	}
+
+	return {namespace: null, platform: null};
+}
+
+function hasMessages(s: SessionRecord): boolean {
+	return s.messageCountColumn > 0 || s.hasMessageRows;
+}
+
+function recencyKey(s: SessionRecord): Cell {
+	return coalesce(s.lastActivityAtRaw, s.startedAtRaw);
+}
+
+function recoverability(s: SessionRecord, ruleSet: RuleSet): {ok: boolean; rule: string} {
+	if (s.endedAtRaw === null) {
+		return {ok: true, rule: 'live (ended_at is NULL)'};
+	}
+
+	const set = ruleSet === 'recency' ? RECOVERABLE_END_REASONS : LEGACY_RECOVERABLE_END_REASONS;
+	if (s.endReason !== null && set.has(s.endReason)) {
+		return {ok: true, rule: `ended ${s.endReason} (recoverable: reopened on restart)`};
+	}
+
+	if (ruleSet === 'recency' && s.handoffState === 'completed') {
+		return {ok: true, rule: 'handoff completed (owned by this chat)'};
+	}
+
+	return {ok: false, rule: `ended ${s.endReason ?? '(no reason)'}: not recoverable`};
+}
+
+/** Reset fence: a sibling ended with a reset reason after this row's last activity hides it. */
+function fencedBy(s: SessionRecord, siblings: readonly SessionRecord[]): SessionRecord | undefined {
+	const key = recencyKey(s);
+	if (key === null) {
+		return undefined;
+	}
+
+	return siblings.find(b => b.endedAtRaw !== null && b.endReason !== null && RESET_END_REASONS.has(b.endReason)
+		&& compareCells(b.endedAtRaw, key) > 0);
+}
+
+function orderCandidates(rows: SessionRecord[], ruleSet: RuleSet, messagesFirst: boolean): SessionRecord[] {
+	return rows.sort((a, b) => {
+		if (ruleSet === 'recency' && messagesFirst) {
+			const m = Number(hasMessages(b)) - Number(hasMessages(a));
+			if (m !== 0) {
+				return m;
+			}
+		}
+
+		const ka = ruleSet === 'recency' ? recencyKey(a) : a.startedAtRaw;
+		const kb = ruleSet === 'recency' ? recencyKey(b) : b.startedAtRaw;
+		return compareCells(kb, ka) || (a.id < b.id ? 1 : -1);
+	});
+}
+
+function evaluate(rows: readonly SessionRecord[], query: CandidateVerdict['query'], ruleSet: RuleSet, options: {platform: string; fenceSiblings: (s: SessionRecord) => readonly SessionRecord[]; requireMessages: boolean; profileFence?: (s: SessionRecord) => boolean}): {verdicts: CandidateVerdict[]; admitted: SessionRecord[]} {
+	const verdicts: CandidateVerdict[] = [];
+	const admitted: SessionRecord[] = [];
+	for (const s of rows) {
+		const base = {sessionId: s.id, query, hasMessages: hasMessages(s), orderKey: ruleSet === 'recency' ? recencyKey(s) : s.startedAtRaw};
+		if (s.source !== options.platform) {
+			verdicts.push({...base, admitted: false, rule: `source is ${s.source || '(empty)'}, the chat's platform is ${options.platform}`});
+			continue;
+		}
+
+		if (options.profileFence && !options.profileFence(s)) {
+			verdicts.push({...base, admitted: false, rule: `profile fence: profile_name ${s.profileName ?? 'NULL'} is another profile's`});
+			continue;
+		}
+
+		const rec = recoverability(s, ruleSet);
+		if (!rec.ok) {
+			verdicts.push({...base, admitted: false, rule: rec.rule});
+			continue;
+		}
+
+		if (options.requireMessages && !hasMessages(s)) {
+			verdicts.push({...base, admitted: false, rule: 'no messages (this finder requires messages)'});
+			continue;
+		}
+
+		if (ruleSet === 'recency') {
+			const fence = fencedBy(s, options.fenceSiblings(s));
+			if (fence) {
+				verdicts.push({...base, admitted: false, rule: `reset fence: ${fence.id} ended ${fence.endReason} after this row's last activity`});
+				continue;
+			}
+		}
+
+		admitted.push(s);
+		verdicts.push({...base, admitted: true, rule: rec.rule + (hasMessages(s) ? '' : '; no messages (ranked after rows with messages)')});
+	}
+
+	return {verdicts, admitted};
+}
+
+export type ResolveInput = {
+	sessionKey: string;
+	identity: ChatIdentity;
+	/** Rows carrying this session key. */
+	keyed: readonly SessionRecord[];
+	/** Rows whose (source, user, chat, type, thread) tuple matches the identity (for the fallback). */
+	tupleRows: () => readonly SessionRecord[];
+	routingEntry: RoutingEntry | undefined;
+	byId: ReadonlyMap<string, SessionRecord>;
+	lineage: Lineage;
+	ruleSet: RuleSet;
+	owner: string | null;
+};
+
+export type EntryAssessment = {
+	/** The entry would be used as-is (after healing to the compression tip). */
+	honoured: boolean;
+	stale: boolean;
+	/** The session the entry leads to after healing. */
+	healedTo: string | null;
+	note: string;
+};
+
+export function assessRoutingEntry(entry: RoutingEntry, byId: ReadonlyMap<string, SessionRecord>, lineage: Lineage): EntryAssessment {
+	if (entry.problem || !entry.sessionId) {
+		return {honoured: false, stale: true, healedTo: null, note: `entry unusable: ${entry.problem ?? 'no session_id'}`};
+	}
+
+	const tip = compressionTip(entry.sessionId, lineage, byId);
+	const healed = tip === entry.sessionId ? '' : ` (healed along compression to ${tip})`;
+	const row = byId.get(tip);
+	if (!row) {
+		return {honoured: true, stale: true, healedTo: tip, note: `routes to ${tip}${healed}, which is not in this store: the gateway would re-create it empty`};
+	}
+
+	if (row.endReason !== null) {
+		return {honoured: false, stale: true, healedTo: tip, note: `routes to ${tip}${healed}, which ended (${row.endReason}): dropped on restart (stale routing self-heal)`};
+	}
+
+	return {honoured: true, stale: false, healedTo: tip, note: `routes to ${tip}${healed}, a live row: reused on restart`};
+}
+
+export function resolveRestart(input: ResolveInput): Resolution {
+	const {identity, ruleSet} = input;
+	const notes: string[] = [];
+	if (input.routingEntry) {
+		const a = assessRoutingEntry(input.routingEntry, input.byId, input.lineage);
+		notes.push(`gateway_routing: ${a.note}`);
+		if (a.honoured && a.healedTo) {
+			return {sessionId: a.healedTo, via: 'routing-entry', ruleSet, candidates: [], notes};
+		}
+	}
+
+	const keyedSameSource = (s: SessionRecord) => input.keyed.filter(b => b.source === s.source);
+	const exact = evaluate(input.keyed, 'exact-key', ruleSet, {
+		platform: identity.platform,
+		fenceSiblings: keyedSameSource,
+		requireMessages: ruleSet === 'legacy-v21',
+	});
+	const candidates = [...exact.verdicts];
+	const exactWinner = orderCandidates(exact.admitted, ruleSet, true)[0];
+	if (exactWinner) {
+		return {sessionId: exactWinner.id, via: 'exact-key', ruleSet, candidates, notes};
+	}
+
+	if (identity.platform === 'slack') {
+		notes.push('tuple fallback skipped: Slack lookups are scoped by workspace');
+	} else if (identity.chatId === null || identity.chatType === null) {
+		notes.push('tuple fallback skipped: the chat\'s chat_id/chat_type are unknown');
+	} else {
+		const owner = input.owner;
+		const fence = ruleSet === 'recency' && owner !== null ? (s: SessionRecord) => (s.profileName ?? owner) === owner : undefined;
+		const tuple = input.tupleRows();
+		const tupleResult = evaluate(tuple, 'tuple-fallback', ruleSet, {
+			platform: identity.platform,
+			fenceSiblings: () => fence ? tuple.filter(fence) : tuple,
+			requireMessages: true,
+			profileFence: fence,
+		});
+		candidates.push(...tupleResult.verdicts);
+		const ordered = orderCandidates(tupleResult.admitted, ruleSet, false);
+		for (const winner of ordered) {
+			const ns = winner.sessionKey ? parseSessionKey(winner.sessionKey).namespace : null;
+			if (ns !== null && identity.namespace !== null && ns !== identity.namespace) {
+				notes.push(`tuple fallback found ${winner.id}, but its key namespace agent:${ns} is not agent:${identity.namespace}: rejected`);
+				break;
+			}
+
+			return {sessionId: winner.id, via: 'tuple-fallback', ruleSet, candidates, notes};
+		}
+	}
+
+	return {sessionId: null, via: 'new-session', ruleSet, candidates, notes};
+}

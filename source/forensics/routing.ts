@@ -1,0 +1,171 @@
+/**
+ * The chat-level verdict the product exists for: per session key, what a restart would resume
+ * versus where the chat's newest message actually is. When they differ: rollback risk.
+ */
+import type {Lineage} from './lineage.js';
+import type {OrphanVerdict} from './orphans.js';
+import {type ChatIdentity, type Resolution, assessRoutingEntry, parseSessionKey, resolveRestart} from './restart.js';
+import {compareCells, lastActive} from './time.js';
+import type {RoutingEntry, RuleSet, SessionRecord} from './types.js';
+
+export type ChatRouting = {
+	sessionKey: string;
+	platform: string;
+	identity: ChatIdentity;
+	/** The gateway_routing entry's session id (null when the key has no entry). */
+	routingEntry: string | null;
+	routingEntryScope: string | null;
+	routingEntryStale: boolean;
+	routingEntryNote: string | null;
+	resolution: Resolution;
+	restartResolvesTo: string | null;
+	/** The session holding the chat's newest message (an adoptable orphan counts as its donor's chat). */
+	newestActivityIn: string | null;
+	newestActivityAt: number | null;
+	/** When the session a restart resumes last had a message. */
+	resolvesToActivityAt: number | null;
+	rollbackRisk: boolean;
+	/** Sessions that hold this chat's conversation. */
+	members: string[];
+	/** Adoptable orphans that belong to this chat. */
+	adoptableOrphans: string[];
+};
+
+function holdsConversation(s: SessionRecord): boolean {
+	return s.hasMessageRows;
+}
+
+/** When the newest message of a session was written; falls back to its last activity when every message timestamp is unusable. */
+export function messageActivity(s: SessionRecord): number | null {
+	return s.newestMessageAt ?? (s.hasMessageRows ? lastActive(s) : null);
+}
+
+function chatIdentity(key: string, keyed: readonly SessionRecord[]): ChatIdentity {
+	const {namespace, platform} = parseSessionKey(key);
+	const samePlatform = keyed.filter(s => platform === null || s.source === platform);
+	const withTuple = [...samePlatform].sort((a, b) => compareCells(b.startedAtRaw, a.startedAtRaw)).find(s => s.chatId !== null || s.chatType !== null);
+	return {
+		platform: platform ?? samePlatform[0]?.source ?? keyed[0]?.source ?? '',
+		namespace,
+		userId: withTuple?.userId ?? null,
+		chatId: withTuple?.chatId ?? null,
+		chatType: withTuple?.chatType ?? null,
+		threadId: withTuple?.threadId ?? null,
+	};
+}
+
+function tupleKey(source: string, userId: string | null, chatId: string | null, chatType: string | null, threadId: string | null): string {
+	return JSON.stringify([source, userId ?? '', chatId ?? '', chatType ?? '', threadId ?? '']);
+}
+
+export type RoutingInput = {
+	sessions: readonly SessionRecord[];
+	byId: ReadonlyMap<string, SessionRecord>;
+	routing: readonly RoutingEntry[];
+	lineage: Lineage;
+	orphans: readonly OrphanVerdict[];
+	ruleSet: RuleSet;
+	owner: string | null;
+};
+
+export function analyzeRouting(input: RoutingInput): ChatRouting[] {
+	const byKey = new Map<string, SessionRecord[]>();
+	const byTuple = new Map<string, SessionRecord[]>();
+	for (const s of input.sessions) {
+		if (s.sessionKey !== null) {
+			const list = byKey.get(s.sessionKey) ?? [];
+			list.push(s);
+			byKey.set(s.sessionKey, list);
+		}
+
+		const t = tupleKey(s.source, s.userId, s.chatId, s.chatType, s.threadId);
+		const tl = byTuple.get(t) ?? [];
+		tl.push(s);
+		byTuple.set(t, tl);
+	}
+
+	const entriesByKey = new Map<string, RoutingEntry[]>();
+	for (const e of input.routing) {
+		const list = entriesByKey.get(e.sessionKey) ?? [];
+		list.push(e);
+		entriesByKey.set(e.sessionKey, list);
+	}
+
+	const adoptableByKey = new Map<string, OrphanVerdict[]>();
+	for (const o of input.orphans) {
+		if (o.verdict === 'adoptable' && o.sessionKey !== null) {
+			const list = adoptableByKey.get(o.sessionKey) ?? [];
+			list.push(o);
+			adoptableByKey.set(o.sessionKey, list);
+		}
+	}
+
+	const keys = [...new Set([...byKey.keys(), ...entriesByKey.keys()])].sort();
+	return keys.map(key => {
+		const keyed = byKey.get(key) ?? [];
+		const identity = chatIdentity(key, keyed);
+		const entries = (entriesByKey.get(key) ?? []).sort((a, b) => (b.updatedAt ?? 0) - (a.updatedAt ?? 0));
+		const entry = entries[0];
+		const resolution = resolveRestart({
+			sessionKey: key,
+			identity,
+			keyed,
+			tupleRows: () => byTuple.get(tupleKey(identity.platform, identity.userId, identity.chatId, identity.chatType, identity.threadId)) ?? [],
+			routingEntry: entry,
+			byId: input.byId,
+			lineage: input.lineage,
+			ruleSet: input.ruleSet,
+			owner: input.owner,
+		});
+		if (entries.length > 1) {
+			resolution.notes.push(`${entries.length} gateway_routing entries for this key (scopes: ${entries.map(e => e.scope || "''").join(', ')}); the newest is assumed`);
+		}
+
+		const adoptable = adoptableByKey.get(key) ?? [];
+		const memberIds = new Set(keyed.filter(s => s.source === identity.platform).map(s => s.id));
+		for (const o of adoptable) {
+			memberIds.add(o.orphanId);
+		}
+
+		let newest: SessionRecord | undefined;
+		let newestAt: number | null = null;
+		for (const id of memberIds) {
+			const s = input.byId.get(id);
+			if (!s || !holdsConversation(s)) {
+				continue;
+			}
+
+			const at = messageActivity(s);
+			if (at === null) {
+				continue;
+			}
+
+			// Ties go to the session a restart resumes, so equal timestamps never raise a false alarm.
+			if (newestAt === null || at > newestAt || (at === newestAt && id === resolution.sessionId)) {
+				newest = s;
+				newestAt = at;
+			}
+		}
+
+		const resolved = resolution.sessionId ? input.byId.get(resolution.sessionId) : undefined;
+		const assessment = entry ? assessRoutingEntry(entry, input.byId, input.lineage) : undefined;
+		const restartResolvesTo = resolution.sessionId;
+		return {
+			sessionKey: key,
+			platform: identity.platform,
+			identity,
+			routingEntry: entry?.sessionId ?? null,
+			routingEntryScope: entry ? entry.scope : null,
+			routingEntryStale: assessment?.stale ?? false,
+			routingEntryNote: assessment?.note ?? null,
+			resolution,
+			restartResolvesTo,
+			newestActivityIn: newest?.id ?? null,
+			newestActivityAt: newestAt,
+			resolvesToActivityAt: resolved ? messageActivity(resolved) : null,
+			rollbackRisk: restartResolvesTo !== null && newest !== undefined && newest.id !== restartResolvesTo,
+			members: [...memberIds].sort(),
+			adoptableOrphans: adoptable.map(o => o.orphanId),
+		};
+	});
+}

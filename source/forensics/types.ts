@@ -1,0 +1,75 @@
+/**
+ * Plain data the store hands to the forensic engine. No I/O, no classes: a snapshot of rows.
+ * Names follow Hermes' own columns (hermes-state.md §1.2).
+ */
+
+/** A numeric cell as stored: a finite number, null, or something else (TEXT garbage, a salvaged double). */
+export type Cell = number | string | bigint | Buffer | null;
+
+export type SessionRecord = {
+	id: string;
+	/** `sessions.source` exactly as stored ('' when NULL). */
+	source: string;
+	userId: string | null;
+	sessionKey: string | null;
+	chatId: string | null;
+	chatType: string | null;
+	threadId: string | null;
+	displayName: string | null;
+	originJson: string | null;
+	parentSessionId: string | null;
+	/** Raw cells: restart SQL in Hermes orders on them without an epoch window. */
+	startedAtRaw: Cell;
+	endedAtRaw: Cell;
+	lastActivityAtRaw: Cell;
+	endReason: string | null;
+	/** Denormalised `sessions.message_count` (0 when NULL or absent). */
+	messageCountColumn: number;
+	/** At least one `messages` row exists for this id. */
+	hasMessageRows: boolean;
+	/** MAX(messages.timestamp) among in-window timestamps, or null. */
+	newestMessageAt: number | null;
+	/** `COUNT(*)` of message rows, when it was read (orphan candidates and on demand); else null. */
+	messageRows: number | null;
+	profileName: string | null;
+	handoffState: string | null;
+	title: string | null;
+	model: string | null;
+	/** Lineage markers parsed from `model_config` (null when absent or the JSON is invalid). */
+	branchedFrom: string | null;
+	delegateFrom: string | null;
+	resetFrom: string | null;
+	inputTokens: number;
+	outputTokens: number;
+	cacheReadTokens: number;
+	cacheWriteTokens: number;
+	reasoningTokens: number;
+	toolCallCount: number;
+};
+
+/** One row of `gateway_routing` (the primary copy of the gateway's routing index). */
+export type RoutingEntry = {
+	scope: string;
+	sessionKey: string;
+	/** `entry_json.session_id`: the session the gateway routes this chat to. */
+	sessionId: string | null;
+	updatedAt: number | null;
+	/** Set when entry_json is not valid JSON or lacks a session_id. */
+	problem: string | null;
+};
+
+export type RuleSet = 'recency' | 'legacy-v21';
+
+export type StoreFacts = {
+	/**
+	 * The store's owner profile derived from its path, as Hermes does: `<root>/state.db` is
+	 * "default", `<root>/profiles/<name>/state.db` is `<name>`, anything else is null (no fence).
+	 */
+	owner: string | null;
+	ruleSet: RuleSet;
+};
+
+export type Snapshot = StoreFacts & {
+	sessions: SessionRecord[];
+	routing: RoutingEntry[];
+};

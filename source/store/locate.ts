@@ -1,0 +1,147 @@
+/**
+ * Where the stores are: `--db PATH`, or a Hermes root from `--home DIR` / `HERMES_HOME` /
+ * `~/.hermes`, holding `state.db` (the default profile) and `profiles/<name>/state.db`.
+ * The owner profile of a store is derived from its path exactly as Hermes derives it.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {FailClosed} from '../errors.js';
+
+export const PROFILE_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+
+export type StoreLocation = {
+	path: string;
+	/** Owner profile as Hermes derives it; null outside the profile tree (no profile fence). */
+	owner: string | null;
+	/** Display label: the profile name, or the file path for a loose --db. */
+	label: string;
+};
+
+export type LocateOptions = {
+	db?: string;
+	home?: string;
+	profile?: string;
+	env?: NodeJS.ProcessEnv;
+	homedir?: string;
+};
+
+function safeRealpath(p: string): string {
+	try {
+		return fs.realpathSync(p);
+	} catch {
+		return path.resolve(p);
+	}
+}
+
+/**
+ * Hermes' default root (`get_default_hermes_root`): the native home (~/.hermes) unless
+ * HERMES_HOME lies outside it, in which case `<x>` for `<x>/profiles/<name>`, else HERMES_HOME.
+ */
+export function hermesRoot(env: NodeJS.ProcessEnv = process.env, homedir = os.homedir()): string {
+	const native = path.join(homedir, '.hermes');
+	const envHome = (env.HERMES_HOME ?? '').trim();
+	if (!envHome) {
+		return native;
+	}
+
+	const expanded = envHome.startsWith('~') ? path.join(homedir, envHome.slice(1)) : envHome;
+	const envPath = path.resolve(expanded);
+	const rel = path.relative(safeRealpath(native), safeRealpath(envPath));
+	if (rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))) {
+		return native;
+	}
+
+	return path.basename(path.dirname(envPath)) === 'profiles' ? path.dirname(path.dirname(envPath)) : envPath;
+}
+
+/** `<root>/state.db` -> "default"; `<root>/profiles/<name>/state.db` -> name; otherwise null. */
+export function ownerFromPath(dbPath: string, root: string): string | null {
+	const parent = safeRealpath(path.dirname(path.resolve(dbPath)));
+	const realRoot = safeRealpath(root);
+	if (parent === realRoot) {
+		return 'default';
+	}
+
+	const name = path.basename(parent);
+	if (path.dirname(parent) === path.join(realRoot, 'profiles') && PROFILE_NAME.test(name)) {
+		return name;
+	}
+
+	return null;
+}
+
+/** Every store under a root: `state.db` first, then `profiles/<name>/state.db` by name. */
+export function storesUnderRoot(root: string): StoreLocation[] {
+	const found: StoreLocation[] = [];
+	const main = path.join(root, 'state.db');
+	if (fs.existsSync(main)) {
+		found.push({path: main, owner: 'default', label: 'default'});
+	}
+
+	const profilesDir = path.join(root, 'profiles');
+	let names: string[] = [];
+	try {
+		names = fs.readdirSync(profilesDir).filter(n => PROFILE_NAME.test(n)).sort();
+	} catch {
+		names = [];
+	}
+
+	for (const name of names) {
+		const p = path.join(profilesDir, name, 'state.db');
+		if (fs.existsSync(p)) {
+			found.push({path: p, owner: name, label: name});
+		}
+	}
+
+	return found;
+}
+
+export type Located = {
+	root: string | null;
+	stores: StoreLocation[];
+	/** How the stores were found, for the report header. */
+	how: string;
+};
+
+export function locateStores(options: LocateOptions): Located {
+	const env = options.env ?? process.env;
+	const homedir = options.homedir ?? os.homedir();
+	if (options.db) {
+		const root = options.home ? path.resolve(options.home) : hermesRoot(env, homedir);
+		const p = path.resolve(options.db);
+		const owner = ownerFromPath(p, root);
+		return {root, stores: [{path: p, owner, label: owner ?? p}], how: `--db ${p}`};
+	}
+
+	let root: string;
+	let how: string;
+	if (options.home) {
+		root = path.resolve(options.home);
+		how = `--home ${root}`;
+	} else if ((env.HERMES_HOME ?? '').trim()) {
+		root = hermesRoot(env, homedir);
+		how = `HERMES_HOME=${env.HERMES_HOME}`;
+	} else {
+		root = path.join(homedir, '.hermes');
+		how = '~/.hermes';
+	}
+
+	if (!fs.existsSync(root)) {
+		throw new FailClosed({file: root, kind: 'no-home', reason: 'no Hermes home here', next: 'pass --db PATH or --home DIR (or set HERMES_HOME); `hfx demo` shows the tool on a simulated store'});
+	}
+
+	let stores = storesUnderRoot(root);
+	if (options.profile) {
+		stores = stores.filter(s => s.owner === options.profile);
+		if (stores.length === 0) {
+			throw new FailClosed({file: path.join(root, options.profile === 'default' ? 'state.db' : `profiles/${options.profile}/state.db`), kind: 'no-profile', reason: `no store for profile "${options.profile}"`, next: `list the profiles with ls ${path.join(root, 'profiles')}`});
+		}
+	}
+
+	if (stores.length === 0) {
+		throw new FailClosed({file: path.join(root, 'state.db'), kind: 'not-found', reason: 'no state.db in this Hermes home (nor under profiles/)', next: 'check the path; if the store was lost, look for backups (hfx backups)'});
+	}
+
+	return {root, stores, how};
+}

@@ -1,0 +1,277 @@
+/**
+ * The only way this project opens an observed database: read-only, no URIs, no statement that is
+ * not read-only, short bounded read transactions (sqlite-wal.md §2.4).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import {FailClosed, errorCode, errorMessage} from '../errors.js';
+import {registerLiveHandle, assertNoLiveHandle} from './live-handles.js';
+import {type Preflight, preflight as runPreflight, statSidecars} from './preflight.js';
+
+/** PRAGMAs a read-only observer may run. Everything else (wal_checkpoint, optimize, journal_mode, integrity_check on the live file...) is refused. */
+const ALLOWED_PRAGMAS = new Set(['data_version', 'page_size', 'page_count', 'freelist_count', 'schema_version', 'user_version', 'application_id', 'encoding', 'mmap_size']);
+
+export class ForbiddenStatement extends Error {
+	constructor(sql: string, why: string) {
+		super(`refused statement (${why}): ${sql.trim().slice(0, 120)}`);
+		this.name = 'ForbiddenStatement';
+	}
+}
+
+export function checkStatementText(sql: string): void {
+	const head = sql.trim().replace(/^(--[^\n]*\n|\s)+/, '');
+	if (/^(attach|detach|vacuum|reindex|analyze)\b/i.test(head)) {
+		throw new ForbiddenStatement(sql, 'not allowed on an observed database');
+	}
+
+	const pragma = /^pragma\s+(?:\w+\.)?(\w+)/i.exec(head);
+	if (pragma && !ALLOWED_PRAGMAS.has(pragma[1]!.toLowerCase())) {
+		throw new ForbiddenStatement(sql, `PRAGMA ${pragma[1]} is not on the read-only allow-list`);
+	}
+
+	if (pragma && /=/.test(head)) {
+		throw new ForbiddenStatement(sql, 'PRAGMA assignment');
+	}
+}
+
+export type OpenOptions = {
+	/** SQLite busy timeout for this connection, ms. */
+	busyTimeoutMs?: number;
+};
+
+/** Maps a SQLite/OS error on open or first read to a one-line refusal. */
+export function describeOpenError(file: string, error: unknown): FailClosed {
+	const code = errorCode(error) ?? '';
+	const message = errorMessage(error);
+	if (code === 'SQLITE_NOTADB') {
+		return new FailClosed({file, kind: 'not-sqlite', reason: `SQLite says this is not a database (${message})`, next: 'check the file; look for a backup (hfx backups)', cause: error});
+	}
+
+	if (code.startsWith('SQLITE_CORRUPT')) {
+		return new FailClosed({file, kind: 'corrupt', reason: `the database is damaged (${code}: ${message})`, next: 'stop the agent, copy state.db, -wal and -shm aside with cp, then run `hermes sessions recover --source <copy> --inspect-only`', cause: error});
+	}
+
+	if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
+		return new FailClosed({file, kind: 'busy', reason: `the database stayed locked (${code}); its owner may use exclusive locking mode or be recovering the WAL`, next: 'retry in a few seconds; if it persists, see which process holds it (hfx files / lsof)', cause: error});
+	}
+
+	if (code === 'SQLITE_READONLY_RECOVERY' || code === 'SQLITE_READONLY_CANTINIT' || code === 'SQLITE_READONLY_ROLLBACK') {
+		return new FailClosed({file, kind: 'needs-recovery', reason: `a read-only reader cannot read it now (${code}: the WAL index or a hot journal needs a writer to recover it)`, next: 'let the agent open it once, or copy all three files to a scratch folder and inspect the copy', cause: error});
+	}
+
+	if (code === 'SQLITE_CANTOPEN' || code === 'EACCES' || code === 'SQLITE_READONLY_DIRECTORY' || code === 'SQLITE_PERM' || code === 'SQLITE_AUTH') {
+		return new FailClosed({file, kind: 'cannot-open', reason: `SQLite cannot open it read-only (${code}: ${message}); usually permissions on the file, its -wal/-shm or its folder`, next: 'run hfx as the user that owns the store (sudo -u <owner> hfx …); do not chmod the agent\'s files', cause: error});
+	}
+
+	if (code.startsWith('SQLITE_IOERR')) {
+		return new FailClosed({file, kind: 'io-error', reason: `I/O error while reading (${code}: ${message})`, next: 'check the disk (dmesg) and copy the three files elsewhere before anything else', cause: error});
+	}
+
+	return new FailClosed({file, kind: 'open-failed', reason: `could not read the database (${code || 'error'}: ${message})`, next: 'report this with the output of `hfx files --json`', cause: error});
+}
+
+export class ReadOnlyStore {
+	readonly preflight: Preflight;
+	/** The file SQLite actually has open: the evidence itself, or our private copy of it. */
+	readonly openedPath: string;
+	readonly db: Database.Database;
+	private readonly statements = new Map<string, Database.Statement>();
+	private readonly release: () => void;
+	private readonly privateDir: string | undefined;
+	private closed = false;
+
+	private constructor(pre: Preflight, openedPath: string, db: Database.Database, privateDir: string | undefined) {
+		this.preflight = pre;
+		this.openedPath = openedPath;
+		this.db = db;
+		this.privateDir = privateDir;
+		this.release = registerLiveHandle(openedPath);
+	}
+
+	static open(inputPath: string, options: OpenOptions = {}): ReadOnlyStore {
+		let pre = runPreflight(inputPath);
+		let privateDir: string | undefined;
+		let target = pre.path;
+		if (pre.openMode === 'private-copy') {
+			const copied = copyForPrivateRead(pre);
+			pre = copied.preflight;
+			privateDir = copied.dir;
+			target = copied.target ?? pre.path;
+			if (!copied.target) {
+				privateDir = undefined;
+			}
+		}
+
+		let db: Database.Database;
+		try {
+			db = new Database(target, {readonly: true, fileMustExist: true, timeout: options.busyTimeoutMs ?? 5000});
+		} catch (error) {
+			cleanupDir(privateDir);
+			throw describeOpenError(pre.path, error);
+		}
+
+		if (!db.readonly) {
+			db.close();
+			cleanupDir(privateDir);
+			throw new Error('internal: better-sqlite3 opened the observed database writable');
+		}
+
+		const store = new ReadOnlyStore(pre, target, db, privateDir);
+		try {
+			// First real read: surfaces NOTADB/CORRUPT/BUSY here, not deep inside a query.
+			store.prepare('SELECT count(*) FROM sqlite_master').get();
+			const mmap = store.prepare('PRAGMA mmap_size').pluck().get();
+			if (typeof mmap === 'number' && mmap !== 0) {
+				throw new Error(`internal: mmap_size is ${mmap}; memory-mapped reads of a live file are refused (H10)`);
+			}
+		} catch (error) {
+			store.close();
+			if (error instanceof FailClosed) {
+				throw error;
+			}
+
+			throw describeOpenError(pre.path, error);
+		}
+
+		return store;
+	}
+
+	get isPrivateCopy(): boolean {
+		return this.privateDir !== undefined;
+	}
+
+	/** Prepares (and caches) a statement, refusing anything that is not read-only. */
+	prepare(sql: string): Database.Statement {
+		const cached = this.statements.get(sql);
+		if (cached) {
+			return cached;
+		}
+
+		checkStatementText(sql);
+		const stmt = this.db.prepare(sql);
+		if (!stmt.readonly) {
+			throw new ForbiddenStatement(sql, 'SQLite reports it is not read-only');
+		}
+
+		this.statements.set(sql, stmt);
+		return stmt;
+	}
+
+	/**
+	 * Runs `fn` inside one read transaction (one consistent snapshot) and always ends it, so the
+	 * WAL is pinned only for the duration of `fn` (H6).
+	 */
+	read<T>(fn: () => T): T {
+		if (this.db.inTransaction) {
+			return fn();
+		}
+
+		this.db.exec('BEGIN');
+		try {
+			return fn();
+		} finally {
+			if (this.db.inTransaction) {
+				this.db.exec('COMMIT');
+			}
+		}
+	}
+
+	/** Changes whenever another connection commits (https://www.sqlite.org/pragma.html#pragma_data_version). */
+	dataVersion(): number {
+		return this.prepare('PRAGMA data_version').pluck().get() as number;
+	}
+
+	sqliteVersion(): string {
+		return this.prepare('SELECT sqlite_version()').pluck().get() as string;
+	}
+
+	close(): void {
+		if (this.closed) {
+			return;
+		}
+
+		this.closed = true;
+		this.statements.clear();
+		try {
+			this.db.close();
+		} finally {
+			this.release();
+			cleanupDir(this.privateDir);
+		}
+	}
+}
+
+const pendingCleanup = new Set<string>();
+let exitHookInstalled = false;
+
+function cleanupDir(dir: string | undefined): void {
+	if (!dir) {
+		return;
+	}
+
+	pendingCleanup.delete(dir);
+	fs.rmSync(dir, {recursive: true, force: true});
+}
+
+function trackForCleanup(dir: string): void {
+	pendingCleanup.add(dir);
+	if (!exitHookInstalled) {
+		exitHookInstalled = true;
+		process.once('exit', () => {
+			for (const d of pendingCleanup) {
+				fs.rmSync(d, {recursive: true, force: true});
+			}
+		});
+	}
+}
+
+/**
+ * A WAL-mode file with no -wal or no -shm has no live connection. SQLite would create the missing
+ * sidecars beside it even on a read-only open, so we copy the main file (and the -wal if present)
+ * into a private folder and read that. If the sidecars appear while we copy, an owner started:
+ * then the in-place read-only open is the right one.
+ */
+function copyForPrivateRead(pre: Preflight): {preflight: Preflight; dir: string; target: string | undefined} {
+	for (let attempt = 0; attempt < 3; attempt++) {
+		assertNoLiveHandle(pre.path, 'a private copy');
+		const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-read-'));
+		trackForCleanup(dir);
+		const target = path.join(dir, path.basename(pre.path));
+		try {
+			fs.copyFileSync(pre.path, target);
+			if (pre.sidecars.wal) {
+				fs.copyFileSync(pre.sidecars.wal.path, `${target}-wal`);
+			}
+		} catch (error) {
+			cleanupDir(dir);
+			const code = errorCode(error);
+			if (code === 'EACCES' || code === 'EPERM') {
+				throw new FailClosed({file: pre.path, kind: 'permission-denied', reason: 'permission denied while reading it', next: 'run hfx as the user that owns the store (sudo -u <owner> hfx …)', cause: error});
+			}
+
+			if (code === 'ENOSPC') {
+				throw new FailClosed({file: pre.path, kind: 'no-space', reason: `no space in ${os.tmpdir()} for a private read copy (${pre.main.size} bytes)`, next: 'free space or point TMPDIR at a larger folder', cause: error});
+			}
+
+			throw error;
+		}
+
+		const st = fs.statSync(pre.path);
+		const after = statSidecars(pre.path);
+		const unchanged = st.size === pre.main.size && st.mtimeMs === pre.main.mtimeMs
+			&& (after.wal?.size ?? -1) === (pre.sidecars.wal?.size ?? -1) && Boolean(after.shm) === Boolean(pre.sidecars.shm);
+		if (unchanged) {
+			return {preflight: pre, dir, target};
+		}
+
+		cleanupDir(dir);
+		pre = runPreflight(pre.path);
+		if (pre.openMode === 'in-place') {
+			return {preflight: pre, dir: '', target: undefined};
+		}
+	}
+
+	throw new FailClosed({file: pre.path, kind: 'unstable', reason: 'the file kept changing while a private read copy was taken', next: 'retry; if the agent is starting up, wait until it is running'});
+}

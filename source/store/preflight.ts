@@ -1,0 +1,212 @@
+/**
+ * Preflight: everything we must know about the files before SQLite is allowed near them.
+ *
+ * All raw reads of `state.db` happen here, strictly before this process opens a SQLite connection
+ * to it (sqlite-wal.md H3). Refusals are FailClosed errors: one line naming the file, the cause
+ * and the next safe step.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import {FailClosed, errorCode} from '../errors.js';
+import {type DbHeader, hasSqliteMagic, parseDbHeader} from './db-header.js';
+import {assertNoLiveHandle} from './live-handles.js';
+
+export type FileFacts = {
+	path: string;
+	size: number;
+	dev: number;
+	ino: number;
+	uid: number;
+	mode: number;
+	mtimeMs: number;
+};
+
+export type Sidecars = {
+	wal: FileFacts | null;
+	shm: FileFacts | null;
+	journal: FileFacts | null;
+};
+
+/**
+ * in-place: open state.db itself read-only (its -wal and -shm already exist, or it is not in WAL mode).
+ * private-copy: a WAL-mode file without its -wal or -shm. SQLite would create the missing sidecars
+ *   beside the evidence even on a read-only open, so we read a private copy instead.
+ */
+export type OpenMode = 'in-place' | 'private-copy';
+
+export type Preflight = {
+	path: string;
+	dir: string;
+	main: FileFacts;
+	header: DbHeader;
+	journalMode: 'wal' | 'delete';
+	sidecars: Sidecars;
+	openMode: OpenMode;
+	openModeReason: string;
+	notes: string[];
+};
+
+function facts(p: string, st: fs.Stats): FileFacts {
+	return {path: p, size: st.size, dev: st.dev, ino: st.ino, uid: st.uid, mode: st.mode, mtimeMs: st.mtimeMs};
+}
+
+export function statSidecar(p: string): FileFacts | null {
+	try {
+		const st = fs.statSync(p);
+		return st.isFile() ? facts(p, st) : null;
+	} catch (error) {
+		if (errorCode(error) === 'ENOENT') {
+			return null;
+		}
+
+		throw error;
+	}
+}
+
+export function statSidecars(dbPath: string): Sidecars {
+	return {
+		wal: statSidecar(`${dbPath}-wal`),
+		shm: statSidecar(`${dbPath}-shm`),
+		journal: statSidecar(`${dbPath}-journal`),
+	};
+}
+
+function permissionDenied(file: string, what: string, cause: unknown): FailClosed {
+	const owner = (() => {
+		try {
+			return fs.statSync(file).uid;
+		} catch {
+			return undefined;
+		}
+	})();
+	return new FailClosed({
+		file,
+		kind: 'permission-denied',
+		reason: `permission denied while ${what}`,
+		next: `run hfx as the user that owns the store${owner === undefined ? '' : ` (uid ${owner})`}, e.g. sudo -u <that user> hfx …; do not chmod the agent's files`,
+		cause,
+	});
+}
+
+/** Reads the first 100 bytes. Only legal while this process holds no SQLite connection to the file. */
+function readHeaderBytes(file: string): Buffer {
+	assertNoLiveHandle(file, 'a raw header read');
+	const fd = fs.openSync(file, 'r');
+	try {
+		const buf = Buffer.alloc(100);
+		const n = fs.readSync(fd, buf, 0, 100, 0);
+		return buf.subarray(0, n);
+	} finally {
+		fs.closeSync(fd);
+	}
+}
+
+export function preflight(inputPath: string): Preflight {
+	const absolute = path.resolve(inputPath);
+	let st: fs.Stats;
+	try {
+		st = fs.statSync(absolute);
+	} catch (error) {
+		const code = errorCode(error);
+		if (code === 'ENOENT') {
+			throw new FailClosed({
+				file: absolute,
+				kind: 'not-found',
+				reason: 'no such file',
+				next: 'check the path (--db PATH, --home DIR or HERMES_HOME); hfx never creates a database',
+				cause: error,
+			});
+		}
+
+		if (code === 'EACCES' || code === 'EPERM') {
+			throw permissionDenied(absolute, 'looking up the file', error);
+		}
+
+		throw error;
+	}
+
+	if (!st.isFile()) {
+		throw new FailClosed({
+			file: absolute,
+			kind: 'not-a-file',
+			reason: st.isDirectory() ? 'is a directory, not a database file' : 'is not a regular file',
+			next: st.isDirectory() ? `pass the database inside it (--db ${path.join(absolute, 'state.db')}) or use --home ${absolute}` : 'pass the path of the state.db file itself',
+		});
+	}
+
+	const sidecars = statSidecars(absolute);
+	if (st.size === 0) {
+		if (sidecars.wal && sidecars.wal.size > 0) {
+			throw new FailClosed({
+				file: absolute,
+				kind: 'zero-byte-main-file',
+				reason: `main file is 0 bytes beside a ${sidecars.wal.size}-byte ${path.basename(absolute)}-wal; any SQLite open (even read-only) would delete that WAL and everything in it`,
+				next: `stop every process using it, copy ${path.basename(absolute)}, ${path.basename(absolute)}-wal and ${path.basename(absolute)}-shm to a safe folder with cp, and do not open the original with any SQLite tool`,
+			});
+		}
+
+		throw new FailClosed({
+			file: absolute,
+			kind: 'empty-file',
+			reason: 'file is empty (0 bytes), not a database',
+			next: 'look for a backup (hfx backups) or a quick snapshot under state-snapshots/',
+		});
+	}
+
+	let headerBytes: Buffer;
+	try {
+		headerBytes = readHeaderBytes(absolute);
+	} catch (error) {
+		const code = errorCode(error);
+		if (code === 'EACCES' || code === 'EPERM') {
+			throw permissionDenied(absolute, 'reading the database header', error);
+		}
+
+		throw error;
+	}
+
+	if (!hasSqliteMagic(headerBytes) || headerBytes.length < 100) {
+		const shown = JSON.stringify(headerBytes.subarray(0, 16).toString('latin1').replaceAll(/[^\x20-\x7e]/g, '.'));
+		throw new FailClosed({
+			file: absolute,
+			kind: 'not-sqlite',
+			reason: `not a SQLite database (the first bytes are ${shown}, expected "SQLite format 3")`,
+			next: 'check that this is the right file; if state.db itself was overwritten, look for a backup (hfx backups) and do not let the agent start on it',
+		});
+	}
+
+	const header = parseDbHeader(headerBytes);
+	const notes: string[] = [];
+	if (header.journalMode === 'unknown') {
+		notes.push(`header journal bytes are ${header.writeVersion}/${header.readVersion} (expected 1/1 or 2/2)`);
+	}
+
+	const journalMode = header.journalMode === 'wal' ? 'wal' : 'delete';
+	let openMode: OpenMode = 'in-place';
+	let openModeReason = journalMode === 'wal' ? 'WAL mode with -wal and -shm present' : 'rollback-journal mode';
+	if (journalMode === 'wal' && (!sidecars.wal || !sidecars.shm)) {
+		openMode = 'private-copy';
+		const missing = [sidecars.wal ? undefined : '-wal', sidecars.shm ? undefined : '-shm'].filter(Boolean).join(' and ');
+		openModeReason = `WAL mode but ${missing} absent (no live connection); opening in place would create ${missing} beside the evidence, so a private copy is read instead`;
+	}
+
+	if (journalMode === 'delete' && sidecars.journal && sidecars.journal.size > 0) {
+		notes.push(`${path.basename(absolute)}-journal (${sidecars.journal.size} bytes) is present: a write was in progress or interrupted`);
+	}
+
+	if (journalMode === 'wal' && sidecars.journal) {
+		notes.push(`stray ${path.basename(absolute)}-journal in WAL mode (${sidecars.journal.size} bytes)`);
+	}
+
+	return {
+		path: absolute,
+		dir: path.dirname(absolute),
+		main: facts(absolute, st),
+		header,
+		journalMode,
+		sidecars,
+		openMode,
+		openModeReason,
+		notes,
+	};
+}

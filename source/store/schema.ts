@@ -1,0 +1,73 @@
+/**
+ * Schema-generation detection. Hermes adds missing columns on any writable open and never on a
+ * read-only one, so a file in the wild may lack any column newer than the code that last wrote it
+ * (hermes-state.md §1.1). We detect, never assume.
+ */
+import {FailClosed} from '../errors.js';
+import type {ReadOnlyStore} from './open.js';
+
+export type RuleSet = 'recency' | 'legacy-v21';
+
+export type SchemaInfo = {
+	/** From the one-row `schema_version` table; null when it is absent or unreadable. */
+	version: number | null;
+	tables: Set<string>;
+	sessionColumns: Set<string>;
+	messageColumns: Set<string>;
+	routingColumns: Set<string>;
+	/**
+	 * Which generation of the gateway's restart rules applies to this store:
+	 * - recency: current Hermes (last_activity_at exists): recoverable reasons, reset fence,
+	 *   rows with messages first, ordered by COALESCE(last_activity_at, started_at).
+	 * - legacy-v21: the older finder (no last_activity_at column): live or agent_close /
+	 *   ws_orphan_reap rows with messages, newest started_at first.
+	 */
+	ruleSet: RuleSet;
+	ruleSetReason: string;
+};
+
+function columns(store: ReadOnlyStore, table: string): Set<string> {
+	const rows = store.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(table) as string[];
+	return new Set(rows);
+}
+
+export function detectSchema(store: ReadOnlyStore): SchemaInfo {
+	const tables = new Set(store.prepare('SELECT name FROM sqlite_master WHERE type IN (\'table\', \'view\')').pluck().all() as string[]);
+	if (!tables.has('sessions') || !tables.has('messages')) {
+		const missing = ['sessions', 'messages'].filter(t => !tables.has(t)).join(' and ');
+		throw new FailClosed({
+			file: store.preflight.path,
+			kind: 'not-hermes',
+			reason: `a SQLite database, but not a Hermes session store (no ${missing} table)`,
+			next: 'point --db at the agent\'s state.db (usually ~/.hermes/state.db or ~/.hermes/profiles/NAME/state.db)',
+		});
+	}
+
+	const sessionColumns = columns(store, 'sessions');
+	const messageColumns = columns(store, 'messages');
+	for (const [table, cols, required] of [['sessions', sessionColumns, ['id', 'source', 'started_at']], ['messages', messageColumns, ['session_id']]] as const) {
+		const absent = required.filter(c => !cols.has(c));
+		if (absent.length > 0) {
+			throw new FailClosed({
+				file: store.preflight.path,
+				kind: 'not-hermes',
+				reason: `the ${table} table lacks ${absent.join(', ')}; this is not a Hermes session store hfx understands`,
+				next: 'check the file is the agent\'s state.db',
+			});
+		}
+	}
+
+	const routingColumns = tables.has('gateway_routing') ? columns(store, 'gateway_routing') : new Set<string>();
+	let version: number | null = null;
+	if (tables.has('schema_version')) {
+		const v = store.prepare('SELECT max(version) FROM schema_version').pluck().get();
+		version = typeof v === 'number' && Number.isInteger(v) ? v : null;
+	}
+
+	const hasActivity = sessionColumns.has('last_activity_at');
+	const ruleSet: RuleSet = hasActivity ? 'recency' : 'legacy-v21';
+	const ruleSetReason = hasActivity
+		? 'sessions.last_activity_at exists: current gateway finder (recoverable reasons, reset fence, rows with messages first, newest activity)'
+		: 'no sessions.last_activity_at: written by an older Hermes (schema ≤ v21 era) whose finder takes live/agent_close/ws_orphan_reap rows with messages, newest started_at first';
+	return {version, tables, sessionColumns, messageColumns, routingColumns, ruleSet, ruleSetReason};
+}

@@ -1,0 +1,11 @@
+import {defineConfig} from 'vitest/config';
+
+export default defineConfig({
+	test: {
+		include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
+		pool: 'forks',
+		testTimeout: 60_000,
+		hookTimeout: 60_000,
+		setupFiles: ['test/setup.ts'],
+	},
+});

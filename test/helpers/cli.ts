@@ -1,0 +1,50 @@
+/**
+ * Runs the real compiled binary (dist/cli.js) and captures its output and exit code.
+ */
+import {spawnSync} from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import {ROOT} from './writer.js';
+
+export type CliRun = {code: number | null; stdout: string; stderr: string};
+
+export function hfx(args: string[], options: {env?: NodeJS.ProcessEnv; input?: string; cwd?: string} = {}): CliRun {
+	const r = spawnSync(process.execPath, [path.join(ROOT, 'dist/cli.js'), ...args], {
+		encoding: 'utf8',
+		env: {...process.env, NO_COLOR: '1', HOME: process.env.HOME, ...options.env},
+		input: options.input ?? '',
+		cwd: options.cwd,
+		timeout: 60_000,
+	});
+	return {code: r.status, stdout: r.stdout, stderr: r.stderr};
+}
+
+export function hfxJson<T = any>(args: string[], options: Parameters<typeof hfx>[1] = {}): {code: number | null; json: T; stderr: string} {
+	const r = hfx([...args, '--json'], options);
+	try {
+		return {code: r.code, json: JSON.parse(r.stdout) as T, stderr: r.stderr};
+	} catch {
+		throw new Error(`not JSON (exit ${r.code}): ${r.stdout.slice(0, 300)}\nstderr: ${r.stderr}`);
+	}
+}
+
+function sha256(file: string): string | null {
+	try {
+		return crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+	} catch {
+		return null;
+	}
+}
+
+/**
+ * The evidence a read-only command must not change: the bytes of state.db and its -wal, and the
+ * folder listing (names, no new files). The -shm is a transient index SQLite may rebuild; only its presence is compared.
+ */
+export function evidenceState(dir: string, name = 'state.db') {
+	return {
+		db: sha256(path.join(dir, name)),
+		wal: sha256(path.join(dir, `${name}-wal`)),
+		listing: fs.readdirSync(dir).sort(),
+	};
+}

@@ -1,0 +1,152 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {afterAll, describe, expect, it} from 'vitest';
+import {FailClosed} from '../../source/errors.js';
+import {ForbiddenStatement, ReadOnlyStore, checkStatementText} from '../../source/store/open.js';
+import {preflight} from '../../source/store/preflight.js';
+import {detectSchema} from '../../source/store/schema.js';
+import {StoreWriter} from '../../source/simulator/store-writer.js';
+import {SCENARIOS, buildScenario} from '../fixtures/scenarios.js';
+import {ROOT} from '../helpers/writer.js';
+
+const dirs: string[] = [];
+afterAll(() => {
+	for (const d of dirs) {
+		fs.rmSync(d, {recursive: true, force: true});
+	}
+});
+
+function liveStore() {
+	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-open-'));
+	dirs.push(dir);
+	const db = path.join(dir, 'state.db');
+	const w = new StoreWriter(db, {shape: 'v30'});
+	SCENARIOS[0]!.build(w);
+	// The writer stays open: -wal and -shm exist, as with a running agent.
+	return {dir, db, w};
+}
+
+describe('the read-only statement guard', () => {
+	it('refuses statements SQLite reports as not read-only', () => {
+		const {db, w} = liveStore();
+		const store = ReadOnlyStore.open(db);
+		try {
+			expect(store.db.readonly).toBe(true);
+			expect(() => store.prepare('DELETE FROM sessions')).toThrow(ForbiddenStatement);
+			expect(() => store.prepare('UPDATE sessions SET title = \'x\'')).toThrow(ForbiddenStatement);
+			expect(() => store.prepare('CREATE TABLE t(x)')).toThrow(ForbiddenStatement);
+			expect(store.prepare('SELECT count(*) FROM sessions').pluck().get()).toBe(2);
+		} finally {
+			store.close();
+			w.close();
+		}
+	});
+
+	it('refuses checkpoints, maintenance pragmas, ATTACH and VACUUM before they reach SQLite', () => {
+		for (const sql of ['PRAGMA wal_checkpoint(TRUNCATE)', 'pragma main.wal_checkpoint', 'PRAGMA journal_mode=DELETE', 'PRAGMA integrity_check', 'PRAGMA optimize', 'ATTACH \'/tmp/x\' AS x', 'VACUUM INTO \'/tmp/y\'', '  -- c\n  vacuum', 'PRAGMA user_version = 5']) {
+			expect(() => checkStatementText(sql), sql).toThrow(ForbiddenStatement);
+		}
+
+		for (const sql of ['PRAGMA data_version', 'SELECT 1', 'PRAGMA page_count']) {
+			expect(() => checkStatementText(sql), sql).not.toThrow();
+		}
+	});
+});
+
+describe('no raw reads while this process holds a connection (H3)', () => {
+	it('preflight refuses to read the header of a file this process has open, and allows it after close', () => {
+		const {db, w} = liveStore();
+		const store = ReadOnlyStore.open(db);
+		try {
+			expect(() => preflight(db)).toThrow(/child process/);
+		} finally {
+			store.close();
+		}
+
+		expect(preflight(db).journalMode).toBe('wal');
+		w.close();
+	});
+
+	it('keeps SQLite\'s POSIX locks: /proc/locks still shows ours after a full read', () => {
+		const {db, w} = liveStore();
+		const store = ReadOnlyStore.open(db);
+		try {
+			store.read(() => store.prepare('SELECT * FROM sessions').all());
+			const shmIno = fs.statSync(`${db}-shm`).ino;
+			const locks = fs.readFileSync('/proc/locks', 'utf8').split('\n').filter(l => l.includes(`:${shmIno} `) && l.includes(` ${process.pid} `));
+			expect(locks.length).toBeGreaterThan(0);
+		} finally {
+			store.close();
+			w.close();
+		}
+	});
+});
+
+describe('opening without creating files beside the evidence', () => {
+	it('reads a private copy of a WAL-mode file that has no -wal/-shm, and removes the copy on close', () => {
+		const {dir, dbPath} = buildScenario(SCENARIOS[0]!, 'v21');
+		dirs.push(dir);
+		const listing = fs.readdirSync(dir).sort();
+		const store = ReadOnlyStore.open(dbPath);
+		expect(store.isPrivateCopy).toBe(true);
+		expect(store.openedPath).not.toBe(dbPath);
+		const copyDir = path.dirname(store.openedPath);
+		expect(fs.existsSync(copyDir)).toBe(true);
+		expect(store.prepare('SELECT count(*) FROM sessions').pluck().get()).toBe(2);
+		store.close();
+		expect(fs.existsSync(copyDir)).toBe(false);
+		expect(fs.readdirSync(dir).sort()).toEqual(listing);
+	});
+
+	it('opens in place when the agent is running (-wal and -shm present)', () => {
+		const {db, w} = liveStore();
+		const store = ReadOnlyStore.open(db);
+		expect(store.isPrivateCopy).toBe(false);
+		expect(store.openedPath).toBe(db);
+		store.close();
+		w.close();
+	});
+});
+
+describe('schema generation detection', () => {
+	it('detects v21 (no last_activity_at, no profile_name) and v30 columns, and picks the matching rule set', () => {
+		const v21 = ReadOnlyStore.open(path.resolve(ROOT, '../shared/fixtures/hermes-v21-incident/state.db'));
+		try {
+			const s = detectSchema(v21);
+			expect(s.version).toBe(21);
+			expect(s.sessionColumns.has('last_activity_at')).toBe(false);
+			expect(s.sessionColumns.has('profile_name')).toBe(false);
+			expect(s.ruleSet).toBe('legacy-v21');
+		} finally {
+			v21.close();
+		}
+
+		const {db, w} = liveStore();
+		const v30 = ReadOnlyStore.open(db);
+		try {
+			const s = detectSchema(v30);
+			expect(s.version).toBe(30);
+			expect(s.sessionColumns.has('last_activity_at')).toBe(true);
+			expect(s.ruleSet).toBe('recency');
+		} finally {
+			v30.close();
+			w.close();
+		}
+	});
+
+	it('refuses a SQLite database without a sessions table as not a Hermes store', () => {
+		const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-open-'));
+		dirs.push(dir);
+		const db = path.join(dir, 'x.db');
+		const w = new StoreWriter(db, {shape: 'v30', journalMode: 'delete'});
+		w.exec('DROP TABLE sessions');
+		w.close();
+		const store = ReadOnlyStore.open(db);
+		try {
+			expect(() => detectSchema(store)).toThrow(FailClosed);
+		} finally {
+			store.close();
+		}
+	});
+});

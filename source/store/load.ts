@@ -7,7 +7,7 @@ import {formatSqliteVersionNumber} from './db-header.js';
 import type {StoreLocation} from './locate.js';
 import {ReadOnlyStore} from './open.js';
 import {type SchemaInfo, detectSchema} from './schema.js';
-import {type SnapshotMeta, readSnapshot} from './snapshot.js';
+import {type ReadOptions, type SnapshotMeta, readSnapshot} from './snapshot.js';
 
 export type DatabaseFacts = {
 	path: string;
@@ -29,6 +29,8 @@ export type DatabaseFacts = {
 	sessionCount: number;
 	messageHighWater: number | null;
 	readMs: number;
+	/** One read transaction (a single consistent snapshot), or several when the read outgrew its budget. */
+	consistentSnapshot: boolean;
 	/** Columns of the current generation this file lacks (it was last written by an older Hermes). */
 	absentColumns: string[];
 	notes: string[];
@@ -65,17 +67,18 @@ export function describe(store: ReadOnlyStore, location: StoreLocation, schema: 
 		sessionCount: snapshot.sessions.length,
 		messageHighWater: meta.messageHighWater,
 		readMs: Math.round(meta.readMs * 10) / 10,
+		consistentSnapshot: meta.consistentSnapshot,
 		absentColumns: NOTABLE_SESSION_COLUMNS.filter(c => !schema.sessionColumns.has(c)).map(c => `sessions.${c}`),
-		notes: [...pre.notes],
+		notes: [...pre.notes, ...(meta.consistentSnapshot ? [] : [`the read outgrew its transaction budget and used ${meta.transactions} short transactions, so it is not one single snapshot (the WAL was never pinned for long)`])],
 	};
 }
 
 /** Opens, reads one snapshot and closes. Throws FailClosed on any refusal. */
-export function loadStore(location: StoreLocation): LoadedStore {
+export function loadStore(location: StoreLocation, options: ReadOptions = {}): LoadedStore {
 	const store = ReadOnlyStore.open(location.path);
 	try {
 		const schema = detectSchema(store);
-		const {snapshot, meta} = readSnapshot(store, schema, location.owner);
+		const {snapshot, meta} = readSnapshot(store, schema, location.owner, options);
 		return {facts: describe(store, location, schema, snapshot, meta), schema, snapshot, meta};
 	} finally {
 		store.close();

@@ -48,12 +48,15 @@ function marker(schema: SchemaInfo, path: string): string {
 	return `json_extract(CASE WHEN json_valid(s.model_config) THEN s.model_config ELSE '{}' END, '${path}')`;
 }
 
-/** The sessions query for this schema. Exported so the benchmark can hand the same SQL to the sqlite3 CLI. */
-export function sessionsSql(schema: SchemaInfo): string {
+/**
+ * The sessions query for this schema. Exported so the benchmark can hand the same SQL to the
+ * sqlite3 CLI. `paged` adds keyset paging by rowid (one page per call).
+ */
+export function sessionsSql(schema: SchemaInfo, options: {paged?: boolean} = {}): string {
 	const cols = SESSION_COLUMNS.map(c => `${schema.sessionColumns.has(c.column) ? `s.${c.column}` : c.fallback} AS ${c.field}`);
 	const hasTs = schema.messageColumns.has('timestamp');
 	return [
-		'SELECT s.id AS id, s.source AS source,',
+		`SELECT ${options.paged ? 's.rowid AS rowid_, ' : ''}s.id AS id, s.source AS source,`,
 		`  ${cols.join(',\n  ')},`,
 		`  ${marker(schema, '$._branched_from')} AS branched_from,`,
 		`  ${marker(schema, '$._delegate_from')} AS delegate_from,`,
@@ -63,8 +66,12 @@ export function sessionsSql(schema: SchemaInfo): string {
 			? `  (SELECT max(m.timestamp) FROM messages m WHERE m.session_id = s.id AND m.timestamp ${WINDOW}) AS newest_message_at`
 			: '  NULL AS newest_message_at',
 		'FROM sessions s',
+		...(options.paged ? [`WHERE s.rowid > ? ORDER BY s.rowid LIMIT ${PAGE_ROWS}`] : []),
 	].join('\n');
 }
+
+/** Sessions read per page; the read transaction is re-checked against its budget between pages. */
+export const PAGE_ROWS = 4000;
 
 export function routingSql(schema: SchemaInfo): string | null {
 	if (!schema.tables.has('gateway_routing') || !schema.routingColumns.has('session_key') || !schema.routingColumns.has('entry_json')) {
@@ -153,13 +160,48 @@ export type SnapshotMeta = {
 	/** Highest message id (an index seek, not a count). */
 	messageHighWater: number | null;
 	readMs: number;
+	/** False when the read outgrew its transaction budget and continued in a new transaction. */
+	consistentSnapshot: boolean;
+	transactions: number;
 };
 
-export function readSnapshot(store: ReadOnlyStore, schema: SchemaInfo, owner: string | null): {snapshot: Snapshot; meta: SnapshotMeta} {
+export type ReadOptions = {
+	/** Longest a single read transaction may stay open (it pins the owner's WAL meanwhile, H6). */
+	transactionBudgetMs?: number;
+};
+
+export const DEFAULT_TRANSACTION_BUDGET_MS = 2000;
+
+export function readSnapshot(store: ReadOnlyStore, schema: SchemaInfo, owner: string | null, options: ReadOptions = {}): {snapshot: Snapshot; meta: SnapshotMeta} {
+	const budget = options.transactionBudgetMs ?? DEFAULT_TRANSACTION_BUDGET_MS;
 	const started = performance.now();
-	return store.read(() => {
-		const dataVersion = store.dataVersion();
-		const sessions = (store.prepare(sessionsSql(schema)).all() as Array<Record<string, unknown>>).map(toSessionRecord);
+	const page = store.prepare(sessionsSql(schema, {paged: true}));
+	const sessions: SessionRecord[] = [];
+	let transactions = 1;
+	let txStarted = started;
+	let lastRowid = Number.MIN_SAFE_INTEGER;
+	store.db.exec('BEGIN');
+	try {
+		for (;;) {
+			const rows = page.all(lastRowid) as Array<Record<string, unknown>>;
+			for (const r of rows) {
+				sessions.push(toSessionRecord(r));
+			}
+
+			if (rows.length < PAGE_ROWS) {
+				break;
+			}
+
+			lastRowid = rows.at(-1)!.rowid_ as number;
+			if (performance.now() - txStarted > budget) {
+				// End this snapshot so the owner can checkpoint; continue in a fresh one.
+				store.db.exec('COMMIT');
+				store.db.exec('BEGIN');
+				transactions++;
+				txStarted = performance.now();
+			}
+		}
+
 		// Hermes counts an orphan's messages with COUNT(*); only candidates pay for it.
 		const countStmt = store.prepare('SELECT count(*) FROM messages WHERE session_id = ?').pluck();
 		for (const s of sessions) {
@@ -171,9 +213,14 @@ export function readSnapshot(store: ReadOnlyStore, schema: SchemaInfo, owner: st
 		const rSql = routingSql(schema);
 		const routing = rSql ? (store.prepare(rSql).all() as Array<Record<string, unknown>>).map(toRoutingEntry) : [];
 		const high = store.prepare('SELECT max(rowid) FROM messages').pluck().get();
+		const dataVersion = store.dataVersion();
 		return {
 			snapshot: {sessions, routing, owner, ruleSet: schema.ruleSet},
-			meta: {dataVersion, messageHighWater: typeof high === 'number' ? high : null, readMs: performance.now() - started},
+			meta: {dataVersion, messageHighWater: typeof high === 'number' ? high : null, readMs: performance.now() - started, consistentSnapshot: transactions === 1, transactions},
 		};
-	});
+	} finally {
+		if (store.db.inTransaction) {
+			store.db.exec('COMMIT');
+		}
+	}
 }

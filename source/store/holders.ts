@@ -1,0 +1,205 @@
+/**
+ * Which processes hold the store's files, from /proc (Linux): open file descriptors by inode
+ * (`/proc/<pid>/fd`) and POSIX locks (`/proc/locks`). Also the processes that still hold a
+ * deleted `-wal`/`-shm` inode of this database: an old WAL generation that a restart or a restore
+ * would split from (hermes-state.md §5 DeletedWalGenerationError; scenario W7).
+ *
+ * Only stat/readlink of /proc entries: never opens the store's files.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+export type StoreFileRole = 'db' | 'wal' | 'shm' | 'journal';
+
+export type HeldFile = {
+	role: StoreFileRole;
+	fd: number;
+	/** The link text: the path, with " (deleted)" when the name no longer points at this inode. */
+	target: string;
+	deleted: boolean;
+};
+
+export type LockEntry = {
+	role: StoreFileRole;
+	kind: string;
+	access: 'READ' | 'WRITE';
+	start: string;
+	end: string;
+};
+
+export type Holder = {
+	pid: number;
+	command: string;
+	cmdline: string;
+	files: HeldFile[];
+	locks: LockEntry[];
+	/** Holds a deleted -wal or -shm of this database (an old WAL generation). */
+	holdsDeletedWal: boolean;
+};
+
+export type HolderReport = {
+	holders: Holder[];
+	/** False when some processes' fd tables were not readable (not root): locks are still seen. */
+	complete: boolean;
+	unreadablePids: number;
+	/** Processes in other PID namespaces (containers) are invisible from here. */
+	method: 'proc' | 'unavailable';
+};
+
+type Identity = {role: StoreFileRole; dev: number; ino: number; path: string};
+
+function identities(dbPath: string): Identity[] {
+	const out: Identity[] = [];
+	for (const [role, p] of [['db', dbPath], ['wal', `${dbPath}-wal`], ['shm', `${dbPath}-shm`], ['journal', `${dbPath}-journal`]] as const) {
+		try {
+			const st = fs.statSync(p);
+			out.push({role, dev: st.dev, ino: st.ino, path: p});
+		} catch {
+			// absent sidecar
+		}
+	}
+
+	return out;
+}
+
+/** Linux dev_t -> "MM:mm" as /proc/locks prints it (hex major:minor). */
+export function procLocksDevice(dev: number): string {
+	const d = BigInt(dev);
+	const major = ((d >> 8n) & 0xfffn) | ((d >> 32n) & ~0xfffn);
+	const minor = (d & 0xffn) | ((d >> 12n) & ~0xffn);
+	return `${major.toString(16).padStart(2, '0')}:${minor.toString(16).padStart(2, '0')}`;
+}
+
+/** Parses /proc/locks lines: "1: POSIX  ADVISORY  READ 1234 fe:00:5678 128 128". */
+export function parseProcLocks(text: string): Array<{pid: number; device: string; ino: number; kind: string; access: 'READ' | 'WRITE'; start: string; end: string}> {
+	const rows = [];
+	for (const line of text.split('\n')) {
+		const m = /^\d+:\s+(?:->\s+)?(\S+)\s+(\S+)\s+(READ|WRITE)\s+(-?\d+)\s+([\da-f]+:[\da-f]+):(\d+)\s+(\d+)\s+(\S+)/i.exec(line.trim());
+		if (m) {
+			rows.push({kind: `${m[1]} ${m[2]}`, access: m[3]!.toUpperCase() as 'READ' | 'WRITE', pid: Number(m[4]), device: m[5]!, ino: Number(m[6]), start: m[7]!, end: m[8]!});
+		}
+	}
+
+	return rows;
+}
+
+function readText(p: string): string {
+	try {
+		return fs.readFileSync(p, 'utf8');
+	} catch {
+		return '';
+	}
+}
+
+const DELETED = ' (deleted)';
+
+export function findHolders(dbPath: string, options: {includeSelf?: boolean; procRoot?: string} = {}): HolderReport {
+	const proc = options.procRoot ?? '/proc';
+	const absolute = path.resolve(dbPath);
+	const ids = identities(absolute);
+	const byInode = new Map(ids.map(i => [`${i.dev}:${i.ino}`, i]));
+	const dir = path.dirname(absolute);
+	const base = path.basename(absolute);
+	let pids: number[];
+	try {
+		pids = fs.readdirSync(proc).filter(n => /^\d+$/.test(n)).map(Number);
+	} catch {
+		return {holders: [], complete: false, unreadablePids: 0, method: 'unavailable'};
+	}
+
+	const holders = new Map<number, Holder>();
+	const holder = (pid: number): Holder => {
+		let h = holders.get(pid);
+		if (!h) {
+			h = {
+				pid,
+				command: readText(`${proc}/${pid}/comm`).trim() || '?',
+				cmdline: readText(`${proc}/${pid}/cmdline`).split('\0').filter(Boolean).join(' '),
+				files: [],
+				locks: [],
+				holdsDeletedWal: false,
+			};
+			holders.set(pid, h);
+		}
+
+		return h;
+	};
+
+	let unreadable = 0;
+	for (const pid of pids) {
+		if (pid === process.pid && !options.includeSelf) {
+			continue;
+		}
+
+		let fds: string[];
+		try {
+			fds = fs.readdirSync(`${proc}/${pid}/fd`);
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+				unreadable++;
+			}
+
+			continue;
+		}
+
+		for (const fd of fds) {
+			let target: string;
+			try {
+				target = fs.readlinkSync(`${proc}/${pid}/fd/${fd}`);
+			} catch {
+				continue;
+			}
+
+			if (!target.startsWith(dir)) {
+				continue;
+			}
+
+			const deleted = target.endsWith(DELETED);
+			const name = path.basename(deleted ? target.slice(0, -DELETED.length) : target);
+			if (!name.startsWith(base)) {
+				continue;
+			}
+
+			let role: StoreFileRole | undefined;
+			if (deleted) {
+				role = name === `${base}-wal` ? 'wal' : (name === `${base}-shm` ? 'shm' : (name === base ? 'db' : undefined));
+			} else {
+				try {
+					const st = fs.statSync(`${proc}/${pid}/fd/${fd}`);
+					role = byInode.get(`${st.dev}:${st.ino}`)?.role;
+				} catch {
+					role = undefined;
+				}
+			}
+
+			if (!role) {
+				continue;
+			}
+
+			const h = holder(pid);
+			h.files.push({role, fd: Number(fd), target, deleted});
+			if (deleted && (role === 'wal' || role === 'shm')) {
+				h.holdsDeletedWal = true;
+			}
+		}
+	}
+
+	const devices = new Map(ids.map(i => [`${procLocksDevice(i.dev)}:${i.ino}`, i]));
+	for (const lock of parseProcLocks(readText(`${proc}/locks`))) {
+		const id = devices.get(`${lock.device}:${lock.ino}`);
+		if (!id || (lock.pid === process.pid && !options.includeSelf) || lock.pid <= 0) {
+			continue;
+		}
+
+		holder(lock.pid).locks.push({role: id.role, kind: lock.kind, access: lock.access, start: lock.start, end: lock.end});
+	}
+
+	return {holders: [...holders.values()].sort((a, b) => a.pid - b.pid), complete: unreadable === 0, unreadablePids: unreadable, method: 'proc'};
+}
+
+/** "pid 1234 (python3: hermes gateway run)" */
+export function describeHolder(h: Holder): string {
+	const cmd = h.cmdline ? h.cmdline.slice(0, 80) : h.command;
+	const roles = [...new Set([...h.files.map(f => f.deleted ? `deleted ${f.role}` : f.role), ...h.locks.map(l => `${l.role} lock`)])].join(', ');
+	return `pid ${h.pid} (${cmd}) holds ${roles}`;
+}

@@ -43,8 +43,9 @@ export function isOrphanCandidate(s: SessionRecord): boolean {
 	return s.sessionKey === null
 		&& s.hasMessageRows
 		&& s.source !== 'tool'
-		&& !s.branchedFrom
-		&& !s.delegateFrom
+		// SQL: json_extract(model_config, '$._branched_from') IS NULL: an empty marker still excludes.
+		&& s.branchedFrom === null
+		&& s.delegateFrom === null
 		&& !LOCAL_SURFACES.has(s.source);
 }
 
@@ -58,11 +59,11 @@ export function notOrphanBecause(s: SessionRecord): string | null {
 		return `local surface (${s.source}): keyless by design`;
 	}
 
-	if (s.branchedFrom) {
+	if (s.branchedFrom !== null) {
 		return '/branch child: keyless by design';
 	}
 
-	if (s.delegateFrom) {
+	if (s.delegateFrom !== null) {
 		return 'delegate child: keyless by design';
 	}
 
@@ -91,8 +92,11 @@ function compatibleUsers(donorUser: string | null, orphanUser: string | null): b
 	return !donorUser || !orphanUser || donorUser === orphanUser;
 }
 
-function formatGap(gap: number): string {
-	return gap.toFixed(0);
+/** Python's f"{gap:.0f}": halves round to even (1800.5 -> "1800"), unlike toFixed. */
+export function formatGap(gap: number): string {
+	const floor = Math.floor(gap);
+	const rounded = gap - floor === 0.5 ? (floor % 2 === 0 ? floor : floor + 1) : Math.round(gap);
+	return String(rounded);
 }
 
 export function findOrphans(sessions: readonly SessionRecord[], options: OrphanOptions): OrphanVerdict[] {
@@ -141,7 +145,8 @@ export function findOrphans(sessions: readonly SessionRecord[], options: OrphanO
 			return {...base, verdict: 'refused', evidence: null, donorId: null, sessionKey: null, reasonKind: 'no_predecessor', reason: `started_at is not a number (${JSON.stringify(String(startedCell)).slice(0, 40)}): no time window can be placed (Hermes' own repair-routing would fail on this row)`, candidateDonors: []} satisfies OrphanVerdict;
 		}
 
-		const started = numeric(startedCell) || 0;
+		// Any stored number counts as is, even one outside the epoch window (inf gives an empty window).
+		const started = (typeof startedCell === 'bigint' ? Number(startedCell) : startedCell) || 0;
 		const candidates = oLast === null ? [] : (keyedBySource.get(o.source) ?? [])
 			.filter(({row, lastActive: la}) => row.id !== o.id
 				&& compatibleUsers(row.userId, o.userId)

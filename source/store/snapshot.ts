@@ -52,22 +52,35 @@ function marker(schema: SchemaInfo, path: string): string {
  * The sessions query for this schema. Exported so the benchmark can hand the same SQL to the
  * sqlite3 CLI. `paged` adds keyset paging by rowid (one page per call).
  */
-export function sessionsSql(schema: SchemaInfo, options: {paged?: boolean} = {}): string {
+export function sessionsSql(schema: SchemaInfo, options: {paged?: boolean; messageStats?: boolean} = {}): string {
 	const cols = SESSION_COLUMNS.map(c => `${schema.sessionColumns.has(c.column) ? `s.${c.column}` : c.fallback} AS ${c.field}`);
-	const hasTs = schema.messageColumns.has('timestamp');
+	const stats = options.messageStats ?? true;
 	return [
 		`SELECT ${options.paged ? 's.rowid AS rowid_, ' : ''}s.id AS id, s.source AS source,`,
 		`  ${cols.join(',\n  ')},`,
 		`  ${marker(schema, '$._branched_from')} AS branched_from,`,
 		`  ${marker(schema, '$._delegate_from')} AS delegate_from,`,
-		`  ${marker(schema, '$._reset_from')} AS reset_from,`,
-		'  EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id) AS has_rows,',
-		hasTs
-			? `  (SELECT max(m.timestamp) FROM messages m WHERE m.session_id = s.id AND m.timestamp ${WINDOW}) AS newest_message_at`
-			: '  NULL AS newest_message_at',
+		`  ${marker(schema, '$._reset_from')} AS reset_from${stats ? ',' : ''}`,
+		...(stats ? [messageStatsColumns(schema)] : []),
 		'FROM sessions s',
 		...(options.paged ? [`WHERE s.rowid > ? ORDER BY s.rowid LIMIT ${PAGE_ROWS}`] : []),
 	].join('\n');
+}
+
+/** Per-session message facts: two index seeks on (session_id, timestamp). */
+function messageStatsColumns(schema: SchemaInfo, id = 's.id'): string {
+	const hasTs = schema.messageColumns.has('timestamp');
+	return [
+		`  EXISTS (SELECT 1 FROM messages m WHERE m.session_id = ${id}) AS has_rows,`,
+		hasTs
+			? `  (SELECT max(m.timestamp) FROM messages m WHERE m.session_id = ${id} AND m.timestamp ${WINDOW}) AS newest_message_at`
+			: '  NULL AS newest_message_at',
+	].join('\n');
+}
+
+/** The message facts of one session, for incremental refreshes. */
+export function sessionStatsSql(schema: SchemaInfo): string {
+	return `SELECT\n${messageStatsColumns(schema, '@id')}`;
 }
 
 /** Sessions read per page; the read transaction is re-checked against its budget between pages. */

@@ -1,0 +1,108 @@
+/**
+ * What changed between two snapshots, in the operator's words: messages appended, sessions
+ * created / ended / rotated, routing entries moved, findings that appeared or cleared.
+ * Pure: the live store feeds it two analyses and the ids of messages that arrived in between.
+ */
+import type {Analysis} from './analyze.js';
+import {inWindow} from './time.js';
+import type {SessionRecord} from './types.js';
+
+export type ActivityKind = 'commit' | 'messages' | 'created' | 'ended' | 'rotated' | 'routing' | 'orphan' | 'rollback-risk' | 'resolved' | 'removed';
+
+export type ActivityEvent = {
+	/** Wall-clock seconds when hfx saw it. */
+	at: number;
+	kind: ActivityKind;
+	/** Session id or session key the event is about. */
+	subject: string;
+	text: string;
+};
+
+export type NewMessages = ReadonlyMap<string, number>;
+
+function label(s: SessionRecord): string {
+	return s.sessionKey ?? (s.source ? `${s.source} (no key)` : 'no key');
+}
+
+export function diffActivity(before: Analysis, after: Analysis, newMessages: NewMessages, at: number): ActivityEvent[] {
+	const events: ActivityEvent[] = [];
+	const prev = before.byId;
+	for (const [id, count] of newMessages) {
+		const s = after.byId.get(id);
+		events.push({at, kind: 'messages', subject: id, text: `+${count} message${count === 1 ? '' : 's'} in ${id} (${s ? label(s) : 'unknown session'})`});
+	}
+
+	for (const s of after.snapshot.sessions) {
+		const old = prev.get(s.id);
+		if (!old) {
+			const edge = after.lineage.parentEdge.get(s.id);
+			if (edge && (edge.kind === 'compression' || edge.kind === 'reset')) {
+				events.push({at, kind: 'rotated', subject: s.id, text: `rotated: ${edge.parentId} → ${s.id} (${edge.kind}, ${label(s)})`});
+			} else {
+				events.push({at, kind: 'created', subject: s.id, text: `session created ${s.id} (${s.source}${s.sessionKey ? `, ${s.sessionKey}` : ', no routing identity'})`});
+			}
+
+			continue;
+		}
+
+		if (old.endedAtRaw === null && s.endedAtRaw !== null) {
+			events.push({at, kind: 'ended', subject: s.id, text: `session ended ${s.id}: ${s.endReason ?? '(no reason)'}`});
+		} else if (old.endedAtRaw !== null && s.endedAtRaw === null) {
+			events.push({at, kind: 'ended', subject: s.id, text: `session reopened ${s.id} (was ${old.endReason ?? 'ended'})`});
+		}
+
+		if (old.sessionKey !== s.sessionKey) {
+			events.push({at, kind: 'routing', subject: s.id, text: `${s.id} session key ${old.sessionKey ?? 'NULL'} → ${s.sessionKey ?? 'NULL'}`});
+		}
+	}
+
+	for (const id of prev.keys()) {
+		if (!after.byId.has(id)) {
+			events.push({at, kind: 'removed', subject: id, text: `session removed ${id}`});
+		}
+	}
+
+	const oldEntries = new Map(before.snapshot.routing.map(e => [`${e.scope}\u0000${e.sessionKey}`, e.sessionId]));
+	for (const e of after.snapshot.routing) {
+		const was = oldEntries.get(`${e.scope}\u0000${e.sessionKey}`);
+		if (was !== e.sessionId) {
+			events.push({at, kind: 'routing', subject: e.sessionKey, text: `routing entry ${e.sessionKey}: ${was ?? '(none)'} → ${e.sessionId ?? '(unusable)'}`});
+		}
+	}
+
+	const oldOrphans = new Set(before.orphans.map(o => o.orphanId));
+	for (const o of after.orphans) {
+		if (!oldOrphans.has(o.orphanId)) {
+			events.push({at, kind: 'orphan', subject: o.orphanId, text: `orphan ${o.orphanId} (${o.source}, no routing identity): ${o.verdict}${o.donorId ? ` into ${o.sessionKey}` : ` (${o.reasonKind})`}`});
+		}
+	}
+
+	const oldRisk = new Set(before.routing.filter(r => r.rollbackRisk).map(r => r.sessionKey));
+	const newRisk = new Set(after.routing.filter(r => r.rollbackRisk).map(r => r.sessionKey));
+	for (const r of after.routing) {
+		if (r.rollbackRisk && !oldRisk.has(r.sessionKey)) {
+			events.push({at, kind: 'rollback-risk', subject: r.sessionKey, text: `ROLLBACK RISK ${r.sessionKey}: a restart would resume ${r.restartResolvesTo}, newest message in ${r.newestActivityIn}`});
+		}
+	}
+
+	for (const key of oldRisk) {
+		if (!newRisk.has(key)) {
+			events.push({at, kind: 'resolved', subject: key, text: `rollback risk cleared for ${key}`});
+		}
+	}
+
+	return events;
+}
+
+/** Ids whose row changed (for a brief highlight in tables). */
+export function changedSessionIds(before: Analysis, after: Analysis, newMessages: NewMessages): Set<string> {
+	const changed = new Set(newMessages.keys());
+	for (const s of after.snapshot.sessions) {
+		const old = before.byId.get(s.id);
+		if (!old || old.endedAtRaw !== s.endedAtRaw || old.endReason !== s.endReason || old.sessionKey !== s.sessionKey || old.title !== s.title || inWindow(old.lastActivityAtRaw) !== inWindow(s.lastActivityAtRaw)) {
+			changed.add(s.id);
+		}
+	}
+
+	return changed;
+}

@@ -1,0 +1,345 @@
+/**
+ * A store that follows its owner: one long-lived read-only connection; chokidar on the folder
+ * (depth 0) as a hint, `PRAGMA data_version` as the confirmation; incremental refreshes (new
+ * message ids, changed session rows) in short read transactions; the forensic engine re-run on
+ * the result; activity events from the difference.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import {type FSWatcher, watch} from 'chokidar';
+import {type ActivityEvent, changedSessionIds, diffActivity} from '../forensics/activity.js';
+import {type Analysis, analyze} from '../forensics/analyze.js';
+import type {SessionRecord, Snapshot} from '../forensics/types.js';
+import {isOrphanCandidate} from '../forensics/orphans.js';
+import {errorMessage} from '../errors.js';
+import {type DatabaseFacts, describe} from './load.js';
+import type {StoreLocation} from './locate.js';
+import {ReadOnlyStore} from './open.js';
+import {type SchemaInfo, detectSchema} from './schema.js';
+import {type SnapshotMeta, readSnapshot, routingSql, sessionStatsSql, sessionsSql, toRoutingEntry, toSessionRecord} from './snapshot.js';
+import {type SessionDetail, readSessionDetail} from './detail.js';
+
+export type LiveModel = {
+	facts: DatabaseFacts;
+	analysis: Analysis;
+	/** Newest last; bounded. */
+	activity: ActivityEvent[];
+	/** Session id -> wall-clock seconds it last changed (for a brief highlight). */
+	changedAt: ReadonlyMap<string, number>;
+	/** Commits (data_version changes) seen since start. */
+	commits: number;
+	refreshedAt: number;
+	/** How long the last refresh took, ms. */
+	refreshMs: number;
+	/** The last refresh failed (the previous model is kept); cleared by the next success. */
+	error: string | null;
+	/** Bumped on every published model, so views can tell them apart. */
+	revision: number;
+};
+
+export type LiveOptions = {
+	/** Fallback poll of data_version when no fs event arrives (network filesystems). */
+	pollMs?: number;
+	/** Coalesce bursts of fs events. */
+	debounceMs?: number;
+	maxGapSeconds?: number;
+	/** Watch the folder with chokidar (off in some tests). */
+	watch?: boolean;
+	/** A full reload every so often reconciles deletions the incremental path cannot see. */
+	fullReloadMs?: number;
+	now?: () => number;
+	activityLimit?: number;
+};
+
+type Listener = (model: LiveModel) => void;
+
+export class LiveStore {
+	readonly location: StoreLocation;
+	private readonly store: ReadOnlyStore;
+	private readonly schema: SchemaInfo;
+	private readonly options: Required<Omit<LiveOptions, 'maxGapSeconds'>> & {maxGapSeconds: number | undefined};
+	private sessions = new Map<string, SessionRecord>();
+	private signatures = new Map<string, string>();
+	private lastMessageId = 0;
+	private lastDataVersion: number;
+	private lastFullReload: number;
+	private current: LiveModel;
+	private readonly listeners = new Set<Listener>();
+	private watcher: FSWatcher | undefined;
+	private pollTimer: NodeJS.Timeout | undefined;
+	private debounceTimer: NodeJS.Timeout | undefined;
+	private readonly changedAt = new Map<string, number>();
+	private closed = false;
+	private readonly openedIno: number;
+
+	private constructor(location: StoreLocation, store: ReadOnlyStore, schema: SchemaInfo, options: LiveOptions) {
+		this.location = location;
+		this.store = store;
+		this.schema = schema;
+		this.options = {
+			pollMs: options.pollMs ?? 1000,
+			debounceMs: options.debounceMs ?? 25,
+			maxGapSeconds: options.maxGapSeconds,
+			watch: options.watch ?? true,
+			fullReloadMs: options.fullReloadMs ?? 60_000,
+			now: options.now ?? (() => Date.now() / 1000),
+			activityLimit: options.activityLimit ?? 500,
+		};
+		this.openedIno = store.preflight.main.ino;
+		const {snapshot, meta} = readSnapshot(store, schema, location.owner);
+		this.absorbFull(snapshot, meta);
+		this.lastDataVersion = meta.dataVersion;
+		this.lastFullReload = Date.now();
+		const analysis = analyze(snapshot, {maxGapSeconds: this.options.maxGapSeconds});
+		this.current = {
+			facts: describe(store, location, schema, snapshot, meta),
+			analysis,
+			activity: [],
+			changedAt: this.changedAt,
+			commits: 0,
+			refreshedAt: this.options.now(),
+			refreshMs: meta.readMs,
+			error: null,
+			revision: 1,
+		};
+	}
+
+	/** Opens read-only and reads the first snapshot (throws FailClosed on refusal). */
+	static open(location: StoreLocation, options: LiveOptions = {}): LiveStore {
+		const store = ReadOnlyStore.open(location.path);
+		try {
+			return new LiveStore(location, store, detectSchema(store), options);
+		} catch (error) {
+			store.close();
+			throw error;
+		}
+	}
+
+	get model(): LiveModel {
+		return this.current;
+	}
+
+	get readOnlyStore(): ReadOnlyStore {
+		return this.store;
+	}
+
+	get schemaInfo(): SchemaInfo {
+		return this.schema;
+	}
+
+	subscribe(listener: Listener): () => void {
+		this.listeners.add(listener);
+		return () => this.listeners.delete(listener);
+	}
+
+	/** Starts following the owner's commits. */
+	start(): void {
+		if (this.options.watch && !this.watcher) {
+			const base = path.basename(this.location.path);
+			this.watcher = watch(path.dirname(this.store.preflight.path), {depth: 0, ignoreInitial: true, persistent: true});
+			this.watcher.on('all', (_event, file) => {
+				if (path.basename(file).startsWith(base)) {
+					this.schedule();
+				}
+			});
+			this.watcher.on('error', () => {
+				// The poll below still confirms changes.
+			});
+		}
+
+		this.pollTimer ??= setInterval(() => this.schedule(), this.options.pollMs);
+		this.pollTimer.unref?.();
+	}
+
+	private schedule(): void {
+		if (this.closed || this.debounceTimer) {
+			return;
+		}
+
+		this.debounceTimer = setTimeout(() => {
+			this.debounceTimer = undefined;
+			this.refresh();
+		}, this.options.debounceMs);
+	}
+
+	/** Checks data_version and, if another connection committed, refreshes incrementally. Returns true when a new model was published. */
+	refresh(force = false): boolean {
+		if (this.closed) {
+			return false;
+		}
+
+		const started = performance.now();
+		try {
+			const replaced = this.replacedOnDisk();
+			if (replaced) {
+				return this.publishError(replaced);
+			}
+
+			const dataVersion = this.store.dataVersion();
+			if (dataVersion === this.lastDataVersion && !force) {
+				if (this.current.error) {
+					this.current = {...this.current, error: null, revision: this.current.revision + 1};
+					this.emit();
+				}
+
+				return false;
+			}
+
+			const before = this.current.analysis;
+			const full = Date.now() - this.lastFullReload > this.options.fullReloadMs;
+			const {newMessages, meta} = full ? this.fullRefresh() : this.incrementalRefresh();
+			const snapshot: Snapshot = {sessions: [...this.sessions.values()], routing: meta.routing, owner: this.location.owner, ruleSet: this.schema.ruleSet};
+			const analysis = analyze(snapshot, {maxGapSeconds: this.options.maxGapSeconds});
+			const now = this.options.now();
+			const commits = this.current.commits + 1;
+			const events = diffActivity(before, analysis, newMessages, now);
+			events.unshift({at: now, kind: 'commit', subject: this.location.label, text: `commit seen (data_version ${this.lastDataVersion} → ${meta.dataVersion}): ${[...newMessages.values()].reduce((a, b) => a + b, 0)} new message rows, ${events.filter(e => e.kind !== 'messages').length} session/routing changes`});
+			for (const id of changedSessionIds(before, analysis, newMessages)) {
+				this.changedAt.set(id, now);
+			}
+
+			this.lastDataVersion = meta.dataVersion;
+			const activity = [...this.current.activity, ...events].slice(-this.options.activityLimit);
+			const snapshotMeta: SnapshotMeta = {dataVersion: meta.dataVersion, messageHighWater: this.lastMessageId || null, readMs: performance.now() - started, consistentSnapshot: true, transactions: 1};
+			this.current = {
+				facts: describe(this.store, this.location, this.schema, snapshot, snapshotMeta),
+				analysis,
+				activity,
+				changedAt: this.changedAt,
+				commits,
+				refreshedAt: now,
+				refreshMs: performance.now() - started,
+				error: null,
+				revision: this.current.revision + 1,
+			};
+			this.emit();
+			return true;
+		} catch (error) {
+			return this.publishError(`refresh failed: ${errorMessage(error)}; showing the last good snapshot`);
+		}
+	}
+
+	/** Latest messages and card facts of one session. */
+	detail(sessionId: string, limit = 200): SessionDetail {
+		const s = this.sessions.get(sessionId);
+		const edge = this.current.analysis.lineage.parentEdge.get(sessionId);
+		return readSessionDetail(this.store, this.schema, sessionId, {
+			limit,
+			parentId: edge?.parentId ?? null,
+			startedAt: typeof s?.startedAtRaw === 'number' ? s.startedAtRaw : null,
+			branch: edge?.kind === 'branch',
+		});
+	}
+
+	close(): void {
+		if (this.closed) {
+			return;
+		}
+
+		this.closed = true;
+		clearInterval(this.pollTimer);
+		clearTimeout(this.debounceTimer);
+		void this.watcher?.close();
+		this.listeners.clear();
+		this.store.close();
+	}
+
+	private emit(): void {
+		for (const listener of this.listeners) {
+			listener(this.current);
+		}
+	}
+
+	private publishError(message: string): boolean {
+		if (this.current.error !== message) {
+			this.current = {...this.current, error: message, revision: this.current.revision + 1};
+			this.emit();
+		}
+
+		return false;
+	}
+
+	/** The path now names another file (a restore, a `cp` over it): our connection reads the old inode. */
+	private replacedOnDisk(): string | null {
+		try {
+			const st = fs.statSync(this.store.preflight.path);
+			if (!this.store.isPrivateCopy && st.ino !== this.openedIno) {
+				return `${this.store.preflight.path} was replaced on disk (new inode); this view shows the old file — restart hfx to follow the new one`;
+			}
+		} catch {
+			return `${this.store.preflight.path} disappeared; this view shows the last snapshot`;
+		}
+
+		return null;
+	}
+
+	private absorbFull(snapshot: Snapshot, meta: SnapshotMeta): void {
+		this.sessions = new Map(snapshot.sessions.map(s => [s.id, s]));
+		this.signatures = new Map(snapshot.sessions.map(s => [s.id, signature(s)]));
+		this.lastMessageId = meta.messageHighWater ?? 0;
+	}
+
+	private fullRefresh(): {newMessages: Map<string, number>; meta: {dataVersion: number; routing: Snapshot['routing']}} {
+		const previousHigh = this.lastMessageId;
+		const newMessages = this.newMessagesSince(previousHigh);
+		const {snapshot, meta} = readSnapshot(this.store, this.schema, this.location.owner);
+		this.absorbFull(snapshot, meta);
+		this.lastFullReload = Date.now();
+		return {newMessages, meta: {dataVersion: meta.dataVersion, routing: snapshot.routing}};
+	}
+
+	private newMessagesSince(high: number): Map<string, number> {
+		const counts = new Map<string, number>();
+		const rows = this.store.prepare('SELECT session_id, count(*) AS n, max(id) AS top FROM messages WHERE id > ? GROUP BY session_id').all(high) as Array<{session_id: string; n: number; top: number}>;
+		for (const r of rows) {
+			counts.set(String(r.session_id), r.n);
+		}
+
+		return counts;
+	}
+
+	/** Cheap session rows (no per-session message subqueries), then message facts only for what changed. */
+	private incrementalRefresh(): {newMessages: Map<string, number>; meta: {dataVersion: number; routing: Snapshot['routing']}} {
+		return this.store.read(() => {
+			const dataVersion = this.store.dataVersion();
+			const newMessages = this.newMessagesSince(this.lastMessageId);
+			const high = this.store.prepare('SELECT max(rowid) FROM messages').pluck().get();
+			const rows = this.store.prepare(sessionsSql(this.schema, {messageStats: false})).all() as Array<Record<string, unknown>>;
+			const stats = this.store.prepare(sessionStatsSql(this.schema));
+			const count = this.store.prepare('SELECT count(*) FROM messages WHERE session_id = ?').pluck();
+			const next = new Map<string, SessionRecord>();
+			const nextSignatures = new Map<string, string>();
+			for (const r of rows) {
+				const cheap = toSessionRecord(r);
+				const id = cheap.id;
+				const sig = signature(cheap);
+				const old = this.sessions.get(id);
+				let record: SessionRecord;
+				if (old && this.signatures.get(id) === sig && !newMessages.has(id)) {
+					record = old;
+				} else {
+					record = toSessionRecord({...r, ...(stats.get({id}) as Record<string, unknown>)});
+					if (isOrphanCandidate(record)) {
+						record.messageRows = count.get(id) as number;
+					}
+				}
+
+				next.set(id, record);
+				nextSignatures.set(id, sig);
+			}
+
+			this.sessions = next;
+			this.signatures = nextSignatures;
+			this.lastMessageId = typeof high === 'number' ? high : this.lastMessageId;
+			const rSql = routingSql(this.schema);
+			const routing = rSql ? (this.store.prepare(rSql).all() as Array<Record<string, unknown>>).map(toRoutingEntry) : [];
+			return {newMessages, meta: {dataVersion, routing}};
+		});
+	}
+}
+
+/** Everything a session row says except the message facts (which the stats lookup fills in). */
+function signature(s: SessionRecord): string {
+	const {hasMessageRows: _h, newestMessageAt: _n, messageRows: _m, ...columns} = s;
+	return JSON.stringify(columns, (_k, v: unknown) => typeof v === 'bigint' ? `${v}n` : (Buffer.isBuffer(v) ? v.toString('hex') : v));
+}

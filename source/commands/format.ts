@@ -38,6 +38,11 @@ export function ago(epoch: number | null | undefined, now: number): string {
 	}
 
 	const d = now - epoch;
+	if (d < 5 && d > -60) {
+		// Writers stamp a reply a moment ahead, and clocks drift by seconds: that is "now".
+		return 'just now';
+	}
+
 	return d < 0 ? `in ${span(d)}` : `${span(d)} ago`;
 }
 

@@ -2,7 +2,7 @@
  * `hfx lineage ID`: where a session came from and what continued it.
  */
 import type {Analysis} from '../forensics/analyze.js';
-import {type LineageNode, ancestors, lineageTree} from '../forensics/lineage.js';
+import {type LineageNode, ancestors, flattenTree, lineageTree} from '../forensics/lineage.js';
 import {statusIndex, statusOf, STATUS_GLYPH} from '../forensics/status.js';
 import {inWindow, lastActive} from '../forensics/time.js';
 import {FailClosed, type ExitCode} from '../errors.js';
@@ -47,21 +47,14 @@ function nodeJson(node: LineageNode, analysis: Analysis): unknown {
 
 export function renderTree(node: LineageNode, analysis: Analysis, focus: string): string[] {
 	const index = statusIndex(analysis);
-	const lines: string[] = [];
-	const walk = (n: LineageNode, prefix: string, last: boolean, root: boolean) => {
+	return flattenTree(node).map(({node: n, prefix}) => {
 		const s = analysis.byId.get(n.id);
 		const glyph = s ? STATUS_GLYPH[statusOf(s, index)] : '?';
 		const label = s
 			? `${n.id}  ${s.source}  ${s.sessionKey ?? 'no key'}  ${utc(inWindow(s.startedAtRaw))} → ${utc(lastActive(s))}  ${s.endReason ?? 'live'}`
 			: `${n.id}  (not in this store)`;
-		const edge = n.edge ? `[${n.edge.kind}] ` : '';
-		const mark = n.id === focus ? '  ◀' : '';
-		lines.push(root ? `${glyph} ${label}${mark}` : `${prefix}${last ? '└─' : '├─'} ${edge}${glyph} ${label}${mark}`);
-		n.children.forEach((c, i) => walk(c, root ? '' : prefix + (last ? '   ' : '│  '), i === n.children.length - 1, false));
-	};
-
-	walk(node, '', true, true);
-	return lines;
+		return `${prefix}${n.edge ? `[${n.edge.kind}] ` : ''}${glyph} ${label}${n.id === focus ? '  ◀' : ''}`;
+	});
 }
 
 export async function runLineage(flags: LineageFlags, io: Io): Promise<ExitCode> {

@@ -43,6 +43,7 @@ export function routingJson(r: ChatRouting) {
 		newestActivityAt: r.newestActivityAt,
 		resolvesToActivityAt: r.resolvesToActivityAt,
 		members: r.members,
+		sameChatAmbiguousOrphans: r.sameChatAmbiguousOrphans,
 		candidates: r.resolution.candidates.map(c => ({sessionId: c.sessionId, query: c.query, admitted: c.admitted, rule: c.rule, hasMessages: c.hasMessages})),
 		notes: r.resolution.notes,
 	};
@@ -108,10 +109,11 @@ export function humanReport(facts: DatabaseFacts, analysis: Analysis): string[] 
 	for (const r of risks) {
 		const lag = r.newestActivityAt !== null && r.resolvesToActivityAt !== null ? r.newestActivityAt - r.resolvesToActivityAt : null;
 		const inOrphan = r.adoptableOrphans.includes(r.newestActivityIn ?? '');
+		const inAmbiguous = r.sameChatAmbiguousOrphans.includes(r.newestActivityIn ?? '');
 		lines.push(`✗ ROLLBACK RISK  ${r.sessionKey}`);
 		lines.push(`    a restart resumes  ${r.restartResolvesTo}  (last message ${utc(r.resolvesToActivityAt)} UTC, via ${r.resolution.via})`);
-		lines.push(`    newest message in  ${r.newestActivityIn}  (${utc(r.newestActivityAt)} UTC${lag !== null && lag > 0 ? `, ${span(lag)} newer` : ''}${inOrphan ? ', an adoptable orphan' : ''})`);
-		lines.push(`    next: do not restart the gateway yet; ${inOrphan ? 'preview the fix with `hfx repair`' : `inspect with \`hfx routing ${r.sessionKey}\``}`);
+		lines.push(`    newest message in  ${r.newestActivityIn}  (${utc(r.newestActivityAt)} UTC${lag !== null && lag > 0 ? `, ${span(lag)} newer` : ''}${inOrphan ? ', an adoptable orphan' : (inAmbiguous ? ', an orphan repair-routing refuses as ambiguous although all its candidates are this chat' : '')})`);
+		lines.push(`    next: do not restart the gateway yet; ${inOrphan ? 'preview the fix with `hfx repair`' : `inspect with \`hfx routing ${r.sessionKey}\`${inAmbiguous ? ' (repair-routing will not adopt it: settle it by hand)' : ''}`}`);
 		lines.push('');
 	}
 

@@ -178,3 +178,18 @@ export function lineageTree(id: string, lineage: Lineage, maxNodes = 500): Linea
 
 	return build(rootId, undefined, 0);
 }
+
+export type TreeLine = {node: LineageNode; /** Box-drawing prefix, e.g. "│  └─ ". */ prefix: string};
+
+/** The tree as lines in display order, with box-drawing prefixes. */
+export function flattenTree(root: LineageNode): TreeLine[] {
+	const lines: TreeLine[] = [];
+	const walk = (n: LineageNode, indent: string, last: boolean, isRoot: boolean) => {
+		lines.push({node: n, prefix: isRoot ? '' : `${indent}${last ? '└─ ' : '├─ '}`});
+		const childIndent = isRoot ? '' : indent + (last ? '   ' : '│  ');
+		n.children.forEach((c, i) => walk(c, childIndent, i === n.children.length - 1, false));
+	};
+
+	walk(root, '', true, true);
+	return lines;
+}

@@ -29,6 +29,12 @@ export type ChatRouting = {
 	members: string[];
 	/** Adoptable orphans that belong to this chat. */
 	adoptableOrphans: string[];
+	/**
+	 * Orphans repair-routing refuses as ambiguous although every candidate donor carries this
+	 * chat's key (say a compression parent and its tip): not repairable by Hermes, yet plainly
+	 * this chat's conversation, so they count for the rollback-risk verdict.
+	 */
+	sameChatAmbiguousOrphans: string[];
 };
 
 function holdsConversation(s: SessionRecord): boolean {
@@ -56,6 +62,17 @@ function chatIdentity(key: string, keyed: readonly SessionRecord[]): ChatIdentit
 
 function tupleKey(source: string, userId: string | null, chatId: string | null, chatType: string | null, threadId: string | null): string {
 	return JSON.stringify([source, userId ?? '', chatId ?? '', chatType ?? '', threadId ?? '']);
+}
+
+/** The one session key every candidate donor of an ambiguous orphan carries, if they agree. */
+function unanimousKey(o: OrphanVerdict, byId: ReadonlyMap<string, SessionRecord>): string | null {
+	if (o.reasonKind !== 'ambiguous_predecessor' || o.candidateDonors.length < 2) {
+		return null;
+	}
+
+	const keys = new Set(o.candidateDonors.map(id => byId.get(id)?.sessionKey ?? null));
+	const [only] = keys;
+	return keys.size === 1 && only !== undefined && only !== null ? only : null;
 }
 
 export type RoutingInput = {
@@ -92,11 +109,19 @@ export function analyzeRouting(input: RoutingInput): ChatRouting[] {
 	}
 
 	const adoptableByKey = new Map<string, OrphanVerdict[]>();
+	const ambiguousByKey = new Map<string, OrphanVerdict[]>();
 	for (const o of input.orphans) {
 		if (o.verdict === 'adoptable' && o.sessionKey !== null) {
 			const list = adoptableByKey.get(o.sessionKey) ?? [];
 			list.push(o);
 			adoptableByKey.set(o.sessionKey, list);
+		}
+
+		const key = unanimousKey(o, input.byId);
+		if (key !== null) {
+			const list = ambiguousByKey.get(key) ?? [];
+			list.push(o);
+			ambiguousByKey.set(key, list);
 		}
 	}
 
@@ -122,8 +147,9 @@ export function analyzeRouting(input: RoutingInput): ChatRouting[] {
 		}
 
 		const adoptable = adoptableByKey.get(key) ?? [];
+		const ambiguous = ambiguousByKey.get(key) ?? [];
 		const memberIds = new Set(keyed.filter(s => s.source === identity.platform).map(s => s.id));
-		for (const o of adoptable) {
+		for (const o of [...adoptable, ...ambiguous]) {
 			memberIds.add(o.orphanId);
 		}
 
@@ -166,6 +192,7 @@ export function analyzeRouting(input: RoutingInput): ChatRouting[] {
 			rollbackRisk: restartResolvesTo !== null && newest !== undefined && newest.id !== restartResolvesTo,
 			members: [...memberIds].sort(),
 			adoptableOrphans: adoptable.map(o => o.orphanId),
+			sameChatAmbiguousOrphans: ambiguous.map(o => o.orphanId),
 		};
 	});
 }

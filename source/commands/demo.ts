@@ -1,0 +1,79 @@
+/**
+ * `hfx demo`: a temporary Hermes home written live by a simulated gateway (a child process), so a
+ * newcomer watches the rollback risk appear about a minute in. Removed on exit unless --keep.
+ */
+import {type ChildProcess, spawn} from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import {fileURLToPath} from 'node:url';
+import {FailClosed, type ExitCode} from '../errors.js';
+import {type GlobalFlags, type Io, guarded} from './context.js';
+import {runScan} from './scan.js';
+
+export type DemoFlags = GlobalFlags & {speed: number; keep: boolean; seconds: number | undefined};
+
+export type RunningDemo = {home: string; db: string; child: ChildProcess; stop: () => Promise<void>};
+
+/** Starts the simulated gateway and resolves once its store exists. */
+export async function startDemoGateway(options: {speed: number; home?: string}): Promise<RunningDemo> {
+	const home = options.home ?? fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-demo-'));
+	const script = fileURLToPath(new URL('../simulator/gateway.js', import.meta.url));
+	const child = spawn(process.execPath, [script, '--home', home, '--speed', String(options.speed)], {stdio: ['ignore', 'pipe', 'pipe']});
+	let stderr = '';
+	child.stderr!.on('data', (d: Buffer) => {
+		stderr += d.toString();
+	});
+	const db = await new Promise<string>((resolve, reject) => {
+		const lines = readline.createInterface({input: child.stdout!});
+		lines.on('line', line => {
+			try {
+				const event = JSON.parse(line) as {event: string; db?: string};
+				if (event.event === 'ready' && event.db) {
+					resolve(event.db);
+				}
+			} catch {
+				// not an event line
+			}
+		});
+		child.once('exit', code => reject(new FailClosed({file: home, kind: 'demo-failed', reason: `the simulated gateway exited (${code}) before its store was ready: ${stderr.trim().slice(0, 200)}`, next: 'run npm install again (the build may be incomplete)'})));
+	});
+	const stop = async () => {
+		if (child.exitCode === null && child.signalCode === null) {
+			const gone = new Promise(resolve => child.once('exit', resolve));
+			child.kill('SIGTERM');
+			await gone;
+		}
+	};
+
+	return {home, db, child, stop};
+}
+
+export async function runDemo(flags: DemoFlags, io: Io): Promise<ExitCode> {
+	return guarded(io, flags, async () => {
+		const demo = await startDemoGateway({speed: flags.speed});
+		const cleanup = async () => {
+			await demo.stop();
+			if (flags.keep) {
+				io.err(`hfx demo: kept the demo home at ${demo.home}`);
+			} else {
+				fs.rmSync(demo.home, {recursive: true, force: true});
+			}
+		};
+
+		try {
+			const {isInteractive, runLiveApp} = await import('./tui.js');
+			if (isInteractive() && flags.seconds === undefined) {
+				return await runLiveApp({path: demo.db, owner: 'default', label: 'DEMO'}, flags, io);
+			}
+
+			// Headless: let the simulation run (through the incident by default), then report.
+			const seconds = flags.seconds ?? 75 / flags.speed;
+			await new Promise(resolve => setTimeout(resolve, seconds * 1000));
+			return await runScan({...flags, db: undefined, home: demo.home, profile: undefined}, io);
+		} finally {
+			await cleanup();
+		}
+	});
+}

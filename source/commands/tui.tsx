@@ -1,0 +1,101 @@
+/**
+ * `hfx` with no subcommand: the live TUI on a terminal; a one-shot report (or --json) when stdout
+ * or stdin is not a terminal. With no Hermes home anywhere, the built-in demo.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import React from 'react';
+import {render} from 'ink';
+import {isFailClosed, type ExitCode} from '../errors.js';
+import {LiveStore} from '../store/live.js';
+import type {StoreLocation} from '../store/locate.js';
+import {App} from '../ui/app.js';
+import {ENTER_ALT_SCREEN, LEAVE_ALT_SCREEN, SHOW_CURSOR} from '../ui/terminal.js';
+import {startFilesProbe} from '../ui/files-probe.js';
+import {type GlobalFlags, type Io, locate} from './context.js';
+import {runScan} from './scan.js';
+
+export function isInteractive(): boolean {
+	return Boolean(process.stdout.isTTY && process.stdin.isTTY);
+}
+
+/** True when nothing says where a store is and ~/.hermes does not exist: `npm start` then shows the demo. */
+export function shouldDemo(flags: GlobalFlags, io: Io): boolean {
+	return !flags.db && !flags.home && !(io.env.HERMES_HOME ?? '').trim() && !fs.existsSync(path.join(os.homedir(), '.hermes'));
+}
+
+/** Runs the full-screen app on one store until the operator quits. */
+export async function runLiveApp(location: StoreLocation, flags: GlobalFlags, io: Io): Promise<ExitCode> {
+	let live: LiveStore;
+	try {
+		live = LiveStore.open(location, {maxGapSeconds: flags.maxGapSeconds});
+	} catch (error) {
+		if (isFailClosed(error)) {
+			io.err(error.line());
+			return error.exitCode;
+		}
+
+		throw error;
+	}
+
+	const files = startFilesProbe(live);
+	let yanked: string[] = [];
+	const restore = () => {
+		process.stdout.write(LEAVE_ALT_SCREEN + SHOW_CURSOR);
+	};
+
+	process.stdout.write(ENTER_ALT_SCREEN);
+	live.start();
+	const instance = render(<App live={live} files={files} color={flags.color} tick onExit={ids => {
+		yanked = ids;
+	}} />, {exitOnCtrlC: false, patchConsole: true, maxFps: 20});
+	const onSignal = () => instance.unmount();
+	process.once('SIGTERM', onSignal);
+	process.once('SIGHUP', onSignal);
+	try {
+		await instance.waitUntilExit();
+	} finally {
+		process.off('SIGTERM', onSignal);
+		process.off('SIGHUP', onSignal);
+		restore();
+		files.close();
+		live.close();
+	}
+
+	for (const id of yanked) {
+		io.out(`copied: ${id}`);
+	}
+
+	return 0;
+}
+
+export async function runTui(flags: GlobalFlags, io: Io): Promise<ExitCode> {
+	if (!isInteractive()) {
+		return runScan(flags, io);
+	}
+
+	if (shouldDemo(flags, io)) {
+		const {runDemo} = await import('./demo.js');
+		io.err('hfx: no Hermes home here (~/.hermes, $HERMES_HOME); starting the built-in live demo. Point hfx at a store with --db PATH or --home DIR.');
+		return runDemo({...flags, speed: 1, keep: false, seconds: undefined}, io);
+	}
+
+	let location: StoreLocation;
+	try {
+		const located = locate(flags, io);
+		location = located.stores[0]!;
+		if (located.stores.length > 1 && !flags.profile) {
+			io.err(`hfx: ${located.stores.length} stores under ${located.root}; showing ${location.label} (choose with --profile NAME)`);
+		}
+	} catch (error) {
+		if (isFailClosed(error)) {
+			io.err(error.line());
+			return error.exitCode;
+		}
+
+		throw error;
+	}
+
+	return runLiveApp(location, flags, io);
+}

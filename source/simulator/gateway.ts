@@ -1,0 +1,146 @@
+/**
+ * A simulated Hermes gateway for `hfx demo`: a child process that writes a schema-v30 store live.
+ * Chats talk; an idle reset rotates one chat; a compression rotates another; and about a minute
+ * in, the incident: a rotation whose identity write fails, leaving the old keyed row (the zombie)
+ * open and the routing entry on it, while the conversation continues in a new row without routing
+ * identity (the orphan). The rollback risk appears as the orphan gets its first message.
+ *
+ *   node dist/simulator/gateway.js --home DIR [--speed N] [--seed N]
+ *
+ * Prints one JSON line per event on stdout ({"event":"ready"}, {"event":"incident",...}).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import {StoreWriter} from './store-writer.js';
+
+export type GatewayPlan = {
+	/** Seconds (at speed 1) after start. */
+	idleResetAt: number;
+	compressionAt: number;
+	incidentAt: number;
+	/** Mean seconds between messages across all chats. */
+	messageEvery: number;
+};
+
+export const DEFAULT_PLAN: GatewayPlan = {idleResetAt: 20, compressionAt: 38, incidentAt: 60, messageEvery: 1.5};
+
+type Chat = {key: string; platform: string; chatId: string; chatType: string; userId: string; name: string; current: string};
+
+const LINES = [
+	'can you check the deploy logs?', 'the webhook retried three times', 'summarise yesterday\'s thread',
+	'what did we decide about the cache?', 'here is the stack trace', 'ok, ship it', 'remind me at 5',
+	'which PR broke the build?', 'draft a reply to the vendor', 'the cron job failed again',
+];
+
+function arg(name: string, fallback: string): string {
+	const i = process.argv.indexOf(name);
+	return i === -1 ? fallback : (process.argv[i + 1] ?? fallback);
+}
+
+function say(event: Record<string, unknown>): void {
+	process.stdout.write(`${JSON.stringify(event)}\n`);
+}
+
+export function seedHistory(w: StoreWriter, now: number, chats: Chat[]): void {
+	const day = 86_400;
+	// Yesterday's conversations in each chat, reset overnight (daily), today's row live.
+	for (const c of chats) {
+		const old = w.createSession({source: c.platform, userId: c.userId, sessionKey: c.key, chatId: c.chatId, chatType: c.chatType, displayName: c.name, profileName: 'default', startedAt: now - day - 3600, title: `${c.name}: yesterday`});
+		w.addConversation(old, 24, now - day - 3500, now - day - 600);
+		w.endSession(old, now - day * 0.5, 'daily');
+		c.current = w.createSession({source: c.platform, userId: c.userId, sessionKey: c.key, chatId: c.chatId, chatType: c.chatType, displayName: c.name, profileName: 'default', parentSessionId: old, modelConfig: {_reset_from: old}, startedAt: now - 1800});
+		w.addConversation(c.current, 8, now - 1700, now - 120);
+	}
+
+	for (let i = 0; i < 3; i++) {
+		const cli = w.createSession({source: 'cli', profileName: 'default', startedAt: now - (i + 2) * 7200, title: `local session ${i + 1}`});
+		w.addConversation(cli, 6 + i * 4, now - (i + 2) * 7200 + 60, now - (i + 2) * 7200 + 1500);
+		w.endSession(cli, now - (i + 2) * 7200 + 1600, 'cli_close');
+	}
+}
+
+function main(): void {
+	const home = arg('--home', '');
+	if (!home) {
+		process.stderr.write('gateway: --home DIR is required\n');
+		process.exit(2);
+	}
+
+	const speed = Math.max(0.1, Number(arg('--speed', '1')) || 1);
+	fs.mkdirSync(home, {recursive: true});
+	const w = new StoreWriter(path.join(home, 'state.db'), {shape: 'v30', seed: Number(arg('--seed', '7'))});
+	const clock = () => Date.now() / 1000;
+	const chats: Chat[] = [
+		{key: 'agent:main:telegram:dm:777001', platform: 'telegram', chatId: '777001', chatType: 'dm', userId: 'u-teknium', name: 'Teknium', current: ''},
+		{key: 'agent:main:discord:group:9001', platform: 'discord', chatId: '9001', chatType: 'group', userId: 'u-bob', name: '#ops', current: ''},
+		{key: 'agent:main:slack:dm:C01', platform: 'slack', chatId: 'C01', chatType: 'dm', userId: 'u-carol', name: 'Carol', current: ''},
+	];
+	seedHistory(w, clock(), chats);
+	for (const c of chats) {
+		w.setRouting(c.key, c.current, clock());
+	}
+
+	say({event: 'ready', db: path.join(home, 'state.db'), pid: process.pid});
+	const started = Date.now();
+	const at = (seconds: number) => started + (seconds * 1000) / speed;
+	const plan = DEFAULT_PLAN;
+	const done = new Set<string>();
+	let orphan: string | null = null;
+	let n = 0;
+
+	const talk = (id: string) => {
+		const t = clock();
+		w.addMessages(id, [
+			{role: 'user', content: LINES[n++ % LINES.length]!, timestamp: t},
+			{role: 'assistant', content: `on it: ${LINES[(n * 7) % LINES.length]!}`, timestamp: t + 0.4},
+		]);
+	};
+
+	const step = () => {
+		const now = Date.now();
+		if (!done.has('idle') && now >= at(plan.idleResetAt)) {
+			done.add('idle');
+			const c = chats[2]!;
+			w.endSession(c.current, clock(), 'idle');
+			const next = w.createSession({source: c.platform, userId: c.userId, sessionKey: c.key, chatId: c.chatId, chatType: c.chatType, displayName: c.name, profileName: 'default', parentSessionId: c.current, modelConfig: {_reset_from: c.current}, startedAt: clock()});
+			w.setRouting(c.key, next, clock());
+			say({event: 'idle-reset', from: c.current, to: next});
+			c.current = next;
+		}
+
+		if (!done.has('compression') && now >= at(plan.compressionAt)) {
+			done.add('compression');
+			const c = chats[1]!;
+			w.endSession(c.current, clock(), 'compression');
+			const next = w.createSession({source: c.platform, userId: c.userId, sessionKey: c.key, chatId: c.chatId, chatType: c.chatType, displayName: c.name, profileName: 'default', parentSessionId: c.current, startedAt: clock()});
+			w.setRouting(c.key, next, clock());
+			say({event: 'compression', from: c.current, to: next});
+			c.current = next;
+		}
+
+		if (!done.has('incident') && now >= at(plan.incidentAt)) {
+			done.add('incident');
+			const c = chats[0]!;
+			// The rotation's identity write fails: the new row has no session key, no chat, no user;
+			// the predecessor is never ended and the routing entry still names it.
+			orphan = w.createSession({source: c.platform, startedAt: clock()});
+			say({event: 'incident', zombie: c.current, orphan});
+		}
+
+		const c = chats[n % chats.length]!;
+		const target = c === chats[0] && orphan ? orphan : c.current;
+		talk(target);
+		setTimeout(step, ((plan.messageEvery * 1000) / speed) * (0.5 + ((n * 37) % 10) / 10));
+	};
+
+	const stop = () => {
+		w.close();
+		process.exit(0);
+	};
+
+	process.on('SIGTERM', stop);
+	process.on('SIGINT', stop);
+	step();
+}
+
+main();

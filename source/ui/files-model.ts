@@ -1,0 +1,16 @@
+/**
+ * The Files pane's data: the store's files, the WAL frame classes, the -shm header (read in a
+ * child process) and the processes holding the files. Filled by the live files probe.
+ */
+import type {HolderReport} from '../store/holders.js';
+
+export type FilesModel = {
+	lines: Array<{text: string; tone?: 'danger' | 'warn' | 'ok' | 'muted'}>;
+	holders: HolderReport | null;
+	updatedAt: number;
+};
+
+export type FilesSource = {
+	model: FilesModel | null;
+	subscribe: (listener: (model: FilesModel) => void) => () => void;
+};

@@ -1,0 +1,100 @@
+/**
+ * Detail: the selected session in the shape of Hermes' own session card, then its latest
+ * messages (scrollable, role-coloured).
+ */
+import React from 'react';
+import {Box, Text} from 'ink';
+import {inWindow, lastActive} from '../../forensics/time.js';
+import {statusIndex, statusOf} from '../../forensics/status.js';
+import {ago, utc} from '../../commands/format.js';
+import type {MessageRow} from '../../store/detail.js';
+import {List} from '../components/list.js';
+import {useTheme, type Theme} from '../theme.js';
+import {FOLLOW} from '../state.js';
+import type {PaneContext, PaneSpec} from './types.js';
+
+function k(n: number): string {
+	return n >= 1_000_000 ? `${(n / 1_000_000).toFixed(1)}M` : (n >= 10_000 ? `${Math.round(n / 1000)}k` : (n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n)));
+}
+
+function roleColor(theme: Theme, role: string): string | undefined {
+	return role === 'user' ? theme.user : (role === 'assistant' ? theme.assistant : (role === 'tool' ? theme.tool : theme.muted));
+}
+
+function messageLine(m: MessageRow): string {
+	const time = m.timestamp === null ? '--:--' : new Date(m.timestamp * 1000).toISOString().slice(11, 16);
+	const who = m.role === 'tool' && m.toolName ? `tool ${m.toolName}` : m.role;
+	return `${time} ${who.padEnd(9).slice(0, 9)} ${m.inactive ? '(compacted) ' : ''}${m.text.replaceAll(/\s+/g, ' ')}`;
+}
+
+function cardLines(ctx: PaneContext, id: string): Array<{text: string; color?: string}> {
+	const a = ctx.model.analysis;
+	const s = a.byId.get(id);
+	if (!s) {
+		return [{text: `${id}: not in this store`}];
+	}
+
+	const status = statusOf(s, statusIndex(a));
+	const detail = ctx.detail(id);
+	const edge = a.lineage.parentEdge.get(id);
+	const children = a.lineage.children.get(id) ?? [];
+	const orphan = a.orphans.find(o => o.orphanId === id);
+	const chat = s.sessionKey ? a.routing.find(r => r.sessionKey === s.sessionKey) : undefined;
+	const lines: Array<{text: string; color?: string}> = [];
+	lines.push({text: `${s.id}  ${status.toUpperCase()} · ${s.source || '(no source)'}${s.title ? ` · "${s.title}"` : ''}`});
+	lines.push({text: `created ${utc(inWindow(s.startedAtRaw))} UTC · last touch ${utc(lastActive(s))} UTC (${ago(lastActive(s), ctx.now)}) · ${s.endedAtRaw === null ? 'live' : `ended ${utc(inWindow(s.endedAtRaw))} ${s.endReason ?? ''}`}`});
+	lines.push({text: `tokens in ${k(s.inputTokens)} out ${k(s.outputTokens)} cache r/w ${k(s.cacheReadTokens)}/${k(s.cacheWriteTokens)} · turns ${detail?.turns ?? '?'} · messages ${detail?.messageRows ?? s.messageCountColumn} · tool calls ${s.toolCallCount}`});
+	const models = detail?.models.length ? detail.models.map(m => `${m.model} turns ${m.firstTurn ?? '?'}–${m.lastTurn ?? '?'} (${m.calls} calls)`).join(' · ') : (s.model ?? '—');
+	lines.push({text: `model ${models}`});
+	const parent = edge ? `parent ${edge.parentId} (${edge.kind}${detail?.branchedAtTurn === null || detail?.branchedAtTurn === undefined ? '' : `, branched at turn ${detail.branchedAtTurn}`}${edge.parentMissing ? ', not in store' : ''})` : 'no parent';
+	lines.push({text: `lineage ${parent} · ${children.length === 0 ? 'no children' : `children ${children.map(c => `${c.childId} (${c.kind})`).join(', ')}`}`});
+	lines.push({text: `routing key ${s.sessionKey ?? 'NULL'} · chat ${s.chatType ?? '—'}:${s.chatId ?? '—'}${s.displayName ? ` "${s.displayName}"` : ''} · user ${s.userId ?? '—'} · thread ${s.threadId ?? '—'}${s.profileName ? ` · profile ${s.profileName}` : ''}`});
+	if (orphan) {
+		lines.push({text: orphan.verdict === 'adoptable' ? `orphan: adoptable into ${orphan.sessionKey} from ${orphan.donorId} (evidence ${orphan.evidence})` : `orphan: refused (${orphan.reasonKind}): ${orphan.reason}`, color: 'warn'});
+	} else if (chat?.rollbackRisk && chat.restartResolvesTo === id) {
+		lines.push({text: `ZOMBIE: a restart resumes this row, but the chat's newest message is in ${chat.newestActivityIn}`, color: 'danger'});
+	}
+
+	return lines;
+}
+
+function DetailView({ctx}: {ctx: PaneContext}): React.ReactElement {
+	const theme = useTheme();
+	const id = ctx.focusSession;
+	if (!id) {
+		return <Text color={theme.muted}>  Select a session in the Sessions pane (1) and press Enter.</Text>;
+	}
+
+	const card = cardLines(ctx, id);
+	const detail = ctx.detail(id);
+	const messages = detail?.messages ?? [];
+	const cursor = detailCursor(ctx);
+	return (
+		<Box flexDirection="column">
+			{card.map((l, i) => <Text key={i} wrap="truncate" bold={i === 0} color={l.color === 'warn' ? theme.warn : (l.color === 'danger' ? theme.danger : undefined)}>{` ${l.text}`}</Text>)}
+			<List
+				items={messages}
+				cursor={cursor}
+				height={Math.max(2, ctx.height - card.length)}
+				width={ctx.width}
+				header={`latest messages${detail && detail.messageRows > messages.length ? ` (last ${messages.length} of ${detail.messageRows})` : ''}`}
+				empty="no messages"
+				line={messageLine}
+				color={m => roleColor(theme, m.role)}
+			/>
+		</Box>
+	);
+}
+
+/** The newest message until the operator scrolls. */
+function detailCursor(ctx: PaneContext): number {
+	const count = ctx.focusSession ? (ctx.detail(ctx.focusSession)?.messages.length ?? 0) : 0;
+	return ctx.ui.cursor.detail === FOLLOW ? Math.max(0, count - 1) : Math.min(ctx.ui.cursor.detail, Math.max(0, count - 1));
+}
+
+export const detailPane: PaneSpec = {
+	rowCount: ctx => ctx.focusSession ? (ctx.detail(ctx.focusSession)?.messages.length ?? 0) : 0,
+	cursor: detailCursor,
+	selectedId: ctx => ctx.focusSession,
+	View: DetailView,
+};

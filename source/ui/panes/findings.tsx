@@ -1,0 +1,64 @@
+/**
+ * Findings: rollback risks, orphans with verdict, evidence, donor and reason, stale routing
+ * entries. Enter opens the session; r hands the selected orphan to the repair flow.
+ */
+import React from 'react';
+import {Box, Text} from 'ink';
+import type {Finding} from '../../forensics/analyze.js';
+import {List} from '../components/list.js';
+import {useTheme} from '../theme.js';
+import {findingRows} from '../views.js';
+import type {PaneContext, PaneSpec} from './types.js';
+
+function rows(ctx: PaneContext): Finding[] {
+	return findingRows(ctx.model.analysis, ctx.ui.filterText);
+}
+
+const MARK: Record<Finding['severity'], string> = {critical: '✗', warning: '!', info: 'i'};
+
+function FindingsView({ctx}: {ctx: PaneContext}): React.ReactElement {
+	const theme = useTheme();
+	const items = rows(ctx);
+	const selected = items[ctx.ui.cursor.findings];
+	const detailHeight = selected ? 4 : 0;
+	return (
+		<Box flexDirection="column">
+			<List
+				items={items}
+				cursor={ctx.ui.cursor.findings}
+				height={ctx.height - detailHeight}
+				width={ctx.width}
+				header={`findings (${items.length})`}
+				empty="✓ nothing to report: every chat resumes its newest conversation and no gateway row lost its routing identity"
+				line={f => `${MARK[f.severity]} ${f.title}`}
+				color={f => f.severity === 'critical' ? theme.danger : (f.severity === 'warning' ? theme.warn : theme.muted)}
+			/>
+			{selected ? (
+				<Box flexDirection="column" height={detailHeight}>
+					<Text wrap="truncate">{` ${selected.detail}`}</Text>
+					<Text wrap="truncate" color={theme.accent}>{` next: ${selected.next}`}</Text>
+					<Text wrap="truncate" color={theme.muted}>{` ⏎ open ${selected.subject}${selected.kind === 'orphan-adoptable' ? '   r preview the repair' : ''}`}</Text>
+				</Box>
+			) : null}
+		</Box>
+	);
+}
+
+export const findingsPane: PaneSpec = {
+	rowCount: ctx => rows(ctx).length,
+	selectedId: ctx => {
+		const f = rows(ctx)[ctx.ui.cursor.findings];
+		if (!f) {
+			return null;
+		}
+
+		if (ctx.model.analysis.byId.has(f.subject)) {
+			return f.subject;
+		}
+
+		const chat = ctx.model.analysis.routing.find(r => r.sessionKey === f.subject);
+		return chat?.newestActivityIn ?? chat?.restartResolvesTo ?? null;
+	},
+	yankText: ctx => rows(ctx)[ctx.ui.cursor.findings]?.subject ?? null,
+	View: FindingsView,
+};

@@ -1,0 +1,79 @@
+/**
+ * Routing: per chat, the gateway_routing entry, every candidate with the rule that admits or
+ * excludes it, what a restart resumes, where the newest message is, and a loud banner when
+ * they differ.
+ */
+import React from 'react';
+import {Box, Text} from 'ink';
+import type {ChatRouting} from '../../forensics/routing.js';
+import {span, utc} from '../../commands/format.js';
+import {List} from '../components/list.js';
+import {useTheme} from '../theme.js';
+import {routingRows} from '../views.js';
+import type {PaneContext, PaneSpec} from './types.js';
+
+function rows(ctx: PaneContext): ChatRouting[] {
+	return routingRows(ctx.model.analysis, ctx.ui.filterText);
+}
+
+function ChatDetail({chat, width, height}: {chat: ChatRouting; width: number; height: number}): React.ReactElement {
+	const theme = useTheme();
+	const lag = chat.newestActivityAt !== null && chat.resolvesToActivityAt !== null ? chat.newestActivityAt - chat.resolvesToActivityAt : null;
+	const lines: Array<{text: string; color?: string; bold?: boolean}> = [];
+	if (chat.rollbackRisk) {
+		lines.push({text: ` ✗ ROLLBACK RISK: a restart resumes ${chat.restartResolvesTo}, but the newest message is in ${chat.newestActivityIn}${lag !== null && lag > 0 ? ` (${span(lag)} newer)` : ''}`, color: theme.danger, bold: true});
+	}
+
+	lines.push(
+		{text: ` routing entry   ${chat.routingEntry ?? '(none)'}${chat.routingEntryNote ? ` — ${chat.routingEntryNote}` : ''}`, color: chat.routingEntryStale ? theme.warn : undefined},
+		{text: ` restart resumes ${chat.restartResolvesTo ?? '(a new, empty session)'} via ${chat.resolution.via} (rule set ${chat.resolution.ruleSet}), last message ${utc(chat.resolvesToActivityAt)}`},
+		{text: ` newest message  ${chat.newestActivityIn ?? '(none)'} at ${utc(chat.newestActivityAt)}${chat.adoptableOrphans.includes(chat.newestActivityIn ?? '') ? ' (an adoptable orphan)' : ''}`},
+	);
+	for (const c of chat.resolution.candidates) {
+		const mark = c.sessionId === chat.restartResolvesTo ? '▶' : (c.admitted ? '+' : '-');
+		lines.push({text: `   ${mark} ${c.sessionId} ${c.query}: ${c.rule}`, color: c.admitted ? undefined : theme.muted});
+	}
+
+	for (const n of chat.resolution.notes) {
+		lines.push({text: `   note: ${n}`, color: theme.muted});
+	}
+
+	return (
+		<Box flexDirection="column" height={height} width={width}>
+			{lines.slice(0, height).map((l, i) => <Text key={i} wrap="truncate" color={l.color} bold={l.bold}>{l.text}</Text>)}
+		</Box>
+	);
+}
+
+function RoutingView({ctx}: {ctx: PaneContext}): React.ReactElement {
+	const theme = useTheme();
+	const items = rows(ctx);
+	const selected = items[ctx.ui.cursor.routing];
+	const listHeight = Math.max(3, Math.min(items.length + 1, Math.floor(ctx.height * 0.4)));
+	const keyWidth = Math.min(48, Math.max(0, ...items.map(c => c.sessionKey.length)));
+	return (
+		<Box flexDirection="column">
+			<List
+				items={items}
+				cursor={ctx.ui.cursor.routing}
+				height={listHeight}
+				width={ctx.width}
+				header={`chats (${items.length})${ctx.ui.filterText ? ` matching "${ctx.ui.filterText}"` : ''}`}
+				empty="no session keys in this store"
+				line={c => `${c.rollbackRisk ? '✗ RISK ' : (c.routingEntryStale ? '! stale' : '✓      ')} ${c.sessionKey.padEnd(keyWidth)}  → ${c.restartResolvesTo ?? 'new session'}`}
+				color={c => c.rollbackRisk ? theme.danger : (c.routingEntryStale ? theme.warn : undefined)}
+			/>
+			{selected ? <ChatDetail chat={selected} width={ctx.width} height={ctx.height - listHeight} /> : null}
+		</Box>
+	);
+}
+
+export const routingPane: PaneSpec = {
+	rowCount: ctx => rows(ctx).length,
+	selectedId: ctx => {
+		const chat = rows(ctx)[ctx.ui.cursor.routing];
+		return chat ? (chat.newestActivityIn ?? chat.restartResolvesTo) : null;
+	},
+	yankText: ctx => rows(ctx)[ctx.ui.cursor.routing]?.sessionKey ?? null,
+	View: RoutingView,
+};

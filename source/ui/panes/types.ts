@@ -1,0 +1,35 @@
+/**
+ * What every pane gets, and what the App needs from each pane to route keys: how many rows it
+ * has and which session (if any) the cursor is on.
+ */
+import type React from 'react';
+import type {LiveModel} from '../../store/live.js';
+import type {SessionDetail} from '../../store/detail.js';
+import type {UiState} from '../state.js';
+import type {FilesModel} from '../files-model.js';
+import type {BackupsModel} from '../backups-model.js';
+
+export type PaneContext = {
+	model: LiveModel;
+	ui: UiState;
+	width: number;
+	height: number;
+	/** Seconds since the epoch (injected: frames are reproducible in tests). */
+	now: number;
+	detail: (sessionId: string) => SessionDetail | null;
+	files: FilesModel | null;
+	backups: BackupsModel | null;
+	/** The session the Detail and Lineage panes are about. */
+	focusSession: string | null;
+};
+
+export type PaneSpec = {
+	rowCount: (ctx: PaneContext) => number;
+	/** The cursor row, resolving FOLLOW (defaults to ui.cursor[pane]). */
+	cursor?: (ctx: PaneContext) => number;
+	/** The session id under the cursor (for Enter, y, Detail). */
+	selectedId: (ctx: PaneContext) => string | null;
+	/** Text to copy with y (defaults to selectedId). */
+	yankText?: (ctx: PaneContext) => string | null;
+	View: (props: {ctx: PaneContext}) => React.ReactElement;
+};

@@ -1,0 +1,96 @@
+/**
+ * What each pane lists, computed from the model and the UI state: pure, memoised per model, so
+ * a keystroke does not re-sort twenty thousand sessions.
+ */
+import Fuse from 'fuse.js';
+import type {Analysis, Finding} from '../forensics/analyze.js';
+import type {ActivityEvent} from '../forensics/activity.js';
+import type {ChatRouting} from '../forensics/routing.js';
+import {type SessionStatus, isHiddenByDefault, statusIndex, statusOf} from '../forensics/status.js';
+import {lastActive} from '../forensics/time.js';
+import type {SessionRecord} from '../forensics/types.js';
+
+export type SessionRow = {
+	session: SessionRecord;
+	status: SessionStatus;
+	lastActive: number | null;
+};
+
+const fuseCache = new WeakMap<object, Fuse<unknown>>();
+
+/** Fuzzy filter with a Fuse index cached per source array. */
+export function fuzzy<T>(items: readonly T[], keys: string[], text: string): T[] {
+	const q = text.trim();
+	if (!q) {
+		return [...items];
+	}
+
+	let fuse = fuseCache.get(items) as Fuse<T> | undefined;
+	if (!fuse) {
+		fuse = new Fuse(items as T[], {keys, threshold: 0.35, ignoreLocation: true, includeScore: false});
+		fuseCache.set(items, fuse as Fuse<unknown>);
+	}
+
+	return fuse.search(q).map(r => r.item);
+}
+
+const allRowsCache = new WeakMap<Analysis, SessionRow[]>();
+
+/** Every session as a row, newest activity first (cached per analysis). */
+export function allSessionRows(analysis: Analysis): SessionRow[] {
+	let rows = allRowsCache.get(analysis);
+	if (!rows) {
+		const index = statusIndex(analysis);
+		rows = analysis.snapshot.sessions
+			.map(s => ({session: s, status: statusOf(s, index), lastActive: lastActive(s)}))
+			.sort((a, b) => (b.lastActive ?? -1) - (a.lastActive ?? -1) || (a.session.id < b.session.id ? 1 : -1));
+		allRowsCache.set(analysis, rows);
+	}
+
+	return rows;
+}
+
+const SESSION_KEYS = ['session.id', 'session.title', 'session.sessionKey', 'session.chatId', 'session.displayName', 'session.source'];
+
+export function sessionRows(analysis: Analysis, options: {filterText: string; showHidden: boolean; source: string | null}): {rows: SessionRow[]; total: number; hidden: number} {
+	const all = allSessionRows(analysis);
+	const visible = all.filter(r => (options.showHidden || !isHiddenByDefault(r.session)) && (options.source === null || r.session.source === options.source));
+	const shown = new Set(visible);
+	const rows = options.filterText ? fuzzy(all, SESSION_KEYS, options.filterText).filter(r => shown.has(r)) : visible;
+	return {rows, total: visible.length, hidden: all.length - all.filter(r => options.showHidden || !isHiddenByDefault(r.session)).length};
+}
+
+/** Sources by number of sessions, for the source filter. */
+export function sourcesOf(analysis: Analysis): string[] {
+	const counts = new Map<string, number>();
+	for (const s of analysis.snapshot.sessions) {
+		counts.set(s.source, (counts.get(s.source) ?? 0) + 1);
+	}
+
+	return [...counts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([s]) => s);
+}
+
+/** Chats at rollback risk first, then by key. */
+export function routingRows(analysis: Analysis, filterText: string): ChatRouting[] {
+	const ordered = [...analysis.routing].sort((a, b) => Number(b.rollbackRisk) - Number(a.rollbackRisk) || Number(b.routingEntryStale) - Number(a.routingEntryStale) || (a.sessionKey < b.sessionKey ? -1 : 1));
+	return filterText ? fuzzy(analysis.routing, ['sessionKey', 'restartResolvesTo', 'newestActivityIn', 'members'], filterText) : ordered;
+}
+
+export function findingRows(analysis: Analysis, filterText: string): Finding[] {
+	return filterText ? fuzzy(analysis.findings, ['subject', 'title', 'detail'], filterText) : analysis.findings;
+}
+
+export function activityRows(activity: readonly ActivityEvent[], filterText: string): ActivityEvent[] {
+	const newestFirst = [...activity].reverse();
+	return filterText ? fuzzy(activity, ['text', 'subject', 'kind'], filterText).reverse() : newestFirst;
+}
+
+/** Keeps the cursor row visible: the first row to draw for a window of `height` rows. */
+export function windowStart(cursor: number, height: number, total: number): number {
+	if (total <= height) {
+		return 0;
+	}
+
+	const half = Math.floor(height / 2);
+	return Math.max(0, Math.min(cursor - half, total - height));
+}

@@ -1,0 +1,99 @@
+/**
+ * The real binary in a real terminal (tmux), following a store that a second process writes:
+ * a new message, a session rotation and the rollback-risk banner must appear on screen, and q
+ * must restore the terminal and exit 0.
+ */
+import {execFileSync, spawnSync} from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
+import {T0} from '../fixtures/scenarios.js';
+import {ROOT, WriterProcess} from '../helpers/writer.js';
+
+const session = `hfx-e2e-${process.pid}-${Date.now()}`;
+let dir: string;
+let writer: WriterProcess | undefined;
+
+function tmux(...args: string[]): string {
+	return execFileSync('tmux', args, {encoding: 'utf8'});
+}
+
+function screen(): string {
+	return tmux('capture-pane', '-p', '-J', '-t', session);
+}
+
+async function waitForScreen(pattern: RegExp, timeoutMs = 15_000): Promise<string> {
+	const end = Date.now() + timeoutMs;
+	let last = '';
+	while (Date.now() < end) {
+		last = screen();
+		if (pattern.test(last)) {
+			return last;
+		}
+
+		await new Promise(resolve => setTimeout(resolve, 100));
+	}
+
+	throw new Error(`screen never matched ${pattern}; last screen:\n${last}`);
+}
+
+beforeAll(() => {
+	const probe = spawnSync('tmux', ['-V'], {encoding: 'utf8'});
+	if (probe.status !== 0) {
+		throw new Error('tmux is required for the end-to-end test (apt-get install tmux; .ci/run installs it)');
+	}
+
+	dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-e2e-'));
+});
+afterEach(async () => {
+	spawnSync('tmux', ['kill-session', '-t', session]);
+	await writer?.kill();
+});
+afterAll(() => fs.rmSync(dir, {recursive: true, force: true}));
+
+describe('hfx in a real terminal', () => {
+	it('shows a new message, a rotation and the rollback-risk banner as a second process commits', async () => {
+		const db = path.join(dir, 'state.db');
+		writer = new WriterProcess(db);
+		await writer.started();
+		const key = 'agent:main:telegram:dm:424242';
+		const identity = {source: 'telegram', userId: 'u-op', sessionKey: key, chatId: '424242', chatType: 'dm', displayName: 'Operator'};
+		const first = await writer.create({...identity, startedAt: T0});
+		await writer.send({op: 'conversation', id: first, count: 12, from: T0 + 5, to: T0 + 600});
+
+		const command = `node ${path.join(ROOT, 'dist/cli.js')} --db ${db}; echo EXIT=$?; sleep 60`;
+		tmux('new-session', '-d', '-s', session, '-x', '120', '-y', '36', '-e', 'CI=false', '-e', 'NO_COLOR=1', '-e', 'FORCE_COLOR=0', command);
+		await waitForScreen(/\[1 Sessions]/);
+		expect(screen()).toContain('READ-ONLY');
+		expect(screen()).toMatch(new RegExp(`${first}.* 12 +\\d+ live`));
+
+		// A new message: the row's count moves and the Activity pane reports it.
+		await writer.send({op: 'conversation', id: first, count: 3, from: T0 + 700, to: T0 + 720});
+		await waitForScreen(new RegExp(`${first}.* 15 +\\d+ live`));
+		tmux('send-keys', '-t', session, '7');
+		await waitForScreen(new RegExp(`\\+3 messages in ${first}`));
+
+		// A session rotation (compression): the old row ends, a continuation starts.
+		await writer.send({op: 'end', id: first, at: T0 + 800, reason: 'compression'});
+		const tip = await writer.create({...identity, parentSessionId: first, startedAt: T0 + 801});
+		await writer.send({op: 'conversation', id: tip, count: 4, from: T0 + 810, to: T0 + 2000});
+		await waitForScreen(new RegExp(`rotated: ${first} → ${tip}`));
+
+		// The incident: a minute after the tip went quiet, the conversation continues in a row
+		// without routing identity (the compression parent fell quiet long before: one donor).
+		const orphan = await writer.create({source: 'telegram', startedAt: T0 + 2060});
+		await writer.send({op: 'conversation', id: orphan, count: 40, from: T0 + 2070, to: T0 + 9000});
+		const banner = await waitForScreen(/ROLLBACK RISK 1 chat: agent:main:telegram:dm:424242/);
+		expect(banner).toContain(`would resume ${tip}`);
+		expect(banner).toContain('newest message is in');
+
+		tmux('send-keys', '-t', session, '4');
+		const routing = await waitForScreen(/✗ RISK\s+agent:main:telegram:dm:424242/);
+		expect(routing).toMatch(new RegExp(`newest message\\s+${orphan}`));
+
+		tmux('send-keys', '-t', session, 'q');
+		const end = await waitForScreen(/EXIT=0/);
+		expect(end).not.toContain('[1 Sessions]');
+	});
+});

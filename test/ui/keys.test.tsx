@@ -1,0 +1,196 @@
+/**
+ * Keys and habits, driven through the real keymap on the real fixture: navigation, filter with a
+ * live count, help that filters, Esc backing out one level, pause with a waiting count, yank,
+ * resize and the too-small screen.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import React from 'react';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {App, type LiveSource} from '../../source/ui/app.js';
+import {LiveStore, type LiveModel} from '../../source/store/live.js';
+import {BINDINGS, footerHints, helpRows, resolveAction} from '../../source/ui/keymap.js';
+import {renderAt} from '../helpers/render.js';
+import {ROOT} from '../helpers/writer.js';
+
+const NOW = 1_786_670_000;
+let dir: string;
+let live: LiveStore;
+
+beforeAll(() => {
+	dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-keys-'));
+	fs.copyFileSync(path.join(ROOT, '../shared/fixtures/hermes-v21-incident/state.db'), path.join(dir, 'state.db'));
+	live = LiveStore.open({path: path.join(dir, 'state.db'), owner: null, label: 'fixture'}, {watch: false});
+});
+afterAll(() => {
+	live.close();
+	fs.rmSync(dir, {recursive: true, force: true});
+});
+
+const app = (props: Partial<React.ComponentProps<typeof App>> = {}) => <App live={live} color={false} now={() => NOW} {...props} />;
+const DOWN = '\u001B[B';
+const ESC = '\u001B';
+
+describe('the keymap table', () => {
+	it('drives handlers, footer hints and help from the same bindings', () => {
+		expect(resolveAction({input: 'j'}, 'sessions')).toBe('down');
+		expect(resolveAction({input: '', downArrow: true}, 'sessions')).toBe('down');
+		expect(resolveAction({input: 'd', ctrl: true}, 'sessions')).toBe('page-down');
+		expect(resolveAction({input: 'c', ctrl: true}, 'files')).toBe('quit');
+		expect(resolveAction({input: '', tab: true, shift: true}, 'files')).toBe('prev-pane');
+		expect(resolveAction({input: 't'}, 'files')).toBeUndefined();
+		expect(footerHints('sessions')).toContain('t tool rows');
+		expect(footerHints('findings')).toContain('r repair');
+		for (const b of BINDINGS) {
+			const shown = /^pane-\d+$/.test(b.action) ? helpRows('').some(r => r.description.includes(b.description.replace(' pane', ''))) : helpRows('').some(r => r.description === b.description);
+			expect(shown, b.action).toBe(true);
+		}
+
+		expect(helpRows('pause').map(r => r.label)).toEqual(['p']);
+	});
+});
+
+describe('the app', () => {
+	it('moves with j/k and arrows, jumps with G/g, opens a session with Enter and backs out with Esc', async () => {
+		const ui = await renderAt(app(), 100, 30);
+		try {
+			expect(ui.lastFrame()).toMatch(/› O {2}20260814_002820_f7461a7c/);
+			await ui.press('j');
+			expect(ui.lastFrame()).toMatch(/› · {2}20260814_001820_975f77/);
+			await ui.press(DOWN);
+			expect(ui.lastFrame()).toMatch(/› O {2}20260813_002257_a192e756/);
+			await ui.press('G');
+			expect(ui.lastFrame()).toMatch(/› . {2}\S+ .*\n.*26 sessions/);
+			await ui.press('g');
+			await ui.press('\r');
+			expect(ui.lastFrame()).toContain('[2 Detail]');
+			expect(ui.lastFrame()).toContain('20260814_002820_f7461a7c  ORPHAN');
+			await ui.press(ESC);
+			expect(ui.lastFrame()).toContain('[1 Sessions]');
+		} finally {
+			ui.unmount();
+		}
+	});
+
+	it('filters with / and shows a live match count; Esc clears the filter', async () => {
+		const ui = await renderAt(app(), 100, 30);
+		try {
+			await ui.press('/');
+			for (const ch of 'whatsapp') {
+				await ui.press(ch);
+			}
+
+			const frame = ui.lastFrame();
+			expect(frame).toMatch(/3 match/);
+			expect(frame).toContain('20260810_002713_c6b2eea9');
+			expect(frame).not.toContain('20260809_002517_f20eabbd');
+			await ui.press('\r');
+			expect(ui.lastFrame()).toContain('filter "whatsapp" 3/26 match');
+			await ui.press(ESC);
+			expect(ui.lastFrame()).not.toContain('filter "whatsapp"');
+			expect(ui.lastFrame()).toContain('20260809_002517_f20eabbd');
+		} finally {
+			ui.unmount();
+		}
+	});
+
+	it('shows every key with ?, filters help as you type, closes with Esc', async () => {
+		const ui = await renderAt(app(), 100, 30);
+		try {
+			await ui.press('?');
+			expect(ui.lastFrame()).toContain('Keys — type to filter');
+			expect(ui.lastFrame()).toContain('pause or resume live updates');
+			for (const ch of 'copy') {
+				await ui.press(ch);
+			}
+
+			expect(ui.lastFrame()).toContain('copy the selected id');
+			expect(ui.lastFrame()).not.toContain('pause or resume live updates');
+			await ui.press(ESC);
+			expect(ui.lastFrame()).not.toContain('Keys — type to filter');
+		} finally {
+			ui.unmount();
+		}
+	});
+
+	it('toggles tool/delegate rows with t and cycles sources with s', async () => {
+		const ui = await renderAt(app(), 120, 40);
+		try {
+			expect(ui.lastFrame()).not.toContain('20260812_002140_6f8c323b');
+			await ui.press('t');
+			expect(ui.lastFrame()).toContain('20260812_002140_6f8c323b');
+			await ui.press('s');
+			expect(ui.lastFrame()).toMatch(/source (cli|telegram)/);
+		} finally {
+			ui.unmount();
+		}
+	});
+
+	it('copies the selected id with OSC 52 and reports it to the caller on quit', async () => {
+		let yanked: string[] = [];
+		const ui = await renderAt(app({onExit: ids => {
+			yanked = ids;
+		}}), 100, 30);
+		await ui.press('y');
+		expect(ui.lastFrame()).toContain('copied 20260814_002820_f7461a7c');
+		expect(ui.controls().join('')).toContain(`\u001B]52;c;${Buffer.from('20260814_002820_f7461a7c').toString('base64')}`);
+		await ui.press('q');
+		expect(yanked).toEqual(['20260814_002820_f7461a7c']);
+		ui.unmount();
+	});
+
+	it('re-lays out on resize and shows a too-small screen below 60x15', async () => {
+		const ui = await renderAt(app(), 140, 40);
+		try {
+			expect(ui.lastFrame()).toContain('started');
+			await ui.resize(80, 24);
+			expect(ui.lastFrame()).not.toContain('started');
+			for (const line of ui.lastFrame().split('\n')) {
+				expect(line.length).toBeLessThanOrEqual(80);
+			}
+
+			await ui.resize(50, 12);
+			expect(ui.lastFrame()).toContain('terminal too small');
+			expect(ui.lastFrame()).toContain('50x12, need at least 60x15');
+			await ui.resize(100, 30);
+			expect(ui.lastFrame()).toContain('[1 Sessions]');
+		} finally {
+			ui.unmount();
+		}
+	});
+
+	it('pauses with p: the view freezes and the header counts the changes waiting', async () => {
+		const listeners = new Set<(m: LiveModel) => void>();
+		let model = live.model;
+		const source: LiveSource = {
+			get model() {
+				return model;
+			},
+			subscribe(l) {
+				listeners.add(l);
+				return () => listeners.delete(l);
+			},
+			detail: id => live.detail(id),
+			refresh: () => false,
+		};
+		const publish = (m: LiveModel) => {
+			model = m;
+			for (const l of listeners) {
+				l(m);
+			}
+		};
+
+		const ui = await renderAt(<App live={source} color={false} now={() => NOW} />, 100, 30);
+		try {
+			await ui.press('p');
+			expect(ui.lastFrame()).toContain('PAUSED (0 changes waiting)');
+			publish({...live.model, commits: live.model.commits + 3, revision: live.model.revision + 1, facts: {...live.model.facts, dataVersion: 99}});
+			await ui.waitFor(f => f.includes('PAUSED (3 changes waiting)'));
+			await ui.press('p');
+			expect(ui.lastFrame()).toContain('● LIVE');
+		} finally {
+			ui.unmount();
+		}
+	});
+});

@@ -6,6 +6,7 @@ import {analyze, type Analysis} from '../forensics/analyze.js';
 import {FailClosed, isFailClosed, type ExitCode} from '../errors.js';
 import {locateStores, type Located, type StoreLocation} from '../store/locate.js';
 import {loadStore, type DatabaseFacts} from '../store/load.js';
+import type {ColumnSet} from '../store/snapshot.js';
 
 export type GlobalFlags = {
 	db?: string;
@@ -39,9 +40,10 @@ export function locate(flags: GlobalFlags, io: Io): Located {
 	return locateStores({db: flags.db, home: flags.home, profile: flags.profile, env: io.env});
 }
 
-export function loadAndAnalyze(location: StoreLocation, flags: GlobalFlags): StoreResult {
+/** `lean` reads only what the forensic engine needs (scan); views that print titles and tokens need `full`. */
+export function loadAndAnalyze(location: StoreLocation, flags: GlobalFlags, columns: ColumnSet = 'full'): StoreResult {
 	try {
-		const loaded = loadStore(location);
+		const loaded = loadStore(location, {columns});
 		return {ok: true, location, facts: loaded.facts, analysis: analyze(loaded.snapshot, {maxGapSeconds: flags.maxGapSeconds})};
 	} catch (error) {
 		if (isFailClosed(error)) {

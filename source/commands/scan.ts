@@ -153,7 +153,7 @@ export function humanReport(facts: DatabaseFacts, analysis: Analysis): string[] 
 export async function runScan(flags: GlobalFlags, io: Io): Promise<ExitCode> {
 	return guarded(io, flags, () => {
 		const located = locate(flags, io);
-		const results = located.stores.map(location => loadAndAnalyze(location, flags));
+		const results = located.stores.map(location => loadAndAnalyze(location, flags, 'lean'));
 		for (const r of results) {
 			if (!r.ok) {
 				io.err(r.error.line());

@@ -24,15 +24,17 @@ function label(s: SessionRecord): string {
 	return s.sessionKey ?? (s.source ? `${s.source} (no key)` : 'no key');
 }
 
-export function diffActivity(before: Analysis, after: Analysis, newMessages: NewMessages, at: number): ActivityEvent[] {
+/** `changed`, when known, limits the session comparison to those ids (the live view's incremental path). */
+export function diffActivity(before: Analysis, after: Analysis, newMessages: NewMessages, at: number, changed?: ReadonlySet<string>): ActivityEvent[] {
 	const events: ActivityEvent[] = [];
 	const prev = before.byId;
+	const compared = changed ? [...changed].map(id => after.byId.get(id)).filter((s): s is SessionRecord => s !== undefined) : after.snapshot.sessions;
 	for (const [id, count] of newMessages) {
 		const s = after.byId.get(id);
 		events.push({at, kind: 'messages', subject: id, text: `+${count} message${count === 1 ? '' : 's'} in ${id} (${s ? label(s) : 'unknown session'})`});
 	}
 
-	for (const s of after.snapshot.sessions) {
+	for (const s of compared) {
 		const old = prev.get(s.id);
 		if (!old) {
 			const edge = after.lineage.parentEdge.get(s.id);
@@ -56,8 +58,8 @@ export function diffActivity(before: Analysis, after: Analysis, newMessages: New
 		}
 	}
 
-	for (const id of prev.keys()) {
-		if (!after.byId.has(id)) {
+	for (const id of changed ?? prev.keys()) {
+		if (prev.has(id) && !after.byId.has(id)) {
 			events.push({at, kind: 'removed', subject: id, text: `session removed ${id}`});
 		}
 	}
@@ -95,9 +97,10 @@ export function diffActivity(before: Analysis, after: Analysis, newMessages: New
 }
 
 /** Ids whose row changed (for a brief highlight in tables). */
-export function changedSessionIds(before: Analysis, after: Analysis, newMessages: NewMessages): Set<string> {
+export function changedSessionIds(before: Analysis, after: Analysis, newMessages: NewMessages, candidates?: ReadonlySet<string>): Set<string> {
 	const changed = new Set(newMessages.keys());
-	for (const s of after.snapshot.sessions) {
+	const compared = candidates ? [...candidates].map(id => after.byId.get(id)).filter((s): s is SessionRecord => s !== undefined) : after.snapshot.sessions;
+	for (const s of compared) {
 		const old = before.byId.get(s.id);
 		if (!old || old.endedAtRaw !== s.endedAtRaw || old.endReason !== s.endReason || old.sessionKey !== s.sessionKey || old.title !== s.title || inWindow(old.lastActivityAtRaw) !== inWindow(s.lastActivityAtRaw)) {
 			changed.add(s.id);

@@ -66,42 +66,116 @@ export function classifyEdge(parent: SessionRecord | undefined, child: SessionRe
 	return {kind: 'delegate', rule: 'no continuation marker or end reason (delegate/subagent)'};
 }
 
+/** The edge from a session to its parent (parent_session_id, else a lineage marker), or undefined. */
+export function edgeOf(child: SessionRecord, index: ReadonlyMap<string, SessionRecord>): LineageEdge | undefined {
+	let parentId = child.parentSessionId;
+	let via: LineageEdge['via'] = 'parent_session_id';
+	if (!parentId) {
+		const marker = child.branchedFrom ?? child.delegateFrom ?? child.resetFrom;
+		if (!marker || marker === ORPHANED_DELEGATE_SENTINEL) {
+			return undefined;
+		}
+
+		parentId = marker;
+		via = 'marker';
+	}
+
+	if (parentId === child.id) {
+		return undefined;
+	}
+
+	const parent = index.get(parentId);
+	const {kind, rule} = classifyEdge(parent, child);
+	return {parentId, childId: child.id, kind, via, parentMissing: !parent, rule};
+}
+
+function addChild(children: Map<string, LineageEdge[]>, edge: LineageEdge): void {
+	const list = children.get(edge.parentId);
+	if (list) {
+		list.push(edge);
+	} else {
+		children.set(edge.parentId, [edge]);
+	}
+}
+
 export function buildLineage(sessions: readonly SessionRecord[], byId?: ReadonlyMap<string, SessionRecord>): Lineage {
 	const index = byId ?? new Map(sessions.map(s => [s.id, s]));
 	const edges: LineageEdge[] = [];
 	const parentEdge = new Map<string, LineageEdge>();
 	const children = new Map<string, LineageEdge[]>();
 	for (const child of sessions) {
-		let parentId = child.parentSessionId;
-		let via: LineageEdge['via'] = 'parent_session_id';
-		if (!parentId) {
-			const marker = child.branchedFrom ?? child.delegateFrom ?? child.resetFrom;
-			if (!marker || marker === ORPHANED_DELEGATE_SENTINEL) {
-				continue;
-			}
-
-			parentId = marker;
-			via = 'marker';
-		}
-
-		if (parentId === child.id) {
-			continue;
-		}
-
-		const parent = index.get(parentId);
-		const {kind, rule} = classifyEdge(parent, child);
-		const edge: LineageEdge = {parentId, childId: child.id, kind, via, parentMissing: !parent, rule};
-		edges.push(edge);
-		parentEdge.set(child.id, edge);
-		const list = children.get(parentId);
-		if (list) {
-			list.push(edge);
-		} else {
-			children.set(parentId, [edge]);
+		const edge = edgeOf(child, index);
+		if (edge) {
+			edges.push(edge);
+			parentEdge.set(child.id, edge);
+			addChild(children, edge);
 		}
 	}
 
 	return {edges, parentEdge, children};
+}
+
+/**
+ * The lineage after some sessions changed (added, updated or removed), without rebuilding it:
+ * their own edges, and the edges of their children (an edge's kind depends on the parent's end
+ * reason), are recomputed. Never mutates `previous`.
+ */
+export function updateLineage(previous: Lineage, byId: ReadonlyMap<string, SessionRecord>, changed: ReadonlySet<string>): Lineage {
+	const parentEdge = new Map(previous.parentEdge);
+	const children = new Map(previous.children);
+	const touched = new Set(changed);
+	for (const id of changed) {
+		for (const e of previous.children.get(id) ?? []) {
+			touched.add(e.childId);
+		}
+	}
+
+	const copied = new Set<string>();
+	const own = (parentId: string): LineageEdge[] | undefined => {
+		const list = children.get(parentId);
+		if (list && !copied.has(parentId)) {
+			const copy = [...list];
+			children.set(parentId, copy);
+			copied.add(parentId);
+			return copy;
+		}
+
+		return list;
+	};
+
+	for (const id of touched) {
+		const old = parentEdge.get(id);
+		if (old) {
+			const list = own(old.parentId);
+			if (list) {
+				const i = list.indexOf(old);
+				if (i !== -1) {
+					list.splice(i, 1);
+				}
+
+				if (list.length === 0) {
+					children.delete(old.parentId);
+				}
+			}
+
+			parentEdge.delete(id);
+		}
+
+		const session = byId.get(id);
+		const edge = session ? edgeOf(session, byId) : undefined;
+		if (edge) {
+			parentEdge.set(id, edge);
+			const list = own(edge.parentId);
+			if (list) {
+				list.push(edge);
+			} else {
+				children.set(edge.parentId, [edge]);
+				copied.add(edge.parentId);
+			}
+		}
+	}
+
+	return {edges: [...parentEdge.values()], parentEdge, children};
 }
 
 /** Ancestors from the immediate parent up to the root (cycle-safe). */

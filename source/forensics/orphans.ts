@@ -103,18 +103,24 @@ export function findOrphans(sessions: readonly SessionRecord[], options: OrphanO
 	const gap = options.maxGapSeconds ?? DEFAULT_MAX_GAP_SECONDS;
 	const owner = options.owner;
 	const byId = new Map(sessions.map(s => [s.id, s]));
+	const orphans = sessions.filter(isOrphanCandidate).sort((a, b) => (numeric(a.startedAtRaw) ?? 0) - (numeric(b.startedAtRaw) ?? 0) || (a.id < b.id ? -1 : 1));
+	// Contiguity candidates: keyed rows, only of the sources that have orphans.
+	const sources = new Set(orphans.map(o => o.source));
 	const keyedBySource = new Map<string, Array<{row: SessionRecord; lastActive: number | null}>>();
 	for (const s of sessions) {
-		if (s.sessionKey === null) {
+		if (s.sessionKey === null || !sources.has(s.source)) {
 			continue;
 		}
 
-		const list = keyedBySource.get(s.source) ?? [];
-		list.push({row: s, lastActive: lastActive(s)});
-		keyedBySource.set(s.source, list);
+		const list = keyedBySource.get(s.source);
+		const entry = {row: s, lastActive: lastActive(s)};
+		if (list) {
+			list.push(entry);
+		} else {
+			keyedBySource.set(s.source, [entry]);
+		}
 	}
 
-	const orphans = sessions.filter(isOrphanCandidate).sort((a, b) => (numeric(a.startedAtRaw) ?? 0) - (numeric(b.startedAtRaw) ?? 0) || (a.id < b.id ? -1 : 1));
 	const records: OrphanVerdict[] = orphans.map(o => {
 		const oLast = lastActive(o);
 		const orphanOwner = effectiveProfile(o.profileName, owner);

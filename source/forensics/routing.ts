@@ -60,12 +60,12 @@ function chatIdentity(key: string, keyed: readonly SessionRecord[]): ChatIdentit
 	};
 }
 
-function tupleKey(source: string, userId: string | null, chatId: string | null, chatType: string | null, threadId: string | null): string {
-	return JSON.stringify([source, userId ?? '', chatId ?? '', chatType ?? '', threadId ?? '']);
+export function tupleKey(source: string, userId: string | null, chatId: string | null, chatType: string | null, threadId: string | null): string {
+	return `${source}\u0000${userId ?? ''}\u0000${chatId ?? ''}\u0000${chatType ?? ''}\u0000${threadId ?? ''}`;
 }
 
 /** The one session key every candidate donor of an ambiguous orphan carries, if they agree. */
-function unanimousKey(o: OrphanVerdict, byId: ReadonlyMap<string, SessionRecord>): string | null {
+export function unanimousKey(o: OrphanVerdict, byId: ReadonlyMap<string, SessionRecord>): string | null {
 	if (o.reasonKind !== 'ambiguous_predecessor' || o.candidateDonors.length < 2) {
 		return null;
 	}
@@ -83,23 +83,41 @@ export type RoutingInput = {
 	orphans: readonly OrphanVerdict[];
 	ruleSet: RuleSet;
 	owner: string | null;
+	/** Only these chats (for incremental refreshes); all when omitted. */
+	onlyKeys?: ReadonlySet<string>;
 };
 
 export function analyzeRouting(input: RoutingInput): ChatRouting[] {
 	const byKey = new Map<string, SessionRecord[]>();
-	const byTuple = new Map<string, SessionRecord[]>();
 	for (const s of input.sessions) {
 		if (s.sessionKey !== null) {
-			const list = byKey.get(s.sessionKey) ?? [];
-			list.push(s);
-			byKey.set(s.sessionKey, list);
+			const list = byKey.get(s.sessionKey);
+			if (list) {
+				list.push(s);
+			} else {
+				byKey.set(s.sessionKey, [s]);
+			}
+		}
+	}
+
+	// Only the tuple fallback (an exact-key miss) needs this index: build it on first use.
+	let byTuple: Map<string, SessionRecord[]> | undefined;
+	const tupleIndex = (): Map<string, SessionRecord[]> => {
+		if (!byTuple) {
+			byTuple = new Map();
+			for (const s of input.sessions) {
+				const t = tupleKey(s.source, s.userId, s.chatId, s.chatType, s.threadId);
+				const tl = byTuple.get(t);
+				if (tl) {
+					tl.push(s);
+				} else {
+					byTuple.set(t, [s]);
+				}
+			}
 		}
 
-		const t = tupleKey(s.source, s.userId, s.chatId, s.chatType, s.threadId);
-		const tl = byTuple.get(t) ?? [];
-		tl.push(s);
-		byTuple.set(t, tl);
-	}
+		return byTuple;
+	};
 
 	const entriesByKey = new Map<string, RoutingEntry[]>();
 	for (const e of input.routing) {
@@ -125,7 +143,7 @@ export function analyzeRouting(input: RoutingInput): ChatRouting[] {
 		}
 	}
 
-	const keys = [...new Set([...byKey.keys(), ...entriesByKey.keys()])].sort();
+	const keys = [...new Set([...byKey.keys(), ...entriesByKey.keys()])].filter(k => !input.onlyKeys || input.onlyKeys.has(k)).sort();
 	return keys.map(key => {
 		const keyed = byKey.get(key) ?? [];
 		const identity = chatIdentity(key, keyed);
@@ -135,7 +153,7 @@ export function analyzeRouting(input: RoutingInput): ChatRouting[] {
 			sessionKey: key,
 			identity,
 			keyed,
-			tupleRows: () => byTuple.get(tupleKey(identity.platform, identity.userId, identity.chatId, identity.chatType, identity.threadId)) ?? [],
+			tupleRows: () => tupleIndex().get(tupleKey(identity.platform, identity.userId, identity.chatId, identity.chatType, identity.threadId)) ?? [],
 			routingEntry: entry,
 			byId: input.byId,
 			lineage: input.lineage,

@@ -40,15 +40,27 @@ export function isCorruptTime(cell: Cell | undefined): boolean {
 	return cell !== null && cell !== undefined && inWindow(cell) === null;
 }
 
+type ActivityCells = Pick<SessionRecord, 'lastActivityAtRaw' | 'newestMessageAt' | 'startedAtRaw'>;
+
+/** Records are never changed once built (a change makes a new record), so the result is memoised per record. */
+const lastActiveMemo = new WeakMap<ActivityCells, number | null>();
+
 /**
  * Hermes' canonical "last active": the freshest of `last_activity_at` and the newest message,
  * counting only in-window values, else `started_at` if in window, else null.
  */
-export function lastActive(s: Pick<SessionRecord, 'lastActivityAtRaw' | 'newestMessageAt' | 'startedAtRaw'>): number | null {
+export function lastActive(s: ActivityCells): number | null {
+	const memo = lastActiveMemo.get(s);
+	if (memo !== undefined) {
+		return memo;
+	}
+
 	const activity = inWindow(s.lastActivityAtRaw);
 	const message = s.newestMessageAt;
 	const freshest = activity === null ? message : (message === null ? activity : Math.max(activity, message));
-	return freshest ?? inWindow(s.startedAtRaw);
+	const value = freshest ?? inWindow(s.startedAtRaw);
+	lastActiveMemo.set(s, value);
+	return value;
 }
 
 /**

@@ -7,8 +7,11 @@
  * connection is open fails loudly instead of corrupting the owner's view.
  */
 import fs from 'node:fs';
+import type {DbHeader} from './db-header.js';
 
 const live = new Map<string, number>();
+/** The header read by the preflight that preceded the first connection (reused while one is open). */
+const headers = new Map<string, DbHeader>();
 
 function identity(path: string): string | undefined {
 	try {
@@ -19,13 +22,17 @@ function identity(path: string): string | undefined {
 	}
 }
 
-export function registerLiveHandle(path: string): () => void {
+export function registerLiveHandle(path: string, header?: DbHeader): () => void {
 	const id = identity(path);
 	if (!id) {
 		return () => {};
 	}
 
 	live.set(id, (live.get(id) ?? 0) + 1);
+	if (header && !headers.has(id)) {
+		headers.set(id, header);
+	}
+
 	let released = false;
 	return () => {
 		if (released) {
@@ -36,10 +43,17 @@ export function registerLiveHandle(path: string): () => void {
 		const n = (live.get(id) ?? 1) - 1;
 		if (n <= 0) {
 			live.delete(id);
+			headers.delete(id);
 		} else {
 			live.set(id, n);
 		}
 	};
+}
+
+/** The header of a file this process holds a connection to, as its preflight read it. */
+export function liveHeader(path: string): DbHeader | undefined {
+	const id = identity(path);
+	return id && live.has(id) ? headers.get(id) : undefined;
 }
 
 export function hasLiveHandle(path: string): boolean {

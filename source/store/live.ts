@@ -9,6 +9,7 @@ import path from 'node:path';
 import {type FSWatcher, watch} from 'chokidar';
 import {type ActivityEvent, changedSessionIds, diffActivity} from '../forensics/activity.js';
 import {type Analysis, analyze} from '../forensics/analyze.js';
+import {analyzeIncremental} from '../forensics/incremental.js';
 import type {SessionRecord, Snapshot} from '../forensics/types.js';
 import {isOrphanCandidate} from '../forensics/orphans.js';
 import {errorMessage} from '../errors.js';
@@ -16,7 +17,7 @@ import {type DatabaseFacts, describe} from './load.js';
 import type {StoreLocation} from './locate.js';
 import {ReadOnlyStore} from './open.js';
 import {type SchemaInfo, detectSchema} from './schema.js';
-import {type SnapshotMeta, readSnapshot, routingSql, sessionStatsSql, sessionsSql, toRoutingEntry, toSessionRecord} from './snapshot.js';
+import {type SnapshotMeta, readSnapshot, routingSql, rowMapper, signatureSql, sessionsSql, toRoutingEntry} from './snapshot.js';
 import {type SessionDetail, readSessionDetail} from './detail.js';
 
 export type LiveModel = {
@@ -61,6 +62,10 @@ export class LiveStore {
 	private sessions = new Map<string, SessionRecord>();
 	private signatures = new Map<string, string>();
 	private lastMessageId = 0;
+	/** Highest sessions rowid seen: rows above it are new. */
+	private lastSessionRowid = 0;
+	/** When every row's signature was last compared (catches updates that add no message and no row). */
+	private lastSignatureScan = 0;
 	private lastDataVersion: number;
 	private lastFullReload: number;
 	private current: LiveModel;
@@ -187,14 +192,16 @@ export class LiveStore {
 
 			const before = this.current.analysis;
 			const full = Date.now() - this.lastFullReload > this.options.fullReloadMs;
-			const {newMessages, meta} = full ? this.fullRefresh() : this.incrementalRefresh();
+			const {newMessages, changed, meta} = full ? this.fullRefresh() : this.incrementalRefresh();
 			const snapshot: Snapshot = {sessions: [...this.sessions.values()], routing: meta.routing, owner: this.location.owner, ruleSet: this.schema.ruleSet};
-			const analysis = analyze(snapshot, {maxGapSeconds: this.options.maxGapSeconds});
+			const analysis = changed === null
+				? analyze(snapshot, {maxGapSeconds: this.options.maxGapSeconds})
+				: analyzeIncremental(before, snapshot, changed, {maxGapSeconds: this.options.maxGapSeconds});
 			const now = this.options.now();
 			const commits = this.current.commits + 1;
-			const events = diffActivity(before, analysis, newMessages, now);
+			const events = diffActivity(before, analysis, newMessages, now, changed ?? undefined);
 			events.unshift({at: now, kind: 'commit', subject: this.location.label, text: `commit seen (data_version ${this.lastDataVersion} → ${meta.dataVersion}): ${[...newMessages.values()].reduce((a, b) => a + b, 0)} new message rows, ${events.filter(e => e.kind !== 'messages').length} session/routing changes`});
-			for (const id of changedSessionIds(before, analysis, newMessages)) {
+			for (const id of changedSessionIds(before, analysis, newMessages, changed ?? undefined)) {
 				this.changedAt.set(id, now);
 			}
 
@@ -275,71 +282,131 @@ export class LiveStore {
 
 	private absorbFull(snapshot: Snapshot, meta: SnapshotMeta): void {
 		this.sessions = new Map(snapshot.sessions.map(s => [s.id, s]));
-		this.signatures = new Map(snapshot.sessions.map(s => [s.id, signature(s)]));
+		this.signatures = this.readSignatures();
+		this.lastSignatureScan = Date.now();
 		this.lastMessageId = meta.messageHighWater ?? 0;
+		this.lastSessionRowid = (this.store.prepare('SELECT max(rowid) FROM sessions').pluck().get() as number | null) ?? 0;
 	}
 
-	private fullRefresh(): {newMessages: Map<string, number>; meta: {dataVersion: number; routing: Snapshot['routing']}} {
-		const previousHigh = this.lastMessageId;
-		const newMessages = this.newMessagesSince(previousHigh);
+	private routingRaw = '';
+	private routing: Snapshot['routing'] = [];
+
+	/** The routing entries; the previous array itself when no row changed (so the analysis can tell at a glance). */
+	private readRouting(): Snapshot['routing'] {
+		const rSql = routingSql(this.schema);
+		if (!rSql) {
+			return this.routing;
+		}
+
+		const rows = this.store.prepare(rSql).all() as Array<Record<string, unknown>>;
+		const raw = rows.map(r => `${String(r.scope)}\u0000${String(r.session_key)}\u0000${String(r.entry_json)}\u0000${String(r.updated_at)}`).join('\u0001');
+		if (raw !== this.routingRaw) {
+			this.routingRaw = raw;
+			this.routing = rows.map(toRoutingEntry);
+		}
+
+		return this.routing;
+	}
+
+	/** id -> the mutable columns joined: a change there means the row must be re-read. */
+	private readSignatures(): Map<string, string> {
+		const rows = this.store.prepare(signatureSql(this.schema)).raw(true).all() as unknown[][];
+		const out = new Map<string, string>();
+		for (const r of rows) {
+			out.set(String(r[0]), r.join('\u001F'));
+		}
+
+		return out;
+	}
+
+	private fullRefresh(): {newMessages: Map<string, number>; changed: null; meta: {dataVersion: number; routing: Snapshot['routing']}} {
+		const newMessages = this.store.read(() => this.newMessagesSince(this.lastMessageId).counts);
 		const {snapshot, meta} = readSnapshot(this.store, this.schema, this.location.owner);
 		this.absorbFull(snapshot, meta);
 		this.lastFullReload = Date.now();
-		return {newMessages, meta: {dataVersion: meta.dataVersion, routing: snapshot.routing}};
+		return {newMessages, changed: null, meta: {dataVersion: meta.dataVersion, routing: snapshot.routing}};
 	}
 
-	private newMessagesSince(high: number): Map<string, number> {
+	/** Sessions that got messages since `high`: one range read on the rowid, counted here (a GROUP BY would walk an index of every message). */
+	private newMessagesSince(high: number): {counts: Map<string, number>; high: number} {
 		const counts = new Map<string, number>();
-		const rows = this.store.prepare('SELECT session_id, count(*) AS n, max(id) AS top FROM messages WHERE id > ? GROUP BY session_id').all(high) as Array<{session_id: string; n: number; top: number}>;
-		for (const r of rows) {
-			counts.set(String(r.session_id), r.n);
+		let top = high;
+		for (const [id, sessionId] of this.store.prepare('SELECT id, session_id FROM messages WHERE id > ? ORDER BY id').raw(true).iterate(high) as IterableIterator<[number, unknown]>) {
+			const key = String(sessionId);
+			counts.set(key, (counts.get(key) ?? 0) + 1);
+			top = id;
 		}
 
-		return counts;
+		return {counts, high: top};
 	}
 
-	/** Cheap session rows (no per-session message subqueries), then message facts only for what changed. */
-	private incrementalRefresh(): {newMessages: Map<string, number>; meta: {dataVersion: number; routing: Snapshot['routing']}} {
+	/**
+	 * What changed, without scanning every session on every commit: the sessions that got messages,
+	 * new rows and their parents (a rotation ends the parent) are re-read. A commit that adds no
+	 * message and no row changed some row in place (an end, a key): then, and at least every
+	 * two seconds, every row's signature is compared.
+	 */
+	private incrementalRefresh(): {newMessages: Map<string, number>; changed: Set<string>; meta: {dataVersion: number; routing: Snapshot['routing']}} {
 		return this.store.read(() => {
 			const dataVersion = this.store.dataVersion();
-			const newMessages = this.newMessagesSince(this.lastMessageId);
-			const high = this.store.prepare('SELECT max(rowid) FROM messages').pluck().get();
-			const rows = this.store.prepare(sessionsSql(this.schema, {messageStats: false})).all() as Array<Record<string, unknown>>;
-			const stats = this.store.prepare(sessionStatsSql(this.schema));
-			const count = this.store.prepare('SELECT count(*) FROM messages WHERE session_id = ?').pluck();
-			const next = new Map<string, SessionRecord>();
-			const nextSignatures = new Map<string, string>();
-			for (const r of rows) {
-				const cheap = toSessionRecord(r);
-				const id = cheap.id;
-				const sig = signature(cheap);
-				const old = this.sessions.get(id);
-				let record: SessionRecord;
-				if (old && this.signatures.get(id) === sig && !newMessages.has(id)) {
-					record = old;
-				} else {
-					record = toSessionRecord({...r, ...(stats.get({id}) as Record<string, unknown>)});
-					if (isOrphanCandidate(record)) {
-						record.messageRows = count.get(id) as number;
+			const {counts: newMessages, high} = this.newMessagesSince(this.lastMessageId);
+			const newRows = this.store.prepare('SELECT rowid, id, parent_session_id FROM sessions WHERE rowid > ? ORDER BY rowid').raw(true).all(this.lastSessionRowid) as Array<[number, unknown, unknown]>;
+			const candidates = new Set<string>(newMessages.keys());
+			for (const [rowid, id, parent] of newRows) {
+				candidates.add(String(id));
+				if (parent !== null && parent !== undefined) {
+					candidates.add(String(parent));
+				}
+
+				this.lastSessionRowid = Math.max(this.lastSessionRowid, rowid);
+			}
+
+			const changed = new Set<string>();
+			if ((newMessages.size === 0 && newRows.length === 0) || Date.now() - this.lastSignatureScan > 2000) {
+				const signatures = this.readSignatures();
+				for (const [id, sig] of signatures) {
+					if (this.signatures.get(id) !== sig) {
+						candidates.add(id);
 					}
 				}
 
-				next.set(id, record);
-				nextSignatures.set(id, sig);
+				for (const id of this.sessions.keys()) {
+					if (!signatures.has(id)) {
+						this.sessions.delete(id);
+						changed.add(id);
+					}
+				}
+
+				this.signatures = signatures;
+				this.lastSignatureScan = Date.now();
 			}
 
-			this.sessions = next;
-			this.signatures = nextSignatures;
-			this.lastMessageId = typeof high === 'number' ? high : this.lastMessageId;
-			const rSql = routingSql(this.schema);
-			const routing = rSql ? (this.store.prepare(rSql).all() as Array<Record<string, unknown>>).map(toRoutingEntry) : [];
-			return {newMessages, meta: {dataVersion, routing}};
+			const reread = this.store.prepare(sessionsSql(this.schema, {columns: 'full', where: 's.id = ?'})).raw(true);
+			const signatureOf = this.store.prepare(`${signatureSql(this.schema)} WHERE s.id = ?`).raw(true);
+			const map = rowMapper('full');
+			const count = this.store.prepare('SELECT count(*) FROM messages WHERE session_id = ?').pluck();
+			for (const id of candidates) {
+				const row = reread.get(id) as unknown[] | undefined;
+				if (!row) {
+					if (this.sessions.delete(id)) {
+						changed.add(id);
+					}
+
+					continue;
+				}
+
+				const record = map(row);
+				if (isOrphanCandidate(record)) {
+					record.messageRows = count.get(id) as number;
+				}
+
+				this.sessions.set(id, record);
+				this.signatures.set(id, (signatureOf.get(id) as unknown[]).join('\u001F'));
+				changed.add(id);
+			}
+
+			this.lastMessageId = high;
+			return {newMessages, changed, meta: {dataVersion, routing: this.readRouting()}};
 		});
 	}
-}
-
-/** Everything a session row says except the message facts (which the stats lookup fills in). */
-function signature(s: SessionRecord): string {
-	const {hasMessageRows: _h, newestMessageAt: _n, messageRows: _m, ...columns} = s;
-	return JSON.stringify(columns, (_k, v: unknown) => typeof v === 'bigint' ? `${v}n` : (Buffer.isBuffer(v) ? v.toString('hex') : v));
 }

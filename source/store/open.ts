@@ -87,7 +87,7 @@ export class ReadOnlyStore {
 		this.openedPath = openedPath;
 		this.db = db;
 		this.privateDir = privateDir;
-		this.release = registerLiveHandle(openedPath);
+		this.release = registerLiveHandle(openedPath, pre.header);
 	}
 
 	static open(inputPath: string, options: OpenOptions = {}): ReadOnlyStore {

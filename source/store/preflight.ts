@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {FailClosed, errorCode} from '../errors.js';
 import {type DbHeader, hasSqliteMagic, parseDbHeader} from './db-header.js';
-import {assertNoLiveHandle} from './live-handles.js';
+import {assertNoLiveHandle, liveHeader} from './live-handles.js';
 
 export type FileFacts = {
 	path: string;
@@ -153,29 +153,36 @@ export function preflight(inputPath: string): Preflight {
 		});
 	}
 
-	let headerBytes: Buffer;
-	try {
-		headerBytes = readHeaderBytes(absolute);
-	} catch (error) {
-		const code = errorCode(error);
-		if (code === 'EACCES' || code === 'EPERM') {
-			throw permissionDenied(absolute, 'reading the database header', error);
+	// While this process holds a connection to the file, its header is not read again (H3): the
+	// first preflight's header stands (magic, journal mode and page size cannot change under a live
+	// connection); sizes above come from stat, which opens nothing.
+	let header = liveHeader(absolute);
+	if (!header) {
+		let headerBytes: Buffer;
+		try {
+			headerBytes = readHeaderBytes(absolute);
+		} catch (error) {
+			const code = errorCode(error);
+			if (code === 'EACCES' || code === 'EPERM') {
+				throw permissionDenied(absolute, 'reading the database header', error);
+			}
+
+			throw error;
 		}
 
-		throw error;
+		if (!hasSqliteMagic(headerBytes) || headerBytes.length < 100) {
+			const shown = JSON.stringify(headerBytes.subarray(0, 16).toString('latin1').replaceAll(/[^\x20-\x7e]/g, '.'));
+			throw new FailClosed({
+				file: absolute,
+				kind: 'not-sqlite',
+				reason: `not a SQLite database (the first bytes are ${shown}, expected "SQLite format 3")`,
+				next: 'check that this is the right file; if state.db itself was overwritten, look for a backup (hfx backups) and do not let the agent start on it',
+			});
+		}
+
+		header = parseDbHeader(headerBytes);
 	}
 
-	if (!hasSqliteMagic(headerBytes) || headerBytes.length < 100) {
-		const shown = JSON.stringify(headerBytes.subarray(0, 16).toString('latin1').replaceAll(/[^\x20-\x7e]/g, '.'));
-		throw new FailClosed({
-			file: absolute,
-			kind: 'not-sqlite',
-			reason: `not a SQLite database (the first bytes are ${shown}, expected "SQLite format 3")`,
-			next: 'check that this is the right file; if state.db itself was overwritten, look for a backup (hfx backups) and do not let the agent start on it',
-		});
-	}
-
-	const header = parseDbHeader(headerBytes);
 	const notes: string[] = [];
 	if (header.journalMode === 'unknown') {
 		notes.push(`header journal bytes are ${header.writeVersion}/${header.readVersion} (expected 1/1 or 2/2)`);

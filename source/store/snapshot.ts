@@ -9,16 +9,18 @@ import {EPOCH_MAX, EPOCH_MIN} from '../forensics/time.js';
 import {type Cell, type RoutingEntry, type SessionRecord, type Snapshot} from '../forensics/types.js';
 import {isOrphanCandidate} from '../forensics/orphans.js';
 
-type Column = {field: string; column: string; fallback: string};
+/** Which columns a read needs: `lean` for the forensic engine alone (scan), `full` adds what views display. */
+export type ColumnSet = 'lean' | 'full';
 
-const SESSION_COLUMNS: Column[] = [
+type Column = {field: string; column: string; fallback: string; views?: true};
+
+/** In this order after id and source; the row mapper reads them by index. */
+const SESSION_COLUMNS: readonly Column[] = [
 	{field: 'user_id', column: 'user_id', fallback: 'NULL'},
 	{field: 'session_key', column: 'session_key', fallback: 'NULL'},
 	{field: 'chat_id', column: 'chat_id', fallback: 'NULL'},
 	{field: 'chat_type', column: 'chat_type', fallback: 'NULL'},
 	{field: 'thread_id', column: 'thread_id', fallback: 'NULL'},
-	{field: 'display_name', column: 'display_name', fallback: 'NULL'},
-	{field: 'origin_json', column: 'origin_json', fallback: 'NULL'},
 	{field: 'parent_session_id', column: 'parent_session_id', fallback: 'NULL'},
 	{field: 'started_at', column: 'started_at', fallback: 'NULL'},
 	{field: 'ended_at', column: 'ended_at', fallback: 'NULL'},
@@ -27,43 +29,55 @@ const SESSION_COLUMNS: Column[] = [
 	{field: 'last_activity_at', column: 'last_activity_at', fallback: 'NULL'},
 	{field: 'profile_name', column: 'profile_name', fallback: 'NULL'},
 	{field: 'handoff_state', column: 'handoff_state', fallback: 'NULL'},
-	{field: 'title', column: 'title', fallback: 'NULL'},
-	{field: 'model', column: 'model', fallback: 'NULL'},
-	{field: 'input_tokens', column: 'input_tokens', fallback: '0'},
-	{field: 'output_tokens', column: 'output_tokens', fallback: '0'},
-	{field: 'cache_read_tokens', column: 'cache_read_tokens', fallback: '0'},
-	{field: 'cache_write_tokens', column: 'cache_write_tokens', fallback: '0'},
-	{field: 'reasoning_tokens', column: 'reasoning_tokens', fallback: '0'},
-	{field: 'tool_call_count', column: 'tool_call_count', fallback: '0'},
+	{field: 'display_name', column: 'display_name', fallback: 'NULL', views: true},
+	{field: 'origin_json', column: 'origin_json', fallback: 'NULL', views: true},
+	{field: 'title', column: 'title', fallback: 'NULL', views: true},
+	{field: 'model', column: 'model', fallback: 'NULL', views: true},
+	{field: 'input_tokens', column: 'input_tokens', fallback: '0', views: true},
+	{field: 'output_tokens', column: 'output_tokens', fallback: '0', views: true},
+	{field: 'cache_read_tokens', column: 'cache_read_tokens', fallback: '0', views: true},
+	{field: 'cache_write_tokens', column: 'cache_write_tokens', fallback: '0', views: true},
+	{field: 'reasoning_tokens', column: 'reasoning_tokens', fallback: '0', views: true},
+	{field: 'tool_call_count', column: 'tool_call_count', fallback: '0', views: true},
 ];
 
 const WINDOW = `BETWEEN ${EPOCH_MIN.toFixed(1)} AND ${EPOCH_MAX.toFixed(1)}`;
 
-function marker(schema: SchemaInfo, path: string): string {
+/**
+ * The three lineage markers as one JSON array ([branched, delegate, reset]), parsed once per row
+ * and only when the text mentions a marker. Invalid or NULL JSON counts as "no marker", as in
+ * Hermes. (Hermes writes keys with json.dumps, never escaped, so the substring test is exact.)
+ */
+function markersColumn(schema: SchemaInfo): string {
 	if (!schema.sessionColumns.has('model_config')) {
-		return 'NULL';
+		return 'NULL AS markers';
 	}
 
-	// Invalid or NULL JSON counts as "no marker", as in Hermes.
-	return `json_extract(CASE WHEN json_valid(s.model_config) THEN s.model_config ELSE '{}' END, '${path}')`;
+	return 'CASE WHEN instr(s.model_config, \'_from"\') > 0 AND json_valid(s.model_config) THEN json_extract(s.model_config, \'$._branched_from\', \'$._delegate_from\', \'$._reset_from\') END AS markers';
+}
+
+/** The selected columns (in order) for a column set. */
+function selected(set: ColumnSet): readonly Column[] {
+	return set === 'full' ? SESSION_COLUMNS : SESSION_COLUMNS.filter(c => !c.views);
 }
 
 /**
  * The sessions query for this schema. Exported so the benchmark can hand the same SQL to the
- * sqlite3 CLI. `paged` adds keyset paging by rowid (one page per call).
+ * sqlite3 CLI. `paged` adds keyset paging by rowid (one page per call). Rows are read as arrays
+ * (`.raw()`) and mapped by `rowMapper` in the same column order.
  */
-export function sessionsSql(schema: SchemaInfo, options: {paged?: boolean; messageStats?: boolean} = {}): string {
-	const cols = SESSION_COLUMNS.map(c => `${schema.sessionColumns.has(c.column) ? `s.${c.column}` : c.fallback} AS ${c.field}`);
+export function sessionsSql(schema: SchemaInfo, options: {paged?: boolean; messageStats?: boolean; columns?: ColumnSet; where?: string} = {}): string {
+	const cols = selected(options.columns ?? 'full').map(c => `${schema.sessionColumns.has(c.column) ? `s.${c.column}` : c.fallback} AS ${c.field}`);
 	const stats = options.messageStats ?? true;
+	const where = [options.where, options.paged ? 's.rowid > ?' : undefined].filter(Boolean);
 	return [
-		`SELECT ${options.paged ? 's.rowid AS rowid_, ' : ''}s.id AS id, s.source AS source,`,
+		'SELECT s.rowid AS rowid_, s.id AS id, s.source AS source,',
 		`  ${cols.join(',\n  ')},`,
-		`  ${marker(schema, '$._branched_from')} AS branched_from,`,
-		`  ${marker(schema, '$._delegate_from')} AS delegate_from,`,
-		`  ${marker(schema, '$._reset_from')} AS reset_from${stats ? ',' : ''}`,
+		`  ${markersColumn(schema)}${stats ? ',' : ''}`,
 		...(stats ? [messageStatsColumns(schema)] : []),
 		'FROM sessions s',
-		...(options.paged ? [`WHERE s.rowid > ? ORDER BY s.rowid LIMIT ${PAGE_ROWS}`] : []),
+		...(where.length > 0 ? [`WHERE ${where.join(' AND ')}`] : []),
+		...(options.paged ? [`ORDER BY s.rowid LIMIT ${PAGE_ROWS}`] : []),
 	].join('\n');
 }
 
@@ -78,13 +92,102 @@ function messageStatsColumns(schema: SchemaInfo, id = 's.id'): string {
 	].join('\n');
 }
 
-/** The message facts of one session, for incremental refreshes. */
+/** The message facts of one session, for incremental refreshes (named parameter @id). */
 export function sessionStatsSql(schema: SchemaInfo): string {
 	return `SELECT\n${messageStatsColumns(schema, '@id')}`;
 }
 
+/** Columns whose change marks a session row as changed (what Hermes updates in place). */
+const SIGNATURE_COLUMNS = ['ended_at', 'end_reason', 'session_key', 'message_count', 'last_activity_at', 'parent_session_id', 'title', 'chat_id', 'user_id', 'profile_name', 'handoff_state', 'input_tokens', 'output_tokens'];
+
+/** A cheap scan for the live view: id plus the mutable columns, to find rows that changed. */
+export function signatureSql(schema: SchemaInfo): string {
+	const cols = SIGNATURE_COLUMNS.filter(c => schema.sessionColumns.has(c)).map(c => `s.${c}`);
+	return `SELECT s.id${cols.length > 0 ? `, ${cols.join(', ')}` : ''} FROM sessions s`;
+}
+
 /** Sessions read per page; the read transaction is re-checked against its budget between pages. */
 export const PAGE_ROWS = 4000;
+
+function text(v: unknown): string | null {
+	if (v === null || v === undefined) {
+		return null;
+	}
+
+	return typeof v === 'string' ? v : (typeof v === 'object' && !Buffer.isBuffer(v) ? JSON.stringify(v) : String(v));
+}
+
+function count(v: unknown): number {
+	return typeof v === 'number' && Number.isFinite(v) ? v : (typeof v === 'bigint' ? Number(v) : 0);
+}
+
+function cell(v: unknown): Cell {
+	return v === undefined ? null : v as Cell;
+}
+
+function parseMarkers(v: unknown): [string | null, string | null, string | null] {
+	if (typeof v !== 'string') {
+		return [null, null, null];
+	}
+
+	try {
+		const parsed = JSON.parse(v) as unknown[];
+		return [text(parsed[0]), text(parsed[1]), text(parsed[2])];
+	} catch {
+		return [null, null, null];
+	}
+}
+
+/**
+ * Maps raw rows of `sessionsSql(schema, {columns})` (rowid, id, source, columns…, markers[, has_rows,
+ * newest_message_at]) to records. Absent view columns read as null/0.
+ */
+export function rowMapper(set: ColumnSet, stats = true): (row: unknown[]) => SessionRecord {
+	const cols = selected(set);
+	const at = new Map(cols.map((c, i) => [c.field, i + 3]));
+	const markersAt = 3 + cols.length;
+	const get = (row: unknown[], field: string): unknown => {
+		const i = at.get(field);
+		return i === undefined ? undefined : row[i];
+	};
+
+	return row => {
+		const [branchedFrom, delegateFrom, resetFrom] = parseMarkers(row[markersAt]);
+		return {
+			id: String(row[1]),
+			source: text(row[2]) ?? '',
+			userId: text(get(row, 'user_id')),
+			sessionKey: text(get(row, 'session_key')),
+			chatId: text(get(row, 'chat_id')),
+			chatType: text(get(row, 'chat_type')),
+			threadId: text(get(row, 'thread_id')),
+			displayName: text(get(row, 'display_name')),
+			originJson: text(get(row, 'origin_json')),
+			parentSessionId: text(get(row, 'parent_session_id')),
+			startedAtRaw: cell(get(row, 'started_at')),
+			endedAtRaw: cell(get(row, 'ended_at')),
+			lastActivityAtRaw: cell(get(row, 'last_activity_at')),
+			endReason: text(get(row, 'end_reason')),
+			messageCountColumn: count(get(row, 'message_count')),
+			hasMessageRows: stats ? Boolean(row[markersAt + 1]) : false,
+			newestMessageAt: stats && typeof row[markersAt + 2] === 'number' ? row[markersAt + 2] as number : null,
+			messageRows: null,
+			profileName: text(get(row, 'profile_name')),
+			handoffState: text(get(row, 'handoff_state')),
+			title: text(get(row, 'title')),
+			model: text(get(row, 'model')),
+			branchedFrom,
+			delegateFrom,
+			resetFrom,
+			inputTokens: count(get(row, 'input_tokens')),
+			outputTokens: count(get(row, 'output_tokens')),
+			cacheReadTokens: count(get(row, 'cache_read_tokens')),
+			cacheWriteTokens: count(get(row, 'cache_write_tokens')),
+			reasoningTokens: count(get(row, 'reasoning_tokens')),
+			toolCallCount: count(get(row, 'tool_call_count')),
+		};
+	};
+}
 
 export function routingSql(schema: SchemaInfo): string | null {
 	if (!schema.tables.has('gateway_routing') || !schema.routingColumns.has('session_key') || !schema.routingColumns.has('entry_json')) {
@@ -94,62 +197,6 @@ export function routingSql(schema: SchemaInfo): string | null {
 	const scope = schema.routingColumns.has('scope') ? 'scope' : '\'\'';
 	const updated = schema.routingColumns.has('updated_at') ? 'updated_at' : 'NULL';
 	return `SELECT ${scope} AS scope, session_key, entry_json, ${updated} AS updated_at FROM gateway_routing`;
-}
-
-function text(v: unknown): string | null {
-	if (v === null || v === undefined) {
-		return null;
-	}
-
-	return typeof v === 'string' ? v : String(v);
-}
-
-function count(v: unknown): number {
-	return typeof v === 'number' && Number.isFinite(v) ? v : (typeof v === 'bigint' ? Number(v) : 0);
-}
-
-function cell(v: unknown): Cell {
-	if (v === undefined) {
-		return null;
-	}
-
-	return v as Cell;
-}
-
-export function toSessionRecord(r: Record<string, unknown>): SessionRecord {
-	return {
-		id: String(r.id),
-		source: text(r.source) ?? '',
-		userId: text(r.user_id),
-		sessionKey: text(r.session_key),
-		chatId: text(r.chat_id),
-		chatType: text(r.chat_type),
-		threadId: text(r.thread_id),
-		displayName: text(r.display_name),
-		originJson: text(r.origin_json),
-		parentSessionId: text(r.parent_session_id),
-		startedAtRaw: cell(r.started_at),
-		endedAtRaw: cell(r.ended_at),
-		lastActivityAtRaw: cell(r.last_activity_at),
-		endReason: text(r.end_reason),
-		messageCountColumn: count(r.message_count),
-		hasMessageRows: Boolean(r.has_rows),
-		newestMessageAt: typeof r.newest_message_at === 'number' ? r.newest_message_at : null,
-		messageRows: null,
-		profileName: text(r.profile_name),
-		handoffState: text(r.handoff_state),
-		title: text(r.title),
-		model: text(r.model),
-		branchedFrom: text(r.branched_from),
-		delegateFrom: text(r.delegate_from),
-		resetFrom: text(r.reset_from),
-		inputTokens: count(r.input_tokens),
-		outputTokens: count(r.output_tokens),
-		cacheReadTokens: count(r.cache_read_tokens),
-		cacheWriteTokens: count(r.cache_write_tokens),
-		reasoningTokens: count(r.reasoning_tokens),
-		toolCallCount: count(r.tool_call_count),
-	};
 }
 
 export function toRoutingEntry(r: Record<string, unknown>): RoutingEntry {
@@ -181,6 +228,8 @@ export type SnapshotMeta = {
 export type ReadOptions = {
 	/** Longest a single read transaction may stay open (it pins the owner's WAL meanwhile, H6). */
 	transactionBudgetMs?: number;
+	/** `lean` (default for scans) reads only what the forensic engine uses; views need `full`. */
+	columns?: ColumnSet;
 };
 
 export const DEFAULT_TRANSACTION_BUDGET_MS = 2000;
@@ -188,7 +237,9 @@ export const DEFAULT_TRANSACTION_BUDGET_MS = 2000;
 export function readSnapshot(store: ReadOnlyStore, schema: SchemaInfo, owner: string | null, options: ReadOptions = {}): {snapshot: Snapshot; meta: SnapshotMeta} {
 	const budget = options.transactionBudgetMs ?? DEFAULT_TRANSACTION_BUDGET_MS;
 	const started = performance.now();
-	const page = store.prepare(sessionsSql(schema, {paged: true}));
+	const columns = options.columns ?? 'full';
+	const page = store.prepare(sessionsSql(schema, {paged: true, columns})).raw(true);
+	const map = rowMapper(columns);
 	const sessions: SessionRecord[] = [];
 	let transactions = 1;
 	let txStarted = started;
@@ -196,16 +247,16 @@ export function readSnapshot(store: ReadOnlyStore, schema: SchemaInfo, owner: st
 	store.db.exec('BEGIN');
 	try {
 		for (;;) {
-			const rows = page.all(lastRowid) as Array<Record<string, unknown>>;
+			const rows = page.all(lastRowid) as unknown[][];
 			for (const r of rows) {
-				sessions.push(toSessionRecord(r));
+				sessions.push(map(r));
 			}
 
 			if (rows.length < PAGE_ROWS) {
 				break;
 			}
 
-			lastRowid = rows.at(-1)!.rowid_ as number;
+			lastRowid = rows.at(-1)![0] as number;
 			if (performance.now() - txStarted > budget) {
 				// End this snapshot so the owner can checkpoint; continue in a fresh one.
 				store.db.exec('COMMIT');

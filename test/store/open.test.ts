@@ -8,7 +8,7 @@ import {preflight} from '../../source/store/preflight.js';
 import {detectSchema} from '../../source/store/schema.js';
 import {StoreWriter} from '../../source/simulator/store-writer.js';
 import {SCENARIOS, buildScenario} from '../fixtures/scenarios.js';
-import {ROOT} from '../helpers/writer.js';
+import {ROOT, WriterProcess} from '../helpers/writer.js';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -55,17 +55,39 @@ describe('the read-only statement guard', () => {
 });
 
 describe('no raw reads while this process holds a connection (H3)', () => {
-	it('preflight refuses to read the header of a file this process has open, and allows it after close', () => {
-		const {db, w} = liveStore();
+	it('preflight never re-reads the header of a file this process has open (it reuses the first read), and reads it again after close', async () => {
+		const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-open-'));
+		dirs.push(dir);
+		const db = path.join(dir, 'state.db');
+		// The owner lives in another process, so -wal/-shm exist and the open is in place.
+		const owner = new WriterProcess(db);
+		await owner.started();
+		await owner.create({source: 'telegram', startedAt: 1_786_060_800});
 		const store = ReadOnlyStore.open(db);
+		expect(store.isPrivateCopy).toBe(false);
 		try {
-			expect(() => preflight(db)).toThrow(/child process/);
+			// Damage the magic on disk: a raw read now would refuse the file as not SQLite.
+			const fd = fs.openSync(db, 'r+');
+			const original = Buffer.alloc(16);
+			fs.readSync(fd, original, 0, 16, 0);
+			fs.writeSync(fd, Buffer.from('NOT SQLITE AT ALL'), 0, 16, 0);
+			fs.closeSync(fd);
+			try {
+				expect(preflight(db).header.pageSize).toBe(store.preflight.header.pageSize);
+			} finally {
+				store.close();
+			}
+
+			expect(() => preflight(db)).toThrow(/not a SQLite database/);
+			const fix = fs.openSync(db, 'r+');
+			fs.writeSync(fix, original, 0, 16, 0);
+			fs.closeSync(fix);
 		} finally {
 			store.close();
 		}
 
 		expect(preflight(db).journalMode).toBe('wal');
-		w.close();
+		await owner.kill();
 	});
 
 	it('keeps SQLite\'s POSIX locks: /proc/locks still shows ours after a full read', () => {

@@ -1,0 +1,85 @@
+/**
+ * One policy for Ctrl-C, SIGTERM and SIGHUP. Outside a critical section a signal runs the exit
+ * hooks (temp-file cleanup, lock release) and exits 128+N at once. Inside one (a repair or a
+ * restore between its first write and its audit entry) the exit waits until the section ends, so
+ * a committed write is always verified and recorded before the process goes.
+ */
+const hooks = new Set<() => void>();
+let installed = false;
+let depth = 0;
+let pending: {signal: NodeJS.Signals; code: number} | null = null;
+
+const CODES: Array<[NodeJS.Signals, number]> = [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]];
+
+function runHooks(): void {
+	for (const hook of [...hooks]) {
+		try {
+			hook();
+		} catch {
+			// best effort on the way out
+		}
+	}
+}
+
+function install(): void {
+	if (installed) {
+		return;
+	}
+
+	installed = true;
+	process.once('exit', runHooks);
+	for (const [signal, code] of CODES) {
+		process.on(signal, () => {
+			if (depth > 0) {
+				pending ??= {signal, code};
+				process.stderr.write(`\nhfx: ${signal} received: finishing the write in progress and recording it first\n`);
+				return;
+			}
+
+			runHooks();
+			process.exit(code);
+		});
+	}
+}
+
+/** Runs on exit and on signals; returns the remover. */
+export function onInterruptOrExit(hook: () => void): () => void {
+	install();
+	hooks.add(hook);
+	return () => hooks.delete(hook);
+}
+
+/** True once a signal arrived inside a critical section (check it before starting to write). */
+export function interruptRequested(): boolean {
+	return pending !== null;
+}
+
+/**
+ * Defers signal exits until `fn` settles. A signal that arrived meanwhile is not acted on here:
+ * the command finishes, prints what happened, and the entry point then exits 128+N
+ * (`deferredExitCode`).
+ */
+export async function critical<T>(fn: () => Promise<T>): Promise<T> {
+	install();
+	depth++;
+	try {
+		return await fn();
+	} finally {
+		// A signal that came in during synchronous work is queued: let it be seen while still inside.
+		await new Promise(resolve => setImmediate(resolve));
+		await new Promise(resolve => setImmediate(resolve));
+		depth--;
+		if (depth === 0 && pending) {
+			deferred = pending.code;
+			// From now on, a further signal exits at once; the one received is honoured at the end.
+			pending = null;
+		}
+	}
+}
+
+let deferred: number | null = null;
+
+/** 128+N when a signal was received during a critical section: the process should exit with it. */
+export function deferredExitCode(): number | null {
+	return deferred;
+}

@@ -1,0 +1,545 @@
+/**
+ * `hfx backup`: one zip of the whole Hermes root, written so that a crash, a full disk or a
+ * second backup can never leave a damaged file under the final name:
+ *
+ *   lock (<root>/.hfx-backup.lock) -> sweep debris of killed runs -> free-space check ->
+ *   for each *.db: consistent copy into a private staging folder (sqlite-copy.ts), its
+ *   integrity_check + counts started in a worker while the copy streams into the archive ->
+ *   every other file, hashed as it streams -> manifest.json last -> seal -> fsync ->
+ *   read-back check of the temp file -> link to the final name (never over an existing file),
+ *   fsync the folder -> record -> prune older complete archives (only now).
+ *
+ * Archive: mode 0600 (it holds credentials), databases stored (not deflated: fast, and SQLite
+ * pages compress poorly against the time it costs), other files deflated.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import {FailClosed, errorCode, errorMessage} from '../errors.js';
+import {ZipWriter} from './archive.js';
+import type {DbCheck} from './db-check.js';
+import {fsyncDir, freeBytes, registerTemp, removeTemp, sweepDebris, tempPath, unregisterTemp, utcStamp, writeFailure} from './fsutil.js';
+import {acquireBackupLock} from './lock.js';
+import {type DatabaseRecord, MANIFEST_NAME, type Manifest, type MemberRecord, newManifest, parseManifest} from './manifest.js';
+import type {ProgressFn} from './progress.js';
+import {appendRecord, fingerprintOf, readRecords, statusFor} from './records.js';
+import {type DbCopy, checkDatabaseFile, copyDatabase, judgeCopy} from './sqlite-copy.js';
+import {CREDENTIAL_NAMES, type Excluded, type Skipped, type WalkEntry, walkRoot} from './walk.js';
+import {openZip, readMember, structuralProblems} from './zipread.js';
+
+export const ARCHIVE_PATTERN = /^hfx-backup-(\d{8}-\d{6})(?:-(\d+))?\.zip$/;
+export const DEFAULT_KEEP = 3;
+
+export type BackupOptions = {
+	root: string;
+	/** A file, or a folder (existing, or ending in "/"). Default: <root>/backups/. */
+	output?: string;
+	/** Keep the newest N archives of ours in the folder (0 keeps all). Default 3. */
+	keep?: number;
+	dryRun?: boolean;
+	onProgress?: ProgressFn;
+	now?: () => Date;
+};
+
+export type BackupResult = {
+	root: string;
+	/** The final archive path (null on a dry run). */
+	archive: string | null;
+	dryRun: boolean;
+	/** 0 everything included and verified; 1 something was skipped or a database copy failed its check. */
+	exitCode: 0 | 1;
+	manifest: Manifest | null;
+	planned: Array<{path: string; kind: 'file' | 'db'; size: number}>;
+	skipped: Skipped[];
+	excluded: Excluded[];
+	databases: DatabaseRecord[];
+	/** Problems that make the backup incomplete besides skipped files (a database copy that failed its check). */
+	problems: string[];
+	bytes: number;
+	seal: string | null;
+	verified: boolean;
+	pruned: string[];
+	/** An older archive kept beyond --keep because it is the newest drilled one. */
+	keptDrilled: string | null;
+	debrisRemoved: string[];
+	credentials: string[];
+	recorded: boolean;
+	ms: number;
+	/** Milliseconds per phase (walk, copy, archive, wait-checks, finish, readback, publish, prune). */
+	phases: Record<string, number>;
+};
+
+export function archiveStamp(name: string): {stamp: string; n: number} | null {
+	const m = ARCHIVE_PATTERN.exec(name);
+	return m ? {stamp: m[1]!, n: Number(m[2] ?? 1)} : null;
+}
+
+/** Newest first. */
+export function sortArchives(names: string[]): string[] {
+	return names.filter(n => ARCHIVE_PATTERN.test(n)).sort((a, b) => {
+		const x = archiveStamp(a)!;
+		const y = archiveStamp(b)!;
+		return x.stamp === y.stamp ? y.n - x.n : (x.stamp < y.stamp ? 1 : -1);
+	});
+}
+
+export function defaultBackupDir(root: string): string {
+	return path.join(path.resolve(root), 'backups');
+}
+
+/** Where the archive goes: {dir, final name}; refuses an existing explicit file. */
+export function resolveOutput(root: string, output: string | undefined, stamp: string): {dir: string; file: string; explicitFile: boolean} {
+	let dir: string;
+	let explicit: string | undefined;
+	if (output === undefined || output === '') {
+		dir = defaultBackupDir(root);
+	} else {
+		const abs = path.resolve(output);
+		let isDir = output.endsWith('/');
+		try {
+			isDir ||= fs.statSync(abs).isDirectory();
+		} catch {
+			// does not exist yet
+		}
+
+		if (isDir) {
+			dir = abs;
+		} else {
+			dir = path.dirname(abs);
+			explicit = abs.toLowerCase().endsWith('.zip') ? abs : `${abs}.zip`;
+		}
+	}
+
+	if (explicit) {
+		if (fs.existsSync(explicit)) {
+			throw new FailClosed({file: explicit, kind: 'exists', reason: 'a file with this name already exists; hfx never overwrites a backup', next: 'choose another name, or pass a folder with -o DIR to get a timestamped name'});
+		}
+
+		return {dir, file: explicit, explicitFile: true};
+	}
+
+	let file = path.join(dir, `hfx-backup-${stamp}.zip`);
+	for (let n = 2; fs.existsSync(file); n++) {
+		file = path.join(dir, `hfx-backup-${stamp}-${n}.zip`);
+	}
+
+	return {dir, file, explicitFile: false};
+}
+
+function isInside(child: string, parent: string): boolean {
+	const rel = path.relative(parent, child);
+	return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+function ensureDir(dir: string): void {
+	try {
+		fs.mkdirSync(dir, {recursive: true, mode: 0o700});
+	} catch (error) {
+		throw writeFailure(dir, error, 'creating the backup folder');
+	}
+}
+
+function dbRecord(rel: string, copy: DbCopy, check: DbCheck, ok: boolean, problems: string[]): DatabaseRecord {
+	return {
+		path: rel,
+		schemaVersion: check.schemaVersion ?? copy.schemaVersion,
+		integrity: ok ? 'ok' : problems.join('; ').slice(0, 500),
+		counts: check.ok ? check.counts : copy.snapshotCounts,
+		pageSize: copy.pageSize,
+		pageCount: copy.pageCount,
+		journalMode: copy.journalMode,
+		sourceWalBytes: copy.walBytes,
+		openMode: copy.openMode,
+		steps: copy.steps,
+		restarts: copy.restarts,
+		copyMs: Math.round(copy.ms),
+		pinnedMs: Math.round(copy.pinnedMs),
+		checkMs: Math.round(check.ms),
+		readerSqliteVersion: copy.readerSqliteVersion,
+	};
+}
+
+/**
+ * The read-back right after writing: the file on disk has exactly the bytes we streamed (size,
+ * CRC-32 of the whole file, the seal), and its central directory lists every manifest member with
+ * the size and CRC-32 we hashed. Throws FailClosed when not.
+ */
+export async function readBack(file: string, manifest: Manifest, expected: {bytes: number; seal: string; crc32: number}, onProgress?: ProgressFn): Promise<void> {
+	const fail = (what: string) => new FailClosed({file, kind: 'readback-failed', reason: `the archive read back from disk differs from what was written (${what}); it was removed`, next: 'check the disk (dmesg) and run the backup again, or write elsewhere with -o DIR'});
+	const size = fs.statSync(file).size;
+	if (size !== expected.bytes) {
+		throw fail(`${size} bytes on disk, ${expected.bytes} written`);
+	}
+
+	let done = 0;
+	// CRC-32 of the whole file (fast); the seal covers the same bytes with sha256 on `hfx verify`.
+	const fd = fs.openSync(file, 'r');
+	let crc = 0;
+	try {
+		const buf = Buffer.allocUnsafe(1 << 20);
+		let pos = 0;
+		for (;;) {
+			const n = fs.readSync(fd, buf, 0, buf.length, pos);
+			if (n <= 0) {
+				break;
+			}
+
+			crc = zlib.crc32(buf.subarray(0, n), crc);
+			pos += n;
+			done += n;
+			onProgress?.({phase: 'readback', label: path.basename(file), done, total: size});
+		}
+	} finally {
+		fs.closeSync(fd);
+	}
+
+	if ((crc >>> 0) !== expected.crc32) {
+		throw fail('CRC-32 of the whole file');
+	}
+
+	const z = await openZip(file);
+	try {
+		if (z.seal !== expected.seal) {
+			throw fail('seal');
+		}
+
+		const structure = structuralProblems(z, {skipSeal: true});
+		if (structure.problems.length > 0) {
+			throw fail(structure.problems.map(p => `${p.where}: ${p.what}`).join('; '));
+		}
+
+		const byName = new Map(z.members.map(m => [m.name, m]));
+		for (const m of manifest.members) {
+			const e = byName.get(m.path);
+			if (!e || e.entry.uncompressedSize !== m.size || (e.entry.crc32 >>> 0).toString(16).padStart(8, '0') !== m.crc32) {
+				throw fail(`member ${m.path}`);
+			}
+		}
+
+		if (z.members.length !== manifest.members.length + 1 || !byName.has(MANIFEST_NAME)) {
+			throw fail('member list');
+		}
+	} finally {
+		z.close();
+	}
+}
+
+/** Is this archive of ours complete (its manifest says so)? Reads only the manifest. */
+export async function archiveIsComplete(file: string): Promise<boolean> {
+	try {
+		const z = await openZip(file);
+		try {
+			const m = z.members.find(x => x.name === MANIFEST_NAME);
+			if (!m) {
+				return false;
+			}
+
+			const chunks: Buffer[] = [];
+			const d = await readMember(z, m, c => chunks.push(c));
+			return d.crcOk && parseManifest(Buffer.concat(chunks)).complete;
+		} finally {
+			z.close();
+		}
+	} catch {
+		return false;
+	}
+}
+
+/** Deletes older complete archives of ours beyond the newest `keep` (and never the newest drilled one). */
+export async function pruneArchives(dir: string, keep: number, newest: string): Promise<{pruned: string[]; keptDrilled: string | null}> {
+	if (keep <= 0) {
+		return {pruned: [], keptDrilled: null};
+	}
+
+	const names = sortArchives(fs.readdirSync(dir));
+	const keepSet = new Set(names.slice(0, keep));
+	keepSet.add(path.basename(newest));
+	const records = readRecords(dir);
+	const drilled = names.find(n => statusFor(records, n, fingerprintOf(path.join(dir, n))).drilled !== null) ?? null;
+	let keptDrilled: string | null = null;
+	if (drilled && !keepSet.has(drilled)) {
+		keepSet.add(drilled);
+		keptDrilled = drilled;
+	}
+
+	const pruned: string[] = [];
+	for (const name of names) {
+		if (keepSet.has(name)) {
+			continue;
+		}
+
+		const file = path.join(dir, name);
+		if (!(await archiveIsComplete(file))) {
+			continue;
+		}
+
+		const fp = fingerprintOf(file);
+		fs.rmSync(file, {force: true});
+		pruned.push(name);
+		appendRecord(dir, {at: Date.now() / 1000, event: 'prune', artifact: name, kind: 'archive', ok: true, exitCode: 0, size: fp.size, mtimeMs: fp.mtimeMs, summary: `pruned by --keep ${keep}`});
+	}
+
+	if (pruned.length > 0) {
+		fsyncDir(dir);
+	}
+
+	return {pruned, keptDrilled};
+}
+
+export async function createBackup(options: BackupOptions): Promise<BackupResult> {
+	const started = performance.now();
+	const root = path.resolve(options.root);
+	let rootStat: fs.Stats;
+	try {
+		rootStat = fs.statSync(root);
+	} catch {
+		throw new FailClosed({file: root, kind: 'no-home', reason: 'no Hermes root here', next: 'pass --home DIR (or set HERMES_HOME); nothing was written'});
+	}
+
+	if (!rootStat.isDirectory()) {
+		throw new FailClosed({file: root, kind: 'no-home', reason: 'not a folder', next: 'pass the Hermes root folder with --home DIR'});
+	}
+
+	const created = options.now?.() ?? new Date();
+	const stamp = utcStamp(created);
+	const keep = options.keep ?? DEFAULT_KEEP;
+	const out = resolveOutput(root, options.output, stamp);
+	const walk = walkRoot(root, {skipPaths: isInside(out.dir, root) ? [out.dir] : []});
+	const skipped: Skipped[] = [...walk.skipped];
+	let entries: WalkEntry[] = walk.entries;
+	if (entries.some(e => e.rel === MANIFEST_NAME)) {
+		skipped.push({rel: MANIFEST_NAME, reason: 'a root-level manifest.json clashes with the archive\'s own manifest; copy it aside by hand'});
+		entries = entries.filter(e => e.rel !== MANIFEST_NAME);
+	}
+
+	const result: BackupResult = {
+		root,
+		archive: null,
+		dryRun: Boolean(options.dryRun),
+		exitCode: 0,
+		manifest: null,
+		planned: entries.map(e => ({path: e.rel, kind: e.kind, size: e.size})),
+		skipped,
+		excluded: walk.excluded,
+		databases: [],
+		problems: [],
+		bytes: 0,
+		seal: null,
+		verified: false,
+		pruned: [],
+		keptDrilled: null,
+		debrisRemoved: [],
+		credentials: entries.filter(e => CREDENTIAL_NAMES.has(path.posix.basename(e.rel))).map(e => e.rel),
+		recorded: false,
+		ms: 0,
+		phases: {},
+	};
+	let mark = performance.now();
+	const phase = (name: string): void => {
+		const now = performance.now();
+		result.phases[name] = Math.round((result.phases[name] ?? 0) + now - mark);
+		mark = now;
+	};
+
+	phase('walk');
+	if (options.dryRun) {
+		result.exitCode = skipped.length > 0 ? 1 : 0;
+		result.ms = performance.now() - started;
+		return result;
+	}
+
+	const lock = acquireBackupLock(root, `hfx backup -> ${out.file}`);
+	let stage: string | undefined;
+	let temp: string | undefined;
+	let writer: ZipWriter | undefined;
+	try {
+		ensureDir(out.dir);
+		result.debrisRemoved = sweepDebris(out.dir);
+		const dbBytes = entries.filter(e => e.kind === 'db').map(e => e.size + (fs.existsSync(`${e.abs}-wal`) ? fs.statSync(`${e.abs}-wal`).size : 0));
+		// A stopped store (no -shm) is read from a private copy made in the staging folder too.
+		const stopped = entries.filter(e => e.kind === 'db' && !fs.existsSync(`${e.abs}-shm`)).map(e => e.size);
+		const need = dbBytes.reduce((a, b) => a + b, 0) + Math.max(0, ...dbBytes) + Math.max(0, ...stopped) + entries.filter(e => e.kind === 'file').reduce((a, e) => a + e.size, 0) + 1_048_576;
+		const free = freeBytes(out.dir);
+		if (free !== null && free < need) {
+			throw new FailClosed({file: out.dir, kind: 'no-space', reason: `not enough free space for the archive: about ${Math.ceil(need / 1_048_576)} MiB needed, ${Math.floor(free / 1_048_576)} MiB free`, next: 'free space there or write elsewhere with -o DIR; nothing was written'});
+		}
+
+		stage = tempPath(out.dir, 'stage');
+		registerTemp(stage);
+		fs.mkdirSync(stage, {mode: 0o700});
+		temp = tempPath(out.dir, `backup-${stamp}.zip`);
+		registerTemp(temp);
+		const manifest = newManifest('full', path.basename(out.file, '.zip'), root, created, null);
+		manifest.excluded = walk.excluded.map(e => ({path: e.rel, why: e.why}));
+		try {
+			writer = new ZipWriter(temp);
+		} catch (error) {
+			throw writeFailure(out.dir, error, 'creating the archive');
+		}
+
+		const totalBytes = entries.reduce((a, e) => a + e.size, 0);
+		let archived = 0;
+		const onBytes = (label: string) => (n: number) => {
+			archived += n;
+			options.onProgress?.({phase: 'archive', label, done: archived, total: totalBytes});
+		};
+
+		const members: MemberRecord[] = [];
+		const checks: Array<Promise<{rel: string; copy: DbCopy; check: DbCheck}>> = [];
+		const removals: Array<Promise<void>> = [];
+		let dbIndex = 0;
+		// Databases first: each one's check runs in a worker while its copy streams into the archive.
+		for (const e of entries.filter(x => x.kind === 'db')) {
+			if (e.size === 0 && !fs.existsSync(`${e.abs}-wal`)) {
+				// An empty file named *.db: nothing for SQLite to copy; keep the (empty) file as is.
+				members.push(writer.addBuffer(e.rel, Buffer.alloc(0), 'file', {mode: e.mode, mtime: new Date(e.mtimeMs), compress: false}));
+				continue;
+			}
+
+			const dest = path.join(stage, `${dbIndex++}.db`);
+			let copy: DbCopy;
+			try {
+				copy = await copyDatabase(e.abs, dest, {privateTmp: stage, onProgress: p => options.onProgress?.({phase: 'copy', label: e.rel, done: p.done, total: p.total})});
+				phase('copy');
+			} catch (error) {
+				if (error instanceof FailClosed && !(error.file.startsWith(out.dir) || error.file.startsWith(stage))) {
+					skipped.push({rel: e.rel, reason: `${error.reason} (next: ${error.next})`});
+					continue;
+				}
+
+				if (error instanceof FailClosed && error.file.startsWith(stage)) {
+					// Name the folder the operator chose, not our temp folder inside it.
+					throw new FailClosed({file: out.dir, kind: error.kind, reason: error.reason, next: error.next, exitCode: error.exitCode, cause: error.cause});
+				}
+
+				throw error;
+			}
+
+			const check = checkDatabaseFile(dest).then(c => ({rel: e.rel, copy, check: c}));
+			checks.push(check);
+			let fd: number;
+			try {
+				fd = fs.openSync(dest, 'r');
+			} catch (error) {
+				throw writeFailure(dest, error, 'reading the staged copy');
+			}
+
+			members.push(await writer.addFd(e.rel, fd, 'db', {mode: e.mode, mtime: created, compress: false, onBytes: onBytes(e.rel)}));
+			phase('archive');
+			// Unlinking a large file takes a while: do it off the main thread once its check is done.
+			removals.push(check.then(async () => {
+				await Promise.all(['', '-wal', '-shm', '-journal'].map(async s => fs.promises.rm(`${dest}${s}`, {force: true})));
+			}, () => {}));
+		}
+
+		for (const e of entries.filter(x => x.kind === 'file')) {
+			let fd: number;
+			try {
+				fd = fs.openSync(e.abs, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+			} catch (error) {
+				const code = errorCode(error);
+				skipped.push({rel: e.rel, reason: code === 'ENOENT' ? 'vanished while the backup ran' : `not readable (${code ?? errorMessage(error)})`});
+				continue;
+			}
+
+			const st = fs.fstatSync(fd);
+			if (!st.isFile()) {
+				fs.closeSync(fd);
+				skipped.push({rel: e.rel, reason: 'no longer a regular file'});
+				continue;
+			}
+
+			// Streamed and awaited one by one, so memory stays bounded whatever the folder holds.
+			members.push(await writer.addFd(e.rel, fd, 'file', {mode: st.mode, mtime: st.mtime, compress: st.size > 64, onBytes: onBytes(e.rel)}));
+		}
+
+		phase('archive');
+		options.onProgress?.({phase: 'check', label: 'databases', done: 0, total: checks.length});
+		let checked = 0;
+		for (const c of await Promise.all(checks.map(async p => {
+			const r = await p;
+			options.onProgress?.({phase: 'check', label: r.rel, done: ++checked, total: checks.length});
+			return r;
+		}))) {
+			const judged = judgeCopy(c.copy, c.check);
+			manifest.databases.push(dbRecord(c.rel, c.copy, c.check, judged.ok, judged.problems));
+			if (!judged.ok) {
+				result.problems.push(`${c.rel}: ${judged.problems.join('; ')} (kept in the archive for forensics, marked failed in its manifest)`);
+			}
+		}
+
+		phase('wait-checks');
+		manifest.members = members;
+		manifest.skipped = skipped.map(s => ({path: s.rel, reason: s.reason}));
+		manifest.complete = skipped.length === 0 && result.problems.length === 0;
+		let written;
+		try {
+			written = await writer.finish(Buffer.from(JSON.stringify(manifest, null, 2)));
+		} catch (error) {
+			throw writeFailure(out.dir, error, 'writing the archive');
+		}
+
+		writer = undefined;
+		phase('finish');
+		await readBack(temp, manifest, written, options.onProgress);
+		await Promise.all(removals);
+		phase('readback');
+		fs.chmodSync(temp, 0o600);
+		try {
+			fs.linkSync(temp, out.file);
+		} catch (error) {
+			if (errorCode(error) === 'EEXIST') {
+				throw new FailClosed({file: out.file, kind: 'exists', reason: 'a file with this name appeared while the backup ran', next: 'run the backup again'});
+			}
+
+			throw writeFailure(out.file, error, 'naming the archive');
+		}
+
+		removeTemp(temp);
+		temp = undefined;
+		fsyncDir(out.dir);
+		phase('publish');
+		const fp = fingerprintOf(out.file);
+		result.archive = out.file;
+		result.manifest = manifest;
+		result.databases = manifest.databases;
+		result.bytes = written.bytes;
+		result.seal = written.seal;
+		result.verified = true;
+		result.exitCode = manifest.complete ? 0 : 1;
+		const name = path.basename(out.file);
+		const summary = `${members.length} members, ${manifest.databases.length} databases${manifest.complete ? '' : `, INCOMPLETE: ${[...skipped.map(s => s.rel), ...result.problems].join(', ')}`}`;
+		result.recorded = appendRecord(out.dir, {at: Date.now() / 1000, event: 'backup', artifact: name, kind: 'archive', ok: manifest.complete, exitCode: result.exitCode, size: fp.size, mtimeMs: fp.mtimeMs, seal: written.seal, createdAt: manifest.createdAtEpoch, summary, details: {complete: manifest.complete, root}});
+		appendRecord(out.dir, {at: Date.now() / 1000, event: 'verify', level: 'write', artifact: name, kind: 'archive', ok: true, exitCode: 0, size: fp.size, mtimeMs: fp.mtimeMs, seal: written.seal, createdAt: manifest.createdAtEpoch, summary: 'read back after writing: size, CRC-32 of the file, seal and central directory match; databases checked on the identical copies'});
+		if (manifest.complete && !out.explicitFile) {
+			const pruned = await pruneArchives(out.dir, keep, out.file);
+			result.pruned = pruned.pruned;
+			result.keptDrilled = pruned.keptDrilled;
+		}
+
+		phase('prune');
+
+		result.ms = performance.now() - started;
+		return result;
+	} catch (error) {
+		writer?.abort();
+		if (error instanceof FailClosed || errorCode(error)) {
+			throw writeFailure(out.dir, error, 'writing the archive');
+		}
+
+		throw error;
+	} finally {
+		if (temp) {
+			removeTemp(temp);
+		}
+
+		if (stage) {
+			removeTemp(stage);
+		}
+
+		lock.release();
+		if (stage) {
+			unregisterTemp(stage);
+		}
+	}
+}

@@ -1,0 +1,120 @@
+/**
+ * `hfx gate [--max-age 30m]`: the human gate before a destructive container operation
+ * (`hfx gate && docker compose build`). Passes (exit 0, prints the archive) only when a full
+ * archive of ours exists that is complete, newer than max-age, verified and drilled, and whose
+ * bytes are still exactly the bytes that were drilled (its seal is recomputed now). Otherwise
+ * exit 1 saying what is missing. Quick snapshots never pass: they live inside the Hermes root
+ * and go with it when the container does.
+ */
+import fs from 'node:fs';
+import crypto from 'node:crypto';
+import {span} from '../commands/format.js';
+import {type BackupEntry, listArchives} from './list.js';
+import {openZip} from './zipread.js';
+
+export const DEFAULT_MAX_AGE_SECONDS = 30 * 60;
+
+/** "30m", "2h", "1d", "90s", "45" (seconds). */
+export function parseDuration(text: string): number | null {
+	const m = /^\s*(\d+(?:\.\d+)?)\s*(s|sec|secs|m|min|mins|h|hr|hrs|d|day|days|w)?\s*$/i.exec(text);
+	if (!m) {
+		return null;
+	}
+
+	const n = Number(m[1]);
+	const unit = (m[2] ?? 's').toLowerCase();
+	const factor = unit.startsWith('s') ? 1 : (unit.startsWith('m') ? 60 : (unit.startsWith('h') ? 3600 : (unit.startsWith('d') ? 86_400 : 604_800)));
+	return n * factor;
+}
+
+export type GateCandidate = BackupEntry & {missing: string[]};
+
+export type GateResult = {
+	ok: boolean;
+	archive: string | null;
+	/** One sentence: why it passed, or what is missing and what to run. */
+	reason: string;
+	maxAgeSeconds: number;
+	candidates: GateCandidate[];
+};
+
+/** sha256 of every byte before the end record: must equal the seal that was drilled. */
+export async function recomputeSeal(file: string): Promise<string | null> {
+	try {
+		const z = await openZip(file);
+		const end = z.eocdOffset;
+		z.close();
+		const sha = crypto.createHash('sha256');
+		const fd = fs.openSync(file, 'r');
+		try {
+			const buf = Buffer.allocUnsafe(1 << 20);
+			let pos = 0;
+			while (pos < end) {
+				const n = fs.readSync(fd, buf, 0, Math.min(buf.length, end - pos), pos);
+				if (n <= 0) {
+					break;
+				}
+
+				sha.update(buf.subarray(0, n));
+				pos += n;
+			}
+		} finally {
+			fs.closeSync(fd);
+		}
+
+		return sha.digest('hex');
+	} catch {
+		return null;
+	}
+}
+
+export async function checkGate(options: {dirs: string[]; maxAgeSeconds: number; now: number}): Promise<GateResult> {
+	const candidates: GateCandidate[] = [];
+	for (const dir of options.dirs) {
+		for (const e of listArchives(dir, options.now)) {
+			if (e.kind !== 'hfx-archive') {
+				continue;
+			}
+
+			const missing: string[] = [];
+			if (e.ageSeconds === null || e.ageSeconds > options.maxAgeSeconds) {
+				missing.push(`it is ${span(e.ageSeconds)} old (max ${span(options.maxAgeSeconds)})`);
+			}
+
+			if (e.complete === false) {
+				missing.push('it is incomplete (something was skipped when it was taken)');
+			}
+
+			if (!e.verified) {
+				missing.push(e.changedSinceRecorded ? 'the file changed after it was verified' : 'not verified');
+			}
+
+			if (!e.drilled) {
+				missing.push(e.lastFailure?.event === 'drill' ? `its last drill failed (${e.lastFailure.summary})` : 'not drilled');
+			}
+
+			candidates.push({...e, missing});
+		}
+	}
+
+	candidates.sort((a, b) => (b.createdAt ?? 0) - (a.createdAt ?? 0));
+	for (const c of candidates) {
+		if (c.missing.length > 0) {
+			continue;
+		}
+
+		const seal = await recomputeSeal(c.path);
+		if (!seal || seal !== c.seal) {
+			c.missing.push('its bytes no longer match the drilled archive (seal mismatch)');
+			continue;
+		}
+
+		return {ok: true, archive: c.path, reason: `${c.name}: complete, ${span(c.ageSeconds)} old, verified and drilled, bytes unchanged since the drill`, maxAgeSeconds: options.maxAgeSeconds, candidates};
+	}
+
+	const newest = candidates[0];
+	const reason = newest
+		? `no verified, drilled backup newer than ${span(options.maxAgeSeconds)}: the newest, ${newest.name}, ${newest.missing.join('; ')}. Next: ${newest.missing.some(m => m.includes('old') || m.includes('incomplete') || m.includes('changed') || m.includes('seal')) ? 'hfx backup, then hfx restore --drill <the new archive>' : `hfx restore --drill ${newest.path}`}`
+		: `no hfx backup archive in ${options.dirs.join(', ')}. Next: hfx backup, then hfx restore --drill <the new archive>`;
+	return {ok: false, archive: null, reason, maxAgeSeconds: options.maxAgeSeconds, candidates};
+}

@@ -1,0 +1,154 @@
+/**
+ * `hfx backups`: every archive and quick snapshot we can see, with age, size and whether it was
+ * verified and drilled (from the records beside it). Archives: the backup folder (default
+ * <root>/backups/) and any folder given with -o. Snapshots: <home>/state-snapshots/ of the root
+ * and of every profile.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import {PROFILE_NAME} from '../store/locate.js';
+import {ARCHIVE_PATTERN, sortArchives} from './backup.js';
+import {parseStamp} from './fsutil.js';
+import {type BackupRecord, fingerprintOf, readRecords, statusFor} from './records.js';
+import {SNAPSHOTS_DIR, SNAPSHOT_PATTERN} from './snapshot.js';
+
+export type BackupKind = 'hfx-archive' | 'hermes-archive' | 'zip' | 'tar' | 'snapshot';
+
+export type BackupEntry = {
+	path: string;
+	name: string;
+	kind: BackupKind;
+	/** For snapshots: the profile whose home holds it. */
+	profile: string | null;
+	createdAt: number | null;
+	ageSeconds: number | null;
+	size: number | null;
+	verified: {at: number; level: string | null} | null;
+	drilled: {at: number} | null;
+	lastFailure: {at: number; event: string; summary: string} | null;
+	/** What the backup's own record or manifest says (null when unknown). */
+	complete: boolean | null;
+	changedSinceRecorded: boolean;
+	seal: string | null;
+};
+
+function du(dir: string): number {
+	let total = 0;
+	try {
+		for (const d of fs.readdirSync(dir, {withFileTypes: true})) {
+			const p = path.join(dir, d.name);
+			total += d.isDirectory() ? du(p) : (d.isFile() ? fs.statSync(p).size : 0);
+		}
+	} catch {
+		// unreadable part: counted as 0
+	}
+
+	return total;
+}
+
+function completeOf(records: readonly BackupRecord[], artifact: string): boolean | null {
+	const r = [...records].reverse().find(x => x.artifact === artifact && x.details && typeof x.details.complete === 'boolean');
+	return r ? (r.details!.complete as boolean) : null;
+}
+
+function entryFor(file: string, name: string, kind: BackupKind, profile: string | null, records: readonly BackupRecord[], now: number): BackupEntry {
+	const fp = fingerprintOf(file);
+	const status = statusFor(records, name, fp);
+	let mtime: number | null = null;
+	try {
+		mtime = fs.statSync(file).mtimeMs / 1000;
+	} catch {
+		mtime = null;
+	}
+
+	const createdAt = status.createdAt ?? parseStamp(name) ?? mtime;
+	return {
+		path: file,
+		name,
+		kind,
+		profile,
+		createdAt,
+		ageSeconds: createdAt === null ? null : Math.max(0, now - createdAt),
+		size: kind === 'snapshot' ? du(file) : fp.size,
+		verified: status.verified ? {at: status.verified.at, level: status.verified.level ?? (status.verified.event === 'drill' ? 'full' : null)} : null,
+		drilled: status.drilled ? {at: status.drilled.at} : null,
+		lastFailure: status.lastFailure ? {at: status.lastFailure.at, event: status.lastFailure.event, summary: status.lastFailure.summary} : null,
+		complete: completeOf(records, name),
+		changedSinceRecorded: status.changedSinceRecorded,
+		seal: status.seal,
+	};
+}
+
+export function listArchives(dir: string, now: number): BackupEntry[] {
+	let names: string[];
+	try {
+		names = fs.readdirSync(dir);
+	} catch {
+		return [];
+	}
+
+	const records = readRecords(dir);
+	const ours = sortArchives(names);
+	const others = names.filter(n => !ARCHIVE_PATTERN.test(n) && /\.(zip|tar\.gz|tgz|tar)$/i.test(n) && !n.startsWith('.')).sort().reverse();
+	return [
+		...ours.map(n => entryFor(path.join(dir, n), n, 'hfx-archive', null, records, now)),
+		...others.map(n => entryFor(path.join(dir, n), n, /\.zip$/i.test(n) ? (/^(hermes-backup|pre-update|pre-migration)-/.test(n) ? 'hermes-archive' : 'zip') : 'tar', null, records, now)),
+	].filter(e => {
+		try {
+			return fs.statSync(e.path).isFile();
+		} catch {
+			return false;
+		}
+	});
+}
+
+export function listSnapshots(root: string, now: number): BackupEntry[] {
+	const homes: Array<{home: string; profile: string}> = [{home: root, profile: 'default'}];
+	try {
+		for (const name of fs.readdirSync(path.join(root, 'profiles')).sort()) {
+			if (PROFILE_NAME.test(name)) {
+				homes.push({home: path.join(root, 'profiles', name), profile: name});
+			}
+		}
+	} catch {
+		// no profiles
+	}
+
+	const out: BackupEntry[] = [];
+	for (const {home, profile} of homes) {
+		const dir = path.join(home, SNAPSHOTS_DIR);
+		let names: string[];
+		try {
+			names = fs.readdirSync(dir, {withFileTypes: true}).filter(d => d.isDirectory() && SNAPSHOT_PATTERN.test(d.name)).map(d => d.name).sort().reverse();
+		} catch {
+			continue;
+		}
+
+		const records = readRecords(dir);
+		for (const n of names) {
+			out.push(entryFor(path.join(dir, n), n, 'snapshot', profile, records, now));
+		}
+	}
+
+	return out;
+}
+
+export function listBackups(options: {root: string | null; dirs: string[]; now: number}): BackupEntry[] {
+	const seen = new Set<string>();
+	const out: BackupEntry[] = [];
+	for (const dir of options.dirs) {
+		const abs = path.resolve(dir);
+		if (seen.has(abs)) {
+			continue;
+		}
+
+		seen.add(abs);
+		out.push(...listArchives(abs, options.now));
+	}
+
+	if (options.root) {
+		out.push(...listSnapshots(options.root, options.now));
+	}
+
+	return out;
+}

@@ -1,0 +1,291 @@
+/**
+ * Quick snapshots in Hermes' layout (hermes-state.md §6.4): `<home>/state-snapshots/<UTC
+ * YYYYmmdd-HHMMSS>[-label][-N]/` (folder 0700, files 0600) holding the databases (consistent
+ * copies, each verified: integrity_check + row counts equal to the snapshot they were taken
+ * from) and the small config files, with a manifest.json Hermes can read (its own fields) and
+ * ours inside it (`hfx`: sizes, modes, CRC-32, sha256, database checks). Staged under a temp
+ * name and renamed; the newest 20 are kept, and nothing is pruned when a database failed.
+ *
+ * takeQuickSnapshot is also what the repair feature calls before it writes: it must refuse to
+ * write unless `verified` is true.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import {FailClosed, errorCode, errorMessage} from '../errors.js';
+import {digestFile, crcHex, fsyncDir, fsyncFile, registerTemp, removeTemp, sweepDebris, tempPath, utcStamp, writeFailure} from './fsutil.js';
+import {acquireBackupLock} from './lock.js';
+import {MANIFEST_NAME, type MemberRecord, type QuickManifest, newManifest, quickManifest} from './manifest.js';
+import type {ProgressFn} from './progress.js';
+import {appendRecord} from './records.js';
+import {copyAndVerify} from './sqlite-copy.js';
+import {type WalkEntry, walkQuick} from './walk.js';
+
+export const SNAPSHOTS_DIR = 'state-snapshots';
+export const QUICK_KEEP = 20;
+export const SNAPSHOT_PATTERN = /^\d{8}-\d{6}(?:-.+)?$/;
+
+export type QuickSnapshotOptions = {
+	/** The profile home whose state is snapshotted (a Hermes root is the default profile's home). */
+	home?: string;
+	/** Alias of home, for callers that think in roots. */
+	root?: string;
+	/** A database path: its folder is the home, and this file is included whatever its name. */
+	dbPath?: string;
+	label?: string | null;
+	/** How many snapshots to keep (default 20; 0 keeps all). */
+	keep?: number;
+	onProgress?: ProgressFn;
+	now?: () => Date;
+};
+
+export type QuickSnapshotResult = {
+	dir: string;
+	id: string;
+	manifest: QuickManifest;
+	/** Every database copy passed integrity_check with counts equal to its snapshot, nothing skipped. */
+	verified: boolean;
+	problems: string[];
+	pruned: string[];
+	exitCode: 0 | 1;
+	ms: number;
+};
+
+export function sanitizeLabel(label: string | null | undefined): string | null {
+	if (!label) {
+		return null;
+	}
+
+	const clean = label.replaceAll(/[^A-Za-z0-9._-]+/g, '-').replaceAll(/^[-.]+|-+$/g, '').slice(0, 48);
+	return clean || null;
+}
+
+/** The Hermes root of a home: <root>/profiles/<name> -> <root>. */
+export function rootOfHome(home: string): string {
+	const parent = path.dirname(home);
+	return path.basename(parent) === 'profiles' ? path.dirname(parent) : home;
+}
+
+function copyPlainFile(entry: WalkEntry, dest: string): MemberRecord {
+	const fd = fs.openSync(entry.abs, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+	try {
+		const st = fs.fstatSync(fd);
+		const out = fs.openSync(dest, 'wx', 0o600);
+		try {
+			const buf = Buffer.allocUnsafe(1 << 20);
+			let pos = 0;
+			for (;;) {
+				const n = fs.readSync(fd, buf, 0, buf.length, pos);
+				if (n <= 0) {
+					break;
+				}
+
+				fs.writeSync(out, buf, 0, n);
+				pos += n;
+			}
+
+			fs.fsyncSync(out);
+		} finally {
+			fs.closeSync(out);
+		}
+
+		const d = digestFile(dest);
+		return {path: entry.rel, size: d.size, mode: st.mode & 0o7777, mtime: st.mtime.toISOString(), crc32: crcHex(d.crc32), sha256: d.sha256, kind: 'file'};
+	} finally {
+		fs.closeSync(fd);
+	}
+}
+
+export function pruneSnapshots(snapRoot: string, keep: number, newest: string): string[] {
+	if (keep <= 0) {
+		return [];
+	}
+
+	const names = fs.readdirSync(snapRoot, {withFileTypes: true}).filter(d => d.isDirectory() && SNAPSHOT_PATTERN.test(d.name)).map(d => d.name).sort().reverse();
+	const pruned: string[] = [];
+	for (const name of names.slice(keep)) {
+		if (name === newest) {
+			continue;
+		}
+
+		fs.rmSync(path.join(snapRoot, name), {recursive: true, force: true});
+		pruned.push(name);
+	}
+
+	return pruned;
+}
+
+export async function takeQuickSnapshot(options: QuickSnapshotOptions): Promise<QuickSnapshotResult> {
+	const started = performance.now();
+	const homeInput = options.dbPath ? path.dirname(path.resolve(options.dbPath)) : (options.home ?? options.root);
+	if (!homeInput) {
+		throw new Error('takeQuickSnapshot needs home, root or dbPath');
+	}
+
+	const home = path.resolve(homeInput);
+	if (!fs.existsSync(home) || !fs.statSync(home).isDirectory()) {
+		throw new FailClosed({file: home, kind: 'no-home', reason: 'no Hermes home here', next: 'pass --home DIR (or --db PATH); nothing was written'});
+	}
+
+	const walk = walkQuick(home);
+	if (options.dbPath) {
+		const abs = path.resolve(options.dbPath);
+		const rel = path.basename(abs);
+		if (!walk.entries.some(e => e.abs === abs)) {
+			try {
+				const st = fs.statSync(abs);
+				walk.entries.unshift({rel, abs, kind: 'db', size: st.size, mode: st.mode & 0o7777, mtimeMs: st.mtimeMs});
+			} catch (error) {
+				throw new FailClosed({file: abs, kind: 'not-found', reason: `cannot snapshot it (${errorCode(error) ?? errorMessage(error)})`, next: 'check the --db path'});
+			}
+		}
+	}
+
+	if (walk.entries.length === 0) {
+		throw new FailClosed({file: home, kind: 'nothing-to-snapshot', reason: 'none of the quick-snapshot files (state.db, config.yaml, .env, auth.json, …) exist here', next: 'check --home; nothing was written'});
+	}
+
+	const created = options.now?.() ?? new Date();
+	const label = sanitizeLabel(options.label);
+	const snapRoot = path.join(home, SNAPSHOTS_DIR);
+	const lock = acquireBackupLock(rootOfHome(home), `hfx quick snapshot of ${home}`);
+	let stage: string | undefined;
+	try {
+		try {
+			fs.mkdirSync(snapRoot, {recursive: true, mode: 0o700});
+		} catch (error) {
+			throw writeFailure(snapRoot, error, 'creating state-snapshots/');
+		}
+
+		sweepDebris(snapRoot);
+		let id = label ? `${utcStamp(created)}-${label}` : utcStamp(created);
+		for (let n = 2; fs.existsSync(path.join(snapRoot, id)); n++) {
+			id = `${label ? `${utcStamp(created)}-${label}` : utcStamp(created)}-${n}`;
+		}
+
+		stage = tempPath(snapRoot, 'snapshot');
+		registerTemp(stage);
+		fs.mkdirSync(stage, {mode: 0o700});
+		const work = path.join(stage, '.hfx-work');
+		fs.mkdirSync(work, {mode: 0o700});
+		const manifest = newManifest('quick', id, home, created, label);
+		manifest.excluded = walk.excluded.map(e => ({path: e.rel, why: e.why}));
+		const skipped = walk.skipped.map(s => ({path: s.rel, reason: s.reason}));
+		const problems: string[] = [];
+		const failedDbs: string[] = [];
+		const total = walk.entries.reduce((a, e) => a + e.size, 0);
+		let done = 0;
+		const mkParents = (rel: string): string => {
+			const dest = path.join(stage!, rel);
+			fs.mkdirSync(path.dirname(dest), {recursive: true, mode: 0o700});
+			return dest;
+		};
+
+		for (const [i, e] of walk.entries.entries()) {
+			if (e.kind === 'db' && !(e.size === 0 && !fs.existsSync(`${e.abs}-wal`))) {
+				const scratch = path.join(work, `${i}.db`);
+				let verified;
+				try {
+					verified = await copyAndVerify(e.abs, scratch, {privateTmp: work, onProgress: p => options.onProgress?.({phase: 'copy', label: e.rel, done: done + p.done, total})});
+				} catch (error) {
+					if (error instanceof FailClosed && !error.file.startsWith(stage)) {
+						failedDbs.push(e.rel);
+						skipped.push({path: e.rel, reason: `${error.reason} (next: ${error.next})`});
+						continue;
+					}
+
+					if (error instanceof FailClosed) {
+						throw new FailClosed({file: snapRoot, kind: error.kind, reason: error.reason, next: error.next, exitCode: error.exitCode, cause: error.cause});
+					}
+
+					throw error;
+				}
+
+				if (!verified.ok) {
+					failedDbs.push(e.rel);
+					problems.push(`${e.rel}: ${verified.problems.join('; ')}`);
+				}
+
+				const dest = mkParents(e.rel);
+				fs.renameSync(scratch, dest);
+				fs.chmodSync(dest, 0o600);
+				fsyncFile(dest);
+				const d = digestFile(dest);
+				manifest.members.push({path: e.rel, size: d.size, mode: 0o600, mtime: created.toISOString(), crc32: crcHex(d.crc32), sha256: d.sha256, kind: 'db'});
+				const c = verified.copy;
+				manifest.databases.push({
+					path: e.rel,
+					schemaVersion: verified.check.schemaVersion ?? c.schemaVersion,
+					integrity: verified.ok ? 'ok' : verified.problems.join('; ').slice(0, 500),
+					counts: verified.check.ok ? verified.check.counts : c.snapshotCounts,
+					pageSize: c.pageSize,
+					pageCount: c.pageCount,
+					journalMode: c.journalMode,
+					sourceWalBytes: c.walBytes,
+					openMode: c.openMode,
+					steps: c.steps,
+					restarts: c.restarts,
+					copyMs: Math.round(c.ms),
+					pinnedMs: Math.round(c.pinnedMs),
+					checkMs: Math.round(verified.check.ms),
+					readerSqliteVersion: c.readerSqliteVersion,
+				});
+			} else {
+				try {
+					const member = copyPlainFile(e, mkParents(e.rel));
+					member.mode = 0o600;
+					manifest.members.push(member);
+				} catch (error) {
+					const code = errorCode(error);
+					if (code === 'ENOENT' || code === 'EACCES' || code === 'EPERM' || code === 'ELOOP') {
+						skipped.push({path: e.rel, reason: code === 'ENOENT' ? 'vanished while the snapshot ran' : `not readable (${code})`});
+						continue;
+					}
+
+					throw error;
+				}
+			}
+
+			done += e.size;
+			options.onProgress?.({phase: 'copy', label: e.rel, done, total});
+		}
+
+		fs.rmSync(work, {recursive: true, force: true});
+		manifest.skipped = skipped;
+		manifest.complete = skipped.length === 0 && problems.length === 0;
+		const qm = quickManifest(manifest, failedDbs);
+		const manifestPath = path.join(stage, MANIFEST_NAME);
+		fs.writeFileSync(manifestPath, JSON.stringify(qm, null, 2), {mode: 0o600, flag: 'wx'});
+		fsyncFile(manifestPath);
+		const dirs = new Set(manifest.members.map(m => path.dirname(path.join(stage!, m.path))));
+		for (const d of dirs) {
+			fsyncDir(d);
+		}
+
+		fsyncDir(stage);
+		const final = path.join(snapRoot, id);
+		fs.renameSync(stage, final);
+		removeTemp(stage);
+		stage = undefined;
+		fsyncDir(snapRoot);
+		const verified = manifest.complete;
+		const pruned = verified ? pruneSnapshots(snapRoot, options.keep ?? QUICK_KEEP, id) : [];
+		appendRecord(snapRoot, {at: Date.now() / 1000, event: 'snapshot', artifact: id, kind: 'snapshot', ok: verified, exitCode: verified ? 0 : 1, size: null, mtimeMs: null, createdAt: manifest.createdAtEpoch, summary: `${manifest.members.length} files, ${manifest.databases.length} databases${verified ? '' : `, INCOMPLETE: ${[...skipped.map(s => s.path), ...problems].join('; ')}`}`});
+		if (verified) {
+			appendRecord(snapRoot, {at: Date.now() / 1000, event: 'verify', level: 'write', artifact: id, kind: 'snapshot', ok: true, exitCode: 0, size: null, mtimeMs: null, createdAt: manifest.createdAtEpoch, summary: 'databases verified on their copies (integrity_check, counts equal to the snapshot); files hashed after fsync'});
+		}
+
+		return {dir: final, id, manifest: qm, verified, problems: [...skipped.map(s => `${s.path}: ${s.reason}`), ...problems], pruned, exitCode: verified ? 0 : 1, ms: performance.now() - started};
+	} catch (error) {
+		if (error instanceof FailClosed || errorCode(error)) {
+			throw writeFailure(snapRoot, error, 'writing the quick snapshot');
+		}
+
+		throw error;
+	} finally {
+		if (stage) {
+			removeTemp(stage);
+		}
+
+		lock.release();
+	}
+}

@@ -1,0 +1,273 @@
+/**
+ * One consistent online copy of one database while its owner keeps writing
+ * (sqlite-wal.md §3.1, §3.4): a read-only connection (ReadOnlyStore: preflight first, H2), one
+ * read transaction, the backup API inside it (its steps reuse the open read transaction, so the
+ * copy is one snapshot and never restarts), the row counts read in the same snapshot, COMMIT.
+ * Then the COPY is checked in a fresh connection (integrity_check + counts), off the live file.
+ *
+ * better-sqlite3's default backup() alone livelocks under a live writer; never call it outside
+ * the pinned transaction. The pin lasts only for the copy (reported as pinnedMs, H6).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import {Worker} from 'node:worker_threads';
+import {fileURLToPath} from 'node:url';
+import {FailClosed, errorCode} from '../errors.js';
+import {ReadOnlyStore, describeOpenError} from '../store/open.js';
+import {type DbCheck, checkDatabaseFileSync, compareCounts, quoteIdent} from './db-check.js';
+import {writeFailure} from './fsutil.js';
+
+export type CopyProgress = {file: string; done: number; total: number};
+
+export type DbCopy = {
+	source: string;
+	dest: string;
+	bytes: number;
+	pageSize: number;
+	pageCount: number;
+	/** Row counts read inside the same read transaction as the copy. */
+	snapshotCounts: Record<string, number>;
+	schemaVersion: number | null;
+	journalMode: 'wal' | 'delete';
+	/** Size of the source's -wal when the copy started (its committed frames are in the copy). */
+	walBytes: number | null;
+	/** 'private-copy' when the owner was stopped and the file was read from a private copy. */
+	openMode: 'in-place' | 'private-copy';
+	steps: number;
+	/** Times the backup API started over because the source changed: always 0 with the pinned transaction. */
+	restarts: number;
+	ms: number;
+	/** How long the read transaction pinned the owner's WAL (H6). */
+	pinnedMs: number;
+	readerSqliteVersion: string;
+};
+
+export type CopyOptions = {
+	onProgress?: (p: CopyProgress) => void;
+	/** Pages per backup step; the event loop turns between steps. */
+	pagesPerStep?: number;
+	/**
+	 * Where the reader's private copy of a stopped store goes (a WAL-mode file without -wal/-shm is
+	 * read from a copy, open.ts). Default the OS temp folder; the backup passes its staging folder,
+	 * so the copy lands on the output's filesystem and is swept with the rest after a kill -9.
+	 */
+	privateTmp?: string;
+};
+
+/** ReadOnlyStore.open with os.tmpdir() pointed at `dir` (open is synchronous: nothing interleaves). */
+function openReader(source: string, dir: string | undefined): ReadOnlyStore {
+	if (!dir) {
+		return ReadOnlyStore.open(source);
+	}
+
+	const saved = process.env.TMPDIR;
+	process.env.TMPDIR = dir;
+	try {
+		return ReadOnlyStore.open(source);
+	} finally {
+		if (saved === undefined) {
+			delete process.env.TMPDIR;
+		} else {
+			process.env.TMPDIR = saved;
+		}
+	}
+}
+
+/** Write-side SQLite codes: the destination failed, not the source. */
+function isDestinationError(error: unknown): boolean {
+	const code = errorCode(error) ?? '';
+	return code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EFBIG' || code === 'EACCES' || code === 'EROFS'
+		|| /^SQLITE_IOERR_(WRITE|FSYNC|TRUNCATE|DIR_FSYNC|FSTAT|DELETE|DIR_CLOSE|CLOSE)$/.test(code) || code === 'SQLITE_IOERR'
+		|| code === 'SQLITE_CANTOPEN' || code === 'SQLITE_READONLY';
+}
+
+export function removeDbDebris(dest: string): void {
+	for (const suffix of ['', '-journal', '-wal', '-shm']) {
+		fs.rmSync(`${dest}${suffix}`, {force: true});
+	}
+}
+
+/**
+ * Copies `source` to `dest` (which must not exist) as one consistent snapshot. On any failure the
+ * destination and its -journal are removed and a FailClosed is thrown.
+ */
+export async function copyDatabase(source: string, dest: string, options: CopyOptions = {}): Promise<DbCopy> {
+	if (fs.existsSync(dest)) {
+		throw new Error(`internal: backup destination ${dest} exists`);
+	}
+
+	const started = performance.now();
+	let store: ReadOnlyStore;
+	try {
+		store = openReader(source, options.privateTmp);
+	} catch (error) {
+		// The private read copy of a stopped store is written where we write: its failures are ours.
+		const cause = error instanceof FailClosed && error.kind === 'no-space' ? error.cause : error;
+		const code = errorCode(cause);
+		if (code === 'ENOSPC' || code === 'EFBIG' || code === 'EDQUOT' || code === 'EIO' || code === 'EROFS') {
+			throw writeFailure(options.privateTmp ?? path.dirname(dest), cause, `making a private read copy of ${source} (its owner is stopped)`);
+		}
+
+		throw error;
+	}
+
+	let pinnedAt = 0;
+	let pinnedMs = 0;
+	try {
+		const db = store.db;
+		const pre = store.preflight;
+		let steps = 0;
+		let restarts = 0;
+		let lastRemaining = Number.POSITIVE_INFINITY;
+		db.exec('BEGIN');
+		pinnedAt = performance.now();
+		let pageSize = 0;
+		let pageCount = 0;
+		let counts: Record<string, number> = {};
+		let schemaVersion: number | null = null;
+		try {
+			// The first read takes the snapshot that the backup steps below reuse.
+			store.prepare('SELECT count(*) FROM sqlite_master').get();
+			pageSize = store.prepare('PRAGMA page_size').pluck().get() as number;
+			pageCount = store.prepare('PRAGMA page_count').pluck().get() as number;
+			counts = snapshotCounts(store);
+			schemaVersion = snapshotSchemaVersion(store);
+			const step = options.pagesPerStep ?? 1024;
+			const file = path.basename(source);
+			options.onProgress?.({file, done: 0, total: pageCount * pageSize});
+			await db.backup(dest, {
+				progress({totalPages, remainingPages}) {
+					steps++;
+					if (remainingPages > lastRemaining) {
+						restarts++;
+					}
+
+					lastRemaining = remainingPages;
+					options.onProgress?.({file, done: (totalPages - remainingPages) * pageSize, total: totalPages * pageSize});
+					return step;
+				},
+			});
+		} finally {
+			if (db.inTransaction) {
+				db.exec('COMMIT');
+			}
+
+			pinnedMs = performance.now() - pinnedAt;
+		}
+
+		return {
+			source: pre.path,
+			dest,
+			bytes: fs.statSync(dest).size,
+			pageSize,
+			pageCount,
+			snapshotCounts: counts,
+			schemaVersion,
+			journalMode: pre.journalMode,
+			walBytes: pre.sidecars.wal?.size ?? null,
+			openMode: store.isPrivateCopy ? 'private-copy' : 'in-place',
+			steps,
+			restarts,
+			ms: performance.now() - started,
+			pinnedMs,
+			readerSqliteVersion: store.sqliteVersion(),
+		};
+	} catch (error) {
+		removeDbDebris(dest);
+		if (error instanceof FailClosed) {
+			throw error;
+		}
+
+		if (isDestinationError(error)) {
+			throw writeFailure(path.dirname(dest), error, `copying ${source}`);
+		}
+
+		throw describeOpenError(source, error);
+	} finally {
+		store.close();
+	}
+}
+
+function snapshotCounts(store: ReadOnlyStore): Record<string, number> {
+	const rows = store.prepare('SELECT name, sql FROM sqlite_master WHERE type = \'table\' AND name NOT LIKE \'sqlite\\_%\' ESCAPE \'\\\' ORDER BY name').all() as Array<{name: string; sql: string | null}>;
+	const counts: Record<string, number> = {};
+	for (const r of rows) {
+		if (/^\s*create\s+virtual\s+table/i.test(r.sql ?? '')) {
+			continue;
+		}
+
+		counts[r.name] = store.prepare(`SELECT count(*) FROM ${quoteIdent(r.name)}`).pluck().get() as number;
+	}
+
+	return counts;
+}
+
+function snapshotSchemaVersion(store: ReadOnlyStore): number | null {
+	const has = store.prepare('SELECT 1 FROM sqlite_master WHERE type = \'table\' AND name = \'schema_version\'').get();
+	if (!has) {
+		return null;
+	}
+
+	try {
+		const v = store.prepare('SELECT max(version) FROM schema_version').pluck().get();
+		return typeof v === 'number' && Number.isInteger(v) ? v : null;
+	} catch {
+		return null;
+	}
+}
+
+const workerFile = fileURLToPath(new URL('check-worker.js', import.meta.url));
+
+/**
+ * Checks a private copy in a worker thread when the compiled worker exists (the CLI), inline
+ * otherwise (tests importing the TypeScript sources). Never throws: failures are `ok: false`.
+ */
+export async function checkDatabaseFile(file: string, options: {inline?: boolean} = {}): Promise<DbCheck> {
+	if (options.inline || !fs.existsSync(workerFile)) {
+		return checkDatabaseFileSync(file);
+	}
+
+	return new Promise(resolve => {
+		const worker = new Worker(workerFile, {workerData: {file}});
+		let settled = false;
+		worker.once('message', (result: DbCheck) => {
+			settled = true;
+			resolve(result);
+		});
+		worker.once('error', error => {
+			if (!settled) {
+				settled = true;
+				resolve({ok: false, integrity: [`check worker failed: ${error.message}`], counts: {}, schemaVersion: null, pageSize: null, pageCount: null, freelistCount: null, ms: 0});
+			}
+		});
+		worker.once('exit', code => {
+			if (!settled) {
+				settled = true;
+				resolve({ok: false, integrity: [`check worker exited with ${code}`], counts: {}, schemaVersion: null, pageSize: null, pageCount: null, freelistCount: null, ms: 0});
+			}
+		});
+	});
+}
+
+export type VerifiedCopy = {copy: DbCopy; check: DbCheck; ok: boolean; problems: string[]};
+
+/** The copy's check against the snapshot it was taken from: integrity ok and identical counts. */
+export function judgeCopy(copy: DbCopy, check: DbCheck): VerifiedCopy {
+	const problems: string[] = [];
+	if (!check.ok) {
+		problems.push(`integrity_check on the copy: ${check.integrity.slice(0, 3).join('; ')}`);
+	}
+
+	problems.push(...compareCounts(copy.snapshotCounts, check.counts).map(p => `copy vs snapshot: ${p}`));
+	if (check.schemaVersion !== copy.schemaVersion) {
+		problems.push(`schema version of the copy is ${check.schemaVersion}, the snapshot said ${copy.schemaVersion}`);
+	}
+
+	return {copy, check, ok: problems.length === 0, problems};
+}
+
+/** Copy + check in sequence (the quick snapshot and the repair feature's pre-write snapshot). */
+export async function copyAndVerify(source: string, dest: string, options: CopyOptions = {}): Promise<VerifiedCopy> {
+	const copy = await copyDatabase(source, dest, options);
+	return judgeCopy(copy, await checkDatabaseFile(dest));
+}

@@ -1,0 +1,181 @@
+/**
+ * `hfx backup [--home ROOT] [-o PATH] [--keep N] [--dry-run] [--json]` and
+ * `hfx backup --quick [--label L] [--home ROOT | --profile NAME | --db PATH]`.
+ * Exit 0 everything included (and verified), 1 something was skipped (listed; the archive is
+ * kept and nothing is pruned), 2 refused: another backup is running, no space, nothing written.
+ */
+import path from 'node:path';
+import {type BackupResult, createBackup, defaultBackupDir} from '../backup/backup.js';
+import {progressSink} from '../backup/progress.js';
+import {type QuickSnapshotResult, takeQuickSnapshot} from '../backup/snapshot.js';
+import type {ExitCode} from '../errors.js';
+import {hermesRoot} from '../store/locate.js';
+import {type GlobalFlags, type Io, guarded, processIo} from './context.js';
+import {bytes, plural} from './format.js';
+
+export type BackupFlags = GlobalFlags & {
+	output?: string;
+	keep?: number;
+	dryRun: boolean;
+	quick: boolean;
+	label?: string;
+};
+
+/** The Hermes root: --home, else HERMES_HOME / ~/.hermes as Hermes derives it. */
+export function resolveRoot(flags: Pick<GlobalFlags, 'home'>, io: Io): string {
+	return flags.home ? path.resolve(flags.home) : hermesRoot(io.env);
+}
+
+/** Archive folders to look in: -o DIR when given, else <root>/backups. */
+export function backupDirs(flags: {output?: string}, root: string): string[] {
+	return flags.output ? [path.resolve(flags.output)] : [defaultBackupDir(root)];
+}
+
+/**
+ * A backup, restore or verify must never end with exit 0 because an await was abandoned (a
+ * promise that never settles lets Node exit with the default code 0). In the CLI, the exit code
+ * is "failed" (2) until the command returns its real code.
+ */
+export function failIfAbandoned(io: Io): void {
+	if (io === processIo) {
+		process.exitCode = 2;
+	}
+}
+
+export const CREDENTIALS_WARNING = '! This archive holds credentials (.env, auth.json, tokens): keep it private and never send it to anyone.';
+
+function backupJson(r: BackupResult) {
+	return {
+		root: r.root,
+		archive: r.archive,
+		dryRun: r.dryRun,
+		exitCode: r.exitCode,
+		verified: r.verified,
+		bytes: r.bytes,
+		seal: r.seal,
+		members: r.manifest?.members.length ?? r.planned.length,
+		databases: r.databases,
+		planned: r.dryRun ? r.planned : undefined,
+		skipped: r.skipped.map(s => ({path: s.rel, reason: s.reason})),
+		problems: r.problems,
+		excluded: r.excluded.map(e => ({path: e.rel, why: e.why})),
+		pruned: r.pruned,
+		keptDrilled: r.keptDrilled,
+		debrisRemoved: r.debrisRemoved,
+		credentials: r.credentials,
+		recorded: r.recorded,
+		ms: Math.round(r.ms),
+		phases: r.phases,
+	};
+}
+
+function dbLine(d: BackupResult['databases'][number]): string {
+	const sessions = d.counts.sessions;
+	const messages = d.counts.messages;
+	const what = sessions === undefined ? plural(Object.keys(d.counts).length, 'table') : `${plural(sessions, 'session')}, ${plural(messages ?? 0, 'message')}`;
+	return `  ${d.integrity === 'ok' ? '✓' : '✗'} ${d.path}: ${d.schemaVersion === null ? 'no schema version' : `schema v${d.schemaVersion}`}, ${what}, integrity_check ${d.integrity === 'ok' ? 'ok' : `FAILED: ${d.integrity}`}; one snapshot (${d.restarts} restarts, WAL pinned ${d.pinnedMs} ms)${d.openMode === 'private-copy' ? ', owner stopped' : ''}`;
+}
+
+function humanBackup(r: BackupResult, io: Io): void {
+	if (r.dryRun) {
+		io.out(`hfx backup --dry-run: ${r.root} (nothing written)`);
+		io.out(`would include ${plural(r.planned.length, 'file')}, ${bytes(r.planned.reduce((a, p) => a + p.size, 0))}:`);
+		for (const p of r.planned) {
+			io.out(`  ${p.kind === 'db' ? 'db  ' : '    '} ${p.path}  ${bytes(p.size)}`);
+		}
+	} else {
+		io.out(`hfx backup: ${r.root} → ${r.archive}`);
+		io.out(`  ${plural(r.manifest?.members.length ?? 0, 'member')}, ${bytes(r.bytes)}, mode 0600, ${r.verified ? 'verified (read back: size, CRC-32, seal, every member against the manifest)' : 'NOT verified'}`);
+		for (const d of r.databases) {
+			io.out(dbLine(d));
+		}
+	}
+
+	if (r.excluded.length > 0) {
+		const shown = r.excluded.slice(0, 8).map(e => e.rel).join(', ');
+		io.out(`  excluded as Hermes excludes them: ${shown}${r.excluded.length > 8 ? `, … (${r.excluded.length} in all; --json lists them)` : ''}`);
+	}
+
+	for (const s of r.skipped) {
+		io.out(`  ✗ skipped ${s.rel}: ${s.reason}`);
+	}
+
+	for (const p of r.problems) {
+		io.out(`  ✗ ${p}`);
+	}
+
+	if (r.debrisRemoved.length > 0) {
+		io.out(`  removed ${plural(r.debrisRemoved.length, 'leftover temp file')} of an interrupted earlier run`);
+	}
+
+	if (r.pruned.length > 0) {
+		io.out(`  pruned ${r.pruned.join(', ')} (older than the newest archives kept by --keep)`);
+	}
+
+	if (r.keptDrilled) {
+		io.out(`  kept ${r.keptDrilled} beyond --keep: it is the newest drilled archive`);
+	}
+
+	if (!r.dryRun && r.exitCode === 1) {
+		io.out('  INCOMPLETE: the archive was kept but older archives were not pruned; fix what is listed and run hfx backup again');
+	}
+
+	if (!r.dryRun && r.archive) {
+		io.out(`Next: hfx restore --drill ${r.archive}   (then hfx gate passes)`);
+	}
+
+	io.out(CREDENTIALS_WARNING);
+}
+
+function quickJson(r: QuickSnapshotResult) {
+	return {snapshot: r.dir, id: r.id, verified: r.verified, exitCode: r.exitCode, problems: r.problems, pruned: r.pruned, files: r.manifest.files, databases: r.manifest.hfx.databases, ms: Math.round(r.ms)};
+}
+
+export async function runBackup(flags: BackupFlags, io: Io): Promise<ExitCode> {
+	failIfAbandoned(io);
+	return guarded(io, flags, async () => {
+		const root = resolveRoot(flags, io);
+		const bar = progressSink();
+		try {
+			if (flags.quick) {
+				const home = flags.profile && flags.profile !== 'default' ? path.join(root, 'profiles', flags.profile) : root;
+				const r = await takeQuickSnapshot({home: flags.db ? undefined : home, dbPath: flags.db, label: flags.label, onProgress: bar?.update});
+				bar?.clear();
+				if (flags.json) {
+					io.out(JSON.stringify(quickJson(r), null, 2));
+					return r.exitCode;
+				}
+
+				io.out(`hfx backup --quick: ${r.dir}`);
+				io.out(`  ${plural(r.manifest.file_count, 'file')}, ${bytes(r.manifest.total_size)}, ${r.verified ? 'verified (every database: integrity_check, counts equal to its snapshot)' : 'NOT verified'}`);
+				for (const d of r.manifest.hfx.databases) {
+					io.out(dbLine(d));
+				}
+
+				for (const p of r.problems) {
+					io.out(`  ✗ ${p}`);
+				}
+
+				if (r.pruned.length > 0) {
+					io.out(`  pruned ${plural(r.pruned.length, 'older snapshot')} (the newest 20 are kept)`);
+				}
+
+				io.out('  note: a quick snapshot lives inside the Hermes root; it does not survive a container rebuild (hfx backup -o DIR does)');
+				io.out(CREDENTIALS_WARNING.replace('This archive', 'This snapshot'));
+				return r.exitCode;
+			}
+
+			const r = await createBackup({root, output: flags.output, keep: flags.keep, dryRun: flags.dryRun, onProgress: bar?.update});
+			bar?.clear();
+			if (flags.json) {
+				io.out(JSON.stringify(backupJson(r), null, 2));
+			} else {
+				humanBackup(r, io);
+			}
+
+			return r.exitCode;
+		} finally {
+			bar?.clear();
+		}
+	});
+}

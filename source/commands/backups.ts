@@ -1,0 +1,54 @@
+/**
+ * `hfx backups [--home ROOT] [-o DIR] [--json]`: archives and quick snapshots with age, size,
+ * verified and drilled status. Exit 0 listed, 1 no backup at all, 2 could not run.
+ */
+import {type BackupEntry, listBackups} from '../backup/list.js';
+import type {ExitCode} from '../errors.js';
+import {backupDirs, failIfAbandoned, resolveRoot} from './backup.js';
+import {type GlobalFlags, type Io, guarded} from './context.js';
+
+import {ago, bytes, table} from './format.js';
+
+export type BackupsFlags = GlobalFlags & {output?: string};
+
+function status(e: BackupEntry, now: number): {verified: string; drilled: string} {
+	const verified = e.verified ? `yes, ${ago(e.verified.at, now)}${e.verified.level === 'write' ? ' (at write)' : ''}` : (e.changedSinceRecorded ? 'CHANGED since' : (e.lastFailure?.event === 'verify' ? 'FAILED' : 'no'));
+	const drilled = e.drilled ? `yes, ${ago(e.drilled.at, now)}` : (e.lastFailure?.event === 'drill' ? 'FAILED' : 'no');
+	return {verified, drilled};
+}
+
+export async function runBackups(flags: BackupsFlags, io: Io): Promise<ExitCode> {
+	failIfAbandoned(io);
+	return guarded(io, flags, () => {
+		const root = resolveRoot(flags, io);
+		const dirs = backupDirs(flags, root);
+		const now = io.now();
+		const entries = listBackups({root, dirs, now});
+		if (flags.json) {
+			io.out(JSON.stringify({root, dirs, backups: entries}, null, 2));
+			return entries.length > 0 ? 0 : 1;
+		}
+
+		if (entries.length === 0) {
+			io.out(`no backups in ${dirs.join(', ')} and no quick snapshots under ${root}. Next: hfx backup`);
+			return 1;
+		}
+
+		const rows = entries.map(e => ({e, s: status(e, now)}));
+		for (const line of table(rows, [
+			{header: 'NAME', value: r => r.e.name, max: 48},
+			{header: 'KIND', value: r => r.e.kind === 'snapshot' ? `snapshot (${r.e.profile})` : r.e.kind},
+			{header: 'AGE', value: r => ago(r.e.createdAt, now), align: 'right'},
+			{header: 'SIZE', value: r => bytes(r.e.size), align: 'right'},
+			{header: 'COMPLETE', value: r => r.e.complete === null ? '?' : (r.e.complete ? 'yes' : 'NO')},
+			{header: 'VERIFIED', value: r => r.s.verified},
+			{header: 'DRILLED', value: r => r.s.drilled},
+		])) {
+			io.out(line);
+		}
+
+		io.out('');
+		io.out(`archives in ${dirs.join(', ')}; snapshots under ${root}/[profiles/*/]state-snapshots/`);
+		return 0;
+	});
+}

@@ -1,0 +1,40 @@
+/**
+ * `hfx gate [--max-age 30m] [--home ROOT] [-o DIR] [--json]`: the human gate before a destructive
+ * container operation: `hfx gate && docker compose build`. Exit 0 and the archive's path on
+ * stdout only when a complete, verified, drilled backup newer than max-age exists (its bytes
+ * unchanged since the drill); otherwise exit 1 and what is missing on stderr.
+ */
+import {DEFAULT_MAX_AGE_SECONDS, checkGate, parseDuration} from '../backup/gate.js';
+import type {ExitCode} from '../errors.js';
+import {backupDirs, failIfAbandoned, resolveRoot} from './backup.js';
+import {type GlobalFlags, type Io, guarded} from './context.js';
+
+
+export type GateFlags = GlobalFlags & {output?: string; maxAge?: string};
+
+export async function runGate(flags: GateFlags, io: Io): Promise<ExitCode> {
+	failIfAbandoned(io);
+	return guarded(io, flags, async () => {
+		const maxAge = flags.maxAge === undefined ? DEFAULT_MAX_AGE_SECONDS : parseDuration(flags.maxAge);
+		if (maxAge === null) {
+			io.err(`hfx: --max-age ${JSON.stringify(flags.maxAge)} is not a duration. Next: use e.g. 30m, 2h, 1d or a number of seconds`);
+			return 2;
+		}
+
+		const root = resolveRoot(flags, io);
+		const r = await checkGate({dirs: backupDirs(flags, root), maxAgeSeconds: maxAge, now: io.now()});
+		if (flags.json) {
+			io.out(JSON.stringify({ok: r.ok, archive: r.archive, reason: r.reason, maxAgeSeconds: r.maxAgeSeconds, candidates: r.candidates.map(c => ({path: c.path, ageSeconds: c.ageSeconds, verified: Boolean(c.verified), drilled: Boolean(c.drilled), complete: c.complete, missing: c.missing}))}, null, 2));
+		} else if (r.ok) {
+			io.out(r.archive!);
+		}
+
+		if (r.ok) {
+			io.err(`hfx gate: pass: ${r.reason}`);
+			return 0;
+		}
+
+		io.err(`hfx gate: BLOCKED: ${r.reason}`);
+		return 1;
+	});
+}

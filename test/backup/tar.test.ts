@@ -1,0 +1,119 @@
+/**
+ * verify on plain `tar czf` archives, as taken of a Hermes home or of a Docker volume's data
+ * folder before a rebuild: gzip integrity, tar integrity, and the database checks on a temp
+ * extraction (with the -wal of a store taken while its writer was alive).
+ */
+import {spawnSync} from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import {afterAll, afterEach, describe, expect, it} from 'vitest';
+import {verifyArtifact} from '../../source/backup/verify.js';
+import {T0} from '../fixtures/scenarios.js';
+import {WriterProcess} from '../helpers/writer.js';
+import {cleanupTemps, makeHome, tempDir, flip} from './helpers.js';
+
+const writers: WriterProcess[] = [];
+afterEach(async () => {
+	for (const w of writers.splice(0)) {
+		await w.kill();
+	}
+});
+afterAll(cleanupTemps);
+
+function tarCzf(parent: string, name: string, out: string): void {
+	const r = spawnSync('tar', ['czf', out, '-C', parent, name], {encoding: 'utf8'});
+	expect(r.status, r.stderr).toBe(0);
+}
+
+/** A volume folder `data/` holding a Hermes root whose agent was killed (state.db + -wal + -shm). */
+async function volumeWithLiveWal(tag: string): Promise<{parent: string; messages: number}> {
+	const parent = tempDir(tag);
+	const home = makeHome(`${tag}-home`);
+	fs.cpSync(home.root, path.join(parent, 'data'), {recursive: true});
+	const db = path.join(parent, 'data', 'state.db');
+	const w = new WriterProcess(db);
+	writers.push(w);
+	await w.started();
+	const id = await w.create({source: 'telegram', startedAt: T0 + 99_000});
+	await w.send({op: 'conversation', id, count: 40, from: T0 + 99_001, to: T0 + 99_500});
+	await w.kill();
+	expect(fs.statSync(`${db}-wal`).size).toBeGreaterThan(0);
+	return {parent, messages: home.messages + 40};
+}
+
+describe('verify tar.gz', () => {
+	it('is sound, checks every database with its -wal replayed, and says the tar was taken live', async () => {
+		const {parent, messages} = await volumeWithLiveWal('tgz');
+		const out = path.join(tempDir('tgz-out'), 'volume.tar.gz');
+		tarCzf(parent, 'data', out);
+		const r = await verifyArtifact(out, {inlineChecks: true});
+		expect(r.problems).toEqual([]);
+		expect(r.kind).toBe('tar.gz');
+		expect(r.exitCode).toBe(0);
+		const main = r.databases.find(d => d.path === 'data/state.db')!;
+		expect(main.ok).toBe(true);
+		expect(main.counts.messages).toBe(messages);
+		expect(main.walBytes).toBeGreaterThan(0);
+		expect(r.databases.map(d => d.path).sort()).toEqual(['data/profiles/work/state.db', 'data/state.db']);
+		expect(r.notes.some(n => n.includes('came with a') && n.includes('-wal'))).toBe(true);
+	});
+
+	it('catches damage in the compressed stream and its trailer (exit 1 or 2, never 0), and a cut-off archive', async () => {
+		const {parent} = await volumeWithLiveWal('tgz-flip');
+		const dir = tempDir('tgz-flip-out');
+		const out = path.join(dir, 'volume.tar.gz');
+		tarCzf(parent, 'data', out);
+		const original = fs.readFileSync(out);
+		// The gzip header's mtime/xfl/os bytes (4-9) carry no checksum in gzip: flips there are not data damage.
+		const offsets = new Set<number>([0, 1, 2, 3]);
+		for (let o = 10; o < original.length; o += Math.max(1, Math.floor(original.length / 160))) {
+			offsets.add(o);
+		}
+
+		for (let o = original.length - 8; o < original.length; o++) {
+			offsets.add(o);
+		}
+
+		const flipped = path.join(dir, 'flipped.tar.gz');
+		const missed: number[] = [];
+		for (const o of offsets) {
+			const copy = Buffer.from(original);
+			flip(copy, o, 0xff);
+			fs.writeFileSync(flipped, copy);
+			const r = await verifyArtifact(flipped, {inlineChecks: true});
+			if (r.exitCode === 0) {
+				missed.push(o);
+			}
+		}
+
+		expect(missed).toEqual([]);
+		fs.writeFileSync(flipped, original.subarray(0, Math.floor(original.length / 2)));
+		const cut = await verifyArtifact(flipped, {inlineChecks: true});
+		expect(cut.exitCode).toBe(1);
+		expect(cut.problems[0]!.what).toMatch(/gzip|tar/);
+	});
+
+	it('catches a damaged tar header in a plain tar', async () => {
+		const home = makeHome('tar-plain');
+		const out = path.join(tempDir('tar-plain-out'), 'home.tar');
+		const r0 = spawnSync('tar', ['cf', out, '-C', path.dirname(home.root), path.basename(home.root)]);
+		expect(r0.status).toBe(0);
+		expect((await verifyArtifact(out, {inlineChecks: true})).exitCode).toBe(0);
+		const bytes = fs.readFileSync(out);
+		flip(bytes, 512 * 0 + 10, 0x41);
+		fs.writeFileSync(out, bytes);
+		const r = await verifyArtifact(out, {inlineChecks: true});
+		expect(r.exitCode).toBe(1);
+		expect(r.problems[0]!.what).toMatch(/header checksum mismatch/);
+	});
+
+	it('flags a 0-byte state.db beside a non-empty -wal (SQLite would delete that WAL)', async () => {
+		const {parent} = await volumeWithLiveWal('tgz-zero');
+		fs.truncateSync(path.join(parent, 'data', 'state.db'), 0);
+		const out = path.join(tempDir('tgz-zero-out'), 'v.tar.gz');
+		tarCzf(parent, 'data', out);
+		const r = await verifyArtifact(out, {inlineChecks: true});
+		expect(r.exitCode).toBe(1);
+		expect(r.problems.some(p => /0 bytes beside a non-empty -wal/.test(p.what))).toBe(true);
+	});
+});

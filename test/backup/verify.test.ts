@@ -1,0 +1,154 @@
+/**
+ * verify catches damage anywhere: every single-byte flip of a real (small) archive, at every
+ * offset: member data, local headers, data descriptors, the manifest, the central directory and
+ * the end record. Plus the sound case, and snapshot folders.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import {afterAll, describe, expect, it} from 'vitest';
+import {createBackup} from '../../source/backup/backup.js';
+import {takeQuickSnapshot} from '../../source/backup/snapshot.js';
+import {verifyArtifact, verifyZip} from '../../source/backup/verify.js';
+import {openZip} from '../../source/backup/zipread.js';
+import {cleanupTemps, makeHome, tempDir, flip} from './helpers.js';
+
+afterAll(cleanupTemps);
+
+/** A tiny Hermes root: two small files and a 512-byte-page database, so every byte can be flipped. */
+function tinyHome(): string {
+	const root = tempDir('tiny');
+	fs.writeFileSync(path.join(root, 'config.yaml'), 'terminal:\n  backend: local\n');
+	fs.writeFileSync(path.join(root, '.env'), 'KEY=x\n', {mode: 0o600});
+	const db = new Database(path.join(root, 'state.db'));
+	db.pragma('page_size = 512');
+	db.exec('CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT, started_at REAL); CREATE TABLE messages (id INTEGER PRIMARY KEY, session_id TEXT, content TEXT)');
+	db.exec('INSERT INTO sessions VALUES (\'s1\', \'cli\', 1786060800)');
+	db.exec('INSERT INTO messages (session_id, content) VALUES (\'s1\', \'hello\'), (\'s1\', \'world\')');
+	db.close();
+	return root;
+}
+
+describe('verify: a sound archive', () => {
+	it('checks the seal, every member against the manifest and every database on a temp extraction', async () => {
+		const home = makeHome('verify-sound');
+		const out = tempDir('verify-sound-out');
+		const backup = await createBackup({root: home.root, output: out});
+		const r = await verifyArtifact(backup.archive!, {inlineChecks: true});
+		expect(r.problems).toEqual([]);
+		expect(r.status).toBe('sound');
+		expect(r.exitCode).toBe(0);
+		expect(r.sealed).toBe(true);
+		expect(r.kind).toBe('zip');
+		expect(r.members).toBe(backup.manifest!.members.length);
+		const main = r.databases.find(d => d.path === 'state.db')!;
+		expect(main.ok).toBe(true);
+		expect(main.counts.sessions).toBe(home.sessions);
+		expect(main.counts.messages).toBe(home.messages);
+		expect(r.databases.find(d => d.path === 'profiles/work/state.db')!.schemaVersion).toBe(backup.manifest!.databases.find(d => d.path === 'profiles/work/state.db')!.schemaVersion);
+		// Nothing left in the temp folder.
+		expect(fs.readdirSync(out).filter(n => n.startsWith('.hfx-'))).toEqual([]);
+	});
+});
+
+describe('verify: every single-byte flip is caught', () => {
+	it('never reports a flipped archive as sound, at any offset', async () => {
+		const root = tinyHome();
+		const out = tempDir('flip-out');
+		const backup = await createBackup({root, output: out});
+		const original = fs.readFileSync(backup.archive!);
+		// The layout, so a failure says where it was.
+		const z = await openZip(backup.archive!);
+		const regions = z.members.map(m => ({name: m.name, at: m.entry.relativeOffsetOfLocalHeader})).sort((a, b) => a.at - b.at);
+		const cd = {start: z.cdOffset, end: z.eocdOffset};
+		z.close();
+		expect(original.length).toBeLessThan(12_000);
+		expect((await verifyZip(backup.archive!, {inlineChecks: true})).exitCode).toBe(0);
+		const where = (offset: number) => {
+			if (offset >= cd.end) {
+				return 'end record';
+			}
+
+			if (offset >= cd.start) {
+				return 'central directory';
+			}
+
+			return `member ${[...regions].reverse().find(r => r.at <= offset)!.name}`;
+		};
+
+		const flipped = path.join(tempDir('flip'), 'flipped.zip');
+		const missed: string[] = [];
+		const byExit = {1: 0, 2: 0};
+		for (let offset = 0; offset < original.length; offset++) {
+			for (const mask of [0xff, 0x01]) {
+				const copy = Buffer.from(original);
+				flip(copy, offset, mask);
+				fs.writeFileSync(flipped, copy);
+				const r = await verifyZip(flipped, {inlineChecks: true});
+				if (r.exitCode === 0) {
+					missed.push(`offset ${offset} (${where(offset)}) ^0x${mask.toString(16)}`);
+				} else {
+					byExit[r.exitCode]++;
+				}
+			}
+		}
+
+		expect(missed).toEqual([]);
+		expect(byExit[1] + byExit[2]).toBe(original.length * 2);
+		// Most flips are located ("damaged"); only those that hide the end record are "unreadable".
+		expect(byExit[1]).toBeGreaterThan(byExit[2]);
+	}, 600_000);
+
+	it('reports a truncated archive and a file that is not a zip as unreadable (exit 2)', async () => {
+		const root = tinyHome();
+		const backup = await createBackup({root, output: tempDir('trunc-out')});
+		const dir = tempDir('trunc');
+		const cut = path.join(dir, 'cut.zip');
+		fs.writeFileSync(cut, fs.readFileSync(backup.archive!).subarray(0, 1000));
+		expect((await verifyArtifact(cut)).exitCode).toBe(2);
+		const text = path.join(dir, 'notes.txt');
+		fs.writeFileSync(text, 'hello');
+		const r = await verifyArtifact(text);
+		expect(r.exitCode).toBe(2);
+		expect(r.problems[0]!.what).toMatch(/not a zip, tar\.gz, tar or snapshot folder/);
+	});
+});
+
+describe('verify: quick snapshot folders', () => {
+	it('is sound as written, and names the damaged, extra or missing file', async () => {
+		const home = makeHome('verify-snap');
+		const snap = await takeQuickSnapshot({home: home.root, label: 'v'});
+		expect(snap.verified).toBe(true);
+		const sound = await verifyArtifact(snap.dir, {inlineChecks: true});
+		expect(sound.problems).toEqual([]);
+		expect(sound.exitCode).toBe(0);
+		expect(sound.kind).toBe('snapshot');
+		expect(sound.databases.map(d => d.path)).toEqual(['state.db']);
+
+		const cfg = path.join(snap.dir, 'config.yaml');
+		const bytes = fs.readFileSync(cfg);
+		flip(bytes, 3, 0x20);
+		fs.writeFileSync(cfg, bytes);
+		const damaged = await verifyArtifact(snap.dir, {inlineChecks: true});
+		expect(damaged.exitCode).toBe(1);
+		expect(damaged.problems.map(p => p.where)).toContain('file "config.yaml"');
+		flip(bytes, 3, 0x20);
+		fs.writeFileSync(cfg, bytes);
+
+		fs.writeFileSync(path.join(snap.dir, 'extra.txt'), 'x');
+		expect((await verifyArtifact(snap.dir, {inlineChecks: true})).problems).toEqual([{where: 'file "extra.txt"', what: 'not listed in the manifest'}]);
+		fs.rmSync(path.join(snap.dir, 'extra.txt'));
+
+		const db = path.join(snap.dir, 'state.db');
+		const dbBytes = fs.readFileSync(db);
+		flip(dbBytes, dbBytes.length - 100, 0xff);
+		fs.writeFileSync(db, dbBytes);
+		const dbDamaged = await verifyArtifact(snap.dir, {inlineChecks: true});
+		expect(dbDamaged.exitCode).toBe(1);
+		expect(dbDamaged.problems.some(p => p.where === 'file "state.db"' && /sha256/.test(p.what))).toBe(true);
+
+		fs.rmSync(db);
+		const missing = await verifyArtifact(snap.dir, {inlineChecks: true});
+		expect(missing.problems).toContainEqual({where: 'file "state.db"', what: 'listed in the manifest but missing'});
+	});
+});

@@ -1,0 +1,41 @@
+/**
+ * `hfx audit verify [FILE]`: checks the hash chain of the repair audit trail. Exit 0 intact,
+ * 1 broken (where and how), 2 unreadable.
+ */
+import fs from 'node:fs';
+import type {ExitCode} from '../errors.js';
+import {auditPathFor, readAudit, verifyAudit} from '../repair/audit.js';
+import {type GlobalFlags, type Io, guarded, locate} from './context.js';
+
+export async function runAudit(flags: GlobalFlags & {action?: string; file?: string}, io: Io): Promise<ExitCode> {
+	return guarded(io, flags, () => {
+		if (flags.action !== 'verify') {
+			io.err('hfx: audit: the only action is verify: hfx audit verify [FILE]');
+			return 2;
+		}
+
+		const file = flags.file ?? auditPathFor(locate(flags, io).stores[0]!.path);
+		if (!fs.existsSync(file)) {
+			io.err(`hfx: ${file}: no audit trail here. Next: it is created by the first hfx repair`);
+			return 2;
+		}
+
+		const v = verifyAudit(file);
+		if (flags.json) {
+			io.out(JSON.stringify({file, ...v}, null, 2));
+			return v.ok ? 0 : 1;
+		}
+
+		if (v.ok) {
+			io.out(`✓ ${file}: ${v.entries} entries, hash chain intact; head ${v.head ?? '(empty)'} (keep it elsewhere to pin the trail)`);
+			for (const e of readAudit(file).slice(-10)) {
+				io.out(`  ${String(e.seq).padStart(4)}  ${e.time}  ${e.mode.padEnd(7)}  ${String(e.result ?? '')}`);
+			}
+
+			return 0;
+		}
+
+		io.out(`✗ ${file}: the audit trail was altered at line ${v.brokenAt}: ${v.problem}`);
+		return 1;
+	});
+}

@@ -1,0 +1,247 @@
+/**
+ * `hfx repair`: a dry run by default (every write as a before/after table, the restart before
+ * and after, the warnings); `--apply` writes only when every precondition holds; `--undo ENTRY`
+ * puts back one applied repair. Exit 0 nothing to do or all adoptable applied and verified, 1 some
+ * orphans refused (the rest applied), 2 refused or error with nothing written.
+ */
+import readline from 'node:readline';
+import {errorMessage, type ExitCode} from '../errors.js';
+import {type ApplyOutcome, type Planned, applyRepair, computePlan, TOOL_VERSION} from '../repair/apply.js';
+import {appendAudit, auditPathFor} from '../repair/audit.js';
+import {type Adoption, type Value} from '../repair/plan.js';
+import {undoRepair} from '../repair/undo.js';
+import {ShmReader} from '../store/shm.js';
+import {type GlobalFlags, type Io, guarded, locate} from './context.js';
+import {plural} from './format.js';
+
+export type RepairFlags = GlobalFlags & {apply: boolean; only: string[]; yes: boolean; undo?: string; argv: string[]};
+
+function show(v: Value): string {
+	if (v === null) {
+		return 'NULL';
+	}
+
+	if (typeof v === 'object') {
+		return 'hex' in v ? `<blob ${v.hex.length / 2} bytes>` : v.bigint;
+	}
+
+	const text = typeof v === 'string' ? v : String(v);
+	return text.length > 46 ? `${text.slice(0, 45)}…` : text;
+}
+
+export function adoptionLines(a: Adoption): string[] {
+	const lines = [
+		`→ adopt ${a.orphanId} (${plural(a.messageCount, 'message')}) into ${a.sessionKey}`,
+		`  evidence ${a.evidence}; donor ${a.donorId}`,
+		`  ${'row'.padEnd(33)} ${'column'.padEnd(18)} ${'before'.padEnd(30)} after`,
+	];
+	for (const row of a.rows) {
+		row.columns.forEach((c, i) => {
+			const label = i === 0 ? `${row.role} ${row.sessionId}` : '';
+			lines.push(`  ${label.padEnd(33)} ${c.column.padEnd(18)} ${show(c.before).padEnd(30)} ${c.changes ? show(c.after) : '(kept)'}`);
+		});
+	}
+
+	lines.push(`  a restart resumes: before ${a.restartBefore ?? 'a new session'}${a.rollbackRiskBefore ? ' (ROLLBACK RISK)' : ''} → after ${a.restartAfter ?? 'a new session'}${a.rollbackRiskAfter ? ' (still at risk)' : ''}`);
+	for (const w of a.warnings) {
+		lines.push(`  ! ${w}`);
+	}
+
+	return lines;
+}
+
+export function planLines(planned: Planned): string[] {
+	const {plan} = planned;
+	const lines: string[] = [];
+	for (const a of plan.adoptions) {
+		lines.push(...adoptionLines(a), '');
+	}
+
+	for (const o of plan.refused) {
+		lines.push(`✗ not repairable ${o.orphanId} (${o.source || 'no source'}, ${plural(o.messageCount, 'message')}): ${o.reason}`);
+	}
+
+	if (plan.notSelected.length > 0) {
+		lines.push(`(left out by --only: ${plan.notSelected.join(', ')})`);
+	}
+
+	return lines;
+}
+
+function prompt(question: string): Promise<string> {
+	const rl = readline.createInterface({input: process.stdin, output: process.stderr});
+	return new Promise(resolve => {
+		rl.question(question, answer => {
+			rl.close();
+			resolve(answer.trim());
+		});
+	});
+}
+
+/** The typed confirmation: the first 8+ characters of the orphan id, or "yes" for several. */
+export function confirmationMatches(answer: string, adoptions: readonly Adoption[]): boolean {
+	if (adoptions.length === 1) {
+		return answer.length >= 8 && adoptions[0]!.orphanId.startsWith(answer);
+	}
+
+	return answer === 'yes';
+}
+
+function outcomeLines(o: ApplyOutcome): string[] {
+	const lines: string[] = [];
+	if (o.result === 'applied') {
+		for (const v of o.verification) {
+			lines.push(v.ok
+				? `✓ ${v.orphanId} now owns ${v.sessionKey}; a restart resumes ${v.restartResolvesTo}`
+				: `✗ ${v.orphanId}: ${v.carriesKey ? 'carries the key' : 'does NOT carry the key'}; a restart resumes ${v.restartResolvesTo ?? 'a new session'}`);
+		}
+	} else if (o.reason) {
+		lines.push(`${o.result === 'nothing-to-do' ? '✓' : '✗'} ${o.reason}`);
+	}
+
+	if (o.snapshotDir) {
+		lines.push(`snapshot: ${o.snapshotDir}`);
+	}
+
+	if (o.audit) {
+		lines.push(`audit entry ${o.audit.seq} in ${auditPathFor(o.audit.database)}${o.result === 'applied' && o.audit.mode === 'apply' ? ` (undo with: hfx repair --undo ${o.audit.seq})` : ''}`);
+	}
+
+	if (o.next && o.result !== 'applied') {
+		lines.push(`next: ${o.next}`);
+	}
+
+	return lines;
+}
+
+export async function runRepair(flags: RepairFlags, io: Io): Promise<ExitCode> {
+	return guarded(io, flags, async () => {
+		const location = locate(flags, io).stores[0]!;
+		const dbPath = location.path;
+		const interactive = Boolean(process.stdin.isTTY);
+		if ((flags.apply || flags.undo) && !flags.yes && !interactive) {
+			io.err(`hfx: ${dbPath}: a typed confirmation is needed and stdin is not a terminal. Next: review the dry run (hfx repair), then re-run with --yes`);
+			return 2;
+		}
+
+		const log = (line: string) => {
+			if (!flags.json) {
+				io.out(line);
+			}
+		};
+
+		if (flags.undo) {
+			const outcome = await undoRepair({dbPath, entry: flags.undo, argv: flags.argv, yes: flags.yes, log, confirm: async entry => {
+				const answer = await prompt(`Undo repair entry ${entry.seq} (${String((entry.adoptions as unknown[] | undefined)?.length ?? 0)} adoptions)? Type "undo" to confirm: `);
+				return answer === 'undo';
+			}});
+			if (flags.json) {
+				io.out(JSON.stringify(outcome, null, 2));
+			} else {
+				for (const line of outcomeLines(outcome)) {
+					io.out(line);
+				}
+			}
+
+			if (outcome.exitCode === 2 && outcome.reason) {
+				io.err(`hfx: ${dbPath}: ${outcome.reason}. Next: ${outcome.next ?? 'see above'}`);
+			}
+
+			return outcome.exitCode;
+		}
+
+		if (!flags.apply) {
+			const reader = new ShmReader();
+			let planned: Planned;
+			try {
+				planned = await computePlan(dbPath, {owner: location.owner, maxGapSeconds: flags.maxGapSeconds, only: flags.only}, reader);
+			} finally {
+				await reader.close();
+			}
+
+			let auditSeq: number | null = null;
+			try {
+				auditSeq = appendAudit(auditPathFor(dbPath), {
+					time: new Date().toISOString(),
+					tool: {name: 'hfx', version: TOOL_VERSION},
+					sqliteVersion: planned.sqliteVersion,
+					argv: flags.argv,
+					mode: 'dry-run',
+					database: dbPath,
+					planHash: planned.hash,
+					binding: planned.binding,
+					adoptions: planned.plan.adoptions.map(a => ({orphanId: a.orphanId, donorId: a.donorId, sessionKey: a.sessionKey, rows: a.rows})),
+					refused: planned.plan.refused.map(o => ({orphanId: o.orphanId, reasonKind: o.reasonKind})),
+					result: 'planned',
+					exitCode: planned.plan.refused.length > 0 ? 1 : 0,
+				}).seq;
+			} catch (error) {
+				io.err(`hfx: warning: the dry run could not be recorded in the audit trail (${errorMessage(error)})`);
+			}
+
+			const code: ExitCode = planned.plan.refused.length > 0 ? 1 : 0;
+			if (flags.json) {
+				io.out(JSON.stringify({database: dbPath, dryRun: true, planHash: planned.hash, binding: planned.binding, adoptions: planned.plan.adoptions, refused: planned.plan.refused, notSelected: planned.plan.notSelected, unknownOnly: planned.plan.unknownOnly, auditEntry: auditSeq, exitCode: code}, null, 2));
+				return code;
+			}
+
+			io.out(`hfx repair (dry run: nothing is written) · ${dbPath} · window ${flags.maxGapSeconds}s · plan ${planned.hash.slice(0, 16)}`);
+			io.out('');
+			if (planned.plan.adoptions.length === 0 && planned.plan.refused.length === 0) {
+				io.out('✓ No gateway sessions are missing their routing identity.');
+				return 0;
+			}
+
+			for (const line of planLines(planned)) {
+				io.out(line);
+			}
+
+			io.out('');
+			io.out(planned.plan.adoptions.length > 0
+				? `${plural(planned.plan.adoptions.length, 'orphan')} can be adopted. Next: stop the gateway, then run: hfx repair --apply --db ${dbPath}${flags.only.length > 0 ? ` ${flags.only.map(o => `--only ${o}`).join(' ')}` : ''}  (a verified snapshot is taken first; every write is audited)`
+				: 'Nothing repair-routing would adopt; the refused orphans above need a decision by hand.');
+			if (auditSeq !== null) {
+				io.out(`dry run recorded as audit entry ${auditSeq}`);
+			}
+
+			return code;
+		}
+
+		const outcome = await applyRepair({
+			dbPath,
+			owner: location.owner,
+			maxGapSeconds: flags.maxGapSeconds,
+			only: flags.only,
+			argv: flags.argv,
+			yes: flags.yes,
+			log,
+			onPlanned(planned) {
+				if (!flags.json) {
+					io.out(`hfx repair --apply · ${dbPath} · plan ${planned.hash.slice(0, 16)}`);
+					io.out('');
+					for (const line of planLines(planned)) {
+						io.out(line);
+					}
+				}
+			},
+			async confirm(planned) {
+				const many = planned.plan.adoptions.length > 1;
+				const answer = await prompt(many ? `Adopt ${planned.plan.adoptions.length} orphans? Type "yes" to confirm: ` : `Adopt ${planned.plan.adoptions[0]!.orphanId}? Type its first 8 characters to confirm: `);
+				return confirmationMatches(answer, planned.plan.adoptions);
+			},
+		});
+		if (flags.json) {
+			io.out(JSON.stringify({database: dbPath, ...outcome}, null, 2));
+		} else {
+			for (const line of outcomeLines(outcome)) {
+				io.out(line);
+			}
+		}
+
+		if (outcome.exitCode === 2 && outcome.reason) {
+			io.err(`hfx: ${dbPath}: ${outcome.reason}. Next: ${outcome.next ?? 'see above'}`);
+		}
+
+		return outcome.exitCode;
+	});
+}

@@ -1,0 +1,351 @@
+/**
+ * The only writer of the repair: plan, check every precondition, take and verify a snapshot,
+ * then adopt in one BEGIN IMMEDIATE transaction after re-verifying that the store still is what
+ * the plan was computed from; re-read and verify afterwards; record everything in the audit trail.
+ * Fails closed: any refusal writes nothing to the store.
+ */
+import Database from 'better-sqlite3';
+import {analyze, type Analysis} from '../forensics/analyze.js';
+import {REPAIR_END_REASON} from '../forensics/end-reasons.js';
+import {FailClosed, errorMessage, type ExitCode} from '../errors.js';
+import {critical, interruptRequested} from '../interrupts.js';
+import {ReadOnlyStore} from '../store/open.js';
+import {detectSchema} from '../store/schema.js';
+import {readSnapshot} from '../store/snapshot.js';
+import {ShmReader} from '../store/shm.js';
+import {takeQuickSnapshot} from '../backup/snapshot.js';
+import {type AuditEntry, appendAudit, assertAuditWritable, auditPathFor} from './audit.js';
+import {type Binding, bindingDifference, readBinding} from './binding.js';
+import {type Adoption, AT_APPLY, type RepairPlan, fromValue, planHash, planRepair, rowsHash, toValue} from './plan.js';
+import {type Check, holderChecks} from './preconditions.js';
+
+export const TOOL_VERSION = '0.1.0';
+
+export type Planned = {
+	plan: RepairPlan;
+	analysis: Analysis;
+	rows: Map<string, Record<string, unknown>>;
+	binding: Binding;
+	hash: string;
+	sqliteVersion: string;
+	sessionColumns: Set<string>;
+};
+
+function readRows(store: ReadOnlyStore, ids: readonly string[]): Map<string, Record<string, unknown>> {
+	const stmt = store.prepare('SELECT * FROM sessions WHERE id = ?');
+	const rows = new Map<string, Record<string, unknown>>();
+	for (const id of [...new Set(ids)].sort()) {
+		const row = stmt.get(id) as Record<string, unknown> | undefined;
+		if (row) {
+			rows.set(id, row);
+		}
+	}
+
+	return rows;
+}
+
+/** Reads the store read-only and computes a bound plan. The binding is read before and after: a store that moved meanwhile is refused. */
+export async function computePlan(dbPath: string, options: {owner: string | null; maxGapSeconds: number; only?: readonly string[]; now?: number}, reader: ShmReader): Promise<Planned> {
+	const before = await readBinding(dbPath, '', reader);
+	const store = ReadOnlyStore.open(dbPath);
+	let analysis: Analysis;
+	let rows: Map<string, Record<string, unknown>>;
+	let schema;
+	let sqliteVersion: string;
+	try {
+		schema = detectSchema(store);
+		const {snapshot} = readSnapshot(store, schema, options.owner, {columns: 'full'});
+		analysis = analyze(snapshot, {maxGapSeconds: options.maxGapSeconds});
+		const ids = analysis.orphans.flatMap(o => [o.orphanId, ...(o.donorId ? [o.donorId] : [])]);
+		rows = store.read(() => readRows(store, ids));
+		sqliteVersion = store.sqliteVersion();
+	} finally {
+		store.close();
+	}
+
+	const hashOfRows = rowsHash(rows);
+	const after = await readBinding(dbPath, hashOfRows, reader);
+	const moved = bindingDifference({...before, rowsHash: hashOfRows}, after);
+	if (moved) {
+		throw new FailClosed({file: dbPath, kind: 'store-moving', reason: `the store changed while it was being read (${moved}); a writer is active`, next: 'stop the gateway, then run hfx repair again'});
+	}
+
+	const plan = planRepair({analysis, rows, sessionColumns: schema.sessionColumns, only: options.only, now: options.now ?? Date.now() / 1000});
+	return {plan, analysis, rows, binding: after, hash: planHash(plan, hashOfRows), sqliteVersion, sessionColumns: schema.sessionColumns};
+}
+
+export type ChangeRecord = {sessionId: string; role: 'orphan' | 'donor'; column: string; before: unknown; after: unknown};
+
+export type ApplyOutcome = {
+	exitCode: ExitCode;
+	result: 'applied' | 'nothing-to-do' | 'refused' | 'aborted' | 'failed';
+	/** Why it refused or failed, one line. */
+	reason: string | null;
+	next: string | null;
+	checks: Check[];
+	snapshotDir: string | null;
+	applied: Adoption[];
+	changes: ChangeRecord[];
+	verification: Array<{orphanId: string; sessionKey: string; carriesKey: boolean; restartResolvesTo: string | null; ok: boolean}>;
+	audit: AuditEntry | null;
+};
+
+export type ApplyOptions = {
+	dbPath: string;
+	owner: string | null;
+	maxGapSeconds: number;
+	only?: readonly string[];
+	argv: string[];
+	/** Typed confirmation; resolves true to go ahead. Not called with yes. */
+	confirm: (planned: Planned) => Promise<boolean>;
+	yes: boolean;
+	/** Progress lines for the operator. */
+	log: (line: string) => void;
+	/** A plan already shown to the operator (TUI): applied only if the store still matches it. */
+	planned?: Planned;
+	/** Called once the plan is known, before any precondition or prompt (to show it). */
+	onPlanned?: (planned: Planned) => void;
+};
+
+/** Test hook: hold the write transaction open for this long after the first UPDATE (fault injection for the interrupt tests). */
+function holdForTests(): void {
+	const ms = Number(process.env.HFX_TEST_HOLD_IN_TRANSACTION_MS ?? 0);
+	if (ms > 0) {
+		Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+	}
+}
+
+function verify(dbPath: string, owner: string | null, maxGapSeconds: number, adoptions: readonly Adoption[]): ApplyOutcome['verification'] {
+	const store = ReadOnlyStore.open(dbPath);
+	try {
+		const schema = detectSchema(store);
+		const {snapshot} = readSnapshot(store, schema, owner);
+		const analysis = analyze(snapshot, {maxGapSeconds});
+		return adoptions.map(a => {
+			const row = analysis.byId.get(a.orphanId);
+			const chat = analysis.routing.find(r => r.sessionKey === a.sessionKey);
+			const resolved = chat?.restartResolvesTo ?? null;
+			const onOrphanLine = resolved === a.orphanId || (resolved !== null && analysis.lineage.parentEdge.get(resolved)?.parentId === a.orphanId);
+			const carriesKey = row?.sessionKey === a.sessionKey;
+			return {orphanId: a.orphanId, sessionKey: a.sessionKey, carriesKey, restartResolvesTo: resolved, ok: carriesKey && onOrphanLine};
+		});
+	} finally {
+		store.close();
+	}
+}
+
+/**
+ * Runs the whole apply. Never throws for a refusal: the outcome says what happened, and the
+ * audit trail records it.
+ */
+export async function applyRepair(options: ApplyOptions): Promise<ApplyOutcome> {
+	const {dbPath, log} = options;
+	const auditPath = auditPathFor(dbPath);
+	const reader = new ShmReader();
+	const outcome: ApplyOutcome = {exitCode: 2, result: 'refused', reason: null, next: null, checks: [], snapshotDir: null, applied: [], changes: [], verification: [], audit: null};
+	let planned: Planned | undefined;
+	const record = (extra: Record<string, unknown> = {}) => {
+		try {
+			outcome.audit = appendAudit(auditPath, {
+				time: new Date().toISOString(),
+				tool: {name: 'hfx', version: TOOL_VERSION},
+				sqliteVersion: planned?.sqliteVersion ?? 'unknown',
+				argv: options.argv,
+				mode: 'apply',
+				database: dbPath,
+				preconditions: outcome.checks,
+				planHash: planned?.hash ?? null,
+				binding: planned?.binding ?? null,
+				snapshot: outcome.snapshotDir,
+				adoptions: planned?.plan.adoptions.map(a => ({orphanId: a.orphanId, donorId: a.donorId, sessionKey: a.sessionKey, evidence: a.evidence})) ?? [],
+				changes: outcome.changes,
+				result: outcome.result,
+				reason: outcome.reason,
+				verification: outcome.verification,
+				exitCode: outcome.exitCode,
+				...extra,
+			});
+		} catch (error) {
+			log(`warning: the audit entry could not be written: ${errorMessage(error)}`);
+		}
+	};
+
+	const refuse = (reason: string, next: string, result: ApplyOutcome['result'] = 'refused'): ApplyOutcome => {
+		outcome.exitCode = 2;
+		outcome.result = result;
+		outcome.reason = reason;
+		outcome.next = next;
+		record();
+		return outcome;
+	};
+
+	try {
+		try {
+			assertAuditWritable(auditPath);
+		} catch (error) {
+			outcome.checks.push({id: 'audit-writable', ok: false, label: 'the audit trail can be written', detail: errorMessage(error), next: 'run as the store\'s owner'});
+			outcome.reason = errorMessage(error);
+			outcome.next = 'run hfx as the user that owns the store';
+			return outcome;
+		}
+
+		outcome.checks.push({id: 'audit-writable', ok: true, label: 'the audit trail can be written', detail: auditPath, next: null});
+		// Holders first: with the gateway running, nothing else is worth computing.
+		outcome.checks.push(...holderChecks(dbPath));
+		for (const c of outcome.checks) {
+			log(`${c.ok ? '✓' : '✗'} ${c.label}${c.ok ? '' : `: ${c.detail}`}`);
+		}
+
+		const failed = outcome.checks.find(c => !c.ok);
+		if (failed) {
+			return refuse(`precondition failed: ${failed.label}: ${failed.detail}`, failed.next ?? 'resolve it and run again');
+		}
+
+		planned = options.planned ?? await computePlan(dbPath, options, reader);
+		options.onPlanned?.(planned);
+		const {plan} = planned;
+		if (plan.unknownOnly.length > 0) {
+			return refuse(`--only names no adoptable orphan: ${plan.unknownOnly.join(', ')}`, 'list the adoptable orphans with hfx repair (dry run)');
+		}
+
+		if (plan.adoptions.length === 0) {
+			outcome.result = 'nothing-to-do';
+			outcome.exitCode = plan.refused.length > 0 ? 1 : 0;
+			outcome.reason = plan.refused.length > 0 ? `no adoptable orphan; ${plan.refused.length} refused (see the dry run)` : 'no orphan to adopt';
+			record();
+			return outcome;
+		}
+
+		if (!options.yes && !await options.confirm(planned)) {
+			return refuse('not confirmed: nothing was written', 'run again and type the confirmation, or pass --yes after reviewing the dry run', 'aborted');
+		}
+
+		// From the snapshot to the audit entry, an interrupt waits: a committed write is always verified and recorded.
+		const bound = planned;
+		return await critical(async () => {
+			log('taking a snapshot before writing…');
+			let snapshot;
+			try {
+				snapshot = await takeQuickSnapshot({dbPath, label: 'pre-repair'});
+			} catch (error) {
+				outcome.checks.push({id: 'snapshot', ok: false, label: 'a fresh snapshot was taken and verified', detail: errorMessage(error), next: 'free space beside the store (state-snapshots/) and run again'});
+				return refuse(`the snapshot failed: ${errorMessage(error)}`, 'free space beside the store (state-snapshots/) and run again');
+			}
+
+			outcome.snapshotDir = snapshot.dir;
+			const snapshotOk = snapshot.verified && snapshot.exitCode === 0;
+			outcome.checks.push({id: 'snapshot', ok: snapshotOk, label: 'a fresh snapshot was taken and verified', detail: snapshotOk ? snapshot.dir : snapshot.problems.join('; '), next: snapshotOk ? null : 'check the snapshot problems above and run again'});
+			log(`${snapshotOk ? '✓' : '✗'} snapshot ${snapshot.dir}`);
+			if (!snapshotOk) {
+				return refuse(`the snapshot did not verify: ${snapshot.problems.join('; ')}`, 'check free space and the store, then run again');
+			}
+
+			// A holder may have appeared while we waited for the confirmation or the snapshot.
+			const again = holderChecks(dbPath).find(c => !c.ok);
+			if (again) {
+				outcome.checks.push(again);
+				return refuse(`precondition failed: ${again.label}: ${again.detail}`, again.next ?? 'resolve it and run again');
+			}
+
+			if (interruptRequested()) {
+				return refuse('interrupted before the write: nothing was written', 'run hfx repair --apply again when ready', 'aborted');
+			}
+
+			const db = new Database(dbPath, {fileMustExist: true, timeout: 5000});
+			const stamp = Date.now() / 1000;
+			try {
+				db.pragma('foreign_keys = ON');
+				db.exec('BEGIN IMMEDIATE');
+				const touched = new Map<string, Record<string, unknown>>();
+				const select = db.prepare('SELECT * FROM sessions WHERE id = ?');
+				for (const id of [...bound.rows.keys()]) {
+					const row = select.get(id) as Record<string, unknown> | undefined;
+					if (row) {
+						touched.set(id, row);
+					}
+				}
+
+				const now = await readBinding(dbPath, rowsHash(touched), reader);
+				const moved = bindingDifference(bound.binding, now);
+				outcome.checks.push({id: 'plan-current', ok: moved === null, label: 'the store still matches the plan (checked inside BEGIN IMMEDIATE)', detail: moved ?? `plan ${bound.hash.slice(0, 16)}`, next: moved ? 'run hfx repair again for a fresh plan' : null});
+				log(`${moved ? '✗' : '✓'} the store still matches the plan${moved ? `: ${moved}` : ''}`);
+				if (moved) {
+					db.exec('ROLLBACK');
+					return refuse(`the plan is stale: ${moved}`, 'run hfx repair again (dry run) and review the new plan');
+				}
+
+				const cols = bound.sessionColumns;
+				const fill = (['chat_id', 'chat_type', 'thread_id', 'user_id', 'origin_json', 'display_name'] as const).filter(c => cols.has(c));
+				const updateOrphan = db.prepare(`UPDATE sessions SET session_key = ?, ${fill.map(c => `${c} = COALESCE(${c}, ?)`).join(', ')}${fill.length > 0 ? ', ' : ''}parent_session_id = COALESCE(parent_session_id, ?) WHERE id = ? AND session_key IS NULL`);
+				const updateDonor = db.prepare('UPDATE sessions SET ended_at = COALESCE(ended_at, ?), end_reason = ? WHERE id = ?');
+				for (const [i, a] of plan.adoptions.entries()) {
+					const donor = touched.get(a.donorId);
+					const orphan = touched.get(a.orphanId);
+					// Hermes' own re-verification (adopt_orphaned_gateway_session).
+					if (!donor || !orphan || !donor.session_key || orphan.session_key !== null || String(donor.source ?? '') !== String(orphan.source ?? '')) {
+						db.exec('ROLLBACK');
+						return refuse(`${a.orphanId} or its donor ${a.donorId} no longer qualifies`, 'run hfx repair again');
+					}
+
+					const o = updateOrphan.run(donor.session_key, ...fill.map(c => donor[c] ?? null), a.donorId, a.orphanId);
+					if (i === 0) {
+						holdForTests();
+					}
+
+					const d = updateDonor.run(stamp, REPAIR_END_REASON, a.donorId);
+					if (o.changes !== 1 || d.changes !== 1) {
+						db.exec('ROLLBACK');
+						return refuse(`an update touched ${o.changes}/${d.changes} rows instead of 1/1 for ${a.orphanId}`, 'run hfx repair again');
+					}
+
+					for (const row of a.rows) {
+						for (const c of row.columns) {
+							const after = c.after === AT_APPLY ? stamp : fromValue(c.after);
+							outcome.changes.push({sessionId: row.sessionId, role: row.role, column: c.column, before: c.before, after: toValue(after)});
+						}
+					}
+				}
+
+				db.exec('COMMIT');
+			} catch (error) {
+				if (db.inTransaction) {
+					db.exec('ROLLBACK');
+				}
+
+				outcome.changes = [];
+				return refuse(`the write failed and was rolled back: ${errorMessage(error)}`, 'nothing was written; check the store and run again', 'failed');
+			} finally {
+				db.close();
+			}
+
+			outcome.applied = plan.adoptions;
+			log(`✓ committed ${plan.adoptions.length} adoption${plan.adoptions.length === 1 ? '' : 's'} in one transaction`);
+			outcome.verification = verify(dbPath, options.owner, options.maxGapSeconds, plan.adoptions);
+			const bad = outcome.verification.filter(v => !v.ok);
+			if (bad.length > 0) {
+				outcome.exitCode = 2;
+				outcome.result = 'failed';
+				outcome.reason = `applied, but the re-read does not confirm it for ${bad.map(b => b.orphanId).join(', ')}`;
+				outcome.next = `inspect with hfx routing; undo with hfx repair --undo ${'<entry>'}`;
+			} else {
+				outcome.result = 'applied';
+				outcome.exitCode = plan.refused.length > 0 ? 1 : 0;
+			}
+
+			record();
+			if (outcome.next?.includes('<entry>') && outcome.audit) {
+				outcome.next = outcome.next.replace('<entry>', String(outcome.audit.seq));
+			}
+
+			return outcome;
+		});
+	} catch (error) {
+		if (error instanceof FailClosed) {
+			return refuse(error.reason, error.next);
+		}
+
+		throw error;
+	} finally {
+		await reader.close();
+	}
+}

@@ -1,0 +1,143 @@
+/**
+ * The audit trail: an append-only JSONL file beside the snapshots (`<home>/hfx-audit.jsonl`,
+ * mode 0600), one entry per dry run, apply and undo. Each entry carries the sha256 of the previous
+ * line, so an edit or a cut inside the file breaks the chain; a head file records the count and
+ * the last hash, so a cut or an edit of the last entries is caught too (unless both are rewritten:
+ * `hfx audit verify` prints the head hash to keep elsewhere).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import {FailClosed, errorCode, errorMessage} from '../errors.js';
+import {sha256} from './plan.js';
+
+export const AUDIT_FILE = 'hfx-audit.jsonl';
+export const HEAD_FILE = 'hfx-audit.head';
+export const GENESIS = 'genesis';
+
+export type AuditEntry = {
+	seq: number;
+	/** sha256 of the previous line's exact bytes (GENESIS for the first). */
+	prev: string;
+	time: string;
+	tool: {name: 'hfx'; version: string};
+	sqliteVersion: string;
+	argv: string[];
+	mode: 'dry-run' | 'apply' | 'undo';
+	database: string;
+	[key: string]: unknown;
+};
+
+export function auditPathFor(dbPath: string): string {
+	return path.join(path.dirname(path.resolve(dbPath)), AUDIT_FILE);
+}
+
+function headPath(auditPath: string): string {
+	return path.join(path.dirname(auditPath), HEAD_FILE);
+}
+
+function lines(auditPath: string): string[] {
+	try {
+		return fs.readFileSync(auditPath, 'utf8').split('\n').filter(l => l.length > 0);
+	} catch (error) {
+		if (errorCode(error) === 'ENOENT') {
+			return [];
+		}
+
+		throw error;
+	}
+}
+
+/** Throws FailClosed when the folder cannot take the audit trail (checked before any write). */
+export function assertAuditWritable(auditPath: string): void {
+	const dir = path.dirname(auditPath);
+	try {
+		fs.accessSync(dir, fs.constants.W_OK);
+		if (fs.existsSync(auditPath)) {
+			fs.accessSync(auditPath, fs.constants.W_OK);
+		}
+	} catch (error) {
+		throw new FailClosed({file: auditPath, kind: 'audit-not-writable', reason: `the audit trail cannot be written (${errorCode(error) ?? errorMessage(error)})`, next: 'run as the store\'s owner; hfx writes nothing it cannot record'});
+	}
+}
+
+/** Appends one entry (O_APPEND, fsync), then rewrites the head file. Returns the entry as written. */
+export function appendAudit(auditPath: string, entry: Omit<AuditEntry, 'seq' | 'prev'>): AuditEntry {
+	const existing = lines(auditPath);
+	const last = existing.at(-1);
+	const seq = last ? (JSON.parse(last) as AuditEntry).seq + 1 : 1;
+	const full = {seq, prev: last ? sha256(last) : GENESIS, ...entry} as AuditEntry;
+	const line = JSON.stringify(full);
+	const created = !fs.existsSync(auditPath);
+	const fd = fs.openSync(auditPath, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT, 0o600);
+	try {
+		fs.writeSync(fd, `${line}\n`);
+		fs.fsyncSync(fd);
+	} catch (error) {
+		// A full disk: leave no empty trail behind (an existing trail keeps what it had).
+		if (created) {
+			fs.rmSync(auditPath, {force: true});
+		}
+
+		throw error;
+	} finally {
+		fs.closeSync(fd);
+	}
+
+	fs.chmodSync(auditPath, 0o600);
+	const head = headPath(auditPath);
+	const tmp = `${head}.tmp-${process.pid}`;
+	fs.writeFileSync(tmp, `${JSON.stringify({entries: seq, last: sha256(line)})}\n`, {mode: 0o600});
+	fs.renameSync(tmp, head);
+	return full;
+}
+
+export type AuditVerification = {
+	ok: boolean;
+	entries: number;
+	/** sha256 of the last line: record it elsewhere to pin the trail. */
+	head: string | null;
+	/** 1-based line of the first problem. */
+	brokenAt: number | null;
+	problem: string | null;
+};
+
+export function verifyAudit(auditPath: string): AuditVerification {
+	const all = lines(auditPath);
+	let prev = GENESIS;
+	for (const [i, line] of all.entries()) {
+		let entry: AuditEntry;
+		try {
+			entry = JSON.parse(line) as AuditEntry;
+		} catch {
+			return {ok: false, entries: all.length, head: null, brokenAt: i + 1, problem: 'not valid JSON (edited or truncated)'};
+		}
+
+		if (entry.seq !== i + 1) {
+			return {ok: false, entries: all.length, head: null, brokenAt: i + 1, problem: `sequence ${entry.seq} where ${i + 1} was expected (an entry was removed or inserted)`};
+		}
+
+		if (entry.prev !== prev) {
+			return {ok: false, entries: all.length, head: null, brokenAt: i + 1, problem: i === 0 ? 'the first entry does not start the chain' : `the previous entry (line ${i}) was changed: its hash no longer matches`};
+		}
+
+		prev = sha256(line);
+	}
+
+	const head = all.length > 0 ? prev : null;
+	try {
+		const recorded = JSON.parse(fs.readFileSync(headPath(auditPath), 'utf8')) as {entries: number; last: string};
+		if (recorded.entries !== all.length || recorded.last !== head) {
+			return {ok: false, entries: all.length, head, brokenAt: Math.min(recorded.entries, all.length) || 1, problem: `the head file records ${recorded.entries} entries ending in ${recorded.last.slice(0, 12)}…, the trail has ${all.length} ending in ${(head ?? '').slice(0, 12)}… (entries cut or the last one edited)`};
+		}
+	} catch (error) {
+		if (all.length > 0) {
+			return {ok: false, entries: all.length, head, brokenAt: all.length, problem: `the head file is missing or unreadable (${errorCode(error) ?? 'invalid'})`};
+		}
+	}
+
+	return {ok: true, entries: all.length, head, brokenAt: null, problem: null};
+}
+
+export function readAudit(auditPath: string): AuditEntry[] {
+	return lines(auditPath).map(l => JSON.parse(l) as AuditEntry);
+}

@@ -1,0 +1,256 @@
+/**
+ * The repair plan: for each adoptable orphan, the exact writes `repair-routing --apply` makes
+ * (hermes-state.md §3.6) as a before/after table, what a restart resumes for that chat before and
+ * after, and the consequences worth a warning. Pure: rows and an analysis in, a plan out.
+ */
+import crypto from 'node:crypto';
+import {type Analysis, analyze} from '../forensics/analyze.js';
+import {REPAIR_END_REASON} from '../forensics/end-reasons.js';
+import type {OrphanVerdict} from '../forensics/orphans.js';
+import type {SessionRecord, Snapshot} from '../forensics/types.js';
+
+/** A column value as JSON can carry it (Buffers as hex, bigints as strings). */
+export type Value = string | number | null | {hex: string} | {bigint: string};
+
+/** The donor's ended_at when it was still open: set to the time of the apply. */
+export const AT_APPLY = '<time of apply>';
+
+export type ColumnChange = {
+	column: string;
+	before: Value;
+	/** AT_APPLY until the apply stamps the time. */
+	after: Value;
+	/** False when the write keeps the value (COALESCE over a non-NULL cell). */
+	changes: boolean;
+};
+
+export type RowChange = {sessionId: string; role: 'orphan' | 'donor'; columns: ColumnChange[]};
+
+export type Adoption = {
+	orphanId: string;
+	donorId: string;
+	sessionKey: string;
+	evidence: 'lineage' | 'contiguity';
+	messageCount: number;
+	rows: [RowChange, RowChange];
+	restartBefore: string | null;
+	restartAfter: string | null;
+	rollbackRiskBefore: boolean;
+	rollbackRiskAfter: boolean;
+	warnings: string[];
+};
+
+export type RepairPlan = {
+	adoptions: Adoption[];
+	/** Orphans repair-routing refuses, with Hermes' reason. */
+	refused: OrphanVerdict[];
+	/** Adoptable orphans left out by --only. */
+	notSelected: string[];
+	/** --only ids that name no adoptable orphan. */
+	unknownOnly: string[];
+	maxGapSeconds: number;
+};
+
+/** Orphan columns filled from the donor only where the orphan's are NULL. */
+export const FILLED_COLUMNS = ['chat_id', 'chat_type', 'thread_id', 'user_id', 'origin_json', 'display_name'] as const;
+
+export function toValue(v: unknown): Value {
+	if (v === null || v === undefined) {
+		return null;
+	}
+
+	if (typeof v === 'string' || typeof v === 'number') {
+		return v;
+	}
+
+	if (typeof v === 'bigint') {
+		return {bigint: v.toString()};
+	}
+
+	if (Buffer.isBuffer(v)) {
+		return {hex: v.toString('hex')};
+	}
+
+	return String(v);
+}
+
+/** Back to what SQLite stores. */
+export function fromValue(v: Value): string | number | bigint | Buffer | null {
+	if (v === null || typeof v === 'string' || typeof v === 'number') {
+		return v;
+	}
+
+	return 'hex' in v ? Buffer.from(v.hex, 'hex') : BigInt(v.bigint);
+}
+
+function same(a: Value, b: Value): boolean {
+	return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** JSON with sorted keys: the stable text hashed for plans and rows. */
+export function canonical(value: unknown): string {
+	return JSON.stringify(value, (_k, v: unknown) => {
+		if (typeof v === 'bigint') {
+			return {bigint: v.toString()};
+		}
+
+		if (v && typeof v === 'object' && !Array.isArray(v)) {
+			if ((v as {type?: string}).type === 'Buffer' && Array.isArray((v as {data?: unknown}).data)) {
+				return {hex: Buffer.from((v as {data: number[]}).data).toString('hex')};
+			}
+
+			return Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : (a > b ? 1 : 0))));
+		}
+
+		return v;
+	});
+}
+
+export function sha256(text: string): string {
+	return crypto.createHash('sha256').update(text).digest('hex');
+}
+
+/** The hash of the full rows a plan touches: any change to any of their columns changes it. */
+export function rowsHash(rows: ReadonlyMap<string, Record<string, unknown>>): string {
+	return sha256(canonical([...rows.entries()].sort(([a], [b]) => (a < b ? -1 : 1))));
+}
+
+function column(name: string, before: unknown, after: Value): ColumnChange {
+	const b = toValue(before);
+	return {column: name, before: b, after, changes: !same(b, after)};
+}
+
+/** What the sessions look like after the plan, for predicting the restart (pure). */
+export function applyToRecords(sessions: readonly SessionRecord[], adoptions: readonly Adoption[], at: number): SessionRecord[] {
+	const byId = new Map(sessions.map(s => [s.id, {...s}]));
+	for (const a of adoptions) {
+		const o = byId.get(a.orphanId);
+		const d = byId.get(a.donorId);
+		if (!o || !d) {
+			continue;
+		}
+
+		o.sessionKey = d.sessionKey;
+		o.chatId ??= d.chatId;
+		o.chatType ??= d.chatType;
+		o.threadId ??= d.threadId;
+		o.userId ??= d.userId;
+		o.originJson ??= d.originJson;
+		o.displayName ??= d.displayName;
+		o.parentSessionId ??= d.id;
+		d.endedAtRaw = d.endedAtRaw ?? at;
+		d.endReason = REPAIR_END_REASON;
+	}
+
+	return [...byId.values()];
+}
+
+export type PlanInput = {
+	analysis: Analysis;
+	/** Full rows (every column) of the orphans and donors involved, by id. */
+	rows: ReadonlyMap<string, Record<string, unknown>>;
+	/** Columns the sessions table has (older stores may lack some Hermes writes). */
+	sessionColumns: ReadonlySet<string>;
+	only?: readonly string[];
+	/** Epoch seconds used to predict the state after the apply. */
+	now: number;
+};
+
+function matchesOnly(id: string, only: readonly string[]): boolean {
+	return only.some(o => id === o || (o.length >= 6 && id.startsWith(o)));
+}
+
+export function planRepair(input: PlanInput): RepairPlan {
+	const {analysis, rows} = input;
+	const only = input.only ?? [];
+	const adoptable = analysis.orphans.filter(o => o.verdict === 'adoptable' && o.donorId && o.sessionKey);
+	const selected = only.length > 0 ? adoptable.filter(o => matchesOnly(o.orphanId, only)) : adoptable;
+	const unknownOnly = only.filter(o => !adoptable.some(a => matchesOnly(a.orphanId, [o])));
+	const has = (c: string) => input.sessionColumns.has(c);
+	const draft: Adoption[] = selected.map(o => {
+		const orphan = rows.get(o.orphanId) ?? {};
+		const donor = rows.get(o.donorId!) ?? {};
+		const orphanCols: ColumnChange[] = [column('session_key', orphan.session_key, toValue(donor.session_key))];
+		for (const c of FILLED_COLUMNS) {
+			if (has(c)) {
+				orphanCols.push(column(c, orphan[c], toValue(orphan[c] ?? donor[c])));
+			}
+		}
+
+		orphanCols.push(column('parent_session_id', orphan.parent_session_id, toValue(orphan.parent_session_id ?? o.donorId)));
+		const donorCols: ColumnChange[] = [
+			column('ended_at', donor.ended_at, donor.ended_at === null || donor.ended_at === undefined ? AT_APPLY : toValue(donor.ended_at)),
+			column('end_reason', donor.end_reason, REPAIR_END_REASON),
+		];
+		const warnings: string[] = [];
+		if (donor.end_reason === 'compression') {
+			warnings.push(`the donor's end reason "compression" is overwritten with "${REPAIR_END_REASON}": its continuation child is no longer classed as a compression continuation`);
+		}
+
+		if (donor.ended_at === null || donor.ended_at === undefined) {
+			warnings.push(`the donor ${o.donorId} is still open: the repair ends it now (it will never be resumed again)`);
+		} else if (donor.end_reason && donor.end_reason !== REPAIR_END_REASON) {
+			warnings.push(`the donor's end reason "${String(donor.end_reason)}" is replaced; its ended_at is kept`);
+		}
+
+		for (const c of FILLED_COLUMNS) {
+			if (has(c) && orphan[c] !== null && orphan[c] !== undefined && donor[c] !== null && donor[c] !== undefined && !same(toValue(orphan[c]), toValue(donor[c]))) {
+				warnings.push(`the orphan keeps its own ${c} (${JSON.stringify(toValue(orphan[c]))}); the donor's is ${JSON.stringify(toValue(donor[c]))}`);
+			}
+		}
+
+		return {
+			orphanId: o.orphanId,
+			donorId: o.donorId!,
+			sessionKey: o.sessionKey!,
+			evidence: o.evidence as 'lineage' | 'contiguity',
+			messageCount: o.messageCount,
+			rows: [{sessionId: o.orphanId, role: 'orphan', columns: orphanCols}, {sessionId: o.donorId!, role: 'donor', columns: donorCols}],
+			restartBefore: null,
+			restartAfter: null,
+			rollbackRiskBefore: false,
+			rollbackRiskAfter: false,
+			warnings,
+		};
+	});
+
+	// What a restart resumes for each chat, before and after all selected adoptions.
+	const afterSnapshot: Snapshot = {...analysis.snapshot, sessions: applyToRecords(analysis.snapshot.sessions, draft, input.now)};
+	const after = analyze(afterSnapshot, {maxGapSeconds: analysis.maxGapSeconds});
+	for (const a of draft) {
+		const chatBefore = analysis.routing.find(r => r.sessionKey === a.sessionKey);
+		const chatAfter = after.routing.find(r => r.sessionKey === a.sessionKey);
+		a.restartBefore = chatBefore?.restartResolvesTo ?? null;
+		a.restartAfter = chatAfter?.restartResolvesTo ?? null;
+		a.rollbackRiskBefore = chatBefore?.rollbackRisk ?? false;
+		a.rollbackRiskAfter = chatAfter?.rollbackRisk ?? false;
+		if (chatBefore?.routingEntry === a.donorId) {
+			a.warnings.push(`gateway_routing still names the donor: the gateway drops that entry on the next message (the donor is ended) and finds ${a.orphanId} by its key`);
+		}
+
+		const resumesOrphanLine = a.restartAfter !== null && (a.restartAfter === a.orphanId || after.lineage.parentEdge.get(a.restartAfter)?.parentId === a.orphanId);
+		if (!resumesOrphanLine) {
+			a.warnings.push(`after the repair a restart would still resume ${a.restartAfter ?? 'a new, empty session'}, not ${a.orphanId}: check \`hfx routing ${a.sessionKey}\` before restarting`);
+		}
+	}
+
+	return {
+		adoptions: draft,
+		refused: analysis.orphans.filter(o => o.verdict === 'refused'),
+		notSelected: adoptable.filter(o => !selected.includes(o)).map(o => o.orphanId),
+		unknownOnly,
+		maxGapSeconds: analysis.maxGapSeconds,
+	};
+}
+
+/**
+ * What identifies a plan: the writes and the hash of the rows they were computed from. The same
+ * store content gives the same hash, so a dry run and a later apply can be compared even after
+ * the gateway's clean shutdown reset the WAL.
+ */
+export function planHash(plan: RepairPlan, touchedRowsHash: string): string {
+	return sha256(canonical({
+		rows: touchedRowsHash,
+		adoptions: plan.adoptions.map(a => ({orphan: a.orphanId, donor: a.donorId, key: a.sessionKey, rows: a.rows})),
+	}));
+}

@@ -1,0 +1,37 @@
+/**
+ * The preconditions of any write to the store, each checked and reported in words. Shared by
+ * `hfx repair --apply`, `--undo` and the TUI's live checklist.
+ */
+import {describeHolder, findHolders} from '../store/holders.js';
+
+export type Check = {
+	id: 'no-holders' | 'no-deleted-wal' | 'audit-writable' | 'snapshot' | 'plan-current';
+	ok: boolean;
+	label: string;
+	detail: string;
+	/** The next safe step when it does not hold. */
+	next: string | null;
+};
+
+export function holderChecks(dbPath: string): Check[] {
+	const others = findHolders(dbPath);
+	const withSelf = findHolders(dbPath, {includeSelf: true});
+	const deleted = withSelf.holders.filter(h => h.holdsDeletedWal);
+	const visibility = others.complete ? '' : ` (${others.unreadablePids} processes could not be inspected: run as root to see them all)`;
+	return [
+		{
+			id: 'no-holders',
+			ok: others.holders.length === 0,
+			label: 'no other process holds state.db, -wal or -shm',
+			detail: others.holders.length === 0 ? `none seen in /proc${visibility}` : others.holders.map(describeHolder).join('; '),
+			next: others.holders.length === 0 ? null : `stop the gateway and every other Hermes process using this store (pids ${others.holders.map(h => h.pid).join(', ')}): a running gateway keeps the old routing in memory and writes it back`,
+		},
+		{
+			id: 'no-deleted-wal',
+			ok: deleted.length === 0,
+			label: 'no process holds a deleted -wal of this database',
+			detail: deleted.length === 0 ? 'none' : deleted.map(describeHolder).join('; '),
+			next: deleted.length === 0 ? null : `stop pid ${deleted.map(h => h.pid).join(', ')} first: it holds an old WAL generation that a write now would split from`,
+		},
+	];
+}

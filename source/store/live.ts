@@ -56,8 +56,8 @@ type Listener = (model: LiveModel) => void;
 
 export class LiveStore {
 	readonly location: StoreLocation;
-	private readonly store: ReadOnlyStore;
-	private readonly schema: SchemaInfo;
+	private store: ReadOnlyStore;
+	private schema: SchemaInfo;
 	private readonly options: Required<Omit<LiveOptions, 'maxGapSeconds'>> & {maxGapSeconds: number | undefined};
 	private sessions = new Map<string, SessionRecord>();
 	private signatures = new Map<string, string>();
@@ -75,7 +75,9 @@ export class LiveStore {
 	private debounceTimer: NodeJS.Timeout | undefined;
 	private readonly changedAt = new Map<string, number>();
 	private closed = false;
-	private readonly openedIno: number;
+	private openedIno: number;
+	/** Why the store was reopened since the last published model (an activity event). */
+	private reopened: string | null = null;
 
 	private constructor(location: StoreLocation, store: ReadOnlyStore, schema: SchemaInfo, options: LiveOptions) {
 		this.location = location;
@@ -91,6 +93,8 @@ export class LiveStore {
 			activityLimit: options.activityLimit ?? 500,
 		};
 		this.openedIno = store.preflight.main.ino;
+		// A long-lived observer: a small page cache (the OS caches the file anyway).
+		store.setCacheSizeKib(4096);
 		const {snapshot, meta} = readSnapshot(store, schema, location.owner);
 		this.absorbFull(snapshot, meta);
 		this.lastDataVersion = meta.dataVersion;
@@ -175,9 +179,10 @@ export class LiveStore {
 
 		const started = performance.now();
 		try {
-			const replaced = this.replacedOnDisk();
-			if (replaced) {
-				return this.publishError(replaced);
+			const reason = this.staleOpen();
+			if (reason) {
+				this.reopen(reason);
+				force = true;
 			}
 
 			const dataVersion = this.store.dataVersion();
@@ -191,7 +196,7 @@ export class LiveStore {
 			}
 
 			const before = this.current.analysis;
-			const full = Date.now() - this.lastFullReload > this.options.fullReloadMs;
+			const full = this.reopened !== null || Date.now() - this.lastFullReload > this.options.fullReloadMs;
 			const {newMessages, changed, meta} = full ? this.fullRefresh() : this.incrementalRefresh();
 			const snapshot: Snapshot = {sessions: [...this.sessions.values()], routing: meta.routing, owner: this.location.owner, ruleSet: this.schema.ruleSet};
 			const analysis = changed === null
@@ -200,6 +205,11 @@ export class LiveStore {
 			const now = this.options.now();
 			const commits = this.current.commits + 1;
 			const events = diffActivity(before, analysis, newMessages, now, changed ?? undefined);
+			if (this.reopened) {
+				events.unshift({at: now, kind: 'commit', subject: this.location.label, text: this.reopened});
+				this.reopened = null;
+			}
+
 			events.unshift({at: now, kind: 'commit', subject: this.location.label, text: `commit seen (data_version ${this.lastDataVersion} → ${meta.dataVersion}): ${[...newMessages.values()].reduce((a, b) => a + b, 0)} new message rows, ${events.filter(e => e.kind !== 'messages').length} session/routing changes`});
 			for (const id of changedSessionIds(before, analysis, newMessages, changed ?? undefined)) {
 				this.changedAt.set(id, now);
@@ -266,18 +276,51 @@ export class LiveStore {
 		return false;
 	}
 
-	/** The path now names another file (a restore, a `cp` over it): our connection reads the old inode. */
-	private replacedOnDisk(): string | null {
+	/**
+	 * Why the open connection no longer shows the store: the path names another file now (a
+	 * restore, a `cp` over it), or we read a private copy and the original changed since (its
+	 * owner started: -wal/-shm appeared; or the file itself changed). Null when it still does.
+	 */
+	private staleOpen(): string | null {
+		const pre = this.store.preflight;
+		let st: fs.Stats;
 		try {
-			const st = fs.statSync(this.store.preflight.path);
-			if (!this.store.isPrivateCopy && st.ino !== this.openedIno) {
-				return `${this.store.preflight.path} was replaced on disk (new inode); this view shows the old file — restart hfx to follow the new one`;
-			}
+			st = fs.statSync(pre.path);
 		} catch {
-			return `${this.store.preflight.path} disappeared; this view shows the last snapshot`;
+			throw new Error(`${pre.path} disappeared; this view shows the last snapshot`);
 		}
 
-		return null;
+		if (!this.store.isPrivateCopy) {
+			return st.ino === this.openedIno ? null : `${pre.path} was replaced on disk (a new inode: a restore or a copy over it): reopened on the new file`;
+		}
+
+		const owner = fs.existsSync(`${pre.path}-wal`) && fs.existsSync(`${pre.path}-shm`);
+		if (owner) {
+			return 'the agent opened the store (-wal and -shm appeared): now following it in place';
+		}
+
+		return st.size !== pre.main.size || st.mtimeMs !== pre.main.mtimeMs || st.ino !== pre.main.ino ? 'the store file changed while no agent held it: re-read from a fresh private copy' : null;
+	}
+
+	/** Replaces the connection (preflight again; in place once an owner holds the store). */
+	private reopen(reason: string): void {
+		const next = ReadOnlyStore.open(this.location.path);
+		let schema: SchemaInfo;
+		try {
+			schema = detectSchema(next);
+		} catch (error) {
+			next.close();
+			throw error;
+		}
+
+		this.store.close();
+		next.setCacheSizeKib(4096);
+		this.store = next;
+		this.schema = schema;
+		this.openedIno = next.preflight.main.ino;
+		this.signatures = new Map();
+		this.lastDataVersion = -1;
+		this.reopened = reason;
 	}
 
 	private absorbFull(snapshot: Snapshot, meta: SnapshotMeta): void {

@@ -178,6 +178,14 @@ export class ReadOnlyStore {
 		}
 	}
 
+	/**
+	 * Caps this connection's page cache (KiB). A memory setting of our own connection, not a
+	 * write: the only PRAGMA assignment an observer makes.
+	 */
+	setCacheSizeKib(kib: number): void {
+		this.db.pragma(`cache_size = ${-Math.max(64, Math.floor(kib))}`);
+	}
+
 	/** Changes whenever another connection commits (https://www.sqlite.org/pragma.html#pragma_data_version). */
 	dataVersion(): number {
 		return this.prepare('PRAGMA data_version').pluck().get() as number;

@@ -100,4 +100,31 @@ describe('LiveStore', () => {
 		expect(d.messageRows).toBe(11);
 		expect(d.turns).toBe(6);
 	});
+
+	it('follows the agent when it starts after hfx did (private copy first, then in place)', async () => {
+		const folder = fs.mkdtempSync(path.join(dir, 'late-'));
+		const db = path.join(folder, 'state.db');
+		const first = new WriterProcess(db);
+		await first.started();
+		const id = await first.create({source: 'telegram', userId: 'u', sessionKey: 'agent:main:telegram:dm:7', chatId: '7', chatType: 'dm', startedAt: T0});
+		await first.send({op: 'conversation', id, count: 4, from: T0, to: T0 + 10});
+		await first.send({op: 'close'}).catch(() => undefined);
+		expect(fs.existsSync(`${db}-wal`)).toBe(false);
+		const live = LiveStore.open({path: db, owner: null, label: 'late'}, {watch: false});
+		cleanups.push(() => live.close());
+		expect(live.readOnlyStore.isPrivateCopy).toBe(true);
+		// The agent starts and writes.
+		const agent = new WriterProcess(db);
+		cleanups.push(() => agent.kill());
+		await agent.started();
+		await agent.send({op: 'conversation', id, count: 6, from: T0 + 20, to: T0 + 60});
+		expect(live.refresh()).toBe(true);
+		expect(live.readOnlyStore.isPrivateCopy).toBe(false);
+		expect(live.model.analysis.byId.get(id)!.newestMessageAt).toBeCloseTo(T0 + 60, 3);
+		expect(live.model.activity.map(e => e.text)).toContain('the agent opened the store (-wal and -shm appeared): now following it in place');
+		await agent.send({op: 'conversation', id, count: 2, from: T0 + 70, to: T0 + 80});
+		expect(live.refresh()).toBe(true);
+		expect(live.model.analysis.byId.get(id)!.newestMessageAt).toBeCloseTo(T0 + 80, 3);
+	});
 });
+

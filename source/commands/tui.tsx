@@ -13,6 +13,7 @@ import type {StoreLocation} from '../store/locate.js';
 import {App} from '../ui/app.js';
 import {ENTER_ALT_SCREEN, LEAVE_ALT_SCREEN, SHOW_CURSOR} from '../ui/terminal.js';
 import {startFilesProbe} from '../ui/files-probe.js';
+import {repairServiceFor} from '../ui/repair-service.js';
 import {type GlobalFlags, type Io, locate} from './context.js';
 import {runScan} from './scan.js';
 
@@ -47,7 +48,8 @@ export async function runLiveApp(location: StoreLocation, flags: GlobalFlags, io
 
 	process.stdout.write(ENTER_ALT_SCREEN);
 	live.start();
-	const instance = render(<App live={live} files={files} color={flags.color} tick onExit={ids => {
+	const repair = repairServiceFor({dbPath: live.readOnlyStore.preflight.path, owner: location.owner, maxGapSeconds: flags.maxGapSeconds});
+	const instance = render(<App live={live} files={files} repair={repair} color={flags.color} tick onExit={ids => {
 		yanked = ids;
 	}} />, {exitOnCtrlC: false, patchConsole: true, maxFps: 20});
 	const onSignal = () => instance.unmount();

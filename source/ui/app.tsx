@@ -9,7 +9,7 @@ import type {LiveModel} from '../store/live.js';
 import type {SessionDetail} from '../store/detail.js';
 import {bytes, plural} from '../commands/format.js';
 import {type Action, PANES, PANE_TITLES, type Pane, footerHints, helpRows, resolveAction} from './keymap.js';
-import {type UiState, initialUiState, uiReducer} from './state.js';
+import {FOLLOW, type UiState, initialUiState, uiReducer} from './state.js';
 import {PANE_SPECS} from './panes/index.js';
 import type {PaneContext} from './panes/types.js';
 import {MIN_COLUMNS, MIN_ROWS, osc52, useTerminalSize} from './terminal.js';
@@ -17,6 +17,8 @@ import {COLOR_THEME, MONO_THEME, ThemeContext, useTheme} from './theme.js';
 import {sourcesOf} from './views.js';
 import type {FilesModel, FilesSource} from './files-model.js';
 import type {BackupsModel, BackupsSource} from './backups-model.js';
+import {RepairFlow} from './repair-flow.js';
+import type {RepairService} from './repair-service.js';
 
 export type LiveSource = {
 	readonly model: LiveModel;
@@ -37,8 +39,8 @@ export type AppProps = {
 	initialPane?: Pane;
 	/** Called with the ids copied with y when the app exits. */
 	onExit?: (yanked: string[]) => void;
-	/** The repair flow's hook (hfx repair): called with the selected orphan id. */
-	onRepair?: (orphanId: string) => void;
+	/** The repair flow's back end; without it, r points to the command line. */
+	repair?: RepairService;
 };
 
 function useSource<T>(source: {model: T | null; subscribe: (l: (m: T) => void) => () => void} | undefined): T | null {
@@ -170,7 +172,8 @@ function Screen(props: AppProps): React.ReactElement {
 			return;
 		}
 
-		const timer = setInterval(() => setClock((props.now ?? (() => Date.now() / 1000))()), 1000);
+		// Relative times ("3m ago") move slowly: a redraw every few seconds is enough.
+		const timer = setInterval(() => setClock((props.now ?? (() => Date.now() / 1000))()), 5000);
 		return () => clearInterval(timer);
 	}, [props.tick, props.now]);
 	if (ui.paused && frozen.current === null) {
@@ -180,6 +183,9 @@ function Screen(props: AppProps): React.ReactElement {
 	}
 
 	const model = frozen.current ?? latest;
+	useEffect(() => {
+		props.files?.setVisible?.(ui.pane === 'files');
+	}, [ui.pane, props.files]);
 	const waiting = latest.commits - model.commits;
 	const now = props.tick ? clock : (props.now ?? (() => Date.now() / 1000))();
 	const detailCache = useMemo(() => new Map<string, SessionDetail | null>(), [model.revision]);
@@ -205,7 +211,9 @@ function Screen(props: AppProps): React.ReactElement {
 
 	const run = (action: Action): void => {
 		const rows = spec.rowCount(ctx);
-		const from = spec.cursor?.(ctx) ?? ui.cursor[ui.pane];
+		// Relative moves come from the reducer's current state (fast key sequences never see a stale
+		// cursor); only a FOLLOW cursor is resolved here first.
+		const from = ui.cursor[ui.pane] === FOLLOW ? spec.cursor?.(ctx) : undefined;
 		const half = Math.max(1, Math.floor(bodyHeight / 2));
 		switch (action) {
 			case 'quit': {
@@ -298,8 +306,10 @@ function Screen(props: AppProps): React.ReactElement {
 				const orphan = model.analysis.orphans.find(o => o.orphanId === id);
 				if (!orphan) {
 					dispatch({type: 'notice', text: 'select an orphan finding to repair'});
-				} else if (props.onRepair) {
-					props.onRepair(orphan.orphanId);
+				} else if (orphan.verdict !== 'adoptable') {
+					dispatch({type: 'notice', text: `repair-routing refuses ${orphan.orphanId}: ${orphan.reason}`});
+				} else if (props.repair) {
+					dispatch({type: 'repair', orphanId: orphan.orphanId});
 				} else {
 					dispatch({type: 'notice', text: `preview the repair with: hfx repair --db ${model.facts.path}`});
 				}
@@ -333,6 +343,11 @@ function Screen(props: AppProps): React.ReactElement {
 	};
 
 	useInput((input, key) => {
+		if (ui.repairOrphan) {
+			// The repair flow takes its own keys.
+			return;
+		}
+
 		if (ui.notice) {
 			dispatch({type: 'notice', text: null});
 		}
@@ -361,9 +376,13 @@ function Screen(props: AppProps): React.ReactElement {
 			return;
 		}
 
-		const action = resolveAction({input, ...key}, ui.pane);
-		if (action) {
-			run(action);
+		// Keys typed faster than a read arrive together (Ink hands them over as one "paste"): one keypress each.
+		const keys = input.length > 1 && !key.ctrl && !key.meta ? [...input].map(ch => ({input: ch})) : [{input, ...key}];
+		for (const k of keys) {
+			const action = resolveAction(k, ui.pane);
+			if (action) {
+				run(action);
+			}
 		}
 	}, {isActive: isRawModeSupported});
 
@@ -379,9 +398,16 @@ function Screen(props: AppProps): React.ReactElement {
 			<Tabs pane={ui.pane} counts={counts} width={size.columns} />
 			<Banner model={model} width={size.columns} />
 			<Box height={bodyHeight} flexDirection="column">
-				{ui.overlay === 'help' ? <HelpOverlay query={ui.helpText} width={size.columns} height={bodyHeight} /> : <View ctx={ctx} />}
+				{ui.repairOrphan && props.repair
+					? <RepairFlow orphanId={ui.repairOrphan} service={props.repair} revision={latest.revision} width={size.columns} height={bodyHeight + 1} onClose={applied => {
+						dispatch({type: 'repair', orphanId: null});
+						if (applied) {
+							props.live.refresh(true);
+						}
+					}} />
+					: (ui.overlay === 'help' ? <HelpOverlay query={ui.helpText} width={size.columns} height={bodyHeight} /> : <View ctx={ctx} />)}
 			</Box>
-			{ui.overlay === 'filter'
+			{ui.repairOrphan && props.repair ? null : ui.overlay === 'filter'
 				? (
 					<Box>
 						<Text>{' / '}</Text>

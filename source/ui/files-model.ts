@@ -13,4 +13,6 @@ export type FilesModel = {
 export type FilesSource = {
 	model: FilesModel | null;
 	subscribe: (listener: (model: FilesModel) => void) => () => void;
+	/** The Files pane is on screen: poll often (otherwise rarely: the /proc walk is not free). */
+	setVisible?: (visible: boolean) => void;
 };

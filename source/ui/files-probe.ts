@@ -6,10 +6,13 @@ import {FilesProbe, describeFiles} from '../store/files-probe.js';
 import type {LiveStore} from '../store/live.js';
 import type {FilesModel, FilesSource} from './files-model.js';
 
-export function startFilesProbe(live: LiveStore, options: {intervalMs?: number} = {}): FilesSource & {close: () => void} {
+export function startFilesProbe(live: LiveStore, options: {intervalMs?: number; hiddenIntervalMs?: number} = {}): FilesSource & {close: () => void} {
 	const probe = new FilesProbe(live.readOnlyStore.preflight.path);
 	const listeners = new Set<(m: FilesModel) => void>();
 	let model: FilesModel | null = null;
+	let shown = '';
+	let visible = false;
+	let lastPoll = 0;
 	let running = false;
 	let again = false;
 	let closed = false;
@@ -24,10 +27,15 @@ export function startFilesProbe(live: LiveStore, options: {intervalMs?: number} 
 		}
 
 		running = true;
+		lastPoll = Date.now();
 		try {
 			const report = await probe.read();
-			if (!closed) {
-				model = {lines: describeFiles(report, live.model.facts.journalMode), holders: report.holders, updatedAt: report.readAt};
+			const lines = describeFiles(report, live.model.facts.journalMode);
+			const text = JSON.stringify(lines);
+			// Publish only what changed: every publish re-renders the app.
+			if (!closed && text !== shown) {
+				shown = text;
+				model = {lines, holders: report.holders, updatedAt: report.readAt};
 				for (const l of listeners) {
 					l(model);
 				}
@@ -43,8 +51,18 @@ export function startFilesProbe(live: LiveStore, options: {intervalMs?: number} 
 		}
 	};
 
-	const off = live.subscribe(() => void poll());
-	const timer = setInterval(() => void poll(), options.intervalMs ?? 1000);
+	const off = live.subscribe(() => {
+		if (visible) {
+			void poll();
+		}
+	});
+	const fast = options.intervalMs ?? 1000;
+	const slow = options.hiddenIntervalMs ?? 15_000;
+	const timer = setInterval(() => {
+		if (Date.now() - lastPoll >= (visible ? fast : slow)) {
+			void poll();
+		}
+	}, fast);
 	timer.unref?.();
 	void poll();
 	return {
@@ -54,6 +72,13 @@ export function startFilesProbe(live: LiveStore, options: {intervalMs?: number} 
 		subscribe(listener) {
 			listeners.add(listener);
 			return () => listeners.delete(listener);
+		},
+		setVisible(next) {
+			if (next && !visible) {
+				void poll();
+			}
+
+			visible = next;
 		},
 		close() {
 			closed = true;

@@ -21,7 +21,10 @@ export type Action =
 	| 'quit' | 'help' | 'back' | 'filter' | 'next-pane' | 'prev-pane' | `pane-${number}`
 	| 'down' | 'up' | 'page-down' | 'page-up' | 'top' | 'bottom' | 'open'
 	| 'pause' | 'yank' | 'toggle-hidden' | 'cycle-source' | 'refresh' | 'repair'
-	| 'backup-verify' | 'backup-drill' | 'backup-snapshot';
+	| 'backup-verify' | 'backup-drill' | 'backup-snapshot' | 'repair-apply';
+
+/** Screens drawn over a pane that take their own keys. */
+export type Overlay = 'repair';
 
 export type KeyEvent = {
 	input: string;
@@ -48,8 +51,10 @@ export type Binding = {
 	/** How the key is written in hints and help. */
 	label: string;
 	description: string;
-	/** Panes where it applies; omitted = everywhere. */
+	/** Panes where it applies; omitted = everywhere (but not inside an overlay screen). */
 	panes?: readonly Pane[];
+	/** Applies only inside this overlay screen. */
+	overlay?: Overlay;
 	/** Shown in the footer (lower comes first); omitted = help only. */
 	footer?: number;
 	/** Footer text when it differs from the label + first words of the description. */
@@ -82,6 +87,8 @@ export const BINDINGS: readonly Binding[] = [
 	{action: 'pause', keys: [{input: 'p'}], label: 'p', description: 'pause or resume live updates', footer: 50, hint: 'p pause'},
 	{action: 'yank', keys: [{input: 'y'}], label: 'y', description: 'copy the selected id (OSC 52); printed again on exit', footer: 60, hint: 'y copy'},
 	{action: 'refresh', keys: [{input: 'l', ctrl: true}], label: 'C-l', description: 're-read the store now and redraw'},
+	{action: 'repair-apply', keys: [{input: 'a'}], label: 'a', description: 'apply the previewed repair (only once every precondition holds; then type the confirmation)', overlay: 'repair', footer: 1, hint: 'a apply'},
+	{action: 'back', keys: [{special: 'escape'}], label: 'Esc', description: 'leave the repair preview (nothing is written)', overlay: 'repair', footer: 2, hint: 'Esc back'},
 ];
 
 function matches(spec: KeySpec, key: KeyEvent): boolean {
@@ -100,17 +107,19 @@ function matches(spec: KeySpec, key: KeyEvent): boolean {
 	return spec.input === key.input;
 }
 
-export function bindingsFor(pane: Pane): Binding[] {
-	return BINDINGS.filter(b => !b.panes || b.panes.includes(pane));
+export function bindingsFor(pane: Pane, overlay?: Overlay): Binding[] {
+	return overlay
+		? BINDINGS.filter(b => b.overlay === overlay)
+		: BINDINGS.filter(b => !b.overlay && (!b.panes || b.panes.includes(pane)));
 }
 
-export function resolveAction(key: KeyEvent, pane: Pane): Action | undefined {
-	return bindingsFor(pane).find(b => b.keys.some(spec => matches(spec, key)))?.action;
+export function resolveAction(key: KeyEvent, pane: Pane, overlay?: Overlay): Action | undefined {
+	return bindingsFor(pane, overlay).find(b => b.keys.some(spec => matches(spec, key)))?.action;
 }
 
-/** Footer hints for a pane, in order: the pane's own keys, then the global ones. */
-export function footerHints(pane: Pane): string[] {
-	return bindingsFor(pane)
+/** Footer hints for a pane (or an overlay screen), in order: the pane's own keys, then the global ones. */
+export function footerHints(pane: Pane, overlay?: Overlay): string[] {
+	return bindingsFor(pane, overlay)
 		.filter(b => b.footer !== undefined)
 		.sort((a, b) => a.footer! - b.footer!)
 		.map(b => b.hint ?? `${b.label} ${b.description.split(/[:(;,]/)[0]!.trim()}`);
@@ -129,7 +138,7 @@ export function helpRows(query: string): Array<{label: string; description: stri
 			continue;
 		}
 
-		rows.push({label: b.label, description: b.description, where: b.panes ? (b.panes.length === LISTS.length ? 'lists' : b.panes.map(p => PANE_TITLES[p]).join(', ')) : 'everywhere'});
+		rows.push({label: b.label, description: b.description, where: b.overlay ? `${b.overlay} preview` : (b.panes ? (b.panes.length === LISTS.length ? 'lists' : b.panes.map(p => PANE_TITLES[p]).join(', ')) : 'everywhere')});
 	}
 
 	return rows.filter(r => !q || `${r.label} ${r.description} ${r.where}`.toLowerCase().includes(q));

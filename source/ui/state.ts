@@ -24,6 +24,8 @@ export type UiState = {
 	/** A transient line for the footer ("copied …"). */
 	notice: string | null;
 	yanked: string[];
+	/** The orphan whose repair preview is open (drawn over the Findings pane). */
+	repairOrphan: string | null;
 };
 
 export type UiAction =
@@ -41,7 +43,8 @@ export type UiAction =
 	| {type: 'toggle-hidden'}
 	| {type: 'cycle-source'; sources: string[]}
 	| {type: 'notice'; text: string | null}
-	| {type: 'yank'; id: string};
+	| {type: 'yank'; id: string}
+	| {type: 'repair'; orphanId: string | null};
 
 /** Cursor value meaning "where the pane says" (Detail: the newest message; Lineage: the focused session). */
 export const FOLLOW = -1;
@@ -60,6 +63,7 @@ export function initialUiState(pane: Pane = 'sessions'): UiState {
 		source: null,
 		notice: null,
 		yanked: [],
+		repairOrphan: null,
 	};
 }
 
@@ -159,6 +163,10 @@ export function uiReducer(state: UiState, action: UiAction): UiState {
 
 		case 'yank': {
 			return {...state, yanked: [...state.yanked, action.id], notice: `copied ${action.id}`};
+		}
+
+		case 'repair': {
+			return {...state, repairOrphan: action.orphanId};
 		}
 	}
 }

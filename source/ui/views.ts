@@ -52,7 +52,34 @@ export function allSessionRows(analysis: Analysis): SessionRow[] {
 
 const SESSION_KEYS = ['session.id', 'session.title', 'session.sessionKey', 'session.chatId', 'session.displayName', 'session.source'];
 
-export function sessionRows(analysis: Analysis, options: {filterText: string; showHidden: boolean; source: string | null}): {rows: SessionRow[]; total: number; hidden: number} {
+type SessionRowsResult = {rows: SessionRow[]; total: number; hidden: number};
+
+/** Per analysis, the last few option sets: a render asks the same question several times. */
+const sessionRowsCache = new WeakMap<Analysis, Map<string, SessionRowsResult>>();
+
+export function sessionRows(analysis: Analysis, options: {filterText: string; showHidden: boolean; source: string | null}): SessionRowsResult {
+	const key = `${options.showHidden ? 1 : 0}\u0000${options.source ?? ''}\u0000${options.filterText}`;
+	let cache = sessionRowsCache.get(analysis);
+	if (!cache) {
+		cache = new Map();
+		sessionRowsCache.set(analysis, cache);
+	}
+
+	const hit = cache.get(key);
+	if (hit) {
+		return hit;
+	}
+
+	const result = computeSessionRows(analysis, options);
+	if (cache.size > 8) {
+		cache.clear();
+	}
+
+	cache.set(key, result);
+	return result;
+}
+
+function computeSessionRows(analysis: Analysis, options: {filterText: string; showHidden: boolean; source: string | null}): SessionRowsResult {
 	const all = allSessionRows(analysis);
 	const visible = all.filter(r => (options.showHidden || !isHiddenByDefault(r.session)) && (options.source === null || r.session.source === options.source));
 	const shown = new Set(visible);

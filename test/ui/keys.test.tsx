@@ -194,3 +194,16 @@ describe('the app', () => {
 		}
 	});
 });
+
+describe('fast typing', () => {
+	it('applies every key of a burst written in one go (no key lost to a stale handler)', async () => {
+		const ui = await renderAt(app(), 100, 30);
+		try {
+			// Four moves arrive before React has re-rendered once.
+			await ui.press('jjjj');
+			expect(ui.lastFrame()).toMatch(/› ● {2}20260812_002320_bd1b3a16/);
+		} finally {
+			ui.unmount();
+		}
+	});
+});

@@ -1,0 +1,39 @@
+/**
+ * What the TUI's repair flow needs from the repair module: a bound plan for one orphan, the live
+ * precondition checks, and the apply of exactly that plan.
+ */
+import {type ApplyOutcome, type Planned, applyRepair, computePlan} from '../repair/apply.js';
+import {type Check, holderChecks} from '../repair/preconditions.js';
+import {ShmReader} from '../store/shm.js';
+
+export type RepairService = {
+	plan: (orphanId: string) => Promise<Planned>;
+	checks: () => Check[];
+	/** Applies the plan the operator saw (refused if the store moved since). */
+	apply: (planned: Planned, log: (line: string) => void) => Promise<ApplyOutcome>;
+};
+
+export function repairServiceFor(options: {dbPath: string; owner: string | null; maxGapSeconds: number; argv?: string[]}): RepairService {
+	return {
+		async plan(orphanId) {
+			const reader = new ShmReader();
+			try {
+				return await computePlan(options.dbPath, {owner: options.owner, maxGapSeconds: options.maxGapSeconds, only: [orphanId]}, reader);
+			} finally {
+				await reader.close();
+			}
+		},
+		checks: () => holderChecks(options.dbPath),
+		apply: async (planned, log) => applyRepair({
+			dbPath: options.dbPath,
+			owner: options.owner,
+			maxGapSeconds: options.maxGapSeconds,
+			only: planned.plan.adoptions.map(a => a.orphanId),
+			argv: options.argv ?? ['hfx', '(tui)', 'repair', '--apply'],
+			yes: true,
+			confirm: async () => true,
+			log,
+			planned,
+		}),
+	};
+}

@@ -7,6 +7,9 @@ import process from 'node:process';
 import meow from 'meow';
 import type {ExitCode} from './errors.js';
 
+// React's development build diffs props and checks invariants on every render: not for operators.
+process.env.NODE_ENV ??= 'production';
+
 // Ink's chalk ignores NO_COLOR (ink-stack.md §1.3 F): decide colour before anything imports it.
 if (process.env.NO_COLOR || process.argv.includes('--no-color')) {
 	process.env.FORCE_COLOR = '0';
@@ -21,6 +24,26 @@ export const HELP = `
     $ hfx sessions                  sessions, newest activity first
     $ hfx lineage ID                where a session came from and what continued it
     $ hfx routing [KEY]             per chat: what a restart would resume, every candidate and its rule
+    $ hfx files                     state.db, -wal, -shm: WAL frame classes, checksum breaks, who holds the files
+    $ hfx repair                    dry run: each orphan's adoption as a before/after table, the restart before and after
+    $ hfx repair --apply [--only ID]... [--yes]
+                                    adopt, fail-closed: no holders, a verified snapshot, the plan re-checked in the transaction
+    $ hfx repair --undo ENTRY       put back one applied repair (refused if its columns changed since)
+    $ hfx audit verify [FILE]       check the hash chain of the repair audit trail
+    $ hfx demo                      a simulated gateway writes a temporary store live; the incident a minute in
+
+  Backups (an archive holds credentials: never send it to anyone)
+    $ hfx backup [-o PATH] [--keep N] [--dry-run]
+                                    one verified zip of the whole Hermes root (default <root>/backups/)
+    $ hfx backup --quick [--label L]
+                                    a quick snapshot in state-snapshots/ (Hermes' layout, newest 20 kept)
+    $ hfx verify ARCHIVE|SNAPSHOT   every byte and every database (also tar.gz of a home or volume)
+    $ hfx restore ARCHIVE --to DIR | --home DIR [--yes]
+                                    verified restore; refuses while the agent holds the store
+    $ hfx restore --drill ARCHIVE   restore into a scratch folder, scan, compare, record
+    $ hfx backups                   archives and snapshots: age, size, verified, drilled
+    $ hfx gate [--max-age 30m]      exit 0 only with a fresh, verified, drilled backup: hfx gate && docker compose build
+    $ hfx doctor                    where the root lives, what survives a restart or a rebuild
 
   Where the store is
     --db PATH                       one state.db file
@@ -34,13 +57,23 @@ export const HELP = `
     --source NAME                   sessions: only this source (telegram, discord, cli...)
     --limit N                       sessions: at most N rows (default 50; 0 = all)
     --all                           sessions: include tool and delegate rows
+    --speed N                       demo: time runs N times faster (default 1)
+    --seconds N                     demo without a terminal: run N seconds, then print the scan
+    --keep                          demo: keep the temporary Hermes home on exit; backup: --keep N archives (default 3)
+    -o, --output PATH               backup: the archive file or folder; backups/gate/doctor: the archive folder
+    --to DIR, --yes, --drill        restore: target folder, no confirmation prompt, restore drill
+    --max-age DURATION              gate: newest acceptable backup (default 30m)
     --no-color                      monochrome (also honoured: NO_COLOR)
     --help, --version
 
   Exit codes
     0  healthy / done          1  findings (an orphan or a rollback risk)          2  could not be done (one line on stderr says why)
+    backup, verify, restore, gate, doctor: 0 done and sound   1 skipped / damaged / partial / blocked / warnings   2 refused, nothing written
+
+  In the TUI: 1-8 or Tab switch panes, j/k move, Enter opens, / filters, p pauses, y copies, ? lists every key, q quits.
 
   Examples
+    $ hfx                           # live view of ~/.hermes (the demo when there is none)
     $ hfx scan --home ~/.hermes
     $ hfx scan --db /srv/hermes/state.db --json | jq '.routing[] | select(.rollbackRisk)'
     $ hfx routing agent:main:telegram:dm:12345
@@ -63,6 +96,21 @@ export function parse(argv: string[]) {
 			limit: {type: 'number', default: 50},
 			all: {type: 'boolean', default: false},
 			color: {type: 'boolean', default: true},
+			speed: {type: 'string'},
+			seconds: {type: 'string'},
+			// demo: bare --keep keeps its temp home; backup: --keep N archives. A string serves both.
+			keep: {type: 'string'},
+			output: {type: 'string', shortFlag: 'o'},
+			dryRun: {type: 'boolean', default: false},
+			quick: {type: 'boolean', default: false},
+			label: {type: 'string'},
+			to: {type: 'string'},
+			yes: {type: 'boolean', default: false},
+			drill: {type: 'boolean', default: false},
+			maxAge: {type: 'string'},
+			apply: {type: 'boolean', default: false},
+			only: {type: 'string', isMultiple: true},
+			undo: {type: 'string'},
 		},
 	});
 }
@@ -94,10 +142,40 @@ export async function main(argv: string[]): Promise<ExitCode> {
 		color: cli.flags.color && !process.env.NO_COLOR,
 	};
 	switch (command) {
-		case '':
+		case '': {
+			const {runTui} = await import('./commands/tui.js');
+			return runTui(flags, processIo);
+		}
+
 		case 'scan': {
 			const {runScan} = await import('./commands/scan.js');
 			return runScan(flags, processIo);
+		}
+
+		case 'repair': {
+			const {runRepair} = await import('./commands/repair.js');
+			return runRepair({...flags, apply: cli.flags.apply, only: cli.flags.only ?? [], yes: cli.flags.yes, undo: cli.flags.undo, argv}, processIo);
+		}
+
+		case 'audit': {
+			const {runAudit} = await import('./commands/audit.js');
+			return runAudit({...flags, action: rest[0], file: rest[1]}, processIo);
+		}
+
+		case 'files': {
+			const {runFiles} = await import('./commands/files.js');
+			return runFiles(flags, processIo);
+		}
+
+		case 'demo': {
+			const speed = cli.flags.speed === undefined ? 1 : Number(cli.flags.speed);
+			const seconds = cli.flags.seconds === undefined ? undefined : Number(cli.flags.seconds);
+			if (!Number.isFinite(speed) || speed <= 0 || (seconds !== undefined && (!Number.isFinite(seconds) || seconds < 0))) {
+				return usage('--speed must be a positive number and --seconds a non-negative number');
+			}
+
+			const {runDemo} = await import('./commands/demo.js');
+			return runDemo({...flags, speed, keep: cli.flags.keep !== undefined, seconds}, processIo);
 		}
 
 		case 'sessions': {
@@ -119,13 +197,78 @@ export async function main(argv: string[]): Promise<ExitCode> {
 			return runRouting({...flags, key: rest[0]}, processIo);
 		}
 
+		case 'backup': {
+			const keep = cli.flags.keep === undefined ? undefined : Number(cli.flags.keep);
+			if (keep !== undefined && (cli.flags.keep === '' || !Number.isInteger(keep) || keep < 0)) {
+				return usage(`--keep needs a whole number of archives (0 keeps all), not ${JSON.stringify(cli.flags.keep)}`);
+			}
+
+			const {runBackup} = await import('./commands/backup.js');
+			return runBackup({...flags, output: cli.flags.output, keep, dryRun: cli.flags.dryRun, quick: cli.flags.quick, label: cli.flags.label}, processIo);
+		}
+
+		case 'verify': {
+			if (!rest[0]) {
+				return usage('verify needs an archive or snapshot folder: hfx verify PATH');
+			}
+
+			const {runVerify} = await import('./commands/verify.js');
+			return runVerify({...flags, target: rest[0]}, processIo);
+		}
+
+		case 'restore': {
+			if (!rest[0]) {
+				return usage('restore needs an archive: hfx restore ARCHIVE --to DIR | --home DIR, or hfx restore --drill ARCHIVE');
+			}
+
+			if (cli.flags.to && cli.flags.home) {
+				return usage('restore takes one target: --to DIR or --home DIR');
+			}
+
+			const {runRestore} = await import('./commands/restore.js');
+			return runRestore({...flags, archive: rest[0], to: cli.flags.to, yes: cli.flags.yes, drill: cli.flags.drill}, processIo);
+		}
+
+		case 'backups': {
+			const {runBackups} = await import('./commands/backups.js');
+			return runBackups({...flags, output: cli.flags.output}, processIo);
+		}
+
+		case 'gate': {
+			const {runGate} = await import('./commands/gate.js');
+			return runGate({...flags, output: cli.flags.output, maxAge: cli.flags.maxAge}, processIo);
+		}
+
+		case 'doctor': {
+			const {runDoctor} = await import('./commands/doctor.js');
+			return runDoctor({...flags, output: cli.flags.output}, processIo);
+		}
+
 		default: {
 			return usage(`unknown command ${JSON.stringify(command)}`);
 		}
 	}
 }
 
-main(process.argv.slice(2)).then(code => {
+// `hfx scan | head`: a closed pipe is not an error worth a stack trace.
+for (const stream of [process.stdout, process.stderr]) {
+	stream.on('error', (error: NodeJS.ErrnoException) => {
+		if (error.code === 'EPIPE') {
+			process.exit(process.exitCode ?? 0);
+		}
+
+		throw error;
+	});
+}
+
+main(process.argv.slice(2)).then(async code => {
+	const {deferredExitCode} = await import('./interrupts.js');
+	const interrupted = deferredExitCode();
+	if (interrupted !== null) {
+		// Interrupted during a write: it was finished, verified and recorded; now honour the signal.
+		process.exit(interrupted);
+	}
+
 	process.exitCode = code;
 }, (error: unknown) => {
 	process.stderr.write(`hfx: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

@@ -7,9 +7,21 @@
  */
 import {type Analysis, type AnalyzeOptions, analyze, collectFindings} from './analyze.js';
 import {updateLineage} from './lineage.js';
-import {findOrphans, type OrphanVerdict} from './orphans.js';
+import {findOrphans, isOrphanCandidate, type OrphanVerdict} from './orphans.js';
+import {lastActive} from './time.js';
 import {type ChatRouting, analyzeRouting, tupleKey, unanimousKey} from './routing.js';
 import type {SessionRecord, Snapshot} from './types.js';
+
+/**
+ * Which analysis an incremental one was derived from, and what changed: views use it to update
+ * what they derived before instead of recomputing (the sessions list order). Only the latest link
+ * is kept, so analyses never form a chain that holds old snapshots in memory.
+ */
+const derivations = new WeakMap<Analysis, {previous: Analysis; changed: ReadonlySet<string>}>();
+
+export function derivedFrom(analysis: Analysis): {previous: Analysis; changed: ReadonlySet<string>} | undefined {
+	return derivations.get(analysis);
+}
 
 /** Beyond this share of changed sessions, a full analysis is cheaper. */
 const FULL_RATIO = 0.1;
@@ -33,6 +45,46 @@ function chatKeysOf(o: OrphanVerdict, byId: ReadonlyMap<string, SessionRecord>):
 }
 
 /**
+ * True when no verdict can have moved: no changed session is (or was) an orphan candidate or an
+ * orphan's recorded parent, and no changed keyed row's last activity (before or after) falls in
+ * the contiguity window of an orphan of its source. (Most commits append messages to a live keyed
+ * session whose last activity is now, far from any orphan's start.)
+ */
+function orphansUnmoved(previous: Analysis, byId: ReadonlyMap<string, SessionRecord>, changed: ReadonlySet<string>, gap: number): boolean {
+	const orphans = previous.orphans;
+	for (const id of changed) {
+		for (const s of [previous.byId.get(id), byId.get(id)]) {
+			if (!s) {
+				continue;
+			}
+
+			if (isOrphanCandidate(s) || orphans.some(o => previous.byId.get(o.orphanId)?.parentSessionId === id)) {
+				return false;
+			}
+
+			if (s.sessionKey === null) {
+				continue;
+			}
+
+			const la = lastActive(s);
+			if (la === null) {
+				continue;
+			}
+
+			for (const o of orphans) {
+				const started = previous.byId.get(o.orphanId)?.startedAtRaw;
+				const start = (typeof started === 'bigint' ? Number(started) : (typeof started === 'number' ? started : 0)) || 0;
+				if (o.source === s.source && la >= start - gap && la <= start + gap) {
+					return false;
+				}
+			}
+		}
+	}
+
+	return true;
+}
+
+/**
  * @param changed ids of sessions added, updated or removed since `previous.snapshot`.
  */
 export function analyzeIncremental(previous: Analysis, snapshot: Snapshot, changed: ReadonlySet<string>, options: AnalyzeOptions = {}): Analysis {
@@ -44,7 +96,7 @@ export function analyzeIncremental(previous: Analysis, snapshot: Snapshot, chang
 
 	const byId = new Map(snapshot.sessions.map(s => [s.id, s]));
 	const lineage = updateLineage(previous.lineage, byId, changed);
-	const orphans = findOrphans(snapshot.sessions, {owner: snapshot.owner, maxGapSeconds});
+	const orphans = orphansUnmoved(previous, byId, changed, maxGapSeconds) ? previous.orphans : findOrphans(snapshot.sessions, {owner: snapshot.owner, maxGapSeconds});
 
 	// The chats a change can reach.
 	const affected = new Set<string>();
@@ -134,5 +186,8 @@ export function analyzeIncremental(previous: Analysis, snapshot: Snapshot, chang
 
 	const routing = [...byKey.values()].sort((a, b) => (a.sessionKey < b.sessionKey ? -1 : (a.sessionKey > b.sessionKey ? 1 : 0)));
 	const findings = collectFindings(orphans, routing, snapshot.sessions);
-	return {snapshot, byId, lineage, orphans, routing, findings, maxGapSeconds};
+	const next: Analysis = {snapshot, byId, lineage, orphans, routing, findings, maxGapSeconds};
+	derivations.delete(previous);
+	derivations.set(next, {previous, changed});
+	return next;
 }

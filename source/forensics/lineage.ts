@@ -120,7 +120,38 @@ export function buildLineage(sessions: readonly SessionRecord[], byId?: Readonly
  * their own edges, and the edges of their children (an edge's kind depends on the parent's end
  * reason), are recomputed. Never mutates `previous`.
  */
+function sameEdge(a: LineageEdge | undefined, b: LineageEdge | undefined): boolean {
+	return a === b || (a !== undefined && b !== undefined && a.parentId === b.parentId && a.childId === b.childId && a.kind === b.kind && a.via === b.via && a.parentMissing === b.parentMissing && a.rule === b.rule);
+}
+
 export function updateLineage(previous: Lineage, byId: ReadonlyMap<string, SessionRecord>, changed: ReadonlySet<string>): Lineage {
+	// Most changes (messages appended) move no edge: then the previous lineage stands as is. An
+	// edge depends on its child and its parent, so a change can move the edges of the changed
+	// sessions and of their children.
+	const edgeNow = (id: string) => {
+		const session = byId.get(id);
+		return session ? edgeOf(session, byId) : undefined;
+	};
+
+	let moved = false;
+	outer: for (const id of changed) {
+		if (!sameEdge(previous.parentEdge.get(id), edgeNow(id))) {
+			moved = true;
+			break;
+		}
+
+		for (const e of previous.children.get(id) ?? []) {
+			if (!sameEdge(e, edgeNow(e.childId))) {
+				moved = true;
+				break outer;
+			}
+		}
+	}
+
+	if (!moved) {
+		return previous;
+	}
+
 	const parentEdge = new Map(previous.parentEdge);
 	const children = new Map(previous.children);
 	const touched = new Set(changed);

@@ -341,22 +341,23 @@ export class LiveStore {
 			return this.routing;
 		}
 
-		const rows = this.store.prepare(rSql).all() as Array<Record<string, unknown>>;
-		const raw = rows.map(r => `${String(r.scope)}\u0000${String(r.session_key)}\u0000${String(r.entry_json)}\u0000${String(r.updated_at)}`).join('\u0001');
+		// Every save of an entry rewrites its updated_at and entry_json: a cheap aggregate tells whether any did.
+		const stamp = this.schema.routingColumns.has('updated_at') ? ', max(updated_at), total(updated_at)' : '';
+		const probe = this.store.prepare(`SELECT count(*), total(length(entry_json))${stamp} FROM gateway_routing`).raw(true).get() as unknown[];
+		const raw = JSON.stringify(probe);
 		if (raw !== this.routingRaw) {
 			this.routingRaw = raw;
-			this.routing = rows.map(toRoutingEntry);
+			this.routing = (this.store.prepare(rSql).all() as Array<Record<string, unknown>>).map(toRoutingEntry);
 		}
 
 		return this.routing;
 	}
 
-	/** id -> the mutable columns joined: a change there means the row must be re-read. */
+	/** id -> the mutable columns as one text: a change there means the row must be re-read. */
 	private readSignatures(): Map<string, string> {
-		const rows = this.store.prepare(signatureSql(this.schema)).raw(true).all() as unknown[][];
 		const out = new Map<string, string>();
-		for (const r of rows) {
-			out.set(String(r[0]), r.join('\u001F'));
+		for (const [id, sig] of this.store.prepare(signatureSql(this.schema)).raw(true).iterate() as IterableIterator<[unknown, string]>) {
+			out.set(String(id), sig);
 		}
 
 		return out;
@@ -387,7 +388,7 @@ export class LiveStore {
 	 * What changed, without scanning every session on every commit: the sessions that got messages,
 	 * new rows and their parents (a rotation ends the parent) are re-read. A commit that adds no
 	 * message and no row changed some row in place (an end, a key): then, and at least every
-	 * two seconds, every row's signature is compared.
+	 * five seconds, every row's signature is compared.
 	 */
 	private incrementalRefresh(): {newMessages: Map<string, number>; changed: Set<string>; meta: {dataVersion: number; routing: Snapshot['routing']}} {
 		return this.store.read(() => {
@@ -405,7 +406,7 @@ export class LiveStore {
 			}
 
 			const changed = new Set<string>();
-			if ((newMessages.size === 0 && newRows.length === 0) || Date.now() - this.lastSignatureScan > 2000) {
+			if ((newMessages.size === 0 && newRows.length === 0) || Date.now() - this.lastSignatureScan > 5000) {
 				const signatures = this.readSignatures();
 				for (const [id, sig] of signatures) {
 					if (this.signatures.get(id) !== sig) {
@@ -444,7 +445,7 @@ export class LiveStore {
 				}
 
 				this.sessions.set(id, record);
-				this.signatures.set(id, (signatureOf.get(id) as unknown[]).join('\u001F'));
+				this.signatures.set(id, (signatureOf.get(id) as [unknown, string])[1]);
 				changed.add(id);
 			}
 

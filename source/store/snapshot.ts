@@ -100,10 +100,13 @@ export function sessionStatsSql(schema: SchemaInfo): string {
 /** Columns whose change marks a session row as changed (what Hermes updates in place). */
 const SIGNATURE_COLUMNS = ['ended_at', 'end_reason', 'session_key', 'message_count', 'last_activity_at', 'parent_session_id', 'title', 'chat_id', 'user_id', 'profile_name', 'handoff_state', 'input_tokens', 'output_tokens'];
 
-/** A cheap scan for the live view: id plus the mutable columns, to find rows that changed. */
+/**
+ * A cheap scan for the live view: per row, its id and one text SQLite builds from the mutable
+ * columns (quote() keeps NULL, '' and numbers apart), to find the rows that changed.
+ */
 export function signatureSql(schema: SchemaInfo): string {
-	const cols = SIGNATURE_COLUMNS.filter(c => schema.sessionColumns.has(c)).map(c => `s.${c}`);
-	return `SELECT s.id${cols.length > 0 ? `, ${cols.join(', ')}` : ''} FROM sessions s`;
+	const cols = SIGNATURE_COLUMNS.filter(c => schema.sessionColumns.has(c)).map(c => `quote(s.${c})`);
+	return `SELECT s.id, ${cols.length > 0 ? cols.join(' || \',\' || ') : '\'\''} FROM sessions s`;
 }
 
 /** Sessions read per page; the read transaction is re-checked against its budget between pages. */

@@ -9,12 +9,38 @@ import type {ChatRouting} from '../forensics/routing.js';
 import {type SessionStatus, isHiddenByDefault, statusIndex, statusOf} from '../forensics/status.js';
 import {lastActive} from '../forensics/time.js';
 import type {SessionRecord} from '../forensics/types.js';
+import {derivedFrom} from '../forensics/incremental.js';
 
+/** A session in a list: one object per record, reused while the record is (rows are compared by identity). */
 export type SessionRow = {
 	session: SessionRecord;
-	status: SessionStatus;
 	lastActive: number | null;
 };
+
+const rows = new WeakMap<SessionRecord, SessionRow>();
+
+export function rowOf(session: SessionRecord): SessionRow {
+	let row = rows.get(session);
+	if (!row) {
+		row = {session, lastActive: lastActive(session)};
+		rows.set(session, row);
+	}
+
+	return row;
+}
+
+const statusCache = new WeakMap<Analysis, ReturnType<typeof statusIndex>>();
+
+/** A session's status in an analysis (zombie, orphan, at-risk, live, ended). */
+export function statusFor(analysis: Analysis, session: SessionRecord): SessionStatus {
+	let index = statusCache.get(analysis);
+	if (!index) {
+		index = statusIndex(analysis);
+		statusCache.set(analysis, index);
+	}
+
+	return statusOf(session, index);
+}
 
 const fuseCache = new WeakMap<object, Fuse<unknown>>();
 
@@ -36,18 +62,53 @@ export function fuzzy<T>(items: readonly T[], keys: string[], text: string): T[]
 
 const allRowsCache = new WeakMap<Analysis, SessionRow[]>();
 
-/** Every session as a row, newest activity first (cached per analysis). */
+/** Newest activity first; ties by id, descending. */
+function newestFirst(a: SessionRow, b: SessionRow): number {
+	return (b.lastActive ?? -1) - (a.lastActive ?? -1) || (a.session.id < b.session.id ? 1 : (a.session.id > b.session.id ? -1 : 0));
+}
+
+/**
+ * Every session as a row, newest activity first (cached per analysis). After an incremental
+ * analysis, the previous order is updated: the changed sessions are taken out and put back in
+ * place, which costs a pass over the list instead of a sort.
+ */
 export function allSessionRows(analysis: Analysis): SessionRow[] {
-	let rows = allRowsCache.get(analysis);
-	if (!rows) {
-		const index = statusIndex(analysis);
-		rows = analysis.snapshot.sessions
-			.map(s => ({session: s, status: statusOf(s, index), lastActive: lastActive(s)}))
-			.sort((a, b) => (b.lastActive ?? -1) - (a.lastActive ?? -1) || (a.session.id < b.session.id ? 1 : -1));
-		allRowsCache.set(analysis, rows);
+	let sorted = allRowsCache.get(analysis);
+	if (sorted) {
+		return sorted;
 	}
 
-	return rows;
+	const derivation = derivedFrom(analysis);
+	const before = derivation ? allRowsCache.get(derivation.previous) : undefined;
+	if (derivation && before) {
+		const {changed} = derivation;
+		sorted = before.filter(r => !changed.has(r.session.id));
+		for (const id of changed) {
+			const s = analysis.byId.get(id);
+			if (!s) {
+				continue;
+			}
+
+			const row = rowOf(s);
+			let lo = 0;
+			let hi = sorted.length;
+			while (lo < hi) {
+				const mid = (lo + hi) >>> 1;
+				if (newestFirst(sorted[mid]!, row) <= 0) {
+					lo = mid + 1;
+				} else {
+					hi = mid;
+				}
+			}
+
+			sorted.splice(lo, 0, row);
+		}
+	} else {
+		sorted = analysis.snapshot.sessions.map(rowOf).sort(newestFirst);
+	}
+
+	allRowsCache.set(analysis, sorted);
+	return sorted;
 }
 
 const SESSION_KEYS = ['session.id', 'session.title', 'session.sessionKey', 'session.chatId', 'session.displayName', 'session.source'];

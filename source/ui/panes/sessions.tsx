@@ -1,11 +1,11 @@
 import React from 'react';
 import {Box, Text} from 'ink';
-import {STATUS_GLYPH} from '../../forensics/status.js';
+import {STATUS_GLYPH, type SessionStatus} from '../../forensics/status.js';
 import {inWindow} from '../../forensics/time.js';
 import {ago, pad, utc} from '../../commands/format.js';
 import {List} from '../components/list.js';
 import {useTheme} from '../theme.js';
-import {type SessionRow, sessionRows} from '../views.js';
+import {type SessionRow, sessionRows, statusFor} from '../views.js';
 import type {PaneContext, PaneSpec} from './types.js';
 
 /** Rows changed within this many seconds are marked. */
@@ -33,12 +33,12 @@ function tokens(r: SessionRow): string {
 	return n >= 1_000_000 ? `${(n / 1_000_000).toFixed(1)}M` : (n >= 1000 ? `${Math.round(n / 1000)}k` : String(n));
 }
 
-type Col = {title: string; width: number; value: (r: SessionRow, now: number) => string; align?: 'right'};
+type Col = {title: string; width: number; value: (r: SessionRow, now: number, status: SessionStatus) => string; align?: 'right'};
 
 /** Columns in display order; optional ones join by priority while the end reason keeps 12 columns. */
 function columns(width: number): Col[] {
 	const all: Array<Col & {key: string; optional?: number}> = [
-		{key: 'status', title: ' ', width: 2, value: r => STATUS_GLYPH[r.status]},
+		{key: 'status', title: ' ', width: 2, value: (_r, _now, status) => STATUS_GLYPH[status]},
 		{key: 'id', title: 'id', width: 24, value: r => r.session.id},
 		{key: 'source', title: 'source', width: 9, value: r => r.session.source},
 		{key: 'title', title: 'title', width: 18, value: r => r.session.title ?? '', optional: 3},
@@ -83,8 +83,14 @@ function SessionsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 				width={ctx.width}
 				header={header}
 				empty={ctx.ui.filterText ? `no session matches "${ctx.ui.filterText}"` : 'no sessions'}
-				line={r => `${cols.map(c => pad(c.value(r, ctx.now), c.width, c.align)).join(' ')}${changed(r) ? ' *' : ''}`}
-				color={r => r.status === 'zombie' || r.status === 'at-risk' ? theme.danger : (r.status === 'orphan' ? theme.warn : (changed(r) ? theme.highlight : undefined))}
+				line={r => {
+					const status = statusFor(ctx.model.analysis, r.session);
+					return `${cols.map(c => pad(c.value(r, ctx.now, status), c.width, c.align)).join(' ')}${changed(r) ? ' *' : ''}`;
+				}}
+				color={r => {
+					const status = statusFor(ctx.model.analysis, r.session);
+					return status === 'zombie' || status === 'at-risk' ? theme.danger : (status === 'orphan' ? theme.warn : (changed(r) ? theme.highlight : undefined));
+				}}
 			/>
 			<Text color={theme.muted} wrap="truncate">{`  ${total} sessions${scope ? ` · ${scope}` : ''} · Z zombie  O orphan  ! skipped by restart  ● live  · ended  * just changed`}</Text>
 		</Box>

@@ -1,0 +1,55 @@
+/**
+ * The sessions list order is updated from the previous one after an incremental analysis: it
+ * must equal a full sort whatever changed.
+ */
+import {describe, expect, it} from 'vitest';
+import {analyze} from '../../source/forensics/analyze.js';
+import {analyzeIncremental} from '../../source/forensics/incremental.js';
+import type {SessionRecord, Snapshot} from '../../source/forensics/types.js';
+import {allSessionRows, rowOf} from '../../source/ui/views.js';
+import {T0, session} from '../helpers/records.js';
+
+function rng(seed: number): () => number {
+	let a = seed >>> 0;
+	return () => {
+		a = (a + 0x6D_2B_79_F5) >>> 0;
+		let t = Math.imul(a ^ (a >>> 15), a | 1);
+		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+		return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+	};
+}
+
+describe('the sessions list order', () => {
+	it.each([1, 2, 3, 4, 5])('after incremental changes equals a full sort (seed %i)', seed => {
+		const r = rng(seed);
+		const sessions = new Map<string, SessionRecord>();
+		for (let i = 0; i < 300; i++) {
+			const s = session({id: `s${String(i).padStart(3, '0')}`, newestMessageAt: T0 + Math.floor(r() * 50) * 10, sessionKey: r() < 0.5 ? `agent:main:telegram:dm:${i % 7}` : null});
+			sessions.set(s.id, s);
+		}
+
+		const snap = (): Snapshot => ({sessions: [...sessions.values()], routing: [], owner: null, ruleSet: 'recency'});
+		let previous = analyze(snap());
+		allSessionRows(previous);
+		for (let step = 0; step < 60; step++) {
+			const changed = new Set<string>();
+			for (let k = 0; k < 1 + Math.floor(r() * 4); k++) {
+				const roll = r();
+				const id = `s${String(Math.floor(r() * 320)).padStart(3, '0')}`;
+				if (roll < 0.15) {
+					sessions.delete(id);
+				} else {
+					sessions.set(id, session({id, newestMessageAt: T0 + Math.floor(r() * 60) * 10}));
+				}
+
+				changed.add(id);
+			}
+
+			const next = analyzeIncremental(previous, snap(), changed);
+			const incremental = allSessionRows(next).map(row => row.session.id);
+			const full = [...sessions.values()].map(rowOf).sort((a, b) => (b.lastActive ?? -1) - (a.lastActive ?? -1) || (a.session.id < b.session.id ? 1 : -1)).map(row => row.session.id);
+			expect(incremental, `step ${step}`).toEqual(full);
+			previous = next;
+		}
+	});
+});

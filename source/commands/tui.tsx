@@ -52,6 +52,12 @@ export async function runLiveApp(location: StoreLocation, flags: GlobalFlags, io
 	const instance = render(<App live={live} files={files} repair={repair} color={flags.color} tick onExit={ids => {
 		yanked = ids;
 	}} />, {exitOnCtrlC: false, patchConsole: true, maxFps: 20});
+	// Diagnostics for benchmarks and bug reports: HFX_TRACE_MEMORY=FILE appends memory use every 2 s.
+	const trace = io.env.HFX_TRACE_MEMORY;
+	const tracer = trace ? setInterval(() => {
+		fs.appendFileSync(trace, `${JSON.stringify({at: Date.now(), ...process.memoryUsage()})}\n`);
+	}, 2000) : undefined;
+	tracer?.unref();
 	const onSignal = () => instance.unmount();
 	process.once('SIGTERM', onSignal);
 	process.once('SIGHUP', onSignal);
@@ -60,6 +66,7 @@ export async function runLiveApp(location: StoreLocation, flags: GlobalFlags, io
 	} finally {
 		process.off('SIGTERM', onSignal);
 		process.off('SIGHUP', onSignal);
+		clearInterval(tracer);
 		restore();
 		files.close();
 		live.close();

@@ -24,10 +24,13 @@ function label(s: SessionRecord): string {
 	return s.sessionKey ?? (s.source ? `${s.source} (no key)` : 'no key');
 }
 
-/** `changed`, when known, limits the session comparison to those ids (the live view's incremental path). */
-export function diffActivity(before: Analysis, after: Analysis, newMessages: NewMessages, at: number, changed?: ReadonlySet<string>): ActivityEvent[] {
+/**
+ * `changed`, when known, limits the session comparison to those ids (the live view's incremental
+ * path); `old` gives their records as they were when the two analyses share one index.
+ */
+export function diffActivity(before: Analysis, after: Analysis, newMessages: NewMessages, at: number, changed?: ReadonlySet<string>, old?: (id: string) => SessionRecord | undefined): ActivityEvent[] {
 	const events: ActivityEvent[] = [];
-	const prev = before.byId;
+	const prev: Pick<ReadonlyMap<string, SessionRecord>, 'get' | 'has' | 'keys'> = old ? {get: old, has: id => old(id) !== undefined, keys: () => before.byId.keys()} : before.byId;
 	const compared = changed ? [...changed].map(id => after.byId.get(id)).filter((s): s is SessionRecord => s !== undefined) : after.snapshot.sessions;
 	for (const [id, count] of newMessages) {
 		const s = after.byId.get(id);
@@ -97,12 +100,12 @@ export function diffActivity(before: Analysis, after: Analysis, newMessages: New
 }
 
 /** Ids whose row changed (for a brief highlight in tables). */
-export function changedSessionIds(before: Analysis, after: Analysis, newMessages: NewMessages, candidates?: ReadonlySet<string>): Set<string> {
+export function changedSessionIds(before: Analysis, after: Analysis, newMessages: NewMessages, candidates?: ReadonlySet<string>, old?: (id: string) => SessionRecord | undefined): Set<string> {
 	const changed = new Set(newMessages.keys());
 	const compared = candidates ? [...candidates].map(id => after.byId.get(id)).filter((s): s is SessionRecord => s !== undefined) : after.snapshot.sessions;
 	for (const s of compared) {
-		const old = before.byId.get(s.id);
-		if (!old || old.endedAtRaw !== s.endedAtRaw || old.endReason !== s.endReason || old.sessionKey !== s.sessionKey || old.title !== s.title || inWindow(old.lastActivityAtRaw) !== inWindow(s.lastActivityAtRaw)) {
+		const was = old ? old(s.id) : before.byId.get(s.id);
+		if (!was || was.endedAtRaw !== s.endedAtRaw || was.endReason !== s.endReason || was.sessionKey !== s.sessionKey || was.title !== s.title || inWindow(was.lastActivityAtRaw) !== inWindow(s.lastActivityAtRaw)) {
 			changed.add(s.id);
 		}
 	}

@@ -44,7 +44,13 @@ function days(seconds: number): string {
 	return h >= 1 ? `${h.toFixed(1)} hours` : `${Math.max(0, Math.round(seconds / 60))} minutes`;
 }
 
-export function collectFindings(orphans: readonly OrphanVerdict[], routing: readonly ChatRouting[], sessions: readonly SessionRecord[]): Finding[] {
+/** Sessions with a timestamp outside the epoch window (reported as info findings). */
+export function hasCorruptTime(s: SessionRecord): boolean {
+	return isCorruptTime(s.startedAtRaw) || isCorruptTime(s.lastActivityAtRaw) || isCorruptTime(s.endedAtRaw);
+}
+
+/** @param corrupt the sessions with unusable timestamps, when the caller already knows them (in session order). */
+export function collectFindings(orphans: readonly OrphanVerdict[], routing: readonly ChatRouting[], sessions: readonly SessionRecord[], corrupt?: readonly SessionRecord[]): Finding[] {
 	const findings: Finding[] = [];
 	for (const chat of routing) {
 		if (chat.rollbackRisk) {
@@ -80,8 +86,9 @@ export function collectFindings(orphans: readonly OrphanVerdict[], routing: read
 			: {severity: 'warning', kind: 'orphan-refused', subject: o.orphanId, title: `orphan ${o.orphanId} (${o.messageCount} messages) not repairable`, detail: `${o.reasonKind}: ${o.reason}`, next: 'its messages are safe but unreachable by restart recovery; repair-routing refuses it, so settle it by hand (hfx lineage ' + o.orphanId + ')'});
 	}
 
-	const corrupt = sessions.filter(s => isCorruptTime(s.startedAtRaw) || isCorruptTime(s.lastActivityAtRaw) || isCorruptTime(s.endedAtRaw));
-	for (const s of corrupt.slice(0, 50)) {
+	// By id: the same order however the list was built (the incremental path patches it).
+	const unusable = [...(corrupt ?? sessions.filter(hasCorruptTime))].sort((a, b) => (a.id < b.id ? -1 : (a.id > b.id ? 1 : 0)));
+	for (const s of unusable.slice(0, 50)) {
 		const cols = [['started_at', s.startedAtRaw], ['last_activity_at', s.lastActivityAtRaw], ['ended_at', s.endedAtRaw]].filter(([, v]) => isCorruptTime(v as SessionRecord['startedAtRaw'])).map(([c, v]) => `${String(c)}=${JSON.stringify(typeof v === 'bigint' ? String(v) : (Buffer.isBuffer(v) ? '<blob>' : v))}`);
 		findings.push({severity: 'info', kind: 'corrupt-timestamp', subject: s.id, title: `unusable timestamp on ${s.id}`, detail: `${cols.join(', ')} is outside the epoch window; it is ignored for recency, as Hermes does`, next: 'no action needed for routing; `hermes sessions recover` can rebuild damaged rows'});
 	}

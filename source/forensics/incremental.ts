@@ -5,11 +5,11 @@
  * The live view needs it: on a store of twenty thousand sessions a full analysis per commit is
  * too slow to keep up with an agent writing hundreds of times a second.
  */
-import {type Analysis, type AnalyzeOptions, analyze, collectFindings} from './analyze.js';
+import {type Analysis, type AnalyzeOptions, analyze, collectFindings, hasCorruptTime} from './analyze.js';
 import {updateLineage} from './lineage.js';
 import {findOrphans, isOrphanCandidate, type OrphanVerdict} from './orphans.js';
 import {lastActive} from './time.js';
-import {type ChatRouting, analyzeRouting, tupleKey, unanimousKey} from './routing.js';
+import {type ChatRouting, analyzeRouting, buildKeyIndex, tupleKey, unanimousKey} from './routing.js';
 import type {SessionRecord, Snapshot} from './types.js';
 
 /**
@@ -17,9 +17,16 @@ import type {SessionRecord, Snapshot} from './types.js';
  * what they derived before instead of recomputing (the sessions list order). Only the latest link
  * is kept, so analyses never form a chain that holds old snapshots in memory.
  */
-const derivations = new WeakMap<Analysis, {previous: Analysis; changed: ReadonlySet<string>}>();
+export type Derivation = {
+	previous: Analysis;
+	changed: ReadonlySet<string>;
+	/** A changed session's record as it was in `previous` (undefined: it did not exist). */
+	old: (id: string) => SessionRecord | undefined;
+};
 
-export function derivedFrom(analysis: Analysis): {previous: Analysis; changed: ReadonlySet<string>} | undefined {
+const derivations = new WeakMap<Analysis, Derivation>();
+
+export function derivedFrom(analysis: Analysis): Derivation | undefined {
 	return derivations.get(analysis);
 }
 
@@ -30,7 +37,9 @@ function orphanSignature(o: OrphanVerdict): string {
 	return JSON.stringify([o.verdict, o.donorId, o.sessionKey, o.reasonKind, o.messageCount, o.lastActive, o.candidateDonors]);
 }
 
-function chatKeysOf(o: OrphanVerdict, byId: ReadonlyMap<string, SessionRecord>): string[] {
+type Lookup = (id: string) => SessionRecord | undefined;
+
+function chatKeysOf(o: OrphanVerdict, byId: Pick<ReadonlyMap<string, SessionRecord>, 'get'>): string[] {
 	const keys: string[] = [];
 	if (o.sessionKey) {
 		keys.push(o.sessionKey);
@@ -50,15 +59,15 @@ function chatKeysOf(o: OrphanVerdict, byId: ReadonlyMap<string, SessionRecord>):
  * the contiguity window of an orphan of its source. (Most commits append messages to a live keyed
  * session whose last activity is now, far from any orphan's start.)
  */
-function orphansUnmoved(previous: Analysis, byId: ReadonlyMap<string, SessionRecord>, changed: ReadonlySet<string>, gap: number): boolean {
+function orphansUnmoved(previous: Analysis, old: Lookup, byId: ReadonlyMap<string, SessionRecord>, changed: ReadonlySet<string>, gap: number): boolean {
 	const orphans = previous.orphans;
 	for (const id of changed) {
-		for (const s of [previous.byId.get(id), byId.get(id)]) {
+		for (const s of [old(id), byId.get(id)]) {
 			if (!s) {
 				continue;
 			}
 
-			if (isOrphanCandidate(s) || orphans.some(o => previous.byId.get(o.orphanId)?.parentSessionId === id)) {
+			if (isOrphanCandidate(s) || orphans.some(o => old(o.orphanId)?.parentSessionId === id)) {
 				return false;
 			}
 
@@ -72,7 +81,7 @@ function orphansUnmoved(previous: Analysis, byId: ReadonlyMap<string, SessionRec
 			}
 
 			for (const o of orphans) {
-				const started = previous.byId.get(o.orphanId)?.startedAtRaw;
+				const started = old(o.orphanId)?.startedAtRaw;
 				const start = (typeof started === 'bigint' ? Number(started) : (typeof started === 'number' ? started : 0)) || 0;
 				if (o.source === s.source && la >= start - gap && la <= start + gap) {
 					return false;
@@ -84,28 +93,158 @@ function orphansUnmoved(previous: Analysis, byId: ReadonlyMap<string, SessionRec
 	return true;
 }
 
+/** What an analysis keeps for the next incremental step (never part of its public shape). */
+type Carry = {byKey: Map<string, SessionRecord[]>; corrupt: Map<string, SessionRecord>};
+
+const carries = new WeakMap<Analysis, Carry>();
+
+function carryOf(analysis: Analysis): Carry {
+	let carry = carries.get(analysis);
+	if (!carry) {
+		carry = {
+			byKey: buildKeyIndex(analysis.snapshot.sessions),
+			corrupt: new Map(analysis.snapshot.sessions.filter(hasCorruptTime).map(s => [s.id, s])),
+		};
+		carries.set(analysis, carry);
+	}
+
+	return carry;
+}
+
+const tupleKeys = new WeakMap<object, string>();
+
+function chatTuple(chat: ChatRouting): string {
+	let key = tupleKeys.get(chat.identity);
+	if (key === undefined) {
+		const id = chat.identity;
+		key = tupleKey(id.platform, id.userId, id.chatId, id.chatType, id.threadId);
+		tupleKeys.set(chat.identity, key);
+	}
+
+	return key;
+}
+
+/** Does the chat's verdict name one of these sessions anywhere? (No allocation: this runs over every chat.) */
+function namesAny(chat: ChatRouting, ids: ReadonlySet<string>): boolean {
+	if ((chat.restartResolvesTo !== null && ids.has(chat.restartResolvesTo)) || (chat.newestActivityIn !== null && ids.has(chat.newestActivityIn)) || (chat.routingEntry !== null && ids.has(chat.routingEntry))) {
+		return true;
+	}
+
+	for (const m of chat.members) {
+		if (ids.has(m)) {
+			return true;
+		}
+	}
+
+	for (const c of chat.resolution.candidates) {
+		if (ids.has(c.sessionId)) {
+			return true;
+		}
+	}
+
+	return false;
+}
+
+/**
+ * A caller that keeps its own index of the sessions by id (the live store) can hand it over instead
+ * of having it copied (a copy of twenty thousand entries per commit is most of the work): `byId`,
+ * already updated, and `before`, the records of the changed ids as they were. The previous
+ * analysis then shares that map and must not be read for changed ids afterwards.
+ */
+export type SharedIndex = {byId: Map<string, SessionRecord>; before: ReadonlyMap<string, SessionRecord | undefined>};
+
 /**
  * @param changed ids of sessions added, updated or removed since `previous.snapshot`.
+ * @param lookup the new record of a changed id (the caller's index); found in the snapshot otherwise.
  */
-export function analyzeIncremental(previous: Analysis, snapshot: Snapshot, changed: ReadonlySet<string>, options: AnalyzeOptions = {}): Analysis {
+export function analyzeIncremental(previous: Analysis, snapshot: Snapshot, changed: ReadonlySet<string>, options: AnalyzeOptions = {}, lookup?: (id: string) => SessionRecord | undefined, shared?: SharedIndex): Analysis {
 	const maxGapSeconds = options.maxGapSeconds ?? previous.maxGapSeconds;
 	const routingMoved = previous.snapshot.routing !== snapshot.routing && JSON.stringify(previous.snapshot.routing) !== JSON.stringify(snapshot.routing);
 	if (changed.size > snapshot.sessions.length * FULL_RATIO || maxGapSeconds !== previous.maxGapSeconds || snapshot.ruleSet !== previous.snapshot.ruleSet || snapshot.owner !== previous.snapshot.owner) {
 		return analyze(snapshot, {maxGapSeconds});
 	}
 
-	const byId = new Map(snapshot.sessions.map(s => [s.id, s]));
+	// byId, the key index and the corrupt list: the previous ones, patched where sessions changed.
+	let find = lookup;
+	if (!find) {
+		const fresh = new Map<string, SessionRecord>();
+		for (const s of snapshot.sessions) {
+			if (changed.has(s.id)) {
+				fresh.set(s.id, s);
+			}
+		}
+
+		find = id => fresh.get(id);
+	}
+
+	const carried = carryOf(previous);
+	const old: Lookup = shared ? id => (shared.before.has(id) ? shared.before.get(id) : shared.byId.get(id)) : id => previous.byId.get(id);
+	const byId = shared ? shared.byId : new Map(previous.byId);
+	const byKey = new Map(carried.byKey);
+	const corrupt = new Map(carried.corrupt);
+	const own = new Set<string>();
+	const keyList = (key: string): SessionRecord[] => {
+		let list = byKey.get(key);
+		if (!list || !own.has(key)) {
+			list = list ? [...list] : [];
+			byKey.set(key, list);
+			own.add(key);
+		}
+
+		return list;
+	};
+
+	for (const id of changed) {
+		const was = old(id);
+		const now = find(id);
+		if (was?.sessionKey != null) {
+			const list = keyList(was.sessionKey);
+			const i = list.indexOf(was);
+			if (i !== -1) {
+				list.splice(i, 1);
+			}
+
+			if (list.length === 0) {
+				byKey.delete(was.sessionKey);
+				own.delete(was.sessionKey);
+			}
+		}
+
+		corrupt.delete(id);
+		if (now) {
+			if (!shared) {
+				byId.set(id, now);
+			}
+
+			if (now.sessionKey !== null) {
+				keyList(now.sessionKey).push(now);
+			}
+
+			if (hasCorruptTime(now)) {
+				corrupt.set(id, now);
+			}
+		} else if (!shared) {
+			byId.delete(id);
+		}
+	}
+
 	const lineage = updateLineage(previous.lineage, byId, changed);
-	const orphans = orphansUnmoved(previous, byId, changed, maxGapSeconds) ? previous.orphans : findOrphans(snapshot.sessions, {owner: snapshot.owner, maxGapSeconds});
+	const orphans = orphansUnmoved(previous, old, byId, changed, maxGapSeconds) ? previous.orphans : findOrphans(snapshot.sessions, {owner: snapshot.owner, maxGapSeconds});
 
 	// The chats a change can reach.
 	const affected = new Set<string>();
 	const tuples = new Set<string>();
+	const touched = new Set(changed);
 	for (const id of changed) {
-		for (const s of [previous.byId.get(id), byId.get(id)]) {
+		for (const s of [old(id), byId.get(id)]) {
 			if (s) {
 				if (s.sessionKey) {
 					affected.add(s.sessionKey);
+				}
+
+				if (s.parentSessionId) {
+					// A new compression child moves an entry's tip: chats naming its parent are reached too.
+					touched.add(s.parentSessionId);
 				}
 
 				tuples.add(tupleKey(s.source, s.userId, s.chatId, s.chatType, s.threadId));
@@ -113,14 +252,24 @@ export function analyzeIncremental(previous: Analysis, snapshot: Snapshot, chang
 		}
 	}
 
-	const before = new Map(previous.orphans.map(o => [o.orphanId, o]));
-	const after = new Map(orphans.map(o => [o.orphanId, o]));
-	for (const id of new Set([...before.keys(), ...after.keys()])) {
-		const b = before.get(id);
-		const a = after.get(id);
-		if (!b || !a || orphanSignature(b) !== orphanSignature(a) || changed.has(id)) {
-			for (const key of [...(b ? chatKeysOf(b, previous.byId) : []), ...(a ? chatKeysOf(a, byId) : [])]) {
-				affected.add(key);
+	if (orphans !== previous.orphans) {
+		const before = new Map(previous.orphans.map(o => [o.orphanId, o]));
+		const after = new Map(orphans.map(o => [o.orphanId, o]));
+		for (const id of new Set([...before.keys(), ...after.keys()])) {
+			const b = before.get(id);
+			const a = after.get(id);
+			if (!b || !a || orphanSignature(b) !== orphanSignature(a) || changed.has(id)) {
+				for (const key of [...(b ? chatKeysOf(b, {get: old}) : []), ...(a ? chatKeysOf(a, byId) : [])]) {
+					affected.add(key);
+				}
+			}
+		}
+	} else {
+		for (const o of orphans) {
+			if (changed.has(o.orphanId)) {
+				for (const key of chatKeysOf(o, byId)) {
+					affected.add(key);
+				}
 			}
 		}
 	}
@@ -147,47 +296,49 @@ export function analyzeIncremental(previous: Analysis, snapshot: Snapshot, chang
 		}
 	}
 
-	// Chats that name a changed session (or its parent: a new compression child moves an entry's
-	// tip) anywhere in their verdict, and chats whose restart falls back to a changed tuple.
-	const touched = new Set(changed);
-	for (const id of changed) {
-		for (const s of [previous.byId.get(id), byId.get(id)]) {
-			if (s?.parentSessionId) {
-				touched.add(s.parentSessionId);
-			}
-		}
-	}
-
 	for (const e of snapshot.routing) {
 		if (e.sessionId && touched.has(e.sessionId)) {
 			affected.add(e.sessionKey);
 		}
 	}
 
+	// Chats that name a touched session anywhere in their verdict, and chats whose restart falls back to a changed tuple.
 	for (const chat of previous.routing) {
-		const id = chat.identity;
-		const names = [chat.restartResolvesTo, chat.newestActivityIn, chat.routingEntry, ...chat.members, ...chat.resolution.candidates.map(c => c.sessionId)];
-		if (names.some(n => n !== null && touched.has(n)) || tuples.has(tupleKey(id.platform, id.userId, id.chatId, id.chatType, id.threadId))) {
+		if (!affected.has(chat.sessionKey) && (namesAny(chat, touched) || tuples.has(chatTuple(chat)))) {
 			affected.add(chat.sessionKey);
 		}
 	}
 
-	const fresh = analyzeRouting({sessions: snapshot.sessions, byId, routing: snapshot.routing, lineage, orphans, ruleSet: snapshot.ruleSet, owner: snapshot.owner, onlyKeys: affected});
-	const byKey = new Map<string, ChatRouting>();
+	const fresh = new Map(analyzeRouting({sessions: snapshot.sessions, byId, routing: snapshot.routing, lineage, orphans, ruleSet: snapshot.ruleSet, owner: snapshot.owner, onlyKeys: affected, byKey}).map(c => [c.sessionKey, c]));
+	// The previous order, with the affected chats replaced or dropped; new keys appended and sorted in.
+	const routing: ChatRouting[] = [];
+	let added = false;
 	for (const chat of previous.routing) {
 		if (!affected.has(chat.sessionKey)) {
-			byKey.set(chat.sessionKey, chat);
+			routing.push(chat);
+		} else {
+			const replacement = fresh.get(chat.sessionKey);
+			if (replacement) {
+				routing.push(replacement);
+				fresh.delete(chat.sessionKey);
+			}
 		}
 	}
 
-	for (const chat of fresh) {
-		byKey.set(chat.sessionKey, chat);
+	for (const chat of fresh.values()) {
+		routing.push(chat);
+		added = true;
 	}
 
-	const routing = [...byKey.values()].sort((a, b) => (a.sessionKey < b.sessionKey ? -1 : (a.sessionKey > b.sessionKey ? 1 : 0)));
-	const findings = collectFindings(orphans, routing, snapshot.sessions);
+	if (added) {
+		routing.sort((a, b) => (a.sessionKey < b.sessionKey ? -1 : (a.sessionKey > b.sessionKey ? 1 : 0)));
+	}
+
+	const findings = collectFindings(orphans, routing, snapshot.sessions, [...corrupt.values()]);
 	const next: Analysis = {snapshot, byId, lineage, orphans, routing, findings, maxGapSeconds};
+	carries.set(next, {byKey, corrupt});
 	derivations.delete(previous);
-	derivations.set(next, {previous, changed});
+	const before = shared ? new Map(shared.before) : undefined;
+	derivations.set(next, {previous, changed, old: before ? id => (before.has(id) ? before.get(id) : byId.get(id)) : id => previous.byId.get(id)});
 	return next;
 }

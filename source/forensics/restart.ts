@@ -192,8 +192,10 @@ export function resolveRestart(input: ResolveInput): Resolution {
 		}
 	}
 
-	const keyedSameSource = (s: SessionRecord) => input.keyed.filter(b => b.source === s.source);
-	const exact = evaluate(input.keyed, 'exact-key', ruleSet, {
+	// Candidates in id order: the listing is the same whoever built the index.
+	const keyed = [...input.keyed].sort((a, b) => (a.id < b.id ? -1 : (a.id > b.id ? 1 : 0)));
+	const keyedSameSource = (s: SessionRecord) => keyed.filter(b => b.source === s.source);
+	const exact = evaluate(keyed, 'exact-key', ruleSet, {
 		platform: identity.platform,
 		fenceSiblings: keyedSameSource,
 		requireMessages: ruleSet === 'legacy-v21',
@@ -211,7 +213,7 @@ export function resolveRestart(input: ResolveInput): Resolution {
 	} else {
 		const owner = input.owner;
 		const fence = ruleSet === 'recency' && owner !== null ? (s: SessionRecord) => (s.profileName ?? owner) === owner : undefined;
-		const tuple = input.tupleRows();
+		const tuple = [...input.tupleRows()].sort((a, b) => (a.id < b.id ? -1 : (a.id > b.id ? 1 : 0)));
 		const tupleResult = evaluate(tuple, 'tuple-fallback', ruleSet, {
 			platform: identity.platform,
 			fenceSiblings: () => fence ? tuple.filter(fence) : tuple,

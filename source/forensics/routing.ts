@@ -49,7 +49,7 @@ export function messageActivity(s: SessionRecord): number | null {
 function chatIdentity(key: string, keyed: readonly SessionRecord[]): ChatIdentity {
 	const {namespace, platform} = parseSessionKey(key);
 	const samePlatform = keyed.filter(s => platform === null || s.source === platform);
-	const withTuple = [...samePlatform].sort((a, b) => compareCells(b.startedAtRaw, a.startedAtRaw)).find(s => s.chatId !== null || s.chatType !== null);
+	const withTuple = [...samePlatform].sort((a, b) => compareCells(b.startedAtRaw, a.startedAtRaw) || (a.id < b.id ? 1 : (a.id > b.id ? -1 : 0))).find(s => s.chatId !== null || s.chatType !== null);
 	return {
 		platform: platform ?? samePlatform[0]?.source ?? keyed[0]?.source ?? '',
 		namespace,
@@ -65,7 +65,7 @@ export function tupleKey(source: string, userId: string | null, chatId: string |
 }
 
 /** The one session key every candidate donor of an ambiguous orphan carries, if they agree. */
-export function unanimousKey(o: OrphanVerdict, byId: ReadonlyMap<string, SessionRecord>): string | null {
+export function unanimousKey(o: OrphanVerdict, byId: Pick<ReadonlyMap<string, SessionRecord>, 'get'>): string | null {
 	if (o.reasonKind !== 'ambiguous_predecessor' || o.candidateDonors.length < 2) {
 		return null;
 	}
@@ -85,11 +85,14 @@ export type RoutingInput = {
 	owner: string | null;
 	/** Only these chats (for incremental refreshes); all when omitted. */
 	onlyKeys?: ReadonlySet<string>;
+	/** The sessions by key, when the caller keeps it (see keyIndexOf). */
+	byKey?: ReadonlyMap<string, readonly SessionRecord[]>;
 };
 
-export function analyzeRouting(input: RoutingInput): ChatRouting[] {
+/** Sessions by session key. */
+export function buildKeyIndex(sessions: readonly SessionRecord[]): Map<string, SessionRecord[]> {
 	const byKey = new Map<string, SessionRecord[]>();
-	for (const s of input.sessions) {
+	for (const s of sessions) {
 		if (s.sessionKey !== null) {
 			const list = byKey.get(s.sessionKey);
 			if (list) {
@@ -99,6 +102,12 @@ export function analyzeRouting(input: RoutingInput): ChatRouting[] {
 			}
 		}
 	}
+
+	return byKey;
+}
+
+export function analyzeRouting(input: RoutingInput): ChatRouting[] {
+	const byKey = input.byKey ?? buildKeyIndex(input.sessions);
 
 	// Only the tuple fallback (an exact-key miss) needs this index: build it on first use.
 	let byTuple: Map<string, SessionRecord[]> | undefined;

@@ -36,6 +36,9 @@ export type LiveModel = {
 	error: string | null;
 	/** Bumped on every published model, so views can tell them apart. */
 	revision: number;
+	/** Live updates are paused: the analysis stays as it was; `waiting` counts what came in. */
+	paused: boolean;
+	waiting: number;
 };
 
 export type LiveOptions = {
@@ -60,6 +63,13 @@ export class LiveStore {
 	private schema: SchemaInfo;
 	private readonly options: Required<Omit<LiveOptions, 'maxGapSeconds'>> & {maxGapSeconds: number | undefined};
 	private sessions = new Map<string, SessionRecord>();
+	/**
+	 * The same sessions as one array, patched in place (a fresh twenty-thousand-element array per
+	 * commit would land in V8's large-object space, straight in the old generation, and make the
+	 * heap balloon between collections). `positions` finds a session's slot.
+	 */
+	private list: SessionRecord[] = [];
+	private positions = new Map<string, number>();
 	private signatures = new Map<string, string>();
 	private lastMessageId = 0;
 	/** Highest sessions rowid seen: rows above it are new. */
@@ -110,6 +120,8 @@ export class LiveStore {
 			refreshMs: meta.readMs,
 			error: null,
 			revision: 1,
+			paused: false,
+			waiting: 0,
 		};
 	}
 
@@ -139,6 +151,33 @@ export class LiveStore {
 	subscribe(listener: Listener): () => void {
 		this.listeners.add(listener);
 		return () => this.listeners.delete(listener);
+	}
+
+	private paused = false;
+	private pausedVersion = -1;
+	/** Records of the sessions the current refresh changes, as they were (for the shared index). */
+	private before = new Map<string, SessionRecord | undefined>();
+
+	/**
+	 * Pauses or resumes. While paused nothing is re-read: each commit only bumps `waiting`, and
+	 * the model (analysis included) stays exactly as it was. Resuming catches up at once.
+	 */
+	setPaused(paused: boolean): void {
+		if (paused === this.paused) {
+			return;
+		}
+
+		this.paused = paused;
+		if (paused) {
+			this.current = {...this.current, paused: true, waiting: 0, revision: this.current.revision + 1};
+			this.emit();
+		} else {
+			const waited = this.current.waiting;
+			this.current = {...this.current, paused: false, waiting: 0, revision: this.current.revision + 1};
+			if (!this.refresh(waited > 0)) {
+				this.emit();
+			}
+		}
 	}
 
 	/** Starts following the owner's commits. */
@@ -186,6 +225,16 @@ export class LiveStore {
 			}
 
 			const dataVersion = this.store.dataVersion();
+			if (this.paused) {
+				if (dataVersion !== this.pausedVersion) {
+					this.pausedVersion = dataVersion;
+					this.current = {...this.current, waiting: this.current.waiting + 1, revision: this.current.revision + 1};
+					this.emit();
+				}
+
+				return false;
+			}
+
 			if (dataVersion === this.lastDataVersion && !force) {
 				if (this.current.error) {
 					this.current = {...this.current, error: null, revision: this.current.revision + 1};
@@ -198,20 +247,23 @@ export class LiveStore {
 			const before = this.current.analysis;
 			const full = this.reopened !== null || Date.now() - this.lastFullReload > this.options.fullReloadMs;
 			const {newMessages, changed, meta} = full ? this.fullRefresh() : this.incrementalRefresh();
-			const snapshot: Snapshot = {sessions: [...this.sessions.values()], routing: meta.routing, owner: this.location.owner, ruleSet: this.schema.ruleSet};
+			const snapshot: Snapshot = {sessions: this.list, routing: meta.routing, owner: this.location.owner, ruleSet: this.schema.ruleSet};
+			// The analysis shares this store's index of sessions (no copy per commit); `this.before`
+			// holds what the changed ones were.
+			const old = (id: string) => (this.before.has(id) ? this.before.get(id) : before.byId.get(id));
 			const analysis = changed === null
 				? analyze(snapshot, {maxGapSeconds: this.options.maxGapSeconds})
-				: analyzeIncremental(before, snapshot, changed, {maxGapSeconds: this.options.maxGapSeconds});
+				: analyzeIncremental(before, snapshot, changed, {maxGapSeconds: this.options.maxGapSeconds}, id => this.sessions.get(id), {byId: this.sessions, before: this.before});
 			const now = this.options.now();
 			const commits = this.current.commits + 1;
-			const events = diffActivity(before, analysis, newMessages, now, changed ?? undefined);
+			const events = diffActivity(before, analysis, newMessages, now, changed ?? undefined, changed ? old : undefined);
 			if (this.reopened) {
 				events.unshift({at: now, kind: 'commit', subject: this.location.label, text: this.reopened});
 				this.reopened = null;
 			}
 
 			events.unshift({at: now, kind: 'commit', subject: this.location.label, text: `commit seen (data_version ${this.lastDataVersion} → ${meta.dataVersion}): ${[...newMessages.values()].reduce((a, b) => a + b, 0)} new message rows, ${events.filter(e => e.kind !== 'messages').length} session/routing changes`});
-			for (const id of changedSessionIds(before, analysis, newMessages, changed ?? undefined)) {
+			for (const id of changedSessionIds(before, analysis, newMessages, changed ?? undefined, changed ? old : undefined)) {
 				this.changedAt.set(id, now);
 			}
 
@@ -228,10 +280,15 @@ export class LiveStore {
 				refreshMs: performance.now() - started,
 				error: null,
 				revision: this.current.revision + 1,
+				paused: false,
+				waiting: 0,
 			};
+			this.before = new Map();
 			this.emit();
 			return true;
 		} catch (error) {
+			// The index may be half updated: the next refresh reads everything again.
+			this.lastFullReload = 0;
 			return this.publishError(`refresh failed: ${errorMessage(error)}; showing the last good snapshot`);
 		}
 	}
@@ -325,10 +382,48 @@ export class LiveStore {
 
 	private absorbFull(snapshot: Snapshot, meta: SnapshotMeta): void {
 		this.sessions = new Map(snapshot.sessions.map(s => [s.id, s]));
+		this.list = [...snapshot.sessions];
+		this.positions = new Map(this.list.map((s, i) => [s.id, i]));
 		this.signatures = this.readSignatures();
 		this.lastSignatureScan = Date.now();
 		this.lastMessageId = meta.messageHighWater ?? 0;
 		this.lastSessionRowid = (this.store.prepare('SELECT max(rowid) FROM sessions').pluck().get() as number | null) ?? 0;
+	}
+
+	/** Sets a session in the index and in its slot of the list. */
+	private put(record: SessionRecord): void {
+		this.sessions.set(record.id, record);
+		const at = this.positions.get(record.id);
+		if (at === undefined) {
+			this.positions.set(record.id, this.list.length);
+			this.list.push(record);
+		} else {
+			this.list[at] = record;
+		}
+	}
+
+	/** Removes a session (the last slot moves into its place). */
+	private drop(id: string): boolean {
+		const at = this.positions.get(id);
+		if (at === undefined) {
+			return false;
+		}
+
+		const last = this.list.pop()!;
+		if (at < this.list.length) {
+			this.list[at] = last;
+			this.positions.set(last.id, at);
+		}
+
+		this.positions.delete(id);
+		this.sessions.delete(id);
+		return true;
+	}
+
+	private remember(id: string): void {
+		if (!this.before.has(id)) {
+			this.before.set(id, this.sessions.get(id));
+		}
 	}
 
 	private routingRaw = '';
@@ -391,6 +486,7 @@ export class LiveStore {
 	 * five seconds, every row's signature is compared.
 	 */
 	private incrementalRefresh(): {newMessages: Map<string, number>; changed: Set<string>; meta: {dataVersion: number; routing: Snapshot['routing']}} {
+		this.before = new Map();
 		return this.store.read(() => {
 			const dataVersion = this.store.dataVersion();
 			const {counts: newMessages, high} = this.newMessagesSince(this.lastMessageId);
@@ -414,9 +510,10 @@ export class LiveStore {
 					}
 				}
 
-				for (const id of this.sessions.keys()) {
+				for (const id of [...this.sessions.keys()]) {
 					if (!signatures.has(id)) {
-						this.sessions.delete(id);
+						this.remember(id);
+						this.drop(id);
 						changed.add(id);
 					}
 				}
@@ -431,8 +528,9 @@ export class LiveStore {
 			const count = this.store.prepare('SELECT count(*) FROM messages WHERE session_id = ?').pluck();
 			for (const id of candidates) {
 				const row = reread.get(id) as unknown[] | undefined;
+				this.remember(id);
 				if (!row) {
-					if (this.sessions.delete(id)) {
+					if (this.drop(id)) {
 						changed.add(id);
 					}
 
@@ -444,7 +542,7 @@ export class LiveStore {
 					record.messageRows = count.get(id) as number;
 				}
 
-				this.sessions.set(id, record);
+				this.put(record);
 				this.signatures.set(id, (signatureOf.get(id) as [unknown, string])[1]);
 				changed.add(id);
 			}

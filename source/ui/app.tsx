@@ -25,6 +25,8 @@ export type LiveSource = {
 	subscribe: (listener: (model: LiveModel) => void) => () => void;
 	detail: (sessionId: string) => SessionDetail;
 	refresh: (force?: boolean) => boolean;
+	/** A source that can pause itself stops re-reading while paused (and counts what waits). */
+	setPaused?: (paused: boolean) => void;
 };
 
 export type AppProps = {
@@ -182,11 +184,12 @@ function Screen(props: AppProps): React.ReactElement {
 		frozen.current = null;
 	}
 
-	const model = frozen.current ?? latest;
+	// A source that pauses itself keeps its model still; otherwise the view keeps the frozen one.
+	const model = latest.paused ? latest : (frozen.current ?? latest);
 	useEffect(() => {
 		props.files?.setVisible?.(ui.pane === 'files');
 	}, [ui.pane, props.files]);
-	const waiting = latest.commits - model.commits;
+	const waiting = latest.paused ? latest.waiting : latest.commits - model.commits;
 	const now = props.tick ? clock : (props.now ?? (() => Date.now() / 1000))();
 	const detailCache = useMemo(() => new Map<string, SessionDetail | null>(), [model.revision]);
 	const detail = (id: string): SessionDetail | null => {
@@ -271,6 +274,7 @@ function Screen(props: AppProps): React.ReactElement {
 			}
 
 			case 'pause': {
+				props.live.setPaused?.(!ui.paused);
 				dispatch({type: 'toggle-pause'});
 				return;
 			}

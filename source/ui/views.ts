@@ -9,7 +9,7 @@ import type {ChatRouting} from '../forensics/routing.js';
 import {type SessionStatus, isHiddenByDefault, statusIndex, statusOf} from '../forensics/status.js';
 import {lastActive} from '../forensics/time.js';
 import type {SessionRecord} from '../forensics/types.js';
-import {derivedFrom} from '../forensics/incremental.js';
+import {type Derivation, derivedFrom} from '../forensics/incremental.js';
 
 /** A session in a list: one object per record, reused while the record is (rows are compared by identity). */
 export type SessionRow = {
@@ -69,8 +69,9 @@ function newestFirst(a: SessionRow, b: SessionRow): number {
 
 /**
  * Every session as a row, newest activity first (cached per analysis). After an incremental
- * analysis, the previous order is updated: the changed sessions are taken out and put back in
- * place, which costs a pass over the list instead of a sort.
+ * analysis the previous analysis's list is taken over and patched in place: the changed sessions
+ * are taken out and put back where they now belong (no sort, and no new twenty-thousand-element
+ * array per commit). The previous analysis is consumed by then.
  */
 export function allSessionRows(analysis: Analysis): SessionRow[] {
 	let sorted = allRowsCache.get(analysis);
@@ -81,34 +82,37 @@ export function allSessionRows(analysis: Analysis): SessionRow[] {
 	const derivation = derivedFrom(analysis);
 	const before = derivation ? allRowsCache.get(derivation.previous) : undefined;
 	if (derivation && before) {
-		const {changed} = derivation;
-		sorted = before.filter(r => !changed.has(r.session.id));
-		for (const id of changed) {
-			const s = analysis.byId.get(id);
-			if (!s) {
-				continue;
-			}
-
-			const row = rowOf(s);
-			let lo = 0;
-			let hi = sorted.length;
-			while (lo < hi) {
-				const mid = (lo + hi) >>> 1;
-				if (newestFirst(sorted[mid]!, row) <= 0) {
-					lo = mid + 1;
-				} else {
-					hi = mid;
-				}
-			}
-
-			sorted.splice(lo, 0, row);
-		}
+		allRowsCache.delete(derivation.previous);
+		sorted = patch(before, analysis, derivation, () => true);
 	} else {
 		sorted = analysis.snapshot.sessions.map(rowOf).sort(newestFirst);
 	}
 
 	allRowsCache.set(analysis, sorted);
 	return sorted;
+}
+
+/** Takes the changed sessions out of a newest-first list and puts back those that pass, in place. */
+function patch(list: SessionRow[], analysis: Analysis, derivation: Derivation, passes: (s: SessionRecord) => boolean): SessionRow[] {
+	for (const id of derivation.changed) {
+		const was = derivation.old(id);
+		if (was) {
+			const i = list.indexOf(rowOf(was));
+			if (i !== -1) {
+				list.splice(i, 1);
+			}
+		}
+	}
+
+	for (const id of derivation.changed) {
+		const s = analysis.byId.get(id);
+		if (s && passes(s)) {
+			const row = rowOf(s);
+			list.splice(insertionPoint(list, row), 0, row);
+		}
+	}
+
+	return list;
 }
 
 const SESSION_KEYS = ['session.id', 'session.title', 'session.sessionKey', 'session.chatId', 'session.displayName', 'session.source'];
@@ -140,12 +144,90 @@ export function sessionRows(analysis: Analysis, options: {filterText: string; sh
 	return result;
 }
 
+/** Where a row goes in a newest-first list (binary search). */
+function insertionPoint(list: readonly SessionRow[], row: SessionRow): number {
+	let lo = 0;
+	let hi = list.length;
+	while (lo < hi) {
+		const mid = (lo + hi) >>> 1;
+		if (newestFirst(list[mid]!, row) <= 0) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+
+	return lo;
+}
+
+type Visible = {visible: SessionRow[]; hidden: number};
+
+/** The rows a filter-free list shows, per analysis and options; patched from the previous analysis when it was derived. */
+const visibleCache = new WeakMap<Analysis, Map<string, Visible>>();
+
+function visibleRows(analysis: Analysis, options: {showHidden: boolean; source: string | null}): Visible {
+	const key = `${options.showHidden ? 1 : 0}\u0000${options.source ?? ''}`;
+	let perAnalysis = visibleCache.get(analysis);
+	if (!perAnalysis) {
+		perAnalysis = new Map();
+		visibleCache.set(analysis, perAnalysis);
+	}
+
+	const cached = perAnalysis.get(key);
+	if (cached) {
+		return cached;
+	}
+
+	const passes = (s: SessionRecord) => (options.showHidden || !isHiddenByDefault(s)) && (options.source === null || s.source === options.source);
+	const derivation = derivedFrom(analysis);
+	const previousCache = derivation ? visibleCache.get(derivation.previous) : undefined;
+	const before = previousCache?.get(key);
+	let result: Visible;
+	if (derivation && before) {
+		previousCache!.delete(key);
+		let hidden = before.hidden;
+		for (const id of derivation.changed) {
+			const was = derivation.old(id);
+			if (was && !options.showHidden && isHiddenByDefault(was)) {
+				hidden--;
+			}
+
+			const s = analysis.byId.get(id);
+			if (s && !options.showHidden && isHiddenByDefault(s)) {
+				hidden++;
+			}
+		}
+
+		result = {visible: patch(before.visible, analysis, derivation, passes), hidden};
+	} else {
+		const visible: SessionRow[] = [];
+		let hidden = 0;
+		for (const r of allSessionRows(analysis)) {
+			if (!options.showHidden && isHiddenByDefault(r.session)) {
+				hidden++;
+			}
+
+			if (passes(r.session)) {
+				visible.push(r);
+			}
+		}
+
+		result = {visible, hidden};
+	}
+
+	perAnalysis.set(key, result);
+	return result;
+}
+
 function computeSessionRows(analysis: Analysis, options: {filterText: string; showHidden: boolean; source: string | null}): SessionRowsResult {
-	const all = allSessionRows(analysis);
-	const visible = all.filter(r => (options.showHidden || !isHiddenByDefault(r.session)) && (options.source === null || r.session.source === options.source));
+	const {visible, hidden} = visibleRows(analysis, options);
+	if (!options.filterText) {
+		return {rows: visible, total: visible.length, hidden};
+	}
+
 	const shown = new Set(visible);
-	const rows = options.filterText ? fuzzy(all, SESSION_KEYS, options.filterText).filter(r => shown.has(r)) : visible;
-	return {rows, total: visible.length, hidden: all.length - all.filter(r => options.showHidden || !isHiddenByDefault(r.session)).length};
+	const rows = fuzzy(allSessionRows(analysis), SESSION_KEYS, options.filterText).filter(r => shown.has(r));
+	return {rows, total: visible.length, hidden};
 }
 
 /** Sources by number of sessions, for the source filter. */

@@ -85,9 +85,39 @@ function world(seed: number, ruleSet: RuleSet) {
 
 	routing = [...new Map(routing.map(e => [e.sessionKey, e])).values()];
 	const snap = (): Snapshot => ({sessions: [...sessions.values()], routing: [...routing], owner: null, ruleSet});
+	/** The records of the ids the last mutate() changed, as they were (for the shared-index mode). */
+	let before = new Map<string, SessionRecord | undefined>();
 	/** One change an agent (or hfx's repair) could make; returns the ids it touched. */
 	const mutate = (): Set<string> => {
 		const changed = new Set<string>();
+		before = new Map();
+		const originalSet = sessions.set.bind(sessions);
+		const originalDelete = sessions.delete.bind(sessions);
+		const remember = (id: string) => {
+			if (!before.has(id)) {
+				before.set(id, sessions.get(id));
+			}
+		};
+
+		sessions.set = (id: string, value: SessionRecord) => {
+			remember(id);
+			return originalSet(id, value);
+		};
+
+		sessions.delete = (id: string) => {
+			remember(id);
+			return originalDelete(id);
+		};
+
+		try {
+			return mutateInner(changed);
+		} finally {
+			sessions.set = originalSet;
+			sessions.delete = originalDelete;
+		}
+	};
+
+	const mutateInner = (changed: Set<string>): Set<string> => {
 		const ids = [...sessions.keys()];
 		const id = pick(ids);
 		const s = sessions.get(id)!;
@@ -125,7 +155,7 @@ function world(seed: number, ruleSet: RuleSet) {
 		return changed;
 	};
 
-	return {snap, mutate};
+	return {snap, mutate, index: sessions, before: () => before};
 }
 
 describe('analyzeIncremental equals analyze after any sequence of changes', () => {
@@ -139,6 +169,21 @@ describe('analyzeIncremental equals analyze after any sequence of changes', () =
 				const incremental = analyzeIncremental(previous, next, changed);
 				const full = analyze(next);
 				expect(comparable(incremental), `seed ${seed * 7919}, step ${step}`).toEqual(comparable(full));
+				previous = incremental;
+			}
+		});
+	}
+
+	for (const ruleSet of ['recency', 'legacy-v21'] as const) {
+		it.each(Array.from({length: 15}, (_, i) => i + 1))(`${ruleSet}, seed %i, the caller's shared index (the live store's mode)`, seed => {
+			const w = world(seed * 104_729, ruleSet);
+			let previous = analyze(w.snap());
+			for (let step = 0; step < 40; step++) {
+				const changed = w.mutate();
+				const next = w.snap();
+				const incremental = analyzeIncremental(previous, next, changed, {}, id => w.index.get(id), {byId: w.index, before: w.before()});
+				const full = analyze(next);
+				expect(comparable(incremental), `seed ${seed * 104_729}, step ${step}`).toEqual(comparable(full));
 				previous = incremental;
 			}
 		});

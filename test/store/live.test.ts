@@ -128,3 +128,23 @@ describe('LiveStore', () => {
 	});
 });
 
+
+describe('pausing the live store', () => {
+	it('stops re-reading while paused, counts the commits waiting, and catches up on resume', async () => {
+		const {w, chat, live} = await setup();
+		live.setPaused(true);
+		const frozen = live.model.analysis;
+		await w.send({op: 'conversation', id: chat, count: 2, from: T0 + 500, to: T0 + 510});
+		live.refresh();
+		await w.send({op: 'conversation', id: chat, count: 2, from: T0 + 520, to: T0 + 530});
+		live.refresh();
+		expect(live.model.paused).toBe(true);
+		expect(live.model.waiting).toBe(2);
+		expect(live.model.analysis).toBe(frozen);
+		expect(live.model.analysis.byId.get(chat)!.newestMessageAt).toBeCloseTo(T0 + 100, 3);
+		live.setPaused(false);
+		expect(live.model.paused).toBe(false);
+		expect(live.model.waiting).toBe(0);
+		expect(live.model.analysis.byId.get(chat)!.newestMessageAt).toBeCloseTo(T0 + 530, 3);
+	});
+});

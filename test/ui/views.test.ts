@@ -6,7 +6,8 @@ import {describe, expect, it} from 'vitest';
 import {analyze} from '../../source/forensics/analyze.js';
 import {analyzeIncremental} from '../../source/forensics/incremental.js';
 import type {SessionRecord, Snapshot} from '../../source/forensics/types.js';
-import {allSessionRows, rowOf} from '../../source/ui/views.js';
+import {allSessionRows, rowOf, sessionRows} from '../../source/ui/views.js';
+import {isHiddenByDefault} from '../../source/forensics/status.js';
 import {T0, session} from '../helpers/records.js';
 
 function rng(seed: number): () => number {
@@ -24,13 +25,15 @@ describe('the sessions list order', () => {
 		const r = rng(seed);
 		const sessions = new Map<string, SessionRecord>();
 		for (let i = 0; i < 300; i++) {
-			const s = session({id: `s${String(i).padStart(3, '0')}`, newestMessageAt: T0 + Math.floor(r() * 50) * 10, sessionKey: r() < 0.5 ? `agent:main:telegram:dm:${i % 7}` : null});
+			const s = session({id: `s${String(i).padStart(3, '0')}`, newestMessageAt: T0 + Math.floor(r() * 50) * 10, sessionKey: r() < 0.5 ? `agent:main:telegram:dm:${i % 7}` : null, source: r() < 0.2 ? 'tool' : 'telegram'});
 			sessions.set(s.id, s);
 		}
 
 		const snap = (): Snapshot => ({sessions: [...sessions.values()], routing: [], owner: null, ruleSet: 'recency'});
 		let previous = analyze(snap());
 		allSessionRows(previous);
+		sessionRows(previous, {filterText: '', showHidden: false, source: null});
+		sessionRows(previous, {filterText: '', showHidden: true, source: 'tool'});
 		for (let step = 0; step < 60; step++) {
 			const changed = new Set<string>();
 			for (let k = 0; k < 1 + Math.floor(r() * 4); k++) {
@@ -39,7 +42,7 @@ describe('the sessions list order', () => {
 				if (roll < 0.15) {
 					sessions.delete(id);
 				} else {
-					sessions.set(id, session({id, newestMessageAt: T0 + Math.floor(r() * 60) * 10}));
+					sessions.set(id, session({id, newestMessageAt: T0 + Math.floor(r() * 60) * 10, source: r() < 0.2 ? 'tool' : 'telegram'}));
 				}
 
 				changed.add(id);
@@ -49,6 +52,12 @@ describe('the sessions list order', () => {
 			const incremental = allSessionRows(next).map(row => row.session.id);
 			const full = [...sessions.values()].map(rowOf).sort((a, b) => (b.lastActive ?? -1) - (a.lastActive ?? -1) || (a.session.id < b.session.id ? 1 : -1)).map(row => row.session.id);
 			expect(incremental, `step ${step}`).toEqual(full);
+			// The visible list and the hidden tally, patched the same way, equal a fresh count.
+			const shown = sessionRows(next, {filterText: '', showHidden: false, source: null});
+			expect(shown.rows.map(row => row.session.id), `visible, step ${step}`).toEqual(full.filter(id => !isHiddenByDefault(sessions.get(id)!)));
+			expect(shown.hidden, `hidden, step ${step}`).toBe([...sessions.values()].filter(isHiddenByDefault).length);
+			const tools = sessionRows(next, {filterText: '', showHidden: true, source: 'tool'});
+			expect(tools.rows.map(row => row.session.id), `source filter, step ${step}`).toEqual(full.filter(id => sessions.get(id)!.source === 'tool'));
 			previous = next;
 		}
 	});

@@ -52,19 +52,50 @@ function tree(pid: number): number[] {
 	return out;
 }
 
-function cpuTicks(pids: readonly number[]): number {
-	let ticks = 0;
-	for (const pid of pids) {
-		try {
-			const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-			const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-			ticks += Number(fields[11]) + Number(fields[12]);
-		} catch {
-			// gone
+function ticksOf(pid: number): number | undefined {
+	try {
+		const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+		const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+		return Number(fields[11]) + Number(fields[12]);
+	} catch {
+		return undefined; // gone
+	}
+}
+
+/**
+ * CPU share of one core used by a process tree over `ms`: sampled every 250 ms per pid, so a child
+ * that exits in the window (hfx ends an idle -shm reader) keeps the time it used, and one that
+ * starts in it counts from zero.
+ */
+async function cpuShare(root: number, ms: number): Promise<number> {
+	const first = new Map<number, number>();
+	const last = new Map<number, number>();
+	const sample = (initial: boolean) => {
+		for (const pid of tree(root)) {
+			const t = ticksOf(pid);
+			if (t !== undefined) {
+				if (!first.has(pid)) {
+					first.set(pid, initial ? t : 0);
+				}
+
+				last.set(pid, t);
+			}
 		}
+	};
+
+	sample(true);
+	const until = Date.now() + ms;
+	while (Date.now() < until) {
+		await sleep(Math.min(250, until - Date.now()));
+		sample(false);
 	}
 
-	return ticks;
+	let ticks = 0;
+	for (const [pid, t] of last) {
+		ticks += t - first.get(pid)!;
+	}
+
+	return ticks / CLK_TCK / (ms / 1000);
 }
 
 function rssMb(pids: readonly number[]): number {
@@ -172,10 +203,7 @@ export const tuiSection: Section = {
 
 			// Idle: nobody writes.
 			await sleep(2000);
-			let pids = tree(nodePid);
-			const idleStart = cpuTicks(pids);
-			await sleep(10_000);
-			const idleShare = ((cpuTicks(tree(nodePid)) - idleStart) / CLK_TCK) / 10;
+			const idleShare = await cpuShare(nodePid, 10_000);
 
 			// Following a writer at 200 commits/s.
 			const writer = spawn(process.execPath, [path.join(ctx.root, 'dist-bench/tui-writer.js'), db, sessionId, String(RATE), String(FOLLOW_SECONDS + 20)], {stdio: ['ignore', 'pipe', 'inherit']});
@@ -185,10 +213,7 @@ export const tuiSection: Section = {
 			});
 			const writerDone = new Promise<void>(resolve => writer.once('exit', () => resolve()));
 			await sleep(5000);
-			pids = tree(nodePid);
-			const followStart = cpuTicks(pids);
-			await sleep(10_000);
-			const followShare = ((cpuTicks(tree(nodePid)) - followStart) / CLK_TCK) / 10;
+			const followShare = await cpuShare(nodePid, 10_000);
 			const samples: Array<[number, number]> = [];
 			const followFrom = Date.now();
 			while (Date.now() - started < FOLLOW_SECONDS * 1000 + 30_000 && Date.now() - followFrom < FOLLOW_SECONDS * 1000 - 15_000) {

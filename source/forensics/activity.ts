@@ -67,18 +67,23 @@ export function diffActivity(before: Analysis, after: Analysis, newMessages: New
 		}
 	}
 
-	const oldEntries = new Map(before.snapshot.routing.map(e => [`${e.scope}\u0000${e.sessionKey}`, e.sessionId]));
-	for (const e of after.snapshot.routing) {
-		const was = oldEntries.get(`${e.scope}\u0000${e.sessionKey}`);
-		if (was !== e.sessionId) {
-			events.push({at, kind: 'routing', subject: e.sessionKey, text: `routing entry ${e.sessionKey}: ${was ?? '(none)'} → ${e.sessionId ?? '(unusable)'}`});
+	// The live store hands over the very same arrays when nothing there moved: nothing to compare.
+	if (before.snapshot.routing !== after.snapshot.routing) {
+		const oldEntries = new Map(before.snapshot.routing.map(e => [`${e.scope}\u0000${e.sessionKey}`, e.sessionId]));
+		for (const e of after.snapshot.routing) {
+			const was = oldEntries.get(`${e.scope}\u0000${e.sessionKey}`);
+			if (was !== e.sessionId) {
+				events.push({at, kind: 'routing', subject: e.sessionKey, text: `routing entry ${e.sessionKey}: ${was ?? '(none)'} → ${e.sessionId ?? '(unusable)'}`});
+			}
 		}
 	}
 
-	const oldOrphans = new Set(before.orphans.map(o => o.orphanId));
-	for (const o of after.orphans) {
-		if (!oldOrphans.has(o.orphanId)) {
-			events.push({at, kind: 'orphan', subject: o.orphanId, text: `orphan ${o.orphanId} (${o.source}, no routing identity): ${o.verdict}${o.donorId ? ` into ${o.sessionKey}` : ` (${o.reasonKind})`}`});
+	if (before.orphans !== after.orphans) {
+		const oldOrphans = new Set(before.orphans.map(o => o.orphanId));
+		for (const o of after.orphans) {
+			if (!oldOrphans.has(o.orphanId)) {
+				events.push({at, kind: 'orphan', subject: o.orphanId, text: `orphan ${o.orphanId} (${o.source}, no routing identity): ${o.verdict}${o.donorId ? ` into ${o.sessionKey}` : ` (${o.reasonKind})`}`});
+			}
 		}
 	}
 

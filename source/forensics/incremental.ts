@@ -180,12 +180,19 @@ export function analyzeIncremental(previous: Analysis, snapshot: Snapshot, chang
 	const carried = carryOf(previous);
 	const old: Lookup = shared ? id => (shared.before.has(id) ? shared.before.get(id) : shared.byId.get(id)) : id => previous.byId.get(id);
 	const byId = shared ? shared.byId : new Map(previous.byId);
-	const byKey = new Map(carried.byKey);
-	const corrupt = new Map(carried.corrupt);
+	// With a shared index the previous analysis is consumed: its key index and corrupt list are
+	// taken over and patched in place. Otherwise they are copied, and a key's list on first change.
+	const inPlace = shared !== undefined;
+	if (inPlace) {
+		carries.delete(previous);
+	}
+
+	const byKey = inPlace ? carried.byKey : new Map(carried.byKey);
+	const corrupt = inPlace ? carried.corrupt : new Map(carried.corrupt);
 	const own = new Set<string>();
 	const keyList = (key: string): SessionRecord[] => {
 		let list = byKey.get(key);
-		if (!list || !own.has(key)) {
+		if (!list || (!inPlace && !own.has(key))) {
 			list = list ? [...list] : [];
 			byKey.set(key, list);
 			own.add(key);

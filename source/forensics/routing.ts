@@ -128,8 +128,13 @@ export function analyzeRouting(input: RoutingInput): ChatRouting[] {
 		return byTuple;
 	};
 
+	const only = input.onlyKeys;
 	const entriesByKey = new Map<string, RoutingEntry[]>();
 	for (const e of input.routing) {
+		if (only && !only.has(e.sessionKey)) {
+			continue;
+		}
+
 		const list = entriesByKey.get(e.sessionKey) ?? [];
 		list.push(e);
 		entriesByKey.set(e.sessionKey, list);
@@ -152,7 +157,10 @@ export function analyzeRouting(input: RoutingInput): ChatRouting[] {
 		}
 	}
 
-	const keys = [...new Set([...byKey.keys(), ...entriesByKey.keys()])].filter(k => !input.onlyKeys || input.onlyKeys.has(k)).sort();
+	// An incremental refresh asks about a few chats: look only at those (no union of every key).
+	const keys = only
+		? [...only].filter(k => byKey.has(k) || entriesByKey.has(k)).sort()
+		: [...new Set([...byKey.keys(), ...entriesByKey.keys()])].sort();
 	return keys.map(key => {
 		const keyed = byKey.get(key) ?? [];
 		const identity = chatIdentity(key, keyed);

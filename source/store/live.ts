@@ -49,7 +49,12 @@ export type LiveOptions = {
 	maxGapSeconds?: number;
 	/** Watch the folder with chokidar (off in some tests). */
 	watch?: boolean;
-	/** A full reload every so often reconciles deletions the incremental path cannot see. */
+	/**
+	 * A full reload every so often (default 10 min) reconciles what the incremental path cannot
+	 * see: messages removed from a session whose row did not change. Deleted and edited rows are
+	 * caught by the signature scan every 5 s. On a 1M-message store a full reload holds the event
+	 * loop for about a second, hence rare.
+	 */
 	fullReloadMs?: number;
 	now?: () => number;
 	activityLimit?: number;
@@ -98,7 +103,7 @@ export class LiveStore {
 			debounceMs: options.debounceMs ?? 25,
 			maxGapSeconds: options.maxGapSeconds,
 			watch: options.watch ?? true,
-			fullReloadMs: options.fullReloadMs ?? 60_000,
+			fullReloadMs: options.fullReloadMs ?? 600_000,
 			now: options.now ?? (() => Date.now() / 1000),
 			activityLimit: options.activityLimit ?? 500,
 		};

@@ -131,6 +131,11 @@ export type ShmReaderOptions = {
 	timeoutMs?: number;
 	/** Path of the compiled child script (default: shm-child.js beside this module, or dist/ when running from source). */
 	childScript?: string;
+	/**
+	 * An idle child exits after this long without a read (default 5000 ms): the TUI reads every
+	 * 15 s while the Files pane is hidden, and a resident Node child would cost ~40 MB RSS for it.
+	 */
+	idleExitMs?: number;
 };
 
 /** Beside this module once compiled; from source (tests), the compiled copy in dist/. */
@@ -186,7 +191,8 @@ function decodeReply(reply: ShmChildReply): ShmRead {
 
 /**
  * Reads `-shm` and main-file headers through one long-lived child process (forked lazily).
- * A read that times out kills the child; the next read forks a fresh one.
+ * A read that times out kills the child; the next read forks a fresh one. A child left idle
+ * for `idleExitMs` is ended, and the next read forks a fresh one.
  */
 export class ShmReader {
 	private child: ChildProcess | null = null;
@@ -194,10 +200,13 @@ export class ShmReader {
 	private readonly pending = new Map<number, Pending>();
 	private readonly timeoutMs: number;
 	private readonly childScript: string | undefined;
+	private readonly idleExitMs: number;
+	private idleTimer: NodeJS.Timeout | undefined;
 
 	constructor(options: ShmReaderOptions = {}) {
 		this.timeoutMs = options.timeoutMs ?? 3000;
 		this.childScript = options.childScript;
+		this.idleExitMs = options.idleExitMs ?? 5000;
 	}
 
 	/** Pid of the current child, if one is running (for tests and diagnostics). */
@@ -232,6 +241,8 @@ export class ShmReader {
 
 	/** Ends the child; pending reads resolve with error "closed". */
 	async close(): Promise<void> {
+		clearTimeout(this.idleTimer);
+		this.idleTimer = undefined;
 		const child = this.child;
 		this.failAll(child, 'closed');
 		if (!child) {
@@ -311,8 +322,13 @@ export class ShmReader {
 		child.kill('SIGKILL');
 	}
 
-	/** An idle child must not keep a CLI alive; a pending read is kept alive by its timer. */
+	/**
+	 * An idle child must not keep a CLI alive (a pending read is kept alive by its timer), and
+	 * ends itself after `idleExitMs` without a read.
+	 */
 	private updateRef(): void {
+		clearTimeout(this.idleTimer);
+		this.idleTimer = undefined;
 		const child = this.child;
 		if (!child) {
 			return;
@@ -325,6 +341,13 @@ export class ShmReader {
 		} else {
 			child.unref();
 			channel?.unref();
+			this.idleTimer = setTimeout(() => {
+				if (this.child === child && this.pending.size === 0) {
+					this.child = null;
+					child.kill();
+				}
+			}, this.idleExitMs);
+			this.idleTimer.unref();
 		}
 	}
 }

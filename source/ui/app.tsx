@@ -51,6 +51,27 @@ function useSource<T>(source: {model: T | null; subscribe: (l: (m: T) => void) =
 	return value;
 }
 
+/**
+ * The wall clock, advanced every 5 s when `tick` is set (relative times like "3m ago" move slowly).
+ * A hook of its own, outside Screen: a timer closure created inside Screen would keep that first
+ * render's whole scope (its model, so a second copy of every session) alive for the session.
+ */
+function useClock(tick: boolean | undefined, now: (() => number) | undefined): number {
+	const read = now ?? (() => Date.now() / 1000);
+	const [clock, setClock] = useState(read);
+	useEffect(() => {
+		if (!tick) {
+			return;
+		}
+
+		const timer = setInterval(() => setClock(read()), 5000);
+		return () => clearInterval(timer);
+		// `read` is derived from `now`.
+		// eslint-disable-next-line react-hooks/exhaustive-deps
+	}, [tick, now]);
+	return clock;
+}
+
 function Header({model, ui, waiting, width}: {model: LiveModel; ui: UiState; waiting: number; width: number}): React.ReactElement {
 	const theme = useTheme();
 	const f = model.facts;
@@ -168,16 +189,7 @@ function Screen(props: AppProps): React.ReactElement {
 	const backups = useSource<BackupsModel>(props.backups);
 	const [ui, dispatch] = useReducer(uiReducer, props.initialPane, initialUiState);
 	const frozen = useRef<LiveModel | null>(null);
-	const [clock, setClock] = useState(() => (props.now ?? (() => Date.now() / 1000))());
-	useEffect(() => {
-		if (!props.tick) {
-			return;
-		}
-
-		// Relative times ("3m ago") move slowly: a redraw every few seconds is enough.
-		const timer = setInterval(() => setClock((props.now ?? (() => Date.now() / 1000))()), 5000);
-		return () => clearInterval(timer);
-	}, [props.tick, props.now]);
+	const clock = useClock(props.tick, props.now);
 	if (ui.paused && frozen.current === null) {
 		frozen.current = latest;
 	} else if (!ui.paused) {

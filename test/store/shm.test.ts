@@ -48,6 +48,26 @@ afterAll(() => {
 	}
 });
 
+/** A process that exists and is not a zombie. */
+function processAlive(pid: number): boolean {
+	try {
+		return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+	} catch {
+		return false;
+	}
+}
+
+async function waitFor(done: () => boolean, ms: number): Promise<void> {
+	const until = Date.now() + ms;
+	while (!done()) {
+		if (Date.now() > until) {
+			throw new Error(`condition not met within ${ms} ms`);
+		}
+
+		await new Promise(resolve => setTimeout(resolve, 50));
+	}
+}
+
 async function liveStore(tag: string, conversations = 10) {
 	const dir = tempDir(tag);
 	const db = path.join(dir, 'state.db');
@@ -164,6 +184,37 @@ describe('ShmReader against a live writer process', () => {
 		const r = await newReader().read(s.db);
 		expect(r.error).toBeNull();
 		expect(r.shm!.mxFrame).toBe(scanWalFile(s.wal).lastCommitFrame);
+	});
+});
+
+describe('ShmReader child lifetime', () => {
+	it('ends an idle child after idleExitMs, and the next read forks a fresh one', async () => {
+		const s = await liveStore('idle');
+		const reader = newReader({idleExitMs: 300});
+		const first = await reader.read(s.db);
+		expect(first.error).toBeNull();
+		const pid = reader.childPid!;
+		expect(processAlive(pid)).toBe(true);
+		await waitFor(() => !processAlive(pid), 5000);
+		expect(reader.childPid).toBeUndefined();
+		const again = await reader.read(s.db);
+		expect(again.error).toBeNull();
+		expect(again.shm!.mxFrame).toBe(first.shm!.mxFrame);
+		expect(reader.childPid).toBeDefined();
+		expect(reader.childPid).not.toBe(pid);
+	});
+
+	it('keeps a child that is read more often than idleExitMs', async () => {
+		const s = await liveStore('busy');
+		const reader = newReader({idleExitMs: 400});
+		await reader.read(s.db);
+		const pid = reader.childPid;
+		for (let i = 0; i < 6; i++) {
+			await new Promise(resolve => setTimeout(resolve, 150));
+			expect((await reader.read(s.db)).error).toBeNull();
+		}
+
+		expect(reader.childPid).toBe(pid);
 	});
 });
 

@@ -1,0 +1,128 @@
+import {createRequire} from 'node:module';
+import path from 'node:path';
+import {pathToFileURL} from 'node:url';
+import {beforeAll, describe, expect, it} from 'vitest';
+import {installFastOutput, originalOutputGet, rowText} from '../../source/ui/ink-output.js';
+
+type Output = {
+	write(x: number, y: number, text: string, options: {transformers: Array<(line: string, index: number) => string>}): void;
+	clip(clip: {x1?: number; x2?: number; y1?: number; y2?: number}): void;
+	unclip(): void;
+	get(): {output: string; height: number};
+};
+type OutputClass = new (options: {width: number; height: number}) => Output;
+
+let Output: OutputClass;
+
+beforeAll(async () => {
+	expect(await installFastOutput()).toBe(true);
+	const entry = createRequire(import.meta.url).resolve('ink');
+	Output = (await import(pathToFileURL(path.join(path.dirname(entry), 'output.js')).href) as {default: OutputClass}).default;
+});
+
+/** Deterministic PRNG (mulberry32) so a failing seed can be replayed. */
+function prng(seed: number): () => number {
+	let a = seed;
+	return () => {
+		a = (a + 0x6D_2B_79_F5) | 0;
+		let t = Math.imul(a ^ (a >>> 15), 1 | a);
+		t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+		return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+	};
+}
+
+const STYLES: Array<[string, string]> = [
+	['\u001B[31m', '\u001B[39m'],
+	['\u001B[36m', '\u001B[39m'],
+	['\u001B[1m', '\u001B[22m'],
+	['\u001B[2m', '\u001B[22m'],
+	['\u001B[7m', '\u001B[27m'],
+	['\u001B[4m', '\u001B[24m'],
+	['\u001B[44m', '\u001B[49m'],
+	['\u001B[38;5;208m', '\u001B[39m'],
+	['\u001B[38;2;10;200;30m', '\u001B[39m'],
+];
+const WORDS = ['session', 'telegram:dm:42', '798', '界面', '🙂', 'zombie', ' ', '  ', 'ok', '—', 'é'];
+
+function text(rand: () => number): string {
+	const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+	let out = '';
+	const parts = 1 + Math.floor(rand() * 8);
+	for (let i = 0; i < parts; i++) {
+		const word = pick(WORDS);
+		const roll = rand();
+		if (roll < 0.3) {
+			const [open, close] = pick(STYLES);
+			out += open + word + close;
+		} else if (roll < 0.45) {
+			// Nested and unclosed styles: the end-of-row reset must match Ink's.
+			const [a] = pick(STYLES);
+			const [b, bClose] = pick(STYLES);
+			out += a + word + b + pick(WORDS) + bClose;
+		} else if (roll < 0.5) {
+			out += '\n';
+		} else {
+			out += word;
+		}
+	}
+
+	return out;
+}
+
+function frame(seed: number): Output {
+	const rand = prng(seed);
+	const width = 5 + Math.floor(rand() * 60);
+	const height = 1 + Math.floor(rand() * 12);
+	const output = new Output({width, height});
+	const ops = Math.floor(rand() * 25);
+	let depth = 0;
+	for (let i = 0; i < ops; i++) {
+		const roll = rand();
+		if (roll < 0.15) {
+			const maybe = (n: number) => (rand() < 0.8 ? n : undefined);
+			output.clip({x1: maybe(Math.floor(rand() * width)), x2: maybe(Math.floor(rand() * (width + 5))), y1: maybe(Math.floor(rand() * height)), y2: maybe(Math.floor(rand() * (height + 3)))});
+			depth++;
+		} else if (roll < 0.25 && depth > 0) {
+			output.unclip();
+			depth--;
+		} else {
+			const transformers = rand() < 0.2 ? [(line: string, index: number) => `${index}>${line.toUpperCase()}`] : [];
+			output.write(Math.floor(rand() * (width + 4)) - 2, Math.floor(rand() * (height + 2)) - 1, text(rand), {transformers});
+		}
+	}
+
+	return output;
+}
+
+describe('the fast frame builder for Ink', () => {
+	it('replaces Output.prototype.get once, keeping Ink\'s own for comparison', async () => {
+		const own = originalOutputGet();
+		expect(own).toBeTypeOf('function');
+		expect(new Output({width: 1, height: 1}).get).not.toBe(own);
+		expect(await installFastOutput()).toBe(true);
+		expect(originalOutputGet()).toBe(own);
+	});
+
+	it('builds byte-identical frames to Ink\'s on 3,000 random styled, clipped, transformed and wide-character frames', () => {
+		const own = originalOutputGet()!;
+		let styled = 0;
+		for (let seed = 1; seed <= 3000; seed++) {
+			const expected = own.call(frame(seed) as never);
+			const actual = frame(seed).get();
+			if (actual.output !== expected.output || actual.height !== expected.height) {
+				expect({seed, ...actual}).toEqual({seed, ...expected});
+			}
+
+			styled += expected.output.includes('\u001B[') ? 1 : 0;
+		}
+
+		// The generator exercises styles in most frames, not just plain text.
+		expect(styled).toBeGreaterThan(1500);
+	});
+
+	it('emits a style once per run of equally styled cells and resets at the end of the row', () => {
+		const red = [{type: 'ansi', code: '\u001B[31m', endCode: '\u001B[39m'}];
+		const cell = (value: string, styles: typeof red) => ({type: 'char', value, fullWidth: false, styles}) as never;
+		expect(rowText([cell('a', red), cell('b', [...red]), cell('c', []), cell(' ', [])])).toBe('\u001B[31mab\u001B[39mc');
+	});
+});

@@ -36,9 +36,12 @@ export async function runLiveApp(location: StoreLocation, flags: GlobalFlags, io
 	// keeps it near its live set (peak RSS ~200 MB on the 1M-message bench store) for a few percent
 	// more GC time. (--optimize-for-size did as well on memory but nearly doubled CPU and latency.)
 	v8.setFlagsFromString('--heap-growing-percent=30');
+	// Diagnostics: HFX_TRACE_STARTUP=FILE appends when each start-up step ended (ms since process start).
+	const marks: Array<[string, number]> = [['modules loaded', performance.now()]];
 	let live: LiveStore;
 	try {
 		live = LiveStore.open(location, {maxGapSeconds: flags.maxGapSeconds});
+		marks.push(['store read and analysed', performance.now()]);
 	} catch (error) {
 		if (isFailClosed(error)) {
 			io.err(error.line());
@@ -48,14 +51,15 @@ export async function runLiveApp(location: StoreLocation, flags: GlobalFlags, io
 		throw error;
 	}
 
-	const files = startFilesProbe(live);
+	// The Files pane's first probe (it forks the -shm reader and walks /proc) and the watcher wait
+	// for the first frame: the operator sees the sessions first.
+	const files = startFilesProbe(live, {firstPollMs: 400});
 	let yanked: string[] = [];
 	const restore = () => {
 		process.stdout.write(LEAVE_ALT_SCREEN + SHOW_CURSOR);
 	};
 
 	process.stdout.write(ENTER_ALT_SCREEN);
-	live.start();
 	const repair = repairServiceFor({dbPath: live.readOnlyStore.preflight.path, owner: location.owner, maxGapSeconds: flags.maxGapSeconds});
 	// HFX_INK_OUTPUT=ink keeps Ink's own frame builder (to rule ours out when a frame looks wrong).
 	if (io.env.HFX_INK_OUTPUT !== 'ink') {
@@ -64,11 +68,23 @@ export async function runLiveApp(location: StoreLocation, flags: GlobalFlags, io
 
 	let renders = 0;
 	let renderMs = 0;
+	marks.push(['render started', performance.now()]);
 	const instance = render(<App live={live} files={files} repair={repair} color={flags.color} tick onExit={ids => {
 		yanked = ids;
 	}} />, {exitOnCtrlC: false, patchConsole: true, maxFps: 20, onRender({renderTime}) {
 		renders++;
 		renderMs += renderTime;
+		if (renders === 1) {
+			marks.push(['first frame', performance.now()]);
+			if (io.env.HFX_TRACE_STARTUP) {
+				fs.appendFileSync(io.env.HFX_TRACE_STARTUP, `${JSON.stringify(Object.fromEntries(marks.map(([k, v]) => [k, Math.round(v)])))}\n`);
+			}
+
+			// Follow the store from here on (it catches up on anything committed since the first read).
+			setImmediate(() => {
+				live.start();
+			});
+		}
 	}});
 	// Diagnostics for benchmarks and bug reports: HFX_TRACE_MEMORY=FILE appends memory use and the
 	// number of frames rendered every 2 s.

@@ -110,7 +110,7 @@ export class LiveStore {
 		this.openedIno = store.preflight.main.ino;
 		// A long-lived observer: a small page cache (the OS caches the file anyway).
 		store.setCacheSizeKib(4096);
-		const {snapshot, meta} = readSnapshot(store, schema, location.owner);
+		const {snapshot, meta} = readSnapshot(store, schema, location.owner, {signatures: true});
 		this.absorbFull(snapshot, meta);
 		this.lastDataVersion = meta.dataVersion;
 		this.lastFullReload = Date.now();
@@ -202,6 +202,8 @@ export class LiveStore {
 
 		this.pollTimer ??= setInterval(() => this.schedule(), this.options.pollMs);
 		this.pollTimer.unref?.();
+		// Catch up on whatever was committed between the first read and now.
+		this.schedule();
 	}
 
 	private schedule(): void {
@@ -389,7 +391,8 @@ export class LiveStore {
 		this.sessions = new Map(snapshot.sessions.map(s => [s.id, s]));
 		this.list = [...snapshot.sessions];
 		this.positions = new Map(this.list.map((s, i) => [s.id, i]));
-		this.signatures = this.readSignatures();
+		// Read with the rows (same statement, same transaction): no commit can slip in between.
+		this.signatures = meta.signatures ?? this.readSignatures();
 		this.lastSignatureScan = Date.now();
 		this.lastMessageId = meta.messageHighWater ?? 0;
 		this.lastSessionRowid = (this.store.prepare('SELECT max(rowid) FROM sessions').pluck().get() as number | null) ?? 0;
@@ -465,7 +468,7 @@ export class LiveStore {
 
 	private fullRefresh(): {newMessages: Map<string, number>; changed: null; meta: {dataVersion: number; routing: Snapshot['routing']}} {
 		const newMessages = this.store.read(() => this.newMessagesSince(this.lastMessageId).counts);
-		const {snapshot, meta} = readSnapshot(this.store, this.schema, this.location.owner);
+		const {snapshot, meta} = readSnapshot(this.store, this.schema, this.location.owner, {signatures: true});
 		this.absorbFull(snapshot, meta);
 		this.lastFullReload = Date.now();
 		return {newMessages, changed: null, meta: {dataVersion: meta.dataVersion, routing: snapshot.routing}};

@@ -66,15 +66,16 @@ function selected(set: ColumnSet): readonly Column[] {
  * sqlite3 CLI. `paged` adds keyset paging by rowid (one page per call). Rows are read as arrays
  * (`.raw()`) and mapped by `rowMapper` in the same column order.
  */
-export function sessionsSql(schema: SchemaInfo, options: {paged?: boolean; messageStats?: boolean; columns?: ColumnSet; where?: string} = {}): string {
+export function sessionsSql(schema: SchemaInfo, options: {paged?: boolean; messageStats?: boolean; columns?: ColumnSet; where?: string; signature?: boolean} = {}): string {
 	const cols = selected(options.columns ?? 'full').map(c => `${schema.sessionColumns.has(c.column) ? `s.${c.column}` : c.fallback} AS ${c.field}`);
 	const stats = options.messageStats ?? true;
 	const where = [options.where, options.paged ? 's.rowid > ?' : undefined].filter(Boolean);
 	return [
 		'SELECT s.rowid AS rowid_, s.id AS id, s.source AS source,',
 		`  ${cols.join(',\n  ')},`,
-		`  ${markersColumn(schema)}${stats ? ',' : ''}`,
-		...(stats ? [messageStatsColumns(schema)] : []),
+		`  ${markersColumn(schema)}${stats || options.signature ? ',' : ''}`,
+		...(stats ? [messageStatsColumns(schema) + (options.signature ? ',' : '')] : []),
+		...(options.signature ? [`  ${signatureExpr(schema)} AS signature_`] : []),
 		'FROM sessions s',
 		...(where.length > 0 ? [`WHERE ${where.join(' AND ')}`] : []),
 		...(options.paged ? [`ORDER BY s.rowid LIMIT ${PAGE_ROWS}`] : []),
@@ -105,8 +106,13 @@ const SIGNATURE_COLUMNS = ['ended_at', 'end_reason', 'session_key', 'message_cou
  * columns (quote() keeps NULL, '' and numbers apart), to find the rows that changed.
  */
 export function signatureSql(schema: SchemaInfo): string {
+	return `SELECT s.id, ${signatureExpr(schema)} FROM sessions s`;
+}
+
+/** The signature of one row, as an expression over `s` (also read with a full snapshot). */
+export function signatureExpr(schema: SchemaInfo): string {
 	const cols = SIGNATURE_COLUMNS.filter(c => schema.sessionColumns.has(c)).map(c => `quote(s.${c})`);
-	return `SELECT s.id, ${cols.length > 0 ? cols.join(' || \',\' || ') : '\'\''} FROM sessions s`;
+	return cols.length > 0 ? cols.join(' || \',\' || ') : '\'\'';
 }
 
 /** Sessions read per page; the read transaction is re-checked against its budget between pages. */
@@ -226,6 +232,8 @@ export type SnapshotMeta = {
 	/** False when the read outgrew its transaction budget and continued in a new transaction. */
 	consistentSnapshot: boolean;
 	transactions: number;
+	/** Row signatures by session id, when asked for (ReadOptions.signatures). */
+	signatures?: Map<string, string>;
 };
 
 export type ReadOptions = {
@@ -233,6 +241,11 @@ export type ReadOptions = {
 	transactionBudgetMs?: number;
 	/** `lean` (default for scans) reads only what the forensic engine uses; views need `full`. */
 	columns?: ColumnSet;
+	/**
+	 * Also read each row's change signature (see signatureSql) in the same statement: the live
+	 * store's baseline, consistent with the rows, and no second pass over the table.
+	 */
+	signatures?: boolean;
 };
 
 export const DEFAULT_TRANSACTION_BUDGET_MS = 2000;
@@ -241,9 +254,10 @@ export function readSnapshot(store: ReadOnlyStore, schema: SchemaInfo, owner: st
 	const budget = options.transactionBudgetMs ?? DEFAULT_TRANSACTION_BUDGET_MS;
 	const started = performance.now();
 	const columns = options.columns ?? 'full';
-	const page = store.prepare(sessionsSql(schema, {paged: true, columns})).raw(true);
+	const page = store.prepare(sessionsSql(schema, {paged: true, columns, signature: options.signatures})).raw(true);
 	const map = rowMapper(columns);
 	const sessions: SessionRecord[] = [];
+	const signatures = options.signatures ? new Map<string, string>() : undefined;
 	let transactions = 1;
 	let txStarted = started;
 	let lastRowid = Number.MIN_SAFE_INTEGER;
@@ -252,7 +266,9 @@ export function readSnapshot(store: ReadOnlyStore, schema: SchemaInfo, owner: st
 		for (;;) {
 			const rows = page.all(lastRowid) as unknown[][];
 			for (const r of rows) {
-				sessions.push(map(r));
+				const record = map(r);
+				sessions.push(record);
+				signatures?.set(record.id, r.at(-1) as string);
 			}
 
 			if (rows.length < PAGE_ROWS) {
@@ -283,7 +299,7 @@ export function readSnapshot(store: ReadOnlyStore, schema: SchemaInfo, owner: st
 		const dataVersion = store.dataVersion();
 		return {
 			snapshot: {sessions, routing, owner, ruleSet: schema.ruleSet},
-			meta: {dataVersion, messageHighWater: typeof high === 'number' ? high : null, readMs: performance.now() - started, consistentSnapshot: transactions === 1, transactions},
+			meta: {dataVersion, messageHighWater: typeof high === 'number' ? high : null, readMs: performance.now() - started, consistentSnapshot: transactions === 1, transactions, signatures},
 		};
 	} finally {
 		if (store.db.inTransaction) {

@@ -6,7 +6,8 @@ import {FilesProbe, describeFiles} from '../store/files-probe.js';
 import type {LiveStore} from '../store/live.js';
 import type {FilesModel, FilesSource} from './files-model.js';
 
-export function startFilesProbe(live: LiveStore, options: {intervalMs?: number; hiddenIntervalMs?: number} = {}): FilesSource & {close: () => void} {
+/** `firstPollMs` delays the first probe (the TUI lets its first frame go first). */
+export function startFilesProbe(live: LiveStore, options: {intervalMs?: number; hiddenIntervalMs?: number; firstPollMs?: number} = {}): FilesSource & {close: () => void} {
 	const probe = new FilesProbe(live.readOnlyStore.preflight.path);
 	const listeners = new Set<(m: FilesModel) => void>();
 	let model: FilesModel | null = null;
@@ -64,7 +65,10 @@ export function startFilesProbe(live: LiveStore, options: {intervalMs?: number; 
 		}
 	}, fast);
 	timer.unref?.();
-	void poll();
+	const first = setTimeout(() => {
+		void poll();
+	}, options.firstPollMs ?? 0);
+	first.unref?.();
 	return {
 		get model() {
 			return model;
@@ -84,6 +88,7 @@ export function startFilesProbe(live: LiveStore, options: {intervalMs?: number; 
 			closed = true;
 			off();
 			clearInterval(timer);
+			clearTimeout(first);
 			void probe.close();
 		},
 	};

@@ -4,7 +4,7 @@ import path from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
 import {ReadOnlyStore} from '../../source/store/open.js';
 import {detectSchema} from '../../source/store/schema.js';
-import {PAGE_ROWS, readSnapshot, sessionsSql} from '../../source/store/snapshot.js';
+import {PAGE_ROWS, readSnapshot, sessionsSql, signatureSql} from '../../source/store/snapshot.js';
 import {StoreWriter} from '../../source/simulator/store-writer.js';
 import {T0} from '../fixtures/scenarios.js';
 
@@ -71,4 +71,29 @@ describe('bounded read transactions', () => {
 			store.close();
 		}
 	});
+
+	for (const shape of ['v21', 'v30'] as const) {
+		it(`reads each row's change signature with the rows, equal to the standalone query (${shape})`, () => {
+			const db = path.join(dir, `sig-${shape}.db`);
+			const w = new StoreWriter(db, {shape, journalMode: 'delete'});
+			const a = w.createSession({source: 'telegram', startedAt: T0});
+			const b = w.createSession({source: 'cli', startedAt: T0 + 1});
+			w.addMessages(a, [{timestamp: T0 + 2}, {timestamp: T0 + 3}]);
+			w.endSession(b, T0 + 4, 'compression');
+			w.close();
+			const store = ReadOnlyStore.open(db);
+			try {
+				const schema = detectSchema(store);
+				const {snapshot, meta} = readSnapshot(store, schema, null, {signatures: true});
+				const standalone = new Map(store.prepare(signatureSql(schema)).raw(true).all() as Array<[string, string]>);
+				expect(meta.signatures).toEqual(standalone);
+				expect(meta.signatures?.get(a)).not.toBe(meta.signatures?.get(b));
+				// The extra column must not shift the mapped fields.
+				expect(snapshot.sessions.find(s => s.id === b)?.endReason).toBe('compression');
+				expect(readSnapshot(store, schema, null).meta.signatures).toBeUndefined();
+			} finally {
+				store.close();
+			}
+		});
+	}
 });

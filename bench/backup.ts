@@ -91,7 +91,7 @@ export const backupSection: Section = {
 		fs.linkSync(bench.dbPath, db);
 		fs.writeFileSync(path.join(root, 'config.yaml'), 'terminal:\n  backend: local\n');
 		const dbBytes = fs.statSync(db).size;
-		const cli = path.join(ctx.root, 'dist/cli.js');
+		const cli = path.join(ctx.root, 'dist/hfx.js');
 		const env = {...process.env, NO_COLOR: '1'};
 		const specs: Spec[] = [
 			{label: '`hfx backup --home ROOT -o FILE` (live store, in place)', command: process.execPath, args: [cli, 'backup', '--home', root, '-o', path.join(out, 'hfx.zip')], output: path.join(out, 'hfx.zip'), env},

@@ -292,7 +292,7 @@ export const scanSection: Section = {
 		settle(dbPath);
 		const owner = await startOwner(dbPath);
 		ctx.log(`  owner process ${owner.pid} (sqlite3) holds the store open: -wal and -shm present, hfx reads it in place`);
-		const cli = path.join(ctx.root, 'dist/cli.js');
+		const cli = path.join(ctx.root, 'dist/hfx.js');
 		const hfxArgs = [cli, 'scan', '--db', dbPath, '--json'];
 		try {
 			// One real run with the capture hook: the findings, and the exact SQL hfx ran.

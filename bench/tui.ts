@@ -146,6 +146,11 @@ export const tuiSection: Section = {
 		fs.mkdirSync(dir, {recursive: true});
 		const db = path.join(dir, 'state.db');
 		fs.copyFileSync(source, db);
+		// Flush the copy before measuring: otherwise the kernel writes 800 MB back while hfx starts,
+		// and the first-frame time measures the bench's own I/O, not hfx.
+		const fd = fs.openSync(db, 'r+');
+		fs.fsyncSync(fd);
+		fs.closeSync(fd);
 		// The running agent holds the store (so -wal and -shm exist and hfx reads it in place).
 		const owner = new Database(db, {fileMustExist: true});
 		owner.pragma('journal_mode = wal');
@@ -156,7 +161,7 @@ export const tuiSection: Section = {
 		const rowPattern = new RegExp(`${sessionId}.*?(?:ago|just now)\\s+(\\d+)`, 'g');
 		const started = Date.now();
 		let firstFrameMs: number | null = null;
-		const command = `stty cols 140 rows 40; exec ${process.execPath} ${path.join(ctx.root, 'dist/cli.js')} --db ${db}`;
+		const command = `stty cols 140 rows 40; exec ${process.execPath} ${path.join(ctx.root, 'dist/hfx.js')} --db ${db}`;
 		const tty: ChildProcess = spawn('script', ['-qfec', command, '/dev/null'], {env: {...process.env, CI: 'false', NO_COLOR: '1', FORCE_COLOR: '0'}, stdio: ['pipe', 'pipe', 'pipe']});
 		tty.stdout!.on('data', (chunk: Buffer) => {
 			const now = Date.now();
@@ -190,7 +195,7 @@ export const tuiSection: Section = {
 
 			const nodePid = tree(tty.pid!).find(p => {
 				try {
-					return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('dist/cli.js');
+					return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('dist/hfx.js');
 				} catch {
 					return false;
 				}

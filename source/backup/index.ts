@@ -20,11 +20,10 @@
  * runCli. restoreArchive stays on the command line (a stopped gateway, a typed confirmation).
  */
 import {spawn} from 'node:child_process';
-import fs from 'node:fs';
-import {fileURLToPath} from 'node:url';
 import readline from 'node:readline';
 import {type ProgressFn, parseProgressLine} from './progress.js';
 import {type VerifyOptions, type VerifyReport, recordVerification, verifyArtifact} from './verify.js';
+import {distFile} from '../paths.js';
 
 export {type BackupOptions, type BackupResult, createBackup, defaultBackupDir} from './backup.js';
 export {type DoctorReport, runDoctor} from './doctor.js';
@@ -43,14 +42,7 @@ export async function verifyAndRecord(p: string, options: VerifyOptions = {}): P
 }
 
 function cliPath(): string {
-	for (const candidate of ['../cli.js', '../../dist/cli.js']) {
-		const p = fileURLToPath(new URL(candidate, import.meta.url));
-		if (fs.existsSync(p)) {
-			return p;
-		}
-	}
-
-	throw new Error('dist/cli.js not found: build hfx first (npx tsc -p tsconfig.json)');
+	return distFile('hfx.js');
 }
 
 export type CliRun = {code: number; json: unknown; stderr: string[]};

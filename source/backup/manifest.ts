@@ -6,8 +6,9 @@
  * oversized_skipped) so Hermes lists and restores it as one of its own.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import os from 'node:os';
-import {fileURLToPath} from 'node:url';
+import {packageRoot} from '../paths.js';
 
 export const MANIFEST_NAME = 'manifest.json';
 export const MANIFEST_FORMAT = 'hfx-backup';
@@ -79,7 +80,7 @@ let cachedVersion: string | undefined;
 export function toolVersion(): string {
 	if (cachedVersion === undefined) {
 		try {
-			const pkg = JSON.parse(fs.readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as {version?: string};
+			const pkg = JSON.parse(fs.readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as {version?: string};
 			cachedVersion = pkg.version ?? '0.0.0';
 		} catch {
 			cachedVersion = '0.0.0';

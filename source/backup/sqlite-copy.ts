@@ -11,11 +11,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {Worker} from 'node:worker_threads';
-import {fileURLToPath} from 'node:url';
 import {FailClosed, errorCode} from '../errors.js';
 import {ReadOnlyStore, describeOpenError} from '../store/open.js';
 import {type DbCheck, checkDatabaseFileSync, compareCounts, quoteIdent} from './db-check.js';
 import {writeFailure} from './fsutil.js';
+import {distRoot} from '../paths.js';
 
 export type CopyProgress = {file: string; done: number; total: number};
 
@@ -216,14 +216,16 @@ function snapshotSchemaVersion(store: ReadOnlyStore): number | null {
 	}
 }
 
-const workerFile = fileURLToPath(new URL('check-worker.js', import.meta.url));
+// The compiled worker (dist/backup/check-worker.js); from the TypeScript sources the check runs inline.
+const workerFile = path.join(distRoot(), 'backup', 'check-worker.js');
+const fromSources = import.meta.url.endsWith('.ts');
 
 /**
  * Checks a private copy in a worker thread when the compiled worker exists (the CLI), inline
  * otherwise (tests importing the TypeScript sources). Never throws: failures are `ok: false`.
  */
 export async function checkDatabaseFile(file: string, options: {inline?: boolean} = {}): Promise<DbCheck> {
-	if (options.inline || !fs.existsSync(workerFile)) {
+	if (options.inline || fromSources || !fs.existsSync(workerFile)) {
 		return checkDatabaseFileSync(file);
 	}
 

@@ -7,10 +7,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
-import {fileURLToPath} from 'node:url';
 import {FailClosed, type ExitCode} from '../errors.js';
 import {type GlobalFlags, type Io, guarded} from './context.js';
 import {runScan} from './scan.js';
+import {distFile} from '../paths.js';
 
 export type DemoFlags = GlobalFlags & {speed: number; keep: boolean; seconds: number | undefined};
 
@@ -19,7 +19,7 @@ export type RunningDemo = {home: string; db: string; child: ChildProcess; stop: 
 /** Starts the simulated gateway and resolves once its store exists. */
 export async function startDemoGateway(options: {speed: number; home?: string}): Promise<RunningDemo> {
 	const home = options.home ?? fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-demo-'));
-	const script = fileURLToPath(new URL('../simulator/gateway.js', import.meta.url));
+	const script = distFile('simulator/gateway.js');
 	const child = spawn(process.execPath, [script, '--home', home, '--speed', String(options.speed)], {stdio: ['ignore', 'pipe', 'pipe']});
 	let stderr = '';
 	child.stderr!.on('data', (d: Buffer) => {

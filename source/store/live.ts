@@ -17,7 +17,7 @@ import {type DatabaseFacts, describe} from './load.js';
 import type {StoreLocation} from './locate.js';
 import {ReadOnlyStore} from './open.js';
 import {type SchemaInfo, detectSchema} from './schema.js';
-import {type SnapshotMeta, readSnapshot, routingSql, rowMapper, signatureSql, sessionsSql, toRoutingEntry} from './snapshot.js';
+import {type SnapshotMeta, messageRowsSettler, readSnapshot, routingSql, rowMapper, signatureMatcher, signatureSql, sessionsSql, toRoutingEntry} from './snapshot.js';
 import {type SessionDetail, readSessionDetail} from './detail.js';
 
 export type LiveModel = {
@@ -75,7 +75,6 @@ export class LiveStore {
 	 */
 	private list: SessionRecord[] = [];
 	private positions = new Map<string, number>();
-	private signatures = new Map<string, string>();
 	private lastMessageId = 0;
 	/** Highest sessions rowid seen: rows above it are new. */
 	private lastSessionRowid = 0;
@@ -110,7 +109,7 @@ export class LiveStore {
 		this.openedIno = store.preflight.main.ino;
 		// A long-lived observer: a small page cache (the OS caches the file anyway).
 		store.setCacheSizeKib(4096);
-		const {snapshot, meta} = readSnapshot(store, schema, location.owner, {signatures: true});
+		const {snapshot, meta} = readSnapshot(store, schema, location.owner);
 		this.absorbFull(snapshot, meta);
 		this.lastDataVersion = meta.dataVersion;
 		this.lastFullReload = Date.now();
@@ -382,7 +381,6 @@ export class LiveStore {
 		this.store = next;
 		this.schema = schema;
 		this.openedIno = next.preflight.main.ino;
-		this.signatures = new Map();
 		this.lastDataVersion = -1;
 		this.reopened = reason;
 	}
@@ -391,8 +389,6 @@ export class LiveStore {
 		this.sessions = new Map(snapshot.sessions.map(s => [s.id, s]));
 		this.list = [...snapshot.sessions];
 		this.positions = new Map(this.list.map((s, i) => [s.id, i]));
-		// Read with the rows (same statement, same transaction): no commit can slip in between.
-		this.signatures = meta.signatures ?? this.readSignatures();
 		this.lastSignatureScan = Date.now();
 		this.lastMessageId = meta.messageHighWater ?? 0;
 		this.lastSessionRowid = (this.store.prepare('SELECT max(rowid) FROM sessions').pluck().get() as number | null) ?? 0;
@@ -456,19 +452,9 @@ export class LiveStore {
 		return this.routing;
 	}
 
-	/** id -> the mutable columns as one text: a change there means the row must be re-read. */
-	private readSignatures(): Map<string, string> {
-		const out = new Map<string, string>();
-		for (const [id, sig] of this.store.prepare(signatureSql(this.schema)).raw(true).iterate() as IterableIterator<[unknown, string]>) {
-			out.set(String(id), sig);
-		}
-
-		return out;
-	}
-
 	private fullRefresh(): {newMessages: Map<string, number>; changed: null; meta: {dataVersion: number; routing: Snapshot['routing']}} {
 		const newMessages = this.store.read(() => this.newMessagesSince(this.lastMessageId).counts);
-		const {snapshot, meta} = readSnapshot(this.store, this.schema, this.location.owner, {signatures: true});
+		const {snapshot, meta} = readSnapshot(this.store, this.schema, this.location.owner);
 		this.absorbFull(snapshot, meta);
 		this.lastFullReload = Date.now();
 		return {newMessages, changed: null, meta: {dataVersion: meta.dataVersion, routing: snapshot.routing}};
@@ -511,27 +497,31 @@ export class LiveStore {
 
 			const changed = new Set<string>();
 			if ((newMessages.size === 0 && newRows.length === 0) || Date.now() - this.lastSignatureScan > 5000) {
-				const signatures = this.readSignatures();
-				for (const [id, sig] of signatures) {
-					if (this.signatures.get(id) !== sig) {
+				// Every row's in-place columns against its record (the baseline read with the rows).
+				const matches = signatureMatcher(this.schema);
+				const present = new Set<string>();
+				for (const row of this.store.prepare(signatureSql(this.schema)).raw(true).iterate() as IterableIterator<unknown[]>) {
+					const id = String(row[0]);
+					present.add(id);
+					const record = this.sessions.get(id);
+					if (!record || !matches(record, row)) {
 						candidates.add(id);
 					}
 				}
 
 				for (const id of [...this.sessions.keys()]) {
-					if (!signatures.has(id)) {
+					if (!present.has(id) && !candidates.has(id)) {
 						this.remember(id);
 						this.drop(id);
 						changed.add(id);
 					}
 				}
 
-				this.signatures = signatures;
 				this.lastSignatureScan = Date.now();
 			}
 
 			const reread = this.store.prepare(sessionsSql(this.schema, {columns: 'full', where: 's.id = ?'})).raw(true);
-			const signatureOf = this.store.prepare(`${signatureSql(this.schema)} WHERE s.id = ?`).raw(true);
+			const settle = messageRowsSettler(this.store);
 			const map = rowMapper('full');
 			const count = this.store.prepare('SELECT count(*) FROM messages WHERE session_id = ?').pluck();
 			for (const id of candidates) {
@@ -546,12 +536,12 @@ export class LiveStore {
 				}
 
 				const record = map(row);
+				settle(record);
 				if (isOrphanCandidate(record)) {
 					record.messageRows = count.get(id) as number;
 				}
 
 				this.put(record);
-				this.signatures.set(id, (signatureOf.get(id) as [unknown, string])[1]);
 				changed.add(id);
 			}
 

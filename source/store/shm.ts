@@ -8,12 +8,11 @@
  * connection, so its plain reads are harmless. This module never opens those files itself.
  */
 import {type ChildProcess, fork} from 'node:child_process';
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {fileURLToPath} from 'node:url';
 import {type DbHeader, hasSqliteMagic, parseDbHeader} from './db-header.js';
 import {walChecksum} from './wal.js';
+import {distFile} from '../paths.js';
 
 export const SHM_HEADER_BYTES = 136;
 const READ_MARK_UNUSED = 0xFF_FF_FF_FF;
@@ -138,20 +137,9 @@ export type ShmReaderOptions = {
 	idleExitMs?: number;
 };
 
-/** Beside this module once compiled; from source (tests), the compiled copy in dist/. */
+/** The compiled child script (dist/store/shm-child.js), for the bundle, dist/ and the sources alike. */
 export function defaultShmChildScript(): string {
-	const here = fileURLToPath(import.meta.url);
-	const sibling = path.join(path.dirname(here), 'shm-child.js');
-	if (fs.existsSync(sibling)) {
-		return sibling;
-	}
-
-	const compiled = path.resolve(path.dirname(here), '../../dist/store/shm-child.js');
-	if (here.endsWith('.ts') && fs.existsSync(compiled)) {
-		return compiled;
-	}
-
-	throw new Error(`internal: ${sibling} is missing; build hfx first (npx tsc -p tsconfig.json)`);
+	return distFile('store/shm-child.js');
 }
 
 type Pending = {resolve: (r: ShmRead) => void; timer: NodeJS.Timeout; child: ChildProcess};

@@ -66,53 +66,100 @@ function selected(set: ColumnSet): readonly Column[] {
  * sqlite3 CLI. `paged` adds keyset paging by rowid (one page per call). Rows are read as arrays
  * (`.raw()`) and mapped by `rowMapper` in the same column order.
  */
-export function sessionsSql(schema: SchemaInfo, options: {paged?: boolean; messageStats?: boolean; columns?: ColumnSet; where?: string; signature?: boolean} = {}): string {
+export function sessionsSql(schema: SchemaInfo, options: {paged?: boolean; messageStats?: boolean; columns?: ColumnSet; where?: string} = {}): string {
 	const cols = selected(options.columns ?? 'full').map(c => `${schema.sessionColumns.has(c.column) ? `s.${c.column}` : c.fallback} AS ${c.field}`);
 	const stats = options.messageStats ?? true;
 	const where = [options.where, options.paged ? 's.rowid > ?' : undefined].filter(Boolean);
+	const tail = [
+		`  ${markersColumn(schema)}`,
+		...(stats ? messageStatsColumns(schema) : []),
+	];
 	return [
 		'SELECT s.rowid AS rowid_, s.id AS id, s.source AS source,',
 		`  ${cols.join(',\n  ')},`,
-		`  ${markersColumn(schema)}${stats || options.signature ? ',' : ''}`,
-		...(stats ? [messageStatsColumns(schema) + (options.signature ? ',' : '')] : []),
-		...(options.signature ? [`  ${signatureExpr(schema)} AS signature_`] : []),
+		tail.join(',\n'),
 		'FROM sessions s',
 		...(where.length > 0 ? [`WHERE ${where.join(' AND ')}`] : []),
 		...(options.paged ? [`ORDER BY s.rowid LIMIT ${PAGE_ROWS}`] : []),
 	].join('\n');
 }
 
-/** Per-session message facts: two index seeks on (session_id, timestamp). */
-function messageStatsColumns(schema: SchemaInfo, id = 's.id'): string {
-	const hasTs = schema.messageColumns.has('timestamp');
+/**
+ * Per-session message facts with one index seek on (session_id, timestamp): the newest message
+ * inside the plausible-time window. A session with such a message has rows; one without it may
+ * still have some (NULL, text or out-of-window timestamps): `has_rows` is NULL then, and
+ * `settleMessageRows` asks those few with an EXISTS in the same read transaction.
+ */
+function messageStatsColumns(schema: SchemaInfo): string[] {
+	if (!schema.messageColumns.has('timestamp')) {
+		return ['  EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id) AS has_rows', '  NULL AS newest_message_at'];
+	}
+
 	return [
-		`  EXISTS (SELECT 1 FROM messages m WHERE m.session_id = ${id}) AS has_rows,`,
-		hasTs
-			? `  (SELECT max(m.timestamp) FROM messages m WHERE m.session_id = ${id} AND m.timestamp ${WINDOW}) AS newest_message_at`
-			: '  NULL AS newest_message_at',
-	].join('\n');
+		'  NULL AS has_rows',
+		`  (SELECT m.timestamp FROM messages m WHERE m.session_id = s.id AND m.timestamp ${WINDOW} ORDER BY m.timestamp DESC LIMIT 1) AS newest_message_at`,
+	];
 }
-
-/** The message facts of one session, for incremental refreshes (named parameter @id). */
-export function sessionStatsSql(schema: SchemaInfo): string {
-	return `SELECT\n${messageStatsColumns(schema, '@id')}`;
-}
-
-/** Columns whose change marks a session row as changed (what Hermes updates in place). */
-const SIGNATURE_COLUMNS = ['ended_at', 'end_reason', 'session_key', 'message_count', 'last_activity_at', 'parent_session_id', 'title', 'chat_id', 'user_id', 'profile_name', 'handoff_state', 'input_tokens', 'output_tokens'];
 
 /**
- * A cheap scan for the live view: per row, its id and one text SQLite builds from the mutable
- * columns (quote() keeps NULL, '' and numbers apart), to find the rows that changed.
+ * Completes `hasMessageRows` for records read by sessionsSql: sessions with no in-window message
+ * get one EXISTS seek (most sessions have a newest message and need none). Call inside the read
+ * transaction the rows came from.
  */
-export function signatureSql(schema: SchemaInfo): string {
-	return `SELECT s.id, ${signatureExpr(schema)} FROM sessions s`;
+export function messageRowsSettler(store: ReadOnlyStore): (record: SessionRecord) => void {
+	const exists = store.prepare('SELECT 1 FROM messages WHERE session_id = ? LIMIT 1').pluck();
+	return record => {
+		if (!record.hasMessageRows && record.newestMessageAt === null) {
+			record.hasMessageRows = exists.get(record.id) !== undefined;
+		}
+	};
 }
 
-/** The signature of one row, as an expression over `s` (also read with a full snapshot). */
-export function signatureExpr(schema: SchemaInfo): string {
-	const cols = SIGNATURE_COLUMNS.filter(c => schema.sessionColumns.has(c)).map(c => `quote(s.${c})`);
-	return cols.length > 0 ? cols.join(' || \',\' || ') : '\'\'';
+/**
+ * The columns Hermes updates in place, and the record field each one becomes. A row whose values
+ * here still map to what its record holds has not changed in any way the views or the engine see.
+ */
+const SIGNATURE_COLUMNS: ReadonlyArray<{column: string; same: (r: SessionRecord, v: unknown) => boolean}> = [
+	{column: 'ended_at', same: (r, v) => sameCell(r.endedAtRaw, v)},
+	{column: 'end_reason', same: (r, v) => r.endReason === text(v)},
+	{column: 'session_key', same: (r, v) => r.sessionKey === text(v)},
+	{column: 'message_count', same: (r, v) => r.messageCountColumn === count(v)},
+	{column: 'last_activity_at', same: (r, v) => sameCell(r.lastActivityAtRaw, v)},
+	{column: 'parent_session_id', same: (r, v) => r.parentSessionId === text(v)},
+	{column: 'title', same: (r, v) => r.title === text(v)},
+	{column: 'chat_id', same: (r, v) => r.chatId === text(v)},
+	{column: 'user_id', same: (r, v) => r.userId === text(v)},
+	{column: 'profile_name', same: (r, v) => r.profileName === text(v)},
+	{column: 'handoff_state', same: (r, v) => r.handoffState === text(v)},
+	{column: 'input_tokens', same: (r, v) => r.inputTokens === count(v)},
+	{column: 'output_tokens', same: (r, v) => r.outputTokens === count(v)},
+];
+
+function sameCell(a: Cell, v: unknown): boolean {
+	return a === cell(v) || (Buffer.isBuffer(a) && Buffer.isBuffer(v) && a.equals(v));
+}
+
+/**
+ * A cheap scan for the live view: per row, its id and the columns Hermes updates in place; a row
+ * for which `rowMatches` is false must be re-read. (The records themselves are the baseline: no
+ * second copy of 20,000 rows, and nothing to format.)
+ */
+export function signatureSql(schema: SchemaInfo): string {
+	return `SELECT s.id${SIGNATURE_COLUMNS.filter(c => schema.sessionColumns.has(c.column)).map(c => `, s.${c.column}`).join('')} FROM sessions s`;
+}
+
+/** Compares one row of `signatureSql(schema)` with the record read before. */
+export function signatureMatcher(schema: SchemaInfo): (record: SessionRecord, row: readonly unknown[]) => boolean {
+	const checks = SIGNATURE_COLUMNS.filter(c => schema.sessionColumns.has(c.column)).map(c => c.same);
+	return (record, row) => {
+		for (let i = 0; i < checks.length; i++) {
+			if (!checks[i]!(record, row[i + 1])) {
+				return false;
+			}
+		}
+
+		return true;
+	};
 }
 
 /** Sessions read per page; the read transaction is re-checked against its budget between pages. */
@@ -153,47 +200,73 @@ function parseMarkers(v: unknown): [string | null, string | null, string | null]
  */
 export function rowMapper(set: ColumnSet, stats = true): (row: unknown[]) => SessionRecord {
 	const cols = selected(set);
-	const at = new Map(cols.map((c, i) => [c.field, i + 3]));
-	const markersAt = 3 + cols.length;
-	const get = (row: unknown[], field: string): unknown => {
-		const i = at.get(field);
-		return i === undefined ? undefined : row[i];
+	// Column positions resolved once; a field the set does not select reads past the row (undefined).
+	const at = (field: string): number => {
+		const i = cols.findIndex(c => c.field === field);
+		return i < 0 ? Number.MAX_SAFE_INTEGER : i + 3;
 	};
+
+	const userId = at('user_id');
+	const sessionKey = at('session_key');
+	const chatId = at('chat_id');
+	const chatType = at('chat_type');
+	const threadId = at('thread_id');
+	const displayName = at('display_name');
+	const originJson = at('origin_json');
+	const parent = at('parent_session_id');
+	const startedAt = at('started_at');
+	const endedAt = at('ended_at');
+	const lastActivityAt = at('last_activity_at');
+	const endReason = at('end_reason');
+	const messageCount = at('message_count');
+	const profileName = at('profile_name');
+	const handoffState = at('handoff_state');
+	const title = at('title');
+	const model = at('model');
+	const inputTokens = at('input_tokens');
+	const outputTokens = at('output_tokens');
+	const cacheRead = at('cache_read_tokens');
+	const cacheWrite = at('cache_write_tokens');
+	const reasoning = at('reasoning_tokens');
+	const toolCalls = at('tool_call_count');
+	const markersAt = 3 + cols.length;
 
 	return row => {
 		const [branchedFrom, delegateFrom, resetFrom] = parseMarkers(row[markersAt]);
+		const newest = stats ? row[markersAt + 2] : undefined;
 		return {
 			id: String(row[1]),
 			source: text(row[2]) ?? '',
-			userId: text(get(row, 'user_id')),
-			sessionKey: text(get(row, 'session_key')),
-			chatId: text(get(row, 'chat_id')),
-			chatType: text(get(row, 'chat_type')),
-			threadId: text(get(row, 'thread_id')),
-			displayName: text(get(row, 'display_name')),
-			originJson: text(get(row, 'origin_json')),
-			parentSessionId: text(get(row, 'parent_session_id')),
-			startedAtRaw: cell(get(row, 'started_at')),
-			endedAtRaw: cell(get(row, 'ended_at')),
-			lastActivityAtRaw: cell(get(row, 'last_activity_at')),
-			endReason: text(get(row, 'end_reason')),
-			messageCountColumn: count(get(row, 'message_count')),
-			hasMessageRows: stats ? Boolean(row[markersAt + 1]) : false,
-			newestMessageAt: stats && typeof row[markersAt + 2] === 'number' ? row[markersAt + 2] as number : null,
+			userId: text(row[userId]),
+			sessionKey: text(row[sessionKey]),
+			chatId: text(row[chatId]),
+			chatType: text(row[chatType]),
+			threadId: text(row[threadId]),
+			displayName: text(row[displayName]),
+			originJson: text(row[originJson]),
+			parentSessionId: text(row[parent]),
+			startedAtRaw: cell(row[startedAt]),
+			endedAtRaw: cell(row[endedAt]),
+			lastActivityAtRaw: cell(row[lastActivityAt]),
+			endReason: text(row[endReason]),
+			messageCountColumn: count(row[messageCount]),
+			// A newest message proves rows exist; otherwise has_rows says (NULL until settled).
+			hasMessageRows: stats ? Boolean(row[markersAt + 1]) || typeof newest === 'number' : false,
+			newestMessageAt: typeof newest === 'number' ? newest : null,
 			messageRows: null,
-			profileName: text(get(row, 'profile_name')),
-			handoffState: text(get(row, 'handoff_state')),
-			title: text(get(row, 'title')),
-			model: text(get(row, 'model')),
+			profileName: text(row[profileName]),
+			handoffState: text(row[handoffState]),
+			title: text(row[title]),
+			model: text(row[model]),
 			branchedFrom,
 			delegateFrom,
 			resetFrom,
-			inputTokens: count(get(row, 'input_tokens')),
-			outputTokens: count(get(row, 'output_tokens')),
-			cacheReadTokens: count(get(row, 'cache_read_tokens')),
-			cacheWriteTokens: count(get(row, 'cache_write_tokens')),
-			reasoningTokens: count(get(row, 'reasoning_tokens')),
-			toolCallCount: count(get(row, 'tool_call_count')),
+			inputTokens: count(row[inputTokens]),
+			outputTokens: count(row[outputTokens]),
+			cacheReadTokens: count(row[cacheRead]),
+			cacheWriteTokens: count(row[cacheWrite]),
+			reasoningTokens: count(row[reasoning]),
+			toolCallCount: count(row[toolCalls]),
 		};
 	};
 }
@@ -232,8 +305,6 @@ export type SnapshotMeta = {
 	/** False when the read outgrew its transaction budget and continued in a new transaction. */
 	consistentSnapshot: boolean;
 	transactions: number;
-	/** Row signatures by session id, when asked for (ReadOptions.signatures). */
-	signatures?: Map<string, string>;
 };
 
 export type ReadOptions = {
@@ -241,11 +312,6 @@ export type ReadOptions = {
 	transactionBudgetMs?: number;
 	/** `lean` (default for scans) reads only what the forensic engine uses; views need `full`. */
 	columns?: ColumnSet;
-	/**
-	 * Also read each row's change signature (see signatureSql) in the same statement: the live
-	 * store's baseline, consistent with the rows, and no second pass over the table.
-	 */
-	signatures?: boolean;
 };
 
 export const DEFAULT_TRANSACTION_BUDGET_MS = 2000;
@@ -254,28 +320,28 @@ export function readSnapshot(store: ReadOnlyStore, schema: SchemaInfo, owner: st
 	const budget = options.transactionBudgetMs ?? DEFAULT_TRANSACTION_BUDGET_MS;
 	const started = performance.now();
 	const columns = options.columns ?? 'full';
-	const page = store.prepare(sessionsSql(schema, {paged: true, columns, signature: options.signatures})).raw(true);
+	const page = store.prepare(sessionsSql(schema, {paged: true, columns})).raw(true);
 	const map = rowMapper(columns);
 	const sessions: SessionRecord[] = [];
-	const signatures = options.signatures ? new Map<string, string>() : undefined;
 	let transactions = 1;
 	let txStarted = started;
 	let lastRowid = Number.MIN_SAFE_INTEGER;
 	store.db.exec('BEGIN');
 	try {
 		for (;;) {
-			const rows = page.all(lastRowid) as unknown[][];
-			for (const r of rows) {
-				const record = map(r);
-				sessions.push(record);
-				signatures?.set(record.id, r.at(-1) as string);
+			// Row by row: each raw row is garbage as soon as it is mapped (a page held whole survives
+			// the young-generation collections and costs their copying).
+			let read = 0;
+			for (const r of page.iterate(lastRowid) as IterableIterator<unknown[]>) {
+				sessions.push(map(r));
+				lastRowid = r[0] as number;
+				read++;
 			}
 
-			if (rows.length < PAGE_ROWS) {
+			if (read < PAGE_ROWS) {
 				break;
 			}
 
-			lastRowid = rows.at(-1)![0] as number;
 			if (performance.now() - txStarted > budget) {
 				// End this snapshot so the owner can checkpoint; continue in a fresh one.
 				store.db.exec('COMMIT');
@@ -287,7 +353,9 @@ export function readSnapshot(store: ReadOnlyStore, schema: SchemaInfo, owner: st
 
 		// Hermes counts an orphan's messages with COUNT(*); only candidates pay for it.
 		const countStmt = store.prepare('SELECT count(*) FROM messages WHERE session_id = ?').pluck();
+		const settle = messageRowsSettler(store);
 		for (const s of sessions) {
+			settle(s);
 			if (isOrphanCandidate(s)) {
 				s.messageRows = countStmt.get(s.id) as number;
 			}
@@ -299,7 +367,7 @@ export function readSnapshot(store: ReadOnlyStore, schema: SchemaInfo, owner: st
 		const dataVersion = store.dataVersion();
 		return {
 			snapshot: {sessions, routing, owner, ruleSet: schema.ruleSet},
-			meta: {dataVersion, messageHighWater: typeof high === 'number' ? high : null, readMs: performance.now() - started, consistentSnapshot: transactions === 1, transactions, signatures},
+			meta: {dataVersion, messageHighWater: typeof high === 'number' ? high : null, readMs: performance.now() - started, consistentSnapshot: transactions === 1, transactions},
 		};
 	} finally {
 		if (store.db.inTransaction) {

@@ -19,10 +19,10 @@
 import fs from 'node:fs';
 import {createRequire} from 'node:module';
 import path from 'node:path';
-import {pathToFileURL} from 'node:url';
 import {ansiCodesToString, diffAnsiCodes, styledCharsFromTokens, tokenize} from '@alcalzone/ansi-tokenize';
 import sliceAnsi from 'slice-ansi';
 import stringWidth from 'string-width';
+import InkOutput from 'ink/build/output.js';
 
 type StyledChar = ReturnType<typeof styledCharsFromTokens>[number];
 type AnsiCode = StyledChar['styles'][number];
@@ -222,12 +222,12 @@ type OutputClass = {prototype: {get: Get}};
 let original: Get | undefined;
 
 async function inkOutputClass(): Promise<{Output: OutputClass; version: string}> {
-	// Ink's package exports only its entry point: find build/output.js beside it. Importing it by
-	// file URL yields the very module instance Ink's renderer uses.
+	// Ink exports its Output class only through our patch (patches/ink+6.8.0.patch adds the export):
+	// a static import, so that the bundle (dist/hfx.js) and plain Node both get the very module
+	// instance Ink's renderer uses.
 	const entry = createRequire(import.meta.url).resolve('ink');
-	const Output = (await import(pathToFileURL(path.join(path.dirname(entry), 'output.js')).href) as {default: OutputClass}).default;
 	const manifest = JSON.parse(fs.readFileSync(path.join(path.dirname(entry), '..', 'package.json'), 'utf8')) as {version: string};
-	return {Output, version: manifest.version};
+	return {Output: InkOutput as unknown as OutputClass, version: manifest.version};
 }
 
 /** Ink's own `get`, for the equivalence test (undefined until `installFastOutput` has run). */

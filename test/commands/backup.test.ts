@@ -192,7 +192,7 @@ describe('hfx backup', () => {
 		fs.rmSync(home.db);
 		bigStore(home.db, 30_000);
 		const out = tempDir('cli-tty-out');
-		const cmd = `"${process.execPath}" "${path.join(ROOT, 'dist/cli.js')}" backup --home "${home.root}" -o "${out}"`;
+		const cmd = `"${process.execPath}" "${path.join(ROOT, 'dist/hfx.js')}" backup --home "${home.root}" -o "${out}"`;
 		const tty = spawnSync('script', ['-qec', cmd, '/dev/null'], {encoding: 'utf8', env: {...process.env, NO_COLOR: '1', COLUMNS: '100'}});
 		expect(tty.status).toBe(0);
 		expect(tty.stdout).toMatch(/\[[█░]+\] +\d+% {2}(copying|archiving|checking|reading back) /);

@@ -13,7 +13,7 @@ import {hfx} from '../helpers/cli.js';
 import {ROOT} from '../helpers/writer.js';
 import {bigStore, cleanupTemps, listing, makeHome, tempDir} from '../backup/helpers.js';
 
-const CLI = path.join(ROOT, 'dist/cli.js');
+const CLI = path.join(ROOT, 'dist/hfx.js');
 const mounts: string[] = [];
 afterAll(() => {
 	for (const m of mounts.splice(0)) {

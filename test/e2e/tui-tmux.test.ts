@@ -62,7 +62,7 @@ describe('hfx in a real terminal', () => {
 		const first = await writer.create({...identity, startedAt: T0});
 		await writer.send({op: 'conversation', id: first, count: 12, from: T0 + 5, to: T0 + 600});
 
-		const command = `node ${path.join(ROOT, 'dist/cli.js')} --db ${db}; echo EXIT=$?; sleep 60`;
+		const command = `node ${path.join(ROOT, 'dist/hfx.js')} --db ${db}; echo EXIT=$?; sleep 60`;
 		tmux('new-session', '-d', '-s', session, '-x', '120', '-y', '36', '-e', 'CI=false', '-e', 'NO_COLOR=1', '-e', 'FORCE_COLOR=0', command);
 		await waitForScreen(/\[1 Sessions]/);
 		expect(screen()).toContain('READ-ONLY');

@@ -1,5 +1,5 @@
 /**
- * Runs the real compiled binary (dist/cli.js) and captures its output and exit code.
+ * Runs the real compiled binary (dist/hfx.js) and captures its output and exit code.
  */
 import {spawnSync} from 'node:child_process';
 import crypto from 'node:crypto';
@@ -10,7 +10,7 @@ import {ROOT} from './writer.js';
 export type CliRun = {code: number | null; stdout: string; stderr: string};
 
 export function hfx(args: string[], options: {env?: NodeJS.ProcessEnv; input?: string; cwd?: string} = {}): CliRun {
-	const r = spawnSync(process.execPath, [path.join(ROOT, 'dist/cli.js'), ...args], {
+	const r = spawnSync(process.execPath, [path.join(ROOT, 'dist/hfx.js'), ...args], {
 		encoding: 'utf8',
 		env: {...process.env, NO_COLOR: '1', HOME: process.env.HOME, ...options.env},
 		input: options.input ?? '',

@@ -254,8 +254,8 @@ describe('refusals: exit 2, one line naming the cause, nothing written', () => {
 		const before = evidenceState(dir);
 		const asRoot = process.getuid?.() === 0;
 		const out = asRoot
-			? spawnSync(process.execPath, [path.join(ROOT, 'dist/cli.js'), 'repair', '--db', dbPath, '--apply', '--yes'], {encoding: 'utf8', uid: 65_534, gid: 65_534, env: {...process.env, NO_COLOR: '1'}})
-			: (fs.chmodSync(dir, 0o555), spawnSync(process.execPath, [path.join(ROOT, 'dist/cli.js'), 'repair', '--db', dbPath, '--apply', '--yes'], {encoding: 'utf8'}));
+			? spawnSync(process.execPath, [path.join(ROOT, 'dist/hfx.js'), 'repair', '--db', dbPath, '--apply', '--yes'], {encoding: 'utf8', uid: 65_534, gid: 65_534, env: {...process.env, NO_COLOR: '1'}})
+			: (fs.chmodSync(dir, 0o555), spawnSync(process.execPath, [path.join(ROOT, 'dist/hfx.js'), 'repair', '--db', dbPath, '--apply', '--yes'], {encoding: 'utf8'}));
 		fs.chmodSync(dir, 0o755);
 		expect(out.status).toBe(2);
 		expect(out.stderr).toContain(dbPath);
@@ -331,7 +331,7 @@ describe('the audit trail', () => {
 
 describe('an interrupt during the apply', () => {
 	async function startHeldApply(dbPath: string) {
-		const child = spawn(process.execPath, [path.join(ROOT, 'dist/cli.js'), 'repair', '--db', dbPath, '--apply', '--yes'], {env: {...process.env, NO_COLOR: '1', HFX_TEST_HOLD_IN_TRANSACTION_MS: '3000'}, stdio: ['ignore', 'pipe', 'pipe']});
+		const child = spawn(process.execPath, [path.join(ROOT, 'dist/hfx.js'), 'repair', '--db', dbPath, '--apply', '--yes'], {env: {...process.env, NO_COLOR: '1', HFX_TEST_HOLD_IN_TRANSACTION_MS: '3000'}, stdio: ['ignore', 'pipe', 'pipe']});
 		let out = '';
 		let err = '';
 		child.stderr.on('data', (d: Buffer) => {

@@ -146,7 +146,7 @@ describe('fail closed on bad input (W6, W9), exit 2, nothing written', () => {
 		const r = asRoot
 			? (() => {
 				const env = {...process.env, NO_COLOR: '1'};
-				const out = spawnSync(process.execPath, [path.join(ROOT, 'dist/cli.js'), 'scan', '--db', dbPath], {encoding: 'utf8', uid: 65_534, gid: 65_534, env});
+				const out = spawnSync(process.execPath, [path.join(ROOT, 'dist/hfx.js'), 'scan', '--db', dbPath], {encoding: 'utf8', uid: 65_534, gid: 65_534, env});
 				return {code: out.status, stderr: out.stderr};
 			})()
 			: (fs.chmodSync(dbPath, 0o000), hfx(['scan', '--db', dbPath]));

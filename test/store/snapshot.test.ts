@@ -4,7 +4,7 @@ import path from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
 import {ReadOnlyStore} from '../../source/store/open.js';
 import {detectSchema} from '../../source/store/schema.js';
-import {PAGE_ROWS, readSnapshot, sessionsSql, signatureSql} from '../../source/store/snapshot.js';
+import {PAGE_ROWS, readSnapshot, sessionsSql, signatureMatcher, signatureSql} from '../../source/store/snapshot.js';
 import {StoreWriter} from '../../source/simulator/store-writer.js';
 import {T0} from '../fixtures/scenarios.js';
 
@@ -73,27 +73,57 @@ describe('bounded read transactions', () => {
 	});
 
 	for (const shape of ['v21', 'v30'] as const) {
-		it(`reads each row's change signature with the rows, equal to the standalone query (${shape})`, () => {
+		it(`compares each row's in-place columns with its record: only changed rows differ (${shape})`, () => {
 			const db = path.join(dir, `sig-${shape}.db`);
 			const w = new StoreWriter(db, {shape, journalMode: 'delete'});
 			const a = w.createSession({source: 'telegram', startedAt: T0});
 			const b = w.createSession({source: 'cli', startedAt: T0 + 1});
+			const c = w.createSession({source: 'cli', startedAt: T0 + 2});
 			w.addMessages(a, [{timestamp: T0 + 2}, {timestamp: T0 + 3}]);
-			w.endSession(b, T0 + 4, 'compression');
-			w.close();
 			const store = ReadOnlyStore.open(db);
 			try {
 				const schema = detectSchema(store);
-				const {snapshot, meta} = readSnapshot(store, schema, null, {signatures: true});
-				const standalone = new Map(store.prepare(signatureSql(schema)).raw(true).all() as Array<[string, string]>);
-				expect(meta.signatures).toEqual(standalone);
-				expect(meta.signatures?.get(a)).not.toBe(meta.signatures?.get(b));
-				// The extra column must not shift the mapped fields.
-				expect(snapshot.sessions.find(s => s.id === b)?.endReason).toBe('compression');
-				expect(readSnapshot(store, schema, null).meta.signatures).toBeUndefined();
+				const {snapshot} = readSnapshot(store, schema, null);
+				const records = new Map(snapshot.sessions.map(s => [s.id, s]));
+				const matches = signatureMatcher(schema);
+				const unchanged = () => (store.prepare(signatureSql(schema)).raw(true).all() as unknown[][])
+					.filter(row => matches(records.get(String(row[0]))!, row)).map(row => String(row[0])).sort();
+				expect(unchanged()).toEqual([a, b, c].sort());
+				w.endSession(b, T0 + 4, 'compression');
+				w.exec(`UPDATE sessions SET session_key = '' WHERE id = '${c}'`);
+				expect(unchanged()).toEqual([a]);
+				w.exec(`UPDATE sessions SET title = 'renamed' WHERE id = '${a}'`);
+				expect(unchanged()).toEqual([]);
 			} finally {
 				store.close();
+				w.close();
 			}
 		});
 	}
+
+	it('tells sessions with only unusable timestamps from empty ones (one seek for most, EXISTS for the rest)', () => {
+		const db = path.join(dir, 'stamps.db');
+		const w = new StoreWriter(db, {shape: 'v21', journalMode: 'delete'});
+		const normal = w.createSession({source: 'telegram', startedAt: T0});
+		const textStamps = w.createSession({source: 'telegram', startedAt: T0 + 1});
+		const farFuture = w.createSession({source: 'telegram', startedAt: T0 + 2});
+		const empty = w.createSession({source: 'telegram', startedAt: T0 + 3});
+		w.addMessages(normal, [{timestamp: T0 + 5}, {timestamp: T0 + 9}]);
+		w.addMessages(textStamps, [{timestamp: T0 + 5}]);
+		w.addMessages(farFuture, [{timestamp: T0 + 5}]);
+		w.exec(`UPDATE messages SET timestamp = 'yesterday' WHERE session_id = '${textStamps}'`);
+		w.exec(`UPDATE messages SET timestamp = 9e12 WHERE session_id = '${farFuture}'`);
+		w.close();
+		const store = ReadOnlyStore.open(db);
+		try {
+			const {snapshot} = readSnapshot(store, detectSchema(store), null);
+			const by = new Map(snapshot.sessions.map(s => [s.id, s]));
+			expect([by.get(normal)?.hasMessageRows, by.get(normal)?.newestMessageAt]).toEqual([true, T0 + 9]);
+			expect([by.get(textStamps)?.hasMessageRows, by.get(textStamps)?.newestMessageAt]).toEqual([true, null]);
+			expect([by.get(farFuture)?.hasMessageRows, by.get(farFuture)?.newestMessageAt]).toEqual([true, null]);
+			expect([by.get(empty)?.hasMessageRows, by.get(empty)?.newestMessageAt]).toEqual([false, null]);
+		} finally {
+			store.close();
+		}
+	});
 });

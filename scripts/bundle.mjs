@@ -31,6 +31,14 @@ await build({
 	banner: {js: 'import {createRequire as __hfxCreateRequire} from \'node:module\'; const require = __hfxCreateRequire(import.meta.url);'},
 	plugins: [noDevtools],
 	legalComments: 'none',
+	// Less source to decode and parse at every start (2.1 MB instead of 3 MB); names are kept, so
+	// stack traces stay readable.
+	minifyWhitespace: true,
+	minifySyntax: true,
 	logLevel: 'warning',
+	// What went in (for test/build/bundle.test.ts: one Ink, the externals kept out).
+	metafile: true,
+}).then(result => {
+	fs.writeFileSync('dist/hfx.meta.json', JSON.stringify(result.metafile));
 });
 fs.chmodSync(outfile, 0o755);

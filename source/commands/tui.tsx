@@ -30,6 +30,14 @@ export function shouldDemo(flags: GlobalFlags, io: Io): boolean {
 
 /** Runs the full-screen app on one store until the operator quits. */
 export async function runLiveApp(location: StoreLocation, flags: GlobalFlags, io: Io): Promise<ExitCode> {
+	// Ink rebuilds every cell of the frame on each render (several MB of short-lived objects per frame
+	// on a 140×40 screen). With V8's default heap growth (up to 4× per step) that garbage is promoted
+	// and a session following a busy agent settles near 400 MB. Growing the heap by 30 % per step
+	// keeps it near its live set (peak RSS ~200 MB on the 1M-message bench store) for a few percent
+	// more GC time. (--optimize-for-size did as well on memory but nearly doubled CPU and latency.)
+	// Set before the first read: set after it, the heap sized itself by V8's default growth during
+	// the read and a 10-minute follow crept past 250 MB (measured: 251 MB, +1.2 MB/min).
+	v8.setFlagsFromString('--heap-growing-percent=30');
 	// Diagnostics: HFX_TRACE_STARTUP=FILE appends when each start-up step ended (ms since process start).
 	const marks: Array<[string, number]> = [['modules loaded', performance.now()]];
 	let live: LiveStore;
@@ -74,14 +82,6 @@ export async function runLiveApp(location: StoreLocation, flags: GlobalFlags, io
 				fs.appendFileSync(io.env.HFX_TRACE_STARTUP, `${JSON.stringify(Object.fromEntries(marks.map(([k, v]) => [k, Math.round(v)])))}\n`);
 			}
 
-			// Ink rebuilds every cell of the frame on each render (several MB of short-lived objects per frame
-			// on a 140×40 screen). With V8's default heap growth (up to 4× per step) that garbage is promoted
-			// and a session following a busy agent settles near 400 MB. Growing the heap by 30 % per step
-			// keeps it near its live set (peak RSS ~200 MB on the 1M-message bench store) for a few percent
-			// more GC time. (--optimize-for-size did as well on memory but nearly doubled CPU and latency.)
-			// Set after the first frame: the start-up read builds ~40 MB of records that all survive, and
-			// a heap that grows by 30 % per step would collect many more times while it does.
-			v8.setFlagsFromString('--heap-growing-percent=30');
 			// Follow the store from here on (it catches up on anything committed since the first read).
 			setImmediate(() => {
 				live.start();

@@ -4,7 +4,7 @@
  * ~400 modules separately, which cost the TUI about 0.2 s of its start-up; one file does not.
  * Kept out of the bundle: better-sqlite3 (a native addon) and yazl (backup/archive.ts swaps its
  * CRC-32 for zlib's in the module instance it requires). The workers and child processes
- * (store/shm-child.js, backup/check-worker.js, simulator/gateway.js) stay plain files in dist/.
+ * (backup/check-worker.js, simulator/gateway.js) stay plain files in dist/.
  */
 import fs from 'node:fs';
 import {build} from 'esbuild';

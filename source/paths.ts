@@ -1,5 +1,5 @@
 /**
- * Files hfx runs as separate processes or workers (the -shm reader, the backup checker, the demo
+ * Files hfx runs as separate processes or workers (the backup checker, the demo
  * gateway, the CLI itself) live in the compiled tree `dist/`. This module sits at the top of that
  * tree, and the bundle `dist/hfx.js` inlines it at the same level, so `import.meta.url` names the
  * folder in both; from the TypeScript sources (tests) it names `source/`, beside `dist/`.

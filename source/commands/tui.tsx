@@ -35,8 +35,8 @@ export async function runLiveApp(location: StoreLocation, flags: GlobalFlags, io
 	// and a session following a busy agent settles near 400 MB. Growing the heap by 30 % per step
 	// keeps it near its live set (peak RSS ~200 MB on the 1M-message bench store) for a few percent
 	// more GC time. (--optimize-for-size did as well on memory but nearly doubled CPU and latency.)
-	// Set before the first read: set after it, the heap sized itself by V8's default growth during
-	// the read and a 10-minute follow crept past 250 MB (measured: 251 MB, +1.2 MB/min).
+	// (Where this is set, before the first read or after the first frame, made no difference we
+	// could measure to the start-up time or to the memory of a 10-minute follow.)
 	v8.setFlagsFromString('--heap-growing-percent=30');
 	// Diagnostics: HFX_TRACE_STARTUP=FILE appends when each start-up step ended (ms since process start).
 	const marks: Array<[string, number]> = [['modules loaded', performance.now()]];
@@ -53,8 +53,8 @@ export async function runLiveApp(location: StoreLocation, flags: GlobalFlags, io
 		throw error;
 	}
 
-	// The Files pane's first probe (it forks the -shm reader and walks /proc) and the watcher wait
-	// for the first frame: the operator sees the sessions first.
+	// The Files pane's first probe (it reads the -shm through a child process and walks /proc) and
+	// the watcher wait for the first frame: the operator sees the sessions first.
 	const files = startFilesProbe(live, {firstPollMs: 400});
 	let yanked: string[] = [];
 	const restore = () => {

@@ -4,15 +4,16 @@
  *
  * Why a child process: POSIX locks belong to the process, and any `open()`+`close()` of `-shm` or
  * the main file here would silently drop the locks our own SQLite connection holds on them (rule 4,
- * H3; worker_threads share the process, so they do not help). The child holds no SQLite
- * connection, so its plain reads are harmless. This module never opens those files itself.
+ * H3; worker_threads share the process, so they do not help). The child (`head`) holds no SQLite
+ * connection, so its plain reads are harmless. This module never opens those files itself; it
+ * only stat()s the -shm, which opens nothing.
  */
-import {type ChildProcess, fork} from 'node:child_process';
+import {type ChildProcess, type ExecFileException, execFile} from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {type DbHeader, hasSqliteMagic, parseDbHeader} from './db-header.js';
 import {walChecksum} from './wal.js';
-import {distFile} from '../paths.js';
 
 export const SHM_HEADER_BYTES = 136;
 const READ_MARK_UNUSED = 0xFF_FF_FF_FF;
@@ -99,20 +100,10 @@ export function parseShmHeader(buf: Buffer, options: {littleEndian?: boolean} = 
 }
 
 // ---------------------------------------------------------------------------------------------
-// IPC with shm-child.js
+// Reading through `head`
 
-export type ShmChildRequest = {id: number; dbPath: string};
-
-export type ShmChildFile = {
-	/** Base64 of the bytes read, or null. */
-	bytes: string | null;
-	/** ENOENT: the file does not exist (not an error for -shm). */
-	missing: boolean;
-	/** An OS error code or a short tag; null when the bytes are usable. */
-	error: string | null;
-};
-
-export type ShmChildReply = {id: number; shm: ShmChildFile; db: ShmChildFile; attempts: number};
+/** What one read of a file's first bytes gave. */
+type PrefixRead = {bytes: Buffer | null; missing: boolean; error: string | null};
 
 export type ShmRead = {
 	/** Null when there is no -shm (no live connection) or it could not be read. */
@@ -121,221 +112,194 @@ export type ShmRead = {
 	dbHeader: DbHeader | null;
 	/** What went wrong, if anything, e.g. "shm-unstable" (never consistent across the retries; shm is still returned), "timeout". */
 	error: string | null;
-	/** Reads of the -shm header the child needed until it was consistent. */
+	/** Reads of the -shm header needed until it was consistent. */
 	attempts: number;
 };
 
 export type ShmReaderOptions = {
-	/** Per read, including the child's retries (default 3000 ms). */
+	/** Per read, retries included (default 3000 ms). */
 	timeoutMs?: number;
-	/** Path of the compiled child script (default: shm-child.js beside this module, or dist/ when running from source). */
-	childScript?: string;
 	/**
-	 * An idle child exits after this long without a read (default 5000 ms): the TUI reads every
-	 * 15 s while the Files pane is hidden, and a resident Node child would cost ~40 MB RSS for it.
+	 * The program that prints a file's first bytes, called as `PROGRAM... -c N -- FILE` (default
+	 * `head`). Tests substitute one that hangs.
 	 */
-	idleExitMs?: number;
+	headCommand?: readonly string[];
 };
 
-/** The compiled child script (dist/store/shm-child.js), for the bundle, dist/ and the sources alike. */
-export function defaultShmChildScript(): string {
-	return distFile('store/shm-child.js');
+/** Like SQLite's walIndexTryHdr: a header caught mid-update is read again after a short pause. */
+const BACKOFF_MS = [0, 1, 2, 4, 8, 16, 32, 64];
+
+function sleep(ms: number): Promise<void> {
+	return new Promise(resolve => {
+		setTimeout(resolve, ms);
+	});
 }
 
-type Pending = {resolve: (r: ShmRead) => void; timer: NodeJS.Timeout; child: ChildProcess};
-
-function decodeReply(reply: ShmChildReply): ShmRead {
-	const errors: string[] = [];
-	let shm: ShmHeader | null = null;
-	if (reply.shm.bytes !== null) {
-		const raw = Buffer.from(reply.shm.bytes, 'base64');
-		if (raw.length < SHM_HEADER_BYTES) {
-			errors.push(`shm-short: ${raw.length} bytes`);
-		} else {
-			shm = parseShmHeader(raw);
-		}
+/** head's message for a file it could not read, as an errno-style tag. */
+function headError(stderr: string): string {
+	if (/No such file/i.test(stderr)) {
+		return 'ENOENT';
 	}
 
-	if (reply.shm.error) {
-		errors.push(reply.shm.error);
+	if (/Permission denied/i.test(stderr)) {
+		return 'EACCES';
 	}
 
-	let dbHeader: DbHeader | null = null;
-	if (reply.db.bytes !== null) {
-		const raw = Buffer.from(reply.db.bytes, 'base64');
-		if (raw.length >= 100 && hasSqliteMagic(raw)) {
-			dbHeader = parseDbHeader(raw);
-		} else {
-			errors.push(raw.length < 100 ? `db-short: ${raw.length} bytes` : 'db-not-sqlite');
-		}
+	if (/Is a directory/i.test(stderr)) {
+		return 'EISDIR';
 	}
 
-	if (reply.db.error) {
-		errors.push(`db: ${reply.db.error}`);
-	}
-
-	return {shm, dbHeader, error: errors.length > 0 ? errors.join('; ') : null, attempts: reply.attempts};
+	return `read-failed: ${stderr.trim().split('\n')[0] || 'unknown error'}`;
 }
 
 /**
- * Reads `-shm` and main-file headers through one long-lived child process (forked lazily).
- * A read that times out kills the child; the next read forks a fresh one. A child left idle
- * for `idleExitMs` is ended, and the next read forks a fresh one.
+ * Reads `-shm` and main-file headers in short-lived child processes: `head -c N -- FILE`, one per
+ * file and attempt (about a millisecond each). Nothing stays resident between reads: a forked
+ * Node reader used to cost ~40 MB while it lived. A read that outlives `timeoutMs` has its child
+ * killed and says "timeout".
  */
 export class ShmReader {
-	private child: ChildProcess | null = null;
-	private nextId = 1;
-	private readonly pending = new Map<number, Pending>();
 	private readonly timeoutMs: number;
-	private readonly childScript: string | undefined;
-	private readonly idleExitMs: number;
-	private idleTimer: NodeJS.Timeout | undefined;
+	private readonly headCommand: readonly string[];
+	private readonly running = new Set<ChildProcess>();
+	private closed = false;
+	/** Pid of the last child started (for tests: it must be another process, and gone after the read). */
+	lastChildPid: number | undefined;
 
 	constructor(options: ShmReaderOptions = {}) {
 		this.timeoutMs = options.timeoutMs ?? 3000;
-		this.childScript = options.childScript;
-		this.idleExitMs = options.idleExitMs ?? 5000;
-	}
-
-	/** Pid of the current child, if one is running (for tests and diagnostics). */
-	get childPid(): number | undefined {
-		return this.child?.pid;
+		this.headCommand = options.headCommand ?? ['head'];
 	}
 
 	async read(dbPath: string): Promise<ShmRead> {
-		let child: ChildProcess;
+		if (this.closed) {
+			return {shm: null, dbHeader: null, error: 'closed', attempts: 0};
+		}
+
+		const file = path.resolve(dbPath);
+		const deadline = Date.now() + this.timeoutMs;
+		const errors: string[] = [];
+
+		// The -shm: stat (which opens nothing) tells a store without one from one we cannot read.
+		let shm: ShmHeader | null = null;
+		let attempts = 0;
+		let shmMissing = false;
 		try {
-			child = this.ensureChild();
+			fs.statSync(`${file}-shm`);
 		} catch (error) {
-			return {shm: null, dbHeader: null, error: `child-unavailable: ${error instanceof Error ? error.message : String(error)}`, attempts: 0};
+			if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+				shmMissing = true;
+			} else {
+				errors.push((error as NodeJS.ErrnoException).code ?? String(error));
+			}
 		}
 
-		const id = this.nextId++;
-		return new Promise<ShmRead>(resolve => {
-			const timer = setTimeout(() => {
-				this.settle(id, {shm: null, dbHeader: null, error: `timeout: no answer from the -shm reader within ${this.timeoutMs} ms`, attempts: 0});
-				this.kill(child);
-			}, this.timeoutMs);
-			this.pending.set(id, {resolve, timer, child});
-			this.updateRef();
-			const request: ShmChildRequest = {id, dbPath: path.resolve(dbPath)};
-			child.send(request, error => {
-				if (error) {
-					this.settle(id, {shm: null, dbHeader: null, error: `child-send: ${error.message}`, attempts: 0});
+		if (!shmMissing && errors.length === 0) {
+			let last: Buffer = Buffer.alloc(0);
+			let failure: string | null = null;
+			for (const delay of BACKOFF_MS) {
+				if (delay > 0) {
+					await sleep(delay);
 				}
-			});
-		});
-	}
 
-	/** Ends the child; pending reads resolve with error "closed". */
-	async close(): Promise<void> {
-		clearTimeout(this.idleTimer);
-		this.idleTimer = undefined;
-		const child = this.child;
-		this.failAll(child, 'closed');
-		if (!child) {
-			return;
-		}
+				attempts++;
+				const r = await this.prefix(`${file}-shm`, SHM_HEADER_BYTES, deadline);
+				if (r.missing) {
+					// Removed in between: the owner closed its last connection.
+					shmMissing = true;
+					break;
+				}
 
-		this.child = null;
-		if (child.exitCode !== null || child.signalCode !== null) {
-			return;
-		}
+				if (r.error !== null || r.bytes === null) {
+					failure = r.error ?? 'no bytes';
+					break;
+				}
 
-		const gone = new Promise<void>(resolve => {
-			child.once('exit', () => {
-				resolve();
-			});
-		});
-		// An unref'd child would let the process end before 'exit' arrives, and close() never return.
-		child.ref();
-		child.kill();
-		await gone;
-	}
-
-	private ensureChild(): ChildProcess {
-		if (this.child) {
-			return this.child;
-		}
-
-		const script = this.childScript ?? defaultShmChildScript();
-		// execArgv: [] so the child does not inherit loaders or --inspect from the parent (vitest, debuggers).
-		const child = fork(script, [], {execArgv: [], stdio: ['ignore', 'ignore', 'ignore', 'ipc'], serialization: 'json'});
-		child.on('message', (message: ShmChildReply) => {
-			if (message && typeof message.id === 'number') {
-				this.settle(message.id, decodeReply(message));
-			}
-		});
-		child.on('error', error => {
-			this.failAll(child, `child-error: ${error.message}`);
-		});
-		child.on('exit', (code, signal) => {
-			if (this.child === child) {
-				this.child = null;
+				last = r.bytes;
+				// Short: a connection is re-initializing it (SQLite truncates -shm to 3 bytes during recovery).
+				if (last.length === SHM_HEADER_BYTES && parseShmHeader(last).consistent) {
+					break;
+				}
 			}
 
-			this.failAll(child, `child-exited: code ${code ?? '-'}, signal ${signal ?? '-'}`);
-		});
-		this.child = child;
-		this.updateRef();
-		return child;
-	}
-
-	private settle(id: number, result: ShmRead): void {
-		const p = this.pending.get(id);
-		if (!p) {
-			return;
-		}
-
-		this.pending.delete(id);
-		clearTimeout(p.timer);
-		p.resolve(result);
-		this.updateRef();
-	}
-
-	private failAll(child: ChildProcess | null, error: string): void {
-		for (const [id, p] of this.pending) {
-			if (child === null || p.child === child) {
-				this.settle(id, {shm: null, dbHeader: null, error, attempts: 0});
+			if (failure !== null) {
+				errors.push(failure);
+			} else if (!shmMissing) {
+				if (last.length < SHM_HEADER_BYTES) {
+					errors.push(`shm-short: ${last.length} bytes`);
+				} else {
+					shm = parseShmHeader(last);
+					if (!shm.consistent) {
+						errors.push('shm-unstable');
+					}
+				}
 			}
 		}
-	}
 
-	private kill(child: ChildProcess): void {
-		if (this.child === child) {
-			this.child = null;
-		}
-
-		this.failAll(child, 'child-killed');
-		child.kill('SIGKILL');
-	}
-
-	/**
-	 * An idle child must not keep a CLI alive (a pending read is kept alive by its timer), and
-	 * ends itself after `idleExitMs` without a read.
-	 */
-	private updateRef(): void {
-		clearTimeout(this.idleTimer);
-		this.idleTimer = undefined;
-		const child = this.child;
-		if (!child) {
-			return;
-		}
-
-		const channel = child.channel as undefined | {ref(): void; unref(): void};
-		if (this.pending.size > 0) {
-			child.ref();
-			channel?.ref();
+		let dbHeader: DbHeader | null = null;
+		const db = await this.prefix(file, 100, deadline);
+		if (db.bytes !== null && db.error === null) {
+			if (db.bytes.length >= 100 && hasSqliteMagic(db.bytes)) {
+				dbHeader = parseDbHeader(db.bytes);
+			} else {
+				errors.push(db.bytes.length < 100 ? `db-short: ${db.bytes.length} bytes` : 'db-not-sqlite');
+			}
 		} else {
-			child.unref();
-			channel?.unref();
-			this.idleTimer = setTimeout(() => {
-				if (this.child === child && this.pending.size === 0) {
-					this.child = null;
-					child.kill();
-				}
-			}, this.idleExitMs);
-			this.idleTimer.unref();
+			errors.push(`db: ${db.missing ? 'ENOENT' : db.error ?? 'no bytes'}`);
 		}
+
+		return {shm, dbHeader, error: errors.length > 0 ? errors.join('; ') : null, attempts};
+	}
+
+	/** Kills any child still running; later reads answer "closed". */
+	async close(): Promise<void> {
+		this.closed = true;
+		for (const child of this.running) {
+			child.kill('SIGKILL');
+		}
+
+		this.running.clear();
+	}
+
+	/** The first `bytes` of `file`, read by a child process. */
+	private async prefix(file: string, bytes: number, deadline: number): Promise<PrefixRead> {
+		const left = deadline - Date.now();
+		if (left <= 0) {
+			return {bytes: null, missing: false, error: `timeout: the -shm reader took more than ${this.timeoutMs} ms`};
+		}
+
+		const [program, ...args] = this.headCommand;
+		return new Promise<PrefixRead>(resolve => {
+			let child: ChildProcess;
+			try {
+				child = execFile(program!, [...args, '-c', String(bytes), '--', file], {encoding: 'buffer', timeout: left, killSignal: 'SIGKILL', maxBuffer: bytes + 4096}, (error, stdout, stderr) => {
+					this.running.delete(child);
+					if (!error) {
+						resolve({bytes: stdout.subarray(0, bytes), missing: false, error: null});
+						return;
+					}
+
+					const failed = error as ExecFileException;
+					if (failed.killed || failed.signal === 'SIGKILL') {
+						resolve({bytes: null, missing: false, error: this.closed ? 'closed' : `timeout: the -shm reader took more than ${this.timeoutMs} ms`});
+						return;
+					}
+
+					if (failed.code === 'ENOENT' && typeof failed.path === 'string') {
+						resolve({bytes: null, missing: false, error: `reader-unavailable: ${program} not found`});
+						return;
+					}
+
+					const tag = headError(stderr.toString());
+					resolve({bytes: null, missing: tag === 'ENOENT', error: tag === 'ENOENT' ? null : tag});
+				});
+			} catch (error) {
+				resolve({bytes: null, missing: false, error: `reader-unavailable: ${error instanceof Error ? error.message : String(error)}`});
+				return;
+			}
+
+			this.lastChildPid = child.pid;
+			this.running.add(child);
+		});
 	}
 }

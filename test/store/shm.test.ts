@@ -11,7 +11,7 @@ import {pathToFileURL} from 'node:url';
 import Database from 'better-sqlite3';
 import {afterAll, afterEach, describe, expect, it} from 'vitest';
 import {parseProcLocks} from '../../source/store/holders.js';
-import {SHM_HEADER_BYTES, ShmReader, defaultShmChildScript, parseShmHeader} from '../../source/store/shm.js';
+import {SHM_HEADER_BYTES, ShmReader, parseShmHeader} from '../../source/store/shm.js';
 import {scanWalFile, walFrameOffset} from '../../source/store/wal.js';
 import {StoreWriter} from '../../source/simulator/store-writer.js';
 import {T0} from '../fixtures/scenarios.js';
@@ -143,14 +143,16 @@ describe('ShmReader against a live writer process', () => {
 		expect(r.dbHeader!.sqliteVersionNumber).toBeGreaterThan(3_000_000);
 		expect(r.dbHeader!.journalMode).toBe('wal');
 		expect(r.dbHeader!.pageSize).toBe(scan.pageSize);
-		const pid = reader.childPid;
+		const pid = reader.lastChildPid;
 		expect(pid).toBeDefined();
 		expect(pid).not.toBe(process.pid);
+		// Nothing stays resident: the child that read is gone once the read returns.
+		expect(processAlive(pid!)).toBe(false);
 
-		// One child serves every read; it sees the writer's next commits.
+		// The next read (another child) sees the writer's next commits.
 		await s.w.send({op: 'conversation', id: s.id, count: 3, from: T0 + 9000, to: T0 + 9010});
 		const next = await reader.read(s.db);
-		expect(reader.childPid).toBe(pid);
+		expect(reader.lastChildPid).not.toBe(pid);
 		expect(next.shm!.mxFrame).toBe(scanWalFile(s.wal).lastCommitFrame);
 		expect(next.shm!.mxFrame).toBeGreaterThan(shm.mxFrame);
 		expect(next.shm!.iChange).not.toBe(shm.iChange);
@@ -168,7 +170,7 @@ describe('ShmReader against a live writer process', () => {
 			const r = await reader.read(s.db);
 			expect(r.shm!.consistent).toBe(true);
 			expect(ourShmLocks(shmIno, process.pid)).toEqual(before);
-			expect(ourShmLocks(shmIno, reader.childPid!)).toEqual([]);
+			expect(reader.lastChildPid).not.toBe(process.pid);
 			// Control, on this throwaway store: the same open+close done here drops them. This is why
 			// the read lives in a child, and it shows the check above can fail.
 			fs.closeSync(fs.openSync(s.shm, 'r'));
@@ -184,37 +186,6 @@ describe('ShmReader against a live writer process', () => {
 		const r = await newReader().read(s.db);
 		expect(r.error).toBeNull();
 		expect(r.shm!.mxFrame).toBe(scanWalFile(s.wal).lastCommitFrame);
-	});
-});
-
-describe('ShmReader child lifetime', () => {
-	it('ends an idle child after idleExitMs, and the next read forks a fresh one', async () => {
-		const s = await liveStore('idle');
-		const reader = newReader({idleExitMs: 300});
-		const first = await reader.read(s.db);
-		expect(first.error).toBeNull();
-		const pid = reader.childPid!;
-		expect(processAlive(pid)).toBe(true);
-		await waitFor(() => !processAlive(pid), 5000);
-		expect(reader.childPid).toBeUndefined();
-		const again = await reader.read(s.db);
-		expect(again.error).toBeNull();
-		expect(again.shm!.mxFrame).toBe(first.shm!.mxFrame);
-		expect(reader.childPid).toBeDefined();
-		expect(reader.childPid).not.toBe(pid);
-	});
-
-	it('keeps a child that is read more often than idleExitMs', async () => {
-		const s = await liveStore('busy');
-		const reader = newReader({idleExitMs: 400});
-		await reader.read(s.db);
-		const pid = reader.childPid;
-		for (let i = 0; i < 6; i++) {
-			await new Promise(resolve => setTimeout(resolve, 150));
-			expect((await reader.read(s.db)).error).toBeNull();
-		}
-
-		expect(reader.childPid).toBe(pid);
 	});
 });
 
@@ -256,17 +227,56 @@ describe('ShmReader without a usable -shm', () => {
 		expect(r.dbHeader).not.toBeNull();
 	});
 
-	it('gives up on a child that does not answer, and the next read uses a fresh child', async () => {
+	it('kills a reader that does not answer within the timeout, and leaves no process behind', async () => {
+		const s = await liveStore('silent', 2);
 		const dir = tempDir('silent');
-		const script = path.join(dir, 'silent.mjs');
-		fs.writeFileSync(script, 'process.on("message", () => {});\n');
-		const reader = newReader({childScript: script, timeoutMs: 300});
-		const r = await reader.read(path.join(dir, 'state.db'));
+		const hang = path.join(dir, 'hang.sh');
+		fs.writeFileSync(hang, '#!/bin/sh\nexec sleep 30\n', {mode: 0o755});
+		const reader = newReader({headCommand: [hang], timeoutMs: 300});
+		const started = Date.now();
+		const r = await reader.read(s.db);
+		expect(Date.now() - started).toBeLessThan(5000);
 		expect(r.error).toMatch(/timeout/);
-		expect(reader.childPid).toBeUndefined();
-		const again = await reader.read(path.join(dir, 'state.db'));
-		expect(again.error).toMatch(/timeout/);
+		expect(r.shm).toBeNull();
+		await waitFor(() => !processAlive(reader.lastChildPid!), 2000);
+		// The default reader on the same store is fine.
+		expect((await newReader().read(s.db)).error).toBeNull();
 	});
+
+	it('says so when the reading program is missing, instead of failing later', async () => {
+		const s = await liveStore('noprog', 2);
+		const r = await newReader({headCommand: ['/nonexistent/head']}).read(s.db);
+		expect(r.shm).toBeNull();
+		expect(r.error).toMatch(/reader-unavailable/);
+	});
+
+	it('names a -shm it may not read (EACCES), without treating it as absent', async () => {
+		const s = await liveStore('perm', 2);
+		const dir = tempDir('perm');
+		const db = path.join(dir, 'state.db');
+		fs.copyFileSync(s.db, db);
+		fs.copyFileSync(s.shm, `${db}-shm`);
+		fs.chmodSync(dir, 0o755);
+		fs.chmodSync(db, 0o644);
+		if (process.getuid?.() === 0) {
+			// root reads anything: read as nobody, in a child, a -shm only root may read.
+			fs.chmodSync(`${db}-shm`, 0o600);
+			const code = `
+				const {ShmReader} = await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'dist/store/shm.js')).href)});
+				const r = await new ShmReader().read(${JSON.stringify(db)});
+				console.log(JSON.stringify({shm: r.shm, error: r.error, db: r.dbHeader !== null}));
+			`;
+			const out = spawnSync(process.execPath, ['--input-type=module', '-e', code], {encoding: 'utf8', uid: 65_534, gid: 65_534, timeout: 20_000});
+			expect(out.stderr).toBe('');
+			expect(JSON.parse(out.stdout)).toEqual({shm: null, error: 'EACCES', db: true});
+		} else {
+			fs.chmodSync(`${db}-shm`, 0o000);
+			const r = await newReader().read(db);
+			expect({shm: r.shm, error: r.error, db: r.dbHeader !== null}).toEqual({shm: null, error: 'EACCES', db: true});
+		}
+	});
+
+
 });
 
 describe('parseShmHeader', () => {
@@ -323,24 +333,5 @@ describe('parseShmHeader', () => {
 		const parsed = parseShmHeader(be, {littleEndian: false});
 		expect(parsed.consistent).toBe(true);
 		expect({...parsed, byteOrder: 'le', checksum: null}).toEqual({...base, checksum: null});
-	});
-});
-
-describe('the child script location', () => {
-	it('resolves beside the compiled module, so dist/ works on its own', async () => {
-		const compiled = path.join(ROOT, 'dist/store/shm-child.js');
-		expect(defaultShmChildScript()).toBe(compiled);
-		const s = await liveStore('dist', 2);
-		const code = `
-			const {ShmReader, defaultShmChildScript} = await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'dist/store/shm.js')).href)});
-			const reader = new ShmReader();
-			const r = await reader.read(${JSON.stringify(s.db)});
-			await reader.close();
-			console.log(JSON.stringify({script: defaultShmChildScript(), mxFrame: r.shm && r.shm.mxFrame, error: r.error}));
-		`;
-		const out = spawnSync(process.execPath, ['--input-type=module', '-e', code], {encoding: 'utf8', timeout: 20_000});
-		expect(out.stderr).toBe('');
-		const result = JSON.parse(out.stdout) as {script: string; mxFrame: number; error: string | null};
-		expect(result).toEqual({script: compiled, mxFrame: scanWalFile(s.wal).lastCommitFrame, error: null});
 	});
 });

@@ -21,7 +21,7 @@ const CLK_TCK = 100;
 
 const ANSI = /\u001B\[[0-9;?]*[ -/]*[@-~]|\u001B[()][0-9A-Za-z]|\u001B[=>]/g;
 
-/** Every process in the tree rooted at pid (hfx, and its -shm reader child). */
+/** Every process in the tree rooted at pid (hfx, and the short-lived `head` that reads the -shm). */
 function tree(pid: number): number[] {
 	const children = new Map<number, number[]>();
 	for (const entry of fs.readdirSync('/proc')) {
@@ -64,7 +64,7 @@ function ticksOf(pid: number): number | undefined {
 
 /**
  * CPU share of one core used by a process tree over `ms`: sampled every 250 ms per pid, so a child
- * that exits in the window (hfx ends an idle -shm reader) keeps the time it used, and one that
+ * that exits in the window (each -shm read is a short-lived `head`) keeps the time it used, and one that
  * starts in it counts from zero.
  */
 async function cpuShare(root: number, ms: number): Promise<number> {
@@ -251,7 +251,7 @@ export const tuiSection: Section = {
 			const half = samples.filter(([x]) => x >= (samples.at(-1)?.[0] ?? 0) / 2);
 			const trend = slope(half);
 			const minutes = samples.at(-1)?.[0] ?? 0;
-			rows.push({measurement: `peak RSS over ${minutes.toFixed(1)} min of following (hfx and its -shm reader)`, peakRssMb: peak, target: `< ${TARGET_RSS_MB} MB, no growth trend`, result: peak < TARGET_RSS_MB && trend < 1 ? 'PASS' : 'FAIL'});
+			rows.push({measurement: `peak RSS over ${minutes.toFixed(1)} min of following (hfx and its child processes)`, peakRssMb: peak, target: `< ${TARGET_RSS_MB} MB, no growth trend`, result: peak < TARGET_RSS_MB && trend < 1 ? 'PASS' : 'FAIL'});
 			notes.push(`RSS samples every 5 s: first ${samples[0]?.[1].toFixed(0)} MB, last ${samples.at(-1)?.[1].toFixed(0)} MB, peak ${peak.toFixed(0)} MB; trend over the second half ${trend.toFixed(2)} MB/min (limit 1 MB/min). Latency = from each commit to the first frame showing that commit's message count (frames read from the pty stream); hfx coalesces bursts of commits into one refresh.`);
 		} finally {
 			tty.kill('SIGTERM');

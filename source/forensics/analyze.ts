@@ -32,6 +32,11 @@ export type Analysis = {
 
 export type AnalyzeOptions = {
 	maxGapSeconds?: number;
+	/**
+	 * The sessions by id, when the caller already keeps that index of this snapshot (the live store
+	 * does, and shares it with every later analysis): not built a second time.
+	 */
+	byId?: Map<string, SessionRecord>;
 };
 
 function days(seconds: number): string {
@@ -97,9 +102,19 @@ export function collectFindings(orphans: readonly OrphanVerdict[], routing: read
 	return findings.sort((a, b) => order[a.severity] - order[b.severity]);
 }
 
+/** Sessions by id (a loop: no pair array per session). */
+export function indexById(sessions: readonly SessionRecord[]): Map<string, SessionRecord> {
+	const byId = new Map<string, SessionRecord>();
+	for (const s of sessions) {
+		byId.set(s.id, s);
+	}
+
+	return byId;
+}
+
 export function analyze(snapshot: Snapshot, options: AnalyzeOptions = {}): Analysis {
 	const maxGapSeconds = options.maxGapSeconds ?? DEFAULT_MAX_GAP_SECONDS;
-	const byId = new Map(snapshot.sessions.map(s => [s.id, s]));
+	const byId = options.byId ?? indexById(snapshot.sessions);
 	const lineage = buildLineage(snapshot.sessions, byId);
 	const orphans = findOrphans(snapshot.sessions, {owner: snapshot.owner, maxGapSeconds});
 	const routing = analyzeRouting({sessions: snapshot.sessions, byId, routing: snapshot.routing, lineage, orphans, ruleSet: snapshot.ruleSet, owner: snapshot.owner});

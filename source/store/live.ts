@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {type FSWatcher, watch} from 'chokidar';
 import {type ActivityEvent, changedSessionIds, diffActivity} from '../forensics/activity.js';
-import {type Analysis, analyze} from '../forensics/analyze.js';
+import {type Analysis, analyze, indexById} from '../forensics/analyze.js';
 import {analyzeIncremental} from '../forensics/incremental.js';
 import type {SessionRecord, Snapshot} from '../forensics/types.js';
 import {isOrphanCandidate} from '../forensics/orphans.js';
@@ -113,7 +113,8 @@ export class LiveStore {
 		this.absorbFull(snapshot, meta);
 		this.lastDataVersion = meta.dataVersion;
 		this.lastFullReload = Date.now();
-		const analysis = analyze(snapshot, {maxGapSeconds: this.options.maxGapSeconds});
+		// The analysis shares this store's index of sessions, as every later one does.
+		const analysis = analyze(snapshot, {maxGapSeconds: this.options.maxGapSeconds, byId: this.sessions});
 		this.current = {
 			facts: describe(store, location, schema, snapshot, meta),
 			analysis,
@@ -258,7 +259,7 @@ export class LiveStore {
 			// holds what the changed ones were.
 			const old = (id: string) => (this.before.has(id) ? this.before.get(id) : before.byId.get(id));
 			const analysis = changed === null
-				? analyze(snapshot, {maxGapSeconds: this.options.maxGapSeconds})
+				? analyze(snapshot, {maxGapSeconds: this.options.maxGapSeconds, byId: this.sessions})
 				: analyzeIncremental(before, snapshot, changed, {maxGapSeconds: this.options.maxGapSeconds}, id => this.sessions.get(id), {byId: this.sessions, before: this.before});
 			const now = this.options.now();
 			const commits = this.current.commits + 1;
@@ -386,9 +387,12 @@ export class LiveStore {
 	}
 
 	private absorbFull(snapshot: Snapshot, meta: SnapshotMeta): void {
-		this.sessions = new Map(snapshot.sessions.map(s => [s.id, s]));
+		this.sessions = indexById(snapshot.sessions);
 		this.list = [...snapshot.sessions];
-		this.positions = new Map(this.list.map((s, i) => [s.id, i]));
+		this.positions = new Map();
+		for (let i = 0; i < this.list.length; i++) {
+			this.positions.set(this.list[i]!.id, i);
+		}
 		this.lastSignatureScan = Date.now();
 		this.lastMessageId = meta.messageHighWater ?? 0;
 		this.lastSessionRowid = (this.store.prepare('SELECT max(rowid) FROM sessions').pluck().get() as number | null) ?? 0;

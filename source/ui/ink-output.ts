@@ -21,8 +21,8 @@ import {createRequire} from 'node:module';
 import path from 'node:path';
 import {ansiCodesToString, diffAnsiCodes, styledCharsFromTokens, tokenize} from '@alcalzone/ansi-tokenize';
 import sliceAnsi from 'slice-ansi';
-import stringWidth from 'string-width';
 import InkOutput from 'ink/build/output.js';
+import {textWidth} from './text-width.js';
 
 type StyledChar = ReturnType<typeof styledCharsFromTokens>[number];
 type AnsiCode = StyledChar['styles'][number];
@@ -83,7 +83,7 @@ function compact(cells: StyledChar[]): StyledChar[] {
 }
 
 const styledChars = (line: string): StyledChar[] => styledLines.get(line, l => compact(styledCharsFromTokens(tokenize(l))));
-const widthOf = (text: string): number => widths.get(text, stringWidth);
+const widthOf = (text: string): number => widths.get(text, textWidth);
 
 function widestLine(lines: readonly string[]): number {
 	let widest = 0;

@@ -1,0 +1,34 @@
+import fs from 'node:fs';
+import {createRequire} from 'node:module';
+import path from 'node:path';
+import stringWidth from 'string-width';
+import {describe, expect, it} from 'vitest';
+import {NARROW_TEXT, textWidth} from '../../source/ui/text-width.js';
+
+describe('the narrow-text fast path', () => {
+	it('covers only characters string-width measures as one column', () => {
+		const covered: string[] = [];
+		for (let cp = 0; cp <= 0xFF_FF; cp++) {
+			const c = String.fromCharCode(cp);
+			if (NARROW_TEXT.test(c)) {
+				covered.push(c);
+				expect([cp.toString(16), stringWidth(c)]).toEqual([cp.toString(16), 1]);
+			}
+		}
+
+		// The printable ASCII range and the drawn symbols, nothing more.
+		expect(covered.length).toBe(95 + 27);
+	});
+
+	it('gives the width string-width gives, fast path or not', () => {
+		for (const text of ['', 'plain ascii 123', '● live · 5.2d ago', '› ✗ ROLLBACK RISK — 20 messages…', '中文 title', 'emoji 😀 here', '\u001B[31mred\u001B[39m', 'soft\u00ADhyphen', 'tab\there']) {
+			expect([text, textWidth(text)]).toEqual([text, stringWidth(text)]);
+		}
+	});
+
+	it('is the very pattern the Ink patch uses in measure-text.js', () => {
+		const entry = createRequire(import.meta.url).resolve('ink');
+		const patched = fs.readFileSync(path.join(path.dirname(entry), 'measure-text.js'), 'utf8');
+		expect(patched).toContain(`const NARROW_TEXT = ${NARROW_TEXT.toString()};`);
+	});
+});

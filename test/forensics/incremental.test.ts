@@ -8,18 +8,7 @@ import {type Analysis, analyze} from '../../source/forensics/analyze.js';
 import {analyzeIncremental} from '../../source/forensics/incremental.js';
 import type {RoutingEntry, RuleSet, SessionRecord, Snapshot} from '../../source/forensics/types.js';
 import {T0, routingEntry, session} from '../helpers/records.js';
-
-/** A small deterministic PRNG (mulberry32), so a failure can be replayed from its seed. */
-function rng(seed: number): () => number {
-	let a = seed >>> 0;
-	return () => {
-		a = (a + 0x6D_2B_79_F5) >>> 0;
-		let t = a;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-	};
-}
+import {prng as rng} from '../helpers/prng.js';
 
 const PLATFORMS = ['telegram', 'discord', 'slack'];
 const REASONS = [null, 'compression', 'session_reset', 'agent_close', 'idle', 'superseded_by_repair', 'cli_close'];

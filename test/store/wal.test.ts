@@ -12,6 +12,7 @@ import {ShmReader} from '../../source/store/shm.js';
 import {type WalScan, WalTail, parseWalHeader, scanWal, scanWalFile, walFrameOffset} from '../../source/store/wal.js';
 import {T0} from '../fixtures/scenarios.js';
 import {WriterProcess} from '../helpers/writer.js';
+import {prng} from '../helpers/prng.js';
 
 const dirs: string[] = [];
 const writers: WriterProcess[] = [];
@@ -230,17 +231,6 @@ function toBigEndianWal(buf: Buffer): Buffer {
 
 function flip(buf: Buffer, at: number, mask: number): void {
 	buf[at] = buf[at]! ^ mask;
-}
-
-/** Deterministic PRNG (mulberry32) so a failing fuzz case can be replayed. */
-function prng(seed: number): () => number {
-	let a = seed;
-	return () => {
-		a = (a + 0x6D_2B_79_F5) | 0;
-		let t = Math.imul(a ^ (a >>> 15), 1 | a);
-		t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-		return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-	};
 }
 
 /** Four 4-KiB pages of a writer's WAL: enough to be real, small enough for a unit test. */

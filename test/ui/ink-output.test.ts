@@ -3,6 +3,7 @@ import path from 'node:path';
 import {pathToFileURL} from 'node:url';
 import {beforeAll, describe, expect, it} from 'vitest';
 import {installFastOutput, originalOutputGet, rowText} from '../../source/ui/ink-output.js';
+import {prng} from '../helpers/prng.js';
 
 type Output = {
 	write(x: number, y: number, text: string, options: {transformers: Array<(line: string, index: number) => string>}): void;
@@ -19,17 +20,6 @@ beforeAll(async () => {
 	const entry = createRequire(import.meta.url).resolve('ink');
 	Output = (await import(pathToFileURL(path.join(path.dirname(entry), 'output.js')).href) as {default: OutputClass}).default;
 });
-
-/** Deterministic PRNG (mulberry32) so a failing seed can be replayed. */
-function prng(seed: number): () => number {
-	let a = seed;
-	return () => {
-		a = (a + 0x6D_2B_79_F5) | 0;
-		let t = Math.imul(a ^ (a >>> 15), 1 | a);
-		t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-		return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-	};
-}
 
 const STYLES: Array<[string, string]> = [
 	['\u001B[31m', '\u001B[39m'],

@@ -2,8 +2,8 @@
  * The live TUI: header (read-only, live or paused), pane tabs, a loud banner while any chat is
  * at rollback risk, the focused pane, and a footer of key hints from the keymap.
  */
-import React, {useEffect, useMemo, useReducer, useRef, useState} from 'react';
-import {Box, Text, useApp, useInput, useStdin, useStdout} from 'ink';
+import React, {useEffect, useMemo, useReducer, useRef} from 'react';
+import {Box, Text, useApp, useStdin, useStdout} from 'ink';
 import {TextInput} from '@inkjs/ui';
 import type {LiveModel} from '../store/live.js';
 import type {SessionDetail} from '../store/detail.js';
@@ -18,6 +18,7 @@ import {sourcesOf} from './views.js';
 import type {FilesModel, FilesSource} from './files-model.js';
 import type {BackupsModel, BackupsSource} from './backups-model.js';
 import {RepairFlow} from './repair-flow.js';
+import {useClock, useLatestInput, useSource} from './hooks.js';
 import type {RepairService} from './repair-service.js';
 
 export type LiveSource = {
@@ -44,33 +45,6 @@ export type AppProps = {
 	/** The repair flow's back end; without it, r points to the command line. */
 	repair?: RepairService;
 };
-
-function useSource<T>(source: {model: T | null; subscribe: (l: (m: T) => void) => () => void} | undefined): T | null {
-	const [value, setValue] = useState<T | null>(source?.model ?? null);
-	useEffect(() => source?.subscribe(setValue), [source]);
-	return value;
-}
-
-/**
- * The wall clock, advanced every 5 s when `tick` is set (relative times like "3m ago" move slowly).
- * A hook of its own, outside Screen: a timer closure created inside Screen would keep that first
- * render's whole scope (its model, so a second copy of every session) alive for the session.
- */
-function useClock(tick: boolean | undefined, now: (() => number) | undefined): number {
-	const read = now ?? (() => Date.now() / 1000);
-	const [clock, setClock] = useState(read);
-	useEffect(() => {
-		if (!tick) {
-			return;
-		}
-
-		const timer = setInterval(() => setClock(read()), 5000);
-		return () => clearInterval(timer);
-		// `read` is derived from `now`.
-		// eslint-disable-next-line react-hooks/exhaustive-deps
-	}, [tick, now]);
-	return clock;
-}
 
 function Header({model, ui, waiting, width}: {model: LiveModel; ui: UiState; waiting: number; width: number}): React.ReactElement {
 	const theme = useTheme();
@@ -358,7 +332,7 @@ function Screen(props: AppProps): React.ReactElement {
 		}
 	};
 
-	useInput((input, key) => {
+	useLatestInput((input, key) => {
 		if (ui.repairOrphan) {
 			// The repair flow takes its own keys.
 			return;

@@ -5,7 +5,7 @@
  * Nothing is written before the typed confirmation.
  */
 import React, {useEffect, useReducer, useRef} from 'react';
-import {Box, Text, useInput, useStdin} from 'ink';
+import {Box, Text, useStdin} from 'ink';
 import {TextInput} from '@inkjs/ui';
 import type {ApplyOutcome, Planned} from '../repair/apply.js';
 import type {Check} from '../repair/preconditions.js';
@@ -15,6 +15,7 @@ import {errorMessage} from '../errors.js';
 import {footerHints, resolveAction} from './keymap.js';
 import type {RepairService} from './repair-service.js';
 import {useTheme} from './theme.js';
+import {useLatestInput} from './hooks.js';
 
 type Stage = 'planning' | 'preview' | 'confirm' | 'applying' | 'done' | 'error';
 
@@ -135,7 +136,7 @@ export function RepairFlow(props: RepairFlowProps): React.ReactElement {
 		}
 	};
 
-	useInput((input, key) => {
+	useLatestInput((input, key) => {
 		const state = current.current;
 		const ready = state.planned !== null && state.planned.plan.adoptions.length > 0 && state.checks.length > 0 && state.checks.every(c => c.ok);
 		if (state.stage === 'confirm') {

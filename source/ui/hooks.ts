@@ -1,0 +1,53 @@
+/**
+ * Hooks that outlive renders. Each is its own function, outside the components, on purpose: V8
+ * gives every closure of one render a single shared scope, so a long-lived closure created inside a
+ * component (a timer, an input subscription that never re-subscribes, an effect's cleanup) keeps
+ * that whole render alive, its model included: once the live store reloads, a second copy of every
+ * session and of the analysis (~28 MB on the bench store). test/ui/retention.test.tsx holds the line.
+ */
+import {type MutableRefObject, useEffect, useRef, useState} from 'react';
+import {type Key, useInput} from 'ink';
+
+/** The latest value a source publishes (its current one first). */
+export function useSource<T>(source: {model: T | null; subscribe: (l: (m: T) => void) => () => void} | undefined): T | null {
+	const [value, setValue] = useState<T | null>(source?.model ?? null);
+	useEffect(() => source?.subscribe(setValue), [source]);
+	return value;
+}
+
+/** The wall clock, advanced every 5 s when `tick` is set (relative times like "3m ago" move slowly). */
+export function useClock(tick: boolean | undefined, now: (() => number) | undefined): number {
+	const read = now ?? (() => Date.now() / 1000);
+	const [clock, setClock] = useState(read);
+	useEffect(() => {
+		if (!tick) {
+			return;
+		}
+
+		const timer = setInterval(() => setClock(read()), 5000);
+		return () => clearInterval(timer);
+		// `read` is derived from `now`.
+		// eslint-disable-next-line react-hooks/exhaustive-deps
+	}, [tick, now]);
+	return clock;
+}
+
+export type InputHandler = (input: string, key: Key) => void;
+
+/**
+ * Ink's useInput with a handler that may change every render. Ink subscribes once, to a forwarder
+ * that only knows a ref: the first render's handler (and the model its scope holds) is not kept by
+ * Ink's effects, and keys no longer re-subscribe a listener on every render.
+ */
+export function useLatestInput(handler: InputHandler, options: {isActive?: boolean} = {}): void {
+	const latest = useRef(handler);
+	latest.current = handler;
+	const [forward] = useState(() => forwarder(latest));
+	useInput(forward, options);
+}
+
+function forwarder(latest: MutableRefObject<InputHandler>): InputHandler {
+	return (input, key) => {
+		latest.current(input, key);
+	};
+}

@@ -162,6 +162,28 @@ export function signatureMatcher(schema: SchemaInfo): (record: SessionRecord, ro
 	};
 }
 
+/**
+ * Whether a freshly mapped row says exactly what an earlier, settled record of the same session
+ * says. Only rows that need no settling qualify: one with an in-window newest message (so
+ * `hasMessageRows` is known from the row) that is no orphan candidate (whose `messageRows` is a
+ * count read after the rows). Everything else is settled afresh.
+ */
+function sameRead(earlier: SessionRecord, fresh: SessionRecord): boolean {
+	if (fresh.newestMessageAt === null || isOrphanCandidate(fresh)) {
+		return false;
+	}
+
+	for (const key in fresh) {
+		const a = earlier[key as keyof SessionRecord];
+		const b = fresh[key as keyof SessionRecord];
+		if (a !== b && !(Buffer.isBuffer(a) && Buffer.isBuffer(b) && a.equals(b))) {
+			return false;
+		}
+	}
+
+	return true;
+}
+
 /** Sessions read per page; the read transaction is re-checked against its budget between pages. */
 export const PAGE_ROWS = 4000;
 
@@ -312,6 +334,12 @@ export type ReadOptions = {
 	transactionBudgetMs?: number;
 	/** `lean` (default for scans) reads only what the forensic engine uses; views need `full`. */
 	columns?: ColumnSet;
+	/**
+	 * Records of an earlier read (a live store's full reload): a row that maps to the same values
+	 * yields that record itself, so an unchanged session costs no long-lived allocation (the fresh
+	 * copy dies young) and the heap does not grow by a second copy of every session.
+	 */
+	reuse?: ReadonlyMap<string, SessionRecord>;
 };
 
 export const DEFAULT_TRANSACTION_BUDGET_MS = 2000;
@@ -333,7 +361,9 @@ export function readSnapshot(store: ReadOnlyStore, schema: SchemaInfo, owner: st
 			// the young-generation collections and costs their copying).
 			let read = 0;
 			for (const r of page.iterate(lastRowid) as IterableIterator<unknown[]>) {
-				sessions.push(map(r));
+				const record = map(r);
+				const earlier = options.reuse?.get(record.id);
+				sessions.push(earlier && sameRead(earlier, record) ? earlier : record);
 				lastRowid = r[0] as number;
 				read++;
 			}
@@ -354,7 +384,12 @@ export function readSnapshot(store: ReadOnlyStore, schema: SchemaInfo, owner: st
 		// Hermes counts an orphan's messages with COUNT(*); only candidates pay for it.
 		const countStmt = store.prepare('SELECT count(*) FROM messages WHERE session_id = ?').pluck();
 		const settle = messageRowsSettler(store);
-		for (const s of sessions) {
+		for (let i = 0; i < sessions.length; i++) {
+			const s = sessions[i]!;
+			if (s === options.reuse?.get(s.id)) {
+				continue;
+			}
+
 			settle(s);
 			if (isOrphanCandidate(s)) {
 				s.messageRows = countStmt.get(s.id) as number;

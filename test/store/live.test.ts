@@ -16,7 +16,7 @@ afterEach(async () => {
 afterAll(() => fs.rmSync(dir, {recursive: true, force: true}));
 
 let n = 0;
-async function setup(options: {watch?: boolean} = {}) {
+async function setup(options: {watch?: boolean; fullReloadMs?: number} = {}) {
 	const db = path.join(dir, `s${n++}.db`);
 	const w = new WriterProcess(db);
 	await w.started();
@@ -24,7 +24,7 @@ async function setup(options: {watch?: boolean} = {}) {
 	const key = 'agent:main:telegram:dm:42';
 	const chat = await w.create({source: 'telegram', userId: 'u42', sessionKey: key, chatId: '42', chatType: 'dm', startedAt: T0});
 	await w.send({op: 'conversation', id: chat, count: 10, from: T0 + 1, to: T0 + 100});
-	const live = LiveStore.open({path: db, owner: null, label: 'test'}, {watch: options.watch ?? false, pollMs: 50});
+	const live = LiveStore.open({path: db, owner: null, label: 'test'}, {watch: options.watch ?? false, pollMs: 50, fullReloadMs: options.fullReloadMs});
 	cleanups.push(() => live.close());
 	return {db, w, key, chat, live};
 }
@@ -88,6 +88,22 @@ describe('LiveStore', () => {
 		expect(chatRouting.newestActivityIn).toBe(orphan);
 		expect(risky.activity.some(e => e.kind === 'orphan' && e.subject === orphan)).toBe(true);
 		expect(risky.activity.some(e => e.kind === 'rollback-risk' && e.subject === key)).toBe(true);
+	});
+
+	it('keeps the records of unchanged sessions through a full reload (no second copy of the store)', async () => {
+		// fullReloadMs -1: every refresh is a full reload.
+		const {w, key, chat, live} = await setup({fullReloadMs: -1});
+		const quiet = await w.create({source: 'discord', userId: 'u7', sessionKey: 'agent:main:discord:dm:7', chatId: '7', chatType: 'dm', startedAt: T0 + 5});
+		await w.send({op: 'conversation', id: quiet, count: 4, from: T0 + 6, to: T0 + 60});
+		expect(live.refresh()).toBe(true);
+		const quietRecord = live.model.analysis.byId.get(quiet)!;
+		await w.send({op: 'conversation', id: chat, count: 2, from: T0 + 200, to: T0 + 210});
+		expect(live.refresh()).toBe(true);
+		const reloaded = live.model.analysis;
+		// A full reload: the quiet session's record is the same object, the chat's is new.
+		expect(reloaded.byId.get(quiet)).toBe(quietRecord);
+		expect(reloaded.byId.get(chat)!.newestMessageAt).toBeCloseTo(T0 + 210, 3);
+		expect(reloaded.routing.find(r => r.sessionKey === key)!.newestActivityIn).toBe(chat);
 	});
 
 	it('reads the latest messages of a session for the detail view', async () => {

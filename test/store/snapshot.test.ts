@@ -101,6 +101,52 @@ describe('bounded read transactions', () => {
 		});
 	}
 
+	it('re-reads into the earlier records: unchanged sessions are the same objects, the rest are read afresh', () => {
+		const db = path.join(dir, 'reuse.db');
+		const w = new StoreWriter(db, {shape: 'v30', journalMode: 'delete'});
+		const keyed = {source: 'telegram', userId: 'u1', chatId: '1', chatType: 'dm'};
+		const still = w.createSession({...keyed, sessionKey: 'agent:main:telegram:dm:1', startedAt: T0});
+		const renamed = w.createSession({...keyed, sessionKey: 'agent:main:telegram:dm:2', chatId: '2', startedAt: T0 + 1});
+		const emptied = w.createSession({...keyed, sessionKey: 'agent:main:telegram:dm:3', chatId: '3', startedAt: T0 + 2});
+		const empty = w.createSession({source: 'cli', startedAt: T0 + 3});
+		const orphan = w.createSession({source: 'telegram', startedAt: T0 + 4});
+		for (const id of [still, renamed, emptied, orphan]) {
+			w.addMessages(id, [{timestamp: T0 + 10}, {timestamp: T0 + 11}]);
+		}
+
+		const store = ReadOnlyStore.open(db);
+		try {
+			const schema = detectSchema(store);
+			const first = new Map(readSnapshot(store, schema, null).snapshot.sessions.map(r => [r.id, r]));
+			const before = structuredClone([...first.values()]);
+			expect(first.get(orphan)?.messageRows).toBe(2);
+
+			const again = new Map(readSnapshot(store, schema, null, {reuse: first}).snapshot.sessions.map(r => [r.id, r]));
+			// Nothing changed: every settled record comes back; the empty one and the orphan candidate
+			// (settled after the rows) are read afresh, with the same values.
+			expect([still, renamed, emptied].every(id => again.get(id) === first.get(id))).toBe(true);
+			expect(again.get(empty)).not.toBe(first.get(empty));
+			expect(again.get(orphan)).not.toBe(first.get(orphan));
+			expect([...again.values()]).toEqual([...first.values()]);
+
+			w.exec(`UPDATE sessions SET title = 'renamed' WHERE id = '${renamed}'`);
+			w.exec(`DELETE FROM messages WHERE session_id = '${emptied}'`);
+			w.addMessages(orphan, [{timestamp: T0 + 12}]);
+			const after = new Map(readSnapshot(store, schema, null, {reuse: first}).snapshot.sessions.map(r => [r.id, r]));
+			expect(after.get(still)).toBe(first.get(still));
+			expect(after.get(renamed)).not.toBe(first.get(renamed));
+			expect(after.get(renamed)?.title).toBe('renamed');
+			expect([after.get(emptied)?.hasMessageRows, after.get(emptied)?.newestMessageAt]).toEqual([false, null]);
+			expect([after.get(orphan)?.messageRows, after.get(orphan)?.newestMessageAt]).toEqual([3, T0 + 12]);
+			expect(after.get(empty)?.hasMessageRows).toBe(false);
+			// The earlier records were never written to.
+			expect([...first.values()]).toEqual(before);
+		} finally {
+			store.close();
+			w.close();
+		}
+	});
+
 	it('tells sessions with only unusable timestamps from empty ones (one seek for most, EXISTS for the rest)', () => {
 		const db = path.join(dir, 'stamps.db');
 		const w = new StoreWriter(db, {shape: 'v21', journalMode: 'delete'});

@@ -111,6 +111,16 @@ function carryOf(analysis: Analysis): Carry {
 	return carry;
 }
 
+/**
+ * Takes what the next incremental step needs from an analysis's sessions now. A caller that
+ * patches the sessions array in place (the live store) calls this before its first patch:
+ * built afterwards, the key index would already hold the new records, and the step would add
+ * them a second time.
+ */
+export function prepareIncremental(analysis: Analysis): void {
+	carryOf(analysis);
+}
+
 const tupleKeys = new WeakMap<object, string>();
 
 function chatTuple(chat: ChatRouting): string {

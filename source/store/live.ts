@@ -9,7 +9,7 @@ import path from 'node:path';
 import {type FSWatcher, watch} from 'chokidar';
 import {type ActivityEvent, changedSessionIds, diffActivity} from '../forensics/activity.js';
 import {type Analysis, analyze, indexById} from '../forensics/analyze.js';
-import {analyzeIncremental} from '../forensics/incremental.js';
+import {analyzeIncremental, prepareIncremental} from '../forensics/incremental.js';
 import type {SessionRecord, Snapshot} from '../forensics/types.js';
 import {isOrphanCandidate} from '../forensics/orphans.js';
 import {errorMessage} from '../errors.js';
@@ -74,7 +74,7 @@ export class LiveStore {
 	 * heap balloon between collections). `positions` finds a session's slot.
 	 */
 	private list: SessionRecord[] = [];
-	private positions = new Map<string, number>();
+	private positionsBuilt: Map<string, number> | null = null;
 	private lastMessageId = 0;
 	/** Highest sessions rowid seen: rows above it are new. */
 	private lastSessionRowid = 0;
@@ -388,14 +388,25 @@ export class LiveStore {
 
 	private absorbFull(snapshot: Snapshot, meta: SnapshotMeta): void {
 		this.sessions = indexById(snapshot.sessions);
-		this.list = [...snapshot.sessions];
-		this.positions = new Map();
-		for (let i = 0; i < this.list.length; i++) {
-			this.positions.set(this.list[i]!.id, i);
-		}
+		// The snapshot's own array (readSnapshot hands over a fresh one); slots are indexed on the
+		// first patch, not before the first frame.
+		this.list = snapshot.sessions as SessionRecord[];
+		this.positionsBuilt = null;
 		this.lastSignatureScan = Date.now();
 		this.lastMessageId = meta.messageHighWater ?? 0;
 		this.lastSessionRowid = (this.store.prepare('SELECT max(rowid) FROM sessions').pluck().get() as number | null) ?? 0;
+	}
+
+	/** Each session's slot in `list`. */
+	private get positions(): Map<string, number> {
+		if (!this.positionsBuilt) {
+			this.positionsBuilt = new Map();
+			for (let i = 0; i < this.list.length; i++) {
+				this.positionsBuilt.set(this.list[i]!.id, i);
+			}
+		}
+
+		return this.positionsBuilt;
 	}
 
 	/** Sets a session in the index and in its slot of the list. */
@@ -487,6 +498,8 @@ export class LiveStore {
 	 */
 	private incrementalRefresh(): {newMessages: Map<string, number>; changed: Set<string>; meta: {dataVersion: number; routing: Snapshot['routing']}} {
 		this.before = new Map();
+		// The last analysis shares the sessions array patched below: its key index first.
+		prepareIncremental(this.current.analysis);
 		return this.store.read(() => {
 			const dataVersion = this.store.dataVersion();
 			const {counts: newMessages, high} = this.newMessagesSince(this.lastMessageId);

@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {afterAll, afterEach, describe, expect, it} from 'vitest';
+import {afterAll, afterEach, describe, expect, it, vi} from 'vitest';
 import {LiveStore, type LiveModel} from '../../source/store/live.js';
+import {analyze} from '../../source/forensics/analyze.js';
 import {T0} from '../fixtures/scenarios.js';
 import {WriterProcess} from '../helpers/writer.js';
 
@@ -16,11 +17,17 @@ afterEach(async () => {
 afterAll(() => fs.rmSync(dir, {recursive: true, force: true}));
 
 let n = 0;
-async function setup(options: {watch?: boolean; fullReloadMs?: number} = {}) {
+async function setup(options: {watch?: boolean; fullReloadMs?: number; quietChats?: number} = {}) {
 	const db = path.join(dir, `s${n++}.db`);
 	const w = new WriterProcess(db);
 	await w.started();
 	cleanups.push(() => w.kill());
+	// Other chats that stay quiet (enough of them, and a commit is analysed incrementally).
+	for (let i = 0; i < (options.quietChats ?? 0); i++) {
+		const other = await w.create({source: 'discord', userId: `q${i}`, sessionKey: `agent:main:discord:dm:${1000 + i}`, chatId: String(1000 + i), chatType: 'dm', startedAt: T0 - 1000 + i});
+		await w.send({op: 'conversation', id: other, count: 2, from: T0 - 900 + i, to: T0 - 800 + i});
+	}
+
 	const key = 'agent:main:telegram:dm:42';
 	const chat = await w.create({source: 'telegram', userId: 'u42', sessionKey: key, chatId: '42', chatType: 'dm', startedAt: T0});
 	await w.send({op: 'conversation', id: chat, count: 10, from: T0 + 1, to: T0 + 100});
@@ -105,6 +112,41 @@ describe('LiveStore', () => {
 		expect(reloaded.byId.get(chat)!.newestMessageAt).toBeCloseTo(T0 + 210, 3);
 		expect(reloaded.routing.find(r => r.sessionKey === key)!.newestActivityIn).toBe(chat);
 	});
+
+	for (const scenario of ['right after start', 'right after a full reload'] as const) {
+		it(`analyses each commit as a full analysis of the same sessions would (${scenario})`, async () => {
+			// The store's clock decides when a refresh is a full reload (every 1 s here): held still,
+			// only the first refresh after it moves is one.
+			let clock = 1_000_000;
+			const now = vi.spyOn(Date, 'now').mockImplementation(() => clock);
+			cleanups.push(() => now.mockRestore());
+			const {w, key, chat, live} = await setup({fullReloadMs: 1000, quietChats: 40});
+			if (scenario === 'right after a full reload') {
+				clock += 2000;
+			}
+
+			const check = () => {
+				const model = live.model;
+				const full = analyze({...model.analysis.snapshot, sessions: [...model.analysis.snapshot.sessions]}, {maxGapSeconds: model.analysis.maxGapSeconds});
+				expect(model.analysis.routing).toEqual(full.routing);
+				expect(model.analysis.orphans).toEqual(full.orphans);
+				expect(model.analysis.findings).toEqual(full.findings);
+			};
+
+			await w.send({op: 'conversation', id: chat, count: 2, from: T0 + 200, to: T0 + 210});
+			expect(live.refresh()).toBe(true);
+			check();
+			await w.send({op: 'end', id: chat, at: T0 + 300, reason: 'compression'});
+			const tip = await w.create({source: 'telegram', userId: 'u42', sessionKey: key, chatId: '42', chatType: 'dm', parentSessionId: chat, startedAt: T0 + 301});
+			await w.send({op: 'conversation', id: tip, count: 3, from: T0 + 310, to: T0 + 320});
+			expect(live.refresh()).toBe(true);
+			check();
+			expect(live.model.analysis.routing.find(r => r.sessionKey === key)!.members).toEqual([chat, tip].sort());
+			await w.send({op: 'conversation', id: tip, count: 1, from: T0 + 330, to: T0 + 330});
+			expect(live.refresh()).toBe(true);
+			check();
+		});
+	}
 
 	it('reads the latest messages of a session for the detail view', async () => {
 		const {w, chat, live} = await setup();

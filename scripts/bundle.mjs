@@ -9,12 +9,45 @@
 import fs from 'node:fs';
 import {build} from 'esbuild';
 
-// Ink imports React DevTools only when DEV=true: not shipped, so not bundled.
+// Ink imports its DevTools bridge (react-devtools-core, and ws through a window polyfill) only
+// when DEV=true: not shipped, so not bundled.
 const noDevtools = {
 	name: 'no-react-devtools',
 	setup(b) {
-		b.onResolve({filter: /^react-devtools-core$/}, () => ({path: 'react-devtools-core', namespace: 'hfx-stub'}));
-		b.onLoad({filter: /.*/, namespace: 'hfx-stub'}, () => ({contents: 'export default {initialize() {}, connectToDevTools() {}};', loader: 'js'}));
+		b.onLoad({filter: /[\\/]node_modules[\\/]ink[\\/]build[\\/]devtools\.js$/}, () => ({contents: 'export {};', loader: 'js'}));
+	},
+};
+
+// hfx always runs React's production build (cli.tsx sets NODE_ENV before React loads), so the
+// development builds (~650 kB of react-reconciler, react and scheduler) need not be parsed at
+// every start: their entry points pick the production file unconditionally here.
+const reactProduction = {
+	name: 'react-production-only',
+	setup(b) {
+		b.onLoad({filter: /[\\/]node_modules[\\/](react|react-reconciler|scheduler)[\\/][\w-]+\.js$/}, async args => {
+			const text = await fs.promises.readFile(args.path, 'utf8');
+			const test = "process.env.NODE_ENV === 'production'";
+			return {contents: text.includes(test) ? text.replaceAll(test, 'true') : text, loader: 'js'};
+		});
+	},
+};
+
+// yoga-layout (Ink's layout engine) ships its WebAssembly inline as a data: URI, and its
+// Emscripten loader fetch()es that URI whenever a global fetch exists: Node then loads undici and
+// decodes the URI through it (~25 ms of every start). Without fetch it decodes the base64 itself.
+const yogaWithoutFetch = {
+	name: 'yoga-without-fetch',
+	setup(b) {
+		b.onLoad({filter: /[\\/]node_modules[\\/]yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/}, async args => {
+			const text = await fs.promises.readFile(args.path, 'utf8');
+			const test = '"function"!=typeof fetch';
+			const count = text.split(test).length - 1;
+			if (count !== 2) {
+				throw new Error(`yoga-without-fetch: expected 2 fetch checks in ${args.path}, found ${count} (yoga-layout changed: review this plugin)`);
+			}
+
+			return {contents: text.replaceAll(test, 'true'), loader: 'js'};
+		});
 	},
 };
 
@@ -29,7 +62,7 @@ await build({
 	external: ['better-sqlite3', 'yazl'],
 	// CommonJS dependencies (React) call require() for Node built-ins.
 	banner: {js: 'import {createRequire as __hfxCreateRequire} from \'node:module\'; const require = __hfxCreateRequire(import.meta.url);'},
-	plugins: [noDevtools],
+	plugins: [noDevtools, reactProduction, yogaWithoutFetch],
 	legalComments: 'none',
 	// Less source to decode and parse at every start (2.1 MB instead of 3 MB); names are kept, so
 	// stack traces stay readable.

@@ -26,6 +26,18 @@ describe('the hfx bundle', () => {
 		expect(inputs).toContain('dist/ui/ink-output.js');
 	});
 
+	it('carries React\'s production build only, and no DevTools bridge (less to parse at every start)', () => {
+		expect(inputs.filter(p => /\/(react|react-reconciler|scheduler)\/cjs\/.*development\.js$/.test(p))).toEqual([]);
+		expect(inputs.filter(p => /\/react-reconciler\/cjs\/react-reconciler\.production\.js$/.test(p))).toHaveLength(1);
+		expect(inputs.filter(p => p.includes('node_modules/ws/') || p.includes('react-devtools-core') || p.endsWith('devtools-window-polyfill.js'))).toEqual([]);
+	});
+
+	it('loads yoga\'s WebAssembly without fetch() (which would load undici at every start)', () => {
+		expect(inputs.some(p => p.endsWith('yoga-layout/dist/binaries/yoga-wasm-base64-esm.js'))).toBe(true);
+		expect(text).not.toContain('credentials:"same-origin"');
+		expect(text).toContain('both async and sync fetching of the wasm failed');
+	});
+
 	it('leaves better-sqlite3 and yazl to node_modules', () => {
 		expect(inputs.some(p => p.includes('node_modules/better-sqlite3/') || p.includes('node_modules/yazl/'))).toBe(false);
 		const external = new Set(meta.outputs['dist/hfx.js']!.imports.filter(i => i.external).map(i => i.path));

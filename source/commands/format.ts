@@ -2,6 +2,8 @@
  * Plain-text formatting shared by the non-interactive commands (and the TUI's cells).
  */
 
+import {NARROW_TEXT, textWidth} from '../ui/text-width.js';
+
 export function utc(epoch: number | null | undefined): string {
 	if (epoch === null || epoch === undefined || !Number.isFinite(epoch)) {
 		return '—';
@@ -66,21 +68,47 @@ export function bytes(n: number | null | undefined): string {
 	return `${v.toFixed(v < 10 ? 1 : 0)} ${units[i]}`;
 }
 
+let graphemes: Intl.Segmenter | undefined;
+
+/** Cuts a text to `width` terminal columns (an ellipsis marks the cut); wide characters count two. */
 export function truncate(text: string, width: number): string {
 	if (width <= 0) {
 		return '';
 	}
 
-	if (text.length <= width) {
+	if (textWidth(text) <= width) {
 		return text;
 	}
 
-	return width === 1 ? '…' : `${text.slice(0, width - 1)}…`;
+	if (width === 1) {
+		return '…';
+	}
+
+	if (NARROW_TEXT.test(text)) {
+		return `${text.slice(0, width - 1)}…`;
+	}
+
+	let out = '';
+	let used = 0;
+	graphemes ??= new Intl.Segmenter();
+	for (const {segment} of graphemes.segment(text)) {
+		const w = textWidth(segment);
+		if (used + w > width - 1) {
+			break;
+		}
+
+		out += segment;
+		used += w;
+	}
+
+	return `${out}…`;
 }
 
+/** Pads (or cuts) a text to exactly `width` terminal columns. */
 export function pad(text: string, width: number, align: 'left' | 'right' = 'left'): string {
 	const t = truncate(text, width);
-	return align === 'left' ? t.padEnd(width) : t.padStart(width);
+	const fill = ' '.repeat(Math.max(0, width - textWidth(t)));
+	return align === 'left' ? t + fill : fill + t;
 }
 
 export type TableColumn<T> = {
@@ -94,7 +122,7 @@ export type TableColumn<T> = {
 /** A plain text table: header, rule, rows. Columns are sized to content (capped by max). */
 export function table<T>(rows: readonly T[], columns: ReadonlyArray<TableColumn<T>>): string[] {
 	const cells = rows.map(r => columns.map(c => c.value(r)));
-	const widths = columns.map((c, i) => Math.min(c.max ?? 80, Math.max(c.header.length, ...cells.map(row => row[i]!.length))));
+	const widths = columns.map((c, i) => Math.min(c.max ?? 80, Math.max(textWidth(c.header), ...cells.map(row => textWidth(row[i]!)))));
 	const line = (values: string[]) => values.map((v, i) => pad(v, widths[i]!, columns[i]!.align)).join('  ').trimEnd();
 	return [line(columns.map(c => c.header)), line(widths.map(w => '─'.repeat(w))), ...cells.map(line)];
 }

@@ -1,0 +1,37 @@
+/**
+ * Text cells are measured in terminal columns, not UTF-16 code units: a CJK or emoji title
+ * (Hermes titles are whatever the user wrote) must not push the next column out of line.
+ */
+import stringWidth from 'string-width';
+import {describe, expect, it} from 'vitest';
+import {pad, table, truncate} from '../../source/commands/format.js';
+
+describe('cells in terminal columns', () => {
+	it('pads narrow text as before', () => {
+		expect(pad('abc', 5)).toBe('abc  ');
+		expect(pad('abc', 5, 'right')).toBe('  abc');
+		expect(truncate('abcdef', 4)).toBe('abc…');
+		expect(truncate('abcdef', 1)).toBe('…');
+		expect(truncate('abc', 0)).toBe('');
+	});
+
+	it('pads and cuts wide characters by their display width', () => {
+		const title = '🚀 部署 check';
+		expect(stringWidth(title)).toBe(13);
+		expect(pad(title, 19)).toBe(`${title}      `);
+		expect(stringWidth(pad(title, 19))).toBe(19);
+		expect(truncate('部署部署部署', 5)).toBe('部署…');
+		expect(stringWidth(pad('部署部署部署', 6))).toBe(6);
+		// A cut never splits a character cluster (a family emoji is one cluster of seven code points).
+		expect(truncate('👨‍👩‍👧 family', 3)).toBe('👨‍👩‍👧…');
+		expect(truncate('👨‍👩‍👧family', 2)).toBe('…');
+		expect(pad('部署', 6, 'right')).toBe('  部署');
+	});
+
+	it('keeps table columns aligned around wide cells', () => {
+		const lines = table([{a: '部署 done', b: 'x'}, {a: 'plain', b: 'y'}], [{header: 'what', value: r => r.a}, {header: 'v', value: r => r.b}]);
+		const at = (line: string, text: string) => stringWidth(line.slice(0, line.lastIndexOf(text)));
+		expect(at(lines[2]!, 'x')).toBe(at(lines[0]!, 'v'));
+		expect(at(lines[3]!, 'y')).toBe(at(lines[0]!, 'v'));
+	});
+});

@@ -22,7 +22,7 @@ import path from 'node:path';
 import {ansiCodesToString, diffAnsiCodes, styledCharsFromTokens, tokenize} from '@alcalzone/ansi-tokenize';
 import sliceAnsi from 'slice-ansi';
 import InkOutput from 'ink/build/output.js';
-import {textWidth} from './text-width.js';
+import {NARROW_TEXT, textWidth} from './text-width.js';
 
 type StyledChar = ReturnType<typeof styledCharsFromTokens>[number];
 type AnsiCode = StyledChar['styles'][number];
@@ -82,7 +82,17 @@ function compact(cells: StyledChar[]): StyledChar[] {
 	return cells.map(c => ({type: 'char', value: c.value, fullWidth: c.fullWidth, styles: c.styles.length === 0 ? NO_STYLES : c.styles}) as StyledChar);
 }
 
-const styledChars = (line: string): StyledChar[] => styledLines.get(line, l => compact(styledCharsFromTokens(tokenize(l))));
+/** A line of narrow text without escapes is one unstyled cell per character: no tokenizer (nor its grapheme segmenter) needed. */
+function plainCells(line: string): StyledChar[] {
+	const cells: StyledChar[] = [];
+	for (const value of line) {
+		cells.push({type: 'char', value, fullWidth: false, styles: NO_STYLES} as StyledChar);
+	}
+
+	return cells;
+}
+
+const styledChars = (line: string): StyledChar[] => styledLines.get(line, l => (NARROW_TEXT.test(l) ? plainCells(l) : compact(styledCharsFromTokens(tokenize(l)))));
 const widthOf = (text: string): number => widths.get(text, textWidth);
 
 function widestLine(lines: readonly string[]): number {

@@ -51,6 +51,42 @@ const yogaWithoutFetch = {
 	},
 };
 
+// Four text modules build a grapheme segmenter when they load, and string-width compiles its
+// RGI-emoji regex then too: ~35 ms of every start (the first Intl.Segmenter loads ICU's break
+// data), though a screen of plain narrow text never needs them (text-width.ts, ink-output.ts).
+// Here each is built on first use instead. Every use is `.segment(text)` / `.test(text)`; a
+// module that changes shape fails the build rather than bundling unchanged.
+const LAZY_TEXT_MODULES = [
+	// (wrap-ansi's own, older string-width first: the pattern below it matches both.)
+	{file: /[\\/]node_modules[\\/]wrap-ansi[\\/]node_modules[\\/]string-width[\\/]index\.js$/, segmenters: 1, rgi: 0},
+	{file: /[\\/]node_modules[\\/]string-width[\\/]index\.js$/, segmenters: 1, rgi: 1},
+	{file: /[\\/]node_modules[\\/]slice-ansi[\\/]tokenize-ansi\.js$/, segmenters: 1, rgi: 0},
+	{file: /[\\/]node_modules[\\/]@alcalzone[\\/]ansi-tokenize[\\/]build[\\/]tokenize\.js$/, segmenters: 1, rgi: 0},
+];
+const RGI_REGEX = 'const rgiEmojiRegex = /^\\p{RGI_Emoji}$/v;';
+const lazyText = {
+	name: 'lazy-text-tables',
+	setup(b) {
+		b.onLoad({filter: /[\\/]node_modules[\\/].*\.js$/}, async args => {
+			const spec = LAZY_TEXT_MODULES.find(m => m.file.test(args.path));
+			if (!spec) {
+				return undefined;
+			}
+
+			let text = await fs.promises.readFile(args.path, 'utf8');
+			const segmenters = text.split('new Intl.Segmenter(').length - 1;
+			const rgi = text.split(RGI_REGEX).length - 1;
+			if (segmenters !== spec.segmenters || rgi !== spec.rgi) {
+				throw new Error(`lazy-text-tables: ${args.path} has ${segmenters} segmenters and ${rgi} RGI regexes, expected ${spec.segmenters} and ${spec.rgi}: review this plugin`);
+			}
+
+			text = text.replaceAll('new Intl.Segmenter(', '__hfxLazySegmenter(');
+			text = text.replace(RGI_REGEX, () => 'let rgiEmojiRegexBuilt; const rgiEmojiRegex = {test: text => (rgiEmojiRegexBuilt ??= new RegExp(\'^\\\\p{RGI_Emoji}$\', \'v\')).test(text)};');
+			return {contents: text, loader: 'js'};
+		});
+	},
+};
+
 const outfile = 'dist/hfx.js';
 await build({
 	entryPoints: ['dist/cli.js'],
@@ -61,8 +97,9 @@ await build({
 	target: 'node20',
 	external: ['better-sqlite3', 'yazl'],
 	// CommonJS dependencies (React) call require() for Node built-ins.
-	banner: {js: 'import {createRequire as __hfxCreateRequire} from \'node:module\'; const require = __hfxCreateRequire(import.meta.url);'},
-	plugins: [noDevtools, reactProduction, yogaWithoutFetch],
+	// ...and lazyText's segmenters are built on their first .segment().
+	banner: {js: 'import {createRequire as __hfxCreateRequire} from \'node:module\'; const require = __hfxCreateRequire(import.meta.url); const __hfxLazySegmenter = (...args) => { let built; return {segment: text => (built ??= new Intl.Segmenter(...args)).segment(text)}; };'},
+	plugins: [noDevtools, reactProduction, yogaWithoutFetch, lazyText],
 	legalComments: 'none',
 	// Less source to decode and parse at every start (2.1 MB instead of 3 MB); names are kept, so
 	// stack traces stay readable.

@@ -10,6 +10,7 @@ import path from 'node:path';
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
 import {T0} from '../fixtures/scenarios.js';
 import {ROOT, WriterProcess} from '../helpers/writer.js';
+import stringWidth from 'string-width';
 
 const session = `hfx-e2e-${process.pid}-${Date.now()}`;
 let dir: string;
@@ -95,5 +96,30 @@ describe('hfx in a real terminal', () => {
 		tmux('send-keys', '-t', session, 'q');
 		const end = await waitForScreen(/EXIT=0/);
 		expect(end).not.toContain('[1 Sessions]');
+	});
+
+	it('lays out wide and emoji titles in colour (the bundle builds its text tables on first use)', async () => {
+		const db = path.join(dir, 'wide.db');
+		writer = new WriterProcess(db);
+		await writer.started();
+		const title = '🚀 部署 check';
+		const wide = await writer.create({source: 'telegram', userId: 'u-w', sessionKey: 'agent:main:telegram:dm:777', chatId: '777', chatType: 'dm', displayName: 'Wide', title, startedAt: T0});
+		await writer.send({op: 'conversation', id: wide, count: 3, from: T0 + 5, to: T0 + 60});
+
+		const command = `node ${path.join(ROOT, 'dist/hfx.js')} --db ${db}; echo EXIT=$?; sleep 60`;
+		tmux('new-session', '-d', '-s', session, '-x', '140', '-y', '30', '-e', 'CI=false', '-e', 'FORCE_COLOR=1', command);
+		const shown = await waitForScreen(new RegExp(`${wide}.*部署`));
+		const lines = shown.split('\n');
+		const header = lines.find(l => /\bid\s+source\s+title\s+chat\b/.test(l))!;
+		const row = lines.find(l => l.includes(wide))!;
+		// The chat column starts at the same terminal column in the header and in the row: the
+		// title took exactly its display width (🚀 and each CJK character are two columns).
+		const chatAt = header.indexOf('chat');
+		const rowChatAt = row.indexOf('dm:777');
+		expect(rowChatAt).toBeGreaterThan(0);
+		expect(stringWidth(row.slice(0, rowChatAt))).toBe(chatAt);
+
+		tmux('send-keys', '-t', session, 'q');
+		await waitForScreen(/EXIT=0/);
 	});
 });

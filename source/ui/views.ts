@@ -119,17 +119,23 @@ const SESSION_KEYS = ['session.id', 'session.title', 'session.sessionKey', 'sess
 
 type SessionRowsResult = {rows: SessionRow[]; total: number; hidden: number};
 
+/** The results kept for one analysis, by option set (made on first use). */
+function perAnalysis<V>(cache: WeakMap<Analysis, Map<string, V>>, analysis: Analysis): Map<string, V> {
+	let map = cache.get(analysis);
+	if (!map) {
+		map = new Map();
+		cache.set(analysis, map);
+	}
+
+	return map;
+}
+
 /** Per analysis, the last few option sets: a render asks the same question several times. */
 const sessionRowsCache = new WeakMap<Analysis, Map<string, SessionRowsResult>>();
 
 export function sessionRows(analysis: Analysis, options: {filterText: string; showHidden: boolean; source: string | null}): SessionRowsResult {
 	const key = `${options.showHidden ? 1 : 0}\u0000${options.source ?? ''}\u0000${options.filterText}`;
-	let cache = sessionRowsCache.get(analysis);
-	if (!cache) {
-		cache = new Map();
-		sessionRowsCache.set(analysis, cache);
-	}
-
+	const cache = perAnalysis(sessionRowsCache, analysis);
 	const hit = cache.get(key);
 	if (hit) {
 		return hit;
@@ -167,13 +173,8 @@ const visibleCache = new WeakMap<Analysis, Map<string, Visible>>();
 
 function visibleRows(analysis: Analysis, options: {showHidden: boolean; source: string | null}): Visible {
 	const key = `${options.showHidden ? 1 : 0}\u0000${options.source ?? ''}`;
-	let perAnalysis = visibleCache.get(analysis);
-	if (!perAnalysis) {
-		perAnalysis = new Map();
-		visibleCache.set(analysis, perAnalysis);
-	}
-
-	const cached = perAnalysis.get(key);
+	const cache = perAnalysis(visibleCache, analysis);
+	const cached = cache.get(key);
 	if (cached) {
 		return cached;
 	}
@@ -215,7 +216,7 @@ function visibleRows(analysis: Analysis, options: {showHidden: boolean; source: 
 		result = {visible, hidden};
 	}
 
-	perAnalysis.set(key, result);
+	cache.set(key, result);
 	return result;
 }
 

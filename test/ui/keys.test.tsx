@@ -3,30 +3,22 @@
  * live count, help that filters, Esc backing out one level, pause with a waiting count, yank,
  * resize and the too-small screen.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import React from 'react';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {App, type LiveSource} from '../../source/ui/app.js';
-import {LiveStore, type LiveModel} from '../../source/store/live.js';
+import type {LiveModel, LiveStore} from '../../source/store/live.js';
 import {BINDINGS, footerHints, helpRows, resolveAction} from '../../source/ui/keymap.js';
 import {renderAt} from '../helpers/render.js';
-import {ROOT} from '../helpers/writer.js';
+import {openFixtureLive} from '../helpers/fixture-live.js';
 
 const NOW = 1_786_670_000;
-let dir: string;
 let live: LiveStore;
+let close: () => void;
 
 beforeAll(() => {
-	dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-keys-'));
-	fs.copyFileSync(path.join(ROOT, '../shared/fixtures/hermes-v21-incident/state.db'), path.join(dir, 'state.db'));
-	live = LiveStore.open({path: path.join(dir, 'state.db'), owner: null, label: 'fixture'}, {watch: false});
+	({live, close} = openFixtureLive('hfx-keys-'));
 });
-afterAll(() => {
-	live.close();
-	fs.rmSync(dir, {recursive: true, force: true});
-});
+afterAll(() => close());
 
 const app = (props: Partial<React.ComponentProps<typeof App>> = {}) => <App live={live} color={false} now={() => NOW} {...props} />;
 const DOWN = '\u001B[B';

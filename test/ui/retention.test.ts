@@ -9,14 +9,11 @@
  * creation stack (`_debugStack`), and with it the scope of the render that made it. So React and
  * everything that imports it are loaded after NODE_ENV is set (no JSX in this file).
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {LiveStore, type LiveModel} from '../../source/store/live.js';
-import {ROOT} from '../helpers/writer.js';
+import type {LiveModel, LiveStore} from '../../source/store/live.js';
+import {openFixtureLive} from '../helpers/fixture-live.js';
 
 process.env.NODE_ENV = 'production';
 const React = await import('react');
@@ -26,18 +23,13 @@ type LiveSource = import('../../source/ui/app.js').LiveSource;
 type Rendered = import('../helpers/render.js').Rendered;
 
 const NOW = 1_786_670_000;
-let dir: string;
 let live: LiveStore;
+let close: () => void;
 
 beforeAll(() => {
-	dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-retention-'));
-	fs.copyFileSync(path.join(ROOT, '../shared/fixtures/hermes-v21-incident/state.db'), path.join(dir, 'state.db'));
-	live = LiveStore.open({path: path.join(dir, 'state.db'), owner: null, label: 'fixture'}, {watch: false});
+	({live, close} = openFixtureLive('hfx-retention-'));
 });
-afterAll(() => {
-	live.close();
-	fs.rmSync(dir, {recursive: true, force: true});
-});
+afterAll(() => close());
 
 function collectGarbage(): void {
 	v8.setFlagsFromString('--expose-gc');

@@ -1,0 +1,22 @@
+/**
+ * A live store on a private copy of the shared real-Hermes fixture (not watched: tests refresh
+ * it themselves), and how to close it and remove the copy.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {LiveStore} from '../../source/store/live.js';
+import {ROOT} from './writer.js';
+
+export function openFixtureLive(prefix: string): {live: LiveStore; close: () => void} {
+	const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+	fs.copyFileSync(path.join(ROOT, '../shared/fixtures/hermes-v21-incident/state.db'), path.join(dir, 'state.db'));
+	const live = LiveStore.open({path: path.join(dir, 'state.db'), owner: null, label: 'fixture'}, {watch: false});
+	return {
+		live,
+		close() {
+			live.close();
+			fs.rmSync(dir, {recursive: true, force: true});
+		},
+	};
+}

@@ -118,8 +118,23 @@ export function resolveOutput(root: string, output: string | undefined, stamp: s
 		return {dir, file: explicit, explicitFile: true};
 	}
 
-	let file = path.join(dir, `hfx-backup-${stamp}.zip`);
-	for (let n = 2; fs.existsSync(file); n++) {
+	// Within one second, each new archive takes a number above every one already there: reusing a
+	// number freed by pruning would sort the newest archive below an older one (and --keep would
+	// then keep the wrong ones).
+	let highest = 0;
+	try {
+		for (const name of fs.readdirSync(dir)) {
+			const at = archiveStamp(name);
+			if (at?.stamp === stamp) {
+				highest = Math.max(highest, at.n);
+			}
+		}
+	} catch {
+		// the folder does not exist yet
+	}
+
+	let file = path.join(dir, highest === 0 ? `hfx-backup-${stamp}.zip` : `hfx-backup-${stamp}-${highest + 1}.zip`);
+	for (let n = highest + 2; fs.existsSync(file); n++) {
 		file = path.join(dir, `hfx-backup-${stamp}-${n}.zip`);
 	}
 

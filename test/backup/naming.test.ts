@@ -1,0 +1,30 @@
+/**
+ * Archive names within one second: the newest must always sort first, also after pruning freed a
+ * lower number (three backups in one second with --keep 1 once kept two archives).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {afterAll, describe, expect, it} from 'vitest';
+import {resolveOutput, sortArchives} from '../../source/backup/backup.js';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-naming-'));
+afterAll(() => fs.rmSync(dir, {recursive: true, force: true}));
+
+describe('archive names', () => {
+	const stamp = '20261129-181201';
+	const next = () => path.basename(resolveOutput(dir, `${dir}/`, stamp).file);
+
+	it('numbers archives of the same second upwards, never reusing a number freed by pruning', () => {
+		expect(next()).toBe(`hfx-backup-${stamp}.zip`);
+		fs.writeFileSync(path.join(dir, next()), '');
+		expect(next()).toBe(`hfx-backup-${stamp}-2.zip`);
+		fs.writeFileSync(path.join(dir, next()), '');
+		// --keep 1 pruned the first one: the next is still above the survivor, and sorts first.
+		fs.rmSync(path.join(dir, `hfx-backup-${stamp}.zip`));
+		const third = next();
+		expect(third).toBe(`hfx-backup-${stamp}-3.zip`);
+		fs.writeFileSync(path.join(dir, third), '');
+		expect(sortArchives(fs.readdirSync(dir))[0]).toBe(third);
+	});
+});

@@ -10,6 +10,7 @@ import {type ApplyOutcome, type Planned, applyRepair, computePlan, TOOL_VERSION}
 import {appendAudit, auditPathFor} from '../repair/audit.js';
 import {type Adoption, type Value} from '../repair/plan.js';
 import {undoRepair} from '../repair/undo.js';
+import {preflight} from '../store/preflight.js';
 import {ShmReader} from '../store/shm.js';
 import {type GlobalFlags, type Io, guarded, locate} from './context.js';
 import {plural} from './format.js';
@@ -118,6 +119,9 @@ export async function runRepair(flags: RepairFlags, io: Io): Promise<ExitCode> {
 	return guarded(io, flags, async () => {
 		const location = locate(flags, io).stores[0]!;
 		const dbPath = location.path;
+		// Bad input (missing, not SQLite, 0-byte beside a WAL...) is refused here, before any check
+		// or audit entry: nothing is written beside a file that is not a store.
+		preflight(dbPath);
 		const interactive = Boolean(process.stdin.isTTY);
 		if ((flags.apply || flags.undo) && !flags.yes && !interactive) {
 			io.err(`hfx: ${dbPath}: a typed confirmation is needed and stdin is not a terminal. Next: review the dry run (hfx repair), then re-run with --yes`);

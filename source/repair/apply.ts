@@ -11,6 +11,7 @@ import {FailClosed, errorMessage, type ExitCode} from '../errors.js';
 import {critical, interruptRequested} from '../interrupts.js';
 import {ReadOnlyStore} from '../store/open.js';
 import {detectSchema} from '../store/schema.js';
+import {preflight} from '../store/preflight.js';
 import {readSnapshot} from '../store/snapshot.js';
 import {ShmReader} from '../store/shm.js';
 import {takeQuickSnapshot} from '../backup/snapshot.js';
@@ -46,6 +47,9 @@ function readRows(store: ReadOnlyStore, ids: readonly string[]): Map<string, Rec
 
 /** Reads the store read-only and computes a bound plan. The binding is read before and after: a store that moved meanwhile is refused. */
 export async function computePlan(dbPath: string, options: {owner: string | null; maxGapSeconds: number; only?: readonly string[]; now?: number}, reader: ShmReader): Promise<Planned> {
+	// The same refusals as every read (missing, not SQLite, 0-byte beside a WAL...), before the
+	// binding's stat and -shm read.
+	preflight(dbPath);
 	const before = await readBinding(dbPath, '', reader);
 	const store = ReadOnlyStore.open(dbPath);
 	let analysis: Analysis;

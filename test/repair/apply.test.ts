@@ -150,6 +150,20 @@ describe('apply on copies of the scenario stores and of the real Hermes fixture'
 });
 
 describe('refusals: exit 2, one line naming the cause, nothing written', () => {
+	it('a path that is not a store (missing, not SQLite): no audit entry, no file created', () => {
+		const dir = temp('not-a-store');
+		fs.writeFileSync(path.join(dir, 'notes.txt'), 'root:x:0:0:root:/root:/bin/bash\n');
+		for (const [name, cause] of [['missing.db', 'no such file'], ['notes.txt', 'not a SQLite database']]) {
+			for (const args of [['repair'], ['repair', '--apply', '--yes'], ['repair', '--undo', '1', '--yes']]) {
+				const r = hfx([...args, '--db', path.join(dir, name)]);
+				expect(r.code, args.join(' ')).toBe(2);
+				expect(r.stderr.trim().split('\n')).toHaveLength(1);
+				expect(r.stderr).toContain(`${path.join(dir, name)}: ${cause}`);
+				expect(fs.readdirSync(dir)).toEqual(['notes.txt']);
+			}
+		}
+	});
+
 	it('a live writer process holding the store', async () => {
 		const dir = temp('holder');
 		const db = path.join(dir, 'state.db');

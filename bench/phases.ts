@@ -18,8 +18,8 @@ if (!dbPath) {
 	throw new Error('usage: node dist-bench/phases.js DB');
 }
 
-// What cli.js loads: meow statically, then the scan command and its context.
-await import('meow');
+// What cli.js loads: its flag parser statically, then the scan command and its context.
+await import('../dist/cli-args.js');
 const {locateStores} = await import('../dist/store/locate.js');
 const {ReadOnlyStore} = await import('../dist/store/open.js');
 const {detectSchema} = await import('../dist/store/schema.js');

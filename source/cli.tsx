@@ -3,9 +3,12 @@
  * hfx entry point: flags, colour and TTY decisions, dispatch. Commands are loaded lazily so that
  * `hfx scan` in a cron job never loads React or Ink.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import process from 'node:process';
-import meow from 'meow';
+import {FLAGS, UsageError, parseArgs} from './cli-args.js';
 import type {ExitCode} from './errors.js';
+import {packageRoot} from './paths.js';
 
 // React's development build diffs props and checks invariants on every render: not for operators.
 process.env.NODE_ENV ??= 'production';
@@ -81,38 +84,18 @@ export const HELP = `
 
 export type ParsedCli = ReturnType<typeof parse>;
 
-export function parse(argv: string[]) {
-	return meow(HELP, {
-		importMeta: import.meta,
-		argv,
-		allowUnknownFlags: false,
-		flags: {
-			db: {type: 'string'},
-			home: {type: 'string'},
-			profile: {type: 'string'},
-			json: {type: 'boolean', default: false},
-			maxGapSeconds: {type: 'string'},
-			source: {type: 'string'},
-			limit: {type: 'number', default: 50},
-			all: {type: 'boolean', default: false},
-			color: {type: 'boolean', default: true},
-			speed: {type: 'string'},
-			seconds: {type: 'string'},
-			// demo: bare --keep keeps its temp home; backup: --keep N archives. A string serves both.
-			keep: {type: 'string'},
-			output: {type: 'string', shortFlag: 'o'},
-			dryRun: {type: 'boolean', default: false},
-			quick: {type: 'boolean', default: false},
-			label: {type: 'string'},
-			to: {type: 'string'},
-			yes: {type: 'boolean', default: false},
-			drill: {type: 'boolean', default: false},
-			maxAge: {type: 'string'},
-			apply: {type: 'boolean', default: false},
-			only: {type: 'string', isMultiple: true},
-			undo: {type: 'string'},
-		},
-	});
+/** Parses hfx's command line (throws UsageError on anything it does not take). */
+export function parse(argv: readonly string[]) {
+	return parseArgs(argv, FLAGS);
+}
+
+function version(): string {
+	try {
+		const pkg = JSON.parse(fs.readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as {version?: unknown};
+		return typeof pkg.version === 'string' ? pkg.version : 'unknown';
+	} catch {
+		return 'unknown';
+	}
 }
 
 function usage(message: string): ExitCode {
@@ -121,7 +104,27 @@ function usage(message: string): ExitCode {
 }
 
 export async function main(argv: string[]): Promise<ExitCode> {
-	const cli = parse(argv);
+	let cli: ParsedCli;
+	try {
+		cli = parse(argv);
+	} catch (error) {
+		if (error instanceof UsageError) {
+			return usage(error.message);
+		}
+
+		throw error;
+	}
+
+	if (cli.help) {
+		process.stdout.write(`${HELP}\n`);
+		return 0;
+	}
+
+	if (cli.version) {
+		process.stdout.write(`${version()}\n`);
+		return 0;
+	}
+
 	const [command = '', ...rest] = cli.input;
 	const gap = cli.flags.maxGapSeconds === undefined ? 900 : Number(cli.flags.maxGapSeconds);
 	if (!Number.isFinite(gap) || gap < 0) {

@@ -9,6 +9,7 @@ import v8 from 'node:v8';
 import React from 'react';
 import {render} from 'ink';
 import {isFailClosed, type ExitCode} from '../errors.js';
+import {startupMark, startupMarks} from '../startup.js';
 import {LiveStore} from '../store/live.js';
 import type {StoreLocation} from '../store/locate.js';
 import {App} from '../ui/app.js';
@@ -39,11 +40,11 @@ export async function runLiveApp(location: StoreLocation, flags: GlobalFlags, io
 	// could measure to the start-up time or to the memory of a 10-minute follow.)
 	v8.setFlagsFromString('--heap-growing-percent=30');
 	// Diagnostics: HFX_TRACE_STARTUP=FILE appends when each start-up step ended (ms since process start).
-	const marks: Array<[string, number]> = [['modules loaded', performance.now()]];
+	startupMark('modules loaded');
 	let live: LiveStore;
 	try {
 		live = LiveStore.open(location, {maxGapSeconds: flags.maxGapSeconds});
-		marks.push(['store read and analysed', performance.now()]);
+		startupMark('store read and analysed');
 	} catch (error) {
 		if (isFailClosed(error)) {
 			io.err(error.line());
@@ -70,16 +71,16 @@ export async function runLiveApp(location: StoreLocation, flags: GlobalFlags, io
 
 	let renders = 0;
 	let renderMs = 0;
-	marks.push(['render started', performance.now()]);
+	startupMark('render started');
 	const instance = render(<App live={live} files={files} repair={repair} color={flags.color} tick onExit={ids => {
 		yanked = ids;
 	}} />, {exitOnCtrlC: false, patchConsole: true, maxFps: 20, onRender({renderTime}) {
 		renders++;
 		renderMs += renderTime;
 		if (renders === 1) {
-			marks.push(['first frame', performance.now()]);
+			startupMark('first frame');
 			if (io.env.HFX_TRACE_STARTUP) {
-				fs.appendFileSync(io.env.HFX_TRACE_STARTUP, `${JSON.stringify(Object.fromEntries(marks.map(([k, v]) => [k, Math.round(v)])))}\n`);
+				fs.appendFileSync(io.env.HFX_TRACE_STARTUP, `${JSON.stringify(startupMarks())}\n`);
 			}
 
 			// Follow the store from here on (it catches up on anything committed since the first read).

@@ -13,6 +13,7 @@ import {analyzeIncremental, prepareIncremental} from '../forensics/incremental.j
 import type {SessionRecord, Snapshot} from '../forensics/types.js';
 import {isOrphanCandidate} from '../forensics/orphans.js';
 import {errorMessage} from '../errors.js';
+import {startupMark} from '../startup.js';
 import {type DatabaseFacts, describe} from './load.js';
 import type {StoreLocation} from './locate.js';
 import {ReadOnlyStore} from './open.js';
@@ -110,6 +111,7 @@ export class LiveStore {
 		// A long-lived observer: a small page cache (the OS caches the file anyway).
 		store.setCacheSizeKib(4096);
 		const {snapshot, meta} = readSnapshot(store, schema, location.owner);
+		startupMark('store read');
 		this.absorbFull(snapshot, meta);
 		this.lastDataVersion = meta.dataVersion;
 		this.lastFullReload = Date.now();
@@ -133,6 +135,7 @@ export class LiveStore {
 	/** Opens read-only and reads the first snapshot (throws FailClosed on refusal). */
 	static open(location: StoreLocation, options: LiveOptions = {}): LiveStore {
 		const store = ReadOnlyStore.open(location.path);
+		startupMark('store opened');
 		try {
 			return new LiveStore(location, store, detectSchema(store), options);
 		} catch (error) {

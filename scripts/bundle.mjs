@@ -7,6 +7,7 @@
  * (backup/check-worker.js, simulator/gateway.js) stay plain files in dist/.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import {build} from 'esbuild';
 
 // Ink imports its DevTools bridge (react-devtools-core, and ws through a window polyfill) only
@@ -54,8 +55,10 @@ const yogaWithoutFetch = {
 // Four text modules build a grapheme segmenter when they load, and string-width compiles its
 // RGI-emoji regex then too: ~35 ms of every start (the first Intl.Segmenter loads ICU's break
 // data), though a screen of plain narrow text never needs them (text-width.ts, ink-output.ts).
-// Here each is built on first use instead. Every use is `.segment(text)` / `.test(text)`; a
-// module that changes shape fails the build rather than bundling unchanged.
+// Here each module gets dist/ui/segmenter.js's lazy segmenter (plain text split without ICU, a
+// real segmenter built on first need), and the regex is built on first use. Every use is
+// `.segment(text)` / `.containing(i)` / `.test(text)`; a module that changes shape fails the build
+// rather than bundling unchanged.
 const LAZY_TEXT_MODULES = [
 	// (wrap-ansi's own, older string-width first: the pattern below it matches both.)
 	{file: /[\\/]node_modules[\\/]wrap-ansi[\\/]node_modules[\\/]string-width[\\/]index\.js$/, segmenters: 1, rgi: 0},
@@ -80,7 +83,8 @@ const lazyText = {
 				throw new Error(`lazy-text-tables: ${args.path} has ${segmenters} segmenters and ${rgi} RGI regexes, expected ${spec.segmenters} and ${spec.rgi}: review this plugin`);
 			}
 
-			text = text.replaceAll('new Intl.Segmenter(', '__hfxLazySegmenter(');
+			// dist/ui/segmenter.js: splits plain text without ICU, builds a real segmenter on first need.
+			text = `import {lazySegmenter as __hfxLazySegmenter} from ${JSON.stringify(path.resolve('dist/ui/segmenter.js'))};\n${text.replaceAll('new Intl.Segmenter(', '__hfxLazySegmenter(')}`;
 			text = text.replace(RGI_REGEX, () => 'let rgiEmojiRegexBuilt; const rgiEmojiRegex = {test: text => (rgiEmojiRegexBuilt ??= new RegExp(\'^\\\\p{RGI_Emoji}$\', \'v\')).test(text)};');
 			return {contents: text, loader: 'js'};
 		});
@@ -97,8 +101,7 @@ await build({
 	target: 'node20',
 	external: ['better-sqlite3', 'yazl'],
 	// CommonJS dependencies (React) call require() for Node built-ins.
-	// ...and lazyText's segmenters are built on their first .segment().
-	banner: {js: 'import {createRequire as __hfxCreateRequire} from \'node:module\'; const require = __hfxCreateRequire(import.meta.url); const __hfxLazySegmenter = (...args) => { let built; return {segment: text => (built ??= new Intl.Segmenter(...args)).segment(text)}; };'},
+	banner: {js: 'import {createRequire as __hfxCreateRequire} from \'node:module\'; const require = __hfxCreateRequire(import.meta.url);'},
 	plugins: [noDevtools, reactProduction, yogaWithoutFetch, lazyText],
 	legalComments: 'none',
 	// Less source to decode and parse at every start (2.1 MB instead of 3 MB); names are kept, so

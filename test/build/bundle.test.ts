@@ -38,6 +38,12 @@ describe('the hfx bundle', () => {
 		expect(text).toContain('both async and sync fetching of the wasm failed');
 	});
 
+	it('gives Ink\'s four text modules the lazy segmenter (no ICU segmenter built at load or for plain text)', () => {
+		// string-width (Ink's and wrap-ansi's), slice-ansi and ansi-tokenize.
+		expect(text.match(/=lazySegmenter\(/g)).toHaveLength(4);
+		expect(inputs).toContain('dist/ui/segmenter.js');
+	});
+
 	it('leaves better-sqlite3 and yazl to node_modules', () => {
 		expect(inputs.some(p => p.includes('node_modules/better-sqlite3/') || p.includes('node_modules/yazl/'))).toBe(false);
 		const external = new Set(meta.outputs['dist/hfx.js']!.imports.filter(i => i.external).map(i => i.path));

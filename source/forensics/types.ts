@@ -16,7 +16,6 @@ export type SessionRecord = {
 	chatType: string | null;
 	threadId: string | null;
 	displayName: string | null;
-	originJson: string | null;
 	parentSessionId: string | null;
 	/** Raw cells: restart SQL in Hermes orders on them without an epoch window. */
 	startedAtRaw: Cell;

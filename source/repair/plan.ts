@@ -135,7 +135,6 @@ export function applyToRecords(sessions: readonly SessionRecord[], adoptions: re
 		o.chatType ??= d.chatType;
 		o.threadId ??= d.threadId;
 		o.userId ??= d.userId;
-		o.originJson ??= d.originJson;
 		o.displayName ??= d.displayName;
 		o.parentSessionId ??= d.id;
 		d.endedAtRaw = d.endedAtRaw ?? at;

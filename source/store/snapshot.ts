@@ -30,7 +30,6 @@ const SESSION_COLUMNS: readonly Column[] = [
 	{field: 'profile_name', column: 'profile_name', fallback: 'NULL'},
 	{field: 'handoff_state', column: 'handoff_state', fallback: 'NULL'},
 	{field: 'display_name', column: 'display_name', fallback: 'NULL', views: true},
-	{field: 'origin_json', column: 'origin_json', fallback: 'NULL', views: true},
 	{field: 'title', column: 'title', fallback: 'NULL', views: true},
 	{field: 'model', column: 'model', fallback: 'NULL', views: true},
 	{field: 'input_tokens', column: 'input_tokens', fallback: '0', views: true},
@@ -234,7 +233,6 @@ export function rowMapper(set: ColumnSet, stats = true): (row: unknown[]) => Ses
 	const chatType = at('chat_type');
 	const threadId = at('thread_id');
 	const displayName = at('display_name');
-	const originJson = at('origin_json');
 	const parent = at('parent_session_id');
 	const startedAt = at('started_at');
 	const endedAt = at('ended_at');
@@ -265,7 +263,6 @@ export function rowMapper(set: ColumnSet, stats = true): (row: unknown[]) => Ses
 			chatType: text(row[chatType]),
 			threadId: text(row[threadId]),
 			displayName: text(row[displayName]),
-			originJson: text(row[originJson]),
 			parentSessionId: text(row[parent]),
 			startedAtRaw: cell(row[startedAt]),
 			endedAtRaw: cell(row[endedAt]),

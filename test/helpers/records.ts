@@ -35,7 +35,6 @@ export function session(partial: Partial<SessionRecord> & {id: string}): Session
 		chatType: null,
 		threadId: null,
 		displayName: null,
-		originJson: null,
 		parentSessionId: null,
 		endedAtRaw: endReason === null ? null : (started ?? T0) + 120,
 		lastActivityAtRaw: null,

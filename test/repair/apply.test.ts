@@ -153,7 +153,7 @@ describe('refusals: exit 2, one line naming the cause, nothing written', () => {
 	it('a path that is not a store (missing, not SQLite): no audit entry, no file created', () => {
 		const dir = temp('not-a-store');
 		fs.writeFileSync(path.join(dir, 'notes.txt'), 'root:x:0:0:root:/root:/bin/bash\n');
-		for (const [name, cause] of [['missing.db', 'no such file'], ['notes.txt', 'not a SQLite database']]) {
+		for (const [name, cause] of [['missing.db', 'no such file'], ['notes.txt', 'not a SQLite database']] as const) {
 			for (const args of [['repair'], ['repair', '--apply', '--yes'], ['repair', '--undo', '1', '--yes']]) {
 				const r = hfx([...args, '--db', path.join(dir, name)]);
 				expect(r.code, args.join(' ')).toBe(2);

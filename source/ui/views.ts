@@ -17,6 +17,12 @@ export type SessionRow = {
 	lastActive: number | null;
 };
 
+/**
+ * Rows of the sessions an incremental refresh changed, so that every list patched for one
+ * analysis inserts the same row object. The first list of all sessions makes its rows directly
+ * (21,000 entries in a WeakMap cost more at start-up than the rows themselves, and weigh on every
+ * full collection after), so an existing row is found by its session, not through this map.
+ */
 const rows = new WeakMap<SessionRecord, SessionRow>();
 
 export function rowOf(session: SessionRecord): SessionRow {
@@ -85,7 +91,14 @@ export function allSessionRows(analysis: Analysis): SessionRow[] {
 		allRowsCache.delete(derivation.previous);
 		sorted = patch(before, analysis, derivation, () => true);
 	} else {
-		sorted = analysis.snapshot.sessions.map(rowOf).sort(newestFirst);
+		const {sessions} = analysis.snapshot;
+		sorted = new Array<SessionRow>(sessions.length);
+		for (let i = 0; i < sessions.length; i++) {
+			const session = sessions[i]!;
+			sorted[i] = {session, lastActive: lastActive(session)};
+		}
+
+		sorted.sort(newestFirst);
 	}
 
 	allRowsCache.set(analysis, sorted);
@@ -97,7 +110,7 @@ function patch(list: SessionRow[], analysis: Analysis, derivation: Derivation, p
 	for (const id of derivation.changed) {
 		const was = derivation.old(id);
 		if (was) {
-			const i = list.indexOf(rowOf(was));
+			const i = list.findIndex(row => row.session === was);
 			if (i !== -1) {
 				list.splice(i, 1);
 			}

@@ -2,9 +2,10 @@
  * Bundles the compiled CLI (dist/cli.js and everything it imports, the Ink stack included) into
  * one file, dist/hfx.js: the `hfx` bin. Node's ESM loader resolves, reads and links each of the
  * ~400 modules separately, which cost the TUI about 0.2 s of its start-up; one file does not.
- * Kept out of the bundle: better-sqlite3 (a native addon) and yazl (backup/archive.ts swaps its
- * CRC-32 for zlib's in the module instance it requires). The workers and child processes
- * (backup/check-worker.js, simulator/gateway.js) stay plain files in dist/.
+ * Kept out of the bundle: better-sqlite3 (a native addon) and yazl (backup/archive.ts requires it
+ * when it writes its first archive and swaps its CRC-32 for zlib's in that module instance). The
+ * workers and child processes (backup/check-worker.js, simulator/gateway.js) stay plain files in
+ * dist/.
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -14,7 +14,7 @@ import {createRequire} from 'node:module';
 import {Transform, type TransformCallback} from 'node:stream';
 import {pipeline} from 'node:stream/promises';
 import zlib from 'node:zlib';
-import yazl from 'yazl';
+import type * as Yazl from 'yazl';
 import {type MemberRecord} from './manifest.js';
 import {Hasher, crcHex, fsyncFile} from './fsutil.js';
 
@@ -27,7 +27,7 @@ import {Hasher, crcHex, fsyncFile} from './fsutil.js';
  */
 function speedUpYazlCrc(): boolean {
 	try {
-		const fromYazl = createRequire(createRequire(import.meta.url).resolve('yazl'));
+		const fromYazl = createRequire(requireHere.resolve('yazl'));
 		const bufferCrc32 = fromYazl('buffer-crc32') as {unsigned: (buf: Buffer, previous?: number) => number};
 		const probe = Buffer.from('hfx buffer-crc32 probe \u00ff\u0000');
 		const expected = bufferCrc32.unsigned(probe, bufferCrc32.unsigned(probe));
@@ -43,7 +43,21 @@ function speedUpYazlCrc(): boolean {
 	}
 }
 
-export const yazlCrcAccelerated = speedUpYazlCrc();
+const requireHere = createRequire(import.meta.url);
+let yazl: typeof Yazl | undefined;
+
+/**
+ * yazl, loaded when the first archive is written rather than with hfx (it costs ~11 ms that the
+ * TUI and every other command would pay at start), its CRC-32 pointed at zlib's then.
+ */
+function loadYazl(): typeof Yazl {
+	if (!yazl) {
+		yazl = requireHere('yazl') as typeof Yazl;
+		speedUpYazlCrc();
+	}
+
+	return yazl;
+}
 
 export const SEAL_PREFIX = 'hfx-seal-v1 sha256:';
 export const SEAL_LENGTH = SEAL_PREFIX.length + 64;
@@ -115,7 +129,7 @@ export type AddOptions = {mode: number; mtime: Date; compress: boolean; onBytes?
 
 export class ZipWriter {
 	readonly file: string;
-	private readonly zip = new yazl.ZipFile();
+	private readonly zip = new (loadYazl().ZipFile)();
 	private readonly seal = new SealTransform();
 	private readonly done: Promise<void>;
 	private failure: unknown;

@@ -8,7 +8,7 @@
  *
  * The archive is written to a temp name (mode 0600) by the caller, fsynced here.
  */
-import crypto from 'node:crypto';
+import {sha256} from '../crypto.js';
 import fs from 'node:fs';
 import {createRequire} from 'node:module';
 import {Transform, type TransformCallback} from 'node:stream';
@@ -71,7 +71,7 @@ const EOCD_SIGNATURE = 0x06_05_4b_50;
  */
 class SealTransform extends Transform {
 	private tail = Buffer.alloc(0);
-	private readonly sha = crypto.createHash('sha256');
+	private readonly sha = sha256();
 	private readonly keep = EOCD_SIZE + SEAL_LENGTH;
 	crc = 0;
 	bytes = 0;

@@ -3,7 +3,7 @@
  * process liveness (for stale locks and debris), UTC stamps, and a registry of temp paths that
  * are removed on any exit, including Ctrl-C and SIGTERM (never on SIGKILL: the next run sweeps).
  */
-import crypto from 'node:crypto';
+import {sha256, randomHex} from '../crypto.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -66,7 +66,7 @@ export type Digest = {size: number; crc32: number; sha256: string};
 
 /** A running CRC-32 + sha256 + byte count. */
 export class Hasher {
-	private readonly sha = crypto.createHash('sha256');
+	private readonly sha = sha256();
 	crc = 0;
 	size = 0;
 
@@ -227,7 +227,7 @@ export function sweepDebris(dir: string): string[] {
 
 /** A temp name in `dir` that sweepDebris recognises: `.hfx-<what>.p<pid>.<rand>.partial`. */
 export function tempPath(dir: string, what: string): string {
-	return path.join(dir, `.hfx-${what}.p${process.pid}.${crypto.randomBytes(4).toString('hex')}.partial`);
+	return path.join(dir, `.hfx-${what}.p${process.pid}.${randomHex(4)}.partial`);
 }
 
 /** Turns an I/O error while writing into the one-line refusal. */

@@ -7,7 +7,7 @@
  * and go with it when the container does.
  */
 import fs from 'node:fs';
-import crypto from 'node:crypto';
+import {sha256} from '../crypto.js';
 import {span} from '../commands/format.js';
 import {type BackupEntry, listArchives} from './list.js';
 import {openZip} from './zipread.js';
@@ -44,7 +44,7 @@ export async function recomputeSeal(file: string): Promise<string | null> {
 		const z = await openZip(file);
 		const end = z.eocdOffset;
 		z.close();
-		const sha = crypto.createHash('sha256');
+		const sha = sha256();
 		const fd = fs.openSync(file, 'r');
 		try {
 			const buf = Buffer.allocUnsafe(1 << 20);

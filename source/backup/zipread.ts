@@ -8,7 +8,7 @@
  *   - the seal (sha256 of every byte before the end record, in our archives' comment) is checked.
  * Member names are decoded by us (decodeStrings: false) so an unsafe name is reported, not thrown.
  */
-import crypto from 'node:crypto';
+import {sha256} from '../crypto.js';
 import fs from 'node:fs';
 import type {Readable} from 'node:stream';
 import yauzl from 'yauzl';
@@ -360,7 +360,7 @@ export function structuralProblems(z: OpenedZip, options: {onBytes?: (n: number)
 		let sealChecked = false;
 		const text = z.comment.toString('latin1');
 		if (z.seal && !options.skipSeal) {
-			const sha = crypto.createHash('sha256');
+			const sha = sha256();
 			const buf = Buffer.allocUnsafe(1 << 20);
 			let pos = 0;
 			while (pos < z.eocdOffset) {

@@ -3,7 +3,7 @@
  * (hermes-state.md §3.6) as a before/after table, what a restart resumes for that chat before and
  * after, and the consequences worth a warning. Pure: rows and an analysis in, a plan out.
  */
-import crypto from 'node:crypto';
+import {sha256 as sha256Hash} from '../crypto.js';
 import {type Analysis, analyze} from '../forensics/analyze.js';
 import {REPAIR_END_REASON} from '../forensics/end-reasons.js';
 import type {OrphanVerdict} from '../forensics/orphans.js';
@@ -107,7 +107,7 @@ export function canonical(value: unknown): string {
 }
 
 export function sha256(text: string): string {
-	return crypto.createHash('sha256').update(text).digest('hex');
+	return sha256Hash().update(text).digest('hex');
 }
 
 /** The hash of the full rows a plan touches: any change to any of their columns changes it. */

@@ -92,7 +92,51 @@ function plainCells(line: string): StyledChar[] {
 	return cells;
 }
 
-const styledChars = (line: string): StyledChar[] => styledLines.get(line, l => (NARROW_TEXT.test(l) ? plainCells(l) : compact(styledCharsFromTokens(tokenize(l)))));
+type Token = ReturnType<typeof tokenize>[number];
+const SGR = /\u001B\[[0-9;]*m/g;
+
+/**
+ * The tokenizer's tokens for a line whose escapes are all SGR codes and whose text is narrow, or
+ * null: each character is an ordinary one-column char token, so only the codes go through the
+ * tokenizer (which looks up every character's width and grapheme otherwise).
+ */
+function narrowStyledTokens(line: string): Token[] | null {
+	const tokens: Token[] = [];
+	let last = 0;
+	const text = (to: number): boolean => {
+		const run = line.slice(last, to);
+		if (!NARROW_TEXT.test(run)) {
+			return false;
+		}
+
+		for (const value of run) {
+			tokens.push({type: 'char', value, fullWidth: false});
+		}
+
+		return true;
+	};
+
+	for (const match of line.matchAll(SGR)) {
+		if (!text(match.index)) {
+			return null;
+		}
+
+		tokens.push(...tokenize(match[0]));
+		last = match.index + match[0].length;
+	}
+
+	return text(line.length) ? tokens : null;
+}
+
+function makeStyledChars(line: string): StyledChar[] {
+	if (NARROW_TEXT.test(line)) {
+		return plainCells(line);
+	}
+
+	return compact(styledCharsFromTokens(narrowStyledTokens(line) ?? tokenize(line)));
+}
+
+const styledChars = (line: string): StyledChar[] => styledLines.get(line, makeStyledChars);
 const widthOf = (text: string): number => widths.get(text, textWidth);
 
 function widestLine(lines: readonly string[]): number {

@@ -275,5 +275,11 @@ main(process.argv.slice(2)).then(async code => {
 	process.exitCode = code;
 }, (error: unknown) => {
 	process.stderr.write(`hfx: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+	// The bundled bin's identifiers are minified; its source map names them again.
+	const mapped = (process as {sourceMapsEnabled?: boolean}).sourceMapsEnabled === true;
+	if (import.meta.url.endsWith('/hfx.js') && !mapped) {
+		process.stderr.write('hfx: for a trace with file and function names, run the same command with NODE_OPTIONS=--enable-source-maps\n');
+	}
+
 	process.exitCode = 2;
 });

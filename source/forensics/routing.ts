@@ -48,10 +48,23 @@ export function messageActivity(s: SessionRecord): number | null {
 
 function chatIdentity(key: string, keyed: readonly SessionRecord[]): ChatIdentity {
 	const {namespace, platform} = parseSessionKey(key);
-	const samePlatform = keyed.filter(s => platform === null || s.source === platform);
-	const withTuple = [...samePlatform].sort((a, b) => compareCells(b.startedAtRaw, a.startedAtRaw) || (a.id < b.id ? 1 : (a.id > b.id ? -1 : 0))).find(s => s.chatId !== null || s.chatType !== null);
+	// The newest row of the platform that carries a chat tuple (newest started_at, then the
+	// greatest id): a linear scan keeps the row a sort by that order would put first.
+	let withTuple: SessionRecord | undefined;
+	for (const s of keyed) {
+		if ((platform !== null && s.source !== platform) || (s.chatId === null && s.chatType === null)) {
+			continue;
+		}
+
+		const order = withTuple === undefined ? 1 : compareCells(s.startedAtRaw, withTuple.startedAtRaw);
+		if (order > 0 || (order === 0 && s.id > withTuple!.id)) {
+			withTuple = s;
+		}
+	}
+
 	return {
-		platform: platform ?? samePlatform[0]?.source ?? keyed[0]?.source ?? '',
+		// Without a platform in the key, every keyed row counts as the platform's.
+		platform: platform ?? keyed[0]?.source ?? '',
 		namespace,
 		userId: withTuple?.userId ?? null,
 		chatId: withTuple?.chatId ?? null,
@@ -62,6 +75,20 @@ function chatIdentity(key: string, keyed: readonly SessionRecord[]): ChatIdentit
 
 export function tupleKey(source: string, userId: string | null, chatId: string | null, chatType: string | null, threadId: string | null): string {
 	return `${source}\u0000${userId ?? ''}\u0000${chatId ?? ''}\u0000${chatType ?? ''}\u0000${threadId ?? ''}`;
+}
+
+/** The tuple fallback's equality on a column: `COALESCE(a, '') = COALESCE(b, '')`. */
+function sameOrBothEmpty(a: string | null, b: string | null): boolean {
+	return (a ?? '') === (b ?? '');
+}
+
+/** Does the row carry the chat's tuple: its platform, and user, chat, type and thread compared as the fallback query does? */
+function matchesTuple(s: SessionRecord, identity: ChatIdentity): boolean {
+	return s.source === identity.platform
+		&& sameOrBothEmpty(s.chatId, identity.chatId)
+		&& sameOrBothEmpty(s.userId, identity.userId)
+		&& sameOrBothEmpty(s.chatType, identity.chatType)
+		&& sameOrBothEmpty(s.threadId, identity.threadId);
 }
 
 /** The one session key every candidate donor of an ambiguous orphan carries, if they agree. */
@@ -109,23 +136,30 @@ export function buildKeyIndex(sessions: readonly SessionRecord[]): Map<string, S
 export function analyzeRouting(input: RoutingInput): ChatRouting[] {
 	const byKey = input.byKey ?? buildKeyIndex(input.sessions);
 
-	// Only the tuple fallback (an exact-key miss) needs this index: build it on first use.
-	let byTuple: Map<string, SessionRecord[]> | undefined;
-	const tupleIndex = (): Map<string, SessionRecord[]> => {
-		if (!byTuple) {
-			byTuple = new Map();
+	// Only the tuple fallback (an exact-key miss) needs this index: built on first use, by chat id
+	// alone (a string each row already holds, so no key is built per session); the few rows of
+	// one chat id are then matched on the rest of the tuple.
+	let byChatId: Map<string, SessionRecord[]> | undefined;
+	const tupleRows = (identity: ChatIdentity): SessionRecord[] => {
+		if (!byChatId) {
+			byChatId = new Map();
 			for (const s of input.sessions) {
-				const t = tupleKey(s.source, s.userId, s.chatId, s.chatType, s.threadId);
-				const tl = byTuple.get(t);
-				if (tl) {
-					tl.push(s);
+				if (s.chatId === null) {
+					continue;
+				}
+
+				const list = byChatId.get(s.chatId);
+				if (list) {
+					list.push(s);
 				} else {
-					byTuple.set(t, [s]);
+					byChatId.set(s.chatId, [s]);
 				}
 			}
 		}
 
-		return byTuple;
+		// An empty chat id also matches the rows without one, which the index leaves out: look at every row then.
+		const rows = identity.chatId === null || identity.chatId === '' ? input.sessions : (byChatId.get(identity.chatId) ?? []);
+		return rows.filter(s => matchesTuple(s, identity));
 	};
 
 	const only = input.onlyKeys;
@@ -170,7 +204,7 @@ export function analyzeRouting(input: RoutingInput): ChatRouting[] {
 			sessionKey: key,
 			identity,
 			keyed,
-			tupleRows: () => tupleIndex().get(tupleKey(identity.platform, identity.userId, identity.chatId, identity.chatType, identity.threadId)) ?? [],
+			tupleRows: () => tupleRows(identity),
 			routingEntry: entry,
 			byId: input.byId,
 			lineage: input.lineage,

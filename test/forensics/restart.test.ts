@@ -248,6 +248,20 @@ describe.each(RULE_SETS)('tuple fallback, %s', ruleSet => {
 		expect(r.sessionId).toBe('no-chat-id');
 	});
 
+	it('matches an empty-string chat_id with rows whose chat_id is NULL or empty, in a full analysis too', () => {
+		const rows = [
+			keyed('closed', {endReason: 'cli_close', chatId: ''}),
+			tupleRow('null-chat', {chatId: null, startedAtRaw: T0 + 500, lastActivityAtRaw: T0 + 900}),
+			tupleRow('empty-chat', {chatId: '', startedAtRaw: T0 + 100, lastActivityAtRaw: T0 + 200}),
+			tupleRow('chat-42', {startedAtRaw: T0 + 1000, lastActivityAtRaw: T0 + 2000}),
+		];
+		const c = chat(snapshot(rows, {ruleSet}));
+		expect(c.identity.chatId).toBe('');
+		expect(c.resolution.candidates.filter(v => v.query === 'tuple-fallback').map(v => v.sessionId)).toEqual(['closed', 'empty-chat', 'null-chat']);
+		expect(c.resolution.via).toBe('tuple-fallback');
+		expect(c.restartResolvesTo).toBe('null-chat');
+	});
+
 	it('requires messages', () => {
 		const r = resolve([closed, tupleRow('empty', {hasMessageRows: false})], {ruleSet, identity: CHAT_42});
 		expect(r.sessionId).toBeNull();

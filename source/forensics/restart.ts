@@ -72,15 +72,19 @@ function recoverability(s: SessionRecord, ruleSet: RuleSet): {ok: boolean; rule:
 	return {ok: false, rule: `ended ${s.endReason ?? '(no reason)'}: not recoverable`};
 }
 
-/** Reset fence: a sibling ended with a reset reason after this row's last activity hides it. */
-function fencedBy(s: SessionRecord, siblings: readonly SessionRecord[]): SessionRecord | undefined {
+/** Could this row fence its siblings: did it end with a reset reason? */
+function endedWithReset(b: SessionRecord): boolean {
+	return b.endedAtRaw !== null && b.endReason !== null && RESET_END_REASONS.has(b.endReason);
+}
+
+/** Reset fence: a sibling ended with a reset reason after this row's last activity hides it (the first such, in the given order). */
+function fencedBy(s: SessionRecord, resetSiblings: readonly SessionRecord[]): SessionRecord | undefined {
 	const key = recencyKey(s);
 	if (key === null) {
 		return undefined;
 	}
 
-	return siblings.find(b => b.endedAtRaw !== null && b.endReason !== null && RESET_END_REASONS.has(b.endReason)
-		&& compareCells(b.endedAtRaw, key) > 0);
+	return resetSiblings.find(b => compareCells(b.endedAtRaw, key) > 0);
 }
 
 function orderCandidates(rows: SessionRecord[], ruleSet: RuleSet, messagesFirst: boolean): SessionRecord[] {
@@ -98,42 +102,57 @@ function orderCandidates(rows: SessionRecord[], ruleSet: RuleSet, messagesFirst:
 	});
 }
 
-function evaluate(rows: readonly SessionRecord[], query: CandidateVerdict['query'], ruleSet: RuleSet, options: {platform: string; fenceSiblings: (s: SessionRecord) => readonly SessionRecord[]; requireMessages: boolean; profileFence?: (s: SessionRecord) => boolean}): {verdicts: CandidateVerdict[]; admitted: SessionRecord[]} {
+/** One candidate's verdict (a literal in the declared key order: the JSON output lists them so). */
+function candidateVerdict(s: SessionRecord, query: CandidateVerdict['query'], ruleSet: RuleSet, admitted: boolean, rule: string): CandidateVerdict {
+	return {sessionId: s.id, query, hasMessages: hasMessages(s), orderKey: ruleSet === 'recency' ? recencyKey(s) : s.startedAtRaw, admitted, rule};
+}
+
+type EvaluateOptions = {
+	platform: string;
+	/**
+	 * The siblings that ended with a reset reason, in candidate order: the only rows that can
+	 * fence a candidate. Every fenced candidate is of the platform's source, so one list serves all.
+	 */
+	resetSiblings: readonly SessionRecord[];
+	requireMessages: boolean;
+	profileFence?: (s: SessionRecord) => boolean;
+};
+
+function evaluate(rows: readonly SessionRecord[], query: CandidateVerdict['query'], ruleSet: RuleSet, options: EvaluateOptions): {verdicts: CandidateVerdict[]; admitted: SessionRecord[]} {
 	const verdicts: CandidateVerdict[] = [];
 	const admitted: SessionRecord[] = [];
 	for (const s of rows) {
-		const base = {sessionId: s.id, query, hasMessages: hasMessages(s), orderKey: ruleSet === 'recency' ? recencyKey(s) : s.startedAtRaw};
 		if (s.source !== options.platform) {
-			verdicts.push({...base, admitted: false, rule: `source is ${s.source || '(empty)'}, the chat's platform is ${options.platform}`});
+			verdicts.push(candidateVerdict(s, query, ruleSet, false, `source is ${s.source || '(empty)'}, the chat's platform is ${options.platform}`));
 			continue;
 		}
 
 		if (options.profileFence && !options.profileFence(s)) {
-			verdicts.push({...base, admitted: false, rule: `profile fence: profile_name ${s.profileName ?? 'NULL'} is another profile's`});
+			verdicts.push(candidateVerdict(s, query, ruleSet, false, `profile fence: profile_name ${s.profileName ?? 'NULL'} is another profile's`));
 			continue;
 		}
 
 		const rec = recoverability(s, ruleSet);
 		if (!rec.ok) {
-			verdicts.push({...base, admitted: false, rule: rec.rule});
+			verdicts.push(candidateVerdict(s, query, ruleSet, false, rec.rule));
 			continue;
 		}
 
 		if (options.requireMessages && !hasMessages(s)) {
-			verdicts.push({...base, admitted: false, rule: 'no messages (this finder requires messages)'});
+			verdicts.push(candidateVerdict(s, query, ruleSet, false, 'no messages (this finder requires messages)'));
 			continue;
 		}
 
 		if (ruleSet === 'recency') {
-			const fence = fencedBy(s, options.fenceSiblings(s));
+			const fence = fencedBy(s, options.resetSiblings);
 			if (fence) {
-				verdicts.push({...base, admitted: false, rule: `reset fence: ${fence.id} ended ${fence.endReason} after this row's last activity`});
+				verdicts.push(candidateVerdict(s, query, ruleSet, false, `reset fence: ${fence.id} ended ${fence.endReason} after this row's last activity`));
 				continue;
 			}
 		}
 
 		admitted.push(s);
-		verdicts.push({...base, admitted: true, rule: rec.rule + (hasMessages(s) ? '' : '; no messages (ranked after rows with messages)')});
+		verdicts.push(candidateVerdict(s, query, ruleSet, true, rec.rule + (hasMessages(s) ? '' : '; no messages (ranked after rows with messages)')));
 	}
 
 	return {verdicts, admitted};
@@ -194,13 +213,13 @@ export function resolveRestart(input: ResolveInput): Resolution {
 
 	// Candidates in id order: the listing is the same whoever built the index.
 	const keyed = [...input.keyed].sort((a, b) => (a.id < b.id ? -1 : (a.id > b.id ? 1 : 0)));
-	const keyedSameSource = (s: SessionRecord) => keyed.filter(b => b.source === s.source);
 	const exact = evaluate(keyed, 'exact-key', ruleSet, {
 		platform: identity.platform,
-		fenceSiblings: keyedSameSource,
+		// Siblings: rows with the same key and source.
+		resetSiblings: keyed.filter(b => b.source === identity.platform && endedWithReset(b)),
 		requireMessages: ruleSet === 'legacy-v21',
 	});
-	const candidates = [...exact.verdicts];
+	const candidates = exact.verdicts;
 	const exactWinner = orderCandidates(exact.admitted, ruleSet, true)[0];
 	if (exactWinner) {
 		return {sessionId: exactWinner.id, via: 'exact-key', ruleSet, candidates, notes};
@@ -216,7 +235,8 @@ export function resolveRestart(input: ResolveInput): Resolution {
 		const tuple = [...input.tupleRows()].sort((a, b) => (a.id < b.id ? -1 : (a.id > b.id ? 1 : 0)));
 		const tupleResult = evaluate(tuple, 'tuple-fallback', ruleSet, {
 			platform: identity.platform,
-			fenceSiblings: () => fence ? tuple.filter(fence) : tuple,
+			// Siblings: the tuple's rows (of this profile, under a profile fence).
+			resetSiblings: tuple.filter(b => (!fence || fence(b)) && endedWithReset(b)),
 			requireMessages: true,
 			profileFence: fence,
 		});

@@ -116,7 +116,7 @@ export function analyze(snapshot: Snapshot, options: AnalyzeOptions = {}): Analy
 	const maxGapSeconds = options.maxGapSeconds ?? DEFAULT_MAX_GAP_SECONDS;
 	const byId = options.byId ?? indexById(snapshot.sessions);
 	const lineage = buildLineage(snapshot.sessions, byId);
-	const orphans = findOrphans(snapshot.sessions, {owner: snapshot.owner, maxGapSeconds});
+	const orphans = findOrphans(snapshot.sessions, {owner: snapshot.owner, maxGapSeconds, byId});
 	const routing = analyzeRouting({sessions: snapshot.sessions, byId, routing: snapshot.routing, lineage, orphans, ruleSet: snapshot.ruleSet, owner: snapshot.owner});
 	const findings = collectFindings(orphans, routing, snapshot.sessions);
 	return {snapshot, byId, lineage, orphans, routing, findings, maxGapSeconds};

@@ -246,7 +246,7 @@ export function analyzeIncremental(previous: Analysis, snapshot: Snapshot, chang
 	}
 
 	const lineage = updateLineage(previous.lineage, byId, changed);
-	const orphans = orphansUnmoved(previous, old, byId, changed, maxGapSeconds) ? previous.orphans : findOrphans(snapshot.sessions, {owner: snapshot.owner, maxGapSeconds});
+	const orphans = orphansUnmoved(previous, old, byId, changed, maxGapSeconds) ? previous.orphans : findOrphans(snapshot.sessions, {owner: snapshot.owner, maxGapSeconds, byId});
 
 	// The chats a change can reach.
 	const affected = new Set<string>();

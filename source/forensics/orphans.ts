@@ -36,6 +36,12 @@ export type OrphanVerdict = {
 export type OrphanOptions = {
 	owner: string | null;
 	maxGapSeconds?: number;
+	/**
+	 * The sessions by id, when the caller already keeps that index of these sessions (analyze
+	 * does): only the orphans' parents are looked up in it. Without it, they are found in one
+	 * pass over the sessions (no index of every session is built for a few look-ups).
+	 */
+	byId?: ReadonlyMap<string, SessionRecord>;
 };
 
 /** Hermes' orphan predicate plus our gateway-row restriction. */
@@ -99,11 +105,32 @@ export function formatGap(gap: number): string {
 	return String(rounded);
 }
 
+/** The rows the orphans name as their parent, by id (a later row of the same id wins, as in an index). */
+function parentsOf(orphans: readonly SessionRecord[], sessions: readonly SessionRecord[]): Map<string, SessionRecord> {
+	const wanted = new Set<string>();
+	for (const o of orphans) {
+		if (o.parentSessionId) {
+			wanted.add(o.parentSessionId);
+		}
+	}
+
+	const parents = new Map<string, SessionRecord>();
+	if (wanted.size > 0) {
+		for (const s of sessions) {
+			if (wanted.has(s.id)) {
+				parents.set(s.id, s);
+			}
+		}
+	}
+
+	return parents;
+}
+
 export function findOrphans(sessions: readonly SessionRecord[], options: OrphanOptions): OrphanVerdict[] {
 	const gap = options.maxGapSeconds ?? DEFAULT_MAX_GAP_SECONDS;
 	const owner = options.owner;
-	const byId = new Map(sessions.map(s => [s.id, s]));
 	const orphans = sessions.filter(isOrphanCandidate).sort((a, b) => (numeric(a.startedAtRaw) ?? 0) - (numeric(b.startedAtRaw) ?? 0) || (a.id < b.id ? -1 : 1));
+	const parents = options.byId ?? parentsOf(orphans, sessions);
 	// Contiguity candidates: keyed rows, only of the sources that have orphans.
 	const sources = new Set(orphans.map(o => o.source));
 	const keyedBySource = new Map<string, Array<{row: SessionRecord; lastActive: number | null}>>();
@@ -133,7 +160,7 @@ export function findOrphans(sessions: readonly SessionRecord[], options: OrphanO
 			profileOwner: orphanOwner,
 		};
 		if (o.parentSessionId) {
-			const parent = byId.get(o.parentSessionId);
+			const parent = parents.get(o.parentSessionId);
 			const ok = parent !== undefined && parent.sessionKey !== null && parent.source === o.source && passesFence(parent, owner, orphanOwner);
 			if (ok) {
 				return {...base, verdict: 'adoptable', evidence: 'lineage', donorId: parent.id, sessionKey: parent.sessionKey, reasonKind: null, reason: `recorded lineage: parent ${parent.id} carries ${parent.sessionKey}`, candidateDonors: [parent.id]} satisfies OrphanVerdict;

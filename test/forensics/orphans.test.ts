@@ -148,6 +148,21 @@ describe('lineage evidence (orphan has parent_session_id)', () => {
 		expect(v).toMatchObject({verdict: 'refused', reasonKind: 'parent_not_keyed', donorId: null, candidateDonors: []});
 	});
 
+	it('decides the same with the caller\'s index of the sessions as without it', () => {
+		const rows = [
+			donor(T0 - 60, {id: 'parent'}),
+			donor(T0 - 60, {id: 'discord-parent', source: 'discord'}),
+			orphan({id: 'a', parentSessionId: 'parent'}),
+			orphan({id: 'b', parentSessionId: 'discord-parent', startedAtRaw: T0 + 10}),
+			orphan({id: 'c', parentSessionId: 'ghost', startedAtRaw: T0 + 20}),
+			orphan({id: 'd', startedAtRaw: T0 + 30}),
+		];
+		const byId = new Map(rows.map(s => [s.id, s]));
+		const without = verdicts(rows);
+		expect(verdicts(rows, {byId})).toEqual(without);
+		expect(without.map(v => [v.orphanId, v.evidence, v.donorId])).toEqual([['a', 'lineage', 'parent'], ['b', null, null], ['c', null, null], ['d', 'contiguity', 'parent']]);
+	});
+
 	it('applies the profile fence to the parent', () => {
 		const parent = donor(T0 - 60, {id: 'parent', profileName: 'work'});
 		const fenced = verdictOf([parent, orphan({parentSessionId: 'parent'})], 'orphan', {owner: 'default'});

@@ -237,11 +237,21 @@ export function compressionTip(id: string, lineage: Lineage, byId: ReadonlyMap<s
 			return current;
 		}
 
-		const next = (lineage.children.get(current) ?? [])
-			.filter(e => e.kind === 'compression' && e.via === 'parent_session_id')
-			.map(e => byId.get(e.childId))
-			.filter((s): s is SessionRecord => s !== undefined)
-			.sort((a, b) => compareCells(b.startedAtRaw, a.startedAtRaw) || (a.id < b.id ? 1 : -1))[0];
+		// The newest compression child (latest started_at, then the greatest id): a linear scan
+		// keeps the row a sort by that order would put first.
+		let next: SessionRecord | undefined;
+		for (const e of lineage.children.get(current) ?? []) {
+			const child = e.kind === 'compression' && e.via === 'parent_session_id' ? byId.get(e.childId) : undefined;
+			if (child === undefined) {
+				continue;
+			}
+
+			const order = next === undefined ? 1 : compareCells(child.startedAtRaw, next.startedAtRaw);
+			if (order > 0 || (order === 0 && child.id > next!.id)) {
+				next = child;
+			}
+		}
+
 		if (!next) {
 			return current;
 		}

@@ -166,6 +166,8 @@ export type ResolveInput = {
 	/** Rows whose (source, user, chat, type, thread) tuple matches the identity (for the fallback). */
 	tupleRows: () => readonly SessionRecord[];
 	routingEntry: RoutingEntry | undefined;
+	/** assessRoutingEntry's verdict on routingEntry, when the caller already has it (not assessed twice). */
+	routingEntryAssessment?: EntryAssessment;
 	byId: ReadonlyMap<string, SessionRecord>;
 	lineage: Lineage;
 	ruleSet: RuleSet;
@@ -204,7 +206,7 @@ export function resolveRestart(input: ResolveInput): Resolution {
 	const {identity, ruleSet} = input;
 	const notes: string[] = [];
 	if (input.routingEntry) {
-		const a = assessRoutingEntry(input.routingEntry, input.byId, input.lineage);
+		const a = input.routingEntryAssessment ?? assessRoutingEntry(input.routingEntry, input.byId, input.lineage);
 		notes.push(`gateway_routing: ${a.note}`);
 		if (a.honoured && a.healedTo) {
 			return {sessionId: a.healedTo, via: 'routing-entry', ruleSet, candidates: [], notes};

@@ -200,12 +200,14 @@ export function analyzeRouting(input: RoutingInput): ChatRouting[] {
 		const identity = chatIdentity(key, keyed);
 		const entries = (entriesByKey.get(key) ?? []).sort((a, b) => (b.updatedAt ?? 0) - (a.updatedAt ?? 0));
 		const entry = entries[0];
+		const assessment = entry ? assessRoutingEntry(entry, input.byId, input.lineage) : undefined;
 		const resolution = resolveRestart({
 			sessionKey: key,
 			identity,
 			keyed,
 			tupleRows: () => tupleRows(identity),
 			routingEntry: entry,
+			routingEntryAssessment: assessment,
 			byId: input.byId,
 			lineage: input.lineage,
 			ruleSet: input.ruleSet,
@@ -243,7 +245,6 @@ export function analyzeRouting(input: RoutingInput): ChatRouting[] {
 		}
 
 		const resolved = resolution.sessionId ? input.byId.get(resolution.sessionId) : undefined;
-		const assessment = entry ? assessRoutingEntry(entry, input.byId, input.lineage) : undefined;
 		const restartResolvesTo = resolution.sessionId;
 		return {
 			sessionKey: key,

@@ -219,8 +219,19 @@ export function analyzeRouting(input: RoutingInput): ChatRouting[] {
 
 		const adoptable = adoptableByKey.get(key) ?? [];
 		const ambiguous = ambiguousByKey.get(key) ?? [];
-		const memberIds = new Set(keyed.filter(s => s.source === identity.platform).map(s => s.id));
-		for (const o of [...adoptable, ...ambiguous]) {
+		// The platform's keyed rows, then the chat's orphans (in this order: it settles equal-time ties below).
+		const memberIds = new Set<string>();
+		for (const s of keyed) {
+			if (s.source === identity.platform) {
+				memberIds.add(s.id);
+			}
+		}
+
+		for (const o of adoptable) {
+			memberIds.add(o.orphanId);
+		}
+
+		for (const o of ambiguous) {
 			memberIds.add(o.orphanId);
 		}
 

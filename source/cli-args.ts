@@ -5,9 +5,10 @@
  * know, a flag given twice, a missing or malformed value: a UsageError naming the flag (hfx prints
  * one line and exits 2), never a guess.
  *
- * (meow did this job until it cost ~35 ms of every start, a sixth of the time before the first
- * frame's real work, and it let a repeated flag escape as an internal error and a bare `--db` fall
- * back to ~/.hermes. node:util's parseArgs on Node 20 has no `--no-` negation.)
+ * (meow did this job; loading it and its bundled dependencies cost ~12 ms of every start of the
+ * bundled bin (alternating A/B of TUI starts), and it let a repeated flag escape as an internal
+ * error and a bare `--db` fall back to ~/.hermes. node:util's parseArgs on Node 20 has no `--no-`
+ * negation.)
  */
 
 type Spec =

@@ -89,13 +89,10 @@ export function parse(argv: readonly string[]) {
 	return parseArgs(argv, FLAGS);
 }
 
+/** The installed package's version (an unreadable package.json is an install problem: it throws). */
 function version(): string {
-	try {
-		const pkg = JSON.parse(fs.readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as {version?: unknown};
-		return typeof pkg.version === 'string' ? pkg.version : 'unknown';
-	} catch {
-		return 'unknown';
-	}
+	const pkg = JSON.parse(fs.readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as {version?: unknown};
+	return String(pkg.version);
 }
 
 function usage(message: string): ExitCode {

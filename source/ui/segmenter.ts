@@ -24,7 +24,9 @@ class UnitSegments implements Iterable<Segment> {
 	constructor(private readonly text: string) {}
 
 	containing(index = 0): Segment | undefined {
-		const i = Math.trunc(Number(index));
+		// ToIntegerOrInfinity, as Intl does: NaN is 0.
+		const n = Number(index);
+		const i = Number.isNaN(n) ? 0 : Math.trunc(n);
 		return i >= 0 && i < this.text.length ? {segment: this.text[i]!, index: i, input: this.text} : undefined;
 	}
 

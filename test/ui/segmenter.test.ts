@@ -39,7 +39,7 @@ describe('lazySegmenter', () => {
 			const ours = s.segment(text);
 			const theirs = intl.segment(text);
 			expect(plain(ours), JSON.stringify(text)).toEqual(plain(theirs));
-			for (const index of [-1, 0, Math.floor(length / 2), text.length - 1, text.length, text.length + 3]) {
+			for (const index of [-1, 0, Number.NaN, 1.7, Math.floor(length / 2), text.length - 1, text.length, text.length + 3]) {
 				const a = ours.containing(index);
 				const b = theirs.containing(index);
 				expect(a && {segment: a.segment, index: a.index, input: a.input}, `${JSON.stringify(text)} @${index}`).toEqual(b && {segment: b.segment, index: b.index, input: b.input});

@@ -188,8 +188,16 @@ export class LiveStore {
 		}
 	}
 
-	/** Starts following the owner's commits. */
+	/**
+	 * Starts following the owner's commits. A closed store stays closed: the TUI starts following
+	 * after its first frame, and an operator who quit before that (a key pressed during start-up
+	 * is read as soon as the frame is up) must not get a watcher that keeps the process alive.
+	 */
 	start(): void {
+		if (this.closed) {
+			return;
+		}
+
 		if (this.options.watch && !this.watcher) {
 			const base = path.basename(this.location.path);
 			this.watcher = watch(path.dirname(this.store.preflight.path), {depth: 0, ignoreInitial: true, persistent: true});

@@ -122,4 +122,18 @@ describe('hfx in a real terminal', () => {
 		tmux('send-keys', '-t', session, 'q');
 		await waitForScreen(/EXIT=0/);
 	});
+
+	it('exits on a q typed before the first frame (it was read at once, before the store started following)', async () => {
+		const db = path.join(dir, 'early.db');
+		writer = new WriterProcess(db);
+		await writer.started();
+		const id = await writer.create({source: 'telegram', userId: 'u-e', sessionKey: 'agent:main:telegram:dm:31', chatId: '31', chatType: 'dm', startedAt: T0});
+		await writer.send({op: 'conversation', id, count: 3, from: T0 + 5, to: T0 + 60});
+
+		// The q is in the terminal's input before Node has even started.
+		const command = `node ${path.join(ROOT, 'dist/hfx.js')} --db ${db}; echo EXIT=$?; sleep 60`;
+		tmux('new-session', '-d', '-s', session, '-x', '120', '-y', '36', '-e', 'CI=false', '-e', 'NO_COLOR=1', command);
+		tmux('send-keys', '-t', session, 'q');
+		await waitForScreen(/EXIT=0/, 10_000);
+	});
 });

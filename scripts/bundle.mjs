@@ -55,8 +55,8 @@ const yogaWithoutFetch = {
 
 // Four text modules build a grapheme segmenter when they load, and string-width compiles its
 // RGI-emoji regex then too: ~35 ms of every start (the first Intl.Segmenter loads ICU's break
-// data), though a screen of plain narrow text never needs them (text-width.ts, ink-output.ts).
-// Here each module gets dist/ui/segmenter.js's lazy segmenter (plain text split without ICU, a
+// data), though a screen of plain narrow text never needs them (text/width.ts, ui/ink-output.ts).
+// Here each module gets dist/text/segmenter.js's lazy segmenter (plain text split without ICU, a
 // real segmenter built on first need), and the regex is built on first use. Every use is
 // `.segment(text)` / `.containing(i)` / `.test(text)`; a module that changes shape fails the build
 // rather than bundling unchanged.
@@ -84,8 +84,8 @@ const lazyText = {
 				throw new Error(`lazy-text-tables: ${args.path} has ${segmenters} segmenters and ${rgi} RGI regexes, expected ${spec.segmenters} and ${spec.rgi}: review this plugin`);
 			}
 
-			// dist/ui/segmenter.js: splits plain text without ICU, builds a real segmenter on first need.
-			text = `import {lazySegmenter as __hfxLazySegmenter} from ${JSON.stringify(path.resolve('dist/ui/segmenter.js'))};\n${text.replaceAll('new Intl.Segmenter(', '__hfxLazySegmenter(')}`;
+			// dist/text/segmenter.js: splits plain text without ICU, builds a real segmenter on first need.
+			text = `import {lazySegmenter as __hfxLazySegmenter} from ${JSON.stringify(path.resolve('dist/text/segmenter.js'))};\n${text.replaceAll('new Intl.Segmenter(', '__hfxLazySegmenter(')}`;
 			text = text.replace(RGI_REGEX, () => 'let rgiEmojiRegexBuilt; const rgiEmojiRegex = {test: text => (rgiEmojiRegexBuilt ??= new RegExp(\'^\\\\p{RGI_Emoji}$\', \'v\')).test(text)};');
 			return {contents: text, loader: 'js'};
 		});

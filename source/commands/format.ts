@@ -2,7 +2,8 @@
  * Plain-text formatting shared by the non-interactive commands (and the TUI's cells).
  */
 
-import {NARROW_TEXT, textWidth} from '../ui/text-width.js';
+import {lazySegmenter} from '../text/segmenter.js';
+import {NARROW_TEXT, textWidth} from '../text/width.js';
 
 export function utc(epoch: number | null | undefined): string {
 	if (epoch === null || epoch === undefined || !Number.isFinite(epoch)) {
@@ -68,7 +69,7 @@ export function bytes(n: number | null | undefined): string {
 	return `${v.toFixed(v < 10 ? 1 : 0)} ${units[i]}`;
 }
 
-let graphemes: Intl.Segmenter | undefined;
+const graphemes = lazySegmenter();
 
 /** Cuts a text to `width` terminal columns (an ellipsis marks the cut); wide characters count two. */
 export function truncate(text: string, width: number): string {
@@ -90,7 +91,6 @@ export function truncate(text: string, width: number): string {
 
 	let out = '';
 	let used = 0;
-	graphemes ??= new Intl.Segmenter();
 	for (const {segment} of graphemes.segment(text)) {
 		const w = textWidth(segment);
 		if (used + w > width - 1) {

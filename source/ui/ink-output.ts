@@ -22,7 +22,7 @@ import path from 'node:path';
 import {ansiCodesToString, diffAnsiCodes, styledCharsFromTokens, tokenize} from '@alcalzone/ansi-tokenize';
 import sliceAnsi from 'slice-ansi';
 import InkOutput from 'ink/build/output.js';
-import {NARROW_TEXT, textWidth} from './text-width.js';
+import {NARROW_TEXT, textWidth} from '../text/width.js';
 
 type StyledChar = ReturnType<typeof styledCharsFromTokens>[number];
 type AnsiCode = StyledChar['styles'][number];

@@ -3,7 +3,7 @@ import {createRequire} from 'node:module';
 import path from 'node:path';
 import stringWidth from 'string-width';
 import {describe, expect, it} from 'vitest';
-import {NARROW_TEXT, textWidth} from '../../source/ui/text-width.js';
+import {NARROW_TEXT, textWidth} from '../../source/text/width.js';
 
 describe('the narrow-text fast path', () => {
 	it('covers only characters string-width measures as one column', () => {

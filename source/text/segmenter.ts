@@ -2,7 +2,7 @@
  * Grapheme segmenters built on first need. Ink's text modules (string-width, slice-ansi,
  * ansi-tokenize) each build an `Intl.Segmenter` when they load; the first one costs ~15 ms of ICU
  * data, and the frame builder tokenizes every coloured line through one. The bundle hands those
- * modules this instead (scripts/bundle.mjs), so that:
+ * modules this instead (scripts/bundle.mjs), and format.ts's truncate uses it too, so that:
  *
  * - a text made only of characters that are each a grapheme of their own (printable ASCII, tab,
  *   line feed, ESC and the narrow symbols hfx draws: see SIMPLE) is split one UTF-16 unit per
@@ -11,9 +11,9 @@
  *
  * Why those characters stand alone (Unicode UAX #29): none is Extend, ZWJ, SpacingMark, Prepend or
  * a regional indicator, and the only pair rule among controls joins CR LF (CR is left out). All are
- * in the BMP, so one code point is one UTF-16 unit. test/ui/segmenter.test.ts compares both ways.
+ * in the BMP, so one code point is one UTF-16 unit. test/text/segmenter.test.ts compares both ways.
  */
-import {NARROW_CHARS} from './text-width.js';
+import {NARROW_CHARS} from './width.js';
 
 const SIMPLE = new RegExp(`^[\\t\\n\\u001B${NARROW_CHARS}]*$`);
 

@@ -3,8 +3,8 @@
  * does: iteration (segment, index, input) and containing(), on plain and on any other text.
  */
 import {describe, expect, it} from 'vitest';
-import {lazySegmenter} from '../../source/ui/segmenter.js';
-import {NARROW_TEXT} from '../../source/ui/text-width.js';
+import {lazySegmenter} from '../../source/text/segmenter.js';
+import {NARROW_TEXT} from '../../source/text/width.js';
 import {prng} from '../helpers/prng.js';
 
 const intl = new Intl.Segmenter(undefined, {granularity: 'grapheme'});

@@ -5,7 +5,7 @@
  * narrow symbols hfx draws are one column per character: those skip it.
  *
  * patches/ink+6.8.0.patch gives Ink's measure-text.js the same fast path with this exact pattern;
- * test/ui/text-width.test.ts checks both that string-width agrees on every character of it and
+ * test/text/width.test.ts checks both that string-width agrees on every character of it and
  * that the patched Ink carries the same pattern.
  */
 import stringWidth from 'string-width';

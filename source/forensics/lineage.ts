@@ -3,7 +3,7 @@
  * from or was adopted into which.
  */
 import {REPAIR_END_REASON, RESET_END_REASONS} from './end-reasons.js';
-import {compareCells, inWindow} from './time.js';
+import {inWindow, startedLater} from './time.js';
 import type {SessionRecord} from './types.js';
 
 export type EdgeKind = 'compression' | 'branch' | 'reset' | 'delegate' | 'repair';
@@ -237,17 +237,11 @@ export function compressionTip(id: string, lineage: Lineage, byId: ReadonlyMap<s
 			return current;
 		}
 
-		// The newest compression child (latest started_at, then the greatest id): a linear scan
-		// keeps the row a sort by that order would put first.
+		// The newest compression child (latest started_at, then the greatest id).
 		let next: SessionRecord | undefined;
 		for (const e of lineage.children.get(current) ?? []) {
 			const child = e.kind === 'compression' && e.via === 'parent_session_id' ? byId.get(e.childId) : undefined;
-			if (child === undefined) {
-				continue;
-			}
-
-			const order = next === undefined ? 1 : compareCells(child.startedAtRaw, next.startedAtRaw);
-			if (order > 0 || (order === 0 && child.id > next!.id)) {
+			if (child !== undefined && (next === undefined || startedLater(child, next))) {
 				next = child;
 			}
 		}

@@ -5,7 +5,7 @@
 import type {Lineage} from './lineage.js';
 import type {OrphanVerdict} from './orphans.js';
 import {type ChatIdentity, type Resolution, assessRoutingEntry, parseSessionKey, resolveRestart} from './restart.js';
-import {compareCells, lastActive} from './time.js';
+import {lastActive, startedLater} from './time.js';
 import type {RoutingEntry, RuleSet, SessionRecord} from './types.js';
 
 export type ChatRouting = {
@@ -48,16 +48,12 @@ export function messageActivity(s: SessionRecord): number | null {
 
 function chatIdentity(key: string, keyed: readonly SessionRecord[]): ChatIdentity {
 	const {namespace, platform} = parseSessionKey(key);
-	// The newest row of the platform that carries a chat tuple (newest started_at, then the
-	// greatest id): a linear scan keeps the row a sort by that order would put first.
+	// The newest row of the platform that carries a chat tuple (latest started_at, then the
+	// greatest id).
 	let withTuple: SessionRecord | undefined;
 	for (const s of keyed) {
-		if ((platform !== null && s.source !== platform) || (s.chatId === null && s.chatType === null)) {
-			continue;
-		}
-
-		const order = withTuple === undefined ? 1 : compareCells(s.startedAtRaw, withTuple.startedAtRaw);
-		if (order > 0 || (order === 0 && s.id > withTuple!.id)) {
+		const candidate = (platform === null || s.source === platform) && (s.chatId !== null || s.chatType !== null);
+		if (candidate && (withTuple === undefined || startedLater(s, withTuple))) {
 			withTuple = s;
 		}
 	}

@@ -92,6 +92,16 @@ export function compareCells(a: Cell, b: Cell): number {
 	return 0;
 }
 
+/**
+ * Whether `a` started later than `b` (raw started_at in SQLite's order, then the greater id): the
+ * row `ORDER BY started_at DESC, id DESC` lists first. A linear scan keeping the later row finds
+ * it without a sort.
+ */
+export function startedLater(a: Pick<SessionRecord, 'startedAtRaw' | 'id'>, b: Pick<SessionRecord, 'startedAtRaw' | 'id'>): boolean {
+	const order = compareCells(a.startedAtRaw, b.startedAtRaw);
+	return order > 0 || (order === 0 && a.id > b.id);
+}
+
 /** SQL `COALESCE(x, y)`. */
 export function coalesce(x: Cell, y: Cell): Cell {
 	return x === null ? y : x;

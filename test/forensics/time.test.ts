@@ -2,7 +2,7 @@
  * Hermes' epoch window and "last active" rules (hermes-state.md §3.1; hermes-sql.md §1b, §3, §6).
  */
 import {describe, expect, it} from 'vitest';
-import {EPOCH_MAX, EPOCH_MIN, coalesce, compareCells, inWindow, isCorruptTime, lastActive} from '../../source/forensics/time.js';
+import {EPOCH_MAX, EPOCH_MIN, coalesce, compareCells, inWindow, isCorruptTime, lastActive, startedLater} from '../../source/forensics/time.js';
 import type {Cell} from '../../source/forensics/types.js';
 import {T0} from '../helpers/records.js';
 
@@ -145,5 +145,25 @@ describe('coalesce', () => {
 		expect(coalesce(0, T0)).toBe(0);
 		expect(coalesce('', T0)).toBe('');
 		expect(coalesce(null, null)).toBeNull();
+	});
+});
+
+describe('startedLater: the row ORDER BY started_at DESC, id DESC lists first', () => {
+	it('agrees with that sort on mixed cells and equal starts', () => {
+		const cells: Cell[] = [null, T0, T0 + 1, 1n, 'text', Buffer.from('b'), T0];
+		const rows = cells.flatMap((startedAtRaw, i) => [{id: `s${i}a`, startedAtRaw}, {id: `s${i}b`, startedAtRaw}]);
+		const sorted = [...rows].sort((a, b) => compareCells(b.startedAtRaw, a.startedAtRaw) || (a.id < b.id ? 1 : -1));
+		let later = rows[0]!;
+		for (const r of rows) {
+			if (startedLater(r, later)) {
+				later = r;
+			}
+		}
+
+		expect(later).toBe(sorted[0]);
+		for (let i = 1; i < sorted.length; i++) {
+			expect(startedLater(sorted[i - 1]!, sorted[i]!), `${sorted[i - 1]!.id} before ${sorted[i]!.id}`).toBe(true);
+			expect(startedLater(sorted[i]!, sorted[i - 1]!)).toBe(false);
+		}
 	});
 });

@@ -129,8 +129,11 @@ export function resolveOutput(root: string, output: string | undefined, stamp: s
 				highest = Math.max(highest, at.n);
 			}
 		}
-	} catch {
-		// the folder does not exist yet
+	} catch (error) {
+		// A folder that does not exist yet holds no archive; any other failure is the operator's to see.
+		if (errorCode(error) !== 'ENOENT') {
+			throw new FailClosed({file: dir, kind: 'output-unreadable', reason: `the output folder cannot be listed (${errorMessage(error)}), so a new archive's name cannot be chosen`, next: 'pass -o a folder this user can read and write', cause: error});
+		}
 	}
 
 	let file = path.join(dir, highest === 0 ? `hfx-backup-${stamp}.zip` : `hfx-backup-${stamp}-${highest + 1}.zip`);

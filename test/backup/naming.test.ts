@@ -27,4 +27,11 @@ describe('archive names', () => {
 		fs.writeFileSync(path.join(dir, third), '');
 		expect(sortArchives(fs.readdirSync(dir))[0]).toBe(third);
 	});
+
+	it('names a folder yet to be made, and refuses one it cannot list (here a file) instead of guessing', () => {
+		expect(path.basename(resolveOutput(dir, `${dir}/new/`, stamp).file)).toBe(`hfx-backup-${stamp}.zip`);
+		const file = path.join(dir, 'not-a-folder');
+		fs.writeFileSync(file, '');
+		expect(() => resolveOutput(dir, `${file}/`, stamp)).toThrow(/the output folder cannot be listed \(ENOTDIR/);
+	});
 });

@@ -13,11 +13,6 @@ import {packageRoot} from './paths.js';
 // React's development build diffs props and checks invariants on every render: not for operators.
 process.env.NODE_ENV ??= 'production';
 
-// Ink's chalk ignores NO_COLOR (ink-stack.md §1.3 F): decide colour before anything imports it.
-if (process.env.NO_COLOR || process.argv.includes('--no-color')) {
-	process.env.FORCE_COLOR = '0';
-}
-
 export const HELP = `
   hfx: live forensics of Hermes Agent's session store (state.db). Read-only unless you ask for a repair or restore.
 
@@ -122,6 +117,13 @@ export async function main(argv: string[]): Promise<ExitCode> {
 		return 0;
 	}
 
+	// Ink's chalk ignores NO_COLOR (ink-stack.md §1.3 F): decided here, before any command (and so
+	// chalk) is imported, from the parsed flags (--no-color and --color=false alike).
+	const color = cli.flags.color && !process.env.NO_COLOR;
+	if (!color) {
+		process.env.FORCE_COLOR = '0';
+	}
+
 	const [command = '', ...rest] = cli.input;
 	const gap = cli.flags.maxGapSeconds === undefined ? 900 : Number(cli.flags.maxGapSeconds);
 	if (!Number.isFinite(gap) || gap < 0) {
@@ -139,7 +141,7 @@ export async function main(argv: string[]): Promise<ExitCode> {
 		profile: cli.flags.profile,
 		json: cli.flags.json,
 		maxGapSeconds: gap,
-		color: cli.flags.color && !process.env.NO_COLOR,
+		color,
 	};
 	switch (command) {
 		case '': {

@@ -123,6 +123,27 @@ describe('hfx in a real terminal', () => {
 		await waitForScreen(/EXIT=0/);
 	});
 
+	it('draws in colour by default and without any colour under --no-color or --color=false', async () => {
+		const db = path.join(dir, 'mono.db');
+		writer = new WriterProcess(db);
+		await writer.started();
+		const id = await writer.create({source: 'telegram', userId: 'u-m', sessionKey: 'agent:main:telegram:dm:41', chatId: '41', chatType: 'dm', startedAt: T0});
+		await writer.send({op: 'conversation', id, count: 3, from: T0 + 5, to: T0 + 60});
+		const colours = async (flag: string): Promise<number> => {
+			tmux('new-session', '-d', '-s', session, '-x', '120', '-y', '30', '-e', 'CI=false', '-e', 'FORCE_COLOR=', '-e', 'NO_COLOR=', `node ${path.join(ROOT, 'dist/hfx.js')} --db ${db} ${flag}; echo EXIT=$?; sleep 60`);
+			await waitForScreen(/\[1 Sessions]/);
+			const escaped = tmux('capture-pane', '-p', '-e', '-t', session);
+			tmux('send-keys', '-t', session, 'q');
+			await waitForScreen(/EXIT=0/);
+			spawnSync('tmux', ['kill-session', '-t', session]);
+			return (escaped.match(/\u001B\[(?:3\d|9\d|38;)/g) ?? []).length;
+		};
+
+		expect(await colours('')).toBeGreaterThan(0);
+		expect(await colours('--no-color')).toBe(0);
+		expect(await colours('--color=false')).toBe(0);
+	});
+
 	it('exits on a q typed before the first frame (it was read at once, before the store started following)', async () => {
 		const db = path.join(dir, 'early.db');
 		writer = new WriterProcess(db);

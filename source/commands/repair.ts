@@ -10,6 +10,7 @@ import {type ApplyOutcome, type Planned, applyRepair, computePlan, TOOL_VERSION}
 import {appendAudit, auditPathFor} from '../repair/audit.js';
 import {type Adoption, type Value} from '../repair/plan.js';
 import {undoRepair} from '../repair/undo.js';
+import {upgradeNotice} from '../store/load.js';
 import {preflight} from '../store/preflight.js';
 import {ShmReader} from '../store/shm.js';
 import {type GlobalFlags, type Io, guarded, locate} from './context.js';
@@ -46,6 +47,22 @@ export function adoptionLines(a: Adoption): string[] {
 	lines.push(`  a restart resumes: before ${a.restartBefore ?? 'a new session'}${a.rollbackRiskBefore ? ' (ROLLBACK RISK)' : ''} → after ${a.restartAfter ?? 'a new session'}${a.rollbackRiskAfter ? ' (still at risk)' : ''}`);
 	for (const w of a.warnings) {
 		lines.push(`  ! ${w}`);
+	}
+
+	return lines;
+}
+
+/** Whose store this is, which Hermes' rules decide, and what an upgrade or Hermes' own tool would do to it. */
+export function generationNotes(location: {owner: string; ownerSource?: string}, planned: Pick<Planned, 'analysis' | 'schema'>): string[] {
+	const lines = [`owner profile ${location.owner} (${location.ownerSource ?? 'given'}) · rules of Hermes ${planned.analysis.ruleSet}`];
+	const upgrade = upgradeNotice(planned.schema);
+	if (upgrade) {
+		lines.push(`! ${upgrade.note}`, `  next: ${upgrade.next}`);
+	}
+
+	const crash = planned.analysis.repairRoutingCrash;
+	if (crash) {
+		lines.push(`✗ this store's own repair-routing fails (${crash.error}) on session ${crash.sessionId}: it adopts nothing here, and neither does hfx under its rules; \`hfx scan\` shows what current Hermes would decide`);
 	}
 
 	return lines;
@@ -183,15 +200,20 @@ export async function runRepair(flags: RepairFlags, io: Io): Promise<ExitCode> {
 				io.err(`hfx: warning: the dry run could not be recorded in the audit trail (${errorMessage(error)})`);
 			}
 
-			const code: ExitCode = planned.plan.refused.length > 0 ? 1 : 0;
+			const {analysis} = planned;
+			const code: ExitCode = planned.plan.refused.length > 0 || analysis.repairRoutingCrash !== null ? 1 : 0;
 			if (flags.json) {
-				io.out(JSON.stringify({database: dbPath, dryRun: true, planHash: planned.hash, binding: planned.binding, adoptions: planned.plan.adoptions, refused: planned.plan.refused, notSelected: planned.plan.notSelected, unknownOnly: planned.plan.unknownOnly, auditEntry: auditSeq, exitCode: code}, null, 2));
+				io.out(JSON.stringify({database: dbPath, owner: location.owner, ownerSource: location.ownerSource ?? null, ruleSet: analysis.ruleSet, upgrade: upgradeNotice(planned.schema), repairRoutingCrash: analysis.repairRoutingCrash, dryRun: true, planHash: planned.hash, binding: planned.binding, adoptions: planned.plan.adoptions, refused: planned.plan.refused, notSelected: planned.plan.notSelected, unknownOnly: planned.plan.unknownOnly, auditEntry: auditSeq, exitCode: code}, null, 2));
 				return code;
 			}
 
 			io.out(`hfx repair (dry run: nothing is written) · ${dbPath} · window ${flags.maxGapSeconds}s · plan ${planned.hash.slice(0, 16)}`);
+			for (const line of generationNotes(location, planned)) {
+				io.out(line);
+			}
+
 			io.out('');
-			if (planned.plan.adoptions.length === 0 && planned.plan.refused.length === 0) {
+			if (planned.plan.adoptions.length === 0 && planned.plan.refused.length === 0 && analysis.repairRoutingCrash === null) {
 				io.out('✓ No gateway sessions are missing their routing identity.');
 				return 0;
 			}

@@ -45,7 +45,7 @@ export async function runRouting(flags: RoutingFlags, io: Io): Promise<ExitCode>
 
 		const risky = chats.some(r => r.rollbackRisk);
 		if (flags.json) {
-			io.out(JSON.stringify({database: result.facts.path, ruleSet: result.facts.ruleSet, routing: chats.map(routingJson)}, null, 2));
+			io.out(JSON.stringify({database: result.facts.path, ruleSet: result.facts.ruleSet, owner: result.facts.owner, routing: chats.map(r => routingJson(r, result.analysis.upgradeChanges))}, null, 2));
 			return risky ? 1 : 0;
 		}
 

@@ -4,13 +4,14 @@
  */
 import {hasFindings, type Analysis} from '../forensics/analyze.js';
 import type {OrphanVerdict} from '../forensics/orphans.js';
+import type {UpgradeChanges} from '../forensics/upgrade.js';
 import type {ChatRouting} from '../forensics/routing.js';
 import type {ExitCode} from '../errors.js';
 import type {DatabaseFacts} from '../store/load.js';
 import {type GlobalFlags, type Io, type StoreResult, guarded, loadAndAnalyze, locate} from './context.js';
 import {bytes, plural, span, utc} from './format.js';
 
-export function orphanJson(o: OrphanVerdict) {
+export function orphanJson(o: OrphanVerdict, changes?: UpgradeChanges) {
 	return {
 		orphanId: o.orphanId,
 		source: o.source,
@@ -25,16 +26,21 @@ export function orphanJson(o: OrphanVerdict) {
 		reason: o.reason,
 		candidateDonors: o.candidateDonors,
 		profileOwner: o.profileOwner,
+		afterUpgrade: changes?.bySubject.get(o.orphanId) ?? null,
 	};
 }
 
-export function routingJson(r: ChatRouting) {
+export function routingJson(r: ChatRouting, changes?: UpgradeChanges) {
 	return {
 		sessionKey: r.sessionKey,
 		restartResolvesTo: r.restartResolvesTo,
 		newestActivityIn: r.newestActivityIn,
 		rollbackRisk: r.rollbackRisk,
+		rollbackRiskReason: r.rollbackRiskReason,
+		afterUpgrade: changes?.bySubject.get(r.sessionKey) ?? null,
 		routingEntry: r.routingEntry,
+		routingEntrySource: r.routingEntrySource,
+		routingEntryScope: r.routingEntryScope,
 		routingEntryStale: r.routingEntryStale,
 		routingEntryNote: r.routingEntryNote,
 		platform: r.platform,
@@ -59,11 +65,24 @@ export function storeJson(facts: DatabaseFacts, analysis: Analysis) {
 			orphans: analysis.orphans.length,
 			adoptable: analysis.orphans.filter(o => o.verdict === 'adoptable').length,
 			refused: analysis.orphans.filter(o => o.verdict === 'refused').length,
+			listedRefusedLocal: analysis.listedRefusedLocal.length,
 			rollbackRisks: analysis.routing.filter(r => r.rollbackRisk).length,
+			repairRoutingCrashes: analysis.repairRoutingCrash !== null,
+			changesAfterUpgrade: analysis.upgradeChanges.lines.length,
 			healthy: !hasFindings(analysis),
 		},
-		orphans: analysis.orphans.map(orphanJson),
-		routing: analysis.routing.map(routingJson),
+		orphans: analysis.orphans.map(o => orphanJson(o, analysis.upgradeChanges)),
+		listedRefusedLocal: analysis.listedRefusedLocal.map(o => orphanJson(o, analysis.upgradeChanges)),
+		repairRoutingCrash: analysis.repairRoutingCrash,
+		routing: analysis.routing.map(r => routingJson(r, analysis.upgradeChanges)),
+		afterUpgrade: analysis.afterUpgrade && {
+			ruleSet: analysis.afterUpgrade.ruleSet,
+			changes: analysis.upgradeChanges.lines,
+			orphans: analysis.afterUpgrade.orphans.map(o => orphanJson(o)),
+			listedRefusedLocal: analysis.afterUpgrade.listedRefusedLocal.map(o => orphanJson(o)),
+			repairRoutingCrash: analysis.afterUpgrade.repairRoutingCrash,
+			routing: analysis.afterUpgrade.routing.map(r => routingJson(r)),
+		},
 		findings: analysis.findings,
 	};
 }
@@ -82,50 +101,103 @@ export function exitCodeOf(results: readonly StoreResult[]): ExitCode {
 
 function header(facts: DatabaseFacts): string {
 	const schema = facts.schemaVersion === null ? 'schema ?' : `schema v${facts.schemaVersion}`;
-	const profile = facts.owner ? `profile ${facts.owner}` : 'no owner profile';
 	const mode = facts.journalMode === 'wal' ? (facts.sizes.wal === null ? 'WAL mode, no -wal file' : `WAL ${bytes(facts.sizes.wal)}`) : 'rollback journal';
-	return `${facts.path}  ·  ${profile}  ·  ${schema}  ·  ${mode}  ·  read-only${facts.openMode === 'private-copy' ? ' (private copy)' : ''}`;
+	return `${facts.path}  ·  profile ${facts.owner}  ·  ${schema}  ·  ${mode}  ·  read-only${facts.openMode === 'private-copy' ? ' (private copy)' : ''}`;
 }
 
-function orphanLine(o: OrphanVerdict): string {
+function orphanLine(o: OrphanVerdict, changes: Analysis['upgradeChanges']): string {
 	const head = `${o.orphanId}  ${o.source || '(no source)'}  ${plural(o.messageCount, 'message')}`;
-	return o.verdict === 'adoptable'
+	const after = changes.bySubject.get(o.orphanId);
+	const body = o.verdict === 'adoptable'
 		? `  → ${head}\n      adopt into ${o.sessionKey} from ${o.donorId} (evidence: ${o.evidence})`
 		: `  ✗ ${head}\n      not repairable (${o.reasonKind}): ${o.reason}`;
+	return after ? `${body}\n      ${after}` : body;
+}
+
+/** Where the store stands among Hermes' generations: its owner, its rules, what an upgrade does. */
+function generationLines(facts: DatabaseFacts): string[] {
+	const lines = [
+		`owner profile ${facts.owner}: ${facts.ownerSource}`,
+		`rule set ${facts.ruleSet}: ${facts.ruleSetReason}`,
+	];
+	if (facts.upgrade) {
+		lines.push(`! older than current Hermes: ${facts.upgrade.note}`, `  next: ${facts.upgrade.next}`);
+	}
+
+	if (facts.legacyMirror) {
+		lines.push(`legacy mirror ${facts.legacyMirror.path}: ${facts.legacyMirror.problem ?? `${plural(facts.legacyMirror.entries, 'entry')}, imported for keys gateway_routing lacks`}`);
+	}
+
+	return lines;
+}
+
+function riskLines(r: ChatRouting, changes: Analysis['upgradeChanges']): string[] {
+	const lag = r.newestActivityAt !== null && r.resolvesToActivityAt !== null ? r.newestActivityAt - r.resolvesToActivityAt : null;
+	const inOrphan = r.adoptableOrphans.includes(r.newestActivityIn ?? '');
+	const inAmbiguous = r.sameChatAmbiguousOrphans.includes(r.newestActivityIn ?? '');
+	const after = changes.bySubject.get(r.sessionKey);
+	return [
+		`✗ ROLLBACK RISK  ${r.sessionKey}`,
+		r.restartResolvesTo === null
+			? `    a restart resumes  nothing: the gateway starts a fresh, empty session (${r.resolution.via})`
+			: `    a restart resumes  ${r.restartResolvesTo}  (last message ${utc(r.resolvesToActivityAt)} UTC, via ${r.resolution.via})`,
+		`    newest message in  ${r.newestActivityIn}  (${utc(r.newestActivityAt)} UTC${lag !== null && lag > 0 ? `, ${span(lag)} newer` : ''}${inOrphan ? ', an adoptable orphan' : (inAmbiguous ? ', an orphan repair-routing refuses as ambiguous although all its candidates are this chat' : '')})`,
+		...(r.rollbackRiskReason ? [`    why: ${r.rollbackRiskReason}`] : []),
+		...(after ? [`    ${after}`] : []),
+		`    next: do not restart the gateway yet; ${inOrphan ? 'preview the fix with `hfx repair`' : `inspect with \`hfx routing ${r.sessionKey}\`${inAmbiguous ? ' (repair-routing will not adopt it: settle it by hand)' : ''}`}`,
+		'',
+	];
+}
+
+function orphanSections(analysis: Analysis): string[] {
+	const lines: string[] = [];
+	const crash = analysis.repairRoutingCrash;
+	if (crash) {
+		lines.push(`✗ This store's own \`hermes sessions repair-routing\` fails: ${crash.error}`, `    on session ${crash.sessionId}: ${crash.note}`, '');
+	}
+
+	if (analysis.orphans.length > 0) {
+		lines.push(`Orphans: keyless rows holding messages that repair-routing lists (rules ${analysis.ruleSet}, window ${analysis.maxGapSeconds}s)`);
+		lines.push(...analysis.orphans.map(o => orphanLine(o, analysis.upgradeChanges)), '');
+	}
+
+	if (analysis.listedRefusedLocal.length > 0) {
+		lines.push('Keyless by design: local-surface rows repair-routing lists and refuses (not findings)');
+		lines.push(...analysis.listedRefusedLocal.map(o => `  · ${o.orphanId}  ${o.source}  ${plural(o.messageCount, 'message')}: ${o.reasonKind}`), '');
+	}
+
+	return lines;
+}
+
+function upgradeLines(analysis: Analysis): string[] {
+	const {lines} = analysis.upgradeChanges;
+	if (analysis.afterUpgrade === null) {
+		return [];
+	}
+
+	if (lines.length === 0) {
+		return [`After upgrading Hermes (rules ${analysis.afterUpgrade.ruleSet}): every verdict above stays the same.`, ''];
+	}
+
+	return [`After upgrading Hermes (rules ${analysis.afterUpgrade.ruleSet}), these verdicts change:`, ...lines.map(l => `  ${l.subject}: ${l.text}`), ''];
 }
 
 export function humanReport(facts: DatabaseFacts, analysis: Analysis): string[] {
 	const lines: string[] = [];
 	const risks = analysis.routing.filter(r => r.rollbackRisk);
 	const adoptable = analysis.orphans.filter(o => o.verdict === 'adoptable');
-	lines.push(header(facts));
-	lines.push(`rule set ${facts.ruleSet}: ${facts.ruleSetReason}`);
+	lines.push(header(facts), ...generationLines(facts));
 	lines.push(`${plural(facts.sessionCount, 'session')} · ${plural(analysis.routing.length, 'chat')} · ${plural(analysis.orphans.length, 'orphan')} (${adoptable.length} adoptable) · ${plural(risks.length, 'chat')} at rollback risk`);
 	lines.push('');
 	if (!hasFindings(analysis)) {
-		lines.push('✓ Healthy: every chat resumes its newest conversation after a restart, and no gateway row is missing its routing identity.');
+		lines.push('✓ Healthy: every chat resumes its newest conversation after a restart, and no gateway row is missing its routing identity.', '');
 	}
 
 	for (const r of risks) {
-		const lag = r.newestActivityAt !== null && r.resolvesToActivityAt !== null ? r.newestActivityAt - r.resolvesToActivityAt : null;
-		const inOrphan = r.adoptableOrphans.includes(r.newestActivityIn ?? '');
-		const inAmbiguous = r.sameChatAmbiguousOrphans.includes(r.newestActivityIn ?? '');
-		lines.push(`✗ ROLLBACK RISK  ${r.sessionKey}`);
-		lines.push(`    a restart resumes  ${r.restartResolvesTo}  (last message ${utc(r.resolvesToActivityAt)} UTC, via ${r.resolution.via})`);
-		lines.push(`    newest message in  ${r.newestActivityIn}  (${utc(r.newestActivityAt)} UTC${lag !== null && lag > 0 ? `, ${span(lag)} newer` : ''}${inOrphan ? ', an adoptable orphan' : (inAmbiguous ? ', an orphan repair-routing refuses as ambiguous although all its candidates are this chat' : '')})`);
-		lines.push(`    next: do not restart the gateway yet; ${inOrphan ? 'preview the fix with `hfx repair`' : `inspect with \`hfx routing ${r.sessionKey}\`${inAmbiguous ? ' (repair-routing will not adopt it: settle it by hand)' : ''}`}`);
-		lines.push('');
+		lines.push(...riskLines(r, analysis.upgradeChanges));
 	}
 
-	if (analysis.orphans.length > 0) {
-		lines.push(`Orphans: keyless gateway rows holding messages (repair-routing rules, window ${analysis.maxGapSeconds}s)`);
-		for (const o of analysis.orphans) {
-			lines.push(orphanLine(o));
-		}
-
-		lines.push('');
-	}
-
+	lines.push(...orphanSections(analysis));
 	const stale = analysis.routing.filter(r => r.routingEntryStale);
 	for (const r of stale) {
 		lines.push(`! stale routing entry ${r.sessionKey}: ${r.routingEntryNote}`);
@@ -135,12 +207,13 @@ export function humanReport(facts: DatabaseFacts, analysis: Analysis): string[] 
 		lines.push('');
 	}
 
-	const info = analysis.findings.filter(f => f.severity === 'info');
+	const info = analysis.findings.filter(f => f.kind === 'corrupt-timestamp');
 	if (info.length > 0) {
 		lines.push(`${plural(info.length, 'row')} with unusable timestamps (ignored for recency, as Hermes does): ${info.slice(0, 5).map(f => f.subject).join(', ')}${info.length > 5 ? ', …' : ''}`);
 		lines.push('');
 	}
 
+	lines.push(...upgradeLines(analysis));
 	if (hasFindings(analysis)) {
 		lines.push(adoptable.length > 0
 			? 'Next: keep the gateway running as is, run `hfx repair` to preview the adoption, then stop the gateway and `hfx repair --apply`.'

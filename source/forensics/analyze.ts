@@ -2,9 +2,11 @@
  * One pass of the forensic engine over a snapshot: lineage, orphans, per-chat routing and the
  * findings an operator must act on. Pure: same snapshot in, same analysis out.
  */
+import {CURRENT_RULE_SET, type Rules, orphanRulesFor, rulesFor} from './generations.js';
 import {type Lineage, buildLineage} from './lineage.js';
-import {DEFAULT_MAX_GAP_SECONDS, type OrphanVerdict, findOrphans} from './orphans.js';
+import {DEFAULT_MAX_GAP_SECONDS, type OrphanVerdict, findOrphans, isListedRefusedLocal, repairRoutingCrashRow} from './orphans.js';
 import {type ChatRouting, analyzeRouting} from './routing.js';
+import {type UpgradeChanges, upgradeChanges} from './upgrade.js';
 import {isCorruptTime} from './time.js';
 import type {SessionRecord, Snapshot} from './types.js';
 
@@ -12,7 +14,7 @@ export type Severity = 'critical' | 'warning' | 'info';
 
 export type Finding = {
 	severity: Severity;
-	kind: 'rollback-risk' | 'orphan-adoptable' | 'orphan-refused' | 'stale-routing-entry' | 'corrupt-timestamp';
+	kind: 'rollback-risk' | 'orphan-adoptable' | 'orphan-refused' | 'repair-routing-crash' | 'after-upgrade' | 'stale-routing-entry' | 'corrupt-timestamp';
 	/** The session or key the finding is about. */
 	subject: string;
 	title: string;
@@ -20,14 +22,32 @@ export type Finding = {
 	next: string;
 };
 
-export type Analysis = {
+/** Where the generation's own `repair-routing` fails before listing anything (v25 on a model_config that is not JSON). */
+export type RepairRoutingCrash = {sessionId: string; error: string; note: string};
+
+/** The verdicts of one generation of rules on one snapshot. */
+export type GenerationVerdicts = {
+	ruleSet: Rules['ruleSet'];
+	/** Every row repair-routing lists, in its order ([] where it crashes). */
+	listed: OrphanVerdict[];
+	/** The findings among them: every listed row but the local-surface ones it refuses. */
+	orphans: OrphanVerdict[];
+	/** Local-surface rows it lists and refuses: keyless by design, not findings. */
+	listedRefusedLocal: OrphanVerdict[];
+	repairRoutingCrash: RepairRoutingCrash | null;
+	routing: ChatRouting[];
+};
+
+export type Analysis = GenerationVerdicts & {
 	snapshot: Snapshot;
 	byId: Map<string, SessionRecord>;
 	lineage: Lineage;
-	orphans: OrphanVerdict[];
-	routing: ChatRouting[];
 	findings: Finding[];
 	maxGapSeconds: number;
+	/** What current Hermes decides once it has migrated the store; null when the store is current. */
+	afterUpgrade: GenerationVerdicts | null;
+	/** Per orphan and per chat: "today X; after upgrading Hermes, Y" (empty when the store is current). */
+	upgradeChanges: UpgradeChanges;
 };
 
 export type AnalyzeOptions = {
@@ -55,22 +75,12 @@ export function hasCorruptTime(s: SessionRecord): boolean {
 }
 
 /** @param corrupt the sessions with unusable timestamps, when the caller already knows them (in session order). */
-export function collectFindings(orphans: readonly OrphanVerdict[], routing: readonly ChatRouting[], sessions: readonly SessionRecord[], corrupt?: readonly SessionRecord[]): Finding[] {
+export function collectFindings(verdicts: Pick<GenerationVerdicts, 'orphans' | 'routing' | 'repairRoutingCrash'>, sessions: readonly SessionRecord[], corrupt?: readonly SessionRecord[], changes?: UpgradeChanges): Finding[] {
+	const {orphans, routing} = verdicts;
 	const findings: Finding[] = [];
 	for (const chat of routing) {
 		if (chat.rollbackRisk) {
-			const lag = chat.newestActivityAt !== null && chat.resolvesToActivityAt !== null ? chat.newestActivityAt - chat.resolvesToActivityAt : null;
-			const adoptable = chat.adoptableOrphans.includes(chat.newestActivityIn ?? '');
-			findings.push({
-				severity: 'critical',
-				kind: 'rollback-risk',
-				subject: chat.sessionKey,
-				title: `ROLLBACK RISK ${chat.sessionKey}`,
-				detail: `a restart resumes ${chat.restartResolvesTo} (via ${chat.resolution.via}) but the newest message is in ${chat.newestActivityIn}${lag !== null && lag > 0 ? `, ${days(lag)} later` : ''}`,
-				next: adoptable
-					? `do not restart the gateway yet; preview the adoption of ${chat.newestActivityIn} with: hfx repair`
-					: 'do not restart the gateway yet; inspect the chat with: hfx routing ' + JSON.stringify(chat.sessionKey),
-			});
+			findings.push(rollbackFinding(chat));
 		}
 
 		if (chat.routingEntryStale) {
@@ -85,10 +95,19 @@ export function collectFindings(orphans: readonly OrphanVerdict[], routing: read
 		}
 	}
 
+	const crash = verdicts.repairRoutingCrash;
+	if (crash) {
+		findings.push({severity: 'warning', kind: 'repair-routing-crash', subject: crash.sessionId, title: `this store's own repair-routing fails: ${crash.error}`, detail: crash.note, next: 'do not rely on `hermes sessions repair-routing` here; see what current Hermes would do under "after upgrading Hermes"'});
+	}
+
 	for (const o of orphans) {
 		findings.push(o.verdict === 'adoptable'
 			? {severity: 'warning', kind: 'orphan-adoptable', subject: o.orphanId, title: `orphan ${o.orphanId} (${o.messageCount} messages) adoptable into ${o.sessionKey}`, detail: `evidence ${o.evidence}: donor ${o.donorId}; ${o.reason}`, next: 'preview with: hfx repair (then stop the gateway and run hfx repair --apply)'}
 			: {severity: 'warning', kind: 'orphan-refused', subject: o.orphanId, title: `orphan ${o.orphanId} (${o.messageCount} messages) not repairable`, detail: `${o.reasonKind}: ${o.reason}`, next: 'its messages are safe but unreachable by restart recovery; repair-routing refuses it, so settle it by hand (hfx lineage ' + o.orphanId + ')'});
+	}
+
+	for (const line of changes?.lines ?? []) {
+		findings.push({severity: 'info', kind: 'after-upgrade', subject: line.subject, title: `after upgrading Hermes: ${line.subject}`, detail: line.text, next: 'upgrading migrates the store and restarts the gateway: take `hfx backup --quick` first, then check `hfx scan` again'});
 	}
 
 	// By id: the same order however the list was built (the incremental path patches it).
@@ -102,6 +121,22 @@ export function collectFindings(orphans: readonly OrphanVerdict[], routing: read
 	return findings.sort((a, b) => order[a.severity] - order[b.severity]);
 }
 
+function rollbackFinding(chat: ChatRouting): Finding {
+	const lag = chat.newestActivityAt !== null && chat.resolvesToActivityAt !== null ? chat.newestActivityAt - chat.resolvesToActivityAt : null;
+	const adoptable = chat.adoptableOrphans.includes(chat.newestActivityIn ?? '');
+	const resumes = chat.restartResolvesTo === null ? 'a restart starts a fresh, empty session' : `a restart resumes ${chat.restartResolvesTo} (via ${chat.resolution.via})`;
+	return {
+		severity: 'critical',
+		kind: 'rollback-risk',
+		subject: chat.sessionKey,
+		title: `ROLLBACK RISK ${chat.sessionKey}`,
+		detail: `${resumes} but the newest message is in ${chat.newestActivityIn}${lag !== null && lag > 0 ? `, ${days(lag)} later` : ''}`,
+		next: adoptable
+			? `do not restart the gateway yet; preview the adoption of ${chat.newestActivityIn} with: hfx repair`
+			: 'do not restart the gateway yet; inspect the chat with: hfx routing ' + JSON.stringify(chat.sessionKey),
+	};
+}
+
 /** Sessions by id (a loop: no pair array per session). */
 export function indexById(sessions: readonly SessionRecord[]): Map<string, SessionRecord> {
 	const byId = new Map<string, SessionRecord>();
@@ -112,17 +147,49 @@ export function indexById(sessions: readonly SessionRecord[]): Map<string, Sessi
 	return byId;
 }
 
+/** Splits what repair-routing lists into findings and local-surface refusals. */
+export function splitListed(listed: OrphanVerdict[]): Pick<GenerationVerdicts, 'listed' | 'orphans' | 'listedRefusedLocal'> {
+	const orphans: OrphanVerdict[] = [];
+	const listedRefusedLocal: OrphanVerdict[] = [];
+	for (const o of listed) {
+		(isListedRefusedLocal(o) ? listedRefusedLocal : orphans).push(o);
+	}
+
+	return {listed, orphans, listedRefusedLocal};
+}
+
+const CRASH_ERROR = 'sqlite3.OperationalError: malformed JSON';
+
+/** The store's own repair-routing, under a generation's rules: its crash, or what it lists. */
+export function repairRoutingOf(snapshot: Snapshot, rules: Rules, maxGapSeconds: number, byId: ReadonlyMap<string, SessionRecord>): {listed: OrphanVerdict[]; crash: RepairRoutingCrash | null} {
+	const crashRow = repairRoutingCrashRow(snapshot.sessions, rules);
+	if (crashRow) {
+		return {listed: [], crash: {sessionId: crashRow.id, error: CRASH_ERROR, note: `Hermes ${rules.ruleSet}'s repair-routing reads model_config with a throwing json_extract, and session ${crashRow.id} (${crashRow.source || 'no source'}, keyless, with messages) holds a model_config that is not JSON: the dry run and --apply both stop before listing any orphan`}};
+	}
+
+	return {listed: findOrphans(snapshot.sessions, {owner: snapshot.owner, rules, maxGapSeconds, byId}), crash: null};
+}
+
+/** One generation's verdicts on the snapshot. */
+export function verdictsOf(snapshot: Snapshot, rules: Rules, context: {byId: Map<string, SessionRecord>; lineage: Lineage; maxGapSeconds: number}): GenerationVerdicts {
+	const {listed, crash} = repairRoutingOf(snapshot, orphanRulesFor(rules.ruleSet), context.maxGapSeconds, context.byId);
+	const routing = analyzeRouting({sessions: snapshot.sessions, byId: context.byId, routing: snapshot.routing, legacyRouting: snapshot.legacyRouting, routingScope: snapshot.routingScope, lineage: context.lineage, orphans: listed, rules, owner: snapshot.owner});
+	return {ruleSet: rules.ruleSet, ...splitListed(listed), repairRoutingCrash: crash, routing};
+}
+
 export function analyze(snapshot: Snapshot, options: AnalyzeOptions = {}): Analysis {
 	const maxGapSeconds = options.maxGapSeconds ?? DEFAULT_MAX_GAP_SECONDS;
 	const byId = options.byId ?? indexById(snapshot.sessions);
 	const lineage = buildLineage(snapshot.sessions, byId);
-	const orphans = findOrphans(snapshot.sessions, {owner: snapshot.owner, maxGapSeconds, byId});
-	const routing = analyzeRouting({sessions: snapshot.sessions, byId, routing: snapshot.routing, lineage, orphans, ruleSet: snapshot.ruleSet, owner: snapshot.owner});
-	const findings = collectFindings(orphans, routing, snapshot.sessions);
-	return {snapshot, byId, lineage, orphans, routing, findings, maxGapSeconds};
+	const context = {byId, lineage, maxGapSeconds};
+	const today = verdictsOf(snapshot, rulesFor(snapshot.ruleSet), context);
+	const afterUpgrade = snapshot.ruleSet === CURRENT_RULE_SET ? null : verdictsOf(snapshot, rulesFor(CURRENT_RULE_SET), context);
+	const changes = upgradeChanges(today, afterUpgrade);
+	const findings = collectFindings(today, snapshot.sessions, undefined, changes);
+	return {snapshot, byId, lineage, ...today, findings, maxGapSeconds, afterUpgrade, upgradeChanges: changes};
 }
 
-/** Exit status of a scan: 1 when there is any orphan or rollback risk. */
-export function hasFindings(analysis: Pick<Analysis, 'orphans' | 'routing'>): boolean {
-	return analysis.orphans.length > 0 || analysis.routing.some(r => r.rollbackRisk);
+/** Exit status of a scan: 1 when there is any orphan, rollback risk or failing repair-routing. */
+export function hasFindings(analysis: Pick<Analysis, 'orphans' | 'routing' | 'repairRoutingCrash'>): boolean {
+	return analysis.orphans.length > 0 || analysis.repairRoutingCrash !== null || analysis.routing.some(r => r.rollbackRisk);
 }

@@ -5,9 +5,11 @@
  * The live view needs it: on a store of twenty thousand sessions a full analysis per commit is
  * too slow to keep up with an agent writing hundreds of times a second.
  */
-import {type Analysis, type AnalyzeOptions, analyze, collectFindings, hasCorruptTime} from './analyze.js';
+import {type Analysis, type AnalyzeOptions, analyze, collectFindings, hasCorruptTime, repairRoutingOf, splitListed} from './analyze.js';
+import {CURRENT_RULE_SET, rulesFor} from './generations.js';
+import {upgradeChanges} from './upgrade.js';
 import {updateLineage} from './lineage.js';
-import {findOrphans, isOrphanCandidate, type OrphanVerdict} from './orphans.js';
+import {isOrphanCandidate, type OrphanVerdict} from './orphans.js';
 import {lastActive} from './time.js';
 import {type ChatRouting, analyzeRouting, buildKeyIndex, tupleKey, unanimousKey} from './routing.js';
 import type {SessionRecord, Snapshot} from './types.js';
@@ -60,7 +62,7 @@ function chatKeysOf(o: OrphanVerdict, byId: Pick<ReadonlyMap<string, SessionReco
  * session whose last activity is now, far from any orphan's start.)
  */
 function orphansUnmoved(previous: Analysis, old: Lookup, byId: ReadonlyMap<string, SessionRecord>, changed: ReadonlySet<string>, gap: number): boolean {
-	const orphans = previous.orphans;
+	const orphans = previous.listed;
 	for (const id of changed) {
 		for (const s of [old(id), byId.get(id)]) {
 			if (!s) {
@@ -170,7 +172,10 @@ export type SharedIndex = {byId: Map<string, SessionRecord>; before: ReadonlyMap
 export function analyzeIncremental(previous: Analysis, snapshot: Snapshot, changed: ReadonlySet<string>, options: AnalyzeOptions = {}, lookup?: (id: string) => SessionRecord | undefined, shared?: SharedIndex): Analysis {
 	const maxGapSeconds = options.maxGapSeconds ?? previous.maxGapSeconds;
 	const routingMoved = previous.snapshot.routing !== snapshot.routing && JSON.stringify(previous.snapshot.routing) !== JSON.stringify(snapshot.routing);
-	if (changed.size > snapshot.sessions.length * FULL_RATIO || maxGapSeconds !== previous.maxGapSeconds || snapshot.ruleSet !== previous.snapshot.ruleSet || snapshot.owner !== previous.snapshot.owner) {
+	// A store of an older generation is analysed twice (today and after an upgrade): always in full (rare, and small).
+	const contextMoved = snapshot.ruleSet !== CURRENT_RULE_SET || snapshot.ruleSet !== previous.snapshot.ruleSet || snapshot.owner !== previous.snapshot.owner
+		|| snapshot.routingScope !== previous.snapshot.routingScope || (snapshot.legacyRouting !== previous.snapshot.legacyRouting && JSON.stringify(snapshot.legacyRouting) !== JSON.stringify(previous.snapshot.legacyRouting));
+	if (changed.size > snapshot.sessions.length * FULL_RATIO || maxGapSeconds !== previous.maxGapSeconds || contextMoved) {
 		return analyze(snapshot, {maxGapSeconds});
 	}
 
@@ -246,7 +251,8 @@ export function analyzeIncremental(previous: Analysis, snapshot: Snapshot, chang
 	}
 
 	const lineage = updateLineage(previous.lineage, byId, changed);
-	const orphans = orphansUnmoved(previous, old, byId, changed, maxGapSeconds) ? previous.orphans : findOrphans(snapshot.sessions, {owner: snapshot.owner, maxGapSeconds, byId});
+	const rules = rulesFor(CURRENT_RULE_SET);
+	const orphans = orphansUnmoved(previous, old, byId, changed, maxGapSeconds) ? previous.listed : repairRoutingOf(snapshot, rules, maxGapSeconds, byId).listed;
 
 	// The chats a change can reach.
 	const affected = new Set<string>();
@@ -269,8 +275,8 @@ export function analyzeIncremental(previous: Analysis, snapshot: Snapshot, chang
 		}
 	}
 
-	if (orphans !== previous.orphans) {
-		const before = new Map(previous.orphans.map(o => [o.orphanId, o]));
+	if (orphans !== previous.listed) {
+		const before = new Map(previous.listed.map(o => [o.orphanId, o]));
 		const after = new Map(orphans.map(o => [o.orphanId, o]));
 		for (const id of new Set([...before.keys(), ...after.keys()])) {
 			const b = before.get(id);
@@ -326,7 +332,7 @@ export function analyzeIncremental(previous: Analysis, snapshot: Snapshot, chang
 		}
 	}
 
-	const fresh = new Map(analyzeRouting({sessions: snapshot.sessions, byId, routing: snapshot.routing, lineage, orphans, ruleSet: snapshot.ruleSet, owner: snapshot.owner, onlyKeys: affected, byKey}).map(c => [c.sessionKey, c]));
+	const fresh = new Map(analyzeRouting({sessions: snapshot.sessions, byId, routing: snapshot.routing, legacyRouting: snapshot.legacyRouting, routingScope: snapshot.routingScope, lineage, orphans, rules, owner: snapshot.owner, onlyKeys: affected, byKey}).map(c => [c.sessionKey, c]));
 	// The previous order, with the affected chats replaced or dropped; new keys appended and sorted in.
 	const routing: ChatRouting[] = [];
 	let added = false;
@@ -351,8 +357,9 @@ export function analyzeIncremental(previous: Analysis, snapshot: Snapshot, chang
 		routing.sort((a, b) => (a.sessionKey < b.sessionKey ? -1 : (a.sessionKey > b.sessionKey ? 1 : 0)));
 	}
 
-	const findings = collectFindings(orphans, routing, snapshot.sessions, [...corrupt.values()]);
-	const next: Analysis = {snapshot, byId, lineage, orphans, routing, findings, maxGapSeconds};
+	const listed = splitListed(orphans);
+	const findings = collectFindings({...listed, routing, repairRoutingCrash: null}, snapshot.sessions, [...corrupt.values()]);
+	const next: Analysis = {snapshot, byId, lineage, ruleSet: rules.ruleSet, ...listed, repairRoutingCrash: null, routing, findings, maxGapSeconds, afterUpgrade: null, upgradeChanges: upgradeChanges({...listed, repairRoutingCrash: null, routing}, null)};
 	carries.set(next, {byKey, corrupt});
 	derivations.delete(previous);
 	const before = shared ? new Map(shared.before) : undefined;

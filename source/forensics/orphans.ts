@@ -1,17 +1,24 @@
 /**
  * Routing orphans and their evidence, decided exactly as `hermes sessions repair-routing` decides
- * them (hermes-state.md §3.4–3.5), with one deliberate difference: only rows that can be gateway
- * rows are examined. Local surfaces are keyless by design and never orphans.
+ * them (hermes-state.md §3.4–3.5, §3.7), under the rules of one generation: the same rows it lists
+ * (every keyless row with messages except tool rows and /branch or delegate children), the same
+ * donors, fences and refusals. Local-surface rows it lists and refuses are flagged as such: keyless
+ * by design, reported apart, not findings.
  */
-import {lastActive, numeric} from './time.js';
-import type {SessionRecord} from './types.js';
+import {type Rules, rulesFor} from './generations.js';
+import {compareCells, lastActive, lastActiveRaw, numeric} from './time.js';
+import type {Cell, SessionRecord} from './types.js';
 
 export const DEFAULT_MAX_GAP_SECONDS = 900;
 
-/** Surfaces that never carry a gateway routing identity (hermes-state.md §1.2, §3.3 step 7). */
-export const LOCAL_SURFACES: ReadonlySet<string> = new Set(['cli', 'tui', 'desktop', 'subagent', 'cron', 'kanban', 'acp', 'api_server', 'tool', 'recovered', 'oneshot']);
+/**
+ * Surfaces that never carry a gateway routing identity (hermes-state.md §1.2, §3.3 step 7).
+ * `api_server` is not one: the API-server platform keys its rows (§3.7).
+ */
+export const LOCAL_SURFACES: ReadonlySet<string> = new Set(['cli', 'tui', 'desktop', 'subagent', 'cron', 'kanban', 'acp', 'tool', 'recovered', 'oneshot']);
 
-export type ReasonKind = 'no_predecessor' | 'ambiguous_predecessor' | 'contested_donor' | 'parent_not_keyed';
+/** Hermes' four refusals; `generations_disagree` is hfx's own (a repair plan holds back what current Hermes would decide otherwise). */
+export type ReasonKind = 'no_predecessor' | 'ambiguous_predecessor' | 'contested_donor' | 'parent_not_keyed' | 'generations_disagree';
 
 export type OrphanVerdict = {
 	orphanId: string;
@@ -31,10 +38,15 @@ export type OrphanVerdict = {
 	/** Keyed rows the contiguity query returned (at most 2), for the evidence view. */
 	candidateDonors: string[];
 	profileOwner: string | null;
+	/** A local-surface row (cli, tui, cron…) that repair-routing lists and refuses: keyless by design, not a finding. */
+	localSurface: boolean;
 };
 
 export type OrphanOptions = {
+	/** The store's owner profile (from its path); the profile fence uses it where the rules have one. */
 	owner: string | null;
+	/** The generation's rules (default: current). */
+	rules?: Rules;
 	maxGapSeconds?: number;
 	/**
 	 * The sessions by id, when the caller already keeps that index of these sessions (analyze
@@ -44,15 +56,39 @@ export type OrphanOptions = {
 	byId?: ReadonlyMap<string, SessionRecord>;
 };
 
-/** Hermes' orphan predicate plus our gateway-row restriction. */
+/** repair-routing's orphan predicate (the rows its scan lists). */
 export function isOrphanCandidate(s: SessionRecord): boolean {
 	return s.sessionKey === null
 		&& s.hasMessageRows
 		&& s.source !== 'tool'
 		// SQL: json_extract(model_config, '$._branched_from') IS NULL: an empty marker still excludes.
 		&& s.branchedFrom === null
-		&& s.delegateFrom === null
-		&& !LOCAL_SURFACES.has(s.source);
+		&& s.delegateFrom === null;
+}
+
+/** A refused candidate of a local surface: listed by repair-routing, keyless by design. */
+export function isListedRefusedLocal(o: OrphanVerdict): boolean {
+	return o.localSurface && o.verdict === 'refused';
+}
+
+/**
+ * The row on which the generation's repair-routing fails, if any: v25 reads model_config with a
+ * throwing json_extract once a row passed the predicate's earlier terms (keyless, has messages,
+ * not a tool row), so one such row whose model_config is not JSON stops the whole scan.
+ */
+export function repairRoutingCrashRow(sessions: readonly SessionRecord[], rules: Rules): SessionRecord | null {
+	if (!rules.throwingJsonExtract) {
+		return null;
+	}
+
+	let first: SessionRecord | null = null;
+	for (const s of sessions) {
+		if (s.modelConfigInvalid && s.sessionKey === null && s.hasMessageRows && s.source !== 'tool' && (first === null || compareCells(s.startedAtRaw, first.startedAtRaw) < 0)) {
+			first = s;
+		}
+	}
+
+	return first;
 }
 
 /** Why a keyless row is not an orphan (for the sessions view); null if it is one or is keyed. */
@@ -61,8 +97,8 @@ export function notOrphanBecause(s: SessionRecord): string | null {
 		return null;
 	}
 
-	if (LOCAL_SURFACES.has(s.source)) {
-		return `local surface (${s.source}): keyless by design`;
+	if (s.source === 'tool') {
+		return 'tool row: keyless by design';
 	}
 
 	if (s.branchedFrom !== null) {
@@ -126,82 +162,100 @@ function parentsOf(orphans: readonly SessionRecord[], sessions: readonly Session
 	return parents;
 }
 
-export function findOrphans(sessions: readonly SessionRecord[], options: OrphanOptions): OrphanVerdict[] {
-	const gap = options.maxGapSeconds ?? DEFAULT_MAX_GAP_SECONDS;
-	const owner = options.owner;
-	const orphans = sessions.filter(isOrphanCandidate).sort((a, b) => (numeric(a.startedAtRaw) ?? 0) - (numeric(b.startedAtRaw) ?? 0) || (a.id < b.id ? -1 : 1));
-	const parents = options.byId ?? parentsOf(orphans, sessions);
-	// Contiguity candidates: keyed rows, only of the sources that have orphans.
-	const sources = new Set(orphans.map(o => o.source));
-	const keyedBySource = new Map<string, Array<{row: SessionRecord; lastActive: number | null}>>();
+type Keyed = {row: SessionRecord; lastActive: Cell};
+
+/** The generation's "last active" of a row: windowed (v30) or SQLite's raw MAX (v25). */
+function activityOf(rules: Rules): (s: SessionRecord) => Cell {
+	return rules.epochWindow ? lastActive : lastActiveRaw;
+}
+
+/** Keyed rows of the sources that have orphans, with their last activity: the contiguity candidates. */
+function keyedBySource(sessions: readonly SessionRecord[], sources: ReadonlySet<string>, activity: (s: SessionRecord) => Cell): Map<string, Keyed[]> {
+	const bySource = new Map<string, Keyed[]>();
 	for (const s of sessions) {
 		if (s.sessionKey === null || !sources.has(s.source)) {
 			continue;
 		}
 
-		const list = keyedBySource.get(s.source);
-		const entry = {row: s, lastActive: lastActive(s)};
+		const list = bySource.get(s.source);
+		const entry = {row: s, lastActive: activity(s)};
 		if (list) {
 			list.push(entry);
 		} else {
-			keyedBySource.set(s.source, [entry]);
+			bySource.set(s.source, [entry]);
 		}
 	}
 
-	const records: OrphanVerdict[] = orphans.map(o => {
-		const oLast = lastActive(o);
-		const orphanOwner = effectiveProfile(o.profileName, owner);
-		const base = {
-			orphanId: o.id,
-			source: o.source,
-			messageCount: o.messageRows ?? (o.hasMessageRows ? Math.max(1, o.messageCountColumn) : 0),
-			startedAt: numeric(o.startedAtRaw),
-			lastActive: oLast,
-			profileOwner: orphanOwner,
-		};
-		if (o.parentSessionId) {
-			const parent = parents.get(o.parentSessionId);
-			const ok = parent !== undefined && parent.sessionKey !== null && parent.source === o.source && passesFence(parent, owner, orphanOwner);
-			if (ok) {
-				return {...base, verdict: 'adoptable', evidence: 'lineage', donorId: parent.id, sessionKey: parent.sessionKey, reasonKind: null, reason: `recorded lineage: parent ${parent.id} carries ${parent.sessionKey}`, candidateDonors: [parent.id]} satisfies OrphanVerdict;
-			}
+	return bySource;
+}
 
-			const detail = parent === undefined
-				? `parent ${o.parentSessionId} is not in this store`
-				: (parent.sessionKey === null ? `parent ${parent.id} (${parent.source || 'no source'}) has no session key` : (parent.source === o.source ? `parent ${parent.id} belongs to another profile` : `parent ${parent.id} is a ${parent.source || 'sourceless'} row, this is ${o.source || 'sourceless'}`));
-			return {...base, verdict: 'refused', evidence: null, donorId: null, sessionKey: null, reasonKind: 'parent_not_keyed', reason: `parent session carries no gateway identity of this source (${detail})`, candidateDonors: []} satisfies OrphanVerdict;
-		}
+type Judge = {
+	rules: Rules;
+	owner: string | null;
+	gap: number;
+	parents: ReadonlyMap<string, SessionRecord>;
+	keyed: ReadonlyMap<string, Keyed[]>;
+	activity: (s: SessionRecord) => Cell;
+};
 
-		// Python: `started = orphan["started_at"] or 0`; a TEXT cell would make Hermes raise.
-		const startedCell = o.startedAtRaw;
-		if (startedCell !== null && typeof startedCell !== 'number' && typeof startedCell !== 'bigint') {
-			return {...base, verdict: 'refused', evidence: null, donorId: null, sessionKey: null, reasonKind: 'no_predecessor', reason: `started_at is not a number (${JSON.stringify(String(startedCell)).slice(0, 40)}): no time window can be placed (Hermes' own repair-routing would fail on this row)`, candidateDonors: []} satisfies OrphanVerdict;
-		}
+type Base = Pick<OrphanVerdict, 'orphanId' | 'source' | 'messageCount' | 'startedAt' | 'lastActive' | 'profileOwner' | 'localSurface'>;
 
-		// Any stored number counts as is, even one outside the epoch window (inf gives an empty window).
-		const started = (typeof startedCell === 'bigint' ? Number(startedCell) : startedCell) || 0;
-		const candidates = oLast === null ? [] : (keyedBySource.get(o.source) ?? [])
-			.filter(({row, lastActive: la}) => row.id !== o.id
-				&& compatibleUsers(row.userId, o.userId)
-				&& la !== null && la >= started - gap && la <= started + gap
-				&& la < oLast
-				&& passesFence(row, owner, orphanOwner))
-			.sort((a, b) => b.lastActive! - a.lastActive! || (a.row.id < b.row.id ? 1 : -1))
-			.slice(0, 2);
-		if (candidates.length === 0) {
-			return {...base, verdict: 'refused', evidence: null, donorId: null, sessionKey: null, reasonKind: 'no_predecessor', reason: `no keyed predecessor fell quiet within ${formatGap(gap)}s of this session's start`, candidateDonors: []} satisfies OrphanVerdict;
-		}
+function refused(base: Base, reasonKind: ReasonKind, reason: string, candidateDonors: string[] = []): OrphanVerdict {
+	return {...base, verdict: 'refused', evidence: null, donorId: null, sessionKey: null, reasonKind, reason, candidateDonors};
+}
 
-		if (candidates.length > 1) {
-			return {...base, verdict: 'refused', evidence: null, donorId: null, sessionKey: null, reasonKind: 'ambiguous_predecessor', reason: 'ambiguous: more than one keyed predecessor matches this window', candidateDonors: candidates.map(c => c.row.id)} satisfies OrphanVerdict;
-		}
+function byLineage(o: SessionRecord, base: Base, judge: Judge, orphanOwner: string | null): OrphanVerdict {
+	const parent = judge.parents.get(o.parentSessionId!);
+	const fenced = (p: SessionRecord) => judge.rules.profileFence && !passesFence(p, judge.owner, orphanOwner);
+	if (parent !== undefined && parent.sessionKey !== null && parent.source === o.source && !fenced(parent)) {
+		return {...base, verdict: 'adoptable', evidence: 'lineage', donorId: parent.id, sessionKey: parent.sessionKey, reasonKind: null, reason: `recorded lineage: parent ${parent.id} carries ${parent.sessionKey}`, candidateDonors: [parent.id]};
+	}
 
-		const donor = candidates[0]!;
-		const quietFor = started - donor.lastActive!;
-		return {...base, verdict: 'adoptable', evidence: 'contiguity', donorId: donor.row.id, sessionKey: donor.row.sessionKey, reasonKind: null, reason: `the only keyed ${o.source} row that fell quiet within ${formatGap(gap)}s of this session's start (${quietFor >= 0 ? `${Math.round(quietFor)}s before` : `${Math.round(-quietFor)}s after`} it)`, candidateDonors: [donor.row.id]} satisfies OrphanVerdict;
-	});
+	const detail = parent === undefined
+		? `parent ${o.parentSessionId} is not in this store`
+		: (parent.sessionKey === null ? `parent ${parent.id} (${parent.source || 'no source'}) has no session key` : (parent.source === o.source ? `parent ${parent.id} belongs to another profile` : `parent ${parent.id} is a ${parent.source || 'sourceless'} row, this is ${o.source || 'sourceless'}`));
+	return refused(base, 'parent_not_keyed', `parent session carries no gateway identity of this source (${detail})`);
+}
 
-	// Contest pass: two or more adoptable orphans naming the same donor are all refused (they keep donor and evidence).
+/** SQL `x BETWEEN lo AND hi` and `x < y` on cells: a NULL on either side is never true. */
+function between(x: Cell, lo: number, hi: number): boolean {
+	return x !== null && compareCells(x, lo) >= 0 && compareCells(x, hi) <= 0;
+}
+
+function byContiguity(o: SessionRecord, base: Base, judge: Judge, orphanOwner: string | null): OrphanVerdict {
+	// Python: `started = orphan["started_at"] or 0`; a TEXT cell would make Hermes raise.
+	const startedCell = o.startedAtRaw;
+	if (startedCell !== null && typeof startedCell !== 'number' && typeof startedCell !== 'bigint') {
+		return refused(base, 'no_predecessor', `started_at is not a number (${JSON.stringify(String(startedCell)).slice(0, 40)}): no time window can be placed (Hermes' own repair-routing would fail on this row)`);
+	}
+
+	// Any stored number counts as is, even one outside the epoch window (inf gives an empty window).
+	const started = (typeof startedCell === 'bigint' ? Number(startedCell) : startedCell) || 0;
+	const {gap} = judge;
+	const oLast = judge.activity(o);
+	const candidates = oLast === null ? [] : (judge.keyed.get(o.source) ?? [])
+		.filter(({row, lastActive: la}) => row.id !== o.id
+			&& compatibleUsers(row.userId, o.userId)
+			&& between(la, started - gap, started + gap)
+			&& compareCells(la, oLast) < 0
+			&& (!judge.rules.profileFence || passesFence(row, judge.owner, orphanOwner)))
+		.sort((a, b) => compareCells(b.lastActive, a.lastActive) || (a.row.id < b.row.id ? 1 : -1))
+		.slice(0, 2);
+	if (candidates.length === 0) {
+		return refused(base, 'no_predecessor', `no keyed predecessor fell quiet within ${formatGap(gap)}s of this session's start`);
+	}
+
+	if (candidates.length > 1) {
+		return refused(base, 'ambiguous_predecessor', 'ambiguous: more than one keyed predecessor matches this window', candidates.map(c => c.row.id));
+	}
+
+	const donor = candidates[0]!;
+	const quietFor = started - (numeric(donor.lastActive) ?? started);
+	return {...base, verdict: 'adoptable', evidence: 'contiguity', donorId: donor.row.id, sessionKey: donor.row.sessionKey, reasonKind: null, reason: `the only keyed ${o.source} row that fell quiet within ${formatGap(gap)}s of this session's start (${quietFor >= 0 ? `${Math.round(quietFor)}s before` : `${Math.round(-quietFor)}s after`} it)`, candidateDonors: [donor.row.id]};
+}
+
+/** Contest pass: two or more adoptable orphans naming the same donor are all refused (they keep donor and evidence). */
+function refuseContested(records: OrphanVerdict[]): void {
 	const claims = new Map<string, number>();
 	for (const r of records) {
 		if (r.verdict === 'adoptable' && r.donorId) {
@@ -216,6 +270,38 @@ export function findOrphans(sessions: readonly SessionRecord[], options: OrphanO
 			r.reason = 'ambiguous: more than one unkeyed session claims this predecessor';
 		}
 	}
+}
 
+/**
+ * Every row repair-routing lists, with its verdict, in its order (started_at ASC). The caller
+ * checks repairRoutingCrashRow first: where the generation's scan fails, it lists nothing.
+ */
+export function findOrphans(sessions: readonly SessionRecord[], options: OrphanOptions): OrphanVerdict[] {
+	const rules = options.rules ?? rulesFor('v30');
+	const owner = options.owner;
+	const orphans = sessions.filter(isOrphanCandidate).sort((a, b) => (numeric(a.startedAtRaw) ?? 0) - (numeric(b.startedAtRaw) ?? 0) || (a.id < b.id ? -1 : 1));
+	const activity = activityOf(rules);
+	const judge: Judge = {
+		rules,
+		owner,
+		gap: options.maxGapSeconds ?? DEFAULT_MAX_GAP_SECONDS,
+		parents: options.byId ?? parentsOf(orphans, sessions),
+		keyed: keyedBySource(sessions, new Set(orphans.map(o => o.source)), activity),
+		activity,
+	};
+	const records = orphans.map(o => {
+		const orphanOwner = effectiveProfile(o.profileName, owner);
+		const base: Base = {
+			orphanId: o.id,
+			source: o.source,
+			messageCount: o.messageRows ?? (o.hasMessageRows ? Math.max(1, o.messageCountColumn) : 0),
+			startedAt: numeric(o.startedAtRaw),
+			lastActive: numeric(activity(o)),
+			profileOwner: orphanOwner,
+			localSurface: LOCAL_SURFACES.has(o.source),
+		};
+		return o.parentSessionId ? byLineage(o, base, judge, orphanOwner) : byContiguity(o, base, judge, orphanOwner);
+	});
+	refuseContested(records);
 	return records;
 }

@@ -3,7 +3,8 @@
  * the routing entry (healed to its compression tip, dropped if its row ended), then
  * `find_latest_gateway_session_for_peer`: the exact-key query, then the tuple fallback.
  */
-import {LEGACY_RECOVERABLE_END_REASONS, RECOVERABLE_END_REASONS, RESET_END_REASONS} from './end-reasons.js';
+import {RESET_END_REASONS} from './end-reasons.js';
+import type {Rules} from './generations.js';
 import {type Lineage, compressionTip} from './lineage.js';
 import {type Cell, type RoutingEntry, type RuleSet, type SessionRecord} from './types.js';
 import {coalesce, compareCells} from './time.js';
@@ -55,17 +56,16 @@ function recencyKey(s: SessionRecord): Cell {
 	return coalesce(s.lastActivityAtRaw, s.startedAtRaw);
 }
 
-function recoverability(s: SessionRecord, ruleSet: RuleSet): {ok: boolean; rule: string} {
+function recoverability(s: SessionRecord, rules: Rules): {ok: boolean; rule: string} {
 	if (s.endedAtRaw === null) {
 		return {ok: true, rule: 'live (ended_at is NULL)'};
 	}
 
-	const set = ruleSet === 'recency' ? RECOVERABLE_END_REASONS : LEGACY_RECOVERABLE_END_REASONS;
-	if (s.endReason !== null && set.has(s.endReason)) {
+	if (s.endReason !== null && rules.recoverable.has(s.endReason)) {
 		return {ok: true, rule: `ended ${s.endReason} (recoverable: reopened on restart)`};
 	}
 
-	if (ruleSet === 'recency' && s.handoffState === 'completed') {
+	if (rules.completedHandoff && s.handoffState === 'completed') {
 		return {ok: true, rule: 'handoff completed (owned by this chat)'};
 	}
 
@@ -87,24 +87,25 @@ function fencedBy(s: SessionRecord, resetSiblings: readonly SessionRecord[]): Se
 	return resetSiblings.find(b => compareCells(b.endedAtRaw, key) > 0);
 }
 
-function orderCandidates(rows: SessionRecord[], ruleSet: RuleSet, messagesFirst: boolean): SessionRecord[] {
+function orderCandidates(rows: SessionRecord[], rules: Rules, messagesFirst: boolean): SessionRecord[] {
+	const recency = rules.finder === 'recency';
 	return rows.sort((a, b) => {
-		if (ruleSet === 'recency' && messagesFirst) {
+		if (recency && messagesFirst) {
 			const m = Number(hasMessages(b)) - Number(hasMessages(a));
 			if (m !== 0) {
 				return m;
 			}
 		}
 
-		const ka = ruleSet === 'recency' ? recencyKey(a) : a.startedAtRaw;
-		const kb = ruleSet === 'recency' ? recencyKey(b) : b.startedAtRaw;
+		const ka = recency ? recencyKey(a) : a.startedAtRaw;
+		const kb = recency ? recencyKey(b) : b.startedAtRaw;
 		return compareCells(kb, ka) || (a.id < b.id ? 1 : -1);
 	});
 }
 
 /** One candidate's verdict (a literal in the declared key order: the JSON output lists them so). */
-function candidateVerdict(s: SessionRecord, query: CandidateVerdict['query'], ruleSet: RuleSet, admitted: boolean, rule: string): CandidateVerdict {
-	return {sessionId: s.id, query, hasMessages: hasMessages(s), orderKey: ruleSet === 'recency' ? recencyKey(s) : s.startedAtRaw, admitted, rule};
+function candidateVerdict(s: SessionRecord, query: CandidateVerdict['query'], rules: Rules, admitted: boolean, rule: string): CandidateVerdict {
+	return {sessionId: s.id, query, hasMessages: hasMessages(s), orderKey: rules.finder === 'recency' ? recencyKey(s) : s.startedAtRaw, admitted, rule};
 }
 
 type EvaluateOptions = {
@@ -118,41 +119,41 @@ type EvaluateOptions = {
 	profileFence?: (s: SessionRecord) => boolean;
 };
 
-function evaluate(rows: readonly SessionRecord[], query: CandidateVerdict['query'], ruleSet: RuleSet, options: EvaluateOptions): {verdicts: CandidateVerdict[]; admitted: SessionRecord[]} {
+function evaluate(rows: readonly SessionRecord[], query: CandidateVerdict['query'], rules: Rules, options: EvaluateOptions): {verdicts: CandidateVerdict[]; admitted: SessionRecord[]} {
 	const verdicts: CandidateVerdict[] = [];
 	const admitted: SessionRecord[] = [];
 	for (const s of rows) {
 		if (s.source !== options.platform) {
-			verdicts.push(candidateVerdict(s, query, ruleSet, false, `source is ${s.source || '(empty)'}, the chat's platform is ${options.platform}`));
+			verdicts.push(candidateVerdict(s, query, rules, false, `source is ${s.source || '(empty)'}, the chat's platform is ${options.platform}`));
 			continue;
 		}
 
 		if (options.profileFence && !options.profileFence(s)) {
-			verdicts.push(candidateVerdict(s, query, ruleSet, false, `profile fence: profile_name ${s.profileName ?? 'NULL'} is another profile's`));
+			verdicts.push(candidateVerdict(s, query, rules, false, `profile fence: profile_name ${s.profileName ?? 'NULL'} is another profile's`));
 			continue;
 		}
 
-		const rec = recoverability(s, ruleSet);
+		const rec = recoverability(s, rules);
 		if (!rec.ok) {
-			verdicts.push(candidateVerdict(s, query, ruleSet, false, rec.rule));
+			verdicts.push(candidateVerdict(s, query, rules, false, rec.rule));
 			continue;
 		}
 
 		if (options.requireMessages && !hasMessages(s)) {
-			verdicts.push(candidateVerdict(s, query, ruleSet, false, 'no messages (this finder requires messages)'));
+			verdicts.push(candidateVerdict(s, query, rules, false, 'no messages (this finder requires messages)'));
 			continue;
 		}
 
-		if (ruleSet === 'recency') {
+		if (rules.resetFence) {
 			const fence = fencedBy(s, options.resetSiblings);
 			if (fence) {
-				verdicts.push(candidateVerdict(s, query, ruleSet, false, `reset fence: ${fence.id} ended ${fence.endReason} after this row's last activity`));
+				verdicts.push(candidateVerdict(s, query, rules, false, `reset fence: ${fence.id} ended ${fence.endReason} after this row's last activity`));
 				continue;
 			}
 		}
 
 		admitted.push(s);
-		verdicts.push(candidateVerdict(s, query, ruleSet, true, rec.rule + (hasMessages(s) ? '' : '; no messages (ranked after rows with messages)')));
+		verdicts.push(candidateVerdict(s, query, rules, true, rec.rule + (hasMessages(s) ? '' : '; no messages (ranked after rows with messages)')));
 	}
 
 	return {verdicts, admitted};
@@ -170,7 +171,7 @@ export type ResolveInput = {
 	routingEntryAssessment?: EntryAssessment;
 	byId: ReadonlyMap<string, SessionRecord>;
 	lineage: Lineage;
-	ruleSet: RuleSet;
+	rules: Rules;
 	owner: string | null;
 };
 
@@ -203,7 +204,8 @@ export function assessRoutingEntry(entry: RoutingEntry, byId: ReadonlyMap<string
 }
 
 export function resolveRestart(input: ResolveInput): Resolution {
-	const {identity, ruleSet} = input;
+	const {identity, rules} = input;
+	const ruleSet = rules.ruleSet;
 	const notes: string[] = [];
 	if (input.routingEntry) {
 		const a = input.routingEntryAssessment ?? assessRoutingEntry(input.routingEntry, input.byId, input.lineage);
@@ -215,14 +217,14 @@ export function resolveRestart(input: ResolveInput): Resolution {
 
 	// Candidates in id order: the listing is the same whoever built the index.
 	const keyed = [...input.keyed].sort((a, b) => (a.id < b.id ? -1 : (a.id > b.id ? 1 : 0)));
-	const exact = evaluate(keyed, 'exact-key', ruleSet, {
+	const exact = evaluate(keyed, 'exact-key', rules, {
 		platform: identity.platform,
 		// Siblings: rows with the same key and source.
 		resetSiblings: keyed.filter(b => b.source === identity.platform && endedWithReset(b)),
-		requireMessages: ruleSet === 'legacy-v21',
+		requireMessages: rules.finder === 'legacy',
 	});
 	const candidates = exact.verdicts;
-	const exactWinner = orderCandidates(exact.admitted, ruleSet, true)[0];
+	const exactWinner = orderCandidates(exact.admitted, rules, true)[0];
 	if (exactWinner) {
 		return {sessionId: exactWinner.id, via: 'exact-key', ruleSet, candidates, notes};
 	}
@@ -233,9 +235,9 @@ export function resolveRestart(input: ResolveInput): Resolution {
 		notes.push('tuple fallback skipped: the chat\'s chat_id/chat_type are unknown');
 	} else {
 		const owner = input.owner;
-		const fence = ruleSet === 'recency' && owner !== null ? (s: SessionRecord) => (s.profileName ?? owner) === owner : undefined;
+		const fence = rules.profileFence && owner !== null ? (s: SessionRecord) => (s.profileName ?? owner) === owner : undefined;
 		const tuple = [...input.tupleRows()].sort((a, b) => (a.id < b.id ? -1 : (a.id > b.id ? 1 : 0)));
-		const tupleResult = evaluate(tuple, 'tuple-fallback', ruleSet, {
+		const tupleResult = evaluate(tuple, 'tuple-fallback', rules, {
 			platform: identity.platform,
 			// Siblings: the tuple's rows (of this profile, under a profile fence).
 			resetSiblings: tuple.filter(b => (!fence || fence(b)) && endedWithReset(b)),
@@ -243,7 +245,7 @@ export function resolveRestart(input: ResolveInput): Resolution {
 			profileFence: fence,
 		});
 		candidates.push(...tupleResult.verdicts);
-		const ordered = orderCandidates(tupleResult.admitted, ruleSet, false);
+		const ordered = orderCandidates(tupleResult.admitted, rules, false);
 		for (const winner of ordered) {
 			const ns = winner.sessionKey ? parseSessionKey(winner.sessionKey).namespace : null;
 			if (ns !== null && identity.namespace !== null && ns !== identity.namespace) {

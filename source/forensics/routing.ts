@@ -2,11 +2,14 @@
  * The chat-level verdict the product exists for: per session key, what a restart would resume
  * versus where the chat's newest message actually is. When they differ: rollback risk.
  */
-import type {Lineage} from './lineage.js';
+import {BOUNDARY_END_REASONS} from './end-reasons.js';
+import type {Rules} from './generations.js';
+import {type Lineage, ancestors} from './lineage.js';
 import type {OrphanVerdict} from './orphans.js';
 import {type ChatIdentity, type Resolution, assessRoutingEntry, parseSessionKey, resolveRestart} from './restart.js';
+import {type ChosenEntry, chooseEntry, entriesByKey} from './routing-entries.js';
 import {lastActive, startedLater} from './time.js';
-import type {RoutingEntry, RuleSet, SessionRecord} from './types.js';
+import type {RoutingEntry, SessionRecord} from './types.js';
 
 export type ChatRouting = {
 	sessionKey: string;
@@ -15,6 +18,8 @@ export type ChatRouting = {
 	/** The gateway_routing entry's session id (null when the key has no entry). */
 	routingEntry: string | null;
 	routingEntryScope: string | null;
+	/** Where the entry the gateway loads comes from: its own scope of gateway_routing, or the legacy sessions.json mirror. */
+	routingEntrySource: ChosenEntry['source'];
 	routingEntryStale: boolean;
 	routingEntryNote: string | null;
 	resolution: Resolution;
@@ -25,6 +30,8 @@ export type ChatRouting = {
 	/** When the session a restart resumes last had a message. */
 	resolvesToActivityAt: number | null;
 	rollbackRisk: boolean;
+	/** Why it is (or, where a restart resumes nothing, why it is not) a rollback risk; null when it resumes the newest conversation. */
+	rollbackRiskReason: string | null;
 	/** Sessions that hold this chat's conversation. */
 	members: string[];
 	/** Adoptable orphans that belong to this chat. */
@@ -104,8 +111,12 @@ export type RoutingInput = {
 	routing: readonly RoutingEntry[];
 	lineage: Lineage;
 	orphans: readonly OrphanVerdict[];
-	ruleSet: RuleSet;
+	rules: Rules;
 	owner: string | null;
+	/** The gateway's own routing scope (realpath of its sessions folder); null: every entry counts (no scope column). */
+	routingScope?: string | null;
+	/** The legacy sessions.json mirror's entries: they fill keys that gateway_routing (own scope) lacks. */
+	legacyRouting?: readonly RoutingEntry[];
 	/** Only these chats (for incremental refreshes); all when omitted. */
 	onlyKeys?: ReadonlySet<string>;
 	/** The sessions by key, when the caller keeps it (see keyIndexOf). */
@@ -127,6 +138,50 @@ export function buildKeyIndex(sessions: readonly SessionRecord[]): Map<string, S
 	}
 
 	return byKey;
+}
+
+/** Is the newest conversation in a compression ancestor of the resumed row (one conversation: the child continues it)? */
+function inCompressionAncestor(resumed: string, newest: string, lineage: Lineage): boolean {
+	for (const edge of ancestors(resumed, lineage)) {
+		if (edge.kind !== 'compression') {
+			return false;
+		}
+
+		if (edge.parentId === newest) {
+			return true;
+		}
+	}
+
+	return false;
+}
+
+/**
+ * Rollback risk: a restart resumes another row than the one holding the newest conversation
+ * (unless the newest is a compression ancestor of it), or resumes nothing (a fresh session) while
+ * the newest conversation did not end by the user's choice (a reset or /new).
+ */
+export function rollbackVerdict(resumed: string | null, newest: SessionRecord | undefined, lineage: Lineage): {risk: boolean; reason: string | null} {
+	if (newest === undefined) {
+		return {risk: false, reason: resumed === null ? 'a restart starts a fresh session; the chat holds no conversation' : null};
+	}
+
+	if (resumed === null) {
+		if (newest.endReason !== null && BOUNDARY_END_REASONS.has(newest.endReason)) {
+			return {risk: false, reason: `a restart starts a fresh session, as the user chose: the newest conversation ${newest.id} ended ${newest.endReason}`};
+		}
+
+		return {risk: true, reason: `a restart starts a fresh, empty session, but the newest conversation is in ${newest.id} (${newest.endReason === null ? 'still live' : `ended ${newest.endReason}, not a reset`})`};
+	}
+
+	if (newest.id === resumed) {
+		return {risk: false, reason: null};
+	}
+
+	if (inCompressionAncestor(resumed, newest.id, lineage)) {
+		return {risk: false, reason: `the newest message is in ${newest.id}, a compression ancestor of ${resumed}: one conversation`};
+	}
+
+	return {risk: true, reason: `a restart resumes ${resumed}, but the newest message is in ${newest.id}`};
 }
 
 export function analyzeRouting(input: RoutingInput): ChatRouting[] {
@@ -159,17 +214,7 @@ export function analyzeRouting(input: RoutingInput): ChatRouting[] {
 	};
 
 	const only = input.onlyKeys;
-	const entriesByKey = new Map<string, RoutingEntry[]>();
-	for (const e of input.routing) {
-		if (only && !only.has(e.sessionKey)) {
-			continue;
-		}
-
-		const list = entriesByKey.get(e.sessionKey) ?? [];
-		list.push(e);
-		entriesByKey.set(e.sessionKey, list);
-	}
-
+	const entries = entriesByKey(input.routing, input.legacyRouting ?? [], input.routingScope ?? null, only);
 	const adoptableByKey = new Map<string, OrphanVerdict[]>();
 	const ambiguousByKey = new Map<string, OrphanVerdict[]>();
 	for (const o of input.orphans) {
@@ -189,13 +234,13 @@ export function analyzeRouting(input: RoutingInput): ChatRouting[] {
 
 	// An incremental refresh asks about a few chats: look only at those (no union of every key).
 	const keys = only
-		? [...only].filter(k => byKey.has(k) || entriesByKey.has(k)).sort()
-		: [...new Set([...byKey.keys(), ...entriesByKey.keys()])].sort();
+		? [...only].filter(k => byKey.has(k) || entries.has(k)).sort()
+		: [...new Set([...byKey.keys(), ...entries.keys()])].sort();
 	return keys.map(key => {
 		const keyed = byKey.get(key) ?? [];
 		const identity = chatIdentity(key, keyed);
-		const entries = (entriesByKey.get(key) ?? []).sort((a, b) => (b.updatedAt ?? 0) - (a.updatedAt ?? 0));
-		const entry = entries[0];
+		const chosen = chooseEntry(entries.get(key));
+		const entry = chosen.entry;
 		const assessment = entry ? assessRoutingEntry(entry, input.byId, input.lineage) : undefined;
 		const resolution = resolveRestart({
 			sessionKey: key,
@@ -206,12 +251,10 @@ export function analyzeRouting(input: RoutingInput): ChatRouting[] {
 			routingEntryAssessment: assessment,
 			byId: input.byId,
 			lineage: input.lineage,
-			ruleSet: input.ruleSet,
+			rules: input.rules,
 			owner: input.owner,
 		});
-		if (entries.length > 1) {
-			resolution.notes.push(`${entries.length} gateway_routing entries for this key (scopes: ${entries.map(e => e.scope || "''").join(', ')}); the newest is assumed`);
-		}
+		resolution.notes.push(...chosen.notes);
 
 		const adoptable = adoptableByKey.get(key) ?? [];
 		const ambiguous = ambiguousByKey.get(key) ?? [];
@@ -253,12 +296,14 @@ export function analyzeRouting(input: RoutingInput): ChatRouting[] {
 
 		const resolved = resolution.sessionId ? input.byId.get(resolution.sessionId) : undefined;
 		const restartResolvesTo = resolution.sessionId;
+		const risk = rollbackVerdict(restartResolvesTo, newest, input.lineage);
 		return {
 			sessionKey: key,
 			platform: identity.platform,
 			identity,
 			routingEntry: entry?.sessionId ?? null,
 			routingEntryScope: entry ? entry.scope : null,
+			routingEntrySource: chosen.source,
 			routingEntryStale: assessment?.stale ?? false,
 			routingEntryNote: assessment?.note ?? null,
 			resolution,
@@ -266,7 +311,8 @@ export function analyzeRouting(input: RoutingInput): ChatRouting[] {
 			newestActivityIn: newest?.id ?? null,
 			newestActivityAt: newestAt,
 			resolvesToActivityAt: resolved ? messageActivity(resolved) : null,
-			rollbackRisk: restartResolvesTo !== null && newest !== undefined && newest.id !== restartResolvesTo,
+			rollbackRisk: risk.risk,
+			rollbackRiskReason: risk.reason,
 			members: [...memberIds].sort(),
 			adoptableOrphans: adoptable.map(o => o.orphanId),
 			sameChatAmbiguousOrphans: ambiguous.map(o => o.orphanId),

@@ -106,3 +106,16 @@ export function startedLater(a: Pick<SessionRecord, 'startedAtRaw' | 'id'>, b: P
 export function coalesce(x: Cell, y: Cell): Cell {
 	return x === null ? y : x;
 }
+
+type RawActivityCells = Pick<SessionRecord, 'lastActivityAtRaw' | 'newestMessageRaw' | 'startedAtRaw'>;
+
+/**
+ * v25's "last active" (no epoch window): `COALESCE(MAX(last_activity_at, MAX(messages.timestamp)),
+ * started_at)` with SQLite's MAX over raw cells, so a TEXT cell or a 9e15 stamp wins.
+ */
+export function lastActiveRaw(s: RawActivityCells): Cell {
+	const a = s.lastActivityAtRaw;
+	const m = s.newestMessageRaw;
+	const freshest = a === null ? m : (m === null ? a : (compareCells(a, m) >= 0 ? a : m));
+	return freshest ?? s.startedAtRaw;
+}

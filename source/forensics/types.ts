@@ -2,6 +2,10 @@
  * Plain data the store hands to the forensic engine. No I/O, no classes: a snapshot of rows.
  * Names follow Hermes' own columns (hermes-state.md §1.2).
  */
+import type {RuleSet} from './generations.js';
+
+export type {RuleSet} from './generations.js';
+
 
 /** A numeric cell as stored: a finite number, null, or something else (TEXT garbage, a salvaged double). */
 export type Cell = number | string | bigint | Buffer | null;
@@ -28,6 +32,8 @@ export type SessionRecord = {
 	hasMessageRows: boolean;
 	/** MAX(messages.timestamp) among in-window timestamps, or null. */
 	newestMessageAt: number | null;
+	/** MAX(messages.timestamp) as SQLite orders cells, with no window (v25's "last active" uses it). */
+	newestMessageRaw: Cell;
 	/** `COUNT(*)` of message rows, when it was read (orphan candidates and on demand); else null. */
 	messageRows: number | null;
 	profileName: string | null;
@@ -38,6 +44,8 @@ export type SessionRecord = {
 	branchedFrom: string | null;
 	delegateFrom: string | null;
 	resetFrom: string | null;
+	/** `model_config` is set but is not valid JSON (v25's repair-routing fails on such a row). */
+	modelConfigInvalid: boolean;
 	inputTokens: number;
 	outputTokens: number;
 	cacheReadTokens: number;
@@ -57,15 +65,18 @@ export type RoutingEntry = {
 	problem: string | null;
 };
 
-export type RuleSet = 'recency' | 'legacy-v21';
-
 export type StoreFacts = {
 	/**
-	 * The store's owner profile derived from its path, as Hermes does: `<root>/state.db` is
-	 * "default", `<root>/profiles/<name>/state.db` is `<name>`, anything else is null (no fence).
+	 * The store's owner profile derived from its path, as Hermes does: `…/profiles/<name>/state.db`
+	 * is `<name>`, any other store is "default". Never unknown: Hermes always has one.
 	 */
-	owner: string | null;
+	owner: string;
+	/** The generation of rules that wrote the store (generations.ts). */
 	ruleSet: RuleSet;
+	/** realpath of the store's own sessions folder: only gateway_routing rows of this scope decide; null = the table has no scope column. */
+	routingScope: string | null;
+	/** Entries of the legacy mirror `sessions/sessions.json`, imported for keys gateway_routing lacks. */
+	legacyRouting: RoutingEntry[];
 };
 
 export type Snapshot = StoreFacts & {

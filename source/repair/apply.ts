@@ -10,8 +10,9 @@ import {REPAIR_END_REASON} from '../forensics/end-reasons.js';
 import {FailClosed, errorMessage, type ExitCode} from '../errors.js';
 import {critical, interruptRequested} from '../interrupts.js';
 import {ReadOnlyStore} from '../store/open.js';
-import {detectSchema} from '../store/schema.js';
+import {type SchemaInfo, detectSchema} from '../store/schema.js';
 import {preflight} from '../store/preflight.js';
+import {routingHomeOf} from '../store/routing-home.js';
 import {readSnapshot} from '../store/snapshot.js';
 import {ShmReader} from '../store/shm.js';
 import {takeQuickSnapshot} from '../backup/snapshot.js';
@@ -30,6 +31,8 @@ export type Planned = {
 	hash: string;
 	sqliteVersion: string;
 	sessionColumns: Set<string>;
+	/** The store's schema version and generation (what an upgrade would change). */
+	schema: Pick<SchemaInfo, 'version' | 'ruleSet'>;
 };
 
 function readRows(store: ReadOnlyStore, ids: readonly string[]): Map<string, Record<string, unknown>> {
@@ -46,7 +49,7 @@ function readRows(store: ReadOnlyStore, ids: readonly string[]): Map<string, Rec
 }
 
 /** Reads the store read-only and computes a bound plan. The binding is read before and after: a store that moved meanwhile is refused. */
-export async function computePlan(dbPath: string, options: {owner: string | null; maxGapSeconds: number; only?: readonly string[]; now?: number}, reader: ShmReader): Promise<Planned> {
+export async function computePlan(dbPath: string, options: {owner: string; maxGapSeconds: number; only?: readonly string[]; now?: number}, reader: ShmReader): Promise<Planned> {
 	// The same refusals as every read (missing, not SQLite, 0-byte beside a WAL...), before the
 	// binding's stat and -shm read.
 	preflight(dbPath);
@@ -58,7 +61,7 @@ export async function computePlan(dbPath: string, options: {owner: string | null
 	let sqliteVersion: string;
 	try {
 		schema = detectSchema(store);
-		const {snapshot} = readSnapshot(store, schema, options.owner, {columns: 'full'});
+		const {snapshot} = readSnapshot(store, schema, routingHomeOf({path: dbPath, owner: options.owner}, schema).context, {columns: 'full'});
 		analysis = analyze(snapshot, {maxGapSeconds: options.maxGapSeconds});
 		const ids = analysis.orphans.flatMap(o => [o.orphanId, ...(o.donorId ? [o.donorId] : [])]);
 		rows = store.read(() => readRows(store, ids));
@@ -75,7 +78,7 @@ export async function computePlan(dbPath: string, options: {owner: string | null
 	}
 
 	const plan = planRepair({analysis, rows, sessionColumns: schema.sessionColumns, only: options.only, now: options.now ?? Date.now() / 1000});
-	return {plan, analysis, rows, binding: after, hash: planHash(plan, hashOfRows), sqliteVersion, sessionColumns: schema.sessionColumns};
+	return {plan, analysis, rows, binding: after, hash: planHash(plan, hashOfRows), sqliteVersion, sessionColumns: schema.sessionColumns, schema: {version: schema.version, ruleSet: schema.ruleSet}};
 }
 
 export type ChangeRecord = {sessionId: string; role: 'orphan' | 'donor'; column: string; before: unknown; after: unknown};
@@ -96,7 +99,7 @@ export type ApplyOutcome = {
 
 export type ApplyOptions = {
 	dbPath: string;
-	owner: string | null;
+	owner: string;
 	maxGapSeconds: number;
 	only?: readonly string[];
 	argv: string[];
@@ -119,11 +122,11 @@ function holdForTests(): void {
 	}
 }
 
-function verify(dbPath: string, owner: string | null, maxGapSeconds: number, adoptions: readonly Adoption[]): ApplyOutcome['verification'] {
+function verify(dbPath: string, owner: string, maxGapSeconds: number, adoptions: readonly Adoption[]): ApplyOutcome['verification'] {
 	const store = ReadOnlyStore.open(dbPath);
 	try {
 		const schema = detectSchema(store);
-		const {snapshot} = readSnapshot(store, schema, owner);
+		const {snapshot} = readSnapshot(store, schema, routingHomeOf({path: dbPath, owner}, schema).context);
 		const analysis = analyze(snapshot, {maxGapSeconds});
 		return adoptions.map(a => {
 			const row = analysis.byId.get(a.orphanId);

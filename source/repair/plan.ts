@@ -159,10 +159,30 @@ function matchesOnly(id: string, only: readonly string[]): boolean {
 	return only.some(o => id === o || (o.length >= 6 && id.startsWith(o)));
 }
 
+/**
+ * On a store of an older generation hfx writes an adoption only where current Hermes, which takes
+ * over after an upgrade, names the same donor: the fail-closed choice where the two disagree
+ * (say v25 adopting across profiles, which v30's fence refuses). Returns the refusal, or null.
+ */
+export function heldBack(o: OrphanVerdict, analysis: Pick<Analysis, 'afterUpgrade' | 'ruleSet'>): OrphanVerdict | null {
+	if (analysis.afterUpgrade === null) {
+		return null;
+	}
+
+	const after = analysis.afterUpgrade.listed.find(x => x.orphanId === o.orphanId);
+	if (after?.verdict === 'adoptable' && after.donorId === o.donorId && after.sessionKey === o.sessionKey) {
+		return null;
+	}
+
+	const current = after === undefined ? 'does not list it' : (after.verdict === 'adoptable' ? `adopts it from ${after.donorId} instead` : `refuses it (${after.reasonKind}: ${after.reason})`);
+	return {...o, verdict: 'refused', reasonKind: 'generations_disagree', reason: `held back: this store's Hermes (${analysis.ruleSet}) would adopt it from ${o.donorId}, but current Hermes (${analysis.afterUpgrade.ruleSet}) ${current}; hfx writes only what both agree on`};
+}
+
 export function planRepair(input: PlanInput): RepairPlan {
 	const {analysis, rows} = input;
 	const only = input.only ?? [];
-	const adoptable = analysis.orphans.filter(o => o.verdict === 'adoptable' && o.donorId && o.sessionKey);
+	const held = analysis.orphans.filter(o => o.verdict === 'adoptable').map(o => heldBack(o, analysis)).filter(o => o !== null);
+	const adoptable = analysis.orphans.filter(o => o.verdict === 'adoptable' && o.donorId && o.sessionKey && !held.some(h => h.orphanId === o.orphanId));
 	const selected = only.length > 0 ? adoptable.filter(o => matchesOnly(o.orphanId, only)) : adoptable;
 	const unknownOnly = only.filter(o => !adoptable.some(a => matchesOnly(a.orphanId, [o])));
 	const has = (c: string) => input.sessionColumns.has(c);
@@ -235,7 +255,7 @@ export function planRepair(input: PlanInput): RepairPlan {
 
 	return {
 		adoptions: draft,
-		refused: analysis.orphans.filter(o => o.verdict === 'refused'),
+		refused: [...analysis.orphans.filter(o => o.verdict === 'refused'), ...held],
 		notSelected: adoptable.filter(o => !selected.includes(o)).map(o => o.orphanId),
 		unknownOnly,
 		maxGapSeconds: analysis.maxGapSeconds,

@@ -1,6 +1,6 @@
 /**
  * A small writer that produces stores shaped like the ones Hermes writes: sessions, messages,
- * ends, rotations and routing entries, in either schema shape. It is the "agent" side of our
+ * ends, rotations and routing entries, in any of the schema shapes. It is the "agent" side of our
  * fixtures, demo and benchmarks; it only ever writes databases it created itself.
  */
 import Database from 'better-sqlite3';
@@ -79,7 +79,8 @@ export class StoreWriter {
 		}
 
 		this.insertMessage = this.db.prepare('INSERT INTO messages (session_id, role, content, timestamp, tool_name, token_count) VALUES (?, ?, ?, ?, ?, ?)');
-		this.bumpCount = this.shape === 'v30'
+		// v25 and v30 have last_activity_at and profile_name; only v30 has created_source.
+		this.bumpCount = this.shape !== 'v21'
 			? this.db.prepare('UPDATE sessions SET message_count = message_count + ?, last_activity_at = max(COALESCE(last_activity_at, 0), ?) WHERE id = ?')
 			: this.db.prepare('UPDATE sessions SET message_count = message_count + ? WHERE id = ?');
 	}
@@ -116,10 +117,13 @@ export class StoreWriter {
 			model: s.model ?? 'hermes-3-large',
 			handoff_state: s.handoffState ?? null,
 		};
-		if (this.shape === 'v30') {
-			cols.created_source = s.source;
+		if (this.shape !== 'v21') {
 			cols.profile_name = s.profileName ?? null;
 			cols.last_activity_at = s.lastActivityAt ?? null;
+		}
+
+		if (this.shape === 'v30') {
+			cols.created_source = s.source;
 		}
 
 		const names = Object.keys(cols);
@@ -136,7 +140,7 @@ export class StoreWriter {
 				newest = Math.max(newest, m.timestamp);
 			}
 
-			if (this.shape === 'v30') {
+			if (this.shape !== 'v21') {
 				this.bumpCount.run(messages.length, newest, sessionId);
 			} else {
 				this.bumpCount.run(messages.length, sessionId);

@@ -18,7 +18,8 @@ import {type DatabaseFacts, describe} from './load.js';
 import type {StoreLocation} from './locate.js';
 import {ReadOnlyStore} from './open.js';
 import {type SchemaInfo, detectSchema} from './schema.js';
-import {type SnapshotMeta, messageRowsSettler, readSnapshot, routingSql, rowMapper, signatureMatcher, signatureSql, sessionsSql, toRoutingEntry} from './snapshot.js';
+import {routingHomeOf} from './routing-home.js';
+import {type SnapshotContext, type SnapshotMeta, messageRowsSettler, readSnapshot, routingSql, rowMapper, signatureMatcher, signatureSql, sessionsSql, toRoutingEntry} from './snapshot.js';
 import {type SessionDetail, readSessionDetail} from './detail.js';
 
 export type LiveModel = {
@@ -67,6 +68,8 @@ export class LiveStore {
 	readonly location: StoreLocation;
 	private store: ReadOnlyStore;
 	private schema: SchemaInfo;
+	/** The owner and the gateway's routing home (scope, sessions.json) every snapshot is read for. */
+	private context: SnapshotContext;
 	private readonly options: Required<Omit<LiveOptions, 'maxGapSeconds'>> & {maxGapSeconds: number | undefined};
 	private sessions = new Map<string, SessionRecord>();
 	/**
@@ -110,7 +113,8 @@ export class LiveStore {
 		this.openedIno = store.preflight.main.ino;
 		// A long-lived observer: a small page cache (the OS caches the file anyway).
 		store.setCacheSizeKib(4096);
-		const {snapshot, meta} = readSnapshot(store, schema, location.owner);
+		this.context = routingHomeOf(location, schema).context;
+		const {snapshot, meta} = readSnapshot(store, schema, this.context);
 		startupMark('store read');
 		this.absorbFull(snapshot, meta);
 		this.lastDataVersion = meta.dataVersion;
@@ -265,7 +269,7 @@ export class LiveStore {
 			const before = this.current.analysis;
 			const full = this.reopened !== null || Date.now() - this.lastFullReload > this.options.fullReloadMs;
 			const {newMessages, changed, meta} = full ? this.fullRefresh() : this.incrementalRefresh();
-			const snapshot: Snapshot = {sessions: this.list, routing: meta.routing, owner: this.location.owner, ruleSet: this.schema.ruleSet};
+			const snapshot: Snapshot = {sessions: this.list, routing: meta.routing, ...this.context, ruleSet: this.schema.ruleSet};
 			// The analysis shares this store's index of sessions (no copy per commit); `this.before`
 			// holds what the changed ones were.
 			const old = (id: string) => (this.before.has(id) ? this.before.get(id) : before.byId.get(id));
@@ -482,7 +486,9 @@ export class LiveStore {
 		const newMessages = this.store.read(() => this.newMessagesSince(this.lastMessageId).counts);
 		// Unchanged sessions keep their records: the reload does not briefly hold two copies of
 		// every session (with a reload every 20 s on the bench store, RSS levelled off ~16 MB lower).
-		const {snapshot, meta} = readSnapshot(this.store, this.schema, this.location.owner, {reuse: this.sessions});
+		// The legacy mirror is a plain file: read again with every full reload.
+		this.context = routingHomeOf(this.location, this.schema).context;
+		const {snapshot, meta} = readSnapshot(this.store, this.schema, this.context, {reuse: this.sessions});
 		this.absorbFull(snapshot, meta);
 		this.lastFullReload = Date.now();
 		return {newMessages, changed: null, meta: {dataVersion: meta.dataVersion, routing: snapshot.routing}};

@@ -2,21 +2,34 @@
  * Open a located store read-only, read one snapshot, describe the files. The single entry point
  * the commands use to get from a path to plain data.
  */
+import {CURRENT_RULE_SET, CURRENT_SCHEMA_VERSION} from '../forensics/generations.js';
 import type {Snapshot} from '../forensics/types.js';
 import {formatSqliteVersionNumber} from './db-header.js';
 import type {StoreLocation} from './locate.js';
 import {ReadOnlyStore} from './open.js';
+import {type LegacyMirror, routingHomeOf} from './routing-home.js';
 import {type SchemaInfo, detectSchema} from './schema.js';
 import {type ReadOptions, type SnapshotMeta, readSnapshot} from './snapshot.js';
 
 export type DatabaseFacts = {
 	path: string;
 	label: string;
-	owner: string | null;
+	/** The owner profile Hermes derives from the store's path (never null for a store file). */
+	owner: string;
+	ownerSource: string;
 	schemaVersion: number | null;
 	journalMode: 'wal' | 'delete';
+	/** The generation of rules that wrote the store, with its evidence. */
 	ruleSet: SchemaInfo['ruleSet'];
 	ruleSetReason: string;
+	/** The rules of the newest Hermes (what an upgrade brings). */
+	currentRuleSet: SchemaInfo['ruleSet'];
+	/** Set when the store is older than current: what an upgrade (and Hermes' own repair-routing) does to it. */
+	upgrade: UpgradeNotice | null;
+	/** The gateway_routing scope this store's gateway loads (realpath of its sessions folder); null when the table has no scope column. */
+	routingScope: string | null;
+	/** The legacy sessions.json mirror beside the store, when there is one. */
+	legacyMirror: {path: string; entries: number; skipped: number; problem: string | null} | null;
 	openMode: 'in-place' | 'private-copy';
 	openModeReason: string;
 	sizes: {db: number; wal: number | null; shm: number | null; journal: number | null};
@@ -46,16 +59,38 @@ export type LoadedStore = {
 	meta: SnapshotMeta;
 };
 
-export function describe(store: ReadOnlyStore, location: StoreLocation, schema: SchemaInfo, snapshot: Snapshot, meta: SnapshotMeta): DatabaseFacts {
+export type UpgradeNotice = {fromVersion: number | null; toVersion: number; note: string; next: string};
+
+/** What upgrading Hermes does to an older store: its first writable open migrates it (hermes-state.md §3.7). */
+export function upgradeNotice(schema: Pick<SchemaInfo, 'version' | 'ruleSet'>): UpgradeNotice | null {
+	if (schema.ruleSet === CURRENT_RULE_SET) {
+		return null;
+	}
+
+	const from = schema.version === null ? 'an unversioned schema' : `schema v${schema.version}`;
+	return {
+		fromVersion: schema.version,
+		toVersion: CURRENT_SCHEMA_VERSION,
+		note: `this store is ${from}, older than current Hermes (v${CURRENT_SCHEMA_VERSION}): upgrading Hermes, or running its own \`hermes sessions repair-routing\` even as a dry run, opens it writable and migrates it (new columns and tables, a new schema_version), after which the current rules decide`,
+		next: 'take `hfx backup --quick` first, so the store as it is now can be restored',
+	};
+}
+
+export function describe(store: ReadOnlyStore, location: StoreLocation, schema: SchemaInfo, snapshot: Snapshot, meta: SnapshotMeta, mirror?: LegacyMirror): DatabaseFacts {
 	const pre = store.preflight;
 	return {
 		path: pre.path,
 		label: location.label,
 		owner: location.owner,
+		ownerSource: location.ownerSource ?? 'given',
 		schemaVersion: schema.version,
 		journalMode: pre.journalMode,
 		ruleSet: schema.ruleSet,
 		ruleSetReason: schema.ruleSetReason,
+		currentRuleSet: CURRENT_RULE_SET,
+		upgrade: upgradeNotice(schema),
+		routingScope: snapshot.routingScope,
+		legacyMirror: mirror?.present ? {path: mirror.path, entries: mirror.entries.length, skipped: mirror.skipped, problem: mirror.problem} : null,
 		openMode: store.isPrivateCopy ? 'private-copy' : 'in-place',
 		openModeReason: pre.openModeReason,
 		sizes: {db: pre.main.size, wal: pre.sidecars.wal?.size ?? null, shm: pre.sidecars.shm?.size ?? null, journal: pre.sidecars.journal?.size ?? null},
@@ -78,8 +113,9 @@ export function loadStore(location: StoreLocation, options: ReadOptions = {}): L
 	const store = ReadOnlyStore.open(location.path);
 	try {
 		const schema = detectSchema(store);
-		const {snapshot, meta} = readSnapshot(store, schema, location.owner, options);
-		return {facts: describe(store, location, schema, snapshot, meta), schema, snapshot, meta};
+		const {context, mirror} = routingHomeOf(location, schema);
+		const {snapshot, meta} = readSnapshot(store, schema, context, options);
+		return {facts: describe(store, location, schema, snapshot, meta, mirror), schema, snapshot, meta};
 	} finally {
 		store.close();
 	}

@@ -12,8 +12,10 @@ export const PROFILE_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
 export type StoreLocation = {
 	path: string;
-	/** Owner profile as Hermes derives it; null outside the profile tree (no profile fence). */
-	owner: string | null;
+	/** Owner profile as Hermes derives it from the store's path: never unknown (hermes-state.md §3.7). */
+	owner: string;
+	/** How the owner was derived, in words, for every header and JSON. */
+	ownerSource?: string;
 	/** Display label: the profile name, or the file path for a loose --db. */
 	label: string;
 };
@@ -55,20 +57,44 @@ export function hermesRoot(env: NodeJS.ProcessEnv = process.env, homedir = os.ho
 	return path.basename(path.dirname(envPath)) === 'profiles' ? path.dirname(path.dirname(envPath)) : envPath;
 }
 
-/** `<root>/state.db` -> "default"; `<root>/profiles/<name>/state.db` -> name; otherwise null. */
-export function ownerFromPath(dbPath: string, root: string): string | null {
-	const parent = safeRealpath(path.dirname(path.resolve(dbPath)));
-	const realRoot = safeRealpath(root);
-	if (parent === realRoot) {
-		return 'default';
+/**
+ * The owner profile of a store from its own path, as Hermes has it: Hermes opens
+ * `HERMES_HOME/state.db`, and a profile's home is `<root>/profiles/<name>`, so
+ * `…/profiles/<name>/state.db` belongs to `<name>` and any other store to `default`.
+ */
+export function ownerOfStore(dbPath: string): {owner: string; how: string} {
+	const home = path.dirname(path.resolve(dbPath));
+	const name = path.basename(home);
+	if (path.basename(path.dirname(home)) === 'profiles' && PROFILE_NAME.test(name)) {
+		return {owner: name, how: `from the store's path (…/profiles/${name}/state.db)`};
 	}
 
-	const name = path.basename(parent);
-	if (path.dirname(parent) === path.join(realRoot, 'profiles') && PROFILE_NAME.test(name)) {
-		return name;
+	return {owner: 'default', how: 'from the store\'s path (not in a profiles/<name>/ folder: the default profile)'};
+}
+
+/** `--profile` / `--home` may confirm the owner derived from a --db path; a conflict is refused. */
+function confirmOwner(dbPath: string, derived: {owner: string; how: string}, options: LocateOptions): {owner: string; how: string} {
+	let how = derived.how;
+	if (options.home) {
+		const home = safeRealpath(path.resolve(options.home));
+		const dir = safeRealpath(path.dirname(path.resolve(dbPath)));
+		const byHome = dir === home ? 'default' : (path.dirname(dir) === path.join(home, 'profiles') ? path.basename(dir) : null);
+		if (byHome !== derived.owner) {
+			throw new FailClosed({file: dbPath, kind: 'owner-conflict', reason: byHome === null ? `this store is not in the Hermes home ${home} that --home names (neither its state.db nor profiles/<name>/state.db)` : `--home ${home} makes this store profile "${byHome}", its path says "${derived.owner}"`, next: 'drop --home, or pass the store that belongs to that home'});
+		}
+
+		how += `; confirmed by --home ${home}`;
 	}
 
-	return null;
+	if (options.profile) {
+		if (options.profile !== derived.owner) {
+			throw new FailClosed({file: dbPath, kind: 'owner-conflict', reason: `--profile ${options.profile} conflicts with the owner Hermes derives from the store's path ("${derived.owner}")`, next: `drop --profile (Hermes would treat this store as profile "${derived.owner}"), or copy the store into a profiles/${options.profile}/ folder`});
+		}
+
+		how += '; confirmed by --profile';
+	}
+
+	return {owner: derived.owner, how};
 }
 
 /** Every store under a root: `state.db` first, then `profiles/<name>/state.db` by name. */
@@ -76,7 +102,7 @@ export function storesUnderRoot(root: string): StoreLocation[] {
 	const found: StoreLocation[] = [];
 	const main = path.join(root, 'state.db');
 	if (fs.existsSync(main)) {
-		found.push({path: main, owner: 'default', label: 'default'});
+		found.push({path: main, owner: 'default', ownerSource: 'from the store\'s path (the Hermes root\'s state.db: the default profile)', label: 'default'});
 	}
 
 	const profilesDir = path.join(root, 'profiles');
@@ -90,7 +116,7 @@ export function storesUnderRoot(root: string): StoreLocation[] {
 	for (const name of names) {
 		const p = path.join(profilesDir, name, 'state.db');
 		if (fs.existsSync(p)) {
-			found.push({path: p, owner: name, label: name});
+			found.push({path: p, owner: name, ownerSource: `from the store's path (…/profiles/${name}/state.db)`, label: name});
 		}
 	}
 
@@ -110,8 +136,8 @@ export function locateStores(options: LocateOptions): Located {
 	if (options.db) {
 		const root = options.home ? path.resolve(options.home) : hermesRoot(env, homedir);
 		const p = path.resolve(options.db);
-		const owner = ownerFromPath(p, root);
-		return {root, stores: [{path: p, owner, label: owner ?? p}], how: `--db ${p}`};
+		const {owner, how} = confirmOwner(p, ownerOfStore(p), options);
+		return {root, stores: [{path: p, owner, ownerSource: how, label: p}], how: `--db ${p}`};
 	}
 
 	let root: string;

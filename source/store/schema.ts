@@ -4,9 +4,10 @@
  * (hermes-state.md §1.1). We detect, never assume.
  */
 import {FailClosed} from '../errors.js';
+import {type RuleSet, generationOf} from '../forensics/generations.js';
 import type {ReadOnlyStore} from './open.js';
 
-export type RuleSet = 'recency' | 'legacy-v21';
+export type {RuleSet} from '../forensics/generations.js';
 
 export type SchemaInfo = {
 	/** From the one-row `schema_version` table; null when it is absent or unreadable. */
@@ -15,13 +16,7 @@ export type SchemaInfo = {
 	sessionColumns: Set<string>;
 	messageColumns: Set<string>;
 	routingColumns: Set<string>;
-	/**
-	 * Which generation of the gateway's restart rules applies to this store:
-	 * - recency: current Hermes (last_activity_at exists): recoverable reasons, reset fence,
-	 *   rows with messages first, ordered by COALESCE(last_activity_at, started_at).
-	 * - legacy-v21: the older finder (no last_activity_at column): live or agent_close /
-	 *   ws_orphan_reap rows with messages, newest started_at first.
-	 */
+	/** Which generation of Hermes' rules wrote this store (forensics/generations.ts), and the evidence. */
 	ruleSet: RuleSet;
 	ruleSetReason: string;
 };
@@ -64,10 +59,6 @@ export function detectSchema(store: ReadOnlyStore): SchemaInfo {
 		version = typeof v === 'number' && Number.isInteger(v) ? v : null;
 	}
 
-	const hasActivity = sessionColumns.has('last_activity_at');
-	const ruleSet: RuleSet = hasActivity ? 'recency' : 'legacy-v21';
-	const ruleSetReason = hasActivity
-		? 'sessions.last_activity_at exists: current gateway finder (recoverable reasons, reset fence, rows with messages first, newest activity)'
-		: 'no sessions.last_activity_at: written by an older Hermes (schema ≤ v21 era) whose finder takes live/agent_close/ws_orphan_reap rows with messages, newest started_at first';
+	const {ruleSet, reason: ruleSetReason} = generationOf({hasLastActivity: sessionColumns.has('last_activity_at'), schemaVersion: version});
 	return {version, tables, sessionColumns, messageColumns, routingColumns, ruleSet, ruleSetReason};
 }

@@ -5,7 +5,7 @@
  */
 import type {ReadOnlyStore} from './open.js';
 import type {SchemaInfo} from './schema.js';
-import {EPOCH_MAX, EPOCH_MIN} from '../forensics/time.js';
+import {EPOCH_MAX, EPOCH_MIN, inWindow} from '../forensics/time.js';
 import {type Cell, type RoutingEntry, type SessionRecord, type Snapshot} from '../forensics/types.js';
 import {isOrphanCandidate} from '../forensics/orphans.js';
 
@@ -45,14 +45,15 @@ const WINDOW = `BETWEEN ${EPOCH_MIN.toFixed(1)} AND ${EPOCH_MAX.toFixed(1)}`;
 /**
  * The three lineage markers as one JSON array ([branched, delegate, reset]), parsed once per row
  * and only when the text mentions a marker. Invalid or NULL JSON counts as "no marker", as in
- * Hermes. (Hermes writes keys with json.dumps, never escaped, so the substring test is exact.)
+ * current Hermes (json_valid guards it); an invalid cell reads as '!'. (Hermes writes keys with json.dumps, never escaped, so the substring test is exact.)
  */
 function markersColumn(schema: SchemaInfo): string {
 	if (!schema.sessionColumns.has('model_config')) {
 		return 'NULL AS markers';
 	}
 
-	return 'CASE WHEN instr(s.model_config, \'_from"\') > 0 AND json_valid(s.model_config) THEN json_extract(s.model_config, \'$._branched_from\', \'$._delegate_from\', \'$._reset_from\') END AS markers';
+	// '!' marks a cell that is set but not JSON: v25's repair-routing fails on it (hermes-state.md §3.7).
+	return 'CASE WHEN s.model_config IS NULL THEN NULL WHEN NOT json_valid(s.model_config) THEN \'!\' WHEN instr(s.model_config, \'_from"\') > 0 THEN json_extract(s.model_config, \'$._branched_from\', \'$._delegate_from\', \'$._reset_from\') END AS markers';
 }
 
 /** The selected columns (in order) for a column set. */
@@ -94,9 +95,11 @@ function messageStatsColumns(schema: SchemaInfo): string[] {
 		return ['  EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id) AS has_rows', '  NULL AS newest_message_at'];
 	}
 
+	// The newest cell in SQLite's order (raw, as v25 reads it): one seek. Only when it is outside the
+	// window (rare: TEXT, a salvaged double) does the settler seek the newest in-window one.
 	return [
 		'  NULL AS has_rows',
-		`  (SELECT m.timestamp FROM messages m WHERE m.session_id = s.id AND m.timestamp ${WINDOW} ORDER BY m.timestamp DESC LIMIT 1) AS newest_message_at`,
+		'  (SELECT m.timestamp FROM messages m WHERE m.session_id = s.id ORDER BY m.timestamp DESC LIMIT 1) AS newest_message_raw',
 	];
 }
 
@@ -107,9 +110,16 @@ function messageStatsColumns(schema: SchemaInfo): string[] {
  */
 export function messageRowsSettler(store: ReadOnlyStore): (record: SessionRecord) => void {
 	const exists = store.prepare('SELECT 1 FROM messages WHERE session_id = ? LIMIT 1').pluck();
+	let inWindow: ReturnType<ReadOnlyStore['prepare']> | undefined;
 	return record => {
 		if (!record.hasMessageRows && record.newestMessageAt === null) {
 			record.hasMessageRows = exists.get(record.id) !== undefined;
+		}
+
+		if (record.newestMessageRaw !== null && record.newestMessageAt === null) {
+			inWindow ??= store.prepare(`SELECT m.timestamp FROM messages m WHERE m.session_id = ? AND m.timestamp ${WINDOW} ORDER BY m.timestamp DESC LIMIT 1`).pluck();
+			const newest = inWindow.get(record.id);
+			record.newestMessageAt = typeof newest === 'number' ? newest : null;
 		}
 	};
 }
@@ -202,16 +212,21 @@ function cell(v: unknown): Cell {
 	return v === undefined ? null : v as Cell;
 }
 
-function parseMarkers(v: unknown): [string | null, string | null, string | null] {
+/** [branched, delegate, reset, model_config is not JSON]. */
+function parseMarkers(v: unknown): [string | null, string | null, string | null, boolean] {
 	if (typeof v !== 'string') {
-		return [null, null, null];
+		return [null, null, null, false];
+	}
+
+	if (v === '!') {
+		return [null, null, null, true];
 	}
 
 	try {
 		const parsed = JSON.parse(v) as unknown[];
-		return [text(parsed[0]), text(parsed[1]), text(parsed[2])];
+		return [text(parsed[0]), text(parsed[1]), text(parsed[2]), false];
 	} catch {
-		return [null, null, null];
+		return [null, null, null, false];
 	}
 }
 
@@ -252,8 +267,9 @@ export function rowMapper(set: ColumnSet, stats = true): (row: unknown[]) => Ses
 	const markersAt = 3 + cols.length;
 
 	return row => {
-		const [branchedFrom, delegateFrom, resetFrom] = parseMarkers(row[markersAt]);
-		const newest = stats ? row[markersAt + 2] : undefined;
+		const [branchedFrom, delegateFrom, resetFrom, modelConfigInvalid] = parseMarkers(row[markersAt]);
+		const newest = stats ? cell(row[markersAt + 2]) : null;
+		const newestInWindow = inWindow(newest ?? undefined);
 		return {
 			id: String(row[1]),
 			source: text(row[2]) ?? '',
@@ -270,8 +286,10 @@ export function rowMapper(set: ColumnSet, stats = true): (row: unknown[]) => Ses
 			endReason: text(row[endReason]),
 			messageCountColumn: count(row[messageCount]),
 			// A newest message proves rows exist; otherwise has_rows says (NULL until settled).
-			hasMessageRows: stats ? Boolean(row[markersAt + 1]) || typeof newest === 'number' : false,
-			newestMessageAt: typeof newest === 'number' ? newest : null,
+			hasMessageRows: stats ? Boolean(row[markersAt + 1]) || newest !== null : false,
+			// Out of the window: the settler seeks the newest in-window message.
+			newestMessageAt: newestInWindow,
+			newestMessageRaw: newest,
 			messageRows: null,
 			profileName: text(row[profileName]),
 			handoffState: text(row[handoffState]),
@@ -280,6 +298,7 @@ export function rowMapper(set: ColumnSet, stats = true): (row: unknown[]) => Ses
 			branchedFrom,
 			delegateFrom,
 			resetFrom,
+			modelConfigInvalid,
 			inputTokens: count(row[inputTokens]),
 			outputTokens: count(row[outputTokens]),
 			cacheReadTokens: count(row[cacheRead]),
@@ -341,7 +360,10 @@ export type ReadOptions = {
 
 export const DEFAULT_TRANSACTION_BUDGET_MS = 2000;
 
-export function readSnapshot(store: ReadOnlyStore, schema: SchemaInfo, owner: string | null, options: ReadOptions = {}): {snapshot: Snapshot; meta: SnapshotMeta} {
+/** What a snapshot is read for: the store's owner and its gateway's routing home (routing-home.ts). */
+export type SnapshotContext = Pick<Snapshot, 'owner' | 'routingScope' | 'legacyRouting'>;
+
+export function readSnapshot(store: ReadOnlyStore, schema: SchemaInfo, context: SnapshotContext, options: ReadOptions = {}): {snapshot: Snapshot; meta: SnapshotMeta} {
 	const budget = options.transactionBudgetMs ?? DEFAULT_TRANSACTION_BUDGET_MS;
 	const started = performance.now();
 	const columns = options.columns ?? 'full';
@@ -398,7 +420,7 @@ export function readSnapshot(store: ReadOnlyStore, schema: SchemaInfo, owner: st
 		const high = store.prepare('SELECT max(rowid) FROM messages').pluck().get();
 		const dataVersion = store.dataVersion();
 		return {
-			snapshot: {sessions, routing, owner, ruleSet: schema.ruleSet},
+			snapshot: {sessions, routing, owner: context.owner, routingScope: context.routingScope, legacyRouting: context.legacyRouting, ruleSet: schema.ruleSet},
 			meta: {dataVersion, messageHighWater: typeof high === 'number' ? high : null, readMs: performance.now() - started, consistentSnapshot: transactions === 1, transactions},
 		};
 	} finally {

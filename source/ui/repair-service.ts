@@ -13,7 +13,7 @@ export type RepairService = {
 	apply: (planned: Planned, log: (line: string) => void) => Promise<ApplyOutcome>;
 };
 
-export function repairServiceFor(options: {dbPath: string; owner: string | null; maxGapSeconds: number; argv?: string[]}): RepairService {
+export function repairServiceFor(options: {dbPath: string; owner: string; maxGapSeconds: number; argv?: string[]}): RepairService {
 	return {
 		async plan(orphanId) {
 			const reader = new ShmReader();

@@ -9,7 +9,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {evidenceState, hfx, hfxJson} from '../helpers/cli.js';
 import {ROOT} from '../helpers/writer.js';
 
-const FIXTURE = path.resolve(ROOT, '../shared/fixtures/hermes-v21-incident');
+const FIXTURE = path.join(ROOT, 'test/fixtures/hermes-v21-incident');
 
 type Expected = {
 	not_orphans: string[];

@@ -46,7 +46,7 @@ function world(seed: number, ruleSet: RuleSet) {
 			newestMessageAt: started + Math.floor(r() * 3000),
 			hasMessageRows: r() < 0.9,
 			messageRows: 3,
-			lastActivityAtRaw: ruleSet === 'recency' && r() < 0.5 ? started + 100 : null,
+			lastActivityAtRaw: ruleSet !== 'legacy-v21' && r() < 0.5 ? started + 100 : null,
 			...partial,
 		});
 		if (!s.hasMessageRows) {
@@ -73,7 +73,7 @@ function world(seed: number, ruleSet: RuleSet) {
 	}
 
 	routing = [...new Map(routing.map(e => [e.sessionKey, e])).values()];
-	const snap = (): Snapshot => ({sessions: [...sessions.values()], routing: [...routing], owner: null, ruleSet});
+	const snap = (): Snapshot => ({sessions: [...sessions.values()], routing: [...routing], owner: 'default', ruleSet, routingScope: null, legacyRouting: []});
 	/** The records of the ids the last mutate() changed, as they were (for the shared-index mode). */
 	let before = new Map<string, SessionRecord | undefined>();
 	/** One change an agent (or hfx's repair) could make; returns the ids it touched. */
@@ -148,7 +148,7 @@ function world(seed: number, ruleSet: RuleSet) {
 }
 
 describe('analyzeIncremental equals analyze after any sequence of changes', () => {
-	for (const ruleSet of ['recency', 'legacy-v21'] as const) {
+	for (const ruleSet of ['v30', 'v25', 'legacy-v21'] as const) {
 		it.each(Array.from({length: 30}, (_, i) => i + 1))(`${ruleSet}, seed %i: 40 random steps`, seed => {
 			const w = world(seed * 7919, ruleSet);
 			let previous = analyze(w.snap());
@@ -163,7 +163,7 @@ describe('analyzeIncremental equals analyze after any sequence of changes', () =
 		});
 	}
 
-	for (const ruleSet of ['recency', 'legacy-v21'] as const) {
+	for (const ruleSet of ['v30', 'v25', 'legacy-v21'] as const) {
 		it.each(Array.from({length: 15}, (_, i) => i + 1))(`${ruleSet}, seed %i, the caller's shared index (the live store's mode)`, seed => {
 			const w = world(seed * 104_729, ruleSet);
 			let previous = analyze(w.snap());
@@ -179,7 +179,7 @@ describe('analyzeIncremental equals analyze after any sequence of changes', () =
 	}
 
 	it('never mutates the previous analysis (a paused view keeps showing it)', () => {
-		const w = world(42, 'recency');
+		const w = world(42, 'v30');
 		const previous = analyze(w.snap());
 		const frozen = JSON.stringify(comparable(previous));
 		for (let step = 0; step < 20; step++) {

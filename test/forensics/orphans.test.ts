@@ -2,7 +2,7 @@
  * Routing orphans and repair-routing evidence (hermes-state.md §3.4–3.5; hermes-sql.md §1).
  */
 import {describe, expect, it} from 'vitest';
-import {DEFAULT_MAX_GAP_SECONDS, LOCAL_SURFACES, type OrphanOptions, findOrphans, isOrphanCandidate} from '../../source/forensics/orphans.js';
+import {DEFAULT_MAX_GAP_SECONDS, LOCAL_SURFACES, type OrphanOptions, findOrphans, isListedRefusedLocal, isOrphanCandidate} from '../../source/forensics/orphans.js';
 import type {SessionRecord} from '../../source/forensics/types.js';
 import {T0, dmKey, emptySession, session} from '../helpers/records.js';
 
@@ -78,18 +78,37 @@ describe('the orphan predicate (§3.4)', () => {
 		expect(isOrphanCandidate(orphan({branchedFrom: ''}))).toBe(false);
 	});
 
-	describe('our deliberate difference: local surfaces are keyless by design', () => {
-		it('lists exactly the local surfaces', () => {
-			expect([...LOCAL_SURFACES].sort()).toEqual(['acp', 'api_server', 'cli', 'cron', 'desktop', 'kanban', 'oneshot', 'recovered', 'subagent', 'tool', 'tui']);
+	describe('scope: every keyless row with messages that repair-routing lists, local surfaces included', () => {
+		it('names the local surfaces; api_server is a gateway platform, not one', () => {
+			expect([...LOCAL_SURFACES].sort()).toEqual(['acp', 'cli', 'cron', 'desktop', 'kanban', 'oneshot', 'recovered', 'subagent', 'tool', 'tui']);
 		});
 
-		it.each(['cli', 'tui', 'desktop', 'subagent', 'cron', 'kanban', 'acp', 'api_server', 'tool', 'recovered', 'oneshot'])('excludes source %s', source => {
-			expect(isOrphanCandidate(orphan({source}))).toBe(false);
-			expect(verdicts([orphan({source}), donor(T0 - 60, {source})])).toEqual([]);
-		});
-
-		it.each(['unknown', 'telegram', 'discord', 'whatsapp', 'slack', 'signal', ''])('examines source %j', source => {
+		it.each(['cli', 'tui', 'desktop', 'subagent', 'cron', 'kanban', 'acp', 'recovered', 'oneshot'])('lists a keyless %s row and refuses it: keyless by design, not a finding', source => {
 			expect(isOrphanCandidate(orphan({source}))).toBe(true);
+			const [v] = verdicts([orphan({source}), donor(T0 - 60)]);
+			expect(v).toMatchObject({orphanId: 'orphan', verdict: 'refused', reasonKind: 'no_predecessor', localSurface: true});
+			expect(isListedRefusedLocal(v!)).toBe(true);
+		});
+
+		it('adopts an unkeyed api_server successor of a keyed api_server row (real --apply writes it)', () => {
+			const v = verdictOf([orphan({source: 'api_server'}), donor(T0 - 60, {source: 'api_server'})]);
+			expect(v).toMatchObject({verdict: 'adoptable', evidence: 'contiguity', donorId: 'donor', localSurface: false});
+		});
+
+		it('a local-surface row that real --apply would adopt is a finding, whatever its source', () => {
+			const v = verdictOf([orphan({source: 'cli'}), donor(T0 - 60, {source: 'cli'})]);
+			expect(v).toMatchObject({verdict: 'adoptable', localSurface: true});
+			expect(isListedRefusedLocal(v)).toBe(false);
+		});
+
+		it('never lists a tool row', () => {
+			expect(isOrphanCandidate(orphan({source: 'tool'}))).toBe(false);
+			expect(verdicts([orphan({source: 'tool'}), donor(T0 - 60, {source: 'tool'})])).toEqual([]);
+		});
+
+		it.each(['unknown', 'telegram', 'discord', 'whatsapp', 'slack', 'signal', 'api_server', ''])('examines source %j as a gateway row', source => {
+			expect(isOrphanCandidate(orphan({source}))).toBe(true);
+			expect(verdictOf([orphan({source})]).localSurface).toBe(false);
 		});
 	});
 

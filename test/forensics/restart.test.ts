@@ -1,8 +1,9 @@
 /**
  * What a restart resumes (hermes-state.md §3.3; hermes-sql.md §4), for both rule sets:
- * 'recency' (current Hermes) and 'legacy-v21' (the older finder).
+ * 'v30' (current Hermes) and 'legacy-v21' (the older finder).
  */
 import {describe, expect, it} from 'vitest';
+import {rulesFor} from '../../source/forensics/generations.js';
 import {buildLineage} from '../../source/forensics/lineage.js';
 import {findOrphans} from '../../source/forensics/orphans.js';
 import {type ChatIdentity, type Resolution, assessRoutingEntry, parseSessionKey, resolveRestart} from '../../source/forensics/restart.js';
@@ -10,7 +11,7 @@ import {type ChatRouting, analyzeRouting} from '../../source/forensics/routing.j
 import type {RoutingEntry, RuleSet, SessionRecord, Snapshot} from '../../source/forensics/types.js';
 import {T0, dmKey, indexById, routingEntry, session, snapshot} from '../helpers/records.js';
 
-const RULE_SETS: RuleSet[] = ['recency', 'legacy-v21'];
+const RULE_SETS: RuleSet[] = ['v30', 'v25', 'legacy-v21'];
 const K = dmKey('42');
 
 /** A telegram row carrying K and the chat tuple (u1, 42, dm). */
@@ -49,7 +50,7 @@ function resolve(sessions: SessionRecord[], options: ResolveOptions): Resolution
 		routingEntry: options.entry,
 		byId,
 		lineage: buildLineage(sessions, byId),
-		ruleSet: options.ruleSet,
+		rules: rulesFor(options.ruleSet),
 		owner: options.owner ?? null,
 	});
 }
@@ -57,8 +58,8 @@ function resolve(sessions: SessionRecord[], options: ResolveOptions): Resolution
 function chats(snap: Snapshot): ChatRouting[] {
 	const byId = indexById(snap.sessions);
 	const lineage = buildLineage(snap.sessions, byId);
-	const orphans = findOrphans(snap.sessions, {owner: snap.owner});
-	return analyzeRouting({sessions: snap.sessions, byId, routing: snap.routing, lineage, orphans, ruleSet: snap.ruleSet, owner: snap.owner});
+	const orphans = findOrphans(snap.sessions, {owner: snap.owner, rules: rulesFor(snap.ruleSet)});
+	return analyzeRouting({sessions: snap.sessions, byId, routing: snap.routing, lineage, orphans, rules: rulesFor(snap.ruleSet), owner: snap.owner});
 }
 
 function chat(snap: Snapshot, key = K): ChatRouting {
@@ -121,7 +122,7 @@ describe.each(RULE_SETS)('exact-key query, %s', ruleSet => {
 		['tui_shutdown', false, false],
 		['idle_timeout', false, false],
 	])('end_reason %s: admitted under recency %s, legacy %s', (endReason, recency, legacy) => {
-		const expected = ruleSet === 'recency' ? recency : legacy;
+		const expected = ruleSet === 'v30' ? recency : legacy;
 		const r = resolve([keyed('ended', {endReason})], {ruleSet});
 		expect(verdict(r, 'ended')?.admitted).toBe(expected);
 		expect(r.sessionId).toBe(expected ? 'ended' : null);
@@ -129,7 +130,7 @@ describe.each(RULE_SETS)('exact-key query, %s', ruleSet => {
 
 	it('admits handoff_state \'completed\' only under recency', () => {
 		const r = resolve([keyed('handed-off', {endReason: 'cli_close', handoffState: 'completed'})], {ruleSet});
-		expect(r.sessionId).toBe(ruleSet === 'recency' ? 'handed-off' : null);
+		expect(r.sessionId).toBe(ruleSet === 'v30' ? 'handed-off' : null);
 		expect(resolve([keyed('pending', {endReason: 'cli_close', handoffState: 'pending'})], {ruleSet}).sessionId).toBeNull();
 	});
 });
@@ -141,7 +142,7 @@ describe('reset fence (recency only)', () => {
 		keyed('reset', {startedAtRaw: T0 - 5000, endReason, endedAtRaw, ...partial});
 
 	it.each(['session_reset', 'session_switch', 'idle', 'daily', 'suspended', 'resume_pending_expired'])('a sibling ended %s after the candidate\'s last activity hides it', reason => {
-		const r = resolve([candidate(), resetSibling(T0 + 101, reason)], {ruleSet: 'recency'});
+		const r = resolve([candidate(), resetSibling(T0 + 101, reason)], {ruleSet: 'v30'});
 		expect(r.sessionId).toBeNull();
 		expect(verdict(r, 'candidate')).toMatchObject({admitted: false});
 		expect(verdict(r, 'candidate')?.rule).toContain('reset fence');
@@ -152,31 +153,31 @@ describe('reset fence (recency only)', () => {
 	});
 
 	it('does not fence on equal time (strictly later only)', () => {
-		expect(resolve([candidate(), resetSibling(T0 + 100)], {ruleSet: 'recency'}).sessionId).toBe('candidate');
+		expect(resolve([candidate(), resetSibling(T0 + 100)], {ruleSet: 'v30'}).sessionId).toBe('candidate');
 	});
 
 	it('does not fence on new_session (a boundary reason, not a reset reason)', () => {
-		expect(resolve([candidate(), resetSibling(T0 + 5000, 'new_session')], {ruleSet: 'recency'}).sessionId).toBe('candidate');
+		expect(resolve([candidate(), resetSibling(T0 + 5000, 'new_session')], {ruleSet: 'v30'}).sessionId).toBe('candidate');
 	});
 
 	it('does not fence on a non-reset end reason', () => {
-		expect(resolve([candidate(), resetSibling(T0 + 5000, 'cli_close')], {ruleSet: 'recency'}).sessionId).toBe('candidate');
+		expect(resolve([candidate(), resetSibling(T0 + 5000, 'cli_close')], {ruleSet: 'v30'}).sessionId).toBe('candidate');
 	});
 
 	it('only counts siblings of the same source', () => {
-		expect(resolve([candidate(), resetSibling(T0 + 5000, 'session_reset', {source: 'discord'})], {ruleSet: 'recency'}).sessionId).toBe('candidate');
+		expect(resolve([candidate(), resetSibling(T0 + 5000, 'session_reset', {source: 'discord'})], {ruleSet: 'v30'}).sessionId).toBe('candidate');
 	});
 
 	it('measures the candidate by COALESCE(last_activity_at, started_at)', () => {
 		// started T0, active until T0+200: a reset at T0+150 came before its last activity.
-		expect(resolve([candidate({lastActivityAtRaw: T0 + 200}), resetSibling(T0 + 150)], {ruleSet: 'recency'}).sessionId).toBe('candidate');
+		expect(resolve([candidate({lastActivityAtRaw: T0 + 200}), resetSibling(T0 + 150)], {ruleSet: 'v30'}).sessionId).toBe('candidate');
 		// no activity column: started_at T0 is the measure, so a reset at T0+1 fences it.
-		expect(resolve([candidate({lastActivityAtRaw: null}), resetSibling(T0 + 1)], {ruleSet: 'recency'}).sessionId).toBeNull();
+		expect(resolve([candidate({lastActivityAtRaw: null}), resetSibling(T0 + 1)], {ruleSet: 'v30'}).sessionId).toBeNull();
 	});
 
 	it('lets the empty post-reset row win over the fenced older conversation', () => {
 		const rows = [candidate(), resetSibling(T0 + 200), keyed('fresh', {startedAtRaw: T0 + 300, hasMessageRows: false})];
-		expect(resolve(rows, {ruleSet: 'recency'}).sessionId).toBe('fresh');
+		expect(resolve(rows, {ruleSet: 'v30'}).sessionId).toBe('fresh');
 		expect(resolve(rows, {ruleSet: 'legacy-v21'}).sessionId).toBe('candidate');
 	});
 });
@@ -184,7 +185,7 @@ describe('reset fence (recency only)', () => {
 describe('ordering of exact-key candidates', () => {
 	it('recency ranks rows with messages before empty rows, however recent', () => {
 		const rows = [keyed('talked', {lastActivityAtRaw: T0 + 100}), keyed('empty', {hasMessageRows: false, lastActivityAtRaw: T0 + 9000})];
-		expect(resolve(rows, {ruleSet: 'recency'}).sessionId).toBe('talked');
+		expect(resolve(rows, {ruleSet: 'v30'}).sessionId).toBe('talked');
 	});
 
 	it('recency orders by COALESCE(last_activity_at, started_at), legacy by started_at: they pick different rows', () => {
@@ -192,20 +193,20 @@ describe('ordering of exact-key candidates', () => {
 			keyed('started-later', {startedAtRaw: T0 + 500, lastActivityAtRaw: null}),
 			keyed('active-later', {startedAtRaw: T0, lastActivityAtRaw: T0 + 900}),
 		];
-		expect(resolve(rows, {ruleSet: 'recency'}).sessionId).toBe('active-later');
+		expect(resolve(rows, {ruleSet: 'v30'}).sessionId).toBe('active-later');
 		expect(resolve(rows, {ruleSet: 'legacy-v21'}).sessionId).toBe('started-later');
-		expect(chat(snapshot(rows, {ruleSet: 'recency'})).restartResolvesTo).toBe('active-later');
+		expect(chat(snapshot(rows, {ruleSet: 'v30'})).restartResolvesTo).toBe('active-later');
 		expect(chat(snapshot(rows, {ruleSet: 'legacy-v21'})).restartResolvesTo).toBe('started-later');
 	});
 
 	it('recency orders on the raw cell, with no epoch window (TEXT sorts above every number)', () => {
 		const rows = [keyed('garbage', {lastActivityAtRaw: 'not a time'}), keyed('sane', {lastActivityAtRaw: T0 + 900})];
-		expect(resolve(rows, {ruleSet: 'recency'}).sessionId).toBe('garbage');
+		expect(resolve(rows, {ruleSet: 'v30'}).sessionId).toBe('garbage');
 	});
 
 	it('recency admits an empty row when nothing else qualifies; legacy requires messages', () => {
 		const rows = [keyed('empty', {hasMessageRows: false})];
-		expect(resolve(rows, {ruleSet: 'recency'}).sessionId).toBe('empty');
+		expect(resolve(rows, {ruleSet: 'v30'}).sessionId).toBe('empty');
 		const legacy = resolve(rows, {ruleSet: 'legacy-v21'});
 		expect(legacy.sessionId).toBeNull();
 		expect(verdict(legacy, 'empty')).toMatchObject({admitted: false, hasMessages: false});
@@ -214,7 +215,7 @@ describe('ordering of exact-key candidates', () => {
 	it('counts a positive message_count column as having messages', () => {
 		const rows = [keyed('counted', {hasMessageRows: false, messageCountColumn: 3, lastActivityAtRaw: T0 + 900}), keyed('rows', {lastActivityAtRaw: T0 + 100})];
 		expect(resolve([rows[0]!], {ruleSet: 'legacy-v21'}).sessionId).toBe('counted');
-		expect(resolve(rows, {ruleSet: 'recency'}).sessionId).toBe('counted');
+		expect(resolve(rows, {ruleSet: 'v30'}).sessionId).toBe('counted');
 	});
 });
 
@@ -289,13 +290,13 @@ describe.each(RULE_SETS)('tuple fallback, %s', ruleSet => {
 
 	it('orders by COALESCE(last_activity_at, started_at) under recency, by started_at under legacy', () => {
 		const rows = [closed, tupleRow('started-later', {startedAtRaw: T0 + 500}), tupleRow('active-later', {lastActivityAtRaw: T0 + 900})];
-		expect(resolve(rows, {ruleSet, identity: CHAT_42}).sessionId).toBe(ruleSet === 'recency' ? 'active-later' : 'started-later');
+		expect(resolve(rows, {ruleSet, identity: CHAT_42}).sessionId).toBe(ruleSet !== 'legacy-v21' ? 'active-later' : 'started-later');
 	});
 
 	it('has the profile fence under recency only', () => {
 		const rows = [closed, tupleRow('work', {profileName: 'work'})];
 		const r = resolve(rows, {ruleSet, owner: 'default', identity: CHAT_42});
-		expect(r.sessionId).toBe(ruleSet === 'recency' ? null : 'work');
+		expect(r.sessionId).toBe(ruleSet === 'v30' ? null : 'work');
 		expect(resolve(rows, {ruleSet, owner: 'work', identity: CHAT_42}).sessionId).toBe('work');
 		expect(resolve(rows, {ruleSet, owner: null, identity: CHAT_42}).sessionId).toBe('work');
 		expect(resolve([closed, tupleRow('unprofiled', {profileName: null})], {ruleSet, owner: 'default', identity: CHAT_42}).sessionId).toBe('unprofiled');
@@ -303,7 +304,7 @@ describe.each(RULE_SETS)('tuple fallback, %s', ruleSet => {
 
 	it('has the reset fence under recency only', () => {
 		const rows = [closed, tupleRow('old', {lastActivityAtRaw: T0 + 100}), tupleRow('reset', {startedAtRaw: T0 - 5000, endReason: 'idle', endedAtRaw: T0 + 200})];
-		expect(resolve(rows, {ruleSet, identity: CHAT_42}).sessionId).toBe(ruleSet === 'recency' ? null : 'old');
+		expect(resolve(rows, {ruleSet, identity: CHAT_42}).sessionId).toBe(ruleSet !== 'legacy-v21' ? null : 'old');
 	});
 
 	it('is skipped for slack', () => {

@@ -27,6 +27,7 @@ export function session(partial: Partial<SessionRecord> & {id: string}): Session
 	const hasMessageRows = partial.hasMessageRows ?? true;
 	const started = plainEpoch(startedAtRaw);
 	const endReason = partial.endReason ?? null;
+	const newestMessageAt = partial.newestMessageAt !== undefined ? partial.newestMessageAt : (hasMessageRows && started !== null ? started + 60 : null);
 	return {
 		source: 'telegram',
 		userId: null,
@@ -40,7 +41,10 @@ export function session(partial: Partial<SessionRecord> & {id: string}): Session
 		lastActivityAtRaw: null,
 		endReason,
 		messageCountColumn: hasMessageRows ? 1 : 0,
-		newestMessageAt: hasMessageRows && started !== null ? started + 60 : null,
+		newestMessageAt,
+		// The raw newest cell is the windowed one unless a test says otherwise.
+		newestMessageRaw: newestMessageAt,
+		modelConfigInvalid: false,
 		messageRows: null,
 		profileName: null,
 		handoffState: null,
@@ -72,18 +76,23 @@ export function routingEntry(sessionKey: string, sessionId: string | null, parti
 }
 
 export type SnapshotOptions = {
-	owner?: string | null;
+	owner?: string;
 	ruleSet?: RuleSet;
 	routing?: RoutingEntry[];
+	/** The gateway's own scope; null (the default) lets every entry count. */
+	routingScope?: string | null;
+	legacyRouting?: RoutingEntry[];
 };
 
-/** A snapshot with no owner (no profile fence), the current rule set and no routing entries unless given. */
+/** A snapshot of the default profile, the current rule set and no routing entries unless given. */
 export function snapshot(sessions: SessionRecord[], options: SnapshotOptions = {}): Snapshot {
 	return {
 		sessions,
 		routing: options.routing ?? [],
-		owner: options.owner ?? null,
-		ruleSet: options.ruleSet ?? 'recency',
+		owner: options.owner ?? 'default',
+		ruleSet: options.ruleSet ?? 'v30',
+		routingScope: options.routingScope ?? null,
+		legacyRouting: options.legacyRouting ?? [],
 	};
 }
 

@@ -150,7 +150,7 @@ describe('schema generation detection', () => {
 			const s = detectSchema(v30);
 			expect(s.version).toBe(30);
 			expect(s.sessionColumns.has('last_activity_at')).toBe(true);
-			expect(s.ruleSet).toBe('recency');
+			expect(s.ruleSet).toBe('v30');
 		} finally {
 			v30.close();
 			w.close();

@@ -8,6 +8,9 @@ import {PAGE_ROWS, readSnapshot, sessionsSql, signatureMatcher, signatureSql} fr
 import {StoreWriter} from '../../source/simulator/store-writer.js';
 import {T0} from '../fixtures/scenarios.js';
 
+/** The default profile, no routing scope (every entry counts), no sessions.json. */
+const CONTEXT = {owner: 'default', routingScope: null, legacyRouting: []};
+
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-snap-'));
 afterAll(() => fs.rmSync(dir, {recursive: true, force: true}));
 
@@ -28,7 +31,7 @@ describe('bounded read transactions', () => {
 	it('reads every session in one transaction when within budget', () => {
 		const store = ReadOnlyStore.open(manySessions(PAGE_ROWS * 2 + 5));
 		try {
-			const {snapshot, meta} = readSnapshot(store, detectSchema(store), null);
+			const {snapshot, meta} = readSnapshot(store, detectSchema(store), CONTEXT);
 			expect(snapshot.sessions).toHaveLength(PAGE_ROWS * 2 + 5);
 			expect(new Set(snapshot.sessions.map(s => s.id)).size).toBe(PAGE_ROWS * 2 + 5);
 			expect(meta.transactions).toBe(1);
@@ -42,7 +45,7 @@ describe('bounded read transactions', () => {
 	it('ends the transaction between pages once over budget, and says the read was not one snapshot', () => {
 		const store = ReadOnlyStore.open(manySessions(PAGE_ROWS * 2 + 5));
 		try {
-			const {snapshot, meta} = readSnapshot(store, detectSchema(store), null, {transactionBudgetMs: 0});
+			const {snapshot, meta} = readSnapshot(store, detectSchema(store), CONTEXT, {transactionBudgetMs: 0});
 			expect(snapshot.sessions).toHaveLength(PAGE_ROWS * 2 + 5);
 			expect(new Set(snapshot.sessions.map(s => s.id)).size).toBe(PAGE_ROWS * 2 + 5);
 			expect(meta.transactions).toBe(3);
@@ -66,7 +69,7 @@ describe('bounded read transactions', () => {
 			expect(sql).toContain('NULL AS display_name');
 			expect(sql).toContain('NULL AS last_activity_at');
 			expect(sql).not.toContain('model_config');
-			expect(() => readSnapshot(store, schema, null)).not.toThrow();
+			expect(() => readSnapshot(store, schema, CONTEXT)).not.toThrow();
 		} finally {
 			store.close();
 		}
@@ -83,7 +86,7 @@ describe('bounded read transactions', () => {
 			const store = ReadOnlyStore.open(db);
 			try {
 				const schema = detectSchema(store);
-				const {snapshot} = readSnapshot(store, schema, null);
+				const {snapshot} = readSnapshot(store, schema, CONTEXT);
 				const records = new Map(snapshot.sessions.map(s => [s.id, s]));
 				const matches = signatureMatcher(schema);
 				const unchanged = () => (store.prepare(signatureSql(schema)).raw(true).all() as unknown[][])
@@ -117,11 +120,11 @@ describe('bounded read transactions', () => {
 		const store = ReadOnlyStore.open(db);
 		try {
 			const schema = detectSchema(store);
-			const first = new Map(readSnapshot(store, schema, null).snapshot.sessions.map(r => [r.id, r]));
+			const first = new Map(readSnapshot(store, schema, CONTEXT).snapshot.sessions.map(r => [r.id, r]));
 			const before = structuredClone([...first.values()]);
 			expect(first.get(orphan)?.messageRows).toBe(2);
 
-			const again = new Map(readSnapshot(store, schema, null, {reuse: first}).snapshot.sessions.map(r => [r.id, r]));
+			const again = new Map(readSnapshot(store, schema, CONTEXT, {reuse: first}).snapshot.sessions.map(r => [r.id, r]));
 			// Nothing changed: every settled record comes back; the empty one and the orphan candidate
 			// (settled after the rows) are read afresh, with the same values.
 			expect([still, renamed, emptied].every(id => again.get(id) === first.get(id))).toBe(true);
@@ -132,7 +135,7 @@ describe('bounded read transactions', () => {
 			w.exec(`UPDATE sessions SET title = 'renamed' WHERE id = '${renamed}'`);
 			w.exec(`DELETE FROM messages WHERE session_id = '${emptied}'`);
 			w.addMessages(orphan, [{timestamp: T0 + 12}]);
-			const after = new Map(readSnapshot(store, schema, null, {reuse: first}).snapshot.sessions.map(r => [r.id, r]));
+			const after = new Map(readSnapshot(store, schema, CONTEXT, {reuse: first}).snapshot.sessions.map(r => [r.id, r]));
 			expect(after.get(still)).toBe(first.get(still));
 			expect(after.get(renamed)).not.toBe(first.get(renamed));
 			expect(after.get(renamed)?.title).toBe('renamed');
@@ -162,7 +165,7 @@ describe('bounded read transactions', () => {
 		w.close();
 		const store = ReadOnlyStore.open(db);
 		try {
-			const {snapshot} = readSnapshot(store, detectSchema(store), null);
+			const {snapshot} = readSnapshot(store, detectSchema(store), CONTEXT);
 			const by = new Map(snapshot.sessions.map(s => [s.id, s]));
 			expect([by.get(normal)?.hasMessageRows, by.get(normal)?.newestMessageAt]).toEqual([true, T0 + 9]);
 			expect([by.get(textStamps)?.hasMessageRows, by.get(textStamps)?.newestMessageAt]).toEqual([true, null]);

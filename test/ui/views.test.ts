@@ -29,7 +29,7 @@ describe('the sessions list order', () => {
 			sessions.set(s.id, s);
 		}
 
-		const snap = (): Snapshot => ({sessions: [...sessions.values()], routing: [], owner: null, ruleSet: 'recency'});
+		const snap = (): Snapshot => ({sessions: [...sessions.values()], routing: [], owner: 'default', ruleSet: 'v30', routingScope: null, legacyRouting: []});
 		let previous = analyze(snap());
 		allSessionRows(previous);
 		sessionRows(previous, {filterText: '', showHidden: false, source: null});

@@ -44,10 +44,12 @@ export const HELP = `
     $ hfx doctor                    where the root lives, what survives a restart or a rebuild
 
   Where the store is
-    --db PATH                       one state.db file
+    --db PATH                       one state.db file; its owner profile comes from its path, as in
+                                    Hermes (…/profiles/NAME/state.db is NAME, any other is default)
     --home DIR                      a Hermes root: its state.db and every profiles/NAME/state.db
-                                    (default: $HERMES_HOME, else ~/.hermes)
-    --profile NAME                  only that profile's store under the root
+                                    (default: $HERMES_HOME, else ~/.hermes); with --db, confirms it
+    --profile NAME                  only that profile's store under the root; with --db, confirms
+                                    the owner (a conflict is refused)
 
   Options
     --json                          machine-readable output (stable fields; see README)
@@ -128,10 +130,6 @@ export async function main(argv: string[]): Promise<ExitCode> {
 	const gap = cli.flags.maxGapSeconds === undefined ? 900 : Number(cli.flags.maxGapSeconds);
 	if (!Number.isFinite(gap) || gap < 0) {
 		return usage(`--max-gap-seconds must be a non-negative number of seconds, not ${JSON.stringify(cli.flags.maxGapSeconds)}`);
-	}
-
-	if (cli.flags.db && cli.flags.profile) {
-		return usage('--db names one file; --profile selects a store under --home. Use one of them');
 	}
 
 	const {processIo} = await import('./commands/context.js');

@@ -29,8 +29,8 @@ function slot(map: Map<string, KeyEntries>, key: string): KeyEntries {
 }
 
 /**
- * The entries of each key, split by where they come from. A key that only other scopes name is
- * left out (not this gateway's chat); `only` limits the keys (incremental refreshes).
+ * The entries of each key, split by where they come from; `only` limits the keys (incremental
+ * refreshes). A key that only other scopes name is not this gateway's chat (see ownsKey).
  */
 export function entriesByKey(routing: readonly RoutingEntry[], mirror: readonly RoutingEntry[], scope: string | null, only?: ReadonlySet<string>): Map<string, KeyEntries> {
 	const byKey = new Map<string, KeyEntries>();
@@ -54,10 +54,15 @@ export function entriesByKey(routing: readonly RoutingEntry[], mirror: readonly 
 	}
 
 	for (const e of others) {
-		byKey.get(e.sessionKey)?.otherScopes.push(e);
+		slot(byKey, e.sessionKey).otherScopes.push(e);
 	}
 
 	return byKey;
+}
+
+/** Does this gateway load an entry for the key (its own scope, or the mirror)? */
+export function ownsKey(entries: KeyEntries): boolean {
+	return entries.own.length > 0 || entries.mirror.length > 0;
 }
 
 /** Attach other-scope entries to keys the store's sessions carry (they explain, never decide). */

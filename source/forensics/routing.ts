@@ -7,7 +7,7 @@ import type {Rules} from './generations.js';
 import {type Lineage, ancestors} from './lineage.js';
 import type {OrphanVerdict} from './orphans.js';
 import {type ChatIdentity, type Resolution, assessRoutingEntry, parseSessionKey, resolveRestart} from './restart.js';
-import {type ChosenEntry, chooseEntry, entriesByKey} from './routing-entries.js';
+import {type ChosenEntry, chooseEntry, entriesByKey, ownsKey} from './routing-entries.js';
 import {lastActive, startedLater} from './time.js';
 import type {RoutingEntry, SessionRecord} from './types.js';
 
@@ -233,9 +233,14 @@ export function analyzeRouting(input: RoutingInput): ChatRouting[] {
 	}
 
 	// An incremental refresh asks about a few chats: look only at those (no union of every key).
+	const loaded = (k: string) => {
+		const e = entries.get(k);
+		return e !== undefined && ownsKey(e);
+	};
+
 	const keys = only
-		? [...only].filter(k => byKey.has(k) || entries.has(k)).sort()
-		: [...new Set([...byKey.keys(), ...entries.keys()])].sort();
+		? [...only].filter(k => byKey.has(k) || loaded(k)).sort()
+		: [...new Set([...byKey.keys(), ...[...entries.keys()].filter(loaded)])].sort();
 	return keys.map(key => {
 		const keyed = byKey.get(key) ?? [];
 		const identity = chatIdentity(key, keyed);

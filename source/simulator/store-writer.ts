@@ -4,6 +4,7 @@
  * fixtures, demo and benchmarks; it only ever writes databases it created itself.
  */
 import Database from 'better-sqlite3';
+import {routingScopeOf} from '../store/routing-home.js';
 import {type SchemaShape, schemaSql} from './hermes-schema.js';
 
 export type NewSession = {
@@ -60,12 +61,15 @@ export type WriterOptions = {
 export class StoreWriter {
 	readonly db: Database.Database;
 	readonly shape: SchemaShape;
+	/** The scope its gateway's routing rows carry: the resolved `<home>/sessions` beside the store. */
+	readonly routingScope: string;
 	private counter: number;
 	private readonly insertMessage: Database.Statement;
 	private readonly bumpCount: Database.Statement;
 
 	constructor(path: string, options: WriterOptions) {
 		this.shape = options.shape;
+		this.routingScope = routingScopeOf(path);
 		this.counter = options.seed ?? 1;
 		this.db = new Database(path);
 		this.db.pragma(`journal_mode = ${options.journalMode ?? 'wal'}`);
@@ -160,7 +164,7 @@ export class StoreWriter {
 		this.db.prepare('UPDATE sessions SET ended_at = ?, end_reason = ? WHERE id = ? AND ended_at IS NULL').run(at, reason, id);
 	}
 
-	setRouting(sessionKey: string, sessionId: string, updatedAt: number, scope = '/home/hermes/.hermes/sessions'): void {
+	setRouting(sessionKey: string, sessionId: string, updatedAt: number, scope = this.routingScope): void {
 		const entry = {session_key: sessionKey, session_id: sessionId, created_at: new Date(updatedAt * 1000).toISOString(), updated_at: new Date(updatedAt * 1000).toISOString()};
 		this.db.prepare('INSERT OR REPLACE INTO gateway_routing (scope, session_key, entry_json, updated_at) VALUES (?, ?, ?, ?)').run(scope, sessionKey, JSON.stringify(entry), updatedAt);
 	}

@@ -65,7 +65,7 @@ export async function runLineage(flags: LineageFlags, io: Io): Promise<ExitCode>
 		const tree = lineageTree(id, analysis.lineage);
 		const chain = ancestors(id, analysis.lineage);
 		if (flags.json) {
-			io.out(JSON.stringify({sessionId: id, ancestors: chain.map(e => ({id: e.parentId, edgeKind: e.kind, via: e.via})), tree: nodeJson(tree, analysis)}, null, 2));
+			io.out(JSON.stringify({database: result.facts.path, owner: result.facts.owner, ownerSource: result.facts.ownerSource, ruleSet: result.facts.ruleSet, sessionId: id, ancestors: chain.map(e => ({id: e.parentId, edgeKind: e.kind, via: e.via})), tree: nodeJson(tree, analysis)}, null, 2));
 			return 0;
 		}
 

@@ -10,13 +10,24 @@ import {routingJson} from './scan.js';
 
 export type RoutingFlags = GlobalFlags & {key?: string};
 
-export function chatLines(r: ChatRouting): string[] {
+export function chatLines(r: ChatRouting, afterUpgrade?: string): string[] {
 	const lines: string[] = [];
 	lines.push(`${r.rollbackRisk ? '✗ ROLLBACK RISK' : '✓'}  ${r.sessionKey}`);
 	lines.push(`    routing entry     ${r.routingEntry ?? '(none)'}${r.routingEntryNote ? `: ${r.routingEntryNote}` : ''}`);
 	lines.push(`    restart resumes   ${r.restartResolvesTo ?? '(a new, empty session)'}  via ${r.resolution.via}, rule set ${r.resolution.ruleSet}`);
 	const lag = r.newestActivityAt !== null && r.resolvesToActivityAt !== null ? r.newestActivityAt - r.resolvesToActivityAt : null;
 	lines.push(`    newest message in ${r.newestActivityIn ?? '(no messages)'}  ${utc(r.newestActivityAt)} UTC${r.rollbackRisk && lag !== null && lag > 0 ? ` (${span(lag)} newer than what a restart resumes)` : ''}`);
+	if (r.rollbackRiskReason) {
+		lines.push(`    why               ${r.rollbackRiskReason}`);
+	}
+
+	if (afterUpgrade) {
+		lines.push(`    after an upgrade  ${afterUpgrade}`);
+	}
+
+	if (r.routingEntrySource === 'sessions.json') {
+		lines.push('    the entry comes from the legacy sessions/sessions.json mirror (gateway_routing has none usable for this key)');
+	}
 	if (r.resolution.candidates.length > 0) {
 		lines.push('    candidates');
 		for (const c of r.resolution.candidates) {
@@ -45,14 +56,19 @@ export async function runRouting(flags: RoutingFlags, io: Io): Promise<ExitCode>
 
 		const risky = chats.some(r => r.rollbackRisk);
 		if (flags.json) {
-			io.out(JSON.stringify({database: result.facts.path, ruleSet: result.facts.ruleSet, owner: result.facts.owner, routing: chats.map(r => routingJson(r, result.analysis.upgradeChanges))}, null, 2));
+			io.out(JSON.stringify({database: result.facts.path, owner: result.facts.owner, ownerSource: result.facts.ownerSource, ruleSet: result.facts.ruleSet, routingScope: result.facts.routingScope, routing: chats.map(r => routingJson(r, result.analysis.upgradeChanges))}, null, 2));
 			return risky ? 1 : 0;
 		}
 
+		io.out(`owner profile ${result.facts.owner}: ${result.facts.ownerSource}`);
 		io.out(`rule set ${result.facts.ruleSet}: ${result.facts.ruleSetReason}`);
+		if (result.facts.upgrade) {
+			io.out(`! ${result.facts.upgrade.note}; next: ${result.facts.upgrade.next}`);
+		}
+
 		for (const r of chats) {
 			io.out('');
-			for (const line of chatLines(r)) {
+			for (const line of chatLines(r, result.analysis.upgradeChanges.bySubject.get(r.sessionKey))) {
 				io.out(line);
 			}
 		}

@@ -59,7 +59,7 @@ export async function runSessions(flags: SessionsFlags, io: Io): Promise<ExitCod
 		const all = selectSessions(analysis, flags);
 		const rows = flags.limit > 0 ? all.slice(0, flags.limit) : all;
 		if (flags.json) {
-			io.out(JSON.stringify({database: result.facts.path, total: all.length, sessions: rows.map(s => sessionJson(s, analysis, index))}, null, 2));
+			io.out(JSON.stringify({database: result.facts.path, owner: result.facts.owner, ownerSource: result.facts.ownerSource, ruleSet: result.facts.ruleSet, total: all.length, sessions: rows.map(s => sessionJson(s, analysis, index))}, null, 2));
 			return 0;
 		}
 

@@ -47,7 +47,7 @@ export function sessionIdFor(startedAt: number, hex: string): string {
 	return `${d.getUTCFullYear()}${pad2(d.getUTCMonth() + 1)}${pad2(d.getUTCDate())}_${pad2(d.getUTCHours())}${pad2(d.getUTCMinutes())}${pad2(d.getUTCSeconds())}_${hex}`;
 }
 
-const LOCAL = new Set(['cli', 'tui', 'desktop', 'subagent', 'cron', 'kanban', 'acp', 'api_server', 'tool', 'recovered', 'oneshot']);
+const LOCAL = new Set(['cli', 'tui', 'desktop', 'subagent', 'cron', 'kanban', 'acp', 'tool', 'recovered', 'oneshot']);
 
 export type WriterOptions = {
 	shape: SchemaShape;

@@ -51,7 +51,7 @@ function Header({model, ui, waiting, width}: {model: LiveModel; ui: UiState; wai
 	const f = model.facts;
 	const state = ui.paused ? `PAUSED (${plural(waiting, 'change')} waiting)` : '● LIVE';
 	const wal = f.journalMode === 'wal' ? (f.sizes.wal === null ? 'WAL (no -wal)' : `WAL ${bytes(f.sizes.wal)}`) : 'rollback journal';
-	const text = ` hfx · READ-ONLY · ${f.label === f.path ? '' : `${f.label} · `}${f.path} · schema ${f.schemaVersion === null ? '?' : `v${f.schemaVersion}`} · ${f.ruleSet} · ${wal} · dv ${f.dataVersion} `;
+	const text = ` hfx · READ-ONLY · ${f.label === f.path ? '' : `${f.label} · `}${f.path} · profile ${f.owner} · schema ${f.schemaVersion === null ? '?' : `v${f.schemaVersion}`} · ${f.ruleSet} · ${wal} · dv ${f.dataVersion} `;
 	const room = Math.max(0, width - state.length - 2);
 	return (
 		<Box width={width}>

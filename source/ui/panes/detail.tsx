@@ -49,10 +49,17 @@ function cardLines(ctx: PaneContext, id: string): Array<{text: string; color?: s
 	const parent = edge ? `parent ${edge.parentId} (${edge.kind}${detail?.branchedAtTurn === null || detail?.branchedAtTurn === undefined ? '' : `, branched at turn ${detail.branchedAtTurn}`}${edge.parentMissing ? ', not in store' : ''})` : 'no parent';
 	lines.push({text: `lineage ${parent} · ${children.length === 0 ? 'no children' : `children ${children.map(c => `${c.childId} (${c.kind})`).join(', ')}`}`});
 	lines.push({text: `routing key ${s.sessionKey ?? 'NULL'} · chat ${s.chatType ?? '—'}:${s.chatId ?? '—'}${s.displayName ? ` "${s.displayName}"` : ''} · user ${s.userId ?? '—'} · thread ${s.threadId ?? '—'}${s.profileName ? ` · profile ${s.profileName}` : ''}`});
+	const after = a.upgradeChanges.bySubject.get(id);
 	if (orphan) {
 		lines.push({text: orphan.verdict === 'adoptable' ? `orphan: adoptable into ${orphan.sessionKey} from ${orphan.donorId} (evidence ${orphan.evidence})` : `orphan: refused (${orphan.reasonKind}): ${orphan.reason}`, color: 'warn'});
+	} else if (a.listedRefusedLocal.some(o => o.orphanId === id)) {
+		lines.push({text: `keyless by design (${s.source}): repair-routing lists it and refuses it; not a finding`});
 	} else if (chat?.rollbackRisk && chat.restartResolvesTo === id) {
 		lines.push({text: `ZOMBIE: a restart resumes this row, but the chat's newest message is in ${chat.newestActivityIn}`, color: 'danger'});
+	}
+
+	if (after) {
+		lines.push({text: after, color: 'warn'});
 	}
 
 	return lines;

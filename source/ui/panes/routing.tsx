@@ -16,12 +16,19 @@ function rows(ctx: PaneContext): ChatRouting[] {
 	return routingRows(ctx.model.analysis, ctx.ui.filterText);
 }
 
-function ChatDetail({chat, width, height}: {chat: ChatRouting; width: number; height: number}): React.ReactElement {
+function ChatDetail({chat, after, width, height}: {chat: ChatRouting; after: string | undefined; width: number; height: number}): React.ReactElement {
 	const theme = useTheme();
 	const lag = chat.newestActivityAt !== null && chat.resolvesToActivityAt !== null ? chat.newestActivityAt - chat.resolvesToActivityAt : null;
 	const lines: Array<{text: string; color?: string; bold?: boolean}> = [];
 	if (chat.rollbackRisk) {
-		lines.push({text: ` ✗ ROLLBACK RISK: a restart resumes ${chat.restartResolvesTo}, but the newest message is in ${chat.newestActivityIn}${lag !== null && lag > 0 ? ` (${span(lag)} newer)` : ''}`, color: theme.danger, bold: true});
+		const resumes = chat.restartResolvesTo === null ? 'a restart starts a fresh, empty session' : `a restart resumes ${chat.restartResolvesTo}`;
+		lines.push({text: ` ✗ ROLLBACK RISK: ${resumes}, but the newest message is in ${chat.newestActivityIn}${lag !== null && lag > 0 ? ` (${span(lag)} newer)` : ''}`, color: theme.danger, bold: true});
+	} else if (chat.rollbackRiskReason) {
+		lines.push({text: ` ${chat.rollbackRiskReason}`});
+	}
+
+	if (after) {
+		lines.push({text: ` ${after}`, color: theme.warn});
 	}
 
 	lines.push(
@@ -63,7 +70,7 @@ function RoutingView({ctx}: {ctx: PaneContext}): React.ReactElement {
 				line={c => `${c.rollbackRisk ? '✗ RISK ' : (c.routingEntryStale ? '! stale' : '✓      ')} ${c.sessionKey.padEnd(keyWidth)}  → ${c.restartResolvesTo ?? 'new session'}`}
 				color={c => c.rollbackRisk ? theme.danger : (c.routingEntryStale ? theme.warn : undefined)}
 			/>
-			{selected ? <ChatDetail chat={selected} width={ctx.width} height={ctx.height - listHeight} /> : null}
+			{selected ? <ChatDetail chat={selected} after={ctx.model.analysis.upgradeChanges.bySubject.get(selected.sessionKey)} width={ctx.width} height={ctx.height - listHeight} /> : null}
 		</Box>
 	);
 }

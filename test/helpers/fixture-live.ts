@@ -11,7 +11,7 @@ import {ROOT} from './writer.js';
 export function openFixtureLive(prefix: string): {live: LiveStore; close: () => void} {
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 	fs.copyFileSync(path.join(ROOT, '../shared/fixtures/hermes-v21-incident/state.db'), path.join(dir, 'state.db'));
-	const live = LiveStore.open({path: path.join(dir, 'state.db'), owner: null, label: 'fixture'}, {watch: false});
+	const live = LiveStore.open({path: path.join(dir, 'state.db'), owner: 'default', label: 'fixture'}, {watch: false});
 	return {
 		live,
 		close() {

@@ -206,7 +206,7 @@ describe('refusals: exit 2, one line naming the cause, nothing written', () => {
 	it('a plan made stale by a commit between the plan and the write', async () => {
 		const {dir, dbPath, ids} = buildScenario(scenario('R1'), 'v30', {dir: temp('stale')});
 		const outcome = await applyRepair({
-			dbPath, owner: null, maxGapSeconds: 900, argv: ['test'], yes: false, log() {},
+			dbPath, owner: 'default', maxGapSeconds: 900, argv: ['test'], yes: false, log() {},
 			async confirm() {
 				// Another process commits while the operator reads the plan.
 				execFileSync('sqlite3', [dbPath, `UPDATE sessions SET title = 'renamed meanwhile' WHERE id = '${ids.orphan}'`]);

@@ -31,7 +31,7 @@ async function setup(options: {watch?: boolean; fullReloadMs?: number; quietChat
 	const key = 'agent:main:telegram:dm:42';
 	const chat = await w.create({source: 'telegram', userId: 'u42', sessionKey: key, chatId: '42', chatType: 'dm', startedAt: T0});
 	await w.send({op: 'conversation', id: chat, count: 10, from: T0 + 1, to: T0 + 100});
-	const live = LiveStore.open({path: db, owner: null, label: 'test'}, {watch: options.watch ?? false, pollMs: 50, fullReloadMs: options.fullReloadMs});
+	const live = LiveStore.open({path: db, owner: 'default', label: 'test'}, {watch: options.watch ?? false, pollMs: 50, fullReloadMs: options.fullReloadMs});
 	cleanups.push(() => live.close());
 	return {db, w, key, chat, live};
 }
@@ -168,7 +168,7 @@ describe('LiveStore', () => {
 		await first.send({op: 'conversation', id, count: 4, from: T0, to: T0 + 10});
 		await first.send({op: 'close'}).catch(() => undefined);
 		expect(fs.existsSync(`${db}-wal`)).toBe(false);
-		const live = LiveStore.open({path: db, owner: null, label: 'late'}, {watch: false});
+		const live = LiveStore.open({path: db, owner: 'default', label: 'late'}, {watch: false});
 		cleanups.push(() => live.close());
 		expect(live.readOnlyStore.isPrivateCopy).toBe(true);
 		// The agent starts and writes.

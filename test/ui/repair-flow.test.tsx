@@ -25,8 +25,8 @@ describe('repair from the Findings pane', () => {
 		const gateway = new WriterProcess(dbPath);
 		await gateway.started();
 		await gateway.send({op: 'ping'});
-		const live = LiveStore.open({path: dbPath, owner: null, label: 'test'}, {watch: false});
-		const ui = await renderAt(<App live={live} repair={repairServiceFor({dbPath, owner: null, maxGapSeconds: 900})} color={false} now={() => Date.now() / 1000} />, 140, 40);
+		const live = LiveStore.open({path: dbPath, owner: 'default', label: 'test'}, {watch: false});
+		const ui = await renderAt(<App live={live} repair={repairServiceFor({dbPath, owner: 'default', maxGapSeconds: 900})} color={false} now={() => Date.now() / 1000} />, 140, 40);
 		try {
 			await ui.press('5');
 			// r on the chat's ROLLBACK RISK finding opens the repair of the orphan holding its newest message.

@@ -18,7 +18,7 @@ import {schemaSql} from '../dist/simulator/hermes-schema.js';
 import {sessionIdFor} from '../dist/simulator/store-writer.js';
 
 /** Bump whenever the generated data changes: the cache is keyed by it. */
-export const GENERATOR_VERSION = 1;
+export const GENERATOR_VERSION = 2;
 const SEED = 0x48_46_58_31;
 const MIN_SESSIONS = 20_000;
 export const TARGET_MESSAGES = 1_050_000;
@@ -165,7 +165,7 @@ type Plan = {
 
 type RoutingRow = {sessionKey: string; sessionId: string; updatedAt: number};
 
-const LOCAL_IDS = new Set(['cli', 'tui', 'desktop', 'subagent', 'cron', 'kanban', 'acp', 'api_server', 'tool', 'recovered', 'oneshot']);
+const LOCAL_IDS = new Set(['cli', 'tui', 'desktop', 'subagent', 'cron', 'kanban', 'acp', 'tool', 'recovered', 'oneshot']);
 const MODELS = ['hermes-3-large', 'hermes-3-large', 'hermes-4-405b', 'claude-sonnet-4', 'gpt-5-mini'] as const;
 const TOOLS = ['web_search', 'terminal', 'read_file', 'write_file', 'browser_navigate', 'execute_code', 'vision_analyze', 'memory', 'todo', 'send_message'] as const;
 const PROJECTS = ['hermes-agent', 'dotfiles', 'infra', 'webapp', 'notes', 'ml-experiments', 'blog', 'scraper'] as const;
@@ -372,7 +372,7 @@ class Planner {
 
 	local(): void {
 		const r = this.rng;
-		const source = r.weighted([['cli', 70], ['tui', 10], ['desktop', 6], ['cron', 6], ['api_server', 4], ['acp', 2], ['kanban', 2]] as const);
+		const source = r.weighted([['cli', 74], ['tui', 10], ['desktop', 6], ['cron', 6], ['acp', 2], ['kanban', 2]] as const);
 		const run = 1 + Math.floor(r.exp(0.35));
 		let t = END - SPAN + r.float() * (SPAN - DAY);
 		const project = r.pick(PROJECTS);

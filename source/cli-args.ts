@@ -21,6 +21,7 @@ export const FLAGS = {
 	db: {type: 'string'},
 	home: {type: 'string'},
 	profile: {type: 'string'},
+	routingScope: {type: 'string'},
 	json: {type: 'boolean', default: false},
 	maxGapSeconds: {type: 'string'},
 	source: {type: 'string'},

@@ -50,6 +50,8 @@ export const HELP = `
                                     (default: $HERMES_HOME, else ~/.hermes); with --db, confirms it
     --profile NAME                  only that profile's store under the root; with --db, confirms
                                     the owner (a conflict is refused)
+    --routing-scope DIR             with --db on a copy: the sessions folder of the gateway the store
+                                    came from (default: <the store's folder>/sessions, resolved)
 
   Options
     --json                          machine-readable output (stable fields; see README)
@@ -137,6 +139,7 @@ export async function main(argv: string[]): Promise<ExitCode> {
 		db: cli.flags.db,
 		home: cli.flags.home,
 		profile: cli.flags.profile,
+		routingScope: cli.flags.routingScope,
 		json: cli.flags.json,
 		maxGapSeconds: gap,
 		color,

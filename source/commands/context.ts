@@ -12,6 +12,8 @@ export type GlobalFlags = {
 	db?: string;
 	home?: string;
 	profile?: string;
+	/** --routing-scope: judge a copied store as the gateway of that sessions folder. */
+	routingScope?: string;
 	json: boolean;
 	maxGapSeconds: number;
 	color: boolean;
@@ -37,7 +39,7 @@ export type StoreResult =
 	| {ok: false; location: StoreLocation; error: FailClosed};
 
 export function locate(flags: GlobalFlags, io: Io): Located {
-	return locateStores({db: flags.db, home: flags.home, profile: flags.profile, env: io.env});
+	return locateStores({db: flags.db, home: flags.home, profile: flags.profile, routingScope: flags.routingScope, env: io.env});
 }
 
 /** `lean` reads only what the forensic engine needs (scan); views that print titles and tokens need `full`. */

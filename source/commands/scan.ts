@@ -124,6 +124,10 @@ function generationLines(facts: DatabaseFacts): string[] {
 		lines.push(`! older than current Hermes: ${facts.upgrade.note}`, `  next: ${facts.upgrade.next}`);
 	}
 
+	for (const note of facts.notes) {
+		lines.push(`note: ${note}`);
+	}
+
 	if (facts.legacyMirror) {
 		lines.push(`legacy mirror ${facts.legacyMirror.path}: ${facts.legacyMirror.problem ?? `${plural(facts.legacyMirror.entries, 'entry')}, imported for keys gateway_routing lacks`}`);
 	}

@@ -11,7 +11,7 @@ import {type ActivityEvent, changedSessionIds, diffActivity} from '../forensics/
 import {type Analysis, analyze, indexById} from '../forensics/analyze.js';
 import {analyzeIncremental, prepareIncremental} from '../forensics/incremental.js';
 import type {SessionRecord, Snapshot} from '../forensics/types.js';
-import {isOrphanCandidate} from '../forensics/orphans.js';
+import {needsMessageCount} from '../forensics/orphans.js';
 import {errorMessage} from '../errors.js';
 import {startupMark} from '../startup.js';
 import {type DatabaseFacts, describe} from './load.js';
@@ -573,7 +573,7 @@ export class LiveStore {
 
 				const record = map(row);
 				settle(record);
-				if (isOrphanCandidate(record)) {
+				if (needsMessageCount(record)) {
 					record.messageRows = count.get(id) as number;
 				}
 

@@ -76,6 +76,17 @@ export function upgradeNotice(schema: Pick<SchemaInfo, 'version' | 'ruleSet'>): 
 	};
 }
 
+/** A store whose routing rows all carry another gateway's scope is likely a copy: say how to judge it as that gateway. */
+export function foreignScopeNote(snapshot: Pick<Snapshot, 'routing' | 'routingScope'>): string[] {
+	const scope = snapshot.routingScope;
+	if (scope === null || snapshot.routing.length === 0 || snapshot.routing.some(e => e.scope === scope)) {
+		return [];
+	}
+
+	const scopes = [...new Set(snapshot.routing.map(e => e.scope))];
+	return [`no gateway_routing row has this store's scope (${scope}); its ${snapshot.routing.length} rows carry ${scopes.length === 1 ? `the scope ${scopes[0]}` : `${scopes.length} other scopes`}, so this store's gateway loads none of them. If the store is a copy, judge it as the gateway it came from: --routing-scope ${scopes[0]}`];
+}
+
 export function describe(store: ReadOnlyStore, location: StoreLocation, schema: SchemaInfo, snapshot: Snapshot, meta: SnapshotMeta, mirror?: LegacyMirror): DatabaseFacts {
 	const pre = store.preflight;
 	return {
@@ -104,7 +115,7 @@ export function describe(store: ReadOnlyStore, location: StoreLocation, schema: 
 		readMs: Math.round(meta.readMs * 10) / 10,
 		consistentSnapshot: meta.consistentSnapshot,
 		absentColumns: NOTABLE_SESSION_COLUMNS.filter(c => !schema.sessionColumns.has(c)).map(c => `sessions.${c}`),
-		notes: [...pre.notes, ...(meta.consistentSnapshot ? [] : [`the read outgrew its transaction budget and used ${meta.transactions} short transactions, so it is not one single snapshot (the WAL was never pinned for long)`])],
+		notes: [...pre.notes, ...foreignScopeNote(snapshot), ...(meta.consistentSnapshot ? [] : [`the read outgrew its transaction budget and used ${meta.transactions} short transactions, so it is not one single snapshot (the WAL was never pinned for long)`])],
 	};
 }
 

@@ -18,12 +18,16 @@ export type StoreLocation = {
 	ownerSource?: string;
 	/** Display label: the profile name, or the file path for a loose --db. */
 	label: string;
+	/** The gateway_routing scope to judge the store by, when the operator names one (a copied store). */
+	routingScope?: string;
 };
 
 export type LocateOptions = {
 	db?: string;
 	home?: string;
 	profile?: string;
+	/** With db: the sessions folder of the gateway the store came from. */
+	routingScope?: string;
 	env?: NodeJS.ProcessEnv;
 	homedir?: string;
 };
@@ -137,7 +141,8 @@ export function locateStores(options: LocateOptions): Located {
 		const root = options.home ? path.resolve(options.home) : hermesRoot(env, homedir);
 		const p = path.resolve(options.db);
 		const {owner, how} = confirmOwner(p, ownerOfStore(p), options);
-		return {root, stores: [{path: p, owner, ownerSource: how, label: p}], how: `--db ${p}`};
+		const routingScope = options.routingScope === undefined ? {} : {routingScope: path.resolve(options.routingScope)};
+		return {root, stores: [{path: p, owner, ownerSource: how, label: p, ...routingScope}], how: `--db ${p}`};
 	}
 
 	let root: string;
@@ -155,6 +160,10 @@ export function locateStores(options: LocateOptions): Located {
 
 	if (!fs.existsSync(root)) {
 		throw new FailClosed({file: root, kind: 'no-home', reason: 'no Hermes home here', next: 'pass --db PATH or --home DIR (or set HERMES_HOME); `hfx demo` shows the tool on a simulated store'});
+	}
+
+	if (options.routingScope !== undefined) {
+		throw new FailClosed({file: root, kind: 'usage', reason: '--routing-scope names the scope of one copied store', next: 'use it with --db PATH'});
 	}
 
 	let stores = storesUnderRoot(root);

@@ -124,8 +124,8 @@ export function readLegacyMirror(storePath: string): LegacyMirror {
  * The snapshot context of a store: its owner, its gateway's scope (null where gateway_routing has
  * no scope column: every row counts) and the legacy mirror's entries.
  */
-export function routingHomeOf(location: {path: string; owner: string}, schema: Pick<SchemaInfo, 'routingColumns'>): {context: {owner: string; routingScope: string | null; legacyRouting: RoutingEntry[]}; mirror: LegacyMirror} {
+export function routingHomeOf(location: {path: string; owner: string; routingScope?: string}, schema: Pick<SchemaInfo, 'routingColumns'>): {context: {owner: string; routingScope: string | null; legacyRouting: RoutingEntry[]}; mirror: LegacyMirror} {
 	const mirror = readLegacyMirror(location.path);
-	const routingScope = schema.routingColumns.has('scope') ? routingScopeOf(location.path) : null;
+	const routingScope = schema.routingColumns.has('scope') ? (location.routingScope ?? routingScopeOf(location.path)) : null;
 	return {context: {owner: location.owner, routingScope, legacyRouting: mirror.entries}, mirror};
 }

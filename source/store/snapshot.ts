@@ -7,7 +7,7 @@ import type {ReadOnlyStore} from './open.js';
 import type {SchemaInfo} from './schema.js';
 import {EPOCH_MAX, EPOCH_MIN, inWindow} from '../forensics/time.js';
 import {type Cell, type RoutingEntry, type SessionRecord, type Snapshot} from '../forensics/types.js';
-import {isOrphanCandidate} from '../forensics/orphans.js';
+import {needsMessageCount} from '../forensics/orphans.js';
 
 /** Which columns a read needs: `lean` for the forensic engine alone (scan), `full` adds what views display. */
 export type ColumnSet = 'lean' | 'full';
@@ -178,7 +178,7 @@ export function signatureMatcher(schema: SchemaInfo): (record: SessionRecord, ro
  * count read after the rows). Everything else is settled afresh.
  */
 function sameRead(earlier: SessionRecord, fresh: SessionRecord): boolean {
-	if (fresh.newestMessageAt === null || isOrphanCandidate(fresh)) {
+	if (fresh.newestMessageAt === null || needsMessageCount(fresh)) {
 		return false;
 	}
 
@@ -400,7 +400,7 @@ export function readSnapshot(store: ReadOnlyStore, schema: SchemaInfo, context: 
 			}
 		}
 
-		// Hermes counts an orphan's messages with COUNT(*); only candidates pay for it.
+		// Hermes counts an orphan's messages with COUNT(*); only gateway candidates pay for it.
 		const countStmt = store.prepare('SELECT count(*) FROM messages WHERE session_id = ?').pluck();
 		const settle = messageRowsSettler(store);
 		for (let i = 0; i < sessions.length; i++) {
@@ -410,7 +410,7 @@ export function readSnapshot(store: ReadOnlyStore, schema: SchemaInfo, context: 
 			}
 
 			settle(s);
-			if (isOrphanCandidate(s)) {
+			if (needsMessageCount(s)) {
 				s.messageRows = countStmt.get(s.id) as number;
 			}
 		}

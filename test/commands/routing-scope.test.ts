@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
 import {StoreWriter} from '../../source/simulator/store-writer.js';
-import {hfxJson} from '../helpers/cli.js';
+import {hfx, hfxJson} from '../helpers/cli.js';
 
 const T0 = 1_786_060_800;
 const K = 'agent:main:telegram:dm:4100';
@@ -60,6 +60,24 @@ describe('routing entries of the gateway\'s own scope', () => {
 		const c = chat(built);
 		expect(c).toMatchObject({restartResolvesTo: built.newer, resolvedVia: 'exact-key', routingEntry: null, rollbackRisk: false});
 		expect((c.notes as string[]).join(' ')).toContain('another scope');
+	});
+
+	it('judges a copied store as the gateway it came from with --routing-scope, and says so when every row is foreign', () => {
+		const built = build((w, ids) => w.setRouting(K, ids.older, T0 + 700, '/srv/origin/.hermes/sessions'));
+		const plain = hfxJson(['scan', '--db', built.db], {env: {HERMES_HOME: ''}}).json;
+		expect((plain.database.notes as string[]).join(' ')).toContain('--routing-scope /srv/origin/.hermes/sessions');
+		expect((plain.routing as any[]).find(r => r.sessionKey === K)).toMatchObject({restartResolvesTo: built.newer, routingEntry: null});
+		const scoped = hfxJson(['scan', '--db', built.db, '--routing-scope', '/srv/origin/.hermes/sessions'], {env: {HERMES_HOME: ''}}).json;
+		expect(scoped.database.routingScope).toBe('/srv/origin/.hermes/sessions');
+		expect(scoped.database.notes.join(' ')).not.toContain('--routing-scope');
+		expect((scoped.routing as any[]).find(r => r.sessionKey === K)).toMatchObject({restartResolvesTo: built.older, resolvedVia: 'routing-entry', rollbackRisk: true});
+	});
+
+	it('refuses --routing-scope without --db (it names one copied store\'s gateway)', () => {
+		const built = build(() => undefined);
+		const r = hfx(['scan', '--home', built.dir, '--routing-scope', '/x/sessions']);
+		expect(r.code).toBe(2);
+		expect(r.stderr).toContain('--routing-scope');
 	});
 
 	it('honours its own scope\'s entry over a newer one of another scope', () => {

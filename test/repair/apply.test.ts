@@ -14,7 +14,7 @@ import {evidenceState, hfx, hfxJson} from '../helpers/cli.js';
 import {ROOT, WriterProcess} from '../helpers/writer.js';
 import {SCENARIOS, T0, buildScenario} from '../fixtures/scenarios.js';
 
-const FIXTURE = path.resolve(ROOT, '../shared/fixtures/hermes-v21-incident');
+const FIXTURE = path.resolve(ROOT, 'test/fixtures/hermes-v21-incident');
 const dirs: string[] = [];
 const writers: WriterProcess[] = [];
 afterEach(async () => {

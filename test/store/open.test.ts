@@ -133,7 +133,7 @@ describe('opening without creating files beside the evidence', () => {
 
 describe('schema generation detection', () => {
 	it('detects v21 (no last_activity_at, no profile_name) and v30 columns, and picks the matching rule set', () => {
-		const v21 = ReadOnlyStore.open(path.resolve(ROOT, '../shared/fixtures/hermes-v21-incident/state.db'));
+		const v21 = ReadOnlyStore.open(path.resolve(ROOT, 'test/fixtures/hermes-v21-incident/state.db'));
 		try {
 			const s = detectSchema(v21);
 			expect(s.version).toBe(21);

@@ -32,7 +32,7 @@ const backups: BackupsSource = {
 beforeAll(async () => {
 	fs.rmSync(GOLDEN_DIR, {recursive: true, force: true});
 	fs.mkdirSync(GOLDEN_DIR, {recursive: true});
-	fs.copyFileSync(path.join(ROOT, '../shared/fixtures/hermes-v21-incident/state.db'), path.join(GOLDEN_DIR, 'state.db'));
+	fs.copyFileSync(path.join(ROOT, 'test/fixtures/hermes-v21-incident/state.db'), path.join(GOLDEN_DIR, 'state.db'));
 	live = LiveStore.open({path: path.join(GOLDEN_DIR, 'state.db'), owner: 'default', label: 'fixture'}, {watch: false});
 	const probe = new FilesProbe(path.join(GOLDEN_DIR, 'state.db'), {holdersEveryMs: 0});
 	const report = await probe.read();

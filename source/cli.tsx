@@ -146,7 +146,7 @@ export async function main(argv: string[]): Promise<ExitCode> {
 	};
 	switch (command) {
 		case '': {
-			const {runTui} = await import('./commands/tui.js');
+			const {runTui} = await import('./cli-live.js');
 			return runTui(flags, processIo);
 		}
 
@@ -177,7 +177,7 @@ export async function main(argv: string[]): Promise<ExitCode> {
 				return usage('--speed must be a positive number and --seconds a non-negative number');
 			}
 
-			const {runDemo} = await import('./commands/demo.js');
+			const {runDemo} = await import('./cli-live.js');
 			return runDemo({...flags, speed, keep: cli.flags.keep !== undefined, seconds}, processIo);
 		}
 

@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
-import {span} from '../commands/format.js';
+import {span} from '../text/format.js';
 import {FailClosed, errorMessage} from '../errors.js';
 import {describeHolder, findHolders} from '../store/holders.js';
 import {storesUnderRoot} from '../store/locate.js';

@@ -8,7 +8,7 @@
  */
 import fs from 'node:fs';
 import {sha256} from '../crypto.js';
-import {span} from '../commands/format.js';
+import {span} from '../text/format.js';
 import {type BackupEntry, listArchives} from './list.js';
 import {openZip} from './zipread.js';
 

@@ -11,7 +11,7 @@ import {type QuickSnapshotResult, takeQuickSnapshot} from '../backup/snapshot.js
 import type {ExitCode} from '../errors.js';
 import {hermesRoot} from '../store/locate.js';
 import {type GlobalFlags, type Io, guarded, processIo} from './context.js';
-import {bytes, plural} from './format.js';
+import {bytes, plural} from '../text/format.js';
 
 export type BackupFlags = GlobalFlags & {
 	output?: string;

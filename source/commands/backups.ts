@@ -7,7 +7,7 @@ import type {ExitCode} from '../errors.js';
 import {backupDirs, failIfAbandoned, resolveRoot} from './backup.js';
 import {type GlobalFlags, type Io, guarded} from './context.js';
 
-import {ago, bytes, table} from './format.js';
+import {ago, bytes, table} from '../text/format.js';
 
 export type BackupsFlags = GlobalFlags & {output?: string};
 

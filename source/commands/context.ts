@@ -8,31 +8,8 @@ import {locateStores, type Located, type StoreLocation} from '../store/locate.js
 import {loadStore, type DatabaseFacts} from '../store/load.js';
 import type {ColumnSet} from '../store/snapshot.js';
 
-export type GlobalFlags = {
-	db?: string;
-	home?: string;
-	profile?: string;
-	/** --routing-scope: judge a copied store as the gateway of that sessions folder. */
-	routingScope?: string;
-	json: boolean;
-	maxGapSeconds: number;
-	color: boolean;
-};
-
-export type Io = {
-	out: (line: string) => void;
-	err: (line: string) => void;
-	/** Seconds since the epoch; injectable so output is reproducible in tests. */
-	now: () => number;
-	env: NodeJS.ProcessEnv;
-};
-
-export const processIo: Io = {
-	out: line => process.stdout.write(`${line}\n`),
-	err: line => process.stderr.write(`${line}\n`),
-	now: () => Date.now() / 1000,
-	env: process.env,
-};
+export {type GlobalFlags, type Io, processIo} from '../io.js';
+import type {GlobalFlags, Io} from '../io.js';
 
 export type StoreResult =
 	| {ok: true; location: StoreLocation; facts: DatabaseFacts; analysis: Analysis}

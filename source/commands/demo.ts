@@ -50,30 +50,31 @@ export async function startDemoGateway(options: {speed: number; home?: string}):
 	return {home, db, child, stop};
 }
 
-export async function runDemo(flags: DemoFlags, io: Io): Promise<ExitCode> {
+/**
+ * Runs `body` on a fresh demo home (the simulated gateway writing it), then stops the gateway and
+ * removes the home unless --keep. The interactive TUI (cli-live.ts) and the headless report share it.
+ */
+export async function withDemo(flags: DemoFlags, io: Io, body: (demo: RunningDemo) => Promise<ExitCode>): Promise<ExitCode> {
 	return guarded(io, flags, async () => {
 		const demo = await startDemoGateway({speed: flags.speed});
-		const cleanup = async () => {
+		try {
+			return await body(demo);
+		} finally {
 			await demo.stop();
 			if (flags.keep) {
 				io.err(`hfx demo: kept the demo home at ${demo.home}`);
 			} else {
 				fs.rmSync(demo.home, {recursive: true, force: true});
 			}
-		};
-
-		try {
-			const {isInteractive, runLiveApp} = await import('./tui.js');
-			if (isInteractive() && flags.seconds === undefined) {
-				return await runLiveApp({path: demo.db, owner: 'default', label: 'DEMO'}, flags, io);
-			}
-
-			// Headless: let the simulation run (through the incident by default), then report.
-			const seconds = flags.seconds ?? 75 / flags.speed;
-			await new Promise(resolve => setTimeout(resolve, seconds * 1000));
-			return await runScan({...flags, db: undefined, home: demo.home, profile: undefined}, io);
-		} finally {
-			await cleanup();
 		}
+	});
+}
+
+/** Headless: let the simulation run (through the incident by default), then report as `hfx scan` does. */
+export async function runDemoReport(flags: DemoFlags, io: Io): Promise<ExitCode> {
+	return withDemo(flags, io, async demo => {
+		const seconds = flags.seconds ?? 75 / flags.speed;
+		await new Promise(resolve => setTimeout(resolve, seconds * 1000));
+		return runScan({...flags, db: undefined, home: demo.home, profile: undefined}, io);
 	});
 }

@@ -7,7 +7,7 @@ import type {ExitCode} from '../errors.js';
 import {backupDirs, failIfAbandoned, resolveRoot} from './backup.js';
 import {type GlobalFlags, type Io, guarded} from './context.js';
 
-import {bytes, span} from './format.js';
+import {bytes, span} from '../text/format.js';
 
 export type DoctorFlags = GlobalFlags & {output?: string};
 

@@ -7,7 +7,7 @@ import {statusIndex, statusOf, STATUS_GLYPH} from '../forensics/status.js';
 import {inWindow, lastActive} from '../forensics/time.js';
 import {FailClosed, type ExitCode} from '../errors.js';
 import {type GlobalFlags, type Io, guarded, loadOne} from './context.js';
-import {utc} from './format.js';
+import {utc} from '../text/format.js';
 
 export type LineageFlags = GlobalFlags & {id: string};
 

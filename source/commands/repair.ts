@@ -8,83 +8,16 @@ import readline from 'node:readline';
 import {errorMessage, type ExitCode} from '../errors.js';
 import {type ApplyOutcome, type Planned, applyRepair, computePlan, TOOL_VERSION} from '../repair/apply.js';
 import {appendAudit, auditPathFor} from '../repair/audit.js';
-import {type Adoption, type Value} from '../repair/plan.js';
+import {confirmationMatches} from '../repair/confirmation.js';
 import {undoRepair} from '../repair/undo.js';
 import {upgradeNotice} from '../store/load.js';
 import {preflight} from '../store/preflight.js';
 import {ShmReader} from '../store/shm.js';
+import {generationNotes, planLines} from '../report/repair.js';
+import {plural} from '../text/format.js';
 import {type GlobalFlags, type Io, guarded, locate} from './context.js';
-import {plural} from './format.js';
 
 export type RepairFlags = GlobalFlags & {apply: boolean; only: string[]; yes: boolean; undo?: string; argv: string[]};
-
-function show(v: Value): string {
-	if (v === null) {
-		return 'NULL';
-	}
-
-	if (typeof v === 'object') {
-		return 'hex' in v ? `<blob ${v.hex.length / 2} bytes>` : v.bigint;
-	}
-
-	const text = typeof v === 'string' ? v : String(v);
-	return text.length > 46 ? `${text.slice(0, 45)}…` : text;
-}
-
-export function adoptionLines(a: Adoption): string[] {
-	const lines = [
-		`→ adopt ${a.orphanId} (${plural(a.messageCount, 'message')}) into ${a.sessionKey}`,
-		`  evidence ${a.evidence}; donor ${a.donorId}`,
-		`  ${'row'.padEnd(33)} ${'column'.padEnd(18)} ${'before'.padEnd(30)} after`,
-	];
-	for (const row of a.rows) {
-		row.columns.forEach((c, i) => {
-			const label = i === 0 ? `${row.role} ${row.sessionId}` : '';
-			lines.push(`  ${label.padEnd(33)} ${c.column.padEnd(18)} ${show(c.before).padEnd(30)} ${c.changes ? show(c.after) : '(kept)'}`);
-		});
-	}
-
-	lines.push(`  a restart resumes: before ${a.restartBefore ?? 'a new session'}${a.rollbackRiskBefore ? ' (ROLLBACK RISK)' : ''} → after ${a.restartAfter ?? 'a new session'}${a.rollbackRiskAfter ? ' (still at risk)' : ''}`);
-	for (const w of a.warnings) {
-		lines.push(`  ! ${w}`);
-	}
-
-	return lines;
-}
-
-/** Whose store this is, which Hermes' rules decide, and what an upgrade or Hermes' own tool would do to it. */
-export function generationNotes(location: {owner: string; ownerSource?: string}, planned: Pick<Planned, 'analysis' | 'schema'>): string[] {
-	const lines = [`owner profile ${location.owner} (${location.ownerSource ?? 'given'}) · rules of Hermes ${planned.analysis.ruleSet}`];
-	const upgrade = upgradeNotice(planned.schema);
-	if (upgrade) {
-		lines.push(`! ${upgrade.note}`, `  next: ${upgrade.next}`);
-	}
-
-	const crash = planned.analysis.repairRoutingCrash;
-	if (crash) {
-		lines.push(`✗ this store's own repair-routing fails (${crash.error}) on session ${crash.sessionId}: it adopts nothing here, and neither does hfx under its rules; \`hfx scan\` shows what current Hermes would decide`);
-	}
-
-	return lines;
-}
-
-export function planLines(planned: Planned): string[] {
-	const {plan} = planned;
-	const lines: string[] = [];
-	for (const a of plan.adoptions) {
-		lines.push(...adoptionLines(a), '');
-	}
-
-	for (const o of plan.refused) {
-		lines.push(`✗ not repairable ${o.orphanId} (${o.source || 'no source'}, ${plural(o.messageCount, 'message')}): ${o.reason}`);
-	}
-
-	if (plan.notSelected.length > 0) {
-		lines.push(`(left out by --only: ${plan.notSelected.join(', ')})`);
-	}
-
-	return lines;
-}
 
 function prompt(question: string): Promise<string> {
 	const rl = readline.createInterface({input: process.stdin, output: process.stderr});
@@ -94,15 +27,6 @@ function prompt(question: string): Promise<string> {
 			resolve(answer.trim());
 		});
 	});
-}
-
-/** The typed confirmation: the first 8+ characters of the orphan id, or "yes" for several. */
-export function confirmationMatches(answer: string, adoptions: readonly Adoption[]): boolean {
-	if (adoptions.length === 1) {
-		return answer.length >= 8 && adoptions[0]!.orphanId.startsWith(answer);
-	}
-
-	return answer === 'yes';
 }
 
 function outcomeLines(o: ApplyOutcome): string[] {

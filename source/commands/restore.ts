@@ -12,7 +12,7 @@ import type {ExitCode} from '../errors.js';
 import {failIfAbandoned} from './backup.js';
 import {type GlobalFlags, type Io, guarded} from './context.js';
 
-import {plural} from './format.js';
+import {plural} from '../text/format.js';
 
 export type RestoreFlags = GlobalFlags & {archive: string; to?: string; yes: boolean; drill: boolean};
 

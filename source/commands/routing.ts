@@ -5,7 +5,7 @@
 import type {ChatRouting} from '../forensics/routing.js';
 import {FailClosed, type ExitCode} from '../errors.js';
 import {type GlobalFlags, type Io, guarded, loadOne} from './context.js';
-import {span, utc} from './format.js';
+import {span, utc} from '../text/format.js';
 import {routingJson} from './scan.js';
 
 export type RoutingFlags = GlobalFlags & {key?: string};

@@ -9,7 +9,7 @@ import type {ChatRouting} from '../forensics/routing.js';
 import type {ExitCode} from '../errors.js';
 import type {DatabaseFacts} from '../store/load.js';
 import {type GlobalFlags, type Io, type StoreResult, guarded, loadAndAnalyze, locate} from './context.js';
-import {bytes, plural, span, utc} from './format.js';
+import {bytes, plural, span, utc} from '../text/format.js';
 
 export function orphanJson(o: OrphanVerdict, changes?: UpgradeChanges) {
 	return {

@@ -7,7 +7,7 @@ import {inWindow, lastActive} from '../forensics/time.js';
 import type {SessionRecord} from '../forensics/types.js';
 import type {ExitCode} from '../errors.js';
 import {type GlobalFlags, type Io, guarded, loadOne} from './context.js';
-import {table, utc} from './format.js';
+import {table, utc} from '../text/format.js';
 
 export type SessionsFlags = GlobalFlags & {source?: string; limit: number; all: boolean};
 

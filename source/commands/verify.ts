@@ -8,7 +8,7 @@ import type {ExitCode} from '../errors.js';
 import {failIfAbandoned} from './backup.js';
 import {type GlobalFlags, type Io, guarded} from './context.js';
 
-import {bytes, plural} from './format.js';
+import {bytes, plural} from '../text/format.js';
 
 export type VerifyFlags = GlobalFlags & {target: string};
 

@@ -7,7 +7,7 @@ import {Box, Text, useApp, useStdin, useStdout} from 'ink';
 import {TextInput} from '@inkjs/ui';
 import type {LiveModel} from '../store/live.js';
 import type {SessionDetail} from '../store/detail.js';
-import {bytes, plural} from '../commands/format.js';
+import {bytes, plural} from '../text/format.js';
 import {type Action, PANES, PANE_TITLES, type Pane, footerHints, helpRows, resolveAction} from './keymap.js';
 import {FOLLOW, type UiState, initialUiState, uiReducer} from './state.js';
 import {PANE_SPECS} from './panes/index.js';

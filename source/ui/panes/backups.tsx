@@ -5,7 +5,7 @@
  */
 import React from 'react';
 import {Box, Text} from 'ink';
-import {ago, bytes, pad} from '../../commands/format.js';
+import {ago, bytes, pad} from '../../text/format.js';
 import {List} from '../components/list.js';
 import {useTheme} from '../theme.js';
 import type {PaneContext, PaneSpec} from './types.js';

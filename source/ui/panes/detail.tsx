@@ -6,7 +6,7 @@ import React from 'react';
 import {Box, Text} from 'ink';
 import {inWindow, lastActive} from '../../forensics/time.js';
 import {statusIndex, statusOf} from '../../forensics/status.js';
-import {ago, utc} from '../../commands/format.js';
+import {ago, utc} from '../../text/format.js';
 import type {MessageRow} from '../../store/detail.js';
 import {List} from '../components/list.js';
 import {useTheme, type Theme} from '../theme.js';

@@ -6,7 +6,7 @@ import {Box, Text} from 'ink';
 import {type TreeLine, flattenTree, lineageTree} from '../../forensics/lineage.js';
 import {STATUS_GLYPH, statusIndex, statusOf} from '../../forensics/status.js';
 import {lastActive} from '../../forensics/time.js';
-import {ago} from '../../commands/format.js';
+import {ago} from '../../text/format.js';
 import {List} from '../components/list.js';
 import {useTheme} from '../theme.js';
 import {FOLLOW} from '../state.js';

@@ -6,7 +6,7 @@
 import React from 'react';
 import {Box, Text} from 'ink';
 import type {ChatRouting} from '../../forensics/routing.js';
-import {span, utc} from '../../commands/format.js';
+import {span, utc} from '../../text/format.js';
 import {List} from '../components/list.js';
 import {useTheme} from '../theme.js';
 import {routingRows} from '../views.js';

@@ -2,7 +2,7 @@ import React from 'react';
 import {Box, Text} from 'ink';
 import {STATUS_GLYPH, type SessionStatus} from '../../forensics/status.js';
 import {inWindow} from '../../forensics/time.js';
-import {ago, pad, utc} from '../../commands/format.js';
+import {ago, pad, utc} from '../../text/format.js';
 import {List} from '../components/list.js';
 import {useTheme} from '../theme.js';
 import {type SessionRow, sessionRows, statusFor} from '../views.js';

@@ -4,7 +4,7 @@
  */
 import stringWidth from 'string-width';
 import {describe, expect, it} from 'vitest';
-import {pad, table, truncate} from '../../source/commands/format.js';
+import {pad, table, truncate} from '../../source/text/format.js';
 
 describe('cells in terminal columns', () => {
 	it('pads narrow text as before', () => {

@@ -2,8 +2,8 @@
  * Plain-text formatting shared by the non-interactive commands (and the TUI's cells).
  */
 
-import {lazySegmenter} from '../text/segmenter.js';
-import {NARROW_TEXT, textWidth} from '../text/width.js';
+import {lazySegmenter} from './segmenter.js';
+import {NARROW_TEXT, textWidth} from './width.js';
 
 export function utc(epoch: number | null | undefined): string {
 	if (epoch === null || epoch === undefined || !Number.isFinite(epoch)) {

@@ -1,0 +1,73 @@
+/**
+ * `hfx` with no subcommand, and `hfx demo`: the live TUI on a terminal; a one-shot report (or
+ * --json) when stdout or stdin is not a terminal. With no Hermes home anywhere, the built-in demo.
+ * The command line's floor: it alone puts a command (the demo gateway, the scan) and the TUI host
+ * together.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {type DemoFlags, runDemoReport, withDemo} from './commands/demo.js';
+import {locate} from './commands/context.js';
+import {runScan} from './commands/scan.js';
+import {isFailClosed, type ExitCode} from './errors.js';
+import type {GlobalFlags, Io} from './io.js';
+import type {StoreLocation} from './store/locate.js';
+
+export function isInteractive(): boolean {
+	return Boolean(process.stdout.isTTY && process.stdin.isTTY);
+}
+
+/** The TUI host (Ink, React) is loaded only when a terminal will show it. */
+async function runLiveApp(location: StoreLocation, flags: GlobalFlags, io: Io): Promise<ExitCode> {
+	const host = await import('./ui/host.js');
+	return host.runLiveApp(location, flags, io);
+}
+
+/** True when nothing says where a store is and ~/.hermes does not exist: `npm start` then shows the demo. */
+export function shouldDemo(flags: GlobalFlags, io: Io): boolean {
+	return !flags.db && !flags.home && !(io.env.HERMES_HOME ?? '').trim() && !fs.existsSync(path.join(os.homedir(), '.hermes'));
+}
+
+/** `hfx demo`: the TUI on the demo store in a terminal, else its report after --seconds. */
+export async function runDemo(flags: DemoFlags, io: Io): Promise<ExitCode> {
+	if (isInteractive() && flags.seconds === undefined) {
+		return withDemo(flags, io, demo => runLiveApp({path: demo.db, owner: 'default', label: 'DEMO'}, flags, io));
+	}
+
+	return runDemoReport(flags, io);
+}
+
+/** The store the TUI opens: the first one found, said in one line when there are several. */
+function storeToShow(flags: GlobalFlags, io: Io): StoreLocation | ExitCode {
+	try {
+		const located = locate(flags, io);
+		const location = located.stores[0]!;
+		if (located.stores.length > 1 && !flags.profile) {
+			io.err(`hfx: ${located.stores.length} stores under ${located.root}; showing ${location.label} (choose with --profile NAME)`);
+		}
+
+		return location;
+	} catch (error) {
+		if (isFailClosed(error)) {
+			io.err(error.line());
+			return error.exitCode;
+		}
+
+		throw error;
+	}
+}
+
+export async function runTui(flags: GlobalFlags, io: Io): Promise<ExitCode> {
+	if (!isInteractive()) {
+		return runScan(flags, io);
+	}
+
+	if (shouldDemo(flags, io)) {
+		io.err('hfx: no Hermes home here (~/.hermes, $HERMES_HOME); starting the built-in live demo. Point hfx at a store with --db PATH or --home DIR.');
+		return runDemo({...flags, speed: 1, keep: false, seconds: undefined}, io);
+	}
+
+	const location = storeToShow(flags, io);
+	return typeof location === 'number' ? location : runLiveApp(location, flags, io);
+}

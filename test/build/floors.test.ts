@@ -1,0 +1,132 @@
+/**
+ * The floors, enforced. Data flows one way, top down, and no import goes up a floor or across to
+ * a sibling (outside the allow-list below, each entry with its reason):
+ *
+ *   7  cli.tsx, cli-live.ts, cli-args.ts      the command line
+ *   6  commands/   ui/                         siblings: neither imports the other
+ *   5  report/                                 text renderers both of them share
+ *   4  repair/   backup/   simulator/          the writers (siblings)
+ *   3  store/                                  everything that touches live files
+ *   2  forensics/                              pure functions over plain data: imports nothing else
+ *   1  text/, io.ts, errors.ts, paths.ts, crypto.ts, interrupts.ts, startup.ts
+ *
+ * Imports are read with the TypeScript parser: static imports, re-exports and dynamic import().
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import ts from 'typescript';
+import {describe, expect, it} from 'vitest';
+import {ROOT} from '../helpers/writer.js';
+
+const SOURCE = path.join(ROOT, 'source');
+
+const FLOORS: Record<string, number> = {
+	cli: 7, commands: 6, ui: 6, report: 5, repair: 4, backup: 4, simulator: 4, store: 3, forensics: 2, text: 1, ground: 1,
+};
+
+/** Imports across siblings that the design wants, with why. */
+const ALLOWED = new Map<string, string>([
+	['repair/apply.ts -> backup/snapshot.ts', 'the repair takes and verifies a snapshot before it writes (the writers share one)'],
+	['repair/undo.ts -> backup/snapshot.ts', 'an undo takes the same verified snapshot first'],
+]);
+
+/** The unit a source file belongs to: its folder under source/, or for a root file cli or ground. */
+function unitOf(file: string): string {
+	const rel = path.relative(SOURCE, file).split(path.sep);
+	if (rel.length > 1) {
+		return rel[0]!;
+	}
+
+	return /^cli/.test(rel[0]!) ? 'cli' : 'ground';
+}
+
+function sourceFiles(dir: string): string[] {
+	return fs.readdirSync(dir, {withFileTypes: true}).flatMap(e => {
+		const p = path.join(dir, e.name);
+		return e.isDirectory() ? sourceFiles(p) : (/\.tsx?$/.test(e.name) ? [p] : []);
+	});
+}
+
+/** Every module specifier a file imports (static, re-export, dynamic). */
+export function specifiers(file: string, text = fs.readFileSync(file, 'utf8')): string[] {
+	const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+	const found: string[] = [];
+	const visit = (node: ts.Node) => {
+		if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+			found.push(node.moduleSpecifier.text);
+		} else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteral(node.arguments[0])) {
+			found.push(node.arguments[0].text);
+		}
+
+		ts.forEachChild(node, visit);
+	};
+
+	visit(sf);
+	return found;
+}
+
+function resolveSource(from: string, spec: string): string {
+	const target = path.resolve(path.dirname(from), spec);
+	const ts1 = target.replace(/\.js$/, '.ts');
+	return fs.existsSync(ts1) ? ts1 : target.replace(/\.js$/, '.tsx');
+}
+
+/** The violations in one file: imports up a floor or across siblings, and forensics reaching outside itself. */
+export function violations(file: string, text?: string): string[] {
+	const from = unitOf(file);
+	const out: string[] = [];
+	for (const spec of specifiers(file, text)) {
+		if (!spec.startsWith('.')) {
+			if (from === 'forensics') {
+				out.push(`forensics imports ${spec} (it must be pure: no I/O, no packages)`);
+			}
+
+			continue;
+		}
+
+		const target = resolveSource(file, spec);
+		const to = unitOf(target);
+		if (to === from) {
+			continue;
+		}
+
+		const edge = `${path.relative(SOURCE, file)} -> ${path.relative(SOURCE, target)}`;
+		if (ALLOWED.has(edge)) {
+			continue;
+		}
+
+		if (from === 'forensics') {
+			out.push(`${edge}: forensics imports nothing outside itself`);
+		} else if (FLOORS[to]! >= FLOORS[from]!) {
+			out.push(`${edge}: ${FLOORS[to] === FLOORS[from] ? 'across siblings' : 'up a floor'} (${from} ${FLOORS[from]} -> ${to} ${FLOORS[to]})`);
+		}
+	}
+
+	return out;
+}
+
+describe('the floors', () => {
+	const files = sourceFiles(SOURCE);
+
+	it('every source folder has a floor', () => {
+		expect(files.map(unitOf).filter(u => FLOORS[u] === undefined)).toEqual([]);
+	});
+
+	it.each(files.map(f => [path.relative(SOURCE, f), f]))('%s imports only down a floor', (_rel, file) => {
+		expect(violations(file)).toEqual([]);
+	});
+
+	it('every allow-list entry is still an import (no stale exceptions)', () => {
+		const edges = new Set(files.flatMap(f => specifiers(f).filter(s => s.startsWith('.')).map(s => `${path.relative(SOURCE, f)} -> ${path.relative(SOURCE, resolveSource(f, s))}`)));
+		expect([...ALLOWED.keys()].filter(e => !edges.has(e))).toEqual([]);
+	});
+
+	it('catches an import up a floor, across siblings, a dynamic one and a package in forensics', () => {
+		const at = (rel: string) => path.join(SOURCE, rel);
+		expect(violations(at('backup/gate.ts'), 'import {span} from \'../commands/format.js\';')).toHaveLength(1);
+		expect(violations(at('ui/app.tsx'), 'import {runScan} from \'../commands/scan.js\';')[0]).toContain('across siblings');
+		expect(violations(at('store/open.ts'), 'const m = await import(\'../repair/apply.js\');')[0]).toContain('up a floor');
+		expect(violations(at('forensics/time.ts'), 'import fs from \'node:fs\';')).toHaveLength(1);
+		expect(violations(at('commands/scan.ts'), 'import {analyze} from \'../forensics/analyze.js\';')).toEqual([]);
+	});
+});

@@ -3,12 +3,11 @@
  * hfx entry point: flags, colour and TTY decisions, dispatch. Commands are loaded lazily so that
  * `hfx scan` in a cron job never loads React or Ink.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import process from 'node:process';
 import {FLAGS, UsageError, parseArgs} from './cli-args.js';
 import type {ExitCode} from './errors.js';
-import {packageRoot} from './paths.js';
+import {type GlobalFlags, processIo as io} from './io.js';
+import {toolVersion} from './version.js';
 
 // React's development build diffs props and checks invariants on every render: not for operators.
 process.env.NODE_ENV ??= 'production';
@@ -88,16 +87,118 @@ export function parse(argv: readonly string[]) {
 	return parseArgs(argv, FLAGS);
 }
 
-/** The installed package's version (an unreadable package.json is an install problem: it throws). */
-function version(): string {
-	const pkg = JSON.parse(fs.readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as {version?: unknown};
-	return String(pkg.version);
-}
-
 function usage(message: string): ExitCode {
 	process.stderr.write(`hfx: ${message}. See: hfx --help\n`);
 	return 2;
 }
+
+/** What a command's dispatcher is handed: the parsed line, the words after the command, the shared flags. */
+type Dispatch = {cli: ParsedCli; rest: string[]; flags: GlobalFlags; argv: string[]};
+
+/** One entry a command: its own flags checked (a usage line and exit 2), its module loaded only when it runs. */
+const COMMANDS: Record<string, (d: Dispatch) => Promise<ExitCode>> = {
+	'': async ({flags}) => {
+		const {runTui} = await import('./cli-live.js');
+		return runTui(flags, io);
+	},
+
+	scan: async ({flags}) => {
+		const {runScan} = await import('./commands/scan.js');
+		return runScan(flags, io);
+	},
+
+	repair: async ({cli, flags, argv}) => {
+		const {runRepair} = await import('./commands/repair.js');
+		return runRepair({...flags, apply: cli.flags.apply, only: cli.flags.only ?? [], yes: cli.flags.yes, undo: cli.flags.undo, argv}, io);
+	},
+
+	audit: async ({rest, flags}) => {
+		const {runAudit} = await import('./commands/audit.js');
+		return runAudit({...flags, action: rest[0], file: rest[1]}, io);
+	},
+
+	files: async ({flags}) => {
+		const {runFiles} = await import('./commands/files.js');
+		return runFiles(flags, io);
+	},
+
+	demo: async ({cli, flags}) => {
+		const speed = cli.flags.speed === undefined ? 1 : Number(cli.flags.speed);
+		const seconds = cli.flags.seconds === undefined ? undefined : Number(cli.flags.seconds);
+		if (!Number.isFinite(speed) || speed <= 0 || (seconds !== undefined && (!Number.isFinite(seconds) || seconds < 0))) {
+			return usage('--speed must be a positive number and --seconds a non-negative number');
+		}
+
+		const {runDemo} = await import('./cli-live.js');
+		return runDemo({...flags, speed, keep: cli.flags.keep !== undefined, seconds}, io);
+	},
+
+	sessions: async ({cli, flags}) => {
+		const {runSessions} = await import('./commands/sessions.js');
+		return runSessions({...flags, source: cli.flags.source, limit: cli.flags.limit, all: cli.flags.all}, io);
+	},
+
+	lineage: async ({rest, flags}) => {
+		if (!rest[0]) {
+			return usage('lineage needs a session id: hfx lineage ID');
+		}
+
+		const {runLineage} = await import('./commands/lineage.js');
+		return runLineage({...flags, id: rest[0]}, io);
+	},
+
+	routing: async ({rest, flags}) => {
+		const {runRouting} = await import('./commands/routing.js');
+		return runRouting({...flags, key: rest[0]}, io);
+	},
+
+	backup: async ({cli, flags}) => {
+		const keep = cli.flags.keep === undefined ? undefined : Number(cli.flags.keep);
+		if (keep !== undefined && (cli.flags.keep === '' || !Number.isInteger(keep) || keep < 0)) {
+			return usage(`--keep needs a whole number of archives (0 keeps all), not ${JSON.stringify(cli.flags.keep)}`);
+		}
+
+		const {runBackup} = await import('./commands/backup.js');
+		return runBackup({...flags, output: cli.flags.output, keep, dryRun: cli.flags.dryRun, quick: cli.flags.quick, label: cli.flags.label}, io);
+	},
+
+	verify: async ({rest, flags}) => {
+		if (!rest[0]) {
+			return usage('verify needs an archive or snapshot folder: hfx verify PATH');
+		}
+
+		const {runVerify} = await import('./commands/verify.js');
+		return runVerify({...flags, target: rest[0]}, io);
+	},
+
+	restore: async ({cli, rest, flags}) => {
+		if (!rest[0]) {
+			return usage('restore needs an archive: hfx restore ARCHIVE --to DIR | --home DIR, or hfx restore --drill ARCHIVE');
+		}
+
+		if (cli.flags.to && cli.flags.home) {
+			return usage('restore takes one target: --to DIR or --home DIR');
+		}
+
+		const {runRestore} = await import('./commands/restore.js');
+		return runRestore({...flags, archive: rest[0], to: cli.flags.to, yes: cli.flags.yes, drill: cli.flags.drill}, io);
+	},
+
+	backups: async ({cli, flags}) => {
+		const {runBackups} = await import('./commands/backups.js');
+		return runBackups({...flags, output: cli.flags.output}, io);
+	},
+
+	gate: async ({cli, flags}) => {
+		const {runGate} = await import('./commands/gate.js');
+		return runGate({...flags, output: cli.flags.output, maxAge: cli.flags.maxAge}, io);
+	},
+
+	doctor: async ({cli, flags}) => {
+		const {runDoctor} = await import('./commands/doctor.js');
+		return runDoctor({...flags, output: cli.flags.output}, io);
+	},
+};
 
 export async function main(argv: string[]): Promise<ExitCode> {
 	let cli: ParsedCli;
@@ -117,7 +218,7 @@ export async function main(argv: string[]): Promise<ExitCode> {
 	}
 
 	if (cli.version) {
-		process.stdout.write(`${version()}\n`);
+		process.stdout.write(`${toolVersion()}\n`);
 		return 0;
 	}
 
@@ -134,8 +235,7 @@ export async function main(argv: string[]): Promise<ExitCode> {
 		return usage(`--max-gap-seconds must be a non-negative number of seconds, not ${JSON.stringify(cli.flags.maxGapSeconds)}`);
 	}
 
-	const {processIo} = await import('./commands/context.js');
-	const flags = {
+	const flags: GlobalFlags = {
 		db: cli.flags.db,
 		home: cli.flags.home,
 		profile: cli.flags.profile,
@@ -144,113 +244,8 @@ export async function main(argv: string[]): Promise<ExitCode> {
 		maxGapSeconds: gap,
 		color,
 	};
-	switch (command) {
-		case '': {
-			const {runTui} = await import('./cli-live.js');
-			return runTui(flags, processIo);
-		}
-
-		case 'scan': {
-			const {runScan} = await import('./commands/scan.js');
-			return runScan(flags, processIo);
-		}
-
-		case 'repair': {
-			const {runRepair} = await import('./commands/repair.js');
-			return runRepair({...flags, apply: cli.flags.apply, only: cli.flags.only ?? [], yes: cli.flags.yes, undo: cli.flags.undo, argv}, processIo);
-		}
-
-		case 'audit': {
-			const {runAudit} = await import('./commands/audit.js');
-			return runAudit({...flags, action: rest[0], file: rest[1]}, processIo);
-		}
-
-		case 'files': {
-			const {runFiles} = await import('./commands/files.js');
-			return runFiles(flags, processIo);
-		}
-
-		case 'demo': {
-			const speed = cli.flags.speed === undefined ? 1 : Number(cli.flags.speed);
-			const seconds = cli.flags.seconds === undefined ? undefined : Number(cli.flags.seconds);
-			if (!Number.isFinite(speed) || speed <= 0 || (seconds !== undefined && (!Number.isFinite(seconds) || seconds < 0))) {
-				return usage('--speed must be a positive number and --seconds a non-negative number');
-			}
-
-			const {runDemo} = await import('./cli-live.js');
-			return runDemo({...flags, speed, keep: cli.flags.keep !== undefined, seconds}, processIo);
-		}
-
-		case 'sessions': {
-			const {runSessions} = await import('./commands/sessions.js');
-			return runSessions({...flags, source: cli.flags.source, limit: cli.flags.limit, all: cli.flags.all}, processIo);
-		}
-
-		case 'lineage': {
-			if (!rest[0]) {
-				return usage('lineage needs a session id: hfx lineage ID');
-			}
-
-			const {runLineage} = await import('./commands/lineage.js');
-			return runLineage({...flags, id: rest[0]}, processIo);
-		}
-
-		case 'routing': {
-			const {runRouting} = await import('./commands/routing.js');
-			return runRouting({...flags, key: rest[0]}, processIo);
-		}
-
-		case 'backup': {
-			const keep = cli.flags.keep === undefined ? undefined : Number(cli.flags.keep);
-			if (keep !== undefined && (cli.flags.keep === '' || !Number.isInteger(keep) || keep < 0)) {
-				return usage(`--keep needs a whole number of archives (0 keeps all), not ${JSON.stringify(cli.flags.keep)}`);
-			}
-
-			const {runBackup} = await import('./commands/backup.js');
-			return runBackup({...flags, output: cli.flags.output, keep, dryRun: cli.flags.dryRun, quick: cli.flags.quick, label: cli.flags.label}, processIo);
-		}
-
-		case 'verify': {
-			if (!rest[0]) {
-				return usage('verify needs an archive or snapshot folder: hfx verify PATH');
-			}
-
-			const {runVerify} = await import('./commands/verify.js');
-			return runVerify({...flags, target: rest[0]}, processIo);
-		}
-
-		case 'restore': {
-			if (!rest[0]) {
-				return usage('restore needs an archive: hfx restore ARCHIVE --to DIR | --home DIR, or hfx restore --drill ARCHIVE');
-			}
-
-			if (cli.flags.to && cli.flags.home) {
-				return usage('restore takes one target: --to DIR or --home DIR');
-			}
-
-			const {runRestore} = await import('./commands/restore.js');
-			return runRestore({...flags, archive: rest[0], to: cli.flags.to, yes: cli.flags.yes, drill: cli.flags.drill}, processIo);
-		}
-
-		case 'backups': {
-			const {runBackups} = await import('./commands/backups.js');
-			return runBackups({...flags, output: cli.flags.output}, processIo);
-		}
-
-		case 'gate': {
-			const {runGate} = await import('./commands/gate.js');
-			return runGate({...flags, output: cli.flags.output, maxAge: cli.flags.maxAge}, processIo);
-		}
-
-		case 'doctor': {
-			const {runDoctor} = await import('./commands/doctor.js');
-			return runDoctor({...flags, output: cli.flags.output}, processIo);
-		}
-
-		default: {
-			return usage(`unknown command ${JSON.stringify(command)}`);
-		}
-	}
+	const dispatch = COMMANDS[command];
+	return dispatch ? dispatch({cli, rest, flags, argv}) : usage(`unknown command ${JSON.stringify(command)}`);
 }
 
 // `hfx scan | head`: a closed pipe is not an error worth a stack trace.

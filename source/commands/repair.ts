@@ -6,7 +6,7 @@
  */
 import readline from 'node:readline';
 import {errorMessage, type ExitCode} from '../errors.js';
-import {type ApplyOutcome, type Planned, applyRepair, computePlan, TOOL_VERSION} from '../repair/apply.js';
+import {type ApplyOutcome, type Planned, applyRepair, computePlan} from '../repair/apply.js';
 import {appendAudit, auditPathFor} from '../repair/audit.js';
 import {confirmationMatches} from '../repair/confirmation.js';
 import {undoRepair} from '../repair/undo.js';
@@ -15,6 +15,8 @@ import {preflight} from '../store/preflight.js';
 import {ShmReader} from '../store/shm.js';
 import {generationNotes, planLines} from '../report/repair.js';
 import {plural} from '../text/format.js';
+import {toolVersion} from '../version.js';
+import type {StoreLocation} from '../store/locate.js';
 import {type GlobalFlags, type Io, guarded, locate} from './context.js';
 
 export type RepairFlags = GlobalFlags & {apply: boolean; only: string[]; yes: boolean; undo?: string; argv: string[]};
@@ -56,6 +58,124 @@ function outcomeLines(o: ApplyOutcome): string[] {
 	return lines;
 }
 
+/** An apply's or undo's outcome, as JSON or lines; a refusal also gets its one line on stderr. */
+function reportOutcome(outcome: ApplyOutcome, dbPath: string, flags: RepairFlags, io: Io, json: unknown): ExitCode {
+	if (flags.json) {
+		io.out(JSON.stringify(json, null, 2));
+	} else {
+		for (const line of outcomeLines(outcome)) {
+			io.out(line);
+		}
+	}
+
+	if (outcome.exitCode === 2 && outcome.reason) {
+		io.err(`hfx: ${dbPath}: ${outcome.reason}. Next: ${outcome.next ?? 'see above'}`);
+	}
+
+	return outcome.exitCode;
+}
+
+async function runUndo(dbPath: string, flags: RepairFlags, io: Io, log: (line: string) => void): Promise<ExitCode> {
+	const outcome = await undoRepair({dbPath, entry: flags.undo!, argv: flags.argv, yes: flags.yes, log, confirm: async entry => {
+		const answer = await prompt(`Undo repair entry ${entry.seq} (${String((entry.adoptions as unknown[] | undefined)?.length ?? 0)} adoptions)? Type "undo" to confirm: `);
+		return answer === 'undo';
+	}});
+	return reportOutcome(outcome, dbPath, flags, io, outcome);
+}
+
+/** The dry run's audit entry (a failure to record is a warning: nothing was written to the store). */
+function recordDryRun(dbPath: string, planned: Planned, flags: RepairFlags, io: Io): number | null {
+	try {
+		return appendAudit(auditPathFor(dbPath), {
+			time: new Date().toISOString(),
+			tool: {name: 'hfx', version: toolVersion()},
+			sqliteVersion: planned.sqliteVersion,
+			argv: flags.argv,
+			mode: 'dry-run',
+			database: dbPath,
+			planHash: planned.hash,
+			binding: planned.binding,
+			adoptions: planned.plan.adoptions.map(a => ({orphanId: a.orphanId, donorId: a.donorId, sessionKey: a.sessionKey, rows: a.rows})),
+			refused: planned.plan.refused.map(o => ({orphanId: o.orphanId, reasonKind: o.reasonKind})),
+			result: 'planned',
+			exitCode: planned.plan.refused.length > 0 ? 1 : 0,
+		}).seq;
+	} catch (error) {
+		io.err(`hfx: warning: the dry run could not be recorded in the audit trail (${errorMessage(error)})`);
+		return null;
+	}
+}
+
+function dryRunLines(location: StoreLocation, planned: Planned, flags: RepairFlags, auditSeq: number | null): string[] {
+	const dbPath = location.path;
+	const {plan, analysis} = planned;
+	const lines = [`hfx repair (dry run: nothing is written) · ${dbPath} · window ${flags.maxGapSeconds}s · plan ${planned.hash.slice(0, 16)}`, ...generationNotes(location, planned), ''];
+	if (plan.adoptions.length === 0 && plan.refused.length === 0 && analysis.repairRoutingCrash === null) {
+		return [...lines, '✓ No gateway sessions are missing their routing identity.'];
+	}
+
+	lines.push(...planLines(planned), '');
+	lines.push(plan.adoptions.length > 0
+		? `${plural(plan.adoptions.length, 'orphan')} can be adopted. Next: stop the gateway, then run: hfx repair --apply --db ${dbPath}${flags.only.length > 0 ? ` ${flags.only.map(o => `--only ${o}`).join(' ')}` : ''}  (a verified snapshot is taken first; every write is audited)`
+		: 'Nothing repair-routing would adopt; the refused orphans above need a decision by hand.');
+	if (auditSeq !== null) {
+		lines.push(`dry run recorded as audit entry ${auditSeq}`);
+	}
+
+	return lines;
+}
+
+async function runDryRun(location: StoreLocation, flags: RepairFlags, io: Io): Promise<ExitCode> {
+	const dbPath = location.path;
+	const reader = new ShmReader();
+	let planned: Planned;
+	try {
+		planned = await computePlan(dbPath, {owner: location.owner, maxGapSeconds: flags.maxGapSeconds, only: flags.only}, reader);
+	} finally {
+		await reader.close();
+	}
+
+	const auditSeq = recordDryRun(dbPath, planned, flags, io);
+	const {analysis, plan} = planned;
+	const code: ExitCode = plan.refused.length > 0 || analysis.repairRoutingCrash !== null ? 1 : 0;
+	if (flags.json) {
+		io.out(JSON.stringify({database: dbPath, owner: location.owner, ownerSource: location.ownerSource ?? null, ruleSet: analysis.ruleSet, upgrade: upgradeNotice(planned.schema), repairRoutingCrash: analysis.repairRoutingCrash, dryRun: true, planHash: planned.hash, binding: planned.binding, adoptions: plan.adoptions, refused: plan.refused, notSelected: plan.notSelected, unknownOnly: plan.unknownOnly, auditEntry: auditSeq, exitCode: code}, null, 2));
+		return code;
+	}
+
+	for (const line of dryRunLines(location, planned, flags, auditSeq)) {
+		io.out(line);
+	}
+
+	return code;
+}
+
+async function runApply(location: StoreLocation, flags: RepairFlags, io: Io, log: (line: string) => void): Promise<ExitCode> {
+	const dbPath = location.path;
+	const outcome = await applyRepair({
+		dbPath,
+		owner: location.owner,
+		maxGapSeconds: flags.maxGapSeconds,
+		only: flags.only,
+		argv: flags.argv,
+		yes: flags.yes,
+		log,
+		onPlanned(planned) {
+			if (!flags.json) {
+				for (const line of [`hfx repair --apply · ${dbPath} · plan ${planned.hash.slice(0, 16)}`, '', ...planLines(planned)]) {
+					io.out(line);
+				}
+			}
+		},
+		async confirm(planned) {
+			const many = planned.plan.adoptions.length > 1;
+			const answer = await prompt(many ? `Adopt ${planned.plan.adoptions.length} orphans? Type "yes" to confirm: ` : `Adopt ${planned.plan.adoptions[0]!.orphanId}? Type its first 8 characters to confirm: `);
+			return confirmationMatches(answer, planned.plan.adoptions);
+		},
+	});
+	return reportOutcome(outcome, dbPath, flags, io, {database: dbPath, ...outcome});
+}
+
 export async function runRepair(flags: RepairFlags, io: Io): Promise<ExitCode> {
 	return guarded(io, flags, async () => {
 		const location = locate(flags, io).stores[0]!;
@@ -76,122 +196,9 @@ export async function runRepair(flags: RepairFlags, io: Io): Promise<ExitCode> {
 		};
 
 		if (flags.undo) {
-			const outcome = await undoRepair({dbPath, entry: flags.undo, argv: flags.argv, yes: flags.yes, log, confirm: async entry => {
-				const answer = await prompt(`Undo repair entry ${entry.seq} (${String((entry.adoptions as unknown[] | undefined)?.length ?? 0)} adoptions)? Type "undo" to confirm: `);
-				return answer === 'undo';
-			}});
-			if (flags.json) {
-				io.out(JSON.stringify(outcome, null, 2));
-			} else {
-				for (const line of outcomeLines(outcome)) {
-					io.out(line);
-				}
-			}
-
-			if (outcome.exitCode === 2 && outcome.reason) {
-				io.err(`hfx: ${dbPath}: ${outcome.reason}. Next: ${outcome.next ?? 'see above'}`);
-			}
-
-			return outcome.exitCode;
+			return runUndo(dbPath, flags, io, log);
 		}
 
-		if (!flags.apply) {
-			const reader = new ShmReader();
-			let planned: Planned;
-			try {
-				planned = await computePlan(dbPath, {owner: location.owner, maxGapSeconds: flags.maxGapSeconds, only: flags.only}, reader);
-			} finally {
-				await reader.close();
-			}
-
-			let auditSeq: number | null = null;
-			try {
-				auditSeq = appendAudit(auditPathFor(dbPath), {
-					time: new Date().toISOString(),
-					tool: {name: 'hfx', version: TOOL_VERSION},
-					sqliteVersion: planned.sqliteVersion,
-					argv: flags.argv,
-					mode: 'dry-run',
-					database: dbPath,
-					planHash: planned.hash,
-					binding: planned.binding,
-					adoptions: planned.plan.adoptions.map(a => ({orphanId: a.orphanId, donorId: a.donorId, sessionKey: a.sessionKey, rows: a.rows})),
-					refused: planned.plan.refused.map(o => ({orphanId: o.orphanId, reasonKind: o.reasonKind})),
-					result: 'planned',
-					exitCode: planned.plan.refused.length > 0 ? 1 : 0,
-				}).seq;
-			} catch (error) {
-				io.err(`hfx: warning: the dry run could not be recorded in the audit trail (${errorMessage(error)})`);
-			}
-
-			const {analysis} = planned;
-			const code: ExitCode = planned.plan.refused.length > 0 || analysis.repairRoutingCrash !== null ? 1 : 0;
-			if (flags.json) {
-				io.out(JSON.stringify({database: dbPath, owner: location.owner, ownerSource: location.ownerSource ?? null, ruleSet: analysis.ruleSet, upgrade: upgradeNotice(planned.schema), repairRoutingCrash: analysis.repairRoutingCrash, dryRun: true, planHash: planned.hash, binding: planned.binding, adoptions: planned.plan.adoptions, refused: planned.plan.refused, notSelected: planned.plan.notSelected, unknownOnly: planned.plan.unknownOnly, auditEntry: auditSeq, exitCode: code}, null, 2));
-				return code;
-			}
-
-			io.out(`hfx repair (dry run: nothing is written) · ${dbPath} · window ${flags.maxGapSeconds}s · plan ${planned.hash.slice(0, 16)}`);
-			for (const line of generationNotes(location, planned)) {
-				io.out(line);
-			}
-
-			io.out('');
-			if (planned.plan.adoptions.length === 0 && planned.plan.refused.length === 0 && analysis.repairRoutingCrash === null) {
-				io.out('✓ No gateway sessions are missing their routing identity.');
-				return 0;
-			}
-
-			for (const line of planLines(planned)) {
-				io.out(line);
-			}
-
-			io.out('');
-			io.out(planned.plan.adoptions.length > 0
-				? `${plural(planned.plan.adoptions.length, 'orphan')} can be adopted. Next: stop the gateway, then run: hfx repair --apply --db ${dbPath}${flags.only.length > 0 ? ` ${flags.only.map(o => `--only ${o}`).join(' ')}` : ''}  (a verified snapshot is taken first; every write is audited)`
-				: 'Nothing repair-routing would adopt; the refused orphans above need a decision by hand.');
-			if (auditSeq !== null) {
-				io.out(`dry run recorded as audit entry ${auditSeq}`);
-			}
-
-			return code;
-		}
-
-		const outcome = await applyRepair({
-			dbPath,
-			owner: location.owner,
-			maxGapSeconds: flags.maxGapSeconds,
-			only: flags.only,
-			argv: flags.argv,
-			yes: flags.yes,
-			log,
-			onPlanned(planned) {
-				if (!flags.json) {
-					io.out(`hfx repair --apply · ${dbPath} · plan ${planned.hash.slice(0, 16)}`);
-					io.out('');
-					for (const line of planLines(planned)) {
-						io.out(line);
-					}
-				}
-			},
-			async confirm(planned) {
-				const many = planned.plan.adoptions.length > 1;
-				const answer = await prompt(many ? `Adopt ${planned.plan.adoptions.length} orphans? Type "yes" to confirm: ` : `Adopt ${planned.plan.adoptions[0]!.orphanId}? Type its first 8 characters to confirm: `);
-				return confirmationMatches(answer, planned.plan.adoptions);
-			},
-		});
-		if (flags.json) {
-			io.out(JSON.stringify({database: dbPath, ...outcome}, null, 2));
-		} else {
-			for (const line of outcomeLines(outcome)) {
-				io.out(line);
-			}
-		}
-
-		if (outcome.exitCode === 2 && outcome.reason) {
-			io.err(`hfx: ${dbPath}: ${outcome.reason}. Next: ${outcome.next ?? 'see above'}`);
-		}
-
-		return outcome.exitCode;
+		return flags.apply ? runApply(location, flags, io, log) : runDryRun(location, flags, io);
 	});
 }

@@ -11,10 +11,8 @@ export const BOUNDARY_END_REASONS: ReadonlySet<string> = new Set([...RESET_END_R
 /** Accidental closes that restart recovery reopens (current Hermes). */
 export const RECOVERABLE_END_REASONS: ReadonlySet<string> = new Set(['agent_close', 'ws_orphan_reap', 'superseded_by_resume', 'startup_orphan_reap']);
 
-/** The older finder (schema v21 era) reopened only these. */
+/** The older generations (v21, v25) reopen only these. */
 export const LEGACY_RECOVERABLE_END_REASONS: ReadonlySet<string> = new Set(['agent_close', 'ws_orphan_reap']);
 
-/** Cleanup by the runtime (superset of recoverable). */
-export const AUTOMATIC_END_REASONS: ReadonlySet<string> = new Set([...RECOVERABLE_END_REASONS, 'tui_shutdown', 'ws_disconnect', 'idle_timeout', 'lru_evict']);
-
+/** What a repair writes on the donor: deliberately not recoverable, so the donor is never resumed again. */
 export const REPAIR_END_REASON = 'superseded_by_repair';

@@ -100,31 +100,6 @@ export function repairRoutingCrashRow(sessions: readonly SessionRecord[], rules:
 	return first;
 }
 
-/** Why a keyless row is not an orphan (for the sessions view); null if it is one or is keyed. */
-export function notOrphanBecause(s: SessionRecord): string | null {
-	if (s.sessionKey !== null) {
-		return null;
-	}
-
-	if (s.source === 'tool') {
-		return 'tool row: keyless by design';
-	}
-
-	if (s.branchedFrom !== null) {
-		return '/branch child: keyless by design';
-	}
-
-	if (s.delegateFrom !== null) {
-		return 'delegate child: keyless by design';
-	}
-
-	if (!s.hasMessageRows) {
-		return 'no messages: holds no conversation';
-	}
-
-	return null;
-}
-
 function effectiveProfile(profile: string | null, owner: string | null): string | null {
 	// Python `orphan.profile_name or owner`: '' falls back too.
 	return profile ? profile : owner;

@@ -7,7 +7,7 @@ import type {Rules} from './generations.js';
 import {type Lineage, ancestors} from './lineage.js';
 import type {OrphanVerdict} from './orphans.js';
 import {type ChatIdentity, type Resolution, assessRoutingEntry, parseSessionKey, resolveRestart} from './restart.js';
-import {type ChosenEntry, chooseEntry, entriesByKey, ownsKey} from './routing-entries.js';
+import {type ChosenEntry, type KeyEntries, chooseEntry, entriesByKey, ownsKey} from './routing-entries.js';
 import {lastActive, startedLater} from './time.js';
 import type {RoutingEntry, SessionRecord} from './types.js';
 
@@ -184,17 +184,17 @@ export function rollbackVerdict(resumed: string | null, newest: SessionRecord | 
 	return {risk: true, reason: `a restart resumes ${resumed}, but the newest message is in ${newest.id}`};
 }
 
-export function analyzeRouting(input: RoutingInput): ChatRouting[] {
-	const byKey = input.byKey ?? buildKeyIndex(input.sessions);
-
-	// Only the tuple fallback (an exact-key miss) needs this index: built on first use, by chat id
-	// alone (a string each row already holds, so no key is built per session); the few rows of
-	// one chat id are then matched on the rest of the tuple.
+/**
+ * The tuple fallback's rows of a chat. Only an exact-key miss needs them, so the index is built on
+ * first use, by chat id alone (a string each row already holds, so no key is built per session);
+ * the few rows of one chat id are then matched on the rest of the tuple.
+ */
+function tupleFinder(sessions: readonly SessionRecord[]): (identity: ChatIdentity) => SessionRecord[] {
 	let byChatId: Map<string, SessionRecord[]> | undefined;
-	const tupleRows = (identity: ChatIdentity): SessionRecord[] => {
+	return identity => {
 		if (!byChatId) {
 			byChatId = new Map();
-			for (const s of input.sessions) {
+			for (const s of sessions) {
 				if (s.chatId === null) {
 					continue;
 				}
@@ -209,118 +209,136 @@ export function analyzeRouting(input: RoutingInput): ChatRouting[] {
 		}
 
 		// An empty chat id also matches the rows without one, which the index leaves out: look at every row then.
-		const rows = identity.chatId === null || identity.chatId === '' ? input.sessions : (byChatId.get(identity.chatId) ?? []);
+		const rows = identity.chatId === null || identity.chatId === '' ? sessions : (byChatId.get(identity.chatId) ?? []);
 		return rows.filter(s => matchesTuple(s, identity));
 	};
+}
 
-	const only = input.onlyKeys;
-	const entries = entriesByKey(input.routing, input.legacyRouting ?? [], input.routingScope ?? null, only);
-	const adoptableByKey = new Map<string, OrphanVerdict[]>();
-	const ambiguousByKey = new Map<string, OrphanVerdict[]>();
-	for (const o of input.orphans) {
-		if (o.verdict === 'adoptable' && o.sessionKey !== null) {
-			const list = adoptableByKey.get(o.sessionKey) ?? [];
+type ChatOrphans = {adoptable: Map<string, OrphanVerdict[]>; ambiguous: Map<string, OrphanVerdict[]>};
+
+/** The orphans that count into a chat, by its key: the adoptable ones, and the ambiguous ones whose every candidate carries it. */
+function orphansByChat(orphans: readonly OrphanVerdict[], byId: ReadonlyMap<string, SessionRecord>): ChatOrphans {
+	const add = (map: Map<string, OrphanVerdict[]>, key: string, o: OrphanVerdict) => {
+		const list = map.get(key);
+		if (list) {
 			list.push(o);
-			adoptableByKey.set(o.sessionKey, list);
+		} else {
+			map.set(key, [o]);
+		}
+	};
+
+	const byChat: ChatOrphans = {adoptable: new Map(), ambiguous: new Map()};
+	for (const o of orphans) {
+		if (o.verdict === 'adoptable' && o.sessionKey !== null) {
+			add(byChat.adoptable, o.sessionKey, o);
 		}
 
-		const key = unanimousKey(o, input.byId);
+		const key = unanimousKey(o, byId);
 		if (key !== null) {
-			const list = ambiguousByKey.get(key) ?? [];
-			list.push(o);
-			ambiguousByKey.set(key, list);
+			add(byChat.ambiguous, key, o);
 		}
 	}
 
-	// An incremental refresh asks about a few chats: look only at those (no union of every key).
+	return byChat;
+}
+
+/** The chat's members: the platform's keyed rows, then its orphans (in this order: it settles equal-time ties). */
+function membersOf(keyed: readonly SessionRecord[], platform: string, orphans: readonly OrphanVerdict[]): Set<string> {
+	const ids = new Set<string>();
+	for (const s of keyed) {
+		if (s.source === platform) {
+			ids.add(s.id);
+		}
+	}
+
+	for (const o of orphans) {
+		ids.add(o.orphanId);
+	}
+
+	return ids;
+}
+
+/** The member holding the newest message; ties go to the session a restart resumes, so equal timestamps never raise a false alarm. */
+function newestMember(ids: ReadonlySet<string>, byId: ReadonlyMap<string, SessionRecord>, resumed: string | null): {newest: SessionRecord | undefined; at: number | null} {
+	let newest: SessionRecord | undefined;
+	let newestAt: number | null = null;
+	for (const id of ids) {
+		const s = byId.get(id);
+		const at = s && holdsConversation(s) ? messageActivity(s) : null;
+		if (at !== null && (newestAt === null || at > newestAt || (at === newestAt && id === resumed))) {
+			newest = s;
+			newestAt = at;
+		}
+	}
+
+	return {newest, at: newestAt};
+}
+
+/** The keys to judge: every chat, or (an incremental refresh) only the few asked about, with no union of every key. */
+function chatKeys(input: RoutingInput, byKey: ReadonlyMap<string, readonly SessionRecord[]>, entries: ReadonlyMap<string, KeyEntries>): string[] {
 	const loaded = (k: string) => {
 		const e = entries.get(k);
 		return e !== undefined && ownsKey(e);
 	};
 
-	const keys = only
-		? [...only].filter(k => byKey.has(k) || loaded(k)).sort()
+	return input.onlyKeys
+		? [...input.onlyKeys].filter(k => byKey.has(k) || loaded(k)).sort()
 		: [...new Set([...byKey.keys(), ...[...entries.keys()].filter(loaded)])].sort();
-	return keys.map(key => {
-		const keyed = byKey.get(key) ?? [];
-		const identity = chatIdentity(key, keyed);
-		const chosen = chooseEntry(entries.get(key));
-		const entry = chosen.entry;
-		const assessment = entry ? assessRoutingEntry(entry, input.byId, input.lineage) : undefined;
-		const resolution = resolveRestart({
-			sessionKey: key,
-			identity,
-			keyed,
-			tupleRows: () => tupleRows(identity),
-			routingEntry: entry,
-			routingEntryAssessment: assessment,
-			byId: input.byId,
-			lineage: input.lineage,
-			rules: input.rules,
-			owner: input.owner,
-		});
-		resolution.notes.push(...chosen.notes);
+}
 
-		const adoptable = adoptableByKey.get(key) ?? [];
-		const ambiguous = ambiguousByKey.get(key) ?? [];
-		// The platform's keyed rows, then the chat's orphans (in this order: it settles equal-time ties below).
-		const memberIds = new Set<string>();
-		for (const s of keyed) {
-			if (s.source === identity.platform) {
-				memberIds.add(s.id);
-			}
-		}
+type ChatContext = {
+	input: RoutingInput;
+	byKey: ReadonlyMap<string, readonly SessionRecord[]>;
+	entries: ReadonlyMap<string, KeyEntries>;
+	orphans: ChatOrphans;
+	tupleRows: (identity: ChatIdentity) => SessionRecord[];
+};
 
-		for (const o of adoptable) {
-			memberIds.add(o.orphanId);
-		}
-
-		for (const o of ambiguous) {
-			memberIds.add(o.orphanId);
-		}
-
-		let newest: SessionRecord | undefined;
-		let newestAt: number | null = null;
-		for (const id of memberIds) {
-			const s = input.byId.get(id);
-			if (!s || !holdsConversation(s)) {
-				continue;
-			}
-
-			const at = messageActivity(s);
-			if (at === null) {
-				continue;
-			}
-
-			// Ties go to the session a restart resumes, so equal timestamps never raise a false alarm.
-			if (newestAt === null || at > newestAt || (at === newestAt && id === resolution.sessionId)) {
-				newest = s;
-				newestAt = at;
-			}
-		}
-
-		const resolved = resolution.sessionId ? input.byId.get(resolution.sessionId) : undefined;
-		const restartResolvesTo = resolution.sessionId;
-		const risk = rollbackVerdict(restartResolvesTo, newest, input.lineage);
-		return {
-			sessionKey: key,
-			platform: identity.platform,
-			identity,
-			routingEntry: entry?.sessionId ?? null,
-			routingEntryScope: entry ? entry.scope : null,
-			routingEntrySource: chosen.source,
-			routingEntryStale: assessment?.stale ?? false,
-			routingEntryNote: assessment?.note ?? null,
-			resolution,
-			restartResolvesTo,
-			newestActivityIn: newest?.id ?? null,
-			newestActivityAt: newestAt,
-			resolvesToActivityAt: resolved ? messageActivity(resolved) : null,
-			rollbackRisk: risk.risk,
-			rollbackRiskReason: risk.reason,
-			members: [...memberIds].sort(),
-			adoptableOrphans: adoptable.map(o => o.orphanId),
-			sameChatAmbiguousOrphans: ambiguous.map(o => o.orphanId),
-		};
+/** One chat's verdict: what a restart resumes, where the newest message is, and whether that is a rollback. */
+function judgeChat(key: string, ctx: ChatContext): ChatRouting {
+	const {input} = ctx;
+	const keyed = ctx.byKey.get(key) ?? [];
+	const identity = chatIdentity(key, keyed);
+	const chosen = chooseEntry(ctx.entries.get(key));
+	const entry = chosen.entry;
+	const assessment = entry ? assessRoutingEntry(entry, input.byId, input.lineage) : undefined;
+	const resolution = resolveRestart({
+		sessionKey: key, identity, keyed, tupleRows: () => ctx.tupleRows(identity), routingEntry: entry, routingEntryAssessment: assessment,
+		byId: input.byId, lineage: input.lineage, rules: input.rules, owner: input.owner,
 	});
+	resolution.notes.push(...chosen.notes);
+	const adoptable = ctx.orphans.adoptable.get(key) ?? [];
+	const ambiguous = ctx.orphans.ambiguous.get(key) ?? [];
+	const memberIds = membersOf(keyed, identity.platform, [...adoptable, ...ambiguous]);
+	const restartResolvesTo = resolution.sessionId;
+	const {newest, at: newestAt} = newestMember(memberIds, input.byId, restartResolvesTo);
+	const resolved = restartResolvesTo ? input.byId.get(restartResolvesTo) : undefined;
+	const risk = rollbackVerdict(restartResolvesTo, newest, input.lineage);
+	return {
+		sessionKey: key,
+		platform: identity.platform,
+		identity,
+		routingEntry: entry?.sessionId ?? null,
+		routingEntryScope: entry ? entry.scope : null,
+		routingEntrySource: chosen.source,
+		routingEntryStale: assessment?.stale ?? false,
+		routingEntryNote: assessment?.note ?? null,
+		resolution,
+		restartResolvesTo,
+		newestActivityIn: newest?.id ?? null,
+		newestActivityAt: newestAt,
+		resolvesToActivityAt: resolved ? messageActivity(resolved) : null,
+		rollbackRisk: risk.risk,
+		rollbackRiskReason: risk.reason,
+		members: [...memberIds].sort(),
+		adoptableOrphans: adoptable.map(o => o.orphanId),
+		sameChatAmbiguousOrphans: ambiguous.map(o => o.orphanId),
+	};
+}
+
+export function analyzeRouting(input: RoutingInput): ChatRouting[] {
+	const byKey = input.byKey ?? buildKeyIndex(input.sessions);
+	const entries = entriesByKey(input.routing, input.legacyRouting ?? [], input.routingScope ?? null, input.onlyKeys);
+	const ctx: ChatContext = {input, byKey, entries, orphans: orphansByChat(input.orphans, input.byId), tupleRows: tupleFinder(input.sessions)};
+	return chatKeys(input, byKey, entries).map(key => judgeChat(key, ctx));
 }

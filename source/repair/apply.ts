@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import {analyze, type Analysis} from '../forensics/analyze.js';
 import {REPAIR_END_REASON} from '../forensics/end-reasons.js';
 import {FailClosed, errorMessage, type ExitCode} from '../errors.js';
+import {toolVersion} from '../version.js';
 import {critical, interruptRequested} from '../interrupts.js';
 import {ReadOnlyStore} from '../store/open.js';
 import {type SchemaInfo, detectSchema} from '../store/schema.js';
@@ -21,7 +22,6 @@ import {type Binding, bindingDifference, readBinding} from './binding.js';
 import {type Adoption, AT_APPLY, type RepairPlan, fromValue, planHash, planRepair, rowsHash, toValue} from './plan.js';
 import {type Check, holderChecks} from './preconditions.js';
 
-export const TOOL_VERSION = '0.1.0';
 
 export type Planned = {
 	plan: RepairPlan;
@@ -141,25 +141,23 @@ function verify(dbPath: string, owner: string, maxGapSeconds: number, adoptions:
 	}
 }
 
-/**
- * Runs the whole apply. Never throws for a refusal: the outcome says what happened, and the
- * audit trail records it.
- */
-export async function applyRepair(options: ApplyOptions): Promise<ApplyOutcome> {
-	const {dbPath, log} = options;
-	const auditPath = auditPathFor(dbPath);
-	const reader = new ShmReader();
-	const outcome: ApplyOutcome = {exitCode: 2, result: 'refused', reason: null, next: null, checks: [], snapshotDir: null, applied: [], changes: [], verification: [], audit: null};
-	let planned: Planned | undefined;
-	const record = (extra: Record<string, unknown> = {}) => {
+/** One apply in progress: its outcome, the plan once known, and the two ways it ends (recorded either way). */
+class ApplyRun {
+	readonly outcome: ApplyOutcome = {exitCode: 2, result: 'refused', reason: null, next: null, checks: [], snapshotDir: null, applied: [], changes: [], verification: [], audit: null};
+	planned: Planned | undefined;
+
+	constructor(readonly options: ApplyOptions, readonly auditPath: string) {}
+
+	record(): void {
+		const {outcome, planned, options} = this;
 		try {
-			outcome.audit = appendAudit(auditPath, {
+			outcome.audit = appendAudit(this.auditPath, {
 				time: new Date().toISOString(),
-				tool: {name: 'hfx', version: TOOL_VERSION},
+				tool: {name: 'hfx', version: toolVersion()},
 				sqliteVersion: planned?.sqliteVersion ?? 'unknown',
 				argv: options.argv,
 				mode: 'apply',
-				database: dbPath,
+				database: options.dbPath,
 				preconditions: outcome.checks,
 				planHash: planned?.hash ?? null,
 				binding: planned?.binding ?? null,
@@ -170,185 +168,228 @@ export async function applyRepair(options: ApplyOptions): Promise<ApplyOutcome> 
 				reason: outcome.reason,
 				verification: outcome.verification,
 				exitCode: outcome.exitCode,
-				...extra,
 			});
 		} catch (error) {
-			log(`warning: the audit entry could not be written: ${errorMessage(error)}`);
+			options.log(`warning: the audit entry could not be written: ${errorMessage(error)}`);
 		}
-	};
+	}
 
-	const refuse = (reason: string, next: string, result: ApplyOutcome['result'] = 'refused'): ApplyOutcome => {
-		outcome.exitCode = 2;
-		outcome.result = result;
-		outcome.reason = reason;
-		outcome.next = next;
-		record();
-		return outcome;
-	};
+	refuse(reason: string, next: string, result: ApplyOutcome['result'] = 'refused'): ApplyOutcome {
+		Object.assign(this.outcome, {exitCode: 2, result, reason, next});
+		this.record();
+		return this.outcome;
+	}
+}
 
+/** The audit trail must be writable (else nothing is recorded, not even the refusal), then no process may hold the store. */
+function checkHolders(run: ApplyRun): ApplyOutcome | null {
+	const {outcome, auditPath, options} = run;
 	try {
-		try {
-			assertAuditWritable(auditPath);
-		} catch (error) {
-			outcome.checks.push({id: 'audit-writable', ok: false, label: 'the audit trail can be written', detail: errorMessage(error), next: 'run as the store\'s owner'});
-			outcome.reason = errorMessage(error);
-			outcome.next = 'run hfx as the user that owns the store';
-			return outcome;
+		assertAuditWritable(auditPath);
+	} catch (error) {
+		outcome.checks.push({id: 'audit-writable', ok: false, label: 'the audit trail can be written', detail: errorMessage(error), next: 'run as the store\'s owner'});
+		outcome.reason = errorMessage(error);
+		outcome.next = 'run hfx as the user that owns the store';
+		return outcome;
+	}
+
+	outcome.checks.push({id: 'audit-writable', ok: true, label: 'the audit trail can be written', detail: auditPath, next: null});
+	// Holders first: with the gateway running, nothing else is worth computing.
+	outcome.checks.push(...holderChecks(options.dbPath));
+	for (const c of outcome.checks) {
+		options.log(`${c.ok ? '✓' : '✗'} ${c.label}${c.ok ? '' : `: ${c.detail}`}`);
+	}
+
+	const failed = outcome.checks.find(c => !c.ok);
+	return failed ? run.refuse(`precondition failed: ${failed.label}: ${failed.detail}`, failed.next ?? 'resolve it and run again') : null;
+}
+
+/** The plan (or the one already shown), then the typed confirmation; null when there is something to write. */
+async function planAndConfirm(run: ApplyRun, reader: ShmReader): Promise<ApplyOutcome | null> {
+	const {options, outcome} = run;
+	const planned = options.planned ?? await computePlan(options.dbPath, options, reader);
+	run.planned = planned;
+	options.onPlanned?.(planned);
+	const {plan} = planned;
+	if (plan.unknownOnly.length > 0) {
+		return run.refuse(`--only names no adoptable orphan: ${plan.unknownOnly.join(', ')}`, 'list the adoptable orphans with hfx repair (dry run)');
+	}
+
+	if (plan.adoptions.length === 0) {
+		outcome.result = 'nothing-to-do';
+		outcome.exitCode = plan.refused.length > 0 ? 1 : 0;
+		outcome.reason = plan.refused.length > 0 ? `no adoptable orphan; ${plan.refused.length} refused (see the dry run)` : 'no orphan to adopt';
+		run.record();
+		return outcome;
+	}
+
+	if (!options.yes && !await options.confirm(planned)) {
+		return run.refuse('not confirmed: nothing was written', 'run again and type the confirmation, or pass --yes after reviewing the dry run', 'aborted');
+	}
+
+	return null;
+}
+
+/** A fresh, verified snapshot, then the holders once more (one may have appeared meanwhile) and no interrupt. */
+async function snapshotFirst(run: ApplyRun): Promise<ApplyOutcome | null> {
+	const {options, outcome} = run;
+	options.log('taking a snapshot before writing…');
+	let snapshot;
+	try {
+		snapshot = await takeQuickSnapshot({dbPath: options.dbPath, label: 'pre-repair'});
+	} catch (error) {
+		outcome.checks.push({id: 'snapshot', ok: false, label: 'a fresh snapshot was taken and verified', detail: errorMessage(error), next: 'free space beside the store (state-snapshots/) and run again'});
+		return run.refuse(`the snapshot failed: ${errorMessage(error)}`, 'free space beside the store (state-snapshots/) and run again');
+	}
+
+	outcome.snapshotDir = snapshot.dir;
+	const snapshotOk = snapshot.verified && snapshot.exitCode === 0;
+	outcome.checks.push({id: 'snapshot', ok: snapshotOk, label: 'a fresh snapshot was taken and verified', detail: snapshotOk ? snapshot.dir : snapshot.problems.join('; '), next: snapshotOk ? null : 'check the snapshot problems above and run again'});
+	options.log(`${snapshotOk ? '✓' : '✗'} snapshot ${snapshot.dir}`);
+	if (!snapshotOk) {
+		return run.refuse(`the snapshot did not verify: ${snapshot.problems.join('; ')}`, 'check free space and the store, then run again');
+	}
+
+	const again = holderChecks(options.dbPath).find(c => !c.ok);
+	if (again) {
+		outcome.checks.push(again);
+		return run.refuse(`precondition failed: ${again.label}: ${again.detail}`, again.next ?? 'resolve it and run again');
+	}
+
+	return interruptRequested() ? run.refuse('interrupted before the write: nothing was written', 'run hfx repair --apply again when ready', 'aborted') : null;
+}
+
+/** Inside BEGIN IMMEDIATE: the rows the plan touches, and whether the store still matches the plan. */
+async function boundRows(run: ApplyRun, db: Database.Database, bound: Planned, reader: ShmReader): Promise<{touched: Map<string, Record<string, unknown>>; refusal: ApplyOutcome | null}> {
+	const touched = new Map<string, Record<string, unknown>>();
+	const select = db.prepare('SELECT * FROM sessions WHERE id = ?');
+	for (const id of [...bound.rows.keys()]) {
+		const row = select.get(id) as Record<string, unknown> | undefined;
+		if (row) {
+			touched.set(id, row);
+		}
+	}
+
+	const now = await readBinding(run.options.dbPath, rowsHash(touched), reader);
+	const moved = bindingDifference(bound.binding, now);
+	run.outcome.checks.push({id: 'plan-current', ok: moved === null, label: 'the store still matches the plan (checked inside BEGIN IMMEDIATE)', detail: moved ?? `plan ${bound.hash.slice(0, 16)}`, next: moved ? 'run hfx repair again for a fresh plan' : null});
+	run.options.log(`${moved ? '✗' : '✓'} the store still matches the plan${moved ? `: ${moved}` : ''}`);
+	if (moved) {
+		db.exec('ROLLBACK');
+		return {touched, refusal: run.refuse(`the plan is stale: ${moved}`, 'run hfx repair again (dry run) and review the new plan')};
+	}
+
+	return {touched, refusal: null};
+}
+
+/** Every adoption's two UPDATEs, each re-verified as Hermes does (adopt_orphaned_gateway_session); null when all were written. */
+function writeAdoptions(run: ApplyRun, db: Database.Database, bound: Planned, touched: ReadonlyMap<string, Record<string, unknown>>, stamp: number): ApplyOutcome | null {
+	const cols = bound.sessionColumns;
+	const fill = (['chat_id', 'chat_type', 'thread_id', 'user_id', 'origin_json', 'display_name'] as const).filter(c => cols.has(c));
+	const updateOrphan = db.prepare(`UPDATE sessions SET session_key = ?, ${fill.map(c => `${c} = COALESCE(${c}, ?)`).join(', ')}${fill.length > 0 ? ', ' : ''}parent_session_id = COALESCE(parent_session_id, ?) WHERE id = ? AND session_key IS NULL`);
+	const updateDonor = db.prepare('UPDATE sessions SET ended_at = COALESCE(ended_at, ?), end_reason = ? WHERE id = ?');
+	for (const [i, a] of bound.plan.adoptions.entries()) {
+		const donor = touched.get(a.donorId);
+		const orphan = touched.get(a.orphanId);
+		if (!donor || !orphan || !donor.session_key || orphan.session_key !== null || String(donor.source ?? '') !== String(orphan.source ?? '')) {
+			db.exec('ROLLBACK');
+			return run.refuse(`${a.orphanId} or its donor ${a.donorId} no longer qualifies`, 'run hfx repair again');
 		}
 
-		outcome.checks.push({id: 'audit-writable', ok: true, label: 'the audit trail can be written', detail: auditPath, next: null});
-		// Holders first: with the gateway running, nothing else is worth computing.
-		outcome.checks.push(...holderChecks(dbPath));
-		for (const c of outcome.checks) {
-			log(`${c.ok ? '✓' : '✗'} ${c.label}${c.ok ? '' : `: ${c.detail}`}`);
+		const o = updateOrphan.run(donor.session_key, ...fill.map(c => donor[c] ?? null), a.donorId, a.orphanId);
+		if (i === 0) {
+			holdForTests();
 		}
 
-		const failed = outcome.checks.find(c => !c.ok);
-		if (failed) {
-			return refuse(`precondition failed: ${failed.label}: ${failed.detail}`, failed.next ?? 'resolve it and run again');
+		const d = updateDonor.run(stamp, REPAIR_END_REASON, a.donorId);
+		if (o.changes !== 1 || d.changes !== 1) {
+			db.exec('ROLLBACK');
+			return run.refuse(`an update touched ${o.changes}/${d.changes} rows instead of 1/1 for ${a.orphanId}`, 'run hfx repair again');
 		}
 
-		planned = options.planned ?? await computePlan(dbPath, options, reader);
-		options.onPlanned?.(planned);
-		const {plan} = planned;
-		if (plan.unknownOnly.length > 0) {
-			return refuse(`--only names no adoptable orphan: ${plan.unknownOnly.join(', ')}`, 'list the adoptable orphans with hfx repair (dry run)');
+		for (const row of a.rows) {
+			for (const c of row.columns) {
+				const after = c.after === AT_APPLY ? stamp : fromValue(c.after);
+				run.outcome.changes.push({sessionId: row.sessionId, role: row.role, column: c.column, before: c.before, after: toValue(after)});
+			}
+		}
+	}
+
+	return null;
+}
+
+/** The one write transaction: all adoptions or none. */
+async function commitAdoptions(run: ApplyRun, bound: Planned, reader: ShmReader): Promise<ApplyOutcome | null> {
+	const db = new Database(run.options.dbPath, {fileMustExist: true, timeout: 5000});
+	const stamp = Date.now() / 1000;
+	try {
+		db.pragma('foreign_keys = ON');
+		db.exec('BEGIN IMMEDIATE');
+		const {touched, refusal} = await boundRows(run, db, bound, reader);
+		const stopped = refusal ?? writeAdoptions(run, db, bound, touched, stamp);
+		if (stopped) {
+			return stopped;
 		}
 
-		if (plan.adoptions.length === 0) {
-			outcome.result = 'nothing-to-do';
-			outcome.exitCode = plan.refused.length > 0 ? 1 : 0;
-			outcome.reason = plan.refused.length > 0 ? `no adoptable orphan; ${plan.refused.length} refused (see the dry run)` : 'no orphan to adopt';
-			record();
-			return outcome;
+		db.exec('COMMIT');
+		return null;
+	} catch (error) {
+		if (db.inTransaction) {
+			db.exec('ROLLBACK');
 		}
 
-		if (!options.yes && !await options.confirm(planned)) {
-			return refuse('not confirmed: nothing was written', 'run again and type the confirmation, or pass --yes after reviewing the dry run', 'aborted');
+		run.outcome.changes = [];
+		return run.refuse(`the write failed and was rolled back: ${errorMessage(error)}`, 'nothing was written; check the store and run again', 'failed');
+	} finally {
+		db.close();
+	}
+}
+
+/** After the commit: re-read the store, confirm each orphan carries its key and a restart resumes it, record. */
+function verifyAndRecord(run: ApplyRun, bound: Planned): ApplyOutcome {
+	const {outcome, options} = run;
+	const {plan} = bound;
+	outcome.applied = plan.adoptions;
+	options.log(`✓ committed ${plan.adoptions.length} adoption${plan.adoptions.length === 1 ? '' : 's'} in one transaction`);
+	outcome.verification = verify(options.dbPath, options.owner, options.maxGapSeconds, plan.adoptions);
+	const bad = outcome.verification.filter(v => !v.ok);
+	if (bad.length > 0) {
+		outcome.exitCode = 2;
+		outcome.result = 'failed';
+		outcome.reason = `applied, but the re-read does not confirm it for ${bad.map(b => b.orphanId).join(', ')}`;
+		outcome.next = `inspect with hfx routing; undo with hfx repair --undo ${'<entry>'}`;
+	} else {
+		outcome.result = 'applied';
+		outcome.exitCode = plan.refused.length > 0 ? 1 : 0;
+	}
+
+	run.record();
+	if (outcome.next?.includes('<entry>') && outcome.audit) {
+		outcome.next = outcome.next.replace('<entry>', String(outcome.audit.seq));
+	}
+
+	return outcome;
+}
+
+/**
+ * Runs the whole apply: holders, plan and confirmation, snapshot, one write transaction, verify.
+ * Never throws for a refusal: the outcome says what happened, and the audit trail records it.
+ */
+export async function applyRepair(options: ApplyOptions): Promise<ApplyOutcome> {
+	const run = new ApplyRun(options, auditPathFor(options.dbPath));
+	const reader = new ShmReader();
+	try {
+		const stopped = checkHolders(run) ?? await planAndConfirm(run, reader);
+		if (stopped) {
+			return stopped;
 		}
 
 		// From the snapshot to the audit entry, an interrupt waits: a committed write is always verified and recorded.
-		const bound = planned;
-		return await critical(async () => {
-			log('taking a snapshot before writing…');
-			let snapshot;
-			try {
-				snapshot = await takeQuickSnapshot({dbPath, label: 'pre-repair'});
-			} catch (error) {
-				outcome.checks.push({id: 'snapshot', ok: false, label: 'a fresh snapshot was taken and verified', detail: errorMessage(error), next: 'free space beside the store (state-snapshots/) and run again'});
-				return refuse(`the snapshot failed: ${errorMessage(error)}`, 'free space beside the store (state-snapshots/) and run again');
-			}
-
-			outcome.snapshotDir = snapshot.dir;
-			const snapshotOk = snapshot.verified && snapshot.exitCode === 0;
-			outcome.checks.push({id: 'snapshot', ok: snapshotOk, label: 'a fresh snapshot was taken and verified', detail: snapshotOk ? snapshot.dir : snapshot.problems.join('; '), next: snapshotOk ? null : 'check the snapshot problems above and run again'});
-			log(`${snapshotOk ? '✓' : '✗'} snapshot ${snapshot.dir}`);
-			if (!snapshotOk) {
-				return refuse(`the snapshot did not verify: ${snapshot.problems.join('; ')}`, 'check free space and the store, then run again');
-			}
-
-			// A holder may have appeared while we waited for the confirmation or the snapshot.
-			const again = holderChecks(dbPath).find(c => !c.ok);
-			if (again) {
-				outcome.checks.push(again);
-				return refuse(`precondition failed: ${again.label}: ${again.detail}`, again.next ?? 'resolve it and run again');
-			}
-
-			if (interruptRequested()) {
-				return refuse('interrupted before the write: nothing was written', 'run hfx repair --apply again when ready', 'aborted');
-			}
-
-			const db = new Database(dbPath, {fileMustExist: true, timeout: 5000});
-			const stamp = Date.now() / 1000;
-			try {
-				db.pragma('foreign_keys = ON');
-				db.exec('BEGIN IMMEDIATE');
-				const touched = new Map<string, Record<string, unknown>>();
-				const select = db.prepare('SELECT * FROM sessions WHERE id = ?');
-				for (const id of [...bound.rows.keys()]) {
-					const row = select.get(id) as Record<string, unknown> | undefined;
-					if (row) {
-						touched.set(id, row);
-					}
-				}
-
-				const now = await readBinding(dbPath, rowsHash(touched), reader);
-				const moved = bindingDifference(bound.binding, now);
-				outcome.checks.push({id: 'plan-current', ok: moved === null, label: 'the store still matches the plan (checked inside BEGIN IMMEDIATE)', detail: moved ?? `plan ${bound.hash.slice(0, 16)}`, next: moved ? 'run hfx repair again for a fresh plan' : null});
-				log(`${moved ? '✗' : '✓'} the store still matches the plan${moved ? `: ${moved}` : ''}`);
-				if (moved) {
-					db.exec('ROLLBACK');
-					return refuse(`the plan is stale: ${moved}`, 'run hfx repair again (dry run) and review the new plan');
-				}
-
-				const cols = bound.sessionColumns;
-				const fill = (['chat_id', 'chat_type', 'thread_id', 'user_id', 'origin_json', 'display_name'] as const).filter(c => cols.has(c));
-				const updateOrphan = db.prepare(`UPDATE sessions SET session_key = ?, ${fill.map(c => `${c} = COALESCE(${c}, ?)`).join(', ')}${fill.length > 0 ? ', ' : ''}parent_session_id = COALESCE(parent_session_id, ?) WHERE id = ? AND session_key IS NULL`);
-				const updateDonor = db.prepare('UPDATE sessions SET ended_at = COALESCE(ended_at, ?), end_reason = ? WHERE id = ?');
-				for (const [i, a] of plan.adoptions.entries()) {
-					const donor = touched.get(a.donorId);
-					const orphan = touched.get(a.orphanId);
-					// Hermes' own re-verification (adopt_orphaned_gateway_session).
-					if (!donor || !orphan || !donor.session_key || orphan.session_key !== null || String(donor.source ?? '') !== String(orphan.source ?? '')) {
-						db.exec('ROLLBACK');
-						return refuse(`${a.orphanId} or its donor ${a.donorId} no longer qualifies`, 'run hfx repair again');
-					}
-
-					const o = updateOrphan.run(donor.session_key, ...fill.map(c => donor[c] ?? null), a.donorId, a.orphanId);
-					if (i === 0) {
-						holdForTests();
-					}
-
-					const d = updateDonor.run(stamp, REPAIR_END_REASON, a.donorId);
-					if (o.changes !== 1 || d.changes !== 1) {
-						db.exec('ROLLBACK');
-						return refuse(`an update touched ${o.changes}/${d.changes} rows instead of 1/1 for ${a.orphanId}`, 'run hfx repair again');
-					}
-
-					for (const row of a.rows) {
-						for (const c of row.columns) {
-							const after = c.after === AT_APPLY ? stamp : fromValue(c.after);
-							outcome.changes.push({sessionId: row.sessionId, role: row.role, column: c.column, before: c.before, after: toValue(after)});
-						}
-					}
-				}
-
-				db.exec('COMMIT');
-			} catch (error) {
-				if (db.inTransaction) {
-					db.exec('ROLLBACK');
-				}
-
-				outcome.changes = [];
-				return refuse(`the write failed and was rolled back: ${errorMessage(error)}`, 'nothing was written; check the store and run again', 'failed');
-			} finally {
-				db.close();
-			}
-
-			outcome.applied = plan.adoptions;
-			log(`✓ committed ${plan.adoptions.length} adoption${plan.adoptions.length === 1 ? '' : 's'} in one transaction`);
-			outcome.verification = verify(dbPath, options.owner, options.maxGapSeconds, plan.adoptions);
-			const bad = outcome.verification.filter(v => !v.ok);
-			if (bad.length > 0) {
-				outcome.exitCode = 2;
-				outcome.result = 'failed';
-				outcome.reason = `applied, but the re-read does not confirm it for ${bad.map(b => b.orphanId).join(', ')}`;
-				outcome.next = `inspect with hfx routing; undo with hfx repair --undo ${'<entry>'}`;
-			} else {
-				outcome.result = 'applied';
-				outcome.exitCode = plan.refused.length > 0 ? 1 : 0;
-			}
-
-			record();
-			if (outcome.next?.includes('<entry>') && outcome.audit) {
-				outcome.next = outcome.next.replace('<entry>', String(outcome.audit.seq));
-			}
-
-			return outcome;
-		});
+		const bound = run.planned!;
+		return await critical(async () => await snapshotFirst(run) ?? await commitAdoptions(run, bound, reader) ?? verifyAndRecord(run, bound));
 	} catch (error) {
 		if (error instanceof FailClosed) {
-			return refuse(error.reason, error.next);
+			return run.refuse(error.reason, error.next);
 		}
 
 		throw error;

@@ -159,6 +159,54 @@ function matchesOnly(id: string, only: readonly string[]): boolean {
 	return only.some(o => id === o || (o.length >= 6 && id.startsWith(o)));
 }
 
+/** One adoption's writes, as repair-routing's --apply makes them, with the consequences worth a warning. */
+function draftAdoption(o: OrphanVerdict, rows: PlanInput['rows'], has: (column: string) => boolean): Adoption {
+	const orphan = rows.get(o.orphanId) ?? {};
+	const donor = rows.get(o.donorId!) ?? {};
+	const orphanCols: ColumnChange[] = [column('session_key', orphan.session_key, toValue(donor.session_key))];
+	for (const c of FILLED_COLUMNS) {
+		if (has(c)) {
+			orphanCols.push(column(c, orphan[c], toValue(orphan[c] ?? donor[c])));
+		}
+	}
+
+	orphanCols.push(column('parent_session_id', orphan.parent_session_id, toValue(orphan.parent_session_id ?? o.donorId)));
+	const donorCols: ColumnChange[] = [
+		column('ended_at', donor.ended_at, donor.ended_at === null || donor.ended_at === undefined ? AT_APPLY : toValue(donor.ended_at)),
+		column('end_reason', donor.end_reason, REPAIR_END_REASON),
+	];
+	const warnings: string[] = [];
+	if (donor.end_reason === 'compression') {
+		warnings.push(`the donor's end reason "compression" is overwritten with "${REPAIR_END_REASON}": its continuation child is no longer classed as a compression continuation`);
+	}
+
+	if (donor.ended_at === null || donor.ended_at === undefined) {
+		warnings.push(`the donor ${o.donorId} is still open: the repair ends it now (it will never be resumed again)`);
+	} else if (donor.end_reason && donor.end_reason !== REPAIR_END_REASON) {
+		warnings.push(`the donor's end reason "${String(donor.end_reason)}" is replaced; its ended_at is kept`);
+	}
+
+	for (const c of FILLED_COLUMNS) {
+		if (has(c) && orphan[c] !== null && orphan[c] !== undefined && donor[c] !== null && donor[c] !== undefined && !same(toValue(orphan[c]), toValue(donor[c]))) {
+			warnings.push(`the orphan keeps its own ${c} (${JSON.stringify(toValue(orphan[c]))}); the donor's is ${JSON.stringify(toValue(donor[c]))}`);
+		}
+	}
+
+	return {
+		orphanId: o.orphanId,
+		donorId: o.donorId!,
+		sessionKey: o.sessionKey!,
+		evidence: o.evidence as 'lineage' | 'contiguity',
+		messageCount: o.messageCount,
+		rows: [{sessionId: o.orphanId, role: 'orphan', columns: orphanCols}, {sessionId: o.donorId!, role: 'donor', columns: donorCols}],
+		restartBefore: null,
+		restartAfter: null,
+		rollbackRiskBefore: false,
+		rollbackRiskAfter: false,
+		warnings,
+	};
+}
+
 /**
  * On a store of an older generation hfx writes an adoption only where current Hermes, which takes
  * over after an upgrade, names the same donor: the fail-closed choice where the two disagree
@@ -186,52 +234,7 @@ export function planRepair(input: PlanInput): RepairPlan {
 	const selected = only.length > 0 ? adoptable.filter(o => matchesOnly(o.orphanId, only)) : adoptable;
 	const unknownOnly = only.filter(o => !adoptable.some(a => matchesOnly(a.orphanId, [o])));
 	const has = (c: string) => input.sessionColumns.has(c);
-	const draft: Adoption[] = selected.map(o => {
-		const orphan = rows.get(o.orphanId) ?? {};
-		const donor = rows.get(o.donorId!) ?? {};
-		const orphanCols: ColumnChange[] = [column('session_key', orphan.session_key, toValue(donor.session_key))];
-		for (const c of FILLED_COLUMNS) {
-			if (has(c)) {
-				orphanCols.push(column(c, orphan[c], toValue(orphan[c] ?? donor[c])));
-			}
-		}
-
-		orphanCols.push(column('parent_session_id', orphan.parent_session_id, toValue(orphan.parent_session_id ?? o.donorId)));
-		const donorCols: ColumnChange[] = [
-			column('ended_at', donor.ended_at, donor.ended_at === null || donor.ended_at === undefined ? AT_APPLY : toValue(donor.ended_at)),
-			column('end_reason', donor.end_reason, REPAIR_END_REASON),
-		];
-		const warnings: string[] = [];
-		if (donor.end_reason === 'compression') {
-			warnings.push(`the donor's end reason "compression" is overwritten with "${REPAIR_END_REASON}": its continuation child is no longer classed as a compression continuation`);
-		}
-
-		if (donor.ended_at === null || donor.ended_at === undefined) {
-			warnings.push(`the donor ${o.donorId} is still open: the repair ends it now (it will never be resumed again)`);
-		} else if (donor.end_reason && donor.end_reason !== REPAIR_END_REASON) {
-			warnings.push(`the donor's end reason "${String(donor.end_reason)}" is replaced; its ended_at is kept`);
-		}
-
-		for (const c of FILLED_COLUMNS) {
-			if (has(c) && orphan[c] !== null && orphan[c] !== undefined && donor[c] !== null && donor[c] !== undefined && !same(toValue(orphan[c]), toValue(donor[c]))) {
-				warnings.push(`the orphan keeps its own ${c} (${JSON.stringify(toValue(orphan[c]))}); the donor's is ${JSON.stringify(toValue(donor[c]))}`);
-			}
-		}
-
-		return {
-			orphanId: o.orphanId,
-			donorId: o.donorId!,
-			sessionKey: o.sessionKey!,
-			evidence: o.evidence as 'lineage' | 'contiguity',
-			messageCount: o.messageCount,
-			rows: [{sessionId: o.orphanId, role: 'orphan', columns: orphanCols}, {sessionId: o.donorId!, role: 'donor', columns: donorCols}],
-			restartBefore: null,
-			restartAfter: null,
-			rollbackRiskBefore: false,
-			rollbackRiskAfter: false,
-			warnings,
-		};
-	});
+	const draft: Adoption[] = selected.map(o => draftAdoption(o, rows, has));
 
 	// What a restart resumes for each chat, before and after all selected adoptions.
 	const afterSnapshot: Snapshot = {...analysis.snapshot, sessions: applyToRecords(analysis.snapshot.sessions, draft, input.now)};

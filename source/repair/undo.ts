@@ -6,7 +6,8 @@ import Database from 'better-sqlite3';
 import {errorMessage, FailClosed} from '../errors.js';
 import {takeQuickSnapshot} from '../backup/snapshot.js';
 import {type AuditEntry, appendAudit, assertAuditWritable, auditPathFor, readAudit} from './audit.js';
-import {type ApplyOutcome, type ChangeRecord, TOOL_VERSION} from './apply.js';
+import {toolVersion} from '../version.js';
+import {type ApplyOutcome, type ChangeRecord} from './apply.js';
 import {fromValue, sha256, toValue, type Value} from './plan.js';
 import {holderChecks} from './preconditions.js';
 
@@ -44,21 +45,24 @@ export function findApplyEntry(entries: readonly AuditEntry[], ref: string): Aud
 	return entry;
 }
 
-export async function undoRepair(options: UndoOptions): Promise<ApplyOutcome> {
-	const {dbPath, log} = options;
-	const auditPath = auditPathFor(dbPath);
-	const outcome: ApplyOutcome = {exitCode: 2, result: 'refused', reason: null, next: null, checks: [], snapshotDir: null, applied: [], changes: [], verification: [], audit: null};
-	let target: AuditEntry | undefined;
-	const record = () => {
+/** One undo in progress: its outcome, the entry it undoes, and the two ways it ends (recorded either way). */
+class UndoRun {
+	readonly outcome: ApplyOutcome = {exitCode: 2, result: 'refused', reason: null, next: null, checks: [], snapshotDir: null, applied: [], changes: [], verification: [], audit: null};
+	target: AuditEntry | undefined;
+
+	constructor(readonly options: UndoOptions, readonly auditPath: string) {}
+
+	record(): void {
+		const {outcome, options} = this;
 		try {
-			outcome.audit = appendAudit(auditPath, {
+			outcome.audit = appendAudit(this.auditPath, {
 				time: new Date().toISOString(),
-				tool: {name: 'hfx', version: TOOL_VERSION},
+				tool: {name: 'hfx', version: toolVersion()},
 				sqliteVersion: 'n/a',
 				argv: options.argv,
 				mode: 'undo',
-				database: dbPath,
-				undoes: target?.seq ?? null,
+				database: options.dbPath,
+				undoes: this.target?.seq ?? null,
 				preconditions: outcome.checks,
 				snapshot: outcome.snapshotDir,
 				changes: outcome.changes,
@@ -67,89 +71,107 @@ export async function undoRepair(options: UndoOptions): Promise<ApplyOutcome> {
 				exitCode: outcome.exitCode,
 			});
 		} catch (error) {
-			log(`warning: the audit entry could not be written: ${errorMessage(error)}`);
+			options.log(`warning: the audit entry could not be written: ${errorMessage(error)}`);
 		}
-	};
-
-	const refuse = (reason: string, next: string, result: ApplyOutcome['result'] = 'refused'): ApplyOutcome => {
-		outcome.exitCode = 2;
-		outcome.result = result;
-		outcome.reason = reason;
-		outcome.next = next;
-		record();
-		return outcome;
-	};
-
-	try {
-		assertAuditWritable(auditPath);
-	} catch (error) {
-		outcome.reason = errorMessage(error);
-		outcome.next = 'run hfx as the user that owns the store';
-		return outcome;
 	}
 
-	try {
-		target = findApplyEntry(readAudit(auditPath), options.entry);
-	} catch (error) {
-		return refuse(errorMessage(error), 'list the entries with: hfx audit verify (then pick an applied repair)');
+	refuse(reason: string, next: string, result: ApplyOutcome['result'] = 'refused'): ApplyOutcome {
+		Object.assign(this.outcome, {exitCode: 2, result, reason, next});
+		this.record();
+		return this.outcome;
 	}
+}
 
-	const changes = (target.changes as ChangeRecord[] | undefined) ?? [];
-	outcome.checks.push(...holderChecks(dbPath));
+/** No process holds the store, and the operator confirmed; null to go on. */
+async function preconditions(run: UndoRun, target: AuditEntry): Promise<ApplyOutcome | null> {
+	const {outcome, options} = run;
+	outcome.checks.push(...holderChecks(options.dbPath));
 	for (const c of outcome.checks) {
-		log(`${c.ok ? '✓' : '✗'} ${c.label}${c.ok ? '' : `: ${c.detail}`}`);
+		options.log(`${c.ok ? '✓' : '✗'} ${c.label}${c.ok ? '' : `: ${c.detail}`}`);
 	}
 
 	const failed = outcome.checks.find(c => !c.ok);
 	if (failed) {
-		return refuse(`precondition failed: ${failed.label}: ${failed.detail}`, failed.next ?? 'resolve it and run again');
+		return run.refuse(`precondition failed: ${failed.label}: ${failed.detail}`, failed.next ?? 'resolve it and run again');
 	}
 
 	if (!options.yes && !await options.confirm(target)) {
-		return refuse('not confirmed: nothing was written', 'run again and confirm, or pass --yes', 'aborted');
+		return run.refuse('not confirmed: nothing was written', 'run again and confirm, or pass --yes', 'aborted');
 	}
 
+	return null;
+}
+
+/** A fresh, verified snapshot before anything is written; null to go on. */
+async function snapshotFirst(run: UndoRun): Promise<ApplyOutcome | null> {
 	try {
-		const snapshot = await takeQuickSnapshot({dbPath, label: 'pre-undo'});
-		outcome.snapshotDir = snapshot.dir;
-		if (!snapshot.verified) {
-			return refuse(`the snapshot did not verify: ${snapshot.problems.join('; ')}`, 'check free space and the store, then run again');
-		}
+		const snapshot = await takeQuickSnapshot({dbPath: run.options.dbPath, label: 'pre-undo'});
+		run.outcome.snapshotDir = snapshot.dir;
+		return snapshot.verified ? null : run.refuse(`the snapshot did not verify: ${snapshot.problems.join('; ')}`, 'check free space and the store, then run again');
 	} catch (error) {
-		return refuse(`the snapshot failed: ${error instanceof FailClosed ? error.reason : errorMessage(error)}`, 'free space beside the store and run again');
+		return run.refuse(`the snapshot failed: ${error instanceof FailClosed ? error.reason : errorMessage(error)}`, 'free space beside the store and run again');
 	}
+}
 
-	const db = new Database(dbPath, {fileMustExist: true, timeout: 5000});
+/** In one BEGIN IMMEDIATE: every column must still hold what the repair wrote, then each gets its old value back. */
+function restoreColumns(run: UndoRun, changes: readonly ChangeRecord[]): ApplyOutcome | null {
+	const db = new Database(run.options.dbPath, {fileMustExist: true, timeout: 5000});
 	try {
 		db.exec('BEGIN IMMEDIATE');
 		for (const c of changes) {
 			const current = toValue((db.prepare(`SELECT "${c.column.replaceAll('"', '""')}" AS v FROM sessions WHERE id = ?`).get(c.sessionId) as {v: unknown} | undefined)?.v);
 			if (JSON.stringify(current) !== JSON.stringify(c.after)) {
 				db.exec('ROLLBACK');
-				return refuse(`${c.sessionId}.${c.column} changed since the repair (now ${JSON.stringify(current)}, the repair wrote ${JSON.stringify(c.after)})`, 'the store moved on; restore the pre-repair snapshot by hand if you must (hfx restore), or leave it');
+				return run.refuse(`${c.sessionId}.${c.column} changed since the repair (now ${JSON.stringify(current)}, the repair wrote ${JSON.stringify(c.after)})`, 'the store moved on; restore the pre-repair snapshot by hand if you must (hfx restore), or leave it');
 			}
 		}
 
 		for (const c of [...changes].reverse()) {
 			db.prepare(`UPDATE sessions SET "${c.column.replaceAll('"', '""')}" = ? WHERE id = ?`).run(fromValue(c.before as Value), c.sessionId);
-			outcome.changes.push({...c, before: c.after, after: c.before});
+			run.outcome.changes.push({...c, before: c.after, after: c.before});
 		}
 
 		db.exec('COMMIT');
+		return null;
 	} catch (error) {
 		if (db.inTransaction) {
 			db.exec('ROLLBACK');
 		}
 
-		outcome.changes = [];
-		return refuse(`the undo failed and was rolled back: ${errorMessage(error)}`, 'nothing was written', 'failed');
+		run.outcome.changes = [];
+		return run.refuse(`the undo failed and was rolled back: ${errorMessage(error)}`, 'nothing was written', 'failed');
 	} finally {
 		db.close();
 	}
+}
 
-	outcome.result = 'applied';
-	outcome.exitCode = 0;
-	log(`✓ undid entry ${target.seq}: ${changes.length} columns restored`);
-	record();
-	return outcome;
+export async function undoRepair(options: UndoOptions): Promise<ApplyOutcome> {
+	const run = new UndoRun(options, auditPathFor(options.dbPath));
+	try {
+		assertAuditWritable(run.auditPath);
+	} catch (error) {
+		run.outcome.reason = errorMessage(error);
+		run.outcome.next = 'run hfx as the user that owns the store';
+		return run.outcome;
+	}
+
+	let target: AuditEntry;
+	try {
+		target = findApplyEntry(readAudit(run.auditPath), options.entry);
+		run.target = target;
+	} catch (error) {
+		return run.refuse(errorMessage(error), 'list the entries with: hfx audit verify (then pick an applied repair)');
+	}
+
+	const changes = (target.changes as ChangeRecord[] | undefined) ?? [];
+	const stopped = await preconditions(run, target) ?? await snapshotFirst(run) ?? restoreColumns(run, changes);
+	if (stopped) {
+		return stopped;
+	}
+
+	run.outcome.result = 'applied';
+	run.outcome.exitCode = 0;
+	options.log(`✓ undid entry ${target.seq}: ${changes.length} columns restored`);
+	run.record();
+	return run.outcome;
 }

@@ -91,7 +91,6 @@ function run(command: WriterCommand): Record<string, unknown> {
 			process.exit(0);
 		}
 
-		// eslint-disable-next-line no-fallthrough
 		case 'close': {
 			writer.close();
 			reply({ok: true});

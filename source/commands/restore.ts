@@ -10,9 +10,8 @@ import {progressSink} from '../backup/progress.js';
 import {type RestoreResult, restoreArchive} from '../backup/restore.js';
 import type {ExitCode} from '../errors.js';
 import {failIfAbandoned} from './backup.js';
-import {type GlobalFlags, type Io, guarded} from './context.js';
-
 import {plural} from '../text/format.js';
+import {type GlobalFlags, type Io, guarded} from './context.js';
 
 export type RestoreFlags = GlobalFlags & {archive: string; to?: string; yes: boolean; drill: boolean};
 
@@ -49,44 +48,92 @@ function drillJson(r: DrillResult) {
 	return {archive: r.archive, ok: r.ok, exitCode: r.exitCode, restored: r.restore?.restored.length ?? 0, scans: r.scans, problems: r.problems, recorded: r.recorded, ms: Math.round(r.ms)};
 }
 
+function drillLines(r: DrillResult): string[] {
+	const lines = [`${r.ok ? '✓ DRILL PASSED' : '✗ DRILL FAILED'}  ${r.archive}`];
+	if (r.restore) {
+		lines.push(`  restored ${plural(r.restore.restored.length, 'file')} into a scratch folder (removed again); every hash and database matched the manifest${r.restore.postProblems.length > 0 ? ' EXCEPT the problems below' : ''}`);
+	}
+
+	for (const s of r.scans) {
+		lines.push(s.error
+			? `  ✗ ${s.path}: the forensic scan failed: ${s.error}`
+			: `  ${s.ok ? '✓' : '✗'} ${s.path} (${s.label}): ${plural(s.sessions ?? 0, 'session')}${s.expectedSessions === null ? '' : ` (manifest: ${s.expectedSessions})`}, ${plural(s.orphans ?? 0, 'orphan')}, ${plural(s.rollbackRisks ?? 0, 'rollback risk')}${s.healthy ? ', healthy' : ' (findings in the data itself, as in the live store: hfx scan shows them)'}`);
+	}
+
+	lines.push(...r.problems.map(p => `  ✗ ${p}`));
+	lines.push(r.recorded ? `  recorded in ${path.join(path.dirname(r.archive), 'hfx-records.jsonl')}` : '  NOTE: the outcome could not be recorded (the folder is not writable)');
+	return lines;
+}
+
+async function runDrill(flags: RestoreFlags, io: Io, bar: ReturnType<typeof progressSink>): Promise<ExitCode> {
+	let r: DrillResult;
+	try {
+		r = await drillArchive({archive: flags.archive, onProgress: bar?.update});
+	} finally {
+		bar?.clear();
+	}
+
+	for (const line of flags.json ? [JSON.stringify(drillJson(r), null, 2)] : drillLines(r)) {
+		io.out(line);
+	}
+
+	if (!r.ok) {
+		io.err(`hfx: ${r.archive}: the restore drill failed (${r.problems[0]}). Next: do not rely on this backup; take a new one (hfx backup) and drill it`);
+	}
+
+	return r.exitCode;
+}
+
+function restoreLines(r: RestoreResult): string[] {
+	const lines = [
+		`${r.status === 'restored' ? '✓ RESTORED' : '✗ PARTIAL'}  ${r.archive} → ${r.target}`,
+		`  ${plural(r.restored.length, 'file')} restored and read back (sha256 against the manifest); credentials and databases mode 0600`,
+	];
+	for (const d of r.databases) {
+		lines.push(`  ${d.ok ? '✓' : '✗'} ${d.path}: integrity_check ${d.integrity[0]}, ${d.counts.sessions === undefined ? plural(Object.keys(d.counts).length, 'table') : `${plural(d.counts.sessions, 'session')}, ${plural(d.counts.messages ?? 0, 'message')}`}${d.ok ? ', as in the manifest' : ''}`);
+	}
+
+	if (r.preRestoreDir) {
+		lines.push(`  the files found there before (state.db, -wal, -shm as found) are kept in ${r.preRestoreDir}`);
+	}
+
+	lines.push(...r.failed.map(f => `  ✗ not restored: ${f.path} (${f.reason})`), ...r.postProblems.map(p => `  ✗ ${p}`));
+	lines.push(r.exitCode === 0 ? 'Next: start the gateway; hfx scan shows the restored state' : `Next: the previous files are in ${r.preRestoreDir ?? '(none were replaced)'}; fix the cause above and restore again`);
+	return lines;
+}
+
+async function runRestoreInto(target: string, flags: RestoreFlags, io: Io, bar: ReturnType<typeof progressSink>): Promise<ExitCode> {
+	let r: RestoreResult;
+	try {
+		r = await restoreArchive({
+			archive: flags.archive,
+			target,
+			mode: flags.to ? 'to' : 'home',
+			yes: flags.yes,
+			confirm: process.stdin.isTTY && process.stderr.isTTY ? askOnTty : undefined,
+			onProgress: bar?.update,
+		});
+	} finally {
+		bar?.clear();
+	}
+
+	for (const line of flags.json ? [JSON.stringify(restoreJson(r), null, 2)] : restoreLines(r)) {
+		io.out(line);
+	}
+
+	if (r.exitCode !== 0) {
+		io.err(`hfx: ${r.target}: the restore is partial (${[...r.failed.map(f => f.path), ...r.postProblems].slice(0, 3).join('; ')}). Next: see the list above; the previous files are in ${r.preRestoreDir ?? 'place'}`);
+	}
+
+	return r.exitCode;
+}
+
 export async function runRestore(flags: RestoreFlags, io: Io): Promise<ExitCode> {
 	failIfAbandoned(io);
 	return guarded(io, flags, async () => {
 		const bar = progressSink();
 		if (flags.drill) {
-			let r: DrillResult;
-			try {
-				r = await drillArchive({archive: flags.archive, onProgress: bar?.update});
-			} finally {
-				bar?.clear();
-			}
-
-			if (flags.json) {
-				io.out(JSON.stringify(drillJson(r), null, 2));
-			} else {
-				io.out(`${r.ok ? '✓ DRILL PASSED' : '✗ DRILL FAILED'}  ${r.archive}`);
-				if (r.restore) {
-					io.out(`  restored ${plural(r.restore.restored.length, 'file')} into a scratch folder (removed again); every hash and database matched the manifest${r.restore.postProblems.length > 0 ? ' EXCEPT the problems below' : ''}`);
-				}
-
-				for (const s of r.scans) {
-					io.out(s.error
-						? `  ✗ ${s.path}: the forensic scan failed: ${s.error}`
-						: `  ${s.ok ? '✓' : '✗'} ${s.path} (${s.label}): ${plural(s.sessions ?? 0, 'session')}${s.expectedSessions === null ? '' : ` (manifest: ${s.expectedSessions})`}, ${plural(s.orphans ?? 0, 'orphan')}, ${plural(s.rollbackRisks ?? 0, 'rollback risk')}${s.healthy ? ', healthy' : ' (findings in the data itself, as in the live store: hfx scan shows them)'}`);
-				}
-
-				for (const p of r.problems) {
-					io.out(`  ✗ ${p}`);
-				}
-
-				io.out(r.recorded ? `  recorded in ${path.join(path.dirname(r.archive), 'hfx-records.jsonl')}` : '  NOTE: the outcome could not be recorded (the folder is not writable)');
-			}
-
-			if (!r.ok) {
-				io.err(`hfx: ${r.archive}: the restore drill failed (${r.problems[0]}). Next: do not rely on this backup; take a new one (hfx backup) and drill it`);
-			}
-
-			return r.exitCode;
+			return runDrill(flags, io, bar);
 		}
 
 		const target = flags.to ?? flags.home;
@@ -95,48 +142,6 @@ export async function runRestore(flags: RestoreFlags, io: Io): Promise<ExitCode>
 			return 2;
 		}
 
-		let r: RestoreResult;
-		try {
-			r = await restoreArchive({
-				archive: flags.archive,
-				target,
-				mode: flags.to ? 'to' : 'home',
-				yes: flags.yes,
-				confirm: process.stdin.isTTY && process.stderr.isTTY ? askOnTty : undefined,
-				onProgress: bar?.update,
-			});
-		} finally {
-			bar?.clear();
-		}
-
-		if (flags.json) {
-			io.out(JSON.stringify(restoreJson(r), null, 2));
-		} else {
-			io.out(`${r.status === 'restored' ? '✓ RESTORED' : '✗ PARTIAL'}  ${r.archive} → ${r.target}`);
-			io.out(`  ${plural(r.restored.length, 'file')} restored and read back (sha256 against the manifest); credentials and databases mode 0600`);
-			for (const d of r.databases) {
-				io.out(`  ${d.ok ? '✓' : '✗'} ${d.path}: integrity_check ${d.integrity[0]}, ${d.counts.sessions === undefined ? plural(Object.keys(d.counts).length, 'table') : `${plural(d.counts.sessions, 'session')}, ${plural(d.counts.messages ?? 0, 'message')}`}${d.ok ? ', as in the manifest' : ''}`);
-			}
-
-			if (r.preRestoreDir) {
-				io.out(`  the files found there before (state.db, -wal, -shm as found) are kept in ${r.preRestoreDir}`);
-			}
-
-			for (const f of r.failed) {
-				io.out(`  ✗ not restored: ${f.path} (${f.reason})`);
-			}
-
-			for (const p of r.postProblems) {
-				io.out(`  ✗ ${p}`);
-			}
-
-			io.out(r.exitCode === 0 ? 'Next: start the gateway; hfx scan shows the restored state' : `Next: the previous files are in ${r.preRestoreDir ?? '(none were replaced)'}; fix the cause above and restore again`);
-		}
-
-		if (r.exitCode !== 0) {
-			io.err(`hfx: ${r.target}: the restore is partial (${[...r.failed.map(f => f.path), ...r.postProblems].slice(0, 3).join('; ')}). Next: see the list above; the previous files are in ${r.preRestoreDir ?? 'place'}`);
-		}
-
-		return r.exitCode;
+		return runRestoreInto(target, flags, io, bar);
 	});
 }

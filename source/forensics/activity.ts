@@ -91,7 +91,7 @@ export function diffActivity(before: Analysis, after: Analysis, newMessages: New
 	const newRisk = new Set(after.routing.filter(r => r.rollbackRisk).map(r => r.sessionKey));
 	for (const r of after.routing) {
 		if (r.rollbackRisk && !oldRisk.has(r.sessionKey)) {
-			events.push({at, kind: 'rollback-risk', subject: r.sessionKey, text: `ROLLBACK RISK ${r.sessionKey}: a restart would resume ${r.restartResolvesTo}, newest message in ${r.newestActivityIn}`});
+			events.push({at, kind: 'rollback-risk', subject: r.sessionKey, text: `ROLLBACK RISK ${r.sessionKey}: ${r.restartResolvesTo === null ? 'a restart would start a fresh, empty session' : `a restart would resume ${r.restartResolvesTo}`}, newest message in ${r.newestActivityIn}`});
 		}
 	}
 

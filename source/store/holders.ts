@@ -93,13 +93,91 @@ function readText(p: string): string {
 
 const DELETED = ' (deleted)';
 
+/** The holder of `pid`, made (its comm and cmdline read) the first time it is needed. */
+function holderOf(holders: Map<number, Holder>, proc: string, pid: number): Holder {
+	let h = holders.get(pid);
+	if (!h) {
+		h = {
+			pid,
+			command: readText(`${proc}/${pid}/comm`).trim() || '?',
+			cmdline: readText(`${proc}/${pid}/cmdline`).split('\0').filter(Boolean).join(' '),
+			files: [],
+			locks: [],
+			holdsDeletedWal: false,
+		};
+		holders.set(pid, h);
+	}
+
+	return h;
+}
+
+/** Which of the store's files one `/proc/<pid>/fd/<n>` link names, or null (another file, or gone meanwhile). */
+function heldRole(fdPath: string, dir: string, base: string, byInode: Map<string, Identity>): {role: StoreFileRole; target: string; deleted: boolean} | null {
+	let target: string;
+	try {
+		target = fs.readlinkSync(fdPath);
+	} catch {
+		return null;
+	}
+
+	if (!target.startsWith(dir)) {
+		return null;
+	}
+
+	const deleted = target.endsWith(DELETED);
+	const name = path.basename(deleted ? target.slice(0, -DELETED.length) : target);
+	if (!name.startsWith(base)) {
+		return null;
+	}
+
+	let role: StoreFileRole | undefined;
+	if (deleted) {
+		role = name === `${base}-wal` ? 'wal' : (name === `${base}-shm` ? 'shm' : (name === base ? 'db' : undefined));
+	} else {
+		try {
+			const st = fs.statSync(fdPath);
+			role = byInode.get(`${st.dev}:${st.ino}`)?.role;
+		} catch {
+			role = undefined;
+		}
+	}
+
+	return role ? {role, target, deleted} : null;
+}
+
+/** Files of the store that `pid` holds open, added to its holder. False when its fd table is unreadable (not when the process is gone). */
+function scanFds(proc: string, pid: number, absolute: string, byInode: Map<string, Identity>, holder: (pid: number) => Holder): boolean {
+	const dir = path.dirname(absolute);
+	const base = path.basename(absolute);
+	let fds: string[];
+	try {
+		fds = fs.readdirSync(`${proc}/${pid}/fd`);
+	} catch (error) {
+		return (error as NodeJS.ErrnoException).code === 'ENOENT';
+	}
+
+	for (const fd of fds) {
+		const held = heldRole(`${proc}/${pid}/fd/${fd}`, dir, base, byInode);
+		if (!held) {
+			continue;
+		}
+
+		const {role, target, deleted} = held;
+		const h = holder(pid);
+		h.files.push({role, fd: Number(fd), target, deleted});
+		if (deleted && (role === 'wal' || role === 'shm')) {
+			h.holdsDeletedWal = true;
+		}
+	}
+
+	return true;
+}
+
 export function findHolders(dbPath: string, options: {includeSelf?: boolean; procRoot?: string} = {}): HolderReport {
 	const proc = options.procRoot ?? '/proc';
 	const absolute = path.resolve(dbPath);
 	const ids = identities(absolute);
 	const byInode = new Map(ids.map(i => [`${i.dev}:${i.ino}`, i]));
-	const dir = path.dirname(absolute);
-	const base = path.basename(absolute);
 	let pids: number[];
 	try {
 		pids = fs.readdirSync(proc).filter(n => /^\d+$/.test(n)).map(Number);
@@ -108,79 +186,15 @@ export function findHolders(dbPath: string, options: {includeSelf?: boolean; pro
 	}
 
 	const holders = new Map<number, Holder>();
-	const holder = (pid: number): Holder => {
-		let h = holders.get(pid);
-		if (!h) {
-			h = {
-				pid,
-				command: readText(`${proc}/${pid}/comm`).trim() || '?',
-				cmdline: readText(`${proc}/${pid}/cmdline`).split('\0').filter(Boolean).join(' '),
-				files: [],
-				locks: [],
-				holdsDeletedWal: false,
-			};
-			holders.set(pid, h);
-		}
-
-		return h;
-	};
-
+	const holder = (pid: number): Holder => holderOf(holders, proc, pid);
 	let unreadable = 0;
 	for (const pid of pids) {
 		if (pid === process.pid && !options.includeSelf) {
 			continue;
 		}
 
-		let fds: string[];
-		try {
-			fds = fs.readdirSync(`${proc}/${pid}/fd`);
-		} catch (error) {
-			if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
-				unreadable++;
-			}
-
-			continue;
-		}
-
-		for (const fd of fds) {
-			let target: string;
-			try {
-				target = fs.readlinkSync(`${proc}/${pid}/fd/${fd}`);
-			} catch {
-				continue;
-			}
-
-			if (!target.startsWith(dir)) {
-				continue;
-			}
-
-			const deleted = target.endsWith(DELETED);
-			const name = path.basename(deleted ? target.slice(0, -DELETED.length) : target);
-			if (!name.startsWith(base)) {
-				continue;
-			}
-
-			let role: StoreFileRole | undefined;
-			if (deleted) {
-				role = name === `${base}-wal` ? 'wal' : (name === `${base}-shm` ? 'shm' : (name === base ? 'db' : undefined));
-			} else {
-				try {
-					const st = fs.statSync(`${proc}/${pid}/fd/${fd}`);
-					role = byInode.get(`${st.dev}:${st.ino}`)?.role;
-				} catch {
-					role = undefined;
-				}
-			}
-
-			if (!role) {
-				continue;
-			}
-
-			const h = holder(pid);
-			h.files.push({role, fd: Number(fd), target, deleted});
-			if (deleted && (role === 'wal' || role === 'shm')) {
-				h.holdsDeletedWal = true;
-			}
+		if (!scanFds(proc, pid, absolute, byInode, holder)) {
+			unreadable++;
 		}
 	}
 

@@ -101,8 +101,8 @@ function readHeaderBytes(file: string): Buffer {
 	}
 }
 
-export function preflight(inputPath: string): Preflight {
-	const absolute = path.resolve(inputPath);
+/** Stats the main file; refuses a missing, unreadable or non-regular one. */
+function statMain(absolute: string): fs.Stats {
 	let st: fs.Stats;
 	try {
 		st = fs.statSync(absolute);
@@ -134,25 +134,30 @@ export function preflight(inputPath: string): Preflight {
 		});
 	}
 
-	const sidecars = statSidecars(absolute);
-	if (st.size === 0) {
-		if (sidecars.wal && sidecars.wal.size > 0) {
-			throw new FailClosed({
-				file: absolute,
-				kind: 'zero-byte-main-file',
-				reason: `main file is 0 bytes beside a ${sidecars.wal.size}-byte ${path.basename(absolute)}-wal; any SQLite open (even read-only) would delete that WAL and everything in it`,
-				next: `stop every process using it, copy ${path.basename(absolute)}, ${path.basename(absolute)}-wal and ${path.basename(absolute)}-shm to a safe folder with cp, and do not open the original with any SQLite tool`,
-			});
-		}
+	return st;
+}
 
+/** Refuses a 0-byte main file (H2: beside a -wal, any SQLite open would delete that WAL). */
+function refuseEmpty(absolute: string, sidecars: Sidecars): never {
+	if (sidecars.wal && sidecars.wal.size > 0) {
 		throw new FailClosed({
 			file: absolute,
-			kind: 'empty-file',
-			reason: 'file is empty (0 bytes), not a database',
-			next: 'look for a backup (hfx backups) or a quick snapshot under state-snapshots/',
+			kind: 'zero-byte-main-file',
+			reason: `main file is 0 bytes beside a ${sidecars.wal.size}-byte ${path.basename(absolute)}-wal; any SQLite open (even read-only) would delete that WAL and everything in it`,
+			next: `stop every process using it, copy ${path.basename(absolute)}, ${path.basename(absolute)}-wal and ${path.basename(absolute)}-shm to a safe folder with cp, and do not open the original with any SQLite tool`,
 		});
 	}
 
+	throw new FailClosed({
+		file: absolute,
+		kind: 'empty-file',
+		reason: 'file is empty (0 bytes), not a database',
+		next: 'look for a backup (hfx backups) or a quick snapshot under state-snapshots/',
+	});
+}
+
+/** The 100-byte database header, read raw unless a live connection's first preflight already did. */
+function readHeader(absolute: string): DbHeader {
 	// While this process holds a connection to the file, its header is not read again (H3): the
 	// first preflight's header stands (magic, journal mode and page size cannot change under a live
 	// connection); sizes above come from stat, which opens nothing.
@@ -183,6 +188,18 @@ export function preflight(inputPath: string): Preflight {
 		header = parseDbHeader(headerBytes);
 	}
 
+	return header;
+}
+
+export function preflight(inputPath: string): Preflight {
+	const absolute = path.resolve(inputPath);
+	const st = statMain(absolute);
+	const sidecars = statSidecars(absolute);
+	if (st.size === 0) {
+		refuseEmpty(absolute, sidecars);
+	}
+
+	const header = readHeader(absolute);
 	const notes: string[] = [];
 	if (header.journalMode === 'unknown') {
 		notes.push(`header journal bytes are ${header.writeVersion}/${header.readVersion} (expected 1/1 or 2/2)`);

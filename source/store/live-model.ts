@@ -1,0 +1,207 @@
+/**
+ * The live model: the forensic engine re-run on each refresh's rows (incrementally when the
+ * changed sessions are known), activity events from the difference, and the model published to
+ * the views (paused, waiting, failed). The only caller of the analysis in the live store.
+ */
+import {type ActivityEvent, changedSessionIds, diffActivity} from '../forensics/activity.js';
+import {type Analysis, analyze} from '../forensics/analyze.js';
+import {analyzeIncremental, prepareIncremental} from '../forensics/incremental.js';
+import type {SessionRecord, Snapshot} from '../forensics/types.js';
+import type {DatabaseFacts} from './load.js';
+import type {RowDelta} from './row-deltas.js';
+import type {SessionIndex} from './session-index.js';
+import type {SnapshotMeta} from './snapshot.js';
+
+export type LiveModel = {
+	facts: DatabaseFacts;
+	analysis: Analysis;
+	/** Newest last; bounded. */
+	activity: ActivityEvent[];
+	/** Session id -> wall-clock seconds it last changed (for a brief highlight). */
+	changedAt: ReadonlyMap<string, number>;
+	/** Commits (data_version changes) seen since start. */
+	commits: number;
+	refreshedAt: number;
+	/** How long the last refresh took, ms. */
+	refreshMs: number;
+	/** The last refresh failed (the previous model is kept); cleared by the next success. */
+	error: string | null;
+	/** Bumped on every published model, so views can tell them apart. */
+	revision: number;
+	/** Live updates are paused: the analysis stays as it was; `waiting` counts what came in. */
+	paused: boolean;
+	waiting: number;
+};
+
+export type LiveModelOptions = {
+	maxGapSeconds: number | undefined;
+	now: () => number;
+	activityLimit: number;
+};
+
+/** The database facts of a snapshot, as read through the current connection. */
+export type FactsOf = (snapshot: Snapshot, meta: SnapshotMeta) => DatabaseFacts;
+
+/** One commit seen: the rows read for it, and what the published model says about them. */
+export type CommitRead = {
+	delta: RowDelta;
+	index: SessionIndex;
+	/** The store's label (the subject of the commit events). */
+	label: string;
+	messageHighWater: number | null;
+	/** performance.now() when the refresh began. */
+	started: number;
+	facts: FactsOf;
+};
+
+type Listener = (model: LiveModel) => void;
+
+export class LiveModelFeed {
+	current: LiveModel;
+	/** data_version the published model shows (-1 after a reopen: any value is news). */
+	lastDataVersion: number;
+	/** Why the store was reopened since the last published model (an activity event). */
+	reopened: string | null = null;
+	paused = false;
+	private pausedVersion = -1;
+	private readonly listeners = new Set<Listener>();
+	private readonly changedAt = new Map<string, number>();
+
+	constructor(private readonly options: LiveModelOptions, first: {snapshot: Snapshot; meta: SnapshotMeta}, index: SessionIndex, facts: FactsOf) {
+		const {snapshot, meta} = first;
+		this.lastDataVersion = meta.dataVersion;
+		// The analysis shares this store's index of sessions, as every later one does.
+		const analysis = analyze(snapshot, {maxGapSeconds: this.options.maxGapSeconds, byId: index.byId});
+		this.current = {
+			facts: facts(snapshot, meta),
+			analysis,
+			activity: [],
+			changedAt: this.changedAt,
+			commits: 0,
+			refreshedAt: this.options.now(),
+			refreshMs: meta.readMs,
+			error: null,
+			revision: 1,
+			paused: false,
+			waiting: 0,
+		};
+	}
+
+	subscribe(listener: Listener): () => void {
+		this.listeners.add(listener);
+		return () => this.listeners.delete(listener);
+	}
+
+	/** Drops every listener (the store closed). */
+	unsubscribeAll(): void {
+		this.listeners.clear();
+	}
+
+	emit(): void {
+		for (const listener of this.listeners) {
+			listener(this.current);
+		}
+	}
+
+	/** The connection was replaced: the next refresh publishes whatever it reads, and says why. */
+	noteReopened(reason: string): void {
+		this.lastDataVersion = -1;
+		this.reopened = reason;
+	}
+
+	/** Pauses: the model (analysis included) stays exactly as it was. */
+	pause(): void {
+		this.paused = true;
+		this.current = {...this.current, paused: true, waiting: 0, revision: this.current.revision + 1};
+		this.emit();
+	}
+
+	/** Resumes; returns how many commits came in while paused. */
+	resume(): number {
+		this.paused = false;
+		const waited = this.current.waiting;
+		this.current = {...this.current, paused: false, waiting: 0, revision: this.current.revision + 1};
+		return waited;
+	}
+
+	/** While paused, a commit only bumps `waiting`. */
+	noteWhilePaused(dataVersion: number): void {
+		if (dataVersion !== this.pausedVersion) {
+			this.pausedVersion = dataVersion;
+			this.current = {...this.current, waiting: this.current.waiting + 1, revision: this.current.revision + 1};
+			this.emit();
+		}
+	}
+
+	/** Nothing new: a failure shown by the last refresh is over. */
+	clearError(): void {
+		if (this.current.error) {
+			this.current = {...this.current, error: null, revision: this.current.revision + 1};
+			this.emit();
+		}
+	}
+
+	publishError(message: string): boolean {
+		if (this.current.error !== message) {
+			this.current = {...this.current, error: message, revision: this.current.revision + 1};
+			this.emit();
+		}
+
+		return false;
+	}
+
+	/** Before the index is patched: the last analysis shares the sessions array, so its key index first. */
+	prepareIncremental(): void {
+		prepareIncremental(this.current.analysis);
+	}
+
+	/** Analyses a commit's rows and publishes the model, with its activity. */
+	publishCommit(commit: CommitRead): void {
+		const before = this.current.analysis;
+		const {delta: {newMessages, changed, dataVersion, snapshot}, index, started} = commit;
+		// The analysis shares this store's index of sessions (no copy per commit); `index.before`
+		// holds what the changed ones were.
+		const old = (id: string) => (index.before.has(id) ? index.before.get(id) : before.byId.get(id));
+		const analysis = changed === null
+			? analyze(snapshot, {maxGapSeconds: this.options.maxGapSeconds, byId: index.byId})
+			: analyzeIncremental(before, snapshot, changed, {maxGapSeconds: this.options.maxGapSeconds}, id => index.byId.get(id), {byId: index.byId, before: index.before});
+		const now = this.options.now();
+		const commits = this.current.commits + 1;
+		const events = this.commitEvents(before, analysis, commit, now, old);
+		for (const id of changedSessionIds(before, analysis, newMessages, changed ?? undefined, changed ? old : undefined)) {
+			this.changedAt.set(id, now);
+		}
+
+		this.lastDataVersion = dataVersion;
+		const activity = [...this.current.activity, ...events].slice(-this.options.activityLimit);
+		const snapshotMeta: SnapshotMeta = {dataVersion, messageHighWater: commit.messageHighWater, readMs: performance.now() - started, consistentSnapshot: true, transactions: 1};
+		this.current = {
+			facts: commit.facts(snapshot, snapshotMeta),
+			analysis,
+			activity,
+			changedAt: this.changedAt,
+			commits,
+			refreshedAt: now,
+			refreshMs: performance.now() - started,
+			error: null,
+			revision: this.current.revision + 1,
+			paused: false,
+			waiting: 0,
+		};
+		index.before = new Map();
+		this.emit();
+	}
+
+	/** The commit line first, then why the store was reopened (if it was), then the sessions' events. */
+	private commitEvents(before: Analysis, analysis: Analysis, commit: CommitRead, now: number, old: (id: string) => SessionRecord | undefined): ActivityEvent[] {
+		const {newMessages, changed, dataVersion} = commit.delta;
+		const events = diffActivity(before, analysis, newMessages, now, changed ?? undefined, changed ? old : undefined);
+		if (this.reopened) {
+			events.unshift({at: now, kind: 'commit', subject: commit.label, text: this.reopened});
+			this.reopened = null;
+		}
+
+		events.unshift({at: now, kind: 'commit', subject: commit.label, text: `commit seen (data_version ${this.lastDataVersion} → ${dataVersion}): ${[...newMessages.values()].reduce((a, b) => a + b, 0)} new message rows, ${events.filter(e => e.kind !== 'messages').length} session/routing changes`});
+		return events;
+	}
+}

@@ -1,0 +1,61 @@
+/**
+ * Hints that the owner may have committed: chokidar on the store's folder (depth 0) and a fallback
+ * poll, coalesced by a debounce into one check. Only a hint: `PRAGMA data_version` confirms.
+ */
+import path from 'node:path';
+import {type FSWatcher, watch} from 'chokidar';
+
+export type CommitHintOptions = {
+	pollMs: number;
+	debounceMs: number;
+	/** Watch the folder with chokidar (off in some tests). */
+	watch: boolean;
+};
+
+export class CommitHints {
+	private watcher: FSWatcher | undefined;
+	private pollTimer: NodeJS.Timeout | undefined;
+	private debounceTimer: NodeJS.Timeout | undefined;
+	private closed = false;
+
+	/** `check` runs once per burst of hints. */
+	constructor(private readonly options: CommitHintOptions, private readonly check: () => void) {}
+
+	/** Watches the folder of `dbPath` for files named like `base` (the store and its -wal/-shm), polls, and checks once now. */
+	start(dbPath: string, base: string): void {
+		if (this.options.watch && !this.watcher) {
+			this.watcher = watch(path.dirname(dbPath), {depth: 0, ignoreInitial: true, persistent: true});
+			this.watcher.on('all', (_event, file) => {
+				if (path.basename(file).startsWith(base)) {
+					this.schedule();
+				}
+			});
+			this.watcher.on('error', () => {
+				// The poll below still confirms changes.
+			});
+		}
+
+		this.pollTimer ??= setInterval(() => this.schedule(), this.options.pollMs);
+		this.pollTimer.unref?.();
+		// Catch up on whatever was committed between the first read and now.
+		this.schedule();
+	}
+
+	private schedule(): void {
+		if (this.closed || this.debounceTimer) {
+			return;
+		}
+
+		this.debounceTimer = setTimeout(() => {
+			this.debounceTimer = undefined;
+			this.check();
+		}, this.options.debounceMs);
+	}
+
+	close(): void {
+		this.closed = true;
+		clearInterval(this.pollTimer);
+		clearTimeout(this.debounceTimer);
+		void this.watcher?.close();
+	}
+}

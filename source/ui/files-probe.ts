@@ -6,90 +6,102 @@ import {FilesProbe, describeFiles} from '../store/files-probe.js';
 import type {LiveStore} from '../store/live.js';
 import type {FilesModel, FilesSource} from './files-model.js';
 
-/** `firstPollMs` delays the first probe (the TUI lets its first frame go first). */
-export function startFilesProbe(live: LiveStore, options: {intervalMs?: number; hiddenIntervalMs?: number; firstPollMs?: number} = {}): FilesSource & {close: () => void} {
-	const probe = new FilesProbe(live.readOnlyStore.preflight.path);
-	const listeners = new Set<(m: FilesModel) => void>();
-	let model: FilesModel | null = null;
-	let shown = '';
-	let visible = false;
-	let lastPoll = 0;
-	let running = false;
-	let again = false;
-	let closed = false;
-	const poll = async () => {
-		if (closed) {
+type Options = {intervalMs?: number; hiddenIntervalMs?: number; firstPollMs?: number};
+
+/** One probe's polling: at most one read at a time (a poll asked for meanwhile runs right after). */
+class FilesFeed {
+	model: FilesModel | null = null;
+	readonly listeners = new Set<(m: FilesModel) => void>();
+	visible = false;
+	lastPoll = 0;
+	closed = false;
+	private shown = '';
+	private running = false;
+	private again = false;
+
+	constructor(private readonly live: LiveStore, readonly probe: FilesProbe) {}
+
+	async poll(): Promise<void> {
+		if (this.closed) {
 			return;
 		}
 
-		if (running) {
-			again = true;
+		if (this.running) {
+			this.again = true;
 			return;
 		}
 
-		running = true;
-		lastPoll = Date.now();
+		this.running = true;
+		this.lastPoll = Date.now();
 		try {
-			const report = await probe.read();
-			const lines = describeFiles(report, live.model.facts.journalMode);
-			const text = JSON.stringify(lines);
-			// Publish only what changed: every publish re-renders the app.
-			if (!closed && text !== shown) {
-				shown = text;
-				model = {lines, holders: report.holders, updatedAt: report.readAt};
-				for (const l of listeners) {
-					l(model);
-				}
-			}
+			await this.read();
 		} catch (error) {
-			model = {lines: [{text: `files: ${error instanceof Error ? error.message : String(error)}`, tone: 'warn'}], holders: null, updatedAt: Date.now() / 1000};
+			this.model = {lines: [{text: `files: ${error instanceof Error ? error.message : String(error)}`, tone: 'warn'}], holders: null, updatedAt: Date.now() / 1000};
 		} finally {
-			running = false;
-			if (again) {
-				again = false;
-				void poll();
+			this.running = false;
+			if (this.again) {
+				this.again = false;
+				void this.poll();
 			}
 		}
-	};
+	}
 
+	private async read(): Promise<void> {
+		const report = await this.probe.read();
+		const lines = describeFiles(report, this.live.model.facts.journalMode);
+		const text = JSON.stringify(lines);
+		// Publish only what changed: every publish re-renders the app.
+		if (!this.closed && text !== this.shown) {
+			this.shown = text;
+			this.model = {lines, holders: report.holders, updatedAt: report.readAt};
+			for (const l of this.listeners) {
+				l(this.model);
+			}
+		}
+	}
+}
+
+/** Polls after every published model while visible, and on a timer (fast while visible, slow when not); `firstPollMs` delays the first probe (the TUI lets its first frame go first). */
+export function startFilesProbe(live: LiveStore, options: Options = {}): FilesSource & {close: () => void} {
+	const feed = new FilesFeed(live, new FilesProbe(live.readOnlyStore.preflight.path));
 	const off = live.subscribe(() => {
-		if (visible) {
-			void poll();
+		if (feed.visible) {
+			void feed.poll();
 		}
 	});
 	const fast = options.intervalMs ?? 1000;
 	const slow = options.hiddenIntervalMs ?? 15_000;
 	const timer = setInterval(() => {
-		if (Date.now() - lastPoll >= (visible ? fast : slow)) {
-			void poll();
+		if (Date.now() - feed.lastPoll >= (feed.visible ? fast : slow)) {
+			void feed.poll();
 		}
 	}, fast);
 	timer.unref?.();
 	const first = setTimeout(() => {
-		void poll();
+		void feed.poll();
 	}, options.firstPollMs ?? 0);
 	first.unref?.();
 	return {
 		get model() {
-			return model;
+			return feed.model;
 		},
 		subscribe(listener) {
-			listeners.add(listener);
-			return () => listeners.delete(listener);
+			feed.listeners.add(listener);
+			return () => feed.listeners.delete(listener);
 		},
 		setVisible(next) {
-			if (next && !visible) {
-				void poll();
+			if (next && !feed.visible) {
+				void feed.poll();
 			}
 
-			visible = next;
+			feed.visible = next;
 		},
 		close() {
-			closed = true;
+			feed.closed = true;
 			off();
 			clearInterval(timer);
 			clearTimeout(first);
-			void probe.close();
+			void feed.probe.close();
 		},
 	};
 }

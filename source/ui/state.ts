@@ -2,9 +2,11 @@
  * The TUI's own state (what is selected, what is open), as a pure reducer: unit-testable
  * without Ink, and immune to the lost-keystroke race of closed-over state (ink-stack.md §1.3 E).
  */
-import {PANES, type Pane} from './keymap.js';
+import type {Overlay} from './keys/binding.js';
+import {PANES, type Pane} from './pane-names.js';
 
-export type Overlay = 'none' | 'help' | 'filter';
+/** The overlays the main screen draws itself (the repair flow keeps its own stages). */
+export type ScreenOverlay = 'none' | Extract<Overlay, 'help' | 'filter'>;
 
 export type UiState = {
 	pane: Pane;
@@ -14,7 +16,7 @@ export type UiState = {
 	cursor: Record<Pane, number>;
 	/** The session the Detail and Lineage panes show. */
 	selectedSession: string | null;
-	overlay: Overlay;
+	overlay: ScreenOverlay;
 	filterText: string;
 	helpText: string;
 	paused: boolean;
@@ -36,7 +38,7 @@ export type UiAction =
 	| {type: 'open-session'; id: string}
 	| {type: 'select-session'; id: string | null}
 	| {type: 'back'}
-	| {type: 'overlay'; overlay: Overlay}
+	| {type: 'overlay'; overlay: ScreenOverlay}
 	| {type: 'filter-text'; text: string}
 	| {type: 'help-text'; text: string}
 	| {type: 'toggle-pause'}
@@ -84,89 +86,55 @@ function go(state: UiState, pane: Pane): UiState {
 	return {...state, pane, history: [...state.history, state.pane].slice(-20)};
 }
 
-export function uiReducer(state: UiState, action: UiAction): UiState {
-	switch (action.type) {
-		case 'pane': {
-			return go(state, action.pane);
-		}
+type Reducers = {[T in UiAction['type']]: (state: UiState, action: Extract<UiAction, {type: T}>) => UiState};
 
-		case 'cycle-pane': {
-			const i = PANES.indexOf(state.pane);
-			return go(state, PANES[(i + action.delta + PANES.length) % PANES.length]!);
-		}
+/** The Sessions cursor moved or its rows changed: the focused session follows the cursor again. */
+function onSessions(state: UiState, next: UiState): UiState {
+	return state.pane === 'sessions' ? refocus({...next, selectedSession: null}) : next;
+}
 
-		case 'move': {
-			const next = {...state, cursor: {...state.cursor, [state.pane]: clamp((action.from ?? state.cursor[state.pane]) + action.delta, action.rows)}};
-			return state.pane === 'sessions' ? refocus({...next, selectedSession: null}) : next;
-		}
-
-		case 'move-to': {
-			const next = {...state, cursor: {...state.cursor, [state.pane]: clamp(action.index, action.rows)}};
-			return state.pane === 'sessions' ? refocus({...next, selectedSession: null}) : next;
-		}
-
-		case 'open-session': {
-			return refocus({...go(state, 'detail'), selectedSession: action.id});
-		}
-
-		case 'select-session': {
-			return state.selectedSession === action.id ? state : refocus({...state, selectedSession: action.id});
-		}
-
-		case 'back': {
-			if (state.overlay === 'help') {
-				return {...state, overlay: 'none', helpText: ''};
-			}
-
-			if (state.overlay === 'filter') {
-				return {...state, overlay: 'none', filterText: ''};
-			}
-
-			if (state.filterText) {
-				return {...state, filterText: ''};
-			}
-
-			const previous = state.history.at(-1);
-			return previous ? {...state, pane: previous, history: state.history.slice(0, -1)} : state;
-		}
-
-		case 'overlay': {
-			return {...state, overlay: action.overlay, helpText: action.overlay === 'help' ? '' : state.helpText};
-		}
-
-		case 'filter-text': {
-			const next = {...state, filterText: action.text, cursor: {...state.cursor, [state.pane]: 0}};
-			return state.pane === 'sessions' ? refocus({...next, selectedSession: null}) : next;
-		}
-
-		case 'help-text': {
-			return {...state, helpText: action.text};
-		}
-
-		case 'toggle-pause': {
-			return {...state, paused: !state.paused};
-		}
-
-		case 'toggle-hidden': {
-			return refocus({...state, showHidden: !state.showHidden, selectedSession: null, cursor: {...state.cursor, sessions: 0}});
-		}
-
-		case 'cycle-source': {
-			const order = [null, ...action.sources];
-			const i = order.indexOf(state.source);
-			return refocus({...state, source: order[(i + 1) % order.length] ?? null, selectedSession: null, cursor: {...state.cursor, sessions: 0}});
-		}
-
-		case 'notice': {
-			return {...state, notice: action.text};
-		}
-
-		case 'yank': {
-			return {...state, yanked: [...state.yanked, action.id], notice: `copied ${action.id}`};
-		}
-
-		case 'repair': {
-			return {...state, repairOrphan: action.orphanId};
-		}
+function back(state: UiState): UiState {
+	if (state.overlay === 'help') {
+		return {...state, overlay: 'none', helpText: ''};
 	}
+
+	if (state.overlay === 'filter') {
+		return {...state, overlay: 'none', filterText: ''};
+	}
+
+	if (state.filterText) {
+		return {...state, filterText: ''};
+	}
+
+	const previous = state.history.at(-1);
+	return previous ? {...state, pane: previous, history: state.history.slice(0, -1)} : state;
+}
+
+function cycleSource(state: UiState, sources: string[]): UiState {
+	const order = [null, ...sources];
+	const i = order.indexOf(state.source);
+	return refocus({...state, source: order[(i + 1) % order.length] ?? null, selectedSession: null, cursor: {...state.cursor, sessions: 0}});
+}
+
+const REDUCERS: Reducers = {
+	'pane': (state, a) => go(state, a.pane),
+	'cycle-pane': (state, a) => go(state, PANES[(PANES.indexOf(state.pane) + a.delta + PANES.length) % PANES.length]!),
+	'move': (state, a) => onSessions(state, {...state, cursor: {...state.cursor, [state.pane]: clamp((a.from ?? state.cursor[state.pane]) + a.delta, a.rows)}}),
+	'move-to': (state, a) => onSessions(state, {...state, cursor: {...state.cursor, [state.pane]: clamp(a.index, a.rows)}}),
+	'open-session': (state, a) => refocus({...go(state, 'detail'), selectedSession: a.id}),
+	'select-session': (state, a) => state.selectedSession === a.id ? state : refocus({...state, selectedSession: a.id}),
+	'back': back,
+	'overlay': (state, a) => ({...state, overlay: a.overlay, helpText: a.overlay === 'help' ? '' : state.helpText}),
+	'filter-text': (state, a) => onSessions(state, {...state, filterText: a.text, cursor: {...state.cursor, [state.pane]: 0}}),
+	'help-text': (state, a) => ({...state, helpText: a.text}),
+	'toggle-pause': state => ({...state, paused: !state.paused}),
+	'toggle-hidden': state => refocus({...state, showHidden: !state.showHidden, selectedSession: null, cursor: {...state.cursor, sessions: 0}}),
+	'cycle-source': (state, a) => cycleSource(state, a.sources),
+	'notice': (state, a) => ({...state, notice: a.text}),
+	'yank': (state, a) => ({...state, yanked: [...state.yanked, a.id], notice: `copied ${a.id}`}),
+	'repair': (state, a) => ({...state, repairOrphan: a.orphanId}),
+};
+
+export function uiReducer(state: UiState, action: UiAction): UiState {
+	return (REDUCERS[action.type] as (state: UiState, action: UiAction) => UiState)(state, action);
 }

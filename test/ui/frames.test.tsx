@@ -7,7 +7,7 @@ import path from 'node:path';
 import React from 'react';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {App} from '../../source/ui/app.js';
-import {PANES} from '../../source/ui/keymap.js';
+import {PANES} from '../../source/ui/pane-names.js';
 import {LiveStore} from '../../source/store/live.js';
 import {FilesProbe, describeFiles} from '../../source/store/files-probe.js';
 import type {FilesModel, FilesSource} from '../../source/ui/files-model.js';

@@ -7,7 +7,10 @@ import React from 'react';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {App, type LiveSource} from '../../source/ui/app.js';
 import type {LiveModel, LiveStore} from '../../source/store/live.js';
-import {BINDINGS, footerHints, helpRows, resolveAction} from '../../source/ui/keymap.js';
+import {BINDINGS} from '../../source/ui/keymap.js';
+import type {KeyEvent} from '../../source/ui/keys/key-event.js';
+import {footerHints, helpRows, repairBinding, screenBinding} from '../../source/ui/keys/lookup.js';
+import {PANES, type Pane} from '../../source/ui/pane-names.js';
 import {renderAt} from '../helpers/render.js';
 import {openFixtureLive} from '../helpers/fixture-live.js';
 
@@ -24,22 +27,63 @@ const app = (props: Partial<React.ComponentProps<typeof App>> = {}) => <App live
 const DOWN = '\u001B[B';
 const ESC = '\u001B';
 
+const resolve = (key: KeyEvent, pane: Pane, overlay?: 'help' | 'filter') => screenBinding(key, {pane, overlay})?.id;
+const hints = (pane: Pane) => footerHints({pane}).map(h => h.text);
+
 describe('the keymap table', () => {
 	it('drives handlers, footer hints and help from the same bindings', () => {
-		expect(resolveAction({input: 'j'}, 'sessions')).toBe('down');
-		expect(resolveAction({input: '', downArrow: true}, 'sessions')).toBe('down');
-		expect(resolveAction({input: 'd', ctrl: true}, 'sessions')).toBe('page-down');
-		expect(resolveAction({input: 'c', ctrl: true}, 'files')).toBe('quit');
-		expect(resolveAction({input: '', tab: true, shift: true}, 'files')).toBe('prev-pane');
-		expect(resolveAction({input: 't'}, 'files')).toBeUndefined();
-		expect(footerHints('sessions')).toContain('t tool rows');
-		expect(footerHints('findings')).toContain('r repair');
+		expect(resolve({input: 'j'}, 'sessions')).toBe('down');
+		expect(resolve({input: '', downArrow: true}, 'sessions')).toBe('down');
+		expect(resolve({input: 'd', ctrl: true}, 'sessions')).toBe('page-down');
+		expect(resolve({input: 'c', ctrl: true}, 'files')).toBe('quit');
+		expect(resolve({input: '', tab: true, shift: true}, 'files')).toBe('prev-pane');
+		expect(resolve({input: '3'}, 'files')).toBe('pane-3');
+		expect(resolve({input: 't'}, 'files')).toBeUndefined();
+		expect(hints('sessions')).toContain('t tool rows');
+		expect(hints('findings')).toContain('r repair');
 		for (const b of BINDINGS) {
-			const shown = /^pane-\d+$/.test(b.action) ? helpRows('').some(r => r.description.includes(b.description.replace(' pane', ''))) : helpRows('').some(r => r.description === b.description);
-			expect(shown, b.action).toBe(true);
+			const row = b.help === false ? undefined : (b.help ?? b);
+			if (row) {
+				expect(helpRows('').some(r => r.label === row.label && r.description === row.description), b.id).toBe(true);
+			}
 		}
 
+		expect(helpRows('').find(r => r.label === '1-8')?.description).toBe('jump to a pane: 1 Sessions, 2 Detail, 3 Lineage, 4 Routing, 5 Findings, 6 Files, 7 Activity, 8 Backups');
 		expect(helpRows('pause').map(r => r.label)).toEqual(['p']);
+	});
+
+	it('gives every binding a handler, and no key two bindings in one scope', () => {
+		for (const b of BINDINGS) {
+			expect(typeof b.run, b.id).toBe('function');
+		}
+
+		expect(new Set(BINDINGS.map(b => b.id)).size).toBe(BINDINGS.length);
+		const scopes = [...PANES.map(pane => ({pane, overlay: undefined})), ...(['help', 'filter', 'repair', 'confirm'] as const).map(overlay => ({pane: 'findings' as const, overlay}))];
+		for (const {pane, overlay} of scopes) {
+			const specs = BINDINGS.filter(b => overlay ? b.overlay === overlay : !b.overlay && (!b.panes || b.panes.includes(pane))).flatMap(b => b.keys.map(k => JSON.stringify(k)));
+			expect(new Set(specs).size, `${pane} ${overlay ?? ''}`).toBe(specs.length);
+		}
+	});
+
+	it('declares the overlay keys in the table: help typing, the filter line, the repair preview and its confirmation', () => {
+		expect(resolve({input: 'x'}, 'sessions', 'help')).toBe('help-type');
+		expect(resolve({input: '?'}, 'sessions', 'help')).toBe('help-toggle');
+		expect(resolve({input: '', backspace: true}, 'sessions', 'help')).toBe('help-erase');
+		expect(resolve({input: 'c', ctrl: true}, 'sessions', 'help')).toBe('help-quit');
+		expect(resolve({input: 'd', ctrl: true}, 'sessions', 'help')).toBeUndefined();
+		expect(resolve({input: '', escape: true}, 'sessions', 'filter')).toBe('filter-clear');
+		expect(resolve({input: 'j'}, 'sessions', 'filter')).toBeUndefined();
+		expect(repairBinding({input: 'a'}, 'repair')?.id).toBe('repair-apply');
+		expect(repairBinding({input: 'a'}, 'confirm')).toBeUndefined();
+		expect(repairBinding({input: '', escape: true}, 'confirm')?.id).toBe('confirm-cancel');
+	});
+
+	it('pins help and quit to the footer by a flag, and marks a disabled binding only with a live context', () => {
+		expect(footerHints({pane: 'sessions'}).filter(h => h.pinned).map(h => h.text)).toEqual(['? help', 'q quit']);
+		const repair = (ready: boolean) => footerHints({pane: 'findings', overlay: 'repair'}, {stage: 'preview', ready, notice() {}, close() {}, confirm() {}}).map(h => h.text);
+		expect(repair(false)).toEqual(['a apply (disabled)', 'Esc back']);
+		expect(repair(true)).toEqual(['a apply', 'Esc back']);
+		expect(footerHints({pane: 'findings', overlay: 'repair'}).map(h => h.text)).toEqual(['a apply', 'Esc back']);
 	});
 });
 

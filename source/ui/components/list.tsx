@@ -19,7 +19,6 @@ export type ListProps<T> = {
 	color?: (item: T, index: number) => string | undefined;
 	header?: string;
 	empty?: string;
-	focused?: boolean;
 };
 
 export function List<T>(props: ListProps<T>): React.ReactElement {
@@ -35,7 +34,7 @@ export function List<T>(props: ListProps<T>): React.ReactElement {
 			{visible.length === 0 ? <Text color={theme.muted}>{`  ${props.empty ?? 'nothing to show'}`}</Text> : null}
 			{visible.map((item, i) => {
 				const index = start + i;
-				const selected = index === props.cursor && props.focused !== false;
+				const selected = index === props.cursor;
 				const text = props.line(item, index).slice(0, inner);
 				return (
 					<Text key={index} wrap="truncate" color={selected ? theme.accent : props.color?.(item, index)} bold={selected} inverse={selected && theme.color}>

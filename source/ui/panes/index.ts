@@ -1,4 +1,4 @@
-import type {Pane} from '../keymap.js';
+import type {Pane} from '../pane-names.js';
 import {activityPane} from './activity.js';
 import {backupsPane} from './backups.js';
 import {detailPane} from './detail.js';

@@ -1,0 +1,25 @@
+/**
+ * What the TUI is given: the live store, the optional Files, Backups and repair back ends, and
+ * the knobs tests turn (colour, clock, first pane, exit report).
+ */
+import type {BackupsSource} from './backups-model.js';
+import type {FilesSource} from './files-model.js';
+import type {LiveSource} from './live-source.js';
+import type {Pane} from './pane-names.js';
+import type {RepairService} from './repair-service.js';
+
+export type AppProps = {
+	live: LiveSource;
+	files?: FilesSource;
+	backups?: BackupsSource;
+	color?: boolean;
+	/** Wall clock in seconds; tests pass a constant. */
+	now?: () => number;
+	/** Re-render every second so relative times move (off in tests). */
+	tick?: boolean;
+	initialPane?: Pane;
+	/** Called with the ids copied with y when the app exits. */
+	onExit?: (yanked: string[]) => void;
+	/** The repair flow's back end; without it, r points to the command line. */
+	repair?: RepairService;
+};

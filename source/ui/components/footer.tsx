@@ -1,0 +1,34 @@
+/**
+ * The footer line: the notice when there is one, else the pane's key hints from the keymap,
+ * the pinned ones (help, quit) always at the right and the others filling what is left in order.
+ */
+import React from 'react';
+import {Text} from 'ink';
+import type {Pane} from '../pane-names.js';
+import {footerHints} from '../keys/lookup.js';
+import {useTheme} from '../theme.js';
+
+/** The hints that fit in `width`, as one line. */
+export function fitHints(pane: Pane, width: number): string {
+	const all = footerHints({pane});
+	const right = all.filter(h => h.pinned).map(h => h.text).join('  ');
+	let left = '';
+	for (const {text} of all.filter(h => !h.pinned)) {
+		if (left.length + text.length + 2 + right.length + 2 > width - 1) {
+			break;
+		}
+
+		left += `${left ? '  ' : ' '}${text}`;
+	}
+
+	return `${left}  ${right}`;
+}
+
+export function Footer({pane, notice, width}: {pane: Pane; notice: string | null; width: number}): React.ReactElement {
+	const theme = useTheme();
+	if (notice) {
+		return <Text wrap="truncate" color={theme.accent}>{` ${notice}`}</Text>;
+	}
+
+	return <Text wrap="truncate" color={theme.muted}>{fitHints(pane, width)}</Text>;
+}

@@ -1,0 +1,47 @@
+/**
+ * What a key handler may touch: on the main screen (its panes, the help and the filter line) and
+ * in the repair flow (its preview and typed confirmation). The screens build these; the keymap's
+ * handlers use nothing else.
+ */
+import type {LiveModel} from '../../store/live.js';
+import type {BackupsModel, BackupsSource} from '../backups-model.js';
+import type {LiveSource} from '../live-source.js';
+import type {RepairService} from '../repair-service.js';
+import type {Stage} from '../repair-flow-state.js';
+import type {UiAction, UiState} from '../state.js';
+import type {KeyContext} from './binding.js';
+
+export type ScreenKeys = KeyContext & {
+	ui: UiState;
+	dispatch: (action: UiAction) => void;
+	/** The model on screen (the frozen one while paused). */
+	model: LiveModel;
+	/** How many rows the focused pane has. */
+	rows: () => number;
+	/** Where a relative move starts: the pane's FOLLOW cursor resolved, else undefined (the reducer's own). */
+	from: () => number | undefined;
+	/** Half the body's height, at least 1: one page move. */
+	half: number;
+	/** The session under the cursor of the focused pane. */
+	selectedId: () => string | null;
+	/** What y copies in the focused pane. */
+	yankText: () => string | null;
+	/** Reports what was copied and leaves. */
+	quit: () => void;
+	/** Writes text to the clipboard (OSC 52). */
+	copy: (text: string) => void;
+	live: LiveSource;
+	backupsModel: BackupsModel | null;
+	backups?: BackupsSource;
+	repair?: RepairService;
+};
+
+export type RepairKeys = KeyContext & {
+	stage: Stage;
+	/** Every precondition holds and the plan adopts something. */
+	ready: boolean;
+	/** Leaves the flow (reporting whether the repair was applied). */
+	close: () => void;
+	/** Asks for the typed confirmation. */
+	confirm: () => void;
+};

@@ -1,0 +1,68 @@
+/**
+ * Reads the keymap: which binding a key presses in a scope, the footer's hints and the help's
+ * rows. All three come from the same table.
+ */
+import {PANE_TITLES} from '../pane-names.js';
+import {BINDINGS, LISTS, REPAIR_BINDINGS, SCREEN_BINDINGS} from '../keymap.js';
+import type {AnyBinding, Binding, Overlay, Scope} from './binding.js';
+import type {RepairKeys, ScreenKeys} from './contexts.js';
+import {type KeyEvent, keyMatches} from './key-event.js';
+
+function inScope<B extends AnyBinding>(bindings: readonly B[], scope: Scope): B[] {
+	return scope.overlay
+		? bindings.filter(b => b.overlay === scope.overlay)
+		: bindings.filter(b => !b.overlay && (!b.panes || b.panes.includes(scope.pane)));
+}
+
+function find<C>(bindings: ReadonlyArray<Binding<C>>, key: KeyEvent, scope: Scope): Binding<C> | undefined {
+	return inScope(bindings, scope).find(b => b.keys.some(spec => keyMatches(spec, key)));
+}
+
+/** The main screen's binding for a key: in a pane, or in the help or filter overlay over it. */
+export function screenBinding(key: KeyEvent, scope: Scope & {overlay?: Extract<Overlay, 'help' | 'filter'>}): Binding<ScreenKeys> | undefined {
+	return find(SCREEN_BINDINGS, key, scope);
+}
+
+/** The repair flow's binding for a key, in its preview or its confirmation. */
+export function repairBinding(key: KeyEvent, overlay: Extract<Overlay, 'repair' | 'confirm'>): Binding<RepairKeys> | undefined {
+	return find(REPAIR_BINDINGS, key, {pane: 'findings', overlay});
+}
+
+export type Hint = {text: string; pinned: boolean};
+
+/**
+ * Footer hints for a scope, in order (lower `footer` first). With the live context a disabled
+ * binding says so; without one the hints are the table's alone.
+ */
+export function footerHints<C>(scope: Scope, c?: C): Hint[] {
+	return inScope(BINDINGS as ReadonlyArray<Binding<C>>, scope)
+		.filter(b => b.footer !== undefined)
+		.sort((a, b) => a.footer! - b.footer!)
+		.map(b => {
+			const text = b.hint ?? `${b.label} ${b.description.split(/[:(;,]/)[0]!.trim()}`;
+			return {text: c !== undefined && b.disabledReason?.(c) ? `${text} (disabled)` : text, pinned: Boolean(b.pinned)};
+		});
+}
+
+export type HelpRow = {label: string; description: string; where: string};
+
+function where(b: AnyBinding): string {
+	if (b.overlay) {
+		return `${b.overlay} preview`;
+	}
+
+	if (!b.panes) {
+		return 'everywhere';
+	}
+
+	return b.panes.length === LISTS.length ? 'lists' : b.panes.map(p => PANE_TITLES[p]).join(', ');
+}
+
+/** Help rows, optionally filtered by a query matched against label, description and scope. */
+export function helpRows(query: string): HelpRow[] {
+	const q = query.trim().toLowerCase();
+	return BINDINGS
+		.filter(b => b.help !== false)
+		.map(b => ({...(b.help || {label: b.label, description: b.description}), where: where(b)}))
+		.filter(r => !q || `${r.label} ${r.description} ${r.where}`.toLowerCase().includes(q));
+}

@@ -1,0 +1,15 @@
+/**
+ * What the TUI reads the live store through: the current model, its changes, one session's
+ * detail, a forced re-read and (optionally) a pause.
+ */
+import type {LiveModel} from '../store/live.js';
+import type {SessionDetail} from '../store/detail.js';
+
+export type LiveSource = {
+	readonly model: LiveModel;
+	subscribe: (listener: (model: LiveModel) => void) => () => void;
+	detail: (sessionId: string) => SessionDetail;
+	refresh: (force?: boolean) => boolean;
+	/** A source that can pause itself stops re-reading while paused (and counts what waits). */
+	setPaused?: (paused: boolean) => void;
+};

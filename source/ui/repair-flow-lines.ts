@@ -1,0 +1,81 @@
+/**
+ * What the repair flow shows, as coloured lines: the title, the plan's before/after and the
+ * checklist while previewing, the apply log, and the outcome with the post-repair routing.
+ */
+import {adoptionLines} from '../report/repair.js';
+import type {FlowState} from './repair-flow-state.js';
+import type {Theme} from './theme.js';
+
+export type Line = {text: string; color?: string; bold?: boolean};
+
+function previewLines(state: FlowState, orphanId: string, theme: Theme): Line[] {
+	const lines: Line[] = [];
+	const a = state.planned!.plan.adoptions[0];
+	if (a) {
+		for (const l of adoptionLines(a)) {
+			lines.push({text: ` ${l}`, color: l.trimStart().startsWith('!') ? theme.warn : undefined});
+		}
+	} else {
+		lines.push({text: ` ${orphanId} is not adoptable now (the store changed, or repair-routing refuses it)`, color: theme.warn});
+	}
+
+	lines.push({text: ' preconditions', bold: true});
+	for (const c of state.checks) {
+		lines.push({text: `  ${c.ok ? '✓' : '✗'} ${c.label}${c.ok ? '' : `: ${c.detail}`}`, color: c.ok ? theme.ok : theme.danger});
+		if (!c.ok && c.next) {
+			lines.push({text: `    next: ${c.next}`, color: theme.muted});
+		}
+	}
+
+	lines.push({text: '  · a verified snapshot is taken, and the plan re-checked inside BEGIN IMMEDIATE, when you apply', color: theme.muted});
+	return lines;
+}
+
+function outcomeLines(o: NonNullable<FlowState['outcome']>, theme: Theme): Line[] {
+	const lines: Line[] = [];
+	if (o.result === 'applied') {
+		for (const v of o.verification) {
+			lines.push({text: ` ${v.ok ? '✓' : '✗'} ${v.orphanId} ${v.carriesKey ? 'now owns' : 'does NOT own'} ${v.sessionKey}; after a restart the gateway resumes ${v.restartResolvesTo ?? 'a new session'}`, color: v.ok ? theme.ok : theme.danger, bold: true});
+		}
+	} else {
+		lines.push({text: ` ✗ ${o.reason ?? o.result}`, color: theme.danger, bold: true});
+		if (o.next) {
+			lines.push({text: `   next: ${o.next}`});
+		}
+	}
+
+	if (o.snapshotDir) {
+		lines.push({text: ` snapshot ${o.snapshotDir}`, color: theme.muted});
+	}
+
+	if (o.audit) {
+		lines.push({text: ` audit entry ${o.audit.seq}${o.result === 'applied' ? ` · undo with: hfx repair --undo ${o.audit.seq}` : ''}`, color: theme.muted});
+	}
+
+	return lines;
+}
+
+export function flowLines(state: FlowState, orphanId: string, theme: Theme): Line[] {
+	const lines: Line[] = [{text: ` Repair ${orphanId}  (preview: nothing is written until you apply and confirm)`, bold: true}];
+	if (state.stage === 'planning') {
+		lines.push({text: ' computing the plan…', color: theme.muted});
+	}
+
+	if (state.stage === 'error') {
+		lines.push({text: ` ✗ ${state.error ?? 'error'}`, color: theme.danger});
+	}
+
+	if (state.planned && (state.stage === 'preview' || state.stage === 'confirm')) {
+		lines.push(...previewLines(state, orphanId, theme));
+	}
+
+	if (state.stage === 'applying' || state.stage === 'done') {
+		lines.push(...state.log.map(l => ({text: `  ${l}`})));
+	}
+
+	if (state.stage === 'done' && state.outcome) {
+		lines.push(...outcomeLines(state.outcome, theme));
+	}
+
+	return lines;
+}

@@ -1,0 +1,72 @@
+/**
+ * The live screen's layout: header, pane tabs, banner, then the focused pane (or the help, or
+ * the repair flow drawn over it), and the footer (or the filter line).
+ */
+import React, {useReducer} from 'react';
+import {Box} from 'ink';
+import type {AppProps} from './app-props.js';
+import {Banner} from './components/banner.js';
+import {FilterBar} from './components/filter-bar.js';
+import {Footer} from './components/footer.js';
+import {Header} from './components/header.js';
+import {HelpOverlay} from './components/help-overlay.js';
+import {Tabs} from './components/tabs.js';
+import {TooSmall} from './components/too-small.js';
+import type {Pane} from './pane-names.js';
+import {RepairFlow} from './repair-flow.js';
+import {type UiAction, type UiState, initialUiState, uiReducer} from './state.js';
+import {MIN_COLUMNS, MIN_ROWS, useTerminalSize} from './terminal.js';
+import {useScreenKeys} from './use-screen-keys.js';
+import {type ScreenModel, useScreenModel} from './use-screen-model.js';
+
+type Parts = {props: AppProps; ui: UiState; dispatch: React.Dispatch<UiAction>; shown: ScreenModel; width: number};
+
+/** The body: the repair flow while one is open, else the help or the focused pane. */
+function Body({props, ui, dispatch, shown, width}: Parts): React.ReactElement {
+	if (ui.repairOrphan && props.repair) {
+		return <RepairFlow orphanId={ui.repairOrphan} service={props.repair} revision={shown.latest.revision} width={width} height={shown.bodyHeight + 1} onClose={applied => {
+			dispatch({type: 'repair', orphanId: null});
+			if (applied) {
+				props.live.refresh(true);
+			}
+		}} />;
+	}
+
+	const View = shown.spec.View;
+	return ui.overlay === 'help' ? <HelpOverlay query={ui.helpText} width={width} height={shown.bodyHeight} /> : <View ctx={shown.ctx} />;
+}
+
+/** The last line: nothing under the repair flow (it draws its own), the filter line, or the footer. */
+function Bottom({props, ui, dispatch, shown, width}: Parts): React.ReactElement | null {
+	if (ui.repairOrphan && props.repair) {
+		return null;
+	}
+
+	return ui.overlay === 'filter'
+		? <FilterBar text={ui.filterText} matches={shown.spec.rowCount(shown.ctx)} onChange={text => dispatch({type: 'filter-text', text})} onSubmit={() => dispatch({type: 'overlay', overlay: 'none'})} />
+		: <Footer pane={ui.pane} notice={ui.notice} width={width} />;
+}
+
+export function Screen(props: AppProps): React.ReactElement {
+	const size = useTerminalSize();
+	const [ui, dispatch] = useReducer(uiReducer, props.initialPane, initialUiState);
+	const shown = useScreenModel(props, ui, size);
+	useScreenKeys(props, ui, dispatch, shown);
+	if (size.columns < MIN_COLUMNS || size.rows < MIN_ROWS) {
+		return <TooSmall columns={size.columns} rows={size.rows} />;
+	}
+
+	const counts: Partial<Record<Pane, number>> = {findings: shown.model.analysis.findings.filter(f => f.severity !== 'info').length};
+	const parts: Parts = {props, ui, dispatch, shown, width: size.columns};
+	return (
+		<Box flexDirection="column" width={size.columns} height={size.rows - 1}>
+			<Header model={shown.latest} paused={ui.paused} waiting={shown.waiting} width={size.columns} />
+			<Tabs pane={ui.pane} counts={counts} width={size.columns} />
+			<Banner model={shown.model} width={size.columns} />
+			<Box height={shown.bodyHeight} flexDirection="column">
+				<Body {...parts} />
+			</Box>
+			<Bottom {...parts} />
+		</Box>
+	);
+}

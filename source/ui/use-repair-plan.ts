@@ -1,0 +1,52 @@
+/**
+ * The repair flow's live inputs: the plan, re-made whenever the store changes until the
+ * operator commits to applying, and the holder checklist, re-checked on a timer.
+ */
+import {type MutableRefObject, useEffect} from 'react';
+import {errorMessage} from '../errors.js';
+import type {RepairService} from './repair-service.js';
+import type {FlowAction, FlowState} from './repair-flow-state.js';
+
+type Dispatch = (action: FlowAction) => void;
+
+/** (Re)plans the orphan's repair on every new revision while the flow is planning or previewing. */
+export function useRepairPlan(service: RepairService, orphanId: string, revision: number, current: MutableRefObject<FlowState>, dispatch: Dispatch): void {
+	useEffect(() => {
+		const stage = current.current.stage;
+		if (stage !== 'planning' && stage !== 'preview') {
+			return;
+		}
+
+		let live = true;
+		service.plan(orphanId).then(planned => {
+			if (live) {
+				dispatch({type: 'planned', planned});
+			}
+		}, (error: unknown) => {
+			if (live) {
+				dispatch({type: 'error', error: errorMessage(error)});
+			}
+		});
+		return () => {
+			live = false;
+		};
+		// eslint-disable-next-line react-hooks/exhaustive-deps
+	}, [orphanId, revision, service]);
+}
+
+/** The holder checklist is live: it turns green as the gateway stops. */
+export function useRepairChecks(service: RepairService, everyMs: number | undefined, dispatch: Dispatch): void {
+	useEffect(() => {
+		const refresh = () => {
+			try {
+				dispatch({type: 'checks', checks: service.checks()});
+			} catch (error) {
+				dispatch({type: 'error', error: errorMessage(error)});
+			}
+		};
+
+		refresh();
+		const timer = setInterval(refresh, everyMs ?? 1000);
+		return () => clearInterval(timer);
+	}, [service, everyMs, dispatch]);
+}

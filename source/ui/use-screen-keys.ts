@@ -1,0 +1,73 @@
+/**
+ * The main screen's keyboard: picks the scope (a pane, or the help or filter over it), looks the
+ * key up in the keymap and presses the binding with the screen's handler context. Silent while
+ * the repair flow is open: it takes its own keys.
+ */
+import type React from 'react';
+import {useApp, useStdin, useStdout} from 'ink';
+import type {AppProps} from './app-props.js';
+import {useLatestInput} from './hooks.js';
+import {press, type Scope} from './keys/binding.js';
+import type {ScreenKeys} from './keys/contexts.js';
+import {type KeyEvent, splitBurst} from './keys/key-event.js';
+import {screenBinding} from './keys/lookup.js';
+import {FOLLOW, type UiAction, type UiState} from './state.js';
+import {osc52} from './terminal.js';
+import type {ScreenModel} from './use-screen-model.js';
+
+type Dispatch = React.Dispatch<UiAction>;
+
+function screenKeys(props: AppProps, ui: UiState, dispatch: Dispatch, shown: ScreenModel, leave: {exit: () => void; write: (text: string) => void}): ScreenKeys {
+	const {ctx, spec} = shown;
+	return {
+		ui,
+		dispatch,
+		notice: text => dispatch({type: 'notice', text}),
+		model: shown.model,
+		rows: () => spec.rowCount(ctx),
+		// Relative moves come from the reducer's current state (fast key sequences never see a stale
+		// cursor); only a FOLLOW cursor is resolved here first.
+		from: () => ui.cursor[ui.pane] === FOLLOW ? spec.cursor?.(ctx) : undefined,
+		half: Math.max(1, Math.floor(shown.bodyHeight / 2)),
+		selectedId: () => spec.selectedId(ctx),
+		yankText: () => spec.yankText?.(ctx) ?? null,
+		quit() {
+			props.onExit?.(ui.yanked);
+			leave.exit();
+		},
+		copy: text => leave.write(osc52(text)),
+		live: props.live,
+		backupsModel: shown.backups,
+		backups: props.backups,
+		repair: props.repair,
+	};
+}
+
+/** The scope a key is pressed in, and the keypresses it stands for (a pane splits a typed burst; an overlay takes it whole). */
+function keypresses(ui: UiState, key: KeyEvent): {scope: Scope & {overlay?: 'help' | 'filter'}; keys: KeyEvent[]} {
+	return ui.overlay === 'none' ? {scope: {pane: ui.pane}, keys: splitBurst(key)} : {scope: {pane: ui.pane, overlay: ui.overlay}, keys: [key]};
+}
+
+export function useScreenKeys(props: AppProps, ui: UiState, dispatch: Dispatch, shown: ScreenModel): void {
+	const {exit} = useApp();
+	const {isRawModeSupported} = useStdin();
+	const {stdout} = useStdout();
+	useLatestInput((input, key) => {
+		if (ui.repairOrphan) {
+			return;
+		}
+
+		if (ui.notice) {
+			dispatch({type: 'notice', text: null});
+		}
+
+		const c = screenKeys(props, ui, dispatch, shown, {exit, write: text => stdout.write(text)});
+		const {scope, keys} = keypresses(ui, {...key, input});
+		for (const k of keys) {
+			const binding = screenBinding(k, scope);
+			if (binding) {
+				press(binding, c, k);
+			}
+		}
+	}, {isActive: isRawModeSupported});
+}

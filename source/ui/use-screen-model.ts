@@ -1,0 +1,75 @@
+/**
+ * What the screen shows this render: the model (held still while paused), the changes waiting,
+ * the body's height and the focused pane's context (with a per-revision cache of session details).
+ */
+import {useEffect, useMemo, useRef} from 'react';
+import type {LiveModel} from '../store/live.js';
+import type {SessionDetail} from '../store/detail.js';
+import type {AppProps} from './app-props.js';
+import type {BackupsModel} from './backups-model.js';
+import type {FilesModel} from './files-model.js';
+import {useClock, useSource} from './hooks.js';
+import {PANE_SPECS} from './panes/index.js';
+import type {PaneContext, PaneSpec} from './panes/types.js';
+import type {UiState} from './state.js';
+import type {Size} from './terminal.js';
+import {bannerRows} from './components/banner.js';
+
+export type ScreenModel = {
+	/** The newest model (the header shows it even while paused). */
+	latest: LiveModel;
+	/** The model the panes show. */
+	model: LiveModel;
+	waiting: number;
+	bodyHeight: number;
+	ctx: PaneContext;
+	spec: PaneSpec;
+	backups: BackupsModel | null;
+};
+
+/** The model on screen: while paused, the one of the moment of the pause (unless the source holds itself still). */
+function useShownModel(latest: LiveModel, paused: boolean): LiveModel {
+	const frozen = useRef<LiveModel | null>(null);
+	if (paused && frozen.current === null) {
+		frozen.current = latest;
+	} else if (!paused) {
+		frozen.current = null;
+	}
+
+	return latest.paused ? latest : (frozen.current ?? latest);
+}
+
+/** One session's detail, read once per store revision (null when it cannot be read). */
+function useDetail(props: AppProps, revision: number): (id: string) => SessionDetail | null {
+	const cache = useMemo(() => new Map<string, SessionDetail | null>(), [revision]);
+	return (id: string): SessionDetail | null => {
+		if (!cache.has(id)) {
+			try {
+				cache.set(id, props.live.detail(id));
+			} catch {
+				cache.set(id, null);
+			}
+		}
+
+		return cache.get(id)!;
+	};
+}
+
+export function useScreenModel(props: AppProps, ui: UiState, size: Size): ScreenModel {
+	const latest = useSource(props.live) ?? props.live.model;
+	const files = useSource<FilesModel>(props.files);
+	const backups = useSource<BackupsModel>(props.backups);
+	const model = useShownModel(latest, ui.paused);
+	const clock = useClock(props.tick, props.now);
+	useEffect(() => {
+		props.files?.setVisible?.(ui.pane === 'files');
+	}, [ui.pane, props.files]);
+	const waiting = latest.paused ? latest.waiting : latest.commits - model.commits;
+	const now = props.tick ? clock : (props.now ?? (() => Date.now() / 1000))();
+	const detail = useDetail(props, model.revision);
+	// Header, tabs, banner, footer, and one spare row: Ink 6 clears the screen on every frame as tall as the terminal.
+	const bodyHeight = Math.max(3, size.rows - 4 - bannerRows(model));
+	const base: Omit<PaneContext, 'focusSession'> = {model, ui, width: size.columns, height: bodyHeight, now, detail, files, backups};
+	const focusSession = ui.selectedSession ?? PANE_SPECS.sessions.selectedId({...base, focusSession: null});
+	return {latest, model, waiting, bodyHeight, ctx: {...base, focusSession}, spec: PANE_SPECS[ui.pane], backups};
+}

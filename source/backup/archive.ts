@@ -16,7 +16,8 @@ import {pipeline} from 'node:stream/promises';
 import zlib from 'node:zlib';
 import type * as Yazl from 'yazl';
 import {type MemberRecord} from './manifest.js';
-import {Hasher, crcHex, fsyncFile} from './fsutil.js';
+import {Hasher, crcHex} from './digest.js';
+import {fsyncFile} from './durable.js';
 
 /**
  * yazl computes each member's CRC-32 with buffer-crc32, a JavaScript loop (~370 MB/s here): on a

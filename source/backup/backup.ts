@@ -18,7 +18,10 @@ import zlib from 'node:zlib';
 import {FailClosed, errorCode, errorMessage} from '../errors.js';
 import {ZipWriter} from './archive.js';
 import type {DbCheck} from './db-check.js';
-import {fsyncDir, freeBytes, registerTemp, removeTemp, sweepDebris, tempPath, unregisterTemp, utcStamp, writeFailure} from './fsutil.js';
+import {fsyncDir} from './durable.js';
+import {utcStamp} from './stamp.js';
+import {registerTemp, removeTemp, sweepDebris, tempPath, unregisterTemp} from './temps.js';
+import {freeBytes, writeFailure} from './write-failure.js';
 import {acquireBackupLock} from './lock.js';
 import {type DatabaseRecord, MANIFEST_NAME, type Manifest, type MemberRecord, newManifest, parseManifest} from './manifest.js';
 import type {ProgressFn} from './progress.js';
@@ -304,8 +307,93 @@ export async function pruneArchives(dir: string, keep: number, newest: string): 
 	return {pruned, keptDrilled};
 }
 
+/** One run's state: where it writes, what it found, and the temp paths its cleanup must remove. */
+type BackupRun = {
+	options: BackupOptions;
+	root: string;
+	created: Date;
+	stamp: string;
+	out: {dir: string; file: string; explicitFile: boolean};
+	walk: ReturnType<typeof walkRoot>;
+	entries: WalkEntry[];
+	skipped: Skipped[];
+	result: BackupResult;
+	/** Adds the time since the previous mark to result.phases[name]. */
+	phase: (name: string) => void;
+	stage?: string;
+	temp?: string;
+	writer?: ZipWriter;
+	/** The archive phase's progress, shared by the databases and the files. */
+	onBytes?: (label: string) => (n: number) => void;
+};
+
+type CheckedCopy = {rel: string; copy: DbCopy; check: DbCheck};
+
 export async function createBackup(options: BackupOptions): Promise<BackupResult> {
 	const started = performance.now();
+	const run = planBackup(options);
+	const {result, out} = run;
+	run.phase('walk');
+	if (options.dryRun) {
+		result.exitCode = run.skipped.length > 0 ? 1 : 0;
+		result.ms = performance.now() - started;
+		return result;
+	}
+
+	const lock = acquireBackupLock(run.root, `hfx backup -> ${out.file}`);
+	try {
+		ensureDir(out.dir);
+		result.debrisRemoved = sweepDebris(out.dir);
+		assertRoom(out.dir, run.entries);
+		const manifest = openArchive(run);
+		const {members, checks, removals} = await archiveDatabases(run);
+		members.push(...await archiveFiles(run));
+		run.phase('archive');
+		await judgeChecks(run, manifest, checks);
+		run.phase('wait-checks');
+		const written = await finishArchive(run, manifest, members);
+		run.phase('finish');
+		await readBack(run.temp!, manifest, written, options.onProgress);
+		await Promise.all(removals);
+		run.phase('readback');
+		publish(run);
+		run.phase('publish');
+		recordBackup(run, manifest, members, written);
+		if (manifest.complete && !out.explicitFile) {
+			const pruned = await pruneArchives(out.dir, options.keep ?? DEFAULT_KEEP, out.file);
+			result.pruned = pruned.pruned;
+			result.keptDrilled = pruned.keptDrilled;
+		}
+
+		run.phase('prune');
+
+		result.ms = performance.now() - started;
+		return result;
+	} catch (error) {
+		run.writer?.abort();
+		if (error instanceof FailClosed || errorCode(error)) {
+			throw writeFailure(out.dir, error, 'writing the archive');
+		}
+
+		throw error;
+	} finally {
+		if (run.temp) {
+			removeTemp(run.temp);
+		}
+
+		if (run.stage) {
+			removeTemp(run.stage);
+		}
+
+		lock.release();
+		if (run.stage) {
+			unregisterTemp(run.stage);
+		}
+	}
+}
+
+/** The root checked, the output named, the root walked, and the result as a dry run reports it. */
+function planBackup(options: BackupOptions): BackupRun {
 	const root = path.resolve(options.root);
 	let rootStat: fs.Stats;
 	try {
@@ -320,7 +408,6 @@ export async function createBackup(options: BackupOptions): Promise<BackupResult
 
 	const created = options.now?.() ?? new Date();
 	const stamp = utcStamp(created);
-	const keep = options.keep ?? DEFAULT_KEEP;
 	const out = resolveOutput(root, options.output, stamp);
 	const walk = walkRoot(root, {skipPaths: isInside(out.dir, root) ? [out.dir] : []});
 	const skipped: Skipped[] = [...walk.skipped];
@@ -330,7 +417,19 @@ export async function createBackup(options: BackupOptions): Promise<BackupResult
 		entries = entries.filter(e => e.rel !== MANIFEST_NAME);
 	}
 
-	const result: BackupResult = {
+	const result = newResult(root, options, entries, skipped, walk.excluded);
+	let mark = performance.now();
+	const phase = (name: string): void => {
+		const now = performance.now();
+		result.phases[name] = Math.round((result.phases[name] ?? 0) + now - mark);
+		mark = now;
+	};
+
+	return {options, root, created, stamp, out, walk, entries, skipped, result, phase};
+}
+
+function newResult(root: string, options: BackupOptions, entries: WalkEntry[], skipped: Skipped[], excluded: Excluded[]): BackupResult {
+	return {
 		root,
 		archive: null,
 		dryRun: Boolean(options.dryRun),
@@ -338,7 +437,7 @@ export async function createBackup(options: BackupOptions): Promise<BackupResult
 		manifest: null,
 		planned: entries.map(e => ({path: e.rel, kind: e.kind, size: e.size})),
 		skipped,
-		excluded: walk.excluded,
+		excluded,
 		databases: [],
 		problems: [],
 		bytes: 0,
@@ -352,212 +451,211 @@ export async function createBackup(options: BackupOptions): Promise<BackupResult
 		ms: 0,
 		phases: {},
 	};
-	let mark = performance.now();
-	const phase = (name: string): void => {
-		const now = performance.now();
-		result.phases[name] = Math.round((result.phases[name] ?? 0) + now - mark);
-		mark = now;
-	};
+}
 
-	phase('walk');
-	if (options.dryRun) {
-		result.exitCode = skipped.length > 0 ? 1 : 0;
-		result.ms = performance.now() - started;
-		return result;
+/** Refuses before writing when the folder cannot hold the archive and the staged copies. */
+function assertRoom(dir: string, entries: WalkEntry[]): void {
+	const dbBytes = entries.filter(e => e.kind === 'db').map(e => e.size + (fs.existsSync(`${e.abs}-wal`) ? fs.statSync(`${e.abs}-wal`).size : 0));
+	// A stopped store (no -shm) is read from a private copy made in the staging folder too.
+	const stopped = entries.filter(e => e.kind === 'db' && !fs.existsSync(`${e.abs}-shm`)).map(e => e.size);
+	const need = dbBytes.reduce((a, b) => a + b, 0) + Math.max(0, ...dbBytes) + Math.max(0, ...stopped) + entries.filter(e => e.kind === 'file').reduce((a, e) => a + e.size, 0) + 1_048_576;
+	const free = freeBytes(dir);
+	if (free !== null && free < need) {
+		throw new FailClosed({file: dir, kind: 'no-space', reason: `not enough free space for the archive: about ${Math.ceil(need / 1_048_576)} MiB needed, ${Math.floor(free / 1_048_576)} MiB free`, next: 'free space there or write elsewhere with -o DIR; nothing was written'});
+	}
+}
+
+/** The staging folder and the temp archive (both registered for removal), and the new manifest. */
+function openArchive(run: BackupRun): Manifest {
+	const {out} = run;
+	run.stage = tempPath(out.dir, 'stage');
+	registerTemp(run.stage);
+	fs.mkdirSync(run.stage, {mode: 0o700});
+	run.temp = tempPath(out.dir, `backup-${run.stamp}.zip`);
+	registerTemp(run.temp);
+	const manifest = newManifest('full', path.basename(out.file, '.zip'), run.root, run.created, null);
+	manifest.excluded = run.walk.excluded.map(e => ({path: e.rel, why: e.why}));
+	try {
+		run.writer = new ZipWriter(run.temp);
+	} catch (error) {
+		throw writeFailure(out.dir, error, 'creating the archive');
 	}
 
-	const lock = acquireBackupLock(root, `hfx backup -> ${out.file}`);
-	let stage: string | undefined;
-	let temp: string | undefined;
-	let writer: ZipWriter | undefined;
+	return manifest;
+}
+
+/** Progress of the archive phase: bytes archived over all entries, labelled by the member. */
+function archiveProgress(run: BackupRun): (label: string) => (n: number) => void {
+	const totalBytes = run.entries.reduce((a, e) => a + e.size, 0);
+	let archived = 0;
+	return (label: string) => (n: number) => {
+		archived += n;
+		run.options.onProgress?.({phase: 'archive', label, done: archived, total: totalBytes});
+	};
+}
+
+/** Databases first: each one's check runs in a worker while its copy streams into the archive. */
+async function archiveDatabases(run: BackupRun): Promise<{members: MemberRecord[]; checks: Array<Promise<CheckedCopy>>; removals: Array<Promise<void>>}> {
+	const writer = run.writer!;
+	const stage = run.stage!;
+	const onBytes = archiveProgress(run);
+	run.onBytes = onBytes;
+	const members: MemberRecord[] = [];
+	const checks: Array<Promise<CheckedCopy>> = [];
+	const removals: Array<Promise<void>> = [];
+	let dbIndex = 0;
+	for (const e of run.entries.filter(x => x.kind === 'db')) {
+		if (e.size === 0 && !fs.existsSync(`${e.abs}-wal`)) {
+			// An empty file named *.db: nothing for SQLite to copy; keep the (empty) file as is.
+			members.push(writer.addBuffer(e.rel, Buffer.alloc(0), 'file', {mode: e.mode, mtime: new Date(e.mtimeMs), compress: false}));
+			continue;
+		}
+
+		const dest = path.join(stage, `${dbIndex++}.db`);
+		const copy = await copyOne(run, e, dest);
+		if (!copy) {
+			continue;
+		}
+
+		const check = checkDatabaseFile(dest).then(c => ({rel: e.rel, copy, check: c}));
+		checks.push(check);
+		let fd: number;
+		try {
+			fd = fs.openSync(dest, 'r');
+		} catch (error) {
+			throw writeFailure(dest, error, 'reading the staged copy');
+		}
+
+		members.push(await writer.addFd(e.rel, fd, 'db', {mode: e.mode, mtime: run.created, compress: false, onBytes: onBytes(e.rel)}));
+		run.phase('archive');
+		// Unlinking a large file takes a while: do it off the main thread once its check is done.
+		removals.push(check.then(async () => {
+			await Promise.all(['', '-wal', '-shm', '-journal'].map(async s => fs.promises.rm(`${dest}${s}`, {force: true})));
+		}, () => {}));
+	}
+
+	return {members, checks, removals};
+}
+
+/** One database's consistent copy into the staging folder; null when it is skipped (listed as such). */
+async function copyOne(run: BackupRun, e: WalkEntry, dest: string): Promise<DbCopy | null> {
+	const {out} = run;
+	const stage = run.stage!;
 	try {
-		ensureDir(out.dir);
-		result.debrisRemoved = sweepDebris(out.dir);
-		const dbBytes = entries.filter(e => e.kind === 'db').map(e => e.size + (fs.existsSync(`${e.abs}-wal`) ? fs.statSync(`${e.abs}-wal`).size : 0));
-		// A stopped store (no -shm) is read from a private copy made in the staging folder too.
-		const stopped = entries.filter(e => e.kind === 'db' && !fs.existsSync(`${e.abs}-shm`)).map(e => e.size);
-		const need = dbBytes.reduce((a, b) => a + b, 0) + Math.max(0, ...dbBytes) + Math.max(0, ...stopped) + entries.filter(e => e.kind === 'file').reduce((a, e) => a + e.size, 0) + 1_048_576;
-		const free = freeBytes(out.dir);
-		if (free !== null && free < need) {
-			throw new FailClosed({file: out.dir, kind: 'no-space', reason: `not enough free space for the archive: about ${Math.ceil(need / 1_048_576)} MiB needed, ${Math.floor(free / 1_048_576)} MiB free`, next: 'free space there or write elsewhere with -o DIR; nothing was written'});
-		}
-
-		stage = tempPath(out.dir, 'stage');
-		registerTemp(stage);
-		fs.mkdirSync(stage, {mode: 0o700});
-		temp = tempPath(out.dir, `backup-${stamp}.zip`);
-		registerTemp(temp);
-		const manifest = newManifest('full', path.basename(out.file, '.zip'), root, created, null);
-		manifest.excluded = walk.excluded.map(e => ({path: e.rel, why: e.why}));
-		try {
-			writer = new ZipWriter(temp);
-		} catch (error) {
-			throw writeFailure(out.dir, error, 'creating the archive');
-		}
-
-		const totalBytes = entries.reduce((a, e) => a + e.size, 0);
-		let archived = 0;
-		const onBytes = (label: string) => (n: number) => {
-			archived += n;
-			options.onProgress?.({phase: 'archive', label, done: archived, total: totalBytes});
-		};
-
-		const members: MemberRecord[] = [];
-		const checks: Array<Promise<{rel: string; copy: DbCopy; check: DbCheck}>> = [];
-		const removals: Array<Promise<void>> = [];
-		let dbIndex = 0;
-		// Databases first: each one's check runs in a worker while its copy streams into the archive.
-		for (const e of entries.filter(x => x.kind === 'db')) {
-			if (e.size === 0 && !fs.existsSync(`${e.abs}-wal`)) {
-				// An empty file named *.db: nothing for SQLite to copy; keep the (empty) file as is.
-				members.push(writer.addBuffer(e.rel, Buffer.alloc(0), 'file', {mode: e.mode, mtime: new Date(e.mtimeMs), compress: false}));
-				continue;
-			}
-
-			const dest = path.join(stage, `${dbIndex++}.db`);
-			let copy: DbCopy;
-			try {
-				copy = await copyDatabase(e.abs, dest, {privateTmp: stage, onProgress: p => options.onProgress?.({phase: 'copy', label: e.rel, done: p.done, total: p.total})});
-				phase('copy');
-			} catch (error) {
-				if (error instanceof FailClosed && !(error.file.startsWith(out.dir) || error.file.startsWith(stage))) {
-					skipped.push({rel: e.rel, reason: `${error.reason} (next: ${error.next})`});
-					continue;
-				}
-
-				if (error instanceof FailClosed && error.file.startsWith(stage)) {
-					// Name the folder the operator chose, not our temp folder inside it.
-					throw new FailClosed({file: out.dir, kind: error.kind, reason: error.reason, next: error.next, exitCode: error.exitCode, cause: error.cause});
-				}
-
-				throw error;
-			}
-
-			const check = checkDatabaseFile(dest).then(c => ({rel: e.rel, copy, check: c}));
-			checks.push(check);
-			let fd: number;
-			try {
-				fd = fs.openSync(dest, 'r');
-			} catch (error) {
-				throw writeFailure(dest, error, 'reading the staged copy');
-			}
-
-			members.push(await writer.addFd(e.rel, fd, 'db', {mode: e.mode, mtime: created, compress: false, onBytes: onBytes(e.rel)}));
-			phase('archive');
-			// Unlinking a large file takes a while: do it off the main thread once its check is done.
-			removals.push(check.then(async () => {
-				await Promise.all(['', '-wal', '-shm', '-journal'].map(async s => fs.promises.rm(`${dest}${s}`, {force: true})));
-			}, () => {}));
-		}
-
-		for (const e of entries.filter(x => x.kind === 'file')) {
-			let fd: number;
-			try {
-				fd = fs.openSync(e.abs, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
-			} catch (error) {
-				const code = errorCode(error);
-				skipped.push({rel: e.rel, reason: code === 'ENOENT' ? 'vanished while the backup ran' : `not readable (${code ?? errorMessage(error)})`});
-				continue;
-			}
-
-			const st = fs.fstatSync(fd);
-			if (!st.isFile()) {
-				fs.closeSync(fd);
-				skipped.push({rel: e.rel, reason: 'no longer a regular file'});
-				continue;
-			}
-
-			// Streamed and awaited one by one, so memory stays bounded whatever the folder holds.
-			members.push(await writer.addFd(e.rel, fd, 'file', {mode: st.mode, mtime: st.mtime, compress: st.size > 64, onBytes: onBytes(e.rel)}));
-		}
-
-		phase('archive');
-		options.onProgress?.({phase: 'check', label: 'databases', done: 0, total: checks.length});
-		let checked = 0;
-		for (const c of await Promise.all(checks.map(async p => {
-			const r = await p;
-			options.onProgress?.({phase: 'check', label: r.rel, done: ++checked, total: checks.length});
-			return r;
-		}))) {
-			const judged = judgeCopy(c.copy, c.check);
-			manifest.databases.push(dbRecord(c.rel, c.copy, c.check, judged.ok, judged.problems));
-			if (!judged.ok) {
-				result.problems.push(`${c.rel}: ${judged.problems.join('; ')} (kept in the archive for forensics, marked failed in its manifest)`);
-			}
-		}
-
-		phase('wait-checks');
-		manifest.members = members;
-		manifest.skipped = skipped.map(s => ({path: s.rel, reason: s.reason}));
-		manifest.complete = skipped.length === 0 && result.problems.length === 0;
-		let written;
-		try {
-			written = await writer.finish(Buffer.from(JSON.stringify(manifest, null, 2)));
-		} catch (error) {
-			throw writeFailure(out.dir, error, 'writing the archive');
-		}
-
-		writer = undefined;
-		phase('finish');
-		await readBack(temp, manifest, written, options.onProgress);
-		await Promise.all(removals);
-		phase('readback');
-		fs.chmodSync(temp, 0o600);
-		try {
-			fs.linkSync(temp, out.file);
-		} catch (error) {
-			if (errorCode(error) === 'EEXIST') {
-				throw new FailClosed({file: out.file, kind: 'exists', reason: 'a file with this name appeared while the backup ran', next: 'run the backup again'});
-			}
-
-			throw writeFailure(out.file, error, 'naming the archive');
-		}
-
-		removeTemp(temp);
-		temp = undefined;
-		fsyncDir(out.dir);
-		phase('publish');
-		const fp = fingerprintOf(out.file);
-		result.archive = out.file;
-		result.manifest = manifest;
-		result.databases = manifest.databases;
-		result.bytes = written.bytes;
-		result.seal = written.seal;
-		result.verified = true;
-		result.exitCode = manifest.complete ? 0 : 1;
-		const name = path.basename(out.file);
-		const summary = `${members.length} members, ${manifest.databases.length} databases${manifest.complete ? '' : `, INCOMPLETE: ${[...skipped.map(s => s.rel), ...result.problems].join(', ')}`}`;
-		result.recorded = appendRecord(out.dir, {at: Date.now() / 1000, event: 'backup', artifact: name, kind: 'archive', ok: manifest.complete, exitCode: result.exitCode, size: fp.size, mtimeMs: fp.mtimeMs, seal: written.seal, createdAt: manifest.createdAtEpoch, summary, details: {complete: manifest.complete, root}});
-		appendRecord(out.dir, {at: Date.now() / 1000, event: 'verify', level: 'write', artifact: name, kind: 'archive', ok: true, exitCode: 0, size: fp.size, mtimeMs: fp.mtimeMs, seal: written.seal, createdAt: manifest.createdAtEpoch, summary: 'read back after writing: size, CRC-32 of the file, seal and central directory match; databases checked on the identical copies'});
-		if (manifest.complete && !out.explicitFile) {
-			const pruned = await pruneArchives(out.dir, keep, out.file);
-			result.pruned = pruned.pruned;
-			result.keptDrilled = pruned.keptDrilled;
-		}
-
-		phase('prune');
-
-		result.ms = performance.now() - started;
-		return result;
+		const copy = await copyDatabase(e.abs, dest, {privateTmp: stage, onProgress: p => run.options.onProgress?.({phase: 'copy', label: e.rel, done: p.done, total: p.total})});
+		run.phase('copy');
+		return copy;
 	} catch (error) {
-		writer?.abort();
-		if (error instanceof FailClosed || errorCode(error)) {
-			throw writeFailure(out.dir, error, 'writing the archive');
+		if (error instanceof FailClosed && !(error.file.startsWith(out.dir) || error.file.startsWith(stage))) {
+			run.skipped.push({rel: e.rel, reason: `${error.reason} (next: ${error.next})`});
+			return null;
+		}
+
+		if (error instanceof FailClosed && error.file.startsWith(stage)) {
+			// Name the folder the operator chose, not our temp folder inside it.
+			throw new FailClosed({file: out.dir, kind: error.kind, reason: error.reason, next: error.next, exitCode: error.exitCode, cause: error.cause});
 		}
 
 		throw error;
-	} finally {
-		if (temp) {
-			removeTemp(temp);
+	}
+}
+
+/** Every other file, hashed as it streams; one that vanished or changed type is skipped (listed). */
+async function archiveFiles(run: BackupRun): Promise<MemberRecord[]> {
+	const writer = run.writer!;
+	const onBytes = run.onBytes!;
+	const members: MemberRecord[] = [];
+	for (const e of run.entries.filter(x => x.kind === 'file')) {
+		let fd: number;
+		try {
+			fd = fs.openSync(e.abs, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+		} catch (error) {
+			const code = errorCode(error);
+			run.skipped.push({rel: e.rel, reason: code === 'ENOENT' ? 'vanished while the backup ran' : `not readable (${code ?? errorMessage(error)})`});
+			continue;
 		}
 
-		if (stage) {
-			removeTemp(stage);
+		const st = fs.fstatSync(fd);
+		if (!st.isFile()) {
+			fs.closeSync(fd);
+			run.skipped.push({rel: e.rel, reason: 'no longer a regular file'});
+			continue;
 		}
 
-		lock.release();
-		if (stage) {
-			unregisterTemp(stage);
+		// Streamed and awaited one by one, so memory stays bounded whatever the folder holds.
+		members.push(await writer.addFd(e.rel, fd, 'file', {mode: st.mode, mtime: st.mtime, compress: st.size > 64, onBytes: onBytes(e.rel)}));
+	}
+
+	return members;
+}
+
+/** Waits for the database checks (in order) and records each in the manifest; a failed one is a problem. */
+async function judgeChecks(run: BackupRun, manifest: Manifest, checks: Array<Promise<CheckedCopy>>): Promise<void> {
+	const {options, result} = run;
+	options.onProgress?.({phase: 'check', label: 'databases', done: 0, total: checks.length});
+	let checked = 0;
+	for (const c of await Promise.all(checks.map(async p => {
+		const r = await p;
+		options.onProgress?.({phase: 'check', label: r.rel, done: ++checked, total: checks.length});
+		return r;
+	}))) {
+		const judged = judgeCopy(c.copy, c.check);
+		manifest.databases.push(dbRecord(c.rel, c.copy, c.check, judged.ok, judged.problems));
+		if (!judged.ok) {
+			result.problems.push(`${c.rel}: ${judged.problems.join('; ')} (kept in the archive for forensics, marked failed in its manifest)`);
 		}
 	}
+}
+
+/** manifest.json last, then the seal: the temp archive is complete on disk. */
+async function finishArchive(run: BackupRun, manifest: Manifest, members: MemberRecord[]): Promise<Awaited<ReturnType<ZipWriter['finish']>>> {
+	manifest.members = members;
+	manifest.skipped = run.skipped.map(s => ({path: s.rel, reason: s.reason}));
+	manifest.complete = run.skipped.length === 0 && run.result.problems.length === 0;
+	let written;
+	try {
+		written = await run.writer!.finish(Buffer.from(JSON.stringify(manifest, null, 2)));
+	} catch (error) {
+		throw writeFailure(run.out.dir, error, 'writing the archive');
+	}
+
+	run.writer = undefined;
+	return written;
+}
+
+/** Links the checked temp archive to its final name (never over an existing file), fsyncs the folder. */
+function publish(run: BackupRun): void {
+	const {out} = run;
+	const temp = run.temp!;
+	fs.chmodSync(temp, 0o600);
+	try {
+		fs.linkSync(temp, out.file);
+	} catch (error) {
+		if (errorCode(error) === 'EEXIST') {
+			throw new FailClosed({file: out.file, kind: 'exists', reason: 'a file with this name appeared while the backup ran', next: 'run the backup again'});
+		}
+
+		throw writeFailure(out.file, error, 'naming the archive');
+	}
+
+	removeTemp(temp);
+	run.temp = undefined;
+	fsyncDir(out.dir);
+}
+
+/** The result filled in, and the backup and its write-time verification recorded beside the archive. */
+function recordBackup(run: BackupRun, manifest: Manifest, members: MemberRecord[], written: Awaited<ReturnType<ZipWriter['finish']>>): void {
+	const {out, result, root, skipped} = run;
+	const fp = fingerprintOf(out.file);
+	result.archive = out.file;
+	result.manifest = manifest;
+	result.databases = manifest.databases;
+	result.bytes = written.bytes;
+	result.seal = written.seal;
+	result.verified = true;
+	result.exitCode = manifest.complete ? 0 : 1;
+	const name = path.basename(out.file);
+	const summary = `${members.length} members, ${manifest.databases.length} databases${manifest.complete ? '' : `, INCOMPLETE: ${[...skipped.map(s => s.rel), ...result.problems].join(', ')}`}`;
+	result.recorded = appendRecord(out.dir, {at: Date.now() / 1000, event: 'backup', artifact: name, kind: 'archive', ok: manifest.complete, exitCode: result.exitCode, size: fp.size, mtimeMs: fp.mtimeMs, seal: written.seal, createdAt: manifest.createdAtEpoch, summary, details: {complete: manifest.complete, root}});
+	appendRecord(out.dir, {at: Date.now() / 1000, event: 'verify', level: 'write', artifact: name, kind: 'archive', ok: true, exitCode: 0, size: fp.size, mtimeMs: fp.mtimeMs, seal: written.seal, createdAt: manifest.createdAtEpoch, summary: 'read back after writing: size, CRC-32 of the file, seal and central directory match; databases checked on the identical copies'});
 }

@@ -12,11 +12,11 @@ import {analyze, hasFindings} from '../forensics/analyze.js';
 import {FailClosed, errorMessage} from '../errors.js';
 import {loadStore} from '../store/load.js';
 import {storesUnderRoot} from '../store/locate.js';
-import {registerTemp, removeTemp} from './fsutil.js';
+import {registerTemp, removeTemp} from './temps.js';
 import type {ProgressFn} from './progress.js';
 import {appendRecord, fingerprintOf} from './records.js';
 import {type RestoreResult, restoreArchive} from './restore.js';
-import {detectKind} from './verify.js';
+import {detectKind} from './detect-kind.js';
 
 export type DrillScan = {
 	path: string;

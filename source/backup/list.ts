@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {PROFILE_NAME} from '../store/locate.js';
 import {ARCHIVE_PATTERN, sortArchives} from './backup.js';
-import {parseStamp} from './fsutil.js';
+import {parseStamp} from './stamp.js';
 import {type BackupRecord, fingerprintOf, readRecords, statusFor} from './records.js';
 import {SNAPSHOTS_DIR, SNAPSHOT_PATTERN} from './snapshot.js';
 

@@ -9,7 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import {FailClosed, errorCode} from '../errors.js';
 import {parseProcLocks, procLocksDevice} from '../store/holders.js';
-import {isPidAlive, onExit, processStartTicks} from './fsutil.js';
+import {isPidAlive, processStartTicks} from './liveness.js';
+import {onExit} from './temps.js';
 
 export const LOCK_NAME = '.hfx-backup.lock';
 export const HERMES_LOCK_NAME = '.backup.lock';

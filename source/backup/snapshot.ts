@@ -12,7 +12,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {FailClosed, errorCode, errorMessage} from '../errors.js';
-import {digestFile, crcHex, fsyncDir, fsyncFile, registerTemp, removeTemp, sweepDebris, tempPath, utcStamp, writeFailure} from './fsutil.js';
+import {digestFile, crcHex} from './digest.js';
+import {fsyncDir, fsyncFile} from './durable.js';
+import {utcStamp} from './stamp.js';
+import {registerTemp, removeTemp, sweepDebris, tempPath} from './temps.js';
+import {writeFailure} from './write-failure.js';
 import {acquireBackupLock} from './lock.js';
 import {MANIFEST_NAME, type MemberRecord, type QuickManifest, newManifest, quickManifest} from './manifest.js';
 import type {ProgressFn} from './progress.js';
@@ -114,8 +118,83 @@ export function pruneSnapshots(snapRoot: string, keep: number, newest: string): 
 	return pruned;
 }
 
+/** One quick snapshot in progress: its staging folder, its manifest and what it skipped or found. */
+type SnapshotRun = {
+	options: QuickSnapshotOptions;
+	created: Date;
+	snapRoot: string;
+	stage: string;
+	work: string;
+	manifest: ReturnType<typeof newManifest>;
+	skipped: Array<{path: string; reason: string}>;
+	problems: string[];
+	failedDbs: string[];
+	total: number;
+	done: number;
+};
+
 export async function takeQuickSnapshot(options: QuickSnapshotOptions): Promise<QuickSnapshotResult> {
 	const started = performance.now();
+	const {home, walk} = walkHome(options);
+	const created = options.now?.() ?? new Date();
+	const label = sanitizeLabel(options.label);
+	const snapRoot = path.join(home, SNAPSHOTS_DIR);
+	const lock = acquireBackupLock(rootOfHome(home), `hfx quick snapshot of ${home}`);
+	let stage: string | undefined;
+	try {
+		try {
+			fs.mkdirSync(snapRoot, {recursive: true, mode: 0o700});
+		} catch (error) {
+			throw writeFailure(snapRoot, error, 'creating state-snapshots/');
+		}
+
+		sweepDebris(snapRoot);
+		const id = snapshotId(snapRoot, created, label);
+		stage = tempPath(snapRoot, 'snapshot');
+		registerTemp(stage);
+		fs.mkdirSync(stage, {mode: 0o700});
+		const work = path.join(stage, '.hfx-work');
+		fs.mkdirSync(work, {mode: 0o700});
+		const manifest = newManifest('quick', id, home, created, label);
+		manifest.excluded = walk.excluded.map(e => ({path: e.rel, why: e.why}));
+		const run: SnapshotRun = {options, created, snapRoot, stage, work, manifest, skipped: walk.skipped.map(s => ({path: s.rel, reason: s.reason})), problems: [], failedDbs: [], total: walk.entries.reduce((a, e) => a + e.size, 0), done: 0};
+		for (const [i, e] of walk.entries.entries()) {
+			const copied = e.kind === 'db' && !(e.size === 0 && !fs.existsSync(`${e.abs}-wal`)) ? await snapshotDatabase(run, e, i) : snapshotFile(run, e);
+			if (!copied) {
+				continue;
+			}
+
+			run.done += e.size;
+			options.onProgress?.({phase: 'copy', label: e.rel, done: run.done, total: run.total});
+		}
+
+		const qm = sealStage(run);
+		const final = path.join(snapRoot, id);
+		fs.renameSync(stage, final);
+		removeTemp(stage);
+		stage = undefined;
+		fsyncDir(snapRoot);
+		const verified = manifest.complete;
+		const pruned = verified ? pruneSnapshots(snapRoot, options.keep ?? QUICK_KEEP, id) : [];
+		recordSnapshot(run, id, verified);
+		return {dir: final, id, manifest: qm, verified, problems: [...run.skipped.map(s => `${s.path}: ${s.reason}`), ...run.problems], pruned, exitCode: verified ? 0 : 1, ms: performance.now() - started};
+	} catch (error) {
+		if (error instanceof FailClosed || errorCode(error)) {
+			throw writeFailure(snapRoot, error, 'writing the quick snapshot');
+		}
+
+		throw error;
+	} finally {
+		if (stage) {
+			removeTemp(stage);
+		}
+
+		lock.release();
+	}
+}
+
+/** The home checked and walked for the quick-snapshot files (a --db outside the list added first). */
+function walkHome(options: QuickSnapshotOptions): {home: string; walk: ReturnType<typeof walkQuick>} {
 	const homeInput = options.dbPath ? path.dirname(path.resolve(options.dbPath)) : (options.home ?? options.root);
 	if (!homeInput) {
 		throw new Error('takeQuickSnapshot needs home, root or dbPath');
@@ -144,148 +223,122 @@ export async function takeQuickSnapshot(options: QuickSnapshotOptions): Promise<
 		throw new FailClosed({file: home, kind: 'nothing-to-snapshot', reason: 'none of the quick-snapshot files (state.db, config.yaml, .env, auth.json, …) exist here', next: 'check --home; nothing was written'});
 	}
 
-	const created = options.now?.() ?? new Date();
-	const label = sanitizeLabel(options.label);
-	const snapRoot = path.join(home, SNAPSHOTS_DIR);
-	const lock = acquireBackupLock(rootOfHome(home), `hfx quick snapshot of ${home}`);
-	let stage: string | undefined;
+	return {home, walk};
+}
+
+/** The snapshot's folder name: the UTC stamp (and label), numbered from -2 when taken. */
+function snapshotId(snapRoot: string, created: Date, label: string | null): string {
+	let id = label ? `${utcStamp(created)}-${label}` : utcStamp(created);
+	for (let n = 2; fs.existsSync(path.join(snapRoot, id)); n++) {
+		id = `${label ? `${utcStamp(created)}-${label}` : utcStamp(created)}-${n}`;
+	}
+
+	return id;
+}
+
+/** The destination of a member inside the staging folder, its parent folders created. */
+function mkParents(run: SnapshotRun, rel: string): string {
+	const dest = path.join(run.stage, rel);
+	fs.mkdirSync(path.dirname(dest), {recursive: true, mode: 0o700});
+	return dest;
+}
+
+/** One database: copied and verified in the work folder, then moved into the stage and hashed. False when skipped. */
+async function snapshotDatabase(run: SnapshotRun, e: WalkEntry, i: number): Promise<boolean> {
+	const {options, manifest, created} = run;
+	const scratch = path.join(run.work, `${i}.db`);
+	let verified;
 	try {
-		try {
-			fs.mkdirSync(snapRoot, {recursive: true, mode: 0o700});
-		} catch (error) {
-			throw writeFailure(snapRoot, error, 'creating state-snapshots/');
-		}
-
-		sweepDebris(snapRoot);
-		let id = label ? `${utcStamp(created)}-${label}` : utcStamp(created);
-		for (let n = 2; fs.existsSync(path.join(snapRoot, id)); n++) {
-			id = `${label ? `${utcStamp(created)}-${label}` : utcStamp(created)}-${n}`;
-		}
-
-		stage = tempPath(snapRoot, 'snapshot');
-		registerTemp(stage);
-		fs.mkdirSync(stage, {mode: 0o700});
-		const work = path.join(stage, '.hfx-work');
-		fs.mkdirSync(work, {mode: 0o700});
-		const manifest = newManifest('quick', id, home, created, label);
-		manifest.excluded = walk.excluded.map(e => ({path: e.rel, why: e.why}));
-		const skipped = walk.skipped.map(s => ({path: s.rel, reason: s.reason}));
-		const problems: string[] = [];
-		const failedDbs: string[] = [];
-		const total = walk.entries.reduce((a, e) => a + e.size, 0);
-		let done = 0;
-		const mkParents = (rel: string): string => {
-			const dest = path.join(stage!, rel);
-			fs.mkdirSync(path.dirname(dest), {recursive: true, mode: 0o700});
-			return dest;
-		};
-
-		for (const [i, e] of walk.entries.entries()) {
-			if (e.kind === 'db' && !(e.size === 0 && !fs.existsSync(`${e.abs}-wal`))) {
-				const scratch = path.join(work, `${i}.db`);
-				let verified;
-				try {
-					verified = await copyAndVerify(e.abs, scratch, {privateTmp: work, onProgress: p => options.onProgress?.({phase: 'copy', label: e.rel, done: done + p.done, total})});
-				} catch (error) {
-					if (error instanceof FailClosed && !error.file.startsWith(stage)) {
-						failedDbs.push(e.rel);
-						skipped.push({path: e.rel, reason: `${error.reason} (next: ${error.next})`});
-						continue;
-					}
-
-					if (error instanceof FailClosed) {
-						throw new FailClosed({file: snapRoot, kind: error.kind, reason: error.reason, next: error.next, exitCode: error.exitCode, cause: error.cause});
-					}
-
-					throw error;
-				}
-
-				if (!verified.ok) {
-					failedDbs.push(e.rel);
-					problems.push(`${e.rel}: ${verified.problems.join('; ')}`);
-				}
-
-				const dest = mkParents(e.rel);
-				fs.renameSync(scratch, dest);
-				fs.chmodSync(dest, 0o600);
-				fsyncFile(dest);
-				const d = digestFile(dest);
-				manifest.members.push({path: e.rel, size: d.size, mode: 0o600, mtime: created.toISOString(), crc32: crcHex(d.crc32), sha256: d.sha256, kind: 'db'});
-				const c = verified.copy;
-				manifest.databases.push({
-					path: e.rel,
-					schemaVersion: verified.check.schemaVersion ?? c.schemaVersion,
-					integrity: verified.ok ? 'ok' : verified.problems.join('; ').slice(0, 500),
-					counts: verified.check.ok ? verified.check.counts : c.snapshotCounts,
-					pageSize: c.pageSize,
-					pageCount: c.pageCount,
-					journalMode: c.journalMode,
-					sourceWalBytes: c.walBytes,
-					openMode: c.openMode,
-					steps: c.steps,
-					restarts: c.restarts,
-					copyMs: Math.round(c.ms),
-					pinnedMs: Math.round(c.pinnedMs),
-					checkMs: Math.round(verified.check.ms),
-					readerSqliteVersion: c.readerSqliteVersion,
-				});
-			} else {
-				try {
-					const member = copyPlainFile(e, mkParents(e.rel));
-					member.mode = 0o600;
-					manifest.members.push(member);
-				} catch (error) {
-					const code = errorCode(error);
-					if (code === 'ENOENT' || code === 'EACCES' || code === 'EPERM' || code === 'ELOOP') {
-						skipped.push({path: e.rel, reason: code === 'ENOENT' ? 'vanished while the snapshot ran' : `not readable (${code})`});
-						continue;
-					}
-
-					throw error;
-				}
-			}
-
-			done += e.size;
-			options.onProgress?.({phase: 'copy', label: e.rel, done, total});
-		}
-
-		fs.rmSync(work, {recursive: true, force: true});
-		manifest.skipped = skipped;
-		manifest.complete = skipped.length === 0 && problems.length === 0;
-		const qm = quickManifest(manifest, failedDbs);
-		const manifestPath = path.join(stage, MANIFEST_NAME);
-		fs.writeFileSync(manifestPath, JSON.stringify(qm, null, 2), {mode: 0o600, flag: 'wx'});
-		fsyncFile(manifestPath);
-		const dirs = new Set(manifest.members.map(m => path.dirname(path.join(stage!, m.path))));
-		for (const d of dirs) {
-			fsyncDir(d);
-		}
-
-		fsyncDir(stage);
-		const final = path.join(snapRoot, id);
-		fs.renameSync(stage, final);
-		removeTemp(stage);
-		stage = undefined;
-		fsyncDir(snapRoot);
-		const verified = manifest.complete;
-		const pruned = verified ? pruneSnapshots(snapRoot, options.keep ?? QUICK_KEEP, id) : [];
-		appendRecord(snapRoot, {at: Date.now() / 1000, event: 'snapshot', artifact: id, kind: 'snapshot', ok: verified, exitCode: verified ? 0 : 1, size: null, mtimeMs: null, createdAt: manifest.createdAtEpoch, summary: `${manifest.members.length} files, ${manifest.databases.length} databases${verified ? '' : `, INCOMPLETE: ${[...skipped.map(s => s.path), ...problems].join('; ')}`}`});
-		if (verified) {
-			appendRecord(snapRoot, {at: Date.now() / 1000, event: 'verify', level: 'write', artifact: id, kind: 'snapshot', ok: true, exitCode: 0, size: null, mtimeMs: null, createdAt: manifest.createdAtEpoch, summary: 'databases verified on their copies (integrity_check, counts equal to the snapshot); files hashed after fsync'});
-		}
-
-		return {dir: final, id, manifest: qm, verified, problems: [...skipped.map(s => `${s.path}: ${s.reason}`), ...problems], pruned, exitCode: verified ? 0 : 1, ms: performance.now() - started};
+		verified = await copyAndVerify(e.abs, scratch, {privateTmp: run.work, onProgress: p => options.onProgress?.({phase: 'copy', label: e.rel, done: run.done + p.done, total: run.total})});
 	} catch (error) {
-		if (error instanceof FailClosed || errorCode(error)) {
-			throw writeFailure(snapRoot, error, 'writing the quick snapshot');
+		if (error instanceof FailClosed && !error.file.startsWith(run.stage)) {
+			run.failedDbs.push(e.rel);
+			run.skipped.push({path: e.rel, reason: `${error.reason} (next: ${error.next})`});
+			return false;
+		}
+
+		if (error instanceof FailClosed) {
+			throw new FailClosed({file: run.snapRoot, kind: error.kind, reason: error.reason, next: error.next, exitCode: error.exitCode, cause: error.cause});
 		}
 
 		throw error;
-	} finally {
-		if (stage) {
-			removeTemp(stage);
+	}
+
+	if (!verified.ok) {
+		run.failedDbs.push(e.rel);
+		run.problems.push(`${e.rel}: ${verified.problems.join('; ')}`);
+	}
+
+	const dest = mkParents(run, e.rel);
+	fs.renameSync(scratch, dest);
+	fs.chmodSync(dest, 0o600);
+	fsyncFile(dest);
+	const d = digestFile(dest);
+	manifest.members.push({path: e.rel, size: d.size, mode: 0o600, mtime: created.toISOString(), crc32: crcHex(d.crc32), sha256: d.sha256, kind: 'db'});
+	const c = verified.copy;
+	manifest.databases.push({
+		path: e.rel,
+		schemaVersion: verified.check.schemaVersion ?? c.schemaVersion,
+		integrity: verified.ok ? 'ok' : verified.problems.join('; ').slice(0, 500),
+		counts: verified.check.ok ? verified.check.counts : c.snapshotCounts,
+		pageSize: c.pageSize,
+		pageCount: c.pageCount,
+		journalMode: c.journalMode,
+		sourceWalBytes: c.walBytes,
+		openMode: c.openMode,
+		steps: c.steps,
+		restarts: c.restarts,
+		copyMs: Math.round(c.ms),
+		pinnedMs: Math.round(c.pinnedMs),
+		checkMs: Math.round(verified.check.ms),
+		readerSqliteVersion: c.readerSqliteVersion,
+	});
+	return true;
+}
+
+/** One plain file (or an empty *.db), copied as mode 0600. False when it vanished or is unreadable (skipped). */
+function snapshotFile(run: SnapshotRun, e: WalkEntry): boolean {
+	try {
+		const member = copyPlainFile(e, mkParents(run, e.rel));
+		member.mode = 0o600;
+		run.manifest.members.push(member);
+	} catch (error) {
+		const code = errorCode(error);
+		if (code === 'ENOENT' || code === 'EACCES' || code === 'EPERM' || code === 'ELOOP') {
+			run.skipped.push({path: e.rel, reason: code === 'ENOENT' ? 'vanished while the snapshot ran' : `not readable (${code})`});
+			return false;
 		}
 
-		lock.release();
+		throw error;
+	}
+
+	return true;
+}
+
+/** The work folder removed, manifest.json written and fsynced, then every folder of the stage fsynced. */
+function sealStage(run: SnapshotRun): QuickManifest {
+	const {manifest, stage} = run;
+	fs.rmSync(run.work, {recursive: true, force: true});
+	manifest.skipped = run.skipped;
+	manifest.complete = run.skipped.length === 0 && run.problems.length === 0;
+	const qm = quickManifest(manifest, run.failedDbs);
+	const manifestPath = path.join(stage, MANIFEST_NAME);
+	fs.writeFileSync(manifestPath, JSON.stringify(qm, null, 2), {mode: 0o600, flag: 'wx'});
+	fsyncFile(manifestPath);
+	const dirs = new Set(manifest.members.map(m => path.dirname(path.join(stage, m.path))));
+	for (const d of dirs) {
+		fsyncDir(d);
+	}
+
+	fsyncDir(stage);
+	return qm;
+}
+
+/** The snapshot recorded beside it, and its write-time verification when complete. */
+function recordSnapshot(run: SnapshotRun, id: string, verified: boolean): void {
+	const {manifest, snapRoot} = run;
+	appendRecord(snapRoot, {at: Date.now() / 1000, event: 'snapshot', artifact: id, kind: 'snapshot', ok: verified, exitCode: verified ? 0 : 1, size: null, mtimeMs: null, createdAt: manifest.createdAtEpoch, summary: `${manifest.members.length} files, ${manifest.databases.length} databases${verified ? '' : `, INCOMPLETE: ${[...run.skipped.map(s => s.path), ...run.problems].join('; ')}`}`});
+	if (verified) {
+		appendRecord(snapRoot, {at: Date.now() / 1000, event: 'verify', level: 'write', artifact: id, kind: 'snapshot', ok: true, exitCode: 0, size: null, mtimeMs: null, createdAt: manifest.createdAtEpoch, summary: 'databases verified on their copies (integrity_check, counts equal to the snapshot); files hashed after fsync'});
 	}
 }

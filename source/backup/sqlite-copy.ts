@@ -14,7 +14,7 @@ import {Worker} from 'node:worker_threads';
 import {FailClosed, errorCode} from '../errors.js';
 import {ReadOnlyStore, describeOpenError} from '../store/open.js';
 import {type DbCheck, checkDatabaseFileSync, compareCounts, quoteIdent} from './db-check.js';
-import {writeFailure} from './fsutil.js';
+import {writeFailure} from './write-failure.js';
 import {distRoot} from '../paths.js';
 
 export type CopyProgress = {file: string; done: number; total: number};

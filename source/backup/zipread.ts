@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import type {Readable} from 'node:stream';
 import yauzl from 'yauzl';
 import {SEAL_PATTERN} from './archive.js';
-import {Hasher, type Digest} from './fsutil.js';
+import {Hasher, type Digest} from './digest.js';
 
 export type FileType = 'file' | 'dir' | 'symlink' | 'device' | 'fifo' | 'socket';
 

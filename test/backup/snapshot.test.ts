@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import {afterAll, describe, expect, it} from 'vitest';
-import {processStartTicks} from '../../source/backup/fsutil.js';
+import {processStartTicks} from '../../source/backup/liveness.js';
 import {LOCK_NAME} from '../../source/backup/lock.js';
 import {sanitizeLabel, takeQuickSnapshot} from '../../source/backup/snapshot.js';
 import {FailClosed} from '../../source/errors.js';

@@ -9,7 +9,8 @@ import Database from 'better-sqlite3';
 import {afterAll, describe, expect, it} from 'vitest';
 import {createBackup} from '../../source/backup/backup.js';
 import {takeQuickSnapshot} from '../../source/backup/snapshot.js';
-import {verifyArtifact, verifyZip} from '../../source/backup/verify.js';
+import {verifyArtifact} from '../../source/backup/verify.js';
+import {verifyZip} from '../../source/backup/verify-zip.js';
 import {openZip} from '../../source/backup/zipread.js';
 import {cleanupTemps, makeHome, tempDir, flip} from './helpers.js';
 

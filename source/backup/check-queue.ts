@@ -1,0 +1,30 @@
+/**
+ * The verifiers' database checks, one at a time behind the reading, each checked file removed
+ * with its sidecars once judged.
+ */
+import fs from 'node:fs';
+import type {DbCheck} from './db-check.js';
+import {checkDatabaseFile} from './sqlite-copy.js';
+import type {DbReport} from './verify-report.js';
+
+/** Runs database checks one at a time behind the reading (a worker thread each, in the CLI). */
+export class CheckQueue {
+	private chain: Promise<void> = Promise.resolve();
+	readonly results: Array<Promise<DbReport>> = [];
+	constructor(private readonly inline: boolean) {}
+
+	add(file: string, judge: (check: DbCheck) => DbReport): void {
+		const result = this.chain.then(async () => judge(await checkDatabaseFile(file, {inline: this.inline})));
+		this.chain = result.then(() => {
+			fs.rmSync(file, {force: true});
+			for (const s of ['-wal', '-shm', '-journal']) {
+				fs.rmSync(`${file}${s}`, {force: true});
+			}
+		}, () => {});
+		this.results.push(result);
+	}
+
+	async all(): Promise<DbReport[]> {
+		return Promise.all(this.results);
+	}
+}

@@ -1,0 +1,49 @@
+/**
+ * What a backup artifact is, by its first bytes: an hfx or Hermes zip, a tar.gz, a tar, or a
+ * snapshot folder.
+ */
+import fs from 'node:fs';
+
+export type ArtifactKind = 'zip' | 'snapshot' | 'tar.gz' | 'tar' | 'unknown';
+
+export function detectKind(p: string): ArtifactKind {
+	let st: fs.Stats;
+	try {
+		st = fs.statSync(p);
+	} catch {
+		return 'unknown';
+	}
+
+	if (st.isDirectory()) {
+		return 'snapshot';
+	}
+
+	let head = Buffer.alloc(0);
+	try {
+		const fd = fs.openSync(p, 'r');
+		try {
+			head = Buffer.alloc(512);
+			const n = fs.readSync(fd, head, 0, 512, 0);
+			head = head.subarray(0, n);
+		} finally {
+			fs.closeSync(fd);
+		}
+	} catch {
+		return 'unknown';
+	}
+
+	if (head.length >= 4 && head[0] === 0x50 && head[1] === 0x4b && (head[2] === 3 || head[2] === 5) && (head[3] === 4 || head[3] === 6)) {
+		return 'zip';
+	}
+
+	if (head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b) {
+		return 'tar.gz';
+	}
+
+	if (head.length >= 263 && head.subarray(257, 262).toString('latin1') === 'ustar') {
+		return 'tar';
+	}
+
+	// A damaged zip whose first bytes were hit: still try the zip reader when the name says so.
+	return /\.zip$/i.test(p) ? 'zip' : 'unknown';
+}

@@ -1,0 +1,164 @@
+/**
+ * Steps 6 and 7 of a restore, which run as one critical section: commit (the current files kept
+ * in backups/pre-restore-<time>/, old -wal/-shm/-journal moved aside so SQLite cannot replay them
+ * over the restored file, each staged file renamed into place, the folders fsynced), then
+ * re-verify what is on disk (sha256 of every restored file, each database through the read-only
+ * reader).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import {FailClosed, errorCode, errorMessage} from '../errors.js';
+import {ReadOnlyStore} from '../store/open.js';
+import {compareCounts, readCounts, readSchemaVersion} from './db-check.js';
+import {digestFile} from './digest.js';
+import {fsyncDir} from './durable.js';
+import type {Manifest} from './manifest.js';
+import type {ProgressFn} from './progress.js';
+import type {PlannedMember} from './restore-refusals.js';
+import {utcStamp} from './stamp.js';
+import {unregisterTemp} from './temps.js';
+
+export type RestoredDb = {path: string; ok: boolean; integrity: string[]; counts: Record<string, number>; schemaVersion: number | null; problems: string[]};
+
+export type Committed = {restored: string[]; failed: Array<{path: string; reason: string}>; keptAside: string[]; preDir: string | null; preCreated: boolean};
+
+/** Keeps a current file in the pre-restore folder (a hard link, or moved when `move`); a drill keeps nothing. */
+function keeper(preDir: string | null): {keep: (file: string, rel: string, move: boolean) => void; created: () => boolean} {
+	let preCreated = false;
+	const keep = (file: string, rel: string, move: boolean): void => {
+		if (!preDir) {
+			if (move) {
+				fs.rmSync(file, {force: true});
+			}
+
+			return;
+		}
+
+		const dest = path.join(preDir, rel);
+		if (!preCreated) {
+			fs.mkdirSync(preDir, {recursive: true, mode: 0o700});
+			preCreated = true;
+		}
+
+		fs.mkdirSync(path.dirname(dest), {recursive: true, mode: 0o700});
+		if (move) {
+			fs.renameSync(file, dest);
+		} else {
+			try {
+				fs.linkSync(file, dest);
+			} catch {
+				fs.copyFileSync(file, dest);
+			}
+		}
+	};
+
+	return {keep, created: () => preCreated};
+}
+
+/** 6. Commit: a member that fails to rename is listed as failed (its staged file removed), the rest go on. */
+export function commit(plan: PlannedMember[], staged: Map<string, string>, target: string, mode: 'to' | 'home' | 'drill', now: Date): Committed {
+	const stamp = utcStamp(now);
+	const preDir = mode === 'drill' ? null : path.join(target, 'backups', `pre-restore-${stamp}`);
+	const {keep, created} = keeper(preDir);
+	const restored: string[] = [];
+	const failed: Array<{path: string; reason: string}> = [];
+	const keptAside: string[] = [];
+	const touched = new Set<string>();
+	for (const p of plan) {
+		const temp = staged.get(p.m.path)!;
+		try {
+			if (p.exists) {
+				keep(p.dest, p.m.path, false);
+				keptAside.push(p.m.path);
+			}
+
+			if (p.m.kind === 'db') {
+				for (const s of ['-wal', '-shm', '-journal']) {
+					if (fs.existsSync(`${p.dest}${s}`)) {
+						keep(`${p.dest}${s}`, `${p.m.path}${s}`, true);
+						keptAside.push(`${p.m.path}${s}`);
+					}
+				}
+			}
+
+			fs.renameSync(temp, p.dest);
+			unregisterTemp(temp);
+			restored.push(p.m.path);
+			touched.add(path.dirname(p.dest));
+		} catch (error) {
+			fs.rmSync(temp, {force: true});
+			unregisterTemp(temp);
+			failed.push({path: p.m.path, reason: `${errorCode(error) ?? 'error'}: ${errorMessage(error)}`});
+		}
+	}
+
+	for (const d of touched) {
+		fsyncDir(d);
+	}
+
+	const preCreated = created();
+	if (preDir && preCreated) {
+		fsyncDir(path.dirname(preDir));
+	}
+
+	return {restored, failed, keptAside, preDir, preCreated};
+}
+
+/** 7. Re-verify what is on disk now: hashes first (raw reads), then SQLite. */
+export function reverify(plan: PlannedMember[], restored: string[], dbCount: number, manifest: Manifest | null, onProgress?: ProgressFn): {postProblems: string[]; databases: RestoredDb[]} {
+	const postProblems: string[] = [];
+	for (const p of plan) {
+		if (!restored.includes(p.m.path)) {
+			continue;
+		}
+
+		const d = digestFile(p.dest);
+		if (d.size !== p.m.size || (p.m.sha256 && d.sha256 !== p.m.sha256)) {
+			postProblems.push(`${p.m.path}: the restored file differs from the archive`);
+		}
+	}
+
+	const databases: RestoredDb[] = [];
+	for (const p of plan) {
+		if (p.m.kind === 'db' && restored.includes(p.m.path) && p.m.size > 0) {
+			onProgress?.({phase: 'check', label: p.m.path, done: databases.length, total: dbCount});
+			const r = checkRestoredDb(p.dest, p.m.path, manifest);
+			databases.push(r);
+			if (!r.ok) {
+				postProblems.push(`${p.m.path}: ${r.problems.join('; ')}`);
+			}
+		}
+	}
+
+	return {postProblems, databases};
+}
+
+/** Checks a restored database through the read-only reader (a private copy when WAL mode). */
+function checkRestoredDb(file: string, rel: string, manifest: Manifest | null): RestoredDb {
+	const expected = manifest?.databases.find(d => d.path === rel);
+	let store: ReadOnlyStore | undefined;
+	try {
+		store = ReadOnlyStore.open(file);
+		const integrity = store.db.prepare('PRAGMA integrity_check(100)').pluck().all() as string[];
+		const counts = readCounts(store.db);
+		const schemaVersion = readSchemaVersion(store.db);
+		const problems: string[] = [];
+		if (!(integrity.length === 1 && integrity[0] === 'ok')) {
+			problems.push(`integrity_check: ${integrity.slice(0, 3).join('; ')}`);
+		}
+
+		if (expected) {
+			problems.push(...compareCounts(expected.counts, counts));
+			if (expected.schemaVersion !== schemaVersion) {
+				problems.push(`schema version ${schemaVersion}, the manifest says ${expected.schemaVersion}`);
+			}
+		}
+
+		return {path: rel, ok: problems.length === 0, integrity, counts, schemaVersion, problems};
+	} catch (error) {
+		const what = error instanceof FailClosed ? error.reason : errorMessage(error);
+		return {path: rel, ok: false, integrity: [what], counts: {}, schemaVersion: null, problems: [`cannot be read back: ${what}`]};
+	} finally {
+		store?.close();
+	}
+}

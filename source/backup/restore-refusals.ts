@@ -1,0 +1,150 @@
+/**
+ * The refusals before a restore writes anything (steps 1-4 of restore.ts, in that order): unsafe
+ * member names, a damaged archive, a target that would be written through a symlink or over a
+ * folder, a process holding what would be replaced, and the typed confirmation.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import {FailClosed} from '../errors.js';
+import {describeHolder, findHolders} from '../store/holders.js';
+import {isPidAlive} from './liveness.js';
+import type {SourceMember} from './restore-source.js';
+import type {VerifyReport} from './verify.js';
+import {type OpenedZip, openZip, unsafeNameReason} from './zipread.js';
+
+/** Where one member lands, and whether a file is there already. */
+export type PlannedMember = {m: SourceMember; dest: string; exists: boolean};
+
+export function refuse(file: string, kind: string, reason: string, next: string): FailClosed {
+	return new FailClosed({file, kind, reason: `${reason}; nothing was written`, next, exitCode: 2});
+}
+
+/** 1. Unsafe member names and types, before anything else. */
+export async function refuseUnsafeMembers(archive: string): Promise<void> {
+	let z: OpenedZip | undefined;
+	try {
+		z = await openZip(archive);
+		for (const m of z.members) {
+			const why = unsafeNameReason(m.name, m.type);
+			if (why) {
+				throw refuse(archive, 'unsafe-member', `member ${JSON.stringify(m.name)} is refused: ${why}`, 'do not extract this archive; take it apart by hand only in a scratch folder');
+			}
+		}
+	} catch (error) {
+		if (error instanceof FailClosed) {
+			throw error;
+		}
+	} finally {
+		z?.close();
+	}
+}
+
+/** 2. A damaged archive writes nothing: refuses with the first problem the verify found. */
+export function refuseDamaged(archive: string, report: VerifyReport): void {
+	if (report.exitCode !== 0) {
+		const first = report.problems[0] ?? (report.databases.find(d => !d.ok) ? {where: report.databases.find(d => !d.ok)!.path, what: report.databases.find(d => !d.ok)!.problems.join('; ')} : {where: archive, what: 'unknown'});
+		throw refuse(archive, 'archive-damaged', `the archive is ${report.status} (${report.problems.length + report.databases.filter(d => !d.ok).length} problem(s); first: ${first.where}: ${first.what})`, `run hfx verify ${archive} for the full list, and restore from another backup (hfx backups)`);
+	}
+}
+
+/** The target checks: where each member lands, refused outside the target, through a link or over a folder. */
+export function planTargets(archive: string, target: string, members: SourceMember[]): PlannedMember[] {
+	if (fs.existsSync(target) && !fs.statSync(target).isDirectory()) {
+		throw refuse(target, 'not-a-folder', 'the restore target is not a folder', 'pass a folder with --to DIR or --home DIR');
+	}
+
+	return members.map(m => {
+		const dest = path.join(target, ...m.path.split('/'));
+		const rel = path.relative(target, dest);
+		if (rel.startsWith('..') || path.isAbsolute(rel)) {
+			throw refuse(archive, 'unsafe-member', `member ${JSON.stringify(m.path)} would land outside the target`, 'do not extract this archive');
+		}
+
+		const link = linkOnTheWay(target, dest);
+		if (link) {
+			throw refuse(link, 'symlink-in-target', 'the restore would write through this symbolic link', 'replace the link by a real folder, or restore into another folder with --to DIR');
+		}
+
+		let exists = false;
+		try {
+			const st = fs.lstatSync(dest);
+			if (st.isDirectory()) {
+				throw refuse(dest, 'target-is-folder', `a folder stands where the archive has the file ${m.path}`, 'move that folder aside, or restore into another folder with --to DIR');
+			}
+
+			exists = true;
+		} catch (error) {
+			if (error instanceof FailClosed) {
+				throw error;
+			}
+		}
+
+		return {m, dest, exists};
+	});
+}
+
+/** Every folder between `root` (exclusive) and `dest` must be a real folder, never a symlink. */
+function linkOnTheWay(root: string, dest: string): string | null {
+	const rel = path.relative(root, dest).split(path.sep);
+	let cur = root;
+	for (const part of rel) {
+		cur = path.join(cur, part);
+		try {
+			const st = fs.lstatSync(cur);
+			if (st.isSymbolicLink()) {
+				return cur;
+			}
+		} catch {
+			return null;
+		}
+	}
+
+	return null;
+}
+
+/** Refuses while anything holds a database we would replace (or holds an old WAL generation of it). */
+export function assertNoHolders(target: string, dbRels: string[]): void {
+	for (const rel of dbRels) {
+		const dest = path.join(target, rel);
+		const report = findHolders(dest);
+		const holders = report.holders;
+		if (holders.length > 0) {
+			const deleted = holders.some(h => h.holdsDeletedWal);
+			throw refuse(dest, deleted ? 'deleted-wal-held' : 'in-use', `${describeHolder(holders[0]!)}${holders.length > 1 ? ` (+${holders.length - 1} more)` : ''}${deleted ? ': a process still holds a deleted -wal of this database (an old WAL generation); a restore now would split it' : ''}`, 'stop the gateway and every Hermes process on this profile (hermes gateway stop; check with hfx doctor), then run the restore again');
+		}
+	}
+
+	const homes = new Set(dbRels.map(rel => path.dirname(path.join(target, rel))));
+	homes.add(target);
+	for (const home of homes) {
+		for (const pidFile of ['gateway.pid', 'cron.pid']) {
+			let text: string;
+			try {
+				text = fs.readFileSync(path.join(home, pidFile), 'utf8');
+			} catch {
+				continue;
+			}
+
+			const pid = Number(/\d+/.exec(text)?.[0]);
+			if (pid && pid !== process.pid && isPidAlive(pid)) {
+				throw refuse(path.join(home, pidFile), 'gateway-running', `process ${pid} named in it is running`, 'stop the gateway first (hermes gateway stop), then run the restore again');
+			}
+		}
+	}
+}
+
+/** 4. Confirmation when anything would be replaced (or the target is not empty): typed, or --yes. */
+export async function confirmReplace(archive: string, target: string, plan: PlannedMember[], options: {yes?: boolean; confirm?: (question: string) => Promise<boolean>}): Promise<void> {
+	const replacing = plan.filter(p => p.exists).length;
+	const occupied = fs.existsSync(target) && fs.readdirSync(target).length > 0;
+	if ((replacing > 0 || occupied) && !options.yes) {
+		const question = `restore ${path.basename(archive)} over ${target}: ${replacing} existing file(s) will be replaced (the current ones are kept in ${path.join(target, 'backups', 'pre-restore-…')}). Type "restore" to go on: `;
+		if (!options.confirm) {
+			throw refuse(target, 'needs-confirmation', `${replacing} existing file(s) would be replaced and no confirmation was given`, 'run it again in a terminal to confirm, or add --yes once the gateway is stopped');
+		}
+
+		if (!(await options.confirm(question))) {
+			throw refuse(target, 'not-confirmed', 'the restore was not confirmed', 'run it again and type "restore" to confirm');
+		}
+	}
+}

@@ -1,0 +1,119 @@
+/**
+ * Step 5 of a restore: every member staged beside its destination under a temp name, re-hashed
+ * against the manifest as it is written and fsynced, with the mode (and, as root, the owner) it
+ * will have. Any failure is a refusal: the caller removes the staged files and nothing was written.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import {FailClosed, errorCode, errorMessage} from '../errors.js';
+import {Hasher, crcHex} from './digest.js';
+import type {ProgressFn} from './progress.js';
+import {type PlannedMember, refuse} from './restore-refusals.js';
+import type {Source, SourceMember} from './restore-source.js';
+import {registerTemp} from './temps.js';
+import {CREDENTIAL_NAMES} from './walk.js';
+
+type Owner = {uid: number; gid: number} | null;
+
+/**
+ * Stages every planned member; returns member path -> staged temp file. Pushes each temp file
+ * (registered for removal on exit) to stagedFiles and each folder it creates to createdDirs, so the
+ * caller can remove them all when anything fails.
+ */
+export async function stageAll(source: Source, plan: PlannedMember[], target: string, stagedFiles: string[], createdDirs: string[], onProgress?: ProgressFn): Promise<Map<string, string>> {
+	const owner = targetOwner(target);
+	const total = plan.reduce((a, p) => a + p.m.size, 0);
+	let done = 0;
+	const staged = new Map<string, string>();
+	try {
+		for (const p of plan) {
+			mkdirs(path.dirname(p.dest), owner, createdDirs);
+			const temp = path.join(path.dirname(p.dest), `.${path.basename(p.dest)}.hfx-p${process.pid}.partial`);
+			registerTemp(temp);
+			stagedFiles.push(temp);
+			await stageMember(source, p.m, temp, restoredMode(p.m), owner, n => {
+				done += n;
+				onProgress?.({phase: 'extract', label: p.m.path, done, total});
+			});
+			staged.set(p.m.path, temp);
+		}
+	} catch (error) {
+		if (error instanceof FailClosed) {
+			throw new FailClosed({file: error.file, kind: error.kind, reason: `${error.reason}; nothing was written`, next: error.next});
+		}
+
+		const code = errorCode(error);
+		throw refuse(target, code === 'ENOSPC' ? 'no-space' : 'stage-failed', `staging the restored files failed (${code ?? 'error'}: ${errorMessage(error)}); the staged files were removed`, code === 'ENOSPC' ? 'free space on the target and run the restore again' : 'fix the cause and run the restore again');
+	}
+
+	return staged;
+}
+
+/** Run as root: the restored files and folders get the target's owner (unless that is root too). */
+function targetOwner(target: string): Owner {
+	let owner: Owner = null;
+	if (process.getuid?.() === 0) {
+		try {
+			const st = fs.statSync(fs.existsSync(target) ? target : path.dirname(target));
+			owner = st.uid === 0 ? null : {uid: st.uid, gid: st.gid};
+		} catch {
+			owner = null;
+		}
+	}
+
+	return owner;
+}
+
+/** Creates the missing folders down to `dir` (mode 0700), recording each one created. */
+function mkdirs(dir: string, owner: Owner, createdDirs: string[]): void {
+	const missing: string[] = [];
+	for (let d = dir; !fs.existsSync(d); d = path.dirname(d)) {
+		missing.unshift(d);
+	}
+
+	for (const d of missing) {
+		fs.mkdirSync(d, {mode: 0o700});
+		if (owner) {
+			fs.chownSync(d, owner.uid, owner.gid);
+		}
+
+		createdDirs.push(d);
+	}
+}
+
+function restoredMode(m: SourceMember): number {
+	const base = path.posix.basename(m.path);
+	if (m.kind === 'db' || CREDENTIAL_NAMES.has(base)) {
+		return 0o600;
+	}
+
+	return (m.mode & 0o777) || 0o600;
+}
+
+async function stageMember(source: Source, m: SourceMember, staged: string, mode: number, owner: {uid: number; gid: number} | null, onBytes: (n: number) => void): Promise<void> {
+	const stream = await source.open(m);
+	const hasher = new Hasher();
+	const fd = fs.openSync(staged, 'wx', 0o600);
+	try {
+		for await (const chunk of stream) {
+			const b = chunk as Buffer;
+			hasher.update(b);
+			fs.writeSync(fd, b);
+			onBytes(b.length);
+		}
+
+		fs.fsyncSync(fd);
+	} finally {
+		fs.closeSync(fd);
+	}
+
+	const d = hasher.digest();
+	if (d.size !== m.size || (m.sha256 && d.sha256 !== m.sha256) || (m.crc32 && crcHex(d.crc32) !== m.crc32)) {
+		throw new FailClosed({file: m.path, kind: 'changed-during-restore', reason: 'the member read back while restoring differs from the verified archive (the archive changed under us?)', next: 'verify the archive again (hfx verify) and retry'});
+	}
+
+	fs.chmodSync(staged, mode);
+	if (owner) {
+		fs.chownSync(staged, owner.uid, owner.gid);
+	}
+}

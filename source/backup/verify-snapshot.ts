@@ -1,0 +1,173 @@
+/**
+ * Verifies a snapshot folder: every file against the manifest (sizes, sha256), databases checked
+ * on a temp copy, files the manifest does not know about.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import {FailClosed, errorCode, errorMessage} from '../errors.js';
+import {CheckQueue} from './check-queue.js';
+import {Hasher, crcHex} from './digest.js';
+import {MANIFEST_NAME, type Manifest, ManifestError, parseManifest} from './manifest.js';
+import {removeTemp} from './temps.js';
+import {type DbReport, type VerifyOptions, type VerifyReport, finish, judgeDatabase} from './verify-report.js';
+import {extractionFailure, makeTempDir} from './verify-temp.js';
+import type {Problem} from './zipread.js';
+
+function listFiles(dir: string, rel = ''): Array<{rel: string; st: fs.Stats}> {
+	const out: Array<{rel: string; st: fs.Stats}> = [];
+	for (const name of fs.readdirSync(path.join(dir, rel)).sort()) {
+		const r = rel ? `${rel}/${name}` : name;
+		const st = fs.lstatSync(path.join(dir, r));
+		if (st.isDirectory()) {
+			out.push(...listFiles(dir, r));
+		} else {
+			out.push({rel: r, st});
+		}
+	}
+
+	return out;
+}
+
+export async function verifySnapshot(dir: string, options: VerifyOptions = {}): Promise<VerifyReport> {
+	const started = performance.now();
+	const base = {path: path.resolve(dir), kind: 'snapshot' as const, manifest: null as Manifest | null, sealed: false, seal: null as string | null, members: 0, bytes: 0, problems: [] as Problem[], databases: [] as DbReport[], notes: [] as string[]};
+	const manifestPath = path.join(dir, MANIFEST_NAME);
+	let text: Buffer;
+	try {
+		text = fs.readFileSync(manifestPath);
+	} catch (error) {
+		base.problems.push({where: manifestPath, what: `no readable manifest.json (${errorCode(error) ?? errorMessage(error)}): not a snapshot folder`});
+		return finish(base, started, true);
+	}
+
+	let hermesFiles: Record<string, number> | null = null;
+	try {
+		base.manifest = parseManifest(text);
+	} catch (error) {
+		try {
+			const raw = JSON.parse(text.toString()) as {files?: Record<string, number>};
+			if (raw && typeof raw.files === 'object' && raw.files !== null) {
+				hermesFiles = raw.files;
+				base.notes.push('a Hermes quick snapshot (no hfx manifest): checked file sizes and databases only');
+			} else {
+				base.problems.push({where: 'manifest.json', what: error instanceof ManifestError ? error.message : errorMessage(error)});
+			}
+		} catch {
+			base.problems.push({where: 'manifest.json', what: error instanceof ManifestError ? error.message : errorMessage(error)});
+		}
+	}
+
+	let listing: Array<{rel: string; st: fs.Stats}>;
+	try {
+		listing = listFiles(dir).filter(f => f.rel !== MANIFEST_NAME);
+	} catch (error) {
+		base.problems.push({where: dir, what: `cannot list the folder (${errorCode(error) ?? errorMessage(error)})`});
+		return finish(base, started, true);
+	}
+
+	const tmp = makeTempDir(options);
+	try {
+		const manifest = base.manifest;
+		const expectedSizes = new Map<string, number>(manifest ? manifest.members.map(m => [m.path, m.size]) : Object.entries(hermesFiles ?? {}));
+		const byPath = new Map((manifest?.members ?? []).map(m => [m.path, m]));
+		const dbByPath = new Map((manifest?.databases ?? []).map(d => [d.path, d]));
+		const queue = new CheckQueue(options.inlineChecks ?? false);
+		const total = listing.reduce((a, f) => a + f.st.size, 0);
+		let done = 0;
+		let dbIndex = 0;
+		base.members = listing.length;
+		base.bytes = total;
+		for (const f of listing) {
+			const where = `file ${JSON.stringify(f.rel)}`;
+			if (!f.st.isFile()) {
+				base.problems.push({where, what: `unsafe member: ${f.st.isSymbolicLink() ? 'symbolic link' : 'not a regular file'}`});
+				continue;
+			}
+
+			if (!expectedSizes.has(f.rel)) {
+				base.problems.push({where, what: 'not listed in the manifest'});
+				continue;
+			}
+
+			const expected = byPath.get(f.rel);
+			const isDb = expected ? expected.kind === 'db' : f.rel.endsWith('.db');
+			const dbFile = isDb ? path.join(tmp, `db-${dbIndex++}.db`) : undefined;
+			const hasher = new Hasher();
+			try {
+				const fd = fs.openSync(path.join(dir, f.rel), 'r');
+				const out = dbFile ? fs.openSync(dbFile, 'wx', 0o600) : undefined;
+				try {
+					const buf = Buffer.allocUnsafe(1 << 20);
+					let pos = 0;
+					for (;;) {
+						const n = fs.readSync(fd, buf, 0, buf.length, pos);
+						if (n <= 0) {
+							break;
+						}
+
+						const chunk = buf.subarray(0, n);
+						hasher.update(chunk);
+						if (out !== undefined) {
+							try {
+								fs.writeSync(out, chunk);
+							} catch (error) {
+								throw extractionFailure(tmp, error);
+							}
+						}
+
+						pos += n;
+						done += n;
+						options.onProgress?.({phase: 'members', label: f.rel, done, total});
+					}
+				} finally {
+					fs.closeSync(fd);
+					if (out !== undefined) {
+						fs.closeSync(out);
+					}
+				}
+			} catch (error) {
+				if (error instanceof FailClosed) {
+					throw error;
+				}
+
+				base.problems.push({where, what: `unreadable (${errorCode(error) ?? errorMessage(error)})`});
+				continue;
+			}
+
+			const d = hasher.digest();
+			if (d.size !== expectedSizes.get(f.rel)) {
+				base.problems.push({where, what: `size is ${d.size}, the manifest says ${expectedSizes.get(f.rel)}`});
+			}
+
+			if (expected) {
+				if (d.sha256 !== expected.sha256) {
+					base.problems.push({where, what: 'sha256 differs from the manifest'});
+				}
+
+				if (crcHex(d.crc32) !== expected.crc32) {
+					base.problems.push({where, what: `CRC-32 ${crcHex(d.crc32)} differs from the manifest's ${expected.crc32}`});
+				}
+			}
+
+			if (dbFile) {
+				queue.add(dbFile, check => judgeDatabase(f.rel, check, dbByPath.get(f.rel)));
+			}
+		}
+
+		const present = new Set(listing.map(f => f.rel));
+		for (const rel of expectedSizes.keys()) {
+			if (!present.has(rel)) {
+				base.problems.push({where: `file ${JSON.stringify(rel)}`, what: 'listed in the manifest but missing'});
+			}
+		}
+
+		if (manifest && !manifest.complete) {
+			base.notes.push(`the snapshot was incomplete when taken: ${manifest.skipped.map(s => `${s.path} (${s.reason})`).join('; ')}`);
+		}
+
+		base.databases = await queue.all();
+		return finish(base, started);
+	} finally {
+		removeTemp(tmp);
+	}
+}

@@ -2,8 +2,9 @@
  * Bundles the compiled CLI (dist/cli.js and everything it imports, the Ink stack included) into
  * one file, dist/hfx.js: the `hfx` bin. Node's ESM loader resolves, reads and links each of the
  * ~400 modules separately, which cost the TUI about 0.2 s of its start-up; one file does not.
- * Kept out of the bundle: better-sqlite3 (a native addon) and yazl (backup/archive.ts requires it
- * when it writes its first archive and swaps its CRC-32 for zlib's in that module instance). The
+ * Kept out of the bundle: better-sqlite3 (a native addon), yazl (backup/archive.ts requires it
+ * when it writes its first archive and swaps its CRC-32 for zlib's in that module instance) and
+ * yaml (backup/doctor.ts requires it when it reads a config.yaml). The
  * workers and child processes (backup/check-worker.js, simulator/gateway.js) stay plain files in
  * dist/.
  */
@@ -100,7 +101,7 @@ await build({
 	platform: 'node',
 	format: 'esm',
 	target: 'node20',
-	external: ['better-sqlite3', 'yazl'],
+	external: ['better-sqlite3', 'yazl', 'yaml'],
 	// CommonJS dependencies (React) call require() for Node built-ins.
 	banner: {js: 'import {createRequire as __hfxCreateRequire} from \'node:module\'; const require = __hfxCreateRequire(import.meta.url);'},
 	plugins: [noDevtools, reactProduction, yogaWithoutFetch, lazyText],

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
 import {packageRoot} from '../paths.js';
+import {toolVersion} from '../version.js';
 
 export const MANIFEST_NAME = 'manifest.json';
 export const MANIFEST_FORMAT = 'hfx-backup';
@@ -75,20 +76,6 @@ export type QuickManifest = {
 	oversized_skipped: string[];
 	hfx: Manifest;
 };
-
-let cachedVersion: string | undefined;
-export function toolVersion(): string {
-	if (cachedVersion === undefined) {
-		try {
-			const pkg = JSON.parse(fs.readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as {version?: string};
-			cachedVersion = pkg.version ?? '0.0.0';
-		} catch {
-			cachedVersion = '0.0.0';
-		}
-	}
-
-	return cachedVersion;
-}
 
 export function newManifest(kind: 'full' | 'quick', id: string, root: string, created: Date, label: string | null): Manifest {
 	return {

@@ -46,6 +46,13 @@ describe('the hfx bundle', () => {
 		expect(inputs).toContain('dist/text/segmenter.js');
 	});
 
+	it('leaves yaml to node_modules, required only when doctor reads a config.yaml', () => {
+		expect(inputs.some(p => p.includes('node_modules/yaml/'))).toBe(false);
+		const external = new Set(meta.outputs['dist/hfx.js']!.imports.filter(i => i.external).map(i => i.path));
+		expect(external.has('yaml')).toBe(false);
+		expect(text).toMatch(/\("yaml"\)/);
+	});
+
 	it('leaves better-sqlite3 and yazl to node_modules, and loads yazl only to write an archive', () => {
 		expect(inputs.some(p => p.includes('node_modules/better-sqlite3/') || p.includes('node_modules/yazl/'))).toBe(false);
 		const external = new Set(meta.outputs['dist/hfx.js']!.imports.filter(i => i.external).map(i => i.path));

@@ -74,20 +74,74 @@ export class UsageError extends Error {
 const camel = (name: string): string => name.replace(/-([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
 const kebab = (name: string): string => name.replace(/[A-Z]/g, c => `-${c.toLowerCase()}`);
 
-export function parseArgs<T extends Table>(argv: readonly string[], table: T): ParsedArgs<T> {
-	const flags: Record<string, unknown> = {};
-	const seen = new Set<string>();
-	const input: string[] = [];
-	let help = false;
-	let version = false;
-	const shorts = new Map<string, string>();
-	for (const [name, spec] of Object.entries(table)) {
-		if (spec.type === 'string' && spec.short) {
-			shorts.set(spec.short, name);
+/** What one `-x`/`--name[=value]` word names: the flag as written, its table name, an inline value, or a `--no-` negation. */
+type Named = {written: string; name: string | undefined; inline: string | undefined; negated: string | null};
+
+function nameOf(arg: string, table: Table, shorts: ReadonlyMap<string, string>): Named {
+	if (arg.startsWith('--')) {
+		const eq = arg.indexOf('=');
+		const written = eq < 0 ? arg : arg.slice(0, eq);
+		const inline = eq < 0 ? undefined : arg.slice(eq + 1);
+		const name = camel(written.slice(2));
+		if (!Object.hasOwn(table, name) && name.startsWith('no') && name.length > 2) {
+			// --no-color: only a boolean flag has a negation.
+			const positive = name[2]!.toLowerCase() + name.slice(3);
+			if (table[positive]?.type === 'boolean' && inline === undefined) {
+				return {written, name, inline, negated: positive};
+			}
 		}
+
+		return {written, name, inline, negated: null};
 	}
 
-	const set = (name: string, value: unknown): void => {
+	return {written: arg, name: shorts.get(arg.slice(1)), inline: undefined, negated: null};
+}
+
+/** A string or number flag's value: inline, the next word (then `skip` is 1), or a bare `--keep`. */
+function valueOf(spec: Spec, written: string, inline: string | undefined, next: string | undefined): {value: string; skip: number} {
+	if (inline !== undefined) {
+		return {value: inline, skip: 0};
+	}
+
+	if (spec.type === 'string' && spec.bare) {
+		return next !== undefined && /^\d+$/.test(next) ? {value: next, skip: 1} : {value: '', skip: 0};
+	}
+
+	if (next === undefined || (next.startsWith('-') && next !== '-' && !/^-\d/.test(next))) {
+		throw new UsageError(`${written} needs a value`);
+	}
+
+	return {value: next, skip: 1};
+}
+
+/** The value a flag word sets, and how many following words it took. */
+function flagValue(spec: Spec, named: Named, next: string | undefined): {value: unknown; skip: number} {
+	const {written, inline} = named;
+	if (spec.type === 'boolean') {
+		if (inline === undefined || inline === 'true' || inline === 'false') {
+			return {value: inline !== 'false', skip: 0};
+		}
+
+		throw new UsageError(`${written} is a switch (true or false), not ${JSON.stringify(inline)}`);
+	}
+
+	const {value, skip} = valueOf(spec, written, inline, next);
+	if (spec.type === 'number') {
+		const n = Number(value);
+		if (value.trim() === '' || !Number.isFinite(n)) {
+			throw new UsageError(`${written} needs a number, not ${JSON.stringify(value)}`);
+		}
+
+		return {value: n, skip};
+	}
+
+	return {value, skip};
+}
+
+/** Records a flag's value: a repeated flag is refused unless it takes several. */
+function setter(table: Table, flags: Record<string, unknown>): (name: string, value: unknown) => void {
+	const seen = new Set<string>();
+	return (name, value) => {
 		const spec = table[name]!;
 		if (spec.type === 'string' && spec.multiple) {
 			((flags[name] ??= []) as unknown[]).push(value);
@@ -101,7 +155,15 @@ export function parseArgs<T extends Table>(argv: readonly string[], table: T): P
 		seen.add(name);
 		flags[name] = value;
 	};
+}
 
+export function parseArgs<T extends Table>(argv: readonly string[], table: T): ParsedArgs<T> {
+	const flags: Record<string, unknown> = {};
+	const input: string[] = [];
+	let help = false;
+	let version = false;
+	const shorts = new Map(Object.entries(table).flatMap(([name, spec]) => (spec.type === 'string' && spec.short ? [[spec.short, name] as const] : [])));
+	const set = setter(table, flags);
 	for (let i = 0; i < argv.length; i++) {
 		const arg = argv[i]!;
 		if (arg === '--') {
@@ -109,36 +171,13 @@ export function parseArgs<T extends Table>(argv: readonly string[], table: T): P
 			break;
 		}
 
-		if (arg === '--help' || arg === '-h') {
-			help = true;
+		if (arg === '--help' || arg === '-h' || arg === '--version') {
+			help ||= arg !== '--version';
+			version ||= arg === '--version';
 			continue;
 		}
 
-		if (arg === '--version') {
-			version = true;
-			continue;
-		}
-
-		let written: string;
-		let name: string | undefined;
-		let inline: string | undefined;
-		if (arg.startsWith('--') && arg.length > 2) {
-			const eq = arg.indexOf('=');
-			written = eq < 0 ? arg : arg.slice(0, eq);
-			inline = eq < 0 ? undefined : arg.slice(eq + 1);
-			name = camel(written.slice(2));
-			if (!Object.hasOwn(table, name) && name.startsWith('no') && name.length > 2) {
-				// --no-color: only a boolean flag has a negation.
-				const positive = name[2]!.toLowerCase() + name.slice(3);
-				if (table[positive]?.type === 'boolean' && inline === undefined) {
-					set(positive, false);
-					continue;
-				}
-			}
-		} else if (/^-[A-Za-z]$/.test(arg)) {
-			written = arg;
-			name = shorts.get(arg.slice(1));
-		} else {
+		if (!(arg.startsWith('--') && arg.length > 2) && !/^-[A-Za-z]$/.test(arg)) {
 			if (arg.startsWith('-') && arg.length > 1 && !/^-\d/.test(arg)) {
 				throw new UsageError(`unknown flag ${arg}`);
 			}
@@ -147,51 +186,20 @@ export function parseArgs<T extends Table>(argv: readonly string[], table: T): P
 			continue;
 		}
 
-		const spec = name === undefined ? undefined : table[name];
-		if (name === undefined || !spec) {
-			throw new UsageError(`unknown flag ${written}`);
-		}
-
-		if (spec.type === 'boolean') {
-			if (inline === undefined) {
-				set(name, true);
-			} else if (inline === 'true' || inline === 'false') {
-				set(name, inline === 'true');
-			} else {
-				throw new UsageError(`${written} is a switch (true or false), not ${JSON.stringify(inline)}`);
-			}
-
+		const named = nameOf(arg, table, shorts);
+		if (named.negated !== null) {
+			set(named.negated, false);
 			continue;
 		}
 
-		let value = inline;
-		if (value === undefined) {
-			const next = argv[i + 1];
-			if (spec.type === 'string' && spec.bare) {
-				if (next !== undefined && /^\d+$/.test(next)) {
-					value = next;
-					i++;
-				} else {
-					value = '';
-				}
-			} else if (next === undefined || (next.startsWith('-') && next !== '-' && !/^-\d/.test(next))) {
-				throw new UsageError(`${written} needs a value`);
-			} else {
-				value = next;
-				i++;
-			}
+		const spec = named.name === undefined ? undefined : table[named.name];
+		if (named.name === undefined || !spec) {
+			throw new UsageError(`unknown flag ${named.written}`);
 		}
 
-		if (spec.type === 'number') {
-			const n = Number(value);
-			if (value.trim() === '' || !Number.isFinite(n)) {
-				throw new UsageError(`${written} needs a number, not ${JSON.stringify(value)}`);
-			}
-
-			set(name, n);
-		} else {
-			set(name, value);
-		}
+		const {value, skip} = flagValue(spec, named, argv[i + 1]);
+		set(named.name, value);
+		i += skip;
 	}
 
 	for (const [name, spec] of Object.entries(table)) {

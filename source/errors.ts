@@ -5,6 +5,13 @@
 
 export type ExitCode = 0 | 1 | 2;
 
+export type Refusal = {file: string; reason: string; next: string};
+
+/** The one line every refusal prints on stderr: the file, the cause and the next safe step. */
+export function refusalLine(r: Refusal): string {
+	return `hfx: ${r.file}: ${r.reason}. Next: ${r.next}`;
+}
+
 export class FailClosed extends Error {
 	readonly file: string;
 	readonly reason: string;
@@ -25,7 +32,7 @@ export class FailClosed extends Error {
 
 	/** The one line printed on stderr. */
 	line(): string {
-		return `hfx: ${this.message}`;
+		return refusalLine(this);
 	}
 
 	toJSON(): Record<string, unknown> {

@@ -3,7 +3,7 @@
  * 1 broken (where and how), 2 unreadable.
  */
 import fs from 'node:fs';
-import type {ExitCode} from '../errors.js';
+import {type ExitCode, refusalLine} from '../errors.js';
 import {auditPathFor, readAudit, verifyAudit} from '../repair/audit.js';
 import {type GlobalFlags, type Io, guarded, locate} from './context.js';
 
@@ -16,7 +16,7 @@ export async function runAudit(flags: GlobalFlags & {action?: string; file?: str
 
 		const file = flags.file ?? auditPathFor(locate(flags, io).stores[0]!.path);
 		if (!fs.existsSync(file)) {
-			io.err(`hfx: ${file}: no audit trail here. Next: it is created by the first hfx repair`);
+			io.err(refusalLine({file, reason: 'no audit trail here', next: 'it is created by the first hfx repair'}));
 			return 2;
 		}
 

@@ -5,7 +5,7 @@
  * orphans refused (the rest applied), 2 refused or error with nothing written.
  */
 import readline from 'node:readline';
-import {errorMessage, type ExitCode} from '../errors.js';
+import {errorMessage, type ExitCode, refusalLine} from '../errors.js';
 import {type ApplyOutcome, type Planned, applyRepair, computePlan} from '../repair/apply.js';
 import {appendAudit, auditPathFor} from '../repair/audit.js';
 import {confirmationMatches} from '../repair/confirmation.js';
@@ -69,7 +69,7 @@ function reportOutcome(outcome: ApplyOutcome, dbPath: string, flags: RepairFlags
 	}
 
 	if (outcome.exitCode === 2 && outcome.reason) {
-		io.err(`hfx: ${dbPath}: ${outcome.reason}. Next: ${outcome.next ?? 'see above'}`);
+		io.err(refusalLine({file: dbPath, reason: outcome.reason, next: outcome.next ?? 'see above'}));
 	}
 
 	return outcome.exitCode;
@@ -185,7 +185,7 @@ export async function runRepair(flags: RepairFlags, io: Io): Promise<ExitCode> {
 		preflight(dbPath);
 		const interactive = Boolean(process.stdin.isTTY);
 		if ((flags.apply || flags.undo) && !flags.yes && !interactive) {
-			io.err(`hfx: ${dbPath}: a typed confirmation is needed and stdin is not a terminal. Next: review the dry run (hfx repair), then re-run with --yes`);
+			io.err(refusalLine({file: dbPath, reason: 'a typed confirmation is needed and stdin is not a terminal', next: 'review the dry run (hfx repair), then re-run with --yes'}));
 			return 2;
 		}
 

@@ -8,7 +8,7 @@ import readline from 'node:readline';
 import {type DrillResult, drillArchive} from '../backup/drill.js';
 import {progressSink} from '../backup/progress.js';
 import {type RestoreResult, restoreArchive} from '../backup/restore.js';
-import type {ExitCode} from '../errors.js';
+import {type ExitCode, refusalLine} from '../errors.js';
 import {failIfAbandoned} from './backup.js';
 import {plural} from '../text/format.js';
 import {type GlobalFlags, type Io, guarded} from './context.js';
@@ -78,7 +78,7 @@ async function runDrill(flags: RestoreFlags, io: Io, bar: ReturnType<typeof prog
 	}
 
 	if (!r.ok) {
-		io.err(`hfx: ${r.archive}: the restore drill failed (${r.problems[0]}). Next: do not rely on this backup; take a new one (hfx backup) and drill it`);
+		io.err(refusalLine({file: r.archive, reason: `the restore drill failed (${r.problems[0]})`, next: 'do not rely on this backup; take a new one (hfx backup) and drill it'}));
 	}
 
 	return r.exitCode;
@@ -122,7 +122,7 @@ async function runRestoreInto(target: string, flags: RestoreFlags, io: Io, bar: 
 	}
 
 	if (r.exitCode !== 0) {
-		io.err(`hfx: ${r.target}: the restore is partial (${[...r.failed.map(f => f.path), ...r.postProblems].slice(0, 3).join('; ')}). Next: see the list above; the previous files are in ${r.preRestoreDir ?? 'place'}`);
+		io.err(refusalLine({file: r.target, reason: `the restore is partial (${[...r.failed.map(f => f.path), ...r.postProblems].slice(0, 3).join('; ')})`, next: `see the list above; the previous files are in ${r.preRestoreDir ?? 'place'}`}));
 	}
 
 	return r.exitCode;
@@ -138,7 +138,7 @@ export async function runRestore(flags: RestoreFlags, io: Io): Promise<ExitCode>
 
 		const target = flags.to ?? flags.home;
 		if (!target) {
-			io.err('hfx: restore needs a target: --to DIR (any folder) or --home DIR (a Hermes root). Next: e.g. hfx restore ARCHIVE --home ~/.hermes');
+			io.err(refusalLine({file: flags.archive, reason: 'restore needs a target: --to DIR (any folder) or --home DIR (a Hermes root)', next: 'e.g. hfx restore ARCHIVE --home ~/.hermes'}));
 			return 2;
 		}
 

@@ -4,7 +4,7 @@
  */
 import {progressSink} from '../backup/progress.js';
 import {type VerifyReport, recordVerification, verifyArtifact} from '../backup/verify.js';
-import type {ExitCode} from '../errors.js';
+import {type ExitCode, refusalLine} from '../errors.js';
 import {failIfAbandoned} from './backup.js';
 import {type GlobalFlags, type Io, guarded} from './context.js';
 
@@ -96,7 +96,7 @@ export async function runVerify(flags: VerifyFlags, io: Io): Promise<ExitCode> {
 				const d = report.databases.find(x => !x.ok);
 				return d ? {where: d.path, what: d.problems.join('; ')} : {where: report.path, what: report.status};
 			})();
-			io.err(`hfx: ${report.path}: ${report.status} (${first.where}: ${first.what}). Next: do not restore from it; pick another backup (hfx backups)`);
+			io.err(refusalLine({file: report.path, reason: `${report.status} (${first.where}: ${first.what})`, next: 'do not restore from it; pick another backup (hfx backups)'}));
 		}
 
 		return report.exitCode;

@@ -59,6 +59,65 @@ export function seedHistory(w: StoreWriter, now: number, chats: Chat[]): void {
 	}
 }
 
+/** The running simulation: the writer, its chats, the plan's clock and what has happened so far. */
+type Demo = {
+	w: StoreWriter;
+	chats: Chat[];
+	plan: typeof DEFAULT_PLAN;
+	/** Wall-clock ms at which the plan's second `seconds` falls, at this speed. */
+	at: (seconds: number) => number;
+	done: Set<string>;
+	orphan: string | null;
+	n: number;
+};
+
+const clock = () => Date.now() / 1000;
+
+/** A chat's next row, carrying its identity (a reset successor or a compression continuation). */
+function successor(d: Demo, c: Chat, reason: 'idle' | 'compression'): string {
+	d.w.endSession(c.current, clock(), reason);
+	const next = d.w.createSession({source: c.platform, userId: c.userId, sessionKey: c.key, chatId: c.chatId, chatType: c.chatType, displayName: c.name, profileName: 'default', parentSessionId: c.current, ...(reason === 'idle' ? {modelConfig: {_reset_from: c.current}} : {}), startedAt: clock()});
+	d.w.setRouting(c.key, next, clock());
+	say({event: reason === 'idle' ? 'idle-reset' : 'compression', from: c.current, to: next});
+	return next;
+}
+
+/** The plan's three events, each once, when its time has come: an idle reset, a compression, the incident. */
+function dueEvents(d: Demo): void {
+	const now = Date.now();
+	if (!d.done.has('idle') && now >= d.at(d.plan.idleResetAt)) {
+		d.done.add('idle');
+		d.chats[2]!.current = successor(d, d.chats[2]!, 'idle');
+	}
+
+	if (!d.done.has('compression') && now >= d.at(d.plan.compressionAt)) {
+		d.done.add('compression');
+		d.chats[1]!.current = successor(d, d.chats[1]!, 'compression');
+	}
+
+	if (!d.done.has('incident') && now >= d.at(d.plan.incidentAt)) {
+		d.done.add('incident');
+		const c = d.chats[0]!;
+		// The rotation's identity write fails: the new row has no session key, no chat, no user;
+		// the predecessor is never ended and the routing entry still names it.
+		d.orphan = d.w.createSession({source: c.platform, startedAt: clock()});
+		say({event: 'incident', zombie: c.current, orphan: d.orphan});
+	}
+}
+
+/** One turn (a user line and the reply) in the next chat, then the next step after a jittered pause. */
+function step(d: Demo, speed: number): void {
+	dueEvents(d);
+	const c = d.chats[d.n % d.chats.length]!;
+	const target = c === d.chats[0] && d.orphan ? d.orphan : c.current;
+	const t = clock();
+	d.w.addMessages(target, [
+		{role: 'user', content: LINES[d.n++ % LINES.length]!, timestamp: t},
+		{role: 'assistant', content: `on it: ${LINES[(d.n * 7) % LINES.length]!}`, timestamp: t + 0.4},
+	]);
+	setTimeout(() => step(d, speed), ((d.plan.messageEvery * 1000) / speed) * (0.5 + ((d.n * 37) % 10) / 10));
+}
+
 function main(): void {
 	const home = arg('--home', '');
 	if (!home) {
@@ -69,7 +128,6 @@ function main(): void {
 	const speed = Math.max(0.1, Number(arg('--speed', '1')) || 1);
 	fs.mkdirSync(home, {recursive: true});
 	const w = new StoreWriter(path.join(home, 'state.db'), {shape: 'v30', seed: Number(arg('--seed', '7'))});
-	const clock = () => Date.now() / 1000;
 	const chats: Chat[] = [
 		{key: 'agent:main:telegram:dm:777001', platform: 'telegram', chatId: '777001', chatType: 'dm', userId: 'u-teknium', name: 'Teknium', current: ''},
 		{key: 'agent:main:discord:group:9001', platform: 'discord', chatId: '9001', chatType: 'group', userId: 'u-bob', name: '#ops', current: ''},
@@ -82,57 +140,7 @@ function main(): void {
 
 	say({event: 'ready', db: path.join(home, 'state.db'), pid: process.pid});
 	const started = Date.now();
-	const at = (seconds: number) => started + (seconds * 1000) / speed;
-	const plan = DEFAULT_PLAN;
-	const done = new Set<string>();
-	let orphan: string | null = null;
-	let n = 0;
-
-	const talk = (id: string) => {
-		const t = clock();
-		w.addMessages(id, [
-			{role: 'user', content: LINES[n++ % LINES.length]!, timestamp: t},
-			{role: 'assistant', content: `on it: ${LINES[(n * 7) % LINES.length]!}`, timestamp: t + 0.4},
-		]);
-	};
-
-	const step = () => {
-		const now = Date.now();
-		if (!done.has('idle') && now >= at(plan.idleResetAt)) {
-			done.add('idle');
-			const c = chats[2]!;
-			w.endSession(c.current, clock(), 'idle');
-			const next = w.createSession({source: c.platform, userId: c.userId, sessionKey: c.key, chatId: c.chatId, chatType: c.chatType, displayName: c.name, profileName: 'default', parentSessionId: c.current, modelConfig: {_reset_from: c.current}, startedAt: clock()});
-			w.setRouting(c.key, next, clock());
-			say({event: 'idle-reset', from: c.current, to: next});
-			c.current = next;
-		}
-
-		if (!done.has('compression') && now >= at(plan.compressionAt)) {
-			done.add('compression');
-			const c = chats[1]!;
-			w.endSession(c.current, clock(), 'compression');
-			const next = w.createSession({source: c.platform, userId: c.userId, sessionKey: c.key, chatId: c.chatId, chatType: c.chatType, displayName: c.name, profileName: 'default', parentSessionId: c.current, startedAt: clock()});
-			w.setRouting(c.key, next, clock());
-			say({event: 'compression', from: c.current, to: next});
-			c.current = next;
-		}
-
-		if (!done.has('incident') && now >= at(plan.incidentAt)) {
-			done.add('incident');
-			const c = chats[0]!;
-			// The rotation's identity write fails: the new row has no session key, no chat, no user;
-			// the predecessor is never ended and the routing entry still names it.
-			orphan = w.createSession({source: c.platform, startedAt: clock()});
-			say({event: 'incident', zombie: c.current, orphan});
-		}
-
-		const c = chats[n % chats.length]!;
-		const target = c === chats[0] && orphan ? orphan : c.current;
-		talk(target);
-		setTimeout(step, ((plan.messageEvery * 1000) / speed) * (0.5 + ((n * 37) % 10) / 10));
-	};
-
+	const demo: Demo = {w, chats, plan: DEFAULT_PLAN, at: seconds => started + (seconds * 1000) / speed, done: new Set(), orphan: null, n: 0};
 	const stop = () => {
 		w.close();
 		process.exit(0);
@@ -140,7 +148,7 @@ function main(): void {
 
 	process.on('SIGTERM', stop);
 	process.on('SIGINT', stop);
-	step();
+	step(demo, speed);
 }
 
 main();

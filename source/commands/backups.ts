@@ -2,20 +2,14 @@
  * `hfx backups [--home ROOT] [-o DIR] [--json]`: archives and quick snapshots with age, size,
  * verified and drilled status. Exit 0 listed, 1 no backup at all, 2 could not run.
  */
-import {type BackupEntry, listBackups} from '../backup/list.js';
+import {listBackups} from '../backup/list.js';
 import type {ExitCode} from '../errors.js';
+import {backupStatus} from '../report/backups.js';
+import {ago, bytes, table} from '../text/format.js';
 import {backupDirs, failIfAbandoned, resolveRoot} from './backup.js';
 import {type GlobalFlags, type Io, guarded} from './context.js';
 
-import {ago, bytes, table} from '../text/format.js';
-
 export type BackupsFlags = GlobalFlags & {output?: string};
-
-function status(e: BackupEntry, now: number): {verified: string; drilled: string} {
-	const verified = e.verified ? `yes, ${ago(e.verified.at, now)}${e.verified.level === 'write' ? ' (at write)' : ''}` : (e.changedSinceRecorded ? 'CHANGED since' : (e.lastFailure?.event === 'verify' ? 'FAILED' : 'no'));
-	const drilled = e.drilled ? `yes, ${ago(e.drilled.at, now)}` : (e.lastFailure?.event === 'drill' ? 'FAILED' : 'no');
-	return {verified, drilled};
-}
 
 export async function runBackups(flags: BackupsFlags, io: Io): Promise<ExitCode> {
 	failIfAbandoned(io);
@@ -34,7 +28,7 @@ export async function runBackups(flags: BackupsFlags, io: Io): Promise<ExitCode>
 			return 1;
 		}
 
-		const rows = entries.map(e => ({e, s: status(e, now)}));
+		const rows = entries.map(e => ({e, s: backupStatus(e, now)}));
 		for (const line of table(rows, [
 			{header: 'NAME', value: r => r.e.name, max: 48},
 			{header: 'KIND', value: r => r.e.kind === 'snapshot' ? `snapshot (${r.e.profile})` : r.e.kind},

@@ -2,15 +2,9 @@
  * The Backups pane's data and actions (verify, drill, quick snapshot), provided by the backup
  * module.
  */
-export type BackupEntry = {
-	name: string;
-	path: string;
-	kind: 'archive' | 'snapshot';
-	createdAt: number | null;
-	size: number | null;
-	verified: string;
-	drilled: string;
-};
+import type {BackupEntry} from '../backup/list.js';
+
+export type {BackupEntry} from '../backup/list.js';
 
 export type BackupsModel = {
 	entries: BackupEntry[];

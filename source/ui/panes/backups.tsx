@@ -5,6 +5,7 @@
  */
 import React from 'react';
 import {Box, Text} from 'ink';
+import {backupStatus} from '../../report/backups.js';
 import {ago, bytes, pad} from '../../text/format.js';
 import {List} from '../components/list.js';
 import {useTheme} from '../theme.js';
@@ -27,8 +28,14 @@ function BackupsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 				width={ctx.width}
 				header={header}
 				empty={`no backups yet under ${m.root ?? 'the Hermes root'}: press S for a quick snapshot, or run hfx backup`}
-				line={e => `${pad(e.name, 40)} ${pad(ago(e.createdAt, ctx.now), 10)} ${pad(bytes(e.size), 9, 'right')}  ${pad(e.verified, 16)} ${e.drilled}`}
-				color={e => e.verified.startsWith('damaged') ? theme.danger : (e.verified.startsWith('ok') ? undefined : theme.muted)}
+				line={e => {
+					const s = backupStatus(e, ctx.now);
+					return `${pad(e.name, 40)} ${pad(ago(e.createdAt, ctx.now), 10)} ${pad(bytes(e.size), 9, 'right')}  ${pad(s.verified, 16)} ${s.drilled}`;
+				}}
+				color={e => {
+					const {verified} = backupStatus(e, ctx.now);
+					return verified === 'FAILED' || verified === 'CHANGED since' ? theme.danger : (verified.startsWith('yes') ? undefined : theme.muted);
+				}}
 			/>
 			<Text wrap="truncate" color={m.busy ? theme.accent : theme.muted}>{`  ${m.busy ?? m.last ?? 'v verify  D drill  S quick snapshot  · restore with: hfx restore ARCHIVE --home DIR (gateway stopped)'}`}</Text>
 			<Text wrap="truncate" color={theme.muted}>{`  archives hold credentials: never send one to anyone`}</Text>

@@ -1,6 +1,7 @@
 /**
- * The detection as plain SQL, the way Hermes' own code computes it (hermes-state.md §3.3–3.5;
- * the quoted queries of hermes_state_gateway.py), so the sqlite3 CLI can do the same job hfx does:
+ * The detection as plain SQL, the way Hermes' own code computes it (docs/hermes-rules.md, restart,
+ * orphans, repair-routing; the quoted queries of hermes_state_gateway.py), so the sqlite3 CLI can
+ * do the same job hfx does:
  *   1. the orphan query (windowed freshest-of last_active, message count), local surfaces excluded;
  *   2. per orphan: the lineage query, or the contiguity query (top 2 by last_active);
  *   3. per session key: the restart query (exact key, recoverable reasons, reset fence, rows with

@@ -1,11 +1,11 @@
 /**
- * The benchmark store: a v30-shape `state.db` with >= 20,000 sessions and >= 1,000,000 messages
- * of 100-800 characters, shaped like a busy Hermes install (hermes-state.md §1, §3): keyed
- * telegram/discord/slack/whatsapp/signal chats with compression and reset chains and their
- * gateway_routing entries, a few thousand local (cli, tui, cron...) sessions, tool and delegate
- * children, branches, empty rows, and a handful of planted orphans (the R1 incident, a lineage
- * orphan, an ambiguous one, a contested pair, a no-predecessor one, a parent-not-keyed one) whose
- * verdicts a correct scan must give.
+ * The benchmark store: a v30-shape `state.db` with >= 20,000 sessions and >= 1,000,000 messages of
+ * 100-800 characters, shaped like a busy Hermes install (docs/hermes-rules.md, schema, identity,
+ * lineage): keyed telegram/discord/slack/whatsapp/signal chats with compression and reset chains
+ * and their gateway_routing entries, a few thousand local (cli, tui, cron...) sessions, tool and
+ * delegate children, branches, empty rows, and a handful of planted orphans (the R1 incident, a
+ * lineage orphan, an ambiguous one, a contested pair, a no-predecessor one, a parent-not-keyed one)
+ * whose verdicts a correct scan must give.
  *
  * Deterministic (one seeded PRNG), cached under .bench-data/v<GENERATOR_VERSION>/ and rebuilt only
  * when missing. Run alone with `node dist-bench/generate.js [--force]`.
@@ -546,7 +546,7 @@ class Planner {
 		});
 	}
 
-	/** The scenarios of shared/scenarios.md that leave findings, placed in the last days of the store. */
+	/** The scenarios of docs/scenarios.md that leave findings, placed in the last days of the store. */
 	planted(): void {
 		const risk = (key: string) => this.expectedRollbackRisks.push(key);
 		const orphan = (p: Plan, scenario: string, e: ExpectedOrphan) => {

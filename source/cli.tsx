@@ -222,8 +222,9 @@ export async function main(argv: string[]): Promise<ExitCode> {
 		return 0;
 	}
 
-	// Ink's chalk ignores NO_COLOR (ink-stack.md §1.3 F): decided here, before any command (and so
-	// chalk) is imported, from the parsed flags (--no-color and --color=false alike).
+	// Ink 6.8's chalk (5.6, its bundled supports-color) ignores NO_COLOR but honours FORCE_COLOR=0:
+	// colour is decided here, before any command (and so chalk) is imported, from the parsed flags
+	// (--no-color and --color=false alike).
 	const color = cli.flags.color && !process.env.NO_COLOR;
 	if (!color) {
 		process.env.FORCE_COLOR = '0';

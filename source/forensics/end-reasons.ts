@@ -1,5 +1,6 @@
 /**
- * End-reason sets, as Hermes defines them (hermes_state_common.py; hermes-state.md §3.2).
+ * End-reason sets, as Hermes defines them (hermes_state_common.py; docs/hermes-rules.md,
+ * end-reasons).
  */
 
 /** A deliberate conversation boundary: fences older rows out of restart recovery. */

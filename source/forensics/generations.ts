@@ -1,7 +1,7 @@
 /**
- * The generations of Hermes' routing rules (hermes-state.md §3.7), as data: which end reasons a
- * restart reopens, which fences apply, how "last active" is computed and whether the store's own
- * `repair-routing` exists or crashes. Every verdict of the engine takes one of these.
+ * The generations of Hermes' routing rules (docs/hermes-rules.md, generations), as data: which end
+ * reasons a restart reopens, which fences apply, how "last active" is computed and whether the
+ * store's own `repair-routing` exists or crashes. Every verdict of the engine takes one of these.
  */
 import {LEGACY_RECOVERABLE_END_REASONS, RECOVERABLE_END_REASONS} from './end-reasons.js';
 

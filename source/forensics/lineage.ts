@@ -1,6 +1,6 @@
 /**
- * Session lineage (hermes-state.md §3.1): which row continues, branches from, resets, delegates
- * from or was adopted into which.
+ * Session lineage (docs/hermes-rules.md, lineage): which row continues, branches from, resets,
+ * delegates from or was adopted into which.
  */
 import {REPAIR_END_REASON, RESET_END_REASONS} from './end-reasons.js';
 import {inWindow, startedLater} from './time.js';

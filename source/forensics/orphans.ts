@@ -1,9 +1,9 @@
 /**
  * Routing orphans and their evidence, decided exactly as `hermes sessions repair-routing` decides
- * them (hermes-state.md §3.4–3.5, §3.7), under the rules of one generation: the same rows it lists
- * (every keyless row with messages except tool rows and /branch or delegate children), the same
- * donors, fences and refusals. Local-surface rows it lists and refuses are flagged as such: keyless
- * by design, reported apart, not findings.
+ * them (docs/hermes-rules.md, orphans, repair-routing, generations), under the rules of one
+ * generation: the same rows it lists (every keyless row with messages except tool rows and /branch
+ * or delegate children), the same donors, fences and refusals. Local-surface rows it lists and
+ * refuses are flagged as such: keyless by design, reported apart, not findings.
  */
 import {type Rules, rulesFor} from './generations.js';
 import {compareCells, lastActive, lastActiveRaw, numeric} from './time.js';
@@ -12,8 +12,8 @@ import type {Cell, SessionRecord} from './types.js';
 export const DEFAULT_MAX_GAP_SECONDS = 900;
 
 /**
- * Surfaces that never carry a gateway routing identity (hermes-state.md §1.2, §3.3 step 7).
- * `api_server` is not one: the API-server platform keys its rows (§3.7).
+ * Surfaces that never carry a gateway routing identity (docs/hermes-rules.md, orphans).
+ * `api_server` is not one: the API-server platform keys its rows.
  */
 export const LOCAL_SURFACES: ReadonlySet<string> = new Set(['cli', 'tui', 'desktop', 'subagent', 'cron', 'kanban', 'acp', 'tool', 'recovered', 'oneshot']);
 

@@ -1,6 +1,6 @@
 /**
- * What the gateway resumes for a chat after a restart (hermes-state.md §3.3), per rule set:
- * the routing entry (healed to its compression tip, dropped if its row ended), then
+ * What the gateway resumes for a chat after a restart (docs/hermes-rules.md, restart), per rule
+ * set: the routing entry (healed to its compression tip, dropped if its row ended), then
  * `find_latest_gateway_session_for_peer`: the exact-key query, then the tuple fallback.
  */
 import {RESET_END_REASONS} from './end-reasons.js';

@@ -1,5 +1,5 @@
 /**
- * Which routing entry the gateway loads for a chat (hermes-state.md §3.3 step 2, §3.7): only the
+ * Which routing entry the gateway loads for a chat (docs/hermes-rules.md, routing-scope): only the
  * `gateway_routing` rows of its own scope (the realpath of its sessions folder); for a key those
  * lack, or whose row is unusable, the legacy mirror `sessions/sessions.json`. Rows of other scopes
  * belong to other gateways and never decide a chat.

@@ -1,6 +1,6 @@
 /**
  * Plain data the store hands to the forensic engine. No I/O, no classes: a snapshot of rows.
- * Names follow Hermes' own columns (hermes-state.md §1.2).
+ * Names follow Hermes' own columns (docs/hermes-rules.md, identity).
  */
 import type {RuleSet} from './generations.js';
 

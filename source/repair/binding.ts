@@ -1,7 +1,8 @@
 /**
- * What a plan is bound to: the file's identity, the WAL position (salts and mxFrame from the
- * -shm, the header's change counter) and the hash of the rows it touches. Read through the -shm
- * child process, so it is safe in a process that holds a SQLite connection to the store (H3).
+ * What a plan is bound to: the file's identity, the WAL position (salts and mxFrame from the -shm,
+ * the header's change counter) and the hash of the rows it touches. Read through the -shm child
+ * process, so it is safe in a process that holds a SQLite connection to the store (a plain
+ * open()+close() would drop its POSIX locks: docs/sqlite-wal.md, posix-locks).
  */
 import fs from 'node:fs';
 import type {ShmReader} from '../store/shm.js';

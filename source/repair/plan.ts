@@ -1,7 +1,8 @@
 /**
  * The repair plan: for each adoptable orphan, the exact writes `repair-routing --apply` makes
- * (hermes-state.md §3.6) as a before/after table, what a restart resumes for that chat before and
- * after, and the consequences worth a warning. Pure: rows and an analysis in, a plan out.
+ * (docs/hermes-rules.md, apply) as a before/after table, what a restart resumes for that chat
+ * before and after, and the consequences worth a warning. Pure: rows and an analysis in, a plan
+ * out.
  */
 import {sha256 as sha256Hash} from '../crypto.js';
 import {type Analysis, analyze} from '../forensics/analyze.js';

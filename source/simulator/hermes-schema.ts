@@ -1,6 +1,6 @@
 /**
  * The three schema shapes our simulator writes, column for column as Hermes' generations have them
- * (hermes-state.md §1.2–1.5, §3.7): `v21` (Aug 2026: no last_activity_at, profile_name,
+ * (docs/hermes-rules.md, schema): `v21` (Aug 2026: no last_activity_at, profile_name,
  * created_source), `v25` (the generation that shipped `repair-routing`: last_activity_at,
  * profile_name and the system_prompts table, but none of v30's created_source, transport_profile,
  * hidden, tool_names or its four gateway tables) and `v30` (current). The v25 columns are those of

@@ -1,8 +1,8 @@
 /**
  * One job: bring an older Hermes store (v21, v25) to the current schema shape, as current Hermes
- * does on any writable open (hermes-state.md §1.1, `_init_schema`/`_reconcile_columns`), so that
- * "what the newest Hermes decides once it has migrated the store" (scenarios.md, G1–G6) can be
- * checked on a file that really was migrated rather than on a v30 store built from scratch.
+ * does on any writable open (docs/hermes-rules.md, schema: `_init_schema`/`_reconcile_columns`), so
+ * that "what the newest Hermes decides once it has migrated the store" (docs/scenarios.md, G1–G6)
+ * can be checked on a file that really was migrated rather than on a v30 store built from scratch.
  *
  * What it does, and nothing else:
  *   - CREATE TABLE IF NOT EXISTS for every table of the v30 shape the file lacks;

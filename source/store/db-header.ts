@@ -66,7 +66,7 @@ export function formatSqliteVersionNumber(n: number): string {
 	return `${Math.floor(n / 1_000_000)}.${Math.floor(n / 1000) % 1000}.${n % 1000}`;
 }
 
-/** The WAL-reset bug (3.7.0–3.51.2, fixed 3.51.3, backports 3.50.7 and 3.44.6): sqlite-wal.md H12. */
+/** The WAL-reset bug (3.7.0–3.51.2, fixed 3.51.3, backports 3.50.7 and 3.44.6): docs/sqlite-wal.md, wal-reset-bug. */
 export function hasWalResetBug(versionNumber: number): boolean {
 	if (versionNumber < 3_007_000 || versionNumber >= 3_051_003) {
 		return false;

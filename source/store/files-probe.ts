@@ -1,7 +1,8 @@
 /**
  * The live files view: sizes of state.db and its sidecars, the WAL scanned incrementally (frame
- * classes, checksum break), the -shm header read in a child process (H3), and the processes
- * holding the files. Plain data out; `describeFiles` turns it into lines.
+ * classes, checksum break), the -shm header read in a child process (docs/sqlite-wal.md,
+ * posix-locks), and the processes holding the files. Plain data out; `describeFiles` turns it into
+ * lines.
  */
 import fs from 'node:fs';
 import {type DbHeader, formatSqliteVersionNumber, hasWalResetBug} from './db-header.js';

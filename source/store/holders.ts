@@ -1,8 +1,9 @@
 /**
  * Which processes hold the store's files, from /proc (Linux): open file descriptors by inode
- * (`/proc/<pid>/fd`) and POSIX locks (`/proc/locks`). Also the processes that still hold a
- * deleted `-wal`/`-shm` inode of this database: an old WAL generation that a restart or a restore
- * would split from (hermes-state.md §5 DeletedWalGenerationError; scenario W7).
+ * (`/proc/<pid>/fd`) and POSIX locks (`/proc/locks`). Also the processes that still hold a deleted
+ * `-wal`/`-shm` inode of this database: an old WAL generation that a restart or a restore would
+ * split from (Hermes' DeletedWalGenerationError: docs/hermes-rules.md, wal-guards;
+ * docs/scenarios.md, W7).
  *
  * Only stat/readlink of /proc entries: never opens the store's files.
  */

@@ -1,10 +1,10 @@
 /**
  * Which database files this process currently holds a SQLite connection to.
  *
- * POSIX advisory locks belong to the process: an `fs.open()`+`close()` of `state.db` or its
- * `-shm` anywhere in this process silently drops the locks SQLite holds on it (sqlite-wal.md H3).
- * Every raw read of those files goes through `assertNoLiveHandle` first, so a raw read while a
- * connection is open fails loudly instead of corrupting the owner's view.
+ * POSIX advisory locks belong to the process: an `fs.open()`+`close()` of `state.db` or its `-shm`
+ * anywhere in this process silently drops the locks SQLite holds on it (docs/sqlite-wal.md,
+ * posix-locks). Every raw read of those files goes through `assertNoLiveHandle` first, so a raw
+ * read while a connection is open fails loudly instead of corrupting the owner's view.
  */
 import fs from 'node:fs';
 import type {DbHeader} from './db-header.js';

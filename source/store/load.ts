@@ -61,7 +61,7 @@ export type LoadedStore = {
 
 export type UpgradeNotice = {fromVersion: number | null; toVersion: number; note: string; next: string};
 
-/** What upgrading Hermes does to an older store: its first writable open migrates it (hermes-state.md §3.7). */
+/** What upgrading Hermes does to an older store: its first writable open migrates it (docs/hermes-rules.md, schema). */
 export function upgradeNotice(schema: Pick<SchemaInfo, 'version' | 'ruleSet'>): UpgradeNotice | null {
 	if (schema.ruleSet === CURRENT_RULE_SET) {
 		return null;

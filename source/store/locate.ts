@@ -12,7 +12,7 @@ export const PROFILE_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
 export type StoreLocation = {
 	path: string;
-	/** Owner profile as Hermes derives it from the store's path: never unknown (hermes-state.md §3.7). */
+	/** Owner profile as Hermes derives it from the store's path: never unknown (docs/hermes-rules.md, owner). */
 	owner: string;
 	/** How the owner was derived, in words, for every header and JSON. */
 	ownerSource?: string;

@@ -1,6 +1,6 @@
 /**
  * The only way this project opens an observed database: read-only, no URIs, no statement that is
- * not read-only, short bounded read transactions (sqlite-wal.md §2.4).
+ * not read-only, short bounded read transactions (docs/sqlite-wal.md, opening).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -161,7 +161,7 @@ export class ReadOnlyStore {
 
 	/**
 	 * Runs `fn` inside one read transaction (one consistent snapshot) and always ends it, so the
-	 * WAL is pinned only for the duration of `fn` (H6).
+	 * WAL is pinned only for the duration of `fn` (docs/sqlite-wal.md, pinning).
 	 */
 	read<T>(fn: () => T): T {
 		if (this.db.inTransaction) {

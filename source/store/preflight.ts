@@ -2,8 +2,8 @@
  * Preflight: everything we must know about the files before SQLite is allowed near them.
  *
  * All raw reads of `state.db` happen here, strictly before this process opens a SQLite connection
- * to it (sqlite-wal.md H3). Refusals are FailClosed errors: one line naming the file, the cause
- * and the next safe step.
+ * to it (an open()+close() then would drop its POSIX locks: docs/sqlite-wal.md, posix-locks).
+ * Refusals are FailClosed errors: one line naming the file, the cause and the next safe step.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -137,7 +137,7 @@ function statMain(absolute: string): fs.Stats {
 	return st;
 }
 
-/** Refuses a 0-byte main file (H2: beside a -wal, any SQLite open would delete that WAL). */
+/** Refuses a 0-byte main file (beside a -wal, any SQLite open would delete that WAL: docs/sqlite-wal.md, empty-main). */
 function refuseEmpty(absolute: string, sidecars: Sidecars): never {
 	if (sidecars.wal && sidecars.wal.size > 0) {
 		throw new FailClosed({
@@ -158,9 +158,10 @@ function refuseEmpty(absolute: string, sidecars: Sidecars): never {
 
 /** The 100-byte database header, read raw unless a live connection's first preflight already did. */
 function readHeader(absolute: string): DbHeader {
-	// While this process holds a connection to the file, its header is not read again (H3): the
-	// first preflight's header stands (magic, journal mode and page size cannot change under a live
-	// connection); sizes above come from stat, which opens nothing.
+	// While this process holds a connection to the file, its header is not read again
+	// (docs/sqlite-wal.md, posix-locks): the first preflight's header stands (magic, journal mode and
+	// page size cannot change under a live connection); sizes above come from stat, which opens
+	// nothing.
 	let header = liveHeader(absolute);
 	if (!header) {
 		let headerBytes: Buffer;

@@ -1,5 +1,5 @@
 /**
- * The gateway's routing home beside a store (hermes-state.md §3.3 step 2, §3.7): its routing
+ * The gateway's routing home beside a store (docs/hermes-rules.md, routing-scope): its routing
  * scope, the resolved path of `<HERMES_HOME>/sessions` (only `gateway_routing` rows of that scope
  * are loaded), and the legacy mirror `sessions/sessions.json`, still imported for keys the table
  * lacks. Read only; the mirror is a plain file beside the store, never the store or its -shm.

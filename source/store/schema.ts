@@ -1,7 +1,7 @@
 /**
  * Schema-generation detection. Hermes adds missing columns on any writable open and never on a
  * read-only one, so a file in the wild may lack any column newer than the code that last wrote it
- * (hermes-state.md §1.1). We detect, never assume.
+ * (docs/hermes-rules.md, schema). We detect, never assume.
  */
 import {FailClosed} from '../errors.js';
 import {type RuleSet, generationOf} from '../forensics/generations.js';

@@ -1,12 +1,12 @@
 /**
  * The `-shm` (wal-index) header: what the owner's SQLite currently considers committed (mxFrame),
- * already checkpointed (nBackfill) and pinned by readers (read marks) (sqlite-wal.md §1.7).
+ * already checkpointed (nBackfill) and pinned by readers (read marks) (docs/sqlite-wal.md, shm).
  *
  * Why a child process: POSIX locks belong to the process, and any `open()`+`close()` of `-shm` or
- * the main file here would silently drop the locks our own SQLite connection holds on them (rule 4,
- * H3; worker_threads share the process, so they do not help). The child (`head`) holds no SQLite
- * connection, so its plain reads are harmless. This module never opens those files itself; it
- * only stat()s the -shm, which opens nothing.
+ * the main file here would silently drop the locks our own SQLite connection holds on them
+ * (docs/sqlite-wal.md, posix-locks; worker_threads share the process, so they do not help). The
+ * child (`head`) holds no SQLite connection, so its plain reads are harmless. This module never
+ * opens those files itself; it only stat()s the -shm, which opens nothing.
  */
 import {type ChildProcess, type ExecFileException, execFile} from 'node:child_process';
 import fs from 'node:fs';

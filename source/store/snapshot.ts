@@ -52,7 +52,8 @@ function markersColumn(schema: SchemaInfo): string {
 		return 'NULL AS markers';
 	}
 
-	// '!' marks a cell that is set but not JSON: v25's repair-routing fails on it (hermes-state.md §3.7).
+	// '!' marks a cell that is set but not JSON: v25's repair-routing fails on it
+	// (docs/hermes-rules.md, generations).
 	return 'CASE WHEN s.model_config IS NULL THEN NULL WHEN NOT json_valid(s.model_config) THEN \'!\' WHEN instr(s.model_config, \'_from"\') > 0 THEN json_extract(s.model_config, \'$._branched_from\', \'$._delegate_from\', \'$._reset_from\') END AS markers';
 }
 
@@ -346,7 +347,7 @@ export type SnapshotMeta = {
 };
 
 export type ReadOptions = {
-	/** Longest a single read transaction may stay open (it pins the owner's WAL meanwhile, H6). */
+	/** Longest a single read transaction may stay open (it pins the owner's WAL meanwhile: docs/sqlite-wal.md, pinning). */
 	transactionBudgetMs?: number;
 	/** `lean` (default for scans) reads only what the forensic engine uses; views need `full`. */
 	columns?: ColumnSet;

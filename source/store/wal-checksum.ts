@@ -1,5 +1,6 @@
 /**
- * The WAL checksum (§1.4): pairs of u32 words in the magic's byte order, s0 += a + s1; s1 += b + s0.
+ * The WAL checksum (docs/sqlite-wal.md, wal-frames): pairs of u32 words in the magic's byte order,
+ * s0 += a + s1; s1 += b + s0.
  */
 import os from 'node:os';
 
@@ -7,9 +8,9 @@ const HOST_LE = os.endianness() === 'LE';
 
 /**
  * Sums words of one buffer. The fast path reads through an Int32Array view when the buffer is
- * 4-aligned and the checksum order is the host's (~1 GB/s vs ~180 MB/s with readUInt32, §4.2); a
- * byte-swapping view covers the other order; DataView covers unaligned buffers.
- * Arithmetic stays in int32 (`| 0` is mod 2^32); compare with `>>> 0`.
+ * 4-aligned and the checksum order is the host's (~1 GB/s vs ~180 MB/s with readUInt32:
+ * docs/sqlite-wal.md, measured); a byte-swapping view covers the other order; DataView covers
+ * unaligned buffers. Arithmetic stays in int32 (`| 0` is mod 2^32); compare with `>>> 0`.
  */
 export class Summer {
 	s0 = 0;

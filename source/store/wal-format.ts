@@ -1,6 +1,7 @@
 /**
- * The `-wal` file format (sqlite-wal.md §1.2–1.5): its constants, the frame offsets, and the
- * shapes a scan reports (header, commits, the classes of frames).
+ * The `-wal` file format (docs/sqlite-wal.md, wal-header, wal-frames, frame-classes): its
+ * constants, the frame offsets, and the shapes a scan reports (header, commits, the classes of
+ * frames).
  */
 export const WAL_MAGIC_LE = 0x37_7F_06_82;
 export const WAL_MAGIC_BE = 0x37_7F_06_83;
@@ -12,7 +13,8 @@ export const WAL_FRAME_HEADER_BYTES = 24;
  * ok: a WAL SQLite would use. no-file/empty: nothing to replay (empty is normal right after a
  * TRUNCATE checkpoint). too-short, bad-magic, bad-version, bad-page-size: SQLite ignores the file.
  * header-checksum-mismatch: the header is rewritten in place at every WAL reset, so a reader can
- * catch it half-written; read again shortly before calling it damage (§1.6).
+ * catch it half-written; read again shortly before calling it damage (docs/sqlite-wal.md,
+ * wal-header).
  */
 export type WalState = 'ok' | 'no-file' | 'empty' | 'too-short' | 'bad-magic' | 'bad-version' | 'bad-page-size' | 'header-checksum-mismatch';
 

@@ -1,6 +1,7 @@
 /**
- * The 32-byte `-wal` header (§1.2): parsed, its checksum verified, and judged the way SQLite
- * judges it (not a WAL, a WAL it refuses, one caught half-written, or one it would use).
+ * The 32-byte `-wal` header (docs/sqlite-wal.md, wal-header): parsed, its checksum verified, and
+ * judged the way SQLite judges it (not a WAL, a WAL it refuses, one caught half-written, or one it
+ * would use).
  */
 import {Summer} from './wal-checksum.js';
 import {WAL_FORMAT_VERSION, WAL_HEADER_BYTES, WAL_MAGIC_BE, WAL_MAGIC_LE, type WalHeader, type WalHeaderParse} from './wal-format.js';

@@ -1,7 +1,8 @@
 /**
- * The frame scan (§1.5): walks the frames the way SQLite's recovery does (salts, page number,
- * the checksum chain), stops at the first invalid frame and classifies every slot after it;
- * scanWal runs it over a whole `-wal` in memory. Shared with the tailer, which walks chunks.
+ * The frame scan (docs/sqlite-wal.md, frame-classes): walks the frames the way SQLite's recovery
+ * does (salts, page number, the checksum chain), stops at the first invalid frame and classifies
+ * every slot after it; scanWal runs it over a whole `-wal` in memory. Shared with the tailer, which
+ * walks chunks.
  */
 import {Summer} from './wal-checksum.js';
 import {type FrameBreak, type ScanOptions, WAL_FRAME_HEADER_BYTES, WAL_HEADER_BYTES, type WalCommit, type WalHeader, type WalScan, type WalState} from './wal-format.js';
@@ -253,8 +254,9 @@ export function recentLimitOf(options: {recentCommits?: number} | undefined): nu
 }
 
 /**
- * Classifies a whole `-wal` held in memory (§1.5). Pure; never throws on garbage.
- * A buffer whose byteOffset is not 4-aligned (e.g. a subarray) is handled, just more slowly.
+ * Classifies a whole `-wal` held in memory (docs/sqlite-wal.md, frame-classes). Pure; never throws
+ * on garbage. A buffer whose byteOffset is not 4-aligned (e.g. a subarray) is handled, just more
+ * slowly.
  */
 export function scanWal(buf: Buffer, options?: ScanOptions): WalScan {
 	const nBackfill = normalizedBackfill(options);

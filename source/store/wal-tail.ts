@@ -1,7 +1,8 @@
 /**
- * The incremental tail of a live `-wal`: each poll re-verifies only what can have changed since
- * the last one, and rescans from frame 1 after a reset; scanWalFile is its one-shot form. Reading
- * `-wal` with plain file I/O beside a SQLite connection is safe (rule 4); nothing here writes.
+ * The incremental tail of a live `-wal`: each poll re-verifies only what can have changed since the
+ * last one, and rescans from frame 1 after a reset; scanWalFile is its one-shot form. Reading
+ * `-wal` with plain file I/O beside a SQLite connection is safe (docs/sqlite-wal.md, posix-locks);
+ * nothing here writes.
  */
 import fs from 'node:fs';
 import {errorCode} from '../errors.js';
@@ -19,7 +20,7 @@ export type WalPoll = {
 	newCommits: WalCommit[];
 	/** How many commits there were since the previous poll (newCommits may be capped). */
 	newCommitCount: number;
-	/** Why the tailer had to rescan from frame 1 (Litestream's verifyWithExecutor cases, §1.6). */
+	/** Why the tailer had to rescan from frame 1 (Litestream's verifyWithExecutor cases: docs/sqlite-wal.md, wal-reset). */
 	reset: WalReset | null;
 	/** Bytes read from the -wal by this poll. */
 	bytesRead: number;

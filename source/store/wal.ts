@@ -1,13 +1,14 @@
 /**
- * The `-wal` file, read the way SQLite's own recovery reads it (sqlite-wal.md §1.2–1.6, App. A).
+ * The `-wal` file, read the way SQLite's own recovery reads it (docs/sqlite-wal.md, wal-header to
+ * wal-reset, and scan).
  *
  * Why parse it ourselves: SQLite never reports a broken checksum chain. Recovery stops at the first
- * bad frame and everything after it, committed or not, silently stops existing (§1.8). Only a raw
- * scan can show what is pending a checkpoint, what a live writer has spilled but not committed,
- * and which committed-looking frames SQLite will ignore.
+ * bad frame and everything after it, committed or not, silently stops existing (docs/sqlite-wal.md,
+ * silent-loss). Only a raw scan can show what is pending a checkpoint, what a live writer has
+ * spilled but not committed, and which committed-looking frames SQLite will ignore.
  *
  * Reading `-wal` with plain file I/O inside a process that holds a SQLite connection is safe:
- * SQLite takes no POSIX locks on it (rule 4). Nothing here ever writes.
+ * SQLite takes no POSIX locks on it (docs/sqlite-wal.md, posix-locks). Nothing here ever writes.
  *
  * This module is the entry; the parts, one job each: wal-format.ts (constants and shapes),
  * wal-checksum.ts, wal-header.ts, wal-scan.ts (the frame walk) and wal-tail.ts (the incremental tail).

@@ -1,5 +1,5 @@
 /**
- * Routing entries are scoped (hermes-state.md §3.3 step 2, §3.7): the gateway loads only the
+ * Routing entries are scoped (docs/hermes-rules.md, routing-scope): the gateway loads only the
  * gateway_routing rows whose scope is the resolved path of its own sessions folder, and imports
  * the legacy mirror sessions/sessions.json for keys those lack. Real files, the real binary.
  */

@@ -1,5 +1,5 @@
 /**
- * Lineage edges (hermes-state.md §3.1, parent_session_id and the model_config markers).
+ * Lineage edges (docs/hermes-rules.md, lineage: parent_session_id and the model_config markers).
  */
 import {describe, expect, it} from 'vitest';
 import {type LineageNode, ancestors, buildLineage, classifyEdge, compressionTip, lineageTree} from '../../source/forensics/lineage.js';

@@ -1,5 +1,6 @@
 /**
- * Routing orphans and repair-routing evidence (hermes-state.md §3.4–3.5; hermes-sql.md §1).
+ * Routing orphans and repair-routing evidence (docs/hermes-rules.md, orphans, repair-routing,
+ * last-active).
  */
 import {describe, expect, it} from 'vitest';
 import {DEFAULT_MAX_GAP_SECONDS, LOCAL_SURFACES, type OrphanOptions, findOrphans, isListedRefusedLocal, isOrphanCandidate} from '../../source/forensics/orphans.js';

@@ -1,5 +1,5 @@
 /**
- * What a restart resumes (hermes-state.md §3.3; hermes-sql.md §4), for both rule sets:
+ * What a restart resumes (docs/hermes-rules.md, restart), for both rule sets:
  * 'v30' (current Hermes) and 'legacy-v21' (the older finder).
  */
 import {describe, expect, it} from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Hermes' epoch window and "last active" rules (hermes-state.md §3.1; hermes-sql.md §1b, §3, §6).
+ * Hermes' epoch window and "last active" rules (docs/hermes-rules.md, last-active).
  */
 import {describe, expect, it} from 'vitest';
 import {EPOCH_MAX, EPOCH_MIN, coalesce, compareCells, inWindow, isCorruptTime, lastActive, startedLater} from '../../source/forensics/time.js';

@@ -1,7 +1,7 @@
 /**
- * The owner profile of a store, derived from its own path as Hermes derives it (hermes-state.md
- * §3.7), for any path: `…/profiles/<name>/state.db` is `<name>`, any other store `default`;
- * --home and --profile may confirm it, a conflict is refused.
+ * The owner profile of a store, derived from its own path as Hermes derives it
+ * (docs/hermes-rules.md, owner), for any path: `…/profiles/<name>/state.db` is `<name>`, any other
+ * store `default`; --home and --profile may confirm it, a conflict is refused.
  */
 import fs from 'node:fs';
 import os from 'node:os';

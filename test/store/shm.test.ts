@@ -1,7 +1,7 @@
 /**
  * The -shm header read in a child process, against the wal-index a real writer process maintains.
  * The point of the child: this test process holds a SQLite connection to the same store, and its
- * POSIX locks (visible in /proc/locks) must survive the read (sqlite-wal.md rule 4, H3).
+ * POSIX locks (visible in /proc/locks) must survive the read (docs/sqlite-wal.md, posix-locks).
  */
 import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';

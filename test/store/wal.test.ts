@@ -1,7 +1,8 @@
 /**
  * The raw -wal reader against WAL files written by a real second process (the writer simulator),
- * and against copies damaged the way disks and crashes damage them (sqlite-wal.md §1.5, §1.8, §5.3).
- * SQLite itself (better-sqlite3, read-only, on copies) is the oracle for what is visible.
+ * and against copies damaged the way disks and crashes damage them (docs/sqlite-wal.md,
+ * frame-classes, silent-loss, faults). SQLite itself (better-sqlite3, read-only, on copies) is the
+ * oracle for what is visible.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -90,8 +91,8 @@ function messagesAtFrame(history: Array<{commit: number; messages: number}>, las
 }
 
 // -----------------------------------------------------------------------------------------------
-// An independent, slow, obviously-written reference (Appendix A with readUInt32 and % 2**32), for
-// differential tests.
+// An independent, slow, obviously-written reference (docs/sqlite-wal.md, scan, with readUInt32 and
+// % 2**32), for differential tests.
 
 type Reference = {ok: boolean; slots: number; partial: number; valid: number; commits: number[]; dbSize: number; breakAt: number; invalidTail: number; invalidTailCommits: number; unsealed: number; stale: number};
 

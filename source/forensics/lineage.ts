@@ -124,36 +124,60 @@ function sameEdge(a: LineageEdge | undefined, b: LineageEdge | undefined): boole
 	return a === b || (a !== undefined && b !== undefined && a.parentId === b.parentId && a.childId === b.childId && a.kind === b.kind && a.via === b.via && a.parentMissing === b.parentMissing && a.rule === b.rule);
 }
 
-export function updateLineage(previous: Lineage, byId: ReadonlyMap<string, SessionRecord>, changed: ReadonlySet<string>): Lineage {
-	// Most changes (messages appended) move no edge: then the previous lineage stands as is. An
-	// edge depends on its child and its parent, so a change can move the edges of the changed
-	// sessions and of their children.
+/** Did a change move any edge: of a changed session, or of one of its children (an edge depends on both ends)? */
+function edgesMoved(previous: Lineage, byId: ReadonlyMap<string, SessionRecord>, changed: ReadonlySet<string>): boolean {
 	const edgeNow = (id: string) => {
 		const session = byId.get(id);
 		return session ? edgeOf(session, byId) : undefined;
 	};
 
-	let moved = false;
-	outer: for (const id of changed) {
+	for (const id of changed) {
 		if (!sameEdge(previous.parentEdge.get(id), edgeNow(id))) {
-			moved = true;
-			break;
+			return true;
 		}
 
 		for (const e of previous.children.get(id) ?? []) {
 			if (!sameEdge(e, edgeNow(e.childId))) {
-				moved = true;
-				break outer;
+				return true;
 			}
 		}
 	}
 
-	if (!moved) {
+	return false;
+}
+
+/** The children lists, copied from the previous lineage only where a list changes (the rest is shared). */
+function childLists(previous: Lineage): {children: Map<string, LineageEdge[]>; own: (parentId: string) => LineageEdge[] | undefined; adopt: (parentId: string, list: LineageEdge[]) => void} {
+	const children = new Map(previous.children);
+	const copied = new Set<string>();
+	return {
+		children,
+		own(parentId) {
+			const list = children.get(parentId);
+			if (list && !copied.has(parentId)) {
+				const copy = [...list];
+				children.set(parentId, copy);
+				copied.add(parentId);
+				return copy;
+			}
+
+			return list;
+		},
+		adopt(parentId, list) {
+			children.set(parentId, list);
+			copied.add(parentId);
+		},
+	};
+}
+
+export function updateLineage(previous: Lineage, byId: ReadonlyMap<string, SessionRecord>, changed: ReadonlySet<string>): Lineage {
+	// Most changes (messages appended) move no edge: then the previous lineage stands as is.
+	if (!edgesMoved(previous, byId, changed)) {
 		return previous;
 	}
 
 	const parentEdge = new Map(previous.parentEdge);
-	const children = new Map(previous.children);
+	const lists = childLists(previous);
 	const touched = new Set(changed);
 	for (const id of changed) {
 		for (const e of previous.children.get(id) ?? []) {
@@ -161,23 +185,10 @@ export function updateLineage(previous: Lineage, byId: ReadonlyMap<string, Sessi
 		}
 	}
 
-	const copied = new Set<string>();
-	const own = (parentId: string): LineageEdge[] | undefined => {
-		const list = children.get(parentId);
-		if (list && !copied.has(parentId)) {
-			const copy = [...list];
-			children.set(parentId, copy);
-			copied.add(parentId);
-			return copy;
-		}
-
-		return list;
-	};
-
 	for (const id of touched) {
 		const old = parentEdge.get(id);
 		if (old) {
-			const list = own(old.parentId);
+			const list = lists.own(old.parentId);
 			if (list) {
 				const i = list.indexOf(old);
 				if (i !== -1) {
@@ -185,7 +196,7 @@ export function updateLineage(previous: Lineage, byId: ReadonlyMap<string, Sessi
 				}
 
 				if (list.length === 0) {
-					children.delete(old.parentId);
+					lists.children.delete(old.parentId);
 				}
 			}
 
@@ -196,17 +207,16 @@ export function updateLineage(previous: Lineage, byId: ReadonlyMap<string, Sessi
 		const edge = session ? edgeOf(session, byId) : undefined;
 		if (edge) {
 			parentEdge.set(id, edge);
-			const list = own(edge.parentId);
+			const list = lists.own(edge.parentId);
 			if (list) {
 				list.push(edge);
 			} else {
-				children.set(edge.parentId, [edge]);
-				copied.add(edge.parentId);
+				lists.adopt(edge.parentId, [edge]);
 			}
 		}
 	}
 
-	return {edges: [...parentEdge.values()], parentEdge, children};
+	return {edges: [...parentEdge.values()], parentEdge, children: lists.children};
 }
 
 /** Ancestors from the immediate parent up to the root (cycle-safe). */

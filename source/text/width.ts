@@ -4,7 +4,7 @@
  * grapheme segmenter), and every frame measures hundreds of texts. Printable ASCII and the few
  * narrow symbols hfx draws are one column per character: those skip it.
  *
- * patches/ink+6.8.0.patch gives Ink's measure-text.js the same fast path with this exact pattern;
+ * source/ui/ink/ink+6.8.0.patch gives Ink's measure-text.js the same fast path with this exact pattern;
  * test/text/width.test.ts checks both that string-width agrees on every character of it and
  * that the patched Ink carries the same pattern.
  */

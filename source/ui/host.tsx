@@ -13,7 +13,7 @@ import {LiveStore} from '../store/live.js';
 import type {StoreLocation} from '../store/locate.js';
 import {App} from './app.js';
 import {startFilesProbe} from './files-probe.js';
-import {installFastOutput} from './ink-output.js';
+import {installFastOutput} from './ink/output.js';
 import {repairServiceFor} from './repair-service.js';
 import {ENTER_ALT_SCREEN, LEAVE_ALT_SCREEN, SHOW_CURSOR} from './terminal.js';
 

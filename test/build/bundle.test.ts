@@ -24,7 +24,14 @@ describe('the hfx bundle', () => {
 		expect(inputs.filter(p => p.endsWith('/ink/build/output.js'))).toEqual(['node_modules/ink/build/output.js']);
 		expect(inputs.filter(p => p.endsWith('/ink/build/ink.js'))).toHaveLength(1);
 		expect(inputs.filter(p => /\/react\/cjs\/react\.production\.js$/.test(p))).toHaveLength(1);
-		expect(inputs).toContain('dist/ui/ink-output.js');
+		expect(inputs).toContain('dist/ui/ink/output.js');
+	});
+
+	it('has Ink\'s version injected at build time, and reads no Ink package.json at run time', () => {
+		// scripts/bundle.mjs defines __HFX_INK_VERSION__ (source/ui/ink/bundle.mjs's inkDefine()).
+		expect(text).not.toContain('__HFX_INK_VERSION__');
+		expect(inputs).toContain('dist/ui/ink/version.js');
+		expect(text).not.toMatch(/ink[\\/]package\.json/);
 	});
 
 	it('carries React\'s production build only, and no DevTools bridge (less to parse at every start)', () => {

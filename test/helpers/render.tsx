@@ -6,7 +6,7 @@
 import {EventEmitter} from 'node:events';
 import type React from 'react';
 import {render} from 'ink';
-import {installFastOutput} from '../../source/ui/ink-output.js';
+import {installFastOutput} from '../../source/ui/ink/output.js';
 
 class FakeStdout extends EventEmitter {
 	columns: number;
@@ -70,7 +70,7 @@ export async function settle(times = 3): Promise<void> {
 }
 
 export async function renderAt(tree: React.ReactElement, columns: number, rows: number): Promise<Rendered> {
-	// Frames are built the way hfx builds them (source/ui/ink-output.ts), so golden frames cover it.
+	// Frames are built the way hfx builds them (source/ui/ink/output.ts), so golden frames cover it.
 	await installFastOutput();
 	const stdout = new FakeStdout(columns, rows);
 	const stdin = new FakeStdin();

@@ -2,7 +2,7 @@ import {createRequire} from 'node:module';
 import path from 'node:path';
 import {pathToFileURL} from 'node:url';
 import {beforeAll, describe, expect, it} from 'vitest';
-import {installFastOutput, originalOutputGet, rowText} from '../../source/ui/ink-output.js';
+import {installFastOutput, originalOutputGet, rowText} from '../../source/ui/ink/output.js';
 import {prng} from '../helpers/prng.js';
 
 type Output = {

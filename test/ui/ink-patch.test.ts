@@ -1,5 +1,5 @@
 /**
- * patches/ink+6.8.0.patch (applied by `npm install` through patch-package) backports two upstream
+ * source/ui/ink/ink+6.8.0.patch (applied by `npm install` through patch-package) backports two upstream
  * Ink fixes that ink 6.8, the last Node-20 line, lacks. These tests fail on an unpatched Ink.
  */
 import {createRequire} from 'node:module';

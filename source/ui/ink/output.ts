@@ -14,15 +14,15 @@
  * string widths across frames (two bounded generations). The result is byte-identical to Ink's own: a randomized
  * equivalence test (test/ui/ink-output.test.ts) compares the two on styled, clipped, transformed and
  * wide-character frames, and the golden frames are rendered through it. It installs only on the
- * Ink version it was written against; on any other it leaves Ink alone.
+ * Ink version it was written against (`FAST_OUTPUT_INK_VERSION`), compared with the version
+ * injected at build time (version.ts); on any other it leaves Ink alone. Upgrading Ink: README.md
+ * in this folder.
  */
-import fs from 'node:fs';
-import {createRequire} from 'node:module';
-import path from 'node:path';
 import {ansiCodesToString, diffAnsiCodes, styledCharsFromTokens, tokenize} from '@alcalzone/ansi-tokenize';
 import sliceAnsi from 'slice-ansi';
 import InkOutput from 'ink/build/output.js';
-import {NARROW_TEXT, textWidth} from '../text/width.js';
+import {NARROW_TEXT, textWidth} from '../../text/width.js';
+import {INK_VERSION} from './version.js';
 
 type StyledChar = ReturnType<typeof styledCharsFromTokens>[number];
 type AnsiCode = StyledChar['styles'][number];
@@ -275,24 +275,22 @@ type OutputClass = {prototype: {get: Get}};
 
 let original: Get | undefined;
 
-async function inkOutputClass(): Promise<{Output: OutputClass; version: string}> {
-	// Ink exports its Output class only through our patch (patches/ink+6.8.0.patch adds the export):
-	// a static import, so that the bundle (dist/hfx.js) and plain Node both get the very module
-	// instance Ink's renderer uses.
-	const entry = createRequire(import.meta.url).resolve('ink');
-	const manifest = JSON.parse(fs.readFileSync(path.join(path.dirname(entry), '..', 'package.json'), 'utf8')) as {version: string};
-	return {Output: InkOutput as unknown as OutputClass, version: manifest.version};
-}
+// Ink exports its Output class only through our patch (ink+6.8.0.patch, beside this file, adds the
+// export): a static import, so that the bundle (dist/hfx.js) and plain Node both get the very
+// module instance Ink's renderer uses.
+const Output = InkOutput as unknown as OutputClass;
 
 /** Ink's own `get`, for the equivalence test (undefined until `installFastOutput` has run). */
 export function originalOutputGet(): Get | undefined {
 	return original;
 }
 
-/** Installs the fast frame builder once; returns false (and changes nothing) on another Ink version. */
-export async function installFastOutput(): Promise<boolean> {
-	const {Output, version} = await inkOutputClass();
-	if (version !== FAST_OUTPUT_INK_VERSION) {
+/**
+ * Installs the fast frame builder once; returns false (and changes nothing) on another Ink
+ * version. `inkVersion` is the build's (version.ts); a test passes others to check the refusal.
+ */
+export async function installFastOutput({inkVersion}: {inkVersion: string | undefined} = {inkVersion: INK_VERSION}): Promise<boolean> {
+	if (inkVersion !== FAST_OUTPUT_INK_VERSION) {
 		return false;
 	}
 

@@ -1,0 +1,107 @@
+/**
+ * What the bundle (scripts/bundle.mjs) changes in Ink's stack, and the Ink version it injects.
+ * Plain ESM run by Node at build time (and imported by vitest.config.ts), not compiled by tsc:
+ * bundle.d.mts types it. The esbuild plugins rewrite modules of Ink's dependency tree while they
+ * are bundled, each checking the shape it expects so that an upgrade fails the build instead of
+ * bundling unchanged; `inkDefine()` reads Ink's version from node_modules/ink/package.json once,
+ * at build (or config) time, for version.ts. Upgrading Ink: README.md in this folder.
+ */
+import fs from 'node:fs';
+import {createRequire} from 'node:module';
+import path from 'node:path';
+
+// Ink imports its DevTools bridge (react-devtools-core, and ws through a window polyfill) only
+// when DEV=true: not shipped, so not bundled.
+const noDevtools = {
+	name: 'no-react-devtools',
+	setup(b) {
+		b.onLoad({filter: /[\\/]node_modules[\\/]ink[\\/]build[\\/]devtools\.js$/}, () => ({contents: 'export {};', loader: 'js'}));
+	},
+};
+
+// hfx always runs React's production build (cli.tsx sets NODE_ENV before React loads), so the
+// development builds (~650 kB of react-reconciler, react and scheduler) need not be parsed at
+// every start: their entry points pick the production file unconditionally here.
+const reactProduction = {
+	name: 'react-production-only',
+	setup(b) {
+		b.onLoad({filter: /[\\/]node_modules[\\/](react|react-reconciler|scheduler)[\\/][\w-]+\.js$/}, async args => {
+			const text = await fs.promises.readFile(args.path, 'utf8');
+			const test = "process.env.NODE_ENV === 'production'";
+			return {contents: text.includes(test) ? text.replaceAll(test, 'true') : text, loader: 'js'};
+		});
+	},
+};
+
+// yoga-layout (Ink's layout engine) ships its WebAssembly inline as a data: URI, and its
+// Emscripten loader fetch()es that URI whenever a global fetch exists: Node then loads undici and
+// decodes the URI through it (~25 ms of every start). Without fetch it decodes the base64 itself.
+const yogaWithoutFetch = {
+	name: 'yoga-without-fetch',
+	setup(b) {
+		b.onLoad({filter: /[\\/]node_modules[\\/]yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/}, async args => {
+			const text = await fs.promises.readFile(args.path, 'utf8');
+			const test = '"function"!=typeof fetch';
+			const count = text.split(test).length - 1;
+			if (count !== 2) {
+				throw new Error(`yoga-without-fetch: expected 2 fetch checks in ${args.path}, found ${count} (yoga-layout changed: review this plugin)`);
+			}
+
+			return {contents: text.replaceAll(test, 'true'), loader: 'js'};
+		});
+	},
+};
+
+// Four text modules build a grapheme segmenter when they load, and string-width compiles its
+// RGI-emoji regex then too: ~35 ms of every start (the first Intl.Segmenter loads ICU's break
+// data), though a screen of plain narrow text never needs them (text/width.ts, ui/ink/output.ts).
+// Here each module gets dist/text/segmenter.js's lazy segmenter (plain text split without ICU, a
+// real segmenter built on first need), and the regex is built on first use. Every use is
+// `.segment(text)` / `.containing(i)` / `.test(text)`; a module that changes shape fails the build
+// rather than bundling unchanged.
+const LAZY_TEXT_MODULES = [
+	// (wrap-ansi's own, older string-width first: the pattern below it matches both.)
+	{file: /[\\/]node_modules[\\/]wrap-ansi[\\/]node_modules[\\/]string-width[\\/]index\.js$/, segmenters: 1, rgi: 0},
+	{file: /[\\/]node_modules[\\/]string-width[\\/]index\.js$/, segmenters: 1, rgi: 1},
+	{file: /[\\/]node_modules[\\/]slice-ansi[\\/]tokenize-ansi\.js$/, segmenters: 1, rgi: 0},
+	{file: /[\\/]node_modules[\\/]@alcalzone[\\/]ansi-tokenize[\\/]build[\\/]tokenize\.js$/, segmenters: 1, rgi: 0},
+];
+const RGI_REGEX = 'const rgiEmojiRegex = /^\\p{RGI_Emoji}$/v;';
+const lazyText = {
+	name: 'lazy-text-tables',
+	setup(b) {
+		b.onLoad({filter: /[\\/]node_modules[\\/].*\.js$/}, async args => {
+			const spec = LAZY_TEXT_MODULES.find(m => m.file.test(args.path));
+			if (!spec) {
+				return undefined;
+			}
+
+			let text = await fs.promises.readFile(args.path, 'utf8');
+			const segmenters = text.split('new Intl.Segmenter(').length - 1;
+			const rgi = text.split(RGI_REGEX).length - 1;
+			if (segmenters !== spec.segmenters || rgi !== spec.rgi) {
+				throw new Error(`lazy-text-tables: ${args.path} has ${segmenters} segmenters and ${rgi} RGI regexes, expected ${spec.segmenters} and ${spec.rgi}: review this plugin`);
+			}
+
+			// dist/text/segmenter.js: splits plain text without ICU, builds a real segmenter on first need.
+			text = `import {lazySegmenter as __hfxLazySegmenter} from ${JSON.stringify(path.resolve('dist/text/segmenter.js'))};\n${text.replaceAll('new Intl.Segmenter(', '__hfxLazySegmenter(')}`;
+			text = text.replace(RGI_REGEX, () => 'let rgiEmojiRegexBuilt; const rgiEmojiRegex = {test: text => (rgiEmojiRegexBuilt ??= new RegExp(\'^\\\\p{RGI_Emoji}$\', \'v\')).test(text)};');
+			return {contents: text, loader: 'js'};
+		});
+	},
+};
+
+/** Every rewrite above, in the order the bundle applies them. */
+export const inkPlugins = [noDevtools, reactProduction, yogaWithoutFetch, lazyText];
+
+/** The installed Ink's version, read from node_modules/ink/package.json (build and config time only). */
+export function installedInkVersion() {
+	// Ink's exports map lists no package.json: its entry (build/index.js) is one folder below it.
+	const entry = createRequire(import.meta.url).resolve('ink');
+	return JSON.parse(fs.readFileSync(path.join(path.dirname(entry), '..', 'package.json'), 'utf8')).version;
+}
+
+/** esbuild's and vite's `define` for version.ts: `__HFX_INK_VERSION__` as the installed Ink's version. */
+export function inkDefine() {
+	return {__HFX_INK_VERSION__: JSON.stringify(installedInkVersion())};
+}

@@ -124,7 +124,7 @@ export class ReadOnlyStore {
 			store.prepare('SELECT count(*) FROM sqlite_master').get();
 			const mmap = store.prepare('PRAGMA mmap_size').pluck().get();
 			if (typeof mmap === 'number' && mmap !== 0) {
-				throw new Error(`internal: mmap_size is ${mmap}; memory-mapped reads of a live file are refused (H10)`);
+				throw new Error(`internal: mmap_size is ${mmap}; memory-mapped reads of a live file are refused (docs/sqlite-wal.md, mmap)`);
 			}
 		} catch (error) {
 			store.close();

@@ -1,6 +1,7 @@
 /**
  * The TUI's own state (what is selected, what is open), as a pure reducer: unit-testable
- * without Ink, and immune to the lost-keystroke race of closed-over state (ink-stack.md §1.3 E).
+ * without Ink, and immune to the lost-keystroke race of closed-over state (two keys in one input chunk
+ * would both read the same stale state in a handler that closed over it).
  */
 import type {Overlay} from './keys/binding.js';
 import {PANES, type Pane} from './pane-names.js';

@@ -37,7 +37,7 @@ function verdictOf(sessions: SessionRecord[], id = 'orphan', options: Partial<Or
 	return v;
 }
 
-describe('the orphan predicate (§3.4)', () => {
+describe('the orphan predicate (docs/hermes-rules.md, orphans)', () => {
 	it('reports a keyless row with message rows', () => {
 		expect(isOrphanCandidate(orphan())).toBe(true);
 		expect(verdicts([orphan()]).map(o => o.orphanId)).toEqual(['orphan']);

@@ -54,7 +54,7 @@ describe('the read-only statement guard', () => {
 	});
 });
 
-describe('no raw reads while this process holds a connection (H3)', () => {
+describe('no raw reads while this process holds a connection (docs/sqlite-wal.md, posix-locks)', () => {
 	it('preflight never re-reads the header of a file this process has open (it reuses the first read), and reads it again after close', async () => {
 		const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-open-'));
 		dirs.push(dir);

@@ -22,7 +22,7 @@ import {fsyncDir} from './durable.js';
 import {utcStamp} from './stamp.js';
 import {registerTemp, removeTemp, sweepDebris, tempPath, unregisterTemp} from './temps.js';
 import {freeBytes, writeFailure} from './write-failure.js';
-import {acquireBackupLock} from './lock.js';
+import {type BackupLock, acquireBackupLock} from './lock.js';
 import {type DatabaseRecord, MANIFEST_NAME, type Manifest, type MemberRecord, newManifest, parseManifest} from './manifest.js';
 import type {ProgressFn} from './progress.js';
 import {appendRecord, fingerprintOf, readRecords, statusFor} from './records.js';
@@ -377,18 +377,23 @@ export async function createBackup(options: BackupOptions): Promise<BackupResult
 
 		throw error;
 	} finally {
-		if (run.temp) {
-			removeTemp(run.temp);
-		}
+		cleanUp(run, lock);
+	}
+}
 
-		if (run.stage) {
-			removeTemp(run.stage);
-		}
+/** Whatever the outcome: the temp archive and the staging folder removed, then the lock released. */
+function cleanUp(run: BackupRun, lock: BackupLock): void {
+	if (run.temp) {
+		removeTemp(run.temp);
+	}
 
-		lock.release();
-		if (run.stage) {
-			unregisterTemp(run.stage);
-		}
+	if (run.stage) {
+		removeTemp(run.stage);
+	}
+
+	lock.release();
+	if (run.stage) {
+		unregisterTemp(run.stage);
 	}
 }
 

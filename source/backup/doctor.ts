@@ -235,13 +235,10 @@ function detectContainer(): string | null {
 
 const SANDBOX_BACKENDS = new Set(['docker', 'singularity', 'apptainer', 'modal', 'daytona', 'podman']);
 
-export function runDoctor(options: DoctorOptions): DoctorReport {
-	const root = path.resolve(options.root);
-	if (!fs.existsSync(root)) {
-		throw new FailClosed({file: root, kind: 'no-home', reason: 'no Hermes root here', next: 'pass --home DIR (or set HERMES_HOME)'});
-	}
+/** What survives and what is lost, in plain words: the three lists the report carries. */
+type Outlook = {warnings: string[]; survives: string[]; lost: string[]};
 
-	const real = fs.realpathSync(root);
+function readMountinfo(options: DoctorOptions): string {
 	let mountText = options.mountinfo;
 	if (mountText === undefined) {
 		try {
@@ -251,18 +248,13 @@ export function runDoctor(options: DoctorOptions): DoctorReport {
 		}
 	}
 
-	const mounts = parseMountinfo(mountText);
-	const mount = mountFor(real, mounts);
-	const rootMount = mountFor('/', mounts);
-	const containerHint = options.containerHint === undefined ? detectContainer() ?? (rootMount && OVERLAY_TYPES.has(rootMount.fsType) ? 'the root filesystem is an overlay' : null) : options.containerHint;
-	const inContainer = containerHint !== null;
-	const layer = classify(mount, inContainer);
-	const config = readConfig(root);
-	const warnings: string[] = [];
-	const survives: string[] = [];
-	const lost: string[] = [];
-	const where = mount ? `${mount.mountPoint} (${mount.fsType}${mount.source && mount.source !== 'none' ? ` from ${mount.source}` : ''})` : 'an unknown mount';
+	return mountText;
+}
 
+/** What the filesystem under the root keeps: the container's writable layer, memory, a volume, the host. */
+function layerOutlook(layer: Layer, root: string, mount: MountEntry | null, out: Outlook): void {
+	const {warnings, survives, lost} = out;
+	const where = mount ? `${mount.mountPoint} (${mount.fsType}${mount.source && mount.source !== 'none' ? ` from ${mount.source}` : ''})` : 'an unknown mount';
 	switch (layer) {
 		case 'container-writable-layer': {
 			warnings.push(`${root} is on the container's own root filesystem, its writable layer (${where}), not on a volume: everything in it (the session store, memories, skills, credentials) is LOST when the container is removed or rebuilt. Mount a volume there (e.g. -v ~/.hermes:${root}) and copy the data onto it first`);
@@ -293,7 +285,11 @@ export function runDoctor(options: DoctorOptions): DoctorReport {
 			warnings.push(`cannot tell which filesystem ${root} is on (no /proc/self/mountinfo entry)`);
 		}
 	}
+}
 
+/** What config.yaml says: whether it parses, and what the terminal sandbox keeps. */
+function configOutlook(config: DoctorConfig, root: string, out: Outlook): void {
+	const {warnings, survives, lost} = out;
 	if (config.error) {
 		warnings.push(`${config.path} is ${config.error}: Hermes will not start with it as is`);
 	}
@@ -316,10 +312,10 @@ export function runDoctor(options: DoctorOptions): DoctorReport {
 	if (!config.found) {
 		warnings.push(`no config.yaml in ${root}: is this the Hermes root? (Hermes writes one at setup)`);
 	}
+}
 
-	survives.push('the session store (state.db, every profile), memories/, skills/, cron/ and credentials are files in the Hermes root: they survive an agent restart, and the rest depends on the filesystem above');
-
-	// Backups.
+// Backups.
+function backupOutlook(root: string, options: DoctorOptions, mounts: MountEntry[], mount: MountEntry | null, layer: Layer, warnings: string[]): Pick<DoctorReport, 'backupDirs' | 'lastVerified'> {
 	const backupDirs = options.backupDirs && options.backupDirs.length > 0 ? options.backupDirs.map(d => path.resolve(d)) : [defaultBackupDir(root)];
 	const entries = listBackups({root, dirs: backupDirs, now: options.now}).filter(e => e.verified && e.kind !== 'snapshot');
 	entries.sort((a, b) => (b.createdAt ?? 0) - (a.createdAt ?? 0));
@@ -346,33 +342,60 @@ export function runDoctor(options: DoctorOptions): DoctorReport {
 		warnings.push(`no verified backup in ${backupDirs.join(', ')}: run hfx backup (and hfx restore --drill <archive>)`);
 	}
 
-	// WAL state of every store: sizes, holders; no SQLite open.
+	return {backupDirs, lastVerified};
+}
+
+// WAL state of every store: sizes, holders; no SQLite open.
+function storeState(s: {path: string; label: string}, warnings: string[]): DoctorStore {
+	const st: DoctorStore = {path: s.path, label: s.label, journalMode: null, dbBytes: null, walBytes: null, shm: false, holders: [], deletedWal: false, error: null};
+	try {
+		const pre = preflight(s.path);
+		st.journalMode = pre.journalMode;
+		st.dbBytes = pre.main.size;
+		st.walBytes = pre.sidecars.wal?.size ?? null;
+		st.shm = pre.sidecars.shm !== null;
+	} catch (error) {
+		st.error = error instanceof FailClosed ? error.reason : errorMessage(error);
+		warnings.push(`${s.path}: ${st.error}`);
+	}
+
+	const holders = findHolders(s.path);
+	st.holders = holders.holders.map(h => describeHolder(h));
+	st.deletedWal = holders.holders.some(h => h.holdsDeletedWal);
+	if (st.deletedWal) {
+		warnings.push(`${s.path}: a process holds a deleted -wal of it (an old WAL generation); restart every Hermes process on that profile`);
+	}
+
+	if (st.walBytes !== null && st.walBytes > 256 * 1024 * 1024) {
+		warnings.push(`${s.path}-wal is ${Math.round(st.walBytes / 1_048_576)} MiB: checkpoints are starved (a long reader?); it is replayed on every open`);
+	}
+
+	return st;
+}
+
+export function runDoctor(options: DoctorOptions): DoctorReport {
+	const root = path.resolve(options.root);
+	if (!fs.existsSync(root)) {
+		throw new FailClosed({file: root, kind: 'no-home', reason: 'no Hermes root here', next: 'pass --home DIR (or set HERMES_HOME)'});
+	}
+
+	const real = fs.realpathSync(root);
+	const mounts = parseMountinfo(readMountinfo(options));
+	const mount = mountFor(real, mounts);
+	const rootMount = mountFor('/', mounts);
+	const containerHint = options.containerHint === undefined ? detectContainer() ?? (rootMount && OVERLAY_TYPES.has(rootMount.fsType) ? 'the root filesystem is an overlay' : null) : options.containerHint;
+	const inContainer = containerHint !== null;
+	const layer = classify(mount, inContainer);
+	const config = readConfig(root);
+	const out: Outlook = {warnings: [], survives: [], lost: []};
+	const {warnings, survives, lost} = out;
+	layerOutlook(layer, root, mount, out);
+	configOutlook(config, root, out);
+	survives.push('the session store (state.db, every profile), memories/, skills/, cron/ and credentials are files in the Hermes root: they survive an agent restart, and the rest depends on the filesystem above');
+	const {backupDirs, lastVerified} = backupOutlook(root, options, mounts, mount, layer, warnings);
 	const stores: DoctorStore[] = [];
 	for (const s of storesUnderRoot(root)) {
-		const st: DoctorStore = {path: s.path, label: s.label, journalMode: null, dbBytes: null, walBytes: null, shm: false, holders: [], deletedWal: false, error: null};
-		try {
-			const pre = preflight(s.path);
-			st.journalMode = pre.journalMode;
-			st.dbBytes = pre.main.size;
-			st.walBytes = pre.sidecars.wal?.size ?? null;
-			st.shm = pre.sidecars.shm !== null;
-		} catch (error) {
-			st.error = error instanceof FailClosed ? error.reason : errorMessage(error);
-			warnings.push(`${s.path}: ${st.error}`);
-		}
-
-		const holders = findHolders(s.path);
-		st.holders = holders.holders.map(h => describeHolder(h));
-		st.deletedWal = holders.holders.some(h => h.holdsDeletedWal);
-		if (st.deletedWal) {
-			warnings.push(`${s.path}: a process holds a deleted -wal of it (an old WAL generation); restart every Hermes process on that profile`);
-		}
-
-		if (st.walBytes !== null && st.walBytes > 256 * 1024 * 1024) {
-			warnings.push(`${s.path}-wal is ${Math.round(st.walBytes / 1_048_576)} MiB: checkpoints are starved (a long reader?); it is replayed on every open`);
-		}
-
-		stores.push(st);
+		stores.push(storeState(s, warnings));
 	}
 
 	return {root, mount, inContainer, containerHint, layer, config, survives, lost, backupDirs, lastVerified, stores, warnings, exitCode: warnings.length > 0 ? 1 : 0};

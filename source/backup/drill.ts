@@ -11,10 +11,10 @@ import path from 'node:path';
 import {analyze, hasFindings} from '../forensics/analyze.js';
 import {FailClosed, errorMessage} from '../errors.js';
 import {loadStore} from '../store/load.js';
-import {storesUnderRoot} from '../store/locate.js';
+import {type StoreLocation, storesUnderRoot} from '../store/locate.js';
 import {registerTemp, removeTemp} from './temps.js';
 import type {ProgressFn} from './progress.js';
-import {appendRecord, fingerprintOf} from './records.js';
+import {type Fingerprint, appendRecord, fingerprintOf} from './records.js';
 import {type RestoreResult, restoreArchive} from './restore.js';
 import {detectKind} from './detect-kind.js';
 
@@ -49,6 +49,90 @@ export function recordsLocation(artifact: string): {dir: string; name: string; k
 	return {dir: path.dirname(abs), name: path.basename(abs), kind: detectKind(abs) === 'snapshot' ? 'snapshot' : 'archive'};
 }
 
+/** The restore into the scratch folder; a refusal over the archive itself is a problem the drill found. */
+async function restoreForDrill(archive: string, scratch: string, options: {onProgress?: ProgressFn; tmpDir?: string}, problems: string[]): Promise<RestoreResult | null> {
+	try {
+		return await restoreArchive({archive, target: scratch, mode: 'drill', yes: true, onProgress: options.onProgress, tmpDir: options.tmpDir});
+	} catch (error) {
+		if (error instanceof FailClosed && (error.kind === 'archive-damaged' || error.kind === 'unsafe-member' || error.kind === 'changed-during-restore' || error.kind === 'no-manifest')) {
+			problems.push(`restore refused: ${error.reason}`);
+		} else {
+			throw error;
+		}
+	}
+
+	return null;
+}
+
+/** The forensic scan of one restored store, its session count against the manifest's. */
+function scanStore(location: StoreLocation, rel: string, expected: number | null, problems: string[]): DrillScan {
+	try {
+		const loaded = loadStore(location);
+		const analysis = analyze(loaded.snapshot);
+		const sessions = loaded.snapshot.sessions.length;
+		const scan: DrillScan = {
+			path: rel,
+			label: location.label,
+			ok: expected === null || expected === sessions,
+			sessions,
+			expectedSessions: expected,
+			orphans: analysis.orphans.length,
+			rollbackRisks: analysis.routing.filter(r => r.rollbackRisk).length,
+			findings: analysis.findings.length,
+			healthy: !hasFindings(analysis),
+			error: null,
+		};
+		if (!scan.ok) {
+			problems.push(`${rel}: the forensic scan reads ${sessions} sessions, the manifest recorded ${expected}`);
+		}
+
+		return scan;
+	} catch (error) {
+		const what = error instanceof FailClosed ? error.reason : errorMessage(error);
+		problems.push(`${rel}: the forensic scan failed on the restored copy (${what})`);
+		return {path: rel, label: location.label, ok: false, sessions: null, expectedSessions: expected, orphans: null, rollbackRisks: null, findings: null, healthy: null, error: what};
+	}
+}
+
+/** What the restore reported, then a scan of every store it restored into the scratch folder. */
+function scanRestored(scratch: string, restore: RestoreResult, onProgress: ProgressFn | undefined, problems: string[], scans: DrillScan[]): void {
+	problems.push(...restore.failed.map(f => `${f.path} was not restored (${f.reason})`), ...restore.postProblems);
+	const manifest = restore.manifest;
+	for (const location of storesUnderRoot(scratch)) {
+		const rel = path.relative(scratch, location.path).split(path.sep).join('/');
+		const expected = manifest?.databases.find(d => d.path === rel)?.counts.sessions ?? null;
+		onProgress?.({phase: 'scan', label: rel, done: scans.length, total: 1});
+		scans.push(scanStore(location, rel, expected, problems));
+	}
+
+	if (restore.restored.length === 0) {
+		problems.push('nothing was restored');
+	}
+}
+
+/** The drill's outcome in the records file beside the artifact; whether it could be written. */
+function recordDrill(where: ReturnType<typeof recordsLocation>, fp: Fingerprint, ok: boolean, restore: RestoreResult | null, scans: DrillScan[], problems: string[]): boolean {
+	const manifest = restore?.manifest ?? null;
+	const summary = ok
+		? `restored ${restore!.restored.length} files into a scratch folder, every hash and database matched the manifest; scanned ${scans.map(s => `${s.label}: ${s.sessions} sessions, ${s.orphans} orphans, ${s.rollbackRisks} rollback risks`).join('; ') || 'no session store'}`
+		: `FAILED: ${problems.join('; ')}`;
+	return appendRecord(where.dir, {
+		at: Date.now() / 1000,
+		event: 'drill',
+		artifact: where.name,
+		kind: where.kind,
+		ok,
+		exitCode: ok ? 0 : 1,
+		size: fp.size,
+		mtimeMs: fp.mtimeMs,
+		seal: restore?.verify.seal ?? null,
+		createdAt: manifest?.createdAtEpoch ?? null,
+		level: 'full',
+		summary,
+		details: {complete: manifest?.complete ?? null, scans},
+	});
+}
+
 export async function drillArchive(options: {archive: string; onProgress?: ProgressFn; tmpDir?: string}): Promise<DrillResult> {
 	const started = performance.now();
 	const archive = path.resolve(options.archive);
@@ -65,78 +149,15 @@ export async function drillArchive(options: {archive: string; onProgress?: Progr
 	const scans: DrillScan[] = [];
 	let restore: RestoreResult | null = null;
 	try {
-		try {
-			restore = await restoreArchive({archive, target: scratch, mode: 'drill', yes: true, onProgress: options.onProgress, tmpDir: options.tmpDir});
-		} catch (error) {
-			if (error instanceof FailClosed && (error.kind === 'archive-damaged' || error.kind === 'unsafe-member' || error.kind === 'changed-during-restore' || error.kind === 'no-manifest')) {
-				problems.push(`restore refused: ${error.reason}`);
-			} else {
-				throw error;
-			}
-		}
-
+		restore = await restoreForDrill(archive, scratch, options, problems);
 		if (restore) {
-			problems.push(...restore.failed.map(f => `${f.path} was not restored (${f.reason})`), ...restore.postProblems);
-			const manifest = restore.manifest;
-			for (const location of storesUnderRoot(scratch)) {
-				const rel = path.relative(scratch, location.path).split(path.sep).join('/');
-				const expected = manifest?.databases.find(d => d.path === rel)?.counts.sessions ?? null;
-				options.onProgress?.({phase: 'scan', label: rel, done: scans.length, total: 1});
-				try {
-					const loaded = loadStore(location);
-					const analysis = analyze(loaded.snapshot);
-					const sessions = loaded.snapshot.sessions.length;
-					const scan: DrillScan = {
-						path: rel,
-						label: location.label,
-						ok: expected === null || expected === sessions,
-						sessions,
-						expectedSessions: expected,
-						orphans: analysis.orphans.length,
-						rollbackRisks: analysis.routing.filter(r => r.rollbackRisk).length,
-						findings: analysis.findings.length,
-						healthy: !hasFindings(analysis),
-						error: null,
-					};
-					if (!scan.ok) {
-						problems.push(`${rel}: the forensic scan reads ${sessions} sessions, the manifest recorded ${expected}`);
-					}
-
-					scans.push(scan);
-				} catch (error) {
-					const what = error instanceof FailClosed ? error.reason : errorMessage(error);
-					scans.push({path: rel, label: location.label, ok: false, sessions: null, expectedSessions: expected, orphans: null, rollbackRisks: null, findings: null, healthy: null, error: what});
-					problems.push(`${rel}: the forensic scan failed on the restored copy (${what})`);
-				}
-			}
-
-			if (restore.restored.length === 0) {
-				problems.push('nothing was restored');
-			}
+			scanRestored(scratch, restore, options.onProgress, problems, scans);
 		}
 	} finally {
 		removeTemp(scratch);
 	}
 
 	const ok = problems.length === 0;
-	const manifest = restore?.manifest ?? null;
-	const summary = ok
-		? `restored ${restore!.restored.length} files into a scratch folder, every hash and database matched the manifest; scanned ${scans.map(s => `${s.label}: ${s.sessions} sessions, ${s.orphans} orphans, ${s.rollbackRisks} rollback risks`).join('; ') || 'no session store'}`
-		: `FAILED: ${problems.join('; ')}`;
-	const recorded = appendRecord(where.dir, {
-		at: Date.now() / 1000,
-		event: 'drill',
-		artifact: where.name,
-		kind: where.kind,
-		ok,
-		exitCode: ok ? 0 : 1,
-		size: fp.size,
-		mtimeMs: fp.mtimeMs,
-		seal: restore?.verify.seal ?? null,
-		createdAt: manifest?.createdAtEpoch ?? null,
-		level: 'full',
-		summary,
-		details: {complete: manifest?.complete ?? null, scans},
-	});
+	const recorded = recordDrill(where, fp, ok, restore, scans, problems);
 	return {archive, exitCode: ok ? 0 : 1, ok, restore, scans, problems, recorded, ms: performance.now() - started};
 }

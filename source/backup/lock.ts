@@ -67,6 +67,38 @@ export function hermesBackupLockHolder(root: string): number | null {
 	return lock ? lock.pid : null;
 }
 
+/** Creates the lock file (O_EXCL) with its body, and the release that removes it at most once (also at exit). */
+function createLock(file: string, root: string, body: LockBody): BackupLock {
+	const fd = fs.openSync(file, 'wx', 0o600);
+	try {
+		fs.writeSync(fd, JSON.stringify(body));
+	} catch (error) {
+		// A full disk: the lock could be created but not written. Leave nothing behind.
+		fs.closeSync(fd);
+		fs.rmSync(file, {force: true});
+		throw new FailClosed({file: root, kind: 'no-space', reason: `cannot write the backup lock (${errorCode(error) ?? 'error'}): the disk holding the Hermes root is full`, next: 'free space on that disk first; nothing was written', cause: error});
+	}
+
+	fs.closeSync(fd);
+
+	let released = false;
+	const release = (): void => {
+		if (released) {
+			return;
+		}
+
+		released = true;
+		removeHook();
+		const current = readLock(file);
+		if (current?.pid === process.pid) {
+			fs.rmSync(file, {force: true});
+		}
+	};
+
+	const removeHook = onExit(release);
+	return {path: file, release};
+}
+
 /** Takes the lock or throws FailClosed (exit 2) naming the running backup. */
 export function acquireBackupLock(root: string, what: string): BackupLock {
 	const file = path.join(root, LOCK_NAME);
@@ -78,34 +110,7 @@ export function acquireBackupLock(root: string, what: string): BackupLock {
 	const body: LockBody = {pid: process.pid, startTicks: processStartTicks(process.pid), host: os.hostname(), started: new Date().toISOString(), what};
 	for (let attempt = 0; attempt < 3; attempt++) {
 		try {
-			const fd = fs.openSync(file, 'wx', 0o600);
-			try {
-				fs.writeSync(fd, JSON.stringify(body));
-			} catch (error) {
-				// A full disk: the lock could be created but not written. Leave nothing behind.
-				fs.closeSync(fd);
-				fs.rmSync(file, {force: true});
-				throw new FailClosed({file: root, kind: 'no-space', reason: `cannot write the backup lock (${errorCode(error) ?? 'error'}): the disk holding the Hermes root is full`, next: 'free space on that disk first; nothing was written', cause: error});
-			}
-
-			fs.closeSync(fd);
-
-			let released = false;
-			const release = (): void => {
-				if (released) {
-					return;
-				}
-
-				released = true;
-				removeHook();
-				const current = readLock(file);
-				if (current?.pid === process.pid) {
-					fs.rmSync(file, {force: true});
-				}
-			};
-
-			const removeHook = onExit(release);
-			return {path: file, release};
+			return createLock(file, root, body);
 		} catch (error) {
 			if (errorCode(error) === 'EROFS') {
 				// A read-only root (a mounted copy): nothing can write there, so nothing can race us either.

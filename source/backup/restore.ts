@@ -66,11 +66,8 @@ export type RestoreResult = {
 	ms: number;
 };
 
-export async function restoreArchive(options: RestoreOptions): Promise<RestoreResult> {
-	const started = performance.now();
-	const archive = path.resolve(options.archive);
-	const target = path.resolve(options.target);
-	const kind = detectKind(archive);
+/** Refuses what restore does not read, then steps 1 and 2: unsafe members, and the whole archive verified. */
+async function verifyForRestore(archive: string, kind: ReturnType<typeof detectKind>, options: RestoreOptions): Promise<VerifyReport> {
 	if (kind === 'tar' || kind === 'tar.gz') {
 		throw refuse(archive, 'unsupported', 'restore reads hfx and Hermes zip archives and quick-snapshot folders, not tar archives', `check it with hfx verify ${archive}, then extract it with tar into an empty folder and point Hermes at it`);
 	}
@@ -87,11 +84,20 @@ export async function restoreArchive(options: RestoreOptions): Promise<RestoreRe
 	// 2. The whole archive, verified.
 	const report = await verifyArtifact(archive, {onProgress: options.onProgress, tmpDir: options.tmpDir});
 	refuseDamaged(archive, report);
-	const manifest = report.manifest;
-	if (kind === 'snapshot' && !manifest) {
+	if (kind === 'snapshot' && !report.manifest) {
 		throw refuse(archive, 'no-manifest', 'this snapshot has no hfx manifest (a Hermes snapshot): its files cannot be checked by hash', 'restore it with Hermes (/snapshot restore ID), or take a new snapshot with hfx backup --quick');
 	}
 
+	return report;
+}
+
+export async function restoreArchive(options: RestoreOptions): Promise<RestoreResult> {
+	const started = performance.now();
+	const archive = path.resolve(options.archive);
+	const target = path.resolve(options.target);
+	const kind = detectKind(archive);
+	const report = await verifyForRestore(archive, kind, options);
+	const manifest = report.manifest;
 	const source = await openSource(archive, manifest);
 	const stagedFiles: string[] = [];
 	const createdDirs: string[] = [];

@@ -87,19 +87,10 @@ export function removeDbDebris(dest: string): void {
 	}
 }
 
-/**
- * Copies `source` to `dest` (which must not exist) as one consistent snapshot. On any failure the
- * destination and its -journal are removed and a FailClosed is thrown.
- */
-export async function copyDatabase(source: string, dest: string, options: CopyOptions = {}): Promise<DbCopy> {
-	if (fs.existsSync(dest)) {
-		throw new Error(`internal: backup destination ${dest} exists`);
-	}
-
-	const started = performance.now();
-	let store: ReadOnlyStore;
+/** The reader on `source`; a failure writing the private read copy is a write failure, like ours. */
+function openSource(source: string, dest: string, options: CopyOptions): ReadOnlyStore {
 	try {
-		store = openReader(source, options.privateTmp);
+		return openReader(source, options.privateTmp);
 	} catch (error) {
 		// The private read copy of a stopped store is written where we write: its failures are ours.
 		const cause = error instanceof FailClosed && error.kind === 'no-space' ? error.cause : error;
@@ -110,66 +101,86 @@ export async function copyDatabase(source: string, dest: string, options: CopyOp
 
 		throw error;
 	}
+}
 
+type PinnedCopy = Pick<DbCopy, 'pageSize' | 'pageCount' | 'snapshotCounts' | 'schemaVersion' | 'steps' | 'restarts' | 'pinnedMs'>;
+
+/** BEGIN, the first read (the snapshot), page size and count, row counts, the backup API in steps, COMMIT. */
+async function pinnedCopy(store: ReadOnlyStore, db: ReadOnlyStore['db'], source: string, dest: string, options: CopyOptions): Promise<PinnedCopy> {
 	let pinnedAt = 0;
 	let pinnedMs = 0;
+	let steps = 0;
+	let restarts = 0;
+	let lastRemaining = Number.POSITIVE_INFINITY;
+	db.exec('BEGIN');
+	pinnedAt = performance.now();
+	let pageSize = 0;
+	let pageCount = 0;
+	let counts: Record<string, number> = {};
+	let schemaVersion: number | null = null;
+	try {
+		// The first read takes the snapshot that the backup steps below reuse.
+		store.prepare('SELECT count(*) FROM sqlite_master').get();
+		pageSize = store.prepare('PRAGMA page_size').pluck().get() as number;
+		pageCount = store.prepare('PRAGMA page_count').pluck().get() as number;
+		counts = snapshotCounts(store);
+		schemaVersion = snapshotSchemaVersion(store);
+		const step = options.pagesPerStep ?? 1024;
+		const file = path.basename(source);
+		options.onProgress?.({file, done: 0, total: pageCount * pageSize});
+		await db.backup(dest, {
+			progress({totalPages, remainingPages}) {
+				steps++;
+				if (remainingPages > lastRemaining) {
+					restarts++;
+				}
+
+				lastRemaining = remainingPages;
+				options.onProgress?.({file, done: (totalPages - remainingPages) * pageSize, total: totalPages * pageSize});
+				return step;
+			},
+		});
+	} finally {
+		if (db.inTransaction) {
+			db.exec('COMMIT');
+		}
+
+		pinnedMs = performance.now() - pinnedAt;
+	}
+
+	return {pageSize, pageCount, snapshotCounts: counts, schemaVersion, steps, restarts, pinnedMs};
+}
+
+/**
+ * Copies `source` to `dest` (which must not exist) as one consistent snapshot. On any failure the
+ * destination and its -journal are removed and a FailClosed is thrown.
+ */
+export async function copyDatabase(source: string, dest: string, options: CopyOptions = {}): Promise<DbCopy> {
+	if (fs.existsSync(dest)) {
+		throw new Error(`internal: backup destination ${dest} exists`);
+	}
+
+	const started = performance.now();
+	const store = openSource(source, dest, options);
 	try {
 		const db = store.db;
 		const pre = store.preflight;
-		let steps = 0;
-		let restarts = 0;
-		let lastRemaining = Number.POSITIVE_INFINITY;
-		db.exec('BEGIN');
-		pinnedAt = performance.now();
-		let pageSize = 0;
-		let pageCount = 0;
-		let counts: Record<string, number> = {};
-		let schemaVersion: number | null = null;
-		try {
-			// The first read takes the snapshot that the backup steps below reuse.
-			store.prepare('SELECT count(*) FROM sqlite_master').get();
-			pageSize = store.prepare('PRAGMA page_size').pluck().get() as number;
-			pageCount = store.prepare('PRAGMA page_count').pluck().get() as number;
-			counts = snapshotCounts(store);
-			schemaVersion = snapshotSchemaVersion(store);
-			const step = options.pagesPerStep ?? 1024;
-			const file = path.basename(source);
-			options.onProgress?.({file, done: 0, total: pageCount * pageSize});
-			await db.backup(dest, {
-				progress({totalPages, remainingPages}) {
-					steps++;
-					if (remainingPages > lastRemaining) {
-						restarts++;
-					}
-
-					lastRemaining = remainingPages;
-					options.onProgress?.({file, done: (totalPages - remainingPages) * pageSize, total: totalPages * pageSize});
-					return step;
-				},
-			});
-		} finally {
-			if (db.inTransaction) {
-				db.exec('COMMIT');
-			}
-
-			pinnedMs = performance.now() - pinnedAt;
-		}
-
+		const pinned = await pinnedCopy(store, db, source, dest, options);
 		return {
 			source: pre.path,
 			dest,
 			bytes: fs.statSync(dest).size,
-			pageSize,
-			pageCount,
-			snapshotCounts: counts,
-			schemaVersion,
+			pageSize: pinned.pageSize,
+			pageCount: pinned.pageCount,
+			snapshotCounts: pinned.snapshotCounts,
+			schemaVersion: pinned.schemaVersion,
 			journalMode: pre.journalMode,
 			walBytes: pre.sidecars.wal?.size ?? null,
 			openMode: store.isPrivateCopy ? 'private-copy' : 'in-place',
-			steps,
-			restarts,
+			steps: pinned.steps,
+			restarts: pinned.restarts,
 			ms: performance.now() - started,
-			pinnedMs,
+			pinnedMs: pinned.pinnedMs,
 			readerSqliteVersion: store.sqliteVersion(),
 		};
 	} catch (error) {

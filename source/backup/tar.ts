@@ -123,32 +123,12 @@ export class TarReader {
 		let pos = 0;
 		for (;;) {
 			if (this.state === 'end') {
-				for (let i = pos; i < this.buffer.length; i++) {
-					if (this.buffer[i] !== 0) {
-						this.trailingGarbage++;
-					}
-				}
-
-				this.offset += this.buffer.length - pos;
-				pos = this.buffer.length;
+				pos = this.skipTrailing(pos);
 				break;
 			}
 
 			if (this.state === 'data' || this.state === 'meta') {
-				const n = Math.min(this.remaining, this.buffer.length - pos);
-				if (n > 0) {
-					const slice = this.buffer.subarray(pos, pos + n);
-					if (this.state === 'data') {
-						this.sink?.write(slice);
-					} else {
-						this.metaChunks.push(Buffer.from(slice));
-					}
-
-					pos += n;
-					this.offset += n;
-					this.remaining -= n;
-				}
-
+				pos = this.takeData(pos);
 				if (this.remaining > 0) {
 					break;
 				}
@@ -165,10 +145,7 @@ export class TarReader {
 			}
 
 			if (this.state === 'padding') {
-				const n = Math.min(this.padding, this.buffer.length - pos);
-				pos += n;
-				this.offset += n;
-				this.padding -= n;
+				pos = this.skipPadding(pos);
 				if (this.padding > 0) {
 					break;
 				}
@@ -181,27 +158,73 @@ export class TarReader {
 				break;
 			}
 
-			const block = this.buffer.subarray(pos, pos + 512);
-			const at = this.offset;
-			pos += 512;
-			this.offset += 512;
-			if (block.every(b => b === 0)) {
-				this.zeroBlocks++;
-				if (this.zeroBlocks >= 2) {
-					this.state = 'end';
-				}
-
-				continue;
-			}
-
-			if (this.zeroBlocks > 0) {
-				throw new TarDamaged('a zero block in the middle of the archive', at - 512);
-			}
-
-			this.header(block, at);
+			pos = this.headerBlock(pos);
 		}
 
 		this.buffer = pos >= this.buffer.length ? Buffer.alloc(0) : Buffer.from(this.buffer.subarray(pos));
+	}
+
+	/** After the end-of-archive blocks: counts the non-zero bytes of the rest of the buffer. */
+	private skipTrailing(pos: number): number {
+		for (let i = pos; i < this.buffer.length; i++) {
+			if (this.buffer[i] !== 0) {
+				this.trailingGarbage++;
+			}
+		}
+
+		this.offset += this.buffer.length - pos;
+		return this.buffer.length;
+	}
+
+	/** Passes what the buffer holds of the current member's data (or meta record) on. */
+	private takeData(pos: number): number {
+		const n = Math.min(this.remaining, this.buffer.length - pos);
+		if (n > 0) {
+			const slice = this.buffer.subarray(pos, pos + n);
+			if (this.state === 'data') {
+				this.sink?.write(slice);
+			} else {
+				this.metaChunks.push(Buffer.from(slice));
+			}
+
+			pos += n;
+			this.offset += n;
+			this.remaining -= n;
+		}
+
+		return pos;
+	}
+
+	/** Skips what the buffer holds of the padding to the next block. */
+	private skipPadding(pos: number): number {
+		const n = Math.min(this.padding, this.buffer.length - pos);
+		pos += n;
+		this.offset += n;
+		this.padding -= n;
+		return pos;
+	}
+
+	/** One 512-byte block in the header state: a zero block (two end the archive) or a header. */
+	private headerBlock(pos: number): number {
+		const block = this.buffer.subarray(pos, pos + 512);
+		const at = this.offset;
+		pos += 512;
+		this.offset += 512;
+		if (block.every(b => b === 0)) {
+			this.zeroBlocks++;
+			if (this.zeroBlocks >= 2) {
+				this.state = 'end';
+			}
+
+			return pos;
+		}
+
+		if (this.zeroBlocks > 0) {
+			throw new TarDamaged('a zero block in the middle of the archive', at - 512);
+		}
+
+		this.header(block, at);
+		return pos;
 	}
 
 	private header(block: Buffer, at: number): void {

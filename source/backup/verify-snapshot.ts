@@ -6,8 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {FailClosed, errorCode, errorMessage} from '../errors.js';
 import {CheckQueue} from './check-queue.js';
-import {Hasher, crcHex} from './digest.js';
-import {MANIFEST_NAME, type Manifest, ManifestError, parseManifest} from './manifest.js';
+import {type Digest, Hasher, crcHex} from './digest.js';
+import {MANIFEST_NAME, type Manifest, ManifestError, type MemberRecord, parseManifest} from './manifest.js';
 import {removeTemp} from './temps.js';
 import {type DbReport, type VerifyOptions, type VerifyReport, finish, judgeDatabase} from './verify-report.js';
 import {extractionFailure, makeTempDir} from './verify-temp.js';
@@ -28,18 +28,8 @@ function listFiles(dir: string, rel = ''): Array<{rel: string; st: fs.Stats}> {
 	return out;
 }
 
-export async function verifySnapshot(dir: string, options: VerifyOptions = {}): Promise<VerifyReport> {
-	const started = performance.now();
-	const base = {path: path.resolve(dir), kind: 'snapshot' as const, manifest: null as Manifest | null, sealed: false, seal: null as string | null, members: 0, bytes: 0, problems: [] as Problem[], databases: [] as DbReport[], notes: [] as string[]};
-	const manifestPath = path.join(dir, MANIFEST_NAME);
-	let text: Buffer;
-	try {
-		text = fs.readFileSync(manifestPath);
-	} catch (error) {
-		base.problems.push({where: manifestPath, what: `no readable manifest.json (${errorCode(error) ?? errorMessage(error)}): not a snapshot folder`});
-		return finish(base, started, true);
-	}
-
+/** Parses the manifest into base.manifest; a Hermes quick snapshot's file sizes are returned instead. */
+function readSnapshotManifest(base: {manifest: Manifest | null; problems: Problem[]; notes: string[]}, text: Buffer): Record<string, number> | null {
 	let hermesFiles: Record<string, number> | null = null;
 	try {
 		base.manifest = parseManifest(text);
@@ -57,6 +47,123 @@ export async function verifySnapshot(dir: string, options: VerifyOptions = {}): 
 		}
 	}
 
+	return hermesFiles;
+}
+
+/** Reads `file` through `hasher`, copying it to `dbFile` when given; `onBytes` after each chunk. */
+function hashFile(file: string, dbFile: string | undefined, tmp: string, hasher: Hasher, onBytes: (n: number) => void): void {
+	const fd = fs.openSync(file, 'r');
+	const out = dbFile ? fs.openSync(dbFile, 'wx', 0o600) : undefined;
+	try {
+		const buf = Buffer.allocUnsafe(1 << 20);
+		let pos = 0;
+		for (;;) {
+			const n = fs.readSync(fd, buf, 0, buf.length, pos);
+			if (n <= 0) {
+				break;
+			}
+
+			const chunk = buf.subarray(0, n);
+			hasher.update(chunk);
+			if (out !== undefined) {
+				try {
+					fs.writeSync(out, chunk);
+				} catch (error) {
+					throw extractionFailure(tmp, error);
+				}
+			}
+
+			pos += n;
+			onBytes(n);
+		}
+	} finally {
+		fs.closeSync(fd);
+		if (out !== undefined) {
+			fs.closeSync(out);
+		}
+	}
+}
+
+/** A file's digest against the manifest's size, sha256 and CRC-32. */
+function compareDigest(problems: Problem[], where: string, d: Digest, size: number | undefined, expected: MemberRecord | undefined): void {
+	if (d.size !== size) {
+		problems.push({where, what: `size is ${d.size}, the manifest says ${size}`});
+	}
+
+	if (expected) {
+		if (d.sha256 !== expected.sha256) {
+			problems.push({where, what: 'sha256 differs from the manifest'});
+		}
+
+		if (crcHex(d.crc32) !== expected.crc32) {
+			problems.push({where, what: `CRC-32 ${crcHex(d.crc32)} differs from the manifest's ${expected.crc32}`});
+		}
+	}
+}
+
+/** Every listed file against the manifest; databases are copied into `tmp` and queued for their check. */
+function checkFiles(dir: string, tmp: string, listing: Array<{rel: string; st: fs.Stats}>, expectedSizes: Map<string, number>, base: {manifest: Manifest | null; members: number; bytes: number; problems: Problem[]}, options: VerifyOptions): CheckQueue {
+	const manifest = base.manifest;
+	const byPath = new Map((manifest?.members ?? []).map(m => [m.path, m]));
+	const dbByPath = new Map((manifest?.databases ?? []).map(d => [d.path, d]));
+	const queue = new CheckQueue(options.inlineChecks ?? false);
+	const total = listing.reduce((a, f) => a + f.st.size, 0);
+	let done = 0;
+	let dbIndex = 0;
+	base.members = listing.length;
+	base.bytes = total;
+	for (const f of listing) {
+		const where = `file ${JSON.stringify(f.rel)}`;
+		if (!f.st.isFile()) {
+			base.problems.push({where, what: `unsafe member: ${f.st.isSymbolicLink() ? 'symbolic link' : 'not a regular file'}`});
+			continue;
+		}
+
+		if (!expectedSizes.has(f.rel)) {
+			base.problems.push({where, what: 'not listed in the manifest'});
+			continue;
+		}
+
+		const expected = byPath.get(f.rel);
+		const isDb = expected ? expected.kind === 'db' : f.rel.endsWith('.db');
+		const dbFile = isDb ? path.join(tmp, `db-${dbIndex++}.db`) : undefined;
+		const hasher = new Hasher();
+		try {
+			hashFile(path.join(dir, f.rel), dbFile, tmp, hasher, n => {
+				done += n;
+				options.onProgress?.({phase: 'members', label: f.rel, done, total});
+			});
+		} catch (error) {
+			if (error instanceof FailClosed) {
+				throw error;
+			}
+
+			base.problems.push({where, what: `unreadable (${errorCode(error) ?? errorMessage(error)})`});
+			continue;
+		}
+
+		compareDigest(base.problems, where, hasher.digest(), expectedSizes.get(f.rel), expected);
+		if (dbFile) {
+			queue.add(dbFile, check => judgeDatabase(f.rel, check, dbByPath.get(f.rel)));
+		}
+	}
+
+	return queue;
+}
+
+export async function verifySnapshot(dir: string, options: VerifyOptions = {}): Promise<VerifyReport> {
+	const started = performance.now();
+	const base = {path: path.resolve(dir), kind: 'snapshot' as const, manifest: null as Manifest | null, sealed: false, seal: null as string | null, members: 0, bytes: 0, problems: [] as Problem[], databases: [] as DbReport[], notes: [] as string[]};
+	const manifestPath = path.join(dir, MANIFEST_NAME);
+	let text: Buffer;
+	try {
+		text = fs.readFileSync(manifestPath);
+	} catch (error) {
+		base.problems.push({where: manifestPath, what: `no readable manifest.json (${errorCode(error) ?? errorMessage(error)}): not a snapshot folder`});
+		return finish(base, started, true);
+	}
+
+	const hermesFiles = readSnapshotManifest(base, text);
 	let listing: Array<{rel: string; st: fs.Stats}>;
 	try {
 		listing = listFiles(dir).filter(f => f.rel !== MANIFEST_NAME);
@@ -69,91 +176,7 @@ export async function verifySnapshot(dir: string, options: VerifyOptions = {}): 
 	try {
 		const manifest = base.manifest;
 		const expectedSizes = new Map<string, number>(manifest ? manifest.members.map(m => [m.path, m.size]) : Object.entries(hermesFiles ?? {}));
-		const byPath = new Map((manifest?.members ?? []).map(m => [m.path, m]));
-		const dbByPath = new Map((manifest?.databases ?? []).map(d => [d.path, d]));
-		const queue = new CheckQueue(options.inlineChecks ?? false);
-		const total = listing.reduce((a, f) => a + f.st.size, 0);
-		let done = 0;
-		let dbIndex = 0;
-		base.members = listing.length;
-		base.bytes = total;
-		for (const f of listing) {
-			const where = `file ${JSON.stringify(f.rel)}`;
-			if (!f.st.isFile()) {
-				base.problems.push({where, what: `unsafe member: ${f.st.isSymbolicLink() ? 'symbolic link' : 'not a regular file'}`});
-				continue;
-			}
-
-			if (!expectedSizes.has(f.rel)) {
-				base.problems.push({where, what: 'not listed in the manifest'});
-				continue;
-			}
-
-			const expected = byPath.get(f.rel);
-			const isDb = expected ? expected.kind === 'db' : f.rel.endsWith('.db');
-			const dbFile = isDb ? path.join(tmp, `db-${dbIndex++}.db`) : undefined;
-			const hasher = new Hasher();
-			try {
-				const fd = fs.openSync(path.join(dir, f.rel), 'r');
-				const out = dbFile ? fs.openSync(dbFile, 'wx', 0o600) : undefined;
-				try {
-					const buf = Buffer.allocUnsafe(1 << 20);
-					let pos = 0;
-					for (;;) {
-						const n = fs.readSync(fd, buf, 0, buf.length, pos);
-						if (n <= 0) {
-							break;
-						}
-
-						const chunk = buf.subarray(0, n);
-						hasher.update(chunk);
-						if (out !== undefined) {
-							try {
-								fs.writeSync(out, chunk);
-							} catch (error) {
-								throw extractionFailure(tmp, error);
-							}
-						}
-
-						pos += n;
-						done += n;
-						options.onProgress?.({phase: 'members', label: f.rel, done, total});
-					}
-				} finally {
-					fs.closeSync(fd);
-					if (out !== undefined) {
-						fs.closeSync(out);
-					}
-				}
-			} catch (error) {
-				if (error instanceof FailClosed) {
-					throw error;
-				}
-
-				base.problems.push({where, what: `unreadable (${errorCode(error) ?? errorMessage(error)})`});
-				continue;
-			}
-
-			const d = hasher.digest();
-			if (d.size !== expectedSizes.get(f.rel)) {
-				base.problems.push({where, what: `size is ${d.size}, the manifest says ${expectedSizes.get(f.rel)}`});
-			}
-
-			if (expected) {
-				if (d.sha256 !== expected.sha256) {
-					base.problems.push({where, what: 'sha256 differs from the manifest'});
-				}
-
-				if (crcHex(d.crc32) !== expected.crc32) {
-					base.problems.push({where, what: `CRC-32 ${crcHex(d.crc32)} differs from the manifest's ${expected.crc32}`});
-				}
-			}
-
-			if (dbFile) {
-				queue.add(dbFile, check => judgeDatabase(f.rel, check, dbByPath.get(f.rel)));
-			}
-		}
-
+		const queue = checkFiles(dir, tmp, listing, expectedSizes, base, options);
 		const present = new Set(listing.map(f => f.rel));
 		for (const rel of expectedSizes.keys()) {
 			if (!present.has(rel)) {

@@ -10,93 +10,131 @@ import {errorCode, errorMessage} from '../errors.js';
 import {CheckQueue} from './check-queue.js';
 import {type ArtifactKind, detectKind} from './detect-kind.js';
 import type {Manifest} from './manifest.js';
-import {TarDamaged, TarReader, type TarSink} from './tar.js';
+import {TarDamaged, type TarEntry, TarReader, type TarSink} from './tar.js';
 import {removeTemp} from './temps.js';
 import {type DbReport, type VerifyOptions, type VerifyReport, finish, judgeDatabase} from './verify-report.js';
 import {makeTempDir} from './verify-temp.js';
 import type {Problem} from './zipread.js';
+
+type Report = {bytes: number; members: number; problems: Problem[]; notes: string[]; databases: DbReport[]};
+
+/** Database files and their sidecars, grouped by their folder inside the tar. */
+type Group = {dir: string; dbs: string[]; wal: Map<string, number>};
+
+/** What the reader saw: the groups extracted into `tmp`, link members, and every name. */
+type Collected = {groups: Map<string, Group>; symlinks: string[]; names: number};
+
+/** Where a member's data goes: database files and sidecars into their group's folder, the rest nowhere. */
+function collectEntry(entry: TarEntry, tmp: string, seen: Collected, base: Report): TarSink {
+	seen.names++;
+	if (entry.type === 'symlink' || entry.type === 'hardlink') {
+		seen.symlinks.push(entry.name);
+	}
+
+	if (entry.type !== 'file') {
+		return null;
+	}
+
+	base.bytes += entry.size;
+	const clean = entry.name.replace(/^(\.\/)+/, '');
+	const folder = path.posix.dirname(clean);
+	const name = path.posix.basename(clean);
+	const isDb = name.endsWith('.db');
+	const isWal = name.endsWith('.db-wal');
+	const isJournal = name.endsWith('.db-journal');
+	if (!isDb && !isWal && !isJournal) {
+		return null;
+	}
+
+	let group = seen.groups.get(folder);
+	if (!group) {
+		group = {dir: path.join(tmp, `g${seen.groups.size}`), dbs: [], wal: new Map()};
+		fs.mkdirSync(group.dir);
+		seen.groups.set(folder, group);
+	}
+
+	if (isDb) {
+		group.dbs.push(name);
+	} else if (isWal) {
+		group.wal.set(name.slice(0, -4), entry.size);
+	}
+
+	const fd = fs.openSync(path.join(group.dir, name), 'w', 0o600);
+	const sink: TarSink = {
+		write(chunk) {
+			fs.writeSync(fd, chunk);
+		},
+		end() {
+			fs.closeSync(fd);
+		},
+	};
+	return sink;
+}
+
+/** Streams the file (gunzipped when `gz`) through the reader; a damaged stream is a problem, not a throw. */
+async function readStream(file: string, gz: boolean, size: number, reader: TarReader, base: Report, options: VerifyOptions): Promise<void> {
+	const input = fs.createReadStream(file, {highWaterMark: 1 << 20});
+	let raw = 0;
+	input.on('data', (c: string | Buffer) => {
+		raw += c.length;
+		options.onProgress?.({phase: 'members', label: path.basename(file), done: raw, total: size});
+	});
+	const source = gz ? input.pipe(zlib.createGunzip()) : input;
+	input.on('error', error => (source as NodeJS.ReadableStream & {destroy: (e: Error) => void}).destroy(error));
+	try {
+		for await (const chunk of source) {
+			reader.push(chunk as Buffer);
+		}
+
+		reader.finish();
+	} catch (error) {
+		if (error instanceof TarDamaged) {
+			base.problems.push({where: `tar stream byte ${error.offset}`, what: `tar: ${error.message}`});
+		} else if (gz) {
+			base.problems.push({where: `compressed stream (about byte ${raw} of ${size})`, what: `gzip: ${errorMessage(error)}${errorCode(error) ? ` (${errorCode(error)})` : ''}`});
+		} else {
+			base.problems.push({where: file, what: `unreadable (${errorMessage(error)})`});
+		}
+	}
+}
+
+/** Queues every extracted database for its check, with its -wal replayed; an empty file beside a -wal is not checked. */
+function queueDatabases(groups: Map<string, Group>, queue: CheckQueue, base: Report): void {
+	for (const [folder, group] of groups) {
+		for (const name of group.dbs) {
+			const rel = folder === '.' ? name : `${folder}/${name}`;
+			const wal = group.wal.get(name) ?? null;
+			if (fs.statSync(path.join(group.dir, name)).size === 0) {
+				base.notes.push(`${rel} is an empty file (0 bytes)${wal ? ` beside a ${wal}-byte -wal: SQLite would delete that WAL on open; do not restore this copy` : ''}`);
+				if (wal) {
+					base.problems.push({where: rel, what: 'the database file is 0 bytes beside a non-empty -wal'});
+				}
+
+				continue;
+			}
+
+			if (wal !== null && wal > 0) {
+				base.notes.push(`${rel} came with a ${wal}-byte -wal: the tar was made while an agent had it open (the check replays the WAL, as the agent would)`);
+			}
+
+			const file = path.join(group.dir, name);
+			// The queue removes the checked file; keep the -wal until then (it removes the sidecars too).
+			queue.add(file, check => judgeDatabase(rel, check, undefined, wal));
+		}
+	}
+}
 
 export async function verifyTar(file: string, options: VerifyOptions = {}): Promise<VerifyReport> {
 	const started = performance.now();
 	const gz = detectKind(file) === 'tar.gz';
 	const base = {path: path.resolve(file), kind: (gz ? 'tar.gz' : 'tar') as ArtifactKind, manifest: null as Manifest | null, sealed: false, seal: null as string | null, members: 0, bytes: 0, problems: [] as Problem[], databases: [] as DbReport[], notes: [] as string[]};
 	const tmp = makeTempDir(options);
-	// Database files and their sidecars, grouped by their folder inside the tar.
-	const groups = new Map<string, {dir: string; dbs: string[]; wal: Map<string, number>}>();
-	const symlinks: string[] = [];
-	let names = 0;
+	const seen: Collected = {groups: new Map(), symlinks: [], names: 0};
 	try {
 		const size = fs.statSync(file).size;
-		const reader = new TarReader(entry => {
-			names++;
-			if (entry.type === 'symlink' || entry.type === 'hardlink') {
-				symlinks.push(entry.name);
-			}
-
-			if (entry.type !== 'file') {
-				return null;
-			}
-
-			base.bytes += entry.size;
-			const clean = entry.name.replace(/^(\.\/)+/, '');
-			const folder = path.posix.dirname(clean);
-			const name = path.posix.basename(clean);
-			const isDb = name.endsWith('.db');
-			const isWal = name.endsWith('.db-wal');
-			const isJournal = name.endsWith('.db-journal');
-			if (!isDb && !isWal && !isJournal) {
-				return null;
-			}
-
-			let group = groups.get(folder);
-			if (!group) {
-				group = {dir: path.join(tmp, `g${groups.size}`), dbs: [], wal: new Map()};
-				fs.mkdirSync(group.dir);
-				groups.set(folder, group);
-			}
-
-			if (isDb) {
-				group.dbs.push(name);
-			} else if (isWal) {
-				group.wal.set(name.slice(0, -4), entry.size);
-			}
-
-			const fd = fs.openSync(path.join(group.dir, name), 'w', 0o600);
-			const sink: TarSink = {
-				write(chunk) {
-					fs.writeSync(fd, chunk);
-				},
-				end() {
-					fs.closeSync(fd);
-				},
-			};
-			return sink;
-		});
-		const input = fs.createReadStream(file, {highWaterMark: 1 << 20});
-		let raw = 0;
-		input.on('data', (c: string | Buffer) => {
-			raw += c.length;
-			options.onProgress?.({phase: 'members', label: path.basename(file), done: raw, total: size});
-		});
-		const source = gz ? input.pipe(zlib.createGunzip()) : input;
-		input.on('error', error => (source as NodeJS.ReadableStream & {destroy: (e: Error) => void}).destroy(error));
-		try {
-			for await (const chunk of source) {
-				reader.push(chunk as Buffer);
-			}
-
-			reader.finish();
-		} catch (error) {
-			if (error instanceof TarDamaged) {
-				base.problems.push({where: `tar stream byte ${error.offset}`, what: `tar: ${error.message}`});
-			} else if (gz) {
-				base.problems.push({where: `compressed stream (about byte ${raw} of ${size})`, what: `gzip: ${errorMessage(error)}${errorCode(error) ? ` (${errorCode(error)})` : ''}`});
-			} else {
-				base.problems.push({where: file, what: `unreadable (${errorMessage(error)})`});
-			}
-		}
-
-		if (gz && base.problems.length === 0 && names === 0) {
+		const reader = new TarReader(entry => collectEntry(entry, tmp, seen, base));
+		await readStream(file, gz, size, reader, base, options);
+		if (gz && base.problems.length === 0 && seen.names === 0) {
 			base.problems.push({where: 'archive', what: 'the gzip stream holds no tar entries'});
 		}
 
@@ -105,34 +143,13 @@ export async function verifyTar(file: string, options: VerifyOptions = {}): Prom
 		}
 
 		base.members = reader.entries;
+		const {symlinks} = seen;
 		if (symlinks.length > 0) {
 			base.notes.push(`${symlinks.length} link member(s) (${symlinks.slice(0, 3).join(', ')}${symlinks.length > 3 ? ', …' : ''}): extract with care`);
 		}
 
 		const queue = new CheckQueue(options.inlineChecks ?? false);
-		for (const [folder, group] of groups) {
-			for (const name of group.dbs) {
-				const rel = folder === '.' ? name : `${folder}/${name}`;
-				const wal = group.wal.get(name) ?? null;
-				if (fs.statSync(path.join(group.dir, name)).size === 0) {
-					base.notes.push(`${rel} is an empty file (0 bytes)${wal ? ` beside a ${wal}-byte -wal: SQLite would delete that WAL on open; do not restore this copy` : ''}`);
-					if (wal) {
-						base.problems.push({where: rel, what: 'the database file is 0 bytes beside a non-empty -wal'});
-					}
-
-					continue;
-				}
-
-				if (wal !== null && wal > 0) {
-					base.notes.push(`${rel} came with a ${wal}-byte -wal: the tar was made while an agent had it open (the check replays the WAL, as the agent would)`);
-				}
-
-				const file = path.join(group.dir, name);
-				// The queue removes the checked file; keep the -wal until then (it removes the sidecars too).
-				queue.add(file, check => judgeDatabase(rel, check, undefined, wal));
-			}
-		}
-
+		queueDatabases(seen.groups, queue, base);
 		base.databases = await queue.all();
 		if (base.databases.length === 0 && base.problems.length === 0) {
 			base.notes.push('no *.db file in this archive: only gzip and tar integrity were checked');

@@ -134,74 +134,77 @@ export function walkRoot(root: string, options: WalkOptions = {}): WalkResult {
 	const absRoot = path.resolve(root);
 	const skipPaths = new Set((options.skipPaths ?? []).map(p => path.resolve(p)));
 	const result: WalkResult = {root: absRoot, entries: [], skipped: [], excluded: []};
-
-	const visit = (relDir: string): void => {
-		const absDir = relDir ? path.join(absRoot, relDir) : absRoot;
-		let names: string[];
-		try {
-			names = fs.readdirSync(absDir).sort();
-		} catch (error) {
-			result.skipped.push({rel: relDir || '.', reason: `folder not readable (${errorCode(error) ?? 'error'})`});
-			return;
-		}
-
-		const inCache = isCacheDir(relDir);
-		for (const name of names) {
-			const rel = relDir ? `${relDir}/${name}` : name;
-			const abs = path.join(absDir, name);
-			if (skipPaths.has(abs)) {
-				continue;
-			}
-
-			let st: fs.Stats;
-			try {
-				st = fs.lstatSync(abs);
-			} catch (error) {
-				if (errorCode(error) !== 'ENOENT') {
-					result.skipped.push({rel, reason: `cannot stat (${errorCode(error) ?? 'error'})`});
-				}
-
-				continue;
-			}
-
-			if (st.isDirectory()) {
-				if (inCache === 'top' && !CACHE_KEPT.has(name)) {
-					result.excluded.push({rel: `${rel}/`, why: 'cache (only images, audio, videos, documents, screenshots, citations are kept)'});
-					continue;
-				}
-
-				const why = excludedDirReason(relDir, name);
-				if (why) {
-					result.excluded.push({rel: `${rel}/`, why});
-					continue;
-				}
-
-				visit(rel);
-				continue;
-			}
-
-			if (!st.isFile()) {
-				result.excluded.push({rel, why: typeName(st)});
-				continue;
-			}
-
-			if (inCache === 'top') {
-				result.excluded.push({rel, why: 'cache (only images, audio, videos, documents, screenshots, citations are kept)'});
-				continue;
-			}
-
-			const why = excludedFileReason(name);
-			if (why) {
-				result.excluded.push({rel, why});
-				continue;
-			}
-
-			result.entries.push({rel, abs, kind: name.endsWith('.db') ? 'db' : 'file', size: st.size, mode: st.mode & 0o7777, mtimeMs: st.mtimeMs});
-		}
-	};
-
-	visit('');
+	visitDir({absRoot, skipPaths, result}, '');
 	return result;
+}
+
+type Walk = {absRoot: string; skipPaths: Set<string>; result: WalkResult};
+
+/** One folder, its names in sorted order: each file kept or excluded, each kept sub-folder visited in turn. */
+function visitDir(w: Walk, relDir: string): void {
+	const {result} = w;
+	const absDir = relDir ? path.join(w.absRoot, relDir) : w.absRoot;
+	let names: string[];
+	try {
+		names = fs.readdirSync(absDir).sort();
+	} catch (error) {
+		result.skipped.push({rel: relDir || '.', reason: `folder not readable (${errorCode(error) ?? 'error'})`});
+		return;
+	}
+
+	const inCache = isCacheDir(relDir);
+	for (const name of names) {
+		const rel = relDir ? `${relDir}/${name}` : name;
+		const abs = path.join(absDir, name);
+		if (w.skipPaths.has(abs)) {
+			continue;
+		}
+
+		let st: fs.Stats;
+		try {
+			st = fs.lstatSync(abs);
+		} catch (error) {
+			if (errorCode(error) !== 'ENOENT') {
+				result.skipped.push({rel, reason: `cannot stat (${errorCode(error) ?? 'error'})`});
+			}
+
+			continue;
+		}
+
+		if (st.isDirectory()) {
+			const why = inCache === 'top' && !CACHE_KEPT.has(name) ? 'cache (only images, audio, videos, documents, screenshots, citations are kept)' : excludedDirReason(relDir, name);
+			if (why) {
+				result.excluded.push({rel: `${rel}/`, why});
+				continue;
+			}
+
+			visitDir(w, rel);
+			continue;
+		}
+
+		addFile(result, name, rel, abs, st, inCache);
+	}
+}
+
+/** A non-folder: excluded (not a regular file, top-level cache, an excluded name) or kept as an entry. */
+function addFile(result: WalkResult, name: string, rel: string, abs: string, st: fs.Stats, inCache: 'top' | null): void {
+	if (!st.isFile()) {
+		result.excluded.push({rel, why: typeName(st)});
+		return;
+	}
+
+	if (inCache === 'top') {
+		result.excluded.push({rel, why: 'cache (only images, audio, videos, documents, screenshots, citations are kept)'});
+		return;
+	}
+
+	const why = excludedFileReason(name);
+	if (why) {
+		result.excluded.push({rel, why});
+		return;
+	}
+
+	result.entries.push({rel, abs, kind: name.endsWith('.db') ? 'db' : 'file', size: st.size, mode: st.mode & 0o7777, mtimeMs: st.mtimeMs});
 }
 
 /** 'top' for <home>/cache itself (only some subfolders are kept). */

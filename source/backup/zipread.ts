@@ -152,6 +152,43 @@ function findEocd(fd: number, size: number): number {
 	return -1;
 }
 
+/** Every central record, its name decoded and its type read; a damaged directory closes the zip and throws. */
+async function readMembers(zip: yauzl.ZipFile, closeFd: () => void): Promise<ZipMember[]> {
+	const members: ZipMember[] = [];
+	try {
+		let index = 0;
+		for await (const entry of zip.eachEntry()) {
+			const name = decodeName(entry);
+			members.push({index: index++, name, entry, ...fileType(entry, name)});
+		}
+	} catch (error) {
+		zip.close();
+		closeFd();
+		throw new ZipUnreadable(`its central directory is damaged (${(error as Error).message})`);
+	}
+
+	return members;
+}
+
+/** Where the central directory starts and ends: the end record's offset, or the zip64 end record's when a locator points to one. */
+function centralDirectoryBounds(fd: number, eocdOffset: number, eocdCdOffset: number): {cdOffset: number; cdEnd: number} {
+	let cdOffset = eocdCdOffset;
+	let cdEnd = eocdOffset;
+	if (eocdOffset >= 20) {
+		const locator = readAt(fd, eocdOffset - 20, 20);
+		if (locator.readUInt32LE(0) === 0x07_06_4b_50) {
+			const z64Offset = Number(locator.readBigUInt64LE(8));
+			const z64 = readAt(fd, z64Offset, 56);
+			if (z64.length === 56 && z64.readUInt32LE(0) === 0x06_06_4b_50) {
+				cdOffset = Number(z64.readBigUInt64LE(48));
+				cdEnd = z64Offset;
+			}
+		}
+	}
+
+	return {cdOffset, cdEnd};
+}
+
 export async function openZip(file: string): Promise<OpenedZip> {
 	let fd: number;
 	let size: number;
@@ -184,35 +221,10 @@ export async function openZip(file: string): Promise<OpenedZip> {
 		throw new ZipUnreadable(`yauzl cannot read its central directory (${(error as Error).message})`);
 	}
 
-	const members: ZipMember[] = [];
-	try {
-		let index = 0;
-		for await (const entry of zip.eachEntry()) {
-			const name = decodeName(entry);
-			members.push({index: index++, name, entry, ...fileType(entry, name)});
-		}
-	} catch (error) {
-		zip.close();
-		closeFd();
-		throw new ZipUnreadable(`its central directory is damaged (${(error as Error).message})`);
-	}
-
+	const members = await readMembers(zip, closeFd);
 	const eocd = readAt(fd, eocdOffset, 22);
 	const comment = readAt(fd, eocdOffset + 22, eocd.readUInt16LE(20));
-	let cdOffset = eocd.readUInt32LE(16);
-	let cdEnd = eocdOffset;
-	if (eocdOffset >= 20) {
-		const locator = readAt(fd, eocdOffset - 20, 20);
-		if (locator.readUInt32LE(0) === 0x07_06_4b_50) {
-			const z64Offset = Number(locator.readBigUInt64LE(8));
-			const z64 = readAt(fd, z64Offset, 56);
-			if (z64.length === 56 && z64.readUInt32LE(0) === 0x06_06_4b_50) {
-				cdOffset = Number(z64.readBigUInt64LE(48));
-				cdEnd = z64Offset;
-			}
-		}
-	}
-
+	const {cdOffset, cdEnd} = centralDirectoryBounds(fd, eocdOffset, eocd.readUInt32LE(16));
 	const text = comment.toString('latin1');
 	const m = SEAL_PATTERN.exec(text);
 	return {
@@ -240,152 +252,180 @@ export function structuralProblems(z: OpenedZip, options: {onBytes?: (n: number)
 	const problems: Problem[] = [];
 	const fd = fs.openSync(z.file, 'r');
 	try {
-		const eocd = readAt(fd, z.eocdOffset, 22);
-		const zip64 = z.cdEnd !== z.eocdOffset;
-		const where = `end record (byte ${z.eocdOffset})`;
-		if (eocd.readUInt16LE(4) !== 0 || eocd.readUInt16LE(6) !== 0) {
-			problems.push({where, what: 'disk numbers are not 0 (damaged, or a multi-disk archive)'});
-		}
-
-		const onDisk = eocd.readUInt16LE(8);
-		const total = eocd.readUInt16LE(10);
-		if (onDisk !== total) {
-			problems.push({where, what: `entry counts disagree (${onDisk} on this disk, ${total} in total)`});
-		}
-
-		if (!zip64 && total !== z.members.length) {
-			problems.push({where, what: `says ${total} entries, the central directory holds ${z.members.length}`});
-		}
-
-		const cdSize = eocd.readUInt32LE(12);
-		if (!zip64 && cdSize !== z.cdEnd - z.cdOffset) {
-			problems.push({where, what: `central directory size field is ${cdSize}, the directory spans ${z.cdEnd - z.cdOffset} bytes`});
-		}
-
-		let cdBytes = 0;
-		for (const m of z.members) {
-			cdBytes += 46 + m.entry.fileNameLength + m.entry.extraFieldLength + m.entry.fileCommentLength;
-		}
-
-		if (cdBytes !== z.cdEnd - z.cdOffset) {
-			problems.push({where: `central directory (bytes ${z.cdOffset}–${z.cdEnd})`, what: `its records take ${cdBytes} bytes but it spans ${z.cdEnd - z.cdOffset}: bytes were changed, inserted or removed`});
-		}
-
+		endRecordProblems(fd, z, problems);
 		// Local headers, data, descriptors: in file order they must tile [0, cdOffset).
 		const ordered = [...z.members].sort((a, b) => a.entry.relativeOffsetOfLocalHeader - b.entry.relativeOffsetOfLocalHeader);
 		let cursor = 0;
 		for (const m of ordered) {
-			const e = m.entry;
-			const at = e.relativeOffsetOfLocalHeader;
-			const w = `member ${JSON.stringify(m.name)} (local header at byte ${at})`;
-			if (at !== cursor) {
-				problems.push({where: w, what: at > cursor ? `${at - cursor} unaccounted bytes before it (from byte ${cursor})` : 'overlaps the previous member'});
-			}
-
-			const head = readAt(fd, at, 30);
-			if (head.length < 30 || head.readUInt32LE(0) !== 0x04_03_4b_50) {
-				problems.push({where: w, what: 'local header signature is wrong'});
-				cursor = Math.max(cursor, at + 30);
-				continue;
-			}
-
-			const flags = head.readUInt16LE(6);
-			const nameLength = head.readUInt16LE(26);
-			const extraLength = head.readUInt16LE(28);
-			const central64 = e.versionNeededToExtract >= 45 || e.compressedSize >= 0xff_ff_ff_ff || e.uncompressedSize >= 0xff_ff_ff_ff;
-			const mismatch: string[] = [];
-			if (!central64 && head.readUInt16LE(4) !== e.versionNeededToExtract) {
-				mismatch.push('version needed');
-			}
-
-			if (flags !== e.generalPurposeBitFlag) {
-				mismatch.push('flags');
-			}
-
-			if (head.readUInt16LE(8) !== e.compressionMethod) {
-				mismatch.push('compression method');
-			}
-
-			if (head.readUInt16LE(10) !== e.lastModFileTime || head.readUInt16LE(12) !== e.lastModFileDate) {
-				mismatch.push('modification time');
-			}
-
-			const descriptor = (flags & 0x8) !== 0;
-			const lCrc = head.readUInt32LE(14);
-			const lComp = head.readUInt32LE(18);
-			const lUncomp = head.readUInt32LE(22);
-			if (descriptor) {
-				if ((lCrc !== 0 && lCrc !== e.crc32) || (lComp !== 0 && lComp !== e.compressedSize && lComp !== 0xff_ff_ff_ff) || (lUncomp !== 0 && lUncomp !== e.uncompressedSize && lUncomp !== 0xff_ff_ff_ff)) {
-					mismatch.push('CRC-32 or sizes');
-				}
-			} else if (lCrc !== e.crc32 || (lComp !== e.compressedSize && lComp !== 0xff_ff_ff_ff) || (lUncomp !== e.uncompressedSize && lUncomp !== 0xff_ff_ff_ff)) {
-				mismatch.push('CRC-32 or sizes');
-			}
-
-			if (nameLength !== e.fileNameLength) {
-				mismatch.push('name length');
-			} else if (!readAt(fd, at + 30, nameLength).equals(e.fileName as unknown as Buffer)) {
-				mismatch.push('name');
-			}
-
-			if (mismatch.length > 0) {
-				problems.push({where: w, what: `local header disagrees with the central directory: ${mismatch.join(', ')}`});
-			}
-
-			let end = at + 30 + nameLength + extraLength + e.compressedSize;
-			if (descriptor) {
-				const big = e.compressedSize >= 0xff_ff_ff_ff || e.uncompressedSize >= 0xff_ff_ff_ff || central64;
-				const d = readAt(fd, end, big ? 24 : 16);
-				const signed = d.length >= 4 && d.readUInt32LE(0) === 0x08_07_4b_50;
-				const base = signed ? 4 : 0;
-				const length = base + (big ? 20 : 12);
-				const crc = d.length >= base + 4 ? d.readUInt32LE(base) : -1;
-				const comp = big ? (d.length >= base + 12 ? Number(d.readBigUInt64LE(base + 4)) : -1) : (d.length >= base + 8 ? d.readUInt32LE(base + 4) : -1);
-				const uncomp = big ? (d.length >= base + 20 ? Number(d.readBigUInt64LE(base + 12)) : -1) : (d.length >= base + 12 ? d.readUInt32LE(base + 8) : -1);
-				if (crc !== e.crc32 || comp !== e.compressedSize || uncomp !== e.uncompressedSize) {
-					problems.push({where: `member ${JSON.stringify(m.name)} (data descriptor at byte ${end})`, what: 'data descriptor disagrees with the central directory (CRC-32 or sizes)'});
-				}
-
-				end += length;
-			}
-
-			cursor = Math.max(cursor, end);
+			cursor = memberProblems(fd, m, cursor, problems);
 		}
 
 		if (cursor !== z.cdOffset) {
 			problems.push({where: `bytes ${Math.min(cursor, z.cdOffset)}–${Math.max(cursor, z.cdOffset)}`, what: cursor < z.cdOffset ? `${z.cdOffset - cursor} unaccounted bytes between the last member and the central directory` : 'the last member runs into the central directory'});
 		}
 
-		// The seal: sha256 of [0, eocdOffset).
-		let sealChecked = false;
-		const text = z.comment.toString('latin1');
-		if (z.seal && !options.skipSeal) {
-			const sha = sha256();
-			const buf = Buffer.allocUnsafe(1 << 20);
-			let pos = 0;
-			while (pos < z.eocdOffset) {
-				const n = fs.readSync(fd, buf, 0, Math.min(buf.length, z.eocdOffset - pos), pos);
-				if (n <= 0) {
-					break;
-				}
-
-				sha.update(buf.subarray(0, n));
-				pos += n;
-				options.onBytes?.(n);
-			}
-
-			sealChecked = true;
-			if (sha.digest('hex') !== z.seal) {
-				problems.push({where: `bytes 0–${z.eocdOffset} (the archive seal)`, what: 'the sha256 of the archive does not match its seal: some byte before the end record changed'});
-			}
-		} else if (!z.seal && text.startsWith('hfx-seal')) {
-			problems.push({where: `end record comment (byte ${z.eocdOffset + 22})`, what: 'the archive seal is damaged'});
-		}
-
+		const sealChecked = sealProblems(fd, z, options, problems);
 		return {problems, sealChecked};
 	} finally {
 		fs.closeSync(fd);
 	}
+}
+
+/** The end record's fields, and the central directory's size against the records it holds. */
+function endRecordProblems(fd: number, z: OpenedZip, problems: Problem[]): void {
+	const eocd = readAt(fd, z.eocdOffset, 22);
+	const zip64 = z.cdEnd !== z.eocdOffset;
+	const where = `end record (byte ${z.eocdOffset})`;
+	if (eocd.readUInt16LE(4) !== 0 || eocd.readUInt16LE(6) !== 0) {
+		problems.push({where, what: 'disk numbers are not 0 (damaged, or a multi-disk archive)'});
+	}
+
+	const onDisk = eocd.readUInt16LE(8);
+	const total = eocd.readUInt16LE(10);
+	if (onDisk !== total) {
+		problems.push({where, what: `entry counts disagree (${onDisk} on this disk, ${total} in total)`});
+	}
+
+	if (!zip64 && total !== z.members.length) {
+		problems.push({where, what: `says ${total} entries, the central directory holds ${z.members.length}`});
+	}
+
+	const cdSize = eocd.readUInt32LE(12);
+	if (!zip64 && cdSize !== z.cdEnd - z.cdOffset) {
+		problems.push({where, what: `central directory size field is ${cdSize}, the directory spans ${z.cdEnd - z.cdOffset} bytes`});
+	}
+
+	let cdBytes = 0;
+	for (const m of z.members) {
+		cdBytes += 46 + m.entry.fileNameLength + m.entry.extraFieldLength + m.entry.fileCommentLength;
+	}
+
+	if (cdBytes !== z.cdEnd - z.cdOffset) {
+		problems.push({where: `central directory (bytes ${z.cdOffset}–${z.cdEnd})`, what: `its records take ${cdBytes} bytes but it spans ${z.cdEnd - z.cdOffset}: bytes were changed, inserted or removed`});
+	}
+}
+
+/** One member in file order: its place in the tiling, its local header, its data descriptor. Returns the new cursor. */
+function memberProblems(fd: number, m: ZipMember, cursor: number, problems: Problem[]): number {
+	const e = m.entry;
+	const at = e.relativeOffsetOfLocalHeader;
+	const w = `member ${JSON.stringify(m.name)} (local header at byte ${at})`;
+	if (at !== cursor) {
+		problems.push({where: w, what: at > cursor ? `${at - cursor} unaccounted bytes before it (from byte ${cursor})` : 'overlaps the previous member'});
+	}
+
+	const head = readAt(fd, at, 30);
+	if (head.length < 30 || head.readUInt32LE(0) !== 0x04_03_4b_50) {
+		problems.push({where: w, what: 'local header signature is wrong'});
+		return Math.max(cursor, at + 30);
+	}
+
+	const flags = head.readUInt16LE(6);
+	const nameLength = head.readUInt16LE(26);
+	const extraLength = head.readUInt16LE(28);
+	const central64 = e.versionNeededToExtract >= 45 || e.compressedSize >= 0xff_ff_ff_ff || e.uncompressedSize >= 0xff_ff_ff_ff;
+	const mismatch = localHeaderMismatch(fd, e, head, central64);
+	if (mismatch.length > 0) {
+		problems.push({where: w, what: `local header disagrees with the central directory: ${mismatch.join(', ')}`});
+	}
+
+	let end = at + 30 + nameLength + extraLength + e.compressedSize;
+	if ((flags & 0x8) !== 0) {
+		end += descriptorLength(fd, m, end, central64, problems);
+	}
+
+	return Math.max(cursor, end);
+}
+
+/** The fields of a local header that disagree with its central record. */
+function localHeaderMismatch(fd: number, e: yauzl.Entry, head: Buffer, central64: boolean): string[] {
+	const at = e.relativeOffsetOfLocalHeader;
+	const flags = head.readUInt16LE(6);
+	const nameLength = head.readUInt16LE(26);
+	const mismatch: string[] = [];
+	if (!central64 && head.readUInt16LE(4) !== e.versionNeededToExtract) {
+		mismatch.push('version needed');
+	}
+
+	if (flags !== e.generalPurposeBitFlag) {
+		mismatch.push('flags');
+	}
+
+	if (head.readUInt16LE(8) !== e.compressionMethod) {
+		mismatch.push('compression method');
+	}
+
+	if (head.readUInt16LE(10) !== e.lastModFileTime || head.readUInt16LE(12) !== e.lastModFileDate) {
+		mismatch.push('modification time');
+	}
+
+	const descriptor = (flags & 0x8) !== 0;
+	const lCrc = head.readUInt32LE(14);
+	const lComp = head.readUInt32LE(18);
+	const lUncomp = head.readUInt32LE(22);
+	if (descriptor) {
+		if ((lCrc !== 0 && lCrc !== e.crc32) || (lComp !== 0 && lComp !== e.compressedSize && lComp !== 0xff_ff_ff_ff) || (lUncomp !== 0 && lUncomp !== e.uncompressedSize && lUncomp !== 0xff_ff_ff_ff)) {
+			mismatch.push('CRC-32 or sizes');
+		}
+	} else if (lCrc !== e.crc32 || (lComp !== e.compressedSize && lComp !== 0xff_ff_ff_ff) || (lUncomp !== e.uncompressedSize && lUncomp !== 0xff_ff_ff_ff)) {
+		mismatch.push('CRC-32 or sizes');
+	}
+
+	if (nameLength !== e.fileNameLength) {
+		mismatch.push('name length');
+	} else if (!readAt(fd, at + 30, nameLength).equals(e.fileName as unknown as Buffer)) {
+		mismatch.push('name');
+	}
+
+	return mismatch;
+}
+
+/** Checks the data descriptor at `end` against the central record; returns its length. */
+function descriptorLength(fd: number, m: ZipMember, end: number, central64: boolean, problems: Problem[]): number {
+	const e = m.entry;
+	const big = e.compressedSize >= 0xff_ff_ff_ff || e.uncompressedSize >= 0xff_ff_ff_ff || central64;
+	const d = readAt(fd, end, big ? 24 : 16);
+	const signed = d.length >= 4 && d.readUInt32LE(0) === 0x08_07_4b_50;
+	const base = signed ? 4 : 0;
+	const length = base + (big ? 20 : 12);
+	const crc = d.length >= base + 4 ? d.readUInt32LE(base) : -1;
+	const comp = big ? (d.length >= base + 12 ? Number(d.readBigUInt64LE(base + 4)) : -1) : (d.length >= base + 8 ? d.readUInt32LE(base + 4) : -1);
+	const uncomp = big ? (d.length >= base + 20 ? Number(d.readBigUInt64LE(base + 12)) : -1) : (d.length >= base + 12 ? d.readUInt32LE(base + 8) : -1);
+	if (crc !== e.crc32 || comp !== e.compressedSize || uncomp !== e.uncompressedSize) {
+		problems.push({where: `member ${JSON.stringify(m.name)} (data descriptor at byte ${end})`, what: 'data descriptor disagrees with the central directory (CRC-32 or sizes)'});
+	}
+
+	return length;
+}
+
+/** The seal: sha256 of [0, eocdOffset). Returns whether it was checked. */
+function sealProblems(fd: number, z: OpenedZip, options: {onBytes?: (n: number) => void; skipSeal?: boolean}, problems: Problem[]): boolean {
+	let sealChecked = false;
+	const text = z.comment.toString('latin1');
+	if (z.seal && !options.skipSeal) {
+		const sha = sha256();
+		const buf = Buffer.allocUnsafe(1 << 20);
+		let pos = 0;
+		while (pos < z.eocdOffset) {
+			const n = fs.readSync(fd, buf, 0, Math.min(buf.length, z.eocdOffset - pos), pos);
+			if (n <= 0) {
+				break;
+			}
+
+			sha.update(buf.subarray(0, n));
+			pos += n;
+			options.onBytes?.(n);
+		}
+
+		sealChecked = true;
+		if (sha.digest('hex') !== z.seal) {
+			problems.push({where: `bytes 0–${z.eocdOffset} (the archive seal)`, what: 'the sha256 of the archive does not match its seal: some byte before the end record changed'});
+		}
+	} else if (!z.seal && text.startsWith('hfx-seal')) {
+		problems.push({where: `end record comment (byte ${z.eocdOffset + 22})`, what: 'the archive seal is damaged'});
+	}
+
+	return sealChecked;
 }
 
 /**

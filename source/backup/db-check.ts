@@ -1,5 +1,5 @@
 /**
- * The database check run on a COPY (never on the live file, H6): a fresh read-only connection,
+ * The database check run on a COPY (never on the live file: a long read of it pins the owner's WAL, docs/sqlite-wal.md, pinning): a fresh read-only connection,
  * `PRAGMA integrity_check`, the row count of every ordinary table and the schema version.
  * The copy is a private file of ours, so memory-mapped reads are allowed here (H10 concerns only
  * a live file that its owner may truncate) and make the check markedly faster.

@@ -1,6 +1,6 @@
 /**
  * `hfx restore ARCHIVE (--to DIR | --home DIR) [--yes]` and the drill's restore into a scratch
- * folder. Fail closed, in this order (sqlite-wal.md §3.5):
+ * folder. Fail closed, in this order (docs/sqlite-wal.md, backup):
  *
  *   1. refuse members with "..", absolute paths, symlinks or devices, and targets reached
  *      through a symlink, before anything else;

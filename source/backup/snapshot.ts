@@ -1,5 +1,5 @@
 /**
- * Quick snapshots in Hermes' layout (hermes-state.md §6.4): `<home>/state-snapshots/<UTC
+ * Quick snapshots in Hermes' layout (docs/hermes-rules.md, backup): `<home>/state-snapshots/<UTC
  * YYYYmmdd-HHMMSS>[-label][-N]/` (folder 0700, files 0600) holding the databases (consistent
  * copies, each verified: integrity_check + row counts equal to the snapshot they were taken
  * from) and the small config files, with a manifest.json Hermes can read (its own fields) and

@@ -1,12 +1,13 @@
 /**
  * One consistent online copy of one database while its owner keeps writing
- * (sqlite-wal.md §3.1, §3.4): a read-only connection (ReadOnlyStore: preflight first, H2), one
+ * (docs/sqlite-wal.md, backup and pinning): a read-only connection (ReadOnlyStore: preflight first), one
  * read transaction, the backup API inside it (its steps reuse the open read transaction, so the
  * copy is one snapshot and never restarts), the row counts read in the same snapshot, COMMIT.
  * Then the COPY is checked in a fresh connection (integrity_check + counts), off the live file.
  *
  * better-sqlite3's default backup() alone livelocks under a live writer; never call it outside
- * the pinned transaction. The pin lasts only for the copy (reported as pinnedMs, H6).
+ * the pinned transaction. The pin lasts only for the copy (reported as pinnedMs: a long pin keeps
+ * the owner from checkpointing, docs/sqlite-wal.md, pinning).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -37,7 +38,7 @@ export type DbCopy = {
 	/** Times the backup API started over because the source changed: always 0 with the pinned transaction. */
 	restarts: number;
 	ms: number;
-	/** How long the read transaction pinned the owner's WAL (H6). */
+	/** How long the read transaction pinned the owner's WAL (docs/sqlite-wal.md, pinning). */
 	pinnedMs: number;
 	readerSqliteVersion: string;
 };

@@ -1,6 +1,6 @@
 /**
  * What a full backup includes: the whole Hermes root (every profile), excluded exactly as Hermes
- * excludes (hermes-state.md §6.2), plus pid and lock files, sockets and our own temp files.
+ * excludes (docs/hermes-rules.md, backup), plus pid and lock files, sockets and our own temp files.
  * Every `*.db` is marked for the consistent SQLite copy; everything else is copied as bytes.
  *
  * Only lstat/readdir here: no file is opened.
@@ -217,7 +217,7 @@ function isCacheDir(relDir: string): 'top' | null {
 	return path.posix.basename(relDir) === 'cache' && isHomeLevel(parent) ? 'top' : null;
 }
 
-/** Hermes' quick-snapshot file list (§6.4), relative to a profile home. Folders are taken whole. */
+/** Hermes' quick-snapshot file list (docs/hermes-rules.md, backup), relative to a profile home. Folders are taken whole. */
 export const QUICK_PATHS = [
 	'state.db', 'config.yaml', '.env', 'auth.json', 'cron/jobs.json', 'cron/executions.db',
 	'gateway_state.json', 'channel_directory.json', 'channel_aliases.json', 'processes.json',

@@ -1,6 +1,6 @@
 /**
  * Reading a zip for verification and restore. yauzl parses the central directory and decodes
- * member data; it does NOT check CRC-32 (ink-stack.md §1.3 H), nor compare local headers with
+ * member data; it does NOT check CRC-32 (yauzl leaves that to its caller), nor compare local headers with
  * the central directory, nor look at the bytes between records. So on top of it:
  *   - every member's data is CRC-32'd (zlib.crc32) and sha256'd as it is read;
  *   - every local header and data descriptor is compared field by field with the central record;

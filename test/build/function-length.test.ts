@@ -1,0 +1,59 @@
+/**
+ * Functions that fit in one head: none in source/ is longer than 80 lines (from its first line
+ * to its closing brace, inner functions included), except the incremental analysis, which a
+ * property test holds equal to the full one on every step.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import ts from 'typescript';
+import {describe, expect, it} from 'vitest';
+import {ROOT} from '../helpers/writer.js';
+
+const MAX_LINES = 80;
+/** file:function names allowed past the limit, with why. */
+const EXEMPT = new Map([
+	['forensics/incremental.ts:analyzeIncremental', 'property-tested against the full analysis on random steps (test/forensics/incremental.test.ts)'],
+]);
+
+function sourceFiles(dir: string): string[] {
+	return fs.readdirSync(dir, {withFileTypes: true}).flatMap(e => {
+		const p = path.join(dir, e.name);
+		return e.isDirectory() ? sourceFiles(p) : (/\.tsx?$/.test(e.name) ? [p] : []);
+	});
+}
+
+type Fn = {where: string; name: string; lines: number};
+
+/** Every function, method and arrow function in a file, with its length in lines. */
+export function functionsOf(file: string, text = fs.readFileSync(file, 'utf8')): Fn[] {
+	const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+	const found: Fn[] = [];
+	const visit = (node: ts.Node) => {
+		if ((ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node) || ts.isArrowFunction(node) || ts.isFunctionExpression(node)) && node.body) {
+			const first = sf.getLineAndCharacterOfPosition(node.getStart()).line;
+			const last = sf.getLineAndCharacterOfPosition(node.end).line;
+			const name = node.name?.getText(sf) ?? (ts.isVariableDeclaration(node.parent) ? node.parent.name.getText(sf) : '(anonymous)');
+			found.push({where: `${path.basename(file)}:${first + 1}`, name, lines: last - first + 1});
+		}
+
+		ts.forEachChild(node, visit);
+	};
+
+	visit(sf);
+	return found;
+}
+
+describe('functions fit in one head', () => {
+	const source = path.join(ROOT, 'source');
+	it.each(sourceFiles(source).map(f => [path.relative(source, f), f]))(`%s: no function over ${MAX_LINES} lines`, (rel, file) => {
+		const long = functionsOf(file).filter(f => f.lines > MAX_LINES && !EXEMPT.has(`${rel}:${f.name}`));
+		expect(long.map(f => `${f.name} (${f.where}) is ${f.lines} lines`)).toEqual([]);
+	});
+
+	it('measures what it claims: a 90-line function is caught, nested arrows counted', () => {
+		const body = Array.from({length: 88}, (_, i) => `\tconst v${i} = ${i};`).join('\n');
+		const fns = functionsOf('x.ts', `export function big() {\n${body}\n}\nconst small = () => 1;\n`);
+		expect(fns.find(f => f.name === 'big')?.lines).toBe(90);
+		expect(fns.find(f => f.name === 'small')?.lines).toBe(1);
+	});
+});

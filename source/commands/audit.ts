@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import {type ExitCode, refusalLine} from '../errors.js';
 import {auditPathFor, readAudit, verifyAudit} from '../repair/audit.js';
-import {type GlobalFlags, type Io, guarded, locate} from './context.js';
+import {type GlobalFlags, type Io, emit, guarded, locate} from './context.js';
 
 export async function runAudit(flags: GlobalFlags & {action?: string; file?: string}, io: Io): Promise<ExitCode> {
 	return guarded(io, flags, () => {
@@ -21,21 +21,20 @@ export async function runAudit(flags: GlobalFlags & {action?: string; file?: str
 		}
 
 		const v = verifyAudit(file);
-		if (flags.json) {
-			io.out(JSON.stringify({file, ...v}, null, 2));
-			return v.ok ? 0 : 1;
-		}
+		emit(io, flags, {
+			json: () => ({file, ...v}),
+			*text() {
+				if (!v.ok) {
+					yield `✗ ${file}: the audit trail was altered at line ${v.brokenAt}: ${v.problem}`;
+					return;
+				}
 
-		if (v.ok) {
-			io.out(`✓ ${file}: ${v.entries} entries, hash chain intact; head ${v.head ?? '(empty)'} (keep it elsewhere to pin the trail)`);
-			for (const e of readAudit(file).slice(-10)) {
-				io.out(`  ${String(e.seq).padStart(4)}  ${e.time}  ${e.mode.padEnd(7)}  ${String(e.result ?? '')}`);
-			}
-
-			return 0;
-		}
-
-		io.out(`✗ ${file}: the audit trail was altered at line ${v.brokenAt}: ${v.problem}`);
-		return 1;
+				yield `✓ ${file}: ${v.entries} entries, hash chain intact; head ${v.head ?? '(empty)'} (keep it elsewhere to pin the trail)`;
+				for (const e of readAudit(file).slice(-10)) {
+					yield `  ${String(e.seq).padStart(4)}  ${e.time}  ${e.mode.padEnd(7)}  ${String(e.result ?? '')}`;
+				}
+			},
+		});
+		return v.ok ? 0 : 1;
 	});
 }

@@ -10,7 +10,7 @@ import {progressSink} from '../backup/progress.js';
 import {type QuickSnapshotResult, takeQuickSnapshot} from '../backup/snapshot.js';
 import type {ExitCode} from '../errors.js';
 import {hermesRoot} from '../store/locate.js';
-import {type GlobalFlags, type Io, guarded, processIo} from './context.js';
+import {type GlobalFlags, type Io, emit, guarded, processIo} from './context.js';
 import {bytes, plural} from '../text/format.js';
 
 export type BackupFlags = GlobalFlags & {
@@ -76,59 +76,78 @@ function dbLine(d: BackupResult['databases'][number]): string {
 	return `  ${d.integrity === 'ok' ? '✓' : '✗'} ${d.path}: ${d.schemaVersion === null ? 'no schema version' : `schema v${d.schemaVersion}`}, ${what}, integrity_check ${d.integrity === 'ok' ? 'ok' : `FAILED: ${d.integrity}`}; one snapshot (${d.restarts} restarts, WAL pinned ${d.pinnedMs} ms)${d.openMode === 'private-copy' ? ', owner stopped' : ''}`;
 }
 
-function humanBackup(r: BackupResult, io: Io): void {
+function* humanBackup(r: BackupResult): Generator<string> {
 	if (r.dryRun) {
-		io.out(`hfx backup --dry-run: ${r.root} (nothing written)`);
-		io.out(`would include ${plural(r.planned.length, 'file')}, ${bytes(r.planned.reduce((a, p) => a + p.size, 0))}:`);
+		yield `hfx backup --dry-run: ${r.root} (nothing written)`;
+		yield `would include ${plural(r.planned.length, 'file')}, ${bytes(r.planned.reduce((a, p) => a + p.size, 0))}:`;
 		for (const p of r.planned) {
-			io.out(`  ${p.kind === 'db' ? 'db  ' : '    '} ${p.path}  ${bytes(p.size)}`);
+			yield `  ${p.kind === 'db' ? 'db  ' : '    '} ${p.path}  ${bytes(p.size)}`;
 		}
 	} else {
-		io.out(`hfx backup: ${r.root} → ${r.archive}`);
-		io.out(`  ${plural(r.manifest?.members.length ?? 0, 'member')}, ${bytes(r.bytes)}, mode 0600, ${r.verified ? 'verified (read back: size, CRC-32, seal, every member against the manifest)' : 'NOT verified'}`);
+		yield `hfx backup: ${r.root} → ${r.archive}`;
+		yield `  ${plural(r.manifest?.members.length ?? 0, 'member')}, ${bytes(r.bytes)}, mode 0600, ${r.verified ? 'verified (read back: size, CRC-32, seal, every member against the manifest)' : 'NOT verified'}`;
 		for (const d of r.databases) {
-			io.out(dbLine(d));
+			yield dbLine(d);
 		}
 	}
 
 	if (r.excluded.length > 0) {
 		const shown = r.excluded.slice(0, 8).map(e => e.rel).join(', ');
-		io.out(`  excluded as Hermes excludes them: ${shown}${r.excluded.length > 8 ? `, … (${r.excluded.length} in all; --json lists them)` : ''}`);
+		yield `  excluded as Hermes excludes them: ${shown}${r.excluded.length > 8 ? `, … (${r.excluded.length} in all; --json lists them)` : ''}`;
 	}
 
 	for (const s of r.skipped) {
-		io.out(`  ✗ skipped ${s.rel}: ${s.reason}`);
+		yield `  ✗ skipped ${s.rel}: ${s.reason}`;
 	}
 
 	for (const p of r.problems) {
-		io.out(`  ✗ ${p}`);
+		yield `  ✗ ${p}`;
 	}
 
 	if (r.debrisRemoved.length > 0) {
-		io.out(`  removed ${plural(r.debrisRemoved.length, 'leftover temp file')} of an interrupted earlier run`);
+		yield `  removed ${plural(r.debrisRemoved.length, 'leftover temp file')} of an interrupted earlier run`;
 	}
 
 	if (r.pruned.length > 0) {
-		io.out(`  pruned ${r.pruned.join(', ')} (older than the newest archives kept by --keep)`);
+		yield `  pruned ${r.pruned.join(', ')} (older than the newest archives kept by --keep)`;
 	}
 
 	if (r.keptDrilled) {
-		io.out(`  kept ${r.keptDrilled} beyond --keep: it is the newest drilled archive`);
+		yield `  kept ${r.keptDrilled} beyond --keep: it is the newest drilled archive`;
 	}
 
 	if (!r.dryRun && r.exitCode === 1) {
-		io.out('  INCOMPLETE: the archive was kept but older archives were not pruned; fix what is listed and run hfx backup again');
+		yield '  INCOMPLETE: the archive was kept but older archives were not pruned; fix what is listed and run hfx backup again';
 	}
 
 	if (!r.dryRun && r.archive) {
-		io.out(`Next: hfx restore --drill ${r.archive}   (then hfx gate passes)`);
+		yield `Next: hfx restore --drill ${r.archive}   (then hfx gate passes)`;
 	}
 
-	io.out(CREDENTIALS_WARNING);
+	yield CREDENTIALS_WARNING;
 }
 
 function quickJson(r: QuickSnapshotResult) {
 	return {snapshot: r.dir, id: r.id, verified: r.verified, exitCode: r.exitCode, problems: r.problems, pruned: r.pruned, files: r.manifest.files, databases: r.manifest.hfx.databases, ms: Math.round(r.ms)};
+}
+
+function* quickLines(r: QuickSnapshotResult): Generator<string> {
+	yield `hfx backup --quick: ${r.dir}`;
+	yield `  ${plural(r.manifest.file_count, 'file')}, ${bytes(r.manifest.total_size)}, ${r.verified ? 'verified (every database: integrity_check, counts equal to its snapshot)' : 'NOT verified'}`;
+	for (const d of r.manifest.hfx.databases) {
+		yield dbLine(d);
+	}
+
+	for (const p of r.problems) {
+		yield `  ✗ ${p}`;
+	}
+
+	if (r.pruned.length > 0) {
+		yield `  pruned ${plural(r.pruned.length, 'older snapshot')} (the newest 20 are kept)`;
+	}
+
+	yield '  note: a quick snapshot lives inside the Hermes root; it does not survive a container rebuild (hfx backup -o DIR does)';
+	yield CREDENTIALS_WARNING.replace('This archive', 'This snapshot');
 }
 
 export async function runBackup(flags: BackupFlags, io: Io): Promise<ExitCode> {
@@ -141,37 +160,13 @@ export async function runBackup(flags: BackupFlags, io: Io): Promise<ExitCode> {
 				const home = flags.profile && flags.profile !== 'default' ? path.join(root, 'profiles', flags.profile) : root;
 				const r = await takeQuickSnapshot({home: flags.db ? undefined : home, dbPath: flags.db, label: flags.label, onProgress: bar?.update});
 				bar?.clear();
-				if (flags.json) {
-					io.out(JSON.stringify(quickJson(r), null, 2));
-					return r.exitCode;
-				}
-
-				io.out(`hfx backup --quick: ${r.dir}`);
-				io.out(`  ${plural(r.manifest.file_count, 'file')}, ${bytes(r.manifest.total_size)}, ${r.verified ? 'verified (every database: integrity_check, counts equal to its snapshot)' : 'NOT verified'}`);
-				for (const d of r.manifest.hfx.databases) {
-					io.out(dbLine(d));
-				}
-
-				for (const p of r.problems) {
-					io.out(`  ✗ ${p}`);
-				}
-
-				if (r.pruned.length > 0) {
-					io.out(`  pruned ${plural(r.pruned.length, 'older snapshot')} (the newest 20 are kept)`);
-				}
-
-				io.out('  note: a quick snapshot lives inside the Hermes root; it does not survive a container rebuild (hfx backup -o DIR does)');
-				io.out(CREDENTIALS_WARNING.replace('This archive', 'This snapshot'));
+				emit(io, flags, {json: () => quickJson(r), text: () => quickLines(r)});
 				return r.exitCode;
 			}
 
 			const r = await createBackup({root, output: flags.output, keep: flags.keep, dryRun: flags.dryRun, onProgress: bar?.update});
 			bar?.clear();
-			if (flags.json) {
-				io.out(JSON.stringify(backupJson(r), null, 2));
-			} else {
-				humanBackup(r, io);
-			}
+			emit(io, flags, {json: () => backupJson(r), text: () => humanBackup(r)});
 
 			return r.exitCode;
 		} finally {

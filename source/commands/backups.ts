@@ -2,12 +2,12 @@
  * `hfx backups [--home ROOT] [-o DIR] [--json]`: archives and quick snapshots with age, size,
  * verified and drilled status. Exit 0 listed, 1 no backup at all, 2 could not run.
  */
-import {listBackups} from '../backup/list.js';
+import {type BackupEntry, listBackups} from '../backup/list.js';
 import type {ExitCode} from '../errors.js';
 import {backupStatus} from '../report/backups.js';
 import {ago, bytes, table} from '../text/format.js';
 import {backupDirs, failIfAbandoned, resolveRoot} from './backup.js';
-import {type GlobalFlags, type Io, guarded} from './context.js';
+import {type GlobalFlags, type Io, emit, guarded} from './context.js';
 
 export type BackupsFlags = GlobalFlags & {output?: string};
 
@@ -18,18 +18,19 @@ export async function runBackups(flags: BackupsFlags, io: Io): Promise<ExitCode>
 		const dirs = backupDirs(flags, root);
 		const now = io.now();
 		const entries = listBackups({root, dirs, now});
-		if (flags.json) {
-			io.out(JSON.stringify({root, dirs, backups: entries}, null, 2));
-			return entries.length > 0 ? 0 : 1;
-		}
+		emit(io, flags, {json: () => ({root, dirs, backups: entries}), text: () => backupLines(entries, dirs, root, now)});
+		return entries.length > 0 ? 0 : 1;
+	});
+}
 
-		if (entries.length === 0) {
-			io.out(`no backups in ${dirs.join(', ')} and no quick snapshots under ${root}. Next: hfx backup`);
-			return 1;
-		}
+function backupLines(entries: readonly BackupEntry[], dirs: readonly string[], root: string | null, now: number): string[] {
+	if (entries.length === 0) {
+		return [`no backups in ${dirs.join(', ')} and no quick snapshots under ${root}. Next: hfx backup`];
+	}
 
-		const rows = entries.map(e => ({e, s: backupStatus(e, now)}));
-		for (const line of table(rows, [
+	const rows = entries.map(e => ({e, s: backupStatus(e, now)}));
+	return [
+		...table(rows, [
 			{header: 'NAME', value: r => r.e.name, max: 48},
 			{header: 'KIND', value: r => r.e.kind === 'snapshot' ? `snapshot (${r.e.profile})` : r.e.kind},
 			{header: 'AGE', value: r => ago(r.e.createdAt, now), align: 'right'},
@@ -37,12 +38,8 @@ export async function runBackups(flags: BackupsFlags, io: Io): Promise<ExitCode>
 			{header: 'COMPLETE', value: r => r.e.complete === null ? '?' : (r.e.complete ? 'yes' : 'NO')},
 			{header: 'VERIFIED', value: r => r.s.verified},
 			{header: 'DRILLED', value: r => r.s.drilled},
-		])) {
-			io.out(line);
-		}
-
-		io.out('');
-		io.out(`archives in ${dirs.join(', ')}; snapshots under ${root}/[profiles/*/]state-snapshots/`);
-		return 0;
-	});
+		]),
+		'',
+		`archives in ${dirs.join(', ')}; snapshots under ${root}/[profiles/*/]state-snapshots/`,
+	];
 }

@@ -33,6 +33,21 @@ export function loadAndAnalyze(location: StoreLocation, flags: GlobalFlags, colu
 	}
 }
 
+/**
+ * A command's one report, the same data either way: its JSON document under --json, else its
+ * text lines. Every command prints through it.
+ */
+export function emit(io: Io, flags: Pick<GlobalFlags, 'json'>, report: {json: () => unknown; text: () => Iterable<string>}): void {
+	if (flags.json) {
+		io.out(JSON.stringify(report.json(), null, 2));
+		return;
+	}
+
+	for (const line of report.text()) {
+		io.out(line);
+	}
+}
+
 /** Runs a command body; a FailClosed anywhere becomes its one line on stderr and exit 2. */
 export async function guarded(io: Io, flags: Pick<GlobalFlags, 'json'>, body: () => Promise<ExitCode> | ExitCode): Promise<ExitCode> {
 	try {

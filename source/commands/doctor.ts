@@ -5,7 +5,7 @@
 import {type DoctorReport, runDoctor as doctor} from '../backup/doctor.js';
 import type {ExitCode} from '../errors.js';
 import {backupDirs, failIfAbandoned, resolveRoot} from './backup.js';
-import {type GlobalFlags, type Io, guarded} from './context.js';
+import {type GlobalFlags, type Io, emit, guarded} from './context.js';
 
 import {bytes, span} from '../text/format.js';
 
@@ -62,13 +62,7 @@ export async function runDoctor(flags: DoctorFlags, io: Io): Promise<ExitCode> {
 	return guarded(io, flags, () => {
 		const root = resolveRoot(flags, io);
 		const r = doctor({root, backupDirs: backupDirs(flags, root), now: io.now()});
-		if (flags.json) {
-			io.out(JSON.stringify(r, null, 2));
-		} else {
-			for (const line of humanDoctor(r)) {
-				io.out(line);
-			}
-		}
+		emit(io, flags, {json: () => r, text: () => humanDoctor(r)});
 
 		return r.exitCode;
 	});

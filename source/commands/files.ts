@@ -7,7 +7,7 @@
 import type {ExitCode} from '../errors.js';
 import {FilesProbe, describeFiles} from '../store/files-probe.js';
 import {preflight} from '../store/preflight.js';
-import {type GlobalFlags, type Io, guarded, locate} from './context.js';
+import {type GlobalFlags, type Io, emit, guarded, locate} from './context.js';
 
 export async function runFiles(flags: GlobalFlags, io: Io): Promise<ExitCode> {
 	return guarded(io, flags, async () => {
@@ -18,14 +18,10 @@ export async function runFiles(flags: GlobalFlags, io: Io): Promise<ExitCode> {
 		try {
 			const report = await probe.read();
 			const attention = Boolean(report.wal?.silentlyInvisible) || report.holders.holders.some(h => h.holdsDeletedWal);
-			if (flags.json) {
-				io.out(JSON.stringify({database: {path: pre.path, journalMode: pre.journalMode}, ...report, attention}, null, 2));
-			} else {
-				io.out(`${pre.path} (${pre.journalMode === 'wal' ? 'WAL mode' : 'rollback journal'})`);
-				for (const line of describeFiles(report, pre.journalMode)) {
-					io.out(line.text);
-				}
-			}
+			emit(io, flags, {
+				json: () => ({database: {path: pre.path, journalMode: pre.journalMode}, ...report, attention}),
+				text: () => [`${pre.path} (${pre.journalMode === 'wal' ? 'WAL mode' : 'rollback journal'})`, ...describeFiles(report, pre.journalMode).map(line => line.text)],
+			});
 
 			return attention ? 1 : 0;
 		} finally {

@@ -7,7 +7,7 @@
 import {DEFAULT_MAX_AGE_SECONDS, checkGate, parseDuration} from '../backup/gate.js';
 import type {ExitCode} from '../errors.js';
 import {backupDirs, failIfAbandoned, resolveRoot} from './backup.js';
-import {type GlobalFlags, type Io, guarded} from './context.js';
+import {type GlobalFlags, type Io, emit, guarded} from './context.js';
 
 
 export type GateFlags = GlobalFlags & {output?: string; maxAge?: string};
@@ -23,11 +23,11 @@ export async function runGate(flags: GateFlags, io: Io): Promise<ExitCode> {
 
 		const root = resolveRoot(flags, io);
 		const r = await checkGate({dirs: backupDirs(flags, root), maxAgeSeconds: maxAge, now: io.now()});
-		if (flags.json) {
-			io.out(JSON.stringify({ok: r.ok, archive: r.archive, reason: r.reason, maxAgeSeconds: r.maxAgeSeconds, candidates: r.candidates.map(c => ({path: c.path, ageSeconds: c.ageSeconds, verified: Boolean(c.verified), drilled: Boolean(c.drilled), complete: c.complete, missing: c.missing}))}, null, 2));
-		} else if (r.ok) {
-			io.out(r.archive!);
-		}
+		emit(io, flags, {
+			json: () => ({ok: r.ok, archive: r.archive, reason: r.reason, maxAgeSeconds: r.maxAgeSeconds, candidates: r.candidates.map(c => ({path: c.path, ageSeconds: c.ageSeconds, verified: Boolean(c.verified), drilled: Boolean(c.drilled), complete: c.complete, missing: c.missing}))}),
+			// The text is the archive's path alone (for scripts: `restore "$(hfx gate)"`); the verdict goes to stderr.
+			text: () => (r.ok ? [r.archive!] : []),
+		});
 
 		if (r.ok) {
 			io.err(`hfx gate: pass: ${r.reason}`);

@@ -6,7 +6,7 @@ import {type LineageNode, ancestors, flattenTree, lineageTree} from '../forensic
 import {statusIndex, statusOf, STATUS_GLYPH} from '../forensics/status.js';
 import {inWindow, lastActive} from '../forensics/time.js';
 import {FailClosed, type ExitCode} from '../errors.js';
-import {type GlobalFlags, type Io, guarded, loadOne} from './context.js';
+import {type GlobalFlags, type Io, emit, guarded, loadOne} from './context.js';
 import {utc} from '../text/format.js';
 
 export type LineageFlags = GlobalFlags & {id: string};
@@ -64,17 +64,10 @@ export async function runLineage(flags: LineageFlags, io: Io): Promise<ExitCode>
 		const id = findSession(analysis, flags.id, result.facts.path);
 		const tree = lineageTree(id, analysis.lineage);
 		const chain = ancestors(id, analysis.lineage);
-		if (flags.json) {
-			io.out(JSON.stringify({database: result.facts.path, owner: result.facts.owner, ownerSource: result.facts.ownerSource, ruleSet: result.facts.ruleSet, sessionId: id, ancestors: chain.map(e => ({id: e.parentId, edgeKind: e.kind, via: e.via})), tree: nodeJson(tree, analysis)}, null, 2));
-			return 0;
-		}
-
-		for (const line of renderTree(tree, analysis, id)) {
-			io.out(line);
-		}
-
-		io.out('');
-		io.out('Edges: [compression] continuation · [branch] /branch · [reset] reset successor · [delegate] delegate/subagent · [repair] adopted by repair-routing');
+		emit(io, flags, {
+			json: () => ({database: result.facts.path, owner: result.facts.owner, ownerSource: result.facts.ownerSource, ruleSet: result.facts.ruleSet, sessionId: id, ancestors: chain.map(e => ({id: e.parentId, edgeKind: e.kind, via: e.via})), tree: nodeJson(tree, analysis)}),
+			text: () => [...renderTree(tree, analysis, id), '', 'Edges: [compression] continuation · [branch] /branch · [reset] reset successor · [delegate] delegate/subagent · [repair] adopted by repair-routing'],
+		});
 		return 0;
 	});
 }

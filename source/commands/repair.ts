@@ -17,7 +17,7 @@ import {generationNotes, planLines} from '../report/repair.js';
 import {plural} from '../text/format.js';
 import {toolVersion} from '../version.js';
 import type {StoreLocation} from '../store/locate.js';
-import {type GlobalFlags, type Io, guarded, locate} from './context.js';
+import {type GlobalFlags, type Io, emit, guarded, locate} from './context.js';
 
 export type RepairFlags = GlobalFlags & {apply: boolean; only: string[]; yes: boolean; undo?: string; argv: string[]};
 
@@ -60,13 +60,7 @@ function outcomeLines(o: ApplyOutcome): string[] {
 
 /** An apply's or undo's outcome, as JSON or lines; a refusal also gets its one line on stderr. */
 function reportOutcome(outcome: ApplyOutcome, dbPath: string, flags: RepairFlags, io: Io, json: unknown): ExitCode {
-	if (flags.json) {
-		io.out(JSON.stringify(json, null, 2));
-	} else {
-		for (const line of outcomeLines(outcome)) {
-			io.out(line);
-		}
-	}
+	emit(io, flags, {json: () => json, text: () => outcomeLines(outcome)});
 
 	if (outcome.exitCode === 2 && outcome.reason) {
 		io.err(refusalLine({file: dbPath, reason: outcome.reason, next: outcome.next ?? 'see above'}));
@@ -138,15 +132,10 @@ async function runDryRun(location: StoreLocation, flags: RepairFlags, io: Io): P
 	const auditSeq = recordDryRun(dbPath, planned, flags, io);
 	const {analysis, plan} = planned;
 	const code: ExitCode = plan.refused.length > 0 || analysis.repairRoutingCrash !== null ? 1 : 0;
-	if (flags.json) {
-		io.out(JSON.stringify({database: dbPath, owner: location.owner, ownerSource: location.ownerSource ?? null, ruleSet: analysis.ruleSet, upgrade: upgradeNotice(planned.schema), repairRoutingCrash: analysis.repairRoutingCrash, dryRun: true, planHash: planned.hash, binding: planned.binding, adoptions: plan.adoptions, refused: plan.refused, notSelected: plan.notSelected, unknownOnly: plan.unknownOnly, auditEntry: auditSeq, exitCode: code}, null, 2));
-		return code;
-	}
-
-	for (const line of dryRunLines(location, planned, flags, auditSeq)) {
-		io.out(line);
-	}
-
+	emit(io, flags, {
+		json: () => ({database: dbPath, owner: location.owner, ownerSource: location.ownerSource ?? null, ruleSet: analysis.ruleSet, upgrade: upgradeNotice(planned.schema), repairRoutingCrash: analysis.repairRoutingCrash, dryRun: true, planHash: planned.hash, binding: planned.binding, adoptions: plan.adoptions, refused: plan.refused, notSelected: plan.notSelected, unknownOnly: plan.unknownOnly, auditEntry: auditSeq, exitCode: code}),
+		text: () => dryRunLines(location, planned, flags, auditSeq),
+	});
 	return code;
 }
 

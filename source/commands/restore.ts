@@ -11,7 +11,7 @@ import {type RestoreResult, restoreArchive} from '../backup/restore.js';
 import {type ExitCode, refusalLine} from '../errors.js';
 import {failIfAbandoned} from './backup.js';
 import {plural} from '../text/format.js';
-import {type GlobalFlags, type Io, guarded} from './context.js';
+import {type GlobalFlags, type Io, emit, guarded} from './context.js';
 
 export type RestoreFlags = GlobalFlags & {archive: string; to?: string; yes: boolean; drill: boolean};
 
@@ -73,9 +73,7 @@ async function runDrill(flags: RestoreFlags, io: Io, bar: ReturnType<typeof prog
 		bar?.clear();
 	}
 
-	for (const line of flags.json ? [JSON.stringify(drillJson(r), null, 2)] : drillLines(r)) {
-		io.out(line);
-	}
+	emit(io, flags, {json: () => drillJson(r), text: () => drillLines(r)});
 
 	if (!r.ok) {
 		io.err(refusalLine({file: r.archive, reason: `the restore drill failed (${r.problems[0]})`, next: 'do not rely on this backup; take a new one (hfx backup) and drill it'}));
@@ -117,9 +115,7 @@ async function runRestoreInto(target: string, flags: RestoreFlags, io: Io, bar: 
 		bar?.clear();
 	}
 
-	for (const line of flags.json ? [JSON.stringify(restoreJson(r), null, 2)] : restoreLines(r)) {
-		io.out(line);
-	}
+	emit(io, flags, {json: () => restoreJson(r), text: () => restoreLines(r)});
 
 	if (r.exitCode !== 0) {
 		io.err(refusalLine({file: r.target, reason: `the restore is partial (${[...r.failed.map(f => f.path), ...r.postProblems].slice(0, 3).join('; ')})`, next: `see the list above; the previous files are in ${r.preRestoreDir ?? 'place'}`}));

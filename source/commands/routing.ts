@@ -4,7 +4,7 @@
  */
 import type {ChatRouting} from '../forensics/routing.js';
 import {FailClosed, type ExitCode} from '../errors.js';
-import {type GlobalFlags, type Io, guarded, loadOne} from './context.js';
+import {type GlobalFlags, type Io, emit, guarded, loadOne} from './context.js';
 import {span, utc} from '../text/format.js';
 import {routingJson} from './scan.js';
 
@@ -55,24 +55,22 @@ export async function runRouting(flags: RoutingFlags, io: Io): Promise<ExitCode>
 		}
 
 		const risky = chats.some(r => r.rollbackRisk);
-		if (flags.json) {
-			io.out(JSON.stringify({database: result.facts.path, owner: result.facts.owner, ownerSource: result.facts.ownerSource, ruleSet: result.facts.ruleSet, routingScope: result.facts.routingScope, routing: chats.map(r => routingJson(r, result.analysis.upgradeChanges))}, null, 2));
-			return risky ? 1 : 0;
-		}
+		const {facts, analysis} = result;
+		emit(io, flags, {
+			json: () => ({database: facts.path, owner: facts.owner, ownerSource: facts.ownerSource, ruleSet: facts.ruleSet, routingScope: facts.routingScope, routing: chats.map(r => routingJson(r, analysis.upgradeChanges))}),
+			*text() {
+				yield `owner profile ${facts.owner}: ${facts.ownerSource}`;
+				yield `rule set ${facts.ruleSet}: ${facts.ruleSetReason}`;
+				if (facts.upgrade) {
+					yield `! ${facts.upgrade.note}; next: ${facts.upgrade.next}`;
+				}
 
-		io.out(`owner profile ${result.facts.owner}: ${result.facts.ownerSource}`);
-		io.out(`rule set ${result.facts.ruleSet}: ${result.facts.ruleSetReason}`);
-		if (result.facts.upgrade) {
-			io.out(`! ${result.facts.upgrade.note}; next: ${result.facts.upgrade.next}`);
-		}
-
-		for (const r of chats) {
-			io.out('');
-			for (const line of chatLines(r, result.analysis.upgradeChanges.bySubject.get(r.sessionKey))) {
-				io.out(line);
-			}
-		}
-
+				for (const r of chats) {
+					yield '';
+					yield* chatLines(r, analysis.upgradeChanges.bySubject.get(r.sessionKey));
+				}
+			},
+		});
 		return risky ? 1 : 0;
 	});
 }

@@ -8,7 +8,7 @@ import type {UpgradeChanges} from '../forensics/upgrade.js';
 import type {ChatRouting} from '../forensics/routing.js';
 import type {ExitCode} from '../errors.js';
 import type {DatabaseFacts} from '../store/load.js';
-import {type GlobalFlags, type Io, type StoreResult, guarded, loadAndAnalyze, locate} from './context.js';
+import {type GlobalFlags, type Io, type StoreResult, emit, guarded, loadAndAnalyze, locate} from './context.js';
 import {bytes, plural, span, utc} from '../text/format.js';
 
 export function orphanJson(o: OrphanVerdict, changes?: UpgradeChanges) {
@@ -238,27 +238,25 @@ export async function runScan(flags: GlobalFlags, io: Io): Promise<ExitCode> {
 		}
 
 		const code = exitCodeOf(results);
-		if (flags.json) {
-			const shaped = results.map(r => r.ok ? storeJson(r.facts, r.analysis) : failedJson(r));
-			const [primary, ...others] = shaped;
-			io.out(JSON.stringify({...primary, ...(others.length > 0 ? {profiles: others} : {}), exitCode: code}, null, 2));
-			return code;
-		}
+		emit(io, flags, {
+			json() {
+				const [primary, ...others] = results.map(r => r.ok ? storeJson(r.facts, r.analysis) : failedJson(r));
+				return {...primary, ...(others.length > 0 ? {profiles: others} : {}), exitCode: code};
+			},
+			*text() {
+				for (const [i, r] of results.entries()) {
+					if (i > 0) {
+						yield '';
+					}
 
-		for (const [i, r] of results.entries()) {
-			if (i > 0) {
-				io.out('');
-			}
-
-			if (r.ok) {
-				for (const line of humanReport(r.facts, r.analysis)) {
-					io.out(line);
+					if (r.ok) {
+						yield* humanReport(r.facts, r.analysis);
+					} else {
+						yield `${r.location.path}: could not be scanned (see the error above)`;
+					}
 				}
-			} else {
-				io.out(`${r.location.path}: could not be scanned (see the error above)`);
-			}
-		}
-
+			},
+		});
 		return code;
 	});
 }

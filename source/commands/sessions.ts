@@ -6,7 +6,7 @@ import {STATUS_GLYPH, isHiddenByDefault, statusIndex, statusOf, type StatusIndex
 import {inWindow, lastActive} from '../forensics/time.js';
 import type {SessionRecord} from '../forensics/types.js';
 import type {ExitCode} from '../errors.js';
-import {type GlobalFlags, type Io, guarded, loadOne} from './context.js';
+import {type GlobalFlags, type Io, emit, guarded, loadOne} from './context.js';
 import {table, utc} from '../text/format.js';
 
 export type SessionsFlags = GlobalFlags & {source?: string; limit: number; all: boolean};
@@ -58,29 +58,26 @@ export async function runSessions(flags: SessionsFlags, io: Io): Promise<ExitCod
 		const index = statusIndex(analysis);
 		const all = selectSessions(analysis, flags);
 		const rows = flags.limit > 0 ? all.slice(0, flags.limit) : all;
-		if (flags.json) {
-			io.out(JSON.stringify({database: result.facts.path, owner: result.facts.owner, ownerSource: result.facts.ownerSource, ruleSet: result.facts.ruleSet, total: all.length, sessions: rows.map(s => sessionJson(s, analysis, index))}, null, 2));
-			return 0;
-		}
-
-		const lines = table(rows, [
-			{header: ' ', value: s => STATUS_GLYPH[statusOf(s, index)]},
-			{header: 'id', value: s => s.id},
-			{header: 'source', value: s => s.source, max: 10},
-			{header: 'chat', value: s => s.sessionKey ?? (s.chatId ? `${s.chatType ?? '?'}:${s.chatId}` : '—'), max: 34},
-			{header: 'title', value: s => s.title ?? '', max: 24},
-			{header: 'started', value: s => utc(inWindow(s.startedAtRaw))},
-			{header: 'last active', value: s => utc(lastActive(s))},
-			{header: 'msgs', value: s => String(s.messageRows ?? s.messageCountColumn), align: 'right'},
-			{header: 'end reason', value: s => s.endReason ?? '', max: 20},
-		]);
-		for (const line of lines) {
-			io.out(line);
-		}
-
-		const hidden = analysis.snapshot.sessions.length - all.length;
-		io.out('');
-		io.out(`${rows.length} of ${all.length} sessions shown${hidden > 0 ? ` (${hidden} tool/delegate rows hidden: --all)` : ''}${rows.length < all.length ? ` (--limit ${flags.limit}; --limit 0 for all)` : ''}. Status: Z zombie  O orphan  ! newest activity a restart would skip  ● live  · ended`);
+		emit(io, flags, {
+			json: () => ({database: result.facts.path, owner: result.facts.owner, ownerSource: result.facts.ownerSource, ruleSet: result.facts.ruleSet, total: all.length, sessions: rows.map(s => sessionJson(s, analysis, index))}),
+			text: () => sessionLines(rows, all.length, analysis, index, flags.limit),
+		});
 		return 0;
 	});
+}
+
+function sessionLines(rows: readonly SessionRecord[], total: number, analysis: Analysis, index: StatusIndex, limit: number): string[] {
+	const lines = table(rows, [
+		{header: ' ', value: s => STATUS_GLYPH[statusOf(s, index)]},
+		{header: 'id', value: s => s.id},
+		{header: 'source', value: s => s.source, max: 10},
+		{header: 'chat', value: s => s.sessionKey ?? (s.chatId ? `${s.chatType ?? '?'}:${s.chatId}` : '—'), max: 34},
+		{header: 'title', value: s => s.title ?? '', max: 24},
+		{header: 'started', value: s => utc(inWindow(s.startedAtRaw))},
+		{header: 'last active', value: s => utc(lastActive(s))},
+		{header: 'msgs', value: s => String(s.messageRows ?? s.messageCountColumn), align: 'right'},
+		{header: 'end reason', value: s => s.endReason ?? '', max: 20},
+	]);
+	const hidden = analysis.snapshot.sessions.length - total;
+	return [...lines, '', `${rows.length} of ${total} sessions shown${hidden > 0 ? ` (${hidden} tool/delegate rows hidden: --all)` : ''}${rows.length < total ? ` (--limit ${limit}; --limit 0 for all)` : ''}. Status: Z zombie  O orphan  ! newest activity a restart would skip  ● live  · ended`];
 }

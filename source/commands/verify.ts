@@ -6,7 +6,7 @@ import {progressSink} from '../backup/progress.js';
 import {type VerifyReport, recordVerification, verifyArtifact} from '../backup/verify.js';
 import {type ExitCode, refusalLine} from '../errors.js';
 import {failIfAbandoned} from './backup.js';
-import {type GlobalFlags, type Io, guarded} from './context.js';
+import {type GlobalFlags, type Io, emit, guarded} from './context.js';
 
 import {bytes, plural} from '../text/format.js';
 
@@ -83,13 +83,7 @@ export async function runVerify(flags: VerifyFlags, io: Io): Promise<ExitCode> {
 		}
 
 		const recorded = recordVerification(report);
-		if (flags.json) {
-			io.out(JSON.stringify(verifyJson(report, recorded), null, 2));
-		} else {
-			for (const line of humanVerify(report)) {
-				io.out(line);
-			}
-		}
+		emit(io, flags, {json: () => verifyJson(report, recorded), text: () => humanVerify(report)});
 
 		if (report.exitCode !== 0) {
 			const first = report.problems[0] ?? (() => {

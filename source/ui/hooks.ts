@@ -26,8 +26,7 @@ export function useClock(tick: boolean | undefined, now: (() => number) | undefi
 
 		const timer = setInterval(() => setClock(read()), 5000);
 		return () => clearInterval(timer);
-		// `read` is derived from `now`.
-		// eslint-disable-next-line react-hooks/exhaustive-deps
+		// `read` is derived from `now`, so these two are the whole dependency list.
 	}, [tick, now]);
 	return clock;
 }

@@ -21,7 +21,7 @@ export function useTerminalSize(): Size {
 		return () => {
 			stdout.off('resize', onResize);
 		};
-		// eslint-disable-next-line react-hooks/exhaustive-deps
+		// `read` only reads `stdout`: it is the whole dependency list.
 	}, [stdout]);
 	return size;
 }

@@ -30,7 +30,7 @@ export function useRepairPlan(service: RepairService, orphanId: string, revision
 		return () => {
 			live = false;
 		};
-		// eslint-disable-next-line react-hooks/exhaustive-deps
+		// `dispatch` and the stage ref are stable; the stage is read when the effect runs, not a reason to re-plan.
 	}, [orphanId, revision, service]);
 }
 

@@ -4,7 +4,20 @@
  */
 import fs from 'node:fs';
 import {ReadOnlyStore} from './open.js';
+import {shmHeld} from './shm-owner.js';
 import {type SchemaInfo, detectSchema} from './schema.js';
+
+/** A -shm exists and a live connection holds it (or /proc/locks cannot tell: then its presence decides, as before). */
+function shmOwned(shm: string): boolean {
+	let st: fs.Stats;
+	try {
+		st = fs.statSync(shm);
+	} catch {
+		return false;
+	}
+
+	return shmHeld(st) !== false;
+}
 
 export class LiveConnection {
 	store: ReadOnlyStore;
@@ -37,7 +50,7 @@ export class LiveConnection {
 			return st.ino === this.openedIno ? null : `${pre.path} was replaced on disk (a new inode: a restore or a copy over it): reopened on the new file`;
 		}
 
-		const owner = fs.existsSync(`${pre.path}-wal`) && fs.existsSync(`${pre.path}-shm`);
+		const owner = fs.existsSync(`${pre.path}-wal`) && shmOwned(`${pre.path}-shm`);
 		if (owner) {
 			return 'the agent opened the store (-wal and -shm appeared): now following it in place';
 		}

@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {FailClosed, errorCode} from '../errors.js';
+import {shmHeld} from './shm-owner.js';
 import {type DbHeader, hasSqliteMagic, parseDbHeader} from './db-header.js';
 import {assertNoLiveHandle, liveHeader} from './live-handles.js';
 
@@ -213,6 +214,9 @@ export function preflight(inputPath: string): Preflight {
 		openMode = 'private-copy';
 		const missing = [sidecars.wal ? undefined : '-wal', sidecars.shm ? undefined : '-shm'].filter(Boolean).join(' and ');
 		openModeReason = `WAL mode but ${missing} absent (no live connection); opening in place would create ${missing} beside the evidence, so a private copy is read instead`;
+	} else if (journalMode === 'wal' && sidecars.shm && shmHeld(sidecars.shm) === false) {
+		openMode = 'private-copy';
+		openModeReason = 'WAL mode with -wal and -shm, but no process holds the -shm (its owner is gone: a crash or a kill left them); opening in place would make SQLite recover the WAL index and rewrite -shm, so a private copy of the main file and -wal is read instead';
 	}
 
 	if (journalMode === 'delete' && sidecars.journal && sidecars.journal.size > 0) {

@@ -38,13 +38,15 @@ function sha256(file: string): string | null {
 }
 
 /**
- * The evidence a read-only command must not change: the bytes of state.db and its -wal, and the
- * folder listing (names, no new files). The -shm is a transient index SQLite may rebuild; only its presence is compared.
+ * The evidence a read-only command must not change: the bytes of state.db, its -wal and its -shm
+ * (whose header `hfx files` reports: a recovery of the WAL index would rewrite it), and the folder
+ * listing (names, no new files). Read by this test process, which holds no SQLite connection.
  */
 export function evidenceState(dir: string, name = 'state.db') {
 	return {
 		db: sha256(path.join(dir, name)),
 		wal: sha256(path.join(dir, `${name}-wal`)),
+		shm: sha256(path.join(dir, `${name}-shm`)),
 		listing: fs.readdirSync(dir).sort(),
 	};
 }

@@ -60,9 +60,12 @@ describe('W3: a writer killed with SIGKILL after commits', () => {
 		expect(fs.statSync(`${db}-wal`).size).toBeGreaterThan(0);
 		expect(fs.existsSync(`${db}-shm`)).toBe(true);
 		const before = evidenceState(dir);
+		expect(before.shm).not.toBeNull();
 		const {code, json} = hfxJson(['scan', '--db', db]);
 		expect(code).toBe(1);
-		expect(json.database.openMode).toBe('in-place');
+		// No process holds the -shm: opening in place would make SQLite recover the WAL index and rewrite it.
+		expect(json.database.openMode).toBe('private-copy');
+		expect(json.database.openModeReason).toContain('no process holds the -shm');
 		expect(json.orphans).toHaveLength(1);
 		expect(json.orphans[0]).toMatchObject({orphanId: orphan, messageCount: 800, verdict: 'adoptable', donorId: zombie, evidence: 'contiguity'});
 		expect(json.routing[0]).toMatchObject({restartResolvesTo: zombie, newestActivityIn: orphan, rollbackRisk: true});
@@ -70,6 +73,22 @@ describe('W3: a writer killed with SIGKILL after commits', () => {
 		for (const args of READ_ONLY_COMMANDS) {
 			hfx([...args, '--db', db]);
 			expect(evidenceState(dir), args.join(' ')).toEqual(before);
+		}
+	});
+
+	it('leaves every byte of state.db, -wal and -shm as the crash left them, whatever reads it (lineage, files, the repair dry run, backups)', async () => {
+		const {dir, db, orphan} = await killedWriterStore('w3-all', 'v30');
+		const bytes = () => {
+			const {db: d, wal, shm} = evidenceState(dir);
+			return {d, wal, shm};
+		};
+
+		const before = bytes();
+		const out = tempDir('w3-out');
+		for (const args of [['lineage', orphan], ['files'], ['repair'], ['repair', '--json'], ['backup', '--quick'], ['backup', '-o', path.join(out, 'a.zip')]]) {
+			const r = hfx([...args, '--db', db, ...(args[0] === 'backup' && args[1] === '-o' ? ['--home', dir] : [])]);
+			expect(r.stderr, args.join(' ')).not.toMatch(/internal error|at .*\.js:\d+/);
+			expect(bytes(), args.join(' ')).toEqual(before);
 		}
 	});
 });

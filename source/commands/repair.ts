@@ -1,13 +1,13 @@
 /**
  * `hfx repair`: a dry run by default (every write as a before/after table, the restart before
- * and after, the warnings); `--apply` writes only when every precondition holds; `--undo ENTRY`
+ * and after, the warnings; it writes nothing, not even an audit entry); `--apply` writes only when every precondition holds; `--undo ENTRY`
  * puts back one applied repair. Exit 0 nothing to do or all adoptable applied and verified, 1 some
  * orphans refused (the rest applied), 2 refused or error with nothing written.
  */
 import readline from 'node:readline';
-import {errorMessage, type ExitCode, refusalLine} from '../errors.js';
+import {type ExitCode, refusalLine} from '../errors.js';
 import {type ApplyOutcome, type Planned, applyRepair, computePlan} from '../repair/apply.js';
-import {appendAudit, auditPathFor} from '../repair/audit.js';
+import {auditPathFor} from '../repair/audit.js';
 import {confirmationMatches} from '../repair/confirmation.js';
 import {undoRepair} from '../repair/undo.js';
 import {upgradeNotice} from '../store/load.js';
@@ -15,7 +15,6 @@ import {preflight} from '../store/preflight.js';
 import {ShmReader} from '../store/shm.js';
 import {generationNotes, planLines} from '../report/repair.js';
 import {plural} from '../text/format.js';
-import {toolVersion} from '../version.js';
 import type {StoreLocation} from '../store/locate.js';
 import {type GlobalFlags, type Io, emit, guarded, locate} from './context.js';
 
@@ -77,30 +76,7 @@ async function runUndo(dbPath: string, flags: RepairFlags, io: Io, log: (line: s
 	return reportOutcome(outcome, dbPath, flags, io, outcome);
 }
 
-/** The dry run's audit entry (a failure to record is a warning: nothing was written to the store). */
-function recordDryRun(dbPath: string, planned: Planned, flags: RepairFlags, io: Io): number | null {
-	try {
-		return appendAudit(auditPathFor(dbPath), {
-			time: new Date().toISOString(),
-			tool: {name: 'hfx', version: toolVersion()},
-			sqliteVersion: planned.sqliteVersion,
-			argv: flags.argv,
-			mode: 'dry-run',
-			database: dbPath,
-			planHash: planned.hash,
-			binding: planned.binding,
-			adoptions: planned.plan.adoptions.map(a => ({orphanId: a.orphanId, donorId: a.donorId, sessionKey: a.sessionKey, rows: a.rows})),
-			refused: planned.plan.refused.map(o => ({orphanId: o.orphanId, reasonKind: o.reasonKind})),
-			result: 'planned',
-			exitCode: planned.plan.refused.length > 0 ? 1 : 0,
-		}).seq;
-	} catch (error) {
-		io.err(`hfx: warning: the dry run could not be recorded in the audit trail (${errorMessage(error)})`);
-		return null;
-	}
-}
-
-function dryRunLines(location: StoreLocation, planned: Planned, flags: RepairFlags, auditSeq: number | null): string[] {
+function dryRunLines(location: StoreLocation, planned: Planned, flags: RepairFlags): string[] {
 	const dbPath = location.path;
 	const {plan, analysis} = planned;
 	const lines = [`hfx repair (dry run: nothing is written) · ${dbPath} · window ${flags.maxGapSeconds}s · plan ${planned.hash.slice(0, 16)}`, ...generationNotes(location, planned), ''];
@@ -112,10 +88,6 @@ function dryRunLines(location: StoreLocation, planned: Planned, flags: RepairFla
 	lines.push(plan.adoptions.length > 0
 		? `${plural(plan.adoptions.length, 'orphan')} can be adopted. Next: stop the gateway, then run: hfx repair --apply --db ${dbPath}${flags.only.length > 0 ? ` ${flags.only.map(o => `--only ${o}`).join(' ')}` : ''}  (a verified snapshot is taken first; every write is audited)`
 		: 'Nothing repair-routing would adopt; the refused orphans above need a decision by hand.');
-	if (auditSeq !== null) {
-		lines.push(`dry run recorded as audit entry ${auditSeq}`);
-	}
-
 	return lines;
 }
 
@@ -129,12 +101,12 @@ async function runDryRun(location: StoreLocation, flags: RepairFlags, io: Io): P
 		await reader.close();
 	}
 
-	const auditSeq = recordDryRun(dbPath, planned, flags, io);
+	// A dry run writes nothing, not even to the audit trail: only applies and undos are recorded.
 	const {analysis, plan} = planned;
 	const code: ExitCode = plan.refused.length > 0 || analysis.repairRoutingCrash !== null ? 1 : 0;
 	emit(io, flags, {
-		json: () => ({database: dbPath, owner: location.owner, ownerSource: location.ownerSource ?? null, ruleSet: analysis.ruleSet, upgrade: upgradeNotice(planned.schema), repairRoutingCrash: analysis.repairRoutingCrash, dryRun: true, planHash: planned.hash, binding: planned.binding, adoptions: plan.adoptions, refused: plan.refused, notSelected: plan.notSelected, unknownOnly: plan.unknownOnly, auditEntry: auditSeq, exitCode: code}),
-		text: () => dryRunLines(location, planned, flags, auditSeq),
+		json: () => ({database: dbPath, owner: location.owner, ownerSource: location.ownerSource ?? null, ruleSet: analysis.ruleSet, upgrade: upgradeNotice(planned.schema), repairRoutingCrash: analysis.repairRoutingCrash, dryRun: true, planHash: planned.hash, binding: planned.binding, adoptions: plan.adoptions, refused: plan.refused, notSelected: plan.notSelected, unknownOnly: plan.unknownOnly, exitCode: code}),
+		text: () => dryRunLines(location, planned, flags),
 	});
 	return code;
 }

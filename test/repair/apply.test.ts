@@ -303,10 +303,22 @@ describe('undo', () => {
 });
 
 describe('the audit trail', () => {
-	it('records dry runs and applies in a hash chain that detects an edit, a removal and a cut', () => {
+	it('a dry run writes nothing beside the store, not even an audit entry', () => {
+		const {dir, dbPath} = buildScenario(scenario('R1'), 'v30', {dir: temp('dry')});
+		const listing = fs.readdirSync(dir).sort();
+		const text = hfx(['repair', '--db', dbPath]);
+		const json = hfx(['repair', '--db', dbPath, '--json']);
+		expect(text.code).toBe(0);
+		expect(text.stdout).toContain('dry run: nothing is written');
+		expect(JSON.parse(json.stdout)).not.toHaveProperty('auditEntry');
+		expect(fs.readdirSync(dir).sort()).toEqual(listing);
+	});
+
+	it('records applies and undos in a hash chain that detects an edit, a removal and a cut', () => {
 		const {dbPath} = buildScenario(scenario('R1'), 'v30', {dir: temp('audit')});
 		hfx(['repair', '--db', dbPath]);
-		hfx(['repair', '--db', dbPath]);
+		const first = hfx(['repair', '--db', dbPath, '--apply', '--yes', '--json']);
+		hfx(['repair', '--db', dbPath, '--undo', String(JSON.parse(first.stdout).audit.seq), '--yes']);
 		hfx(['repair', '--db', dbPath, '--apply', '--yes']);
 		const file = auditPathFor(dbPath);
 		expect((fs.statSync(file).mode & 0o777).toString(8)).toBe('600');
@@ -315,13 +327,15 @@ describe('the audit trail', () => {
 		expect(ok.stdout).toContain('3 entries, hash chain intact');
 		const lines = fs.readFileSync(file, 'utf8').trimEnd().split('\n');
 		const entries = lines.map(l => JSON.parse(l));
-		expect(entries.map(e => e.mode)).toEqual(['dry-run', 'dry-run', 'apply']);
+		expect(entries.map(e => e.mode)).toEqual(['apply', 'undo', 'apply']);
 		for (const e of entries) {
 			expect(e).toHaveProperty('tool.version');
 			expect(e).toHaveProperty('sqliteVersion');
-			expect(e).toHaveProperty('planHash');
 			expect(e).toHaveProperty('argv');
 		}
+
+		expect(entries[0]).toHaveProperty('planHash');
+		expect(entries[1].undoes).toBe(entries[0].seq);
 
 		expect(entries[2].changes.length).toBeGreaterThan(0);
 		expect(entries[2].preconditions.map((c: any) => c.id)).toEqual(['audit-writable', 'no-holders', 'no-deleted-wal', 'snapshot', 'plan-current']);
@@ -333,7 +347,7 @@ describe('the audit trail', () => {
 			return r;
 		};
 
-		const edited = tamper([lines[0]!, lines[1]!.replace('"dry-run"', '"apply"'), lines[2]!]);
+		const edited = tamper([lines[0]!, lines[1]!.replace('"undo"', '"apply"'), lines[2]!]);
 		expect(edited.code).toBe(1);
 		expect(edited.stdout).toContain('altered at line 3');
 		expect(tamper([lines[0]!, lines[2]!]).stdout).toMatch(/altered at line 2: sequence 3/);

@@ -18,6 +18,11 @@ export function detectKind(p: string): ArtifactKind {
 		return 'snapshot';
 	}
 
+	// A FIFO, socket or device: opening it could block forever, and it is no archive.
+	if (!st.isFile()) {
+		return 'unknown';
+	}
+
 	let head = Buffer.alloc(0);
 	try {
 		const fd = fs.openSync(p, 'r');

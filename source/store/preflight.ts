@@ -51,11 +51,29 @@ function facts(p: string, st: fs.Stats): FileFacts {
 	return {path: p, size: st.size, dev: st.dev, ino: st.ino, uid: st.uid, mode: st.mode, mtimeMs: st.mtimeMs};
 }
 
+/** What a file that is not a regular one is, in words. */
+function fileType(st: fs.Stats): string {
+	return st.isFIFO() ? 'a FIFO' : (st.isSocket() ? 'a socket' : (st.isDirectory() ? 'a directory' : (st.isCharacterDevice() || st.isBlockDevice() ? 'a device' : 'not a regular file')));
+}
+
+/**
+ * A sidecar's facts, or null when there is none. One that exists but is not a regular file (a
+ * FIFO, a device, a directory) is refused: reading it, or letting SQLite open it, could hang or
+ * read what is not a WAL.
+ */
 export function statSidecar(p: string): FileFacts | null {
 	try {
 		const st = fs.statSync(p);
-		return st.isFile() ? facts(p, st) : null;
+		if (!st.isFile()) {
+			throw new FailClosed({file: p, kind: 'sidecar-not-a-file', reason: `${fileType(st)}, not a regular file: neither SQLite nor hfx can read it as the store's ${path.basename(p).replace(/^.*-/, '-')}`, next: 'move it aside (it holds no committed data), then run hfx again'});
+		}
+
+		return facts(p, st);
 	} catch (error) {
+		if (error instanceof FailClosed) {
+			throw error;
+		}
+
 		if (errorCode(error) === 'ENOENT') {
 			return null;
 		}

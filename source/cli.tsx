@@ -7,6 +7,7 @@ import process from 'node:process';
 import {FLAGS, UsageError, parseArgs} from './cli-args.js';
 import type {ExitCode} from './errors.js';
 import {type GlobalFlags, processIo as io} from './io.js';
+import {PROFILE_NAME} from './store/locate.js';
 import {toolVersion} from './version.js';
 
 // React's development build diffs props and checks invariants on every render: not for operators.
@@ -234,6 +235,15 @@ export async function main(argv: string[]): Promise<ExitCode> {
 	const gap = cli.flags.maxGapSeconds === undefined ? 900 : Number(cli.flags.maxGapSeconds);
 	if (!Number.isFinite(gap) || gap < 0) {
 		return usage(`--max-gap-seconds must be a non-negative number of seconds, not ${JSON.stringify(cli.flags.maxGapSeconds)}`);
+	}
+
+	// A profile is a name, never a path: `--profile ../../etc` would make a home outside the root.
+	if (cli.flags.profile !== undefined && !PROFILE_NAME.test(cli.flags.profile)) {
+		return usage(`--profile takes a profile name (lowercase letters, digits, - and _), not ${JSON.stringify(cli.flags.profile)}`);
+	}
+
+	if (!Number.isInteger(cli.flags.limit) || cli.flags.limit < 0) {
+		return usage(`--limit takes a whole number of rows (0 = all), not ${JSON.stringify(cli.flags.limit)}`);
 	}
 
 	const flags: GlobalFlags = {

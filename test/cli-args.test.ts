@@ -95,6 +95,10 @@ describe('hfx command line (the built binary)', () => {
 			[['scan', '--db', '/a', '--db', '/b'], 'hfx: --db is given twice. See: hfx --help'],
 			[['scan', '--db'], 'hfx: --db needs a value. See: hfx --help'],
 			[['sessions', '--limit', 'many'], 'hfx: --limit needs a number, not "many". See: hfx --help'],
+			[['sessions', '--limit', '-5'], 'hfx: --limit takes a whole number of rows (0 = all), not -5. See: hfx --help'],
+			[['sessions', '--limit', '2.5'], 'hfx: --limit takes a whole number of rows (0 = all), not 2.5. See: hfx --help'],
+			[['backup', '--quick', '--profile', '../../etc'], 'hfx: --profile takes a profile name (lowercase letters, digits, - and _), not "../../etc". See: hfx --help'],
+			[['scan', '--profile', '/tmp'], 'hfx: --profile takes a profile name (lowercase letters, digits, - and _), not "/tmp". See: hfx --help'],
 		] as const) {
 			const r = hfx([...args]);
 			expect(r.stderr.trim()).toBe(line);

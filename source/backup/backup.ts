@@ -29,6 +29,7 @@ import {appendRecord, fingerprintOf, readRecords, statusFor} from './records.js'
 import {type DbCopy, checkDatabaseFile, copyDatabase, judgeCopy} from './sqlite-copy.js';
 import {CREDENTIAL_NAMES, type Excluded, type Skipped, type WalkEntry, walkRoot} from './walk.js';
 import {openZip, readMember, structuralProblems} from './zipread.js';
+import {readChunks} from './chunks.js';
 
 export const ARCHIVE_PATTERN = /^hfx-backup-(\d{8}-\d{6})(?:-(\d+))?\.zip$/;
 export const DEFAULT_KEEP = 3;
@@ -197,19 +198,11 @@ export async function readBack(file: string, manifest: Manifest, expected: {byte
 	const fd = fs.openSync(file, 'r');
 	let crc = 0;
 	try {
-		const buf = Buffer.allocUnsafe(1 << 20);
-		let pos = 0;
-		for (;;) {
-			const n = fs.readSync(fd, buf, 0, buf.length, pos);
-			if (n <= 0) {
-				break;
-			}
-
-			crc = zlib.crc32(buf.subarray(0, n), crc);
-			pos += n;
-			done += n;
+		readChunks(fd, chunk => {
+			crc = zlib.crc32(chunk, crc);
+			done += chunk.length;
 			onProgress?.({phase: 'readback', label: path.basename(file), done, total: size});
-		}
+		});
 	} finally {
 		fs.closeSync(fd);
 	}

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 import {sha256} from '../crypto.js';
+import {readChunks} from './chunks.js';
 
 export type Digest = {size: number; crc32: number; sha256: string};
 
@@ -30,18 +31,10 @@ export function digestFile(file: string, onBytes?: (n: number) => void): Digest 
 	const hasher = new Hasher();
 	const fd = fs.openSync(file, 'r');
 	try {
-		const buf = Buffer.allocUnsafe(1 << 20);
-		let pos = 0;
-		for (;;) {
-			const n = fs.readSync(fd, buf, 0, buf.length, pos);
-			if (n <= 0) {
-				break;
-			}
-
-			hasher.update(buf.subarray(0, n));
-			pos += n;
-			onBytes?.(n);
-		}
+		readChunks(fd, chunk => {
+			hasher.update(chunk);
+			onBytes?.(chunk.length);
+		});
 	} finally {
 		fs.closeSync(fd);
 	}

@@ -11,6 +11,7 @@ import {sha256} from '../crypto.js';
 import {span} from '../text/format.js';
 import {type BackupEntry, listArchives} from './list.js';
 import {openZip} from './zipread.js';
+import {readChunks} from './chunks.js';
 
 export const DEFAULT_MAX_AGE_SECONDS = 30 * 60;
 
@@ -47,17 +48,9 @@ export async function recomputeSeal(file: string): Promise<string | null> {
 		const sha = sha256();
 		const fd = fs.openSync(file, 'r');
 		try {
-			const buf = Buffer.allocUnsafe(1 << 20);
-			let pos = 0;
-			while (pos < end) {
-				const n = fs.readSync(fd, buf, 0, Math.min(buf.length, end - pos), pos);
-				if (n <= 0) {
-					break;
-				}
-
-				sha.update(buf.subarray(0, n));
-				pos += n;
-			}
+			readChunks(fd, chunk => {
+				sha.update(chunk);
+			}, end);
 		} finally {
 			fs.closeSync(fd);
 		}

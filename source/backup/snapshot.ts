@@ -23,6 +23,7 @@ import type {ProgressFn} from './progress.js';
 import {appendRecord} from './records.js';
 import {copyAndVerify} from './sqlite-copy.js';
 import {type WalkEntry, walkQuick} from './walk.js';
+import {readChunks} from './chunks.js';
 
 export const SNAPSHOTS_DIR = 'state-snapshots';
 export const QUICK_KEEP = 20;
@@ -75,18 +76,9 @@ function copyPlainFile(entry: WalkEntry, dest: string): MemberRecord {
 		const st = fs.fstatSync(fd);
 		const out = fs.openSync(dest, 'wx', 0o600);
 		try {
-			const buf = Buffer.allocUnsafe(1 << 20);
-			let pos = 0;
-			for (;;) {
-				const n = fs.readSync(fd, buf, 0, buf.length, pos);
-				if (n <= 0) {
-					break;
-				}
-
-				fs.writeSync(out, buf, 0, n);
-				pos += n;
-			}
-
+			readChunks(fd, chunk => {
+				fs.writeSync(out, chunk);
+			});
 			fs.fsyncSync(out);
 		} finally {
 			fs.closeSync(out);

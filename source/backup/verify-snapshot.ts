@@ -12,6 +12,7 @@ import {removeTemp} from './temps.js';
 import {type DbReport, type VerifyOptions, type VerifyReport, finish, judgeDatabase} from './verify-report.js';
 import {extractionFailure, makeTempDir} from './verify-temp.js';
 import type {Problem} from './zipread.js';
+import {readChunks} from './chunks.js';
 
 function listFiles(dir: string, rel = ''): Array<{rel: string; st: fs.Stats}> {
 	const out: Array<{rel: string; st: fs.Stats}> = [];
@@ -55,15 +56,7 @@ function hashFile(file: string, dbFile: string | undefined, tmp: string, hasher:
 	const fd = fs.openSync(file, 'r');
 	const out = dbFile ? fs.openSync(dbFile, 'wx', 0o600) : undefined;
 	try {
-		const buf = Buffer.allocUnsafe(1 << 20);
-		let pos = 0;
-		for (;;) {
-			const n = fs.readSync(fd, buf, 0, buf.length, pos);
-			if (n <= 0) {
-				break;
-			}
-
-			const chunk = buf.subarray(0, n);
+		readChunks(fd, chunk => {
 			hasher.update(chunk);
 			if (out !== undefined) {
 				try {
@@ -73,9 +66,8 @@ function hashFile(file: string, dbFile: string | undefined, tmp: string, hasher:
 				}
 			}
 
-			pos += n;
-			onBytes(n);
-		}
+			onBytes(chunk.length);
+		});
 	} finally {
 		fs.closeSync(fd);
 		if (out !== undefined) {

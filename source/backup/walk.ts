@@ -140,6 +140,19 @@ export function walkRoot(root: string, options: WalkOptions = {}): WalkResult {
 
 type Walk = {absRoot: string; skipPaths: Set<string>; result: WalkResult};
 
+/** lstat, never following a link; a path that vanished is skipped silently, one that cannot be stat'ed is listed as skipped. */
+function lstatOrSkip(abs: string, rel: string, result: WalkResult): fs.Stats | null {
+	try {
+		return fs.lstatSync(abs);
+	} catch (error) {
+		if (errorCode(error) !== 'ENOENT') {
+			result.skipped.push({rel, reason: `cannot stat (${errorCode(error) ?? 'error'})`});
+		}
+
+		return null;
+	}
+}
+
 /** One folder, its names in sorted order: each file kept or excluded, each kept sub-folder visited in turn. */
 function visitDir(w: Walk, relDir: string): void {
 	const {result} = w;
@@ -160,14 +173,8 @@ function visitDir(w: Walk, relDir: string): void {
 			continue;
 		}
 
-		let st: fs.Stats;
-		try {
-			st = fs.lstatSync(abs);
-		} catch (error) {
-			if (errorCode(error) !== 'ENOENT') {
-				result.skipped.push({rel, reason: `cannot stat (${errorCode(error) ?? 'error'})`});
-			}
-
+		const st = lstatOrSkip(abs, rel, result);
+		if (!st) {
 			continue;
 		}
 
@@ -231,14 +238,8 @@ export function walkQuick(home: string): WalkResult {
 	const result: WalkResult = {root: absHome, entries: [], skipped: [], excluded: []};
 	const add = (rel: string): void => {
 		const abs = path.join(absHome, rel);
-		let st: fs.Stats;
-		try {
-			st = fs.lstatSync(abs);
-		} catch (error) {
-			if (errorCode(error) !== 'ENOENT') {
-				result.skipped.push({rel, reason: `cannot stat (${errorCode(error) ?? 'error'})`});
-			}
-
+		const st = lstatOrSkip(abs, rel, result);
+		if (!st) {
 			return;
 		}
 

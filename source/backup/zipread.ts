@@ -14,6 +14,7 @@ import type {Readable} from 'node:stream';
 import yauzl from 'yauzl';
 import {SEAL_PATTERN} from './archive.js';
 import {Hasher, type Digest} from './digest.js';
+import {readChunks} from './chunks.js';
 
 export type FileType = 'file' | 'dir' | 'symlink' | 'device' | 'fifo' | 'socket';
 
@@ -404,18 +405,10 @@ function sealProblems(fd: number, z: OpenedZip, options: {onBytes?: (n: number) 
 	const text = z.comment.toString('latin1');
 	if (z.seal && !options.skipSeal) {
 		const sha = sha256();
-		const buf = Buffer.allocUnsafe(1 << 20);
-		let pos = 0;
-		while (pos < z.eocdOffset) {
-			const n = fs.readSync(fd, buf, 0, Math.min(buf.length, z.eocdOffset - pos), pos);
-			if (n <= 0) {
-				break;
-			}
-
-			sha.update(buf.subarray(0, n));
-			pos += n;
-			options.onBytes?.(n);
-		}
+		readChunks(fd, chunk => {
+			sha.update(chunk);
+			options.onBytes?.(chunk.length);
+		}, z.eocdOffset);
 
 		sealChecked = true;
 		if (sha.digest('hex') !== z.seal) {

@@ -4,7 +4,7 @@
  * the plan was computed from; re-read and verify afterwards; record everything in the audit trail.
  * Fails closed: any refusal writes nothing to the store.
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import {analyze, type Analysis} from '../forensics/analyze.js';
 import {REPAIR_END_REASON} from '../forensics/end-reasons.js';
 import {FailClosed, errorMessage, type ExitCode} from '../errors.js';
@@ -21,6 +21,7 @@ import {type AuditEntry, appendAudit, assertAuditWritable, auditPathFor} from '.
 import {type Binding, bindingDifference, readBinding} from './binding.js';
 import {type Adoption, AT_APPLY, type RepairPlan, fromValue, planHash, planRepair, rowsHash, toValue} from './plan.js';
 import {type Check, holderChecks} from './preconditions.js';
+import {type Stop, inWriteTransaction} from './write-transaction.js';
 
 
 export type Planned = {
@@ -260,7 +261,7 @@ async function snapshotFirst(run: ApplyRun): Promise<ApplyOutcome | null> {
 }
 
 /** Inside BEGIN IMMEDIATE: the rows the plan touches, and whether the store still matches the plan. */
-async function boundRows(run: ApplyRun, db: Database.Database, bound: Planned, reader: ShmReader): Promise<{touched: Map<string, Record<string, unknown>>; refusal: ApplyOutcome | null}> {
+async function boundRows(run: ApplyRun, db: Database.Database, bound: Planned, reader: ShmReader): Promise<{touched: Map<string, Record<string, unknown>>; refusal: Stop<ApplyOutcome> | null}> {
 	const touched = new Map<string, Record<string, unknown>>();
 	const select = db.prepare('SELECT * FROM sessions WHERE id = ?');
 	for (const id of [...bound.rows.keys()]) {
@@ -275,15 +276,14 @@ async function boundRows(run: ApplyRun, db: Database.Database, bound: Planned, r
 	run.outcome.checks.push({id: 'plan-current', ok: moved === null, label: 'the store still matches the plan (checked inside BEGIN IMMEDIATE)', detail: moved ?? `plan ${bound.hash.slice(0, 16)}`, next: moved ? 'run hfx repair again for a fresh plan' : null});
 	run.options.log(`${moved ? '✗' : '✓'} the store still matches the plan${moved ? `: ${moved}` : ''}`);
 	if (moved) {
-		db.exec('ROLLBACK');
-		return {touched, refusal: run.refuse(`the plan is stale: ${moved}`, 'run hfx repair again (dry run) and review the new plan')};
+		return {touched, refusal: () => run.refuse(`the plan is stale: ${moved}`, 'run hfx repair again (dry run) and review the new plan')};
 	}
 
 	return {touched, refusal: null};
 }
 
 /** Every adoption's two UPDATEs, each re-verified as Hermes does (adopt_orphaned_gateway_session); null when all were written. */
-function writeAdoptions(run: ApplyRun, db: Database.Database, bound: Planned, touched: ReadonlyMap<string, Record<string, unknown>>, stamp: number): ApplyOutcome | null {
+function writeAdoptions(run: ApplyRun, db: Database.Database, bound: Planned, touched: ReadonlyMap<string, Record<string, unknown>>, stamp: number): Stop<ApplyOutcome> | null {
 	const cols = bound.sessionColumns;
 	const fill = (['chat_id', 'chat_type', 'thread_id', 'user_id', 'origin_json', 'display_name'] as const).filter(c => cols.has(c));
 	const updateOrphan = db.prepare(`UPDATE sessions SET session_key = ?, ${fill.map(c => `${c} = COALESCE(${c}, ?)`).join(', ')}${fill.length > 0 ? ', ' : ''}parent_session_id = COALESCE(parent_session_id, ?) WHERE id = ? AND session_key IS NULL`);
@@ -292,8 +292,7 @@ function writeAdoptions(run: ApplyRun, db: Database.Database, bound: Planned, to
 		const donor = touched.get(a.donorId);
 		const orphan = touched.get(a.orphanId);
 		if (!donor || !orphan || !donor.session_key || orphan.session_key !== null || String(donor.source ?? '') !== String(orphan.source ?? '')) {
-			db.exec('ROLLBACK');
-			return run.refuse(`${a.orphanId} or its donor ${a.donorId} no longer qualifies`, 'run hfx repair again');
+			return () => run.refuse(`${a.orphanId} or its donor ${a.donorId} no longer qualifies`, 'run hfx repair again');
 		}
 
 		const o = updateOrphan.run(donor.session_key, ...fill.map(c => donor[c] ?? null), a.donorId, a.orphanId);
@@ -303,8 +302,7 @@ function writeAdoptions(run: ApplyRun, db: Database.Database, bound: Planned, to
 
 		const d = updateDonor.run(stamp, REPAIR_END_REASON, a.donorId);
 		if (o.changes !== 1 || d.changes !== 1) {
-			db.exec('ROLLBACK');
-			return run.refuse(`an update touched ${o.changes}/${d.changes} rows instead of 1/1 for ${a.orphanId}`, 'run hfx repair again');
+			return () => run.refuse(`an update touched ${o.changes}/${d.changes} rows instead of 1/1 for ${a.orphanId}`, 'run hfx repair again');
 		}
 
 		for (const row of a.rows) {
@@ -320,29 +318,14 @@ function writeAdoptions(run: ApplyRun, db: Database.Database, bound: Planned, to
 
 /** The one write transaction: all adoptions or none. */
 async function commitAdoptions(run: ApplyRun, bound: Planned, reader: ShmReader): Promise<ApplyOutcome | null> {
-	const db = new Database(run.options.dbPath, {fileMustExist: true, timeout: 5000});
 	const stamp = Date.now() / 1000;
-	try {
-		db.pragma('foreign_keys = ON');
-		db.exec('BEGIN IMMEDIATE');
+	return inWriteTransaction(run.options.dbPath, async db => {
 		const {touched, refusal} = await boundRows(run, db, bound, reader);
-		const stopped = refusal ?? writeAdoptions(run, db, bound, touched, stamp);
-		if (stopped) {
-			return stopped;
-		}
-
-		db.exec('COMMIT');
-		return null;
-	} catch (error) {
-		if (db.inTransaction) {
-			db.exec('ROLLBACK');
-		}
-
+		return refusal ?? writeAdoptions(run, db, bound, touched, stamp);
+	}, error => {
 		run.outcome.changes = [];
 		return run.refuse(`the write failed and was rolled back: ${errorMessage(error)}`, 'nothing was written; check the store and run again', 'failed');
-	} finally {
-		db.close();
-	}
+	});
 }
 
 /** After the commit: re-read the store, confirm each orphan carries its key and a restart resumes it, record. */

@@ -2,7 +2,6 @@
  * `hfx repair --undo ENTRY`: puts back the exact previous values of one applied repair, under
  * the same preconditions as the apply, and refuses if any column it touched changed since.
  */
-import Database from 'better-sqlite3';
 import {errorMessage, FailClosed} from '../errors.js';
 import {takeQuickSnapshot} from '../backup/snapshot.js';
 import {type AuditEntry, appendAudit, assertAuditWritable, auditPathFor, readAudit} from './audit.js';
@@ -10,6 +9,7 @@ import {toolVersion} from '../version.js';
 import {type ApplyOutcome, type ChangeRecord} from './apply.js';
 import {fromValue, sha256, toValue, type Value} from './plan.js';
 import {holderChecks} from './preconditions.js';
+import {inWriteTransaction} from './write-transaction.js';
 
 export type UndoOptions = {
 	dbPath: string;
@@ -114,15 +114,12 @@ async function snapshotFirst(run: UndoRun): Promise<ApplyOutcome | null> {
 }
 
 /** In one BEGIN IMMEDIATE: every column must still hold what the repair wrote, then each gets its old value back. */
-function restoreColumns(run: UndoRun, changes: readonly ChangeRecord[]): ApplyOutcome | null {
-	const db = new Database(run.options.dbPath, {fileMustExist: true, timeout: 5000});
-	try {
-		db.exec('BEGIN IMMEDIATE');
+async function restoreColumns(run: UndoRun, changes: readonly ChangeRecord[]): Promise<ApplyOutcome | null> {
+	return inWriteTransaction(run.options.dbPath, db => {
 		for (const c of changes) {
 			const current = toValue((db.prepare(`SELECT "${c.column.replaceAll('"', '""')}" AS v FROM sessions WHERE id = ?`).get(c.sessionId) as {v: unknown} | undefined)?.v);
 			if (JSON.stringify(current) !== JSON.stringify(c.after)) {
-				db.exec('ROLLBACK');
-				return run.refuse(`${c.sessionId}.${c.column} changed since the repair (now ${JSON.stringify(current)}, the repair wrote ${JSON.stringify(c.after)})`, 'the store moved on; restore the pre-repair snapshot by hand if you must (hfx restore), or leave it');
+				return () => run.refuse(`${c.sessionId}.${c.column} changed since the repair (now ${JSON.stringify(current)}, the repair wrote ${JSON.stringify(c.after)})`, 'the store moved on; restore the pre-repair snapshot by hand if you must (hfx restore), or leave it');
 			}
 		}
 
@@ -131,18 +128,11 @@ function restoreColumns(run: UndoRun, changes: readonly ChangeRecord[]): ApplyOu
 			run.outcome.changes.push({...c, before: c.after, after: c.before});
 		}
 
-		db.exec('COMMIT');
 		return null;
-	} catch (error) {
-		if (db.inTransaction) {
-			db.exec('ROLLBACK');
-		}
-
+	}, error => {
 		run.outcome.changes = [];
 		return run.refuse(`the undo failed and was rolled back: ${errorMessage(error)}`, 'nothing was written', 'failed');
-	} finally {
-		db.close();
-	}
+	});
 }
 
 export async function undoRepair(options: UndoOptions): Promise<ApplyOutcome> {
@@ -164,7 +154,7 @@ export async function undoRepair(options: UndoOptions): Promise<ApplyOutcome> {
 	}
 
 	const changes = (target.changes as ChangeRecord[] | undefined) ?? [];
-	const stopped = await preconditions(run, target) ?? await snapshotFirst(run) ?? restoreColumns(run, changes);
+	const stopped = await preconditions(run, target) ?? await snapshotFirst(run) ?? await restoreColumns(run, changes);
 	if (stopped) {
 		return stopped;
 	}

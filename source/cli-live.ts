@@ -10,7 +10,7 @@ import path from 'node:path';
 import {type DemoFlags, runDemoReport, withDemo} from './commands/demo.js';
 import {locate} from './commands/context.js';
 import {runScan} from './commands/scan.js';
-import {isFailClosed, type ExitCode} from './errors.js';
+import {type ExitCode, refusalExit} from './errors.js';
 import type {GlobalFlags, Io} from './io.js';
 import type {StoreLocation} from './store/locate.js';
 
@@ -49,12 +49,7 @@ function storeToShow(flags: GlobalFlags, io: Io): StoreLocation | ExitCode {
 
 		return location;
 	} catch (error) {
-		if (isFailClosed(error)) {
-			io.err(error.line());
-			return error.exitCode;
-		}
-
-		throw error;
+		return refusalExit(error, io.err);
 	}
 }
 

@@ -44,6 +44,19 @@ export function isFailClosed(error: unknown): error is FailClosed {
 	return error instanceof FailClosed;
 }
 
+/**
+ * The one way a caught refusal ends a command: its one line on stderr, its exit code. Anything
+ * that is not a FailClosed is rethrown (an internal error, reported as such by the entry point).
+ */
+export function refusalExit(error: unknown, err: (line: string) => void): ExitCode {
+	if (!isFailClosed(error)) {
+		throw error;
+	}
+
+	err(error.line());
+	return error.exitCode;
+}
+
 /** Node/SQLite error code of an unknown error, if any. */
 export function errorCode(error: unknown): string | undefined {
 	if (error && typeof error === 'object' && 'code' in error && typeof (error as {code: unknown}).code === 'string') {

@@ -3,7 +3,7 @@
  * is found, loaded and analysed (or refused in one line).
  */
 import {analyze, type Analysis} from '../forensics/analyze.js';
-import {FailClosed, isFailClosed, type ExitCode} from '../errors.js';
+import {FailClosed, isFailClosed, type ExitCode, refusalExit} from '../errors.js';
 import {locateStores, type Located, type StoreLocation} from '../store/locate.js';
 import {loadStore, type DatabaseFacts} from '../store/load.js';
 import type {ColumnSet} from '../store/snapshot.js';
@@ -53,16 +53,12 @@ export async function guarded(io: Io, flags: Pick<GlobalFlags, 'json'>, body: ()
 	try {
 		return await body();
 	} catch (error) {
-		if (isFailClosed(error)) {
-			io.err(error.line());
-			if (flags.json) {
-				io.out(JSON.stringify({error: error.toJSON()}, null, 2));
-			}
-
-			return error.exitCode;
+		const code = refusalExit(error, io.err);
+		if (flags.json) {
+			io.out(JSON.stringify({error: (error as FailClosed).toJSON()}, null, 2));
 		}
 
-		throw error;
+		return code;
 	}
 }
 

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import v8 from 'node:v8';
 import React from 'react';
 import {render} from 'ink';
-import {isFailClosed, type ExitCode} from '../errors.js';
+import {type ExitCode, refusalExit} from '../errors.js';
 import type {GlobalFlags, Io} from '../io.js';
 import {startupMark, startupMarks} from '../startup.js';
 import {LiveStore} from '../store/live.js';
@@ -24,12 +24,7 @@ function openLive(location: StoreLocation, flags: GlobalFlags, io: Io): LiveStor
 		startupMark('store read and analysed');
 		return live;
 	} catch (error) {
-		if (isFailClosed(error)) {
-			io.err(error.line());
-			return error.exitCode;
-		}
-
-		throw error;
+		return refusalExit(error, io.err);
 	}
 }
 

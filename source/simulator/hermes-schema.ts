@@ -60,64 +60,6 @@ CREATE TABLE sessions (
   FOREIGN KEY (parent_session_id) REFERENCES sessions(id)
 );`;
 
-const SESSIONS_V25 = `
-CREATE TABLE sessions (
-  id TEXT PRIMARY KEY,
-  source TEXT NOT NULL,
-  user_id TEXT,
-  session_key TEXT,
-  chat_id TEXT,
-  chat_type TEXT,
-  thread_id TEXT,
-  display_name TEXT,
-  origin_json TEXT,
-  expiry_finalized INTEGER DEFAULT 0,
-  model TEXT,
-  model_config TEXT,
-  system_prompt TEXT,
-  system_prompt_hash TEXT REFERENCES system_prompts(hash),
-  parent_session_id TEXT,
-  started_at REAL NOT NULL,
-  ended_at REAL,
-  end_reason TEXT,
-  message_count INTEGER DEFAULT 0,
-  tool_call_count INTEGER DEFAULT 0,
-  input_tokens INTEGER DEFAULT 0,
-  output_tokens INTEGER DEFAULT 0,
-  cache_read_tokens INTEGER DEFAULT 0,
-  cache_write_tokens INTEGER DEFAULT 0,
-  reasoning_tokens INTEGER DEFAULT 0,
-  cwd TEXT,
-  git_branch TEXT,
-  git_repo_root TEXT,
-  billing_provider TEXT,
-  billing_base_url TEXT,
-  billing_mode TEXT,
-  estimated_cost_usd REAL,
-  actual_cost_usd REAL,
-  cost_status TEXT,
-  cost_source TEXT,
-  pricing_version TEXT,
-  title TEXT,
-  title_source TEXT,
-  last_activity_at REAL,
-  last_activity_description TEXT,
-  last_activity_provenance TEXT,
-  api_call_count INTEGER DEFAULT 0,
-  handoff_state TEXT,
-  handoff_platform TEXT,
-  handoff_error TEXT,
-  compression_failure_cooldown_until REAL,
-  compression_failure_error TEXT,
-  compression_fallback_streak INTEGER NOT NULL DEFAULT 0,
-  compression_ineffective_count INTEGER NOT NULL DEFAULT 0,
-  profile_name TEXT,
-  rewind_count INTEGER NOT NULL DEFAULT 0,
-  archived INTEGER NOT NULL DEFAULT 0,
-  pinned INTEGER NOT NULL DEFAULT 0,
-  last_read_at REAL,
-  FOREIGN KEY (parent_session_id) REFERENCES sessions(id)
-);`;
 
 const SESSIONS_V30 = `
 CREATE TABLE sessions (
@@ -209,32 +151,6 @@ CREATE TABLE messages (
   compacted INTEGER NOT NULL DEFAULT 0
 );`;
 
-const MESSAGES_V25 = `
-CREATE TABLE messages (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
-  session_id TEXT NOT NULL REFERENCES sessions(id),
-  role TEXT NOT NULL,
-  content TEXT,
-  tool_call_id TEXT,
-  tool_calls TEXT,
-  tool_name TEXT,
-  effect_disposition TEXT,
-  timestamp REAL NOT NULL,
-  token_count INTEGER,
-  finish_reason TEXT,
-  reasoning TEXT,
-  reasoning_content TEXT,
-  reasoning_details TEXT,
-  codex_reasoning_items TEXT,
-  codex_message_items TEXT,
-  platform_message_id TEXT,
-  observed INTEGER DEFAULT 0,
-  active INTEGER NOT NULL DEFAULT 1,
-  compacted INTEGER NOT NULL DEFAULT 0,
-  api_content TEXT,
-  display_kind TEXT,
-  display_metadata TEXT
-);`;
 
 const MESSAGES_V30 = `
 CREATE TABLE messages (
@@ -265,6 +181,22 @@ CREATE TABLE messages (
   display_identity BLOB,
   display_order INTEGER
 );`;
+
+/** What current Hermes added after v25: the real v25 stores (test/fixtures/hermes-generations) lack exactly these. */
+const V30_ONLY_SESSION_COLUMNS = ['created_source', 'git_metadata_generation', 'compression_overload_streak', 'compression_recovery_deadline', 'transport_profile', 'hidden', 'tool_names'];
+const V30_ONLY_MESSAGE_COLUMNS = ['_compressed_summary', 'display_identity', 'display_order'];
+
+/** A CREATE TABLE of one column list without some columns (their lines; the last remaining one loses its comma). */
+function withoutColumns(ddl: string, names: readonly string[]): string {
+	const lines = ddl.split('\n').filter(l => !names.includes(l.trim().split(/\s+/)[0]!));
+	const close = lines.findIndex(l => l.startsWith(');'));
+	lines[close - 1] = lines[close - 1]!.replace(/,$/, '');
+	return lines.join('\n');
+}
+
+/** v25: the v30 tables as they were before those columns (same order, as in the real v25 stores). */
+const SESSIONS_V25 = withoutColumns(SESSIONS_V30, V30_ONLY_SESSION_COLUMNS);
+const MESSAGES_V25 = withoutColumns(MESSAGES_V30, V30_ONLY_MESSAGE_COLUMNS);
 
 const COMMON_TABLES = `
 CREATE TABLE schema_version (version INTEGER NOT NULL);

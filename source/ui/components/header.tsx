@@ -13,7 +13,8 @@ export function Header({model, paused, waiting, width}: {model: LiveModel; pause
 	const f = model.facts;
 	const state = paused ? `PAUSED (${plural(waiting, 'change')} waiting)` : '● LIVE';
 	const wal = f.journalMode === 'wal' ? (f.sizes.wal === null ? 'WAL (no -wal)' : `WAL ${bytes(f.sizes.wal)}`) : 'rollback journal';
-	const text = ` hfx · READ-ONLY · ${f.label === f.path ? '' : `${f.label} · `}${f.path} · profile ${f.owner} · schema ${f.schemaVersion === null ? '?' : `v${f.schemaVersion}`} · ${f.ruleSet} · ${wal} · dv ${f.dataVersion} `;
+	// The owner comes before the path: at 80 columns the path takes the rest of the line.
+	const text = ` hfx · READ-ONLY · profile ${f.owner} · ${f.label === f.path ? '' : `${f.label} · `}${f.path} · schema ${f.schemaVersion === null ? '?' : `v${f.schemaVersion}`} · ${f.ruleSet} · ${wal} · dv ${f.dataVersion} `;
 	const room = Math.max(0, width - state.length - 2);
 	return (
 		<Box width={width}>

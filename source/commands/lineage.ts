@@ -4,6 +4,7 @@
 import type {Analysis} from '../forensics/analyze.js';
 import {type LineageNode, ancestors, flattenTree, lineageTree} from '../forensics/lineage.js';
 import {statusIndex, statusOf, STATUS_GLYPH} from '../forensics/status.js';
+import {resolutionProblem, resolveSessionId} from '../forensics/resolve.js';
 import {inWindow, lastActive} from '../forensics/time.js';
 import {FailClosed, type ExitCode} from '../errors.js';
 import {type GlobalFlags, type Io, emit, guarded, loadOne} from './context.js';
@@ -12,22 +13,12 @@ import {utc} from '../text/format.js';
 export type LineageFlags = GlobalFlags & {id: string};
 
 function findSession(analysis: Analysis, id: string, file: string): string {
-	if (analysis.byId.has(id)) {
-		return id;
+	const r = resolveSessionId(analysis.byId.keys(), id);
+	if (r.ok) {
+		return r.id;
 	}
 
-	const matches = [...analysis.byId.keys()].filter(k => k.startsWith(id) || k.endsWith(id));
-	if (matches.length === 1) {
-		return matches[0]!;
-	}
-
-	throw new FailClosed({
-		file,
-		kind: 'no-such-session',
-		reason: matches.length === 0 ? `no session ${JSON.stringify(id)}` : `${JSON.stringify(id)} matches ${matches.length} sessions (${matches.slice(0, 3).join(', ')}…)`,
-		next: 'list ids with: hfx sessions',
-		exitCode: 2,
-	});
+	throw new FailClosed({file, kind: 'no-such-session', reason: resolutionProblem(r), next: 'list ids with: hfx sessions', exitCode: 2});
 }
 
 function nodeJson(node: LineageNode, analysis: Analysis): unknown {

@@ -5,7 +5,7 @@
  * orphans refused (the rest applied), 2 refused or error with nothing written.
  */
 import readline from 'node:readline';
-import {type ExitCode, refusalLine} from '../errors.js';
+import {type ExitCode, FailClosed, refusalLine} from '../errors.js';
 import {type ApplyOutcome, type Planned, applyRepair, computePlan} from '../repair/apply.js';
 import {auditPathFor} from '../repair/audit.js';
 import {confirmationMatches} from '../repair/confirmation.js';
@@ -103,6 +103,11 @@ async function runDryRun(location: StoreLocation, flags: RepairFlags, io: Io): P
 
 	// A dry run writes nothing, not even to the audit trail: only applies and undos are recorded.
 	const {analysis, plan} = planned;
+	if (plan.unknownOnly.length > 0) {
+		// As --apply refuses it: a mistyped --only must not read as "nothing to adopt".
+		throw new FailClosed({file: dbPath, kind: 'no-such-orphan', reason: `--only names no adoptable orphan: ${plan.unknownOnly.join('; ')}`, next: 'list the adoptable orphans with: hfx repair', exitCode: 2});
+	}
+
 	const code: ExitCode = plan.refused.length > 0 || analysis.repairRoutingCrash !== null ? 1 : 0;
 	emit(io, flags, {
 		json: () => ({database: dbPath, owner: location.owner, ownerSource: location.ownerSource ?? null, ruleSet: analysis.ruleSet, upgrade: upgradeNotice(planned.schema), repairRoutingCrash: analysis.repairRoutingCrash, dryRun: true, planHash: planned.hash, binding: planned.binding, adoptions: plan.adoptions, refused: plan.refused, notSelected: plan.notSelected, unknownOnly: plan.unknownOnly, exitCode: code}),

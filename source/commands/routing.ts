@@ -3,6 +3,7 @@
  * what a restart resumes, where the newest message is.
  */
 import type {ChatRouting} from '../forensics/routing.js';
+import {resolveChat} from '../forensics/resolve.js';
 import {FailClosed, type ExitCode} from '../errors.js';
 import {type GlobalFlags, type Io, emit, guarded, loadOne} from './context.js';
 import {span, utc} from '../text/format.js';
@@ -47,11 +48,13 @@ export async function runRouting(flags: RoutingFlags, io: Io): Promise<ExitCode>
 	return guarded(io, flags, () => {
 		const {result} = loadOne(flags, io);
 		let chats = result.analysis.routing;
-		if (flags.key) {
-			chats = chats.filter(r => r.sessionKey === flags.key);
-			if (chats.length === 0) {
-				throw new FailClosed({file: result.facts.path, kind: 'no-such-key', reason: `no session or routing entry carries the key ${JSON.stringify(flags.key)}`, next: 'list the keys with: hfx routing'});
+		if (flags.key !== undefined) {
+			const r = resolveChat(chats.map(c => c.sessionKey), flags.key);
+			if (!r.ok) {
+				throw new FailClosed({file: result.facts.path, kind: 'no-such-key', reason: `no session or routing entry carries the key ${JSON.stringify(flags.key)}`, next: r.suggestion ? `did you mean: hfx routing ${r.suggestion}` : 'list the keys with: hfx routing'});
 			}
+
+			chats = chats.filter(c => c.sessionKey === r.key);
 		}
 
 		const risky = chats.some(r => r.rollbackRisk);

@@ -213,7 +213,7 @@ async function planAndConfirm(run: ApplyRun, reader: ShmReader): Promise<ApplyOu
 	options.onPlanned?.(planned);
 	const {plan} = planned;
 	if (plan.unknownOnly.length > 0) {
-		return run.refuse(`--only names no adoptable orphan: ${plan.unknownOnly.join(', ')}`, 'list the adoptable orphans with hfx repair (dry run)');
+		return run.refuse(`--only names no adoptable orphan: ${plan.unknownOnly.join('; ')}`, 'list the adoptable orphans with: hfx repair');
 	}
 
 	if (plan.adoptions.length === 0) {

@@ -8,6 +8,7 @@ import {sha256 as sha256Hash} from '../crypto.js';
 import {type Analysis, analyze} from '../forensics/analyze.js';
 import {REPAIR_END_REASON} from '../forensics/end-reasons.js';
 import type {OrphanVerdict} from '../forensics/orphans.js';
+import {resolutionProblem, resolveSessionId} from '../forensics/resolve.js';
 import type {SessionRecord, Snapshot} from '../forensics/types.js';
 
 /** A column value as JSON can carry it (Buffers as hex, bigints as strings). */
@@ -156,8 +157,25 @@ export type PlanInput = {
 	now: number;
 };
 
-function matchesOnly(id: string, only: readonly string[]): boolean {
-	return only.some(o => id === o || (o.length >= 6 && id.startsWith(o)));
+/**
+ * The adoptable orphans `--only` names (each name resolved as every command resolves a session:
+ * the id, a unique prefix or its random suffix), and each name that names none, with why.
+ */
+function selectOnly(adoptable: readonly OrphanVerdict[], only: readonly string[], listed: readonly OrphanVerdict[]): {selected: OrphanVerdict[]; unknown: string[]} {
+	const ids = new Set<string>();
+	const unknown: string[] = [];
+	for (const name of only) {
+		const r = resolveSessionId(adoptable.map(o => o.orphanId), name);
+		if (r.ok) {
+			ids.add(r.id);
+			continue;
+		}
+
+		const other = resolveSessionId(listed.map(o => o.orphanId), name);
+		unknown.push(other.ok ? `${name} (${other.id} is not adoptable: ${listed.find(o => o.orphanId === other.id)?.reason ?? 'refused'})` : `${name} (${resolutionProblem(r, 'adoptable orphan')})`);
+	}
+
+	return {selected: adoptable.filter(o => ids.has(o.orphanId)), unknown};
 }
 
 /** One adoption's writes, as repair-routing's --apply makes them, with the consequences worth a warning. */
@@ -232,8 +250,7 @@ export function planRepair(input: PlanInput): RepairPlan {
 	const only = input.only ?? [];
 	const held = analysis.orphans.filter(o => o.verdict === 'adoptable').map(o => heldBack(o, analysis)).filter(o => o !== null);
 	const adoptable = analysis.orphans.filter(o => o.verdict === 'adoptable' && o.donorId && o.sessionKey && !held.some(h => h.orphanId === o.orphanId));
-	const selected = only.length > 0 ? adoptable.filter(o => matchesOnly(o.orphanId, only)) : adoptable;
-	const unknownOnly = only.filter(o => !adoptable.some(a => matchesOnly(a.orphanId, [o])));
+	const {selected, unknown: unknownOnly} = only.length > 0 ? selectOnly(adoptable, only, [...held, ...analysis.orphans]) : {selected: adoptable, unknown: []};
 	const has = (c: string) => input.sessionColumns.has(c);
 	const draft: Adoption[] = selected.map(o => draftAdoption(o, rows, has));
 

@@ -153,7 +153,7 @@ describe('selection and refusals', () => {
 
 	it.each([
 		['an exact id', ['bbbb2222-dc']],
-		['a prefix of six characters', ['bbbb22']],
+		['a unique prefix', ['bbbb2']],
 	])('--only with %s selects that orphan; the other is not selected', (_name, ids) => {
 		const p = plan(pair, {only: ids});
 		expect(p.adoptions.map(a => a.orphanId)).toEqual(['bbbb2222-dc']);
@@ -161,11 +161,15 @@ describe('selection and refusals', () => {
 		expect(p.unknownOnly).toEqual([]);
 	});
 
-	it('--only names nothing with a prefix under six characters, an unknown id or a refused orphan', () => {
-		const p = plan(pair, {only: ['bbbb2', 'nosuch', 'cccc3333-lost']});
+	it('--only that names no adoptable orphan says why, for each name: unknown, ambiguous, refused', () => {
+		const two: Case = {sessions: [...pair.sessions, zombie({id: 'bbdonor-2', source: 'slack', sessionKey: 'agent:main:slack:dm:3', chatId: '3'}), orphan({id: 'bbbb9999-sl', source: 'slack'})]};
+		const p = plan(two, {only: ['nosuch', 'bbbb', 'cccc3333-lost']});
 		expect(p.adoptions).toEqual([]);
-		expect(p.notSelected).toEqual(['aaaa1111-tg', 'bbbb2222-dc']);
-		expect(p.unknownOnly).toEqual(['bbbb2', 'nosuch', 'cccc3333-lost']);
+		expect(p.unknownOnly).toEqual([
+			'nosuch (no adoptable orphan "nosuch")',
+			'bbbb ("bbbb" names 2 adoptable orphans (bbbb2222-dc, bbbb9999-sl): give more of the id, or its random suffix)',
+			`cccc3333-lost (cccc3333-lost is not adoptable: ${p.refused.find(o => o.orphanId === 'cccc3333-lost')!.reason})`,
+		]);
 	});
 });
 
@@ -185,7 +189,7 @@ describe('generations: what v25 adopts and v30 refuses is held back', () => {
 		expect(p.refused.map(o => [o.orphanId, o.verdict, o.reasonKind, o.donorId])).toEqual([['orphan-0001', 'refused', 'generations_disagree', 'zombie-0001']]);
 		expect(p.refused[0]!.reason).toBe('held back: this store\'s Hermes (v25) would adopt it from zombie-0001, but current Hermes (v30) refuses it (no_predecessor: no keyed predecessor fell quiet within 900s of this session\'s start); hfx writes only what both agree on');
 		expect(p.unknownOnly).toEqual([]);
-		expect(planRepair({...i, only: ['orphan-0001']})).toMatchObject({adoptions: [], unknownOnly: ['orphan-0001']});
+		expect(planRepair({...i, only: ['orphan-0001']})).toMatchObject({adoptions: [], unknownOnly: [`orphan-0001 (orphan-0001 is not adoptable: ${p.refused[0]!.reason})`]});
 	});
 
 	it('heldBack returns null for an orphan both generations adopt from the same donor', () => {

@@ -98,19 +98,21 @@ export function resolveOutput(root: string, output: string | undefined, stamp: s
 	if (output === undefined || output === '') {
 		dir = defaultBackupDir(root);
 	} else {
+		// -o names a folder unless it ends in .zip and is not an existing folder: `-o /x/backups`
+		// is the folder /x/backups (as `hfx gate -o /x/backups` reads it), never /x/backups.zip.
 		const abs = path.resolve(output);
-		let isDir = output.endsWith('/');
+		let isDir = output.endsWith('/') || !abs.toLowerCase().endsWith('.zip');
 		try {
 			isDir ||= fs.statSync(abs).isDirectory();
 		} catch {
-			// does not exist yet
+			// does not exist yet: a .zip name is the archive's
 		}
 
 		if (isDir) {
 			dir = abs;
 		} else {
 			dir = path.dirname(abs);
-			explicit = abs.toLowerCase().endsWith('.zip') ? abs : `${abs}.zip`;
+			explicit = abs;
 		}
 	}
 

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {createRequire} from 'node:module';
 import type * as Yaml from 'yaml';
-import {span} from '../text/format.js';
+import {duration} from '../text/format.js';
 import {FailClosed, errorMessage} from '../errors.js';
 import {describeHolder, findHolders} from '../store/holders.js';
 import {storesUnderRoot} from '../store/locate.js';
@@ -332,7 +332,7 @@ function backupOutlook(root: string, options: DoctorOptions, mounts: MountEntry[
 
 		lastVerified = {name: best.name, path: best.path, ageSeconds: best.ageSeconds, drilled: best.drilled !== null, sameMount};
 		if ((best.ageSeconds ?? Number.POSITIVE_INFINITY) > 86_400) {
-			warnings.push(`the last verified backup (${best.name}) is ${span(best.ageSeconds)} old`);
+			warnings.push(`the last verified backup (${best.name}) is ${duration(best.ageSeconds)} old`);
 		}
 
 		if (sameMount && (layer === 'container-writable-layer' || layer === 'memory')) {

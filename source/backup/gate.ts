@@ -8,7 +8,7 @@
  */
 import fs from 'node:fs';
 import {sha256} from '../crypto.js';
-import {span} from '../text/format.js';
+import {duration} from '../text/format.js';
 import {type BackupEntry, listArchives} from './list.js';
 import {openZip} from './zipread.js';
 import {readChunks} from './chunks.js';
@@ -71,7 +71,7 @@ export async function checkGate(options: {dirs: string[]; maxAgeSeconds: number;
 
 			const missing: string[] = [];
 			if (e.ageSeconds === null || e.ageSeconds > options.maxAgeSeconds) {
-				missing.push(`it is ${span(e.ageSeconds)} old (max ${span(options.maxAgeSeconds)})`);
+				missing.push(`it is ${duration(e.ageSeconds)} old (max ${duration(options.maxAgeSeconds)})`);
 			}
 
 			if (e.complete === false) {
@@ -102,12 +102,12 @@ export async function checkGate(options: {dirs: string[]; maxAgeSeconds: number;
 			continue;
 		}
 
-		return {ok: true, archive: c.path, reason: `${c.name}: complete, ${span(c.ageSeconds)} old, verified and drilled, bytes unchanged since the drill`, maxAgeSeconds: options.maxAgeSeconds, candidates};
+		return {ok: true, archive: c.path, reason: `${c.name}: complete, ${duration(c.ageSeconds)} old, verified and drilled, bytes unchanged since the drill`, maxAgeSeconds: options.maxAgeSeconds, candidates};
 	}
 
 	const newest = candidates[0];
 	const reason = newest
-		? `no verified, drilled backup newer than ${span(options.maxAgeSeconds)}: the newest, ${newest.name}, ${newest.missing.join('; ')}. Next: ${newest.missing.some(m => m.includes('old') || m.includes('incomplete') || m.includes('changed') || m.includes('seal')) ? 'hfx backup, then hfx restore --drill <the new archive>' : `hfx restore --drill ${newest.path}`}`
+		? `no verified, drilled backup newer than ${duration(options.maxAgeSeconds)}: the newest, ${newest.name}, ${newest.missing.join('; ')}. Next: ${newest.missing.some(m => m.includes('old') || m.includes('incomplete') || m.includes('changed') || m.includes('seal')) ? 'hfx backup, then hfx restore --drill <the new archive>' : `hfx restore --drill ${newest.path}`}`
 		: `no hfx backup archive in ${options.dirs.join(', ')}. Next: hfx backup, then hfx restore --drill <the new archive>`;
 	return {ok: false, archive: null, reason, maxAgeSeconds: options.maxAgeSeconds, candidates};
 }

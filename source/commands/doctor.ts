@@ -7,7 +7,7 @@ import type {ExitCode} from '../errors.js';
 import {backupDirs, failIfAbandoned, resolveRoot} from './backup.js';
 import {type GlobalFlags, type Io, emit, guarded} from './context.js';
 
-import {bytes, span} from '../text/format.js';
+import {bytes, duration} from '../text/format.js';
 
 export type DoctorFlags = GlobalFlags & {output?: string};
 
@@ -38,7 +38,7 @@ export function humanDoctor(r: DoctorReport): string[] {
 
 	lines.push('');
 	lines.push(r.lastVerified
-		? `Last verified backup: ${r.lastVerified.name}, ${span(r.lastVerified.ageSeconds)} old, ${r.lastVerified.drilled ? 'drilled' : 'not drilled'}${r.lastVerified.sameMount ? ', on the same filesystem as the root' : ''}`
+		? `Last verified backup: ${r.lastVerified.name}, ${duration(r.lastVerified.ageSeconds)} old, ${r.lastVerified.drilled ? 'drilled' : 'not drilled'}${r.lastVerified.sameMount ? ', on the same filesystem as the root' : ''}`
 		: `Last verified backup: none in ${r.backupDirs.join(', ')}`);
 	for (const s of r.stores) {
 		const wal = s.journalMode === 'wal' ? `WAL mode, -wal ${s.walBytes === null ? 'absent' : bytes(s.walBytes)}, -shm ${s.shm ? 'present' : 'absent'}` : (s.journalMode === 'delete' ? 'rollback-journal mode' : 'unreadable');

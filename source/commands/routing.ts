@@ -6,7 +6,7 @@ import type {ChatRouting} from '../forensics/routing.js';
 import {resolveChat} from '../forensics/resolve.js';
 import {FailClosed, type ExitCode} from '../errors.js';
 import {type GlobalFlags, type Io, emit, guarded, loadOne} from './context.js';
-import {span, utc} from '../text/format.js';
+import {duration, utc} from '../text/format.js';
 import {routingJson} from './scan.js';
 
 export type RoutingFlags = GlobalFlags & {key?: string};
@@ -17,7 +17,7 @@ export function chatLines(r: ChatRouting, afterUpgrade?: string): string[] {
 	lines.push(`    routing entry     ${r.routingEntry ?? '(none)'}${r.routingEntryNote ? `: ${r.routingEntryNote}` : ''}`);
 	lines.push(`    restart resumes   ${r.restartResolvesTo ?? '(a new, empty session)'}  via ${r.resolution.via}, rule set ${r.resolution.ruleSet}`);
 	const lag = r.newestActivityAt !== null && r.resolvesToActivityAt !== null ? r.newestActivityAt - r.resolvesToActivityAt : null;
-	lines.push(`    newest message in ${r.newestActivityIn ?? '(no messages)'}  ${utc(r.newestActivityAt)} UTC${r.rollbackRisk && lag !== null && lag > 0 ? ` (${span(lag)} newer than what a restart resumes)` : ''}`);
+	lines.push(`    newest message in ${r.newestActivityIn ?? '(no messages)'}  ${utc(r.newestActivityAt)} UTC${r.rollbackRisk && lag !== null && lag > 0 ? ` (${duration(lag)} newer than what a restart resumes)` : ''}`);
 	if (r.rollbackRiskReason) {
 		lines.push(`    why               ${r.rollbackRiskReason}`);
 	}

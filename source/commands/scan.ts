@@ -9,7 +9,7 @@ import type {ChatRouting} from '../forensics/routing.js';
 import type {ExitCode} from '../errors.js';
 import type {DatabaseFacts} from '../store/load.js';
 import {type GlobalFlags, type Io, type StoreResult, emit, guarded, loadAndAnalyze, locate} from './context.js';
-import {bytes, plural, span, utc} from '../text/format.js';
+import {bytes, duration, plural, utc} from '../text/format.js';
 
 export function orphanJson(o: OrphanVerdict, changes?: UpgradeChanges) {
 	return {
@@ -145,7 +145,7 @@ function riskLines(r: ChatRouting, changes: Analysis['upgradeChanges']): string[
 		r.restartResolvesTo === null
 			? `    a restart resumes  nothing: the gateway starts a fresh, empty session (${r.resolution.via})`
 			: `    a restart resumes  ${r.restartResolvesTo}  (last message ${utc(r.resolvesToActivityAt)} UTC, via ${r.resolution.via})`,
-		`    newest message in  ${r.newestActivityIn}  (${utc(r.newestActivityAt)} UTC${lag !== null && lag > 0 ? `, ${span(lag)} newer` : ''}${inOrphan ? ', an adoptable orphan' : (inAmbiguous ? ', an orphan repair-routing refuses as ambiguous although all its candidates are this chat' : '')})`,
+		`    newest message in  ${r.newestActivityIn}  (${utc(r.newestActivityAt)} UTC${lag !== null && lag > 0 ? `, ${duration(lag)} newer` : ''}${inOrphan ? ', an adoptable orphan' : (inAmbiguous ? ', an orphan repair-routing refuses as ambiguous although all its candidates are this chat' : '')})`,
 		...(r.rollbackRiskReason ? [`    why: ${r.rollbackRiskReason}`] : []),
 		...(after ? [`    ${after}`] : []),
 		`    next: do not restart the gateway yet; ${inOrphan ? 'preview the fix with `hfx repair`' : `inspect with \`hfx routing ${r.sessionKey}\`${inAmbiguous ? ' (repair-routing will not adopt it: settle it by hand)' : ''}`}`,

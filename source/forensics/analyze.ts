@@ -9,6 +9,7 @@ import {type ChatRouting, analyzeRouting} from './routing.js';
 import {type UpgradeChanges, upgradeChanges} from './upgrade.js';
 import {isCorruptTime} from './time.js';
 import type {SessionRecord, Snapshot} from './types.js';
+import {duration} from '../text/format.js';
 
 export type Severity = 'critical' | 'warning' | 'info';
 
@@ -58,16 +59,6 @@ export type AnalyzeOptions = {
 	 */
 	byId?: Map<string, SessionRecord>;
 };
-
-function days(seconds: number): string {
-	const d = seconds / 86_400;
-	if (d >= 1) {
-		return `${d.toFixed(1)} days`;
-	}
-
-	const h = seconds / 3600;
-	return h >= 1 ? `${h.toFixed(1)} hours` : `${Math.max(0, Math.round(seconds / 60))} minutes`;
-}
 
 /** Sessions with a timestamp outside the epoch window (reported as info findings). */
 export function hasCorruptTime(s: SessionRecord): boolean {
@@ -130,7 +121,7 @@ function rollbackFinding(chat: ChatRouting): Finding {
 		kind: 'rollback-risk',
 		subject: chat.sessionKey,
 		title: `ROLLBACK RISK ${chat.sessionKey}`,
-		detail: `${resumes} but the newest message is in ${chat.newestActivityIn}${lag !== null && lag > 0 ? `, ${days(lag)} later` : ''}`,
+		detail: `${resumes} but the newest message is in ${chat.newestActivityIn}${lag !== null && lag > 0 ? `, ${duration(lag)} newer` : ''}`,
 		next: adoptable
 			? `do not restart the gateway yet; preview the adoption of ${chat.newestActivityIn} with: hfx repair`
 			: 'do not restart the gateway yet; inspect the chat with: hfx routing ' + JSON.stringify(chat.sessionKey),

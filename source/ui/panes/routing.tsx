@@ -6,7 +6,7 @@
 import React from 'react';
 import {Box, Text} from 'ink';
 import type {ChatRouting} from '../../forensics/routing.js';
-import {span, utc} from '../../text/format.js';
+import {duration, utc} from '../../text/format.js';
 import {List} from '../components/list.js';
 import {useTheme} from '../theme.js';
 import {routingRows} from '../views.js';
@@ -22,7 +22,7 @@ function ChatDetail({chat, after, width, height}: {chat: ChatRouting; after: str
 	const lines: Array<{text: string; color?: string; bold?: boolean}> = [];
 	if (chat.rollbackRisk) {
 		const resumes = chat.restartResolvesTo === null ? 'a restart starts a fresh, empty session' : `a restart resumes ${chat.restartResolvesTo}`;
-		lines.push({text: ` ✗ ROLLBACK RISK: ${resumes}, but the newest message is in ${chat.newestActivityIn}${lag !== null && lag > 0 ? ` (${span(lag)} newer)` : ''}`, color: theme.danger, bold: true});
+		lines.push({text: ` ✗ ROLLBACK RISK: ${resumes}, but the newest message is in ${chat.newestActivityIn}${lag !== null && lag > 0 ? ` (${duration(lag)} newer)` : ''}`, color: theme.danger, bold: true});
 	} else if (chat.rollbackRiskReason) {
 		lines.push({text: ` ${chat.rollbackRiskReason}`});
 	}

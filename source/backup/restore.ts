@@ -21,12 +21,13 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import {FailClosed, errorCode, errorMessage} from '../errors.js';
 import {critical} from '../interrupts.js';
 import {detectKind} from './detect-kind.js';
 import type {Manifest} from './manifest.js';
 import type {ProgressFn} from './progress.js';
-import {type RestoredDb, commit, reverify} from './restore-commit.js';
-import {assertNoHolders, confirmReplace, planTargets, refuse, refuseDamaged, refuseUnsafeMembers} from './restore-refusals.js';
+import {type RestoredDb, commit, preRestoreDirFor, reverify} from './restore-commit.js';
+import {assertNoHolders, confirmReplace, planTargets, refuse, refuseDamaged, refuseLinkedBackups, refuseUnsafeMembers} from './restore-refusals.js';
 import {openSource} from './restore-source.js';
 import {stageAll} from './restore-stage.js';
 import {unregisterTemp} from './temps.js';
@@ -98,15 +99,19 @@ export async function restoreArchive(options: RestoreOptions): Promise<RestoreRe
 	const kind = detectKind(archive);
 	const report = await verifyForRestore(archive, kind, options);
 	const manifest = report.manifest;
-	const source = await openSource(archive, manifest);
+	const source = await openSource(archive, manifest).catch((error: unknown) => {
+		throw asRefusal(error, archive, false);
+	});
 	const stagedFiles: string[] = [];
 	const createdDirs: string[] = [];
+	let committing = false;
 	try {
 		// Target checks.
 		const plan = planTargets(archive, target, source.members);
 		const dbRels = plan.filter(p => p.m.kind === 'db').map(p => p.m.path);
 		if (options.mode !== 'drill') {
-			// 3. Nobody may hold what we replace.
+			// 3. Nobody may hold what we replace; the pre-restore copies never go through a link.
+			refuseLinkedBackups(target);
 			assertNoHolders(target, dbRels);
 			// 4. Confirmation when anything would be replaced.
 			await confirmReplace(archive, target, plan, options);
@@ -118,8 +123,10 @@ export async function restoreArchive(options: RestoreOptions): Promise<RestoreRe
 		// 6.-7. Commit and re-verify as one critical section: a Ctrl-C or SIGTERM arriving between the
 		// first rename and the last check waits for them (source/interrupts.ts), so a restore is never
 		// left half-renamed by a signal.
+		const preRestore = preRestoreDirFor(plan, target, options.mode, options.now?.() ?? new Date());
 		const {restored, failed, keptAside, preDir, preCreated, postProblems, databases} = await critical(async () => {
-			const committed = commit(plan, staged, target, options.mode, options.now?.() ?? new Date());
+			committing = true;
+			const committed = commit(plan, staged, preRestore);
 			return {...committed, ...reverify(plan, committed.restored, dbRels.length, manifest, options.onProgress)};
 		});
 
@@ -141,10 +148,27 @@ export async function restoreArchive(options: RestoreOptions): Promise<RestoreRe
 		};
 	} catch (error) {
 		removeStaged(stagedFiles, createdDirs);
-		throw error;
+		throw asRefusal(error, target, committing);
 	} finally {
 		source.close();
 	}
+}
+
+/**
+ * Any failure as one line: a refusal stays as it is; anything else before the commit wrote nothing
+ * (exit 2), during it some files may be replaced already (exit 1, and it says so).
+ */
+function asRefusal(error: unknown, file: string, committing: boolean): FailClosed {
+	if (error instanceof FailClosed && (!committing || !error.reason.includes('nothing was written'))) {
+		return error;
+	}
+
+	const cause = error instanceof FailClosed ? error.reason : `${errorCode(error) ?? 'error'}: ${errorMessage(error)}`;
+	if (!committing) {
+		return refuse(file, 'restore-failed', `the restore failed before replacing anything (${cause})`, 'fix the cause and run the restore again');
+	}
+
+	return new FailClosed({file, kind: 'restore-interrupted', reason: `the restore stopped while replacing files (${cause}); some files may be replaced already`, next: `the previous files are in ${path.join(file, 'backups')}/pre-restore-…; fix the cause and restore again`, exitCode: 1, cause: error});
 }
 
 /** After a failure: the staged files removed, and the folders the restore created (when empty). */

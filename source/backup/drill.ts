@@ -17,6 +17,7 @@ import type {ProgressFn} from './progress.js';
 import {type Fingerprint, appendRecord, fingerprintOf} from './records.js';
 import {type RestoreResult, restoreArchive} from './restore.js';
 import {detectKind} from './detect-kind.js';
+import {manifestHome} from './manifest.js';
 
 export type DrillScan = {
 	path: string;
@@ -129,7 +130,7 @@ function recordDrill(where: ReturnType<typeof recordsLocation>, fp: Fingerprint,
 		createdAt: manifest?.createdAtEpoch ?? null,
 		level: 'full',
 		summary,
-		details: {complete: manifest?.complete ?? null, scans},
+		details: {complete: manifest?.complete ?? null, home: manifest ? manifestHome(manifest) : null, scans},
 	});
 }
 

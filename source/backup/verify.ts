@@ -16,6 +16,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {detectKind} from './detect-kind.js';
+import {manifestHome} from './manifest.js';
 import {appendRecord, fingerprintOf} from './records.js';
 import type {VerifyOptions, VerifyReport} from './verify-report.js';
 import {verifySnapshot} from './verify-snapshot.js';
@@ -85,6 +86,6 @@ export function recordVerification(report: VerifyReport): boolean {
 		seal: report.seal,
 		createdAt: report.manifest?.createdAtEpoch ?? null,
 		summary: report.exitCode === 0 ? `sound: ${report.members} members, ${report.databases.length} databases checked` : `${report.status}: ${problems.slice(0, 5).join('; ')}`,
-		details: {complete: report.manifest?.complete ?? null},
+		details: {complete: report.manifest?.complete ?? null, home: report.manifest ? manifestHome(report.manifest) : null},
 	});
 }

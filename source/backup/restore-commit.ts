@@ -46,12 +46,20 @@ export function makePreRestoreDir(target: string, stamp: string): string {
 		const dir = path.join(backups, n === 0 ? `pre-restore-${stamp}` : `pre-restore-${stamp}-${n}`);
 		try {
 			fs.mkdirSync(dir, {mode: 0o700});
-			return dir;
 		} catch (error) {
 			if (errorCode(error) !== 'EEXIST') {
 				throw refuse(dir, 'pre-restore-failed', `cannot create the pre-restore folder (${errorCode(error) ?? errorMessage(error)})`, 'fix the cause (space, permissions) and run the restore again');
 			}
+
+			continue;
 		}
+
+		// The folder just made must be where it was asked for (backups/ not swapped for a link meanwhile).
+		if (fs.realpathSync(dir) !== path.join(fs.realpathSync(target), 'backups', path.basename(dir))) {
+			throw refuse(dir, 'symlink-in-target', 'the pre-restore folder landed somewhere else (backups/ was replaced by a link while the restore ran)', 'make backups/ a real folder, then run the restore again');
+		}
+
+		return dir;
 	}
 
 	throw refuse(backups, 'pre-restore-failed', `1000 pre-restore folders for ${stamp} exist already`, 'move old pre-restore folders aside, then run the restore again');

@@ -99,6 +99,19 @@ export function refuseLinkedBackups(target: string): void {
 	}
 }
 
+/**
+ * Just before the commit (staging took time): no path a member lands on may have become a
+ * symbolic link since it was planned; a refusal here still writes nothing.
+ */
+export function refuseLinksSincePlanned(target: string, plan: PlannedMember[]): void {
+	for (const p of plan) {
+		const link = linkOnTheWay(target, p.dest);
+		if (link) {
+			throw refuse(link, 'symlink-in-target', 'this became a symbolic link while the restore was staging its files', 'find out what replaced it, make it a real folder or file, then run the restore again');
+		}
+	}
+}
+
 /** Every folder between `root` (exclusive) and `dest` must be a real folder, never a symlink. */
 function linkOnTheWay(root: string, dest: string): string | null {
 	const rel = path.relative(root, dest).split(path.sep);

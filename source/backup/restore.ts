@@ -27,7 +27,7 @@ import {detectKind} from './detect-kind.js';
 import type {Manifest} from './manifest.js';
 import type {ProgressFn} from './progress.js';
 import {type RestoredDb, commit, preRestoreDirFor, reverify} from './restore-commit.js';
-import {assertNoHolders, confirmReplace, planTargets, refuse, refuseDamaged, refuseLinkedBackups, refuseUnsafeMembers} from './restore-refusals.js';
+import {assertNoHolders, confirmReplace, planTargets, refuse, refuseDamaged, refuseLinkedBackups, refuseLinksSincePlanned, refuseUnsafeMembers} from './restore-refusals.js';
 import {openSource} from './restore-source.js';
 import {stageAll} from './restore-stage.js';
 import {unregisterTemp} from './temps.js';
@@ -123,6 +123,11 @@ export async function restoreArchive(options: RestoreOptions): Promise<RestoreRe
 		// 6.-7. Commit and re-verify as one critical section: a Ctrl-C or SIGTERM arriving between the
 		// first rename and the last check waits for them (source/interrupts.ts), so a restore is never
 		// left half-renamed by a signal.
+		refuseLinksSincePlanned(target, plan);
+		if (options.mode !== 'drill') {
+			refuseLinkedBackups(target);
+		}
+
 		const preRestore = preRestoreDirFor(plan, target, options.mode, options.now?.() ?? new Date());
 		const {restored, failed, keptAside, preDir, preCreated, postProblems, databases} = await critical(async () => {
 			committing = true;

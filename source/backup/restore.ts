@@ -97,7 +97,9 @@ export async function restoreArchive(options: RestoreOptions): Promise<RestoreRe
 	const archive = path.resolve(options.archive);
 	const target = path.resolve(options.target);
 	const kind = detectKind(archive);
-	const report = await verifyForRestore(archive, kind, options);
+	const report = await verifyForRestore(archive, kind, options).catch((error: unknown) => {
+		throw asRefusal(error, archive, false);
+	});
 	const manifest = report.manifest;
 	const source = await openSource(archive, manifest).catch((error: unknown) => {
 		throw asRefusal(error, archive, false);
@@ -164,11 +166,18 @@ export async function restoreArchive(options: RestoreOptions): Promise<RestoreRe
  * (exit 2), during it some files may be replaced already (exit 1, and it says so).
  */
 function asRefusal(error: unknown, file: string, committing: boolean): FailClosed {
-	if (error instanceof FailClosed && (!committing || !error.reason.includes('nothing was written'))) {
+	const said = error instanceof FailClosed && error.reason.includes('nothing was written');
+	if (error instanceof FailClosed && (committing ? !said : said)) {
 		return error;
 	}
 
-	const cause = error instanceof FailClosed ? error.reason : `${errorCode(error) ?? 'error'}: ${errorMessage(error)}`;
+	if (error instanceof FailClosed && !committing) {
+		return new FailClosed({file: error.file, kind: error.kind, reason: `${error.reason}; nothing was written`, next: error.next, exitCode: error.exitCode, cause: error});
+	}
+
+	const message = errorMessage(error);
+	const code = errorCode(error);
+	const cause = error instanceof FailClosed ? error.reason : `${code && !message.startsWith(code) ? `${code}: ` : ''}${message}`;
 	if (!committing) {
 		return refuse(file, 'restore-failed', `the restore failed before replacing anything (${cause})`, 'fix the cause and run the restore again');
 	}

@@ -332,3 +332,20 @@ describe('pre-restore copies: this restore\'s own folder, never through a link',
 		expect(treeState(home.root)).toEqual(before);
 	});
 });
+
+describe('a failure that is not the archive\'s is one line too', () => {
+	it('a temp folder that does not exist: verify and restore each say so in one line, exit 2, the target unchanged (binary)', () => {
+		const dir = tempDir('no-tmp');
+		const archive = pyZip(path.join(dir, 'a.zip'), [{name: 'config.yaml', data: 'model: x\n'}, {name: 'state.db', data: tinyDb(dir)}]);
+		const target = occupiedTarget('no-tmp-target', tinyDb(dir, 3));
+		const before = treeState(target);
+		const env = {TMPDIR: path.join(dir, 'missing')};
+		const verify = hfx(['verify', archive], {env});
+		expect(verify.code).toBe(2);
+		expect(verify.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^hfx: .*a\.zip: the verification could not run \(ENOENT: .*\); the archive was not judged\. Next: /) as string]);
+		const restore = hfx(['restore', archive, '--home', target, '--yes'], {env});
+		expect(restore.code).toBe(2);
+		expect(restore.stderr.trim().split('\n')).toEqual([expect.stringMatching(/could not run .*nothing was written\. Next: /) as string]);
+		expect(treeState(target)).toEqual(before);
+	});
+});

@@ -7,8 +7,10 @@
  * other control byte, a backslash, an absolute path or a drive letter, a ".." segment, a link of
  * any kind (symbolic or hard, whatever its target), a device, FIFO, socket or unknown type, a size
  * that is not a whole number of bytes, a name that appears twice, names that normalize to the
- * same path (".//a" and "a", Unicode forms, letter case: one file on a case-insensitive disk), and
- * a file standing where another member needs a folder.
+ * same path ("./a", "a//b/" and "a", "a/b"), and a file standing where another member needs a
+ * folder. With `fold` (for a case- or normalization-insensitive disk), names that differ only by
+ * letter case or Unicode form clash too; off by default, since on Linux they are two files and a
+ * home holding both (a cloned repository in skills/) must still verify.
  *
  * Sidecars (`X.db-wal`, `-shm`, `-journal`, or beside any member X) are a finding of their own:
  * replayed or moved over a restored database they would change it, so verify says so (exit 1)
@@ -122,16 +124,21 @@ export function sidecarSuffix(normalized: string, others: ReadonlySet<string>): 
 	return null;
 }
 
-/** The key two names share when one disk would store them as one file. */
-function collisionKey(normalized: string): string {
-	return normalized.normalize('NFC').toLowerCase();
+export type PolicyOptions = {
+	/** Names differing only by letter case or Unicode form clash (a case-insensitive target). */
+	fold?: boolean;
+};
+
+/** The key two names share when the disk would store them as one file. */
+function collisionKey(normalized: string, fold: boolean): string {
+	return fold ? normalized.normalize('NFC').toLowerCase() : normalized;
 }
 
 /**
  * Judges every member, in any order (the findings do not depend on it): each refused member, each
  * repeated or colliding name, each file standing where another member needs a folder, each sidecar.
  */
-export function judgeMembers(members: readonly MemberFacts[]): MemberFinding[] {
+export function judgeMembers(members: readonly MemberFacts[], options: PolicyOptions = {}): MemberFinding[] {
 	const findings: MemberFinding[] = [];
 	const normalized = members.map(m => normalizeName(m.name));
 	const safe = new Set<number>();
@@ -144,7 +151,7 @@ export function judgeMembers(members: readonly MemberFacts[]): MemberFinding[] {
 		}
 	}
 
-	findings.push(...nameClashes(members, normalized, safe));
+	findings.push(...nameClashes(members, normalized, safe, options.fold ?? false));
 	const files = new Set([...safe].filter(i => members[i]!.type === 'file').map(i => normalized[i]!));
 	for (const i of safe) {
 		const m = members[i]!;
@@ -162,12 +169,12 @@ export function judgeMembers(members: readonly MemberFacts[]): MemberFinding[] {
 }
 
 /** Names seen twice, names that land on one path, and a file where a folder is needed. */
-function nameClashes(members: readonly MemberFacts[], normalized: string[], safe: Set<number>): MemberFinding[] {
+function nameClashes(members: readonly MemberFacts[], normalized: string[], safe: Set<number>, fold: boolean): MemberFinding[] {
 	const findings: MemberFinding[] = [];
 	const byKey = new Map<string, number>();
 	const fileKeys = new Map<string, number>();
 	for (const i of safe) {
-		const key = collisionKey(normalized[i]!);
+		const key = collisionKey(normalized[i]!, fold);
 		const first = byKey.get(key);
 		const m = members[i]!;
 		if (first === undefined) {
@@ -189,7 +196,7 @@ function nameClashes(members: readonly MemberFacts[], normalized: string[], safe
 	}
 
 	for (const i of safe) {
-		const parts = collisionKey(normalized[i]!).split('/');
+		const parts = collisionKey(normalized[i]!, fold).split('/');
 		for (let n = 1; n < parts.length; n++) {
 			const holder = fileKeys.get(parts.slice(0, n).join('/'));
 			if (holder !== undefined) {

@@ -48,9 +48,12 @@ describe('one member on its own', () => {
 
 describe('the members together', () => {
 	it('finds a repeated name, names that land on one path, and a file where a folder is needed', () => {
-		const f = judgeMembers([file('state.db'), file('config.yaml'), file('state.db'), file('./config.yaml'), file('SOUL.md'), file('soul.md'), file('caf\u00E9'), file('cafe\u0301'), file('skills'), file('skills/greet/SKILL.md')]);
-		expect(f.map(x => [x.index, x.kind])).toEqual([[2, 'duplicate'], [3, 'collision'], [5, 'collision'], [7, 'collision'], [9, 'collision']]);
-		expect(f[4]!.what).toMatch(/needs the folder "skills"/);
+		const members = [file('state.db'), file('config.yaml'), file('state.db'), file('./config.yaml'), file('SOUL.md'), file('soul.md'), file('caf\u00E9'), file('cafe\u0301'), file('skills'), file('skills/greet/SKILL.md'), file('a//b/'), file('a/b')];
+		const f = judgeMembers(members);
+		expect(f.map(x => [x.index, x.kind])).toEqual([[2, 'duplicate'], [3, 'collision'], [9, 'collision'], [11, 'collision']]);
+		expect(f[2]!.what).toMatch(/needs the folder "skills"/);
+		// For a case- or normalization-insensitive target, letter case and Unicode forms clash too.
+		expect(judgeMembers(members, {fold: true}).map(x => x.index)).toEqual([2, 3, 5, 7, 9, 11]);
 	});
 
 	it('a folder named twice is not a clash', () => {
@@ -71,7 +74,7 @@ describe('the members together', () => {
 	});
 
 	it('gives the same verdict for every order of the members', () => {
-		const members = [file('state.db'), file('state.db-wal'), file('../x'), file('a'), file('A'), file('config.yaml'), file('l', {type: 'symlink'})];
+		const members = [file('state.db'), file('state.db-wal'), file('../x'), file('a'), file('./a'), file('config.yaml'), file('l', {type: 'symlink'})];
 		const key = (ms: MemberFacts[]) => judgeMembers(ms).map(f => `${f.kind}`).sort().join(',');
 		const want = key(members);
 		expect(want).toBe('collision,refused,refused,sidecar');

@@ -2,8 +2,9 @@
  * `hfx restore ARCHIVE (--to DIR | --home DIR) [--yes]` and the drill's restore into a scratch
  * folder. Fail closed, in this order (docs/sqlite-wal.md, backup):
  *
- *   1. refuse members with "..", absolute paths, symlinks or devices, and targets reached
- *      through a symlink, before anything else;
+ *   1. refuse every member the member policy refuses (member-policy.ts: "..", absolute paths,
+ *      links, devices, clashing names, sidecars), and targets reached through a symlink, before
+ *      anything else;
  *   2. verify the WHOLE archive (every byte, every database on a temp extraction): a damaged
  *      archive writes nothing;
  *   3. refuse while any process holds a target database, its -wal/-shm, or a deleted -wal inode
@@ -11,13 +12,15 @@
  *   4. typed confirmation (or --yes) when something would be replaced;
  *   5. stage every member beside its destination under a temp name, re-hashing it against the
  *      manifest, fsync: any failure removes the staged files and nothing was written;
- *   6. commit: keep the current files (state.db, -wal, -shm as found) in
- *      backups/pre-restore-<time>/ (hard links, no copy), move the old -wal/-shm/-journal aside so
+ *   6. commit: every landing path re-checked for links, then the current files (state.db, -wal,
+ *      -shm as found) kept in this restore's own backups/pre-restore-<time>[-N]/ (made exclusively,
+ *      never through a symlinked backups/; hard links, no copy), move the old -wal/-shm/-journal aside so
  *      SQLite cannot replay them over the restored file, rename each staged file into place,
  *      fsync the folders; credentials and databases get mode 0600;
  *   7. re-verify: sha256 of every restored file, and each database through the read-only reader
  *      (integrity_check + counts against the manifest).
- * Exit 0 all restored and verified, 1 partial (listed), 2 refused or nothing written.
+ * Exit 0 all restored and verified, 1 partial (listed), 2 refused or nothing written. Every
+ * failure is one line (asRefusal); "nothing was written" is said only before the first rename.
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -347,5 +347,8 @@ describe('a failure that is not the archive\'s is one line too', () => {
 		expect(restore.code).toBe(2);
 		expect(restore.stderr.trim().split('\n')).toEqual([expect.stringMatching(/could not run .*nothing was written\. Next: /) as string]);
 		expect(treeState(target)).toEqual(before);
+		const drill = hfx(['restore', '--drill', archive], {env});
+		expect(drill.code).toBe(2);
+		expect(drill.stderr.trim().split('\n')).toEqual([expect.stringMatching(/cannot create the drill's scratch folder .*ENOENT/) as string]);
 	});
 });

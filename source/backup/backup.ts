@@ -23,7 +23,8 @@ import {utcStamp} from './stamp.js';
 import {registerTemp, removeTemp, sweepDebris, tempPath, unregisterTemp} from './temps.js';
 import {freeBytes, writeFailure} from './write-failure.js';
 import {type BackupLock, acquireBackupLock} from './lock.js';
-import {type DatabaseRecord, MANIFEST_NAME, type Manifest, type MemberRecord, newManifest, parseManifest} from './manifest.js';
+import {readArchiveManifest} from './archive-manifest.js';
+import {type DatabaseRecord, MANIFEST_NAME, type Manifest, type MemberRecord, manifestHome, newManifest, parseManifest} from './manifest.js';
 import type {ProgressFn} from './progress.js';
 import {appendRecord, fingerprintOf, readRecords, statusFor} from './records.js';
 import {type DbCopy, checkDatabaseFile, copyDatabase, judgeCopy} from './sqlite-copy.js';
@@ -242,32 +243,38 @@ export async function readBack(file: string, manifest: Manifest, expected: {byte
 
 /** Is this archive of ours complete (its manifest says so)? Reads only the manifest. */
 export async function archiveIsComplete(file: string): Promise<boolean> {
-	try {
-		const z = await openZip(file);
-		try {
-			const m = z.members.find(x => x.name === MANIFEST_NAME);
-			if (!m) {
-				return false;
-			}
-
-			const chunks: Buffer[] = [];
-			const d = await readMember(z, m, c => chunks.push(c));
-			return d.crcOk && parseManifest(Buffer.concat(chunks)).complete;
-		} finally {
-			z.close();
-		}
-	} catch {
-		return false;
-	}
+	return (await readArchiveManifest(file))?.complete === true;
 }
 
-/** Deletes older complete archives of ours beyond the newest `keep` (and never the newest drilled one). */
-export async function pruneArchives(dir: string, keep: number, newest: string): Promise<{pruned: string[]; keptDrilled: string | null}> {
+/**
+ * The archives in `dir` that belong to `home` (manifestHome, the real path), newest first, each
+ * with whether its manifest says it is complete. Another home's archive, or one whose manifest
+ * cannot be read, is not in the list: --keep never counts it and never prunes it.
+ */
+async function archivesOfHome(dir: string, home: string): Promise<Array<{name: string; complete: boolean}>> {
+	const out: Array<{name: string; complete: boolean}> = [];
+	for (const name of sortArchives(fs.readdirSync(dir))) {
+		const manifest = await readArchiveManifest(path.join(dir, name));
+		if (manifest && manifestHome(manifest) === home) {
+			out.push({name, complete: manifest.complete});
+		}
+	}
+
+	return out;
+}
+
+/**
+ * Deletes this home's older complete archives beyond its newest `keep` (never the newest drilled
+ * one); archives of other homes sharing the folder are neither counted nor pruned.
+ */
+export async function pruneArchives(dir: string, keep: number, newest: string, home: string): Promise<{pruned: string[]; keptDrilled: string | null}> {
 	if (keep <= 0) {
 		return {pruned: [], keptDrilled: null};
 	}
 
-	const names = sortArchives(fs.readdirSync(dir));
+	const mine = await archivesOfHome(dir, home);
+	const complete = new Set(mine.filter(a => a.complete).map(a => a.name));
+	const names = mine.map(a => a.name);
 	const keepSet = new Set(names.slice(0, keep));
 	keepSet.add(path.basename(newest));
 	const records = readRecords(dir);
@@ -285,7 +292,7 @@ export async function pruneArchives(dir: string, keep: number, newest: string): 
 		}
 
 		const file = path.join(dir, name);
-		if (!(await archiveIsComplete(file))) {
+		if (!complete.has(name)) {
 			continue;
 		}
 
@@ -355,7 +362,7 @@ export async function createBackup(options: BackupOptions): Promise<BackupResult
 		run.phase('publish');
 		recordBackup(run, manifest, members, written);
 		if (manifest.complete && !out.explicitFile) {
-			const pruned = await pruneArchives(out.dir, options.keep ?? DEFAULT_KEEP, out.file);
+			const pruned = await pruneArchives(out.dir, options.keep ?? DEFAULT_KEEP, out.file, manifestHome(manifest));
 			result.pruned = pruned.pruned;
 			result.keptDrilled = pruned.keptDrilled;
 		}
@@ -656,6 +663,6 @@ function recordBackup(run: BackupRun, manifest: Manifest, members: MemberRecord[
 	result.exitCode = manifest.complete ? 0 : 1;
 	const name = path.basename(out.file);
 	const summary = `${members.length} members, ${manifest.databases.length} databases${manifest.complete ? '' : `, INCOMPLETE: ${[...skipped.map(s => s.rel), ...result.problems].join(', ')}`}`;
-	result.recorded = appendRecord(out.dir, {at: Date.now() / 1000, event: 'backup', artifact: name, kind: 'archive', ok: manifest.complete, exitCode: result.exitCode, size: fp.size, mtimeMs: fp.mtimeMs, seal: written.seal, createdAt: manifest.createdAtEpoch, summary, details: {complete: manifest.complete, root}});
+	result.recorded = appendRecord(out.dir, {at: Date.now() / 1000, event: 'backup', artifact: name, kind: 'archive', ok: manifest.complete, exitCode: result.exitCode, size: fp.size, mtimeMs: fp.mtimeMs, seal: written.seal, createdAt: manifest.createdAtEpoch, summary, details: {complete: manifest.complete, root, home: manifestHome(manifest)}});
 	appendRecord(out.dir, {at: Date.now() / 1000, event: 'verify', level: 'write', artifact: name, kind: 'archive', ok: true, exitCode: 0, size: fp.size, mtimeMs: fp.mtimeMs, seal: written.seal, createdAt: manifest.createdAtEpoch, summary: 'read back after writing: size, CRC-32 of the file, seal and central directory match; databases checked on the identical copies'});
 }

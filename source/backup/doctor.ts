@@ -317,7 +317,7 @@ function configOutlook(config: DoctorConfig, root: string, out: Outlook): void {
 // Backups.
 function backupOutlook(root: string, options: DoctorOptions, mounts: MountEntry[], mount: MountEntry | null, layer: Layer, warnings: string[]): Pick<DoctorReport, 'backupDirs' | 'lastVerified'> {
 	const backupDirs = options.backupDirs && options.backupDirs.length > 0 ? options.backupDirs.map(d => path.resolve(d)) : [defaultBackupDir(root)];
-	const entries = listBackups({root, dirs: backupDirs, now: options.now}).filter(e => e.verified && e.kind !== 'snapshot');
+	const entries = listBackups({root, dirs: backupDirs, now: options.now}).filter(e => e.verified && e.kind !== 'snapshot' && e.owner !== 'other');
 	entries.sort((a, b) => (b.createdAt ?? 0) - (a.createdAt ?? 0));
 	const best = entries[0] ?? null;
 	let lastVerified: DoctorReport['lastVerified'] = null;

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {analyze, hasFindings} from '../forensics/analyze.js';
-import {FailClosed, errorMessage} from '../errors.js';
+import {FailClosed, errorCode, errorMessage} from '../errors.js';
 import {loadStore} from '../store/load.js';
 import {type StoreLocation, storesUnderRoot} from '../store/locate.js';
 import {registerTemp, removeTemp} from './temps.js';
@@ -17,6 +17,7 @@ import type {ProgressFn} from './progress.js';
 import {type Fingerprint, appendRecord, fingerprintOf} from './records.js';
 import {type RestoreResult, restoreArchive} from './restore.js';
 import {detectKind} from './detect-kind.js';
+import {manifestHome} from './manifest.js';
 
 export type DrillScan = {
 	path: string;
@@ -129,8 +130,19 @@ function recordDrill(where: ReturnType<typeof recordsLocation>, fp: Fingerprint,
 		createdAt: manifest?.createdAtEpoch ?? null,
 		level: 'full',
 		summary,
-		details: {complete: manifest?.complete ?? null, scans},
+		details: {complete: manifest?.complete ?? null, home: manifest ? manifestHome(manifest) : null, scans},
 	});
+}
+
+/** The scratch folder the drill restores into; one refusal line when it cannot be made. */
+function makeScratch(archive: string, parent: string): string {
+	try {
+		const scratch = fs.mkdtempSync(path.join(parent, 'hfx-drill-'));
+		registerTemp(scratch);
+		return scratch;
+	} catch (error) {
+		throw new FailClosed({file: archive, kind: 'no-scratch', reason: `cannot create the drill's scratch folder in ${parent} (${errorCode(error) ?? errorMessage(error)}); the archive was not judged`, next: 'fix the temp folder (TMPDIR, space, permissions) and run the drill again', cause: error});
+	}
 }
 
 export async function drillArchive(options: {archive: string; onProgress?: ProgressFn; tmpDir?: string}): Promise<DrillResult> {
@@ -141,8 +153,7 @@ export async function drillArchive(options: {archive: string; onProgress?: Progr
 		throw new FailClosed({file: archive, kind: 'unsupported', reason: fs.existsSync(archive) ? 'a drill restores hfx/Hermes zip archives and snapshot folders only' : 'no such file or folder', next: 'list the backups with hfx backups'});
 	}
 
-	const scratch = fs.mkdtempSync(path.join(options.tmpDir ?? os.tmpdir(), 'hfx-drill-'));
-	registerTemp(scratch);
+	const scratch = makeScratch(archive, options.tmpDir ?? os.tmpdir());
 	const where = recordsLocation(archive);
 	const fp = fingerprintOf(archive);
 	const problems: string[] = [];

@@ -4,14 +4,17 @@
  * archive of ours exists that is complete, newer than max-age, verified and drilled, and whose
  * bytes are still exactly the bytes that were drilled (its seal is recomputed now). Otherwise
  * exit 1 saying what is missing. Quick snapshots never pass: they live inside the Hermes root
- * and go with it when the container does.
+ * and go with it when the container does. Only an archive of the home asked about passes (its
+ * manifest's home, manifest.ts): another home's archive in the same folder is listed as such.
  */
 import fs from 'node:fs';
 import {sha256} from '../crypto.js';
-import {duration} from '../text/format.js';
+import {duration, plural} from '../text/format.js';
 import {type BackupEntry, listArchives} from './list.js';
 import {openZip} from './zipread.js';
 import {readChunks} from './chunks.js';
+import {readArchiveManifest} from './archive-manifest.js';
+import {manifestHome} from './manifest.js';
 
 export const DEFAULT_MAX_AGE_SECONDS = 30 * 60;
 
@@ -61,32 +64,45 @@ export async function recomputeSeal(file: string): Promise<string | null> {
 	}
 }
 
-export async function checkGate(options: {dirs: string[]; maxAgeSeconds: number; now: number}): Promise<GateResult> {
+/** What keeps one archive from passing, from its records (age, complete, verified, drilled, whose home). */
+function missingFor(e: BackupEntry, maxAgeSeconds: number): string[] {
+	const missing: string[] = [];
+	if (e.owner !== 'this') {
+		missing.push(e.owner === 'other' ? `it is an archive of another home (${e.home})` : 'no record says which home it is of (verify it: hfx verify records that)');
+	}
+
+	if (e.ageSeconds === null || e.ageSeconds > maxAgeSeconds) {
+		missing.push(`it is ${duration(e.ageSeconds)} old (max ${duration(maxAgeSeconds)})`);
+	}
+
+	if (e.complete === false) {
+		missing.push('it is incomplete (something was skipped when it was taken)');
+	}
+
+	if (!e.verified) {
+		missing.push(e.changedSinceRecorded ? 'the file changed after it was verified' : 'not verified');
+	}
+
+	if (!e.drilled) {
+		missing.push(e.lastFailure?.event === 'drill' ? `its last drill failed (${e.lastFailure.summary})` : 'not drilled');
+	}
+
+	return missing;
+}
+
+/** The archive's own manifest must name this home (the records could be stale or copied). */
+async function manifestNames(file: string, home: string): Promise<boolean> {
+	const manifest = await readArchiveManifest(file);
+	return manifest !== null && manifestHome(manifest) === home;
+}
+
+export async function checkGate(options: {dirs: string[]; maxAgeSeconds: number; now: number; home: string}): Promise<GateResult> {
 	const candidates: GateCandidate[] = [];
 	for (const dir of options.dirs) {
-		for (const e of listArchives(dir, options.now)) {
-			if (e.kind !== 'hfx-archive') {
-				continue;
+		for (const e of listArchives(dir, options.now, options.home)) {
+			if (e.kind === 'hfx-archive') {
+				candidates.push({...e, missing: missingFor(e, options.maxAgeSeconds)});
 			}
-
-			const missing: string[] = [];
-			if (e.ageSeconds === null || e.ageSeconds > options.maxAgeSeconds) {
-				missing.push(`it is ${duration(e.ageSeconds)} old (max ${duration(options.maxAgeSeconds)})`);
-			}
-
-			if (e.complete === false) {
-				missing.push('it is incomplete (something was skipped when it was taken)');
-			}
-
-			if (!e.verified) {
-				missing.push(e.changedSinceRecorded ? 'the file changed after it was verified' : 'not verified');
-			}
-
-			if (!e.drilled) {
-				missing.push(e.lastFailure?.event === 'drill' ? `its last drill failed (${e.lastFailure.summary})` : 'not drilled');
-			}
-
-			candidates.push({...e, missing});
 		}
 	}
 
@@ -102,12 +118,23 @@ export async function checkGate(options: {dirs: string[]; maxAgeSeconds: number;
 			continue;
 		}
 
+		if (!(await manifestNames(c.path, options.home))) {
+			c.missing.push('its manifest names another home');
+			continue;
+		}
+
 		return {ok: true, archive: c.path, reason: `${c.name}: complete, ${duration(c.ageSeconds)} old, verified and drilled, bytes unchanged since the drill`, maxAgeSeconds: options.maxAgeSeconds, candidates};
 	}
 
-	const newest = candidates[0];
-	const reason = newest
-		? `no verified, drilled backup newer than ${duration(options.maxAgeSeconds)}: the newest, ${newest.name}, ${newest.missing.join('; ')}. Next: ${newest.missing.some(m => m.includes('old') || m.includes('incomplete') || m.includes('changed') || m.includes('seal')) ? 'hfx backup, then hfx restore --drill <the new archive>' : `hfx restore --drill ${newest.path}`}`
-		: `no hfx backup archive in ${options.dirs.join(', ')}. Next: hfx backup, then hfx restore --drill <the new archive>`;
-	return {ok: false, archive: null, reason, maxAgeSeconds: options.maxAgeSeconds, candidates};
+	return {ok: false, archive: null, reason: blockedReason(candidates, options), maxAgeSeconds: options.maxAgeSeconds, candidates};
+}
+
+/** Why nothing passed: the newest of this home's archives and what it lacks, or that there is none. */
+function blockedReason(candidates: GateCandidate[], options: {dirs: string[]; maxAgeSeconds: number; home: string}): string {
+	const newest = candidates.find(c => c.owner === 'this');
+	const others = candidates.length - candidates.filter(c => c.owner === 'this').length;
+	const besides = others > 0 ? ` (${plural(others, 'archive')} there ${others === 1 ? 'is' : 'are'} of another or an unknown home: never passing for ${options.home})` : '';
+	return newest
+		? `no verified, drilled backup newer than ${duration(options.maxAgeSeconds)}: the newest, ${newest.name}, ${newest.missing.join('; ')}${besides}. Next: ${newest.missing.some(m => m.includes('old') || m.includes('incomplete') || m.includes('changed') || m.includes('seal') || m.includes('home')) ? 'hfx backup, then hfx restore --drill <the new archive>' : `hfx restore --drill ${newest.path}`}`
+		: `no hfx backup archive in ${options.dirs.join(', ')} for ${options.home}${besides}. Next: hfx backup, then hfx restore --drill <the new archive>`;
 }

@@ -2,12 +2,14 @@
  * `hfx backups`: every archive and quick snapshot we can see, with age, size and whether it was
  * verified and drilled (from the records beside it). Archives: the backup folder (default
  * <root>/backups/) and any folder given with -o. Snapshots: <home>/state-snapshots/ of the root
- * and of every profile.
+ * and of every profile. Whose home each archive is (manifest.ts: the home's real path) comes from
+ * its records: `owner` says whether it is this home's, another's, or unknown.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import {PROFILE_NAME} from '../store/locate.js';
 import {ARCHIVE_PATTERN, sortArchives} from './backup.js';
+import {realPathOf} from './manifest.js';
 import {parseStamp} from './stamp.js';
 import {type BackupRecord, fingerprintOf, readRecords, statusFor} from './records.js';
 import {SNAPSHOTS_DIR, SNAPSHOT_PATTERN} from './snapshot.js';
@@ -30,6 +32,10 @@ export type BackupEntry = {
 	complete: boolean | null;
 	changedSinceRecorded: boolean;
 	seal: string | null;
+	/** The home it was taken of (its real path), as its records say; null when they do not. */
+	home: string | null;
+	/** This home's (the one asked about), another home's, or unknown (no record names its home). */
+	owner: 'this' | 'other' | 'unknown';
 };
 
 function du(dir: string): number {
@@ -51,7 +57,30 @@ function completeOf(records: readonly BackupRecord[], artifact: string): boolean
 	return r ? (r.details!.complete as boolean) : null;
 }
 
-function entryFor(file: string, name: string, kind: BackupKind, profile: string | null, records: readonly BackupRecord[], now: number): BackupEntry {
+/** The home an artifact's newest record names (details.home; details.root of older backup records). */
+function homeOf(records: readonly BackupRecord[], artifact: string): string | null {
+	for (const r of [...records].reverse()) {
+		if (r.artifact !== artifact || !r.details) {
+			continue;
+		}
+
+		if (typeof r.details.home === 'string') {
+			return r.details.home;
+		}
+
+		if (typeof r.details.root === 'string') {
+			return realPathOf(r.details.root);
+		}
+	}
+
+	return null;
+}
+
+function ownerOf(entryHome: string | null, home: string | null): BackupEntry['owner'] {
+	return entryHome === null || home === null ? 'unknown' : (entryHome === home ? 'this' : 'other');
+}
+
+function entryFor(file: string, name: string, kind: BackupKind, profile: string | null, records: readonly BackupRecord[], now: number, home: string | null): BackupEntry {
 	const fp = fingerprintOf(file);
 	const status = statusFor(records, name, fp);
 	let mtime: number | null = null;
@@ -62,6 +91,7 @@ function entryFor(file: string, name: string, kind: BackupKind, profile: string 
 	}
 
 	const createdAt = status.createdAt ?? parseStamp(name) ?? mtime;
+	const entryHome = kind === 'snapshot' ? home : homeOf(records, name);
 	return {
 		path: file,
 		name,
@@ -76,10 +106,13 @@ function entryFor(file: string, name: string, kind: BackupKind, profile: string 
 		complete: completeOf(records, name),
 		changedSinceRecorded: status.changedSinceRecorded,
 		seal: status.seal,
+		home: entryHome,
+		owner: ownerOf(entryHome, home),
 	};
 }
 
-export function listArchives(dir: string, now: number): BackupEntry[] {
+/** The archives in `dir`; `home` (a real path, realPathOf) is the home asked about, for each one's owner. */
+export function listArchives(dir: string, now: number, home: string | null = null): BackupEntry[] {
 	let names: string[];
 	try {
 		names = fs.readdirSync(dir);
@@ -91,8 +124,8 @@ export function listArchives(dir: string, now: number): BackupEntry[] {
 	const ours = sortArchives(names);
 	const others = names.filter(n => !ARCHIVE_PATTERN.test(n) && /\.(zip|tar\.gz|tgz|tar)$/i.test(n) && !n.startsWith('.')).sort().reverse();
 	return [
-		...ours.map(n => entryFor(path.join(dir, n), n, 'hfx-archive', null, records, now)),
-		...others.map(n => entryFor(path.join(dir, n), n, /\.zip$/i.test(n) ? (/^(hermes-backup|pre-update|pre-migration)-/.test(n) ? 'hermes-archive' : 'zip') : 'tar', null, records, now)),
+		...ours.map(n => entryFor(path.join(dir, n), n, 'hfx-archive', null, records, now, home)),
+		...others.map(n => entryFor(path.join(dir, n), n, /\.zip$/i.test(n) ? (/^(hermes-backup|pre-update|pre-migration)-/.test(n) ? 'hermes-archive' : 'zip') : 'tar', null, records, now, home)),
 	].filter(e => {
 		try {
 			return fs.statSync(e.path).isFile();
@@ -126,7 +159,7 @@ export function listSnapshots(root: string, now: number): BackupEntry[] {
 
 		const records = readRecords(dir);
 		for (const n of names) {
-			out.push(entryFor(path.join(dir, n), n, 'snapshot', profile, records, now));
+			out.push(entryFor(path.join(dir, n), n, 'snapshot', profile, records, now, realPathOf(home)));
 		}
 	}
 
@@ -143,7 +176,7 @@ export function listBackups(options: {root: string | null; dirs: string[]; now: 
 		}
 
 		seen.add(abs);
-		out.push(...listArchives(abs, options.now));
+		out.push(...listArchives(abs, options.now, options.root ? realPathOf(options.root) : null));
 	}
 
 	if (options.root) {

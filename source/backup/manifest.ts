@@ -4,6 +4,14 @@
  * row counts (taken from the verified copy). A quick snapshot's manifest.json also carries
  * Hermes' own fields (id, timestamp, label, file_count, total_size, files, failed_dbs,
  * oversized_skipped) so Hermes lists and restores it as one of its own.
+ *
+ * Whose archive: `source.home` records the home's identity. The identity is the home's REAL path
+ * (symbolic links resolved, as the backup saw it): two homes never share one, and the same home
+ * keeps it across container rebuilds that mount the same folder. Its device and inode are kept
+ * beside it for the record (they change when the folder is re-created, so they are not the key).
+ * `gate`, `--keep` and `hfx backups` consider an archive this home's only when that path matches;
+ * an archive of another home (or of an unknown one: no `source.home`, and its `source.root` no
+ * longer resolves to this home) is listed as such, never pruned, never passes the gate.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -54,7 +62,7 @@ export type Manifest = {
 	createdAt: string;
 	createdAtEpoch: number;
 	label: string | null;
-	source: {root: string; host: string; uid: number | null};
+	source: {root: string; host: string; uid: number | null; home?: HomeIdentity};
 	tool: {name: 'hfx'; version: string};
 	/** False when anything was skipped or a database copy failed its check. */
 	complete: boolean;
@@ -63,6 +71,34 @@ export type Manifest = {
 	skipped: Array<{path: string; reason: string}>;
 	excluded: Array<{path: string; why: string}>;
 };
+
+/** Which home an archive belongs to (see the header): its real path is the key. */
+export type HomeIdentity = {realPath: string; dev: number; ino: number};
+
+/** The identity of the home at `root`: its real path, and its device and inode for the record. */
+export function homeIdentity(root: string): HomeIdentity {
+	const realPath = realPathOf(root);
+	try {
+		const st = fs.statSync(realPath);
+		return {realPath, dev: st.dev, ino: st.ino};
+	} catch {
+		return {realPath, dev: -1, ino: -1};
+	}
+}
+
+/** The real path when it resolves, else the absolute path as given. */
+export function realPathOf(p: string): string {
+	try {
+		return fs.realpathSync(p);
+	} catch {
+		return path.resolve(p);
+	}
+}
+
+/** The home key a manifest names: its recorded real path, or (older manifests) its root resolved now. */
+export function manifestHome(m: Manifest): string {
+	return m.source.home?.realPath ?? realPathOf(m.source.root);
+}
 
 /** Hermes' quick-snapshot manifest with ours inside it. */
 export type QuickManifest = {
@@ -86,7 +122,7 @@ export function newManifest(kind: 'full' | 'quick', id: string, root: string, cr
 		createdAt: created.toISOString(),
 		createdAtEpoch: Math.floor(created.getTime() / 1000),
 		label,
-		source: {root, host: os.hostname(), uid: process.getuid?.() ?? null},
+		source: {root, host: os.hostname(), uid: process.getuid?.() ?? null, home: homeIdentity(root)},
 		tool: {name: 'hfx', version: toolVersion()},
 		complete: true,
 		members: [],

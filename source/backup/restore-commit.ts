@@ -1,6 +1,6 @@
 /**
  * Steps 6 and 7 of a restore, which run as one critical section: commit (the current files kept
- * in backups/pre-restore-<time>/, old -wal/-shm/-journal moved aside so SQLite cannot replay them
+ * in this restore's own backups/pre-restore-<time>[-N]/, never through a symbolic link, old -wal/-shm/-journal moved aside so SQLite cannot replay them
  * over the restored file, each staged file renamed into place, the folders fsynced), then
  * re-verify what is on disk (sha256 of every restored file, each database through the read-only
  * reader).
@@ -14,7 +14,7 @@ import {digestFile} from './digest.js';
 import {fsyncDir} from './durable.js';
 import type {Manifest} from './manifest.js';
 import type {ProgressFn} from './progress.js';
-import type {PlannedMember} from './restore-refusals.js';
+import {type PlannedMember, refuse} from './restore-refusals.js';
 import {utcStamp} from './stamp.js';
 import {unregisterTemp} from './temps.js';
 
@@ -22,10 +22,62 @@ export type RestoredDb = {path: string; ok: boolean; integrity: string[]; counts
 
 export type Committed = {restored: string[]; failed: Array<{path: string; reason: string}>; keptAside: string[]; preDir: string | null; preCreated: boolean};
 
+/**
+ * Creates this restore's own pre-restore folder, never one that exists: backups/ must be a real
+ * folder (not a symbolic link: the kept copies hold credentials), and pre-restore-<stamp> is made
+ * exclusively (mkdir without recursive), with -1, -2, ... when another restore took that second.
+ */
+export function makePreRestoreDir(target: string, stamp: string): string {
+	const backups = path.join(target, 'backups');
+	try {
+		fs.mkdirSync(backups, {mode: 0o700});
+	} catch (error) {
+		if (errorCode(error) !== 'EEXIST') {
+			throw refuse(backups, 'pre-restore-failed', `cannot create the folder for the pre-restore copies (${errorCode(error) ?? errorMessage(error)})`, 'fix the cause (space, permissions) and run the restore again');
+		}
+	}
+
+	const st = fs.lstatSync(backups);
+	if (st.isSymbolicLink() || !st.isDirectory()) {
+		throw refuse(backups, 'symlink-in-target', `the pre-restore copies (the current state.db and credentials) would be written through ${st.isSymbolicLink() ? 'this symbolic link' : 'this, which is not a folder'}`, 'make it a real folder (or move it aside), then run the restore again');
+	}
+
+	for (let n = 0; n < 1000; n++) {
+		const dir = path.join(backups, n === 0 ? `pre-restore-${stamp}` : `pre-restore-${stamp}-${n}`);
+		try {
+			fs.mkdirSync(dir, {mode: 0o700});
+		} catch (error) {
+			if (errorCode(error) !== 'EEXIST') {
+				throw refuse(dir, 'pre-restore-failed', `cannot create the pre-restore folder (${errorCode(error) ?? errorMessage(error)})`, 'fix the cause (space, permissions) and run the restore again');
+			}
+
+			continue;
+		}
+
+		// The folder just made must be where it was asked for (backups/ not swapped for a link meanwhile).
+		if (fs.realpathSync(dir) !== path.join(fs.realpathSync(target), 'backups', path.basename(dir))) {
+			throw refuse(dir, 'symlink-in-target', 'the pre-restore folder landed somewhere else (backups/ was replaced by a link while the restore ran)', 'make backups/ a real folder, then run the restore again');
+		}
+
+		return dir;
+	}
+
+	throw refuse(backups, 'pre-restore-failed', `1000 pre-restore folders for ${stamp} exist already`, 'move old pre-restore folders aside, then run the restore again');
+}
+
+/** This restore's pre-restore folder when anything would be kept (a drill keeps nothing); null otherwise. */
+export function preRestoreDirFor(plan: PlannedMember[], target: string, mode: 'to' | 'home' | 'drill', now: Date): string | null {
+	return mode !== 'drill' && needsKeeping(plan) ? makePreRestoreDir(target, utcStamp(now)) : null;
+}
+
+/** Whether anything would be kept: a file replaced, or a sidecar beside a restored database. */
+function needsKeeping(plan: PlannedMember[]): boolean {
+	return plan.some(p => p.exists || (p.m.kind === 'db' && SIDECARS.some(s => fs.existsSync(`${p.dest}${s}`))));
+}
+
 /** Keeps a current file in the pre-restore folder (a hard link, or moved when `move`); a drill keeps nothing. */
-function keeper(preDir: string | null): {keep: (file: string, rel: string, move: boolean) => void; created: () => boolean} {
-	let preCreated = false;
-	const keep = (file: string, rel: string, move: boolean): void => {
+function keeper(preDir: string | null): (file: string, rel: string, move: boolean) => void {
+	return (file: string, rel: string, move: boolean): void => {
 		if (!preDir) {
 			if (move) {
 				fs.rmSync(file, {force: true});
@@ -34,12 +86,8 @@ function keeper(preDir: string | null): {keep: (file: string, rel: string, move:
 			return;
 		}
 
+		// Inside the folder this restore just created: its subfolders are ours too.
 		const dest = path.join(preDir, rel);
-		if (!preCreated) {
-			fs.mkdirSync(preDir, {recursive: true, mode: 0o700});
-			preCreated = true;
-		}
-
 		fs.mkdirSync(path.dirname(dest), {recursive: true, mode: 0o700});
 		if (move) {
 			fs.renameSync(file, dest);
@@ -47,19 +95,20 @@ function keeper(preDir: string | null): {keep: (file: string, rel: string, move:
 			try {
 				fs.linkSync(file, dest);
 			} catch {
-				fs.copyFileSync(file, dest);
+				fs.copyFileSync(file, dest, fs.constants.COPYFILE_EXCL);
 			}
 		}
 	};
-
-	return {keep, created: () => preCreated};
 }
 
-/** 6. Commit: a member that fails to rename is listed as failed (its staged file removed), the rest go on. */
-export function commit(plan: PlannedMember[], staged: Map<string, string>, target: string, mode: 'to' | 'home' | 'drill', now: Date): Committed {
-	const stamp = utcStamp(now);
-	const preDir = mode === 'drill' ? null : path.join(target, 'backups', `pre-restore-${stamp}`);
-	const {keep, created} = keeper(preDir);
+const SIDECARS = ['-wal', '-shm', '-journal'];
+
+/**
+ * 6. Commit into the pre-restore folder made just before (preRestoreDirFor): each member; a
+ * member that fails to rename is listed as failed (its staged file removed), the rest go on.
+ */
+export function commit(plan: PlannedMember[], staged: Map<string, string>, preDir: string | null): Committed {
+	const keep = keeper(preDir);
 	const restored: string[] = [];
 	const failed: Array<{path: string; reason: string}> = [];
 	const keptAside: string[] = [];
@@ -73,7 +122,7 @@ export function commit(plan: PlannedMember[], staged: Map<string, string>, targe
 			}
 
 			if (p.m.kind === 'db') {
-				for (const s of ['-wal', '-shm', '-journal']) {
+				for (const s of SIDECARS) {
 					if (fs.existsSync(`${p.dest}${s}`)) {
 						keep(`${p.dest}${s}`, `${p.m.path}${s}`, true);
 						keptAside.push(`${p.m.path}${s}`);
@@ -92,16 +141,15 @@ export function commit(plan: PlannedMember[], staged: Map<string, string>, targe
 		}
 	}
 
-	for (const d of touched) {
-		fsyncDir(d);
+	for (const d of [...touched, ...(preDir ? [path.dirname(preDir)] : [])]) {
+		try {
+			fsyncDir(d);
+		} catch (error) {
+			failed.push({path: d, reason: `fsync of the folder failed (${errorCode(error) ?? errorMessage(error)}): the renames may not survive a power cut`});
+		}
 	}
 
-	const preCreated = created();
-	if (preDir && preCreated) {
-		fsyncDir(path.dirname(preDir));
-	}
-
-	return {restored, failed, keptAside, preDir, preCreated};
+	return {restored, failed, keptAside, preDir, preCreated: preDir !== null};
 }
 
 /** 7. Re-verify what is on disk now: hashes first (raw reads), then SQLite. */
@@ -112,9 +160,13 @@ export function reverify(plan: PlannedMember[], restored: string[], dbCount: num
 			continue;
 		}
 
-		const d = digestFile(p.dest);
-		if (d.size !== p.m.size || (p.m.sha256 && d.sha256 !== p.m.sha256)) {
-			postProblems.push(`${p.m.path}: the restored file differs from the archive`);
+		try {
+			const d = digestFile(p.dest);
+			if (d.size !== p.m.size || (p.m.sha256 && d.sha256 !== p.m.sha256)) {
+				postProblems.push(`${p.m.path}: the restored file differs from the archive`);
+			}
+		} catch (error) {
+			postProblems.push(`${p.m.path}: cannot be read back (${errorCode(error) ?? errorMessage(error)})`);
 		}
 	}
 

@@ -10,7 +10,8 @@ import {describeHolder, findHolders} from '../store/holders.js';
 import {isPidAlive} from './liveness.js';
 import type {SourceMember} from './restore-source.js';
 import type {VerifyReport} from './verify.js';
-import {type OpenedZip, openZip, unsafeNameReason} from './zipread.js';
+import {judgeMembers} from './member-policy.js';
+import {type OpenedZip, openZip} from './zipread.js';
 
 /** Where one member lands, and whether a file is there already. */
 export type PlannedMember = {m: SourceMember; dest: string; exists: boolean};
@@ -19,16 +20,16 @@ export function refuse(file: string, kind: string, reason: string, next: string)
 	return new FailClosed({file, kind, reason: `${reason}; nothing was written`, next, exitCode: 2});
 }
 
-/** 1. Unsafe member names and types, before anything else. */
+/** 1. The member policy (member-policy.ts) over every member, sidecars included, before anything else. */
 export async function refuseUnsafeMembers(archive: string): Promise<void> {
 	let z: OpenedZip | undefined;
 	try {
 		z = await openZip(archive);
-		for (const m of z.members) {
-			const why = unsafeNameReason(m.name, m.type);
-			if (why) {
-				throw refuse(archive, 'unsafe-member', `member ${JSON.stringify(m.name)} is refused: ${why}`, 'do not extract this archive; take it apart by hand only in a scratch folder');
-			}
+		const findings = judgeMembers(z.members.map(m => ({name: m.name, type: m.type, size: m.entry.uncompressedSize})));
+		const first = findings[0];
+		if (first) {
+			const more = findings.length > 1 ? ` (+${findings.length - 1} more: hfx verify lists them)` : '';
+			throw refuse(archive, 'unsafe-member', `member ${JSON.stringify(first.name)} is refused: ${first.what.replace(/^unsafe member: /, '')}${more}`, 'do not extract this archive; take it apart by hand only in a scratch folder');
 		}
 	} catch (error) {
 		if (error instanceof FailClosed) {
@@ -81,6 +82,34 @@ export function planTargets(archive: string, target: string, members: SourceMemb
 
 		return {m, dest, exists};
 	});
+}
+
+/** The pre-restore copies go to <target>/backups/: refused up front when that is a link or not a folder. */
+export function refuseLinkedBackups(target: string): void {
+	const backups = path.join(target, 'backups');
+	let st: fs.Stats;
+	try {
+		st = fs.lstatSync(backups);
+	} catch {
+		return;
+	}
+
+	if (st.isSymbolicLink() || !st.isDirectory()) {
+		throw refuse(backups, 'symlink-in-target', `the pre-restore copies (the current state.db and credentials) would be written through ${st.isSymbolicLink() ? 'this symbolic link' : 'this, which is not a folder'}`, 'make it a real folder (or move it aside), then run the restore again');
+	}
+}
+
+/**
+ * Just before the commit (staging took time): no path a member lands on may have become a
+ * symbolic link since it was planned; a refusal here still writes nothing.
+ */
+export function refuseLinksSincePlanned(target: string, plan: PlannedMember[]): void {
+	for (const p of plan) {
+		const link = linkOnTheWay(target, p.dest);
+		if (link) {
+			throw refuse(link, 'symlink-in-target', 'this became a symbolic link while the restore was staging its files', 'find out what replaced it, make it a real folder or file, then run the restore again');
+		}
+	}
 }
 
 /** Every folder between `root` (exclusive) and `dest` must be a real folder, never a symlink. */

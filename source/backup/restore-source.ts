@@ -8,6 +8,7 @@ import type {Readable} from 'node:stream';
 import {detectKind} from './detect-kind.js';
 import {crcHex} from './digest.js';
 import {MANIFEST_NAME, type Manifest} from './manifest.js';
+import {normalizeName, sidecarSuffix} from './member-policy.js';
 import {type OpenedZip, openZip} from './zipread.js';
 
 export type SourceMember = {path: string; size: number; mode: number; sha256: string | null; crc32: string | null; kind: 'file' | 'db'};
@@ -17,6 +18,12 @@ export type Source = {
 	open: (m: SourceMember) => Promise<Readable>;
 	close: () => void;
 };
+
+/** Never a sidecar (-wal, -shm, -journal): verify already refused an archive holding one; this is the floor under it. */
+function withoutSidecars(members: SourceMember[]): SourceMember[] {
+	const names = new Set(members.map(m => normalizeName(m.path)));
+	return members.filter(m => sidecarSuffix(normalizeName(m.path), names) === null);
+}
 
 export async function openSource(archive: string, manifest: Manifest | null): Promise<Source> {
 	const kind = detectKind(archive);
@@ -35,13 +42,13 @@ export async function openSource(archive: string, manifest: Manifest | null): Pr
 			} satisfies SourceMember;
 		});
 		const entries = new Map(z.members.map(m => [m.name, m]));
-		return {members, open: async m => z.zip.openReadStreamPromise(entries.get(m.path)!.entry), close: () => z.close()};
+		return {members: withoutSidecars(members), open: async m => z.zip.openReadStreamPromise(entries.get(m.path)!.entry), close: () => z.close()};
 	}
 
 	// A snapshot folder: its manifest lists the members.
 	const files = manifest ? manifest.members.map(m => ({path: m.path, size: m.size, mode: m.mode, sha256: m.sha256, crc32: m.crc32, kind: m.kind})) : [];
 	return {
-		members: files,
+		members: withoutSidecars(files),
 		open: async m => fs.createReadStream(path.join(archive, m.path), {highWaterMark: 1 << 20}),
 		close() {},
 	};

@@ -2,8 +2,9 @@
  * `hfx restore ARCHIVE (--to DIR | --home DIR) [--yes]` and the drill's restore into a scratch
  * folder. Fail closed, in this order (docs/sqlite-wal.md, backup):
  *
- *   1. refuse members with "..", absolute paths, symlinks or devices, and targets reached
- *      through a symlink, before anything else;
+ *   1. refuse every member the member policy refuses (member-policy.ts: "..", absolute paths,
+ *      links, devices, clashing names, sidecars), and targets reached through a symlink, before
+ *      anything else;
  *   2. verify the WHOLE archive (every byte, every database on a temp extraction): a damaged
  *      archive writes nothing;
  *   3. refuse while any process holds a target database, its -wal/-shm, or a deleted -wal inode
@@ -11,22 +12,25 @@
  *   4. typed confirmation (or --yes) when something would be replaced;
  *   5. stage every member beside its destination under a temp name, re-hashing it against the
  *      manifest, fsync: any failure removes the staged files and nothing was written;
- *   6. commit: keep the current files (state.db, -wal, -shm as found) in
- *      backups/pre-restore-<time>/ (hard links, no copy), move the old -wal/-shm/-journal aside so
+ *   6. commit: every landing path re-checked for links, then the current files (state.db, -wal,
+ *      -shm as found) kept in this restore's own backups/pre-restore-<time>[-N]/ (made exclusively,
+ *      never through a symlinked backups/; hard links, no copy), move the old -wal/-shm/-journal aside so
  *      SQLite cannot replay them over the restored file, rename each staged file into place,
  *      fsync the folders; credentials and databases get mode 0600;
  *   7. re-verify: sha256 of every restored file, and each database through the read-only reader
  *      (integrity_check + counts against the manifest).
- * Exit 0 all restored and verified, 1 partial (listed), 2 refused or nothing written.
+ * Exit 0 all restored and verified, 1 partial (listed), 2 refused or nothing written. Every
+ * failure is one line (asRefusal); "nothing was written" is said only before the first rename.
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import {FailClosed, errorCode, errorMessage} from '../errors.js';
 import {critical} from '../interrupts.js';
 import {detectKind} from './detect-kind.js';
 import type {Manifest} from './manifest.js';
 import type {ProgressFn} from './progress.js';
-import {type RestoredDb, commit, reverify} from './restore-commit.js';
-import {assertNoHolders, confirmReplace, planTargets, refuse, refuseDamaged, refuseUnsafeMembers} from './restore-refusals.js';
+import {type RestoredDb, commit, preRestoreDirFor, reverify} from './restore-commit.js';
+import {assertNoHolders, confirmReplace, planTargets, refuse, refuseDamaged, refuseLinkedBackups, refuseLinksSincePlanned, refuseUnsafeMembers} from './restore-refusals.js';
 import {openSource} from './restore-source.js';
 import {stageAll} from './restore-stage.js';
 import {unregisterTemp} from './temps.js';
@@ -96,17 +100,23 @@ export async function restoreArchive(options: RestoreOptions): Promise<RestoreRe
 	const archive = path.resolve(options.archive);
 	const target = path.resolve(options.target);
 	const kind = detectKind(archive);
-	const report = await verifyForRestore(archive, kind, options);
+	const report = await verifyForRestore(archive, kind, options).catch((error: unknown) => {
+		throw asRefusal(error, archive, false);
+	});
 	const manifest = report.manifest;
-	const source = await openSource(archive, manifest);
+	const source = await openSource(archive, manifest).catch((error: unknown) => {
+		throw asRefusal(error, archive, false);
+	});
 	const stagedFiles: string[] = [];
 	const createdDirs: string[] = [];
+	let committing = false;
 	try {
 		// Target checks.
 		const plan = planTargets(archive, target, source.members);
 		const dbRels = plan.filter(p => p.m.kind === 'db').map(p => p.m.path);
 		if (options.mode !== 'drill') {
-			// 3. Nobody may hold what we replace.
+			// 3. Nobody may hold what we replace; the pre-restore copies never go through a link.
+			refuseLinkedBackups(target);
 			assertNoHolders(target, dbRels);
 			// 4. Confirmation when anything would be replaced.
 			await confirmReplace(archive, target, plan, options);
@@ -118,8 +128,15 @@ export async function restoreArchive(options: RestoreOptions): Promise<RestoreRe
 		// 6.-7. Commit and re-verify as one critical section: a Ctrl-C or SIGTERM arriving between the
 		// first rename and the last check waits for them (source/interrupts.ts), so a restore is never
 		// left half-renamed by a signal.
+		refuseLinksSincePlanned(target, plan);
+		if (options.mode !== 'drill') {
+			refuseLinkedBackups(target);
+		}
+
+		const preRestore = preRestoreDirFor(plan, target, options.mode, options.now?.() ?? new Date());
 		const {restored, failed, keptAside, preDir, preCreated, postProblems, databases} = await critical(async () => {
-			const committed = commit(plan, staged, target, options.mode, options.now?.() ?? new Date());
+			committing = true;
+			const committed = commit(plan, staged, preRestore);
 			return {...committed, ...reverify(plan, committed.restored, dbRels.length, manifest, options.onProgress)};
 		});
 
@@ -141,10 +158,34 @@ export async function restoreArchive(options: RestoreOptions): Promise<RestoreRe
 		};
 	} catch (error) {
 		removeStaged(stagedFiles, createdDirs);
-		throw error;
+		throw asRefusal(error, target, committing);
 	} finally {
 		source.close();
 	}
+}
+
+/**
+ * Any failure as one line: a refusal stays as it is; anything else before the commit wrote nothing
+ * (exit 2), during it some files may be replaced already (exit 1, and it says so).
+ */
+function asRefusal(error: unknown, file: string, committing: boolean): FailClosed {
+	const said = error instanceof FailClosed && error.reason.includes('nothing was written');
+	if (error instanceof FailClosed && (committing ? !said : said)) {
+		return error;
+	}
+
+	if (error instanceof FailClosed && !committing) {
+		return new FailClosed({file: error.file, kind: error.kind, reason: `${error.reason}; nothing was written`, next: error.next, exitCode: error.exitCode, cause: error});
+	}
+
+	const message = errorMessage(error);
+	const code = errorCode(error);
+	const cause = error instanceof FailClosed ? error.reason : `${code && !message.startsWith(code) ? `${code}: ` : ''}${message}`;
+	if (!committing) {
+		return refuse(file, 'restore-failed', `the restore failed before replacing anything (${cause})`, 'fix the cause and run the restore again');
+	}
+
+	return new FailClosed({file, kind: 'restore-interrupted', reason: `the restore stopped while replacing files (${cause}); some files may be replaced already`, next: `the previous files are in ${path.join(file, 'backups')}/pre-restore-…; fix the cause and restore again`, exitCode: 1, cause: error});
 }
 
 /** After a failure: the staged files removed, and the folders the restore created (when empty). */

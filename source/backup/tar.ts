@@ -4,9 +4,11 @@
  * the database files for the SQLite checks. gzip integrity (its CRC-32 and length trailer) is
  * checked by zlib's gunzip.
  */
+import type {MemberType} from './member-policy.js';
+
 export type TarEntry = {
 	name: string;
-	type: 'file' | 'dir' | 'symlink' | 'hardlink' | 'other';
+	type: MemberType;
 	size: number;
 	mode: number;
 	/** Offset of the header block in the uncompressed tar stream. */
@@ -91,6 +93,9 @@ function parsePax(data: Buffer): Record<string, string> {
 
 	return out;
 }
+
+/** ustar/GNU type flags; anything else (GNU sparse, volume labels, ...) is 'other'. */
+const TYPEFLAGS: Record<string, MemberType> = {'0': 'file', '\0': 'file', '7': 'file', '5': 'dir', '2': 'symlink', '1': 'hardlink', '3': 'device', '4': 'device', '6': 'fifo'};
 
 export type TarSink = {write: (chunk: Buffer) => void; end: () => void} | null;
 
@@ -264,7 +269,7 @@ export class TarReader {
 		const finalSize = this.pending.size ?? size;
 		const finalLink = this.pending.linkName ?? linkName;
 		this.pending = {};
-		const type: TarEntry['type'] = typeflag === '0' || typeflag === '\0' || typeflag === '7' ? 'file' : (typeflag === '5' ? 'dir' : (typeflag === '2' ? 'symlink' : (typeflag === '1' ? 'hardlink' : 'other')));
+		const type = TYPEFLAGS[typeflag] ?? 'other';
 		const dataSize = type === 'file' || type === 'other' ? finalSize : 0;
 		this.entries++;
 		this.sink = this.onEntry({name: finalName, type, size: dataSize, mode: mode & 0o7777, offset: at, linkName: finalLink});

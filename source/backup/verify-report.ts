@@ -5,6 +5,7 @@
 import {type DbCheck, compareCounts} from './db-check.js';
 import type {ArtifactKind} from './detect-kind.js';
 import type {Manifest} from './manifest.js';
+import {type MemberFinding, findingWhere} from './member-policy.js';
 import type {ProgressFn} from './progress.js';
 import type {Problem} from './zipread.js';
 
@@ -85,4 +86,9 @@ export function judgeDatabase(rel: string, check: DbCheck, expected: Manifest['d
 		walBytes,
 		checkMs: Math.round(check.ms),
 	};
+}
+
+/** The member policy's findings as problems: each refused, clashing or sidecar member (exit 1). */
+export function policyProblems(findings: readonly MemberFinding[]): Problem[] {
+	return findings.map(f => ({where: findingWhere(f), what: `${f.what}; a restore refuses this archive`}));
 }

@@ -1,7 +1,9 @@
 /**
  * Verifies a tar.gz or tar (`tar czf` of a Hermes home or of a Docker volume's data folder): gzip
  * integrity (CRC-32 + length trailer), tar integrity (header checksums, sizes, end blocks), and
- * each database's integrity_check and counts, with its -wal replayed as SQLite would.
+ * each database's integrity_check and counts, with its -wal replayed as SQLite would; and the
+ * member policy (member-policy.ts) over every member: links, devices, "..", clashes and sidecars
+ * are damage (a `tar x` of it would write them).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,7 +14,8 @@ import {type ArtifactKind, detectKind} from './detect-kind.js';
 import type {Manifest} from './manifest.js';
 import {TarDamaged, type TarEntry, TarReader, type TarSink} from './tar.js';
 import {removeTemp} from './temps.js';
-import {type DbReport, type VerifyOptions, type VerifyReport, finish, judgeDatabase} from './verify-report.js';
+import {type MemberFacts, judgeMembers, normalizeName, refusalReason} from './member-policy.js';
+import {type DbReport, type VerifyOptions, type VerifyReport, finish, judgeDatabase, policyProblems} from './verify-report.js';
 import {makeTempDir} from './verify-temp.js';
 import type {Problem} from './zipread.js';
 
@@ -21,22 +24,23 @@ type Report = {bytes: number; members: number; problems: Problem[]; notes: strin
 /** Database files and their sidecars, grouped by their folder inside the tar. */
 type Group = {dir: string; dbs: string[]; wal: Map<string, number>};
 
-/** What the reader saw: the groups extracted into `tmp`, link members, and every name. */
-type Collected = {groups: Map<string, Group>; symlinks: string[]; names: number};
+/** What the reader saw: the groups extracted into `tmp`, and every member's facts for the member policy. */
+type Collected = {groups: Map<string, Group>; facts: MemberFacts[]};
 
-/** Where a member's data goes: database files and sidecars into their group's folder, the rest nowhere. */
+/**
+ * Where a member's data goes: database files and sidecars into their group's folder, the rest
+ * nowhere. A member the policy refuses on its own facts (a link, a device, "..", ...) is never
+ * extracted; its name still counts for the clash checks.
+ */
 function collectEntry(entry: TarEntry, tmp: string, seen: Collected, base: Report): TarSink {
-	seen.names++;
-	if (entry.type === 'symlink' || entry.type === 'hardlink') {
-		seen.symlinks.push(entry.name);
-	}
-
-	if (entry.type !== 'file') {
+	const facts: MemberFacts = {name: entry.name, type: entry.type, linkTarget: entry.linkName || null, size: entry.size};
+	seen.facts.push(facts);
+	if (entry.type !== 'file' || refusalReason(facts)) {
 		return null;
 	}
 
 	base.bytes += entry.size;
-	const clean = entry.name.replace(/^(\.\/)+/, '');
+	const clean = normalizeName(entry.name);
 	const folder = path.posix.dirname(clean);
 	const name = path.posix.basename(clean);
 	const isDb = name.endsWith('.db');
@@ -59,7 +63,12 @@ function collectEntry(entry: TarEntry, tmp: string, seen: Collected, base: Repor
 		group.wal.set(name.slice(0, -4), entry.size);
 	}
 
-	const fd = fs.openSync(path.join(group.dir, name), 'w', 0o600);
+	if (fs.existsSync(path.join(group.dir, name))) {
+		// A repeated name: the policy reports it; the first copy is the one checked.
+		return null;
+	}
+
+	const fd = fs.openSync(path.join(group.dir, name), 'wx', 0o600);
 	const sink: TarSink = {
 		write(chunk) {
 			fs.writeSync(fd, chunk);
@@ -129,12 +138,12 @@ export async function verifyTar(file: string, options: VerifyOptions = {}): Prom
 	const gz = detectKind(file) === 'tar.gz';
 	const base = {path: path.resolve(file), kind: (gz ? 'tar.gz' : 'tar') as ArtifactKind, manifest: null as Manifest | null, sealed: false, seal: null as string | null, members: 0, bytes: 0, problems: [] as Problem[], databases: [] as DbReport[], notes: [] as string[]};
 	const tmp = makeTempDir(options);
-	const seen: Collected = {groups: new Map(), symlinks: [], names: 0};
+	const seen: Collected = {groups: new Map(), facts: []};
 	try {
 		const size = fs.statSync(file).size;
 		const reader = new TarReader(entry => collectEntry(entry, tmp, seen, base));
 		await readStream(file, gz, size, reader, base, options);
-		if (gz && base.problems.length === 0 && seen.names === 0) {
+		if (gz && base.problems.length === 0 && seen.facts.length === 0) {
 			base.problems.push({where: 'archive', what: 'the gzip stream holds no tar entries'});
 		}
 
@@ -143,10 +152,7 @@ export async function verifyTar(file: string, options: VerifyOptions = {}): Prom
 		}
 
 		base.members = reader.entries;
-		const {symlinks} = seen;
-		if (symlinks.length > 0) {
-			base.notes.push(`${symlinks.length} link member(s) (${symlinks.slice(0, 3).join(', ')}${symlinks.length > 3 ? ', …' : ''}): extract with care`);
-		}
+		base.problems.push(...policyProblems(judgeMembers(seen.facts)));
 
 		const queue = new CheckQueue(options.inlineChecks ?? false);
 		queueDatabases(seen.groups, queue, base);

@@ -1,6 +1,6 @@
 /**
  * Verifies a zip (ours or Hermes'): structure, seal, every member's CRC-32 and sha256 against the
- * manifest, unsafe member names, and every database's integrity_check and counts on a temp
+ * manifest, the member policy (member-policy.ts: names, types, clashes, sidecars), and every database's integrity_check and counts on a temp
  * extraction, compared with the manifest.
  */
 import fs from 'node:fs';
@@ -10,9 +10,10 @@ import {CheckQueue} from './check-queue.js';
 import {crcHex} from './digest.js';
 import {MANIFEST_NAME, type Manifest, ManifestError, parseManifest} from './manifest.js';
 import {removeTemp} from './temps.js';
-import {type DbReport, type ReportBase, type VerifyOptions, type VerifyReport, finish, judgeDatabase} from './verify-report.js';
+import {type DbReport, type ReportBase, type VerifyOptions, type VerifyReport, finish, judgeDatabase, policyProblems} from './verify-report.js';
 import {assertRoomFor, extractionFailure, makeTempDir} from './verify-temp.js';
-import {type OpenedZip, type Problem, ZipUnreadable, openZip, readMember, structuralProblems, unsafeNameReason} from './zipread.js';
+import {judgeMembers} from './member-policy.js';
+import {type OpenedZip, type Problem, ZipUnreadable, openZip, readMember, structuralProblems} from './zipread.js';
 
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
 
@@ -25,6 +26,8 @@ type MemberRun = {
 	tmp: string;
 	byPath: Map<string, Manifest['members'][number]>;
 	dbByPath: Map<string, Manifest['databases'][number]>;
+	/** Members the policy refused: read for their CRC, never extracted. */
+	refused: Set<number>;
 	queue: CheckQueue;
 	total: number;
 	done: number;
@@ -48,13 +51,14 @@ export async function verifyZip(file: string, options: VerifyOptions = {}): Prom
 	}
 
 	const tmp = makeTempDir(options);
+	const refused = new Set<number>();
 	try {
 		base.sealed = z.seal !== null;
 		base.seal = z.seal;
 		base.bytes = z.size;
 		const files = z.members.filter(m => m.type !== 'dir');
 		base.members = files.filter(m => m.name !== MANIFEST_NAME).length;
-		base.problems.push(...nameProblems(z));
+		base.problems.push(...nameProblems(z, refused));
 		checkStructure(z, file, base, options);
 		await readManifest(z, base);
 		const manifest = base.manifest;
@@ -62,7 +66,7 @@ export async function verifyZip(file: string, options: VerifyOptions = {}): Prom
 			base.problems.push({where: `end record comment (byte ${z.eocdOffset + 22})`, what: 'an hfx archive must carry its seal in the comment; it is missing or damaged'});
 		}
 
-		const queue = await checkMembers(z, files, tmp, base, options);
+		const queue = await checkMembers(z, files, tmp, base, options, refused);
 		if (manifest) {
 			checkAgainstManifest(manifest, files, base);
 		}
@@ -76,26 +80,16 @@ export async function verifyZip(file: string, options: VerifyOptions = {}): Prom
 	}
 }
 
-/** Unsafe member names and types, and names that appear more than once. */
-function nameProblems(z: OpenedZip): Problem[] {
-	const problems: Problem[] = [];
-	const seen = new Map<string, number>();
-	for (const m of z.members) {
-		const why = unsafeNameReason(m.name, m.type);
-		if (why) {
-			problems.push({where: `member #${m.index + 1} ${JSON.stringify(m.name)}`, what: `unsafe member: ${why}; a restore refuses this archive`});
-		}
-
-		seen.set(m.name, (seen.get(m.name) ?? 0) + 1);
-	}
-
-	for (const [name, n] of seen) {
-		if (n > 1) {
-			problems.push({where: `member ${JSON.stringify(name)}`, what: `appears ${n} times`});
+/** The member policy over every member (names, types, clashes, sidecars); the refused ones are never extracted. */
+function nameProblems(z: OpenedZip, refused: Set<number>): Problem[] {
+	const findings = judgeMembers(z.members.map(m => ({name: m.name, type: m.type, size: m.entry.uncompressedSize})));
+	for (const f of findings) {
+		if (f.kind !== 'sidecar') {
+			refused.add(f.index);
 		}
 	}
 
-	return problems;
+	return policyProblems(findings);
 }
 
 /** The zip's structure and its seal (every byte before the end record), with progress. */
@@ -135,7 +129,7 @@ async function readManifest(z: OpenedZip, base: ZipBase): Promise<void> {
 }
 
 /** Every member but the manifest, in archive order; databases extracted and queued for their check. */
-async function checkMembers(z: OpenedZip, files: ZipMember[], tmp: string, base: ZipBase, options: VerifyOptions): Promise<CheckQueue> {
+async function checkMembers(z: OpenedZip, files: ZipMember[], tmp: string, base: ZipBase, options: VerifyOptions, refused: Set<number>): Promise<CheckQueue> {
 	const manifest = base.manifest;
 	const byPath = new Map((manifest?.members ?? []).map(m => [m.path, m]));
 	const run: MemberRun = {
@@ -144,6 +138,7 @@ async function checkMembers(z: OpenedZip, files: ZipMember[], tmp: string, base:
 		byPath,
 		dbByPath: new Map((manifest?.databases ?? []).map(d => [d.path, d])),
 		queue: new CheckQueue(options.inlineChecks ?? false),
+		refused,
 		total: files.reduce((a, m) => a + m.entry.uncompressedSize, 0),
 		done: 0,
 		dbIndex: 0,
@@ -173,7 +168,7 @@ async function checkMember(run: MemberRun, m: ZipMember, base: ZipBase): Promise
 	const isDb = expected ? expected.kind === 'db' : m.name.endsWith('.db');
 	let out: number | undefined;
 	let dbFile: string | undefined;
-	if (isDb && !unsafeNameReason(m.name, m.type)) {
+	if (isDb && !run.refused.has(m.index)) {
 		dbFile = path.join(run.tmp, `db-${run.dbIndex++}.db`);
 		out = fs.openSync(dbFile, 'wx', 0o600);
 	}

@@ -15,7 +15,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import {FailClosed, errorCode, errorMessage} from '../errors.js';
 import {detectKind} from './detect-kind.js';
+import {manifestHome} from './manifest.js';
 import {appendRecord, fingerprintOf} from './records.js';
 import type {VerifyOptions, VerifyReport} from './verify-report.js';
 import {verifySnapshot} from './verify-snapshot.js';
@@ -25,8 +27,22 @@ import {verifyZip} from './verify-zip.js';
 export type {ArtifactKind} from './detect-kind.js';
 export type {DbReport, VerifyOptions, VerifyReport} from './verify-report.js';
 
-/** Verifies any of the three kinds. */
+/** Verifies any of the three kinds; a failure that is not the archive's (our temp folder, an I/O error) is one refusal line. */
 export async function verifyArtifact(p: string, options: VerifyOptions = {}): Promise<VerifyReport> {
+	try {
+		return await verifyKind(p, options);
+	} catch (error) {
+		if (error instanceof FailClosed) {
+			throw error;
+		}
+
+		const message = errorMessage(error);
+		const code = errorCode(error);
+		throw new FailClosed({file: path.resolve(p), kind: 'verify-failed', reason: `the verification could not run (${code && !message.startsWith(code) ? `${code}: ` : ''}${message}); the archive was not judged`, next: 'fix the cause (the temp folder: TMPDIR, space, permissions) and verify again', cause: error});
+	}
+}
+
+async function verifyKind(p: string, options: VerifyOptions): Promise<VerifyReport> {
 	const kind = detectKind(p);
 	switch (kind) {
 		case 'zip': {
@@ -85,6 +101,6 @@ export function recordVerification(report: VerifyReport): boolean {
 		seal: report.seal,
 		createdAt: report.manifest?.createdAtEpoch ?? null,
 		summary: report.exitCode === 0 ? `sound: ${report.members} members, ${report.databases.length} databases checked` : `${report.status}: ${problems.slice(0, 5).join('; ')}`,
-		details: {complete: report.manifest?.complete ?? null},
+		details: {complete: report.manifest?.complete ?? null, home: report.manifest ? manifestHome(report.manifest) : null},
 	});
 }

@@ -6,7 +6,8 @@
  *   - every local header and data descriptor is compared field by field with the central record;
  *   - records must tile the file with no gap or overlap, and the end record's fields must agree;
  *   - the seal (sha256 of every byte before the end record, in our archives' comment) is checked.
- * Member names are decoded by us (decodeStrings: false) so an unsafe name is reported, not thrown.
+ * Member names are decoded by us (decodeStrings: false) so an unsafe name is reported, not thrown;
+ * which members are refused is member-policy.ts's call, not this parser's.
  */
 import {sha256} from '../crypto.js';
 import fs from 'node:fs';
@@ -90,39 +91,6 @@ function decodeName(entry: yauzl.Entry): string {
 	const raw = entry.fileName as unknown as Buffer;
 	// Bit 11: UTF-8. Otherwise CP437, of which we only need the ASCII part for path checks.
 	return (entry.generalPurposeBitFlag & 0x800) ? raw.toString('utf8') : raw.toString('latin1');
-}
-
-/** Why a member name must never be written to disk, or null. */
-export function unsafeNameReason(name: string, type: FileType): string | null {
-	if (name.length === 0) {
-		return 'empty name';
-	}
-
-	if (name.includes('\0')) {
-		return 'NUL byte in the name';
-	}
-
-	if (name.includes('\\')) {
-		return 'backslash in the name (a Windows path)';
-	}
-
-	if (name.startsWith('/') || /^[a-zA-Z]:/.test(name)) {
-		return 'absolute path';
-	}
-
-	if (name.split('/').includes('..')) {
-		return '".." path segment (would write outside the target)';
-	}
-
-	if (type === 'symlink') {
-		return 'symbolic link';
-	}
-
-	if (type === 'device' || type === 'fifo' || type === 'socket') {
-		return `${type} member`;
-	}
-
-	return null;
 }
 
 function readAt(fd: number, position: number, length: number): Buffer {

@@ -38,6 +38,7 @@ function backupLines(entries: readonly BackupEntry[], dirs: readonly string[], r
 			{header: 'COMPLETE', value: r => r.e.complete === null ? '?' : (r.e.complete ? 'yes' : 'NO')},
 			{header: 'VERIFIED', value: r => r.s.verified},
 			{header: 'DRILLED', value: r => r.s.drilled},
+			{header: 'HOME', value: r => (r.e.owner === 'this' ? 'this' : (r.e.owner === 'other' ? `OTHER: ${r.e.home}` : '?')), max: 40},
 		]),
 		'',
 		`archives in ${dirs.join(', ')}; snapshots under ${root}/[profiles/*/]state-snapshots/`,

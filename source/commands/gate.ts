@@ -5,6 +5,7 @@
  * unchanged since the drill); otherwise exit 1 and what is missing on stderr.
  */
 import {DEFAULT_MAX_AGE_SECONDS, checkGate, parseDuration} from '../backup/gate.js';
+import {realPathOf} from '../backup/manifest.js';
 import type {ExitCode} from '../errors.js';
 import {backupDirs, failIfAbandoned, resolveRoot} from './backup.js';
 import {type GlobalFlags, type Io, emit, guarded} from './context.js';
@@ -22,9 +23,9 @@ export async function runGate(flags: GateFlags, io: Io): Promise<ExitCode> {
 		}
 
 		const root = resolveRoot(flags, io);
-		const r = await checkGate({dirs: backupDirs(flags, root), maxAgeSeconds: maxAge, now: io.now()});
+		const r = await checkGate({dirs: backupDirs(flags, root), maxAgeSeconds: maxAge, now: io.now(), home: realPathOf(root)});
 		emit(io, flags, {
-			json: () => ({ok: r.ok, archive: r.archive, reason: r.reason, maxAgeSeconds: r.maxAgeSeconds, candidates: r.candidates.map(c => ({path: c.path, ageSeconds: c.ageSeconds, verified: Boolean(c.verified), drilled: Boolean(c.drilled), complete: c.complete, missing: c.missing}))}),
+			json: () => ({ok: r.ok, archive: r.archive, reason: r.reason, maxAgeSeconds: r.maxAgeSeconds, candidates: r.candidates.map(c => ({path: c.path, ageSeconds: c.ageSeconds, verified: Boolean(c.verified), drilled: Boolean(c.drilled), complete: c.complete, home: c.home, owner: c.owner, missing: c.missing}))}),
 			// The text is the archive's path alone (for scripts: `restore "$(hfx gate)"`); the verdict goes to stderr.
 			text: () => (r.ok ? [r.archive!] : []),
 		});

@@ -14,7 +14,9 @@ import {takeQuickSnapshot} from '../../source/backup/snapshot.js';
 import {FailClosed} from '../../source/errors.js';
 import {T0} from '../fixtures/scenarios.js';
 import {WriterProcess} from '../helpers/writer.js';
+import {hfx} from '../helpers/cli.js';
 import {cleanupTemps, counts, craftZip, dump, listing, makeHome, tempDir, flip} from './helpers.js';
+import {type HostileMember, pyZip, tinyDb} from './hostile-archives.js';
 
 const writers: WriterProcess[] = [];
 afterEach(async () => {
@@ -209,5 +211,144 @@ describe('restore over a live or stale store', () => {
 		const r2 = await restoreArchive({archive: snap.dir, target: target2, mode: 'to'});
 		expect(r2.exitCode).toBe(0);
 		expect(dump(path.join(target2, 'state.db'))).toBe(dump(home.db));
+	});
+});
+
+/** Every entry under `dir` (links as links, never followed) with the sha256 of each file: "0 bytes changed" made checkable. */
+function treeState(dir: string): Record<string, string> {
+	const out: Record<string, string> = {};
+	const walk = (rel: string) => {
+		for (const name of fs.readdirSync(path.join(dir, rel)).sort()) {
+			const r = rel ? `${rel}/${name}` : name;
+			const st = fs.lstatSync(path.join(dir, r));
+			if (st.isSymbolicLink()) {
+				out[r] = `link:${fs.readlinkSync(path.join(dir, r))}`;
+			} else if (st.isDirectory()) {
+				out[`${r}/`] = 'dir';
+				walk(r);
+			} else {
+				out[r] = `${(st.mode & 0o777).toString(8)}:${sha(path.join(dir, r))}`;
+			}
+		}
+	};
+
+	walk('');
+	return out;
+}
+
+/** A target that looks like a home: a database and credentials to lose. */
+function occupiedTarget(tag: string, db: Buffer): string {
+	const target = tempDir(tag);
+	fs.writeFileSync(path.join(target, 'state.db'), db);
+	fs.writeFileSync(path.join(target, '.env'), `KEY=${tag}\n`, {mode: 0o600});
+	return target;
+}
+
+describe('the member policy in restore: sidecars and hostile members never written, one line, 0 bytes changed', () => {
+	it('a zip listing state.db-wal before state.db: refused up front, exit 2, the target byte for byte as it was (binary)', async () => {
+		const dir = tempDir('wal-first-restore');
+		const archive = pyZip(path.join(dir, 'wal-first.zip'), [
+			{name: 'config.yaml', data: 'model: x\n'},
+			{name: 'state.db-wal', data: Buffer.alloc(4096, 1)},
+			{name: 'state.db', data: tinyDb(dir, 5)},
+		]);
+		const target = occupiedTarget('wal-first-target', tinyDb(dir, 2));
+		const before = treeState(target);
+		const error = await refusal(restoreArchive({archive, target, mode: 'home', yes: true}));
+		expect(error.kind).toBe('unsafe-member');
+		expect(error.reason).toMatch(/"state\.db-wal" is refused: a SQLite -wal sidecar.*nothing was written/);
+		const cli = hfx(['restore', archive, '--home', target, '--yes']);
+		expect(cli.code).toBe(2);
+		expect(cli.stderr.trim().split('\n')).toHaveLength(1);
+		expect(cli.stderr).not.toMatch(/\n\s+at /);
+		expect(cli.stderr).toMatch(/state\.db-wal.*nothing was written/);
+		expect(treeState(target)).toEqual(before);
+	});
+
+	const hostile: Array<[string, HostileMember]> = [
+		['a symbolic link state.db -> /etc/shadow', {name: 'state.db', symlink: '/etc/shadow'}],
+		['a repeated config.yaml', {name: 'config.yaml', data: 'model: evil\n'}],
+		['./config.yaml beside config.yaml', {name: './config.yaml', data: 'model: evil\n'}],
+		['a -shm sidecar', {name: 'profiles/work/state.db-shm', data: Buffer.alloc(32768)}],
+		['a -journal sidecar', {name: 'state.db-journal', data: Buffer.alloc(512)}],
+	];
+	it.each(hostile)('%s: refused by the binary, one line, exit 2, the target unchanged', (_label, member) => {
+		const dir = tempDir('hostile-restore');
+		const archive = pyZip(path.join(dir, 'h.zip'), [{name: 'config.yaml', data: 'model: x\n'}, member]);
+		const target = occupiedTarget('hostile-restore-target', tinyDb(dir));
+		const before = treeState(target);
+		const cli = hfx(['restore', archive, '--home', target, '--yes']);
+		expect(cli.code).toBe(2);
+		expect(cli.stderr.trim().split('\n')).toHaveLength(1);
+		expect(cli.stderr).toMatch(/is refused: .*nothing was written/);
+		expect(treeState(target)).toEqual(before);
+	});
+});
+
+describe('pre-restore copies: this restore\'s own folder, never through a link', () => {
+	it('two restores in the same second keep both sets of copies (pre-restore-<stamp> and -1), nothing overwritten', async () => {
+		const home = makeHome('twice');
+		const backup = await createBackup({root: home.root, output: tempDir('twice-out')});
+		const now = () => new Date('2026-12-01T10:00:00Z');
+		fs.writeFileSync(path.join(home.root, '.env'), 'KEY=first\n');
+		const first = {db: sha(home.db), env: sha(path.join(home.root, '.env'))};
+		const r1 = await restoreArchive({archive: backup.archive!, target: home.root, mode: 'home', yes: true, now});
+		fs.writeFileSync(path.join(home.root, '.env'), 'KEY=second\n');
+		const r2 = await restoreArchive({archive: backup.archive!, target: home.root, mode: 'home', yes: true, now});
+		expect(path.basename(r1.preRestoreDir!)).toBe('pre-restore-20261201-100000');
+		expect(path.basename(r2.preRestoreDir!)).toBe('pre-restore-20261201-100000-1');
+		expect(sha(path.join(r1.preRestoreDir!, 'state.db'))).toBe(first.db);
+		expect(sha(path.join(r1.preRestoreDir!, '.env'))).toBe(first.env);
+		expect(fs.readFileSync(path.join(r2.preRestoreDir!, '.env'), 'utf8')).toBe('KEY=second\n');
+	});
+
+	it('a pre-restore folder that is a planted link is never reused or followed', async () => {
+		const home = makeHome('planted-pre');
+		const backup = await createBackup({root: home.root, output: tempDir('planted-pre-out')});
+		const elsewhere = tempDir('planted-pre-elsewhere');
+		fs.mkdirSync(path.join(home.root, 'backups'), {recursive: true});
+		fs.symlinkSync(elsewhere, path.join(home.root, 'backups', 'pre-restore-20261201-100000'));
+		const r = await restoreArchive({archive: backup.archive!, target: home.root, mode: 'home', yes: true, now: () => new Date('2026-12-01T10:00:00Z')});
+		expect(r.exitCode).toBe(0);
+		expect(path.basename(r.preRestoreDir!)).toBe('pre-restore-20261201-100000-1');
+		expect(fs.readdirSync(elsewhere)).toEqual([]);
+	});
+
+	it('a symlinked backups/ is refused in one line before anything is written: no credential leaves the target (binary)', async () => {
+		const home = makeHome('linked-backups');
+		const backup = await createBackup({root: home.root, output: tempDir('linked-backups-out')});
+		const elsewhere = tempDir('linked-backups-elsewhere');
+		fs.rmSync(path.join(home.root, 'backups'), {recursive: true, force: true});
+		fs.symlinkSync(elsewhere, path.join(home.root, 'backups'));
+		const before = treeState(home.root);
+		const error = await refusal(restoreArchive({archive: backup.archive!, target: home.root, mode: 'home', yes: true}));
+		expect(error.kind).toBe('symlink-in-target');
+		expect(error.file).toBe(path.join(home.root, 'backups'));
+		const cli = hfx(['restore', backup.archive!, '--home', home.root, '--yes']);
+		expect(cli.code).toBe(2);
+		expect(cli.stderr.trim().split('\n')).toHaveLength(1);
+		expect(cli.stderr).toMatch(/backups.*symbolic link.*nothing was written/);
+		expect(fs.readdirSync(elsewhere)).toEqual([]);
+		expect(treeState(home.root)).toEqual(before);
+	});
+});
+
+describe('a failure that is not the archive\'s is one line too', () => {
+	it('a temp folder that does not exist: verify and restore each say so in one line, exit 2, the target unchanged (binary)', () => {
+		const dir = tempDir('no-tmp');
+		const archive = pyZip(path.join(dir, 'a.zip'), [{name: 'config.yaml', data: 'model: x\n'}, {name: 'state.db', data: tinyDb(dir)}]);
+		const target = occupiedTarget('no-tmp-target', tinyDb(dir, 3));
+		const before = treeState(target);
+		const env = {TMPDIR: path.join(dir, 'missing')};
+		const verify = hfx(['verify', archive], {env});
+		expect(verify.code).toBe(2);
+		expect(verify.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^hfx: .*a\.zip: the verification could not run \(ENOENT: .*\); the archive was not judged\. Next: /) as string]);
+		const restore = hfx(['restore', archive, '--home', target, '--yes'], {env});
+		expect(restore.code).toBe(2);
+		expect(restore.stderr.trim().split('\n')).toEqual([expect.stringMatching(/could not run .*nothing was written\. Next: /) as string]);
+		expect(treeState(target)).toEqual(before);
+		const drill = hfx(['restore', '--drill', archive], {env});
+		expect(drill.code).toBe(2);
+		expect(drill.stderr.trim().split('\n')).toEqual([expect.stringMatching(/cannot create the drill's scratch folder .*ENOENT/) as string]);
 	});
 });

@@ -3,6 +3,7 @@
  * offset: member data, local headers, data descriptors, the manifest, the central directory and
  * the end record. Plus the sound case, and snapshot folders.
  */
+import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -12,7 +13,9 @@ import {takeQuickSnapshot} from '../../source/backup/snapshot.js';
 import {verifyArtifact} from '../../source/backup/verify.js';
 import {verifyZip} from '../../source/backup/verify-zip.js';
 import {openZip} from '../../source/backup/zipread.js';
+import {hfx} from '../helpers/cli.js';
 import {cleanupTemps, makeHome, tempDir, flip} from './helpers.js';
+import {type HostileMember, pyTar, pyZip, tinyDb} from './hostile-archives.js';
 
 afterAll(cleanupTemps);
 
@@ -151,5 +154,77 @@ describe('verify: quick snapshot folders', () => {
 		fs.rmSync(db);
 		const missing = await verifyArtifact(snap.dir, {inlineChecks: true});
 		expect(missing.problems).toContainEqual({where: 'file "state.db"', what: 'listed in the manifest but missing'});
+	});
+});
+
+describe('verify: hostile members are damage, in tar and zip alike (one member policy)', () => {
+	const config = {name: 'config.yaml', data: 'model: x\n'};
+	const tarCases: Array<[string, HostileMember, RegExp]> = [
+		['a "../" member', {name: '../escape', data: 'pwned\n'}, /"\.\." path segment/],
+		['an absolute member', {name: '/tmp/hfx-abs', data: 'pwned\n'}, /absolute path/],
+		['a character device', {name: 'dev-null', device: 'chr'}, /device member/],
+		['a block device', {name: 'disk', device: 'blk'}, /device member/],
+		['a FIFO', {name: 'pipe', device: 'fifo'}, /fifo member/],
+		['a hard link', {name: 'copy.yaml', hardlink: 'config.yaml'}, /hard link to "config\.yaml"/],
+		['a symbolic link', {name: 'memories', symlink: '/etc'}, /symbolic link to "\/etc"/],
+		['a sidecar', {name: 'state.db-wal', data: 'not really a wal'}, /-wal sidecar/],
+		['a repeated name', {name: 'config.yaml', data: 'model: y\n'}, /appears more than once/],
+	];
+	it.each(tarCases)('tar.gz with %s', async (_label, member, why) => {
+		const out = pyTar(path.join(tempDir('hostile-tar'), 'h.tar.gz'), [config, member]);
+		const r = await verifyArtifact(out, {inlineChecks: true});
+		expect(r.status).toBe('damaged');
+		expect(r.exitCode).toBe(1);
+		expect(r.problems.map(p => `${p.where}: ${p.what}`).join('\n')).toMatch(why);
+	});
+
+	it('a tar whose only state.db is a symbolic link to /etc/shadow: damaged, never read through the link', async () => {
+		const out = pyTar(path.join(tempDir('shadow'), 'h.tar.gz'), [config, {name: 'data/state.db', symlink: '/etc/shadow'}]);
+		const r = await verifyArtifact(out, {inlineChecks: true});
+		expect(r.exitCode).toBe(1);
+		expect(r.databases).toEqual([]);
+		expect(r.problems[0]).toEqual({where: 'member #2 "data/state.db"', what: expect.stringMatching(/symbolic link to "\/etc\/shadow"/) as string});
+		// The binary: one line on stderr naming the member, exit 1.
+		const cli = hfx(['verify', out]);
+		expect(cli.code).toBe(1);
+		expect(cli.stderr.trim().split('\n')).toHaveLength(1);
+		expect(cli.stderr).toMatch(/data\/state\.db.*symbolic link/);
+		expect(cli.stdout).toMatch(/DAMAGED/);
+	});
+
+	it('a zip listing state.db-wal BEFORE state.db (and after): a finding either way', async () => {
+		const dir = tempDir('wal-first');
+		const db = tinyDb(dir);
+		for (const order of [['state.db-wal', 'state.db'], ['state.db', 'state.db-wal']]) {
+			const out = pyZip(path.join(dir, `${order[0]}.zip`), [config, ...order.map(n => ({name: n, data: n === 'state.db' ? db : Buffer.alloc(32)}))]);
+			const r = await verifyArtifact(out, {inlineChecks: true});
+			expect(r.exitCode).toBe(1);
+			expect(r.problems.filter(p => /sidecar/.test(p.what)).map(p => p.where)).toEqual([`member #${order.indexOf('state.db-wal') + 2} "state.db-wal"`]);
+		}
+	});
+
+	const zipCases: Array<[string, HostileMember[], RegExp]> = [
+		['a symbolic link', [{name: 'state.db', symlink: '/etc/shadow'}], /symbolic link/],
+		['a repeated name', [{name: 'config.yaml', data: 'other\n'}], /appears more than once/],
+		['two names for one path', [{name: './config.yaml', data: 'other\n'}], /lands on the same path/],
+		['a folder path written twice over', [{name: 'skills//greet/', data: ''}, {name: 'skills/greet', data: 'x'}], /lands on the same path|needs the folder/],
+	];
+	it.each(zipCases)('zip with %s', async (_label, members, why) => {
+		const out = pyZip(path.join(tempDir('hostile-zip'), 'h.zip'), [config, ...members]);
+		const r = await verifyArtifact(out, {inlineChecks: true});
+		expect(r.exitCode).toBe(1);
+		expect(r.problems.map(p => p.what).join('\n')).toMatch(why);
+	});
+
+	it('a symbolic link stored by Info-ZIP (zip -y) is damage', async () => {
+		const dir = tempDir('zip-y');
+		fs.writeFileSync(path.join(dir, 'config.yaml'), 'x\n');
+		fs.symlinkSync('/etc/shadow', path.join(dir, 'state.db'));
+		const r0 = spawnSync('zip', ['-q', '-y', 'out.zip', 'config.yaml', 'state.db'], {cwd: dir, encoding: 'utf8'});
+		expect(r0.status, r0.stderr).toBe(0);
+		const r = await verifyArtifact(path.join(dir, 'out.zip'), {inlineChecks: true});
+		expect(r.exitCode).toBe(1);
+		expect(r.databases).toEqual([]);
+		expect(r.problems.map(p => `${p.where}: ${p.what}`)).toContainEqual(expect.stringMatching(/"state\.db": unsafe member: symbolic link/));
 	});
 });

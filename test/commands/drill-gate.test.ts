@@ -132,6 +132,72 @@ describe('drill and gate', () => {
 	});
 });
 
+describe('whose archive: one -o folder for two homes', () => {
+	const archives = (dir: string) => fs.readdirSync(dir).filter(n => /^hfx-backup-.*\.zip$/.test(n)).sort();
+
+	it('backing up B never prunes A\'s archive; --keep counts and prunes only the home\'s own', () => {
+		const a = makeHome('keep-a');
+		const b = makeHome('keep-b');
+		const out = tempDir('keep-shared');
+		expect(hfx(['backup', '--home', a.root, '-o', out, '--keep', '1']).code).toBe(0);
+		const [aFirst] = archives(out);
+		expect(hfx(['backup', '--home', b.root, '-o', out, '--keep', '1']).code).toBe(0);
+		expect(hfx(['backup', '--home', b.root, '-o', out, '--keep', '1']).code).toBe(0);
+		// A's archive survives two backups of B with --keep 1; B keeps one of its own.
+		expect(archives(out)).toHaveLength(2);
+		expect(archives(out)).toContain(aFirst);
+		const listed = hfxJson(['backups', '--home', a.root, '-o', out]);
+		const owners = listed.json.backups.filter((e: {kind: string}) => e.kind === 'hfx-archive').map((e: {name: string; owner: string; home: string}) => [e.name === aFirst ? 'A' : 'B', e.owner, e.home]);
+		expect(owners.sort()).toEqual([['A', 'this', fs.realpathSync(a.root)], ['B', 'other', fs.realpathSync(b.root)]]);
+		expect(hfx(['backups', '--home', a.root, '-o', out]).stdout).toContain(`OTHER: ${fs.realpathSync(b.root)}`);
+		// A second backup of A prunes A's first, never B's.
+		const bOnly = archives(out).find(n => n !== aFirst)!;
+		const again = hfxJson(['backup', '--home', a.root, '-o', out, '--keep', '1']);
+		expect(again.code).toBe(0);
+		expect(again.json.pruned).toEqual([aFirst]);
+		expect(archives(out)).toContain(bOnly);
+		expect(archives(out)).toHaveLength(2);
+	});
+
+	it('gate --home A never passes on B\'s verified, drilled archive; it passes for B, and for B through a link to B', () => {
+		const a = makeHome('gate-a');
+		const b = makeHome('gate-b');
+		const out = tempDir('gate-shared');
+		expect(hfx(['backup', '--home', b.root, '-o', out]).code).toBe(0);
+		const bArchive = only(out);
+		expect(hfx(['restore', '--drill', bArchive]).code).toBe(0);
+		const blocked = hfx(['gate', '--home', a.root, '-o', out]);
+		expect(blocked.code).toBe(1);
+		expect(blocked.stdout).toBe('');
+		expect(blocked.stderr).toMatch(/BLOCKED: no hfx backup archive in .* for .*gate-a.*1 archive\(s\) there are of another or an unknown home/);
+		const json = hfxJson(['gate', '--home', a.root, '-o', out]);
+		expect(json.json.candidates[0]).toMatchObject({owner: 'other', home: fs.realpathSync(b.root)});
+		expect(json.json.candidates[0].missing[0]).toMatch(/an archive of another home/);
+		expect(hfx(['gate', '--home', b.root, '-o', out]).code).toBe(0);
+		// The same home by another path (a symbolic link to it) is the same home.
+		const link = path.join(tempDir('gate-link'), 'b-link');
+		fs.symlinkSync(b.root, link);
+		expect(hfx(['gate', '--home', link, '-o', out]).stdout.trim()).toBe(bArchive);
+	});
+
+	it('a record claiming B\'s archive for A is not enough: the gate reads the archive\'s own manifest', () => {
+		const a = makeHome('forged-a');
+		const b = makeHome('forged-b');
+		const out = tempDir('forged-shared');
+		expect(hfx(['backup', '--home', b.root, '-o', out]).code).toBe(0);
+		const bArchive = only(out);
+		expect(hfx(['restore', '--drill', bArchive]).code).toBe(0);
+		const records = path.join(out, 'hfx-records.jsonl');
+		const lines = fs.readFileSync(records, 'utf8').trim().split('\n');
+		const drill = JSON.parse(lines.at(-1)!) as {details: {home: string}};
+		drill.details.home = fs.realpathSync(a.root);
+		fs.appendFileSync(records, `${JSON.stringify(drill)}\n`);
+		const forged = hfx(['gate', '--home', a.root, '-o', out]);
+		expect(forged.code).toBe(1);
+		expect(forged.stderr).toMatch(/its manifest names another home/);
+	});
+});
+
 describe('hfx doctor', () => {
 	it('on a folder with a config.yaml: where it lives, what the sandbox keeps, the backups and the WAL state', () => {
 		const home = makeHome('doctor-cli');

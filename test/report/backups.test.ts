@@ -8,7 +8,7 @@ import {backupStatus} from '../../source/report/backups.js';
 const NOW = 1_786_670_000;
 
 function entry(partial: Partial<BackupEntry> = {}): BackupEntry {
-	return {path: '/b/x.zip', name: 'x.zip', kind: 'hfx-archive', profile: null, createdAt: NOW - 7200, ageSeconds: 7200, size: 10, verified: null, drilled: null, lastFailure: null, complete: true, changedSinceRecorded: false, seal: null, ...partial};
+	return {path: '/b/x.zip', name: 'x.zip', kind: 'hfx-archive', profile: null, createdAt: NOW - 7200, ageSeconds: 7200, size: 10, verified: null, drilled: null, lastFailure: null, complete: true, changedSinceRecorded: false, seal: null, home: null, owner: 'unknown', ...partial};
 }
 
 describe('backupStatus', () => {

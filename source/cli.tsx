@@ -89,7 +89,7 @@ export function parse(argv: readonly string[]) {
 }
 
 function usage(message: string): ExitCode {
-	process.stderr.write(`hfx: ${message}. See: hfx --help\n`);
+	io.err(`hfx: ${message}. See: hfx --help`);
 	return 2;
 }
 
@@ -280,7 +280,11 @@ main(process.argv.slice(2)).then(async code => {
 
 	process.exitCode = code;
 }, (error: unknown) => {
-	process.stderr.write(`hfx: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+	// A stack is several lines; each is made safe (a message can quote a file name).
+	for (const line of `hfx: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`.split('\n')) {
+		io.err(line);
+	}
+
 	// The bundled bin's identifiers are minified; its source map names them again.
 	const mapped = (process as {sourceMapsEnabled?: boolean}).sourceMapsEnabled === true;
 	if (import.meta.url.endsWith('/hfx.js') && !mapped) {

@@ -13,8 +13,8 @@
  * `\x9b`, `\u202e`): the sequence it started becomes inert text the operator can read, and the
  * result is one line. Everything else is kept as it is: letters of every script, CJK, combining
  * marks, emoji with their variation selectors and modifiers; a zero-width joiner inside an emoji
- * sequence (👩‍💻) or between two letters of a script that writes with it (Devanagari, Persian: not
- * Latin, Greek or Cyrillic, where it would only hide a spoof), and the tag characters of a
+ * sequence (👩‍💻) or after a letter of a script that writes with it (Devanagari, Persian, Malayalam:
+ * not Latin, Greek or Cyrillic, where it would only hide a spoof), and the tag characters of a
  * subdivision flag (🏴 + tags + cancel tag). The result only ever holds printable text, so it is
  * idempotent: the sinks may apply it again without harm.
  *
@@ -32,8 +32,8 @@ const KEEP = [
 	'\\u{1F3F4}[\\u{E0020}-\\u{E007E}]+\\u{E007F}',
 	// A zero-width joiner between two emoji (an optional variation selector or skin tone before it).
 	'(?<=\\p{Extended_Pictographic}[\\u{FE0F}\\u{1F3FB}-\\u{1F3FF}]?)\\u200D(?=\\p{Extended_Pictographic})',
-	// ZWNJ / ZWJ between letters (or marks) of a script that shapes with them.
-	'(?<=[\\p{L}\\p{M}])(?<![\\p{Script=Latin}\\p{Script=Greek}\\p{Script=Cyrillic}])[\\u200C\\u200D](?=[\\p{L}\\p{M}])',
+	// ZWNJ / ZWJ after a letter (or mark) of a script that shapes with them (a Malayalam chillu ends a word with one).
+	'(?<=[\\p{L}\\p{M}])(?<![\\p{Script=Latin}\\p{Script=Greek}\\p{Script=Cyrillic}\\p{Script=Inherited}\\p{Script=Common}])[\\u200C\\u200D]',
 ].join('|');
 
 /** One character a terminal would act on, or that hides or reorders text. */

@@ -5,7 +5,7 @@
  * The terminal sinks: every line hfx prints outside the TUI passes `out` or `err`, which make it
  * one safe line (text/sanitize.ts: a title's ESC or newline is shown escaped, never acted on), and
  * every JSON document passes `json`, which keeps the strings exact. Nothing else writes a
- * command's output (test/text/sanitize-sinks.test.ts).
+ * command's output (test/build/terminal-sinks.test.ts).
  */
 import {safeJson, safeText} from './text/sanitize.js';
 

@@ -3,7 +3,7 @@
  * (text/sanitize.ts). A title, key, file name or command line that holds ESC, a C1 control, CR/LF
  * or a bidi override is shown as a visible escape (`\x1b[2J`) instead of clearing the screen or
  * splitting a row. It works on the data, before Ink styles it, so hfx's own colours are untouched.
- * test/ui/safe-text.test.tsx fails when a file under source/ui takes Text from Ink directly.
+ * test/build/terminal-sinks.test.ts fails when a file under source/ui takes Text from Ink directly.
  */
 import React from 'react';
 import {Text as InkText, type TextProps} from 'ink';

@@ -155,6 +155,17 @@ describe('hostile file names and command lines', () => {
 		expect(v.code).toBe(0);
 		const listed = hfxJson(['backups', '--home', home, '-o', out]);
 		expect(listed.json.dirs).toEqual([out]);
+		// The commands that judge or use that backup print the folder's name too.
+		for (const [what, args] of [
+			['restore --drill', ['restore', '--drill', path.join(out, archive)]],
+			['gate', ['gate', '--home', home, '-o', out, '--max-age', '1d']],
+			['doctor', ['doctor', '--home', home, '-o', out]],
+		] as const) {
+			const r = hfx([...args]);
+			expectClean(r, what);
+			expect(r.code, `${what}: ${r.stderr}`).not.toBeNull();
+			expect(r.stderr, what).not.toContain('internal error');
+		}
 	});
 
 	it('verify: archive member names with escapes, a newline, C1 and bidi are reported escaped, in one refusal line', () => {

@@ -14,7 +14,7 @@ import path from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {type CliRun, evidenceState, hfx, hfxJson} from '../helpers/cli.js';
 import {craftZip} from '../backup/helpers.js';
-import {EVIL, type HostileStore, buildHostileStore} from './injection-store.js';
+import {EVIL, type HostileStore, buildHostileStore} from '../helpers/hostile-store.js';
 
 /** A byte a terminal acts on, or a character that hides or reorders text: only \n (between lines) may appear. */
 const RAW = /[\u0000-\u0009\u000B-\u001F\u007F-\u009F\u2028\u2029\u200B\u200E\u200F\u202A-\u202E\u2066-\u2069\uFEFF]/u;

@@ -19,7 +19,7 @@ import {LiveStore} from '../../source/store/live.js';
 import {FilesProbe, describeFiles} from '../../source/store/files-probe.js';
 import type {BackupsSource} from '../../source/ui/backups-model.js';
 import type {FilesSource} from '../../source/ui/files-model.js';
-import {EVIL, type HostileStore, buildHostileStore} from '../commands/injection-store.js';
+import {EVIL, type HostileStore, buildHostileStore} from '../helpers/hostile-store.js';
 import {renderAt} from '../helpers/render.js';
 
 const RAW = /[\u0000-\u0009\u000B-\u001F\u007F-\u009F\u2028\u2029\u200B\u200E\u200F\u202A-\u202E\u2066-\u2069\uFEFF]/u;

@@ -1,6 +1,6 @@
 /**
  * A store whose every outside string is hostile: titles, display names, user and chat ids,
- * session keys and a source hold terminal escapes (CSI clear screen, OSC window title), CR, LF, a
+ * session keys, a source and a message hold terminal escapes (CSI clear screen, OSC window title), CR, LF, a
  * bidi override and a C1 CSI. Built by the simulator's writer in the caller's temp folder.
  */
 import path from 'node:path';
@@ -33,6 +33,7 @@ export function buildHostileStore(home: string): HostileStore {
 	const common = {source: 'telegram', userId: `u-${EVIL}`, chatId: `77${EVIL}`, chatType: 'dm', displayName: `Mallory ${EVIL}`};
 	const zombie = w.createSession({...common, sessionKey: key, title: `zombie ${EVIL}`, startedAt: T0});
 	w.addConversation(zombie, 30, T0 + 10, T0 + 15 * MIN);
+	w.addMessages(zombie, [{role: 'user', content: `hi ${EVIL}\nsecond line`, timestamp: T0 + 14 * MIN + 30}]);
 	w.setRouting(key, zombie, T0 + 15 * MIN);
 	const orphan = w.createSession({source: 'telegram', title: `orphan ${EVIL}`, displayName: EVIL, startedAt: T0 + 15 * MIN + 60});
 	w.addConversation(orphan, 80, T0 + 15 * MIN + 70, T0 + 2.7 * 86_400);

@@ -91,6 +91,11 @@ describe.each([[80, 24], [140, 40]] as const)('the TUI at %ix%i', (columns, rows
 				const frame = ui.lastFrame();
 				expectSafeFrame(frame, pane, columns, rows);
 				escaped += frame.includes('\\x1b') ? 1 : 0;
+				if (pane === 'detail') {
+					// A message's text: its newline folded to a space as before, its escapes shown.
+					expect(frame).toContain('hi \\x1b[2J');
+				}
+
 			}
 
 			// Every pane that lists a store's strings, a holder's command line or a backup's name shows them escaped.

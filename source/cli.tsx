@@ -8,7 +8,7 @@ import {UsageError, parseCommandLine, type Parsed} from './cli-args.js';
 import {type CommandSpec, type Invocation, commandNamed} from './cli-commands.js';
 import {commandHelp, globalHelp} from './cli-help.js';
 import type {ExitCode} from './errors.js';
-import type {GlobalFlags} from './io.js';
+import {type GlobalFlags, processIo as io} from './io.js';
 import {PROFILE_NAME} from './store/locate.js';
 import {toolVersion} from './version.js';
 
@@ -16,7 +16,7 @@ import {toolVersion} from './version.js';
 process.env.NODE_ENV ??= 'production';
 
 function usage(message: string, command: string | undefined): ExitCode {
-	process.stderr.write(`hfx: ${message}. See: hfx ${command ? `${command} ` : ''}--help\n`);
+	io.err(`hfx: ${message}. See: hfx ${command ? `${command} ` : ''}--help`);
 	return 2;
 }
 
@@ -145,7 +145,11 @@ main(process.argv.slice(2)).then(async code => {
 
 	process.exitCode = code;
 }, (error: unknown) => {
-	process.stderr.write(`hfx: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+	// A stack is several lines; each is made safe (a message can quote a file name).
+	for (const line of `hfx: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`.split('\n')) {
+		io.err(line);
+	}
+
 	// The bundled bin's identifiers are minified; its source map names them again.
 	const mapped = (process as {sourceMapsEnabled?: boolean}).sourceMapsEnabled === true;
 	if (import.meta.url.endsWith('/hfx.js') && !mapped) {

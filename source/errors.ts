@@ -3,13 +3,15 @@
  * operator reading one line over SSH knows what happened and what to do without guessing.
  */
 
+import {safeText} from './text/sanitize.js';
+
 export type ExitCode = 0 | 1 | 2;
 
 export type Refusal = {file: string; reason: string; next: string};
 
-/** The one line every refusal prints on stderr: the file, the cause and the next safe step. */
+/** The one line every refusal prints on stderr: the file, the cause and the next safe step (one line whatever they hold). */
 export function refusalLine(r: Refusal): string {
-	return `hfx: ${r.file}: ${r.reason}. Next: ${r.next}`;
+	return safeText(`hfx: ${r.file}: ${r.reason}. Next: ${r.next}`);
 }
 
 export class FailClosed extends Error {

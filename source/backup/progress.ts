@@ -3,6 +3,8 @@
  * one-line progress bar the CLI draws on stderr when it is a TTY (never otherwise). The TUI
  * subscribes to the same events.
  */
+import {safeJson, safeText} from '../text/sanitize.js';
+
 export type ProgressPhase = 'copy' | 'check' | 'archive' | 'readback' | 'seal' | 'members' | 'extract' | 'restore' | 'scan';
 
 export type ProgressEvent = {
@@ -60,7 +62,7 @@ export function ttyProgressBar(stream: NodeJS.WriteStream = process.stderr): Pro
 			last = now;
 			const columns = Math.max(40, stream.columns ?? 80);
 			const fraction = e.total > 0 ? Math.min(1, e.done / e.total) : 0;
-			const text = ` ${String(Math.round(fraction * 100)).padStart(3)}%  ${PHASE_WORDS[e.phase]} ${e.label}  ${e.total > 1024 ? `${mib(e.done)}/${mib(e.total)}` : ''}`;
+			const text = ` ${String(Math.round(fraction * 100)).padStart(3)}%  ${PHASE_WORDS[e.phase]} ${safeText(e.label)}  ${e.total > 1024 ? `${mib(e.done)}/${mib(e.total)}` : ''}`;
 			const width = Math.max(10, Math.min(30, columns - text.length - 4));
 			const filled = Math.round(fraction * width);
 			const line = `[${'█'.repeat(filled)}${'░'.repeat(width - filled)}]${text}`;
@@ -87,7 +89,7 @@ export function progressSink(stream: NodeJS.WriteStream = process.stderr, env: N
 				}
 
 				last = now;
-				stream.write(`${JSON.stringify({progress: e})}\n`);
+				stream.write(`${safeJson({progress: e})}\n`);
 			},
 			clear() {},
 		};

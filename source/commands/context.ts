@@ -35,11 +35,12 @@ export function loadAndAnalyze(location: StoreLocation, flags: GlobalFlags, colu
 
 /**
  * A command's one report, the same data either way: its JSON document under --json, else its
- * text lines. Every command prints through it.
+ * text lines. Every command prints through it; the Io sinks make each text line safe for a
+ * terminal (io.ts) and keep the JSON exact.
  */
 export function emit(io: Io, flags: Pick<GlobalFlags, 'json'>, report: {json: () => unknown; text: () => Iterable<string>}): void {
 	if (flags.json) {
-		io.out(JSON.stringify(report.json(), null, 2));
+		io.json(report.json());
 		return;
 	}
 
@@ -55,7 +56,7 @@ export async function guarded(io: Io, flags: Pick<GlobalFlags, 'json'>, body: ()
 	} catch (error) {
 		const code = refusalExit(error, io.err);
 		if (flags.json) {
-			io.out(JSON.stringify({error: (error as FailClosed).toJSON()}, null, 2));
+			io.json({error: (error as FailClosed).toJSON()});
 		}
 
 		return code;

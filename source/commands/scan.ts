@@ -105,13 +105,13 @@ function header(facts: DatabaseFacts): string {
 	return `${facts.path}  ·  profile ${facts.owner}  ·  ${schema}  ·  ${mode}  ·  read-only${facts.openMode === 'private-copy' ? ' (private copy)' : ''}`;
 }
 
-function orphanLine(o: OrphanVerdict, changes: Analysis['upgradeChanges']): string {
+function orphanLines(o: OrphanVerdict, changes: Analysis['upgradeChanges']): string[] {
 	const head = `${o.orphanId}  ${o.source || '(no source)'}  ${plural(o.messageCount, 'message')}`;
 	const after = changes.bySubject.get(o.orphanId);
 	const body = o.verdict === 'adoptable'
-		? `  → ${head}\n      adopt into ${o.sessionKey} from ${o.donorId} (evidence: ${o.evidence})`
-		: `  ✗ ${head}\n      not repairable (${o.reasonKind}): ${o.reason}`;
-	return after ? `${body}\n      ${after}` : body;
+		? [`  → ${head}`, `      adopt into ${o.sessionKey} from ${o.donorId} (evidence: ${o.evidence})`]
+		: [`  ✗ ${head}`, `      not repairable (${o.reasonKind}): ${o.reason}`];
+	return after ? [...body, `      ${after}`] : body;
 }
 
 /** Where the store stands among Hermes' generations: its owner, its rules, what an upgrade does. */
@@ -162,7 +162,7 @@ function orphanSections(analysis: Analysis): string[] {
 
 	if (analysis.orphans.length > 0) {
 		lines.push(`Orphans: keyless rows holding messages that repair-routing lists (rules ${analysis.ruleSet}, window ${analysis.maxGapSeconds}s)`);
-		lines.push(...analysis.orphans.map(o => orphanLine(o, analysis.upgradeChanges)), '');
+		lines.push(...analysis.orphans.flatMap(o => orphanLines(o, analysis.upgradeChanges)), '');
 	}
 
 	if (analysis.listedRefusedLocal.length > 0) {

@@ -7,6 +7,7 @@ import type {Planned} from '../repair/apply.js';
 import type {Adoption, Value} from '../repair/plan.js';
 import {upgradeNotice} from '../store/load.js';
 import {plural} from '../text/format.js';
+import {safeText} from '../text/sanitize.js';
 
 export function show(v: Value): string {
 	if (v === null) {
@@ -17,7 +18,8 @@ export function show(v: Value): string {
 		return 'hex' in v ? `<blob ${v.hex.length / 2} bytes>` : v.bigint;
 	}
 
-	const text = typeof v === 'string' ? v : String(v);
+	// Escaped before it is cut and padded, so the before/after columns line up as shown.
+	const text = safeText(typeof v === 'string' ? v : String(v));
 	return text.length > 46 ? `${text.slice(0, 45)}…` : text;
 }
 

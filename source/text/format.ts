@@ -2,6 +2,7 @@
  * Plain-text formatting shared by the non-interactive commands (and the TUI's cells).
  */
 
+import {safeText} from './sanitize.js';
 import {lazySegmenter} from './segmenter.js';
 import {NARROW_TEXT, textWidth} from './width.js';
 
@@ -94,8 +95,13 @@ export function bytes(n: number | null | undefined): string {
 
 const graphemes = lazySegmenter();
 
-/** Cuts a text to `width` terminal columns (an ellipsis marks the cut); wide characters count two. */
-export function truncate(text: string, width: number): string {
+/**
+ * Cuts a text to `width` terminal columns (an ellipsis marks the cut); wide characters count two.
+ * A cell is display text: a control or bidi character in it is made a visible escape first
+ * (text/sanitize.ts), so it is measured as it will be shown.
+ */
+export function truncate(raw: string, width: number): string {
+	const text = NARROW_TEXT.test(raw) ? raw : safeText(raw);
 	if (width <= 0) {
 		return '';
 	}
@@ -142,9 +148,9 @@ export type TableColumn<T> = {
 	max?: number;
 };
 
-/** A plain text table: header, rule, rows. Columns are sized to content (capped by max). */
+/** A plain text table: header, rule, rows. Columns are sized to content (capped by max), as shown (made safe). */
 export function table<T>(rows: readonly T[], columns: ReadonlyArray<TableColumn<T>>): string[] {
-	const cells = rows.map(r => columns.map(c => c.value(r)));
+	const cells = rows.map(r => columns.map(c => safeText(c.value(r))));
 	const widths = columns.map((c, i) => Math.min(c.max ?? 80, Math.max(textWidth(c.header), ...cells.map(row => textWidth(row[i]!)))));
 	const line = (values: string[]) => values.map((v, i) => pad(v, widths[i]!, columns[i]!.align)).join('  ').trimEnd();
 	return [line(columns.map(c => c.header)), line(widths.map(w => '─'.repeat(w))), ...cells.map(line)];

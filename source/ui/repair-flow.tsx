@@ -5,7 +5,8 @@
  * Nothing is written before the typed confirmation.
  */
 import React, {useReducer, useRef} from 'react';
-import {Box, Text, useStdin} from 'ink';
+import {Box, useStdin} from 'ink';
+import {Text} from './components/text.js';
 import {TextInput} from '@inkjs/ui';
 import type {Planned} from '../repair/apply.js';
 import {confirmationMatches} from '../repair/confirmation.js';

@@ -3,7 +3,7 @@
  * all is well.
  */
 import React from 'react';
-import {Text} from 'ink';
+import {Text} from './text.js';
 import type {LiveModel} from '../../store/live.js';
 import {plural} from '../../text/format.js';
 import {useTheme} from '../theme.js';

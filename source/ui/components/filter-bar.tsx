@@ -2,7 +2,8 @@
  * The filter line that replaces the footer while `/` is open: the text input and a live match count.
  */
 import React from 'react';
-import {Box, Text} from 'ink';
+import {Box} from 'ink';
+import {Text} from './text.js';
 import {TextInput} from '@inkjs/ui';
 
 export type FilterBarProps = {

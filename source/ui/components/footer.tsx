@@ -3,7 +3,7 @@
  * the pinned ones (help, quit) always at the right and the others filling what is left in order.
  */
 import React from 'react';
-import {Text} from 'ink';
+import {Text} from './text.js';
 import type {Pane} from '../pane-names.js';
 import {footerHints} from '../keys/lookup.js';
 import {useTheme} from '../theme.js';

@@ -3,7 +3,8 @@
  * waiting.
  */
 import React from 'react';
-import {Box, Text} from 'ink';
+import {Box} from 'ink';
+import {Text} from './text.js';
 import type {LiveModel} from '../../store/live.js';
 import {bytes, plural} from '../../text/format.js';
 import {useTheme} from '../theme.js';

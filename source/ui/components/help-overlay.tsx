@@ -2,7 +2,8 @@
  * The `?` help: every key from the keymap with where it applies, filtered as the operator types.
  */
 import React from 'react';
-import {Box, Text} from 'ink';
+import {Box} from 'ink';
+import {Text} from './text.js';
 import {helpRows} from '../keys/lookup.js';
 import {useTheme} from '../theme.js';
 

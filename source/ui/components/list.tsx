@@ -4,7 +4,8 @@
  * indicator says where the window is.
  */
 import React from 'react';
-import {Box, Text} from 'ink';
+import {Box} from 'ink';
+import {Text} from './text.js';
 import {windowStart} from '../views.js';
 import {useTheme} from '../theme.js';
 

@@ -2,7 +2,7 @@
  * The pane tabs: one line, never wrapped: "[1 Sessions]  2 Detail  …", compact below 100 columns.
  */
 import React from 'react';
-import {Text} from 'ink';
+import {Text} from './text.js';
 import {PANES, PANE_TITLES, type Pane} from '../pane-names.js';
 import {useTheme} from '../theme.js';
 

@@ -2,7 +2,8 @@
  * The screen shown instead of the app when the terminal is below the minimum size.
  */
 import React from 'react';
-import {Box, Text} from 'ink';
+import {Box} from 'ink';
+import {Text} from './text.js';
 import {MIN_COLUMNS, MIN_ROWS} from '../terminal.js';
 
 export function TooSmall({columns, rows}: {columns: number; rows: number}): React.ReactElement {

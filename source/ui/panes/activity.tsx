@@ -2,7 +2,8 @@
  * Activity: a live timeline of what changed, newest first.
  */
 import React from 'react';
-import {Box, Text} from 'ink';
+import {Box} from 'ink';
+import {Text} from '../components/text.js';
 import type {ActivityEvent} from '../../forensics/activity.js';
 import {List} from '../components/list.js';
 import {useTheme} from '../theme.js';

@@ -4,7 +4,8 @@
  * and a typed confirmation).
  */
 import React from 'react';
-import {Box, Text} from 'ink';
+import {Box} from 'ink';
+import {Text} from '../components/text.js';
 import {backupStatus} from '../../report/backups.js';
 import {ago, bytes, pad} from '../../text/format.js';
 import {List} from '../components/list.js';

@@ -3,7 +3,8 @@
  * messages (scrollable, role-coloured).
  */
 import React from 'react';
-import {Box, Text} from 'ink';
+import {Box} from 'ink';
+import {Text} from '../components/text.js';
 import {inWindow, lastActive} from '../../forensics/time.js';
 import {statusIndex, statusOf} from '../../forensics/status.js';
 import {ago, utc} from '../../text/format.js';

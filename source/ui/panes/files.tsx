@@ -3,7 +3,7 @@
  * signal; the -shm header (read in a child process); who holds the files.
  */
 import React from 'react';
-import {Text} from 'ink';
+import {Text} from '../components/text.js';
 import {List} from '../components/list.js';
 import {useTheme} from '../theme.js';
 import type {PaneContext, PaneSpec} from './types.js';

@@ -3,7 +3,8 @@
  * entries. Enter opens the session; r hands the selected orphan to the repair flow.
  */
 import React from 'react';
-import {Box, Text} from 'ink';
+import {Box} from 'ink';
+import {Text} from '../components/text.js';
 import type {Finding} from '../../forensics/analyze.js';
 import {List} from '../components/list.js';
 import {useTheme} from '../theme.js';

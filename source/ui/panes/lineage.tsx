@@ -2,7 +2,8 @@
  * Lineage: the parent/child tree around the selected session, each edge labelled with its kind.
  */
 import React from 'react';
-import {Box, Text} from 'ink';
+import {Box} from 'ink';
+import {Text} from '../components/text.js';
 import {type TreeLine, flattenTree, lineageTree} from '../../forensics/lineage.js';
 import {STATUS_GLYPH, statusIndex, statusOf} from '../../forensics/status.js';
 import {lastActive} from '../../forensics/time.js';

@@ -4,7 +4,8 @@
  * they differ.
  */
 import React from 'react';
-import {Box, Text} from 'ink';
+import {Box} from 'ink';
+import {Text} from '../components/text.js';
 import type {ChatRouting} from '../../forensics/routing.js';
 import {duration, utc} from '../../text/format.js';
 import {List} from '../components/list.js';

@@ -1,0 +1,83 @@
+/**
+ * The terminal sinks, enforced (issue #17, class 8). A string from a store, a file name, an
+ * archive or /proc reaches a terminal only through a sink that makes it safe (text/sanitize.ts):
+ *
+ * - the commands' lines: `Io.out` / `Io.err` (io.ts), their JSON: `Io.json`;
+ * - the TUI: ui/components/text.tsx, the one Text (Ink's, its string children made safe).
+ *
+ * So a new direct write to stdout/stderr, a console call, or a Text taken from Ink itself fails
+ * here: route it through a sink, or add it below with why it carries no outside string.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import {describe, expect, it} from 'vitest';
+import {ROOT} from '../helpers/writer.js';
+
+const SOURCE = path.join(ROOT, 'source');
+
+/** The direct writes to a terminal stream there may be, per file, and why each is safe. */
+const DIRECT_WRITES: Record<string, {count: number; why: string}> = {
+	'io.ts': {count: 3, why: 'the sinks themselves: safeText per line, safeJson per document'},
+	'cli.tsx': {count: 3, why: 'the help text, the version and a fixed hint: constants'},
+	'interrupts.ts': {count: 1, why: 'a fixed notice naming the signal'},
+	'ui/host.tsx': {count: 2, why: 'the alternate-screen and cursor sequences: constants'},
+	'ui/use-screen-keys.ts': {count: 1, why: 'OSC 52: the copied text goes base64-encoded'},
+	'backup/progress.ts': {count: 3, why: 'the progress bar (its label through safeText) and JSON progress (safeJson)'},
+	'simulator/writer-process.ts': {count: 2, why: 'a test writer\'s JSON replies and usage line, to its parent through a pipe'},
+	'simulator/gateway.ts': {count: 2, why: 'the demo gateway\'s JSON events and usage line, to its parent through a pipe'},
+};
+
+const WRITE = /\b(?:process\.)?(?:stdout|stderr|stream)\.write\(/g;
+
+function sourceFiles(dir: string): string[] {
+	return fs.readdirSync(dir, {withFileTypes: true}).flatMap(e => {
+		const p = path.join(dir, e.name);
+		return e.isDirectory() ? sourceFiles(p) : (/\.tsx?$/.test(e.name) ? [p] : []);
+	});
+}
+
+const files = sourceFiles(SOURCE).map(file => ({file, rel: path.relative(SOURCE, file).split(path.sep).join('/'), text: fs.readFileSync(file, 'utf8')}));
+
+describe('every outside string reaches a terminal through a sink that makes it safe', () => {
+	it('writes to stdout/stderr only where listed (the sinks, and constants)', () => {
+		const found: Record<string, number> = {};
+		for (const {rel, text} of files) {
+			const n = text.match(WRITE)?.length ?? 0;
+			if (n > 0) {
+				found[rel] = n;
+			}
+		}
+
+		expect(found).toEqual(Object.fromEntries(Object.entries(DIRECT_WRITES).map(([rel, {count}]) => [rel, count])));
+	});
+
+	it('never prints through console', () => {
+		const offenders = files.filter(({text}) => /\bconsole\.(?:log|error|warn|info|debug)\(/.test(text)).map(f => f.rel);
+		expect(offenders).toEqual([]);
+	});
+
+	it('renders text in the TUI only through ui/components/text.tsx', () => {
+		const offenders: string[] = [];
+		for (const {rel, text} of files) {
+			if (!rel.startsWith('ui/') || rel === 'ui/components/text.tsx' || !/\.tsx?$/.test(rel) || rel.startsWith('ui/ink/')) {
+				continue;
+			}
+
+			if (/import\s*(?:type\s*)?\{[^}]*\b(?:Text|Transform|Static)\b[^}]*\}\s*from\s*'ink'/.test(text)) {
+				offenders.push(rel);
+			}
+		}
+
+		expect(offenders).toEqual([]);
+	});
+
+	it('the sinks do use the sanitizer (io.ts, errors.ts refusalLine, the TUI Text, format cells)', () => {
+		const text = (rel: string) => files.find(f => f.rel === rel)!.text;
+		expect(text('io.ts')).toMatch(/out: line => process\.stdout\.write\(`\$\{safeText\(line\)\}\\n`\)/);
+		expect(text('io.ts')).toMatch(/err: line => process\.stderr\.write\(`\$\{safeText\(line\)\}\\n`\)/);
+		expect(text('io.ts')).toMatch(/json: value => process\.stdout\.write\(`\$\{safeJson\(value, 2\)\}\\n`\)/);
+		expect(text('errors.ts')).toMatch(/return safeText\(`hfx: \$\{r\.file\}/);
+		expect(text('ui/components/text.tsx')).toContain('return safeText(child)');
+		expect(text('text/format.ts')).toMatch(/safeText\(raw\)/);
+	});
+});

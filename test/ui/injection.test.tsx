@@ -52,7 +52,7 @@ beforeAll(async () => {
 	files = {model: {lines: describeFiles(report, 'wal'), holders: report.holders, updatedAt: report.readAt}, subscribe: () => () => {}};
 	const entry = {
 		path: path.join(home, `backups/b${EVIL}.zip`), name: `b${EVIL}.zip`, kind: 'hfx-archive' as const, profile: null, createdAt: NOW - 60, ageSeconds: 60, size: 1234,
-		verified: null, drilled: null, lastFailure: {at: NOW - 30, event: 'verify', summary: `damaged ${EVIL}`}, complete: true, changedSinceRecorded: false, seal: null,
+		verified: null, drilled: null, lastFailure: {at: NOW - 30, event: 'verify', summary: `damaged ${EVIL}`}, complete: true, changedSinceRecorded: false, seal: null, home: `${home}${EVIL}`, owner: 'other' as const,
 	};
 	backups = {model: {entries: [entry], busy: `verifying b${EVIL}.zip`, last: `verify failed: ${EVIL}`, root: home}, subscribe: () => () => {}, verify() {}, drill() {}, snapshot() {}};
 });

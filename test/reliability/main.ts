@@ -1,6 +1,6 @@
 /**
  * The entry of `npm run reliability` (scripts/reliability.mjs bundles and calls it):
- * `[--long] [--out FILE] [--only ID,ID] [--no-fuzz] [--list]`. Runs the fault catalog and the
+ * `[--long] [--out FILE] [--only ID,ID] [--no-fuzz] [--no-faults] [--list]`. Runs the fault catalog and the
  * fuzzers, prints one line per kind, writes the report (default reliability-report.md at the
  * repository root) and returns 1 when anything failed. `--fuzz-one NAME N` is the child mode
  * of fuzz/run-fuzzer.ts.
@@ -14,10 +14,10 @@ import {renderReport} from './report.js';
 import {ROOT} from './run-hfx.js';
 import {runFaults, runFuzzers} from './suite.js';
 
-type Args = {long: boolean; out: string; only: string[] | null; fuzz: boolean; list: boolean};
+type Args = {long: boolean; out: string; only: string[] | null; fuzz: boolean; faults: boolean; list: boolean};
 
 function parse(argv: string[]): Args {
-	const a: Args = {long: false, out: path.join(ROOT, 'reliability-report.md'), only: null, fuzz: true, list: false};
+	const a: Args = {long: false, out: path.join(ROOT, 'reliability-report.md'), only: null, fuzz: true, faults: true, list: false};
 	for (let i = 0; i < argv.length; i++) {
 		const k = argv[i];
 		if (k === '--long') {
@@ -28,10 +28,12 @@ function parse(argv: string[]): Args {
 			a.only = (argv[++i] ?? '').split(',').filter(Boolean);
 		} else if (k === '--no-fuzz') {
 			a.fuzz = false;
+		} else if (k === '--no-faults') {
+			a.faults = false;
 		} else if (k === '--list') {
 			a.list = true;
 		} else {
-			throw new Error(`unknown option ${k} (use --long, --out FILE, --only ID,ID, --no-fuzz, --list)`);
+			throw new Error(`unknown option ${k} (use --long, --out FILE, --only ID,ID, --no-fuzz, --no-faults, --list)`);
 		}
 	}
 
@@ -45,7 +47,7 @@ export async function main(argv: string[]): Promise<number> {
 	}
 
 	const a = parse(argv);
-	const faults = CATALOG.filter(f => !a.only || a.only.some(o => f.id.startsWith(o)));
+	const faults = a.faults ? CATALOG.filter(f => !a.only || a.only.some(o => f.id.startsWith(o))) : [];
 	if (a.list) {
 		process.stdout.write(faults.map(f => `${f.cls} ${f.id}`).join('\n') + '\n');
 		return 0;

@@ -9,7 +9,7 @@ import type {FuzzReport} from './fuzz/fuzz-types.js';
 import {runFault, type SuiteOptions} from './run-fault.js';
 import type {Fault, FaultReport} from './types.js';
 
-function missing(fault: Fault): string | null {
+export function missing(fault: Fault): string | null {
 	for (const need of fault.needs ?? []) {
 		if (need === 'root' && process.getuid?.() !== 0) {
 			return 'needs root (mount, mknod)';

@@ -46,6 +46,15 @@ export const EXITS: Fault[] = [
 		fs.writeFileSync(db, fs.readFileSync(path.join(ROOT, 'test/fixtures/hermes-v21-incident/state.db')).subarray(0, 50));
 		return {evidence: [dir], steps: [refused(['scan', '--db', db], /50 bytes|too short|cut (off|short)|truncated|shorter than/i, {notMatch: /first bytes are/})]};
 	}),
+	kind('store-malformed-page', 'refused', 'one b-tree page at 70% of the real v21 store overwritten with 0xFF (found by the store fuzzer, seed 17): "malformed" in one line, no stack trace', t => {
+		const dir = t.dir('store');
+		const db = path.join(dir, 'state.db');
+		const bytes = fs.readFileSync(path.join(ROOT, 'test/fixtures/hermes-v21-incident/state.db'));
+		const page = Math.floor((bytes.length / 4096) * 0.7);
+		bytes.fill(0xFF, page * 4096, (page + 1) * 4096);
+		fs.writeFileSync(db, bytes);
+		return {evidence: [dir], steps: [step('any', ['scan', '--db', db]), step('any', ['sessions', '--db', db, '--json'])]};
+	}),
 	kind('path-eloop', 'refused', 'state.db is a symlink loop (ELOOP)', t => {
 		const dir = t.dir('store');
 		fs.symlinkSync('state.db', path.join(dir, 'state.db'));

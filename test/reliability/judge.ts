@@ -78,7 +78,7 @@ export function judge(step: Step, r: RunResult): {got: string; problems: string[
 		problems.push(`output must not match ${step.notMatch}, got ${JSON.stringify(all.slice(Math.max(0, bad.index - 80), bad.index + 60))}`);
 	}
 
-	if (!step.args.includes('--json') && RAW_ESCAPE.test(`${r.stdout}${r.stderr}`)) {
+	if (!step.args.includes('--json') && !step.pty && RAW_ESCAPE.test(`${r.stdout}${r.stderr}`)) {
 		problems.push('a raw terminal escape code reached the output');
 	}
 

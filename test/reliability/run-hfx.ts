@@ -35,9 +35,31 @@ function environment(step: Step, o: RunOptions): NodeJS.ProcessEnv {
 	return env;
 }
 
+const quote = (s: string): string => `'${s.replaceAll('\'', '\'\\\'\'')}'`;
+
+function commandOf(step: Step): string[] {
+	const plain = [...(step.wrap ?? []), process.execPath, CLI, ...step.args];
+	return step.pty ? ['script', '-qfec', plain.map(quote).join(' '), '/dev/null'] : plain;
+}
+
+/** Types `input` into a pseudo-terminal a while in (the TUI must be up), then closes it. */
+function feed(child: ReturnType<typeof spawn>, step: Step): void {
+	if (!step.pty) {
+		child.stdin!.end(step.input ?? '');
+		return;
+	}
+
+	const typed = setTimeout(() => child.stdin!.write(step.input ?? ''), 2500);
+	const closed = setTimeout(() => child.stdin!.end(), 6000);
+	child.once('close', () => {
+		clearTimeout(typed);
+		clearTimeout(closed);
+	});
+}
+
 /** One step, to its end (or its timeout). */
 export function runHfx(step: Step, o: RunOptions): Promise<RunResult> {
-	const command = [...(step.wrap ?? []), process.execPath, CLI, ...step.args];
+	const command = commandOf(step);
 	const started = Date.now();
 	const child = spawn(command[0]!, command.slice(1), {detached: true, env: environment(step, o), stdio: ['pipe', 'pipe', 'pipe']});
 	let stdout = '';
@@ -49,7 +71,7 @@ export function runHfx(step: Step, o: RunOptions): Promise<RunResult> {
 		stderr += d.toString();
 	});
 	child.stdin.on('error', () => undefined);
-	child.stdin.end(step.input ?? '');
+	feed(child, step);
 	let timedOut = false;
 	let killedOnPurpose = false;
 	const timer = setTimeout(() => {

@@ -38,6 +38,8 @@ export type Step = {
 	/** A wrapper before node, e.g. ['strace', '-f', ...] or a `bash -c 'ulimit -f N; exec "$@"'` prefix. */
 	wrap?: string[];
 	kill?: KillPoint;
+	/** Runs the command on a pseudo-terminal (`script`), as the TUI runs; `input` is typed 2.5 s in. */
+	pty?: boolean;
 	/** Runs the step in the background: the next step starts at once (two instances at once). */
 	concurrent?: boolean;
 	/** Waited for before the step starts (a writer killed, a file planted). */

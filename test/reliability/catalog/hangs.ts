@@ -47,6 +47,21 @@ function fifoArchive(id: string, command: 'verify' | 'restore'): Fault {
 export const HANGS: Fault[] = [
 	fifoSidecar('fifo-as-wal', '-wal'),
 	fifoSidecar('fifo-as-shm', '-shm'),
+	{
+		id: 'fifo-as-wal-tui', cls: 3, outcome: 'refused', notes: 'the TUI on a pseudo-terminal with a FIFO as state.db-wal: ends (one line) or quits on q, never needs kill -9',
+		async setup(t) {
+			const s = await crashedStore(t.dir('store'));
+			fifo(`${s.db}-wal`);
+			return {evidence: [s.dir], steps: [step('any', ['--db', s.db], {pty: true, input: 'q'})]};
+		},
+	},
+	{
+		id: 'tui-quits-on-q-crashed', cls: 1, outcome: 'ok', notes: 'the TUI on a pseudo-terminal over a crashed agent\'s store, q typed: exit 0, 0 bytes changed (-shm included)',
+		async setup(t) {
+			const s = await crashedStore(t.dir('store'));
+			return {evidence: [s.dir], steps: [step('ok', ['--db', s.db], {pty: true, input: 'q'})]};
+		},
+	},
 	fifoArchive('fifo-as-archive-verify', 'verify'),
 	fifoArchive('fifo-as-archive-restore', 'restore'),
 	{

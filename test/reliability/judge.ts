@@ -74,8 +74,8 @@ export function judge(step: Step, r: RunResult): {got: string; problems: string[
 
 	const bad = step.notMatch?.exec(`${r.stdout}\n${r.stderr}`);
 	if (bad) {
-		const all = `${r.stdout}\n${r.stderr}`;
-		problems.push(`output must not match ${step.notMatch}, got ${JSON.stringify(all.slice(Math.max(0, bad.index - 80), bad.index + 60))}`);
+		const line = `${r.stdout}\n${r.stderr}`.split('\n').find(l => step.notMatch!.test(l)) ?? '';
+		problems.push(`output must not match ${step.notMatch}, got ${JSON.stringify(line.slice(-220))}`);
 	}
 
 	if (!step.args.includes('--json') && !step.pty && RAW_ESCAPE.test(`${r.stdout}${r.stderr}`)) {

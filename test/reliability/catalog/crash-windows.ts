@@ -11,7 +11,7 @@ import {prng} from '../../helpers/prng.js';
 import {archive, bigHome as bigHomeCopy, home} from '../fixtures.js';
 import {leftIn} from '../temp-space.js';
 import type {Fault, RunResult, Step, TempSpace} from '../types.js';
-import {late, ok, recordsIn, refused, step, verdict} from './kit.js';
+import {late, ok, recordsIn, refused, repairWrites, step, verdict} from './kit.js';
 
 /** A kill point for run `run`: SIGKILL after 60–1200 ms (the same for a given run). */
 export function killAt(id: string, run: number): Step['kill'] {
@@ -70,7 +70,7 @@ export const CRASH_WINDOWS: Fault[] = [
 				return !adoptable && entries === 0 ? 'the repair was applied but the audit trail has no entry (it can never be undone)' : null;
 			};
 
-			return {evidence: [], steps: [
+			return {evidence: [h.root], mayWrite: repairWrites(h.db), steps: [
 				step('killed', ['repair', '--apply', '--yes', '--db', h.db], {kill: {signal: 'SIGKILL', afterMs: 30 + (killAt('kill9-repair', run)!.afterMs! % 700)}}),
 				verdict(['scan', '--db', h.db, '--json'], {check: entryFor}),
 				step('any', ['audit', 'verify', audit], {check: r => (r.code === 0 || (!fs.existsSync(audit) && /no audit trail/.test(r.stderr)) ? null : `audit verify exit ${r.code}: ${r.stderr.trim()}`)}),

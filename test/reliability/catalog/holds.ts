@@ -12,7 +12,7 @@ import {archive, crashedHome, crashedStore, home} from '../fixtures.js';
 import {leftIn} from '../temp-space.js';
 import type {Fault, Step} from '../types.js';
 import {ULIMIT} from './exits.js';
-import {ok, recordsIn, refused, step, verdict} from './kit.js';
+import {ok, recordsIn, refused, repairWrites, step, verdict} from './kit.js';
 import {regions, type Region} from './zip-regions.js';
 
 function flip(region: Region): Fault {
@@ -125,7 +125,7 @@ export const HOLDS: Fault[] = [
 		id: 'backup-and-repair-at-once', cls: 9, outcome: 'ok', notes: 'a backup and `repair --apply --yes` of one home at once: each ends done or refused in one line; the audit chain verifies',
 		async setup(t) {
 			const h = await home(t.dir('home'));
-			return {evidence: [], steps: [step('any', ['backup', '--home', h.root, '-o', t.dir('out')], {concurrent: true}), step('any', ['repair', '--apply', '--yes', '--db', h.db]), step('any', ['audit', 'verify', path.join(h.root, 'hfx-audit.jsonl')])]};
+			return {evidence: [h.root], mayWrite: repairWrites(h.db), steps: [step('any', ['backup', '--home', h.root, '-o', t.dir('out')], {concurrent: true}), step('any', ['repair', '--apply', '--yes', '--db', h.db]), step('any', ['audit', 'verify', path.join(h.root, 'hfx-audit.jsonl')])]};
 		},
 	},
 	{

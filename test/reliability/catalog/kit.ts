@@ -58,3 +58,9 @@ export function late(expect: StepExpect, make: () => string[], more: Partial<Ste
 export function recordsIn(...dirs: string[]): string[] {
 	return dirs.map(d => path.join(d, 'hfx-records.jsonl'));
 }
+
+/** What a confirmed `repair --apply` of `db` is meant to write: the store, its sidecars, the audit trail, its snapshot. */
+export function repairWrites(db: string): string[] {
+	const dir = path.dirname(db);
+	return [db, `${db}-wal`, `${db}-shm`, `${db}-journal`, path.join(dir, 'hfx-audit.jsonl'), path.join(dir, 'hfx-audit.head'), `${path.join(dir, 'state-snapshots')}/`];
+}

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {archive, crashedHome, crashedStore, home} from '../fixtures.js';
 import type {Fault, RunResult} from '../types.js';
-import {ok, step, verdict} from './kit.js';
+import {ok, repairWrites, step, verdict} from './kit.js';
 
 function sessionsOf(r: RunResult): string {
 	try {
@@ -97,7 +97,7 @@ export const SYMLINKS: Fault[] = [
 			const victim = path.join(t.dir('victim'), 'passwd');
 			fs.writeFileSync(victim, 'root:x:0:0::/root:/bin/bash\n');
 			fs.symlinkSync(victim, path.join(h.root, 'hfx-audit.jsonl'));
-			return {evidence: [path.dirname(victim)], steps: [step('any', ['repair', '--apply', '--yes', '--db', h.db])]};
+			return {evidence: [h.root, path.dirname(victim)], mayWrite: [...repairWrites(h.db).filter(p => !p.endsWith('hfx-audit.jsonl'))], steps: [step('any', ['repair', '--apply', '--yes', '--db', h.db])]};
 		},
 	},
 	{
@@ -118,7 +118,16 @@ export const SYMLINKS: Fault[] = [
 			const elsewhere = t.dir('elsewhere');
 			fs.renameSync(`${s.db}-wal`, path.join(elsewhere, 'state.db-wal'));
 			fs.symlinkSync(path.join(elsewhere, 'state.db-wal'), `${s.db}-wal`);
-			return {evidence: [s.dir, elsewhere], steps: [step('any', ['scan', '--db', s.db], {match: /link/i, notMatch: /permission/i}), step('any', ['files', '--db', s.db], {match: /link/i, notMatch: /permission/i})]};
+			return {evidence: [s.dir, elsewhere], steps: [step('any', ['scan', '--db', s.db], {notMatch: /permission/i}), step('any', ['files', '--db', s.db], {notMatch: /permission/i})]};
+		},
+	},
+	{
+		id: 'dangling-wal-link', cls: 2, outcome: 'refused', notes: 'state.db-wal is a link to nowhere beside a crashed store\'s main file: said as a dangling link (refused or a finding), never silently read as "no WAL"',
+		async setup(t) {
+			const s = await crashedStore(t.dir('store'));
+			fs.rmSync(`${s.db}-wal`);
+			fs.symlinkSync('/nonexistent/state.db-wal', `${s.db}-wal`);
+			return {evidence: [s.dir], steps: [step('unsound', ['scan', '--db', s.db], {match: /link/i, notMatch: /permission/i}), step('unsound', ['files', '--db', s.db], {match: /link/i, notMatch: /permission/i})]};
 		},
 	},
 	{

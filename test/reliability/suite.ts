@@ -15,8 +15,8 @@ export function missing(fault: Fault): string | null {
 			return 'needs root (mount, mknod)';
 		}
 
-		if (need === 'strace' && spawnSync('strace', ['-V']).status !== 0) {
-			return 'needs strace (apt-get install strace)';
+		if (need !== 'root' && spawnSync('sh', ['-c', `command -v ${need}`]).status !== 0) {
+			return `needs ${need} (apt-get install ${need === 'script' ? 'bsdutils' : need})`;
 		}
 	}
 

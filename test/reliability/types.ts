@@ -71,8 +71,8 @@ export type Fault = {
 	longRuns?: number;
 	setup: (tmp: TempSpace, run: number) => Promise<Scene> | Scene;
 	notes?: string;
-	/** Needs root (mount, mknod) or a tool (strace): skipped with the reason when absent. */
-	needs?: Array<'root' | 'strace'>;
+	/** Needs root (mount, mknod, setpriv) or a tool: skipped with the reason when absent. */
+	needs?: Array<'root' | 'strace' | 'unzip' | 'script'>;
 };
 
 /** A private folder per run; everything made there is removed after the run. */

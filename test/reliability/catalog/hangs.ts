@@ -48,7 +48,7 @@ export const HANGS: Fault[] = [
 	fifoSidecar('fifo-as-wal', '-wal'),
 	fifoSidecar('fifo-as-shm', '-shm'),
 	{
-		id: 'fifo-as-wal-tui', cls: 3, outcome: 'refused', notes: 'the TUI on a pseudo-terminal with a FIFO as state.db-wal: ends (one line) or quits on q, never needs kill -9',
+		id: 'fifo-as-wal-tui', cls: 3, outcome: 'refused', needs: ['script'], notes: 'the TUI on a pseudo-terminal with a FIFO as state.db-wal: ends (one line) or quits on q, never needs kill -9',
 		async setup(t) {
 			const s = await crashedStore(t.dir('store'));
 			fifo(`${s.db}-wal`);
@@ -56,7 +56,7 @@ export const HANGS: Fault[] = [
 		},
 	},
 	{
-		id: 'tui-quits-on-q-crashed', cls: 1, outcome: 'ok', notes: 'the TUI on a pseudo-terminal over a crashed agent\'s store, q typed: exit 0, 0 bytes changed (-shm included)',
+		id: 'tui-quits-on-q-crashed', cls: 1, outcome: 'ok', needs: ['script'], notes: 'the TUI on a pseudo-terminal over a crashed agent\'s store, q typed: exit 0, 0 bytes changed (-shm included)',
 		async setup(t) {
 			const s = await crashedStore(t.dir('store'));
 			return {evidence: [s.dir], steps: [step('ok', ['--db', s.db], {pty: true, input: 'q'})]};

@@ -58,7 +58,7 @@ export const SYMLINKS: Fault[] = [
 		},
 	},
 	{
-		id: 'backup-symlinked-state-db', cls: 2, outcome: 'ok', notes: 'the home\'s state.db is a link to a store outside it: included, or exit 1 naming it',
+		id: 'backup-symlinked-state-db', cls: 2, outcome: 'ok', needs: ['unzip'], notes: 'the home\'s state.db is a link to a store outside it: included, or exit 1 naming it',
 		async setup(t) {
 			const h = await home(t.dir('home'));
 			const elsewhere = t.dir('elsewhere');
@@ -69,7 +69,7 @@ export const SYMLINKS: Fault[] = [
 		},
 	},
 	{
-		id: 'backup-symlinked-profile', cls: 2, outcome: 'ok', notes: 'profiles/work is a link to a folder outside the home: included, or exit 1 naming it',
+		id: 'backup-symlinked-profile', cls: 2, outcome: 'ok', needs: ['unzip'], notes: 'profiles/work is a link to a folder outside the home: included, or exit 1 naming it',
 		async setup(t) {
 			const h = await home(t.dir('home'));
 			const elsewhere = path.join(t.dir('elsewhere'), 'work');

@@ -1,0 +1,14 @@
+/** The whole fault catalog, class by class (each file says what its kinds prove). */
+import type {Fault} from '../types.js';
+import {ARCHIVES} from './archives.js';
+import {CRASH_WINDOWS} from './crash-windows.js';
+import {CRASH} from './crash.js';
+import {EXITS} from './exits.js';
+import {HANGS} from './hangs.js';
+import {HOLDS} from './holds.js';
+import {INJECTION} from './injection.js';
+import {STORES} from './stores.js';
+import {SYMLINKS} from './symlinks.js';
+import {WHOSE} from './whose.js';
+
+export const CATALOG: Fault[] = [...CRASH, ...SYMLINKS, ...HANGS, ...ARCHIVES, ...WHOSE, ...CRASH_WINDOWS, ...EXITS, ...INJECTION, ...STORES, ...HOLDS];

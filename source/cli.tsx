@@ -5,7 +5,7 @@
  */
 import process from 'node:process';
 import {FLAGS, UsageError, parseArgs} from './cli-args.js';
-import type {ExitCode} from './errors.js';
+import {type ExitCode, asRefusal} from './errors.js';
 import {type GlobalFlags, processIo as io} from './io.js';
 import {PROFILE_NAME} from './store/locate.js';
 import {toolVersion} from './version.js';
@@ -280,6 +280,14 @@ main(process.argv.slice(2)).then(async code => {
 
 	process.exitCode = code;
 }, (error: unknown) => {
+	// A refusal or a file error of the OS that reached the top: its one line, never a stack.
+	const refusal = asRefusal(error);
+	if (refusal) {
+		process.stderr.write(`${refusal.line()}\n`);
+		process.exitCode = refusal.exitCode;
+		return;
+	}
+
 	process.stderr.write(`hfx: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
 	// The bundled bin's identifiers are minified; its source map names them again.
 	const mapped = (process as {sourceMapsEnabled?: boolean}).sourceMapsEnabled === true;

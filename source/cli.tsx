@@ -259,6 +259,25 @@ export async function main(argv: string[]): Promise<ExitCode> {
 	return dispatch ? dispatch({cli, rest, flags, argv}) : usage(`unknown command ${JSON.stringify(command)}`);
 }
 
+/** How a command that failed ends: a refusal or a file error of the OS as its one line, anything else as an internal error. */
+function reportFailure(error: unknown): void {
+	const refusal = asRefusal(error);
+	if (refusal) {
+		process.stderr.write(`${refusal.line()}\n`);
+		process.exitCode = refusal.exitCode;
+		return;
+	}
+
+	process.stderr.write(`hfx: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+	// The bundled bin's identifiers are minified; its source map names them again.
+	const mapped = (process as {sourceMapsEnabled?: boolean}).sourceMapsEnabled === true;
+	if (import.meta.url.endsWith('/hfx.js') && !mapped) {
+		process.stderr.write('hfx: for a trace with file and function names, run the same command with NODE_OPTIONS=--enable-source-maps\n');
+	}
+
+	process.exitCode = 2;
+}
+
 // `hfx scan | head`: a closed pipe is not an error worth a stack trace.
 for (const stream of [process.stdout, process.stderr]) {
 	stream.on('error', (error: NodeJS.ErrnoException) => {
@@ -279,21 +298,12 @@ main(process.argv.slice(2)).then(async code => {
 	}
 
 	process.exitCode = code;
-}, (error: unknown) => {
-	// A refusal or a file error of the OS that reached the top: its one line, never a stack.
-	const refusal = asRefusal(error);
-	if (refusal) {
-		process.stderr.write(`${refusal.line()}\n`);
-		process.exitCode = refusal.exitCode;
-		return;
-	}
+}, reportFailure);
 
-	process.stderr.write(`hfx: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-	// The bundled bin's identifiers are minified; its source map names them again.
-	const mapped = (process as {sourceMapsEnabled?: boolean}).sourceMapsEnabled === true;
-	if (import.meta.url.endsWith('/hfx.js') && !mapped) {
-		process.stderr.write('hfx: for a trace with file and function names, run the same command with NODE_OPTIONS=--enable-source-maps\n');
-	}
-
-	process.exitCode = 2;
+// An error thrown outside the command's promise (a stream's 'error', a timer) ends the same way:
+// one line for a refusal or a file error, its exit code (2 for anything else), never Node's default
+// trace and exit 1 (which would read as "findings").
+process.on('uncaughtException', error => {
+	reportFailure(error);
+	process.exit();
 });

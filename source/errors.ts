@@ -173,6 +173,11 @@ export function fileRefusal(error: unknown, options: {file?: string; doing?: str
 	});
 }
 
+/** Throws an errno error as its one-line refusal (fileRefusal); anything else (a bug) is thrown as it is. */
+export function throwFileError(error: unknown, options: {file?: string; doing?: string; kind?: string} = {}): never {
+	throw isErrnoError(error) ? fileRefusal(error, options) : error;
+}
+
 function describeDoing(e: Partial<ErrnoError>): string {
 	const base = DOING[e.syscall ?? ''] ?? (e.syscall ? `${e.syscall}()` : 'using it');
 	return e.dest && (e.syscall === 'copyfile' || e.syscall === 'rename' || e.syscall === 'link') ? `${base} to ${e.dest}` : base;

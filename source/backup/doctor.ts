@@ -12,7 +12,7 @@ import path from 'node:path';
 import {createRequire} from 'node:module';
 import type * as Yaml from 'yaml';
 import {span} from '../text/format.js';
-import {FailClosed, errorCode, errorMessage, fileRefusal} from '../errors.js';
+import {FailClosed, errorCode, errorMessage, throwFileError} from '../errors.js';
 import {describeHolder, findHolders} from '../store/holders.js';
 import {storesUnderRoot} from '../store/locate.js';
 import {preflight} from '../store/preflight.js';
@@ -383,7 +383,7 @@ function homeFolder(root: string): string {
 			throw new FailClosed({file: root, kind: 'no-home', reason: 'no Hermes root here', next: 'pass --home DIR (or set HERMES_HOME)'});
 		}
 
-		throw fileRefusal(error, {file: root, doing: 'looking up the Hermes root'});
+		throwFileError(error, {file: root, doing: 'looking up the Hermes root'});
 	}
 
 	if (!st.isDirectory()) {
@@ -393,7 +393,7 @@ function homeFolder(root: string): string {
 	try {
 		return fs.realpathSync(root);
 	} catch (error) {
-		throw fileRefusal(error, {file: root, doing: 'resolving the Hermes root'});
+		throwFileError(error, {file: root, doing: 'resolving the Hermes root'});
 	}
 }
 

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import {FailClosed, errorCode, errorMessage, fileRefusal} from '../errors.js';
+import {FailClosed, errorCode, errorMessage, throwFileError} from '../errors.js';
 import {registerLiveHandle, assertNoLiveHandle} from './live-handles.js';
 import {type Preflight, preflight as runPreflight, statSidecars} from './preflight.js';
 
@@ -260,7 +260,7 @@ function copyForPrivateRead(pre: Preflight): {preflight: Preflight; dir: string;
 			}
 
 			// The file that failed, in the one errno mapping's words (an unreadable -wal is the -wal; EFBIG names the copy).
-			throw fileRefusal(error);
+			throwFileError(error);
 		}
 
 		const st = fs.statSync(pre.path);

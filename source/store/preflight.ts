@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {FailClosed, errorCode, fileRefusal} from '../errors.js';
+import {FailClosed, errorCode, throwFileError} from '../errors.js';
 import {shmHeld} from './shm-owner.js';
 import {type DbHeader, headerProblem, parseDbHeader} from './db-header.js';
 import {assertNoLiveHandle, liveHeader} from './live-handles.js';
@@ -78,7 +78,7 @@ export function statSidecar(p: string): FileFacts | null {
 			return null;
 		}
 
-		throw fileRefusal(error, {file: p});
+		throwFileError(error, {file: p});
 	}
 }
 
@@ -141,7 +141,7 @@ function statMain(absolute: string): fs.Stats {
 			throw permissionDenied(absolute, 'looking up the file', error);
 		}
 
-		throw fileRefusal(error, {file: absolute});
+		throwFileError(error, {file: absolute});
 	}
 
 	if (!st.isFile()) {
@@ -192,7 +192,7 @@ function readHeader(absolute: string): DbHeader {
 				throw permissionDenied(absolute, 'reading the database header', error);
 			}
 
-			throw fileRefusal(error, {file: absolute, doing: 'reading the database header'});
+			throwFileError(error, {file: absolute, doing: 'reading the database header'});
 		}
 
 		const problem = headerProblem(headerBytes);

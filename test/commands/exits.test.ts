@@ -134,6 +134,19 @@ describe('a file error of the OS is one line with its true cause', () => {
 });
 
 describe('misleading causes', () => {
+	it('verify under ulimit -f: the file size limit, not a full disk', async () => {
+		const {dir, db} = await crashedStore('verify-ulimit', 10);
+		const out = folder('verify-ulimit-out');
+		expect(hfx(['backup', '--db', db, '--home', dir, '-o', out]).code).toBe(0);
+		const archive = path.join(out, fs.readdirSync(out).find(n => n.endsWith('.zip'))!);
+		const before = folderDigest(out);
+		const r = spawnSync('bash', ['-c', `ulimit -f 16; exec "${process.execPath}" "${CLI}" verify "${archive}"`], {encoding: 'utf8', env: {...process.env, NO_COLOR: '1'}, timeout: 60_000});
+		expect(r.status).toBe(2);
+		expectOneLine({code: r.status, stdout: r.stdout, stderr: r.stderr}, /cannot write the temp extraction for the database checks \(EFBIG: file size limit reached \(ulimit -f allows 16,384 bytes per file\)\); the archive was not judged\. Next: raise the limit/);
+		expect(r.stderr).not.toMatch(/free space/);
+		expect(folderDigest(out)).toEqual(before);
+	});
+
 	it('a 50-byte file is too short to be a database, not a bad magic', () => {
 		const dir = folder('short');
 		const db = path.join(dir, 'state.db');

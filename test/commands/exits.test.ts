@@ -79,6 +79,8 @@ describe('a file error of the OS is one line with its true cause', () => {
 		fs.symlinkSync('b.db', path.join(dir, 'a.db'));
 		fs.symlinkSync('a.db', path.join(dir, 'b.db'));
 		expectRefused(dir, READERS.map(c => [c, '--db', path.join(dir, 'a.db')]), 2, /a\.db: too many levels of symbolic links .*\(ELOOP\)/);
+		// A home that is a link loop: the true cause, not "no Hermes root here".
+		expectRefused(dir, [['backup', '--home', path.join(dir, 'a.db')], ['doctor', '--home', path.join(dir, 'a.db')]], 2, /a\.db: too many levels of symbolic links .*\(ELOOP\) while looking up the Hermes root/);
 	});
 
 	it('ENAMETOOLONG: a path with a 300-byte name', () => {

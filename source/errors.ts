@@ -162,7 +162,7 @@ export function fileRefusal(error: unknown, options: {file?: string; doing?: str
 	const e = (error ?? {}) as Partial<ErrnoError>;
 	const words = errnoWords(code, osMessage(error));
 	const written = WRITE_CODES.has(code) && e.dest ? e.dest : undefined;
-	const file = options.file ?? written ?? e.path ?? 'hfx';
+	const file = options.file ?? written ?? e.path ?? 'a file hfx was using (the system named none)';
 	const doing = options.doing ?? (written ? `writing it (${e.syscall === 'copyfile' && e.path ? `a copy of ${e.path}` : e.syscall ?? 'a write'})` : describeDoing(e));
 	return new FailClosed({
 		file,

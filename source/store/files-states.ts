@@ -75,6 +75,11 @@ function mainTruncated(r: FilesReport, header: DbHeader | null): FileState | nul
 
 	const said = `${n(r.sizes.db)} bytes, but its header says ${n(header.pageCount)} pages × ${n(header.pageSize)} = ${n(short.expectedBytes)} bytes`;
 	const checkpointing = r.holders.holders.length > 0 && (r.wal?.dbSize ?? 0) >= header.pageCount;
+	if (r.journalHeader === 'valid' && r.holders.holders.length === 0) {
+		// An interrupted write that grew the file: rolling its journal back restores the old size.
+		return {file: r.dbPath, state: 'finding', kind: 'main-short-with-hot-journal', reason: `the main file is ${said}, beside a hot journal whose rollback restores the pages that write changed`, next: `copy ${path.basename(r.dbPath)} and its -journal aside together with cp before anything opens the store`};
+	}
+
 	if (checkpointing) {
 		return {file: r.dbPath, state: 'finding', kind: 'main-short-while-held', reason: `the main file is ${said}, while a process holds the store and its WAL reaches that size (a checkpoint copying pages in?)`, next: 'run hfx files again in a few seconds; if it stays short, treat it as truncated'};
 	}

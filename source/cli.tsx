@@ -7,7 +7,7 @@ import process from 'node:process';
 import {UsageError, parseCommandLine, type Parsed} from './cli-args.js';
 import {type CommandSpec, type Invocation, commandNamed} from './cli-commands.js';
 import {commandHelp, globalHelp} from './cli-help.js';
-import type {ExitCode} from './errors.js';
+import {type ExitCode, asRefusal} from './errors.js';
 import {type GlobalFlags, processIo as io} from './io.js';
 import {PROFILE_NAME} from './store/locate.js';
 import {toolVersion} from './version.js';
@@ -124,6 +124,29 @@ export async function main(argv: string[]): Promise<ExitCode> {
 	}
 }
 
+/** How a command that failed ends: a refusal or a file error of the OS as its one line, anything else as an internal error. */
+function reportFailure(error: unknown): void {
+	const refusal = asRefusal(error);
+	if (refusal) {
+		io.err(refusal.line());
+		process.exitCode = refusal.exitCode;
+		return;
+	}
+
+	// A stack is several lines; each is made safe (a message can quote a file name).
+	for (const line of `hfx: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`.split('\n')) {
+		io.err(line);
+	}
+
+	// The bundled bin's identifiers are minified; its source map names them again.
+	const mapped = (process as {sourceMapsEnabled?: boolean}).sourceMapsEnabled === true;
+	if (import.meta.url.endsWith('/hfx.js') && !mapped) {
+		process.stderr.write('hfx: for a trace with file and function names, run the same command with NODE_OPTIONS=--enable-source-maps\n');
+	}
+
+	process.exitCode = 2;
+}
+
 // `hfx scan | head`: a closed pipe is not an error worth a stack trace.
 for (const stream of [process.stdout, process.stderr]) {
 	stream.on('error', (error: NodeJS.ErrnoException) => {
@@ -144,17 +167,12 @@ main(process.argv.slice(2)).then(async code => {
 	}
 
 	process.exitCode = code;
-}, (error: unknown) => {
-	// A stack is several lines; each is made safe (a message can quote a file name).
-	for (const line of `hfx: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`.split('\n')) {
-		io.err(line);
-	}
+}, reportFailure);
 
-	// The bundled bin's identifiers are minified; its source map names them again.
-	const mapped = (process as {sourceMapsEnabled?: boolean}).sourceMapsEnabled === true;
-	if (import.meta.url.endsWith('/hfx.js') && !mapped) {
-		process.stderr.write('hfx: for a trace with file and function names, run the same command with NODE_OPTIONS=--enable-source-maps\n');
-	}
-
-	process.exitCode = 2;
+// An error thrown outside the command's promise (a stream's 'error', a timer) ends the same way:
+// one line for a refusal or a file error, its exit code (2 for anything else), never Node's default
+// trace and exit 1 (which would read as "findings").
+process.on('uncaughtException', error => {
+	reportFailure(error);
+	process.exit();
 });

@@ -15,7 +15,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import {FailClosed, errorCode, errorMessage} from '../errors.js';
+import {FailClosed, errorCode, errorMessage, throwFileError} from '../errors.js';
 import {ZipWriter} from './archive.js';
 import type {DbCheck} from './db-check.js';
 import {fsyncDir} from './durable.js';
@@ -405,7 +405,12 @@ function planBackup(options: BackupOptions): BackupRun {
 	let rootStat: fs.Stats;
 	try {
 		rootStat = fs.statSync(root);
-	} catch {
+	} catch (error) {
+		if (errorCode(error) !== 'ENOENT') {
+			// ELOOP, EACCES, ENOTDIR…: the true cause, not "no root here".
+			throwFileError(error, {file: root, doing: 'looking up the Hermes root; nothing was written'});
+		}
+
 		throw new FailClosed({file: root, kind: 'no-home', reason: 'no Hermes root here', next: 'pass --home DIR (or set HERMES_HOME); nothing was written'});
 	}
 

@@ -12,7 +12,7 @@ import path from 'node:path';
 import {createRequire} from 'node:module';
 import type * as Yaml from 'yaml';
 import {duration} from '../text/format.js';
-import {FailClosed, errorMessage} from '../errors.js';
+import {FailClosed, errorCode, errorMessage, throwFileError} from '../errors.js';
 import {describeHolder, findHolders} from '../store/holders.js';
 import {storesUnderRoot} from '../store/locate.js';
 import {preflight} from '../store/preflight.js';
@@ -373,13 +373,33 @@ function storeState(s: {path: string; label: string}, warnings: string[]): Docto
 	return st;
 }
 
-export function runDoctor(options: DoctorOptions): DoctorReport {
-	const root = path.resolve(options.root);
-	if (!fs.existsSync(root)) {
-		throw new FailClosed({file: root, kind: 'no-home', reason: 'no Hermes root here', next: 'pass --home DIR (or set HERMES_HOME)'});
+/** The root's real path; refuses a missing root and one that is not a folder (a home is a directory, never a file). */
+function homeFolder(root: string): string {
+	let st: fs.Stats;
+	try {
+		st = fs.statSync(root);
+	} catch (error) {
+		if (errorCode(error) === 'ENOENT') {
+			throw new FailClosed({file: root, kind: 'no-home', reason: 'no Hermes root here', next: 'pass --home DIR (or set HERMES_HOME)'});
+		}
+
+		throwFileError(error, {file: root, doing: 'looking up the Hermes root'});
 	}
 
-	const real = fs.realpathSync(root);
+	if (!st.isDirectory()) {
+		throw new FailClosed({file: root, kind: 'home-not-a-folder', reason: `a Hermes home must be a directory, and this is ${st.isFile() ? 'a file' : 'not a directory'}`, next: `pass the folder that holds state.db (--home ${path.dirname(root)}?), or --db for one store file`});
+	}
+
+	try {
+		return fs.realpathSync(root);
+	} catch (error) {
+		throwFileError(error, {file: root, doing: 'resolving the Hermes root'});
+	}
+}
+
+export function runDoctor(options: DoctorOptions): DoctorReport {
+	const root = path.resolve(options.root);
+	const real = homeFolder(root);
 	const mounts = parseMountinfo(readMountinfo(options));
 	const mount = mountFor(real, mounts);
 	const rootMount = mountFor('/', mounts);

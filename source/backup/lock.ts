@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {FailClosed, errorCode} from '../errors.js';
+import {FailClosed, errnoWords, errorCode, errorMessage} from '../errors.js';
 import {parseProcLocks, procLocksDevice} from '../store/holders.js';
 import {isPidAlive, processStartTicks} from './liveness.js';
 import {onExit} from './temps.js';
@@ -76,7 +76,11 @@ function createLock(file: string, root: string, body: LockBody): BackupLock {
 		// A full disk: the lock could be created but not written. Leave nothing behind.
 		fs.closeSync(fd);
 		fs.rmSync(file, {force: true});
-		throw new FailClosed({file: root, kind: 'no-space', reason: `cannot write the backup lock (${errorCode(error) ?? 'error'}): the disk holding the Hermes root is full`, next: 'free space on that disk first; nothing was written', cause: error});
+		// A full disk, or another cause in the one errno mapping's words (EFBIG, EIO are not a full disk).
+		const code = errorCode(error) ?? 'error';
+		const full = code === 'ENOSPC' || code === 'EDQUOT';
+		const words = errnoWords(code, errorMessage(error));
+		throw new FailClosed({file: root, kind: full ? 'no-space' : 'lock-write-failed', reason: `cannot write the backup lock (${code}): ${full ? 'the disk holding the Hermes root is full' : words.cause}`, next: `${full ? 'free space on that disk first' : words.next}; nothing was written`, cause: error});
 	}
 
 	fs.closeSync(fd);

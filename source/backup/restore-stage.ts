@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {FailClosed, errorCode, errorMessage} from '../errors.js';
+import {FailClosed, errnoWords, errorCode, errorMessage} from '../errors.js';
 import {Hasher, crcHex} from './digest.js';
 import type {ProgressFn} from './progress.js';
 import {type PlannedMember, refuse} from './restore-refusals.js';
@@ -43,7 +43,9 @@ export async function stageAll(source: Source, plan: PlannedMember[], target: st
 		}
 
 		const code = errorCode(error);
-		throw refuse(target, code === 'ENOSPC' ? 'no-space' : 'stage-failed', `staging the restored files failed (${code ?? 'error'}: ${errorMessage(error)}); the staged files were removed`, code === 'ENOSPC' ? 'free space on the target and run the restore again' : 'fix the cause and run the restore again');
+		// The cause in the one errno mapping's words (EFBIG is a file size limit, not "fix the cause").
+		const words = errnoWords(code ?? 'error', errorMessage(error));
+		throw refuse(target, code === 'ENOSPC' ? 'no-space' : 'stage-failed', `staging the restored files failed (${code ?? 'error'}: ${code ? words.cause : errorMessage(error)}); the staged files were removed`, code === 'ENOSPC' ? 'free space on the target and run the restore again' : `${words.next}, then run the restore again`);
 	}
 
 	return staged;

@@ -5,14 +5,17 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {FailClosed, errorCode, errorMessage} from '../errors.js';
+import {FailClosed, errnoWords, errorCode, errorMessage} from '../errors.js';
 import {registerTemp} from './temps.js';
 import type {VerifyOptions} from './verify-report.js';
 
 /** A write to our temp extraction failed: that is this machine's problem, not damage (exit 2). */
 export function extractionFailure(dir: string, error: unknown): FailClosed {
 	const code = errorCode(error) ?? 'error';
-	return new FailClosed({file: dir, kind: 'no-space', reason: `cannot write the temp extraction for the database checks (${code}: ${errorMessage(error)}); the archive was not judged`, next: 'free space there or point TMPDIR at a larger folder, then verify again'});
+	// The cause in the one errno mapping's words: EFBIG (ulimit -f) is not a full disk.
+	const full = code === 'ENOSPC' || code === 'EDQUOT';
+	const words = errnoWords(code, errorMessage(error));
+	return new FailClosed({file: dir, kind: full ? 'no-space' : 'temp-write-failed', reason: `cannot write the temp extraction for the database checks (${code}: ${words.cause}); the archive was not judged`, next: full ? 'free space there or point TMPDIR at a larger folder, then verify again' : `${words.next}, then verify again`});
 }
 
 /** Refuses up front when the temp folder cannot hold the largest database to check. */

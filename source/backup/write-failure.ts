@@ -3,9 +3,38 @@
  * process's file size limit (ulimit -f) and the free space in a folder.
  */
 import fs from 'node:fs';
-import {FailClosed, errorCode, errorMessage} from '../errors.js';
+import {FailClosed, errnoWords, errorCode, errorMessage, fileSizeLimit} from '../errors.js';
 
-/** Turns an I/O error while writing into the one-line refusal. */
+/** The errno a failed write stands for: its own, or the one behind SQLite's code (SQLite reports EFBIG as a plain write error; the process limit tells what it was). */
+function writeErrno(code: string, message: string): string | null {
+	if (fileSizeLimit() !== null && (code === 'SQLITE_IOERR_WRITE' || code === 'SQLITE_FULL' || code === 'EFBIG')) {
+		return 'EFBIG';
+	}
+
+	if (code === 'SQLITE_FULL' || /SQLITE_FULL|database or disk is full/i.test(message)) {
+		return 'ENOSPC';
+	}
+
+	if (code.startsWith('SQLITE_IOERR')) {
+		return 'EIO';
+	}
+
+	return /^E[A-Z0-9]+$/.test(code) ? code : null;
+}
+
+const WRITE_KINDS: Readonly<Record<string, string>> = {EFBIG: 'file-too-large', ENOSPC: 'no-space', EDQUOT: 'no-space', EACCES: 'not-writable', EPERM: 'not-writable', EROFS: 'not-writable', EIO: 'io-error'};
+
+/** Where the words of the one errno mapping (errors.ts) name a folder, a backup's output can move. */
+const WRITE_NEXT: Readonly<Record<string, string>> = {
+	ENOSPC: 'free space there or write elsewhere with -o DIR (df -h shows free space)',
+	EDQUOT: 'free space within the quota or write elsewhere with -o DIR',
+	EACCES: 'choose a writable folder with -o DIR',
+	EPERM: 'choose a writable folder with -o DIR',
+	EROFS: 'choose a writable folder with -o DIR',
+	EIO: 'check the disk (dmesg) and write elsewhere with -o DIR',
+};
+
+/** Turns an I/O error while writing into the one-line refusal, with the cause from the one errno mapping. */
 export function writeFailure(target: string, error: unknown, what: string): FailClosed {
 	if (error instanceof FailClosed) {
 		return error;
@@ -13,39 +42,14 @@ export function writeFailure(target: string, error: unknown, what: string): Fail
 
 	const code = errorCode(error) ?? '';
 	const message = errorMessage(error);
-	const limit = fileSizeLimit();
-	if (limit !== null && (code === 'SQLITE_IOERR_WRITE' || code === 'SQLITE_FULL' || code === 'EFBIG')) {
-		// SQLite reports EFBIG as a plain write error; the process limit tells what it was.
-		return new FailClosed({file: target, kind: 'file-too-large', reason: `the file size limit was reached while ${what} (${code === 'EFBIG' ? 'EFBIG' : `${code}, EFBIG`}: ulimit -f allows ${limit} bytes per file); the partial output was removed`, next: 'raise the limit (ulimit -f unlimited) or run where it is not set', cause: error});
+	const errno = writeErrno(code, message);
+	if (errno === null) {
+		return new FailClosed({file: target, kind: 'write-failed', reason: `failed while ${what} (${code || 'error'}: ${message}); the partial output was removed`, next: 'fix the cause above and run the command again', cause: error});
 	}
 
-	if (code === 'ENOSPC' || code === 'SQLITE_FULL' || /SQLITE_FULL|database or disk is full/i.test(message)) {
-		return new FailClosed({file: target, kind: 'no-space', reason: `no space left on the device while ${what} (${code || 'SQLITE_FULL'}); the partial output was removed`, next: 'free space there or write elsewhere with -o DIR (df -h shows free space)', cause: error});
-	}
-
-	if (code === 'EFBIG') {
-		return new FailClosed({file: target, kind: 'file-too-large', reason: `the file size limit was reached while ${what} (EFBIG: ulimit -f or the filesystem's maximum file size); the partial output was removed`, next: 'raise the limit (ulimit -f unlimited) or write elsewhere with -o DIR', cause: error});
-	}
-
-	if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
-		return new FailClosed({file: target, kind: 'not-writable', reason: `cannot write there while ${what} (${code})`, next: 'choose a writable folder with -o DIR', cause: error});
-	}
-
-	if (code === 'EIO' || code.startsWith('SQLITE_IOERR')) {
-		return new FailClosed({file: target, kind: 'io-error', reason: `I/O error while ${what} (${code}: ${message}); the partial output was removed`, next: 'check the disk (dmesg) and write elsewhere with -o DIR', cause: error});
-	}
-
-	return new FailClosed({file: target, kind: 'write-failed', reason: `failed while ${what} (${code || 'error'}: ${message}); the partial output was removed`, next: 'fix the cause above and run the command again', cause: error});
-}
-
-/** The process's maximum file size (ulimit -f) in bytes, or null when unlimited or unknown. */
-export function fileSizeLimit(): number | null {
-	try {
-		const m = /^Max file size\s+(\S+)/m.exec(fs.readFileSync('/proc/self/limits', 'utf8'));
-		return m && m[1] !== 'unlimited' ? Number(m[1]) : null;
-	} catch {
-		return null;
-	}
+	const words = errnoWords(errno, message);
+	const shown = errno === code ? code : `${code || 'SQLITE_FULL'}, ${errno}`;
+	return new FailClosed({file: target, kind: WRITE_KINDS[errno] ?? `errno-${errno.toLowerCase()}`, reason: `${words.cause} while ${what} (${shown}${errno === 'EIO' ? `: ${message}` : ''}); the partial output was removed`, next: WRITE_NEXT[errno] ?? words.next, cause: error});
 }
 
 /** Free bytes for an unprivileged writer in the folder (statfs), or null when unknown. */

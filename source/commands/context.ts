@@ -3,7 +3,7 @@
  * is found, loaded and analysed (or refused in one line).
  */
 import {analyze, type Analysis} from '../forensics/analyze.js';
-import {FailClosed, isFailClosed, type ExitCode, refusalExit} from '../errors.js';
+import {type FailClosed, type ExitCode, asRefusal, refusalExit} from '../errors.js';
 import {locateStores, type Located, type StoreLocation} from '../store/locate.js';
 import {loadStore, type DatabaseFacts} from '../store/load.js';
 import type {ColumnSet} from '../store/snapshot.js';
@@ -25,8 +25,10 @@ export function loadAndAnalyze(location: StoreLocation, flags: GlobalFlags, colu
 		const loaded = loadStore(location, {columns});
 		return {ok: true, location, facts: loaded.facts, analysis: analyze(loaded.snapshot, {maxGapSeconds: flags.maxGapSeconds})};
 	} catch (error) {
-		if (isFailClosed(error)) {
-			return {ok: false, location, error};
+		// A refusal, or a file error of the OS (its one line): this store is refused, the others still run.
+		const refusal = asRefusal(error);
+		if (refusal) {
+			return {ok: false, location, error: refusal};
 		}
 
 		throw error;
@@ -49,14 +51,14 @@ export function emit(io: Io, flags: Pick<GlobalFlags, 'json'>, report: {json: ()
 	}
 }
 
-/** Runs a command body; a FailClosed anywhere becomes its one line on stderr and exit 2. */
+/** Runs a command body; a FailClosed (or a file error of the OS) anywhere becomes its one line on stderr and its exit code. */
 export async function guarded(io: Io, flags: Pick<GlobalFlags, 'json'>, body: () => Promise<ExitCode> | ExitCode): Promise<ExitCode> {
 	try {
 		return await body();
 	} catch (error) {
 		const code = refusalExit(error, io.err);
 		if (flags.json) {
-			io.json({error: (error as FailClosed).toJSON()});
+			io.json({error: asRefusal(error)!.toJSON()});
 		}
 
 		return code;

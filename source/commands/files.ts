@@ -1,11 +1,13 @@
 /**
- * `hfx files`: state.db, -wal and -shm as the files are right now: WAL frame classes, the
- * checksum-break signal, the -shm header (read in a child process), and who holds the files.
- * Exit 1 when something needs attention (a checksum break hiding committed data, a holder of a
- * deleted -wal).
+ * `hfx files`: state.db, -wal, -shm and -journal as the files are right now: WAL frame classes,
+ * the checksum-break signal, the -shm header (read in a child process), who holds the files, and
+ * each state judged (store/files-states.ts): exit 1 for a finding (committed data hidden behind a
+ * checksum break or a damaged WAL header, a hot journal, a holder of a deleted -wal), exit 2 with
+ * one line on stderr when the store is unusable as it is (a truncated main file).
  */
-import type {ExitCode} from '../errors.js';
+import {type ExitCode, refusalLine} from '../errors.js';
 import {FilesProbe, describeFiles} from '../store/files-probe.js';
+import {fileStates, statesExit} from '../store/files-states.js';
 import {preflight} from '../store/preflight.js';
 import {type GlobalFlags, type Io, emit, guarded, locate} from './context.js';
 
@@ -16,14 +18,19 @@ export async function runFiles(flags: GlobalFlags, io: Io): Promise<ExitCode> {
 		const pre = preflight(location.path);
 		const probe = new FilesProbe(pre.path, {holdersEveryMs: 0});
 		try {
-			const report = await probe.read();
-			const attention = Boolean(report.wal?.silentlyInvisible) || report.holders.holders.some(h => h.holdsDeletedWal);
+			const report = await probe.read({settle: true});
+			const states = fileStates(report, pre.header);
+			const code = statesExit(states);
 			emit(io, flags, {
-				json: () => ({database: {path: pre.path, journalMode: pre.journalMode}, ...report, attention}),
+				json: () => ({database: {path: pre.path, journalMode: pre.journalMode}, ...report, states, attention: code !== 0}),
 				text: () => [`${pre.path} (${pre.journalMode === 'wal' ? 'WAL mode' : 'rollback journal'})`, ...describeFiles(report, pre.journalMode).map(line => line.text)],
 			});
+			const unusable = states.find(s => s.state === 'unusable');
+			if (unusable) {
+				io.err(refusalLine(unusable));
+			}
 
-			return attention ? 1 : 0;
+			return code;
 		} finally {
 			await probe.close();
 		}

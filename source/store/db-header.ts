@@ -29,6 +29,44 @@ export function hasSqliteMagic(buf: Buffer): boolean {
 	return buf.length >= 16 && buf.subarray(0, 16).toString('latin1') === SQLITE_MAGIC;
 }
 
+/**
+ * Why the first bytes of a file (up to 100) are not a usable SQLite header, in words, or null
+ * when they are one. Too short is told apart from a wrong magic: a 50-byte file is not "a bad
+ * magic", it is a cut or empty-ish file.
+ */
+export function headerProblem(buf: Buffer): {kind: 'too-short' | 'not-sqlite'; reason: string} | null {
+	if (buf.length < 100) {
+		const start = hasSqliteMagic(buf) ? ' (it starts like one: a cut copy?)' : '';
+		return {kind: 'too-short', reason: `too short to be an SQLite database: ${buf.length} bytes, a header needs 100${start}`};
+	}
+
+	if (!hasSqliteMagic(buf)) {
+		const shown = JSON.stringify(buf.subarray(0, 16).toString('latin1').replaceAll(/[^\x20-\x7e]/g, '.'));
+		return {kind: 'not-sqlite', reason: `not a SQLite database (the first bytes are ${shown}, expected "SQLite format 3")`};
+	}
+
+	return null;
+}
+
+/**
+ * A main file shorter than its header says: the header's page count × page size beyond the file's
+ * size (https://www.sqlite.org/fileformat2.html#in_header_database_size: the count is trusted
+ * only when version-valid-for equals the change counter). Null when the file is long enough or the
+ * count is not trusted.
+ */
+export function mainShortfall(header: DbHeader, fileSize: number): {expectedBytes: number; missingPages: number} | null {
+	if (header.pageCount === 0 || header.versionValidFor !== header.fileChangeCounter || header.pageSize < 512) {
+		return null;
+	}
+
+	const expectedBytes = header.pageCount * header.pageSize;
+	if (fileSize >= expectedBytes) {
+		return null;
+	}
+
+	return {expectedBytes, missingPages: header.pageCount - Math.floor(fileSize / header.pageSize)};
+}
+
 export function parseDbHeader(buf: Buffer): DbHeader {
 	if (buf.length < 100) {
 		throw new RangeError(`database header needs 100 bytes, got ${buf.length}`);

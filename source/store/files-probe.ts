@@ -5,14 +5,21 @@
  * lines.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import {type DbHeader, formatSqliteVersionNumber, hasWalResetBug} from './db-header.js';
+import {fileStates} from './files-states.js';
 import {type HolderReport, describeHolder, findHolders} from './holders.js';
 import {type ShmHeader, ShmReader} from './shm.js';
 import {type WalPoll, type WalScan, WalTail} from './wal.js';
 
+/** The `-journal`'s first 8 bytes: the rollback journal's magic (a hot journal SQLite rolls back), zeros (a persisted, finished one), anything else, or unreadable. */
+export type JournalHeader = 'valid' | 'zeroed' | 'other' | 'unreadable';
+
 export type FilesReport = {
 	dbPath: string;
 	sizes: {db: number | null; wal: number | null; shm: number | null; journal: number | null};
+	/** Null when there is no (or an empty) -journal. */
+	journalHeader: JournalHeader | null;
 	wal: WalScan | null;
 	walReset: WalPoll['reset'];
 	walNewCommits: number;
@@ -30,6 +37,46 @@ function size(p: string): number | null {
 		return null;
 	}
 }
+
+const JOURNAL_MAGIC = Buffer.from([0xD9, 0xD5, 0x05, 0xF9, 0x20, 0xA1, 0x63, 0xD7]);
+
+/**
+ * Reads the -journal's magic. Only a regular file is read (O_NONBLOCK: a FIFO never blocks the
+ * open). A plain read is safe beside our own SQLite connection: SQLite takes no POSIX lock on the
+ * journal, only on the main file (docs/sqlite-wal.md, posix-locks).
+ */
+export function readJournalHeader(p: string): JournalHeader {
+	let fd: number;
+	try {
+		fd = fs.openSync(p, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+	} catch {
+		return 'unreadable';
+	}
+
+	try {
+		if (!fs.fstatSync(fd).isFile()) {
+			return 'unreadable';
+		}
+
+		const buf = Buffer.alloc(8);
+		const n = fs.readSync(fd, buf, 0, 8, 0);
+		return n === 8 && buf.equals(JOURNAL_MAGIC) ? 'valid' : (buf.every(b => b === 0) ? 'zeroed' : 'other');
+	} catch {
+		return 'unreadable';
+	} finally {
+		fs.closeSync(fd);
+	}
+}
+
+function sleep(ms: number): Promise<void> {
+	return new Promise(resolve => {
+		setTimeout(resolve, ms);
+	});
+}
+
+/** A -wal header that reads half-written is read again this many times, this far apart, before `settle` calls it damage. */
+const SETTLE_TRIES = 4;
+const SETTLE_MS = 50;
 
 export type FilesProbeOptions = {
 	/** Re-scan /proc for holders at most this often (it walks every process's fd table). */
@@ -50,13 +97,26 @@ export class FilesProbe {
 		this.holdersEveryMs = options.holdersEveryMs ?? 2000;
 	}
 
-	async read(): Promise<FilesReport> {
+	/**
+	 * One look at the files. `settle` (a one-shot command): a -wal header that reads half-written is
+	 * read again a few times; if it stays so, it is damage, not a reset in progress (retry false).
+	 */
+	async read(options: {settle?: boolean} = {}): Promise<FilesReport> {
 		// The -shm first: its nBackfill splits committed frames into checkpointed and pending.
 		const shmRead = await this.shmReader.read(this.dbPath);
 		const sizes = {db: size(this.dbPath), wal: size(`${this.dbPath}-wal`), shm: size(`${this.dbPath}-shm`), journal: size(`${this.dbPath}-journal`)};
 		let poll: WalPoll | null = null;
 		if (sizes.wal !== null) {
-			poll = this.tail.poll({nBackfill: shmRead.shm?.consistent ? shmRead.shm.nBackfill : null});
+			const pollOptions = {nBackfill: shmRead.shm?.consistent ? shmRead.shm.nBackfill : null, pageSize: shmRead.dbHeader?.pageSize};
+			poll = this.tail.poll(pollOptions);
+			for (let i = 1; options.settle && poll.scan.retry && i < SETTLE_TRIES; i++) {
+				await sleep(SETTLE_MS);
+				poll = this.tail.poll(pollOptions);
+			}
+
+			if (options.settle && poll.scan.retry) {
+				poll = {...poll, scan: {...poll.scan, retry: false}};
+			}
 		}
 
 		if (Date.now() - this.holdersAt >= this.holdersEveryMs) {
@@ -67,6 +127,7 @@ export class FilesProbe {
 		return {
 			dbPath: this.dbPath,
 			sizes,
+			journalHeader: sizes.journal ? readJournalHeader(`${this.dbPath}-journal`) : null,
 			wal: poll?.scan ?? null,
 			walReset: poll?.reset ?? null,
 			walNewCommits: poll?.newCommitCount ?? 0,
@@ -93,6 +154,14 @@ function hex(v: number): string {
 	return `0x${(v >>> 0).toString(16).padStart(8, '0')}`;
 }
 
+/** The judged states as lines; a checksum break and a deleted -wal holder have their own lines below. */
+function stateLines(r: FilesReport): FileLine[] {
+	return fileStates(r).filter(s => s.kind !== 'wal-checksum-break' && s.kind !== 'deleted-wal-held').map(s => ({
+		text: `${s.state === 'unusable' ? 'UNUSABLE' : 'FINDING'} ${path.basename(s.file)}: ${s.reason}. Next: ${s.next}`,
+		tone: 'danger',
+	}));
+}
+
 /** The Files view as lines (shared by the TUI pane and `hfx files`). */
 export function describeFiles(r: FilesReport, journalMode: 'wal' | 'delete'): FileLine[] {
 	const lines: FileLine[] = [];
@@ -111,7 +180,7 @@ export function describeFiles(r: FilesReport, journalMode: 'wal' | 'delete'): Fi
 		lines.push({text: `application_id ${r.dbHeader.applicationId} · page size ${r.dbHeader.pageSize} · ${n(r.dbHeader.pageCount)} pages in the main file`, tone: 'muted'});
 	}
 
-	lines.push({text: ''});
+	lines.push(...stateLines(r), {text: ''});
 	if (journalMode !== 'wal') {
 		lines.push({text: 'WAL: not in WAL mode (rollback journal): no WAL frames to show', tone: 'muted'});
 	} else if (!r.wal) {

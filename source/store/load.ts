@@ -2,11 +2,15 @@
  * Open a located store read-only, read one snapshot, describe the files. The single entry point
  * the commands use to get from a path to plain data.
  */
+import fs from 'node:fs';
+import path from 'node:path';
+import {errorCode} from '../errors.js';
 import {CURRENT_RULE_SET, CURRENT_SCHEMA_VERSION} from '../forensics/generations.js';
 import type {Snapshot} from '../forensics/types.js';
 import {formatSqliteVersionNumber} from './db-header.js';
 import type {StoreLocation} from './locate.js';
 import {ReadOnlyStore} from './open.js';
+import {WAL_FRAME_HEADER_BYTES, WAL_HEADER_BYTES, parseWalHeader} from './wal.js';
 import {type LegacyMirror, routingHomeOf} from './routing-home.js';
 import {type SchemaInfo, detectSchema} from './schema.js';
 import {type ReadOptions, type SnapshotMeta, readSnapshot} from './snapshot.js';
@@ -87,6 +91,34 @@ export function foreignScopeNote(snapshot: Pick<Snapshot, 'routing' | 'routingSc
 	return [`no gateway_routing row has this store's scope (${scope}); its ${snapshot.routing.length} rows carry ${scopes.length === 1 ? `the scope ${scopes[0]}` : `${scopes.length} other scopes`}, so this store's gateway loads none of them. If the store is a copy, judge it as the gateway it came from: --routing-scope ${scopes[0]}`];
 }
 
+/**
+ * A -wal whose header SQLite rejects, with frames after it: SQLite reads the WAL as empty, so the
+ * scan sees none of what those frames commit. Only the header is read here (32 bytes, plain I/O:
+ * SQLite takes no POSIX lock on the -wal); `hfx files` counts the commits behind it.
+ */
+export function walHeaderNote(pre: Pick<ReadOnlyStore['preflight'], 'journalMode' | 'sidecars' | 'header'>): string[] {
+	const wal = pre.sidecars.wal;
+	if (pre.journalMode !== 'wal' || !wal || wal.size < WAL_HEADER_BYTES + WAL_FRAME_HEADER_BYTES + pre.header.pageSize) {
+		return [];
+	}
+
+	let state: string;
+	try {
+		const fd = fs.openSync(wal.path, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+		try {
+			const buf = Buffer.alloc(WAL_HEADER_BYTES);
+			state = parseWalHeader(buf.subarray(0, fs.readSync(fd, buf, 0, WAL_HEADER_BYTES, 0))).state;
+		} finally {
+			fs.closeSync(fd);
+		}
+	} catch (error) {
+		return [`${path.basename(wal.path)} could not be read (${errorCode(error) ?? 'error'}): what it commits is not in this scan`];
+	}
+
+	const slots = Math.floor((wal.size - WAL_HEADER_BYTES) / (WAL_FRAME_HEADER_BYTES + pre.header.pageSize));
+	return state === 'ok' ? [] : [`the ${path.basename(wal.path)} header is unusable (${state}) and ${slots.toLocaleString('en-US')} frame slots follow it: SQLite reads that WAL as empty, so nothing they commit is in this scan (or a WAL reset was caught mid-write: run again). hfx files counts the committed transactions behind it`];
+}
+
 export function describe(store: ReadOnlyStore, location: StoreLocation, schema: SchemaInfo, snapshot: Snapshot, meta: SnapshotMeta, mirror?: LegacyMirror): DatabaseFacts {
 	const pre = store.preflight;
 	return {
@@ -115,7 +147,7 @@ export function describe(store: ReadOnlyStore, location: StoreLocation, schema: 
 		readMs: Math.round(meta.readMs * 10) / 10,
 		consistentSnapshot: meta.consistentSnapshot,
 		absentColumns: NOTABLE_SESSION_COLUMNS.filter(c => !schema.sessionColumns.has(c)).map(c => `sessions.${c}`),
-		notes: [...pre.notes, ...foreignScopeNote(snapshot), ...(meta.consistentSnapshot ? [] : [`the read outgrew its transaction budget and used ${meta.transactions} short transactions, so it is not one single snapshot (the WAL was never pinned for long)`])],
+		notes: [...pre.notes, ...walHeaderNote(pre), ...foreignScopeNote(snapshot), ...(meta.consistentSnapshot ? [] : [`the read outgrew its transaction budget and used ${meta.transactions} short transactions, so it is not one single snapshot (the WAL was never pinned for long)`])],
 	};
 }
 

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import {FailClosed, errorCode, errorMessage} from '../errors.js';
+import {FailClosed, errorCode, errorMessage, throwFileError} from '../errors.js';
 import {registerLiveHandle, assertNoLiveHandle} from './live-handles.js';
 import {type Preflight, preflight as runPreflight, statSidecars} from './preflight.js';
 
@@ -255,15 +255,12 @@ function copyForPrivateRead(pre: Preflight): {preflight: Preflight; dir: string;
 		} catch (error) {
 			cleanupDir(dir);
 			const code = errorCode(error);
-			if (code === 'EACCES' || code === 'EPERM') {
-				throw new FailClosed({file: pre.path, kind: 'permission-denied', reason: 'permission denied while reading it', next: 'run hfx as the user that owns the store (sudo -u <owner> hfx …)', cause: error});
-			}
-
 			if (code === 'ENOSPC') {
 				throw new FailClosed({file: pre.path, kind: 'no-space', reason: `no space in ${os.tmpdir()} for a private read copy (${pre.main.size} bytes)`, next: 'free space or point TMPDIR at a larger folder', cause: error});
 			}
 
-			throw error;
+			// The file that failed, in the one errno mapping's words (an unreadable -wal is the -wal; EFBIG names the copy).
+			throwFileError(error);
 		}
 
 		const st = fs.statSync(pre.path);

@@ -7,9 +7,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {FailClosed, errorCode} from '../errors.js';
+import {FailClosed, errorCode, throwFileError} from '../errors.js';
 import {shmHeld} from './shm-owner.js';
-import {type DbHeader, hasSqliteMagic, parseDbHeader} from './db-header.js';
+import {type DbHeader, headerProblem, parseDbHeader} from './db-header.js';
 import {assertNoLiveHandle, liveHeader} from './live-handles.js';
 
 export type FileFacts = {
@@ -78,7 +78,7 @@ export function statSidecar(p: string): FileFacts | null {
 			return null;
 		}
 
-		throw error;
+		throwFileError(error, {file: p});
 	}
 }
 
@@ -141,7 +141,7 @@ function statMain(absolute: string): fs.Stats {
 			throw permissionDenied(absolute, 'looking up the file', error);
 		}
 
-		throw error;
+		throwFileError(error, {file: absolute});
 	}
 
 	if (!st.isFile()) {
@@ -192,15 +192,15 @@ function readHeader(absolute: string): DbHeader {
 				throw permissionDenied(absolute, 'reading the database header', error);
 			}
 
-			throw error;
+			throwFileError(error, {file: absolute, doing: 'reading the database header'});
 		}
 
-		if (!hasSqliteMagic(headerBytes) || headerBytes.length < 100) {
-			const shown = JSON.stringify(headerBytes.subarray(0, 16).toString('latin1').replaceAll(/[^\x20-\x7e]/g, '.'));
+		const problem = headerProblem(headerBytes);
+		if (problem) {
 			throw new FailClosed({
 				file: absolute,
-				kind: 'not-sqlite',
-				reason: `not a SQLite database (the first bytes are ${shown}, expected "SQLite format 3")`,
+				kind: problem.kind,
+				reason: problem.reason,
 				next: 'check that this is the right file; if state.db itself was overwritten, look for a backup (hfx backups) and do not let the agent start on it',
 			});
 		}

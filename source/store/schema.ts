@@ -26,6 +26,28 @@ function columns(store: ReadOnlyStore, table: string): Set<string> {
 	return new Set(rows);
 }
 
+/** The routing identity of a session row (docs/hermes-rules.md, schema: v19 added them together). */
+export const ROUTING_IDENTITY_COLUMNS = ['session_key', 'chat_id', 'chat_type', 'thread_id'] as const;
+
+/**
+ * Without session_key every row with messages would look like a routing orphan (a keyless row):
+ * false findings. Every generation hfx knows (v19 onward: docs/hermes-rules.md, generations) has
+ * it, so a sessions table without it is a store hfx cannot judge: refused, never guessed.
+ */
+function refuseWithoutRoutingIdentity(file: string, sessionColumns: ReadonlySet<string>): void {
+	if (sessionColumns.has('session_key')) {
+		return;
+	}
+
+	const absent = ROUTING_IDENTITY_COLUMNS.filter(c => !sessionColumns.has(c));
+	throw new FailClosed({
+		file,
+		kind: 'schema-unknown',
+		reason: `not a Hermes store hfx knows: sessions lacks ${absent.join(', ')} (the routing identity Hermes added in schema v19), so hfx cannot tell a routing orphan from any other row`,
+		next: 'check the file is the agent\'s state.db; a store older than schema v19 is migrated by current Hermes on its first writable open (take hfx backup --quick first), after which hfx can judge it',
+	});
+}
+
 export function detectSchema(store: ReadOnlyStore): SchemaInfo {
 	const tables = new Set(store.prepare('SELECT name FROM sqlite_master WHERE type IN (\'table\', \'view\')').pluck().all() as string[]);
 	if (!tables.has('sessions') || !tables.has('messages')) {
@@ -52,6 +74,7 @@ export function detectSchema(store: ReadOnlyStore): SchemaInfo {
 		}
 	}
 
+	refuseWithoutRoutingIdentity(store.preflight.path, sessionColumns);
 	const routingColumns = tables.has('gateway_routing') ? columns(store, 'gateway_routing') : new Set<string>();
 	let version: number | null = null;
 	if (tables.has('schema_version')) {

@@ -113,6 +113,25 @@ export type WalScan = {
 	silentlyInvisible: boolean;
 	/** The last commits of the valid prefix, oldest first (at most `recentCommits`). */
 	recentCommits: WalCommit[];
+	/**
+	 * When the header is unusable (damaged, wrong magic, version or page size) but frames follow it:
+	 * what those frames hold. SQLite's recovery treats such a WAL as empty, so every commit behind
+	 * the header is data it does not see, and the next writer overwrites. Null otherwise.
+	 */
+	behindBrokenHeader: BehindHeader | null;
+};
+
+/** The frames behind an unusable `-wal` header (walked with frame 1's salts and the header's stored checksums). */
+export type BehindHeader = {
+	pageSize: number;
+	/** Whole frame slots after the header. */
+	frameSlots: number;
+	/** Frames whose checksum chain verifies (seeded by the header's stored checksum words), and commits among them. */
+	verifiedFrames: number;
+	verifiedCommits: number;
+	/** Slots carrying frame 1's salts (one WAL generation), and commit frames among them, verified or not. */
+	generationFrames: number;
+	generationCommits: number;
 };
 
 export type ScanOptions = {
@@ -120,6 +139,8 @@ export type ScanOptions = {
 	nBackfill?: number | null;
 	/** How many recent commits to keep in `recentCommits` (default 16). */
 	recentCommits?: number;
+	/** The main file's page size: walks the frames behind a header whose own page size is damaged. */
+	pageSize?: number;
 };
 
 /** Byte offset of frame k (1-based). */

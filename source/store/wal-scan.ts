@@ -5,7 +5,7 @@
  * walks chunks.
  */
 import {Summer} from './wal-checksum.js';
-import {type FrameBreak, type ScanOptions, WAL_FRAME_HEADER_BYTES, WAL_HEADER_BYTES, type WalCommit, type WalHeader, type WalScan, type WalState} from './wal-format.js';
+import {type BehindHeader, type FrameBreak, type ScanOptions, WAL_FRAME_HEADER_BYTES, WAL_HEADER_BYTES, WAL_MAGIC_BE, WAL_MAGIC_LE, type WalCommit, type WalHeader, type WalScan, type WalState} from './wal-format.js';
 import {parseWalHeader} from './wal-header.js';
 
 const DEFAULT_RECENT_COMMITS = 16;
@@ -207,6 +207,7 @@ export function emptyScan(state: WalState, header: WalHeader | null, fileSize: n
 		staleFrames: 0,
 		silentlyInvisible: false,
 		recentCommits: [],
+		behindBrokenHeader: null,
 	};
 }
 
@@ -240,7 +241,63 @@ export function finish(walk: Walk, fileSize: number, nBackfill: number | null): 
 		staleFrames: walk.stale,
 		silentlyInvisible: walk.invalidTailCommits > 0,
 		recentCommits: c.commits.map(x => ({...x})),
+		behindBrokenHeader: null,
 	};
+}
+
+function isPageSize(n: number | undefined): n is number {
+	return n !== undefined && n >= 512 && n <= 65_536 && (n & (n - 1)) === 0;
+}
+
+/**
+ * Headers to walk the frames behind an unusable header with: frame 1's salts (a frame carries its
+ * generation's salts), the header's stored checksum words (the chain's seed: intact when only
+ * bytes 0..23 were damaged), its page size or the main file's, and its byte order or both. Empty
+ * when there is no frame to walk. `frame1` is frame 1's 24-byte header.
+ */
+export function salvageHeaders(headerBytes: Buffer, frame1: Buffer, fileSize: number, pageSizeHint?: number): WalHeader[] {
+	if (headerBytes.length < WAL_HEADER_BYTES || frame1.length < WAL_FRAME_HEADER_BYTES || frame1.readUInt32BE(0) === 0) {
+		return [];
+	}
+
+	const own = headerBytes.readUInt32BE(8);
+	const pageSize = isPageSize(own) ? own : (isPageSize(pageSizeHint) ? pageSizeHint : 0);
+	if (pageSize === 0 || fileSize < WAL_HEADER_BYTES + WAL_FRAME_HEADER_BYTES + pageSize) {
+		return [];
+	}
+
+	const magic = headerBytes.readUInt32BE(0);
+	const orders = magic === WAL_MAGIC_BE ? ['be', 'le'] as const : ['le', 'be'] as const;
+	return orders.map(order => ({
+		magic: order === 'le' ? WAL_MAGIC_LE : WAL_MAGIC_BE,
+		checksumOrder: order,
+		formatVersion: headerBytes.readUInt32BE(4),
+		pageSize,
+		checkpointSequence: headerBytes.readUInt32BE(12),
+		salt1: frame1.readUInt32BE(8),
+		salt2: frame1.readUInt32BE(12),
+		checksum1: headerBytes.readUInt32BE(24),
+		checksum2: headerBytes.readUInt32BE(28),
+		checksumValid: false,
+	}));
+}
+
+/** What a walk of the frames behind an unusable header found. */
+export function behindHeaderOf(scan: WalScan): BehindHeader {
+	return {
+		pageSize: scan.pageSize,
+		frameSlots: scan.frameSlots,
+		verifiedFrames: scan.validFrames,
+		verifiedCommits: scan.commitFrames,
+		generationFrames: scan.validFrames + scan.invalidTailFrames,
+		generationCommits: scan.commitFrames + scan.invalidTailCommitFrames,
+	};
+}
+
+/** Of the walks behind an unusable header (one per byte order), the one that verified most. */
+export function bestBehind(scans: readonly WalScan[]): BehindHeader | null {
+	const best = [...scans].sort((a, b) => b.validFrames - a.validFrames || b.commitFrames - a.commitFrames)[0];
+	return best ? behindHeaderOf(best) : null;
 }
 
 export function normalizedBackfill(options: ScanOptions | undefined): number | null {
@@ -262,10 +319,17 @@ export function scanWal(buf: Buffer, options?: ScanOptions): WalScan {
 	const nBackfill = normalizedBackfill(options);
 	const {state, header} = parseWalHeader(buf);
 	if (state !== 'ok' || !header) {
-		return emptyScan(state, header, buf.length, nBackfill);
+		const scan = emptyScan(state, header, buf.length, nBackfill);
+		const candidates = salvageHeaders(buf.subarray(0, WAL_HEADER_BYTES), buf.subarray(WAL_HEADER_BYTES, WAL_HEADER_BYTES + WAL_FRAME_HEADER_BYTES), buf.length, options?.pageSize);
+		scan.behindBrokenHeader = bestBehind(candidates.map(h => walkInMemory(buf, h, 0, null)));
+		return scan;
 	}
 
-	const walk = newWalk(header, recentLimitOf(options), startCursor(header));
+	return walkInMemory(buf, header, recentLimitOf(options), nBackfill);
+}
+
+function walkInMemory(buf: Buffer, header: WalHeader, recentLimit: number, nBackfill: number | null): WalScan {
+	const walk = newWalk(header, recentLimit, startCursor(header));
 	const slots = Math.floor((buf.length - WAL_HEADER_BYTES) / walk.frameSize);
 	const validated = verifyFrames(walk, buf, WAL_HEADER_BYTES, slots);
 	for (let i = validated; i < slots; i++) {

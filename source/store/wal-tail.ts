@@ -6,9 +6,9 @@
  */
 import fs from 'node:fs';
 import {errorCode} from '../errors.js';
-import {type ScanOptions, WAL_FRAME_HEADER_BYTES, WAL_HEADER_BYTES, type WalCommit, type WalHeader, type WalScan, walFrameOffset} from './wal-format.js';
+import {type BehindHeader, type ScanOptions, WAL_FRAME_HEADER_BYTES, WAL_HEADER_BYTES, type WalCommit, type WalHeader, type WalScan, walFrameOffset} from './wal-format.js';
 import {parseWalHeader} from './wal-header.js';
-import {type Cursor, STALE, type Walk, classifyHeader, countClass, emptyScan, finish, newWalk, normalizedBackfill, recentLimitOf, startCursor, verifyFrames} from './wal-scan.js';
+import {type Cursor, STALE, type Walk, bestBehind, classifyHeader, countClass, emptyScan, finish, newWalk, normalizedBackfill, recentLimitOf, salvageHeaders, startCursor, verifyFrames} from './wal-scan.js';
 
 export type WalReset = 'salts-changed' | 'truncated' | 'overwritten';
 
@@ -110,7 +110,7 @@ export class WalTail {
 		}
 
 		try {
-			return this.pollOpen(fd, nBackfill);
+			return this.pollOpen(fd, nBackfill, options?.pageSize);
 		} finally {
 			fs.closeSync(fd);
 		}
@@ -125,18 +125,16 @@ export class WalTail {
 		return this.report(scan, hadFrames ? (shrunk ? 'truncated' : 'overwritten') : null);
 	}
 
-	private pollOpen(fd: number, nBackfill: number | null): WalPoll {
+	private pollOpen(fd: number, nBackfill: number | null, pageSizeHint: number | undefined): WalPoll {
 		const st = fs.fstatSync(fd);
 		const size = st.size;
 		const headerBytes = Buffer.from(this.read(fd, 0, Math.min(size, WAL_HEADER_BYTES)));
 		const {state, header} = parseWalHeader(headerBytes);
-		if (state === 'header-checksum-mismatch') {
-			// Probably a reset caught mid-write: keep the resume point, the next poll decides.
-			return this.report(emptyScan(state, header, size, nBackfill), null, true);
-		}
-
 		if (state !== 'ok' || !header) {
-			return this.lost(emptyScan(state, header, size, nBackfill));
+			const scan = emptyScan(state, header, size, nBackfill);
+			scan.behindBrokenHeader = this.behind(fd, headerBytes, size, pageSizeHint);
+			// A checksum mismatch is probably a reset caught mid-write: keep the resume point, the next poll decides.
+			return state === 'header-checksum-mismatch' ? this.report(scan, null, true) : this.lost(scan);
 		}
 
 		let reset: WalReset | null = null;
@@ -179,6 +177,21 @@ export class WalTail {
 				: null,
 		};
 		return this.report(scan, reset);
+	}
+
+	/** Walks the frames behind an unusable header (salvageHeaders), in bounded chunks; null when there are none. */
+	private behind(fd: number, headerBytes: Buffer, size: number, pageSizeHint: number | undefined): BehindHeader | null {
+		this.cache = null;
+		const frame1 = Buffer.from(this.read(fd, WAL_HEADER_BYTES, WAL_FRAME_HEADER_BYTES));
+		const scans = salvageHeaders(headerBytes, frame1, size, pageSizeHint).map(h => {
+			const walk = newWalk(h, 0, startCursor(h));
+			const slots = Math.floor((size - WAL_HEADER_BYTES) / walk.frameSize);
+			const read = this.walkFile(fd, walk, slots, size);
+			return finish(walk, read === slots ? size : WAL_HEADER_BYTES + read * walk.frameSize, null);
+		});
+		// The walks used the tail cache for their own frames: not the followed WAL's.
+		this.cache = null;
+		return bestBehind(scans);
 	}
 
 	/** Verifies from the cursor on, then classifies the slots after a break. Returns the slots actually read (fewer when the file shrank meanwhile). */

@@ -2,6 +2,7 @@
  * Feeds the Files pane: polls the files probe after every published model (the owner committed)
  * and at least every second, and formats the report into pane lines.
  */
+import {asRefusal} from '../errors.js';
 import {FilesProbe, describeFiles} from '../store/files-probe.js';
 import type {LiveStore} from '../store/live.js';
 import type {FilesModel, FilesSource} from './files-model.js';
@@ -36,7 +37,10 @@ class FilesFeed {
 		try {
 			await this.read();
 		} catch (error) {
-			this.model = {lines: [{text: `files: ${error instanceof Error ? error.message : String(error)}`, tone: 'warn'}], holders: null, updatedAt: Date.now() / 1000};
+			// A refusal or a file error of the OS: its one line's words (the file, the true cause, the next step), as `hfx files` says it.
+			const refusal = asRefusal(error);
+			const text = refusal ? `${refusal.file}: ${refusal.reason}. Next: ${refusal.next}` : (error instanceof Error ? error.message : String(error));
+			this.model = {lines: [{text: `files: ${text}`, tone: 'warn'}], holders: null, updatedAt: Date.now() / 1000};
 		} finally {
 			this.running = false;
 			if (this.again) {

@@ -248,7 +248,7 @@ describe('a file size limit (ulimit -f)', () => {
 		const r = limited(2048, ['backup', '--home', home.root, '-o', out]);
 		expect(r.status).toBe(2);
 		expect(r.stderr.trim().split('\n')).toHaveLength(1);
-		expect(r.stderr).toMatch(/the file size limit was reached while writing the archive \(EFBIG/);
+		expect(r.stderr).toMatch(/file size limit reached \(ulimit -f allows [\d,]+ bytes per file\) while writing the archive \(EFBIG/);
 		expect(fs.readdirSync(out)).toEqual([]);
 		expect(listing(home.root)).toEqual(rootBefore);
 	});

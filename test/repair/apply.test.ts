@@ -152,7 +152,8 @@ describe('apply on copies of the scenario stores and of the real Hermes fixture'
 describe('refusals: exit 2, one line naming the cause, nothing written', () => {
 	it('a path that is not a store (missing, not SQLite): no audit entry, no file created', () => {
 		const dir = temp('not-a-store');
-		fs.writeFileSync(path.join(dir, 'notes.txt'), 'root:x:0:0:root:/root:/bin/bash\n');
+		// Over 100 bytes: a shorter file is refused as too short to be a database (test/commands/exits.test.ts).
+		fs.writeFileSync(path.join(dir, 'notes.txt'), 'root:x:0:0:root:/root:/bin/bash\n'.repeat(4));
 		for (const [name, cause] of [['missing.db', 'no such file'], ['notes.txt', 'not a SQLite database']] as const) {
 			for (const args of [['repair'], ['repair', '--apply', '--yes'], ['repair', '--undo', '1', '--yes']]) {
 				const r = hfx([...args, '--db', path.join(dir, name)]);

@@ -273,6 +273,36 @@ describe('WAL header states', () => {
 		expect(scan.validFrames).toBe(0);
 		expect(scan.header!.checksumValid).toBe(false);
 	});
+
+	it('behind an unusable header: walks the frames with frame 1\'s salts and the stored checksums, the same in memory and from the file', async () => {
+		const wal = await realWal();
+		const intact = scanWal(wal);
+		expect(intact.behindBrokenHeader).toBeNull();
+		const damaged: Array<[string, Buffer, number | undefined, number]> = [];
+		const salt = Buffer.from(wal);
+		salt.writeUInt32BE((salt.readUInt32BE(16) ^ 0xFF) >>> 0, 16);
+		damaged.push(['a salt', salt, undefined, intact.commitFrames]);
+		const magic = Buffer.from(wal);
+		magic.writeUInt32BE(0x12_34_56_78, 0);
+		damaged.push(['the magic', magic, undefined, intact.commitFrames]);
+		const size = Buffer.from(wal);
+		size.writeUInt32BE(1000, 8);
+		damaged.push(['the page size (the main file\'s is given)', size, 4096, intact.commitFrames]);
+		const sums = Buffer.from(wal);
+		sums.writeUInt32BE((sums.readUInt32BE(24) ^ 1) >>> 0, 24);
+		damaged.push(['the stored checksum (nothing verifies)', sums, undefined, 0]);
+		for (const [what, buf, pageSize, verified] of damaged) {
+			const scan = scanWal(buf, {pageSize});
+			expect(scan.state, what).not.toBe('ok');
+			expect(scan.behindBrokenHeader, what).toMatchObject({generationCommits: intact.commitFrames, verifiedCommits: verified, frameSlots: intact.frameSlots});
+			const file = path.join(tempDir('behind'), 'x.db-wal');
+			fs.writeFileSync(file, buf);
+			expect(scanWalFile(file, {pageSize}).behindBrokenHeader, what).toEqual(scan.behindBrokenHeader);
+		}
+
+		// Without the main file's page size, a damaged page size hides nothing it can count.
+		expect(scanWal(size).behindBrokenHeader).toBeNull();
+	});
 });
 
 describe('W1: a writer process commits N transactions', () => {

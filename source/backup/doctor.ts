@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {createRequire} from 'node:module';
 import type * as Yaml from 'yaml';
-import {duration} from '../text/format.js';
+import {duration} from '../forensics/duration.js';
 import {FailClosed, errorCode, errorMessage, throwFileError} from '../errors.js';
 import {describeHolder, findHolders} from '../store/holders.js';
 import {storesUnderRoot} from '../store/locate.js';

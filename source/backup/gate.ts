@@ -9,7 +9,8 @@
  */
 import fs from 'node:fs';
 import {sha256} from '../crypto.js';
-import {duration, plural} from '../text/format.js';
+import {plural} from '../text/format.js';
+import {duration} from '../forensics/duration.js';
 import {type BackupEntry, listArchives} from './list.js';
 import {openZip} from './zipread.js';
 import {readChunks} from './chunks.js';

@@ -7,7 +7,8 @@ import type {ExitCode} from '../errors.js';
 import {backupDirs, failIfAbandoned, resolveRoot} from './backup.js';
 import {type GlobalFlags, type Io, emit, guarded} from './context.js';
 
-import {bytes, duration} from '../text/format.js';
+import {bytes} from '../text/format.js';
+import {duration} from '../forensics/duration.js';
 
 export type DoctorFlags = GlobalFlags & {output?: string};
 

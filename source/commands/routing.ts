@@ -6,7 +6,8 @@ import type {ChatRouting} from '../forensics/routing.js';
 import {resolveChat} from '../forensics/resolve.js';
 import {FailClosed, type ExitCode} from '../errors.js';
 import {type GlobalFlags, type Io, emit, guarded, loadOne} from './context.js';
-import {duration, utc} from '../text/format.js';
+import {utc} from '../text/format.js';
+import {duration} from '../forensics/duration.js';
 import {routingJson} from './scan.js';
 
 export type RoutingFlags = GlobalFlags & {key?: string};

@@ -9,7 +9,8 @@ import type {ChatRouting} from '../forensics/routing.js';
 import type {ExitCode} from '../errors.js';
 import type {DatabaseFacts} from '../store/load.js';
 import {type GlobalFlags, type Io, type StoreResult, emit, guarded, loadAndAnalyze, locate} from './context.js';
-import {bytes, duration, plural, utc} from '../text/format.js';
+import {bytes, plural, utc} from '../text/format.js';
+import {duration} from '../forensics/duration.js';
 
 export function orphanJson(o: OrphanVerdict, changes?: UpgradeChanges) {
 	return {

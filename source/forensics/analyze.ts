@@ -9,7 +9,7 @@ import {type ChatRouting, analyzeRouting} from './routing.js';
 import {type UpgradeChanges, upgradeChanges} from './upgrade.js';
 import {isCorruptTime} from './time.js';
 import type {SessionRecord, Snapshot} from './types.js';
-import {duration} from '../text/format.js';
+import {duration} from './duration.js';
 
 export type Severity = 'critical' | 'warning' | 'info';
 

@@ -36,29 +36,6 @@ export function span(seconds: number | null | undefined): string {
 	return `${(s / 86_400).toFixed(1)}d`;
 }
 
-/**
- * A length of time in words, the one voice of every sentence hfx prints ("64 seconds newer",
- * "2.7 days old"): seconds under 90, minutes under 90, hours under 48, then days. Tables and the
- * TUI's narrow cells use span().
- */
-export function duration(seconds: number | null | undefined): string {
-	if (seconds === null || seconds === undefined || !Number.isFinite(seconds)) {
-		return '—';
-	}
-
-	const s = Math.abs(seconds);
-	const unit = (n: number, word: string): string => `${n} ${n === 1 ? word : `${word}s`}`;
-	if (s < 90) {
-		return unit(Math.round(s), 'second');
-	}
-
-	if (s < 5400) {
-		return unit(Math.round(s / 60), 'minute');
-	}
-
-	return s < 172_800 ? `${(s / 3600).toFixed(1)} hours` : `${(s / 86_400).toFixed(1)} days`;
-}
-
 export function ago(epoch: number | null | undefined, now: number): string {
 	if (epoch === null || epoch === undefined || !Number.isFinite(epoch)) {
 		return '—';

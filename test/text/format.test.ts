@@ -4,7 +4,8 @@
  */
 import stringWidth from 'string-width';
 import {describe, expect, it} from 'vitest';
-import {duration, pad, table, truncate} from '../../source/text/format.js';
+import {duration} from '../../source/forensics/duration.js';
+import {pad, table, truncate} from '../../source/text/format.js';
 
 describe('cells in terminal columns', () => {
 	it('pads narrow text as before', () => {

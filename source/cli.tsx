@@ -9,6 +9,7 @@ import type {ExitCode} from './errors.js';
 import {type GlobalFlags, processIo as io} from './io.js';
 import {PROFILE_NAME} from './store/locate.js';
 import {toolVersion} from './version.js';
+import {sweepOwnTemps} from './temps.js';
 
 // React's development build diffs props and checks invariants on every render: not for operators.
 process.env.NODE_ENV ??= 'production';
@@ -256,6 +257,9 @@ export async function main(argv: string[]): Promise<ExitCode> {
 		color,
 	};
 	const dispatch = COMMANDS[command];
+	// One clean-up policy (source/temps.ts): what a SIGKILLed run of any command left in the temp
+	// folder under our own names (its pid dead) is removed before this one starts.
+	sweepOwnTemps();
 	return dispatch ? dispatch({cli, rest, flags, argv}) : usage(`unknown command ${JSON.stringify(command)}`);
 }
 

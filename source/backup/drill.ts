@@ -6,13 +6,13 @@
  * Exit 0 the drill passed, 1 it found a problem, 2 it could not be run.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import {analyze, hasFindings} from '../forensics/analyze.js';
 import {FailClosed, errorMessage} from '../errors.js';
 import {loadStore} from '../store/load.js';
 import {type StoreLocation, storesUnderRoot} from '../store/locate.js';
-import {registerTemp, removeTemp} from './temps.js';
+import {removeTemp} from './temps.js';
+import {ownTempDir} from '../temps.js';
 import type {ProgressFn} from './progress.js';
 import {type Fingerprint, appendRecord, fingerprintOf} from './records.js';
 import {type RestoreResult, restoreArchive} from './restore.js';
@@ -141,8 +141,8 @@ export async function drillArchive(options: {archive: string; onProgress?: Progr
 		throw new FailClosed({file: archive, kind: 'unsupported', reason: fs.existsSync(archive) ? 'a drill restores hfx/Hermes zip archives and snapshot folders only' : 'no such file or folder', next: 'list the backups with hfx backups'});
 	}
 
-	const scratch = fs.mkdtempSync(path.join(options.tmpDir ?? os.tmpdir(), 'hfx-drill-'));
-	registerTemp(scratch);
+	// Named hfx-drill-<pid>-<rand>: removed on exit and signals, swept by the next run after a SIGKILL.
+	const scratch = ownTempDir('drill', options.tmpDir);
 	const where = recordsLocation(archive);
 	const fp = fingerprintOf(archive);
 	const problems: string[] = [];

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import {errorCode} from './errors.js';
 import {onInterruptOrExit} from './interrupts.js';
+import {isPidAlive} from './liveness.js';
 
 /** `hfx-<kind>-<pid>-<8 hex>`: the kind is lowercase letters. */
 export const OWN_TEMP = /^hfx-([a-z]+)-(\d+)-[0-9a-f]{8}$/;
@@ -68,15 +69,6 @@ export function ownTempDir(kind: string, parent = os.tmpdir()): string {
 	}
 }
 
-function alive(pid: number): boolean {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch (error) {
-		return errorCode(error) === 'EPERM';
-	}
-}
-
 /** Bytes free for this user in the folder (null when the file system does not say). */
 export function freeBytes(dir: string): number | null {
 	try {
@@ -105,7 +97,7 @@ export function sweepOwnTemps(dir = os.tmpdir()): string[] {
 	for (const name of names) {
 		const m = OWN_TEMP.exec(name);
 		const pid = Number(m?.[2]);
-		if (!m || pid === process.pid || pid <= 0 || alive(pid)) {
+		if (!m || pid === process.pid || pid <= 0 || isPidAlive(pid)) {
 			continue;
 		}
 

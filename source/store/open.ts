@@ -10,6 +10,7 @@ import {FailClosed, errorCode, errorMessage} from '../errors.js';
 import {registerLiveHandle, assertNoLiveHandle} from './live-handles.js';
 import {type Preflight, preflight as runPreflight, statSidecars} from './preflight.js';
 import {freeBytes, ownTempDir, removeTemp} from '../temps.js';
+import {testPause} from '../test-pause.js';
 
 /** PRAGMAs a read-only observer may run. Everything else (wal_checkpoint, optimize, journal_mode, integrity_check on the live file...) is refused. */
 const ALLOWED_PRAGMAS = new Set(['data_version', 'page_size', 'page_count', 'freelist_count', 'schema_version', 'user_version', 'application_id', 'encoding', 'mmap_size']);
@@ -265,6 +266,7 @@ function copyForPrivateRead(pre: Preflight): {preflight: Preflight; dir: string;
 		const unchanged = st.size === pre.main.size && st.mtimeMs === pre.main.mtimeMs
 			&& (after.wal?.size ?? -1) === (pre.sidecars.wal?.size ?? -1) && Boolean(after.shm) === Boolean(pre.sidecars.shm);
 		if (unchanged) {
+			testPause('private-copy');
 			return {preflight: pre, dir, target};
 		}
 

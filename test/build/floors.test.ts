@@ -26,8 +26,7 @@ const FLOORS: Record<string, number> = {
 
 /** Imports across siblings that the design wants, with why. */
 const ALLOWED = new Map<string, string>([
-	['repair/apply.ts -> backup/snapshot.ts', 'the repair takes and verifies a snapshot before it writes (the writers share one)'],
-	['repair/undo.ts -> backup/snapshot.ts', 'an undo takes the same verified snapshot first'],
+	['repair/guarded-write.ts -> backup/snapshot.ts', 'every repair write (apply and undo) takes and verifies a snapshot first (the writers share one)'],
 ]);
 
 /** The unit a source file belongs to: its folder under source/, or for a root file cli or ground. */

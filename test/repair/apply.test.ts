@@ -324,10 +324,11 @@ describe('the audit trail', () => {
 		expect((fs.statSync(file).mode & 0o777).toString(8)).toBe('600');
 		const ok = hfx(['audit', 'verify', '--db', dbPath]);
 		expect(ok.code).toBe(0);
-		expect(ok.stdout).toContain('3 entries, hash chain intact');
+		// Each write is two entries: its intent before the transaction, its outcome after.
+		expect(ok.stdout).toContain('6 entries, hash chain intact');
 		const lines = fs.readFileSync(file, 'utf8').trimEnd().split('\n');
 		const entries = lines.map(l => JSON.parse(l));
-		expect(entries.map(e => e.mode)).toEqual(['apply', 'undo', 'apply']);
+		expect(entries.map(e => `${e.mode}:${e.phase}`)).toEqual(['apply:intent', 'apply:outcome', 'undo:intent', 'undo:outcome', 'apply:intent', 'apply:outcome']);
 		for (const e of entries) {
 			expect(e).toHaveProperty('tool.version');
 			expect(e).toHaveProperty('sqliteVersion');
@@ -335,10 +336,14 @@ describe('the audit trail', () => {
 		}
 
 		expect(entries[0]).toHaveProperty('planHash');
-		expect(entries[1].undoes).toBe(entries[0].seq);
-
-		expect(entries[2].changes.length).toBeGreaterThan(0);
-		expect(entries[2].preconditions.map((c: any) => c.id)).toEqual(['audit-writable', 'no-holders', 'no-deleted-wal', 'snapshot', 'plan-current']);
+		expect(entries[0].planHash).toBe(entries[1].planHash);
+		// The intent carries the before-values of every column it is about to write; the outcome names it.
+		expect(entries[0].changes).toEqual(entries[1].changes);
+		expect(entries[1].intent).toBe(entries[0].seq);
+		expect(entries[3].undoes).toBe(entries[1].seq);
+		expect(entries[2].changes).toEqual(entries[3].changes);
+		expect(entries[5].changes.length).toBeGreaterThan(0);
+		expect(entries[5].preconditions.map((c: any) => c.id)).toEqual(['audit-writable', 'no-holders', 'no-deleted-wal', 'snapshot', 'plan-current']);
 		const restore = () => fs.writeFileSync(file, `${lines.join('\n')}\n`);
 		const tamper = (mutated: string[]) => {
 			fs.writeFileSync(file, `${mutated.join('\n')}\n`);
@@ -347,12 +352,12 @@ describe('the audit trail', () => {
 			return r;
 		};
 
-		const edited = tamper([lines[0]!, lines[1]!.replace('"undo"', '"apply"'), lines[2]!]);
+		const edited = tamper([lines[0]!, lines[1]!, lines[2]!.replace('"undo"', '"apply"'), ...lines.slice(3)]);
 		expect(edited.code).toBe(1);
-		expect(edited.stdout).toContain('altered at line 3');
-		expect(tamper([lines[0]!, lines[2]!]).stdout).toMatch(/altered at line 2: sequence 3/);
-		expect(tamper([lines[0]!, lines[1]!]).stdout).toMatch(/head file records 3 entries/);
-		expect(tamper([lines[0]!, lines[1]!, lines[2]!.replace('"applied"', '"refused"')]).stdout).toMatch(/last one edited/);
+		expect(edited.stdout).toContain('altered at line 4');
+		expect(tamper([lines[0]!, ...lines.slice(2)]).stdout).toMatch(/altered at line 2: sequence 3/);
+		expect(tamper(lines.slice(0, 4)).stdout).toMatch(/head file records 6 entries/);
+		expect(tamper([...lines.slice(0, 5), lines[5]!.replace('"applied"', '"refused"')]).stdout).toMatch(/last one edited/);
 		expect(hfx(['audit', 'verify', '--db', dbPath]).code).toBe(0);
 	});
 });

@@ -55,6 +55,7 @@ export function refuseLink(file: string): void {
 
 function lines(auditPath: string): string[] {
 	refuseLink(auditPath);
+	refuseLink(headPath(auditPath));
 	try {
 		return fs.readFileSync(auditPath, 'utf8').split('\n').filter(l => l.length > 0);
 	} catch (error) {

@@ -23,7 +23,7 @@ export function checkPreconditions(run: WriteRun): ApplyOutcome | null {
 	} catch (error) {
 		const detail = error instanceof FailClosed ? `${error.reason}` : errorMessage(error);
 		outcome.checks.push({id: 'audit-writable', ok: false, label: 'the audit trail can be written', detail, next: 'run as the store\'s owner'});
-		outcome.reason = `${auditPath}: ${detail}`;
+		outcome.reason = `${error instanceof FailClosed ? error.file : auditPath}: ${detail}`;
 		outcome.next = error instanceof FailClosed ? error.next : 'run hfx as the user that owns the store';
 		return outcome;
 	}

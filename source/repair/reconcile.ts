@@ -6,7 +6,6 @@
  * the store read-only; appends to the trail only when its chain is intact, and never for an intent
  * whose process still runs.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import {errorMessage} from '../errors.js';
 import {isSameProcessAlive} from '../liveness.js';
@@ -102,10 +101,6 @@ export function settlementLine(auditPath: string, s: Settlement): string {
  */
 export function reconcileAudit(options: {dbPath?: string; auditPath?: string; argv: string[]; write: boolean; warn: (line: string) => void}): Settlement[] {
 	const auditPath = options.auditPath ?? auditPathFor(options.dbPath!);
-	if (!fs.existsSync(auditPath)) {
-		return [];
-	}
-
 	const pending = pendingIntents(readAudit(auditPath)).filter(i => !isSameProcessAlive(Number(i.pid), typeof i.pidStart === 'string' ? i.pidStart : null));
 	if (pending.length === 0) {
 		return [];

@@ -4,7 +4,6 @@
  * holders again, intent, one transaction with foreign keys on, outcome, under the same signal
  * protection), and refuses if any column it touched changed since.
  */
-import fs from 'node:fs';
 import {errorMessage, FailClosed} from '../errors.js';
 import {type AuditEntry, auditPathFor, readAudit} from './audit.js';
 import {fromValue, sha256, toValue, type Value} from './plan.js';
@@ -79,7 +78,7 @@ class UndoRun extends WriteRun {
 export function resolveUndoEntry(dbPath: string, ref: string): AuditEntry {
 	const auditPath = auditPathFor(dbPath);
 	try {
-		return findApplyEntry(fs.existsSync(auditPath) ? readAudit(auditPath) : [], ref);
+		return findApplyEntry(readAudit(auditPath), ref);
 	} catch (error) {
 		if (error instanceof FailClosed) {
 			throw error;

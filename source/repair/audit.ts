@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {FailClosed, errorCode, errorMessage} from '../errors.js';
+import {isPidAlive} from '../liveness.js';
 import {sha256} from './plan.js';
 
 export const AUDIT_FILE = 'hfx-audit.jsonl';
@@ -125,10 +126,21 @@ function openNoFollow(file: string, flags: number): number {
 	}
 }
 
+/** Head temps of runs SIGKILLed between their write and their rename (their pid is dead): ours, so removed. */
+function sweepHeadTemps(dir: string): void {
+	for (const name of fs.readdirSync(dir)) {
+		const pid = Number(/^hfx-audit\.head\.tmp-(\d+)$/.exec(name)?.[1] ?? 0);
+		if (pid > 0 && pid !== process.pid && !isPidAlive(pid) && fs.lstatSync(path.join(dir, name), {throwIfNoEntry: false})?.isFile()) {
+			fs.rmSync(path.join(dir, name), {force: true});
+		}
+	}
+}
+
 /** The head file, written to a fresh temp (O_EXCL|O_NOFOLLOW: never through a planted link) and renamed over (rename replaces a link, never follows it). */
 function writeHead(auditPath: string, entries: number, last: string): void {
 	const head = headPath(auditPath);
 	const tmp = `${head}.tmp-${process.pid}`;
+	sweepHeadTemps(path.dirname(head));
 	fs.rmSync(tmp, {force: true});
 	const fd = openNoFollow(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL);
 	try {

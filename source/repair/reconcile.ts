@@ -124,6 +124,11 @@ export function reconcileAudit(options: {dbPath?: string; auditPath?: string; ar
 
 		for (const [i, intent] of intents.entries()) {
 			const {state, detail, sqliteVersion} = states[i]!;
+			// Another run may have settled it meanwhile (two commands at once): re-read right before appending.
+			if (options.write && !pendingIntents(readAudit(auditPath)).some(p => p.seq === intent.seq)) {
+				continue;
+			}
+
 			const outcome = options.write ? appendAudit(auditPath, outcomeOf(intent, state, detail, sqliteVersion, options.argv)) : null;
 			const s = {intent, state, detail, outcome};
 			options.warn(settlementLine(auditPath, s));

@@ -82,6 +82,10 @@ describe('kill -9 between the COMMIT and the outcome of --apply', () => {
 		expect(trail.map(e => `${e.mode}:${String(e.phase)}`)).toEqual(['apply:intent']);
 		expect((trail[0]!.changes as Array<{before: unknown}>).length).toBeGreaterThan(0);
 
+		// A head temp a run killed between its write and its rename would leave (pid dead): swept on the next append.
+		const deadPid = spawnSync('true').pid!;
+		const headTemp = path.join(dir, `hfx-audit.head.tmp-${deadPid}`);
+		fs.writeFileSync(headTemp, '{}\n');
 		const before = storeBytes(dir);
 		const audit = hfx(['audit', 'verify', '--db', dbPath]);
 		expect(audit.code).toBe(0);
@@ -89,6 +93,7 @@ describe('kill -9 between the COMMIT and the outcome of --apply', () => {
 		expect(audit.stderr).toContain('recorded as applied (reconciled) in entry 2 (undo with: hfx repair --undo 2');
 		expect(audit.stdout).toContain('2 entries, hash chain intact');
 		expect(storeBytes(dir)).toEqual(before);
+		expect(fs.existsSync(headTemp)).toBe(false);
 		const settled = readAudit(auditPathFor(dbPath))[1]!;
 		expect(settled).toMatchObject({mode: 'apply', phase: 'outcome', intent: 1, reconciled: true, result: 'applied'});
 		expect(settled.changes).toEqual(trail[0]!.changes);

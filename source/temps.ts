@@ -11,6 +11,7 @@ import path from 'node:path';
 import {errorCode} from './errors.js';
 import {onInterruptOrExit} from './interrupts.js';
 import {isPidAlive} from './liveness.js';
+import {testPause} from './test-pause.js';
 
 /** `hfx-<kind>-<pid>-<8 hex>`: the kind is lowercase letters. */
 export const OWN_TEMP = /^hfx-([a-z]+)-(\d+)-[0-9a-f]{8}$/;
@@ -60,6 +61,7 @@ export function ownTempDir(kind: string, parent = os.tmpdir()): string {
 		try {
 			fs.mkdirSync(dir, {mode: 0o700});
 			registerTemp(dir);
+			testPause(`temp-${kind}`);
 			return dir;
 		} catch (error) {
 			if (errorCode(error) !== 'EEXIST' || attempt >= 3) {

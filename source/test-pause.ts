@@ -6,7 +6,8 @@
  *
  * Points: `after-intent` and `after-commit` (repair/guarded-write.ts: the write's intent is in the
  * audit trail / the transaction committed, its outcome not yet recorded), `private-copy`
- * (store/open.ts: a private read copy exists in the temp folder).
+ * (store/open.ts: a private read copy exists in the temp folder), `temp-<kind>` (temps.ts: our temp
+ * folder `hfx-<kind>-<pid>-<rand>` was just made, e.g. temp-verify, temp-drill, temp-read).
  */
 export function testPause(point: string): void {
 	if (process.env.HFX_TEST_PAUSE_AT !== point) {

@@ -12,6 +12,8 @@ import {createBackup} from '../../source/backup/backup.js';
 import {restoreArchive} from '../../source/backup/restore.js';
 import {makeTempDir} from '../../source/backup/verify-temp.js';
 import {OWN_TEMP, ownTempDir, removeTemp, sweepOwnTemps} from '../../source/temps.js';
+import {hfx} from '../helpers/cli.js';
+import {ROOT} from '../helpers/writer.js';
 import {cleanupTemps, makeHome, tempDir} from './helpers.js';
 
 afterAll(cleanupTemps);
@@ -36,6 +38,31 @@ describe('our temp names', () => {
 });
 
 describe('the sweep of the temp folder', () => {
+	it('a verify killed with SIGKILL leaves its hfx-verify-<pid>-* extraction; the next run of a command removes it', async () => {
+		const home = makeHome('killed-verify');
+		const backup = await createBackup({root: home.root, output: tempDir('killed-verify-out')});
+		const tmp = tempDir('killed-verify-tmp');
+		const child = spawn(process.execPath, [path.join(ROOT, 'dist/hfx.js'), 'verify', backup.archive!], {env: {...process.env, NO_COLOR: '1', TMPDIR: tmp, HFX_TEST_PAUSE_AT: 'temp-verify', HFX_TEST_PAUSE_MS: '20000'}, stdio: ['ignore', 'ignore', 'pipe']});
+		const exited = new Promise(resolve => child.once('exit', (_c, signal) => resolve(signal)));
+		await new Promise<void>((resolve, reject) => {
+			const timer = setTimeout(() => reject(new Error('never paused at temp-verify')), 30_000);
+			let err = '';
+			child.stderr.on('data', (d: Buffer) => {
+				err += d.toString();
+				if (err.includes('paused at temp-verify')) {
+					clearTimeout(timer);
+					resolve();
+				}
+			});
+		});
+		child.kill('SIGKILL');
+		expect(await exited).toBe('SIGKILL');
+		expect(fs.readdirSync(tmp)).toEqual([expect.stringMatching(new RegExp(`^hfx-verify-${child.pid}-[0-9a-f]{8}$`))]);
+		const next = hfx(['verify', backup.archive!], {env: {TMPDIR: tmp}});
+		expect(next.code).toBe(0);
+		expect(fs.readdirSync(tmp)).toEqual([]);
+	});
+
 	it('removes our names whose pid is dead (folders with a .env, files); keeps live pids, other names, other users\' and links', async () => {
 		const tmp = tempDir('sweep');
 		const dead = deadPid();

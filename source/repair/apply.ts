@@ -1,13 +1,14 @@
 /**
- * The only writer of the repair: plan, check every precondition, take and verify a snapshot,
- * then adopt in one BEGIN IMMEDIATE transaction after re-verifying that the store still is what
- * the plan was computed from; re-read and verify afterwards; record everything in the audit trail.
- * Fails closed: any refusal writes nothing to the store.
+ * The only writer of the repair: plan, check every precondition, then the guarded write
+ * (guarded-write.ts: a verified snapshot, the holders again, the intent in the audit trail, one
+ * BEGIN IMMEDIATE transaction that first re-verifies that the store still is what the plan was
+ * computed from, the outcome); re-read and verify afterwards. Fails closed: any refusal writes
+ * nothing to the store.
  */
 import type Database from 'better-sqlite3';
 import {analyze, type Analysis} from '../forensics/analyze.js';
 import {REPAIR_END_REASON} from '../forensics/end-reasons.js';
-import {FailClosed, errorMessage, type ExitCode} from '../errors.js';
+import {FailClosed, errorMessage} from '../errors.js';
 import {ReadOnlyStore} from '../store/open.js';
 import {type SchemaInfo, detectSchema} from '../store/schema.js';
 import {preflight} from '../store/preflight.js';

@@ -38,7 +38,9 @@ export function findApplyEntry(entries: readonly AuditEntry[], ref: string): Aud
 		throw new Error(`entry ${named.seq} is the intent of an ${named.mode} that has no outcome yet (its process still runs, or it could not be reconciled)`);
 	}
 
-	if (entry.mode !== 'apply' || entry.result !== 'applied') {
+	// Committed: applied, or applied but not confirmed by the re-read ("failed" with its changes kept).
+	const committed = entry.result === 'applied' || (entry.result === 'failed' && Array.isArray(entry.changes) && entry.changes.length > 0);
+	if (entry.mode !== 'apply' || !committed) {
 		throw new Error(`entry ${entry.seq} is a ${entry.mode} that ended ${String(entry.result)}: only an applied repair can be undone`);
 	}
 

@@ -270,9 +270,18 @@ function verifyAndRecord(run: ApplyRun, bound: Planned): ApplyOutcome {
 	outcome.applied = plan.adoptions;
 	outcome.changes = run.plannedWrites;
 	options.log(`✓ committed ${plan.adoptions.length} adoption${plan.adoptions.length === 1 ? '' : 's'} in one transaction`);
-	outcome.verification = verify(options.dbPath, options.owner, options.maxGapSeconds, plan.adoptions);
+	let reread: string | null = null;
+	try {
+		outcome.verification = verify(options.dbPath, options.owner, options.maxGapSeconds, plan.adoptions);
+	} catch (error) {
+		// Committed all the same: recorded as such (undoable), never as a refusal.
+		reread = error instanceof FailClosed ? error.reason : errorMessage(error);
+	}
+
 	const bad = outcome.verification.filter(v => !v.ok);
-	if (bad.length > 0) {
+	if (reread !== null) {
+		Object.assign(outcome, {exitCode: 2, result: 'failed', reason: `applied, but the re-read failed (${reread})`, next: `inspect with hfx routing; undo with hfx repair --undo ${'<entry>'}`});
+	} else if (bad.length > 0) {
 		outcome.exitCode = 2;
 		outcome.result = 'failed';
 		outcome.reason = `applied, but the re-read does not confirm it for ${bad.map(b => b.orphanId).join(', ')}`;

@@ -7,7 +7,8 @@
  * Points: `after-intent` and `after-commit` (repair/guarded-write.ts: the write's intent is in the
  * audit trail / the transaction committed, its outcome not yet recorded), `private-copy`
  * (store/open.ts: a private read copy exists in the temp folder), `temp-<kind>` (temps.ts: our temp
- * folder `hfx-<kind>-<pid>-<rand>` was just made, e.g. temp-verify, temp-drill, temp-read).
+ * folder `hfx-<kind>-<pid>-<rand>` was just made, e.g. temp-verify, temp-drill, temp-read),
+ * `restore-staged` (backup/restore-stage.ts: a member is staged as `.NAME.hfx-p<pid>.partial`).
  */
 export function testPause(point: string): void {
 	if (process.env.HFX_TEST_PAUSE_AT !== point) {

@@ -101,6 +101,35 @@ describe('the sweep of the temp folder', () => {
 });
 
 describe('a restore sweeps what a killed restore left staged', () => {
+	it('a restore SIGKILLed after staging leaves its .NAME.hfx-p<pid>.partial in the target; the next restore removes it and completes', async () => {
+		const home = makeHome('killed-restore');
+		const backup = await createBackup({root: home.root, output: tempDir('killed-restore-out')});
+		const target = tempDir('killed-restore-target');
+		const child = spawn(process.execPath, [path.join(ROOT, 'dist/hfx.js'), 'restore', backup.archive!, '--to', target, '--yes'], {env: {...process.env, NO_COLOR: '1', HFX_TEST_PAUSE_AT: 'restore-staged', HFX_TEST_PAUSE_MS: '20000'}, stdio: ['ignore', 'ignore', 'pipe']});
+		const exited = new Promise(resolve => child.once('exit', (_c, signal) => resolve(signal)));
+		await new Promise<void>((resolve, reject) => {
+			const timer = setTimeout(() => reject(new Error('never paused at restore-staged')), 30_000);
+			let err = '';
+			child.stderr.on('data', (d: Buffer) => {
+				err += d.toString();
+				if (err.includes('paused at restore-staged')) {
+					clearTimeout(timer);
+					resolve();
+				}
+			});
+		});
+		child.kill('SIGKILL');
+		expect(await exited).toBe('SIGKILL');
+		const partials = (dir: string): string[] => fs.readdirSync(dir, {recursive: true}).map(String).filter(n => n.endsWith('.partial'));
+		const left = partials(target);
+		expect(left).toHaveLength(1);
+		expect(path.basename(left[0]!)).toMatch(new RegExp(`^\\..+\\.hfx-p${child.pid}\\.partial$`));
+		const next = hfx(['restore', backup.archive!, '--to', target, '--yes']);
+		expect(next.code).toBe(0);
+		expect(partials(target)).toEqual([]);
+	});
+
+
 	it('dead pids\' .<name>.hfx-p<pid>.partial beside the destinations go; live ones, links and other files stay', async () => {
 		const home = makeHome('partials');
 		const backup = await createBackup({root: home.root, output: tempDir('partials-out')});

@@ -11,6 +11,7 @@ import {type ExitCode, asRefusal} from './errors.js';
 import {type GlobalFlags, processIo as io} from './io.js';
 import {PROFILE_NAME} from './store/locate.js';
 import {toolVersion} from './version.js';
+import {sweepOwnTemps} from './temps.js';
 
 // React's development build diffs props and checks invariants on every render: not for operators.
 process.env.NODE_ENV ??= 'production';
@@ -108,6 +109,9 @@ async function run(argv: string[]): Promise<ExitCode> {
 
 	const {operands, db} = operandsOf(spec, parsed);
 	const invocation: Invocation = {flags: parsed.flags, operands, global: globalFlags(parsed.flags, db), argv};
+	// One clean-up policy (source/temps.ts): what a SIGKILLed run of any command left in the temp
+	// folder under our own names (its pid dead) is removed before this one starts.
+	sweepOwnTemps();
 	return spec.run(invocation);
 }
 

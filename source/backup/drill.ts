@@ -12,7 +12,8 @@ import {analyze, hasFindings} from '../forensics/analyze.js';
 import {FailClosed, errorCode, errorMessage} from '../errors.js';
 import {loadStore} from '../store/load.js';
 import {type StoreLocation, storesUnderRoot} from '../store/locate.js';
-import {registerTemp, removeTemp} from './temps.js';
+import {removeTemp} from './temps.js';
+import {ownTempDir} from '../temps.js';
 import type {ProgressFn} from './progress.js';
 import {type Fingerprint, appendRecord, fingerprintOf} from './records.js';
 import {type RestoreResult, restoreArchive} from './restore.js';
@@ -135,13 +136,12 @@ function recordDrill(where: ReturnType<typeof recordsLocation>, fp: Fingerprint,
 }
 
 /** The scratch folder the drill restores into; one refusal line when it cannot be made. */
-function makeScratch(archive: string, parent: string): string {
+/** The drill's scratch folder, hfx-drill-<pid>-<rand>: removed on exit and signals, swept by the next run after a SIGKILL. */
+function makeScratch(archive: string, parent: string | undefined): string {
 	try {
-		const scratch = fs.mkdtempSync(path.join(parent, 'hfx-drill-'));
-		registerTemp(scratch);
-		return scratch;
+		return ownTempDir('drill', parent);
 	} catch (error) {
-		throw new FailClosed({file: archive, kind: 'no-scratch', reason: `cannot create the drill's scratch folder in ${parent} (${errorCode(error) ?? errorMessage(error)}); the archive was not judged`, next: 'fix the temp folder (TMPDIR, space, permissions) and run the drill again', cause: error});
+		throw new FailClosed({file: archive, kind: 'no-scratch', reason: `cannot create the drill's scratch folder in ${parent ?? os.tmpdir()} (${errorCode(error) ?? errorMessage(error)}); the archive was not judged`, next: 'fix the temp folder (TMPDIR, space, permissions) and run the drill again', cause: error});
 	}
 }
 
@@ -153,7 +153,7 @@ export async function drillArchive(options: {archive: string; onProgress?: Progr
 		throw new FailClosed({file: archive, kind: 'unsupported', reason: fs.existsSync(archive) ? 'a drill restores hfx/Hermes zip archives and snapshot folders only' : 'no such file or folder', next: 'list the backups with hfx backups'});
 	}
 
-	const scratch = makeScratch(archive, options.tmpDir ?? os.tmpdir());
+	const scratch = makeScratch(archive, options.tmpDir);
 	const where = recordsLocation(archive);
 	const fp = fingerprintOf(archive);
 	const problems: string[] = [];

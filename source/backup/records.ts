@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {errorCode} from '../errors.js';
+import {FailClosed, errorCode} from '../errors.js';
 
 export const RECORDS_NAME = 'hfx-records.jsonl';
 
@@ -43,7 +43,8 @@ export function recordsFile(dir: string): string {
 export function appendRecord(dir: string, record: Omit<BackupRecord, 'v'>): boolean {
 	const line = `${JSON.stringify({v: 1, ...record})}\n`;
 	try {
-		const fd = fs.openSync(recordsFile(dir), 'a', 0o600);
+		// O_NOFOLLOW: a planted link is refused (ELOOP below), never appended through.
+		const fd = fs.openSync(recordsFile(dir), fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, 0o600);
 		try {
 			fs.writeSync(fd, line);
 			fs.fsyncSync(fd);
@@ -54,6 +55,10 @@ export function appendRecord(dir: string, record: Omit<BackupRecord, 'v'>): bool
 		return true;
 	} catch (error) {
 		const code = errorCode(error);
+		if (code === 'ELOOP') {
+			throw new FailClosed({file: recordsFile(dir), kind: 'symlink', reason: 'is a symbolic link; hfx does not append its records through a link', next: `remove the link (rm ${recordsFile(dir)}), then run again`});
+		}
+
 		if (code === 'EACCES' || code === 'EROFS' || code === 'EPERM' || code === 'ENOENT' || code === 'ENOSPC') {
 			return false;
 		}

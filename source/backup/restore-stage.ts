@@ -11,6 +11,7 @@ import type {ProgressFn} from './progress.js';
 import {type PlannedMember, refuse} from './restore-refusals.js';
 import type {Source, SourceMember} from './restore-source.js';
 import {registerTemp} from './temps.js';
+import {testPause} from '../test-pause.js';
 import {CREDENTIAL_NAMES} from './walk.js';
 
 type Owner = {uid: number; gid: number} | null;
@@ -36,6 +37,7 @@ export async function stageAll(source: Source, plan: PlannedMember[], target: st
 				onProgress?.({phase: 'extract', label: p.m.path, done, total});
 			});
 			staged.set(p.m.path, temp);
+			testPause('restore-staged');
 		}
 	} catch (error) {
 		if (error instanceof FailClosed) {

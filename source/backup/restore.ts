@@ -33,7 +33,7 @@ import {type RestoredDb, commit, preRestoreDirFor, reverify} from './restore-com
 import {assertNoHolders, confirmReplace, planTargets, refuse, refuseDamaged, refuseLinkedBackups, refuseLinksSincePlanned, refuseUnsafeMembers} from './restore-refusals.js';
 import {openSource} from './restore-source.js';
 import {stageAll} from './restore-stage.js';
-import {unregisterTemp} from './temps.js';
+import {sweepRestorePartials, unregisterTemp} from './temps.js';
 import {type VerifyReport, verifyArtifact} from './verify.js';
 
 export {assertNoHolders} from './restore-refusals.js';
@@ -122,7 +122,8 @@ export async function restoreArchive(options: RestoreOptions): Promise<RestoreRe
 			await confirmReplace(archive, target, plan, options);
 		}
 
-		// 5. Stage everything.
+		// 5. Stage everything (first sweeping what a SIGKILLed restore left staged in those folders).
+		sweepRestorePartials(plan.map(p => path.dirname(p.dest)));
 		const staged = await stageAll(source, plan, target, stagedFiles, createdDirs, options.onProgress);
 
 		// 6.-7. Commit and re-verify as one critical section: a Ctrl-C or SIGTERM arriving between the

@@ -1,7 +1,7 @@
 /**
- * Temp paths of the backup side: a registry of them removed on any exit, including Ctrl-C and
- * SIGTERM (never on SIGKILL: the next run sweeps), the temp names that sweep recognises, and the
- * sweep of debris that killed runs left behind.
+ * Temp paths of the backup side, beside its outputs and restore targets: the temp names that the
+ * sweep recognises, and the sweep of debris that SIGKILLed runs left behind (the registry that
+ * removes them on exit and on signals is source/temps.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,48 +9,13 @@ import {randomHex} from '../crypto.js';
 import {onInterruptOrExit} from '../interrupts.js';
 import {isPidAlive} from './liveness.js';
 
-// Temp paths removed on exit and on SIGINT/SIGTERM/SIGHUP, through the project's one signal
-// policy (source/interrupts.ts: a signal inside a critical section waits for it to end).
-
-const temps = new Set<string>();
-let hooked = false;
-
-function cleanupTemps(): void {
-	for (const p of [...temps]) {
-		try {
-			fs.rmSync(p, {recursive: true, force: true});
-		} catch {
-			// best effort on the way out
-		}
-	}
-
-	temps.clear();
-}
-
-function installHooks(): void {
-	if (!hooked) {
-		hooked = true;
-		onInterruptOrExit(cleanupTemps);
-	}
-}
-
-export function registerTemp(p: string): void {
-	installHooks();
-	temps.add(p);
-}
-
-export function unregisterTemp(p: string): void {
-	temps.delete(p);
-}
+// The registry (removed on exit and on SIGINT/SIGTERM/SIGHUP) is the project's one policy:
+// source/temps.ts, through source/interrupts.ts.
+export {registerTemp, removeTemp, unregisterTemp} from '../temps.js';
 
 /** A hook run on exit/signal (e.g. releasing a lock file). Returns the remover. */
 export function onExit(hook: () => void): () => void {
 	return onInterruptOrExit(hook);
-}
-
-export function removeTemp(p: string): void {
-	fs.rmSync(p, {recursive: true, force: true});
-	temps.delete(p);
 }
 
 /**
@@ -87,4 +52,35 @@ export function sweepDebris(dir: string): string[] {
 /** A temp name in `dir` that sweepDebris recognises: `.hfx-<what>.p<pid>.<rand>.partial`. */
 export function tempPath(dir: string, what: string): string {
 	return path.join(dir, `.hfx-${what}.p${process.pid}.${randomHex(4)}.partial`);
+}
+
+/** A restore's staged file beside its destination: `.<name>.hfx-p<pid>.partial` (restore-stage.ts). */
+const RESTORE_PARTIAL = /^\..+\.hfx-p(\d+)\.partial$/;
+
+/**
+ * Before a restore stages into `dirs` (the folders of its destinations): removes the staged files
+ * of earlier restores that were SIGKILLed (our partial names only, regular files only, whose pid is
+ * dead). Nothing else in the target is touched. Returns the removed paths.
+ */
+export function sweepRestorePartials(dirs: Iterable<string>): string[] {
+	const removed: string[] = [];
+	for (const dir of new Set(dirs)) {
+		let names: string[];
+		try {
+			names = fs.readdirSync(dir);
+		} catch {
+			continue;
+		}
+
+		for (const name of names) {
+			const pid = Number(RESTORE_PARTIAL.exec(name)?.[1] ?? 0);
+			const p = path.join(dir, name);
+			if (pid > 0 && pid !== process.pid && !isPidAlive(pid) && fs.lstatSync(p, {throwIfNoEntry: false})?.isFile()) {
+				fs.rmSync(p, {force: true});
+				removed.push(p);
+			}
+		}
+	}
+
+	return removed;
 }

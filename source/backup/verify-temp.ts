@@ -3,10 +3,8 @@
  * cannot hold the largest database, and a failed write to it reported as this machine's problem.
  */
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import {FailClosed, errnoWords, errorCode, errorMessage} from '../errors.js';
-import {registerTemp} from './temps.js';
+import {ownTempDir} from '../temps.js';
 import type {VerifyOptions} from './verify-report.js';
 
 /** A write to our temp extraction failed: that is this machine's problem, not damage (exit 2). */
@@ -34,7 +32,6 @@ export function assertRoomFor(dir: string, bytes: number): void {
 }
 
 export function makeTempDir(options: VerifyOptions): string {
-	const dir = fs.mkdtempSync(path.join(options.tmpDir ?? os.tmpdir(), 'hfx-verify-'));
-	registerTemp(dir);
-	return dir;
+	// Named hfx-verify-<pid>-<rand>: removed on exit and signals, swept by the next run after a SIGKILL.
+	return ownTempDir('verify', options.tmpDir);
 }

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import {type ExitCode, refusalLine} from '../errors.js';
 import {auditPathFor, readAudit, verifyAudit} from '../repair/audit.js';
+import {reconcileAudit} from '../repair/reconcile.js';
 import {type GlobalFlags, type Io, emit, guarded, locate} from './context.js';
 
 export async function runAudit(flags: GlobalFlags & {action?: string; file?: string}, io: Io): Promise<ExitCode> {
@@ -20,6 +21,8 @@ export async function runAudit(flags: GlobalFlags & {action?: string; file?: str
 			return 2;
 		}
 
+		// An interrupted apply or undo (intent without outcome) is settled against its store first.
+		reconcileAudit({auditPath: file, argv: process.argv.slice(2), write: true, warn: io.err});
 		const v = verifyAudit(file);
 		emit(io, flags, {
 			json: () => ({file, ...v}),
@@ -31,7 +34,8 @@ export async function runAudit(flags: GlobalFlags & {action?: string; file?: str
 
 				yield `✓ ${file}: ${v.entries} entries, hash chain intact; head ${v.head ?? '(empty)'} (keep it elsewhere to pin the trail)`;
 				for (const e of readAudit(file).slice(-10)) {
-					yield `  ${String(e.seq).padStart(4)}  ${e.time}  ${e.mode.padEnd(7)}  ${String(e.result ?? '')}`;
+					const result = e.phase === 'intent' ? 'intent' : `${String(e.result ?? '')}${e.reconciled === true ? ' (reconciled)' : ''}`;
+					yield `  ${String(e.seq).padStart(4)}  ${e.time}  ${e.mode.padEnd(7)}  ${result}`;
 				}
 			},
 		});

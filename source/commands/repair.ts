@@ -9,7 +9,8 @@ import {type ExitCode, FailClosed, refusalLine} from '../errors.js';
 import {type ApplyOutcome, type Planned, applyRepair, computePlan} from '../repair/apply.js';
 import {auditPathFor} from '../repair/audit.js';
 import {confirmationMatches} from '../repair/confirmation.js';
-import {undoRepair} from '../repair/undo.js';
+import {reconcileAudit} from '../repair/reconcile.js';
+import {resolveUndoEntry, undoRepair} from '../repair/undo.js';
 import {upgradeNotice} from '../store/load.js';
 import {preflight} from '../store/preflight.js';
 import {ShmReader} from '../store/shm.js';
@@ -149,6 +150,14 @@ export async function runRepair(flags: RepairFlags, io: Io): Promise<ExitCode> {
 		// Bad input (missing, not SQLite, 0-byte beside a WAL...) is refused here, before any check
 		// or audit entry: nothing is written beside a file that is not a store.
 		preflight(dbPath);
+		// A crash window of an earlier apply or undo (its intent recorded, its outcome not) is settled
+		// first, so what follows sees it; the dry run only says so (it writes nothing).
+		reconcileAudit({dbPath, argv: flags.argv, write: Boolean(flags.apply || flags.undo), warn: io.err});
+		if (flags.undo) {
+			// An unknown entry is named as such, before any question of confirmation.
+			resolveUndoEntry(dbPath, flags.undo);
+		}
+
 		const interactive = Boolean(process.stdin.isTTY);
 		if ((flags.apply || flags.undo) && !flags.yes && !interactive) {
 			io.err(refusalLine({file: dbPath, reason: 'a typed confirmation is needed and stdin is not a terminal', next: 'review the dry run (hfx repair), then re-run with --yes'}));

@@ -1,27 +1,27 @@
 /**
- * The only writer of the repair: plan, check every precondition, take and verify a snapshot,
- * then adopt in one BEGIN IMMEDIATE transaction after re-verifying that the store still is what
- * the plan was computed from; re-read and verify afterwards; record everything in the audit trail.
- * Fails closed: any refusal writes nothing to the store.
+ * The only writer of the repair: plan, check every precondition, then the guarded write
+ * (guarded-write.ts: a verified snapshot, the holders again, the intent in the audit trail, one
+ * BEGIN IMMEDIATE transaction that first re-verifies that the store still is what the plan was
+ * computed from, the outcome); re-read and verify afterwards. Fails closed: any refusal writes
+ * nothing to the store.
  */
 import type Database from 'better-sqlite3';
 import {analyze, type Analysis} from '../forensics/analyze.js';
 import {REPAIR_END_REASON} from '../forensics/end-reasons.js';
-import {FailClosed, errorMessage, type ExitCode} from '../errors.js';
-import {toolVersion} from '../version.js';
-import {critical, interruptRequested} from '../interrupts.js';
+import {FailClosed, errorMessage} from '../errors.js';
 import {ReadOnlyStore} from '../store/open.js';
 import {type SchemaInfo, detectSchema} from '../store/schema.js';
 import {preflight} from '../store/preflight.js';
 import {routingHomeOf} from '../store/routing-home.js';
 import {readSnapshot} from '../store/snapshot.js';
 import {ShmReader} from '../store/shm.js';
-import {takeQuickSnapshot} from '../backup/snapshot.js';
-import {type AuditEntry, appendAudit, assertAuditWritable, auditPathFor} from './audit.js';
+import {auditPathFor} from './audit.js';
 import {type Binding, bindingDifference, readBinding} from './binding.js';
 import {type Adoption, AT_APPLY, type RepairPlan, fromValue, planHash, planRepair, rowsHash, toValue} from './plan.js';
-import {type Check, holderChecks} from './preconditions.js';
-import {type Stop, inWriteTransaction} from './write-transaction.js';
+import {checkPreconditions, guardedWrite} from './guarded-write.js';
+import {reconcileAudit} from './reconcile.js';
+import {type ApplyOutcome, type ChangeRecord, type IntentFields, WriteRun} from './write-run.js';
+import type {Stop} from './write-transaction.js';
 
 
 export type Planned = {
@@ -82,21 +82,7 @@ export async function computePlan(dbPath: string, options: {owner: string; maxGa
 	return {plan, analysis, rows, binding: after, hash: planHash(plan, hashOfRows), sqliteVersion, sessionColumns: schema.sessionColumns, schema: {version: schema.version, ruleSet: schema.ruleSet}};
 }
 
-export type ChangeRecord = {sessionId: string; role: 'orphan' | 'donor'; column: string; before: unknown; after: unknown};
-
-export type ApplyOutcome = {
-	exitCode: ExitCode;
-	result: 'applied' | 'nothing-to-do' | 'refused' | 'aborted' | 'failed';
-	/** Why it refused or failed, one line. */
-	reason: string | null;
-	next: string | null;
-	checks: Check[];
-	snapshotDir: string | null;
-	applied: Adoption[];
-	changes: ChangeRecord[];
-	verification: Array<{orphanId: string; sessionKey: string; carriesKey: boolean; restartResolvesTo: string | null; ok: boolean}>;
-	audit: AuditEntry | null;
-};
+export type {ApplyOutcome, ChangeRecord} from './write-run.js';
 
 export type ApplyOptions = {
 	dbPath: string;
@@ -142,67 +128,46 @@ function verify(dbPath: string, owner: string, maxGapSeconds: number, adoptions:
 	}
 }
 
-/** One apply in progress: its outcome, the plan once known, and the two ways it ends (recorded either way). */
-class ApplyRun {
-	readonly outcome: ApplyOutcome = {exitCode: 2, result: 'refused', reason: null, next: null, checks: [], snapshotDir: null, applied: [], changes: [], verification: [], audit: null};
+/** One apply in progress: the plan once known, the writes it makes, and how they are recorded. */
+class ApplyRun extends WriteRun {
+	readonly mode = 'apply';
 	planned: Planned | undefined;
+	/** The planned writes (the donor's open ended_at stamped), known before the transaction. */
+	plannedWrites: ChangeRecord[] = [];
 
-	constructor(readonly options: ApplyOptions, readonly auditPath: string) {}
-
-	record(): void {
-		const {outcome, planned, options} = this;
-		try {
-			outcome.audit = appendAudit(this.auditPath, {
-				time: new Date().toISOString(),
-				tool: {name: 'hfx', version: toolVersion()},
-				sqliteVersion: planned?.sqliteVersion ?? 'unknown',
-				argv: options.argv,
-				mode: 'apply',
-				database: options.dbPath,
-				preconditions: outcome.checks,
-				planHash: planned?.hash ?? null,
-				binding: planned?.binding ?? null,
-				snapshot: outcome.snapshotDir,
-				adoptions: planned?.plan.adoptions.map(a => ({orphanId: a.orphanId, donorId: a.donorId, sessionKey: a.sessionKey, evidence: a.evidence})) ?? [],
-				changes: outcome.changes,
-				result: outcome.result,
-				reason: outcome.reason,
-				verification: outcome.verification,
-				exitCode: outcome.exitCode,
-			});
-		} catch (error) {
-			options.log(`warning: the audit entry could not be written: ${errorMessage(error)}`);
-		}
+	constructor(readonly options: ApplyOptions) {
+		super(options.dbPath, auditPathFor(options.dbPath), options.argv, options.log);
 	}
 
-	refuse(reason: string, next: string, result: ApplyOutcome['result'] = 'refused'): ApplyOutcome {
-		Object.assign(this.outcome, {exitCode: 2, result, reason, next});
-		this.record();
-		return this.outcome;
+	sqliteVersion(): string {
+		return this.planned?.sqliteVersion ?? 'unknown';
+	}
+
+	outcomeFields(): Record<string, unknown> {
+		const {planned} = this;
+		return {
+			planHash: planned?.hash ?? null,
+			binding: planned?.binding ?? null,
+			adoptions: planned?.plan.adoptions.map(a => ({orphanId: a.orphanId, donorId: a.donorId, sessionKey: a.sessionKey, evidence: a.evidence})) ?? [],
+			verification: this.outcome.verification,
+		};
+	}
+
+	intentFields(): IntentFields {
+		const {planHash, binding, adoptions} = this.outcomeFields();
+		return {planHash, binding, adoptions, changes: this.plannedWrites};
 	}
 }
 
-/** The audit trail must be writable (else nothing is recorded, not even the refusal), then no process may hold the store. */
-function checkHolders(run: ApplyRun): ApplyOutcome | null {
-	const {outcome, auditPath, options} = run;
-	try {
-		assertAuditWritable(auditPath);
-	} catch (error) {
-		outcome.checks.push({id: 'audit-writable', ok: false, label: 'the audit trail can be written', detail: errorMessage(error), next: 'run as the store\'s owner'});
-		outcome.reason = errorMessage(error);
-		outcome.next = 'run hfx as the user that owns the store';
-		return outcome;
-	}
-
-	outcome.checks.push({id: 'audit-writable', ok: true, label: 'the audit trail can be written', detail: auditPath, next: null});
-	// Holders first: with the gateway running, nothing else is worth computing.
-	outcome.checks.push(...holderChecks(options.dbPath));
-	for (const c of outcome.checks) {
-		options.log(`${c.ok ? '✓' : '✗'} ${c.label}${c.ok ? '' : `: ${c.detail}`}`);
-	}
-
-	const failed = outcome.checks.find(c => !c.ok);
-	return failed ? run.refuse(`precondition failed: ${failed.label}: ${failed.detail}`, failed.next ?? 'resolve it and run again') : null;
+/** Every column each adoption writes, before and after, with the apply's time for an open donor. */
+function plannedChanges(bound: Planned, stamp: number): ChangeRecord[] {
+	return bound.plan.adoptions.flatMap(a => a.rows.flatMap(row => row.columns.map(c => ({
+		sessionId: row.sessionId,
+		role: row.role,
+		column: c.column,
+		before: c.before,
+		after: toValue(c.after === AT_APPLY ? stamp : fromValue(c.after)),
+	}))));
 }
 
 /** The plan (or the one already shown), then the typed confirmation; null when there is something to write. */
@@ -229,35 +194,6 @@ async function planAndConfirm(run: ApplyRun, reader: ShmReader): Promise<ApplyOu
 	}
 
 	return null;
-}
-
-/** A fresh, verified snapshot, then the holders once more (one may have appeared meanwhile) and no interrupt. */
-async function snapshotFirst(run: ApplyRun): Promise<ApplyOutcome | null> {
-	const {options, outcome} = run;
-	options.log('taking a snapshot before writing…');
-	let snapshot;
-	try {
-		snapshot = await takeQuickSnapshot({dbPath: options.dbPath, label: 'pre-repair'});
-	} catch (error) {
-		outcome.checks.push({id: 'snapshot', ok: false, label: 'a fresh snapshot was taken and verified', detail: errorMessage(error), next: 'free space beside the store (state-snapshots/) and run again'});
-		return run.refuse(`the snapshot failed: ${errorMessage(error)}`, 'free space beside the store (state-snapshots/) and run again');
-	}
-
-	outcome.snapshotDir = snapshot.dir;
-	const snapshotOk = snapshot.verified && snapshot.exitCode === 0;
-	outcome.checks.push({id: 'snapshot', ok: snapshotOk, label: 'a fresh snapshot was taken and verified', detail: snapshotOk ? snapshot.dir : snapshot.problems.join('; '), next: snapshotOk ? null : 'check the snapshot problems above and run again'});
-	options.log(`${snapshotOk ? '✓' : '✗'} snapshot ${snapshot.dir}`);
-	if (!snapshotOk) {
-		return run.refuse(`the snapshot did not verify: ${snapshot.problems.join('; ')}`, 'check free space and the store, then run again');
-	}
-
-	const again = holderChecks(options.dbPath).find(c => !c.ok);
-	if (again) {
-		outcome.checks.push(again);
-		return run.refuse(`precondition failed: ${again.label}: ${again.detail}`, again.next ?? 'resolve it and run again');
-	}
-
-	return interruptRequested() ? run.refuse('interrupted before the write: nothing was written', 'run hfx repair --apply again when ready', 'aborted') : null;
 }
 
 /** Inside BEGIN IMMEDIATE: the rows the plan touches, and whether the store still matches the plan. */
@@ -304,27 +240,26 @@ function writeAdoptions(run: ApplyRun, db: Database.Database, bound: Planned, to
 		if (o.changes !== 1 || d.changes !== 1) {
 			return () => run.refuse(`an update touched ${o.changes}/${d.changes} rows instead of 1/1 for ${a.orphanId}`, 'run hfx repair again');
 		}
-
-		for (const row of a.rows) {
-			for (const c of row.columns) {
-				const after = c.after === AT_APPLY ? stamp : fromValue(c.after);
-				run.outcome.changes.push({sessionId: row.sessionId, role: row.role, column: c.column, before: c.before, after: toValue(after)});
-			}
-		}
 	}
 
 	return null;
 }
 
-/** The one write transaction: all adoptions or none. */
-async function commitAdoptions(run: ApplyRun, bound: Planned, reader: ShmReader): Promise<ApplyOutcome | null> {
+/** The guarded write (guarded-write.ts): snapshot, holders again, intent, one transaction (all adoptions or none), outcome. */
+async function commitAdoptions(run: ApplyRun, bound: Planned, reader: ShmReader): Promise<ApplyOutcome> {
 	const stamp = Date.now() / 1000;
-	return inWriteTransaction(run.options.dbPath, async db => {
-		const {touched, refusal} = await boundRows(run, db, bound, reader);
-		return refusal ?? writeAdoptions(run, db, bound, touched, stamp);
-	}, error => {
-		run.outcome.changes = [];
-		return run.refuse(`the write failed and was rolled back: ${errorMessage(error)}`, 'nothing was written; check the store and run again', 'failed');
+	run.plannedWrites = plannedChanges(bound, stamp);
+	return guardedWrite(run, {
+		label: 'pre-repair',
+		async body(db) {
+			const {touched, refusal} = await boundRows(run, db, bound, reader);
+			return refusal ?? writeAdoptions(run, db, bound, touched, stamp);
+		},
+		failed(error) {
+			run.outcome.changes = [];
+			return run.refuse(`the write failed and was rolled back: ${errorMessage(error)}`, 'nothing was written; check the store and run again', 'failed');
+		},
+		committed: () => verifyAndRecord(run, bound),
 	});
 }
 
@@ -333,10 +268,20 @@ function verifyAndRecord(run: ApplyRun, bound: Planned): ApplyOutcome {
 	const {outcome, options} = run;
 	const {plan} = bound;
 	outcome.applied = plan.adoptions;
+	outcome.changes = run.plannedWrites;
 	options.log(`✓ committed ${plan.adoptions.length} adoption${plan.adoptions.length === 1 ? '' : 's'} in one transaction`);
-	outcome.verification = verify(options.dbPath, options.owner, options.maxGapSeconds, plan.adoptions);
+	let reread: string | null = null;
+	try {
+		outcome.verification = verify(options.dbPath, options.owner, options.maxGapSeconds, plan.adoptions);
+	} catch (error) {
+		// Committed all the same: recorded as such (undoable), never as a refusal.
+		reread = error instanceof FailClosed ? error.reason : errorMessage(error);
+	}
+
 	const bad = outcome.verification.filter(v => !v.ok);
-	if (bad.length > 0) {
+	if (reread !== null) {
+		Object.assign(outcome, {exitCode: 2, result: 'failed', reason: `applied, but the re-read failed (${reread})`, next: `inspect with hfx routing; undo with hfx repair --undo ${'<entry>'}`});
+	} else if (bad.length > 0) {
 		outcome.exitCode = 2;
 		outcome.result = 'failed';
 		outcome.reason = `applied, but the re-read does not confirm it for ${bad.map(b => b.orphanId).join(', ')}`;
@@ -354,22 +299,33 @@ function verifyAndRecord(run: ApplyRun, bound: Planned): ApplyOutcome {
 	return outcome;
 }
 
+/** Settles an earlier run's crash window first (reconcile.ts); never stops the apply. */
+function reconciled(run: ApplyRun): null {
+	try {
+		reconcileAudit({dbPath: run.dbPath, argv: run.argv, write: true, warn: run.log});
+	} catch (error) {
+		// The preconditions that follow refuse an unwritable or linked trail in their own words.
+		run.log(`warning: an interrupted earlier write could not be reconciled: ${errorMessage(error)}`);
+	}
+
+	return null;
+}
+
 /**
  * Runs the whole apply: holders, plan and confirmation, snapshot, one write transaction, verify.
  * Never throws for a refusal: the outcome says what happened, and the audit trail records it.
  */
 export async function applyRepair(options: ApplyOptions): Promise<ApplyOutcome> {
-	const run = new ApplyRun(options, auditPathFor(options.dbPath));
+	const run = new ApplyRun(options);
 	const reader = new ShmReader();
 	try {
-		const stopped = checkHolders(run) ?? await planAndConfirm(run, reader);
+		const stopped = reconciled(run) ?? checkPreconditions(run) ?? await planAndConfirm(run, reader);
 		if (stopped) {
 			return stopped;
 		}
 
 		// From the snapshot to the audit entry, an interrupt waits: a committed write is always verified and recorded.
-		const bound = run.planned!;
-		return await critical(async () => await snapshotFirst(run) ?? await commitAdoptions(run, bound, reader) ?? verifyAndRecord(run, bound));
+		return await commitAdoptions(run, run.planned!, reader);
 	} catch (error) {
 		if (error instanceof FailClosed) {
 			return run.refuse(error.reason, error.next);

@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {FailClosed, errorCode, errorMessage} from '../errors.js';
+import {isPidAlive} from '../liveness.js';
 import {sha256} from './plan.js';
 
 export const AUDIT_FILE = 'hfx-audit.jsonl';
@@ -35,7 +36,27 @@ function headPath(auditPath: string): string {
 	return path.join(path.dirname(auditPath), HEAD_FILE);
 }
 
+/**
+ * Refuses a planted link where hfx keeps its own file beside the store (the trail, its head): as
+ * root, following it would append to any file. A link the operator did not name is never written through.
+ */
+export function refuseLink(file: string): void {
+	const st = fs.lstatSync(file, {throwIfNoEntry: false});
+	if (st?.isSymbolicLink()) {
+		let to = '?';
+		try {
+			to = fs.readlinkSync(file);
+		} catch {
+			// the link's target is only named in the refusal
+		}
+
+		throw new FailClosed({file, kind: 'symlink', reason: `is a symbolic link (to ${to}); hfx does not read or write its audit trail through a link`, next: `remove the link (rm ${file}) or put the real file there, then run again`});
+	}
+}
+
 function lines(auditPath: string): string[] {
+	refuseLink(auditPath);
+	refuseLink(headPath(auditPath));
 	try {
 		return fs.readFileSync(auditPath, 'utf8').split('\n').filter(l => l.length > 0);
 	} catch (error) {
@@ -50,6 +71,8 @@ function lines(auditPath: string): string[] {
 /** Throws FailClosed when the folder cannot take the audit trail (checked before any write). */
 export function assertAuditWritable(auditPath: string): void {
 	const dir = path.dirname(auditPath);
+	refuseLink(auditPath);
+	refuseLink(headPath(auditPath));
 	try {
 		fs.accessSync(dir, fs.constants.W_OK);
 		if (fs.existsSync(auditPath)) {
@@ -68,7 +91,9 @@ export function appendAudit(auditPath: string, entry: Omit<AuditEntry, 'seq' | '
 	const full = {seq, prev: last ? sha256(last) : GENESIS, ...entry} as AuditEntry;
 	const line = JSON.stringify(full);
 	const created = !fs.existsSync(auditPath);
-	const fd = fs.openSync(auditPath, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT, 0o600);
+	refuseLink(headPath(auditPath));
+	// O_NOFOLLOW: a link planted after the check is refused by the kernel (ELOOP), never followed.
+	const fd = openNoFollow(auditPath, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT);
 	try {
 		fs.writeSync(fd, `${line}\n`);
 		fs.fsyncSync(fd);
@@ -83,12 +108,49 @@ export function appendAudit(auditPath: string, entry: Omit<AuditEntry, 'seq' | '
 		fs.closeSync(fd);
 	}
 
-	fs.chmodSync(auditPath, 0o600);
+	writeHead(auditPath, seq, sha256(line));
+	return full;
+}
+
+function openNoFollow(file: string, flags: number): number {
+	try {
+		const fd = fs.openSync(file, flags | fs.constants.O_NOFOLLOW, 0o600);
+		fs.fchmodSync(fd, 0o600);
+		return fd;
+	} catch (error) {
+		if (errorCode(error) === 'ELOOP') {
+			refuseLink(file);
+		}
+
+		throw error;
+	}
+}
+
+/** Head temps of runs SIGKILLed between their write and their rename (their pid is dead): ours, so removed. */
+function sweepHeadTemps(dir: string): void {
+	for (const name of fs.readdirSync(dir)) {
+		const pid = Number(/^hfx-audit\.head\.tmp-(\d+)$/.exec(name)?.[1] ?? 0);
+		if (pid > 0 && pid !== process.pid && !isPidAlive(pid) && fs.lstatSync(path.join(dir, name), {throwIfNoEntry: false})?.isFile()) {
+			fs.rmSync(path.join(dir, name), {force: true});
+		}
+	}
+}
+
+/** The head file, written to a fresh temp (O_EXCL|O_NOFOLLOW: never through a planted link) and renamed over (rename replaces a link, never follows it). */
+function writeHead(auditPath: string, entries: number, last: string): void {
 	const head = headPath(auditPath);
 	const tmp = `${head}.tmp-${process.pid}`;
-	fs.writeFileSync(tmp, `${JSON.stringify({entries: seq, last: sha256(line)})}\n`, {mode: 0o600});
+	sweepHeadTemps(path.dirname(head));
+	fs.rmSync(tmp, {force: true});
+	const fd = openNoFollow(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL);
+	try {
+		fs.writeSync(fd, `${JSON.stringify({entries, last})}\n`);
+		fs.fsyncSync(fd);
+	} finally {
+		fs.closeSync(fd);
+	}
+
 	fs.renameSync(tmp, head);
-	return full;
 }
 
 export type AuditVerification = {
@@ -124,6 +186,7 @@ export function verifyAudit(auditPath: string): AuditVerification {
 	}
 
 	const head = all.length > 0 ? prev : null;
+	refuseLink(headPath(auditPath));
 	try {
 		const recorded = JSON.parse(fs.readFileSync(headPath(auditPath), 'utf8')) as {entries: number; last: string};
 		if (recorded.entries !== all.length || recorded.last !== head) {

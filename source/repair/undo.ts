@@ -1,15 +1,15 @@
 /**
- * `hfx repair --undo ENTRY`: puts back the exact previous values of one applied repair, under
- * the same preconditions as the apply, and refuses if any column it touched changed since.
+ * `hfx repair --undo ENTRY`: puts back the exact previous values of one applied repair, through
+ * the same guarded write as the apply (guarded-write.ts: preconditions, a checked snapshot, the
+ * holders again, intent, one transaction with foreign keys on, outcome, under the same signal
+ * protection), and refuses if any column it touched changed since.
  */
 import {errorMessage, FailClosed} from '../errors.js';
-import {takeQuickSnapshot} from '../backup/snapshot.js';
-import {type AuditEntry, appendAudit, assertAuditWritable, auditPathFor, readAudit} from './audit.js';
-import {toolVersion} from '../version.js';
-import {type ApplyOutcome, type ChangeRecord} from './apply.js';
+import {type AuditEntry, auditPathFor, readAudit} from './audit.js';
 import {fromValue, sha256, toValue, type Value} from './plan.js';
-import {holderChecks} from './preconditions.js';
-import {inWriteTransaction} from './write-transaction.js';
+import {checkPreconditions, guardedWrite} from './guarded-write.js';
+import {reconcileAudit} from './reconcile.js';
+import {type ApplyOutcome, type ChangeRecord, type IntentFields, WriteRun} from './write-run.js';
 
 export type UndoOptions = {
 	dbPath: string;
@@ -27,13 +27,20 @@ function lineHash(entry: AuditEntry): string {
 
 /** Finds the apply entry an undo names, or explains why it cannot be undone. */
 export function findApplyEntry(entries: readonly AuditEntry[], ref: string): AuditEntry {
-	const wanted = entries.filter(e => String(e.seq) === ref || (ref.length >= 8 && lineHash(e).startsWith(ref)));
-	const entry = wanted[0];
-	if (!entry) {
+	const named = entries.find(e => String(e.seq) === ref || (ref.length >= 8 && lineHash(e).startsWith(ref)));
+	if (!named) {
 		throw new Error(`no audit entry ${ref}`);
 	}
 
-	if (entry.mode !== 'apply' || entry.result !== 'applied') {
+	// An intent stands for its outcome (the entry that says how it ended).
+	const entry = named.phase === 'intent' ? entries.find(e => e.intent === named.seq) : named;
+	if (!entry) {
+		throw new Error(`entry ${named.seq} is the intent of an ${named.mode} that has no outcome yet (its process still runs, or it could not be reconciled)`);
+	}
+
+	// Committed: applied, or applied but not confirmed by the re-read ("failed" with its changes kept).
+	const committed = entry.result === 'applied' || (entry.result === 'failed' && Array.isArray(entry.changes) && entry.changes.length > 0);
+	if (entry.mode !== 'apply' || !committed) {
 		throw new Error(`entry ${entry.seq} is a ${entry.mode} that ended ${String(entry.result)}: only an applied repair can be undone`);
 	}
 
@@ -45,123 +52,99 @@ export function findApplyEntry(entries: readonly AuditEntry[], ref: string): Aud
 	return entry;
 }
 
-/** One undo in progress: its outcome, the entry it undoes, and the two ways it ends (recorded either way). */
-class UndoRun {
-	readonly outcome: ApplyOutcome = {exitCode: 2, result: 'refused', reason: null, next: null, checks: [], snapshotDir: null, applied: [], changes: [], verification: [], audit: null};
+/** One undo in progress: the entry it undoes, the writes that put it back, and how they are recorded. */
+class UndoRun extends WriteRun {
+	readonly mode = 'undo';
 	target: AuditEntry | undefined;
+	/** The columns put back, each from what the repair wrote to what it found. */
+	restores: ChangeRecord[] = [];
 
-	constructor(readonly options: UndoOptions, readonly auditPath: string) {}
-
-	record(): void {
-		const {outcome, options} = this;
-		try {
-			outcome.audit = appendAudit(this.auditPath, {
-				time: new Date().toISOString(),
-				tool: {name: 'hfx', version: toolVersion()},
-				sqliteVersion: 'n/a',
-				argv: options.argv,
-				mode: 'undo',
-				database: options.dbPath,
-				undoes: this.target?.seq ?? null,
-				preconditions: outcome.checks,
-				snapshot: outcome.snapshotDir,
-				changes: outcome.changes,
-				result: outcome.result,
-				reason: outcome.reason,
-				exitCode: outcome.exitCode,
-			});
-		} catch (error) {
-			options.log(`warning: the audit entry could not be written: ${errorMessage(error)}`);
-		}
+	constructor(readonly options: UndoOptions) {
+		super(options.dbPath, auditPathFor(options.dbPath), options.argv, options.log);
 	}
 
-	refuse(reason: string, next: string, result: ApplyOutcome['result'] = 'refused'): ApplyOutcome {
-		Object.assign(this.outcome, {exitCode: 2, result, reason, next});
-		this.record();
-		return this.outcome;
+	sqliteVersion(): string {
+		return 'n/a';
+	}
+
+	outcomeFields(): Record<string, unknown> {
+		return {undoes: this.target?.seq ?? null};
+	}
+
+	intentFields(): IntentFields {
+		return {undoes: this.target?.seq ?? null, changes: this.restores};
 	}
 }
 
-/** No process holds the store, and the operator confirmed; null to go on. */
-async function preconditions(run: UndoRun, target: AuditEntry): Promise<ApplyOutcome | null> {
-	const {outcome, options} = run;
-	outcome.checks.push(...holderChecks(options.dbPath));
-	for (const c of outcome.checks) {
-		options.log(`${c.ok ? '✓' : '✗'} ${c.label}${c.ok ? '' : `: ${c.detail}`}`);
-	}
+/** The entry an undo names, or a one-line refusal naming the trail (bad input: nothing is recorded). */
+export function resolveUndoEntry(dbPath: string, ref: string): AuditEntry {
+	const auditPath = auditPathFor(dbPath);
+	try {
+		return findApplyEntry(readAudit(auditPath), ref);
+	} catch (error) {
+		if (error instanceof FailClosed) {
+			throw error;
+		}
 
-	const failed = outcome.checks.find(c => !c.ok);
-	if (failed) {
-		return run.refuse(`precondition failed: ${failed.label}: ${failed.detail}`, failed.next ?? 'resolve it and run again');
+		const reason = errorMessage(error).replace(/^no audit entry (.*)$/s, `no audit entry $1 in ${auditPath}`);
+		throw new FailClosed({file: dbPath, kind: 'no-such-entry', reason, next: `\`hfx audit verify --db ${dbPath}\` lists the entries: pick an applied repair and run hfx repair --undo SEQ`});
 	}
+}
 
-	if (!options.yes && !await options.confirm(target)) {
+/** The operator confirmed; null to go on. */
+async function confirmed(run: UndoRun, target: AuditEntry): Promise<ApplyOutcome | null> {
+	if (!run.options.yes && !await run.options.confirm(target)) {
 		return run.refuse('not confirmed: nothing was written', 'run again and confirm, or pass --yes', 'aborted');
 	}
 
 	return null;
 }
 
-/** A fresh, verified snapshot before anything is written; null to go on. */
-async function snapshotFirst(run: UndoRun): Promise<ApplyOutcome | null> {
-	try {
-		const snapshot = await takeQuickSnapshot({dbPath: run.options.dbPath, label: 'pre-undo'});
-		run.outcome.snapshotDir = snapshot.dir;
-		return snapshot.verified ? null : run.refuse(`the snapshot did not verify: ${snapshot.problems.join('; ')}`, 'check free space and the store, then run again');
-	} catch (error) {
-		return run.refuse(`the snapshot failed: ${error instanceof FailClosed ? error.reason : errorMessage(error)}`, 'free space beside the store and run again');
-	}
-}
-
 /** In one BEGIN IMMEDIATE: every column must still hold what the repair wrote, then each gets its old value back. */
-async function restoreColumns(run: UndoRun, changes: readonly ChangeRecord[]): Promise<ApplyOutcome | null> {
-	return inWriteTransaction(run.options.dbPath, db => {
-		for (const c of changes) {
-			const current = toValue((db.prepare(`SELECT "${c.column.replaceAll('"', '""')}" AS v FROM sessions WHERE id = ?`).get(c.sessionId) as {v: unknown} | undefined)?.v);
-			if (JSON.stringify(current) !== JSON.stringify(c.after)) {
-				return () => run.refuse(`${c.sessionId}.${c.column} changed since the repair (now ${JSON.stringify(current)}, the repair wrote ${JSON.stringify(c.after)})`, 'the store moved on; restore the pre-repair snapshot by hand if you must (hfx restore), or leave it');
+async function restoreColumns(run: UndoRun): Promise<ApplyOutcome> {
+	return guardedWrite(run, {
+		label: 'pre-undo',
+		body(db) {
+			for (const c of run.restores) {
+				const current = toValue((db.prepare(`SELECT "${c.column.replaceAll('"', '""')}" AS v FROM sessions WHERE id = ?`).get(c.sessionId) as {v: unknown} | undefined)?.v);
+				if (JSON.stringify(current) !== JSON.stringify(c.before)) {
+					return () => run.refuse(`${c.sessionId}.${c.column} changed since the repair (now ${JSON.stringify(current)}, the repair wrote ${JSON.stringify(c.before)})`, 'the store moved on; restore the pre-repair snapshot by hand if you must (hfx restore), or leave it');
+				}
 			}
-		}
 
-		for (const c of [...changes].reverse()) {
-			db.prepare(`UPDATE sessions SET "${c.column.replaceAll('"', '""')}" = ? WHERE id = ?`).run(fromValue(c.before as Value), c.sessionId);
-			run.outcome.changes.push({...c, before: c.after, after: c.before});
-		}
+			for (const c of run.restores) {
+				db.prepare(`UPDATE sessions SET "${c.column.replaceAll('"', '""')}" = ? WHERE id = ?`).run(fromValue(c.after as Value), c.sessionId);
+			}
 
-		return null;
-	}, error => {
-		run.outcome.changes = [];
-		return run.refuse(`the undo failed and was rolled back: ${errorMessage(error)}`, 'nothing was written', 'failed');
+			return null;
+		},
+		failed(error) {
+			run.outcome.changes = [];
+			return run.refuse(`the undo failed and was rolled back: ${errorMessage(error)}`, 'nothing was written', 'failed');
+		},
+		committed() {
+			run.outcome.changes = run.restores;
+			run.outcome.result = 'applied';
+			run.outcome.exitCode = 0;
+			run.log(`✓ undid entry ${run.target!.seq}: ${run.restores.length} columns restored`);
+			run.record();
+			return run.outcome;
+		},
 	});
 }
 
 export async function undoRepair(options: UndoOptions): Promise<ApplyOutcome> {
-	const run = new UndoRun(options, auditPathFor(options.dbPath));
+	const run = new UndoRun(options);
 	try {
-		assertAuditWritable(run.auditPath);
+		reconcileAudit({dbPath: options.dbPath, argv: options.argv, write: true, warn: options.log});
 	} catch (error) {
-		run.outcome.reason = errorMessage(error);
-		run.outcome.next = 'run hfx as the user that owns the store';
-		return run.outcome;
+		options.log(`warning: an interrupted earlier write could not be reconciled: ${errorMessage(error)}`);
 	}
 
-	let target: AuditEntry;
-	try {
-		target = findApplyEntry(readAudit(run.auditPath), options.entry);
-		run.target = target;
-	} catch (error) {
-		return run.refuse(errorMessage(error), 'list the entries with: hfx audit verify (then pick an applied repair)');
-	}
-
-	const changes = (target.changes as ChangeRecord[] | undefined) ?? [];
-	const stopped = await preconditions(run, target) ?? await snapshotFirst(run) ?? await restoreColumns(run, changes);
-	if (stopped) {
-		return stopped;
-	}
-
-	run.outcome.result = 'applied';
-	run.outcome.exitCode = 0;
-	options.log(`✓ undid entry ${target.seq}: ${changes.length} columns restored`);
-	run.record();
-	return run.outcome;
+	// An unknown or unfit entry is bad input: refused in one line, nothing recorded.
+	const target = resolveUndoEntry(options.dbPath, options.entry);
+	run.target = target;
+	// Last written first: the values put back in reverse order of the repair's writes.
+	run.restores = [...((target.changes as ChangeRecord[] | undefined) ?? [])].reverse().map(c => ({...c, before: c.after, after: c.before}));
+	return checkPreconditions(run) ?? await confirmed(run, target) ?? restoreColumns(run);
 }

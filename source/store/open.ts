@@ -9,6 +9,8 @@ import Database from 'better-sqlite3';
 import {FailClosed, errorCode, errorMessage, throwFileError} from '../errors.js';
 import {registerLiveHandle, assertNoLiveHandle} from './live-handles.js';
 import {type Preflight, preflight as runPreflight, statSidecars} from './preflight.js';
+import {freeBytes, ownTempDir, removeTemp} from '../temps.js';
+import {testPause} from '../test-pause.js';
 
 /** PRAGMAs a read-only observer may run. Everything else (wal_checkpoint, optimize, journal_mode, integrity_check on the live file...) is refused. */
 const ALLOWED_PRAGMAS = new Set(['data_version', 'page_size', 'page_count', 'freelist_count', 'schema_version', 'user_version', 'application_id', 'encoding', 'mmap_size']);
@@ -211,27 +213,20 @@ export class ReadOnlyStore {
 	}
 }
 
-const pendingCleanup = new Set<string>();
-let exitHookInstalled = false;
-
+/** Our private copy's folder: registered with the one clean-up policy (source/temps.ts), removed on close, exit and signals. */
 function cleanupDir(dir: string | undefined): void {
-	if (!dir) {
-		return;
+	if (dir) {
+		removeTemp(dir);
 	}
-
-	pendingCleanup.delete(dir);
-	fs.rmSync(dir, {recursive: true, force: true});
 }
 
-function trackForCleanup(dir: string): void {
-	pendingCleanup.add(dir);
-	if (!exitHookInstalled) {
-		exitHookInstalled = true;
-		process.once('exit', () => {
-			for (const d of pendingCleanup) {
-				fs.rmSync(d, {recursive: true, force: true});
-			}
-		});
+/** Refuses before copying when the temp folder cannot hold the copy (a 5 GB store must not fill it). */
+function assertRoomForCopy(pre: Preflight): void {
+	const needed = pre.main.size + (pre.sidecars.wal?.size ?? 0);
+	const free = freeBytes(os.tmpdir());
+	if (free !== null && free < needed + 1_048_576) {
+		const mib = (n: number) => `${Math.ceil(n / 1_048_576)} MiB`;
+		throw new FailClosed({file: pre.path, kind: 'no-space', reason: `a private read copy needs ${mib(needed)} (${needed} bytes) in ${os.tmpdir()}, which has ${mib(free)} free; nothing was copied`, next: 'point TMPDIR at a folder with that much free space, then run again'});
 	}
 }
 
@@ -244,8 +239,8 @@ function trackForCleanup(dir: string): void {
 function copyForPrivateRead(pre: Preflight): {preflight: Preflight; dir: string; target: string | undefined} {
 	for (let attempt = 0; attempt < 3; attempt++) {
 		assertNoLiveHandle(pre.path, 'a private copy');
-		const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-read-'));
-		trackForCleanup(dir);
+		assertRoomForCopy(pre);
+		const dir = ownTempDir('read');
 		const target = path.join(dir, path.basename(pre.path));
 		try {
 			fs.copyFileSync(pre.path, target);
@@ -268,6 +263,7 @@ function copyForPrivateRead(pre: Preflight): {preflight: Preflight; dir: string;
 		const unchanged = st.size === pre.main.size && st.mtimeMs === pre.main.mtimeMs
 			&& (after.wal?.size ?? -1) === (pre.sidecars.wal?.size ?? -1) && Boolean(after.shm) === Boolean(pre.sidecars.shm);
 		if (unchanged) {
+			testPause('private-copy');
 			return {preflight: pre, dir, target};
 		}
 

@@ -26,8 +26,7 @@ const FLOORS: Record<string, number> = {
 
 /** Imports across siblings that the design wants, with why. */
 const ALLOWED = new Map<string, string>([
-	['repair/apply.ts -> backup/snapshot.ts', 'the repair takes and verifies a snapshot before it writes (the writers share one)'],
-	['repair/undo.ts -> backup/snapshot.ts', 'an undo takes the same verified snapshot first'],
+	['repair/guarded-write.ts -> backup/snapshot.ts', 'every repair write (apply and undo) takes and verifies a snapshot first (the writers share one)'],
 	['io.ts -> text/sanitize.ts', 'the terminal sinks make every line safe (issue #17, class 8)'],
 	['errors.ts -> text/sanitize.ts', 'a refusal is one safe line whatever its file name or cause holds'],
 ]);

@@ -303,6 +303,78 @@ describe('undo', () => {
 	});
 });
 
+describe('undo: the same guarded write as the apply', () => {
+	it('a bogus --undo ENTRY (without --yes, stdin not a terminal) names the missing entry and the trail, not a missing confirmation; nothing is written', () => {
+		const {dir, dbPath} = buildScenario(scenario('R1'), 'v30', {dir: temp('bogus')});
+		const listing = fs.readdirSync(dir).sort();
+		const none = hfx(['repair', '--db', dbPath, '--undo', '99']);
+		expect(none.code).toBe(2);
+		expect(none.stderr.trim().split('\n')).toHaveLength(1);
+		expect(none.stderr).toContain(`no audit entry 99 in ${auditPathFor(dbPath)}`);
+		expect(none.stderr).toContain('hfx audit verify');
+		expect(none.stderr).not.toContain('confirmation');
+		expect(fs.readdirSync(dir).sort()).toEqual(listing);
+		// With a trail: an unknown entry is still named as such, and recorded nowhere.
+		expect(hfx(['repair', '--db', dbPath, '--apply', '--yes']).code).toBe(0);
+		const trail = fs.readFileSync(auditPathFor(dbPath));
+		const bogus = hfx(['repair', '--db', dbPath, '--undo', '7']);
+		expect(bogus.code).toBe(2);
+		expect(bogus.stderr).toContain(`no audit entry 7 in ${auditPathFor(dbPath)}`);
+		expect(bogus.stderr).not.toContain('confirmation');
+		expect(fs.readFileSync(auditPathFor(dbPath))).toEqual(trail);
+		// A real entry without --yes on a pipe is what needs the confirmation.
+		expect(hfx(['repair', '--db', dbPath, '--undo', '2']).stderr).toContain('a typed confirmation is needed');
+	});
+
+	it('Ctrl-C (SIGINT) during --undo waits for the write: it finishes, is recorded, then exits 130', async () => {
+		const {dbPath} = buildScenario(scenario('R1'), 'v30', {dir: temp('undo-int')});
+		const original = rows(dbPath);
+		expect(hfx(['repair', '--db', dbPath, '--apply', '--yes']).code).toBe(0);
+		const child = spawn(process.execPath, [path.join(ROOT, 'dist/hfx.js'), 'repair', '--db', dbPath, '--undo', '2', '--yes'], {env: {...process.env, NO_COLOR: '1', HFX_TEST_PAUSE_AT: 'after-intent', HFX_TEST_PAUSE_MS: '1500'}, stdio: ['ignore', 'ignore', 'pipe']});
+		const exit = new Promise<{code: number | null; signal: string | null}>(resolve => child.once('exit', (code, signal) => resolve({code, signal})));
+		await new Promise<void>((resolve, reject) => {
+			const timer = setTimeout(() => reject(new Error('never paused')), 30_000);
+			let err = '';
+			child.stderr.on('data', (d: Buffer) => {
+				err += d.toString();
+				if (err.includes('paused at after-intent')) {
+					clearTimeout(timer);
+					resolve();
+				}
+			});
+		});
+		child.kill('SIGINT');
+		expect(await exit).toEqual({code: 130, signal: null});
+		expect(rows(dbPath)).toEqual(original);
+		const trail = fs.readFileSync(auditPathFor(dbPath), 'utf8').trimEnd().split('\n').map(l => JSON.parse(l));
+		expect(trail.at(-1)).toMatchObject({mode: 'undo', phase: 'outcome', intent: 3, result: 'applied', undoes: 2});
+		expect(trail.at(-1).preconditions.map((c: any) => c.id)).toEqual(['audit-writable', 'no-holders', 'no-deleted-wal', 'snapshot']);
+		expect(verifyAudit(auditPathFor(dbPath)).ok).toBe(true);
+	});
+
+	it('a planted symlink as the audit trail or its head is refused in one line; its target and the store are untouched', () => {
+		for (const planted of ['hfx-audit.jsonl', 'hfx-audit.head']) {
+			const {dir, dbPath} = buildScenario(scenario('R1'), 'v30', {dir: temp(`link-${planted}`)});
+			const victim = path.join(temp('victim'), 'shadow');
+			fs.writeFileSync(victim, 'root:!:19000::::::\n');
+			fs.symlinkSync(victim, path.join(dir, planted));
+			const before = evidenceState(dir);
+			for (const args of [['--apply', '--yes'], ['--undo', '1', '--yes']]) {
+				const r = hfx(['repair', '--db', dbPath, ...args]);
+				expect(r.code, `${planted} ${args.join(' ')}`).toBe(2);
+				expect(r.stderr.trim().split('\n')).toHaveLength(1);
+				expect(r.stderr).toContain(`${path.join(dir, planted)}: is a symbolic link`);
+			}
+
+			const audit = hfx(['audit', 'verify', '--db', dbPath]);
+			expect(audit.code).toBe(2);
+			expect(audit.stderr).toMatch(planted === 'hfx-audit.jsonl' ? /is a symbolic link/ : /no audit trail here/);
+			expect(fs.readFileSync(victim, 'utf8')).toBe('root:!:19000::::::\n');
+			expect(evidenceState(dir)).toEqual(before);
+		}
+	});
+});
+
 describe('the audit trail', () => {
 	it('a dry run writes nothing beside the store, not even an audit entry', () => {
 		const {dir, dbPath} = buildScenario(scenario('R1'), 'v30', {dir: temp('dry')});
@@ -325,10 +397,11 @@ describe('the audit trail', () => {
 		expect((fs.statSync(file).mode & 0o777).toString(8)).toBe('600');
 		const ok = hfx(['audit', 'verify', '--db', dbPath]);
 		expect(ok.code).toBe(0);
-		expect(ok.stdout).toContain('3 entries, hash chain intact');
+		// Each write is two entries: its intent before the transaction, its outcome after.
+		expect(ok.stdout).toContain('6 entries, hash chain intact');
 		const lines = fs.readFileSync(file, 'utf8').trimEnd().split('\n');
 		const entries = lines.map(l => JSON.parse(l));
-		expect(entries.map(e => e.mode)).toEqual(['apply', 'undo', 'apply']);
+		expect(entries.map(e => `${e.mode}:${e.phase}`)).toEqual(['apply:intent', 'apply:outcome', 'undo:intent', 'undo:outcome', 'apply:intent', 'apply:outcome']);
 		for (const e of entries) {
 			expect(e).toHaveProperty('tool.version');
 			expect(e).toHaveProperty('sqliteVersion');
@@ -336,10 +409,14 @@ describe('the audit trail', () => {
 		}
 
 		expect(entries[0]).toHaveProperty('planHash');
-		expect(entries[1].undoes).toBe(entries[0].seq);
-
-		expect(entries[2].changes.length).toBeGreaterThan(0);
-		expect(entries[2].preconditions.map((c: any) => c.id)).toEqual(['audit-writable', 'no-holders', 'no-deleted-wal', 'snapshot', 'plan-current']);
+		expect(entries[0].planHash).toBe(entries[1].planHash);
+		// The intent carries the before-values of every column it is about to write; the outcome names it.
+		expect(entries[0].changes).toEqual(entries[1].changes);
+		expect(entries[1].intent).toBe(entries[0].seq);
+		expect(entries[3].undoes).toBe(entries[1].seq);
+		expect(entries[2].changes).toEqual(entries[3].changes);
+		expect(entries[5].changes.length).toBeGreaterThan(0);
+		expect(entries[5].preconditions.map((c: any) => c.id)).toEqual(['audit-writable', 'no-holders', 'no-deleted-wal', 'snapshot', 'plan-current']);
 		const restore = () => fs.writeFileSync(file, `${lines.join('\n')}\n`);
 		const tamper = (mutated: string[]) => {
 			fs.writeFileSync(file, `${mutated.join('\n')}\n`);
@@ -348,12 +425,12 @@ describe('the audit trail', () => {
 			return r;
 		};
 
-		const edited = tamper([lines[0]!, lines[1]!.replace('"undo"', '"apply"'), lines[2]!]);
+		const edited = tamper([lines[0]!, lines[1]!, lines[2]!.replace('"undo"', '"apply"'), ...lines.slice(3)]);
 		expect(edited.code).toBe(1);
-		expect(edited.stdout).toContain('altered at line 3');
-		expect(tamper([lines[0]!, lines[2]!]).stdout).toMatch(/altered at line 2: sequence 3/);
-		expect(tamper([lines[0]!, lines[1]!]).stdout).toMatch(/head file records 3 entries/);
-		expect(tamper([lines[0]!, lines[1]!, lines[2]!.replace('"applied"', '"refused"')]).stdout).toMatch(/last one edited/);
+		expect(edited.stdout).toContain('altered at line 4');
+		expect(tamper([lines[0]!, ...lines.slice(2)]).stdout).toMatch(/altered at line 2: sequence 3/);
+		expect(tamper(lines.slice(0, 4)).stdout).toMatch(/head file records 6 entries/);
+		expect(tamper([...lines.slice(0, 5), lines[5]!.replace('"applied"', '"refused"')]).stdout).toMatch(/last one edited/);
 		expect(hfx(['audit', 'verify', '--db', dbPath]).code).toBe(0);
 	});
 });

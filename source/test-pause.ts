@@ -1,0 +1,23 @@
+/**
+ * A test hook for crash windows, and nothing else: with `HFX_TEST_PAUSE_AT=<point>` the process
+ * announces `hfx-test: paused at <point> (pid N)` on stderr when it reaches that point, then
+ * blocks for `HFX_TEST_PAUSE_MS` (default 10000, bounded at 60000) so a test can SIGKILL or
+ * signal it there; it then goes on as if nothing happened. Unset (always, outside tests), it does nothing.
+ *
+ * Points: `after-intent` and `after-commit` (repair/guarded-write.ts: the write's intent is in the
+ * audit trail / the transaction committed, its outcome not yet recorded), `private-copy`
+ * (store/open.ts: a private read copy exists in the temp folder), `temp-<kind>` (temps.ts: our temp
+ * folder `hfx-<kind>-<pid>-<rand>` was just made, e.g. temp-verify, temp-drill, temp-read),
+ * `restore-staged` (backup/restore-stage.ts: a member is staged as `.NAME.hfx-p<pid>.partial`).
+ */
+export function testPause(point: string): void {
+	if (process.env.HFX_TEST_PAUSE_AT !== point) {
+		return;
+	}
+
+	const ms = Math.min(Number(process.env.HFX_TEST_PAUSE_MS ?? 10_000) || 0, 60_000);
+	process.stderr.write(`hfx-test: paused at ${point} (pid ${process.pid})\n`);
+	if (ms > 0) {
+		Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+	}
+}

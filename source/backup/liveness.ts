@@ -2,13 +2,17 @@
  * Process liveness, for stale locks and debris: is a pid alive, and which process (by its start
  * time) holds it.
  */
-import fs from 'node:fs';
 import {errorCode} from '../errors.js';
+import {readForeignTextOrEmpty} from '../store/foreign-file.js';
 
 /** Field 22 of /proc/PID/stat (start time in clock ticks): tells a live pid from a reused one. */
 export function processStartTicks(pid: number): string | null {
 	try {
-		const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+		const stat = readForeignTextOrEmpty(`/proc/${pid}/stat`, 4096);
+		if (!stat) {
+			return null;
+		}
+
 		const after = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 		return after[19] ?? null;
 	} catch {

@@ -201,7 +201,9 @@ function walkHome(options: QuickSnapshotOptions): {home: string; walk: ReturnTyp
 	if (options.dbPath) {
 		const abs = path.resolve(options.dbPath);
 		const rel = path.basename(abs);
-		if (!walk.entries.some(e => e.abs === abs)) {
+		// A linked store is already an entry at its real path (walkQuick follows the home's state.db link).
+		const real = fs.existsSync(abs) ? fs.realpathSync(abs) : abs;
+		if (!walk.entries.some(e => e.abs === abs || e.abs === real)) {
 			try {
 				const st = fs.statSync(abs);
 				walk.entries.unshift({rel, abs, kind: 'db', size: st.size, mode: st.mode & 0o7777, mtimeMs: st.mtimeMs});

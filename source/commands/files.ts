@@ -19,7 +19,7 @@ export async function runFiles(flags: GlobalFlags, io: Io): Promise<ExitCode> {
 			const report = await probe.read();
 			const attention = Boolean(report.wal?.silentlyInvisible) || report.holders.holders.some(h => h.holdsDeletedWal);
 			emit(io, flags, {
-				json: () => ({database: {path: pre.path, journalMode: pre.journalMode}, ...report, attention}),
+				json: () => ({database: {path: pre.path, link: pre.link, journalMode: pre.journalMode}, ...report, attention}),
 				text: () => [`${pre.path} (${pre.journalMode === 'wal' ? 'WAL mode' : 'rollback journal'})`, ...describeFiles(report, pre.journalMode).map(line => line.text)],
 			});
 

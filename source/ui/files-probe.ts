@@ -36,7 +36,8 @@ class FilesFeed {
 		try {
 			await this.read();
 		} catch (error) {
-			this.model = {lines: [{text: `files: ${error instanceof Error ? error.message : String(error)}`, tone: 'warn'}], holders: null, updatedAt: Date.now() / 1000};
+			// Published like a report: a refusal (a FIFO named -wal) must reach the pane, not leave it "reading".
+			this.publish({lines: [{text: `files: ${error instanceof Error ? error.message : String(error)}`, tone: 'warn'}], holders: null, updatedAt: Date.now() / 1000});
 		} finally {
 			this.running = false;
 			if (this.again) {
@@ -49,13 +50,17 @@ class FilesFeed {
 	private async read(): Promise<void> {
 		const report = await this.probe.read();
 		const lines = describeFiles(report, this.live.model.facts.journalMode);
-		const text = JSON.stringify(lines);
-		// Publish only what changed: every publish re-renders the app.
+		this.publish({lines, holders: report.holders, updatedAt: report.readAt});
+	}
+
+	/** Publishes only what changed: every publish re-renders the app. */
+	private publish(model: FilesModel): void {
+		const text = JSON.stringify(model.lines);
 		if (!this.closed && text !== this.shown) {
 			this.shown = text;
-			this.model = {lines, holders: report.holders, updatedAt: report.readAt};
+			this.model = model;
 			for (const l of this.listeners) {
-				l(this.model);
+				l(model);
 			}
 		}
 	}

@@ -235,6 +235,24 @@ function readHeader(absolute: string): DbHeader {
 	return header;
 }
 
+/** What a linked store means for its sidecars: the live ones beside the target, any beside the link stale. */
+function linkNotes(link: StoreLink): string[] {
+	const notes = [`${link.path} is a symbolic link to ${link.target}: its -wal and -shm are read beside the target (where SQLite keeps them)`];
+	const stale = ['-wal', '-shm', '-journal'].filter(s => {
+		try {
+			fs.lstatSync(`${link.path}${s}`);
+			return true;
+		} catch {
+			return false;
+		}
+	});
+	if (stale.length > 0) {
+		notes.push(`${stale.map(s => `${path.basename(link.path)}${s}`).join(', ')} beside the link ${stale.length === 1 ? 'is' : 'are'} not this store's (SQLite never uses sidecars beside a link): stale, left as they are`);
+	}
+
+	return notes;
+}
+
 export function preflight(inputPath: string): Preflight {
 	// The one place a store's path is resolved: everything below (and every open after) uses it.
 	const {path: absolute, link} = realStorePath(inputPath);
@@ -271,7 +289,7 @@ export function preflight(inputPath: string): Preflight {
 	}
 
 	if (link) {
-		notes.push(`${link.path} is a symbolic link to ${link.target}: its -wal and -shm are read beside the target (where SQLite keeps them)`);
+		notes.push(...linkNotes(link));
 	}
 
 	return {

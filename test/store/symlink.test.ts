@@ -95,6 +95,32 @@ describe('a symlinked state.db', () => {
 	});
 });
 
+describe('a symlinked state.db with its agent running', () => {
+	it('hfx files finds the agent holding the target\'s files and locks (the /proc names are the real paths); the link\'s folder is unchanged', async () => {
+		const base = tempDir('live');
+		fs.mkdirSync(path.join(base, 'data'));
+		fs.mkdirSync(path.join(base, 'home'));
+		const real = path.join(base, 'data', 'state.db');
+		const link = path.join(base, 'home', 'state.db');
+		const w = new WriterProcess(real);
+		try {
+			await w.started();
+			await w.create({source: 'cli', startedAt: T0});
+			fs.symlinkSync(real, link);
+			const before = folderHashes(path.join(base, 'home'));
+			const r = hfxJson(['files', '--db', link]);
+			expect(r.code, r.stderr).not.toBe(2);
+			const holder = r.json.holders.holders.find((h: {pid: number}) => h.pid === w.pid);
+			expect(holder, JSON.stringify(r.json.holders)).toBeDefined();
+			expect(holder.locks.some((l: {role: string}) => l.role === 'shm')).toBe(true);
+			expect(r.json.sizes.wal).toBe(fs.statSync(`${real}-wal`).size);
+			expect(folderHashes(path.join(base, 'home'))).toEqual(before);
+		} finally {
+			await w.kill();
+		}
+	});
+});
+
 describe('a sidecar that is a symbolic link', () => {
 	it.each(['-wal', '-shm'])('state.db%s as a link: refused with its true cause (a link SQLite will not open), not "permissions"; exit 2, no byte changed', async sidecar => {
 		const {base, real} = await linkedCrashedStore(`side${sidecar}`);

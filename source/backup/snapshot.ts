@@ -20,7 +20,7 @@ import {writeFailure} from './write-failure.js';
 import {acquireBackupLock} from './lock.js';
 import {MANIFEST_NAME, type MemberRecord, type QuickManifest, newManifest, quickManifest} from './manifest.js';
 import type {ProgressFn} from './progress.js';
-import {appendRecord} from './records.js';
+import {appendRecord, assertRecordsFile} from './records.js';
 import {copyAndVerify} from './sqlite-copy.js';
 import {type WalkEntry, walkQuick} from './walk.js';
 import {readChunks} from './chunks.js';
@@ -131,6 +131,8 @@ export async function takeQuickSnapshot(options: QuickSnapshotOptions): Promise<
 	const created = options.now?.() ?? new Date();
 	const label = sanitizeLabel(options.label);
 	const snapRoot = path.join(home, SNAPSHOTS_DIR);
+	// A planted link or FIFO as the records file is refused before anything is written (records.ts).
+	assertRecordsFile(snapRoot);
 	const lock = acquireBackupLock(rootOfHome(home), `hfx quick snapshot of ${home}`);
 	let stage: string | undefined;
 	try {

@@ -153,6 +153,14 @@ describe('files hfx appends to or writes into are never reached through a plante
 		expect(r.code).toBe(2);
 		expect(oneLine(r.stderr)).toContain(`hfx-records.jsonl: a symbolic link (to ${victim})`);
 		expect(folderHashes(base)).toEqual(before);
+		// The quick snapshot's records beside its snapshots: the same refusal, no snapshot written.
+		fs.mkdirSync(path.join(home, 'state-snapshots'));
+		fs.symlinkSync(victim, path.join(home, 'state-snapshots', 'hfx-records.jsonl'));
+		const quickBefore = folderHashes(base);
+		const quick = hfx(['backup', '--quick', '--home', home]);
+		expect(quick.code).toBe(2);
+		expect(oneLine(quick.stderr)).toContain(`hfx-records.jsonl: a symbolic link (to ${victim})`);
+		expect(folderHashes(base)).toEqual(quickBefore);
 	});
 
 	it('a default backups/ folder that is a link is refused (nothing written there); -o naming it on purpose writes', async () => {

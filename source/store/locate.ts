@@ -39,7 +39,11 @@ export function realStorePath(p: string): {path: string; link: StoreLink | null}
 	let isLink = false;
 	try {
 		isLink = fs.lstatSync(absolute).isSymbolicLink();
-	} catch {
+	} catch (error) {
+		if (errorCode(error) === undefined) {
+			throw error;
+		}
+
 		// Absent (or an unreadable folder): preflight words it.
 		return {path: absolute, link: null};
 	}

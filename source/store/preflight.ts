@@ -102,6 +102,11 @@ export function statSidecar(p: string): FileFacts | null {
 /** A stat or open that failed for a reason other than absence, in one line (permissions named as such). */
 function unreadable(file: string, what: string, error: unknown): FailClosed {
 	const code = errorCode(error);
+	if (code === undefined) {
+		// Not a system error: an internal one, never dressed up as a refusal.
+		throw error;
+	}
+
 	if (code === 'EACCES' || code === 'EPERM') {
 		return permissionDenied(file, what, error);
 	}

@@ -25,6 +25,7 @@ import {freeBytes, writeFailure} from './write-failure.js';
 import {type BackupLock, acquireBackupLock} from './lock.js';
 import {type DatabaseRecord, MANIFEST_NAME, type Manifest, type MemberRecord, newManifest, parseManifest} from './manifest.js';
 import type {ProgressFn} from './progress.js';
+import {linkText} from '../store/foreign-file.js';
 import {appendRecord, assertRecordsFile, fingerprintOf, readRecords, statusFor} from './records.js';
 import {type DbCopy, checkDatabaseFile, copyDatabase, judgeCopy} from './sqlite-copy.js';
 import {CREDENTIAL_NAMES, type Excluded, type FollowedLink, type Skipped, type WalkEntry, walkRoot} from './walk.js';
@@ -173,13 +174,7 @@ function refuseLinkedOutput(run: BackupRun): void {
 	}
 
 	if (st.isSymbolicLink()) {
-		let target = '?';
-		try {
-			target = fs.readlinkSync(dir);
-		} catch {
-			// gone meanwhile
-		}
-
+		const target = linkText(dir);
 		throw new FailClosed({file: dir, kind: 'output-symlink', reason: `the default backup folder is a symbolic link (to ${target}): hfx does not write an archive through a link it was not given`, next: `pass the folder on purpose with -o ${target}, or replace the link with a real folder; nothing was written`});
 	}
 }

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {FailClosed, errorCode} from '../errors.js';
-import {fileTypeName, readForeign} from '../store/foreign-file.js';
+import {fileTypeName, linkText, readForeign} from '../store/foreign-file.js';
 
 export const RECORDS_NAME = 'hfx-records.jsonl';
 
@@ -62,14 +62,7 @@ export function assertRecordsFile(dir: string): void {
 	}
 
 	if (st.isSymbolicLink()) {
-		let target = '?';
-		try {
-			target = fs.readlinkSync(file);
-		} catch {
-			// gone meanwhile
-		}
-
-		throw notOurs(file, `a symbolic link (to ${target})`);
+		throw notOurs(file, `a symbolic link (to ${linkText(file)})`);
 	}
 
 	if (!st.isFile()) {

@@ -14,6 +14,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {errorCode} from '../errors.js';
+import {linkText} from '../store/foreign-file.js';
 import {PROFILE_NAME} from '../store/locate.js';
 
 /** Directory names excluded at any depth. */
@@ -174,13 +175,7 @@ export function lookupFollows(relDir: string, name: string): 'db' | 'dir' | null
  * backed up (listed as skipped: the backup is then incomplete).
  */
 function resolveFollowed(abs: string, want: 'db' | 'dir'): {real: string; st: fs.Stats} | {problem: string} {
-	let target = '?';
-	try {
-		target = fs.readlinkSync(abs);
-	} catch {
-		// vanished: realpath says so below
-	}
-
+	const target = linkText(abs);
 	let real: string;
 	let st: fs.Stats;
 	try {

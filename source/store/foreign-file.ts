@@ -8,6 +8,15 @@
 import fs from 'node:fs';
 import {FailClosed} from '../errors.js';
 
+/** The text of a symbolic link, or '?' when it cannot be read (gone meanwhile): for refusal lines. */
+export function linkText(p: string): string {
+	try {
+		return fs.readlinkSync(p);
+	} catch {
+		return '?';
+	}
+}
+
 /** What a file that is not a regular one is, in words. */
 export function fileTypeName(st: fs.Stats): string {
 	if (st.isSymbolicLink()) {

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {FailClosed, errorCode} from '../errors.js';
+import {linkText} from './foreign-file.js';
 
 export const PROFILE_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
@@ -53,19 +54,10 @@ export function realStorePath(p: string): {path: string; link: StoreLink | null}
 		return {path: real, link: isLink ? {path: absolute, target: real} : null};
 	} catch (error) {
 		const code = errorCode(error);
-		const target = isLink ? safeReadlink(absolute) : null;
 		const reason = code === 'ENOENT' && isLink
-			? `a symbolic link to ${target ?? '?'}, which does not exist`
+			? `a symbolic link to ${linkText(absolute)}, which does not exist`
 			: (code === 'ELOOP' ? 'a loop of symbolic links' : `its real path cannot be resolved (${code ?? 'error'})`);
 		throw new FailClosed({file: absolute, kind: 'bad-link', reason, next: 'pass the database file itself (--db PATH), or fix the link', cause: error});
-	}
-}
-
-function safeReadlink(p: string): string | null {
-	try {
-		return fs.readlinkSync(p);
-	} catch {
-		return null;
 	}
 }
 

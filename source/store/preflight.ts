@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {FailClosed, errorCode} from '../errors.js';
 import {shmHeld} from './shm-owner.js';
-import {fileTypeName, openForeign} from './foreign-file.js';
+import {fileTypeName, linkText, openForeign} from './foreign-file.js';
 import {type StoreLink, realStorePath} from './locate.js';
 import {type DbHeader, hasSqliteMagic, parseDbHeader} from './db-header.js';
 import {assertNoLiveHandle, liveHeader} from './live-handles.js';
@@ -58,13 +58,7 @@ function facts(p: string, st: fs.Stats): FileFacts {
 
 /** The refusal of a sidecar that is a symbolic link: SQLite will not open one, and hfx does not follow it. */
 function sidecarLink(p: string): FailClosed {
-	let target = '?';
-	try {
-		target = fs.readlinkSync(p);
-	} catch {
-		// gone meanwhile: the line still says what it was
-	}
-
+	const target = linkText(p);
 	const role = path.basename(p).replace(/^.*-/, '-');
 	return new FailClosed({file: p, kind: 'sidecar-symlink', reason: `a symbolic link (to ${target}), not a regular file: SQLite refuses to open a ${role} through a link (it opens sidecars with O_NOFOLLOW) and hfx does not follow it either, so the store cannot be read as it lies; nothing was read or written`, next: `copy the store and the file the link names (as state.db${role}) to a scratch folder with cp and pass --db <copy>; do not move or replace the link while the agent runs`});
 }

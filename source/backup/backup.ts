@@ -26,9 +26,10 @@ import {type BackupLock, acquireBackupLock} from './lock.js';
 import {readArchiveManifest} from './archive-manifest.js';
 import {type DatabaseRecord, MANIFEST_NAME, type Manifest, type MemberRecord, manifestHome, newManifest, parseManifest} from './manifest.js';
 import type {ProgressFn} from './progress.js';
-import {appendRecord, fingerprintOf, readRecords, statusFor} from './records.js';
+import {linkText} from '../store/foreign-file.js';
+import {appendRecord, assertRecordsFile, fingerprintOf, readRecords, statusFor} from './records.js';
 import {type DbCopy, checkDatabaseFile, copyDatabase, judgeCopy} from './sqlite-copy.js';
-import {CREDENTIAL_NAMES, type Excluded, type Skipped, type WalkEntry, walkRoot} from './walk.js';
+import {CREDENTIAL_NAMES, type Excluded, type FollowedLink, type Skipped, type WalkEntry, walkRoot} from './walk.js';
 import {openZip, readMember, structuralProblems} from './zipread.js';
 import {readChunks} from './chunks.js';
 
@@ -57,6 +58,8 @@ export type BackupResult = {
 	planned: Array<{path: string; kind: 'file' | 'db'; size: number}>;
 	skipped: Skipped[];
 	excluded: Excluded[];
+	/** Links the store lookup follows (a home's state.db, profiles/<name>), followed: their targets are in the archive under the link's name. */
+	followedLinks: FollowedLink[];
 	databases: DatabaseRecord[];
 	/** Problems that make the backup incomplete besides skipped files (a database copy that failed its check). */
 	problems: string[];
@@ -154,6 +157,29 @@ export function resolveOutput(root: string, output: string | undefined, stamp: s
 function isInside(child: string, parent: string): boolean {
 	const rel = path.relative(parent, child);
 	return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+/**
+ * The default folder (<root>/backups) reached through a symbolic link is refused: hfx never writes
+ * through a link the operator did not name (-o names a folder on purpose, links and all).
+ */
+function refuseLinkedOutput(run: BackupRun): void {
+	if (run.options.output) {
+		return;
+	}
+
+	const dir = run.out.dir;
+	let st: fs.Stats;
+	try {
+		st = fs.lstatSync(dir);
+	} catch {
+		return;
+	}
+
+	if (st.isSymbolicLink()) {
+		const target = linkText(dir);
+		throw new FailClosed({file: dir, kind: 'output-symlink', reason: `the default backup folder is a symbolic link (to ${target}): hfx does not write an archive through a link it was not given`, next: `pass the folder on purpose with -o ${target}, or replace the link with a real folder; nothing was written`});
+	}
 }
 
 function ensureDir(dir: string): void {
@@ -342,6 +368,8 @@ export async function createBackup(options: BackupOptions): Promise<BackupResult
 		return result;
 	}
 
+	refuseLinkedOutput(run);
+	assertRecordsFile(out.dir);
 	const lock = acquireBackupLock(run.root, `hfx backup -> ${out.file}`);
 	try {
 		ensureDir(out.dir);
@@ -430,6 +458,7 @@ function planBackup(options: BackupOptions): BackupRun {
 	}
 
 	const result = newResult(root, options, entries, skipped, walk.excluded);
+	result.followedLinks = walk.followed;
 	let mark = performance.now();
 	const phase = (name: string): void => {
 		const now = performance.now();
@@ -450,6 +479,7 @@ function newResult(root: string, options: BackupOptions, entries: WalkEntry[], s
 		planned: entries.map(e => ({path: e.rel, kind: e.kind, size: e.size})),
 		skipped,
 		excluded,
+		followedLinks: [],
 		databases: [],
 		problems: [],
 		bytes: 0,

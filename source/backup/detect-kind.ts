@@ -3,6 +3,7 @@
  * snapshot folder.
  */
 import fs from 'node:fs';
+import {readForeign} from '../store/foreign-file.js';
 
 export type ArtifactKind = 'zip' | 'snapshot' | 'tar.gz' | 'tar' | 'unknown';
 
@@ -23,16 +24,10 @@ export function detectKind(p: string): ArtifactKind {
 		return 'unknown';
 	}
 
-	let head = Buffer.alloc(0);
+	let head: Buffer = Buffer.alloc(0);
 	try {
-		const fd = fs.openSync(p, 'r');
-		try {
-			head = Buffer.alloc(512);
-			const n = fs.readSync(fd, head, 0, 512, 0);
-			head = head.subarray(0, n);
-		} finally {
-			fs.closeSync(fd);
-		}
+		// Non-blocking and checked on the descriptor: a FIFO swapped in after the stat is never read.
+		head = readForeign(p, {maxBytes: 512, what: 'it as an archive'}).bytes;
 	} catch {
 		return 'unknown';
 	}

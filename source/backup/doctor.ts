@@ -15,6 +15,7 @@ import {duration} from '../forensics/duration.js';
 import {FailClosed, errorCode, errorMessage, throwFileError} from '../errors.js';
 import {describeHolder, findHolders} from '../store/holders.js';
 import {storesUnderRoot} from '../store/locate.js';
+import {readForeign} from '../store/foreign-file.js';
 import {preflight} from '../store/preflight.js';
 import {defaultBackupDir} from './backup.js';
 import {listBackups} from './list.js';
@@ -130,14 +131,23 @@ function loadYaml(): typeof Yaml {
 	return yaml;
 }
 
+/** A Hermes config.yaml is a few kB; beyond this it is not read. */
+const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
+
 export function readConfig(root: string): DoctorConfig {
 	const file = path.join(root, 'config.yaml');
 	const base: DoctorConfig = {path: file, found: false, error: null, backend: null, containerPersistent: null, journalMode: null, cwd: null};
 	let text: string;
 	try {
-		text = fs.readFileSync(file, 'utf8');
-	} catch {
-		return base;
+		// A regular file only, bounded: a FIFO named config.yaml is reported, never read (it would block).
+		const read = readForeign(file, {maxBytes: MAX_CONFIG_BYTES, what: 'it as the config'});
+		if (read.truncated) {
+			return {...base, found: true, error: `larger than ${MAX_CONFIG_BYTES} bytes: not read`};
+		}
+
+		text = read.bytes.toString('utf8');
+	} catch (error) {
+		return error instanceof FailClosed ? {...base, found: true, error: error.reason} : base;
 	}
 
 	base.found = true;
@@ -221,7 +231,7 @@ function detectContainer(): string | null {
 	}
 
 	try {
-		const cg = fs.readFileSync('/proc/1/cgroup', 'utf8');
+		const cg = readForeign('/proc/1/cgroup', {maxBytes: 1024 * 1024}).bytes.toString('utf8');
 		const m = /(docker|kubepods|containerd|libpod|lxc)/.exec(cg);
 		if (m) {
 			return `/proc/1/cgroup mentions ${m[1]}`;
@@ -242,7 +252,7 @@ function readMountinfo(options: DoctorOptions): string {
 	let mountText = options.mountinfo;
 	if (mountText === undefined) {
 		try {
-			mountText = fs.readFileSync('/proc/self/mountinfo', 'utf8');
+			mountText = readForeign('/proc/self/mountinfo', {maxBytes: 16 * 1024 * 1024}).bytes.toString('utf8');
 		} catch {
 			mountText = '';
 		}

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {FailClosed, errnoWords, errorCode, errorMessage} from '../errors.js';
+import {readForeign} from '../store/foreign-file.js';
 import {parseProcLocks, procLocksDevice} from '../store/holders.js';
 import {isPidAlive, processStartTicks} from './liveness.js';
 import {onExit} from './temps.js';
@@ -21,7 +22,8 @@ export type BackupLock = {path: string; release: () => void};
 
 function readLock(file: string): LockBody | null {
 	try {
-		return JSON.parse(fs.readFileSync(file, 'utf8')) as LockBody;
+		// Our own lock name, but whatever sits there now: no link followed, no FIFO read, bounded.
+		return JSON.parse(readForeign(file, {noFollow: true, maxBytes: 65_536}).bytes.toString('utf8')) as LockBody;
 	} catch {
 		return null;
 	}
@@ -57,7 +59,7 @@ export function hermesBackupLockHolder(root: string): number | null {
 
 	let text = '';
 	try {
-		text = fs.readFileSync('/proc/locks', 'utf8');
+		text = readForeign('/proc/locks', {maxBytes: 16 * 1024 * 1024}).bytes.toString('utf8');
 	} catch {
 		return null;
 	}

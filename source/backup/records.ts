@@ -8,8 +8,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {FailClosed, errorCode} from '../errors.js';
+import {fileTypeName, linkText, readForeign} from '../store/foreign-file.js';
 
 export const RECORDS_NAME = 'hfx-records.jsonl';
+
+/** A records file is one short line per event; beyond this it is not read (its records do not count). */
+const MAX_RECORDS_BYTES = 64 * 1024 * 1024;
 
 export type RecordEvent = 'backup' | 'snapshot' | 'verify' | 'drill' | 'restore' | 'prune';
 
@@ -39,13 +43,54 @@ export function recordsFile(dir: string): string {
 	return path.join(dir, RECORDS_NAME);
 }
 
-/** Appends one line (O_APPEND, fsync). Returns false when the folder is not writable. */
+/** The refusal of a records file that is not our plain file: a link, a FIFO, a hard link to another file. */
+function notOurs(file: string, what: string): FailClosed {
+	return new FailClosed({file, kind: 'records-not-a-file', reason: `${what}: hfx appends its records only to a plain file of its own, never through a link or into a FIFO (a planted link would make it append to any file)`, next: `remove ${file} (hfx creates it again on the next record), then run the command again`});
+}
+
+/**
+ * Refuses, before any work, a records file that hfx could not safely append to (see appendRecord).
+ * Absent is fine (created on the first record).
+ */
+export function assertRecordsFile(dir: string): void {
+	const file = recordsFile(dir);
+	let st: fs.Stats;
+	try {
+		st = fs.lstatSync(file);
+	} catch {
+		return;
+	}
+
+	if (st.isSymbolicLink()) {
+		throw notOurs(file, `a symbolic link (to ${linkText(file)})`);
+	}
+
+	if (!st.isFile()) {
+		throw notOurs(file, `${fileTypeName(st)}, not a regular file`);
+	}
+
+	if (st.nlink > 1) {
+		throw notOurs(file, `a file with ${st.nlink} hard links (another name shares its bytes)`);
+	}
+}
+
+/**
+ * Appends one line (O_APPEND, fsync). Returns false when the folder is not writable. Never follows
+ * a link (O_NOFOLLOW) and never blocks on a FIFO (O_NONBLOCK; the descriptor is checked to be a
+ * regular file with one name before anything is written): such a file is refused in one line.
+ */
 export function appendRecord(dir: string, record: Omit<BackupRecord, 'v'>): boolean {
 	const line = `${JSON.stringify({v: 1, ...record})}\n`;
+	const file = recordsFile(dir);
+	const {O_WRONLY, O_APPEND, O_CREAT, O_NOFOLLOW, O_NONBLOCK} = fs.constants;
 	try {
-		// O_NOFOLLOW: a planted link is refused (ELOOP below), never appended through.
-		const fd = fs.openSync(recordsFile(dir), fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, 0o600);
+		const fd = fs.openSync(file, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK, 0o600);
 		try {
+			const st = fs.fstatSync(fd);
+			if (!st.isFile() || st.nlink > 1) {
+				throw notOurs(file, st.isFile() ? `a file with ${st.nlink} hard links (another name shares its bytes)` : `${fileTypeName(st)}, not a regular file`);
+			}
+
 			fs.writeSync(fd, line);
 			fs.fsyncSync(fd);
 		} finally {
@@ -55,8 +100,9 @@ export function appendRecord(dir: string, record: Omit<BackupRecord, 'v'>): bool
 		return true;
 	} catch (error) {
 		const code = errorCode(error);
-		if (code === 'ELOOP') {
-			throw new FailClosed({file: recordsFile(dir), kind: 'symlink', reason: 'is a symbolic link; hfx does not append its records through a link', next: `remove the link (rm ${recordsFile(dir)}), then run again`});
+		if (code === 'ELOOP' || code === 'ENXIO') {
+			assertRecordsFile(dir);
+			throw notOurs(file, code === 'ELOOP' ? 'a symbolic link' : 'a FIFO, not a regular file');
 		}
 
 		if (code === 'EACCES' || code === 'EROFS' || code === 'EPERM' || code === 'ENOENT' || code === 'ENOSPC') {
@@ -67,10 +113,12 @@ export function appendRecord(dir: string, record: Omit<BackupRecord, 'v'>): bool
 	}
 }
 
+/** Every record in the folder (a torn last line ignored). A records file that is not a plain file is not read: no record counts. */
 export function readRecords(dir: string): BackupRecord[] {
 	let text: string;
 	try {
-		text = fs.readFileSync(recordsFile(dir), 'utf8');
+		const read = readForeign(recordsFile(dir), {noFollow: true, maxBytes: MAX_RECORDS_BYTES});
+		text = read.bytes.toString('utf8');
 	} catch {
 		return [];
 	}

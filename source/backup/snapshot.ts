@@ -20,7 +20,7 @@ import {writeFailure} from './write-failure.js';
 import {acquireBackupLock} from './lock.js';
 import {MANIFEST_NAME, type MemberRecord, type QuickManifest, newManifest, quickManifest} from './manifest.js';
 import type {ProgressFn} from './progress.js';
-import {appendRecord} from './records.js';
+import {appendRecord, assertRecordsFile} from './records.js';
 import {copyAndVerify} from './sqlite-copy.js';
 import {type WalkEntry, walkQuick} from './walk.js';
 import {readChunks} from './chunks.js';
@@ -131,6 +131,8 @@ export async function takeQuickSnapshot(options: QuickSnapshotOptions): Promise<
 	const created = options.now?.() ?? new Date();
 	const label = sanitizeLabel(options.label);
 	const snapRoot = path.join(home, SNAPSHOTS_DIR);
+	// A planted link or FIFO as the records file is refused before anything is written (records.ts).
+	assertRecordsFile(snapRoot);
 	const lock = acquireBackupLock(rootOfHome(home), `hfx quick snapshot of ${home}`);
 	let stage: string | undefined;
 	try {
@@ -201,7 +203,9 @@ function walkHome(options: QuickSnapshotOptions): {home: string; walk: ReturnTyp
 	if (options.dbPath) {
 		const abs = path.resolve(options.dbPath);
 		const rel = path.basename(abs);
-		if (!walk.entries.some(e => e.abs === abs)) {
+		// A linked store is already an entry at its real path (walkQuick follows the home's state.db link).
+		const real = fs.existsSync(abs) ? fs.realpathSync(abs) : abs;
+		if (!walk.entries.some(e => e.abs === abs || e.abs === real)) {
 			try {
 				const st = fs.statSync(abs);
 				walk.entries.unshift({rel, abs, kind: 'db', size: st.size, mode: st.mode & 0o7777, mtimeMs: st.mtimeMs});

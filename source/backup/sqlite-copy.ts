@@ -236,7 +236,10 @@ const fromSources = import.meta.url.endsWith('.ts');
  * Checks a private copy in a worker thread when the compiled worker exists (the CLI), inline
  * otherwise (tests importing the TypeScript sources). Never throws: failures are `ok: false`.
  */
-export async function checkDatabaseFile(file: string, options: {inline?: boolean} = {}): Promise<DbCheck> {
+/** integrity_check reads every page: an hour covers stores far beyond any Hermes store (about 1 GB a minute on a slow disk). */
+const CHECK_TIMEOUT_MS = 3_600_000;
+
+export async function checkDatabaseFile(file: string, options: {inline?: boolean; timeoutMs?: number} = {}): Promise<DbCheck> {
 	if (options.inline || fromSources || !fs.existsSync(workerFile)) {
 		return checkDatabaseFileSync(file);
 	}
@@ -244,8 +247,19 @@ export async function checkDatabaseFile(file: string, options: {inline?: boolean
 	return new Promise(resolve => {
 		const worker = new Worker(workerFile, {workerData: {file}});
 		let settled = false;
+		// Bounded: a check that outlives its budget is stopped and counts as failed (the copy is not trusted).
+		const budgetMs = options.timeoutMs ?? CHECK_TIMEOUT_MS;
+		const timer = setTimeout(() => {
+			if (!settled) {
+				settled = true;
+				void worker.terminate();
+				resolve({ok: false, integrity: [`check worker did not finish within ${Math.round(budgetMs / 1000)} s and was stopped`], counts: {}, schemaVersion: null, pageSize: null, pageCount: null, freelistCount: null, ms: budgetMs});
+			}
+		}, budgetMs);
+		worker.once('exit', () => clearTimeout(timer));
 		worker.once('message', (result: DbCheck) => {
 			settled = true;
+			clearTimeout(timer);
 			resolve(result);
 		});
 		worker.once('error', error => {

@@ -3,11 +3,18 @@
  * excludes (docs/hermes-rules.md, backup), plus pid and lock files, sockets and our own temp files.
  * Every `*.db` is marked for the consistent SQLite copy; everything else is copied as bytes.
  *
- * Only lstat/readdir here: no file is opened.
+ * Symbolic links are left out as Hermes leaves them out, except the links the store lookup
+ * (store/locate.ts) follows: a home's `state.db`, the root's `profiles` and `profiles/<name>`. What
+ * `hfx scan` reads through a link the backup contains, under the link's name (the store copied from
+ * its real path, with the -wal beside it); such a link that leads nowhere usable is skipped, which
+ * makes the backup incomplete (exit 1), never silently absent.
+ *
+ * Only lstat/stat/readdir/realpath here: no file is opened.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import {errorCode} from '../errors.js';
+import {linkText} from '../store/foreign-file.js';
 import {PROFILE_NAME} from '../store/locate.js';
 
 /** Directory names excluded at any depth. */
@@ -42,6 +49,9 @@ export type WalkEntry = {
 	mtimeMs: number;
 };
 
+/** A link the walk followed because the store lookup does: its name in the root and the real path read. */
+export type FollowedLink = {rel: string; target: string};
+
 export type Skipped = {rel: string; reason: string};
 export type Excluded = {rel: string; why: string};
 
@@ -52,6 +62,8 @@ export type WalkResult = {
 	skipped: Skipped[];
 	/** Left out by design (caches, sidecars, runtimes...). */
 	excluded: Excluded[];
+	/** Links followed because the store lookup follows them (their contents are entries). */
+	followed: FollowedLink[];
 };
 
 export type WalkOptions = {
@@ -133,12 +145,79 @@ function typeName(st: fs.Stats): string {
 export function walkRoot(root: string, options: WalkOptions = {}): WalkResult {
 	const absRoot = path.resolve(root);
 	const skipPaths = new Set((options.skipPaths ?? []).map(p => path.resolve(p)));
-	const result: WalkResult = {root: absRoot, entries: [], skipped: [], excluded: []};
-	visitDir({absRoot, skipPaths, result}, '');
+	const result: WalkResult = {root: absRoot, entries: [], skipped: [], excluded: [], followed: []};
+	visitDir({absRoot, skipPaths, result, visited: new Set([realOr(absRoot)])}, '', absRoot);
 	return result;
 }
 
-type Walk = {absRoot: string; skipPaths: Set<string>; result: WalkResult};
+/** Real folders already walked: a followed link back into one of them is a loop. */
+type Walk = {absRoot: string; skipPaths: Set<string>; result: WalkResult; visited: Set<string>};
+
+function realOr(p: string): string {
+	try {
+		return fs.realpathSync(p);
+	} catch {
+		return p;
+	}
+}
+
+/** Does the store lookup follow a link of this name here? `state.db` of a home, `profiles`, `profiles/<name>`. */
+export function lookupFollows(relDir: string, name: string): 'db' | 'dir' | null {
+	if (name === 'state.db' && isHomeLevel(relDir)) {
+		return 'db';
+	}
+
+	return (relDir === '' && name === 'profiles') || (relDir === 'profiles' && PROFILE_NAME.test(name)) ? 'dir' : null;
+}
+
+/**
+ * A link the lookup follows, resolved: the real path and its stats, or the reason it cannot be
+ * backed up (listed as skipped: the backup is then incomplete).
+ */
+function resolveFollowed(abs: string, want: 'db' | 'dir'): {real: string; st: fs.Stats} | {problem: string} {
+	const target = linkText(abs);
+	let real: string;
+	let st: fs.Stats;
+	try {
+		real = fs.realpathSync(abs);
+		st = fs.statSync(real);
+	} catch (error) {
+		const code = errorCode(error);
+		return {problem: `a symbolic link to ${target}, which ${code === 'ENOENT' ? 'does not exist' : `cannot be resolved (${code ?? 'error'})`}: nothing to copy`};
+	}
+
+	if (want === 'db' ? !st.isFile() : !st.isDirectory()) {
+		return {problem: `a symbolic link to ${real}, which is not a ${want === 'db' ? 'regular file' : 'folder'}: nothing to copy`};
+	}
+
+	return {real, st};
+}
+
+/** A link the lookup follows, followed: its target's folder visited, or its database kept, under the link's name. */
+function followLink(w: Walk, relDir: string, name: string, abs: string, want: 'db' | 'dir'): void {
+	const rel = relDir ? `${relDir}/${name}` : name;
+	const resolved = resolveFollowed(abs, want);
+	if ('problem' in resolved) {
+		w.result.skipped.push({rel, reason: `${resolved.problem} (the store lookup follows this link)`});
+		return;
+	}
+
+	const {real, st} = resolved;
+	if (want === 'dir') {
+		if (w.visited.has(real)) {
+			w.result.excluded.push({rel: `${rel}/`, why: `symbolic link to ${real}, a folder already in the backup (a loop)`});
+			return;
+		}
+
+		w.visited.add(real);
+		w.result.followed.push({rel: `${rel}/`, target: real});
+		visitDir(w, rel, real);
+		return;
+	}
+
+	w.result.followed.push({rel, target: real});
+	w.result.entries.push({rel, abs: real, kind: 'db', size: st.size, mode: st.mode & 0o7777, mtimeMs: st.mtimeMs});
+}
 
 /** lstat, never following a link; a path that vanished is skipped silently, one that cannot be stat'ed is listed as skipped. */
 function lstatOrSkip(abs: string, rel: string, result: WalkResult): fs.Stats | null {
@@ -153,10 +232,9 @@ function lstatOrSkip(abs: string, rel: string, result: WalkResult): fs.Stats | n
 	}
 }
 
-/** One folder, its names in sorted order: each file kept or excluded, each kept sub-folder visited in turn. */
-function visitDir(w: Walk, relDir: string): void {
+/** One folder (at absDir: its real path when reached through a followed link), its names in sorted order: each file kept or excluded, each kept sub-folder visited in turn. */
+function visitDir(w: Walk, relDir: string, absDir: string): void {
 	const {result} = w;
-	const absDir = relDir ? path.join(w.absRoot, relDir) : w.absRoot;
 	let names: string[];
 	try {
 		names = fs.readdirSync(absDir).sort();
@@ -178,6 +256,12 @@ function visitDir(w: Walk, relDir: string): void {
 			continue;
 		}
 
+		const follows = st.isSymbolicLink() ? lookupFollows(relDir, name) : null;
+		if (follows) {
+			followLink(w, relDir, name, abs, follows);
+			continue;
+		}
+
 		if (st.isDirectory()) {
 			const why = inCache === 'top' && !CACHE_KEPT.has(name) ? 'cache (only images, audio, videos, documents, screenshots, citations are kept)' : excludedDirReason(relDir, name);
 			if (why) {
@@ -185,7 +269,7 @@ function visitDir(w: Walk, relDir: string): void {
 				continue;
 			}
 
-			visitDir(w, rel);
+			visitDir(w, rel, abs);
 			continue;
 		}
 
@@ -235,11 +319,18 @@ export const QUICK_PATHS = [
 /** The quick-snapshot members that exist in a home. */
 export function walkQuick(home: string): WalkResult {
 	const absHome = path.resolve(home);
-	const result: WalkResult = {root: absHome, entries: [], skipped: [], excluded: []};
+	const result: WalkResult = {root: absHome, entries: [], skipped: [], excluded: [], followed: []};
+	const walk: Walk = {absRoot: absHome, skipPaths: new Set(), result, visited: new Set([realOr(absHome)])};
 	const add = (rel: string): void => {
 		const abs = path.join(absHome, rel);
 		const st = lstatOrSkip(abs, rel, result);
 		if (!st) {
+			return;
+		}
+
+		if (st.isSymbolicLink() && rel === 'state.db') {
+			// The home's store, as the lookup reads it (through the link).
+			followLink(walk, '', rel, abs, 'db');
 			return;
 		}
 

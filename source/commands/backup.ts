@@ -59,6 +59,7 @@ function backupJson(r: BackupResult) {
 		skipped: r.skipped.map(s => ({path: s.rel, reason: s.reason})),
 		problems: r.problems,
 		excluded: r.excluded.map(e => ({path: e.rel, why: e.why})),
+		followedLinks: r.followedLinks.map(l => ({path: l.rel, target: l.target})),
 		pruned: r.pruned,
 		keptDrilled: r.keptDrilled,
 		debrisRemoved: r.debrisRemoved,
@@ -89,6 +90,10 @@ function* humanBackup(r: BackupResult): Generator<string> {
 		for (const d of r.databases) {
 			yield dbLine(d);
 		}
+	}
+
+	for (const l of r.followedLinks) {
+		yield `  ${l.rel} is a symbolic link: its target ${l.target} is included under that name (the store lookup reads it)`;
 	}
 
 	if (r.excluded.length > 0) {

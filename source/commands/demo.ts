@@ -12,6 +12,10 @@ import {type GlobalFlags, type Io, guarded} from './context.js';
 import {runScan} from './scan.js';
 import {distFile} from '../paths.js';
 
+/** How long the simulated gateway may take to have its store ready, and to stop after SIGTERM. */
+const READY_TIMEOUT_MS = 30_000;
+const STOP_TIMEOUT_MS = 5000;
+
 export type DemoFlags = GlobalFlags & {speed: number; keep: boolean; seconds: number | undefined};
 
 export type RunningDemo = {home: string; db: string; child: ChildProcess; stop: () => Promise<void>};
@@ -26,11 +30,19 @@ export async function startDemoGateway(options: {speed: number; home?: string}):
 		stderr += d.toString();
 	});
 	const db = await new Promise<string>((resolve, reject) => {
+		// Bounded: a gateway that never gets its store ready is stopped, and the demo refused in one line.
+		const timer = setTimeout(() => {
+			child.kill('SIGKILL');
+			reject(new FailClosed({file: home, kind: 'demo-failed', reason: `the simulated gateway did not have its store ready within ${READY_TIMEOUT_MS / 1000} s and was stopped`, next: 'run npm install again (the build may be incomplete), or try again on a less loaded machine'}));
+		}, READY_TIMEOUT_MS);
+		timer.unref();
+		child.once('exit', () => clearTimeout(timer));
 		const lines = readline.createInterface({input: child.stdout!});
 		lines.on('line', line => {
 			try {
 				const event = JSON.parse(line) as {event: string; db?: string};
 				if (event.event === 'ready' && event.db) {
+					clearTimeout(timer);
 					resolve(event.db);
 				}
 			} catch {
@@ -43,7 +55,10 @@ export async function startDemoGateway(options: {speed: number; home?: string}):
 		if (child.exitCode === null && child.signalCode === null) {
 			const gone = new Promise(resolve => child.once('exit', resolve));
 			child.kill('SIGTERM');
+			// Bounded: a gateway that ignores SIGTERM is killed.
+			const hard = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
 			await gone;
+			clearTimeout(hard);
 		}
 	};
 

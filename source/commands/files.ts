@@ -22,7 +22,7 @@ export async function runFiles(flags: GlobalFlags, io: Io): Promise<ExitCode> {
 			const states = fileStates(report, pre.header);
 			const code = statesExit(states);
 			emit(io, flags, {
-				json: () => ({database: {path: pre.path, journalMode: pre.journalMode}, ...report, states, attention: code !== 0}),
+				json: () => ({database: {path: pre.path, link: pre.link, journalMode: pre.journalMode}, ...report, states, attention: code !== 0}),
 				text: () => [`${pre.path} (${pre.journalMode === 'wal' ? 'WAL mode' : 'rollback journal'})`, ...describeFiles(report, pre.journalMode).map(line => line.text)],
 			});
 			const unusable = states.find(s => s.state === 'unusable');

@@ -9,6 +9,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import {readForeignTextOrEmpty} from './foreign-file.js';
 
 export type StoreFileRole = 'db' | 'wal' | 'shm' | 'journal';
 
@@ -53,7 +54,12 @@ function identities(dbPath: string): Identity[] {
 	const out: Identity[] = [];
 	for (const [role, p] of [['db', dbPath], ['wal', `${dbPath}-wal`], ['shm', `${dbPath}-shm`], ['journal', `${dbPath}-journal`]] as const) {
 		try {
-			const st = fs.statSync(p);
+			// lstat: a sidecar that is a link is not this store's file (a process holding its target holds something else).
+			const st = role === 'db' ? fs.statSync(p) : fs.lstatSync(p);
+			if (!st.isFile()) {
+				continue;
+			}
+
 			out.push({role, dev: st.dev, ino: st.ino, path: p});
 		} catch {
 			// absent sidecar
@@ -84,11 +90,17 @@ export function parseProcLocks(text: string): Array<{pid: number; device: string
 	return rows;
 }
 
-function readText(p: string): string {
+/** A /proc entry, bounded (a comm or cmdline is small; /proc/locks is one line per lock). */
+function readText(p: string, maxBytes = 65_536): string {
+	return readForeignTextOrEmpty(p, maxBytes);
+}
+
+/** The store's real path (SQLite opens a linked store at its target; /proc names the target). */
+function realOf(dbPath: string): string {
 	try {
-		return fs.readFileSync(p, 'utf8');
+		return fs.realpathSync(dbPath);
 	} catch {
-		return '';
+		return path.resolve(dbPath);
 	}
 }
 
@@ -176,7 +188,7 @@ function scanFds(proc: string, pid: number, absolute: string, byInode: Map<strin
 
 export function findHolders(dbPath: string, options: {includeSelf?: boolean; procRoot?: string} = {}): HolderReport {
 	const proc = options.procRoot ?? '/proc';
-	const absolute = path.resolve(dbPath);
+	const absolute = realOf(dbPath);
 	const ids = identities(absolute);
 	const byInode = new Map(ids.map(i => [`${i.dev}:${i.ino}`, i]));
 	let pids: number[];
@@ -200,7 +212,7 @@ export function findHolders(dbPath: string, options: {includeSelf?: boolean; pro
 	}
 
 	const devices = new Map(ids.map(i => [`${procLocksDevice(i.dev)}:${i.ino}`, i]));
-	for (const lock of parseProcLocks(readText(`${proc}/locks`))) {
+	for (const lock of parseProcLocks(readText(`${proc}/locks`, 16 * 1024 * 1024))) {
 		const id = devices.get(`${lock.device}:${lock.ino}`);
 		if (!id || (lock.pid === process.pid && !options.includeSelf) || lock.pid <= 0) {
 			continue;

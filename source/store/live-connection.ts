@@ -19,6 +19,18 @@ function shmOwned(shm: string): boolean {
 	return shmHeld(st) !== false;
 }
 
+/** Why a store reached through a link must be reopened: the link names another file now. */
+function linkMoved(link: string, real: string): string | null {
+	let now: string;
+	try {
+		now = fs.realpathSync(link);
+	} catch {
+		return null;
+	}
+
+	return now === real ? null : `${link} now links to ${now} (it linked to ${real}): reopened on the new target`;
+}
+
 export class LiveConnection {
 	store: ReadOnlyStore;
 	schema: SchemaInfo;
@@ -44,6 +56,11 @@ export class LiveConnection {
 			st = fs.statSync(pre.path);
 		} catch {
 			throw new Error(`${pre.path} disappeared; this view shows the last snapshot`);
+		}
+
+		const retargeted = pre.link ? linkMoved(pre.link.path, pre.path) : null;
+		if (retargeted) {
+			return retargeted;
 		}
 
 		if (!this.store.isPrivateCopy) {

@@ -130,7 +130,9 @@ export class LiveStore {
 			return;
 		}
 
-		this.hints.start(this.connection.store.preflight.path, path.basename(this.location.path));
+		// The real path (a linked store's -wal and -shm change beside its target, not beside the link).
+		const real = this.connection.store.preflight.path;
+		this.hints.start(real, path.basename(real));
 	}
 
 	/** Checks data_version and, if another connection committed, refreshes incrementally. Returns true when a new model was published. */

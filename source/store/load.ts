@@ -16,7 +16,10 @@ import {type SchemaInfo, detectSchema} from './schema.js';
 import {type ReadOptions, type SnapshotMeta, readSnapshot} from './snapshot.js';
 
 export type DatabaseFacts = {
+	/** The store's real path: the file read, with its -wal and -shm beside it. */
 	path: string;
+	/** The store was reached through a symbolic link: the link's path and its target (= path); null otherwise. */
+	link: {path: string; target: string} | null;
 	label: string;
 	/** The owner profile Hermes derives from the store's path (never null for a store file). */
 	owner: string;
@@ -123,6 +126,7 @@ export function describe(store: ReadOnlyStore, location: StoreLocation, schema: 
 	const pre = store.preflight;
 	return {
 		path: pre.path,
+		link: pre.link,
 		label: location.label,
 		owner: location.owner,
 		ownerSource: location.ownerSource ?? 'given',

@@ -6,7 +6,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {FailClosed} from '../errors.js';
+import {FailClosed, errorCode} from '../errors.js';
+import {linkText} from './foreign-file.js';
 
 export const PROFILE_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
@@ -20,7 +21,58 @@ export type StoreLocation = {
 	label: string;
 	/** The gateway_routing scope to judge the store by, when the operator names one (a copied store). */
 	routingScope?: string;
+	/** Set when `path` is a symbolic link: the file SQLite opens, whose -wal and -shm are the live ones. */
+	link?: StoreLink;
 };
+
+/** A store reached through a symbolic link: the name the lookup found and the file it resolves to. */
+export type StoreLink = {path: string; target: string};
+
+/**
+ * The store's real path, resolved once: SQLite resolves a symbolic link before it opens a
+ * database, so the live `-wal`/`-shm` lie beside the link's target, never beside the link (any
+ * beside the link are stale). Every read of the db and its sidecars uses this path. `link` is set
+ * when the last component is a link (a folder link above it moves no sidecar). A dangling link, a
+ * loop or a name too long is one refusal.
+ */
+export function realStorePath(p: string): {path: string; link: StoreLink | null} {
+	const absolute = path.resolve(p);
+	let isLink = false;
+	try {
+		isLink = fs.lstatSync(absolute).isSymbolicLink();
+	} catch (error) {
+		if (errorCode(error) === undefined) {
+			throw error;
+		}
+
+		// Absent (or an unreadable folder): preflight words it.
+		return {path: absolute, link: null};
+	}
+
+	try {
+		const real = fs.realpathSync(absolute);
+		return {path: real, link: isLink ? {path: absolute, target: real} : null};
+	} catch (error) {
+		const code = errorCode(error);
+		const reason = code === 'ENOENT' && isLink
+			? `a symbolic link to ${linkText(absolute)}, which does not exist`
+			: (code === 'ELOOP' ? 'a loop of symbolic links' : `its real path cannot be resolved (${code ?? 'error'})`);
+		throw new FailClosed({file: absolute, kind: 'bad-link', reason, next: 'pass the database file itself (--db PATH), or fix the link', cause: error});
+	}
+}
+
+/** A location with its link, if its path is one (resolved once, here at the lookup). */
+function withLink(location: StoreLocation): StoreLocation {
+	let link: StoreLink | null = null;
+	try {
+		link = realStorePath(location.path).link;
+	} catch {
+		// A bad link: the store's preflight refuses it in one line.
+		link = null;
+	}
+
+	return link ? {...location, link} : location;
+}
 
 export type LocateOptions = {
 	db?: string;
@@ -106,7 +158,7 @@ export function storesUnderRoot(root: string): StoreLocation[] {
 	const found: StoreLocation[] = [];
 	const main = path.join(root, 'state.db');
 	if (fs.existsSync(main)) {
-		found.push({path: main, owner: 'default', ownerSource: 'from the store\'s path (the Hermes root\'s state.db: the default profile)', label: 'default'});
+		found.push(withLink({path: main, owner: 'default', ownerSource: 'from the store\'s path (the Hermes root\'s state.db: the default profile)', label: 'default'}));
 	}
 
 	const profilesDir = path.join(root, 'profiles');
@@ -120,7 +172,7 @@ export function storesUnderRoot(root: string): StoreLocation[] {
 	for (const name of names) {
 		const p = path.join(profilesDir, name, 'state.db');
 		if (fs.existsSync(p)) {
-			found.push({path: p, owner: name, ownerSource: `from the store's path (…/profiles/${name}/state.db)`, label: name});
+			found.push(withLink({path: p, owner: name, ownerSource: `from the store's path (…/profiles/${name}/state.db)`, label: name}));
 		}
 	}
 
@@ -142,7 +194,7 @@ export function locateStores(options: LocateOptions): Located {
 		const p = path.resolve(options.db);
 		const {owner, how} = confirmOwner(p, ownerOfStore(p), options);
 		const routingScope = options.routingScope === undefined ? {} : {routingScope: path.resolve(options.routingScope)};
-		return {root, stores: [{path: p, owner, ownerSource: how, label: p, ...routingScope}], how: `--db ${p}`};
+		return {root, stores: [withLink({path: p, owner, ownerSource: how, label: p, ...routingScope})], how: `--db ${p}`};
 	}
 
 	let root: string;

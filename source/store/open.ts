@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import {FailClosed, errorCode, errorMessage, throwFileError} from '../errors.js';
+import {copyForeign} from './foreign-file.js';
 import {registerLiveHandle, assertNoLiveHandle} from './live-handles.js';
 import {type Preflight, preflight as runPreflight, statSidecars} from './preflight.js';
 import {freeBytes, ownTempDir, removeTemp} from '../temps.js';
@@ -243,15 +244,24 @@ function copyForPrivateRead(pre: Preflight): {preflight: Preflight; dir: string;
 		const dir = ownTempDir('read');
 		const target = path.join(dir, path.basename(pre.path));
 		try {
-			fs.copyFileSync(pre.path, target);
+			// Opened as foreign files: a regular file only (never a FIFO swapped in since preflight), no link followed.
+			copyForeign(pre.path, target, {noFollow: true, what: 'it as the store'});
 			if (pre.sidecars.wal) {
-				fs.copyFileSync(pre.sidecars.wal.path, `${target}-wal`);
+				copyForeign(pre.sidecars.wal.path, `${target}-wal`, {noFollow: true, what: 'it as the store\'s -wal'});
 			}
 		} catch (error) {
 			cleanupDir(dir);
+			if (error instanceof FailClosed) {
+				throw error;
+			}
+
 			const code = errorCode(error);
 			if (code === 'ENOSPC') {
 				throw new FailClosed({file: pre.path, kind: 'no-space', reason: `no space in ${os.tmpdir()} for a private read copy (${pre.main.size} bytes)`, next: 'free space or point TMPDIR at a larger folder', cause: error});
+			}
+
+			if (code === 'ELOOP' || code === 'ENOENT') {
+				throw new FailClosed({file: pre.path, kind: 'unstable', reason: code === 'ELOOP' ? 'it (or its -wal) became a symbolic link while a private read copy was taken' : 'it (or its -wal) vanished while a private read copy was taken', next: 'retry; if the files keep changing, copy the store aside with cp and pass --db <copy>', cause: error});
 			}
 
 			// The file that failed, in the one errno mapping's words (an unreadable -wal is the -wal; EFBIG names the copy).

@@ -9,7 +9,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {FailClosed, errorCode, throwFileError} from '../errors.js';
 import {shmHeld} from './shm-owner.js';
-import {type DbHeader, headerProblem, parseDbHeader} from './db-header.js';
+import {fileTypeName, linkText, openForeign} from './foreign-file.js';
+import {type StoreLink, realStorePath} from './locate.js';
+import {type DbHeader, hasSqliteMagic, headerProblem, parseDbHeader} from './db-header.js';
 import {assertNoLiveHandle, liveHeader} from './live-handles.js';
 
 export type FileFacts = {
@@ -36,7 +38,10 @@ export type Sidecars = {
 export type OpenMode = 'in-place' | 'private-copy';
 
 export type Preflight = {
+	/** The store's real path (a symbolic link resolved once, here): the file and the sidecars every read uses. */
 	path: string;
+	/** Set when the path given was a symbolic link: the link and its target (= path). */
+	link: StoreLink | null;
 	dir: string;
 	main: FileFacts;
 	header: DbHeader;
@@ -51,21 +56,27 @@ function facts(p: string, st: fs.Stats): FileFacts {
 	return {path: p, size: st.size, dev: st.dev, ino: st.ino, uid: st.uid, mode: st.mode, mtimeMs: st.mtimeMs};
 }
 
-/** What a file that is not a regular one is, in words. */
-function fileType(st: fs.Stats): string {
-	return st.isFIFO() ? 'a FIFO' : (st.isSocket() ? 'a socket' : (st.isDirectory() ? 'a directory' : (st.isCharacterDevice() || st.isBlockDevice() ? 'a device' : 'not a regular file')));
+/** The refusal of a sidecar that is a symbolic link: SQLite will not open one, and hfx does not follow it. */
+function sidecarLink(p: string): FailClosed {
+	const target = linkText(p);
+	const role = path.basename(p).replace(/^.*-/, '-');
+	return new FailClosed({file: p, kind: 'sidecar-symlink', reason: `a symbolic link (to ${target}), not a regular file: SQLite refuses to open a ${role} through a link (it opens sidecars with O_NOFOLLOW) and hfx does not follow it either, so the store cannot be read as it lies; nothing was read or written`, next: `copy the store and the file the link names (as state.db${role}) to a scratch folder with cp and pass --db <copy>; do not move or replace the link while the agent runs`});
 }
 
 /**
  * A sidecar's facts, or null when there is none. One that exists but is not a regular file (a
- * FIFO, a device, a directory) is refused: reading it, or letting SQLite open it, could hang or
- * read what is not a WAL.
+ * FIFO, a device, a directory, a symbolic link: lstat, never followed) is refused: reading it, or
+ * letting SQLite open it, could hang or read what is not this store's WAL.
  */
 export function statSidecar(p: string): FileFacts | null {
 	try {
-		const st = fs.statSync(p);
+		const st = fs.lstatSync(p);
+		if (st.isSymbolicLink()) {
+			throw sidecarLink(p);
+		}
+
 		if (!st.isFile()) {
-			throw new FailClosed({file: p, kind: 'sidecar-not-a-file', reason: `${fileType(st)}, not a regular file: neither SQLite nor hfx can read it as the store's ${path.basename(p).replace(/^.*-/, '-')}`, next: 'move it aside (it holds no committed data), then run hfx again'});
+			throw new FailClosed({file: p, kind: 'sidecar-not-a-file', reason: `${fileTypeName(st)}, not a regular file: neither SQLite nor hfx can read it as the store's ${path.basename(p).replace(/^.*-/, '-')}`, next: 'move it aside (it holds no committed data), then run hfx again'});
 		}
 
 		return facts(p, st);
@@ -78,8 +89,18 @@ export function statSidecar(p: string): FileFacts | null {
 			return null;
 		}
 
-		throwFileError(error, {file: p});
+		unreadable(p, 'looking up the file', error);
 	}
+}
+
+/** A stat or open that failed for a reason other than absence: the one errno mapping's line (permissions with whose store it is). */
+function unreadable(file: string, what: string, error: unknown): never {
+	const code = errorCode(error);
+	if (code === 'EACCES' || code === 'EPERM') {
+		throw permissionDenied(file, what, error);
+	}
+
+	throwFileError(error, {file, doing: what});
 }
 
 export function statSidecars(dbPath: string): Sidecars {
@@ -110,7 +131,8 @@ function permissionDenied(file: string, what: string, cause: unknown): FailClose
 /** Reads the first 100 bytes. Only legal while this process holds no SQLite connection to the file. */
 function readHeaderBytes(file: string): Buffer {
 	assertNoLiveHandle(file, 'a raw header read');
-	const fd = fs.openSync(file, 'r');
+	// Non-blocking, and the type checked on the descriptor: a FIFO swapped in since the stat cannot block us.
+	const {fd} = openForeign(file, {noFollow: true, what: 'it as a database'});
 	try {
 		const buf = Buffer.alloc(100);
 		const n = fs.readSync(fd, buf, 0, 100, 0);
@@ -124,7 +146,7 @@ function readHeaderBytes(file: string): Buffer {
 function statMain(absolute: string): fs.Stats {
 	let st: fs.Stats;
 	try {
-		st = fs.statSync(absolute);
+		st = fs.lstatSync(absolute);
 	} catch (error) {
 		const code = errorCode(error);
 		if (code === 'ENOENT') {
@@ -148,7 +170,7 @@ function statMain(absolute: string): fs.Stats {
 		throw new FailClosed({
 			file: absolute,
 			kind: 'not-a-file',
-			reason: st.isDirectory() ? 'is a directory, not a database file' : 'is not a regular file',
+			reason: st.isDirectory() ? 'is a directory, not a database file' : `is ${fileTypeName(st)}, not a regular file`,
 			next: st.isDirectory() ? `pass the database inside it (--db ${path.join(absolute, 'state.db')}) or use --home ${absolute}` : 'pass the path of the state.db file itself',
 		});
 	}
@@ -187,9 +209,8 @@ function readHeader(absolute: string): DbHeader {
 		try {
 			headerBytes = readHeaderBytes(absolute);
 		} catch (error) {
-			const code = errorCode(error);
-			if (code === 'EACCES' || code === 'EPERM') {
-				throw permissionDenied(absolute, 'reading the database header', error);
+			if (error instanceof FailClosed) {
+				throw error;
 			}
 
 			throwFileError(error, {file: absolute, doing: 'reading the database header'});
@@ -211,8 +232,27 @@ function readHeader(absolute: string): DbHeader {
 	return header;
 }
 
+/** What a linked store means for its sidecars: the live ones beside the target, any beside the link stale. */
+function linkNotes(link: StoreLink): string[] {
+	const notes = [`${link.path} is a symbolic link to ${link.target}: its -wal and -shm are read beside the target (where SQLite keeps them)`];
+	const stale = ['-wal', '-shm', '-journal'].filter(s => {
+		try {
+			fs.lstatSync(`${link.path}${s}`);
+			return true;
+		} catch {
+			return false;
+		}
+	});
+	if (stale.length > 0) {
+		notes.push(`${stale.map(s => `${path.basename(link.path)}${s}`).join(', ')} beside the link ${stale.length === 1 ? 'is' : 'are'} not this store's (SQLite never uses sidecars beside a link): stale, left as they are`);
+	}
+
+	return notes;
+}
+
 export function preflight(inputPath: string): Preflight {
-	const absolute = path.resolve(inputPath);
+	// The one place a store's path is resolved: everything below (and every open after) uses it.
+	const {path: absolute, link} = realStorePath(inputPath);
 	const st = statMain(absolute);
 	const sidecars = statSidecars(absolute);
 	if (st.size === 0) {
@@ -245,8 +285,13 @@ export function preflight(inputPath: string): Preflight {
 		notes.push(`stray ${path.basename(absolute)}-journal in WAL mode (${sidecars.journal.size} bytes)`);
 	}
 
+	if (link) {
+		notes.push(...linkNotes(link));
+	}
+
 	return {
 		path: absolute,
+		link,
 		dir: path.dirname(absolute),
 		main: facts(absolute, st),
 		header,

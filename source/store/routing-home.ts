@@ -6,7 +6,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import {FailClosed} from '../errors.js';
 import type {RoutingEntry} from '../forensics/types.js';
+import {readForeign} from './foreign-file.js';
 import type {SchemaInfo} from './schema.js';
 
 /** Python's non-strict `Path.resolve()`: the existing prefix through realpath, the rest appended. */
@@ -92,32 +94,32 @@ function parseMirror(file: string, text: string): LegacyMirror {
 	return {path: file, present: true, entries, skipped, problem: null};
 }
 
-/** Reads `<home>/sessions/sessions.json` beside the store; a missing file is no mirror. */
+/**
+ * Reads `<home>/sessions/sessions.json` beside the store (the home is the folder the store was
+ * found in, a linked store's too: the gateway's sessions folder is `<HERMES_HOME>/sessions`); a
+ * missing file is no mirror. A regular file only (type checked on the open descriptor: a FIFO
+ * never blocks the read), at most MAX_MIRROR_BYTES.
+ */
 export function readLegacyMirror(storePath: string): LegacyMirror {
 	const file = path.join(path.dirname(path.resolve(storePath)), 'sessions', 'sessions.json');
-	let stat: fs.Stats;
+	const problem = (text: string): LegacyMirror => ({path: file, present: true, entries: [], skipped: 0, problem: text});
+	let read: ReturnType<typeof readForeign>;
 	try {
-		stat = fs.statSync(file);
+		read = readForeign(file, {maxBytes: MAX_MIRROR_BYTES, what: 'it as the sessions mirror'});
 	} catch (error) {
+		if (error instanceof FailClosed) {
+			return problem(`${error.reason}; its entries are not considered`);
+		}
+
 		const code = (error as NodeJS.ErrnoException).code;
-		return code === 'ENOENT' || code === 'ENOTDIR'
-			? {path: file, present: false, entries: [], skipped: 0, problem: null}
-			: {path: file, present: true, entries: [], skipped: 0, problem: `cannot be read (${code ?? 'error'})`};
+		return code === 'ENOENT' || code === 'ENOTDIR' ? {path: file, present: false, entries: [], skipped: 0, problem: null} : problem(`cannot be read (${code ?? 'error'})`);
 	}
 
-	if (!stat.isFile()) {
-		return {path: file, present: true, entries: [], skipped: 0, problem: 'not a regular file'};
+	if (read.truncated) {
+		return problem(`more than ${MAX_MIRROR_BYTES} bytes: larger than hfx reads; its entries are not considered`);
 	}
 
-	if (stat.size > MAX_MIRROR_BYTES) {
-		return {path: file, present: true, entries: [], skipped: 0, problem: `${stat.size} bytes: larger than hfx reads (${MAX_MIRROR_BYTES}); its entries are not considered`};
-	}
-
-	try {
-		return parseMirror(file, fs.readFileSync(file, 'utf8'));
-	} catch (error) {
-		return {path: file, present: true, entries: [], skipped: 0, problem: `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`};
-	}
+	return parseMirror(file, read.bytes.toString('utf8'));
 }
 
 /**

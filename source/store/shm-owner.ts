@@ -6,7 +6,7 @@
  * -shm, destroying the header that is evidence (docs/sqlite-wal.md, wal-index-recovery). Read from
  * /proc/locks: no file of the store is opened.
  */
-import fs from 'node:fs';
+import {readForeign} from './foreign-file.js';
 import {parseProcLocks, procLocksDevice} from './holders.js';
 
 /**
@@ -17,7 +17,8 @@ import {parseProcLocks, procLocksDevice} from './holders.js';
 export function shmHeld(shm: {dev: number; ino: number}, procLocks = '/proc/locks'): boolean | null {
 	let text: string;
 	try {
-		text = fs.readFileSync(procLocks, 'utf8');
+		// Bounded, and a regular file only (never a FIFO planted under a procLocks path given in a test).
+		text = readForeign(procLocks, {maxBytes: 16 * 1024 * 1024}).bytes.toString('utf8');
 	} catch {
 		return null;
 	}

@@ -5,7 +5,8 @@
  * nothing here writes.
  */
 import fs from 'node:fs';
-import {errorCode} from '../errors.js';
+import {FailClosed, errorCode} from '../errors.js';
+import {openForeign} from './foreign-file.js';
 import {type BehindHeader, type ScanOptions, WAL_FRAME_HEADER_BYTES, WAL_HEADER_BYTES, type WalCommit, type WalHeader, type WalScan, walFrameOffset} from './wal-format.js';
 import {parseWalHeader} from './wal-header.js';
 import {type Cursor, STALE, type Walk, bestBehind, classifyHeader, countClass, emptyScan, finish, newWalk, normalizedBackfill, recentLimitOf, salvageHeaders, startCursor, verifyFrames} from './wal-scan.js';
@@ -100,8 +101,14 @@ export class WalTail {
 		const nBackfill = normalizedBackfill(options);
 		let fd: number;
 		try {
-			fd = fs.openSync(this.walPath, 'r');
+			// Non-blocking, no link followed, a regular file only (checked on the descriptor): a FIFO
+			// named -wal appearing under a running view is refused in a line, never read (it would block).
+			fd = openForeign(this.walPath, {noFollow: true, what: 'it as the store\'s -wal'}).fd;
 		} catch (error) {
+			if (errorCode(error) === 'ELOOP') {
+				throw new FailClosed({file: this.walPath, kind: 'sidecar-symlink', reason: 'a symbolic link, not the store\'s own -wal: hfx does not read a sidecar through a link', next: 'move the link aside, then run hfx again', cause: error});
+			}
+
 			if (errorCode(error) !== 'ENOENT') {
 				throw error;
 			}

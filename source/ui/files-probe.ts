@@ -37,10 +37,11 @@ class FilesFeed {
 		try {
 			await this.read();
 		} catch (error) {
-			// A refusal or a file error of the OS: its one line's words (the file, the true cause, the next step), as `hfx files` says it.
+			// A refusal or a file error of the OS: its one line's words (the file, the true cause, the next step),
+			// as `hfx files` says it; published like a report, so a refusal (a FIFO named -wal) reaches the pane.
 			const refusal = asRefusal(error);
 			const text = refusal ? `${refusal.file}: ${refusal.reason}. Next: ${refusal.next}` : (error instanceof Error ? error.message : String(error));
-			this.model = {lines: [{text: `files: ${text}`, tone: 'warn'}], holders: null, updatedAt: Date.now() / 1000};
+			this.publish({lines: [{text: `files: ${text}`, tone: 'warn'}], holders: null, updatedAt: Date.now() / 1000});
 		} finally {
 			this.running = false;
 			if (this.again) {
@@ -53,13 +54,17 @@ class FilesFeed {
 	private async read(): Promise<void> {
 		const report = await this.probe.read();
 		const lines = describeFiles(report, this.live.model.facts.journalMode);
-		const text = JSON.stringify(lines);
-		// Publish only what changed: every publish re-renders the app.
+		this.publish({lines, holders: report.holders, updatedAt: report.readAt});
+	}
+
+	/** Publishes only what changed: every publish re-renders the app. */
+	private publish(model: FilesModel): void {
+		const text = JSON.stringify(model.lines);
 		if (!this.closed && text !== this.shown) {
 			this.shown = text;
-			this.model = {lines, holders: report.holders, updatedAt: report.readAt};
+			this.model = model;
 			for (const l of this.listeners) {
-				l(this.model);
+				l(model);
 			}
 		}
 	}

@@ -5,7 +5,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
 import {walkQuick, walkRoot} from '../../source/backup/walk.js';
-import {cleanupTemps, makeHome} from './helpers.js';
+import {hfx, hfxJson} from '../helpers/cli.js';
+import {folderHashes} from '../helpers/folder-hashes.js';
+import {cleanupTemps, counts, makeHome, tempDir} from './helpers.js';
 
 afterAll(cleanupTemps);
 
@@ -59,5 +61,81 @@ describe('walkQuick: Hermes\' quick-snapshot file list', () => {
 		fs.writeFileSync(path.join(home.root, 'gateway_state.json'), '{}');
 		const w = walkQuick(home.root);
 		expect(w.entries.map(e => e.rel).sort()).toEqual(['.env', 'auth.json', 'config.yaml', 'cron/jobs.json', 'gateway_state.json', 'platforms/pairing/telegram.json', 'state.db']);
+	});
+});
+
+/**
+ * A home whose state.db and profiles/work are links to folders outside it (as an operator who
+ * moved the data to another disk has it): the store lookup (hfx scan) reads both through the
+ * links, so a backup must contain both. On the old code both were "excluded by design" and the
+ * backup exited 0 without the main store.
+ */
+function linkedHome(tag: string) {
+	const home = makeHome(tag);
+	const outside = tempDir(`${tag}-outside`);
+	fs.mkdirSync(path.join(outside, 'data'));
+	fs.renameSync(home.db, path.join(outside, 'data', 'state.db'));
+	fs.symlinkSync(path.join(outside, 'data', 'state.db'), home.db);
+	fs.renameSync(path.join(home.root, 'profiles/work'), path.join(outside, 'work'));
+	fs.symlinkSync(path.join(outside, 'work'), path.join(home.root, 'profiles/work'));
+	return {...home, outside};
+}
+
+describe('links the store lookup follows are followed by the backup', () => {
+	it('walkRoot: a linked state.db and profiles/<name> are entries under the link\'s name, read at their real path; other links stay excluded; a dangling one is skipped', () => {
+		const home = linkedHome('walk-links');
+		fs.symlinkSync(path.join(home.outside, 'data', 'state.db'), path.join(home.root, 'kanban.db'));
+		fs.symlinkSync(path.join(home.outside, 'nowhere'), path.join(home.root, 'profiles/ghost'));
+		fs.symlinkSync(home.root, path.join(home.root, 'profiles/loop'));
+		const w = walkRoot(home.root);
+		const byRel = new Map(w.entries.map(e => [e.rel, e]));
+		expect(byRel.get('state.db')?.abs).toBe(path.join(home.outside, 'data', 'state.db'));
+		expect(byRel.get('state.db')?.kind).toBe('db');
+		expect(byRel.get('profiles/work/state.db')?.abs).toBe(path.join(home.outside, 'work', 'state.db'));
+		expect(byRel.has('profiles/work/config.yaml')).toBe(true);
+		expect(byRel.has('profiles/work/runtimes/x')).toBe(false);
+		expect(w.followed.map(f => f.rel).sort()).toEqual(['profiles/work/', 'state.db']);
+		const excluded = new Map(w.excluded.map(e => [e.rel, e.why]));
+		expect(excluded.get('kanban.db')).toMatch(/symbolic link \(not followed\)/);
+		expect(excluded.get('profiles/loop/')).toMatch(/a loop/);
+		expect(w.skipped).toEqual([{rel: 'profiles/ghost', reason: expect.stringContaining('which does not exist') as string}]);
+	});
+
+	it('walkQuick: a linked state.db is the snapshot\'s store, read at its real path', () => {
+		const home = linkedHome('quick-links');
+		const w = walkQuick(home.root);
+		expect(w.entries.find(e => e.rel === 'state.db')?.abs).toBe(path.join(home.outside, 'data', 'state.db'));
+	});
+
+	it('hfx backup contains what hfx scan reads through the links, and the drill passes on it; the stores are unchanged', () => {
+		const home = linkedHome('backup-links');
+		// Counted first: a test-side SQLite open of a WAL store without -shm creates one.
+		const expected = counts(path.join(home.outside, 'data', 'state.db')).sessions;
+		for (const s of ['-wal', '-shm']) {
+			fs.rmSync(path.join(home.outside, 'data', `state.db${s}`), {force: true});
+		}
+
+		const before = folderHashes(home.outside);
+		expect(hfx(['scan', '--home', home.root]).code).not.toBe(2);
+		const out = tempDir('backup-links-out');
+		const r = hfxJson(['backup', '--home', home.root, '-o', `${out}/`]);
+		expect(r.code, r.stderr).toBe(0);
+		expect(r.json.skipped).toEqual([]);
+		expect(r.json.followedLinks.map((l: {path: string}) => l.path).sort()).toEqual(['profiles/work/', 'state.db']);
+		expect(r.json.databases.map((d: {path: string}) => d.path).sort()).toEqual(['profiles/work/state.db', 'state.db']);
+		const main = r.json.databases.find((d: {path: string}) => d.path === 'state.db');
+		expect(main.counts.sessions).toBe(expected);
+		const drill = hfx(['restore', '--drill', r.json.archive]);
+		expect(drill.code, drill.stdout + drill.stderr).toBe(0);
+		expect(folderHashes(home.outside)).toEqual(before);
+	});
+
+	it('a store link that leads nowhere is named as skipped and the backup exits 1 (never complete without it)', () => {
+		const home = linkedHome('backup-dangling');
+		fs.rmSync(path.join(home.outside, 'data', 'state.db'));
+		const out = tempDir('backup-dangling-out');
+		const r = hfxJson(['backup', '--home', home.root, '-o', `${out}/`]);
+		expect(r.code).toBe(1);
+		expect(r.json.skipped).toEqual([{path: 'state.db', reason: expect.stringContaining('which does not exist') as string}]);
 	});
 });

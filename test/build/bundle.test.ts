@@ -70,10 +70,10 @@ describe('the hfx bundle', () => {
 	});
 
 	it('has minified names, and a source map that names our files and functions again in an internal error', () => {
-		// An fs.statSync that fails in a way hfx does not expect, loaded before the bin.
+		// An fs.statSync/lstatSync that fails in a way hfx does not expect, loaded before the bin.
 		const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-bundle-'));
 		const hook = path.join(dir, 'fail.cjs');
-		fs.writeFileSync(hook, 'const fs = require("fs"); const stat = fs.statSync; fs.statSync = function (p, ...a) { if (String(p).includes("boom")) throw new TypeError("synthetic failure"); return stat.call(this, p, ...a); };\n');
+		fs.writeFileSync(hook, 'const fs = require("fs"); for (const name of ["statSync", "lstatSync"]) { const stat = fs[name]; fs[name] = function (p, ...a) { if (String(p).includes("boom")) throw new TypeError("synthetic failure"); return stat.call(this, p, ...a); }; }\n');
 		try {
 			const run = (options: string) => spawnSync(process.execPath, [bundle, 'scan', '--db', path.join(dir, 'boom.db')], {encoding: 'utf8', env: {...process.env, NODE_OPTIONS: options}});
 			const plain = run(`--require ${hook}`);

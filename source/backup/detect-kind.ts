@@ -3,7 +3,7 @@
  * snapshot folder.
  */
 import fs from 'node:fs';
-import {readForeign} from '../store/foreign-file.js';
+import {fileTypeName, readForeign} from '../store/foreign-file.js';
 
 export type ArtifactKind = 'zip' | 'snapshot' | 'tar.gz' | 'tar' | 'unknown';
 
@@ -46,4 +46,16 @@ export function detectKind(p: string): ArtifactKind {
 
 	// A damaged zip whose first bytes were hit: still try the zip reader when the name says so.
 	return /\.zip$/i.test(p) ? 'zip' : 'unknown';
+}
+
+/** Why a path is no artifact at all, in words, before its bytes are looked at: absent, or not a file or folder (a FIFO is never opened). */
+export function notAnArtifact(p: string): string | null {
+	let st: fs.Stats;
+	try {
+		st = fs.statSync(p);
+	} catch {
+		return 'no such file or folder';
+	}
+
+	return st.isFile() || st.isDirectory() ? null : `${fileTypeName(st)}, not a file or folder: hfx never opens it as an archive (a FIFO or a device could block the read forever)`;
 }

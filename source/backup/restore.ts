@@ -26,7 +26,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {FailClosed, errorCode, errorMessage} from '../errors.js';
 import {critical} from '../interrupts.js';
-import {detectKind} from './detect-kind.js';
+import {detectKind, notAnArtifact} from './detect-kind.js';
 import type {Manifest} from './manifest.js';
 import type {ProgressFn} from './progress.js';
 import {type RestoredDb, commit, preRestoreDirFor, reverify} from './restore-commit.js';
@@ -77,7 +77,7 @@ async function verifyForRestore(archive: string, kind: ReturnType<typeof detectK
 	}
 
 	if (kind === 'unknown') {
-		throw refuse(archive, 'unreadable', fs.existsSync(archive) ? 'not a zip archive or snapshot folder' : 'no such file or folder', 'check the path (hfx backups lists archives and snapshots)');
+		throw refuse(archive, 'unreadable', notAnArtifact(archive) ?? 'not a zip archive or snapshot folder', 'check the path (hfx backups lists archives and snapshots)');
 	}
 
 	// 1. Unsafe member names and types, before anything else.

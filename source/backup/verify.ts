@@ -16,7 +16,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {FailClosed, errorCode, errorMessage} from '../errors.js';
-import {detectKind} from './detect-kind.js';
+import {detectKind, notAnArtifact} from './detect-kind.js';
 import {manifestHome} from './manifest.js';
 import {appendRecord, fingerprintOf} from './records.js';
 import type {VerifyOptions, VerifyReport} from './verify-report.js';
@@ -59,7 +59,7 @@ async function verifyKind(p: string, options: VerifyOptions): Promise<VerifyRepo
 		}
 
 		default: {
-			const exists = fs.existsSync(p);
+			const not = notAnArtifact(p);
 			return {
 				path: path.resolve(p),
 				kind: 'unknown',
@@ -70,7 +70,7 @@ async function verifyKind(p: string, options: VerifyOptions): Promise<VerifyRepo
 				seal: null,
 				members: 0,
 				bytes: 0,
-				problems: [{where: path.resolve(p), what: exists ? 'not a zip, tar.gz, tar or snapshot folder (unrecognised first bytes)' : 'no such file or folder'}],
+				problems: [{where: path.resolve(p), what: not ?? 'not a zip, tar.gz, tar or snapshot folder (unrecognised first bytes)'}],
 				databases: [],
 				notes: [],
 				ms: 0,

@@ -114,6 +114,22 @@ export function readForeignTextOrEmpty(file: string, maxBytes = 65_536): string 
  * Copies a regular file to a new file `dest` (created O_EXCL, 0600) in 1 MiB reads; the source is
  * opened as readForeign opens it (never a FIFO). Returns the bytes copied.
  */
+/**
+ * Runs a read or write of the copy by descriptor; its error names the files as a copyfile error
+ * does (Node's errors of fd calls carry no path): the source, and for a write the destination.
+ */
+function withPath<T>(names: {path: string; dest?: string}, io: () => T): T {
+	try {
+		return io();
+	} catch (error) {
+		if (error && typeof error === 'object' && !('path' in error)) {
+			Object.assign(error, names.dest ? {syscall: 'copyfile', ...names} : names);
+		}
+
+		throw error;
+	}
+}
+
 export function copyForeign(src: string, dest: string, options: ForeignOpen = {}): number {
 	const {fd} = openForeign(src, options);
 	try {
@@ -122,14 +138,14 @@ export function copyForeign(src: string, dest: string, options: ForeignOpen = {}
 			const buf = Buffer.allocUnsafe(1 << 20);
 			let total = 0;
 			for (;;) {
-				const n = fs.readSync(fd, buf, 0, buf.length, null);
+				const n = withPath({path: src}, () => fs.readSync(fd, buf, 0, buf.length, null));
 				if (n === 0) {
 					return total;
 				}
 
 				let written = 0;
 				while (written < n) {
-					written += fs.writeSync(out, buf, written, n - written);
+					written += withPath({path: src, dest}, () => fs.writeSync(out, buf, written, n - written));
 				}
 
 				total += n;

@@ -213,7 +213,7 @@ function readHeader(absolute: string): DbHeader {
 				throw error;
 			}
 
-			throwFileError(error, {file: absolute, doing: 'reading the database header'});
+			unreadable(absolute, 'reading the database header', error);
 		}
 
 		const problem = headerProblem(headerBytes);

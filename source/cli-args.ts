@@ -44,6 +44,9 @@ export const FLAGS = {
 	apply: {type: 'boolean', default: false},
 	only: {type: 'string', multiple: true},
 	undo: {type: 'string'},
+	textfile: {type: 'string'},
+	interval: {type: 'string'},
+	jsonLines: {type: 'boolean', default: false},
 } as const satisfies Record<string, Spec>;
 
 type Table = Record<string, Spec>;

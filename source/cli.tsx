@@ -43,6 +43,13 @@ export const HELP = `
     $ hfx gate [--max-age 30m]      exit 0 only with a fresh, verified, drilled backup: hfx gate && docker compose build
     $ hfx doctor                    where the root lives, what survives a restart or a rebuild
 
+  Fleet (Prometheus: node_exporter's textfile collector; contrib/ has the alert rules and systemd units)
+    $ hfx metrics [--textfile PATH] every store under the root in Prometheus' exposition format (stdout, or PATH
+                                    replaced atomically); read-only, counts only (no session ids or keys in labels)
+    $ hfx watch [--interval 15s] [--textfile PATH] [--json-lines] [--max-age 1d]
+                                    headless follower for systemd: one line per event (rollback risk raised or
+                                    cleared, orphan, rotation, backup older than --max-age), the textfile kept current
+
   Where the store is
     --db PATH                       one state.db file; its owner profile comes from its path, as in
                                     Hermes (…/profiles/NAME/state.db is NAME, any other is default)
@@ -64,7 +71,10 @@ export const HELP = `
     --keep                          demo: keep the temporary Hermes home on exit; backup: --keep N archives (default 3)
     -o, --output PATH               backup: the archive file or folder; backups/gate/doctor: the archive folder
     --to DIR, --yes, --drill        restore: target folder, no confirmation prompt, restore drill
-    --max-age DURATION              gate: newest acceptable backup (default 30m)
+    --max-age DURATION              gate: newest acceptable backup (default 30m); watch: the backup-stale bound (default 1d)
+    --textfile PATH                 metrics, watch: the .prom file to replace atomically (node_exporter's textfile folder)
+    --interval DURATION             watch: how often to re-read the stores (default 15s)
+    --json-lines                    watch: one JSON object per event line (for journald and log shippers)
     --no-color                      monochrome (also honoured: NO_COLOR)
     --help, --version
 
@@ -193,6 +203,17 @@ const COMMANDS: Record<string, (d: Dispatch) => Promise<ExitCode>> = {
 	gate: async ({cli, flags}) => {
 		const {runGate} = await import('./commands/gate.js');
 		return runGate({...flags, output: cli.flags.output, maxAge: cli.flags.maxAge}, io);
+	},
+
+	metrics: async ({cli, flags}) => {
+		const {runMetrics} = await import('./commands/metrics.js');
+		return runMetrics({...flags, textfile: cli.flags.textfile}, io);
+	},
+
+	// Headless: commands/watch.ts loads neither Ink nor React (test/commands/watch.test.ts checks).
+	watch: async ({cli, flags}) => {
+		const {runWatch} = await import('./commands/watch.js');
+		return runWatch({...flags, textfile: cli.flags.textfile, interval: cli.flags.interval, jsonLines: cli.flags.jsonLines, maxAge: cli.flags.maxAge}, io);
 	},
 
 	doctor: async ({cli, flags}) => {

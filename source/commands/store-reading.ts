@@ -3,6 +3,7 @@
  * lean columns), its files probed as `hfx files` does (WAL frames, holders), and the backups that
  * hold it. A store hfx cannot read is a reading too (its refusal kind and line), never skipped.
  */
+import path from 'node:path';
 import {defaultBackupDir} from '../backup/backup.js';
 import {type BackupEntry, listBackups} from '../backup/list.js';
 import {backupAges} from '../report/backup-ages.js';
@@ -30,8 +31,9 @@ export async function readStoreOnce(location: StoreLocation, flags: GlobalFlags,
 	const at = io.now();
 	const started = performance.now();
 	const loaded = loadAndAnalyze(location, flags, 'lean');
-	// Probed after the connection is closed: the probe reads the -shm in a child process anyway.
-	const files = loaded.ok ? await probeOnce(loaded.facts.path) : null;
+	// Probed after the connection is closed (the probe reads the -shm in a child process anyway),
+	// and also when the store could not be read: a holder of a deleted -wal is why, at times.
+	const files = await probeOnce(loaded.ok ? loaded.facts.path : path.resolve(location.path));
 	return {
 		profile: location.owner,
 		at,

@@ -5,6 +5,7 @@
  * committing 200 times a second costs one incremental refresh per interval. A store that cannot
  * be opened is retried at every reading.
  */
+import path from 'node:path';
 import type {BackupEntry} from '../backup/list.js';
 import {isFailClosed} from '../errors.js';
 import {backupAges} from '../report/backup-ages.js';
@@ -22,11 +23,9 @@ export class StoreFollower {
 	async read(backups: readonly BackupEntry[], now: number): Promise<StoreReading> {
 		const started = performance.now();
 		const result = this.refresh();
-		if (result.ok) {
-			this.probe ??= new FilesProbe(result.facts.path, {holdersEveryMs: 0});
-		}
-
-		const files = result.ok ? await this.probe!.read() : null;
+		// Probed whether or not the store could be read: a holder of a deleted -wal is why, at times.
+		this.probe ??= new FilesProbe(result.ok ? result.facts.path : path.resolve(this.location.path), {holdersEveryMs: 0});
+		const files = await this.probe.read();
 		return {profile: this.location.owner, at: now, seconds: (performance.now() - started) / 1000, result, files, backups: backupAges(backups, this.location.owner, now)};
 	}
 

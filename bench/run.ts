@@ -16,10 +16,11 @@ import {DATA_DIR, ROOT} from './generate.js';
 import {type BenchContext, type Section, type SectionResult, markdownTable, rssMethod} from './harness.js';
 import {SQLITE3, scanSection} from './scan.js';
 import {backupSection} from './backup.js';
+import {startupSection} from './startup.js';
 import {tuiSection} from './tui.js';
 import {watchSection} from './watch.js';
 
-export const SECTIONS: Section[] = [scanSection, tuiSection, watchSection, backupSection];
+export const SECTIONS: Section[] = [startupSection, scanSection, tuiSection, watchSection, backupSection];
 
 function sqliteVersion(): string {
 	try {

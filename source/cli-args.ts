@@ -1,71 +1,20 @@
 /**
- * The command line: one table of flags, one strict parser. Flags are written kebab-case
- * (`--max-gap-seconds`) and read camelCase; `--name=value` and `--name value` both work; a
- * boolean flag is switched off with `--no-name`; `--` ends the flags. Anything the table does not
- * know, a flag given twice, a missing or malformed value: a UsageError naming the flag (hfx prints
- * one line and exits 2), never a guess.
+ * One command's line, parsed with meow against that command's own flags (`allowUnknownFlags:
+ * false`): kebab-case on the line (`--max-gap-seconds`), camelCase in code; `--name=value` and
+ * `--name value`; `--no-name` for a switch that is on by default; `--` ends the flags.
  *
- * (meow did this job; loading it and its bundled dependencies cost ~12 ms of every start of the
- * bundled bin (alternating A/B of TUI starts), and it let a repeated flag escape as an internal
- * error and a bare `--db` fall back to ~/.hermes. node:util's parseArgs on Node 20 has no `--no-`
- * negation.)
+ * What meow leaves to its caller is made one usage line here (hfx prints it and exits 2): meow
+ * reports an unknown flag on several lines of its own and exits, and a flag given twice throws a
+ * plain Error; both are caught while meow runs and become a UsageError naming the flag. A string
+ * flag given without a value (`--db` at the end, or before another flag) is refused too, so a bare
+ * `--db` never falls back to ~/.hermes.
+ *
+ * meow also sets process.title, which on Linux overwrites /proc/PID/cmdline with that one word: an
+ * operator's `ps` (and another hfx listing who holds a store) would lose hfx's arguments. The title
+ * is shielded while meow runs.
  */
-
-type Spec =
-	| {type: 'string'; short?: string; multiple?: boolean; bare?: 'empty-unless-number'}
-	| {type: 'boolean'; default: boolean}
-	| {type: 'number'; default: number};
-
-/** Every flag hfx takes (by camelCase name). */
-export const FLAGS = {
-	db: {type: 'string'},
-	home: {type: 'string'},
-	profile: {type: 'string'},
-	routingScope: {type: 'string'},
-	json: {type: 'boolean', default: false},
-	maxGapSeconds: {type: 'string'},
-	source: {type: 'string'},
-	limit: {type: 'number', default: 50},
-	all: {type: 'boolean', default: false},
-	color: {type: 'boolean', default: true},
-	speed: {type: 'string'},
-	seconds: {type: 'string'},
-	// demo: bare --keep keeps its temp home; backup: --keep N archives. A bare --keep reads as ''
-	// and takes the next word only when it is a whole number (so `--keep demo` is no value).
-	keep: {type: 'string', bare: 'empty-unless-number'},
-	output: {type: 'string', short: 'o'},
-	dryRun: {type: 'boolean', default: false},
-	quick: {type: 'boolean', default: false},
-	label: {type: 'string'},
-	to: {type: 'string'},
-	yes: {type: 'boolean', default: false},
-	drill: {type: 'boolean', default: false},
-	maxAge: {type: 'string'},
-	apply: {type: 'boolean', default: false},
-	only: {type: 'string', multiple: true},
-	undo: {type: 'string'},
-	textfile: {type: 'string'},
-	interval: {type: 'string'},
-	jsonLines: {type: 'boolean', default: false},
-} as const satisfies Record<string, Spec>;
-
-type Table = Record<string, Spec>;
-type ValueOf<S extends Spec> = S extends {type: 'boolean'} ? boolean
-	: S extends {type: 'number'} ? number
-		: S extends {multiple: true} ? string[] | undefined
-			: string | undefined;
-
-export type Flags<T extends Table> = {[K in keyof T]: ValueOf<T[K]>};
-
-export type ParsedArgs<T extends Table> = {
-	/** The words that are not flags: the command and its arguments. */
-	input: string[];
-	flags: Flags<T>;
-	/** `--help` / `-h` anywhere. */
-	help: boolean;
-	/** `--version` anywhere. */
-	version: boolean;
-};
+import meow, {type AnyFlags} from 'meow';
+import type {FlagDef} from './cli-flags.js';
 
 export class UsageError extends Error {
 	constructor(message: string) {
@@ -74,142 +23,125 @@ export class UsageError extends Error {
 	}
 }
 
-const camel = (name: string): string => name.replace(/-([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+export type Parsed = {
+	/** The words that are not flags. */
+	operands: string[];
+	flags: Record<string, string | boolean | string[] | undefined>;
+	help: boolean;
+	version: boolean;
+};
+
 const kebab = (name: string): string => name.replace(/[A-Z]/g, c => `-${c.toLowerCase()}`);
 
-/** What one `-x`/`--name[=value]` word names: the flag as written, its table name, an inline value, or a `--no-` negation. */
-type Named = {written: string; name: string | undefined; inline: string | undefined; negated: string | null};
+type MeowFlag = {type: 'string' | 'boolean'; shortFlag?: string; isMultiple?: boolean; default?: boolean};
 
-function nameOf(arg: string, table: Table, shorts: ReadonlyMap<string, string>): Named {
-	if (arg.startsWith('--')) {
-		const eq = arg.indexOf('=');
-		const written = eq < 0 ? arg : arg.slice(0, eq);
-		const inline = eq < 0 ? undefined : arg.slice(eq + 1);
-		const name = camel(written.slice(2));
-		if (!Object.hasOwn(table, name) && name.startsWith('no') && name.length > 2) {
-			// --no-color: only a boolean flag has a negation.
-			const positive = name[2]!.toLowerCase() + name.slice(3);
-			if (table[positive]?.type === 'boolean' && inline === undefined) {
-				return {written, name, inline, negated: positive};
-			}
-		}
-
-		return {written, name, inline, negated: null};
-	}
-
-	return {written: arg, name: shorts.get(arg.slice(1)), inline: undefined, negated: null};
-}
-
-/** A string or number flag's value: inline, the next word (then `skip` is 1), or a bare `--keep`. */
-function valueOf(spec: Spec, written: string, inline: string | undefined, next: string | undefined): {value: string; skip: number} {
-	if (inline !== undefined) {
-		return {value: inline, skip: 0};
-	}
-
-	if (spec.type === 'string' && spec.bare) {
-		return next !== undefined && /^\d+$/.test(next) ? {value: next, skip: 1} : {value: '', skip: 0};
-	}
-
-	if (next === undefined || (next.startsWith('-') && next !== '-' && !/^-\d/.test(next))) {
-		throw new UsageError(`${written} needs a value`);
-	}
-
-	return {value: next, skip: 1};
-}
-
-/** The value a flag word sets, and how many following words it took. */
-function flagValue(spec: Spec, named: Named, next: string | undefined): {value: unknown; skip: number} {
-	const {written, inline} = named;
-	if (spec.type === 'boolean') {
-		if (inline === undefined || inline === 'true' || inline === 'false') {
-			return {value: inline !== 'false', skip: 0};
-		}
-
-		throw new UsageError(`${written} is a switch (true or false), not ${JSON.stringify(inline)}`);
-	}
-
-	const {value, skip} = valueOf(spec, written, inline, next);
-	if (spec.type === 'number') {
-		const n = Number(value);
-		if (value.trim() === '' || !Number.isFinite(n)) {
-			throw new UsageError(`${written} needs a number, not ${JSON.stringify(value)}`);
-		}
-
-		return {value: n, skip};
-	}
-
-	return {value, skip};
-}
-
-/** Records a flag's value: a repeated flag is refused unless it takes several. */
-function setter(table: Table, flags: Record<string, unknown>): (name: string, value: unknown) => void {
-	const seen = new Set<string>();
-	return (name, value) => {
-		const spec = table[name]!;
-		if (spec.type === 'string' && spec.multiple) {
-			((flags[name] ??= []) as unknown[]).push(value);
-			return;
-		}
-
-		if (seen.has(name)) {
-			throw new UsageError(`--${kebab(name)} is given twice`);
-		}
-
-		seen.add(name);
-		flags[name] = value;
+function meowFlags(flags: Readonly<Record<string, FlagDef>>): AnyFlags {
+	const out: Record<string, MeowFlag> = {
+		help: {type: 'boolean', shortFlag: 'h'},
+		version: {type: 'boolean'},
 	};
+	for (const [name, def] of Object.entries(flags)) {
+		out[name] = def.type === 'boolean'
+			? {type: 'boolean', ...(def.default === undefined ? {} : {default: def.default})}
+			: {type: 'string', ...(def.short ? {shortFlag: def.short} : {}), ...(def.multiple ? {isMultiple: true} : {})};
+	}
+
+	return out as AnyFlags;
 }
 
-export function parseArgs<T extends Table>(argv: readonly string[], table: T): ParsedArgs<T> {
-	const flags: Record<string, unknown> = {};
-	const input: string[] = [];
-	let help = false;
-	let version = false;
-	const shorts = new Map(Object.entries(table).flatMap(([name, spec]) => (spec.type === 'string' && spec.short ? [[spec.short, name] as const] : [])));
-	const set = setter(table, flags);
-	for (let i = 0; i < argv.length; i++) {
-		const arg = argv[i]!;
-		if (arg === '--') {
-			input.push(...argv.slice(i + 1));
-			break;
+/** Thrown in place of meow's process.exit while it parses. */
+class MeowExit extends Error {}
+
+/** Runs meow with its own reporting captured: what it would print and exit on becomes a UsageError. */
+function meowQuietly(argv: readonly string[], flags: AnyFlags, command: string) {
+	const said: string[] = [];
+	const {exit} = process;
+	const title = Object.getOwnPropertyDescriptor(process, 'title');
+	Object.defineProperty(process, 'title', {configurable: true, enumerable: true, get: () => title?.value as string, set() {/* shielded: see the header */}});
+	const {error} = console;
+	console.error = (...words: unknown[]) => {
+		said.push(words.join(' '));
+	};
+
+	process.exit = ((): never => {
+		throw new MeowExit();
+	}) as typeof process.exit;
+	try {
+		return meow({argv: [...argv], importMeta: import.meta, pkg: {}, flags, allowUnknownFlags: false, autoHelp: false, autoVersion: false, description: false});
+	} catch (caught) {
+		if (caught instanceof MeowExit) {
+			const unknown = said.join('\n').split('\n').map(s => s.trim()).filter(s => s.startsWith('-'));
+			throw new UsageError(`${command} has no flag ${unknown.join(', ') || said.join(' ')}`);
 		}
 
-		if (arg === '--help' || arg === '-h' || arg === '--version') {
-			help ||= arg !== '--version';
-			version ||= arg === '--version';
-			continue;
+		const twice = caught instanceof Error ? /The flag --(\S+) can only be set once/.exec(caught.message) : null;
+		if (twice) {
+			throw new UsageError(`--${kebab(twice[1]!)} is given twice`);
 		}
 
-		if (!(arg.startsWith('--') && arg.length > 2) && !/^-[A-Za-z]$/.test(arg)) {
-			if (arg.startsWith('-') && arg.length > 1 && !/^-\d/.test(arg)) {
-				throw new UsageError(`unknown flag ${arg}`);
-			}
-
-			input.push(arg);
-			continue;
-		}
-
-		const named = nameOf(arg, table, shorts);
-		if (named.negated !== null) {
-			set(named.negated, false);
-			continue;
-		}
-
-		const spec = named.name === undefined ? undefined : table[named.name];
-		if (named.name === undefined || !spec) {
-			throw new UsageError(`unknown flag ${named.written}`);
-		}
-
-		const {value, skip} = flagValue(spec, named, argv[i + 1]);
-		set(named.name, value);
-		i += skip;
-	}
-
-	for (const [name, spec] of Object.entries(table)) {
-		if (!Object.hasOwn(flags, name) && spec.type !== 'string') {
-			flags[name] = spec.default;
+		throw caught;
+	} finally {
+		console.error = error;
+		process.exit = exit;
+		if (title) {
+			Object.defineProperty(process, 'title', title);
 		}
 	}
+}
 
-	return {input, flags: flags as Flags<T>, help, version};
+const camel = (name: string): string => name.replace(/-([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+
+/**
+ * What yargs-parser under meow reads too kindly: `--json=yes` (a switch takes true or false only)
+ * and `--no-db` (only a switch has a negation; yargs would read it as db=false).
+ */
+function checkWords(argv: readonly string[], defs: Readonly<Record<string, FlagDef>>): void {
+	const end = argv.indexOf('--');
+	for (const word of end < 0 ? argv : argv.slice(0, end)) {
+		const match = /^--([^=]+)(?:=(.*))?$/s.exec(word);
+		if (!match) {
+			continue;
+		}
+
+		const [, written = '', inline] = match;
+		const def = defs[camel(written)];
+		if (def?.type === 'boolean' && inline !== undefined && inline !== 'true' && inline !== 'false') {
+			throw new UsageError(`--${written} is a switch (true or false), not ${JSON.stringify(inline)}`);
+		}
+
+		const negated = written.startsWith('no-') ? defs[camel(written.slice(3))] : undefined;
+		if (!def && negated && negated.type !== 'boolean') {
+			throw new UsageError(`--${written}: only a switch has a --no- form; --${written.slice(3)} takes a value`);
+		}
+	}
+}
+
+/** A string flag that took no value: meow reads `--db` (last, or before another flag) as ''. */
+function checkValues(flags: Parsed['flags'], defs: Readonly<Record<string, FlagDef>>): void {
+	for (const [name, def] of Object.entries(defs)) {
+		const value = flags[name];
+		if (value === undefined) {
+			continue;
+		}
+
+		const values = Array.isArray(value) ? value : [value];
+		if (def.type === 'string' && values.some(v => v === '' || typeof v !== 'string')) {
+			throw new UsageError(`--${kebab(name)} needs a value (${def.value})`);
+		}
+	}
+}
+
+/** Parses one command's words (those after the command's name) against its flags. */
+export function parseCommandLine(argv: readonly string[], defs: Readonly<Record<string, FlagDef>>, command: string): Parsed {
+	checkWords(argv, defs);
+	const result = meowQuietly(argv, meowFlags(defs), command);
+	const raw = result.flags as Record<string, string | boolean | string[] | undefined>;
+	const flags: Parsed['flags'] = {};
+	for (const name of Object.keys(defs)) {
+		const value = raw[name];
+		flags[name] = Array.isArray(value) && value.length === 0 ? undefined : value;
+	}
+
+	checkValues(flags, defs);
+	return {operands: result.input.map(String), flags, help: raw.help === true, version: raw.version === true};
 }

@@ -244,16 +244,13 @@ export async function runScan(flags: GlobalFlags, io: Io): Promise<ExitCode> {
 				return {...primary, ...(others.length > 0 ? {profiles: others} : {}), exitCode: code};
 			},
 			*text() {
-				for (const [i, r] of results.entries()) {
+				// A store that could not be read has said so, once, on stderr.
+				for (const [i, r] of results.filter(x => x.ok).entries()) {
 					if (i > 0) {
 						yield '';
 					}
 
-					if (r.ok) {
-						yield* humanReport(r.facts, r.analysis);
-					} else {
-						yield `${r.location.path}: could not be scanned (see the error above)`;
-					}
+					yield* humanReport(r.facts, r.analysis);
 				}
 			},
 		});

@@ -51,7 +51,12 @@ describe('hfx watch', () => {
 	it('loads neither Ink nor React: not in the module graph of dist/cli.js, and the bundle never starts Ink\'s layout engine', async () => {
 		const log = path.join(dir, 'resolved.log');
 		const register = resolveHook();
-		const graph = spawnSync(process.execPath, ['--import', register, path.join(ROOT, 'dist/cli.js'), 'watch', '--db', FIXTURE, '--interval', '0.2s'], {env: {...process.env, RESOLVE_LOG: log}, encoding: 'utf8', timeout: 3000, killSignal: 'SIGINT'});
+		// Until its first readings are printed (every module the watch uses is loaded by then), then SIGINT.
+		const graph = new WatchProcess(['--db', FIXTURE, '--interval', '0.2s', '--json-lines'], {nodeArgs: ['--import', register], env: {RESOLVE_LOG: log}, entry: path.join(ROOT, 'dist/cli.js')});
+		running.push(graph);
+		await graph.waitFor(events => events.some(e => e.event === 'rollback-risk-raised'), 20_000, 'first reading');
+		await new Promise(resolve => setTimeout(resolve, 500));
+		expect((await graph.stop('SIGINT')).code).toBe(0);
 		expect(graph.stderr).toBe('');
 		const urls = fs.readFileSync(log, 'utf8').split('\n');
 		expect(urls.some(u => u.endsWith('/dist/commands/watch.js'))).toBe(true);

@@ -13,8 +13,9 @@ export class WatchProcess {
 	stderr = '';
 	private readonly exited: Promise<{code: number | null; signal: NodeJS.Signals | null}>;
 
-	constructor(args: string[], options: {nodeArgs?: string[]; env?: NodeJS.ProcessEnv} = {}) {
-		this.child = spawn(process.execPath, [...(options.nodeArgs ?? []), path.join(ROOT, 'dist/hfx.js'), 'watch', ...args], {stdio: ['ignore', 'pipe', 'pipe'], env: {...process.env, NO_COLOR: '1', ...options.env}});
+	/** `entry`: the bundled bin by default; dist/cli.js runs the unbundled modules. */
+	constructor(args: string[], options: {nodeArgs?: string[]; env?: NodeJS.ProcessEnv; entry?: string} = {}) {
+		this.child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.entry ?? path.join(ROOT, 'dist/hfx.js'), 'watch', ...args], {stdio: ['ignore', 'pipe', 'pipe'], env: {...process.env, NO_COLOR: '1', ...options.env}});
 		readline.createInterface({input: this.child.stdout!}).on('line', line => this.lines.push(line));
 		this.child.stderr!.on('data', (d: Buffer) => {
 			this.stderr += d.toString();

@@ -73,6 +73,8 @@ describe('hfx metrics', () => {
 		const ids = [...scan.orphans.map((o: any) => o.orphanId), ...scan.routing.map((c: any) => c.sessionKey)];
 		expect(ids.length).toBeGreaterThan(5);
 		expect(ids.filter(id => text.includes(id))).toEqual([]);
+		// A private registry: none of prom-client's default process metrics.
+		expect(new Set(samples.map(s => s.name.split('_')[0]))).toEqual(new Set(['hfx']));
 		expect(new Set(samples.flatMap(s => Object.keys(s.labels)))).toEqual(new Set(['profile', 'schema', 'rule_set', 'reason', 'verdict', 'version']));
 		expect(homes(root).map(h => evidenceState(h))).toEqual(before);
 	});

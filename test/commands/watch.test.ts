@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {afterAll, afterEach, describe, expect, it} from 'vitest';
-import {hfx} from '../helpers/cli.js';
+import {evidenceState, hfx} from '../helpers/cli.js';
 import {parseExposition, promtoolCheckMetrics, sampleOf} from '../helpers/prometheus.js';
 import {WatchProcess} from '../helpers/watch-process.js';
 import {ROOT, WriterProcess} from '../helpers/writer.js';
@@ -49,6 +49,7 @@ function resolveHook(): string {
 
 describe('hfx watch', () => {
 	it('loads neither Ink nor React: not in the module graph of dist/cli.js, and the bundle never starts Ink\'s layout engine', async () => {
+		const fixtureBefore = evidenceState(path.dirname(FIXTURE));
 		const log = path.join(dir, 'resolved.log');
 		const register = resolveHook();
 		// Until its first readings are printed (every module the watch uses is loaded by then), then SIGINT.
@@ -74,6 +75,7 @@ describe('hfx watch', () => {
 		await watch.waitFor(events => events.some(e => e.event === 'rollback-risk-raised'), 10_000, 'first reading');
 		expect((await watch.stop('SIGINT')).code).toBe(0);
 		expect(JSON.parse(fs.readFileSync(watchLog, 'utf8'))).toEqual([]);
+		expect(evidenceState(path.dirname(FIXTURE))).toEqual(fixtureBefore);
 		// The TUI in the same bundle (a terminal faked) does start it: the check can fail.
 		const tuiLog = path.join(dir, 'wasm-tui.json');
 		spawnSync(process.execPath, ['--require', hook, path.join(ROOT, 'dist/hfx.js'), '--db', FIXTURE], {env: {...process.env, WASM_LOG: tuiLog, FAKE_TTY: '1'}, timeout: 10_000, stdio: 'ignore'});

@@ -6,7 +6,8 @@
  * five minutes, so the scan time shows the watch is alive). SIGTERM / SIGINT: a clean stop, exit 0.
  */
 import {parseDuration} from '../backup/gate.js';
-import {FailClosed, type ExitCode} from '../errors.js';
+import {FailClosed, type ExitCode, isFailClosed} from '../errors.js';
+import type {StoreLocation} from '../store/locate.js';
 import {storeSamples, type StoreReading} from '../report/metrics-samples.js';
 import {exposition} from '../report/prometheus-text.js';
 import {type Digest, type WatchEvent, diffDigests, digestOf} from '../report/watch-events.js';
@@ -88,6 +89,30 @@ function printer(io: Io, jsonLines: boolean): (e: WatchEvent) => void {
 	return e => io.out(jsonLines ? JSON.stringify(e) : `hfx watch: ${e.profile}: ${e.message}`);
 }
 
+/**
+ * The stores under the root now: a profile created since the watch started is followed from its
+ * first reading on. A store that went keeps its follower (its readings say it is gone); a root
+ * that cannot be listed any more changes nothing here (each store's reading says what is wrong).
+ */
+function addNewStores(followers: StoreFollower[], flags: WatchFlags, io: Io): void {
+	let stores: readonly StoreLocation[];
+	try {
+		stores = locate(flags, io).stores;
+	} catch (error) {
+		if (isFailClosed(error)) {
+			return;
+		}
+
+		throw error;
+	}
+
+	for (const location of stores) {
+		if (!followers.some(f => f.location.path === location.path)) {
+			followers.push(new StoreFollower(location, flags.maxGapSeconds));
+		}
+	}
+}
+
 export async function runWatch(flags: WatchFlags, io: Io): Promise<ExitCode> {
 	return guarded(io, {json: false}, async (): Promise<ExitCode> => {
 		const interval = duration('--interval', flags.interval, 15);
@@ -100,6 +125,7 @@ export async function runWatch(flags: WatchFlags, io: Io): Promise<ExitCode> {
 		const stop = stopSignal();
 		try {
 			while (!stop.stopped) {
+				addNewStores(followers, flags, io);
 				const now = io.now();
 				const backups = rootBackups(located.root, now);
 				const readings: StoreReading[] = [];

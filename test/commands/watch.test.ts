@@ -128,7 +128,7 @@ describe('hfx watch', () => {
 		expect(fs.readdirSync(out)).toEqual(['hfx.prom']);
 	});
 
-	it('says a store it cannot read, as an event and as hfx_store_up 0, and keeps going; a bad --interval is refused', async () => {
+	it('says a store it cannot read, as an event and as hfx_store_up 0, and keeps going; follows a profile created meanwhile; a bad --interval is refused', async () => {
 		const home = path.join(dir, 'broken');
 		fs.mkdirSync(home);
 		fs.writeFileSync(path.join(home, 'state.db'), '');
@@ -145,6 +145,11 @@ describe('hfx watch', () => {
 		await new Promise(resolve => setTimeout(resolve, 800));
 		expect(watch.events().filter(e => e.event === 'store-down')).toHaveLength(1);
 		expect(watch.child.exitCode).toBe(null);
+		// A profile created under the root while the watch runs is followed from then on.
+		fs.mkdirSync(path.join(home, 'profiles', 'work'), {recursive: true});
+		fs.copyFileSync(FIXTURE, path.join(home, 'profiles', 'work', 'state.db'));
+		await watch.waitFor(events => events.some(e => e.event === 'rollback-risk-raised' && e.profile === 'work'), 10_000, 'the new profile\'s risks');
+		await watch.waitFor(() => parseExposition(fs.readFileSync(file, 'utf8')).some(s => s.name === 'hfx_store_up' && s.labels.profile === 'work' && s.value === 1), 5000, 'the new profile in the textfile');
 		expect((await watch.stop('SIGTERM')).code).toBe(0);
 
 		for (const bad of ['0', 'soon']) {

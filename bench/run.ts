@@ -2,7 +2,7 @@
  * `npm run bench`: runs every section, prints one markdown table per section, writes them to
  * .bench-data/last-run.md and exits 1 when any target fails.
  *
- *   node dist-bench/run.js [--runs N] [--warmups N] [--only SECTION_ID]
+ *   node dist-bench/run.js [--runs N] [--warmups N] [--only SECTION_ID] [--watch-seconds S]
  *
  * To add a benchmark (TUI frame latency, backup throughput...), write a module exporting a
  * `Section` (see harness.ts) and add it to SECTIONS.
@@ -18,8 +18,9 @@ import {SQLITE3, scanSection} from './scan.js';
 import {backupSection} from './backup.js';
 import {startupSection} from './startup.js';
 import {tuiSection} from './tui.js';
+import {watchSection} from './watch.js';
 
-export const SECTIONS: Section[] = [startupSection, scanSection, tuiSection, backupSection];
+export const SECTIONS: Section[] = [startupSection, scanSection, tuiSection, watchSection, backupSection];
 
 function sqliteVersion(): string {
 	try {
@@ -57,8 +58,14 @@ async function main(): Promise<number> {
 			runs: {type: 'string', default: process.env.BENCH_RUNS ?? '5'},
 			warmups: {type: 'string', default: process.env.BENCH_WARMUPS ?? '1'},
 			only: {type: 'string'},
+			// hfx watch's follow (the issue's 10 minutes: --watch-seconds 600).
+			'watch-seconds': {type: 'string'},
 		},
 	});
+	if (values['watch-seconds'] !== undefined) {
+		process.env.BENCH_WATCH_FOLLOW_SECONDS = values['watch-seconds'];
+	}
+
 	const runs = Number(values.runs);
 	const warmups = Number(values.warmups);
 	if (!Number.isInteger(runs) || runs < 1 || !Number.isInteger(warmups) || warmups < 0) {

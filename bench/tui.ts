@@ -24,7 +24,7 @@ const CLK_TCK = 100;
 const ANSI = /\u001B\[[0-9;?]*[ -/]*[@-~]|\u001B[()][0-9A-Za-z]|\u001B[=>]/g;
 
 /** Every process in the tree rooted at pid (hfx, and the short-lived `head` that reads the -shm). */
-function tree(pid: number): number[] {
+export function tree(pid: number): number[] {
 	const children = new Map<number, number[]>();
 	for (const entry of fs.readdirSync('/proc')) {
 		if (!/^\d+$/.test(entry)) {
@@ -69,7 +69,7 @@ function ticksOf(pid: number): number | undefined {
  * that exits in the window (each -shm read is a short-lived `head`) keeps the time it used, and one that
  * starts in it counts from zero.
  */
-async function cpuShare(root: number, ms: number): Promise<number> {
+export async function cpuShare(root: number, ms: number): Promise<number> {
 	const first = new Map<number, number>();
 	const last = new Map<number, number>();
 	const sample = (initial: boolean) => {
@@ -100,7 +100,7 @@ async function cpuShare(root: number, ms: number): Promise<number> {
 	return ticks / CLK_TCK / (ms / 1000);
 }
 
-function rssMb(pids: readonly number[]): number {
+export function rssMb(pids: readonly number[]): number {
 	let kb = 0;
 	for (const pid of pids) {
 		try {
@@ -160,7 +160,7 @@ async function timeEmptyStart(): Promise<number> {
 }
 
 /** Least-squares slope of (x minutes, y MB). */
-function slope(points: ReadonlyArray<[number, number]>): number {
+export function slope(points: ReadonlyArray<[number, number]>): number {
 	const n = points.length;
 	if (n < 2) {
 		return 0;
@@ -173,7 +173,7 @@ function slope(points: ReadonlyArray<[number, number]>): number {
 	return den === 0 ? 0 : num / den;
 }
 
-const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
+export const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
 
 export const tuiSection: Section = {
 	id: 'tui',

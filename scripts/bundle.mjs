@@ -4,7 +4,8 @@
  * ~400 modules separately, which cost the TUI about 0.2 s of its start-up; one file does not.
  * Kept out of the bundle: better-sqlite3 (a native addon), yazl (backup/archive.ts requires it
  * when it writes its first archive and swaps its CRC-32 for zlib's in that module instance) and
- * yaml (backup/doctor.ts requires it when it reads a config.yaml). The
+ * yaml (backup/doctor.ts requires it when it reads a config.yaml), and prom-client
+ * (report/prometheus-text.ts requires it when `hfx metrics` or `hfx watch` writes). The
  * workers and child processes (backup/check-worker.js, simulator/gateway.js) stay plain files in
  * dist/. What the bundle rewrites in Ink's stack, and the Ink version it injects, live with the
  * rest of hfx's Ink coupling in source/ui/ink/ (bundle.mjs there).
@@ -21,7 +22,7 @@ await build({
 	platform: 'node',
 	format: 'esm',
 	target: 'node20',
-	external: ['better-sqlite3', 'yazl', 'yaml'],
+	external: ['better-sqlite3', 'yazl', 'yaml', 'prom-client'],
 	// CommonJS dependencies (React) call require() for Node built-ins.
 	banner: {js: 'import {createRequire as __hfxCreateRequire} from \'node:module\'; const require = __hfxCreateRequire(import.meta.url);'},
 	// Ink's stack, rewritten (source/ui/ink/bundle.mjs: each plugin says what and why).

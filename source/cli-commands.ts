@@ -132,6 +132,21 @@ const BACKUP_COMMANDS: CommandSpec[] = [
 	},
 ];
 
+/** Prometheus, for a fleet: node_exporter's textfile collector reads what these write (contrib/ has the rules and units). */
+const FLEET_COMMANDS: CommandSpec[] = [
+	{
+		name: 'metrics', usage: ['metrics [--textfile PATH]'], summary: 'every store under the root in Prometheus\' exposition format (counts only: no session ids or keys in labels), on stdout or replacing PATH atomically',
+		operands: [], flags: {...STORE_FLAGS, color: OUTPUT_FLAGS.color, textfile: OWN_FLAGS.textfile}, exits: 'write', example: 'hfx metrics --textfile /var/lib/prometheus/node-exporter/hfx.prom',
+		run: async ({flags, global}) => (await import('./commands/metrics.js')).runMetrics({...global, textfile: text(flags.textfile)}, io),
+	},
+	{
+		// Headless: commands/watch.ts loads neither Ink nor React (test/commands/watch.test.ts checks).
+		name: 'watch', usage: ['watch [--interval 15s] [--textfile PATH] [--json-lines] [--max-age 1d]'], summary: 'the headless follower for systemd: one line per event (rollback risk raised or cleared, orphan, rotation, stale backup), the textfile kept current',
+		operands: [], flags: {...STORE_FLAGS, color: OUTPUT_FLAGS.color, textfile: OWN_FLAGS.textfile, interval: OWN_FLAGS.interval, jsonLines: OWN_FLAGS.jsonLines, maxAge: OWN_FLAGS.staleAfter}, exits: 'write', example: 'hfx watch --json-lines --textfile /var/lib/prometheus/node-exporter/hfx.prom',
+		run: async ({flags, global}) => (await import('./commands/watch.js')).runWatch({...global, textfile: text(flags.textfile), interval: text(flags.interval), jsonLines: flags.jsonLines === true, maxAge: text(flags.maxAge)}, io),
+	},
+];
+
 /** A positive number of times faster, and a non-negative number of seconds, or a usage error. */
 function demoTiming(flags: Invocation['flags']): {speed: number; seconds: number | undefined} {
 	const speed = flags.speed === undefined ? 1 : Number(flags.speed);
@@ -156,7 +171,7 @@ const LIVE_COMMANDS: CommandSpec[] = [
 	},
 ];
 
-export const COMMANDS: readonly CommandSpec[] = [...LIVE_COMMANDS.slice(0, 1), ...READ_COMMANDS, LIVE_COMMANDS[1]!, ...BACKUP_COMMANDS];
+export const COMMANDS: readonly CommandSpec[] = [...LIVE_COMMANDS.slice(0, 1), ...READ_COMMANDS, LIVE_COMMANDS[1]!, ...BACKUP_COMMANDS, ...FLEET_COMMANDS];
 
 export function commandNamed(name: string): CommandSpec | undefined {
 	return COMMANDS.find(c => c.name === name);

@@ -55,6 +55,10 @@ export const OWN_FLAGS = {
 	homeTarget: {type: 'string', value: 'DIR', help: 'restore over this Hermes root (refused while the agent holds its store)'},
 	drill: {type: 'boolean', help: 'restore into a scratch folder, scan, compare, record'},
 	maxAge: {type: 'string', value: 'DURATION', help: 'the newest acceptable backup (default 30m)'},
+	textfile: {type: 'string', value: 'PATH', help: 'the .prom file to replace atomically, in node_exporter\'s --collector.textfile.directory (metrics without it: stdout)'},
+	interval: {type: 'string', value: 'DURATION', help: 'how often to re-read the stores (default 15s)'},
+	jsonLines: {type: 'boolean', help: 'one JSON object per event line (for journald and log shippers)'},
+	staleAfter: {type: 'string', value: 'DURATION', help: 'a backup-stale event when the newest verified or drilled backup is older (default 1d)'},
 } as const satisfies Record<string, FlagDef>;
 
 const kebab = (name: string): string => name.replace(/[A-Z]/g, c => `-${c.toLowerCase()}`);

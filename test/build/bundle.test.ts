@@ -60,6 +60,13 @@ describe('the hfx bundle', () => {
 		expect(text).toMatch(/\("yaml"\)/);
 	});
 
+	it('leaves prom-client to node_modules, required only when hfx metrics or hfx watch writes', () => {
+		expect(inputs.some(p => p.includes('node_modules/prom-client/'))).toBe(false);
+		const external = new Set(meta.outputs['dist/hfx.js']!.imports.filter(i => i.external).map(i => i.path));
+		expect(external.has('prom-client')).toBe(false);
+		expect(text).toMatch(/\("prom-client"\)/);
+	});
+
 	it('leaves better-sqlite3 and yazl to node_modules, and loads yazl only to write an archive', () => {
 		expect(inputs.some(p => p.includes('node_modules/better-sqlite3/') || p.includes('node_modules/yazl/'))).toBe(false);
 		const external = new Set(meta.outputs['dist/hfx.js']!.imports.filter(i => i.external).map(i => i.path));

@@ -1,0 +1,46 @@
+/**
+ * The textfile node_exporter's textfile collector reads: replaced atomically (a temp file in the
+ * same folder, then rename), so a scrape never sees half a file. The temp name does not end in
+ * .prom (the collector ignores it). Refused, before anything is written: a name that does not end in
+ * .prom (the collector would never read it), and a folder that holds a store (evidence: nothing is
+ * ever created beside a store).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import {FailClosed, errorMessage} from '../errors.js';
+import type {StoreLocation} from '../store/locate.js';
+
+function realDir(p: string): string {
+	try {
+		return fs.realpathSync(p);
+	} catch {
+		return path.resolve(p);
+	}
+}
+
+/** Throws FailClosed when `target` is not a textfile hfx may write. Returns its absolute path. */
+export function checkTextfile(target: string, stores: readonly StoreLocation[]): string {
+	const file = path.resolve(target);
+	if (!file.endsWith('.prom')) {
+		throw new FailClosed({file, kind: 'textfile-name', reason: 'node_exporter\'s textfile collector reads only files ending in .prom', next: 'name the file e.g. /var/lib/prometheus/node-exporter/hfx.prom'});
+	}
+
+	const dir = realDir(path.dirname(file));
+	if (stores.some(s => realDir(path.dirname(s.path)) === dir)) {
+		throw new FailClosed({file, kind: 'textfile-beside-store', reason: 'this folder holds a Hermes store, and hfx never creates files beside a store', next: 'write the textfile into node_exporter\'s --collector.textfile.directory instead'});
+	}
+
+	return file;
+}
+
+/** Writes `text` to `file` atomically. A failure removes the temp file and throws one FailClosed. */
+export function writeTextfile(file: string, text: string): void {
+	const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
+	try {
+		fs.writeFileSync(temp, text, {mode: 0o644});
+		fs.renameSync(temp, file);
+	} catch (error) {
+		fs.rmSync(temp, {force: true});
+		throw new FailClosed({file, kind: 'textfile-unwritable', reason: `could not write the metrics: ${errorMessage(error)}`, next: 'check that the folder exists and that this user may write it (the textfile collector\'s folder)', cause: error});
+	}
+}

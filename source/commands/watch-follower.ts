@@ -1,0 +1,61 @@
+/**
+ * One store `hfx watch` follows, as the TUI does: one long-lived read-only connection (LiveStore),
+ * re-read incrementally when `PRAGMA data_version` says the owner committed, its files probed
+ * incrementally (WalTail). No folder watcher: the watch reads on its own interval, so a writer
+ * committing 200 times a second costs one incremental refresh per interval. A store that cannot
+ * be opened is retried at every reading.
+ */
+import path from 'node:path';
+import type {BackupEntry} from '../backup/list.js';
+import {isFailClosed} from '../errors.js';
+import {backupAges} from '../report/backup-ages.js';
+import type {StoreReading} from '../report/metrics-samples.js';
+import {FilesProbe} from '../store/files-probe.js';
+import {LiveStore} from '../store/live.js';
+import type {StoreLocation} from '../store/locate.js';
+
+export class StoreFollower {
+	private live: LiveStore | null = null;
+	private probe: FilesProbe | null = null;
+
+	constructor(readonly location: StoreLocation, private readonly maxGapSeconds: number) {}
+
+	async read(backups: readonly BackupEntry[], now: number): Promise<StoreReading> {
+		const started = performance.now();
+		const result = this.refresh();
+		// Probed whether or not the store could be read: a holder of a deleted -wal is why, at times.
+		this.probe ??= new FilesProbe(result.ok ? result.facts.path : path.resolve(this.location.path), {holdersEveryMs: 0});
+		const files = await this.probe.read();
+		return {profile: this.location.owner, at: now, seconds: (performance.now() - started) / 1000, result, files, backups: backupAges(backups, this.location.owner, now)};
+	}
+
+	async close(): Promise<void> {
+		this.live?.close();
+		this.live = null;
+		await this.probe?.close();
+		this.probe = null;
+	}
+
+	private refresh(): StoreReading['result'] {
+		try {
+			if (this.live === null) {
+				this.live = LiveStore.open(this.location, {watch: false, maxGapSeconds: this.maxGapSeconds});
+			} else {
+				this.live.refresh();
+			}
+		} catch (error) {
+			if (!isFailClosed(error)) {
+				throw error;
+			}
+
+			return {ok: false, kind: error.kind, line: error.line()};
+		}
+
+		const {model} = this.live;
+		if (model.error !== null) {
+			return {ok: false, kind: 'refresh-failed', line: `hfx: ${this.location.path}: ${model.error}. Next: hfx scan --db ${this.location.path}`};
+		}
+
+		return {ok: true, facts: model.facts, analysis: model.analysis};
+	}
+}

@@ -1,0 +1,132 @@
+/**
+ * What `hfx watch` reports as events (one JSON line each, for journald and log shippers): what
+ * changed between two readings of one store. A rollback risk raised or cleared, an orphan that
+ * appeared or went, a chat that rotated to a new session, a WAL reset, a backup older than the
+ * bound, a store hfx could no longer (or again) read. Pure: two digests in, events out.
+ * Events name the chat and sessions (the operator needs them for the next command); metrics never do.
+ */
+import type {StoreReading} from './metrics-samples.js';
+
+export type WatchEvent = {
+	event: 'rollback-risk-raised' | 'rollback-risk-cleared' | 'orphan-appeared' | 'orphan-gone' | 'rotation' | 'wal-reset' | 'backup-stale' | 'backup-fresh' | 'store-down' | 'store-up';
+	profile: string;
+	/** Unix seconds of the reading that saw it. */
+	at: number;
+	message: string;
+	[field: string]: unknown;
+};
+
+type Risk = {resumes: string | null; newestIn: string | null};
+
+export type Digest = {
+	up: boolean;
+	reason: string | null;
+	line: string | null;
+	risks: ReadonlyMap<string, Risk>;
+	orphans: ReadonlyMap<string, {verdict: string; reasonKind: string | null}>;
+	/** Per chat: the session a restart resumes. */
+	resolves: ReadonlyMap<string, string | null>;
+	walReset: string | null;
+	stale: {verified: boolean; drilled: boolean};
+	ages: {verified: number | null; drilled: number | null};
+};
+
+const EMPTY: Digest = {up: true, reason: null, line: null, risks: new Map(), orphans: new Map(), resolves: new Map(), walReset: null, stale: {verified: false, drilled: false}, ages: {verified: null, drilled: null}};
+
+/** The parts of a reading the events compare. Of a store hfx could not read, what it knew stays (unknown is not cleared). */
+export function digestOf(r: StoreReading, boundSeconds: number, prev: Digest = EMPTY): Digest {
+	const stale = (age: number | null) => age === null || age > boundSeconds;
+	const base = {walReset: r.files?.walReset ?? null, stale: {verified: stale(r.backups.verifiedAgeSeconds), drilled: stale(r.backups.drilledAgeSeconds)}, ages: {verified: r.backups.verifiedAgeSeconds, drilled: r.backups.drilledAgeSeconds}};
+	if (!r.result.ok) {
+		return {...prev, ...base, up: false, reason: r.result.kind, line: r.result.line};
+	}
+
+	const {analysis} = r.result;
+	return {
+		...base,
+		up: true,
+		reason: null,
+		line: null,
+		risks: new Map(analysis.routing.filter(c => c.rollbackRisk).map(c => [c.sessionKey, {resumes: c.restartResolvesTo, newestIn: c.newestActivityIn}])),
+		orphans: new Map(analysis.orphans.map(o => [o.orphanId, {verdict: o.verdict, reasonKind: o.reasonKind}])),
+		resolves: new Map(analysis.routing.map(c => [c.sessionKey, c.restartResolvesTo])),
+	};
+}
+
+function riskEvents(prev: Digest, next: Digest, ev: (e: Omit<WatchEvent, 'profile' | 'at'>) => WatchEvent): WatchEvent[] {
+	const out: WatchEvent[] = [];
+	for (const [key, risk] of next.risks) {
+		if (!prev.risks.has(key)) {
+			out.push(ev({event: 'rollback-risk-raised', sessionKey: key, ...risk, next: 'do not restart the gateway; hfx scan, then hfx repair', message: `rollback risk raised: a restart of ${key} would resume ${risk.resumes ?? 'nothing'}, its newest messages are in ${risk.newestIn}. Next: do not restart the gateway; hfx scan, then hfx repair`}));
+		}
+	}
+
+	for (const key of prev.risks.keys()) {
+		if (!next.risks.has(key)) {
+			out.push(ev({event: 'rollback-risk-cleared', sessionKey: key, resumes: next.resolves.get(key) ?? null, message: `rollback risk cleared: a restart of ${key} resumes its newest conversation`}));
+		}
+	}
+
+	return out;
+}
+
+function orphanEvents(prev: Digest, next: Digest, ev: (e: Omit<WatchEvent, 'profile' | 'at'>) => WatchEvent): WatchEvent[] {
+	const out: WatchEvent[] = [];
+	for (const [id, o] of next.orphans) {
+		if (!prev.orphans.has(id)) {
+			out.push(ev({event: 'orphan-appeared', orphanId: id, ...o, message: `orphan appeared: ${id} (${o.verdict}${o.reasonKind ? `, ${o.reasonKind}` : ''}). Next: hfx scan`}));
+		}
+	}
+
+	for (const id of prev.orphans.keys()) {
+		if (!next.orphans.has(id)) {
+			out.push(ev({event: 'orphan-gone', orphanId: id, message: `orphan gone: ${id} carries a routing identity again (or was removed)`}));
+		}
+	}
+
+	for (const [key, to] of next.resolves) {
+		const from = prev.resolves.get(key);
+		if (from !== undefined && from !== to) {
+			out.push(ev({event: 'rotation', sessionKey: key, from, to, message: `rotation: a restart of ${key} now resumes ${to ?? 'nothing'} (was ${from ?? 'nothing'})`}));
+		}
+	}
+
+	return out;
+}
+
+function backupEvents(prev: Digest, next: Digest, boundSeconds: number, ev: (e: Omit<WatchEvent, 'profile' | 'at'>) => WatchEvent): WatchEvent[] {
+	const out: WatchEvent[] = [];
+	for (const kind of ['verified', 'drilled'] as const) {
+		const age = next.ages[kind];
+		if (next.stale[kind] && !prev.stale[kind]) {
+			out.push(ev({event: 'backup-stale', kind, ageSeconds: age, boundSeconds, message: `backup stale: ${age === null ? `no ${kind} backup` : `the newest ${kind} backup is ${Math.round(age)} s old`} (bound ${boundSeconds} s). Next: ${kind === 'verified' ? 'hfx backup' : 'hfx restore --drill ARCHIVE'}`}));
+		} else if (!next.stale[kind] && prev.stale[kind]) {
+			out.push(ev({event: 'backup-fresh', kind, ageSeconds: age, boundSeconds, message: `backup fresh again: a ${kind} backup ${Math.round(age ?? 0)} s old`}));
+		}
+	}
+
+	return out;
+}
+
+/** The events between two digests of one store (`prev` undefined: the first reading, compared with a healthy empty store). */
+export function diffDigests(prev: Digest | undefined, next: Digest, context: {profile: string; at: number; boundSeconds: number}): WatchEvent[] {
+	const before = prev ?? EMPTY;
+	const ev = (e: Omit<WatchEvent, 'profile' | 'at'>): WatchEvent => ({...e, profile: context.profile, at: context.at}) as WatchEvent;
+	const out: WatchEvent[] = [];
+	if (!next.up && (before.up || before.reason !== next.reason)) {
+		out.push(ev({event: 'store-down', reason: next.reason, message: `store unreadable (${next.reason}): ${next.line}`}));
+	} else if (next.up && !before.up) {
+		out.push(ev({event: 'store-up', message: 'store readable again'}));
+	}
+
+	if (next.walReset !== null) {
+		out.push(ev({event: 'wal-reset', how: next.walReset, message: `WAL reset (${next.walReset}): a checkpoint restarted the -wal file`}));
+	}
+
+	if (next.up) {
+		out.push(...riskEvents(before, next, ev), ...orphanEvents(before, next, ev));
+	}
+
+	out.push(...backupEvents(before, next, context.boundSeconds, ev));
+	return out;
+}

@@ -1,0 +1,134 @@
+/**
+ * hfx against the real engine: `promtool check rules` on contrib/prometheus/hfx.rules.yml, and the
+ * whole path on loopback: the demo gateway writes its store, `hfx watch` keeps a textfile, a real
+ * node_exporter (textfile collector only) exposes it, a real Prometheus scrapes it every second and
+ * evaluates the rules. Once the incident happens the rollback-risk alert fires (its runbook names
+ * the next hfx command); the operator stops the gateway and the watch, applies `hfx repair --apply
+ * --yes`, starts the watch again, and the alert resolves. Bounded (≤ ~90 s), every process stopped
+ * at the end, pass or fail. A missing tool fails the test with how to get it (.ci/run).
+ */
+import {type ChildProcess, spawn} from 'node:child_process';
+import {spawnSync} from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import {afterAll, describe, expect, it} from 'vitest';
+import {type RunningDemo, startDemoGateway} from '../../source/commands/demo.js';
+import {hfx} from '../helpers/cli.js';
+import {requireTool} from '../helpers/prometheus.js';
+import {WatchProcess} from '../helpers/watch-process.js';
+import {ROOT} from '../helpers/writer.js';
+
+const RULES = path.join(ROOT, 'contrib/prometheus/hfx.rules.yml');
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-prom-'));
+const started: ChildProcess[] = [];
+const watches: WatchProcess[] = [];
+let demo: RunningDemo | null = null;
+
+afterAll(async () => {
+	await demo?.stop();
+	for (const w of watches) {
+		await w.stop('SIGKILL');
+	}
+
+	for (const child of started) {
+		if (child.exitCode === null && child.signalCode === null) {
+			const gone = new Promise(resolve => child.once('exit', resolve));
+			child.kill('SIGKILL');
+			await gone;
+		}
+	}
+
+	fs.rmSync(dir, {recursive: true, force: true});
+}, 30_000);
+
+/** A free loopback port (the kernel's choice; released just before the server binds it). */
+async function freePort(): Promise<number> {
+	const server = net.createServer();
+	await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve));
+	const {port} = server.address() as net.AddressInfo;
+	await new Promise(resolve => server.close(resolve));
+	return port;
+}
+
+function start(command: string, args: string[]): ChildProcess & {output: () => string} {
+	const child = spawn(command, args, {stdio: ['ignore', 'pipe', 'pipe']});
+	let output = '';
+	child.stdout!.on('data', (d: Buffer) => {
+		output = (output + d.toString()).slice(-4000);
+	});
+	child.stderr!.on('data', (d: Buffer) => {
+		output = (output + d.toString()).slice(-4000);
+	});
+	started.push(child);
+	return Object.assign(child, {output: () => output});
+}
+
+async function until<T>(what: string, ms: number, probe: () => Promise<T | undefined>, context: () => string): Promise<T> {
+	const deadline = Date.now() + ms;
+	for (;;) {
+		const value = await probe().catch(() => undefined);
+		if (value !== undefined) {
+			return value;
+		}
+
+		if (Date.now() > deadline) {
+			throw new Error(`${what}: not within ${ms} ms. ${context()}`);
+		}
+
+		await new Promise(resolve => setTimeout(resolve, 250));
+	}
+}
+
+type Alert = {labels: Record<string, string>; annotations: Record<string, string>; state: string};
+
+async function alerts(port: number): Promise<Alert[]> {
+	const r = await fetch(`http://127.0.0.1:${port}/api/v1/alerts`);
+	const body = await r.json() as {status: string; data: {alerts: Alert[]}};
+	return body.data.alerts;
+}
+
+describe('Prometheus end to end', () => {
+	it('promtool accepts the alert rules', () => {
+		const r = spawnSync(requireTool('promtool'), ['check', 'rules', RULES], {encoding: 'utf8', timeout: 20_000});
+		expect(r.stdout + r.stderr).toContain('SUCCESS: 7 rules found');
+		expect(r.status).toBe(0);
+	});
+
+	it('fires the rollback-risk alert once the demo\'s incident happens, and resolves it after hfx repair --apply', async () => {
+		const [exporterBin, prometheusBin] = [requireTool('prometheus-node-exporter'), requireTool('prometheus')];
+		const textDir = path.join(dir, 'textfile');
+		fs.mkdirSync(textDir);
+		const [exporterPort, prometheusPort] = [await freePort(), await freePort()];
+		const exporter = start(exporterBin, [`--web.listen-address=127.0.0.1:${exporterPort}`, '--collector.disable-defaults', '--collector.textfile', `--collector.textfile.directory=${textDir}`, '--log.level=warn']);
+		const config = path.join(dir, 'prometheus.yml');
+		fs.writeFileSync(config, `global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nrule_files:\n  - ${JSON.stringify(RULES)}\nscrape_configs:\n  - job_name: hfx\n    static_configs:\n      - targets: ['127.0.0.1:${exporterPort}']\n`);
+		const prometheus = start(prometheusBin, [`--config.file=${config}`, `--storage.tsdb.path=${path.join(dir, 'tsdb')}`, `--web.listen-address=127.0.0.1:${prometheusPort}`, '--log.level=warn']);
+		const logs = () => `node_exporter: ${exporter.output()} prometheus: ${prometheus.output()}`;
+
+		// The demo at 10x: the incident about 6 s in.
+		demo = await startDemoGateway({speed: 10, home: path.join(dir, 'home')});
+		const textfile = path.join(textDir, 'hfx.prom');
+		const watchArgs = ['--home', demo.home, '--interval', '0.5s', '--json-lines', '--textfile', textfile];
+		const first = new WatchProcess(watchArgs);
+		watches.push(first);
+		await until('Prometheus ready', 20_000, async () => ((await fetch(`http://127.0.0.1:${prometheusPort}/-/ready`)).ok ? true : undefined), logs);
+		const firing = await until('HfxRollbackRisk firing', 40_000, async () => (await alerts(prometheusPort)).find(a => a.labels.alertname === 'HfxRollbackRisk' && a.state === 'firing'), () => `${logs()} watch: ${first.lines.slice(-5).join('\n')}`);
+		expect(firing.labels).toMatchObject({profile: 'default', schema: 'v30', rule_set: 'v30', severity: 'critical'});
+		expect(firing.annotations.runbook).toContain('hfx repair --profile default --apply');
+		expect(first.events().some(e => e.event === 'rollback-risk-raised')).toBe(true);
+
+		// The repair, as the runbook says: the gateway and the watch stopped (a repair refuses while anything holds the store).
+		await demo.stop();
+		expect((await first.stop('SIGTERM')).code).toBe(0);
+		const repair = hfx(['repair', '--home', demo.home, '--apply', '--yes']);
+		expect(repair.stderr).toBe('');
+		expect(repair.code).toBe(0);
+		const second = new WatchProcess(watchArgs);
+		watches.push(second);
+		await until('HfxRollbackRisk resolved', 30_000, async () => ((await alerts(prometheusPort)).some(a => a.labels.alertname === 'HfxRollbackRisk') ? undefined : true), logs);
+		expect((await alerts(prometheusPort)).filter(a => a.labels.alertname === 'HfxAdoptableOrphan')).toEqual([]);
+		expect((await second.stop('SIGTERM')).code).toBe(0);
+	}, 90_000);
+});

@@ -6,6 +6,8 @@
  */
 const hooks = new Set<() => void>();
 let installed = false;
+/** A command that ends itself cleanly on a signal (hfx watch): it is told instead of an exit. */
+let owner: ((signal: NodeJS.Signals) => void) | null = null;
 let depth = 0;
 let pending: {signal: NodeJS.Signals; code: number} | null = null;
 
@@ -36,6 +38,11 @@ function install(): void {
 				return;
 			}
 
+			if (owner) {
+				owner(signal);
+				return;
+			}
+
 			runHooks();
 			process.exit(code);
 		});
@@ -47,6 +54,21 @@ export function onInterruptOrExit(hook: () => void): () => void {
 	install();
 	hooks.add(hook);
 	return () => hooks.delete(hook);
+}
+
+/**
+ * For a command that stops cleanly on SIGINT/SIGTERM/SIGHUP by itself (a follower ending its loop,
+ * exit 0): while it owns the signals, one arriving outside a critical section is handed to it, and
+ * the exit hooks (temp clean-up) still run when the process exits. Returns the release.
+ */
+export function ownSignals(handler: (signal: NodeJS.Signals) => void): () => void {
+	install();
+	owner = handler;
+	return () => {
+		if (owner === handler) {
+			owner = null;
+		}
+	};
 }
 
 /** True once a signal arrived inside a critical section (check it before starting to write). */

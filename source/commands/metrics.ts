@@ -26,7 +26,10 @@ export async function runMetrics(flags: MetricsFlags, io: Io): Promise<ExitCode>
 
 		const text = await exposition(readings.flatMap(storeSamples), toolVersion());
 		if (target === null) {
-			io.out(text.replace(/\n$/, ''));
+			// Line by line: each line passes the safe sink whole (prom-client escapes label values).
+			for (const line of text.replace(/\n$/, '').split('\n')) {
+				io.out(line);
+			}
 		} else {
 			writeTextfile(target, text);
 		}

@@ -12,6 +12,8 @@ import {storeSamples, type StoreReading} from '../report/metrics-samples.js';
 import {exposition} from '../report/prometheus-text.js';
 import {type Digest, type WatchEvent, diffDigests, digestOf} from '../report/watch-events.js';
 import {toolVersion} from '../version.js';
+import {ownSignals} from '../interrupts.js';
+import {safeJson} from '../text/sanitize.js';
 import {type GlobalFlags, type Io, guarded, locate} from './context.js';
 import {rootBackups} from './store-reading.js';
 import {checkTextfile, writeTextfile} from './textfile.js';
@@ -41,8 +43,9 @@ function stopSignal() {
 		wake();
 	};
 
-	process.on('SIGTERM', onSignal);
-	process.on('SIGINT', onSignal);
+	// Through the one signal policy (interrupts.ts): temps still go on exit, and a private read copy
+	// taken meanwhile cannot turn the clean stop into an exit 143.
+	const release = ownSignals(onSignal);
 	return {
 		get stopped() {
 			return stopped;
@@ -60,8 +63,7 @@ function stopSignal() {
 			};
 		}),
 		dispose() {
-			process.off('SIGTERM', onSignal);
-			process.off('SIGINT', onSignal);
+			release();
 		},
 	};
 }
@@ -86,7 +88,8 @@ function textfileWriter(target: string | null) {
 }
 
 function printer(io: Io, jsonLines: boolean): (e: WatchEvent) => void {
-	return e => io.out(jsonLines ? JSON.stringify(e) : `hfx watch: ${e.profile}: ${e.message}`);
+	// safeJson: a JSON line that stays valid JSON through the safe sink (DEL, C1 and bidi as \u escapes).
+	return e => io.out(jsonLines ? safeJson(e) : `hfx watch: ${e.profile}: ${e.message}`);
 }
 
 /**

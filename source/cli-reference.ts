@@ -5,6 +5,7 @@
  */
 import {COMMANDS} from './cli-commands.js';
 import {type FlagDef, STORE_FLAGS, flagSynopsis} from './cli-flags.js';
+import {REFUSAL_KINDS} from './refusal-kinds.js';
 import {helpRows} from './ui/keys/lookup.js';
 
 const cell = (text: string): string => text.replaceAll('|', '\\|');
@@ -33,7 +34,13 @@ export function keyReference(): string {
 	return ['| key | what it does | where |', '| --- | --- | --- |', ...rows].join('\n');
 }
 
-export const BLOCKS = {commands: commandReference, keys: keyReference} as const;
+/** The closed list of refusal kinds (`error.kind` under --json). */
+export function kindReference(): string {
+	const rows = Object.entries(REFUSAL_KINDS).map(([kind, meaning]) => `| \`${kind}\` | ${cell(meaning)} |`);
+	return ['| kind | the refusal |', '| --- | --- |', ...rows, '| `errno-<code>` | a file error of the OS, by its code in lower case (`errno-eloop`, `errno-eacces`, `errno-enametoolong`…) |'].join('\n');
+}
+
+export const BLOCKS = {commands: commandReference, keys: keyReference, kinds: kindReference} as const;
 
 /** `text` with each `<!-- NAME:start -->…<!-- NAME:end -->` block replaced by what its table says now. */
 export function withReferences(text: string): string {

@@ -4,6 +4,7 @@
  */
 import fs from 'node:fs';
 
+import type {RefusalKind} from './refusal-kinds.js';
 import {safeText} from './text/sanitize.js';
 
 export type ExitCode = 0 | 1 | 2;
@@ -21,9 +22,9 @@ export class FailClosed extends Error {
 	readonly next: string;
 	readonly exitCode: ExitCode;
 	/** A short machine-readable tag, e.g. "zero-byte-main-file", for --json output and tests. */
-	readonly kind: string;
+	readonly kind: RefusalKind;
 
-	constructor(options: {file: string; kind: string; reason: string; next: string; exitCode?: ExitCode; cause?: unknown}) {
+	constructor(options: {file: string; kind: RefusalKind; reason: string; next: string; exitCode?: ExitCode; cause?: unknown}) {
 		super(`${options.file}: ${options.reason}. Next: ${options.next}`, {cause: options.cause});
 		this.name = 'FailClosed';
 		this.file = options.file;
@@ -38,8 +39,9 @@ export class FailClosed extends Error {
 		return refusalLine(this);
 	}
 
-	toJSON(): Record<string, unknown> {
-		return {error: this.kind, file: this.file, reason: this.reason, next: this.next};
+	/** `--json`'s error object: {file, kind, reason, next}, kind from the closed list (refusal-kinds.ts). */
+	toJSON(): {file: string; kind: RefusalKind; reason: string; next: string} {
+		return {file: this.file, kind: this.kind, reason: this.reason, next: this.next};
 	}
 }
 
@@ -155,7 +157,7 @@ export function isErrnoError(error: unknown): error is ErrnoError {
  * ("reading the database header"). A refusal is returned as it is; any other error gets the words
  * of an unknown code (the OS's message).
  */
-export function fileRefusal(error: unknown, options: {file?: string; doing?: string; kind?: string} = {}): FailClosed {
+export function fileRefusal(error: unknown, options: {file?: string; doing?: string; kind?: RefusalKind} = {}): FailClosed {
 	if (isFailClosed(error)) {
 		return error;
 	}
@@ -176,7 +178,7 @@ export function fileRefusal(error: unknown, options: {file?: string; doing?: str
 }
 
 /** Throws an errno error as its one-line refusal (fileRefusal); anything else (a bug) is thrown as it is. */
-export function throwFileError(error: unknown, options: {file?: string; doing?: string; kind?: string} = {}): never {
+export function throwFileError(error: unknown, options: {file?: string; doing?: string; kind?: RefusalKind} = {}): never {
 	throw isErrnoError(error) ? fileRefusal(error, options) : error;
 }
 

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {FailClosed} from '../errors.js';
+import type {RefusalKind} from '../refusal-kinds.js';
 import {describeHolder, findHolders} from '../store/holders.js';
 import {isPidAlive} from './liveness.js';
 import type {SourceMember} from './restore-source.js';
@@ -16,7 +17,7 @@ import {type OpenedZip, openZip} from './zipread.js';
 /** Where one member lands, and whether a file is there already. */
 export type PlannedMember = {m: SourceMember; dest: string; exists: boolean};
 
-export function refuse(file: string, kind: string, reason: string, next: string): FailClosed {
+export function refuse(file: string, kind: RefusalKind, reason: string, next: string): FailClosed {
 	return new FailClosed({file, kind, reason: `${reason}; nothing was written`, next, exitCode: 2});
 }
 

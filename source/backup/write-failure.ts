@@ -4,6 +4,7 @@
  */
 import fs from 'node:fs';
 import {FailClosed, errnoWords, errorCode, errorMessage, fileSizeLimit} from '../errors.js';
+import type {RefusalKind} from '../refusal-kinds.js';
 
 /** The errno a failed write stands for: its own, or the one behind SQLite's code (SQLite reports EFBIG as a plain write error; the process limit tells what it was). */
 function writeErrno(code: string, message: string): string | null {
@@ -22,7 +23,7 @@ function writeErrno(code: string, message: string): string | null {
 	return /^E[A-Z0-9]+$/.test(code) ? code : null;
 }
 
-const WRITE_KINDS: Readonly<Record<string, string>> = {EFBIG: 'file-too-large', ENOSPC: 'no-space', EDQUOT: 'no-space', EACCES: 'not-writable', EPERM: 'not-writable', EROFS: 'not-writable', EIO: 'io-error'};
+const WRITE_KINDS: Readonly<Record<string, RefusalKind>> = {EFBIG: 'file-too-large', ENOSPC: 'no-space', EDQUOT: 'no-space', EACCES: 'not-writable', EPERM: 'not-writable', EROFS: 'not-writable', EIO: 'io-error'};
 
 /** Where the words of the one errno mapping (errors.ts) name a folder, a backup's output can move. */
 const WRITE_NEXT: Readonly<Record<string, string>> = {

@@ -198,8 +198,8 @@ describe('a sessions table without the routing identity', () => {
 		const {dir, db} = keyless();
 		expectRefused(dir, ['scan', 'sessions', 'routing', 'repair'].map(c => [c, '--db', db]), 2, /state\.db: not a Hermes store hfx knows: sessions lacks session_key/);
 		const r = hfx(['scan', '--db', db, '--json']);
-		const json = JSON.parse(r.stdout) as {error: {error: string}; orphans?: unknown};
-		expect(json.error.error).toBe('schema-unknown');
+		const json = JSON.parse(r.stdout) as {error: {kind: string}; orphans?: unknown};
+		expect(json.error.kind).toBe('schema-unknown');
 		expect(json.orphans).toBeUndefined();
 	});
 });

@@ -151,7 +151,7 @@ describe('fail closed on bad input (W6, W9), exit 2, nothing written', () => {
 		const before = evidenceState(dir);
 		const r = hfx(['scan', '--db', dbPath, '--json']);
 		expect(r.code).toBe(2);
-		expect(JSON.parse(r.stdout).error.error).toBe('not-sqlite');
+		expect(JSON.parse(r.stdout).error).toMatchObject({kind: 'not-sqlite', file: expect.any(String), reason: expect.any(String), next: expect.any(String)});
 		expect(evidenceState(dir)).toEqual(before);
 	});
 

@@ -46,6 +46,7 @@ export const REFUSAL_KINDS = {
 	'backup-running': 'another backup holds the lock',
 	'nothing-to-snapshot': 'no store to take a snapshot of',
 	'no-scratch': 'no scratch folder for a drill',
+	'temp-folder': 'the temp folder (TMPDIR) is missing, not a folder or not writable',
 	'verify-failed': 'the verification could not run',
 	'unsupported': 'an artifact of a kind this command does not take',
 	'unreadable': 'an archive or snapshot that cannot be read',

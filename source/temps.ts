@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {errorCode} from './errors.js';
+import {FailClosed, errorCode} from './errors.js';
 import {onInterruptOrExit} from './interrupts.js';
 import {isPidAlive} from './liveness.js';
 import {testPause} from './test-pause.js';
@@ -50,6 +50,17 @@ export function removeTemp(p: string): void {
 	temps.delete(p);
 }
 
+/** The temp folder itself is unusable (missing, not a folder, not writable): one line naming it and TMPDIR. */
+function tempFolderFailure(parent: string, error: unknown): unknown {
+	const code = errorCode(error);
+	if (code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'EACCES' && code !== 'EPERM' && code !== 'EROFS') {
+		return error;
+	}
+
+	const why = code === 'ENOENT' ? 'does not exist' : (code === 'ENOTDIR' ? 'is not a folder' : `is not writable (${code})`);
+	return new FailClosed({file: parent, kind: 'temp-folder', reason: `the temp folder ${why}, so hfx cannot make its private working folder there (it writes nothing beside the store instead)`, next: 'point TMPDIR at a folder this user can write (e.g. TMPDIR=/var/tmp), then run again', cause: error});
+}
+
 /** A new private folder (0700) `hfx-<kind>-<pid>-<rand>` in `parent` (the temp folder), registered for removal. */
 export function ownTempDir(kind: string, parent = os.tmpdir()): string {
 	if (!/^[a-z]+$/.test(kind)) {
@@ -65,7 +76,7 @@ export function ownTempDir(kind: string, parent = os.tmpdir()): string {
 			return dir;
 		} catch (error) {
 			if (errorCode(error) !== 'EEXIST' || attempt >= 3) {
-				throw error;
+				throw tempFolderFailure(parent, error);
 			}
 		}
 	}

@@ -26,12 +26,12 @@ describe('refusals', () => {
 	it('FailClosed prints the same one line as refusalLine', () => {
 		const r = {file: '/x/state.db', reason: 'not a store', next: 'check the path'};
 		expect(new FailClosed({...r, kind: 'not-hermes'}).line()).toBe('hfx: /x/state.db: not a store. Next: check the path');
-		expect(refusalLine(r)).toBe(new FailClosed({...r, kind: 'k'}).line());
+		expect(refusalLine(r)).toBe(new FailClosed({...r, kind: 'usage'}).line());
 	});
 
 	it('refusalExit prints a refusal\'s line and returns its exit code; anything else is rethrown', () => {
 		const lines: string[] = [];
-		const code = refusalExit(new FailClosed({file: 'f', kind: 'k', reason: 'why', next: 'then', exitCode: 1}), line => lines.push(line));
+		const code = refusalExit(new FailClosed({file: 'f', kind: 'usage', reason: 'why', next: 'then', exitCode: 1}), line => lines.push(line));
 		expect(code).toBe(1);
 		expect(lines).toEqual(['hfx: f: why. Next: then']);
 		expect(() => refusalExit(new TypeError('bug'), line => lines.push(line))).toThrow('bug');
@@ -81,7 +81,7 @@ describe('the one errno mapping', () => {
 	it('a given file and doing win; a refusal passes through; a non-errno error is not a refusal', () => {
 		const error = thrown(() => fs.statSync(path.join(dir, 'loop-a')));
 		expect(fileRefusal(error, {file: '/x/state.db', doing: 'reading the database header'}).line()).toMatch(/^hfx: \/x\/state\.db: too many levels .* while reading the database header\./);
-		const refusal = new FailClosed({file: 'f', kind: 'k', reason: 'r', next: 'n'});
+		const refusal = new FailClosed({file: 'f', kind: 'usage', reason: 'r', next: 'n'});
 		expect(fileRefusal(refusal)).toBe(refusal);
 		expect(asRefusal(new TypeError('bug'))).toBeNull();
 		expect(asRefusal(Object.assign(new Error('x'), {code: 'SQLITE_CORRUPT'}))).toBeNull();

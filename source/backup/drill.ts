@@ -141,6 +141,10 @@ function makeScratch(archive: string, parent: string | undefined): string {
 	try {
 		return ownTempDir('drill', parent);
 	} catch (error) {
+		if (error instanceof FailClosed) {
+			throw error;
+		}
+
 		throw new FailClosed({file: archive, kind: 'no-scratch', reason: `cannot create the drill's scratch folder in ${parent ?? os.tmpdir()} (${errorCode(error) ?? errorMessage(error)}); the archive was not judged`, next: 'fix the temp folder (TMPDIR, space, permissions) and run the drill again', cause: error});
 	}
 }

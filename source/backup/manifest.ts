@@ -177,6 +177,12 @@ export function checkManifest(raw: unknown): Manifest {
 		}
 	}
 
+	// Whose home it is: every reader of the manifest relies on it (gate, --keep, drill).
+	const source = raw.source;
+	if (!isObject(source) || typeof source.root !== 'string' || (source.home !== undefined && (!isObject(source.home) || typeof source.home.realPath !== 'string'))) {
+		throw new ManifestError('manifest.json lacks the home it was taken of (source.root / source.home)');
+	}
+
 	return raw as unknown as Manifest;
 }
 

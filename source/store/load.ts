@@ -9,7 +9,7 @@ import {CURRENT_RULE_SET, CURRENT_SCHEMA_VERSION} from '../forensics/generations
 import type {Snapshot} from '../forensics/types.js';
 import {formatSqliteVersionNumber} from './db-header.js';
 import type {StoreLocation} from './locate.js';
-import {ReadOnlyStore} from './open.js';
+import {ReadOnlyStore, sqliteFailure} from './open.js';
 import {WAL_FRAME_HEADER_BYTES, WAL_HEADER_BYTES, parseWalHeader} from './wal.js';
 import {type LegacyMirror, routingHomeOf} from './routing-home.js';
 import {type SchemaInfo, detectSchema} from './schema.js';
@@ -163,6 +163,8 @@ export function loadStore(location: StoreLocation, options: ReadOptions = {}): L
 		const {context, mirror} = routingHomeOf(location, schema);
 		const {snapshot, meta} = readSnapshot(store, schema, context, options);
 		return {facts: describe(store, location, schema, snapshot, meta, mirror), schema, snapshot, meta};
+	} catch (error) {
+		throw sqliteFailure(location.path, error);
 	} finally {
 		store.close();
 	}

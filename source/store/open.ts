@@ -75,6 +75,11 @@ export function describeOpenError(file: string, error: unknown): FailClosed {
 	return new FailClosed({file, kind: 'open-failed', reason: `could not read the database (${code || 'error'}: ${message})`, next: 'report this with the output of `hfx files --json`', cause: error});
 }
 
+/** An error of SQLite (SQLITE_*) while reading the store, as its refusal; anything else (a bug) as it is. */
+export function sqliteFailure(file: string, error: unknown): unknown {
+	return (errorCode(error) ?? '').startsWith('SQLITE_') ? describeOpenError(file, error) : error;
+}
+
 export class ReadOnlyStore {
 	readonly preflight: Preflight;
 	/** The file SQLite actually has open: the evidence itself, or our private copy of it. */
@@ -171,13 +176,18 @@ export class ReadOnlyStore {
 			return fn();
 		}
 
-		this.db.exec('BEGIN');
 		try {
-			return fn();
-		} finally {
-			if (this.db.inTransaction) {
-				this.db.exec('COMMIT');
+			this.db.exec('BEGIN');
+			try {
+				return fn();
+			} finally {
+				if (this.db.inTransaction) {
+					this.db.exec('COMMIT');
+				}
 			}
+		} catch (error) {
+			// A page SQLite finds malformed (or an I/O error) mid-read: the store's one line, never a trace.
+			throw sqliteFailure(this.preflight.path, error);
 		}
 	}
 

@@ -74,6 +74,8 @@ export const CRASH_WINDOWS: Fault[] = [
 				step('killed', ['repair', '--apply', '--yes', '--db', h.db], {kill: {signal: 'SIGKILL', afterMs: 30 + (killAt('kill9-repair', run)!.afterMs! % 700)}}),
 				verdict(['scan', '--db', h.db, '--json'], {check: entryFor}),
 				step('any', ['audit', 'verify', audit], {check: r => (r.code === 0 || (!fs.existsSync(audit) && /no audit trail/.test(r.stderr)) ? null : `audit verify exit ${r.code}: ${r.stderr.trim()}`)}),
+				// The next write sweeps what the killed one left: its stale lock is taken over and released.
+				step('any', ['repair', '--apply', '--yes', '--db', h.db], {check: () => (fs.existsSync(path.join(h.root, '.hfx-backup.lock')) ? 'the killed repair\'s stale .hfx-backup.lock is still there after the next repair' : null)}),
 			]};
 		},
 	},

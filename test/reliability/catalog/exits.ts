@@ -36,12 +36,12 @@ export const EXITS: Fault[] = [
 		fs.writeSync(fd, Buffer.from([0xA5]), 0, 1, 17);
 		fs.closeSync(fd);
 	}, db => [finding(['files', '--db', db])])),
-	kind('files-main-cut-in-half', 'finding', 'a stopped store\'s state.db (no -wal) cut to half its pages: its header still counts them all', async t => {
+	kind('files-main-cut-in-half', 'refused', 'a stopped store\'s state.db (no -wal) cut to half its pages: its header still counts them all; SQLite reads it as damaged, so `files` reports it and exits 2 (never 0)', async t => {
 		const dir = t.dir('store');
 		const db = path.join(dir, 'state.db');
 		const bytes = fs.readFileSync((await home(t.dir('home'))).db);
 		fs.writeFileSync(db, bytes.subarray(0, Math.floor(bytes.length / 8192) * 4096));
-		return {evidence: [dir], steps: [finding(['files', '--db', db])]};
+		return {evidence: [dir], steps: [step('refused', ['files', '--db', db])]};
 	}),
 	kind('files-hot-journal', 'finding', 'a non-empty state.db-journal beside the store (a rollback journal SQLite would replay)', t => crashed(t, db => {
 		fs.writeFileSync(`${db}-journal`, Buffer.concat([Buffer.from([0xD9, 0xD5, 0x05, 0xF9, 0x20, 0xA1, 0x63, 0xD7]), Buffer.alloc(4096, 1)]));

@@ -62,5 +62,6 @@ export function recordsIn(...dirs: string[]): string[] {
 /** What a confirmed `repair --apply` of `db` is meant to write: the store, its sidecars, the audit trail, its snapshot. */
 export function repairWrites(db: string): string[] {
 	const dir = path.dirname(db);
-	return [db, `${db}-wal`, `${db}-shm`, `${db}-journal`, path.join(dir, 'hfx-audit.jsonl'), path.join(dir, 'hfx-audit.head'), `${path.join(dir, 'state-snapshots')}/`];
+	// The snapshot's lock is the confirmed repair's too: a SIGKILL leaves it, the next write takes it over.
+	return [db, `${db}-wal`, `${db}-shm`, `${db}-journal`, path.join(dir, 'hfx-audit.jsonl'), path.join(dir, 'hfx-audit.head'), path.join(dir, '.hfx-backup.lock'), `${path.join(dir, 'state-snapshots')}/`];
 }

@@ -87,9 +87,16 @@ const READ_COMMANDS: CommandSpec[] = [
 		run: async ({flags, global, argv}) => (await import('./commands/repair.js')).runRepair({...global, apply: flags.apply === true, only: (flags.only as string[] | undefined) ?? [], yes: flags.yes === true, undo: text(flags.undo), argv}, io),
 	},
 	{
-		name: 'audit', usage: ['audit verify [FILE]'], summary: 'check the hash chain of the repair audit trail',
-		operands: [{name: 'ACTION', required: true}, {name: 'FILE', required: false}], flags: STORE, exits: 'audit', example: 'hfx audit verify ~/.hermes/hfx-audit.jsonl',
-		run: async ({operands, global}) => (await import('./commands/audit.js')).runAudit({...global, action: operands[0], file: operands[1]}, io),
+		name: 'audit', usage: ['audit verify [FILE]', 'audit show [FILE]'], summary: 'check the hash chain of the repair audit trail; show each entry, the rows it touched, which apply an undo reverted',
+		operands: [{name: 'ACTION', required: true}, {name: 'FILE', required: false}], flags: STORE, exits: 'audit', example: 'hfx audit show --db ~/.hermes/state.db',
+		run: async ({operands, global}) => {
+			const action = operands[0];
+			if (action !== 'verify' && action !== 'show') {
+				throw new UsageError(`audit takes verify or show, not ${JSON.stringify(action)}`);
+			}
+
+			return (await import('./commands/audit.js')).runAudit({...global, action, file: operands[1]}, io);
+		},
 	},
 ];
 

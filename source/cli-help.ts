@@ -38,7 +38,7 @@ const OPERAND_HELP: Record<string, string> = {
 	STORE: 'a state.db path, read as --db (one store)',
 	ID: 'a session id, or a unique part of it',
 	KEY: 'a session key (agent:main:telegram:dm:12345); without it, every chat',
-	ACTION: 'verify',
+	ACTION: 'verify (the hash chain) or show (every entry)',
 	FILE: 'the audit trail (default: the one beside the store)',
 	ARCHIVE: 'an hfx zip, a quick snapshot folder, or a tar.gz of a home or volume',
 };

@@ -1,24 +1,28 @@
 /**
- * `hfx audit verify [FILE]`: checks the hash chain of the repair audit trail. Exit 0 intact,
- * 1 broken (where and how), 2 unreadable.
+ * `hfx audit verify [FILE]`: checks the hash chain of the repair audit trail (and settles an
+ * interrupted write's intent against its store first). Exit 0 intact, 1 broken (where and how), 2
+ * unreadable. `hfx audit show [FILE]`: every entry, the rows it touched, which apply an undo
+ * reverted; read-only (a pending intent is shown as such). Exit 0 shown, 2 unreadable.
  */
 import fs from 'node:fs';
 import {type ExitCode, refusalLine} from '../errors.js';
 import {auditPathFor, readAudit, verifyAudit} from '../repair/audit.js';
 import {reconcileAudit} from '../repair/reconcile.js';
+import {auditLines, auditRows} from '../report/audit.js';
 import {type GlobalFlags, type Io, emit, guarded, locate} from './context.js';
 
-export async function runAudit(flags: GlobalFlags & {action?: string; file?: string}, io: Io): Promise<ExitCode> {
+export async function runAudit(flags: GlobalFlags & {action: 'verify' | 'show'; file?: string}, io: Io): Promise<ExitCode> {
 	return guarded(io, flags, () => {
-		if (flags.action !== 'verify') {
-			io.err('hfx: audit: the only action is verify: hfx audit verify [FILE]');
+		const file = flags.file ?? auditPathFor(locate(flags, io).stores[0]!.path);
+		if (!fs.existsSync(file)) {
+			io.err(refusalLine({file, reason: 'no audit trail here', next: 'it is created by the first hfx repair --apply'}));
 			return 2;
 		}
 
-		const file = flags.file ?? auditPathFor(locate(flags, io).stores[0]!.path);
-		if (!fs.existsSync(file)) {
-			io.err(refusalLine({file, reason: 'no audit trail here', next: 'it is created by the first hfx repair'}));
-			return 2;
+		if (flags.action === 'show') {
+			const rows = auditRows(readAudit(file));
+			emit(io, flags, {json: () => ({file, entries: rows}), text: () => (rows.length > 0 ? auditLines(rows) : [`${file}: no entries`])});
+			return 0;
 		}
 
 		// An interrupted apply or undo (intent without outcome) is settled against its store first.

@@ -1,6 +1,6 @@
 /**
  * The audit trail: an append-only JSONL file beside the snapshots (`<home>/hfx-audit.jsonl`,
- * mode 0600), one entry per dry run, apply and undo. Each entry carries the sha256 of the previous
+ * mode 0600): an intent and an outcome per apply and undo (a dry run writes none). Each entry carries the sha256 of the previous
  * line, so an edit or a cut inside the file breaks the chain; a head file records the count and
  * the last hash, so a cut or an edit of the last entries is caught too (unless both are rewritten:
  * `hfx audit verify` prints the head hash to keep elsewhere).

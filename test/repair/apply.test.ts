@@ -289,6 +289,16 @@ describe('undo', () => {
 		const undo = hfxJson(['repair', '--db', dbPath, '--undo', entry, '--yes']);
 		expect(undo.code).toBe(0);
 		expect(rows(dbPath)).toEqual(original);
+		// hfx audit show: the apply names its rows and the undo that reverted it; read-only.
+		const trail = fs.readFileSync(auditPathFor(dbPath));
+		const shown = hfxJson(['audit', 'show', '--db', dbPath]);
+		expect(shown.code).toBe(0);
+		const outcome = shown.json.entries.find((e: {seq: number}) => e.seq === applied.json.audit.seq);
+		expect(outcome).toMatchObject({mode: 'apply', phase: 'outcome', result: 'applied', undoneBy: undo.json.audit.seq, planHash: applied.json.audit.planHash});
+		expect(outcome.planHash).toMatch(/^[0-9a-f]{64}$/);
+		expect(outcome.rows.map((r: {sessionId: string}) => r.sessionId).sort()).toEqual([ids.orphan, ids.zombie].sort());
+		expect(shown.json.entries.find((e: {seq: number}) => e.seq === undo.json.audit.seq)).toMatchObject({mode: 'undo', undoes: applied.json.audit.seq});
+		expect(fs.readFileSync(auditPathFor(dbPath))).toEqual(trail);
 		// A second undo of the same entry is refused.
 		expect(hfx(['repair', '--db', dbPath, '--undo', entry, '--yes']).code).toBe(2);
 		// Apply again, then let the store move on: undo must refuse and leave it as it is.

@@ -342,13 +342,13 @@ describe('a failure that is not the archive\'s is one line too', () => {
 		const env = {TMPDIR: path.join(dir, 'missing')};
 		const verify = hfx(['verify', archive], {env});
 		expect(verify.code).toBe(2);
-		expect(verify.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^hfx: .*a\.zip: the verification could not run \(ENOENT: .*\); the archive was not judged\. Next: /) as string]);
+		expect(verify.stderr.trim().split('\n')).toEqual([`hfx: ${env.TMPDIR}: the temp folder does not exist; hfx makes its working folders (private read copies, extractions, drills) there and nowhere else. Next: point TMPDIR at a folder this user can write (e.g. TMPDIR=/var/tmp), then run again`]);
 		const restore = hfx(['restore', archive, '--home', target, '--yes'], {env});
 		expect(restore.code).toBe(2);
-		expect(restore.stderr.trim().split('\n')).toEqual([expect.stringMatching(/could not run .*nothing was written\. Next: /) as string]);
+		expect(restore.stderr.trim().split('\n')).toEqual([expect.stringMatching(/missing: the temp folder does not exist; .*; nothing was written\. Next: point TMPDIR/) as string]);
 		expect(treeState(target)).toEqual(before);
 		const drill = hfx(['restore', '--drill', archive], {env});
 		expect(drill.code).toBe(2);
-		expect(drill.stderr.trim().split('\n')).toEqual([expect.stringMatching(/cannot create the drill's scratch folder .*ENOENT/) as string]);
+		expect(drill.stderr.trim().split('\n')).toEqual([expect.stringMatching(/missing: the temp folder does not exist; .*Next: point TMPDIR/) as string]);
 	});
 });

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import zlib from 'node:zlib';
 import {sha256} from '../crypto.js';
 import {readChunks} from './chunks.js';
+import {openForeign} from '../store/foreign-file.js';
 
 export type Digest = {size: number; crc32: number; sha256: string};
 
@@ -29,7 +30,8 @@ export class Hasher {
 /** Hashes a whole file with 1 MiB reads. Only for files this process holds no SQLite connection to. */
 export function digestFile(file: string, onBytes?: (n: number) => void): Digest {
 	const hasher = new Hasher();
-	const fd = fs.openSync(file, 'r');
+	// A regular file only, opened non-blocking: a FIFO in a snapshot or home is never read.
+	const {fd} = openForeign(file);
 	try {
 		readChunks(fd, chunk => {
 			hasher.update(chunk);

@@ -16,6 +16,8 @@ import yauzl from 'yauzl';
 import {SEAL_PATTERN} from './archive.js';
 import {Hasher, type Digest} from './digest.js';
 import {readChunks} from './chunks.js';
+import {FailClosed} from '../errors.js';
+import {openForeign} from '../store/foreign-file.js';
 
 export type FileType = 'file' | 'dir' | 'symlink' | 'device' | 'fifo' | 'socket';
 
@@ -162,10 +164,12 @@ export async function openZip(file: string): Promise<OpenedZip> {
 	let fd: number;
 	let size: number;
 	try {
-		fd = fs.openSync(file, 'r');
-		size = fs.fstatSync(fd).size;
+		// Non-blocking and checked on the descriptor: a FIFO or device named *.zip is never read.
+		const opened = openForeign(file, {what: 'it as an archive'});
+		fd = opened.fd;
+		size = opened.st.size;
 	} catch (error) {
-		throw new ZipUnreadable(`cannot open it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+		throw new ZipUnreadable(error instanceof FailClosed ? error.reason : `cannot open it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
 	}
 
 	const closeFd = (): void => {

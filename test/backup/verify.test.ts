@@ -228,3 +228,17 @@ describe('verify: hostile members are damage, in tar and zip alike (one member p
 		expect(r.problems.map(p => `${p.where}: ${p.what}`)).toContainEqual(expect.stringMatching(/"state\.db": unsafe member: symbolic link/));
 	});
 });
+
+describe('verify: an archive path that is no regular file is never read', () => {
+	it('a FIFO named *.zip: openZip refuses it at once (never blocks), as verify and gate reach it', async () => {
+		const dir = tempDir('fifo-zip');
+		const fifo = path.join(dir, 'hfx-backup-20261201-000000.zip');
+		expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+		const started = Date.now();
+		await expect(openZip(fifo)).rejects.toThrow(/a FIFO, not a regular file/);
+		expect(Date.now() - started).toBeLessThan(2000);
+		const r = hfx(['verify', fifo]);
+		expect(r.code).toBe(2);
+		expect(r.stdout).toContain('a FIFO, not a file or folder');
+	});
+});

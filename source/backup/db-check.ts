@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import {errorCode, errorMessage} from '../errors.js';
+import {plural} from '../text/format.js';
 
 export type DbCheck = {
 	/** True when integrity_check said "ok" and every count could be read. */
@@ -81,15 +82,15 @@ export function compareCounts(expected: Record<string, number>, found: Record<st
 	const out: string[] = [];
 	for (const [table, n] of Object.entries(expected)) {
 		if (!(table in found)) {
-			out.push(`table ${table} is missing (expected ${n} rows)`);
+			out.push(`table ${table} is missing (expected ${plural(n, 'row')})`);
 		} else if (found[table] !== n) {
-			out.push(`table ${table} has ${found[table]} rows, expected ${n}`);
+			out.push(`table ${table} has ${plural(found[table]!, 'row')}, expected ${n}`);
 		}
 	}
 
 	for (const table of Object.keys(found)) {
 		if (!(table in expected)) {
-			out.push(`unexpected table ${table} (${found[table]} rows)`);
+			out.push(`unexpected table ${table} (${plural(found[table]!, 'row')})`);
 		}
 	}
 

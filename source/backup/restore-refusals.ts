@@ -13,6 +13,7 @@ import type {SourceMember} from './restore-source.js';
 import type {VerifyReport} from './verify.js';
 import {judgeMembers} from './member-policy.js';
 import {type OpenedZip, openZip} from './zipread.js';
+import {plural} from '../text/format.js';
 
 /** Where one member lands, and whether a file is there already. */
 export type PlannedMember = {m: SourceMember; dest: string; exists: boolean};
@@ -45,7 +46,7 @@ export async function refuseUnsafeMembers(archive: string): Promise<void> {
 export function refuseDamaged(archive: string, report: VerifyReport): void {
 	if (report.exitCode !== 0) {
 		const first = report.problems[0] ?? (report.databases.find(d => !d.ok) ? {where: report.databases.find(d => !d.ok)!.path, what: report.databases.find(d => !d.ok)!.problems.join('; ')} : {where: archive, what: 'unknown'});
-		throw refuse(archive, 'archive-damaged', `the archive is ${report.status} (${report.problems.length + report.databases.filter(d => !d.ok).length} problem(s); first: ${first.where}: ${first.what})`, `run hfx verify ${archive} for the full list, and restore from another backup (hfx backups)`);
+		throw refuse(archive, 'archive-damaged', `the archive is ${report.status} (${plural(report.problems.length + report.databases.filter(d => !d.ok).length, 'problem')}; first: ${first.where}: ${first.what})`, `run hfx verify ${archive} for the full list, and restore from another backup (hfx backups)`);
 	}
 }
 
@@ -168,9 +169,9 @@ export async function confirmReplace(archive: string, target: string, plan: Plan
 	const replacing = plan.filter(p => p.exists).length;
 	const occupied = fs.existsSync(target) && fs.readdirSync(target).length > 0;
 	if ((replacing > 0 || occupied) && !options.yes) {
-		const question = `restore ${path.basename(archive)} over ${target}: ${replacing} existing file(s) will be replaced (the current ones are kept in ${path.join(target, 'backups', 'pre-restore-…')}). Type "restore" to go on: `;
+		const question = `restore ${path.basename(archive)} over ${target}: ${plural(replacing, 'existing file')} will be replaced (the current ones are kept in ${path.join(target, 'backups', 'pre-restore-…')}). Type "restore" to go on: `;
 		if (!options.confirm) {
-			throw refuse(target, 'needs-confirmation', `${replacing} existing file(s) would be replaced and no confirmation was given`, 'run it again in a terminal to confirm, or add --yes once the gateway is stopped');
+			throw refuse(target, 'needs-confirmation', `${plural(replacing, 'existing file')} would be replaced and no confirmation was given`, 'run it again in a terminal to confirm, or add --yes once the gateway is stopped');
 		}
 
 		if (!(await options.confirm(question))) {

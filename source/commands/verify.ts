@@ -83,7 +83,8 @@ export async function runVerify(flags: VerifyFlags, io: Io): Promise<ExitCode> {
 		}
 
 		const recorded = recordVerification(report);
-		emit(io, flags, {json: () => verifyJson(report, recorded), text: () => humanVerify(report)});
+		// An artifact that cannot be read at all is a refusal: its one line below, not a report too.
+		emit(io, flags, {json: () => verifyJson(report, recorded), text: () => (report.exitCode === 2 ? [] : humanVerify(report))});
 
 		if (report.exitCode !== 0) {
 			const first = report.problems[0] ?? (() => {

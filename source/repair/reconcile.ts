@@ -14,6 +14,7 @@ import {ReadOnlyStore} from '../store/open.js';
 import {type AuditEntry, appendAudit, auditPathFor, readAudit, verifyAudit} from './audit.js';
 import {toValue} from './plan.js';
 import type {ChangeRecord} from './write-run.js';
+import {plural} from '../text/format.js';
 
 export type StoreState = 'applied' | 'not-applied' | 'undetermined';
 
@@ -107,7 +108,7 @@ export function reconcileAudit(options: {dbPath?: string; auditPath?: string; ar
 	}
 
 	if (options.write && !verifyAudit(auditPath).ok) {
-		options.warn(`hfx: ${auditPath}: ${pending.length} interrupted write(s) not reconciled: the hash chain is broken (hfx audit verify says where)`);
+		options.warn(`hfx: ${auditPath}: ${plural(pending.length, 'interrupted write')} not reconciled: the hash chain is broken (hfx audit verify says where)`);
 		return [];
 	}
 
@@ -118,7 +119,7 @@ export function reconcileAudit(options: {dbPath?: string; auditPath?: string; ar
 		try {
 			states = readStates(db, intents);
 		} catch (error) {
-			options.warn(`hfx: ${db}: ${intents.length} interrupted write(s) could not be reconciled: the store cannot be read (${errorMessage(error)})`);
+			options.warn(`hfx: ${db}: ${plural(intents.length, 'interrupted write')} could not be reconciled: the store cannot be read (${errorMessage(error)})`);
 			continue;
 		}
 

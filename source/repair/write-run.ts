@@ -74,9 +74,16 @@ export abstract class WriteRun {
 		}
 	}
 
+	/**
+	 * Ends the run without its write. Only writes go into the trail: a refusal before the intent
+	 * (a precondition, a mistyped --only, a holder) records nothing; one after it settles the intent.
+	 */
 	refuse(reason: string, next: string, result: ApplyOutcome['result'] = 'refused'): ApplyOutcome {
 		Object.assign(this.outcome, {exitCode: 2, result, reason, next});
-		this.record();
+		if (this.intentSeq !== null) {
+			this.record();
+		}
+
 		return this.outcome;
 	}
 }

@@ -51,4 +51,13 @@ describe('naming sessions and chats', () => {
 		expect(refused.stderr).toContain('20260809_002517_f20eabbd is not adoptable');
 		expect(fs.readdirSync(dir)).toEqual(['state.db']);
 	});
+
+	it('a refused --apply (a mistyped --only) writes nothing, not even to the audit trail: only writes are recorded', () => {
+		const before = evidenceState(dir);
+		const r = hfx(['repair', '--db', db, '--apply', '--yes', '--only', '427c496x']);
+		expect(r.code).toBe(2);
+		expect(r.stderr).toContain('--only names no adoptable orphan: 427c496x');
+		expect(evidenceState(dir)).toEqual(before);
+		expect(fs.readdirSync(dir)).toEqual(['state.db']);
+	});
 });

@@ -33,12 +33,16 @@ function cleanupTemps(): void {
 
 /** Removed on exit and on SIGINT/SIGTERM/SIGHUP (never on SIGKILL: the next run sweeps it). */
 export function registerTemp(p: string): void {
+	hookOnce();
+	temps.add(p);
+}
+
+/** The clean-up hook, installed before a temp exists (a signal between the mkdir and the add would otherwise find none). */
+function hookOnce(): void {
 	if (!hooked) {
 		hooked = true;
 		onInterruptOrExit(cleanupTemps);
 	}
-
-	temps.add(p);
 }
 
 export function unregisterTemp(p: string): void {
@@ -67,6 +71,9 @@ export function ownTempDir(kind: string, parent = os.tmpdir()): string {
 		throw new Error(`temp kind must be lowercase letters: ${kind}`);
 	}
 
+	// The signal handlers first: a Ctrl-C from the moment the folder exists finds it registered
+	// (Node runs the handler only between two pieces of JavaScript, and the mkdir and the add are one).
+	hookOnce();
 	for (let attempt = 0; ; attempt++) {
 		const dir = path.join(parent, `hfx-${kind}-${process.pid}-${crypto.randomBytes(4).toString('hex')}`);
 		try {

@@ -31,7 +31,8 @@ import type {Manifest} from './manifest.js';
 import type {ProgressFn} from './progress.js';
 import {type RestoredDb, commit, preRestoreDirFor, reverify} from './restore-commit.js';
 import {assertNoHolders, confirmReplace, planTargets, refuse, refuseDamaged, refuseLinkedBackups, refuseLinksSincePlanned, refuseUnsafeMembers} from './restore-refusals.js';
-import {openSource} from './restore-source.js';
+import {assertTrailsWritable, keepLiveTrails, recordRestore, type RestoreTrail, trailsOf} from './restore-audit.js';
+import {type SourceMember, openSource} from './restore-source.js';
 import {stageAll} from './restore-stage.js';
 import {sweepRestorePartials, unregisterTemp} from './temps.js';
 import {type VerifyReport, verifyArtifact} from './verify.js';
@@ -51,6 +52,8 @@ export type RestoreOptions = {
 	now?: () => Date;
 	/** Parent of the verify step's temp extraction. */
 	tmpDir?: string;
+	/** The command line, for the audit trail's restore entry. */
+	argv?: string[];
 };
 
 export type RestoreResult = {
@@ -67,8 +70,21 @@ export type RestoreResult = {
 	postProblems: string[];
 	databases: RestoredDb[];
 	manifest: Manifest | null;
+	/** The audit trails beside the restored stores: the live one kept, and the restore's entry in each. */
+	audit: RestoreTrail[];
 	ms: number;
 };
+
+/** The members to write, and the audit trails kept and written (restore-audit.ts); a drill keeps and writes none. */
+function planRestore(archive: string, target: string, members: SourceMember[], mode: RestoreOptions['mode']) {
+	const planned = planTargets(archive, target, members);
+	if (mode === 'drill') {
+		return {plan: planned, kept: [], trails: []};
+	}
+
+	const {plan, kept} = keepLiveTrails(planned);
+	return {plan, kept, trails: trailsOf(plan)};
+}
 
 /** Refuses what restore does not read, then steps 1 and 2: unsafe members, and the whole archive verified. */
 async function verifyForRestore(archive: string, kind: ReturnType<typeof detectKind>, options: RestoreOptions): Promise<VerifyReport> {
@@ -112,12 +128,13 @@ export async function restoreArchive(options: RestoreOptions): Promise<RestoreRe
 	let committing = false;
 	try {
 		// Target checks.
-		const plan = planTargets(archive, target, source.members);
+		const {plan, kept, trails} = planRestore(archive, target, source.members, options.mode);
 		const dbRels = plan.filter(p => p.m.kind === 'db').map(p => p.m.path);
 		if (options.mode !== 'drill') {
 			// 3. Nobody may hold what we replace; the pre-restore copies never go through a link.
 			refuseLinkedBackups(target);
 			assertNoHolders(target, dbRels);
+			assertTrailsWritable(trails);
 			// 4. Confirmation when anything would be replaced.
 			await confirmReplace(archive, target, plan, options);
 		}
@@ -141,6 +158,10 @@ export async function restoreArchive(options: RestoreOptions): Promise<RestoreRe
 			return {...committed, ...reverify(plan, committed.restored, dbRels.length, manifest, options.onProgress)};
 		});
 
+		const status = failed.length === 0 && postProblems.length === 0 ? 'restored' : 'partial';
+		const argv = options.argv ?? ['hfx', ...process.argv.slice(2)];
+		const audit = recordRestore(trails, kept, {mode: options.mode, archive, argv, status, exitCode: status === 'restored' ? 0 : 1, restored: restored.length, failed: failed.length, preRestoreDir: preCreated ? preDir : null});
+		postProblems.push(...audit.flatMap(a => a.problem ?? []));
 		const ok = failed.length === 0 && postProblems.length === 0;
 		return {
 			archive,
@@ -155,6 +176,7 @@ export async function restoreArchive(options: RestoreOptions): Promise<RestoreRe
 			postProblems,
 			databases,
 			manifest,
+			audit,
 			ms: performance.now() - started,
 		};
 	} catch (error) {

@@ -40,6 +40,7 @@ function restoreJson(r: RestoreResult) {
 		keptAside: r.keptAside,
 		postProblems: r.postProblems,
 		databases: r.databases,
+		audit: r.audit,
 		ms: Math.round(r.ms),
 	};
 }
@@ -93,6 +94,10 @@ function restoreLines(r: RestoreResult): string[] {
 
 	if (r.preRestoreDir) {
 		lines.push(`  the files found there before (state.db, -wal, -shm as found) are kept in ${r.preRestoreDir}`);
+	}
+
+	for (const a of r.audit.filter(x => x.seq !== null)) {
+		lines.push(`  audit trail ${a.trail}: ${a.keptLive ? 'the live trail kept (the archive\'s older copy was not restored); ' : ''}this restore is entry ${a.seq}`);
 	}
 
 	lines.push(...r.failed.map(f => `  ✗ not restored: ${f.path} (${f.reason})`), ...r.postProblems.map(p => `  ✗ ${p}`));

@@ -30,7 +30,8 @@ import {detectKind, notAnArtifact} from './detect-kind.js';
 import type {Manifest} from './manifest.js';
 import type {ProgressFn} from './progress.js';
 import {type RestoredDb, commit, preRestoreDirFor, reverify} from './restore-commit.js';
-import {assertNoHolders, confirmReplace, planTargets, refuse, refuseDamaged, refuseLinkedBackups, refuseLinksSincePlanned, refuseUnsafeMembers} from './restore-refusals.js';
+import {type PlannedMember, assertNoHolders, confirmReplace, planTargets, refuse, refuseDamaged, refuseLinkedBackups, refuseLinksSincePlanned, refuseUnsafeMembers} from './restore-refusals.js';
+import {type DbComparison, compareWithLive, comparisonLines, wouldDrop} from './restore-compare.js';
 import {assertTrailsWritable, keepLiveTrails, recordRestore, type RestoreTrail, trailsOf} from './restore-audit.js';
 import {type SourceMember, openSource} from './restore-source.js';
 import {stageAll} from './restore-stage.js';
@@ -54,13 +55,16 @@ export type RestoreOptions = {
 	tmpDir?: string;
 	/** The command line, for the audit trail's restore entry. */
 	argv?: string[];
+	/** Verify and compare with the live store only (what the restore would drop); write nothing. */
+	dryRun?: boolean;
 };
 
 export type RestoreResult = {
 	archive: string;
 	target: string;
 	exitCode: 0 | 1 | 2;
-	status: 'restored' | 'partial';
+	/** dry-run: nothing written; exit 0 when it would drop nothing the live store has, 1 when it would (or cannot tell). */
+	status: 'restored' | 'partial' | 'dry-run';
 	verify: VerifyReport;
 	restored: string[];
 	failed: Array<{path: string; reason: string}>;
@@ -72,6 +76,8 @@ export type RestoreResult = {
 	manifest: Manifest | null;
 	/** The audit trails beside the restored stores: the live one kept, and the restore's entry in each. */
 	audit: RestoreTrail[];
+	/** Each archived store against the live one it would replace: what the restore drops and brings back. */
+	comparison: DbComparison[];
 	ms: number;
 };
 
@@ -102,7 +108,7 @@ async function verifyForRestore(archive: string, kind: ReturnType<typeof detectK
 	}
 
 	// 2. The whole archive, verified.
-	const report = await verifyArtifact(archive, {onProgress: options.onProgress, tmpDir: options.tmpDir});
+	const report = await verifyArtifact(archive, {onProgress: options.onProgress, tmpDir: options.tmpDir, inventory: options.mode !== 'drill'});
 	refuseDamaged(archive, report);
 	if (kind === 'snapshot' && !report.manifest) {
 		throw refuse(archive, 'no-manifest', 'this snapshot has no hfx manifest (a Hermes snapshot): its files cannot be checked by hash', 'restore it with Hermes (/snapshot restore ID), or take a new snapshot with hfx backup --quick');
@@ -130,13 +136,14 @@ export async function restoreArchive(options: RestoreOptions): Promise<RestoreRe
 		// Target checks.
 		const {plan, kept, trails} = planRestore(archive, target, source.members, options.mode);
 		const dbRels = plan.filter(p => p.m.kind === 'db').map(p => p.m.path);
+		// What the restore would drop, before any write (read-only on the live stores).
+		const comparison = options.mode === 'drill' ? [] : compareWithLive(target, report.databases);
+		if (options.dryRun) {
+			return {...nothingWritten(archive, target, report, comparison), ms: performance.now() - started};
+		}
+
 		if (options.mode !== 'drill') {
-			// 3. Nobody may hold what we replace; the pre-restore copies never go through a link.
-			refuseLinkedBackups(target);
-			assertNoHolders(target, dbRels);
-			assertTrailsWritable(trails);
-			// 4. Confirmation when anything would be replaced.
-			await confirmReplace(archive, target, plan, options);
+			await guardWrite(archive, target, {plan, dbRels, trails, comparison}, options);
 		}
 
 		// 5. Stage everything (first sweeping what a SIGKILLed restore left staged in those folders).
@@ -177,6 +184,7 @@ export async function restoreArchive(options: RestoreOptions): Promise<RestoreRe
 			databases,
 			manifest,
 			audit,
+			comparison,
 			ms: performance.now() - started,
 		};
 	} catch (error) {
@@ -185,6 +193,20 @@ export async function restoreArchive(options: RestoreOptions): Promise<RestoreRe
 	} finally {
 		source.close();
 	}
+}
+
+/** Steps 3 and 4: nobody holds what we replace, the pre-restore copies never go through a link, every trail takes its entry; the confirmation says what the restore would drop. */
+async function guardWrite(archive: string, target: string, p: {plan: PlannedMember[]; dbRels: string[]; trails: string[]; comparison: DbComparison[]}, options: RestoreOptions): Promise<void> {
+	refuseLinkedBackups(target);
+	assertNoHolders(target, p.dbRels);
+	assertTrailsWritable(p.trails);
+	await confirmReplace(archive, target, p.plan, {...options, drops: comparisonLines(p.comparison)});
+}
+
+/** A dry run's result: the verification and the comparison, nothing written. */
+function nothingWritten(archive: string, target: string, verify: VerifyReport, comparison: DbComparison[]): Omit<RestoreResult, 'ms'> {
+	const exitCode = wouldDrop(comparison) ? 1 : 0;
+	return {archive, target, exitCode, status: 'dry-run', verify, restored: [], failed: [], preRestoreDir: null, keptAside: [], postProblems: [], databases: [], manifest: verify.manifest, audit: [], comparison};
 }
 
 /**

@@ -4,6 +4,7 @@
  */
 import fs from 'node:fs';
 import type {DbCheck} from './db-check.js';
+import {inventoryOfCopy} from './restore-compare.js';
 import {checkDatabaseFile} from './sqlite-copy.js';
 import type {DbReport} from './verify-report.js';
 
@@ -11,10 +12,13 @@ import type {DbReport} from './verify-report.js';
 export class CheckQueue {
 	private chain: Promise<void> = Promise.resolve();
 	readonly results: Array<Promise<DbReport>> = [];
-	constructor(private readonly inline: boolean) {}
+	constructor(private readonly inline: boolean, private readonly inventory = false) {}
 
 	add(file: string, judge: (check: DbCheck) => DbReport): void {
-		const result = this.chain.then(async () => judge(await checkDatabaseFile(file, {inline: this.inline})));
+		const result = this.chain.then(async () => {
+			const report = judge(await checkDatabaseFile(file, {inline: this.inline}));
+			return this.inventory && report.ok ? {...report, inventory: inventoryOfCopy(file)} : report;
+		});
 		this.chain = result.then(() => {
 			fs.rmSync(file, {force: true});
 			for (const s of ['-wal', '-shm', '-journal']) {

@@ -18,7 +18,7 @@ export type ProgressEvent = {
 
 export type ProgressFn = (event: ProgressEvent) => void;
 
-const PHASE_WORDS: Record<ProgressPhase, string> = {
+export const PHASE_WORDS: Record<ProgressPhase, string> = {
 	copy: 'copying',
 	check: 'checking',
 	archive: 'archiving',

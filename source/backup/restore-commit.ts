@@ -16,6 +16,7 @@ import type {Manifest} from './manifest.js';
 import type {ProgressFn} from './progress.js';
 import {type PlannedMember, refuse} from './restore-refusals.js';
 import {utcStamp} from './stamp.js';
+import {testPause} from '../test-pause.js';
 import {unregisterTemp} from './temps.js';
 
 export type RestoredDb = {path: string; ok: boolean; integrity: string[]; counts: Record<string, number>; schemaVersion: number | null; problems: string[]};
@@ -134,6 +135,9 @@ export function commit(plan: PlannedMember[], staged: Map<string, string>, preDi
 			unregisterTemp(temp);
 			restored.push(p.m.path);
 			touched.add(path.dirname(p.dest));
+			if (restored.length === 1) {
+				testPause('restore-renamed');
+			}
 		} catch (error) {
 			fs.rmSync(temp, {force: true});
 			unregisterTemp(temp);

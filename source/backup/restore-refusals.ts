@@ -12,6 +12,7 @@ import {isPidAlive} from './liveness.js';
 import type {SourceMember} from './restore-source.js';
 import type {VerifyReport} from './verify.js';
 import {judgeMembers} from './member-policy.js';
+import {utcStamp} from './stamp.js';
 import {type OpenedZip, openZip} from './zipread.js';
 import {plural} from '../text/format.js';
 
@@ -165,11 +166,14 @@ export function assertNoHolders(target: string, dbRels: string[]): void {
 }
 
 /** 4. Confirmation when anything would be replaced (or the target is not empty): typed, or --yes. */
-export async function confirmReplace(archive: string, target: string, plan: PlannedMember[], options: {yes?: boolean; confirm?: (question: string) => Promise<boolean>}): Promise<void> {
+export async function confirmReplace(archive: string, target: string, plan: PlannedMember[], options: {yes?: boolean; confirm?: (question: string) => Promise<boolean>; drops?: string[]; now?: () => Date}): Promise<void> {
 	const replacing = plan.filter(p => p.exists).length;
 	const occupied = fs.existsSync(target) && fs.readdirSync(target).length > 0;
 	if ((replacing > 0 || occupied) && !options.yes) {
-		const question = `restore ${path.basename(archive)} over ${target}: ${plural(replacing, 'existing file')} will be replaced (the current ones are kept in ${path.join(target, 'backups', 'pre-restore-…')}). Type "restore" to go on: `;
+		// The pre-restore folder is made at the commit (-1, -2… when another restore took that second).
+		const pre = path.join(target, 'backups', `pre-restore-${utcStamp(options.now?.() ?? new Date())}`);
+		const drops = (options.drops ?? []).map(d => `\n  ${d}`).join('');
+		const question = `restore ${path.basename(archive)} over ${target}:${drops}\n  ${plural(replacing, 'existing file')} will be replaced; the current ones are kept in ${pre}. Type "restore" to go on: `;
 		if (!options.confirm) {
 			throw refuse(target, 'needs-confirmation', `${plural(replacing, 'existing file')} would be replaced and no confirmation was given`, 'run it again in a terminal to confirm, or add --yes once the gateway is stopped');
 		}

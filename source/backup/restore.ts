@@ -30,8 +30,10 @@ import {detectKind, notAnArtifact} from './detect-kind.js';
 import type {Manifest} from './manifest.js';
 import type {ProgressFn} from './progress.js';
 import {type RestoredDb, commit, preRestoreDirFor, reverify} from './restore-commit.js';
-import {assertNoHolders, confirmReplace, planTargets, refuse, refuseDamaged, refuseLinkedBackups, refuseLinksSincePlanned, refuseUnsafeMembers} from './restore-refusals.js';
-import {openSource} from './restore-source.js';
+import {type PlannedMember, assertNoHolders, confirmReplace, planTargets, refuse, refuseDamaged, refuseLinkedBackups, refuseLinksSincePlanned, refuseUnsafeMembers} from './restore-refusals.js';
+import {type DbComparison, compareWithLive, comparisonLines, wouldDrop} from './restore-compare.js';
+import {assertTrailsWritable, keepLiveTrails, recordRestore, type RestoreTrail, trailsOf} from './restore-audit.js';
+import {type SourceMember, openSource} from './restore-source.js';
 import {stageAll} from './restore-stage.js';
 import {sweepRestorePartials, unregisterTemp} from './temps.js';
 import {type VerifyReport, verifyArtifact} from './verify.js';
@@ -51,13 +53,18 @@ export type RestoreOptions = {
 	now?: () => Date;
 	/** Parent of the verify step's temp extraction. */
 	tmpDir?: string;
+	/** The command line, for the audit trail's restore entry. */
+	argv?: string[];
+	/** Verify and compare with the live store only (what the restore would drop); write nothing. */
+	dryRun?: boolean;
 };
 
 export type RestoreResult = {
 	archive: string;
 	target: string;
 	exitCode: 0 | 1 | 2;
-	status: 'restored' | 'partial';
+	/** dry-run: nothing written; exit 0 when it would drop nothing the live store has, 1 when it would (or cannot tell). */
+	status: 'restored' | 'partial' | 'dry-run';
 	verify: VerifyReport;
 	restored: string[];
 	failed: Array<{path: string; reason: string}>;
@@ -67,8 +74,23 @@ export type RestoreResult = {
 	postProblems: string[];
 	databases: RestoredDb[];
 	manifest: Manifest | null;
+	/** The audit trails beside the restored stores: the live one kept, and the restore's entry in each. */
+	audit: RestoreTrail[];
+	/** Each archived store against the live one it would replace: what the restore drops and brings back. */
+	comparison: DbComparison[];
 	ms: number;
 };
+
+/** The members to write, and the audit trails kept and written (restore-audit.ts); a drill keeps and writes none. */
+function planRestore(archive: string, target: string, members: SourceMember[], mode: RestoreOptions['mode']) {
+	const planned = planTargets(archive, target, members);
+	if (mode === 'drill') {
+		return {plan: planned, kept: [], trails: []};
+	}
+
+	const {plan, kept} = keepLiveTrails(planned);
+	return {plan, kept, trails: trailsOf(plan)};
+}
 
 /** Refuses what restore does not read, then steps 1 and 2: unsafe members, and the whole archive verified. */
 async function verifyForRestore(archive: string, kind: ReturnType<typeof detectKind>, options: RestoreOptions): Promise<VerifyReport> {
@@ -86,7 +108,7 @@ async function verifyForRestore(archive: string, kind: ReturnType<typeof detectK
 	}
 
 	// 2. The whole archive, verified.
-	const report = await verifyArtifact(archive, {onProgress: options.onProgress, tmpDir: options.tmpDir});
+	const report = await verifyArtifact(archive, {onProgress: options.onProgress, tmpDir: options.tmpDir, inventory: options.mode !== 'drill'});
 	refuseDamaged(archive, report);
 	if (kind === 'snapshot' && !report.manifest) {
 		throw refuse(archive, 'no-manifest', 'this snapshot has no hfx manifest (a Hermes snapshot): its files cannot be checked by hash', 'restore it with Hermes (/snapshot restore ID), or take a new snapshot with hfx backup --quick');
@@ -112,14 +134,16 @@ export async function restoreArchive(options: RestoreOptions): Promise<RestoreRe
 	let committing = false;
 	try {
 		// Target checks.
-		const plan = planTargets(archive, target, source.members);
+		const {plan, kept, trails} = planRestore(archive, target, source.members, options.mode);
 		const dbRels = plan.filter(p => p.m.kind === 'db').map(p => p.m.path);
+		// What the restore would drop, before any write (read-only on the live stores).
+		const comparison = options.mode === 'drill' ? [] : compareWithLive(target, report.databases);
+		if (options.dryRun) {
+			return {...nothingWritten(archive, target, report, comparison), ms: performance.now() - started};
+		}
+
 		if (options.mode !== 'drill') {
-			// 3. Nobody may hold what we replace; the pre-restore copies never go through a link.
-			refuseLinkedBackups(target);
-			assertNoHolders(target, dbRels);
-			// 4. Confirmation when anything would be replaced.
-			await confirmReplace(archive, target, plan, options);
+			await guardWrite(archive, target, {plan, dbRels, trails, comparison}, options);
 		}
 
 		// 5. Stage everything (first sweeping what a SIGKILLed restore left staged in those folders).
@@ -141,6 +165,10 @@ export async function restoreArchive(options: RestoreOptions): Promise<RestoreRe
 			return {...committed, ...reverify(plan, committed.restored, dbRels.length, manifest, options.onProgress)};
 		});
 
+		const status = failed.length === 0 && postProblems.length === 0 ? 'restored' : 'partial';
+		const argv = options.argv ?? ['hfx', ...process.argv.slice(2)];
+		const audit = recordRestore(trails, kept, {mode: options.mode, archive, argv, status, exitCode: status === 'restored' ? 0 : 1, restored: restored.length, failed: failed.length, preRestoreDir: preCreated ? preDir : null});
+		postProblems.push(...audit.flatMap(a => a.problem ?? []));
 		const ok = failed.length === 0 && postProblems.length === 0;
 		return {
 			archive,
@@ -155,6 +183,8 @@ export async function restoreArchive(options: RestoreOptions): Promise<RestoreRe
 			postProblems,
 			databases,
 			manifest,
+			audit,
+			comparison,
 			ms: performance.now() - started,
 		};
 	} catch (error) {
@@ -163,6 +193,20 @@ export async function restoreArchive(options: RestoreOptions): Promise<RestoreRe
 	} finally {
 		source.close();
 	}
+}
+
+/** Steps 3 and 4: nobody holds what we replace, the pre-restore copies never go through a link, every trail takes its entry; the confirmation says what the restore would drop. */
+async function guardWrite(archive: string, target: string, p: {plan: PlannedMember[]; dbRels: string[]; trails: string[]; comparison: DbComparison[]}, options: RestoreOptions): Promise<void> {
+	refuseLinkedBackups(target);
+	assertNoHolders(target, p.dbRels);
+	assertTrailsWritable(p.trails);
+	await confirmReplace(archive, target, p.plan, {...options, drops: comparisonLines(p.comparison)});
+}
+
+/** A dry run's result: the verification and the comparison, nothing written. */
+function nothingWritten(archive: string, target: string, verify: VerifyReport, comparison: DbComparison[]): Omit<RestoreResult, 'ms'> {
+	const exitCode = wouldDrop(comparison) ? 1 : 0;
+	return {archive, target, exitCode, status: 'dry-run', verify, restored: [], failed: [], preRestoreDir: null, keptAside: [], postProblems: [], databases: [], manifest: verify.manifest, audit: [], comparison};
 }
 
 /**

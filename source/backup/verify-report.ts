@@ -2,6 +2,7 @@
  * The shape of a verification's report and its verdicts: a database check judged against the
  * manifest's record of it, and a report's status and exit code (0 sound, 1 damaged, 2 unreadable).
  */
+import type {Inventory} from './restore-compare.js';
 import {type DbCheck, compareCounts} from './db-check.js';
 import type {ArtifactKind} from './detect-kind.js';
 import type {Manifest} from './manifest.js';
@@ -21,6 +22,8 @@ export type DbReport = {
 	/** tar: the -wal that came with it (its commits were replayed for the check). */
 	walBytes: number | null;
 	checkMs: number;
+	/** With VerifyOptions.inventory: its sessions and messages (restore-compare.ts), read before the extraction is removed. */
+	inventory?: Inventory | null;
 };
 
 export type VerifyReport = {
@@ -46,6 +49,8 @@ export type VerifyOptions = {
 	tmpDir?: string;
 	/** Run the database checks inline instead of in a worker. */
 	inlineChecks?: boolean;
+	/** Read each sound database's sessions and messages (for a restore's comparison with the live store). */
+	inventory?: boolean;
 };
 
 /** A report while it is being filled in: everything but the verdict and the time. */

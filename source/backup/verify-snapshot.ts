@@ -99,7 +99,7 @@ function checkFiles(dir: string, tmp: string, listing: Array<{rel: string; st: f
 	const manifest = base.manifest;
 	const byPath = new Map((manifest?.members ?? []).map(m => [m.path, m]));
 	const dbByPath = new Map((manifest?.databases ?? []).map(d => [d.path, d]));
-	const queue = new CheckQueue(options.inlineChecks ?? false);
+	const queue = new CheckQueue(options.inlineChecks ?? false, options.inventory ?? false);
 	const total = listing.reduce((a, f) => a + f.st.size, 0);
 	let done = 0;
 	let dbIndex = 0;

@@ -137,7 +137,7 @@ async function checkMembers(z: OpenedZip, files: ZipMember[], tmp: string, base:
 		tmp,
 		byPath,
 		dbByPath: new Map((manifest?.databases ?? []).map(d => [d.path, d])),
-		queue: new CheckQueue(options.inlineChecks ?? false),
+		queue: new CheckQueue(options.inlineChecks ?? false, options.inventory ?? false),
 		refused,
 		total: files.reduce((a, m) => a + m.entry.uncompressedSize, 0),
 		done: 0,

@@ -1,6 +1,8 @@
 /**
- * `hfx restore ARCHIVE (--to DIR | --home DIR) [--yes]` and `hfx restore --drill ARCHIVE`.
+ * `hfx restore ARCHIVE (--to DIR | --home DIR) [--yes|--dry-run]` and `hfx restore --drill ARCHIVE`.
  * Restore: exit 0 all restored and verified, 1 partial (listed), 2 refused or nothing written.
+ * Dry run (writes nothing): exit 0 it would drop nothing the live store has, 1 it would drop
+ * sessions or messages (or cannot tell), 2 refused (a damaged archive, an unreadable target).
  * Drill: exit 0 passed, 1 it found a problem (recorded), 2 it could not run.
  */
 import path from 'node:path';
@@ -8,12 +10,13 @@ import readline from 'node:readline';
 import {type DrillResult, drillArchive} from '../backup/drill.js';
 import {progressSink} from '../backup/progress.js';
 import {type RestoreResult, restoreArchive} from '../backup/restore.js';
+import {comparisonLines} from '../backup/restore-compare.js';
 import {type ExitCode, refusalLine} from '../errors.js';
 import {failIfAbandoned} from './backup.js';
 import {plural} from '../text/format.js';
 import {type GlobalFlags, type Io, emit, guarded} from './context.js';
 
-export type RestoreFlags = GlobalFlags & {archive: string; to?: string; yes: boolean; drill: boolean};
+export type RestoreFlags = GlobalFlags & {archive: string; to?: string; yes: boolean; drill: boolean; dryRun?: boolean};
 
 /** Typed confirmation on a terminal: true only when the operator types "restore". */
 async function askOnTty(question: string): Promise<boolean> {
@@ -40,6 +43,8 @@ function restoreJson(r: RestoreResult) {
 		keptAside: r.keptAside,
 		postProblems: r.postProblems,
 		databases: r.databases,
+		audit: r.audit,
+		comparison: r.comparison,
 		ms: Math.round(r.ms),
 	};
 }
@@ -82,7 +87,19 @@ async function runDrill(flags: RestoreFlags, io: Io, bar: ReturnType<typeof prog
 	return r.exitCode;
 }
 
+function dryRunLines(r: RestoreResult): string[] {
+	return [
+		`restore --dry-run ${r.archive} → ${r.target}: verified sound; nothing was written`,
+		...(r.comparison.length === 0 ? ['  the archive holds no Hermes store to compare'] : comparisonLines(r.comparison).map(l => `  ${l}`)),
+		r.exitCode === 0 ? 'Next: the restore drops nothing the live store has' : 'Next: export what would be dropped first (hfx sessions), or take a new backup and restore that',
+	];
+}
+
 function restoreLines(r: RestoreResult): string[] {
+	if (r.status === 'dry-run') {
+		return dryRunLines(r);
+	}
+
 	const lines = [
 		`${r.status === 'restored' ? '✓ RESTORED' : '✗ PARTIAL'}  ${r.archive} → ${r.target}`,
 		`  ${plural(r.restored.length, 'file')} restored and read back (sha256 against the manifest); credentials and databases mode 0600`,
@@ -93,6 +110,11 @@ function restoreLines(r: RestoreResult): string[] {
 
 	if (r.preRestoreDir) {
 		lines.push(`  the files found there before (state.db, -wal, -shm as found) are kept in ${r.preRestoreDir}`);
+	}
+
+	lines.push(...comparisonLines(r.comparison).map(l => `  ${l}`));
+	for (const a of r.audit.filter(x => x.seq !== null)) {
+		lines.push(`  audit trail ${a.trail}: ${a.keptLive ? 'the live trail kept (the archive\'s older copy was not restored); ' : ''}this restore is entry ${a.seq}`);
 	}
 
 	lines.push(...r.failed.map(f => `  ✗ not restored: ${f.path} (${f.reason})`), ...r.postProblems.map(p => `  ✗ ${p}`));
@@ -108,6 +130,7 @@ async function runRestoreInto(target: string, flags: RestoreFlags, io: Io, bar: 
 			target,
 			mode: flags.to ? 'to' : 'home',
 			yes: flags.yes,
+			dryRun: flags.dryRun,
 			confirm: process.stdin.isTTY && process.stderr.isTTY ? askOnTty : undefined,
 			onProgress: bar?.update,
 		});
@@ -116,6 +139,10 @@ async function runRestoreInto(target: string, flags: RestoreFlags, io: Io, bar: 
 	}
 
 	emit(io, flags, {json: () => restoreJson(r), text: () => restoreLines(r)});
+
+	if (r.status === 'dry-run') {
+		return r.exitCode;
+	}
 
 	if (r.exitCode !== 0) {
 		io.err(refusalLine({file: r.target, reason: `the restore is partial (${[...r.failed.map(f => f.path), ...r.postProblems].slice(0, 3).join('; ')})`, next: `see the list above; the previous files are in ${r.preRestoreDir ?? 'place'}`}));

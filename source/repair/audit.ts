@@ -23,7 +23,7 @@ export type AuditEntry = {
 	tool: {name: 'hfx'; version: string};
 	sqliteVersion: string;
 	argv: string[];
-	mode: 'dry-run' | 'apply' | 'undo';
+	mode: 'dry-run' | 'apply' | 'undo' | 'restore';
 	database: string;
 	[key: string]: unknown;
 };

@@ -3,6 +3,7 @@
  * the store once the first frame is up, and restores the terminal on exit (q, SIGTERM, SIGHUP).
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import v8 from 'node:v8';
 import React from 'react';
 import {render} from 'ink';
@@ -11,6 +12,7 @@ import type {GlobalFlags, Io} from '../io.js';
 import {startupMark, startupMarks} from '../startup.js';
 import {LiveStore} from '../store/live.js';
 import type {StoreLocation} from '../store/locate.js';
+import {backupsPaneSource, rootOfStore} from '../backup/pane-source.js';
 import {App} from './app.js';
 import {startFilesProbe} from './files-probe.js';
 import {installFastOutput} from './ink/output.js';
@@ -42,13 +44,13 @@ function traceMemory(io: Io, frames: () => {renders: number; renderMs: number}):
 type Mounted = {instance: ReturnType<typeof render>; yanked: () => string[]; frames: () => {renders: number; renderMs: number}};
 
 /** Renders the app; after the first frame the store starts following (it catches up on anything committed meanwhile). */
-function mount(live: LiveStore, location: StoreLocation, flags: GlobalFlags, io: Io, files: ReturnType<typeof startFilesProbe>): Mounted {
+function mount(live: LiveStore, location: StoreLocation, flags: GlobalFlags, io: Io, files: ReturnType<typeof startFilesProbe>, backups: ReturnType<typeof backupsPaneSource>): Mounted {
 	let yanked: string[] = [];
 	let renders = 0;
 	let renderMs = 0;
 	const repair = repairServiceFor({dbPath: live.readOnlyStore.preflight.path, owner: location.owner, maxGapSeconds: flags.maxGapSeconds});
 	startupMark('render started');
-	const instance = render(<App live={live} files={files} repair={repair} color={flags.color} tick onExit={ids => {
+	const instance = render(<App live={live} files={files} backups={backups} repair={repair} color={flags.color} tick onExit={ids => {
 		yanked = ids;
 	}} />, {exitOnCtrlC: false, patchConsole: true, maxFps: 20, onRender({renderTime}) {
 		renders++;
@@ -87,13 +89,15 @@ export async function runLiveApp(location: StoreLocation, flags: GlobalFlags, io
 	// The Files pane's first probe (it reads the -shm through a child process and walks /proc) and
 	// the watcher wait for the first frame: the operator sees the sessions first.
 	const files = startFilesProbe(live, {firstPollMs: 400});
+	// The Backups pane: the store's Hermes root (or --home); verify, drill and snapshot run as child processes.
+	const backups = backupsPaneSource({root: flags.home ? path.resolve(flags.home) : rootOfStore(location.path, location.owner), profile: location.owner});
 	process.stdout.write(ENTER_ALT_SCREEN);
 	// HFX_INK_OUTPUT=ink keeps Ink's own frame builder (to rule ours out when a frame looks wrong).
 	if (io.env.HFX_INK_OUTPUT !== 'ink') {
 		await installFastOutput();
 	}
 
-	const mounted = mount(live, location, flags, io, files);
+	const mounted = mount(live, location, flags, io, files, backups);
 	const tracer = traceMemory(io, mounted.frames);
 	const onSignal = () => mounted.instance.unmount();
 	process.once('SIGTERM', onSignal);
@@ -106,6 +110,7 @@ export async function runLiveApp(location: StoreLocation, flags: GlobalFlags, io
 		clearInterval(tracer);
 		process.stdout.write(LEAVE_ALT_SCREEN + SHOW_CURSOR);
 		files.close();
+		backups.close();
 		live.close();
 	}
 

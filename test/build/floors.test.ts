@@ -27,6 +27,7 @@ const FLOORS: Record<string, number> = {
 /** Imports across siblings that the design wants, with why. */
 const ALLOWED = new Map<string, string>([
 	['repair/guarded-write.ts -> backup/snapshot.ts', 'every repair write (apply and undo) takes and verifies a snapshot first (the writers share one)'],
+	['backup/restore-audit.ts -> repair/audit.ts', 'a restore keeps the live repair audit trail and records itself in it (one trail, one hash chain; issue 15)'],
 	['io.ts -> text/sanitize.ts', 'the terminal sinks make every line safe (issue #17, class 8)'],
 	['errors.ts -> text/sanitize.ts', 'a refusal is one safe line whatever its file name or cause holds'],
 ]);

@@ -19,7 +19,9 @@ function BackupsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 		return <Text color={theme.muted}>  looking for backups…</Text>;
 	}
 
-	const header = `${pad('name', 40)} ${pad('age', 10)} ${pad('size', 9, 'right')}  ${pad('verified', 16)} drilled`;
+	// The verified column is as wide as its longest value ("yes, 2h ago (at write)" must not be cut).
+	const verifiedWidth = Math.max(16, ...m.entries.map(e => backupStatus(e, ctx.now).verified.length + 1));
+	const header = `${pad('name', 40)} ${pad('age', 10)} ${pad('size', 9, 'right')}  ${pad('verified', verifiedWidth)} drilled`;
 	return (
 		<Box flexDirection="column">
 			<List
@@ -31,14 +33,14 @@ function BackupsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 				empty={`no backups yet under ${m.root ?? 'the Hermes root'}: press S for a quick snapshot, or run hfx backup`}
 				line={e => {
 					const s = backupStatus(e, ctx.now);
-					return `${pad(e.name, 40)} ${pad(ago(e.createdAt, ctx.now), 10)} ${pad(bytes(e.size), 9, 'right')}  ${pad(s.verified, 16)} ${s.drilled}`;
+					return `${pad(e.name, 40)} ${pad(ago(e.createdAt, ctx.now), 10)} ${pad(bytes(e.size), 9, 'right')}  ${pad(s.verified, verifiedWidth)} ${s.drilled}`;
 				}}
 				color={e => {
 					const {verified} = backupStatus(e, ctx.now);
 					return verified === 'FAILED' || verified === 'CHANGED since' ? theme.danger : (verified.startsWith('yes') ? undefined : theme.muted);
 				}}
 			/>
-			<Text wrap="truncate" color={m.busy ? theme.accent : theme.muted}>{`  ${m.busy ?? m.last ?? 'v verify  D drill  S quick snapshot  · restore with: hfx restore ARCHIVE --home DIR (gateway stopped)'}`}</Text>
+			<Text wrap="truncate" color={m.busy ? theme.accent : theme.muted}>{`  ${m.busy ? `${m.busy}${m.last ? `  · ${m.last}` : ''}` : (m.last ?? 'v verify  D drill  S quick snapshot  · restore with: hfx restore ARCHIVE --home DIR (gateway stopped)')}`}</Text>
 			<Text wrap="truncate" color={theme.muted}>{`  archives hold credentials: never send one to anyone`}</Text>
 		</Box>
 	);

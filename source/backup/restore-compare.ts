@@ -1,0 +1,119 @@
+/**
+ * What a restore would drop (issue 15, point 3): each database of the archive (its verified temp
+ * extraction) against the live store it would replace (opened read-only, store/open.ts), session
+ * by session: the sessions and messages the live store has and the archive lacks (written after
+ * the archive was taken), and the reverse. By session id, and per session by message count and
+ * highest message id.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import {errorMessage} from '../errors.js';
+import {ReadOnlyStore} from '../store/open.js';
+
+/** Per session id: its message count and highest message id. */
+export type Inventory = {sessions: Record<string, {messages: number; maxId: number | null}>} | {error: string};
+
+const INVENTORY_SQL = 'SELECT s.id AS id, count(m.id) AS n, max(m.id) AS maxId FROM sessions s LEFT JOIN messages m ON m.session_id = s.id GROUP BY s.id';
+
+type Row = {id: string; n: number; maxId: number | null};
+
+function toInventory(rows: Row[]): Inventory {
+	return {sessions: Object.fromEntries(rows.map(r => [String(r.id), {messages: r.n, maxId: r.maxId}]))};
+}
+
+/** The inventory of our own temp extraction of an archived database (a Hermes store; null when it is another database). */
+export function inventoryOfCopy(file: string): Inventory | null {
+	let db: Database.Database | undefined;
+	try {
+		db = new Database(file, {readonly: true, fileMustExist: true});
+		const tables = new Set((db.prepare('SELECT name FROM sqlite_master WHERE type = \'table\'').pluck().all() as string[]));
+		return tables.has('sessions') && tables.has('messages') ? toInventory(db.prepare(INVENTORY_SQL).all() as Row[]) : null;
+	} catch (error) {
+		return {error: errorMessage(error)};
+	} finally {
+		db?.close();
+	}
+}
+
+/** The live store's inventory, through the read-only open (never a write, never a checkpoint). */
+export function inventoryOfLive(dbPath: string): Inventory {
+	let store: ReadOnlyStore | undefined;
+	try {
+		store = ReadOnlyStore.open(dbPath);
+		return toInventory(store.prepare(INVENTORY_SQL).all() as Row[]);
+	} catch (error) {
+		return {error: errorMessage(error)};
+	} finally {
+		store?.close();
+	}
+}
+
+export type Side = {sessions: number; messages: number};
+
+export type DbComparison = {
+	/** The database's path inside the archive (and under the target). */
+	path: string;
+	live: string | null;
+	/** In the live store, not in the archive: what the restore would drop. */
+	dropped: Side;
+	/** In the archive, not in the live store: what the restore would bring back. */
+	added: Side;
+	error: string | null;
+};
+
+/** What `live` has that `other` lacks: whole sessions, and in shared sessions the messages above `other`'s count. */
+function lacking(live: Record<string, {messages: number; maxId: number | null}>, other: Record<string, {messages: number; maxId: number | null}>): Side {
+	const out: Side = {sessions: 0, messages: 0};
+	for (const [id, s] of Object.entries(live)) {
+		const o = other[id];
+		out.sessions += o ? 0 : 1;
+		out.messages += o ? Math.max(0, s.messages - o.messages) : s.messages;
+	}
+
+	return out;
+}
+
+/** Whether the restore would drop anything the live store has (or could not tell). */
+export function wouldDrop(c: readonly DbComparison[]): boolean {
+	return c.some(x => x.error !== null || x.dropped.sessions > 0 || x.dropped.messages > 0);
+}
+
+/** One line per database: "state.db: the restore would DROP 2 sessions and 40 messages …". */
+export function comparisonLines(c: readonly DbComparison[]): string[] {
+	return c.map(x => {
+		if (x.error) {
+			return `${x.path}: cannot tell what the restore would drop: ${x.error}`;
+		}
+
+		if (!x.live) {
+			return `${x.path}: no live store there: nothing to drop (the archive brings ${x.added.sessions} sessions, ${x.added.messages} messages)`;
+		}
+
+		const drop = x.dropped.sessions + x.dropped.messages > 0 ? `would DROP ${x.dropped.sessions} sessions and ${x.dropped.messages} messages the live store has and the archive lacks` : 'drops nothing the live store has';
+		return `${x.path}: the restore ${drop}; it brings back ${x.added.sessions} sessions and ${x.added.messages} messages the live store lacks`;
+	});
+}
+
+export function compareInventories(rel: string, live: string | null, liveInv: Inventory | null, archiveInv: Inventory): DbComparison {
+	const none: Side = {sessions: 0, messages: 0};
+	if ('error' in archiveInv) {
+		return {path: rel, live, dropped: none, added: none, error: `the archive's copy could not be read (${archiveInv.error})`};
+	}
+
+	if (liveInv && 'error' in liveInv) {
+		return {path: rel, live, dropped: none, added: none, error: `the live store could not be read (${liveInv.error})`};
+	}
+
+	const liveSessions = liveInv?.sessions ?? {};
+	return {path: rel, live, dropped: lacking(liveSessions, archiveInv.sessions), added: lacking(archiveInv.sessions, liveSessions), error: null};
+}
+
+/** Every archived Hermes store against the store it would replace under `target` (none there: nothing dropped). */
+export function compareWithLive(target: string, databases: ReadonlyArray<{path: string; inventory?: Inventory | null}>): DbComparison[] {
+	return databases.filter(d => d.inventory).map(d => {
+		const live = path.join(target, ...d.path.split('/'));
+		const exists = fs.existsSync(live);
+		return compareInventories(d.path, exists ? live : null, exists ? inventoryOfLive(live) : null, d.inventory!);
+	});
+}

@@ -1,0 +1,76 @@
+/**
+ * The Backups pane in a real terminal (tmux) on the real binary: S takes a quick snapshot and v
+ * verifies it, each in a child process, and the list on screen updates with their results; the
+ * store itself is not changed.
+ */
+import {createHash} from 'node:crypto';
+import {execFileSync, spawnSync} from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
+import {ROOT} from '../helpers/writer.js';
+
+const session = `hfx-e2e-bk-${process.pid}-${Date.now()}`;
+let dir: string;
+
+function tmux(...args: string[]): string {
+	return execFileSync('tmux', args, {encoding: 'utf8'});
+}
+
+async function waitForScreen(pattern: RegExp, timeoutMs = 20_000): Promise<string> {
+	const end = Date.now() + timeoutMs;
+	let last = '';
+	while (Date.now() < end) {
+		last = tmux('capture-pane', '-p', '-J', '-t', session);
+		if (pattern.test(last)) {
+			return last;
+		}
+
+		await new Promise(resolve => setTimeout(resolve, 100));
+	}
+
+	throw new Error(`screen never matched ${pattern}; last screen:\n${last}`);
+}
+
+const sha = (file: string): string => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+
+beforeAll(() => {
+	if (spawnSync('tmux', ['-V']).status !== 0) {
+		throw new Error('tmux is required for the end-to-end test (apt-get install tmux; .ci/run installs it)');
+	}
+
+	dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-e2e-bk-'));
+});
+afterEach(() => {
+	spawnSync('tmux', ['kill-session', '-t', session]);
+});
+afterAll(() => fs.rmSync(dir, {recursive: true, force: true}));
+
+describe('the Backups pane in a real terminal', () => {
+	it('S takes a quick snapshot, then v verifies it, and the list shows each result', async () => {
+		const db = path.join(dir, 'state.db');
+		fs.copyFileSync(path.join(ROOT, 'test/fixtures/hermes-v21-incident/state.db'), db);
+		const before = sha(db);
+		tmux('new-session', '-d', '-s', session, '-x', '140', '-y', '30', '-e', 'CI=false', '-e', 'NO_COLOR=1', `node ${path.join(ROOT, 'dist/hfx.js')} --db ${db}; echo EXIT=$?; sleep 60`);
+		await waitForScreen(/\[1 Sessions]/);
+		tmux('send-keys', '-t', session, '8');
+		await waitForScreen(new RegExp(`no backups yet under ${dir}`));
+
+		tmux('send-keys', '-t', session, 'S');
+		const taken = await waitForScreen(/✓ quick snapshot \S+-tui taken and verified/);
+		const id = /✓ quick snapshot (\S+-tui)/.exec(taken)![1]!;
+		expect(taken).toMatch(new RegExp(`› ${id} .* yes, just now \\(at write\\)\\s+no`));
+		expect(fs.existsSync(path.join(dir, 'state-snapshots', id, 'state.db'))).toBe(true);
+
+		tmux('send-keys', '-t', session, 'v');
+		const verified = await waitForScreen(new RegExp(`✓ verified ${id}: sound`));
+		const line = verified.split('\n').find(l => l.includes(`› ${id}`))!;
+		expect(line).toMatch(/yes, just now\s+no/);
+		expect(line).not.toContain('(at write)');
+
+		tmux('send-keys', '-t', session, 'q');
+		await waitForScreen(/EXIT=0/);
+		expect(sha(db)).toBe(before);
+	});
+});

@@ -75,9 +75,15 @@ export function describeOpenError(file: string, error: unknown): FailClosed {
 	return new FailClosed({file, kind: 'open-failed', reason: `could not read the database (${code || 'error'}: ${message})`, next: 'report this with the output of `hfx files --json`', cause: error});
 }
 
-/** An error of SQLite (SQLITE_*) while reading the store, as its refusal; anything else (a bug) as it is. */
+/**
+ * What SQLite says of the store itself while reading it (a malformed page, not a database, a read
+ * that failed), as the store's refusal; anything else as it is: a backup's SQLITE_FULL inside the
+ * read transaction is the destination's, and its writer words it (backup/write-failure.ts).
+ */
 export function sqliteFailure(file: string, error: unknown): unknown {
-	return (errorCode(error) ?? '').startsWith('SQLITE_') ? describeOpenError(file, error) : error;
+	const code = errorCode(error) ?? '';
+	const ofTheStore = code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB' || code === 'SQLITE_IOERR_READ' || code === 'SQLITE_IOERR_SHORT_READ';
+	return ofTheStore ? describeOpenError(file, error) : error;
 }
 
 export class ReadOnlyStore {

@@ -13,7 +13,8 @@ export const LISTS: readonly Pane[] = ['sessions', 'detail', 'lineage', 'routing
 
 const quit = (c: ScreenKeys): void => c.quit();
 const back = (c: ScreenKeys): void => c.dispatch({type: 'back'});
-const move = (c: ScreenKeys, delta: number): void => c.dispatch({type: 'move', delta, rows: c.rows(), from: c.from()});
+const move = (c: ScreenKeys, delta: number): void => c.dispatch({type: 'move', delta, rows: c.rows(), from: c.from(), ids: c.ids()});
+const moveTo = (c: ScreenKeys, index: number): void => c.dispatch({type: 'move-to', index, rows: c.rows(), ids: c.ids()});
 
 function backup(which: 'verify' | 'drill') {
 	return (c: ScreenKeys): void => {
@@ -60,8 +61,8 @@ const SCREEN: ReadonlyArray<Binding<ScreenKeys>> = [
 	{id: 'up', keys: [{input: 'k'}, {special: 'upArrow'}], label: 'k/↑', description: 'move up', panes: LISTS, run: c => move(c, -1)},
 	{id: 'page-down', keys: [{input: 'd', ctrl: true}, {special: 'pageDown'}], label: 'C-d', description: 'half a page down (PgDn too)', panes: LISTS, run: c => move(c, c.half)},
 	{id: 'page-up', keys: [{input: 'u', ctrl: true}, {special: 'pageUp'}], label: 'C-u', description: 'half a page up (PgUp too)', panes: LISTS, run: c => move(c, -c.half)},
-	{id: 'top', keys: [{input: 'g'}, {special: 'home'}], label: 'g', description: 'first row (Home too)', panes: LISTS, run: c => c.dispatch({type: 'move-to', index: 0, rows: c.rows()})},
-	{id: 'bottom', keys: [{input: 'G'}, {special: 'end'}], label: 'G', description: 'last row (End too)', panes: LISTS, run: c => c.dispatch({type: 'move-to', index: c.rows() - 1, rows: c.rows()})},
+	{id: 'top', keys: [{input: 'g'}, {special: 'home'}], label: 'g', description: 'first row (Home too)', panes: LISTS, run: c => moveTo(c, 0)},
+	{id: 'bottom', keys: [{input: 'G'}, {special: 'end'}], label: 'G', description: 'last row (End too)', panes: LISTS, run: c => moveTo(c, c.rows() - 1)},
 	{id: 'open', keys: [{special: 'return'}], label: '⏎', description: 'open: the selected session\'s detail (from sessions, lineage, routing, findings)', panes: ['sessions', 'lineage', 'routing', 'findings', 'activity'], footer: 20, hint: '⏎ open', run(c) {
 		const id = c.selectedId();
 		if (id) {

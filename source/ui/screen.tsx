@@ -9,6 +9,7 @@ import {Banner} from './components/banner.js';
 import {FilterBar} from './components/filter-bar.js';
 import {Footer} from './components/footer.js';
 import {Header} from './components/header.js';
+import {usePin} from './hooks.js';
 import {HelpOverlay} from './components/help-overlay.js';
 import {Tabs} from './components/tabs.js';
 import {TooSmall} from './components/too-small.js';
@@ -52,6 +53,7 @@ export function Screen(props: AppProps): React.ReactElement {
 	const [ui, dispatch] = useReducer(uiReducer, props.initialPane, initialUiState);
 	const shown = useScreenModel(props, ui, size);
 	useScreenKeys(props, ui, dispatch, shown);
+	usePin(dispatch, ui.pane, ui.anchor[ui.pane], shown.selectedKey);
 	if (size.columns < MIN_COLUMNS || size.rows < MIN_ROWS) {
 		return <TooSmall columns={size.columns} rows={size.rows} />;
 	}

@@ -13,13 +13,14 @@ import {runScan} from './commands/scan.js';
 import {type ExitCode, refusalExit} from './errors.js';
 import type {GlobalFlags, Io} from './io.js';
 import type {StoreLocation} from './store/locate.js';
+import type {TuiFlags} from './ui/app-props.js';
 
 export function isInteractive(): boolean {
 	return Boolean(process.stdout.isTTY && process.stdin.isTTY);
 }
 
 /** The TUI host (Ink, React) is loaded only when a terminal will show it. */
-async function runLiveApp(location: StoreLocation, flags: GlobalFlags, io: Io): Promise<ExitCode> {
+async function runLiveApp(location: StoreLocation, flags: TuiFlags, io: Io): Promise<ExitCode> {
 	const host = await import('./ui/host.js');
 	return host.runLiveApp(location, flags, io);
 }
@@ -30,7 +31,7 @@ export function shouldDemo(flags: GlobalFlags, io: Io): boolean {
 }
 
 /** `hfx demo`: the TUI on the demo store in a terminal, else its report after --seconds. */
-export async function runDemo(flags: DemoFlags, io: Io): Promise<ExitCode> {
+export async function runDemo(flags: DemoFlags & TuiFlags, io: Io): Promise<ExitCode> {
 	if (isInteractive() && flags.seconds === undefined) {
 		return withDemo(flags, io, demo => runLiveApp({path: demo.db, owner: 'default', label: 'DEMO'}, flags, io));
 	}
@@ -53,7 +54,7 @@ function storeToShow(flags: GlobalFlags, io: Io): StoreLocation | ExitCode {
 	}
 }
 
-export async function runTui(flags: GlobalFlags, io: Io): Promise<ExitCode> {
+export async function runTui(flags: TuiFlags, io: Io): Promise<ExitCode> {
 	if (!isInteractive()) {
 		return runScan(flags, io);
 	}

@@ -44,6 +44,18 @@ export function usePin(dispatch: (action: {type: 'pin'; pane: Pane; id: string})
 	}, [dispatch, pane, anchor, shown]);
 }
 
+/** A fading notice clears itself after `ms` (a newer notice restarts the wait; an older timer never clears it). */
+export function useFadingNotice(dispatch: (action: {type: 'notice-faded'; text: string}) => void, notice: string | null, fades: boolean, ms: number): void {
+	useEffect(() => {
+		if (notice === null || !fades) {
+			return;
+		}
+
+		const timer = setTimeout(() => dispatch({type: 'notice-faded', text: notice}), ms);
+		return () => clearTimeout(timer);
+	}, [dispatch, notice, fades, ms]);
+}
+
 export type InputHandler = (input: string, key: Key) => void;
 
 /**

@@ -31,6 +31,8 @@ export type UiState = {
 	source: string | null;
 	/** A transient line for the footer ("copied …"). */
 	notice: string | null;
+	/** The notice clears itself after a moment (a confirmation like "copied …", not a reason to read). */
+	noticeFades: boolean;
 	yanked: string[];
 	/** The orphan whose repair preview is open (drawn over the Findings pane). */
 	repairOrphan: string | null;
@@ -45,7 +47,7 @@ export type RowIds = {readonly length: number; at: (index: number) => string | u
 export type UiAction =
 	| {type: 'pane'; pane: Pane}
 	| {type: 'cycle-pane'; delta: 1 | -1}
-	| {type: 'move'; delta: number; rows: number; from?: number; ids?: RowIds}
+	| {type: 'move'; delta: number; rows: number; from?: number; ids?: RowIds; wrap?: boolean}
 	| {type: 'move-to'; index: number; rows: number; ids?: RowIds}
 	| {type: 'pin'; pane: Pane; id: string}
 	| {type: 'open-session'; id: string}
@@ -58,6 +60,7 @@ export type UiAction =
 	| {type: 'toggle-hidden'}
 	| {type: 'cycle-source'; sources: string[]}
 	| {type: 'notice'; text: string | null}
+	| {type: 'notice-faded'; text: string}
 	| {type: 'yank'; id: string}
 	| {type: 'repair'; orphanId: string | null};
 
@@ -78,6 +81,7 @@ export function initialUiState(pane: Pane = 'sessions'): UiState {
 		showHidden: false,
 		source: null,
 		notice: null,
+		noticeFades: false,
 		yanked: [],
 		repairOrphan: null,
 	};
@@ -100,6 +104,13 @@ function place(state: UiState, index: number, rows: number, ids: RowIds | undefi
 	const cursor = clamp(index, ids?.length ?? rows);
 	const anchor = ids ? {...state.anchor, [pane]: ids.at(cursor) ?? null} : state.anchor;
 	return {...state, cursor: {...state.cursor, [pane]: cursor}, anchor};
+}
+
+/** Where a move lands: from the anchored row (or `from`, or the cursor), `delta` on; around the end when it wraps. */
+function moveTarget(state: UiState, a: Extract<UiAction, {type: 'move'}>): number {
+	const start = a.from ?? (a.ids ? cursorIn(state, state.pane, a.ids) : state.cursor[state.pane]);
+	const rows = a.ids?.length ?? a.rows;
+	return a.wrap && rows > 0 ? (((start + a.delta) % rows) + rows) % rows : start + a.delta;
 }
 
 /** Forgets a list's selection (its rows changed meaning: a new filter, source or hidden set). */
@@ -153,7 +164,7 @@ function cycleSource(state: UiState, sources: string[]): UiState {
 const REDUCERS: Reducers = {
 	'pane': (state, a) => go(state, a.pane),
 	'cycle-pane': (state, a) => go(state, PANES[(PANES.indexOf(state.pane) + a.delta + PANES.length) % PANES.length]!),
-	'move': (state, a) => onSessions(state, place(state, (a.from ?? (a.ids ? cursorIn(state, state.pane, a.ids) : state.cursor[state.pane])) + a.delta, a.rows, a.ids)),
+	'move': (state, a) => onSessions(state, place(state, moveTarget(state, a), a.rows, a.ids)),
 	'move-to': (state, a) => onSessions(state, place(state, a.index, a.rows, a.ids)),
 	'pin': (state, a) => state.anchor[a.pane] === a.id ? state : {...state, anchor: {...state.anchor, [a.pane]: a.id}},
 	'open-session': (state, a) => refocus({...go(state, 'detail'), selectedSession: a.id}),
@@ -165,8 +176,9 @@ const REDUCERS: Reducers = {
 	'toggle-pause': state => ({...state, paused: !state.paused}),
 	'toggle-hidden': state => refocus({...unanchor(state, 'sessions'), showHidden: !state.showHidden, selectedSession: null}),
 	'cycle-source': (state, a) => cycleSource(state, a.sources),
-	'notice': (state, a) => ({...state, notice: a.text}),
-	'yank': (state, a) => ({...state, yanked: [...state.yanked, a.id], notice: `copied ${a.id}`}),
+	'notice': (state, a) => ({...state, notice: a.text, noticeFades: false}),
+	'notice-faded': (state, a) => state.noticeFades && state.notice === a.text ? {...state, notice: null, noticeFades: false} : state,
+	'yank': (state, a) => ({...state, yanked: [...state.yanked, a.id], notice: `copied ${a.id}`, noticeFades: true}),
 	'repair': (state, a) => ({...state, repairOrphan: a.orphanId}),
 };
 

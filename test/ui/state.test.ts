@@ -162,6 +162,25 @@ describe('uiReducer', () => {
 		expect(run(sessions, {type: 'pane', pane: 'routing'}).anchor.sessions).toBe('b');
 	});
 
+	it('wraps a stepping move (n/N) around either end of a keyed list', () => {
+		const ids = ['a', 'b', 'c'];
+		let s = run(initialUiState('findings'), {type: 'move', delta: -1, rows: 3, ids, wrap: true});
+		expect(s.anchor.findings).toBe('c');
+		s = run(s, {type: 'move', delta: 1, rows: 3, ids, wrap: true});
+		expect(s.anchor.findings).toBe('a');
+		expect(run(s, {type: 'move', delta: -1, rows: 3, ids}).anchor.findings).toBe('a');
+		expect(run(s, {type: 'move', delta: 1, rows: 0, ids: [] as string[], wrap: true}).cursor.findings).toBe(0);
+	});
+
+	it('lets a confirmation notice fade by itself, but never a newer or a sticky one', () => {
+		const s = run(initialUiState(), {type: 'yank', id: 'a'});
+		expect(s.noticeFades).toBe(true);
+		expect(run(s, {type: 'notice-faded', text: 'copied a'}).notice).toBeNull();
+		expect(run(s, {type: 'yank', id: 'b'}, {type: 'notice-faded', text: 'copied a'}).notice).toBe('copied b');
+		const sticky = run(initialUiState(), {type: 'notice', text: 'copied a'});
+		expect(run(sticky, {type: 'notice-faded', text: 'copied a'}).notice).toBe('copied a');
+	});
+
 	it('never changes the state it was given', () => {
 		const s = initialUiState();
 		const before = JSON.stringify(s);

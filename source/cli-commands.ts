@@ -8,7 +8,6 @@ import {type FlagDef, OUTPUT_FLAGS, OWN_FLAGS, ROOT_FLAGS, STORE_FLAGS} from './
 import {UsageError} from './cli-args.js';
 import type {ExitCode} from './errors.js';
 import {type GlobalFlags, processIo as io} from './io.js';
-import {PANES, type Pane} from './ui/pane-names.js';
 
 export type FlagValue = string | boolean | string[] | undefined;
 
@@ -159,31 +158,22 @@ function demoTiming(flags: Invocation['flags']): {speed: number; seconds: number
 	return {speed, seconds};
 }
 
-/** --pane NAME: one of the TUI's panes (any case), or a usage error naming them. */
-export function paneFlag(value: FlagValue): Pane | undefined {
-	if (value === undefined) {
-		return undefined;
-	}
-
-	const name = typeof value === 'string' ? value.trim().toLowerCase() : '';
-	const pane = PANES.find(p => p === name);
-	if (!pane) {
-		throw new UsageError(`--pane takes one of ${PANES.join(', ')}, not ${JSON.stringify(value)}`);
-	}
-
-	return pane;
-}
-
 const LIVE_COMMANDS: CommandSpec[] = [
 	{
 		name: '', usage: [''], summary: 'the live TUI (a text report when stdout/stdin is not a terminal; the built-in demo when there is no store)',
 		operands: [], flags: {...STORE, pane: OWN_FLAGS.pane}, exits: 'read', example: 'hfx --home ~/.hermes --pane findings',
-		run: async ({flags, global}) => (await import('./cli-live.js')).runTui({...global, pane: paneFlag(flags.pane)}, io),
+		run: async ({flags, global}) => {
+			const live = await import('./cli-live.js');
+			return live.runTui({...global, pane: live.paneFlag(flags.pane)}, io);
+		},
 	},
 	{
 		name: 'demo', usage: ['demo'], summary: 'a simulated gateway writes a temporary store live; the incident a minute in',
 		operands: [], flags: {...OUTPUT_FLAGS, speed: OWN_FLAGS.speed, seconds: OWN_FLAGS.seconds, keep: OWN_FLAGS.keepHome, pane: OWN_FLAGS.pane}, exits: 'read', example: 'hfx demo --speed 10',
-		run: async ({flags, global}) => (await import('./cli-live.js')).runDemo({...global, ...demoTiming(flags), keep: flags.keep === true, pane: paneFlag(flags.pane)}, io),
+		run: async ({flags, global}) => {
+			const live = await import('./cli-live.js');
+			return live.runDemo({...global, ...demoTiming(flags), keep: flags.keep === true, pane: live.paneFlag(flags.pane)}, io);
+		},
 	},
 ];
 

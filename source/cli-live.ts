@@ -14,6 +14,24 @@ import {type ExitCode, refusalExit} from './errors.js';
 import type {GlobalFlags, Io} from './io.js';
 import type {StoreLocation} from './store/locate.js';
 import type {TuiFlags} from './ui/app-props.js';
+import {PANES, type Pane} from './ui/pane-names.js';
+import {UsageError} from './cli-args.js';
+import type {FlagValue} from './cli-commands.js';
+
+/** --pane NAME (read here, not in the command table: the table loads nothing of the TUI): one of the TUI's panes (any case), or a usage error naming them. */
+export function paneFlag(value: FlagValue): Pane | undefined {
+	if (value === undefined) {
+		return undefined;
+	}
+
+	const name = typeof value === 'string' ? value.trim().toLowerCase() : '';
+	const pane = PANES.find(p => p === name);
+	if (!pane) {
+		throw new UsageError(`--pane takes one of ${PANES.join(', ')}, not ${JSON.stringify(value)}`);
+	}
+
+	return pane;
+}
 
 export function isInteractive(): boolean {
 	return Boolean(process.stdout.isTTY && process.stdin.isTTY);

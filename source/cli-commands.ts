@@ -172,13 +172,19 @@ function demoTiming(flags: Invocation['flags']): {speed: number; seconds: number
 const LIVE_COMMANDS: CommandSpec[] = [
 	{
 		name: '', usage: [''], summary: 'the live TUI (a text report when stdout/stdin is not a terminal; the built-in demo when there is no store)',
-		operands: [], flags: STORE, exits: 'read', example: 'hfx --home ~/.hermes',
-		run: async ({global}) => (await import('./cli-live.js')).runTui(global, io),
+		operands: [], flags: {...STORE, pane: OWN_FLAGS.pane}, exits: 'read', example: 'hfx --home ~/.hermes --pane findings',
+		run: async ({flags, global}) => {
+			const live = await import('./cli-live.js');
+			return live.runTui({...global, pane: live.paneFlag(flags.pane)}, io);
+		},
 	},
 	{
 		name: 'demo', usage: ['demo'], summary: 'a simulated gateway writes a temporary store live; the incident a minute in',
-		operands: [], flags: {...OUTPUT_FLAGS, speed: OWN_FLAGS.speed, seconds: OWN_FLAGS.seconds, keep: OWN_FLAGS.keepHome}, exits: 'read', example: 'hfx demo --speed 10',
-		run: async ({flags, global}) => (await import('./cli-live.js')).runDemo({...global, ...demoTiming(flags), keep: flags.keep === true}, io),
+		operands: [], flags: {...OUTPUT_FLAGS, speed: OWN_FLAGS.speed, seconds: OWN_FLAGS.seconds, keep: OWN_FLAGS.keepHome, pane: OWN_FLAGS.pane}, exits: 'read', example: 'hfx demo --speed 10',
+		run: async ({flags, global}) => {
+			const live = await import('./cli-live.js');
+			return live.runDemo({...global, ...demoTiming(flags), keep: flags.keep === true, pane: live.paneFlag(flags.pane)}, io);
+		},
 	},
 ];
 

@@ -44,6 +44,7 @@ export const OWN_FLAGS = {
 	yes: {type: 'boolean', help: 'no typed confirmation (for scripts)'},
 	undo: {type: 'string', value: 'ENTRY', help: 'put back one applied repair, by its audit entry (refused if its columns changed since)'},
 	speed: {type: 'string', value: 'N', help: 'time runs N times faster (default 1)'},
+	pane: {type: 'string', value: 'NAME', help: 'open the TUI on this pane: sessions, detail, lineage, routing, findings, files, activity or backups (default sessions)'},
 	seconds: {type: 'string', value: 'N', help: 'without a terminal: run N seconds, then print the scan'},
 	keepHome: {type: 'boolean', help: 'keep the temporary Hermes home on exit'},
 	keepArchives: {type: 'string', value: 'N', help: 'keep the newest N archives of this home in the folder (default 3; 0 keeps all)'},

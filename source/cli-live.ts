@@ -13,13 +13,32 @@ import {runScan} from './commands/scan.js';
 import {type ExitCode, refusalExit} from './errors.js';
 import type {GlobalFlags, Io} from './io.js';
 import type {StoreLocation} from './store/locate.js';
+import type {TuiFlags} from './ui/app-props.js';
+import {PANES, type Pane} from './ui/pane-names.js';
+import {UsageError} from './cli-args.js';
+import type {FlagValue} from './cli-commands.js';
+
+/** --pane NAME (read here, not in the command table: the table loads nothing of the TUI): one of the TUI's panes (any case), or a usage error naming them. */
+export function paneFlag(value: FlagValue): Pane | undefined {
+	if (value === undefined) {
+		return undefined;
+	}
+
+	const name = typeof value === 'string' ? value.trim().toLowerCase() : '';
+	const pane = PANES.find(p => p === name);
+	if (!pane) {
+		throw new UsageError(`--pane takes one of ${PANES.join(', ')}, not ${JSON.stringify(value)}`);
+	}
+
+	return pane;
+}
 
 export function isInteractive(): boolean {
 	return Boolean(process.stdout.isTTY && process.stdin.isTTY);
 }
 
 /** The TUI host (Ink, React) is loaded only when a terminal will show it. */
-async function runLiveApp(location: StoreLocation, flags: GlobalFlags, io: Io): Promise<ExitCode> {
+async function runLiveApp(location: StoreLocation, flags: TuiFlags, io: Io): Promise<ExitCode> {
 	const host = await import('./ui/host.js');
 	return host.runLiveApp(location, flags, io);
 }
@@ -30,7 +49,7 @@ export function shouldDemo(flags: GlobalFlags, io: Io): boolean {
 }
 
 /** `hfx demo`: the TUI on the demo store in a terminal, else its report after --seconds. */
-export async function runDemo(flags: DemoFlags, io: Io): Promise<ExitCode> {
+export async function runDemo(flags: DemoFlags & TuiFlags, io: Io): Promise<ExitCode> {
 	if (isInteractive() && flags.seconds === undefined) {
 		return withDemo(flags, io, demo => runLiveApp({path: demo.db, owner: 'default', label: 'DEMO'}, flags, io));
 	}
@@ -53,7 +72,7 @@ function storeToShow(flags: GlobalFlags, io: Io): StoreLocation | ExitCode {
 	}
 }
 
-export async function runTui(flags: GlobalFlags, io: Io): Promise<ExitCode> {
+export async function runTui(flags: TuiFlags, io: Io): Promise<ExitCode> {
 	if (!isInteractive()) {
 		return runScan(flags, io);
 	}

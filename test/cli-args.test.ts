@@ -105,6 +105,8 @@ describe('hfx command line (the built binary)', () => {
 			[['lineage'], 'hfx: lineage needs ID: hfx lineage ID. See: hfx lineage --help'],
 			[['scan', '/a/state.db', '--db', '/b/state.db'], 'hfx: scan was given two stores ("/a/state.db" and --db "/b/state.db"): name one. See: hfx scan --help'],
 			[['frob'], 'hfx: unknown command "frob". See: hfx --help'],
+			[['--pane', 'bogus'], 'hfx: --pane takes one of sessions, detail, lineage, routing, findings, files, activity, backups, not "bogus". See: hfx --help'],
+			[['demo', '--pane', 'sesions'], 'hfx: --pane takes one of sessions, detail, lineage, routing, findings, files, activity, backups, not "sesions". See: hfx demo --help'],
 		] as const) {
 			const r = hfx([...args]);
 			expect({args, stderr: r.stderr, code: r.code, stdout: r.stdout}).toEqual({args, stderr: `${line}\n`, code: 2, stdout: ''});

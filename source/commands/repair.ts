@@ -8,7 +8,7 @@ import readline from 'node:readline';
 import {type ExitCode, FailClosed, refusalLine} from '../errors.js';
 import {type ApplyOutcome, type Planned, applyRepair, computePlan} from '../repair/apply.js';
 import {auditPathFor} from '../repair/audit.js';
-import {confirmationMatches} from '../repair/confirmation.js';
+import {confirmationMatches, confirmationWord} from '../repair/confirmation.js';
 import {reconcileAudit} from '../repair/reconcile.js';
 import {resolveUndoEntry, undoRepair} from '../repair/undo.js';
 import {upgradeNotice} from '../store/load.js';
@@ -136,7 +136,7 @@ async function runApply(location: StoreLocation, flags: RepairFlags, io: Io, log
 		},
 		async confirm(planned) {
 			const many = planned.plan.adoptions.length > 1;
-			const answer = await prompt(many ? `Adopt ${planned.plan.adoptions.length} orphans? Type "yes" to confirm: ` : `Adopt ${planned.plan.adoptions[0]!.orphanId}? Type its first 8 characters to confirm: `);
+			const answer = await prompt(many ? `Adopt ${planned.plan.adoptions.length} orphans? Type "yes" to confirm: ` : `Adopt ${planned.plan.adoptions[0]!.orphanId}? Type its random suffix (${confirmationWord(planned.plan.adoptions[0]!.orphanId)}) to confirm: `);
 			return confirmationMatches(answer, planned.plan.adoptions);
 		},
 	});

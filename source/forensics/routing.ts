@@ -156,9 +156,21 @@ function inCompressionAncestor(resumed: string, newest: string, lineage: Lineage
 }
 
 /**
+ * A compression parent holding the newest message while a restart resumes nothing, before its
+ * continuation is written: the rotation is under way (Hermes ends the parent, then writes the
+ * continuation and points the routing entry at it, in commits of their own), and the parent and
+ * its continuation are one conversation. Once a continuation exists, the finder's verdict on it
+ * stands (the legacy finder skips one without messages: a restart then starts fresh, a real risk).
+ */
+function rotationUnderWay(newest: SessionRecord, lineage: Lineage): boolean {
+	return newest.endReason === 'compression' && !(lineage.children.get(newest.id) ?? []).some(e => e.kind === 'compression');
+}
+
+/**
  * Rollback risk: a restart resumes another row than the one holding the newest conversation
  * (unless the newest is a compression ancestor of it), or resumes nothing (a fresh session) while
- * the newest conversation did not end by the user's choice (a reset or /new).
+ * the newest conversation did not end by the user's choice (a reset or /new) nor in a compression
+ * whose continuation is about to be written.
  */
 export function rollbackVerdict(resumed: string | null, newest: SessionRecord | undefined, lineage: Lineage): {risk: boolean; reason: string | null} {
 	if (newest === undefined) {
@@ -168,6 +180,10 @@ export function rollbackVerdict(resumed: string | null, newest: SessionRecord | 
 	if (resumed === null) {
 		if (newest.endReason !== null && BOUNDARY_END_REASONS.has(newest.endReason)) {
 			return {risk: false, reason: `a restart starts a fresh session, as the user chose: the newest conversation ${newest.id} ended ${newest.endReason}`};
+		}
+
+		if (rotationUnderWay(newest, lineage)) {
+			return {risk: false, reason: `a compression rotation is under way: ${newest.id} ended compression and its continuation is not written yet: one conversation`};
 		}
 
 		return {risk: true, reason: `a restart starts a fresh, empty session, but the newest conversation is in ${newest.id} (${newest.endReason === null ? 'still live' : `ended ${newest.endReason}, not a reset`})`};

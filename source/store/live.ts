@@ -9,9 +9,11 @@
  * changed, patched into the index), live-model.ts (analysis, activity, the published model).
  */
 import path from 'node:path';
-import {errorMessage} from '../errors.js';
+import {errorMessage, throwFileError} from '../errors.js';
 import {startupMark} from '../startup.js';
-import {describe} from './load.js';
+import fs from 'node:fs';
+import {type DatabaseFacts, describe} from './load.js';
+import {statSidecars} from './preflight.js';
 import type {StoreLocation} from './locate.js';
 import {ReadOnlyStore} from './open.js';
 import {type SchemaInfo, detectSchema} from './schema.js';
@@ -44,6 +46,23 @@ export type LiveOptions = {
 
 type Listener = (model: LiveModel) => void;
 
+/**
+ * The store's file sizes at this commit (the header's WAL size follows the WAL as the Files pane
+ * does), by lstat alone: nothing is opened. A sidecar that is no longer a regular file is refused
+ * as at the open (a refresh then says so and keeps the last good snapshot).
+ */
+function withSizesNow(facts: DatabaseFacts): DatabaseFacts {
+	const sidecars = statSidecars(facts.path);
+	let db: number;
+	try {
+		db = fs.lstatSync(facts.path).size;
+	} catch (error) {
+		throwFileError(error, {file: facts.path, doing: 'looking at its size'});
+	}
+
+	return {...facts, sizes: {db, wal: sidecars.wal?.size ?? null, shm: sidecars.shm?.size ?? null, journal: sidecars.journal?.size ?? null}};
+}
+
 export class LiveStore {
 	readonly location: StoreLocation;
 	private readonly options: Required<Omit<LiveOptions, 'maxGapSeconds'>> & {maxGapSeconds: number | undefined};
@@ -52,8 +71,8 @@ export class LiveStore {
 	private readonly feed: LiveModelFeed;
 	private readonly hints: CommitHints;
 	private closed = false;
-	/** The facts of a snapshot, read through the connection open now. */
-	private readonly facts: FactsOf = (snapshot, meta) => describe(this.connection.store, this.location, this.connection.schema, snapshot, meta);
+	/** The facts of a snapshot, read through the connection open now, with the files' sizes as they are now. */
+	private readonly facts: FactsOf = (snapshot, meta) => withSizesNow(describe(this.connection.store, this.location, this.connection.schema, snapshot, meta));
 
 	private constructor(location: StoreLocation, store: ReadOnlyStore, schema: SchemaInfo, options: LiveOptions) {
 		this.location = location;

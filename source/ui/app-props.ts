@@ -6,7 +6,11 @@ import type {BackupsSource} from './backups-model.js';
 import type {FilesSource} from './files-model.js';
 import type {LiveSource} from './live-source.js';
 import type {Pane} from './pane-names.js';
+import type {GlobalFlags} from '../io.js';
 import type {RepairService} from './repair-service.js';
+
+/** The command line's flags for the TUI: the store's, and the pane to open on (--pane). */
+export type TuiFlags = GlobalFlags & {pane?: Pane};
 
 export type AppProps = {
 	live: LiveSource;
@@ -18,6 +22,8 @@ export type AppProps = {
 	/** Re-render every second so relative times move (off in tests). */
 	tick?: boolean;
 	initialPane?: Pane;
+	/** How long "copied …" stays in the footer, in ms (tests shorten it). */
+	noticeMs?: number;
 	/** Called with the ids copied with y when the app exits. */
 	onExit?: (yanked: string[]) => void;
 	/** The repair flow's back end; without it, r points to the command line. */

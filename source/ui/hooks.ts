@@ -7,6 +7,7 @@
  */
 import {type MutableRefObject, useEffect, useRef, useState} from 'react';
 import {type Key, useInput} from 'ink';
+import type {Pane} from './pane-names.js';
 
 /** The latest value a source publishes (its current one first). */
 export function useSource<T>(source: {model: T | null; subscribe: (l: (m: T) => void) => () => void} | undefined): T | null {
@@ -29,6 +30,30 @@ export function useClock(tick: boolean | undefined, now: (() => number) | undefi
 		// `read` is derived from `now`, so these two are the whole dependency list.
 	}, [tick, now]);
 	return clock;
+}
+
+/**
+ * Pins a keyed list's selection to the row on screen: once a row is shown selected it stays
+ * selected through re-sorts (and a row that left the list hands the selection to the one shown).
+ */
+export function usePin(dispatch: (action: {type: 'pin'; pane: Pane; id: string}) => void, pane: Pane, anchor: string | null, shown: string | null): void {
+	useEffect(() => {
+		if (shown !== null && shown !== anchor) {
+			dispatch({type: 'pin', pane, id: shown});
+		}
+	}, [dispatch, pane, anchor, shown]);
+}
+
+/** A fading notice clears itself after `ms` (a newer notice restarts the wait; an older timer never clears it). */
+export function useFadingNotice(dispatch: (action: {type: 'notice-faded'; text: string}) => void, notice: string | null, fades: boolean, ms: number): void {
+	useEffect(() => {
+		if (notice === null || !fades) {
+			return;
+		}
+
+		const timer = setTimeout(() => dispatch({type: 'notice-faded', text: notice}), ms);
+		return () => clearTimeout(timer);
+	}, [dispatch, notice, fades, ms]);
 }
 
 export type InputHandler = (input: string, key: Key) => void;

@@ -14,6 +14,7 @@ import {LiveStore} from '../store/live.js';
 import type {StoreLocation} from '../store/locate.js';
 import {backupsPaneSource, rootOfStore} from '../backup/pane-source.js';
 import {App} from './app.js';
+import type {TuiFlags} from './app-props.js';
 import {startFilesProbe} from './files-probe.js';
 import {installFastOutput} from './ink/output.js';
 import {repairServiceFor} from './repair-service.js';
@@ -44,13 +45,13 @@ function traceMemory(io: Io, frames: () => {renders: number; renderMs: number}):
 type Mounted = {instance: ReturnType<typeof render>; yanked: () => string[]; frames: () => {renders: number; renderMs: number}};
 
 /** Renders the app; after the first frame the store starts following (it catches up on anything committed meanwhile). */
-function mount(live: LiveStore, location: StoreLocation, flags: GlobalFlags, io: Io, files: ReturnType<typeof startFilesProbe>, backups: ReturnType<typeof backupsPaneSource>): Mounted {
+function mount(live: LiveStore, location: StoreLocation, flags: TuiFlags, io: Io, files: ReturnType<typeof startFilesProbe>, backups: ReturnType<typeof backupsPaneSource>): Mounted {
 	let yanked: string[] = [];
 	let renders = 0;
 	let renderMs = 0;
 	const repair = repairServiceFor({dbPath: live.readOnlyStore.preflight.path, owner: location.owner, maxGapSeconds: flags.maxGapSeconds});
 	startupMark('render started');
-	const instance = render(<App live={live} files={files} backups={backups} repair={repair} color={flags.color} tick onExit={ids => {
+	const instance = render(<App live={live} files={files} backups={backups} repair={repair} color={flags.color} initialPane={flags.pane} tick onExit={ids => {
 		yanked = ids;
 	}} />, {exitOnCtrlC: false, patchConsole: true, maxFps: 20, onRender({renderTime}) {
 		renders++;
@@ -70,7 +71,7 @@ function mount(live: LiveStore, location: StoreLocation, flags: GlobalFlags, io:
 }
 
 /** Runs the full-screen app on one store until the operator quits. */
-export async function runLiveApp(location: StoreLocation, flags: GlobalFlags, io: Io): Promise<ExitCode> {
+export async function runLiveApp(location: StoreLocation, flags: TuiFlags, io: Io): Promise<ExitCode> {
 	// Ink rebuilds every cell of the frame on each render (several MB of short-lived objects per frame
 	// on a 140×40 screen). With V8's default heap growth (up to 4× per step) that garbage is promoted
 	// and a session following a busy agent settles near 400 MB. Growing the heap by 30 % per step

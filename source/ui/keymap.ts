@@ -13,7 +13,13 @@ export const LISTS: readonly Pane[] = ['sessions', 'detail', 'lineage', 'routing
 
 const quit = (c: ScreenKeys): void => c.quit();
 const back = (c: ScreenKeys): void => c.dispatch({type: 'back'});
-const move = (c: ScreenKeys, delta: number): void => c.dispatch({type: 'move', delta, rows: c.rows(), from: c.from()});
+const move = (c: ScreenKeys, delta: number): void => c.dispatch({type: 'move', delta, rows: c.rows(), from: c.from(), ids: c.ids()});
+const moveTo = (c: ScreenKeys, index: number): void => c.dispatch({type: 'move-to', index, rows: c.rows(), ids: c.ids()});
+
+/** The lists `/` filters (and n/N step through). */
+const FILTERABLE: readonly Pane[] = ['sessions', 'routing', 'findings', 'activity'];
+const noFilter = (c: ScreenKeys): string | null => c.ui.filterText ? null : 'no filter: / to filter, then n/N step through its matches';
+const step = (c: ScreenKeys, delta: 1 | -1): void => c.dispatch({type: 'move', delta, rows: c.rows(), ids: c.ids(), wrap: true});
 
 function backup(which: 'verify' | 'drill') {
 	return (c: ScreenKeys): void => {
@@ -53,29 +59,31 @@ const SCREEN: ReadonlyArray<Binding<ScreenKeys>> = [
 	{id: 'help', keys: [{input: '?'}], label: '?', description: 'help: every key, filterable', footer: 90, hint: '? help', pinned: true, run: c => c.dispatch({type: 'overlay', overlay: 'help'})},
 	{id: 'quit', keys: [{input: 'q'}, {input: 'c', ctrl: true}], label: 'q', description: 'quit (Ctrl-C too); the terminal is restored', footer: 99, hint: 'q quit', pinned: true, run: quit},
 	{id: 'back', keys: [{special: 'escape'}], label: 'Esc', description: 'back out one level: close help or filter, clear the filter, return to the previous pane', run: back},
-	{id: 'next-pane', keys: [{special: 'tab'}], label: 'Tab', description: 'next pane', footer: 80, hint: 'Tab/1-8 panes', run: c => c.dispatch({type: 'cycle-pane', delta: 1})},
-	{id: 'prev-pane', keys: [{special: 'tab', shift: true}], label: 'S-Tab', description: 'previous pane', run: c => c.dispatch({type: 'cycle-pane', delta: -1})},
+	{id: 'next-pane', keys: [{special: 'tab'}, {input: 'l'}, {special: 'rightArrow'}], label: 'Tab/l/→', description: 'next pane', footer: 80, hint: 'Tab/1-8 panes', run: c => c.dispatch({type: 'cycle-pane', delta: 1})},
+	{id: 'prev-pane', keys: [{special: 'tab', shift: true}, {input: 'h'}, {special: 'leftArrow'}], label: 'S-Tab/h/←', description: 'previous pane', run: c => c.dispatch({type: 'cycle-pane', delta: -1})},
 	...PANES.map(paneJump),
 	{id: 'down', keys: [{input: 'j'}, {special: 'downArrow'}], label: 'j/↓', description: 'move down', panes: LISTS, footer: 10, hint: 'j/k move', run: c => move(c, 1)},
 	{id: 'up', keys: [{input: 'k'}, {special: 'upArrow'}], label: 'k/↑', description: 'move up', panes: LISTS, run: c => move(c, -1)},
 	{id: 'page-down', keys: [{input: 'd', ctrl: true}, {special: 'pageDown'}], label: 'C-d', description: 'half a page down (PgDn too)', panes: LISTS, run: c => move(c, c.half)},
 	{id: 'page-up', keys: [{input: 'u', ctrl: true}, {special: 'pageUp'}], label: 'C-u', description: 'half a page up (PgUp too)', panes: LISTS, run: c => move(c, -c.half)},
-	{id: 'top', keys: [{input: 'g'}, {special: 'home'}], label: 'g', description: 'first row (Home too)', panes: LISTS, run: c => c.dispatch({type: 'move-to', index: 0, rows: c.rows()})},
-	{id: 'bottom', keys: [{input: 'G'}, {special: 'end'}], label: 'G', description: 'last row (End too)', panes: LISTS, run: c => c.dispatch({type: 'move-to', index: c.rows() - 1, rows: c.rows()})},
+	{id: 'top', keys: [{input: 'g'}, {special: 'home'}], label: 'g', description: 'first row (Home too)', panes: LISTS, run: c => moveTo(c, 0)},
+	{id: 'bottom', keys: [{input: 'G'}, {special: 'end'}], label: 'G', description: 'last row (End too)', panes: LISTS, run: c => moveTo(c, c.rows() - 1)},
 	{id: 'open', keys: [{special: 'return'}], label: '⏎', description: 'open: the selected session\'s detail (from sessions, lineage, routing, findings)', panes: ['sessions', 'lineage', 'routing', 'findings', 'activity'], footer: 20, hint: '⏎ open', run(c) {
 		const id = c.selectedId();
 		if (id) {
 			c.dispatch({type: 'open-session', id});
 		}
 	}},
-	{id: 'filter', keys: [{input: '/'}], label: '/', description: 'fuzzy filter (id, title, session key, chat, display name)', panes: ['sessions', 'routing', 'findings', 'activity'], footer: 30, hint: '/ filter', run: c => c.dispatch({type: 'overlay', overlay: 'filter'})},
+	{id: 'filter', keys: [{input: '/'}], label: '/', description: 'fuzzy filter (id, title, session key, chat, display name)', panes: FILTERABLE, footer: 30, hint: '/ filter', run: c => c.dispatch({type: 'overlay', overlay: 'filter'})},
+	{id: 'next-match', keys: [{input: 'n'}], label: 'n', description: 'next match of the filter (wraps around)', panes: FILTERABLE, disabledReason: noFilter, run: c => step(c, 1)},
+	{id: 'prev-match', keys: [{input: 'N'}], label: 'N', description: 'previous match of the filter (wraps around)', panes: FILTERABLE, disabledReason: noFilter, run: c => step(c, -1)},
 	{id: 'toggle-hidden', keys: [{input: 't'}], label: 't', description: 'show or hide tool and delegate rows', panes: ['sessions'], footer: 40, hint: 't tool rows', run: c => c.dispatch({type: 'toggle-hidden'})},
 	{id: 'cycle-source', keys: [{input: 's'}], label: 's', description: 'filter by source: cycles all, telegram, discord, cli…', panes: ['sessions'], footer: 41, hint: 's source', run: c => c.dispatch({type: 'cycle-source', sources: sourcesOf(c.model.analysis)})},
 	{id: 'repair', keys: [{input: 'r'}], label: 'r', description: 'preview the repair of the selected orphan (hfx repair)', panes: ['findings'], footer: 42, hint: 'r repair', disabledReason: repairRefusal, run: openRepair},
 	{id: 'backup-verify', keys: [{input: 'v'}], label: 'v', description: 'verify the selected backup', panes: ['backups'], footer: 43, hint: 'v verify', run: backup('verify')},
 	{id: 'backup-drill', keys: [{input: 'D'}], label: 'D', description: 'restore drill of the selected backup into a scratch folder', panes: ['backups'], footer: 44, hint: 'D drill', run: backup('drill')},
 	{id: 'backup-snapshot', keys: [{input: 'S'}], label: 'S', description: 'take a quick snapshot now', panes: ['backups'], footer: 45, hint: 'S snapshot', run: c => c.backups?.snapshot()},
-	{id: 'pause', keys: [{input: 'p'}], label: 'p', description: 'pause or resume live updates', footer: 50, hint: 'p pause', run(c) {
+	{id: 'pause', keys: [{input: 'p'}], label: 'p', description: 'pause or resume live updates', footer: 50, hint: 'p pause', hintNow: s => s.paused ? 'p resume' : 'p pause', run(c) {
 		c.live.setPaused?.(!c.ui.paused);
 		c.dispatch({type: 'toggle-pause'});
 	}},

@@ -9,7 +9,7 @@ import {Box, useStdin} from 'ink';
 import {Text} from './components/text.js';
 import {TextInput} from '@inkjs/ui';
 import type {Planned} from '../repair/apply.js';
-import {confirmationMatches} from '../repair/confirmation.js';
+import {confirmationMatches, confirmationWord} from '../repair/confirmation.js';
 import {errorMessage} from '../errors.js';
 import {useLatestInput} from './hooks.js';
 import {press} from './keys/binding.js';
@@ -56,11 +56,11 @@ async function apply(service: RepairService, planned: Planned, dispatch: Dispatc
 	}
 }
 
-/** The typed confirmation: the right prefix applies exactly the previewed plan, anything else goes back. */
+/** The typed confirmation: the orphan's random suffix applies exactly the previewed plan, anything else goes back. */
 function Confirm({orphanId, planned, service, dispatch}: {orphanId: string; planned: Planned; service: RepairService; dispatch: Dispatch}): React.ReactElement {
 	return (
 		<Box>
-			<Text bold>{` type the first 8 characters of ${orphanId} to adopt it: `}</Text>
+			<Text bold>{` to adopt, type the random suffix (${confirmationWord(orphanId)}) of ${orphanId}: `}</Text>
 			<TextInput
 				placeholder="…"
 				onSubmit={answer => {

@@ -9,6 +9,7 @@ import {Banner} from './components/banner.js';
 import {FilterBar} from './components/filter-bar.js';
 import {Footer} from './components/footer.js';
 import {Header} from './components/header.js';
+import {useFadingNotice, usePin} from './hooks.js';
 import {HelpOverlay} from './components/help-overlay.js';
 import {Tabs} from './components/tabs.js';
 import {TooSmall} from './components/too-small.js';
@@ -18,6 +19,9 @@ import {type UiAction, type UiState, initialUiState, uiReducer} from './state.js
 import {MIN_COLUMNS, MIN_ROWS, useTerminalSize} from './terminal.js';
 import {useScreenKeys} from './use-screen-keys.js';
 import {type ScreenModel, useScreenModel} from './use-screen-model.js';
+
+/** How long a confirmation such as "copied …" stays in the footer. */
+export const NOTICE_MS = 2500;
 
 type Parts = {props: AppProps; ui: UiState; dispatch: React.Dispatch<UiAction>; shown: ScreenModel; width: number};
 
@@ -44,7 +48,7 @@ function Bottom({props, ui, dispatch, shown, width}: Parts): React.ReactElement 
 
 	return ui.overlay === 'filter'
 		? <FilterBar text={ui.filterText} matches={shown.spec.rowCount(shown.ctx)} onChange={text => dispatch({type: 'filter-text', text})} onSubmit={() => dispatch({type: 'overlay', overlay: 'none'})} />
-		: <Footer pane={ui.pane} notice={ui.notice} width={width} />;
+		: <Footer pane={ui.pane} notice={ui.notice} width={width} paused={ui.paused} />;
 }
 
 export function Screen(props: AppProps): React.ReactElement {
@@ -52,6 +56,8 @@ export function Screen(props: AppProps): React.ReactElement {
 	const [ui, dispatch] = useReducer(uiReducer, props.initialPane, initialUiState);
 	const shown = useScreenModel(props, ui, size);
 	useScreenKeys(props, ui, dispatch, shown);
+	usePin(dispatch, ui.pane, ui.anchor[ui.pane], shown.selectedKey);
+	useFadingNotice(dispatch, ui.notice, ui.noticeFades, props.noticeMs ?? NOTICE_MS);
 	if (size.columns < MIN_COLUMNS || size.rows < MIN_ROWS) {
 		return <TooSmall columns={size.columns} rows={size.rows} />;
 	}

@@ -13,8 +13,13 @@ export type UiState = {
 	pane: Pane;
 	/** Panes visited, for Esc. */
 	history: Pane[];
-	/** Selected row index per pane. */
+	/** Selected row index per pane (in a keyed list, where the anchor was last seen). */
 	cursor: Record<Pane, number>;
+	/**
+	 * The identity of the selected row per keyed list (session id, session key, finding, event):
+	 * the cursor follows it when the rows re-sort; null = the row at `cursor`.
+	 */
+	anchor: Record<Pane, string | null>;
 	/** The session the Detail and Lineage panes show. */
 	selectedSession: string | null;
 	overlay: ScreenOverlay;
@@ -26,16 +31,25 @@ export type UiState = {
 	source: string | null;
 	/** A transient line for the footer ("copied …"). */
 	notice: string | null;
+	/** The notice clears itself after a moment (a confirmation like "copied …", not a reason to read). */
+	noticeFades: boolean;
 	yanked: string[];
 	/** The orphan whose repair preview is open (drawn over the Findings pane). */
 	repairOrphan: string | null;
 };
 
+/**
+ * The identities of a keyed list's rows as it shows them now, in order (a string array is one;
+ * a pane passes a view over its rows so that twenty thousand sessions are not copied per key).
+ */
+export type RowIds = {readonly length: number; at: (index: number) => string | undefined; indexOf: (id: string) => number};
+
 export type UiAction =
 	| {type: 'pane'; pane: Pane}
 	| {type: 'cycle-pane'; delta: 1 | -1}
-	| {type: 'move'; delta: number; rows: number; from?: number}
-	| {type: 'move-to'; index: number; rows: number}
+	| {type: 'move'; delta: number; rows: number; from?: number; ids?: RowIds; wrap?: boolean}
+	| {type: 'move-to'; index: number; rows: number; ids?: RowIds}
+	| {type: 'pin'; pane: Pane; id: string}
 	| {type: 'open-session'; id: string}
 	| {type: 'select-session'; id: string | null}
 	| {type: 'back'}
@@ -46,6 +60,7 @@ export type UiAction =
 	| {type: 'toggle-hidden'}
 	| {type: 'cycle-source'; sources: string[]}
 	| {type: 'notice'; text: string | null}
+	| {type: 'notice-faded'; text: string}
 	| {type: 'yank'; id: string}
 	| {type: 'repair'; orphanId: string | null};
 
@@ -57,6 +72,7 @@ export function initialUiState(pane: Pane = 'sessions'): UiState {
 		pane,
 		history: [],
 		cursor: {...Object.fromEntries(PANES.map(p => [p, 0])) as Record<Pane, number>, detail: FOLLOW, lineage: FOLLOW},
+		anchor: Object.fromEntries(PANES.map(p => [p, null])) as Record<Pane, string | null>,
 		selectedSession: null,
 		overlay: 'none',
 		filterText: '',
@@ -65,6 +81,7 @@ export function initialUiState(pane: Pane = 'sessions'): UiState {
 		showHidden: false,
 		source: null,
 		notice: null,
+		noticeFades: false,
 		yanked: [],
 		repairOrphan: null,
 	};
@@ -72,6 +89,33 @@ export function initialUiState(pane: Pane = 'sessions'): UiState {
 
 function clamp(n: number, rows: number): number {
 	return rows <= 0 ? 0 : Math.max(0, Math.min(rows - 1, n));
+}
+
+/** The row a keyed list's cursor is on: its anchor's row while it is listed, else the remembered index. */
+export function cursorIn(state: UiState, pane: Pane, ids: RowIds): number {
+	const anchor = state.anchor[pane];
+	const at = anchor === null ? -1 : ids.indexOf(anchor);
+	return at === -1 ? clamp(state.cursor[pane], ids.length) : at;
+}
+
+/** Puts the focused pane's cursor on `index`, and in a keyed list its anchor on that row. */
+function place(state: UiState, index: number, rows: number, ids: RowIds | undefined): UiState {
+	const pane = state.pane;
+	const cursor = clamp(index, ids?.length ?? rows);
+	const anchor = ids ? {...state.anchor, [pane]: ids.at(cursor) ?? null} : state.anchor;
+	return {...state, cursor: {...state.cursor, [pane]: cursor}, anchor};
+}
+
+/** Where a move lands: from the anchored row (or `from`, or the cursor), `delta` on; around the end when it wraps. */
+function moveTarget(state: UiState, a: Extract<UiAction, {type: 'move'}>): number {
+	const start = a.from ?? (a.ids ? cursorIn(state, state.pane, a.ids) : state.cursor[state.pane]);
+	const rows = a.ids?.length ?? a.rows;
+	return a.wrap && rows > 0 ? (((start + a.delta) % rows) + rows) % rows : start + a.delta;
+}
+
+/** Forgets a list's selection (its rows changed meaning: a new filter, source or hidden set). */
+function unanchor(state: UiState, pane: Pane): UiState {
+	return {...state, cursor: {...state.cursor, [pane]: 0}, anchor: {...state.anchor, [pane]: null}};
 }
 
 /** The focused session changed: Detail and Lineage follow it again. */
@@ -114,25 +158,27 @@ function back(state: UiState): UiState {
 function cycleSource(state: UiState, sources: string[]): UiState {
 	const order = [null, ...sources];
 	const i = order.indexOf(state.source);
-	return refocus({...state, source: order[(i + 1) % order.length] ?? null, selectedSession: null, cursor: {...state.cursor, sessions: 0}});
+	return refocus({...unanchor(state, 'sessions'), source: order[(i + 1) % order.length] ?? null, selectedSession: null});
 }
 
 const REDUCERS: Reducers = {
 	'pane': (state, a) => go(state, a.pane),
 	'cycle-pane': (state, a) => go(state, PANES[(PANES.indexOf(state.pane) + a.delta + PANES.length) % PANES.length]!),
-	'move': (state, a) => onSessions(state, {...state, cursor: {...state.cursor, [state.pane]: clamp((a.from ?? state.cursor[state.pane]) + a.delta, a.rows)}}),
-	'move-to': (state, a) => onSessions(state, {...state, cursor: {...state.cursor, [state.pane]: clamp(a.index, a.rows)}}),
+	'move': (state, a) => onSessions(state, place(state, moveTarget(state, a), a.rows, a.ids)),
+	'move-to': (state, a) => onSessions(state, place(state, a.index, a.rows, a.ids)),
+	'pin': (state, a) => state.anchor[a.pane] === a.id ? state : {...state, anchor: {...state.anchor, [a.pane]: a.id}},
 	'open-session': (state, a) => refocus({...go(state, 'detail'), selectedSession: a.id}),
 	'select-session': (state, a) => state.selectedSession === a.id ? state : refocus({...state, selectedSession: a.id}),
 	'back': back,
 	'overlay': (state, a) => ({...state, overlay: a.overlay, helpText: a.overlay === 'help' ? '' : state.helpText}),
-	'filter-text': (state, a) => onSessions(state, {...state, filterText: a.text, cursor: {...state.cursor, [state.pane]: 0}}),
+	'filter-text': (state, a) => onSessions(state, {...unanchor(state, state.pane), filterText: a.text}),
 	'help-text': (state, a) => ({...state, helpText: a.text}),
 	'toggle-pause': state => ({...state, paused: !state.paused}),
-	'toggle-hidden': state => refocus({...state, showHidden: !state.showHidden, selectedSession: null, cursor: {...state.cursor, sessions: 0}}),
+	'toggle-hidden': state => refocus({...unanchor(state, 'sessions'), showHidden: !state.showHidden, selectedSession: null}),
 	'cycle-source': (state, a) => cycleSource(state, a.sources),
-	'notice': (state, a) => ({...state, notice: a.text}),
-	'yank': (state, a) => ({...state, yanked: [...state.yanked, a.id], notice: `copied ${a.id}`}),
+	'notice': (state, a) => ({...state, notice: a.text, noticeFades: false}),
+	'notice-faded': (state, a) => state.noticeFades && state.notice === a.text ? {...state, notice: null, noticeFades: false} : state,
+	'yank': (state, a) => ({...state, yanked: [...state.yanked, a.id], notice: `copied ${a.id}`, noticeFades: true}),
 	'repair': (state, a) => ({...state, repairOrphan: a.orphanId}),
 };
 

@@ -25,6 +25,7 @@ function screenKeys(props: AppProps, ui: UiState, dispatch: Dispatch, shown: Scr
 		notice: text => dispatch({type: 'notice', text}),
 		model: shown.model,
 		rows: () => spec.rowCount(ctx),
+		ids: () => spec.rowIds?.(ctx),
 		// Relative moves come from the reducer's current state (fast key sequences never see a stale
 		// cursor); only a FOLLOW cursor is resolved here first.
 		from: () => ui.cursor[ui.pane] === FOLLOW ? spec.cursor?.(ctx) : undefined,

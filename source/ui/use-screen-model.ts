@@ -25,6 +25,8 @@ export type ScreenModel = {
 	ctx: PaneContext;
 	spec: PaneSpec;
 	backups: BackupsModel | null;
+	/** The identity of the row under the focused keyed list's cursor (null elsewhere, or when empty). */
+	selectedKey: string | null;
 };
 
 /** The model on screen: while paused, the one of the moment of the pause (unless the source holds itself still). */
@@ -71,5 +73,12 @@ export function useScreenModel(props: AppProps, ui: UiState, size: Size): Screen
 	const bodyHeight = Math.max(3, size.rows - 4 - bannerRows(model));
 	const base: Omit<PaneContext, 'focusSession'> = {model, ui, width: size.columns, height: bodyHeight, now, detail, files, backups};
 	const focusSession = ui.selectedSession ?? PANE_SPECS.sessions.selectedId({...base, focusSession: null});
-	return {latest, model, waiting, bodyHeight, ctx: {...base, focusSession}, spec: PANE_SPECS[ui.pane], backups};
+	const ctx: PaneContext = {...base, focusSession};
+	const spec = PANE_SPECS[ui.pane];
+	return {latest, model, waiting, bodyHeight, ctx, spec, backups, selectedKey: selectedKey(spec, ctx)};
+}
+
+function selectedKey(spec: PaneSpec, ctx: PaneContext): string | null {
+	const ids = spec.rowIds?.(ctx);
+	return ids && spec.cursor ? (ids.at(spec.cursor(ctx)) ?? null) : null;
 }

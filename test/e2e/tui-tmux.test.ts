@@ -39,6 +39,22 @@ async function waitForScreen(pattern: RegExp, timeoutMs = 15_000): Promise<strin
 	throw new Error(`screen never matched ${pattern}; last screen:\n${last}`);
 }
 
+/** The rows of the Sessions list on screen, once `ready` holds for them. */
+async function waitForRows(ready: (rows: string[]) => boolean, timeoutMs = 15_000): Promise<string[]> {
+	const end = Date.now() + timeoutMs;
+	let rows: string[] = [];
+	while (Date.now() < end) {
+		rows = screen().split('\n').filter(l => /^(› | {2})\S\s+\d{8}_/.test(l));
+		if (ready(rows)) {
+			return rows;
+		}
+
+		await new Promise(resolve => setTimeout(resolve, 100));
+	}
+
+	throw new Error(`rows never matched; last rows:\n${rows.join('\n')}`);
+}
+
 beforeAll(() => {
 	const probe = spawnSync('tmux', ['-V'], {encoding: 'utf8'});
 	if (probe.status !== 0) {
@@ -142,6 +158,54 @@ describe('hfx in a real terminal', () => {
 		expect(await colours('')).toBeGreaterThan(0);
 		expect(await colours('--no-color')).toBe(0);
 		expect(await colours('--color=false')).toBe(0);
+	});
+
+	it('opens on the pane --pane names', async () => {
+		const db = path.join(dir, 'pane.db');
+		writer = new WriterProcess(db);
+		await writer.started();
+		const id = await writer.create({source: 'telegram', userId: 'u-p', sessionKey: 'agent:main:telegram:dm:51', chatId: '51', chatType: 'dm', startedAt: T0});
+		await writer.send({op: 'conversation', id, count: 3, from: T0 + 5, to: T0 + 60});
+		tmux('new-session', '-d', '-s', session, '-x', '100', '-y', '30', '-e', 'CI=false', '-e', 'NO_COLOR=1', `node ${path.join(ROOT, 'dist/hfx.js')} --db ${db} --pane Routing; echo EXIT=$?; sleep 60`);
+		const shown = await waitForScreen(/\[4 Routing]/);
+		expect(shown).toContain('agent:main:telegram:dm:51');
+		tmux('send-keys', '-t', session, 'q');
+		await waitForScreen(/EXIT=0/);
+	});
+
+	it('keeps the selection on one session through 20 re-sorts as a second process writes, and Enter opens it', async () => {
+		const db = path.join(dir, 'sorts.db');
+		writer = new WriterProcess(db);
+		await writer.started();
+		const sources = ['telegram', 'discord', 'slack', 'whatsapp'];
+		const ids: string[] = [];
+		for (const [i, source] of sources.entries()) {
+			ids.push(await writer.create({source, userId: `u-${i}`, sessionKey: `agent:main:${source}:dm:6${i}`, chatId: `6${i}`, chatType: 'dm', startedAt: T0 + i}));
+			await writer.send({op: 'conversation', id: ids[i]!, count: 2, from: T0 + 10 + i, to: T0 + 20 + i});
+		}
+
+		tmux('new-session', '-d', '-s', session, '-x', '120', '-y', '30', '-e', 'CI=false', '-e', 'NO_COLOR=1', `node ${path.join(ROOT, 'dist/hfx.js')} --db ${db}; echo EXIT=$?; sleep 60`);
+		await waitForScreen(/\[1 Sessions]/);
+		// Newest first: whatsapp, slack, discord, telegram; select discord.
+		tmux('send-keys', '-t', session, 'j', 'j');
+		const chosen = ids[1]!;
+		await waitForScreen(new RegExp(`› \\S\\s+${chosen}`));
+		const places = new Set<number>();
+		for (let i = 0; i < 20; i++) {
+			const written = ids[(i * 3 + 1) % ids.length]!;
+			await writer.send({op: 'conversation', id: written, count: 1, from: T0 + 1000 * (i + 1), to: T0 + 1000 * (i + 1)});
+			// Once the TUI has the commit the written session is on top; the cursor is still on discord.
+			const lines = await waitForRows(rows => rows[0]?.includes(written) ?? false);
+			const at = lines.findIndex(l => l.startsWith('› '));
+			expect(lines[at], `round ${i}`).toContain(chosen);
+			places.add(at);
+		}
+
+		expect(places.size).toBeGreaterThanOrEqual(3);
+		tmux('send-keys', '-t', session, 'Enter');
+		await waitForScreen(new RegExp(`\\[2 Detail][\\s\\S]*${chosen}\\s+\\S+ · discord`));
+		tmux('send-keys', '-t', session, 'q');
+		await waitForScreen(/EXIT=0/);
 	});
 
 	it('exits on a q typed before the first frame (it was read at once, before the store started following)', async () => {

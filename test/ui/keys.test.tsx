@@ -52,6 +52,23 @@ describe('the keymap table', () => {
 		expect(helpRows('pause').map(r => r.label)).toEqual(['p']);
 	});
 
+	it('switches panes with h/l and ←/→ as with Tab, and steps through filter matches with n/N in the filterable lists', () => {
+		expect(resolve({input: 'l'}, 'sessions')).toBe('next-pane');
+		expect(resolve({input: '', rightArrow: true}, 'detail')).toBe('next-pane');
+		expect(resolve({input: 'h'}, 'files')).toBe('prev-pane');
+		expect(resolve({input: '', leftArrow: true}, 'backups')).toBe('prev-pane');
+		expect(resolve({input: 'l', ctrl: true}, 'sessions')).toBe('refresh');
+		expect(resolve({input: 'l'}, 'sessions', 'help')).toBe('help-type');
+		for (const pane of ['sessions', 'routing', 'findings', 'activity'] as const) {
+			expect(resolve({input: 'n'}, pane)).toBe('next-match');
+			expect(resolve({input: 'N'}, pane)).toBe('prev-match');
+		}
+
+		expect(resolve({input: 'n'}, 'files')).toBeUndefined();
+		expect(footerHints({pane: 'sessions'}, undefined, {paused: true}).map(h => h.text)).toContain('p resume');
+		expect(footerHints({pane: 'sessions'}, undefined, {paused: false}).map(h => h.text)).toContain('p pause');
+	});
+
 	it('gives every binding a handler, and no key two bindings in one scope', () => {
 		for (const b of BINDINGS) {
 			expect(typeof b.run, b.id).toBe('function');
@@ -225,6 +242,81 @@ describe('the app', () => {
 			await ui.waitFor(f => f.includes('PAUSED (3 changes waiting)'));
 			await ui.press('p');
 			expect(ui.lastFrame()).toContain('● LIVE');
+		} finally {
+			ui.unmount();
+		}
+	});
+});
+
+describe('habits of the field', () => {
+	const RIGHT = '\u001B[C';
+	const LEFT = '\u001B[D';
+
+	it('switches panes with l/h and →/←, wrapping like Tab', async () => {
+		const ui = await renderAt(app(), 100, 30);
+		try {
+			await ui.press('l');
+			expect(ui.lastFrame()).toContain('[2 Detail]');
+			await ui.press(RIGHT);
+			expect(ui.lastFrame()).toContain('[3 Lineage]');
+			await ui.press(LEFT);
+			await ui.press('h');
+			expect(ui.lastFrame()).toContain('[1 Sessions]');
+			await ui.press('h');
+			expect(ui.lastFrame()).toContain('[8 Backups]');
+		} finally {
+			ui.unmount();
+		}
+	});
+
+	it('steps through the filter\'s matches with n and N, around the end; without a filter n says how to get one', async () => {
+		const ui = await renderAt(app(), 100, 30);
+		try {
+			await ui.press('n');
+			expect(ui.lastFrame()).toContain('no filter: / to filter, then n/N step through its matches');
+			await ui.press('/');
+			for (const ch of 'whatsapp') {
+				await ui.press(ch);
+			}
+
+			await ui.press('\r');
+			const rows = ui.lastFrame().split('\n').filter(l => /^(› | {2})\S\s+\d{8}_/.test(l));
+			expect(rows).toHaveLength(3);
+			const at = () => ui.lastFrame().split('\n').filter(l => /^(› | {2})\S\s+\d{8}_/.test(l)).findIndex(l => l.startsWith('› '));
+			expect(at()).toBe(0);
+			await ui.press('n');
+			expect(at()).toBe(1);
+			await ui.press('N');
+			await ui.press('N');
+			expect(at()).toBe(2);
+			await ui.press('n');
+			expect(at()).toBe(0);
+		} finally {
+			ui.unmount();
+		}
+	});
+
+	it('says `p resume` in the footer while paused, `p pause` again after', async () => {
+		const ui = await renderAt(app(), 140, 30);
+		try {
+			expect(ui.lastFrame()).toContain('p pause');
+			await ui.press('p');
+			expect(ui.lastFrame()).toContain('p resume');
+			expect(ui.lastFrame()).not.toContain('p pause');
+			await ui.press('p');
+			expect(ui.lastFrame()).toContain('p pause');
+		} finally {
+			ui.unmount();
+		}
+	});
+
+	it('clears `copied <id>` from the footer after a moment, by itself', async () => {
+		const ui = await renderAt(app({noticeMs: 200}), 140, 30);
+		try {
+			await ui.press('y');
+			expect(ui.lastFrame()).toContain('copied 20260814_002820_f7461a7c');
+			const cleared = await ui.waitFor(f => !f.includes('copied '), 3000);
+			expect(cleared).toContain('? help');
 		} finally {
 			ui.unmount();
 		}

@@ -39,21 +39,22 @@ describe('repair from the Findings pane', () => {
 			expect(frame).toContain('a apply (disabled)');
 			await ui.press('a');
 			expect(ui.lastFrame()).toContain('apply is disabled until every precondition holds');
-			expect(ui.lastFrame()).not.toContain('type the first 8 characters');
+			expect(ui.lastFrame()).not.toContain('type the random suffix');
 
 			await gateway.kill();
 			await ui.waitFor(f => f.includes('✓ no other process holds state.db'), 5000);
 			await ui.press('a');
-			await ui.waitFor(f => f.includes('type the first 8 characters'));
-			for (const ch of 'wrongpfx') {
+			await ui.waitFor(f => f.includes(`to adopt, type the random suffix (${ids.orphan!.split('_').at(-1)}) of ${ids.orphan}:`));
+			// The first 8 characters are the orphan's start date, shared with its donor: no longer enough.
+			for (const ch of ids.orphan!.slice(0, 8)) {
 				await ui.press(ch);
 			}
 
 			await ui.press('\r');
 			await ui.waitFor(f => f.includes('the confirmation did not match: nothing was written'));
 			await ui.press('a');
-			await ui.waitFor(f => f.includes('type the first 8 characters'));
-			for (const ch of ids.orphan!.slice(0, 8)) {
+			await ui.waitFor(f => f.includes('type the random suffix'));
+			for (const ch of ids.orphan!.split('_').at(-1)!) {
 				await ui.press(ch);
 			}
 

@@ -3,7 +3,7 @@
  * FOLLOW cursors of Detail and Lineage, the filter, help and source cycling, notices and yanks.
  */
 import {describe, expect, it} from 'vitest';
-import {FOLLOW, type UiAction, type UiState, initialUiState, uiReducer} from '../../source/ui/state.js';
+import {FOLLOW, type UiAction, type UiState, cursorIn, initialUiState, uiReducer} from '../../source/ui/state.js';
 
 const run = (state: UiState, ...actions: UiAction[]): UiState => actions.reduce(uiReducer, state);
 
@@ -124,6 +124,61 @@ describe('uiReducer', () => {
 		const open = run(s, {type: 'repair', orphanId: 'o1'});
 		expect(open.repairOrphan).toBe('o1');
 		expect(run(open, {type: 'repair', orphanId: null}).repairOrphan).toBeNull();
+	});
+
+	it('keeps a keyed list\'s selection on its row through 20 re-sorts, and moves from where that row is now', () => {
+		const ids = ['a', 'b', 'c', 'd', 'e'];
+		let s = run(initialUiState('sessions'), {type: 'move', delta: 2, rows: 5, ids});
+		expect(s.anchor.sessions).toBe('c');
+		let order = [...ids];
+		for (let i = 0; i < 20; i++) {
+			// The row that was written last goes on top, as the Sessions list sorts.
+			const top = order[(i * 3 + 1) % order.length]!;
+			order = [top, ...order.filter(id => id !== top)];
+			expect(order[cursorIn(s, 'sessions', order)]).toBe('c');
+		}
+
+		// A move starts from the anchored row's place now, not from the remembered index.
+		const at = order.indexOf('c');
+		s = run(s, {type: 'move', delta: 1, rows: 5, ids: order});
+		expect(s.anchor.sessions).toBe(order[at + 1] ?? 'c');
+		s = run(s, {type: 'move-to', index: 0, rows: 5, ids: order});
+		expect(s.anchor.sessions).toBe(order[0]);
+	});
+
+	it('falls back to the remembered index when the anchored row leaves, pins the row shown, and forgets on a new filter', () => {
+		let s = run(initialUiState('findings'), {type: 'move', delta: 3, rows: 5, ids: ['a', 'b', 'c', 'd', 'e']});
+		expect(cursorIn(s, 'findings', ['a', 'b', 'c'])).toBe(2);
+		expect(cursorIn(s, 'findings', [] as string[])).toBe(0);
+		s = run(s, {type: 'pin', pane: 'findings', id: 'c'});
+		expect(s.anchor.findings).toBe('c');
+		expect(uiReducer(s, {type: 'pin', pane: 'findings', id: 'c'})).toBe(s);
+		s = run(s, {type: 'filter-text', text: 'x'});
+		expect(s.anchor.findings).toBeNull();
+		expect(cursorIn(s, 'findings', ['c', 'd'])).toBe(0);
+		const sessions = run(initialUiState(), {type: 'move', delta: 1, rows: 3, ids: ['a', 'b', 'c']});
+		expect(run(sessions, {type: 'toggle-hidden'}).anchor.sessions).toBeNull();
+		expect(run(sessions, {type: 'cycle-source', sources: ['cli']}).anchor.sessions).toBeNull();
+		expect(run(sessions, {type: 'pane', pane: 'routing'}).anchor.sessions).toBe('b');
+	});
+
+	it('wraps a stepping move (n/N) around either end of a keyed list', () => {
+		const ids = ['a', 'b', 'c'];
+		let s = run(initialUiState('findings'), {type: 'move', delta: -1, rows: 3, ids, wrap: true});
+		expect(s.anchor.findings).toBe('c');
+		s = run(s, {type: 'move', delta: 1, rows: 3, ids, wrap: true});
+		expect(s.anchor.findings).toBe('a');
+		expect(run(s, {type: 'move', delta: -1, rows: 3, ids}).anchor.findings).toBe('a');
+		expect(run(s, {type: 'move', delta: 1, rows: 0, ids: [] as string[], wrap: true}).cursor.findings).toBe(0);
+	});
+
+	it('lets a confirmation notice fade by itself, but never a newer or a sticky one', () => {
+		const s = run(initialUiState(), {type: 'yank', id: 'a'});
+		expect(s.noticeFades).toBe(true);
+		expect(run(s, {type: 'notice-faded', text: 'copied a'}).notice).toBeNull();
+		expect(run(s, {type: 'yank', id: 'b'}, {type: 'notice-faded', text: 'copied a'}).notice).toBe('copied b');
+		const sticky = run(initialUiState(), {type: 'notice', text: 'copied a'});
+		expect(run(sticky, {type: 'notice-faded', text: 'copied a'}).notice).toBe('copied a');
 	});
 
 	it('never changes the state it was given', () => {

@@ -5,12 +5,13 @@
 import React from 'react';
 import {Text} from './text.js';
 import type {Pane} from '../pane-names.js';
+import type {FooterState} from '../keys/binding.js';
 import {footerHints} from '../keys/lookup.js';
 import {useTheme} from '../theme.js';
 
-/** The hints that fit in `width`, as one line. */
-export function fitHints(pane: Pane, width: number): string {
-	const all = footerHints({pane});
+/** The hints that fit in `width`, as one line (saying what a key does in the screen's state). */
+export function fitHints(pane: Pane, width: number, state?: FooterState): string {
+	const all = footerHints({pane}, undefined, state);
 	const right = all.filter(h => h.pinned).map(h => h.text).join('  ');
 	let left = '';
 	for (const {text} of all.filter(h => !h.pinned)) {
@@ -24,11 +25,11 @@ export function fitHints(pane: Pane, width: number): string {
 	return `${left}  ${right}`;
 }
 
-export function Footer({pane, notice, width}: {pane: Pane; notice: string | null; width: number}): React.ReactElement {
+export function Footer({pane, notice, width, paused = false}: {pane: Pane; notice: string | null; width: number; paused?: boolean}): React.ReactElement {
 	const theme = useTheme();
 	if (notice) {
 		return <Text wrap="truncate" color={theme.accent}>{` ${notice}`}</Text>;
 	}
 
-	return <Text wrap="truncate" color={theme.muted}>{fitHints(pane, width)}</Text>;
+	return <Text wrap="truncate" color={theme.muted}>{fitHints(pane, width, {paused})}</Text>;
 }

@@ -15,6 +15,9 @@ export type Overlay = 'help' | 'filter' | 'repair' | 'confirm';
 /** Where a key is pressed: a pane, or an overlay drawn over it. */
 export type Scope = {pane: Pane; overlay?: Overlay};
 
+/** What the footer line knows of the screen: a hint may say what its key does now. */
+export type FooterState = {paused: boolean};
+
 /** What every handler context offers: a transient line in place of the footer. */
 export type KeyContext = {notice: (text: string) => void};
 
@@ -33,6 +36,8 @@ export type Binding<C> = {
 	footer?: number;
 	/** Footer text when it differs from the label + first words of the description. */
 	hint?: string;
+	/** Footer text for the screen's state now (say, `p resume` while paused), over `hint`. */
+	hintNow?: (state: FooterState) => string;
 	/** Kept at the footer's right end whatever the width. */
 	pinned?: boolean;
 	/** The help row: omitted = label and description; false = not listed (another row covers it). */

@@ -8,7 +8,7 @@ import type {BackupsModel, BackupsSource} from '../backups-model.js';
 import type {LiveSource} from '../live-source.js';
 import type {RepairService} from '../repair-service.js';
 import type {Stage} from '../repair-flow-state.js';
-import type {UiAction, UiState} from '../state.js';
+import type {RowIds, UiAction, UiState} from '../state.js';
 import type {KeyContext} from './binding.js';
 
 export type ScreenKeys = KeyContext & {
@@ -18,6 +18,8 @@ export type ScreenKeys = KeyContext & {
 	model: LiveModel;
 	/** How many rows the focused pane has. */
 	rows: () => number;
+	/** A keyed list's row identities (the selection follows its row), else undefined. */
+	ids: () => RowIds | undefined;
 	/** Where a relative move starts: the pane's FOLLOW cursor resolved, else undefined (the reducer's own). */
 	from: () => number | undefined;
 	/** Half the body's height, at least 1: one page move. */

@@ -4,7 +4,7 @@
  */
 import {PANE_TITLES} from '../pane-names.js';
 import {BINDINGS, LISTS, REPAIR_BINDINGS, SCREEN_BINDINGS} from '../keymap.js';
-import type {AnyBinding, Binding, Overlay, Scope} from './binding.js';
+import type {AnyBinding, Binding, FooterState, Overlay, Scope} from './binding.js';
 import type {RepairKeys, ScreenKeys} from './contexts.js';
 import {type KeyEvent, keyMatches} from './key-event.js';
 
@@ -32,14 +32,15 @@ export type Hint = {text: string; pinned: boolean};
 
 /**
  * Footer hints for a scope, in order (lower `footer` first). With the live context a disabled
- * binding says so; without one the hints are the table's alone.
+ * binding says so, and with the screen's state a hint says what its key does now; without them
+ * the hints are the table's alone.
  */
-export function footerHints<C>(scope: Scope, c?: C): Hint[] {
+export function footerHints<C>(scope: Scope, c?: C, state?: FooterState): Hint[] {
 	return inScope(BINDINGS as ReadonlyArray<Binding<C>>, scope)
 		.filter(b => b.footer !== undefined)
 		.sort((a, b) => a.footer! - b.footer!)
 		.map(b => {
-			const text = b.hint ?? `${b.label} ${b.description.split(/[:(;,]/)[0]!.trim()}`;
+			const text = (state && b.hintNow?.(state)) ?? b.hint ?? `${b.label} ${b.description.split(/[:(;,]/)[0]!.trim()}`;
 			return {text: c !== undefined && b.disabledReason?.(c) ? `${text} (disabled)` : text, pinned: Boolean(b.pinned)};
 		});
 }

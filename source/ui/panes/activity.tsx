@@ -8,11 +8,16 @@ import type {ActivityEvent} from '../../forensics/activity.js';
 import {List} from '../components/list.js';
 import {useTheme} from '../theme.js';
 import {activityRows} from '../views.js';
+import {idsOf, keyedCursor} from './keyed.js';
 import type {PaneContext, PaneSpec} from './types.js';
 
 function rows(ctx: PaneContext): ActivityEvent[] {
 	return activityRows(ctx.model.activity, ctx.ui.filterText);
 }
+
+/** An event's identity: when hfx saw it, what and about what. */
+const rowIds = (ctx: PaneContext) => idsOf(rows(ctx), e => `${e.at}\u0000${e.kind}\u0000${e.subject}\u0000${e.text}`);
+const cursor = (ctx: PaneContext) => keyedCursor(ctx, 'activity', rowIds(ctx));
 
 function clock(at: number): string {
 	return new Date(at * 1000).toISOString().slice(11, 19);
@@ -25,7 +30,7 @@ function ActivityView({ctx}: {ctx: PaneContext}): React.ReactElement {
 		<Box flexDirection="column">
 			<List
 				items={items}
-				cursor={ctx.ui.cursor.activity}
+				cursor={cursor(ctx)}
 				height={ctx.height - 1}
 				width={ctx.width}
 				header={`activity since hfx started (${ctx.model.commits} commits seen)`}
@@ -40,8 +45,10 @@ function ActivityView({ctx}: {ctx: PaneContext}): React.ReactElement {
 
 export const activityPane: PaneSpec = {
 	rowCount: ctx => rows(ctx).length,
+	cursor,
+	rowIds,
 	selectedId: ctx => {
-		const e = rows(ctx)[ctx.ui.cursor.activity];
+		const e = rows(ctx)[cursor(ctx)];
 		return e && ctx.model.analysis.byId.has(e.subject) ? e.subject : null;
 	},
 	View: ActivityView,

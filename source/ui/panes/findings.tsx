@@ -9,24 +9,29 @@ import type {Finding} from '../../forensics/analyze.js';
 import {List} from '../components/list.js';
 import {useTheme} from '../theme.js';
 import {findingRows} from '../views.js';
+import {idsOf, keyedCursor} from './keyed.js';
 import type {PaneContext, PaneSpec} from './types.js';
 
 function rows(ctx: PaneContext): Finding[] {
 	return findingRows(ctx.model.analysis, ctx.ui.filterText);
 }
 
+/** A finding's identity: what it is about and of which kind (its wording may change with the evidence). */
+const rowIds = (ctx: PaneContext) => idsOf(rows(ctx), f => `${f.kind}\u0000${f.subject}`);
+const cursor = (ctx: PaneContext) => keyedCursor(ctx, 'findings', rowIds(ctx));
+
 const MARK: Record<Finding['severity'], string> = {critical: '✗', warning: '!', info: 'i'};
 
 function FindingsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 	const theme = useTheme();
 	const items = rows(ctx);
-	const selected = items[ctx.ui.cursor.findings];
+	const selected = items[cursor(ctx)];
 	const detailHeight = selected ? 4 : 0;
 	return (
 		<Box flexDirection="column">
 			<List
 				items={items}
-				cursor={ctx.ui.cursor.findings}
+				cursor={cursor(ctx)}
 				height={ctx.height - detailHeight}
 				width={ctx.width}
 				header={`findings (${items.length})`}
@@ -47,8 +52,10 @@ function FindingsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 
 export const findingsPane: PaneSpec = {
 	rowCount: ctx => rows(ctx).length,
+	cursor,
+	rowIds,
 	selectedId: ctx => {
-		const f = rows(ctx)[ctx.ui.cursor.findings];
+		const f = rows(ctx)[cursor(ctx)];
 		if (!f) {
 			return null;
 		}
@@ -60,6 +67,6 @@ export const findingsPane: PaneSpec = {
 		const chat = ctx.model.analysis.routing.find(r => r.sessionKey === f.subject);
 		return chat?.newestActivityIn ?? chat?.restartResolvesTo ?? null;
 	},
-	yankText: ctx => rows(ctx)[ctx.ui.cursor.findings]?.subject ?? null,
+	yankText: ctx => rows(ctx)[cursor(ctx)]?.subject ?? null,
 	View: FindingsView,
 };

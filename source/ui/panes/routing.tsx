@@ -12,11 +12,15 @@ import {duration} from '../../forensics/duration.js';
 import {List} from '../components/list.js';
 import {useTheme} from '../theme.js';
 import {routingRows} from '../views.js';
+import {idsOf, keyedCursor} from './keyed.js';
 import type {PaneContext, PaneSpec} from './types.js';
 
 function rows(ctx: PaneContext): ChatRouting[] {
 	return routingRows(ctx.model.analysis, ctx.ui.filterText);
 }
+
+const rowIds = (ctx: PaneContext) => idsOf(rows(ctx), c => c.sessionKey);
+const cursor = (ctx: PaneContext) => keyedCursor(ctx, 'routing', rowIds(ctx));
 
 function ChatDetail({chat, after, width, height}: {chat: ChatRouting; after: string | undefined; width: number; height: number}): React.ReactElement {
 	const theme = useTheme();
@@ -57,14 +61,14 @@ function ChatDetail({chat, after, width, height}: {chat: ChatRouting; after: str
 function RoutingView({ctx}: {ctx: PaneContext}): React.ReactElement {
 	const theme = useTheme();
 	const items = rows(ctx);
-	const selected = items[ctx.ui.cursor.routing];
+	const selected = items[cursor(ctx)];
 	const listHeight = Math.max(3, Math.min(items.length + 1, Math.floor(ctx.height * 0.4)));
 	const keyWidth = Math.min(48, Math.max(0, ...items.map(c => c.sessionKey.length)));
 	return (
 		<Box flexDirection="column">
 			<List
 				items={items}
-				cursor={ctx.ui.cursor.routing}
+				cursor={cursor(ctx)}
 				height={listHeight}
 				width={ctx.width}
 				header={`chats (${items.length})${ctx.ui.filterText ? ` matching "${ctx.ui.filterText}"` : ''}`}
@@ -79,10 +83,12 @@ function RoutingView({ctx}: {ctx: PaneContext}): React.ReactElement {
 
 export const routingPane: PaneSpec = {
 	rowCount: ctx => rows(ctx).length,
+	cursor,
+	rowIds,
 	selectedId: ctx => {
-		const chat = rows(ctx)[ctx.ui.cursor.routing];
+		const chat = rows(ctx)[cursor(ctx)];
 		return chat ? (chat.newestActivityIn ?? chat.restartResolvesTo) : null;
 	},
-	yankText: ctx => rows(ctx)[ctx.ui.cursor.routing]?.sessionKey ?? null,
+	yankText: ctx => rows(ctx)[cursor(ctx)]?.sessionKey ?? null,
 	View: RoutingView,
 };

@@ -7,6 +7,7 @@ import {ago, pad, utc} from '../../text/format.js';
 import {List} from '../components/list.js';
 import {useTheme} from '../theme.js';
 import {type SessionRow, sessionRows, statusFor} from '../views.js';
+import {idsOf, keyedCursor} from './keyed.js';
 import type {PaneContext, PaneSpec} from './types.js';
 
 /** Rows changed within this many seconds are marked. */
@@ -15,6 +16,9 @@ export const CHANGE_HIGHLIGHT_S = 3;
 function rowsOf(ctx: PaneContext) {
 	return sessionRows(ctx.model.analysis, {filterText: ctx.ui.filterText, showHidden: ctx.ui.showHidden, source: ctx.ui.source});
 }
+
+const rowIds = (ctx: PaneContext) => idsOf(rowsOf(ctx).rows, r => r.session.id);
+const cursor = (ctx: PaneContext) => keyedCursor(ctx, 'sessions', rowIds(ctx));
 
 function chatLabel(r: SessionRow): string {
 	const s = r.session;
@@ -79,7 +83,7 @@ function SessionsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 		<Box flexDirection="column">
 			<List
 				items={rows}
-				cursor={ctx.ui.cursor.sessions}
+				cursor={cursor(ctx)}
 				height={ctx.height - 1}
 				width={ctx.width}
 				header={header}
@@ -100,6 +104,8 @@ function SessionsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 
 export const sessionsPane: PaneSpec = {
 	rowCount: ctx => rowsOf(ctx).rows.length,
-	selectedId: ctx => rowsOf(ctx).rows[ctx.ui.cursor.sessions]?.session.id ?? null,
+	cursor,
+	rowIds,
+	selectedId: ctx => rowsOf(ctx).rows[cursor(ctx)]?.session.id ?? null,
 	View: SessionsView,
 };

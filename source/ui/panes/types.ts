@@ -5,7 +5,7 @@
 import type React from 'react';
 import type {LiveModel} from '../../store/live.js';
 import type {SessionDetail} from '../../store/detail.js';
-import type {UiState} from '../state.js';
+import type {RowIds, UiState} from '../state.js';
 import type {FilesModel} from '../files-model.js';
 import type {BackupsModel} from '../backups-model.js';
 
@@ -25,8 +25,10 @@ export type PaneContext = {
 
 export type PaneSpec = {
 	rowCount: (ctx: PaneContext) => number;
-	/** The cursor row, resolving FOLLOW (defaults to ui.cursor[pane]). */
+	/** The cursor row, resolving FOLLOW or the anchor (defaults to ui.cursor[pane]). */
 	cursor?: (ctx: PaneContext) => number;
+	/** A keyed list's row identities: the selection follows them through re-sorts. */
+	rowIds?: (ctx: PaneContext) => RowIds;
 	/** The session id under the cursor (for Enter, y, Detail). */
 	selectedId: (ctx: PaneContext) => string | null;
 	/** Text to copy with y (defaults to selectedId). */

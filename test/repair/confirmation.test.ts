@@ -1,0 +1,37 @@
+/**
+ * The typed confirmation tells orphans apart: it asks for the orphan's random suffix (or its whole
+ * id), not its first 8 characters, which are the start date its donor and every session of that
+ * day share.
+ */
+import {describe, expect, it} from 'vitest';
+import {confirmationMatches, confirmationWord} from '../../source/repair/confirmation.js';
+import type {Adoption} from '../../source/repair/plan.js';
+
+const ORPHAN = '20260814_002820_f7461a7c';
+const DONOR = '20260814_001820_975f77aa';
+const adoption = (orphanId: string, donorId: string): Adoption => ({
+	orphanId, donorId, sessionKey: 'agent:main:telegram:dm:1', evidence: 'contiguity', messageCount: 3,
+	rows: [] as unknown as Adoption['rows'], restartBefore: donorId, restartAfter: orphanId, rollbackRiskBefore: true, rollbackRiskAfter: false, warnings: [],
+});
+const one = [adoption(ORPHAN, DONOR)];
+
+describe('the typed confirmation', () => {
+	it('asks for the orphan\'s random suffix', () => {
+		expect(confirmationWord(ORPHAN)).toBe('f7461a7c');
+		expect(confirmationWord('no-underscore-id')).toBe('no-underscore-id');
+	});
+
+	it('accepts the suffix or the whole id, and nothing the donor or a same-day session could also match', () => {
+		expect(confirmationMatches('f7461a7c', one)).toBe(true);
+		expect(confirmationMatches(ORPHAN, one)).toBe(true);
+		for (const answer of ['20260814', '20260814_0028', ORPHAN.slice(0, 8), 'f7461a7', 'f7461a7cX', '975f77aa', DONOR, '', 'yes']) {
+			expect(confirmationMatches(answer, one), answer).toBe(false);
+		}
+	});
+
+	it('asks for "yes" when several orphans are adopted at once', () => {
+		const two = [...one, adoption('20260814_003000_0badc0de', DONOR)];
+		expect(confirmationMatches('yes', two)).toBe(true);
+		expect(confirmationMatches('f7461a7c', two)).toBe(false);
+	});
+});

@@ -13,36 +13,44 @@
 import fs from 'node:fs';
 import {build} from 'esbuild';
 import {inkDefine, inkPlugins} from '../source/ui/ink/bundle.mjs';
+import {meowPlugin} from './meow-plugin.mjs';
+
+/** The bin's build options (the bench builds a variant of the same bin: bench/startup.ts). */
+export function binOptions(outfile, extraPlugins = []) {
+	return {
+		entryPoints: ['dist/cli.js'],
+		outfile,
+		bundle: true,
+		platform: 'node',
+		format: 'esm',
+		target: 'node20',
+		external: ['better-sqlite3', 'yazl', 'yaml', 'prom-client'],
+		// CommonJS dependencies (React) call require() for Node built-ins.
+		banner: {js: 'import {createRequire as __hfxCreateRequire} from \'node:module\'; const require = __hfxCreateRequire(import.meta.url);'},
+		// Ink's stack, rewritten (source/ui/ink/bundle.mjs: each plugin says what and why).
+		plugins: [...extraPlugins, ...inkPlugins, meowPlugin],
+		// Ink's version, injected for source/ui/ink/version.ts (nothing reads node_modules at run time).
+		define: inkDefine(),
+		legalComments: 'none',
+		// Less source to decode and parse at every start: 0.87 MB instead of 3 MB (with names kept it
+		// was 1.3 MB, ~25 ms more of every start). Stack traces name the minified identifiers; the
+		// linked source map (dist/hfx.js.map, read only under --enable-source-maps) turns them back
+		// into our file and function names: hfx's internal-error line says so.
+		minifyWhitespace: true,
+		minifySyntax: true,
+		minifyIdentifiers: true,
+		sourcemap: 'linked',
+		sourcesContent: false,
+		logLevel: 'warning',
+		// What went in (for test/build/bundle.test.ts: one Ink, the externals kept out).
+		metafile: true,
+	};
+}
 
 const outfile = 'dist/hfx.js';
-await build({
-	entryPoints: ['dist/cli.js'],
-	outfile,
-	bundle: true,
-	platform: 'node',
-	format: 'esm',
-	target: 'node20',
-	external: ['better-sqlite3', 'yazl', 'yaml', 'prom-client'],
-	// CommonJS dependencies (React) call require() for Node built-ins.
-	banner: {js: 'import {createRequire as __hfxCreateRequire} from \'node:module\'; const require = __hfxCreateRequire(import.meta.url);'},
-	// Ink's stack, rewritten (source/ui/ink/bundle.mjs: each plugin says what and why).
-	plugins: inkPlugins,
-	// Ink's version, injected for source/ui/ink/version.ts (nothing reads node_modules at run time).
-	define: inkDefine(),
-	legalComments: 'none',
-	// Less source to decode and parse at every start: 0.87 MB instead of 3 MB (with names kept it
-	// was 1.3 MB, ~25 ms more of every start). Stack traces name the minified identifiers; the
-	// linked source map (dist/hfx.js.map, read only under --enable-source-maps) turns them back
-	// into our file and function names: hfx's internal-error line says so.
-	minifyWhitespace: true,
-	minifySyntax: true,
-	minifyIdentifiers: true,
-	sourcemap: 'linked',
-	sourcesContent: false,
-	logLevel: 'warning',
-	// What went in (for test/build/bundle.test.ts: one Ink, the externals kept out).
-	metafile: true,
-}).then(result => {
-	fs.writeFileSync('dist/hfx.meta.json', JSON.stringify(result.metafile));
-});
-fs.chmodSync(outfile, 0o755);
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop())) {
+	await build(binOptions(outfile)).then(result => {
+		fs.writeFileSync('dist/hfx.meta.json', JSON.stringify(result.metafile));
+	});
+	fs.chmodSync(outfile, 0o755);
+}

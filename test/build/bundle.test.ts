@@ -27,6 +27,15 @@ describe('the hfx bundle', () => {
 		expect(inputs).toContain('dist/ui/ink/output.js');
 	});
 
+	it('carries meow without read-package-up and normalize-package-data (scripts/meow-plugin.mjs, patches/meow+14.1.0.patch)', () => {
+		expect(inputs).toContain('node_modules/meow/build/index.js');
+		// spdx-correct's typo table and hosted-git-info's hosts: the package.json normaliser's code.
+		expect(fs.readFileSync(path.join(ROOT, 'node_modules/meow/build/dependencies.js'), 'utf8')).toContain("['APGL', 'AGPL']");
+		expect(text).not.toContain('"APGL"');
+		expect(text).not.toContain('gist.github.com');
+		expect(text).toContain('hfx passes meow its pkg and never reads result.pkg');
+	});
+
 	it('has Ink\'s version injected at build time, and reads no Ink package.json at run time', () => {
 		// scripts/bundle.mjs defines __HFX_INK_VERSION__ (source/ui/ink/bundle.mjs's inkDefine()).
 		expect(text).not.toContain('__HFX_INK_VERSION__');

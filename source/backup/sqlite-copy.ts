@@ -94,6 +94,11 @@ function openSource(source: string, dest: string, options: CopyOptions): ReadOnl
 		return openReader(source, options.privateTmp);
 	} catch (error) {
 		// The private read copy of a stopped store is written where we write: its failures are ours.
+		// Its up-front refusal (too little room for the copy) names no errno: it is the same full disk.
+		if (error instanceof FailClosed && error.kind === 'no-space' && error.cause === undefined) {
+			throw new FailClosed({file: options.privateTmp ?? path.dirname(dest), kind: 'no-space', reason: `no space left on the device while making a private read copy of ${source} (its owner is stopped): ${error.reason}; the partial output was removed`, next: 'free space there or write elsewhere with -o DIR (df -h shows free space)'});
+		}
+
 		const cause = error instanceof FailClosed && error.kind === 'no-space' ? error.cause : error;
 		const code = errorCode(cause);
 		if (code === 'ENOSPC' || code === 'EFBIG' || code === 'EDQUOT' || code === 'EIO' || code === 'EROFS') {

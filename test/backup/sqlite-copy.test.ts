@@ -4,6 +4,7 @@
  * with counts inside the window of what was committed. The control shows the hazard is real:
  * the unpinned default backup restarts under the same writer.
  */
+import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -102,5 +103,27 @@ describe('copyDatabase under a live writer', () => {
 		expect(copy.openMode).toBe('private-copy');
 		expect(fs.readdirSync(dir).sort()).toEqual(before);
 		expect((await checkDatabaseFile(dest)).counts.messages).toBe(500);
+	});
+});
+
+describe('copyDatabase: a private read copy with no room is the output folder\'s full disk', () => {
+	const canMount = process.getuid?.() === 0 && spawnSync('mount', ['--help']).status === 0;
+	it.skipIf(!canMount)('a stopped store whose private copy cannot fit: a no-space refusal naming our folder (exit 2 upstream), never the source\'s (a skipped database)', async () => {
+		const home = tempDir('private-room');
+		const db = path.join(home, 'state.db');
+		bigStore(db, 20_000);
+		expect(fs.existsSync(`${db}-wal`) || fs.statSync(db).size > 1 << 20).toBe(true);
+		const stage = tempDir('private-room-stage');
+		expect(spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', stage]).status).toBe(0);
+		try {
+			const error = await copyDatabase(db, path.join(stage, 'copy.db'), {privateTmp: stage}).then(() => null, (e: unknown) => e);
+			expect(error).toBeInstanceOf(FailClosed);
+			expect((error as FailClosed).kind).toBe('no-space');
+			expect((error as FailClosed).file).toBe(stage);
+			expect((error as FailClosed).reason).toMatch(/^no space left on the device while making a private read copy of .*state\.db/);
+			expect(fs.readdirSync(stage)).toEqual([]);
+		} finally {
+			spawnSync('umount', ['-l', stage]);
+		}
 	});
 });

@@ -11,6 +11,7 @@ import {afterAll, afterEach, describe, expect, it} from 'vitest';
 import {applyRepair} from '../../source/repair/apply.js';
 import {auditPathFor, verifyAudit} from '../../source/repair/audit.js';
 import {evidenceState, hfx, hfxJson} from '../helpers/cli.js';
+import {sessionRows} from '../helpers/session-rows.js';
 import {ROOT, WriterProcess} from '../helpers/writer.js';
 import {SCENARIOS, T0, buildScenario} from '../fixtures/scenarios.js';
 
@@ -35,14 +36,7 @@ function temp(tag: string): string {
 	return d;
 }
 
-function rows(db: string): Map<string, Record<string, unknown>> {
-	const conn = new Database(db, {readonly: true});
-	try {
-		return new Map((conn.prepare('SELECT * FROM sessions').all() as Array<Record<string, unknown>>).map(r => [String(r.id), r]));
-	} finally {
-		conn.close();
-	}
-}
+const rows = sessionRows;
 
 function count(db: string, sql: string): number {
 	const conn = new Database(db, {readonly: true});

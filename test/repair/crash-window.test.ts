@@ -9,10 +9,10 @@ import {spawn, spawnSync} from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import {afterAll, describe, expect, it} from 'vitest';
 import {auditPathFor, readAudit, verifyAudit} from '../../source/repair/audit.js';
 import {evidenceState, hfx, hfxJson} from '../helpers/cli.js';
+import {sessionRows} from '../helpers/session-rows.js';
 import {ROOT} from '../helpers/writer.js';
 import {SCENARIOS, buildScenario} from '../fixtures/scenarios.js';
 
@@ -29,14 +29,7 @@ function temp(tag: string): string {
 	return d;
 }
 
-function rows(db: string): Map<string, Record<string, unknown>> {
-	const conn = new Database(db, {readonly: true});
-	try {
-		return new Map((conn.prepare('SELECT * FROM sessions').all() as Array<Record<string, unknown>>).map(r => [String(r.id), r]));
-	} finally {
-		conn.close();
-	}
-}
+const rows = sessionRows;
 
 const R1 = SCENARIOS.find(s => s.id === 'R1')!;
 

@@ -48,6 +48,43 @@ function repaired(after: Analysis, s: SessionRecord, at: number): ActivityEvent 
 	return {at, kind: 'repaired', subject: heir ?? s.id, text: heir ? `repaired: ${heir} took over ${s.sessionKey ?? 'the chat'} from ${s.id} (superseded_by_repair)` : `repaired: ${s.id} ended superseded_by_repair`};
 }
 
+/** Findings that appeared or cleared: orphans, and chats at rollback risk. */
+function findingEvents(before: Analysis, after: Analysis, at: number): ActivityEvent[] {
+	const events: ActivityEvent[] = [];
+	if (before.orphans !== after.orphans) {
+		const oldOrphans = new Set(before.orphans.map(o => o.orphanId));
+		const newOrphans = new Set(after.orphans.map(o => o.orphanId));
+		for (const o of after.orphans) {
+			if (!oldOrphans.has(o.orphanId)) {
+				events.push({at, kind: 'orphan', subject: o.orphanId, text: `orphan ${o.orphanId} (${o.source}, no routing identity): ${o.verdict}${o.donorId ? ` into ${o.sessionKey}` : ` (${o.reasonKind})`}`});
+			}
+		}
+
+		for (const id of oldOrphans) {
+			if (!newOrphans.has(id)) {
+				const key = after.byId.get(id)?.sessionKey;
+				events.push({at, kind: 'resolved', subject: id, text: `orphan ${id} cleared: ${key ? `it carries ${key} now` : 'no longer a finding'}`});
+			}
+		}
+	}
+
+	const oldRisk = new Set(before.routing.filter(r => r.rollbackRisk).map(r => r.sessionKey));
+	const newRisk = new Set(after.routing.filter(r => r.rollbackRisk).map(r => r.sessionKey));
+	for (const r of after.routing) {
+		if (r.rollbackRisk && !oldRisk.has(r.sessionKey)) {
+			events.push({at, kind: 'rollback-risk', subject: r.sessionKey, text: `${r.sessionKey}: ${r.restartResolvesTo === null ? 'a restart would start a fresh, empty session' : `a restart would resume ${r.restartResolvesTo}`}, newest message in ${r.newestActivityIn}`});
+		}
+	}
+
+	for (const key of oldRisk) {
+		if (!newRisk.has(key)) {
+			events.push({at, kind: 'resolved', subject: key, text: `rollback risk cleared for ${key}: a restart resumes its newest conversation`});
+		}
+	}
+
+	return events;
+}
+
 /**
  * `changed`, when known, limits the session comparison to those ids (the live view's incremental
  * path); `old` gives their records as they were when the two analyses share one index.
@@ -103,37 +140,7 @@ export function diffActivity(before: Analysis, after: Analysis, newMessages: New
 		}
 	}
 
-	if (before.orphans !== after.orphans) {
-		const oldOrphans = new Set(before.orphans.map(o => o.orphanId));
-		const newOrphans = new Set(after.orphans.map(o => o.orphanId));
-		for (const o of after.orphans) {
-			if (!oldOrphans.has(o.orphanId)) {
-				events.push({at, kind: 'orphan', subject: o.orphanId, text: `orphan ${o.orphanId} (${o.source}, no routing identity): ${o.verdict}${o.donorId ? ` into ${o.sessionKey}` : ` (${o.reasonKind})`}`});
-			}
-		}
-
-		for (const id of oldOrphans) {
-			if (!newOrphans.has(id)) {
-				const key = after.byId.get(id)?.sessionKey;
-				events.push({at, kind: 'resolved', subject: id, text: `orphan ${id} cleared: ${key ? `it carries ${key} now` : 'no longer a finding'}`});
-			}
-		}
-	}
-
-	const oldRisk = new Set(before.routing.filter(r => r.rollbackRisk).map(r => r.sessionKey));
-	const newRisk = new Set(after.routing.filter(r => r.rollbackRisk).map(r => r.sessionKey));
-	for (const r of after.routing) {
-		if (r.rollbackRisk && !oldRisk.has(r.sessionKey)) {
-			events.push({at, kind: 'rollback-risk', subject: r.sessionKey, text: `${r.sessionKey}: ${r.restartResolvesTo === null ? 'a restart would start a fresh, empty session' : `a restart would resume ${r.restartResolvesTo}`}, newest message in ${r.newestActivityIn}`});
-		}
-	}
-
-	for (const key of oldRisk) {
-		if (!newRisk.has(key)) {
-			events.push({at, kind: 'resolved', subject: key, text: `rollback risk cleared for ${key}: a restart resumes its newest conversation`});
-		}
-	}
-
+	events.push(...findingEvents(before, after, at));
 	return events;
 }
 

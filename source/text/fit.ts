@@ -26,16 +26,17 @@ export function shortKey(key: string, max: number): string | null {
 	const parts = key.split(':');
 	const cut = Math.min(4, parts.length - 1);
 	const tail = parts.slice(cut).join(':');
-	for (const [i, head] of [parts.slice(0, cut).join(':'), parts.slice(2, cut).join(':'), parts.slice(2, 3).join(':')].entries()) {
-		// Only the first form is the key's own start; a shorter head is marked as cut.
-		const mark = i === 0 ? '' : '…';
-		if (head && head.length + 1 + mark.length + tail.length <= max) {
-			return `${head}:${mark}${tail}`;
+	// The key's own start; then platform and chat type (a leading … for the agent part dropped);
+	// then the platform alone (a … for the chat type dropped). The tail of the chat id ends each.
+	const forms = [['', parts.slice(0, cut).join(':'), ''], ['…', parts.slice(2, cut).join(':'), ''], ['', parts.slice(2, 3).join(':'), '…']] as const;
+	for (const [lead, head, mid] of forms) {
+		if (head && lead.length + head.length + 1 + mid.length + tail.length <= max) {
+			return `${lead}${head}:${mid}${tail}`;
 		}
 
-		const room = max - head.length - 2;
+		const room = max - lead.length - head.length - 2;
 		if (head && room >= Math.min(4, tail.length)) {
-			return `${head}:…${tail.slice(-room)}`;
+			return `${lead}${head}:…${tail.slice(-room)}`;
 		}
 	}
 

@@ -37,7 +37,7 @@ describe('cutKeepingIds', () => {
 		expect(cutKeepingIds('! orphan 20260807_052242_427c496c (798 messages) adoptable into agent:main:telegram:dm:777001', 78)).toBe('! orphan 20260807_052242_427c496c (798 messages) adoptable into telegram:…7001');
 		expect(cutKeepingIds('resumes agent:main:telegram:dm:777001 now', 14)).toBe('resumes…');
 		const tighter = cutKeepingIds('adoptable into agent:main:telegram:dm:1234567890 from x', 36);
-		expect(tighter).toBe('adoptable into telegram:dm:…4567890…');
+		expect(tighter).toBe('adoptable into …telegram:dm:…567890…');
 		expect(tighter.length).toBeLessThanOrEqual(40);
 	});
 });
@@ -55,10 +55,13 @@ describe('shortKey', () => {
 	});
 
 	it('drops the agent part when there is less room, then gives up', () => {
-		expect(shortKey(key, 17)).toBe('telegram:dm:…0042');
-		expect(shortKey(key, 23)).toBe('telegram:dm:…1234560042');
+		expect(shortKey(key, 18)).toBe('…telegram:dm:…0042');
+		expect(shortKey(key, 23)).toBe('…telegram:dm:1234560042');
+		expect(shortKey(key, 17)).toBe('telegram:…4560042');
 		expect(shortKey(key, 14)).toBe('telegram:…0042');
 		expect(shortKey(key, 10)).toBeNull();
+		// The platform alone never passes for a key of its own: the chat type dropped is marked.
+		expect(shortKey('agent:main:discord:group:9001', 14)).toBe('discord:…9001');
 	});
 });
 

@@ -70,7 +70,7 @@ describe('at 80x24', () => {
 		try {
 			const banner = ui.lastFrame().split('\n').find(l => l.includes('ROLLBACK RISK'))!;
 			expect(banner.length).toBeLessThanOrEqual(80);
-			expect(banner).toContain('discord:group:…9001 resumes 20260808_001820_8719394d');
+			expect(banner).toContain('…discord:group:9001 resumes 20260808_001820_8719394d');
 			expect(banner).not.toContain('agent:main:discord:group:9001');
 		} finally {
 			ui.unmount();

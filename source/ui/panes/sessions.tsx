@@ -64,7 +64,7 @@ function endReason(width: number): Col {
 export function sessionColumns(width: number): Col[] {
 	const narrow = width < 100;
 	const chatWidth = width >= 130 ? 22 : 14;
-	const chat: Col = {key: 'chat', title: 'chat', width: 10, value: r => chatLabel(r, chat.width)};
+	const chat: Col = {key: 'chat', title: 'chat', width: narrow ? 9 : 10, value: r => chatLabel(r, chat.width)};
 	const all: Col[] = [
 		{key: 'status', title: ' ', width: 2, value: (_r, _now, status) => STATUS_GLYPH[status]},
 		{key: 'id', title: 'id', width: 24, value: r => r.session.id},
@@ -72,7 +72,7 @@ export function sessionColumns(width: number): Col[] {
 		{key: 'title', title: 'title', width: 18, value: r => r.session.title ?? '', priority: 6},
 		chat,
 		{key: 'started', title: 'started', width: 16, value: r => utc(inWindow(r.session.startedAtRaw)), priority: 4},
-		{key: 'last', title: narrow ? 'active' : 'last active', width: narrow ? 9 : 11, value: (r, now) => ago(r.lastActive, now)},
+		{key: 'last', title: narrow ? 'active' : 'last active', width: narrow ? 10 : 11, value: (r, now) => ago(r.lastActive, now)},
 		{key: 'msgs', title: 'msgs', width: narrow ? 5 : 6, value: r => String(r.session.messageRows ?? r.session.messageCountColumn), align: 'right', priority: 1},
 		{key: 'tokens', title: 'tokens', width: 7, value: tokens, align: 'right', priority: 5},
 		endReason(END_REASON_MIN),

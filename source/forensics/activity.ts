@@ -141,7 +141,9 @@ export function diffActivity(before: Analysis, after: Analysis, newMessages: New
 	}
 
 	events.push(...findingEvents(before, after, at));
-	return events;
+	// A parent that ended by the rotation seen in the same read is said by the rotation's line.
+	const rotatedFrom = new Set(events.filter(e => e.kind === 'rotated').map(e => after.lineage.parentEdge.get(e.subject)?.parentId));
+	return events.filter(e => !(e.kind === 'ended' && rotatedFrom.has(e.subject)));
 }
 
 /** Ids whose row changed (for a brief highlight in tables). */

@@ -84,6 +84,16 @@ describe('created and rotated sessions', () => {
 		expect(kinds(events).filter(([k]) => k !== 'resolved')).toEqual([['rotated', 'c', `p → c (compression, ${K})`]]);
 	});
 
+	it('says a parent that ended by the rotation in the rotation\'s line alone; an end seen on its own stays', () => {
+		const live = keyed('p');
+		const rotated = diff([live], [keyed('p', {endReason: 'compression', endedAtRaw: T0 + 120}), keyed('c', {parentSessionId: 'p', startedAtRaw: T0 + 121})]);
+		expect(rotated.map(e => e.kind).filter(k => k !== 'resolved')).toEqual(['rotated']);
+		const endedOnly = diff([live], [keyed('p', {endReason: 'compression', endedAtRaw: T0 + 120})]);
+		expect(kinds(endedOnly).filter(([k]) => k === 'ended')).toEqual([['ended', 'p', 'p: compression']]);
+		const otherEnd = diff([live, keyed('q', {sessionKey: K2, chatId: '43'})], [keyed('p', {endReason: 'compression', endedAtRaw: T0 + 120}), keyed('q', {sessionKey: K2, chatId: '43', endReason: 'agent_close'}), keyed('c', {parentSessionId: 'p', startedAtRaw: T0 + 121})]);
+		expect(kinds(otherEnd).filter(([k]) => k === 'ended')).toEqual([['ended', 'q', 'q: agent_close']]);
+	});
+
 	it('reports a reset child (model_config._reset_from) as a rotation', () => {
 		const parent = keyed('p', {endReason: 'session_reset'});
 		const events = diff([parent], [parent, keyed('r', {resetFrom: 'p', startedAtRaw: T0 + 121})]);

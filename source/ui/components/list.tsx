@@ -92,7 +92,7 @@ export function List<T>(props: ListProps<T>): React.ReactElement {
 					));
 				})}
 			</Box>
-			{footText === null ? null : <Text color={theme.muted} wrap="truncate">{props.wrap ? footText : cutKeepingIds(footText, props.width)}</Text>}
+			{footText === null ? null : <Text color={theme.muted} wrap="truncate">{cutKeepingIds(footText, props.width)}</Text>}
 		</Box>
 	);
 }

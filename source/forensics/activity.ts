@@ -7,21 +7,82 @@ import type {Analysis} from './analyze.js';
 import {inWindow} from './time.js';
 import type {SessionRecord} from './types.js';
 
-export type ActivityKind = 'commit' | 'messages' | 'created' | 'ended' | 'rotated' | 'routing' | 'orphan' | 'rollback-risk' | 'resolved' | 'removed';
+export type ActivityKind = 'reopened' | 'messages' | 'created' | 'ended' | 'rotated' | 'routing' | 'orphan' | 'rollback-risk' | 'resolved' | 'repaired' | 'removed';
 
 export type ActivityEvent = {
-	/** Wall-clock seconds when hfx saw it. */
+	/** Wall-clock seconds when hfx saw it (a burst: when it began). */
 	at: number;
 	kind: ActivityKind;
-	/** Session id or session key the event is about. */
+	/** Session id or session key the event is about (a burst: the session written last). */
 	subject: string;
 	text: string;
+	/** A `messages` event: how many rows and the session's label; a folded burst: what it sums. */
+	count?: number;
+	label?: string;
+	burst?: Burst;
 };
+
+/** Routine commits folded into one line: from `at` to `until`, so many messages in so many sessions. */
+export type Burst = {until: number; messages: number; sessions: readonly string[]};
+
+/** Routine events (messages appended) closer than this to the last one extend its burst. */
+export const BURST_GAP_S = 10;
 
 export type NewMessages = ReadonlyMap<string, number>;
 
 function label(s: SessionRecord): string {
 	return s.sessionKey ?? (s.source ? `${s.source} (no key)` : 'no key');
+}
+
+function keyChange(id: string, from: string | null, to: string | null): string {
+	if (from === null) {
+		return `${id} got session key ${to}`;
+	}
+
+	return to === null ? `${id} lost its session key ${from}` : `${id} session key ${from} → ${to}`;
+}
+
+/** A row ended by a repair (Hermes' repair-routing, or hfx's): its chat moved to the adopted session. */
+function repaired(after: Analysis, s: SessionRecord, at: number): ActivityEvent {
+	const heir = (after.lineage.children.get(s.id) ?? []).find(c => c.kind === 'repair')?.childId;
+	return {at, kind: 'repaired', subject: heir ?? s.id, text: heir ? `repaired: ${heir} took over ${s.sessionKey ?? 'the chat'} from ${s.id} (superseded_by_repair)` : `repaired: ${s.id} ended superseded_by_repair`};
+}
+
+/** Findings that appeared or cleared: orphans, and chats at rollback risk. */
+function findingEvents(before: Analysis, after: Analysis, at: number): ActivityEvent[] {
+	const events: ActivityEvent[] = [];
+	if (before.orphans !== after.orphans) {
+		const oldOrphans = new Set(before.orphans.map(o => o.orphanId));
+		const newOrphans = new Set(after.orphans.map(o => o.orphanId));
+		for (const o of after.orphans) {
+			if (!oldOrphans.has(o.orphanId)) {
+				events.push({at, kind: 'orphan', subject: o.orphanId, text: `orphan ${o.orphanId} (${o.source}, no routing identity): ${o.verdict}${o.donorId ? ` into ${o.sessionKey}` : ` (${o.reasonKind})`}`});
+			}
+		}
+
+		for (const id of oldOrphans) {
+			if (!newOrphans.has(id)) {
+				const key = after.byId.get(id)?.sessionKey;
+				events.push({at, kind: 'resolved', subject: id, text: `orphan ${id} cleared: ${key ? `it carries ${key} now` : 'no longer a finding'}`});
+			}
+		}
+	}
+
+	const oldRisk = new Set(before.routing.filter(r => r.rollbackRisk).map(r => r.sessionKey));
+	const newRisk = new Set(after.routing.filter(r => r.rollbackRisk).map(r => r.sessionKey));
+	for (const r of after.routing) {
+		if (r.rollbackRisk && !oldRisk.has(r.sessionKey)) {
+			events.push({at, kind: 'rollback-risk', subject: r.sessionKey, text: `${r.sessionKey}: ${r.restartResolvesTo === null ? 'a restart would start a fresh, empty session' : `a restart would resume ${r.restartResolvesTo}`}, newest message in ${r.newestActivityIn}`});
+		}
+	}
+
+	for (const key of oldRisk) {
+		if (!newRisk.has(key)) {
+			events.push({at, kind: 'resolved', subject: key, text: `rollback risk cleared for ${key}: a restart resumes its newest conversation`});
+		}
+	}
+
+	return events;
 }
 
 /**
@@ -34,7 +95,8 @@ export function diffActivity(before: Analysis, after: Analysis, newMessages: New
 	const compared = changed ? [...changed].map(id => after.byId.get(id)).filter((s): s is SessionRecord => s !== undefined) : after.snapshot.sessions;
 	for (const [id, count] of newMessages) {
 		const s = after.byId.get(id);
-		events.push({at, kind: 'messages', subject: id, text: `+${count} message${count === 1 ? '' : 's'} in ${id} (${s ? label(s) : 'unknown session'})`});
+		const name = s ? label(s) : 'unknown session';
+		events.push({at, kind: 'messages', subject: id, count, label: name, text: `+${count} message${count === 1 ? '' : 's'} in ${id} (${name})`});
 	}
 
 	for (const s of compared) {
@@ -42,28 +104,28 @@ export function diffActivity(before: Analysis, after: Analysis, newMessages: New
 		if (!old) {
 			const edge = after.lineage.parentEdge.get(s.id);
 			if (edge && (edge.kind === 'compression' || edge.kind === 'reset')) {
-				events.push({at, kind: 'rotated', subject: s.id, text: `rotated: ${edge.parentId} → ${s.id} (${edge.kind}, ${label(s)})`});
+				events.push({at, kind: 'rotated', subject: s.id, text: `${edge.parentId} → ${s.id} (${edge.kind}, ${label(s)})`});
 			} else {
-				events.push({at, kind: 'created', subject: s.id, text: `session created ${s.id} (${s.source}${s.sessionKey ? `, ${s.sessionKey}` : ', no routing identity'})`});
+				events.push({at, kind: 'created', subject: s.id, text: `${s.id} (${s.source}${s.sessionKey ? `, ${s.sessionKey}` : ', no routing identity'})`});
 			}
 
 			continue;
 		}
 
 		if (old.endedAtRaw === null && s.endedAtRaw !== null) {
-			events.push({at, kind: 'ended', subject: s.id, text: `session ended ${s.id}: ${s.endReason ?? '(no reason)'}`});
+			events.push(s.endReason === 'superseded_by_repair' ? repaired(after, s, at) : {at, kind: 'ended', subject: s.id, text: `${s.id}: ${s.endReason ?? '(no reason)'}`});
 		} else if (old.endedAtRaw !== null && s.endedAtRaw === null) {
-			events.push({at, kind: 'ended', subject: s.id, text: `session reopened ${s.id} (was ${old.endReason ?? 'ended'})`});
+			events.push({at, kind: 'ended', subject: s.id, text: `${s.id} reopened (was ${old.endReason ?? 'ended'})`});
 		}
 
 		if (old.sessionKey !== s.sessionKey) {
-			events.push({at, kind: 'routing', subject: s.id, text: `${s.id} session key ${old.sessionKey ?? 'NULL'} → ${s.sessionKey ?? 'NULL'}`});
+			events.push({at, kind: 'routing', subject: s.id, text: keyChange(s.id, old.sessionKey, s.sessionKey)});
 		}
 	}
 
 	for (const id of changed ?? prev.keys()) {
 		if (prev.has(id) && !after.byId.has(id)) {
-			events.push({at, kind: 'removed', subject: id, text: `session removed ${id}`});
+			events.push({at, kind: 'removed', subject: id, text: `${id} is gone from the store`});
 		}
 	}
 
@@ -78,30 +140,10 @@ export function diffActivity(before: Analysis, after: Analysis, newMessages: New
 		}
 	}
 
-	if (before.orphans !== after.orphans) {
-		const oldOrphans = new Set(before.orphans.map(o => o.orphanId));
-		for (const o of after.orphans) {
-			if (!oldOrphans.has(o.orphanId)) {
-				events.push({at, kind: 'orphan', subject: o.orphanId, text: `orphan ${o.orphanId} (${o.source}, no routing identity): ${o.verdict}${o.donorId ? ` into ${o.sessionKey}` : ` (${o.reasonKind})`}`});
-			}
-		}
-	}
-
-	const oldRisk = new Set(before.routing.filter(r => r.rollbackRisk).map(r => r.sessionKey));
-	const newRisk = new Set(after.routing.filter(r => r.rollbackRisk).map(r => r.sessionKey));
-	for (const r of after.routing) {
-		if (r.rollbackRisk && !oldRisk.has(r.sessionKey)) {
-			events.push({at, kind: 'rollback-risk', subject: r.sessionKey, text: `ROLLBACK RISK ${r.sessionKey}: ${r.restartResolvesTo === null ? 'a restart would start a fresh, empty session' : `a restart would resume ${r.restartResolvesTo}`}, newest message in ${r.newestActivityIn}`});
-		}
-	}
-
-	for (const key of oldRisk) {
-		if (!newRisk.has(key)) {
-			events.push({at, kind: 'resolved', subject: key, text: `rollback risk cleared for ${key}`});
-		}
-	}
-
-	return events;
+	events.push(...findingEvents(before, after, at));
+	// A parent that ended by the rotation seen in the same read is said by the rotation's line.
+	const rotatedFrom = new Set(events.filter(e => e.kind === 'rotated').map(e => after.lineage.parentEdge.get(e.subject)?.parentId));
+	return events.filter(e => !(e.kind === 'ended' && rotatedFrom.has(e.subject)));
 }
 
 /** Ids whose row changed (for a brief highlight in tables). */
@@ -116,4 +158,48 @@ export function changedSessionIds(before: Analysis, after: Analysis, newMessages
 	}
 
 	return changed;
+}
+
+/** Events that are routine (a burst of them folds into one line); every other kind stands out. */
+export function isRoutine(e: ActivityEvent): boolean {
+	return e.kind === 'messages';
+}
+
+function burstText(b: Burst, last: ActivityEvent): string {
+	if (b.sessions.length === 1) {
+		return `+${b.messages} message${b.messages === 1 ? '' : 's'} in ${last.subject}${last.label ? ` (${last.label})` : ''}`;
+	}
+
+	return `+${b.messages} messages in ${b.sessions.length} sessions`;
+}
+
+/**
+ * Appends events (oldest first) to a timeline, folding routine ones: a `messages` event joins the
+ * burst at the end of the timeline when it came within `gapSeconds` of it, and the burst is
+ * replaced by a new entry (so it updates in place); any other event ends the burst. Pure.
+ */
+export function foldActivity(timeline: readonly ActivityEvent[], events: readonly ActivityEvent[], gapSeconds = BURST_GAP_S): ActivityEvent[] {
+	const out = [...timeline];
+	for (const e of events) {
+		if (!isRoutine(e)) {
+			out.push(e);
+			continue;
+		}
+
+		const count = e.burst?.messages ?? e.count ?? 1;
+		const last = out.at(-1);
+		const open = last?.burst && e.at - last.burst.until <= gapSeconds && e.at >= last.at ? last : undefined;
+		const added = e.burst?.sessions ?? [e.subject];
+		const sessions = [...(open?.burst!.sessions ?? []).filter(id => !added.includes(id)), ...added];
+		const burst: Burst = {until: e.at, messages: (open?.burst!.messages ?? 0) + count, sessions};
+		const entry: ActivityEvent = {at: open?.at ?? e.at, kind: 'messages', subject: e.subject, label: e.label, burst, text: ''};
+		entry.text = burstText(burst, e);
+		if (open) {
+			out[out.length - 1] = entry;
+		} else {
+			out.push(entry);
+		}
+	}
+
+	return out;
 }

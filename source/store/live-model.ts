@@ -3,7 +3,7 @@
  * changed sessions are known), activity events from the difference, and the model published to
  * the views (paused, waiting, failed). The only caller of the analysis in the live store.
  */
-import {type ActivityEvent, changedSessionIds, diffActivity} from '../forensics/activity.js';
+import {type ActivityEvent, changedSessionIds, diffActivity, foldActivity} from '../forensics/activity.js';
 import {type Analysis, analyze} from '../forensics/analyze.js';
 import {analyzeIncremental, prepareIncremental} from '../forensics/incremental.js';
 import type {SessionRecord, Snapshot} from '../forensics/types.js';
@@ -15,7 +15,7 @@ import type {SnapshotMeta} from './snapshot.js';
 export type LiveModel = {
 	facts: DatabaseFacts;
 	analysis: Analysis;
-	/** Newest last; bounded. */
+	/** Newest last; bounded; routine commits folded into bursts (forensics/activity.ts foldActivity). */
 	activity: ActivityEvent[];
 	/** Session id -> wall-clock seconds it last changed (for a brief highlight). */
 	changedAt: ReadonlyMap<string, number>;
@@ -173,7 +173,7 @@ export class LiveModelFeed {
 		}
 
 		this.lastDataVersion = dataVersion;
-		const activity = [...this.current.activity, ...events].slice(-this.options.activityLimit);
+		const activity = events.length === 0 ? this.current.activity : foldActivity(this.current.activity, events).slice(-this.options.activityLimit);
 		const snapshotMeta: SnapshotMeta = {dataVersion, messageHighWater: commit.messageHighWater, readMs: performance.now() - started, consistentSnapshot: true, transactions: 1};
 		this.current = {
 			facts: commit.facts(snapshot, snapshotMeta),
@@ -192,16 +192,18 @@ export class LiveModelFeed {
 		this.emit();
 	}
 
-	/** The commit line first, then why the store was reopened (if it was), then the sessions' events. */
+	/**
+	 * Why the store was reopened (if it was), then what changed in the rows the panes show: a
+	 * commit that changed none of them is no event (commits are counted in the header line).
+	 */
 	private commitEvents(before: Analysis, analysis: Analysis, commit: CommitRead, now: number, old: (id: string) => SessionRecord | undefined): ActivityEvent[] {
-		const {newMessages, changed, dataVersion} = commit.delta;
+		const {newMessages, changed} = commit.delta;
 		const events = diffActivity(before, analysis, newMessages, now, changed ?? undefined, changed ? old : undefined);
 		if (this.reopened) {
-			events.unshift({at: now, kind: 'commit', subject: commit.label, text: this.reopened});
+			events.unshift({at: now, kind: 'reopened', subject: commit.label, text: this.reopened});
 			this.reopened = null;
 		}
 
-		events.unshift({at: now, kind: 'commit', subject: commit.label, text: `commit seen (data_version ${this.lastDataVersion} → ${dataVersion}): ${[...newMessages.values()].reduce((a, b) => a + b, 0)} new message rows, ${events.filter(e => e.kind !== 'messages').length} session/routing changes`});
 		return events;
 	}
 }

@@ -98,6 +98,7 @@ const SCREEN: ReadonlyArray<Binding<ScreenKeys>> = [
 		c.live.refresh(true);
 		c.notice('re-read');
 	}},
+	{id: 'wrap', keys: [{input: 'w'}], label: 'w', description: 'wrap long lines in the focused pane, or cut them again (read a cut line whole)', panes: LISTS, run: c => c.dispatch({type: 'toggle-wrap'})},
 	// The help overlay: typing filters it; the Esc row above and its own title describe these.
 	{id: 'help-close', keys: [{special: 'escape'}], label: 'Esc', description: 'close the help', overlay: 'help', help: false, run: back},
 	{id: 'help-erase', keys: [{special: 'backspace'}, {special: 'delete'}], label: '⌫', description: 'erase a character of the help filter', overlay: 'help', help: false, run: c => c.dispatch({type: 'help-text', text: c.ui.helpText.slice(0, -1)})},

@@ -36,6 +36,8 @@ export type UiState = {
 	yanked: string[];
 	/** The orphan whose repair preview is open (drawn over the Findings pane). */
 	repairOrphan: string | null;
+	/** Per pane: long lines wrap (w) instead of being cut, so a cut line can be read whole. */
+	wrap: Record<Pane, boolean>;
 };
 
 /**
@@ -58,6 +60,7 @@ export type UiAction =
 	| {type: 'help-text'; text: string}
 	| {type: 'toggle-pause'}
 	| {type: 'toggle-hidden'}
+	| {type: 'toggle-wrap'}
 	| {type: 'cycle-source'; sources: string[]}
 	| {type: 'notice'; text: string | null}
 	| {type: 'notice-faded'; text: string}
@@ -84,6 +87,7 @@ export function initialUiState(pane: Pane = 'sessions'): UiState {
 		noticeFades: false,
 		yanked: [],
 		repairOrphan: null,
+		wrap: Object.fromEntries(PANES.map(p => [p, false])) as Record<Pane, boolean>,
 	};
 }
 
@@ -176,6 +180,7 @@ const REDUCERS: Reducers = {
 	'toggle-pause': state => ({...state, paused: !state.paused}),
 	'toggle-hidden': state => refocus({...unanchor(state, 'sessions'), showHidden: !state.showHidden, selectedSession: null}),
 	'cycle-source': (state, a) => cycleSource(state, a.sources),
+	'toggle-wrap': state => ({...state, wrap: {...state.wrap, [state.pane]: !state.wrap[state.pane]}}),
 	'notice': (state, a) => ({...state, notice: a.text, noticeFades: false}),
 	'notice-faded': (state, a) => state.noticeFades && state.notice === a.text ? {...state, notice: null, noticeFades: false} : state,
 	'yank': (state, a) => ({...state, yanked: [...state.yanked, a.id], notice: `copied ${a.id}`, noticeFades: true}),

@@ -1,7 +1,8 @@
 /**
  * The real binary in a real terminal (tmux), following a store that a second process writes:
  * a new message, a session rotation and the rollback-risk banner must appear on screen, and q
- * must restore the terminal and exit 0.
+ * must restore the terminal and exit 0. At 80x24 and 140x40: Activity folds the writer's
+ * commits into bursts, and no session id on screen is cut.
  */
 import {execFileSync, spawnSync} from 'node:child_process';
 import fs from 'node:fs';
@@ -95,15 +96,15 @@ describe('hfx in a real terminal', () => {
 		await writer.send({op: 'end', id: first, at: T0 + 800, reason: 'compression'});
 		const tip = await writer.create({...identity, parentSessionId: first, startedAt: T0 + 801});
 		await writer.send({op: 'conversation', id: tip, count: 4, from: T0 + 810, to: T0 + 2000});
-		await waitForScreen(new RegExp(`rotated: ${first} → ${tip}`));
+		await waitForScreen(new RegExp(`▶ ROTATED +${first} → ${tip}`));
 
 		// The incident: a minute after the tip went quiet, the conversation continues in a row
 		// without routing identity (the compression parent fell quiet long before: one donor).
 		const orphan = await writer.create({source: 'telegram', startedAt: T0 + 2060});
 		await writer.send({op: 'conversation', id: orphan, count: 40, from: T0 + 2070, to: T0 + 9000});
-		const banner = await waitForScreen(/ROLLBACK RISK 1 chat: agent:main:telegram:dm:424242/);
-		expect(banner).toContain(`would resume ${tip}`);
-		expect(banner).toContain('newest message is in');
+		// At 120 columns the banner says it short, both ids whole, the key without its agent part.
+		const banner = await waitForScreen(/ROLLBACK RISK 1 chat: …telegram:dm:424242/);
+		expect(banner).toContain(`resumes ${tip}, newest in ${orphan}`);
 
 		tmux('send-keys', '-t', session, '4');
 		const routing = await waitForScreen(/✗ RISK\s+agent:main:telegram:dm:424242/);
@@ -220,5 +221,87 @@ describe('hfx in a real terminal', () => {
 		tmux('new-session', '-d', '-s', session, '-x', '120', '-y', '36', '-e', 'CI=false', '-e', 'NO_COLOR=1', command);
 		tmux('send-keys', '-t', session, 'q');
 		await waitForScreen(/EXIT=0/, 10_000);
+	});
+
+	it.each([[80, 24], [140, 40]] as const)('at %ix%i: Activity folds the commits into bursts and stays short, rotations stand out, no id is cut, the counter keeps off the header', async (columns, rows) => {
+		const db = path.join(dir, `small-${columns}.db`);
+		writer = new WriterProcess(db);
+		await writer.started();
+		// More sessions than the table shows, so that it scrolls.
+		const ids: string[] = [];
+		for (let i = 0; i < rows; i++) {
+			ids.push(await writer.create({source: i % 2 ? 'discord' : 'telegram', userId: `u-${i}`, sessionKey: `agent:main:${i % 2 ? 'discord' : 'telegram'}:dm:10000000${i}`, chatId: `10000000${i}`, chatType: 'dm', displayName: `Chat number ${i}`, title: `a long title for session ${i}`, startedAt: T0 + i}));
+			await writer.send({op: 'conversation', id: ids[i]!, count: 2, from: T0 + 10 + i, to: T0 + 20 + i});
+		}
+
+		tmux('new-session', '-d', '-s', session, '-x', String(columns), '-y', String(rows), '-e', 'CI=false', '-e', 'NO_COLOR=1', '-e', 'FORCE_COLOR=0', `node ${path.join(ROOT, 'dist/hfx.js')} --db ${db}; echo EXIT=$?; sleep 60`);
+		await waitForScreen(/\[?1 ?Sessions]?/);
+		tmux('send-keys', '-t', session, '7');
+		await waitForScreen(/activity since hfx started/);
+		const seen: string[] = [];
+		const look = () => {
+			const now = screen();
+			seen.push(now);
+			return now;
+		};
+
+		// 30 commits of a message or two in three chats, a few tens of ms apart: one burst.
+		const busy = ids.slice(0, 3);
+		for (let i = 0; i < 30; i++) {
+			await writer.send({op: 'conversation', id: busy[i % 3]!, count: 1 + (i % 2), from: T0 + 1000 + i, to: T0 + 1000 + i});
+			await new Promise(resolve => setTimeout(resolve, 40));
+			if (i % 5 === 0) {
+				look();
+			}
+		}
+
+		const burst = await waitForScreen(/\d\d:\d\d:\d\d–\d\d:\d\d:\d\d +· \+45 messages in 3 sessions/);
+		seen.push(burst);
+		// A compression rotation of the first chat stands out on its own line.
+		const key = `agent:main:telegram:dm:100000000`;
+		await writer.send({op: 'end', id: ids[0]!, at: T0 + 1100, reason: 'compression'});
+		const tip = await writer.create({source: 'telegram', userId: 'u-0', sessionKey: key, chatId: '100000000', chatType: 'dm', parentSessionId: ids[0]!, startedAt: T0 + 1101});
+		await writer.send({op: 'conversation', id: tip, count: 3, from: T0 + 1110, to: T0 + 5000});
+		ids.push(tip);
+		const rotated = await waitForScreen(new RegExp(`▶ ROTATED +${ids[0]} → ${tip}`));
+		seen.push(rotated);
+		const activityRows = rotated.split('\n').filter(l => /^(› | {2})\d\d:\d\d:\d\d/.test(l));
+		// 33 commits: a burst or two and the rotation (its parent's end said by the rotation's line).
+		expect(activityRows.length, rotated).toBeLessThanOrEqual(4);
+		expect(activityRows.length).toBeGreaterThanOrEqual(2);
+		expect(activityRows.filter(l => l.includes('ROTATED'))).toHaveLength(1);
+
+		// The incident, for the banner: the tip falls quiet and a minute later the chat goes on in a
+		// keyless row (every other chat fell quiet long before: the tip is its one donor).
+		const orphan = await writer.create({source: 'telegram', startedAt: T0 + 5060});
+		await writer.send({op: 'conversation', id: orphan, count: 5, from: T0 + 5070, to: T0 + 9000});
+		ids.push(orphan);
+		seen.push(await waitForScreen(/ROLLBACK RISK/));
+		tmux('send-keys', '-t', session, '1');
+		const table = await waitForScreen(/\d+–\d+\/\d+ · \d+ sessions/);
+		seen.push(table);
+
+		for (const shown of seen) {
+			expect(shown).not.toMatch(/data_version|-1 →/);
+			for (const [run] of shown.matchAll(/\d{8}_[\d_a-f]*/g)) {
+				expect(run, shown).toMatch(/^\d{8}_\d{6}_[0-9a-f]{8}$/);
+				expect(ids, shown).toContain(run);
+			}
+		}
+
+		const lines = table.split('\n');
+		const header = lines.find(l => /^\s+id\s+source\s+/.test(l))!;
+		expect(header, table).toBeDefined();
+		expect(header).not.toMatch(/\d+\/\d+/);
+		const banner = lines.find(l => l.includes('ROLLBACK RISK'))!;
+		expect(banner).toMatch(/\d{8}_\d{6}_[0-9a-f]{8}/);
+		if (columns === 80) {
+			expect(header).not.toMatch(/title|tokens|started/);
+		} else {
+			expect(header).toMatch(/title.*started.*tokens/);
+		}
+
+		tmux('send-keys', '-t', session, 'q');
+		await waitForScreen(/EXIT=0/);
 	});
 });

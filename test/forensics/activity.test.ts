@@ -4,7 +4,7 @@
  * and findings that appeared or cleared. Pure analyses in, events out.
  */
 import {describe, expect, it} from 'vitest';
-import {type ActivityEvent, type NewMessages, changedSessionIds, diffActivity} from '../../source/forensics/activity.js';
+import {type ActivityEvent, BURST_GAP_S, type NewMessages, changedSessionIds, diffActivity, foldActivity} from '../../source/forensics/activity.js';
 import {type Analysis, analyze} from '../../source/forensics/analyze.js';
 import type {RoutingEntry, SessionRecord} from '../../source/forensics/types.js';
 import {T0, dmKey, routingEntry, session, snapshot} from '../helpers/records.js';
@@ -72,8 +72,8 @@ describe('created and rotated sessions', () => {
 	it('reports a new keyed session with its key, a keyless one as having no routing identity', () => {
 		const events = diff([], [keyed('k'), session({id: 'loose', source: 'discord', hasMessageRows: false})]);
 		expect(kinds(events)).toEqual([
-			['created', 'k', `session created k (telegram, ${K})`],
-			['created', 'loose', 'session created loose (discord, no routing identity)'],
+			['created', 'k', `k (telegram, ${K})`],
+			['created', 'loose', 'loose (discord, no routing identity)'],
 		]);
 	});
 
@@ -81,13 +81,23 @@ describe('created and rotated sessions', () => {
 		const parent = keyed('p', {endReason: 'compression'});
 		const events = diff([parent], [parent, keyed('c', {parentSessionId: 'p', startedAtRaw: T0 + 121})]);
 		// (The chat's rollback risk clears too: a restart now resumes the tip.)
-		expect(kinds(events).filter(([k]) => k !== 'resolved')).toEqual([['rotated', 'c', `rotated: p → c (compression, ${K})`]]);
+		expect(kinds(events).filter(([k]) => k !== 'resolved')).toEqual([['rotated', 'c', `p → c (compression, ${K})`]]);
+	});
+
+	it('says a parent that ended by the rotation in the rotation\'s line alone; an end seen on its own stays', () => {
+		const live = keyed('p');
+		const rotated = diff([live], [keyed('p', {endReason: 'compression', endedAtRaw: T0 + 120}), keyed('c', {parentSessionId: 'p', startedAtRaw: T0 + 121})]);
+		expect(rotated.map(e => e.kind).filter(k => k !== 'resolved')).toEqual(['rotated']);
+		const endedOnly = diff([live], [keyed('p', {endReason: 'compression', endedAtRaw: T0 + 120})]);
+		expect(kinds(endedOnly).filter(([k]) => k === 'ended')).toEqual([['ended', 'p', 'p: compression']]);
+		const otherEnd = diff([live, keyed('q', {sessionKey: K2, chatId: '43'})], [keyed('p', {endReason: 'compression', endedAtRaw: T0 + 120}), keyed('q', {sessionKey: K2, chatId: '43', endReason: 'agent_close'}), keyed('c', {parentSessionId: 'p', startedAtRaw: T0 + 121})]);
+		expect(kinds(otherEnd).filter(([k]) => k === 'ended')).toEqual([['ended', 'q', 'q: agent_close']]);
 	});
 
 	it('reports a reset child (model_config._reset_from) as a rotation', () => {
 		const parent = keyed('p', {endReason: 'session_reset'});
 		const events = diff([parent], [parent, keyed('r', {resetFrom: 'p', startedAtRaw: T0 + 121})]);
-		expect(kinds(events)).toEqual([['rotated', 'r', `rotated: p → r (reset, ${K})`]]);
+		expect(kinds(events)).toEqual([['rotated', 'r', `p → r (reset, ${K})`]]);
 	});
 
 	it('reports a child of any other edge (delegate, branch) as a creation', () => {
@@ -101,16 +111,16 @@ describe('ended, reopened, re-keyed and removed sessions', () => {
 	it('reports a session that ended, with its reason or "(no reason)"', () => {
 		const events = diff([keyed('a'), keyed('b', {sessionKey: K2, chatId: '43'})], [keyed('a', {endReason: 'agent_close'}), keyed('b', {sessionKey: K2, chatId: '43', endedAtRaw: T0 + 500})]);
 		expect(kinds(events).filter(([k]) => k === 'ended')).toEqual([
-			['ended', 'a', 'session ended a: agent_close'],
-			['ended', 'b', 'session ended b: (no reason)'],
+			['ended', 'a', 'a: agent_close'],
+			['ended', 'b', 'b: (no reason)'],
 		]);
 	});
 
 	it('reports a session that was reopened, with what it was', () => {
 		const events = diff([keyed('a', {endReason: 'agent_close'}), keyed('b', {sessionKey: K2, chatId: '43', endedAtRaw: T0 + 500})], [keyed('a'), keyed('b', {sessionKey: K2, chatId: '43'})]);
 		expect(kinds(events).filter(([k]) => k === 'ended')).toEqual([
-			['ended', 'a', 'session reopened a (was agent_close)'],
-			['ended', 'b', 'session reopened b (was ended)'],
+			['ended', 'a', 'a reopened (was agent_close)'],
+			['ended', 'b', 'b reopened (was ended)'],
 		]);
 	});
 
@@ -122,14 +132,14 @@ describe('ended, reopened, re-keyed and removed sessions', () => {
 		const before = [session({id: 'a', hasMessageRows: false}), keyed('b', {startedAtRaw: T0 + 1}), keyed('c', {startedAtRaw: T0 + 2, hasMessageRows: false})];
 		const after = [keyed('a', {hasMessageRows: false}), keyed('b', {startedAtRaw: T0 + 1, sessionKey: K2, chatId: '43'}), session({id: 'c', startedAtRaw: T0 + 2, hasMessageRows: false})];
 		expect(kinds(diff(before, after)).filter(([k]) => k === 'routing')).toEqual([
-			['routing', 'a', `a session key NULL → ${K}`],
+			['routing', 'a', `a got session key ${K}`],
 			['routing', 'b', `b session key ${K} → ${K2}`],
-			['routing', 'c', `c session key ${K} → NULL`],
+			['routing', 'c', `c lost its session key ${K}`],
 		]);
 	});
 
 	it('reports a session that is gone from the store', () => {
-		expect(kinds(diff([keyed('a'), keyed('b', {startedAtRaw: T0 + 1})], [keyed('a')]))).toEqual([['removed', 'b', 'session removed b']]);
+		expect(kinds(diff([keyed('a'), keyed('b', {startedAtRaw: T0 + 1})], [keyed('a')]))).toEqual([['removed', 'b', 'b is gone from the store']]);
 	});
 });
 
@@ -171,9 +181,9 @@ describe('findings that appeared or cleared', () => {
 	it('reports a new adoptable orphan with its key, and the rollback risk it makes', () => {
 		const events = diff([donor], [donor, orphan]);
 		expect(kinds(events)).toEqual([
-			['created', 'orphan', 'session created orphan (telegram, no routing identity)'],
+			['created', 'orphan', 'orphan (telegram, no routing identity)'],
 			['orphan', 'orphan', `orphan orphan (telegram, no routing identity): adoptable into ${K}`],
-			['rollback-risk', K, `ROLLBACK RISK ${K}: a restart would resume donor, newest message in orphan`],
+			['rollback-risk', K, `${K}: a restart would resume donor, newest message in orphan`],
 		]);
 	});
 
@@ -195,9 +205,10 @@ describe('findings that appeared or cleared', () => {
 		expect(before.routing[0]!.rollbackRisk).toBe(true);
 		expect(after.routing[0]!.rollbackRisk).toBe(false);
 		expect(kinds(diffActivity(before, after, NONE, AT))).toEqual([
-			['ended', 'donor', 'session ended donor: superseded_by_repair'],
-			['routing', 'orphan', `orphan session key NULL → ${K}`],
-			['resolved', K, `rollback risk cleared for ${K}`],
+			['repaired', 'orphan', `repaired: orphan took over ${K} from donor (superseded_by_repair)`],
+			['routing', 'orphan', `orphan got session key ${K}`],
+			['resolved', 'orphan', `orphan orphan cleared: it carries ${K} now`],
+			['resolved', K, `rollback risk cleared for ${K}: a restart resumes its newest conversation`],
 		]);
 	});
 
@@ -206,7 +217,7 @@ describe('findings that appeared or cleared', () => {
 		const events = diffActivity(of(rows, [routingEntry(K, 'current')]), of(rows, [routingEntry(K, 'zombie')]), NONE, AT);
 		expect(kinds(events)).toEqual([
 			['routing', K, `routing entry ${K}: current → zombie`],
-			['rollback-risk', K, `ROLLBACK RISK ${K}: a restart would resume zombie, newest message in current`],
+			['rollback-risk', K, `${K}: a restart would resume zombie, newest message in current`],
 		]);
 	});
 });
@@ -269,5 +280,64 @@ describe('a restart that resumes nothing', () => {
 		const risk = diffActivity(before, after, new Map(), T0).find(e => e.kind === 'rollback-risk');
 		expect(risk?.text).toContain('a restart would start a fresh, empty session');
 		expect(risk?.text).not.toContain('null');
+	});
+});
+
+describe('folding routine commits into bursts (foldActivity)', () => {
+	const msg = (at: number, subject: string, count: number): ActivityEvent => ({at, kind: 'messages', subject, count, label: 'telegram (no key)', text: `+${count} messages in ${subject} (telegram (no key))`});
+	const rotation = (at: number): ActivityEvent => ({at, kind: 'rotated', subject: 'c', text: 'p → c (compression, k)'});
+	/** Folds events one commit at a time, as the live model does. */
+	const foldEach = (events: ActivityEvent[]) => events.reduce<ActivityEvent[]>((timeline, e) => foldActivity(timeline, [e]), []);
+
+	it('folds messages of several sessions close in time into one line that sums them', () => {
+		const timeline = foldEach([msg(100, 'a', 3), msg(102, 'b', 30), msg(105, 'a', 2), msg(108, 'c', 2)]);
+		expect(timeline).toHaveLength(1);
+		expect(timeline[0]).toMatchObject({at: 100, kind: 'messages', subject: 'c', burst: {until: 108, messages: 37, sessions: ['b', 'a', 'c']}});
+		expect(timeline[0]!.text).toBe('+37 messages in 3 sessions');
+	});
+
+	it('names the session of a one-session burst, with its label', () => {
+		expect(foldEach([msg(100, 'a', 1), msg(101, 'a', 2)]).map(e => e.text)).toEqual(['+3 messages in a (telegram (no key))']);
+		expect(foldEach([msg(100, 'a', 1)]).map(e => e.text)).toEqual(['+1 message in a (telegram (no key))']);
+	});
+
+	it('updates the burst in place: the timeline does not grow, the burst entry is a new object', () => {
+		const first = foldActivity([], [msg(100, 'a', 1)]);
+		const second = foldActivity(first, [msg(103, 'b', 1)]);
+		expect(second).toHaveLength(1);
+		expect(second[0]).not.toBe(first[0]);
+		expect(first[0]!.burst!.messages).toBe(1);
+		expect(second[0]!.burst!.messages).toBe(2);
+	});
+
+	it(`starts a new burst after a quiet gap of more than ${BURST_GAP_S} s`, () => {
+		const timeline = foldEach([msg(100, 'a', 1), msg(100 + BURST_GAP_S, 'a', 1), msg(100 + 2 * BURST_GAP_S + 1, 'a', 5)]);
+		expect(timeline.map(e => [e.at, e.burst!.until, e.burst!.messages])).toEqual([[100, 100 + BURST_GAP_S, 2], [100 + 2 * BURST_GAP_S + 1, 100 + 2 * BURST_GAP_S + 1, 5]]);
+	});
+
+	it('lets a rotation stand out on its own line, ending the burst before it', () => {
+		const timeline = foldEach([msg(100, 'a', 1), msg(101, 'a', 1), rotation(102), msg(103, 'c', 4)]);
+		expect(timeline.map(e => [e.kind, e.burst?.messages ?? null])).toEqual([['messages', 2], ['rotated', null], ['messages', 4]]);
+	});
+
+	it('keeps every signal event as it is, and folds the messages of one commit together', () => {
+		const risk: ActivityEvent = {at: 200, kind: 'rollback-risk', subject: K, text: `${K}: …`};
+		const timeline = foldActivity([], [msg(200, 'a', 1), msg(200, 'b', 1), risk, msg(200, 'c', 1)]);
+		expect(timeline.map(e => e.kind)).toEqual(['messages', 'rollback-risk', 'messages']);
+		expect(timeline[1]).toBe(risk);
+		expect(timeline[0]!.text).toBe('+2 messages in 2 sessions');
+	});
+
+	it('adds nothing for a commit that changed nothing shown', () => {
+		const timeline = foldEach([msg(100, 'a', 1)]);
+		expect(foldActivity(timeline, [])).toEqual(timeline);
+	});
+
+	it('the live diff carries no internal values: no data_version, no raw NULL', () => {
+		const before = [session({id: 'a', hasMessageRows: false})];
+		const after = [keyed('a', {hasMessageRows: false, endReason: 'agent_close'})];
+		const texts = diff(before, after, new Map([['a', 2]])).map(e => e.text).join('\n');
+		expect(texts).toContain('a got session key');
+		expect(texts).not.toMatch(/data_version|NULL|-1 →/);
 	});
 });

@@ -1,48 +1,98 @@
 /**
  * A windowed list: only the rows that fit are rendered (twenty thousand sessions cost what a
  * screenful costs), the cursor row is marked with › (visible without colour) and a position
- * indicator says where the window is.
+ * indicator says where the window is: at the end of the header row (the header cut before
+ * it), or on the list's own status line (`footer`) where the header is a table's column titles. A row too long is cut without splitting an id
+ * (text/fit.ts), or, with `wrap`, wrapped onto the lines below it.
  */
 import React from 'react';
 import {Box} from 'ink';
 import {Text} from './text.js';
 import {windowStart} from '../views.js';
 import {useTheme} from '../theme.js';
+import {cutKeepingIds, wrapLine} from '../../text/fit.js';
 
 export type ListProps<T> = {
 	items: readonly T[];
 	cursor: number;
 	height: number;
 	width: number;
-	/** One line of text per row (already fitted to width - 2). */
+	/** One line of text per row (cut to width - 2 here). */
 	line: (item: T, index: number) => string;
 	/** Optional colour per row. */
 	color?: (item: T, index: number) => string | undefined;
 	header?: string;
 	empty?: string;
+	/** A status line under the rows; the position indicator goes there, before its text. */
+	footer?: string;
+	/** Wrap long rows instead of cutting them. */
+	wrap?: boolean;
 };
+
+type Shown = {index: number; lines: string[]};
+
+/** The rows that fit `height` lines, the cursor's among them; each row as its lines. */
+function windowOf<T>(props: ListProps<T>, height: number, inner: number): Shown[] {
+	const linesOf = (index: number) => (props.wrap ? wrapLine(props.line(props.items[index]!, index), inner) : [cutKeepingIds(props.line(props.items[index]!, index), inner)]);
+	const start = windowStart(props.cursor, height, props.items.length);
+	const fill = (from: number): Shown[] => {
+		const out: Shown[] = [];
+		let used = 0;
+		for (let i = from; i < props.items.length && used < height; i++) {
+			const lines = linesOf(i).slice(0, height - used);
+			out.push({index: i, lines});
+			used += lines.length;
+		}
+
+		return out;
+	};
+
+	let shown = fill(start);
+	const atCursor = shown.find(r => r.index === props.cursor);
+	if (props.wrap && props.cursor >= 0 && props.cursor < props.items.length && (!atCursor || atCursor.lines.length < linesOf(props.cursor).length)) {
+		// Wrapped rows took more lines than rows: end the window on the cursor row.
+		let from = props.cursor;
+		let used = linesOf(from).length;
+		while (from > 0 && used + linesOf(from - 1).length <= height) {
+			from--;
+			used += linesOf(from).length;
+		}
+
+		shown = fill(from);
+	}
+
+	return shown;
+}
 
 export function List<T>(props: ListProps<T>): React.ReactElement {
 	const theme = useTheme();
-	const bodyHeight = Math.max(1, props.height - (props.header ? 1 : 0));
-	const start = windowStart(props.cursor, bodyHeight, props.items.length);
-	const visible = props.items.slice(start, start + bodyHeight);
-	const more = props.items.length > bodyHeight ? ` ${start + 1}–${start + visible.length}/${props.items.length}` : '';
+	const bodyHeight = Math.max(1, props.height - (props.header === undefined ? 0 : 1) - (props.footer === undefined ? 0 : 1));
 	const inner = Math.max(1, props.width - 2);
+	const shown = windowOf(props, bodyHeight, inner);
+	const first = shown[0]?.index ?? 0;
+	const last = shown.at(-1)?.index ?? -1;
+	const more = shown.length < props.items.length ? `${first + 1}–${last + 1}/${props.items.length}` : '';
+	const head = props.header === undefined ? '' : `  ${props.header}`;
+	// Without a status line the indicator ends the header row, the header cut before it (ids whole).
+	const inHeader = more !== '' && props.footer === undefined;
+	const headText = inHeader ? `${cutKeepingIds(head, props.width - more.length - 2).padEnd(props.width - more.length - 1)} ${more}` : cutKeepingIds(head, props.width);
+	const footText = props.footer === undefined ? null : `  ${more ? `${more} · ` : ''}${props.footer}`;
 	return (
 		<Box flexDirection="column" height={props.height} width={props.width}>
-			{props.header === undefined ? null : <Text bold color={theme.muted}>{`  ${props.header}`.slice(0, Math.max(0, props.width - more.length)).padEnd(Math.max(0, props.width - more.length))}{more}</Text>}
-			{visible.length === 0 ? <Text color={theme.muted}>{`  ${props.empty ?? 'nothing to show'}`}</Text> : null}
-			{visible.map((item, i) => {
-				const index = start + i;
-				const selected = index === props.cursor;
-				const text = props.line(item, index).slice(0, inner);
-				return (
-					<Text key={index} wrap="truncate" color={selected ? theme.accent : props.color?.(item, index)} bold={selected} inverse={selected && theme.color}>
-						{selected ? '› ' : '  '}{text}
-					</Text>
-				);
-			})}
+			{props.header === undefined ? null : <Text bold color={theme.muted}>{headText}</Text>}
+			<Box flexDirection="column" height={bodyHeight}>
+				{shown.length === 0 ? <Text color={theme.muted}>{`  ${props.empty ?? 'nothing to show'}`}</Text> : null}
+				{shown.flatMap(({index, lines}) => {
+					const selected = index === props.cursor;
+					const color = selected ? theme.accent : props.color?.(props.items[index]!, index);
+					return lines.map((text, j) => (
+						<Text key={`${index}:${j}`} wrap="truncate" color={color} bold={selected} inverse={selected && theme.color}>
+							{j === 0 && selected ? '› ' : '  '}{text}
+						</Text>
+					));
+				})}
+			</Box>
+			{footText === null ? null : <Text color={theme.muted} wrap="truncate">{cutKeepingIds(footText, props.width)}</Text>}
 		</Box>
 	);
 }

@@ -1,12 +1,14 @@
 /**
- * Activity: a live timeline of what changed, newest first.
+ * Activity: a live timeline of what changed, newest first. Routine commits (messages appended)
+ * fold into one line per burst, updated while it lasts; rotations, findings appearing and
+ * clearing, and repairs stand out by a mark and a word (colour adds to them, NO_COLOR keeps them).
  */
 import React from 'react';
 import {Box} from 'ink';
 import {Text} from '../components/text.js';
-import type {ActivityEvent} from '../../forensics/activity.js';
+import type {ActivityEvent, ActivityKind} from '../../forensics/activity.js';
 import {List} from '../components/list.js';
-import {useTheme} from '../theme.js';
+import {type Theme, useTheme} from '../theme.js';
 import {activityRows} from '../views.js';
 import {idsOf, keyedCursor} from './keyed.js';
 import type {PaneContext, PaneSpec} from './types.js';
@@ -15,12 +17,48 @@ function rows(ctx: PaneContext): ActivityEvent[] {
 	return activityRows(ctx.model.activity, ctx.ui.filterText);
 }
 
-/** An event's identity: when hfx saw it, what and about what. */
-const rowIds = (ctx: PaneContext) => idsOf(rows(ctx), e => `${e.at}\u0000${e.kind}\u0000${e.subject}\u0000${e.text}`);
+/** An event's identity: when hfx saw it, what and about what (a burst: when it began, as it grows). */
+const rowIds = (ctx: PaneContext) => idsOf(rows(ctx), e => (e.burst ? `${e.at}\u0000burst` : `${e.at}\u0000${e.kind}\u0000${e.subject}\u0000${e.text}`));
 const cursor = (ctx: PaneContext) => keyedCursor(ctx, 'activity', rowIds(ctx));
 
 function clock(at: number): string {
 	return new Date(at * 1000).toISOString().slice(11, 19);
+}
+
+type Tone = 'danger' | 'warn' | 'ok' | 'accent' | 'muted' | undefined;
+
+/** Each kind's mark and word (what tells it apart without colour) and its tone. */
+const LOOK: Record<ActivityKind, {mark: string; word: string; tone: Tone}> = {
+	'messages': {mark: '·', word: '', tone: 'muted'},
+	'rotated': {mark: '▶', word: 'ROTATED', tone: 'accent'},
+	'created': {mark: '+', word: 'new session', tone: undefined},
+	'ended': {mark: '·', word: 'ended', tone: undefined},
+	'routing': {mark: '▶', word: 'ROUTING', tone: 'accent'},
+	'orphan': {mark: '!', word: 'ORPHAN', tone: 'warn'},
+	'rollback-risk': {mark: '✗', word: 'ROLLBACK RISK', tone: 'danger'},
+	'resolved': {mark: '✓', word: 'CLEARED', tone: 'ok'},
+	'repaired': {mark: '✓', word: 'REPAIRED', tone: 'ok'},
+	'removed': {mark: '-', word: 'removed', tone: 'warn'},
+	'reopened': {mark: '■', word: 'STORE', tone: 'warn'},
+};
+
+/** A keyed session created is a new session for its chat: it stands out as a rotation does. */
+function look(e: ActivityEvent): {mark: string; word: string; tone: Tone} {
+	return e.kind === 'created' && !e.text.includes('no routing identity') ? {mark: '▶', word: 'NEW SESSION', tone: 'accent'} : LOOK[e.kind];
+}
+
+export function activityLine(e: ActivityEvent): string {
+	if (e.burst) {
+		return `${clock(e.at)}${e.burst.until > e.at ? `–${clock(e.burst.until)}` : ''}  · ${e.text}`;
+	}
+
+	const {mark, word} = look(e);
+	return `${clock(e.at)}  ${mark} ${word.padEnd(13)} ${e.text}`;
+}
+
+function tone(theme: Theme, e: ActivityEvent): string | undefined {
+	const t = look(e).tone;
+	return t === undefined ? undefined : theme[t];
 }
 
 function ActivityView({ctx}: {ctx: PaneContext}): React.ReactElement {
@@ -33,12 +71,13 @@ function ActivityView({ctx}: {ctx: PaneContext}): React.ReactElement {
 				cursor={cursor(ctx)}
 				height={ctx.height - 1}
 				width={ctx.width}
+				wrap={ctx.ui.wrap.activity}
 				header={`activity since hfx started (${ctx.model.commits} commits seen)`}
 				empty="waiting for the agent to write… (nothing has changed since hfx started)"
-				line={e => `${clock(e.at)} ${e.kind.padEnd(13)} ${e.text}`}
-				color={e => e.kind === 'rollback-risk' ? theme.danger : (e.kind === 'orphan' ? theme.warn : (e.kind === 'commit' ? theme.muted : (e.kind === 'resolved' ? theme.ok : undefined)))}
+				line={activityLine}
+				color={e => tone(theme, e)}
 			/>
-			<Text color={theme.muted} wrap="truncate">  commits, messages appended, sessions created/ended/rotated, routing changes, findings appearing and clearing</Text>
+			<Text color={theme.muted} wrap="truncate">  · messages (one line per burst)  ▶ rotation/routing  ! orphan  ✗ rollback risk  ✓ cleared/repaired</Text>
 		</Box>
 	);
 }

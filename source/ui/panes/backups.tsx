@@ -29,6 +29,7 @@ function BackupsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 				cursor={ctx.ui.cursor.backups}
 				height={ctx.height - 2}
 				width={ctx.width}
+				wrap={ctx.ui.wrap.backups}
 				header={header}
 				empty={`no backups yet under ${m.root ?? 'the Hermes root'}: press S for a quick snapshot, or run hfx backup`}
 				line={e => {

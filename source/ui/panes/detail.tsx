@@ -9,6 +9,7 @@ import {inWindow, lastActive} from '../../forensics/time.js';
 import {statusIndex, statusOf} from '../../forensics/status.js';
 import {ago, utc} from '../../text/format.js';
 import type {MessageRow} from '../../store/detail.js';
+import {fitLines} from '../components/fitted-lines.js';
 import {List} from '../components/list.js';
 import {useTheme, type Theme} from '../theme.js';
 import {FOLLOW} from '../state.js';
@@ -73,14 +74,18 @@ function DetailView({ctx}: {ctx: PaneContext}): React.ReactElement {
 		return <Text color={theme.muted}>  Select a session in the Sessions pane (1) and press Enter.</Text>;
 	}
 
-	const card = cardLines(ctx, id);
+	const wrap = ctx.ui.wrap.detail;
+	// The card takes the lines it needs (wrapped: up to half the pane); the messages the rest.
+	const card = fitLines(cardLines(ctx, id).map((l, i) => ({text: ` ${l.text}`, bold: i === 0, color: l.color === 'warn' ? theme.warn : (l.color === 'danger' ? theme.danger : undefined)})), ctx.width, wrap)
+		.slice(0, wrap ? Math.max(8, Math.floor(ctx.height / 2)) : undefined);
 	const detail = ctx.detail(id);
 	const messages = detail?.messages ?? [];
 	const cursor = detailCursor(ctx);
 	return (
 		<Box flexDirection="column">
-			{card.map((l, i) => <Text key={i} wrap="truncate" bold={i === 0} color={l.color === 'warn' ? theme.warn : (l.color === 'danger' ? theme.danger : undefined)}>{` ${l.text}`}</Text>)}
+			{card.map((l, i) => <Text key={i} wrap="truncate" bold={l.bold} color={l.color}>{l.text}</Text>)}
 			<List
+				wrap={wrap}
 				items={messages}
 				cursor={cursor}
 				height={Math.max(2, ctx.height - card.length)}

@@ -21,6 +21,7 @@ function FilesView({ctx}: {ctx: PaneContext}): React.ReactElement {
 			cursor={ctx.ui.cursor.files}
 			height={ctx.height}
 			width={ctx.width}
+			wrap={ctx.ui.wrap.files}
 			line={l => l.text}
 			color={l => tone(l.tone)}
 		/>

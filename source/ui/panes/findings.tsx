@@ -4,8 +4,8 @@
  */
 import React from 'react';
 import {Box} from 'ink';
-import {Text} from '../components/text.js';
 import type {Finding} from '../../forensics/analyze.js';
+import {FittedLines, type PaneLine, fitLines} from '../components/fitted-lines.js';
 import {List} from '../components/list.js';
 import {useTheme} from '../theme.js';
 import {findingRows} from '../views.js';
@@ -26,7 +26,14 @@ function FindingsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 	const theme = useTheme();
 	const items = rows(ctx);
 	const selected = items[cursor(ctx)];
-	const detailHeight = selected ? 4 : 0;
+	const wrap = ctx.ui.wrap.findings;
+	const detail: PaneLine[] = selected ? [
+		{text: ` ${selected.detail}`},
+		{text: ` next: ${selected.next}`, color: theme.accent},
+		{text: ` ⏎ open ${selected.subject}${selected.kind === 'orphan-adoptable' ? '   r preview the repair' : ''}`, color: theme.muted},
+	] : [];
+	// Wrapped, the detail takes the lines it needs (up to half the pane); a blank line above the footer.
+	const detailHeight = selected ? Math.min(fitLines(detail, ctx.width, wrap).length + 1, Math.max(4, Math.floor(ctx.height / 2))) : 0;
 	return (
 		<Box flexDirection="column">
 			<List
@@ -34,18 +41,13 @@ function FindingsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 				cursor={cursor(ctx)}
 				height={ctx.height - detailHeight}
 				width={ctx.width}
+				wrap={wrap}
 				header={`findings (${items.length})`}
 				empty="✓ nothing to report: every chat resumes its newest conversation and no gateway row lost its routing identity"
 				line={f => `${MARK[f.severity]} ${f.title}`}
 				color={f => f.severity === 'critical' ? theme.danger : (f.severity === 'warning' ? theme.warn : theme.muted)}
 			/>
-			{selected ? (
-				<Box flexDirection="column" height={detailHeight}>
-					<Text wrap="truncate">{` ${selected.detail}`}</Text>
-					<Text wrap="truncate" color={theme.accent}>{` next: ${selected.next}`}</Text>
-					<Text wrap="truncate" color={theme.muted}>{` ⏎ open ${selected.subject}${selected.kind === 'orphan-adoptable' ? '   r preview the repair' : ''}`}</Text>
-				</Box>
-			) : null}
+			{selected ? <FittedLines lines={detail} width={ctx.width} height={detailHeight} wrap={wrap} /> : null}
 		</Box>
 	);
 }

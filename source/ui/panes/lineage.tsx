@@ -53,6 +53,7 @@ function LineageView({ctx}: {ctx: PaneContext}): React.ReactElement {
 				cursor={lineageCursor(ctx)}
 				height={ctx.height - 1}
 				width={ctx.width}
+				wrap={ctx.ui.wrap.lineage}
 				header={`lineage of ${ctx.focusSession}`}
 				line={({node, prefix}) => {
 					const s = a.byId.get(node.id);

@@ -5,10 +5,10 @@
  */
 import React from 'react';
 import {Box} from 'ink';
-import {Text} from '../components/text.js';
 import type {ChatRouting} from '../../forensics/routing.js';
 import {utc} from '../../text/format.js';
 import {duration} from '../../forensics/duration.js';
+import {FittedLines, type PaneLine} from '../components/fitted-lines.js';
 import {List} from '../components/list.js';
 import {useTheme} from '../theme.js';
 import {routingRows} from '../views.js';
@@ -22,10 +22,10 @@ function rows(ctx: PaneContext): ChatRouting[] {
 const rowIds = (ctx: PaneContext) => idsOf(rows(ctx), c => c.sessionKey);
 const cursor = (ctx: PaneContext) => keyedCursor(ctx, 'routing', rowIds(ctx));
 
-function ChatDetail({chat, after, width, height}: {chat: ChatRouting; after: string | undefined; width: number; height: number}): React.ReactElement {
+function ChatDetail({chat, after, width, height, wrap}: {chat: ChatRouting; after: string | undefined; width: number; height: number; wrap: boolean}): React.ReactElement {
 	const theme = useTheme();
 	const lag = chat.newestActivityAt !== null && chat.resolvesToActivityAt !== null ? chat.newestActivityAt - chat.resolvesToActivityAt : null;
-	const lines: Array<{text: string; color?: string; bold?: boolean}> = [];
+	const lines: PaneLine[] = [];
 	if (chat.rollbackRisk) {
 		const resumes = chat.restartResolvesTo === null ? 'a restart starts a fresh, empty session' : `a restart resumes ${chat.restartResolvesTo}`;
 		lines.push({text: ` ✗ ROLLBACK RISK: ${resumes}, but the newest message is in ${chat.newestActivityIn}${lag !== null && lag > 0 ? ` (${duration(lag)} newer)` : ''}`, color: theme.danger, bold: true});
@@ -51,11 +51,7 @@ function ChatDetail({chat, after, width, height}: {chat: ChatRouting; after: str
 		lines.push({text: `   note: ${n}`, color: theme.muted});
 	}
 
-	return (
-		<Box flexDirection="column" height={height} width={width}>
-			{lines.slice(0, height).map((l, i) => <Text key={i} wrap="truncate" color={l.color} bold={l.bold}>{l.text}</Text>)}
-		</Box>
-	);
+	return <FittedLines lines={lines} width={width} height={height} wrap={wrap} />;
 }
 
 function RoutingView({ctx}: {ctx: PaneContext}): React.ReactElement {
@@ -71,12 +67,13 @@ function RoutingView({ctx}: {ctx: PaneContext}): React.ReactElement {
 				cursor={cursor(ctx)}
 				height={listHeight}
 				width={ctx.width}
+				wrap={ctx.ui.wrap.routing}
 				header={`chats (${items.length})${ctx.ui.filterText ? ` matching "${ctx.ui.filterText}"` : ''}`}
 				empty="no session keys in this store"
 				line={c => `${c.rollbackRisk ? '✗ RISK ' : (c.routingEntryStale ? '! stale' : '✓      ')} ${c.sessionKey.padEnd(keyWidth)}  → ${c.restartResolvesTo ?? 'new session'}`}
 				color={c => c.rollbackRisk ? theme.danger : (c.routingEntryStale ? theme.warn : undefined)}
 			/>
-			{selected ? <ChatDetail chat={selected} after={ctx.model.analysis.upgradeChanges.bySubject.get(selected.sessionKey)} width={ctx.width} height={ctx.height - listHeight} /> : null}
+			{selected ? <ChatDetail chat={selected} after={ctx.model.analysis.upgradeChanges.bySubject.get(selected.sessionKey)} width={ctx.width} height={ctx.height - listHeight} wrap={ctx.ui.wrap.routing} /> : null}
 		</Box>
 	);
 }

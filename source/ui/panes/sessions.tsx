@@ -20,14 +20,22 @@ function rowsOf(ctx: PaneContext) {
 const rowIds = (ctx: PaneContext) => idsOf(rowsOf(ctx).rows, r => r.session.id);
 const cursor = (ctx: PaneContext) => keyedCursor(ctx, 'sessions', rowIds(ctx));
 
-function chatLabel(r: SessionRow): string {
+/** The chat of a row in `width` columns: chat type and id (the tail of the id kept when cut), then its name. */
+function chatLabel(r: SessionRow, width: number): string {
 	const s = r.session;
+	const tail = (head: string, id: string) => {
+		const whole = `${head}:${id}`;
+		return whole.length <= width || width < head.length + 4 ? whole : `${head}:…${id.slice(-(width - head.length - 2))}`;
+	};
+
 	if (s.chatId) {
-		return `${s.chatType ?? '?'}:${s.chatId}${s.displayName ? ` ${s.displayName}` : ''}`;
+		const chat = tail(s.chatType ?? '?', s.chatId);
+		return `${chat}${s.displayName && chat.length + 2 <= width ? ` ${s.displayName}` : ''}`;
 	}
 
 	if (s.sessionKey) {
-		return s.sessionKey.split(':').slice(3).join(':') || s.sessionKey;
+		const parts = s.sessionKey.split(':');
+		return parts.length > 4 ? tail(parts[3]!, parts.slice(4).join(':')) : s.sessionKey;
 	}
 
 	return '—';
@@ -38,40 +46,64 @@ function tokens(r: SessionRow): string {
 	return n >= 1_000_000 ? `${(n / 1_000_000).toFixed(1)}M` : (n >= 1000 ? `${Math.round(n / 1000)}k` : String(n));
 }
 
-type Col = {title: string; width: number; value: (r: SessionRow, now: number, status: SessionStatus) => string; align?: 'right'};
+type Col = {key: string; title: string; width: number; value: (r: SessionRow, now: number, status: SessionStatus) => string; align?: 'right'; priority?: number};
 
-/** Columns in display order; optional ones join by priority while the end reason keeps 12 columns. */
-function columns(width: number): Col[] {
-	const all: Array<Col & {key: string; optional?: number}> = [
+/** Columns that are not shown first drop, highest `priority` first. */
+const END_REASON_MIN = 11;
+
+/** The end reason column: what is left of the row. */
+function endReason(width: number): Col {
+	return {key: 'end', title: 'end reason', width, value: r => r.session.endReason ?? (r.session.endedAtRaw === null ? 'live' : ''), priority: 2};
+}
+
+/**
+ * Columns in display order. The status, id, chat (its key's tail) and last activity always
+ * show; the others join by priority while they fit (message count, end reason, source,
+ * start, tokens, title), and the room left widens the chat column, then the end reason.
+ */
+export function sessionColumns(width: number): Col[] {
+	const narrow = width < 100;
+	const chatWidth = width >= 130 ? 22 : 14;
+	const chat: Col = {key: 'chat', title: 'chat', width: narrow ? 9 : 10, value: r => chatLabel(r, chat.width)};
+	const all: Col[] = [
 		{key: 'status', title: ' ', width: 2, value: (_r, _now, status) => STATUS_GLYPH[status]},
 		{key: 'id', title: 'id', width: 24, value: r => r.session.id},
-		{key: 'source', title: 'source', width: 9, value: r => r.session.source},
-		{key: 'title', title: 'title', width: 18, value: r => r.session.title ?? '', optional: 3},
-		{key: 'chat', title: 'chat', width: width >= 130 ? 22 : 14, value: chatLabel},
-		{key: 'started', title: 'started', width: 16, value: r => utc(inWindow(r.session.startedAtRaw)), optional: 1},
-		{key: 'last', title: 'last active', width: 11, value: (r, now) => ago(r.lastActive, now)},
-		{key: 'msgs', title: 'msgs', width: 6, value: r => String(r.session.messageRows ?? r.session.messageCountColumn), align: 'right'},
-		{key: 'tokens', title: 'tokens', width: 7, value: tokens, align: 'right', optional: 2},
+		{key: 'source', title: 'source', width: 9, value: r => r.session.source, priority: 3},
+		{key: 'title', title: 'title', width: 18, value: r => r.session.title ?? '', priority: 6},
+		chat,
+		{key: 'started', title: 'started', width: 16, value: r => utc(inWindow(r.session.startedAtRaw)), priority: 4},
+		{key: 'last', title: narrow ? 'active' : 'last active', width: narrow ? 10 : 11, value: (r, now) => ago(r.lastActive, now)},
+		{key: 'msgs', title: 'msgs', width: narrow ? 5 : 6, value: r => String(r.session.messageRows ?? r.session.messageCountColumn), align: 'right', priority: 1},
+		{key: 'tokens', title: 'tokens', width: 7, value: tokens, align: 'right', priority: 5},
+		endReason(END_REASON_MIN),
 	];
-	const budget = width - 2 - 13;
-	const cost = (cols: typeof all) => cols.reduce((n, c) => n + c.width + 1, 0);
-	const chosen = new Set(all.filter(c => c.optional === undefined).map(c => c.key));
-	for (const c of all.filter(c => c.optional !== undefined).sort((a, b) => a.optional! - b.optional!)) {
-		if (cost(all.filter(x => chosen.has(x.key) || x.key === c.key)) <= budget) {
+	// The row is drawn after "› " and may end in " *" (just changed).
+	const budget = width - 4;
+	const cost = (cols: readonly Col[]) => cols.reduce((n, c) => n + c.width, 0) + cols.length - 1;
+	const chosen = new Set(all.filter(c => c.priority === undefined).map(c => c.key));
+	for (const c of all.filter(c => c.priority !== undefined).sort((a, b) => a.priority! - b.priority!)) {
+		if (cost(all.filter(x => chosen.has(x.key) || x === c)) <= budget) {
 			chosen.add(c.key);
 		}
 	}
 
-	const cols: Col[] = all.filter(c => chosen.has(c.key));
-	const used = cost(all.filter(c => chosen.has(c.key))) + 2;
-	cols.push({title: 'end reason', width: Math.max(4, width - used - 2), value: r => r.session.endReason ?? (r.session.endedAtRaw === null ? 'live' : '')});
+	const cols = all.filter(c => chosen.has(c.key));
+	let left = budget - cost(cols);
+	const grow = Math.min(left, chatWidth - chat.width);
+	chat.width += grow;
+	left -= grow;
+	const end = cols.findIndex(c => c.key === 'end');
+	if (end !== -1) {
+		cols[end] = endReason(cols[end]!.width + left);
+	}
+
 	return cols;
 }
 
 function SessionsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 	const theme = useTheme();
 	const {rows, total, hidden} = rowsOf(ctx);
-	const cols = columns(ctx.width);
+	const cols = sessionColumns(ctx.width);
 	const header = cols.map(c => pad(c.title, c.width, c.align)).join(' ');
 	const scope = [ctx.ui.source ? `source ${ctx.ui.source}` : '', ctx.ui.filterText ? `filter "${ctx.ui.filterText}" ${rows.length}/${total} match` : '', hidden > 0 && !ctx.ui.showHidden ? `${hidden} tool/delegate hidden (t)` : ''].filter(Boolean).join(' · ');
 	const changed = (r: SessionRow) => {
@@ -84,9 +116,11 @@ function SessionsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 			<List
 				items={rows}
 				cursor={cursor(ctx)}
-				height={ctx.height - 1}
+				height={ctx.height}
 				width={ctx.width}
+				wrap={ctx.ui.wrap.sessions}
 				header={header}
+				footer={`${total} sessions${scope ? ` · ${scope}` : ''} · Z zombie  O orphan  ! skipped by restart  ● live  · ended  * just changed`}
 				empty={ctx.ui.filterText ? `no session matches "${ctx.ui.filterText}"` : 'no sessions'}
 				line={r => {
 					const status = statusFor(ctx.model.analysis, r.session);
@@ -97,7 +131,6 @@ function SessionsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 					return status === 'zombie' || status === 'at-risk' ? theme.danger : (status === 'orphan' ? theme.warn : (changed(r) ? theme.highlight : undefined));
 				}}
 			/>
-			<Text color={theme.muted} wrap="truncate">{`  ${total} sessions${scope ? ` · ${scope}` : ''} · Z zombie  O orphan  ! skipped by restart  ● live  · ended  * just changed`}</Text>
 		</Box>
 	);
 }

@@ -1,0 +1,26 @@
+/**
+ * Lines of a pane outside its list (a finding's detail, a chat's resolution, a session's card),
+ * fitted to the width: cut without splitting an id (text/fit.ts), or wrapped when the
+ * operator turned wrapping on for the pane (w), so a cut line can be read whole.
+ */
+import React from 'react';
+import {Box} from 'ink';
+import {Text} from './text.js';
+import {cutKeepingIds, wrapLine} from '../../text/fit.js';
+
+export type PaneLine = {text: string; color?: string; bold?: boolean};
+
+/** Each line cut to `width`, or wrapped into as many lines as it takes. */
+export function fitLines(lines: readonly PaneLine[], width: number, wrap: boolean): PaneLine[] {
+	return lines.flatMap(l => (wrap ? wrapLine(l.text, width, '   ') : [cutKeepingIds(l.text, width)]).map(text => ({...l, text})));
+}
+
+/** The fitted lines, at most `height` of them. */
+export function FittedLines({lines, width, height, wrap}: {lines: readonly PaneLine[]; width: number; height?: number; wrap: boolean}): React.ReactElement {
+	const shown = fitLines(lines, width, wrap).slice(0, height);
+	return (
+		<Box flexDirection="column" height={height} width={width}>
+			{shown.map((l, i) => <Text key={i} wrap="truncate" color={l.color} bold={l.bold}>{l.text}</Text>)}
+		</Box>
+	);
+}

@@ -134,3 +134,23 @@ function damage(error: unknown, gz: boolean, raw: number, tarBytes: number): unk
 
 	return new TarDamaged('tar', message, `tar stream near byte ${tarBytes}`);
 }
+
+/** Writes a member's data to a new private file; fewer bytes than its header says is damage. */
+export async function writeMember(data: AsyncIterable<Buffer>, file: string, size: number): Promise<number> {
+	const fd = fs.openSync(file, 'wx', 0o600);
+	let n = 0;
+	try {
+		for await (const chunk of data) {
+			fs.writeSync(fd, chunk);
+			n += chunk.length;
+		}
+	} finally {
+		fs.closeSync(fd);
+	}
+
+	if (n !== size) {
+		throw new TarDamaged('tar', `member data is ${n} bytes, its header says ${size}`, file);
+	}
+
+	return n;
+}

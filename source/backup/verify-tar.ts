@@ -12,7 +12,7 @@ import {FailClosed, errorCode, errorMessage} from '../errors.js';
 import {CheckQueue} from './check-queue.js';
 import {type ArtifactKind, detectKind} from './detect-kind.js';
 import type {Manifest} from './manifest.js';
-import {TarDamaged, type TarMember, readTar} from './tarread.js';
+import {TarDamaged, type TarMember, readTar, writeMember} from './tarread.js';
 import {removeTemp} from './temps.js';
 import {type MemberFacts, judgeMembers, normalizeName, refusalReason} from './member-policy.js';
 import {type DbReport, type VerifyOptions, type VerifyReport, finish, judgeDatabase, policyProblems} from './verify-report.js';
@@ -69,26 +69,6 @@ async function collectEntry(entry: TarMember, data: AsyncIterable<Buffer>, tmp: 
 	}
 
 	await writeMember(data, path.join(group.dir, name), entry.size);
-}
-
-/** Writes a member's data to a new private file; fewer bytes than its header says is damage. */
-export async function writeMember(data: AsyncIterable<Buffer>, file: string, size: number): Promise<number> {
-	const fd = fs.openSync(file, 'wx', 0o600);
-	let n = 0;
-	try {
-		for await (const chunk of data) {
-			fs.writeSync(fd, chunk);
-			n += chunk.length;
-		}
-	} finally {
-		fs.closeSync(fd);
-	}
-
-	if (n !== size) {
-		throw new TarDamaged('tar', `member data is ${n} bytes, its header says ${size}`, file);
-	}
-
-	return n;
 }
 
 /** Streams the file (gunzipped when `gz`) through the reader; the archive's damage is a problem, not a throw. */

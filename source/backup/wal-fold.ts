@@ -3,7 +3,7 @@
  * is older than what the agent had committed. A restore never writes the -wal as a file (replayed
  * over another database it would corrupt it, docs/sqlite-wal.md), so its committed frames are folded
  * into the restored copy instead: the database and its -wal, extracted into OUR private temp folder,
- * are opened there and checkpointed (TRUNCATE), and that copy is what gets staged. Never a live file,
+ * are opened there and checkpointed (FULL, then TRUNCATE), and that copy is what gets staged. Never a live file,
  * never the target: only the private pair this restore extracted.
  */
 import fs from 'node:fs';
@@ -32,8 +32,9 @@ export function foldWal(dir: string, name: string, archive: string): Folded {
 		db = new Database(file, {fileMustExist: true, timeout: 0});
 		// Reading the header and replaying the -wal happens on the first statement.
 		db.prepare('SELECT count(*) FROM sqlite_master').pluck().get();
-		row = db.pragma('wal_checkpoint(TRUNCATE)', {simple: false}) as unknown as CheckpointRow | undefined;
-		row = Array.isArray(row) ? (row as CheckpointRow[])[0] : row;
+		// FULL reports the frames it folded (TRUNCATE reports the emptied log); then TRUNCATE empties the -wal.
+		row = (db.pragma('wal_checkpoint(FULL)', {simple: false}) as CheckpointRow[])[0];
+		db.pragma('wal_checkpoint(TRUNCATE)');
 	} catch (error) {
 		throw new FailClosed({file: archive, kind: 'wal-not-folded', reason: `the ${name}-wal in the archive cannot be folded into its database (${errorCode(error) ?? errorMessage(error)}); a restore without it would lose its commits; nothing was written`, next: `check it with hfx verify ${archive}; restore from another backup (hfx backups)`, exitCode: 2, cause: error});
 	} finally {

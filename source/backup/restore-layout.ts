@@ -51,7 +51,7 @@ export function layoutLines(mapping: Mapping, layout: Layout, target: string): s
 	}
 
 	if (layout.outside.length > 0) {
-		lines.push(`not restored: ${layout.outside.length} member${layout.outside.length === 1 ? '' : 's'} outside the Hermes root (first: ${layout.outside[0]})`);
+		lines.push(`not restored: ${plural(layout.outside.length, 'member')} outside the Hermes root (first: ${layout.outside[0]})`);
 	}
 
 	for (const s of layout.sidecars) {

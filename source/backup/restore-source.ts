@@ -5,7 +5,9 @@
  *
  * Without an hfx manifest the archive's Hermes root is found first (archive-root.ts): a Hermes zip
  * may wrap everything in `.hermes/` (Hermes' own import strips that prefix), a tar holds the volume
- * or home folder with whatever prefix it was made with. Members outside the root are not restored.
+ * or home folder with whatever prefix it was made with. Members outside the root are not restored,
+ * nor a Hermes zip's `_external/` (files from outside HERMES_HOME, which Hermes' import puts back
+ * relative to the user's home).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -85,7 +87,8 @@ async function openZipSource(archive: string, manifest: Manifest | null): Promis
 	const members: SourceMember[] = [];
 	for (const m of files) {
 		const rel = manifest ? m.name : underRoot(normalizeName(m.name), found.root);
-		if (rel === null) {
+		// Hermes keeps files from outside HERMES_HOME (a memory provider's ~/.honcho) under _external/, restored relative to the user's home by its import: not into this root.
+		if (rel === null || (!manifest && rel.startsWith('_external/'))) {
 			layout.outside.push(m.name);
 			continue;
 		}

@@ -70,6 +70,7 @@ type Restored = {
 	databases: Array<{path: string; ok: boolean; counts: Record<string, number>}>;
 	comparison: Array<{path: string; dropped: {sessions: number; messages: number}; added: {sessions: number; messages: number}}>;
 	checked: {members: string; databases: string};
+	notRestored: {outsideRoot: string[]; sidecars: string[]};
 	preRestoreDir: string | null;
 };
 
@@ -104,6 +105,7 @@ describe('archives made by Hermes itself restore', () => {
 		}
 
 		expect(fs.readFileSync(path.join(target, 'SOUL.md')).length).toBe(513);
+		expect(r.json.notRestored).toEqual({outsideRoot: [], sidecars: []});
 		expect(r.json.checked.members).toMatch(/CRC-32 and size in the zip/);
 		const text = hfx(['restore', zip, '--to', path.join(dir, 'zip-restored-2'), '--yes']);
 		expect(text.code, text.stderr).toBe(0);
@@ -120,10 +122,27 @@ describe('archives made by Hermes itself restore', () => {
 		const r = hfxJson<Restored>(['restore', zip, '--to', target, '--yes']);
 		expect(r.code, r.stderr).toBe(0);
 		expect(r.json.root).toBe('.hermes');
+		expect(fs.existsSync(path.join(target, '.hermes'))).toBe(false);
 		expect(r.json.mapping).toContainEqual({archive: '.hermes/profiles/work/state.db', target: path.join(target, 'profiles/work/state.db')});
 		for (const rel of STORES) {
 			expect(r.json.databases.find(d => d.path === rel)).toMatchObject({ok: true, counts: counts(rel)});
 		}
+	});
+
+	it('a Hermes zip\'s _external/ (files from outside HERMES_HOME, which Hermes\' import puts back under the user\'s home) is not restored into the root, and the output says so', () => {
+		const work = fs.mkdtempSync(path.join(dir, 'external-'));
+		expect(spawnSync('unzip', ['-q', path.join(FIXTURE, 'hermes-backup.zip'), '-d', work]).status).toBe(0);
+		fs.mkdirSync(path.join(work, '_external/.honcho'), {recursive: true});
+		fs.writeFileSync(path.join(work, '_external/.honcho/config.json'), '{}\n');
+		const zip = path.join(dir, 'external.zip');
+		expect(spawnSync('zip', ['-q', '-r', '-X', zip, '.'], {cwd: work}).status).toBe(0);
+		const target = path.join(dir, 'external-restored');
+		const r = hfxJson<Restored>(['restore', zip, '--to', target, '--yes']);
+		expect(r.code, r.stderr).toBe(0);
+		expect(r.json.notRestored.outsideRoot).toEqual(['_external/.honcho/config.json']);
+		expect(fs.existsSync(path.join(target, '_external'))).toBe(false);
+		expect(fs.existsSync(path.join(target, 'profiles/work/state.db'))).toBe(true);
+		expect(hfx(['restore', zip, '--to', path.join(dir, 'external-restored-2'), '--yes']).stdout).toContain('not restored: 1 member outside the Hermes root (first: _external/.honcho/config.json)');
 	});
 
 	it('a quick snapshot (Hermes\' manifest.json, no hfx manifest) verifies, restores its files and drills', () => {

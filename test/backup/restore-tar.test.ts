@@ -203,4 +203,20 @@ describe('restore a tar.gz of a volume tarred while its agent ran (state.db-wal 
 		expect(counts(path.join(target, 'state.db')).messages).toBe(home.messages);
 		expect(hfx(['restore', archive, '--to', path.join(tempDir('tar-stale-target2'), 'r'), '--yes']).stdout).toContain('data/state.db-wal: no committed frames (nothing to fold into state.db)');
 	});
+
+	it('over the home it was taken from (--home): what it brings back said before, the old files kept in pre-restore, the restore recorded in the audit trail', async () => {
+		const {home, parent} = await liveVolume('tar-over');
+		const archive = path.join(tempDir('tar-over-out'), 'volume.tgz');
+		tarCzf(archive, parent, ['data'], {withSidecars: true});
+		const dry = hfxJson<{comparison: Array<{path: string; dropped: {messages: number}; added: {sessions: number; messages: number}}>}>(['restore', archive, '--home', home.root, '--dry-run']);
+		expect(dry.code, dry.stderr).toBe(0);
+		expect(dry.json.comparison.find(c => c.path === 'state.db')).toMatchObject({dropped: {messages: 0}, added: {sessions: 1, messages: 40}});
+		const oldDb = dump(home.db);
+		const r = hfxJson<{status: string; preRestoreDir: string | null; keptAside: string[]; audit: Array<{trail: string; seq: number | null}>}>(['restore', archive, '--home', home.root, '--yes']);
+		expect(r.code, r.stderr).toBe(0);
+		expect(r.json.keptAside).toContain('state.db');
+		expect(dump(path.join(r.json.preRestoreDir!, 'state.db'))).toBe(oldDb);
+		expect(r.json.audit.find(a => a.trail === path.join(home.root, 'hfx-audit.jsonl'))?.seq).toBeGreaterThan(0);
+		expect(counts(home.db).messages).toBe(home.messages + 40);
+	});
 });

@@ -95,7 +95,7 @@ async function runDrill(flags: RestoreFlags, io: Io, bar: ReturnType<typeof prog
 
 function dryRunLines(r: RestoreResult): string[] {
 	return [
-		`restore --dry-run ${r.archive} → ${r.target}: verified sound; nothing was written`,
+		`restore --dry-run ${r.archive} → ${r.target}: verified ${r.layout.sidecars.length > 0 ? 'sound but for its sidecars (below)' : 'sound'}; nothing was written`,
 		...layoutLines(r.mapping, r.layout, r.target).map(l => `  ${l}`),
 		...(r.comparison.length === 0 ? ['  the archive holds no Hermes store to compare'] : comparisonLines(r.comparison).map(l => `  ${l}`)),
 		r.exitCode === 0 ? 'Next: the restore drops nothing the live store has' : 'Next: export what would be dropped first (hfx sessions), or take a new backup and restore that',

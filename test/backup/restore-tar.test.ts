@@ -189,6 +189,10 @@ describe('restore a tar.gz of a volume tarred while its agent ran (state.db-wal 
 		expect(text.code, text.stderr).toBe(0);
 		expect(text.stdout).toMatch(new RegExp(`data/state\\.db-wal: ${r.json.folded[0]!.frames} committed frames folded into the restored state\\.db`));
 		expect(text.stdout).toContain('not restored: data/state.db-shm (a SQLite sidecar: never written as a file)');
+		// A drill restores it the same way into a scratch folder and scans the stores.
+		const drill = hfxJson<{ok: boolean; exitCode: number; scans: Array<{path: string; sessions: number}>}>(['restore', '--drill', archive]);
+		expect(drill.json).toMatchObject({ok: true, exitCode: 0});
+		expect(drill.json.scans.find(x => x.path === 'state.db')?.sessions).toBe(home.sessions + 1);
 	});
 
 	it('a -wal with no valid frames (its header salt damaged) folds nothing: the restore says so and restores the database file as it is', async () => {

@@ -112,7 +112,7 @@ const BACKUP_COMMANDS: CommandSpec[] = [
 		run: async ({operands, global}) => (await import('./commands/verify.js')).runVerify({...global, target: operands[0]!}, io),
 	},
 	{
-		name: 'restore', usage: ['restore ARCHIVE --to DIR | --home DIR [--yes]', 'restore ARCHIVE --home DIR --dry-run', 'restore --drill ARCHIVE'], summary: 'verified restore; refuses while the agent holds the store',
+		name: 'restore', usage: ['restore ARCHIVE --to DIR | --home DIR [--yes]', 'restore ARCHIVE --home DIR --dry-run', 'restore --drill ARCHIVE'], summary: 'verified restore of a zip, quick snapshot or tar.gz; refuses while the agent holds the store',
 		operands: [{name: 'ARCHIVE', required: true}], flags: {...OUTPUT_FLAGS, to: OWN_FLAGS.to, home: OWN_FLAGS.homeTarget, yes: OWN_FLAGS.yes, drill: OWN_FLAGS.drill, dryRun: OWN_FLAGS.restoreDryRun}, exits: 'write', example: 'hfx restore --drill ~/.hermes/backups/hfx-backup-20261201-0900.zip',
 		run: async ({flags, operands, global}) => {
 			if (flags.to && flags.home) {

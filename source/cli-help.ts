@@ -40,7 +40,7 @@ const OPERAND_HELP: Record<string, string> = {
 	KEY: 'a session key (agent:main:telegram:dm:12345); without it, every chat',
 	ACTION: 'verify (the hash chain) or show (every entry)',
 	FILE: 'the audit trail (default: the one beside the store)',
-	ARCHIVE: 'an hfx zip, a quick snapshot folder, or a tar.gz of a home or volume',
+	ARCHIVE: 'an hfx or `hermes backup` zip, a quick snapshot folder (hfx\'s or Hermes\'), or a tar.gz of a home or volume (its Hermes root found inside)',
 };
 
 export function commandHelp(spec: CommandSpec): string {

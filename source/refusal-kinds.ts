@@ -53,6 +53,8 @@ export const REFUSAL_KINDS = {
 	'archive-damaged': 'an archive that did not verify',
 	'unsafe-member': 'an archive member the member policy refuses (.., absolute, link, device, duplicate...)',
 	'no-manifest': 'an archive without the manifest this command needs',
+	'no-hermes-root': 'an archive with no Hermes root inside (no state.db, no profiles/*/state.db), or more than one',
+	'wal-not-folded': 'a -wal in an archive whose committed frames cannot be folded into its database',
 	'needs-confirmation': 'a write that needs a typed confirmation (or --yes)',
 	'changed-during-restore': 'the target changed while it was being restored',
 	'pre-restore-failed': 'the pre-restore copy of what a restore replaces could not be kept',

@@ -1,7 +1,8 @@
 /**
  * `hfx restore --drill ARCHIVE`: "backups are only real if they can be restored". Restores the
  * archive (or snapshot) into a scratch folder through the same code as a real restore (verify
- * everything, stage, rename, re-verify against the manifest), scans every restored store with
+ * everything, stage, rename, re-verify against the manifest or, without one, against what was
+ * verified), scans every restored store with
  * the forensic engine, records the outcome beside the archive and removes the scratch folder.
  * Exit 0 the drill passed, 1 it found a problem, 2 it could not be run.
  */
@@ -56,7 +57,7 @@ async function restoreForDrill(archive: string, scratch: string, options: {onPro
 	try {
 		return await restoreArchive({archive, target: scratch, mode: 'drill', yes: true, onProgress: options.onProgress, tmpDir: options.tmpDir});
 	} catch (error) {
-		if (error instanceof FailClosed && (error.kind === 'archive-damaged' || error.kind === 'unsafe-member' || error.kind === 'changed-during-restore' || error.kind === 'no-manifest')) {
+		if (error instanceof FailClosed && (error.kind === 'archive-damaged' || error.kind === 'unsafe-member' || error.kind === 'changed-during-restore' || error.kind === 'no-manifest' || error.kind === 'no-hermes-root' || error.kind === 'wal-not-folded')) {
 			problems.push(`restore refused: ${error.reason}`);
 		} else {
 			throw error;
@@ -153,8 +154,8 @@ export async function drillArchive(options: {archive: string; onProgress?: Progr
 	const started = performance.now();
 	const archive = path.resolve(options.archive);
 	const kind = detectKind(archive);
-	if (kind === 'unknown' || kind === 'tar' || kind === 'tar.gz') {
-		throw new FailClosed({file: archive, kind: 'unsupported', reason: fs.existsSync(archive) ? 'a drill restores hfx/Hermes zip archives and snapshot folders only' : 'no such file or folder', next: 'list the backups with hfx backups'});
+	if (kind === 'unknown') {
+		throw new FailClosed({file: archive, kind: 'unsupported', reason: fs.existsSync(archive) ? 'a drill restores zip and tar archives and snapshot folders only' : 'no such file or folder', next: 'list the backups with hfx backups'});
 	}
 
 	const scratch = makeScratch(archive, options.tmpDir);

@@ -12,7 +12,6 @@ import {ReadOnlyStore} from '../store/open.js';
 import {compareCounts, readCounts, readSchemaVersion} from './db-check.js';
 import {digestFile} from './digest.js';
 import {fsyncDir} from './durable.js';
-import type {Manifest} from './manifest.js';
 import type {ProgressFn} from './progress.js';
 import {type PlannedMember, refuse} from './restore-refusals.js';
 import {utcStamp} from './stamp.js';
@@ -20,6 +19,9 @@ import {testPause} from '../test-pause.js';
 import {unregisterTemp} from './temps.js';
 
 export type RestoredDb = {path: string; ok: boolean; integrity: string[]; counts: Record<string, number>; schemaVersion: number | null; problems: string[]};
+
+/** A restored database's expected counts and schema version (the hfx manifest's, or the verified archive's), by its path under the target. */
+export type Expected = (rel: string) => {counts: Record<string, number>; schemaVersion: number | null} | undefined;
 
 export type Committed = {restored: string[]; failed: Array<{path: string; reason: string}>; keptAside: string[]; preDir: string | null; preCreated: boolean};
 
@@ -157,7 +159,7 @@ export function commit(plan: PlannedMember[], staged: Map<string, string>, preDi
 }
 
 /** 7. Re-verify what is on disk now: hashes first (raw reads), then SQLite. */
-export function reverify(plan: PlannedMember[], restored: string[], dbCount: number, manifest: Manifest | null, onProgress?: ProgressFn): {postProblems: string[]; databases: RestoredDb[]} {
+export function reverify(plan: PlannedMember[], restored: string[], dbCount: number, expected: Expected, onProgress?: ProgressFn): {postProblems: string[]; databases: RestoredDb[]} {
 	const postProblems: string[] = [];
 	for (const p of plan) {
 		if (!restored.includes(p.m.path)) {
@@ -178,7 +180,7 @@ export function reverify(plan: PlannedMember[], restored: string[], dbCount: num
 	for (const p of plan) {
 		if (p.m.kind === 'db' && restored.includes(p.m.path) && p.m.size > 0) {
 			onProgress?.({phase: 'check', label: p.m.path, done: databases.length, total: dbCount});
-			const r = checkRestoredDb(p.dest, p.m.path, manifest);
+			const r = checkRestoredDb(p.dest, p.m.path, expected(p.m.path));
 			databases.push(r);
 			if (!r.ok) {
 				postProblems.push(`${p.m.path}: ${r.problems.join('; ')}`);
@@ -190,8 +192,7 @@ export function reverify(plan: PlannedMember[], restored: string[], dbCount: num
 }
 
 /** Checks a restored database through the read-only reader (a private copy when WAL mode). */
-function checkRestoredDb(file: string, rel: string, manifest: Manifest | null): RestoredDb {
-	const expected = manifest?.databases.find(d => d.path === rel);
+function checkRestoredDb(file: string, rel: string, expected: ReturnType<Expected>): RestoredDb {
 	let store: ReadOnlyStore | undefined;
 	try {
 		store = ReadOnlyStore.open(file);
@@ -206,7 +207,7 @@ function checkRestoredDb(file: string, rel: string, manifest: Manifest | null): 
 		if (expected) {
 			problems.push(...compareCounts(expected.counts, counts));
 			if (expected.schemaVersion !== schemaVersion) {
-				problems.push(`schema version ${schemaVersion}, the manifest says ${expected.schemaVersion}`);
+				problems.push(`schema version ${schemaVersion}, expected ${expected.schemaVersion}`);
 			}
 		}
 

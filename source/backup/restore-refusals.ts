@@ -13,7 +13,7 @@ import type {SourceMember} from './restore-source.js';
 import type {VerifyReport} from './verify.js';
 import {judgeMembers} from './member-policy.js';
 import {utcStamp} from './stamp.js';
-import {type OpenedZip, openZip} from './zipread.js';
+import {type OpenedZip, type Problem, openZip} from './zipread.js';
 import {plural} from '../text/format.js';
 
 /** Where one member lands, and whether a file is there already. */
@@ -43,11 +43,13 @@ export async function refuseUnsafeMembers(archive: string): Promise<void> {
 	}
 }
 
-/** 2. A damaged archive writes nothing: refuses with the first problem the verify found. */
-export function refuseDamaged(archive: string, report: VerifyReport): void {
-	if (report.exitCode !== 0) {
-		const first = report.problems[0] ?? (report.databases.find(d => !d.ok) ? {where: report.databases.find(d => !d.ok)!.path, what: report.databases.find(d => !d.ok)!.problems.join('; ')} : {where: archive, what: 'unknown'});
-		throw refuse(archive, 'archive-damaged', `the archive is ${report.status} (${plural(report.problems.length + report.databases.filter(d => !d.ok).length, 'problem')}; first: ${first.where}: ${first.what})`, `run hfx verify ${archive} for the full list, and restore from another backup (hfx backups)`);
+/** 2. A damaged archive writes nothing: refuses with the first problem the verify found (save those `tolerated`: a tar's sidecars). */
+export function refuseDamaged(archive: string, report: VerifyReport, tolerated: (p: Problem) => boolean = () => false): void {
+	const problems = report.problems.filter(p => !tolerated(p));
+	const badDbs = report.databases.filter(d => !d.ok);
+	if (report.status === 'unreadable' || problems.length > 0 || badDbs.length > 0) {
+		const first = problems[0] ?? (badDbs[0] ? {where: badDbs[0].path, what: badDbs[0].problems.join('; ')} : {where: archive, what: 'unknown'});
+		throw refuse(archive, 'archive-damaged', `the archive is ${report.status} (${plural(problems.length + badDbs.length, 'problem')}; first: ${first.where}: ${first.what})`, `run hfx verify ${archive} for the full list, and restore from another backup (hfx backups)`);
 	}
 }
 

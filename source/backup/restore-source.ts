@@ -1,21 +1,45 @@
 /**
- * What a restore reads from: the members of a zip archive or of a snapshot folder (its manifest
- * lists them), each with the size and hashes to re-check it against, and a stream of its bytes.
+ * What a restore reads from: the members of a zip archive (hfx's or Hermes'), of a tar or tar.gz,
+ * or of a snapshot folder (hfx's manifest or Hermes' manifest.json lists them), each with where it
+ * lands under the target, the size and hashes to re-check it against, and its bytes.
+ *
+ * Without an hfx manifest the archive's Hermes root is found first (archive-root.ts): a Hermes zip
+ * may wrap everything in `.hermes/` (Hermes' own import strips that prefix), a tar holds the volume
+ * or home folder with whatever prefix it was made with. Members outside the root are not restored,
+ * nor a Hermes zip's `_external/` (files from outside HERMES_HOME, which Hermes' import puts back
+ * relative to the user's home).
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type {Readable} from 'node:stream';
 import {detectKind} from './detect-kind.js';
 import {crcHex} from './digest.js';
 import {MANIFEST_NAME, type Manifest} from './manifest.js';
 import {normalizeName, sidecarSuffix} from './member-policy.js';
+import {findHermesRoot, underRoot} from './archive-root.js';
+import {type Layout, emptyLayout, refuseRoot} from './restore-layout.js';
+import {openTarSource} from './restore-source-tar.js';
 import {type OpenedZip, openZip} from './zipread.js';
 
-export type SourceMember = {path: string; size: number; mode: number; sha256: string | null; crc32: string | null; kind: 'file' | 'db'};
+export type {Layout} from './restore-layout.js';
+
+export type SourceMember = {
+	/** Where it lands, relative to the target (the archive path without the Hermes root's prefix). */
+	path: string;
+	/** Its name in the archive (normalized). */
+	archivePath: string;
+	size: number;
+	mode: number;
+	/** What to re-check it against: the hfx manifest's, or (no hashes in the archive) what was staged. */
+	sha256: string | null;
+	crc32: string | null;
+	kind: 'file' | 'db';
+};
 
 export type Source = {
 	members: SourceMember[];
-	open: (m: SourceMember) => Promise<Readable>;
+	layout: Layout;
+	/** Hands each selected member's bytes to `fn`, in the archive's own order (a tar is read once). */
+	each: (selected: SourceMember[], fn: (m: SourceMember, data: AsyncIterable<Buffer>) => Promise<void>) => Promise<void>;
 	close: () => void;
 };
 
@@ -25,31 +49,69 @@ function withoutSidecars(members: SourceMember[]): SourceMember[] {
 	return members.filter(m => sidecarSuffix(normalizeName(m.path), names) === null);
 }
 
-export async function openSource(archive: string, manifest: Manifest | null): Promise<Source> {
+export async function openSource(archive: string, manifest: Manifest | null, options: {tmpDir?: string} = {}): Promise<Source> {
 	const kind = detectKind(archive);
-	const byPath = new Map((manifest?.members ?? []).map(m => [m.path, m]));
 	if (kind === 'zip') {
-		const z: OpenedZip = await openZip(archive);
-		const members = z.members.filter(m => m.type === 'file' && m.name !== MANIFEST_NAME).map(m => {
-			const known = byPath.get(m.name);
-			return {
-				path: m.name,
-				size: m.entry.uncompressedSize,
-				mode: known?.mode ?? m.mode ?? 0o644,
-				sha256: known?.sha256 ?? null,
-				crc32: known?.crc32 ?? crcHex(m.entry.crc32),
-				kind: known?.kind ?? (m.name.endsWith('.db') ? 'db' : 'file'),
-			} satisfies SourceMember;
-		});
-		const entries = new Map(z.members.map(m => [m.name, m]));
-		return {members: withoutSidecars(members), open: async m => z.zip.openReadStreamPromise(entries.get(m.path)!.entry), close: () => z.close()};
+		return openZipSource(archive, manifest);
 	}
 
-	// A snapshot folder: its manifest lists the members.
-	const files = manifest ? manifest.members.map(m => ({path: m.path, size: m.size, mode: m.mode, sha256: m.sha256, crc32: m.crc32, kind: m.kind})) : [];
+	if (kind === 'tar' || kind === 'tar.gz') {
+		return openTarSource(archive, kind === 'tar.gz', options);
+	}
+
+	const files = manifest ? manifest.members.map(m => ({path: m.path, archivePath: m.path, size: m.size, mode: m.mode, sha256: m.sha256, crc32: m.crc32, kind: m.kind})) : hermesSnapshotMembers(archive);
 	return {
 		members: withoutSidecars(files),
-		open: async m => fs.createReadStream(path.join(archive, m.path), {highWaterMark: 1 << 20}),
+		layout: emptyLayout(manifest ? null : ''),
+		async each(selected, fn) {
+			for (const m of selected) {
+				await fn(m, fs.createReadStream(path.join(archive, ...m.archivePath.split('/')), {highWaterMark: 1 << 20}));
+			}
+		},
 		close() {},
 	};
+}
+
+/** A zip: hfx's (its manifest names every path) or Hermes' (its root found, a `.hermes/` prefix stripped). */
+async function openZipSource(archive: string, manifest: Manifest | null): Promise<Source> {
+	const byPath = new Map((manifest?.members ?? []).map(m => [m.path, m]));
+	const z: OpenedZip = await openZip(archive);
+	const files = z.members.filter(m => m.type === 'file' && m.name !== MANIFEST_NAME);
+	const found = manifest ? {ok: true as const, root: ''} : findHermesRoot(files.map(m => normalizeName(m.name)), {hermesPrefix: true});
+	if (!found.ok) {
+		z.close();
+		throw refuseRoot(archive, found);
+	}
+
+	const layout = emptyLayout(manifest ? null : found.root);
+	const members: SourceMember[] = [];
+	for (const m of files) {
+		const rel = manifest ? m.name : underRoot(normalizeName(m.name), found.root);
+		// Hermes keeps files from outside HERMES_HOME (a memory provider's ~/.honcho) under _external/, restored relative to the user's home by its import: not into this root.
+		if (rel === null || (!manifest && rel.startsWith('_external/'))) {
+			layout.outside.push(m.name);
+			continue;
+		}
+
+		const known = byPath.get(m.name);
+		members.push({path: rel, archivePath: m.name, size: m.entry.uncompressedSize, mode: known?.mode ?? m.mode ?? 0o644, sha256: known?.sha256 ?? null, crc32: known?.crc32 ?? crcHex(m.entry.crc32), kind: known?.kind ?? (rel.endsWith('.db') ? 'db' : 'file')});
+	}
+
+	const entries = new Map(z.members.map(m => [m.name, m]));
+	return {
+		members: withoutSidecars(members),
+		layout,
+		async each(selected, fn) {
+			for (const m of selected) {
+				await fn(m, await z.zip.openReadStreamPromise(entries.get(m.archivePath)!.entry));
+			}
+		},
+		close: () => z.close(),
+	};
+}
+
+/** A Hermes quick snapshot: the files its manifest.json lists (`files`: path -> size), as Hermes' /snapshot restore takes them. */
+function hermesSnapshotMembers(dir: string): SourceMember[] {
+	const raw = JSON.parse(fs.readFileSync(path.join(dir, MANIFEST_NAME), 'utf8')) as {files?: Record<string, number>};
+	return Object.entries(raw.files ?? {}).map(([rel, size]) => ({path: rel, archivePath: rel, size, mode: 0o600, sha256: null, crc32: null, kind: rel.endsWith('.db') ? 'db' : 'file'}));
 }

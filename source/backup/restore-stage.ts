@@ -1,6 +1,6 @@
 /**
- * Step 5 of a restore: every member staged beside its destination under a temp name, re-hashed
- * against the manifest as it is written and fsynced, with the mode (and, as root, the owner) it
+ * Step 5 of a restore: every member staged beside its destination under a temp name, re-checked
+ * against what the archive says of it as it is written (stageMember) and fsynced, with the mode (and, as root, the owner) it
  * will have. Any failure is a refusal: the caller removes the staged files and nothing was written.
  */
 import fs from 'node:fs';
@@ -26,19 +26,22 @@ export async function stageAll(source: Source, plan: PlannedMember[], target: st
 	const total = plan.reduce((a, p) => a + p.m.size, 0);
 	let done = 0;
 	const staged = new Map<string, string>();
+	const byMember = new Map(plan.map(p => [p.m, p]));
 	try {
-		for (const p of plan) {
+		// In the source's order (a tar is read once, front to back).
+		await source.each(plan.map(p => p.m), async (m, data) => {
+			const p = byMember.get(m)!;
 			mkdirs(path.dirname(p.dest), owner, createdDirs);
 			const temp = path.join(path.dirname(p.dest), `.${path.basename(p.dest)}.hfx-p${process.pid}.partial`);
 			registerTemp(temp);
 			stagedFiles.push(temp);
-			await stageMember(source, p.m, temp, restoredMode(p.m), owner, n => {
+			await stageMember(data, p.m, temp, restoredMode(p.m), owner, n => {
 				done += n;
 				onProgress?.({phase: 'extract', label: p.m.path, done, total});
 			});
 			staged.set(p.m.path, temp);
 			testPause('restore-staged');
-		}
+		});
 	} catch (error) {
 		if (error instanceof FailClosed) {
 			throw new FailClosed({file: error.file, kind: error.kind, reason: `${error.reason}; nothing was written`, next: error.next});
@@ -94,16 +97,20 @@ function restoredMode(m: SourceMember): number {
 	return (m.mode & 0o777) || 0o600;
 }
 
-async function stageMember(source: Source, m: SourceMember, staged: string, mode: number, owner: {uid: number; gid: number} | null, onBytes: (n: number) => void): Promise<void> {
-	const stream = await source.open(m);
+/**
+ * Writes one member to its staged file and checks it against what the archive says of it: its size
+ * always (a tar's header, Hermes' manifest.json), its sha256 (hfx's manifest) and CRC-32 (a zip)
+ * when known. Without a sha256 of its own, the member keeps the staged bytes' one: the read-back
+ * after the renames compares with it.
+ */
+async function stageMember(data: AsyncIterable<Buffer>, m: SourceMember, staged: string, mode: number, owner: {uid: number; gid: number} | null, onBytes: (n: number) => void): Promise<void> {
 	const hasher = new Hasher();
 	const fd = fs.openSync(staged, 'wx', 0o600);
 	try {
-		for await (const chunk of stream) {
-			const b = chunk as Buffer;
-			hasher.update(b);
-			fs.writeSync(fd, b);
-			onBytes(b.length);
+		for await (const chunk of data) {
+			hasher.update(chunk);
+			fs.writeSync(fd, chunk);
+			onBytes(chunk.length);
 		}
 
 		fs.fsyncSync(fd);
@@ -113,9 +120,10 @@ async function stageMember(source: Source, m: SourceMember, staged: string, mode
 
 	const d = hasher.digest();
 	if (d.size !== m.size || (m.sha256 && d.sha256 !== m.sha256) || (m.crc32 && crcHex(d.crc32) !== m.crc32)) {
-		throw new FailClosed({file: m.path, kind: 'changed-during-restore', reason: 'the member read back while restoring differs from the verified archive (the archive changed under us?)', next: 'verify the archive again (hfx verify) and retry'});
+		throw new FailClosed({file: m.archivePath, kind: 'changed-during-restore', reason: `the member read back while restoring differs from the verified archive (${d.size === m.size ? 'its bytes' : `${d.size} bytes, ${m.size} expected`}: the archive changed under us?)`, next: 'verify the archive again (hfx verify) and retry'});
 	}
 
+	m.sha256 ??= d.sha256;
 	fs.chmodSync(staged, mode);
 	if (owner) {
 		fs.chownSync(staged, owner.uid, owner.gid);

@@ -10,15 +10,20 @@
  *   3. refuse while any process holds a target database, its -wal/-shm, or a deleted -wal inode
  *      (an agent still running on an old WAL generation), or a live gateway.pid;
  *   4. typed confirmation (or --yes) when something would be replaced;
- *   5. stage every member beside its destination under a temp name, re-hashing it against the
- *      manifest, fsync: any failure removes the staged files and nothing was written;
+ *   5. stage every member beside its destination under a temp name, re-checking it against what the
+ *      archive says of it (the hfx manifest's sha256; else a zip's CRC-32, a tar header's or Hermes'
+ *      manifest.json's size), fsync: any failure removes the staged files and nothing was written;
  *   6. commit: every landing path re-checked for links, then the current files (state.db, -wal,
  *      -shm as found) kept in this restore's own backups/pre-restore-<time>[-N]/ (made exclusively,
  *      never through a symlinked backups/; hard links, no copy), move the old -wal/-shm/-journal aside so
  *      SQLite cannot replay them over the restored file, rename each staged file into place,
  *      fsync the folders; credentials and databases get mode 0600;
- *   7. re-verify: sha256 of every restored file, and each database through the read-only reader
- *      (integrity_check + counts against the manifest).
+ *   7. re-verify: sha256 of every restored file (against the manifest, else against what was staged),
+ *      and each database through the read-only reader (integrity_check + counts against the manifest,
+ *      else against the counts the verify read from the archive).
+ * Archives without an hfx manifest (a Hermes zip, a tar of a volume or home, a Hermes quick snapshot)
+ * are mapped onto the target from their Hermes root (restore-source.ts); a tar's -wal is folded into
+ * its database, never written (restore-source-tar.ts).
  * Exit 0 all restored and verified, 1 partial (listed), 2 refused or nothing written. Every
  * failure is one line (asRefusal); "nothing was written" is said only before the first rename.
  */
@@ -29,7 +34,9 @@ import {critical} from '../interrupts.js';
 import {detectKind, notAnArtifact} from './detect-kind.js';
 import type {Manifest} from './manifest.js';
 import type {ProgressFn} from './progress.js';
-import {type RestoredDb, commit, preRestoreDirFor, reverify} from './restore-commit.js';
+import {type Expected, type RestoredDb, commit, preRestoreDirFor, reverify} from './restore-commit.js';
+import {type Layout, type Mapping, mappingOf} from './restore-layout.js';
+import {normalizeName} from './member-policy.js';
 import {type PlannedMember, assertNoHolders, confirmReplace, planTargets, refuse, refuseDamaged, refuseLinkedBackups, refuseLinksSincePlanned, refuseUnsafeMembers} from './restore-refusals.js';
 import {type DbComparison, compareWithLive, comparisonLines, wouldDrop} from './restore-compare.js';
 import {assertTrailsWritable, keepLiveTrails, recordRestore, type RestoreTrail, trailsOf} from './restore-audit.js';
@@ -78,6 +85,12 @@ export type RestoreResult = {
 	audit: RestoreTrail[];
 	/** Each archived store against the live one it would replace: what the restore drops and brings back. */
 	comparison: DbComparison[];
+	/** Where the Hermes root is in the archive, what is not restored, what -wal was folded. */
+	layout: Layout;
+	/** Each restored member's archive path and target path. */
+	mapping: Mapping;
+	/** What was re-checked, in words. */
+	checks: Checks;
 	ms: number;
 };
 
@@ -94,27 +107,52 @@ function planRestore(archive: string, target: string, members: SourceMember[], m
 
 /** Refuses what restore does not read, then steps 1 and 2: unsafe members, and the whole archive verified. */
 async function verifyForRestore(archive: string, kind: ReturnType<typeof detectKind>, options: RestoreOptions): Promise<VerifyReport> {
-	if (kind === 'tar' || kind === 'tar.gz') {
-		throw refuse(archive, 'unsupported', 'restore reads hfx and Hermes zip archives and quick-snapshot folders, not tar archives', `check it with hfx verify ${archive}, then extract it with tar into an empty folder and point Hermes at it`);
-	}
-
 	if (kind === 'unknown') {
-		throw refuse(archive, 'unreadable', notAnArtifact(archive) ?? 'not a zip archive or snapshot folder', 'check the path (hfx backups lists archives and snapshots)');
+		throw refuse(archive, 'unreadable', notAnArtifact(archive) ?? 'not a zip or tar archive or a snapshot folder', 'check the path (hfx backups lists archives and snapshots)');
 	}
 
-	// 1. Unsafe member names and types, before anything else.
+	// 1. Unsafe member names and types, before anything else (a tar's: verify-tar.ts judges them all).
 	if (kind === 'zip') {
 		await refuseUnsafeMembers(archive);
 	}
 
-	// 2. The whole archive, verified.
+	// 2. The whole archive, verified. A tar's -wal/-shm/-journal are findings the tar source handles
+	// (a -wal folded into its database, a -shm dropped, a hot -journal refused): never restored as files.
 	const report = await verifyArtifact(archive, {onProgress: options.onProgress, tmpDir: options.tmpDir, inventory: options.mode !== 'drill'});
-	refuseDamaged(archive, report);
-	if (kind === 'snapshot' && !report.manifest) {
-		throw refuse(archive, 'no-manifest', 'this snapshot has no hfx manifest (a Hermes snapshot): its files cannot be checked by hash', 'restore it with Hermes (/snapshot restore ID), or take a new snapshot with hfx backup --quick');
+	refuseDamaged(archive, report, p => (kind === 'tar' || kind === 'tar.gz') && p.sidecar === true);
+	return report;
+}
+
+/** What the restore re-checked, in words that claim nothing the archive cannot back (a tar and a Hermes archive carry no hashes). */
+export type Checks = {members: string; databases: string};
+
+function checksOf(kind: ReturnType<typeof detectKind>, manifest: Manifest | null): Checks {
+	if (manifest) {
+		return {members: 'size and sha256 of each against the hfx manifest, staged and read back', databases: 'counts as in the hfx manifest'};
 	}
 
-	return report;
+	const staged = 'read back by the sha256 of what was staged';
+	const members = kind === 'zip'
+		? `each checked against its CRC-32 and size in the zip while staged (a Hermes zip has no hashes of its own), ${staged}`
+		: (kind === 'snapshot' ? `each checked against its size in Hermes' manifest.json while staged (it has no hashes), ${staged}` : `each checked against the size in its tar header while staged (a tar has no checksums of its data), ${staged}`);
+	return {members, databases: 'counts as verified in the archive'};
+}
+
+/** The expected counts of each restored database: the hfx manifest's, else what the verify read from the archive. */
+function expectedCounts(manifest: Manifest | null, report: VerifyReport, members: readonly SourceMember[]): Expected {
+	if (manifest) {
+		return rel => manifest.databases.find(d => d.path === rel);
+	}
+
+	const toTarget = new Map(members.map(m => [normalizeName(m.archivePath), m.path]));
+	const byRel = new Map(report.databases.flatMap(d => (toTarget.has(d.path) ? [[toTarget.get(d.path)!, {counts: d.counts, schemaVersion: d.schemaVersion}] as const] : [])));
+	return rel => byRel.get(rel);
+}
+
+/** The verify's databases under their target paths (a tar's or a Hermes zip's root prefix stripped), for the comparison. */
+function asTargetPaths(report: VerifyReport, members: readonly SourceMember[]): VerifyReport['databases'] {
+	const toTarget = new Map(members.map(m => [normalizeName(m.archivePath), m.path]));
+	return report.databases.flatMap(d => (toTarget.has(d.path) ? [{...d, path: toTarget.get(d.path)!}] : []));
 }
 
 export async function restoreArchive(options: RestoreOptions): Promise<RestoreResult> {
@@ -126,7 +164,7 @@ export async function restoreArchive(options: RestoreOptions): Promise<RestoreRe
 		throw asRefusal(error, archive, false);
 	});
 	const manifest = report.manifest;
-	const source = await openSource(archive, manifest).catch((error: unknown) => {
+	const source = await openSource(archive, manifest, {tmpDir: options.tmpDir}).catch((error: unknown) => {
 		throw asRefusal(error, archive, false);
 	});
 	const stagedFiles: string[] = [];
@@ -137,9 +175,10 @@ export async function restoreArchive(options: RestoreOptions): Promise<RestoreRe
 		const {plan, kept, trails} = planRestore(archive, target, source.members, options.mode);
 		const dbRels = plan.filter(p => p.m.kind === 'db').map(p => p.m.path);
 		// What the restore would drop, before any write (read-only on the live stores).
-		const comparison = options.mode === 'drill' ? [] : compareWithLive(target, report.databases);
+		const comparison = options.mode === 'drill' ? [] : compareWithLive(target, asTargetPaths(report, source.members));
+		const shown = {layout: source.layout, mapping: mappingOf(plan.map(p => p.m), source.layout, target), checks: checksOf(kind, manifest)};
 		if (options.dryRun) {
-			return {...nothingWritten(archive, target, report, comparison), ms: performance.now() - started};
+			return {...nothingWritten(archive, target, report, comparison), ...shown, ms: performance.now() - started};
 		}
 
 		if (options.mode !== 'drill') {
@@ -162,7 +201,7 @@ export async function restoreArchive(options: RestoreOptions): Promise<RestoreRe
 		const {restored, failed, keptAside, preDir, preCreated, postProblems, databases} = await critical(async () => {
 			committing = true;
 			const committed = commit(plan, staged, preRestore);
-			return {...committed, ...reverify(plan, committed.restored, dbRels.length, manifest, options.onProgress)};
+			return {...committed, ...reverify(plan, committed.restored, dbRels.length, expectedCounts(manifest, report, source.members), options.onProgress)};
 		});
 
 		const status = failed.length === 0 && postProblems.length === 0 ? 'restored' : 'partial';
@@ -185,6 +224,7 @@ export async function restoreArchive(options: RestoreOptions): Promise<RestoreRe
 			manifest,
 			audit,
 			comparison,
+			...shown,
 			ms: performance.now() - started,
 		};
 	} catch (error) {
@@ -204,7 +244,7 @@ async function guardWrite(archive: string, target: string, p: {plan: PlannedMemb
 }
 
 /** A dry run's result: the verification and the comparison, nothing written. */
-function nothingWritten(archive: string, target: string, verify: VerifyReport, comparison: DbComparison[]): Omit<RestoreResult, 'ms'> {
+function nothingWritten(archive: string, target: string, verify: VerifyReport, comparison: DbComparison[]): Omit<RestoreResult, 'ms' | 'layout' | 'mapping' | 'checks'> {
 	const exitCode = wouldDrop(comparison) ? 1 : 0;
 	return {archive, target, exitCode, status: 'dry-run', verify, restored: [], failed: [], preRestoreDir: null, keptAside: [], postProblems: [], databases: [], manifest: verify.manifest, audit: [], comparison};
 }

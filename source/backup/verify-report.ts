@@ -95,5 +95,5 @@ export function judgeDatabase(rel: string, check: DbCheck, expected: Manifest['d
 
 /** The member policy's findings as problems: each refused, clashing or sidecar member (exit 1). */
 export function policyProblems(findings: readonly MemberFinding[]): Problem[] {
-	return findings.map(f => ({where: findingWhere(f), what: `${f.what}; a restore refuses this archive`}));
+	return findings.map(f => (f.kind === 'sidecar' ? {where: findingWhere(f), what: `${f.what} (from a tar, a restore folds a -wal's commits into its database)`, sidecar: true} : {where: findingWhere(f), what: `${f.what}; a restore refuses this archive`}));
 }

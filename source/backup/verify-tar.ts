@@ -3,16 +3,16 @@
  * integrity (CRC-32 + length trailer), tar integrity (header checksums, sizes, end blocks), and
  * each database's integrity_check and counts, with its -wal replayed as SQLite would; and the
  * member policy (member-policy.ts) over every member: links, devices, "..", clashes and sidecars
- * are damage (a `tar x` of it would write them).
+ * are damage (a `tar x` of it would write them). The tar is read by tarread.ts (tar-stream over
+ * zlib's gunzip).
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import zlib from 'node:zlib';
-import {errorCode, errorMessage} from '../errors.js';
+import {FailClosed, errorCode, errorMessage} from '../errors.js';
 import {CheckQueue} from './check-queue.js';
 import {type ArtifactKind, detectKind} from './detect-kind.js';
 import type {Manifest} from './manifest.js';
-import {TarDamaged, type TarEntry, TarReader, type TarSink} from './tar.js';
+import {TarDamaged, type TarMember, readTar, writeMember} from './tarread.js';
 import {removeTemp} from './temps.js';
 import {type MemberFacts, judgeMembers, normalizeName, refusalReason} from './member-policy.js';
 import {type DbReport, type VerifyOptions, type VerifyReport, finish, judgeDatabase, policyProblems} from './verify-report.js';
@@ -29,14 +29,14 @@ type Collected = {groups: Map<string, Group>; facts: MemberFacts[]};
 
 /**
  * Where a member's data goes: database files and sidecars into their group's folder, the rest
- * nowhere. A member the policy refuses on its own facts (a link, a device, "..", ...) is never
- * extracted; its name still counts for the clash checks.
+ * nowhere (left unread: the reader skips it). A member the policy refuses on its own facts (a link,
+ * a device, "..", ...) is never extracted; its name still counts for the clash checks.
  */
-function collectEntry(entry: TarEntry, tmp: string, seen: Collected, base: Report): TarSink {
+async function collectEntry(entry: TarMember, data: AsyncIterable<Buffer>, tmp: string, seen: Collected, base: Report): Promise<void> {
 	const facts: MemberFacts = {name: entry.name, type: entry.type, linkTarget: entry.linkName || null, size: entry.size};
 	seen.facts.push(facts);
 	if (entry.type !== 'file' || refusalReason(facts)) {
-		return null;
+		return;
 	}
 
 	base.bytes += entry.size;
@@ -47,7 +47,7 @@ function collectEntry(entry: TarEntry, tmp: string, seen: Collected, base: Repor
 	const isWal = name.endsWith('.db-wal');
 	const isJournal = name.endsWith('.db-journal');
 	if (!isDb && !isWal && !isJournal) {
-		return null;
+		return;
 	}
 
 	let group = seen.groups.get(folder);
@@ -65,45 +65,29 @@ function collectEntry(entry: TarEntry, tmp: string, seen: Collected, base: Repor
 
 	if (fs.existsSync(path.join(group.dir, name))) {
 		// A repeated name: the policy reports it; the first copy is the one checked.
-		return null;
+		return;
 	}
 
-	const fd = fs.openSync(path.join(group.dir, name), 'wx', 0o600);
-	const sink: TarSink = {
-		write(chunk) {
-			fs.writeSync(fd, chunk);
-		},
-		end() {
-			fs.closeSync(fd);
-		},
-	};
-	return sink;
+	await writeMember(data, path.join(group.dir, name), entry.size);
 }
 
-/** Streams the file (gunzipped when `gz`) through the reader; a damaged stream is a problem, not a throw. */
-async function readStream(file: string, gz: boolean, size: number, reader: TarReader, base: Report, options: VerifyOptions): Promise<void> {
-	const input = fs.createReadStream(file, {highWaterMark: 1 << 20});
-	let raw = 0;
-	input.on('data', (c: string | Buffer) => {
-		raw += c.length;
-		options.onProgress?.({phase: 'members', label: path.basename(file), done: raw, total: size});
-	});
-	const source = gz ? input.pipe(zlib.createGunzip()) : input;
-	input.on('error', error => (source as NodeJS.ReadableStream & {destroy: (e: Error) => void}).destroy(error));
+/** Streams the file (gunzipped when `gz`) through the reader; the archive's damage is a problem, not a throw. */
+async function readStream(file: string, gz: boolean, size: number, tmp: string, seen: Collected, base: Report, options: VerifyOptions): Promise<number> {
 	try {
-		for await (const chunk of source) {
-			reader.push(chunk as Buffer);
-		}
-
-		reader.finish();
+		const r = await readTar(file, {gz, onMember: async (m, data) => collectEntry(m, data, tmp, seen, base), onRawBytes: done => options.onProgress?.({phase: 'members', label: path.basename(file), done, total: size})});
+		return r.members;
 	} catch (error) {
 		if (error instanceof TarDamaged) {
-			base.problems.push({where: `tar stream byte ${error.offset}`, what: `tar: ${error.message}`});
-		} else if (gz) {
-			base.problems.push({where: `compressed stream (about byte ${raw} of ${size})`, what: `gzip: ${errorMessage(error)}${errorCode(error) ? ` (${errorCode(error)})` : ''}`});
-		} else {
-			base.problems.push({where: file, what: `unreadable (${errorMessage(error)})`});
+			base.problems.push({where: error.where, what: `${error.layer}: ${error.message}`});
+			return seen.facts.length;
 		}
+
+		if (error instanceof FailClosed) {
+			throw error;
+		}
+
+		base.problems.push({where: file, what: `unreadable (${errorCode(error) ?? errorMessage(error)})`});
+		return seen.facts.length;
 	}
 }
 
@@ -141,20 +125,14 @@ export async function verifyTar(file: string, options: VerifyOptions = {}): Prom
 	const seen: Collected = {groups: new Map(), facts: []};
 	try {
 		const size = fs.statSync(file).size;
-		const reader = new TarReader(entry => collectEntry(entry, tmp, seen, base));
-		await readStream(file, gz, size, reader, base, options);
+		base.members = await readStream(file, gz, size, tmp, seen, base, options);
 		if (gz && base.problems.length === 0 && seen.facts.length === 0) {
 			base.problems.push({where: 'archive', what: 'the gzip stream holds no tar entries'});
 		}
 
-		if (reader.trailingGarbage > 0) {
-			base.problems.push({where: 'after the end-of-archive blocks', what: `${reader.trailingGarbage} non-zero bytes`});
-		}
-
-		base.members = reader.entries;
 		base.problems.push(...policyProblems(judgeMembers(seen.facts)));
 
-		const queue = new CheckQueue(options.inlineChecks ?? false);
+		const queue = new CheckQueue(options.inlineChecks ?? false, options.inventory ?? false);
 		queueDatabases(seen.groups, queue, base);
 		base.databases = await queue.all();
 		if (base.databases.length === 0 && base.problems.length === 0) {

@@ -30,7 +30,8 @@ export type ZipMember = {
 	mode: number | null;
 };
 
-export type Problem = {where: string; what: string};
+/** One finding of a verification; `sidecar` marks a SQLite sidecar in the archive (a tar restore folds or skips it). */
+export type Problem = {where: string; what: string; sidecar?: boolean};
 
 export class ZipUnreadable extends Error {
 	override name = 'ZipUnreadable';

@@ -11,6 +11,7 @@ import {type DrillResult, drillArchive} from '../backup/drill.js';
 import {progressSink} from '../backup/progress.js';
 import {type RestoreResult, restoreArchive} from '../backup/restore.js';
 import {comparisonLines} from '../backup/restore-compare.js';
+import {layoutLines} from '../backup/restore-layout.js';
 import {type ExitCode, refusalLine} from '../errors.js';
 import {failIfAbandoned} from './backup.js';
 import {plural} from '../text/format.js';
@@ -45,6 +46,11 @@ function restoreJson(r: RestoreResult) {
 		databases: r.databases,
 		audit: r.audit,
 		comparison: r.comparison,
+		root: r.mapping.root,
+		mapping: r.mapping.entries,
+		notRestored: {outsideRoot: r.layout.outside, sidecars: r.layout.sidecars},
+		folded: r.layout.folded,
+		checked: r.checks,
 		ms: Math.round(r.ms),
 	};
 }
@@ -56,7 +62,7 @@ function drillJson(r: DrillResult) {
 function drillLines(r: DrillResult): string[] {
 	const lines = [`${r.ok ? '✓ DRILL PASSED' : '✗ DRILL FAILED'}  ${r.archive}`];
 	if (r.restore) {
-		lines.push(`  restored ${plural(r.restore.restored.length, 'file')} into a scratch folder (removed again); every hash and database matched the manifest${r.restore.postProblems.length > 0 ? ' EXCEPT the problems below' : ''}`);
+		lines.push(`  restored ${plural(r.restore.restored.length, 'file')} into a scratch folder (removed again): ${r.restore.checks.members}; databases: integrity_check, ${r.restore.checks.databases}${r.restore.postProblems.length > 0 ? ' EXCEPT the problems below' : ''}`);
 	}
 
 	for (const s of r.scans) {
@@ -89,7 +95,8 @@ async function runDrill(flags: RestoreFlags, io: Io, bar: ReturnType<typeof prog
 
 function dryRunLines(r: RestoreResult): string[] {
 	return [
-		`restore --dry-run ${r.archive} → ${r.target}: verified sound; nothing was written`,
+		`restore --dry-run ${r.archive} → ${r.target}: verified ${r.layout.sidecars.length > 0 ? 'sound but for its sidecars (below)' : 'sound'}; nothing was written`,
+		...layoutLines(r.mapping, r.layout, r.target).map(l => `  ${l}`),
 		...(r.comparison.length === 0 ? ['  the archive holds no Hermes store to compare'] : comparisonLines(r.comparison).map(l => `  ${l}`)),
 		r.exitCode === 0 ? 'Next: the restore drops nothing the live store has' : 'Next: export what would be dropped first (hfx sessions), or take a new backup and restore that',
 	];
@@ -102,10 +109,11 @@ function restoreLines(r: RestoreResult): string[] {
 
 	const lines = [
 		`${r.status === 'restored' ? '✓ RESTORED' : '✗ PARTIAL'}  ${r.archive} → ${r.target}`,
-		`  ${plural(r.restored.length, 'file')} restored and read back (sha256 against the manifest); credentials and databases mode 0600`,
+		...layoutLines(r.mapping, r.layout, r.target).map(l => `  ${l}`),
+		`  ${plural(r.restored.length, 'file')} restored: ${r.checks.members}; credentials and databases mode 0600`,
 	];
 	for (const d of r.databases) {
-		lines.push(`  ${d.ok ? '✓' : '✗'} ${d.path}: integrity_check ${d.integrity[0]}, ${d.counts.sessions === undefined ? plural(Object.keys(d.counts).length, 'table') : `${plural(d.counts.sessions, 'session')}, ${plural(d.counts.messages ?? 0, 'message')}`}${d.ok ? ', as in the manifest' : ''}`);
+		lines.push(`  ${d.ok ? '✓' : '✗'} ${d.path}: integrity_check ${d.integrity[0]}, ${d.counts.sessions === undefined ? plural(Object.keys(d.counts).length, 'table') : `${plural(d.counts.sessions, 'session')}, ${plural(d.counts.messages ?? 0, 'message')}`}${d.ok ? `, ${r.checks.databases}` : ''}`);
 	}
 
 	if (r.preRestoreDir) {

@@ -65,10 +65,21 @@ export function humanVerify(r: VerifyReport): string[] {
 	}
 
 	if (r.status !== 'sound') {
-		lines.push('Next: do not restore from this; pick another backup (hfx backups)');
+		lines.push(`Next: ${nextStep(r)}`);
 	}
 
 	return lines;
+}
+
+/** A tar whose only findings are its SQLite sidecars (tarred while the agent ran) restores: the -wal is folded, never written. */
+function onlySidecars(r: VerifyReport): boolean {
+	return (r.kind === 'tar' || r.kind === 'tar.gz') && r.problems.length > 0 && r.problems.every(p => p.sidecar === true) && r.databases.every(d => d.ok);
+}
+
+function nextStep(r: VerifyReport): string {
+	return onlySidecars(r)
+		? `hfx restore folds the -wal's commits into its database and never writes a sidecar: see it with hfx restore ${r.path} --home DIR --dry-run`
+		: 'do not restore from this; pick another backup (hfx backups)';
 }
 
 export async function runVerify(flags: VerifyFlags, io: Io): Promise<ExitCode> {
@@ -91,7 +102,7 @@ export async function runVerify(flags: VerifyFlags, io: Io): Promise<ExitCode> {
 				const d = report.databases.find(x => !x.ok);
 				return d ? {where: d.path, what: d.problems.join('; ')} : {where: report.path, what: report.status};
 			})();
-			io.err(refusalLine({file: report.path, reason: `${report.status} (${first.where}: ${first.what})`, next: 'do not restore from it; pick another backup (hfx backups)'}));
+			io.err(refusalLine({file: report.path, reason: `${report.status} (${first.where}: ${first.what})`, next: nextStep(report)}));
 		}
 
 		return report.exitCode;

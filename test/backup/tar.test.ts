@@ -110,6 +110,22 @@ describe('verify tar.gz', () => {
 		expect(r.problems[0]!.what).toMatch(/header checksum mismatch/);
 	});
 
+	it('catches a plain tar cut exactly after a member (its end-of-archive blocks gone): the parser reads it as complete, hfx does not', async () => {
+		const home = makeHome('tar-cut-boundary');
+		const out = path.join(tempDir('tar-cut-boundary-out'), 'home.tar');
+		expect(spawnSync('tar', ['cf', out, '--exclude=*.db-wal', '--exclude=*.db-shm', '-C', path.dirname(home.root), path.basename(home.root)]).status).toBe(0);
+		const bytes = fs.readFileSync(out);
+		let last = bytes.length - 1;
+		while (last > 0 && bytes[last] === 0) {
+			last--;
+		}
+
+		fs.writeFileSync(out, bytes.subarray(0, Math.ceil((last + 1) / 512) * 512));
+		const r = await verifyArtifact(out, {inlineChecks: true});
+		expect(r.exitCode).toBe(1);
+		expect(r.problems.map(p => p.what)).toEqual(['tar: no end-of-archive blocks (cut off?)']);
+	});
+
 	it('flags a 0-byte state.db beside a non-empty -wal (SQLite would delete that WAL)', async () => {
 		const {parent} = await volumeWithLiveWal('tgz-zero');
 		fs.truncateSync(path.join(parent, 'data', 'state.db'), 0);

@@ -1,7 +1,8 @@
 /**
  * Class 4: archives. One member policy for zip and tar, in verify and restore alike: a tar.gz
  * holding ../, absolute, device, hardlink or symlink members, or whose only state.db is a link to
- * /etc/shadow, is never SOUND (exit 1 or 2) and restore writes nothing; a zip listing
+ * /etc/shadow, is never SOUND (exit 1 or 2) and restore writes nothing (a tar's state.db-wal is a
+ * finding too, and restore folds its frames, never writing it); a zip listing
  * state.db-wal before state.db, or state.db twice, is a finding and never a stack trace. And what
  * holds (class 9): zip-slip, absolute, symlink and device zip members refused.
  */
@@ -39,6 +40,29 @@ function hostile(id: string, cls: FaultClass, notes: string, make: (dir: string,
 	};
 }
 
+/**
+ * A tar.gz holding state.db and a state.db-wal (a volume tarred while its agent ran): verify calls
+ * the sidecar a finding; restore never writes it as a file: it folds the -wal's committed frames into
+ * the restored database (restore-source-tar.ts) and says so.
+ */
+function sidecarTar(): Fault {
+	return {
+		id: 'tar-sidecar-with-db', cls: 4, outcome: 'ok', notes: 'a tar.gz holding state.db and a state.db-wal: the sidecar is a finding, never restored as a file (its frames folded into the restored database)',
+		async setup(t) {
+			const real = await realBytes(t);
+			const dir = t.dir('archives');
+			const a = craftTar(path.join(dir, 'home.tar.gz'), [{name: 'state.db', data: real.db}, {name: 'state.db-wal', data: real.wal}]);
+			const parent = t.dir('restore-parent');
+			const target = path.join(parent, 'home');
+			const noSidecar = (): string | null => (['-wal', '-shm'].some(s => fs.existsSync(path.join(target, `state.db${s}`))) ? 'a sidecar was written beside the restored state.db' : null);
+			return {evidence: [dir, parent], steps: [
+				step('unsound', ['verify', a], {notMatch: /\bSOUND\b/}),
+				step('ok', ['restore', a, '--to', target, '--yes'], {match: /state\.db-wal: (\d+ committed frames? folded into the restored state\.db|no committed frames)/, check: noSidecar}),
+			], mayWrite: [...recordsIn(dir), `${target}/`]};
+		},
+	};
+}
+
 const ABS = '/tmp/hfx-rel-abs-escaped';
 
 function escapedAbsolute(): string | null {
@@ -67,7 +91,7 @@ export const ARCHIVES: Fault[] = [
 	hostile('tar-fifo-member', 4, 'a tar.gz with a FIFO member', tar(r => [{name: 'state.db', data: r.db}, {name: 'pipe', type: 'fifo'}])),
 	hostile('zip-sidecar-before-db', 4, 'a zip listing state.db-wal before state.db (a sidecar over a database)', zip(r => [{name: 'state.db-wal', data: r.wal}, {name: 'state.db', data: r.db}])),
 	hostile('zip-duplicate-db', 4, 'a zip with state.db twice (different bytes)', zip(r => [{name: 'state.db', data: r.db}, {name: 'state.db', data: r.db.subarray(0, 4096)}])),
-	hostile('tar-sidecar-with-db', 4, 'a tar.gz holding state.db and a state.db-wal: the sidecar is a finding, never restored over the database', tar(r => [{name: 'state.db', data: r.db}, {name: 'state.db-wal', data: r.wal}])),
+	sidecarTar(),
 	hostile('zip-dotdot-member', 9, 'zip-slip ../escaped (holds)', zip(r => [{name: 'state.db', data: r.db}, {name: '../escaped', data: Buffer.from('x')}])),
 	hostile('zip-absolute-member', 9, 'an absolute zip member (holds)', zip(r => [{name: 'state.db', data: r.db}, {name: ABS, data: Buffer.from('x')}])),
 	hostile('zip-symlink-member', 9, 'a symlink zip member (holds)', zip(r => [{name: 'state.db', data: r.db}, {name: 'link', data: Buffer.from('/etc/shadow'), mode: 0o120777}])),

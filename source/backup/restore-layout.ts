@@ -15,6 +15,8 @@ export type Layout = {
 	root: string | null;
 	/** Members outside the Hermes root: not restored. */
 	outside: string[];
+	/** Runtime state of the machine the archive was taken on (Hermes' import skips it too): not restored. */
+	runtime: string[];
 	/** SQLite sidecars in the archive: never restored as files. */
 	sidecars: string[];
 	/** -wal files whose committed frames were folded into the restored database. */
@@ -22,7 +24,7 @@ export type Layout = {
 };
 
 export function emptyLayout(root: string | null): Layout {
-	return {root, outside: [], sidecars: [], folded: []};
+	return {root, outside: [], runtime: [], sidecars: [], folded: []};
 }
 
 export type Mapping = {root: string | null; entries: Array<{archive: string; target: string}>};
@@ -52,6 +54,10 @@ export function layoutLines(mapping: Mapping, layout: Layout, target: string): s
 
 	if (layout.outside.length > 0) {
 		lines.push(`not restored: ${plural(layout.outside.length, 'member')} outside the Hermes root (first: ${layout.outside[0]})`);
+	}
+
+	if (layout.runtime.length > 0) {
+		lines.push(`not restored: ${layout.runtime.join(', ')} (runtime state of the machine the archive was taken on: PIDs, locks, the gateway's last run state; Hermes' import skips it too)`);
 	}
 
 	for (const s of layout.sidecars) {

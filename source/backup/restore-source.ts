@@ -49,15 +49,38 @@ function withoutSidecars(members: SourceMember[]): SourceMember[] {
 	return members.filter(m => sidecarSuffix(normalizeName(m.path), names) === null);
 }
 
+/**
+ * File names Hermes' import never writes, whatever the folder (`_IMPORT_SKIP_NAMES` in Hermes'
+ * hermes_cli/backup.py): PIDs and locks of the source machine's process namespace, its process
+ * registry and the gateway's last run state, which on a rebuilt host leaves the gateway stuck.
+ */
+export const RUNTIME_STATE_NAMES: ReadonlySet<string> = new Set(['gateway_state.json', 'gateway.pid', 'cron.pid', 'gateway.lock', 'processes.json']);
+
+/** An archive restored onto a host (a zip, a tar) leaves out the source machine's runtime state, listed in the layout. */
+function withoutRuntimeState(source: Source): Source {
+	const members = source.members.filter(m => {
+		const runtime = RUNTIME_STATE_NAMES.has(path.posix.basename(m.path));
+		if (runtime) {
+			source.layout.runtime.push(m.archivePath);
+		}
+
+		return !runtime;
+	});
+	return {...source, members};
+}
+
 export async function openSource(archive: string, manifest: Manifest | null, options: {tmpDir?: string} = {}): Promise<Source> {
 	const kind = detectKind(archive);
 	if (kind === 'zip') {
-		return openZipSource(archive, manifest);
+		return withoutRuntimeState(await openZipSource(archive, manifest));
 	}
 
 	if (kind === 'tar' || kind === 'tar.gz') {
-		return openTarSource(archive, kind === 'tar.gz', options);
+		return withoutRuntimeState(await openTarSource(archive, kind === 'tar.gz', options));
 	}
+
+	// A quick snapshot stays on the machine it was taken on: Hermes' /snapshot restore puts its
+	// gateway_state.json and processes.json back, and so does this.
 
 	const files = manifest ? manifest.members.map(m => ({path: m.path, archivePath: m.path, size: m.size, mode: m.mode, sha256: m.sha256, crc32: m.crc32, kind: m.kind})) : hermesSnapshotMembers(archive);
 	return {

@@ -48,7 +48,7 @@ function restoreJson(r: RestoreResult) {
 		comparison: r.comparison,
 		root: r.mapping.root,
 		mapping: r.mapping.entries,
-		notRestored: {outsideRoot: r.layout.outside, sidecars: r.layout.sidecars},
+		notRestored: {outsideRoot: r.layout.outside, runtimeState: r.layout.runtime, sidecars: r.layout.sidecars},
 		folded: r.layout.folded,
 		checked: r.checks,
 		ms: Math.round(r.ms),

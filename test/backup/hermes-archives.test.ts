@@ -70,7 +70,7 @@ type Restored = {
 	databases: Array<{path: string; ok: boolean; counts: Record<string, number>}>;
 	comparison: Array<{path: string; dropped: {sessions: number; messages: number}; added: {sessions: number; messages: number}}>;
 	checked: {members: string; databases: string};
-	notRestored: {outsideRoot: string[]; sidecars: string[]};
+	notRestored: {outsideRoot: string[]; runtimeState: string[]; sidecars: string[]};
 	preRestoreDir: string | null;
 };
 
@@ -105,7 +105,7 @@ describe('archives made by Hermes itself restore', () => {
 		}
 
 		expect(fs.readFileSync(path.join(target, 'SOUL.md')).length).toBe(513);
-		expect(r.json.notRestored).toEqual({outsideRoot: [], sidecars: []});
+		expect(r.json.notRestored).toEqual({outsideRoot: [], runtimeState: [], sidecars: []});
 		expect(r.json.checked.members).toMatch(/CRC-32 and size in the zip/);
 		const text = hfx(['restore', zip, '--to', path.join(dir, 'zip-restored-2'), '--yes']);
 		expect(text.code, text.stderr).toBe(0);
@@ -143,6 +143,31 @@ describe('archives made by Hermes itself restore', () => {
 		expect(fs.existsSync(path.join(target, '_external'))).toBe(false);
 		expect(fs.existsSync(path.join(target, 'profiles/work/state.db'))).toBe(true);
 		expect(hfx(['restore', zip, '--to', path.join(dir, 'external-restored-2'), '--yes']).stdout).toContain('not restored: 1 member outside the Hermes root (first: _external/.honcho/config.json)');
+	});
+
+	it('the source machine\'s runtime state in a Hermes zip (gateway_state.json, processes.json, gateway.lock, a profile\'s gateway.pid) is left out as Hermes\' import leaves it out, and said so; everything else lands', () => {
+		const work = fs.mkdtempSync(path.join(dir, 'runtime-'));
+		expect(spawnSync('unzip', ['-q', path.join(FIXTURE, 'hermes-backup.zip'), '-d', work]).status).toBe(0);
+		const runtime = ['gateway_state.json', 'processes.json', 'gateway.lock', 'profiles/work/gateway.pid'];
+		for (const rel of runtime) {
+			fs.writeFileSync(path.join(work, rel), '{"gateway_state": "stopped"}\n');
+		}
+
+		fs.writeFileSync(path.join(work, 'config.yaml'), 'model: x\n');
+		const zip = path.join(dir, 'runtime.zip');
+		expect(spawnSync('zip', ['-q', '-r', '-X', zip, '.'], {cwd: work}).status).toBe(0);
+		const target = path.join(dir, 'runtime-restored');
+		const r = hfxJson<Restored>(['restore', zip, '--to', target, '--yes']);
+		expect(r.code, r.stderr).toBe(0);
+		expect([...r.json.notRestored.runtimeState].sort()).toEqual([...runtime].sort());
+		for (const rel of runtime) {
+			expect(fs.existsSync(path.join(target, rel)), rel).toBe(false);
+		}
+
+		expect(fs.readFileSync(path.join(target, 'config.yaml'), 'utf8')).toBe('model: x\n');
+		expect(r.json.databases.find(d => d.path === 'profiles/work/state.db')).toMatchObject({ok: true, counts: counts('profiles/work/state.db')});
+		const text = hfx(['restore', zip, '--to', path.join(dir, 'runtime-restored-2'), '--yes']).stdout;
+		expect(text).toMatch(/not restored: .*gateway_state\.json.*\(runtime state of the machine the archive was taken on/);
 	});
 
 	it('a quick snapshot (Hermes\' manifest.json, no hfx manifest) verifies, restores its files and drills', () => {

@@ -18,6 +18,8 @@ import {normalizeName, sidecarSuffix} from './member-policy.js';
 import {findHermesRoot, underRoot} from './archive-root.js';
 import {type Layout, emptyLayout, refuseRoot} from './restore-layout.js';
 import {openTarSource} from './restore-source-tar.js';
+import {MAX_MANIFEST_BYTES} from './verify-snapshot.js';
+import {readForeign} from '../store/foreign-file.js';
 import {type OpenedZip, openZip} from './zipread.js';
 
 export type {Layout} from './restore-layout.js';
@@ -135,6 +137,7 @@ async function openZipSource(archive: string, manifest: Manifest | null): Promis
 
 /** A Hermes quick snapshot: the files its manifest.json lists (`files`: path -> size), as Hermes' /snapshot restore takes them. */
 function hermesSnapshotMembers(dir: string): SourceMember[] {
-	const raw = JSON.parse(fs.readFileSync(path.join(dir, MANIFEST_NAME), 'utf8')) as {files?: Record<string, number>};
+	// verify read and judged it a moment ago; read again the same bounded, non-blocking way.
+	const raw = JSON.parse(readForeign(path.join(dir, MANIFEST_NAME), {maxBytes: MAX_MANIFEST_BYTES, what: 'it as the manifest'}).bytes.toString('utf8')) as {files?: Record<string, number>};
 	return Object.entries(raw.files ?? {}).map(([rel, size]) => ({path: rel, archivePath: rel, size, mode: 0o600, sha256: null, crc32: null, kind: rel.endsWith('.db') ? 'db' : 'file'}));
 }

@@ -14,6 +14,7 @@ import {type DbReport, type VerifyOptions, type VerifyReport, finish, judgeDatab
 import {extractionFailure, makeTempDir} from './verify-temp.js';
 import type {Problem} from './zipread.js';
 import {readChunks} from './chunks.js';
+import {readForeign} from '../store/foreign-file.js';
 
 function listFiles(dir: string, rel = ''): Array<{rel: string; st: fs.Stats}> {
 	const out: Array<{rel: string; st: fs.Stats}> = [];
@@ -144,13 +145,23 @@ function checkFiles(dir: string, tmp: string, listing: Array<{rel: string; st: f
 	return queue;
 }
 
+/** A snapshot's manifest lists its files: far below this. */
+export const MAX_MANIFEST_BYTES = 16 * 1_048_576;
+
 export async function verifySnapshot(dir: string, options: VerifyOptions = {}): Promise<VerifyReport> {
 	const started = performance.now();
 	const base = {path: path.resolve(dir), kind: 'snapshot' as const, manifest: null as Manifest | null, sealed: false, seal: null as string | null, members: 0, bytes: 0, problems: [] as Problem[], databases: [] as DbReport[], notes: [] as string[]};
 	const manifestPath = path.join(dir, MANIFEST_NAME);
 	let text: Buffer;
 	try {
-		text = fs.readFileSync(manifestPath);
+		// Non-blocking and bounded (a FIFO named manifest.json would hang a plain read); a manifest is small.
+		const read = readForeign(manifestPath, {maxBytes: MAX_MANIFEST_BYTES, what: 'it as the manifest'});
+		if (read.truncated) {
+			base.problems.push({where: manifestPath, what: `manifest.json is larger than ${MAX_MANIFEST_BYTES / 1_048_576} MiB: not a snapshot manifest`});
+			return finish(base, started, true);
+		}
+
+		text = read.bytes;
 	} catch (error) {
 		base.problems.push({where: manifestPath, what: `no readable manifest.json (${errorCode(error) ?? errorMessage(error)}): not a snapshot folder`});
 		return finish(base, started, true);

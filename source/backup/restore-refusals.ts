@@ -5,7 +5,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {FailClosed} from '../errors.js';
+import {FailClosed, errnoWords, errorCode, errorMessage} from '../errors.js';
+import {readForeign} from '../store/foreign-file.js';
 import type {RefusalKind} from '../refusal-kinds.js';
 import {describeHolder, findHolders} from '../store/holders.js';
 import {isPidAlive} from './liveness.js';
@@ -152,18 +153,30 @@ export function assertNoHolders(target: string, dbRels: string[]): void {
 	homes.add(target);
 	for (const home of homes) {
 		for (const pidFile of ['gateway.pid', 'cron.pid']) {
-			let text: string;
-			try {
-				text = fs.readFileSync(path.join(home, pidFile), 'utf8');
-			} catch {
-				continue;
-			}
-
-			const pid = Number(/\d+/.exec(text)?.[0]);
+			const text = pidFileText(path.join(home, pidFile));
+			const pid = Number(/\d+/.exec(text ?? '')?.[0]);
 			if (pid && pid !== process.pid && isPidAlive(pid)) {
 				throw refuse(path.join(home, pidFile), 'gateway-running', `process ${pid} named in it is running`, 'stop the gateway first (hermes gateway stop), then run the restore again');
 			}
 		}
+	}
+}
+
+/**
+ * A pid file's text, or null when there is none. Read non-blocking and bounded (a FIFO there would
+ * hang the restore); one that exists but cannot be read is a refusal: whether the gateway runs
+ * cannot be told, and a restore under a running gateway is what this check exists to stop.
+ */
+function pidFileText(file: string): string | null {
+	try {
+		return readForeign(file, {maxBytes: 4096, what: 'it as a pid file'}).bytes.toString('utf8');
+	} catch (error) {
+		if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') {
+			return null;
+		}
+
+		const cause = error instanceof FailClosed ? error.reason : errnoWords(errorCode(error) ?? 'error', errorMessage(error)).cause;
+		throw refuse(file, 'gateway-running', `it cannot be read (${cause}), so whether the gateway runs cannot be told`, 'stop the gateway (hermes gateway stop), make the pid file a readable regular file or remove it, then run the restore again');
 	}
 }
 

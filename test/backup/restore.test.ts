@@ -3,6 +3,7 @@
  * refused; a restore over a folder with a stale -wal yields exactly the archive's data, keeps
  * what was there in backups/pre-restore-<time>/ and restores credentials 0600.
  */
+import {spawnSync} from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -226,6 +227,8 @@ function treeState(dir: string): Record<string, string> {
 			} else if (st.isDirectory()) {
 				out[`${r}/`] = 'dir';
 				walk(r);
+			} else if (st.isFIFO()) {
+				out[r] = 'fifo';
 			} else {
 				out[r] = `${(st.mode & 0o777).toString(8)}:${sha(path.join(dir, r))}`;
 			}
@@ -312,6 +315,20 @@ describe('pre-restore copies: this restore\'s own folder, never through a link',
 		expect(r.exitCode).toBe(0);
 		expect(path.basename(r.preRestoreDir!)).toBe('pre-restore-20261201-100000-1');
 		expect(fs.readdirSync(elsewhere)).toEqual([]);
+	});
+
+	it('a gateway.pid that is a FIFO is refused in one line (whether the gateway runs cannot be told), never read blocking, nothing written (binary)', async () => {
+		const home = makeHome('fifo-pid');
+		const backup = await createBackup({root: home.root, output: tempDir('fifo-pid-out')});
+		fs.rmSync(path.join(home.root, 'gateway.pid'), {force: true});
+		expect(spawnSync('mkfifo', [path.join(home.root, 'gateway.pid')]).status).toBe(0);
+		const before = treeState(home.root);
+		const started = Date.now();
+		const cli = hfx(['restore', backup.archive!, '--home', home.root, '--yes']);
+		expect(Date.now() - started).toBeLessThan(30_000);
+		expect(cli.code).toBe(2);
+		expect(cli.stderr.trim().split('\n')).toEqual([expect.stringMatching(/gateway\.pid: .*FIFO, not a regular file.*whether the gateway runs cannot be told; nothing was written\. Next: stop the gateway/) as string]);
+		expect(treeState(home.root)).toEqual(before);
 	});
 
 	it('a symlinked backups/ is refused in one line before anything is written: no credential leaves the target (binary)', async () => {

@@ -4,19 +4,17 @@
  * store itself is not changed.
  */
 import {createHash} from 'node:crypto';
-import {execFileSync, spawnSync} from 'node:child_process';
+import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
+import {killSession, stopTmux, tmux} from '../helpers/tmux.js';
 import {ROOT} from '../helpers/writer.js';
 
 const session = `hfx-e2e-bk-${process.pid}-${Date.now()}`;
 let dir: string;
 
-function tmux(...args: string[]): string {
-	return execFileSync('tmux', args, {encoding: 'utf8'});
-}
 
 async function waitForScreen(pattern: RegExp, timeoutMs = 20_000): Promise<string> {
 	const end = Date.now() + timeoutMs;
@@ -43,9 +41,12 @@ beforeAll(() => {
 	dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-e2e-bk-'));
 });
 afterEach(() => {
-	spawnSync('tmux', ['kill-session', '-t', session]);
+	killSession(session);
 });
-afterAll(() => fs.rmSync(dir, {recursive: true, force: true}));
+afterAll(() => {
+	stopTmux();
+	fs.rmSync(dir, {recursive: true, force: true});
+});
 
 describe('the Backups pane in a real terminal', () => {
 	it('S takes a quick snapshot, then v verifies it, and the list shows each result', async () => {

@@ -4,12 +4,13 @@
  * must restore the terminal and exit 0. At 80x24 and 140x40: Activity folds the writer's
  * commits into bursts, and no session id on screen is cut.
  */
-import {execFileSync, spawnSync} from 'node:child_process';
+import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
 import {T0} from '../fixtures/scenarios.js';
+import {killSession, stopTmux, tmux} from '../helpers/tmux.js';
 import {ROOT, WriterProcess} from '../helpers/writer.js';
 import stringWidth from 'string-width';
 
@@ -17,9 +18,6 @@ const session = `hfx-e2e-${process.pid}-${Date.now()}`;
 let dir: string;
 let writer: WriterProcess | undefined;
 
-function tmux(...args: string[]): string {
-	return execFileSync('tmux', args, {encoding: 'utf8'});
-}
 
 function screen(): string {
 	return tmux('capture-pane', '-p', '-J', '-t', session);
@@ -65,10 +63,13 @@ beforeAll(() => {
 	dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-e2e-'));
 });
 afterEach(async () => {
-	spawnSync('tmux', ['kill-session', '-t', session]);
+	killSession(session);
 	await writer?.kill();
 });
-afterAll(() => fs.rmSync(dir, {recursive: true, force: true}));
+afterAll(() => {
+	stopTmux();
+	fs.rmSync(dir, {recursive: true, force: true});
+});
 
 describe('hfx in a real terminal', () => {
 	it('shows a new message, a rotation and the rollback-risk banner as a second process commits', async () => {
@@ -152,7 +153,7 @@ describe('hfx in a real terminal', () => {
 			const escaped = tmux('capture-pane', '-p', '-e', '-t', session);
 			tmux('send-keys', '-t', session, 'q');
 			await waitForScreen(/EXIT=0/);
-			spawnSync('tmux', ['kill-session', '-t', session]);
+			killSession(session);
 			return (escaped.match(/\u001B\[(?:3\d|9\d|38;)/g) ?? []).length;
 		};
 

@@ -6,7 +6,7 @@
  * read); now the Files pane says what it is and q and Ctrl-C still end it. Real binary, real
  * FIFOs, bounded waits; every fault proves every byte of the folder unchanged.
  */
-import {execFileSync, spawnSync} from 'node:child_process';
+import {execFileSync} from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +14,7 @@ import {afterAll, afterEach, describe, expect, it} from 'vitest';
 import {runCli} from '../../source/backup/run-cli.js';
 import {hfx, hfxJson} from '../helpers/cli.js';
 import {folderHashes, oneLine} from '../helpers/folder-hashes.js';
+import {killSession, stopTmux, tmux, waitForScreenOf} from '../helpers/tmux.js';
 import {ROOT} from '../helpers/writer.js';
 
 const dirs: string[] = [];
@@ -145,29 +146,14 @@ describe('every child process has a bound', () => {
 
 describe('q and Ctrl-C always end the TUI', () => {
 	const session = `hfx-hang-${process.pid}-${Date.now()}`;
-	const tmux = (...args: string[]): string => execFileSync('tmux', args, {encoding: 'utf8'});
-	const screen = (): string => tmux('capture-pane', '-p', '-J', '-t', session);
-	async function waitFor(pattern: RegExp, timeoutMs: number): Promise<string> {
-		const end = Date.now() + timeoutMs;
-		let last = '';
-		while (Date.now() < end) {
-			last = screen();
-			if (pattern.test(last)) {
-				return last;
-			}
-
-			await new Promise(resolve => setTimeout(resolve, 100));
-		}
-
-		throw new Error(`screen never matched ${pattern}; last screen:\n${last}`);
-	}
+	const waitFor = async (pattern: RegExp, timeoutMs: number): Promise<string> => waitForScreenOf(session, pattern, timeoutMs);
 
 	afterEach(() => {
-		spawnSync('tmux', ['kill-session', '-t', session]);
+		killSession(session);
 	});
+	afterAll(stopTmux);
 
 	it.each([['q', 'q'], ['Ctrl-C', 'C-c']])('a FIFO named state.db-wal appearing under a running TUI: the Files pane names it, and %s still ends it', async (_name, key) => {
-		expect(spawnSync('tmux', ['-V']).status, 'tmux is required').toBe(0);
 		const {dir, db} = store(`tui-${key}`);
 		tmux('new-session', '-d', '-s', session, '-x', '120', '-y', '36', '-e', 'CI=false', '-e', 'NO_COLOR=1', '-e', 'FORCE_COLOR=0', `node ${path.join(ROOT, 'dist/hfx.js')} --db ${db}; echo EXIT=$?; sleep 60`);
 		await waitFor(/\[1 Sessions]/, 15_000);

@@ -1,0 +1,70 @@
+/**
+ * tmux for the end-to-end tests: a server of this test process's own (its own socket, no user
+ * config), kept alive between sessions (exit-empty off). On the shared default server a test file
+ * that killed its last session made the server exit while the next `new-session` (of the same
+ * file or of another file running beside it) was connecting to it: "server exited unexpectedly",
+ * 2 runs in 6 of the colour test.
+ */
+import {execFileSync, spawnSync} from 'node:child_process';
+import fs from 'node:fs';
+
+const SOCKET = `hfx-test-${process.pid}`;
+const BASE = ['-L', SOCKET, '-f', '/dev/null'];
+let started = false;
+
+/** Runs one tmux command on this process's server (started on first use); its stdout. */
+export function tmux(...args: string[]): string {
+	if (!started) {
+		if (spawnSync('tmux', ['-V']).status !== 0) {
+			throw new Error('tmux is required for the end-to-end tests (apt-get install tmux; .ci/run installs it)');
+		}
+
+		execFileSync('tmux', [...BASE, 'start-server', ';', 'set-option', '-g', 'exit-empty', 'off']);
+		started = true;
+		process.once('exit', stopTmux);
+	}
+
+	return execFileSync('tmux', [...BASE, ...args], {encoding: 'utf8'});
+}
+
+/** Ends one session if it exists (after a test, whatever it left). */
+export function killSession(session: string): void {
+	if (started) {
+		spawnSync('tmux', [...BASE, 'kill-session', '-t', session]);
+	}
+}
+
+/** Ends this process's tmux server and every session on it. */
+export function stopTmux(): void {
+	if (started) {
+		const socket = spawnSync('tmux', [...BASE, 'display-message', '-p', '#{socket_path}'], {encoding: 'utf8'}).stdout.trim();
+		spawnSync('tmux', [...BASE, 'kill-server']);
+		// tmux 3.3 leaves its socket file behind when the server is killed.
+		if (socket.endsWith(SOCKET)) {
+			fs.rmSync(socket, {force: true});
+		}
+
+		started = false;
+	}
+}
+
+/** What the session's pane shows (lines joined where they wrapped). */
+export function screenOf(session: string): string {
+	return tmux('capture-pane', '-p', '-J', '-t', session);
+}
+
+/** Polls the screen every 100 ms until `pattern` matches; throws with the last screen after `timeoutMs`. */
+export async function waitForScreenOf(session: string, pattern: RegExp, timeoutMs = 15_000): Promise<string> {
+	const end = Date.now() + timeoutMs;
+	let last = '';
+	while (Date.now() < end) {
+		last = screenOf(session);
+		if (pattern.test(last)) {
+			return last;
+		}
+
+		await new Promise(resolve => setTimeout(resolve, 100));
+	}
+
+	throw new Error(`screen never matched ${pattern}; last screen:\n${last}`);
+}

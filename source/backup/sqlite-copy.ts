@@ -16,6 +16,7 @@ import {FailClosed, errorCode} from '../errors.js';
 import {ReadOnlyStore, describeOpenError} from '../store/open.js';
 import {type DbCheck, checkDatabaseFileSync, compareCounts, quoteIdent} from './db-check.js';
 import {writeFailure} from './write-failure.js';
+import {EarlyWriteback} from './early-writeback.js';
 import {distRoot} from '../paths.js';
 
 export type CopyProgress = {file: string; done: number; total: number};
@@ -40,6 +41,8 @@ export type DbCopy = {
 	ms: number;
 	/** How long the read transaction pinned the owner's WAL (docs/sqlite-wal.md, pinning). */
 	pinnedMs: number;
+	/** Early fdatasyncs of the copy while it was written (early-writeback.ts). */
+	writebacks: number;
 	readerSqliteVersion: string;
 };
 
@@ -53,6 +56,8 @@ export type CopyOptions = {
 	 * so the copy lands on the output's filesystem and is swept with the rest after a kill -9.
 	 */
 	privateTmp?: string;
+	/** Bytes between early fdatasyncs of the copy (default WRITEBACK_EVERY, 64 MiB). */
+	writebackEvery?: number;
 };
 
 /** ReadOnlyStore.open with os.tmpdir() pointed at `dir` (open is synchronous: nothing interleaves). */
@@ -109,7 +114,7 @@ function openSource(source: string, dest: string, options: CopyOptions): ReadOnl
 	}
 }
 
-type PinnedCopy = Pick<DbCopy, 'pageSize' | 'pageCount' | 'snapshotCounts' | 'schemaVersion' | 'steps' | 'restarts' | 'pinnedMs'>;
+type PinnedCopy = Pick<DbCopy, 'pageSize' | 'pageCount' | 'snapshotCounts' | 'schemaVersion' | 'steps' | 'restarts' | 'pinnedMs'> & {writebacks: number};
 
 /** BEGIN, the first read (the snapshot), page size and count, row counts, the backup API in steps, COMMIT. */
 async function pinnedCopy(store: ReadOnlyStore, db: ReadOnlyStore['db'], source: string, dest: string, options: CopyOptions): Promise<PinnedCopy> {
@@ -124,6 +129,9 @@ async function pinnedCopy(store: ReadOnlyStore, db: ReadOnlyStore['db'], source:
 	let pageCount = 0;
 	let counts: Record<string, number> = {};
 	let schemaVersion: number | null = null;
+	// The staging copy's writeback started as it is written: SQLite's own fsync when the backup
+	// commits (0.6 s of the 1.4 s copy of the 785 MB bench store) then finds little left.
+	const writeback = new EarlyWriteback(dest, options.writebackEvery);
 	try {
 		// The first read takes the snapshot that the backup steps below reuse.
 		store.prepare('SELECT count(*) FROM sqlite_master').get();
@@ -142,10 +150,14 @@ async function pinnedCopy(store: ReadOnlyStore, db: ReadOnlyStore['db'], source:
 				}
 
 				lastRemaining = remainingPages;
+				writeback.progress((totalPages - remainingPages) * pageSize);
 				options.onProgress?.({file, done: (totalPages - remainingPages) * pageSize, total: totalPages * pageSize});
 				return step;
 			},
 		});
+	} catch (error) {
+		writeback.dispose();
+		throw error;
 	} finally {
 		if (db.inTransaction) {
 			db.exec('COMMIT');
@@ -154,7 +166,14 @@ async function pinnedCopy(store: ReadOnlyStore, db: ReadOnlyStore['db'], source:
 		pinnedMs = performance.now() - pinnedAt;
 	}
 
-	return {pageSize, pageCount, snapshotCounts: counts, schemaVersion, steps, restarts, pinnedMs};
+	// The backup's own connection to `dest` is closed by now (better-sqlite3 closes it on the last step).
+	try {
+		await writeback.close();
+	} catch (error) {
+		throw writeFailure(path.dirname(dest), error, `copying ${source}`);
+	}
+
+	return {pageSize, pageCount, snapshotCounts: counts, schemaVersion, steps, restarts, pinnedMs, writebacks: writeback.started};
 }
 
 /**
@@ -187,6 +206,7 @@ export async function copyDatabase(source: string, dest: string, options: CopyOp
 			restarts: pinned.restarts,
 			ms: performance.now() - started,
 			pinnedMs: pinned.pinnedMs,
+			writebacks: pinned.writebacks,
 			readerSqliteVersion: store.sqliteVersion(),
 		};
 	} catch (error) {

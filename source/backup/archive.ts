@@ -219,6 +219,11 @@ export class ZipWriter {
 		return {bytes: this.seal.bytes, seal: this.seal.seal, crc32: this.seal.crc >>> 0};
 	}
 
+	/** Bytes of the archive written to the file so far (final: the zip is written front to back). */
+	get bytesOnDisk(): number {
+		return this.out.bytesWritten;
+	}
+
 	/** Early fdatasyncs of the archive while it streamed (early-writeback.ts). */
 	get writebacks(): number {
 		return this.writeback.started;

@@ -28,7 +28,7 @@ import {type DatabaseRecord, MANIFEST_NAME, type Manifest, type MemberRecord, ma
 import type {ProgressFn} from './progress.js';
 import {linkText} from '../store/foreign-file.js';
 import {appendRecord, assertRecordsFile, fingerprintOf, readRecords, statusFor} from './records.js';
-import {type DbCopy, checkDatabaseFile, copyDatabase, judgeCopy} from './sqlite-copy.js';
+import {type DbCopy, copyDatabase, judgeCopy, startCheck} from './sqlite-copy.js';
 import {CREDENTIAL_NAMES, type Excluded, type FollowedLink, type Skipped, type WalkEntry, walkRoot} from './walk.js';
 import {readBack, readPrefix} from './readback.js';
 
@@ -499,12 +499,18 @@ async function archiveDatabases(run: BackupRun): Promise<{members: MemberRecord[
 		}
 
 		const dest = path.join(stage, `${dbIndex++}.db`);
-		const copy = await copyOne(run, e, dest);
+		// The check's worker starts now, so its start-up overlaps the copy.
+		const pending = startCheck();
+		const copy = await copyOne(run, e, dest).catch((error: unknown) => {
+			pending.cancel();
+			throw error;
+		});
 		if (!copy) {
+			pending.cancel();
 			continue;
 		}
 
-		const check = checkDatabaseFile(dest).then(c => ({rel: e.rel, copy, check: c}));
+		const check = pending.run(dest).then(c => ({rel: e.rel, copy, check: c}));
 		checks.push(check);
 		let fd: number;
 		try {

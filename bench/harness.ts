@@ -46,7 +46,7 @@ export type Section = {
 	run: (ctx: BenchContext) => Promise<SectionResult>;
 };
 
-export type Sample = {ms: number; rssKb: number | null};
+export type Sample = {ms: number; rssKb: number | null; /** User + system CPU time of the command (GNU time %U + %S), null without GNU time. */ cpuMs?: number | null};
 
 export type Measurement = {
 	samples: Sample[];
@@ -94,7 +94,7 @@ export async function runOnce(command: string, args: readonly string[], options:
 	const okCodes = options.okExitCodes ?? [0];
 	const rssFile = path.join(scratchDir(), 'rss');
 	const devNull = fs.openSync('/dev/null', 'w');
-	const [file, argv] = rssMethod === 'gnu-time' ? [TIME, ['-f', '%M', '-o', rssFile, command, ...args]] : [command, [...args]];
+	const [file, argv] = rssMethod === 'gnu-time' ? [TIME, ['-f', '%U %S %M', '-o', rssFile, command, ...args]] : [command, [...args]];
 	try {
 		const started = performance.now();
 		const child = spawn(file, argv, {stdio: ['ignore', devNull, 'pipe'], cwd: options.cwd, env: options.env});
@@ -127,13 +127,15 @@ export async function runOnce(command: string, args: readonly string[], options:
 		}
 
 		let rssKb: number | null = sampled;
+		let cpuMs: number | null = null;
 		if (rssMethod === 'gnu-time') {
 			const lines = fs.readFileSync(rssFile, 'utf8').trim().split('\n');
-			const kb = Number(lines[lines.length - 1]);
-			rssKb = Number.isFinite(kb) ? kb : null;
+			const [user, sys, kb] = (lines[lines.length - 1] ?? '').trim().split(/\s+/).map(Number);
+			rssKb = Number.isFinite(kb) ? kb! : null;
+			cpuMs = Number.isFinite(user) && Number.isFinite(sys) ? (user! + sys!) * 1000 : null;
 		}
 
-		return {ms, rssKb};
+		return {ms, rssKb, cpuMs};
 	} finally {
 		fs.closeSync(devNull);
 	}

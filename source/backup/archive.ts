@@ -6,7 +6,8 @@
  * byte of the archive checked, including local headers, data descriptors and the central
  * directory that CRC-32s alone do not cover.
  *
- * The archive is written to a temp name (mode 0600) by the caller, fsynced here.
+ * The archive is written to a temp name (mode 0600) by the caller, fsynced here (its writeback
+ * started every 64 MiB as it streams, early-writeback.ts, so the final fsync is short).
  */
 import {sha256} from '../crypto.js';
 import fs from 'node:fs';
@@ -18,6 +19,7 @@ import type * as Yazl from 'yazl';
 import {type MemberRecord} from './manifest.js';
 import {Hasher, crcHex} from './digest.js';
 import {fsyncFile} from './durable.js';
+import {EarlyWriteback} from './early-writeback.js';
 
 /**
  * yazl computes each member's CRC-32 with buffer-crc32, a JavaScript loop (~370 MB/s here): on a
@@ -77,6 +79,8 @@ class SealTransform extends Transform {
 	crc = 0;
 	bytes = 0;
 	seal = '';
+	/** Called with the bytes passed on so far, after each chunk. */
+	onOutput?: (bytes: number) => void;
 
 	private emit_(chunk: Buffer, hash: boolean): void {
 		if (chunk.length === 0) {
@@ -90,6 +94,7 @@ class SealTransform extends Transform {
 		this.crc = zlib.crc32(chunk, this.crc);
 		this.bytes += chunk.length;
 		this.push(chunk);
+		this.onOutput?.(this.bytes);
 	}
 
 	override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
@@ -136,14 +141,17 @@ export class ZipWriter {
 	private failure: unknown;
 	private readonly failed: Promise<never>;
 	private readonly out: fs.WriteStream;
+	private readonly writeback: EarlyWriteback;
 
 	/** Opens `file` (which must not exist) with mode 0600 and starts the output pipeline. */
-	constructor(file: string) {
+	constructor(file: string, options: {writebackEvery?: number} = {}) {
 		this.file = file;
 		// Opened synchronously: the file exists from here on, so a failure at any point can remove it.
 		const fd = fs.openSync(file, 'wx', 0o600);
 		const out = fs.createWriteStream('', {fd, highWaterMark: 1 << 20});
 		this.out = out;
+		this.writeback = new EarlyWriteback(file, options.writebackEvery);
+		this.seal.onOutput = bytes => this.writeback.progress(bytes);
 		this.done = pipeline(this.zip.outputStream as unknown as NodeJS.ReadableStream, this.seal, out);
 		this.failed = new Promise<never>((_resolve, reject) => {
 			this.done.catch((error: unknown) => {
@@ -206,13 +214,25 @@ export class ZipWriter {
 		this.zip.addBuffer(manifest, 'manifest.json', {mode: 0o100600, mtime: new Date(), compress: true});
 		this.zip.end({comment: `${SEAL_PREFIX}${'0'.repeat(64)}`, forceZip64Format: false});
 		await Promise.race([this.done, this.failed]);
+		await this.writeback.close();
 		fsyncFile(this.file);
 		return {bytes: this.seal.bytes, seal: this.seal.seal, crc32: this.seal.crc >>> 0};
+	}
+
+	/** Bytes of the archive written to the file so far (final: the zip is written front to back). */
+	get bytesOnDisk(): number {
+		return this.out.bytesWritten;
+	}
+
+	/** Early fdatasyncs of the archive while it streamed (early-writeback.ts). */
+	get writebacks(): number {
+		return this.writeback.started;
 	}
 
 	/** Stops writing (the caller removes the file). */
 	abort(): void {
 		this.seal.destroy();
 		this.out.destroy();
+		this.writeback.dispose();
 	}
 }

@@ -5,8 +5,9 @@
  *   lock (<root>/.hfx-backup.lock) -> sweep debris of killed runs -> free-space check ->
  *   for each *.db: consistent copy into a private staging folder (sqlite-copy.ts), its
  *   integrity_check + counts started in a worker while the copy streams into the archive ->
- *   every other file, hashed as it streams -> manifest.json last -> seal -> fsync ->
- *   read-back check of the temp file -> link to the final name (never over an existing file),
+ *   every other file, hashed as it streams -> the read-back's CRC pass over the bytes already
+ *   written, while the checks finish (readback.ts) -> manifest.json last -> seal -> fsync ->
+ *   read-back check of the temp file (the rest of the CRC, the seal, the central directory) -> link to the final name (never over an existing file),
  *   fsync the folder -> record -> prune older complete archives (only now).
  *
  * Archive: mode 0600 (it holds credentials), databases stored (not deflated: fast, and SQLite
@@ -14,7 +15,6 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import zlib from 'node:zlib';
 import {FailClosed, errorCode, errorMessage, throwFileError} from '../errors.js';
 import {ZipWriter} from './archive.js';
 import type {DbCheck} from './db-check.js';
@@ -28,10 +28,9 @@ import {type DatabaseRecord, MANIFEST_NAME, type Manifest, type MemberRecord, ma
 import type {ProgressFn} from './progress.js';
 import {linkText} from '../store/foreign-file.js';
 import {appendRecord, assertRecordsFile, fingerprintOf, readRecords, statusFor} from './records.js';
-import {type DbCopy, checkDatabaseFile, copyDatabase, judgeCopy} from './sqlite-copy.js';
+import {type DbCopy, copyDatabase, judgeCopy, startCheck} from './sqlite-copy.js';
 import {CREDENTIAL_NAMES, type Excluded, type FollowedLink, type Skipped, type WalkEntry, walkRoot} from './walk.js';
-import {openZip, readMember, structuralProblems} from './zipread.js';
-import {readChunks} from './chunks.js';
+import {readBack, readPrefix} from './readback.js';
 
 export const ARCHIVE_PATTERN = /^hfx-backup-(\d{8}-\d{6})(?:-(\d+))?\.zip$/;
 export const DEFAULT_KEEP = 3;
@@ -73,7 +72,7 @@ export type BackupResult = {
 	credentials: string[];
 	recorded: boolean;
 	ms: number;
-	/** Milliseconds per phase (walk, copy, archive, wait-checks, finish, readback, publish, prune). */
+	/** Milliseconds per phase (walk, copy, archive, readback-prefix, wait-checks, finish, readback, publish, prune). */
 	phases: Record<string, number>;
 };
 
@@ -210,63 +209,6 @@ function dbRecord(rel: string, copy: DbCopy, check: DbCheck, ok: boolean, proble
 	};
 }
 
-/**
- * The read-back right after writing: the file on disk has exactly the bytes we streamed (size,
- * CRC-32 of the whole file, the seal), and its central directory lists every manifest member with
- * the size and CRC-32 we hashed. Throws FailClosed when not.
- */
-export async function readBack(file: string, manifest: Manifest, expected: {bytes: number; seal: string; crc32: number}, onProgress?: ProgressFn): Promise<void> {
-	const fail = (what: string) => new FailClosed({file, kind: 'readback-failed', reason: `the archive read back from disk differs from what was written (${what}); it was removed`, next: 'check the disk (dmesg) and run the backup again, or write elsewhere with -o DIR'});
-	const size = fs.statSync(file).size;
-	if (size !== expected.bytes) {
-		throw fail(`${size} bytes on disk, ${expected.bytes} written`);
-	}
-
-	let done = 0;
-	// CRC-32 of the whole file (fast); the seal covers the same bytes with sha256 on `hfx verify`.
-	const fd = fs.openSync(file, 'r');
-	let crc = 0;
-	try {
-		readChunks(fd, chunk => {
-			crc = zlib.crc32(chunk, crc);
-			done += chunk.length;
-			onProgress?.({phase: 'readback', label: path.basename(file), done, total: size});
-		});
-	} finally {
-		fs.closeSync(fd);
-	}
-
-	if ((crc >>> 0) !== expected.crc32) {
-		throw fail('CRC-32 of the whole file');
-	}
-
-	const z = await openZip(file);
-	try {
-		if (z.seal !== expected.seal) {
-			throw fail('seal');
-		}
-
-		const structure = structuralProblems(z, {skipSeal: true});
-		if (structure.problems.length > 0) {
-			throw fail(structure.problems.map(p => `${p.where}: ${p.what}`).join('; '));
-		}
-
-		const byName = new Map(z.members.map(m => [m.name, m]));
-		for (const m of manifest.members) {
-			const e = byName.get(m.path);
-			if (!e || e.entry.uncompressedSize !== m.size || (e.entry.crc32 >>> 0).toString(16).padStart(8, '0') !== m.crc32) {
-				throw fail(`member ${m.path}`);
-			}
-		}
-
-		if (z.members.length !== manifest.members.length + 1 || !byName.has(MANIFEST_NAME)) {
-			throw fail('member list');
-		}
-	} finally {
-		z.close();
-	}
-}
-
 /** Is this archive of ours complete (its manifest says so)? Reads only the manifest. */
 export async function archiveIsComplete(file: string): Promise<boolean> {
 	return (await readArchiveManifest(file))?.complete === true;
@@ -379,11 +321,14 @@ export async function createBackup(options: BackupOptions): Promise<BackupResult
 		const {members, checks, removals} = await archiveDatabases(run);
 		members.push(...await archiveFiles(run));
 		run.phase('archive');
+		// The read-back's CRC pass over what is on disk already, beside the checks still running.
+		const prefix = readPrefix(run.temp!, run.writer!.bytesOnDisk);
+		run.phase('readback-prefix');
 		await judgeChecks(run, manifest, checks);
 		run.phase('wait-checks');
 		const written = await finishArchive(run, manifest, members);
 		run.phase('finish');
-		await readBack(run.temp!, manifest, written, options.onProgress);
+		await readBack(run.temp!, manifest, written, options.onProgress, prefix);
 		await Promise.all(removals);
 		run.phase('readback');
 		publish(run);
@@ -554,12 +499,18 @@ async function archiveDatabases(run: BackupRun): Promise<{members: MemberRecord[
 		}
 
 		const dest = path.join(stage, `${dbIndex++}.db`);
-		const copy = await copyOne(run, e, dest);
+		// The check's worker starts now, so its start-up overlaps the copy.
+		const pending = startCheck();
+		const copy = await copyOne(run, e, dest).catch((error: unknown) => {
+			pending.cancel();
+			throw error;
+		});
 		if (!copy) {
+			pending.cancel();
 			continue;
 		}
 
-		const check = checkDatabaseFile(dest).then(c => ({rel: e.rel, copy, check: c}));
+		const check = pending.run(dest).then(c => ({rel: e.rel, copy, check: c}));
 		checks.push(check);
 		let fd: number;
 		try {

@@ -6,10 +6,10 @@ import fs from 'node:fs';
 
 const CHUNK = 1 << 20;
 
-/** Calls `each` with every chunk of `fd` from byte 0 up to `end` (default: its end); returns the bytes read. */
-export function readChunks(fd: number, each: (chunk: Buffer) => void, end = Number.POSITIVE_INFINITY): number {
+/** Calls `each` with every chunk of `fd` from byte `start` (default 0) up to `end` (default: its end); returns the position reached. */
+export function readChunks(fd: number, each: (chunk: Buffer) => void, end = Number.POSITIVE_INFINITY, start = 0): number {
 	const buf = Buffer.allocUnsafe(CHUNK);
-	let pos = 0;
+	let pos = start;
 	while (pos < end) {
 		const n = fs.readSync(fd, buf, 0, Math.min(buf.length, end - pos), pos);
 		if (n <= 0) {

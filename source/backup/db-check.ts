@@ -1,10 +1,13 @@
 /**
  * The database check run on a COPY (never on the live file: a long read of it pins the owner's WAL, docs/sqlite-wal.md, pinning): a fresh read-only connection,
  * `PRAGMA integrity_check`, the row count of every ordinary table and the schema version.
- * The copy is a private file of ours, so memory-mapped reads are allowed here (H10 concerns only
- * a live file that its owner may truncate) and make the check markedly faster.
+ *
+ * Plain reads and SQLite's default page cache (2 MiB), no memory map: a map of the copy is
+ * resident while the check reads it, so a backup of a 785 MB store peaked at ~870 MB RSS (795 MB
+ * of it the mapped copy), and the map bought ~10 % CPU on the check (2.8 s against 3.1 s of CPU
+ * on that store), which runs beside the archive stream anyway. A larger cache only costs memory:
+ * integrity_check reads each page about once.
  */
-import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import {errorCode, errorMessage} from '../errors.js';
 import {plural} from '../text/format.js';
@@ -55,14 +58,23 @@ export function readSchemaVersion(db: Database.Database): number | null {
 	}
 }
 
+/** CHECK_CACHE_KIB: the page cache of the check connection, SQLite's own default, set explicitly. */
+export const CHECK_CACHE_KIB = 2000;
+
+/** The check's connection to a private copy: read-only, no memory map, a bounded page cache. */
+export function openCheckConnection(file: string): Database.Database {
+	const db = new Database(file, {readonly: true, fileMustExist: true, timeout: 5000});
+	db.pragma('mmap_size = 0');
+	db.pragma(`cache_size = -${CHECK_CACHE_KIB}`);
+	return db;
+}
+
 /** Synchronous check of a private copy. Never throws: a failure is an `ok: false` result. */
 export function checkDatabaseFileSync(file: string): DbCheck {
 	const started = performance.now();
 	let db: Database.Database | undefined;
 	try {
-		db = new Database(file, {readonly: true, fileMustExist: true, timeout: 5000});
-		const size = fs.statSync(file).size;
-		db.pragma(`mmap_size = ${Math.min(size + 65_536, 2 ** 31)}`);
+		db = openCheckConnection(file);
 		const rows = db.prepare('PRAGMA integrity_check(100)').pluck().all() as string[];
 		const counts = readCounts(db);
 		const schemaVersion = readSchemaVersion(db);

@@ -12,6 +12,7 @@ import {afterAll, afterEach, describe, expect, it} from 'vitest';
 import {checkDatabaseFile, copyDatabase, judgeCopy} from '../../source/backup/sqlite-copy.js';
 import {FailClosed} from '../../source/errors.js';
 import {Trickle, bigStore, cleanupTemps, counts, tempDir} from './helpers.js';
+import {ROOT} from '../helpers/writer.js';
 
 const trickles: Trickle[] = [];
 afterEach(async () => {
@@ -125,5 +126,45 @@ describe('copyDatabase: a private read copy with no room is the output folder\'s
 		} finally {
 			spawnSync('umount', ['-l', stage]);
 		}
+	});
+});
+
+/**
+ * The check worker started before its file (as the backup starts it before the copy), in the
+ * compiled worker the CLI runs (dist/): the file handed over later is checked; a worker cancelled
+ * unused, or given a file that is no database, never keeps the process alive or passes.
+ */
+const PENDING_CHILD = `
+import fs from 'node:fs';
+import {startCheck} from ${JSON.stringify(path.join(ROOT, 'dist/backup/sqlite-copy.js'))};
+const [db, junk] = process.argv.slice(2);
+const early = startCheck();
+const unused = startCheck();
+const bad = startCheck();
+await new Promise(resolve => setTimeout(resolve, 300));
+unused.cancel();
+const ok = await early.run(db);
+const notDb = await bad.run(junk);
+process.stdout.write(JSON.stringify({ok: ok.ok, integrity: ok.integrity, messages: ok.counts.messages, notDb: notDb.ok, notDbWhy: notDb.integrity}));
+`;
+
+describe('startCheck: a check worker started ahead of its file', () => {
+	it('checks the file handed over later; a cancelled or failing check lets the process exit', () => {
+		const dir = tempDir('pending');
+		const db = path.join(dir, 'copy.db');
+		bigStore(db, 3000);
+		const junk = path.join(dir, 'junk.db');
+		fs.writeFileSync(junk, 'not sqlite at all '.repeat(400));
+		const script = path.join(dir, 'pending.mjs');
+		fs.writeFileSync(script, PENDING_CHILD);
+		const r = spawnSync(process.execPath, [script, db, junk], {encoding: 'utf8', timeout: 30_000});
+		expect(r.error).toBeUndefined();
+		expect(r.status).toBe(0);
+		const out = JSON.parse(r.stdout) as {ok: boolean; integrity: string[]; messages: number; notDb: boolean; notDbWhy: string[]};
+		expect(out.integrity).toEqual(['ok']);
+		expect(out.ok).toBe(true);
+		expect(out.messages).toBe(3000);
+		expect(out.notDb).toBe(false);
+		expect(out.notDbWhy.join(' ')).toMatch(/SQLITE_NOTADB|not a database/);
 	});
 });

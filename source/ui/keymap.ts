@@ -111,10 +111,16 @@ const SCREEN: ReadonlyArray<Binding<ScreenKeys>> = [
 /** Keys of the repair flow: its preview, and its typed confirmation (whose text input takes the rest). */
 const REPAIR: ReadonlyArray<Binding<RepairKeys>> = [
 	{id: 'repair-apply', keys: [{input: 'a'}], label: 'a', description: 'apply the previewed repair (only once every precondition holds; then type the confirmation)', overlay: 'repair', footer: 1, hint: 'a apply',
-		active: c => c.stage === 'preview',
+		active: c => c.stage === 'preview' && !c.applied,
 		disabledReason: c => c.ready ? null : 'apply is disabled until every precondition holds (see the checklist)',
 		run: c => c.confirm()},
-	{id: 'repair-back', keys: [{special: 'escape'}], label: 'Esc', description: 'leave the repair preview (nothing is written)', overlay: 'repair', footer: 2, hint: 'Esc back', active: c => c.stage !== 'applying', run: c => c.close()},
+	{id: 'repair-back', keys: [{special: 'escape'}], label: 'Esc', description: 'leave the repair preview (nothing is written), or close an applied repair\'s result', overlay: 'repair', footer: 2, hint: 'Esc back', hintIn: c => c.applied ? 'Esc close' : null, active: c => c.stage !== 'applying', run: c => c.close()},
+	{id: 'repair-down', keys: [{input: 'j'}, {special: 'downArrow'}], label: 'j/k', description: 'scroll the repair preview a line down or up (↑/↓ too)', overlay: 'repair', footer: 3, hint: 'j/k scroll', run: c => c.scroll(1)},
+	{id: 'repair-up', keys: [{input: 'k'}, {special: 'upArrow'}], label: 'k/↑', description: 'scroll the repair preview a line up', overlay: 'repair', help: false, run: c => c.scroll(-1)},
+	{id: 'repair-page-down', keys: [{input: 'd', ctrl: true}, {special: 'pageDown'}], label: 'C-d/C-u', description: 'scroll the repair preview half a page down or up (PgDn/PgUp too)', overlay: 'repair', run: c => c.scroll(c.half)},
+	{id: 'repair-page-up', keys: [{input: 'u', ctrl: true}, {special: 'pageUp'}], label: 'C-u', description: 'scroll the repair preview half a page up', overlay: 'repair', help: false, run: c => c.scroll(-c.half)},
+	{id: 'repair-top', keys: [{input: 'g'}, {special: 'home'}], label: 'g/G', description: 'the repair preview\'s first or last line (Home/End too)', overlay: 'repair', run: c => c.scroll('top')},
+	{id: 'repair-bottom', keys: [{input: 'G'}, {special: 'end'}], label: 'G', description: 'the repair preview\'s last line', overlay: 'repair', help: false, run: c => c.scroll('bottom')},
 	{id: 'confirm-cancel', keys: [{special: 'escape'}], label: 'Esc', description: 'cancel the confirmation (nothing is written)', overlay: 'confirm', help: false, run: c => c.notice('not confirmed: nothing was written')},
 ];
 

@@ -2,7 +2,8 @@
  * The repair flow of the Findings pane: preview (the before/after table, the restart before and
  * after), the preconditions as a live checklist, an apply key that stays disabled until every
  * precondition holds, a typed confirmation, and the result with the post-repair routing.
- * Nothing is written before the typed confirmation.
+ * Nothing is written before the typed confirmation. Long values wrap, and the lines between the
+ * title and the footer scroll (j/k, C-d/C-u, g/G) with an indicator of where the window is.
  */
 import React, {useReducer, useRef} from 'react';
 import {Box, useStdin} from 'ink';
@@ -15,8 +16,8 @@ import {useLatestInput} from './hooks.js';
 import {press} from './keys/binding.js';
 import type {RepairKeys} from './keys/contexts.js';
 import {footerHints, repairBinding} from './keys/lookup.js';
-import {type FlowAction, type FlowState, INITIAL_FLOW, flowReducer, readyToApply} from './repair-flow-state.js';
-import {flowLines} from './repair-flow-lines.js';
+import {type FlowAction, type FlowState, INITIAL_FLOW, clampScroll, flowReducer, readyToApply, scrollIndicator} from './repair-flow-state.js';
+import {flowLines, flowTitle} from './repair-flow-lines.js';
 import type {RepairService} from './repair-service.js';
 import {useTheme} from './theme.js';
 import {useRepairChecks, useRepairPlan} from './use-repair-plan.js';
@@ -31,14 +32,24 @@ export type RepairFlowProps = {
 	onClose: (applied: boolean) => void;
 	/** How often the holder checklist is refreshed. */
 	checkEveryMs?: number;
+	/** Called once a repair was applied (the screen re-reads the store: its header shows the new data_version). */
+	onApplied?: () => void;
 };
 
 type Dispatch = (action: FlowAction) => void;
 
-function repairKeys(state: FlowState, dispatch: Dispatch, onClose: (applied: boolean) => void): RepairKeys {
+/** The flow's window: its body lines between the title and the footer. */
+type Window = {total: number; view: number};
+
+function repairKeys(state: FlowState, dispatch: Dispatch, onClose: (applied: boolean) => void, window: Window): RepairKeys {
+	const first = clampScroll(state.scroll, window.total, window.view);
+	const bottom = Math.max(0, window.total - window.view);
 	return {
 		stage: state.stage,
 		ready: readyToApply(state),
+		applied: state.outcome?.result === 'applied',
+		half: Math.max(1, Math.floor(window.view / 2)),
+		scroll: by => dispatch({type: 'scroll', to: by === 'top' ? 0 : (by === 'bottom' ? bottom : Math.min(bottom, first + by))}),
 		// A notice goes back to the preview (where every notice of the flow is shown).
 		notice: text => dispatch({type: 'stage', stage: 'preview', notice: text}),
 		close: () => onClose(state.outcome?.result === 'applied'),
@@ -46,18 +57,21 @@ function repairKeys(state: FlowState, dispatch: Dispatch, onClose: (applied: boo
 	};
 }
 
-async function apply(service: RepairService, planned: Planned, dispatch: Dispatch): Promise<void> {
+async function apply(service: RepairService, planned: Planned, dispatch: Dispatch, onApplied?: () => void): Promise<void> {
 	dispatch({type: 'stage', stage: 'applying'});
 	try {
 		const outcome = await service.apply(planned, line => dispatch({type: 'log', line}));
 		dispatch({type: 'outcome', outcome});
+		if (outcome.result === 'applied') {
+			onApplied?.();
+		}
 	} catch (error) {
 		dispatch({type: 'error', error: errorMessage(error)});
 	}
 }
 
 /** The typed confirmation: the orphan's random suffix applies exactly the previewed plan, anything else goes back. */
-function Confirm({orphanId, planned, service, dispatch}: {orphanId: string; planned: Planned; service: RepairService; dispatch: Dispatch}): React.ReactElement {
+function Confirm({orphanId, planned, service, dispatch, onApplied}: {orphanId: string; planned: Planned; service: RepairService; dispatch: Dispatch; onApplied?: () => void}): React.ReactElement {
 	return (
 		<Box>
 			<Text bold>{` to adopt, type the random suffix (${confirmationWord(orphanId)}) of ${orphanId}: `}</Text>
@@ -65,7 +79,7 @@ function Confirm({orphanId, planned, service, dispatch}: {orphanId: string; plan
 				placeholder="…"
 				onSubmit={answer => {
 					if (confirmationMatches(answer.trim(), planned.plan.adoptions)) {
-						void apply(service, planned, dispatch);
+						void apply(service, planned, dispatch, onApplied);
 					} else {
 						dispatch({type: 'stage', stage: 'preview', notice: 'the confirmation did not match: nothing was written'});
 					}
@@ -85,23 +99,37 @@ export function RepairFlow(props: RepairFlowProps): React.ReactElement {
 	current.current = state;
 	useRepairPlan(props.service, props.orphanId, props.revision, current, dispatch);
 	useRepairChecks(props.service, props.checkEveryMs, dispatch);
+	// The title and the footer stay; the lines between them scroll.
+	const view = Math.max(1, props.height - 2);
+	const lines = flowLines(state, props.orphanId, theme, props.width);
+	const window: Window = {total: lines.length, view};
+	const windowRef = useRef(window);
+	windowRef.current = window;
 	useLatestInput((input, key) => {
 		const now = current.current;
 		const binding = repairBinding({...key, input}, now.stage === 'confirm' ? 'confirm' : 'repair');
 		if (binding) {
-			press(binding, repairKeys(now, dispatch, props.onClose), {...key, input});
+			press(binding, repairKeys(now, dispatch, props.onClose, windowRef.current), {...key, input});
 		}
 	}, {isActive: isRawModeSupported});
 
-	const lines = flowLines(state, props.orphanId, theme);
-	const hint = footerHints({pane: 'findings', overlay: 'repair'}, repairKeys(state, dispatch, props.onClose)).map(h => h.text).join('  ');
+	const first = clampScroll(state.scroll, lines.length, view);
+	const hint = footerHints({pane: 'findings', overlay: 'repair'}, repairKeys(state, dispatch, props.onClose, window)).map(h => h.text).join('  ');
+	const where = scrollIndicator(first, lines.length, view);
+	const footer = ` ${state.notice ?? hint}`;
 	return (
 		<Box flexDirection="column" width={props.width} height={props.height}>
-			{lines.slice(0, Math.max(1, props.height - 2)).map((l, i) => <Text key={i} wrap="truncate" color={l.color} bold={l.bold}>{l.text}</Text>)}
+			<Text wrap="truncate" bold color={state.outcome?.result === 'applied' ? theme.ok : undefined}>{flowTitle(state, props.orphanId)}</Text>
+			{lines.slice(first, first + view).map((l, i) => <Text key={i} wrap="truncate" color={l.color} bold={l.bold}>{l.text}</Text>)}
 			<Box flexGrow={1} />
 			{state.stage === 'confirm' && state.planned
-				? <Confirm orphanId={props.orphanId} planned={state.planned} service={props.service} dispatch={dispatch} />
-				: <Text wrap="truncate" color={state.notice ? theme.warn : theme.muted}>{` ${state.notice ?? hint}`}</Text>}
+				? <Confirm orphanId={props.orphanId} planned={state.planned} service={props.service} dispatch={dispatch} onApplied={props.onApplied} />
+				: (
+					<Box width={props.width}>
+						<Box flexGrow={1}><Text wrap="truncate" color={state.notice ? theme.warn : theme.muted}>{footer}</Text></Box>
+						{where ? <Text color={theme.muted}>{` ${where} `}</Text> : null}
+					</Box>
+				)}
 		</Box>
 	);
 }

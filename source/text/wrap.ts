@@ -56,7 +56,12 @@ export function wrapText(raw: string, width: number, continuation = 0, value = f
 	let from = 0;
 	while (from < segments.length) {
 		const room = Math.max(1, lines.length === 0 ? width : width - continuation);
-		const n = fits(segments, from, room, value ? VALUE_BREAK_AFTER : BREAK_AFTER);
+		let n = fits(segments, from, room, value ? VALUE_BREAK_AFTER : BREAK_AFTER);
+		// A value's space never ends a line (a terminal shows no trailing space): it starts the next.
+		while (value && n > 1 && from + n < segments.length && segments[from + n - 1] === ' ') {
+			n--;
+		}
+
 		const line = segments.slice(from, from + n).join('');
 		lines.push(value ? line : line.trimEnd());
 		from += n;

@@ -33,6 +33,15 @@ describe('wrapText', () => {
 		expect(lines[0]).toBe('{"platform":');
 	});
 
+	it('never ends a value\'s line with a space: it starts the next one, so the lines read back whole', () => {
+		const lines = wrapText('"note":"an origin wider than any after cell of it"', 12, 0, true);
+		for (const l of lines.slice(0, -1)) {
+			expect(l.endsWith(' ')).toBe(false);
+		}
+
+		expect(lines.map(l => l.trimEnd()).join('')).toBe('"note":"an origin wider than any after cell of it"');
+	});
+
 	it('breaks a word with no separator mid-word rather than cut it', () => {
 		expect(wrapText('a'.repeat(25), 10)).toEqual(['a'.repeat(10), 'a'.repeat(10), 'a'.repeat(5)]);
 	});

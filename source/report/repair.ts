@@ -6,6 +6,7 @@
 import type {Planned} from '../repair/apply.js';
 import type {Adoption, Value} from '../repair/plan.js';
 import {upgradeNotice} from '../store/load.js';
+import {candidateLines} from './candidates.js';
 import {plural} from '../text/format.js';
 import {safeText} from '../text/sanitize.js';
 import {wrapIndented, wrapRow} from '../text/wrap.js';
@@ -66,7 +67,7 @@ export function adoptionLines(a: Adoption, width = Number.POSITIVE_INFINITY): st
 	const wrap = (text: string, indent: number) => wrapIndented(text, width, indent);
 	const lines = [
 		...wrap(`→ adopt ${a.orphanId} (${plural(a.messageCount, 'message')}) into ${a.sessionKey}`, 2),
-		...wrap(`  evidence ${a.evidence}; donor ${a.donorId}`, 4),
+		...wrap(a.evidence === 'operator' ? `  evidence: your choice of donor ${a.donorId} (repair-routing refuses this orphan)` : `  evidence ${a.evidence}; donor ${a.donorId}`, 4),
 		...tableLines(a, width),
 	];
 	lines.push(...wrap(`  a restart resumes: before ${a.restartBefore ?? 'a new session'}${a.rollbackRiskBefore ? ' (ROLLBACK RISK)' : ''} → after ${a.restartAfter ?? 'a new session'}${a.rollbackRiskAfter ? ' (still at risk)' : ''}`, 4));
@@ -102,6 +103,7 @@ export function planLines(planned: Planned): string[] {
 
 	for (const o of plan.refused) {
 		lines.push(`✗ not repairable ${o.orphanId} (${o.source || 'no source'}, ${plural(o.messageCount, 'message')}): ${o.reason}`);
+		lines.push(...candidateLines(o, planned.analysis.byId).map(l => `    ${l}`));
 	}
 
 	if (plan.notSelected.length > 0) {

@@ -8,6 +8,7 @@ import type {OrphanVerdict} from '../forensics/orphans.js';
 import {suffixOf} from '../forensics/resolve.js';
 import {lastActive} from '../forensics/time.js';
 import type {SessionRecord} from '../forensics/types.js';
+import {utc} from '../text/format.js';
 
 export type Candidate = {id: string; sessionKey: string | null; lastActive: number | null; text: string};
 
@@ -22,7 +23,7 @@ function quiet(at: number | null, started: number | null): string {
 	}
 
 	const gap = started - at;
-	return gap >= 0 ? `fell quiet ${duration(gap)} before it started` : `was active until ${duration(gap)} after it started`;
+	return `${gap >= 0 ? `fell quiet ${duration(gap)} before it started` : `was active until ${duration(gap)} after it started`} (last active ${utc(at)} UTC)`;
 }
 
 /** The keyed rows an orphan could be adopted from by the operator's choice (none for an adoptable one). */

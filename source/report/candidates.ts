@@ -10,7 +10,17 @@ import {lastActive} from '../forensics/time.js';
 import type {SessionRecord} from '../forensics/types.js';
 import {utc} from '../text/format.js';
 
-export type Candidate = {id: string; sessionKey: string | null; lastActive: number | null; text: string};
+export type Candidate = {id: string; sessionKey: string | null; lastActive: number | null; text: string; short: string};
+
+/** How long before the orphan's start a row fell quiet, in a few words. */
+function quietShort(at: number | null, started: number | null): string {
+	if (at === null || started === null) {
+		return at === null ? 'no activity recorded' : 'quiet (no start to compare)';
+	}
+
+	const gap = started - at;
+	return gap >= 0 ? `quiet ${duration(gap)} before it started` : `active until ${duration(gap)} after it started`;
+}
 
 /** When a row fell quiet, said against the orphan's start. */
 function quiet(at: number | null, started: number | null): string {
@@ -40,7 +50,7 @@ export function candidateDonors(o: OrphanVerdict, byId: ReadonlyMap<string, Sess
 		}
 
 		const at = lastActive(row);
-		return [{id, sessionKey: row.sessionKey, lastActive: at, text: `candidate donor ${id} (${row.sessionKey}): ${quiet(at, o.startedAt)}`}];
+		return [{id, sessionKey: row.sessionKey, lastActive: at, text: `candidate donor ${id} (${row.sessionKey}): ${quiet(at, o.startedAt)}`, short: `candidate ${id}: ${quietShort(at, o.startedAt)}`}];
 	});
 }
 

@@ -22,7 +22,8 @@ function previewLines(state: FlowState, orphanId: string, theme: Theme, width: n
 			lines.push({text: ` ${l}`, color: l.trimStart().startsWith('!') ? theme.warn : undefined});
 		}
 	} else {
-		lines.push(...wrapped({text: ` ${orphanId} is not adoptable now (the store changed, or repair-routing refuses it)`, color: theme.warn}, width, 3));
+		const refusal = state.planned!.plan.donorRefusal;
+		lines.push(...wrapped({text: refusal ? ` ✗ not this donor: ${refusal}` : ` ${orphanId} is not adoptable now (the store changed, or repair-routing refuses it)`, color: theme.warn}, width, 3));
 	}
 
 	lines.push({text: ' preconditions', bold: true});

@@ -18,6 +18,8 @@ export type FlowState = {
 	notice: string | null;
 	/** The first line shown of the flow's body (clamped where it is drawn). */
 	scroll: number;
+	/** Which of the candidate donors the operator's adoption is planned from. */
+	donorAt: number;
 };
 
 export type FlowAction =
@@ -27,9 +29,10 @@ export type FlowAction =
 	| {type: 'log'; line: string}
 	| {type: 'outcome'; outcome: ApplyOutcome}
 	| {type: 'error'; error: string}
-	| {type: 'scroll'; to: number};
+	| {type: 'scroll'; to: number}
+	| {type: 'donor'; at: number};
 
-export const INITIAL_FLOW: FlowState = {stage: 'planning', planned: null, checks: [], log: [], outcome: null, error: null, notice: null, scroll: 0};
+export const INITIAL_FLOW: FlowState = {stage: 'planning', planned: null, checks: [], log: [], outcome: null, error: null, notice: null, scroll: 0, donorAt: 0};
 
 export function flowReducer(state: FlowState, action: FlowAction): FlowState {
 	switch (action.type) {
@@ -61,6 +64,11 @@ export function flowReducer(state: FlowState, action: FlowAction): FlowState {
 
 		case 'scroll': {
 			return {...state, scroll: Math.max(0, action.to)};
+		}
+
+		case 'donor': {
+			// Another donor is another plan: nothing of the previous one is shown or applied.
+			return {...state, donorAt: action.at, planned: null, stage: 'planning', scroll: 0, notice: null};
 		}
 	}
 }

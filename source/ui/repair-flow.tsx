@@ -10,7 +10,7 @@ import {Box, useStdin} from 'ink';
 import {Text} from './components/text.js';
 import {TextInput} from '@inkjs/ui';
 import type {Planned} from '../repair/apply.js';
-import {confirmationMatches, confirmationWord} from '../repair/confirmation.js';
+import {confirmationFor, confirmationMatches, confirmationWord} from '../repair/confirmation.js';
 import {errorMessage} from '../errors.js';
 import {useLatestInput} from './hooks.js';
 import {press} from './keys/binding.js';
@@ -34,6 +34,8 @@ export type RepairFlowProps = {
 	checkEveryMs?: number;
 	/** Called once a repair was applied (the screen re-reads the store: its header shows the new data_version). */
 	onApplied?: () => void;
+	/** An orphan repair-routing refuses: the candidate donors the operator may adopt it from (d steps through them). */
+	donors?: readonly string[];
 };
 
 type Dispatch = (action: FlowAction) => void;
@@ -41,13 +43,15 @@ type Dispatch = (action: FlowAction) => void;
 /** The flow's window: its body lines between the title and the footer. */
 type Window = {total: number; view: number};
 
-function repairKeys(state: FlowState, dispatch: Dispatch, onClose: (applied: boolean) => void, window: Window): RepairKeys {
+function repairKeys(state: FlowState, dispatch: Dispatch, onClose: (applied: boolean) => void, window: Window, donors: number): RepairKeys {
 	const first = clampScroll(state.scroll, window.total, window.view);
 	const bottom = Math.max(0, window.total - window.view);
 	return {
 		stage: state.stage,
 		ready: readyToApply(state),
 		applied: state.outcome?.result === 'applied',
+		donors,
+		nextDonor: () => dispatch({type: 'donor', at: (state.donorAt + 1) % Math.max(1, donors)}),
 		half: Math.max(1, Math.floor(window.view / 2)),
 		scroll: by => dispatch({type: 'scroll', to: by === 'top' ? 0 : (by === 'bottom' ? bottom : Math.min(bottom, first + by))}),
 		// A notice goes back to the preview (where every notice of the flow is shown).
@@ -70,11 +74,19 @@ async function apply(service: RepairService, planned: Planned, dispatch: Dispatc
 	}
 }
 
+/** The question of the typed confirmation: the orphan's suffix, and the donor's too for the operator's own choice. */
+function question(orphanId: string, planned: Planned): string {
+	const a = planned.plan.adoptions[0];
+	return a?.evidence === 'operator'
+		? ` your choice: type the orphan's and the donor's suffixes (${confirmationFor(a)}): `
+		: ` to adopt, type the random suffix (${confirmationWord(orphanId)}) of ${orphanId}: `;
+}
+
 /** The typed confirmation: the orphan's random suffix applies exactly the previewed plan, anything else goes back. */
 function Confirm({orphanId, planned, service, dispatch, onApplied}: {orphanId: string; planned: Planned; service: RepairService; dispatch: Dispatch; onApplied?: () => void}): React.ReactElement {
 	return (
 		<Box>
-			<Text bold>{` to adopt, type the random suffix (${confirmationWord(orphanId)}) of ${orphanId}: `}</Text>
+			<Text bold>{question(orphanId, planned)}</Text>
 			<TextInput
 				placeholder="…"
 				onSubmit={answer => {
@@ -97,7 +109,8 @@ export function RepairFlow(props: RepairFlowProps): React.ReactElement {
 	// the handler of the latest render.
 	const current = useRef(state);
 	current.current = state;
-	useRepairPlan(props.service, props.orphanId, props.revision, current, dispatch);
+	const donors = props.donors ?? [];
+	useRepairPlan(props.service, props.orphanId, donors[state.donorAt], props.revision, current, dispatch);
 	useRepairChecks(props.service, props.checkEveryMs, dispatch);
 	// The title and the footer stay; the lines between them scroll.
 	const view = Math.max(1, props.height - 2);
@@ -109,12 +122,12 @@ export function RepairFlow(props: RepairFlowProps): React.ReactElement {
 		const now = current.current;
 		const binding = repairBinding({...key, input}, now.stage === 'confirm' ? 'confirm' : 'repair');
 		if (binding) {
-			press(binding, repairKeys(now, dispatch, props.onClose, windowRef.current), {...key, input});
+			press(binding, repairKeys(now, dispatch, props.onClose, windowRef.current, donors.length), {...key, input});
 		}
 	}, {isActive: isRawModeSupported});
 
 	const first = clampScroll(state.scroll, lines.length, view);
-	const hint = footerHints({pane: 'findings', overlay: 'repair'}, repairKeys(state, dispatch, props.onClose, window)).map(h => h.text).join('  ');
+	const hint = footerHints({pane: 'findings', overlay: 'repair'}, repairKeys(state, dispatch, props.onClose, window, donors.length)).map(h => h.text).join('  ');
 	const where = scrollIndicator(first, lines.length, view);
 	const footer = ` ${state.notice ?? hint}`;
 	return (

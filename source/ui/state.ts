@@ -36,6 +36,8 @@ export type UiState = {
 	yanked: string[];
 	/** The orphan whose repair preview is open (drawn over the Findings pane). */
 	repairOrphan: string | null;
+	/** The candidate donors the operator may adopt a refused orphan from (first shown first); empty for repair-routing's own adoption. */
+	repairDonors: string[];
 };
 
 /**
@@ -62,7 +64,7 @@ export type UiAction =
 	| {type: 'notice'; text: string | null}
 	| {type: 'notice-faded'; text: string}
 	| {type: 'yank'; id: string}
-	| {type: 'repair'; orphanId: string | null};
+	| {type: 'repair'; orphanId: string | null; donors?: string[]};
 
 /** Cursor value meaning "where the pane says" (Detail: the newest message; Lineage: the focused session). */
 export const FOLLOW = -1;
@@ -84,6 +86,7 @@ export function initialUiState(pane: Pane = 'sessions'): UiState {
 		noticeFades: false,
 		yanked: [],
 		repairOrphan: null,
+		repairDonors: [],
 	};
 }
 
@@ -179,7 +182,7 @@ const REDUCERS: Reducers = {
 	'notice': (state, a) => ({...state, notice: a.text, noticeFades: false}),
 	'notice-faded': (state, a) => state.noticeFades && state.notice === a.text ? {...state, notice: null, noticeFades: false} : state,
 	'yank': (state, a) => ({...state, yanked: [...state.yanked, a.id], notice: `copied ${a.id}`, noticeFades: true}),
-	'repair': (state, a) => ({...state, repairOrphan: a.orphanId}),
+	'repair': (state, a) => ({...state, repairOrphan: a.orphanId, repairDonors: a.donors ?? []}),
 };
 
 export function uiReducer(state: UiState, action: UiAction): UiState {

@@ -97,13 +97,15 @@ describe('the keymap table', () => {
 
 	it('pins help and quit to the footer by a flag, and marks a disabled binding only with a live context', () => {
 		expect(footerHints({pane: 'sessions'}).filter(h => h.pinned).map(h => h.text)).toEqual(['? help', 'q quit']);
-		const context = (ready: boolean, applied = false) => ({stage: applied ? 'done' as const : 'preview' as const, ready, applied, half: 5, notice() {}, close() {}, confirm() {}, scroll() {}});
+		const context = (ready: boolean, applied = false) => ({stage: applied ? 'done' as const : 'preview' as const, ready, applied, half: 5, donors: 0, nextDonor() {}, notice() {}, close() {}, confirm() {}, scroll() {}});
 		const repair = (ready: boolean, applied = false) => footerHints({pane: 'findings', overlay: 'repair'}, context(ready, applied)).map(h => h.text);
 		expect(repair(false)).toEqual(['a apply (disabled)', 'Esc back', 'j/k scroll']);
 		expect(repair(true)).toEqual(['a apply', 'Esc back', 'j/k scroll']);
+		// Stepping through candidate donors is offered only where the operator chooses among several.
+		expect(footerHints({pane: 'findings', overlay: 'repair'}, {...context(true), donors: 2, nextDonor() {}}).map(h => h.text)).toEqual(['a apply', 'Esc back', 'd next donor', 'j/k scroll']);
 		// Once applied, the footer offers what is true now: no apply, and Esc closes the result.
 		expect(repair(true, true)).toEqual(['Esc close', 'j/k scroll']);
-		expect(footerHints({pane: 'findings', overlay: 'repair'}).map(h => h.text)).toEqual(['a apply', 'Esc back', 'j/k scroll']);
+		expect(footerHints({pane: 'findings', overlay: 'repair'}).map(h => h.text)).toEqual(['a apply', 'Esc back', 'd next donor', 'j/k scroll']);
 	});
 });
 

@@ -189,3 +189,56 @@ describe('the repair preview at 80x24', () => {
 		}
 	});
 });
+
+describe('the operator\'s adoption of an orphan repair-routing refuses', () => {
+	it('shows its candidate donors in Findings; d previews the adoption from one (d again: the next), the confirmation asks for both suffixes', async () => {
+		const {dbPath, ids} = buildScenario(SCENARIOS.find(s => s.id === 'R1-tip')!, 'v30', {dir: fs.mkdtempSync(path.join(dir, 'donor-'))});
+		const live = LiveStore.open({path: dbPath, owner: 'default', label: 'test'}, {watch: false});
+		const ui = await renderAt(<App live={live} repair={repairServiceFor({dbPath, owner: 'default', maxGapSeconds: 900})} color={false} now={() => Date.now() / 1000} />, 140, 40);
+		const suffix = (id: string) => id.split('_').at(-1)!;
+		try {
+			await ui.press('5');
+			await ui.press('j');
+			let frame = await ui.waitFor(f => f.includes(`candidate donor ${ids.tip} (agent:main:telegram:dm:777001): fell quiet 60 seconds before it started`));
+			expect(frame).toContain(`candidate donor ${ids.parent} (agent:main:telegram:dm:777001): fell quiet 4 minutes before it started`);
+			expect(frame).toContain('d adopt from a candidate donor (your choice)');
+			await ui.press('r');
+			expect(ui.lastFrame()).toContain(`repair-routing refuses ${ids.orphan} (d adopts it from a candidate donor, your choice)`);
+			await ui.press('d');
+			frame = await ui.waitFor(f => f.includes(`evidence: your choice of donor ${ids.tip}`));
+			expect(frame.replace(/\n\s+/g, ' ')).toContain(`! operator choice: repair-routing refuses ${ids.orphan} (ambiguous_predecessor: ambiguous: more than one keyed predecessor matches this window); this adoption from ${ids.tip} is your decision`);
+			expect(frame).toMatch(new RegExp(`parent_session_id\\s+NULL\\s+${ids.tip}`));
+			expect(frame).toContain('d next donor');
+			await ui.press('d');
+			frame = await ui.waitFor(f => f.includes(`evidence: your choice of donor ${ids.parent}`));
+			expect(frame).toMatch(new RegExp(`parent_session_id\\s+NULL\\s+${ids.parent}`));
+			await ui.press('d');
+			await ui.waitFor(f => f.includes(`evidence: your choice of donor ${ids.tip}`) && f.includes('a apply') && !f.includes('a apply (disabled)'), 5000);
+			await ui.press('a');
+			await ui.waitFor(f => f.includes(`your choice: type the orphan's and the donor's suffixes (${suffix(ids.orphan!)} ${suffix(ids.tip!)}):`));
+			// The orphan's suffix alone, enough for repair-routing's own adoption, is not enough here.
+			for (const ch of suffix(ids.orphan!)) {
+				await ui.press(ch);
+			}
+
+			await ui.press('\r');
+			await ui.waitFor(f => f.includes('the confirmation did not match: nothing was written'));
+			await ui.press('a');
+			await ui.waitFor(f => f.includes('your choice: type'));
+			for (const ch of `${suffix(ids.orphan!)} ${suffix(ids.tip!)}`) {
+				await ui.press(ch);
+			}
+
+			await ui.press('\r');
+			frame = await ui.waitFor(f => f.includes('now owns'), 15_000);
+			expect(frame).toContain(`✓ ${ids.orphan} now owns agent:main:telegram:dm:777001; after a restart the gateway resumes ${ids.orphan}`);
+			const check = new Database(dbPath, {readonly: true});
+			expect(check.prepare('SELECT session_key, parent_session_id FROM sessions WHERE id = ?').get(ids.orphan)).toEqual({session_key: 'agent:main:telegram:dm:777001', parent_session_id: ids.tip});
+			expect(check.prepare('SELECT end_reason FROM sessions WHERE id = ?').pluck().get(ids.tip)).toBe('superseded_by_repair');
+			check.close();
+		} finally {
+			ui.unmount();
+			live.close();
+		}
+	});
+});

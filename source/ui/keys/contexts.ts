@@ -52,4 +52,8 @@ export type RepairKeys = KeyContext & {
 	half: number;
 	/** The repair was applied (the result is on screen). */
 	applied: boolean;
+	/** How many candidate donors the operator may choose from (0: repair-routing's own adoption). */
+	donors: number;
+	/** Plans the adoption from the next candidate donor. */
+	nextDonor: () => void;
 };

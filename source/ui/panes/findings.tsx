@@ -1,6 +1,7 @@
 /**
  * Findings: rollback risks, orphans with verdict, evidence, donor and reason, stale routing
- * entries. Enter opens the session; r hands the selected orphan to the repair flow.
+ * entries. Enter opens the session; r hands the selected orphan to the repair flow, d a refused
+ * one with its candidate donors (each with when it fell quiet) for the operator's own adoption.
  */
 import React from 'react';
 import {Box} from 'ink';
@@ -9,6 +10,7 @@ import type {Finding} from '../../forensics/analyze.js';
 import {List} from '../components/list.js';
 import {useTheme} from '../theme.js';
 import {findingRows} from '../views.js';
+import {candidateDonors} from '../../report/candidates.js';
 import {idsOf, keyedCursor} from './keyed.js';
 import type {PaneContext, PaneSpec} from './types.js';
 
@@ -26,7 +28,9 @@ function FindingsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 	const theme = useTheme();
 	const items = rows(ctx);
 	const selected = items[cursor(ctx)];
-	const detailHeight = selected ? 4 : 0;
+	const orphan = selected ? ctx.model.analysis.orphans.find(o => o.orphanId === selected.subject) : undefined;
+	const candidates = orphan ? candidateDonors(orphan, ctx.model.analysis.byId) : [];
+	const detailHeight = selected ? 4 + candidates.length : 0;
 	return (
 		<Box flexDirection="column">
 			<List
@@ -42,8 +46,9 @@ function FindingsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 			{selected ? (
 				<Box flexDirection="column" height={detailHeight}>
 					<Text wrap="truncate">{` ${selected.detail}`}</Text>
+					{candidates.map(c => <Text key={c.id} wrap="truncate">{` ${ctx.width >= 120 ? c.text : c.short}`}</Text>)}
 					<Text wrap="truncate" color={theme.accent}>{` next: ${selected.next}`}</Text>
-					<Text wrap="truncate" color={theme.muted}>{` ⏎ open ${selected.subject}${selected.kind === 'orphan-adoptable' ? '   r preview the repair' : ''}`}</Text>
+					<Text wrap="truncate" color={theme.muted}>{` ⏎ open ${selected.subject}${selected.kind === 'orphan-adoptable' ? '   r preview the repair' : ''}${candidates.length > 0 ? '   d adopt from a candidate donor (your choice)' : ''}`}</Text>
 				</Box>
 			) : null}
 		</Box>

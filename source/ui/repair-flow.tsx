@@ -74,19 +74,22 @@ async function apply(service: RepairService, planned: Planned, dispatch: Dispatc
 	}
 }
 
-/** The question of the typed confirmation: the orphan's suffix, and the donor's too for the operator's own choice. */
-function question(orphanId: string, planned: Planned): string {
+/** The question of the typed confirmation: the orphan's suffix, and the donor's too for the operator's own choice; short enough to leave room for the answer. */
+function question(orphanId: string, planned: Planned, width: number): string {
 	const a = planned.plan.adoptions[0];
-	return a?.evidence === 'operator'
-		? ` your choice: type the orphan's and the donor's suffixes (${confirmationFor(a)}): `
-		: ` to adopt, type the random suffix (${confirmationWord(orphanId)}) of ${orphanId}: `;
+	const wide = width >= 120;
+	if (a?.evidence === 'operator') {
+		return wide ? ` your choice: type the orphan's and the donor's suffixes (${confirmationFor(a)}): ` : ` type the orphan's, then the donor's suffix (${confirmationFor(a)}): `;
+	}
+
+	return wide ? ` to adopt, type the random suffix (${confirmationWord(orphanId)}) of ${orphanId}: ` : ` to adopt, type its random suffix (${confirmationWord(orphanId)}): `;
 }
 
 /** The typed confirmation: the orphan's random suffix applies exactly the previewed plan, anything else goes back. */
-function Confirm({orphanId, planned, service, dispatch, onApplied}: {orphanId: string; planned: Planned; service: RepairService; dispatch: Dispatch; onApplied?: () => void}): React.ReactElement {
+function Confirm({orphanId, planned, service, dispatch, onApplied, width}: {orphanId: string; planned: Planned; service: RepairService; dispatch: Dispatch; onApplied?: () => void; width: number}): React.ReactElement {
 	return (
 		<Box>
-			<Text bold>{question(orphanId, planned)}</Text>
+			<Text bold>{question(orphanId, planned, width)}</Text>
 			<TextInput
 				placeholder="…"
 				onSubmit={answer => {
@@ -136,7 +139,7 @@ export function RepairFlow(props: RepairFlowProps): React.ReactElement {
 			{lines.slice(first, first + view).map((l, i) => <Text key={i} wrap="truncate" color={l.color} bold={l.bold}>{l.text}</Text>)}
 			<Box flexGrow={1} />
 			{state.stage === 'confirm' && state.planned
-				? <Confirm orphanId={props.orphanId} planned={state.planned} service={props.service} dispatch={dispatch} onApplied={props.onApplied} />
+				? <Confirm orphanId={props.orphanId} planned={state.planned} service={props.service} dispatch={dispatch} onApplied={props.onApplied} width={props.width} />
 				: (
 					<Box width={props.width}>
 						<Box flexGrow={1}><Text wrap="truncate" color={state.notice ? theme.warn : theme.muted}>{footer}</Text></Box>

@@ -136,7 +136,7 @@ describe('the repair preview in an 80x24 terminal', () => {
 		await writer.kill();
 		await waitForScreen(/a apply {2}Esc back/, 10_000);
 		tmux('send-keys', '-t', session, 'a');
-		await waitForScreen(/type the random suffix/);
+		await waitForScreen(new RegExp(`to adopt, type its random suffix \\(${orphan.split('_').at(-1)!}\\):`));
 		// The text input subscribes to stdin after its first paint: keys sent in that instant are lost (#14, point 9).
 		await new Promise(resolve => setTimeout(resolve, 300));
 		tmux('send-keys', '-t', session, '-l', orphan.split('_').at(-1)!);

@@ -170,7 +170,7 @@ describe('the repair preview at 80x24', () => {
 			await gateway.kill();
 			await ui.waitFor(f => f.includes('a apply') && !f.includes('a apply (disabled)'), 5000);
 			await ui.press('a');
-			await ui.waitFor(f => f.includes('type the random suffix'));
+			await ui.waitFor(f => f.includes(`to adopt, type its random suffix (${ids.orphan!.split('_').at(-1)}):`));
 			for (const ch of ids.orphan!.split('_').at(-1)!) {
 				await ui.press(ch);
 			}

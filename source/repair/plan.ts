@@ -258,7 +258,13 @@ function selection(input: PlanInput, adoptable: OrphanVerdict[], held: OrphanVer
 	const only = input.only ?? [];
 	if (input.donor !== undefined) {
 		const choice = chooseDonor(input.analysis, only, input.donor);
-		return choice.ok ? {selected: [choice.verdict], unknown: [], manual: choice.manual, donorRefusal: null} : {selected: [], unknown: [], manual: false, donorRefusal: choice.reason};
+		// Naming repair-routing's own donor is its adoption, held back as it is where the generations disagree.
+		const hold = choice.ok && !choice.manual ? held.find(h => h.orphanId === choice.verdict.orphanId) : undefined;
+		if (!choice.ok || hold) {
+			return {selected: [], unknown: [], manual: false, donorRefusal: choice.ok ? hold!.reason : choice.reason};
+		}
+
+		return {selected: [choice.verdict], unknown: [], manual: choice.manual, donorRefusal: null};
 	}
 
 	const picked = only.length > 0 ? selectOnly(adoptable, only, [...held, ...input.analysis.orphans]) : {selected: adoptable, unknown: []};

@@ -190,6 +190,8 @@ describe('generations: what v25 adopts and v30 refuses is held back', () => {
 		expect(p.refused[0]!.reason).toBe('held back: this store\'s Hermes (v25) would adopt it from zombie-0001, but current Hermes (v30) refuses it (no_predecessor: no keyed predecessor fell quiet within 900s of this session\'s start); hfx writes only what both agree on');
 		expect(p.unknownOnly).toEqual([]);
 		expect(planRepair({...i, only: ['orphan-0001']})).toMatchObject({adoptions: [], unknownOnly: [`orphan-0001 (orphan-0001 is not adoptable: ${p.refused[0]!.reason})`]});
+		// Naming its donor with --donor is that same adoption: held back too.
+		expect(planRepair({...i, only: ['orphan-0001'], donor: 'zombie-0001'})).toMatchObject({adoptions: [], donorRefusal: p.refused[0]!.reason});
 	});
 
 	it('heldBack returns null for an orphan both generations adopt from the same donor', () => {

@@ -37,6 +37,11 @@ describe('repair from the Findings pane', () => {
 			expect(frame).toMatch(/session_key\s+NULL\s+agent:main:telegram:dm:777001/);
 			frame = await ui.waitFor(f => f.includes('✗ no other process holds state.db'));
 			expect(frame).toContain(`pid ${gateway.pid}`);
+			// At 140x40 the failed precondition's next step is whole (wrapped, not cut), as is every line of the flow.
+			const flow = frame.split('\n').slice(frame.split('\n').findIndex(l => l.startsWith(' Repair ')));
+			expect(flow.filter(l => l.endsWith('…'))).toEqual([]);
+			const failed = holderChecks(dbPath).find(c => !c.ok)!;
+			expect(flow.join('').replace(/\s+/g, '')).toContain(`next:${failed.next!}`.replace(/\s+/g, ''));
 			expect(frame).toContain('a apply (disabled)');
 			await ui.press('a');
 			expect(ui.lastFrame()).toContain('apply is disabled until every precondition holds');

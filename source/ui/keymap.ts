@@ -155,6 +155,9 @@ const REPAIR: ReadonlyArray<Binding<RepairKeys>> = [
 	{id: 'repair-top', keys: [{input: 'g'}, {special: 'home'}], label: 'g/G', description: 'the repair preview\'s first or last line (Home/End too)', overlay: 'repair', run: c => c.scroll('top')},
 	{id: 'repair-bottom', keys: [{input: 'G'}, {special: 'end'}], label: 'G', description: 'the repair preview\'s last line', overlay: 'repair', help: false, run: c => c.scroll('bottom')},
 	{id: 'confirm-cancel', keys: [{special: 'escape'}], label: 'Esc', description: 'cancel the confirmation (nothing is written)', overlay: 'confirm', help: false, run: c => c.notice('not confirmed: nothing was written')},
+	{id: 'confirm-submit', keys: [{special: 'return'}], label: '⏎', description: 'confirm with the typed answer', overlay: 'confirm', help: false, run: c => c.answer.submit()},
+	{id: 'confirm-erase', keys: [{special: 'backspace'}, {special: 'delete'}], label: '⌫', description: 'erase a character of the answer', overlay: 'confirm', help: false, run: c => c.answer.erase()},
+	{id: 'confirm-type', keys: [{typed: true}], label: 'text', description: 'type the confirmation (a pasted answer ending in a newline submits itself)', overlay: 'confirm', help: false, run: (c, key) => c.answer.type(key.input)},
 ];
 
 export const SCREEN_BINDINGS = SCREEN;

@@ -8,7 +8,6 @@
 import React, {useReducer, useRef} from 'react';
 import {Box, useStdin} from 'ink';
 import {Text} from './components/text.js';
-import {TextInput} from '@inkjs/ui';
 import type {Planned} from '../repair/apply.js';
 import {confirmationFor, confirmationMatches, confirmationWord} from '../repair/confirmation.js';
 import {errorMessage} from '../errors.js';
@@ -20,6 +19,7 @@ import {type FlowAction, type FlowState, INITIAL_FLOW, clampScroll, flowReducer,
 import {flowLines, flowTitle} from './repair-flow-lines.js';
 import type {RepairService} from './repair-service.js';
 import {useTheme} from './theme.js';
+import {type TypedAnswer, useTypedAnswer} from './typed-answer.js';
 import {useRepairChecks, useRepairPlan} from './use-repair-plan.js';
 
 export type RepairFlowProps = {
@@ -43,7 +43,9 @@ type Dispatch = (action: FlowAction) => void;
 /** The flow's window: its body lines between the title and the footer. */
 type Window = {total: number; view: number};
 
-function repairKeys(state: FlowState, dispatch: Dispatch, onClose: (applied: boolean) => void, window: Window, donors: number): RepairKeys {
+type KeyParts = {state: FlowState; dispatch: Dispatch; onClose: (applied: boolean) => void; window: Window; donors: number; answer: TypedAnswer};
+
+function repairKeys({state, dispatch, onClose, window, donors, answer}: KeyParts): RepairKeys {
 	const first = clampScroll(state.scroll, window.total, window.view);
 	const bottom = Math.max(0, window.total - window.view);
 	return {
@@ -57,7 +59,11 @@ function repairKeys(state: FlowState, dispatch: Dispatch, onClose: (applied: boo
 		// A notice goes back to the preview (where every notice of the flow is shown).
 		notice: text => dispatch({type: 'stage', stage: 'preview', notice: text}),
 		close: () => onClose(state.outcome?.result === 'applied'),
-		confirm: () => dispatch({type: 'stage', stage: 'confirm'}),
+		confirm() {
+			answer.reset();
+			dispatch({type: 'stage', stage: 'confirm'});
+		},
+		answer,
 	};
 }
 
@@ -86,20 +92,25 @@ function question(orphanId: string, planned: Planned, width: number): string {
 }
 
 /** The typed confirmation: the orphan's random suffix applies exactly the previewed plan, anything else goes back. */
-function Confirm({orphanId, planned, service, dispatch, onApplied, width}: {orphanId: string; planned: Planned; service: RepairService; dispatch: Dispatch; onApplied?: () => void; width: number}): React.ReactElement {
+function submitAnswer(answer: string, state: FlowState, props: RepairFlowProps, dispatch: Dispatch): void {
+	const {planned} = state;
+	if (state.stage !== 'confirm' || !planned) {
+		return;
+	}
+
+	if (confirmationMatches(answer.trim(), planned.plan.adoptions)) {
+		void apply(props.service, planned, dispatch, props.onApplied);
+	} else {
+		dispatch({type: 'stage', stage: 'preview', notice: 'the confirmation did not match: nothing was written'});
+	}
+}
+
+function Confirm({orphanId, planned, answer, width}: {orphanId: string; planned: Planned; answer: string; width: number}): React.ReactElement {
 	return (
 		<Box>
 			<Text bold>{question(orphanId, planned, width)}</Text>
-			<TextInput
-				placeholder="…"
-				onSubmit={answer => {
-					if (confirmationMatches(answer.trim(), planned.plan.adoptions)) {
-						void apply(service, planned, dispatch, onApplied);
-					} else {
-						dispatch({type: 'stage', stage: 'preview', notice: 'the confirmation did not match: nothing was written'});
-					}
-				}}
-			/>
+			<Text>{answer}</Text>
+			<Text inverse> </Text>
 		</Box>
 	);
 }
@@ -113,6 +124,9 @@ export function RepairFlow(props: RepairFlowProps): React.ReactElement {
 	const current = useRef(state);
 	current.current = state;
 	const donors = props.donors ?? [];
+	const onSubmit = useRef((answer: string) => submitAnswer(answer, current.current, props, dispatch));
+	onSubmit.current = answer => submitAnswer(answer, current.current, props, dispatch);
+	const answer = useTypedAnswer(onSubmit);
 	useRepairPlan(props.service, props.orphanId, donors[state.donorAt], props.revision, current, dispatch);
 	useRepairChecks(props.service, props.checkEveryMs, dispatch);
 	// The title and the footer stay; the lines between them scroll.
@@ -125,12 +139,12 @@ export function RepairFlow(props: RepairFlowProps): React.ReactElement {
 		const now = current.current;
 		const binding = repairBinding({...key, input}, now.stage === 'confirm' ? 'confirm' : 'repair');
 		if (binding) {
-			press(binding, repairKeys(now, dispatch, props.onClose, windowRef.current, donors.length), {...key, input});
+			press(binding, repairKeys({state: now, dispatch, onClose: props.onClose, window: windowRef.current, donors: donors.length, answer}), {...key, input});
 		}
 	}, {isActive: isRawModeSupported});
 
 	const first = clampScroll(state.scroll, lines.length, view);
-	const hint = footerHints({pane: 'findings', overlay: 'repair'}, repairKeys(state, dispatch, props.onClose, window, donors.length)).map(h => h.text).join('  ');
+	const hint = footerHints({pane: 'findings', overlay: 'repair'}, repairKeys({state, dispatch, onClose: props.onClose, window, donors: donors.length, answer})).map(h => h.text).join('  ');
 	const where = scrollIndicator(first, lines.length, view);
 	const footer = ` ${state.notice ?? hint}`;
 	return (
@@ -139,7 +153,7 @@ export function RepairFlow(props: RepairFlowProps): React.ReactElement {
 			{lines.slice(first, first + view).map((l, i) => <Text key={i} wrap="truncate" color={l.color} bold={l.bold}>{l.text}</Text>)}
 			<Box flexGrow={1} />
 			{state.stage === 'confirm' && state.planned
-				? <Confirm orphanId={props.orphanId} planned={state.planned} service={props.service} dispatch={dispatch} onApplied={props.onApplied} width={props.width} />
+				? <Confirm orphanId={props.orphanId} planned={state.planned} answer={answer.text} width={props.width} />
 				: (
 					<Box width={props.width}>
 						<Box flexGrow={1}><Text wrap="truncate" color={state.notice ? theme.warn : theme.muted}>{footer}</Text></Box>

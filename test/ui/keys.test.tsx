@@ -91,7 +91,10 @@ describe('the keymap table', () => {
 		expect(resolve({input: '', escape: true}, 'sessions', 'filter')).toBe('filter-clear');
 		expect(resolve({input: 'j'}, 'sessions', 'filter')).toBeUndefined();
 		expect(repairBinding({input: 'a'}, 'repair')?.id).toBe('repair-apply');
-		expect(repairBinding({input: 'a'}, 'confirm')).toBeUndefined();
+		// In the confirmation, a letter is part of the answer (the table's confirm-type), not the apply key.
+		expect(repairBinding({input: 'a'}, 'confirm')?.id).toBe('confirm-type');
+		expect(repairBinding({input: '\r', return: true}, 'confirm')?.id).toBe('confirm-submit');
+		expect(repairBinding({input: '', backspace: true}, 'confirm')?.id).toBe('confirm-erase');
 		expect(repairBinding({input: '', escape: true}, 'confirm')?.id).toBe('confirm-cancel');
 	});
 

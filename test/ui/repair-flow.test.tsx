@@ -176,11 +176,8 @@ describe('the repair preview at 80x24', () => {
 			await ui.waitFor(f => f.includes('a apply') && !f.includes('a apply (disabled)'), 5000);
 			await ui.press('a');
 			await ui.waitFor(f => f.includes(`to adopt, type its random suffix (${ids.orphan!.split('_').at(-1)}):`));
-			for (const ch of ids.orphan!.split('_').at(-1)!) {
-				await ui.press(ch);
-			}
-
-			await ui.press('\r');
+			// A pasted answer with its newline, in one burst: submitted with everything typed.
+			await ui.press(`${ids.orphan!.split('_').at(-1)!}\r`);
 			const done = await ui.waitFor(f => f.includes('now owns') && !f.includes(`dv ${dvBefore} `), 15_000);
 			expect(done).toMatch(new RegExp(` Repair ${ids.orphan} applied · undo available: hfx repair --undo \\d+`));
 			expect(done).toContain('Esc close');

@@ -56,4 +56,6 @@ export type RepairKeys = KeyContext & {
 	donors: number;
 	/** Plans the adoption from the next candidate donor. */
 	nextDonor: () => void;
+	/** The typed confirmation's answer: typing, erasing, submitting it. */
+	answer: {type: (text: string) => void; erase: () => void; submit: () => void};
 };

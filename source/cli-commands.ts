@@ -81,10 +81,10 @@ const READ_COMMANDS: CommandSpec[] = [
 		run: async ({global}) => (await import('./commands/files.js')).runFiles(global, io),
 	},
 	{
-		name: 'repair', usage: ['repair', 'repair --apply [--only ID]... [--yes]', 'repair --undo ENTRY'],
+		name: 'repair', usage: ['repair', 'repair --apply [--only ID]... [--yes]', 'repair [--apply] --only ORPHAN --donor DONOR [--yes]', 'repair --undo ENTRY'],
 		summary: 'dry run: each orphan\'s adoption as a before/after table and the restart before and after; --apply adopts, fail-closed',
-		operands: [], flags: {...STORE, apply: OWN_FLAGS.apply, only: OWN_FLAGS.only, yes: OWN_FLAGS.yes, undo: OWN_FLAGS.undo}, exits: 'read', example: 'hfx repair --apply --only 20261128_0915_ab12cd',
-		run: async ({flags, global, argv}) => (await import('./commands/repair.js')).runRepair({...global, apply: flags.apply === true, only: (flags.only as string[] | undefined) ?? [], yes: flags.yes === true, undo: text(flags.undo), argv}, io),
+		operands: [], flags: {...STORE, apply: OWN_FLAGS.apply, only: OWN_FLAGS.only, donor: OWN_FLAGS.donor, yes: OWN_FLAGS.yes, undo: OWN_FLAGS.undo}, exits: 'read', example: 'hfx repair --apply --only 20261128_0915_ab12cd',
+		run: async ({flags, global, argv}) => (await import('./commands/repair.js')).runRepair({...global, apply: flags.apply === true, only: (flags.only as string[] | undefined) ?? [], donor: text(flags.donor), yes: flags.yes === true, undo: text(flags.undo), argv}, io),
 	},
 	{
 		name: 'audit', usage: ['audit verify [FILE]', 'audit show [FILE]'], summary: 'check the hash chain of the repair audit trail; show each entry, the rows it touched, which apply an undo reverted',

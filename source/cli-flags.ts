@@ -41,6 +41,7 @@ export const OWN_FLAGS = {
 	all: {type: 'boolean', help: 'include tool and delegate rows'},
 	apply: {type: 'boolean', help: 'write the adoptions, fail-closed (no holders, a verified snapshot, the plan re-checked in the transaction)'},
 	only: {type: 'string', value: 'ID', multiple: true, help: 'only this orphan (repeatable)'},
+	donor: {type: 'string', value: 'DONOR', help: 'with one --only ORPHAN that repair-routing refuses: adopt it from this keyed donor, your choice (the manual procedure of Hermes\' tracking issue; previewed, then --apply with every guarantee)'},
 	yes: {type: 'boolean', help: 'no typed confirmation (for scripts)'},
 	undo: {type: 'string', value: 'ENTRY', help: 'put back one applied repair, by its audit entry (refused if its columns changed since)'},
 	speed: {type: 'string', value: 'N', help: 'time runs N times faster (default 1)'},

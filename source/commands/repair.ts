@@ -8,7 +8,7 @@ import readline from 'node:readline';
 import {type ExitCode, FailClosed, refusalLine} from '../errors.js';
 import {type ApplyOutcome, type Planned, applyRepair, computePlan} from '../repair/apply.js';
 import {auditPathFor} from '../repair/audit.js';
-import {confirmationMatches, confirmationWord} from '../repair/confirmation.js';
+import {confirmationFor, confirmationMatches} from '../repair/confirmation.js';
 import {reconcileAudit} from '../repair/reconcile.js';
 import {resolveUndoEntry, undoRepair} from '../repair/undo.js';
 import {upgradeNotice} from '../store/load.js';
@@ -19,7 +19,7 @@ import {plural} from '../text/format.js';
 import type {StoreLocation} from '../store/locate.js';
 import {type GlobalFlags, type Io, emit, guarded, locate} from './context.js';
 
-export type RepairFlags = GlobalFlags & {apply: boolean; only: string[]; yes: boolean; undo?: string; argv: string[]};
+export type RepairFlags = GlobalFlags & {apply: boolean; only: string[]; donor?: string; yes: boolean; undo?: string; argv: string[]};
 
 function prompt(question: string): Promise<string> {
 	const rl = readline.createInterface({input: process.stdin, output: process.stderr});
@@ -86,21 +86,34 @@ function dryRunLines(location: StoreLocation, planned: Planned, flags: RepairFla
 	}
 
 	lines.push(...planLines(planned), '');
+	const manual = plan.adoptions[0]?.evidence === 'operator' ? plan.adoptions[0] : null;
+	const selection = manual ? ` --only ${manual.orphanId} --donor ${manual.donorId}` : (flags.only.length > 0 ? ` ${flags.only.map(o => `--only ${o}`).join(' ')}` : '');
 	lines.push(plan.adoptions.length > 0
-		? `${plural(plan.adoptions.length, 'orphan')} can be adopted. Next: stop the gateway, then run: hfx repair --apply --db ${dbPath}${flags.only.length > 0 ? ` ${flags.only.map(o => `--only ${o}`).join(' ')}` : ''}  (a verified snapshot is taken first; every write is audited)`
-		: 'Nothing repair-routing would adopt; the refused orphans above need a decision by hand.');
+		? `${manual ? 'Your adoption of 1 orphan is ready.' : `${plural(plan.adoptions.length, 'orphan')} can be adopted.`} Next: stop the gateway, then run: hfx repair --apply --db ${dbPath}${selection}  (a verified snapshot is taken first; every write is audited; undo with hfx repair --undo)`
+		: `Nothing repair-routing would adopt; the refused orphans above need a decision by hand${plan.refused.some(o => o.candidateDonors.length > 0) ? ': adopt one from a candidate donor with hfx repair --only ORPHAN --donor DONOR' : ''}.`);
 	return lines;
 }
 
-async function runDryRun(location: StoreLocation, flags: RepairFlags, io: Io): Promise<ExitCode> {
+/** The dry run's plan (read-only); an operator's --donor that cannot be taken is refused here, before anything else. */
+async function planFor(location: StoreLocation, flags: RepairFlags): Promise<Planned> {
 	const dbPath = location.path;
 	const reader = new ShmReader();
 	let planned: Planned;
 	try {
-		planned = await computePlan(dbPath, {owner: location.owner, maxGapSeconds: flags.maxGapSeconds, only: flags.only}, reader);
+		planned = await computePlan(dbPath, {owner: location.owner, maxGapSeconds: flags.maxGapSeconds, only: flags.only, donor: flags.donor}, reader);
 	} finally {
 		await reader.close();
 	}
+
+	if (planned.plan.donorRefusal) {
+		throw new FailClosed({file: dbPath, kind: 'donor-refused', reason: `--donor refused: ${planned.plan.donorRefusal}`, next: 'see the refused orphans and their candidate donors with: hfx repair', exitCode: 2});
+	}
+
+	return planned;
+}
+
+async function runDryRun(location: StoreLocation, flags: RepairFlags, io: Io, planned: Planned): Promise<ExitCode> {
+	const dbPath = location.path;
 
 	// A dry run writes nothing, not even to the audit trail: only applies and undos are recorded.
 	const {analysis, plan} = planned;
@@ -124,6 +137,7 @@ async function runApply(location: StoreLocation, flags: RepairFlags, io: Io, log
 		owner: location.owner,
 		maxGapSeconds: flags.maxGapSeconds,
 		only: flags.only,
+		donor: flags.donor,
 		argv: flags.argv,
 		yes: flags.yes,
 		log,
@@ -136,7 +150,11 @@ async function runApply(location: StoreLocation, flags: RepairFlags, io: Io, log
 		},
 		async confirm(planned) {
 			const many = planned.plan.adoptions.length > 1;
-			const answer = await prompt(many ? `Adopt ${planned.plan.adoptions.length} orphans? Type "yes" to confirm: ` : `Adopt ${planned.plan.adoptions[0]!.orphanId}? Type its random suffix (${confirmationWord(planned.plan.adoptions[0]!.orphanId)}) to confirm: `);
+			const a = planned.plan.adoptions[0]!;
+			const question = a.evidence === 'operator'
+				? `Adopt ${a.orphanId} from ${a.donorId}, your choice (repair-routing refuses it)? Type the orphan's random suffix and the donor's (${confirmationFor(a)}) to confirm: `
+				: `Adopt ${a.orphanId}? Type its random suffix (${confirmationFor(a)}) to confirm: `;
+			const answer = await prompt(many ? `Adopt ${planned.plan.adoptions.length} orphans? Type "yes" to confirm: ` : question);
 			return confirmationMatches(answer, planned.plan.adoptions);
 		},
 	});
@@ -150,6 +168,12 @@ export async function runRepair(flags: RepairFlags, io: Io): Promise<ExitCode> {
 		// Bad input (missing, not SQLite, 0-byte beside a WAL...) is refused here, before any check
 		// or audit entry: nothing is written beside a file that is not a store.
 		preflight(dbPath);
+		if (flags.donor !== undefined && flags.undo) {
+			throw new FailClosed({file: dbPath, kind: 'usage', reason: '--donor chooses a donor for an adoption; --undo puts one back: not both', next: 'run hfx repair --undo ENTRY alone', exitCode: 2});
+		}
+
+		// An operator's donor is checked read-only first: a refusal writes nothing, not even a reconciliation.
+		const planned = flags.undo ? null : (flags.donor === undefined && flags.apply ? null : await planFor(location, flags));
 		// A crash window of an earlier apply or undo (its intent recorded, its outcome not) is settled
 		// first, so what follows sees it; the dry run only says so (it writes nothing).
 		reconcileAudit({dbPath, argv: flags.argv, write: Boolean(flags.apply || flags.undo), warn: io.err});
@@ -174,6 +198,6 @@ export async function runRepair(flags: RepairFlags, io: Io): Promise<ExitCode> {
 			return runUndo(dbPath, flags, io, log);
 		}
 
-		return flags.apply ? runApply(location, flags, io, log) : runDryRun(location, flags, io);
+		return flags.apply ? runApply(location, flags, io, log) : runDryRun(location, flags, io, planned!);
 	});
 }

@@ -11,6 +11,7 @@ import type {DatabaseFacts} from '../store/load.js';
 import {type GlobalFlags, type Io, type StoreResult, emit, guarded, loadAndAnalyze, locate} from './context.js';
 import {bytes, plural, utc} from '../text/format.js';
 import {duration} from '../forensics/duration.js';
+import {candidateLines} from '../report/candidates.js';
 
 export function orphanJson(o: OrphanVerdict, changes?: UpgradeChanges) {
 	return {
@@ -106,12 +107,12 @@ function header(facts: DatabaseFacts): string {
 	return `${facts.path}  ·  profile ${facts.owner}  ·  ${schema}  ·  ${mode}  ·  read-only${facts.openMode === 'private-copy' ? ' (private copy)' : ''}`;
 }
 
-function orphanLines(o: OrphanVerdict, changes: Analysis['upgradeChanges']): string[] {
+function orphanLines(o: OrphanVerdict, analysis: Pick<Analysis, 'upgradeChanges' | 'byId'>): string[] {
 	const head = `${o.orphanId}  ${o.source || '(no source)'}  ${plural(o.messageCount, 'message')}`;
-	const after = changes.bySubject.get(o.orphanId);
+	const after = analysis.upgradeChanges.bySubject.get(o.orphanId);
 	const body = o.verdict === 'adoptable'
 		? [`  → ${head}`, `      adopt into ${o.sessionKey} from ${o.donorId} (evidence: ${o.evidence})`]
-		: [`  ✗ ${head}`, `      not repairable (${o.reasonKind}): ${o.reason}`];
+		: [`  ✗ ${head}`, `      not repairable (${o.reasonKind}): ${o.reason}`, ...candidateLines(o, analysis.byId).map(l => `      ${l}`)];
 	return after ? [...body, `      ${after}`] : body;
 }
 
@@ -163,7 +164,7 @@ function orphanSections(analysis: Analysis): string[] {
 
 	if (analysis.orphans.length > 0) {
 		lines.push(`Orphans: keyless rows holding messages that repair-routing lists (rules ${analysis.ruleSet}, window ${analysis.maxGapSeconds}s)`);
-		lines.push(...analysis.orphans.flatMap(o => orphanLines(o, analysis.upgradeChanges)), '');
+		lines.push(...analysis.orphans.flatMap(o => orphanLines(o, analysis)), '');
 	}
 
 	if (analysis.listedRefusedLocal.length > 0) {

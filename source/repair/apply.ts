@@ -9,6 +9,7 @@ import type Database from 'better-sqlite3';
 import {analyze, type Analysis} from '../forensics/analyze.js';
 import {REPAIR_END_REASON} from '../forensics/end-reasons.js';
 import {FailClosed, errorMessage} from '../errors.js';
+import {resolveSessionId} from '../forensics/resolve.js';
 import {ReadOnlyStore} from '../store/open.js';
 import {type SchemaInfo, detectSchema} from '../store/schema.js';
 import {preflight} from '../store/preflight.js';
@@ -50,7 +51,7 @@ function readRows(store: ReadOnlyStore, ids: readonly string[]): Map<string, Rec
 }
 
 /** Reads the store read-only and computes a bound plan. The binding is read before and after: a store that moved meanwhile is refused. */
-export async function computePlan(dbPath: string, options: {owner: string; maxGapSeconds: number; only?: readonly string[]; now?: number}, reader: ShmReader): Promise<Planned> {
+export async function computePlan(dbPath: string, options: {owner: string; maxGapSeconds: number; only?: readonly string[]; donor?: string; now?: number}, reader: ShmReader): Promise<Planned> {
 	// The same refusals as every read (missing, not SQLite, 0-byte beside a WAL...), before the
 	// binding's stat and -shm read.
 	preflight(dbPath);
@@ -65,6 +66,11 @@ export async function computePlan(dbPath: string, options: {owner: string; maxGa
 		const {snapshot} = readSnapshot(store, schema, routingHomeOf({path: dbPath, owner: options.owner}, schema).context, {columns: 'full'});
 		analysis = analyze(snapshot, {maxGapSeconds: options.maxGapSeconds});
 		const ids = analysis.orphans.flatMap(o => [o.orphanId, ...(o.donorId ? [o.donorId] : [])]);
+		const chosen = options.donor === undefined ? null : resolveSessionId(analysis.byId.keys(), options.donor);
+		if (chosen?.ok) {
+			ids.push(chosen.id);
+		}
+
 		rows = store.read(() => readRows(store, ids));
 		sqliteVersion = store.sqliteVersion();
 	} finally {
@@ -78,7 +84,7 @@ export async function computePlan(dbPath: string, options: {owner: string; maxGa
 		throw new FailClosed({file: dbPath, kind: 'store-moving', reason: `the store changed while it was being read (${moved}); a writer is active`, next: 'stop the gateway, then run hfx repair again'});
 	}
 
-	const plan = planRepair({analysis, rows, sessionColumns: schema.sessionColumns, only: options.only, now: options.now ?? Date.now() / 1000});
+	const plan = planRepair({analysis, rows, sessionColumns: schema.sessionColumns, only: options.only, donor: options.donor, now: options.now ?? Date.now() / 1000});
 	return {plan, analysis, rows, binding: after, hash: planHash(plan, hashOfRows), sqliteVersion, sessionColumns: schema.sessionColumns, schema: {version: schema.version, ruleSet: schema.ruleSet}};
 }
 
@@ -89,6 +95,8 @@ export type ApplyOptions = {
 	owner: string;
 	maxGapSeconds: number;
 	only?: readonly string[];
+	/** The operator's donor for the one orphan `only` names (an adoption repair-routing refuses). */
+	donor?: string;
 	argv: string[];
 	/** Typed confirmation; resolves true to go ahead. Not called with yes. */
 	confirm: (planned: Planned) => Promise<boolean>;
@@ -148,7 +156,7 @@ class ApplyRun extends WriteRun {
 		return {
 			planHash: planned?.hash ?? null,
 			binding: planned?.binding ?? null,
-			adoptions: planned?.plan.adoptions.map(a => ({orphanId: a.orphanId, donorId: a.donorId, sessionKey: a.sessionKey, evidence: a.evidence})) ?? [],
+			adoptions: planned?.plan.adoptions.map(a => ({orphanId: a.orphanId, donorId: a.donorId, sessionKey: a.sessionKey, evidence: a.evidence, ...(a.refusedBecause ? {refusedBecause: a.refusedBecause} : {})})) ?? [],
 			verification: this.outcome.verification,
 		};
 	}
@@ -177,6 +185,10 @@ async function planAndConfirm(run: ApplyRun, reader: ShmReader): Promise<ApplyOu
 	run.planned = planned;
 	options.onPlanned?.(planned);
 	const {plan} = planned;
+	if (plan.donorRefusal) {
+		return run.refuse(`--donor refused: ${plan.donorRefusal}`, 'see the candidate donors with: hfx repair (dry run)');
+	}
+
 	if (plan.unknownOnly.length > 0) {
 		return run.refuse(`--only names no adoptable orphan: ${plan.unknownOnly.join('; ')}`, 'list the adoptable orphans with: hfx repair');
 	}

@@ -9,6 +9,7 @@ import {type Analysis, analyze} from '../forensics/analyze.js';
 import {REPAIR_END_REASON} from '../forensics/end-reasons.js';
 import type {OrphanVerdict} from '../forensics/orphans.js';
 import {resolutionProblem, resolveSessionId} from '../forensics/resolve.js';
+import {chooseDonor} from './operator-choice.js';
 import type {SessionRecord, Snapshot} from '../forensics/types.js';
 
 /** A column value as JSON can carry it (Buffers as hex, bigints as strings). */
@@ -32,7 +33,10 @@ export type Adoption = {
 	orphanId: string;
 	donorId: string;
 	sessionKey: string;
-	evidence: 'lineage' | 'contiguity';
+	/** `operator`: the donor was chosen by the operator (--donor) for an orphan repair-routing refuses. */
+	evidence: 'lineage' | 'contiguity' | 'operator';
+	/** For an operator's choice: why repair-routing refused the orphan, in Hermes' words. */
+	refusedBecause?: {reasonKind: string | null; reason: string};
 	messageCount: number;
 	rows: [RowChange, RowChange];
 	restartBefore: string | null;
@@ -50,6 +54,8 @@ export type RepairPlan = {
 	notSelected: string[];
 	/** --only ids that name no adoptable orphan. */
 	unknownOnly: string[];
+	/** Why the operator's --donor is refused (nothing is planned then), or null. */
+	donorRefusal: string | null;
 	maxGapSeconds: number;
 };
 
@@ -153,6 +159,8 @@ export type PlanInput = {
 	/** Columns the sessions table has (older stores may lack some Hermes writes). */
 	sessionColumns: ReadonlySet<string>;
 	only?: readonly string[];
+	/** The operator's donor for the one orphan --only names (hfx repair --donor). */
+	donor?: string;
 	/** Epoch seconds used to predict the state after the apply. */
 	now: number;
 };
@@ -245,42 +253,75 @@ export function heldBack(o: OrphanVerdict, analysis: Pick<Analysis, 'afterUpgrad
 	return {...o, verdict: 'refused', reasonKind: 'generations_disagree', reason: `held back: this store's Hermes (${analysis.ruleSet}) would adopt it from ${o.donorId}, but current Hermes (${analysis.afterUpgrade.ruleSet}) ${current}; hfx writes only what both agree on`};
 }
 
+/** The orphans to adopt: every adoptable one, the ones --only names, or the operator's choice (--donor). */
+function selection(input: PlanInput, adoptable: OrphanVerdict[], held: OrphanVerdict[]): {selected: OrphanVerdict[]; unknown: string[]; manual: boolean; donorRefusal: string | null} {
+	const only = input.only ?? [];
+	if (input.donor !== undefined) {
+		const choice = chooseDonor(input.analysis, only, input.donor);
+		// Naming repair-routing's own donor is its adoption, held back as it is where the generations disagree.
+		const hold = choice.ok && !choice.manual ? held.find(h => h.orphanId === choice.verdict.orphanId) : undefined;
+		if (!choice.ok || hold) {
+			return {selected: [], unknown: [], manual: false, donorRefusal: choice.ok ? hold!.reason : choice.reason};
+		}
+
+		return {selected: [choice.verdict], unknown: [], manual: choice.manual, donorRefusal: null};
+	}
+
+	const picked = only.length > 0 ? selectOnly(adoptable, only, [...held, ...input.analysis.orphans]) : {selected: adoptable, unknown: []};
+	return {...picked, manual: false, donorRefusal: null};
+}
+
+/** An operator's adoption says so, and why repair-routing refused it, before any other warning. */
+function markOperatorChoice(a: Adoption, refused: OrphanVerdict): void {
+	a.evidence = 'operator';
+	a.refusedBecause = {reasonKind: refused.reasonKind, reason: refused.reason};
+	a.warnings.unshift(`operator choice: repair-routing refuses ${a.orphanId} (${refused.reasonKind ?? 'refused'}: ${refused.reason}); this adoption from ${a.donorId} is your decision, the manual procedure of Hermes' tracking issue, not Hermes' own`);
+}
+
 export function planRepair(input: PlanInput): RepairPlan {
 	const {analysis, rows} = input;
-	const only = input.only ?? [];
 	const held = analysis.orphans.filter(o => o.verdict === 'adoptable').map(o => heldBack(o, analysis)).filter(o => o !== null);
 	const adoptable = analysis.orphans.filter(o => o.verdict === 'adoptable' && o.donorId && o.sessionKey && !held.some(h => h.orphanId === o.orphanId));
-	const {selected, unknown: unknownOnly} = only.length > 0 ? selectOnly(adoptable, only, [...held, ...analysis.orphans]) : {selected: adoptable, unknown: []};
+	const {selected, unknown: unknownOnly, manual, donorRefusal} = selection(input, adoptable, held);
 	const has = (c: string) => input.sessionColumns.has(c);
 	const draft: Adoption[] = selected.map(o => draftAdoption(o, rows, has));
+	if (manual) {
+		markOperatorChoice(draft[0]!, analysis.orphans.find(o => o.orphanId === draft[0]!.orphanId)!);
+	}
 
 	// What a restart resumes for each chat, before and after all selected adoptions.
 	const afterSnapshot: Snapshot = {...analysis.snapshot, sessions: applyToRecords(analysis.snapshot.sessions, draft, input.now)};
 	const after = analyze(afterSnapshot, {maxGapSeconds: analysis.maxGapSeconds});
 	for (const a of draft) {
-		const chatBefore = analysis.routing.find(r => r.sessionKey === a.sessionKey);
-		const chatAfter = after.routing.find(r => r.sessionKey === a.sessionKey);
-		a.restartBefore = chatBefore?.restartResolvesTo ?? null;
-		a.restartAfter = chatAfter?.restartResolvesTo ?? null;
-		a.rollbackRiskBefore = chatBefore?.rollbackRisk ?? false;
-		a.rollbackRiskAfter = chatAfter?.rollbackRisk ?? false;
-		if (chatBefore?.routingEntry === a.donorId) {
-			a.warnings.push(`gateway_routing still names the donor: the gateway drops that entry on the next message (the donor is ended) and finds ${a.orphanId} by its key`);
-		}
-
-		const resumesOrphanLine = a.restartAfter !== null && (a.restartAfter === a.orphanId || after.lineage.parentEdge.get(a.restartAfter)?.parentId === a.orphanId);
-		if (!resumesOrphanLine) {
-			a.warnings.push(`after the repair a restart would still resume ${a.restartAfter ?? 'a new, empty session'}, not ${a.orphanId}: check \`hfx routing ${a.sessionKey}\` before restarting`);
-		}
+		predictRestart(a, analysis, after);
 	}
 
 	return {
 		adoptions: draft,
-		refused: [...analysis.orphans.filter(o => o.verdict === 'refused'), ...held],
-		notSelected: adoptable.filter(o => !selected.includes(o)).map(o => o.orphanId),
+		refused: [...analysis.orphans.filter(o => o.verdict === 'refused' && !(manual && o.orphanId === draft[0]?.orphanId)), ...held],
+		notSelected: input.donor === undefined ? adoptable.filter(o => !selected.includes(o)).map(o => o.orphanId) : [],
 		unknownOnly,
+		donorRefusal,
 		maxGapSeconds: analysis.maxGapSeconds,
 	};
+}
+
+/** What a restart resumes for the adoption's chat, before and after, with the warnings that follow. */
+function predictRestart(a: Adoption, analysis: Analysis, after: Analysis): void {
+	const chatBefore = analysis.routing.find(r => r.sessionKey === a.sessionKey);
+	const chatAfter = after.routing.find(r => r.sessionKey === a.sessionKey);
+	a.restartBefore = chatBefore?.restartResolvesTo ?? null;
+	a.restartAfter = chatAfter?.restartResolvesTo ?? null;
+	a.rollbackRiskBefore = chatBefore?.rollbackRisk ?? false;
+	a.rollbackRiskAfter = chatAfter?.rollbackRisk ?? false;
+	if (chatBefore?.routingEntry === a.donorId) {
+		a.warnings.push(`gateway_routing still names the donor: the gateway drops that entry on the next message (the donor is ended) and finds ${a.orphanId} by its key`);
+	}
+
+	const resumesOrphanLine = a.restartAfter !== null && (a.restartAfter === a.orphanId || after.lineage.parentEdge.get(a.restartAfter)?.parentId === a.orphanId);
+	if (!resumesOrphanLine) {
+		a.warnings.push(`after the repair a restart would still resume ${a.restartAfter ?? 'a new, empty session'}, not ${a.orphanId}: check \`hfx routing ${a.sessionKey}\` before restarting`);
+	}
 }
 
 /**
@@ -291,6 +332,6 @@ export function planRepair(input: PlanInput): RepairPlan {
 export function planHash(plan: RepairPlan, touchedRowsHash: string): string {
 	return sha256(canonical({
 		rows: touchedRowsHash,
-		adoptions: plan.adoptions.map(a => ({orphan: a.orphanId, donor: a.donorId, key: a.sessionKey, rows: a.rows})),
+		adoptions: plan.adoptions.map(a => ({orphan: a.orphanId, donor: a.donorId, key: a.sessionKey, rows: a.rows, ...(a.evidence === 'operator' ? {evidence: a.evidence} : {})})),
 	}));
 }

@@ -23,7 +23,18 @@ export type AuditRow = {
 	undoes: number | null;
 	/** For an apply: the undo that put it back, if any. */
 	undoneBy: number | null;
+	/** An apply's adoptions whose donor the operator chose (--donor), with repair-routing's refusal. */
+	operatorChoices: Array<{orphanId: string; donorId: string; refusedBecause: string | null}>;
 };
+
+/** The adoptions of an entry the operator chose the donor of. */
+function operatorChoices(adoptions: unknown): AuditRow['operatorChoices'] {
+	const list = Array.isArray(adoptions) ? adoptions as Array<Record<string, unknown>> : [];
+	return list.filter(a => a.evidence === 'operator').map(a => {
+		const refused = a.refusedBecause as {reasonKind?: unknown; reason?: unknown} | undefined;
+		return {orphanId: String(a.orphanId), donorId: String(a.donorId), refusedBecause: refused ? `${String(refused.reasonKind ?? 'refused')}: ${String(refused.reason ?? '')}` : null};
+	});
+}
 
 function touched(changes: unknown): AuditRow['rows'] {
 	const rows = new Map<string, {sessionId: string; role: string; columns: string[]}>();
@@ -61,6 +72,7 @@ export function auditRows(entries: readonly AuditEntry[]): AuditRow[] {
 			rows: touched(e.changes),
 			undoes: e.mode === 'undo' ? num(e.undoes) : null,
 			undoneBy: e.mode === 'apply' ? reverted : null,
+			operatorChoices: e.mode === 'apply' ? operatorChoices(e.adoptions) : [],
 		};
 	});
 }
@@ -77,6 +89,10 @@ export function auditLines(rows: readonly AuditRow[]): string[] {
 			r.planHash === null ? '' : `plan ${r.planHash.slice(0, 16)}`,
 		].filter(Boolean).join(' · ');
 		lines.push(`#${String(r.seq).padEnd(4)} ${r.time}  ${r.mode.padEnd(5)}  ${what}${links ? `  (${links})` : ''}`);
+		for (const c of r.operatorChoices) {
+			lines.push(`       operator's choice: ${c.orphanId} adopted from ${c.donorId}${c.refusedBecause ? ` (repair-routing refused it: ${c.refusedBecause})` : ''}`);
+		}
+
 		for (const row of r.rows) {
 			lines.push(`       ${row.role.padEnd(6)} ${row.sessionId}: ${row.columns.join(', ')}`);
 		}

@@ -6,8 +6,10 @@
 import type {Planned} from '../repair/apply.js';
 import type {Adoption, Value} from '../repair/plan.js';
 import {upgradeNotice} from '../store/load.js';
+import {candidateLines} from './candidates.js';
 import {plural} from '../text/format.js';
 import {safeText} from '../text/sanitize.js';
+import {wrapIndented, wrapRow} from '../text/wrap.js';
 
 export function show(v: Value): string {
 	if (v === null) {
@@ -18,27 +20,59 @@ export function show(v: Value): string {
 		return 'hex' in v ? `<blob ${v.hex.length / 2} bytes>` : v.bigint;
 	}
 
-	// Escaped before it is cut and padded, so the before/after columns line up as shown.
-	const text = safeText(typeof v === 'string' ? v : String(v));
-	return text.length > 46 ? `${text.slice(0, 45)}…` : text;
+	// Escaped before it is wrapped and padded, so the before/after columns line up as shown; never cut.
+	return safeText(typeof v === 'string' ? v : String(v));
 }
 
-export function adoptionLines(a: Adoption): string[] {
-	const lines = [
-		`→ adopt ${a.orphanId} (${plural(a.messageCount, 'message')}) into ${a.sessionKey}`,
-		`  evidence ${a.evidence}; donor ${a.donorId}`,
-		`  ${'row'.padEnd(33)} ${'column'.padEnd(18)} ${'before'.padEnd(30)} after`,
-	];
-	for (const row of a.rows) {
-		row.columns.forEach((c, i) => {
-			const label = i === 0 ? `${row.role} ${row.sessionId}` : '';
-			lines.push(`  ${label.padEnd(33)} ${c.column.padEnd(18)} ${show(c.before).padEnd(30)} ${c.changes ? show(c.after) : '(kept)'}`);
+/** The widths of the before/after table: the row label beside its columns when there is room, else above them. */
+function tableLayout(width: number): {label: number; column: number; before: number; after: number} {
+	if (width >= 120) {
+		return {label: 33, column: 18, before: 30, after: width - 2 - 33 - 18 - 30 - 3};
+	}
+
+	const rest = Math.max(20, width - 4 - 18 - 2);
+	const before = Math.floor(rest / 3);
+	return {label: 0, column: 18, before, after: rest - before};
+}
+
+/** One adoption's columns before and after, values wrapped within their cells (never cut). */
+function tableLines(a: Adoption, width: number): string[] {
+	const t = tableLayout(width);
+	const indent = t.label > 0 ? '  ' : '    ';
+	const row = (label: string, column: string, before: string, after: string) => wrapRow([
+		...(t.label > 0 ? [{text: label, width: t.label}] : []),
+		{text: column, width: t.column},
+		{text: before, width: t.before},
+		{text: after, width: t.after},
+	]).map(l => indent + l);
+	const lines = t.label > 0 ? row('row', 'column', 'before', 'after') : [`  ${'column'.padEnd(t.column + 2)} ${'before'.padEnd(t.before)} after`];
+	for (const r of a.rows) {
+		if (t.label === 0) {
+			lines.push(`  ${r.role} ${r.sessionId}`);
+		}
+
+		r.columns.forEach((c, i) => {
+			lines.push(...row(i === 0 ? `${r.role} ${r.sessionId}` : '', c.column, show(c.before), c.changes ? show(c.after) : '(kept)'));
 		});
 	}
 
-	lines.push(`  a restart resumes: before ${a.restartBefore ?? 'a new session'}${a.rollbackRiskBefore ? ' (ROLLBACK RISK)' : ''} → after ${a.restartAfter ?? 'a new session'}${a.rollbackRiskAfter ? ' (still at risk)' : ''}`);
+	return lines;
+}
+
+/**
+ * One adoption as lines of at most `width` columns (the command line passes no width: nothing
+ * wraps but a before value wider than its column). Every value is shown whole.
+ */
+export function adoptionLines(a: Adoption, width = Number.POSITIVE_INFINITY): string[] {
+	const wrap = (text: string, indent: number) => wrapIndented(text, width, indent);
+	const lines = [
+		...wrap(`→ adopt ${a.orphanId} (${plural(a.messageCount, 'message')}) into ${a.sessionKey}`, 2),
+		...wrap(a.evidence === 'operator' ? `  evidence: your choice of donor ${a.donorId} (repair-routing refuses this orphan)` : `  evidence ${a.evidence}; donor ${a.donorId}`, 4),
+		...tableLines(a, width),
+	];
+	lines.push(...wrap(`  a restart resumes: before ${a.restartBefore ?? 'a new session'}${a.rollbackRiskBefore ? ' (ROLLBACK RISK)' : ''} → after ${a.restartAfter ?? 'a new session'}${a.rollbackRiskAfter ? ' (still at risk)' : ''}`, 4));
 	for (const w of a.warnings) {
-		lines.push(`  ! ${w}`);
+		lines.push(...wrap(`  ! ${w}`, 4));
 	}
 
 	return lines;
@@ -69,6 +103,7 @@ export function planLines(planned: Planned): string[] {
 
 	for (const o of plan.refused) {
 		lines.push(`✗ not repairable ${o.orphanId} (${o.source || 'no source'}, ${plural(o.messageCount, 'message')}): ${o.reason}`);
+		lines.push(...candidateLines(o, planned.analysis.byId).map(l => `    ${l}`));
 	}
 
 	if (plan.notSelected.length > 0) {

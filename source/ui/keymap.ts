@@ -7,6 +7,7 @@ import {PANES, PANE_TITLES, type Pane} from './pane-names.js';
 import type {AnyBinding, Binding} from './keys/binding.js';
 import type {RepairKeys, ScreenKeys} from './keys/contexts.js';
 import {sourcesOf} from './views.js';
+import {candidateDonors} from '../report/candidates.js';
 
 /** The panes with a cursor (all of them today; "lists" in the help). */
 export const LISTS: readonly Pane[] = ['sessions', 'detail', 'lineage', 'routing', 'findings', 'activity', 'files', 'backups'];
@@ -30,14 +31,42 @@ function backup(which: 'verify' | 'drill') {
 	};
 }
 
-function repairRefusal(c: ScreenKeys): string | null {
+function selectedOrphan(c: ScreenKeys) {
 	const id = c.selectedId();
-	const orphan = c.model.analysis.orphans.find(o => o.orphanId === id);
+	return c.model.analysis.orphans.find(o => o.orphanId === id) ?? null;
+}
+
+/** The candidate donors of the selected orphan, when repair-routing refuses it. */
+function candidatesOf(c: ScreenKeys): string[] {
+	const orphan = selectedOrphan(c);
+	return orphan ? candidateDonors(orphan, c.model.analysis.byId).map(d => d.id) : [];
+}
+
+function repairRefusal(c: ScreenKeys): string | null {
+	const orphan = selectedOrphan(c);
 	if (!orphan) {
 		return 'select an orphan finding to repair';
 	}
 
-	return orphan.verdict === 'adoptable' ? null : `repair-routing refuses ${orphan.orphanId}: ${orphan.reason}`;
+	return orphan.verdict === 'adoptable' ? null : `repair-routing refuses ${orphan.orphanId}${candidatesOf(c).length > 0 ? ' (d adopts it from a candidate donor, your choice)' : ''}: ${orphan.reason}`;
+}
+
+function adoptionRefusal(c: ScreenKeys): string | null {
+	const orphan = selectedOrphan(c);
+	if (!orphan || orphan.verdict === 'adoptable') {
+		return orphan ? `repair-routing adopts ${orphan.orphanId} itself: r previews it` : 'select an orphan repair-routing refuses';
+	}
+
+	return candidatesOf(c).length > 0 ? null : `${orphan.orphanId} has no candidate donor (${orphan.reasonKind}): name one with hfx repair --only ORPHAN --donor DONOR`;
+}
+
+function openAdoption(c: ScreenKeys): void {
+	const orphan = selectedOrphan(c)!;
+	if (c.repair) {
+		c.dispatch({type: 'repair', orphanId: orphan.orphanId, donors: candidatesOf(c)});
+	} else {
+		c.notice(`preview it with: hfx repair --db ${c.model.facts.path} --only ${orphan.orphanId} --donor ${candidatesOf(c)[0]}`);
+	}
 }
 
 function openRepair(c: ScreenKeys): void {
@@ -99,6 +128,7 @@ const SCREEN: ReadonlyArray<Binding<ScreenKeys>> = [
 		c.notice('re-read');
 	}},
 	{id: 'wrap', keys: [{input: 'w'}], label: 'w', description: 'wrap long lines in the focused pane, or cut them again (read a cut line whole)', panes: LISTS, run: c => c.dispatch({type: 'toggle-wrap'})},
+	{id: 'adopt-from-donor', keys: [{input: 'd'}], label: 'd', description: 'adopt the selected orphan repair-routing refuses from a candidate donor: your choice, previewed (hfx repair --only ORPHAN --donor DONOR)', panes: ['findings'], disabledReason: adoptionRefusal, run: openAdoption},
 	// The help overlay: typing filters it; the Esc row above and its own title describe these.
 	{id: 'help-close', keys: [{special: 'escape'}], label: 'Esc', description: 'close the help', overlay: 'help', help: false, run: back},
 	{id: 'help-erase', keys: [{special: 'backspace'}, {special: 'delete'}], label: '⌫', description: 'erase a character of the help filter', overlay: 'help', help: false, run: c => c.dispatch({type: 'help-text', text: c.ui.helpText.slice(0, -1)})},
@@ -112,11 +142,23 @@ const SCREEN: ReadonlyArray<Binding<ScreenKeys>> = [
 /** Keys of the repair flow: its preview, and its typed confirmation (whose text input takes the rest). */
 const REPAIR: ReadonlyArray<Binding<RepairKeys>> = [
 	{id: 'repair-apply', keys: [{input: 'a'}], label: 'a', description: 'apply the previewed repair (only once every precondition holds; then type the confirmation)', overlay: 'repair', footer: 1, hint: 'a apply',
-		active: c => c.stage === 'preview',
+		active: c => c.stage === 'preview' && !c.applied,
 		disabledReason: c => c.ready ? null : 'apply is disabled until every precondition holds (see the checklist)',
 		run: c => c.confirm()},
-	{id: 'repair-back', keys: [{special: 'escape'}], label: 'Esc', description: 'leave the repair preview (nothing is written)', overlay: 'repair', footer: 2, hint: 'Esc back', active: c => c.stage !== 'applying', run: c => c.close()},
+	{id: 'repair-back', keys: [{special: 'escape'}], label: 'Esc', description: 'leave the repair preview (nothing is written), or close an applied repair\'s result', overlay: 'repair', footer: 2, hint: 'Esc back', hintIn: c => c.applied ? 'Esc close' : null, active: c => c.stage !== 'applying', run: c => c.close()},
+	{id: 'repair-donor', keys: [{input: 'd'}], label: 'd', description: 'the next candidate donor of an orphan repair-routing refuses (your choice; re-planned, previewed)', overlay: 'repair', footer: 3, hint: 'd next donor',
+		active: c => c.donors > 1 && (c.stage === 'preview' || c.stage === 'planning'),
+		run: c => c.nextDonor()},
+	{id: 'repair-down', keys: [{input: 'j'}, {special: 'downArrow'}], label: 'j/k', description: 'scroll the repair preview a line down or up (↑/↓ too)', overlay: 'repair', footer: 3, hint: 'j/k scroll', run: c => c.scroll(1)},
+	{id: 'repair-up', keys: [{input: 'k'}, {special: 'upArrow'}], label: 'k/↑', description: 'scroll the repair preview a line up', overlay: 'repair', help: false, run: c => c.scroll(-1)},
+	{id: 'repair-page-down', keys: [{input: 'd', ctrl: true}, {special: 'pageDown'}], label: 'C-d/C-u', description: 'scroll the repair preview half a page down or up (PgDn/PgUp too)', overlay: 'repair', run: c => c.scroll(c.half)},
+	{id: 'repair-page-up', keys: [{input: 'u', ctrl: true}, {special: 'pageUp'}], label: 'C-u', description: 'scroll the repair preview half a page up', overlay: 'repair', help: false, run: c => c.scroll(-c.half)},
+	{id: 'repair-top', keys: [{input: 'g'}, {special: 'home'}], label: 'g/G', description: 'the repair preview\'s first or last line (Home/End too)', overlay: 'repair', run: c => c.scroll('top')},
+	{id: 'repair-bottom', keys: [{input: 'G'}, {special: 'end'}], label: 'G', description: 'the repair preview\'s last line', overlay: 'repair', help: false, run: c => c.scroll('bottom')},
 	{id: 'confirm-cancel', keys: [{special: 'escape'}], label: 'Esc', description: 'cancel the confirmation (nothing is written)', overlay: 'confirm', help: false, run: c => c.notice('not confirmed: nothing was written')},
+	{id: 'confirm-submit', keys: [{special: 'return'}], label: '⏎', description: 'confirm with the typed answer', overlay: 'confirm', help: false, run: c => c.answer.submit()},
+	{id: 'confirm-erase', keys: [{special: 'backspace'}, {special: 'delete'}], label: '⌫', description: 'erase a character of the answer', overlay: 'confirm', help: false, run: c => c.answer.erase()},
+	{id: 'confirm-type', keys: [{typed: true}], label: 'text', description: 'type the confirmation (a pasted answer ending in a newline submits itself)', overlay: 'confirm', help: false, run: (c, key) => c.answer.type(key.input)},
 ];
 
 export const SCREEN_BINDINGS = SCREEN;

@@ -3,31 +3,38 @@
  * checklist while previewing, the apply log, and the outcome with the post-repair routing.
  */
 import {adoptionLines} from '../report/repair.js';
+import {wrapIndented} from '../text/wrap.js';
 import type {FlowState} from './repair-flow-state.js';
 import type {Theme} from './theme.js';
 
 export type Line = {text: string; color?: string; bold?: boolean};
 
-function previewLines(state: FlowState, orphanId: string, theme: Theme): Line[] {
+/** A line wrapped to the width (continuations indented), each part in the line's colour. */
+function wrapped(line: Line, width: number, indent: number): Line[] {
+	return wrapIndented(line.text, width, indent).map(text => ({...line, text}));
+}
+
+function previewLines(state: FlowState, orphanId: string, theme: Theme, width: number): Line[] {
 	const lines: Line[] = [];
 	const a = state.planned!.plan.adoptions[0];
 	if (a) {
-		for (const l of adoptionLines(a)) {
+		for (const l of adoptionLines(a, width - 1)) {
 			lines.push({text: ` ${l}`, color: l.trimStart().startsWith('!') ? theme.warn : undefined});
 		}
 	} else {
-		lines.push({text: ` ${orphanId} is not adoptable now (the store changed, or repair-routing refuses it)`, color: theme.warn});
+		const refusal = state.planned!.plan.donorRefusal;
+		lines.push(...wrapped({text: refusal ? ` ✗ not this donor: ${refusal}` : ` ${orphanId} is not adoptable now (the store changed, or repair-routing refuses it)`, color: theme.warn}, width, 3));
 	}
 
 	lines.push({text: ' preconditions', bold: true});
 	for (const c of state.checks) {
-		lines.push({text: `  ${c.ok ? '✓' : '✗'} ${c.label}${c.ok ? '' : `: ${c.detail}`}`, color: c.ok ? theme.ok : theme.danger});
+		lines.push(...wrapped({text: `  ${c.ok ? '✓' : '✗'} ${c.label}${c.ok ? '' : `: ${c.detail}`}`, color: c.ok ? theme.ok : theme.danger}, width, 4));
 		if (!c.ok && c.next) {
-			lines.push({text: `    next: ${c.next}`, color: theme.muted});
+			lines.push(...wrapped({text: `    next: ${c.next}`, color: theme.muted}, width, 10));
 		}
 	}
 
-	lines.push({text: '  · a verified snapshot is taken, and the plan re-checked inside BEGIN IMMEDIATE, when you apply', color: theme.muted});
+	lines.push(...wrapped({text: '  · a verified snapshot is taken, and the plan re-checked inside BEGIN IMMEDIATE, when you apply', color: theme.muted}, width, 4));
 	return lines;
 }
 
@@ -55,8 +62,23 @@ function outcomeLines(o: NonNullable<FlowState['outcome']>, theme: Theme): Line[
 	return lines;
 }
 
-export function flowLines(state: FlowState, orphanId: string, theme: Theme): Line[] {
-	const lines: Line[] = [{text: ` Repair ${orphanId}  (preview: nothing is written until you apply and confirm)`, bold: true}];
+/** The flow's title: what is true now (a preview that wrote nothing, or the repair applied and undoable). */
+export function flowTitle(state: FlowState, orphanId: string): string {
+	const o = state.outcome;
+	if (o?.result === 'applied') {
+		return ` Repair ${orphanId} applied${o.audit ? ` · undo available: hfx repair --undo ${o.audit.seq}` : ''}`;
+	}
+
+	if (o) {
+		return ` Repair ${orphanId}: ${o.result === 'nothing-to-do' ? 'nothing to do' : 'not applied'} (nothing was written)`;
+	}
+
+	return state.stage === 'applying' ? ` Repair ${orphanId}: applying…` : ` Repair ${orphanId} · preview: nothing is written until you confirm`;
+}
+
+/** The flow's body below its title, every line at most `width` columns (long ones wrap, none is cut). */
+export function flowLines(state: FlowState, orphanId: string, theme: Theme, width: number): Line[] {
+	const lines: Line[] = [];
 	if (state.stage === 'planning') {
 		lines.push({text: ' computing the plan…', color: theme.muted});
 	}
@@ -66,7 +88,7 @@ export function flowLines(state: FlowState, orphanId: string, theme: Theme): Lin
 	}
 
 	if (state.planned && (state.stage === 'preview' || state.stage === 'confirm')) {
-		lines.push(...previewLines(state, orphanId, theme));
+		lines.push(...previewLines(state, orphanId, theme, width));
 	}
 
 	if (state.stage === 'applying' || state.stage === 'done') {
@@ -77,5 +99,5 @@ export function flowLines(state: FlowState, orphanId: string, theme: Theme): Lin
 		lines.push(...outcomeLines(state.outcome, theme));
 	}
 
-	return lines;
+	return lines.flatMap(l => wrapped(l, width, 4));
 }

@@ -1,6 +1,7 @@
 /**
  * The repair flow's own state as a pure reducer: the stage (planning, preview, confirm,
- * applying, done, error), the plan, the live checklist, the apply log and the outcome.
+ * applying, done, error), the plan, the live checklist, the apply log, the outcome, and how far
+ * the operator scrolled the flow's lines.
  */
 import type {ApplyOutcome, Planned} from '../repair/apply.js';
 import type {Check} from '../repair/preconditions.js';
@@ -15,6 +16,10 @@ export type FlowState = {
 	outcome: ApplyOutcome | null;
 	error: string | null;
 	notice: string | null;
+	/** The first line shown of the flow's body (clamped where it is drawn). */
+	scroll: number;
+	/** Which of the candidate donors the operator's adoption is planned from. */
+	donorAt: number;
 };
 
 export type FlowAction =
@@ -23,9 +28,11 @@ export type FlowAction =
 	| {type: 'stage'; stage: Stage; notice?: string | null}
 	| {type: 'log'; line: string}
 	| {type: 'outcome'; outcome: ApplyOutcome}
-	| {type: 'error'; error: string};
+	| {type: 'error'; error: string}
+	| {type: 'scroll'; to: number}
+	| {type: 'donor'; at: number};
 
-export const INITIAL_FLOW: FlowState = {stage: 'planning', planned: null, checks: [], log: [], outcome: null, error: null, notice: null};
+export const INITIAL_FLOW: FlowState = {stage: 'planning', planned: null, checks: [], log: [], outcome: null, error: null, notice: null, scroll: 0, donorAt: 0};
 
 export function flowReducer(state: FlowState, action: FlowAction): FlowState {
 	switch (action.type) {
@@ -38,7 +45,9 @@ export function flowReducer(state: FlowState, action: FlowAction): FlowState {
 		}
 
 		case 'stage': {
-			return {...state, stage: action.stage, notice: action.notice ?? null};
+			// The log and the outcome are read from their start.
+			const scroll = action.stage === 'applying' ? 0 : state.scroll;
+			return {...state, stage: action.stage, notice: action.notice ?? null, scroll};
 		}
 
 		case 'log': {
@@ -46,11 +55,20 @@ export function flowReducer(state: FlowState, action: FlowAction): FlowState {
 		}
 
 		case 'outcome': {
-			return {...state, outcome: action.outcome, stage: 'done'};
+			return {...state, outcome: action.outcome, stage: 'done', scroll: 0};
 		}
 
 		case 'error': {
 			return {...state, error: action.error, stage: 'error'};
+		}
+
+		case 'scroll': {
+			return {...state, scroll: Math.max(0, action.to)};
+		}
+
+		case 'donor': {
+			// Another donor is another plan: nothing of the previous one is shown or applied.
+			return {...state, donorAt: action.at, planned: null, stage: 'planning', scroll: 0, notice: null};
 		}
 	}
 }
@@ -58,4 +76,14 @@ export function flowReducer(state: FlowState, action: FlowAction): FlowState {
 /** Apply may be pressed: a plan that adopts something, and every precondition checked and holding. */
 export function readyToApply(state: FlowState): boolean {
 	return state.planned !== null && state.planned.plan.adoptions.length > 0 && state.checks.length > 0 && state.checks.every(c => c.ok);
+}
+
+/** The first line to show of `total` in a window of `view` lines: the scroll clamped so the window stays full. */
+export function clampScroll(scroll: number, total: number, view: number): number {
+	return Math.max(0, Math.min(scroll, total - view));
+}
+
+/** "lines 1–18 of 42" when the lines do not fit the window, else null. */
+export function scrollIndicator(first: number, total: number, view: number): string | null {
+	return total > view ? `lines ${first + 1}–${Math.min(total, first + view)} of ${total}` : null;
 }

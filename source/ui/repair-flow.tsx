@@ -2,23 +2,24 @@
  * The repair flow of the Findings pane: preview (the before/after table, the restart before and
  * after), the preconditions as a live checklist, an apply key that stays disabled until every
  * precondition holds, a typed confirmation, and the result with the post-repair routing.
- * Nothing is written before the typed confirmation.
+ * Nothing is written before the typed confirmation. Long values wrap, and the lines between the
+ * title and the footer scroll (j/k, C-d/C-u, g/G) with an indicator of where the window is.
  */
 import React, {useReducer, useRef} from 'react';
 import {Box, useStdin} from 'ink';
 import {Text} from './components/text.js';
-import {TextInput} from '@inkjs/ui';
 import type {Planned} from '../repair/apply.js';
-import {confirmationMatches, confirmationWord} from '../repair/confirmation.js';
+import {confirmationFor, confirmationMatches, confirmationWord} from '../repair/confirmation.js';
 import {errorMessage} from '../errors.js';
 import {useLatestInput} from './hooks.js';
 import {press} from './keys/binding.js';
 import type {RepairKeys} from './keys/contexts.js';
 import {footerHints, repairBinding} from './keys/lookup.js';
-import {type FlowAction, type FlowState, INITIAL_FLOW, flowReducer, readyToApply} from './repair-flow-state.js';
-import {flowLines} from './repair-flow-lines.js';
+import {type FlowAction, type FlowState, INITIAL_FLOW, clampScroll, flowReducer, readyToApply, scrollIndicator} from './repair-flow-state.js';
+import {flowLines, flowTitle} from './repair-flow-lines.js';
 import type {RepairService} from './repair-service.js';
 import {useTheme} from './theme.js';
+import {type TypedAnswer, useTypedAnswer} from './typed-answer.js';
 import {useRepairChecks, useRepairPlan} from './use-repair-plan.js';
 
 export type RepairFlowProps = {
@@ -31,46 +32,85 @@ export type RepairFlowProps = {
 	onClose: (applied: boolean) => void;
 	/** How often the holder checklist is refreshed. */
 	checkEveryMs?: number;
+	/** Called once a repair was applied (the screen re-reads the store: its header shows the new data_version). */
+	onApplied?: () => void;
+	/** An orphan repair-routing refuses: the candidate donors the operator may adopt it from (d steps through them). */
+	donors?: readonly string[];
 };
 
 type Dispatch = (action: FlowAction) => void;
 
-function repairKeys(state: FlowState, dispatch: Dispatch, onClose: (applied: boolean) => void): RepairKeys {
+/** The flow's window: its body lines between the title and the footer. */
+type Window = {total: number; view: number};
+
+type KeyParts = {state: FlowState; dispatch: Dispatch; onClose: (applied: boolean) => void; window: Window; donors: number; answer: TypedAnswer};
+
+function repairKeys({state, dispatch, onClose, window, donors, answer}: KeyParts): RepairKeys {
+	const first = clampScroll(state.scroll, window.total, window.view);
+	const bottom = Math.max(0, window.total - window.view);
 	return {
 		stage: state.stage,
 		ready: readyToApply(state),
+		applied: state.outcome?.result === 'applied',
+		donors,
+		nextDonor: () => dispatch({type: 'donor', at: (state.donorAt + 1) % Math.max(1, donors)}),
+		half: Math.max(1, Math.floor(window.view / 2)),
+		scroll: by => dispatch({type: 'scroll', to: by === 'top' ? 0 : (by === 'bottom' ? bottom : Math.min(bottom, first + by))}),
 		// A notice goes back to the preview (where every notice of the flow is shown).
 		notice: text => dispatch({type: 'stage', stage: 'preview', notice: text}),
 		close: () => onClose(state.outcome?.result === 'applied'),
-		confirm: () => dispatch({type: 'stage', stage: 'confirm'}),
+		confirm() {
+			answer.reset();
+			dispatch({type: 'stage', stage: 'confirm'});
+		},
+		answer,
 	};
 }
 
-async function apply(service: RepairService, planned: Planned, dispatch: Dispatch): Promise<void> {
+async function apply(service: RepairService, planned: Planned, dispatch: Dispatch, onApplied?: () => void): Promise<void> {
 	dispatch({type: 'stage', stage: 'applying'});
 	try {
 		const outcome = await service.apply(planned, line => dispatch({type: 'log', line}));
 		dispatch({type: 'outcome', outcome});
+		if (outcome.result === 'applied') {
+			onApplied?.();
+		}
 	} catch (error) {
 		dispatch({type: 'error', error: errorMessage(error)});
 	}
 }
 
+/** The question of the typed confirmation: the orphan's suffix, and the donor's too for the operator's own choice; short enough to leave room for the answer. */
+function question(orphanId: string, planned: Planned, width: number): string {
+	const a = planned.plan.adoptions[0];
+	const wide = width >= 120;
+	if (a?.evidence === 'operator') {
+		return wide ? ` your choice: type the orphan's and the donor's suffixes (${confirmationFor(a)}): ` : ` type the orphan's, then the donor's suffix (${confirmationFor(a)}): `;
+	}
+
+	return wide ? ` to adopt, type the random suffix (${confirmationWord(orphanId)}) of ${orphanId}: ` : ` to adopt, type its random suffix (${confirmationWord(orphanId)}): `;
+}
+
 /** The typed confirmation: the orphan's random suffix applies exactly the previewed plan, anything else goes back. */
-function Confirm({orphanId, planned, service, dispatch}: {orphanId: string; planned: Planned; service: RepairService; dispatch: Dispatch}): React.ReactElement {
+function submitAnswer(answer: string, state: FlowState, props: RepairFlowProps, dispatch: Dispatch): void {
+	const {planned} = state;
+	if (state.stage !== 'confirm' || !planned) {
+		return;
+	}
+
+	if (confirmationMatches(answer.trim(), planned.plan.adoptions)) {
+		void apply(props.service, planned, dispatch, props.onApplied);
+	} else {
+		dispatch({type: 'stage', stage: 'preview', notice: 'the confirmation did not match: nothing was written'});
+	}
+}
+
+function Confirm({orphanId, planned, answer, width}: {orphanId: string; planned: Planned; answer: string; width: number}): React.ReactElement {
 	return (
 		<Box>
-			<Text bold>{` to adopt, type the random suffix (${confirmationWord(orphanId)}) of ${orphanId}: `}</Text>
-			<TextInput
-				placeholder="…"
-				onSubmit={answer => {
-					if (confirmationMatches(answer.trim(), planned.plan.adoptions)) {
-						void apply(service, planned, dispatch);
-					} else {
-						dispatch({type: 'stage', stage: 'preview', notice: 'the confirmation did not match: nothing was written'});
-					}
-				}}
-			/>
+			<Text bold>{question(orphanId, planned, width)}</Text>
+			<Text>{answer}</Text>
+			<Text inverse> </Text>
 		</Box>
 	);
 }
@@ -83,25 +123,43 @@ export function RepairFlow(props: RepairFlowProps): React.ReactElement {
 	// the handler of the latest render.
 	const current = useRef(state);
 	current.current = state;
-	useRepairPlan(props.service, props.orphanId, props.revision, current, dispatch);
+	const donors = props.donors ?? [];
+	const onSubmit = useRef((answer: string) => submitAnswer(answer, current.current, props, dispatch));
+	onSubmit.current = answer => submitAnswer(answer, current.current, props, dispatch);
+	const answer = useTypedAnswer(onSubmit);
+	useRepairPlan(props.service, props.orphanId, donors[state.donorAt], props.revision, current, dispatch);
 	useRepairChecks(props.service, props.checkEveryMs, dispatch);
+	// The title and the footer stay; the lines between them scroll.
+	const view = Math.max(1, props.height - 2);
+	const lines = flowLines(state, props.orphanId, theme, props.width);
+	const window: Window = {total: lines.length, view};
+	const windowRef = useRef(window);
+	windowRef.current = window;
 	useLatestInput((input, key) => {
 		const now = current.current;
 		const binding = repairBinding({...key, input}, now.stage === 'confirm' ? 'confirm' : 'repair');
 		if (binding) {
-			press(binding, repairKeys(now, dispatch, props.onClose), {...key, input});
+			press(binding, repairKeys({state: now, dispatch, onClose: props.onClose, window: windowRef.current, donors: donors.length, answer}), {...key, input});
 		}
 	}, {isActive: isRawModeSupported});
 
-	const lines = flowLines(state, props.orphanId, theme);
-	const hint = footerHints({pane: 'findings', overlay: 'repair'}, repairKeys(state, dispatch, props.onClose)).map(h => h.text).join('  ');
+	const first = clampScroll(state.scroll, lines.length, view);
+	const hint = footerHints({pane: 'findings', overlay: 'repair'}, repairKeys({state, dispatch, onClose: props.onClose, window, donors: donors.length, answer})).map(h => h.text).join('  ');
+	const where = scrollIndicator(first, lines.length, view);
+	const footer = ` ${state.notice ?? hint}`;
 	return (
 		<Box flexDirection="column" width={props.width} height={props.height}>
-			{lines.slice(0, Math.max(1, props.height - 2)).map((l, i) => <Text key={i} wrap="truncate" color={l.color} bold={l.bold}>{l.text}</Text>)}
+			<Text wrap="truncate" bold color={state.outcome?.result === 'applied' ? theme.ok : undefined}>{flowTitle(state, props.orphanId)}</Text>
+			{lines.slice(first, first + view).map((l, i) => <Text key={i} wrap="truncate" color={l.color} bold={l.bold}>{l.text}</Text>)}
 			<Box flexGrow={1} />
 			{state.stage === 'confirm' && state.planned
-				? <Confirm orphanId={props.orphanId} planned={state.planned} service={props.service} dispatch={dispatch} />
-				: <Text wrap="truncate" color={state.notice ? theme.warn : theme.muted}>{` ${state.notice ?? hint}`}</Text>}
+				? <Confirm orphanId={props.orphanId} planned={state.planned} answer={answer.text} width={props.width} />
+				: (
+					<Box width={props.width}>
+						<Box flexGrow={1}><Text wrap="truncate" color={state.notice ? theme.warn : theme.muted}>{footer}</Text></Box>
+						{where ? <Text color={theme.muted}>{` ${where} `}</Text> : null}
+					</Box>
+				)}
 		</Box>
 	);
 }

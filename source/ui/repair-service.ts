@@ -7,7 +7,8 @@ import {type Check, holderChecks} from '../repair/preconditions.js';
 import {ShmReader} from '../store/shm.js';
 
 export type RepairService = {
-	plan: (orphanId: string) => Promise<Planned>;
+	/** With a donor: the operator's adoption of an orphan repair-routing refuses (hfx repair --donor). */
+	plan: (orphanId: string, donorId?: string) => Promise<Planned>;
 	checks: () => Check[];
 	/** Applies the plan the operator saw (refused if the store moved since). */
 	apply: (planned: Planned, log: (line: string) => void) => Promise<ApplyOutcome>;
@@ -15,10 +16,10 @@ export type RepairService = {
 
 export function repairServiceFor(options: {dbPath: string; owner: string; maxGapSeconds: number; argv?: string[]}): RepairService {
 	return {
-		async plan(orphanId) {
+		async plan(orphanId, donorId) {
 			const reader = new ShmReader();
 			try {
-				return await computePlan(options.dbPath, {owner: options.owner, maxGapSeconds: options.maxGapSeconds, only: [orphanId]}, reader);
+				return await computePlan(options.dbPath, {owner: options.owner, maxGapSeconds: options.maxGapSeconds, only: [orphanId], donor: donorId}, reader);
 			} finally {
 				await reader.close();
 			}
@@ -29,7 +30,7 @@ export function repairServiceFor(options: {dbPath: string; owner: string; maxGap
 			owner: options.owner,
 			maxGapSeconds: options.maxGapSeconds,
 			only: planned.plan.adoptions.map(a => a.orphanId),
-			argv: options.argv ?? ['hfx', '(tui)', 'repair', '--apply'],
+			argv: options.argv ?? ['hfx', '(tui)', 'repair', '--apply', ...planned.plan.adoptions.flatMap(a => (a.evidence === 'operator' ? ['--only', a.orphanId, '--donor', a.donorId] : []))],
 			yes: true,
 			confirm: async () => true,
 			log,

@@ -28,7 +28,7 @@ type Parts = {props: AppProps; ui: UiState; dispatch: React.Dispatch<UiAction>; 
 /** The body: the repair flow while one is open, else the help or the focused pane. */
 function Body({props, ui, dispatch, shown, width}: Parts): React.ReactElement {
 	if (ui.repairOrphan && props.repair) {
-		return <RepairFlow orphanId={ui.repairOrphan} service={props.repair} revision={shown.latest.revision} width={width} height={shown.bodyHeight + 1} onClose={applied => {
+		return <RepairFlow key={`${ui.repairOrphan}\u0000${ui.repairDonors.join(',')}`} orphanId={ui.repairOrphan} donors={ui.repairDonors} service={props.repair} revision={shown.latest.revision} width={width} height={shown.bodyHeight + 1} onApplied={() => props.live.refresh(true)} onClose={applied => {
 			dispatch({type: 'repair', orphanId: null});
 			if (applied) {
 				props.live.refresh(true);
@@ -69,7 +69,8 @@ export function Screen(props: AppProps): React.ReactElement {
 			<Header model={shown.latest} paused={ui.paused} waiting={shown.waiting} width={size.columns} />
 			<Tabs pane={ui.pane} counts={counts} width={size.columns} />
 			<Banner model={shown.model} width={size.columns} />
-			<Box height={shown.bodyHeight} flexDirection="column">
+			{/* The repair flow draws its own footer on the footer's line. */}
+			<Box height={shown.bodyHeight + (ui.repairOrphan && props.repair ? 1 : 0)} flexDirection="column">
 				<Body {...parts} />
 			</Box>
 			<Bottom {...parts} />

@@ -38,6 +38,8 @@ export type UiState = {
 	repairOrphan: string | null;
 	/** Per pane: long lines wrap (w) instead of being cut, so a cut line can be read whole. */
 	wrap: Record<Pane, boolean>;
+	/** The candidate donors the operator may adopt a refused orphan from (first shown first); empty for repair-routing's own adoption. */
+	repairDonors: string[];
 };
 
 /**
@@ -65,7 +67,7 @@ export type UiAction =
 	| {type: 'notice'; text: string | null}
 	| {type: 'notice-faded'; text: string}
 	| {type: 'yank'; id: string}
-	| {type: 'repair'; orphanId: string | null};
+	| {type: 'repair'; orphanId: string | null; donors?: string[]};
 
 /** Cursor value meaning "where the pane says" (Detail: the newest message; Lineage: the focused session). */
 export const FOLLOW = -1;
@@ -88,6 +90,7 @@ export function initialUiState(pane: Pane = 'sessions'): UiState {
 		yanked: [],
 		repairOrphan: null,
 		wrap: Object.fromEntries(PANES.map(p => [p, false])) as Record<Pane, boolean>,
+		repairDonors: [],
 	};
 }
 
@@ -184,7 +187,7 @@ const REDUCERS: Reducers = {
 	'notice': (state, a) => ({...state, notice: a.text, noticeFades: false}),
 	'notice-faded': (state, a) => state.noticeFades && state.notice === a.text ? {...state, notice: null, noticeFades: false} : state,
 	'yank': (state, a) => ({...state, yanked: [...state.yanked, a.id], notice: `copied ${a.id}`, noticeFades: true}),
-	'repair': (state, a) => ({...state, repairOrphan: a.orphanId}),
+	'repair': (state, a) => ({...state, repairOrphan: a.orphanId, repairDonors: a.donors ?? []}),
 };
 
 export function uiReducer(state: UiState, action: UiAction): UiState {

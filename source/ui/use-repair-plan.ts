@@ -10,7 +10,7 @@ import type {FlowAction, FlowState} from './repair-flow-state.js';
 type Dispatch = (action: FlowAction) => void;
 
 /** (Re)plans the orphan's repair on every new revision while the flow is planning or previewing. */
-export function useRepairPlan(service: RepairService, orphanId: string, revision: number, current: MutableRefObject<FlowState>, dispatch: Dispatch): void {
+export function useRepairPlan(service: RepairService, orphanId: string, donorId: string | undefined, revision: number, current: MutableRefObject<FlowState>, dispatch: Dispatch): void {
 	useEffect(() => {
 		const stage = current.current.stage;
 		if (stage !== 'planning' && stage !== 'preview') {
@@ -18,7 +18,7 @@ export function useRepairPlan(service: RepairService, orphanId: string, revision
 		}
 
 		let live = true;
-		service.plan(orphanId).then(planned => {
+		service.plan(orphanId, donorId).then(planned => {
 			if (live) {
 				dispatch({type: 'planned', planned});
 			}
@@ -31,7 +31,7 @@ export function useRepairPlan(service: RepairService, orphanId: string, revision
 			live = false;
 		};
 		// `dispatch` and the stage ref are stable; the stage is read when the effect runs, not a reason to re-plan.
-	}, [orphanId, revision, service]);
+	}, [orphanId, donorId, revision, service]);
 }
 
 /** The holder checklist is live: it turns green as the gateway stops. */

@@ -219,6 +219,27 @@ describe('refusals: exit 2, one line naming the cause, nothing written', () => {
 		void dir;
 	});
 
+	it('an operator-chosen donor (--donor) ended or unkeyed after the plan: the write re-checks it and refuses, nothing written', async () => {
+		for (const change of ['ended_at = 1, end_reason = \'idle\'', 'session_key = NULL']) {
+			const {dbPath, ids} = buildScenario(scenario('R1-tip'), 'v30', {dir: temp('donor-moved')});
+			const before = rows(dbPath);
+			const outcome = await applyRepair({
+				dbPath, owner: 'default', maxGapSeconds: 900, only: [ids.orphan!], donor: ids.tip!, argv: ['test'], yes: false, log() {},
+				async confirm(planned) {
+					expect(planned.plan.adoptions[0]).toMatchObject({donorId: ids.tip, evidence: 'operator'});
+					// Another process changes the donor while the operator reads the plan.
+					execFileSync('sqlite3', [dbPath, `UPDATE sessions SET ${change} WHERE id = '${ids.tip}'`]);
+					return true;
+				},
+			});
+			expect(outcome.exitCode, change).toBe(2);
+			expect(outcome.reason).toMatch(/plan is stale: the rows the plan touches changed/);
+			const after = rows(dbPath);
+			expect(after.get(ids.orphan!)).toEqual(before.get(ids.orphan!));
+			expect(after.get(ids.tip!)!.end_reason).not.toBe('superseded_by_repair');
+		}
+	});
+
 	it('the snapshot failing on a full disk (a small tmpfs, filled)', () => {
 		const asRoot = process.getuid?.() === 0;
 		const dir = temp('full');

@@ -4,7 +4,7 @@
  * day share.
  */
 import {describe, expect, it} from 'vitest';
-import {confirmationMatches, confirmationWord} from '../../source/repair/confirmation.js';
+import {confirmationFor, confirmationMatches, confirmationWord} from '../../source/repair/confirmation.js';
 import type {Adoption} from '../../source/repair/plan.js';
 
 const ORPHAN = '20260814_002820_f7461a7c';
@@ -33,5 +33,20 @@ describe('the typed confirmation', () => {
 		const two = [...one, adoption('20260814_003000_0badc0de', DONOR)];
 		expect(confirmationMatches('yes', two)).toBe(true);
 		expect(confirmationMatches('f7461a7c', two)).toBe(false);
+	});
+});
+
+describe('the typed confirmation of an operator-chosen donor', () => {
+	const manual = [{...adoption(ORPHAN, DONOR), evidence: 'operator' as const}];
+	it('asks for the orphan\'s suffix and then the donor\'s, and accepts only that pair (or the whole ids)', () => {
+		expect(confirmationFor(manual[0]!)).toBe('f7461a7c 975f77aa');
+		expect(confirmationFor(one[0]!)).toBe('f7461a7c');
+		for (const answer of ['f7461a7c 975f77aa', ` ${ORPHAN}  ${DONOR} `, `f7461a7c ${DONOR}`]) {
+			expect(confirmationMatches(answer, manual), answer).toBe(true);
+		}
+
+		for (const answer of ['f7461a7c', '975f77aa', '975f77aa f7461a7c', 'f7461a7c 975f77a', 'f7461a7c 975f77aa x', '20260814 20260814', 'yes', '']) {
+			expect(confirmationMatches(answer, manual), answer).toBe(false);
+		}
 	});
 });

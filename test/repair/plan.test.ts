@@ -190,6 +190,8 @@ describe('generations: what v25 adopts and v30 refuses is held back', () => {
 		expect(p.refused[0]!.reason).toBe('held back: this store\'s Hermes (v25) would adopt it from zombie-0001, but current Hermes (v30) refuses it (no_predecessor: no keyed predecessor fell quiet within 900s of this session\'s start); hfx writes only what both agree on');
 		expect(p.unknownOnly).toEqual([]);
 		expect(planRepair({...i, only: ['orphan-0001']})).toMatchObject({adoptions: [], unknownOnly: [`orphan-0001 (orphan-0001 is not adoptable: ${p.refused[0]!.reason})`]});
+		// Naming its donor with --donor is that same adoption: held back too.
+		expect(planRepair({...i, only: ['orphan-0001'], donor: 'zombie-0001'})).toMatchObject({adoptions: [], donorRefusal: p.refused[0]!.reason});
 	});
 
 	it('heldBack returns null for an orphan both generations adopt from the same donor', () => {
@@ -278,5 +280,50 @@ describe('values: toValue, fromValue, canonical', () => {
 		expect(canonical({b: 1, a: {d: [3, 1], c: null}})).toBe('{"a":{"c":null,"d":[3,1]},"b":1}');
 		expect(canonical({a: 1, b: 2})).toBe(canonical({b: 2, a: 1}));
 		expect(canonical({n: 5n, buf: Buffer.from('hi')})).toBe('{"buf":{"hex":"6869"},"n":{"bigint":"5"}}');
+	});
+});
+
+describe('an operator-chosen donor (--donor) for an orphan repair-routing refuses', () => {
+	// Two keyed rows of the chat fell quiet in the orphan's window: repair-routing refuses it as ambiguous.
+	const tip = (partial: Partial<SessionRecord> = {}) => zombie({id: 'tip-0002', startedAtRaw: T0 - 600, newestMessageAt: T0 + 30, ...partial});
+	const AMBIGUOUS: Case = {sessions: [zombie(), tip(), orphan()]};
+
+	it('plans Hermes\' own writes from that donor, says it is the operator\'s choice and why repair-routing refused', () => {
+		const p = plan(AMBIGUOUS, {only: ['orphan-0001'], donor: 'tip-0002'});
+		expect(p.donorRefusal).toBeNull();
+		const a = only(p);
+		expect(a).toMatchObject({orphanId: 'orphan-0001', donorId: 'tip-0002', sessionKey: K, evidence: 'operator', refusedBecause: {reasonKind: 'ambiguous_predecessor', reason: 'ambiguous: more than one keyed predecessor matches this window'}});
+		expect(a.rows[0].columns.find(c => c.column === 'parent_session_id')).toEqual({column: 'parent_session_id', before: null, after: 'tip-0002', changes: true});
+		expect(a.rows[1]).toMatchObject({sessionId: 'tip-0002', role: 'donor'});
+		expect(a.warnings[0]).toMatch(/^operator choice: repair-routing refuses orphan-0001 \(ambiguous_predecessor: /);
+		expect(a.restartAfter).toBe('orphan-0001');
+		// It is no longer listed among the refused, and its plan is bound to its own writes.
+		expect(p.refused.map(o => o.orphanId)).not.toContain('orphan-0001');
+		const other = plan(AMBIGUOUS, {only: ['orphan-0001'], donor: 'zombie-0001'});
+		expect(planHash(other, 'h')).not.toBe(planHash(p, 'h'));
+	});
+
+	it('refuses, planning nothing: the orphan itself, an unkeyed donor, another source or chat, an earlier repair\'s donor, no single --only', () => {
+		const cases: Array<[Case, string[], string, RegExp]> = [
+			[AMBIGUOUS, ['orphan-0001'], 'orphan-0001', /is the orphan itself/],
+			[{sessions: [...AMBIGUOUS.sessions, session({id: 'keyless-0003', hasMessageRows: false})]}, ['orphan-0001'], 'keyless-0003', /is not keyed/],
+			[{sessions: [...AMBIGUOUS.sessions, session({id: 'discord-0004', source: 'discord', sessionKey: KD})]}, ['orphan-0001'], 'discord-0004', /another source/],
+			[{sessions: [zombie(), tip({chatId: '43'}), orphan({chatId: '42'})]}, ['orphan-0001'], 'tip-0002', /of chat 43, the orphan of chat 42: another chat/],
+			[{sessions: [zombie(), tip({endReason: 'superseded_by_repair', endedAtRaw: T0 + 40}), orphan()]}, ['orphan-0001'], 'tip-0002', /already gave its identity in an earlier repair/],
+			[AMBIGUOUS, [], 'tip-0002', /needs exactly one --only ORPHAN \(the orphan it adopts\); none was given/],
+			[AMBIGUOUS, ['tip-0002'], 'zombie-0001', /--only no orphan "tip-0002"/],
+		];
+		for (const [c, onlyIds, donor, reason] of cases) {
+			const p = plan(c, {only: onlyIds, donor});
+			expect(p.donorRefusal, donor).toMatch(reason);
+			expect(p.adoptions).toEqual([]);
+		}
+	});
+
+	it('leaves an orphan repair-routing adopts to repair-routing: its own donor is that adoption, another donor is refused', () => {
+		const same = only(plan(INCIDENT, {only: ['orphan-0001'], donor: 'zombie-0001'}));
+		expect(same.evidence).toBe('contiguity');
+		const other = plan({sessions: [...INCIDENT.sessions, zombie({id: 'old-0005', startedAtRaw: T0 - 90_000, newestMessageAt: T0 - 86_000})]}, {only: ['orphan-0001'], donor: 'old-0005'});
+		expect(other.donorRefusal).toBe('repair-routing adopts orphan-0001 anyway, from zombie-0001 (evidence contiguity), not from old-0005: drop --donor to take that adoption');
 	});
 });

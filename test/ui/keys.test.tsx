@@ -91,16 +91,24 @@ describe('the keymap table', () => {
 		expect(resolve({input: '', escape: true}, 'sessions', 'filter')).toBe('filter-clear');
 		expect(resolve({input: 'j'}, 'sessions', 'filter')).toBeUndefined();
 		expect(repairBinding({input: 'a'}, 'repair')?.id).toBe('repair-apply');
-		expect(repairBinding({input: 'a'}, 'confirm')).toBeUndefined();
+		// In the confirmation, a letter is part of the answer (the table's confirm-type), not the apply key.
+		expect(repairBinding({input: 'a'}, 'confirm')?.id).toBe('confirm-type');
+		expect(repairBinding({input: '\r', return: true}, 'confirm')?.id).toBe('confirm-submit');
+		expect(repairBinding({input: '', backspace: true}, 'confirm')?.id).toBe('confirm-erase');
 		expect(repairBinding({input: '', escape: true}, 'confirm')?.id).toBe('confirm-cancel');
 	});
 
 	it('pins help and quit to the footer by a flag, and marks a disabled binding only with a live context', () => {
 		expect(footerHints({pane: 'sessions'}).filter(h => h.pinned).map(h => h.text)).toEqual(['? help', 'q quit']);
-		const repair = (ready: boolean) => footerHints({pane: 'findings', overlay: 'repair'}, {stage: 'preview', ready, notice() {}, close() {}, confirm() {}}).map(h => h.text);
-		expect(repair(false)).toEqual(['a apply (disabled)', 'Esc back']);
-		expect(repair(true)).toEqual(['a apply', 'Esc back']);
-		expect(footerHints({pane: 'findings', overlay: 'repair'}).map(h => h.text)).toEqual(['a apply', 'Esc back']);
+		const context = (ready: boolean, applied = false) => ({stage: applied ? 'done' as const : 'preview' as const, ready, applied, half: 5, donors: 0, nextDonor() {}, notice() {}, close() {}, confirm() {}, scroll() {}});
+		const repair = (ready: boolean, applied = false) => footerHints({pane: 'findings', overlay: 'repair'}, context(ready, applied)).map(h => h.text);
+		expect(repair(false)).toEqual(['a apply (disabled)', 'Esc back', 'j/k scroll']);
+		expect(repair(true)).toEqual(['a apply', 'Esc back', 'j/k scroll']);
+		// Stepping through candidate donors is offered only where the operator chooses among several.
+		expect(footerHints({pane: 'findings', overlay: 'repair'}, {...context(true), donors: 2, nextDonor() {}}).map(h => h.text)).toEqual(['a apply', 'Esc back', 'd next donor', 'j/k scroll']);
+		// Once applied, the footer offers what is true now: no apply, and Esc closes the result.
+		expect(repair(true, true)).toEqual(['Esc close', 'j/k scroll']);
+		expect(footerHints({pane: 'findings', overlay: 'repair'}).map(h => h.text)).toEqual(['a apply', 'Esc back', 'd next donor', 'j/k scroll']);
 	});
 });
 

@@ -14,9 +14,12 @@ export function Header({model, paused, waiting, width}: {model: LiveModel; pause
 	const f = model.facts;
 	const state = paused ? `PAUSED (${plural(waiting, 'change')} waiting)` : '● LIVE';
 	const wal = f.journalMode === 'wal' ? (f.sizes.wal === null ? 'WAL (no -wal)' : `WAL ${bytes(f.sizes.wal)}`) : 'rollback journal';
-	// The owner comes before the path: at 80 columns the path takes the rest of the line.
-	const text = ` hfx · READ-ONLY · profile ${f.owner} · ${f.label === f.path ? '' : `${f.label} · `}${f.path} · schema ${f.schemaVersion === null ? '?' : `v${f.schemaVersion}`} · ${f.ruleSet} · ${wal} · dv ${f.dataVersion} `;
+	const store = `${f.label === f.path ? '' : `${f.label} · `}${f.path}`;
+	const schema = `schema ${f.schemaVersion === null ? '?' : `v${f.schemaVersion}`} · ${f.ruleSet}`;
 	const room = Math.max(0, width - state.length - 2);
+	const full = ` hfx · READ-ONLY · profile ${f.owner} · ${store} · ${schema} · ${wal} · dv ${f.dataVersion} `;
+	// When it does not fit, what changes live (data_version, the WAL) comes before the path, which takes the rest of the line.
+	const text = full.length <= room ? full : ` hfx · READ-ONLY · profile ${f.owner} · dv ${f.dataVersion} · ${wal} · ${store} · ${schema} `;
 	return (
 		<Box width={width}>
 			<Text bold wrap="truncate">{text.length > room ? `${text.slice(0, Math.max(0, room - 1))}…` : text.padEnd(room)}</Text>

@@ -38,6 +38,8 @@ export type Binding<C> = {
 	hint?: string;
 	/** Footer text for the screen's state now (say, `p resume` while paused), over `hint`. */
 	hintNow?: (state: FooterState) => string;
+	/** Footer text for the live context now (say, `Esc close` once a repair was applied), else null. */
+	hintIn?: (c: C) => string | null;
 	/** Kept at the footer's right end whatever the width. */
 	pinned?: boolean;
 	/** The help row: omitted = label and description; false = not listed (another row covers it). */

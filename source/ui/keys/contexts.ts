@@ -46,4 +46,16 @@ export type RepairKeys = KeyContext & {
 	close: () => void;
 	/** Asks for the typed confirmation. */
 	confirm: () => void;
+	/** Scrolls the flow's lines by a number of lines, or to their top or bottom. */
+	scroll: (by: number | 'top' | 'bottom') => void;
+	/** Half the flow's window, at least 1: one page move. */
+	half: number;
+	/** The repair was applied (the result is on screen). */
+	applied: boolean;
+	/** How many candidate donors the operator may choose from (0: repair-routing's own adoption). */
+	donors: number;
+	/** Plans the adoption from the next candidate donor. */
+	nextDonor: () => void;
+	/** The typed confirmation's answer: typing, erasing, submitting it. */
+	answer: {type: (text: string) => void; erase: () => void; submit: () => void};
 };

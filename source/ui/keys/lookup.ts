@@ -37,10 +37,11 @@ export type Hint = {text: string; pinned: boolean};
  */
 export function footerHints<C>(scope: Scope, c?: C, state?: FooterState): Hint[] {
 	return inScope(BINDINGS as ReadonlyArray<Binding<C>>, scope)
-		.filter(b => b.footer !== undefined)
+		// With the live context, a key that means nothing now is not offered (say, apply once applied).
+		.filter(b => b.footer !== undefined && (c === undefined || !b.active || b.active(c)))
 		.sort((a, b) => a.footer! - b.footer!)
 		.map(b => {
-			const text = (state && b.hintNow?.(state)) ?? b.hint ?? `${b.label} ${b.description.split(/[:(;,]/)[0]!.trim()}`;
+			const text = (state && b.hintNow?.(state)) ?? (c === undefined ? null : b.hintIn?.(c)) ?? b.hint ?? `${b.label} ${b.description.split(/[:(;,]/)[0]!.trim()}`;
 			return {text: c !== undefined && b.disabledReason?.(c) ? `${text} (disabled)` : text, pinned: Boolean(b.pinned)};
 		});
 }

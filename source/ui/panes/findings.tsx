@@ -1,6 +1,7 @@
 /**
  * Findings: rollback risks, orphans with verdict, evidence, donor and reason, stale routing
- * entries. Enter opens the session; r hands the selected orphan to the repair flow.
+ * entries. Enter opens the session; r hands the selected orphan to the repair flow, d a refused
+ * one with its candidate donors (each with when it fell quiet) for the operator's own adoption.
  */
 import React from 'react';
 import {Box} from 'ink';
@@ -9,6 +10,7 @@ import {FittedLines, type PaneLine, fitLines} from '../components/fitted-lines.j
 import {List} from '../components/list.js';
 import {useTheme} from '../theme.js';
 import {findingRows} from '../views.js';
+import {candidateDonors} from '../../report/candidates.js';
 import {idsOf, keyedCursor} from './keyed.js';
 import type {PaneContext, PaneSpec} from './types.js';
 
@@ -27,13 +29,16 @@ function FindingsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 	const items = rows(ctx);
 	const selected = items[cursor(ctx)];
 	const wrap = ctx.ui.wrap.findings;
+	const orphan = selected ? ctx.model.analysis.orphans.find(o => o.orphanId === selected.subject) : undefined;
+	const candidates = orphan ? candidateDonors(orphan, ctx.model.analysis.byId) : [];
 	const detail: PaneLine[] = selected ? [
 		{text: ` ${selected.detail}`},
+		...candidates.map(c => ({text: ` ${ctx.width >= 120 ? c.text : c.short}`})),
 		{text: ` next: ${selected.next}`, color: theme.accent},
-		{text: ` ⏎ open ${selected.subject}${selected.kind === 'orphan-adoptable' ? '   r preview the repair' : ''}`, color: theme.muted},
+		{text: ` ⏎ open ${selected.subject}${selected.kind === 'orphan-adoptable' ? '   r preview the repair' : ''}${candidates.length > 0 ? '   d adopt from a candidate donor (your choice)' : ''}`, color: theme.muted},
 	] : [];
 	// Wrapped, the detail takes the lines it needs (up to half the pane); a blank line above the footer.
-	const detailHeight = selected ? Math.min(fitLines(detail, ctx.width, wrap).length + 1, Math.max(4, Math.floor(ctx.height / 2))) : 0;
+	const detailHeight = selected ? Math.min(fitLines(detail, ctx.width, wrap).length + 1, Math.max(4 + candidates.length, Math.floor(ctx.height / 2))) : 0;
 	return (
 		<Box flexDirection="column">
 			<List

@@ -1,0 +1,157 @@
+/**
+ * The repair preview in a real terminal of 80x24 (tmux), on a store a second process is writing:
+ * every after value and every precondition can be read whole by scrolling, apply stays disabled
+ * while the writer holds the store, and once it stopped the typed confirmation applies the plan;
+ * the title then says it is applied and undoable, and the header's data_version moved.
+ */
+import {spawnSync} from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
+import {T0} from '../fixtures/scenarios.js';
+import {killSession, stopTmux, tmux} from '../helpers/tmux.js';
+import {ROOT, WriterProcess} from '../helpers/writer.js';
+
+const session = `hfx-e2e-repair-${process.pid}-${Date.now()}`;
+let dir: string;
+let writer: WriterProcess | undefined;
+
+function screen(): string {
+	return tmux('capture-pane', '-p', '-t', session);
+}
+
+async function waitForScreen(pattern: RegExp, timeoutMs = 15_000): Promise<string> {
+	const end = Date.now() + timeoutMs;
+	let last = '';
+	while (Date.now() < end) {
+		last = screen();
+		if (pattern.test(last)) {
+			return last;
+		}
+
+		await new Promise(resolve => setTimeout(resolve, 100));
+	}
+
+	throw new Error(`screen never matched ${pattern}; last screen:\n${last}`);
+}
+
+const INDICATOR = /lines (\d+)–(\d+) of (\d+)/;
+
+/** The flow's body, line by line, read by pressing j from its top: each window placed by its indicator. */
+async function readWhole(): Promise<string[]> {
+	tmux('send-keys', '-t', session, 'g');
+	await waitForScreen(/lines 1–/);
+	const body: string[] = [];
+	for (let i = 0; i < 100; i++) {
+		const shown = screen();
+		const [first, last, total] = INDICATOR.exec(shown)!.slice(1).map(Number) as [number, number, number];
+		const lines = shown.split('\n');
+		const top = lines.findIndex(l => l.startsWith(' Repair '));
+		lines.slice(top + 1, top + 2 + last - first).forEach((l, j) => {
+			body[first - 1 + j] = l.trimEnd();
+		});
+		if (last === total) {
+			return body;
+		}
+
+		tmux('send-keys', '-t', session, 'j');
+		await waitForScreen(new RegExp(`lines ${first + 1}–`));
+	}
+
+	throw new Error('the indicator never reached the last line');
+}
+
+beforeAll(() => {
+	const probe = spawnSync('tmux', ['-V'], {encoding: 'utf8'});
+	if (probe.status !== 0) {
+		throw new Error('tmux is required for the end-to-end test (apt-get install tmux; .ci/run installs it)');
+	}
+
+	dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-e2e-repair-'));
+});
+afterEach(async () => {
+	killSession(session);
+	await writer?.kill();
+});
+afterAll(() => {
+	stopTmux();
+	fs.rmSync(dir, {recursive: true, force: true});
+});
+
+const ORIGIN = JSON.stringify({platform: 'telegram', chat_id: '515151', chat_type: 'dm', user_id: 'u-op', thread_id: null, note: 'an origin wider than any after cell of an 80-column terminal'});
+
+describe('the repair preview in an 80x24 terminal', () => {
+	it('reads whole by scrolling while a second process writes, then applies and the header moves', async () => {
+		const db = path.join(dir, 'state.db');
+		writer = new WriterProcess(db);
+		await writer.started();
+		const key = 'agent:main:telegram:dm:515151';
+		const donor = await writer.create({source: 'telegram', userId: 'u-op', sessionKey: key, chatId: '515151', chatType: 'dm', displayName: 'Operator', originJson: ORIGIN, startedAt: T0});
+		await writer.send({op: 'conversation', id: donor, count: 12, from: T0 + 5, to: T0 + 600});
+		const orphan = await writer.create({source: 'telegram', startedAt: T0 + 660});
+		await writer.send({op: 'conversation', id: orphan, count: 30, from: T0 + 670, to: T0 + 5000});
+		const other = await writer.create({source: 'discord', userId: 'u-x', sessionKey: 'agent:main:discord:dm:9', chatId: '9', chatType: 'dm', startedAt: T0 + 100});
+
+		const command = `node ${path.join(ROOT, 'dist/hfx.js')} --db ${db}; echo EXIT=$?; sleep 60`;
+		tmux('new-session', '-d', '-s', session, '-x', '80', '-y', '24', '-e', 'CI=false', '-e', 'NO_COLOR=1', '-e', 'FORCE_COLOR=0', command);
+		await waitForScreen(/\[1 ?Sessions]/);
+		tmux('send-keys', '-t', session, '5');
+		await waitForScreen(/\[5 ?Findings\(2\)]/);
+		tmux('send-keys', '-t', session, 'r');
+		await waitForScreen(/a apply \(disabled\).*lines 1–\d+ of \d+/);
+		// The second process keeps writing another chat while the preview is open: it re-plans, still whole.
+		for (let i = 0; i < 5; i++) {
+			await writer.send({op: 'conversation', id: other, count: 2, from: T0 + 200 + i * 10, to: T0 + 205 + i * 10});
+		}
+
+		const body = await readWhole();
+		for (const line of body) {
+			expect(line.length, line).toBeLessThanOrEqual(80);
+			expect(line, line).not.toMatch(/…$/);
+		}
+
+		const head = body.findIndex(l => /^ {3}column\s+before\s+after$/.test(l));
+		const afterAt = body[head]!.indexOf('after');
+		const start = body.findIndex(l => l.includes(' origin_json '));
+		const cell = [body[start]!.slice(afterAt)];
+		for (let i = start + 1; body[i]!.slice(0, afterAt).trim() === ''; i++) {
+			cell.push(body[i]!.slice(afterAt));
+		}
+
+		expect(cell.join('')).toBe(ORIGIN);
+		for (const [column, after] of [['session_key', key], ['chat_id', '515151'], ['user_id', 'u-op'], ['display_name', 'Operator'], ['parent_session_id', donor], ['end_reason', 'superseded_by_repair']]) {
+			expect(body.some(l => new RegExp(`^ {5}${column}\\s+NULL\\s+${after}$`).test(l)), column).toBe(true);
+		}
+
+		const flat = body.join('').replace(/\s+/g, '');
+		expect(flat).toContain('✗nootherprocessholdsstate.db,-walor-shm');
+		expect(flat).toContain(`stopthegatewayandeveryotherHermesprocessusingthisstore(pids${writer.pid})`.replace(/\s+/g, ''));
+		expect(flat).toContain('✓noprocessholdsadeleted-walofthisdatabase');
+		expect(flat).toContain('averifiedsnapshotistaken');
+
+		const dvBefore = /dv (\d+)/.exec(screen())?.[1];
+		expect(dvBefore).toBeDefined();
+		await writer.kill();
+		await waitForScreen(/a apply {2}Esc back/, 10_000);
+		tmux('send-keys', '-t', session, 'a');
+		await waitForScreen(new RegExp(`to adopt, type its random suffix \\(${orphan.split('_').at(-1)!}\\):`));
+		// Typed and submitted at once, as a paste: Enter submits what was typed, however fast it follows.
+		tmux('send-keys', '-t', session, '-l', orphan.split('_').at(-1)!);
+		tmux('send-keys', '-t', session, 'Enter');
+		const done = await waitForScreen(new RegExp(`Repair ${orphan} applied · undo available: hfx repair --undo \\d+`), 20_000);
+		expect(done).toContain('Esc close');
+		expect(done).not.toContain('a apply');
+		const moved = await waitForScreen(new RegExp(`dv (?!${dvBefore} )\\d+ `), 5000);
+		expect(/dv (\d+)/.exec(moved)?.[1]).not.toBe(dvBefore);
+		const check = new Database(db, {readonly: true});
+		expect(check.prepare('SELECT session_key FROM sessions WHERE id = ?').pluck().get(orphan)).toBe(key);
+		check.close();
+
+		tmux('send-keys', '-t', session, 'Escape');
+		await waitForScreen(/\[5 ?Findings]/);
+		tmux('send-keys', '-t', session, 'q');
+		await waitForScreen(/EXIT=0/);
+	});
+});

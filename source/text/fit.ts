@@ -139,3 +139,33 @@ export function wrapLine(raw: string, width: number, indent = '  '): string[] {
 
 	return lines;
 }
+
+/**
+ * A file path in at most `max` columns: whole if it fits, else its end (the file and the folders
+ * just above it, which tell one store from another) after a leading `…`; a path's start
+ * (`/home/…`) is the part every store shares. Empty when not even `…` fits.
+ */
+export function shortPath(raw: string, max: number): string {
+	const p = safeText(raw);
+	if (textWidth(p) <= max) {
+		return p;
+	}
+
+	if (max < 1) {
+		return '';
+	}
+
+	let tail = '';
+	const chars = [...p];
+	for (let i = chars.length - 1; i >= 0; i--) {
+		if (textWidth(chars[i]! + tail) > max - 1) {
+			break;
+		}
+
+		tail = chars[i]! + tail;
+	}
+
+	// Start at a folder boundary when one is in reach, so no folder name is shown cut.
+	const slash = tail.indexOf('/');
+	return `…${slash > 0 && slash < tail.length - 1 ? tail.slice(slash) : tail}`;
+}

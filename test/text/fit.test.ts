@@ -3,7 +3,7 @@
  * out, session keys shortened keeping platform, chat type and chat tail, wrapping at spaces.
  */
 import {describe, expect, it} from 'vitest';
-import {SESSION_ID, cutKeepingIds, shortKey, wrapLine} from '../../source/text/fit.js';
+import {SESSION_ID, cutKeepingIds, shortKey, shortPath, wrapLine} from '../../source/text/fit.js';
 
 const ID = /\d{8}_\d{6}_[0-9a-f]{8}/;
 const BANNER = ' ✗ ROLLBACK RISK 2 chats: agent:main:discord:group:9001 would resume 20260808_001820_8719394d, newest message is in 20260808_052508_14665640 · 4 Routing';
@@ -82,5 +82,28 @@ describe('wrapLine', () => {
 
 	it('splits a word longer than the width', () => {
 		expect(wrapLine(`x ${'a'.repeat(25)}`, 10)).toEqual(['x', '  aaaaaaaa', '  aaaaaaaa', '  aaaaaaaa', '  a']);
+	});
+});
+
+describe('shortPath', () => {
+	const p = '/home/operator/.hermes/profiles/work/state.db';
+	it('keeps a path that fits whole', () => {
+		expect(shortPath(p, p.length)).toBe(p);
+	});
+
+	it('keeps the end, from a folder boundary, after a leading …, in at most the width asked', () => {
+		for (let max = 2; max < p.length; max++) {
+			const short = shortPath(p, max);
+			expect(short.length, String(max)).toBeLessThanOrEqual(max);
+			expect(short.startsWith('…'), String(max)).toBe(true);
+			expect(p.endsWith(short.slice(1)), String(max)).toBe(true);
+		}
+
+		expect(shortPath(p, 24)).toBe('…/profiles/work/state.db');
+		expect(shortPath(p, 20)).toBe('…/work/state.db');
+	});
+
+	it('nothing when not even the ellipsis fits', () => {
+		expect(shortPath(p, 0)).toBe('');
 	});
 });

@@ -7,6 +7,7 @@ import {Box} from 'ink';
 import {Text} from './text.js';
 import type {LiveModel} from '../../store/live.js';
 import {bytes, plural} from '../../text/format.js';
+import {shortPath} from '../../text/fit.js';
 import {useTheme} from '../theme.js';
 
 export function Header({model, paused, waiting, width}: {model: LiveModel; paused: boolean; waiting: number; width: number}): React.ReactElement {
@@ -19,7 +20,11 @@ export function Header({model, paused, waiting, width}: {model: LiveModel; pause
 	const room = Math.max(0, width - state.length - 2);
 	const full = ` hfx · READ-ONLY · profile ${f.owner} · ${store} · ${schema} · ${wal} · dv ${f.dataVersion} `;
 	// When it does not fit, what changes live (data_version, the WAL) comes before the path, which takes the rest of the line.
-	const text = full.length <= room ? full : ` hfx · READ-ONLY · profile ${f.owner} · dv ${f.dataVersion} · ${wal} · ${store} · ${schema} `;
+	// The path then keeps its end (…/profiles/work/state.db), never shown as a bare "/…".
+	const lead = ` hfx · READ-ONLY · profile ${f.owner} · dv ${f.dataVersion} · ${wal} · `;
+	const label = f.label === f.path ? '' : `${f.label} · `;
+	const pathRoom = room - lead.length - label.length - 1;
+	const text = full.length <= room ? full : `${lead}${pathRoom >= 12 ? label : ''}${shortPath(f.path, pathRoom >= 12 ? pathRoom : room - lead.length - 1)} `;
 	return (
 		<Box width={width}>
 			<Text bold wrap="truncate">{text.length > room ? `${text.slice(0, Math.max(0, room - 1))}…` : text.padEnd(room)}</Text>

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import {errorMessage} from '../errors.js';
+import {plural} from '../text/format.js';
 import {ReadOnlyStore} from '../store/open.js';
 
 /** Per session id: its message count and highest message id. */
@@ -90,8 +91,8 @@ export function comparisonLines(c: readonly DbComparison[]): string[] {
 			return `${x.path}: no live store there: nothing to drop (the archive brings ${x.added.sessions} sessions, ${x.added.messages} messages)`;
 		}
 
-		const drop = x.dropped.sessions + x.dropped.messages > 0 ? `would DROP ${x.dropped.sessions} sessions and ${x.dropped.messages} messages the live store has and the archive lacks` : 'drops nothing the live store has';
-		return `${x.path}: the restore ${drop}; it brings back ${x.added.sessions} sessions and ${x.added.messages} messages the live store lacks`;
+		const drop = x.dropped.sessions + x.dropped.messages > 0 ? `would DROP ${plural(x.dropped.sessions, 'session')} and ${plural(x.dropped.messages, 'message')} the live store has and the archive lacks` : 'drops nothing the live store has';
+		return `${x.path}: the restore ${drop}; it brings back ${plural(x.added.sessions, 'session')} and ${plural(x.added.messages, 'message')} the live store lacks`;
 	});
 }
 

@@ -197,7 +197,7 @@ describe('archives made by Hermes itself restore', () => {
 			question = q;
 			return false;
 		}})).rejects.toThrow(/not confirmed; nothing was written/);
-		expect(question).toContain('state.db: the restore would DROP 1 sessions and 5 messages');
+		expect(question).toContain('state.db: the restore would DROP 1 session and 5 messages');
 		expect(folderDigest(home)).toEqual(before);
 	});
 });

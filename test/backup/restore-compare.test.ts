@@ -59,7 +59,7 @@ describe('restore --dry-run', () => {
 
 		const text = hfx(['restore', archive, '--home', home.root, '--dry-run']);
 		expect(text.code).toBe(1);
-		expect(text.stdout).toContain('state.db: the restore would DROP 1 sessions and 8 messages the live store has and the archive lacks');
+		expect(text.stdout).toContain('state.db: the restore would DROP 1 session and 8 messages the live store has and the archive lacks');
 		expect(text.stdout).toContain('nothing was written');
 		expect(tree(home.root)).toEqual(before);
 	});
@@ -85,7 +85,7 @@ describe('restore --dry-run', () => {
 			question = q;
 			return false;
 		}})).rejects.toThrow(/not confirmed; nothing was written/);
-		expect(question).toContain('state.db: the restore would DROP 1 sessions and 8 messages');
+		expect(question).toContain('state.db: the restore would DROP 1 session and 8 messages');
 		expect(question).toContain(`kept in ${path.join(home.root, 'backups', 'pre-restore-20261201-090000')}`);
 		expect(tree(home.root)).toEqual(before);
 	});

@@ -64,11 +64,28 @@ export function useScreenKeys(props: AppProps, ui: UiState, dispatch: Dispatch, 
 
 		const c = screenKeys(props, ui, dispatch, shown, {exit, write: text => stdout.write(text)});
 		const {scope, keys} = keypresses(ui, {...key, input});
-		for (const k of keys) {
+		for (const [i, k] of keys.entries()) {
 			const binding = screenBinding(k, scope);
 			if (binding) {
 				press(binding, c, k);
 			}
+
+			if (binding && OPENS_TEXT[binding.id]) {
+				// `/abc` typed in one burst: the keys after `/` are the filter's text, not keys of the pane
+				// (they were pressed there before the overlay was drawn, and lost; a `q` among them quit).
+				const rest = keys.slice(i + 1).map(x => x.input).join('');
+				if (rest) {
+					dispatch(OPENS_TEXT[binding.id]!(ui, rest));
+				}
+
+				break;
+			}
 		}
 	}, {isActive: isRawModeSupported});
 }
+
+/** Bindings that open an overlay taking typed text, and the action that types the rest of a burst into it. */
+const OPENS_TEXT: Record<string, ((ui: UiState, rest: string) => UiAction) | undefined> = {
+	filter: (ui, rest) => ({type: 'filter-text', text: `${ui.filterText}${rest}`}),
+	help: (_ui, rest) => ({type: 'help-text', text: rest}),
+};

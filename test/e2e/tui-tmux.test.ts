@@ -305,4 +305,76 @@ describe('hfx in a real terminal', () => {
 		tmux('send-keys', '-t', session, 'q');
 		await waitForScreen(/EXIT=0/);
 	});
+
+	it('shows no rollback risk at any moment through 5 compression rotations written live (the banner and Findings stay clear)', async () => {
+		const db = path.join(dir, 'rotations.db');
+		writer = new WriterProcess(db);
+		await writer.started();
+		const key = 'agent:main:discord:group:9001';
+		const identity = {source: 'discord', userId: 'u-bob', sessionKey: key, chatId: '9001', chatType: 'group', displayName: '#ops'};
+		let current = await writer.create({...identity, startedAt: T0});
+		await writer.send({op: 'routing', key, id: current, at: T0});
+		await writer.send({op: 'conversation', id: current, count: 6, from: T0 + 5, to: T0 + 60});
+		tmux('new-session', '-d', '-s', session, '-x', '120', '-y', '30', '-e', 'CI=false', '-e', 'NO_COLOR=1', '-e', 'FORCE_COLOR=0', `node ${path.join(ROOT, 'dist/hfx.js')} --db ${db}; echo EXIT=$?; sleep 60`);
+		await waitForScreen(/\[1 Sessions]/);
+		// Every screen while the rotations are written, 50 ms apart.
+		const screens: string[] = [];
+		const watch = setInterval(() => screens.push(screen()), 50);
+		try {
+			for (let i = 0; i < 5; i++) {
+				const at = T0 + 100 * (i + 1);
+				await writer.send({op: 'end', id: current, at, reason: 'compression'});
+				await new Promise(resolve => setTimeout(resolve, 300));
+				const next = await writer.create({...identity, parentSessionId: current, startedAt: at + 1});
+				await writer.send({op: 'routing', key, id: next, at: at + 1});
+				await writer.send({op: 'conversation', id: next, count: 2, from: at + 10, to: at + 20});
+				await waitForScreen(new RegExp(next));
+				current = next;
+			}
+		} finally {
+			clearInterval(watch);
+		}
+
+		expect(screens.length).toBeGreaterThan(20);
+		expect(screens.filter(s => /ROLLBACK RISK|✗ RISK/.test(s))).toEqual([]);
+		tmux('send-keys', '-t', session, '5');
+		const findings = await waitForScreen(/\[5 Findings/);
+		expect(findings).not.toMatch(/ROLLBACK RISK/);
+		tmux('send-keys', '-t', session, 'q');
+		await waitForScreen(/EXIT=0/);
+	});
+
+	it('keeps every key typed right after / while a second process writes (25 bursts, each filter read back whole)', async () => {
+		const db = path.join(dir, 'filter.db');
+		writer = new WriterProcess(db);
+		await writer.started();
+		const id = await writer.create({source: 'telegram', userId: 'u-f', sessionKey: 'agent:main:telegram:dm:61', chatId: '61', chatType: 'dm', startedAt: T0});
+		await writer.send({op: 'conversation', id, count: 3, from: T0 + 5, to: T0 + 60});
+		tmux('new-session', '-d', '-s', session, '-x', '120', '-y', '30', '-e', 'CI=false', '-e', 'NO_COLOR=1', '-e', 'FORCE_COLOR=0', `node ${path.join(ROOT, 'dist/hfx.js')} --db ${db}; echo EXIT=$?; sleep 60`);
+		await waitForScreen(/\[1 Sessions]/);
+		let stop = false;
+		// The writer commits all along: a message every 20 ms.
+		const writing = (async () => {
+			for (let n = 0; !stop; n++) {
+				await writer!.send({op: 'conversation', id, count: 1, from: T0 + 100 + n, to: T0 + 100 + n});
+				await new Promise(resolve => setTimeout(resolve, 20));
+			}
+		})();
+		try {
+			for (let i = 0; i < 25; i++) {
+				const word = `zq${i}x${'abcdefghij'.slice(0, 3 + (i % 7))}`;
+				// One tmux command: '/' and the word reach the terminal back to back.
+				tmux('send-keys', '-t', session, '-l', `/${word}`);
+				await waitForScreen(new RegExp(` / ${word}\\s+0 match`), 5000);
+				tmux('send-keys', '-t', session, 'Escape');
+				await waitForScreen(/j\/k move/, 5000);
+			}
+		} finally {
+			stop = true;
+			await writing;
+		}
+
+		tmux('send-keys', '-t', session, 'q');
+		await waitForScreen(/EXIT=0/);
+	});
 });

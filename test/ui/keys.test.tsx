@@ -342,4 +342,24 @@ describe('fast typing', () => {
 			ui.unmount();
 		}
 	});
+
+	it('a burst that opens the filter or the help types its rest there: `/427c` filters, `/zq` never quits, `?quit` filters the help', async () => {
+		const ui = await renderAt(app(), 100, 30);
+		try {
+			await ui.press('/427c');
+			const filtered = await ui.waitFor(f => f.includes(' / 427c'), 2000);
+			expect(filtered).toMatch(/1 match/);
+			await ui.press('\u001B');
+			await ui.waitFor(f => f.includes('? help'), 2000);
+			await ui.press('/zq');
+			expect(await ui.waitFor(f => f.includes(' / zq'), 2000)).toMatch(/0 match/);
+			await ui.press('\u001B');
+			await ui.press('\u001B');
+			await ui.waitFor(f => f.includes('? help'), 2000);
+			await ui.press('?quit');
+			expect(await ui.waitFor(f => f.includes('type to filter: quit'), 2000)).toMatch(/q +quit/);
+		} finally {
+			ui.unmount();
+		}
+	});
 });

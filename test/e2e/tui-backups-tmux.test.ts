@@ -4,40 +4,21 @@
  * store itself is not changed.
  */
 import {createHash} from 'node:crypto';
-import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
-import {killSession, stopTmux, tmux} from '../helpers/tmux.js';
+import {killSession, screenOf, stopTmux, tmux, waitForScreenOf} from '../helpers/tmux.js';
 import {ROOT} from '../helpers/writer.js';
 
 const session = `hfx-e2e-bk-${process.pid}-${Date.now()}`;
 let dir: string;
 
-
-async function waitForScreen(pattern: RegExp, timeoutMs = 20_000): Promise<string> {
-	const end = Date.now() + timeoutMs;
-	let last = '';
-	while (Date.now() < end) {
-		last = tmux('capture-pane', '-p', '-J', '-t', session);
-		if (pattern.test(last)) {
-			return last;
-		}
-
-		await new Promise(resolve => setTimeout(resolve, 100));
-	}
-
-	throw new Error(`screen never matched ${pattern}; last screen:\n${last}`);
-}
+const waitForScreen = async (pattern: RegExp, timeoutMs = 20_000): Promise<string> => waitForScreenOf(session, pattern, timeoutMs);
 
 const sha = (file: string): string => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 
 beforeAll(() => {
-	if (spawnSync('tmux', ['-V']).status !== 0) {
-		throw new Error('tmux is required for the end-to-end test (apt-get install tmux; .ci/run installs it)');
-	}
-
 	dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-e2e-bk-'));
 });
 afterEach(() => {

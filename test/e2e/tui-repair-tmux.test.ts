@@ -4,38 +4,21 @@
  * while the writer holds the store, and once it stopped the typed confirmation applies the plan;
  * the title then says it is applied and undoable, and the header's data_version moved.
  */
-import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
 import {T0} from '../fixtures/scenarios.js';
-import {killSession, stopTmux, tmux} from '../helpers/tmux.js';
+import {killSession, screenOf, stopTmux, tmux, waitForScreenOf} from '../helpers/tmux.js';
 import {ROOT, WriterProcess} from '../helpers/writer.js';
 
 const session = `hfx-e2e-repair-${process.pid}-${Date.now()}`;
 let dir: string;
 let writer: WriterProcess | undefined;
 
-function screen(): string {
-	return tmux('capture-pane', '-p', '-t', session);
-}
-
-async function waitForScreen(pattern: RegExp, timeoutMs = 15_000): Promise<string> {
-	const end = Date.now() + timeoutMs;
-	let last = '';
-	while (Date.now() < end) {
-		last = screen();
-		if (pattern.test(last)) {
-			return last;
-		}
-
-		await new Promise(resolve => setTimeout(resolve, 100));
-	}
-
-	throw new Error(`screen never matched ${pattern}; last screen:\n${last}`);
-}
+const screen = (): string => screenOf(session, false);
+const waitForScreen = async (pattern: RegExp, timeoutMs?: number): Promise<string> => waitForScreenOf(session, pattern, timeoutMs, false);
 
 const INDICATOR = /lines (\d+)–(\d+) of (\d+)/;
 
@@ -64,11 +47,6 @@ async function readWhole(): Promise<string[]> {
 }
 
 beforeAll(() => {
-	const probe = spawnSync('tmux', ['-V'], {encoding: 'utf8'});
-	if (probe.status !== 0) {
-		throw new Error('tmux is required for the end-to-end test (apt-get install tmux; .ci/run installs it)');
-	}
-
 	dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-e2e-repair-'));
 });
 afterEach(async () => {

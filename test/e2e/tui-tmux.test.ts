@@ -4,13 +4,12 @@
  * must restore the terminal and exit 0. At 80x24 and 140x40: Activity folds the writer's
  * commits into bursts, and no session id on screen is cut.
  */
-import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
 import {T0} from '../fixtures/scenarios.js';
-import {killSession, stopTmux, tmux} from '../helpers/tmux.js';
+import {killSession, screenOf, stopTmux, tmux, waitForScreenOf} from '../helpers/tmux.js';
 import {ROOT, WriterProcess} from '../helpers/writer.js';
 import stringWidth from 'string-width';
 
@@ -18,25 +17,8 @@ const session = `hfx-e2e-${process.pid}-${Date.now()}`;
 let dir: string;
 let writer: WriterProcess | undefined;
 
-
-function screen(): string {
-	return tmux('capture-pane', '-p', '-J', '-t', session);
-}
-
-async function waitForScreen(pattern: RegExp, timeoutMs = 15_000): Promise<string> {
-	const end = Date.now() + timeoutMs;
-	let last = '';
-	while (Date.now() < end) {
-		last = screen();
-		if (pattern.test(last)) {
-			return last;
-		}
-
-		await new Promise(resolve => setTimeout(resolve, 100));
-	}
-
-	throw new Error(`screen never matched ${pattern}; last screen:\n${last}`);
-}
+const screen = (): string => screenOf(session);
+const waitForScreen = async (pattern: RegExp, timeoutMs?: number): Promise<string> => waitForScreenOf(session, pattern, timeoutMs);
 
 /** The rows of the Sessions list on screen, once `ready` holds for them. */
 async function waitForRows(ready: (rows: string[]) => boolean, timeoutMs = 15_000): Promise<string[]> {
@@ -55,11 +37,6 @@ async function waitForRows(ready: (rows: string[]) => boolean, timeoutMs = 15_00
 }
 
 beforeAll(() => {
-	const probe = spawnSync('tmux', ['-V'], {encoding: 'utf8'});
-	if (probe.status !== 0) {
-		throw new Error('tmux is required for the end-to-end test (apt-get install tmux; .ci/run installs it)');
-	}
-
 	dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-e2e-'));
 });
 afterEach(async () => {

@@ -48,17 +48,17 @@ export function stopTmux(): void {
 	}
 }
 
-/** What the session's pane shows (lines joined where they wrapped). */
-export function screenOf(session: string): string {
-	return tmux('capture-pane', '-p', '-J', '-t', session);
+/** What the session's pane shows: lines joined where they wrapped, or (joined false) row by row. */
+export function screenOf(session: string, joined = true): string {
+	return tmux('capture-pane', '-p', ...(joined ? ['-J'] : []), '-t', session);
 }
 
 /** Polls the screen every 100 ms until `pattern` matches; throws with the last screen after `timeoutMs`. */
-export async function waitForScreenOf(session: string, pattern: RegExp, timeoutMs = 15_000): Promise<string> {
+export async function waitForScreenOf(session: string, pattern: RegExp, timeoutMs = 15_000, joined = true): Promise<string> {
 	const end = Date.now() + timeoutMs;
 	let last = '';
 	while (Date.now() < end) {
-		last = screenOf(session);
+		last = screenOf(session, joined);
 		if (pattern.test(last)) {
 			return last;
 		}

@@ -354,4 +354,39 @@ describe('hfx in a real terminal', () => {
 		tmux('send-keys', '-t', session, 'q');
 		await waitForScreen(/EXIT=0/);
 	});
+
+	it('habits of the field and a live header, at 80x24 while a second process writes: the WAL size and dv move, h/l and ←/→ switch panes, p says p resume, y says copied and it fades', async () => {
+		const db = path.join(dir, 'habits.db');
+		writer = new WriterProcess(db);
+		await writer.started();
+		const id = await writer.create({source: 'telegram', userId: 'u-h', sessionKey: 'agent:main:telegram:dm:71', chatId: '71', chatType: 'dm', startedAt: T0});
+		await writer.send({op: 'conversation', id, count: 3, from: T0 + 5, to: T0 + 60});
+		tmux('new-session', '-d', '-s', session, '-x', '80', '-y', '24', '-e', 'CI=false', '-e', 'NO_COLOR=1', '-e', 'FORCE_COLOR=0', `node ${path.join(ROOT, 'dist/hfx.js')} --db ${db}; echo EXIT=$?; sleep 60`);
+		const first = await waitForScreen(/\[1 ?Sessions]/);
+		const header = (text: string) => /dv (\d+) · WAL ([^·]+?) ·/.exec(text.split('\n')[0]!)?.slice(1) ?? [];
+		const [dv0, wal0] = header(first);
+		expect(dv0, first).toBeDefined();
+		// Point 6: the writer commits 200 messages; the header's data_version and WAL size follow.
+		await writer.send({op: 'conversation', id, count: 200, from: T0 + 100, to: T0 + 900});
+		const moved = await waitForScreen(new RegExp(`dv (?!${dv0} )\\d+ · WAL (?!${wal0!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} )`));
+		expect(header(moved)[1]).not.toBe(wal0);
+		// Point 9: h/l and the arrows switch panes as Tab does.
+		tmux('send-keys', '-t', session, 'l');
+		await waitForScreen(/\[2 ?Detail]/);
+		tmux('send-keys', '-t', session, 'Right');
+		await waitForScreen(/\[3 ?Lineage]/);
+		tmux('send-keys', '-t', session, 'h');
+		await waitForScreen(/\[2 ?Detail]/);
+		tmux('send-keys', '-t', session, 'Left');
+		await waitForScreen(/\[1 ?Sessions]/);
+		tmux('send-keys', '-t', session, 'p');
+		await waitForScreen(/PAUSED[\s\S]*p resume/);
+		tmux('send-keys', '-t', session, 'p');
+		await waitForScreen(/● LIVE[\s\S]*p pause/);
+		tmux('send-keys', '-t', session, 'y');
+		await waitForScreen(new RegExp(`copied ${id}`));
+		await waitForScreen(new RegExp(`^(?![\\s\\S]*copied ${id})`), 10_000);
+		tmux('send-keys', '-t', session, 'q');
+		await waitForScreen(/EXIT=0/);
+	});
 });

@@ -2,8 +2,11 @@
  * Drives source/simulator/writer-process.ts (compiled) as a real second process.
  */
 import {type ChildProcessWithoutNullStreams, spawn} from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
+import {afterAll, beforeAll} from 'vitest';
 import type {WriterCommand} from '../../source/simulator/writer-process.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -80,4 +83,23 @@ export class WriterProcess {
 		this.child.kill('SIGKILL');
 		await gone;
 	}
+}
+
+/**
+ * A store in a temp folder of its own, written by a second process, for one test file: made in
+ * beforeAll, the writer killed and the folder removed in afterAll. Read its fields inside tests.
+ */
+export function writtenStore(tag: string): {readonly dir: string; readonly db: string; readonly writer: WriterProcess} {
+	const store = {dir: '', db: '', writer: undefined as unknown as WriterProcess};
+	beforeAll(async () => {
+		store.dir = fs.mkdtempSync(path.join(os.tmpdir(), `hfx-${tag}-`));
+		store.db = path.join(store.dir, 'state.db');
+		store.writer = new WriterProcess(store.db);
+		await store.writer.started();
+	});
+	afterAll(async () => {
+		await store.writer?.kill();
+		fs.rmSync(store.dir, {recursive: true, force: true});
+	});
+	return store;
 }

@@ -160,6 +160,28 @@ async function timeEmptyStart(): Promise<number> {
 }
 
 /** Least-squares slope of (x minutes, y MB). */
+/**
+ * A copy of the bench store in `<dataDir>/<folder>/state.db`, held open by a stand-in agent (so
+ * -wal and -shm exist and hfx reads it in place), and its newest live keyed session to write to.
+ * The writer changes the store: the other sections keep their planted one. The copy is flushed
+ * first: otherwise the kernel writes 800 MB back while hfx starts, and the bench times its own I/O.
+ */
+export function heldStoreCopy(ctx: BenchContext, folder: string): {dir: string; db: string; sessionId: string; owner: Database.Database} {
+	const {dbPath: source} = ensureBenchDb({log: ctx.log});
+	const dir = path.join(ctx.dataDir, folder);
+	fs.rmSync(dir, {recursive: true, force: true});
+	fs.mkdirSync(dir, {recursive: true});
+	const db = path.join(dir, 'state.db');
+	fs.copyFileSync(source, db);
+	const fd = fs.openSync(db, 'r+');
+	fs.fsyncSync(fd);
+	fs.closeSync(fd);
+	const owner = new Database(db, {fileMustExist: true});
+	owner.pragma('journal_mode = wal');
+	const sessionId = owner.prepare('SELECT id FROM sessions WHERE session_key IS NOT NULL AND ended_at IS NULL ORDER BY started_at DESC LIMIT 1').pluck().get() as string;
+	return {dir, db, sessionId, owner};
+}
+
 export function slope(points: ReadonlyArray<[number, number]>): number {
 	const n = points.length;
 	if (n < 2) {
@@ -181,22 +203,7 @@ export const tuiSection: Section = {
 	async run(ctx: BenchContext): Promise<SectionResult> {
 		const rows: Row[] = [];
 		const notes: string[] = [];
-		const {dbPath: source} = ensureBenchDb({log: ctx.log});
-		// The writer changes the store: work on a copy so the other sections keep their planted store.
-		const dir = path.join(ctx.dataDir, 'tui');
-		fs.rmSync(dir, {recursive: true, force: true});
-		fs.mkdirSync(dir, {recursive: true});
-		const db = path.join(dir, 'state.db');
-		fs.copyFileSync(source, db);
-		// Flush the copy before measuring: otherwise the kernel writes 800 MB back while hfx starts,
-		// and the first-frame time measures the bench's own I/O, not hfx.
-		const fd = fs.openSync(db, 'r+');
-		fs.fsyncSync(fd);
-		fs.closeSync(fd);
-		// The running agent holds the store (so -wal and -shm exist and hfx reads it in place).
-		const owner = new Database(db, {fileMustExist: true});
-		owner.pragma('journal_mode = wal');
-		const sessionId = owner.prepare('SELECT id FROM sessions WHERE session_key IS NOT NULL AND ended_at IS NULL ORDER BY started_at DESC LIMIT 1').pluck().get() as string;
+		const {dir, db, sessionId, owner} = heldStoreCopy(ctx, 'tui');
 
 		// Time to the first full frame: separate starts, each quit with q, interleaved with the floor.
 		const hfx = path.join(ctx.root, 'dist/hfx.js');

@@ -10,10 +10,8 @@
 import {spawn} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
-import {ensureBenchDb} from './generate.js';
 import {type BenchContext, type Row, type Section, type SectionResult, median} from './harness.js';
-import {cpuShare, rssMb, sleep, slope, tree} from './tui.js';
+import {cpuShare, heldStoreCopy, rssMb, sleep, slope, tree} from './tui.js';
 
 const RATE = 200;
 const TARGET_CPU = 0.05;
@@ -24,23 +22,6 @@ const FLAT_MB = 5;
 const WARMUP_MINUTES = 3;
 /** The leak probe reads more often than the watch (15 s), so ten minutes make many readings. */
 const HEAP_EVERY_SECONDS = 5;
-
-/** A copy of the bench store held open by a stand-in agent (so -wal and -shm exist), and a session to write to. */
-function copyStore(ctx: BenchContext): {dir: string; db: string; sessionId: string; owner: Database.Database} {
-	const {dbPath: source} = ensureBenchDb({log: ctx.log});
-	const dir = path.join(ctx.dataDir, 'watch');
-	fs.rmSync(dir, {recursive: true, force: true});
-	fs.mkdirSync(path.join(dir, 'textfile'), {recursive: true});
-	const db = path.join(dir, 'state.db');
-	fs.copyFileSync(source, db);
-	const fd = fs.openSync(db, 'r+');
-	fs.fsyncSync(fd);
-	fs.closeSync(fd);
-	const owner = new Database(db, {fileMustExist: true});
-	owner.pragma('journal_mode = wal');
-	const sessionId = owner.prepare('SELECT id FROM sessions WHERE session_key IS NOT NULL AND ended_at IS NULL ORDER BY started_at DESC LIMIT 1').pluck().get() as string;
-	return {dir, db, sessionId, owner};
-}
 
 /** CPU share in 10 s windows and RSS every 5 s over `seconds`. */
 async function follow(pid: number, seconds: number): Promise<{cpu: number[]; rss: Array<[number, number]>}> {
@@ -141,7 +122,8 @@ export const watchSection: Section = {
 	async run(ctx: BenchContext): Promise<SectionResult> {
 		const seconds = Number(process.env.BENCH_WATCH_FOLLOW_SECONDS ?? 60);
 		const options = unitNodeOptions(ctx.root);
-		const {dir, db, sessionId, owner} = copyStore(ctx);
+		const {dir, db, sessionId, owner} = heldStoreCopy(ctx, 'watch');
+		fs.mkdirSync(path.join(dir, 'textfile'));
 		const textfile = path.join(dir, 'textfile', 'hfx.prom');
 		// Both follow the same writer at once: as the unit runs it (the target), and the bare bin (context).
 		const unit = startWatch(ctx, db, textfile, options);

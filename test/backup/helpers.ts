@@ -13,7 +13,7 @@ import zlib from 'node:zlib';
 import Database from 'better-sqlite3';
 import {StoreWriter} from '../../source/simulator/store-writer.js';
 import {SCENARIOS, T0} from '../fixtures/scenarios.js';
-import {ROOT} from '../helpers/writer.js';
+import {ROOT, WriterProcess} from '../helpers/writer.js';
 
 const made: string[] = [];
 
@@ -269,4 +269,30 @@ export function listing(dir: string): string[] {
 /** XORs one byte in place. */
 export function flip(buf: Buffer, offset: number, mask: number): void {
 	buf[offset] = buf[offset]! ^ mask;
+}
+
+/**
+ * A Docker volume folder `<parent>/data/` holding a Hermes root whose agent was killed after 40
+ * more messages: state.db, a non-empty -wal (those messages only there) and a -shm, as a
+ * `tar czf … -C <parent> data` taken while the agent ran would hold them. A second process writes.
+ */
+export async function killedAgentVolume(tag: string): Promise<{home: Home; parent: string; db: string; messages: number}> {
+	const home = makeHome(`${tag}-home`);
+	const parent = tempDir(`${tag}-parent`);
+	fs.cpSync(home.root, path.join(parent, 'data'), {recursive: true});
+	const db = path.join(parent, 'data', 'state.db');
+	const w = new WriterProcess(db);
+	try {
+		await w.started();
+		const id = await w.create({source: 'telegram', startedAt: T0 + 99_000});
+		await w.send({op: 'conversation', id, count: 40, from: T0 + 99_001, to: T0 + 99_500});
+	} finally {
+		await w.kill();
+	}
+
+	if (!(fs.statSync(`${db}-wal`).size > 0)) {
+		throw new Error(`${db}-wal is empty: the writer's 40 messages were checkpointed, the fixture is not what it says`);
+	}
+
+	return {home, parent, db, messages: home.messages + 40};
 }

@@ -10,19 +10,11 @@
 import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import {afterAll, afterEach, describe, expect, it} from 'vitest';
-import {T0} from '../fixtures/scenarios.js';
+import {afterAll, describe, expect, it} from 'vitest';
 import {hfx, hfxJson} from '../helpers/cli.js';
 import {folderDigest} from '../helpers/folder-digest.js';
-import {WriterProcess} from '../helpers/writer.js';
-import {cleanupTemps, counts, dump, makeHome, tempDir} from './helpers.js';
+import {cleanupTemps, counts, dump, killedAgentVolume, makeHome, tempDir} from './helpers.js';
 
-const writers: WriterProcess[] = [];
-afterEach(async () => {
-	for (const w of writers.splice(0)) {
-		await w.kill();
-	}
-});
 afterAll(cleanupTemps);
 
 /** `tar czf OUT -C DIR WHAT…` with the system binary; sidecars left out unless `withSidecars`. */
@@ -147,23 +139,9 @@ describe('restore a tar.gz: refused, nothing written', () => {
 	});
 });
 
-/** A volume `data/` whose agent was killed after 40 more messages: state.db + a non-empty -wal + -shm. */
-async function liveVolume(tag: string) {
-	const {home, parent} = homeAt(tag, 'data');
-	const db = path.join(parent, 'data', 'state.db');
-	const w = new WriterProcess(db);
-	writers.push(w);
-	await w.started();
-	const id = await w.create({source: 'telegram', startedAt: T0 + 99_000});
-	await w.send({op: 'conversation', id, count: 40, from: T0 + 99_001, to: T0 + 99_500});
-	await w.kill();
-	expect(fs.statSync(`${db}-wal`).size).toBeGreaterThan(0);
-	return {home, parent, db};
-}
-
 describe('restore a tar.gz of a volume tarred while its agent ran (state.db-wal inside)', () => {
 	it('folds the -wal\'s committed frames into the restored state.db: the 40 newer messages are there, no -wal or -shm is written, the volume is untouched', async () => {
-		const {home, parent} = await liveVolume('tar-live');
+		const {home, parent} = await killedAgentVolume('tar-live');
 		const archive = path.join(tempDir('tar-live-out'), 'volume.tgz');
 		tarCzf(archive, parent, ['data'], {withSidecars: true});
 		expect(spawnSync('tar', ['tzf', archive], {encoding: 'utf8'}).stdout).toMatch(/data\/state\.db-wal/);
@@ -196,7 +174,7 @@ describe('restore a tar.gz of a volume tarred while its agent ran (state.db-wal 
 	});
 
 	it('a -wal with no valid frames (its header salt damaged) folds nothing: the restore says so and restores the database file as it is', async () => {
-		const {home, parent, db} = await liveVolume('tar-stale');
+		const {home, parent, db} = await killedAgentVolume('tar-stale');
 		const wal = fs.readFileSync(`${db}-wal`);
 		wal.writeUInt32BE((wal.readUInt32BE(16) ^ 0xFF_FF_FF_FF) >>> 0, 16);
 		fs.writeFileSync(`${db}-wal`, wal);
@@ -211,7 +189,7 @@ describe('restore a tar.gz of a volume tarred while its agent ran (state.db-wal 
 	});
 
 	it('over the home it was taken from (--home): what it brings back said before, the old files kept in pre-restore, the restore recorded in the audit trail', async () => {
-		const {home, parent} = await liveVolume('tar-over');
+		const {home, parent} = await killedAgentVolume('tar-over');
 		const archive = path.join(tempDir('tar-over-out'), 'volume.tgz');
 		tarCzf(archive, parent, ['data'], {withSidecars: true});
 		const dry = hfxJson<{comparison: Array<{path: string; dropped: {messages: number}; added: {sessions: number; messages: number}}>}>(['restore', archive, '--home', home.root, '--dry-run']);

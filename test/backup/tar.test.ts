@@ -6,18 +6,10 @@
 import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import {afterAll, afterEach, describe, expect, it} from 'vitest';
+import {afterAll, describe, expect, it} from 'vitest';
 import {verifyArtifact} from '../../source/backup/verify.js';
-import {T0} from '../fixtures/scenarios.js';
-import {WriterProcess} from '../helpers/writer.js';
-import {cleanupTemps, makeHome, tempDir, flip} from './helpers.js';
+import {cleanupTemps, flip, killedAgentVolume, makeHome, tempDir} from './helpers.js';
 
-const writers: WriterProcess[] = [];
-afterEach(async () => {
-	for (const w of writers.splice(0)) {
-		await w.kill();
-	}
-});
 afterAll(cleanupTemps);
 
 function tarCzf(parent: string, name: string, out: string): void {
@@ -25,25 +17,9 @@ function tarCzf(parent: string, name: string, out: string): void {
 	expect(r.status, r.stderr).toBe(0);
 }
 
-/** A volume folder `data/` holding a Hermes root whose agent was killed (state.db + -wal + -shm). */
-async function volumeWithLiveWal(tag: string): Promise<{parent: string; messages: number}> {
-	const parent = tempDir(tag);
-	const home = makeHome(`${tag}-home`);
-	fs.cpSync(home.root, path.join(parent, 'data'), {recursive: true});
-	const db = path.join(parent, 'data', 'state.db');
-	const w = new WriterProcess(db);
-	writers.push(w);
-	await w.started();
-	const id = await w.create({source: 'telegram', startedAt: T0 + 99_000});
-	await w.send({op: 'conversation', id, count: 40, from: T0 + 99_001, to: T0 + 99_500});
-	await w.kill();
-	expect(fs.statSync(`${db}-wal`).size).toBeGreaterThan(0);
-	return {parent, messages: home.messages + 40};
-}
-
 describe('verify tar.gz', () => {
 	it('checks every database with its -wal replayed, says the tar was taken live, and finds its sidecars (exit 1)', async () => {
-		const {parent, messages} = await volumeWithLiveWal('tgz');
+		const {parent, messages} = await killedAgentVolume('tgz');
 		const out = path.join(tempDir('tgz-out'), 'volume.tar.gz');
 		tarCzf(parent, 'data', out);
 		const r = await verifyArtifact(out, {inlineChecks: true});
@@ -61,7 +37,7 @@ describe('verify tar.gz', () => {
 	});
 
 	it('catches damage in the compressed stream and its trailer (exit 1 or 2, never 0), and a cut-off archive', async () => {
-		const {parent} = await volumeWithLiveWal('tgz-flip');
+		const {parent} = await killedAgentVolume('tgz-flip');
 		const dir = tempDir('tgz-flip-out');
 		const out = path.join(dir, 'volume.tar.gz');
 		tarCzf(parent, 'data', out);
@@ -127,7 +103,7 @@ describe('verify tar.gz', () => {
 	});
 
 	it('flags a 0-byte state.db beside a non-empty -wal (SQLite would delete that WAL)', async () => {
-		const {parent} = await volumeWithLiveWal('tgz-zero');
+		const {parent} = await killedAgentVolume('tgz-zero');
 		fs.truncateSync(path.join(parent, 'data', 'state.db'), 0);
 		const out = path.join(tempDir('tgz-zero-out'), 'v.tar.gz');
 		tarCzf(parent, 'data', out);

@@ -89,6 +89,16 @@ function addNewerSession(db: string): void {
 	expect(r.status, r.stderr).toBe(0);
 }
 
+/** Hermes' own zip, unzipped into a scratch folder, changed by `change`, zipped again with the system zip. */
+function hermesZipWith(tag: string, change: (work: string) => void): string {
+	const work = fs.mkdtempSync(path.join(dir, `${tag}-`));
+	expect(spawnSync('unzip', ['-q', path.join(FIXTURE, 'hermes-backup.zip'), '-d', work]).status).toBe(0);
+	change(work);
+	const zip = path.join(dir, `${tag}.zip`);
+	expect(spawnSync('zip', ['-q', '-r', '-X', zip, '.'], {cwd: work}).status).toBe(0);
+	return zip;
+}
+
 const STORES = ['state.db', 'profiles/ops/state.db', 'profiles/work/state.db'];
 
 describe('archives made by Hermes itself restore', () => {
@@ -130,12 +140,10 @@ describe('archives made by Hermes itself restore', () => {
 	});
 
 	it('a Hermes zip\'s _external/ (files from outside HERMES_HOME, which Hermes\' import puts back under the user\'s home) is not restored into the root, and the output says so', () => {
-		const work = fs.mkdtempSync(path.join(dir, 'external-'));
-		expect(spawnSync('unzip', ['-q', path.join(FIXTURE, 'hermes-backup.zip'), '-d', work]).status).toBe(0);
-		fs.mkdirSync(path.join(work, '_external/.honcho'), {recursive: true});
-		fs.writeFileSync(path.join(work, '_external/.honcho/config.json'), '{}\n');
-		const zip = path.join(dir, 'external.zip');
-		expect(spawnSync('zip', ['-q', '-r', '-X', zip, '.'], {cwd: work}).status).toBe(0);
+		const zip = hermesZipWith('external', work => {
+			fs.mkdirSync(path.join(work, '_external/.honcho'), {recursive: true});
+			fs.writeFileSync(path.join(work, '_external/.honcho/config.json'), '{}\n');
+		});
 		const target = path.join(dir, 'external-restored');
 		const r = hfxJson<Restored>(['restore', zip, '--to', target, '--yes']);
 		expect(r.code, r.stderr).toBe(0);
@@ -146,16 +154,14 @@ describe('archives made by Hermes itself restore', () => {
 	});
 
 	it('the source machine\'s runtime state in a Hermes zip (gateway_state.json, processes.json, gateway.lock, a profile\'s gateway.pid) is left out as Hermes\' import leaves it out, and said so; everything else lands', () => {
-		const work = fs.mkdtempSync(path.join(dir, 'runtime-'));
-		expect(spawnSync('unzip', ['-q', path.join(FIXTURE, 'hermes-backup.zip'), '-d', work]).status).toBe(0);
 		const runtime = ['gateway_state.json', 'processes.json', 'gateway.lock', 'profiles/work/gateway.pid'];
-		for (const rel of runtime) {
-			fs.writeFileSync(path.join(work, rel), '{"gateway_state": "stopped"}\n');
-		}
+		const zip = hermesZipWith('runtime', work => {
+			for (const rel of runtime) {
+				fs.writeFileSync(path.join(work, rel), '{"gateway_state": "stopped"}\n');
+			}
 
-		fs.writeFileSync(path.join(work, 'config.yaml'), 'model: x\n');
-		const zip = path.join(dir, 'runtime.zip');
-		expect(spawnSync('zip', ['-q', '-r', '-X', zip, '.'], {cwd: work}).status).toBe(0);
+			fs.writeFileSync(path.join(work, 'config.yaml'), 'model: x\n');
+		});
 		const target = path.join(dir, 'runtime-restored');
 		const r = hfxJson<Restored>(['restore', zip, '--to', target, '--yes']);
 		expect(r.code, r.stderr).toBe(0);

@@ -36,6 +36,13 @@ describe('the hfx bundle', () => {
 		expect(text).toContain('hfx passes meow its pkg and never reads result.pkg');
 	});
 
+	it('carries meow\'s case helpers with their \\p{…} regexes rewritten to run ASCII text as ASCII (scripts/meow-regexp.mjs)', () => {
+		expect(fs.readFileSync(path.join(ROOT, 'node_modules/meow/build/dependencies.js'), 'utf8')).toContain('const UPPERCASE = /[\\p{Lu}]/u;');
+		expect(inputs).toContain('scripts/meow-regexp.mjs');
+		expect(text).not.toContain('/[\\p{Lu}]/u');
+		expect(text).toContain('"[\\\\p{Lu}]"');
+	});
+
 	it('has Ink\'s version injected at build time, and reads no Ink package.json at run time', () => {
 		// scripts/bundle.mjs defines __HFX_INK_VERSION__ (source/ui/ink/bundle.mjs's inkDefine()).
 		expect(text).not.toContain('__HFX_INK_VERSION__');

@@ -8,6 +8,11 @@
  * machine that difference swung from 32 ms to 2 ms between two runs of the same code). The
  * quartiles of the differences are printed beside it, so the noise is visible. The CLI issue
  * allows 15 ms. A bare `node -e 0` stands beside them for context.
+ *
+ * Every run starts without NODE_EXTRA_CA_CERTS: Node reads and parses that certificate file at
+ * every start, before any script (on this machine /etc/ssl/certs/ca-certificates.crt, ~65 ms of
+ * the ~100 ms of `node -e 0`). It costs both bins alike, so it cancels from the share, but its
+ * jitter is the largest part of a run's, and hfx makes no TLS connection.
  */
 import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
@@ -17,7 +22,13 @@ import {type BenchContext, type Section, type SectionResult, measureInterleaved}
 
 const LIMIT_MS = 15;
 /** Rounds of (bin, stubbed bin, node -e 0): enough pairs that the median difference is stable to a few ms. */
-const PAIRS = 61;
+const PAIRS = 101;
+
+/** The environment of every timed run: this one, without NODE_EXTRA_CA_CERTS (see the header). */
+function startEnv(): NodeJS.ProcessEnv {
+	const {NODE_EXTRA_CA_CERTS: _certificates, ...env} = process.env;
+	return env;
+}
 
 /**
  * CPU time (user + system, ms) of one run of `args`, from bash's `time` (getrusage of the child, to
@@ -25,7 +36,7 @@ const PAIRS = 61;
  * and unlike wall time it does not grow when other work takes the cores.
  */
 function cpuMsOf(args: readonly string[]): number {
-	const run = spawnSync('bash', ['-c', 'TIMEFORMAT="%3U %3S"; time "$@" >/dev/null 2>&1', 'cpu', process.execPath, ...args], {encoding: 'utf8'});
+	const run = spawnSync('bash', ['-c', 'TIMEFORMAT="%3U %3S"; time "$@" >/dev/null 2>&1', 'cpu', process.execPath, ...args], {encoding: 'utf8', env: startEnv()});
 	const [user, system] = run.stderr.trim().split('\n').at(-1)!.split(' ').map(Number);
 	if (run.status !== 0 || !Number.isFinite(user) || !Number.isFinite(system)) {
 		throw new Error(`timing ${args.join(' ')} failed: ${run.stderr.trim().slice(0, 500)}`);
@@ -88,10 +99,11 @@ export const startupSection: Section = {
 		const stubbed = await binWithoutMeow(ctx);
 		const many = {...ctx, runs: Math.max(ctx.runs, PAIRS), warmups: Math.max(ctx.warmups, 3)};
 		const [binArgs, stubArgs] = [[path.join(ctx.root, 'dist/hfx.js'), '--version'], [stubbed, '--version']];
+		const options = {env: startEnv()};
 		const [bin, without, floor] = await measureInterleaved(many, [
-			{label: 'hfx --version (the bin)', command: process.execPath, args: binArgs},
-			{label: 'the same bin, meow stubbed out', command: process.execPath, args: stubArgs},
-			{label: 'node -e 0', command: process.execPath, args: ['-e', '0']},
+			{label: 'hfx --version (the bin)', command: process.execPath, args: binArgs, options},
+			{label: 'the same bin, meow stubbed out', command: process.execPath, args: stubArgs, options},
+			{label: 'node -e 0', command: process.execPath, args: ['-e', '0'], options},
 		]);
 		const pairs = bin!.samples.map((s, i) => s.ms - without!.samples[i]!.ms);
 		const [q1, share, q3] = [quantile(pairs, 0.25), quantile(pairs, 0.5), quantile(pairs, 0.75)];
@@ -105,7 +117,7 @@ export const startupSection: Section = {
 				{measurement: '`--version`, the same bin with meow stubbed out', medianMs: without!.medianMs, minMs: without!.minMs, peakRssMb: without!.peakRssKb === null ? null : without!.peakRssKb / 1024, ratio: without!.medianMs / floor!.medianMs, target: 'context', result: 'info'},
 				{measurement: '`node -e 0`', medianMs: floor!.medianMs, minMs: floor!.minMs, target: 'context', result: 'info'},
 			],
-			notes: [`The two bins are built by the same esbuild options (scripts/bundle.mjs binOptions) and started ${many.runs} times each, alternating with \`node -e 0\`, after ${many.warmups} warm-ups; ratios are to \`node -e 0\`. The min column of the share row is the smallest paired difference.`],
+			notes: [`The two bins are built by the same esbuild options (scripts/bundle.mjs binOptions) and started ${many.runs} times each, alternating with \`node -e 0\`, after ${many.warmups} warm-ups, all without NODE_EXTRA_CA_CERTS; ratios are to \`node -e 0\`. The min column of the share row is the smallest paired difference.`],
 		};
 	},
 };

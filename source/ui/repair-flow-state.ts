@@ -29,8 +29,10 @@ export type FlowAction =
 	| {type: 'log'; line: string}
 	| {type: 'outcome'; outcome: ApplyOutcome}
 	| {type: 'error'; error: string}
-	| {type: 'scroll'; to: number}
-	| {type: 'donor'; at: number};
+	/** Relative to where the flow is now (so keys of one burst add up); `bottom` is the last first line. */
+	| {type: 'scroll'; by: number | 'top' | 'bottom'; bottom: number}
+	/** The next of `count` candidate donors, from the one the flow is on now. */
+	| {type: 'next-donor'; count: number};
 
 export const INITIAL_FLOW: FlowState = {stage: 'planning', planned: null, checks: [], log: [], outcome: null, error: null, notice: null, scroll: 0, donorAt: 0};
 
@@ -63,12 +65,14 @@ export function flowReducer(state: FlowState, action: FlowAction): FlowState {
 		}
 
 		case 'scroll': {
-			return {...state, scroll: Math.max(0, action.to)};
+			const from = Math.min(state.scroll, action.bottom);
+			const to = action.by === 'top' ? 0 : (action.by === 'bottom' ? action.bottom : from + action.by);
+			return {...state, scroll: Math.max(0, Math.min(action.bottom, to))};
 		}
 
-		case 'donor': {
+		case 'next-donor': {
 			// Another donor is another plan: nothing of the previous one is shown or applied.
-			return {...state, donorAt: action.at, planned: null, stage: 'planning', scroll: 0, notice: null};
+			return {...state, donorAt: (state.donorAt + 1) % Math.max(1, action.count), planned: null, stage: 'planning', scroll: 0, notice: null};
 		}
 	}
 }

@@ -13,6 +13,7 @@ import {confirmationFor, confirmationMatches, confirmationWord} from '../repair/
 import {errorMessage} from '../errors.js';
 import {useLatestInput} from './hooks.js';
 import {press} from './keys/binding.js';
+import {type KeyEvent, splitBurst} from './keys/key-event.js';
 import type {RepairKeys} from './keys/contexts.js';
 import {footerHints, repairBinding} from './keys/lookup.js';
 import {type FlowAction, type FlowState, INITIAL_FLOW, clampScroll, flowReducer, readyToApply, scrollIndicator} from './repair-flow-state.js';
@@ -46,16 +47,15 @@ type Window = {total: number; view: number};
 type KeyParts = {state: FlowState; dispatch: Dispatch; onClose: (applied: boolean) => void; window: Window; donors: number; answer: TypedAnswer};
 
 function repairKeys({state, dispatch, onClose, window, donors, answer}: KeyParts): RepairKeys {
-	const first = clampScroll(state.scroll, window.total, window.view);
 	const bottom = Math.max(0, window.total - window.view);
 	return {
 		stage: state.stage,
 		ready: readyToApply(state),
 		applied: state.outcome?.result === 'applied',
 		donors,
-		nextDonor: () => dispatch({type: 'donor', at: (state.donorAt + 1) % Math.max(1, donors)}),
+		nextDonor: () => dispatch({type: 'next-donor', count: donors}),
 		half: Math.max(1, Math.floor(window.view / 2)),
-		scroll: by => dispatch({type: 'scroll', to: by === 'top' ? 0 : (by === 'bottom' ? bottom : Math.min(bottom, first + by))}),
+		scroll: by => dispatch({type: 'scroll', by, bottom}),
 		// A notice goes back to the preview (where every notice of the flow is shown).
 		notice: text => dispatch({type: 'stage', stage: 'preview', notice: text}),
 		close: () => onClose(state.outcome?.result === 'applied'),
@@ -65,6 +65,38 @@ function repairKeys({state, dispatch, onClose, window, donors, answer}: KeyParts
 		},
 		answer,
 	};
+}
+
+/**
+ * A keypress, or each key of a typed burst (keys typed faster than a read arrive as one input:
+ * `jjj` is three lines down). In the confirmation a burst is typed text. A burst that opens it
+ * (`a`, then the suffix typed before the prompt was drawn) types the rest into the answer up to
+ * a newline, and does not submit it: Enter does, once the prompt shows what was typed.
+ */
+function pressFlowKeys(event: KeyEvent, parts: KeyParts): void {
+	const confirming = parts.state.stage === 'confirm';
+	const keys = confirming ? [event] : splitBurst(event);
+	const c = repairKeys(parts);
+	let opened = false;
+	const flowKeys: RepairKeys = {...c, confirm() {
+		c.confirm();
+		opened = true;
+	}};
+	for (const [i, k] of keys.entries()) {
+		const binding = repairBinding(k, confirming ? 'confirm' : 'repair');
+		if (binding) {
+			press(binding, flowKeys, k);
+		}
+
+		if (opened) {
+			const rest = keys.slice(i + 1).map(x => x.input).join('').split(/[\r\n]/)[0];
+			if (rest) {
+				parts.answer.type(rest);
+			}
+
+			return;
+		}
+	}
 }
 
 async function apply(service: RepairService, planned: Planned, dispatch: Dispatch, onApplied?: () => void): Promise<void> {
@@ -136,11 +168,7 @@ export function RepairFlow(props: RepairFlowProps): React.ReactElement {
 	const windowRef = useRef(window);
 	windowRef.current = window;
 	useLatestInput((input, key) => {
-		const now = current.current;
-		const binding = repairBinding({...key, input}, now.stage === 'confirm' ? 'confirm' : 'repair');
-		if (binding) {
-			press(binding, repairKeys({state: now, dispatch, onClose: props.onClose, window: windowRef.current, donors: donors.length, answer}), {...key, input});
-		}
+		pressFlowKeys({...key, input}, {state: current.current, dispatch, onClose: props.onClose, window: windowRef.current, donors: donors.length, answer});
 	}, {isActive: isRawModeSupported});
 
 	const first = clampScroll(state.scroll, lines.length, view);

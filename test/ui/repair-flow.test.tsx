@@ -171,9 +171,20 @@ describe('the repair preview at 80x24', () => {
 			expect(upHalf).toBeLessThan(total - 10);
 			await ui.press('g');
 			expect(ui.lastFrame()).toMatch(/lines 1–\d+ of/);
+			// Keys typed faster than a read arrive as one input (key repeat over SSH): each one counts.
+			await ui.press('jjj');
+			await ui.waitFor(f => /lines 4–/.test(f));
+			await ui.press('kk');
+			await ui.waitFor(f => /lines 2–/.test(f));
+			await ui.press('g');
 
 			await gateway.kill();
 			await ui.waitFor(f => f.includes('a apply') && !f.includes('a apply (disabled)'), 5000);
+			// `a` and an answer in one burst: the answer is typed into the prompt, and not submitted.
+			await ui.press('azz');
+			await ui.waitFor(f => /type its random suffix \(\w+\): zz/.test(f));
+			await ui.press('\u001B');
+			await ui.waitFor(f => f.includes('not confirmed: nothing was written'));
 			await ui.press('a');
 			await ui.waitFor(f => f.includes(`to adopt, type its random suffix (${ids.orphan!.split('_').at(-1)}):`));
 			// A pasted answer with its newline, in one burst: submitted with everything typed.

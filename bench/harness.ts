@@ -160,9 +160,11 @@ function summarize(ctx: Pick<BenchContext, 'log'>, label: string, samples: Sampl
 /**
  * Warm-ups (discarded), then `runs` timed rounds. Within a round every command runs once, in
  * turn, so a burst of load from elsewhere on the machine lands on all of them alike and the
- * ratios between them stay meaningful.
+ * ratios between them stay meaningful. With `alternate`, every other round runs them in the
+ * reverse order, so no command always goes first: on this VM a start first in its round ran a
+ * few ms slower than the same start second (bench/startup.ts).
  */
-export async function measureInterleaved(ctx: Pick<BenchContext, 'runs' | 'warmups' | 'log'>, specs: readonly CommandSpec[]): Promise<Measurement[]> {
+export async function measureInterleaved(ctx: Pick<BenchContext, 'runs' | 'warmups' | 'log'>, specs: readonly CommandSpec[], alternate = false): Promise<Measurement[]> {
 	for (let i = 0; i < ctx.warmups; i++) {
 		for (const s of specs) {
 			await runOnce(s.command, s.args, s.options);
@@ -171,7 +173,9 @@ export async function measureInterleaved(ctx: Pick<BenchContext, 'runs' | 'warmu
 
 	const samples: Sample[][] = specs.map(() => []);
 	for (let round = 0; round < ctx.runs; round++) {
-		for (const [i, s] of specs.entries()) {
+		const order = [...specs.keys()];
+		for (const i of alternate && round % 2 === 1 ? order.reverse() : order) {
+			const s = specs[i]!;
 			samples[i]!.push(await runOnce(s.command, s.args, s.options));
 		}
 	}

@@ -92,7 +92,7 @@ class AsciiFirstRegExp extends RegExp {
 
 	/** RegExp.prototype's test, replace, replaceAll and match all run through exec. */
 	exec(text) {
-		const string = String(text);
+		const string = `${text}`;
 		if (ASCII_ONLY.test(string)) {
 			return super.exec(string);
 		}

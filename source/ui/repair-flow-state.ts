@@ -20,6 +20,8 @@ export type FlowState = {
 	scroll: number;
 	/** Which of the candidate donors the operator's adoption is planned from. */
 	donorAt: number;
+	/** How many times the operator stepped to the next donor: each step re-plans, even back to the same one. */
+	donorTurns: number;
 };
 
 export type FlowAction =
@@ -34,7 +36,7 @@ export type FlowAction =
 	/** The next of `count` candidate donors, from the one the flow is on now. */
 	| {type: 'next-donor'; count: number};
 
-export const INITIAL_FLOW: FlowState = {stage: 'planning', planned: null, checks: [], log: [], outcome: null, error: null, notice: null, scroll: 0, donorAt: 0};
+export const INITIAL_FLOW: FlowState = {stage: 'planning', planned: null, checks: [], log: [], outcome: null, error: null, notice: null, scroll: 0, donorAt: 0, donorTurns: 0};
 
 export function flowReducer(state: FlowState, action: FlowAction): FlowState {
 	switch (action.type) {
@@ -72,7 +74,7 @@ export function flowReducer(state: FlowState, action: FlowAction): FlowState {
 
 		case 'next-donor': {
 			// Another donor is another plan: nothing of the previous one is shown or applied.
-			return {...state, donorAt: (state.donorAt + 1) % Math.max(1, action.count), planned: null, stage: 'planning', scroll: 0, notice: null};
+			return {...state, donorAt: (state.donorAt + 1) % Math.max(1, action.count), donorTurns: state.donorTurns + 1, planned: null, stage: 'planning', scroll: 0, notice: null};
 		}
 	}
 }

@@ -68,10 +68,12 @@ function repairKeys({state, dispatch, onClose, window, donors, answer}: KeyParts
 }
 
 /**
- * A keypress, or each key of a typed burst (keys typed faster than a read arrive as one input:
- * `jjj` is three lines down). In the confirmation a burst is typed text. A burst that opens it
- * (`a`, then the suffix typed before the prompt was drawn) types the rest into the answer up to
- * a newline, and does not submit it: Enter does, once the prompt shows what was typed.
+ * A keypress, or the keys of a typed burst (keys typed faster than a read arrive as one input:
+ * `jjj` is three lines down). Only scrolling continues a burst (`continuesBurst` in the key
+ * table): after any other key the rest was typed for a screen not drawn yet, and is dropped, but
+ * for a burst that opens the confirmation (`a`, then the suffix typed before the prompt showed),
+ * whose rest is typed into the answer up to a newline and not submitted: Enter does that, once
+ * the prompt shows what was typed. In the confirmation a burst is typed text.
  */
 function pressFlowKeys(event: KeyEvent, parts: KeyParts): void {
 	const confirming = parts.state.stage === 'confirm';
@@ -94,6 +96,10 @@ function pressFlowKeys(event: KeyEvent, parts: KeyParts): void {
 				parts.answer.type(rest);
 			}
 
+			return;
+		}
+
+		if (!binding?.continuesBurst) {
 			return;
 		}
 	}
@@ -159,7 +165,7 @@ export function RepairFlow(props: RepairFlowProps): React.ReactElement {
 	const onSubmit = useRef((answer: string) => submitAnswer(answer, current.current, props, dispatch));
 	onSubmit.current = answer => submitAnswer(answer, current.current, props, dispatch);
 	const answer = useTypedAnswer(onSubmit);
-	useRepairPlan(props.service, props.orphanId, donors[state.donorAt], props.revision, current, dispatch);
+	useRepairPlan(props.service, props.orphanId, {id: donors[state.donorAt], turns: state.donorTurns}, props.revision, current, dispatch);
 	useRepairChecks(props.service, props.checkEveryMs, dispatch);
 	// The title and the footer stay; the lines between them scroll.
 	const view = Math.max(1, props.height - 2);

@@ -9,8 +9,12 @@ import type {FlowAction, FlowState} from './repair-flow-state.js';
 
 type Dispatch = (action: FlowAction) => void;
 
-/** (Re)plans the orphan's repair on every new revision while the flow is planning or previewing. */
-export function useRepairPlan(service: RepairService, orphanId: string, donorId: string | undefined, revision: number, current: MutableRefObject<FlowState>, dispatch: Dispatch): void {
+/**
+ * (Re)plans the orphan's repair on every new revision, and on every step to the next donor
+ * (`donorTurns`), while the flow is planning or previewing.
+ */
+export function useRepairPlan(service: RepairService, orphanId: string, donor: {id: string | undefined; turns: number}, revision: number, current: MutableRefObject<FlowState>, dispatch: Dispatch): void {
+	const {id: donorId, turns} = donor;
 	useEffect(() => {
 		const stage = current.current.stage;
 		if (stage !== 'planning' && stage !== 'preview') {
@@ -31,7 +35,7 @@ export function useRepairPlan(service: RepairService, orphanId: string, donorId:
 			live = false;
 		};
 		// `dispatch` and the stage ref are stable; the stage is read when the effect runs, not a reason to re-plan.
-	}, [orphanId, donorId, revision, service]);
+	}, [orphanId, donorId, turns, revision, service]);
 }
 
 /** The holder checklist is live: it turns green as the gateway stops. */

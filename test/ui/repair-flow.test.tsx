@@ -222,11 +222,14 @@ describe('the operator\'s adoption of an orphan repair-routing refuses', () => {
 			expect(frame.replace(/\n\s+/g, ' ')).toContain(`! operator choice: repair-routing refuses ${ids.orphan} (ambiguous_predecessor: ambiguous: more than one keyed predecessor matches this window); this adoption from ${ids.tip} is your decision`);
 			expect(frame).toMatch(new RegExp(`parent_session_id\\s+NULL\\s+${ids.tip}`));
 			expect(frame).toContain('d next donor');
-			await ui.press('d');
+			// A burst of two: one step (the second d was typed for a screen not drawn yet), and planned.
+			await ui.press('dd');
 			frame = await ui.waitFor(f => f.includes(`evidence: your choice of donor ${ids.parent}`));
 			expect(frame).toMatch(new RegExp(`parent_session_id\\s+NULL\\s+${ids.parent}`));
-			await ui.press('d');
+			// d and a in one burst: the step back, and no confirmation of a plan not yet seen.
+			await ui.press('da');
 			await ui.waitFor(f => f.includes(`evidence: your choice of donor ${ids.tip}`) && f.includes('a apply') && !f.includes('a apply (disabled)'), 5000);
+			expect(ui.lastFrame()).not.toContain('your choice: type');
 			await ui.press('a');
 			await ui.waitFor(f => f.includes(`your choice: type the orphan's and the donor's suffixes (${suffix(ids.orphan!)} ${suffix(ids.tip!)}):`));
 			// The orphan's suffix alone, enough for repair-routing's own adoption, is not enough here.

@@ -46,6 +46,12 @@ export type Binding<C> = {
 	help?: false | {label: string; description: string};
 	/** Whether the key means anything now; when it does not, the press is swallowed. */
 	active?: (c: C) => boolean;
+	/**
+	 * In a burst of keys typed faster than a read (they arrive as one input), whether the keys after
+	 * this one still count. True for moves that only scroll; any other key ends the burst, because
+	 * what follows it was typed for a screen the operator had not seen yet.
+	 */
+	continuesBurst?: boolean;
 	/** Why the key cannot run now: shown instead of running, and as "(disabled)" in a live footer. */
 	disabledReason?: (c: C) => string | null;
 	run: (c: C, key: KeyEvent) => void;

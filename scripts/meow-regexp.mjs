@@ -19,10 +19,18 @@
  * looks at characters of the text. So each such regex runs as its ASCII twin on ASCII text
  * (the twin is compiled, cheaply, on first use) and as the Unicode original, built on first need,
  * on any other text. A property this table does not name, or a negated `\P{…}`, keeps the
- * original for every text. `source` stays the original's, so regexes built from `.source` are
- * rewritten the same way. test/build/meow-regexp.test.ts checks every rewritten regex of meow
- * against the original on ASCII and non-ASCII text, and meow's parse of the same words with and
- * without the rewrite.
+ * original for every text, as does a pattern without the u flag (there `\p{Lu}` is plain text)
+ * or with v. `source` stays the original's, so regexes built from `.source` are rewritten the
+ * same way. test/build/meow-regexp.test.ts checks every rewritten regex of meow against the
+ * original on ASCII and non-ASCII text, and meow's parse of the same words with and without the
+ * rewrite.
+ *
+ * What it does not cover, none of which meow's code does (its regexes never leave
+ * dependencies.js): code that bypasses `exec` (RegExp.prototype.exec.call, `new RegExp(regex)`
+ * outside the rewrite, structuredClone) reaches the ASCII twin; `source` is the pattern as
+ * given, where V8 would escape a `/` or a line break in it; a frozen regex cannot take back
+ * lastIndex from the Unicode original; and an invalid pattern throws when it first meets
+ * non-ASCII text, not when it is built (the test above builds each of meow's as the original).
  */
 
 const ASCII_ONLY = /^[\u0000-\u007F]*$/;
@@ -122,6 +130,7 @@ export function meowRegExp(pattern, flags) {
 	}
 
 	const resolvedFlags = flags ?? (pattern instanceof RegExp ? pattern.flags : '');
-	const twin = asciiTwin(source);
+	// Without the u flag `\p{Lu}` is the text "p{Lu}"; with v, classes may hold set operations.
+	const twin = resolvedFlags.includes('u') && !resolvedFlags.includes('v') ? asciiTwin(source) : null;
 	return twin === null ? new RegExp(source, resolvedFlags) : new AsciiFirstRegExp(twin, source, resolvedFlags);
 }

@@ -109,12 +109,25 @@ describe('each \\p{…} regex of meow, rewritten', () => {
 		}
 	});
 
+	it('fails the build when meow\'s file is not the one read (one regex more, or one fewer)', () => {
+		const code = fs.readFileSync(DEPENDENCIES, 'utf8');
+		expect(() => rewriteUnicodeRegExps(`${code}\nconst EXTRA = /[\\p{Lu}]/u;`)).toThrow(/review scripts\/meow-plugin\.mjs for this meow version/);
+		expect(() => rewriteUnicodeRegExps(code.replace('const UPPERCASE = /[\\p{Lu}]/u;', 'const UPPERCASE = /[A-Z]/u;'))).toThrow(/8 \\p\{ regex literals/);
+	});
+
 	it('keeps the original source, so a regex built from .source is rewritten the same way', () => {
 		const identifier = make('([\\p{Alpha}\\p{N}_]|$)', 'u');
 		const composed = make('[_.\\- ]+' + identifier.source, 'gu');
 		expect(composed.source).toBe('[_.\\- ]+([\\p{Alpha}\\p{N}_]|$)');
 		expect('über-größe'.replaceAll(composed, (_m, c: string) => c.toUpperCase())).toBe('überGröße');
 		expect(make(identifier).flags).toBe('u');
+	});
+
+	it('keeps the original where \\p{…} is no property: without the u flag, and with v', () => {
+		const text = make('\\p{Lu}', '');
+		expect(text.constructor).toBe(RegExp);
+		expect(text.test('p{Lu}')).toBe(true);
+		expect(make('[\\p{Lu}--[A]]', 'v').constructor).toBe(RegExp);
 	});
 
 	it('leaves a pattern without \\p{…} a plain RegExp', () => {

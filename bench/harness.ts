@@ -160,9 +160,10 @@ function summarize(ctx: Pick<BenchContext, 'log'>, label: string, samples: Sampl
 /**
  * Warm-ups (discarded), then `runs` timed rounds. Within a round every command runs once, in
  * turn, so a burst of load from elsewhere on the machine lands on all of them alike and the
- * ratios between them stay meaningful. With `alternate`, every other round runs them in the
- * reverse order, so no command always goes first: on this VM a start first in its round ran a
- * few ms slower than the same start second (bench/startup.ts).
+ * ratios between them stay meaningful. With `alternate`, the first two commands trade places
+ * every other round, so neither of the pair always goes first and each always follows the same
+ * command: on this VM a start first in its round ran a few ms slower than the same start second
+ * (bench/startup.ts).
  */
 export async function measureInterleaved(ctx: Pick<BenchContext, 'runs' | 'warmups' | 'log'>, specs: readonly CommandSpec[], alternate = false): Promise<Measurement[]> {
 	for (let i = 0; i < ctx.warmups; i++) {
@@ -174,7 +175,11 @@ export async function measureInterleaved(ctx: Pick<BenchContext, 'runs' | 'warmu
 	const samples: Sample[][] = specs.map(() => []);
 	for (let round = 0; round < ctx.runs; round++) {
 		const order = [...specs.keys()];
-		for (const i of alternate && round % 2 === 1 ? order.reverse() : order) {
+		if (alternate && round % 2 === 1 && order.length > 1) {
+			[order[0], order[1]] = [order[1]!, order[0]!];
+		}
+
+		for (const i of order) {
 			const s = specs[i]!;
 			samples[i]!.push(await runOnce(s.command, s.args, s.options));
 		}

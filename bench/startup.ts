@@ -125,7 +125,7 @@ export const startupSection: Section = {
 				{measurement: '`--version`, the same bin with meow stubbed out', medianMs: without!.medianMs, minMs: without!.minMs, peakRssMb: without!.peakRssKb === null ? null : without!.peakRssKb / 1024, ratio: without!.medianMs / floor!.medianMs, target: 'context', result: 'info'},
 				{measurement: '`node -e 0`', medianMs: floor!.medianMs, minMs: floor!.minMs, target: 'context', result: 'info'},
 			],
-			notes: [`The two bins are built by the same esbuild options (scripts/bundle.mjs binOptions) and started ${many.runs} times each, alternating with \`node -e 0\` and in the reverse order every other round, after ${many.warmups} warm-ups, all without NODE_EXTRA_CA_CERTS; ratios are to \`node -e 0\`. The min column of the share row is the smallest paired difference.`],
+			notes: [`The two bins are built by the same esbuild options (scripts/bundle.mjs binOptions) and started ${many.runs} times each, alternating with \`node -e 0\`, the two bins trading places every other round, after ${many.warmups} warm-ups, all without NODE_EXTRA_CA_CERTS; ratios are to \`node -e 0\`. The min column of the share row is the smallest paired difference.`],
 		};
 	},
 };

@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import {build} from 'esbuild';
 import {inkDefine, inkPlugins} from '../source/ui/ink/bundle.mjs';
-import {meowPlugin} from './meow-plugin.mjs';
+import {meowCachedPlugin} from './meow-bundle.mjs';
 
 /** The bin's build options (the bench builds a variant of the same bin: bench/startup.ts). */
 export function binOptions(outfile, extraPlugins = []) {
@@ -27,8 +27,9 @@ export function binOptions(outfile, extraPlugins = []) {
 		external: ['better-sqlite3', 'yazl', 'yaml', 'prom-client'],
 		// CommonJS dependencies (React) call require() for Node built-ins.
 		banner: {js: 'import {createRequire as __hfxCreateRequire} from \'node:module\'; const require = __hfxCreateRequire(import.meta.url);'},
-		// Ink's stack, rewritten (source/ui/ink/bundle.mjs: each plugin says what and why).
-		plugins: [...extraPlugins, ...inkPlugins, meowPlugin],
+		// Ink's stack, rewritten (source/ui/ink/bundle.mjs: each plugin says what and why), and meow
+		// as one script with its V8 code cache (scripts/meow-bundle.mjs, scripts/meow-load.mjs).
+		plugins: [...extraPlugins, ...inkPlugins, meowCachedPlugin],
 		// Ink's version, injected for source/ui/ink/version.ts (nothing reads node_modules at run time).
 		define: inkDefine(),
 		legalComments: 'none',

@@ -5,45 +5,35 @@
  */
 import {createHash} from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
-import {killSession, screenOf, stopTmux, tmux, waitForScreenOf} from '../helpers/tmux.js';
+import {describe, expect, it} from 'vitest';
+import {screenOf, tmux, tmuxTestFile, waitForScreenOf} from '../helpers/tmux.js';
 import {ROOT} from '../helpers/writer.js';
 
-const session = `hfx-e2e-bk-${process.pid}-${Date.now()}`;
-let dir: string;
+const terminal = tmuxTestFile('bk');
+const {session} = terminal;
+
 
 const waitForScreen = async (pattern: RegExp, timeoutMs = 20_000): Promise<string> => waitForScreenOf(session, pattern, timeoutMs);
 
 const sha = (file: string): string => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 
-beforeAll(() => {
-	dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-e2e-bk-'));
-});
-afterEach(() => {
-	killSession(session);
-});
-afterAll(() => {
-	stopTmux();
-	fs.rmSync(dir, {recursive: true, force: true});
-});
 
 describe('the Backups pane in a real terminal', () => {
 	it('S takes a quick snapshot, then v verifies it, and the list shows each result', async () => {
-		const db = path.join(dir, 'state.db');
+		const db = path.join(terminal.dir, 'state.db');
 		fs.copyFileSync(path.join(ROOT, 'test/fixtures/hermes-v21-incident/state.db'), db);
 		const before = sha(db);
 		tmux('new-session', '-d', '-s', session, '-x', '140', '-y', '30', '-e', 'CI=false', '-e', 'NO_COLOR=1', `node ${path.join(ROOT, 'dist/hfx.js')} --db ${db}; echo EXIT=$?; sleep 60`);
 		await waitForScreen(/\[1 Sessions]/);
 		tmux('send-keys', '-t', session, '8');
-		await waitForScreen(new RegExp(`no backups yet under ${dir}`));
+		await waitForScreen(new RegExp(`no backups yet under ${terminal.dir}`));
 
 		tmux('send-keys', '-t', session, 'S');
 		const taken = await waitForScreen(/✓ quick snapshot \S+-tui taken and verified/);
 		const id = /✓ quick snapshot (\S+-tui)/.exec(taken)![1]!;
 		expect(taken).toMatch(new RegExp(`› ${id} .* yes, just now \\(at write\\)\\s+no`));
-		expect(fs.existsSync(path.join(dir, 'state-snapshots', id, 'state.db'))).toBe(true);
+		expect(fs.existsSync(path.join(terminal.dir, 'state-snapshots', id, 'state.db'))).toBe(true);
 
 		tmux('send-keys', '-t', session, 'v');
 		const verified = await waitForScreen(new RegExp(`✓ verified ${id}: sound`));

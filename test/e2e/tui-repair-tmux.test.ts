@@ -5,17 +5,18 @@
  * the title then says it is applied and undoable, and the header's data_version moved.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
+import {describe, expect, it} from 'vitest';
 import {SCENARIOS, T0, buildScenario} from '../fixtures/scenarios.js';
-import {killSession, screenOf, stopTmux, tmux, waitForScreenOf} from '../helpers/tmux.js';
+import {screenOf, tmux, tmuxTestFile, waitForScreenOf} from '../helpers/tmux.js';
 import {ROOT, WriterProcess} from '../helpers/writer.js';
 
-const session = `hfx-e2e-repair-${process.pid}-${Date.now()}`;
-let dir: string;
 let writer: WriterProcess | undefined;
+const terminal = tmuxTestFile('repair', async () => {
+	await writer?.kill();
+});
+const {session} = terminal;
 
 const screen = (): string => screenOf(session, false);
 const waitForScreen = async (pattern: RegExp, timeoutMs?: number): Promise<string> => waitForScreenOf(session, pattern, timeoutMs, false);
@@ -46,23 +47,12 @@ async function readWhole(): Promise<string[]> {
 	throw new Error('the indicator never reached the last line');
 }
 
-beforeAll(() => {
-	dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-e2e-repair-'));
-});
-afterEach(async () => {
-	killSession(session);
-	await writer?.kill();
-});
-afterAll(() => {
-	stopTmux();
-	fs.rmSync(dir, {recursive: true, force: true});
-});
 
 const ORIGIN = JSON.stringify({platform: 'telegram', chat_id: '515151', chat_type: 'dm', user_id: 'u-op', thread_id: null, note: 'an origin wider than any after cell of an 80-column terminal'});
 
 describe('the repair preview in an 80x24 terminal', () => {
 	it('reads whole by scrolling while a second process writes, then applies and the header moves', async () => {
-		const db = path.join(dir, 'state.db');
+		const db = path.join(terminal.dir, 'state.db');
 		writer = new WriterProcess(db);
 		await writer.started();
 		const key = 'agent:main:telegram:dm:515151';
@@ -134,7 +124,7 @@ describe('the repair preview in an 80x24 terminal', () => {
 	});
 
 	it('adopts a refused orphan from a candidate donor the operator picks in Findings (d), asking for both suffixes, in 80x24', async () => {
-		const {dbPath, ids} = buildScenario(SCENARIOS.find(s => s.id === 'R1-tip')!, 'v30', {dir: fs.mkdtempSync(path.join(dir, 'donor-'))});
+		const {dbPath, ids} = buildScenario(SCENARIOS.find(s => s.id === 'R1-tip')!, 'v30', {dir: fs.mkdtempSync(path.join(terminal.dir, 'donor-'))});
 		const suffix = (id: string) => id.split('_').at(-1)!;
 		tmux('new-session', '-d', '-s', session, '-x', '80', '-y', '24', '-e', 'CI=false', '-e', 'NO_COLOR=1', '-e', 'FORCE_COLOR=0', `node ${path.join(ROOT, 'dist/hfx.js')} --db ${dbPath}; echo EXIT=$?; sleep 60`);
 		await waitForScreen(/\[1 ?Sessions]/);

@@ -4,18 +4,18 @@
  * must restore the terminal and exit 0. At 80x24 and 140x40: Activity folds the writer's
  * commits into bursts, and no session id on screen is cut.
  */
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
+import {describe, expect, it} from 'vitest';
 import {T0} from '../fixtures/scenarios.js';
-import {killSession, screenOf, stopTmux, tmux, waitForScreenOf} from '../helpers/tmux.js';
+import {killSession, screenOf, tmux, tmuxTestFile, waitForScreenOf} from '../helpers/tmux.js';
 import {ROOT, WriterProcess} from '../helpers/writer.js';
 import stringWidth from 'string-width';
 
-const session = `hfx-e2e-${process.pid}-${Date.now()}`;
-let dir: string;
 let writer: WriterProcess | undefined;
+const terminal = tmuxTestFile('tui', async () => {
+	await writer?.kill();
+});
+const {session} = terminal;
 
 const screen = (): string => screenOf(session);
 const waitForScreen = async (pattern: RegExp, timeoutMs?: number): Promise<string> => waitForScreenOf(session, pattern, timeoutMs);
@@ -36,21 +36,10 @@ async function waitForRows(ready: (rows: string[]) => boolean, timeoutMs = 15_00
 	throw new Error(`rows never matched; last rows:\n${rows.join('\n')}`);
 }
 
-beforeAll(() => {
-	dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-e2e-'));
-});
-afterEach(async () => {
-	killSession(session);
-	await writer?.kill();
-});
-afterAll(() => {
-	stopTmux();
-	fs.rmSync(dir, {recursive: true, force: true});
-});
 
 describe('hfx in a real terminal', () => {
 	it('shows a new message, a rotation and the rollback-risk banner as a second process commits', async () => {
-		const db = path.join(dir, 'state.db');
+		const db = path.join(terminal.dir, 'state.db');
 		writer = new WriterProcess(db);
 		await writer.started();
 		const key = 'agent:main:telegram:dm:424242';
@@ -94,7 +83,7 @@ describe('hfx in a real terminal', () => {
 	});
 
 	it('lays out wide and emoji titles in colour (the bundle builds its text tables on first use)', async () => {
-		const db = path.join(dir, 'wide.db');
+		const db = path.join(terminal.dir, 'wide.db');
 		writer = new WriterProcess(db);
 		await writer.started();
 		const title = '🚀 部署 check';
@@ -119,7 +108,7 @@ describe('hfx in a real terminal', () => {
 	});
 
 	it('draws in colour by default and without any colour under --no-color or --color=false', async () => {
-		const db = path.join(dir, 'mono.db');
+		const db = path.join(terminal.dir, 'mono.db');
 		writer = new WriterProcess(db);
 		await writer.started();
 		const id = await writer.create({source: 'telegram', userId: 'u-m', sessionKey: 'agent:main:telegram:dm:41', chatId: '41', chatType: 'dm', startedAt: T0});
@@ -140,7 +129,7 @@ describe('hfx in a real terminal', () => {
 	});
 
 	it('opens on the pane --pane names', async () => {
-		const db = path.join(dir, 'pane.db');
+		const db = path.join(terminal.dir, 'pane.db');
 		writer = new WriterProcess(db);
 		await writer.started();
 		const id = await writer.create({source: 'telegram', userId: 'u-p', sessionKey: 'agent:main:telegram:dm:51', chatId: '51', chatType: 'dm', startedAt: T0});
@@ -153,7 +142,7 @@ describe('hfx in a real terminal', () => {
 	});
 
 	it('keeps the selection on one session through 20 re-sorts as a second process writes, and Enter opens it', async () => {
-		const db = path.join(dir, 'sorts.db');
+		const db = path.join(terminal.dir, 'sorts.db');
 		writer = new WriterProcess(db);
 		await writer.started();
 		const sources = ['telegram', 'discord', 'slack', 'whatsapp'];
@@ -188,7 +177,7 @@ describe('hfx in a real terminal', () => {
 	});
 
 	it('exits on a q typed before the first frame (it was read at once, before the store started following)', async () => {
-		const db = path.join(dir, 'early.db');
+		const db = path.join(terminal.dir, 'early.db');
 		writer = new WriterProcess(db);
 		await writer.started();
 		const id = await writer.create({source: 'telegram', userId: 'u-e', sessionKey: 'agent:main:telegram:dm:31', chatId: '31', chatType: 'dm', startedAt: T0});
@@ -202,7 +191,7 @@ describe('hfx in a real terminal', () => {
 	});
 
 	it.each([[80, 24], [140, 40]] as const)('at %ix%i: Activity folds the commits into bursts and stays short, rotations stand out, no id is cut, the counter keeps off the header', async (columns, rows) => {
-		const db = path.join(dir, `small-${columns}.db`);
+		const db = path.join(terminal.dir, `small-${columns}.db`);
 		writer = new WriterProcess(db);
 		await writer.started();
 		// More sessions than the table shows, so that it scrolls.
@@ -284,7 +273,7 @@ describe('hfx in a real terminal', () => {
 	});
 
 	it('shows no rollback risk at any moment through 5 compression rotations written live (the banner and Findings stay clear)', async () => {
-		const db = path.join(dir, 'rotations.db');
+		const db = path.join(terminal.dir, 'rotations.db');
 		writer = new WriterProcess(db);
 		await writer.started();
 		const key = 'agent:main:discord:group:9001';
@@ -322,7 +311,7 @@ describe('hfx in a real terminal', () => {
 	});
 
 	it('keeps every key typed right after / while a second process writes (25 bursts, each filter read back whole)', async () => {
-		const db = path.join(dir, 'filter.db');
+		const db = path.join(terminal.dir, 'filter.db');
 		writer = new WriterProcess(db);
 		await writer.started();
 		const id = await writer.create({source: 'telegram', userId: 'u-f', sessionKey: 'agent:main:telegram:dm:61', chatId: '61', chatType: 'dm', startedAt: T0});
@@ -356,7 +345,7 @@ describe('hfx in a real terminal', () => {
 	});
 
 	it('habits of the field and a live header, at 80x24 while a second process writes: the WAL size and dv move, h/l and ←/→ switch panes, p says p resume, y says copied and it fades', async () => {
-		const db = path.join(dir, 'habits.db');
+		const db = path.join(terminal.dir, 'habits.db');
 		writer = new WriterProcess(db);
 		await writer.started();
 		const id = await writer.create({source: 'telegram', userId: 'u-h', sessionKey: 'agent:main:telegram:dm:71', chatId: '71', chatType: 'dm', startedAt: T0});

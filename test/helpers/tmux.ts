@@ -7,6 +7,9 @@
  */
 import {execFileSync, spawnSync} from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {afterAll, afterEach, beforeAll} from 'vitest';
 
 const SOCKET = `hfx-test-${process.pid}`;
 const BASE = ['-L', SOCKET, '-f', '/dev/null'];
@@ -67,4 +70,28 @@ export async function waitForScreenOf(session: string, pattern: RegExp, timeoutM
 	}
 
 	throw new Error(`screen never matched ${pattern}; last screen:\n${last}`);
+}
+
+/**
+ * What every tmux test file sets up: its session's name and a temp folder, with the hooks that
+ * end the session after each test (then run `afterEachTest`, say to kill a writer) and remove
+ * this process's server and the folder at the end. Call it once, at the file's top level.
+ */
+export function tmuxTestFile(name: string, afterEachTest?: () => unknown): {session: string; readonly dir: string} {
+	const session = `hfx-e2e-${name}-${process.pid}-${Date.now()}`;
+	let dir = '';
+	beforeAll(() => {
+		dir = fs.mkdtempSync(path.join(os.tmpdir(), `hfx-e2e-${name}-`));
+	});
+	afterEach(async () => {
+		killSession(session);
+		await afterEachTest?.();
+	});
+	afterAll(() => {
+		stopTmux();
+		fs.rmSync(dir, {recursive: true, force: true});
+	});
+	return {session, get dir() {
+		return dir;
+	}};
 }

@@ -20,14 +20,25 @@ import {WriterProcess} from '../helpers/writer.js';
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-tui-repair-'));
 afterAll(() => fs.rmSync(dir, {recursive: true, force: true}));
 
+/** The TUI on a store (unwatched), with the repair service of the default profile. */
+async function openApp(dbPath: string, columns: number, rows: number) {
+	const live = LiveStore.open({path: dbPath, owner: 'default', label: 'test'}, {watch: false});
+	const ui = await renderAt(<App live={live} repair={repairServiceFor({dbPath, owner: 'default', maxGapSeconds: 900})} color={false} now={() => Date.now() / 1000} />, columns, rows);
+	return {live, ui};
+}
+
+/** The same, while a stand-in gateway (a second process) holds the store, as the preconditions must see. */
+async function openWithGateway(dbPath: string, columns: number, rows: number) {
+	const gateway = new WriterProcess(dbPath);
+	await gateway.started();
+	await gateway.send({op: 'ping'});
+	return {gateway, ...(await openApp(dbPath, columns, rows))};
+}
+
 describe('repair from the Findings pane', () => {
 	it('previews, waits for the gateway to stop, asks for the typed confirmation, applies and shows the new routing', async () => {
 		const {dbPath, ids} = buildScenario(SCENARIOS[0]!, 'v30', {dir});
-		const gateway = new WriterProcess(dbPath);
-		await gateway.started();
-		await gateway.send({op: 'ping'});
-		const live = LiveStore.open({path: dbPath, owner: 'default', label: 'test'}, {watch: false});
-		const ui = await renderAt(<App live={live} repair={repairServiceFor({dbPath, owner: 'default', maxGapSeconds: 900})} color={false} now={() => Date.now() / 1000} />, 140, 40);
+		const {gateway, live, ui} = await openWithGateway(dbPath, 140, 40);
 		try {
 			await ui.press('5');
 			// r on the chat's ROLLBACK RISK finding opens the repair of the orphan holding its newest message.
@@ -117,11 +128,7 @@ describe('the repair preview at 80x24', () => {
 		const setup = new Database(dbPath);
 		setup.prepare('UPDATE sessions SET origin_json = ? WHERE id = ?').run(ORIGIN, ids.zombie);
 		setup.close();
-		const gateway = new WriterProcess(dbPath);
-		await gateway.started();
-		await gateway.send({op: 'ping'});
-		const live = LiveStore.open({path: dbPath, owner: 'default', label: 'test'}, {watch: false});
-		const ui = await renderAt(<App live={live} repair={repairServiceFor({dbPath, owner: 'default', maxGapSeconds: 900})} color={false} now={() => Date.now() / 1000} />, 80, 24);
+		const {gateway, live, ui} = await openWithGateway(dbPath, 80, 24);
 		try {
 			const dvBefore = /dv (\d+)/.exec(ui.lastFrame())?.[1];
 			await ui.press('5');
@@ -206,8 +213,7 @@ describe('the repair preview at 80x24', () => {
 describe('the operator\'s adoption of an orphan repair-routing refuses', () => {
 	it('shows its candidate donors in Findings; d previews the adoption from one (d again: the next), the confirmation asks for both suffixes', async () => {
 		const {dbPath, ids} = buildScenario(SCENARIOS.find(s => s.id === 'R1-tip')!, 'v30', {dir: fs.mkdtempSync(path.join(dir, 'donor-'))});
-		const live = LiveStore.open({path: dbPath, owner: 'default', label: 'test'}, {watch: false});
-		const ui = await renderAt(<App live={live} repair={repairServiceFor({dbPath, owner: 'default', maxGapSeconds: 900})} color={false} now={() => Date.now() / 1000} />, 140, 40);
+		const {live, ui} = await openApp(dbPath, 140, 40);
 		const suffix = (id: string) => id.split('_').at(-1)!;
 		try {
 			await ui.press('5');

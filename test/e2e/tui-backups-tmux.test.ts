@@ -24,7 +24,7 @@ describe('the Backups pane in a real terminal', () => {
 		const db = path.join(terminal.dir, 'state.db');
 		fs.copyFileSync(path.join(ROOT, 'test/fixtures/hermes-v21-incident/state.db'), db);
 		const before = sha(db);
-		tmux('new-session', '-d', '-s', session, '-x', '140', '-y', '30', '-e', 'CI=false', '-e', 'NO_COLOR=1', `node ${path.join(ROOT, 'dist/hfx.js')} --db ${db}; echo EXIT=$?; sleep 60`);
+		terminal.start(140, 30, `--db ${db}`, {NO_COLOR: '1'});
 		await waitForScreen(/\[1 Sessions]/);
 		tmux('send-keys', '-t', session, '8');
 		await waitForScreen(new RegExp(`no backups yet under ${terminal.dir}`));

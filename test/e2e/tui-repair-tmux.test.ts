@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import {describe, expect, it} from 'vitest';
 import {SCENARIOS, T0, buildScenario} from '../fixtures/scenarios.js';
 import {screenOf, tmux, tmuxTestFile, waitForScreenOf} from '../helpers/tmux.js';
-import {ROOT, WriterProcess} from '../helpers/writer.js';
+import {WriterProcess} from '../helpers/writer.js';
 
 let writer: WriterProcess | undefined;
 const terminal = tmuxTestFile('repair', async () => {
@@ -62,8 +62,7 @@ describe('the repair preview in an 80x24 terminal', () => {
 		await writer.send({op: 'conversation', id: orphan, count: 30, from: T0 + 670, to: T0 + 5000});
 		const other = await writer.create({source: 'discord', userId: 'u-x', sessionKey: 'agent:main:discord:dm:9', chatId: '9', chatType: 'dm', startedAt: T0 + 100});
 
-		const command = `node ${path.join(ROOT, 'dist/hfx.js')} --db ${db}; echo EXIT=$?; sleep 60`;
-		tmux('new-session', '-d', '-s', session, '-x', '80', '-y', '24', '-e', 'CI=false', '-e', 'NO_COLOR=1', '-e', 'FORCE_COLOR=0', command);
+		terminal.start(80, 24, `--db ${db}`);
 		await waitForScreen(/\[1 ?Sessions]/);
 		tmux('send-keys', '-t', session, '5');
 		await waitForScreen(/\[5 ?Findings\(2\)]/);
@@ -126,7 +125,7 @@ describe('the repair preview in an 80x24 terminal', () => {
 	it('adopts a refused orphan from a candidate donor the operator picks in Findings (d), asking for both suffixes, in 80x24', async () => {
 		const {dbPath, ids} = buildScenario(SCENARIOS.find(s => s.id === 'R1-tip')!, 'v30', {dir: fs.mkdtempSync(path.join(terminal.dir, 'donor-'))});
 		const suffix = (id: string) => id.split('_').at(-1)!;
-		tmux('new-session', '-d', '-s', session, '-x', '80', '-y', '24', '-e', 'CI=false', '-e', 'NO_COLOR=1', '-e', 'FORCE_COLOR=0', `node ${path.join(ROOT, 'dist/hfx.js')} --db ${dbPath}; echo EXIT=$?; sleep 60`);
+		terminal.start(80, 24, `--db ${dbPath}`);
 		await waitForScreen(/\[1 ?Sessions]/);
 		tmux('send-keys', '-t', session, '5');
 		await waitForScreen(/\[5 ?Findings/);

@@ -8,7 +8,7 @@ import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {T0} from '../fixtures/scenarios.js';
 import {killSession, screenOf, tmux, tmuxTestFile, waitForScreenOf} from '../helpers/tmux.js';
-import {ROOT, WriterProcess} from '../helpers/writer.js';
+import {WriterProcess} from '../helpers/writer.js';
 import stringWidth from 'string-width';
 
 let writer: WriterProcess | undefined;
@@ -47,8 +47,7 @@ describe('hfx in a real terminal', () => {
 		const first = await writer.create({...identity, startedAt: T0});
 		await writer.send({op: 'conversation', id: first, count: 12, from: T0 + 5, to: T0 + 600});
 
-		const command = `node ${path.join(ROOT, 'dist/hfx.js')} --db ${db}; echo EXIT=$?; sleep 60`;
-		tmux('new-session', '-d', '-s', session, '-x', '120', '-y', '36', '-e', 'CI=false', '-e', 'NO_COLOR=1', '-e', 'FORCE_COLOR=0', command);
+		terminal.start(120, 36, `--db ${db}`);
 		await waitForScreen(/\[1 Sessions]/);
 		expect(screen()).toContain('READ-ONLY');
 		expect(screen()).toMatch(new RegExp(`${first}.* 12 +\\d+ live`));
@@ -90,8 +89,7 @@ describe('hfx in a real terminal', () => {
 		const wide = await writer.create({source: 'telegram', userId: 'u-w', sessionKey: 'agent:main:telegram:dm:777', chatId: '777', chatType: 'dm', displayName: 'Wide', title, startedAt: T0});
 		await writer.send({op: 'conversation', id: wide, count: 3, from: T0 + 5, to: T0 + 60});
 
-		const command = `node ${path.join(ROOT, 'dist/hfx.js')} --db ${db}; echo EXIT=$?; sleep 60`;
-		tmux('new-session', '-d', '-s', session, '-x', '140', '-y', '30', '-e', 'CI=false', '-e', 'FORCE_COLOR=1', command);
+		terminal.start(140, 30, `--db ${db}`, {FORCE_COLOR: '1'});
 		const shown = await waitForScreen(new RegExp(`${wide}.*部署`));
 		const lines = shown.split('\n');
 		const header = lines.find(l => /\bid\s+source\s+title\s+chat\b/.test(l))!;
@@ -114,7 +112,7 @@ describe('hfx in a real terminal', () => {
 		const id = await writer.create({source: 'telegram', userId: 'u-m', sessionKey: 'agent:main:telegram:dm:41', chatId: '41', chatType: 'dm', startedAt: T0});
 		await writer.send({op: 'conversation', id, count: 3, from: T0 + 5, to: T0 + 60});
 		const colours = async (flag: string): Promise<number> => {
-			tmux('new-session', '-d', '-s', session, '-x', '120', '-y', '30', '-e', 'CI=false', '-e', 'FORCE_COLOR=', '-e', 'NO_COLOR=', `node ${path.join(ROOT, 'dist/hfx.js')} --db ${db} ${flag}; echo EXIT=$?; sleep 60`);
+			terminal.start(120, 30, `--db ${db} ${flag}`, {FORCE_COLOR: '', NO_COLOR: ''});
 			await waitForScreen(/\[1 Sessions]/);
 			const escaped = tmux('capture-pane', '-p', '-e', '-t', session);
 			tmux('send-keys', '-t', session, 'q');
@@ -134,7 +132,7 @@ describe('hfx in a real terminal', () => {
 		await writer.started();
 		const id = await writer.create({source: 'telegram', userId: 'u-p', sessionKey: 'agent:main:telegram:dm:51', chatId: '51', chatType: 'dm', startedAt: T0});
 		await writer.send({op: 'conversation', id, count: 3, from: T0 + 5, to: T0 + 60});
-		tmux('new-session', '-d', '-s', session, '-x', '100', '-y', '30', '-e', 'CI=false', '-e', 'NO_COLOR=1', `node ${path.join(ROOT, 'dist/hfx.js')} --db ${db} --pane Routing; echo EXIT=$?; sleep 60`);
+		terminal.start(100, 30, `--db ${db} --pane Routing`, {NO_COLOR: '1'});
 		const shown = await waitForScreen(/\[4 Routing]/);
 		expect(shown).toContain('agent:main:telegram:dm:51');
 		tmux('send-keys', '-t', session, 'q');
@@ -152,7 +150,7 @@ describe('hfx in a real terminal', () => {
 			await writer.send({op: 'conversation', id: ids[i]!, count: 2, from: T0 + 10 + i, to: T0 + 20 + i});
 		}
 
-		tmux('new-session', '-d', '-s', session, '-x', '120', '-y', '30', '-e', 'CI=false', '-e', 'NO_COLOR=1', `node ${path.join(ROOT, 'dist/hfx.js')} --db ${db}; echo EXIT=$?; sleep 60`);
+		terminal.start(120, 30, `--db ${db}`, {NO_COLOR: '1'});
 		await waitForScreen(/\[1 Sessions]/);
 		// Newest first: whatsapp, slack, discord, telegram; select discord.
 		tmux('send-keys', '-t', session, 'j', 'j');
@@ -184,8 +182,7 @@ describe('hfx in a real terminal', () => {
 		await writer.send({op: 'conversation', id, count: 3, from: T0 + 5, to: T0 + 60});
 
 		// The q is in the terminal's input before Node has even started.
-		const command = `node ${path.join(ROOT, 'dist/hfx.js')} --db ${db}; echo EXIT=$?; sleep 60`;
-		tmux('new-session', '-d', '-s', session, '-x', '120', '-y', '36', '-e', 'CI=false', '-e', 'NO_COLOR=1', command);
+		terminal.start(120, 36, `--db ${db}`, {NO_COLOR: '1'});
 		tmux('send-keys', '-t', session, 'q');
 		await waitForScreen(/EXIT=0/, 10_000);
 	});
@@ -201,7 +198,7 @@ describe('hfx in a real terminal', () => {
 			await writer.send({op: 'conversation', id: ids[i]!, count: 2, from: T0 + 10 + i, to: T0 + 20 + i});
 		}
 
-		tmux('new-session', '-d', '-s', session, '-x', String(columns), '-y', String(rows), '-e', 'CI=false', '-e', 'NO_COLOR=1', '-e', 'FORCE_COLOR=0', `node ${path.join(ROOT, 'dist/hfx.js')} --db ${db}; echo EXIT=$?; sleep 60`);
+		terminal.start(columns, rows, `--db ${db}`);
 		await waitForScreen(/\[?1 ?Sessions]?/);
 		tmux('send-keys', '-t', session, '7');
 		await waitForScreen(/activity since hfx started/);
@@ -281,7 +278,7 @@ describe('hfx in a real terminal', () => {
 		let current = await writer.create({...identity, startedAt: T0});
 		await writer.send({op: 'routing', key, id: current, at: T0});
 		await writer.send({op: 'conversation', id: current, count: 6, from: T0 + 5, to: T0 + 60});
-		tmux('new-session', '-d', '-s', session, '-x', '120', '-y', '30', '-e', 'CI=false', '-e', 'NO_COLOR=1', '-e', 'FORCE_COLOR=0', `node ${path.join(ROOT, 'dist/hfx.js')} --db ${db}; echo EXIT=$?; sleep 60`);
+		terminal.start(120, 30, `--db ${db}`);
 		await waitForScreen(/\[1 Sessions]/);
 		// Every screen while the rotations are written, 50 ms apart.
 		const screens: string[] = [];
@@ -316,7 +313,7 @@ describe('hfx in a real terminal', () => {
 		await writer.started();
 		const id = await writer.create({source: 'telegram', userId: 'u-f', sessionKey: 'agent:main:telegram:dm:61', chatId: '61', chatType: 'dm', startedAt: T0});
 		await writer.send({op: 'conversation', id, count: 3, from: T0 + 5, to: T0 + 60});
-		tmux('new-session', '-d', '-s', session, '-x', '120', '-y', '30', '-e', 'CI=false', '-e', 'NO_COLOR=1', '-e', 'FORCE_COLOR=0', `node ${path.join(ROOT, 'dist/hfx.js')} --db ${db}; echo EXIT=$?; sleep 60`);
+		terminal.start(120, 30, `--db ${db}`);
 		await waitForScreen(/\[1 Sessions]/);
 		let stop = false;
 		// The writer commits all along: a message every 20 ms.
@@ -350,7 +347,7 @@ describe('hfx in a real terminal', () => {
 		await writer.started();
 		const id = await writer.create({source: 'telegram', userId: 'u-h', sessionKey: 'agent:main:telegram:dm:71', chatId: '71', chatType: 'dm', startedAt: T0});
 		await writer.send({op: 'conversation', id, count: 3, from: T0 + 5, to: T0 + 60});
-		tmux('new-session', '-d', '-s', session, '-x', '80', '-y', '24', '-e', 'CI=false', '-e', 'NO_COLOR=1', '-e', 'FORCE_COLOR=0', `node ${path.join(ROOT, 'dist/hfx.js')} --db ${db}; echo EXIT=$?; sleep 60`);
+		terminal.start(80, 24, `--db ${db}`);
 		const first = await waitForScreen(/\[1 ?Sessions]/);
 		const header = (text: string) => /dv (\d+) · WAL ([^·]+?) ·/.exec(text.split('\n')[0]!)?.slice(1) ?? [];
 		const [dv0, wal0] = header(first);

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {afterAll, afterEach, beforeAll} from 'vitest';
+import {ROOT} from './writer.js';
 
 const SOCKET = `hfx-test-${process.pid}`;
 const BASE = ['-L', SOCKET, '-f', '/dev/null'];
@@ -77,7 +78,17 @@ export async function waitForScreenOf(session: string, pattern: RegExp, timeoutM
  * end the session after each test (then run `afterEachTest`, say to kill a writer) and remove
  * this process's server and the folder at the end. Call it once, at the file's top level.
  */
-export function tmuxTestFile(name: string, afterEachTest?: () => unknown): {session: string; readonly dir: string} {
+export type TmuxTestFile = {
+	session: string;
+	readonly dir: string;
+	/**
+	 * Starts the real bin (dist/hfx.js ARGS) in the session at columns x rows, CI=false and `env`
+	 * set (default: no colour); the shell then prints EXIT=code and waits 60 s to be read.
+	 */
+	start: (columns: number, rows: number, args: string, env?: Record<string, string>) => void;
+};
+
+export function tmuxTestFile(name: string, afterEachTest?: () => unknown): TmuxTestFile {
 	const session = `hfx-e2e-${name}-${process.pid}-${Date.now()}`;
 	let dir = '';
 	beforeAll(() => {
@@ -91,7 +102,14 @@ export function tmuxTestFile(name: string, afterEachTest?: () => unknown): {sess
 		stopTmux();
 		fs.rmSync(dir, {recursive: true, force: true});
 	});
-	return {session, get dir() {
-		return dir;
-	}};
+	return {
+		session,
+		get dir() {
+			return dir;
+		},
+		start(columns, rows, args, env = {NO_COLOR: '1', FORCE_COLOR: '0'}) {
+			const vars = Object.entries({CI: 'false', ...env}).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+			tmux('new-session', '-d', '-s', session, '-x', String(columns), '-y', String(rows), ...vars, `node ${path.join(ROOT, 'dist/hfx.js')} ${args}; echo EXIT=$?; sleep 60`);
+		},
+	};
 }

@@ -1,8 +1,8 @@
 /**
  * Child of scripts/meow-bundle.mjs: reads meow's bundled script on stdin, runs it as the bin
  * does (scripts/meow-load.mjs) and parses a command line with it, so the functions a start
- * compiles are compiled, then prints V8's code cache for the script (sealed with its CRC-32). It then loads the
- * script again with that cache and exits 1 if V8 rejects it.
+ * compiles are compiled, and makes V8's code cache for the script (sealed with its CRC-32). It
+ * then loads the script again with that cache, exits 1 if V8 rejects it, and else prints it.
  */
 import {loadMeow, sealed} from './meow-load.mjs';
 

@@ -1,6 +1,8 @@
 /**
  * Bundles the compiled CLI (dist/cli.js and everything it imports, the Ink stack included) into
- * one file, dist/hfx.js: the `hfx` bin. Node's ESM loader resolves, reads and links each of the
+ * one file, dist/hfx-bundle.js, and puts the bin beside it: dist/hfx.js, the compiled
+ * source/bin.ts, which checks the Node version, turns on Node's compile cache and imports the
+ * bundle. Node's ESM loader resolves, reads and links each of the
  * ~400 modules separately, which cost the TUI about 0.2 s of its start-up; one file does not.
  * Kept out of the bundle: better-sqlite3 (a native addon), yazl (backup/archive.ts requires it
  * when it writes its first archive and swaps its CRC-32 for zlib's in that module instance) and
@@ -13,7 +15,6 @@
 import fs from 'node:fs';
 import {build} from 'esbuild';
 import {inkDefine, inkPlugins} from '../source/ui/ink/bundle.mjs';
-import {meowCachedPlugin} from './meow-bundle.mjs';
 
 /** The bin's build options (the bench builds a variant of the same bin: bench/startup.ts). */
 export function binOptions(outfile, extraPlugins = []) {
@@ -23,19 +24,18 @@ export function binOptions(outfile, extraPlugins = []) {
 		bundle: true,
 		platform: 'node',
 		format: 'esm',
-		target: 'node20',
+		target: 'node22',
 		external: ['better-sqlite3', 'yazl', 'yaml', 'prom-client'],
 		// CommonJS dependencies (React) call require() for Node built-ins.
 		banner: {js: 'import {createRequire as __hfxCreateRequire} from \'node:module\'; const require = __hfxCreateRequire(import.meta.url);'},
-		// Ink's stack, rewritten (source/ui/ink/bundle.mjs: each plugin says what and why), and meow
-		// as one script with its V8 code cache (scripts/meow-bundle.mjs, scripts/meow-load.mjs).
-		plugins: [...extraPlugins, ...inkPlugins, meowCachedPlugin],
+		// Ink's stack, rewritten (source/ui/ink/bundle.mjs: each plugin says what and why).
+		plugins: [...extraPlugins, ...inkPlugins],
 		// Ink's version, injected for source/ui/ink/version.ts (nothing reads node_modules at run time).
 		define: inkDefine(),
 		legalComments: 'none',
 		// Less source to decode and parse at every start: 0.87 MB instead of 3 MB (with names kept it
 		// was 1.3 MB, ~25 ms more of every start). Stack traces name the minified identifiers; the
-		// linked source map (dist/hfx.js.map, read only under --enable-source-maps) turns them back
+		// linked source map (dist/hfx-bundle.js.map, read only under --enable-source-maps) turns them back
 		// into our file and function names: hfx's internal-error line says so.
 		minifyWhitespace: true,
 		minifySyntax: true,
@@ -48,10 +48,12 @@ export function binOptions(outfile, extraPlugins = []) {
 	};
 }
 
-const outfile = 'dist/hfx.js';
+const outfile = 'dist/hfx-bundle.js';
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop())) {
 	await build(binOptions(outfile)).then(result => {
 		fs.writeFileSync('dist/hfx.meta.json', JSON.stringify(result.metafile));
 	});
-	fs.chmodSync(outfile, 0o755);
+	// The bin: tsc's dist/bin.js (source/bin.ts) under the name package.json's bin gives.
+	fs.copyFileSync('dist/bin.js', 'dist/hfx.js');
+	fs.chmodSync('dist/hfx.js', 0o755);
 }

@@ -144,7 +144,7 @@ function reportFailure(error: unknown): void {
 
 	// The bundled bin's identifiers are minified; its source map names them again.
 	const mapped = (process as {sourceMapsEnabled?: boolean}).sourceMapsEnabled === true;
-	if (import.meta.url.endsWith('/hfx.js') && !mapped) {
+	if (import.meta.url.endsWith('/hfx-bundle.js') && !mapped) {
 		process.stderr.write('hfx: for a trace with file and function names, run the same command with NODE_OPTIONS=--enable-source-maps\n');
 	}
 

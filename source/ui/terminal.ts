@@ -1,6 +1,7 @@
 /**
- * Terminal plumbing Ink 6.8 leaves to us: size that follows resizes, the alternate screen, and
- * OSC 52 clipboard writes.
+ * Terminal plumbing: size that follows resizes, the alternate screen, and OSC 52 clipboard writes.
+ * (Ink 8's own useWindowSize falls back to the terminal-size package, which runs `tput`/`stty` in a
+ * child process when stdout has no size: a test stream or a pipe. Reading the stream alone never does.)
  */
 import {useEffect, useState} from 'react';
 import {useStdout} from 'ink';
@@ -12,7 +13,7 @@ export const MIN_ROWS = 15;
 
 /** Ink re-lays out on resize but does not re-render components that read stdout.columns once. */
 export function useTerminalSize(): Size {
-	const {stdout} = useStdout();
+	const stdout = useStdout().stdout as NodeJS.WriteStream;
 	const read = (): Size => ({columns: stdout.columns || 80, rows: stdout.rows || 24});
 	const [size, setSize] = useState<Size>(read);
 	useEffect(() => {

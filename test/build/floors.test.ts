@@ -2,7 +2,7 @@
  * The floors, enforced. Data flows one way, top down, and no import goes up a floor or across to
  * a sibling (outside the allow-list below, each entry with its reason):
  *
- *   7  cli.tsx, cli-live.ts, cli-args.ts      the command line
+ *   7  cli.tsx, cli-live.ts, cli-args.ts, bin.ts   the command line
  *   6  commands/   ui/                         siblings: neither imports the other
  *   5  report/                                 text renderers both of them share
  *   4  repair/   backup/   simulator/          the writers (siblings)
@@ -10,12 +10,12 @@
  *   2  forensics/                              pure functions over plain data: imports nothing else
  *   1  text/, io.ts, errors.ts, paths.ts, crypto.ts, interrupts.ts, startup.ts
  *
- * Imports are read with the TypeScript parser: static imports, re-exports and dynamic import().
+ * Imports are read with oxc's parser: static imports, re-exports and dynamic import() of a literal.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import ts from 'typescript';
 import {describe, expect, it} from 'vitest';
+import {parseSource} from '../helpers/source-ast.js';
 import {ROOT} from '../helpers/writer.js';
 
 const SOURCE = path.join(ROOT, 'source');
@@ -39,7 +39,7 @@ function unitOf(file: string): string {
 		return rel[0]!;
 	}
 
-	return /^cli/.test(rel[0]!) ? 'cli' : 'ground';
+	return /^(cli|bin)/.test(rel[0]!) ? 'cli' : 'ground';
 }
 
 function sourceFiles(dir: string): string[] {
@@ -51,20 +51,13 @@ function sourceFiles(dir: string): string[] {
 
 /** Every module specifier a file imports (static, re-export, dynamic). */
 export function specifiers(file: string, text = fs.readFileSync(file, 'utf8')): string[] {
-	const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
-	const found: string[] = [];
-	const visit = (node: ts.Node) => {
-		if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
-			found.push(node.moduleSpecifier.text);
-		} else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteral(node.arguments[0])) {
-			found.push(node.arguments[0].text);
-		}
-
-		ts.forEachChild(node, visit);
-	};
-
-	visit(sf);
-	return found;
+	const {module} = parseSource(file, text);
+	const dynamic = module.dynamicImports.map(d => text.slice(d.moduleRequest.start, d.moduleRequest.end)).filter(s => /^(['"]).*\1$/.test(s)).map(s => s.slice(1, -1));
+	return [
+		...module.staticImports.map(i => i.moduleRequest.value),
+		...module.staticExports.flatMap(e => e.entries.flatMap(x => (x.moduleRequest ? [x.moduleRequest.value] : []))),
+		...dynamic,
+	];
 }
 
 function resolveSource(from: string, spec: string): string {

@@ -5,8 +5,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import ts from 'typescript';
 import {describe, expect, it} from 'vitest';
+import {type AstNode, lineOf, parseSource, walk} from '../helpers/source-ast.js';
 import {ROOT} from '../helpers/writer.js';
 
 const MAX_LINES = 80;
@@ -24,22 +24,33 @@ function sourceFiles(dir: string): string[] {
 
 type Fn = {where: string; name: string; lines: number};
 
+const FUNCTIONS = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression']);
+
+/** A function's name: its own, its method's or property's key, or the variable it is assigned to. */
+function nameOf(node: AstNode, parent: AstNode | undefined, text: string): string {
+	const named = (n: unknown) => (n && typeof n === 'object' && 'start' in n ? text.slice((n as AstNode).start, (n as AstNode).end) : undefined);
+	const own = named(node.id);
+	if (own) {
+		return own;
+	}
+
+	if (parent && ['MethodDefinition', 'Property', 'PropertyDefinition', 'VariableDeclarator'].includes(parent.type)) {
+		return named(parent.key) ?? named(parent.id) ?? '(anonymous)';
+	}
+
+	return '(anonymous)';
+}
+
 /** Every function, method and arrow function in a file, with its length in lines. */
 export function functionsOf(file: string, text = fs.readFileSync(file, 'utf8')): Fn[] {
-	const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+	const line = lineOf(text);
 	const found: Fn[] = [];
-	const visit = (node: ts.Node) => {
-		if ((ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node) || ts.isArrowFunction(node) || ts.isFunctionExpression(node)) && node.body) {
-			const first = sf.getLineAndCharacterOfPosition(node.getStart()).line;
-			const last = sf.getLineAndCharacterOfPosition(node.end).line;
-			const name = node.name?.getText(sf) ?? (ts.isVariableDeclaration(node.parent) ? node.parent.name.getText(sf) : '(anonymous)');
-			found.push({where: `${path.basename(file)}:${first + 1}`, name, lines: last - first + 1});
+	walk(parseSource(file, text).program as unknown as AstNode, (node, parent) => {
+		if (FUNCTIONS.has(node.type) && node.body) {
+			const first = line(node.start);
+			found.push({where: `${path.basename(file)}:${first + 1}`, name: nameOf(node, parent, text), lines: line(node.end) - first + 1});
 		}
-
-		ts.forEachChild(node, visit);
-	};
-
-	visit(sf);
+	});
 	return found;
 }
 

@@ -82,7 +82,7 @@ export type TmuxTestFile = {
 	session: string;
 	readonly dir: string;
 	/**
-	 * Starts the real bin (dist/hfx.js ARGS) in the session at columns x rows, CI=false and `env`
+	 * Starts the real bin (dist/hfx.js ARGS, on the Node running the tests: CI's Node 22 tier too) in the session at columns x rows, CI=false and `env`
 	 * set (default: no colour); the shell then prints EXIT=code and waits 60 s to be read.
 	 */
 	start: (columns: number, rows: number, args: string, env?: Record<string, string>) => void;
@@ -109,7 +109,7 @@ export function tmuxTestFile(name: string, afterEachTest?: () => unknown): TmuxT
 		},
 		start(columns, rows, args, env = {NO_COLOR: '1', FORCE_COLOR: '0'}) {
 			const vars = Object.entries({CI: 'false', ...env}).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
-			tmux('new-session', '-d', '-s', session, '-x', String(columns), '-y', String(rows), ...vars, `node ${path.join(ROOT, 'dist/hfx.js')} ${args}; echo EXIT=$?; sleep 60`);
+			tmux('new-session', '-d', '-s', session, '-x', String(columns), '-y', String(rows), ...vars, `'${process.execPath}' ${path.join(ROOT, 'dist/hfx.js')} ${args}; echo EXIT=$?; sleep 60`);
 		},
 	};
 }

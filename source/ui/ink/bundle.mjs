@@ -1,13 +1,10 @@
 /**
- * What the bundle (scripts/bundle.mjs) changes in Ink's stack, and the Ink version it injects.
- * Plain ESM run by Node at build time (and imported by vitest.config.ts), not compiled by tsc:
- * bundle.d.mts types it. The esbuild plugins rewrite modules of Ink's dependency tree while they
- * are bundled, each checking the shape it expects so that an upgrade fails the build instead of
- * bundling unchanged; `inkDefine()` reads Ink's version from node_modules/ink/package.json once,
- * at build (or config) time, for version.ts. Upgrading Ink: README.md in this folder.
+ * What the bundle (scripts/bundle.mjs) changes in Ink's stack. Plain ESM run by Node at build
+ * time, not compiled by tsc: bundle.d.mts types it. The esbuild plugins rewrite modules of Ink's
+ * dependency tree while they are bundled, each checking the shape it expects so that an upgrade
+ * fails the build instead of bundling unchanged. Upgrading Ink: README.md in this folder.
  */
 import fs from 'node:fs';
-import {createRequire} from 'node:module';
 import path from 'node:path';
 
 // Ink imports its DevTools bridge (react-devtools-core, and ws through a window polyfill) only
@@ -54,7 +51,7 @@ const yogaWithoutFetch = {
 
 // Four text modules build a grapheme segmenter when they load, and string-width compiles its
 // RGI-emoji regex then too: ~35 ms of every start (the first Intl.Segmenter loads ICU's break
-// data), though a screen of plain narrow text never needs them (text/width.ts, ui/ink/output.ts).
+// data), though a screen of plain narrow text never needs them (text/width.ts, Ink's output.js as patched).
 // Here each module gets dist/text/segmenter.js's lazy segmenter (plain text split without ICU, a
 // real segmenter built on first need), and the regex is built on first use. Every use is
 // `.segment(text)` / `.containing(i)` / `.test(text)`; a module that changes shape fails the build
@@ -93,15 +90,3 @@ const lazyText = {
 
 /** Every rewrite above, in the order the bundle applies them. */
 export const inkPlugins = [noDevtools, reactProduction, yogaWithoutFetch, lazyText];
-
-/** The installed Ink's version, read from node_modules/ink/package.json (build and config time only). */
-export function installedInkVersion() {
-	// Ink's exports map lists no package.json: its entry (build/index.js) is one folder below it.
-	const entry = createRequire(import.meta.url).resolve('ink');
-	return JSON.parse(fs.readFileSync(path.join(path.dirname(entry), '..', 'package.json'), 'utf8')).version;
-}
-
-/** esbuild's and vite's `define` for version.ts: `__HFX_INK_VERSION__` as the installed Ink's version. */
-export function inkDefine() {
-	return {__HFX_INK_VERSION__: JSON.stringify(installedInkVersion())};
-}

@@ -49,30 +49,34 @@ const yogaWithoutFetch = {
 	},
 };
 
-// Four text modules build a grapheme segmenter when they load, and string-width compiles its
-// RGI-emoji regex then too: ~35 ms of every start (the first Intl.Segmenter loads ICU's break
-// data), though a screen of plain narrow text never needs them (text/width.ts, Ink's output.js as patched).
-// Here each module gets dist/text/segmenter.js's lazy segmenter (plain text split without ICU, a
-// real segmenter built on first need), and the regex is built on first use. Every use is
-// `.segment(text)` / `.containing(i)` / `.test(text)`; a module that changes shape fails the build
-// rather than bundling unchanged.
+// Ink's text modules build a grapheme segmenter when they load (string-width, wrap-ansi,
+// slice-ansi, ansi-tokenize, Ink's line-update), cli-truncate one per call, and string-width
+// compiles its RGI-emoji regex at load too. The first Intl.Segmenter loads ICU's break data, though a
+// screen of plain narrow text never needs it (text/width.ts, Ink's output.js as patched). Here each
+// module gets dist/text/segmenter.js's lazy segmenter (plain text split without ICU, a real
+// segmenter built on first need), and the regex is built on first use. Every use is
+// `.segment(text)` (iterated, or `[Symbol.iterator]()`) / `.containing(i)` / `.test(text)`; a module
+// that changes shape, or that is no longer bundled, fails the build rather than bundling unchanged.
 const LAZY_TEXT_MODULES = [
-	// (wrap-ansi's own, older string-width first: the pattern below it matches both.)
-	{file: /[\\/]node_modules[\\/]wrap-ansi[\\/]node_modules[\\/]string-width[\\/]index\.js$/, segmenters: 1, rgi: 0},
 	{file: /[\\/]node_modules[\\/]string-width[\\/]index\.js$/, segmenters: 1, rgi: 1},
+	{file: /[\\/]node_modules[\\/]wrap-ansi[\\/]index\.js$/, segmenters: 1, rgi: 0},
+	{file: /[\\/]node_modules[\\/]cli-truncate[\\/]index\.js$/, segmenters: 1, rgi: 0},
 	{file: /[\\/]node_modules[\\/]slice-ansi[\\/]tokenize-ansi\.js$/, segmenters: 1, rgi: 0},
 	{file: /[\\/]node_modules[\\/]@alcalzone[\\/]ansi-tokenize[\\/]build[\\/]tokenize\.js$/, segmenters: 1, rgi: 0},
+	{file: /[\\/]node_modules[\\/]ink[\\/]build[\\/]line-update\.js$/, segmenters: 1, rgi: 0},
 ];
 const RGI_REGEX = 'const rgiEmojiRegex = /^\\p{RGI_Emoji}$/v;';
 const lazyText = {
 	name: 'lazy-text-tables',
 	setup(b) {
+		const seen = new Set();
 		b.onLoad({filter: /[\\/]node_modules[\\/].*\.js$/}, async args => {
 			const spec = LAZY_TEXT_MODULES.find(m => m.file.test(args.path));
 			if (!spec) {
 				return undefined;
 			}
 
+			seen.add(spec);
 			let text = await fs.promises.readFile(args.path, 'utf8');
 			const segmenters = text.split('new Intl.Segmenter(').length - 1;
 			const rgi = text.split(RGI_REGEX).length - 1;
@@ -84,6 +88,12 @@ const lazyText = {
 			text = `import {lazySegmenter as __hfxLazySegmenter} from ${JSON.stringify(path.resolve('dist/text/segmenter.js'))};\n${text.replaceAll('new Intl.Segmenter(', '__hfxLazySegmenter(')}`;
 			text = text.replace(RGI_REGEX, () => 'let rgiEmojiRegexBuilt; const rgiEmojiRegex = {test: text => (rgiEmojiRegexBuilt ??= new RegExp(\'^\\\\p{RGI_Emoji}$\', \'v\')).test(text)};');
 			return {contents: text, loader: 'js'};
+		});
+		b.onEnd(result => {
+			const missing = LAZY_TEXT_MODULES.filter(m => !seen.has(m));
+			if (result.errors.length === 0 && missing.length > 0) {
+				throw new Error(`lazy-text-tables: ${missing.map(m => m.file).join(', ')} not bundled any more: review this plugin`);
+			}
 		});
 	},
 };

@@ -1,13 +1,9 @@
 import {defineConfig} from 'vitest/config';
-import {inkDefine} from './source/ui/ink/bundle.mjs';
 
 export default defineConfig({
 	// JSX compiles to react/jsx-runtime, as in hfx's build: a test may run React's production build
 	// (test/ui/retention.test.ts), whose runtime has no jsxDEV.
 	oxc: {jsx: {runtime: 'automatic', development: false}},
-	// Ink's version, read from node_modules now (config time) and injected as the bundle injects it
-	// (source/ui/ink/version.ts).
-	define: inkDefine(),
 	test: {
 		include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
 		pool: 'forks',

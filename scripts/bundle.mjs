@@ -9,12 +9,12 @@
  * yaml (backup/doctor.ts requires it when it reads a config.yaml), and prom-client
  * (report/prometheus-text.ts requires it when `hfx metrics` or `hfx watch` writes). The
  * workers and child processes (backup/check-worker.js, simulator/gateway.js) stay plain files in
- * dist/. What the bundle rewrites in Ink's stack, and the Ink version it injects, live with the
- * rest of hfx's Ink coupling in source/ui/ink/ (bundle.mjs there).
+ * dist/. What the bundle rewrites in Ink's stack lives with the rest of hfx's Ink coupling in
+ * source/ui/ink/ (bundle.mjs there).
  */
 import fs from 'node:fs';
 import {build} from 'esbuild';
-import {inkDefine, inkPlugins} from '../source/ui/ink/bundle.mjs';
+import {inkPlugins} from '../source/ui/ink/bundle.mjs';
 
 /** The bin's build options (the bench builds a variant of the same bin: bench/startup.ts). */
 export function binOptions(outfile, extraPlugins = []) {
@@ -30,8 +30,6 @@ export function binOptions(outfile, extraPlugins = []) {
 		banner: {js: 'import {createRequire as __hfxCreateRequire} from \'node:module\'; const require = __hfxCreateRequire(import.meta.url);'},
 		// Ink's stack, rewritten (source/ui/ink/bundle.mjs: each plugin says what and why).
 		plugins: [...extraPlugins, ...inkPlugins],
-		// Ink's version, injected for source/ui/ink/version.ts (nothing reads node_modules at run time).
-		define: inkDefine(),
 		legalComments: 'none',
 		// Less source to decode and parse at every start: 0.87 MB instead of 3 MB (with names kept it
 		// was 1.3 MB, ~25 ms more of every start). Stack traces name the minified identifiers; the

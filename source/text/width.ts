@@ -4,9 +4,9 @@
  * grapheme segmenter), and every frame measures hundreds of texts. Printable ASCII and the few
  * narrow symbols hfx draws are one column per character: those skip it.
  *
- * source/ui/ink/ink+6.8.0.patch gives Ink's measure-text.js the same fast path with this exact pattern;
- * test/text/width.test.ts checks both that string-width agrees on every character of it and
- * that the patched Ink carries the same pattern.
+ * source/ui/ink/ink+8.0.0.patch gives Ink's frame builder (output.js) the same fast path with this
+ * exact pattern; test/text/width.test.ts checks both that string-width agrees on every character
+ * of it and that the patched Ink carries the same pattern.
  */
 import stringWidth from 'string-width';
 

@@ -16,7 +16,6 @@ import {backupsPaneSource, rootOfStore} from '../backup/pane-source.js';
 import {App} from './app.js';
 import type {TuiFlags} from './app-props.js';
 import {startFilesProbe} from './files-probe.js';
-import {installFastOutput} from './ink/output.js';
 import {repairServiceFor} from './repair-service.js';
 import {ENTER_ALT_SCREEN, LEAVE_ALT_SCREEN, SHOW_CURSOR} from './terminal.js';
 
@@ -93,11 +92,6 @@ export async function runLiveApp(location: StoreLocation, flags: TuiFlags, io: I
 	// The Backups pane: the store's Hermes root (or --home); verify, drill and snapshot run as child processes.
 	const backups = backupsPaneSource({root: flags.home ? path.resolve(flags.home) : rootOfStore(location.path, location.owner), profile: location.owner});
 	process.stdout.write(ENTER_ALT_SCREEN);
-	// HFX_INK_OUTPUT=ink keeps Ink's own frame builder (to rule ours out when a frame looks wrong).
-	if (io.env.HFX_INK_OUTPUT !== 'ink') {
-		await installFastOutput();
-	}
-
 	const mounted = mount(live, location, flags, io, files, backups);
 	const tracer = traceMemory(io, mounted.frames);
 	const onSignal = () => mounted.instance.unmount();

@@ -6,7 +6,6 @@
 import {EventEmitter} from 'node:events';
 import type React from 'react';
 import {render} from 'ink';
-import {installFastOutput} from '../../source/ui/ink/output.js';
 
 class FakeStdout extends EventEmitter {
 	columns: number;
@@ -70,8 +69,6 @@ export async function settle(times = 3): Promise<void> {
 }
 
 export async function renderAt(tree: React.ReactElement, columns: number, rows: number): Promise<Rendered> {
-	// Frames are built the way hfx builds them (source/ui/ink/output.ts), so golden frames cover it.
-	await installFastOutput();
 	const stdout = new FakeStdout(columns, rows);
 	const stdin = new FakeStdin();
 	const instance = render(tree, {stdout: stdout as never, stdin: stdin as never, debug: true, exitOnCtrlC: false, patchConsole: false});

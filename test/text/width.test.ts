@@ -26,9 +26,9 @@ describe('the narrow-text fast path', () => {
 		}
 	});
 
-	it('is the very pattern the Ink patch uses in measure-text.js', () => {
+	it('is the very pattern the Ink patch uses in output.js (the frame builder\'s plain-text path)', () => {
 		const entry = createRequire(import.meta.url).resolve('ink');
-		const patched = fs.readFileSync(path.join(path.dirname(entry), 'measure-text.js'), 'utf8');
+		const patched = fs.readFileSync(path.join(path.dirname(entry), 'output.js'), 'utf8');
 		expect(patched).toContain(`const NARROW_TEXT = ${NARROW_TEXT.toString()};`);
 	});
 });

@@ -1,8 +1,12 @@
+/**
+ * source/ui/ink/ink+8.0.0.patch gives Ink's Output a cheaper frame builder (get()) and keeps Ink's
+ * own as getInk(). These compare the two byte for byte; on an unpatched Ink there is no getInk and
+ * they fail.
+ */
 import {createRequire} from 'node:module';
 import path from 'node:path';
 import {pathToFileURL} from 'node:url';
 import {beforeAll, describe, expect, it} from 'vitest';
-import {installFastOutput, originalOutputGet, rowText} from '../../source/ui/ink/output.js';
 import {prng} from '../helpers/prng.js';
 
 type Output = {
@@ -10,13 +14,14 @@ type Output = {
 	clip(clip: {x1?: number; x2?: number; y1?: number; y2?: number}): void;
 	unclip(): void;
 	get(): {output: string; height: number};
+	getInk(): {output: string; height: number};
+	operations: Array<{type: string}>;
 };
 type OutputClass = new (options: {width: number; height: number}) => Output;
 
 let Output: OutputClass;
 
 beforeAll(async () => {
-	expect(await installFastOutput()).toBe(true);
 	const entry = createRequire(import.meta.url).resolve('ink');
 	Output = (await import(pathToFileURL(path.join(path.dirname(entry), 'output.js')).href) as {default: OutputClass}).default;
 });
@@ -32,7 +37,9 @@ const STYLES: Array<[string, string]> = [
 	['\u001B[38;5;208m', '\u001B[39m'],
 	['\u001B[38;2;10;200;30m', '\u001B[39m'],
 ];
-const WORDS = ['session', 'telegram:dm:42', '798', '界面', '🙂', 'zombie', ' ', '  ', 'ok', '—', 'é'];
+// Wide (CJK, emoji), narrow non-ASCII, hfx's box and status symbols, and default-ignorable
+// characters (zero-width space, soft hyphen, variation selector, word joiner) that take no cell.
+const WORDS = ['session', 'telegram:dm:42', '798', '界面', '🙂', 'zombie', ' ', '  ', 'ok', '—', 'é', '│ ● ✓', 'a\u200Bb', '\u00AD', 'x\uFE0F', '\u2060', '👩‍💻'];
 
 function text(rand: () => number): string {
 	const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
@@ -84,35 +91,48 @@ function frame(seed: number): Output {
 	return output;
 }
 
-describe('the fast frame builder for Ink', () => {
-	it('replaces Output.prototype.get once, keeping Ink\'s own for comparison', async () => {
-		const own = originalOutputGet();
-		expect(own).toBeTypeOf('function');
-		expect(new Output({width: 1, height: 1}).get).not.toBe(own);
-		expect(await installFastOutput()).toBe(true);
-		expect(originalOutputGet()).toBe(own);
+describe('the patched frame builder for Ink', () => {
+	it('is Ink\'s get(), with Ink\'s own kept as getInk()', () => {
+		const output = new Output({width: 4, height: 2});
+		expect(output.getInk).toBeTypeOf('function');
+		expect(output.get).not.toBe(output.getInk);
+		output.write(0, 0, '\u001B[31mab\u001B[39m\ncd', {transformers: []});
+		expect(output.get()).toEqual({output: '\u001B[31mab\u001B[39m\ncd', height: 2});
+		expect(output.getInk()).toEqual(output.get());
 	});
 
 	it('builds byte-identical frames to Ink\'s on 3,000 random styled, clipped, transformed and wide-character frames', () => {
-		const own = originalOutputGet()!;
 		let styled = 0;
+		let nested = 0;
 		for (let seed = 1; seed <= 3000; seed++) {
-			const expected = own.call(frame(seed) as never);
-			const actual = frame(seed).get();
-			if (actual.output !== expected.output || actual.height !== expected.height) {
-				expect({seed, ...actual}).toEqual({seed, ...expected});
+			const expected = frame(seed).getInk();
+			// Twice: the second frame is built from the caches the first one filled.
+			for (const actual of [frame(seed).get(), frame(seed).get()]) {
+				if (actual.output !== expected.output || actual.height !== expected.height) {
+					expect({seed, ...actual}).toEqual({seed, ...expected});
+				}
 			}
 
 			styled += expected.output.includes('\u001B[') ? 1 : 0;
+			nested += frame(seed).operations.filter(o => o.type === 'clip').length > 1 ? 1 : 0;
 		}
 
-		// The generator exercises styles in most frames, not just plain text.
+		// The generator exercises styles and nested clips in many frames, not just plain text.
 		expect(styled).toBeGreaterThan(1500);
+		expect(nested).toBeGreaterThan(500);
 	});
 
 	it('emits a style once per run of equally styled cells and resets at the end of the row', () => {
-		const red = [{type: 'ansi', code: '\u001B[31m', endCode: '\u001B[39m'}];
-		const cell = (value: string, styles: typeof red) => ({type: 'char', value, fullWidth: false, styles}) as never;
-		expect(rowText([cell('a', red), cell('b', [...red]), cell('c', []), cell(' ', [])])).toBe('\u001B[31mab\u001B[39mc');
+		const output = new Output({width: 6, height: 1});
+		output.write(0, 0, '\u001B[31ma\u001B[39m\u001B[31mb\u001B[39mc', {transformers: []});
+		expect(output.get().output).toBe('\u001B[31mab\u001B[39mc');
+	});
+
+	it('gives transformers the line\'s index in the write, also below a clip', () => {
+		const output = new Output({width: 10, height: 3});
+		output.clip({y1: 1, y2: 3});
+		output.write(0, 0, 'a\nb\nc', {transformers: [(line, index) => `${index}${line}`]});
+		expect(output.get().output).toBe('\n1b\n2c');
+		expect(output.getInk().output).toBe('\n1b\n2c');
 	});
 });

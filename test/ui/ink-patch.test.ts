@@ -1,7 +1,10 @@
 /**
- * source/ui/ink/ink+6.8.0.patch (applied by `npm install` through patch-package) backports two upstream
- * Ink fixes that ink 6.8, the last Node-20 line, lacks. These tests fail on an unpatched Ink.
+ * source/ui/ink/ink+8.0.0.patch (applied by `npm install` through patch-package) gives Ink's Output
+ * a cheaper frame builder: get(), with Ink's own kept as getInk() and chosen by HFX_INK_OUTPUT=ink.
+ * Its byte-for-byte equivalence is test/ui/ink-output.test.ts; these check the switch and that its
+ * caches, which outlive a frame, stay bounded. They fail on an unpatched Ink.
  */
+import {spawnSync} from 'node:child_process';
 import {createRequire} from 'node:module';
 import path from 'node:path';
 import {pathToFileURL} from 'node:url';
@@ -9,20 +12,18 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import {beforeAll, describe, expect, it} from 'vitest';
 
-type WrapText = (text: string, maxWidth: number, wrapType: string) => string;
-type MeasureText = (text: string) => {width: number; height: number};
+type Output = {
+	write(x: number, y: number, text: string, options: {transformers: []}): void;
+	get(): {output: string; height: number};
+	getInk(): {output: string; height: number};
+};
+type OutputClass = new (options: {width: number; height: number}) => Output;
 
-let wrapText: WrapText;
-let measureText: MeasureText;
-
-async function inkModule<T>(file: string): Promise<T> {
-	const entry = createRequire(import.meta.url).resolve('ink');
-	return (await import(pathToFileURL(path.join(path.dirname(entry), file)).href) as {default: T}).default;
-}
+const outputUrl = pathToFileURL(path.join(path.dirname(createRequire(import.meta.url).resolve('ink')), 'output.js')).href;
+let Output: OutputClass;
 
 beforeAll(async () => {
-	wrapText = await inkModule<WrapText>('wrap-text.js');
-	measureText = await inkModule<MeasureText>('measure-text.js');
+	Output = (await import(outputUrl) as {default: OutputClass}).default;
 });
 
 function collectGarbage(): void {
@@ -30,36 +31,38 @@ function collectGarbage(): void {
 	(vm.runInNewContext('gc') as () => void)();
 }
 
+/** Which builder get() runs in a fresh Node with `env`: getInk is replaced on the instance to tell. */
+function builderUnder(env: NodeJS.ProcessEnv): string {
+	const script = `const {default: Output} = await import(${JSON.stringify(outputUrl)});
+const output = new Output({width: 3, height: 1});
+output.write(0, 0, 'abc', {transformers: []});
+output.getInk = () => ({output: 'ink', height: 1});
+console.log(output.get().output);`;
+	const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {encoding: 'utf8', env: {...process.env, HFX_INK_OUTPUT: undefined, ...env}});
+	expect(run.stderr).toBe('');
+	return run.stdout.trim();
+}
+
 describe('the Ink patch', () => {
-	it('keeps wrapText results of different texts and widths apart (vadimdemedes/ink#998)', () => {
-		expect(wrapText('ab', 12, 'wrap')).toBe('ab');
-		// Unpatched, the key 'ab1' + '2' + 'wrap' equals 'ab' + '12' + 'wrap' and returns 'ab'.
-		expect(wrapText('ab1', 2, 'wrap')).toBe('ab\n1');
+	it('builds frames with its own builder, and with Ink\'s own (getInk) under HFX_INK_OUTPUT=ink', () => {
+		expect(builderUnder({})).toBe('abc');
+		expect(builderUnder({HFX_INK_OUTPUT: 'ink'})).toBe('ink');
 	});
 
-	it('bounds the measureText and wrapText caches (vadimdemedes/ink#986)', () => {
+	it('bounds the caches its frames share', () => {
 		collectGarbage();
 		const before = process.memoryUsage().heapUsed;
 		const filler = 'x'.repeat(10_000);
-		for (let i = 0; i < 20_000; i++) {
-			// 20,000 distinct 10 kB texts: ~400 MB if every one were kept.
-			const text = `${i}${filler}`;
-			expect(measureText(text).width).toBe(text.length);
-			wrapText(text, 20_000, 'truncate');
+		for (let i = 0; i < 2000; i++) {
+			// 2,000 frames of distinct 10 kB lines, plain and styled: ~300 MB of cells if every one were kept.
+			const output = new Output({width: 40, height: 2});
+			output.write(0, 0, `${i}${filler}`, {transformers: []});
+			output.write(0, 1, `\u001B[31m${i}\u001B[39m${filler.slice(0, 2000)}é`, {transformers: []});
+			expect(output.get().output.startsWith(String(i))).toBe(true);
 		}
 
 		collectGarbage();
 		const grownMb = (process.memoryUsage().heapUsed - before) / 1e6;
-		expect(grownMb).toBeLessThan(120);
-	});
-
-	it('still measures what it caches, from either generation', () => {
-		expect(measureText('a\nbcd')).toEqual({width: 3, height: 2});
-		for (let i = 0; i < 2500; i++) {
-			measureText(`filler ${i}`);
-		}
-
-		expect(measureText('a\nbcd')).toEqual({width: 3, height: 2});
-		expect(measureText('')).toEqual({width: 0, height: 0});
+		expect(grownMb).toBeLessThan(60);
 	});
 });

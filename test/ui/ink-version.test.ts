@@ -1,44 +1,41 @@
 /**
- * Ink's version is injected at build time (source/ui/ink/version.ts; the bundle and vitest define
- * it from node_modules/ink/package.json). These fail if the injected version and the installed Ink
- * disagree, or if the frame builder would install on an Ink it was not written against: the cue
- * to walk source/ui/ink/README.md's upgrade checklist.
+ * hfx's changes to Ink are one patch-package patch, written against one Ink version
+ * (source/ui/ink/ink+<version>.patch; `npm install` applies it with --error-on-fail). These fail
+ * when the installed Ink, the pin in package.json and the patch's version disagree, or when the
+ * installed Ink is not the patched one: the cue to walk source/ui/ink/README.md's upgrade checklist.
  */
 import fs from 'node:fs';
 import {createRequire} from 'node:module';
 import path from 'node:path';
-import {pathToFileURL} from 'node:url';
 import {describe, expect, it} from 'vitest';
-import {installedInkVersion} from '../../source/ui/ink/bundle.mjs';
-import {FAST_OUTPUT_INK_VERSION, installFastOutput, originalOutputGet} from '../../source/ui/ink/output.js';
-import {INK_VERSION} from '../../source/ui/ink/version.js';
+import {ROOT} from '../helpers/writer.js';
 
-type OutputClass = {prototype: {get: unknown}};
-
-function installed(): {version: string; dir: string} {
-	const entry = createRequire(import.meta.url).resolve('ink');
-	const dir = path.dirname(entry);
-	return {version: (JSON.parse(fs.readFileSync(path.join(dir, '..', 'package.json'), 'utf8')) as {version: string}).version, dir};
+function installedInk(): {version: string; build: string} {
+	// Ink's exports map lists no package.json: its entry (build/index.js) is one folder below it.
+	const build = path.dirname(createRequire(import.meta.url).resolve('ink'));
+	return {version: (JSON.parse(fs.readFileSync(path.join(build, '..', 'package.json'), 'utf8')) as {version: string}).version, build};
 }
 
-describe('Ink\'s version, injected at build time', () => {
-	it('is the installed Ink\'s, and the one the frame builder was written against', () => {
-		expect(INK_VERSION).toBe(installed().version);
-		expect(installedInkVersion()).toBe(installed().version);
-		expect(INK_VERSION).toBe(FAST_OUTPUT_INK_VERSION);
+describe('the Ink patch\'s version', () => {
+	it('is the installed Ink\'s, pinned exactly in package.json', () => {
+		const {version} = installedInk();
+		const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {dependencies: Record<string, string>};
+		expect(pkg.dependencies.ink).toBe(version);
+		const patches = fs.readdirSync(path.join(ROOT, 'source/ui/ink')).filter(f => f.endsWith('.patch'));
+		expect(patches).toEqual([`ink+${version}.patch`]);
 	});
 
-	it('is what the frame builder checks: another version leaves Ink\'s Output alone, the injected one installs it', async () => {
-		const Output = (await import(pathToFileURL(path.join(installed().dir, 'output.js')).href) as {default: OutputClass}).default;
-		const own = Output.prototype.get;
-		for (const other of ['6.8.1', '6.9.0', '7.0.0', '6.7.0', '', undefined]) {
-			expect(await installFastOutput({inkVersion: other})).toBe(false);
-			expect(Output.prototype.get).toBe(own);
+	it('was applied to the installed Ink: every file the patch changes carries its hermes-forensics patch comments', () => {
+		const {version, build} = installedInk();
+		const patch = fs.readFileSync(path.join(ROOT, 'source/ui/ink', `ink+${version}.patch`), 'utf8');
+		const files = [...patch.matchAll(/^\+\+\+ b\/node_modules\/ink\/(build\/[\w-]+\.js)$/gm)].map(m => m[1]!);
+		expect(files).toContain('build/output.js');
+		for (const file of files) {
+			const added = patch.split(/^diff --git /m).find(part => part.includes(`+++ b/node_modules/ink/${file}`))!;
+			const comments = added.split('\n').filter(line => line.startsWith('+') && line.includes('hermes-forensics patch:')).length;
+			const installed = fs.readFileSync(path.join(build, '..', file), 'utf8').split('hermes-forensics patch:').length - 1;
+			expect({file, comments: installed}).toEqual({file, comments});
+			expect(comments).toBeGreaterThan(0);
 		}
-
-		expect(originalOutputGet()).toBeUndefined();
-		expect(await installFastOutput()).toBe(true);
-		expect(Output.prototype.get).not.toBe(own);
-		expect(originalOutputGet()).toBe(own);
 	});
 });

@@ -1,13 +1,10 @@
 /**
- * What the bundle (scripts/bundle.mjs) changes in Ink's stack, and the Ink version it injects.
- * Plain ESM run by Node at build time (and imported by vitest.config.ts), not compiled by tsc:
- * bundle.d.mts types it. The esbuild plugins rewrite modules of Ink's dependency tree while they
- * are bundled, each checking the shape it expects so that an upgrade fails the build instead of
- * bundling unchanged; `inkDefine()` reads Ink's version from node_modules/ink/package.json once,
- * at build (or config) time, for version.ts. Upgrading Ink: README.md in this folder.
+ * What the bundle (scripts/bundle.mjs) changes in Ink's stack. Plain ESM run by Node at build
+ * time, not compiled by tsc: bundle.d.mts types it. The esbuild plugins rewrite modules of Ink's
+ * dependency tree while they are bundled, each checking the shape it expects so that an upgrade
+ * fails the build instead of bundling unchanged. Upgrading Ink: README.md in this folder.
  */
 import fs from 'node:fs';
-import {createRequire} from 'node:module';
 import path from 'node:path';
 
 // Ink imports its DevTools bridge (react-devtools-core, and ws through a window polyfill) only
@@ -52,30 +49,34 @@ const yogaWithoutFetch = {
 	},
 };
 
-// Four text modules build a grapheme segmenter when they load, and string-width compiles its
-// RGI-emoji regex then too: ~35 ms of every start (the first Intl.Segmenter loads ICU's break
-// data), though a screen of plain narrow text never needs them (text/width.ts, ui/ink/output.ts).
-// Here each module gets dist/text/segmenter.js's lazy segmenter (plain text split without ICU, a
-// real segmenter built on first need), and the regex is built on first use. Every use is
-// `.segment(text)` / `.containing(i)` / `.test(text)`; a module that changes shape fails the build
-// rather than bundling unchanged.
+// Ink's text modules build a grapheme segmenter when they load (string-width, wrap-ansi,
+// slice-ansi, ansi-tokenize, Ink's line-update), cli-truncate one per call, and string-width
+// compiles its RGI-emoji regex at load too. The first Intl.Segmenter loads ICU's break data, though a
+// screen of plain narrow text never needs it (text/width.ts, Ink's output.js as patched). Here each
+// module gets dist/text/segmenter.js's lazy segmenter (plain text split without ICU, a real
+// segmenter built on first need), and the regex is built on first use. Every use is
+// `.segment(text)` (iterated, or `[Symbol.iterator]()`) / `.containing(i)` / `.test(text)`; a module
+// that changes shape, or that is no longer bundled, fails the build rather than bundling unchanged.
 const LAZY_TEXT_MODULES = [
-	// (wrap-ansi's own, older string-width first: the pattern below it matches both.)
-	{file: /[\\/]node_modules[\\/]wrap-ansi[\\/]node_modules[\\/]string-width[\\/]index\.js$/, segmenters: 1, rgi: 0},
 	{file: /[\\/]node_modules[\\/]string-width[\\/]index\.js$/, segmenters: 1, rgi: 1},
+	{file: /[\\/]node_modules[\\/]wrap-ansi[\\/]index\.js$/, segmenters: 1, rgi: 0},
+	{file: /[\\/]node_modules[\\/]cli-truncate[\\/]index\.js$/, segmenters: 1, rgi: 0},
 	{file: /[\\/]node_modules[\\/]slice-ansi[\\/]tokenize-ansi\.js$/, segmenters: 1, rgi: 0},
 	{file: /[\\/]node_modules[\\/]@alcalzone[\\/]ansi-tokenize[\\/]build[\\/]tokenize\.js$/, segmenters: 1, rgi: 0},
+	{file: /[\\/]node_modules[\\/]ink[\\/]build[\\/]line-update\.js$/, segmenters: 1, rgi: 0},
 ];
 const RGI_REGEX = 'const rgiEmojiRegex = /^\\p{RGI_Emoji}$/v;';
 const lazyText = {
 	name: 'lazy-text-tables',
 	setup(b) {
+		const seen = new Set();
 		b.onLoad({filter: /[\\/]node_modules[\\/].*\.js$/}, async args => {
 			const spec = LAZY_TEXT_MODULES.find(m => m.file.test(args.path));
 			if (!spec) {
 				return undefined;
 			}
 
+			seen.add(spec);
 			let text = await fs.promises.readFile(args.path, 'utf8');
 			const segmenters = text.split('new Intl.Segmenter(').length - 1;
 			const rgi = text.split(RGI_REGEX).length - 1;
@@ -88,20 +89,14 @@ const lazyText = {
 			text = text.replace(RGI_REGEX, () => 'let rgiEmojiRegexBuilt; const rgiEmojiRegex = {test: text => (rgiEmojiRegexBuilt ??= new RegExp(\'^\\\\p{RGI_Emoji}$\', \'v\')).test(text)};');
 			return {contents: text, loader: 'js'};
 		});
+		b.onEnd(result => {
+			const missing = LAZY_TEXT_MODULES.filter(m => !seen.has(m));
+			if (result.errors.length === 0 && missing.length > 0) {
+				throw new Error(`lazy-text-tables: ${missing.map(m => m.file).join(', ')} not bundled any more: review this plugin`);
+			}
+		});
 	},
 };
 
 /** Every rewrite above, in the order the bundle applies them. */
 export const inkPlugins = [noDevtools, reactProduction, yogaWithoutFetch, lazyText];
-
-/** The installed Ink's version, read from node_modules/ink/package.json (build and config time only). */
-export function installedInkVersion() {
-	// Ink's exports map lists no package.json: its entry (build/index.js) is one folder below it.
-	const entry = createRequire(import.meta.url).resolve('ink');
-	return JSON.parse(fs.readFileSync(path.join(path.dirname(entry), '..', 'package.json'), 'utf8')).version;
-}
-
-/** esbuild's and vite's `define` for version.ts: `__HFX_INK_VERSION__` as the installed Ink's version. */
-export function inkDefine() {
-	return {__HFX_INK_VERSION__: JSON.stringify(installedInkVersion())};
-}

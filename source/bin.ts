@@ -9,6 +9,7 @@
  * Written for any Node that parses ES2022 modules, so that an old Node gets the one line below
  * instead of a crash deep in a dependency (better-sqlite3 13 segfaults on Node 20).
  */
+import fs from 'node:fs';
 import module from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,13 +25,13 @@ export function nodeIsSupported(version: string): boolean {
 }
 
 /**
- * Where the compile cache lives: NODE_COMPILE_CACHE when the operator set it (undefined: Node reads
- * it itself), else hfx's folder in the user's cache dir ($XDG_CACHE_HOME, else ~/.cache). Never
+ * Where the compile cache lives: NODE_COMPILE_CACHE when the operator set it (Node has then turned
+ * the cache on there before any script ran), else hfx's folder in the user's cache dir ($XDG_CACHE_HOME, else ~/.cache). Never
  * beside a store: nothing here depends on the store hfx reads.
  */
-export function compileCacheDir(env: NodeJS.ProcessEnv, home: string): string | undefined {
+export function compileCacheDir(env: NodeJS.ProcessEnv, home: string): string {
 	if (env.NODE_COMPILE_CACHE) {
-		return undefined;
+		return env.NODE_COMPILE_CACHE;
 	}
 
 	const base = env.XDG_CACHE_HOME && path.isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : path.join(home, '.cache');
@@ -38,16 +39,47 @@ export function compileCacheDir(env: NodeJS.ProcessEnv, home: string): string | 
 }
 
 /**
- * Turns the compile cache on. It is an optimisation only: Node reports a folder it cannot create or
- * write (read-only, full, no home) in the status it returns and never throws for it, and the start
- * goes on uncached. HFX_NO_COMPILE_CACHE=1 (or Node's NODE_DISABLE_COMPILE_CACHE=1) turns it off.
+ * Makes `dir` one folder at a time, and says whether it is now a folder hfx can write. Node's own
+ * recursive mkdir (fs.mkdirSync's and enableCompileCache's) never returns under /proc/self: there
+ * mkdir answers ENOENT for a parent that exists, and it climbs and retries forever (seen on Node 20
+ * and 24; test/bin.test.ts). Here each step is one mkdir, and any error means no cache.
+ */
+export function makeCacheDir(dir: string): boolean {
+	const missing: string[] = [];
+	let at = dir;
+	while (!fs.existsSync(at)) {
+		missing.unshift(at);
+		const parent = path.dirname(at);
+		if (parent === at) {
+			return false;
+		}
+
+		at = parent;
+	}
+
+	try {
+		for (const folder of missing) {
+			fs.mkdirSync(folder, {mode: 0o700});
+		}
+
+		fs.accessSync(dir, fs.constants.W_OK);
+		return fs.statSync(dir).isDirectory();
+	} catch {
+		return false;
+	}
+}
+
+/**
+ * Turns the compile cache on. It is an optimisation only: a folder that cannot be made or written
+ * (read-only, full, a file in the way, no home) means a start without it, never a failed or stuck
+ * command. HFX_NO_COMPILE_CACHE=1 (or Node's NODE_DISABLE_COMPILE_CACHE=1) turns it off.
  */
 function enableCompileCache(): void {
 	if (process.env.HFX_NO_COMPILE_CACHE === '1' || typeof module.enableCompileCache !== 'function') {
 		return;
 	}
 
-	let home = '';
+	let home: string;
 	try {
 		home = os.homedir();
 	} catch {
@@ -55,7 +87,10 @@ function enableCompileCache(): void {
 		home = os.tmpdir();
 	}
 
-	module.enableCompileCache(compileCacheDir(process.env, home));
+	const dir = compileCacheDir(process.env, home);
+	if (makeCacheDir(dir)) {
+		module.enableCompileCache(dir);
+	}
 }
 
 if (!nodeIsSupported(process.versions.node)) {

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
-import {MINIMUM_NODE, compileCacheDir, nodeIsSupported} from '../source/bin.js';
+import {MINIMUM_NODE, compileCacheDir, makeCacheDir, nodeIsSupported} from '../source/bin.js';
 import {ROOT} from './helpers/writer.js';
 
 const BIN = path.join(ROOT, 'dist/hfx.js');
@@ -25,7 +25,7 @@ afterEach(() => {
 	}
 });
 
-const version = (env: NodeJS.ProcessEnv) => spawnSync(process.execPath, [BIN, '--version'], {encoding: 'utf8', env: {...process.env, ...env}});
+const version = (env: NodeJS.ProcessEnv) => spawnSync(process.execPath, [BIN, '--version'], {encoding: 'utf8', env: {...process.env, ...env}, timeout: 20_000});
 
 /** Every file under `dir` (relative paths), or [] when it does not exist. */
 const filesUnder = (dir: string): string[] => (fs.existsSync(dir) ? fs.readdirSync(dir, {recursive: true, withFileTypes: true}).filter(e => e.isFile()).map(e => e.name) : []);
@@ -68,7 +68,7 @@ describe('the compile cache', () => {
 		expect(compileCacheDir({XDG_CACHE_HOME: '/var/cache/op'}, '/home/op')).toBe('/var/cache/op/hfx/compile-cache');
 		// A relative XDG_CACHE_HOME is invalid by the XDG spec: ignored.
 		expect(compileCacheDir({XDG_CACHE_HOME: 'cache'}, '/home/op')).toBe('/home/op/.cache/hfx/compile-cache');
-		expect(compileCacheDir({NODE_COMPILE_CACHE: '/tmp/c'}, '/home/op')).toBeUndefined();
+		expect(compileCacheDir({NODE_COMPILE_CACHE: '/tmp/c'}, '/home/op')).toBe('/tmp/c');
 	});
 
 	it('is filled by a start, and HFX_NO_COMPILE_CACHE=1 leaves it alone', () => {
@@ -79,7 +79,18 @@ describe('the compile cache', () => {
 		expect(filesUnder(path.join(cache, 'hfx', 'compile-cache')).length).toBeGreaterThan(0);
 	});
 
-	it('never fails a command when its folder cannot be made or written (a file in the way, a read-only file system)', () => {
+	it('makes its folder one level at a time, and says no where that cannot be done', () => {
+		const base = tempDir();
+		expect(makeCacheDir(path.join(base, 'a', 'b', 'c'))).toBe(true);
+		expect(fs.statSync(path.join(base, 'a', 'b', 'c')).isDirectory()).toBe(true);
+		fs.writeFileSync(path.join(base, 'file'), 'x');
+		expect(makeCacheDir(path.join(base, 'file', 'c'))).toBe(false);
+		expect(makeCacheDir(path.join(base, 'file'))).toBe(false);
+		// Node's recursive mkdir loops forever here (mkdir says ENOENT under /proc/self): this must return.
+		expect(makeCacheDir('/proc/self/hfx/compile-cache')).toBe(false);
+	});
+
+	it('never fails or stalls a command when its folder cannot be made or written (a file in the way, /proc)', () => {
 		const blocker = path.join(tempDir(), 'not-a-folder');
 		fs.writeFileSync(blocker, 'x');
 		for (const cacheHome of [blocker, '/proc/self']) {

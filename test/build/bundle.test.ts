@@ -32,24 +32,13 @@ describe('the hfx bundle', () => {
 		expect(text).toContain('getInk(){');
 	});
 
-	it('carries meow as one script with its code cache (scripts/meow-bundle.mjs), without read-package-up and normalize-package-data (scripts/meow-plugin.mjs, patches/meow+14.1.0.patch)', () => {
-		expect(inputs).toEqual(expect.arrayContaining(['hfx-meow:meow', 'scripts/meow-load.mjs']));
-		expect(inputs.filter(p => p.startsWith('node_modules/meow/'))).toEqual([]);
-		// spdx-correct's typo table and hosted-git-info's hosts: the package.json normaliser's code.
-		expect(fs.readFileSync(path.join(ROOT, 'node_modules/meow/build/dependencies.js'), 'utf8')).toContain("['APGL', 'AGPL']");
-		expect(text).not.toContain('APGL');
-		expect(text).not.toContain('gist.github.com');
-		expect(text).toContain('hfx passes meow its pkg and never reads result.pkg');
-		// yargs-parser, inside meow's script; the cache beside it is sealed with its CRC-32 (hex:base64).
-		expect(text.includes('yargs parser supports a minimum Node.js version')).toBe(true);
-		expect(/"[0-9a-f]{1,8}:[A-Za-z0-9+/]{100000,}={0,2}"/.test(text)).toBe(true);
-	});
-
-	it('carries meow\'s case helpers with their \\p{…} regexes rewritten to run ASCII text as ASCII (scripts/meow-regexp.mjs)', () => {
-		expect(fs.readFileSync(path.join(ROOT, 'node_modules/meow/build/dependencies.js'), 'utf8')).toContain('const UPPERCASE = /[\\p{Lu}]/u;');
-		// meow-regexp.mjs's table of ASCII members, inside meow's script; no \p{Lu} literal left.
-		expect(text.includes('["Lu","A-Z"]')).toBe(true);
-		expect(/\/\[\\+p\{Lu\}\]\/u/.test(text)).toBe(false);
+	it('carries meow as published, with its one patch (patches/meow+14.1.0.patch): no other meow layer', () => {
+		expect(inputs.filter(p => p.startsWith('node_modules/meow/')).sort()).toEqual(['node_modules/meow/build/dependencies.js', 'node_modules/meow/build/index.js']);
+		// The patch is applied (normalize-package-data and code-frame load on first use), and nothing else rewrites meow.
+		expect(fs.readFileSync(path.join(ROOT, 'node_modules/meow/build/dependencies.js'), 'utf8')).toContain('normalizeExports ??= requireNormalize()');
+		expect(inputs.filter(p => p.includes('meow') && !p.startsWith('node_modules/meow/'))).toEqual([]);
+		expect(fs.existsSync(path.join(ROOT, 'scripts'))).toBe(true);
+		expect(fs.readdirSync(path.join(ROOT, 'scripts')).filter(f => f.startsWith('meow-'))).toEqual([]);
 	});
 
 	it('carries React\'s production build only, and no DevTools bridge (less to parse at every start)', () => {

@@ -61,6 +61,9 @@ export type Rendered = {
 	unmount: () => void;
 };
 
+/** Longer than the 20 ms Ink 8 waits before a lone ESC is the Esc key. */
+const ESC_FLUSH_MS = 40;
+
 /** Lets React 19's scheduler flush effects and input handlers (Shopify cli-kit's trick). */
 export async function settle(times = 3): Promise<void> {
 	for (let i = 0; i < times; i++) {
@@ -80,6 +83,12 @@ export async function renderAt(tree: React.ReactElement, columns: number, rows: 
 		controls: () => stdout.controls,
 		async press(text: string) {
 			stdin.write(text);
+			if (text.endsWith('\u001B')) {
+				// Ink 8 holds a trailing lone ESC for 20 ms (App.js pendingInputFlushDelayMilliseconds), in case
+				// the rest of an escape sequence arrives in the next chunk; only then is it the Esc key.
+				await new Promise(resolve => setTimeout(resolve, ESC_FLUSH_MS));
+			}
+
 			await settle();
 		},
 		async resize(c: number, r: number) {

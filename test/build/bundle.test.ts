@@ -1,5 +1,5 @@
 /**
- * The `hfx` bin is one bundled file (scripts/bundle.mjs). Two things in it are easy to break
+ * The `hfx` bin loads one bundle, split into chunks loaded on demand (scripts/bundle.mjs). Two things in it are easy to break
  * silently: the frame builder is patched into Ink's Output class (source/ui/ink/ink+8.0.0.patch),
  * so the bundle must hold exactly one copy of it, the patched one; and yazl (its CRC-32 is swapped for zlib's) and
  * better-sqlite3 (native) must stay outside, loaded from node_modules.
@@ -16,10 +16,39 @@ const bundle = path.join(ROOT, 'dist', 'hfx.js');
 type Meta = {inputs: Record<string, unknown>; outputs: Record<string, {imports: Array<{path: string; external?: boolean}>}>};
 
 describe('the hfx bundle', () => {
-	// The code itself is the bundle beside the bin (dist/hfx.js is the launcher, source/bin.ts).
-	const text = fs.readFileSync(path.join(ROOT, 'dist', 'hfx-bundle.js'), 'utf8');
+	// The code itself is the bundle beside the bin (dist/hfx.js is the launcher, source/bin.ts) and its chunks.
 	const meta = JSON.parse(fs.readFileSync(path.join(ROOT, 'dist', 'hfx.meta.json'), 'utf8')) as Meta;
+	const outputs = Object.keys(meta.outputs).filter(o => o.endsWith('.js'));
+	const text = outputs.map(o => fs.readFileSync(path.join(ROOT, o), 'utf8')).join('\n');
 	const inputs = Object.keys(meta.inputs);
+	const externals = new Set(outputs.flatMap(o => meta.outputs[o]!.imports.filter(i => i.external).map(i => i.path)));
+
+	it('is the entry and its chunks, all beside the bin in dist/ (source/paths.ts finds dist/ from any of them)', () => {
+		expect(outputs).toContain('dist/hfx-bundle.js');
+		expect(outputs.every(o => /^dist\/hfx-(bundle|chunk-\w+)\.js$/.test(o))).toBe(true);
+		expect(outputs.length).toBeGreaterThan(1);
+		// No chunk of an earlier build left behind: every hfx-chunk file in dist/ is this build's.
+		const onDisk = fs.readdirSync(path.join(ROOT, 'dist')).filter(n => /^hfx-chunk-\w+\.js$/.test(n)).map(n => `dist/${n}`);
+		expect(onDisk.sort()).toEqual(outputs.filter(o => o.includes('chunk')).sort());
+	});
+
+	it('keeps the TUI out of what `hfx --version` loads: the entry imports neither Ink nor React', () => {
+		const entry = meta.outputs['dist/hfx-bundle.js'] as unknown as {inputs: Record<string, unknown>; imports: Array<{path: string; kind: string}>};
+		const eager = new Set<string>();
+		const visit = (output: string) => {
+			for (const i of meta.outputs[output]!.imports) {
+				if ((i as {kind?: string}).kind === 'import-statement' && !eager.has(i.path) && meta.outputs[i.path]) {
+					eager.add(i.path);
+					visit(i.path);
+				}
+			}
+		};
+
+		visit('dist/hfx-bundle.js');
+		const eagerInputs = [entry, ...[...eager].map(o => meta.outputs[o] as unknown as {inputs: Record<string, unknown>})].flatMap(o => Object.keys(o.inputs));
+		expect(eagerInputs.filter(p => p.includes('node_modules/ink/') || p.includes('node_modules/react'))).toEqual([]);
+		expect(eagerInputs).toContain('dist/cli.js');
+	});
 
 	it('holds exactly one Ink Output class, one Ink and one React (no nested copies)', () => {
 		expect(inputs.filter(p => p.endsWith('/ink/build/output.js'))).toEqual(['node_modules/ink/build/output.js']);
@@ -62,21 +91,21 @@ describe('the hfx bundle', () => {
 
 	it('leaves yaml to node_modules, required only when doctor reads a config.yaml', () => {
 		expect(inputs.some(p => p.includes('node_modules/yaml/'))).toBe(false);
-		const external = new Set(meta.outputs['dist/hfx-bundle.js']!.imports.filter(i => i.external).map(i => i.path));
+		const external = externals;
 		expect(external.has('yaml')).toBe(false);
 		expect(text).toMatch(/\("yaml"\)/);
 	});
 
 	it('leaves prom-client to node_modules, required only when hfx metrics or hfx watch writes', () => {
 		expect(inputs.some(p => p.includes('node_modules/prom-client/'))).toBe(false);
-		const external = new Set(meta.outputs['dist/hfx-bundle.js']!.imports.filter(i => i.external).map(i => i.path));
+		const external = externals;
 		expect(external.has('prom-client')).toBe(false);
 		expect(text).toMatch(/\("prom-client"\)/);
 	});
 
 	it('leaves better-sqlite3 and yazl to node_modules, and loads yazl only to write an archive', () => {
 		expect(inputs.some(p => p.includes('node_modules/better-sqlite3/') || p.includes('node_modules/yazl/'))).toBe(false);
-		const external = new Set(meta.outputs['dist/hfx-bundle.js']!.imports.filter(i => i.external).map(i => i.path));
+		const external = externals;
 		expect(external.has('better-sqlite3')).toBe(true);
 		// Not imported at the top of the bundle (every start would load it): required on first use.
 		expect(external.has('yazl')).toBe(false);
@@ -107,7 +136,7 @@ describe('the hfx bundle', () => {
 	it('is the package bin and runs', () => {
 		const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {bin: Record<string, string>};
 		expect(pkg.bin.hfx).toBe('dist/hfx.js');
-		expect(text.startsWith('#!/usr/bin/env node\n')).toBe(true);
+		expect(fs.readFileSync(bundle, 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true);
 		const r = spawnSync(process.execPath, [bundle, '--version'], {encoding: 'utf8'});
 		expect(r.status).toBe(0);
 		expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);

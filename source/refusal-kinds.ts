@@ -21,6 +21,7 @@ export const REFUSAL_KINDS = {
 	'not-sqlite': 'not an SQLite database',
 	'not-hermes': 'an SQLite database that is not a Hermes session store',
 	'schema-unknown': 'a Hermes store whose schema hfx does not know (columns the analysis needs are missing)',
+	'schema-object': 'a Hermes store where a table hfx reads is a VIEW, a virtual table or a WITHOUT ROWID table',
 	'zero-byte-main-file': 'an empty state.db beside a -wal',
 	'empty-file': 'an empty file',
 	'main-truncated': 'a state.db shorter than its header says',

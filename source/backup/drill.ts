@@ -33,6 +33,12 @@ export type DrillScan = {
 	findings: number | null;
 	healthy: boolean | null;
 	error: string | null;
+	/**
+	 * A store hfx cannot read as the live one could not be either (a table Hermes writes is a VIEW,
+	 * a virtual or a WITHOUT ROWID table): restored byte for byte and checked as every database is,
+	 * so not a failure of the backup; why hfx cannot scan it. Null otherwise.
+	 */
+	unreadable: string | null;
 };
 
 export type DrillResult = {
@@ -84,6 +90,7 @@ function scanStore(location: StoreLocation, rel: string, expected: number | null
 			findings: analysis.findings.length,
 			healthy: !hasFindings(analysis),
 			error: null,
+			unreadable: null,
 		};
 		if (!scan.ok) {
 			problems.push(`${rel}: the forensic scan reads ${sessions} sessions, the manifest recorded ${expected}`);
@@ -92,8 +99,12 @@ function scanStore(location: StoreLocation, rel: string, expected: number | null
 		return scan;
 	} catch (error) {
 		const what = error instanceof FailClosed ? error.reason : errorMessage(error);
-		problems.push(`${rel}: the forensic scan failed on the restored copy (${what})`);
-		return {path: rel, label: location.label, ok: false, sessions: null, expectedSessions: expected, orphans: null, rollbackRisks: null, findings: null, healthy: null, error: what};
+		const unreadable = error instanceof FailClosed && error.kind === 'schema-object';
+		if (!unreadable) {
+			problems.push(`${rel}: the forensic scan failed on the restored copy (${what})`);
+		}
+
+		return {path: rel, label: location.label, ok: unreadable, sessions: null, expectedSessions: expected, orphans: null, rollbackRisks: null, findings: null, healthy: null, error: unreadable ? null : what, unreadable: unreadable ? what : null};
 	}
 }
 
@@ -117,7 +128,7 @@ function scanRestored(scratch: string, restore: RestoreResult, onProgress: Progr
 function recordDrill(where: ReturnType<typeof recordsLocation>, fp: Fingerprint, ok: boolean, restore: RestoreResult | null, scans: DrillScan[], problems: string[]): boolean {
 	const manifest = restore?.manifest ?? null;
 	const summary = ok
-		? `restored ${restore!.restored.length} files into a scratch folder, every hash and database matched the manifest; scanned ${scans.map(s => `${s.label}: ${s.sessions} sessions, ${s.orphans} orphans, ${s.rollbackRisks} rollback risks`).join('; ') || 'no session store'}`
+		? `restored ${restore!.restored.length} files into a scratch folder, every hash and database matched the manifest; scanned ${scans.map(s => (s.unreadable ? `${s.label}: not scanned (${s.unreadable})` : `${s.label}: ${s.sessions} sessions, ${s.orphans} orphans, ${s.rollbackRisks} rollback risks`)).join('; ') || 'no session store'}`
 		: `FAILED: ${problems.join('; ')}`;
 	return appendRecord(where.dir, {
 		at: Date.now() / 1000,

@@ -65,9 +65,10 @@ function drillLines(r: DrillResult): string[] {
 		lines.push(`  restored ${plural(r.restore.restored.length, 'file')} into a scratch folder (removed again): ${r.restore.checks.members}; databases: integrity_check, ${r.restore.checks.databases}${r.restore.postProblems.length > 0 ? ' EXCEPT the problems below' : ''}`);
 	}
 
-	for (const s of r.scans) {
-		lines.push(s.error
-			? `  ✗ ${s.path}: the forensic scan failed: ${s.error}`
+	// A scan that failed is one of the problems below: said once.
+	for (const s of r.scans.filter(x => x.error === null)) {
+		lines.push(s.unreadable
+			? `  ! ${s.path} (${s.label}): restored byte for byte and checked as every database, but hfx cannot scan it: ${s.unreadable}`
 			: `  ${s.ok ? '✓' : '✗'} ${s.path} (${s.label}): ${plural(s.sessions ?? 0, 'session')}${s.expectedSessions === null ? '' : ` (manifest: ${s.expectedSessions})`}, ${plural(s.orphans ?? 0, 'orphan')}, ${plural(s.rollbackRisks ?? 0, 'rollback risk')}${s.healthy ? ', healthy' : ' (findings in the data itself, as in the live store: hfx scan shows them)'}`);
 	}
 

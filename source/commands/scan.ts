@@ -71,6 +71,7 @@ export function storeJson(facts: DatabaseFacts, analysis: Analysis) {
 			rollbackRisks: analysis.routing.filter(r => r.rollbackRisk).length,
 			repairRoutingCrashes: analysis.repairRoutingCrash !== null,
 			changesAfterUpgrade: analysis.upgradeChanges.lines.length,
+			missingColumns: (analysis.snapshot.missingColumns ?? []).map(m => m.column),
 			healthy: !hasFindings(analysis),
 		},
 		orphans: analysis.orphans.map(o => orphanJson(o, analysis.upgradeChanges)),
@@ -195,6 +196,10 @@ export function humanReport(facts: DatabaseFacts, analysis: Analysis): string[] 
 	lines.push(header(facts), ...generationLines(facts));
 	lines.push(`${plural(facts.sessionCount, 'session')} · ${plural(analysis.routing.length, 'chat')} · ${plural(analysis.orphans.length, 'orphan')} (${adoptable.length} adoptable) · ${plural(risks.length, 'chat')} at rollback risk`);
 	lines.push('');
+	for (const f of analysis.findings.filter(x => x.kind === 'missing-column')) {
+		lines.push(`! ${f.detail}`, `    next: ${f.next}`, '');
+	}
+
 	if (!hasFindings(analysis)) {
 		lines.push('✓ Healthy: every chat resumes its newest conversation after a restart, and no gateway row is missing its routing identity.', '');
 	}

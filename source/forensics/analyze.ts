@@ -8,6 +8,7 @@ import {DEFAULT_MAX_GAP_SECONDS, type OrphanVerdict, findOrphans, isListedRefuse
 import {type ChatRouting, analyzeRouting} from './routing.js';
 import {type UpgradeChanges, upgradeChanges} from './upgrade.js';
 import {isCorruptTime} from './time.js';
+import type {MissingColumn} from './rule-columns.js';
 import type {SessionRecord, Snapshot} from './types.js';
 import {duration} from './duration.js';
 
@@ -15,7 +16,7 @@ export type Severity = 'critical' | 'warning' | 'info';
 
 export type Finding = {
 	severity: Severity;
-	kind: 'rollback-risk' | 'orphan-adoptable' | 'orphan-refused' | 'repair-routing-crash' | 'after-upgrade' | 'stale-routing-entry' | 'corrupt-timestamp';
+	kind: 'rollback-risk' | 'orphan-adoptable' | 'orphan-refused' | 'repair-routing-crash' | 'after-upgrade' | 'stale-routing-entry' | 'corrupt-timestamp' | 'missing-column';
 	/** The session or key the finding is about. */
 	subject: string;
 	title: string;
@@ -66,9 +67,9 @@ export function hasCorruptTime(s: SessionRecord): boolean {
 }
 
 /** @param corrupt the sessions with unusable timestamps, when the caller already knows them (in session order). */
-export function collectFindings(verdicts: Pick<GenerationVerdicts, 'orphans' | 'routing' | 'repairRoutingCrash'>, sessions: readonly SessionRecord[], corrupt?: readonly SessionRecord[], changes?: UpgradeChanges): Finding[] {
+export function collectFindings(verdicts: Pick<GenerationVerdicts, 'orphans' | 'routing' | 'repairRoutingCrash'>, sessions: readonly SessionRecord[], corrupt?: readonly SessionRecord[], changes?: UpgradeChanges, missing: readonly MissingColumn[] = []): Finding[] {
 	const {orphans, routing} = verdicts;
-	const findings: Finding[] = [];
+	const findings: Finding[] = missing.map(missingColumnFinding);
 	for (const chat of routing) {
 		if (chat.rollbackRisk) {
 			findings.push(rollbackFinding(chat));
@@ -110,6 +111,18 @@ export function collectFindings(verdicts: Pick<GenerationVerdicts, 'orphans' | '
 
 	const order: Record<Severity, number> = {critical: 0, warning: 1, info: 2};
 	return findings.sort((a, b) => order[a.severity] - order[b.severity]);
+}
+
+/** A column the rules need is absent: what cannot be decided, never a verdict that silently reads "fine". */
+export function missingColumnFinding(m: MissingColumn): Finding {
+	return {
+		severity: 'warning',
+		kind: 'missing-column',
+		subject: m.column,
+		title: `${m.column} is missing`,
+		detail: `${m.column} is missing: ${m.undecided}`,
+		next: 'do not restart the gateway on this scan\'s word; current Hermes adds the column on its first writable open (take `hfx backup --quick` first), after which hfx can decide',
+	};
 }
 
 function rollbackFinding(chat: ChatRouting): Finding {
@@ -176,11 +189,11 @@ export function analyze(snapshot: Snapshot, options: AnalyzeOptions = {}): Analy
 	const today = verdictsOf(snapshot, rulesFor(snapshot.ruleSet), context);
 	const afterUpgrade = snapshot.ruleSet === CURRENT_RULE_SET ? null : verdictsOf(snapshot, rulesFor(CURRENT_RULE_SET), context);
 	const changes = upgradeChanges(today, afterUpgrade);
-	const findings = collectFindings(today, snapshot.sessions, undefined, changes);
+	const findings = collectFindings(today, snapshot.sessions, undefined, changes, snapshot.missingColumns);
 	return {snapshot, byId, lineage, ...today, findings, maxGapSeconds, afterUpgrade, upgradeChanges: changes};
 }
 
-/** Exit status of a scan: 1 when there is any orphan, rollback risk or failing repair-routing. */
-export function hasFindings(analysis: Pick<Analysis, 'orphans' | 'routing' | 'repairRoutingCrash'>): boolean {
-	return analysis.orphans.length > 0 || analysis.repairRoutingCrash !== null || analysis.routing.some(r => r.rollbackRisk);
+/** Exit status of a scan: 1 when there is any orphan, rollback risk, failing repair-routing or undecidable rule (a missing column). */
+export function hasFindings(analysis: Pick<Analysis, 'orphans' | 'routing' | 'repairRoutingCrash'> & {snapshot?: Pick<Analysis['snapshot'], 'missingColumns'>}): boolean {
+	return analysis.orphans.length > 0 || analysis.repairRoutingCrash !== null || analysis.routing.some(r => r.rollbackRisk) || (analysis.snapshot?.missingColumns?.length ?? 0) > 0;
 }

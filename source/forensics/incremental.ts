@@ -358,7 +358,7 @@ export function analyzeIncremental(previous: Analysis, snapshot: Snapshot, chang
 	}
 
 	const listed = splitListed(orphans);
-	const findings = collectFindings({...listed, routing, repairRoutingCrash: null}, snapshot.sessions, [...corrupt.values()]);
+	const findings = collectFindings({...listed, routing, repairRoutingCrash: null}, snapshot.sessions, [...corrupt.values()], undefined, snapshot.missingColumns);
 	const next: Analysis = {snapshot, byId, lineage, ruleSet: rules.ruleSet, ...listed, repairRoutingCrash: null, routing, findings, maxGapSeconds, afterUpgrade: null, upgradeChanges: upgradeChanges({...listed, repairRoutingCrash: null, routing}, null)};
 	carries.set(next, {byKey, corrupt});
 	derivations.delete(previous);

@@ -3,6 +3,7 @@
  * Names follow Hermes' own columns (docs/hermes-rules.md, identity).
  */
 import type {RuleSet} from './generations.js';
+import type {MissingColumn} from './rule-columns.js';
 
 export type {RuleSet} from './generations.js';
 
@@ -77,6 +78,8 @@ export type StoreFacts = {
 	routingScope: string | null;
 	/** Entries of the legacy mirror `sessions/sessions.json`, imported for keys gateway_routing lacks. */
 	legacyRouting: RoutingEntry[];
+	/** Columns the rules decide on that this store lacks (rule-columns.ts): each is a finding. */
+	missingColumns?: readonly MissingColumn[];
 };
 
 export type Snapshot = StoreFacts & {

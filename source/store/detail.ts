@@ -77,7 +77,7 @@ function col(schema: SchemaInfo, name: string, fallback = 'NULL'): string {
 export function readSessionDetail(store: ReadOnlyStore, schema: SchemaInfo, sessionId: string, options: {limit?: number; parentId?: string | null; startedAt?: number | null; branch?: boolean} = {}): SessionDetail {
 	const limit = options.limit ?? 200;
 	return store.read(() => {
-		const rows = store.prepare(`SELECT id, ${col(schema, 'role', '\'?\'')}, ${col(schema, 'content')}, ${col(schema, 'timestamp')}, ${col(schema, 'tool_name')}, ${col(schema, 'token_count')}, ${col(schema, 'active', '1')} FROM messages WHERE session_id = ? ORDER BY id DESC LIMIT ?`).all(sessionId, limit) as Array<Record<string, unknown>>;
+		const rows = store.prepare(`SELECT rowid AS id, ${col(schema, 'role', '\'?\'')}, ${col(schema, 'content')}, ${col(schema, 'timestamp')}, ${col(schema, 'tool_name')}, ${col(schema, 'token_count')}, ${col(schema, 'active', '1')} FROM messages WHERE session_id = ? ORDER BY rowid DESC LIMIT ?`).all(sessionId, limit) as Array<Record<string, unknown>>;
 		const messages: MessageRow[] = rows.reverse().map(r => ({
 			id: Number(r.id),
 			role: String(r.role ?? '?'),

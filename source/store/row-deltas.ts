@@ -83,7 +83,7 @@ export class RowDeltas {
 		const {newMessages, changed, dataVersion, routing} = store.read(() => {
 			const dataVersion = store.dataVersion();
 			const {counts: newMessages, high} = this.newMessagesSince(store, this.lastMessageId);
-			const {candidates, newRows} = this.newSessionRows(store, newMessages);
+			const {candidates, newRows} = this.newSessionRows(store, schema, newMessages);
 			const changed = new Set<string>();
 			if ((newMessages.size === 0 && newRows === 0) || Date.now() - this.lastSignatureScan > 5000) {
 				this.compareSignatures(store, schema, candidates, changed);
@@ -97,7 +97,7 @@ export class RowDeltas {
 	}
 
 	private snapshotOf(schema: SchemaInfo, routing: Snapshot['routing']): Snapshot {
-		return {sessions: this.index.list, routing, ...this.context, ruleSet: schema.ruleSet};
+		return {sessions: this.index.list, routing, ...this.context, ruleSet: schema.ruleSet, missingColumns: schema.missingColumns};
 	}
 
 	private absorbFull(store: ReadOnlyStore, snapshot: Snapshot, meta: SnapshotMeta): void {
@@ -111,7 +111,8 @@ export class RowDeltas {
 	private newMessagesSince(store: ReadOnlyStore, high: number): {counts: Map<string, number>; high: number} {
 		const counts = new Map<string, number>();
 		let top = high;
-		for (const [id, sessionId] of store.prepare('SELECT id, session_id FROM messages WHERE id > ? ORDER BY id').raw(true).iterate(high) as IterableIterator<[number, unknown]>) {
+		// By rowid (messages.id is its alias in every store Hermes writes; a store without that column reads the same).
+		for (const [id, sessionId] of store.prepare('SELECT rowid, session_id FROM messages WHERE rowid > ? ORDER BY rowid').raw(true).iterate(high) as IterableIterator<[number, unknown]>) {
 			const key = String(sessionId);
 			counts.set(key, (counts.get(key) ?? 0) + 1);
 			top = id;
@@ -121,8 +122,9 @@ export class RowDeltas {
 	}
 
 	/** The sessions to re-read: those that got messages, new rows and their parents. */
-	private newSessionRows(store: ReadOnlyStore, newMessages: Map<string, number>): {candidates: Set<string>; newRows: number} {
-		const newRows = store.prepare('SELECT rowid, id, parent_session_id FROM sessions WHERE rowid > ? ORDER BY rowid').raw(true).all(this.lastSessionRowid) as Array<[number, unknown, unknown]>;
+	private newSessionRows(store: ReadOnlyStore, schema: SchemaInfo, newMessages: Map<string, number>): {candidates: Set<string>; newRows: number} {
+		const parent = schema.sessionColumns.has('parent_session_id') ? 'parent_session_id' : 'NULL';
+		const newRows = store.prepare(`SELECT rowid, id, ${parent} FROM sessions WHERE rowid > ? ORDER BY rowid`).raw(true).all(this.lastSessionRowid) as Array<[number, unknown, unknown]>;
 		const candidates = new Set<string>(newMessages.keys());
 		for (const [rowid, id, parent] of newRows) {
 			candidates.add(String(id));

@@ -5,7 +5,9 @@
  */
 import {FailClosed} from '../errors.js';
 import {type RuleSet, generationOf} from '../forensics/generations.js';
+import {type MissingColumn, missingRuleColumns} from '../forensics/rule-columns.js';
 import type {ReadOnlyStore} from './open.js';
+import {refuseUnreadableObjects} from './schema-objects.js';
 
 export type {RuleSet} from '../forensics/generations.js';
 
@@ -19,6 +21,8 @@ export type SchemaInfo = {
 	/** Which generation of Hermes' rules wrote this store (forensics/generations.ts), and the evidence. */
 	ruleSet: RuleSet;
 	ruleSetReason: string;
+	/** Columns the rules decide on that this store lacks: each one a finding (forensics/rule-columns.ts). */
+	missingColumns: MissingColumn[];
 };
 
 function columns(store: ReadOnlyStore, table: string): Set<string> {
@@ -60,6 +64,7 @@ export function detectSchema(store: ReadOnlyStore): SchemaInfo {
 		});
 	}
 
+	refuseUnreadableObjects(store, tables);
 	const sessionColumns = columns(store, 'sessions');
 	const messageColumns = columns(store, 'messages');
 	for (const [table, cols, required] of [['sessions', sessionColumns, ['id', 'source', 'started_at']], ['messages', messageColumns, ['session_id']]] as const) {
@@ -77,11 +82,13 @@ export function detectSchema(store: ReadOnlyStore): SchemaInfo {
 	refuseWithoutRoutingIdentity(store.preflight.path, sessionColumns);
 	const routingColumns = tables.has('gateway_routing') ? columns(store, 'gateway_routing') : new Set<string>();
 	let version: number | null = null;
-	if (tables.has('schema_version')) {
+	if (tables.has('schema_version') && columns(store, 'schema_version').has('version')) {
 		const v = store.prepare('SELECT max(version) FROM schema_version').pluck().get();
 		version = typeof v === 'number' && Number.isInteger(v) ? v : null;
 	}
 
 	const {ruleSet, reason: ruleSetReason} = generationOf({hasLastActivity: sessionColumns.has('last_activity_at'), schemaVersion: version});
-	return {version, tables, sessionColumns, messageColumns, routingColumns, ruleSet, ruleSetReason};
+	const byTable = {sessions: sessionColumns, messages: messageColumns, gateway_routing: tables.has('gateway_routing') ? routingColumns : null};
+	const missingColumns = missingRuleColumns(table => byTable[table]);
+	return {version, tables, sessionColumns, messageColumns, routingColumns, ruleSet, ruleSetReason, missingColumns};
 }

@@ -421,7 +421,7 @@ export function readSnapshot(store: ReadOnlyStore, schema: SchemaInfo, context: 
 		const high = store.prepare('SELECT max(rowid) FROM messages').pluck().get();
 		const dataVersion = store.dataVersion();
 		return {
-			snapshot: {sessions, routing, owner: context.owner, routingScope: context.routingScope, legacyRouting: context.legacyRouting, ruleSet: schema.ruleSet},
+			snapshot: {sessions, routing, owner: context.owner, routingScope: context.routingScope, legacyRouting: context.legacyRouting, ruleSet: schema.ruleSet, missingColumns: schema.missingColumns},
 			meta: {dataVersion, messageHighWater: typeof high === 'number' ? high : null, readMs: performance.now() - started, consistentSnapshot: transactions === 1, transactions},
 		};
 	} finally {

@@ -193,6 +193,12 @@ async function planAndConfirm(run: ApplyRun, reader: ShmReader): Promise<ApplyOu
 		return run.refuse(`--only names no adoptable orphan: ${plan.unknownOnly.join('; ')}`, 'list the adoptable orphans with: hfx repair');
 	}
 
+	// Fail closed: a verdict that needs a column the store lacks would come out "fine" by default.
+	const missing = planned.analysis.snapshot.missingColumns ?? [];
+	if (plan.adoptions.length > 0 && missing.length > 0) {
+		return run.refuse(`the store lacks ${missing.map(m => m.column).join(', ')}: ${missing[0]!.undecided}, so no adoption can be decided; nothing was written`, 'read the findings with: hfx scan');
+	}
+
 	if (plan.adoptions.length === 0) {
 		outcome.result = 'nothing-to-do';
 		outcome.exitCode = plan.refused.length > 0 ? 1 : 0;

@@ -177,6 +177,20 @@ describe('a column the rules need that is missing is a finding, never a silent v
 		expect(evidenceState(path.dirname(db))).toEqual(before);
 	});
 
+	it('a missing rule column makes repair --apply refuse in one line (exit 2), nothing written, though orphans are adoptable', () => {
+		const db = incidentStore(path.join(dir, 'no-thread-id-repair'), 'v21');
+		dropColumn(db, 'sessions', 'thread_id');
+		const plan = hfxJson(['repair', '--db', db]);
+		expect(plan.json.adoptions?.length ?? plan.json.plan?.adoptions?.length).toBeGreaterThan(0);
+		const before = evidenceState(path.dirname(db));
+		const r = hfx(['repair', '--apply', '--yes', '--db', db]);
+		expect(r.code).toBe(2);
+		expect(r.stderr.trim().split('\n')).toHaveLength(1);
+		expect(r.stderr).toContain('the store lacks sessions.thread_id');
+		expect(r.stderr).toContain('nothing was written');
+		expect(evidenceState(path.dirname(db))).toEqual(before);
+	});
+
 	/** Every column but messages.timestamp that Hermes' rules decide on (source/forensics/rule-columns.ts). */
 	const RULE_COLUMNS = [
 		['sessions', 'ended_at'], ['sessions', 'end_reason'], ['sessions', 'parent_session_id'], ['sessions', 'model_config'],

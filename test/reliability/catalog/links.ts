@@ -31,7 +31,12 @@ async function planted(t: TempSpace, at: (root: string, out: string) => string, 
 	fs.rmSync(link, {recursive: true, force: true});
 	const target = to ? to(v) : v.file;
 	fs.symlinkSync(target, link);
-	return {evidence: [h.root, v.dir, out], steps: steps(h.root, out), after: () => (fs.readlinkSync(link) === target ? null : `the link at ${link} was replaced`)};
+	return {evidence: [h.root, v.dir, out], steps: steps(h.root, out), after: () => (stillLink(link, target) ? null : `the link at ${link} was replaced or removed`)};
+}
+
+/** Whether `link` is still the planted link to `target` (never throws: a replaced link is a file now). */
+function stillLink(link: string, target: string): boolean {
+	return fs.lstatSync(link, {throwIfNoEntry: false})?.isSymbolicLink() === true && fs.readlinkSync(link) === target;
 }
 
 const dangling = (v: {dir: string}) => path.join(v.dir, 'nowhere', 'x');

@@ -7,7 +7,7 @@
  * runs; the victim's bytes (sha256) and the folder's listing are unchanged, the dangling link's
  * target is not created, the link is still the link, and a refusal is one line naming it.
  */
-import {spawnSync} from 'node:child_process';
+import {spawn, spawnSync} from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -133,5 +133,43 @@ describe('the textfile\'s temp name cannot be guessed', () => {
 		const names = fs.readdirSync(out);
 		expect(names).toHaveLength(2);
 		expect(fs.readlinkSync(path.join(out, names.find(n => n.endsWith('.tmp'))!))).toBe(v.target);
+	});
+});
+
+describe('a link planted while watch follows', () => {
+	it('the next rewrite of the textfile refuses it: one line, exit 2 (as for an unwritable textfile), the victim untouched', async () => {
+		const h = makeHome('links-watch');
+		const out = tempDir('links-watch-out');
+		const file = path.join(out, 'hfx.prom');
+		const v = victim('file');
+		const before = fingerprint(v.target);
+		const child = spawn(process.execPath, [path.join(ROOT, 'dist/hfx.js'), 'watch', '--home', h.root, '--interval', '1s', '--textfile', file], {env: {...process.env, NO_COLOR: '1'}, stdio: ['ignore', 'pipe', 'pipe']});
+		let stderr = '';
+		child.stderr.on('data', (d: Buffer) => {
+			stderr += d.toString();
+		});
+		const exited = new Promise<number | null>(resolve => child.once('exit', code => resolve(code)));
+		try {
+			for (let i = 0; i < 200 && !fs.existsSync(file); i++) {
+				await new Promise(resolve => setTimeout(resolve, 100));
+			}
+
+			expect(fs.lstatSync(file).isFile()).toBe(true);
+			fs.rmSync(file);
+			fs.symlinkSync(v.target, file);
+			// A profile created meanwhile changes the metrics: the textfile is due for a rewrite.
+			fs.mkdirSync(path.join(h.root, 'profiles', 'extra'));
+			fs.copyFileSync(h.profileDb, path.join(h.root, 'profiles', 'extra', 'state.db'));
+			const code = await Promise.race([exited, new Promise<string>(resolve => setTimeout(() => resolve('still running after 30 s'), 30_000))]);
+			expect(code).toBe(2);
+		} finally {
+			child.kill('SIGKILL');
+		}
+
+		expect(fingerprint(v.target)).toEqual(before);
+		expect(fs.readlinkSync(file)).toBe(v.target);
+		const lines = stderr.trim().split('\n');
+		expect(lines).toHaveLength(1);
+		expect(lines[0]).toMatch(/symbolic link.*Next: /);
 	});
 });

@@ -63,7 +63,12 @@ export function makeCacheDir(dir: string): boolean {
 		}
 
 		fs.accessSync(dir, fs.constants.W_OK);
-		return fs.statSync(dir).isDirectory();
+		// hfx/ and compile-cache/ must be real folders of this user (lstat: a link planted there, e.g.
+		// under a shared TMPDIR when there is no home, would have Node write its cache elsewhere).
+		return [path.dirname(dir), dir].every(d => {
+			const st = fs.lstatSync(d);
+			return st.isDirectory() && (process.getuid === undefined || st.uid === process.getuid());
+		});
 	} catch {
 		return false;
 	}

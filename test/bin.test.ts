@@ -90,6 +90,19 @@ describe('the compile cache', () => {
 		expect(makeCacheDir('/proc/self/hfx/compile-cache')).toBe(false);
 	});
 
+	it('uses no cache folder that is a planted link (hfx/ or compile-cache/ to elsewhere): nothing is written through it', () => {
+		const base = tempDir();
+		const elsewhere = tempDir();
+		fs.symlinkSync(elsewhere, path.join(base, 'hfx'));
+		expect(makeCacheDir(path.join(base, 'hfx', 'compile-cache'))).toBe(false);
+		const base2 = tempDir();
+		fs.mkdirSync(path.join(base2, 'hfx'));
+		fs.symlinkSync(elsewhere, path.join(base2, 'hfx', 'compile-cache'));
+		expect(makeCacheDir(path.join(base2, 'hfx', 'compile-cache'))).toBe(false);
+		expect(version({XDG_CACHE_HOME: base2}).status).toBe(0);
+		expect(filesUnder(elsewhere)).toEqual([]);
+	});
+
 	it('never fails or stalls a command when its folder cannot be made or written (a file in the way, /proc)', () => {
 		const blocker = path.join(tempDir(), 'not-a-folder');
 		fs.writeFileSync(blocker, 'x');

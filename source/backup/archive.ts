@@ -20,6 +20,7 @@ import {type MemberRecord} from './manifest.js';
 import {Hasher, crcHex} from './digest.js';
 import {fsyncFile} from './durable.js';
 import {EarlyWriteback} from './early-writeback.js';
+import {createExclusive} from '../safe-create.js';
 
 /**
  * yazl computes each member's CRC-32 with buffer-crc32, a JavaScript loop (~370 MB/s here): on a
@@ -147,7 +148,7 @@ export class ZipWriter {
 	constructor(file: string, options: {writebackEvery?: number} = {}) {
 		this.file = file;
 		// Opened synchronously: the file exists from here on, so a failure at any point can remove it.
-		const fd = fs.openSync(file, 'wx', 0o600);
+		const fd = createExclusive(file, 0o600, 'an archive');
 		const out = fs.createWriteStream('', {fd, highWaterMark: 1 << 20});
 		this.out = out;
 		this.writeback = new EarlyWriteback(file, options.writebackEvery);

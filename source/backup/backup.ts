@@ -31,6 +31,7 @@ import {appendRecord, assertRecordsFile, fingerprintOf, readRecords, statusFor} 
 import {type DbCopy, copyDatabase, judgeCopy, startCheck} from './sqlite-copy.js';
 import {CREDENTIAL_NAMES, type Excluded, type FollowedLink, type Skipped, type WalkEntry, walkRoot} from './walk.js';
 import {readBack, readPrefix} from './readback.js';
+import {plantedLink} from '../safe-create.js';
 
 export const ARCHIVE_PATTERN = /^hfx-backup-(\d{8}-\d{6})(?:-(\d+))?\.zip$/;
 export const DEFAULT_KEEP = 3;
@@ -105,8 +106,10 @@ export function resolveOutput(root: string, output: string | undefined, stamp: s
 		// is the folder /x/backups (as `hfx gate -o /x/backups` reads it), never /x/backups.zip.
 		const abs = path.resolve(output);
 		let isDir = output.endsWith('/') || !abs.toLowerCase().endsWith('.zip');
+		// A .zip name that is a link (to a folder, a file or nowhere) is the archive's name with a link
+		// planted at it: refused below, never followed.
 		try {
-			isDir ||= fs.statSync(abs).isDirectory();
+			isDir ||= fs.lstatSync(abs).isSymbolicLink() ? false : fs.statSync(abs).isDirectory();
 		} catch {
 			// does not exist yet: a .zip name is the archive's
 		}
@@ -120,7 +123,13 @@ export function resolveOutput(root: string, output: string | undefined, stamp: s
 	}
 
 	if (explicit) {
-		if (fs.existsSync(explicit)) {
+		// lstat: a link at the name (dangling or not) is refused, never written through or replaced.
+		const there = fs.lstatSync(explicit, {throwIfNoEntry: false});
+		if (there?.isSymbolicLink()) {
+			throw plantedLink(explicit, 'a backup');
+		}
+
+		if (there) {
 			throw new FailClosed({file: explicit, kind: 'exists', reason: 'a file with this name already exists; hfx never overwrites a backup', next: 'choose another name, or pass a folder with -o DIR to get a timestamped name'});
 		}
 

@@ -12,6 +12,7 @@ import {readForeign} from '../store/foreign-file.js';
 import {parseProcLocks, procLocksDevice} from '../store/holders.js';
 import {isPidAlive, processStartTicks} from './liveness.js';
 import {onExit} from './temps.js';
+import {createExclusive} from '../safe-create.js';
 
 export const LOCK_NAME = '.hfx-backup.lock';
 export const HERMES_LOCK_NAME = '.backup.lock';
@@ -71,7 +72,7 @@ export function hermesBackupLockHolder(root: string): number | null {
 
 /** Creates the lock file (O_EXCL) with its body, and the release that removes it at most once (also at exit). */
 function createLock(file: string, root: string, body: LockBody): BackupLock {
-	const fd = fs.openSync(file, 'wx', 0o600);
+	const fd = createExclusive(file, 0o600, 'its backup lock');
 	try {
 		fs.writeSync(fd, JSON.stringify(body));
 	} catch (error) {

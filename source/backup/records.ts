@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {FailClosed, errorCode} from '../errors.js';
 import {fileTypeName, linkText, readForeign} from '../store/foreign-file.js';
+import {openAppend} from '../safe-create.js';
 
 export const RECORDS_NAME = 'hfx-records.jsonl';
 
@@ -82,15 +83,9 @@ export function assertRecordsFile(dir: string): void {
 export function appendRecord(dir: string, record: Omit<BackupRecord, 'v'>): boolean {
 	const line = `${JSON.stringify({v: 1, ...record})}\n`;
 	const file = recordsFile(dir);
-	const {O_WRONLY, O_APPEND, O_CREAT, O_NOFOLLOW, O_NONBLOCK} = fs.constants;
 	try {
-		const fd = fs.openSync(file, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK, 0o600);
+		const fd = openAppend(file, what => notOurs(file, what));
 		try {
-			const st = fs.fstatSync(fd);
-			if (!st.isFile() || st.nlink > 1) {
-				throw notOurs(file, st.isFile() ? `a file with ${st.nlink} hard links (another name shares its bytes)` : `${fileTypeName(st)}, not a regular file`);
-			}
-
 			fs.writeSync(fd, line);
 			fs.fsyncSync(fd);
 		} finally {
@@ -100,11 +95,6 @@ export function appendRecord(dir: string, record: Omit<BackupRecord, 'v'>): bool
 		return true;
 	} catch (error) {
 		const code = errorCode(error);
-		if (code === 'ELOOP' || code === 'ENXIO') {
-			assertRecordsFile(dir);
-			throw notOurs(file, code === 'ELOOP' ? 'a symbolic link' : 'a FIFO, not a regular file');
-		}
-
 		if (code === 'EACCES' || code === 'EROFS' || code === 'EPERM' || code === 'ENOENT' || code === 'ENOSPC') {
 			return false;
 		}

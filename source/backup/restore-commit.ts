@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {FailClosed, errorCode, errorMessage} from '../errors.js';
 import {ReadOnlyStore} from '../store/open.js';
+import {copyForeign} from '../store/foreign-file.js';
 import {compareCounts, readCounts, readSchemaVersion} from './db-check.js';
 import {digestFile} from './digest.js';
 import {fsyncDir} from './durable.js';
@@ -98,7 +99,8 @@ function keeper(preDir: string | null): (file: string, rel: string, move: boolea
 			try {
 				fs.linkSync(file, dest);
 			} catch {
-				fs.copyFileSync(file, dest, fs.constants.COPYFILE_EXCL);
+				// Another file system: a copy, created O_EXCL|O_NOFOLLOW (safe-create.ts), never through a link.
+				copyForeign(file, dest);
 			}
 		}
 	};

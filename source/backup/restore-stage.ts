@@ -13,6 +13,8 @@ import type {Source, SourceMember} from './restore-source.js';
 import {registerTemp} from './temps.js';
 import {testPause} from '../test-pause.js';
 import {CREDENTIAL_NAMES} from './walk.js';
+import {createExclusive} from '../safe-create.js';
+import {randomHex} from '../crypto.js';
 
 type Owner = {uid: number; gid: number} | null;
 
@@ -32,7 +34,7 @@ export async function stageAll(source: Source, plan: PlannedMember[], target: st
 		await source.each(plan.map(p => p.m), async (m, data) => {
 			const p = byMember.get(m)!;
 			mkdirs(path.dirname(p.dest), owner, createdDirs);
-			const temp = path.join(path.dirname(p.dest), `.${path.basename(p.dest)}.hfx-p${process.pid}.partial`);
+			const temp = path.join(path.dirname(p.dest), `.${path.basename(p.dest)}.hfx-p${process.pid}.${randomHex(8)}.partial`);
 			registerTemp(temp);
 			stagedFiles.push(temp);
 			await stageMember(data, p.m, temp, restoredMode(p.m), owner, n => {
@@ -105,7 +107,7 @@ function restoredMode(m: SourceMember): number {
  */
 async function stageMember(data: AsyncIterable<Buffer>, m: SourceMember, staged: string, mode: number, owner: {uid: number; gid: number} | null, onBytes: (n: number) => void): Promise<void> {
 	const hasher = new Hasher();
-	const fd = fs.openSync(staged, 'wx', 0o600);
+	const fd = createExclusive(staged, 0o600, 'a restored file');
 	try {
 		for await (const chunk of data) {
 			hasher.update(chunk);

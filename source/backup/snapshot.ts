@@ -11,7 +11,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {FailClosed, errorCode, errorMessage} from '../errors.js';
+import {FailClosed, errorCode, errorMessage, isFailClosed} from '../errors.js';
 import {digestFile, crcHex} from './digest.js';
 import {fsyncDir, fsyncFile} from './durable.js';
 import {utcStamp} from './stamp.js';
@@ -24,6 +24,7 @@ import {appendRecord, assertRecordsFile} from './records.js';
 import {copyAndVerify} from './sqlite-copy.js';
 import {type WalkEntry, walkQuick} from './walk.js';
 import {readChunks} from './chunks.js';
+import {assertRealFolder, createExclusive, ensureOwnFolder, writeNewFile} from '../safe-create.js';
 
 export const SNAPSHOTS_DIR = 'state-snapshots';
 export const QUICK_KEEP = 20;
@@ -74,7 +75,7 @@ function copyPlainFile(entry: WalkEntry, dest: string): MemberRecord {
 	const fd = fs.openSync(entry.abs, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
 	try {
 		const st = fs.fstatSync(fd);
-		const out = fs.openSync(dest, 'wx', 0o600);
+		const out = createExclusive(dest, 0o600, 'a snapshot');
 		try {
 			readChunks(fd, chunk => {
 				fs.writeSync(out, chunk);
@@ -131,14 +132,24 @@ export async function takeQuickSnapshot(options: QuickSnapshotOptions): Promise<
 	const created = options.now?.() ?? new Date();
 	const label = sanitizeLabel(options.label);
 	const snapRoot = path.join(home, SNAPSHOTS_DIR);
-	// A planted link or FIFO as the records file is refused before anything is written (records.ts).
+	// A planted link as state-snapshots/, or as the records file in it, is refused before anything is written.
+	if (fs.lstatSync(snapRoot, {throwIfNoEntry: false})) {
+		assertRealFolder(snapRoot, 'a snapshot');
+	}
+
 	assertRecordsFile(snapRoot);
 	const lock = acquireBackupLock(rootOfHome(home), `hfx quick snapshot of ${home}`);
 	let stage: string | undefined;
 	try {
 		try {
-			fs.mkdirSync(snapRoot, {recursive: true, mode: 0o700});
+			// Ours inside the home: made when absent, else a real folder (a planted link to elsewhere is refused).
+			ensureOwnFolder(snapRoot, 'a snapshot');
 		} catch (error) {
+			if (isFailClosed(error)) {
+				throw error;
+			}
+
+
 			throw writeFailure(snapRoot, error, 'creating state-snapshots/');
 		}
 
@@ -319,7 +330,7 @@ function sealStage(run: SnapshotRun): QuickManifest {
 	manifest.complete = run.skipped.length === 0 && run.problems.length === 0;
 	const qm = quickManifest(manifest, run.failedDbs);
 	const manifestPath = path.join(stage, MANIFEST_NAME);
-	fs.writeFileSync(manifestPath, JSON.stringify(qm, null, 2), {mode: 0o600, flag: 'wx'});
+	writeNewFile(manifestPath, JSON.stringify(qm, null, 2), {what: 'a snapshot'});
 	fsyncFile(manifestPath);
 	const dirs = new Set(manifest.members.map(m => path.dirname(path.join(stage, m.path))));
 	for (const d of dirs) {

@@ -14,6 +14,7 @@ import zlib from 'node:zlib';
 import tarStream from 'tar-stream';
 import {errorCode, errorMessage} from '../errors.js';
 import type {MemberType} from './member-policy.js';
+import {createExclusive} from '../safe-create.js';
 
 export type TarMember = {name: string; type: MemberType; size: number; mode: number; linkName: string};
 
@@ -137,7 +138,7 @@ function damage(error: unknown, gz: boolean, raw: number, tarBytes: number): unk
 
 /** Writes a member's data to a new private file; fewer bytes than its header says is damage. */
 export async function writeMember(data: AsyncIterable<Buffer>, file: string, size: number): Promise<number> {
-	const fd = fs.openSync(file, 'wx', 0o600);
+	const fd = createExclusive(file, 0o600, 'an extracted member');
 	let n = 0;
 	try {
 		for await (const chunk of data) {

@@ -32,7 +32,7 @@ export function sweepDebris(dir: string): string[] {
 
 	const removed: string[] = [];
 	for (const name of names) {
-		const m = /^\.hfx-.*?[.-]p(\d+)[.-]/.exec(name) ?? /^\..*\.hfx-p(\d+)\.partial$/.exec(name);
+		const m = /^\.hfx-.*?[.-]p(\d+)[.-]/.exec(name) ?? /^\..*\.hfx-p(\d+)(?:\.[0-9a-f]{16})?\.partial$/.exec(name);
 		if (!m || !name.endsWith('.partial')) {
 			continue;
 		}
@@ -54,8 +54,8 @@ export function tempPath(dir: string, what: string): string {
 	return path.join(dir, `.hfx-${what}.p${process.pid}.${randomHex(4)}.partial`);
 }
 
-/** A restore's staged file beside its destination: `.<name>.hfx-p<pid>.partial` (restore-stage.ts). */
-const RESTORE_PARTIAL = /^\..+\.hfx-p(\d+)\.partial$/;
+/** A restore's staged file beside its destination: `.<name>.hfx-p<pid>.<16 hex>.partial` (restore-stage.ts; the random part makes it unguessable). */
+const RESTORE_PARTIAL = /^\..+\.hfx-p(\d+)(?:\.[0-9a-f]{16})?\.partial$/;
 
 /**
  * Before a restore stages into `dirs` (the folders of its destinations): removes the staged files

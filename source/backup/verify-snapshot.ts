@@ -15,6 +15,7 @@ import {extractionFailure, makeTempDir} from './verify-temp.js';
 import type {Problem} from './zipread.js';
 import {readChunks} from './chunks.js';
 import {readForeign} from '../store/foreign-file.js';
+import {createExclusive} from '../safe-create.js';
 
 function listFiles(dir: string, rel = ''): Array<{rel: string; st: fs.Stats}> {
 	const out: Array<{rel: string; st: fs.Stats}> = [];
@@ -56,7 +57,7 @@ function readSnapshotManifest(base: {manifest: Manifest | null; problems: Proble
 /** Reads `file` through `hasher`, copying it to `dbFile` when given; `onBytes` after each chunk. */
 function hashFile(file: string, dbFile: string | undefined, tmp: string, hasher: Hasher, onBytes: (n: number) => void): void {
 	const fd = fs.openSync(file, 'r');
-	const out = dbFile ? fs.openSync(dbFile, 'wx', 0o600) : undefined;
+	const out = dbFile ? createExclusive(dbFile, 0o600, 'a database under check') : undefined;
 	try {
 		readChunks(fd, chunk => {
 			hasher.update(chunk);

@@ -14,6 +14,7 @@ import {type DbReport, type ReportBase, type VerifyOptions, type VerifyReport, f
 import {assertRoomFor, extractionFailure, makeTempDir} from './verify-temp.js';
 import {judgeMembers} from './member-policy.js';
 import {type OpenedZip, type Problem, ZipUnreadable, openZip, readMember, structuralProblems} from './zipread.js';
+import {createExclusive} from '../safe-create.js';
 
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
 
@@ -170,7 +171,7 @@ async function checkMember(run: MemberRun, m: ZipMember, base: ZipBase): Promise
 	let dbFile: string | undefined;
 	if (isDb && !run.refused.has(m.index)) {
 		dbFile = path.join(run.tmp, `db-${run.dbIndex++}.db`);
-		out = fs.openSync(dbFile, 'wx', 0o600);
+		out = createExclusive(dbFile, 0o600, 'a database under check');
 	}
 
 	try {

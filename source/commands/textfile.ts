@@ -2,12 +2,14 @@
  * The textfile node_exporter's textfile collector reads: replaced atomically (a temp file in the
  * same folder, then rename), so a scrape never sees half a file. The temp name does not end in
  * .prom (the collector ignores it). Refused, before anything is written: a name that does not end in
- * .prom (the collector would never read it), and a folder that holds a store (evidence: nothing is
- * ever created beside a store).
+ * .prom (the collector would never read it), a folder that holds a store (evidence: nothing is
+ * ever created beside a store), and a link at the textfile's name (safe-create.ts: the temp is
+ * `.<name>.<random>.tmp`, created O_EXCL|O_NOFOLLOW, and a planted link is never followed).
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {FailClosed, errorMessage} from '../errors.js';
+import {FailClosed, errorMessage, isFailClosed} from '../errors.js';
+import {assertReplaceable, replaceFile} from '../safe-create.js';
 import type {StoreLocation} from '../store/locate.js';
 
 function realDir(p: string): string {
@@ -30,17 +32,20 @@ export function checkTextfile(target: string, stores: readonly StoreLocation[]):
 		throw new FailClosed({file, kind: 'textfile-beside-store', reason: 'this folder holds a Hermes store, and hfx never creates files beside a store', next: 'write the textfile into node_exporter\'s --collector.textfile.directory instead'});
 	}
 
+	// A link at the textfile's name (dangling or not) is refused before any store is read.
+	assertReplaceable(file, 'the metrics textfile');
 	return file;
 }
 
 /** Writes `text` to `file` atomically. A failure removes the temp file and throws one FailClosed. */
 export function writeTextfile(file: string, text: string): void {
-	const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
 	try {
-		fs.writeFileSync(temp, text, {mode: 0o644});
-		fs.renameSync(temp, file);
+		replaceFile(file, text, {mode: 0o644, what: 'the metrics textfile'});
 	} catch (error) {
-		fs.rmSync(temp, {force: true});
+		if (isFailClosed(error)) {
+			throw error;
+		}
+
 		throw new FailClosed({file, kind: 'textfile-unwritable', reason: `could not write the metrics: ${errorMessage(error)}`, next: 'check that the folder exists and that this user may write it (the textfile collector\'s folder)', cause: error});
 	}
 }

@@ -8,7 +8,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {FailClosed, errorCode, errorMessage} from '../errors.js';
+import {randomHex} from '../crypto.js';
 import {isPidAlive} from '../liveness.js';
+import {assertReplaceable, openAppend, writeNewFile} from '../safe-create.js';
 import {sha256} from './plan.js';
 
 export const AUDIT_FILE = 'hfx-audit.jsonl';
@@ -93,7 +95,8 @@ export function appendAudit(auditPath: string, entry: Omit<AuditEntry, 'seq' | '
 	const created = !fs.existsSync(auditPath);
 	refuseLink(headPath(auditPath));
 	// O_NOFOLLOW: a link planted after the check is refused by the kernel (ELOOP), never followed.
-	const fd = openNoFollow(auditPath, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT);
+	const fd = openAppend(auditPath, what => new FailClosed({file: auditPath, kind: 'symlink', reason: `is ${what}; hfx appends its audit trail only to a plain file of its own`, next: `remove ${auditPath} or put the real trail there, then run again`}));
+	fs.fchmodSync(fd, 0o600);
 	try {
 		fs.writeSync(fd, `${line}\n`);
 		fs.fsyncSync(fd);
@@ -112,45 +115,33 @@ export function appendAudit(auditPath: string, entry: Omit<AuditEntry, 'seq' | '
 	return full;
 }
 
-function openNoFollow(file: string, flags: number): number {
-	try {
-		const fd = fs.openSync(file, flags | fs.constants.O_NOFOLLOW, 0o600);
-		fs.fchmodSync(fd, 0o600);
-		return fd;
-	} catch (error) {
-		if (errorCode(error) === 'ELOOP') {
-			refuseLink(file);
-		}
-
-		throw error;
-	}
-}
-
 /** Head temps of runs SIGKILLed between their write and their rename (their pid is dead): ours, so removed. */
 function sweepHeadTemps(dir: string): void {
 	for (const name of fs.readdirSync(dir)) {
-		const pid = Number(/^hfx-audit\.head\.tmp-(\d+)$/.exec(name)?.[1] ?? 0);
+		const pid = Number(/^hfx-audit\.head\.tmp-(\d+)(?:-[0-9a-f]{16})?$/.exec(name)?.[1] ?? 0);
 		if (pid > 0 && pid !== process.pid && !isPidAlive(pid) && fs.lstatSync(path.join(dir, name), {throwIfNoEntry: false})?.isFile()) {
 			fs.rmSync(path.join(dir, name), {force: true});
 		}
 	}
 }
 
-/** The head file, written to a fresh temp (O_EXCL|O_NOFOLLOW: never through a planted link) and renamed over (rename replaces a link, never follows it). */
+/**
+ * The head file, written to a fresh temp of an unguessable name (safe-create.ts: O_EXCL|O_NOFOLLOW,
+ * never through a planted link; the pid in it lets a later run sweep a SIGKILLed run's temp) and
+ * renamed over a head that is absent or a plain file (a link there is refused).
+ */
 function writeHead(auditPath: string, entries: number, last: string): void {
 	const head = headPath(auditPath);
-	const tmp = `${head}.tmp-${process.pid}`;
+	const tmp = `${head}.tmp-${process.pid}-${randomHex(8)}`;
 	sweepHeadTemps(path.dirname(head));
-	fs.rmSync(tmp, {force: true});
-	const fd = openNoFollow(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL);
 	try {
-		fs.writeSync(fd, `${JSON.stringify({entries, last})}\n`);
-		fs.fsyncSync(fd);
-	} finally {
-		fs.closeSync(fd);
+		writeNewFile(tmp, `${JSON.stringify({entries, last})}\n`, {fsync: true, what: 'its audit trail'});
+		assertReplaceable(head, 'its audit trail');
+		fs.renameSync(tmp, head);
+	} catch (error) {
+		fs.rmSync(tmp, {force: true});
+		throw error;
 	}
-
-	fs.renameSync(tmp, head);
 }
 
 export type AuditVerification = {

@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs';
 import {FailClosed} from '../errors.js';
+import {createExclusive} from '../safe-create.js';
 
 /** The text of a symbolic link, or '?' when it cannot be read (gone meanwhile): for refusal lines. */
 export function linkText(p: string): string {
@@ -133,7 +134,7 @@ function withPath<T>(names: {path: string; dest?: string}, io: () => T): T {
 export function copyForeign(src: string, dest: string, options: ForeignOpen = {}): number {
 	const {fd} = openForeign(src, options);
 	try {
-		const out = fs.openSync(dest, 'wx', 0o600);
+		const out = createExclusive(dest, 0o600, 'a copy');
 		try {
 			const buf = Buffer.allocUnsafe(1 << 20);
 			let total = 0;

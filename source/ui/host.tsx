@@ -9,6 +9,7 @@ import React from 'react';
 import {render} from 'ink';
 import {type ExitCode, refusalExit} from '../errors.js';
 import type {GlobalFlags, Io} from '../io.js';
+import {openAppend} from '../safe-create.js';
 import {startupMark, startupMarks} from '../startup.js';
 import {LiveStore} from '../store/live.js';
 import type {StoreLocation} from '../store/locate.js';
@@ -30,12 +31,26 @@ function openLive(location: StoreLocation, flags: GlobalFlags, io: Io): LiveStor
 	}
 }
 
+/** One diagnostics line appended to an operator-named file: never through a link or into a FIFO (safe-create.ts); best effort. */
+function appendTrace(file: string, line: string): void {
+	try {
+		const fd = openAppend(file, what => new Error(what));
+		try {
+			fs.writeSync(fd, line);
+		} finally {
+			fs.closeSync(fd);
+		}
+	} catch {
+		// a diagnostic that cannot be written is dropped; the TUI goes on
+	}
+}
+
 /** Diagnostics for benchmarks and bug reports: HFX_TRACE_MEMORY=FILE appends memory use and frames rendered every 2 s. */
 function traceMemory(io: Io, frames: () => {renders: number; renderMs: number}): NodeJS.Timeout | undefined {
 	const trace = io.env.HFX_TRACE_MEMORY;
 	const tracer = trace ? setInterval(() => {
 		const {renders, renderMs} = frames();
-		fs.appendFileSync(trace, `${JSON.stringify({at: Date.now(), renders, renderMs: Math.round(renderMs), ...process.memoryUsage()})}\n`);
+		appendTrace(trace, `${JSON.stringify({at: Date.now(), renders, renderMs: Math.round(renderMs), ...process.memoryUsage()})}\n`);
 	}, 2000) : undefined;
 	tracer?.unref();
 	return tracer;
@@ -58,7 +73,7 @@ function mount(live: LiveStore, location: StoreLocation, flags: TuiFlags, io: Io
 		if (renders === 1) {
 			startupMark('first frame');
 			if (io.env.HFX_TRACE_STARTUP) {
-				fs.appendFileSync(io.env.HFX_TRACE_STARTUP, `${JSON.stringify(startupMarks())}\n`);
+				appendTrace(io.env.HFX_TRACE_STARTUP, `${JSON.stringify(startupMarks())}\n`);
 			}
 
 			setImmediate(() => {

@@ -123,7 +123,7 @@ describe('a restore sweeps what a killed restore left staged', () => {
 		const partials = (dir: string): string[] => fs.readdirSync(dir, {recursive: true}).map(String).filter(n => n.endsWith('.partial'));
 		const left = partials(target);
 		expect(left).toHaveLength(1);
-		expect(path.basename(left[0]!)).toMatch(new RegExp(`^\\..+\\.hfx-p${child.pid}\\.partial$`));
+		expect(path.basename(left[0]!)).toMatch(new RegExp(`^\\..+\\.hfx-p${child.pid}\\.[0-9a-f]{16}\\.partial$`));
 		const next = hfx(['restore', backup.archive!, '--to', target, '--yes']);
 		expect(next.code).toBe(0);
 		expect(partials(target)).toEqual([]);

@@ -7,9 +7,10 @@ import {EXITS} from './exits.js';
 import {HANGS} from './hangs.js';
 import {HOLDS} from './holds.js';
 import {INJECTION} from './injection.js';
+import {LINKS} from './links.js';
 import {SCHEMA_OBJECTS} from './schema-objects.js';
 import {STORES} from './stores.js';
 import {SYMLINKS} from './symlinks.js';
 import {WHOSE} from './whose.js';
 
-export const CATALOG: Fault[] = [...CRASH, ...SYMLINKS, ...HANGS, ...ARCHIVES, ...WHOSE, ...CRASH_WINDOWS, ...EXITS, ...INJECTION, ...STORES, ...HOLDS, ...SCHEMA_OBJECTS];
+export const CATALOG: Fault[] = [...CRASH, ...SYMLINKS, ...HANGS, ...ARCHIVES, ...WHOSE, ...CRASH_WINDOWS, ...EXITS, ...INJECTION, ...STORES, ...HOLDS, ...LINKS, ...SCHEMA_OBJECTS];

@@ -170,14 +170,14 @@ describe('LiveStore', () => {
 		expect(fs.existsSync(`${db}-wal`)).toBe(false);
 		const live = LiveStore.open({path: db, owner: 'default', label: 'late'}, {watch: false});
 		cleanups.push(() => live.close());
-		expect(live.readOnlyStore.isPrivateCopy).toBe(true);
+		expect(live.isPrivateCopy).toBe(true);
 		// The agent starts and writes.
 		const agent = new WriterProcess(db);
 		cleanups.push(() => agent.kill());
 		await agent.started();
 		await agent.send({op: 'conversation', id, count: 6, from: T0 + 20, to: T0 + 60});
 		expect(live.refresh()).toBe(true);
-		expect(live.readOnlyStore.isPrivateCopy).toBe(false);
+		expect(live.isPrivateCopy).toBe(false);
 		expect(live.model.analysis.byId.get(id)!.newestMessageAt).toBeCloseTo(T0 + 60, 3);
 		expect(live.model.activity.map(e => e.text)).toContain('the agent opened the store (-wal and -shm appeared): now following it in place');
 		await agent.send({op: 'conversation', id, count: 2, from: T0 + 70, to: T0 + 80});

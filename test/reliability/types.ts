@@ -4,8 +4,11 @@
  * what one attempt measured.
  */
 
-/** The class of issue #17 a fault belongs to (1–8 the broken classes, 9 what already holds). */
-export type FaultClass = 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9;
+/**
+ * The class of issue #17 a fault belongs to (1–8 the broken classes, 9 what already holds); issue
+ * #29's class N is 9 + N (12: a stale or wrong answer from the follower, 13: hfx in the agent's way).
+ */
+export type FaultClass = 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 12 | 13;
 
 /**
  * What a command must end with: refused (exit 2, one line on stderr), finding (exit 1), ok (exit 0),

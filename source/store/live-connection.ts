@@ -26,8 +26,19 @@ function shmOwned(shm: string): boolean {
 	return shmHeld(st) !== false;
 }
 
-/** Why a private copy no longer shows the store: its owner started (-wal and -shm appeared), or the file changed. */
-function copyStale(pre: Preflight): string | null {
+/** Why a private copy no longer shows the store: the path names another file now, its owner started (-wal and -shm appeared), or the file changed. */
+function copyStale(given: string, pre: Preflight): string | null {
+	let real: string;
+	try {
+		real = fs.realpathSync(given);
+	} catch {
+		return 'the store file is gone: read again';
+	}
+
+	if (real !== pre.path) {
+		return `${given} now links to ${real} (it linked to ${pre.path}): reopened on the new target`;
+	}
+
 	let st: fs.Stats;
 	try {
 		st = fs.statSync(pre.path);
@@ -115,7 +126,7 @@ export class LiveConnection {
 
 	/** Opens (preflight again) unless a private copy that still shows the store is open; says why the rows must be read afresh. */
 	private open(rows: boolean): string | null {
-		const stale = this.store ? copyStale(this.store.preflight) : null;
+		const stale = this.store ? copyStale(this.path, this.store.preflight) : null;
 		if (!this.store || stale) {
 			const next = ReadOnlyStore.open(this.path);
 			let schema: SchemaInfo;

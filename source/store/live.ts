@@ -67,10 +67,15 @@ function withSizesNow(facts: DatabaseFacts): DatabaseFacts {
 	return {...facts, sizes: {db, wal: sidecars.wal?.size ?? null, shm: sidecars.shm?.size ?? null, journal: sidecars.journal?.size ?? null}};
 }
 
-/** The commit signature of the store a path names (null when the path cannot be resolved: the open says why). */
+/**
+ * The commit signature of the store a path names now, its real path included (a link retargeted
+ * changes it); null when the path cannot be resolved (the open says why).
+ */
 function signatureAt(location: string): string | null {
 	try {
-		return storeSignature(realStorePath(location).path);
+		const real = realStorePath(location).path;
+		const signature = storeSignature(real);
+		return signature === null ? null : `${real}|${signature}`;
 	} catch {
 		return null;
 	}
@@ -184,7 +189,7 @@ export class LiveStore {
 
 		const started = performance.now();
 		try {
-			const signature = storeSignature(this.connection.preflight.path);
+			const signature = signatureAt(this.location.path);
 			if (this.feed.paused) {
 				this.feed.noteWhilePaused(signature);
 				return false;

@@ -1,7 +1,8 @@
 /**
- * One store `hfx watch` follows, as the TUI does: one long-lived read-only connection (LiveStore),
- * re-read incrementally when `PRAGMA data_version` says the owner committed, its files probed
- * incrementally (WalTail). No folder watcher: the watch reads on its own interval, so a writer
+ * One store `hfx watch` follows, as the TUI does (LiveStore): re-read incrementally, on a
+ * read-only connection open only for the read, when the store's commit signature says the owner
+ * committed; its files probed incrementally (WalTail). Nothing of the store is held between
+ * readings. No folder watcher: the watch reads on its own interval, so a writer
  * committing 200 times a second costs one incremental refresh per interval. A store that cannot
  * be opened is retried at every reading.
  */

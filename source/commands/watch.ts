@@ -2,11 +2,13 @@
  * `hfx watch [--interval 15s] [--textfile PATH] [--json-lines] [--max-age 1d]`: the headless
  * follower for systemd (no Ink, no React). Every interval it re-reads each store under the root
  * (incrementally, as the TUI does), prints one line per event (JSON with --json-lines, for
- * journald and log shippers), and rewrites the textfile when a metric changed (and at least every
- * five minutes, so the scan time shows the watch is alive). SIGTERM / SIGINT: a clean stop, exit 0.
+ * journald and log shippers), and rewrites the textfile at every reading (its scan time is the
+ * last read's). SIGTERM / SIGINT: a clean stop, exit 0.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import {parseDuration} from '../backup/gate.js';
-import {FailClosed, type ExitCode, isFailClosed} from '../errors.js';
+import {FailClosed, type ExitCode, errorCode, isFailClosed} from '../errors.js';
 import type {StoreLocation} from '../store/locate.js';
 import {storeSamples, type StoreReading} from '../report/metrics-samples.js';
 import {exposition} from '../report/prometheus-text.js';
@@ -20,10 +22,6 @@ import {checkTextfile, writeTextfile} from './textfile.js';
 import {StoreFollower} from './watch-follower.js';
 
 export type WatchFlags = GlobalFlags & {interval?: string; textfile?: string; jsonLines: boolean; maxAge?: string};
-
-const HEARTBEAT_SECONDS = 300;
-/** Metrics that move with the clock alone: a change in them is no reason to rewrite the file. */
-const CLOCK_LINES = /^hfx_(last_scan_timestamp_seconds|last_scan_duration_seconds|backup_verified_age_seconds|backup_drilled_age_seconds)\{/;
 
 function duration(flag: string, text: string | undefined, fallback: number): number {
 	const seconds = text === undefined ? fallback : parseDuration(text);
@@ -68,22 +66,44 @@ function stopSignal() {
 	};
 }
 
-/** The textfile, rewritten when something other than the clock changed, or after the heartbeat. */
-function textfileWriter(target: string | null) {
-	let lastKey: string | null = null;
-	let lastAt = 0;
-	return async (readings: readonly StoreReading[], now: number) => {
+/**
+ * The textfile, rewritten at every reading, so `hfx_last_scan_timestamp_seconds` is the time of
+ * the last read. The first write must work (a folder that is not there is refused at start, exit
+ * 2); a later failure (the folder removed under the watch, the disk full) is one line on stderr,
+ * the watch goes on and tries again at every reading, and one line says when the file is written
+ * again.
+ */
+function textfileWriter(target: string | null, io: Io) {
+	let written = false;
+	let failing: string | null = null;
+	return async (readings: readonly StoreReading[]) => {
 		if (target === null) {
 			return;
 		}
 
 		const text = await exposition(readings.flatMap(storeSamples), toolVersion());
-		const key = text.split('\n').filter(line => !CLOCK_LINES.test(line)).join('\n');
-		if (key !== lastKey || now - lastAt >= HEARTBEAT_SECONDS) {
+		try {
 			writeTextfile(target, text);
-			lastKey = key;
-			lastAt = now;
+		} catch (error) {
+			if (!written || !isFailClosed(error)) {
+				throw error;
+			}
+
+			const line = `${error.line().replace(/\.?$/, '')}; the watch goes on and writes it again at every reading`;
+			if (line !== failing) {
+				io.err(line);
+				failing = line;
+			}
+
+			return;
 		}
+
+		if (failing !== null) {
+			io.err(`hfx watch: ${target}: written again`);
+			failing = null;
+		}
+
+		written = true;
 	};
 }
 
@@ -92,18 +112,30 @@ function printer(io: Io, jsonLines: boolean): (e: WatchEvent) => void {
 	return e => io.out(jsonLines ? safeJson(e) : `hfx watch: ${e.profile}: ${e.message}`);
 }
 
+/** The store's folder is gone (a profile removed with its folder): a store deleted from a folder that is still there stays followed, "down". */
+function folderGone(location: StoreLocation): boolean {
+	try {
+		fs.lstatSync(path.dirname(location.path));
+		return false;
+	} catch (error) {
+		return errorCode(error) === 'ENOENT';
+	}
+}
+
 /**
  * The stores under the root now: a profile created since the watch started is followed from its
- * first reading on. A store that went keeps its follower (its readings say it is gone); a root
- * that cannot be listed any more changes nothing here (each store's reading says what is wrong).
+ * first reading on; a profile removed (its folder gone) is no longer followed, said once as an
+ * event, and its series leave the textfile, so its alert clears. A store that went from a folder
+ * still there keeps its follower (its readings say it is gone); a root that cannot be listed any
+ * more changes nothing here (each store's reading says what is wrong).
  */
-function addNewStores(followers: StoreFollower[], flags: WatchFlags, io: Io): void {
+function followStores(followers: StoreFollower[], flags: WatchFlags, io: Io): StoreFollower[] {
 	let stores: readonly StoreLocation[];
 	try {
 		stores = locate(flags, io).stores;
 	} catch (error) {
 		if (isFailClosed(error)) {
-			return;
+			return [];
 		}
 
 		throw error;
@@ -114,6 +146,19 @@ function addNewStores(followers: StoreFollower[], flags: WatchFlags, io: Io): vo
 			followers.push(new StoreFollower(location, flags.maxGapSeconds));
 		}
 	}
+
+	const removed = followers.filter(f => !stores.some(s => s.path === f.location.path) && folderGone(f.location));
+	for (const f of removed) {
+		followers.splice(followers.indexOf(f), 1);
+	}
+
+	return removed;
+}
+
+/** The event of a profile no longer followed. */
+function removedEvent(f: StoreFollower, at: number): WatchEvent {
+	const folder = path.dirname(f.location.path);
+	return {event: 'store-removed', profile: f.location.owner, at, folder, message: `store removed: ${folder} is gone, so this profile is no longer followed and its metrics leave the textfile`};
 }
 
 export async function runWatch(flags: WatchFlags, io: Io): Promise<ExitCode> {
@@ -121,15 +166,20 @@ export async function runWatch(flags: WatchFlags, io: Io): Promise<ExitCode> {
 		const interval = duration('--interval', flags.interval, 15);
 		const bound = duration('--max-age', flags.maxAge, 86_400);
 		const located = locate(flags, io);
-		const write = textfileWriter(flags.textfile === undefined ? null : checkTextfile(flags.textfile, located.stores));
+		const write = textfileWriter(flags.textfile === undefined ? null : checkTextfile(flags.textfile, located.stores), io);
 		const print = printer(io, flags.jsonLines);
 		const followers = located.stores.map(l => new StoreFollower(l, flags.maxGapSeconds));
 		const digests = new Map<StoreFollower, Digest>();
 		const stop = stopSignal();
 		try {
 			while (!stop.stopped) {
-				addNewStores(followers, flags, io);
 				const now = io.now();
+				for (const f of followStores(followers, flags, io)) {
+					print(removedEvent(f, now));
+					digests.delete(f);
+					await f.close();
+				}
+
 				const backups = rootBackups(located.root, now);
 				const readings: StoreReading[] = [];
 				for (const f of followers) {
@@ -140,7 +190,7 @@ export async function runWatch(flags: WatchFlags, io: Io): Promise<ExitCode> {
 					readings.push(r);
 				}
 
-				await write(readings, now);
+				await write(readings);
 				await stop.sleep(interval * 1000);
 			}
 		} finally {

@@ -8,7 +8,7 @@
 import type {StoreReading} from './metrics-samples.js';
 
 export type WatchEvent = {
-	event: 'rollback-risk-raised' | 'rollback-risk-cleared' | 'orphan-appeared' | 'orphan-gone' | 'rotation' | 'wal-reset' | 'backup-stale' | 'backup-fresh' | 'store-down' | 'store-up';
+	event: 'rollback-risk-raised' | 'rollback-risk-cleared' | 'orphan-appeared' | 'orphan-gone' | 'rotation' | 'wal-reset' | 'backup-stale' | 'backup-fresh' | 'store-down' | 'store-up' | 'store-removed';
 	profile: string;
 	/** Unix seconds of the reading that saw it. */
 	at: number;

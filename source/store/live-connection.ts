@@ -1,9 +1,16 @@
 /**
- * The live store's one read-only connection, and when it must be replaced: the path names another
- * file now, or a private copy no longer shows the store. Reopening runs preflight again.
+ * The live store's read-only connection, open only while a read runs: nothing of the store is
+ * held between reads (no SHARED lock on `state.db`, no lock or mapping of `-shm`, no descriptor),
+ * so the agent's journal-mode switch, checkpoints of every mode and VACUUM never wait on hfx, and
+ * hfx is no holder of the store while idle. Each read opens through preflight again (so it follows
+ * the file the path names now); a private copy (no owner holds the store) is hfx's own file and is
+ * kept between reads until the original changes. Why a read starts over from a full reload: the
+ * path names another file now (a restore, a `cp` over it, a link retargeted), or the private copy
+ * no longer shows the store.
  */
 import fs from 'node:fs';
 import {ReadOnlyStore} from './open.js';
+import type {Preflight} from './preflight.js';
 import {shmHeld} from './shm-owner.js';
 import {type SchemaInfo, detectSchema} from './schema.js';
 
@@ -19,81 +26,132 @@ function shmOwned(shm: string): boolean {
 	return shmHeld(st) !== false;
 }
 
-/** Why a store reached through a link must be reopened: the link names another file now. */
-function linkMoved(link: string, real: string): string | null {
-	let now: string;
+/** Why a private copy no longer shows the store: the path names another file now, its owner started (-wal and -shm appeared), or the file changed. */
+function copyStale(given: string, pre: Preflight): string | null {
+	let real: string;
 	try {
-		now = fs.realpathSync(link);
+		real = fs.realpathSync(given);
 	} catch {
-		return null;
+		return 'the store file is gone: read again';
 	}
 
-	return now === real ? null : `${link} now links to ${now} (it linked to ${real}): reopened on the new target`;
+	if (real !== pre.path) {
+		return `${given} now links to ${real} (it linked to ${pre.path}): reopened on the new target`;
+	}
+
+	let st: fs.Stats;
+	try {
+		st = fs.statSync(pre.path);
+	} catch {
+		return 'the store file is gone: read again';
+	}
+
+	if (fs.existsSync(`${pre.path}-wal`) && shmOwned(`${pre.path}-shm`)) {
+		return 'the agent opened the store (-wal and -shm appeared): now following it in place';
+	}
+
+	return st.size !== pre.main.size || st.mtimeMs !== pre.main.mtimeMs || st.ino !== pre.main.ino ? 'the store file changed while no agent held it: re-read from a fresh private copy' : null;
 }
 
-export class LiveConnection {
-	store: ReadOnlyStore;
-	schema: SchemaInfo;
-	private openedIno: number;
+/** Why the file read now is not the one read last: another inode, or a link that names another file. */
+function replaced(last: Preflight, now: Preflight): string | null {
+	if (last.link && now.path !== last.path) {
+		return `${last.link.path} now links to ${now.path} (it linked to ${last.path}): reopened on the new target`;
+	}
 
-	constructor(store: ReadOnlyStore, schema: SchemaInfo) {
+	if (now.main.ino !== last.main.ino || now.main.dev !== last.main.dev) {
+		return `${now.path} was replaced on disk (a new inode: a restore or a copy over it): reopened on the new file`;
+	}
+
+	return null;
+}
+
+/** What a read is given: the open connection and its schema, and why the rows must be read afresh (null: they need not). */
+export type OpenRead = {store: ReadOnlyStore; schema: SchemaInfo; reopened: string | null};
+
+export class LiveConnection {
+	/** The preflight of the last open: the store's real path, its link, its open mode. */
+	preflight: Preflight;
+	schema: SchemaInfo;
+	/** Open during a read, and between reads only on a private copy. */
+	private store: ReadOnlyStore | null;
+	/** Why the rows must be read afresh, seen by a detail read. */
+	private pending: string | null = null;
+
+	/** Takes the first connection (the first read runs on it; `release` closes it after). */
+	constructor(private readonly path: string, store: ReadOnlyStore, schema: SchemaInfo) {
 		this.store = store;
 		this.schema = schema;
-		this.openedIno = store.preflight.main.ino;
-		// A long-lived observer: a small page cache (the OS caches the file anyway).
-		store.setCacheSizeKib(4096);
+		this.preflight = store.preflight;
+	}
+
+	get isPrivateCopy(): boolean {
+		return this.preflight.openMode === 'private-copy';
+	}
+
+	/** The connection of the read running now. */
+	get current(): ReadOnlyStore {
+		if (!this.store) {
+			throw new Error('internal: the live store read outside a read');
+		}
+
+		return this.store;
 	}
 
 	/**
-	 * Why the open connection no longer shows the store: the path names another file now (a
-	 * restore, a `cp` over it), or we read a private copy and the original changed since (its
-	 * owner started: -wal/-shm appeared; or the file itself changed). Null when it still does.
+	 * Runs `fn` on an open connection and closes it after (a private copy stays open). `rows`: the
+	 * read that keeps the session index, told when it must read everything afresh.
 	 */
-	staleReason(): string | null {
-		const pre = this.store.preflight;
-		let st: fs.Stats;
+	read<T>(fn: (open: OpenRead) => T, rows = true): T {
+		const reopened = this.open(rows);
 		try {
-			st = fs.statSync(pre.path);
-		} catch {
-			throw new Error(`${pre.path} disappeared; this view shows the last snapshot`);
+			return fn({store: this.current, schema: this.schema, reopened});
+		} finally {
+			this.release();
 		}
-
-		const retargeted = pre.link ? linkMoved(pre.link.path, pre.path) : null;
-		if (retargeted) {
-			return retargeted;
-		}
-
-		if (!this.store.isPrivateCopy) {
-			return st.ino === this.openedIno ? null : `${pre.path} was replaced on disk (a new inode: a restore or a copy over it): reopened on the new file`;
-		}
-
-		const owner = fs.existsSync(`${pre.path}-wal`) && shmOwned(`${pre.path}-shm`);
-		if (owner) {
-			return 'the agent opened the store (-wal and -shm appeared): now following it in place';
-		}
-
-		return st.size !== pre.main.size || st.mtimeMs !== pre.main.mtimeMs || st.ino !== pre.main.ino ? 'the store file changed while no agent held it: re-read from a fresh private copy' : null;
 	}
 
-	/** Replaces the connection (preflight again; in place once an owner holds the store). */
-	reopen(path: string): void {
-		const next = ReadOnlyStore.open(path);
-		let schema: SchemaInfo;
-		try {
-			schema = detectSchema(next);
-		} catch (error) {
-			next.close();
-			throw error;
+	/** Closes an in-place connection: nothing of the store stays held. */
+	release(): void {
+		if (this.store && !this.store.isPrivateCopy) {
+			this.store.close();
+			this.store = null;
 		}
-
-		this.store.close();
-		next.setCacheSizeKib(4096);
-		this.store = next;
-		this.schema = schema;
-		this.openedIno = next.preflight.main.ino;
 	}
 
 	close(): void {
-		this.store.close();
+		this.store?.close();
+		this.store = null;
+	}
+
+	/** Opens (preflight again) unless a private copy that still shows the store is open; says why the rows must be read afresh. */
+	private open(rows: boolean): string | null {
+		const stale = this.store ? copyStale(this.path, this.store.preflight) : null;
+		if (!this.store || stale) {
+			const next = ReadOnlyStore.open(this.path);
+			let schema: SchemaInfo;
+			try {
+				schema = detectSchema(next);
+			} catch (error) {
+				next.close();
+				throw error;
+			}
+
+			this.store?.close();
+			next.setCacheSizeKib(4096);
+			this.store = next;
+			this.schema = schema;
+		}
+
+		const why = stale ?? this.pending ?? replaced(this.preflight, this.store.preflight);
+		if (!rows) {
+			// A detail read: the next read of the rows is told.
+			this.pending = why;
+			return null;
+		}
+
+		this.pending = null;
+		this.preflight = this.store.preflight;
+		return why;
 	}
 }

@@ -19,7 +19,7 @@ export type LiveModel = {
 	activity: ActivityEvent[];
 	/** Session id -> wall-clock seconds it last changed (for a brief highlight). */
 	changedAt: ReadonlyMap<string, number>;
-	/** Commits (data_version changes) seen since start. */
+	/** Commits (changes of the store's commit signature that were read) seen since start. */
 	commits: number;
 	refreshedAt: number;
 	/** How long the last refresh took, ms. */
@@ -45,6 +45,8 @@ export type FactsOf = (snapshot: Snapshot, meta: SnapshotMeta) => DatabaseFacts;
 /** One commit seen: the rows read for it, and what the published model says about them. */
 export type CommitRead = {
 	delta: RowDelta;
+	/** The store's commit signature taken before the read (null: unknown). */
+	signature: string | null;
 	index: SessionIndex;
 	/** The store's label (the subject of the commit events). */
 	label: string;
@@ -58,18 +60,21 @@ type Listener = (model: LiveModel) => void;
 
 export class LiveModelFeed {
 	current: LiveModel;
-	/** data_version the published model shows (-1 after a reopen: any value is news). */
-	lastDataVersion: number;
+	/** The commit signature the published model shows (null: unknown, after a reopen or before the first refresh). */
+	lastSignature: string | null = null;
 	/** Why the store was reopened since the last published model (an activity event). */
 	reopened: string | null = null;
 	paused = false;
-	private pausedVersion = -1;
+	private pausedSignature: string | null = null;
+	/** data_version of the first read: the version shown (the header's dv) counts on from it, one per commit read (a connection per read has no data_version of its own to show). */
+	private readonly firstVersion: number;
 	private readonly listeners = new Set<Listener>();
 	private readonly changedAt = new Map<string, number>();
 
-	constructor(private readonly options: LiveModelOptions, first: {snapshot: Snapshot; meta: SnapshotMeta}, index: SessionIndex, facts: FactsOf) {
+	constructor(private readonly options: LiveModelOptions, first: {snapshot: Snapshot; meta: SnapshotMeta}, index: SessionIndex, facts: FactsOf, signature: string | null) {
 		const {snapshot, meta} = first;
-		this.lastDataVersion = meta.dataVersion;
+		this.lastSignature = signature;
+		this.firstVersion = meta.dataVersion;
 		// The analysis shares this store's index of sessions, as every later one does.
 		const analysis = analyze(snapshot, {maxGapSeconds: this.options.maxGapSeconds, byId: index.byId});
 		this.current = {
@@ -105,13 +110,14 @@ export class LiveModelFeed {
 
 	/** The connection was replaced: the next refresh publishes whatever it reads, and says why. */
 	noteReopened(reason: string): void {
-		this.lastDataVersion = -1;
+		this.lastSignature = null;
 		this.reopened = reason;
 	}
 
 	/** Pauses: the model (analysis included) stays exactly as it was. */
 	pause(): void {
 		this.paused = true;
+		this.pausedSignature = null;
 		this.current = {...this.current, paused: true, waiting: 0, revision: this.current.revision + 1};
 		this.emit();
 	}
@@ -124,19 +130,12 @@ export class LiveModelFeed {
 		return waited;
 	}
 
-	/** While paused, a commit only bumps `waiting`. */
-	noteWhilePaused(dataVersion: number): void {
-		if (dataVersion !== this.pausedVersion) {
-			this.pausedVersion = dataVersion;
+	/** While paused, a commit only bumps `waiting` (the signature is compared with the last one seen). */
+	noteWhilePaused(signature: string | null): void {
+		const last = this.pausedSignature ?? this.lastSignature;
+		if (signature === null || signature !== last) {
+			this.pausedSignature = signature;
 			this.current = {...this.current, waiting: this.current.waiting + 1, revision: this.current.revision + 1};
-			this.emit();
-		}
-	}
-
-	/** Nothing new: a failure shown by the last refresh is over. */
-	clearError(): void {
-		if (this.current.error) {
-			this.current = {...this.current, error: null, revision: this.current.revision + 1};
 			this.emit();
 		}
 	}
@@ -158,7 +157,7 @@ export class LiveModelFeed {
 	/** Analyses a commit's rows and publishes the model, with its activity. */
 	publishCommit(commit: CommitRead): void {
 		const before = this.current.analysis;
-		const {delta: {newMessages, changed, dataVersion, snapshot}, index, started} = commit;
+		const {delta: {newMessages, changed, snapshot}, index, started} = commit;
 		// The analysis shares this store's index of sessions (no copy per commit); `index.before`
 		// holds what the changed ones were.
 		const old = (id: string) => (index.before.has(id) ? index.before.get(id) : before.byId.get(id));
@@ -172,9 +171,10 @@ export class LiveModelFeed {
 			this.changedAt.set(id, now);
 		}
 
-		this.lastDataVersion = dataVersion;
+		this.lastSignature = commit.signature;
+		this.pausedSignature = null;
 		const activity = events.length === 0 ? this.current.activity : foldActivity(this.current.activity, events).slice(-this.options.activityLimit);
-		const snapshotMeta: SnapshotMeta = {dataVersion, messageHighWater: commit.messageHighWater, readMs: performance.now() - started, consistentSnapshot: true, transactions: 1};
+		const snapshotMeta: SnapshotMeta = {dataVersion: this.firstVersion + commits, messageHighWater: commit.messageHighWater, readMs: performance.now() - started, consistentSnapshot: true, transactions: 1};
 		this.current = {
 			facts: commit.facts(snapshot, snapshotMeta),
 			analysis,

@@ -1,6 +1,7 @@
 /**
  * Hints that the owner may have committed: chokidar on the store's folder (depth 0) and a fallback
- * poll, coalesced by a debounce into one check. Only a hint: `PRAGMA data_version` confirms.
+ * poll, coalesced by a debounce into one check. Only a hint: the store's commit signature confirms
+ * (live-signature.ts).
  */
 import path from 'node:path';
 import {type FSWatcher, watch} from 'chokidar';

@@ -1,12 +1,15 @@
 /**
- * A store that follows its owner: one long-lived read-only connection; chokidar on the folder
- * (depth 0) as a hint, `PRAGMA data_version` as the confirmation; incremental refreshes (new
- * message ids, changed session rows) in short read transactions; the forensic engine re-run on
- * the result; activity events from the difference.
+ * A store that follows its owner: a read-only connection open only while a read runs (nothing of
+ * the store is held between reads: the agent's journal-mode switch, checkpoints and VACUUM never
+ * wait on hfx); chokidar on the folder (depth 0) as a hint, the store's commit signature (read
+ * with nothing open) as the confirmation; incremental refreshes (new message ids, changed session
+ * rows) in short read transactions; the forensic engine re-run on the result; activity events
+ * from the difference.
  *
  * This module is the entry and the refresh step; the parts: live-connection.ts (the connection
- * and reopening), live-watch.ts (the hints), row-deltas.ts and session-index.ts (what the commits
- * changed, patched into the index), live-model.ts (analysis, activity, the published model).
+ * per read, and when the rows start over), live-signature.ts (did the owner commit), live-watch.ts
+ * (the hints), row-deltas.ts and session-index.ts (what the commits changed, patched into the
+ * index), live-model.ts (analysis, activity, the published model).
  */
 import path from 'node:path';
 import {errorMessage, throwFileError} from '../errors.js';
@@ -14,11 +17,12 @@ import {startupMark} from '../startup.js';
 import fs from 'node:fs';
 import {type DatabaseFacts, describe} from './load.js';
 import {statSidecars} from './preflight.js';
-import type {StoreLocation} from './locate.js';
+import {type StoreLocation, realStorePath} from './locate.js';
 import {ReadOnlyStore} from './open.js';
 import {type SchemaInfo, detectSchema} from './schema.js';
 import {type SessionDetail, readSessionDetail} from './detail.js';
 import {LiveConnection} from './live-connection.js';
+import {storeSignature} from './live-signature.js';
 import {CommitHints} from './live-watch.js';
 import {type FactsOf, type LiveModel, LiveModelFeed} from './live-model.js';
 import {type RowDelta, RowDeltas} from './row-deltas.js';
@@ -26,7 +30,7 @@ import {type RowDelta, RowDeltas} from './row-deltas.js';
 export type {LiveModel} from './live-model.js';
 
 export type LiveOptions = {
-	/** Fallback poll of data_version when no fs event arrives (network filesystems). */
+	/** Fallback poll of the commit signature when no fs event arrives (network filesystems). */
 	pollMs?: number;
 	/** Coalesce bursts of fs events. */
 	debounceMs?: number;
@@ -63,6 +67,20 @@ function withSizesNow(facts: DatabaseFacts): DatabaseFacts {
 	return {...facts, sizes: {db, wal: sidecars.wal?.size ?? null, shm: sidecars.shm?.size ?? null, journal: sidecars.journal?.size ?? null}};
 }
 
+/**
+ * The commit signature of the store a path names now, its real path included (a link retargeted
+ * changes it); null when the path cannot be resolved (the open says why).
+ */
+function signatureAt(location: string): string | null {
+	try {
+		const real = realStorePath(location).path;
+		const signature = storeSignature(real);
+		return signature === null ? null : `${real}|${signature}`;
+	} catch {
+		return null;
+	}
+}
+
 export class LiveStore {
 	readonly location: StoreLocation;
 	private readonly options: Required<Omit<LiveOptions, 'maxGapSeconds'>> & {maxGapSeconds: number | undefined};
@@ -72,9 +90,9 @@ export class LiveStore {
 	private readonly hints: CommitHints;
 	private closed = false;
 	/** The facts of a snapshot, read through the connection open now, with the files' sizes as they are now. */
-	private readonly facts: FactsOf = (snapshot, meta) => withSizesNow(describe(this.connection.store, this.location, this.connection.schema, snapshot, meta));
+	private readonly facts: FactsOf = (snapshot, meta) => withSizesNow(describe(this.connection.current, this.location, this.connection.schema, snapshot, meta));
 
-	private constructor(location: StoreLocation, store: ReadOnlyStore, schema: SchemaInfo, options: LiveOptions) {
+	private constructor(location: StoreLocation, store: ReadOnlyStore, schema: SchemaInfo, options: LiveOptions, signature: string | null) {
 		this.location = location;
 		this.options = {
 			pollMs: options.pollMs ?? 1000,
@@ -85,20 +103,24 @@ export class LiveStore {
 			now: options.now ?? (() => Date.now() / 1000),
 			activityLimit: options.activityLimit ?? 500,
 		};
-		this.connection = new LiveConnection(store, schema);
+		this.connection = new LiveConnection(location.path, store, schema);
 		this.rows = new RowDeltas(location);
 		const first = this.rows.first(store, schema);
-		this.feed = new LiveModelFeed(this.options, first, this.rows.index, this.facts);
+		this.feed = new LiveModelFeed(this.options, first, this.rows.index, this.facts, signature);
+		this.connection.release();
 		this.hints = new CommitHints(this.options, () => this.refresh());
 	}
 
 	/** Opens read-only and reads the first snapshot (throws FailClosed on refusal). */
 	static open(location: StoreLocation, options: LiveOptions = {}): LiveStore {
+		// Taken before the open (it cannot be while a connection is): a commit meanwhile is read by the first refresh.
+		const signature = signatureAt(location.path);
 		const store = ReadOnlyStore.open(location.path);
 		startupMark('store opened');
 		try {
-			return new LiveStore(location, store, detectSchema(store), options);
+			return new LiveStore(location, store, detectSchema(store), options, signature);
 		} catch (error) {
+			// Closed here (the constructor may have released it already: close is idempotent).
 			store.close();
 			throw error;
 		}
@@ -108,12 +130,14 @@ export class LiveStore {
 		return this.feed.current;
 	}
 
-	get readOnlyStore(): ReadOnlyStore {
-		return this.connection.store;
+	/** The store's real path (a link resolved), where its -wal and -shm are. */
+	get storePath(): string {
+		return this.connection.preflight.path;
 	}
 
-	get schemaInfo(): SchemaInfo {
-		return this.connection.schema;
+	/** The last read was of a private copy (no owner holds the store). */
+	get isPrivateCopy(): boolean {
+		return this.connection.isPrivateCopy;
 	}
 
 	subscribe(listener: Listener): () => void {
@@ -150,11 +174,14 @@ export class LiveStore {
 		}
 
 		// The real path (a linked store's -wal and -shm change beside its target, not beside the link).
-		const real = this.connection.store.preflight.path;
+		const real = this.connection.preflight.path;
 		this.hints.start(real, path.basename(real));
 	}
 
-	/** Checks data_version and, if another connection committed, refreshes incrementally. Returns true when a new model was published. */
+	/**
+	 * Checks the commit signature (nothing opened) and, if the owner committed, reads what changed
+	 * on a connection opened for the read and closed after. Returns true when a new model was published.
+	 */
 	refresh(force = false): boolean {
 		if (this.closed) {
 			return false;
@@ -162,28 +189,27 @@ export class LiveStore {
 
 		const started = performance.now();
 		try {
-			const reason = this.connection.staleReason();
-			if (reason) {
-				this.connection.reopen(this.location.path);
-				this.feed.noteReopened(reason);
-				force = true;
-			}
-
-			const dataVersion = this.connection.store.dataVersion();
+			const signature = signatureAt(this.location.path);
 			if (this.feed.paused) {
-				this.feed.noteWhilePaused(dataVersion);
+				this.feed.noteWhilePaused(signature);
 				return false;
 			}
 
-			if (dataVersion === this.feed.lastDataVersion && !force) {
-				this.feed.clearError();
+			// Unknown (null) is read; a failed refresh is tried again until one succeeds.
+			if (signature !== null && signature === this.feed.lastSignature && !force && this.feed.current.error === null) {
 				return false;
 			}
 
-			const full = this.feed.reopened !== null || this.rows.fullReloadDue(this.options.fullReloadMs);
-			const delta = this.readRows(full);
-			this.feed.publishCommit({delta, index: this.rows.index, label: this.location.label, messageHighWater: this.rows.lastMessageId || null, started, facts: this.facts});
-			return true;
+			return this.connection.read(({store, schema, reopened}) => {
+				if (reopened) {
+					this.feed.noteReopened(reopened);
+				}
+
+				const full = this.feed.reopened !== null || this.rows.fullReloadDue(this.options.fullReloadMs);
+				const delta = this.readRows(store, schema, full);
+				this.feed.publishCommit({delta, signature, index: this.rows.index, label: this.location.label, messageHighWater: this.rows.lastMessageId || null, started, facts: this.facts});
+				return true;
+			});
 		} catch (error) {
 			// The index may be half updated: the next refresh reads everything again.
 			this.rows.distrust();
@@ -195,12 +221,12 @@ export class LiveStore {
 	detail(sessionId: string, limit = 200): SessionDetail {
 		const s = this.rows.index.byId.get(sessionId);
 		const edge = this.feed.current.analysis.lineage.parentEdge.get(sessionId);
-		return readSessionDetail(this.connection.store, this.connection.schema, sessionId, {
+		return this.connection.read(({store, schema}) => readSessionDetail(store, schema, sessionId, {
 			limit,
 			parentId: edge?.parentId ?? null,
 			startedAt: typeof s?.startedAtRaw === 'number' ? s.startedAtRaw : null,
 			branch: edge?.kind === 'branch',
-		});
+		}), false);
 	}
 
 	close(): void {
@@ -215,8 +241,7 @@ export class LiveStore {
 	}
 
 	/** The rows the owner's commits changed: a full reload, or the incremental read. */
-	private readRows(full: boolean): RowDelta {
-		const {store, schema} = this.connection;
+	private readRows(store: ReadOnlyStore, schema: SchemaInfo, full: boolean): RowDelta {
 		if (full) {
 			return this.rows.fullReload(store, schema);
 		}

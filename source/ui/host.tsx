@@ -63,7 +63,7 @@ function mount(live: LiveStore, location: StoreLocation, flags: TuiFlags, io: Io
 	let yanked: string[] = [];
 	let renders = 0;
 	let renderMs = 0;
-	const repair = repairServiceFor({dbPath: live.readOnlyStore.preflight.path, owner: location.owner, maxGapSeconds: flags.maxGapSeconds});
+	const repair = repairServiceFor({dbPath: live.storePath, owner: location.owner, maxGapSeconds: flags.maxGapSeconds});
 	startupMark('render started');
 	const instance = render(<App live={live} files={files} backups={backups} repair={repair} color={flags.color} initialPane={flags.pane} tick onExit={ids => {
 		yanked = ids;

@@ -33,7 +33,7 @@ export type RepairFlowProps = {
 	onClose: (applied: boolean) => void;
 	/** How often the holder checklist is refreshed. */
 	checkEveryMs?: number;
-	/** Called once a repair was applied (the screen re-reads the store: its header shows the new data_version). */
+	/** Called once a repair was applied (the screen re-reads the store: its header shows the new version). */
 	onApplied?: () => void;
 	/** An orphan repair-routing refuses: the candidate donors the operator may adopt it from (d steps through them). */
 	donors?: readonly string[];

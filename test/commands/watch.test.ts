@@ -158,4 +158,50 @@ describe('hfx watch', () => {
 			expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^hfx: --interval: .*Next: /)]);
 		}
 	});
+
+	it('a profile removed stops being reported (store-removed, its series leave the textfile); the scan time is each reading\'s; a textfile folder removed is one line on stderr and the file comes back with it', async () => {
+		const home = path.join(dir, 'fleet');
+		fs.mkdirSync(path.join(home, 'profiles', 'work'), {recursive: true});
+		fs.mkdirSync(path.join(home, 'profiles', 'gone'), {recursive: true});
+		fs.copyFileSync(FIXTURE, path.join(home, 'state.db'));
+		fs.copyFileSync(FIXTURE, path.join(home, 'profiles', 'work', 'state.db'));
+		fs.writeFileSync(path.join(home, 'profiles', 'gone', 'state.db'), '');
+		const out = path.join(dir, 'fleet-out');
+		fs.mkdirSync(out);
+		const file = path.join(out, 'hfx.prom');
+		const samples = () => parseExposition(fs.readFileSync(file, 'utf8'));
+		const watch = new WatchProcess(['--home', home, '--interval', '0.2s', '--json-lines', '--textfile', file]);
+		running.push(watch);
+		await watch.waitFor(events => events.some(e => e.event === 'store-down' && e.profile === 'gone'), 10_000, 'store-down of gone');
+		await watch.waitFor(() => fs.existsSync(file) && samples().some(s => s.name === 'hfx_store_up' && s.labels.profile === 'gone'), 5000, 'gone in the textfile');
+		expect(sampleOf(samples(), 'hfx_store_up', {profile: 'gone'})).toBe(0);
+
+		// A quiet store: the scan time still follows the readings (it lagged up to 5 minutes).
+		const first = sampleOf(samples(), 'hfx_last_scan_timestamp_seconds', {profile: 'work'});
+		await new Promise(resolve => setTimeout(resolve, 1500));
+		const later = sampleOf(samples(), 'hfx_last_scan_timestamp_seconds', {profile: 'work'});
+		expect(later).toBeGreaterThan(first + 0.5);
+		expect(Date.now() / 1000 - later).toBeLessThan(2);
+
+		// The profile removed with its folder: said once, and no series of it is left to alert on.
+		fs.rmSync(path.join(home, 'profiles', 'gone'), {recursive: true});
+		await watch.waitFor(events => events.some(e => e.event === 'store-removed' && e.profile === 'gone'), 5000, 'store-removed');
+		await watch.waitFor(() => !samples().some(s => s.labels.profile === 'gone'), 5000, 'the textfile without gone');
+		expect(sampleOf(samples(), 'hfx_store_up', {profile: 'work'})).toBe(1);
+		await new Promise(resolve => setTimeout(resolve, 600));
+		expect(watch.events().filter(e => e.event === 'store-removed')).toHaveLength(1);
+
+		// The textfile's folder removed under the quiet watch: one line naming the file, the watch goes on.
+		fs.rmSync(out, {recursive: true});
+		await watch.waitFor(() => watch.stderr.length > 0, 5000, 'a line on stderr');
+		await new Promise(resolve => setTimeout(resolve, 800));
+		expect(watch.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^hfx: .*hfx\.prom: .*Next: .*goes on/)]);
+		expect(watch.child.exitCode).toBe(null);
+		fs.mkdirSync(out);
+		await watch.waitFor(() => fs.existsSync(file), 5000, 'the textfile written again');
+		await watch.waitFor(() => /written again/.test(watch.stderr), 5000, 'the line saying so');
+		expect(sampleOf(samples(), 'hfx_store_up', {profile: 'default'})).toBe(1);
+		expect((await watch.stop('SIGTERM')).code).toBe(0);
+		expect(fs.readdirSync(out)).toEqual(['hfx.prom']);
+	});
 });

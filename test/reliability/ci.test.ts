@@ -32,6 +32,7 @@ export const CI_SUBSET = [
 	'store-corrupt-header', 'store-fifo', 'store-zero-main-beside-wal', 'archive-flip-central-directory', 'disk-full-verify-tmpdir',
 	'eio-reading-crashed-store', 'two-scans-at-once-crashed', 'writer-sigkilled-while-reading',
 	'schema-sessions-view', 'schema-home-metrics',
+	'watch-profile-removed', 'agent-journal-mode-while-watch',
 ];
 
 const result = (over: Partial<RunResult>): RunResult => ({args: ['scan'], code: 0, signal: null, stdout: '', stderr: '', ms: 1, timedOut: false, killedOnPurpose: false, ...over});
@@ -75,9 +76,9 @@ describe('the fault catalog (CI subset)', () => {
 		const ids = CATALOG.map(f => f.id);
 		expect(new Set(ids).size).toBe(ids.length);
 		expect(ids.length).toBeGreaterThanOrEqual(60);
-		expect(new Set(CATALOG.map(f => f.cls))).toEqual(new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]));
+		expect(new Set(CATALOG.map(f => f.cls))).toEqual(new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13]));
 		expect(CI_SUBSET.filter(id => !ids.includes(id))).toEqual([]);
-		expect(new Set(CATALOG.filter(f => CI_SUBSET.includes(f.id)).map(f => f.cls)).size).toBe(10);
+		expect(new Set(CATALOG.filter(f => CI_SUBSET.includes(f.id)).map(f => f.cls)).size).toBe(12);
 	});
 
 	it.for(CI_SUBSET)('%s', {timeout: 120_000}, async (id: string, context) => {

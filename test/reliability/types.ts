@@ -5,10 +5,11 @@
  */
 
 /**
- * The class of issue #17 a fault belongs to (1–8 the broken classes, 9 what already holds), or of
- * issue #29: 10 schema objects in place of a table hfx reads (its class 2).
+ * The class of issue #17 a fault belongs to (1–8 the broken classes, 9 what already holds); issue
+ * #29's class N is 9 + N (11: schema objects in place of a table hfx reads, 12: a stale or wrong
+ * answer from the follower, 13: hfx in the agent's way; its class 1, links, is issue #17's 2).
  */
-export type FaultClass = 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10;
+export type FaultClass = 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 11 | 12 | 13;
 
 /**
  * What a command must end with: refused (exit 2, one line on stderr), finding (exit 1), ok (exit 0),

@@ -1,3 +1,4 @@
+import {execFileSync} from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -170,14 +171,14 @@ describe('LiveStore', () => {
 		expect(fs.existsSync(`${db}-wal`)).toBe(false);
 		const live = LiveStore.open({path: db, owner: 'default', label: 'late'}, {watch: false});
 		cleanups.push(() => live.close());
-		expect(live.readOnlyStore.isPrivateCopy).toBe(true);
+		expect(live.isPrivateCopy).toBe(true);
 		// The agent starts and writes.
 		const agent = new WriterProcess(db);
 		cleanups.push(() => agent.kill());
 		await agent.started();
 		await agent.send({op: 'conversation', id, count: 6, from: T0 + 20, to: T0 + 60});
 		expect(live.refresh()).toBe(true);
-		expect(live.readOnlyStore.isPrivateCopy).toBe(false);
+		expect(live.isPrivateCopy).toBe(false);
 		expect(live.model.analysis.byId.get(id)!.newestMessageAt).toBeCloseTo(T0 + 60, 3);
 		expect(live.model.activity.map(e => e.text)).toContain('the agent opened the store (-wal and -shm appeared): now following it in place');
 		await agent.send({op: 'conversation', id, count: 2, from: T0 + 70, to: T0 + 80});
@@ -186,6 +187,35 @@ describe('LiveStore', () => {
 	});
 });
 
+
+describe('a store replaced or retargeted under the live store', () => {
+	it('reads the file a link names now, and a file copied over the store, from the start (nothing held between reads)', () => {
+		const folder = fs.mkdtempSync(path.join(dir, 'link-'));
+		const fixture = path.join(import.meta.dirname, '../fixtures/hermes-v21-incident/state.db');
+		const a = path.join(folder, 'a.db');
+		const b = path.join(folder, 'b.db');
+		fs.copyFileSync(fixture, a);
+		fs.copyFileSync(fixture, b);
+		execFileSync('sqlite3', [b, `INSERT INTO sessions (id, source, started_at) VALUES ('only-in-b', 'cli', ${T0})`]);
+		const link = path.join(folder, 'state.db');
+		fs.symlinkSync(a, link);
+		const live = LiveStore.open({path: link, owner: 'default', label: 'link'}, {watch: false});
+		cleanups.push(() => live.close());
+		const count = live.model.analysis.byId.size;
+		expect(live.refresh()).toBe(false);
+		fs.rmSync(link);
+		fs.symlinkSync(b, link);
+		expect(live.refresh()).toBe(true);
+		expect(live.model.analysis.byId.has('only-in-b')).toBe(true);
+		expect(live.model.activity.map(e => e.text).join('\n')).toMatch(/now links to .*b\.db/);
+		// A copy over the store (a new inode): read from the start again.
+		fs.copyFileSync(a, `${b}.new`);
+		fs.renameSync(`${b}.new`, b);
+		expect(live.refresh()).toBe(true);
+		expect(live.model.analysis.byId.has('only-in-b')).toBe(false);
+		expect(live.model.analysis.byId.size).toBe(count);
+	});
+});
 
 describe('pausing the live store', () => {
 	it('stops re-reading while paused, counts the commits waiting, and catches up on resume', async () => {

@@ -19,7 +19,7 @@ export function Header({model, paused, waiting, width}: {model: LiveModel; pause
 	const schema = `schema ${f.schemaVersion === null ? '?' : `v${f.schemaVersion}`} · ${f.ruleSet}`;
 	const room = Math.max(0, width - state.length - 2);
 	const full = ` hfx · READ-ONLY · profile ${f.owner} · ${store} · ${schema} · ${wal} · dv ${f.dataVersion} `;
-	// When it does not fit, what changes live (data_version, the WAL) comes before the path, which takes the rest of the line.
+	// When it does not fit, what changes live (the version, the WAL) comes before the path, which takes the rest of the line.
 	// The path then keeps its end (…/profiles/work/state.db), never shown as a bare "/…".
 	const lead = ` hfx · READ-ONLY · profile ${f.owner} · dv ${f.dataVersion} · ${wal} · `;
 	const label = f.label === f.path ? '' : `${f.label} · `;

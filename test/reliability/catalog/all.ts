@@ -1,5 +1,6 @@
 /** The whole fault catalog, class by class (each file says what its kinds prove). */
 import type {Fault} from '../types.js';
+import {AGENT_OPS_FAULTS} from './agent-ops.js';
 import {ARCHIVES} from './archives.js';
 import {CRASH_WINDOWS} from './crash-windows.js';
 import {CRASH} from './crash.js';
@@ -13,4 +14,4 @@ import {STORES} from './stores.js';
 import {SYMLINKS} from './symlinks.js';
 import {WHOSE} from './whose.js';
 
-export const CATALOG: Fault[] = [...CRASH, ...SYMLINKS, ...HANGS, ...ARCHIVES, ...WHOSE, ...CRASH_WINDOWS, ...EXITS, ...INJECTION, ...STORES, ...HOLDS, ...LINKS, ...SCHEMA_OBJECTS];
+export const CATALOG: Fault[] = [...CRASH, ...SYMLINKS, ...HANGS, ...ARCHIVES, ...WHOSE, ...CRASH_WINDOWS, ...EXITS, ...INJECTION, ...STORES, ...HOLDS, ...LINKS, ...SCHEMA_OBJECTS, ...AGENT_OPS_FAULTS];

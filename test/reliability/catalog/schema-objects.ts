@@ -23,7 +23,7 @@ function refusedBy(db: string, table: string, kind: OddKind): Step[] {
 
 function odd(id: string, table: string, kind: OddKind): Fault {
 	return {
-		id, cls: 10, outcome: 'refused', notes: `the home's state.db with its ${table} as ${WORDS[kind]}`,
+		id, cls: 11, outcome: 'refused', notes: `the home's state.db with its ${table} as ${WORDS[kind]}`,
 		async setup(t) {
 			const h = await home(t.dir('home'));
 			makeOdd(h.db, table, kind);
@@ -34,7 +34,7 @@ function odd(id: string, table: string, kind: OddKind): Fault {
 
 function missing(id: string, table: string, column: string): Fault {
 	return {
-		id, cls: 10, outcome: 'finding', notes: `the home's state.db without ${table}.${column}: a finding that names it`,
+		id, cls: 11, outcome: 'finding', notes: `the home's state.db without ${table}.${column}: a finding that names it`,
 		async setup(t) {
 			const h = await home(t.dir('home'));
 			dropColumn(h.db, table, column);
@@ -52,7 +52,7 @@ const expectIn = (text: string, pattern: RegExp, what: string): string | null =>
 /** A home whose `work` profile's sessions is a VIEW; the default store is the incident, read as usual. */
 function oddHome(id: string, outcome: Fault['outcome'], notes: string, steps: (root: string, out: string) => Step[]): Fault {
 	return {
-		id, cls: 10, outcome, notes,
+		id, cls: 11, outcome, notes,
 		async setup(t) {
 			const h = await home(t.dir('home'));
 			makeOdd(h.profileDb, 'sessions', 'view');
@@ -83,7 +83,7 @@ export const SCHEMA_OBJECTS: Fault[] = [
 	odd('schema-version-view', 'schema_version', 'view'),
 	odd('schema-version-virtual', 'schema_version', 'virtual'),
 	{
-		id: 'schema-routing-without-rowid', cls: 10, outcome: 'finding', notes: 'a WITHOUT ROWID gateway_routing: read by its columns, no rowid needed, so read as usual',
+		id: 'schema-routing-without-rowid', cls: 11, outcome: 'finding', notes: 'a WITHOUT ROWID gateway_routing: read by its columns, no rowid needed, so read as usual',
 		async setup(t) {
 			const h = await home(t.dir('home'));
 			makeOdd(h.db, 'gateway_routing', 'without-rowid');

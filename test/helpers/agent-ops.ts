@@ -1,0 +1,89 @@
+/**
+ * The agent's own operations on its store, run by a second process (better-sqlite3 in a child,
+ * one writable connection, a 2 s busy timeout as Hermes' connections have): the journal-mode
+ * switch WAL -> DELETE -> WAL, `PRAGMA wal_checkpoint` in every mode, VACUUM. Each attempt is
+ * followed by a new session row (so a follower has a commit to read) and a pause. And who holds
+ * the store: the processes `hfx files --json` names, and one process's descriptors and POSIX locks
+ * on the store's files (what `hermes sessions optimize`'s holder check looks at).
+ */
+import {execFile} from 'node:child_process';
+import fs from 'node:fs';
+import {findHolders} from '../../source/store/holders.js';
+import {ROOT} from './writer.js';
+
+export type AgentOp = 'journal-mode' | 'checkpoint-PASSIVE' | 'checkpoint-FULL' | 'checkpoint-RESTART' | 'checkpoint-TRUNCATE' | 'vacuum';
+export const AGENT_OPS: readonly AgentOp[] = ['journal-mode', 'checkpoint-PASSIVE', 'checkpoint-FULL', 'checkpoint-RESTART', 'checkpoint-TRUNCATE', 'vacuum'];
+
+/** One attempt: ok, or what SQLite said (an error, or a checkpoint's busy flag). */
+export type AgentOpResult = {op: AgentOp; ok: boolean; got: string};
+
+const CHILD = String.raw`
+const Database = require('better-sqlite3');
+const [db, ops, times, gapMs] = [process.argv[1], process.argv[2].split(','), Number(process.argv[3]), Number(process.argv[4])];
+const c = new Database(db, {timeout: 2000});
+const sleep = ms => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+const out = [];
+let n = 0;
+function attempt(op) {
+	if (op === 'journal-mode') {
+		const a = c.pragma('journal_mode=DELETE', {simple: true});
+		const b = c.pragma('journal_mode=WAL', {simple: true});
+		return {ok: a === 'delete' && b === 'wal', got: a + '/' + b};
+	}
+	if (op.startsWith('checkpoint-')) {
+		const r = c.pragma('wal_checkpoint(' + op.slice(11) + ')')[0];
+		return {ok: r.busy === 0, got: JSON.stringify(r)};
+	}
+	c.exec('VACUUM');
+	return {ok: true, got: 'vacuumed'};
+}
+for (const op of ops) {
+	for (let i = 0; i < times; i++) {
+		try {
+			out.push({op, ...attempt(op)});
+		} catch (error) {
+			out.push({op, ok: false, got: error.code + ': ' + error.message});
+		}
+		c.prepare("INSERT INTO sessions (id, source, started_at) VALUES (?, 'cli', ?)").run('agent-op-' + process.pid + '-' + n++, 1767225600 + n);
+		sleep(gapMs);
+	}
+}
+c.close();
+process.stdout.write(JSON.stringify(out));
+`;
+
+/** Runs `ops` (each `times` times, `gapMs` apart) in a child process; resolves with every attempt. */
+export function runAgentOps(db: string, ops: readonly AgentOp[], times: number, gapMs: number): Promise<AgentOpResult[]> {
+	return new Promise((resolve, reject) => {
+		execFile(process.execPath, ['-e', CHILD, db, ops.join(','), String(times), String(gapMs)], {cwd: ROOT, timeout: 120_000}, (error, stdout, stderr) => {
+			if (error) {
+				reject(new Error(`agent ops: ${error.message} ${stderr}`));
+				return;
+			}
+
+			resolve(JSON.parse(stdout) as AgentOpResult[]);
+		});
+	});
+}
+
+/** What process `pid` holds of the store now: descriptors on its files and POSIX locks on them (empty: nothing). */
+export function heldBy(pid: number, db: string): string[] {
+	const report = findHolders(db, {includeSelf: true});
+	return report.holders.filter(h => h.pid === pid).flatMap(h => [...h.files.map(f => `fd ${f.fd} ${f.target}`), ...h.locks.map(l => `${l.access} lock on ${l.role}`)]);
+}
+
+/** Samples `heldBy` `count` times `everyMs` apart; every sample's findings. */
+export async function sampleHeld(pid: number, db: string, count: number, everyMs: number): Promise<string[]> {
+	const seen: string[] = [];
+	for (let i = 0; i < count; i++) {
+		seen.push(...heldBy(pid, db));
+		await new Promise(resolve => setTimeout(resolve, everyMs));
+	}
+
+	return seen;
+}
+
+/** The store's files that exist now (for messages). */
+export function storeFiles(db: string): string[] {
+	return ['', '-wal', '-shm', '-journal'].filter(s => fs.existsSync(`${db}${s}`)).map(s => `${db}${s}`);
+}

@@ -10,6 +10,7 @@
  * write unless `verified` is true.
  */
 import fs from 'node:fs';
+import {findHermesRoot} from './archive-root.js';
 import path from 'node:path';
 import {FailClosed, errorCode, errorMessage} from '../errors.js';
 import {digestFile, crcHex} from './digest.js';
@@ -135,13 +136,10 @@ export async function takeQuickSnapshot(options: QuickSnapshotOptions): Promise<
 	assertRecordsFile(snapRoot);
 	const lock = acquireBackupLock(rootOfHome(home), `hfx quick snapshot of ${home}`);
 	let stage: string | undefined;
+	let made = false;
+	let taken = false;
 	try {
-		try {
-			fs.mkdirSync(snapRoot, {recursive: true, mode: 0o700});
-		} catch (error) {
-			throw writeFailure(snapRoot, error, 'creating state-snapshots/');
-		}
-
+		made = makeSnapRoot(snapRoot);
 		sweepDebris(snapRoot);
 		const id = snapshotId(snapRoot, created, label);
 		stage = tempPath(snapRoot, 'snapshot');
@@ -171,6 +169,7 @@ export async function takeQuickSnapshot(options: QuickSnapshotOptions): Promise<
 		const verified = manifest.complete;
 		const pruned = verified ? pruneSnapshots(snapRoot, options.keep ?? QUICK_KEEP, id) : [];
 		recordSnapshot(run, id, verified);
+		taken = true;
 		return {dir: final, id, manifest: qm, verified, problems: [...run.skipped.map(s => `${s.path}: ${s.reason}`), ...run.problems], pruned, exitCode: verified ? 0 : 1, ms: performance.now() - started};
 	} catch (error) {
 		if (error instanceof FailClosed || errorCode(error)) {
@@ -183,7 +182,32 @@ export async function takeQuickSnapshot(options: QuickSnapshotOptions): Promise<
 			removeTemp(stage);
 		}
 
+		if (made && !taken) {
+			removeIfEmpty(snapRoot);
+		}
+
 		lock.release();
+	}
+}
+
+/** Makes state-snapshots/ when missing; true when this run made it (a refused run then removes it again, if still empty). */
+function makeSnapRoot(snapRoot: string): boolean {
+	const made = !fs.existsSync(snapRoot);
+	try {
+		fs.mkdirSync(snapRoot, {recursive: true, mode: 0o700});
+	} catch (error) {
+		throw writeFailure(snapRoot, error, 'creating state-snapshots/');
+	}
+
+	return made;
+}
+
+/** A folder this run made and left empty goes again (a refusal's "nothing was written" stays true); a non-empty one stays. */
+function removeIfEmpty(dir: string): void {
+	try {
+		fs.rmdirSync(dir);
+	} catch {
+		// Not empty (or already gone): left as it is.
 	}
 }
 
@@ -215,8 +239,8 @@ function walkHome(options: QuickSnapshotOptions): {home: string; walk: ReturnTyp
 		}
 	}
 
-	if (walk.entries.length === 0) {
-		throw new FailClosed({file: home, kind: 'nothing-to-snapshot', reason: 'none of the quick-snapshot files (state.db, config.yaml, .env, auth.json, …) exist here', next: 'check --home; nothing was written'});
+	if (!findHermesRoot(walk.entries.map(e => e.rel)).ok) {
+		throw new FailClosed({file: home, kind: 'nothing-to-snapshot', reason: 'no Hermes store here (no state.db): a snapshot of the rest would be no backup of a Hermes home', next: 'check --home; nothing was written'});
 	}
 
 	return {home, walk};

@@ -3,7 +3,7 @@
  * process's file size limit (ulimit -f) and the free space in a folder.
  */
 import fs from 'node:fs';
-import {FailClosed, errnoWords, errorCode, errorMessage, fileSizeLimit} from '../errors.js';
+import {FailClosed, descriptorsExhausted, errnoWords, errorCode, errorMessage, fileSizeLimit} from '../errors.js';
 import type {RefusalKind} from '../refusal-kinds.js';
 
 /** The errno a failed write stands for: its own, or the one behind SQLite's code (SQLite reports EFBIG as a plain write error; the process limit tells what it was). */
@@ -18,6 +18,10 @@ function writeErrno(code: string, message: string): string | null {
 
 	if (code.startsWith('SQLITE_IOERR')) {
 		return 'EIO';
+	}
+
+	if (code === 'SQLITE_CANTOPEN') {
+		return descriptorsExhausted();
 	}
 
 	return /^E[A-Z0-9]+$/.test(code) ? code : null;

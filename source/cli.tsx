@@ -163,8 +163,8 @@ for (const stream of [process.stdout, process.stderr]) {
 }
 
 main(process.argv.slice(2)).then(async code => {
-	const {deferredSignal} = await import('./interrupts.js');
-	const signal = deferredSignal();
+	// With no file descriptor left (EMFILE) the import cannot load its file: the command's own line was said, its exit stands.
+	const signal = await import('./interrupts.js').then(m => m.deferredSignal(), () => null);
 	if (signal !== null) {
 		// Interrupted during a write: it was finished, verified and recorded. The exit says how it
 		// ended (an applied repair exits as applied, never 128+N), the signal noted in one line.

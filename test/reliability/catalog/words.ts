@@ -103,6 +103,12 @@ export const WORDS: Fault[] = [
 
 		return {evidence: [h.root], steps, after: () => (named === 0 ? 'no limit from 22 to 30 made hfx name EMFILE' : null)};
 	}),
+	kind('words-emfile-backup', 'refused', 'backup under `ulimit -n` 23…34: one line naming EMFILE (never two, never a permission problem), or a backup', async t => {
+		const h = await home(t.dir('home'));
+		const out = t.dir('out');
+		const emfile = (r: RunResult): string | null => (r.code === 2 && !/too many open files.*ulimit -n/.test(r.stderr) ? `a refusal under a low ulimit -n that is not EMFILE: ${r.stderr.trim().slice(0, 200)}` : null);
+		return {evidence: [h.root], steps: Array.from({length: 12}, (_, i) => 23 + i).map(n => step('any', ['backup', '--home', h.root, '-o', out], {wrap: NOFILE(n), notMatch: NOT_PERMISSION, check: emfile}))};
+	}),
 	kind('words-edquot', 'refused', 'backup --quick with EDQUOT injected (strace) on the backup lock: "disk quota exceeded", never "full" nor an internal error', async t => {
 		const h = await home(t.dir('home'));
 		return {evidence: [h.root], steps: [refused(['backup', '--quick', '--home', h.root], /disk quota exceeded.*EDQUOT/, {wrap: OPEN_FAILS(path.join(h.root, '.hfx-backup.lock'), 'EDQUOT'), notMatch: /is full|internal error/})]};

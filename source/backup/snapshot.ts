@@ -17,7 +17,7 @@ import {digestFile, crcHex} from './digest.js';
 import {fsyncDir, fsyncFile} from './durable.js';
 import {utcStamp} from './stamp.js';
 import {registerTemp, removeTemp, sweepDebris, tempPath} from './temps.js';
-import {writeFailure} from './write-failure.js';
+import {WRITE_ELSEWHERE, writeFailure} from './write-failure.js';
 import {acquireBackupLock} from './lock.js';
 import {MANIFEST_NAME, type MemberRecord, type QuickManifest, newManifest, quickManifest} from './manifest.js';
 import type {ProgressFn} from './progress.js';
@@ -173,7 +173,7 @@ export async function takeQuickSnapshot(options: QuickSnapshotOptions): Promise<
 		return {dir: final, id, manifest: qm, verified, problems: [...run.skipped.map(s => `${s.path}: ${s.reason}`), ...run.problems], pruned, exitCode: verified ? 0 : 1, ms: performance.now() - started};
 	} catch (error) {
 		if (error instanceof FailClosed || errorCode(error)) {
-			throw writeFailure(snapRoot, error, 'writing the quick snapshot');
+			throw writeFailure(snapRoot, error, 'writing the quick snapshot', WRITE_ELSEWHERE.quick);
 		}
 
 		throw error;
@@ -194,9 +194,12 @@ export async function takeQuickSnapshot(options: QuickSnapshotOptions): Promise<
 function makeSnapRoot(snapRoot: string): boolean {
 	const made = !fs.existsSync(snapRoot);
 	try {
-		fs.mkdirSync(snapRoot, {recursive: true, mode: 0o700});
+		// One level (the home exists): Node's recursive mkdir says ENOENT on a read-only file system instead of EROFS.
+		fs.mkdirSync(snapRoot, {mode: 0o700});
 	} catch (error) {
-		throw writeFailure(snapRoot, error, 'creating state-snapshots/');
+		if (errorCode(error) !== 'EEXIST') {
+			throw writeFailure(snapRoot, error, 'creating state-snapshots/', WRITE_ELSEWHERE.quick);
+		}
 	}
 
 	return made;

@@ -172,6 +172,31 @@ async function signalAt(point: string, signal: NodeJS.Signals, args: string[]): 
 	return {code, stdout, stderr};
 }
 
+describe('a read-only file system is named so', () => {
+	it('backup --quick and repair --apply on a home mounted read-only: "read-only file system", never ENOENT nor "run as the owner"', context => {
+		const disk = smallTmpfs('8m');
+		if (!disk) {
+			context.skip();
+			return;
+		}
+
+		try {
+			const home = makeHome('words-ro');
+			fs.copyFileSync(home.db, path.join(disk.dir, 'state.db'));
+			expect(spawnSync('mount', ['-o', 'remount,ro', disk.dir]).status).toBe(0);
+			const quick = hfx(['backup', '--quick', '--home', disk.dir]);
+			expect(quick.code).toBe(2);
+			expect(oneLine(quick.stderr)).toEqual([expect.stringMatching(/state-snapshots: read-only file system .*\(EROFS\).*Next: take a full backup to a writable folder with hfx backup -o DIR/) as string]);
+			const repair = hfx(['repair', '--apply', '--yes', '--db', path.join(disk.dir, 'state.db')]);
+			expect(repair.code).toBe(2);
+			expect(oneLine(repair.stderr)).toEqual([expect.stringMatching(/hfx-audit\.jsonl: the audit trail cannot be written \(read-only file system, EROFS\)/) as string]);
+			expect(repair.stderr).not.toMatch(/owner/);
+		} finally {
+			disk.dispose();
+		}
+	});
+});
+
 describe('a write finished under a signal says what happened', () => {
 	it('a repair that applied under SIGTERM exits as applied (0), says applied, and notes the signal in one line', async () => {
 		const dir = tempDir('words-sigterm');

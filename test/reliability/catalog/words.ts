@@ -132,6 +132,17 @@ export const WORDS: Fault[] = [
 		const disk = t.tmpfs('size=16m,ro')!;
 		return {evidence: [h.root], steps: [refused(['backup', '--home', h.root, '-o', disk], /read-only file system|EROFS/i, {notMatch: NOT_PERMISSION})]};
 	}, ['root']),
+	kind('words-erofs-home', 'refused', 'backup --quick and repair --apply on a home mounted read-only: "read-only file system", never ENOENT, a permission problem or "run as the owner"', async t => {
+		const disk = t.tmpfs('size=8m')!;
+		const h = await home(path.join(disk, 'home'));
+		fs.rmSync(path.join(h.root, 'state-snapshots'), {recursive: true, force: true});
+		spawnSync('mount', ['-o', 'remount,ro', disk]);
+		const ro = /read-only file system/;
+		return {evidence: [h.root], steps: [
+			refused(['backup', '--quick', '--home', h.root], ro, {notMatch: /ENOENT|no such file|-o DIR;|permission/i}),
+			refused(['repair', '--apply', '--yes', '--db', h.db], ro, {notMatch: /owner|permission/i}),
+		]};
+	}, ['root']),
 	kind('words-home-is-file', 'refused', '`scan`, `sessions`, `metrics --home FILE`: the home is a file, never FILE/state.db', t => {
 		const dir = t.dir('store');
 		const file = path.join(dir, 'not-a-home');

@@ -29,7 +29,7 @@ import type {ProgressFn} from './progress.js';
 import {linkText} from '../store/foreign-file.js';
 import {appendRecord, assertRecordsFile, fingerprintOf, readRecords, statusFor} from './records.js';
 import {type DbCopy, copyDatabase, judgeCopy, startCheck} from './sqlite-copy.js';
-import {findHermesRoot} from './archive-root.js';
+import {holdsNoStore} from './archive-root.js';
 import {CREDENTIAL_NAMES, type Excluded, type FollowedLink, type Skipped, type WalkEntry, walkRoot} from './walk.js';
 import {readBack, readPrefix} from './readback.js';
 
@@ -403,7 +403,7 @@ function planBackup(options: BackupOptions): BackupRun {
 		entries = entries.filter(e => e.rel !== MANIFEST_NAME);
 	}
 
-	if (!findHermesRoot(entries.map(e => e.rel)).ok) {
+	if (holdsNoStore(entries.map(e => e.rel))) {
 		throw new FailClosed({file: root, kind: 'nothing-to-snapshot', reason: 'no Hermes store here (no state.db and no profiles/*/state.db): an archive of it would be no backup of a Hermes home', next: 'check --home (or HERMES_HOME); nothing was written'});
 	}
 

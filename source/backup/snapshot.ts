@@ -10,7 +10,7 @@
  * write unless `verified` is true.
  */
 import fs from 'node:fs';
-import {findHermesRoot} from './archive-root.js';
+import {holdsNoStore} from './archive-root.js';
 import path from 'node:path';
 import {FailClosed, errorCode, errorMessage} from '../errors.js';
 import {digestFile, crcHex} from './digest.js';
@@ -242,7 +242,7 @@ function walkHome(options: QuickSnapshotOptions): {home: string; walk: ReturnTyp
 		}
 	}
 
-	if (!findHermesRoot(walk.entries.map(e => e.rel)).ok) {
+	if (holdsNoStore(walk.entries.map(e => e.rel))) {
 		throw new FailClosed({file: home, kind: 'nothing-to-snapshot', reason: 'no Hermes store here (no state.db): a snapshot of the rest would be no backup of a Hermes home', next: 'check --home; nothing was written'});
 	}
 

@@ -3,7 +3,7 @@
  * manifest's record of it, and a report's status and exit code (0 sound, 1 damaged, 2 unreadable).
  */
 import type {Inventory} from './restore-compare.js';
-import {findHermesRoot} from './archive-root.js';
+import {holdsNoStore} from './archive-root.js';
 import {type DbCheck, compareCounts} from './db-check.js';
 import type {ArtifactKind} from './detect-kind.js';
 import type {Manifest} from './manifest.js';
@@ -101,8 +101,7 @@ export function policyProblems(findings: readonly MemberFinding[]): Problem[] {
 
 /** The problem of an artifact with no Hermes store in it (no state.db, no profiles/<name>/state.db): an empty or config-only archive is no sound backup. */
 export function noStoreProblems(names: readonly string[]): Problem[] {
-	const found = findHermesRoot(names);
-	return !found.ok && found.why === 'none' ? [{where: 'archive', what: 'no Hermes store in it (no state.db and no profiles/*/state.db): not a backup of a Hermes home', noStore: true}] : [];
+	return holdsNoStore(names) ? [{where: 'archive', what: 'no Hermes store in it (no state.db and no profiles/*/state.db): not a backup of a Hermes home', noStore: true}] : [];
 }
 
 /** True when the only thing wrong is that no Hermes store is inside. */

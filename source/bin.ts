@@ -105,5 +105,16 @@ if (!nodeIsSupported(process.versions.node)) {
 	process.exitCode = 2;
 } else if (import.meta.url.endsWith('/hfx.js')) {
 	enableCompileCache();
-	await import('./hfx-bundle.js' as string);
+	try {
+		await import('./hfx-bundle.js' as string);
+	} catch (error) {
+		const {code, path: file} = (error ?? {}) as {code?: unknown; path?: unknown};
+		if (code !== 'EMFILE' && code !== 'ENFILE') {
+			throw error;
+		}
+
+		// No descriptor left to load hfx's own code with: the operator's limit, named, in one line.
+		process.stderr.write(`hfx: ${typeof file === 'string' ? file : 'hfx'}: too many open files (${code}) while loading hfx itself. Next: raise the open-file limit (ulimit -n) and run again\n`);
+		process.exitCode = 2;
+	}
 }

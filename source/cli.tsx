@@ -163,11 +163,12 @@ for (const stream of [process.stdout, process.stderr]) {
 }
 
 main(process.argv.slice(2)).then(async code => {
-	const {deferredExitCode} = await import('./interrupts.js');
-	const interrupted = deferredExitCode();
-	if (interrupted !== null) {
-		// Interrupted during a write: it was finished, verified and recorded; now honour the signal.
-		process.exit(interrupted);
+	// With no file descriptor left (EMFILE) the import cannot load its file: the command's own line was said, its exit stands.
+	const signal = await import('./interrupts.js').then(m => m.deferredSignal(), () => null);
+	if (signal !== null) {
+		// Interrupted during a write: it was finished, verified and recorded. The exit says how it
+		// ended (an applied repair exits as applied, never 128+N), the signal noted in one line.
+		process.stderr.write(`hfx: ${signal} was received during the write; it finished and was recorded, so hfx exits as the command ended (exit ${code})\n`);
 	}
 
 	process.exitCode = code;

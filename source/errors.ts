@@ -119,17 +119,46 @@ export function errnoWords(code: string, osMessage = ''): ErrnoWords {
 		return {cause: `file size limit reached (ulimit -f allows ${limit.toLocaleString('en-US')} bytes per file)`, next: ERRNO_WORDS.EFBIG!.next};
 	}
 
+	const open = code === 'EMFILE' ? processLimit('Max open files') : null;
+	if (open !== null) {
+		return {cause: `too many open files (ulimit -n allows ${open.toLocaleString('en-US')} per process)`, next: ERRNO_WORDS.EMFILE!.next};
+	}
+
 	return ERRNO_WORDS[code] ?? {cause: osMessage ? `the system said: ${osMessage}` : 'the system call failed', next: 'fix the cause above and run the command again'};
 }
 
 /** The process's maximum file size (ulimit -f) in bytes, or null when unlimited or unknown (Node ignores SIGXFSZ, so a write past it fails with EFBIG). */
 export function fileSizeLimit(): number | null {
+	return processLimit('Max file size');
+}
+
+/** A soft limit of this process from /proc/self/limits ("Max file size", "Max open files"), or null when unlimited or unknown. */
+function processLimit(name: string): number | null {
 	try {
-		const m = /^Max file size\s+(\S+)/m.exec(fs.readFileSync('/proc/self/limits', 'utf8'));
+		const m = new RegExp(`^${name}\\s+(\\S+)`, 'm').exec(fs.readFileSync('/proc/self/limits', 'utf8'));
 		return m && m[1] !== 'unlimited' ? Number(m[1]) : null;
 	} catch {
 		return null;
 	}
+}
+
+/**
+ * EMFILE or ENFILE when this process has (next to) no file descriptor left, else null. SQLite
+ * reports it as SQLITE_CANTOPEN ("unable to open database file"), which is not a permission
+ * problem: ask the system before naming one (listing /proc/self/fd takes a descriptor itself).
+ */
+export function descriptorsExhausted(): 'EMFILE' | 'ENFILE' | null {
+	let open: number;
+	try {
+		open = fs.readdirSync('/proc/self/fd').length;
+	} catch (error) {
+		const code = errorCode(error);
+		return code === 'EMFILE' || code === 'ENFILE' ? code : null;
+	}
+
+	const limit = processLimit('Max open files');
+	// SQLite needs up to three at once (the database, its -wal, its -shm): fewer than that free is exhaustion.
+	return limit !== null && open + 4 > limit ? 'EMFILE' : null;
 }
 
 /** What a syscall was doing, in words (for "… while reading it"). */
@@ -196,10 +225,29 @@ function osMessage(error: unknown): string {
 /** Node/SQLite error code of an unknown error, if any. */
 export function errorCode(error: unknown): string | undefined {
 	if (error && typeof error === 'object' && 'code' in error && typeof (error as {code: unknown}).code === 'string') {
-		return (error as {code: string}).code;
+		const code = (error as {code: string}).code;
+		if (code === '') {
+			return codeOfStrerror(errorMessage(error));
+		}
+
+		// libuv has no name for some Linux errnos: Node then says "Unknown system error -122" (EDQUOT).
+		return UNNAMED_ERRNO[code] ?? code;
 	}
 
 	return undefined;
+}
+
+/** Linux errnos libuv does not name, by Node's code for them. */
+const UNNAMED_ERRNO: Readonly<Record<string, string>> = {'Unknown system error -122': 'EDQUOT', 'Unknown system error -116': 'ESTALE'};
+
+/** The system's own words for the codes Node's fs.rmSync leaves without a code (its message is ", Unknown error: <strerror> 'path'"). */
+const STRERROR: ReadonlyArray<[string, string]> = [
+	['Too many open files in system', 'ENFILE'], ['Too many open files', 'EMFILE'], ['No space left on device', 'ENOSPC'], ['Disk quota exceeded', 'EDQUOT'],
+	['Read-only file system', 'EROFS'], ['Permission denied', 'EACCES'], ['Operation not permitted', 'EPERM'], ['Input/output error', 'EIO'], ['Directory not empty', 'ENOTEMPTY'],
+];
+
+function codeOfStrerror(message: string): string | undefined {
+	return STRERROR.find(([words]) => message.includes(`: ${words}`))?.[1];
 }
 
 export function errorMessage(error: unknown): string {

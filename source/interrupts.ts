@@ -78,8 +78,8 @@ export function interruptRequested(): boolean {
 
 /**
  * Defers signal exits until `fn` settles. A signal that arrived meanwhile is not acted on here:
- * the command finishes, prints what happened, and the entry point then exits 128+N
- * (`deferredExitCode`).
+ * the command finishes, prints what happened, and exits as it ended (a write that finished is not
+ * reported as interrupted); the entry point notes the signal (`deferredSignal`).
  */
 export async function critical<T>(fn: () => Promise<T>): Promise<T> {
 	install();
@@ -92,16 +92,16 @@ export async function critical<T>(fn: () => Promise<T>): Promise<T> {
 		await new Promise(resolve => setImmediate(resolve));
 		depth--;
 		if (depth === 0 && pending) {
-			deferred = pending.code;
+			deferred = pending.signal;
 			// From now on, a further signal exits at once; the one received is honoured at the end.
 			pending = null;
 		}
 	}
 }
 
-let deferred: number | null = null;
+let deferred: NodeJS.Signals | null = null;
 
-/** 128+N when a signal was received during a critical section: the process should exit with it. */
-export function deferredExitCode(): number | null {
+/** The signal received during a critical section that finished, if any (noted, not turned into 128+N). */
+export function deferredSignal(): NodeJS.Signals | null {
 	return deferred;
 }

@@ -67,3 +67,9 @@ export function underRoot(name: string, root: string): string | null {
 	const prefix = rootPrefix(root);
 	return name.startsWith(prefix) && name.length > prefix.length ? name.slice(prefix.length) : null;
 }
+
+/** True when no name is a Hermes store (no state.db, no profiles/<name>/state.db anywhere): an empty or config-only tree is no backup of a Hermes home. */
+export function holdsNoStore(names: readonly string[]): boolean {
+	const found = findHermesRoot(names);
+	return !found.ok && found.why === 'none';
+}

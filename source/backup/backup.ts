@@ -29,6 +29,7 @@ import type {ProgressFn} from './progress.js';
 import {linkText} from '../store/foreign-file.js';
 import {appendRecord, assertRecordsFile, fingerprintOf, readRecords, statusFor} from './records.js';
 import {type DbCopy, copyDatabase, judgeCopy, startCheck} from './sqlite-copy.js';
+import {holdsNoStore} from './archive-root.js';
 import {CREDENTIAL_NAMES, type Excluded, type FollowedLink, type Skipped, type WalkEntry, walkRoot} from './walk.js';
 import {readBack, readPrefix} from './readback.js';
 import {plantedLink} from '../safe-create.js';
@@ -409,6 +410,10 @@ function planBackup(options: BackupOptions): BackupRun {
 	if (entries.some(e => e.rel === MANIFEST_NAME)) {
 		skipped.push({rel: MANIFEST_NAME, reason: 'a root-level manifest.json clashes with the archive\'s own manifest; copy it aside by hand'});
 		entries = entries.filter(e => e.rel !== MANIFEST_NAME);
+	}
+
+	if (holdsNoStore(entries.map(e => e.rel))) {
+		throw new FailClosed({file: root, kind: 'nothing-to-snapshot', reason: 'no Hermes store here (no state.db and no profiles/*/state.db): an archive of it would be no backup of a Hermes home', next: 'check --home (or HERMES_HOME); nothing was written'});
 	}
 
 	const result = newResult(root, options, entries, skipped, walk.excluded);

@@ -81,9 +81,10 @@ function createLock(file: string, root: string, body: LockBody): BackupLock {
 		fs.rmSync(file, {force: true});
 		// A full disk, or another cause in the one errno mapping's words (EFBIG, EIO are not a full disk).
 		const code = errorCode(error) ?? 'error';
-		const full = code === 'ENOSPC' || code === 'EDQUOT';
+		// EDQUOT is the user's quota, not a full disk: its own words.
+		const full = code === 'ENOSPC';
 		const words = errnoWords(code, errorMessage(error));
-		throw new FailClosed({file: root, kind: full ? 'no-space' : 'lock-write-failed', reason: `cannot write the backup lock (${code}): ${full ? 'the disk holding the Hermes root is full' : words.cause}`, next: `${full ? 'free space on that disk first' : words.next}; nothing was written`, cause: error});
+		throw new FailClosed({file: root, kind: full || code === 'EDQUOT' ? 'no-space' : 'lock-write-failed', reason: `cannot write the backup lock (${code}): ${full ? 'the disk holding the Hermes root is full' : words.cause}`, next: `${full ? 'free space on that disk first' : words.next}; nothing was written`, cause: error});
 	}
 
 	fs.closeSync(fd);

@@ -8,10 +8,11 @@ import path from 'node:path';
 import {FailClosed, errnoWords, errorCode, errorMessage} from '../errors.js';
 import {readForeign} from '../store/foreign-file.js';
 import type {RefusalKind} from '../refusal-kinds.js';
-import {describeHolder, findHolders} from '../store/holders.js';
+import {describeHolder, findHolders, stopHoldersStep} from '../store/holders.js';
 import {isPidAlive} from './liveness.js';
 import type {SourceMember} from './restore-source.js';
 import type {VerifyReport} from './verify.js';
+import {onlyNoStore} from './verify-report.js';
 import {judgeMembers} from './member-policy.js';
 import {utcStamp} from './stamp.js';
 import {type OpenedZip, type Problem, openZip} from './zipread.js';
@@ -48,6 +49,10 @@ export async function refuseUnsafeMembers(archive: string): Promise<void> {
 export function refuseDamaged(archive: string, report: VerifyReport, tolerated: (p: Problem) => boolean = () => false): void {
 	const problems = report.problems.filter(p => !tolerated(p));
 	const badDbs = report.databases.filter(d => !d.ok);
+	if (report.status !== 'unreadable' && onlyNoStore({problems, databases: badDbs})) {
+		throw refuse(archive, 'no-hermes-root', 'no Hermes root in the archive (no state.db and no profiles/*/state.db in any folder): not a backup of a Hermes home', `check what it holds (hfx verify ${archive}); restore a backup that holds state.db (hfx backups)`);
+	}
+
 	if (report.status === 'unreadable' || problems.length > 0 || badDbs.length > 0) {
 		const first = problems[0] ?? (badDbs[0] ? {where: badDbs[0].path, what: badDbs[0].problems.join('; ')} : {where: archive, what: 'unknown'});
 		throw refuse(archive, 'archive-damaged', `the archive is ${report.status} (${plural(problems.length + badDbs.length, 'problem')}; first: ${first.where}: ${first.what})`, `run hfx verify ${archive} for the full list, and restore from another backup (hfx backups)`);
@@ -145,7 +150,7 @@ export function assertNoHolders(target: string, dbRels: string[]): void {
 		const holders = report.holders;
 		if (holders.length > 0) {
 			const deleted = holders.some(h => h.holdsDeletedWal);
-			throw refuse(dest, deleted ? 'deleted-wal-held' : 'in-use', `${describeHolder(holders[0]!)}${holders.length > 1 ? ` (+${holders.length - 1} more)` : ''}${deleted ? ': a process still holds a deleted -wal of this database (an old WAL generation); a restore now would split it' : ''}`, 'stop the gateway and every Hermes process on this profile (hermes gateway stop; check with hfx doctor), then run the restore again');
+			throw refuse(dest, deleted ? 'deleted-wal-held' : 'in-use', `${describeHolder(holders[0]!)}${holders.length > 1 ? ` (+${holders.length - 1} more)` : ''}${deleted ? ': a process still holds a deleted -wal of this database (an old WAL generation); a restore now would split it' : ''}`, stopHoldersStep(holders, 'run the restore again'));
 		}
 	}
 

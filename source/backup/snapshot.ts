@@ -10,13 +10,14 @@
  * write unless `verified` is true.
  */
 import fs from 'node:fs';
+import {holdsNoStore} from './archive-root.js';
 import path from 'node:path';
-import {FailClosed, errorCode, errorMessage, isFailClosed} from '../errors.js';
+import {FailClosed, errorCode, errorMessage} from '../errors.js';
 import {digestFile, crcHex} from './digest.js';
 import {fsyncDir, fsyncFile} from './durable.js';
 import {utcStamp} from './stamp.js';
 import {registerTemp, removeTemp, sweepDebris, tempPath} from './temps.js';
-import {writeFailure} from './write-failure.js';
+import {WRITE_ELSEWHERE, writeFailure} from './write-failure.js';
 import {acquireBackupLock} from './lock.js';
 import {MANIFEST_NAME, type MemberRecord, type QuickManifest, newManifest, quickManifest} from './manifest.js';
 import type {ProgressFn} from './progress.js';
@@ -24,7 +25,7 @@ import {appendRecord, assertRecordsFile} from './records.js';
 import {copyAndVerify} from './sqlite-copy.js';
 import {type WalkEntry, walkQuick} from './walk.js';
 import {readChunks} from './chunks.js';
-import {assertRealFolder, createExclusive, ensureOwnFolder, writeNewFile} from '../safe-create.js';
+import {assertRealFolder, createExclusive, writeNewFile} from '../safe-create.js';
 
 export const SNAPSHOTS_DIR = 'state-snapshots';
 export const QUICK_KEEP = 20;
@@ -140,19 +141,10 @@ export async function takeQuickSnapshot(options: QuickSnapshotOptions): Promise<
 	assertRecordsFile(snapRoot);
 	const lock = acquireBackupLock(rootOfHome(home), `hfx quick snapshot of ${home}`);
 	let stage: string | undefined;
+	let made = false;
+	let taken = false;
 	try {
-		try {
-			// Ours inside the home: made when absent, else a real folder (a planted link to elsewhere is refused).
-			ensureOwnFolder(snapRoot, 'a snapshot');
-		} catch (error) {
-			if (isFailClosed(error)) {
-				throw error;
-			}
-
-
-			throw writeFailure(snapRoot, error, 'creating state-snapshots/');
-		}
-
+		made = makeSnapRoot(snapRoot);
 		sweepDebris(snapRoot);
 		const id = snapshotId(snapRoot, created, label);
 		stage = tempPath(snapRoot, 'snapshot');
@@ -182,10 +174,11 @@ export async function takeQuickSnapshot(options: QuickSnapshotOptions): Promise<
 		const verified = manifest.complete;
 		const pruned = verified ? pruneSnapshots(snapRoot, options.keep ?? QUICK_KEEP, id) : [];
 		recordSnapshot(run, id, verified);
+		taken = true;
 		return {dir: final, id, manifest: qm, verified, problems: [...run.skipped.map(s => `${s.path}: ${s.reason}`), ...run.problems], pruned, exitCode: verified ? 0 : 1, ms: performance.now() - started};
 	} catch (error) {
 		if (error instanceof FailClosed || errorCode(error)) {
-			throw writeFailure(snapRoot, error, 'writing the quick snapshot');
+			throw writeFailure(snapRoot, error, 'writing the quick snapshot', WRITE_ELSEWHERE.quick);
 		}
 
 		throw error;
@@ -194,7 +187,37 @@ export async function takeQuickSnapshot(options: QuickSnapshotOptions): Promise<
 			removeTemp(stage);
 		}
 
+		if (made && !taken) {
+			removeIfEmpty(snapRoot);
+		}
+
 		lock.release();
+	}
+}
+
+/** Makes state-snapshots/ when missing; true when this run made it (a refused run then removes it again, if still empty). */
+function makeSnapRoot(snapRoot: string): boolean {
+	const made = fs.lstatSync(snapRoot, {throwIfNoEntry: false}) === undefined;
+	try {
+		// One level (the home exists): Node's recursive mkdir says ENOENT on a read-only file system instead of EROFS.
+		fs.mkdirSync(snapRoot, {mode: 0o700});
+	} catch (error) {
+		if (errorCode(error) !== 'EEXIST') {
+			throw writeFailure(snapRoot, error, 'creating state-snapshots/', WRITE_ELSEWHERE.quick);
+		}
+	}
+
+	// Ours inside the home: a real folder (a planted link to elsewhere is refused).
+	assertRealFolder(snapRoot, 'a snapshot');
+	return made;
+}
+
+/** A folder this run made and left empty goes again (a refusal's "nothing was written" stays true); a non-empty one stays. */
+function removeIfEmpty(dir: string): void {
+	try {
+		fs.rmdirSync(dir);
+	} catch {
+		// Not empty (or already gone): left as it is.
 	}
 }
 
@@ -226,8 +249,8 @@ function walkHome(options: QuickSnapshotOptions): {home: string; walk: ReturnTyp
 		}
 	}
 
-	if (walk.entries.length === 0) {
-		throw new FailClosed({file: home, kind: 'nothing-to-snapshot', reason: 'none of the quick-snapshot files (state.db, config.yaml, .env, auth.json, …) exist here', next: 'check --home; nothing was written'});
+	if (holdsNoStore(walk.entries.map(e => e.rel))) {
+		throw new FailClosed({file: home, kind: 'nothing-to-snapshot', reason: 'no Hermes store here (no state.db): a snapshot of the rest would be no backup of a Hermes home', next: 'check --home; nothing was written'});
 	}
 
 	return {home, walk};

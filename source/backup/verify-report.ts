@@ -3,6 +3,7 @@
  * manifest's record of it, and a report's status and exit code (0 sound, 1 damaged, 2 unreadable).
  */
 import type {Inventory} from './restore-compare.js';
+import {holdsNoStore} from './archive-root.js';
 import {type DbCheck, compareCounts} from './db-check.js';
 import type {ArtifactKind} from './detect-kind.js';
 import type {Manifest} from './manifest.js';
@@ -96,4 +97,14 @@ export function judgeDatabase(rel: string, check: DbCheck, expected: Manifest['d
 /** The member policy's findings as problems: each refused, clashing or sidecar member (exit 1). */
 export function policyProblems(findings: readonly MemberFinding[]): Problem[] {
 	return findings.map(f => (f.kind === 'sidecar' ? {where: findingWhere(f), what: `${f.what} (from a tar, a restore folds a -wal's commits into its database)`, sidecar: true} : {where: findingWhere(f), what: `${f.what}; a restore refuses this archive`}));
+}
+
+/** The problem of an artifact with no Hermes store in it (no state.db, no profiles/<name>/state.db): an empty or config-only archive is no sound backup. */
+export function noStoreProblems(names: readonly string[]): Problem[] {
+	return holdsNoStore(names) ? [{where: 'archive', what: 'no Hermes store in it (no state.db and no profiles/*/state.db): not a backup of a Hermes home', noStore: true}] : [];
+}
+
+/** True when the only thing wrong is that no Hermes store is inside. */
+export function onlyNoStore(report: {problems: readonly Problem[]; databases: readonly DbReport[]}): boolean {
+	return report.problems.length > 0 && report.problems.every(p => p.noStore === true) && report.databases.every(d => d.ok);
 }

@@ -10,7 +10,7 @@ import {type Digest, Hasher, crcHex} from './digest.js';
 import {MANIFEST_NAME, type Manifest, ManifestError, type MemberRecord, parseManifest} from './manifest.js';
 import {removeTemp} from './temps.js';
 import {judgeMembers} from './member-policy.js';
-import {type DbReport, type VerifyOptions, type VerifyReport, finish, judgeDatabase, policyProblems} from './verify-report.js';
+import {type DbReport, type VerifyOptions, type VerifyReport, finish, judgeDatabase, noStoreProblems, policyProblems} from './verify-report.js';
 import {extractionFailure, makeTempDir} from './verify-temp.js';
 import type {Problem} from './zipread.js';
 import {readChunks} from './chunks.js';
@@ -183,6 +183,7 @@ export async function verifySnapshot(dir: string, options: VerifyOptions = {}): 
 		const expectedSizes = new Map<string, number>(manifest ? manifest.members.map(m => [m.path, m.size]) : Object.entries(hermesFiles ?? {}));
 		// The member policy over the names a restore would write (the manifest's): clashes, sidecars, "..".
 		base.problems.push(...policyProblems(judgeMembers([...expectedSizes].map(([name, size]) => ({name, type: 'file' as const, size})))));
+		base.problems.push(...noStoreProblems([...expectedSizes.keys()]));
 		const queue = checkFiles(dir, tmp, listing, expectedSizes, base, options);
 		const present = new Set(listing.map(f => f.rel));
 		for (const rel of expectedSizes.keys()) {

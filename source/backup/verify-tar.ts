@@ -15,7 +15,7 @@ import type {Manifest} from './manifest.js';
 import {TarDamaged, type TarMember, readTar, writeMember} from './tarread.js';
 import {removeTemp} from './temps.js';
 import {type MemberFacts, judgeMembers, normalizeName, refusalReason} from './member-policy.js';
-import {type DbReport, type VerifyOptions, type VerifyReport, finish, judgeDatabase, policyProblems} from './verify-report.js';
+import {type DbReport, type VerifyOptions, type VerifyReport, finish, judgeDatabase, noStoreProblems, policyProblems} from './verify-report.js';
 import {makeTempDir} from './verify-temp.js';
 import type {Problem} from './zipread.js';
 
@@ -131,6 +131,7 @@ export async function verifyTar(file: string, options: VerifyOptions = {}): Prom
 		}
 
 		base.problems.push(...policyProblems(judgeMembers(seen.facts)));
+		base.problems.push(...noStoreProblems(seen.facts.filter(f => f.type === 'file').map(f => normalizeName(f.name))));
 
 		const queue = new CheckQueue(options.inlineChecks ?? false, options.inventory ?? false);
 		queueDatabases(seen.groups, queue, base);

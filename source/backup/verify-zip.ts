@@ -10,9 +10,9 @@ import {CheckQueue} from './check-queue.js';
 import {crcHex} from './digest.js';
 import {MANIFEST_NAME, type Manifest, ManifestError, parseManifest} from './manifest.js';
 import {removeTemp} from './temps.js';
-import {type DbReport, type ReportBase, type VerifyOptions, type VerifyReport, finish, judgeDatabase, policyProblems} from './verify-report.js';
+import {type DbReport, type ReportBase, type VerifyOptions, type VerifyReport, finish, judgeDatabase, noStoreProblems, policyProblems} from './verify-report.js';
 import {assertRoomFor, extractionFailure, makeTempDir} from './verify-temp.js';
-import {judgeMembers} from './member-policy.js';
+import {judgeMembers, normalizeName} from './member-policy.js';
 import {type OpenedZip, type Problem, ZipUnreadable, openZip, readMember, structuralProblems} from './zipread.js';
 import {createExclusive} from '../safe-create.js';
 
@@ -67,6 +67,7 @@ export async function verifyZip(file: string, options: VerifyOptions = {}): Prom
 			base.problems.push({where: `end record comment (byte ${z.eocdOffset + 22})`, what: 'an hfx archive must carry its seal in the comment; it is missing or damaged'});
 		}
 
+		base.problems.push(...noStoreProblems(files.filter(m => m.name !== MANIFEST_NAME).map(m => normalizeName(m.name))));
 		const queue = await checkMembers(z, files, tmp, base, options, refused);
 		if (manifest) {
 			checkAgainstManifest(manifest, files, base);

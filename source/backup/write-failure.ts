@@ -3,7 +3,7 @@
  * process's file size limit (ulimit -f) and the free space in a folder.
  */
 import fs from 'node:fs';
-import {FailClosed, errnoWords, errorCode, errorMessage, fileSizeLimit} from '../errors.js';
+import {FailClosed, descriptorsExhausted, errnoWords, errorCode, errorMessage, fileSizeLimit} from '../errors.js';
 import type {RefusalKind} from '../refusal-kinds.js';
 
 /** The errno a failed write stands for: its own, or the one behind SQLite's code (SQLite reports EFBIG as a plain write error; the process limit tells what it was). */
@@ -20,23 +20,35 @@ function writeErrno(code: string, message: string): string | null {
 		return 'EIO';
 	}
 
+	if (code === 'SQLITE_CANTOPEN') {
+		return descriptorsExhausted();
+	}
+
 	return /^E[A-Z0-9]+$/.test(code) ? code : null;
 }
 
 const WRITE_KINDS: Readonly<Record<string, RefusalKind>> = {EFBIG: 'file-too-large', ENOSPC: 'no-space', EDQUOT: 'no-space', EACCES: 'not-writable', EPERM: 'not-writable', EROFS: 'not-writable', EIO: 'io-error'};
 
-/** Where the words of the one errno mapping (errors.ts) name a folder, a backup's output can move. */
-const WRITE_NEXT: Readonly<Record<string, string>> = {
-	ENOSPC: 'free space there or write elsewhere with -o DIR (df -h shows free space)',
-	EDQUOT: 'free space within the quota or write elsewhere with -o DIR',
-	EACCES: 'choose a writable folder with -o DIR',
-	EPERM: 'choose a writable folder with -o DIR',
-	EROFS: 'choose a writable folder with -o DIR',
-	EIO: 'check the disk (dmesg) and write elsewhere with -o DIR',
+/** Where the words of the one errno mapping (errors.ts) name a folder, a backup's output can move (`to`: how). */
+const WRITE_NEXT: Readonly<Record<string, (to: Elsewhere) => string>> = {
+	ENOSPC: to => `free space there or ${to.move} (df -h shows free space)`,
+	EDQUOT: to => `free space within the quota or ${to.move}`,
+	EACCES: to => to.choose,
+	EPERM: to => to.choose,
+	EROFS: to => to.choose,
+	EIO: to => `check the disk (dmesg) and ${to.move}`,
+};
+
+type Elsewhere = {move: string; choose: string};
+
+/** How a backup's output moves elsewhere; a quick snapshot has no -o (it is always beside the store): a full backup goes elsewhere. */
+export const WRITE_ELSEWHERE: Readonly<Record<'backup' | 'quick', Elsewhere>> = {
+	backup: {move: 'write elsewhere with -o DIR', choose: 'choose a writable folder with -o DIR'},
+	quick: {move: 'take a full backup elsewhere with hfx backup -o DIR (a quick snapshot is always beside the store)', choose: 'take a full backup to a writable folder with hfx backup -o DIR (a quick snapshot is always beside the store)'},
 };
 
 /** Turns an I/O error while writing into the one-line refusal, with the cause from the one errno mapping. */
-export function writeFailure(target: string, error: unknown, what: string): FailClosed {
+export function writeFailure(target: string, error: unknown, what: string, elsewhere: Elsewhere = WRITE_ELSEWHERE.backup): FailClosed {
 	if (error instanceof FailClosed) {
 		return error;
 	}
@@ -50,7 +62,7 @@ export function writeFailure(target: string, error: unknown, what: string): Fail
 
 	const words = errnoWords(errno, message);
 	const shown = errno === code ? code : `${code || 'SQLITE_FULL'}, ${errno}`;
-	return new FailClosed({file: target, kind: WRITE_KINDS[errno] ?? `errno-${errno.toLowerCase()}`, reason: `${words.cause} while ${what} (${shown}${errno === 'EIO' ? `: ${message}` : ''}); the partial output was removed`, next: WRITE_NEXT[errno] ?? words.next, cause: error});
+	return new FailClosed({file: target, kind: WRITE_KINDS[errno] ?? `errno-${errno.toLowerCase()}`, reason: `${words.cause} while ${what} (${shown}${errno === 'EIO' ? `: ${message}` : ''}); the partial output was removed`, next: WRITE_NEXT[errno]?.(elsewhere) ?? words.next, cause: error});
 }
 
 /** Free bytes for an unprivileged writer in the folder (statfs), or null when unknown. */

@@ -31,7 +31,8 @@ export type ZipMember = {
 };
 
 /** One finding of a verification; `sidecar` marks a SQLite sidecar in the archive (a tar restore folds or skips it). */
-export type Problem = {where: string; what: string; sidecar?: boolean};
+/** `noStore`: the archive holds no Hermes store at all (not a backup of a Hermes home, whatever else it holds). */
+export type Problem = {where: string; what: string; sidecar?: boolean; noStore?: boolean};
 
 export class ZipUnreadable extends Error {
 	override name = 'ZipUnreadable';

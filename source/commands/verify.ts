@@ -4,6 +4,7 @@
  */
 import {progressSink} from '../backup/progress.js';
 import {type VerifyReport, recordVerification, verifyArtifact} from '../backup/verify.js';
+import {onlyNoStore} from '../backup/verify-report.js';
 import {type ExitCode, refusalLine} from '../errors.js';
 import {failIfAbandoned} from './backup.js';
 import {type GlobalFlags, type Io, emit, guarded} from './context.js';
@@ -34,7 +35,7 @@ export function verifyJson(r: VerifyReport, recorded: boolean) {
 export function humanVerify(r: VerifyReport): string[] {
 	const lines: string[] = [];
 	const what = r.kind === 'snapshot' ? 'snapshot folder' : (r.kind === 'unknown' ? 'file' : `${r.kind} archive`);
-	const head = r.status === 'sound' ? '✓ SOUND' : (r.status === 'damaged' ? '✗ DAMAGED' : '✗ UNREADABLE');
+	const head = r.status === 'sound' ? '✓ SOUND' : (onlyNoStore(r) ? '✗ NO HERMES STORE' : (r.status === 'damaged' ? '✗ DAMAGED' : '✗ UNREADABLE'));
 	lines.push(`${head}  ${r.path}  (${what}${r.kind === 'zip' ? (r.sealed ? ', sealed' : ', no hfx seal') : ''}, ${plural(r.members, 'member')}, ${bytes(r.bytes)})`);
 	if (r.manifest) {
 		lines.push(`  taken ${r.manifest.createdAt} from ${r.manifest.source.root} on ${r.manifest.source.host}${r.manifest.complete ? '' : ' (INCOMPLETE when taken)'}`);
@@ -77,6 +78,10 @@ function onlySidecars(r: VerifyReport): boolean {
 }
 
 function nextStep(r: VerifyReport): string {
+	if (onlyNoStore(r)) {
+		return 'this is not a backup of a Hermes home: do not restore from it; pick a backup that holds state.db (hfx backups)';
+	}
+
 	return onlySidecars(r)
 		? `hfx restore folds the -wal's commits into its database and never writes a sidecar: see it with hfx restore ${r.path} --home DIR --dry-run`
 		: 'do not restore from this; pick another backup (hfx backups)';
@@ -102,7 +107,7 @@ export async function runVerify(flags: VerifyFlags, io: Io): Promise<ExitCode> {
 				const d = report.databases.find(x => !x.ok);
 				return d ? {where: d.path, what: d.problems.join('; ')} : {where: report.path, what: report.status};
 			})();
-			io.err(refusalLine({file: report.path, reason: `${report.status} (${first.where}: ${first.what})`, next: nextStep(report)}));
+			io.err(refusalLine({file: report.path, reason: onlyNoStore(report) ? first.what : `${report.status} (${first.where}: ${first.what})`, next: nextStep(report)}));
 		}
 
 		return report.exitCode;

@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {FailClosed, errorCode, errorMessage} from '../errors.js';
+import {FailClosed, errnoWords, errorCode, errorMessage} from '../errors.js';
 import {randomHex} from '../crypto.js';
 import {isPidAlive} from '../liveness.js';
 import {assertReplaceable, openAppend, writeNewFile} from '../safe-create.js';
@@ -81,7 +81,11 @@ export function assertAuditWritable(auditPath: string): void {
 			fs.accessSync(auditPath, fs.constants.W_OK);
 		}
 	} catch (error) {
-		throw new FailClosed({file: auditPath, kind: 'audit-not-writable', reason: `the audit trail cannot be written (${errorCode(error) ?? errorMessage(error)})`, next: 'run as the store\'s owner; hfx writes nothing it cannot record'});
+		const code = errorCode(error);
+		// Only a permission problem is the owner's to fix: a read-only file system or a full disk is named as it is.
+		const owner = code === undefined || code === 'EACCES' || code === 'EPERM';
+		const words = owner ? null : errnoWords(code, errorMessage(error));
+		throw new FailClosed({file: auditPath, kind: 'audit-not-writable', reason: `the audit trail cannot be written (${words ? `${words.cause}, ` : ''}${code ?? errorMessage(error)})`, next: `${words ? words.next : 'run as the store\'s owner'}; hfx writes nothing it cannot record`});
 	}
 }
 

@@ -2,7 +2,7 @@
  * The preconditions of any write to the store, each checked and reported in words. Shared by
  * `hfx repair --apply`, `--undo` and the TUI's live checklist.
  */
-import {describeHolder, findHolders} from '../store/holders.js';
+import {type Holder, describeHolder, findHolders, isHfx, stopHoldersStep} from '../store/holders.js';
 
 export type Check = {
 	id: 'no-holders' | 'no-deleted-wal' | 'audit-writable' | 'snapshot' | 'plan-current';
@@ -24,7 +24,7 @@ export function holderChecks(dbPath: string): Check[] {
 			ok: others.holders.length === 0,
 			label: 'no other process holds state.db, -wal or -shm',
 			detail: others.holders.length === 0 ? `none seen in /proc${visibility}` : others.holders.map(describeHolder).join('; '),
-			next: others.holders.length === 0 ? null : `stop the gateway and every other Hermes process using this store (pids ${others.holders.map(h => h.pid).join(', ')}): a running gateway keeps the old routing in memory and writes it back`,
+			next: others.holders.length === 0 ? null : holdersNext(others.holders),
 		},
 		{
 			id: 'no-deleted-wal',
@@ -34,4 +34,13 @@ export function holderChecks(dbPath: string): Check[] {
 			next: deleted.length === 0 ? null : `stop pid ${deleted.map(h => h.pid).join(', ')} first: it holds an old WAL generation that a write now would split from`,
 		},
 	];
+}
+
+/** The next step when other processes hold the store: hfx's own named as hfx; the gateway's danger said only when a non-hfx process holds it. */
+function holdersNext(holders: readonly Holder[]): string {
+	if (holders.every(h => isHfx(h))) {
+		return stopHoldersStep(holders, 'run the write again (hfx holds the store read-only: a write waits for it to let go)');
+	}
+
+	return `stop the gateway and every other Hermes process using this store (pids ${holders.map(h => h.pid).join(', ')}): a running gateway keeps the old routing in memory and writes it back${holders.some(h => isHfx(h)) ? `; and ${stopHoldersStep(holders.filter(h => isHfx(h)), 'run the write again')}` : ''}`;
 }

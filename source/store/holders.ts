@@ -230,3 +230,28 @@ export function describeHolder(h: Holder): string {
 	const roles = [...new Set([...h.files.map(f => f.deleted ? `deleted ${f.role}` : f.role), ...h.locks.map(l => `${l.role} lock`)])].join(', ');
 	return `pid ${h.pid} (${cmd}) holds ${roles}`;
 }
+
+/** True when the holder is hfx itself (its TUI, a watch, another command): its program or script is hfx or hfx.js. */
+export function isHfx(h: Holder): boolean {
+	const [program = '', script = ''] = h.cmdline.split(' ');
+	const name = (p: string) => p.split('/').at(-1) ?? '';
+	return name(program) === 'hfx' || (/^node/.test(name(program)) && /^hfx(\.js)?$/.test(name(script)));
+}
+
+/**
+ * The next step for a store these processes hold, naming each for what it is: hfx's own TUI or
+ * watch is not "the gateway", and stopping the gateway would not free it.
+ */
+export function stopHoldersStep(holders: readonly Holder[], then: string): string {
+	const ours = holders.filter(h => isHfx(h)).map(h => h.pid);
+	const steps: string[] = [];
+	if (ours.length > 0) {
+		steps.push(`quit hfx (pid ${ours.join(', ')}: its TUI with q, a watch with Ctrl-C), or wait for that hfx command to end`);
+	}
+
+	if (ours.length < holders.length) {
+		steps.push('stop the gateway and every Hermes process on this profile (hermes gateway stop; check with hfx doctor)');
+	}
+
+	return `${steps.join(', and ')}, then ${then}`;
+}

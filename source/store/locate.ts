@@ -214,6 +214,7 @@ export function locateStores(options: LocateOptions): Located {
 		throw new FailClosed({file: root, kind: 'no-home', reason: 'no Hermes home here', next: 'pass --db PATH or --home DIR (or set HERMES_HOME); `hfx demo` shows the tool on a simulated store'});
 	}
 
+	refuseHomeNotAFolder(root);
 	if (options.routingScope !== undefined) {
 		throw new FailClosed({file: root, kind: 'usage', reason: '--routing-scope names the scope of one copied store', next: 'use it with --db PATH'});
 	}
@@ -231,4 +232,12 @@ export function locateStores(options: LocateOptions): Located {
 	}
 
 	return {root, stores, how};
+}
+
+/** A home that is a file (or a FIFO, a device) is named so: never as `<file>/state.db` missing. */
+function refuseHomeNotAFolder(root: string): void {
+	const st = fs.statSync(root, {throwIfNoEntry: false});
+	if (st && !st.isDirectory()) {
+		throw new FailClosed({file: root, kind: 'home-not-a-folder', reason: `a Hermes home must be a folder, and this is ${st.isFile() ? 'a file' : 'not a folder'}`, next: `pass the folder that holds state.db (--home ${path.dirname(root)}?), or --db for one store file`});
+	}
 }

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import {FailClosed, errorCode, errorMessage, throwFileError} from '../errors.js';
+import {FailClosed, descriptorsExhausted, errnoWords, errorCode, errorMessage, throwFileError} from '../errors.js';
 import {copyForeign} from './foreign-file.js';
 import {registerLiveHandle, assertNoLiveHandle} from './live-handles.js';
 import {type Preflight, preflight as runPreflight, statSidecars} from './preflight.js';
@@ -62,6 +62,12 @@ export function describeOpenError(file: string, error: unknown): FailClosed {
 
 	if (code === 'SQLITE_READONLY_RECOVERY' || code === 'SQLITE_READONLY_CANTINIT' || code === 'SQLITE_READONLY_ROLLBACK') {
 		return new FailClosed({file, kind: 'needs-recovery', reason: `a read-only reader cannot read it now (${code}: the WAL index or a hot journal needs a writer to recover it)`, next: 'let the agent open it once, or copy all three files to a scratch folder and inspect the copy', cause: error});
+	}
+
+	const exhausted = code === 'SQLITE_CANTOPEN' ? descriptorsExhausted() : null;
+	if (exhausted) {
+		const words = errnoWords(exhausted);
+		return new FailClosed({file, kind: `errno-${exhausted.toLowerCase()}`, reason: `${words.cause} (${exhausted}) while SQLite opened it read-only (${code})`, next: words.next, cause: error});
 	}
 
 	if (code === 'SQLITE_CANTOPEN' || code === 'EACCES' || code === 'SQLITE_READONLY_DIRECTORY' || code === 'SQLITE_PERM' || code === 'SQLITE_AUTH') {
@@ -243,7 +249,7 @@ function assertRoomForCopy(pre: Preflight): void {
 	const free = freeBytes(os.tmpdir());
 	if (free !== null && free < needed + 1_048_576) {
 		const mib = (n: number) => `${Math.ceil(n / 1_048_576)} MiB`;
-		throw new FailClosed({file: pre.path, kind: 'no-space', reason: `a private read copy needs ${mib(needed)} (${needed} bytes) in ${os.tmpdir()}, which has ${mib(free)} free; nothing was copied`, next: 'point TMPDIR at a folder with that much free space, then run again'});
+		throw new FailClosed({file: pre.path, kind: 'no-space', reason: `a private read copy needs ${mib(needed)} (${needed} bytes) in ${os.tmpdir()}, which has ${Math.floor(free / 1_048_576)} MiB (${free} bytes) free; nothing was copied`, next: 'point TMPDIR at a folder with that much free space, then run again'});
 	}
 }
 

@@ -4,7 +4,7 @@
  * quick snapshots, pre-restore copies) belong to it; two roots apart are ambiguous.
  */
 import {describe, expect, it} from 'vitest';
-import {findHermesRoot, underRoot} from '../../source/backup/archive-root.js';
+import {findHermesRoot, holdsNoStore, underRoot} from '../../source/backup/archive-root.js';
 
 describe('findHermesRoot', () => {
 	it('finds the volume, home, inside and deep-prefix roots', () => {
@@ -33,5 +33,16 @@ describe('findHermesRoot', () => {
 		expect(underRoot('data/profiles/w/state.db', 'data')).toBe('profiles/w/state.db');
 		expect(underRoot('database/state.db', 'data')).toBeNull();
 		expect(underRoot('state.db', '')).toBe('state.db');
+	});
+});
+
+describe('holdsNoStore', () => {
+	it('an empty or config-only tree holds no store; a store anywhere, or two apart (ambiguous, not absent), does', () => {
+		expect(holdsNoStore([])).toBe(true);
+		expect(holdsNoStore(['config.yaml', '.env', 'skills/a/SKILL.md'])).toBe(true);
+		expect(holdsNoStore(['state.db.bak', 'state.db-wal'])).toBe(true);
+		expect(holdsNoStore(['state.db'])).toBe(false);
+		expect(holdsNoStore(['profiles/work/state.db', 'config.yaml'])).toBe(false);
+		expect(holdsNoStore(['a/state.db', 'b/state.db'])).toBe(false);
 	});
 });

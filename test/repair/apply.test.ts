@@ -351,7 +351,7 @@ describe('undo: the same guarded write as the apply', () => {
 		expect(hfx(['repair', '--db', dbPath, '--undo', '2']).stderr).toContain('a typed confirmation is needed');
 	});
 
-	it('Ctrl-C (SIGINT) during --undo waits for the write: it finishes, is recorded, then exits 130', async () => {
+	it('Ctrl-C (SIGINT) during --undo waits for the write: it finishes, is recorded, then exits as applied (0, issue #29), never 130', async () => {
 		const {dbPath} = buildScenario(scenario('R1'), 'v30', {dir: temp('undo-int')});
 		const original = rows(dbPath);
 		expect(hfx(['repair', '--db', dbPath, '--apply', '--yes']).code).toBe(0);
@@ -369,7 +369,7 @@ describe('undo: the same guarded write as the apply', () => {
 			});
 		});
 		child.kill('SIGINT');
-		expect(await exit).toEqual({code: 130, signal: null});
+		expect(await exit).toEqual({code: 0, signal: null});
 		expect(rows(dbPath)).toEqual(original);
 		const trail = fs.readFileSync(auditPathFor(dbPath), 'utf8').trimEnd().split('\n').map(l => JSON.parse(l));
 		expect(trail.at(-1)).toMatchObject({mode: 'undo', phase: 'outcome', intent: 3, result: 'applied', undoes: 2});
@@ -498,13 +498,13 @@ describe('an interrupt during the apply', () => {
 		expect(after.get(ids.zombie!)!.end_reason).toBe('superseded_by_repair');
 	});
 
-	it('Ctrl-C (SIGINT) inside the write transaction lets it finish: fully after, verified and audited, then exit 130', async () => {
+	it('Ctrl-C (SIGINT) inside the write transaction lets it finish: fully after, verified and audited, then exits as applied (0, issue #29), never 130', async () => {
 		const {dbPath, ids} = buildScenario(scenario('R1'), 'v30', {dir: temp('int-int')});
 		const before = rows(dbPath);
 		const run = await startHeldApply(dbPath);
 		run.child.kill('SIGINT');
-		// The signal lands while the transaction runs: it is honoured once the write is verified and recorded.
-		expect((await run.exit).code).toBe(130);
+		// The signal lands while the transaction runs: the write is verified and recorded, and the exit says it applied.
+		expect((await run.exit).code).toBe(0);
 		expect(count(dbPath, 'PRAGMA integrity_check') as unknown).toBe('ok');
 		const after = rows(dbPath);
 		expect(after.get(ids.orphan!)!.session_key).toBe(before.get(ids.zombie!)!.session_key);

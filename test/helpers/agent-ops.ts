@@ -1,6 +1,7 @@
 /**
  * The agent's own operations on its store, run by a second process (better-sqlite3 in a child,
- * one writable connection, a 2 s busy timeout as Hermes' connections have): the journal-mode
+ * one writable connection, a 2 s busy timeout as Hermes' connections have, and Hermes' retry of a
+ * write that meets SQLITE_BUSY: 20–150 ms of jitter, for up to 2 s, as Hermes' writer connection does): the journal-mode
  * switch WAL -> DELETE -> WAL, `PRAGMA wal_checkpoint` in every mode, VACUUM. Each attempt is
  * followed by a new session row (so a follower has a commit to read) and a pause. And who holds
  * the store: the processes `hfx files --json` names, and one process's descriptors and POSIX locks
@@ -24,7 +25,34 @@ const c = new Database(db, {timeout: 2000});
 const sleep = ms => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 const out = [];
 let n = 0;
+// SQLite answers a journal-mode switch out of WAL with SQLITE_BUSY at once while any other
+// connection is open (its busy handler is not called for that lock), so a reader that holds the
+// store for a few ms at the wrong moment is met; Hermes retries a busy write for 2 s.
+function withRetry(fn) {
+	const until = Date.now() + 2000;
+	for (;;) {
+		try {
+			return fn();
+		} catch (error) {
+			if (error.code !== 'SQLITE_BUSY' || Date.now() > until) {
+				throw error;
+			}
+			sleep(20 + Math.floor(Math.random() * 130));
+		}
+	}
+}
 function attempt(op) {
+	if (op === 'journal-mode') {
+		return withRetry(switchJournal);
+	}
+	return once(op);
+}
+function switchJournal() {
+	const a = c.pragma('journal_mode=DELETE', {simple: true});
+	const b = c.pragma('journal_mode=WAL', {simple: true});
+	return {ok: a === 'delete' && b === 'wal', got: a + '/' + b};
+}
+function once(op) {
 	if (op === 'journal-mode') {
 		const a = c.pragma('journal_mode=DELETE', {simple: true});
 		const b = c.pragma('journal_mode=WAL', {simple: true});

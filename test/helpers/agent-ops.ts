@@ -1,7 +1,7 @@
 /**
  * The agent's own operations on its store, run by a second process (better-sqlite3 in a child,
- * one writable connection, a 2 s busy timeout as Hermes' connections have, and Hermes' retry of a
- * write that meets SQLITE_BUSY: 20–150 ms of jitter, for up to 2 s, as Hermes' writer connection does): the journal-mode
+ * one writable connection, a 2 s busy timeout as Hermes' connections have, and the retry Hermes'
+ * writer makes of a write that meets SQLITE_BUSY: 20–150 ms of jitter, for up to 2 s): the journal-mode
  * switch WAL -> DELETE -> WAL, `PRAGMA wal_checkpoint` in every mode, VACUUM. Each attempt is
  * followed by a new session row (so a follower has a commit to read) and a pause. And who holds
  * the store: the processes `hfx files --json` names, and one process's descriptors and POSIX locks

@@ -1,3 +1,0 @@
-import {createRequire as __hfxCreateRequire} from 'node:module'; const require = __hfxCreateRequire(import.meta.url);
-import{a,b,c,d,e}from"./chunk-TA4XRZRW.js";import"./chunk-AIOCARVW.js";import"./chunk-CIRSLHFP.js";import"./chunk-C23ZWESQ.js";import"./chunk-L4DBUI2V.js";import"./chunk-6SFE6PHY.js";import"./chunk-UZQIUS2S.js";import"./chunk-I2TATZ7H.js";import"./chunk-ZGAE32IB.js";import"./chunk-3R7LF5IX.js";import"./chunk-IQJUWDGO.js";import"./chunk-M3CM4BIJ.js";import"./chunk-4YFZMRIL.js";export{d as CREDENTIALS_WARNING,b as backupDirs,c as failIfAbandoned,a as resolveRoot,e as runBackup};
-//# sourceMappingURL=backup-FVF7BZX5.js.map

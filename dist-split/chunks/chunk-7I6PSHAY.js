@@ -1,3 +1,0 @@
-import {createRequire as __hfxCreateRequire} from 'node:module'; const require = __hfxCreateRequire(import.meta.url);
-function n(e){let o=new Map;for(let t of e.orphans)o.set(t.orphanId,"orphan");for(let t of e.routing)t.rollbackRisk&&(t.restartResolvesTo&&o.set(t.restartResolvesTo,"zombie"),t.newestActivityIn&&!o.has(t.newestActivityIn)&&o.set(t.newestActivityIn,"at-risk"));return o}function r(e,o){return o.get(e.id)??(e.endedAtRaw===null?"live":"ended")}var i={zombie:"Z",orphan:"O","at-risk":"!",live:"\u25CF",ended:"\xB7"};function s(e){return e.source==="tool"||!!e.delegateFrom||e.source==="subagent"}export{n as a,r as b,i as c,s as d};
-//# sourceMappingURL=chunk-7I6PSHAY.js.map

@@ -11,18 +11,11 @@ import {isCorruptTime} from './time.js';
 import type {MissingColumn} from './rule-columns.js';
 import type {SessionRecord, Snapshot} from './types.js';
 import {duration} from './duration.js';
+import type {Finding, Severity} from './finding.js';
+import {type Rollback, detectRollbacks} from './rollbacks.js';
+import {rollbackHappenedFinding} from './rollback-finding.js';
 
-export type Severity = 'critical' | 'warning' | 'info';
-
-export type Finding = {
-	severity: Severity;
-	kind: 'rollback-risk' | 'orphan-adoptable' | 'orphan-refused' | 'repair-routing-crash' | 'after-upgrade' | 'stale-routing-entry' | 'corrupt-timestamp' | 'missing-column';
-	/** The session or key the finding is about. */
-	subject: string;
-	title: string;
-	detail: string;
-	next: string;
-};
+export type {Finding, Severity} from './finding.js';
 
 /** Where the generation's own `repair-routing` fails before listing anything (v25 on a model_config that is not JSON). */
 export type RepairRoutingCrash = {sessionId: string; error: string; note: string};
@@ -42,6 +35,8 @@ export type GenerationVerdicts = {
 
 export type Analysis = GenerationVerdicts & {
 	snapshot: Snapshot;
+	/** Rollbacks that already happened: a restart resumed an older row and the gateway wrote into it (rollbacks.ts). */
+	rollbacks: Rollback[];
 	byId: Map<string, SessionRecord>;
 	lineage: Lineage;
 	findings: Finding[];
@@ -67,9 +62,10 @@ export function hasCorruptTime(s: SessionRecord): boolean {
 }
 
 /** @param corrupt the sessions with unusable timestamps, when the caller already knows them (in session order). */
-export function collectFindings(verdicts: Pick<GenerationVerdicts, 'orphans' | 'routing' | 'repairRoutingCrash'>, sessions: readonly SessionRecord[], corrupt?: readonly SessionRecord[], changes?: UpgradeChanges, missing: readonly MissingColumn[] = []): Finding[] {
+export function collectFindings(verdicts: Pick<GenerationVerdicts, 'orphans' | 'routing' | 'repairRoutingCrash'> & {rollbacks?: readonly Rollback[]}, sessions: readonly SessionRecord[], corrupt?: readonly SessionRecord[], changes?: UpgradeChanges, missing: readonly MissingColumn[] = []): Finding[] {
 	const {orphans, routing} = verdicts;
-	const findings: Finding[] = missing.map(missingColumnFinding);
+	// The operator's own complaint first: a rollback that already happened.
+	const findings: Finding[] = [...(verdicts.rollbacks ?? []).map(rollbackHappenedFinding), ...missing.map(missingColumnFinding)];
 	for (const chat of routing) {
 		if (chat.rollbackRisk) {
 			findings.push(rollbackFinding(chat));
@@ -181,6 +177,11 @@ export function verdictsOf(snapshot: Snapshot, rules: Rules, context: {byId: Map
 	return {ruleSet: rules.ruleSet, ...splitListed(listed), repairRoutingCrash: crash, routing};
 }
 
+/** The rollbacks that already happened, from the message timelines the store read with the snapshot. */
+export function rollbacksOf(snapshot: Snapshot, byId: ReadonlyMap<string, SessionRecord>, maxGapSeconds: number): Rollback[] {
+	return detectRollbacks(snapshot.restartProbes ?? [], {byId, routing: snapshot.routing, maxGapSeconds});
+}
+
 export function analyze(snapshot: Snapshot, options: AnalyzeOptions = {}): Analysis {
 	const maxGapSeconds = options.maxGapSeconds ?? DEFAULT_MAX_GAP_SECONDS;
 	const byId = options.byId ?? indexById(snapshot.sessions);
@@ -189,11 +190,12 @@ export function analyze(snapshot: Snapshot, options: AnalyzeOptions = {}): Analy
 	const today = verdictsOf(snapshot, rulesFor(snapshot.ruleSet), context);
 	const afterUpgrade = snapshot.ruleSet === CURRENT_RULE_SET ? null : verdictsOf(snapshot, rulesFor(CURRENT_RULE_SET), context);
 	const changes = upgradeChanges(today, afterUpgrade);
-	const findings = collectFindings(today, snapshot.sessions, undefined, changes, snapshot.missingColumns);
-	return {snapshot, byId, lineage, ...today, findings, maxGapSeconds, afterUpgrade, upgradeChanges: changes};
+	const rollbacks = rollbacksOf(snapshot, byId, maxGapSeconds);
+	const findings = collectFindings({...today, rollbacks}, snapshot.sessions, undefined, changes, snapshot.missingColumns);
+	return {snapshot, byId, lineage, ...today, rollbacks, findings, maxGapSeconds, afterUpgrade, upgradeChanges: changes};
 }
 
-/** Exit status of a scan: 1 when there is any orphan, rollback risk, failing repair-routing or undecidable rule (a missing column). */
-export function hasFindings(analysis: Pick<Analysis, 'orphans' | 'routing' | 'repairRoutingCrash'> & {snapshot?: Pick<Analysis['snapshot'], 'missingColumns'>}): boolean {
-	return analysis.orphans.length > 0 || analysis.repairRoutingCrash !== null || analysis.routing.some(r => r.rollbackRisk) || (analysis.snapshot?.missingColumns?.length ?? 0) > 0;
+/** Exit status of a scan: 1 when there is any rollback that happened, orphan, rollback risk, failing repair-routing or undecidable rule (a missing column). */
+export function hasFindings(analysis: Pick<Analysis, 'orphans' | 'routing' | 'repairRoutingCrash'> & {rollbacks?: readonly Rollback[]; snapshot?: Pick<Analysis['snapshot'], 'missingColumns'>}): boolean {
+	return (analysis.rollbacks?.length ?? 0) > 0 || analysis.orphans.length > 0 || analysis.repairRoutingCrash !== null || analysis.routing.some(r => r.rollbackRisk) || (analysis.snapshot?.missingColumns?.length ?? 0) > 0;
 }

@@ -82,7 +82,23 @@ export type StoreFacts = {
 	missingColumns?: readonly MissingColumn[];
 };
 
+/** One pair whose message timelines the store reads: a keyless row and the keyed row written around it (rollback-pairs.ts). */
+export type ProbePair = {orphanId: string; keyedId: string};
+
+/** What the store read of one pair's messages (timestamps in epoch seconds, in the epoch window). */
+export type RestartProbe = ProbePair & {
+	orphan: {firstAt: number; lastAt: number; messages: number; firstPlatformId: number | null; lastPlatformId: number | null};
+	/** K's last message at or before the orphan's first (tA), and how many K holds up to it. */
+	before: {at: number; messages: number; platformId: number | null} | null;
+	/** K's messages strictly inside the orphan's span (any one breaks the signature). */
+	inside: number;
+	/** K's messages at or after the orphan's last: the first (tR), the last, and how many. */
+	after: {at: number; lastAt: number; messages: number; userTurns: number; platformId: number | null} | null;
+};
+
 export type Snapshot = StoreFacts & {
 	sessions: SessionRecord[];
 	routing: RoutingEntry[];
+	/** The message timelines of the pairs rollback-pairs.ts names (absent: none were read). */
+	restartProbes?: RestartProbe[];
 };

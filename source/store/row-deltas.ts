@@ -12,6 +12,7 @@ import type {SchemaInfo} from './schema.js';
 import {routingHomeOf} from './routing-home.js';
 import {type SnapshotContext, type SnapshotMeta, messageRowsSettler, readSnapshot, routingSql, rowMapper, signatureMatcher, signatureSql, sessionsSql, toRoutingEntry} from './snapshot.js';
 import {SessionIndex} from './session-index.js';
+import {RestartProbeReader} from './restart-probes.js';
 
 /** What one refresh read. */
 export type RowDelta = {
@@ -37,13 +38,15 @@ export class RowDeltas {
 	private lastFullReload = 0;
 	private routingRaw = '';
 	private routing: Snapshot['routing'] = [];
+	private readonly probes = new RestartProbeReader();
+	private restartProbes: Snapshot['restartProbes'] = [];
 
 	constructor(private readonly location: StoreLocation) {}
 
 	/** The first full read, at open (before any other call). */
 	first(store: ReadOnlyStore, schema: SchemaInfo): {snapshot: Snapshot; meta: SnapshotMeta} {
 		this.context = routingHomeOf(this.location, schema).context;
-		const {snapshot, meta} = readSnapshot(store, schema, this.context);
+		const {snapshot, meta} = readSnapshot(store, schema, this.context, {probes: this.probes});
 		startupMark('store read');
 		this.absorbFull(store, snapshot, meta);
 		this.lastFullReload = Date.now();
@@ -66,7 +69,7 @@ export class RowDeltas {
 		// every session (with a reload every 20 s on the bench store, RSS levelled off ~16 MB lower).
 		// The legacy mirror is a plain file: read again with every full reload.
 		this.context = routingHomeOf(this.location, schema).context;
-		const {snapshot, meta} = readSnapshot(store, schema, this.context, {reuse: this.index.byId});
+		const {snapshot, meta} = readSnapshot(store, schema, this.context, {reuse: this.index.byId, probes: this.probes});
 		this.absorbFull(store, snapshot, meta);
 		this.lastFullReload = Date.now();
 		return {newMessages, changed: null, dataVersion: meta.dataVersion, snapshot: this.snapshotOf(schema, snapshot.routing)};
@@ -90,6 +93,7 @@ export class RowDeltas {
 			}
 
 			this.reread(store, schema, candidates, changed);
+			this.restartProbes = this.probes.read(store, schema, this.index.list);
 			this.lastMessageId = high;
 			return {newMessages, changed, dataVersion, routing: this.readRouting(store, schema)};
 		});
@@ -97,11 +101,12 @@ export class RowDeltas {
 	}
 
 	private snapshotOf(schema: SchemaInfo, routing: Snapshot['routing']): Snapshot {
-		return {sessions: this.index.list, routing, ...this.context, ruleSet: schema.ruleSet, missingColumns: schema.missingColumns};
+		return {sessions: this.index.list, routing, restartProbes: this.restartProbes, ...this.context, ruleSet: schema.ruleSet, missingColumns: schema.missingColumns};
 	}
 
 	private absorbFull(store: ReadOnlyStore, snapshot: Snapshot, meta: SnapshotMeta): void {
 		this.index.replace(snapshot.sessions);
+		this.restartProbes = snapshot.restartProbes;
 		this.lastSignatureScan = Date.now();
 		this.lastMessageId = meta.messageHighWater ?? 0;
 		this.lastSessionRowid = (store.prepare('SELECT max(rowid) FROM sessions').pluck().get() as number | null) ?? 0;

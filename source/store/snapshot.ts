@@ -5,6 +5,7 @@
  */
 import type {ReadOnlyStore} from './open.js';
 import type {SchemaInfo} from './schema.js';
+import {RestartProbeReader} from './restart-probes.js';
 import {EPOCH_MAX, EPOCH_MIN, inWindow} from '../forensics/time.js';
 import {type Cell, type RoutingEntry, type SessionRecord, type Snapshot} from '../forensics/types.js';
 import {needsMessageCount} from '../forensics/orphans.js';
@@ -357,6 +358,8 @@ export type ReadOptions = {
 	 * copy dies young) and the heap does not grow by a second copy of every session.
 	 */
 	reuse?: ReadonlyMap<string, SessionRecord>;
+	/** The live store's probe reader, which keeps the pairs it read (a fresh one otherwise). */
+	probes?: RestartProbeReader;
 };
 
 export const DEFAULT_TRANSACTION_BUDGET_MS = 2000;
@@ -418,10 +421,11 @@ export function readSnapshot(store: ReadOnlyStore, schema: SchemaInfo, context: 
 
 		const rSql = routingSql(schema);
 		const routing = rSql ? (store.prepare(rSql).all() as Array<Record<string, unknown>>).map(toRoutingEntry) : [];
+		const restartProbes = (options.probes ?? new RestartProbeReader()).read(store, schema, sessions);
 		const high = store.prepare('SELECT max(rowid) FROM messages').pluck().get();
 		const dataVersion = store.dataVersion();
 		return {
-			snapshot: {sessions, routing, owner: context.owner, routingScope: context.routingScope, legacyRouting: context.legacyRouting, ruleSet: schema.ruleSet, missingColumns: schema.missingColumns},
+			snapshot: {sessions, routing, restartProbes, owner: context.owner, routingScope: context.routingScope, legacyRouting: context.legacyRouting, ruleSet: schema.ruleSet, missingColumns: schema.missingColumns},
 			meta: {dataVersion, messageHighWater: typeof high === 'number' ? high : null, readMs: performance.now() - started, consistentSnapshot: transactions === 1, transactions},
 		};
 	} finally {

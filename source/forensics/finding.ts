@@ -1,0 +1,16 @@
+/**
+ * A finding: what an operator must know or do about one session or chat, in the words every surface
+ * (scan, the TUI's banner and Findings, watch events) prints. Plain data.
+ */
+
+export type Severity = 'critical' | 'warning' | 'info';
+
+export type Finding = {
+	severity: Severity;
+	kind: 'rollback-happened' | 'rollback-risk' | 'orphan-adoptable' | 'orphan-refused' | 'repair-routing-crash' | 'after-upgrade' | 'stale-routing-entry' | 'corrupt-timestamp' | 'missing-column';
+	/** The session or key the finding is about. */
+	subject: string;
+	title: string;
+	detail: string;
+	next: string;
+};

@@ -1,8 +1,9 @@
 /**
  * `hfx scan`: what is wrong, why, and what to do next; `--json` for scripts and cron.
- * Exit 0 healthy, 1 findings (any orphan or rollback risk), 2 the scan could not be done.
+ * Exit 0 healthy, 1 findings (a rollback that happened, any orphan or rollback risk), 2 the scan could not be done.
  */
-import {hasFindings, type Analysis} from '../forensics/analyze.js';
+import {afterRestartWords, hasFindings, type Analysis} from '../forensics/analyze.js';
+import {wrapIndented} from '../text/wrap.js';
 import type {OrphanVerdict} from '../forensics/orphans.js';
 import type {UpgradeChanges} from '../forensics/upgrade.js';
 import type {ChatRouting} from '../forensics/routing.js';
@@ -12,6 +13,8 @@ import {type GlobalFlags, type Io, type StoreResult, emit, guarded, loadAndAnaly
 import {bytes, plural, utc} from '../text/format.js';
 import {duration} from '../forensics/duration.js';
 import {candidateLines} from '../report/candidates.js';
+import {rollbackJson, rollbackLines} from '../report/rollbacks.js';
+import {rollbackAdoptCommand} from '../forensics/rollback-finding.js';
 
 export function orphanJson(o: OrphanVerdict, changes?: UpgradeChanges) {
 	return {
@@ -68,12 +71,14 @@ export function storeJson(facts: DatabaseFacts, analysis: Analysis) {
 			adoptable: analysis.orphans.filter(o => o.verdict === 'adoptable').length,
 			refused: analysis.orphans.filter(o => o.verdict === 'refused').length,
 			listedRefusedLocal: analysis.listedRefusedLocal.length,
+			rolledBack: analysis.rollbacks.length,
 			rollbackRisks: analysis.routing.filter(r => r.rollbackRisk).length,
 			repairRoutingCrashes: analysis.repairRoutingCrash !== null,
 			changesAfterUpgrade: analysis.upgradeChanges.lines.length,
 			missingColumns: (analysis.snapshot.missingColumns ?? []).map(m => m.column),
 			healthy: !hasFindings(analysis),
 		},
+		rollbacks: analysis.rollbacks.map(rollbackJson),
 		orphans: analysis.orphans.map(o => orphanJson(o, analysis.upgradeChanges)),
 		listedRefusedLocal: analysis.listedRefusedLocal.map(o => orphanJson(o, analysis.upgradeChanges)),
 		repairRoutingCrash: analysis.repairRoutingCrash,
@@ -108,12 +113,12 @@ function header(facts: DatabaseFacts): string {
 	return `${facts.path}  ·  profile ${facts.owner}  ·  ${schema}  ·  ${mode}  ·  read-only${facts.openMode === 'private-copy' ? ' (private copy)' : ''}`;
 }
 
-function orphanLines(o: OrphanVerdict, analysis: Pick<Analysis, 'upgradeChanges' | 'byId'>): string[] {
+function orphanLines(o: OrphanVerdict, analysis: Pick<Analysis, 'upgradeChanges' | 'byId' | 'rollbacks'>): string[] {
 	const head = `${o.orphanId}  ${o.source || '(no source)'}  ${plural(o.messageCount, 'message')}`;
 	const after = analysis.upgradeChanges.bySubject.get(o.orphanId);
 	const body = o.verdict === 'adoptable'
 		? [`  → ${head}`, `      adopt into ${o.sessionKey} from ${o.donorId} (evidence: ${o.evidence})`]
-		: [`  ✗ ${head}`, `      not repairable (${o.reasonKind}): ${o.reason}`, ...candidateLines(o, analysis.byId).map(l => `      ${l}`)];
+		: [`  ✗ ${head}`, `      not repairable (${o.reasonKind}): ${o.reason}`, ...candidateLines(o, analysis.byId, analysis.rollbacks).map(l => `      ${l}`)];
 	return after ? [...body, `      ${after}`] : body;
 }
 
@@ -138,7 +143,9 @@ function generationLines(facts: DatabaseFacts): string[] {
 	return lines;
 }
 
-function riskLines(r: ChatRouting, changes: Analysis['upgradeChanges']): string[] {
+function riskLines(r: ChatRouting, analysis: Pick<Analysis, 'upgradeChanges' | 'byId'>): string[] {
+	const changes = analysis.upgradeChanges;
+	const restartNow = afterRestartWords(r, analysis.byId);
 	const lag = r.newestActivityAt !== null && r.resolvesToActivityAt !== null ? r.newestActivityAt - r.resolvesToActivityAt : null;
 	const inOrphan = r.adoptableOrphans.includes(r.newestActivityIn ?? '');
 	const inAmbiguous = r.sameChatAmbiguousOrphans.includes(r.newestActivityIn ?? '');
@@ -150,6 +157,7 @@ function riskLines(r: ChatRouting, changes: Analysis['upgradeChanges']): string[
 			: `    a restart resumes  ${r.restartResolvesTo}  (last message ${utc(r.resolvesToActivityAt)} UTC, via ${r.resolution.via})`,
 		`    newest message in  ${r.newestActivityIn}  (${utc(r.newestActivityAt)} UTC${lag !== null && lag > 0 ? `, ${duration(lag)} newer` : ''}${inOrphan ? ', an adoptable orphan' : (inAmbiguous ? ', an orphan repair-routing refuses as ambiguous although all its candidates are this chat' : '')})`,
 		...(r.rollbackRiskReason ? [`    why: ${r.rollbackRiskReason}`] : []),
+		...(restartNow ? wrapIndented(restartNow, 76, 0).map(l => `    ${l}`) : []),
 		...(after ? [`    ${after}`] : []),
 		`    next: do not restart the gateway yet; ${inOrphan ? 'preview the fix with `hfx repair`' : `inspect with \`hfx routing ${r.sessionKey}\`${inAmbiguous ? ' (repair-routing will not adopt it: settle it by hand)' : ''}`}`,
 		'',
@@ -194,7 +202,8 @@ export function humanReport(facts: DatabaseFacts, analysis: Analysis): string[] 
 	const risks = analysis.routing.filter(r => r.rollbackRisk);
 	const adoptable = analysis.orphans.filter(o => o.verdict === 'adoptable');
 	lines.push(header(facts), ...generationLines(facts));
-	lines.push(`${plural(facts.sessionCount, 'session')} · ${plural(analysis.routing.length, 'chat')} · ${plural(analysis.orphans.length, 'orphan')} (${adoptable.length} adoptable) · ${plural(risks.length, 'chat')} at rollback risk`);
+	const rolledBack = analysis.rollbacks.length > 0 ? ` · ${plural(analysis.rollbacks.length, 'chat')} rolled back` : '';
+	lines.push(`${plural(facts.sessionCount, 'session')} · ${plural(analysis.routing.length, 'chat')} · ${plural(analysis.orphans.length, 'orphan')} (${adoptable.length} adoptable)${rolledBack} · ${plural(risks.length, 'chat')} at rollback risk`);
 	lines.push('');
 	for (const f of analysis.findings.filter(x => x.kind === 'missing-column')) {
 		lines.push(`! ${f.detail}`, `    next: ${f.next}`, '');
@@ -204,8 +213,9 @@ export function humanReport(facts: DatabaseFacts, analysis: Analysis): string[] 
 		lines.push('✓ Healthy: every chat resumes its newest conversation after a restart, and no gateway row is missing its routing identity.', '');
 	}
 
+	lines.push(...analysis.rollbacks.flatMap(rollbackLines));
 	for (const r of risks) {
-		lines.push(...riskLines(r, analysis.upgradeChanges));
+		lines.push(...riskLines(r, analysis));
 	}
 
 	lines.push(...orphanSections(analysis));
@@ -226,7 +236,9 @@ export function humanReport(facts: DatabaseFacts, analysis: Analysis): string[] 
 
 	lines.push(...upgradeLines(analysis));
 	if (hasFindings(analysis)) {
-		lines.push(adoptable.length > 0
+		lines.push(analysis.rollbacks.length > 0
+			? `Next: the chat already rolled back; preview the adoption of what it skipped with \`${rollbackAdoptCommand(analysis.rollbacks[0]!)}\`, then stop the gateway and add --apply.`
+			: adoptable.length > 0
 			? 'Next: keep the gateway running as is, run `hfx repair` to preview the adoption, then stop the gateway and `hfx repair --apply`.'
 			: 'Next: `hfx routing` shows every chat\'s restart candidates; `hfx lineage ID` shows where a session came from.');
 	}

@@ -62,13 +62,13 @@ export function hasCorruptTime(s: SessionRecord): boolean {
 }
 
 /** @param corrupt the sessions with unusable timestamps, when the caller already knows them (in session order). */
-export function collectFindings(verdicts: Pick<GenerationVerdicts, 'orphans' | 'routing' | 'repairRoutingCrash'> & {rollbacks?: readonly Rollback[]}, sessions: readonly SessionRecord[], corrupt?: readonly SessionRecord[], changes?: UpgradeChanges, missing: readonly MissingColumn[] = []): Finding[] {
+export function collectFindings(verdicts: Pick<GenerationVerdicts, 'orphans' | 'routing' | 'repairRoutingCrash'> & {rollbacks?: readonly Rollback[]; byId?: ReadonlyMap<string, SessionRecord>}, sessions: readonly SessionRecord[], corrupt?: readonly SessionRecord[], changes?: UpgradeChanges, missing: readonly MissingColumn[] = []): Finding[] {
 	const {orphans, routing} = verdicts;
 	// The operator's own complaint first: a rollback that already happened.
 	const findings: Finding[] = [...(verdicts.rollbacks ?? []).map(rollbackHappenedFinding), ...missing.map(missingColumnFinding)];
 	for (const chat of routing) {
 		if (chat.rollbackRisk) {
-			findings.push(rollbackFinding(chat));
+			findings.push(rollbackFinding(chat, verdicts.byId ?? new Map()));
 		}
 
 		if (chat.routingEntryStale) {
@@ -121,16 +121,34 @@ export function missingColumnFinding(m: MissingColumn): Finding {
 	};
 }
 
-function rollbackFinding(chat: ChatRouting): Finding {
+/**
+ * What the operator will see if the gateway restarts now (issue #23, point 4): the chat jumps back
+ * to the resumed row's context and the newest row's messages fall out of it.
+ */
+export function afterRestartWords(chat: ChatRouting, byId: ReadonlyMap<string, SessionRecord>): string | null {
+	if (!chat.rollbackRisk || chat.restartResolvesTo === null || chat.newestActivityIn === null) {
+		return null;
+	}
+
+	const newest = byId.get(chat.newestActivityIn);
+	const count = newest ? (newest.messageRows ?? newest.messageCountColumn) : 0;
+	const lag = chat.newestActivityAt !== null && chat.resolvesToActivityAt !== null ? chat.newestActivityAt - chat.resolvesToActivityAt : null;
+	const older = lag !== null && lag > 0 ? `, ${duration(lag)} older than the newest message,` : '';
+	const messages = count > 0 ? `the ${count} message${count === 1 ? '' : 's'} of ${chat.newestActivityIn}` : `what ${chat.newestActivityIn} holds`;
+	return `if the gateway restarts now, the chat jumps back: its next reply answers from ${chat.restartResolvesTo}'s context${older} and ${messages} fall out of it (hfx then reports it ROLLED BACK)`;
+}
+
+function rollbackFinding(chat: ChatRouting, byId: ReadonlyMap<string, SessionRecord>): Finding {
 	const lag = chat.newestActivityAt !== null && chat.resolvesToActivityAt !== null ? chat.newestActivityAt - chat.resolvesToActivityAt : null;
 	const adoptable = chat.adoptableOrphans.includes(chat.newestActivityIn ?? '');
 	const resumes = chat.restartResolvesTo === null ? 'a restart starts a fresh, empty session' : `a restart resumes ${chat.restartResolvesTo} (via ${chat.resolution.via})`;
+	const after = afterRestartWords(chat, byId);
 	return {
 		severity: 'critical',
 		kind: 'rollback-risk',
 		subject: chat.sessionKey,
 		title: `ROLLBACK RISK ${chat.sessionKey}`,
-		detail: `${resumes} but the newest message is in ${chat.newestActivityIn}${lag !== null && lag > 0 ? `, ${duration(lag)} newer` : ''}`,
+		detail: `${resumes} but the newest message is in ${chat.newestActivityIn}${lag !== null && lag > 0 ? `, ${duration(lag)} newer` : ''}${after ? `; ${after}` : ''}`,
 		next: adoptable
 			? `do not restart the gateway yet; preview the adoption of ${chat.newestActivityIn} with: hfx repair`
 			: 'do not restart the gateway yet; inspect the chat with: hfx routing ' + JSON.stringify(chat.sessionKey),
@@ -191,7 +209,7 @@ export function analyze(snapshot: Snapshot, options: AnalyzeOptions = {}): Analy
 	const afterUpgrade = snapshot.ruleSet === CURRENT_RULE_SET ? null : verdictsOf(snapshot, rulesFor(CURRENT_RULE_SET), context);
 	const changes = upgradeChanges(today, afterUpgrade);
 	const rollbacks = rollbacksOf(snapshot, byId, maxGapSeconds);
-	const findings = collectFindings({...today, rollbacks}, snapshot.sessions, undefined, changes, snapshot.missingColumns);
+	const findings = collectFindings({...today, rollbacks, byId}, snapshot.sessions, undefined, changes, snapshot.missingColumns);
 	return {snapshot, byId, lineage, ...today, rollbacks, findings, maxGapSeconds, afterUpgrade, upgradeChanges: changes};
 }
 

@@ -359,7 +359,7 @@ export function analyzeIncremental(previous: Analysis, snapshot: Snapshot, chang
 
 	const listed = splitListed(orphans);
 	const rollbacks = rollbacksOf(snapshot, byId, maxGapSeconds);
-	const findings = collectFindings({...listed, routing, repairRoutingCrash: null, rollbacks}, snapshot.sessions, [...corrupt.values()], undefined, snapshot.missingColumns);
+	const findings = collectFindings({...listed, routing, repairRoutingCrash: null, rollbacks, byId}, snapshot.sessions, [...corrupt.values()], undefined, snapshot.missingColumns);
 	const next: Analysis = {snapshot, byId, lineage, ruleSet: rules.ruleSet, ...listed, repairRoutingCrash: null, routing, rollbacks, findings, maxGapSeconds, afterUpgrade: null, upgradeChanges: upgradeChanges({...listed, repairRoutingCrash: null, routing}, null)};
 	carries.set(next, {byKey, corrupt});
 	derivations.delete(previous);

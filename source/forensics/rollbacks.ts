@@ -39,8 +39,8 @@ export type Rollback = {
 	/** Other keyless rows inside the same gap (older branches of the same conversation). */
 	alsoSkipped: Array<Pick<SkippedRow, 'id' | 'messages' | 'lastAt'>>;
 	certainty: Certainty;
-	/** The routing index names K now (certain: read from gateway_routing). */
-	routedNow: boolean;
+	/** The session the chat's routing entry names now (certain: read from gateway_routing); null when it has none. */
+	routedTo: string | null;
 	/** A full rewrite of the routing scope between the orphan's last message and tR (§1.3), if one shows. */
 	routingRewriteAt: number | null;
 };
@@ -160,7 +160,7 @@ function rollbackOf(rows: Array<SkippedRow & {probe: RestartProbe}>, context: Ro
 	}
 
 	const key = resumed.sessionKey;
-	const routedNow = context.routing.some(r => r.sessionKey === key && r.sessionId === resumed.id);
+	const routedTo = context.routing.find(r => r.sessionKey === key)?.sessionId ?? null;
 	return {
 		sessionKey: key,
 		resumedId: resumed.id,
@@ -170,7 +170,7 @@ function rollbackOf(rows: Array<SkippedRow & {probe: RestartProbe}>, context: Ro
 		skipped,
 		alsoSkipped: rest.map(r => ({id: r.id, messages: r.messages, lastAt: r.lastAt})),
 		certainty: skipped.certainty,
-		routedNow,
+		routedTo,
 		routingRewriteAt: routingRewriteBetween(context.routing, key, skipped.lastAt, probe.after.at + 1),
 	};
 }

@@ -43,6 +43,11 @@ export type Adoption = {
 	restartAfter: string | null;
 	rollbackRiskBefore: boolean;
 	rollbackRiskAfter: boolean;
+	/**
+	 * Where this adoption undoes a rollback that already happened (forensics/rollbacks.ts): the
+	 * turns the gateway wrote into the donor after the restart, which stay there (§1.4).
+	 */
+	writtenSinceRestart?: {messages: number; userTurns: number; firstAt: number; lastAt: number};
 	warnings: string[];
 };
 
@@ -314,6 +319,13 @@ function predictRestart(a: Adoption, analysis: Analysis, after: Analysis): void 
 	a.restartAfter = chatAfter?.restartResolvesTo ?? null;
 	a.rollbackRiskBefore = chatBefore?.rollbackRisk ?? false;
 	a.rollbackRiskAfter = chatAfter?.rollbackRisk ?? false;
+	const rollback = analysis.rollbacks.find(r => r.resumedId === a.donorId && (r.skipped.id === a.orphanId || r.alsoSkipped.some(x => x.id === a.orphanId)));
+	if (rollback) {
+		// By design the turns written since the restart stay in the retired donor: not a risk left by the repair.
+		a.writtenSinceRestart = {messages: rollback.after.messages, userTurns: rollback.after.userTurns, firstAt: rollback.resumedAt, lastAt: rollback.after.lastAt};
+		a.rollbackRiskAfter = false;
+	}
+
 	if (chatBefore?.routingEntry === a.donorId) {
 		a.warnings.push(`gateway_routing still names the donor: the gateway drops that entry on the next message (the donor is ended) and finds ${a.orphanId} by its key`);
 	}

@@ -7,7 +7,7 @@ import type {Planned} from '../repair/apply.js';
 import type {Adoption, Value} from '../repair/plan.js';
 import {upgradeNotice} from '../store/load.js';
 import {candidateLines} from './candidates.js';
-import {plural} from '../text/format.js';
+import {plural, utc} from '../text/format.js';
 import {safeText} from '../text/sanitize.js';
 import {wrapIndented, wrapRow} from '../text/wrap.js';
 
@@ -59,6 +59,20 @@ function tableLines(a: Adoption, width: number): string[] {
 	return lines;
 }
 
+/** What becomes of the turns the gateway wrote into the donor after a restart (hermes-incidents.md §1.4). */
+export function writtenSinceLines(a: Adoption): string[] {
+	const w = a.writtenSinceRestart;
+	if (!w) {
+		return [];
+	}
+
+	return [
+		`  after the restart the gateway wrote ${plural(w.userTurns, 'user turn')} (${plural(w.messages, 'message')}, ${utc(w.firstAt)} to ${utc(w.lastAt)} UTC) into ${a.donorId}: they stay there, out of the resumed context once ${a.donorId} is retired; still listed, searchable and reachable with /resume ${a.donorId}`,
+		`  lineage will read ${a.donorId} → ${a.orphanId}, though ${a.donorId} holds the later turns: read the story by time with \`hfx timeline ${a.sessionKey}\``,
+		`  next, if those turns matter: export them before applying, with \`hermes sessions export --session-id ${a.donorId}\``,
+	];
+}
+
 /**
  * One adoption as lines of at most `width` columns (the command line passes no width: nothing
  * wraps but a before value wider than its column). Every value is shown whole.
@@ -70,11 +84,13 @@ export function adoptionLines(a: Adoption, width = Number.POSITIVE_INFINITY): st
 		...wrap(a.evidence === 'operator' ? `  evidence: your choice of donor ${a.donorId} (repair-routing refuses this orphan)` : `  evidence ${a.evidence}; donor ${a.donorId}`, 4),
 		...tableLines(a, width),
 	];
-	lines.push(...wrap(`  a restart resumes: before ${a.restartBefore ?? 'a new session'}${a.rollbackRiskBefore ? ' (ROLLBACK RISK)' : ''} → after ${a.restartAfter ?? 'a new session'}${a.rollbackRiskAfter ? ' (still at risk)' : ''}`, 4));
+	const skipped = a.writtenSinceRestart && a.restartAfter === a.orphanId ? ' (the conversation the restart skipped)' : '';
+	lines.push(...wrap(`  a restart resumes: before ${a.restartBefore ?? 'a new session'}${a.rollbackRiskBefore ? ' (ROLLBACK RISK)' : ''} → after ${a.restartAfter ?? 'a new session'}${skipped}${a.rollbackRiskAfter ? ' (still at risk)' : ''}`, 4));
 	for (const w of a.warnings) {
 		lines.push(...wrap(`  ! ${w}`, 4));
 	}
 
+	lines.push(...writtenSinceLines(a).flatMap(l => wrap(l, 4)));
 	return lines;
 }
 
@@ -103,7 +119,7 @@ export function planLines(planned: Planned): string[] {
 
 	for (const o of plan.refused) {
 		lines.push(`✗ not repairable ${o.orphanId} (${o.source || 'no source'}, ${plural(o.messageCount, 'message')}): ${o.reason}`);
-		lines.push(...candidateLines(o, planned.analysis.byId).map(l => `    ${l}`));
+		lines.push(...candidateLines(o, planned.analysis.byId, planned.analysis.rollbacks).map(l => `    ${l}`));
 	}
 
 	if (plan.notSelected.length > 0) {

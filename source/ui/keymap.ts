@@ -39,7 +39,7 @@ function selectedOrphan(c: ScreenKeys) {
 /** The candidate donors of the selected orphan, when repair-routing refuses it. */
 function candidatesOf(c: ScreenKeys): string[] {
 	const orphan = selectedOrphan(c);
-	return orphan ? candidateDonors(orphan, c.model.analysis.byId).map(d => d.id) : [];
+	return orphan ? candidateDonors(orphan, c.model.analysis.byId, c.model.analysis.rollbacks).map(d => d.id) : [];
 }
 
 function repairRefusal(c: ScreenKeys): string | null {

@@ -30,7 +30,7 @@ function FindingsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 	const selected = items[cursor(ctx)];
 	const wrap = ctx.ui.wrap.findings;
 	const orphan = selected ? ctx.model.analysis.orphans.find(o => o.orphanId === selected.subject) : undefined;
-	const candidates = orphan ? candidateDonors(orphan, ctx.model.analysis.byId) : [];
+	const candidates = orphan ? candidateDonors(orphan, ctx.model.analysis.byId, ctx.model.analysis.rollbacks) : [];
 	const detail: PaneLine[] = selected ? [
 		{text: ` ${selected.detail}`},
 		...candidates.map(c => ({text: ` ${ctx.width >= 120 ? c.text : c.short}`})),

@@ -1,0 +1,40 @@
+/**
+ * Which (orphan, keyed row) pairs the store reads for the rollback signature: from the rows alone.
+ */
+import {describe, expect, it} from 'vitest';
+import {LOCAL_SURFACES} from '../../source/forensics/orphans.js';
+import {rollbackProbePairs} from '../../source/forensics/rollback-pairs.js';
+import type {SessionRecord} from '../../source/forensics/types.js';
+import {T0, dmKey, session} from '../helpers/records.js';
+
+const DAY = 86_400;
+const keyed = (id: string, over: Partial<SessionRecord> = {}) => session({id, sessionKey: dmKey(id), userId: 'u1', newestMessageAt: T0 + 3 * DAY, ...over});
+const orphan = (id: string, over: Partial<SessionRecord> = {}) => session({id, startedAtRaw: T0 + 400, newestMessageAt: T0 + DAY, ...over});
+
+function pairs(sessions: SessionRecord[]): string[] {
+	return rollbackProbePairs(sessions, LOCAL_SURFACES).map(p => `${p.orphan.id}>${p.keyed.id}`);
+}
+
+describe('rollback probe pairs', () => {
+	it('pairs a keyless gateway row with each keyed row of its source written after it fell silent', () => {
+		expect(pairs([keyed('k1'), keyed('k2', {source: 'discord'}), orphan('o1')])).toEqual(['o1>k1']);
+	});
+
+	it('reads nothing on a store without keyless gateway rows', () => {
+		expect(pairs([keyed('k1'), orphan('cli', {source: 'cli'}), orphan('tool', {source: 'tool'}), orphan('branch', {branchedFrom: 'k1'})])).toEqual([]);
+	});
+
+	it('skips keyed rows not written after the orphan, started after it, or of another user or profile', () => {
+		expect(pairs([
+			keyed('quiet', {newestMessageAt: T0 + DAY}),
+			keyed('later', {startedAtRaw: T0 + 500}),
+			keyed('other', {userId: 'u2'}),
+			keyed('prof', {profileName: 'work'}),
+			orphan('o1', {userId: 'u1', profileName: 'default'}),
+		])).toEqual([]);
+	});
+
+	it('pairs an orphan of source \'unknown\' (the accounting writer\'s) with keyed rows of any source', () => {
+		expect(pairs([keyed('k1'), keyed('k2', {source: 'discord'}), orphan('o1', {source: 'unknown'})])).toEqual(['o1>k1', 'o1>k2']);
+	});
+});

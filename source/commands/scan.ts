@@ -14,7 +14,7 @@ import {bytes, plural, utc} from '../text/format.js';
 import {duration} from '../forensics/duration.js';
 import {candidateLines} from '../report/candidates.js';
 import {rollbackJson, rollbackLines} from '../report/rollbacks.js';
-import {rollbackAdoptCommand} from '../forensics/rollback-finding.js';
+import {rollbackNextStep} from '../forensics/rollback-finding.js';
 
 export function orphanJson(o: OrphanVerdict, changes?: UpgradeChanges) {
 	return {
@@ -237,7 +237,7 @@ export function humanReport(facts: DatabaseFacts, analysis: Analysis): string[] 
 	lines.push(...upgradeLines(analysis));
 	if (hasFindings(analysis)) {
 		lines.push(analysis.rollbacks.length > 0
-			? `Next: the chat already rolled back; preview the adoption of what it skipped with \`${rollbackAdoptCommand(analysis.rollbacks[0]!)}\`, then stop the gateway and add --apply.`
+			? `Next: the chat already rolled back; ${rollbackNextStep(analysis.rollbacks[0]!)}.`
 			: adoptable.length > 0
 			? 'Next: keep the gateway running as is, run `hfx repair` to preview the adoption, then stop the gateway and `hfx repair --apply`.'
 			: 'Next: `hfx routing` shows every chat\'s restart candidates; `hfx lineage ID` shows where a session came from.');

@@ -18,6 +18,16 @@ export function rollbackAdoptCommand(r: Pick<Rollback, 'skipped' | 'resumedId'>)
 	return `hfx repair --only ${suffixOf(r.skipped.id)} --donor ${suffixOf(r.resumedId)}`;
 }
 
+/** What to do: adopt a keyless row (hfx's guarded repair), or switch back to a keyed sibling (Hermes' /resume). */
+export function rollbackNextStep(r: Rollback): string {
+	const since = `the ${r.after.messages} messages written since stay in ${r.resumedId}, out of the resumed context`;
+	if (r.skipped.kind === 'same-key') {
+		return `the skipped conversation is safe in ${r.skipped.id}, which keeps its chat identity: in the chat, \`/resume ${r.skipped.id}\` switches back to it (Hermes has no repair for a passed-over row); ${since}`;
+	}
+
+	return `the skipped conversation is safe; preview its adoption with: ${rollbackAdoptCommand(r)} (then stop the gateway and add --apply); ${since}`;
+}
+
 /** The story in one paragraph: what the operator saw, and where the conversation is. */
 export function rollbackStory(r: Rollback): string {
 	const s = r.skipped;
@@ -25,7 +35,7 @@ export function rollbackStory(r: Rollback): string {
 	const turns = `${r.after.userTurns} user turn${r.after.userTurns === 1 ? '' : 's'} (${r.after.messages} messages)`;
 	return [
 		`at ${utcMinute(r.resumedAt)} the chat resumed ${r.resumedId}, whose last message before was at ${utcMinute(r.jumpedFrom)} (${back} earlier);`,
-		`the conversation it skipped is in the keyless ${s.id}: ${s.messages} messages, ${utcMinute(s.firstAt)} to ${utcMinute(s.lastAt)} (${r.certainty}: ${s.evidence.join('; ')});`,
+		`the conversation it skipped is in ${s.kind === 'keyless' ? 'the keyless' : 'the newer same-key row'} ${s.id}: ${s.messages} messages, ${utcMinute(s.firstAt)} to ${utcMinute(s.lastAt)} (${r.certainty}: ${s.evidence.join('; ')});`,
 		`${turns} were written into ${r.resumedId} since, the last at ${utcMinute(r.after.lastAt)}`,
 		...(r.alsoSkipped.length > 0 ? [`; older keyless rows in the same gap: ${r.alsoSkipped.map(a => `${a.id} (${a.messages} messages)`).join(', ')}`] : []),
 	].join(' ');
@@ -38,6 +48,6 @@ export function rollbackHappenedFinding(r: Rollback): Finding {
 		subject: r.sessionKey,
 		title: `ROLLED BACK ${r.sessionKey}: a restart resumed a context ${duration(r.resumedAt - r.jumpedFrom)} old`,
 		detail: rollbackStory(r),
-		next: `the skipped conversation is safe; preview its adoption with: ${rollbackAdoptCommand(r)} (then stop the gateway and add --apply); the ${r.after.messages} messages written since stay in ${r.resumedId}, out of the resumed context`,
+		next: rollbackNextStep(r),
 	};
 }

@@ -4,11 +4,12 @@
  * plus "the keyed row was written after the orphan fell silent"). The store then reads each
  * pair's message timeline (store/restart-probes.ts) and rollbacks.ts decides. Pure.
  */
+import {RECOVERABLE_END_REASONS} from './end-reasons.js';
 import {isOrphanCandidate} from './orphans.js';
 import {inWindow} from './time.js';
 import type {SessionRecord} from './types.js';
 
-/** A pair to read, with both rows. */
+/** A pair to read, with both rows: `orphan` is the row that may have been skipped (keyless, or a passed-over keyed sibling). */
 export type RowPair = {orphan: SessionRecord; keyed: SessionRecord};
 
 /** The lazy token-accounting writer creates gateway rows with this source (hermes-incidents.md §1.3). */
@@ -40,16 +41,47 @@ function writtenAround(orphan: SessionRecord, keyed: SessionRecord): boolean {
 }
 
 /**
+ * The secondary signature (§1.3): a newer keyed row of the same session key, live or ended with a
+ * reason restart recovery reopens, that the restart passed over for an older one.
+ */
+function passedOver(newer: SessionRecord, older: SessionRecord): boolean {
+	const open = newer.endReason === null || RECOVERABLE_END_REASONS.has(newer.endReason);
+	return open && newer.sessionKey === older.sessionKey && newer.id !== older.id && writtenAround(newer, older);
+}
+
+/** Pairs of keyed rows of one session key: each newer, open row against each older row written after it. */
+function siblingPairs(keyedBySource: ReadonlyMap<string, SessionRecord[]>): RowPair[] {
+	const byKey = new Map<string, SessionRecord[]>();
+	for (const rows of keyedBySource.values()) {
+		for (const s of rows) {
+			const list = byKey.get(s.sessionKey!);
+			if (list) {
+				list.push(s);
+			} else {
+				byKey.set(s.sessionKey!, [s]);
+			}
+		}
+	}
+
+	const pairs: RowPair[] = [];
+	for (const rows of byKey.values()) {
+		// Few rows of a key are open (one live row, as a rule): a chat of 10,000 rows stays linear.
+		const open = rows.length > 1 ? rows.filter(s => s.endReason === null || RECOVERABLE_END_REASONS.has(s.endReason)) : [];
+		for (const newer of open) {
+			pairs.push(...rows.filter(older => passedOver(newer, older)).map(older => ({orphan: newer, keyed: older})));
+		}
+	}
+
+	return pairs;
+}
+
+/**
  * Every pair worth reading: each keyless gateway row with messages against each keyed row of its
- * source and user that was written after it fell silent. Keyed rows are grouped by source once, so
- * a store with thousands of chats and no orphan costs one pass.
+ * source and user that was written after it fell silent, and each passed-over keyed sibling.
+ * Keyed rows are grouped once, so a store with thousands of chats costs two passes.
  */
 export function rollbackProbePairs(sessions: readonly SessionRecord[], localSurfaces: ReadonlySet<string>): RowPair[] {
 	const orphans = sessions.filter(s => isSkippedCandidate(s, localSurfaces));
-	if (orphans.length === 0) {
-		return [];
-	}
-
 	const keyedBySource = new Map<string, SessionRecord[]>();
 	for (const s of sessions) {
 		if (s.sessionKey !== null && s.newestMessageAt !== null) {
@@ -59,7 +91,7 @@ export function rollbackProbePairs(sessions: readonly SessionRecord[], localSurf
 		}
 	}
 
-	const pairs: RowPair[] = [];
+	const pairs: RowPair[] = siblingPairs(keyedBySource);
 	for (const o of orphans) {
 		const keyed = o.source === UNKNOWN_SOURCE ? [...keyedBySource.values()].flat() : (keyedBySource.get(o.source) ?? []);
 		for (const k of keyed) {

@@ -12,9 +12,11 @@ export type {RestartProbe} from './types.js';
 /** §7's words: certain = read from a file with that meaning; strong = several signals agree; weak = one. */
 export type Certainty = 'certain' | 'strong' | 'weak';
 
-/** The keyless row holding the conversation a restart skipped. */
+/** The row holding the conversation a restart skipped. */
 export type SkippedRow = {
 	id: string;
+	/** keyless: the #82616 orphan (primary signature); same-key: a newer row of the chat's own key the restart passed over (secondary). */
+	kind: 'keyless' | 'same-key';
 	messages: number;
 	firstAt: number;
 	lastAt: number;
@@ -75,6 +77,23 @@ function platformIdFact(p: RestartProbe & {before: {platformId: number | null}; 
 	return {agrees, fact: `platform message ids ${first}..${last} ${agrees ? 'lie' : 'do not lie'} between the resumed row's ${before} (before the gap) and ${after} (after it)`};
 }
 
+/** A newer row of the same key the restart passed over: the same chat for certain, the pass-over strong. */
+function sameKeyRow(p: RestartProbe, endReason: string | null): Omit<SkippedRow, 'forkSeconds'> {
+	const state = endReason === null ? 'still live' : `ended ${endReason}, which restart recovery reopens`;
+	return {
+		id: p.orphanId,
+		kind: 'same-key',
+		messages: p.orphan.messages,
+		firstAt: p.orphan.firstAt,
+		lastAt: p.orphan.lastAt,
+		certainty: 'strong',
+		evidence: [
+			`a newer row of the same session key (certain: the same chat), ${state}, with ${p.orphan.messages} messages inside the resumed row's silence`,
+			'the restart resumed the older row over it: the legacy finder\'s started_at ranking resurrects days-old rows (#70704)',
+		],
+	};
+}
+
 /** One pair's skipped row with its certainty and evidence; null when the signature does not hold. */
 export function skippedRowOf(p: RestartProbe, context: RollbackContext): (SkippedRow & {probe: RestartProbe}) | null {
 	if (!signatureHolds(p)) {
@@ -83,6 +102,10 @@ export function skippedRowOf(p: RestartProbe, context: RollbackContext): (Skippe
 
 	const orphan = context.byId.get(p.orphanId);
 	const forkSeconds = p.orphan.firstAt - p.before.at;
+	if (orphan?.sessionKey) {
+		return {...sameKeyRow(p, orphan.endReason), forkSeconds, probe: p};
+	}
+
 	const evidence = [`keyless, with ${p.orphan.messages} messages, all inside the resumed row's silence (no message of it in between)`];
 	let strong = 0;
 	let against = false;
@@ -112,7 +135,7 @@ export function skippedRowOf(p: RestartProbe, context: RollbackContext): (Skippe
 		evidence.push('a gap alone is weak evidence: a user can be silent for days');
 	}
 
-	return {id: p.orphanId, messages: p.orphan.messages, firstAt: p.orphan.firstAt, lastAt: p.orphan.lastAt, forkSeconds, certainty, evidence, probe: p};
+	return {id: p.orphanId, kind: 'keyless', messages: p.orphan.messages, firstAt: p.orphan.firstAt, lastAt: p.orphan.lastAt, forkSeconds, certainty, evidence, probe: p};
 }
 
 /** The time a block of routing rows of K's scope share (a structural rewrite), between the orphan's end and tR. */

@@ -3,7 +3,7 @@
  * `hfx scan` and `hfx repair`'s hints. Every line fits 80 columns (wrapped under its label).
  */
 import {duration} from '../forensics/duration.js';
-import {rollbackAdoptCommand} from '../forensics/rollback-finding.js';
+import {rollbackAdoptCommand, rollbackNextStep} from '../forensics/rollback-finding.js';
 import type {Rollback} from '../forensics/rollbacks.js';
 import {utc} from '../text/format.js';
 import {wrapIndented} from '../text/wrap.js';
@@ -39,12 +39,12 @@ export function rollbackLines(r: Rollback): string[] {
 		`✗ ROLLED BACK  ${r.sessionKey}  (already happened; ${r.certainty})`,
 		...row('restart resumed', `${r.resumedId}: its first message after the gap is at ${utc(r.resumedAt)} UTC`),
 		...row('jumped back to', `${utc(r.jumpedFrom)} UTC, a context ${duration(r.resumedAt - r.jumpedFrom)} old`),
-		...row('skipped', `${s.id}: ${plural(s.messages, 'message')}, ${utc(s.firstAt)} to ${utc(s.lastAt)} UTC, keyless`),
+		...row('skipped', `${s.id}: ${plural(s.messages, 'message')}, ${utc(s.firstAt)} to ${utc(s.lastAt)} UTC, ${s.kind === 'keyless' ? 'keyless' : 'a newer row of the same key'}`),
 		...row(`evidence (${s.certainty})`, s.evidence.join('; ')),
 		...(r.alsoSkipped.length > 0 ? row('also in the gap', r.alsoSkipped.map(a => `${a.id} (${plural(a.messages, 'message')})`).join(', ')) : []),
 		...row('written since', `${plural(r.after.userTurns, 'user turn')} (${plural(r.after.messages, 'message')}) into ${r.resumedId}, the last at ${utc(r.after.lastAt)} UTC`),
 		...row('routing', routing),
-		...row('next', `the skipped conversation is safe. Preview its adoption: ${rollbackAdoptCommand(r)}; then stop the gateway and add --apply. The turns written since stay in ${r.resumedId}, out of the resumed context.`),
+		...row('next', rollbackNextStep(r)),
 		'',
 	];
 }
@@ -62,6 +62,7 @@ export function rollbackJson(r: Rollback) {
 		certainty: r.certainty,
 		routedTo: r.routedTo,
 		routingRewriteAt: r.routingRewriteAt,
-		adoptCommand: rollbackAdoptCommand(r),
+		adoptCommand: r.skipped.kind === 'keyless' ? rollbackAdoptCommand(r) : null,
+		next: rollbackNextStep(r),
 	};
 }

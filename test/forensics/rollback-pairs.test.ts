@@ -37,4 +37,14 @@ describe('rollback probe pairs', () => {
 	it('pairs an orphan of source \'unknown\' (the accounting writer\'s) with keyed rows of any source', () => {
 		expect(pairs([keyed('k1'), keyed('k2', {source: 'discord'}), orphan('o1', {source: 'unknown'})])).toEqual(['o1>k1', 'o1>k2']);
 	});
+
+	it('pairs a newer keyed row of the same key, live or reopenable, with an older one written after it (the passed-over sibling)', () => {
+		const older = keyed('k1', {sessionKey: dmKey('c'), startedAtRaw: T0});
+		const newer = (endReason: string | null) => keyed('k2', {sessionKey: dmKey('c'), startedAtRaw: T0 + 400, newestMessageAt: T0 + DAY, endReason});
+		expect(pairs([older, newer(null)])).toEqual(['k2>k1']);
+		expect(pairs([older, newer('agent_close')])).toEqual(['k2>k1']);
+		// A deliberate boundary (/new, a reset) or a compression is not a row a restart should have resumed.
+		expect(pairs([older, newer('new_session')])).toEqual([]);
+		expect(pairs([older, newer('compression')])).toEqual([]);
+	});
 });

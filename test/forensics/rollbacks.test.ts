@@ -4,6 +4,7 @@
  */
 import {describe, expect, it} from 'vitest';
 import {detectRollbacks, hasGatewaySuffix, routingRewriteBetween, skippedRowOf} from '../../source/forensics/rollbacks.js';
+import {rollbackNextStep} from '../../source/forensics/rollback-finding.js';
 import type {RestartProbe, RoutingEntry, SessionRecord} from '../../source/forensics/types.js';
 import {T0, dmKey, session} from '../helpers/records.js';
 
@@ -121,5 +122,14 @@ describe('a rollback that already happened', () => {
 	it('tells gateway ids (8 hex) from CLI ids (6 hex)', () => {
 		expect(hasGatewaySuffix('20260806_161836_04c1d6c6')).toBe(true);
 		expect(hasGatewaySuffix('20260807_001820_283fef')).toBe(false);
+	});
+
+	it('a passed-over newer row of the same key is the secondary signature: certain chat, /resume as the way back', () => {
+		const N = '20231114_222000_0e0e0e0e';
+		const byId = new Map([...rows(), [N, session({id: N, sessionKey: KEY, startedAtRaw: T0 + 400, newestMessageAt: T0 + DAY})]]);
+		const [r] = detectRollbacks([probe({orphanId: N})], {byId, routing: [], maxGapSeconds: 900});
+		expect(r!.skipped).toMatchObject({id: N, kind: 'same-key', certainty: 'strong'});
+		expect(rollbackNextStep(r!)).toContain(`/resume ${N}`);
+		expect(rollbackNextStep(detectRollbacks([probe()], context())[0]!)).toContain('hfx repair --only 04c1d6c6 --donor aaaabbbb');
 	});
 });

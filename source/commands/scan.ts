@@ -72,6 +72,7 @@ export function storeJson(facts: DatabaseFacts, analysis: Analysis) {
 			refused: analysis.orphans.filter(o => o.verdict === 'refused').length,
 			listedRefusedLocal: analysis.listedRefusedLocal.length,
 			rolledBack: analysis.rollbacks.length,
+			noHistoryEachTurn: analysis.reapChurns.length,
 			rollbackRisks: analysis.routing.filter(r => r.rollbackRisk).length,
 			repairRoutingCrashes: analysis.repairRoutingCrash !== null,
 			changesAfterUpgrade: analysis.upgradeChanges.lines.length,
@@ -79,6 +80,7 @@ export function storeJson(facts: DatabaseFacts, analysis: Analysis) {
 			healthy: !hasFindings(analysis),
 		},
 		rollbacks: analysis.rollbacks.map(rollbackJson),
+		reapChurns: analysis.reapChurns,
 		orphans: analysis.orphans.map(o => orphanJson(o, analysis.upgradeChanges)),
 		listedRefusedLocal: analysis.listedRefusedLocal.map(o => orphanJson(o, analysis.upgradeChanges)),
 		repairRoutingCrash: analysis.repairRoutingCrash,
@@ -214,6 +216,10 @@ export function humanReport(facts: DatabaseFacts, analysis: Analysis): string[] 
 	}
 
 	lines.push(...analysis.rollbacks.flatMap(rollbackLines));
+	for (const f of analysis.findings.filter(x => x.kind === 'reap-churn')) {
+		lines.push(`✗ ${f.title}`, ...wrapIndented(f.detail, 76, 0).map(l => `    ${l}`), ...wrapIndented(`next: ${f.next}`, 76, 0).map(l => `    ${l}`), '');
+	}
+
 	for (const r of risks) {
 		lines.push(...riskLines(r, analysis));
 	}

@@ -14,6 +14,7 @@ import {duration} from './duration.js';
 import type {Finding, Severity} from './finding.js';
 import {type Rollback, detectRollbacks} from './rollbacks.js';
 import {rollbackHappenedFinding} from './rollback-finding.js';
+import {type ReapChurn, detectReapChurn, reapChurnFinding} from './reap-churn.js';
 
 export type {Finding, Severity} from './finding.js';
 
@@ -37,6 +38,8 @@ export type Analysis = GenerationVerdicts & {
 	snapshot: Snapshot;
 	/** Rollbacks that already happened: a restart resumed an older row and the gateway wrote into it (rollbacks.ts). */
 	rollbacks: Rollback[];
+	/** Chats whose every turn began without history after a reap (reap-churn.ts). */
+	reapChurns: ReapChurn[];
 	byId: Map<string, SessionRecord>;
 	lineage: Lineage;
 	findings: Finding[];
@@ -62,10 +65,10 @@ export function hasCorruptTime(s: SessionRecord): boolean {
 }
 
 /** @param corrupt the sessions with unusable timestamps, when the caller already knows them (in session order). */
-export function collectFindings(verdicts: Pick<GenerationVerdicts, 'orphans' | 'routing' | 'repairRoutingCrash'> & {rollbacks?: readonly Rollback[]; byId?: ReadonlyMap<string, SessionRecord>}, sessions: readonly SessionRecord[], corrupt?: readonly SessionRecord[], changes?: UpgradeChanges, missing: readonly MissingColumn[] = []): Finding[] {
+export function collectFindings(verdicts: Pick<GenerationVerdicts, 'orphans' | 'routing' | 'repairRoutingCrash'> & {rollbacks?: readonly Rollback[]; reapChurns?: readonly ReapChurn[]; byId?: ReadonlyMap<string, SessionRecord>}, sessions: readonly SessionRecord[], corrupt?: readonly SessionRecord[], changes?: UpgradeChanges, missing: readonly MissingColumn[] = []): Finding[] {
 	const {orphans, routing} = verdicts;
 	// The operator's own complaint first: a rollback that already happened.
-	const findings: Finding[] = [...(verdicts.rollbacks ?? []).map(rollbackHappenedFinding), ...missing.map(missingColumnFinding)];
+	const findings: Finding[] = [...(verdicts.rollbacks ?? []).map(rollbackHappenedFinding), ...(verdicts.reapChurns ?? []).map(reapChurnFinding), ...missing.map(missingColumnFinding)];
 	for (const chat of routing) {
 		if (chat.rollbackRisk) {
 			findings.push(rollbackFinding(chat, verdicts.byId ?? new Map()));
@@ -209,11 +212,12 @@ export function analyze(snapshot: Snapshot, options: AnalyzeOptions = {}): Analy
 	const afterUpgrade = snapshot.ruleSet === CURRENT_RULE_SET ? null : verdictsOf(snapshot, rulesFor(CURRENT_RULE_SET), context);
 	const changes = upgradeChanges(today, afterUpgrade);
 	const rollbacks = rollbacksOf(snapshot, byId, maxGapSeconds);
-	const findings = collectFindings({...today, rollbacks, byId}, snapshot.sessions, undefined, changes, snapshot.missingColumns);
-	return {snapshot, byId, lineage, ...today, rollbacks, findings, maxGapSeconds, afterUpgrade, upgradeChanges: changes};
+	const reapChurns = detectReapChurn(snapshot.sessions);
+	const findings = collectFindings({...today, rollbacks, reapChurns, byId}, snapshot.sessions, undefined, changes, snapshot.missingColumns);
+	return {snapshot, byId, lineage, ...today, rollbacks, reapChurns, findings, maxGapSeconds, afterUpgrade, upgradeChanges: changes};
 }
 
 /** Exit status of a scan: 1 when there is any rollback that happened, orphan, rollback risk, failing repair-routing or undecidable rule (a missing column). */
-export function hasFindings(analysis: Pick<Analysis, 'orphans' | 'routing' | 'repairRoutingCrash'> & {rollbacks?: readonly Rollback[]; snapshot?: Pick<Analysis['snapshot'], 'missingColumns'>}): boolean {
-	return (analysis.rollbacks?.length ?? 0) > 0 || analysis.orphans.length > 0 || analysis.repairRoutingCrash !== null || analysis.routing.some(r => r.rollbackRisk) || (analysis.snapshot?.missingColumns?.length ?? 0) > 0;
+export function hasFindings(analysis: Pick<Analysis, 'orphans' | 'routing' | 'repairRoutingCrash'> & {rollbacks?: readonly Rollback[]; reapChurns?: readonly ReapChurn[]; snapshot?: Pick<Analysis['snapshot'], 'missingColumns'>}): boolean {
+	return (analysis.rollbacks?.length ?? 0) > 0 || (analysis.reapChurns?.length ?? 0) > 0 || analysis.orphans.length > 0 || analysis.repairRoutingCrash !== null || analysis.routing.some(r => r.rollbackRisk) || (analysis.snapshot?.missingColumns?.length ?? 0) > 0;
 }

@@ -5,6 +5,7 @@
  * The live view needs it: on a store of twenty thousand sessions a full analysis per commit is
  * too slow to keep up with an agent writing hundreds of times a second.
  */
+import {detectReapChurn} from './reap-churn.js';
 import {type Analysis, type AnalyzeOptions, analyze, collectFindings, hasCorruptTime, repairRoutingOf, rollbacksOf, splitListed} from './analyze.js';
 import {CURRENT_RULE_SET, rulesFor} from './generations.js';
 import {upgradeChanges} from './upgrade.js';
@@ -359,8 +360,9 @@ export function analyzeIncremental(previous: Analysis, snapshot: Snapshot, chang
 
 	const listed = splitListed(orphans);
 	const rollbacks = rollbacksOf(snapshot, byId, maxGapSeconds);
-	const findings = collectFindings({...listed, routing, repairRoutingCrash: null, rollbacks, byId}, snapshot.sessions, [...corrupt.values()], undefined, snapshot.missingColumns);
-	const next: Analysis = {snapshot, byId, lineage, ruleSet: rules.ruleSet, ...listed, repairRoutingCrash: null, routing, rollbacks, findings, maxGapSeconds, afterUpgrade: null, upgradeChanges: upgradeChanges({...listed, repairRoutingCrash: null, routing}, null)};
+	const reapChurns = detectReapChurn(snapshot.sessions);
+	const findings = collectFindings({...listed, routing, repairRoutingCrash: null, rollbacks, reapChurns, byId}, snapshot.sessions, [...corrupt.values()], undefined, snapshot.missingColumns);
+	const next: Analysis = {snapshot, byId, lineage, ruleSet: rules.ruleSet, ...listed, repairRoutingCrash: null, routing, rollbacks, reapChurns, findings, maxGapSeconds, afterUpgrade: null, upgradeChanges: upgradeChanges({...listed, repairRoutingCrash: null, routing}, null)};
 	carries.set(next, {byKey, corrupt});
 	derivations.delete(previous);
 	const before = shared ? new Map(shared.before) : undefined;

@@ -7,7 +7,7 @@
  * - `resumeAfterRestart`: §1.1 steps 5–7, the #82616 rollback once it has happened: the zombie
  *   reopened, the whole routing scope rewritten at the restart (one `updated_at` for every key),
  *   then each turn: a message row at its time, activity advanced, the key's routing row upserted
- *   and the peer identity written over the resumed row.
+ *   and the peer identity written over the resumed row. `gatewayTurns` is that per-turn step alone.
  * - `compressionRotation`: the parent ended `compression`, a keyed child with its identity.
  * - `resetNew`: `/new` (`reset_session`): the old row promoted to `session_reset`, a new keyed
  *   row with `_reset_from`.
@@ -125,6 +125,17 @@ export function resumeAfterRestart(db: Database.Database, o: ResumeAfterRestart)
 			origin: sourceOfRow(row, o.identity), flags: {reset_had_activity: (row.message_count ?? 0) > 0},
 		};
 		publish(db, shape, scope, entry, o.restartAt);
+		writeTurns(db, shape, scope, entry, o.turns ?? []);
+	})();
+}
+
+/** §1.1 step 7 alone: turns of a chat already routed to `sessionId` (no structural save), in one transaction. */
+export function gatewayTurns(db: Database.Database, o: Common & {sessionId: string}): void {
+	const shape = shapeOf(db);
+	const scope = o.scope ?? routingScopeOf(db.name);
+	db.transaction(() => {
+		const row = rowOf(db, o.sessionId);
+		const entry: EntryFields = {sessionKey: o.sessionKey, sessionId: o.sessionId, createdAt: row.started_at, updatedAt: row.started_at, origin: sourceOfRow(row)};
 		writeTurns(db, shape, scope, entry, o.turns ?? []);
 	})();
 }

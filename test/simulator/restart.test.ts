@@ -17,6 +17,7 @@ import {
 	SIM_KEY, SIM_OTHER_KEY, generationsIncidentAfterRestart, simulatedCompressionRotation, simulatedIncident, simulatedResetNew,
 	simulatedResetPromotion, simulatedSpoolReplay, useBuilt, v21IncidentAfterRestart,
 } from '../helpers/post-restart.js';
+import {dropColumn} from '../helpers/odd-schema.js';
 import {WriterProcess} from '../helpers/writer.js';
 
 type Row = Record<string, unknown>;
@@ -202,6 +203,54 @@ describe('the look-alikes', () => {
 				['user', restartAt! + 2], ['assistant', restartAt! + 5], ['user', restartAt! + 62], ['assistant', restartAt! + 66], ['user', T0 + 900], ['user', T0 + 905],
 			]);
 			expect(session(c, routed)).toMatchObject({message_count: 16, last_activity_at: lastTurn(restartAt!)});
+		});
+	});
+});
+
+describe('resumeAfterRestart is schema-aware', () => {
+	const bare = useBuilt(() => simulatedIncident({restarted: false}));
+	const unscoped = useBuilt(() => simulatedIncident({restarted: false}));
+
+	/** The resume with turns carrying platform ids, by a second process (a v21-shaped writer: no last_activity_at assumed). */
+	async function resume(db: string, zombie: string, restartAt: number): Promise<void> {
+		const w = new WriterProcess(db, {shape: 'v21'});
+		try {
+			await w.send({op: 'resume-after-restart', step: {sessionKey: SIM_KEY, resumedId: zombie, restartAt, turns: [{role: 'user', content: 'hi', at: restartAt + 1, platformMessageId: '77'}, {role: 'assistant', content: 'hello', at: restartAt + 2}]}});
+			await w.send({op: 'close'});
+		} finally {
+			await w.kill();
+		}
+	}
+
+	it('without gateway_routing, messages.platform_message_id or sessions.last_activity_at: the rows written, the routing steps skipped', async () => {
+		const {db, zombie} = bare.current;
+		const c = new Database(db);
+		c.exec('DROP TABLE gateway_routing');
+		c.close();
+		dropColumn(db, 'messages', 'platform_message_id');
+		dropColumn(db, 'sessions', 'last_activity_at');
+		await resume(db, zombie, T0 + 10 * 86_400);
+		read(db, c => {
+			expect(session(c, zombie)).toMatchObject({message_count: 12, ended_at: null});
+			expect((c.prepare('SELECT timestamp FROM messages WHERE session_id = ? ORDER BY id DESC LIMIT 2').all(zombie) as Row[]).map(m => m.timestamp)).toEqual([T0 + 10 * 86_400 + 2, T0 + 10 * 86_400 + 1]);
+		});
+	});
+
+	it('an early gateway_routing without scope: every key rewritten at the restart, the chat\'s key upserted after', async () => {
+		const {db, zombie} = unscoped.current;
+		const c = new Database(db);
+		c.exec(`CREATE TABLE routing_old AS SELECT session_key, entry_json, updated_at FROM gateway_routing; DROP TABLE gateway_routing;
+			CREATE TABLE gateway_routing (session_key TEXT PRIMARY KEY, entry_json TEXT NOT NULL, updated_at REAL NOT NULL);
+			INSERT INTO gateway_routing SELECT * FROM routing_old; DROP TABLE routing_old`);
+		c.close();
+		const restartAt = T0 + 10 * 86_400;
+		await resume(db, zombie, restartAt);
+		read(db, c => {
+			const rows = new Map((c.prepare('SELECT session_key, entry_json, updated_at FROM gateway_routing').all() as Row[]).map(r => [r.session_key, r]));
+			expect(rows.get(SIM_OTHER_KEY)!.updated_at).toBe(restartAt);
+			expect(rows.get(SIM_KEY)!.updated_at).toBe(restartAt + 2);
+			expect(JSON.parse(rows.get(SIM_KEY)!.entry_json as string)).toMatchObject({session_id: zombie});
+			expect(messages(c, zombie).at(-2)).toMatchObject({platform_message_id: '77'});
 		});
 	});
 });

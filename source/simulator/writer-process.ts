@@ -121,13 +121,9 @@ function run(command: WriterCommand): Record<string, unknown> {
 			return {};
 		}
 
-		case 'begin': {
-			writer.exec('BEGIN IMMEDIATE');
-			return {};
-		}
-
+		case 'begin':
 		case 'commit': {
-			writer.exec('COMMIT');
+			writer.exec(command.op === 'begin' ? 'BEGIN IMMEDIATE' : 'COMMIT');
 			return {};
 		}
 

@@ -20,11 +20,15 @@ export type DemoFlags = GlobalFlags & {speed: number; keep: boolean; seconds: nu
 
 export type RunningDemo = {home: string; db: string; child: ChildProcess; stop: () => Promise<void>};
 
-/** Starts the simulated gateway and resolves once its store exists. */
-export async function startDemoGateway(options: {speed: number; home?: string}): Promise<RunningDemo> {
+/**
+ * Starts the simulated gateway and resolves once its store exists. `restartAt` moves the gateway's
+ * restart after the incident (seconds at speed 1 from the start) or leaves it out ('never').
+ */
+export async function startDemoGateway(options: {speed: number; home?: string; restartAt?: number | 'never'}): Promise<RunningDemo> {
 	const home = options.home ?? fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-demo-'));
 	const script = distFile('simulator/gateway.js');
-	const child = spawn(process.execPath, [script, '--home', home, '--speed', String(options.speed)], {stdio: ['ignore', 'pipe', 'pipe']});
+	const restart = options.restartAt === undefined ? [] : ['--restart-at', String(options.restartAt)];
+	const child = spawn(process.execPath, [script, '--home', home, '--speed', String(options.speed), ...restart], {stdio: ['ignore', 'pipe', 'pipe']});
 	let stderr = '';
 	child.stderr!.on('data', (d: Buffer) => {
 		stderr += d.toString();

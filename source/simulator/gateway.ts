@@ -3,14 +3,22 @@
  * Chats talk; an idle reset rotates one chat; a compression rotates another; and about a minute
  * in, the incident: a rotation whose identity write fails, leaving the old keyed row (the zombie)
  * open and the routing entry on it, while the conversation continues in a new row without routing
- * identity (the orphan). The rollback risk appears as the orphan gets its first message.
+ * identity (the orphan, a gateway id with 8 hex). The rollback risk appears as the orphan gets its
+ * first message. 45 s later the gateway restarts and the rollback happens (issue #23): it resumes
+ * the zombie as Hermes does (restart.ts: reopen, the routing scope rewritten at the restart) and
+ * the chat's later turns go into the zombie, each with the gateway's per-turn writes; the orphan
+ * keeps the real conversation and gets nothing more. From then on the store looks healthy to a
+ * "what would a restart resume?" check: the question is what already happened.
  *
- *   node dist/simulator/gateway.js --home DIR [--speed N] [--seed N]
+ *   node dist/simulator/gateway.js --home DIR [--speed N] [--seed N] [--restart-at SECONDS|never]
  *
- * Prints one JSON line per event on stdout ({"event":"ready"}, {"event":"incident",...}).
+ * Prints one JSON line per event on stdout ({"event":"ready"}, {"event":"incident",...},
+ * {"event":"restart","resumed":K,"orphan":O}). `--restart-at` moves the restart (seconds at speed 1
+ * after start) or leaves it out.
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import {gatewayTurns, resumeAfterRestart} from './restart.js';
 import {StoreWriter} from './store-writer.js';
 
 export type GatewayPlan = {
@@ -18,11 +26,13 @@ export type GatewayPlan = {
 	idleResetAt: number;
 	compressionAt: number;
 	incidentAt: number;
+	/** The gateway restarts and resumes the zombie (null: it never restarts). */
+	restartAt: number | null;
 	/** Mean seconds between messages across all chats. */
 	messageEvery: number;
 };
 
-export const DEFAULT_PLAN: GatewayPlan = {idleResetAt: 20, compressionAt: 38, incidentAt: 60, messageEvery: 1.5};
+export const DEFAULT_PLAN: GatewayPlan = {idleResetAt: 20, compressionAt: 38, incidentAt: 60, restartAt: 105, messageEvery: 1.5};
 
 type Chat = {key: string; platform: string; chatId: string; chatType: string; userId: string; name: string; current: string};
 
@@ -63,11 +73,13 @@ export function seedHistory(w: StoreWriter, now: number, chats: Chat[]): void {
 type Demo = {
 	w: StoreWriter;
 	chats: Chat[];
-	plan: typeof DEFAULT_PLAN;
+	plan: GatewayPlan;
 	/** Wall-clock ms at which the plan's second `seconds` falls, at this speed. */
 	at: (seconds: number) => number;
 	done: Set<string>;
 	orphan: string | null;
+	/** The gateway has restarted and resumed the zombie: chat 0 writes into it again. */
+	restarted: boolean;
 	n: number;
 };
 
@@ -82,7 +94,7 @@ function successor(d: Demo, c: Chat, reason: 'idle' | 'compression'): string {
 	return next;
 }
 
-/** The plan's three events, each once, when its time has come: an idle reset, a compression, the incident. */
+/** The plan's four events, each once, when its time has come: an idle reset, a compression, the incident, the restart. */
 function dueEvents(d: Demo): void {
 	const now = Date.now();
 	if (!d.done.has('idle') && now >= d.at(d.plan.idleResetAt)) {
@@ -103,18 +115,32 @@ function dueEvents(d: Demo): void {
 		d.orphan = d.w.createSession({source: c.platform, startedAt: clock()});
 		say({event: 'incident', zombie: c.current, orphan: d.orphan});
 	}
+
+	if (!d.done.has('restart') && d.orphan && d.plan.restartAt !== null && now >= d.at(d.plan.restartAt)) {
+		d.done.add('restart');
+		const c = d.chats[0]!;
+		// The restart: the in-memory routing is gone, the finder sees only the keyed zombie; it is
+		// reopened and published (the whole routing scope rewritten now).
+		resumeAfterRestart(d.w.db, {sessionKey: c.key, resumedId: c.current, restartAt: clock()});
+		d.restarted = true;
+		say({event: 'restart', resumed: c.current, orphan: d.orphan});
+	}
 }
 
 /** One turn (a user line and the reply) in the next chat, then the next step after a jittered pause. */
 function step(d: Demo, speed: number): void {
 	dueEvents(d);
 	const c = d.chats[d.n % d.chats.length]!;
-	const target = c === d.chats[0] && d.orphan ? d.orphan : c.current;
 	const t = clock();
-	d.w.addMessages(target, [
-		{role: 'user', content: LINES[d.n++ % LINES.length]!, timestamp: t},
-		{role: 'assistant', content: `on it: ${LINES[(d.n * 7) % LINES.length]!}`, timestamp: t + 0.4},
-	]);
+	const user = LINES[d.n++ % LINES.length]!;
+	const reply = `on it: ${LINES[(d.n * 7) % LINES.length]!}`;
+	if (c === d.chats[0] && d.restarted) {
+		// After the restart: the gateway's per-turn writes into the resumed zombie.
+		gatewayTurns(d.w.db, {sessionKey: c.key, sessionId: c.current, turns: [{role: 'user', content: user, at: t}, {role: 'assistant', content: reply, at: t + 0.4}]});
+	} else {
+		d.w.addMessages(c === d.chats[0] && d.orphan ? d.orphan : c.current, [{role: 'user', content: user, timestamp: t}, {role: 'assistant', content: reply, timestamp: t + 0.4}]);
+	}
+
 	setTimeout(() => step(d, speed), ((d.plan.messageEvery * 1000) / speed) * (0.5 + ((d.n * 37) % 10) / 10));
 }
 
@@ -140,7 +166,10 @@ function main(): void {
 
 	say({event: 'ready', db: path.join(home, 'state.db'), pid: process.pid});
 	const started = Date.now();
-	const demo: Demo = {w, chats, plan: DEFAULT_PLAN, at: seconds => started + (seconds * 1000) / speed, done: new Set(), orphan: null, n: 0};
+	const restartArg = arg('--restart-at', '');
+	const restartAt = restartArg === 'never' ? null : (restartArg && Number.isFinite(Number(restartArg)) ? Number(restartArg) : DEFAULT_PLAN.restartAt);
+	const plan: GatewayPlan = {...DEFAULT_PLAN, restartAt};
+	const demo: Demo = {w, chats, plan, at: seconds => started + (seconds * 1000) / speed, done: new Set(), orphan: null, restarted: false, n: 0};
 	const stop = () => {
 		w.close();
 		process.exit(0);

@@ -35,6 +35,8 @@ export type NewMessage = {
 	timestamp: number;
 	toolName?: string | null;
 	tokenCount?: number | null;
+	/** The inbound platform's message id (Telegram's per-chat `message_id`), where the store has the column. */
+	platformMessageId?: string | null;
 };
 
 function pad2(n: number): string {
@@ -66,6 +68,8 @@ export class StoreWriter {
 	private counter: number;
 	private readonly insertMessage: Database.Statement;
 	private readonly bumpCount: Database.Statement;
+	/** The store's messages have `platform_message_id` (every shape here does; a real store might not). */
+	private readonly platformIds: boolean;
 
 	constructor(path: string, options: WriterOptions) {
 		this.shape = options.shape;
@@ -82,7 +86,10 @@ export class StoreWriter {
 			this.db.exec(schemaSql(options.shape));
 		}
 
-		this.insertMessage = this.db.prepare('INSERT INTO messages (session_id, role, content, timestamp, tool_name, token_count) VALUES (?, ?, ?, ?, ?, ?)');
+		this.platformIds = this.db.prepare('SELECT 1 FROM pragma_table_info(\'messages\') WHERE name = \'platform_message_id\'').get() !== undefined;
+		this.insertMessage = this.platformIds
+			? this.db.prepare('INSERT INTO messages (session_id, role, content, timestamp, tool_name, token_count, platform_message_id) VALUES (?, ?, ?, ?, ?, ?, ?)')
+			: this.db.prepare('INSERT INTO messages (session_id, role, content, timestamp, tool_name, token_count) VALUES (?, ?, ?, ?, ?, ?)');
 		// v25 and v30 have last_activity_at and profile_name; only v30 has created_source.
 		this.bumpCount = this.shape !== 'v21'
 			? this.db.prepare('UPDATE sessions SET message_count = message_count + ?, last_activity_at = max(COALESCE(last_activity_at, 0), ?) WHERE id = ?')
@@ -140,7 +147,8 @@ export class StoreWriter {
 			let newest = 0;
 			for (const [i, m] of messages.entries()) {
 				const role = m.role ?? (i % 2 === 0 ? 'user' : 'assistant');
-				this.insertMessage.run(sessionId, role, m.content ?? `${role} message at ${m.timestamp.toFixed(0)}`, m.timestamp, m.toolName ?? null, m.tokenCount ?? 12);
+				const values = [sessionId, role, m.content ?? `${role} message at ${m.timestamp.toFixed(0)}`, m.timestamp, m.toolName ?? null, m.tokenCount ?? 12];
+				this.insertMessage.run(...values, ...(this.platformIds ? [m.platformMessageId ?? null] : []));
 				newest = Math.max(newest, m.timestamp);
 			}
 

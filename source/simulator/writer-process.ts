@@ -4,15 +4,31 @@
  * SIGKILL mid-life. Each command is answered with one JSON line on stdout: {"ok":true,...} or
  * {"ok":false,"error":"..."}.
  *
- *   node dist/simulator/writer-process.js --db PATH [--shape v21|v30] [--journal wal|delete] [--cache-pages N]
+ * It also applies the gateway steps of restart.ts (a resume after a restart and its look-alikes) to a
+ * store it made, or to a copy of a real Hermes store (then give the store's own shape and journal mode).
+ *
+ *   node dist/simulator/writer-process.js --db PATH [--shape v21|v25|v30] [--journal wal|delete] [--cache-pages N]
  */
 import readline from 'node:readline';
 import type {SchemaShape} from './hermes-schema.js';
-import {StoreWriter, type NewSession} from './store-writer.js';
+import {
+	type CompressionRotation, type ResetNew, type ResetPromotion, type ResumeAfterRestart, type SpooledMessage,
+	compressionRotation, replaySpool, resetNew, resetPromotion, resumeAfterRestart,
+} from './restart.js';
+import {StoreWriter, type NewMessage, type NewSession} from './store-writer.js';
+
+/** The gateway steps of restart.ts, each one write transaction (issue #23). */
+export type GatewayStepCommand =
+	| {op: 'resume-after-restart'; step: ResumeAfterRestart}
+	| {op: 'compression-rotation'; step: CompressionRotation}
+	| {op: 'reset-new'; step: ResetNew}
+	| {op: 'reset-promotion'; step: ResetPromotion}
+	| {op: 'replay-spool'; step: {sessionId: string; messages: SpooledMessage[]}};
 
 export type WriterCommand =
 	| {op: 'create'; session: NewSession}
 	| {op: 'conversation'; id: string; count: number; from: number; to: number}
+	| {op: 'messages'; id: string; messages: NewMessage[]}
 	| {op: 'end'; id: string; at: number; reason: string}
 	| {op: 'routing'; key: string; id: string; at: number}
 	| {op: 'exec'; sql: string}
@@ -21,7 +37,8 @@ export type WriterCommand =
 	| {op: 'ping'}
 	/** Leave without closing the connection: on disk, the same as a crash (-wal and -shm stay). */
 	| {op: 'exit-without-close'}
-	| {op: 'close'};
+	| {op: 'close'}
+	| GatewayStepCommand;
 
 function arg(name: string): string | undefined {
 	const i = process.argv.indexOf(name);
@@ -46,6 +63,33 @@ function reply(value: Record<string, unknown>): void {
 	process.stdout.write(`${JSON.stringify(value)}\n`);
 }
 
+/** One gateway step; the id of the row it minted, if it minted one. */
+function runGatewayStep(command: GatewayStepCommand): Record<string, unknown> {
+	switch (command.op) {
+		case 'resume-after-restart': {
+			resumeAfterRestart(writer.db, command.step);
+			return {};
+		}
+
+		case 'compression-rotation': {
+			return {id: compressionRotation(writer.db, command.step)};
+		}
+
+		case 'reset-new': {
+			return {id: resetNew(writer.db, command.step)};
+		}
+
+		case 'reset-promotion': {
+			return {id: resetPromotion(writer.db, command.step)};
+		}
+
+		case 'replay-spool': {
+			replaySpool(writer.db, command.step);
+			return {};
+		}
+	}
+}
+
 function run(command: WriterCommand): Record<string, unknown> {
 	switch (command.op) {
 		case 'create': {
@@ -54,6 +98,11 @@ function run(command: WriterCommand): Record<string, unknown> {
 
 		case 'conversation': {
 			writer.addConversation(command.id, command.count, command.from, command.to);
+			return {};
+		}
+
+		case 'messages': {
+			writer.addMessages(command.id, command.messages);
 			return {};
 		}
 
@@ -72,13 +121,9 @@ function run(command: WriterCommand): Record<string, unknown> {
 			return {};
 		}
 
-		case 'begin': {
-			writer.exec('BEGIN IMMEDIATE');
-			return {};
-		}
-
+		case 'begin':
 		case 'commit': {
-			writer.exec('COMMIT');
+			writer.exec(command.op === 'begin' ? 'BEGIN IMMEDIATE' : 'COMMIT');
 			return {};
 		}
 
@@ -95,6 +140,10 @@ function run(command: WriterCommand): Record<string, unknown> {
 			writer.close();
 			reply({ok: true});
 			process.exit(0);
+		}
+
+		default: {
+			return runGatewayStep(command);
 		}
 	}
 }

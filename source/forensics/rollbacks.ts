@@ -5,6 +5,7 @@
  * timeline. Decided from the pairs' message timelines the store read (store/restart-probes.ts),
  * with how sure it is and on what evidence (§7). Pure.
  */
+import {REPAIR_END_REASON} from './end-reasons.js';
 import type {RestartProbe, RoutingEntry, SessionRecord} from './types.js';
 
 export type {RestartProbe} from './types.js';
@@ -178,7 +179,8 @@ function rollbackOf(rows: Array<SkippedRow & {probe: RestartProbe}>, context: Ro
 	const [primary, ...rest] = [...rows].sort((a, b) => b.lastAt - a.lastAt);
 	const {probe, ...skipped} = primary!;
 	const resumed = context.byId.get(probe.keyedId);
-	if (!resumed?.sessionKey || !probe.before || !probe.after) {
+	// A resumed row a repair retired is settled: no restart resumes it again (the timeline keeps the story).
+	if (!resumed?.sessionKey || !probe.before || !probe.after || resumed.endReason === REPAIR_END_REASON) {
 		return null;
 	}
 

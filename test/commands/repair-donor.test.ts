@@ -11,7 +11,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import {afterAll, describe, expect, it} from 'vitest';
 import {SCENARIOS, buildScenario} from '../fixtures/scenarios.js';
-import {hfx, hfxJson} from '../helpers/cli.js';
+import {hfx, hfxJson, hfxOnTerminal} from '../helpers/cli.js';
 import {folderHashes} from '../helpers/folder-hashes.js';
 import {ROOT} from '../helpers/writer.js';
 
@@ -41,13 +41,6 @@ function quotedRows(db: string): Record<string, string> {
 	} finally {
 		conn.close();
 	}
-}
-
-/** The binary on a pseudo-terminal (script(1)), so it asks the typed confirmation; `answer` is typed into it. */
-function onTerminal(args: string[], answer: string) {
-	const command = [process.execPath, path.join(ROOT, 'dist/hfx.js'), ...args].map(a => `'${a.replaceAll('\'', '\'\\\'\'')}'`).join(' ');
-	const r = spawnSync('script', ['-qec', command, '/dev/null'], {input: `${answer}\n`, encoding: 'utf8', env: {...process.env, NO_COLOR: '1'}, timeout: 60_000});
-	return {code: r.status, out: r.stdout};
 }
 
 describe('the candidate donors of a refused orphan', () => {
@@ -86,13 +79,13 @@ describe('hfx repair --only ORPHAN --donor DONOR', () => {
 		const before = folderHashes(dir);
 		const args = ['repair', '--apply', '--db', dbPath, '--only', ids.orphan!, '--donor', ids.tip!];
 		// The orphan's suffix alone (what an adoption of repair-routing's asks) is not enough here.
-		const half = onTerminal(args, suffix(ids.orphan!));
+		const half = hfxOnTerminal(args, suffix(ids.orphan!));
 		expect(half.out).toContain(`Type the orphan's random suffix and the donor's (${suffix(ids.orphan!)} ${suffix(ids.tip!)}) to confirm`);
 		expect(half.code).toBe(2);
 		expect(quotedRows(dbPath)).toEqual(rows);
 		expect(folderHashes(dir)).toEqual(before);
 
-		const applied = onTerminal(args, `${suffix(ids.orphan!)} ${suffix(ids.tip!)}`);
+		const applied = hfxOnTerminal(args, `${suffix(ids.orphan!)} ${suffix(ids.tip!)}`);
 		expect(applied.code, applied.out).toBe(0);
 		expect(applied.out).toContain(`✓ ${ids.orphan} now owns ${TG}; a restart resumes ${ids.orphan}`);
 		expect(applied.out).toMatch(/snapshot: .*pre-repair/);

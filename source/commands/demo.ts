@@ -89,10 +89,10 @@ export async function withDemo(flags: DemoFlags, io: Io, body: (demo: RunningDem
 	});
 }
 
-/** Headless: let the simulation run (through the incident by default), then report as `hfx scan` does. */
+/** Headless: let the simulation run (through the incident and the restart by default), then report as `hfx scan` does. */
 export async function runDemoReport(flags: DemoFlags, io: Io): Promise<ExitCode> {
 	return withDemo(flags, io, async demo => {
-		const seconds = flags.seconds ?? 75 / flags.speed;
+		const seconds = flags.seconds ?? 120 / flags.speed;
 		await new Promise(resolve => setTimeout(resolve, seconds * 1000));
 		return runScan({...flags, db: undefined, home: demo.home, profile: undefined}, io);
 	});

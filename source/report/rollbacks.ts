@@ -33,7 +33,7 @@ export function rollbackLines(r: Rollback): string[] {
 	const s = r.skipped;
 	const routing = [
 		routedWords(r),
-		...(r.routingRewriteAt === null ? [] : [`the gateway rewrote its whole routing index at ${utc(r.routingRewriteAt)} UTC, ${duration(r.resumedAt - r.routingRewriteAt)} before the first reply from the old context (a restart's publish)`]),
+		...(r.routingRewriteAt === null ? [] : [`the gateway rewrote its whole routing index at ${utc(r.routingRewriteAt)} UTC, ${r.resumedAt - r.routingRewriteAt < 1 ? 'moments' : duration(r.resumedAt - r.routingRewriteAt)} before the first message of the resumed context (a restart's publish)`]),
 	].join('; ');
 	return [
 		`✗ ROLLED BACK  ${r.sessionKey}  (already happened; ${r.certainty})`,

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {type DemoFlags, runDemoReport, withDemo} from './commands/demo.js';
+import {type DemoFlags, withDemo} from './commands/demo.js';
 import {locate} from './commands/context.js';
 import {runScan} from './commands/scan.js';
 import {type ExitCode, refusalExit} from './errors.js';
@@ -46,6 +46,16 @@ async function runLiveApp(location: StoreLocation, flags: TuiFlags, io: Io): Pro
 /** True when nothing says where a store is and ~/.hermes does not exist: `npm start` then shows the demo. */
 export function shouldDemo(flags: GlobalFlags, io: Io): boolean {
 	return !flags.db && !flags.home && !(io.env.HERMES_HOME ?? '').trim() && !fs.existsSync(path.join(os.homedir(), '.hermes'));
+}
+
+/* The demo's report is the scan's: put together here, on the command line's floor (commands never import each other). */
+/** Headless: let the simulation run (through the incident and the restart by default), then report as `hfx scan` does. */
+async function runDemoReport(flags: DemoFlags, io: Io): Promise<ExitCode> {
+	return withDemo(flags, io, async demo => {
+		const seconds = flags.seconds ?? 120 / flags.speed;
+		await new Promise(resolve => setTimeout(resolve, seconds * 1000));
+		return runScan({...flags, db: undefined, home: demo.home, profile: undefined}, io);
+	});
 }
 
 /** `hfx demo`: the TUI on the demo store in a terminal, else its report after --seconds. */

@@ -9,7 +9,6 @@ import path from 'node:path';
 import readline from 'node:readline';
 import {FailClosed, type ExitCode} from '../errors.js';
 import {type GlobalFlags, type Io, guarded} from './context.js';
-import {runScan} from './scan.js';
 import {distFile} from '../paths.js';
 
 /** How long the simulated gateway may take to have its store ready, and to stop after SIGTERM. */
@@ -89,11 +88,3 @@ export async function withDemo(flags: DemoFlags, io: Io, body: (demo: RunningDem
 	});
 }
 
-/** Headless: let the simulation run (through the incident and the restart by default), then report as `hfx scan` does. */
-export async function runDemoReport(flags: DemoFlags, io: Io): Promise<ExitCode> {
-	return withDemo(flags, io, async demo => {
-		const seconds = flags.seconds ?? 120 / flags.speed;
-		await new Promise(resolve => setTimeout(resolve, seconds * 1000));
-		return runScan({...flags, db: undefined, home: demo.home, profile: undefined}, io);
-	});
-}

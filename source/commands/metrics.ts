@@ -9,8 +9,8 @@ import {storeSamples} from '../report/metrics-samples.js';
 import {exposition} from '../report/prometheus-text.js';
 import {toolVersion} from '../version.js';
 import {type GlobalFlags, type Io, guarded, locate} from './context.js';
-import {readStoreOnce, rootBackups} from './store-reading.js';
-import {checkTextfile, writeTextfile} from './textfile.js';
+import {readStoreOnce, rootBackups} from './shared/store-reading.js';
+import {checkTextfile, writeTextfile} from './shared/textfile.js';
 
 export type MetricsFlags = GlobalFlags & {textfile?: string};
 

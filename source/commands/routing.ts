@@ -8,7 +8,7 @@ import {FailClosed, type ExitCode} from '../errors.js';
 import {type GlobalFlags, type Io, emit, guarded, loadOne} from './context.js';
 import {utc} from '../text/format.js';
 import {duration} from '../forensics/duration.js';
-import {routingJson} from './scan.js';
+import {routingJson} from '../report/scan-json.js';
 
 export type RoutingFlags = GlobalFlags & {key?: string};
 

@@ -17,9 +17,9 @@ import {toolVersion} from '../version.js';
 import {ownSignals} from '../interrupts.js';
 import {safeJson} from '../text/sanitize.js';
 import {type GlobalFlags, type Io, guarded, locate} from './context.js';
-import {rootBackups} from './store-reading.js';
-import {checkTextfile, writeTextfile} from './textfile.js';
-import {StoreFollower} from './watch-follower.js';
+import {rootBackups} from './shared/store-reading.js';
+import {checkTextfile, writeTextfile} from './shared/textfile.js';
+import {StoreFollower} from './shared/watch-follower.js';
 
 export type WatchFlags = GlobalFlags & {interval?: string; textfile?: string; jsonLines: boolean; maxAge?: string};
 

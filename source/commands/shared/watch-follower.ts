@@ -7,13 +7,13 @@
  * be opened is retried at every reading.
  */
 import path from 'node:path';
-import type {BackupEntry} from '../backup/list.js';
-import {isFailClosed} from '../errors.js';
-import {backupAges} from '../report/backup-ages.js';
-import type {StoreReading} from '../report/metrics-samples.js';
-import {FilesProbe} from '../store/files-probe.js';
-import {LiveStore} from '../store/live.js';
-import type {StoreLocation} from '../store/locate.js';
+import type {BackupEntry} from '../../backup/list.js';
+import {isFailClosed} from '../../errors.js';
+import {backupAges} from '../../report/backup-ages.js';
+import type {StoreReading} from '../../report/metrics-samples.js';
+import {FilesProbe} from '../../store/files-probe.js';
+import {LiveStore} from '../../store/live.js';
+import type {StoreLocation} from '../../store/locate.js';
 
 export class StoreFollower {
 	private live: LiveStore | null = null;

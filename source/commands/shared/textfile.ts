@@ -8,9 +8,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {FailClosed, errorMessage, isFailClosed} from '../errors.js';
-import {assertReplaceable, replaceFile} from '../safe-create.js';
-import type {StoreLocation} from '../store/locate.js';
+import {FailClosed, errorMessage, isFailClosed} from '../../errors.js';
+import {assertReplaceable, replaceFile} from '../../safe-create.js';
+import type {StoreLocation} from '../../store/locate.js';
 
 function realDir(p: string): string {
 	try {

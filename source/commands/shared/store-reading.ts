@@ -4,13 +4,13 @@
  * hold it. A store hfx cannot read is a reading too (its refusal kind and line), never skipped.
  */
 import path from 'node:path';
-import {defaultBackupDir} from '../backup/backup.js';
-import {type BackupEntry, listBackups} from '../backup/list.js';
-import {backupAges} from '../report/backup-ages.js';
-import type {StoreReading} from '../report/metrics-samples.js';
-import {FilesProbe, type FilesReport} from '../store/files-probe.js';
-import type {StoreLocation} from '../store/locate.js';
-import {type GlobalFlags, type Io, loadAndAnalyze} from './context.js';
+import {defaultBackupDir} from '../../backup/backup.js';
+import {type BackupEntry, listBackups} from '../../backup/list.js';
+import {backupAges} from '../../report/backup-ages.js';
+import type {StoreReading} from '../../report/metrics-samples.js';
+import {FilesProbe, type FilesReport} from '../../store/files-probe.js';
+import type {StoreLocation} from '../../store/locate.js';
+import {type GlobalFlags, type Io, loadAndAnalyze} from '../context.js';
 
 /** Every archive in <root>/backups and every quick snapshot under the root (none without a root). */
 export function rootBackups(root: string | null, now: number): BackupEntry[] {

@@ -46,7 +46,9 @@ function writtenAround(orphan: SessionRecord, keyed: SessionRecord): boolean {
  */
 function passedOver(newer: SessionRecord, older: SessionRecord): boolean {
 	const open = newer.endReason === null || RECOVERABLE_END_REASONS.has(newer.endReason);
-	return open && newer.sessionKey === older.sessionKey && newer.id !== older.id && writtenAround(newer, older);
+	// No start order: the legacy finder's bug resumes a row that started later but fell quiet earlier.
+	const writtenAfter = older.newestMessageAt !== null && newer.newestMessageAt !== null && older.newestMessageAt > newer.newestMessageAt;
+	return open && newer.sessionKey === older.sessionKey && newer.id !== older.id && writtenAfter;
 }
 
 /** Pairs of keyed rows of one session key: each newer, open row against each older row written after it. */

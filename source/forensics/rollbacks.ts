@@ -6,6 +6,7 @@
  * with how sure it is and on what evidence (§7). Pure.
  */
 import {REPAIR_END_REASON} from './end-reasons.js';
+import {compareCells} from './time.js';
 import type {RestartProbe, RoutingEntry, SessionRecord} from './types.js';
 
 export type {RestartProbe} from './types.js';
@@ -21,8 +22,8 @@ export type SkippedRow = {
 	messages: number;
 	firstAt: number;
 	lastAt: number;
-	/** Seconds from K's last message before the gap to the orphan's first: the fork. */
-	forkSeconds: number;
+	/** Seconds from K's last message before the gap to the orphan's first: the fork (null for a same-key row: no fork). */
+	forkSeconds: number | null;
 	certainty: Certainty;
 	/** Why it is tied to the chat, and anything that weakens it, one fact each. */
 	evidence: string[];
@@ -78,34 +79,54 @@ function platformIdFact(p: RestartProbe & {before: {platformId: number | null}; 
 	return {agrees, fact: `platform message ids ${first}..${last} ${agrees ? 'lie' : 'do not lie'} between the resumed row's ${before} (before the gap) and ${after} (after it)`};
 }
 
-/** A newer row of the same key the restart passed over: the same chat for certain, the pass-over strong. */
-function sameKeyRow(p: RestartProbe, endReason: string | null): Omit<SkippedRow, 'forkSeconds'> {
-	const state = endReason === null ? 'still live' : `ended ${endReason}, which restart recovery reopens`;
+/**
+ * A newer row of the same key the restart passed over (secondary signature): K has a message
+ * before the sibling's newest and its first message after it came later. The same chat for
+ * certain; strong where K started after the sibling (the legacy finder's started_at ranking),
+ * weak otherwise (a /resume the user chose looks the same).
+ */
+function sameKeyFit(p: RestartProbe, sibling: SessionRecord, resumed: SessionRecord | undefined): Fit | null {
+	if (p.after === null || p.lastBefore === null || p.after.at < p.orphan.lastAt) {
+		return null;
+	}
+
+	const legacyShape = resumed !== undefined && compareCells(resumed.startedAtRaw, sibling.startedAtRaw) > 0;
+	const state = sibling.endReason === null ? 'still live' : `ended ${sibling.endReason}, which restart recovery reopens`;
+	const evidence = [
+		`a newer row of the same session key (certain: the same chat), ${state}, whose ${p.orphan.messages} messages run until ${Math.round(p.orphan.lastAt - p.lastBefore)} s after the resumed row's last message before it`,
+		legacyShape
+			? 'the resumed row started later but was quieter: a finder ranking by started_at picks it (the legacy finder\'s bug, #70704)'
+			: 'the resumed row is the older one: a restart\'s finder or a /resume the user chose; the store cannot tell which',
+	];
 	return {
 		id: p.orphanId,
 		kind: 'same-key',
 		messages: p.orphan.messages,
 		firstAt: p.orphan.firstAt,
 		lastAt: p.orphan.lastAt,
-		certainty: 'strong',
-		evidence: [
-			`a newer row of the same session key (certain: the same chat), ${state}, with ${p.orphan.messages} messages inside the resumed row's silence`,
-			'the restart resumed the older row over it: the legacy finder\'s started_at ranking resurrects days-old rows (#70704)',
-		],
+		forkSeconds: null,
+		certainty: legacyShape ? 'strong' : 'weak',
+		evidence,
+		probe: p,
+		jumpedFrom: p.lastBefore,
 	};
 }
 
+/** A pair that fits: the skipped row, its probe, and K's last message before the skipped conversation (tA). */
+type Fit = SkippedRow & {probe: RestartProbe; jumpedFrom: number};
+
 /** One pair's skipped row with its certainty and evidence; null when the signature does not hold. */
-export function skippedRowOf(p: RestartProbe, context: RollbackContext): (SkippedRow & {probe: RestartProbe}) | null {
+export function skippedRowOf(p: RestartProbe, context: RollbackContext): Fit | null {
+	const orphan = context.byId.get(p.orphanId);
+	if (orphan?.sessionKey) {
+		return sameKeyFit(p, orphan, context.byId.get(p.keyedId));
+	}
+
 	if (!signatureHolds(p)) {
 		return null;
 	}
 
-	const orphan = context.byId.get(p.orphanId);
 	const forkSeconds = p.orphan.firstAt - p.before.at;
-	if (orphan?.sessionKey) {
-		return {...sameKeyRow(p, orphan.endReason), forkSeconds, probe: p};
-	}
 
 	const evidence = [`keyless, with ${p.orphan.messages} messages, all inside the resumed row's silence (no message of it in between)`];
 	let strong = 0;
@@ -136,7 +157,7 @@ export function skippedRowOf(p: RestartProbe, context: RollbackContext): (Skippe
 		evidence.push('a gap alone is weak evidence: a user can be silent for days');
 	}
 
-	return {id: p.orphanId, kind: 'keyless', messages: p.orphan.messages, firstAt: p.orphan.firstAt, lastAt: p.orphan.lastAt, forkSeconds, certainty, evidence, probe: p};
+	return {id: p.orphanId, kind: 'keyless', messages: p.orphan.messages, firstAt: p.orphan.firstAt, lastAt: p.orphan.lastAt, forkSeconds, certainty, evidence, probe: p, jumpedFrom: p.before.at};
 }
 
 /** The time a block of routing rows of K's scope share (a structural rewrite), between the orphan's end and tR. */
@@ -154,8 +175,8 @@ export function routingRewriteBetween(routing: readonly RoutingEntry[], sessionK
 }
 
 /** For each orphan, the keyed row its gap fits best (the closest fork); a second fit weakens it. */
-function bestPairPerOrphan(probes: readonly RestartProbe[], context: RollbackContext): Array<SkippedRow & {probe: RestartProbe}> {
-	const byOrphan = new Map<string, Array<SkippedRow & {probe: RestartProbe}>>();
+function bestPairPerOrphan(probes: readonly RestartProbe[], context: RollbackContext): Fit[] {
+	const byOrphan = new Map<string, Fit[]>();
 	for (const p of probes) {
 		const row = skippedRowOf(p, context);
 		if (row) {
@@ -164,7 +185,8 @@ function bestPairPerOrphan(probes: readonly RestartProbe[], context: RollbackCon
 	}
 
 	return [...byOrphan.values()].map(rows => {
-		const [best, ...others] = [...rows].sort((a, b) => a.forkSeconds - b.forkSeconds || (a.probe.keyedId < b.probe.keyedId ? -1 : 1));
+		const fork = (f: Fit) => f.forkSeconds ?? f.lastAt - f.jumpedFrom;
+		const [best, ...others] = [...rows].sort((a, b) => fork(a) - fork(b) || (a.probe.keyedId < b.probe.keyedId ? -1 : 1));
 		if (others.length === 0) {
 			return best!;
 		}
@@ -174,13 +196,13 @@ function bestPairPerOrphan(probes: readonly RestartProbe[], context: RollbackCon
 	});
 }
 
-function rollbackOf(rows: Array<SkippedRow & {probe: RestartProbe}>, context: RollbackContext): Rollback | null {
+function rollbackOf(rows: Fit[], context: RollbackContext): Rollback | null {
 	// The skipped conversation is the one the chat was in when the gateway restarted: the newest.
 	const [primary, ...rest] = [...rows].sort((a, b) => b.lastAt - a.lastAt);
-	const {probe, ...skipped} = primary!;
+	const {probe, jumpedFrom, ...skipped} = primary!;
 	const resumed = context.byId.get(probe.keyedId);
 	// A resumed row a repair retired is settled: no restart resumes it again (the timeline keeps the story).
-	if (!resumed?.sessionKey || !probe.before || !probe.after || resumed.endReason === REPAIR_END_REASON) {
+	if (!resumed?.sessionKey || !probe.after || resumed.endReason === REPAIR_END_REASON) {
 		return null;
 	}
 
@@ -189,7 +211,7 @@ function rollbackOf(rows: Array<SkippedRow & {probe: RestartProbe}>, context: Ro
 	return {
 		sessionKey: key,
 		resumedId: resumed.id,
-		jumpedFrom: probe.before.at,
+		jumpedFrom,
 		resumedAt: probe.after.at,
 		after: {messages: probe.after.messages, userTurns: probe.after.userTurns, lastAt: probe.after.lastAt},
 		skipped,
@@ -206,7 +228,7 @@ function rollbackOf(rows: Array<SkippedRow & {probe: RestartProbe}>, context: Ro
  * the orphan's span (an interleaved replay), is not one.
  */
 export function detectRollbacks(probes: readonly RestartProbe[], context: RollbackContext): Rollback[] {
-	const byResumed = new Map<string, Array<SkippedRow & {probe: RestartProbe}>>();
+	const byResumed = new Map<string, Fit[]>();
 	for (const row of bestPairPerOrphan(probes, context)) {
 		byResumed.set(row.probe.keyedId, [...(byResumed.get(row.probe.keyedId) ?? []), row]);
 	}

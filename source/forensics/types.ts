@@ -90,6 +90,8 @@ export type RestartProbe = ProbePair & {
 	orphan: {firstAt: number; lastAt: number; messages: number; firstPlatformId: number | null; lastPlatformId: number | null};
 	/** K's last message at or before the orphan's first (tA), and how many K holds up to it. */
 	before: {at: number; messages: number; platformId: number | null} | null;
+	/** K's last message strictly before the orphan's last (for a keyed sibling: where K stood while it was newer). */
+	lastBefore: number | null;
 	/** K's messages strictly inside the orphan's span (any one breaks the signature). */
 	inside: number;
 	/** K's messages at or after the orphan's last: the first (tR), the last, and how many. */

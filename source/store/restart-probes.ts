@@ -14,7 +14,7 @@ import type {ReadOnlyStore} from './open.js';
 import type {SchemaInfo} from './schema.js';
 
 type Statement = ReturnType<ReadOnlyStore['prepare']>;
-type Statements = {span: Statement; ids: Statement | null; before: Statement; inside: Statement; after: Statement};
+type Statements = {span: Statement; ids: Statement | null; before: Statement; lastBefore: Statement; inside: Statement; after: Statement};
 
 const WINDOW = `timestamp >= ${EPOCH_MIN} AND timestamp <= ${EPOCH_MAX}`;
 /** Platform ids compared only where every character is a digit (Telegram's per-chat counters). */
@@ -39,6 +39,7 @@ function statements(store: ReadOnlyStore, schema: SchemaInfo): Statements {
 		span: store.prepare(`SELECT min(timestamp), max(timestamp), (SELECT count(*) FROM messages WHERE session_id = @id) FROM messages WHERE session_id = @id AND ${WINDOW}`).raw(true),
 		ids,
 		before: store.prepare(`SELECT max(timestamp), count(*), ${nearestId(schema, '<=')} FROM messages WHERE session_id = @id AND ${WINDOW} AND timestamp <= @at`).raw(true),
+		lastBefore: store.prepare(`SELECT max(timestamp) FROM messages WHERE session_id = ? AND ${WINDOW} AND timestamp < ?`).pluck(),
 		inside: store.prepare('SELECT count(*) FROM messages WHERE session_id = ? AND timestamp > ? AND timestamp < ?').pluck(),
 		after: store.prepare(`SELECT min(timestamp), max(timestamp), count(*), ${user}, ${nearestId(schema, '>=')} FROM messages WHERE session_id = @id AND ${WINDOW} AND timestamp >= @at`).raw(true),
 	};
@@ -68,6 +69,7 @@ function probePair(s: Statements, orphanId: string, keyedId: string): RestartPro
 		keyedId,
 		orphan: {firstAt: first, lastAt: last, messages: num(messages) ?? 0, firstPlatformId: num(firstId), lastPlatformId: num(lastId)},
 		before: before === null ? null : {at: before, messages: num(beforeCount) ?? 0, platformId: num(beforeId)},
+		lastBefore: num(s.lastBefore.get(keyedId, last)),
 		inside,
 		after: after === null ? null : {at: after, lastAt: num(afterLast) ?? after, messages: num(afterCount) ?? 0, userTurns: num(userTurns) ?? 0, platformId: num(afterId)},
 	};

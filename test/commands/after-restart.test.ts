@@ -7,7 +7,7 @@
 import {describe, expect, it} from 'vitest';
 import {evidenceState, hfx, hfxJson, hfxOnTerminal} from '../helpers/cli.js';
 import {
-	SIM_KEY, generationsIncidentAfterRestart, simulatedCompressionRotation, simulatedIncident, simulatedResetNew,
+	SIM_KEY, generationsIncidentAfterRestart, legacySiblingAfterRestart, simulatedCompressionRotation, simulatedIncident, simulatedResetNew,
 	simulatedResetPromotion, simulatedSpoolReplay, useBuilt, v21IncidentAfterRestart,
 } from '../helpers/post-restart.js';
 
@@ -106,5 +106,18 @@ describe.each([
 		const {json} = scan(store.current.db);
 		expect(json.rollbacks).toEqual([]);
 		expect(json.findings.map(f => f.kind)).not.toContain('rollback-happened');
+	});
+});
+
+describe('a legacy store whose finder resumed an older keyed sibling over a newer one (P6)', () => {
+	const store = useBuilt(legacySiblingAfterRestart);
+	it('is a rollback that happened, naming both rows, with /resume as the way back', () => {
+		const {current: s} = store;
+		const {json} = scan(s.db);
+		const [r] = json.rollbacks;
+		expect(r).toMatchObject({sessionKey: SIM_KEY, resumedId: s.resumed, certainty: 'strong', after: {userTurns: 2}});
+		expect(r.skipped).toMatchObject({id: s.passedOver, kind: 'same-key', messages: 40});
+		expect(r.next).toContain(`/resume ${s.passedOver}`);
+		expect(json.findings[0]).toMatchObject({kind: 'rollback-happened', subject: SIM_KEY});
 	});
 });

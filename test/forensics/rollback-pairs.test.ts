@@ -42,6 +42,8 @@ describe('rollback probe pairs', () => {
 		const older = keyed('k1', {sessionKey: dmKey('c'), startedAtRaw: T0});
 		const newer = (endReason: string | null) => keyed('k2', {sessionKey: dmKey('c'), startedAtRaw: T0 + 400, newestMessageAt: T0 + DAY, endReason});
 		expect(pairs([older, newer(null)])).toEqual(['k2>k1']);
+		// The legacy finder's shape: the resumed row started after the sibling.
+		expect(pairs([{...older, startedAtRaw: T0 + 500}, newer(null)])).toEqual(['k2>k1']);
 		expect(pairs([older, newer('agent_close')])).toEqual(['k2>k1']);
 		// A deliberate boundary (/new, a reset) or a compression is not a row a restart should have resumed.
 		expect(pairs([older, newer('new_session')])).toEqual([]);

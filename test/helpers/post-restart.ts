@@ -9,7 +9,8 @@
  * - simulator stores (v30): `simulatedIncident({restarted, orphanSource, platformIds})` before or after
  *   the restart, and the look-alikes that are not a rollback that already happened:
  *   `simulatedCompressionRotation()`, `simulatedResetNew()`, `simulatedResetPromotion()`,
- *   `simulatedSpoolReplay()`.
+ *   `simulatedSpoolReplay()`;
+ * - a legacy (v21-shape) store whose finder resumed an older keyed sibling: `legacySiblingAfterRestart()`.
  *
  * Every builder returns the copy's paths and ids and a `remove()`; `useBuilt(build)` makes one in
  * beforeAll and removes it in afterAll. Nothing here reads ../shared.
@@ -197,6 +198,30 @@ export async function simulatedSpoolReplay(): Promise<LookalikeStore> {
 		await w.send({op: 'replay-spool', step: {sessionId: k, messages: [{content: 'did the backup finish?', ts: T0 + 900}, {content: 'and the restore test?', ts: T0 + 905}]}});
 		return k;
 	});
+}
+
+/** A legacy store (v21 shape) whose finder resumed an older keyed sibling over a newer one (scenario P6). */
+export type SiblingStore = Built & {resumed: string; passedOver: string};
+
+/**
+ * Scenario P6: N (keyed, live, started T0, talking until T0+2 days) and K (keyed, live, started an
+ * hour later, quiet after T0+3700: a zombie holding the key). The legacy finder takes the newest
+ * started_at, so the restart 3 days later resumes K over N, and two turns go there.
+ */
+export async function legacySiblingAfterRestart(): Promise<SiblingStore> {
+	const dir = tempDir('sibling');
+	const db = path.join(dir, 'state.db');
+	const restartAt = T0 + 5 * DAY;
+	let resumed = '';
+	let passedOver = '';
+	await inWriter(db, {shape: 'v21'}, async w => {
+		passedOver = await w.create({...TELEGRAM, startedAt: T0});
+		await w.send({op: 'messages', id: passedOver, messages: dialogue(40, T0 + 10, T0 + 2 * DAY)});
+		resumed = await w.create({...TELEGRAM, startedAt: T0 + 3600});
+		await w.send({op: 'messages', id: resumed, messages: dialogue(4, T0 + 3610, T0 + 3700)});
+		await w.send({op: 'resume-after-restart', step: {sessionKey: SIM_KEY, resumedId: resumed, restartAt, turns: twoTurns(restartAt + 2)}});
+	});
+	return {dir, home: dir, db, sessionKey: SIM_KEY, restartAt, resumed, passedOver, remove: () => fs.rmSync(dir, {recursive: true, force: true})};
 }
 
 /** One built store for a test file: made in beforeAll, removed in afterAll. Read its fields inside tests. */

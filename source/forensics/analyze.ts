@@ -200,7 +200,7 @@ export function verdictsOf(snapshot: Snapshot, rules: Rules, context: {byId: Map
 
 /** The rollbacks that already happened, from the message timelines the store read with the snapshot. */
 export function rollbacksOf(snapshot: Snapshot, byId: ReadonlyMap<string, SessionRecord>, maxGapSeconds: number): Rollback[] {
-	return detectRollbacks(snapshot.restartProbes ?? [], {byId, routing: snapshot.routing, maxGapSeconds});
+	return detectRollbacks(snapshot.restartProbes ?? [], {byId, routing: snapshot.routing, routingScope: snapshot.routingScope, maxGapSeconds});
 }
 
 export function analyze(snapshot: Snapshot, options: AnalyzeOptions = {}): Analysis {

@@ -52,6 +52,8 @@ export type Rollback = {
 export type RollbackContext = {
 	byId: ReadonlyMap<string, SessionRecord>;
 	routing: readonly RoutingEntry[];
+	/** The gateway's own routing scope: only its rows are its routing index (null: the table has no scope column). */
+	routingScope?: string | null;
 	/** The window within which a fork is "close" (repair-routing's contiguity window). */
 	maxGapSeconds: number;
 };
@@ -160,12 +162,11 @@ export function skippedRowOf(p: RestartProbe, context: RollbackContext): Fit | n
 	return {id: p.orphanId, kind: 'keyless', messages: p.orphan.messages, firstAt: p.orphan.firstAt, lastAt: p.orphan.lastAt, forkSeconds, certainty, evidence, probe: p, jumpedFrom: p.before.at};
 }
 
-/** The time a block of routing rows of K's scope share (a structural rewrite), between the orphan's end and tR. */
-export function routingRewriteBetween(routing: readonly RoutingEntry[], sessionKey: string, from: number, to: number): number | null {
-	const scope = routing.find(r => r.sessionKey === sessionKey)?.scope;
+/** The time a block of routing rows of one scope share (a structural rewrite), between the orphan's end and tR. */
+export function routingRewriteBetween(routing: readonly RoutingEntry[], scope: string | null, from: number, to: number): number | null {
 	const counts = new Map<number, number>();
 	for (const r of routing) {
-		if (r.scope === scope && r.updatedAt !== null && r.updatedAt >= from && r.updatedAt <= to) {
+		if ((scope === null || r.scope === scope) && r.updatedAt !== null && r.updatedAt >= from && r.updatedAt <= to) {
 			counts.set(r.updatedAt, (counts.get(r.updatedAt) ?? 0) + 1);
 		}
 	}
@@ -207,7 +208,9 @@ function rollbackOf(rows: Fit[], context: RollbackContext): Rollback | null {
 	}
 
 	const key = resumed.sessionKey;
-	const routedTo = context.routing.find(r => r.sessionKey === key)?.sessionId ?? null;
+	const scope = context.routingScope ?? null;
+	const own = scope === null ? context.routing : context.routing.filter(r => r.scope === scope);
+	const routedTo = own.find(r => r.sessionKey === key)?.sessionId ?? null;
 	return {
 		sessionKey: key,
 		resumedId: resumed.id,
@@ -218,7 +221,7 @@ function rollbackOf(rows: Fit[], context: RollbackContext): Rollback | null {
 		alsoSkipped: rest.map(r => ({id: r.id, messages: r.messages, lastAt: r.lastAt})),
 		certainty: skipped.certainty,
 		routedTo,
-		routingRewriteAt: routingRewriteBetween(context.routing, key, skipped.lastAt, probe.after.at + 1),
+		routingRewriteAt: routingRewriteBetween(own, scope, skipped.lastAt, probe.after.at + 1),
 	};
 }
 

@@ -107,11 +107,15 @@ describe('a rollback that already happened', () => {
 			{scope: '/other', sessionKey: dmKey('3'), sessionId: 'z', updatedAt: T0 + 2 * DAY, problem: null},
 			{scope: '/other', sessionKey: dmKey('4'), sessionId: 'w', updatedAt: T0 + 2 * DAY, problem: null},
 		];
-		const [r] = detectRollbacks([probe()], context(routing));
+		const [r] = detectRollbacks([probe()], {...context(routing), routingScope: '/h/sessions'});
 		expect(r!.routedTo).toBe(K);
 		expect(r!.routingRewriteAt).toBe(rewrite);
-		// One key alone is its own upsert, not a structural rewrite; another scope is another gateway.
-		expect(routingRewriteBetween(routing.slice(0, 2), KEY, T0, T0 + 4 * DAY)).toBeNull();
+		// One key alone is its own upsert, not a structural rewrite.
+		expect(routingRewriteBetween(routing.slice(0, 2), '/h/sessions', T0, T0 + 4 * DAY)).toBeNull();
+		// Another scope is another gateway's: its entry and its rewrites say nothing of this one.
+		const [elsewhere] = detectRollbacks([probe()], {...context(routing), routingScope: '/other'});
+		expect(elsewhere!.routedTo).toBeNull();
+		expect(elsewhere!.routingRewriteAt).toBe(T0 + 2 * DAY);
 	});
 
 	it('skippedRowOf holds the signature\'s bounds inclusive (§1.3: tA ≤ min, max ≤ tR)', () => {

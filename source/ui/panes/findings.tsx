@@ -1,5 +1,5 @@
 /**
- * Findings: rollback risks, orphans with verdict, evidence, donor and reason, stale routing
+ * Findings: rollbacks that already happened (first, with their evidence), rollback risks, orphans with verdict, evidence, donor and reason, stale routing
  * entries. Enter opens the session; r hands the selected orphan to the repair flow, d a refused
  * one with its candidate donors (each with when it fell quiet) for the operator's own adoption.
  */
@@ -11,8 +11,15 @@ import {List} from '../components/list.js';
 import {useTheme} from '../theme.js';
 import {findingRows} from '../views.js';
 import {candidateDonors} from '../../report/candidates.js';
+import type {Rollback} from '../../forensics/rollbacks.js';
+import {rollbackDetailLines} from '../rollback-lines.js';
 import {idsOf, keyedCursor} from './keyed.js';
 import type {PaneContext, PaneSpec} from './types.js';
+
+/** The rollback a rollback-happened finding is about. */
+function rollbackOf(ctx: PaneContext, f: Finding): Rollback | undefined {
+	return f.kind === 'rollback-happened' ? ctx.model.analysis.rollbacks.find(r => r.sessionKey === f.subject) : undefined;
+}
 
 function rows(ctx: PaneContext): Finding[] {
 	return findingRows(ctx.model.analysis, ctx.ui.filterText);
@@ -31,14 +38,17 @@ function FindingsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 	const wrap = ctx.ui.wrap.findings;
 	const orphan = selected ? ctx.model.analysis.orphans.find(o => o.orphanId === selected.subject) : undefined;
 	const candidates = orphan ? candidateDonors(orphan, ctx.model.analysis.byId) : [];
+	const rollback = selected ? rollbackOf(ctx, selected) : undefined;
+	const story = rollback ? rollbackDetailLines(rollback) : [selected?.detail ?? ''];
 	const detail: PaneLine[] = selected ? [
-		{text: ` ${selected.detail}`},
+		...story.map(text => ({text: ` ${text}`})),
 		...candidates.map(c => ({text: ` ${ctx.width >= 120 ? c.text : c.short}`})),
 		{text: ` next: ${selected.next}`, color: theme.accent},
-		{text: ` ⏎ open ${selected.subject}${selected.kind === 'orphan-adoptable' ? '   r preview the repair' : ''}${candidates.length > 0 ? '   d adopt from a candidate donor (your choice)' : ''}`, color: theme.muted},
+		{text: ` ⏎ open ${rollback?.skipped.id ?? selected.subject}${selected.kind === 'orphan-adoptable' ? '   r preview the repair' : ''}${candidates.length > 0 ? '   d adopt from a candidate donor (your choice)' : ''}`, color: theme.muted},
 	] : [];
-	// Wrapped, the detail takes the lines it needs (up to half the pane); a blank line above the footer.
-	const detailHeight = selected ? Math.min(fitLines(detail, ctx.width, wrap).length + 1, Math.max(4 + candidates.length, Math.floor(ctx.height / 2))) : 0;
+	// Wrapped, the detail takes the lines it needs (up to half the pane; a rollback's story all but 4 rows of it); a blank line above the footer.
+	const most = rollback && wrap ? ctx.height - 4 : Math.max(3 + story.length + candidates.length, Math.floor(ctx.height / 2));
+	const detailHeight = selected ? Math.min(fitLines(detail, ctx.width, wrap).length + 1, most) : 0;
 	return (
 		<Box flexDirection="column">
 			<List
@@ -65,6 +75,11 @@ export const findingsPane: PaneSpec = {
 		const f = rows(ctx)[cursor(ctx)];
 		if (!f) {
 			return null;
+		}
+
+		const rollback = rollbackOf(ctx, f);
+		if (rollback) {
+			return rollback.skipped.id;
 		}
 
 		if (ctx.model.analysis.byId.has(f.subject)) {

@@ -2,7 +2,8 @@
  * A rollback that already happened in the TUI's parts (issue #23 point 1), on the v21 incident
  * fixture moved to its post-restart state by a second process: the banner's ROLLED BACK line at
  * every width (ids whole, never "do not restart"), above the risk line, the body a row shorter for
- * it; the resumed and stranded rows' statuses; the Activity pane says ROLLED BACK, not "cleared".
+ * it; the resumed and stranded rows' statuses; the Routing pane's ✗ ROLLED; the Activity pane says
+ * ROLLED BACK, not "cleared".
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -65,7 +66,26 @@ describe('the banner after a restart', () => {
 	});
 });
 
-describe('statuses and activity after a restart', () => {
+describe('statuses, routing and activity after a restart', () => {
+	it('the Routing pane marks the chat ✗ ROLLED (not ✓) and its detail says how far back and where the conversation is', async () => {
+		const ui = await renderAt(<App live={live} color={false} now={() => NOW} />, 80, 24);
+		try {
+			await ui.press('4');
+			await ui.press('/');
+			for (const ch of '777001') {
+				await ui.press(ch);
+			}
+
+			await ui.press('\r');
+			const frame = ui.lastFrame();
+			expect(frame).toMatch(/^› ✗ ROLLED agent:main:telegram:dm:777001 +→ 20260807_050620_46fab954$/m);
+			expect(frame).toMatch(/^ ✗ ROLLED BACK 4\.7 days: a restart resumed 20260807_050620_46fab954 at 2026-08-…$/m);
+		} finally {
+			ui.unmount();
+		}
+	});
+
+
 	it('the resumed row is R (resumed stale), the stranded one S, above zombie and orphan', () => {
 		const index = statusIndex(live.model.analysis);
 		expect([index.get(INCIDENT_ZOMBIE), index.get(INCIDENT_ORPHAN)]).toEqual(['resumed-stale', 'stranded']);

@@ -86,6 +86,25 @@ describe('statuses, routing and activity after a restart', () => {
 	});
 
 
+	it.each([
+		[INCIDENT_ZOMBIE, /^20260807_050620_46fab954 {2}RESUMED-STALE · telegram$[\s\S]*^RESUMED STALE: a restart resumed this row of agent:main:telegram:dm:777001 at 2026-08-11 21:13 UTC, 4\.7 days after/m],
+		[INCIDENT_ORPHAN, /^20260807_052242_427c496c {2}STRANDED · telegram$[\s\S]*^STRANDED: the conversation of agent:main:telegram:dm:777001 a restart skipped at 2026-08-11 21:13 UTC \(strong\); preview its adoption with: hfx repair --only 427c496c --donor 46fab954$/m],
+	])('the Detail card of %s says what the restart made of it', async (id, said) => {
+		const ui = await renderAt(<App live={live} color={false} now={() => NOW} />, 200, 40);
+		try {
+			await ui.press('/');
+			for (const ch of id.slice(-8)) {
+				await ui.press(ch);
+			}
+
+			await ui.press('\r');
+			await ui.press('\r');
+			expect(ui.lastFrame().split('\n').map(l => l.trim()).join('\n')).toMatch(said);
+		} finally {
+			ui.unmount();
+		}
+	});
+
 	it('the resumed row is R (resumed stale), the stranded one S, above zombie and orphan', () => {
 		const index = statusIndex(live.model.analysis);
 		expect([index.get(INCIDENT_ZOMBIE), index.get(INCIDENT_ORPHAN)]).toEqual(['resumed-stale', 'stranded']);

@@ -79,5 +79,5 @@ function sessionLines(rows: readonly SessionRecord[], total: number, analysis: A
 		{header: 'end reason', value: s => s.endReason ?? '', max: 20},
 	]);
 	const hidden = analysis.snapshot.sessions.length - total;
-	return [...lines, '', `${rows.length} of ${total} sessions shown${hidden > 0 ? ` (${hidden} tool/delegate rows hidden: --all)` : ''}${rows.length < total ? ` (--limit ${limit}; --limit 0 for all)` : ''}. Status: Z zombie  O orphan  ! newest activity a restart would skip  ● live  · ended`];
+	return [...lines, '', `${rows.length} of ${total} sessions shown${hidden > 0 ? ` (${hidden} tool/delegate rows hidden: --all)` : ''}${rows.length < total ? ` (--limit ${limit}; --limit 0 for all)` : ''}. Status: Z zombie  O orphan  ! newest activity a restart would skip  R resumed stale (a restart resumed it: rolled back)  S stranded (the conversation that restart skipped)  ● live  · ended`];
 }

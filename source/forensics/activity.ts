@@ -1,13 +1,16 @@
 /**
  * What changed between two snapshots, in the operator's words: messages appended, sessions
- * created / ended / rotated, routing entries moved, findings that appeared or cleared.
+ * created / ended / rotated, routing entries moved, findings that appeared or cleared (a rollback
+ * that happened among them: the risk it ends is not "cleared").
  * Pure: the live store feeds it two analyses and the ids of messages that arrived in between.
  */
 import type {Analysis} from './analyze.js';
 import {inWindow} from './time.js';
 import type {SessionRecord} from './types.js';
+import type {Rollback} from './rollbacks.js';
+import {duration} from './duration.js';
 
-export type ActivityKind = 'reopened' | 'messages' | 'created' | 'ended' | 'rotated' | 'routing' | 'orphan' | 'rollback-risk' | 'resolved' | 'repaired' | 'removed';
+export type ActivityKind = 'reopened' | 'messages' | 'created' | 'ended' | 'rotated' | 'routing' | 'orphan' | 'rolled-back' | 'rollback-risk' | 'resolved' | 'repaired' | 'removed';
 
 export type ActivityEvent = {
 	/** Wall-clock seconds when hfx saw it (a burst: when it began). */
@@ -48,7 +51,20 @@ function repaired(after: Analysis, s: SessionRecord, at: number): ActivityEvent 
 	return {at, kind: 'repaired', subject: heir ?? s.id, text: heir ? `repaired: ${heir} took over ${s.sessionKey ?? 'the chat'} from ${s.id} (superseded_by_repair)` : `repaired: ${s.id} ended superseded_by_repair`};
 }
 
-/** Findings that appeared or cleared: orphans, and chats at rollback risk. */
+/** Rollbacks that already happened, newly seen or no longer seen (by chat and stranded row). */
+function rollbackEvents(before: Analysis, after: Analysis, at: number): ActivityEvent[] {
+	const id = (r: Rollback) => `${r.sessionKey}\0${r.skipped.id}`;
+	const old = new Set(before.rollbacks.map(id));
+	const now = new Set(after.rollbacks.map(id));
+	const events: ActivityEvent[] = after.rollbacks.filter(r => !old.has(id(r))).map(r => ({at, kind: 'rolled-back' as const, subject: r.sessionKey, text: `${r.sessionKey}: a restart resumed ${r.resumedId}, a context ${duration(r.resumedAt - r.jumpedFrom)} old; the ${r.skipped.messages} messages it skipped are stranded in ${r.skipped.id}`}));
+	for (const r of before.rollbacks.filter(r => !now.has(id(r)))) {
+		events.push({at, kind: 'resolved', subject: r.sessionKey, text: `rollback of ${r.sessionKey} no longer seen: ${r.skipped.id} carries a routing identity again, or a row of it changed`});
+	}
+
+	return events;
+}
+
+/** Findings that appeared or cleared: orphans, rollbacks that happened, and chats at rollback risk. */
 function findingEvents(before: Analysis, after: Analysis, at: number): ActivityEvent[] {
 	const events: ActivityEvent[] = [];
 	if (before.orphans !== after.orphans) {
@@ -76,8 +92,12 @@ function findingEvents(before: Analysis, after: Analysis, at: number): ActivityE
 		}
 	}
 
+	const rolled = rollbackEvents(before, after, at);
+	events.push(...rolled);
+	const rolledBack = new Set(rolled.filter(e => e.kind === 'rolled-back').map(e => e.subject));
 	for (const key of oldRisk) {
-		if (!newRisk.has(key)) {
+		// A risk that ended in a rollback did not clear: its ROLLED BACK line says what happened.
+		if (!newRisk.has(key) && !rolledBack.has(key)) {
 			events.push({at, kind: 'resolved', subject: key, text: `rollback risk cleared for ${key}: a restart resumes its newest conversation`});
 		}
 	}

@@ -151,7 +151,8 @@ function rollbackFinding(chat: ChatRouting, byId: ReadonlyMap<string, SessionRec
 		kind: 'rollback-risk',
 		subject: chat.sessionKey,
 		title: `ROLLBACK RISK ${chat.sessionKey}`,
-		detail: `${resumes} but the newest message is in ${chat.newestActivityIn}${lag !== null && lag > 0 ? `, ${duration(lag)} newer` : ''}${after ? `; ${after}` : ''}`,
+		detail: `${resumes} but the newest message is in ${chat.newestActivityIn}${lag !== null && lag > 0 ? `, ${duration(lag)} newer` : ''}`,
+		...(after ? {ifRestarted: after} : {}),
 		next: adoptable
 			? `do not restart the gateway yet; preview the adoption of ${chat.newestActivityIn} with: hfx repair`
 			: 'do not restart the gateway yet; inspect the chat with: hfx routing ' + JSON.stringify(chat.sessionKey),

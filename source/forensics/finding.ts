@@ -12,5 +12,7 @@ export type Finding = {
 	subject: string;
 	title: string;
 	detail: string;
+	/** For a rollback risk: what the operator will see if the gateway restarts now (its own line on every surface). */
+	ifRestarted?: string;
 	next: string;
 };

@@ -21,6 +21,7 @@ export const METRICS = {
 	sessions: spec('hfx_sessions', 'Session rows in the store'),
 	chats: spec('hfx_chats', 'Chats (session keys) the gateway routes'),
 	orphans: spec('hfx_orphans', 'Keyless rows holding messages that the store\'s own repair-routing lists, by verdict and reason kind', ['verdict', 'reason']),
+	rollbackHappened: spec('hfx_rollback_happened_chats', 'Chats a restart already rolled back: it resumed an older row and the gateway wrote into it, while the conversation it skipped sits in a keyless row (hfx scan names them)'),
 	rollbackRisk: spec('hfx_rollback_risk_chats', 'Chats whose restart would resume an older conversation than their newest one'),
 	staleRouting: spec('hfx_stale_routing_entries', 'Routing entries that name a session the chat has moved on from'),
 	walBytes: spec('hfx_wal_bytes', 'Size of the -wal file in bytes (0 when there is none)'),
@@ -77,6 +78,7 @@ function analysisSamples(facts: DatabaseFacts, analysis: Analysis, labels: Recor
 		s('sessions', facts.sessionCount),
 		s('chats', analysis.routing.length),
 		...orphanSamples(analysis, labels),
+		s('rollbackHappened', new Set(analysis.rollbacks.map(r => r.sessionKey)).size),
 		s('rollbackRisk', analysis.routing.filter(r => r.rollbackRisk).length),
 		s('staleRouting', analysis.routing.filter(r => r.routingEntryStale).length),
 	];

@@ -1,14 +1,18 @@
 /**
  * What `hfx watch` reports as events (one JSON line each, for journald and log shippers): what
- * changed between two readings of one store. A rollback risk raised or cleared, an orphan that
+ * changed between two readings of one store. A rollback that already happened (seen, or no longer
+ * seen), a rollback risk raised or cleared, an orphan that
  * appeared or went, a chat that rotated to a new session, a WAL reset, a backup older than the
  * bound, a store hfx could no longer (or again) read. Pure: two digests in, events out.
  * Events name the chat and sessions (the operator needs them for the next command); metrics never do.
  */
 import type {StoreReading} from './metrics-samples.js';
+import type {Rollback} from '../forensics/rollbacks.js';
+import {duration} from '../forensics/duration.js';
+import {rollbackAdoptCommand, utcMinute} from '../forensics/rollback-finding.js';
 
 export type WatchEvent = {
-	event: 'rollback-risk-raised' | 'rollback-risk-cleared' | 'orphan-appeared' | 'orphan-gone' | 'rotation' | 'wal-reset' | 'backup-stale' | 'backup-fresh' | 'store-down' | 'store-up' | 'store-removed';
+	event: 'rollback-happened' | 'rollback-happened-cleared' | 'rollback-risk-raised' | 'rollback-risk-cleared' | 'orphan-appeared' | 'orphan-gone' | 'rotation' | 'wal-reset' | 'backup-stale' | 'backup-fresh' | 'store-down' | 'store-up' | 'store-removed';
 	profile: string;
 	/** Unix seconds of the reading that saw it. */
 	at: number;
@@ -18,10 +22,29 @@ export type WatchEvent = {
 
 type Risk = {resumes: string | null; newestIn: string | null};
 
+/** A rollback that already happened, by its facts (forensics/rollbacks.ts), as its event carries them. */
+type RolledBack = {
+	sessionKey: string;
+	resumedId: string;
+	jumpedFrom: number;
+	resumedAt: number;
+	skippedId: string;
+	skippedMessages: number;
+	skippedFirstAt: number;
+	skippedLastAt: number;
+	writtenSince: {messages: number; userTurns: number; lastAt: number};
+	certainty: string;
+	evidence: string[];
+	/** The adoption preview's command (without the profile). */
+	adopt: string;
+};
+
 export type Digest = {
 	up: boolean;
 	reason: string | null;
 	line: string | null;
+	/** By chat and skipped row. */
+	rollbacks: ReadonlyMap<string, RolledBack>;
 	risks: ReadonlyMap<string, Risk>;
 	orphans: ReadonlyMap<string, {verdict: string; reasonKind: string | null}>;
 	/** Per chat: the session a restart resumes. */
@@ -31,7 +54,12 @@ export type Digest = {
 	ages: {verified: number | null; drilled: number | null};
 };
 
-const EMPTY: Digest = {up: true, reason: null, line: null, risks: new Map(), orphans: new Map(), resolves: new Map(), walReset: null, stale: {verified: false, drilled: false}, ages: {verified: null, drilled: null}};
+const EMPTY: Digest = {up: true, reason: null, line: null, rollbacks: new Map(), risks: new Map(), orphans: new Map(), resolves: new Map(), walReset: null, stale: {verified: false, drilled: false}, ages: {verified: null, drilled: null}};
+
+function rolledBackOf(r: Rollback): RolledBack {
+	const s = r.skipped;
+	return {sessionKey: r.sessionKey, resumedId: r.resumedId, jumpedFrom: r.jumpedFrom, resumedAt: r.resumedAt, skippedId: s.id, skippedMessages: s.messages, skippedFirstAt: s.firstAt, skippedLastAt: s.lastAt, writtenSince: r.after, certainty: r.certainty, evidence: s.evidence, adopt: rollbackAdoptCommand(r)};
+}
 
 /** The parts of a reading the events compare. Of a store hfx could not read, what it knew stays (unknown is not cleared). */
 export function digestOf(r: StoreReading, boundSeconds: number, prev: Digest = EMPTY): Digest {
@@ -47,10 +75,32 @@ export function digestOf(r: StoreReading, boundSeconds: number, prev: Digest = E
 		up: true,
 		reason: null,
 		line: null,
+		rollbacks: new Map(analysis.rollbacks.map(r => [`${r.sessionKey}\0${r.skipped.id}`, rolledBackOf(r)])),
 		risks: new Map(analysis.routing.filter(c => c.rollbackRisk).map(c => [c.sessionKey, {resumes: c.restartResolvesTo, newestIn: c.newestActivityIn}])),
 		orphans: new Map(analysis.orphans.map(o => [o.orphanId, {verdict: o.verdict, reasonKind: o.reasonKind}])),
 		resolves: new Map(analysis.routing.map(c => [c.sessionKey, c.restartResolvesTo])),
 	};
+}
+
+/** A rollback first seen, and one no longer seen (its conversation adopted, or a row of it gone). Never "do not restart": the restart is done. */
+function rollbackEvents(prev: Digest, next: Digest, profile: string, ev: (e: Omit<WatchEvent, 'profile' | 'at'>) => WatchEvent): WatchEvent[] {
+	const out: WatchEvent[] = [];
+	for (const [id, {adopt, ...r}] of next.rollbacks) {
+		if (!prev.rollbacks.has(id)) {
+			const command = profile === 'default' ? adopt : adopt.replace('hfx repair ', `hfx repair --profile ${profile} `);
+			const then = `preview its adoption with: ${command} (then stop the gateway and add --apply)`;
+			const turns = `${r.writtenSince.userTurns} user turn${r.writtenSince.userTurns === 1 ? '' : 's'} (${r.writtenSince.messages} messages)`;
+			out.push(ev({event: 'rollback-happened', ...r, next: then, message: `rolled back: at ${utcMinute(r.resumedAt)} a restart resumed ${r.resumedId} for ${r.sessionKey}, a context ${duration(r.resumedAt - r.jumpedFrom)} old; the ${r.skippedMessages} messages it skipped (${utcMinute(r.skippedFirstAt)} to ${utcMinute(r.skippedLastAt)}) are stranded in the keyless ${r.skippedId} (certainty ${r.certainty}); ${turns} written into ${r.resumedId} since. Next: ${then}`}));
+		}
+	}
+
+	for (const [id, r] of prev.rollbacks) {
+		if (!next.rollbacks.has(id)) {
+			out.push(ev({event: 'rollback-happened-cleared', sessionKey: r.sessionKey, resumedId: r.resumedId, skippedId: r.skippedId, message: `rollback no longer seen: ${r.skippedId} of ${r.sessionKey} carries a routing identity again, or a row of it changed or went`}));
+		}
+	}
+
+	return out;
 }
 
 function riskEvents(prev: Digest, next: Digest, ev: (e: Omit<WatchEvent, 'profile' | 'at'>) => WatchEvent): WatchEvent[] {
@@ -63,7 +113,10 @@ function riskEvents(prev: Digest, next: Digest, ev: (e: Omit<WatchEvent, 'profil
 
 	for (const key of prev.risks.keys()) {
 		if (!next.risks.has(key)) {
-			out.push(ev({event: 'rollback-risk-cleared', sessionKey: key, resumes: next.resolves.get(key) ?? null, message: `rollback risk cleared: a restart of ${key} resumes its newest conversation`}));
+			// A risk can end because the restart came: then it did not clear, it happened.
+			const happened = [...next.rollbacks.values()].find(r => r.sessionKey === key);
+			const message = happened ? `rollback risk over for ${key}: the restart came and resumed ${happened.resumedId} (see rollback-happened)` : `rollback risk cleared: a restart of ${key} resumes its newest conversation`;
+			out.push(ev({event: 'rollback-risk-cleared', sessionKey: key, resumes: next.resolves.get(key) ?? null, rolledBack: happened !== undefined, message}));
 		}
 	}
 
@@ -124,7 +177,7 @@ export function diffDigests(prev: Digest | undefined, next: Digest, context: {pr
 	}
 
 	if (next.up) {
-		out.push(...riskEvents(before, next, ev), ...orphanEvents(before, next, ev));
+		out.push(...rollbackEvents(before, next, context.profile, ev), ...riskEvents(before, next, ev), ...orphanEvents(before, next, ev));
 	}
 
 	out.push(...backupEvents(before, next, context.boundSeconds, ev));

@@ -31,9 +31,11 @@ function backup(which: 'verify' | 'drill') {
 	};
 }
 
+/** The selected orphan; on a rollback that happened, the keyless row holding what it skipped. */
 function selectedOrphan(c: ScreenKeys) {
 	const id = c.selectedId();
-	return c.model.analysis.orphans.find(o => o.orphanId === id) ?? null;
+	const skipped = c.model.analysis.rollbacks.find(r => r.sessionKey === id && r.skipped.kind === 'keyless')?.skipped.id;
+	return c.model.analysis.orphans.find(o => o.orphanId === (skipped ?? id)) ?? null;
 }
 
 /** The candidate donors of the selected orphan, when repair-routing refuses it. */

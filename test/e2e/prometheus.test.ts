@@ -4,7 +4,8 @@
  * node_exporter (textfile collector only) exposes it, a real Prometheus scrapes it every second and
  * evaluates the rules. Once the incident happens the rollback-risk alert fires (its runbook names
  * the next hfx command); the operator stops the gateway and the watch, applies `hfx repair --apply
- * --yes`, starts the watch again, and the alert resolves. Bounded (≤ ~90 s), every process stopped
+ * --yes`, starts the watch again, and the alert resolves. On a store a restart already rolled back
+ * (the v21 incident, post-restart), the rollback-happened alert fires, and resolves once adopted. Bounded (≤ ~90 s), every process stopped
  * at the end, pass or fail. A missing tool fails the test with how to get it (.ci/run).
  */
 import {type ChildProcess, spawn} from 'node:child_process';
@@ -16,6 +17,7 @@ import path from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
 import {type RunningDemo, startDemoGateway} from '../../source/commands/demo.js';
 import {hfx} from '../helpers/cli.js';
+import {INCIDENT_CHAT, INCIDENT_ORPHAN, INCIDENT_ZOMBIE, incidentWriter, postRestartIncident} from '../helpers/post-restart.js';
 import {requireTool} from '../helpers/prometheus.js';
 import {WatchProcess} from '../helpers/watch-process.js';
 import {ROOT} from '../helpers/writer.js';
@@ -89,23 +91,28 @@ async function alerts(port: number): Promise<Alert[]> {
 	return body.data.alerts;
 }
 
+/** A real node_exporter (textfile collector only) on `<dir>/<tag>/textfile` and a real Prometheus scraping it every second with the rules. */
+async function startPrometheus(tag: string): Promise<{textDir: string; prometheusPort: number; logs: () => string}> {
+	const [exporterBin, prometheusBin] = [requireTool('prometheus-node-exporter'), requireTool('prometheus')];
+	const textDir = path.join(dir, tag, 'textfile');
+	fs.mkdirSync(textDir, {recursive: true});
+	const [exporterPort, prometheusPort] = [await freePort(), await freePort()];
+	const exporter = start(exporterBin, [`--web.listen-address=127.0.0.1:${exporterPort}`, '--collector.disable-defaults', '--collector.textfile', `--collector.textfile.directory=${textDir}`, '--log.level=warn']);
+	const config = path.join(dir, tag, 'prometheus.yml');
+	fs.writeFileSync(config, `global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nrule_files:\n  - ${JSON.stringify(RULES)}\nscrape_configs:\n  - job_name: hfx\n    static_configs:\n      - targets: ['127.0.0.1:${exporterPort}']\n`);
+	const prometheus = start(prometheusBin, [`--config.file=${config}`, `--storage.tsdb.path=${path.join(dir, tag, 'tsdb')}`, `--web.listen-address=127.0.0.1:${prometheusPort}`, '--log.level=warn']);
+	return {textDir, prometheusPort, logs: () => `node_exporter: ${exporter.output()} prometheus: ${prometheus.output()}`};
+}
+
 describe('Prometheus end to end', () => {
 	it('promtool accepts the alert rules', () => {
 		const r = spawnSync(requireTool('promtool'), ['check', 'rules', RULES], {encoding: 'utf8', timeout: 20_000});
-		expect(r.stdout + r.stderr).toContain('SUCCESS: 7 rules found');
+		expect(r.stdout + r.stderr).toContain('SUCCESS: 8 rules found');
 		expect(r.status).toBe(0);
 	});
 
 	it('fires the rollback-risk alert once the demo\'s incident happens, and resolves it after hfx repair --apply', async () => {
-		const [exporterBin, prometheusBin] = [requireTool('prometheus-node-exporter'), requireTool('prometheus')];
-		const textDir = path.join(dir, 'textfile');
-		fs.mkdirSync(textDir);
-		const [exporterPort, prometheusPort] = [await freePort(), await freePort()];
-		const exporter = start(exporterBin, [`--web.listen-address=127.0.0.1:${exporterPort}`, '--collector.disable-defaults', '--collector.textfile', `--collector.textfile.directory=${textDir}`, '--log.level=warn']);
-		const config = path.join(dir, 'prometheus.yml');
-		fs.writeFileSync(config, `global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nrule_files:\n  - ${JSON.stringify(RULES)}\nscrape_configs:\n  - job_name: hfx\n    static_configs:\n      - targets: ['127.0.0.1:${exporterPort}']\n`);
-		const prometheus = start(prometheusBin, [`--config.file=${config}`, `--storage.tsdb.path=${path.join(dir, 'tsdb')}`, `--web.listen-address=127.0.0.1:${prometheusPort}`, '--log.level=warn']);
-		const logs = () => `node_exporter: ${exporter.output()} prometheus: ${prometheus.output()}`;
+		const {textDir, prometheusPort, logs} = await startPrometheus('risk');
 
 		// The demo at 10x: the incident about 6 s in. Without its restart: this is the runbook before
 		// any restart (the alert says "do not restart"), and a restart would make the rollback happen.
@@ -131,5 +138,28 @@ describe('Prometheus end to end', () => {
 		await until('HfxRollbackRisk resolved', 30_000, async () => ((await alerts(prometheusPort)).some(a => a.labels.alertname === 'HfxRollbackRisk') ? undefined : true), logs);
 		expect((await alerts(prometheusPort)).filter(a => a.labels.alertname === 'HfxAdoptableOrphan')).toEqual([]);
 		expect((await second.stop('SIGTERM')).code).toBe(0);
+	}, 90_000);
+
+	it('fires the rollback-happened alert on a store a restart already rolled back (critical; the runbook names the adoption preview), and resolves it once the stranded row is adopted', async () => {
+		const {textDir, prometheusPort, logs} = await startPrometheus('happened');
+		const home = path.join(dir, 'happened', 'home');
+		const db = await postRestartIncident(home);
+		const textfile = path.join(textDir, 'hfx.prom');
+		const metrics = () => hfx(['metrics', '--home', home, '--textfile', textfile]);
+		expect(metrics()).toMatchObject({code: 0, stderr: ''});
+		await until('Prometheus ready', 20_000, async () => ((await fetch(`http://127.0.0.1:${prometheusPort}/-/ready`)).ok ? true : undefined), logs);
+		const firing = await until('HfxRollbackHappened firing', 30_000, async () => (await alerts(prometheusPort)).find(a => a.labels.alertname === 'HfxRollbackHappened' && a.state === 'firing'), logs);
+		expect(firing.labels).toMatchObject({profile: 'default', schema: 'v21', rule_set: 'legacy-v21', severity: 'critical'});
+		expect(firing.annotations.summary).toContain('already rolled 1 chat(s) of profile default back');
+		expect(firing.annotations.runbook).toContain('hfx repair --profile default --only STRANDED --donor RESUMED');
+		expect(firing.annotations.runbook).not.toMatch(/do not restart/i);
+
+		// What an adoption writes (a second process), then the next reading: the alert resolves.
+		const writer = await incidentWriter(db);
+		await writer.send({op: 'exec', sql: `UPDATE sessions SET session_key = '${INCIDENT_CHAT}', user_id = 'u-teknium', chat_id = '777001', chat_type = 'dm' WHERE id = '${INCIDENT_ORPHAN}'; UPDATE sessions SET ended_at = 1786483000, end_reason = 'superseded_by_repair' WHERE id = '${INCIDENT_ZOMBIE}'`});
+		await writer.send({op: 'close'}).catch(() => undefined);
+		await writer.kill();
+		expect(metrics()).toMatchObject({code: 0, stderr: ''});
+		await until('HfxRollbackHappened resolved', 30_000, async () => ((await alerts(prometheusPort)).some(a => a.labels.alertname === 'HfxRollbackHappened') ? undefined : true), logs);
 	}, 90_000);
 });

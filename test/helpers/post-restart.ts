@@ -74,15 +74,47 @@ async function inWriter(db: string, options: ConstructorParameters<typeof Writer
 
 const V21 = {key: 'agent:main:telegram:dm:777001', zombie: '20260807_050620_46fab954', orphan: '20260807_052242_427c496c', orphanLast: 1_786_223_613.169_43};
 
+/** The v21 incident fixture (before the restart), its chat and rows, for tests that move it on live. */
+export const INCIDENT_STORE = path.join(ROOT, 'test/fixtures/hermes-v21-incident/state.db');
+export const INCIDENT_CHAT = V21.key;
+/** The keyed row a restart resumes (the zombie before the restart). */
+export const INCIDENT_ZOMBIE = V21.zombie;
+/** The keyless row holding the 798-message conversation the restart skips. */
+export const INCIDENT_ORPHAN = V21.orphan;
+const V21_RESTART = Math.round(V21.orphanLast) + 3 * DAY;
+/** The gateway's restart on the v21 fixture (§1.1 steps 5–7), as the writer process's command: resume the zombie, two turns. */
+export const INCIDENT_RESTART = {op: 'resume-after-restart', step: {sessionKey: V21.key, resumedId: V21.zombie, restartAt: V21_RESTART, turns: twoTurns(V21_RESTART + 2)}} as const;
+
+/** A copy of the incident fixture (before the restart) at dir/state.db; its path. */
+export function copyIncident(dir: string): string {
+	fs.mkdirSync(dir, {recursive: true});
+	const db = path.join(dir, 'state.db');
+	fs.copyFileSync(INCIDENT_STORE, db);
+	return db;
+}
+
+/** A writer (the gateway's side) open on a copy of the incident store, ready to send INCIDENT_RESTART. */
+export async function incidentWriter(db: string): Promise<WriterProcess> {
+	// WAL, as a live gateway on a current SQLite runs it: the live tests follow its frames.
+	const writer = new WriterProcess(db, {shape: 'v21'});
+	await writer.started();
+	return writer;
+}
+
+/** A copy of the incident fixture at dir/state.db moved to its post-restart state, the writer closed; its path. */
+export async function postRestartIncident(dir: string): Promise<string> {
+	const db = copyIncident(dir);
+	await inWriter(db, {shape: 'v21', journal: 'delete'}, async w => {
+		await w.send(INCIDENT_RESTART);
+	});
+	return db;
+}
+
 /** The v21 incident fixture, resumed on its zombie (what its finder returns) with two turns 3 days after the orphan's last message. */
 export async function v21IncidentAfterRestart(): Promise<IncidentStore> {
 	const dir = tempDir('v21');
-	const db = path.join(dir, 'state.db');
-	fs.copyFileSync(path.join(ROOT, 'test/fixtures/hermes-v21-incident/state.db'), db);
-	const restartAt = Math.round(V21.orphanLast) + 3 * DAY;
-	await inWriter(db, {shape: 'v21', journal: 'delete'}, async w => {
-		await w.send({op: 'resume-after-restart', step: {sessionKey: V21.key, resumedId: V21.zombie, restartAt, turns: twoTurns(restartAt + 2)}});
-	});
+	const db = await postRestartIncident(dir);
+	const restartAt = V21_RESTART;
 	return {dir, home: dir, db, sessionKey: V21.key, restartAt, zombie: V21.zombie, orphan: V21.orphan, remove: () => fs.rmSync(dir, {recursive: true, force: true})};
 }
 

@@ -35,6 +35,7 @@ const LOOK: Record<ActivityKind, {mark: string; word: string; tone: Tone}> = {
 	'ended': {mark: '·', word: 'ended', tone: undefined},
 	'routing': {mark: '▶', word: 'ROUTING', tone: 'accent'},
 	'orphan': {mark: '!', word: 'ORPHAN', tone: 'warn'},
+	'rolled-back': {mark: '✗', word: 'ROLLED BACK', tone: 'danger'},
 	'rollback-risk': {mark: '✗', word: 'ROLLBACK RISK', tone: 'danger'},
 	'resolved': {mark: '✓', word: 'CLEARED', tone: 'ok'},
 	'repaired': {mark: '✓', word: 'REPAIRED', tone: 'ok'},

@@ -7,6 +7,8 @@ import {Box} from 'ink';
 import {Text} from '../components/text.js';
 import {inWindow, lastActive} from '../../forensics/time.js';
 import {statusIndex, statusOf} from '../../forensics/status.js';
+import {duration} from '../../forensics/duration.js';
+import {rollbackAdoptCommand, utcMinute} from '../../forensics/rollback-finding.js';
 import {ago, utc} from '../../text/format.js';
 import type {MessageRow} from '../../store/detail.js';
 import {fitLines} from '../components/fitted-lines.js';
@@ -27,6 +29,25 @@ function messageLine(m: MessageRow): string {
 	const time = m.timestamp === null ? '--:--' : new Date(m.timestamp * 1000).toISOString().slice(11, 16);
 	const who = m.role === 'tool' && m.toolName ? `tool ${m.toolName}` : m.role;
 	return `${time} ${who.padEnd(9).slice(0, 9)} ${m.inactive ? '(compacted) ' : ''}${m.text.replaceAll(/\s+/g, ' ')}`;
+}
+
+/** What a rollback that already happened made of this row: the one a restart resumed, or the one holding what it skipped. */
+function rollbackLine(a: PaneContext['model']['analysis'], id: string): string | null {
+	for (const r of a.rollbacks) {
+		if (r.resumedId === id) {
+			return `RESUMED STALE: a restart resumed this row of ${r.sessionKey} at ${utcMinute(r.resumedAt)}, ${duration(r.resumedAt - r.jumpedFrom)} after its last message; the conversation it skipped is in ${r.skipped.id} (${r.skipped.messages} messages)`;
+		}
+
+		if (r.skipped.id === id) {
+			return `STRANDED: the conversation of ${r.sessionKey} a restart skipped at ${utcMinute(r.resumedAt)} (${r.certainty}); preview its adoption with: ${rollbackAdoptCommand(r)}`;
+		}
+
+		if (r.alsoSkipped.some(s => s.id === id)) {
+			return `STRANDED: an older branch of the conversation of ${r.sessionKey} a restart skipped at ${utcMinute(r.resumedAt)}; its newest part is in ${r.skipped.id}`;
+		}
+	}
+
+	return null;
 }
 
 function cardLines(ctx: PaneContext, id: string): Array<{text: string; color?: string}> {
@@ -58,6 +79,11 @@ function cardLines(ctx: PaneContext, id: string): Array<{text: string; color?: s
 		lines.push({text: `keyless by design (${s.source}): repair-routing lists it and refuses it; not a finding`});
 	} else if (chat?.rollbackRisk && chat.restartResolvesTo === id) {
 		lines.push({text: `ZOMBIE: a restart resumes this row, but the chat's newest message is in ${chat.newestActivityIn}`, color: 'danger'});
+	}
+
+	const rolledBack = rollbackLine(a, id);
+	if (rolledBack) {
+		lines.push({text: rolledBack, color: 'danger'});
 	}
 
 	if (after) {

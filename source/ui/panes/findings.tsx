@@ -1,5 +1,5 @@
 /**
- * Findings: rollback risks, orphans with verdict, evidence, donor and reason, stale routing
+ * Findings: rollbacks that already happened (first, with their evidence), rollback risks, orphans with verdict, evidence, donor and reason, stale routing
  * entries. Enter opens the session; r hands the selected orphan to the repair flow, d a refused
  * one with its candidate donors (each with when it fell quiet) for the operator's own adoption.
  */
@@ -11,8 +11,15 @@ import {List} from '../components/list.js';
 import {useTheme} from '../theme.js';
 import {findingRows} from '../views.js';
 import {candidateDonors} from '../../report/candidates.js';
+import type {Rollback} from '../../forensics/rollbacks.js';
+import {rollbackDetailLines} from '../rollback-lines.js';
 import {idsOf, keyedCursor} from './keyed.js';
 import type {PaneContext, PaneSpec} from './types.js';
+
+/** The rollback a rollback-happened finding is about. */
+function rollbackOf(ctx: PaneContext, f: Finding): Rollback | undefined {
+	return f.kind === 'rollback-happened' ? ctx.model.analysis.rollbacks.find(r => r.sessionKey === f.subject) : undefined;
+}
 
 function rows(ctx: PaneContext): Finding[] {
 	return findingRows(ctx.model.analysis, ctx.ui.filterText);
@@ -29,16 +36,24 @@ function FindingsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 	const items = rows(ctx);
 	const selected = items[cursor(ctx)];
 	const wrap = ctx.ui.wrap.findings;
-	const orphan = selected ? ctx.model.analysis.orphans.find(o => o.orphanId === selected.subject) : undefined;
+	const rollback = selected ? rollbackOf(ctx, selected) : undefined;
+	// On a rollback, the keyless row holding what it skipped is the orphan to adopt (d).
+	const orphanId = rollback?.skipped.kind === 'keyless' ? rollback.skipped.id : selected?.subject;
+	const orphan = selected ? ctx.model.analysis.orphans.find(o => o.orphanId === orphanId) : undefined;
 	const candidates = orphan ? candidateDonors(orphan, ctx.model.analysis.byId, ctx.model.analysis.rollbacks) : [];
+	const {story, evidence} = rollback ? rollbackDetailLines(rollback) : {story: [selected?.detail ?? ''], evidence: []};
+	// The next step before the evidence: at 80x24 the action stays on screen when the facts do not.
 	const detail: PaneLine[] = selected ? [
-		{text: ` ${selected.detail}`},
+		...story.map(text => ({text: ` ${text}`})),
+		...(selected.ifRestarted ? [{text: ` ${selected.ifRestarted}`}] : []),
 		...candidates.map(c => ({text: ` ${ctx.width >= 120 ? c.text : c.short}`})),
 		{text: ` next: ${selected.next}`, color: theme.accent},
-		{text: ` ⏎ open ${selected.subject}${selected.kind === 'orphan-adoptable' ? '   r preview the repair' : ''}${candidates.length > 0 ? '   d adopt from a candidate donor (your choice)' : ''}`, color: theme.muted},
+		{text: ` ⏎ open ${rollback?.skipped.id ?? selected.subject}${selected.kind === 'orphan-adoptable' ? '   r preview the repair' : ''}${candidates.length > 0 ? '   d adopt from a candidate donor (your choice)' : ''}`, color: theme.muted},
+		...evidence.map(text => ({text: ` ${text}`})),
 	] : [];
-	// Wrapped, the detail takes the lines it needs (up to half the pane); a blank line above the footer.
-	const detailHeight = selected ? Math.min(fitLines(detail, ctx.width, wrap).length + 1, Math.max(4 + candidates.length, Math.floor(ctx.height / 2))) : 0;
+	// Wrapped, the detail takes the lines it needs (up to half the pane; a rollback's story all but 4 rows of it); a blank line above the footer.
+	const most = rollback && wrap ? ctx.height - 4 : Math.max(3 + story.length + evidence.length + candidates.length, Math.floor(ctx.height / 2));
+	const detailHeight = selected ? Math.min(fitLines(detail, ctx.width, wrap).length + 1, most) : 0;
 	return (
 		<Box flexDirection="column">
 			<List
@@ -65,6 +80,11 @@ export const findingsPane: PaneSpec = {
 		const f = rows(ctx)[cursor(ctx)];
 		if (!f) {
 			return null;
+		}
+
+		const rollback = rollbackOf(ctx, f);
+		if (rollback) {
+			return rollback.skipped.id;
 		}
 
 		if (ctx.model.analysis.byId.has(f.subject)) {

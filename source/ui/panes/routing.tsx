@@ -1,11 +1,13 @@
 /**
  * Routing: per chat, the gateway_routing entry, every candidate with the rule that admits or
  * excludes it, what a restart resumes, where the newest message is, and a loud banner when
- * they differ.
+ * they differ, or when a restart already rolled the chat back.
  */
 import React from 'react';
 import {Box} from 'ink';
 import type {ChatRouting} from '../../forensics/routing.js';
+import type {Rollback} from '../../forensics/rollbacks.js';
+import {utcMinute} from '../../forensics/rollback-finding.js';
 import {utc} from '../../text/format.js';
 import {duration} from '../../forensics/duration.js';
 import {FittedLines, type PaneLine} from '../components/fitted-lines.js';
@@ -22,10 +24,23 @@ function rows(ctx: PaneContext): ChatRouting[] {
 const rowIds = (ctx: PaneContext) => idsOf(rows(ctx), c => c.sessionKey);
 const cursor = (ctx: PaneContext) => keyedCursor(ctx, 'routing', rowIds(ctx));
 
-function ChatDetail({chat, after, width, height, wrap}: {chat: ChatRouting; after: string | undefined; width: number; height: number; wrap: boolean}): React.ReactElement {
+/** A chat's mark in the list: a rollback that happened above a risk (a chat that rolled back is no "✓"). */
+function mark(c: ChatRouting, rolledBack: ReadonlyMap<string, Rollback>): string {
+	if (rolledBack.has(c.sessionKey)) {
+		return '✗ ROLLED';
+	}
+
+	return c.rollbackRisk ? '✗ RISK  ' : (c.routingEntryStale ? '! stale ' : '✓       ');
+}
+
+function ChatDetail({chat, rollback, after, width, height, wrap}: {chat: ChatRouting; rollback: Rollback | undefined; after: string | undefined; width: number; height: number; wrap: boolean}): React.ReactElement {
 	const theme = useTheme();
 	const lag = chat.newestActivityAt !== null && chat.resolvesToActivityAt !== null ? chat.newestActivityAt - chat.resolvesToActivityAt : null;
 	const lines: PaneLine[] = [];
+	if (rollback) {
+		lines.push({text: ` ✗ ROLLED BACK ${duration(rollback.resumedAt - rollback.jumpedFrom)}: a restart resumed ${rollback.resumedId} at ${utcMinute(rollback.resumedAt)}; the ${rollback.skipped.messages} messages it skipped are stranded in ${rollback.skipped.id} (5 Findings)`, color: theme.danger, bold: true});
+	}
+
 	if (chat.rollbackRisk) {
 		const resumes = chat.restartResolvesTo === null ? 'a restart starts a fresh, empty session' : `a restart resumes ${chat.restartResolvesTo}`;
 		lines.push({text: ` ✗ ROLLBACK RISK: ${resumes}, but the newest message is in ${chat.newestActivityIn}${lag !== null && lag > 0 ? ` (${duration(lag)} newer)` : ''}`, color: theme.danger, bold: true});
@@ -60,6 +75,7 @@ function RoutingView({ctx}: {ctx: PaneContext}): React.ReactElement {
 	const selected = items[cursor(ctx)];
 	const listHeight = Math.max(3, Math.min(items.length + 1, Math.floor(ctx.height * 0.4)));
 	const keyWidth = Math.min(48, Math.max(0, ...items.map(c => c.sessionKey.length)));
+	const rolledBack = new Map(ctx.model.analysis.rollbacks.map(r => [r.sessionKey, r]));
 	return (
 		<Box flexDirection="column">
 			<List
@@ -70,10 +86,10 @@ function RoutingView({ctx}: {ctx: PaneContext}): React.ReactElement {
 				wrap={ctx.ui.wrap.routing}
 				header={`chats (${items.length})${ctx.ui.filterText ? ` matching "${ctx.ui.filterText}"` : ''}`}
 				empty="no session keys in this store"
-				line={c => `${c.rollbackRisk ? '✗ RISK ' : (c.routingEntryStale ? '! stale' : '✓      ')} ${c.sessionKey.padEnd(keyWidth)}  → ${c.restartResolvesTo ?? 'new session'}`}
-				color={c => c.rollbackRisk ? theme.danger : (c.routingEntryStale ? theme.warn : undefined)}
+				line={c => `${mark(c, rolledBack)} ${c.sessionKey.padEnd(keyWidth)}  → ${c.restartResolvesTo ?? 'new session'}`}
+				color={c => c.rollbackRisk || rolledBack.has(c.sessionKey) ? theme.danger : (c.routingEntryStale ? theme.warn : undefined)}
 			/>
-			{selected ? <ChatDetail chat={selected} after={ctx.model.analysis.upgradeChanges.bySubject.get(selected.sessionKey)} width={ctx.width} height={ctx.height - listHeight} wrap={ctx.ui.wrap.routing} /> : null}
+			{selected ? <ChatDetail chat={selected} rollback={rolledBack.get(selected.sessionKey)} after={ctx.model.analysis.upgradeChanges.bySubject.get(selected.sessionKey)} width={ctx.width} height={ctx.height - listHeight} wrap={ctx.ui.wrap.routing} /> : null}
 		</Box>
 	);
 }

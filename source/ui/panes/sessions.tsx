@@ -100,6 +100,12 @@ export function sessionColumns(width: number): Col[] {
 	return cols;
 }
 
+/** The status legend: the rollback's own statuses, first, only when one happened (the narrow footer keeps its head; `?` lists them all). */
+export function statusLegend(rolledBack: boolean): string {
+	const rest = 'Z zombie  O orphan  ! skipped by restart  ● live  · ended';
+	return rolledBack ? `R resumed stale  S stranded  ${rest}` : rest;
+}
+
 function SessionsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 	const theme = useTheme();
 	const {rows, total, hidden} = rowsOf(ctx);
@@ -120,7 +126,7 @@ function SessionsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 				width={ctx.width}
 				wrap={ctx.ui.wrap.sessions}
 				header={header}
-				footer={`${total} sessions${scope ? ` · ${scope}` : ''} · Z zombie  O orphan  ! skipped by restart  ● live  · ended  * just changed`}
+				footer={`${total} sessions${scope ? ` · ${scope}` : ''} · ${statusLegend(ctx.model.analysis.rollbacks.length > 0)}  * just changed`}
 				empty={ctx.ui.filterText ? `no session matches "${ctx.ui.filterText}"` : 'no sessions'}
 				line={r => {
 					const status = statusFor(ctx.model.analysis, r.session);
@@ -128,7 +134,7 @@ function SessionsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 				}}
 				color={r => {
 					const status = statusFor(ctx.model.analysis, r.session);
-					return status === 'zombie' || status === 'at-risk' ? theme.danger : (status === 'orphan' ? theme.warn : (changed(r) ? theme.highlight : undefined));
+					return status === 'zombie' || status === 'at-risk' || status === 'resumed-stale' || status === 'stranded' ? theme.danger : (status === 'orphan' ? theme.warn : (changed(r) ? theme.highlight : undefined));
 				}}
 			/>
 		</Box>

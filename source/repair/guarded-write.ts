@@ -9,7 +9,7 @@ import type Database from 'better-sqlite3';
 import {errorMessage, FailClosed} from '../errors.js';
 import {critical, interruptRequested} from '../interrupts.js';
 import {testPause} from '../test-pause.js';
-import {takeQuickSnapshot} from '../backup/snapshot.js';
+import {takeQuickSnapshot} from '../backup/create/snapshot.js';
 import {assertAuditWritable} from './audit.js';
 import {holderChecks} from './preconditions.js';
 import type {ApplyOutcome, WriteRun} from './write-run.js';

@@ -10,7 +10,7 @@ import {errorMessage, FailClosed} from '../errors.js';
 import {critical, interruptRequested} from '../interrupts.js';
 import {testPause} from '../test-pause.js';
 import {takeQuickSnapshot} from '../backup/create/snapshot.js';
-import {assertAuditWritable} from './audit.js';
+import {assertAuditWritable} from '../store/audit-trail.js';
 import {holderChecks} from './preconditions.js';
 import type {ApplyOutcome, WriteRun} from './write-run.js';
 import {type Stop, inWriteTransaction} from './write-transaction.js';

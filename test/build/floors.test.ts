@@ -5,7 +5,8 @@
  *   7  cli.tsx, cli-live.ts, cli-args.ts, bin.ts   the command line
  *   6  commands/   ui/                         siblings: neither imports the other
  *   5  report/                                 text renderers both of them share
- *   4  repair/   backup/   simulator/          the writers (siblings)
+ *   4  repair/ > backup/   simulator/       the writers (siblings), one way between the two: a repair takes and
+ *                                              verifies backup's quick snapshot first; backup never imports repair
  *   3  store/                                  everything that touches live files
  *   2  forensics/                              pure functions over plain data: imports nothing else
  *   1  text/, io.ts, errors.ts, paths.ts, crypto.ts, interrupts.ts, startup.ts
@@ -27,10 +28,15 @@ const FLOORS: Record<string, number> = {
 	cli: 7, commands: 6, ui: 6, report: 5, repair: 4, backup: 4, simulator: 4, store: 3, forensics: 2, text: 1, ground: 1,
 };
 
+/**
+ * One way across siblings of one floor: a unit may import those after it here. Every repair write
+ * (apply and undo) takes and verifies a quick snapshot first (backup/create/snapshot.ts); the audit
+ * trail both writers append to is store/audit-trail.ts, below them.
+ */
+const ONE_WAY = ['repair', 'backup'];
+
 /** Imports across siblings that the design wants, with why. */
 const ALLOWED = new Map<string, string>([
-	['repair/guarded-write.ts -> backup/create/snapshot.ts', 'every repair write (apply and undo) takes and verifies a snapshot first (the writers share one)'],
-	['backup/restore/audit.ts -> repair/audit.ts', 'a restore keeps the live repair audit trail and records itself in it (one trail, one hash chain; issue 15)'],
 	['io.ts -> text/sanitize.ts', 'the terminal sinks make every line safe (issue #17, class 8)'],
 	['errors.ts -> text/sanitize.ts', 'a refusal is one safe line whatever its file name or cause holds'],
 ]);
@@ -89,7 +95,7 @@ export function violations(file: string, text?: string): string[] {
 		}
 
 		const edge = `${path.relative(SOURCE, file)} -> ${path.relative(SOURCE, target)}`;
-		if (ALLOWED.has(edge)) {
+		if (ALLOWED.has(edge) || (ONE_WAY.includes(from) && ONE_WAY.indexOf(from) < ONE_WAY.indexOf(to))) {
 			continue;
 		}
 
@@ -236,5 +242,10 @@ describe('backup/ in rooms', () => {
 		const [a, b, c] = ['restore/a.ts', 'restore/b.ts', 'restore/c.ts'].map(at);
 		const graph = new Map([[a!, [b!]], [b!, [c!]], [c!, [a!]]]);
 		expect(cycles([a!, b!, c!], f => graph.get(f) ?? [])).toEqual(['backup/restore/a.ts -> backup/restore/b.ts -> backup/restore/c.ts -> backup/restore/a.ts']);
+	});
+
+	it('the writers import one way: repair may import backup, backup never repair', () => {
+		expect(violations(path.join(SOURCE, 'backup/restore/audit.ts'), 'import {appendAudit} from \'../../repair/write-run.js\';')[0]).toContain('across siblings');
+		expect(violations(path.join(SOURCE, 'repair/guarded-write.ts'), 'import {takeQuickSnapshot} from \'../backup/create/snapshot.js\';')).toEqual([]);
 	});
 });

@@ -3,13 +3,13 @@
  * when it was taken: restoring it over the live one would make every repair applied since vanish
  * from a trail that still verifies. So a restore never writes the archive's `hfx-audit.jsonl` or
  * `hfx-audit.head` where a live trail stands (a folder without one gets the archive's), and it
- * records itself in the trail beside each store it restores (repair/audit.ts, its hash chain).
+ * records itself in the trail beside each store it restores (store/audit-trail.ts, its hash chain).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import {errorMessage} from '../../errors.js';
-import {AUDIT_FILE, HEAD_FILE, appendAudit, assertAuditWritable} from '../../repair/audit.js';
+import {AUDIT_FILE, HEAD_FILE, appendAudit, assertAuditWritable} from '../../store/audit-trail.js';
 import {toolVersion} from '../../version.js';
 import type {PlannedMember, RestoreTrail, RestoreRecord} from './types.js';
 

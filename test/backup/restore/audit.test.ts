@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
-import {readAudit} from '../../../source/repair/audit.js';
+import {readAudit} from '../../../source/store/audit-trail.js';
 import {hfx, hfxJson} from '../../helpers/cli.js';
 import {cleanupTemps, makeHome, tempDir} from '../helpers.js';
 

@@ -4,18 +4,25 @@
  * line, so an edit or a cut inside the file breaks the chain; a head file records the count and
  * the last hash, so a cut or an edit of the last entries is caught too (unless both are rewritten:
  * `hfx audit verify` prints the head hash to keep elsewhere).
+ *
+ * One trail for both writers: repairs and undos (repair/) and restores (backup/restore/audit.ts)
+ * append to it, so it sits below them both, beside the store it describes.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import {FailClosed, errnoWords, errorCode, errorMessage} from '../errors.js';
-import {randomHex} from '../crypto.js';
+import {randomHex, sha256 as sha256Hash} from '../crypto.js';
 import {isPidAlive} from '../liveness.js';
 import {assertReplaceable, openAppend, writeNewFile} from '../safe-create.js';
-import {sha256} from './plan.js';
 
 export const AUDIT_FILE = 'hfx-audit.jsonl';
 export const HEAD_FILE = 'hfx-audit.head';
 export const GENESIS = 'genesis';
+
+/** The sha256 of a line, as hex (the chain's link). */
+function sha256(text: string): string {
+	return sha256Hash().update(text).digest('hex');
+}
 
 export type AuditEntry = {
 	seq: number;

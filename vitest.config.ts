@@ -15,8 +15,13 @@ const UNIT = [
 	'test/repair/confirmation.test.ts',
 	'test/errors.test.ts',
 	'test/refusal-kinds.test.ts',
-	'test/backup/{naming,chunks,archive-root,member-policy}.test.ts',
+	'test/backup/chunks.test.ts',
+	'test/backup/create/naming.test.ts',
+	'test/backup/archive/{root,member-policy}.test.ts',
 ].map(glob => (glob.endsWith('**') ? `${glob}/*.test.{ts,tsx}` : glob));
+
+/** In a unit folder, yet system tests: the Backups pane's source runs real `hfx` child processes. */
+const SYSTEM_IN_UNIT_FOLDERS = ['test/ui/backups-source.test.tsx'];
 
 const ALL = ['test/**/*.test.ts', 'test/**/*.test.tsx'];
 
@@ -31,8 +36,9 @@ export default defineConfig({
 		setupFiles: ['test/setup.ts'],
 		// `npm test` runs both; `npm run test:unit` the first alone.
 		projects: [
-			{extends: true, test: {name: 'unit', include: UNIT}},
-			{extends: true, test: {name: 'system', include: ALL, exclude: UNIT}},
+			{extends: true, test: {name: 'unit', include: UNIT, exclude: SYSTEM_IN_UNIT_FOLDERS}},
+			// The system tier leaves out the unit globs, test/ui/'s but for the system tests in it.
+			{extends: true, test: {name: 'system', include: ALL, exclude: UNIT.map(glob => (glob.startsWith('test/ui/') ? 'test/ui/**/!(backups-source).test.{ts,tsx}' : glob))}},
 		],
 	},
 });

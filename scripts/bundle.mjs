@@ -10,9 +10,9 @@
  * deserialises the TUI's code to print a version; the TUI's first frame stayed within the noise
  * (median 341 ms one file, 362 ms split, 5 runs each). Chunks sit beside the bundle, in dist/
  * itself, because source/paths.ts finds dist/ as the folder of the module that asks.
- * Kept out of the bundle: better-sqlite3 (a native addon), yazl (backup/archive.ts requires it
+ * Kept out of the bundle: better-sqlite3 (a native addon), yazl (backup/create/zip-writer.ts requires it
  * when it writes its first archive and swaps its CRC-32 for zlib's in that module instance) and
- * yaml (backup/doctor.ts requires it when it reads a config.yaml), and prom-client
+ * yaml (backup/ops/doctor.ts requires it when it reads a config.yaml), and prom-client
  * (report/prometheus-text.ts requires it when `hfx metrics` or `hfx watch` writes). The
  * workers and child processes (backup/check-worker.js, simulator/gateway.js) stay plain files in
  * dist/. What the bundle rewrites in Ink's stack lives with the rest of hfx's Ink coupling in

@@ -5,7 +5,7 @@
 import {parentPort} from 'node:worker_threads';
 import {checkDatabaseFileSync} from './db-check.js';
 
-// Started ahead of its file (sqlite-copy.ts startCheck): the file comes in the first message.
+// Started ahead of its file (db-check-run.ts startCheck): the file comes in the first message.
 parentPort?.once('message', ({file}: {file: string}) => {
 	parentPort?.postMessage(checkDatabaseFileSync(file));
 	parentPort?.close();

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import {type ExitCode, refusalLine} from '../errors.js';
-import {auditPathFor, readAudit, verifyAudit} from '../repair/audit.js';
+import {auditPathFor, readAudit, verifyAudit} from '../store/audit-trail.js';
 import {reconcileAudit} from '../repair/reconcile.js';
 import {auditLines, auditRows} from '../report/audit.js';
 import {type GlobalFlags, type Io, emit, guarded, locate} from './context.js';

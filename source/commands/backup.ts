@@ -5,9 +5,9 @@
  * kept and nothing is pruned), 2 refused: another backup is running, no space, nothing written.
  */
 import path from 'node:path';
-import {type BackupResult, createBackup, defaultBackupDir} from '../backup/backup.js';
+import {type BackupResult, createBackup, defaultBackupDir} from '../backup/create/backup.js';
 import {progressSink} from '../backup/progress.js';
-import {type QuickSnapshotResult, takeQuickSnapshot} from '../backup/snapshot.js';
+import {type QuickSnapshotResult, takeQuickSnapshot} from '../backup/create/snapshot.js';
 import type {ExitCode} from '../errors.js';
 import {hermesRoot} from '../store/locate.js';
 import {type GlobalFlags, type Io, emit, guarded, processIo} from './context.js';

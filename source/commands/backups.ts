@@ -2,7 +2,7 @@
  * `hfx backups [--home ROOT] [-o DIR] [--json]`: archives and quick snapshots with age, size,
  * verified and drilled status. Exit 0 listed, 1 no backup at all, 2 could not run.
  */
-import {type BackupEntry, listBackups} from '../backup/list.js';
+import {type BackupEntry, listBackups} from '../backup/ops/list.js';
 import type {ExitCode} from '../errors.js';
 import {backupStatus} from '../report/backups.js';
 import {ago, bytes, table} from '../text/format.js';

@@ -2,7 +2,7 @@
  * `hfx doctor [--home ROOT] [-o DIR] [--json]`: will the agent's memory survive a restart, a
  * container rebuild? Exit 0 nothing to warn about, 1 any warning, 2 could not run.
  */
-import {type DoctorReport, runDoctor as doctor} from '../backup/doctor.js';
+import {type DoctorReport, runDoctor as doctor} from '../backup/ops/doctor.js';
 import type {ExitCode} from '../errors.js';
 import {backupDirs, failIfAbandoned, resolveRoot} from './backup.js';
 import {type GlobalFlags, type Io, emit, guarded} from './context.js';

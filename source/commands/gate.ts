@@ -4,7 +4,7 @@
  * stdout only when a complete, verified, drilled backup newer than max-age exists (its bytes
  * unchanged since the drill); otherwise exit 1 and what is missing on stderr.
  */
-import {DEFAULT_MAX_AGE_SECONDS, checkGate, parseDuration} from '../backup/gate.js';
+import {DEFAULT_MAX_AGE_SECONDS, checkGate, parseDuration} from '../backup/ops/gate.js';
 import {realPathOf} from '../backup/manifest.js';
 import type {ExitCode} from '../errors.js';
 import {backupDirs, failIfAbandoned, resolveRoot} from './backup.js';

@@ -7,7 +7,7 @@
 import readline from 'node:readline';
 import {type ExitCode, FailClosed, refusalLine} from '../errors.js';
 import {type ApplyOutcome, type Planned, applyRepair, computePlan} from '../repair/apply.js';
-import {auditPathFor} from '../repair/audit.js';
+import {auditPathFor} from '../store/audit-trail.js';
 import {confirmationFor, confirmationMatches} from '../repair/confirmation.js';
 import {reconcileAudit} from '../repair/reconcile.js';
 import {resolveUndoEntry, undoRepair} from '../repair/undo.js';

@@ -7,15 +7,16 @@
  */
 import path from 'node:path';
 import readline from 'node:readline';
-import {type DrillResult, drillArchive} from '../backup/drill.js';
+import {type DrillResult, drillArchive} from '../backup/ops/drill.js';
 import {progressSink} from '../backup/progress.js';
-import {type RestoreResult, restoreArchive} from '../backup/restore.js';
-import {comparisonLines} from '../backup/restore-compare.js';
-import {layoutLines} from '../backup/restore-layout.js';
+import {restoreArchive} from '../backup/restore/restore.js';
+import {comparisonLines} from '../backup/restore/compare.js';
+import {layoutLines} from '../backup/restore/layout.js';
 import {type ExitCode, refusalLine} from '../errors.js';
 import {failIfAbandoned} from './backup.js';
 import {plural} from '../text/format.js';
 import {type GlobalFlags, type Io, emit, guarded} from './context.js';
+import type {RestoreResult} from '../backup/restore/types.js';
 
 export type RestoreFlags = GlobalFlags & {archive: string; to?: string; yes: boolean; drill: boolean; dryRun?: boolean};
 

@@ -3,8 +3,8 @@
  * Exit 0 sound, 1 damaged (what and where), 2 unreadable.
  */
 import {progressSink} from '../backup/progress.js';
-import {type VerifyReport, recordVerification, verifyArtifact} from '../backup/verify.js';
-import {onlyNoStore} from '../backup/verify-report.js';
+import {type VerifyReport, recordVerification, verifyArtifact} from '../backup/verify/verify.js';
+import {onlyNoStore} from '../backup/verify/report.js';
 import {type ExitCode, refusalLine} from '../errors.js';
 import {failIfAbandoned} from './backup.js';
 import {type GlobalFlags, type Io, emit, guarded} from './context.js';

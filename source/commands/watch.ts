@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {parseDuration} from '../backup/gate.js';
+import {parseDuration} from '../backup/ops/gate.js';
 import {FailClosed, type ExitCode, errorCode, isFailClosed} from '../errors.js';
 import type {StoreLocation} from '../store/locate.js';
 import {storeSamples, type StoreReading} from '../report/metrics-samples.js';

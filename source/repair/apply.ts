@@ -16,7 +16,7 @@ import {preflight} from '../store/preflight.js';
 import {routingHomeOf} from '../store/routing-home.js';
 import {readSnapshot} from '../store/snapshot.js';
 import {ShmReader} from '../store/shm.js';
-import {auditPathFor} from './audit.js';
+import {auditPathFor} from '../store/audit-trail.js';
 import {type Binding, bindingDifference, readBinding} from './binding.js';
 import {type Adoption, AT_APPLY, type RepairPlan, fromValue, planHash, planRepair, rowsHash, toValue} from './plan.js';
 import {checkPreconditions, guardedWrite} from './guarded-write.js';

@@ -11,7 +11,7 @@ import {errorMessage} from '../errors.js';
 import {isSameProcessAlive} from '../liveness.js';
 import {toolVersion} from '../version.js';
 import {ReadOnlyStore} from '../store/open.js';
-import {type AuditEntry, appendAudit, auditPathFor, readAudit, verifyAudit} from './audit.js';
+import {type AuditEntry, appendAudit, auditPathFor, readAudit, verifyAudit} from '../store/audit-trail.js';
 import {toValue} from './plan.js';
 import type {ChangeRecord} from './write-run.js';
 import {plural} from '../text/format.js';

@@ -5,7 +5,7 @@
  * protection), and refuses if any column it touched changed since.
  */
 import {errorMessage, FailClosed} from '../errors.js';
-import {type AuditEntry, auditPathFor, readAudit} from './audit.js';
+import {type AuditEntry, auditPathFor, readAudit} from '../store/audit-trail.js';
 import {fromValue, sha256, toValue, type Value} from './plan.js';
 import {checkPreconditions, guardedWrite} from './guarded-write.js';
 import {reconcileAudit} from './reconcile.js';

@@ -7,7 +7,7 @@
 import {errorMessage, type ExitCode} from '../errors.js';
 import {processStartTicks} from '../liveness.js';
 import {toolVersion} from '../version.js';
-import {type AuditEntry, appendAudit} from './audit.js';
+import {type AuditEntry, appendAudit} from '../store/audit-trail.js';
 import type {Adoption} from './plan.js';
 import type {Check} from './preconditions.js';
 

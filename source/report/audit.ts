@@ -3,7 +3,7 @@
  * touched, and which apply an undo reverted (and by which undo an apply was reverted). Pure: the
  * entries in, rows out.
  */
-import type {AuditEntry} from '../repair/audit.js';
+import type {AuditEntry} from '../store/audit-trail.js';
 import type {ChangeRecord} from '../repair/write-run.js';
 
 export type AuditRow = {

@@ -4,7 +4,7 @@
  * whose bytes changed since it was recorded, or that is known incomplete, counts for neither.
  * Pure: the listing in, two ages out (null: there is none).
  */
-import type {BackupEntry} from '../backup/list.js';
+import type {BackupEntry} from '../backup/ops/list.js';
 
 export type BackupAges = {verifiedAgeSeconds: number | null; drilledAgeSeconds: number | null};
 

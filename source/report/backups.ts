@@ -2,7 +2,7 @@
  * A backup's verified and drilled state in words ("yes, 2h ago", "FAILED", "CHANGED since"):
  * the one wording `hfx backups` and the TUI's Backups pane share.
  */
-import type {BackupEntry} from '../backup/list.js';
+import type {BackupEntry} from '../backup/ops/list.js';
 import {ago} from '../text/format.js';
 
 export function backupStatus(e: BackupEntry, now: number): {verified: string; drilled: string} {

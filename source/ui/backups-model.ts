@@ -2,9 +2,9 @@
  * The Backups pane's data and actions (verify, drill, quick snapshot), provided by the backup
  * module.
  */
-import type {BackupEntry} from '../backup/list.js';
+import type {BackupEntry} from '../backup/ops/list.js';
 
-export type {BackupEntry} from '../backup/list.js';
+export type {BackupEntry} from '../backup/ops/list.js';
 
 export type BackupsModel = {
 	entries: BackupEntry[];

@@ -13,7 +13,7 @@ import {openAppend} from '../safe-create.js';
 import {startupMark, startupMarks} from '../startup.js';
 import {LiveStore} from '../store/live.js';
 import type {StoreLocation} from '../store/locate.js';
-import {backupsPaneSource, rootOfStore} from '../backup/pane-source.js';
+import {backupsPaneSource, rootOfStore} from './backups-source.js';
 import {App} from './app.js';
 import type {TuiFlags} from './app-props.js';
 import {startFilesProbe} from './files-probe.js';

@@ -17,7 +17,7 @@ afterAll(cleanupTemps);
 /** Checks `file` in the compiled worker (dist/, as the CLI runs it), sampling this process's RssFile every 2 ms. */
 const CHILD = `
 import fs from 'node:fs';
-import {checkDatabaseFile} from ${JSON.stringify(path.join(ROOT, 'dist/backup/sqlite-copy.js'))};
+import {checkDatabaseFile} from ${JSON.stringify(path.join(ROOT, 'dist/backup/db-check-run.js'))};
 const field = name => Number(new RegExp(name + ':\\\\s+(\\\\d+) kB').exec(fs.readFileSync('/proc/self/status', 'utf8'))[1]);
 const before = field('RssFile');
 let peak = before;

@@ -5,10 +5,14 @@
  *   7  cli.tsx, cli-live.ts, cli-args.ts, bin.ts   the command line
  *   6  commands/   ui/                         siblings: neither imports the other
  *   5  report/                                 text renderers both of them share
- *   4  repair/   backup/   simulator/          the writers (siblings)
+ *   4  repair/ > backup/   simulator/       the writers (siblings), one way between the two: a repair takes and
+ *                                              verifies backup's quick snapshot first; backup never imports repair
  *   3  store/                                  everything that touches live files
  *   2  forensics/                              pure functions over plain data: imports nothing else
  *   1  text/, io.ts, errors.ts, paths.ts, crypto.ts, interrupts.ts, startup.ts
+ *
+ * Inside backup/, rooms in one order (ROOMS below): ops/ -> restore/ -> verify/ | create/ -> archive/ ->
+ * the backup/ root files the rooms share; and no import cycle among backup/'s files, type-only ones included.
  *
  * Imports are read with oxc's parser: static imports, re-exports and dynamic import() of a literal.
  */
@@ -24,10 +28,15 @@ const FLOORS: Record<string, number> = {
 	cli: 7, commands: 6, ui: 6, report: 5, repair: 4, backup: 4, simulator: 4, store: 3, forensics: 2, text: 1, ground: 1,
 };
 
+/**
+ * One way across siblings of one floor: a unit may import those after it here. Every repair write
+ * (apply and undo) takes and verifies a quick snapshot first (backup/create/snapshot.ts); the audit
+ * trail both writers append to is store/audit-trail.ts, below them.
+ */
+const ONE_WAY = ['repair', 'backup'];
+
 /** Imports across siblings that the design wants, with why. */
 const ALLOWED = new Map<string, string>([
-	['repair/guarded-write.ts -> backup/snapshot.ts', 'every repair write (apply and undo) takes and verifies a snapshot first (the writers share one)'],
-	['backup/restore-audit.ts -> repair/audit.ts', 'a restore keeps the live repair audit trail and records itself in it (one trail, one hash chain; issue 15)'],
 	['io.ts -> text/sanitize.ts', 'the terminal sinks make every line safe (issue #17, class 8)'],
 	['errors.ts -> text/sanitize.ts', 'a refusal is one safe line whatever its file name or cause holds'],
 ]);
@@ -86,7 +95,7 @@ export function violations(file: string, text?: string): string[] {
 		}
 
 		const edge = `${path.relative(SOURCE, file)} -> ${path.relative(SOURCE, target)}`;
-		if (ALLOWED.has(edge)) {
+		if (ALLOWED.has(edge) || (ONE_WAY.includes(from) && ONE_WAY.indexOf(from) < ONE_WAY.indexOf(to))) {
 			continue;
 		}
 
@@ -98,6 +107,90 @@ export function violations(file: string, text?: string): string[] {
 	}
 
 	return out;
+}
+
+/**
+ * backup/'s rooms, top down: each may import the rooms listed for it (and the backup/ root files
+ * every room shares); a root file imports no room.
+ *   ops/      gate, drill, doctor, list, the TUI's child runner: they use all the others
+ *   restore/  a restore verifies the whole archive first (verify/) and keeps Hermes' credential names (create/walk.ts)
+ *   verify/   the verifiers
+ *   create/   backup, quick snapshot, the zip writer, copy, walk, lock
+ *   archive/  the readers (zip, tar), the member policy, root detection, the kind of an artifact, the seal
+ */
+const ROOMS: Record<string, readonly string[]> = {
+	ops: ['restore', 'verify', 'create', 'archive'],
+	restore: ['verify', 'create', 'archive'],
+	verify: ['archive'],
+	create: ['archive'],
+	archive: [],
+};
+
+/** The room of a file under backup/ ('' for a backup/ root file), or null outside backup/. */
+function roomOf(file: string): string | null {
+	const rel = path.relative(path.join(SOURCE, 'backup'), file).split(path.sep);
+	if (rel[0] === '..' || path.isAbsolute(rel[0]!)) {
+		return null;
+	}
+
+	return rel.length > 1 ? rel[0]! : '';
+}
+
+/** The imports of one backup/ file that go up or across its rooms. */
+export function roomViolations(file: string, text?: string): string[] {
+	const from = roomOf(file);
+	if (from === null) {
+		return [];
+	}
+
+	if (from !== '' && ROOMS[from] === undefined) {
+		return [`backup/${from}/ is no declared room (ROOMS in test/build/floors.test.ts)`];
+	}
+
+	const out: string[] = [];
+	for (const spec of specifiers(file, text).filter(s => s.startsWith('.'))) {
+		const target = resolveSource(file, spec);
+		const to = roomOf(target);
+		if (to === null || to === from || to === '' || (from !== '' && ROOMS[from]!.includes(to))) {
+			continue;
+		}
+
+		const edge = `${path.relative(SOURCE, file)} -> ${path.relative(SOURCE, target)}`;
+		out.push(from === '' ? `${edge}: a backup/ root file imports a room (the root is what the rooms share)` : `${edge}: ${from}/ may import only ${[...ROOMS[from]!, 'the backup/ root'].join(', ')}`);
+	}
+
+	return out;
+}
+
+/** The import cycles among `files` (one per back edge of a depth-first walk, each from its smallest file), type-only imports included. */
+export function cycles(files: readonly string[], importsOf: (file: string) => string[]): string[] {
+	const found = new Set<string>();
+	const inSet = new Set(files);
+	const done = new Set<string>();
+	const stack: string[] = [];
+	const walk = (file: string): void => {
+		stack.push(file);
+		for (const next of importsOf(file).filter(f => inSet.has(f) && !done.has(f))) {
+			const at = stack.indexOf(next);
+			if (at < 0) {
+				walk(next);
+				continue;
+			}
+
+			const loop = stack.slice(at);
+			const start = loop.indexOf([...loop].sort()[0]!);
+			found.add([...loop.slice(start), ...loop.slice(0, start), loop[start]!].map(f => path.relative(SOURCE, f)).join(' -> '));
+		}
+
+		stack.pop();
+		done.add(file);
+	};
+
+	for (const file of files.filter(f => !done.has(f))) {
+		walk(file);
+	}
+
+	return [...found].sort();
 }
 
 describe('the floors', () => {
@@ -118,10 +211,41 @@ describe('the floors', () => {
 
 	it('catches an import up a floor, across siblings, a dynamic one and a package in forensics', () => {
 		const at = (rel: string) => path.join(SOURCE, rel);
-		expect(violations(at('backup/gate.ts'), 'import {span} from \'../commands/format.js\';')).toHaveLength(1);
+		expect(violations(at('backup/ops/gate.ts'), 'import {span} from \'../../commands/format.js\';')).toHaveLength(1);
 		expect(violations(at('ui/app.tsx'), 'import {runScan} from \'../commands/scan.js\';')[0]).toContain('across siblings');
 		expect(violations(at('store/open.ts'), 'const m = await import(\'../repair/apply.js\');')[0]).toContain('up a floor');
 		expect(violations(at('forensics/time.ts'), 'import fs from \'node:fs\';')).toHaveLength(1);
 		expect(violations(at('commands/scan.ts'), 'import {analyze} from \'../forensics/analyze.js\';')).toEqual([]);
+	});
+});
+
+describe('backup/ in rooms', () => {
+	const files = sourceFiles(path.join(SOURCE, 'backup'));
+	const importsOf = (file: string) => specifiers(file).filter(s => s.startsWith('.')).map(s => resolveSource(file, s));
+
+	it('every room imports only down: ops -> restore -> verify | create -> archive -> the backup/ root files', () => {
+		expect(files.flatMap(f => roomViolations(f))).toEqual([]);
+	});
+
+	it('no import cycle among backup/ files, type-only imports included', () => {
+		expect(cycles(files, importsOf)).toEqual([]);
+	});
+
+	it('catches an import up a room, across rooms, from the root into a room, and a cycle', () => {
+		const at = (rel: string) => path.join(SOURCE, 'backup', rel);
+		expect(roomViolations(at('archive/zipread.ts'), 'import {ZipWriter} from \'../create/zip-writer.js\';')[0]).toContain('archive/ may import only');
+		expect(roomViolations(at('verify/zip.ts'), 'import type {Source} from \'../restore/types.js\';')).toHaveLength(1);
+		expect(roomViolations(at('create/backup.ts'), 'import {verifyArtifact} from \'../verify/verify.js\';')).toHaveLength(1);
+		expect(roomViolations(at('manifest.ts'), 'import {openZip} from \'./archive/zipread.js\';')[0]).toContain('root file imports a room');
+		expect(roomViolations(at('ops/drill.ts'), 'import {restoreArchive} from \'../restore/restore.js\';\nimport {detectKind} from \'../archive/detect-kind.js\';')).toEqual([]);
+		expect(roomViolations(at('restore/source.ts'), 'import {MAX_MANIFEST_BYTES} from \'../verify/snapshot-folder.js\';')).toEqual([]);
+		const [a, b, c] = ['restore/a.ts', 'restore/b.ts', 'restore/c.ts'].map(at);
+		const graph = new Map([[a!, [b!]], [b!, [c!]], [c!, [a!]]]);
+		expect(cycles([a!, b!, c!], f => graph.get(f) ?? [])).toEqual(['backup/restore/a.ts -> backup/restore/b.ts -> backup/restore/c.ts -> backup/restore/a.ts']);
+	});
+
+	it('the writers import one way: repair may import backup, backup never repair', () => {
+		expect(violations(path.join(SOURCE, 'backup/restore/audit.ts'), 'import {appendAudit} from \'../../repair/write-run.js\';')[0]).toContain('across siblings');
+		expect(violations(path.join(SOURCE, 'repair/guarded-write.ts'), 'import {takeQuickSnapshot} from \'../backup/create/snapshot.js\';')).toEqual([]);
 	});
 });

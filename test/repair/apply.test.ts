@@ -9,7 +9,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import {afterAll, afterEach, describe, expect, it} from 'vitest';
 import {applyRepair} from '../../source/repair/apply.js';
-import {auditPathFor, verifyAudit} from '../../source/repair/audit.js';
+import {auditPathFor, verifyAudit} from '../../source/store/audit-trail.js';
 import {evidenceState, hfx, hfxJson} from '../helpers/cli.js';
 import {sessionRows} from '../helpers/session-rows.js';
 import {ROOT, WriterProcess} from '../helpers/writer.js';

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
-import {auditPathFor, readAudit, verifyAudit} from '../../source/repair/audit.js';
+import {auditPathFor, readAudit, verifyAudit} from '../../source/store/audit-trail.js';
 import {evidenceState, hfx, hfxJson} from '../helpers/cli.js';
 import {sessionRows} from '../helpers/session-rows.js';
 import {ROOT} from '../helpers/writer.js';

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest';
-import type {AuditEntry} from '../../source/repair/audit.js';
+import type {AuditEntry} from '../../source/store/audit-trail.js';
 import {auditLines, auditRows} from '../../source/report/audit.js';
 
 const base = {prev: 'x', time: '2026-12-01T10:00:00.000Z', tool: {name: 'hfx' as const, version: '0.1.0'}, sqliteVersion: '3.46', argv: [], database: '/h/state.db'};

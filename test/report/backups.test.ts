@@ -2,7 +2,7 @@
  * A backup's state in words, shared by `hfx backups` and the TUI's Backups pane.
  */
 import {describe, expect, it} from 'vitest';
-import type {BackupEntry} from '../../source/backup/list.js';
+import type {BackupEntry} from '../../source/backup/ops/list.js';
 import {backupStatus} from '../../source/report/backups.js';
 
 const NOW = 1_786_670_000;

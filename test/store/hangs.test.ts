@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {afterAll, afterEach, describe, expect, it} from 'vitest';
-import {runCli} from '../../source/backup/run-cli.js';
+import {runCli} from '../../source/backup/ops/run-cli.js';
 import {hfx, hfxJson} from '../helpers/cli.js';
 import {folderHashes, oneLine} from '../helpers/folder-hashes.js';
 import {killSession, stopTmux, tmux, waitForScreenOf} from '../helpers/tmux.js';

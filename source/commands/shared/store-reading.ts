@@ -4,8 +4,8 @@
  * hold it. A store hfx cannot read is a reading too (its refusal kind and line), never skipped.
  */
 import path from 'node:path';
-import {defaultBackupDir} from '../../backup/backup.js';
-import {type BackupEntry, listBackups} from '../../backup/list.js';
+import {defaultBackupDir} from '../../backup/create/backup.js';
+import {type BackupEntry, listBackups} from '../../backup/ops/list.js';
 import {backupAges} from '../../report/backup-ages.js';
 import type {StoreReading} from '../../report/metrics-samples.js';
 import {FilesProbe, type FilesReport} from '../../store/files-probe.js';

@@ -7,7 +7,7 @@
  * be opened is retried at every reading.
  */
 import path from 'node:path';
-import type {BackupEntry} from '../../backup/list.js';
+import type {BackupEntry} from '../../backup/ops/list.js';
 import {isFailClosed} from '../../errors.js';
 import {backupAges} from '../../report/backup-ages.js';
 import type {StoreReading} from '../../report/metrics-samples.js';

@@ -43,7 +43,7 @@ function hostile(id: string, cls: FaultClass, notes: string, make: (dir: string,
 /**
  * A tar.gz holding state.db and a state.db-wal (a volume tarred while its agent ran): verify calls
  * the sidecar a finding; restore never writes it as a file: it folds the -wal's committed frames into
- * the restored database (restore-source-tar.ts) and says so.
+ * the restored database (backup/restore/source-tar.ts) and says so.
  */
 function sidecarTar(): Fault {
 	return {

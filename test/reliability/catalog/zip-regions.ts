@@ -1,9 +1,9 @@
 /**
  * Where the regions of a sealed archive lie (for byte flips by region): the first local header,
  * a member's data, the manifest member's data, the central directory. Read by yauzl through
- * source/backup/zipread.ts openZip (the runner holds no SQLite connection; this is plain file I/O).
+ * source/backup/archive/zipread.ts openZip (the runner holds no SQLite connection; this is plain file I/O).
  */
-import {openZip} from '../../../source/backup/zipread.js';
+import {openZip} from '../../../source/backup/archive/zipread.js';
 
 export type Region = 'local-header' | 'data' | 'manifest' | 'central-directory' | 'end-record';
 export type Span = {start: number; end: number};

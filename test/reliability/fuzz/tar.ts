@@ -1,12 +1,12 @@
 /**
- * The tar reader (source/backup/tarread.ts readTar, tar-stream under it): a real `tar` stream of a
+ * The tar reader (source/backup/archive/tarread.ts readTar, tar-stream under it): a real `tar` stream of a
  * home (ungzipped), mutated and written to a file. Its one refusal is TarDamaged; any other throw
  * fails, and so does more member data than the stream holds.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import {TarDamaged, readTar} from '../../../source/backup/tarread.js';
+import {TarDamaged, readTar} from '../../../source/backup/archive/tarread.js';
 import {tarball} from '../fixtures.js';
 import type {Fuzzer} from './fuzz-types.js';
 import {fuzzLoop} from './loop.js';
@@ -31,7 +31,7 @@ async function readAll(file: string, input: Buffer): Promise<string | null> {
 
 export const tarFuzzer: Fuzzer = {
 	name: 'tar reader',
-	notes: 'source/backup/tarread.ts readTar (tar-stream) on a real tar of a home, mutated (headers, sizes, checksums, pax)',
+	notes: 'source/backup/archive/tarread.ts readTar (tar-stream) on a real tar of a home, mutated (headers, sizes, checksums, pax)',
 	async run(seed, inputs) {
 		const dir = fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'hfx-fuzz-tar-'));
 		try {

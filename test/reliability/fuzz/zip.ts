@@ -1,12 +1,12 @@
 /**
- * The zip reader (source/backup/zipread.ts): a sealed archive made by the real binary, mutated and
+ * The zip reader (source/backup/archive/zipread.ts): a sealed archive made by the real binary, mutated and
  * written to a file; openZip (its refusal: ZipUnreadable), structuralProblems (must not throw) and
  * readMember of every member (a decode error of the data is reported by the caller as damage:
  * zlib's Z_* errors and yauzl's validation errors are allowed; a TypeError or RangeError is a bug).
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {openZip, readMember, structuralProblems, ZipUnreadable} from '../../../source/backup/zipread.js';
+import {openZip, readMember, structuralProblems, ZipUnreadable} from '../../../source/backup/archive/zipread.js';
 import {archive} from '../fixtures.js';
 import type {Fuzzer} from './fuzz-types.js';
 import {fuzzLoop} from './loop.js';
@@ -44,7 +44,7 @@ async function readZip(file: string): Promise<string | null> {
 
 export const zipFuzzer: Fuzzer = {
 	name: 'zip reader',
-	notes: 'source/backup/zipread.ts openZip, structuralProblems, readMember on a sealed archive by dist/hfx.js, mutated',
+	notes: 'source/backup/archive/zipread.ts openZip, structuralProblems, readMember on a sealed archive by dist/hfx.js, mutated',
 	async run(seed, inputs) {
 		const dir = fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'hfx-fuzz-zip-'));
 		try {

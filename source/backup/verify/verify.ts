@@ -1,0 +1,106 @@
+/**
+ * `hfx verify ARCHIVE|SNAPSHOT`: is this backup sound, byte by byte and by SQLite? This file picks
+ * the verifier by the artifact's kind (archive/detect-kind.ts) and records the outcome beside it:
+ *
+ *   zip (ours or Hermes', zip.ts): structure, seal, every member's CRC-32 and sha256 against the
+ *     manifest, unsafe member names, and every database's integrity_check and counts on a temp
+ *     extraction, compared with the manifest.
+ *   snapshot folder (snapshot-folder.ts): every file against the manifest (sizes, sha256), databases checked on a
+ *     temp copy, files the manifest does not know about.
+ *   tar.gz / tar (tar.ts; `tar czf` of a Hermes home or of a Docker volume's data folder): gzip integrity
+ *     (CRC-32 + length trailer), tar integrity (header checksums, sizes, end blocks), and the
+ *     same database checks, with each database's -wal replayed as SQLite would.
+ *
+ * Exit 0 sound, 1 damaged (what and where), 2 unreadable.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import {FailClosed, errorCode, errorMessage} from '../../errors.js';
+import {detectKind, notAnArtifact} from '../archive/detect-kind.js';
+import {manifestHome} from '../manifest.js';
+import {appendRecord, fingerprintOf} from '../records.js';
+import type {VerifyOptions, VerifyReport} from './report.js';
+import {verifySnapshot} from './snapshot-folder.js';
+import {verifyTar} from './tar.js';
+import {verifyZip} from './zip.js';
+
+export type {ArtifactKind} from '../archive/detect-kind.js';
+export type {DbReport, VerifyOptions, VerifyReport} from './report.js';
+
+/** Verifies any of the three kinds; a failure that is not the archive's (our temp folder, an I/O error) is one refusal line. */
+export async function verifyArtifact(p: string, options: VerifyOptions = {}): Promise<VerifyReport> {
+	try {
+		return await verifyKind(p, options);
+	} catch (error) {
+		if (error instanceof FailClosed) {
+			throw error;
+		}
+
+		const message = errorMessage(error);
+		const code = errorCode(error);
+		throw new FailClosed({file: path.resolve(p), kind: 'verify-failed', reason: `the verification could not run (${code && !message.startsWith(code) ? `${code}: ` : ''}${message}); the archive was not judged`, next: 'fix the cause (the temp folder: TMPDIR, space, permissions) and verify again', cause: error});
+	}
+}
+
+async function verifyKind(p: string, options: VerifyOptions): Promise<VerifyReport> {
+	const kind = detectKind(p);
+	switch (kind) {
+		case 'zip': {
+			return verifyZip(p, options);
+		}
+
+		case 'snapshot': {
+			return verifySnapshot(p, options);
+		}
+
+		case 'tar':
+		case 'tar.gz': {
+			return verifyTar(p, options);
+		}
+
+		default: {
+			const not = notAnArtifact(p);
+			return {
+				path: path.resolve(p),
+				kind: 'unknown',
+				status: 'unreadable',
+				exitCode: 2,
+				manifest: null,
+				sealed: false,
+				seal: null,
+				members: 0,
+				bytes: 0,
+				problems: [{where: path.resolve(p), what: not ?? 'not a zip, tar.gz, tar or snapshot folder (unrecognised first bytes)'}],
+				databases: [],
+				notes: [],
+				ms: 0,
+			};
+		}
+	}
+}
+
+/** Appends the outcome beside the artifact (hfx-records.jsonl). False when that folder is read-only. */
+export function recordVerification(report: VerifyReport): boolean {
+	if (report.kind === 'unknown') {
+		return false;
+	}
+
+	const dir = path.dirname(report.path);
+	const fp = fingerprintOf(report.path);
+	const problems = [...report.problems.map(p => `${p.where}: ${p.what}`), ...report.databases.filter(d => !d.ok).map(d => `${d.path}: ${d.problems.join('; ')}`)];
+	return appendRecord(dir, {
+		at: Date.now() / 1000,
+		event: 'verify',
+		level: 'full',
+		artifact: path.basename(report.path),
+		kind: report.kind === 'snapshot' ? 'snapshot' : (report.kind === 'zip' ? 'archive' : 'tar'),
+		ok: report.exitCode === 0,
+		exitCode: report.exitCode,
+		size: fp.size,
+		mtimeMs: fp.mtimeMs,
+		seal: report.seal,
+		createdAt: report.manifest?.createdAtEpoch ?? null,
+		summary: report.exitCode === 0 ? `sound: ${report.members} members, ${report.databases.length} databases checked` : `${report.status}: ${problems.slice(0, 5).join('; ')}`,
+		details: {complete: report.manifest?.complete ?? null, home: report.manifest ? manifestHome(report.manifest) : null},
+	});
+}

@@ -1,0 +1,92 @@
+/**
+ * A restore shows what it would drop (issue 15, point 3): the archive's stores against the live
+ * ones, session by session, before any write. On the real binary: a live store with messages
+ * newer than the archive; `restore --dry-run` says how many would be dropped, exits 1 (0 when it
+ * drops nothing) and changes no byte of the home; the confirmation says it in numbers and names
+ * the pre-restore copy.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import {afterAll, afterEach, describe, expect, it} from 'vitest';
+import {restoreArchive} from '../../../source/backup/restore/restore.js';
+import {T0} from '../../fixtures/scenarios.js';
+import {hfx, hfxJson} from '../../helpers/cli.js';
+import {folderDigest} from '../../helpers/folder-digest.js';
+import {WriterProcess} from '../../helpers/writer.js';
+import {cleanupTemps, makeHome, tempDir} from '../helpers.js';
+
+let writer: WriterProcess | undefined;
+afterEach(async () => {
+	await writer?.kill();
+	writer = undefined;
+});
+afterAll(cleanupTemps);
+
+/** A home, an archive of it, then 1 new session of 5 messages and 3 more messages in an archived session, committed by a second process. */
+async function homeNewerThanArchive(tag: string) {
+	const home = makeHome(tag);
+	const out = tempDir(`${tag}-out`);
+	expect(hfxJson(['backup', '--home', home.root, '-o', out]).code).toBe(0);
+	const archive = path.join(out, fs.readdirSync(out).find(n => n.endsWith('.zip'))!);
+	const reader = new Database(home.db, {readonly: true});
+	const existing = reader.prepare('SELECT session_id FROM messages GROUP BY session_id ORDER BY session_id LIMIT 1').pluck().get() as string;
+	reader.close();
+	writer = new WriterProcess(home.db);
+	await writer.started();
+	const fresh = await writer.create({source: 'telegram', userId: 'u-new', sessionKey: 'agent:main:telegram:dm:9', chatId: '9', chatType: 'dm', startedAt: T0 + 90_000});
+	await writer.send({op: 'conversation', id: fresh, count: 5, from: T0 + 90_010, to: T0 + 90_100});
+	await writer.send({op: 'conversation', id: existing, count: 3, from: T0 + 90_200, to: T0 + 90_300});
+	await writer.kill();
+	writer = undefined;
+	return {home, archive};
+}
+
+const tree = (dir: string): Record<string, string> => Object.fromEntries(['', 'profiles/work', 'backups'].flatMap(sub => fs.existsSync(path.join(dir, sub)) ? Object.entries(folderDigest(path.join(dir, sub))).map(([k, v]) => [`${sub}/${k}`, v]) : []));
+
+describe('restore --dry-run', () => {
+	it('says in numbers what the restore would drop, exit 1, and writes nothing', async () => {
+		const {home, archive} = await homeNewerThanArchive('cmp');
+		const before = tree(home.root);
+
+		const dry = hfxJson(['restore', archive, '--home', home.root, '--dry-run']);
+		expect(dry.code, dry.stderr).toBe(1);
+		expect(dry.json.status).toBe('dry-run');
+		expect(dry.json.restored).toEqual([]);
+		const main = dry.json.comparison.find((c: {path: string}) => c.path === 'state.db');
+		expect(main).toMatchObject({live: home.db, dropped: {sessions: 1, messages: 8}, added: {sessions: 0, messages: 0}, error: null});
+		expect(dry.json.comparison.find((c: {path: string}) => c.path === 'profiles/work/state.db')).toMatchObject({dropped: {sessions: 0, messages: 0}, added: {sessions: 0, messages: 0}});
+
+		const text = hfx(['restore', archive, '--home', home.root, '--dry-run']);
+		expect(text.code).toBe(1);
+		expect(text.stdout).toContain('state.db: the restore would DROP 1 session and 8 messages the live store has and the archive lacks');
+		expect(text.stdout).toContain('nothing was written');
+		expect(tree(home.root)).toEqual(before);
+	});
+
+	it('exits 0 when the restore would drop nothing, and says what it brings back', () => {
+		const home = makeHome('cmp-same');
+		const out = tempDir('cmp-same-out');
+		expect(hfxJson(['backup', '--home', home.root, '-o', out]).code).toBe(0);
+		const archive = path.join(out, fs.readdirSync(out).find(n => n.endsWith('.zip'))!);
+		const before = tree(home.root);
+		const dry = hfxJson(['restore', archive, '--home', home.root, '--dry-run']);
+		expect(dry.code, dry.stderr).toBe(0);
+		expect(dry.json.comparison.every((c: {dropped: {sessions: number; messages: number}}) => c.dropped.sessions === 0 && c.dropped.messages === 0)).toBe(true);
+		expect(tree(home.root)).toEqual(before);
+		expect(hfx(['restore', archive, '--drill', '--dry-run']).code).toBe(2);
+	});
+
+	it('asks with the numbers and the pre-restore folder; declined, nothing is written', async () => {
+		const {home, archive} = await homeNewerThanArchive('cmp-ask');
+		const before = tree(home.root);
+		let question = '';
+		await expect(restoreArchive({archive, target: home.root, mode: 'home', now: () => new Date(Date.UTC(2026, 11, 1, 9, 0, 0)), confirm: async q => {
+			question = q;
+			return false;
+		}})).rejects.toThrow(/not confirmed; nothing was written/);
+		expect(question).toContain('state.db: the restore would DROP 1 session and 8 messages');
+		expect(question).toContain(`kept in ${path.join(home.root, 'backups', 'pre-restore-20261201-090000')}`);
+		expect(tree(home.root)).toEqual(before);
+	});
+});

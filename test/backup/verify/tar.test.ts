@@ -1,0 +1,114 @@
+/**
+ * verify on plain `tar czf` archives, as taken of a Hermes home or of a Docker volume's data
+ * folder before a rebuild: gzip integrity, tar integrity, and the database checks on a temp
+ * extraction (with the -wal of a store taken while its writer was alive).
+ */
+import {spawnSync} from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import {afterAll, describe, expect, it} from 'vitest';
+import {verifyArtifact} from '../../../source/backup/verify/verify.js';
+import {cleanupTemps, flip, killedAgentVolume, makeHome, tempDir} from '../helpers.js';
+
+afterAll(cleanupTemps);
+
+function tarCzf(parent: string, name: string, out: string): void {
+	const r = spawnSync('tar', ['czf', out, '-C', parent, name], {encoding: 'utf8'});
+	expect(r.status, r.stderr).toBe(0);
+}
+
+describe('verify tar.gz', () => {
+	it('checks every database with its -wal replayed, says the tar was taken live, and finds its sidecars (exit 1)', async () => {
+		const {parent, messages} = await killedAgentVolume('tgz');
+		const out = path.join(tempDir('tgz-out'), 'volume.tar.gz');
+		tarCzf(parent, 'data', out);
+		const r = await verifyArtifact(out, {inlineChecks: true});
+		// The -wal and -shm in the tar are the one finding: `tar x` would put them beside the database.
+		expect(r.problems.map(p => p.where.replace(/#\d+/, '#N')).sort()).toEqual(['member #N "data/state.db-shm"', 'member #N "data/state.db-wal"']);
+		expect(r.problems.every(p => /sidecar in the archive/.test(p.what))).toBe(true);
+		expect(r.kind).toBe('tar.gz');
+		expect(r.exitCode).toBe(1);
+		const main = r.databases.find(d => d.path === 'data/state.db')!;
+		expect(main.ok).toBe(true);
+		expect(main.counts.messages).toBe(messages);
+		expect(main.walBytes).toBeGreaterThan(0);
+		expect(r.databases.map(d => d.path).sort()).toEqual(['data/profiles/work/state.db', 'data/state.db']);
+		expect(r.notes.some(n => n.includes('came with a') && n.includes('-wal'))).toBe(true);
+	});
+
+	it('catches damage in the compressed stream and its trailer (exit 1 or 2, never 0), and a cut-off archive', async () => {
+		const {parent} = await killedAgentVolume('tgz-flip');
+		const dir = tempDir('tgz-flip-out');
+		const out = path.join(dir, 'volume.tar.gz');
+		tarCzf(parent, 'data', out);
+		const original = fs.readFileSync(out);
+		// The gzip header's mtime/xfl/os bytes (4-9) carry no checksum in gzip: flips there are not data damage.
+		const offsets = new Set<number>([0, 1, 2, 3]);
+		for (let o = 10; o < original.length; o += Math.max(1, Math.floor(original.length / 160))) {
+			offsets.add(o);
+		}
+
+		for (let o = original.length - 8; o < original.length; o++) {
+			offsets.add(o);
+		}
+
+		const flipped = path.join(dir, 'flipped.tar.gz');
+		const missed: number[] = [];
+		for (const o of offsets) {
+			const copy = Buffer.from(original);
+			flip(copy, o, 0xff);
+			fs.writeFileSync(flipped, copy);
+			const r = await verifyArtifact(flipped, {inlineChecks: true});
+			if (r.exitCode === 0) {
+				missed.push(o);
+			}
+		}
+
+		expect(missed).toEqual([]);
+		fs.writeFileSync(flipped, original.subarray(0, Math.floor(original.length / 2)));
+		const cut = await verifyArtifact(flipped, {inlineChecks: true});
+		expect(cut.exitCode).toBe(1);
+		expect(cut.problems[0]!.what).toMatch(/gzip|tar/);
+	});
+
+	it('catches a damaged tar header in a plain tar', async () => {
+		const home = makeHome('tar-plain');
+		const out = path.join(tempDir('tar-plain-out'), 'home.tar');
+		// Without the store's -wal/-shm (sidecars are a finding of their own: see the first test).
+		const r0 = spawnSync('tar', ['cf', out, '--exclude=*.db-wal', '--exclude=*.db-shm', '-C', path.dirname(home.root), path.basename(home.root)]);
+		expect(r0.status).toBe(0);
+		expect((await verifyArtifact(out, {inlineChecks: true})).exitCode).toBe(0);
+		const bytes = fs.readFileSync(out);
+		flip(bytes, 512 * 0 + 10, 0x41);
+		fs.writeFileSync(out, bytes);
+		const r = await verifyArtifact(out, {inlineChecks: true});
+		expect(r.exitCode).toBe(1);
+		expect(r.problems[0]!.what).toMatch(/header checksum mismatch/);
+	});
+
+	it('catches a plain tar cut exactly after a member (its end-of-archive blocks gone): the parser reads it as complete, hfx does not', async () => {
+		const home = makeHome('tar-cut-boundary');
+		const out = path.join(tempDir('tar-cut-boundary-out'), 'home.tar');
+		expect(spawnSync('tar', ['cf', out, '--exclude=*.db-wal', '--exclude=*.db-shm', '-C', path.dirname(home.root), path.basename(home.root)]).status).toBe(0);
+		const bytes = fs.readFileSync(out);
+		let last = bytes.length - 1;
+		while (last > 0 && bytes[last] === 0) {
+			last--;
+		}
+
+		fs.writeFileSync(out, bytes.subarray(0, Math.ceil((last + 1) / 512) * 512));
+		const r = await verifyArtifact(out, {inlineChecks: true});
+		expect(r.exitCode).toBe(1);
+		expect(r.problems.map(p => p.what)).toEqual(['tar: no end-of-archive blocks (cut off?)']);
+	});
+
+	it('flags a 0-byte state.db beside a non-empty -wal (SQLite would delete that WAL)', async () => {
+		const {parent} = await killedAgentVolume('tgz-zero');
+		fs.truncateSync(path.join(parent, 'data', 'state.db'), 0);
+		const out = path.join(tempDir('tgz-zero-out'), 'v.tar.gz');
+		tarCzf(parent, 'data', out);
+		const r = await verifyArtifact(out, {inlineChecks: true});
+		expect(r.exitCode).toBe(1);
+		expect(r.problems.some(p => /0 bytes beside a non-empty -wal/.test(p.what))).toBe(true);
+	});
+});

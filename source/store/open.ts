@@ -42,6 +42,8 @@ export function checkStatementText(sql: string): void {
 export type OpenOptions = {
 	/** SQLite busy timeout for this connection, ms. */
 	busyTimeoutMs?: number;
+	/** Where a private read copy goes (default os.tmpdir()): a backup puts it on its output's filesystem. */
+	privateTmp?: string;
 };
 
 /** Maps a SQLite/OS error on open or first read to a one-line refusal. */
@@ -84,7 +86,7 @@ export function describeOpenError(file: string, error: unknown): FailClosed {
 /**
  * What SQLite says of the store itself while reading it (a malformed page, not a database, a read
  * that failed), as the store's refusal; anything else as it is: a backup's SQLITE_FULL inside the
- * read transaction is the destination's, and its writer words it (backup/write-failure.ts).
+ * read transaction is the destination's, and its writer words it (backup/create/write-failure.ts).
  */
 export function sqliteFailure(file: string, error: unknown): unknown {
 	const code = errorCode(error) ?? '';
@@ -115,7 +117,7 @@ export class ReadOnlyStore {
 		let privateDir: string | undefined;
 		let target = pre.path;
 		if (pre.openMode === 'private-copy') {
-			const copied = copyForPrivateRead(pre);
+			const copied = copyForPrivateRead(pre, options.privateTmp ?? os.tmpdir());
 			pre = copied.preflight;
 			privateDir = copied.dir;
 			target = copied.target ?? pre.path;
@@ -244,12 +246,12 @@ function cleanupDir(dir: string | undefined): void {
 }
 
 /** Refuses before copying when the temp folder cannot hold the copy (a 5 GB store must not fill it). */
-function assertRoomForCopy(pre: Preflight): void {
+function assertRoomForCopy(pre: Preflight, tmp: string): void {
 	const needed = pre.main.size + (pre.sidecars.wal?.size ?? 0);
-	const free = freeBytes(os.tmpdir());
+	const free = freeBytes(tmp);
 	if (free !== null && free < needed + 1_048_576) {
 		const mib = (n: number) => `${Math.ceil(n / 1_048_576)} MiB`;
-		throw new FailClosed({file: pre.path, kind: 'no-space', reason: `a private read copy needs ${mib(needed)} (${needed} bytes) in ${os.tmpdir()}, which has ${Math.floor(free / 1_048_576)} MiB (${free} bytes) free; nothing was copied`, next: 'point TMPDIR at a folder with that much free space, then run again'});
+		throw new FailClosed({file: pre.path, kind: 'no-space', reason: `a private read copy needs ${mib(needed)} (${needed} bytes) in ${tmp}, which has ${Math.floor(free / 1_048_576)} MiB (${free} bytes) free; nothing was copied`, next: 'point TMPDIR at a folder with that much free space, then run again'});
 	}
 }
 
@@ -259,11 +261,11 @@ function assertRoomForCopy(pre: Preflight): void {
  * into a private folder and read that. If the sidecars appear while we copy, an owner started:
  * then the in-place read-only open is the right one.
  */
-function copyForPrivateRead(pre: Preflight): {preflight: Preflight; dir: string; target: string | undefined} {
+function copyForPrivateRead(pre: Preflight, tmp: string): {preflight: Preflight; dir: string; target: string | undefined} {
 	for (let attempt = 0; attempt < 3; attempt++) {
 		assertNoLiveHandle(pre.path, 'a private copy');
-		assertRoomForCopy(pre);
-		const dir = ownTempDir('read');
+		assertRoomForCopy(pre, tmp);
+		const dir = ownTempDir('read', tmp);
 		const target = path.join(dir, path.basename(pre.path));
 		try {
 			// Opened as foreign files: a regular file only (never a FIFO swapped in since preflight), no link followed.
@@ -279,7 +281,7 @@ function copyForPrivateRead(pre: Preflight): {preflight: Preflight; dir: string;
 
 			const code = errorCode(error);
 			if (code === 'ENOSPC') {
-				throw new FailClosed({file: pre.path, kind: 'no-space', reason: `no space in ${os.tmpdir()} for a private read copy (${pre.main.size} bytes)`, next: 'free space or point TMPDIR at a larger folder', cause: error});
+				throw new FailClosed({file: pre.path, kind: 'no-space', reason: `no space in ${tmp} for a private read copy (${pre.main.size} bytes)`, next: 'free space or point TMPDIR at a larger folder', cause: error});
 			}
 
 			if (code === 'ELOOP' || code === 'ENOENT') {

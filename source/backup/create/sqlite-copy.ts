@@ -59,23 +59,9 @@ export type CopyOptions = {
 	writebackEvery?: number;
 };
 
-/** ReadOnlyStore.open with os.tmpdir() pointed at `dir` (open is synchronous: nothing interleaves). */
+/** ReadOnlyStore.open, its private read copy (if one is needed) in `dir` when given. */
 function openReader(source: string, dir: string | undefined): ReadOnlyStore {
-	if (!dir) {
-		return ReadOnlyStore.open(source);
-	}
-
-	const saved = process.env.TMPDIR;
-	process.env.TMPDIR = dir;
-	try {
-		return ReadOnlyStore.open(source);
-	} finally {
-		if (saved === undefined) {
-			delete process.env.TMPDIR;
-		} else {
-			process.env.TMPDIR = saved;
-		}
-	}
+	return ReadOnlyStore.open(source, dir ? {privateTmp: dir} : {});
 }
 
 /** Write-side SQLite codes: the destination failed, not the source. */

@@ -9,7 +9,7 @@ import {UsageError} from './cli-args.js';
 import type {ExitCode} from './errors.js';
 import {type GlobalFlags, processIo as io} from './io.js';
 
-export type FlagValue = string | boolean | string[] | undefined;
+import type {FlagValue} from './cli-flags.js';
 
 /** What a handler is given: its own flags (by name), its operands, the store and output flags, the raw line. */
 export type Invocation = {flags: Readonly<Record<string, FlagValue>>; operands: string[]; global: GlobalFlags; argv: string[]};

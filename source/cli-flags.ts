@@ -7,6 +7,9 @@
  * one usage line naming the flag, never a NaN that reaches a command.
  */
 
+/** A flag's value as meow hands it over. */
+export type FlagValue = string | boolean | string[] | undefined;
+
 export type FlagDef =
 	| {type: 'string'; value: string; help: string; short?: string; multiple?: boolean}
 	| {type: 'boolean'; help: string; default?: boolean};

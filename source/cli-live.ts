@@ -16,7 +16,7 @@ import type {StoreLocation} from './store/locate.js';
 import type {TuiFlags} from './ui/app-props.js';
 import {PANES, type Pane} from './ui/pane-names.js';
 import {UsageError} from './cli-args.js';
-import type {FlagValue} from './cli-commands.js';
+import type {FlagValue} from './cli-flags.js';
 
 /** --pane NAME (read here, not in the command table: the table loads nothing of the TUI): one of the TUI's panes (any case), or a usage error naming them. */
 export function paneFlag(value: FlagValue): Pane | undefined {

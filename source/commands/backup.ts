@@ -10,7 +10,8 @@ import {progressSink} from '../backup/progress.js';
 import {type QuickSnapshotResult, takeQuickSnapshot} from '../backup/create/snapshot.js';
 import type {ExitCode} from '../errors.js';
 import {hermesRoot} from '../store/locate.js';
-import {type GlobalFlags, type Io, emit, guarded, processIo} from './context.js';
+import {type GlobalFlags, type Io, emit, guarded} from './context.js';
+import {backupDirs, failIfAbandoned, resolveRoot} from './shared/backup-root.js';
 import {bytes, plural} from '../text/format.js';
 
 export type BackupFlags = GlobalFlags & {
@@ -20,27 +21,6 @@ export type BackupFlags = GlobalFlags & {
 	quick: boolean;
 	label?: string;
 };
-
-/** The Hermes root: --home, else HERMES_HOME / ~/.hermes as Hermes derives it. */
-export function resolveRoot(flags: Pick<GlobalFlags, 'home'>, io: Io): string {
-	return flags.home ? path.resolve(flags.home) : hermesRoot(io.env);
-}
-
-/** Archive folders to look in: -o DIR when given, else <root>/backups. */
-export function backupDirs(flags: {output?: string}, root: string): string[] {
-	return flags.output ? [path.resolve(flags.output)] : [defaultBackupDir(root)];
-}
-
-/**
- * A backup, restore or verify must never end with exit 0 because an await was abandoned (a
- * promise that never settles lets Node exit with the default code 0). In the CLI, the exit code
- * is "failed" (2) until the command returns its real code.
- */
-export function failIfAbandoned(io: Io): void {
-	if (io === processIo) {
-		process.exitCode = 2;
-	}
-}
 
 export const CREDENTIALS_WARNING = '! This archive holds credentials (.env, auth.json, tokens): keep it private and never send it to anyone.';
 

@@ -6,7 +6,7 @@ import {type BackupEntry, listBackups} from '../backup/ops/list.js';
 import type {ExitCode} from '../errors.js';
 import {backupStatus} from '../report/backups.js';
 import {ago, bytes, table} from '../text/format.js';
-import {backupDirs, failIfAbandoned, resolveRoot} from './backup.js';
+import {backupDirs, failIfAbandoned, resolveRoot} from './shared/backup-root.js';
 import {type GlobalFlags, type Io, emit, guarded} from './context.js';
 
 export type BackupsFlags = GlobalFlags & {output?: string};

@@ -4,7 +4,7 @@
  */
 import {type DoctorReport, runDoctor as doctor} from '../backup/ops/doctor.js';
 import type {ExitCode} from '../errors.js';
-import {backupDirs, failIfAbandoned, resolveRoot} from './backup.js';
+import {backupDirs, failIfAbandoned, resolveRoot} from './shared/backup-root.js';
 import {type GlobalFlags, type Io, emit, guarded} from './context.js';
 
 import {bytes} from '../text/format.js';

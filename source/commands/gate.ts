@@ -7,7 +7,7 @@
 import {DEFAULT_MAX_AGE_SECONDS, checkGate, parseDuration} from '../backup/ops/gate.js';
 import {realPathOf} from '../backup/manifest.js';
 import type {ExitCode} from '../errors.js';
-import {backupDirs, failIfAbandoned, resolveRoot} from './backup.js';
+import {backupDirs, failIfAbandoned, resolveRoot} from './shared/backup-root.js';
 import {type GlobalFlags, type Io, emit, guarded} from './context.js';
 
 

@@ -13,7 +13,7 @@ import {restoreArchive} from '../backup/restore/restore.js';
 import {comparisonLines} from '../backup/restore/compare.js';
 import {layoutLines} from '../backup/restore/layout.js';
 import {type ExitCode, refusalLine} from '../errors.js';
-import {failIfAbandoned} from './backup.js';
+import {failIfAbandoned} from './shared/backup-root.js';
 import {plural} from '../text/format.js';
 import {type GlobalFlags, type Io, emit, guarded} from './context.js';
 import type {RestoreResult} from '../backup/restore/types.js';

@@ -6,7 +6,7 @@ import {progressSink} from '../backup/progress.js';
 import {type VerifyReport, recordVerification, verifyArtifact} from '../backup/verify/verify.js';
 import {onlyNoStore} from '../backup/verify/report.js';
 import {type ExitCode, refusalLine} from '../errors.js';
-import {failIfAbandoned} from './backup.js';
+import {failIfAbandoned} from './shared/backup-root.js';
 import {type GlobalFlags, type Io, emit, guarded} from './context.js';
 
 import {bytes, plural} from '../text/format.js';

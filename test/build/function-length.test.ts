@@ -56,9 +56,12 @@ export function functionsOf(file: string, text = fs.readFileSync(file, 'utf8')):
 
 describe('functions fit in one head', () => {
 	const source = path.join(ROOT, 'source');
-	it.each(sourceFiles(source).map(f => [path.relative(source, f), f]))(`%s: no function over ${MAX_LINES} lines`, (rel, file) => {
-		const long = functionsOf(file).filter(f => f.lines > MAX_LINES && !EXEMPT.has(`${rel}:${f.name}`));
-		expect(long.map(f => `${f.name} (${f.where}) is ${f.lines} lines`)).toEqual([]);
+	it(`no function over ${MAX_LINES} lines (every offender at once)`, () => {
+		const long = sourceFiles(source).flatMap(file => {
+			const rel = path.relative(source, file);
+			return functionsOf(file).filter(f => f.lines > MAX_LINES && !EXEMPT.has(`${rel}:${f.name}`)).map(f => `${rel}: ${f.name} (${f.where}) is ${f.lines} lines`);
+		});
+		expect(long).toEqual([]);
 	});
 
 	it('measures what it claims: a 90-line function is caught, nested arrows counted', () => {

@@ -41,7 +41,8 @@ function statOrRefuse(p: string): fs.Stats {
 	try {
 		return fs.statSync(p);
 	} catch (error) {
-		throw new FailClosed({file: p, kind: errorCode(error) === 'ENOENT' ? 'not-found' : 'unreadable', reason: `cannot be read (${errorCode(error) ?? 'error'})`, next: 'pass a state.db, a Hermes home, an archive, a quick snapshot, an emergency snapshot or a retired-WAL capture', cause: error});
+		const absent = errorCode(error) === 'ENOENT';
+		throw new FailClosed({file: p, kind: absent ? 'not-found' : 'unreadable', reason: absent ? 'no such file or folder' : `cannot be read (${errorCode(error) ?? 'error'})`, next: 'pass a state.db, a Hermes home, an archive, a quick snapshot, an emergency snapshot or a retired-WAL capture', cause: error});
 	}
 }
 

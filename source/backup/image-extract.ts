@@ -15,7 +15,7 @@ import path from 'node:path';
 import {FailClosed, errorMessage} from '../errors.js';
 import {ownTempDir} from '../temps.js';
 import {detectKind, notAnArtifact} from './detect-kind.js';
-import {manifestHome} from './manifest.js';
+import {type Manifest, manifestHome} from './manifest.js';
 import {refuseDamaged, refuseUnsafeMembers} from './restore-refusals.js';
 import {type SourceMember, openSource} from './restore-source.js';
 import {writeMember} from './tarread.js';
@@ -59,14 +59,21 @@ function pick(p: string, members: readonly SourceMember[], profile?: string): {d
 	return {db, mirror: members.find(m => m.path === `${base}sessions/sessions.json`)};
 }
 
+export type ExtractOptions = {
+	profile?: string;
+	tmpDir?: string;
+	/** The caller verified this artifact a moment ago (a restore's dry run): its manifest, the verify not run twice. */
+	verifiedManifest?: Manifest | null;
+};
+
 /** Step 2: state.db (and its mirror) of a verified artifact, written into a new private temp folder. */
-export async function extractStoreImage(p: string, options: {profile?: string; tmpDir?: string} = {}): Promise<ExtractedImage> {
+export async function extractStoreImage(p: string, options: ExtractOptions = {}): Promise<ExtractedImage> {
 	const kind = detectKind(p);
 	if (kind === 'unknown') {
 		throw notAnImage(p);
 	}
 
-	const report = await verified(p, kind, options.tmpDir);
+	const report = options.verifiedManifest === undefined ? await verified(p, kind, options.tmpDir) : {manifest: options.verifiedManifest};
 	const source = await openSource(p, report.manifest, {tmpDir: options.tmpDir});
 	try {
 		const {db, mirror} = pick(p, source.members, options.profile);

@@ -164,7 +164,28 @@ export function* diffLines(sides: {a: DiffSideInfo; b: DiffSideInfo}, diff: Diff
 		yield `In A, not in B: ${plural(diff.rollbacks.inAOnly.length, 'rollback')} (${diff.rollbacks.inAOnly.map(r => r.sessionKey).join(', ')}): A is the later moment, or B was repaired`;
 	}
 
+	if (unchanged(diff)) {
+		yield '';
+		yield 'Nothing changed between A and B: the same sessions, message counts, end stamps';
+		yield 'and identity columns, the same gateway_routing.';
+	}
+
 	yield* sectionLines(diff);
+}
+
+function unchanged(d: Diff): boolean {
+	const s = d.sessions;
+	return d.rollbacks.inBOnly.length + d.rollbacks.inAOnly.length + d.routing.length + s.added.length + s.removed.length + s.changed.length === 0 && !d.chats.some(c => c.changed);
+}
+
+/** A restore's dry run, per chat: A the live store now, B the archive (what a restart resumes once it is restored). */
+export function restorePreviewLines(chats: readonly ChatDiff[]): string[] {
+	const changed = chats.filter(c => c.changed);
+	if (changed.length === 0) {
+		return [`  per chat (${plural(chats.length, 'chat')}): after the restore a restart resumes the same sessions as now`];
+	}
+
+	return [`  per chat, A the live store now and B after the restore (${changed.length} of ${plural(chats.length, 'chat')} change):`, ...changed.flatMap(c => chatDiffLines(c).map(l => `  ${l}`))];
 }
 
 /** The JSON document: both sides, then the diff as forensics/diff.ts decides it (rollbacks as hfx scan shows them). */

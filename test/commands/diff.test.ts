@@ -213,4 +213,18 @@ describe('hfx diff', () => {
 			refusal([dir, inc.home], 'no-main-image', dir);
 		});
 	});
+
+	it('gives a restore\'s dry run its per-chat lines: what a restart resumes now and after the restore', () => {
+		const evidence = folderHashes(inc.home);
+		const {code, json, stderr} = hfxJson(['restore', before, '--home', inc.home, '--dry-run']);
+		expect(code, stderr).toBe(1);
+		const chat = json.chats.diff.find((c: {sessionKey: string}) => c.sessionKey === SIM_KEY);
+		expect(chat).toMatchObject({changed: true, targetChanged: true, a: {restartResumes: fresh}, b: {restartResumes: inc.zombie, newestIn: inc.orphan}});
+		const text = hfx(['restore', before, '--home', inc.home, '--dry-run']);
+		expect(text.stdout).toContain('per chat, A the live store now and B after the restore (1 of 2 chats change):');
+		expect(text.stdout).toContain(`\n  ✗ ${SIM_KEY}\n`);
+		expect(text.stdout).toContain(`      restart resumes    A ${fresh}\n                         B ${inc.zombie}`);
+		expect(text.stdout.trim().split('\n').at(-1)).toMatch(/^Next: /);
+		expect(folderHashes(inc.home)).toEqual(evidence);
+	});
 });

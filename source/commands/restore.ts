@@ -2,7 +2,8 @@
  * `hfx restore ARCHIVE (--to DIR | --home DIR) [--yes|--dry-run]` and `hfx restore --drill ARCHIVE`.
  * Restore: exit 0 all restored and verified, 1 partial (listed), 2 refused or nothing written.
  * Dry run (writes nothing): exit 0 it would drop nothing the live store has, 1 it would drop
- * sessions or messages (or cannot tell), 2 refused (a damaged archive, an unreadable target).
+ * sessions or messages (or cannot tell), 2 refused (a damaged archive, an unreadable target); per
+ * chat, what a restart resumes now and after the restore (hfx diff's diff of the two stores).
  * Drill: exit 0 passed, 1 it found a problem (recorded), 2 it could not run.
  */
 import fs from 'node:fs';

@@ -5,7 +5,8 @@
  * uses refuse them before any private copy is read); a tar with a `..` member or a state.db that is a
  * link (class 4: the member policy); a home and a symbolic link to its state.db, one store (class 2);
  * a FIFO as a side (class 3: never opened); a file that is no SQLite database and no archive, and a
- * retired-WAL capture that kept only the main file's header (class 9).
+ * retired-WAL capture that kept only the main file's header (class 9). And a Ctrl-C or SIGTERM
+ * while diff's private copy of an archived store is in TMPDIR leaves nothing there (class 6).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -14,7 +15,8 @@ import {spawnSync} from 'node:child_process';
 import {craftTar} from '../craft-tar.js';
 import {archive, home} from '../fixtures.js';
 import type {Fault, FaultClass, RunResult, Scene, TempSpace} from '../types.js';
-import {namesFile, refused, write} from './kit.js';
+import {leftIn} from '../temp-space.js';
+import {namesFile, refused, step, write} from './kit.js';
 
 /** The --json refusal's kind on stdout. */
 function jsonKind(kind: RegExp): (r: RunResult) => string | null {
@@ -96,6 +98,21 @@ function sameStore(): Fault {
 	};
 }
 
+/** A signal while the private copy of an archive's store exists (paused right after its folder is made): nothing left in TMPDIR. */
+function signalledWithCopy(signal: 'SIGINT' | 'SIGTERM'): Fault {
+	return {
+		id: `diff-${signal.toLowerCase()}-with-private-copy`, cls: 6, outcome: 'partial-cleaned', notes: `${signal} while diff's private copy of an archive's state.db is in TMPDIR: removed on the way out`,
+		async setup(t): Promise<Scene> {
+			const h = await home(t.dir('home'));
+			const a = await archive(t.dir('archives'));
+			const copying = () => leftIn(t.tmpdir).some(n => n.startsWith('hfx-diff-'));
+			return {evidence: [h.root, path.dirname(a)], steps: [
+				step('killed', ['diff', a, h.root], {env: {HFX_TEST_PAUSE_AT: 'temp-diff', HFX_TEST_PAUSE_MS: '3000'}, kill: {signal, when: copying, afterMs: 20_000}}),
+			]};
+		},
+	};
+}
+
 export const DIFF: Fault[] = [
 	against('diff-damaged-archive', 4, 'a sealed archive with 4 KiB overwritten: archive-damaged, no private copy read', (_t, dir) => damagedArchive(dir), /"kind": "(archive-damaged|unreadable)"/),
 	against('diff-zip-bomb-lying-size', 4, 'a zip whose state.db says 4096 bytes and inflates to 64 MiB: the reader stops at the declared size', (_t, dir) => lyingBomb(path.join(dir, 'bomb.zip')), /"kind": "(archive-damaged|unreadable)"/),
@@ -114,4 +131,6 @@ export const DIFF: Fault[] = [
 		write(path.join(capture, 'state.db-wal'), Buffer.alloc(32));
 		return capture;
 	}, /"kind": "no-main-image"/),
+	signalledWithCopy('SIGINT'),
+	signalledWithCopy('SIGTERM'),
 ];

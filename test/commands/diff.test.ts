@@ -4,11 +4,13 @@
  * resumes the zombie and writes new turns into it), a store against its quick snapshot, an
  * emergency snapshot and a retired-WAL capture as "before" images; every evidence byte unchanged.
  */
+import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {craftZip} from '../backup/helpers.js';
 import {T0} from '../fixtures/scenarios.js';
 import {hfx, hfxJson} from '../helpers/cli.js';
 import {folderHashes} from '../helpers/folder-hashes.js';
@@ -174,6 +176,22 @@ describe('hfx diff', () => {
 		const orphan = capture.json.sessions.changed.find((x: {id: string}) => x.id === inc.orphan);
 		expect(orphan.messages).toEqual({a: 21, b: 20});
 		expect(folderHashes(inc.home)).toEqual(evidence);
+	});
+
+	it('reads a tar.gz of a volume through restore\'s reader (its -wal folded into the private copy) and a Hermes zip with its .hermes/ prefix', () => {
+		const capture = path.join(inc.home, CAPTURE);
+		const tgz = path.join(out, 'volume.tar.gz');
+		expect(spawnSync('tar', ['czf', tgz, '-C', capture, 'state.db', 'state.db-wal']).status).toBe(0);
+		const fromTar = hfxJson(['diff', tgz, inc.home]);
+		expect(fromTar.code, fromTar.stderr).toBe(1);
+		expect(fromTar.json.a).toMatchObject({kind: 'archive', member: 'state.db'});
+		expect(fromTar.json.sessions.changed.find((x: {id: string}) => x.id === inc.orphan).messages).toEqual({a: 21, b: 20});
+		const zip = path.join(out, 'hermes-backup.zip');
+		fs.writeFileSync(zip, craftZip([{name: '.hermes/config.yaml', data: Buffer.from('model: x\n')}, {name: '.hermes/state.db', data: fs.readFileSync(path.join(inc.home, EMERGENCY))}]));
+		const fromZip = hfxJson(['diff', zip, tgz]);
+		expect(fromZip.code, fromZip.stderr).toBe(0);
+		expect(fromZip.json.a).toMatchObject({kind: 'archive', member: '.hermes/state.db'});
+		expect(fromZip.json.sessions.changed.map((x: {id: string; messages: unknown}) => [x.id, x.messages])).toEqual([[inc.orphan, {a: 20, b: 21}]]);
 	});
 
 	describe('refuses in one line, exit 2, writing nothing', () => {

@@ -76,6 +76,11 @@ const READ_COMMANDS: CommandSpec[] = [
 		run: async ({operands, global}) => (await import('./commands/routing.js')).runRouting({...global, key: operands[0]}, io),
 	},
 	{
+		name: 'diff', usage: ['diff A B'], summary: 'per chat, what a restart resumes and where the newest message is at two moments (a store, an archive, a snapshot, a retired capture); sessions, routing, rollbacks',
+		operands: [{name: 'A', required: true}, {name: 'B', required: true}], flags: {profile: STORE_FLAGS.profile, maxGapSeconds: STORE_FLAGS.maxGapSeconds, ...OUTPUT_FLAGS}, exits: 'read', example: 'hfx diff ~/.hermes/backups/hfx-backup-20261201-0900.zip ~/.hermes',
+		run: async ({operands, global}) => (await import('./commands/diff.js')).runDiff({...global, a: operands[0]!, b: operands[1]!}, io),
+	},
+	{
 		name: 'files', usage: ['files [STORE]'], summary: 'state.db, -wal, -shm: WAL frame classes, checksum breaks, who holds the files',
 		operands: [STORE_OPERAND], flags: STORE, exits: 'read', example: 'hfx files --db /srv/hermes/state.db',
 		run: async ({global}) => (await import('./commands/files.js')).runFiles(global, io),

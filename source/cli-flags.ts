@@ -59,7 +59,7 @@ export const OWN_FLAGS = {
 	to: {type: 'string', value: 'DIR', help: 'restore into this folder'},
 	homeTarget: {type: 'string', value: 'DIR', help: 'restore over this Hermes root (refused while the agent holds its store)'},
 	drill: {type: 'boolean', help: 'restore into a scratch folder, scan, compare, record'},
-	restoreDryRun: {type: 'boolean', help: 'only say what the restore would drop and bring back (the archive against the live store, read-only); write nothing (exit 0 drops nothing, 1 would drop)'},
+	restoreDryRun: {type: 'boolean', help: 'only say what the restore would drop and bring back, and per chat what a restart resumes now and after (the archive against the live store, read-only); write nothing (exit 0 drops nothing, 1 would drop)'},
 	maxAge: {type: 'string', value: 'DURATION', help: 'the newest acceptable backup (default 30m)'},
 	textfile: {type: 'string', value: 'PATH', help: 'the .prom file to replace atomically, in node_exporter\'s --collector.textfile.directory (metrics without it: stdout)'},
 	interval: {type: 'string', value: 'DURATION', help: 'how often to re-read the stores (default 15s)'},

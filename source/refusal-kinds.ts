@@ -69,6 +69,8 @@ export const REFUSAL_KINDS = {
 	'stage-failed': 'staging the restored files failed',
 	'restore-failed': 'the restore failed',
 	'restore-interrupted': 'a restore stopped part-way',
+	'no-main-image': 'a retired-WAL capture without its copied state.db (only its header, or unfinished): its WAL frames cannot be read',
+	'same-store': 'both sides of a diff are the same store or file',
 	'no-such-session': 'no session by that name (or the name is ambiguous)',
 	'no-such-key': 'no chat with that session key',
 	'no-such-orphan': '--only names no adoptable orphan',

@@ -2,9 +2,11 @@
  * `hfx restore ARCHIVE (--to DIR | --home DIR) [--yes|--dry-run]` and `hfx restore --drill ARCHIVE`.
  * Restore: exit 0 all restored and verified, 1 partial (listed), 2 refused or nothing written.
  * Dry run (writes nothing): exit 0 it would drop nothing the live store has, 1 it would drop
- * sessions or messages (or cannot tell), 2 refused (a damaged archive, an unreadable target).
+ * sessions or messages (or cannot tell), 2 refused (a damaged archive, an unreadable target); per
+ * chat, what a restart resumes now and after the restore (hfx diff's diff of the two stores).
  * Drill: exit 0 passed, 1 it found a problem (recorded), 2 it could not run.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import {type DrillResult, drillArchive} from '../backup/ops/drill.js';
@@ -12,11 +14,14 @@ import {progressSink} from '../backup/progress.js';
 import {restoreArchive} from '../backup/restore/restore.js';
 import {comparisonLines} from '../backup/restore/compare.js';
 import {layoutLines} from '../backup/restore/layout.js';
-import {type ExitCode, refusalLine} from '../errors.js';
+import {type ExitCode, asRefusal, refusalLine} from '../errors.js';
+import type {ChatDiff} from '../forensics/diff.js';
+import {restorePreviewLines} from '../report/diff.js';
 import {failIfAbandoned} from './shared/backup-root.js';
 import {plural} from '../text/format.js';
 import {type GlobalFlags, type Io, emit, guarded} from './context.js';
 import type {RestoreResult} from '../backup/restore/types.js';
+import {diffPair} from './shared/image-sides.js';
 
 export type RestoreFlags = GlobalFlags & {archive: string; to?: string; yes: boolean; drill: boolean; dryRun?: boolean};
 
@@ -132,6 +137,39 @@ function restoreLines(r: RestoreResult): string[] {
 	return lines;
 }
 
+type ChatPreview = {diff: ChatDiff[]; problem: null} | {diff: null; problem: string} | null;
+
+/**
+ * A dry run's per-chat preview (hfx diff's own diff, commands/shared/image-sides.ts): the target's
+ * root store now against the archive's (verified a moment ago, not verified twice). None without a
+ * store at the target; a store hfx cannot read is said in words, and the dry run still answers.
+ */
+async function perChat(r: RestoreResult, flags: RestoreFlags): Promise<ChatPreview> {
+	const live = path.join(r.target, 'state.db');
+	if (!fs.existsSync(live) || !r.comparison.some(c => c.path === 'state.db')) {
+		return null;
+	}
+
+	try {
+		return {diff: (await diffPair(live, r.archive, {maxGapSeconds: flags.maxGapSeconds}, {verifiedManifest: r.verify.manifest})).diff.chats, problem: null};
+	} catch (error) {
+		const refusal = asRefusal(error);
+		if (!refusal) {
+			throw error;
+		}
+
+		return {diff: null, problem: refusal.line()};
+	}
+}
+
+function chatPreviewLines(p: ChatPreview): string[] {
+	if (p === null) {
+		return [];
+	}
+
+	return p.diff ? restorePreviewLines(p.diff) : [`  per chat: cannot tell (${p.problem})`];
+}
+
 async function runRestoreInto(target: string, flags: RestoreFlags, io: Io, bar: ReturnType<typeof progressSink>): Promise<ExitCode> {
 	let r: RestoreResult;
 	try {
@@ -148,11 +186,13 @@ async function runRestoreInto(target: string, flags: RestoreFlags, io: Io, bar: 
 		bar?.clear();
 	}
 
-	emit(io, flags, {json: () => restoreJson(r), text: () => restoreLines(r)});
-
 	if (r.status === 'dry-run') {
+		const chats = await perChat(r, flags);
+		emit(io, flags, {json: () => ({...restoreJson(r), chats}), text: () => [...restoreLines(r).slice(0, -1), ...chatPreviewLines(chats), ...restoreLines(r).slice(-1)]});
 		return r.exitCode;
 	}
+
+	emit(io, flags, {json: () => restoreJson(r), text: () => restoreLines(r)});
 
 	if (r.exitCode !== 0) {
 		io.err(refusalLine({file: r.target, reason: `the restore is partial (${[...r.failed.map(f => f.path), ...r.postProblems].slice(0, 3).join('; ')})`, next: `see the list above; the previous files are in ${r.preRestoreDir ?? 'place'}`}));

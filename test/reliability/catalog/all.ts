@@ -4,6 +4,7 @@ import {AGENT_OPS_FAULTS} from './agent-ops.js';
 import {ARCHIVES} from './archives.js';
 import {CRASH_WINDOWS} from './crash-windows.js';
 import {CRASH} from './crash.js';
+import {DIFF} from './diff.js';
 import {EXITS} from './exits.js';
 import {HANGS} from './hangs.js';
 import {HOLDS} from './holds.js';
@@ -16,4 +17,4 @@ import {SYMLINKS} from './symlinks.js';
 import {WHOSE} from './whose.js';
 import {WORDS} from './words.js';
 
-export const CATALOG: Fault[] = [...CRASH, ...SYMLINKS, ...HANGS, ...ARCHIVES, ...WHOSE, ...CRASH_WINDOWS, ...EXITS, ...INJECTION, ...STORES, ...HOLDS, ...LINKS, ...SCHEMA_OBJECTS, ...AGENT_OPS_FAULTS, ...WORDS, ...ROLLBACK_SURFACES];
+export const CATALOG: Fault[] = [...CRASH, ...SYMLINKS, ...HANGS, ...ARCHIVES, ...WHOSE, ...CRASH_WINDOWS, ...EXITS, ...INJECTION, ...STORES, ...HOLDS, ...LINKS, ...SCHEMA_OBJECTS, ...AGENT_OPS_FAULTS, ...WORDS, ...ROLLBACK_SURFACES, ...DIFF];

@@ -45,8 +45,8 @@ const MATCHERS: readonly Matcher[] = [
 	{kind: 'repoint', re: new RegExp(String.raw`repointing stale sessions\.json entry ${REPR} from ended (\S+) \(end_reason=.*?\) to recovered (\S+)`), key: 1, ids: [3, 4]},
 	{kind: 'prune', re: new RegExp(String.raw`pruning stale sessions\.json entry ${REPR} -> (\S+)`), key: 1, ids: [3]},
 	{kind: 'stale-entry-dropped', re: new RegExp(String.raw`routing key ${REPR} -> (\S+) is ended in state\.db`), key: 1, ids: [3]},
-	{kind: 'end-predecessor-failed', re: /Failed to end predecessor session row (\S+) for (\S+?):/, ids: [1]},
-	{kind: 'create-row-failed', re: /Failed to create session row (\S+) for (\S+?):/, ids: [1]},
+	{kind: 'end-predecessor-failed', re: /Failed to end predecessor session row (\S+) for (\S+?): /, ids: [1]},
+	{kind: 'create-row-failed', re: /Failed to create session row (\S+) for (\S+?): /, ids: [1]},
 	{kind: 'routing-save-failed', re: /routing save failed|mirror save failed after state\.db commit/},
 	{kind: 'transcript-lagged', re: /Persisted transcript lagged live cached history for session (\S+) \(/},
 ];

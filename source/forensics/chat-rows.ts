@@ -91,11 +91,14 @@ function addLineageRows(rows: Rows, input: ChatRowsInput): void {
 				continue;
 			}
 
-			const next = edgeOf(e, id);
-			const s = input.byId.get(next.id);
-			if (!s || (s.sessionKey !== null && s.sessionKey !== input.sessionKey)) {
+			const nextId = e.parentId === id ? e.childId : e.parentId;
+			const s = input.byId.get(nextId);
+			// Another key's row is another chat's; a keyed row of this chat needs no second reason.
+			if (!s || (s.sessionKey !== null && (s.sessionKey !== input.sessionKey || rows.byId.has(nextId)))) {
 				continue;
 			}
+
+			const next = edgeOf(e, id);
 
 			if (rows.add(next.id, 'lineage', next.text, CONTINUES.has(e.kind) ? 'strong' : 'weak')) {
 				queue.push(next.id);

@@ -46,6 +46,8 @@ export type TimelineEvent = {
 	certainty: Certainty;
 	/** Why hfx says so, one fact each (empty for what is read directly). */
 	evidence: string[];
+	/** A `messages` event: how many messages the span holds. */
+	messages?: number;
 };
 
 /** Point 4: what a restart now would do to a chat at rollback risk. */

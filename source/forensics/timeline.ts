@@ -128,8 +128,8 @@ function birthEvent(row: TimelineRow, pred: ReturnType<typeof predecessorOf>, fo
 	if (pred) {
 		const p = pred.parent;
 		const word = rotationWord(p.endReason);
-		const evidence = [pred.linked ?? `${suffixOf(p.id)} ended ${p.endReason ?? '(no end reason)'} at ${stamp(p.endedAt)} and ${suffixOf(row.id)} is the next row of the key: no lineage link`, `${suffixOf(p.id)} ended ${p.endReason ?? '(no end reason)'}${p.endedAt === null ? '' : ` at ${stamp(p.endedAt)}`}`];
-		return {at, kind: 'rotation', sessionId: row.id, certainty: pred.linked ? 'certain' : 'strong', text: `${word}: ${suffixOf(p.id)} → ${suffixOf(row.id)}`, evidence: pred.linked ? evidence : evidence.slice(0, 1)};
+		const evidence = pred.linked ?? `${suffixOf(p.id)} ended ${p.endReason ?? '(no end reason)'} at ${stamp(p.endedAt)} and ${suffixOf(row.id)} is the next row of the key: no lineage link`;
+		return {at, kind: 'rotation', sessionId: row.id, certainty: pred.linked ? 'certain' : 'strong', text: `${word}: ${suffixOf(p.id)} → ${suffixOf(row.id)}`, evidence: [evidence]};
 	}
 
 	const how = row.keyed ? 'keyed row' : 'keyless row';
@@ -156,7 +156,7 @@ function rowEvents(rows: readonly TimelineRow[], input: TimelineInput, forks: Re
 		}
 
 		for (const span of row.spans) {
-			events.push({at: span.firstAt, kind: 'messages', sessionId: row.id, certainty: 'certain', text: `${suffixOf(row.id)}: ${span.messages} message${span.messages === 1 ? '' : 's'}${span.lastAt > span.firstAt ? ` until ${stamp(span.lastAt).slice(0, 16)} (${duration(span.lastAt - span.firstAt)})` : ''}`, evidence: []});
+			events.push({at: span.firstAt, kind: 'messages', sessionId: row.id, certainty: 'certain', messages: span.messages, text: `${suffixOf(row.id)}: ${span.messages} message${span.messages === 1 ? '' : 's'}${span.lastAt > span.firstAt ? ` until ${stamp(span.lastAt).slice(0, 16)} (${duration(span.lastAt - span.firstAt)})` : ''}`, evidence: []});
 		}
 	}
 

@@ -5,6 +5,7 @@
  */
 import {duration} from '../forensics/duration.js';
 import type {Membership} from '../forensics/chat-rows.js';
+import {type Fold, type FoldedRow, foldEvents, foldRows} from '../forensics/timeline-fold.js';
 import type {EventKind, Timeline, TimelineEvent, TimelineRow} from '../forensics/timeline.js';
 import {utc} from '../text/format.js';
 import {wrapIndented} from '../text/wrap.js';
@@ -48,6 +49,17 @@ export function eventLines(e: TimelineEvent, width: number, now: number): string
 	return lines;
 }
 
+function foldLines(f: Fold, width: number): string[] {
+	const what = [`${f.rotations} compression rotation${f.rotations === 1 ? '' : 's'}`, `${f.messages} messages in ${f.spans} span${f.spans === 1 ? '' : 's'}`].join(', ');
+	return wrapIndented(`${utc(f.at)}  ${'…'.padEnd(WORD)}${f.events} ordinary events of ${f.rows} rows until ${utc(f.lastAt)}: ${what}`, width, TIME + 2 + WORD);
+}
+
+function foldedRowLines(r: FoldedRow, width: number): string[] {
+	return 'kind' in r
+		? wrapIndented(`  … ${r.rows} more rows of the compression chain, ${r.firstId} … ${r.lastId}: ${r.messages} messages (by key and lineage, certain)`, width, 6)
+		: rowLines(r, width);
+}
+
 /** The summary under the title: the rollback, or what a restart now would do. */
 function summary(t: Timeline): string[] {
 	const resumes = t.events.filter(e => e.kind === 'resume');
@@ -67,10 +79,10 @@ export function timelineLines(t: Timeline, width = 80): string[] {
 		...summary(t).flatMap(l => wrapIndented(l, width, 2)),
 		'',
 		`rows of the chat (${t.rows.length})`,
-		...t.rows.flatMap(r => rowLines(r, width)),
+		...foldRows(t.rows).flatMap(r => foldedRowLines(r, width)),
 		'',
 		`events (${t.events.length})`,
-		...t.events.flatMap(e => eventLines(e, width, t.now)),
+		...foldEvents(t.events).flatMap(e => (e.kind === 'fold' ? foldLines(e, width) : eventLines(e, width, t.now))),
 	];
 	return lines;
 }

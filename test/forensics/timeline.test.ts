@@ -175,3 +175,25 @@ describe('gateway log lines (§6.2)', () => {
 		expect(parseLogLine('Starting Hermes Gateway...')).toBeNull();
 	});
 });
+
+describe('a long chat in a screenful', () => {
+	it('folds a run of ordinary events (spans, compression rotations) to its ends and a count; a fork or a resume stands alone', async () => {
+		const {foldEvents, foldRows} = await import('../../source/forensics/timeline-fold.js');
+		const chain: SessionRecord[] = [];
+		const spans: MessageSpan[] = [];
+		for (let i = 0; i < 30; i++) {
+			chain.push(keyed(`r${String(i).padStart(2, '0')}`, {parentSessionId: i === 0 ? null : `r${String(i - 1).padStart(2, '0')}`, startedAtRaw: T0 + i * 1000, endReason: i === 29 ? null : 'compression', endedAtRaw: i === 29 ? null : T0 + i * 1000 + 900, newestMessageAt: T0 + i * 1000 + 500}));
+			spans.push(span(chain[i]!.id, T0 + i * 1000 + 10, T0 + i * 1000 + 500, 5));
+		}
+
+		const t = timelineOf(snapshot(chain), K, spans);
+		const folded = foldEvents(t.events);
+		const fold = folded.find(e => e.kind === 'fold');
+		expect(fold).toMatchObject({kind: 'fold', rotations: expect.any(Number), messages: expect.any(Number)});
+		expect(folded.length).toBeLessThan(12);
+		// Everything folded is counted: the messages of the kept spans plus the fold's are all 150.
+		const kept = folded.flatMap(e => (e.kind === 'messages' ? [e.messages ?? 0] : []));
+		expect(kept.reduce((a, b) => a + b, 0) + (fold && fold.kind === 'fold' ? fold.messages : 0)).toBe(150);
+		expect(foldRows(t.rows).find(r => 'kind' in r)).toMatchObject({kind: 'rows', rows: 25});
+	});
+});

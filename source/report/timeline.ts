@@ -19,10 +19,9 @@ export const EVENT_WORD: Record<EventKind, string> = {
 /** Kinds read directly from a row, whose certainty goes without saying. */
 const PLAIN: ReadonlySet<EventKind> = new Set(['messages', 'ended']);
 
-/** How each way of belonging reads. */
+/** How each way of belonging reads, short. */
 const VIA_WORDS: Record<Membership, string> = {
-	key: 'its session key', 'peer-tuple': 'the peer tuple', lineage: 'lineage', skipped: 'a rollback skipped it',
-	adoptable: 'repair-routing adopts it', 'same-chat-orphan': 'every candidate donor carries the key',
+	key: 'key', 'peer-tuple': 'peer tuple', lineage: 'lineage', skipped: 'rollback', adoptable: 'adoption', 'same-chat-orphan': 'ambiguous orphan',
 };
 
 const TIME = 16;
@@ -32,7 +31,7 @@ function rowLines(r: TimelineRow, width: number): string[] {
 	const state = r.endReason ? `ended ${r.endReason}` : 'live';
 	const head = `  ${r.id}  ${r.keyed ? 'keyed' : 'keyless'}  ${r.source || '—'}${r.routedNow ? '  ◀ routing entry' : ''}`;
 	const facts = `created ${utc(r.createdAt)} · quiet since ${utc(r.lastMessageAt)} · ${r.messages} message${r.messages === 1 ? '' : 's'} in ${r.spans.length} span${r.spans.length === 1 ? '' : 's'} · ${state}`;
-	const why = `belongs (${r.certainty}) by ${r.via.map(v => VIA_WORDS[v]).join(', ')}: ${r.evidence.join('; ')}`;
+	const why = `belongs (${r.certainty}; by ${r.via.map(v => VIA_WORDS[v]).join(', ')}): ${r.evidence.join('; ')}`;
 	return [...wrapIndented(head, width, 6), ...wrapIndented(`      ${facts}`, width, 6), ...wrapIndented(`      ${why}`, width, 6)];
 }
 

@@ -112,8 +112,30 @@ function rotationWord(reason: string | null): string {
 	return reason === 'new_session' ? '/new' : `reset (${reason ?? 'no end reason'})`;
 }
 
+/** The keyed row's message that came last at or before `at` (the chat's last word before a fork). */
+function lastKeyedBefore(at: number, rows: readonly TimelineRow[]): {id: string; at: number} | null {
+	let best: {id: string; at: number} | null = null;
+	for (const r of rows) {
+		for (const s of r.keyed ? r.spans : []) {
+			const last = s.lastAt <= at ? s.lastAt : (s.firstAt <= at ? s.firstAt : null);
+			if (last !== null && (best === null || last > best.at)) {
+				best = {id: r.id, at: last};
+			}
+		}
+	}
+
+	return best;
+}
+
+/** A keyless row attributed to the chat (not by lineage alone): where the chat went on without its key. */
+function keylessFork(row: TimelineRow, at: number, rows: readonly TimelineRow[]): TimelineEvent {
+	const before = lastKeyedBefore(at, rows);
+	const after = before ? ` ${duration(at - before.at)} after ${suffixOf(before.id)}'s last message` : '';
+	return {at, kind: 'fork', sessionId: row.id, certainty: row.certainty, text: `keyless ${suffixOf(row.id)} born${after}; the chat went on in it`, evidence: row.evidence};
+}
+
 /** A row's birth: a rotation from its predecessor, a keyless fork, or a plain creation. */
-function birthEvent(row: TimelineRow, pred: ReturnType<typeof predecessorOf>, forks: ReadonlyMap<string, Rollback>): TimelineEvent | null {
+function birthEvent(row: TimelineRow, pred: ReturnType<typeof predecessorOf>, forks: ReadonlyMap<string, Rollback>, rows: readonly TimelineRow[]): TimelineEvent | null {
 	const at = row.createdAt ?? row.spans[0]?.firstAt ?? null;
 	if (at === null) {
 		return null;
@@ -132,6 +154,10 @@ function birthEvent(row: TimelineRow, pred: ReturnType<typeof predecessorOf>, fo
 		return {at, kind: 'rotation', sessionId: row.id, certainty: pred.linked ? 'certain' : 'strong', text: `${word}: ${suffixOf(p.id)} → ${suffixOf(row.id)}`, evidence: [evidence]};
 	}
 
+	if (!row.keyed && !row.via.every(v => v === 'lineage')) {
+		return keylessFork(row, at, rows);
+	}
+
 	const how = row.keyed ? 'keyed row' : 'keyless row';
 	return {at, kind: 'created', sessionId: row.id, certainty: row.certainty, text: `${how} ${suffixOf(row.id)} created`, evidence: row.keyed ? [] : row.evidence};
 }
@@ -147,7 +173,7 @@ function rowEvents(rows: readonly TimelineRow[], input: TimelineInput, forks: Re
 	const events: TimelineEvent[] = [];
 	for (const row of rows) {
 		const pred = forks.has(row.id) ? null : predecessorOf(row, byId, ended, input.lineage);
-		const birth = birthEvent(row, pred, forks);
+		const birth = birthEvent(row, pred, forks, rows);
 		if (birth) {
 			events.push(birth);
 			if (birth.kind === 'rotation') {

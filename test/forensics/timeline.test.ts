@@ -149,6 +149,8 @@ describe('a chat at rollback risk (point 4)', () => {
 		expect(last).toMatchObject({kind: 'if-restart-now', at: now, certainty: 'strong'});
 		expect(last.text).toMatch(/^if the gateway restarts now: it resumes k \(via exact-key\), whose last message is 10\.0 days old; left out: o's 40 messages/);
 		expect(t.rows.find(r => r.id === 'o')!.via).toEqual(['adoptable']);
+		// The keyless row's birth is the fork, even before any restart.
+		expect(t.events.find(e => e.kind === 'fork')).toMatchObject({at: T0 + 100, sessionId: 'o', certainty: 'weak', text: 'keyless o born 40 seconds after k\'s last message; the chat went on in it'});
 	});
 });
 

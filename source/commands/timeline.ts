@@ -8,7 +8,7 @@ import {analyze} from '../forensics/analyze.js';
 import {chatNamed, timelineOfChat} from '../forensics/timeline-of-chat.js';
 import type {Timeline} from '../forensics/timeline-types.js';
 import {FailClosed, type ExitCode} from '../errors.js';
-import {timelineJson, timelineLines} from '../report/timeline.js';
+import {logNote, timelineJson, timelineLines} from '../report/timeline.js';
 import {readMessageSpans} from '../store/chat-timeline.js';
 import {type GatewayLogs, readGatewayLogs} from '../store/gateway-logs.js';
 import {type DatabaseFacts, loadStore} from '../store/load.js';
@@ -34,14 +34,6 @@ export function readTimeline(flags: TimelineFlags, io: Io): Read {
 		built = {timeline: timelineOfChat(analysis, named, spans, logs.lines, Date.now() / 1000)};
 	}});
 	return {facts: loaded.facts, logs, timeline: built!.timeline};
-}
-
-function logNote(logs: GatewayLogs): string {
-	if (logs.files.length === 0) {
-		return `no gateway logs beside the store (${logs.dir}): restarts are placed from the store alone`;
-	}
-
-	return `logs read: ${logs.files.join(', ')} (asctime read as local time of this machine)${logs.notes.length > 0 ? `; ${logs.notes.join('; ')}` : ''}`;
 }
 
 export async function runTimeline(flags: TimelineFlags, io: Io): Promise<ExitCode> {

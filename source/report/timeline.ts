@@ -7,6 +7,7 @@ import {duration} from '../forensics/duration.js';
 import type {Membership} from '../forensics/chat-rows.js';
 import {type Fold, type FoldedRow, foldEvents, foldRows} from '../forensics/timeline-fold.js';
 import type {EventKind, Timeline, TimelineEvent, TimelineRow} from '../forensics/timeline.js';
+import type {GatewayLogs} from '../store/gateway-logs.js';
 import {utc} from '../text/format.js';
 import {wrapIndented} from '../text/wrap.js';
 
@@ -84,6 +85,16 @@ export function timelineLines(t: Timeline, width = 80): string[] {
 		...foldEvents(t.events).flatMap(e => (e.kind === 'fold' ? foldLines(e, width) : eventLines(e, width, t.now))),
 	];
 	return lines;
+}
+
+/** What was read of the gateway logs beside the store, in one line. */
+export function logNote(logs: Pick<GatewayLogs, 'dir' | 'files' | 'notes'>): string {
+	const notes = logs.notes.length > 0 ? `; ${logs.notes.join('; ')}` : '';
+	if (logs.files.length === 0) {
+		return `no gateway logs read beside the store (${logs.dir}): restarts are placed from the store alone${notes}`;
+	}
+
+	return `logs read: ${logs.files.join(', ')} (asctime read as local time of this machine)${notes}`;
 }
 
 /** The --json document's timeline part. */

@@ -51,6 +51,16 @@ function logFiles(dir: string): string[] {
 	return names.filter(n => LOG_NAME.test(n)).sort((a, b) => rank(a) - rank(b));
 }
 
+/** Why a log file was not read, in words (a refusal's reason, or the OS error). */
+function whyNotRead(error: unknown): string {
+	const code = (error as NodeJS.ErrnoException).code;
+	if (code === 'ELOOP') {
+		return 'a symbolic link: hfx does not follow it';
+	}
+
+	return (error as {reason?: string}).reason ?? code ?? 'error';
+}
+
 /** The last MAX_LOG_BYTES of a log file, from its first whole line. */
 function tailText(file: string): {text: string; truncated: boolean} {
 	const {fd, st} = openForeign(file, {noFollow: true, what: 'it as a gateway log'});
@@ -84,7 +94,7 @@ export function readGatewayLogs(storePath: string): GatewayLogs {
 		try {
 			read = tailText(path.join(dir, name));
 		} catch (error) {
-			result.notes.push(`${name}: not read (${(error as {reason?: string}).reason ?? (error as NodeJS.ErrnoException).code ?? 'error'})`);
+			result.notes.push(`${name}: not read (${whyNotRead(error)})`);
 			continue;
 		}
 

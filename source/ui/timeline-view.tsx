@@ -8,7 +8,8 @@ import React, {useMemo, useRef, useState} from 'react';
 import {Box, useStdin} from 'ink';
 import type {LiveModel} from '../store/live.js';
 import {chatNamed, timelineOfChat} from '../forensics/timeline-of-chat.js';
-import {timelineLines} from '../report/timeline.js';
+import {logNote, timelineLines} from '../report/timeline.js';
+import {wrapIndented} from '../text/wrap.js';
 import {type GatewayLogs, readGatewayLogs} from '../store/gateway-logs.js';
 import {errorMessage} from '../errors.js';
 import {Text} from './components/text.js';
@@ -44,8 +45,8 @@ function build(chat: string, props: Pick<TimelineViewProps, 'live' | 'model' | '
 	try {
 		const spans = props.live.messageSpans?.(named.rows.map(r => r.id), named.spanGapSeconds) ?? [];
 		const t = timelineOfChat(props.model.analysis, named, spans, logs?.lines ?? [], props.now);
-		const note = logs && logs.files.length > 0 ? `logs read: ${logs.files.join(', ')} (asctime read as this machine's local time)` : 'no gateway logs beside the store: restarts placed from the store alone';
-		return {title: `timeline of ${named.sessionKey}`, lines: [...timelineLines(t, props.width).slice(1), note], problem: false};
+		const note = logs ? wrapIndented(logNote(logs), props.width, 2) : [];
+		return {title: `timeline of ${named.sessionKey}`, lines: [...timelineLines(t, props.width).slice(1), '', ...note], problem: false};
 	} catch (error) {
 		return {title: `timeline of ${named.sessionKey}`, lines: [`the store could not be read for the timeline: ${errorMessage(error)}`, 'next: C-l in the pane re-reads the store; or run hfx timeline from a shell'], problem: true};
 	}

@@ -21,6 +21,19 @@ const screen = (): string => screenOf(session, false);
 const waitForScreen = async (pattern: RegExp, timeoutMs?: number): Promise<string> => waitForScreenOf(session, pattern, timeoutMs, false);
 const keys = (...k: string[]) => tmux('send-keys', '-t', session, ...k);
 
+/** Esc, then the pane again: the tabs stay on screen under the view, so wait for the view's title to go. */
+async function closeTimeline(pane: RegExp): Promise<string> {
+	keys('Escape');
+	const end = Date.now() + 10_000;
+	while (Date.now() < end && screen().includes('timeline of')) {
+		await new Promise(resolve => setTimeout(resolve, 100));
+	}
+
+	const shown = await waitForScreen(pane);
+	expect(shown).not.toContain('timeline of');
+	return shown;
+}
+
 const KEY = 'agent:main:telegram:dm:616161';
 const DAY = 86_400;
 /** The keyless row the gateway minted for the chat (8-hex suffix) and lost the identity of. */
@@ -85,9 +98,7 @@ describe('the timeline view', () => {
 		expect(whole).toMatch(/FORK {5}keyless abcdef01 born/);
 		expect(whole.indexOf('FORK')).toBeLessThan(whole.indexOf('RESUME'));
 
-		keys('Escape');
-		const back = await waitForScreen(/\[4 ?Routing]/);
-		expect(back).not.toContain('timeline of');
+		expect(await closeTimeline(/\[4 ?Routing]/)).toMatch(/chats \(2\)/);
 		keys('q');
 		await waitForScreen(/EXIT=0/);
 	});
@@ -110,9 +121,7 @@ describe('the timeline view', () => {
 		// New turns while the view is open: it follows.
 		await writer!.send({op: 'conversation', id: keyed, count: 4, from: T0 + 3 * DAY + 100, to: T0 + 3 * DAY + 160});
 		await waitForScreen(/4 user turns \(8 messages\)/, 20_000);
-		keys('Escape');
-		await waitForScreen(/\[5 ?Findings/);
-		expect(screen()).not.toContain('timeline of');
+		await closeTimeline(/\[5 ?Findings/);
 
 		// From the keyless row itself: the orphan names its chat.
 		keys('1');
@@ -123,8 +132,7 @@ describe('the timeline view', () => {
 		await waitForScreen(/abcdef01/);
 		keys('T');
 		await waitForScreen(/timeline of agent:main:telegram:dm:616161/);
-		keys('Escape');
-		await waitForScreen(/\[1 ?Sessions]/);
+		await closeTimeline(/\[1 ?Sessions]/);
 		keys('q');
 		await waitForScreen(/EXIT=0/);
 	});

@@ -12,7 +12,8 @@ import {LINKS} from './links.js';
 import {SCHEMA_OBJECTS} from './schema-objects.js';
 import {STORES} from './stores.js';
 import {SYMLINKS} from './symlinks.js';
+import {TIMELINE_FAULTS} from './timeline.js';
 import {WHOSE} from './whose.js';
 import {WORDS} from './words.js';
 
-export const CATALOG: Fault[] = [...CRASH, ...SYMLINKS, ...HANGS, ...ARCHIVES, ...WHOSE, ...CRASH_WINDOWS, ...EXITS, ...INJECTION, ...STORES, ...HOLDS, ...LINKS, ...SCHEMA_OBJECTS, ...AGENT_OPS_FAULTS, ...WORDS];
+export const CATALOG: Fault[] = [...CRASH, ...SYMLINKS, ...HANGS, ...ARCHIVES, ...WHOSE, ...CRASH_WINDOWS, ...EXITS, ...INJECTION, ...STORES, ...HOLDS, ...LINKS, ...SCHEMA_OBJECTS, ...AGENT_OPS_FAULTS, ...WORDS, ...TIMELINE_FAULTS];

@@ -138,6 +138,19 @@ describe('a rollback that already happened', () => {
 	});
 });
 
+describe('rows and routing moves', () => {
+	it('takes a keyless row carrying the chat\'s peer tuple, and says when sessions.json names another row than gateway_routing', () => {
+		const k = keyed('k', {newestMessageAt: T0 + 60});
+		const tuple = session({id: 't', userId: 'u1', chatId: '42', chatType: 'dm', startedAtRaw: T0 - 5000, newestMessageAt: T0 - 4000});
+		const stranger = session({id: 's', userId: 'u2', chatId: '42', chatType: 'dm', startedAtRaw: T0 - 5000});
+		const snap = snapshot([k, tuple, stranger], {routing: [routingEntry(K, 'k', {updatedAt: T0 + 60})], legacyRouting: [routingEntry(K, 't', {updatedAt: null})]});
+		const t = timelineOf(snap, K, [span('k', T0, T0 + 60, 3), span('t', T0 - 4990, T0 - 4000, 2)]);
+		expect(t.rows.map(r => [r.id, r.via, r.certainty])).toEqual([['t', ['peer-tuple'], 'strong'], ['k', ['key'], 'certain']]);
+		const routing = t.events.filter(e => e.kind === 'routing').map(e => e.text);
+		expect(routing).toEqual(['routing entry upserted: it names k (the chat\'s last turn, or close to it)', 'sessions.json still names t, gateway_routing k']);
+	});
+});
+
 describe('a chat at rollback risk (point 4)', () => {
 	it('ends with what a restart now resumes, how old it is, and what it leaves out', () => {
 		const k = keyed('k', {newestMessageAt: T0 + 60});

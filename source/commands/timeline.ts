@@ -13,6 +13,10 @@ import {readMessageSpans} from '../store/chat-timeline.js';
 import {type GatewayLogs, readGatewayLogs} from '../store/gateway-logs.js';
 import {type DatabaseFacts, loadStore} from '../store/load.js';
 import {type GlobalFlags, type Io, emit, guarded, locate} from './context.js';
+import {wrapIndented} from '../text/wrap.js';
+
+/** The text is wrapped for an 80-column terminal (a pipe or a log keeps the same lines). */
+const WIDTH = 80;
 
 export type TimelineFlags = GlobalFlags & {chat: string};
 
@@ -42,9 +46,9 @@ export async function runTimeline(flags: TimelineFlags, io: Io): Promise<ExitCod
 		emit(io, flags, {
 			json: () => ({database: facts.path, owner: facts.owner, ruleSet: facts.ruleSet, logs: {dir: logs.dir, files: logs.files, notes: logs.notes}, ...timelineJson(timeline) as object}),
 			*text() {
-				yield `${facts.path} · profile ${facts.owner} · rule set ${facts.ruleSet} · read-only`;
-				yield logNote(logs);
-				yield* timelineLines(timeline, 80);
+				yield* wrapIndented(`${facts.path} · profile ${facts.owner} · rule set ${facts.ruleSet} · read-only`, WIDTH, 2);
+				yield* wrapIndented(logNote(logs), WIDTH, 2);
+				yield* timelineLines(timeline, WIDTH);
 			},
 		});
 		const rolledBack = timeline.events.some(e => e.kind === 'resume');

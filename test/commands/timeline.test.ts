@@ -72,7 +72,7 @@ describe('hfx timeline', () => {
 		expect(r.stderr).toBe('');
 		expect(r.code).toBe(1);
 		const lines = r.stdout.trimEnd().split('\n');
-		expect(lines.slice(1).every(l => [...l].length <= 80), lines.filter(l => [...l].length > 80).join('\n')).toBe(true);
+		expect(lines.every(l => [...l].length <= 80), lines.filter(l => [...l].length > 80).join('\n')).toBe(true);
 		expect(r.stdout).toMatch(/! ROLLED BACK: the chat resumed 46fab954, a context 4\.7 days old; 2 user turns\n {2}\(4 messages\)/);
 		const order = ['FORK     keyless 427c496c born', 'RESTART  gateway restart (inferred): a start is logged here', 'RESUME   ROLLED BACK', 'routing  routing entry upserted: it names 46fab954'];
 		const at = order.map(o => r.stdout.indexOf(o));

@@ -5,7 +5,7 @@
  */
 import type {ChatRow} from './chat-rows.js';
 import type {LogLine} from './gateway-log-lines.js';
-import type {Certainty} from './rollbacks.js';
+import type {Certainty, Rollback} from './rollbacks.js';
 
 /** A run of one row's messages with no silence longer than the timeline's span gap inside it. */
 export type MessageSpan = {sessionId: string; firstAt: number; lastAt: number; messages: number};
@@ -71,6 +71,8 @@ export type Timeline = {
 	spanGapSeconds: number;
 	/** Set where the chat is at rollback risk today. */
 	restartNow: RestartNow | null;
+	/** The rollbacks that already happened to this chat (forensics/rollbacks.ts), as detected. */
+	rollbacks: Rollback[];
 	/** When the store was read (the "now" of the last events). */
 	now: number;
 };

@@ -276,5 +276,5 @@ export function buildTimeline(input: TimelineInput): Timeline {
 		...(restartNow ? [restartNowEvent(restartNow, input.now)] : []),
 	];
 	events.sort((a, b) => a.at - b.at || RANK[a.kind] - RANK[b.kind] || ((a.sessionId ?? '') < (b.sessionId ?? '') ? -1 : 1));
-	return {sessionKey: input.sessionKey, rows: rows.sort((a, b) => (a.createdAt ?? a.spans[0]?.firstAt ?? 0) - (b.createdAt ?? b.spans[0]?.firstAt ?? 0)), events, spanGapSeconds: input.spanGapSeconds, restartNow, now: input.now};
+	return {sessionKey: input.sessionKey, rollbacks: mine, rows: rows.sort((a, b) => (a.createdAt ?? a.spans[0]?.firstAt ?? 0) - (b.createdAt ?? b.spans[0]?.firstAt ?? 0)), events, spanGapSeconds: input.spanGapSeconds, restartNow, now: input.now};
 }

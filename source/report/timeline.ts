@@ -106,5 +106,6 @@ export function timelineJson(t: Timeline): unknown {
 		rows: t.rows,
 		events: t.events,
 		restartNow: t.restartNow,
+		rollbacks: t.rollbacks,
 	};
 }

@@ -65,7 +65,8 @@ function timelineRows(input: TimelineInput): TimelineRow[] {
 
 	return input.rows.map(row => {
 		const s = input.byId.get(row.id);
-		const spans = (spansOf.get(row.id) ?? []).sort((a, b) => a.firstAt - b.firstAt);
+		const own = spansOf.get(row.id) ?? [];
+		const spans = own.length > 1 ? own.sort((a, b) => a.firstAt - b.firstAt) : own;
 		return {
 			...row, source: s?.source ?? '', keyed: Boolean(s?.sessionKey),
 			createdAt: s ? inWindow(s.startedAtRaw) : null, lastMessageAt: spans.at(-1)?.lastAt ?? null,
@@ -159,7 +160,32 @@ function birthEvent(row: TimelineRow, pred: ReturnType<typeof predecessorOf>, fo
 	}
 
 	const how = row.keyed ? 'keyed row' : 'keyless row';
-	return {at, kind: 'created', sessionId: row.id, certainty: row.certainty, text: `${how} ${suffixOf(row.id)} created`, evidence: row.keyed ? [] : row.evidence};
+	return {at, kind: 'created', sessionId: row.id, certainty: row.certainty, text: `${how} ${suffixOf(row.id)} created`, evidence: row.keyed ? NONE : row.evidence};
+}
+
+/** The evidence of what is read directly: none (one shared, frozen list: a chat can have tens of thousands of such events). */
+const NONE = Object.freeze([]) as unknown as string[];
+
+/** The last day written out (spans of a chat come day after day: its date is formatted once). */
+let lastDay = {day: Number.NaN, text: ''};
+
+/** `YYYY-MM-DD HH:MM` (UTC) of an epoch. */
+function minute(epoch: number): string {
+	const day = Math.floor(epoch / 86_400);
+	if (day !== lastDay.day) {
+		lastDay = {day, text: new Date(day * 86_400_000).toISOString().slice(0, 10)};
+	}
+
+	const second = Math.floor(epoch - (day * 86_400));
+	const two = (n: number) => (n < 10 ? `0${n}` : String(n));
+	return `${lastDay.text} ${two(Math.floor(second / 3600))}:${two(Math.floor((second % 3600) / 60))}`;
+}
+
+/** One span of a row's messages, as an event. */
+function messagesEvent(row: TimelineRow, short: string, span: MessageSpan): TimelineEvent {
+	const n = span.messages;
+	const until = span.lastAt > span.firstAt ? ` until ${minute(span.lastAt)} (${duration(span.lastAt - span.firstAt)})` : '';
+	return {at: span.firstAt, kind: 'messages', sessionId: row.id, certainty: 'certain', messages: n, text: `${short}: ${n} message${n === 1 ? '' : 's'}${until}`, evidence: NONE};
 }
 
 function stamp(epoch: number | null): string {
@@ -181,14 +207,15 @@ function rowEvents(rows: readonly TimelineRow[], input: TimelineInput, forks: Re
 			}
 		}
 
+		const short = suffixOf(row.id);
 		for (const span of row.spans) {
-			events.push({at: span.firstAt, kind: 'messages', sessionId: row.id, certainty: 'certain', messages: span.messages, text: `${suffixOf(row.id)}: ${span.messages} message${span.messages === 1 ? '' : 's'}${span.lastAt > span.firstAt ? ` until ${stamp(span.lastAt).slice(0, 16)} (${duration(span.lastAt - span.firstAt)})` : ''}`, evidence: []});
+			events.push(messagesEvent(row, short, span));
 		}
 	}
 
 	for (const row of rows) {
 		if (row.endedAt !== null && row.endReason !== null && !rotatedFrom.has(row.id)) {
-			events.push({at: row.endedAt, kind: 'ended', sessionId: row.id, certainty: 'certain', text: `${suffixOf(row.id)} ended ${row.endReason}`, evidence: []});
+			events.push({at: row.endedAt, kind: 'ended', sessionId: row.id, certainty: 'certain', text: `${suffixOf(row.id)} ended ${row.endReason}`, evidence: NONE});
 		}
 	}
 

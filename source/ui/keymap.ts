@@ -136,7 +136,7 @@ const SCREEN: ReadonlyArray<Binding<ScreenKeys>> = [
 		c.notice('re-read');
 	}},
 	{id: 'wrap', keys: [{input: 'w'}], label: 'w', description: 'wrap long lines in the focused pane, or cut them again (read a cut line whole)', panes: LISTS, run: c => c.dispatch({type: 'toggle-wrap'})},
-	{id: 'timeline', keys: [{input: 'T'}], label: 'T', description: 'timeline of the selected chat, orphan, finding or session: its rows and events on one time axis (hfx timeline)', panes: WITH_A_CHAT, footer: 47, hint: 'T timeline',
+	{id: 'timeline', keys: [{input: 'T'}], label: 'T', description: 'timeline of the selected chat, orphan, finding or session: its rows and events on one time axis (hfx timeline)', panes: WITH_A_CHAT, footer: 65, hint: 'T timeline',
 		disabledReason: c => chatNameOf(c) ? null : 'select a chat, a session or a finding first',
 		run: c => c.dispatch({type: 'timeline', chat: chatNameOf(c)})},
 	{id: 'adopt-from-donor', keys: [{input: 'd'}], label: 'd', description: 'adopt the selected orphan repair-routing refuses from a candidate donor: your choice, previewed (hfx repair --only ORPHAN --donor DONOR)', panes: ['findings'], disabledReason: adoptionRefusal, run: openAdoption},

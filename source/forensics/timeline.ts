@@ -222,6 +222,16 @@ function rowEvents(rows: readonly TimelineRow[], input: TimelineInput, forks: Re
 	return events;
 }
 
+/** The kinds of line a restart's recovery of the chat's entry logs (a cold start with no entry logs none). */
+const RECOVERY: ReadonlySet<TimedLogLine['kind']> = new Set(['repoint', 'prune', 'stale-entry-dropped']);
+
+/** Lines inside the rollback's bounds where the gateway recovered this chat's entry: they say which row it moved from and to. */
+function recoveryLines(r: Rollback, logs: readonly TimedLogLine[]): string[] {
+	return logs
+		.filter(l => RECOVERY.has(l.kind) && l.at > r.skipped.lastAt && l.at <= r.resumedAt && (l.sessionKey === r.sessionKey || l.ids.includes(r.resumedId)))
+		.map(l => `${l.file}:${l.lineNumber} at ${l.asctime} (local, read as UTC${l.offset}): ${l.message}`);
+}
+
 /** The restart a rollback implies: placed at the last gateway start logged before tR, else the routing rewrite, else only bounded. */
 function restartEvent(r: Rollback, logs: readonly TimedLogLine[]): TimelineEvent {
 	const from = r.skipped.lastAt;
@@ -237,6 +247,7 @@ function restartEvent(r: Rollback, logs: readonly TimedLogLine[]): TimelineEvent
 		evidence.push(`gateway_routing rows of the scope share updated_at ${stamp(r.routingRewriteAt)}: the structural save that published ${suffixOf(r.resumedId)}`);
 	}
 
+	evidence.push(...recoveryLines(r, logs));
 	const at = start?.at ?? r.routingRewriteAt ?? r.resumedAt;
 	const anchored = start !== undefined || r.routingRewriteAt !== null;
 	if (!anchored) {

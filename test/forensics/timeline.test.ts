@@ -115,6 +115,8 @@ describe('a rollback that already happened', () => {
 		const restart = t.events.find(e => e.kind === 'restart')!;
 		expect(restart).toMatchObject({at: T0 + 3 * DAY - 800, certainty: 'strong'});
 		expect(restart.evidence.join(' ')).toMatch(/gateway\.log:7 logged "Starting Hermes Gateway\.\.\." at 2023-11-17 22:00:00,000 \(local, read as UTC\+00:00\)/);
+		// The repoint line naming the key is evidence of the recovery too.
+		expect(restart.evidence.join(' ')).toMatch(/gateway\.log:7 at 2023-11-17 22:00:01,500 .*repointing stale sessions\.json entry/);
 		const logged = t.events.filter(e => e.kind === 'log');
 		// The start long before the chat began is not this chat's.
 		expect(logged.map(e => e.text)).toEqual([expect.stringMatching(/Starting Hermes Gateway/), expect.stringMatching(/repointing stale/)]);

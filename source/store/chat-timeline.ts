@@ -12,9 +12,11 @@ import type {SchemaInfo} from './schema.js';
 
 const WINDOW = `timestamp >= ${EPOCH_MIN} AND timestamp <= ${EPOCH_MAX}`;
 
-const WHOLE = `SELECT session_id, min(timestamp), max(timestamp), count(*) FROM messages WHERE session_id IN (SELECT value FROM json_each(@ids)) AND ${WINDOW} GROUP BY session_id`;
+/** Each row's first and last message and count. */
+export const WHOLE_SQL = `SELECT session_id, min(timestamp), max(timestamp), count(*) FROM messages WHERE session_id IN (SELECT value FROM json_each(@ids)) AND ${WINDOW} GROUP BY session_id`;
 
-const SPANS = `
+/** Each (row, span) of the rows asked about, a span ending at a silence longer than @gap. */
+export const SPANS_SQL = `
 WITH m AS (
 	SELECT session_id, timestamp,
 		CASE WHEN timestamp - lag(timestamp) OVER (PARTITION BY session_id ORDER BY timestamp) > @gap THEN 1 ELSE 0 END AS brk
@@ -34,8 +36,8 @@ export function readMessageSpans(store: ReadOnlyStore, schema: Pick<SchemaInfo, 
 	return store.read(() => {
 		const spans = (ids: readonly string[], sql: string, gap?: number) => (store.prepare(sql).raw(true).all({ids: JSON.stringify(ids), ...(gap === undefined ? {} : {gap})}) as Array<[string, number, number, number]>)
 			.map(([sessionId, firstAt, lastAt, messages]) => ({sessionId: String(sessionId), firstAt: Number(firstAt), lastAt: Number(lastAt), messages: Number(messages)}));
-		const whole = spans(sessionIds, WHOLE);
+		const whole = spans(sessionIds, WHOLE_SQL);
 		const split = new Set(whole.filter(w => w.lastAt - w.firstAt > gapSeconds).map(w => w.sessionId));
-		return split.size === 0 ? whole : [...whole.filter(w => !split.has(w.sessionId)), ...spans([...split], SPANS, gapSeconds)];
+		return split.size === 0 ? whole : [...whole.filter(w => !split.has(w.sessionId)), ...spans([...split], SPANS_SQL, gapSeconds)];
 	});
 }

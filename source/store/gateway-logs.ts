@@ -1,6 +1,7 @@
 /**
  * The gateway's log lines that place restarts and rotations in time (hermes-incidents.md §6):
- * `<home>/logs/gateway.log*`, `errors.log*` and `agent.log*` beside the store, when present. Each
+ * `<home>/logs/gateway.log*` and `errors.log*` beside the store (`agent.log*` where there is no
+ * gateway.log: it repeats the gateway's lines), when present. Each
  * file is opened as a foreign file (regular files only, never through a link, no blocking open) and
  * only its last MAX_LOG_BYTES are read. asctime is local time: it is read at this machine's UTC
  * offset for that instant (the gateway host's, when hfx runs beside the agent), and each line says
@@ -48,7 +49,12 @@ function logFiles(dir: string): string[] {
 		return ORDER.indexOf(m[1]!) * 1000 + Number(m[2] ?? 0);
 	};
 
-	return names.filter(n => LOG_NAME.test(n)).sort((a, b) => rank(a) - rank(b));
+	const logs = names.filter(n => LOG_NAME.test(n));
+	// Every line worth matching is a gateway.* logger's: gateway.log holds them all, and agent.log
+	// (everything, rotated soonest) only repeats them. errors.log (warnings, rotated slowest) may
+	// reach further back.
+	const gateway = logs.some(n => n.startsWith('gateway.'));
+	return logs.filter(n => !(gateway && n.startsWith('agent.'))).sort((a, b) => rank(a) - rank(b));
 }
 
 /** Why a log file was not read, in words (a refusal's reason, or the OS error). */

@@ -6,7 +6,7 @@
  * risk, what a restart now would do. Ordered by time, never by lineage (§1.4: after an adoption,
  * lineage reads K → O although K holds the later turns). Pure: plain data in, events out.
  */
-import {BOUNDARY_END_REASONS} from './end-reasons.js';
+import {BOUNDARY_END_REASONS, REPAIR_END_REASON} from './end-reasons.js';
 import type {ChatRow} from './chat-rows.js';
 import {duration} from './duration.js';
 import {GATEWAY_WIDE} from './gateway-log-lines.js';
@@ -81,7 +81,8 @@ function timelineRows(input: TimelineInput): TimelineRow[] {
 function predecessorOf(row: TimelineRow, rows: ReadonlyMap<string, TimelineRow>, ended: readonly TimelineRow[], lineage: Lineage): {parent: TimelineRow; linked: string | null} | null {
 	const edge = lineage.parentEdge.get(row.id);
 	const parent = edge ? rows.get(edge.parentId) : undefined;
-	if (edge && parent && edge.kind !== 'delegate') {
+	// A repair's link is written at the adoption, long after the child began (§1.4): not its birth.
+	if (edge && parent && edge.kind !== 'delegate' && edge.kind !== 'repair') {
 		return {parent, linked: `${edge.kind}: ${edge.via === 'marker' ? 'a model_config marker' : `parent_session_id = ${edge.parentId}`} (${edge.rule})`};
 	}
 
@@ -105,12 +106,22 @@ function predecessorOf(row: TimelineRow, rows: ReadonlyMap<string, TimelineRow>,
 	return best && best.endedAt! >= row.createdAt - 3600 ? {parent: best, linked: null} : null;
 }
 
-function rotationWord(reason: string | null): string {
+function rotationWord(reason: string | null, linked: string | null): string {
+	if (linked?.startsWith('branch')) {
+		return '/branch';
+	}
+
 	if (reason === 'compression') {
 		return 'compression rotation';
 	}
 
 	return reason === 'new_session' ? '/new' : `reset (${reason ?? 'no end reason'})`;
+}
+
+/** A row's end stamp, in words (a repair's retirement says what took the key). */
+function endedText(row: TimelineRow, children: readonly {childId: string; kind: string}[]): string {
+	const adopted = row.endReason === REPAIR_END_REASON ? children.find(c => c.kind === 'repair') : undefined;
+	return `${suffixOf(row.id)} ended ${row.endReason}${adopted ? `: ${suffixOf(adopted.childId)} was adopted into its chat (lineage now reads ${suffixOf(row.id)} → ${suffixOf(adopted.childId)}, though the time axis says otherwise)` : ''}`;
 }
 
 /** The keyed row's message that came last at or before `at` (the chat's last word before a fork). */
@@ -150,7 +161,7 @@ function birthEvent(row: TimelineRow, pred: ReturnType<typeof predecessorOf>, fo
 
 	if (pred) {
 		const p = pred.parent;
-		const word = rotationWord(p.endReason);
+		const word = rotationWord(p.endReason, pred.linked);
 		const evidence = pred.linked ?? `${suffixOf(p.id)} ended ${p.endReason ?? '(no end reason)'} at ${stamp(p.endedAt)} and ${suffixOf(row.id)} is the next row of the key: no lineage link`;
 		return {at, kind: 'rotation', sessionId: row.id, certainty: pred.linked ? 'certain' : 'strong', text: `${word}: ${suffixOf(p.id)} → ${suffixOf(row.id)}`, evidence: [evidence]};
 	}
@@ -219,7 +230,7 @@ function rowEvents(rows: readonly TimelineRow[], input: TimelineInput, forks: Re
 
 	for (const row of rows) {
 		if (row.endedAt !== null && row.endReason !== null && !rotatedFrom.has(row.id)) {
-			events.push({at: row.endedAt, kind: 'ended', sessionId: row.id, certainty: 'certain', text: `${suffixOf(row.id)} ended ${row.endReason}`, evidence: NONE});
+			events.push({at: row.endedAt, kind: 'ended', sessionId: row.id, certainty: 'certain', text: endedText(row, input.lineage.children.get(row.id) ?? []), evidence: NONE});
 		}
 	}
 

@@ -178,6 +178,9 @@ describe('the time axis', () => {
 		expect(messages).toEqual([['k', T0], ['o', T0 + 410], ['k', T0 + 3 * DAY]]);
 		const times = t.events.map(e => e.at);
 		expect(times).toEqual([...times].sort((x, y) => x - y));
+		// The adoption is told when it happened (the donor's retirement), not at the orphan's birth.
+		expect(kinds(t)).not.toContain('rotation');
+		expect(t.events.find(e => e.kind === 'ended')).toMatchObject({kind: 'ended', at: T0 + 9 * DAY, text: 'k ended superseded_by_repair: o was adopted into its chat (lineage now reads k → o, though the time axis says otherwise)'});
 	});
 });
 

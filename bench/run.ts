@@ -17,10 +17,11 @@ import {type BenchContext, type Section, type SectionResult, markdownTable, rssM
 import {SQLITE3, scanSection} from './scan.js';
 import {backupSection} from './backup.js';
 import {startupSection} from './startup.js';
+import {timelineSection} from './timeline.js';
 import {tuiSection} from './tui.js';
 import {watchSection} from './watch.js';
 
-export const SECTIONS: Section[] = [startupSection, scanSection, tuiSection, watchSection, backupSection];
+export const SECTIONS: Section[] = [startupSection, scanSection, tuiSection, watchSection, backupSection, timelineSection];
 
 function sqliteVersion(): string {
 	try {

@@ -38,7 +38,7 @@ process.once('exit', () => {
 	}
 });
 
-async function startOwner(dbPath: string): Promise<Owner> {
+export async function startOwner(dbPath: string): Promise<Owner> {
 	const child = spawn(SQLITE3, [dbPath], {stdio: ['pipe', 'ignore', 'pipe']});
 	owners.add(child);
 	let stderr = '';

@@ -81,6 +81,11 @@ const READ_COMMANDS: CommandSpec[] = [
 		run: async ({operands, global}) => (await import('./commands/diff.js')).runDiff({...global, a: operands[0]!, b: operands[1]!}, io),
 	},
 	{
+		name: 'timeline', usage: ['timeline CHAT'], summary: 'one chat on one time axis: its rows and why each belongs, message spans, rotations, the fork, the inferred restart and resume, routing moves, log lines; what a restart now would do',
+		operands: [{name: 'CHAT', required: true}], flags: STORE, exits: 'read', example: 'hfx timeline agent:main:telegram:dm:777001',
+		run: async ({operands, global}) => (await import('./commands/timeline.js')).runTimeline({...global, chat: operands[0]!}, io),
+	},
+	{
 		name: 'files', usage: ['files [STORE]'], summary: 'state.db, -wal, -shm: WAL frame classes, checksum breaks, who holds the files',
 		operands: [STORE_OPERAND], flags: STORE, exits: 'read', example: 'hfx files --db /srv/hermes/state.db',
 		run: async ({global}) => (await import('./commands/files.js')).runFiles(global, io),

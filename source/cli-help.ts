@@ -37,6 +37,7 @@ function row(left: string, right: string): string {
 const OPERAND_HELP: Record<string, string> = {
 	STORE: 'a state.db path, read as --db (one store)',
 	ID: 'a session id, or a unique part of it',
+	CHAT: 'a session key, or a session id (or a unique part of it) of one of the chat\'s rows: a keyless row a rollback skipped or an orphan adoptable into it too',
 	KEY: 'a session key (agent:main:telegram:dm:12345); without it, every chat',
 	ACTION: 'verify (the hash chain) or show (every entry)',
 	FILE: 'the audit trail (default: the one beside the store)',

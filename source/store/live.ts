@@ -21,6 +21,8 @@ import {type StoreLocation, realStorePath} from './locate.js';
 import {ReadOnlyStore} from './open.js';
 import {type SchemaInfo, detectSchema} from './schema.js';
 import {type SessionDetail, readSessionDetail} from './detail.js';
+import {readMessageSpans} from './chat-timeline.js';
+import type {MessageSpan} from '../forensics/timeline-types.js';
 import {LiveConnection} from './live-connection.js';
 import {storeSignature} from './live-signature.js';
 import {CommitHints} from './live-watch.js';
@@ -227,6 +229,11 @@ export class LiveStore {
 			startedAt: typeof s?.startedAtRaw === 'number' ? s.startedAtRaw : null,
 			branch: edge?.kind === 'branch',
 		}), false);
+	}
+
+	/** The messages of a chat's rows as spans (hfx timeline), on a connection opened for the read. */
+	messageSpans(sessionIds: readonly string[], gapSeconds: number): MessageSpan[] {
+		return this.connection.read(({store, schema}) => readMessageSpans(store, schema, sessionIds, gapSeconds), false);
 	}
 
 	close(): void {

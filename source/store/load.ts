@@ -155,14 +155,19 @@ export function describe(store: ReadOnlyStore, location: StoreLocation, schema: 
 	};
 }
 
-/** Opens, reads one snapshot and closes. Throws FailClosed on any refusal. */
-export function loadStore(location: StoreLocation, options: ReadOptions = {}): LoadedStore {
+/**
+ * Opens, reads one snapshot and closes. Throws FailClosed on any refusal. `also` runs after the
+ * snapshot, on the same connection before it closes (a command's further reads: hfx timeline).
+ */
+export function loadStore(location: StoreLocation, options: ReadOptions & {also?: (loaded: LoadedStore, store: ReadOnlyStore) => void} = {}): LoadedStore {
 	const store = ReadOnlyStore.open(location.path);
 	try {
 		const schema = detectSchema(store);
 		const {context, mirror} = routingHomeOf(location, schema);
 		const {snapshot, meta} = readSnapshot(store, schema, context, options);
-		return {facts: describe(store, location, schema, snapshot, meta, mirror), schema, snapshot, meta};
+		const loaded = {facts: describe(store, location, schema, snapshot, meta, mirror), schema, snapshot, meta};
+		options.also?.(loaded, store);
+		return loaded;
 	} catch (error) {
 		throw sqliteFailure(location.path, error);
 	} finally {

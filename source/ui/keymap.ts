@@ -5,7 +5,7 @@
  */
 import {PANES, PANE_TITLES, type Pane} from './pane-names.js';
 import type {AnyBinding, Binding} from './keys/binding.js';
-import type {RepairKeys, ScreenKeys} from './keys/contexts.js';
+import type {RepairKeys, ScreenKeys, TimelineKeys} from './keys/contexts.js';
 import {sourcesOf} from './views.js';
 import {candidateDonors} from '../report/candidates.js';
 
@@ -80,6 +80,14 @@ function openRepair(c: ScreenKeys): void {
 	}
 }
 
+/** What the timeline key names: the selected chat (Routing), finding's subject (Findings) or session. */
+function chatNameOf(c: ScreenKeys): string | null {
+	return c.yankText() ?? c.selectedId();
+}
+
+/** The panes with a chat, an orphan, a finding or a session under the cursor: T opens its timeline. */
+const WITH_A_CHAT: readonly Pane[] = ['sessions', 'detail', 'lineage', 'routing', 'findings'];
+
 function paneJump(pane: Pane, i: number): Binding<ScreenKeys> {
 	const help = i === 0 ? {label: `1-${PANES.length}`, description: `jump to a pane: ${PANES.map((p, j) => `${j + 1} ${PANE_TITLES[p]}`).join(', ')}`} : false as const;
 	return {id: `pane-${i + 1}`, keys: [{input: String(i + 1)}], label: String(i + 1), description: `${PANE_TITLES[pane]} pane`, help, run: c => c.dispatch({type: 'pane', pane})};
@@ -130,6 +138,9 @@ const SCREEN: ReadonlyArray<Binding<ScreenKeys>> = [
 		c.notice('re-read');
 	}},
 	{id: 'wrap', keys: [{input: 'w'}], label: 'w', description: 'wrap long lines in the focused pane, or cut them again (read a cut line whole)', panes: LISTS, run: c => c.dispatch({type: 'toggle-wrap'})},
+	{id: 'timeline', keys: [{input: 'T'}], label: 'T', description: 'timeline of the selected chat, orphan, finding or session: its rows and events on one time axis (hfx timeline)', panes: WITH_A_CHAT, footer: 65, hint: 'T timeline',
+		disabledReason: c => chatNameOf(c) ? null : 'select a chat, a session or a finding first',
+		run: c => c.dispatch({type: 'timeline', chat: chatNameOf(c)})},
 	{id: 'adopt-from-donor', keys: [{input: 'd'}], label: 'd', description: 'adopt the selected orphan repair-routing refuses from a candidate donor: your choice, previewed (hfx repair --only ORPHAN --donor DONOR)', panes: ['findings'], disabledReason: adoptionRefusal, run: openAdoption},
 	// The help overlay: typing filters it; the Esc row above and its own title describe these.
 	{id: 'help-close', keys: [{special: 'escape'}], label: 'Esc', description: 'close the help', overlay: 'help', help: false, run: back},
@@ -163,7 +174,20 @@ const REPAIR: ReadonlyArray<Binding<RepairKeys>> = [
 	{id: 'confirm-type', keys: [{typed: true}], label: 'text', description: 'type the confirmation (a pasted answer ending in a newline submits itself)', overlay: 'confirm', help: false, run: (c, key) => c.answer.type(key.input)},
 ];
 
+/** Keys of the timeline view: scroll, leave. */
+const TIMELINE: ReadonlyArray<Binding<TimelineKeys>> = [
+	{id: 'timeline-back', keys: [{special: 'escape'}], label: 'Esc', description: 'close the timeline: back to the pane it was opened from', overlay: 'timeline', footer: 1, hint: 'Esc back', run: c => c.close()},
+	{id: 'timeline-down', keys: [{input: 'j'}, {special: 'downArrow'}], label: 'j/k', description: 'scroll the timeline a line down or up (↑/↓ too)', overlay: 'timeline', footer: 2, hint: 'j/k scroll', continuesBurst: true, run: c => c.scroll(1)},
+	{id: 'timeline-up', keys: [{input: 'k'}, {special: 'upArrow'}], label: 'k/↑', description: 'scroll the timeline a line up', overlay: 'timeline', help: false, continuesBurst: true, run: c => c.scroll(-1)},
+	{id: 'timeline-page-down', keys: [{input: 'd', ctrl: true}, {special: 'pageDown'}, {input: ' '}], label: 'C-d/C-u', description: 'scroll the timeline half a page down or up (PgDn/PgUp, space too)', overlay: 'timeline', footer: 3, hint: 'C-d/C-u page', continuesBurst: true, run: c => c.scroll(c.half)},
+	{id: 'timeline-page-up', keys: [{input: 'u', ctrl: true}, {special: 'pageUp'}], label: 'C-u', description: 'scroll the timeline half a page up', overlay: 'timeline', help: false, continuesBurst: true, run: c => c.scroll(-c.half)},
+	{id: 'timeline-top', keys: [{input: 'g'}, {special: 'home'}], label: 'g/G', description: 'the timeline\'s first or last line (Home/End too)', overlay: 'timeline', footer: 4, hint: 'g/G ends', continuesBurst: true, run: c => c.scroll('top')},
+	{id: 'timeline-bottom', keys: [{input: 'G'}, {special: 'end'}], label: 'G', description: 'the timeline\'s last line', overlay: 'timeline', help: false, continuesBurst: true, run: c => c.scroll('bottom')},
+	{id: 'timeline-quit', keys: [{input: 'q'}, {input: 'c', ctrl: true}], label: 'q', description: 'quit', overlay: 'timeline', footer: 99, hint: 'q quit', pinned: true, help: false, run: c => c.quit()},
+];
+
 export const SCREEN_BINDINGS = SCREEN;
+export const TIMELINE_BINDINGS = TIMELINE;
 export const REPAIR_BINDINGS = REPAIR;
 /** Every binding, in help order. */
-export const BINDINGS: readonly AnyBinding[] = [...SCREEN, ...REPAIR];
+export const BINDINGS: readonly AnyBinding[] = [...SCREEN, ...REPAIR, ...TIMELINE];

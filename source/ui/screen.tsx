@@ -3,7 +3,7 @@
  * the repair flow drawn over it), and the footer (or the filter line).
  */
 import React, {useReducer} from 'react';
-import {Box} from 'ink';
+import {Box, useApp} from 'ink';
 import type {AppProps} from './app-props.js';
 import {Banner} from './components/banner.js';
 import {FilterBar} from './components/filter-bar.js';
@@ -15,6 +15,7 @@ import {Tabs} from './components/tabs.js';
 import {TooSmall} from './components/too-small.js';
 import type {Pane} from './pane-names.js';
 import {RepairFlow} from './repair-flow.js';
+import {TimelineView} from './timeline-view.js';
 import {type UiAction, type UiState, initialUiState, uiReducer} from './state.js';
 import {MIN_COLUMNS, MIN_ROWS, useTerminalSize} from './terminal.js';
 import {useScreenKeys} from './use-screen-keys.js';
@@ -25,8 +26,16 @@ export const NOTICE_MS = 2500;
 
 type Parts = {props: AppProps; ui: UiState; dispatch: React.Dispatch<UiAction>; shown: ScreenModel; width: number};
 
-/** The body: the repair flow while one is open, else the help or the focused pane. */
+/** The body: the repair flow or a timeline while one is open, else the help or the focused pane. */
 function Body({props, ui, dispatch, shown, width}: Parts): React.ReactElement {
+	const {exit} = useApp();
+	if (ui.timelineChat) {
+		return <TimelineView chat={ui.timelineChat} live={props.live} model={shown.model} now={shown.ctx.now} width={width} height={shown.bodyHeight + 1} onClose={() => dispatch({type: 'timeline', chat: null})} onQuit={() => {
+			props.onExit?.(ui.yanked);
+			exit();
+		}} />;
+	}
+
 	if (ui.repairOrphan && props.repair) {
 		return <RepairFlow key={`${ui.repairOrphan}\u0000${ui.repairDonors.join(',')}`} orphanId={ui.repairOrphan} donors={ui.repairDonors} service={props.repair} revision={shown.latest.revision} width={width} height={shown.bodyHeight + 1} onApplied={() => props.live.refresh(true)} onClose={applied => {
 			dispatch({type: 'repair', orphanId: null});
@@ -40,9 +49,9 @@ function Body({props, ui, dispatch, shown, width}: Parts): React.ReactElement {
 	return ui.overlay === 'help' ? <HelpOverlay query={ui.helpText} width={width} height={shown.bodyHeight} /> : <View ctx={shown.ctx} />;
 }
 
-/** The last line: nothing under the repair flow (it draws its own), the filter line, or the footer. */
+/** The last line: nothing under the repair flow or a timeline (they draw their own), the filter line, or the footer. */
 function Bottom({props, ui, dispatch, shown, width}: Parts): React.ReactElement | null {
-	if (ui.repairOrphan && props.repair) {
+	if ((ui.repairOrphan && props.repair) || ui.timelineChat) {
 		return null;
 	}
 
@@ -69,8 +78,8 @@ export function Screen(props: AppProps): React.ReactElement {
 			<Header model={shown.latest} paused={ui.paused} waiting={shown.waiting} width={size.columns} />
 			<Tabs pane={ui.pane} counts={counts} width={size.columns} />
 			<Banner model={shown.model} width={size.columns} />
-			{/* The repair flow draws its own footer on the footer's line. */}
-			<Box height={shown.bodyHeight + (ui.repairOrphan && props.repair ? 1 : 0)} flexDirection="column">
+			{/* The repair flow and the timeline draw their own footer on the footer's line. */}
+			<Box height={shown.bodyHeight + ((ui.repairOrphan && props.repair) || ui.timelineChat ? 1 : 0)} flexDirection="column">
 				<Body {...parts} />
 			</Box>
 			<Bottom {...parts} />

@@ -40,6 +40,8 @@ export type UiState = {
 	wrap: Record<Pane, boolean>;
 	/** The candidate donors the operator may adopt a refused orphan from (first shown first); empty for repair-routing's own adoption. */
 	repairDonors: string[];
+	/** The chat (a session key, or a session id of one of its rows) whose timeline is open over the pane. */
+	timelineChat: string | null;
 };
 
 /**
@@ -67,7 +69,8 @@ export type UiAction =
 	| {type: 'notice'; text: string | null}
 	| {type: 'notice-faded'; text: string}
 	| {type: 'yank'; id: string}
-	| {type: 'repair'; orphanId: string | null; donors?: string[]};
+	| {type: 'repair'; orphanId: string | null; donors?: string[]}
+	| {type: 'timeline'; chat: string | null};
 
 /** Cursor value meaning "where the pane says" (Detail: the newest message; Lineage: the focused session). */
 export const FOLLOW = -1;
@@ -91,6 +94,7 @@ export function initialUiState(pane: Pane = 'sessions'): UiState {
 		repairOrphan: null,
 		wrap: Object.fromEntries(PANES.map(p => [p, false])) as Record<Pane, boolean>,
 		repairDonors: [],
+		timelineChat: null,
 	};
 }
 
@@ -188,6 +192,7 @@ const REDUCERS: Reducers = {
 	'notice-faded': (state, a) => state.noticeFades && state.notice === a.text ? {...state, notice: null, noticeFades: false} : state,
 	'yank': (state, a) => ({...state, yanked: [...state.yanked, a.id], notice: `copied ${a.id}`, noticeFades: true}),
 	'repair': (state, a) => ({...state, repairOrphan: a.orphanId, repairDonors: a.donors ?? []}),
+	'timeline': (state, a) => ({...state, timelineChat: a.chat}),
 };
 
 export function uiReducer(state: UiState, action: UiAction): UiState {

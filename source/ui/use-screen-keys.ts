@@ -1,7 +1,7 @@
 /**
  * The main screen's keyboard: picks the scope (a pane, or the help or filter over it), looks the
  * key up in the keymap and presses the binding with the screen's handler context. Silent while
- * the repair flow is open: it takes its own keys.
+ * the repair flow or a timeline is open: they take their own keys.
  */
 import type React from 'react';
 import {useApp, useStdin, useStdout} from 'ink';
@@ -54,7 +54,7 @@ export function useScreenKeys(props: AppProps, ui: UiState, dispatch: Dispatch, 
 	const {isRawModeSupported} = useStdin();
 	const {stdout} = useStdout();
 	useLatestInput((input, key) => {
-		if (ui.repairOrphan) {
+		if (ui.repairOrphan || ui.timelineChat) {
 			return;
 		}
 

@@ -8,9 +8,9 @@ import type {KeyEvent, KeySpec} from './key-event.js';
 
 /**
  * Screens drawn over a pane that take their own keys: the help, the filter line, the repair
- * preview and the repair's typed confirmation.
+ * preview, the repair's typed confirmation and a chat's timeline.
  */
-export type Overlay = 'help' | 'filter' | 'repair' | 'confirm';
+export type Overlay = 'help' | 'filter' | 'repair' | 'confirm' | 'timeline';
 
 /** Where a key is pressed: a pane, or an overlay drawn over it. */
 export type Scope = {pane: Pane; overlay?: Overlay};

@@ -38,6 +38,17 @@ export type ScreenKeys = KeyContext & {
 	repair?: RepairService;
 };
 
+export type TimelineKeys = KeyContext & {
+	/** Closes the timeline (back to the pane it was opened from). */
+	close: () => void;
+	/** Leaves hfx. */
+	quit: () => void;
+	/** Scrolls the timeline's lines by a number of lines, or to their top or bottom. */
+	scroll: (by: number | 'top' | 'bottom') => void;
+	/** Half the window, at least 1: one page move. */
+	half: number;
+};
+
 export type RepairKeys = KeyContext & {
 	stage: Stage;
 	/** Every precondition holds and the plan adopts something. */

@@ -3,9 +3,9 @@
  * rows. All three come from the same table.
  */
 import {PANE_TITLES} from '../pane-names.js';
-import {BINDINGS, LISTS, REPAIR_BINDINGS, SCREEN_BINDINGS} from '../keymap.js';
+import {BINDINGS, LISTS, REPAIR_BINDINGS, SCREEN_BINDINGS, TIMELINE_BINDINGS} from '../keymap.js';
 import type {AnyBinding, Binding, FooterState, Overlay, Scope} from './binding.js';
-import type {RepairKeys, ScreenKeys} from './contexts.js';
+import type {RepairKeys, ScreenKeys, TimelineKeys} from './contexts.js';
 import {type KeyEvent, keyMatches} from './key-event.js';
 
 function inScope<B extends AnyBinding>(bindings: readonly B[], scope: Scope): B[] {
@@ -26,6 +26,11 @@ export function screenBinding(key: KeyEvent, scope: Scope & {overlay?: Extract<O
 /** The repair flow's binding for a key, in its preview or its confirmation. */
 export function repairBinding(key: KeyEvent, overlay: Extract<Overlay, 'repair' | 'confirm'>): Binding<RepairKeys> | undefined {
 	return find(REPAIR_BINDINGS, key, {pane: 'findings', overlay});
+}
+
+/** The timeline view's binding for a key. */
+export function timelineBinding(key: KeyEvent): Binding<TimelineKeys> | undefined {
+	return find(TIMELINE_BINDINGS, key, {pane: 'routing', overlay: 'timeline'});
 }
 
 export type Hint = {text: string; pinned: boolean};
@@ -50,7 +55,7 @@ export type HelpRow = {label: string; description: string; where: string};
 
 function where(b: AnyBinding): string {
 	if (b.overlay) {
-		return `${b.overlay} preview`;
+		return b.overlay === 'timeline' ? 'timeline view' : `${b.overlay} preview`;
 	}
 
 	if (!b.panes) {

@@ -69,19 +69,16 @@ export function chatOf(session: SessionRecord | undefined, orphans: ReadonlyMap<
 	return {kind: 'keyless', label: `keyless: ${session.source || 'no source'}`, sessionKey: null, belongsTo: null};
 }
 
-/** Hits of one store in order: the index's ranked hits first, then scanned ones newest first, each message once. */
-export function mergeHits(ranked: readonly StoreHit[], scanned: readonly StoreHit[], limit: number): StoreHit[] {
-	const seen = new Set<number>();
-	const out: StoreHit[] = [];
-	const newestFirst = [...scanned].sort((a, b) => (b.timestamp ?? -1) - (a.timestamp ?? -1) || b.messageId - a.messageId);
-	for (const hit of [...ranked, ...newestFirst]) {
-		if (!seen.has(hit.messageId) && out.length < limit) {
-			seen.add(hit.messageId);
-			out.push(hit);
+/** Hits of one store, newest message first (ids grow with time), each message once, at most `limit`. */
+export function mergeHits(indexed: readonly StoreHit[], scanned: readonly StoreHit[], limit: number): StoreHit[] {
+	const byId = new Map<number, StoreHit>();
+	for (const hit of [...indexed, ...scanned]) {
+		if (!byId.has(hit.messageId)) {
+			byId.set(hit.messageId, hit);
 		}
 	}
 
-	return out;
+	return [...byId.values()].sort((a, b) => b.messageId - a.messageId).slice(0, limit);
 }
 
 /** The chat of a row read alone (id, source, key), or null when only the analysis can tell (a keyless gateway row). */

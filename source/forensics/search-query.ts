@@ -16,7 +16,7 @@ export const MAX_TERMS = 32;
 export const TRIGRAM_MIN_CHARS = 3;
 
 export type SearchQuery = {
-	/** The text as searched: control characters replaced by spaces, runs of spaces collapsed. */
+	/** The text as searched: terminal sequences and control characters replaced by spaces, runs of spaces collapsed. */
 	text: string;
 	/** Each literal term: a quoted phrase whole, else one word (for LIKE and for marking a snippet). */
 	terms: string[];
@@ -28,7 +28,10 @@ export type SearchQuery = {
 	shortest: number;
 };
 
-const CONTROL = /[\u0000-\u001F\u007F-\u009F\u2028\u2029]/gu;
+/** A whole terminal sequence (CSI `ESC [` or C1 CSI, OSC `ESC ]` … BEL/ST): pasted from a terminal, it is no text to find. */
+const SEQUENCE = /(?:\u001B\[|\u009B)[0-?]*[ -/]*[@-~]|(?:\u001B\]|\u009D)[^\u0007\u001B\u009C]*(?:\u0007|\u001B\\|\u009C)?/gu;
+/** Control characters, line and paragraph separators, bidi overrides and isolates. */
+const CONTROL = /[\u0000-\u001F\u007F-\u009F\u2028\u2029\u202A-\u202E\u2066-\u2069]/gu;
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 const WORDLIKE = /[\p{L}\p{N}]/u;
 
@@ -53,7 +56,7 @@ export function searchTerms(text: string): string[] {
 
 /** The operator's text as hfx searches it (null when nothing searchable is left). */
 export function parseSearchQuery(raw: string): SearchQuery | null {
-	const text = raw.replace(CONTROL, ' ').replace(/\s+/gu, ' ').trim();
+	const text = raw.replace(SEQUENCE, ' ').replace(CONTROL, ' ').replace(/\s+/gu, ' ').trim();
 	const terms = searchTerms(text);
 	if (terms.length === 0) {
 		return null;

@@ -1,7 +1,7 @@
 /**
  * One store searched by content, read-only (hermes-incidents.md §5): Hermes' own full-text
  * indexes where they exist and can be trusted (`MATCH` on the read-only connection, `snippet()`,
- * `ORDER BY rank`, as its dashboard does), the trigram index for Chinese, Japanese or Korean text
+ * as its dashboard does, newest first), the trigram index for Chinese, Japanese or Korean text
  * and for a substring the word index missed, and a bounded scan wherever no index holds the rows:
  * no FTS tables, an index marked stale, a pending rebuild window. Every way it went is said.
  */
@@ -52,13 +52,18 @@ export function chooseRoute(index: FtsIndex, query: SearchQuery): {route: Search
 	return {route: 'scan', why: `Chinese, Japanese or Korean text${index.trigram ? ` with a term shorter than ${TRIGRAM_MIN_CHARS} characters` : ' and no trigram index'}: its messages were scanned`};
 }
 
-/** The index's ranked hits (snippet() with markers no message holds). */
+/**
+ * The index's newest hits (snippet() with markers no message holds). Hermes' dashboard orders by
+ * rank, which scores every match before the first row; newest first walks the index backwards
+ * and stops at the limit (a common word in a million messages answers as fast as a rare one),
+ * and the newest message is the forensic question.
+ */
 function indexHits(store: ReadOnlyStore, schema: SchemaInfo, table: 'messages_fts' | 'messages_fts_trigram', query: SearchQuery, limit: number): StoreHit[] {
 	const nonce = crypto.randomBytes(8).toString('hex');
 	const open = `\u0002${nonce}[`;
 	const close = `]${nonce}\u0003`;
 	const sql = `SELECT ${hitColumns(schema)}, snippet(${table}, -1, ?, ?, '…', ${table === 'messages_fts' ? 16 : 48}) AS snippet
-		FROM ${table} JOIN messages m ON m.id = ${table}.rowid WHERE ${table} MATCH ? ORDER BY rank LIMIT ?`;
+		FROM ${table} JOIN messages m ON m.id = ${table}.rowid WHERE ${table} MATCH ? ORDER BY ${table}.rowid DESC LIMIT ?`;
 	const rows = store.read(() => store.prepare(sql).all(open, close, query.match, limit) as Array<Record<string, unknown>>);
 	return rows.map(r => hitOf(r, splitMarked(String(r.snippet ?? ''), open, close), table === 'messages_fts' ? 'fts' : 'trigram'));
 }

@@ -61,7 +61,8 @@ describe('parseSearchQuery (the FTS5 sanitiser)', () => {
 	});
 
 	it('control characters become spaces; empty or punctuation-only text has no MATCH', () => {
-		expect(parseSearchQuery('a\u001b[2Jb\u0000c')!.terms).toEqual(['a', '[2Jb', 'c']);
+		expect(parseSearchQuery('a\u001b[2Jb\u0000c')!.terms).toEqual(['a', 'b', 'c']);
+		expect(parseSearchQuery('\u001b]0;title\u0007merged\u009b31m x\u202e')!.terms).toEqual(['merged', 'x']);
 		expect(parseSearchQuery(' \u0000\u0007 ')).toBeNull();
 		expect(parseSearchQuery('***')).toMatchObject({terms: ['***'], match: null});
 	});

@@ -40,7 +40,17 @@ export type UiState = {
 	wrap: Record<Pane, boolean>;
 	/** The candidate donors the operator may adopt a refused orphan from (first shown first); empty for repair-routing's own adoption. */
 	repairDonors: string[];
+	/** What the filter line does: the fuzzy filter of the lists, or a search of message content (Tab switches). */
+	filterMode: 'fuzzy' | 'content';
+	/** The last content search: the Sessions pane lists its hits' rows until Esc. */
+	content: ContentResult | null;
 };
+
+/** One hit of a content search, as the Sessions pane lists it. */
+export type ContentHit = {sessionId: string; messageId: number; snippet: string};
+
+/** A content search: its text, its hits (in the store's order), and what it says of how it searched. */
+export type ContentResult = {text: string; hits: ContentHit[]; notes: string[]};
 
 /**
  * The identities of a keyed list's rows as it shows them now, in order (a string array is one;
@@ -67,7 +77,9 @@ export type UiAction =
 	| {type: 'notice'; text: string | null}
 	| {type: 'notice-faded'; text: string}
 	| {type: 'yank'; id: string}
-	| {type: 'repair'; orphanId: string | null; donors?: string[]};
+	| {type: 'repair'; orphanId: string | null; donors?: string[]}
+	| {type: 'filter-mode'}
+	| {type: 'content-result'; result: ContentResult};
 
 /** Cursor value meaning "where the pane says" (Detail: the newest message; Lineage: the focused session). */
 export const FOLLOW = -1;
@@ -91,6 +103,8 @@ export function initialUiState(pane: Pane = 'sessions'): UiState {
 		repairOrphan: null,
 		wrap: Object.fromEntries(PANES.map(p => [p, false])) as Record<Pane, boolean>,
 		repairDonors: [],
+		filterMode: 'fuzzy',
+		content: null,
 	};
 }
 
@@ -158,6 +172,11 @@ function back(state: UiState): UiState {
 		return {...state, filterText: ''};
 	}
 
+	// The hits are listed on Sessions: Esc there goes back to every session (from a hit's Detail, Esc returns to the hits first).
+	if (state.content && state.pane === 'sessions') {
+		return refocus({...unanchor(state, 'sessions'), content: null, selectedSession: null});
+	}
+
 	const previous = state.history.at(-1);
 	return previous ? {...state, pane: previous, history: state.history.slice(0, -1)} : state;
 }
@@ -188,6 +207,9 @@ const REDUCERS: Reducers = {
 	'notice-faded': (state, a) => state.noticeFades && state.notice === a.text ? {...state, notice: null, noticeFades: false} : state,
 	'yank': (state, a) => ({...state, yanked: [...state.yanked, a.id], notice: `copied ${a.id}`, noticeFades: true}),
 	'repair': (state, a) => ({...state, repairOrphan: a.orphanId, repairDonors: a.donors ?? []}),
+	'filter-mode': state => ({...state, filterMode: state.filterMode === 'fuzzy' ? 'content' : 'fuzzy', filterText: ''}),
+	// The hits are listed on the Sessions pane (its rows, the hits' rows): ⏎ there opens one.
+	'content-result': (state, a) => refocus({...unanchor(go(state, 'sessions'), 'sessions'), overlay: 'none', filterText: '', content: a.result, selectedSession: null}),
 };
 
 export function uiReducer(state: UiState, action: UiAction): UiState {

@@ -19,8 +19,9 @@ import {backupSection} from './backup.js';
 import {startupSection} from './startup.js';
 import {tuiSection} from './tui.js';
 import {watchSection} from './watch.js';
+import {searchSection} from './search.js';
 
-export const SECTIONS: Section[] = [startupSection, scanSection, tuiSection, watchSection, backupSection];
+export const SECTIONS: Section[] = [startupSection, scanSection, searchSection, tuiSection, watchSection, backupSection];
 
 function sqliteVersion(): string {
 	try {

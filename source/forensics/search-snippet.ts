@@ -33,7 +33,23 @@ export function splitMarked(snippet: string, open: string, close: string): Snipp
 		rest = rest.slice(end + close.length);
 	}
 
-	return capParts(parts.filter(p => p.text !== ''));
+	return capParts(trimContext(parts.filter(p => p.text !== '')));
+}
+
+/**
+ * Keeps at most SNIPPET_CONTEXT characters of text around the matches (snippet() counts tokens,
+ * and one token can be a line of thousands of characters): the end of what comes before the first
+ * match, the start of what follows.
+ */
+export function trimContext(parts: readonly SnippetPart[]): SnippetPart[] {
+	const first = parts.findIndex(p => p.match);
+	return parts.map((p, i) => {
+		if (p.match || p.text.length <= SNIPPET_CONTEXT) {
+			return p;
+		}
+
+		return i < first ? {text: `${ELLIPSIS}${p.text.slice(-SNIPPET_CONTEXT)}`, match: false} : {text: `${p.text.slice(0, SNIPPET_CONTEXT)}${ELLIPSIS}`, match: false};
+	});
 }
 
 /** Keeps a snippet to SNIPPET_MAX characters (a match is cut too, never dropped silently). */

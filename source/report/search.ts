@@ -9,7 +9,7 @@ import type {ChatLabel, StoreHit} from '../forensics/search-hits.js';
 import type {SnippetPart} from '../forensics/search-snippet.js';
 import type {FtsIndex} from '../store/fts-index.js';
 import type {SearchRoute} from '../store/search.js';
-import {plural, utc} from '../text/format.js';
+import {plural} from '../text/format.js';
 import {wrapIndented} from '../text/wrap.js';
 
 const WIDTH = 80;
@@ -47,9 +47,14 @@ export function indexWords(index: FtsIndex): string {
 	return `${parts.join(', ')}${index.stale ? ', marked stale' : ''}`;
 }
 
+/** A message's time to the second, in UTC, said so. */
+export function hitTime(epoch: number | null): string {
+	return epoch === null || !Number.isFinite(epoch) ? 'no time' : `${new Date(epoch * 1000).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+}
+
 function hitLines(hit: LabelledHit): string[] {
 	const head = `  ${hit.sessionId}  ${hit.chat.label}`;
-	const when = `${utc(hit.timestamp)}  ${hit.role}${hit.inactive ? ' (rewound)' : ''}  #${hit.messageId}${hit.via === 'fts' || hit.via === 'trigram' ? '' : ` (${hit.via})`}`;
+	const when = `${hitTime(hit.timestamp)}  ${hit.role}${hit.inactive ? ' (rewound)' : ''}  #${hit.messageId}${hit.via === 'fts' || hit.via === 'trigram' ? '' : ` (${hit.via})`}`;
 	return [...wrapIndented(head, WIDTH, 4), ...wrapIndented(`    ${when}`, WIDTH, 4), ...wrapIndented(`    ${snippetText(hit.snippet)}`, WIDTH, 4)];
 }
 
@@ -88,7 +93,7 @@ function hitJson(hit: LabelledHit) {
 		sessionId: hit.sessionId,
 		chat: hit.chat,
 		at: hit.timestamp,
-		atUtc: hit.timestamp === null ? null : utc(hit.timestamp),
+		atUtc: hit.timestamp === null ? null : hitTime(hit.timestamp),
 		role: hit.role,
 		inactive: hit.inactive,
 		via: hit.via,

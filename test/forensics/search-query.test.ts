@@ -92,6 +92,12 @@ describe('snippets', () => {
 		expect(parts.reduce((n, p) => n + p.text.length, 0)).toBeLessThanOrEqual(SNIPPET_MAX + 2);
 	});
 
+	it('a token of thousands of characters around a match is cut to its context', () => {
+		const parts = splitMarked(`${'y'.repeat(5000)} <<merged>> ${'z'.repeat(5000)}`, '<<', '>>');
+		expect(parts.map(p => p.text.length)).toEqual([61, 6, 61]);
+		expect(parts[1]).toEqual({text: 'merged', match: true});
+	});
+
 	it('splits snippet() output at its markers only', () => {
 		expect(splitMarked('x <<a>> y <<b', '<<', '>>')).toEqual([{text: 'x ', match: false}, {text: 'a', match: true}, {text: ' y b', match: false}]);
 	});

@@ -27,7 +27,7 @@ const {readSnapshot} = await import('../dist/store/snapshot.js');
 const {describe} = await import('../dist/store/load.js');
 const {routingHomeOf} = await import('../dist/store/routing-home.js');
 const {analyze} = await import('../dist/forensics/analyze.js');
-const {storeJson} = await import('../dist/commands/scan.js');
+const {storeJson} = await import('../dist/report/scan-json.js');
 mark('imports');
 
 const location = locateStores({db: dbPath, env: process.env}).stores[0]!;

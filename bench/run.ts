@@ -20,8 +20,9 @@ import {startupSection} from './startup.js';
 import {timelineSection} from './timeline.js';
 import {tuiSection} from './tui.js';
 import {watchSection} from './watch.js';
+import {searchSection} from './search.js';
 
-export const SECTIONS: Section[] = [startupSection, scanSection, tuiSection, watchSection, backupSection, timelineSection];
+export const SECTIONS: Section[] = [startupSection, scanSection, searchSection, tuiSection, watchSection, backupSection, timelineSection];
 
 function sqliteVersion(): string {
 	try {

@@ -76,7 +76,7 @@ export async function startOwner(dbPath: string): Promise<Owner> {
  * Our own store only: -wal/-shm left beside it (an interrupted run, a read-only open elsewhere)
  * are settled by one read-write open and clean close, so every run starts from the same files.
  */
-function settle(dbPath: string): void {
+export function settle(dbPath: string): void {
 	if (fs.existsSync(`${dbPath}-wal`) || fs.existsSync(`${dbPath}-shm`)) {
 		const db = new Database(dbPath, {fileMustExist: true});
 		db.prepare('SELECT count(*) FROM sqlite_master').get();

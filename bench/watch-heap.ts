@@ -1,5 +1,5 @@
 /**
- * The watch section's leak probe: the follower `hfx watch` runs (dist/commands/watch-follower.js,
+ * The watch section's leak probe: the follower `hfx watch` runs (dist/commands/shared/watch-follower.js,
  * the same code), in a process of its own started with --expose-gc, reading the store every
  * `--every` seconds while the section's writer commits; after each reading a full GC, then the
  * live heap (heapUsed) and V8's reserved heap (heapTotal). A leak raises the live heap; V8 sizing
@@ -7,7 +7,7 @@
  *
  *   node --expose-gc dist-bench/watch-heap.js DB SECONDS EVERY_SECONDS
  */
-import {StoreFollower} from '../dist/commands/watch-follower.js';
+import {StoreFollower} from '../dist/commands/shared/watch-follower.js';
 
 const [db, secondsText, everyText] = process.argv.slice(2);
 const gc = (globalThis as {gc?: () => void}).gc;

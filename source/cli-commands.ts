@@ -24,7 +24,7 @@ export type CommandSpec = {
 	summary: string;
 	operands: Operand[];
 	flags: Readonly<Record<string, FlagDef>>;
-	exits: 'read' | 'write' | 'audit';
+	exits: 'read' | 'write' | 'audit' | 'search';
 	example: string;
 	run: (a: Invocation) => Promise<ExitCode>;
 };
@@ -33,6 +33,7 @@ export const EXIT_CODES = {
 	read: ['0  healthy', '1  findings (an orphan, a rollback risk, a stale route)', '2  could not be done (one line on stderr says why)'],
 	write: ['0  done and sound', '1  skipped / damaged / partial / blocked / warnings', '2  refused, nothing written (one line on stderr says why)'],
 	audit: ['0  intact', '1  altered (where and how)', '2  unreadable (one line on stderr says why)'],
+	search: ['0  hits', '1  no hit', '2  a store could not be searched, or the text was refused (one line on stderr says why)'],
 } as const;
 
 const STORE = {...STORE_FLAGS, ...OUTPUT_FLAGS};
@@ -47,6 +48,16 @@ export function wholeNumber(value: FlagValue, flag: string, what: string): numbe
 	const n = Number(value);
 	if (typeof value !== 'string' || value.trim() === '' || !Number.isInteger(n) || n < 0) {
 		throw new UsageError(`--${flag} takes a whole number of ${what}, not ${JSON.stringify(value)}`);
+	}
+
+	return n;
+}
+
+/** --limit of `hfx search`: 1 to 1000 hits per store (default 20). */
+function searchLimit(value: FlagValue): number {
+	const n = wholeNumber(value, 'limit', 'hits per store') ?? 20;
+	if (n < 1 || n > 1000) {
+		throw new UsageError(`--limit takes 1 to 1000 hits per store, not ${n}`);
 	}
 
 	return n;
@@ -84,6 +95,11 @@ const READ_COMMANDS: CommandSpec[] = [
 		name: 'timeline', usage: ['timeline CHAT'], summary: 'one chat on one time axis: its rows and why each belongs, message spans, rotations, the fork, the inferred restart and resume, routing moves, log lines; what a restart now would do',
 		operands: [{name: 'CHAT', required: true}], flags: STORE, exits: 'read', example: 'hfx timeline agent:main:telegram:dm:777001',
 		run: async ({operands, global}) => (await import('./commands/timeline.js')).runTimeline({...global, chat: operands[0]!}, io),
+	},
+	{
+		name: 'search', usage: ['search TEXT [--limit N]'], summary: 'messages found by content in every profile\'s store, through Hermes\' own full-text indexes (read-only) or a bounded scan; each hit\'s row, chat, time, role and snippet',
+		operands: [{name: 'TEXT', required: true}], flags: {...STORE, limit: OWN_FLAGS.searchLimit}, exits: 'search', example: 'hfx search "the PR that got merged" --home ~/.hermes',
+		run: async ({flags, operands, global}) => (await import('./commands/search.js')).runSearch({...global, text: operands[0]!, limit: searchLimit(flags.limit)}, io),
 	},
 	{
 		name: 'files', usage: ['files [STORE]'], summary: 'state.db, -wal, -shm: WAL frame classes, checksum breaks, who holds the files',

@@ -113,7 +113,7 @@ const SCREEN: ReadonlyArray<Binding<ScreenKeys>> = [
 			c.dispatch({type: 'open-session', id});
 		}
 	}},
-	{id: 'filter', keys: [{input: '/'}], label: '/', description: 'fuzzy filter (id, title, session key, chat, display name)', panes: FILTERABLE, footer: 30, hint: '/ filter', run: c => c.dispatch({type: 'overlay', overlay: 'filter'})},
+	{id: 'filter', keys: [{input: '/'}], label: '/', description: 'fuzzy filter (id, title, session key, chat, display name); Tab in it: search message content', panes: FILTERABLE, footer: 30, hint: '/ filter', run: c => c.dispatch({type: 'overlay', overlay: 'filter'})},
 	{id: 'next-match', keys: [{input: 'n'}], label: 'n', description: 'next match of the filter (wraps around)', panes: FILTERABLE, disabledReason: noFilter, run: c => step(c, 1)},
 	{id: 'prev-match', keys: [{input: 'N'}], label: 'N', description: 'previous match of the filter (wraps around)', panes: FILTERABLE, disabledReason: noFilter, run: c => step(c, -1)},
 	{id: 'toggle-hidden', keys: [{input: 't'}], label: 't', description: 'show or hide tool and delegate rows', panes: ['sessions'], footer: 40, hint: 't tool rows', run: c => c.dispatch({type: 'toggle-hidden'})},
@@ -150,6 +150,7 @@ const SCREEN: ReadonlyArray<Binding<ScreenKeys>> = [
 	{id: 'help-type', keys: [{typed: true}], label: 'text', description: 'filter the help', overlay: 'help', help: false, run: (c, key) => c.dispatch({type: 'help-text', text: c.ui.helpText + key.input})},
 	// The filter line: its text input takes every other key (⏎ keeps the filter).
 	{id: 'filter-clear', keys: [{special: 'escape'}], label: 'Esc', description: 'clear the filter', overlay: 'filter', help: false, run: back},
+	{id: 'filter-mode', keys: [{special: 'tab'}], label: 'Tab', description: 'in the / line: switch between the fuzzy filter and a content search of the messages (⏎ lists the rows whose messages hold the words, each with its chat, "keyless: orphan" included, and a snippet; ⏎ on one opens its detail; Esc returns to every session)', overlay: 'filter', run: c => c.dispatch({type: 'filter-mode'})},
 ];
 
 /** Keys of the repair flow: its preview, and its typed confirmation (whose text input takes the rest). */

@@ -7,6 +7,7 @@ import {Box, useApp} from 'ink';
 import type {AppProps} from './app-props.js';
 import {Banner} from './components/banner.js';
 import {FilterBar} from './components/filter-bar.js';
+import {searchContent} from './content-search.js';
 import {Footer} from './components/footer.js';
 import {Header} from './components/header.js';
 import {useFadingNotice, usePin} from './hooks.js';
@@ -49,6 +50,16 @@ function Body({props, ui, dispatch, shown, width}: Parts): React.ReactElement {
 	return ui.overlay === 'help' ? <HelpOverlay query={ui.helpText} width={width} height={shown.bodyHeight} /> : <View ctx={shown.ctx} />;
 }
 
+/** ⏎ in the filter line: keeps the fuzzy filter, or runs the content search (its hits become the Sessions pane's rows). */
+function submitFilter({ui, dispatch, shown}: Pick<Parts, 'ui' | 'dispatch' | 'shown'>, text: string): void {
+	if (ui.filterMode === 'content' && text.trim() !== '') {
+		dispatch({type: 'content-result', result: searchContent(shown.model.facts.path, text)});
+		return;
+	}
+
+	dispatch({type: 'overlay', overlay: 'none'});
+}
+
 /** The last line: nothing under the repair flow or a timeline (they draw their own), the filter line, or the footer. */
 function Bottom({props, ui, dispatch, shown, width}: Parts): React.ReactElement | null {
 	if ((ui.repairOrphan && props.repair) || ui.timelineChat) {
@@ -56,7 +67,7 @@ function Bottom({props, ui, dispatch, shown, width}: Parts): React.ReactElement 
 	}
 
 	return ui.overlay === 'filter'
-		? <FilterBar text={ui.filterText} matches={shown.spec.rowCount(shown.ctx)} onChange={text => dispatch({type: 'filter-text', text})} onSubmit={() => dispatch({type: 'overlay', overlay: 'none'})} />
+		? <FilterBar text={ui.filterText} matches={shown.spec.rowCount(shown.ctx)} mode={ui.filterMode} onChange={text => ui.filterMode === 'fuzzy' && dispatch({type: 'filter-text', text})} onSubmit={text => submitFilter({ui, dispatch, shown}, text)} />
 		: <Footer pane={ui.pane} notice={ui.notice} width={width} paused={ui.paused} />;
 }
 

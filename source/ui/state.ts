@@ -42,7 +42,17 @@ export type UiState = {
 	repairDonors: string[];
 	/** The chat (a session key, or a session id of one of its rows) whose timeline is open over the pane. */
 	timelineChat: string | null;
+	/** What the filter line does: the fuzzy filter of the lists, or a search of message content (Tab switches). */
+	filterMode: 'fuzzy' | 'content';
+	/** The last content search: the Sessions pane lists its hits' rows until Esc. */
+	content: ContentResult | null;
 };
+
+/** One hit of a content search, as the Sessions pane lists it. */
+export type ContentHit = {sessionId: string; messageId: number; snippet: string};
+
+/** A content search: its text, its hits (in the store's order), and what it says of how it searched. */
+export type ContentResult = {text: string; hits: ContentHit[]; notes: string[]};
 
 /**
  * The identities of a keyed list's rows as it shows them now, in order (a string array is one;
@@ -70,7 +80,9 @@ export type UiAction =
 	| {type: 'notice-faded'; text: string}
 	| {type: 'yank'; id: string}
 	| {type: 'repair'; orphanId: string | null; donors?: string[]}
-	| {type: 'timeline'; chat: string | null};
+	| {type: 'timeline'; chat: string | null}
+	| {type: 'filter-mode'}
+	| {type: 'content-result'; result: ContentResult};
 
 /** Cursor value meaning "where the pane says" (Detail: the newest message; Lineage: the focused session). */
 export const FOLLOW = -1;
@@ -95,6 +107,8 @@ export function initialUiState(pane: Pane = 'sessions'): UiState {
 		wrap: Object.fromEntries(PANES.map(p => [p, false])) as Record<Pane, boolean>,
 		repairDonors: [],
 		timelineChat: null,
+		filterMode: 'fuzzy',
+		content: null,
 	};
 }
 
@@ -162,6 +176,11 @@ function back(state: UiState): UiState {
 		return {...state, filterText: ''};
 	}
 
+	// The hits are listed on Sessions: Esc there goes back to every session (from a hit's Detail, Esc returns to the hits first).
+	if (state.content && state.pane === 'sessions') {
+		return refocus({...unanchor(state, 'sessions'), content: null, selectedSession: null});
+	}
+
 	const previous = state.history.at(-1);
 	return previous ? {...state, pane: previous, history: state.history.slice(0, -1)} : state;
 }
@@ -193,6 +212,9 @@ const REDUCERS: Reducers = {
 	'yank': (state, a) => ({...state, yanked: [...state.yanked, a.id], notice: `copied ${a.id}`, noticeFades: true}),
 	'repair': (state, a) => ({...state, repairOrphan: a.orphanId, repairDonors: a.donors ?? []}),
 	'timeline': (state, a) => ({...state, timelineChat: a.chat}),
+	'filter-mode': state => ({...state, filterMode: state.filterMode === 'fuzzy' ? 'content' : 'fuzzy', filterText: ''}),
+	// The hits are listed on the Sessions pane (its rows, the hits' rows): ⏎ there opens one.
+	'content-result': (state, a) => refocus({...unanchor(go(state, 'sessions'), 'sessions'), overlay: 'none', filterText: '', content: a.result, selectedSession: null}),
 };
 
 export function uiReducer(state: UiState, action: UiAction): UiState {

@@ -1,5 +1,6 @@
 /**
- * The filter line that replaces the footer while `/` is open: the text input and a live match count.
+ * The filter line that replaces the footer while `/` is open: the text input and, for the fuzzy
+ * filter, a live match count; Tab switches to a content search of the messages (⏎ searches).
  */
 import React from 'react';
 import {Box} from 'ink';
@@ -9,21 +10,24 @@ import {TextInput} from '@inkjs/ui';
 export type FilterBarProps = {
 	text: string;
 	matches: number;
+	mode: 'fuzzy' | 'content';
 	onChange: (text: string) => void;
-	onSubmit: () => void;
+	onSubmit: (text: string) => void;
 };
 
-export function FilterBar({text, matches, onChange, onSubmit}: FilterBarProps): React.ReactElement {
+export function FilterBar({text, matches, mode, onChange, onSubmit}: FilterBarProps): React.ReactElement {
+	const content = mode === 'content';
 	return (
 		<Box>
-			<Text>{' / '}</Text>
+			<Text>{content ? ' / content: ' : ' / '}</Text>
 			<TextInput
+				key={mode}
 				defaultValue={text}
-				placeholder="filter: id, title, session key, chat, display name"
+				placeholder={content ? 'words said in messages' : 'filter: id, title, key, chat, name'}
 				onChange={onChange}
 				onSubmit={onSubmit}
 			/>
-			<Text>{`  ${matches} match · ⏎ keep · Esc clear`}</Text>
+			<Text wrap="truncate">{content ? '  ⏎ search · Tab fuzzy · Esc' : `  ${matches} match · ⏎ keep · Tab content`}</Text>
 		</Box>
 	);
 }

@@ -8,12 +8,20 @@ import {List} from '../components/list.js';
 import {useTheme} from '../theme.js';
 import {type SessionRow, sessionRows, statusFor} from '../views.js';
 import {idsOf, keyedCursor} from './keyed.js';
+import {contentRows} from '../content-rows.js';
+import {ContentHitsView} from './content-hits.js';
 import type {PaneContext, PaneSpec} from './types.js';
 
 /** Rows changed within this many seconds are marked. */
 export const CHANGE_HIGHLIGHT_S = 3;
 
 function rowsOf(ctx: PaneContext) {
+	if (ctx.ui.content) {
+		// A content search (`/`, Tab, ⏎): the rows of its hits.
+		const rows = contentRows(ctx.model.analysis, ctx.ui.content);
+		return {rows, total: rows.length, hidden: 0};
+	}
+
 	return sessionRows(ctx.model.analysis, {filterText: ctx.ui.filterText, showHidden: ctx.ui.showHidden, source: ctx.ui.source});
 }
 
@@ -108,6 +116,10 @@ export function statusLegend(rolledBack: boolean): string {
 
 function SessionsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 	const theme = useTheme();
+	if (ctx.ui.content) {
+		return <ContentHitsView ctx={ctx} rows={contentRows(ctx.model.analysis, ctx.ui.content)} cursor={cursor(ctx)} content={ctx.ui.content} />;
+	}
+
 	const {rows, total, hidden} = rowsOf(ctx);
 	const cols = sessionColumns(ctx.width);
 	const header = cols.map(c => pad(c.title, c.width, c.align)).join(' ');

@@ -1,0 +1,105 @@
+/**
+ * `hfx search TEXT`: messages found by content in every store of a home (or the one --db or
+ * --profile names), read-only, through Hermes' own full-text indexes where they can be trusted
+ * and a bounded scan where they cannot (store/search.ts). Each hit names its row, its chat
+ * ("keyless: orphan" for the row a restart skipped), its time, its role and a snippet.
+ * Exit 0 hits, 1 no hit, 2 a store could not be searched or the text was refused.
+ */
+import {type ExitCode, FailClosed, asRefusal} from '../errors.js';
+import {type StoreHit, chatOf, chatOfRow, orphanChats} from '../forensics/search-hits.js';
+import {MAX_QUERY_CHARS, type SearchQuery, parseSearchQuery} from '../forensics/search-query.js';
+import {type LabelledHit, type SearchReport, type StoreSearchReport, searchJson, searchText} from '../report/search.js';
+import type {StoreLocation} from '../store/locate.js';
+import {ReadOnlyStore} from '../store/open.js';
+import {detectSchema} from '../store/schema.js';
+import {type StoreSearch, hitSessions, searchStore} from '../store/search.js';
+import {type GlobalFlags, type Io, emit, guarded, loadAndAnalyze, locate} from './context.js';
+
+export const DEFAULT_SEARCH_LIMIT = 20;
+export const MAX_SEARCH_LIMIT = 1000;
+
+export type SearchFlags = GlobalFlags & {text: string; limit: number};
+
+/** The text, or its refusal (one line, exit 2) when too long or with nothing to search. */
+export function queryOf(text: string): SearchQuery {
+	if (text.length > MAX_QUERY_CHARS) {
+		throw new FailClosed({file: 'TEXT', kind: 'usage', reason: `the search text is ${text.length} characters; at most ${MAX_QUERY_CHARS} are searched`, next: 'search for a shorter, distinctive phrase'});
+	}
+
+	const query = parseSearchQuery(text);
+	if (query === null) {
+		throw new FailClosed({file: 'TEXT', kind: 'usage', reason: 'nothing is left to search once control characters are taken out', next: 'give the words to find'});
+	}
+
+	return query;
+}
+
+/** The chat of every hit: from the rows alone, or from the store's analysis where a hit is a keyless gateway row. */
+function labelHits(location: StoreLocation, flags: GlobalFlags, hits: readonly StoreHit[], rows: ReturnType<typeof hitSessions>): LabelledHit[] {
+	const light = hits.map(h => chatOfRow(rows.get(h.sessionId)));
+	if (light.every(l => l !== null)) {
+		return hits.map((h, i) => ({...h, chat: light[i]!}));
+	}
+
+	const analysed = loadAndAnalyze(location, flags, 'lean');
+	if (!analysed.ok) {
+		throw analysed.error;
+	}
+
+	const orphans = orphanChats(analysed.analysis);
+	return hits.map((h, i) => ({...h, chat: light[i] ?? chatOf(analysed.analysis.byId.get(h.sessionId), orphans)}));
+}
+
+function searchOne(location: StoreLocation, flags: SearchFlags, query: SearchQuery): StoreSearchReport {
+	let found: StoreSearch;
+	let rows: ReturnType<typeof hitSessions>;
+	let file = location.path;
+	try {
+		const store = ReadOnlyStore.open(location.path);
+		try {
+			file = store.preflight.path;
+			const schema = detectSchema(store);
+			found = searchStore(store, schema, query, flags.limit);
+			rows = hitSessions(store, schema, found.hits);
+		} finally {
+			store.close();
+		}
+
+		const hits = labelHits(location, flags, found.hits, rows);
+		return {ok: true, profile: location.label, path: file, index: found.index, route: found.route, notes: found.notes, scan: found.scan, hits};
+	} catch (error) {
+		const refusal = asRefusal(error);
+		if (!refusal) {
+			throw error;
+		}
+
+		return {ok: false, profile: location.label, path: file, line: refusal.line(), kind: refusal.kind};
+	}
+}
+
+export function exitCodeOf(stores: readonly StoreSearchReport[]): ExitCode {
+	if (stores.some(s => !s.ok)) {
+		return 2;
+	}
+
+	return stores.some(s => s.ok && s.hits.length > 0) ? 0 : 1;
+}
+
+export async function runSearch(flags: SearchFlags, io: Io): Promise<ExitCode> {
+	return guarded(io, flags, () => {
+		// Text that cannot be searched is refused before any store is opened.
+		const query = queryOf(flags.text);
+		const located = locate(flags, io);
+		const stores = located.stores.map(location => searchOne(location, flags, query));
+		for (const s of stores) {
+			if (!s.ok) {
+				io.err(s.line);
+			}
+		}
+
+		const code = exitCodeOf(stores);
+		const report: SearchReport = {query: query.text, terms: query.terms, match: query.match, limit: flags.limit, stores};
+		emit(io, flags, {json: () => searchJson(report, code), text: () => searchText(report)});
+		return code;
+	});
+}

@@ -13,6 +13,7 @@ import {ReadOnlyStore, sqliteFailure} from './open.js';
 import {WAL_FRAME_HEADER_BYTES, WAL_HEADER_BYTES, parseWalHeader} from './wal.js';
 import {type LegacyMirror, routingHomeOf} from './routing-home.js';
 import {type SchemaInfo, detectSchema} from './schema.js';
+import {readPlaces} from './places/read-places.js';
 import {type ReadOptions, type SnapshotMeta, readSnapshot} from './snapshot.js';
 
 export type DatabaseFacts = {
@@ -158,14 +159,19 @@ export function describe(store: ReadOnlyStore, location: StoreLocation, schema: 
 /** Opens, reads one snapshot and closes. Throws FailClosed on any refusal. */
 export function loadStore(location: StoreLocation, options: ReadOptions = {}): LoadedStore {
 	const store = ReadOnlyStore.open(location.path);
+	let loaded: LoadedStore;
 	try {
 		const schema = detectSchema(store);
 		const {context, mirror} = routingHomeOf(location, schema);
 		const {snapshot, meta} = readSnapshot(store, schema, context, options);
-		return {facts: describe(store, location, schema, snapshot, meta, mirror), schema, snapshot, meta};
+		loaded = {facts: describe(store, location, schema, snapshot, meta, mirror), schema, snapshot, meta};
 	} catch (error) {
 		throw sqliteFailure(location.path, error);
 	} finally {
 		store.close();
 	}
+
+	// The places beside it once the store's connection is closed (never state.db, -wal or -shm).
+	loaded.snapshot.places = readPlaces(location.path, loaded.snapshot.sessions);
+	return loaded;
 }

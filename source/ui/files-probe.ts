@@ -1,11 +1,18 @@
 /**
  * Feeds the Files pane: polls the files probe after every published model (the owner committed)
- * and at least every second, and formats the report into pane lines.
+ * and at least every second, and formats the report into pane lines, followed by every other
+ * place the conversation can be beside the store, with its meaning.
  */
 import {asRefusal} from '../errors.js';
 import {FilesProbe, describeFiles} from '../store/files-probe.js';
 import type {LiveStore} from '../store/live.js';
+import {judgePlaces} from '../forensics/place-verdicts.js';
+import {placeLines} from '../report/places-text.js';
+import {readPlaces} from '../store/places/read-places.js';
 import type {FilesModel, FilesSource} from './files-model.js';
+
+/** The places beside the store are read again at most this often. */
+const PLACES_EVERY_MS = 10_000;
 
 type Options = {intervalMs?: number; hiddenIntervalMs?: number; firstPollMs?: number};
 
@@ -19,6 +26,8 @@ class FilesFeed {
 	private shown = '';
 	private running = false;
 	private again = false;
+	private places: FilesModel['lines'] = [];
+	private placesAt = 0;
 
 	constructor(private readonly live: LiveStore, readonly probe: FilesProbe) {}
 
@@ -53,8 +62,23 @@ class FilesFeed {
 
 	private async read(): Promise<void> {
 		const report = await this.probe.read();
-		const lines = describeFiles(report, this.live.model.facts.journalMode);
+		const lines = [...describeFiles(report, this.live.model.facts.journalMode), ...this.placeLinesNow()];
 		this.publish({lines, holders: report.holders, updatedAt: report.readAt});
+	}
+
+	/**
+	 * The places beside the store with their meaning (report/places-text.ts), read again at most
+	 * every PLACES_EVERY_MS (a retired capture is copied to be read): plain files, never state.db,
+	 * its -wal or its -shm.
+	 */
+	private placeLinesNow(): FilesModel['lines'] {
+		if (Date.now() - this.placesAt >= PLACES_EVERY_MS) {
+			this.placesAt = Date.now();
+			const {analysis} = this.live.model;
+			this.places = placeLines(judgePlaces(readPlaces(this.live.storePath, analysis.snapshot.sessions), analysis.byId));
+		}
+
+		return this.places;
 	}
 
 	/** Publishes only what changed: every publish re-renders the app. */

@@ -18,7 +18,8 @@ export type JsonlVerdict = {
 	newestAt: number | null;
 };
 
-export type SpoolVerdict = {file: SpoolFile; replay: 'will' | 'will-not'; why: string};
+/** `unknown`: hfx did not read it (a link, a FIFO, unreadable by this user): what it holds is not known. */
+export type SpoolVerdict = {file: SpoolFile; replay: 'will' | 'will-not' | 'unknown'; why: string};
 
 export type CaptureVerdict = {capture: RetiredCapture; at: number | null; pid: number | null; turns: number; newestAt: number | null; sessions: number};
 
@@ -73,7 +74,9 @@ export function shapeWords(file: SpoolFile): string {
 
 export function judgeSpool(file: SpoolFile): SpoolVerdict {
 	if (file.shape === 'unreadable') {
-		return {file, replay: 'will-not', why: `${file.problem ?? 'unreadable'}: Hermes cannot parse it either, and keeps it`};
+		return file.damaged
+			? {file, replay: 'will-not', why: `${file.problem ?? 'damaged'}: Hermes cannot parse it either, and keeps it`}
+			: {file, replay: 'unknown', why: `${file.problem ?? 'not read'}: hfx cannot tell what it holds`};
 	}
 
 	if (file.shape === 'agent_history') {

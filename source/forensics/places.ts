@@ -48,6 +48,8 @@ export type SpoolFile = {
 	/** The newest message time it holds: a message's `timestamp`, else `ts`. */
 	newestAt: number | null;
 	problem: PlaceProblem;
+	/** It was read and is not a JSON object: damage (a spool file is published whole). */
+	damaged: boolean;
 };
 
 /** One session's messages in a retired capture's copied image newer than the live store's newest for it. */

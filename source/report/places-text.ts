@@ -35,11 +35,13 @@ function divertedLines(v: PlaceVerdicts): PlaceLine[] {
 	});
 }
 
+const REPLAY_WORDS = {will: 'Hermes will replay it', 'will-not': 'Hermes will NOT replay it', unknown: 'not read'} as const;
+
 function spoolLines(v: PlaceVerdicts): PlaceLine[] {
 	return v.spool.flatMap(s => {
 		const whose = s.file.sessionId === null ? 'no session id' : `session ${s.file.sessionId}`;
-		const meaning = `${shapeWords(s.file)} (${s.file.reason || 'no reason'}; ${whose}${s.file.ts === null ? '' : `, ${utcWords(s.file.ts)}`}): ${s.replay === 'will' ? 'Hermes will replay it' : 'Hermes will NOT replay it'}: ${s.why}`;
-		return entry(homeRelative(v.home, s.file.path), meaning, s.replay === 'will' ? 'warn' : 'danger');
+		const meaning = `${shapeWords(s.file)} (${s.file.reason || 'no reason'}; ${whose}${s.file.ts === null ? '' : `, ${utcWords(s.file.ts)}`}): ${REPLAY_WORDS[s.replay]}: ${s.why}`;
+		return entry(homeRelative(v.home, s.file.path), meaning, s.replay === 'will-not' ? 'danger' : 'warn');
 	});
 }
 

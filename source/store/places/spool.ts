@@ -65,21 +65,21 @@ function readSpoolFile(entry: Entry): SpoolFile | null {
 	const unreadable = {shape: 'unreadable' as const, reason: '', sessionKey: null, sessionId: null, ts: null, messages: 0, newestAt: null};
 	const read = readText(entry, MAX_SPOOL_BYTES);
 	if (read.text === null) {
-		return read.problem === null ? null : {...base, ...unreadable, problem: read.problem};
+		return read.problem === null ? null : {...base, ...unreadable, problem: read.problem, damaged: false};
 	}
 
 	if (read.truncated) {
-		return {...base, ...unreadable, problem: `larger than ${MAX_SPOOL_BYTES} bytes: not read`};
+		return {...base, ...unreadable, problem: `larger than ${MAX_SPOOL_BYTES} bytes: not read`, damaged: false};
 	}
 
 	let payload: Payload | null;
 	try {
 		payload = objectOr(JSON.parse(read.text));
 	} catch (error) {
-		return {...base, ...unreadable, problem: `not valid JSON (${(error as Error).message}): damaged (spool files are written whole)`};
+		return {...base, ...unreadable, problem: `not valid JSON (${(error as Error).message}): damaged (spool files are written whole)`, damaged: true};
 	}
 
-	return payload ? {...base, ...readPayload(payload), problem: null} : {...base, ...unreadable, problem: 'not a JSON object'};
+	return payload ? {...base, ...readPayload(payload), problem: null, damaged: false} : {...base, ...unreadable, problem: 'not a JSON object', damaged: true};
 }
 
 /** Every `<home>/pending_messages/pending-*.json`. */

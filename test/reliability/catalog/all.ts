@@ -9,10 +9,11 @@ import {HANGS} from './hangs.js';
 import {HOLDS} from './holds.js';
 import {INJECTION} from './injection.js';
 import {LINKS} from './links.js';
+import {PLACES} from './places.js';
 import {SCHEMA_OBJECTS} from './schema-objects.js';
 import {STORES} from './stores.js';
 import {SYMLINKS} from './symlinks.js';
 import {WHOSE} from './whose.js';
 import {WORDS} from './words.js';
 
-export const CATALOG: Fault[] = [...CRASH, ...SYMLINKS, ...HANGS, ...ARCHIVES, ...WHOSE, ...CRASH_WINDOWS, ...EXITS, ...INJECTION, ...STORES, ...HOLDS, ...LINKS, ...SCHEMA_OBJECTS, ...AGENT_OPS_FAULTS, ...WORDS];
+export const CATALOG: Fault[] = [...CRASH, ...SYMLINKS, ...HANGS, ...ARCHIVES, ...WHOSE, ...CRASH_WINDOWS, ...EXITS, ...INJECTION, ...STORES, ...HOLDS, ...LINKS, ...SCHEMA_OBJECTS, ...AGENT_OPS_FAULTS, ...WORDS, ...PLACES];

@@ -3,7 +3,7 @@
  * store written by a real second process: a keyed gateway row with NULL chat_id (#59527) and one
  * with its chat_id; a stale explicit-close stamp with messages after it (#106459) and a close
  * after the last message; a phantom source='unknown' row with accounting totals and no message
- * (#111999) and an 'unknown' row that carries a whole conversation; another profile's chats in
+ * (#111999), an 'unknown' row with no totals and one that carries a whole conversation; another profile's chats in
  * the default store (#66887) and the default profile's own `agent:main:` keys.
  */
 import fs from 'node:fs';
@@ -45,6 +45,7 @@ beforeAll(async () => {
 	await w.send({op: 'end', id: ids.closedAfter!, at: T0 + 300, reason: 'cli_close'});
 	await row('phantom', {source: 'unknown', startedAt: T0 + 4}, []);
 	await w.send({op: 'exec', sql: `UPDATE sessions SET input_tokens = 1200, output_tokens = 300 WHERE id = '${ids.phantom}'`});
+	await row('noTotals', {source: 'unknown', startedAt: T0 + 4}, []);
 	await row('wholeConversation', {source: 'unknown', startedAt: T0 + 5}, msgs(T0 + 50, 12));
 	await w.send({op: 'exec', sql: `UPDATE sessions SET input_tokens = 9000, output_tokens = 3000 WHERE id = '${ids.wholeConversation}'`});
 	await row('foreign', {source: 'telegram', sessionKey: 'agent:work:telegram:dm:77', chatId: '77', chatType: 'dm', userId: 'u77', profileName: 'work', startedAt: T0 + 6}, msgs(T0 + 60, 2));
@@ -70,7 +71,7 @@ describe('the session signatures of hermes-incidents §4, each beside its look-a
 		expect(findingsOf('stale-explicit-close')).toEqual([ids.staleClose]);
 	});
 
-	it('a phantom source=unknown row with accounting totals and no message is found; an unknown row with a whole conversation is not', () => {
+	it('a phantom source=unknown row with accounting totals and no message is found; an unknown row with no totals, or with a whole conversation, is not', () => {
 		expect(findingsOf('phantom-unknown-row')).toEqual([ids.phantom]);
 	});
 

@@ -76,7 +76,7 @@ const READ_COMMANDS: CommandSpec[] = [
 		run: async ({operands, global}) => (await import('./commands/routing.js')).runRouting({...global, key: operands[0]}, io),
 	},
 	{
-		name: 'files', usage: ['files [STORE]'], summary: 'state.db, -wal, -shm: WAL frame classes, checksum breaks, who holds the files',
+		name: 'files', usage: ['files [STORE]'], summary: 'state.db, -wal, -shm: WAL frame classes, checksum breaks, who holds the files; diverted transcripts, spool files and retired-WAL captures beside them',
 		operands: [STORE_OPERAND], flags: STORE, exits: 'read', example: 'hfx files --db /srv/hermes/state.db',
 		run: async ({global}) => (await import('./commands/files.js')).runFiles(global, io),
 	},

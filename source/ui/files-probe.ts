@@ -6,13 +6,9 @@
 import {asRefusal} from '../errors.js';
 import {FilesProbe, describeFiles} from '../store/files-probe.js';
 import type {LiveStore} from '../store/live.js';
-import {judgePlaces} from '../forensics/place-verdicts.js';
 import {placeLines} from '../report/places-text.js';
-import {readPlaces} from '../store/places/read-places.js';
 import type {FilesModel, FilesSource} from './files-model.js';
 
-/** The places beside the store are read again at most this often. */
-const PLACES_EVERY_MS = 10_000;
 
 type Options = {intervalMs?: number; hiddenIntervalMs?: number; firstPollMs?: number};
 
@@ -26,8 +22,6 @@ class FilesFeed {
 	private shown = '';
 	private running = false;
 	private again = false;
-	private places: FilesModel['lines'] = [];
-	private placesAt = 0;
 
 	constructor(private readonly live: LiveStore, readonly probe: FilesProbe) {}
 
@@ -66,19 +60,9 @@ class FilesFeed {
 		this.publish({lines, holders: report.holders, updatedAt: report.readAt});
 	}
 
-	/**
-	 * The places beside the store with their meaning (report/places-text.ts), read again at most
-	 * every PLACES_EVERY_MS (a retired capture is copied to be read): plain files, never state.db,
-	 * its -wal or its -shm.
-	 */
+	/** The places beside the store with their meaning (report/places-text.ts), as the live analysis judged them. */
 	private placeLinesNow(): FilesModel['lines'] {
-		if (Date.now() - this.placesAt >= PLACES_EVERY_MS) {
-			this.placesAt = Date.now();
-			const {analysis} = this.live.model;
-			this.places = placeLines(judgePlaces(readPlaces(this.live.storePath, analysis.snapshot.sessions), analysis.byId));
-		}
-
-		return this.places;
+		return placeLines(this.live.model.analysis.places);
 	}
 
 	/** Publishes only what changed: every publish re-renders the app. */

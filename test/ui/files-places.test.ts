@@ -19,7 +19,7 @@ beforeAll(async () => {
 
 afterAll(() => h?.remove());
 
-it('lists the capture, the diverted and legacy transcripts and each spool file with its meaning', async () => {
+it('lists the capture, the diverted and legacy transcripts and each spool file with its meaning; the live findings hold the halt', async () => {
 	const before = folderHashes(h.dir);
 	const live = LiveStore.open({path: h.db, owner: 'default', label: 'default'}, {watch: false});
 	const files = startFilesProbe(live, {firstPollMs: 0});
@@ -47,6 +47,8 @@ it('lists the capture, the diverted and legacy transcripts and each spool file w
 		expect(section.join('\n')).toMatch(/Hermes will\s+NOT\s+replay it/);
 		expect(model.lines.find(l => l.text === `  sessions/${h.k}.jsonl`)?.tone).toBe('danger');
 		expect(section.filter(l => [...l].length > 80)).toEqual([]);
+		// The live analysis the Findings pane and the banner show holds the halt too.
+		expect(live.model.analysis.findings.find(f => f.kind === 'write-halt')).toMatchObject({severity: 'critical', subject: h.captureName});
 	} finally {
 		files.close();
 		live.close();

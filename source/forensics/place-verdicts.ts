@@ -3,7 +3,7 @@
  * transcript or a legacy one, a spool file will or will not be replayed by Hermes (and why), a
  * retired capture holds turns the live store lacks. Pure: the inventory and the store's rows in.
  */
-import type {BeforeImage, JsonlFile, Places, RetiredCapture, SpoolFile} from './places.js';
+import type {BeforeImage, GatewayStart, JsonlFile, Places, RetiredCapture, SpoolFile} from './places.js';
 import type {SessionRecord} from './types.js';
 
 /** A message a hair newer than the row's newest is the same message written twice as REAL. */
@@ -72,7 +72,7 @@ export function shapeWords(file: SpoolFile): string {
 	return SHAPE_WORDS[file.shape];
 }
 
-export function judgeSpool(file: SpoolFile): SpoolVerdict {
+export function judgeSpool(file: SpoolFile, start: GatewayStart | null = null): SpoolVerdict {
 	if (file.shape === 'unreadable') {
 		return file.damaged
 			? {file, replay: 'will-not', why: `${file.problem ?? 'damaged'}: Hermes cannot parse it either, and keeps it`}
@@ -85,6 +85,10 @@ export function judgeSpool(file: SpoolFile): SpoolVerdict {
 
 	if (file.sessionId === null) {
 		return {file, replay: 'will-not', why: 'it names no session id: Hermes keeps it and logs "Cannot recover pending message … no session_id"'};
+	}
+
+	if (start !== null && file.mtimeMs / 1000 < start.at) {
+		return {file, replay: 'will-not', why: `still here after the gateway (pid ${start.pid}) started at ${new Date(Math.floor(start.at) * 1000).toISOString().slice(0, 19).replace('T', ' ')}Z: its start replays and deletes every spool file it can, so Hermes could not or would not replay this one`};
 	}
 
 	return file.shape === 'transcript_cap_drop'
@@ -115,7 +119,7 @@ function elsewhereOf(diverted: JsonlVerdict[], spool: SpoolVerdict[], captures: 
 
 export function judgePlaces(places: Places, byId: ReadonlyMap<string, SessionRecord>): PlaceVerdicts {
 	const diverted = places.diverted.map(f => judgeJsonl(f, byId.get(f.sessionId)));
-	const spool = places.spool.map(judgeSpool);
+	const spool = places.spool.map(f => judgeSpool(f, places.gatewayStart));
 	const captures = places.captures.map(judgeCapture);
 	return {home: places.home, diverted, spool, captures, before: places.before, notes: places.notes, elsewhere: elsewhereOf(diverted, spool, captures)};
 }

@@ -78,9 +78,14 @@ export type BeforeImageKind = 'emergency-snapshot' | 'quick-snapshot' | 'backup-
 /** A "before" image or a store Hermes set aside (§2.4–2.6): listed, never replayed. */
 export type BeforeImage = {path: string; name: string; kind: BeforeImageKind; at: number | null; pid: number | null; size: number | null; problem: PlaceProblem};
 
+/** The home's gateway, running now, and when it started (epoch seconds): its start replayed the spool. */
+export type GatewayStart = {pid: number; at: number};
+
 /** Everything found beside one store. */
 export type Places = {
 	home: string;
+	/** Null when no gateway of this home runs now (or its state file cannot be trusted). */
+	gatewayStart: GatewayStart | null;
 	diverted: JsonlFile[];
 	spool: SpoolFile[];
 	captures: RetiredCapture[];

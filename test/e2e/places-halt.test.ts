@@ -5,6 +5,8 @@
  * turns, the chat's newest message is named in the right file, the turns Hermes will not replay
  * are named, the legacy transcript is not a finding, and not one evidence byte changes.
  */
+import {type ChildProcess, spawn} from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {hfx, hfxJson} from '../helpers/cli.js';
@@ -77,5 +79,49 @@ describe('a home after a deleted-WAL write halt', () => {
 		hfx(['files', '--db', h.db]);
 		hfx(['scan', '--db', h.db, '--json']);
 		expect(folderHashes(h.dir)).toEqual(before);
+	});
+});
+
+describe('spool files still there after the running gateway started', () => {
+	let sleeper: ChildProcess;
+	let copy = '';
+
+	/** A copy of the halted home whose gateway_state.json names a running process, with its start ticks (or wrong ones). */
+	function homeWithGateway(startTicks: (real: number) => number): string {
+		copy = fs.mkdtempSync(path.join(path.dirname(h.dir), 'hfx-halt-started-'));
+		fs.cpSync(h.home, copy, {recursive: true});
+		const stat = fs.readFileSync(`/proc/${sleeper.pid}/stat`, 'utf8');
+		const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+		fs.writeFileSync(path.join(copy, 'gateway_state.json'), JSON.stringify({pid: sleeper.pid, kind: 'hermes-gateway', start_time: startTicks(ticks), gateway_state: 'running', updated_at: new Date().toISOString()}));
+		const old = Date.now() / 1000 - 600;
+		for (const f of fs.readdirSync(path.join(copy, 'pending_messages'))) {
+			fs.utimesSync(path.join(copy, 'pending_messages', f), old, old);
+		}
+
+		return path.join(copy, 'state.db');
+	}
+
+	beforeAll(() => {
+		sleeper = spawn('sleep', ['120'], {stdio: 'ignore'});
+	});
+
+	afterAll(() => {
+		sleeper.kill('SIGKILL');
+		fs.rmSync(copy, {recursive: true, force: true});
+	});
+
+	it('a payload Hermes would replay, still present after the start, is one it will not replay', () => {
+		const db = homeWithGateway(real => real);
+		const {json} = hfxJson(['scan', '--db', db]);
+		expect(json.places.spool.map((s: {replay: string}) => s.replay)).toEqual(['will-not', 'will-not', 'will-not', 'will-not']);
+		const capDrop = json.findings.find((f: {subject: string}) => f.subject === 'pending_messages/pending-0a1b2c3d4e5f40718293a4b5c6d7e8f9.json');
+		expect(capDrop.detail).toContain(`still here after the gateway (pid ${sleeper.pid}) started at`);
+		fs.rmSync(copy, {recursive: true, force: true});
+	});
+
+	it('a gateway_state.json whose start does not match the running pid is not trusted', () => {
+		const db = homeWithGateway(real => real - 500);
+		const {json} = hfxJson(['scan', '--db', db]);
+		expect(json.places.spool.map((s: {replay: string}) => s.replay)).toEqual(['will', 'will', 'will-not', 'will-not']);
 	});
 });

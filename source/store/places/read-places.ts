@@ -8,6 +8,7 @@ import type {Places} from '../../forensics/places.js';
 import type {SessionRecord} from '../../forensics/types.js';
 import {readBeforeImages} from './before-images.js';
 import {readDiverted} from './diverted.js';
+import {gatewayStart} from './gateway-start.js';
 import {readCaptures} from './retired-wal.js';
 import {readSpool} from './spool.js';
 
@@ -26,6 +27,7 @@ export function readPlaces(storePath: string, sessions: readonly SessionRecord[]
 	const notes: string[] = [];
 	return {
 		home,
+		gatewayStart: gatewayStart(home),
 		diverted: readDiverted(home, notes),
 		spool: readSpool(home, notes),
 		captures: readCaptures(storePath, liveNewestOf(sessions), notes),

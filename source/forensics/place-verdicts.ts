@@ -40,6 +40,10 @@ export type PlaceVerdicts = {
 export function judgeJsonl(file: JsonlFile, row: SessionRecord | undefined): JsonlVerdict {
 	const times = file.timestamps.filter((t): t is number => t !== null);
 	const newest = times.length > 0 ? Math.max(...times) : null;
+	if (file.olderThanRow) {
+		return {file, kind: 'legacy', why: 'last written before the row\'s newest message: a legacy transcript of rows already in the store (not read; Hermes no longer reads it)', turns: 0, newestAt: null};
+	}
+
 	if (file.lines === 0) {
 		return {file, kind: 'unknown', why: file.problem ?? 'no line is a JSON object', turns: 0, newestAt: null};
 	}

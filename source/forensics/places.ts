@@ -24,6 +24,8 @@ export type JsonlFile = {
 	/** Every line's `timestamp` read as epoch seconds (null where absent or unusable), in file order. */
 	timestamps: Array<number | null>;
 	problem: PlaceProblem;
+	/** Not read: last written before its row's newest message (a legacy transcript; a home can hold thousands). */
+	olderThanRow: boolean;
 };
 
 /** The three payload shapes of the gateway spool, told apart by `reason` (§2.2). */

@@ -22,8 +22,14 @@ function plural(n: number, word: string): string {
 	return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
+/** Beyond this many legacy transcripts, one line counts them (a pre-SQLite home holds one per session). */
+const MAX_LEGACY_LINES = 5;
+
 function divertedLines(v: PlaceVerdicts): PlaceLine[] {
-	return v.diverted.flatMap(d => {
+	const legacy = v.diverted.filter(d => d.kind === 'legacy');
+	const listed = legacy.length > MAX_LEGACY_LINES ? v.diverted.filter(d => d.kind !== 'legacy') : v.diverted;
+	const counted = listed === v.diverted ? [] : entry(`sessions/ (${legacy.length} legacy transcripts)`, 'rows already in the store; Hermes no longer reads them (hfx files --json lists each)', 'muted');
+	return [...counted, ...listed.flatMap(d => {
 		const name = homeRelative(v.home, d.file.path);
 		const damage = d.file.invalidLines > 0 ? `; ${plural(d.file.invalidLines, 'line')} not JSON${d.file.incompleteLast ? ' (the last one cut short)' : ''}` : '';
 		const read = d.file.problem ? `; ${d.file.problem}` : '';
@@ -31,8 +37,9 @@ function divertedLines(v: PlaceVerdicts): PlaceLine[] {
 			return entry(name, `diverted transcript: ${plural(d.turns, 'turn')} not in state.db, newest ${utcWords(d.newestAt)} (${d.why}); Hermes never replays it${damage}${read}`, 'danger');
 		}
 
-		return entry(name, d.kind === 'legacy' ? `legacy transcript, ${plural(d.file.lines, 'line')}: ${d.why}${damage}` : `transcript of unknown kind: ${d.why}${damage}${read}`, 'muted');
-	});
+		const lines = d.file.olderThanRow ? '' : `, ${plural(d.file.lines, 'line')}`;
+		return entry(name, d.kind === 'legacy' ? `legacy transcript${lines}: ${d.why}${damage}` : `transcript of unknown kind: ${d.why}${damage}${read}`, 'muted');
+	})];
 }
 
 const REPLAY_WORDS = {will: 'Hermes will replay it', 'will-not': 'Hermes will NOT replay it', unknown: 'not read'} as const;

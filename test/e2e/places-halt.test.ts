@@ -58,8 +58,10 @@ describe('a home after a deleted-WAL write halt', () => {
 	it('a legacy transcript is listed as legacy, never a finding', () => {
 		const {json} = hfxJson(['scan', '--db', h.db]);
 		const legacy = json.places.diverted.find((d: {sessionId: string}) => d.sessionId === h.legacy);
-		expect(legacy).toMatchObject({kind: 'legacy', turns: 0});
-		expect(JSON.stringify(json.findings)).not.toContain(`${h.legacy}.jsonl`);
+		expect(legacy).toMatchObject({kind: 'legacy', turns: 0, lines: 4});
+		// Last written before its row's newest message: legacy without being read.
+		expect(json.places.diverted.find((d: {sessionId: string}) => d.sessionId === h.oldLegacy)).toMatchObject({kind: 'legacy', turns: 0, lines: 0});
+		expect(JSON.stringify(json.findings)).not.toMatch(new RegExp(`${h.legacy}\\.jsonl|${h.oldLegacy}\\.jsonl`));
 	});
 
 	it('hfx files lists every place with its meaning in 80 columns, exit 1', () => {

@@ -10,7 +10,8 @@
  *    and -shm deleted from the home (the second process that deleted the WAL);
  * 3. gateway B (a new generation) writes another chat and closes;
  * 4. A's diverted turns: `sessions/<K>.jsonl` (two lines newer than anything in any store),
- *    a legacy transcript `sessions/<L>.jsonl` of rows already in the store, and one spool file of
+ *    legacy transcripts `sessions/<L>.jsonl` of rows already in the store (one last written
+ *    before its row's newest message: not even read), and one spool file of
  *    each shape in `pending_messages/` (a cap drop, a shutdown payload with and without a session
  *    id, an agent-history snapshot).
  */
@@ -26,7 +27,7 @@ export const OTHER_KEY = 'agent:main:telegram:dm:555002';
 export const CAPTURE_AT = T0 + 3600;
 export const JSONL_NEWEST = CAPTURE_AT + 300;
 
-export type HaltHome = {dir: string; home: string; db: string; k: string; legacy: string; captureName: string; pidA: number; remove: () => void};
+export type HaltHome = {dir: string; home: string; db: string; k: string; legacy: string; oldLegacy: string; captureName: string; pidA: number; remove: () => void};
 
 function compact(at: number): string {
 	return new Date(at * 1000).toISOString().slice(0, 19).replace(/[-:]/g, '').replace('T', '-');
@@ -101,5 +102,9 @@ export async function haltHome(): Promise<HaltHome> {
 	await b.send({op: 'close'}).catch(() => undefined);
 	await b.kill();
 	divertedFiles(home, k, legacy);
-	return {dir, home, db, k, legacy, captureName, pidA: pid, remove: () => fs.rmSync(dir, {recursive: true, force: true})};
+	// A legacy transcript as a pre-SQLite Hermes left it: last written before its row's newest message.
+	const old = path.join(home, 'sessions', `${other}.jsonl`);
+	fs.writeFileSync(old, messages(CAPTURE_AT + 30, 2, 'new generation').map(m => `${JSON.stringify(m)}\n`).join(''));
+	fs.utimesSync(old, CAPTURE_AT, CAPTURE_AT);
+	return {dir, home, db, k, legacy, oldLegacy: other, captureName, pidA: pid, remove: () => fs.rmSync(dir, {recursive: true, force: true})};
 }

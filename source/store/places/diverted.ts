@@ -42,9 +42,16 @@ export function parseJsonl(text: string): Pick<JsonlFile, 'lines' | 'invalidLine
 	return out;
 }
 
-function readJsonl(entry: Entry): JsonlFile {
-	const base = {path: entry.path, sessionId: entry.name.slice(0, -'.jsonl'.length), size: entry.st.size, mtimeMs: entry.st.mtimeMs};
+function readJsonl(entry: Entry, liveNewest: ReadonlyMap<string, number | null>): JsonlFile {
+	const sessionId = entry.name.slice(0, -'.jsonl'.length);
+	const base = {path: entry.path, sessionId, size: entry.st.size, mtimeMs: entry.st.mtimeMs, olderThanRow: false};
 	const empty = {lines: 0, invalidLines: 0, incompleteLast: false, timestamps: []};
+	const newest = liveNewest.get(sessionId) ?? null;
+	// Appended to last before the row's newest message: nothing in it can be newer (a copy without -p is newer, and read).
+	if (entry.st.isFile() && newest !== null && entry.st.mtimeMs / 1000 < newest) {
+		return {...base, ...empty, olderThanRow: true, problem: null};
+	}
+
 	const read = readText(entry, MAX_JSONL_BYTES);
 	if (read.text === null) {
 		return {...base, ...empty, problem: read.problem ?? 'gone while read'};
@@ -56,6 +63,6 @@ function readJsonl(entry: Entry): JsonlFile {
 }
 
 /** Every `<home>/sessions/*.jsonl` (not sessions.json, not saved/). */
-export function readDiverted(home: string, notes: string[]): JsonlFile[] {
-	return entriesOf(path.join(home, 'sessions'), name => name.endsWith('.jsonl') && name.length > 6, notes).map(readJsonl);
+export function readDiverted(home: string, liveNewest: ReadonlyMap<string, number | null>, notes: string[]): JsonlFile[] {
+	return entriesOf(path.join(home, 'sessions'), name => name.endsWith('.jsonl') && name.length > 6, notes).map(entry => readJsonl(entry, liveNewest));
 }

@@ -25,12 +25,13 @@ export function liveNewestOf(sessions: readonly SessionRecord[]): Map<string, nu
 export function readPlaces(storePath: string, sessions: readonly SessionRecord[]): Places {
 	const home = path.dirname(path.resolve(storePath));
 	const notes: string[] = [];
+	const liveNewest = liveNewestOf(sessions);
 	return {
 		home,
 		gatewayStart: gatewayStart(home),
-		diverted: readDiverted(home, notes),
+		diverted: readDiverted(home, liveNewest, notes),
 		spool: readSpool(home, notes),
-		captures: readCaptures(storePath, liveNewestOf(sessions), notes),
+		captures: readCaptures(storePath, liveNewest, notes),
 		before: readBeforeImages(home, storePath, notes),
 		notes,
 	};

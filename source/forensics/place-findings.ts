@@ -46,6 +46,9 @@ function haltEvidence(v: PlaceVerdicts): {parts: string[]; turns: number; when: 
 	for (const d of v.diverted.filter(x => x.kind === 'diverted')) {
 		parts.push(`${homeRelative(v.home, d.file.path)} holds ${plural(d.turns, 'diverted line')} (${d.why})`);
 		turns += d.turns;
+		if (d.firstAt !== null) {
+			times.push(d.firstAt);
+		}
 	}
 
 	const drops = v.spool.filter(s => s.file.shape === 'transcript_cap_drop');
@@ -56,7 +59,7 @@ function haltEvidence(v: PlaceVerdicts): {parts: string[]; turns: number; when: 
 	}
 
 	const pids = [...new Set(v.captures.flatMap(c => (c.pid === null ? [] : [c.pid])))];
-	return {parts, turns, when: times.length > 0 ? Math.min(...times) : null, pids};
+	return {parts, turns, when: times.reduce<number | null>((a, b) => (a === null || b < a ? b : a), null), pids};
 }
 
 export function writeHaltFinding(v: PlaceVerdicts, chats: readonly ChatElsewhere[]): Finding | null {

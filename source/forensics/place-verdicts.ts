@@ -16,6 +16,8 @@ export type JsonlVerdict = {
 	/** Lines newer than the row's newest message (every line when the store lacks the row). */
 	turns: number;
 	newestAt: number | null;
+	/** The oldest of those lines (when the diversion began, as far as this file tells). */
+	firstAt: number | null;
 };
 
 /** `unknown`: hfx did not read it (a link, a FIFO, unreadable by this user): what it holds is not known. */
@@ -37,32 +39,44 @@ export type PlaceVerdicts = {
 	elsewhere: TurnsElsewhere[];
 };
 
+/** The largest (sign 1) or smallest (-1) of many numbers, in a loop (a transcript can hold a million lines: no spread). */
+function extreme(values: readonly number[], sign: 1 | -1): number | null {
+	let best: number | null = null;
+	for (const v of values) {
+		if (best === null || (v - best) * sign > 0) {
+			best = v;
+		}
+	}
+
+	return best;
+}
+
 export function judgeJsonl(file: JsonlFile, row: SessionRecord | undefined): JsonlVerdict {
 	const times = file.timestamps.filter((t): t is number => t !== null);
-	const newest = times.length > 0 ? Math.max(...times) : null;
+	const newest = extreme(times, 1);
 	if (file.olderThanRow) {
-		return {file, kind: 'legacy', why: 'last written before the row\'s newest message: a legacy transcript of rows already in the store (not read; Hermes no longer reads it)', turns: 0, newestAt: null};
+		return {file, kind: 'legacy', why: 'last written before the row\'s newest message: a legacy transcript of rows already in the store (not read; Hermes no longer reads it)', turns: 0, newestAt: null, firstAt: null};
 	}
 
 	if (file.lines === 0) {
-		return {file, kind: 'unknown', why: file.problem ?? 'no line is a JSON object', turns: 0, newestAt: null};
+		return {file, kind: 'unknown', why: file.problem ?? 'no line is a JSON object', turns: 0, newestAt: null, firstAt: null};
 	}
 
 	if (!row) {
-		return {file, kind: 'diverted', why: 'it names a session absent from the store', turns: file.lines, newestAt: newest};
+		return {file, kind: 'diverted', why: 'it names a session absent from the store', turns: file.lines, newestAt: newest, firstAt: extreme(times, -1)};
 	}
 
 	if (times.length === 0) {
-		return {file, kind: 'unknown', why: 'no line carries a timestamp: a diverted transcript cannot be told from a legacy one', turns: 0, newestAt: null};
+		return {file, kind: 'unknown', why: 'no line carries a timestamp: a diverted transcript cannot be told from a legacy one', turns: 0, newestAt: null, firstAt: null};
 	}
 
 	const floor = row.newestMessageAt;
 	const newer = floor === null ? times : times.filter(t => t > floor + SAME_INSTANT);
 	if (newer.length === 0) {
-		return {file, kind: 'legacy', why: 'every line is at or before the row\'s newest message: a legacy transcript of rows already in the store (Hermes no longer reads it)', turns: 0, newestAt: newest};
+		return {file, kind: 'legacy', why: 'every line is at or before the row\'s newest message: a legacy transcript of rows already in the store (Hermes no longer reads it)', turns: 0, newestAt: newest, firstAt: null};
 	}
 
-	return {file, kind: 'diverted', why: floor === null ? 'the row holds no message; these lines are its turns' : `${newer.length} line${newer.length === 1 ? ' is' : 's are'} newer than the row's newest message`, turns: newer.length, newestAt: Math.max(...newer)};
+	return {file, kind: 'diverted', why: floor === null ? 'the row holds no message; these lines are its turns' : `${newer.length} line${newer.length === 1 ? ' is' : 's are'} newer than the row's newest message`, turns: newer.length, newestAt: extreme(newer, 1), firstAt: extreme(newer, -1)};
 }
 
 const SHAPE_WORDS: Record<SpoolFile['shape'], string> = {

@@ -75,6 +75,14 @@ export const PLACES: Fault[] = [
 		},
 	},
 	{
+		id: 'places-jsonl-million-lines', cls: 9, outcome: 'finding', notes: 'a diverted transcript of 1.2 million short lines (33 MB): counted without a stack overflow, no hang',
+		async setup(t) {
+			const s = await crashedStore(t.dir('store'));
+			write(path.join(s.dir, 'sessions', `${s.ids.zombie}.jsonl`), '{"timestamp": 1786200000}\n'.repeat(1_200_000));
+			return {evidence: [s.dir], steps: scanAndFiles(s.db, /"turns": 1200000/)};
+		},
+	},
+	{
 		id: 'places-spool-invalid-json', cls: 9, outcome: 'finding', notes: 'spool files that are not JSON, a JSON array, binary bytes: damage (a spool file is written whole), named as turns Hermes will not replay',
 		async setup(t) {
 			const s = await crashedStore(t.dir('store'));

@@ -102,7 +102,7 @@ const READ_COMMANDS: CommandSpec[] = [
 		run: async ({flags, operands, global}) => (await import('./commands/search.js')).runSearch({...global, text: operands[0]!, limit: searchLimit(flags.limit)}, io),
 	},
 	{
-		name: 'files', usage: ['files [STORE]'], summary: 'state.db, -wal, -shm: WAL frame classes, checksum breaks, who holds the files',
+		name: 'files', usage: ['files [STORE]'], summary: 'state.db, -wal, -shm: WAL frame classes, checksum breaks, who holds the files; diverted transcripts, spool files and retired-WAL captures beside them',
 		operands: [STORE_OPERAND], flags: STORE, exits: 'read', example: 'hfx files --db /srv/hermes/state.db',
 		run: async ({global}) => (await import('./commands/files.js')).runFiles(global, io),
 	},

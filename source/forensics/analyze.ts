@@ -15,6 +15,7 @@ import type {Finding, Severity} from './finding.js';
 import {type Rollback, detectRollbacks} from './rollbacks.js';
 import {rollbackHappenedFinding} from './rollback-finding.js';
 import {type ReapChurn, detectReapChurn, reapChurnFinding} from './reap-churn.js';
+import {ELSEWHERE_ACTION_KINDS, type Elsewhere, elsewhereOf} from './elsewhere.js';
 
 export type {Finding, Severity} from './finding.js';
 
@@ -48,6 +49,9 @@ export type Analysis = GenerationVerdicts & {
 	afterUpgrade: GenerationVerdicts | null;
 	/** Per orphan and per chat: "today X; after upgrading Hermes, Y" (empty when the store is current). */
 	upgradeChanges: UpgradeChanges;
+	/** The places beside the store judged, and each chat's newest message outside state.db (elsewhere.ts). */
+	places: Elsewhere['places'];
+	newestElsewhere: Elsewhere['newestElsewhere'];
 };
 
 export type AnalyzeOptions = {
@@ -65,10 +69,10 @@ export function hasCorruptTime(s: SessionRecord): boolean {
 }
 
 /** @param corrupt the sessions with unusable timestamps, when the caller already knows them (in session order). */
-export function collectFindings(verdicts: Pick<GenerationVerdicts, 'orphans' | 'routing' | 'repairRoutingCrash'> & {rollbacks?: readonly Rollback[]; reapChurns?: readonly ReapChurn[]; byId?: ReadonlyMap<string, SessionRecord>}, sessions: readonly SessionRecord[], corrupt?: readonly SessionRecord[], changes?: UpgradeChanges, missing: readonly MissingColumn[] = []): Finding[] {
+export function collectFindings(verdicts: Pick<GenerationVerdicts, 'orphans' | 'routing' | 'repairRoutingCrash'> & {rollbacks?: readonly Rollback[]; reapChurns?: readonly ReapChurn[]; byId?: ReadonlyMap<string, SessionRecord>; elsewhere?: readonly Finding[]}, sessions: readonly SessionRecord[], corrupt?: readonly SessionRecord[], changes?: UpgradeChanges, missing: readonly MissingColumn[] = []): Finding[] {
 	const {orphans, routing} = verdicts;
 	// The operator's own complaint first: a rollback that already happened.
-	const findings: Finding[] = [...(verdicts.rollbacks ?? []).map(rollbackHappenedFinding), ...(verdicts.reapChurns ?? []).map(reapChurnFinding), ...missing.map(missingColumnFinding)];
+	const findings: Finding[] = [...(verdicts.rollbacks ?? []).map(rollbackHappenedFinding), ...(verdicts.reapChurns ?? []).map(reapChurnFinding), ...missing.map(missingColumnFinding), ...(verdicts.elsewhere ?? [])];
 	for (const chat of routing) {
 		if (chat.rollbackRisk) {
 			findings.push(rollbackFinding(chat, verdicts.byId ?? new Map()));
@@ -214,11 +218,12 @@ export function analyze(snapshot: Snapshot, options: AnalyzeOptions = {}): Analy
 	const changes = upgradeChanges(today, afterUpgrade);
 	const rollbacks = rollbacksOf(snapshot, byId, maxGapSeconds);
 	const reapChurns = detectReapChurn(snapshot.sessions);
-	const findings = collectFindings({...today, rollbacks, reapChurns, byId}, snapshot.sessions, undefined, changes, snapshot.missingColumns);
-	return {snapshot, byId, lineage, ...today, rollbacks, reapChurns, findings, maxGapSeconds, afterUpgrade, upgradeChanges: changes};
+	const elsewhere = elsewhereOf(snapshot, {byId, lineage, routing: today.routing});
+	const findings = collectFindings({...today, rollbacks, reapChurns, byId, elsewhere: elsewhere.findings}, snapshot.sessions, undefined, changes, snapshot.missingColumns);
+	return {snapshot, byId, lineage, ...today, rollbacks, reapChurns, findings, maxGapSeconds, afterUpgrade, upgradeChanges: changes, places: elsewhere.places, newestElsewhere: elsewhere.newestElsewhere};
 }
 
-/** Exit status of a scan: 1 when there is any rollback that happened, orphan, rollback risk, failing repair-routing or undecidable rule (a missing column). */
-export function hasFindings(analysis: Pick<Analysis, 'orphans' | 'routing' | 'repairRoutingCrash'> & {rollbacks?: readonly Rollback[]; reapChurns?: readonly ReapChurn[]; snapshot?: Pick<Analysis['snapshot'], 'missingColumns'>}): boolean {
-	return (analysis.rollbacks?.length ?? 0) > 0 || (analysis.reapChurns?.length ?? 0) > 0 || analysis.orphans.length > 0 || analysis.repairRoutingCrash !== null || analysis.routing.some(r => r.rollbackRisk) || (analysis.snapshot?.missingColumns?.length ?? 0) > 0;
+/** Exit status of a scan: 1 when there is any rollback that happened, orphan, rollback risk, failing repair-routing, undecidable rule (a missing column), write halt, unreplayed turn or §4 signature (elsewhere.ts). */
+export function hasFindings(analysis: Pick<Analysis, 'orphans' | 'routing' | 'repairRoutingCrash'> & {rollbacks?: readonly Rollback[]; reapChurns?: readonly ReapChurn[]; snapshot?: Pick<Analysis['snapshot'], 'missingColumns'>; findings?: readonly Finding[]}): boolean {
+	return (analysis.findings ?? []).some(f => ELSEWHERE_ACTION_KINDS.has(f.kind)) || (analysis.rollbacks?.length ?? 0) > 0 || (analysis.reapChurns?.length ?? 0) > 0 || analysis.orphans.length > 0 || analysis.repairRoutingCrash !== null || analysis.routing.some(r => r.rollbackRisk) || (analysis.snapshot?.missingColumns?.length ?? 0) > 0;
 }

@@ -6,6 +6,7 @@
  * too slow to keep up with an agent writing hundreds of times a second.
  */
 import {detectReapChurn} from './reap-churn.js';
+import {elsewhereOf} from './elsewhere.js';
 import {type Analysis, type AnalyzeOptions, analyze, collectFindings, hasCorruptTime, repairRoutingOf, rollbacksOf, splitListed} from './analyze.js';
 import {CURRENT_RULE_SET, rulesFor} from './generations.js';
 import {upgradeChanges} from './upgrade.js';
@@ -361,8 +362,9 @@ export function analyzeIncremental(previous: Analysis, snapshot: Snapshot, chang
 	const listed = splitListed(orphans);
 	const rollbacks = rollbacksOf(snapshot, byId, maxGapSeconds);
 	const reapChurns = detectReapChurn(snapshot.sessions);
-	const findings = collectFindings({...listed, routing, repairRoutingCrash: null, rollbacks, reapChurns, byId}, snapshot.sessions, [...corrupt.values()], undefined, snapshot.missingColumns);
-	const next: Analysis = {snapshot, byId, lineage, ruleSet: rules.ruleSet, ...listed, repairRoutingCrash: null, routing, rollbacks, reapChurns, findings, maxGapSeconds, afterUpgrade: null, upgradeChanges: upgradeChanges({...listed, repairRoutingCrash: null, routing}, null)};
+	const elsewhere = elsewhereOf(snapshot, {byId, lineage, routing});
+	const findings = collectFindings({...listed, routing, repairRoutingCrash: null, rollbacks, reapChurns, byId, elsewhere: elsewhere.findings}, snapshot.sessions, [...corrupt.values()], undefined, snapshot.missingColumns);
+	const next: Analysis = {snapshot, byId, lineage, ruleSet: rules.ruleSet, ...listed, repairRoutingCrash: null, routing, rollbacks, reapChurns, findings, maxGapSeconds, afterUpgrade: null, upgradeChanges: upgradeChanges({...listed, repairRoutingCrash: null, routing}, null), places: elsewhere.places, newestElsewhere: elsewhere.newestElsewhere};
 	carries.set(next, {byKey, corrupt});
 	derivations.delete(previous);
 	const before = shared ? new Map(shared.before) : undefined;

@@ -3,6 +3,7 @@
  * Names follow Hermes' own columns (docs/hermes-rules.md, identity).
  */
 import type {RuleSet} from './generations.js';
+import type {Places} from './places.js';
 import type {MissingColumn} from './rule-columns.js';
 
 export type {RuleSet} from './generations.js';
@@ -103,4 +104,6 @@ export type Snapshot = StoreFacts & {
 	routing: RoutingEntry[];
 	/** The message timelines of the pairs rollback-pairs.ts names (absent: none were read). */
 	restartProbes?: RestartProbe[];
+	/** The places beside the store where Hermes keeps turns state.db did not take (absent: not read). */
+	places?: Places;
 };

@@ -2,6 +2,7 @@
  * `hfx scan --json`: the JSON contract of a store's analysis, in one file (orphans, chats,
  * rollbacks, findings, what an upgrade changes). `hfx routing --json` shares its chat shape.
  */
+import {placesJson} from './places-json.js';
 import {hasFindings, type Analysis} from '../forensics/analyze.js';
 import type {OrphanVerdict} from '../forensics/orphans.js';
 import type {ChatRouting} from '../forensics/routing.js';
@@ -87,6 +88,8 @@ export function storeJson(facts: DatabaseFacts, analysis: Analysis) {
 			routing: analysis.afterUpgrade.routing.map(r => routingJson(r)),
 		},
 		findings: analysis.findings,
+		newestElsewhere: analysis.newestElsewhere,
+		places: placesJson(analysis.places),
 	};
 }
 

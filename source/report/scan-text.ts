@@ -2,6 +2,7 @@
  * `hfx scan` in words: what is wrong, why, and what to do next, per store (the rollback that
  * happened first, then the risks, the orphans, what an upgrade changes).
  */
+import {elsewhereScanLines} from './places-text.js';
 import {afterRestartWords, hasFindings, type Analysis} from '../forensics/analyze.js';
 import {duration} from '../forensics/duration.js';
 import type {OrphanVerdict} from '../forensics/orphans.js';
@@ -120,6 +121,7 @@ export function humanReport(facts: DatabaseFacts, analysis: Analysis): string[] 
 	}
 
 	lines.push(...analysis.rollbacks.flatMap(rollbackLines));
+	lines.push(...elsewhereScanLines(analysis));
 	for (const f of analysis.findings.filter(x => x.kind === 'reap-churn')) {
 		lines.push(`✗ ${f.title}`, ...wrapIndented(f.detail, 76, 0).map(l => `    ${l}`), ...wrapIndented(`next: ${f.next}`, 76, 0).map(l => `    ${l}`), '');
 	}

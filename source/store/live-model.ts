@@ -6,7 +6,9 @@
 import {type ActivityEvent, changedSessionIds, diffActivity, foldActivity} from '../forensics/activity.js';
 import {type Analysis, analyze} from '../forensics/analyze.js';
 import {analyzeIncremental, prepareIncremental} from '../forensics/incremental.js';
+import type {Places} from '../forensics/places.js';
 import type {SessionRecord, Snapshot} from '../forensics/types.js';
+import {readPlaces} from './places/read-places.js';
 import type {DatabaseFacts} from './load.js';
 import type {RowDelta} from './row-deltas.js';
 import type {SessionIndex} from './session-index.js';
@@ -37,7 +39,12 @@ export type LiveModelOptions = {
 	maxGapSeconds: number | undefined;
 	now: () => number;
 	activityLimit: number;
+	/** The store whose places beside it (places/read-places.ts) join each analysis; absent: none are read. */
+	storePath?: string;
 };
+
+/** The places beside the store are read again at most this often (a retired capture is copied to be read). */
+const PLACES_EVERY_MS = 10_000;
 
 /** The database facts of a snapshot, as read through the current connection. */
 export type FactsOf = (snapshot: Snapshot, meta: SnapshotMeta) => DatabaseFacts;
@@ -70,9 +77,11 @@ export class LiveModelFeed {
 	private readonly firstVersion: number;
 	private readonly listeners = new Set<Listener>();
 	private readonly changedAt = new Map<string, number>();
+	private places: {at: number; value: Places} | null = null;
 
 	constructor(private readonly options: LiveModelOptions, first: {snapshot: Snapshot; meta: SnapshotMeta}, index: SessionIndex, facts: FactsOf, signature: string | null) {
 		const {snapshot, meta} = first;
+		this.withPlaces(snapshot);
 		this.lastSignature = signature;
 		this.firstVersion = meta.dataVersion;
 		// The analysis shares this store's index of sessions, as every later one does.
@@ -149,6 +158,23 @@ export class LiveModelFeed {
 		return false;
 	}
 
+	/**
+	 * The places beside the store join the snapshot (forensics/elsewhere.ts judges them), read
+	 * again at most every PLACES_EVERY_MS: plain files, never state.db, its -wal or its -shm.
+	 */
+	private withPlaces(snapshot: Snapshot): void {
+		if (this.options.storePath === undefined) {
+			return;
+		}
+
+		const now = Date.now();
+		if (this.places === null || now - this.places.at >= PLACES_EVERY_MS) {
+			this.places = {at: now, value: readPlaces(this.options.storePath, snapshot.sessions)};
+		}
+
+		snapshot.places = this.places.value;
+	}
+
 	/** Before the index is patched: the last analysis shares the sessions array, so its key index first. */
 	prepareIncremental(): void {
 		prepareIncremental(this.current.analysis);
@@ -158,6 +184,7 @@ export class LiveModelFeed {
 	publishCommit(commit: CommitRead): void {
 		const before = this.current.analysis;
 		const {delta: {newMessages, changed, snapshot}, index, started} = commit;
+		this.withPlaces(snapshot);
 		// The analysis shares this store's index of sessions (no copy per commit); `index.before`
 		// holds what the changed ones were.
 		const old = (id: string) => (index.before.has(id) ? index.before.get(id) : before.byId.get(id));

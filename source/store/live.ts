@@ -108,7 +108,7 @@ export class LiveStore {
 		this.connection = new LiveConnection(location.path, store, schema);
 		this.rows = new RowDeltas(location);
 		const first = this.rows.first(store, schema);
-		this.feed = new LiveModelFeed(this.options, first, this.rows.index, this.facts, signature);
+		this.feed = new LiveModelFeed({...this.options, storePath: location.path}, first, this.rows.index, this.facts, signature);
 		this.connection.release();
 		this.hints = new CommitHints(this.options, () => this.refresh());
 	}

@@ -13,6 +13,7 @@ import {ReadOnlyStore, sqliteFailure} from './open.js';
 import {WAL_FRAME_HEADER_BYTES, WAL_HEADER_BYTES, parseWalHeader} from './wal.js';
 import {type LegacyMirror, routingHomeOf} from './routing-home.js';
 import {type SchemaInfo, detectSchema} from './schema.js';
+import {readPlaces} from './places/read-places.js';
 import {type ReadOptions, type SnapshotMeta, readSnapshot} from './snapshot.js';
 
 export type DatabaseFacts = {
@@ -161,16 +162,20 @@ export function describe(store: ReadOnlyStore, location: StoreLocation, schema: 
  */
 export function loadStore(location: StoreLocation, options: ReadOptions & {also?: (loaded: LoadedStore, store: ReadOnlyStore) => void} = {}): LoadedStore {
 	const store = ReadOnlyStore.open(location.path);
+	let loaded: LoadedStore;
 	try {
 		const schema = detectSchema(store);
 		const {context, mirror} = routingHomeOf(location, schema);
 		const {snapshot, meta} = readSnapshot(store, schema, context, options);
-		const loaded = {facts: describe(store, location, schema, snapshot, meta, mirror), schema, snapshot, meta};
+		loaded = {facts: describe(store, location, schema, snapshot, meta, mirror), schema, snapshot, meta};
 		options.also?.(loaded, store);
-		return loaded;
 	} catch (error) {
 		throw sqliteFailure(location.path, error);
 	} finally {
 		store.close();
 	}
+
+	// The places beside it once the store's connection is closed (never state.db, -wal or -shm).
+	loaded.snapshot.places = readPlaces(location.path, loaded.snapshot.sessions);
+	return loaded;
 }

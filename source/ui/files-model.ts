@@ -1,6 +1,7 @@
 /**
  * The Files pane's data: the store's files, the WAL frame classes, the -shm header (read in a
- * child process) and the processes holding the files. Filled by the live files probe.
+ * child process), the processes holding the files and the other places the conversation can be
+ * beside the store. Filled by the live files probe.
  */
 import type {HolderReport} from '../store/holders.js';
 

@@ -1,11 +1,14 @@
 /**
  * Feeds the Files pane: polls the files probe after every published model (the owner committed)
- * and at least every second, and formats the report into pane lines.
+ * and at least every second, and formats the report into pane lines, followed by every other
+ * place the conversation can be beside the store, with its meaning.
  */
 import {asRefusal} from '../errors.js';
 import {FilesProbe, describeFiles} from '../store/files-probe.js';
 import type {LiveStore} from '../store/live.js';
+import {placeLines} from '../report/places-text.js';
 import type {FilesModel, FilesSource} from './files-model.js';
+
 
 type Options = {intervalMs?: number; hiddenIntervalMs?: number; firstPollMs?: number};
 
@@ -53,8 +56,13 @@ class FilesFeed {
 
 	private async read(): Promise<void> {
 		const report = await this.probe.read();
-		const lines = describeFiles(report, this.live.model.facts.journalMode);
+		const lines = [...describeFiles(report, this.live.model.facts.journalMode), ...this.placeLinesNow()];
 		this.publish({lines, holders: report.holders, updatedAt: report.readAt});
+	}
+
+	/** The places beside the store with their meaning (report/places-text.ts), as the live analysis judged them. */
+	private placeLinesNow(): FilesModel['lines'] {
+		return placeLines(this.live.model.analysis.places);
 	}
 
 	/** Publishes only what changed: every publish re-renders the app. */

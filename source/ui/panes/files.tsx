@@ -1,6 +1,7 @@
 /**
  * Files: state.db, -wal and -shm; the WAL header and frame classes with the checksum-break
- * signal; the -shm header (read in a child process); who holds the files.
+ * signal; the -shm header (read in a child process); who holds the files; then the other places
+ * the conversation can be (diverted transcripts, the spool, retired captures, before images).
  */
 import React from 'react';
 import {Text} from '../components/text.js';

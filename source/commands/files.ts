@@ -11,7 +11,8 @@
 import {type ExitCode, refusalLine} from '../errors.js';
 import {placesJson} from '../report/places-json.js';
 import {placeLines} from '../report/places-text.js';
-import {FilesProbe, describeFiles} from '../store/files-probe.js';
+import {FilesProbe} from '../store/files-probe.js';
+import {describeFiles} from '../report/files-text.js';
 import {fileStates, statesExit} from '../store/files-states.js';
 import {preflight} from '../store/preflight.js';
 import {type GlobalFlags, type Io, emit, guarded, loadAndAnalyze, locate} from './context.js';

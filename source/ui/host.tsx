@@ -16,7 +16,7 @@ import type {StoreLocation} from '../store/locate.js';
 import {backupsPaneSource, rootOfStore} from './backups-source.js';
 import {App} from './app.js';
 import type {TuiFlags} from './app-props.js';
-import {startFilesProbe} from './files-probe.js';
+import {startFilesProbe} from './files-feed.js';
 import {repairServiceFor} from './repair-service.js';
 import {ENTER_ALT_SCREEN, LEAVE_ALT_SCREEN, SHOW_CURSOR} from './terminal.js';
 

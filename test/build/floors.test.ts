@@ -109,6 +109,47 @@ export function violations(file: string, text?: string): string[] {
 	return out;
 }
 
+/** A command (a file directly in commands/) imports only context.ts and shared/; shared/ imports no command. */
+export function commandViolations(file: string, text?: string): string[] {
+	const rel = path.relative(path.join(SOURCE, 'commands'), file).split(path.sep);
+	if (rel[0] === '..' || path.isAbsolute(rel[0]!)) {
+		return [];
+	}
+
+	const commands = path.join(SOURCE, 'commands');
+	return specifiers(file, text).filter(s => s.startsWith('.')).flatMap(spec => {
+		const target = path.relative(commands, resolveSource(file, spec)).split(path.sep);
+		const isCommand = target[0] !== '..' && target.length === 1 && !/^context\.tsx?$/.test(target[0]!);
+		return isCommand && target.join('/') !== rel.join('/') ? [`${path.relative(SOURCE, file)} -> commands/${target.join('/')}: commands never import each other (share through commands/context.ts or commands/shared/)`] : [];
+	});
+}
+
+/**
+ * Every package hfx imports, and the units that may import it (node: built-ins are free, but
+ * forensics imports none, above). React and Ink only in ui/; SQLite only where a store is read or
+ * written.
+ */
+const PACKAGES: Record<string, readonly string[]> = {
+	react: ['ui'], ink: ['ui'], '@inkjs/ui': ['ui'], 'yoga-layout': ['ui'], '@alcalzone/ansi-tokenize': ['ui'], 'widest-line': ['ui'],
+	'indent-string': ['ui'], 'quick-lru': ['ui'], 'fuse.js': ['ui'], 'string-width': ['text', 'ui'],
+	'better-sqlite3': ['store', 'repair', 'backup', 'simulator'], chokidar: ['store'],
+	yazl: ['backup'], yauzl: ['backup'], 'tar-stream': ['backup'], yaml: ['backup'], 'prom-client': ['report'], meow: ['cli'],
+};
+
+/** The package imports of one file that are off their floor, or undeclared. */
+export function packageViolations(file: string, text?: string): string[] {
+	const unit = unitOf(file);
+	return specifiers(file, text).filter(s => !s.startsWith('.') && !s.startsWith('node:')).flatMap(spec => {
+		const name = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!;
+		const allowed = PACKAGES[name];
+		if (!allowed) {
+			return [`${path.relative(SOURCE, file)} imports ${name}: undeclared (add it to PACKAGES in test/build/floors.test.ts with the floors it belongs to)`];
+		}
+
+		return allowed.includes(unit) ? [] : [`${path.relative(SOURCE, file)} imports ${name}: ${name} belongs to ${allowed.join(', ')}, not ${unit}`];
+	});
+}
+
 /**
  * backup/'s rooms, top down: each may import the rooms listed for it (and the backup/ root files
  * every room shares); a root file imports no room.
@@ -200,8 +241,32 @@ describe('the floors', () => {
 		expect(files.map(unitOf).filter(u => FLOORS[u] === undefined)).toEqual([]);
 	});
 
-	it.each(files.map(f => [path.relative(SOURCE, f), f]))('%s imports only down a floor', (_rel, file) => {
-		expect(violations(file)).toEqual([]);
+	it('every file imports only down a floor (every offender at once)', () => {
+		expect(files.flatMap(f => violations(f))).toEqual([]);
+	});
+
+	it('commands never import each other: only commands/context.ts and commands/shared/', () => {
+		expect(files.flatMap(f => commandViolations(f))).toEqual([]);
+	});
+
+	it('each package is imported only on the floors it belongs to', () => {
+		expect(files.flatMap(f => packageViolations(f))).toEqual([]);
+	});
+
+	it('no import cycle anywhere in source/, type-only imports included', () => {
+		const importsOf = (file: string) => specifiers(file).filter(s => s.startsWith('.')).map(s => resolveSource(file, s));
+		expect(cycles(files, importsOf)).toEqual([]);
+	});
+
+	it('catches a command importing a command, a package off its floor, and an undeclared package', () => {
+		const at = (rel: string) => path.join(SOURCE, rel);
+		expect(commandViolations(at('commands/demo.ts'), 'import {runScan} from \'./scan.js\';')[0]).toContain('commands never import each other');
+		expect(commandViolations(at('commands/shared/textfile.ts'), 'import {runScan} from \'../scan.js\';')).toHaveLength(1);
+		expect(commandViolations(at('commands/metrics.ts'), 'import {a} from \'./shared/textfile.js\';\nimport {b} from \'./context.js\';')).toEqual([]);
+		expect(packageViolations(at('store/load.ts'), 'import React from \'react\';')[0]).toContain('react belongs to ui');
+		expect(packageViolations(at('report/scan-text.ts'), 'import Database from \'better-sqlite3\';')).toHaveLength(1);
+		expect(packageViolations(at('ui/app.tsx'), 'import x from \'left-pad\';')[0]).toContain('undeclared');
+		expect(packageViolations(at('ui/app.tsx'), 'import {Box} from \'ink\';\nimport fs from \'node:fs\';')).toEqual([]);
 	});
 
 	it('every allow-list entry is still an import (no stale exceptions)', () => {

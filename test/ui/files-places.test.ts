@@ -6,7 +6,7 @@
  */
 import {afterAll, beforeAll, expect, it} from 'vitest';
 import {LiveStore} from '../../source/store/live.js';
-import {startFilesProbe} from '../../source/ui/files-probe.js';
+import {startFilesProbe} from '../../source/ui/files-feed.js';
 import type {FilesModel} from '../../source/ui/files-model.js';
 import {folderHashes} from '../helpers/folder-hashes.js';
 import {type HaltHome, haltHome} from '../helpers/write-halt.js';

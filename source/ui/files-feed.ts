@@ -4,7 +4,8 @@
  * place the conversation can be beside the store, with its meaning.
  */
 import {asRefusal} from '../errors.js';
-import {FilesProbe, describeFiles} from '../store/files-probe.js';
+import {FilesProbe} from '../store/files-probe.js';
+import {describeFiles} from '../report/files-text.js';
 import type {LiveStore} from '../store/live.js';
 import {placeLines} from '../report/places-text.js';
 import type {FilesModel, FilesSource} from './files-model.js';

@@ -25,6 +25,13 @@ const SYSTEM_IN_UNIT_FOLDERS = ['test/ui/backups-source.test.tsx'];
 
 const ALL = ['test/**/*.test.ts', 'test/**/*.test.tsx'];
 
+/**
+ * The fleet tier (`npm run test:fleet`, run by .ci/run after it installs the Debian packages): real
+ * Prometheus, node_exporter and promtool, which a fresh machine does not have. `npm test` needs
+ * only what the README's Quick start names (tmux, sqlite3).
+ */
+const FLEET = ['test/e2e/prometheus.test.ts'];
+
 export default defineConfig({
 	// JSX compiles to react/jsx-runtime, as in hfx's build: a test may run React's production build
 	// (test/ui/retention.test.ts), whose runtime has no jsxDEV.

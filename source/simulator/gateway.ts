@@ -132,13 +132,16 @@ function step(d: Demo, speed: number): void {
 	dueEvents(d);
 	const c = d.chats[d.n % d.chats.length]!;
 	const t = clock();
+	// The reply lands 0.4 s later at speed 1: scaled like every delay, so a chat's reply never
+	// falls after the next turn of another row (at speed 10 turns come every ~75 ms).
+	const replyAt = t + 0.4 / speed;
 	const user = LINES[d.n++ % LINES.length]!;
 	const reply = `on it: ${LINES[(d.n * 7) % LINES.length]!}`;
 	if (c === d.chats[0] && d.restarted) {
 		// After the restart: the gateway's per-turn writes into the resumed zombie.
-		gatewayTurns(d.w.db, {sessionKey: c.key, sessionId: c.current, turns: [{role: 'user', content: user, at: t}, {role: 'assistant', content: reply, at: t + 0.4}]});
+		gatewayTurns(d.w.db, {sessionKey: c.key, sessionId: c.current, turns: [{role: 'user', content: user, at: t}, {role: 'assistant', content: reply, at: replyAt}]});
 	} else {
-		d.w.addMessages(c === d.chats[0] && d.orphan ? d.orphan : c.current, [{role: 'user', content: user, timestamp: t}, {role: 'assistant', content: reply, timestamp: t + 0.4}]);
+		d.w.addMessages(c === d.chats[0] && d.orphan ? d.orphan : c.current, [{role: 'user', content: user, timestamp: t}, {role: 'assistant', content: reply, timestamp: replyAt}]);
 	}
 
 	setTimeout(() => step(d, speed), ((d.plan.messageEvery * 1000) / speed) * (0.5 + ((d.n * 37) % 10) / 10));

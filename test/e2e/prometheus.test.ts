@@ -18,7 +18,7 @@ import {afterAll, describe, expect, it} from 'vitest';
 import {type RunningDemo, startDemoGateway} from '../../source/commands/demo.js';
 import {hfx} from '../helpers/cli.js';
 import {INCIDENT_CHAT, INCIDENT_ORPHAN, INCIDENT_ZOMBIE, incidentWriter, postRestartIncident} from '../helpers/post-restart.js';
-import {requireTool} from '../helpers/prometheus.js';
+import {promtoolCheckMetrics, requireTool} from '../helpers/prometheus.js';
 import {WatchProcess} from '../helpers/watch-process.js';
 import {ROOT} from '../helpers/writer.js';
 

@@ -12,6 +12,7 @@ import Database from 'better-sqlite3';
 import {afterAll, describe, expect, it} from 'vitest';
 import {type RunningDemo, startDemoGateway} from '../../source/commands/demo.js';
 import {routingScopeOf} from '../../source/store/routing-home.js';
+import {hfxJson} from '../helpers/cli.js';
 
 const KEY = 'agent:main:telegram:dm:777001';
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-demo-restart-'));
@@ -74,13 +75,14 @@ describe('the demo restarts after the incident', () => {
 			expect(JSON.parse(key.entry_json)).toMatchObject({session_id: zombie});
 			expect(key.updated_at).toBeGreaterThan(restartAt);
 
-			// User rows carry the turn's instant (the demo stamps each reply 0.4 s later, which may pass an event).
+			// Every row, replies too: a reply is stamped 0.4 s later at speed 1, scaled with the speed, so
+			// none lands inside the orphan's span (at 20x one did, and hid the rollback from hfx).
 			const times = (id: string, role = 'user') => (c.prepare('SELECT timestamp FROM messages WHERE session_id = ? AND role LIKE ? ORDER BY id').all(id, role) as Array<{timestamp: number}>).map(r => r.timestamp);
 			const orphanRow = c.prepare('SELECT started_at, session_key FROM sessions WHERE id = ?').get(orphan) as {started_at: number; session_key: string | null};
 			expect(orphanRow.session_key).toBeNull();
 			expect(times(orphan).length).toBeGreaterThan(0);
 			expect(Math.max(...times(orphan))).toBeLessThan(restartAt);
-			const zombieTimes = times(zombie);
+			const zombieTimes = times(zombie, '%');
 			expect(zombieTimes.filter(t => t >= orphanRow.started_at && t < restartAt)).toEqual([]);
 			expect(zombieTimes.filter(t => t >= restartAt).length).toBeGreaterThanOrEqual(1);
 			expect(c.prepare('SELECT ended_at, end_reason, last_activity_at FROM sessions WHERE id = ?').get(zombie)).toMatchObject({ended_at: null, end_reason: null, last_activity_at: Math.max(...times(zombie, '%'))});
@@ -93,5 +95,9 @@ describe('the demo restarts after the incident', () => {
 		} finally {
 			c.close();
 		}
+
+		// And hfx finds what happened: the rollback, with the orphan as the skipped conversation.
+		const {json} = hfxJson(['scan', '--db', demo.db]);
+		expect(json.rollbacks.map((r: {resumedId: string; skipped: {id: string}}) => [r.resumedId, r.skipped.id])).toEqual([[zombie, orphan]]);
 	}, 60_000);
 });

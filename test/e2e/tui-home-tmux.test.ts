@@ -5,12 +5,11 @@
  * Findings name the profile, P focuses `work` (its sessions in the Sessions pane), the "N stores"
  * notice is on screen (not behind it), and --profile still narrows to one store. At 80x24 and 140x40.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {T0} from '../fixtures/scenarios.js';
+import {homeRoot as writtenRoot, writeIncident} from '../helpers/home-root.js';
 import {screenOf, tmux, tmuxTestFile, waitForScreenOf} from '../helpers/tmux.js';
-import {WriterProcess} from '../helpers/writer.js';
+import type {WriterProcess} from '../helpers/writer.js';
 
 const writers: WriterProcess[] = [];
 const terminal = tmuxTestFile('home', async () => {
@@ -20,31 +19,11 @@ const {session} = terminal;
 const rows = (): string[] => screenOf(session, false).split('\n');
 const waitFor = async (pattern: RegExp, timeoutMs = 15_000): Promise<string> => waitForScreenOf(session, pattern, timeoutMs, false);
 
-const KEY = 'agent:main:telegram:dm:424242';
-const identity = {source: 'telegram', userId: 'u-op', sessionKey: KEY, chatId: '424242', chatType: 'dm', displayName: 'Operator'};
-
-/** A root: `default` with one quiet chat, `profiles/work` with one chat whose writer is handed back for the incident. */
+/** The root (helpers/home-root.ts), its writers killed after each test. */
 async function homeRoot(root: string): Promise<{work: WriterProcess; quiet: string}> {
-	fs.mkdirSync(path.join(root, 'profiles', 'work'), {recursive: true});
-	const main = new WriterProcess(path.join(root, 'state.db'));
-	const work = new WriterProcess(path.join(root, 'profiles', 'work', 'state.db'));
-	writers.push(main, work);
-	await Promise.all([main.started(), work.started()]);
-	const quiet = await main.create({source: 'cli', startedAt: T0 - 3600});
-	await main.send({op: 'conversation', id: quiet, count: 2, from: T0 - 3599, to: T0 - 3598});
-	return {work, quiet};
-}
-
-/** The incident, written into `work` by its own process: a compression rotation, then the conversation continuing in a row without routing identity. */
-async function writeIncident(work: WriterProcess): Promise<{tip: string; orphan: string}> {
-	const first = await work.create({...identity, startedAt: T0});
-	await work.send({op: 'conversation', id: first, count: 12, from: T0 + 5, to: T0 + 600});
-	await work.send({op: 'end', id: first, at: T0 + 800, reason: 'compression'});
-	const tip = await work.create({...identity, parentSessionId: first, startedAt: T0 + 801});
-	await work.send({op: 'conversation', id: tip, count: 4, from: T0 + 810, to: T0 + 2000});
-	const orphan = await work.create({source: 'telegram', startedAt: T0 + 2060});
-	await work.send({op: 'conversation', id: orphan, count: 40, from: T0 + 2070, to: T0 + 9000});
-	return {tip, orphan};
+	const made = await writtenRoot(root);
+	writers.push(made.main, made.work);
+	return made;
 }
 
 describe.each([[80, 24], [140, 40]])('hfx on a root with profiles at %ix%i', (columns, height) => {

@@ -44,9 +44,9 @@ function useShownModel(latest: LiveModel, paused: boolean): LiveModel {
 	return latest.paused ? latest : (frozen.current ?? latest);
 }
 
-/** One session's detail, read once per store revision (null when it cannot be read). */
-function useDetail(props: AppProps, revision: number): (id: string) => SessionDetail | null {
-	const cache = useMemo(() => new Map<string, SessionDetail | null>(), [revision]);
+/** One session's detail, read once per store and revision (null when it cannot be read): another profile focused is another store, whatever its revision. */
+function useDetail(props: AppProps, revision: number, store: string): (id: string) => SessionDetail | null {
+	const cache = useMemo(() => new Map<string, SessionDetail | null>(), [revision, store]);
 	return (id: string): SessionDetail | null => {
 		if (!cache.has(id)) {
 			try {
@@ -72,7 +72,7 @@ export function useScreenModel(props: AppProps, ui: UiState, size: Size): Screen
 	}, [ui.pane, props.files]);
 	const waiting = latest.paused ? latest.waiting : latest.commits - model.commits;
 	const now = props.tick ? clock : (props.now ?? (() => Date.now() / 1000))();
-	const detail = useDetail(props, model.revision);
+	const detail = useDetail(props, model.revision, model.facts.path);
 	// Header, tabs, banner, footer, and one spare row: Ink 6 clears the screen on every frame as tall as the terminal.
 	const bodyHeight = Math.max(3, size.rows - 4 - bannerRows(model, home));
 	const base: Omit<PaneContext, 'focusSession'> = {model, ui, width: size.columns, height: bodyHeight, now, detail, files, backups, home};

@@ -10,8 +10,8 @@ import {plural} from '../text/format.js';
 /** One profile's store as the TUI follows it. */
 export type ProfileModel = {name: string; model: LiveModel};
 
-/** Every profile's newest model, and the one the panes show. */
-export type HomeView = {profiles: readonly ProfileModel[]; focused: string};
+/** Every profile's newest model, the one the panes show, and the profiles whose store could not be opened (said, never dropped silently). */
+export type HomeView = {profiles: readonly ProfileModel[]; focused: string; unreadable?: ReadonlyArray<{name: string; reason: string}>};
 
 /** A finding of one profile, said across the home. */
 export type ProfileFinding = Finding & {profile: string};
@@ -29,17 +29,17 @@ export function profileRisk(model: LiveModel): 'rollback risk' | 'rolled back' |
 	return model.analysis.rollbacks.length > 0 ? 'rolled back' : null;
 }
 
-/** The profiles at risk, each with what puts it there, in profile order. */
+/** The profiles at risk, each with what puts it there, in profile order (a store that could not be opened last). */
 export function profilesAtRisk(view: HomeView): Array<{name: string; risk: string}> {
-	return view.profiles.flatMap(p => {
+	return [...view.profiles.flatMap(p => {
 		const risk = profileRisk(p.model);
 		return risk ? [{name: p.name, risk}] : [];
-	});
+	}), ...(view.unreadable ?? []).map(u => ({name: u.name, risk: 'unreadable'}))];
 }
 
 /** The header's word on the home: "3 profiles · work ✗ rollback risk" (two or more at risk: "✗ work, ops at risk"). */
 export function profilesSummary(view: HomeView): string {
-	const count = plural(view.profiles.length, 'profile');
+	const count = plural(view.profiles.length + (view.unreadable?.length ?? 0), 'profile');
 	const risky = profilesAtRisk(view);
 	if (risky.length === 0) {
 		return `${count} · none at risk`;

@@ -124,9 +124,9 @@ function follow(locations: readonly StoreLocation[], flags: TuiFlags, io: Io, no
 
 	const stores = [first];
 	const opened = [locations[0]!];
-	const left: string[] = [];
+	const left: Array<{name: string; reason: string}> = [];
 	for (const location of locations.slice(1)) {
-		const live = openLive(location, flags, {...io, err: line => left.push(`${location.label}: ${line.replace(/^hfx: /, '')}`)}, true);
+		const live = openLive(location, flags, {...io, err: line => left.push({name: location.owner, reason: line.replace(/^hfx: /, '')})}, true);
 		if (typeof live !== 'number') {
 			stores.push(live);
 			opened.push(location);
@@ -139,8 +139,9 @@ function follow(locations: readonly StoreLocation[], flags: TuiFlags, io: Io, no
 		return {stores, locations: opened, files: startFilesProbe(first, {firstPollMs: 400})};
 	}
 
-	const said = [notice, ...left.map(l => `left out ${l}`)].filter(Boolean).join(' · ');
-	const home = new HomeStores(stores.map((store, i) => ({name: opened[i]!.owner, store})), said || null);
+	// A profile that could not be opened stays in the header (counted, "unreadable") and its reason leads the notice line.
+	const said = [...left.map(l => `✗ ${l.name} unreadable: ${l.reason}`), notice].filter(Boolean).join(' · ');
+	const home = new HomeStores(stores.map((store, i) => ({name: opened[i]!.owner, store})), said || null, left);
 	return {stores, locations: opened, home, files: homeFilesSource(home.home, new Map(stores.map((store, i) => [opened[i]!.owner, store])), {firstPollMs: 400})};
 }
 

@@ -60,6 +60,13 @@ describe('the home across profiles', () => {
 		expect(profilesSummary(both)).toBe('2 profiles · ✗ work, ops at risk');
 	});
 
+	it('a profile whose store cannot be opened is counted and named, never dropped silently', () => {
+		const {home} = homeOf();
+		const quietOnly = {profiles: home.model.profiles.slice(0, 1), focused: 'default', unreadable: [{name: 'bad', reason: 'not a SQLite database'}]};
+		expect(profilesSummary(quietOnly)).toBe('2 profiles · bad ✗ unreadable');
+		expect(profilesSummary({...home.model, unreadable: quietOnly.unreadable})).toBe('3 profiles · ✗ work, bad at risk');
+	});
+
 	it('lists every profile\'s findings, each naming its profile, the critical first across profiles', () => {
 		const {home} = homeOf();
 		const [main, work] = home.model.profiles;

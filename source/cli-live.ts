@@ -38,9 +38,9 @@ export function isInteractive(): boolean {
 }
 
 /** The TUI host (Ink, React) is loaded only when a terminal will show it. */
-async function runLiveApp(location: StoreLocation, flags: TuiFlags, io: Io): Promise<ExitCode> {
+async function runLiveApp(where: StoreLocation | StoreLocation[], flags: TuiFlags, io: Io, notice: string | null = null): Promise<ExitCode> {
 	const host = await import('./ui/host.js');
-	return host.runLiveApp(location, flags, io);
+	return host.runLiveApp(where, flags, io, notice);
 }
 
 /** True when nothing says where a store is and ~/.hermes does not exist: `npm start` then shows the demo. */
@@ -67,16 +67,18 @@ export async function runDemo(flags: DemoFlags & TuiFlags, io: Io): Promise<Exit
 	return runDemoReport(flags, io);
 }
 
-/** The store the TUI opens: the first one found, said in one line when there are several. */
-function storeToShow(flags: GlobalFlags, io: Io): StoreLocation | ExitCode {
+/**
+ * The stores the TUI follows: the one named (--db, --profile) or found alone; on a root with
+ * profiles, every profile's (the first focused), with the line the TUI says of them on its notice line.
+ */
+function storesToShow(flags: GlobalFlags, io: Io): {locations: StoreLocation[]; notice: string | null} | ExitCode {
 	try {
 		const located = locate(flags, io);
-		const location = located.stores[0]!;
 		if (located.stores.length > 1 && !flags.profile) {
-			io.err(`hfx: ${located.stores.length} stores under ${located.root}; showing ${location.label} (choose with --profile NAME)`);
+			return {locations: located.stores, notice: `${located.stores.length} stores, showing ${located.stores[0]!.label}: P switches profile (--profile NAME follows one) · under ${located.root}`};
 		}
 
-		return location;
+		return {locations: [located.stores[0]!], notice: null};
 	} catch (error) {
 		return refusalExit(error, io.err);
 	}
@@ -92,6 +94,6 @@ export async function runTui(flags: TuiFlags, io: Io): Promise<ExitCode> {
 		return runDemo({...flags, speed: 1, keep: false, seconds: undefined}, io);
 	}
 
-	const location = storeToShow(flags, io);
-	return typeof location === 'number' ? location : runLiveApp(location, flags, io);
+	const shown = storesToShow(flags, io);
+	return typeof shown === 'number' ? shown : runLiveApp(shown.locations, flags, io, shown.notice);
 }

@@ -5,6 +5,7 @@
 import type {BackupsSource} from './backups-model.js';
 import type {FilesSource} from './files-model.js';
 import type {LiveSource} from './live-source.js';
+import type {HomeSource} from './home-source.js';
 import type {Pane} from './pane-names.js';
 import type {GlobalFlags} from '../io.js';
 import type {RepairService} from './repair-service.js';
@@ -13,7 +14,10 @@ import type {RepairService} from './repair-service.js';
 export type TuiFlags = GlobalFlags & {pane?: Pane};
 
 export type AppProps = {
+	/** The store the panes show (on a root with profiles, the focused profile's). */
 	live: LiveSource;
+	/** On a root with profiles: every profile's store (header, banner and Findings span them; P moves the focus). */
+	home?: HomeSource;
 	files?: FilesSource;
 	backups?: BackupsSource;
 	color?: boolean;

@@ -1,5 +1,5 @@
 /**
- * The TUI host: opens one store live, mounts the full-screen app in the alternate screen, follows
+ * The TUI host: opens the store live (on a root with profiles, every profile's store), mounts the full-screen app in the alternate screen, follows
  * the store once the first frame is up, and restores the terminal on exit (q, SIGTERM, SIGHUP).
  */
 import fs from 'node:fs';
@@ -17,13 +17,24 @@ import {backupsPaneSource, rootOfStore} from './backups-source.js';
 import {App} from './app.js';
 import type {TuiFlags} from './app-props.js';
 import {startFilesProbe} from './files-feed.js';
-import {repairServiceFor} from './repair-service.js';
+import type {FilesSource} from './files-model.js';
+import {homeFilesSource} from './home-files.js';
+import {HomeStores} from './home-source.js';
+import {type RepairService, repairServiceFor} from './repair-service.js';
 import {ENTER_ALT_SCREEN, LEAVE_ALT_SCREEN, SHOW_CURSOR} from './terminal.js';
 
+/**
+ * A profile the panes do not show is read at most once a second (its commits coalesced for 1 s,
+ * the fallback poll every 5 s): a busy gateway in another profile then costs one read a second,
+ * not one per commit, and its risk still reaches the header and Findings within about a second.
+ * (Its file events still arrive at once; only the read waits.)
+ */
+const BACKGROUND = {debounceMs: 1000, pollMs: 5000};
+
 /** Opens the store live, or says in one line why not (and with which exit code). */
-function openLive(location: StoreLocation, flags: GlobalFlags, io: Io): LiveStore | ExitCode {
+function openLive(location: StoreLocation, flags: GlobalFlags, io: Io, background = false): LiveStore | ExitCode {
 	try {
-		const live = LiveStore.open(location, {maxGapSeconds: flags.maxGapSeconds});
+		const live = LiveStore.open(location, {maxGapSeconds: flags.maxGapSeconds, ...(background ? BACKGROUND : {})});
 		startupMark('store read and analysed');
 		return live;
 	} catch (error) {
@@ -58,14 +69,29 @@ function traceMemory(io: Io, frames: () => {renders: number; renderMs: number}):
 
 type Mounted = {instance: ReturnType<typeof render>; yanked: () => string[]; frames: () => {renders: number; renderMs: number}};
 
-/** Renders the app; after the first frame the store starts following (it catches up on anything committed meanwhile). */
-function mount(live: LiveStore, location: StoreLocation, flags: TuiFlags, io: Io, files: ReturnType<typeof startFilesProbe>, backups: ReturnType<typeof backupsPaneSource>): Mounted {
+/** The stores followed: one, or every profile's (the first focused), with the sources the panes read. */
+type Followed = {stores: LiveStore[]; locations: StoreLocation[]; home?: HomeStores; files: FilesSource & {close: () => void}};
+
+/** The repair back end of the focused store (on a root with profiles, of the profile focused when r is pressed). */
+function repairOf(followed: Followed, flags: TuiFlags): RepairService {
+	const services = followed.stores.map((live, i) => repairServiceFor({dbPath: live.storePath, owner: followed.locations[i]!.owner, maxGapSeconds: flags.maxGapSeconds}));
+	const current = (): RepairService => services[followed.stores.indexOf(followed.home?.focused as LiveStore ?? followed.stores[0]!)] ?? services[0]!;
+	return services.length === 1 ? services[0]! : {
+		plan: async (orphanId, donorId) => current().plan(orphanId, donorId),
+		checks: () => current().checks(),
+		apply: async (planned, log) => current().apply(planned, log),
+	};
+}
+
+/** Renders the app; after the first frame the stores start following (they catch up on anything committed meanwhile). */
+function mount(followed: Followed, flags: TuiFlags, io: Io, backups: ReturnType<typeof backupsPaneSource>): Mounted {
 	let yanked: string[] = [];
 	let renders = 0;
 	let renderMs = 0;
-	const repair = repairServiceFor({dbPath: live.storePath, owner: location.owner, maxGapSeconds: flags.maxGapSeconds});
+	const repair = repairOf(followed, flags);
+	const live = followed.home?.live ?? followed.stores[0]!;
 	startupMark('render started');
-	const instance = render(<App live={live} files={files} backups={backups} repair={repair} color={flags.color} initialPane={flags.pane} tick onExit={ids => {
+	const instance = render(<App live={live} home={followed.home?.home} files={followed.files} backups={backups} repair={repair} color={flags.color} initialPane={flags.pane} tick onExit={ids => {
 		yanked = ids;
 	}} />, {exitOnCtrlC: false, patchConsole: true, maxFps: 20, onRender({renderTime}) {
 		renders++;
@@ -77,15 +103,50 @@ function mount(live: LiveStore, location: StoreLocation, flags: TuiFlags, io: Io
 			}
 
 			setImmediate(() => {
-				live.start();
+				for (const store of followed.stores) {
+					store.start();
+				}
 			});
 		}
 	}});
 	return {instance, yanked: () => yanked, frames: () => ({renders, renderMs})};
 }
 
-/** Runs the full-screen app on one store until the operator quits. */
-export async function runLiveApp(location: StoreLocation, flags: TuiFlags, io: Io): Promise<ExitCode> {
+/**
+ * Opens every store (the first refuses as a lone store does; another profile's that cannot be read
+ * is left out and named on the notice line), and on a root with profiles the home across them.
+ */
+function follow(locations: readonly StoreLocation[], flags: TuiFlags, io: Io, notice: string | null): Followed | ExitCode {
+	const first = openLive(locations[0]!, flags, io);
+	if (typeof first === 'number') {
+		return first;
+	}
+
+	const stores = [first];
+	const opened = [locations[0]!];
+	const left: Array<{name: string; reason: string}> = [];
+	for (const location of locations.slice(1)) {
+		const live = openLive(location, flags, {...io, err: line => left.push({name: location.owner, reason: line.replace(/^hfx: /, '')})}, true);
+		if (typeof live !== 'number') {
+			stores.push(live);
+			opened.push(location);
+		}
+	}
+
+	// The Files pane's first probe (it reads the -shm through a child process and walks /proc) and
+	// the watcher wait for the first frame: the operator sees the sessions first.
+	if (locations.length === 1) {
+		return {stores, locations: opened, files: startFilesProbe(first, {firstPollMs: 400})};
+	}
+
+	// A profile that could not be opened stays in the header (counted, "unreadable") and its reason leads the notice line.
+	const said = [...left.map(l => `✗ ${l.name} unreadable: ${l.reason}`), notice].filter(Boolean).join(' · ');
+	const home = new HomeStores(stores.map((store, i) => ({name: opened[i]!.owner, store})), said || null, left);
+	return {stores, locations: opened, home, files: homeFilesSource(home.home, new Map(stores.map((store, i) => [opened[i]!.owner, store])), {firstPollMs: 400})};
+}
+
+/** Runs the full-screen app on one store (or every profile's of a root) until the operator quits. */
+export async function runLiveApp(where: StoreLocation | readonly StoreLocation[], flags: TuiFlags, io: Io, notice: string | null = null): Promise<ExitCode> {
 	// Ink rebuilds every cell of the frame on each render (several MB of short-lived objects per frame
 	// on a 140×40 screen). With V8's default heap growth (up to 4× per step) that garbage is promoted
 	// and a session following a busy agent settles near 400 MB. Growing the heap by 30 % per step
@@ -96,18 +157,17 @@ export async function runLiveApp(location: StoreLocation, flags: TuiFlags, io: I
 	v8.setFlagsFromString('--heap-growing-percent=30');
 	// Diagnostics: HFX_TRACE_STARTUP=FILE appends when each start-up step ended (ms since process start).
 	startupMark('modules loaded');
-	const live = openLive(location, flags, io);
-	if (typeof live === 'number') {
-		return live;
+	const locations = Array.isArray(where) ? where as readonly StoreLocation[] : [where as StoreLocation];
+	const followed = follow(locations, flags, io, notice);
+	if (typeof followed === 'number') {
+		return followed;
 	}
 
-	// The Files pane's first probe (it reads the -shm through a child process and walks /proc) and
-	// the watcher wait for the first frame: the operator sees the sessions first.
-	const files = startFilesProbe(live, {firstPollMs: 400});
+	const location = locations[0]!;
 	// The Backups pane: the store's Hermes root (or --home); verify, drill and snapshot run as child processes.
 	const backups = backupsPaneSource({root: flags.home ? path.resolve(flags.home) : rootOfStore(location.path, location.owner), profile: location.owner});
 	process.stdout.write(ENTER_ALT_SCREEN);
-	const mounted = mount(live, location, flags, io, files, backups);
+	const mounted = mount(followed, flags, io, backups);
 	const tracer = traceMemory(io, mounted.frames);
 	const onSignal = () => mounted.instance.unmount();
 	process.once('SIGTERM', onSignal);
@@ -119,9 +179,12 @@ export async function runLiveApp(location: StoreLocation, flags: TuiFlags, io: I
 		process.off('SIGHUP', onSignal);
 		clearInterval(tracer);
 		process.stdout.write(LEAVE_ALT_SCREEN + SHOW_CURSOR);
-		files.close();
+		followed.files.close();
 		backups.close();
-		live.close();
+		followed.home?.close();
+		for (const store of followed.stores) {
+			store.close();
+		}
 	}
 
 	for (const id of mounted.yanked()) {

@@ -126,6 +126,13 @@ const SCREEN: ReadonlyArray<Binding<ScreenKeys>> = [
 		c.live.setPaused?.(!c.ui.paused);
 		c.dispatch({type: 'toggle-pause'});
 	}},
+	{id: 'next-profile', keys: [{input: 'P'}], label: 'P', description: 'focus the next profile of the Hermes root (hfx without --profile follows them all): Sessions, Detail, Lineage, Routing, Files and Activity show its store',
+		disabledReason: c => c.home && c.home.model.profiles.length > 1 ? null : 'one store is followed: hfx without --profile on a root with profiles follows them all',
+		run(c) {
+			c.home!.cycle(1);
+			c.dispatch({type: 'select-session', id: null});
+			c.notice(`profile ${c.home!.model.focused}`);
+		}},
 	{id: 'yank', keys: [{input: 'y'}], label: 'y', description: 'copy the selected id (OSC 52); printed again on exit', footer: 60, hint: 'y copy', run(c) {
 		const text = c.yankText() ?? c.selectedId();
 		if (text) {

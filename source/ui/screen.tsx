@@ -73,7 +73,8 @@ function Bottom({props, ui, dispatch, shown, width}: Parts): React.ReactElement 
 
 export function Screen(props: AppProps): React.ReactElement {
 	const size = useTerminalSize();
-	const [ui, dispatch] = useReducer(uiReducer, props.initialPane, initialUiState);
+	// On a root with profiles, which stores are followed is said on the notice line from the first frame (stderr is behind the full screen).
+	const [ui, dispatch] = useReducer(uiReducer, props, p => ({...initialUiState(p.initialPane), notice: p.home?.notice ?? null}));
 	const shown = useScreenModel(props, ui, size);
 	useScreenKeys(props, ui, dispatch, shown);
 	usePin(dispatch, ui.pane, ui.anchor[ui.pane], shown.selectedKey);
@@ -82,13 +83,14 @@ export function Screen(props: AppProps): React.ReactElement {
 		return <TooSmall columns={size.columns} rows={size.rows} />;
 	}
 
-	const counts: Partial<Record<Pane, number>> = {findings: shown.model.analysis.findings.filter(f => f.severity !== 'info').length};
+	const findings = shown.home ? shown.home.profiles.flatMap(p => p.model.analysis.findings) : shown.model.analysis.findings;
+	const counts: Partial<Record<Pane, number>> = {findings: findings.filter(f => f.severity !== 'info').length};
 	const parts: Parts = {props, ui, dispatch, shown, width: size.columns};
 	return (
 		<Box flexDirection="column" width={size.columns} height={size.rows - 1}>
-			<Header model={shown.latest} paused={ui.paused} waiting={shown.waiting} width={size.columns} />
+			<Header model={shown.latest} paused={ui.paused} waiting={shown.waiting} width={size.columns} home={shown.home} />
 			<Tabs pane={ui.pane} counts={counts} width={size.columns} />
-			<Banner model={shown.model} width={size.columns} />
+			<Banner model={shown.model} width={size.columns} home={shown.home} />
 			{/* The repair flow and the timeline draw their own footer on the footer's line. */}
 			<Box height={shown.bodyHeight + ((ui.repairOrphan && props.repair) || ui.timelineChat ? 1 : 0)} flexDirection="column">
 				<Body {...parts} />

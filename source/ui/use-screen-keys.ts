@@ -38,6 +38,7 @@ function screenKeys(props: AppProps, ui: UiState, dispatch: Dispatch, shown: Scr
 		},
 		copy: text => leave.write(osc52(text)),
 		live: props.live,
+		home: props.home,
 		backupsModel: shown.backups,
 		backups: props.backups,
 		repair: props.repair,

@@ -14,6 +14,7 @@ import type {PaneContext, PaneSpec} from './panes/types.js';
 import type {UiState} from './state.js';
 import type {Size} from './terminal.js';
 import {bannerRows} from './components/banner.js';
+import type {HomeView} from './home-model.js';
 
 export type ScreenModel = {
 	/** The newest model (the header shows it even while paused). */
@@ -27,6 +28,8 @@ export type ScreenModel = {
 	backups: BackupsModel | null;
 	/** The identity of the row under the focused keyed list's cursor (null elsewhere, or when empty). */
 	selectedKey: string | null;
+	/** On a root with profiles, every profile's newest model and the focused one; else null. */
+	home: HomeView | null;
 };
 
 /** The model on screen: while paused, the one of the moment of the pause (unless the source holds itself still). */
@@ -41,9 +44,9 @@ function useShownModel(latest: LiveModel, paused: boolean): LiveModel {
 	return latest.paused ? latest : (frozen.current ?? latest);
 }
 
-/** One session's detail, read once per store revision (null when it cannot be read). */
-function useDetail(props: AppProps, revision: number): (id: string) => SessionDetail | null {
-	const cache = useMemo(() => new Map<string, SessionDetail | null>(), [revision]);
+/** One session's detail, read once per store and revision (null when it cannot be read): another profile focused is another store, whatever its revision. */
+function useDetail(props: AppProps, revision: number, store: string): (id: string) => SessionDetail | null {
+	const cache = useMemo(() => new Map<string, SessionDetail | null>(), [revision, store]);
 	return (id: string): SessionDetail | null => {
 		if (!cache.has(id)) {
 			try {
@@ -61,6 +64,7 @@ export function useScreenModel(props: AppProps, ui: UiState, size: Size): Screen
 	const latest = useSource(props.live) ?? props.live.model;
 	const files = useSource<FilesModel>(props.files);
 	const backups = useSource<BackupsModel>(props.backups);
+	const home = useSource<HomeView>(props.home);
 	const model = useShownModel(latest, ui.paused);
 	const clock = useClock(props.tick, props.now);
 	useEffect(() => {
@@ -68,14 +72,14 @@ export function useScreenModel(props: AppProps, ui: UiState, size: Size): Screen
 	}, [ui.pane, props.files]);
 	const waiting = latest.paused ? latest.waiting : latest.commits - model.commits;
 	const now = props.tick ? clock : (props.now ?? (() => Date.now() / 1000))();
-	const detail = useDetail(props, model.revision);
+	const detail = useDetail(props, model.revision, model.facts.path);
 	// Header, tabs, banner, footer, and one spare row: Ink 6 clears the screen on every frame as tall as the terminal.
-	const bodyHeight = Math.max(3, size.rows - 4 - bannerRows(model));
-	const base: Omit<PaneContext, 'focusSession'> = {model, ui, width: size.columns, height: bodyHeight, now, detail, files, backups};
+	const bodyHeight = Math.max(3, size.rows - 4 - bannerRows(model, home));
+	const base: Omit<PaneContext, 'focusSession'> = {model, ui, width: size.columns, height: bodyHeight, now, detail, files, backups, home};
 	const focusSession = ui.selectedSession ?? PANE_SPECS.sessions.selectedId({...base, focusSession: null});
 	const ctx: PaneContext = {...base, focusSession};
 	const spec = PANE_SPECS[ui.pane];
-	return {latest, model, waiting, bodyHeight, ctx, spec, backups, selectedKey: selectedKey(spec, ctx)};
+	return {latest, model, waiting, bodyHeight, ctx, spec, backups, selectedKey: selectedKey(spec, ctx), home};
 }
 
 function selectedKey(spec: PaneSpec, ctx: PaneContext): string | null {

@@ -17,14 +17,52 @@ import {suffixOf} from '../../forensics/resolve.js';
 import {plural} from '../../text/format.js';
 import {cutKeepingIds, shortKey} from '../../text/fit.js';
 import {useTheme} from '../theme.js';
+import type {HomeView} from '../home-model.js';
 
-/** How many rows the banner takes for this model. */
-export function bannerRows(model: LiveModel): number {
+/** How many rows the banner takes for this model (on a root with profiles, for every profile). */
+export function bannerRows(model: LiveModel, home?: HomeView | null): number {
 	if (model.error) {
 		return 1;
 	}
 
+	if (home) {
+		const {rolledBack, risky} = homeBanner(home);
+		return (rolledBack ? 1 : 0) + (risky ? 1 : 0);
+	}
+
 	return (model.analysis.rollbacks.length > 0 ? 1 : 0) + (model.analysis.routing.some(r => r.rollbackRisk) ? 1 : 0);
+}
+
+type Worst<T> = {profile: string; all: T[]; first: T} | null;
+
+/** Across profiles: the items of every profile, the worst profile's (the most of them) first, and that profile's name. */
+function worstOf<T>(home: HomeView, itemsOf: (model: LiveModel) => T[]): Worst<T> {
+	const each = home.profiles.map(p => ({profile: p.name, items: itemsOf(p.model)})).filter(p => p.items.length > 0);
+	const worst = [...each].sort((a, b) => b.items.length - a.items.length)[0];
+	if (!worst) {
+		return null;
+	}
+
+	const all = [...worst.items, ...each.filter(p => p !== worst).flatMap(p => p.items)];
+	return {profile: worst.profile, all, first: all[0]!};
+}
+
+/** The banner across profiles: the rollbacks that happened and the chats at risk, counted over every profile, the worst profile named. */
+export function homeBanner(home: HomeView): {rolledBack: Worst<Rollback>; risky: Worst<ChatRouting>} {
+	return {
+		rolledBack: worstOf(home, m => m.error ? [] : m.analysis.rollbacks),
+		risky: worstOf(home, m => m.error ? [] : m.analysis.routing.filter(r => r.rollbackRisk)),
+	};
+}
+
+/** The banner's lines across profiles, each naming the worst profile ("[work] ✗ ROLLBACK RISK …"), in `width` columns. */
+export function homeBannerLines(home: HomeView, width: number): {rolledBack: string | null; risky: string | null} {
+	const {rolledBack, risky} = homeBanner(home);
+	const tag = (profile: string) => ` [${profile}]`;
+	return {
+		rolledBack: rolledBack ? `${tag(rolledBack.profile)}${rolledBackLine(rolledBack.all, width - tag(rolledBack.profile).length)}` : null,
+		risky: risky ? `${tag(risky.profile)}${riskLine(risky.all.length, risky.first, width - tag(risky.profile).length)}` : null,
+	};
 }
 
 /** Versions of the rolled-back line, most said first; each takes the key as it fits. Ids by their suffix, as `hfx repair --only` takes them. */
@@ -102,22 +140,26 @@ function fitted(all: Array<(key: string) => string>, sessionKey: string, width: 
 	return cutKeepingIds(all.at(-1)!(sessionKey), width);
 }
 
-export function Banner({model, width}: {model: LiveModel; width: number}): React.ReactElement | null {
+export function Banner({model, width, home}: {model: LiveModel; width: number; home?: HomeView | null}): React.ReactElement | null {
 	const theme = useTheme();
 	const risky = model.analysis.routing.filter(r => r.rollbackRisk);
 	const {rollbacks} = model.analysis;
 	if (model.error) {
-		return <Text wrap="truncate" color={theme.warn} bold>{cutKeepingIds(` ! ${model.error}`, width)}</Text>;
+		return <Text wrap="truncate" color={theme.warn} bold>{cutKeepingIds(` ! ${home ? `[${home.focused}] ` : ''}${model.error}`, width)}</Text>;
 	}
 
-	if (risky.length === 0 && rollbacks.length === 0) {
+	const lines = home ? homeBannerLines(home, width) : {
+		rolledBack: rollbacks.length > 0 ? rolledBackLine(rollbacks, width) : null,
+		risky: risky.length > 0 ? riskLine(risky.length, risky[0]!, width) : null,
+	};
+	if (lines.rolledBack === null && lines.risky === null) {
 		return null;
 	}
 
 	return (
 		<Box flexDirection="column">
-			{rollbacks.length > 0 ? <Text wrap="truncate" color={theme.danger} bold inverse={theme.color}>{rolledBackLine(rollbacks, width)}</Text> : null}
-			{risky.length > 0 ? <Text wrap="truncate" color={theme.danger} bold inverse={theme.color}>{riskLine(risky.length, risky[0]!, width)}</Text> : null}
+			{lines.rolledBack === null ? null : <Text wrap="truncate" color={theme.danger} bold inverse={theme.color}>{lines.rolledBack}</Text>}
+			{lines.risky === null ? null : <Text wrap="truncate" color={theme.danger} bold inverse={theme.color}>{lines.risky}</Text>}
 		</Box>
 	);
 }

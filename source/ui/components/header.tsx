@@ -9,8 +9,14 @@ import type {LiveModel} from '../../store/live.js';
 import {bytes, plural} from '../../text/format.js';
 import {shortPath} from '../../text/fit.js';
 import {useTheme} from '../theme.js';
+import {type HomeView, profilesSummary} from '../home-model.js';
 
-export function Header({model, paused, waiting, width}: {model: LiveModel; paused: boolean; waiting: number; width: number}): React.ReactElement {
+/** Which store the header is about: its profile; on a root with profiles, the home's word first ("3 profiles · work ✗ rollback risk · on default": the panes show default). */
+export function headerProfile(owner: string, home?: HomeView | null): string {
+	return home ? `${profilesSummary(home)} · on ${owner}` : `profile ${owner}`;
+}
+
+export function Header({model, paused, waiting, width, home}: {model: LiveModel; paused: boolean; waiting: number; width: number; home?: HomeView | null}): React.ReactElement {
 	const theme = useTheme();
 	const f = model.facts;
 	const state = paused ? `PAUSED (${plural(waiting, 'change')} waiting)` : '● LIVE';
@@ -18,10 +24,11 @@ export function Header({model, paused, waiting, width}: {model: LiveModel; pause
 	const store = `${f.label === f.path ? '' : `${f.label} · `}${f.path}`;
 	const schema = `schema ${f.schemaVersion === null ? '?' : `v${f.schemaVersion}`} · ${f.ruleSet}`;
 	const room = Math.max(0, width - state.length - 2);
-	const full = ` hfx · READ-ONLY · profile ${f.owner} · ${store} · ${schema} · ${wal} · dv ${f.dataVersion} `;
+	const profile = headerProfile(f.owner, home);
+	const full = ` hfx · READ-ONLY · ${profile} · ${store} · ${schema} · ${wal} · dv ${f.dataVersion} `;
 	// When it does not fit, what changes live (the version, the WAL) comes before the path, which takes the rest of the line.
 	// The path then keeps its end (…/profiles/work/state.db), never shown as a bare "/…".
-	const lead = ` hfx · READ-ONLY · profile ${f.owner} · dv ${f.dataVersion} · ${wal} · `;
+	const lead = ` hfx · READ-ONLY · ${profile} · dv ${f.dataVersion} · ${wal} · `;
 	const label = f.label === f.path ? '' : `${f.label} · `;
 	const pathRoom = room - lead.length - label.length - 1;
 	const text = full.length <= room ? full : `${lead}${pathRoom >= 12 ? label : ''}${shortPath(f.path, pathRoom >= 12 ? pathRoom : room - lead.length - 1)} `;

@@ -6,6 +6,7 @@
 import type {LiveModel} from '../../store/live.js';
 import type {BackupsModel, BackupsSource} from '../backups-model.js';
 import type {LiveSource} from '../live-source.js';
+import type {HomeSource} from '../home-source.js';
 import type {RepairService} from '../repair-service.js';
 import type {Stage} from '../repair-flow-state.js';
 import type {RowIds, UiAction, UiState} from '../state.js';
@@ -33,6 +34,8 @@ export type ScreenKeys = KeyContext & {
 	/** Writes text to the clipboard (OSC 52). */
 	copy: (text: string) => void;
 	live: LiveSource;
+	/** On a root with profiles: every profile's store (P moves the focus). */
+	home?: HomeSource;
 	backupsModel: BackupsModel | null;
 	backups?: BackupsSource;
 	repair?: RepairService;

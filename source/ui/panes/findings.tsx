@@ -9,24 +9,38 @@ import type {Finding} from '../../forensics/analyze.js';
 import {FittedLines, type PaneLine, fitLines} from '../components/fitted-lines.js';
 import {List} from '../components/list.js';
 import {useTheme} from '../theme.js';
-import {findingRows} from '../views.js';
+import {findingRows, fuzzy} from '../views.js';
+import {type ProfileFinding, mergedFindings} from '../home-model.js';
 import {candidateDonors} from '../../report/candidates.js';
 import type {Rollback} from '../../forensics/rollbacks.js';
 import {rollbackDetailLines} from '../rollback-lines.js';
 import {idsOf, keyedCursor} from './keyed.js';
 import type {PaneContext, PaneSpec} from './types.js';
 
+type Row = Finding & {profile?: string};
+
+/** A finding of another profile than the focused one (its sessions are not in the focused store). */
+function elsewhere(ctx: PaneContext, f: Row): boolean {
+	return f.profile !== undefined && f.profile !== ctx.home?.focused;
+}
+
 /** The rollback a rollback-happened finding is about. */
-function rollbackOf(ctx: PaneContext, f: Finding): Rollback | undefined {
-	return f.kind === 'rollback-happened' ? ctx.model.analysis.rollbacks.find(r => r.sessionKey === f.subject) : undefined;
+function rollbackOf(ctx: PaneContext, f: Row): Rollback | undefined {
+	return f.kind === 'rollback-happened' && !elsewhere(ctx, f) ? ctx.model.analysis.rollbacks.find(r => r.sessionKey === f.subject) : undefined;
 }
 
-function rows(ctx: PaneContext): Finding[] {
-	return findingRows(ctx.model.analysis, ctx.ui.filterText);
+/** The focused store's findings; on a root with profiles, every profile's, each naming its profile. */
+function rows(ctx: PaneContext): Row[] {
+	if (!ctx.home) {
+		return findingRows(ctx.model.analysis, ctx.ui.filterText);
+	}
+
+	const all: ProfileFinding[] = mergedFindings(ctx.home);
+	return ctx.ui.filterText ? fuzzy(all, ['subject', 'title', 'detail'], ctx.ui.filterText) : all;
 }
 
-/** A finding's identity: what it is about and of which kind (its wording may change with the evidence). */
-const rowIds = (ctx: PaneContext) => idsOf(rows(ctx), f => `${f.kind}\u0000${f.subject}`);
+/** A finding's identity: its profile, what it is about and of which kind (its wording may change with the evidence). */
+const rowIds = (ctx: PaneContext) => idsOf(rows(ctx), f => `${f.profile ?? ''}\u0000${f.kind}\u0000${f.subject}`);
 const cursor = (ctx: PaneContext) => keyedCursor(ctx, 'findings', rowIds(ctx));
 
 const MARK: Record<Finding['severity'], string> = {critical: '✗', warning: '!', info: 'i'};
@@ -39,7 +53,7 @@ function FindingsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 	const rollback = selected ? rollbackOf(ctx, selected) : undefined;
 	// On a rollback, the keyless row holding what it skipped is the orphan to adopt (d).
 	const orphanId = rollback?.skipped.kind === 'keyless' ? rollback.skipped.id : selected?.subject;
-	const orphan = selected ? ctx.model.analysis.orphans.find(o => o.orphanId === orphanId) : undefined;
+	const orphan = selected && !elsewhere(ctx, selected) ? ctx.model.analysis.orphans.find(o => o.orphanId === orphanId) : undefined;
 	const candidates = orphan ? candidateDonors(orphan, ctx.model.analysis.byId, ctx.model.analysis.rollbacks) : [];
 	const {story, evidence} = rollback ? rollbackDetailLines(rollback) : {story: [selected?.detail ?? ''], evidence: []};
 	// The next step before the evidence: at 80x24 the action stays on screen when the facts do not.
@@ -48,7 +62,9 @@ function FindingsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 		...(selected.ifRestarted ? [{text: ` ${selected.ifRestarted}`}] : []),
 		...candidates.map(c => ({text: ` ${ctx.width >= 120 ? c.text : c.short}`})),
 		{text: ` next: ${selected.next}`, color: theme.accent},
-		{text: ` ⏎ open ${rollback?.skipped.id ?? selected.subject}${selected.kind === 'orphan-adoptable' ? '   r preview the repair' : ''}${candidates.length > 0 ? '   d adopt from a candidate donor (your choice)' : ''}`, color: theme.muted},
+		elsewhere(ctx, selected)
+			? {text: ` P focuses profile ${selected.profile} (its sessions, its repair)`, color: theme.muted}
+			: {text: ` ⏎ open ${rollback?.skipped.id ?? selected.subject}${selected.kind === 'orphan-adoptable' ? '   r preview the repair' : ''}${candidates.length > 0 ? '   d adopt from a candidate donor (your choice)' : ''}`, color: theme.muted},
 		...evidence.map(text => ({text: ` ${text}`})),
 	] : [];
 	// Wrapped, the detail takes the lines it needs (up to half the pane; a rollback's story all but 4 rows of it); a blank line above the footer.
@@ -78,7 +94,7 @@ export const findingsPane: PaneSpec = {
 	rowIds,
 	selectedId: ctx => {
 		const f = rows(ctx)[cursor(ctx)];
-		if (!f) {
+		if (!f || elsewhere(ctx, f)) {
 			return null;
 		}
 

@@ -8,6 +8,7 @@ import type {SessionDetail} from '../../store/detail.js';
 import type {RowIds, UiState} from '../state.js';
 import type {FilesModel} from '../files-model.js';
 import type {BackupsModel} from '../backups-model.js';
+import type {HomeView} from '../home-model.js';
 
 export type PaneContext = {
 	model: LiveModel;
@@ -21,6 +22,8 @@ export type PaneContext = {
 	backups: BackupsModel | null;
 	/** The session the Detail and Lineage panes are about. */
 	focusSession: string | null;
+	/** On a root with profiles, every profile's model (Findings lists them all); null for one store. */
+	home?: HomeView | null;
 };
 
 export type PaneSpec = {

@@ -51,6 +51,20 @@ describe.each([
 		expect(preview.stdout).toContain(`hermes sessions export --session-id ${s.zombie}`);
 		expect(preview.stdout).not.toContain('still at risk');
 	});
+
+	it('has a readable timeline: the rows, the fork, the resume, in time order, every line within 80 columns', () => {
+		const {current: s} = store;
+		const t = hfx(['timeline', s.sessionKey, '--db', s.db]);
+		expect(t.code, t.stderr).toBe(1);
+		expect(t.stdout).toMatch(/! ROLLED BACK: the chat resumed \w{8}, a context [\d.]+ days old/);
+		const fork = t.stdout.search(/ FORK {5}keyless /);
+		const resume = t.stdout.search(/ RESUME {3}ROLLED BACK/);
+		expect(fork).toBeGreaterThan(0);
+		expect(resume).toBeGreaterThan(fork);
+		expect(t.stdout.split('\n').filter(l => l.length > 80)).toEqual([]);
+		const {json} = hfxJson(['timeline', s.sessionKey, '--db', s.db]);
+		expect(JSON.stringify(json)).toContain(s.orphan);
+	});
 });
 
 describe('the adoption of what a rollback skipped, applied and undone', () => {

@@ -41,11 +41,12 @@ export default defineConfig({
 		testTimeout: 60_000,
 		hookTimeout: 60_000,
 		setupFiles: ['test/setup.ts'],
-		// `npm test` runs both; `npm run test:unit` the first alone.
+		// `npm test` runs unit and system; `npm run test:unit` the first alone; `npm run test:fleet` the third.
 		projects: [
 			{extends: true, test: {name: 'unit', include: UNIT, exclude: SYSTEM_IN_UNIT_FOLDERS}},
-			// The system tier leaves out the unit globs, test/ui/'s but for the system tests in it.
-			{extends: true, test: {name: 'system', include: ALL, exclude: UNIT.map(glob => (glob.startsWith('test/ui/') ? 'test/ui/**/!(backups-source).test.{ts,tsx}' : glob))}},
+			// The system tier leaves out the unit globs, test/ui/'s but for the system tests in it, and the fleet tier.
+			{extends: true, test: {name: 'system', include: ALL, exclude: [...UNIT.map(glob => (glob.startsWith('test/ui/') ? 'test/ui/**/!(backups-source).test.{ts,tsx}' : glob)), ...FLEET]}},
+			{extends: true, test: {name: 'fleet', include: FLEET}},
 		],
 	},
 });

@@ -111,6 +111,25 @@ describe('Prometheus end to end', () => {
 		expect(r.status).toBe(0);
 	});
 
+	it('promtool accepts what hfx metrics writes, on stdout and as a textfile, with every gauge a rolled-back store sets', async () => {
+		const home = path.join(dir, 'promtool');
+		await postRestartIncident(home);
+		const printed = hfx(['metrics', '--home', home]);
+		expect(printed.stdout).toMatch(/^hfx_rollback_happened_chats\{[^}]*\} 1$/m);
+		const file = path.join(dir, 'promtool-out', 'hfx.prom');
+		fs.mkdirSync(path.dirname(file), {recursive: true});
+		const written = hfx(['metrics', '--home', home, '--textfile', file]);
+		expect(written.stderr).toBe('');
+		for (const text of [`${printed.stdout}\n`, fs.readFileSync(file, 'utf8')]) {
+			const checked = promtoolCheckMetrics(text);
+			expect(checked.output).toBe('');
+			expect(checked.code).toBe(0);
+		}
+
+		// The checker is real: a malformed line is refused.
+		expect(promtoolCheckMetrics('hfx_sessions{profile="default" 1\n').code).not.toBe(0);
+	});
+
 	it('fires the rollback-risk alert once the demo\'s incident happens, and resolves it after hfx repair --apply', async () => {
 		const {textDir, prometheusPort, logs} = await startPrometheus('risk');
 

@@ -47,8 +47,12 @@ function writtenAround(orphan: SessionRecord, keyed: SessionRecord): boolean {
 function passedOver(newer: SessionRecord, older: SessionRecord): boolean {
 	const open = newer.endReason === null || RECOVERABLE_END_REASONS.has(newer.endReason);
 	// No start order: the legacy finder's bug resumes a row that started later but fell quiet earlier.
+	// But the resumed row must have been there before the sibling fell quiet (a message before it):
+	// one that started after it is a later conversation, not a jump back (and not worth reading).
 	const writtenAfter = older.newestMessageAt !== null && newer.newestMessageAt !== null && older.newestMessageAt > newer.newestMessageAt;
-	return open && newer.sessionKey === older.sessionKey && newer.id !== older.id && writtenAfter;
+	const olderStart = inWindow(older.startedAtRaw);
+	const thereBefore = olderStart === null || newer.newestMessageAt === null || olderStart < newer.newestMessageAt;
+	return open && newer.sessionKey === older.sessionKey && newer.id !== older.id && writtenAfter && thereBefore;
 }
 
 /** Pairs of keyed rows of one session key: each newer, open row against each older row written after it. */

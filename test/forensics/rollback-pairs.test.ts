@@ -48,5 +48,10 @@ describe('rollback probe pairs', () => {
 		// A deliberate boundary (/new, a reset) or a compression is not a row a restart should have resumed.
 		expect(pairs([older, newer('new_session')])).toEqual([]);
 		expect(pairs([older, newer('compression')])).toEqual([]);
+		// A row of the key that started after the sibling's newest message is a later conversation, not a jump back.
+		expect(pairs([{...older, startedAtRaw: T0 + DAY + 1}, newer(null)])).toEqual([]);
+		// Four live rows of one chat, each started after the last fell quiet: no pair to read.
+		const chat = [0, 1, 2, 3].map(i => keyed(`r${i}`, {sessionKey: dmKey('d'), startedAtRaw: T0 + i * 1800, newestMessageAt: T0 + i * 1800 + 400}));
+		expect(pairs(chat)).toEqual([]);
 	});
 });

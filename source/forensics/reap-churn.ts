@@ -7,6 +7,7 @@
  */
 import {BOUNDARY_END_REASONS} from './end-reasons.js';
 import type {Finding} from './finding.js';
+import {buildKeyIndex} from './routing.js';
 import type {Certainty} from './rollbacks.js';
 import {inWindow} from './time.js';
 import type {SessionRecord} from './types.js';
@@ -81,19 +82,7 @@ export function detectReapChurn(sessions: readonly SessionRecord[]): ReapChurn[]
 		return [];
 	}
 
-	const byKey = new Map<string, SessionRecord[]>();
-	for (const s of sessions) {
-		if (s.sessionKey !== null) {
-			const list = byKey.get(s.sessionKey);
-			if (list) {
-				list.push(s);
-			} else {
-				byKey.set(s.sessionKey, [s]);
-			}
-		}
-	}
-
-	return [...byKey].flatMap(([key, rows]) => churnOf(key, rows) ?? []);
+	return [...buildKeyIndex(sessions)].flatMap(([key, rows]) => churnOf(key, rows) ?? []);
 }
 
 export function reapChurnFinding(c: ReapChurn): Finding {

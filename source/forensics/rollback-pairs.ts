@@ -6,6 +6,7 @@
  */
 import {RECOVERABLE_END_REASONS} from './end-reasons.js';
 import {isOrphanCandidate} from './orphans.js';
+import {buildKeyIndex} from './routing.js';
 import {inWindow} from './time.js';
 import type {SessionRecord} from './types.js';
 
@@ -56,19 +57,8 @@ function passedOver(newer: SessionRecord, older: SessionRecord): boolean {
 }
 
 /** Pairs of keyed rows of one session key: each newer, open row against each older row written after it. */
-function siblingPairs(keyedBySource: ReadonlyMap<string, SessionRecord[]>): RowPair[] {
-	const byKey = new Map<string, SessionRecord[]>();
-	for (const rows of keyedBySource.values()) {
-		for (const s of rows) {
-			const list = byKey.get(s.sessionKey!);
-			if (list) {
-				list.push(s);
-			} else {
-				byKey.set(s.sessionKey!, [s]);
-			}
-		}
-	}
-
+function siblingPairs(sessions: readonly SessionRecord[]): RowPair[] {
+	const byKey = buildKeyIndex(sessions);
 	const pairs: RowPair[] = [];
 	for (const rows of byKey.values()) {
 		// Few rows of a key are open (one live row, as a rule): a chat of 10,000 rows stays linear.
@@ -97,7 +87,7 @@ export function rollbackProbePairs(sessions: readonly SessionRecord[], localSurf
 		}
 	}
 
-	const pairs: RowPair[] = siblingPairs(keyedBySource);
+	const pairs: RowPair[] = siblingPairs(sessions);
 	for (const o of orphans) {
 		const keyed = o.source === UNKNOWN_SOURCE ? [...keyedBySource.values()].flat() : (keyedBySource.get(o.source) ?? []);
 		for (const k of keyed) {

@@ -13,7 +13,7 @@
  * - a legacy (v21-shape) store whose finder resumed an older keyed sibling: `legacySiblingAfterRestart()`.
  *
  * Every builder returns the copy's paths and ids and a `remove()`; `useBuilt(build)` makes one in
- * beforeAll and removes it in afterAll. Nothing here reads ../shared.
+ * beforeAll and removes it in afterAll. Everything here is in the repository.
  */
 import fs from 'node:fs';
 import os from 'node:os';

@@ -1,6 +1,6 @@
 /**
- * A Hermes home after a deleted-WAL write halt, made the way Hermes makes one (nothing here reads
- * ../shared):
+ * A Hermes home after a deleted-WAL write halt, made the way Hermes makes one (from the repository
+ * alone):
  *
  * 1. gateway A (a real second process) writes chat K's baseline and checkpoints it, then three
  *    turns that stay in its WAL;

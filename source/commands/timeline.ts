@@ -4,7 +4,7 @@
  * and resume, the routing entry's moves, the gateway's log lines, and what a restart now would do.
  * The chat is named by its session key, or by a session id (or suffix) of one of its rows.
  */
-import {analyze} from '../forensics/analyze.js';
+import {analyzeChats} from '../forensics/analyze.js';
 import {chatNamed, timelineOfChat} from '../forensics/timeline-of-chat.js';
 import type {Timeline} from '../forensics/timeline-types.js';
 import {FailClosed, type ExitCode} from '../errors.js';
@@ -28,7 +28,7 @@ export function readTimeline(flags: TimelineFlags, io: Io): Read {
 	let built: Omit<Read, 'facts' | 'logs'> | undefined;
 	const logs = readGatewayLogs(location.path);
 	const loaded = loadStore(location, {also(l, store) {
-		const analysis = analyze(l.snapshot, {maxGapSeconds: flags.maxGapSeconds});
+		const analysis = analyzeChats(l.snapshot, {maxGapSeconds: flags.maxGapSeconds});
 		const named = chatNamed(analysis, flags.chat);
 		if (!named.ok) {
 			throw new FailClosed({file: l.facts.path, kind: 'no-such-key', reason: named.reason, next: named.next});

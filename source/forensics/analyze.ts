@@ -208,15 +208,30 @@ export function rollbacksOf(snapshot: Snapshot, byId: ReadonlyMap<string, Sessio
 	return detectRollbacks(snapshot.restartProbes ?? [], {byId, routing: snapshot.routing, routingScope: snapshot.routingScope, maxGapSeconds});
 }
 
-export function analyze(snapshot: Snapshot, options: AnalyzeOptions = {}): Analysis {
+/** What one chat's story needs (hfx timeline): the rows by id, lineage, today's verdicts and the rollbacks; no findings, no upgrade, no places. */
+export type ChatAnalysis = GenerationVerdicts & Pick<Analysis, 'snapshot' | 'byId' | 'lineage' | 'rollbacks' | 'maxGapSeconds'>;
+
+type Core = {byId: Map<string, SessionRecord>; lineage: Lineage; maxGapSeconds: number; today: GenerationVerdicts; rollbacks: Rollback[]};
+
+function coreOf(snapshot: Snapshot, options: AnalyzeOptions): Core {
 	const maxGapSeconds = options.maxGapSeconds ?? DEFAULT_MAX_GAP_SECONDS;
 	const byId = options.byId ?? indexById(snapshot.sessions);
 	const lineage = buildLineage(snapshot.sessions, byId);
+	const today = verdictsOf(snapshot, rulesFor(snapshot.ruleSet), {byId, lineage, maxGapSeconds});
+	return {byId, lineage, maxGapSeconds, today, rollbacks: rollbacksOf(snapshot, byId, maxGapSeconds)};
+}
+
+/** The part of analyze() one chat needs, computed by the same functions (analyze is this plus the store-wide rest). */
+export function analyzeChats(snapshot: Snapshot, options: AnalyzeOptions = {}): ChatAnalysis {
+	const {today, ...core} = coreOf(snapshot, options);
+	return {snapshot, ...core, ...today};
+}
+
+export function analyze(snapshot: Snapshot, options: AnalyzeOptions = {}): Analysis {
+	const {byId, lineage, maxGapSeconds, today, rollbacks} = coreOf(snapshot, options);
 	const context = {byId, lineage, maxGapSeconds};
-	const today = verdictsOf(snapshot, rulesFor(snapshot.ruleSet), context);
 	const afterUpgrade = snapshot.ruleSet === CURRENT_RULE_SET ? null : verdictsOf(snapshot, rulesFor(CURRENT_RULE_SET), context);
 	const changes = upgradeChanges(today, afterUpgrade);
-	const rollbacks = rollbacksOf(snapshot, byId, maxGapSeconds);
 	const reapChurns = detectReapChurn(snapshot.sessions);
 	const elsewhere = elsewhereOf(snapshot, {byId, lineage, routing: today.routing});
 	const findings = collectFindings({...today, rollbacks, reapChurns, byId, elsewhere: elsewhere.findings}, snapshot.sessions, undefined, changes, snapshot.missingColumns);

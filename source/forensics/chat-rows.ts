@@ -82,27 +82,29 @@ function addLineageRows(rows: Rows, input: ChatRowsInput): void {
 	const edgeOf = (e: LineageEdge, from: string): {id: string; text: string} => (e.parentId === from
 		? {id: e.childId, text: `${e.kind} child of ${e.parentId} (${e.via === 'marker' ? 'a model_config marker' : 'parent_session_id'})`}
 		: {id: e.parentId, text: `${e.kind} parent of ${e.childId} (${e.via === 'marker' ? 'a model_config marker' : 'parent_session_id'})`});
+	// A row reached from `id` along `e` joins the chat, unless it is another key's (another chat's), or a keyed row of this chat (no second reason needed).
+	const follow = (e: LineageEdge, id: string): void => {
+		const nextId = e.parentId === id ? e.childId : e.parentId;
+		const s = input.byId.get(nextId);
+		if (e.kind === 'delegate' || !s || (s.sessionKey !== null && (s.sessionKey !== input.sessionKey || rows.byId.has(nextId)))) {
+			return;
+		}
+
+		const next = edgeOf(e, id);
+		if (rows.add(next.id, 'lineage', next.text, CONTINUES.has(e.kind) ? 'strong' : 'weak')) {
+			queue.push(next.id);
+		}
+	};
+
 	while (queue.length > 0) {
 		const id = queue.pop()!;
 		const parent = input.lineage.parentEdge.get(id);
-		const edges = [...(parent ? [parent] : []), ...(input.lineage.children.get(id) ?? [])];
-		for (const e of edges) {
-			if (e.kind === 'delegate') {
-				continue;
-			}
+		if (parent) {
+			follow(parent, id);
+		}
 
-			const nextId = e.parentId === id ? e.childId : e.parentId;
-			const s = input.byId.get(nextId);
-			// Another key's row is another chat's; a keyed row of this chat needs no second reason.
-			if (!s || (s.sessionKey !== null && (s.sessionKey !== input.sessionKey || rows.byId.has(nextId)))) {
-				continue;
-			}
-
-			const next = edgeOf(e, id);
-
-			if (rows.add(next.id, 'lineage', next.text, CONTINUES.has(e.kind) ? 'strong' : 'weak')) {
-				queue.push(next.id);
-			}
+		for (const e of input.lineage.children.get(id) ?? []) {
+			follow(e, id);
 		}
 	}
 }
@@ -131,9 +133,10 @@ function addAttributed(rows: Rows, input: ChatRowsInput): void {
 /** Every row of the chat with why it belongs, in id order (the timeline orders by time, never by this). */
 export function chatRows(input: ChatRowsInput): ChatRow[] {
 	const rows = new Rows();
+	const byKey = `session_key = ${input.sessionKey}`;
 	for (const s of input.sessions) {
 		if (s.sessionKey === input.sessionKey) {
-			rows.add(s.id, 'key', `session_key = ${input.sessionKey}`, 'certain');
+			rows.add(s.id, 'key', byKey, 'certain');
 		}
 	}
 

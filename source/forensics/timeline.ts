@@ -63,16 +63,21 @@ function timelineRows(input: TimelineInput): TimelineRow[] {
 		spansOf.set(s.sessionId, list);
 	}
 
+	const routed = input.chat?.routingEntry;
 	return input.rows.map(row => {
 		const s = input.byId.get(row.id);
-		const own = spansOf.get(row.id) ?? [];
-		const spans = own.length > 1 ? own.sort((a, b) => a.firstAt - b.firstAt) : own;
+		const own = spansOf.get(row.id);
+		const spans = own === undefined ? [] : (own.length > 1 ? own.sort((a, b) => a.firstAt - b.firstAt) : own);
+		let messages = 0;
+		for (const x of spans) {
+			messages += x.messages;
+		}
+
 		return {
-			...row, source: s?.source ?? '', keyed: Boolean(s?.sessionKey),
+			id: row.id, via: row.via, evidence: row.evidence, certainty: row.certainty, source: s?.source ?? '', keyed: Boolean(s?.sessionKey),
 			createdAt: s ? inWindow(s.startedAtRaw) : null, lastMessageAt: spans.at(-1)?.lastAt ?? null,
 			endedAt: s ? inWindow(s.endedAtRaw) : null, endReason: s?.endReason ?? null,
-			messages: spans.reduce((n, x) => n + x.messages, 0), spans,
-			routedNow: input.chat?.routingEntry === row.id,
+			messages, spans, routedNow: routed === row.id,
 		};
 	});
 }

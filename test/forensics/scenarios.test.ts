@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
-import {type Analysis, type GenerationVerdicts, analyze} from '../../source/forensics/analyze.js';
+import {type Analysis, type GenerationVerdicts, analyze, analyzeChats} from '../../source/forensics/analyze.js';
 import type {SchemaShape} from '../../source/simulator/hermes-schema.js';
 import {migrateToCurrent} from '../../source/simulator/migrate.js';
 import {loadStore} from '../../source/store/load.js';
@@ -23,7 +23,14 @@ function analyzeStore(dbPath: string, scenario: Scenario, shape: SchemaShape): A
 	const loaded = loadStore({path: dbPath, owner: ownerOfStore(dbPath).owner, label: scenario.id});
 	expect(loaded.facts.ruleSet).toBe(GENERATION[shape]);
 	expect(loaded.facts.schemaVersion).toBe(VERSION[shape]);
-	return analyze(loaded.snapshot, {maxGapSeconds: scenario.maxGapSeconds});
+	const analysis = analyze(loaded.snapshot, {maxGapSeconds: scenario.maxGapSeconds});
+	// What hfx timeline reads (the chat's part alone) is what the whole analysis says.
+	const chats = analyzeChats(loaded.snapshot, {maxGapSeconds: scenario.maxGapSeconds});
+	for (const key of Object.keys(chats) as Array<keyof typeof chats>) {
+		expect(chats[key], `analyzeChats().${key}`).toEqual(analysis[key]);
+	}
+
+	return analysis;
 }
 
 /** One generation's verdicts, by scenario name, against what the scenario expects of that generation. */

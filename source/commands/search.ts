@@ -12,7 +12,8 @@ import {type LabelledHit, type SearchReport, type StoreSearchReport, searchJson,
 import type {StoreLocation} from '../store/locate.js';
 import {ReadOnlyStore} from '../store/open.js';
 import {detectSchema} from '../store/schema.js';
-import {type StoreSearch, hitSessions, searchStore} from '../store/search.js';
+import {hasCaptures, searchPlaces, transcriptIds} from '../store/places/search-places.js';
+import {type StoreSearch, hitSessions, newestBySession, searchStore} from '../store/search.js';
 import {type GlobalFlags, type Io, emit, guarded, loadAndAnalyze, locate} from './context.js';
 
 export const DEFAULT_SEARCH_LIMIT = 20;
@@ -53,6 +54,7 @@ function labelHits(location: StoreLocation, flags: GlobalFlags, hits: readonly S
 function searchOne(location: StoreLocation, flags: SearchFlags, query: SearchQuery): StoreSearchReport {
 	let found: StoreSearch;
 	let rows: ReturnType<typeof hitSessions>;
+	let newest: Map<string, number | null>;
 	let file = location.path;
 	try {
 		const store = ReadOnlyStore.open(location.path);
@@ -61,12 +63,15 @@ function searchOne(location: StoreLocation, flags: SearchFlags, query: SearchQue
 			const schema = detectSchema(store);
 			found = searchStore(store, schema, query, flags.limit);
 			rows = hitSessions(store, schema, found.hits);
+			// Listing names beside the store (never opening state.db or its -shm): which rows the places name.
+			newest = newestBySession(store, schema, hasCaptures(file) ? null : transcriptIds(file));
 		} finally {
 			store.close();
 		}
 
 		const hits = labelHits(location, flags, found.hits, rows);
-		return {ok: true, profile: location.label, path: file, index: found.index, route: found.route, notes: found.notes, scan: found.scan, hits};
+		const places = searchPlaces(file, query, flags.limit, newest);
+		return {ok: true, profile: location.label, path: file, index: found.index, route: found.route, notes: found.notes, scan: found.scan, hits, places};
 	} catch (error) {
 		const refusal = asRefusal(error);
 		if (!refusal) {
@@ -82,7 +87,7 @@ export function exitCodeOf(stores: readonly StoreSearchReport[]): ExitCode {
 		return 2;
 	}
 
-	return stores.some(s => s.ok && s.hits.length > 0) ? 0 : 1;
+	return stores.some(s => s.ok && (s.hits.length > 0 || s.places.hits.length > 0)) ? 0 : 1;
 }
 
 export async function runSearch(flags: SearchFlags, io: Io): Promise<ExitCode> {

@@ -5,9 +5,12 @@
  * colour). Message text is hostile: every line is wrapped from safe text (text/wrap.ts) and
  * printed through the sinks. Every line fits 80 columns.
  */
+import path from 'node:path';
 import type {ChatLabel, StoreHit} from '../forensics/search-hits.js';
+import type {PlaceHit} from '../forensics/search-places.js';
 import type {SnippetPart} from '../forensics/search-snippet.js';
 import type {FtsIndex} from '../store/fts-index.js';
+import type {PlaceSearch} from '../store/places/search-places.js';
 import type {SearchRoute} from '../store/search.js';
 import {plural} from '../text/format.js';
 import {wrapIndented} from '../text/wrap.js';
@@ -19,7 +22,7 @@ export const MATCH_CLOSE = '«';
 export type LabelledHit = StoreHit & {chat: ChatLabel};
 
 export type StoreSearchReport =
-	| {ok: true; profile: string; path: string; index: FtsIndex; route: SearchRoute; notes: string[]; scan: {searchedIds: number; ofIds: number; complete: boolean} | null; hits: LabelledHit[]}
+	| {ok: true; profile: string; path: string; index: FtsIndex; route: SearchRoute; notes: string[]; scan: {searchedIds: number; ofIds: number; complete: boolean} | null; hits: LabelledHit[]; places: PlaceSearch}
 	| {ok: false; profile: string; path: string; line: string; kind: string};
 
 export type SearchReport = {query: string; terms: string[]; match: string | null; limit: number; stores: StoreSearchReport[]};
@@ -70,11 +73,38 @@ function storeLines(s: Extract<StoreSearchReport, {ok: true}>): string[] {
 	}
 
 	lines.push(...(s.hits.length === 0 ? ['  no hit'] : s.hits.flatMap(hitLines)));
+	lines.push(...placeLines(s.path, s.places));
 	return lines;
 }
 
+/** Where a place hit is, from the store's folder (`sessions/<id>.jsonl:12`, `pending_messages/…json #1`, `state.db.retired-wal-…/ #42`). */
+export function placeWhere(storePath: string, hit: PlaceHit): string {
+	const rel = path.relative(path.dirname(storePath), hit.file);
+	return hit.place === 'jsonl' ? `${rel}:${hit.position}` : `${rel} ${hit.place === 'spool' ? 'message' : 'id'} ${hit.position}`;
+}
+
+/** The hits beside the store: in the transcripts, the spool and the retired-WAL captures, each with what Hermes does with it. */
+function placeLines(storePath: string, places: PlaceSearch): string[] {
+	const mirrors = places.mirrors > 0 ? `; ${plural(places.mirrors, 'older transcript')} mirroring rows the store holds not read` : '';
+	const lines = wrapIndented(`  beside the store: ${plural(places.hits.length, 'hit')} in ${plural(places.files, 'file')} (sessions/*.jsonl, pending_messages/, retired-WAL captures)${mirrors}`, WIDTH, 4);
+	for (const note of places.notes) {
+		lines.push(...wrapIndented(`  ${note}`, WIDTH, 4));
+	}
+
+	for (const hit of places.hits) {
+		lines.push(...wrapIndented(`  ${placeWhere(storePath, hit)}  ${hit.sessionId ?? 'no session id'}`, WIDTH, 4), ...wrapIndented(`    ${hitTime(hit.timestamp)}  ${hit.role}`, WIDTH, 4), ...wrapIndented(`    ${snippetText(hit.snippet)}`, WIDTH, 4), ...wrapIndented(`    ${hit.fate}`, WIDTH, 4));
+	}
+
+	return lines;
+}
+
+/** Hits in the stores and beside them. */
+function totalHits(report: SearchReport): number {
+	return report.stores.reduce((n, s) => n + (s.ok ? s.hits.length + s.places.hits.length : 0), 0);
+}
+
 export function* searchText(report: SearchReport): Iterable<string> {
-	const total = report.stores.reduce((n, s) => n + (s.ok ? s.hits.length : 0), 0);
+	const total = totalHits(report);
 	yield* wrapIndented(`search ${JSON.stringify(report.query)}: ${plural(total, 'hit')} in ${plural(report.stores.length, 'store')} (at most ${report.limit} per store)`, WIDTH, 2);
 	for (const s of report.stores) {
 		yield '';
@@ -83,7 +113,7 @@ export function* searchText(report: SearchReport): Iterable<string> {
 
 	if (total === 0) {
 		yield '';
-		yield* wrapIndented('No hit. Zero hits are not proof of zero messages: text Hermes diverted to sessions/*.jsonl or to the pending_messages/ spool is not in the store (hermes-incidents.md §5.3).', WIDTH, 0);
+		yield* wrapIndented('No hit, in the stores or beside them. Zero hits are not proof of zero messages: backups, quick snapshots and plugin stores are not searched (hfx diff reads a backup; hermes-incidents.md §2.4–2.6).', WIDTH, 0);
 	}
 }
 
@@ -102,6 +132,15 @@ function hitJson(hit: LabelledHit) {
 	};
 }
 
+function placesJson(storePath: string, places: PlaceSearch) {
+	return {
+		files: places.files,
+		mirrorsNotRead: places.mirrors,
+		notes: places.notes,
+		hits: places.hits.map(h => ({place: h.place, file: h.file, where: placeWhere(storePath, h), position: h.position, sessionId: h.sessionId, at: h.timestamp, atUtc: h.timestamp === null ? null : hitTime(h.timestamp), role: h.role, snippet: snippetText(h.snippet), snippetParts: h.snippet, fate: h.fate})),
+	};
+}
+
 export function searchJson(report: SearchReport, exitCode: number) {
 	return {
 		query: report.query,
@@ -109,9 +148,9 @@ export function searchJson(report: SearchReport, exitCode: number) {
 		ftsMatch: report.match,
 		limit: report.limit,
 		stores: report.stores.map(s => (s.ok
-			? {profile: s.profile, path: s.path, ok: true, index: s.index, route: s.route, notes: s.notes, scan: s.scan, hits: s.hits.map(hitJson)}
+			? {profile: s.profile, path: s.path, ok: true, index: s.index, route: s.route, notes: s.notes, scan: s.scan, hits: s.hits.map(hitJson), places: placesJson(s.path, s.places)}
 			: {profile: s.profile, path: s.path, ok: false, kind: s.kind, error: s.line})),
-		hits: report.stores.reduce((n, s) => n + (s.ok ? s.hits.length : 0), 0),
+		hits: totalHits(report),
 		exitCode,
 	};
 }

@@ -115,3 +115,18 @@ export function hitSessions(store: ReadOnlyStore, schema: SchemaInfo, hits: read
 	const rows = ids.length === 0 ? [] : store.read(() => store.prepare(`SELECT id, source, ${key} AS session_key FROM sessions WHERE id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as Array<{id: string; source: unknown; session_key: unknown}>);
 	return new Map(rows.map(r => [String(r.id), {source: typeof r.source === 'string' ? r.source : '', sessionKey: typeof r.session_key === 'string' ? r.session_key : null}]));
 }
+
+/**
+ * Each row's newest message time, for the rows named (every row when `ids` is null): what the
+ * places beside the store are compared with (a transcript last written before it mirrors the
+ * store; a capture's turn at or before it is the store's own).
+ */
+export function newestBySession(store: ReadOnlyStore, schema: SchemaInfo, ids: readonly string[] | null): Map<string, number | null> {
+	if ((ids !== null && ids.length === 0) || !schema.messageColumns.has('timestamp')) {
+		return new Map();
+	}
+
+	const where = ids === null ? '' : 'WHERE session_id IN (SELECT value FROM json_each(?))';
+	const rows = store.read(() => store.prepare(`SELECT session_id AS id, max(timestamp) AS at FROM messages ${where} GROUP BY session_id`).all(...(ids === null ? [] : [JSON.stringify(ids)])) as Array<{id: unknown; at: unknown}>);
+	return new Map(rows.map(r => [String(r.id), typeof r.at === 'number' ? r.at : null]));
+}

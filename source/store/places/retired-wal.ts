@@ -80,8 +80,18 @@ function turnsOf(db: Database.Database, liveNewest: ReadonlyMap<string, number |
 
 /** Copies the pair into a private folder, opens the copy read-only and reads its newer turns. */
 function readImage(entry: Entry, files: string[], liveNewest: ReadonlyMap<string, number | null>): Pick<RetiredCapture, 'turns' | 'imageProblem'> {
+	const read = withCapturedImage(entry, files, db => turnsOf(db, liveNewest));
+	return read.ok ? {turns: read.value, imageProblem: null} : {turns: null, imageProblem: read.problem};
+}
+
+/**
+ * Runs `use` on a read-only connection to a private copy of the capture's image (its state.db and
+ * state.db-wal, never opened in the capture folder), or says why it cannot: no image, only a header,
+ * too large for the temp folder, unreadable. The copy is removed after.
+ */
+export function withCapturedImage<T>(entry: Entry, files: string[], use: (db: Database.Database) => T): {ok: true; value: T} | {ok: false; problem: string} {
 	if (!files.includes('state.db')) {
-		return {turns: null, imageProblem: files.includes('state.db.header') ? 'only the main file\'s header was kept (over the size cap): its frames cannot be read onto any image safely' : 'no state.db image in it: its frames cannot be read'};
+		return {ok: false, problem: files.includes('state.db.header') ? 'only the main file\'s header was kept (over the size cap): its frames cannot be read onto any image safely' : 'no state.db image in it: its frames cannot be read'};
 	}
 
 	const main = fs.lstatSync(path.join(entry.path, 'state.db'));
@@ -89,7 +99,7 @@ function readImage(entry: Entry, files: string[], liveNewest: ReadonlyMap<string
 	const needed = main.size + (wal?.size ?? 0);
 	const free = freeBytes(os.tmpdir());
 	if (needed > MAX_IMAGE_BYTES || (free !== null && free < needed + 1_048_576)) {
-		return {turns: null, imageProblem: `its image (${needed} bytes) is larger than hfx copies here (${free ?? '?'} bytes free in ${os.tmpdir()}): not read`};
+		return {ok: false, problem: `its image (${needed} bytes) is larger than hfx copies here (${free ?? '?'} bytes free in ${os.tmpdir()}): not read`};
 	}
 
 	const dir = ownTempDir('capture');
@@ -102,40 +112,49 @@ function readImage(entry: Entry, files: string[], liveNewest: ReadonlyMap<string
 
 		const db = new Database(target, {readonly: true, fileMustExist: true});
 		try {
-			return {turns: turnsOf(db, liveNewest), imageProblem: null};
+			return {ok: true, value: use(db)};
 		} finally {
 			db.close();
 		}
 	} catch (error) {
-		return {turns: null, imageProblem: `its copied image cannot be read (${errorCode(error) ?? 'error'}: ${errorMessage(error)})`};
+		return {ok: false, problem: `its copied image cannot be read (${errorCode(error) ?? 'error'}: ${errorMessage(error)})`};
 	} finally {
 		removeTemp(dir);
+	}
+}
+
+/** A capture folder's names and its regular files (a link or a FIFO inside is never read), or why it cannot be listed. */
+export function captureFiles(entry: Entry): {files: string[]; regular: string[]} | {problem: string} {
+	if (entry.st.isSymbolicLink() || !entry.st.isDirectory()) {
+		return {problem: entry.st.isSymbolicLink() ? 'a symbolic link: not followed' : 'not a folder: not read'};
+	}
+
+	try {
+		const files = fs.readdirSync(entry.path).sort();
+		return {files, regular: files.filter(f => fs.lstatSync(path.join(entry.path, f), {throwIfNoEntry: false})?.isFile())};
+	} catch (error) {
+		return {problem: `cannot be listed (${errorCode(error) ?? 'error'})`};
 	}
 }
 
 function readCapture(entry: Entry, liveNewest: ReadonlyMap<string, number | null>): RetiredCapture {
 	const parsed = parseCaptureName(entry.name)!;
 	const base = {path: entry.path, name: entry.name, partial: parsed.partial, nameAt: parsed.at, namePid: parsed.pid};
-	if (entry.st.isSymbolicLink() || !entry.st.isDirectory()) {
-		const what = entry.st.isSymbolicLink() ? 'a symbolic link: not followed' : 'not a folder: not read';
-		return {...base, manifest: null, manifestProblem: what, files: [], turns: null, imageProblem: what};
+	const listed = captureFiles(entry);
+	if ('problem' in listed) {
+		return {...base, manifest: null, manifestProblem: listed.problem, files: [], turns: null, imageProblem: listed.problem};
 	}
 
-	let files: string[];
-	try {
-		files = fs.readdirSync(entry.path).sort();
-	} catch (error) {
-		const why = `cannot be listed (${errorCode(error) ?? 'error'})`;
-		return {...base, manifest: null, manifestProblem: why, files: [], turns: null, imageProblem: why};
-	}
+	return {...base, ...readManifest(entry), files: listed.files, ...readImage(entry, listed.regular, liveNewest)};
+}
 
-	const regular = files.filter(f => fs.lstatSync(path.join(entry.path, f), {throwIfNoEntry: false})?.isFile());
-	return {...base, ...readManifest(entry), files, ...readImage(entry, regular, liveNewest)};
+/** The retired-WAL capture folders beside the store. */
+export function captureEntries(storePath: string, notes: string[]): Entry[] {
+	const base = path.basename(storePath);
+	return entriesOf(path.dirname(storePath), name => name.startsWith(`${base}.retired-wal-`), notes);
 }
 
 /** Every retired-WAL capture beside the store; `liveNewest` = each live session's newest message time. */
 export function readCaptures(storePath: string, liveNewest: ReadonlyMap<string, number | null>, notes: string[]): RetiredCapture[] {
-	const dir = path.dirname(storePath);
-	const base = path.basename(storePath);
-	return entriesOf(dir, name => name.startsWith(`${base}.retired-wal-`), notes).map(entry => readCapture(entry, liveNewest));
+	return captureEntries(storePath, notes).map(entry => readCapture(entry, liveNewest));
 }

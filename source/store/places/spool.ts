@@ -10,7 +10,7 @@ import {type Entry, entriesOf, readText} from './home-files.js';
 /** A payload is a message or a transcript; beyond this it is not read. */
 export const MAX_SPOOL_BYTES = 16 * 1024 * 1024;
 
-type Payload = Record<string, unknown>;
+export type Payload = Record<string, unknown>;
 
 function objectOr(value: unknown): Payload | null {
 	return value !== null && typeof value === 'object' && !Array.isArray(value) ? value as Payload : null;
@@ -60,32 +60,33 @@ export function readPayload(payload: Payload): Pick<SpoolFile, 'shape' | 'reason
 	return {shape, reason, sessionKey: text(payload.session_key), sessionId: text(data?.session_id), ts, messages: data && typeof data.text === 'string' ? 1 : 0, newestAt: ts};
 }
 
-function readSpoolFile(entry: Entry): SpoolFile | null {
+/** One spool file read once: what it is, and its payload when it parsed (search reads its messages). */
+export function readSpoolEntry(entry: Entry): {file: SpoolFile; payload: Payload | null} | null {
 	const base = {path: entry.path, name: entry.name, size: entry.st.size, mtimeMs: entry.st.mtimeMs};
 	const unreadable = {shape: 'unreadable' as const, reason: '', sessionKey: null, sessionId: null, ts: null, messages: 0, newestAt: null};
 	const read = readText(entry, MAX_SPOOL_BYTES);
 	if (read.text === null) {
-		return read.problem === null ? null : {...base, ...unreadable, problem: read.problem, damaged: false};
+		return read.problem === null ? null : {file: {...base, ...unreadable, problem: read.problem, damaged: false}, payload: null};
 	}
 
 	if (read.truncated) {
-		return {...base, ...unreadable, problem: `larger than ${MAX_SPOOL_BYTES} bytes: not read`, damaged: false};
+		return {file: {...base, ...unreadable, problem: `larger than ${MAX_SPOOL_BYTES} bytes: not read`, damaged: false}, payload: null};
 	}
 
 	let payload: Payload | null;
 	try {
 		payload = objectOr(JSON.parse(read.text));
 	} catch (error) {
-		return {...base, ...unreadable, problem: `not valid JSON (${(error as Error).message}): damaged (spool files are written whole)`, damaged: true};
+		return {file: {...base, ...unreadable, problem: `not valid JSON (${(error as Error).message}): damaged (spool files are written whole)`, damaged: true}, payload: null};
 	}
 
-	return payload ? {...base, ...readPayload(payload), problem: null, damaged: false} : {...base, ...unreadable, problem: 'not a JSON object', damaged: true};
+	return payload ? {file: {...base, ...readPayload(payload), problem: null, damaged: false}, payload} : {file: {...base, ...unreadable, problem: 'not a JSON object', damaged: true}, payload: null};
 }
 
 /** Every `<home>/pending_messages/pending-*.json`. */
 export function readSpool(home: string, notes: string[]): SpoolFile[] {
 	return entriesOf(path.join(home, 'pending_messages'), name => name.startsWith('pending-') && name.endsWith('.json'), notes).flatMap(entry => {
-		const file = readSpoolFile(entry);
-		return file ? [file] : [];
+		const read = readSpoolEntry(entry);
+		return read ? [read.file] : [];
 	});
 }

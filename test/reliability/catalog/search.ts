@@ -6,11 +6,14 @@
  * the index cannot be trusted, and changes no evidence byte. Classes: 8 (what reaches the
  * terminal), 9 (bad stores that must still be read).
  */
+import {execFileSync} from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import Database from 'better-sqlite3';
 import {ftsRebuildSql, ftsSql} from '../../../source/simulator/hermes-fts.js';
 import {home} from '../fixtures.js';
 import type {Fault, RunResult} from '../types.js';
-import {ok, refused, verdict} from './kit.js';
+import {ok, refused, step, verdict} from './kit.js';
 import {EVIL} from './injection.js';
 
 const PHRASE = 'the PR that got merged';
@@ -40,7 +43,29 @@ async function searchHome(t: Parameters<Fault['setup']>[0], options: {fts: boole
 
 const says = (pattern: RegExp, what: string) => (r: RunResult): string | null => (pattern.test(r.stdout) ? null : `the output does not say ${what}`);
 
+/** A home whose sessions/ holds a FIFO, a link out of the home and a 1 MB line named .jsonl, and whose spool holds a damaged payload: each is skipped or bounded. */
+async function hostilePlaces(t: Parameters<Fault['setup']>[0]): Promise<{root: string; db: string}> {
+	const s = await searchHome(t, {fts: true});
+	const sessions = path.join(path.dirname(s.db), 'sessions');
+	const spool = path.join(path.dirname(s.db), 'pending_messages');
+	fs.mkdirSync(sessions, {recursive: true});
+	fs.mkdirSync(spool, {recursive: true});
+	execFileSync('mkfifo', [path.join(sessions, 'fifo.jsonl')]);
+	fs.symlinkSync('/etc/passwd', path.join(sessions, 'link.jsonl'));
+	fs.writeFileSync(path.join(sessions, 'big.jsonl'), `${JSON.stringify({role: 'user', content: `merged ${'y'.repeat(1_000_000)}`})}\n${JSON.stringify({role: 'user', content: `${EVIL} merged`})}\n{"cut`);
+	fs.writeFileSync(path.join(spool, 'pending-00000000000000000000000000000000.json'), '{"reason": "shutdown", "data": {"text": "merged');
+	return s;
+}
+
 export const SEARCH: Fault[] = [
+	{
+		id: 'search-hostile-places', cls: 8, outcome: 'ok', notes: 'beside the store: a FIFO and a link named .jsonl (never opened or followed), a 1 MB line, escape codes and a cut last line, a damaged spool file: hits bounded and inert, no hang',
+		async setup(t) {
+			const s = await hostilePlaces(t);
+			const bounded = (r: RunResult) => (r.stdout.length < 8000 ? null : `${r.stdout.length} characters of output`);
+			return {evidence: [s.root], steps: [ok(['search', 'merged', '--db', s.db], {check: bounded}), ok(['search', 'merged', '--db', s.db, '--json']), step('finding', ['search', 'root:x:0', '--db', s.db, '--json'], {check: r => (JSON.parse(r.stdout).hits === 0 ? null : 'a hit from behind the link: it was followed')})]};
+		},
+	},
 	{
 		id: 'search-fts-syntax', cls: 8, outcome: 'ok', notes: 'FTS5 syntax in the search text (NEAR(, column filters, AND/OR/NOT, *, ^, stray quotes): a verdict, never an FTS error',
 		async setup(t) {

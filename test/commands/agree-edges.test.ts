@@ -20,10 +20,15 @@ type RealCase = {
 	finder: Record<string, string | null>;
 	adopted?: string[];
 	finder_after_adoption?: Record<string, string | null>;
+	/** The gateway's own post-filter on the row the finder returned (multiplexed-tuple). */
+	gateway_post_filter?: Record<string, boolean>;
 };
 
 const real = JSON.parse(fs.readFileSync(path.join(FIXTURE, 'expected-v25.json'), 'utf8')) as Record<string, RealCase>;
-const CASES = ['json-empty-no-messages', 'text-started-at', 'listed', 'finding-remains'];
+const CASES = ['json-empty-no-messages', 'text-started-at', 'listed', 'finding-remains', 'multiplexed-tuple'];
+
+/** Where each case's store is under its folder (a profile's store: its owner comes from the path). */
+const STORE: Record<string, string> = {'multiplexed-tuple': 'profiles/work/state.db'};
 
 let dir: string;
 beforeAll(() => {
@@ -31,12 +36,12 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(dir, {recursive: true, force: true}));
 
-/** A private, writable copy of one case's store (in a folder of its own: the owner is "default"). */
+/** A private, writable copy of one case's store, at the same path under a folder of its own (the owner comes from it). */
 function copyOf(name: string, label = 'scan'): string {
-	const folder = path.join(dir, `${label}-${name}`);
-	fs.mkdirSync(folder, {recursive: true});
-	const db = path.join(folder, 'state.db');
-	fs.copyFileSync(path.join(FIXTURE, name, 'state.db'), db);
+	const store = STORE[name] ?? 'state.db';
+	const db = path.join(dir, `${label}-${name}`, store);
+	fs.mkdirSync(path.dirname(db), {recursive: true});
+	fs.copyFileSync(path.join(FIXTURE, name, store), db);
 	fs.chmodSync(db, 0o644);
 	return db;
 }
@@ -76,8 +81,9 @@ describe('hfx agrees with the real v25 code at the edges (hermes-agree-edges)', 
 
 		it(`${name}: a restart resumes what the real finder returns, and '' is no chat`, () => {
 			const json = scanOf(name);
-			for (const [key, resumed] of Object.entries(real[name]!.finder)) {
+			for (const [key, found] of Object.entries(real[name]!.finder)) {
 				const chat = json.routing.find((c: any) => c.sessionKey === key);
+				const resumed = real[name]!.gateway_post_filter?.[key] === false ? null : found;
 				if (key === '') {
 					expect(resumed).toBeNull();
 					expect(chat).toBeUndefined();
@@ -87,6 +93,13 @@ describe('hfx agrees with the real v25 code at the edges (hermes-agree-edges)', 
 			}
 		});
 	}
+
+	it('multiplexed-tuple: real v25 resumes another profile\'s live row (no profile fence, no post-filter when multiplexed); v30 fences it (read, not run)', () => {
+		expect(real['multiplexed-tuple']!.gateway_post_filter).toEqual({'agent:work:telegram:dm:6300': true});
+		const json = scanOf('multiplexed-tuple');
+		expect(json.routing.find((c: any) => c.sessionKey === 'agent:work:telegram:dm:6300').restartResolvesTo).toBe('E_other');
+		expect(json.afterUpgrade.routing.find((c: any) => c.sessionKey === 'agent:work:telegram:dm:6300').restartResolvesTo).toBeNull();
+	});
 
 	it('text-started-at: current Hermes (v30) fails on the TEXT started_at too (its code computes (started_at or 0) - gap the same way)', () => {
 		expect(scanOf('text-started-at').afterUpgrade.repairRoutingCrash.error).toBe('TypeError: unsupported operand type(s) for -: \'str\' and \'float\'');

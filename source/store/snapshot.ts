@@ -339,12 +339,13 @@ export function toRoutingEntry(r: Record<string, unknown>): RoutingEntry {
 }
 
 /**
- * COUNT(*) of the messages of every keyless row, by session, in one grouped query (an index-only
- * walk of (session_id, timestamp) for those rows): repair-routing reports each row it lists with
+ * COUNT(*) of the messages of every keyless row but tool rows, by session, in one grouped query
+ * (an index-only walk of (session_id, timestamp) for those rows): repair-routing reports each row it lists with
  * this count, local surfaces included, and no statement runs per row.
  */
 export function keylessMessageRows(store: ReadOnlyStore, schema: SchemaInfo): Map<string, number> {
-	const keyless = schema.sessionColumns.has('session_key') ? 'SELECT s.id FROM sessions s WHERE s.session_key IS NULL' : 'SELECT s.id FROM sessions s';
+	// Tool rows are never listed: their messages are not counted.
+	const keyless = `SELECT s.id FROM sessions s WHERE ${schema.sessionColumns.has('session_key') ? 's.session_key IS NULL AND ' : ''}COALESCE(s.source, '') != 'tool'`;
 	const rows = store.prepare(`SELECT m.session_id, count(*) FROM messages m WHERE m.session_id IN (${keyless}) GROUP BY m.session_id`).raw(true).all() as Array<[unknown, number]>;
 	const counts = new Map<string, number>();
 	for (const [id, n] of rows) {

@@ -2,11 +2,14 @@
  * `hfx repair`: a dry run by default (every write as a before/after table, the restart before
  * and after, the warnings; it writes nothing, not even an audit entry); `--apply` writes only when every precondition holds; `--undo ENTRY`
  * puts back one applied repair. Exit 0 nothing to do or all adoptable applied and verified, 1 some
- * orphans refused (the rest applied), 2 refused or error with nothing written.
+ * orphans refused (the rest applied) or, after a commit, a finding left (a restart still resumes
+ * another row), 2 refused or error with nothing written (current Hermes' own repair-routing
+ * failing on the store included: what it would adopt cannot be said).
  */
 import readline from 'node:readline';
 import {type ExitCode, FailClosed, refusalLine} from '../errors.js';
 import {type ApplyOutcome, type Planned, applyRepair, computePlan} from '../repair/apply.js';
+import {crashRefusal} from '../repair/plan.js';
 import {auditPathFor} from '../store/audit-trail.js';
 import {confirmationFor, confirmationMatches} from '../repair/confirmation.js';
 import {reconcileAudit} from '../repair/reconcile.js';
@@ -37,7 +40,11 @@ function outcomeLines(o: ApplyOutcome): string[] {
 		for (const v of o.verification) {
 			lines.push(v.ok
 				? `✓ ${v.orphanId} now owns ${v.sessionKey}; a restart resumes ${v.restartResolvesTo}`
-				: `✗ ${v.orphanId}: ${v.carriesKey ? 'carries the key' : 'does NOT carry the key'}; a restart resumes ${v.restartResolvesTo ?? 'a new session'}`);
+				: `✗ ${v.orphanId}: ${v.carriesKey ? 'carries the key' : 'does NOT carry the key'}; a restart still resumes ${v.restartResolvesTo ?? 'a new, empty session'}${v.why ? `: ${v.why}` : ''}`);
+		}
+
+		if (o.next && o.verification.some(v => !v.ok)) {
+			lines.push(`next: ${o.next}`);
 		}
 	} else if (o.reason) {
 		lines.push(`${o.result === 'nothing-to-do' ? '✓' : '✗'} ${o.reason}`);
@@ -103,6 +110,11 @@ async function planFor(location: StoreLocation, flags: RepairFlags): Promise<Pla
 		planned = await computePlan(dbPath, {owner: location.owner, maxGapSeconds: flags.maxGapSeconds, only: flags.only, donor: flags.donor}, reader);
 	} finally {
 		await reader.close();
+	}
+
+	const crash = crashRefusal(planned.analysis);
+	if (crash) {
+		throw new FailClosed({file: dbPath, kind: 'repair-routing-crash', reason: crash.reason, next: crash.next, exitCode: 2});
 	}
 
 	if (planned.plan.donorRefusal) {

@@ -52,7 +52,7 @@ export async function runRouting(flags: RoutingFlags, io: Io): Promise<ExitCode>
 		if (flags.key !== undefined) {
 			const r = resolveChat(chats.map(c => c.sessionKey), flags.key);
 			if (!r.ok) {
-				throw new FailClosed({file: result.facts.path, kind: 'no-such-key', reason: `no session or routing entry carries the key ${JSON.stringify(flags.key)}`, next: r.suggestion ? `did you mean: hfx routing ${r.suggestion}` : 'list the keys with: hfx routing'});
+				throw new FailClosed({file: result.facts.path, kind: 'no-such-key', reason: flags.key === '' ? 'the empty session key is no chat (Hermes\' finder returns nothing for it)' : `no session or routing entry carries the key ${JSON.stringify(flags.key)}`, next: r.suggestion ? `did you mean: hfx routing ${r.suggestion}` : 'list the keys with: hfx routing'});
 			}
 
 			chats = chats.filter(c => c.sessionKey === r.key);

@@ -4,7 +4,8 @@
  */
 import {CURRENT_RULE_SET, type Rules, orphanRulesFor, rulesFor} from './generations.js';
 import {type Lineage, buildLineage} from './lineage.js';
-import {DEFAULT_MAX_GAP_SECONDS, type OrphanVerdict, findOrphans, isListedRefusedLocal, repairRoutingCrashRow} from './orphans.js';
+import {DEFAULT_MAX_GAP_SECONDS, type OrphanVerdict, findOrphans, isListedRefusedLocal} from './orphans.js';
+import {type RepairRoutingCrash, repairRoutingCrashOf} from './repair-routing-crash.js';
 import {type ChatRouting, analyzeRouting} from './routing.js';
 import {type UpgradeChanges, upgradeChanges} from './upgrade.js';
 import {isCorruptTime} from './time.js';
@@ -19,8 +20,7 @@ import {ELSEWHERE_ACTION_KINDS, type Elsewhere, elsewhereOf} from './elsewhere.j
 
 export type {Finding, Severity} from './finding.js';
 
-/** Where the generation's own `repair-routing` fails before listing anything (v25 on a model_config that is not JSON). */
-export type RepairRoutingCrash = {sessionId: string; error: string; note: string};
+export type {RepairRoutingCrash} from './repair-routing-crash.js';
 
 /** The verdicts of one generation of rules on one snapshot. */
 export type GenerationVerdicts = {
@@ -184,16 +184,10 @@ export function splitListed(listed: OrphanVerdict[]): Pick<GenerationVerdicts, '
 	return {listed, orphans, listedRefusedLocal};
 }
 
-const CRASH_ERROR = 'sqlite3.OperationalError: malformed JSON';
-
 /** The store's own repair-routing, under a generation's rules: its crash, or what it lists. */
 export function repairRoutingOf(snapshot: Snapshot, rules: Rules, maxGapSeconds: number, byId: ReadonlyMap<string, SessionRecord>): {listed: OrphanVerdict[]; crash: RepairRoutingCrash | null} {
-	const crashRow = repairRoutingCrashRow(snapshot.sessions, rules);
-	if (crashRow) {
-		return {listed: [], crash: {sessionId: crashRow.id, error: CRASH_ERROR, note: `Hermes ${rules.ruleSet}'s repair-routing reads model_config with a throwing json_extract, and session ${crashRow.id} (${crashRow.source || 'no source'}, keyless, with messages) holds a model_config that is not JSON: the dry run and --apply both stop before listing any orphan`}};
-	}
-
-	return {listed: findOrphans(snapshot.sessions, {owner: snapshot.owner, rules, maxGapSeconds, byId}), crash: null};
+	const crash = repairRoutingCrashOf(snapshot.sessions, rules);
+	return crash ? {listed: [], crash} : {listed: findOrphans(snapshot.sessions, {owner: snapshot.owner, rules, maxGapSeconds, byId}), crash: null};
 }
 
 /** One generation's verdicts on the snapshot. */

@@ -29,6 +29,11 @@ export type Rules = {
 	throwingJsonExtract: boolean;
 	/** The store's own generation ships `hermes sessions repair-routing`. */
 	hasRepairRouting: boolean;
+	/**
+	 * The gateway's namespace post-filter on a recovered row also runs when profiles are
+	 * multiplexed, against the requested key's profile (v30); v25 and older pass every row then.
+	 */
+	namespaceFilterMultiplexed: boolean;
 };
 
 const V30: Rules = {
@@ -41,6 +46,7 @@ const V30: Rules = {
 	epochWindow: true,
 	throwingJsonExtract: false,
 	hasRepairRouting: true,
+	namespaceFilterMultiplexed: true,
 };
 
 const V25: Rules = {
@@ -51,6 +57,7 @@ const V25: Rules = {
 	profileFence: false,
 	epochWindow: false,
 	throwingJsonExtract: true,
+	namespaceFilterMultiplexed: false,
 };
 
 const LEGACY: Rules = {

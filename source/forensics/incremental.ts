@@ -12,6 +12,7 @@ import {CURRENT_RULE_SET, rulesFor} from './generations.js';
 import {upgradeChanges} from './upgrade.js';
 import {updateLineage} from './lineage.js';
 import {isOrphanCandidate, type OrphanVerdict} from './orphans.js';
+import {mayFailRepairRouting} from './repair-routing-crash.js';
 import {lastActive} from './time.js';
 import {type ChatRouting, analyzeRouting, buildKeyIndex, tupleKey, unanimousKey} from './routing.js';
 import type {SessionRecord, Snapshot} from './types.js';
@@ -167,6 +168,23 @@ function namesAny(chat: ChatRouting, ids: ReadonlySet<string>): boolean {
  */
 export type SharedIndex = {byId: Map<string, SessionRecord>; before: ReadonlyMap<string, SessionRecord | undefined>};
 
+/** Current Hermes' repair-routing fails on a few rows (repair-routing-crash.ts): where it did, or a changed row may make it, the analysis is redone in full. */
+function crashMayMove(previous: Analysis, changed: ReadonlySet<string>, find: (id: string) => SessionRecord | undefined): boolean {
+	if (previous.repairRoutingCrash !== null) {
+		return true;
+	}
+
+	const rules = rulesFor(CURRENT_RULE_SET);
+	for (const id of changed) {
+		const now = find(id);
+		if (now !== undefined && mayFailRepairRouting(now, rules)) {
+			return true;
+		}
+	}
+
+	return false;
+}
+
 /**
  * @param changed ids of sessions added, updated or removed since `previous.snapshot`.
  * @param lookup the new record of a changed id (the caller's index); found in the snapshot otherwise.
@@ -192,6 +210,10 @@ export function analyzeIncremental(previous: Analysis, snapshot: Snapshot, chang
 		}
 
 		find = id => fresh.get(id);
+	}
+
+	if (crashMayMove(previous, changed, find)) {
+		return analyze(snapshot, {maxGapSeconds});
 	}
 
 	const carried = carryOf(previous);

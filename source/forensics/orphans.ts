@@ -67,37 +67,16 @@ export function isOrphanCandidate(s: SessionRecord): boolean {
 }
 
 /**
- * Whether the snapshot counts this row's messages (COUNT(*), as repair-routing reports them): the
- * candidates of gateway sources. A local-surface candidate (cli, tui…: thousands on a busy host,
- * nearly always refused as keyless by design) reports the sessions.message_count column instead.
+ * Whether the snapshot counts this row's messages: every candidate, as repair-routing reports each
+ * row it lists with COUNT(*) of its messages (the store reads them in one grouped query).
  */
 export function needsMessageCount(s: SessionRecord): boolean {
-	return isOrphanCandidate(s) && !LOCAL_SURFACES.has(s.source);
+	return isOrphanCandidate(s);
 }
 
 /** A refused candidate of a local surface: listed by repair-routing, keyless by design. */
 export function isListedRefusedLocal(o: OrphanVerdict): boolean {
 	return o.localSurface && o.verdict === 'refused';
-}
-
-/**
- * The row on which the generation's repair-routing fails, if any: v25 reads model_config with a
- * throwing json_extract once a row passed the predicate's earlier terms (keyless, has messages,
- * not a tool row), so one such row whose model_config is not JSON stops the whole scan.
- */
-export function repairRoutingCrashRow(sessions: readonly SessionRecord[], rules: Rules): SessionRecord | null {
-	if (!rules.throwingJsonExtract) {
-		return null;
-	}
-
-	let first: SessionRecord | null = null;
-	for (const s of sessions) {
-		if (s.modelConfigInvalid && s.sessionKey === null && s.hasMessageRows && s.source !== 'tool' && (first === null || compareCells(s.startedAtRaw, first.startedAtRaw) < 0)) {
-			first = s;
-		}
-	}
-
-	return first;
 }
 
 function effectiveProfile(profile: string | null, owner: string | null): string | null {
@@ -265,12 +244,13 @@ function refuseContested(records: OrphanVerdict[]): void {
 
 /**
  * Every row repair-routing lists, with its verdict, in its order (started_at ASC). The caller
- * checks repairRoutingCrashRow first: where the generation's scan fails, it lists nothing.
+ * checks repairRoutingCrashOf (repair-routing-crash.ts) first: where the generation's scan fails, it lists nothing.
  */
 export function findOrphans(sessions: readonly SessionRecord[], options: OrphanOptions): OrphanVerdict[] {
 	const rules = options.rules ?? rulesFor('v30');
 	const owner = options.owner;
-	const orphans = sessions.filter(isOrphanCandidate).sort((a, b) => (numeric(a.startedAtRaw) ?? 0) - (numeric(b.startedAtRaw) ?? 0) || (a.id < b.id ? -1 : 1));
+	// ORDER BY started_at ASC, in SQLite's order of cells (NULL, numbers, TEXT, BLOBs).
+	const orphans = sessions.filter(isOrphanCandidate).sort((a, b) => compareCells(a.startedAtRaw, b.startedAtRaw) || (a.id < b.id ? -1 : 1));
 	const activity = activityOf(rules);
 	const judge: Judge = {
 		rules,

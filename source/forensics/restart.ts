@@ -203,6 +203,40 @@ export function assessRoutingEntry(entry: RoutingEntry, byId: ReadonlyMap<string
 	return {honoured: true, stale: false, healedTo: tip, note: `routes to ${tip}${healed}, a live row: reused on restart`};
 }
 
+/** The profile a key's `agent:<ns>` names (`main` is the default profile), or null for another shape. */
+function keyProfile(key: string): string | null {
+	const parts = key.split(':');
+	if (parts.length < 2 || parts[0] !== 'agent') {
+		return null;
+	}
+
+	const ns = parts[1] || 'main';
+	return ns === 'main' ? 'default' : ns;
+}
+
+/**
+ * The gateway's namespace post-filter on the row the tuple fallback found (hermes-state.md §3.3
+ * step 5): why it is rejected, or null. A keyless row, the requested key itself and a key of no
+ * `agent:` shape pass. A single-profile gateway (its keys are `agent:main:`) takes only rows of its
+ * active profile, the store's owner; a multiplexed one (`agent:<profile>:`) only rows of the
+ * requested key's profile in v30, every row in v25 and older.
+ */
+function namespaceRejection(recoveredKey: string | null, requestedKey: string, rules: Rules, owner: string | null): string | null {
+	const recovered = recoveredKey ? keyProfile(recoveredKey) : null;
+	if (!recoveredKey || recoveredKey === requestedKey || recovered === null) {
+		return null;
+	}
+
+	const requestedNs = parseSessionKey(requestedKey).namespace;
+	if (requestedNs !== null && requestedNs !== 'main') {
+		const requested = keyProfile(requestedKey);
+		return !rules.namespaceFilterMultiplexed || requested === null || requested === recovered ? null : `its key is profile ${recovered}'s, not the requested key's profile ${requested} (multiplexed gateway, rules ${rules.ruleSet})`;
+	}
+
+	const active = owner ?? 'default';
+	return recovered === active ? null : `its key is profile ${recovered}'s, not the gateway's active profile ${active}`;
+}
+
 export function resolveRestart(input: ResolveInput): Resolution {
 	const {identity, rules} = input;
 	const ruleSet = rules.ruleSet;
@@ -246,14 +280,14 @@ export function resolveRestart(input: ResolveInput): Resolution {
 		});
 		candidates.push(...tupleResult.verdicts);
 		const ordered = orderCandidates(tupleResult.admitted, rules, false);
-		for (const winner of ordered) {
-			const ns = winner.sessionKey ? parseSessionKey(winner.sessionKey).namespace : null;
-			if (ns !== null && identity.namespace !== null && ns !== identity.namespace) {
-				notes.push(`tuple fallback found ${winner.id}, but its key namespace agent:${ns} is not agent:${identity.namespace}: rejected`);
-				break;
+		const winner = ordered[0];
+		if (winner) {
+			const rejected = namespaceRejection(winner.sessionKey, input.sessionKey, rules, owner);
+			if (rejected === null) {
+				return {sessionId: winner.id, via: 'tuple-fallback', ruleSet, candidates, notes};
 			}
 
-			return {sessionId: winner.id, via: 'tuple-fallback', ruleSet, candidates, notes};
+			notes.push(`tuple fallback found ${winner.id} (${winner.sessionKey}), but ${rejected}: rejected`);
 		}
 	}
 

@@ -290,16 +290,21 @@ function newestMember(ids: ReadonlySet<string>, byId: ReadonlyMap<string, Sessio
 	return {newest, at: newestAt};
 }
 
-/** The keys to judge: every chat, or (an incremental refresh) only the few asked about, with no union of every key. */
+/**
+ * The keys to judge: every chat, or (an incremental refresh) only the few asked about, with no
+ * union of every key. The empty key is no chat: Hermes' finder returns nothing for it (`if not
+ * session_key`), and no inbound message ever computes it.
+ */
 function chatKeys(input: RoutingInput, byKey: ReadonlyMap<string, readonly SessionRecord[]>, entries: ReadonlyMap<string, KeyEntries>): string[] {
 	const loaded = (k: string) => {
 		const e = entries.get(k);
 		return e !== undefined && ownsKey(e);
 	};
 
-	return input.onlyKeys
-		? [...input.onlyKeys].filter(k => byKey.has(k) || loaded(k)).sort()
-		: [...new Set([...byKey.keys(), ...[...entries.keys()].filter(loaded)])].sort();
+	const keys = input.onlyKeys
+		? [...input.onlyKeys].filter(k => byKey.has(k) || loaded(k))
+		: [...new Set([...byKey.keys(), ...[...entries.keys()].filter(loaded)])];
+	return keys.filter(k => k !== '').sort();
 }
 
 type ChatContext = {

@@ -18,9 +18,10 @@ import {readSnapshot} from '../store/snapshot.js';
 import {ShmReader} from '../store/shm.js';
 import {auditPathFor} from '../store/audit-trail.js';
 import {type Binding, bindingDifference, readBinding} from './binding.js';
-import {type Adoption, AT_APPLY, type RepairPlan, fromValue, planHash, planRepair, rowsHash, toValue} from './plan.js';
+import {type Adoption, AT_APPLY, type RepairPlan, crashRefusal, fromValue, planHash, planRepair, rowsHash, toValue} from './plan.js';
 import {checkPreconditions, guardedWrite} from './guarded-write.js';
 import {reconcileAudit} from './reconcile.js';
+import {stillWinsWhy} from './still-wins.js';
 import {type ApplyOutcome, type ChangeRecord, type IntentFields, WriteRun} from './write-run.js';
 import type {Stop} from './write-transaction.js';
 
@@ -129,7 +130,8 @@ function verify(dbPath: string, owner: string, maxGapSeconds: number, adoptions:
 			const resolved = chat?.restartResolvesTo ?? null;
 			const onOrphanLine = resolved === a.orphanId || (resolved !== null && analysis.lineage.parentEdge.get(resolved)?.parentId === a.orphanId);
 			const carriesKey = row?.sessionKey === a.sessionKey;
-			return {orphanId: a.orphanId, sessionKey: a.sessionKey, carriesKey, restartResolvesTo: resolved, ok: carriesKey && onOrphanLine};
+			const ok = carriesKey && onOrphanLine;
+			return {orphanId: a.orphanId, sessionKey: a.sessionKey, carriesKey, restartResolvesTo: resolved, ok, why: ok || !chat ? null : stillWinsWhy(chat, a.orphanId)};
 		});
 	} finally {
 		store.close();
@@ -185,6 +187,11 @@ async function planAndConfirm(run: ApplyRun, reader: ShmReader): Promise<ApplyOu
 	run.planned = planned;
 	options.onPlanned?.(planned);
 	const {plan} = planned;
+	const crash = crashRefusal(planned.analysis);
+	if (crash) {
+		return run.refuse(crash.reason, crash.next);
+	}
+
 	if (plan.donorRefusal) {
 		return run.refuse(`--donor refused: ${plan.donorRefusal}`, 'see the candidate donors with: hfx repair (dry run)');
 	}
@@ -201,7 +208,7 @@ async function planAndConfirm(run: ApplyRun, reader: ShmReader): Promise<ApplyOu
 
 	if (plan.adoptions.length === 0) {
 		outcome.result = 'nothing-to-do';
-		outcome.exitCode = plan.refused.length > 0 ? 1 : 0;
+		outcome.exitCode = plan.refused.length > 0 || planned.analysis.repairRoutingCrash !== null ? 1 : 0;
 		outcome.reason = plan.refused.length > 0 ? `no adoptable orphan; ${plan.refused.length} refused (see the dry run)` : 'no orphan to adopt';
 		run.record();
 		return outcome;
@@ -296,17 +303,18 @@ function verifyAndRecord(run: ApplyRun, bound: Planned): ApplyOutcome {
 		reread = error instanceof FailClosed ? error.reason : errorMessage(error);
 	}
 
+	// Committed: the exit says so (1 where something is left to look at); 2 stays for "nothing was written".
 	const bad = outcome.verification.filter(v => !v.ok);
-	if (reread !== null) {
-		Object.assign(outcome, {exitCode: 2, result: 'failed', reason: `applied, but the re-read failed (${reread})`, next: `inspect with hfx routing; undo with hfx repair --undo ${'<entry>'}`});
-	} else if (bad.length > 0) {
-		outcome.exitCode = 2;
-		outcome.result = 'failed';
-		outcome.reason = `applied, but the re-read does not confirm it for ${bad.map(b => b.orphanId).join(', ')}`;
-		outcome.next = `inspect with hfx routing; undo with hfx repair --undo ${'<entry>'}`;
+	const unconfirmed = bad.filter(v => !v.carriesKey);
+	if (reread !== null || unconfirmed.length > 0) {
+		Object.assign(outcome, {exitCode: 1, result: 'failed', reason: reread === null ? `applied, but the re-read does not show the key on ${unconfirmed.map(b => b.orphanId).join(', ')}` : `applied, but the re-read failed (${reread})`, next: 'inspect with hfx routing; undo with hfx repair --undo <entry>'});
 	} else {
 		outcome.result = 'applied';
-		outcome.exitCode = plan.refused.length > 0 ? 1 : 0;
+		outcome.exitCode = plan.refused.length > 0 || bad.length > 0 ? 1 : 0;
+		if (bad.length > 0) {
+			outcome.reason = `applied, but a finding remains: ${bad.map(b => `${b.sessionKey}: a restart still resumes ${b.restartResolvesTo ?? 'a new, empty session'}, not ${b.orphanId}${b.why ? ` (${b.why})` : ''}`).join('; ')}`;
+			outcome.next = `look at the chat with hfx routing ${JSON.stringify(bad[0]!.sessionKey)} before restarting; undo with hfx repair --undo <entry>`;
+		}
 	}
 
 	run.record();

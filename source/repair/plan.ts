@@ -240,6 +240,23 @@ function draftAdoption(o: OrphanVerdict, rows: PlanInput['rows'], has: (column: 
 }
 
 /**
+ * Where current Hermes' own repair-routing fails on this store (the store's, when it is current;
+ * else the one an upgrade brings), hfx cannot say what Hermes would adopt: the refusal, or null.
+ */
+export function crashRefusal(analysis: Pick<Analysis, 'afterUpgrade' | 'repairRoutingCrash' | 'ruleSet'>): {reason: string; next: string} | null {
+	const current = analysis.afterUpgrade ?? analysis;
+	const crash = current.repairRoutingCrash;
+	if (crash === null) {
+		return null;
+	}
+
+	return {
+		reason: `current Hermes' own repair-routing (rules ${current.ruleSet}) fails on this store (${crash.error}, on session ${crash.sessionId}): hfx cannot say what Hermes would adopt, so it repairs nothing`,
+		next: 'see the row and why with: hfx scan',
+	};
+}
+
+/**
  * On a store of an older generation hfx writes an adoption only where current Hermes, which takes
  * over after an upgrade, names the same donor: the fail-closed choice where the two disagree
  * (say v25 adopting across profiles, which v30's fence refuses). Returns the refusal, or null.

@@ -23,7 +23,7 @@ export type ApplyOutcome = {
 	snapshotDir: string | null;
 	applied: Adoption[];
 	changes: ChangeRecord[];
-	verification: Array<{orphanId: string; sessionKey: string; carriesKey: boolean; restartResolvesTo: string | null; ok: boolean}>;
+	verification: Array<{orphanId: string; sessionKey: string; carriesKey: boolean; restartResolvesTo: string | null; ok: boolean; why?: string | null}>;
 	audit: AuditEntry | null;
 };
 

@@ -338,6 +338,23 @@ export function toRoutingEntry(r: Record<string, unknown>): RoutingEntry {
 	}
 }
 
+/**
+ * COUNT(*) of the messages of every keyless row but tool rows, by session, in one grouped query
+ * (an index-only walk of (session_id, timestamp) for those rows): repair-routing reports each row it lists with
+ * this count, local surfaces included, and no statement runs per row.
+ */
+export function keylessMessageRows(store: ReadOnlyStore, schema: SchemaInfo): Map<string, number> {
+	// Tool rows are never listed: their messages are not counted.
+	const keyless = `SELECT s.id FROM sessions s WHERE ${schema.sessionColumns.has('session_key') ? 's.session_key IS NULL AND ' : ''}COALESCE(s.source, '') != 'tool'`;
+	const rows = store.prepare(`SELECT m.session_id, count(*) FROM messages m WHERE m.session_id IN (${keyless}) GROUP BY m.session_id`).raw(true).all() as Array<[unknown, number]>;
+	const counts = new Map<string, number>();
+	for (const [id, n] of rows) {
+		counts.set(String(id), n);
+	}
+
+	return counts;
+}
+
 export type SnapshotMeta = {
 	dataVersion: number;
 	/** Highest message id (an index seek, not a count). */
@@ -405,9 +422,8 @@ export function readSnapshot(store: ReadOnlyStore, schema: SchemaInfo, context: 
 			}
 		}
 
-		// Hermes counts an orphan's messages with COUNT(*); only gateway candidates pay for it.
-		const countStmt = store.prepare('SELECT count(*) FROM messages WHERE session_id = ?').pluck();
 		const settle = messageRowsSettler(store);
+		let counts: Map<string, number> | undefined;
 		for (let i = 0; i < sessions.length; i++) {
 			const s = sessions[i]!;
 			if (s === options.reuse?.get(s.id)) {
@@ -416,7 +432,8 @@ export function readSnapshot(store: ReadOnlyStore, schema: SchemaInfo, context: 
 
 			settle(s);
 			if (needsMessageCount(s)) {
-				s.messageRows = countStmt.get(s.id) as number;
+				counts ??= keylessMessageRows(store, schema);
+				s.messageRows = counts.get(s.id) ?? 0;
 			}
 		}
 

@@ -327,6 +327,20 @@ describe.each(RULE_SETS)('tuple fallback, %s', ruleSet => {
 			expect(resolve([closed, tupleRow('keyless')], {ruleSet, identity: CHAT_42}).sessionId).toBe('keyless');
 		});
 
+		it('single-profile (agent:main keys): takes only rows of the active profile, the store\'s owner', () => {
+			const other = tupleRow('main-other-key', {sessionKey: 'agent:main:telegram:dm:42:old'});
+			expect(resolve([closed, other], {ruleSet, owner: 'work', identity: CHAT_42}).sessionId).toBeNull();
+			expect(resolve([closed, tupleRow('work-key', {sessionKey: 'agent:work:telegram:dm:42:old'})], {ruleSet, owner: 'work', identity: CHAT_42}).sessionId).toBe('work-key');
+		});
+
+		it('multiplexed (agent:<profile> keys): another profile\'s row is taken by v25 and older, rejected by v30 (hermes-agree-edges, multiplexed-tuple)', () => {
+			const key = dmKey('42', 'telegram', 'work');
+			const closedWork = keyed('closed', {sessionKey: key, endReason: 'cli_close'});
+			const r = resolve([closedWork, tupleRow('foreign', {sessionKey: dmKey('42', 'telegram', 'other')})], {ruleSet, key, owner: 'work', identity: CHAT_42});
+			expect(r.sessionId).toBe(ruleSet === 'v30' ? null : 'foreign');
+			expect(resolve([closedWork, tupleRow('default-ns', {sessionKey: 'agent:default:telegram:dm:42:x'})], {ruleSet, key: 'agent:main:telegram:dm:42', owner: 'default', identity: CHAT_42}).sessionId).toBe('default-ns');
+		});
+
 		it('filters the single winner (LIMIT 1): an older eligible row does not take its place', () => {
 			const rows = [closed, tupleRow('foreign', {sessionKey: dmKey('42', 'telegram', 'work'), startedAtRaw: T0 + 500}), tupleRow('keyless')];
 			expect(resolve(rows, {ruleSet, identity: CHAT_42}).sessionId).toBeNull();

@@ -1,5 +1,6 @@
 /** The whole fault catalog, class by class (each file says what its kinds prove). */
 import type {Fault} from '../types.js';
+import {AGREE_EDGES} from './agree-edges.js';
 import {AGENT_OPS_FAULTS} from './agent-ops.js';
 import {ARCHIVES} from './archives.js';
 import {CRASH_WINDOWS} from './crash-windows.js';
@@ -20,4 +21,4 @@ import {TIMELINE_FAULTS} from './timeline.js';
 import {WHOSE} from './whose.js';
 import {WORDS} from './words.js';
 
-export const CATALOG: Fault[] = [...CRASH, ...SYMLINKS, ...HANGS, ...ARCHIVES, ...WHOSE, ...CRASH_WINDOWS, ...EXITS, ...INJECTION, ...STORES, ...HOLDS, ...LINKS, ...SCHEMA_OBJECTS, ...AGENT_OPS_FAULTS, ...WORDS, ...ROLLBACK_SURFACES, ...DIFF, ...TIMELINE_FAULTS, ...SEARCH, ...PLACES];
+export const CATALOG: Fault[] = [...CRASH, ...SYMLINKS, ...HANGS, ...ARCHIVES, ...WHOSE, ...CRASH_WINDOWS, ...EXITS, ...INJECTION, ...STORES, ...HOLDS, ...LINKS, ...SCHEMA_OBJECTS, ...AGENT_OPS_FAULTS, ...WORDS, ...ROLLBACK_SURFACES, ...DIFF, ...TIMELINE_FAULTS, ...SEARCH, ...PLACES, ...AGREE_EDGES];

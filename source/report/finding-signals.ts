@@ -22,6 +22,8 @@ export type FindingSignal = {
 	/** The `hfx watch` events when it appears and when it goes. */
 	raised: string;
 	cleared: string;
+	/** A graver case of the kind with a metric and an alert of its own. */
+	graver?: {metric: MetricKey; alert: string};
 };
 
 /** The kinds whose `hfx watch` events have their own shape (watch-events.ts); every other kind's are the finding's own words. */
@@ -36,7 +38,7 @@ export const FINDING_SIGNALS: {readonly [K in FindingKind]: FindingSignal} = {
 	'orphan-refused': {metric: 'orphans', where: {verdict: 'refused'}, alert: 'HfxRefusedOrphan', raised: 'orphan-appeared', cleared: 'orphan-gone'},
 	'reap-churn': generic('reap-churn', 'reapChurn', 'HfxReapChurn'),
 	'repair-routing-crash': generic('repair-routing-crash', 'repairRoutingCrash', 'HfxRepairRoutingCrash'),
-	'after-upgrade': generic('after-upgrade', 'upgradeRollbackRisk', 'HfxUpgradeRollbackRisk'),
+	'after-upgrade': {...generic('after-upgrade', 'upgradeChanges', 'HfxUpgradeChangesVerdicts'), graver: {metric: 'upgradeRollbackRisk', alert: 'HfxUpgradeRollbackRisk'}},
 	'stale-routing-entry': generic('stale-routing-entry', 'staleRouting', 'HfxStaleRoutingEntry'),
 	'corrupt-timestamp': generic('corrupt-timestamp', 'corruptTimestamps', 'HfxCorruptTimestamps'),
 	'missing-column': generic('missing-column', 'missingColumns', 'HfxMissingColumn'),

@@ -27,10 +27,11 @@ const ALL = ['test/**/*.test.ts', 'test/**/*.test.tsx'];
 
 /**
  * The fleet tier (`npm run test:fleet`, run by .ci/run after it installs the Debian packages): real
- * Prometheus, node_exporter and promtool, which a fresh machine does not have. `npm test` needs
+ * Prometheus, node_exporter and promtool, which a fresh machine does not have, and the container
+ * recipe's command line on a read-only bind mount (root, as .ci/run runs it). `npm test` needs
  * only what the README's Quick start names (tmux, sqlite3).
  */
-const FLEET = ['test/e2e/prometheus.test.ts'];
+const FLEET = ['test/e2e/prometheus.test.ts', 'test/e2e/container.test.ts'];
 
 export default defineConfig({
 	// JSX compiles to react/jsx-runtime, as in hfx's build: a test may run React's production build

@@ -178,7 +178,7 @@ const FLEET_COMMANDS: CommandSpec[] = [
 	},
 	{
 		// Headless: commands/watch.ts loads neither Ink nor React (test/commands/watch.test.ts checks).
-		name: 'watch', usage: ['watch [--interval 15s] [--textfile PATH] [--json-lines] [--max-age 1d]'], summary: 'the headless follower for systemd: one line per event (rollback risk raised or cleared, orphan, rotation, stale backup), the textfile kept current',
+		name: 'watch', usage: ['watch [--interval 15s] [--textfile PATH] [--json-lines] [--max-age 1d]'], summary: 'the headless follower for systemd or a container: one line per event (a rollback that happened, rollback risk raised or cleared, orphan, every other finding hfx scan reports, rotation, stale backup), the textfile kept current',
 		operands: [], flags: {...STORE_FLAGS, color: OUTPUT_FLAGS.color, textfile: OWN_FLAGS.textfile, interval: OWN_FLAGS.interval, jsonLines: OWN_FLAGS.jsonLines, maxAge: OWN_FLAGS.staleAfter}, exits: 'write', example: 'hfx watch --json-lines --textfile /var/lib/prometheus/node-exporter/hfx.prom',
 		run: async ({flags, global}) => (await import('./commands/watch.js')).runWatch({...global, textfile: text(flags.textfile), interval: text(flags.interval), jsonLines: flags.jsonLines === true, maxAge: text(flags.maxAge)}, io),
 	},

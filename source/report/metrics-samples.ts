@@ -1,40 +1,18 @@
 /**
- * What `hfx metrics` and `hfx watch` say about each store, as numbers: the catalogue of metrics
- * (names by Prometheus' conventions, HELP text, label names) and the samples of one reading of one
- * store. Pure: a reading in, samples out. Labels are low-cardinality by design (profile, schema
- * generation, rule set; a verdict and a reason kind): never a session id, a title or a key.
+ * What `hfx metrics` and `hfx watch` say about each store, as numbers: the samples of one reading
+ * of one store, by the catalogue of metric-specs.ts. Pure: a reading in, samples out. Labels are low-cardinality by design (the profile; a
+ * verdict and a reason kind): never a session id, a title or a key. The store's generation, rule set
+ * and Hermes build are labels of `hfx_store_info` alone, so a migration changes one series, not the
+ * identity of every series (graphs and `for:` windows go on).
  */
 import type {Analysis} from '../forensics/analyze.js';
 import type {DatabaseFacts} from '../store/load.js';
 import type {FilesReport} from '../store/files-probe.js';
 import type {BackupAges} from './backup-ages.js';
+import {findingCounts} from './finding-signals.js';
+import type {MetricKey} from './metric-specs.js';
 
-export const STORE_LABELS = ['profile', 'schema', 'rule_set'] as const;
-
-export type MetricSpec = {name: string; help: string; labels: readonly string[]};
-
-const spec = (name: string, help: string, extra: readonly string[] = []): MetricSpec => ({name, help, labels: [...STORE_LABELS, ...extra]});
-
-/** Every metric hfx writes, in the order it writes them. All are gauges (hfx counts nothing over time). */
-export const METRICS = {
-	up: spec('hfx_store_up', '1 when hfx read the store, 0 when it could not (reason: the refusal kind; hfx scan on the store prints the line)', ['reason']),
-	sessions: spec('hfx_sessions', 'Session rows in the store'),
-	chats: spec('hfx_chats', 'Chats (session keys) the gateway routes'),
-	orphans: spec('hfx_orphans', 'Keyless rows holding messages that the store\'s own repair-routing lists, by verdict and reason kind', ['verdict', 'reason']),
-	rollbackHappened: spec('hfx_rollback_happened_chats', 'Chats a restart already rolled back: it resumed an older row and the gateway wrote into it, while the conversation it skipped sits in a keyless row (hfx scan names them)'),
-	rollbackRisk: spec('hfx_rollback_risk_chats', 'Chats whose restart would resume an older conversation than their newest one'),
-	staleRouting: spec('hfx_stale_routing_entries', 'Routing entries that name a session the chat has moved on from'),
-	walBytes: spec('hfx_wal_bytes', 'Size of the -wal file in bytes (0 when there is none)'),
-	hiddenFrames: spec('hfx_wal_hidden_frames', 'WAL frames of the current generation after a checksum break: written, yet invisible to SQLite'),
-	hiddenCommits: spec('hfx_wal_hidden_commits', 'Commit frames among the hidden frames: committed transactions SQLite silently ignores'),
-	deletedWalHolders: spec('hfx_deleted_wal_holders', 'Processes holding a deleted -wal or -shm of the store (an old WAL generation)'),
-	verifiedAge: spec('hfx_backup_verified_age_seconds', 'Age of the newest verified backup that holds this store (+Inf when there is none)'),
-	drilledAge: spec('hfx_backup_drilled_age_seconds', 'Age of the newest restore-drilled backup that holds this store (+Inf when there is none)'),
-	scanTime: spec('hfx_last_scan_timestamp_seconds', 'When hfx last read the store (Unix time)'),
-	scanDuration: spec('hfx_last_scan_duration_seconds', 'How long the last read and analysis of the store took'),
-} as const satisfies Record<string, MetricSpec>;
-
-export type MetricKey = keyof typeof METRICS;
+export {METRICS, type MetricKey, type MetricSpec, STORE_LABELS} from './metric-specs.js';
 
 export type Sample = {metric: MetricKey; labels: Record<string, string>; value: number};
 
@@ -44,18 +22,21 @@ export type StoreReading = {
 	at: number;
 	seconds: number;
 	result: {ok: true; facts: DatabaseFacts; analysis: Analysis} | {ok: false; kind: string; line: string};
+	/** The Hermes build the home's running gateway states (store/places/gateway-build.ts), or null. */
+	build: string | null;
 	files: FilesReport | null;
 	backups: BackupAges;
 };
 
-/** The store labels of a reading: what is unknown of a store hfx could not read says so. */
-export function storeLabels(r: StoreReading): Record<(typeof STORE_LABELS)[number], string> {
+/** The labels of `hfx_store_info`: what is unknown of a store hfx could not read says so. */
+export function infoLabels(r: StoreReading): Record<string, string> {
+	const build = r.build ?? 'unknown';
 	if (!r.result.ok) {
-		return {profile: r.profile, schema: 'unknown', rule_set: 'unknown'};
+		return {profile: r.profile, schema: 'unknown', rule_set: 'unknown', build};
 	}
 
 	const {schemaVersion, ruleSet} = r.result.facts;
-	return {profile: r.profile, schema: schemaVersion === null ? 'unversioned' : `v${schemaVersion}`, rule_set: ruleSet};
+	return {profile: r.profile, schema: schemaVersion === null ? 'unversioned' : `v${schemaVersion}`, rule_set: ruleSet, build};
 }
 
 /** Orphans by verdict and reason kind; the adoptable count is always there (0 included), so its alert resolves. */
@@ -81,6 +62,7 @@ function analysisSamples(facts: DatabaseFacts, analysis: Analysis, labels: Recor
 		s('rollbackHappened', new Set(analysis.rollbacks.map(r => r.sessionKey)).size),
 		s('rollbackRisk', analysis.routing.filter(r => r.rollbackRisk).length),
 		s('staleRouting', analysis.routing.filter(r => r.routingEntryStale).length),
+		...Object.entries(findingCounts(analysis)).map(([metric, value]) => s(metric as MetricKey, value)),
 	];
 }
 
@@ -96,9 +78,10 @@ function fileSamples(files: FilesReport, labels: Record<string, string>): Sample
 
 /** Every sample of one reading of one store. A store hfx could not read is `hfx_store_up 0`, never a gap. */
 export function storeSamples(r: StoreReading): Sample[] {
-	const labels = storeLabels(r);
+	const labels = {profile: r.profile};
 	const s = (metric: MetricKey, value: number): Sample => ({metric, labels, value});
 	return [
+		{metric: 'info', labels: infoLabels(r), value: 1},
 		{metric: 'up', labels: {...labels, reason: r.result.ok ? '' : r.result.kind}, value: r.result.ok ? 1 : 0},
 		...(r.result.ok ? analysisSamples(r.result.facts, r.result.analysis, labels) : []),
 		...(r.files ? fileSamples(r.files, labels) : []),

@@ -3,16 +3,20 @@
  * changed between two readings of one store. A rollback that already happened (seen, or no longer
  * seen), a rollback risk raised or cleared, an orphan that
  * appeared or went, a chat that rotated to a new session, a WAL reset, a backup older than the
- * bound, a store hfx could no longer (or again) read. Pure: two digests in, events out.
+ * bound, a store hfx could no longer (or again) read, and every other finding `hfx scan` reports
+ * (its kind as the event, `-cleared` when it goes: finding-signals.ts). Pure: two digests in, events out.
  * Events name the chat and sessions (the operator needs them for the next command); metrics never do.
  */
 import type {StoreReading} from './metrics-samples.js';
 import type {Rollback} from '../forensics/rollbacks.js';
 import {duration} from '../forensics/duration.js';
 import {rollbackAdoptCommand, utcMinute} from '../forensics/rollback-finding.js';
+import type {Finding} from '../forensics/finding.js';
+import {type FindingKind, OWN_EVENT_KINDS} from './finding-signals.js';
 
 export type WatchEvent = {
-	event: 'rollback-happened' | 'rollback-happened-cleared' | 'rollback-risk-raised' | 'rollback-risk-cleared' | 'orphan-appeared' | 'orphan-gone' | 'rotation' | 'wal-reset' | 'backup-stale' | 'backup-fresh' | 'store-down' | 'store-up' | 'store-removed';
+	event: 'rollback-happened' | 'rollback-happened-cleared' | 'rollback-risk-raised' | 'rollback-risk-cleared' | 'orphan-appeared' | 'orphan-gone' | 'rotation' | 'wal-reset' | 'backup-stale' | 'backup-fresh' | 'store-down' | 'store-up' | 'store-removed'
+		| FindingKind | `${FindingKind}-cleared`;
 	profile: string;
 	/** Unix seconds of the reading that saw it. */
 	at: number;
@@ -47,6 +51,8 @@ export type Digest = {
 	rollbacks: ReadonlyMap<string, RolledBack>;
 	risks: ReadonlyMap<string, Risk>;
 	orphans: ReadonlyMap<string, {verdict: string; reasonKind: string | null}>;
+	/** Every other finding (not a rollback, a risk or an orphan), by kind and subject. */
+	findings: ReadonlyMap<string, Finding>;
 	/** Per chat: the session a restart resumes. */
 	resolves: ReadonlyMap<string, string | null>;
 	walReset: string | null;
@@ -54,7 +60,7 @@ export type Digest = {
 	ages: {verified: number | null; drilled: number | null};
 };
 
-const EMPTY: Digest = {up: true, reason: null, line: null, rollbacks: new Map(), risks: new Map(), orphans: new Map(), resolves: new Map(), walReset: null, stale: {verified: false, drilled: false}, ages: {verified: null, drilled: null}};
+const EMPTY: Digest = {up: true, reason: null, line: null, rollbacks: new Map(), risks: new Map(), orphans: new Map(), findings: new Map(), resolves: new Map(), walReset: null, stale: {verified: false, drilled: false}, ages: {verified: null, drilled: null}};
 
 function rolledBackOf(r: Rollback): RolledBack {
 	const s = r.skipped;
@@ -78,6 +84,7 @@ export function digestOf(r: StoreReading, boundSeconds: number, prev: Digest = E
 		rollbacks: new Map(analysis.rollbacks.map(r => [`${r.sessionKey}\0${r.skipped.id}`, rolledBackOf(r)])),
 		risks: new Map(analysis.routing.filter(c => c.rollbackRisk).map(c => [c.sessionKey, {resumes: c.restartResolvesTo, newestIn: c.newestActivityIn}])),
 		orphans: new Map(analysis.orphans.map(o => [o.orphanId, {verdict: o.verdict, reasonKind: o.reasonKind}])),
+		findings: new Map(analysis.findings.filter(f => !OWN_EVENT_KINDS.has(f.kind)).map(f => [`${f.kind}\0${f.subject}`, f])),
 		resolves: new Map(analysis.routing.map(c => [c.sessionKey, c.restartResolvesTo])),
 	};
 }
@@ -147,6 +154,24 @@ function orphanEvents(prev: Digest, next: Digest, ev: (e: Omit<WatchEvent, 'prof
 	return out;
 }
 
+/** Every other finding that appeared (in the words `hfx scan` prints) or went. */
+function findingEvents(prev: Digest, next: Digest, ev: (e: Omit<WatchEvent, 'profile' | 'at'>) => WatchEvent): WatchEvent[] {
+	const out: WatchEvent[] = [];
+	for (const [id, f] of next.findings) {
+		if (!prev.findings.has(id)) {
+			out.push(ev({event: f.kind, kind: f.kind, severity: f.severity, subject: f.subject, title: f.title, detail: f.detail, ...(f.ifRestarted ? {ifRestarted: f.ifRestarted} : {}), next: f.next, message: `${f.title}: ${f.detail}. Next: ${f.next}`}));
+		}
+	}
+
+	for (const [id, f] of prev.findings) {
+		if (!next.findings.has(id)) {
+			out.push(ev({event: `${f.kind}-cleared`, kind: f.kind, subject: f.subject, message: `no longer seen: ${f.title}`}));
+		}
+	}
+
+	return out;
+}
+
 function backupEvents(prev: Digest, next: Digest, boundSeconds: number, ev: (e: Omit<WatchEvent, 'profile' | 'at'>) => WatchEvent): WatchEvent[] {
 	const out: WatchEvent[] = [];
 	for (const kind of ['verified', 'drilled'] as const) {
@@ -177,7 +202,7 @@ export function diffDigests(prev: Digest | undefined, next: Digest, context: {pr
 	}
 
 	if (next.up) {
-		out.push(...rollbackEvents(before, next, context.profile, ev), ...riskEvents(before, next, ev), ...orphanEvents(before, next, ev));
+		out.push(...rollbackEvents(before, next, context.profile, ev), ...riskEvents(before, next, ev), ...orphanEvents(before, next, ev), ...findingEvents(before, next, ev));
 	}
 
 	out.push(...backupEvents(before, next, context.boundSeconds, ev));

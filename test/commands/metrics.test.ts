@@ -4,6 +4,7 @@
  * labels carry no session id or key, the textfile is replaced atomically, and nothing is created
  * or changed beside any store.
  */
+import {spawn} from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -37,7 +38,7 @@ function fleetRoot(name: string): string {
 const homes = (root: string) => [root, path.join(root, 'profiles', 'work'), path.join(root, 'profiles', 'broken')];
 
 describe('hfx metrics', () => {
-	it('writes the scan\'s numbers per store, labelled by profile, schema and rule set; an unreadable store is up 0 with its reason', () => {
+	it('writes the scan\'s numbers per store, labelled by profile (schema and rule set on hfx_store_info); an unreadable store is up 0 with its reason', () => {
 		const root = fleetRoot('numbers');
 		const before = homes(root).map(h => evidenceState(h));
 		const out = path.join(dir, 'numbers-out');
@@ -51,7 +52,8 @@ describe('hfx metrics', () => {
 		const samples = parseExposition(text);
 		const scan = hfxJson(['scan', '--db', FIXTURE]).json;
 		for (const profile of ['default', 'work']) {
-			const where = {profile, schema: 'v21', rule_set: 'legacy-v21'};
+			const where = {profile};
+			expect(sampleOf(samples, 'hfx_store_info', {profile, schema: 'v21', rule_set: 'legacy-v21', build: 'unknown'})).toBe(1);
 			expect(sampleOf(samples, 'hfx_store_up', where)).toBe(1);
 			expect(sampleOf(samples, 'hfx_sessions', where)).toBe(scan.summary.sessions);
 			expect(sampleOf(samples, 'hfx_chats', where)).toBe(scan.summary.chats);
@@ -64,7 +66,8 @@ describe('hfx metrics', () => {
 		}
 
 		expect(sampleOf(samples, 'hfx_store_up', {profile: 'broken'})).toBe(0);
-		expect(samples.find(s => s.name === 'hfx_store_up' && s.labels.profile === 'broken')!.labels).toEqual({profile: 'broken', schema: 'unknown', rule_set: 'unknown', reason: 'empty-file'});
+		expect(samples.find(s => s.name === 'hfx_store_up' && s.labels.profile === 'broken')!.labels).toEqual({profile: 'broken', reason: 'empty-file'});
+		expect(sampleOf(samples, 'hfx_store_info', {profile: 'broken', schema: 'unknown', rule_set: 'unknown', build: 'unknown'})).toBe(1);
 		expect(sampleOf(samples, 'hfx_last_scan_timestamp_seconds', {profile: 'broken'})).toBeGreaterThan(Date.now() / 1000 - 60);
 		// Privacy and cardinality: no session id, chat key or title in any label (counts only).
 		const ids = [...scan.orphans.map((o: any) => o.orphanId), ...scan.routing.map((c: any) => c.sessionKey)];
@@ -72,8 +75,28 @@ describe('hfx metrics', () => {
 		expect(ids.filter(id => text.includes(id))).toEqual([]);
 		// A private registry: none of prom-client's default process metrics.
 		expect(new Set(samples.map(s => s.name.split('_')[0]))).toEqual(new Set(['hfx']));
-		expect(new Set(samples.flatMap(s => Object.keys(s.labels)))).toEqual(new Set(['profile', 'schema', 'rule_set', 'reason', 'verdict', 'version']));
+		expect(new Set(samples.flatMap(s => Object.keys(s.labels)))).toEqual(new Set(['profile', 'schema', 'rule_set', 'build', 'reason', 'verdict', 'version']));
 		expect(homes(root).map(h => evidenceState(h))).toEqual(before);
+	});
+
+	it('names the Hermes build of hfx_store_info from the running gateway\'s gateway_state.json, and only while that gateway runs', async () => {
+		const root = fleetRoot('build');
+		const gateway = spawn('sleep', ['60'], {stdio: 'ignore'});
+		try {
+			const stat = fs.readFileSync(`/proc/${gateway.pid}/stat`, 'utf8');
+			const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+			const state = (pid: number, version: string) => JSON.stringify({pid, start_time: ticks, gateway_state: 'running', code_version: version, code_sha: '10e7de79a9ab55e0c3b1d2f4a6e8c0b2d4f6a8c0'});
+			fs.writeFileSync(path.join(root, 'gateway_state.json'), state(gateway.pid!, '0.21.4'));
+			// work's file names a process that is not its gateway (another start): not trusted.
+			fs.writeFileSync(path.join(root, 'profiles', 'work', 'gateway_state.json'), state(process.pid, '0.21.4'));
+			const builds = () => Object.fromEntries(parseExposition(hfx(['metrics', '--home', root]).stdout).filter(x => x.name === 'hfx_store_info').map(x => [x.labels.profile, x.labels.build]));
+			expect(builds()).toEqual({default: '0.21.4@10e7de79a9ab', work: 'unknown', broken: 'unknown'});
+			// A version that is no plain version is not said (label values stay plain words).
+			fs.writeFileSync(path.join(root, 'gateway_state.json'), state(gateway.pid!, '0.21"\n4'));
+			expect(builds().default).toBe('@10e7de79a9ab');
+		} finally {
+			gateway.kill('SIGKILL');
+		}
 	});
 
 	it('prints the same exposition on stdout without --textfile, and names a fresh verified snapshot\'s age', () => {

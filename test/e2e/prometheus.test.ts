@@ -5,7 +5,11 @@
  * evaluates the rules. Once the incident happens the rollback-risk alert fires (its runbook names
  * the next hfx command); the operator stops the gateway and the watch, applies `hfx repair --apply
  * --yes`, starts the watch again, and the alert resolves. On a store a restart already rolled back
- * (the v21 incident, post-restart), the rollback-happened alert fires, and resolves once adopted. Bounded (≤ ~90 s), every process stopped
+ * (the v21 incident, post-restart), the rollback-happened alert fires, and resolves once adopted.
+ * On a root whose stores hold every kind of finding (test/helpers/findings-root.ts: the generations
+ * fixture's `ops` store among them, whose own repair-routing crashes and which an upgrade would put
+ * at rollback risk), the alert of every kind fires, each with its summary, description and
+ * runbook_url, and every query of the Grafana dashboard evaluates to series. Bounded (≤ ~90 s each), every process stopped
  * at the end, pass or fail. A missing tool fails the test with how to get it (.ci/run).
  */
 import {type ChildProcess, spawn} from 'node:child_process';
@@ -16,7 +20,11 @@ import os from 'node:os';
 import path from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
 import {type RunningDemo, startDemoGateway} from '../../source/commands/demo.js';
+import {FINDING_SIGNALS, type FindingKind} from '../../source/report/finding-signals.js';
 import {hfx} from '../helpers/cli.js';
+import {findingKinds} from '../helpers/finding-kinds.js';
+import {findingsRoot} from '../helpers/findings-root.js';
+import {dashboardQueries, withAllProfiles} from '../helpers/grafana.js';
 import {INCIDENT_CHAT, INCIDENT_ORPHAN, INCIDENT_ZOMBIE, incidentWriter, postRestartIncident} from '../helpers/post-restart.js';
 import {promtoolCheckMetrics, requireTool} from '../helpers/prometheus.js';
 import {WatchProcess} from '../helpers/watch-process.js';
@@ -107,7 +115,7 @@ async function startPrometheus(tag: string): Promise<{textDir: string; prometheu
 describe('Prometheus end to end', () => {
 	it('promtool accepts the alert rules', () => {
 		const r = spawnSync(requireTool('promtool'), ['check', 'rules', RULES], {encoding: 'utf8', timeout: 20_000});
-		expect(r.stdout + r.stderr).toContain('SUCCESS: 8 rules found');
+		expect(r.stdout + r.stderr).toContain('SUCCESS: 22 rules found');
 		expect(r.status).toBe(0);
 	});
 
@@ -142,8 +150,10 @@ describe('Prometheus end to end', () => {
 		watches.push(first);
 		await until('Prometheus ready', 20_000, async () => ((await fetch(`http://127.0.0.1:${prometheusPort}/-/ready`)).ok ? true : undefined), logs);
 		const firing = await until('HfxRollbackRisk firing', 40_000, async () => (await alerts(prometheusPort)).find(a => a.labels.alertname === 'HfxRollbackRisk' && a.state === 'firing'), () => `${logs()} watch: ${first.lines.slice(-5).join('\n')}`);
-		expect(firing.labels).toMatchObject({profile: 'default', schema: 'v30', rule_set: 'v30', severity: 'critical'});
-		expect(firing.annotations.runbook).toContain('hfx repair --profile default --apply');
+		expect(firing.labels).toMatchObject({profile: 'default', severity: 'critical'});
+		expect(firing.labels).not.toHaveProperty('schema');
+		expect(firing.annotations.description).toContain('hfx repair --profile default --apply');
+		expect(firing.annotations.runbook_url).toBe('https://example.invalid/hfx/README.md#hfxrollbackrisk');
 		expect(first.events().some(e => e.event === 'rollback-risk-raised')).toBe(true);
 
 		// The repair, as the runbook says: the gateway and the watch stopped (a repair refuses while anything holds the store).
@@ -168,10 +178,10 @@ describe('Prometheus end to end', () => {
 		expect(metrics()).toMatchObject({code: 0, stderr: ''});
 		await until('Prometheus ready', 20_000, async () => ((await fetch(`http://127.0.0.1:${prometheusPort}/-/ready`)).ok ? true : undefined), logs);
 		const firing = await until('HfxRollbackHappened firing', 30_000, async () => (await alerts(prometheusPort)).find(a => a.labels.alertname === 'HfxRollbackHappened' && a.state === 'firing'), logs);
-		expect(firing.labels).toMatchObject({profile: 'default', schema: 'v21', rule_set: 'legacy-v21', severity: 'critical'});
+		expect(firing.labels).toMatchObject({profile: 'default', severity: 'critical'});
 		expect(firing.annotations.summary).toContain('already rolled 1 chat(s) of profile default back');
-		expect(firing.annotations.runbook).toContain('hfx repair --profile default --only STRANDED --donor RESUMED');
-		expect(firing.annotations.runbook).not.toMatch(/do not restart/i);
+		expect(firing.annotations.description).toContain('hfx repair --profile default --only STRANDED --donor RESUMED');
+		expect(firing.annotations.description).not.toMatch(/do not restart/i);
 
 		// What an adoption writes (a second process), then the next reading: the alert resolves.
 		const writer = await incidentWriter(db);
@@ -181,4 +191,42 @@ describe('Prometheus end to end', () => {
 		expect(metrics()).toMatchObject({code: 0, stderr: ''});
 		await until('HfxRollbackHappened resolved', 30_000, async () => ((await alerts(prometheusPort)).some(a => a.labels.alertname === 'HfxRollbackHappened') ? undefined : true), logs);
 	}, 90_000);
+
+	it('fires the alert of every finding kind on a root holding them all (ops: repair-routing crash, rollback risk after an upgrade), and evaluates every query of the Grafana dashboard', async () => {
+		const {textDir, prometheusPort, logs} = await startPrometheus('findings');
+		const root = await findingsRoot(path.join(dir, 'findings', 'root'));
+		expect(hfx(['metrics', '--home', root, '--textfile', path.join(textDir, 'hfx.prom')])).toMatchObject({code: 0, stderr: ''});
+		await until('Prometheus ready', 20_000, async () => ((await fetch(`http://127.0.0.1:${prometheusPort}/-/ready`)).ok ? true : undefined), logs);
+		const expected = [...new Set(findingKinds().flatMap(kind => [FINDING_SIGNALS[kind as FindingKind]?.alert ?? `(no alert for ${kind})`, ...(FINDING_SIGNALS[kind as FindingKind]?.graver ? [FINDING_SIGNALS[kind as FindingKind].graver!.alert] : [])]))];
+		let seen: string[] = [];
+		const firing = await until('every finding kind\'s alert firing', 40_000, async () => {
+			const now = (await alerts(prometheusPort)).filter(a => a.state === 'firing');
+			seen = [...new Set(now.map(a => a.labels.alertname!))];
+			return expected.every(name => seen.includes(name)) ? now : undefined;
+		}, () => `${logs()} missing: ${expected.filter(name => !seen.includes(name)).join(', ')}`);
+		for (const a of firing.filter(x => expected.includes(x.labels.alertname!))) {
+			expect(Object.keys(a.annotations).sort(), a.labels.alertname).toEqual(['description', 'runbook_url', 'summary']);
+			expect(a.labels).not.toHaveProperty('schema');
+		}
+
+		const crash = firing.filter(a => a.labels.alertname === 'HfxRepairRoutingCrash');
+		expect(crash.map(a => a.labels.profile)).toEqual(['ops']);
+		expect(crash[0]!.annotations.description).toContain('hfx scan --profile ops');
+		const upgrade = firing.filter(a => a.labels.alertname === 'HfxUpgradeRollbackRisk');
+		expect(upgrade.map(a => [a.labels.profile, a.labels.severity])).toEqual([['ops', 'warning']]);
+		expect(upgrade[0]!.annotations.summary).toContain('upgrading Hermes would put 1 chat(s) of profile ops at rollback risk');
+
+		// The dashboard's queries as Grafana sends them ("All" profiles): each evaluates, to series
+		// (but the backup ages, which are +Inf here: no backup exists).
+		const query = async (expr: string) => (await (await fetch(`http://127.0.0.1:${prometheusPort}/api/v1/query?query=${encodeURIComponent(expr)}`)).json()) as {status: string; error?: string; data: {result: unknown[]}};
+		const {panels} = dashboardQueries();
+		const results = await Promise.all(panels.map(async expr => ({expr, r: await query(withAllProfiles(expr))})));
+		expect(results.filter(({r}) => r.status !== 'success').map(({expr, r}) => `${expr}: ${r.error}`)).toEqual([]);
+		expect(results.filter(({expr, r}) => r.data.result.length === 0 && !expr.includes('< +Inf')).map(({expr}) => expr)).toEqual([]);
+		const profiles = (await (await fetch(`http://127.0.0.1:${prometheusPort}/api/v1/label/profile/values?match[]=hfx_store_info`)).json()) as {data: string[]};
+		expect(profiles.data.sort()).toEqual(['columnless', 'default', 'halted', 'ops', 'rolled', 'signatures', 'work']);
+		// The README's join: the versions come from hfx_store_info.
+		const joined = await query('hfx_upgrade_rollback_risk_chats * on (instance, profile) group_left (schema, rule_set, build) hfx_store_info > 0');
+		expect(joined.data.result).toEqual([expect.objectContaining({metric: expect.objectContaining({profile: 'ops', schema: 'v25', rule_set: 'v25', build: 'unknown'})})]);
+	}, 120_000);
 });

@@ -21,7 +21,7 @@ const context = {profile: 'work', at: 1000, boundSeconds: 3600};
 beforeAll(async () => {
 	dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-rollback-events-'));
 	const loaded = loadStore({path: await postRestartIncident(dir), owner: 'work', label: 'work'}, {columns: 'lean'});
-	reading = {profile: 'work', at: 1000, seconds: 0.1, result: {ok: true, facts: loaded.facts, analysis: analyze(loaded.snapshot)}, files: null, backups};
+	reading = {profile: 'work', at: 1000, seconds: 0.1, result: {ok: true, facts: loaded.facts, analysis: analyze(loaded.snapshot)}, files: null, backups, build: null};
 });
 afterAll(() => fs.rmSync(dir, {recursive: true, force: true}));
 

@@ -15,8 +15,8 @@ import {ROOT} from '../helpers/writer.js';
 const loaded = loadStore({path: path.join(ROOT, 'test/fixtures/hermes-v21-incident/state.db'), owner: 'default', label: 'default'}, {columns: 'lean'});
 const analysis = analyze(loaded.snapshot);
 const fresh: BackupAges = {verifiedAgeSeconds: 60, drilledAgeSeconds: 60};
-const ok = (backups = fresh): StoreReading => ({profile: 'default', at: 1000, seconds: 0.1, result: {ok: true, facts: loaded.facts, analysis}, files: null, backups});
-const down: StoreReading = {profile: 'default', at: 1001, seconds: 0, result: {ok: false, kind: 'empty-file', line: 'hfx: x: empty. Next: y'}, files: null, backups: fresh};
+const ok = (backups = fresh): StoreReading => ({profile: 'default', at: 1000, seconds: 0.1, result: {ok: true, facts: loaded.facts, analysis}, files: null, backups, build: null});
+const down: StoreReading = {profile: 'default', at: 1001, seconds: 0, result: {ok: false, kind: 'empty-file', line: 'hfx: x: empty. Next: y'}, files: null, backups: fresh, build: null};
 const context = {profile: 'default', at: 1000, boundSeconds: 3600};
 
 describe('watch events', () => {

@@ -9,6 +9,7 @@ import {type BackupEntry, listBackups} from '../../backup/ops/list.js';
 import {backupAges} from '../../report/backup-ages.js';
 import type {StoreReading} from '../../report/metrics-samples.js';
 import {FilesProbe, type FilesReport} from '../../store/files-probe.js';
+import {gatewayBuild} from '../../store/places/gateway-build.js';
 import type {StoreLocation} from '../../store/locate.js';
 import {type GlobalFlags, type Io, loadAndAnalyze} from '../context.js';
 
@@ -41,5 +42,6 @@ export async function readStoreOnce(location: StoreLocation, flags: GlobalFlags,
 		result: loaded.ok ? {ok: true, facts: loaded.facts, analysis: loaded.analysis} : {ok: false, kind: loaded.error.kind, line: loaded.error.line()},
 		files,
 		backups: backupAges(backups, location.owner, at),
+		build: gatewayBuild(path.dirname(path.resolve(location.path))),
 	};
 }

@@ -14,6 +14,7 @@ import type {StoreReading} from '../../report/metrics-samples.js';
 import {FilesProbe} from '../../store/files-probe.js';
 import {LiveStore} from '../../store/live.js';
 import type {StoreLocation} from '../../store/locate.js';
+import {gatewayBuild} from '../../store/places/gateway-build.js';
 
 export class StoreFollower {
 	private live: LiveStore | null = null;
@@ -27,7 +28,7 @@ export class StoreFollower {
 		// Probed whether or not the store could be read: a holder of a deleted -wal is why, at times.
 		this.probe ??= new FilesProbe(result.ok ? result.facts.path : path.resolve(this.location.path), {holdersEveryMs: 0});
 		const files = await this.probe.read();
-		return {profile: this.location.owner, at: now, seconds: (performance.now() - started) / 1000, result, files, backups: backupAges(backups, this.location.owner, now)};
+		return {profile: this.location.owner, at: now, seconds: (performance.now() - started) / 1000, result, files, backups: backupAges(backups, this.location.owner, now), build: gatewayBuild(path.dirname(path.resolve(this.location.path)))};
 	}
 
 	async close(): Promise<void> {

@@ -26,7 +26,12 @@ function bootTime(): number | null {
 	return m ? Number(m[1]) : null;
 }
 
-export function gatewayStart(home: string): GatewayStart | null {
+/**
+ * The home's `gateway_state.json`, only while its gateway runs: a running state whose `pid` runs
+ * now with that very start. A file left by a gateway that is gone (a crash survives it), or written
+ * by another process, is null (hermes-incidents §3.1: #110420).
+ */
+export function liveGatewayState(home: string): {state: Record<string, unknown>; start: GatewayStart} | null {
 	const file = path.join(home, 'gateway_state.json');
 	const st = fs.lstatSync(file, {throwIfNoEntry: false});
 	if (!st) {
@@ -48,5 +53,9 @@ export function gatewayStart(home: string): GatewayStart | null {
 	}
 
 	const boot = bootTime();
-	return boot !== null && startTicksOf(pid) === ticks ? {pid, at: boot + ticks / TICKS_PER_SECOND} : null;
+	return boot !== null && startTicksOf(pid) === ticks ? {state, start: {pid, at: boot + ticks / TICKS_PER_SECOND}} : null;
+}
+
+export function gatewayStart(home: string): GatewayStart | null {
+	return liveGatewayState(home)?.start ?? null;
 }

@@ -7,6 +7,7 @@ import {CRASH_WINDOWS} from './crash-windows.js';
 import {CRASH} from './crash.js';
 import {DIFF} from './diff.js';
 import {EXITS} from './exits.js';
+import {FLEET_FINDINGS} from './fleet-findings.js';
 import {HANGS} from './hangs.js';
 import {HOLDS} from './holds.js';
 import {INJECTION} from './injection.js';
@@ -21,4 +22,4 @@ import {TIMELINE_FAULTS} from './timeline.js';
 import {WHOSE} from './whose.js';
 import {WORDS} from './words.js';
 
-export const CATALOG: Fault[] = [...CRASH, ...SYMLINKS, ...HANGS, ...ARCHIVES, ...WHOSE, ...CRASH_WINDOWS, ...EXITS, ...INJECTION, ...STORES, ...HOLDS, ...LINKS, ...SCHEMA_OBJECTS, ...AGENT_OPS_FAULTS, ...WORDS, ...ROLLBACK_SURFACES, ...DIFF, ...TIMELINE_FAULTS, ...SEARCH, ...PLACES, ...AGREE_EDGES];
+export const CATALOG: Fault[] = [...CRASH, ...SYMLINKS, ...HANGS, ...ARCHIVES, ...WHOSE, ...CRASH_WINDOWS, ...EXITS, ...INJECTION, ...STORES, ...HOLDS, ...LINKS, ...SCHEMA_OBJECTS, ...AGENT_OPS_FAULTS, ...WORDS, ...ROLLBACK_SURFACES, ...DIFF, ...TIMELINE_FAULTS, ...SEARCH, ...PLACES, ...AGREE_EDGES, ...FLEET_FINDINGS];

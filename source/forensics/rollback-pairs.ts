@@ -60,7 +60,12 @@ function passedOver(newer: SessionRecord, older: SessionRecord): boolean {
 function siblingPairs(sessions: readonly SessionRecord[]): RowPair[] {
 	const byKey = buildKeyIndex(sessions);
 	const pairs: RowPair[] = [];
-	for (const rows of byKey.values()) {
+	for (const [key, rows] of byKey) {
+		if (key === '') {
+			// The empty key is no chat: Hermes' finder returns nothing for it, so no restart resumes such a row.
+			continue;
+		}
+
 		// Few rows of a key are open (one live row, as a rule): a chat of 10,000 rows stays linear.
 		const open = rows.length > 1 ? rows.filter(s => s.endReason === null || RECOVERABLE_END_REASONS.has(s.endReason)) : [];
 		for (const newer of open) {
@@ -80,7 +85,8 @@ export function rollbackProbePairs(sessions: readonly SessionRecord[], localSurf
 	const orphans = sessions.filter(s => isSkippedCandidate(s, localSurfaces));
 	const keyedBySource = new Map<string, SessionRecord[]>();
 	for (const s of sessions) {
-		if (s.sessionKey !== null && s.newestMessageAt !== null) {
+		// A row keyed '' is no chat's: no restart resumes it (its finder returns nothing for the empty key).
+		if (s.sessionKey !== null && s.sessionKey !== '' && s.newestMessageAt !== null) {
 			const list = keyedBySource.get(s.source) ?? [];
 			list.push(s);
 			keyedBySource.set(s.source, list);

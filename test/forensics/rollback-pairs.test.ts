@@ -54,4 +54,10 @@ describe('rollback probe pairs', () => {
 		const chat = [0, 1, 2, 3].map(i => keyed(`r${i}`, {sessionKey: dmKey('d'), startedAtRaw: T0 + i * 1800, newestMessageAt: T0 + i * 1800 + 400}));
 		expect(pairs(chat)).toEqual([]);
 	});
+
+	it('never takes a row keyed \'\' for a resumed row: the empty key is no chat (Hermes\' finder returns nothing for it)', () => {
+		expect(pairs([keyed('k1', {sessionKey: ''}), orphan('o1')])).toEqual([]);
+		const older = keyed('e1', {sessionKey: '', startedAtRaw: T0});
+		expect(pairs([older, keyed('e2', {sessionKey: '', startedAtRaw: T0 + 400, newestMessageAt: T0 + DAY})])).toEqual([]);
+	});
 });

@@ -6,15 +6,17 @@
  * Exit 0 hits, 1 no hit, 2 a store could not be searched or the text was refused.
  */
 import {type ExitCode, FailClosed, asRefusal} from '../errors.js';
+import {analyzeChats} from '../forensics/analyze.js';
 import {type StoreHit, chatOf, chatOfRow, orphanChats} from '../forensics/search-hits.js';
 import {MAX_QUERY_CHARS, type SearchQuery, parseSearchQuery} from '../forensics/search-query.js';
 import {type LabelledHit, type SearchReport, type StoreSearchReport, searchJson, searchText} from '../report/search.js';
 import type {StoreLocation} from '../store/locate.js';
+import {loadStore} from '../store/load.js';
 import {ReadOnlyStore} from '../store/open.js';
 import {detectSchema} from '../store/schema.js';
 import {hasCaptures, searchPlaces, transcriptIds} from '../store/places/search-places.js';
 import {type StoreSearch, hitSessions, newestBySession, searchStore} from '../store/search.js';
-import {type GlobalFlags, type Io, emit, guarded, loadAndAnalyze, locate} from './context.js';
+import {type GlobalFlags, type Io, emit, guarded, locate} from './context.js';
 
 export const DEFAULT_SEARCH_LIMIT = 20;
 export const MAX_SEARCH_LIMIT = 1000;
@@ -42,13 +44,10 @@ function labelHits(location: StoreLocation, flags: GlobalFlags, hits: readonly S
 		return hits.map((h, i) => ({...h, chat: light[i]!}));
 	}
 
-	const analysed = loadAndAnalyze(location, flags, 'lean');
-	if (!analysed.ok) {
-		throw analysed.error;
-	}
-
-	const orphans = orphanChats(analysed.analysis);
-	return hits.map((h, i) => ({...h, chat: light[i] ?? chatOf(analysed.analysis.byId.get(h.sessionId), orphans)}));
+	// Only what names an orphan's chat: today's verdicts and the rollbacks (no findings, places or upgrade).
+	const analysis = analyzeChats(loadStore(location, {columns: 'lean', places: false}).snapshot, {maxGapSeconds: flags.maxGapSeconds});
+	const orphans = orphanChats(analysis);
+	return hits.map((h, i) => ({...h, chat: light[i] ?? chatOf(analysis.byId.get(h.sessionId), orphans)}));
 }
 
 function searchOne(location: StoreLocation, flags: SearchFlags, query: SearchQuery): StoreSearchReport {

@@ -159,8 +159,9 @@ export function describe(store: ReadOnlyStore, location: StoreLocation, schema: 
 /**
  * Opens, reads one snapshot and closes. Throws FailClosed on any refusal. `also` runs after the
  * snapshot, on the same connection before it closes (a command's further reads: hfx timeline).
+ * The places beside the store are read after, unless `places` is false.
  */
-export function loadStore(location: StoreLocation, options: ReadOptions & {also?: (loaded: LoadedStore, store: ReadOnlyStore) => void} = {}): LoadedStore {
+export function loadStore(location: StoreLocation, options: ReadOptions & {also?: (loaded: LoadedStore, store: ReadOnlyStore) => void; places?: boolean} = {}): LoadedStore {
 	const store = ReadOnlyStore.open(location.path);
 	let loaded: LoadedStore;
 	try {
@@ -175,7 +176,10 @@ export function loadStore(location: StoreLocation, options: ReadOptions & {also?
 		store.close();
 	}
 
-	// The places beside it once the store's connection is closed (never state.db, -wal or -shm).
-	loaded.snapshot.places = readPlaces(location.path, loaded.snapshot.sessions);
+	// The places beside it once the store's connection is closed (never state.db, -wal or -shm); `places: false`
+	// for a reader that does not judge them (a retired capture's image is copied to be read).
+	if (options.places !== false) {
+		loaded.snapshot.places = readPlaces(location.path, loaded.snapshot.sessions);
+	}
 	return loaded;
 }

@@ -92,9 +92,9 @@ const READ_COMMANDS: CommandSpec[] = [
 		run: async ({operands, global}) => (await import('./commands/diff.js')).runDiff({...global, a: operands[0]!, b: operands[1]!}, io),
 	},
 	{
-		name: 'timeline', usage: ['timeline CHAT'], summary: 'one chat on one time axis: its rows and why each belongs, message spans, rotations, the fork, the inferred restart and resume, routing moves, log lines; what a restart now would do',
-		operands: [{name: 'CHAT', required: true}], flags: STORE, exits: 'read', example: 'hfx timeline agent:main:telegram:dm:777001',
-		run: async ({operands, global}) => (await import('./commands/timeline.js')).runTimeline({...global, chat: operands[0]!}, io),
+		name: 'timeline', usage: ['timeline CHAT [--before IMAGE]'], summary: 'one chat on one time axis: its rows and why each belongs, message spans, rotations, the fork, the inferred restart and resume, routing moves, log lines, a before-image; what a restart now would do',
+		operands: [{name: 'CHAT', required: true}], flags: {...STORE, before: OWN_FLAGS.before}, exits: 'read', example: 'hfx timeline agent:main:telegram:dm:777001 --before ~/.hermes/state.db.pre-update-emergency-2026-12-01T09-00-00-000000Z-4242.bak',
+		run: async ({operands, flags, global}) => (await import('./commands/timeline.js')).runTimeline({...global, chat: operands[0]!, before: text(flags.before)}, io),
 	},
 	{
 		name: 'search', usage: ['search TEXT [--limit N]'], summary: 'messages found by content in every profile\'s store, through Hermes\' own full-text indexes (read-only) or a bounded scan; each hit\'s row, chat, time, role and snippet',

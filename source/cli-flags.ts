@@ -43,6 +43,7 @@ export const OWN_FLAGS = {
 	limit: {type: 'string', value: 'N', help: 'at most N rows (default 50; 0 = all)'},
 	all: {type: 'boolean', help: 'include tool and delegate rows'},
 	searchLimit: {type: 'string', value: 'N', help: 'at most N hits per store (default 20, at most 1000)'},
+	before: {type: 'string', value: 'IMAGE', help: 'a backup, quick snapshot, emergency snapshot or retired capture of this store: the chat at that moment on the axis, and what changed since (as hfx diff IMAGE STORE)'},
 	apply: {type: 'boolean', help: 'write the adoptions, fail-closed (no holders, a verified snapshot, the plan re-checked in the transaction)'},
 	only: {type: 'string', value: 'ID', multiple: true, help: 'only this orphan (repeatable)'},
 	donor: {type: 'string', value: 'DONOR', help: 'with one --only ORPHAN that repair-routing refuses: adopt it from this keyed donor, your choice (the manual procedure of Hermes\' tracking issue; previewed, then --apply with every guarantee)'},

@@ -6,19 +6,23 @@
  */
 import {analyzeChats} from '../forensics/analyze.js';
 import {chatNamed, timelineOfChat} from '../forensics/timeline-of-chat.js';
+import type {ChatDiff, RoutingMove} from '../forensics/diff.js';
+import {type BeforeImageSide, beforeImageEvents, withBeforeImage} from '../forensics/timeline-before.js';
 import type {Timeline} from '../forensics/timeline-types.js';
 import {FailClosed, type ExitCode} from '../errors.js';
 import {logNote, timelineJson, timelineLines} from '../report/timeline.js';
 import {readMessageSpans} from '../store/chat-timeline.js';
 import {type GatewayLogs, readGatewayLogs} from '../store/gateway-logs.js';
 import {type DatabaseFacts, loadStore} from '../store/load.js';
+import {takenAtByName} from '../store/places/before-images.js';
+import {diffPair} from './shared/image-sides.js';
 import {type GlobalFlags, type Io, emit, guarded, locate} from './context.js';
 import {wrapIndented} from '../text/wrap.js';
 
 /** The text is wrapped for an 80-column terminal (a pipe or a log keeps the same lines). */
 const WIDTH = 80;
 
-export type TimelineFlags = GlobalFlags & {chat: string};
+export type TimelineFlags = GlobalFlags & {chat: string; before?: string};
 
 type Read = {facts: DatabaseFacts; timeline: Timeline; logs: GatewayLogs};
 
@@ -40,14 +44,35 @@ export function readTimeline(flags: TimelineFlags, io: Io): Read {
 	return {facts: loaded.facts, logs, timeline: built!.timeline};
 }
 
+type Before = {image: BeforeImageSide; chat: ChatDiff | null; routing: RoutingMove[]; placed: boolean};
+
+/** The before-image compared with the store as `hfx diff IMAGE STORE` compares them, and its event on the axis. */
+async function placeBefore(flags: TimelineFlags, storePath: string, timeline: Timeline): Promise<{timeline: Timeline; before: Before | null}> {
+	if (flags.before === undefined) {
+		return {timeline, before: null};
+	}
+
+	const pair = await diffPair(flags.before, storePath, flags);
+	const image = {path: pair.sides.a.path, kind: pair.sides.a.kind, takenAt: pair.sides.a.takenAt ?? takenAtByName(pair.sides.a.path)};
+	const events = beforeImageEvents(timeline.sessionKey, image, pair.diff);
+	const before = {image, chat: pair.diff.chats.find(c => c.sessionKey === timeline.sessionKey) ?? null, routing: pair.diff.routing.filter(m => m.sessionKey === timeline.sessionKey), placed: events.length > 0};
+	return {timeline: withBeforeImage(timeline, events), before};
+}
+
 export async function runTimeline(flags: TimelineFlags, io: Io): Promise<ExitCode> {
-	return guarded(io, flags, () => {
-		const {facts, timeline, logs} = readTimeline(flags, io);
+	return guarded(io, flags, async () => {
+		const read = readTimeline(flags, io);
+		const {facts, logs} = read;
+		const {timeline, before} = await placeBefore(flags, facts.path, read.timeline);
 		emit(io, flags, {
-			json: () => ({database: facts.path, owner: facts.owner, ruleSet: facts.ruleSet, logs: {dir: logs.dir, files: logs.files, notes: logs.notes}, ...timelineJson(timeline) as object}),
+			json: () => ({database: facts.path, owner: facts.owner, ruleSet: facts.ruleSet, logs: {dir: logs.dir, files: logs.files, notes: logs.notes}, before, ...timelineJson(timeline) as object}),
 			*text() {
 				yield* wrapIndented(`${facts.path} · profile ${facts.owner} · rule set ${facts.ruleSet} · read-only`, WIDTH, 2);
 				yield* wrapIndented(logNote(logs), WIDTH, 2);
+				if (before && !before.placed) {
+					yield* wrapIndented(`before-image ${before.image.path}: it holds no message of this chat and does not say when it was taken, so it is not on the axis (hfx diff compares it whole)`, WIDTH, 2);
+				}
+
 				yield* timelineLines(timeline, WIDTH);
 			},
 		});

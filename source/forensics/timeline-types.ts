@@ -35,7 +35,7 @@ export type TimelineRow = ChatRow & {
 	routedNow: boolean;
 };
 
-export type EventKind = 'created' | 'rotation' | 'fork' | 'messages' | 'ended' | 'log' | 'routing' | 'restart' | 'resume' | 'if-restart-now';
+export type EventKind = 'created' | 'rotation' | 'fork' | 'messages' | 'ended' | 'log' | 'routing' | 'restart' | 'resume' | 'if-restart-now' | 'before-image';
 
 export type TimelineEvent = {
 	at: number;

@@ -53,7 +53,12 @@ export type TimelineInput = {
 };
 
 /** At one instant: what the logs say, the restart and the resume it caused, a row's birth, its messages, its end, routing, then the prediction. */
-const RANK: Record<EventKind, number> = {log: 0, restart: 1, resume: 2, created: 3, rotation: 3, fork: 3, messages: 4, ended: 5, routing: 6, 'if-restart-now': 7};
+const RANK: Record<EventKind, number> = {'before-image': 0, log: 0, restart: 1, resume: 2, created: 3, rotation: 3, fork: 3, messages: 4, ended: 5, routing: 6, 'if-restart-now': 7};
+
+/** The time axis' order: by time, then by kind at one instant, then by row. */
+export function byTime(a: TimelineEvent, b: TimelineEvent): number {
+	return a.at - b.at || RANK[a.kind] - RANK[b.kind] || ((a.sessionId ?? '') < (b.sessionId ?? '') ? -1 : 1);
+}
 
 function timelineRows(input: TimelineInput): TimelineRow[] {
 	const spansOf = new Map<string, MessageSpan[]>();
@@ -350,6 +355,6 @@ export function buildTimeline(input: TimelineInput): Timeline {
 		events.push(restartNowEvent(restartNow, input.now));
 	}
 
-	events.sort((a, b) => a.at - b.at || RANK[a.kind] - RANK[b.kind] || ((a.sessionId ?? '') < (b.sessionId ?? '') ? -1 : 1));
+	events.sort(byTime);
 	return {sessionKey: input.sessionKey, rollbacks: mine, rows, events, spanGapSeconds: input.spanGapSeconds, restartNow, now: input.now};
 }

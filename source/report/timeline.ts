@@ -14,7 +14,7 @@ import {wrapIndented} from '../text/wrap.js';
 /** A short word per kind, in a column of its own (the meaning never rests on colour or a glyph). */
 export const EVENT_WORD: Record<EventKind, string> = {
 	created: 'created', rotation: 'rotation', fork: 'FORK', messages: 'messages', ended: 'ended', log: 'log',
-	routing: 'routing', restart: 'RESTART', resume: 'RESUME', 'if-restart-now': 'IF NOW',
+	routing: 'routing', restart: 'RESTART', resume: 'RESUME', 'if-restart-now': 'IF NOW', 'before-image': 'BEFORE',
 };
 
 /** Kinds read directly from a row, whose certainty goes without saying. */

@@ -44,3 +44,14 @@ export function readBeforeImages(home: string, storePath: string, notes: string[
 	const zips = entriesOf(path.join(home, 'backups'), name => name.endsWith('.zip'), notes).map(entry => image(entry, 'backup-zip', null, null));
 	return [...besideStore(storePath, notes), ...quick, ...zips];
 }
+
+/** When an image was taken, by its name (an emergency snapshot's or a quick snapshot folder's UTC); null when its name does not say. */
+export function takenAtByName(imagePath: string): number | null {
+	const name = path.basename(path.resolve(imagePath));
+	const emergency = /\.pre-update-emergency-(.+Z)-\d+\.bak$/.exec(name);
+	if (emergency) {
+		return dashedUtc(emergency[1]!);
+	}
+
+	return path.basename(path.dirname(path.resolve(imagePath))) === 'state-snapshots' ? compactUtc(name.slice(0, 15)) : null;
+}

@@ -23,7 +23,7 @@ await import('../dist/cli-args.js');
 const {locateStores} = await import('../dist/store/locate.js');
 const {ReadOnlyStore} = await import('../dist/store/open.js');
 const {detectSchema} = await import('../dist/store/schema.js');
-const {readSnapshot} = await import('../dist/store/snapshot.js');
+const {readSnapshot} = await import('../dist/store/read-snapshot.js');
 const {describe} = await import('../dist/store/load.js');
 const {routingHomeOf} = await import('../dist/store/routing-home.js');
 const {analyze} = await import('../dist/forensics/analyze.js');

@@ -6,7 +6,7 @@ import {analyze, type Analysis} from '../forensics/analyze.js';
 import {type FailClosed, type ExitCode, asRefusal, refusalExit} from '../errors.js';
 import {locateStores, type Located, type StoreLocation} from '../store/locate.js';
 import {loadStore, type DatabaseFacts} from '../store/load.js';
-import type {ColumnSet} from '../store/snapshot.js';
+import type {ColumnSet} from '../store/read-snapshot.js';
 
 export {type GlobalFlags, type Io, processIo} from '../io.js';
 import type {GlobalFlags, Io} from '../io.js';

@@ -14,10 +14,10 @@ import {ReadOnlyStore} from '../store/open.js';
 import {type SchemaInfo, detectSchema} from '../store/schema.js';
 import {preflight} from '../store/preflight.js';
 import {routingHomeOf} from '../store/routing-home.js';
-import {readSnapshot} from '../store/snapshot.js';
+import {readSnapshot} from '../store/read-snapshot.js';
 import {ShmReader} from '../store/shm.js';
 import {auditPathFor} from '../store/audit-trail.js';
-import {type Binding, bindingDifference, readBinding} from './binding.js';
+import {type PlanBasis, basisDifference, readPlanBasis} from './plan-basis.js';
 import {type Adoption, AT_APPLY, type RepairPlan, crashRefusal, fromValue, planHash, planRepair, rowsHash, toValue} from './plan.js';
 import {checkPreconditions, guardedWrite} from './guarded-write.js';
 import {reconcileAudit} from './reconcile.js';
@@ -30,7 +30,7 @@ export type Planned = {
 	plan: RepairPlan;
 	analysis: Analysis;
 	rows: Map<string, Record<string, unknown>>;
-	binding: Binding;
+	basis: PlanBasis;
 	hash: string;
 	sqliteVersion: string;
 	sessionColumns: Set<string>;
@@ -51,12 +51,12 @@ function readRows(store: ReadOnlyStore, ids: readonly string[]): Map<string, Rec
 	return rows;
 }
 
-/** Reads the store read-only and computes a bound plan. The binding is read before and after: a store that moved meanwhile is refused. */
+/** Reads the store read-only and computes a bound plan. The basis (what the plan is computed from) is read before and after: a store that moved meanwhile is refused. */
 export async function computePlan(dbPath: string, options: {owner: string; maxGapSeconds: number; only?: readonly string[]; donor?: string; now?: number}, reader: ShmReader): Promise<Planned> {
 	// The same refusals as every read (missing, not SQLite, 0-byte beside a WAL...), before the
-	// binding's stat and -shm read.
+	// basis's stat and -shm read.
 	preflight(dbPath);
-	const before = await readBinding(dbPath, '', reader);
+	const before = await readPlanBasis(dbPath, '', reader);
 	const store = ReadOnlyStore.open(dbPath);
 	let analysis: Analysis;
 	let rows: Map<string, Record<string, unknown>>;
@@ -79,14 +79,14 @@ export async function computePlan(dbPath: string, options: {owner: string; maxGa
 	}
 
 	const hashOfRows = rowsHash(rows);
-	const after = await readBinding(dbPath, hashOfRows, reader);
-	const moved = bindingDifference({...before, rowsHash: hashOfRows}, after);
+	const after = await readPlanBasis(dbPath, hashOfRows, reader);
+	const moved = basisDifference({...before, rowsHash: hashOfRows}, after);
 	if (moved) {
 		throw new FailClosed({file: dbPath, kind: 'store-moving', reason: `the store changed while it was being read (${moved}); a writer is active`, next: 'stop the gateway, then run hfx repair again'});
 	}
 
 	const plan = planRepair({analysis, rows, sessionColumns: schema.sessionColumns, only: options.only, donor: options.donor, now: options.now ?? Date.now() / 1000});
-	return {plan, analysis, rows, binding: after, hash: planHash(plan, hashOfRows), sqliteVersion, sessionColumns: schema.sessionColumns, schema: {version: schema.version, ruleSet: schema.ruleSet}};
+	return {plan, analysis, rows, basis: after, hash: planHash(plan, hashOfRows), sqliteVersion, sessionColumns: schema.sessionColumns, schema: {version: schema.version, ruleSet: schema.ruleSet}};
 }
 
 export type {ApplyOutcome, ChangeRecord} from './write-run.js';
@@ -157,7 +157,7 @@ class ApplyRun extends WriteRun {
 		const {planned} = this;
 		return {
 			planHash: planned?.hash ?? null,
-			binding: planned?.binding ?? null,
+			binding: planned?.basis ?? null,
 			adoptions: planned?.plan.adoptions.map(a => ({orphanId: a.orphanId, donorId: a.donorId, sessionKey: a.sessionKey, evidence: a.evidence, ...(a.refusedBecause ? {refusedBecause: a.refusedBecause} : {})})) ?? [],
 			verification: this.outcome.verification,
 		};
@@ -232,8 +232,8 @@ async function boundRows(run: ApplyRun, db: Database.Database, bound: Planned, r
 		}
 	}
 
-	const now = await readBinding(run.options.dbPath, rowsHash(touched), reader);
-	const moved = bindingDifference(bound.binding, now);
+	const now = await readPlanBasis(run.options.dbPath, rowsHash(touched), reader);
+	const moved = basisDifference(bound.basis, now);
 	run.outcome.checks.push({id: 'plan-current', ok: moved === null, label: 'the store still matches the plan (checked inside BEGIN IMMEDIATE)', detail: moved ?? `plan ${bound.hash.slice(0, 16)}`, next: moved ? 'run hfx repair again for a fresh plan' : null});
 	run.options.log(`${moved ? '✗' : '✓'} the store still matches the plan${moved ? `: ${moved}` : ''}`);
 	if (moved) {

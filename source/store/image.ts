@@ -21,7 +21,7 @@ import type {StoreLocation} from './locate.js';
 import {ReadOnlyStore, sqliteFailure} from './open.js';
 import {routingHomeOf} from './routing-home.js';
 import {detectSchema} from './schema.js';
-import {readSnapshot} from './snapshot.js';
+import {readSnapshot} from './read-snapshot.js';
 import type {Snapshot} from '../forensics/types.js';
 
 export type ImageKind = 'store' | 'archive' | 'quick-snapshot' | 'emergency-snapshot' | 'retired-capture';

@@ -12,7 +12,7 @@ import {readPlaces} from './places/read-places.js';
 import type {DatabaseFacts} from './load.js';
 import type {RowDelta} from './row-deltas.js';
 import type {SessionIndex} from './session-index.js';
-import type {SnapshotMeta} from './snapshot.js';
+import type {SnapshotMeta} from './read-snapshot.js';
 
 export type LiveModel = {
 	facts: DatabaseFacts;

@@ -14,7 +14,7 @@ import {WAL_FRAME_HEADER_BYTES, WAL_HEADER_BYTES, parseWalHeader} from './wal.js
 import {type LegacyMirror, routingHomeOf} from './routing-home.js';
 import {type SchemaInfo, detectSchema} from './schema.js';
 import {readPlaces} from './places/read-places.js';
-import {type ReadOptions, type SnapshotMeta, readSnapshot} from './snapshot.js';
+import {type ReadOptions, type SnapshotMeta, readSnapshot} from './read-snapshot.js';
 
 export type DatabaseFacts = {
 	/** The store's real path: the file read, with its -wal and -shm beside it. */

@@ -10,7 +10,7 @@ import type {StoreLocation} from './locate.js';
 import type {ReadOnlyStore} from './open.js';
 import type {SchemaInfo} from './schema.js';
 import {routingHomeOf} from './routing-home.js';
-import {type SnapshotContext, type SnapshotMeta, messageRowsSettler, readSnapshot, routingSql, rowMapper, signatureMatcher, signatureSql, sessionsSql, toRoutingEntry} from './snapshot.js';
+import {type SnapshotContext, type SnapshotMeta, messageRowsSettler, readSnapshot, routingSql, rowMapper, signatureMatcher, signatureSql, sessionsSql, toRoutingEntry} from './read-snapshot.js';
 import {SessionIndex} from './session-index.js';
 import {RestartProbeReader} from './restart-probes.js';
 

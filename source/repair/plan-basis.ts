@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import type {ShmReader} from '../store/shm.js';
 
-export type Binding = {
+export type PlanBasis = {
 	dev: number;
 	ino: number;
 	/** Last committed WAL frame (0: no WAL content). */
@@ -19,7 +19,7 @@ export type Binding = {
 	rowsHash: string;
 };
 
-export async function readBinding(dbPath: string, rowsHash: string, reader: ShmReader): Promise<Binding> {
+export async function readPlanBasis(dbPath: string, rowsHash: string, reader: ShmReader): Promise<PlanBasis> {
 	const st = fs.statSync(dbPath);
 	const read = await reader.read(dbPath);
 	if (read.shm && !read.shm.consistent) {
@@ -38,7 +38,7 @@ export async function readBinding(dbPath: string, rowsHash: string, reader: ShmR
 }
 
 /** Null when equal; otherwise what moved, in words. */
-export function bindingDifference(planned: Binding, now: Binding): string | null {
+export function basisDifference(planned: PlanBasis, now: PlanBasis): string | null {
 	const diffs: string[] = [];
 	if (planned.dev !== now.dev || planned.ino !== now.ino) {
 		diffs.push('state.db was replaced (another inode)');

@@ -4,7 +4,7 @@ import path from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
 import {ReadOnlyStore} from '../../source/store/open.js';
 import {detectSchema} from '../../source/store/schema.js';
-import {PAGE_ROWS, readSnapshot, sessionsSql, signatureMatcher, signatureSql} from '../../source/store/snapshot.js';
+import {PAGE_ROWS, readSnapshot, sessionsSql, signatureMatcher, signatureSql} from '../../source/store/read-snapshot.js';
 import {StoreWriter} from '../../source/simulator/store-writer.js';
 import {T0} from '../fixtures/scenarios.js';
 

@@ -41,10 +41,12 @@ describe('a tarball of a running volume (seed 004)', () => {
 		const listed = hfx(['backups', '--home', volume, '-o', out]);
 		expect(listed.code, listed.stderr).toBe(0);
 		const row = listed.stdout.split('\n').find(l => l.includes('hermes-data-20261201-120000.tar.gz'))!;
-		expect(row).toMatch(/\btar\b.*yes, just now \(taken live\)\s+no/);
+		// HOME: placed by its stores' newest sessions (recorded by the verify), as gate places it.
+		expect(row).toMatch(/\btar\b.*yes, just now \(taken live\)\s+no\s+this$/);
 		expect(row).not.toMatch(/FAILED/);
-		const entries = hfxJson<{backups: Array<{name: string; verified: {live: string | null} | null; lastFailure: unknown}>}>(['backups', '--home', volume, '-o', out]);
+		const entries = hfxJson<{backups: Array<{name: string; owner: string; verified: {live: string | null} | null; lastFailure: unknown}>}>(['backups', '--home', volume, '-o', out]);
 		const entry = entries.json.backups.find(b => b.name === path.basename(archive))!;
+		expect(entry.owner).toBe('this');
 		expect(entry.lastFailure).toBeNull();
 		expect(entry.verified?.live).toMatch(/its -wal holds [1-9]\d* commits? that a restore folds, its 2 sidecars are never restored/);
 	});

@@ -149,7 +149,7 @@ function recordDrill(where: ReturnType<typeof recordsLocation>, fp: Fingerprint 
 		createdAt: manifest?.createdAtEpoch ?? null,
 		level: 'full',
 		summary,
-		details: {complete: manifest?.complete ?? null, home: manifest ? manifestHome(manifest) : null, scans, identity: scans.map(s => ({path: s.path, newest: s.newestSessions})), ...(fp.sha256 && !restore?.verify.sealed ? {sha256: fp.sha256} : {}), ...liveDetails(restore?.verify.live)},
+		details: {complete: manifest?.complete ?? null, home: manifest ? manifestHome(manifest) : null, scans, identity: scans.map(s => ({path: s.path, newest: s.newestSessions})), ...(fp.sha256 ? {sha256: fp.sha256} : {}), ...liveDetails(restore?.verify.live)},
 	});
 }
 
@@ -185,8 +185,7 @@ export async function drillArchive(options: {archive: string; onProgress?: Progr
 
 	const scratch = makeScratch(archive, options.tmpDir);
 	const where = recordsLocation(archive);
-	// A file without an hfx seal is known by the sha256 of its bytes: gate checks them unchanged since this drill.
-	const fp = {...fingerprintOf(archive), sha256: kind === 'snapshot' ? null : sha256Of(archive)};
+	const fp = fingerprintOf(archive);
 	const problems: string[] = [];
 	const scans: DrillScan[] = [];
 	let restore: RestoreResult | null = null;
@@ -200,6 +199,9 @@ export async function drillArchive(options: {archive: string; onProgress?: Progr
 	}
 
 	const ok = problems.length === 0;
-	const recorded = recordDrill(where, fp, ok, restore, scans, problems);
+	// A file without an hfx seal is known by the sha256 of its bytes: gate checks them unchanged since this drill
+	// (read after the restore: had they changed since `fp`, the record would not match the file at all).
+	const sha256 = ok && kind !== 'snapshot' && !restore?.verify.sealed ? sha256Of(archive) : null;
+	const recorded = recordDrill(where, {...fp, sha256}, ok, restore, scans, problems);
 	return {archive, exitCode: ok ? 0 : 1, ok, restore, scans, problems, recorded, ms: performance.now() - started};
 }

@@ -14,6 +14,7 @@ import {parseStamp} from '../stamp.js';
 import {type BackupRecord, fingerprintOf, readRecords, statusFor} from '../records.js';
 import {SNAPSHOTS_DIR, SNAPSHOT_PATTERN} from '../create/snapshot.js';
 import {liveWords} from '../verify/verify.js';
+import {identityOf, ownerByIdentity} from '../identity.js';
 
 export type BackupKind = 'hfx-archive' | 'hermes-archive' | 'zip' | 'tar' | 'snapshot';
 
@@ -196,4 +197,22 @@ export function listBackups(options: {root: string | null; dirs: string[]; now: 
 	}
 
 	return out;
+}
+
+/**
+ * Places each archive that carries no manifest (a tarball, a Hermes zip) by its stores' newest
+ * sessions, as gate does (identity.ts): `owner` this or other instead of unknown. Reads the home's
+ * live stores read-only, once per such archive that a verify or drill recorded: for `hfx backups`.
+ */
+export function placeByIdentity(entries: readonly BackupEntry[], root: string): BackupEntry[] {
+	return entries.map(e => {
+		if (e.kind === 'snapshot' || e.kind === 'hfx-archive' || e.owner !== 'unknown') {
+			return e;
+		}
+
+		const status = statusFor(readRecords(path.dirname(e.path)), e.name, fingerprintOf(e.path));
+		const identity = identityOf(status.drilled?.details?.identity) ?? identityOf(status.verified?.details?.identity);
+		const owner = identity ? ownerByIdentity(identity, root).owner : 'unknown';
+		return owner === 'unknown' ? e : {...e, owner, home: owner === 'this' ? realPathOf(root) : null};
+	});
 }

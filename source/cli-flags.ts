@@ -53,7 +53,7 @@ export const OWN_FLAGS = {
 	pane: {type: 'string', value: 'NAME', help: 'open the TUI on this pane: sessions, detail, lineage, routing, findings, files, activity or backups (default sessions)'},
 	seconds: {type: 'string', value: 'N', help: 'without a terminal: run N seconds, then print the scan'},
 	keepHome: {type: 'boolean', help: 'keep the temporary Hermes home on exit'},
-	keepArchives: {type: 'string', value: 'N', help: 'keep the newest N archives of this home in the folder (default 3; 0 keeps all)'},
+	keepArchives: {type: 'string', value: 'N', help: 'keep the newest N archives of this home in the folder, and of each series of its stamped tarballs there (NAME-YYYYmmdd-HHMMSS.tar.gz) (default 3; 0 keeps all)'},
 	outputArchive: {type: 'string', short: 'o', value: 'PATH', help: 'the archive file, or a folder for it (default <root>/backups/)'},
 	dryRun: {type: 'boolean', help: 'say what would be archived; write nothing'},
 	quick: {type: 'boolean', help: 'a quick snapshot in state-snapshots/ (Hermes\' layout, newest 20 kept)'},

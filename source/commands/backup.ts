@@ -5,6 +5,7 @@
  * kept and nothing is pruned), 2 refused: another backup is running, no space, nothing written.
  */
 import path from 'node:path';
+import {tarballRetentionLines} from '../report/backups.js';
 import {type BackupResult, createBackup, defaultBackupDir} from '../backup/create/backup.js';
 import {progressSink} from '../backup/progress.js';
 import {type QuickSnapshotResult, takeQuickSnapshot} from '../backup/create/snapshot.js';
@@ -42,6 +43,7 @@ function backupJson(r: BackupResult) {
 		followedLinks: r.followedLinks.map(l => ({path: l.rel, target: l.target})),
 		pruned: r.pruned,
 		keptDrilled: r.keptDrilled,
+		tarballs: r.tarballs,
 		debrisRemoved: r.debrisRemoved,
 		credentials: r.credentials,
 		recorded: r.recorded,
@@ -100,6 +102,8 @@ function* humanBackup(r: BackupResult): Generator<string> {
 	if (r.keptDrilled) {
 		yield `  kept ${r.keptDrilled} beyond --keep: it is the newest drilled archive`;
 	}
+
+	yield* tarballRetentionLines(r.tarballs, r.keep);
 
 	if (!r.dryRun && r.exitCode === 1) {
 		yield '  INCOMPLETE: the archive was kept but older archives were not pruned; fix what is listed and run hfx backup again';

@@ -2,7 +2,7 @@
  * `hfx backups [--home ROOT] [-o DIR] [--json]`: archives and quick snapshots with age, size,
  * verified and drilled status. Exit 0 listed, 1 no backup at all, 2 could not run.
  */
-import {type BackupEntry, listBackups} from '../backup/ops/list.js';
+import {type BackupEntry, listBackups, placeByIdentity} from '../backup/ops/list.js';
 import type {ExitCode} from '../errors.js';
 import {backupStatus} from '../report/backups.js';
 import {ago, bytes, table} from '../text/format.js';
@@ -17,7 +17,7 @@ export async function runBackups(flags: BackupsFlags, io: Io): Promise<ExitCode>
 		const root = resolveRoot(flags, io);
 		const dirs = backupDirs(flags, root);
 		const now = io.now();
-		const entries = listBackups({root, dirs, now});
+		const entries = placeByIdentity(listBackups({root, dirs, now}), root);
 		emit(io, flags, {json: () => ({root, dirs, backups: entries}), text: () => backupLines(entries, dirs, root, now)});
 		return entries.length > 0 ? 0 : 1;
 	});
@@ -38,7 +38,7 @@ function backupLines(entries: readonly BackupEntry[], dirs: readonly string[], r
 			{header: 'COMPLETE', value: r => r.e.complete === null ? '?' : (r.e.complete ? 'yes' : 'NO')},
 			{header: 'VERIFIED', value: r => r.s.verified},
 			{header: 'DRILLED', value: r => r.s.drilled},
-			{header: 'HOME', value: r => (r.e.owner === 'this' ? 'this' : (r.e.owner === 'other' ? `OTHER: ${r.e.home}` : '?')), max: 40},
+			{header: 'HOME', value: r => (r.e.owner === 'this' ? 'this' : (r.e.owner === 'other' ? `OTHER: ${r.e.home ?? 'by its sessions'}` : '?')), max: 40},
 		]),
 		'',
 		`archives in ${dirs.join(', ')}; snapshots under ${root}/[profiles/*/]state-snapshots/`,

@@ -1,8 +1,9 @@
 /**
  * `hfx gate [--max-age 30m] [--home ROOT] [-o DIR] [--json]`: the human gate before a destructive
- * container operation: `hfx gate && docker compose build`. Exit 0 and the archive's path on
- * stdout only when a complete, verified, drilled backup newer than max-age exists (its bytes
- * unchanged since the drill); otherwise exit 1 and what is missing on stderr.
+ * container operation: `hfx gate && docker compose build`. Exit 0 and the backup's path on
+ * stdout only when a complete, verified, drilled backup of this home newer than max-age exists
+ * (an hfx or Hermes zip, a quick snapshot, a tarball of the home or its volume; its bytes unchanged
+ * since the drill); otherwise exit 1 and what is missing on stderr.
  */
 import {DEFAULT_MAX_AGE_SECONDS, checkGate, parseDuration} from '../backup/ops/gate.js';
 import {realPathOf} from '../backup/manifest.js';
@@ -23,9 +24,9 @@ export async function runGate(flags: GateFlags, io: Io): Promise<ExitCode> {
 		}
 
 		const root = resolveRoot(flags, io);
-		const r = await checkGate({dirs: backupDirs(flags, root), maxAgeSeconds: maxAge, now: io.now(), home: realPathOf(root)});
+		const r = await checkGate({root, dirs: backupDirs(flags, root), maxAgeSeconds: maxAge, now: io.now(), home: realPathOf(root)});
 		emit(io, flags, {
-			json: () => ({ok: r.ok, archive: r.archive, reason: r.reason, maxAgeSeconds: r.maxAgeSeconds, candidates: r.candidates.map(c => ({path: c.path, ageSeconds: c.ageSeconds, verified: Boolean(c.verified), drilled: Boolean(c.drilled), complete: c.complete, home: c.home, owner: c.owner, missing: c.missing}))}),
+			json: () => ({ok: r.ok, archive: r.archive, reason: r.reason, maxAgeSeconds: r.maxAgeSeconds, candidates: r.candidates.map(c => ({path: c.path, kind: c.kind, ageSeconds: c.ageSeconds, verified: Boolean(c.verified), drilled: Boolean(c.drilled), complete: c.complete, home: c.home, owner: c.owner, missing: c.missing}))}),
 			// The text is the archive's path alone (for scripts: `restore "$(hfx gate)"`); the verdict goes to stderr.
 			text: () => (r.ok ? [r.archive!] : []),
 		});

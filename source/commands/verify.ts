@@ -25,8 +25,9 @@ export function verifyJson(r: VerifyReport, recorded: boolean) {
 		createdAt: r.manifest?.createdAt ?? null,
 		complete: r.manifest?.complete ?? null,
 		problems: r.problems,
-		databases: r.databases,
+		databases: r.databases.map(({inventory: _inventory, ...d}) => d),
 		notes: r.notes,
+		live: r.live ?? [],
 		recorded,
 		ms: Math.round(r.ms),
 	};
@@ -93,7 +94,8 @@ export async function runVerify(flags: VerifyFlags, io: Io): Promise<ExitCode> {
 		const bar = progressSink();
 		let report: VerifyReport;
 		try {
-			report = await verifyArtifact(flags.target, {onProgress: bar?.update});
+			// The inventory names each store's newest sessions in the record: whose home an archive without a manifest is.
+			report = await verifyArtifact(flags.target, {onProgress: bar?.update, inventory: true});
 		} finally {
 			bar?.clear();
 		}

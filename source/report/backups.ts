@@ -3,10 +3,25 @@
  * the one wording `hfx backups` and the TUI's Backups pane share.
  */
 import type {BackupEntry} from '../backup/ops/list.js';
+import type {TarballRetention} from '../backup/create/prune-tarballs.js';
 import {ago} from '../text/format.js';
 
 export function backupStatus(e: BackupEntry, now: number): {verified: string; drilled: string} {
-	const verified = e.verified ? `yes, ${ago(e.verified.at, now)}${e.verified.level === 'write' ? ' (at write)' : ''}` : (e.changedSinceRecorded ? 'CHANGED since' : (e.lastFailure?.event === 'verify' ? 'FAILED' : 'no'));
+	const verified = e.verified ? `yes, ${ago(e.verified.at, now)}${e.verified.level === 'write' ? ' (at write)' : ''}${e.verified.live ? ' (taken live)' : ''}` : (e.changedSinceRecorded ? 'CHANGED since' : (e.lastFailure?.event === 'verify' ? 'FAILED' : 'no'));
 	const drilled = e.drilled ? `yes, ${ago(e.drilled.at, now)}` : (e.lastFailure?.event === 'drill' ? 'FAILED' : 'no');
 	return {verified, drilled};
+}
+
+/** What --keep did with the stamped tarballs beside the archives (seed 004's `NAME-YYYYmmdd-HHMMSS.tar.gz`), in `hfx backup`'s words. */
+export function tarballRetentionLines(t: TarballRetention | null, keep: number): string[] {
+	if (!t) {
+		return [];
+	}
+
+	const lines = t.series.map(s => `  --keep ${keep} covers the tarballs ${s.pattern} here: ${keep <= 0 ? 'all' : s.kept} kept${s.pruned.length > 0 ? `, pruned ${s.pruned.join(', ')}` : ''}${s.keptDrilled ? ` (${s.keptDrilled} kept beyond --keep: the newest drilled)` : ''}`);
+	if (t.unknown.length > 0) {
+		lines.push(`  not counted by --keep: ${t.unknown.join(', ')} (no verify or drill has recorded whose home ${t.unknown.length === 1 ? 'it is' : 'they are'}: hfx verify FILE)`);
+	}
+
+	return lines;
 }

@@ -69,7 +69,7 @@ export function outcomeLine(action: 'verify' | 'drill' | 'snapshot', name: strin
 	}
 
 	if (action === 'verify') {
-		return j.status === 'sound' ? `✓ verified ${name}: sound` : `✗ verify ${name}: ${String(j.status).toUpperCase()}${firstProblem(j)}`;
+		return j.status === 'sound' ? `✓ verified ${name}: sound${liveNote(j.live)}` : `✗ verify ${name}: ${String(j.status).toUpperCase()}${firstProblem(j)}`;
 	}
 
 	if (action === 'drill') {
@@ -78,6 +78,13 @@ export function outcomeLine(action: 'verify' | 'drill' | 'snapshot', name: strin
 
 	const id = typeof j.id === 'string' ? j.id : String(j.snapshot);
 	return j.verified === true && run.code === 0 ? `✓ quick snapshot ${id} taken and verified` : `✗ quick snapshot ${id} (exit ${run.code})${firstProblem(j)}`;
+}
+
+/** A tar of a running volume: what `hfx verify --json` says of its -wal and sidecars, short enough for the pane's line. */
+function liveNote(value: unknown): string {
+	const live = Array.isArray(value) ? value.filter(l => l && typeof l === 'object' && Number.isSafeInteger(l.commits) && Array.isArray(l.sidecars)) as Array<{commits: number; sidecars: string[]}> : [];
+	const commits = live.reduce((n, l) => n + l.commits, 0);
+	return live.length > 0 ? ` (taken live: ${commits} -wal ${commits === 1 ? 'commit' : 'commits'} a restore folds; sidecars never restored)` : '';
 }
 
 type Job = {action: 'verify' | 'drill' | 'snapshot'; name: string; doing: string; args: string[]};

@@ -3,7 +3,7 @@
  * real config files, real excluded clutter; a real second process committing ~200 times a
  * second; a tiny zip writer for hostile archives (yazl refuses to write them).
  */
-import {type ChildProcessWithoutNullStreams, spawn} from 'node:child_process';
+import {type ChildProcessWithoutNullStreams, spawn, spawnSync} from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -295,4 +295,39 @@ export async function killedAgentVolume(tag: string): Promise<{home: Home; paren
 	}
 
 	return {home, parent, db, messages: home.messages + 40};
+}
+
+/**
+ * Seed 004's Docker procedure: `tar czf ARCHIVE -C <parent> data` of a volume while its agent runs.
+ * A second process (the agent) holds `<parent>/data/state.db` open in WAL mode, with a session of
+ * 40 messages only in its -wal, while the real `tar` reads the folder; it is SIGKILLed after, so the
+ * volume keeps that -wal and -shm too. `startedAt` makes that session's id this volume's own.
+ */
+export async function liveVolumeTarball(tag: string, archive: string, options: {startedAt?: number} = {}): Promise<{volume: string; parent: string; sessions: number; messages: number}> {
+	const home = makeHome(`${tag}-home`);
+	const parent = tempDir(`${tag}-parent`);
+	const volume = path.join(parent, 'data');
+	fs.cpSync(home.root, volume, {recursive: true});
+	const db = path.join(volume, 'state.db');
+	const w = new WriterProcess(db);
+	try {
+		await w.started();
+		const startedAt = options.startedAt ?? T0 + 99_000;
+		const id = await w.create({source: 'telegram', startedAt});
+		await w.send({op: 'conversation', id, count: 40, from: startedAt + 1, to: startedAt + 500});
+		for (const s of ['-wal', '-shm']) {
+			if (!(fs.statSync(`${db}${s}`).size > 0)) {
+				throw new Error(`${db}${s} is empty while the writer runs: the fixture is not a live volume`);
+			}
+		}
+
+		const r = spawnSync('tar', ['czf', archive, '-C', parent, 'data'], {encoding: 'utf8'});
+		if (r.status !== 0) {
+			throw new Error(`tar czf failed: ${r.stderr}`);
+		}
+	} finally {
+		await w.kill();
+	}
+
+	return {volume, parent, sessions: home.sessions + 1, messages: home.messages + 40};
 }

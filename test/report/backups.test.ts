@@ -13,8 +13,8 @@ function entry(partial: Partial<BackupEntry> = {}): BackupEntry {
 
 describe('backupStatus', () => {
 	it('says when it was verified and drilled, and at write time when that is all it had', () => {
-		expect(backupStatus(entry({verified: {at: NOW - 7200, level: 'full'}, drilled: {at: NOW - 3600}}), NOW)).toEqual({verified: 'yes, 2.0h ago', drilled: 'yes, 60m ago'});
-		expect(backupStatus(entry({verified: {at: NOW - 60, level: 'write'}}), NOW).verified).toMatch(/^yes, .* \(at write\)$/);
+		expect(backupStatus(entry({verified: {at: NOW - 7200, level: 'full', live: null}, drilled: {at: NOW - 3600}}), NOW)).toEqual({verified: 'yes, 2.0h ago', drilled: 'yes, 60m ago'});
+		expect(backupStatus(entry({verified: {at: NOW - 60, level: 'write', live: null}}), NOW).verified).toMatch(/^yes, .* \(at write\)$/);
 	});
 
 	it('says FAILED for a failed verify or drill, CHANGED since for bytes that moved, else no', () => {

@@ -12,7 +12,7 @@ import {LiveStore} from '../../source/store/live.js';
 import {App} from '../../source/ui/app.js';
 import {hfx} from '../helpers/cli.js';
 import {type Rendered, renderAt} from '../helpers/render.js';
-import {cleanupTemps, makeHome} from '../backup/helpers.js';
+import {cleanupTemps, liveVolumeTarball, makeHome, tempDir} from '../backup/helpers.js';
 
 let ui: Rendered | undefined;
 let live: LiveStore | undefined;
@@ -59,6 +59,23 @@ describe('the Backups pane on the real source', () => {
 		await ui.press('D');
 		const drilled = await ui.waitFor(f => f.includes(`✓ drill passed ${id}`), 30_000);
 		expect(row(drilled, new RegExp(id))).toMatch(/yes, just now\s+yes, just now$/);
+	});
+
+	it('v on a tarball of the running volume (seed 004): sound, taken live, with the -wal\'s commits a restore folds; the row says yes (taken live)', async () => {
+		const scratch = path.join(tempDir('pane-tgz'), 'hermes-data-20261201-120000.tar.gz');
+		const {volume} = await liveVolumeTarball('pane-tgz', scratch);
+		fs.copyFileSync(scratch, path.join(volume, 'backups', path.basename(scratch)));
+		live = LiveStore.open({path: path.join(volume, 'state.db'), owner: 'default', label: 'default'}, {watch: false});
+		source = backupsPaneSource({root: volume, profile: 'default'});
+		ui = await renderAt(<App live={live} backups={source} color={false} />, 140, 30);
+		await ui.press('8');
+		const first = await ui.waitFor(f => f.includes(path.basename(scratch)));
+		expect(row(first, /^›/)).toContain(path.basename(scratch));
+		await ui.press('v');
+		const verified = await ui.waitFor(f => f.includes(`✓ verified ${path.basename(scratch)}: sound`), 30_000);
+		expect(verified).toMatch(/: sound \(taken live: [1-9]\d* -wal commits? a restore folds; sidecars never restored\)/);
+		expect(row(verified, /hermes-data-20261201-120000/)).toMatch(/yes, just now \(taken live\)\s+no$/);
+		expect(verified).not.toMatch(/DAMAGED|FAILED/);
 	});
 
 	it('runs one action at a time and says so; a verify of a damaged snapshot shows DAMAGED', async () => {

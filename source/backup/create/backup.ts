@@ -35,6 +35,7 @@ import {holdsNoStore} from '../archive/root.js';
 import {CREDENTIAL_NAMES, type Excluded, type FollowedLink, type Skipped, type WalkEntry, walkRoot} from './walk.js';
 import {readBack, readPrefix} from './readback.js';
 import {plantedLink} from '../../safe-create.js';
+import {type TarballRetention, pruneTarballs} from './prune-tarballs.js';
 
 export const ARCHIVE_PATTERN = /^hfx-backup-(\d{8}-\d{6})(?:-(\d+))?\.zip$/;
 export const DEFAULT_KEEP = 3;
@@ -72,6 +73,10 @@ export type BackupResult = {
 	pruned: string[];
 	/** An older archive kept beyond --keep because it is the newest drilled one. */
 	keptDrilled: string | null;
+	/** --keep over the stamped tarballs in the folder (prune-tarballs.ts); null when nothing was pruned (incomplete, -o FILE, dry run). */
+	tarballs: TarballRetention | null;
+	/** The --keep this run applied. */
+	keep: number;
 	debrisRemoved: string[];
 	credentials: string[];
 	recorded: boolean;
@@ -347,9 +352,10 @@ export async function createBackup(options: BackupOptions): Promise<BackupResult
 		run.phase('publish');
 		recordBackup(run, manifest, members, written);
 		if (manifest.complete && !out.explicitFile) {
-			const pruned = await pruneArchives(out.dir, options.keep ?? DEFAULT_KEEP, out.file, manifestHome(manifest));
+			const pruned = await pruneArchives(out.dir, result.keep, out.file, manifestHome(manifest));
 			result.pruned = pruned.pruned;
 			result.keptDrilled = pruned.keptDrilled;
+			result.tarballs = pruneTarballs(out.dir, result.keep, run.root);
 		}
 
 		run.phase('prune');
@@ -448,6 +454,8 @@ function newResult(root: string, options: BackupOptions, entries: WalkEntry[], s
 		verified: false,
 		pruned: [],
 		keptDrilled: null,
+		tarballs: null,
+		keep: options.keep ?? DEFAULT_KEEP,
 		debrisRemoved: [],
 		credentials: entries.filter(e => CREDENTIAL_NAMES.has(path.posix.basename(e.rel))).map(e => e.rel),
 		recorded: false,

@@ -19,6 +19,9 @@ import {type Fingerprint, appendRecord, fingerprintOf} from '../records.js';
 import {restoreArchive} from '../restore/restore.js';
 import type {RestoreResult} from '../restore/types.js';
 import {detectKind} from '../archive/detect-kind.js';
+import {liveDetails} from '../verify/verify.js';
+import {digestFile} from '../digest.js';
+import {newestIds} from '../identity.js';
 import {manifestHome} from '../manifest.js';
 
 export type DrillScan = {
@@ -39,6 +42,8 @@ export type DrillScan = {
 	 * so not a failure of the backup; why hfx cannot scan it. Null otherwise.
 	 */
 	unreadable: string | null;
+	/** Its newest session ids (identity.ts): whose home the archive is, when it has no manifest to say. */
+	newestSessions: string[];
 };
 
 export type DrillResult = {
@@ -91,6 +96,7 @@ function scanStore(location: StoreLocation, rel: string, expected: number | null
 			healthy: !hasFindings(analysis),
 			error: null,
 			unreadable: null,
+			newestSessions: newestIds(loaded.snapshot.sessions.map(x => x.id)),
 		};
 		if (!scan.ok) {
 			problems.push(`${rel}: the forensic scan reads ${sessions} sessions, the manifest recorded ${expected}`);
@@ -104,7 +110,7 @@ function scanStore(location: StoreLocation, rel: string, expected: number | null
 			problems.push(`${rel}: the forensic scan failed on the restored copy (${what})`);
 		}
 
-		return {path: rel, label: location.label, ok: unreadable, sessions: null, expectedSessions: expected, orphans: null, rollbackRisks: null, findings: null, healthy: null, error: unreadable ? null : what, unreadable: unreadable ? what : null};
+		return {path: rel, label: location.label, ok: unreadable, sessions: null, expectedSessions: expected, orphans: null, rollbackRisks: null, findings: null, healthy: null, error: unreadable ? null : what, unreadable: unreadable ? what : null, newestSessions: []};
 	}
 }
 
@@ -125,7 +131,7 @@ function scanRestored(scratch: string, restore: RestoreResult, onProgress: Progr
 }
 
 /** The drill's outcome in the records file beside the artifact; whether it could be written. */
-function recordDrill(where: ReturnType<typeof recordsLocation>, fp: Fingerprint, ok: boolean, restore: RestoreResult | null, scans: DrillScan[], problems: string[]): boolean {
+function recordDrill(where: ReturnType<typeof recordsLocation>, fp: Fingerprint & {sha256: string | null}, ok: boolean, restore: RestoreResult | null, scans: DrillScan[], problems: string[]): boolean {
 	const manifest = restore?.manifest ?? null;
 	const summary = ok
 		? `restored ${restore!.restored.length} files into a scratch folder, every hash and database matched the manifest; scanned ${scans.map(s => (s.unreadable ? `${s.label}: not scanned (${s.unreadable})` : `${s.label}: ${s.sessions} sessions, ${s.orphans} orphans, ${s.rollbackRisks} rollback risks`)).join('; ') || 'no session store'}`
@@ -143,11 +149,19 @@ function recordDrill(where: ReturnType<typeof recordsLocation>, fp: Fingerprint,
 		createdAt: manifest?.createdAtEpoch ?? null,
 		level: 'full',
 		summary,
-		details: {complete: manifest?.complete ?? null, home: manifest ? manifestHome(manifest) : null, scans},
+		details: {complete: manifest?.complete ?? null, home: manifest ? manifestHome(manifest) : null, scans, identity: scans.map(s => ({path: s.path, newest: s.newestSessions})), ...(fp.sha256 ? {sha256: fp.sha256} : {}), ...liveDetails(restore?.verify.live)},
 	});
 }
 
-/** The scratch folder the drill restores into; one refusal line when it cannot be made. */
+/** The sha256 of a file's bytes; null when it cannot be read (the restore then says why). */
+function sha256Of(file: string): string | null {
+	try {
+		return digestFile(file).sha256;
+	} catch {
+		return null;
+	}
+}
+
 /** The drill's scratch folder, hfx-drill-<pid>-<rand>: removed on exit and signals, swept by the next run after a SIGKILL. */
 function makeScratch(archive: string, parent: string | undefined): string {
 	try {
@@ -185,6 +199,9 @@ export async function drillArchive(options: {archive: string; onProgress?: Progr
 	}
 
 	const ok = problems.length === 0;
-	const recorded = recordDrill(where, fp, ok, restore, scans, problems);
+	// A file without an hfx seal is known by the sha256 of its bytes: gate checks them unchanged since this drill
+	// (read after the restore: had they changed since `fp`, the record would not match the file at all).
+	const sha256 = ok && kind !== 'snapshot' && !restore?.verify.sealed ? sha256Of(archive) : null;
+	const recorded = recordDrill(where, {...fp, sha256}, ok, restore, scans, problems);
 	return {archive, exitCode: ok ? 0 : 1, ok, restore, scans, problems, recorded, ms: performance.now() - started};
 }

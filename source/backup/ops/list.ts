@@ -13,6 +13,8 @@ import {realPathOf} from '../manifest.js';
 import {parseStamp} from '../stamp.js';
 import {type BackupRecord, fingerprintOf, readRecords, statusFor} from '../records.js';
 import {SNAPSHOTS_DIR, SNAPSHOT_PATTERN} from '../create/snapshot.js';
+import {liveWords} from '../verify/verify.js';
+import {identityOf, ownerByIdentity} from '../identity.js';
 
 export type BackupKind = 'hfx-archive' | 'hermes-archive' | 'zip' | 'tar' | 'snapshot';
 
@@ -25,7 +27,8 @@ export type BackupEntry = {
 	createdAt: number | null;
 	ageSeconds: number | null;
 	size: number | null;
-	verified: {at: number; level: string | null} | null;
+	/** `live`: a tar of a running volume, in words (its -wal's commits a restore folds, its sidecars never restored); null otherwise. */
+	verified: {at: number; level: string | null; live: string | null} | null;
 	drilled: {at: number} | null;
 	lastFailure: {at: number; event: string; summary: string} | null;
 	/** What the backup's own record or manifest says (null when unknown). */
@@ -50,6 +53,16 @@ function du(dir: string): number {
 	}
 
 	return total;
+}
+
+/** A record's `details.live` (verify.ts liveDetails), read back only when it has that shape (the records file is a file anyone could edit). */
+function liveOf(value: unknown): Array<{commits: number; sidecars: string[]}> | undefined {
+	if (!Array.isArray(value)) {
+		return undefined;
+	}
+
+	const ok = value.every(l => l && typeof l === 'object' && Number.isSafeInteger((l as {commits: unknown}).commits) && Array.isArray((l as {sidecars: unknown}).sidecars) && ((l as {sidecars: unknown[]}).sidecars).every(x => typeof x === 'string'));
+	return ok ? value as Array<{commits: number; sidecars: string[]}> : undefined;
 }
 
 function completeOf(records: readonly BackupRecord[], artifact: string): boolean | null {
@@ -100,7 +113,7 @@ function entryFor(file: string, name: string, kind: BackupKind, profile: string 
 		createdAt,
 		ageSeconds: createdAt === null ? null : Math.max(0, now - createdAt),
 		size: kind === 'snapshot' ? du(file) : fp.size,
-		verified: status.verified ? {at: status.verified.at, level: status.verified.level ?? (status.verified.event === 'drill' ? 'full' : null)} : null,
+		verified: status.verified ? {at: status.verified.at, level: status.verified.level ?? (status.verified.event === 'drill' ? 'full' : null), live: liveWords(liveOf(status.verified.details?.live)) || null} : null,
 		drilled: status.drilled ? {at: status.drilled.at} : null,
 		lastFailure: status.lastFailure ? {at: status.lastFailure.at, event: status.lastFailure.event, summary: status.lastFailure.summary} : null,
 		complete: completeOf(records, name),
@@ -184,4 +197,22 @@ export function listBackups(options: {root: string | null; dirs: string[]; now: 
 	}
 
 	return out;
+}
+
+/**
+ * Places each archive that carries no manifest (a tarball, a Hermes zip) by its stores' newest
+ * sessions, as gate does (identity.ts): `owner` this or other instead of unknown. Reads the home's
+ * live stores read-only, once per such archive that a verify or drill recorded: for `hfx backups`.
+ */
+export function placeByIdentity(entries: readonly BackupEntry[], root: string): BackupEntry[] {
+	return entries.map(e => {
+		if (e.kind === 'snapshot' || e.kind === 'hfx-archive' || e.owner !== 'unknown') {
+			return e;
+		}
+
+		const status = statusFor(readRecords(path.dirname(e.path)), e.name, fingerprintOf(e.path));
+		const identity = identityOf(status.drilled?.details?.identity) ?? identityOf(status.verified?.details?.identity);
+		const owner = identity ? ownerByIdentity(identity, root).owner : 'unknown';
+		return owner === 'unknown' ? e : {...e, owner, home: owner === 'this' ? realPathOf(root) : null};
+	});
 }

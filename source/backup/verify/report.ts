@@ -27,6 +27,22 @@ export type DbReport = {
 	inventory?: Inventory | null;
 };
 
+/**
+ * A database tarred while its agent ran (a tar of a running volume): its -wal's commits, which a
+ * restore folds into it (restore/wal-fold.ts), and its sidecars in the archive, never restored as files.
+ */
+export type LiveFold = {
+	database: string;
+	/** The -wal member; null when only a -shm came with the database. */
+	wal: string | null;
+	walBytes: number | null;
+	/** Committed transactions in the -wal's valid prefix, and the frames up to the last of them. */
+	commits: number;
+	frames: number;
+	/** The -wal and -shm members: notes, not damage. */
+	sidecars: string[];
+};
+
 export type VerifyReport = {
 	path: string;
 	kind: ArtifactKind;
@@ -41,6 +57,8 @@ export type VerifyReport = {
 	problems: Problem[];
 	databases: DbReport[];
 	notes: string[];
+	/** tar: each database tarred while its agent ran (empty for every other kind). */
+	live?: LiveFold[];
 	ms: number;
 };
 

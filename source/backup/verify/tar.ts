@@ -14,12 +14,13 @@ import {type ArtifactKind, detectKind} from '../archive/detect-kind.js';
 import type {Manifest} from '../manifest.js';
 import {TarDamaged, type TarMember, readTar, writeMember} from '../archive/tarread.js';
 import {removeTemp} from '../../temps.js';
-import {type MemberFacts, judgeMembers, normalizeName, refusalReason} from '../archive/member-policy.js';
-import {type DbReport, type VerifyOptions, type VerifyReport, finish, judgeDatabase, noStoreProblems, policyProblems} from './report.js';
+import {type MemberFacts, type MemberFinding, judgeMembers, normalizeName, refusalReason} from '../archive/member-policy.js';
+import {scanWalFile} from '../../store/wal-tail.js';
+import {type DbReport, type LiveFold, type VerifyOptions, type VerifyReport, finish, judgeDatabase, noStoreProblems, policyProblems} from './report.js';
 import {makeTempDir} from './temp-extraction.js';
 import type {Problem} from '../archive/zipread.js';
 
-type Report = {bytes: number; members: number; problems: Problem[]; notes: string[]; databases: DbReport[]};
+type Report = {bytes: number; members: number; problems: Problem[]; notes: string[]; databases: DbReport[]; live: LiveFold[]; checked: Set<string>};
 
 /** Database files and their sidecars, grouped by their folder inside the tar. */
 type Group = {dir: string; dbs: string[]; wal: Map<string, number>};
@@ -91,6 +92,12 @@ async function readStream(file: string, gz: boolean, size: number, tmp: string, 
 	}
 }
 
+/** The commits a -wal holds (its valid prefix, as SQLite's recovery reads it): what a restore folds. */
+function walCommits(file: string): {commits: number; frames: number} {
+	const scan = scanWalFile(file);
+	return {commits: scan.commitFrames, frames: scan.lastCommitFrame};
+}
+
 /** Queues every extracted database for its check, with its -wal replayed; an empty file beside a -wal is not checked. */
 function queueDatabases(groups: Map<string, Group>, queue: CheckQueue, base: Report): void {
 	for (const [folder, group] of groups) {
@@ -106,21 +113,68 @@ function queueDatabases(groups: Map<string, Group>, queue: CheckQueue, base: Rep
 				continue;
 			}
 
-			if (wal !== null && wal > 0) {
-				base.notes.push(`${rel} came with a ${wal}-byte -wal: the tar was made while an agent had it open (the check replays the WAL, as the agent would)`);
+			const file = path.join(group.dir, name);
+			base.checked.add(rel);
+			if (wal !== null) {
+				// Read before the check opens the pair (the -wal is our private extraction, never evidence).
+				base.live.push({database: rel, wal: `${rel}-wal`, walBytes: wal, ...(wal > 0 ? walCommits(`${file}-wal`) : {commits: 0, frames: 0}), sidecars: []});
 			}
 
-			const file = path.join(group.dir, name);
 			// The queue removes the checked file; keep the -wal until then (it removes the sidecars too).
 			queue.add(file, check => judgeDatabase(rel, check, undefined, wal));
 		}
 	}
 }
 
+/**
+ * The -wal and -shm of a database that was checked (a tar of a running volume holds them): no damage.
+ * A restore folds the -wal's commits into the database and writes neither as a file, so they are
+ * each a note on that database's fold; any other sidecar stays a finding of the member policy.
+ */
+function liveSidecars(findings: readonly MemberFinding[], base: Report): MemberFinding[] {
+	const folds = new Map(base.live.map(l => [l.database, l]));
+	const rest: MemberFinding[] = [];
+	for (const f of findings) {
+		const name = normalizeName(f.name);
+		const suffix = ['-wal', '-shm'].find(s => name.endsWith(s));
+		const stem = suffix ? name.slice(0, -suffix.length) : '';
+		if (f.kind === 'sidecar' && suffix === '-shm' && !folds.has(stem) && base.checked.has(stem)) {
+			// A -shm with no -wal beside it: nothing to fold, still never written.
+			const fold: LiveFold = {database: stem, wal: null, walBytes: null, commits: 0, frames: 0, sidecars: []};
+			folds.set(stem, fold);
+			base.live.push(fold);
+		}
+
+		const fold = f.kind === 'sidecar' && suffix ? folds.get(stem) : undefined;
+		if (fold && !fold.sidecars.includes(name)) {
+			fold.sidecars.push(name);
+		} else {
+			rest.push(f);
+		}
+	}
+
+	for (const l of base.live) {
+		base.notes.push(liveNote(l));
+	}
+
+	return rest;
+}
+
+/** One note per database tarred while its agent ran: the commits a restore folds, the sidecars it never writes. */
+function liveNote(l: LiveFold): string {
+	const commits = l.commits === 1 ? '1 commit' : `${l.commits} commits`;
+	if (l.wal === null) {
+		return `${l.sidecars.join(' and ')} beside ${l.database} (no -wal): a SQLite sidecar, never restored as a file`;
+	}
+
+	const folds = l.commits > 0 ? `holds ${commits} (${l.frames} frames) that a restore folds into ${l.database} (the check replayed them)` : 'holds no committed frame: nothing to fold';
+	return `taken while an agent had ${l.database} open: its -wal ${folds}; ${l.sidecars.length > 0 ? l.sidecars.join(' and ') : 'its sidecars'} ${l.sidecars.length === 1 ? 'is' : 'are'} never restored as files`;
+}
+
 export async function verifyTar(file: string, options: VerifyOptions = {}): Promise<VerifyReport> {
 	const started = performance.now();
 	const gz = detectKind(file) === 'tar.gz';
-	const base = {path: path.resolve(file), kind: (gz ? 'tar.gz' : 'tar') as ArtifactKind, manifest: null as Manifest | null, sealed: false, seal: null as string | null, members: 0, bytes: 0, problems: [] as Problem[], databases: [] as DbReport[], notes: [] as string[]};
+	const base = {path: path.resolve(file), kind: (gz ? 'tar.gz' : 'tar') as ArtifactKind, manifest: null as Manifest | null, sealed: false, seal: null as string | null, members: 0, bytes: 0, problems: [] as Problem[], databases: [] as DbReport[], notes: [] as string[], live: [] as LiveFold[], checked: new Set<string>()};
 	const tmp = makeTempDir(options);
 	const seen: Collected = {groups: new Map(), facts: []};
 	try {
@@ -130,17 +184,17 @@ export async function verifyTar(file: string, options: VerifyOptions = {}): Prom
 			base.problems.push({where: 'archive', what: 'the gzip stream holds no tar entries'});
 		}
 
-		base.problems.push(...policyProblems(judgeMembers(seen.facts)));
-		base.problems.push(...noStoreProblems(seen.facts.filter(f => f.type === 'file').map(f => normalizeName(f.name))));
-
 		const queue = new CheckQueue(options.inlineChecks ?? false, options.inventory ?? false);
 		queueDatabases(seen.groups, queue, base);
+		base.problems.push(...policyProblems(liveSidecars(judgeMembers(seen.facts), base)));
+		base.problems.push(...noStoreProblems(seen.facts.filter(f => f.type === 'file').map(f => normalizeName(f.name))));
 		base.databases = await queue.all();
 		if (base.databases.length === 0 && base.problems.length === 0) {
 			base.notes.push('no *.db file in this archive: only gzip and tar integrity were checked');
 		}
 
-		return finish(base, started);
+		const {checked: _checked, ...report} = base;
+		return finish(report, started);
 	} finally {
 		removeTemp(tmp);
 	}

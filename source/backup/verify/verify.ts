@@ -18,14 +18,16 @@ import path from 'node:path';
 import {FailClosed, errorCode, errorMessage} from '../../errors.js';
 import {detectKind, notAnArtifact} from '../archive/detect-kind.js';
 import {manifestHome} from '../manifest.js';
+import {findHermesRoot, underRoot} from '../archive/root.js';
+import {type StoreIdentity, newestIds} from '../identity.js';
 import {appendRecord, fingerprintOf} from '../records.js';
-import type {VerifyOptions, VerifyReport} from './report.js';
+import type {LiveFold, VerifyOptions, VerifyReport} from './report.js';
 import {verifySnapshot} from './snapshot-folder.js';
 import {verifyTar} from './tar.js';
 import {verifyZip} from './zip.js';
 
 export type {ArtifactKind} from '../archive/detect-kind.js';
-export type {DbReport, VerifyOptions, VerifyReport} from './report.js';
+export type {DbReport, LiveFold, VerifyOptions, VerifyReport} from './report.js';
 
 /** Verifies any of the three kinds; a failure that is not the archive's (our temp folder, an I/O error) is one refusal line. */
 export async function verifyArtifact(p: string, options: VerifyOptions = {}): Promise<VerifyReport> {
@@ -79,6 +81,37 @@ async function verifyKind(p: string, options: VerifyOptions): Promise<VerifyRepo
 	}
 }
 
+/** What a tar of a running volume holds besides its databases, in words ('' for any other): for the records, `hfx backups` and the pane. */
+export function liveWords(live: ReadonlyArray<{commits: number; sidecars: readonly string[]}> | undefined): string {
+	if (!live || live.length === 0) {
+		return '';
+	}
+
+	const commits = live.reduce((n, l) => n + l.commits, 0);
+	const sidecars = live.flatMap(l => l.sidecars);
+	return `its -wal holds ${commits === 1 ? '1 commit' : `${commits} commits`} that a restore folds, its ${sidecars.length === 1 ? 'sidecar is' : `${sidecars.length} sidecars are`} never restored (${sidecars.join(', ')})`;
+}
+
+/**
+ * Whose home the artifact is, for an archive without a manifest (identity.ts): each Hermes store's
+ * path under the Hermes root inside it and its newest session ids. Needs VerifyOptions.inventory.
+ */
+export function identityDetails(report: Pick<VerifyReport, 'databases'>): {identity?: StoreIdentity[]} {
+	const stores = report.databases.flatMap(d => (d.inventory && 'sessions' in d.inventory ? [{path: d.path, ids: Object.keys(d.inventory.sessions)}] : []));
+	if (stores.length === 0) {
+		return {};
+	}
+
+	const found = findHermesRoot(stores.map(s => s.path));
+	const root = found.ok ? found.root : '';
+	return {identity: stores.map(s => ({path: underRoot(s.path, root) ?? s.path, newest: newestIds(s.ids)}))};
+}
+
+/** The live part of a record: what liveWords reads back. */
+export function liveDetails(live: readonly LiveFold[] | undefined): {live?: Array<{database: string; commits: number; sidecars: string[]}>} {
+	return live && live.length > 0 ? {live: live.map(l => ({database: l.database, commits: l.commits, sidecars: l.sidecars}))} : {};
+}
+
 /** Appends the outcome beside the artifact (hfx-records.jsonl). False when that folder is read-only. */
 export function recordVerification(report: VerifyReport): boolean {
 	if (report.kind === 'unknown') {
@@ -100,7 +133,7 @@ export function recordVerification(report: VerifyReport): boolean {
 		mtimeMs: fp.mtimeMs,
 		seal: report.seal,
 		createdAt: report.manifest?.createdAtEpoch ?? null,
-		summary: report.exitCode === 0 ? `sound: ${report.members} members, ${report.databases.length} databases checked` : `${report.status}: ${problems.slice(0, 5).join('; ')}`,
-		details: {complete: report.manifest?.complete ?? null, home: report.manifest ? manifestHome(report.manifest) : null},
+		summary: report.exitCode === 0 ? `sound: ${report.members} members, ${report.databases.length} databases checked${report.live?.length ? `; taken live: ${liveWords(report.live)}` : ''}` : `${report.status}: ${problems.slice(0, 5).join('; ')}`,
+		details: {complete: report.manifest?.complete ?? null, home: report.manifest ? manifestHome(report.manifest) : null, ...liveDetails(report.live), ...identityDetails(report)},
 	});
 }

@@ -18,22 +18,34 @@ function tarCzf(parent: string, name: string, out: string): void {
 }
 
 describe('verify tar.gz', () => {
-	it('checks every database with its -wal replayed, says the tar was taken live, and finds its sidecars (exit 1)', async () => {
+	it('checks every database with its -wal replayed and calls the tar of a live volume sound: its -wal and -shm are notes (the commits a restore folds, never restored), not damage', async () => {
 		const {parent, messages} = await killedAgentVolume('tgz');
 		const out = path.join(tempDir('tgz-out'), 'volume.tar.gz');
 		tarCzf(parent, 'data', out);
 		const r = await verifyArtifact(out, {inlineChecks: true});
-		// The -wal and -shm in the tar are the one finding: `tar x` would put them beside the database.
-		expect(r.problems.map(p => p.where.replace(/#\d+/, '#N')).sort()).toEqual(['member #N "data/state.db-shm"', 'member #N "data/state.db-wal"']);
-		expect(r.problems.every(p => /sidecar in the archive/.test(p.what))).toBe(true);
+		expect(r.problems).toEqual([]);
 		expect(r.kind).toBe('tar.gz');
-		expect(r.exitCode).toBe(1);
+		expect(r.exitCode).toBe(0);
 		const main = r.databases.find(d => d.path === 'data/state.db')!;
 		expect(main.ok).toBe(true);
 		expect(main.counts.messages).toBe(messages);
 		expect(main.walBytes).toBeGreaterThan(0);
 		expect(r.databases.map(d => d.path).sort()).toEqual(['data/profiles/work/state.db', 'data/state.db']);
-		expect(r.notes.some(n => n.includes('came with a') && n.includes('-wal'))).toBe(true);
+		expect(r.live).toEqual([expect.objectContaining({database: 'data/state.db', wal: 'data/state.db-wal', sidecars: ['data/state.db-wal', 'data/state.db-shm']})]);
+		expect(r.live![0]!.commits).toBeGreaterThan(0);
+		expect(r.notes.some(n => /its -wal holds \d+ commits? \(\d+ frames\) that a restore folds into data\/state\.db/.test(n))).toBe(true);
+	});
+
+	it('a -wal beside no database it belongs to stays a finding (exit 1): only the sidecars of a checked database are notes', async () => {
+		const {parent} = await killedAgentVolume('tgz-stray');
+		fs.renameSync(path.join(parent, 'data', 'state.db-wal'), path.join(parent, 'data', 'gone.db-wal'));
+		const out = path.join(tempDir('tgz-stray-out'), 'volume.tar.gz');
+		tarCzf(parent, 'data', out);
+		const r = await verifyArtifact(out, {inlineChecks: true});
+		expect(r.exitCode).toBe(1);
+		expect(r.problems.map(p => p.where.replace(/#\d+/, '#N'))).toEqual(['member #N "data/gone.db-wal"']);
+		// The -shm of the checked state.db is still a note.
+		expect(r.live).toEqual([expect.objectContaining({database: 'data/state.db', wal: null, sidecars: ['data/state.db-shm']})]);
 	});
 
 	it('catches damage in the compressed stream and its trailer (exit 1 or 2, never 0), and a cut-off archive', async () => {

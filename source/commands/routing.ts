@@ -1,49 +1,16 @@
 /**
  * `hfx routing [KEY]`: per chat, every restart candidate with the rule that admits or excludes it,
- * what a restart resumes, where the newest message is.
+ * what a restart resumes, where the newest message is, and a rollback that already happened (text
+ * in report/routing-text.ts). Exit 1 when a chat shown rolled back or is at risk.
  */
-import type {ChatRouting} from '../forensics/routing.js';
 import {resolveChat} from '../forensics/resolve.js';
 import {FailClosed, type ExitCode} from '../errors.js';
 import {type GlobalFlags, type Io, emit, guarded, loadOne} from './context.js';
-import {utc} from '../text/format.js';
-import {duration} from '../forensics/duration.js';
+import {rollbackJson} from '../report/rollbacks.js';
+import {chatLines} from '../report/routing-text.js';
 import {routingJson} from '../report/scan-json.js';
 
 export type RoutingFlags = GlobalFlags & {key?: string};
-
-export function chatLines(r: ChatRouting, afterUpgrade?: string): string[] {
-	const lines: string[] = [];
-	lines.push(`${r.rollbackRisk ? '✗ ROLLBACK RISK' : '✓'}  ${r.sessionKey}`);
-	lines.push(`    routing entry     ${r.routingEntry ?? '(none)'}${r.routingEntryNote ? `: ${r.routingEntryNote}` : ''}`);
-	lines.push(`    restart resumes   ${r.restartResolvesTo ?? '(a new, empty session)'}  via ${r.resolution.via}, rule set ${r.resolution.ruleSet}`);
-	const lag = r.newestActivityAt !== null && r.resolvesToActivityAt !== null ? r.newestActivityAt - r.resolvesToActivityAt : null;
-	lines.push(`    newest message in ${r.newestActivityIn ?? '(no messages)'}  ${utc(r.newestActivityAt)} UTC${r.rollbackRisk && lag !== null && lag > 0 ? ` (${duration(lag)} newer than what a restart resumes)` : ''}`);
-	if (r.rollbackRiskReason) {
-		lines.push(`    why               ${r.rollbackRiskReason}`);
-	}
-
-	if (afterUpgrade) {
-		lines.push(`    after an upgrade  ${afterUpgrade}`);
-	}
-
-	if (r.routingEntrySource === 'sessions.json') {
-		lines.push('    the entry comes from the legacy sessions/sessions.json mirror (gateway_routing has none usable for this key)');
-	}
-	if (r.resolution.candidates.length > 0) {
-		lines.push('    candidates');
-		for (const c of r.resolution.candidates) {
-			const mark = c.sessionId === r.restartResolvesTo ? '▶' : (c.admitted ? '+' : '-');
-			lines.push(`      ${mark} ${c.sessionId}  ${c.query}: ${c.rule}`);
-		}
-	}
-
-	for (const n of r.resolution.notes) {
-		lines.push(`    note: ${n}`);
-	}
-
-	return lines;
-}
 
 export async function runRouting(flags: RoutingFlags, io: Io): Promise<ExitCode> {
 	return guarded(io, flags, () => {
@@ -58,10 +25,12 @@ export async function runRouting(flags: RoutingFlags, io: Io): Promise<ExitCode>
 			chats = chats.filter(c => c.sessionKey === r.key);
 		}
 
-		const risky = chats.some(r => r.rollbackRisk);
 		const {facts, analysis} = result;
+		const shown = new Set(chats.map(c => c.sessionKey));
+		const rolledBack = analysis.rollbacks.filter(b => shown.has(b.sessionKey));
+		const alarmed = chats.some(r => r.rollbackRisk) || rolledBack.length > 0;
 		emit(io, flags, {
-			json: () => ({database: facts.path, owner: facts.owner, ownerSource: facts.ownerSource, ruleSet: facts.ruleSet, routingScope: facts.routingScope, routing: chats.map(r => routingJson(r, analysis.upgradeChanges))}),
+			json: () => ({database: facts.path, owner: facts.owner, ownerSource: facts.ownerSource, ruleSet: facts.ruleSet, routingScope: facts.routingScope, routing: chats.map(r => routingJson(r, analysis.upgradeChanges)), rollbacks: rolledBack.map(rollbackJson)}),
 			*text() {
 				yield `owner profile ${facts.owner}: ${facts.ownerSource}`;
 				yield `rule set ${facts.ruleSet}: ${facts.ruleSetReason}`;
@@ -71,10 +40,10 @@ export async function runRouting(flags: RoutingFlags, io: Io): Promise<ExitCode>
 
 				for (const r of chats) {
 					yield '';
-					yield* chatLines(r, analysis.upgradeChanges.bySubject.get(r.sessionKey));
+					yield* chatLines(r, {afterUpgrade: analysis.upgradeChanges.bySubject.get(r.sessionKey), rolledBack: rolledBack.filter(b => b.sessionKey === r.sessionKey)});
 				}
 			},
 		});
-		return risky ? 1 : 0;
+		return alarmed ? 1 : 0;
 	});
 }

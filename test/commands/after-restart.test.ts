@@ -52,6 +52,17 @@ describe.each([
 		expect(preview.stdout).not.toContain('still at risk');
 	});
 
+	it('hfx routing of the chat says it rolled back, never ✓, and exits 1', () => {
+		const {current: s} = store;
+		const r = hfx(['routing', s.sessionKey, '--db', s.db]);
+		expect(r.code, r.stderr).toBe(1);
+		expect(r.stdout).toMatch(new RegExp(`^✗ ROLLED BACK(?: · ROLLBACK RISK)? {2}${s.sessionKey}$`, 'm'));
+		expect(r.stdout).not.toMatch(new RegExp(`^✓ {2}${s.sessionKey}$`, 'm'));
+		expect(r.stdout).toContain(`skipped            ${s.orphan}`);
+		const {json} = hfxJson(['routing', s.sessionKey, '--db', s.db]);
+		expect(json.rollbacks).toEqual([expect.objectContaining({sessionKey: s.sessionKey, resumedId: s.zombie})]);
+	});
+
 	it('has a readable timeline: the rows, the fork, the resume, in time order, every line within 80 columns', () => {
 		const {current: s} = store;
 		const t = hfx(['timeline', s.sessionKey, '--db', s.db]);

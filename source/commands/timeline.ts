@@ -31,7 +31,7 @@ export function readTimeline(flags: TimelineFlags, io: Io): Read {
 	const location = locate(flags, io).stores[0]!;
 	let built: Omit<Read, 'facts' | 'logs'> | undefined;
 	const logs = readGatewayLogs(location.path);
-	const loaded = loadStore(location, {places: false, also(l, store) {
+	const loaded = loadStore(location, {columns: 'lean', places: false, also(l, store) {
 		const analysis = analyzeChats(l.snapshot, {maxGapSeconds: flags.maxGapSeconds});
 		const named = chatNamed(analysis, flags.chat);
 		if (!named.ok) {

@@ -47,7 +47,7 @@ function Body({props, ui, dispatch, shown, width}: Parts): React.ReactElement {
 	}
 
 	const View = shown.spec.View;
-	return ui.overlay === 'help' ? <HelpOverlay query={ui.helpText} width={width} height={shown.bodyHeight} /> : <View ctx={shown.ctx} />;
+	return ui.overlay === 'help' ? <HelpOverlay query={ui.helpText} scroll={ui.helpScroll} width={width} height={shown.bodyHeight} /> : <View ctx={shown.ctx} />;
 }
 
 /** ⏎ in the filter line: keeps the fuzzy filter, or runs the content search (its hits become the Sessions pane's rows). */
@@ -67,14 +67,14 @@ function Bottom({props, ui, dispatch, shown, width}: Parts): React.ReactElement 
 	}
 
 	return ui.overlay === 'filter'
-		? <FilterBar text={ui.filterText} matches={shown.spec.rowCount(shown.ctx)} mode={ui.filterMode} onChange={text => ui.filterMode === 'fuzzy' && dispatch({type: 'filter-text', text})} onSubmit={text => submitFilter({ui, dispatch, shown}, text)} />
+		? <FilterBar key={ui.filterMode} text={ui.filterText} matches={shown.spec.rowCount(shown.ctx)} mode={ui.filterMode} width={width} onChange={text => ui.filterMode === 'fuzzy' && dispatch({type: 'filter-text', text})} onSubmit={text => submitFilter({ui, dispatch, shown}, text)} />
 		: <Footer pane={ui.pane} notice={ui.notice} width={width} paused={ui.paused} />;
 }
 
 export function Screen(props: AppProps): React.ReactElement {
 	const size = useTerminalSize();
 	// On a root with profiles, which stores are followed is said on the notice line from the first frame (stderr is behind the full screen).
-	const [ui, dispatch] = useReducer(uiReducer, props, p => ({...initialUiState(p.initialPane), notice: p.home?.notice ?? null}));
+	const [ui, dispatch] = useReducer(uiReducer, props, p => ({...initialUiState(p.initialPane), notice: p.home?.notice ?? p.notice ?? null}));
 	const shown = useScreenModel(props, ui, size);
 	useScreenKeys(props, ui, dispatch, shown);
 	usePin(dispatch, ui.pane, ui.anchor[ui.pane], shown.selectedKey);

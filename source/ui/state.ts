@@ -25,6 +25,8 @@ export type UiState = {
 	overlay: ScreenOverlay;
 	filterText: string;
 	helpText: string;
+	/** The first help row shown (the help scrolls: more keys than rows at 80x24). */
+	helpScroll: number;
 	paused: boolean;
 	showHidden: boolean;
 	/** null = every source. */
@@ -72,6 +74,7 @@ export type UiAction =
 	| {type: 'overlay'; overlay: ScreenOverlay}
 	| {type: 'filter-text'; text: string}
 	| {type: 'help-text'; text: string}
+	| {type: 'help-scroll'; to: number}
 	| {type: 'toggle-pause'}
 	| {type: 'toggle-hidden'}
 	| {type: 'toggle-wrap'}
@@ -97,6 +100,7 @@ export function initialUiState(pane: Pane = 'sessions'): UiState {
 		overlay: 'none',
 		filterText: '',
 		helpText: '',
+		helpScroll: 0,
 		paused: false,
 		showHidden: false,
 		source: null,
@@ -200,9 +204,10 @@ const REDUCERS: Reducers = {
 	'open-session': (state, a) => refocus({...go(state, 'detail'), selectedSession: a.id}),
 	'select-session': (state, a) => state.selectedSession === a.id ? state : refocus({...state, selectedSession: a.id}),
 	'back': back,
-	'overlay': (state, a) => ({...state, overlay: a.overlay, helpText: a.overlay === 'help' ? '' : state.helpText}),
+	'overlay': (state, a) => ({...state, overlay: a.overlay, helpText: a.overlay === 'help' ? '' : state.helpText, helpScroll: 0}),
 	'filter-text': (state, a) => onSessions(state, {...unanchor(state, state.pane), filterText: a.text}),
-	'help-text': (state, a) => ({...state, helpText: a.text}),
+	'help-text': (state, a) => ({...state, helpText: a.text, helpScroll: 0}),
+	'help-scroll': (state, a) => ({...state, helpScroll: Math.max(0, a.to)}),
 	'toggle-pause': state => ({...state, paused: !state.paused}),
 	'toggle-hidden': state => refocus({...unanchor(state, 'sessions'), showHidden: !state.showHidden, selectedSession: null}),
 	'cycle-source': (state, a) => cycleSource(state, a.sources),

@@ -152,6 +152,10 @@ const SCREEN: ReadonlyArray<Binding<ScreenKeys>> = [
 		c.live.refresh(true);
 		c.notice('re-read');
 	}},
+	{id: 'follow', keys: [{input: 'f'}], label: 'f', description: 'follow the newest event again (on from the start; moving the cursor leaves it, the list header says which)', panes: ['activity'], footer: 15, hint: 'f follow', run(c) {
+			c.dispatch({type: 'follow', pane: c.ui.pane});
+			c.notice('following the newest event');
+		}},
 	{id: 'wrap', keys: [{input: 'w'}], label: 'w', description: 'wrap the long lines of the focused pane\'s list, or cut them again (read a cut line whole); below 120 columns the detail under a list wraps anyway', panes: LISTS, footer: 66, hint: 'w wrap', run: c => c.dispatch({type: 'toggle-wrap'})},
 	{id: 'timeline', keys: [{input: 'T'}], label: 'T', description: 'timeline of the selected chat, orphan, finding or session: its rows and events on one time axis (hfx timeline)', panes: WITH_A_CHAT, footer: 65, hint: 'T timeline',
 		disabledReason: c => chatNameOf(c) ? null : 'select a chat, a session or a finding first',

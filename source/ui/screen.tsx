@@ -77,7 +77,7 @@ export function Screen(props: AppProps): React.ReactElement {
 	const [ui, dispatch] = useReducer(uiReducer, props, p => ({...initialUiState(p.initialPane), notice: p.home?.notice ?? p.notice ?? null}));
 	const shown = useScreenModel(props, ui, size);
 	useScreenKeys(props, ui, dispatch, shown);
-	usePin(dispatch, ui.pane, ui.anchor[ui.pane], shown.selectedKey);
+	usePin(dispatch, ui.pane, ui.anchor[ui.pane], shown.selectedKey, ui.cursor[ui.pane]);
 	useFadingNotice(dispatch, ui.notice, ui.noticeFades, props.noticeMs ?? NOTICE_MS);
 	if (size.columns < MIN_COLUMNS || size.rows < MIN_ROWS) {
 		return <TooSmall columns={size.columns} rows={size.rows} />;

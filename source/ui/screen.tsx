@@ -87,12 +87,13 @@ export function Screen(props: AppProps): React.ReactElement {
 	const counts: Partial<Record<Pane, number>> = {findings: findings.filter(f => f.severity !== 'info').length};
 	const parts: Parts = {props, ui, dispatch, shown, width: size.columns};
 	return (
-		<Box flexDirection="column" width={size.columns} height={size.rows - 1}>
+		// Clipped: no frame is ever taller than the terminal (a taller one scrolls it, and the rows Ink does not redraw keep stale text).
+		<Box flexDirection="column" width={size.columns} height={size.rows - 1} overflow="hidden">
 			<Header model={shown.latest} paused={ui.paused} waiting={shown.waiting} width={size.columns} home={shown.home} />
 			<Tabs pane={ui.pane} counts={counts} width={size.columns} />
 			<Banner model={shown.model} width={size.columns} home={shown.home} />
 			{/* The repair flow and the timeline draw their own footer on the footer's line. */}
-			<Box height={shown.bodyHeight + ((ui.repairOrphan && props.repair) || ui.timelineChat ? 1 : 0)} flexDirection="column">
+			<Box height={shown.bodyHeight + ((ui.repairOrphan && props.repair) || ui.timelineChat ? 1 : 0)} flexDirection="column" overflow="hidden" flexShrink={0}>
 				<Body {...parts} />
 			</Box>
 			<Bottom {...parts} />

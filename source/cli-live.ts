@@ -59,9 +59,9 @@ async function runDemoReport(flags: DemoFlags, io: Io): Promise<ExitCode> {
 }
 
 /** `hfx demo`: the TUI on the demo store in a terminal, else its report after --seconds. */
-export async function runDemo(flags: DemoFlags & TuiFlags, io: Io): Promise<ExitCode> {
+export async function runDemo(flags: DemoFlags & TuiFlags, io: Io, notice: string | null = null): Promise<ExitCode> {
 	if (isInteractive() && flags.seconds === undefined) {
-		return withDemo(flags, io, demo => runLiveApp({path: demo.db, owner: 'default', label: 'DEMO'}, flags, io));
+		return withDemo(flags, io, demo => runLiveApp({path: demo.db, owner: 'default', label: 'DEMO'}, flags, io, notice));
 	}
 
 	return runDemoReport(flags, io);
@@ -90,8 +90,8 @@ export async function runTui(flags: TuiFlags, io: Io): Promise<ExitCode> {
 	}
 
 	if (shouldDemo(flags, io)) {
-		io.err('hfx: no Hermes home here (~/.hermes, $HERMES_HOME); starting the built-in live demo. Point hfx at a store with --db PATH or --home DIR.');
-		return runDemo({...flags, speed: 1, keep: false, seconds: undefined}, io);
+		// Said inside the TUI, on its notice line from the first frame (a line on stderr is behind the full screen until quit).
+		return runDemo({...flags, speed: 1, keep: false, seconds: undefined}, io, 'no Hermes home here: this is the live DEMO. Yours: hfx --db PATH or --home DIR');
 	}
 
 	const shown = storesToShow(flags, io);

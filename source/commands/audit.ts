@@ -5,7 +5,7 @@
  * reverted; read-only (a pending intent is shown as such). Exit 0 shown, 2 unreadable.
  */
 import fs from 'node:fs';
-import {type ExitCode, refusalLine} from '../errors.js';
+import {type ExitCode, FailClosed} from '../errors.js';
 import {auditPathFor, readAudit, verifyAudit} from '../store/audit-trail.js';
 import {reconcileAudit} from '../repair/reconcile.js';
 import {auditLines, auditRows} from '../report/audit.js';
@@ -15,8 +15,8 @@ export async function runAudit(flags: GlobalFlags & {action: 'verify' | 'show'; 
 	return guarded(io, flags, () => {
 		const file = flags.file ?? auditPathFor(locate(flags, io).stores[0]!.path);
 		if (!fs.existsSync(file)) {
-			io.err(refusalLine({file, reason: 'no audit trail here', next: 'it is created by the first hfx repair --apply'}));
-			return 2;
+			// Thrown, so --json prints its {error} document on stdout too (guarded), not an empty stdout.
+			throw new FailClosed({file, kind: 'not-found', reason: 'no audit trail here', next: 'it is created by the first hfx repair --apply'});
 		}
 
 		if (flags.action === 'show') {

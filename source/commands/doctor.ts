@@ -40,7 +40,7 @@ export function humanDoctor(r: DoctorReport): string[] {
 	lines.push('');
 	lines.push(r.lastVerified
 		? `Last verified backup: ${r.lastVerified.name}, ${duration(r.lastVerified.ageSeconds)} old, ${r.lastVerified.drilled ? 'drilled' : 'not drilled'}${r.lastVerified.sameMount ? ', on the same filesystem as the root' : ''}`
-		: `Last verified backup: none in ${r.backupDirs.join(', ')}`);
+		: `Last verified backup: none in ${r.backupDirs.join(', ')} or the quick snapshots under ${r.root}`);
 	for (const s of r.stores) {
 		const wal = s.journalMode === 'wal' ? `WAL mode, -wal ${s.walBytes === null ? 'absent' : bytes(s.walBytes)}, -shm ${s.shm ? 'present' : 'absent'}` : (s.journalMode === 'delete' ? 'rollback-journal mode' : 'unreadable');
 		lines.push(`Store ${s.label}: ${s.path}, ${bytes(s.dbBytes)}, ${wal}; ${s.holders.length === 0 ? 'no process holds it' : s.holders.join('; ')}`);

@@ -46,7 +46,8 @@ function outcomeLines(o: ApplyOutcome): string[] {
 		if (o.next && o.verification.some(v => !v.ok)) {
 			lines.push(`next: ${o.next}`);
 		}
-	} else if (o.reason) {
+	} else if (o.reason && o.exitCode !== 2) {
+		// A refusal (exit 2) is said once: its one line on stderr names the cause and the next step.
 		lines.push(`${o.result === 'nothing-to-do' ? '✓' : '✗'} ${o.reason}`);
 	}
 
@@ -58,7 +59,7 @@ function outcomeLines(o: ApplyOutcome): string[] {
 		lines.push(`audit entry ${o.audit.seq} in ${auditPathFor(o.audit.database)}${o.result === 'applied' && o.audit.mode === 'apply' ? ` (undo with: hfx repair --undo ${o.audit.seq})` : ''}`);
 	}
 
-	if (o.next && o.result !== 'applied') {
+	if (o.next && o.result !== 'applied' && (o.exitCode !== 2 || !o.reason)) {
 		lines.push(`next: ${o.next}`);
 	}
 

@@ -127,7 +127,8 @@ function restoreLines(r: RestoreResult): string[] {
 		lines.push(`  the files found there before (state.db, -wal, -shm as found) are kept in ${r.preRestoreDir}`);
 	}
 
-	lines.push(...comparisonLines(r.comparison).map(l => `  ${l}`));
+	// Said as done once the restore is (no "would DROP" after the fact); a partial one as it was planned.
+	lines.push(...comparisonLines(r.comparison, r.status === 'restored').map(l => `  ${l}`));
 	for (const a of r.audit.filter(x => x.seq !== null)) {
 		lines.push(`  audit trail ${a.trail}: ${a.keptLive ? 'the live trail kept (the archive\'s older copy was not restored); ' : ''}this restore is entry ${a.seq}`);
 	}

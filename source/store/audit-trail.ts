@@ -108,6 +108,12 @@ export function appendAudit(auditPath: string, entry: Omit<AuditEntry, 'seq' | '
 	// O_NOFOLLOW: a link planted after the check is refused by the kernel (ELOOP), never followed.
 	const fd = openAppend(auditPath, what => new FailClosed({file: auditPath, kind: 'symlink', reason: `is ${what}; hfx appends its audit trail only to a plain file of its own`, next: `remove ${auditPath} or put the real trail there, then run again`}));
 	fs.fchmodSync(fd, 0o600);
+	if (created && process.getuid?.() === 0) {
+		// A trail made by root (sudo hfx restore) stays the home user's, as its head does (keepOwner).
+		const dir = fs.statSync(path.dirname(auditPath));
+		fs.fchownSync(fd, dir.uid, dir.gid);
+	}
+
 	try {
 		fs.writeSync(fd, `${line}\n`);
 		fs.fsyncSync(fd);
@@ -137,6 +143,24 @@ function sweepHeadTemps(dir: string): void {
 }
 
 /**
+ * Run as root (a restore by sudo), a new file would be root's 0600 and the agent's user could no
+ * longer read the head: the temp takes the owner and mode of the head it replaces, or, with none
+ * there, the owner of the folder (the home's user). A plain user's files are its own already.
+ */
+export function keepOwner(file: string, replaced: string): void {
+	if (process.getuid?.() !== 0) {
+		return;
+	}
+
+	const old = fs.lstatSync(replaced, {throwIfNoEntry: false});
+	const from = old?.isFile() ? old : fs.statSync(path.dirname(replaced));
+	fs.chownSync(file, from.uid, from.gid);
+	if (old?.isFile()) {
+		fs.chmodSync(file, old.mode & 0o7777);
+	}
+}
+
+/**
  * The head file, written to a fresh temp of an unguessable name (safe-create.ts: O_EXCL|O_NOFOLLOW,
  * never through a planted link; the pid in it lets a later run sweep a SIGKILLed run's temp) and
  * renamed over a head that is absent or a plain file (a link there is refused).
@@ -148,6 +172,7 @@ function writeHead(auditPath: string, entries: number, last: string): void {
 	try {
 		writeNewFile(tmp, `${JSON.stringify({entries, last})}\n`, {fsync: true, what: 'its audit trail'});
 		assertReplaceable(head, 'its audit trail');
+		keepOwner(tmp, head);
 		fs.renameSync(tmp, head);
 	} catch (error) {
 		fs.rmSync(tmp, {force: true});

@@ -30,6 +30,8 @@ export type AppProps = {
 	noticeMs?: number;
 	/** Called with the ids copied with y when the app exits. */
 	onExit?: (yanked: string[]) => void;
+	/** A start-up notice (the demo started for want of a home...), on the notice line from the first frame. */
+	notice?: string | null;
 	/** The repair flow's back end; without it, r points to the command line. */
 	repair?: RepairService;
 };

@@ -36,12 +36,12 @@ export function useClock(tick: boolean | undefined, now: (() => number) | undefi
  * Pins a keyed list's selection to the row on screen: once a row is shown selected it stays
  * selected through re-sorts (and a row that left the list hands the selection to the one shown).
  */
-export function usePin(dispatch: (action: {type: 'pin'; pane: Pane; id: string}) => void, pane: Pane, anchor: string | null, shown: string | null): void {
+export function usePin(dispatch: (action: {type: 'pin'; pane: Pane; id: string; cursor: number}) => void, pane: Pane, anchor: string | null, shown: string | null, cursor: number): void {
 	useEffect(() => {
 		if (shown !== null && shown !== anchor) {
-			dispatch({type: 'pin', pane, id: shown});
+			dispatch({type: 'pin', pane, id: shown, cursor});
 		}
-	}, [dispatch, pane, anchor, shown]);
+	}, [dispatch, pane, anchor, shown, cursor]);
 }
 
 /** A fading notice clears itself after `ms` (a newer notice restarts the wait; an older timer never clears it). */

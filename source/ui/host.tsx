@@ -70,7 +70,7 @@ function traceMemory(io: Io, frames: () => {renders: number; renderMs: number}):
 type Mounted = {instance: ReturnType<typeof render>; yanked: () => string[]; frames: () => {renders: number; renderMs: number}};
 
 /** The stores followed: one, or every profile's (the first focused), with the sources the panes read. */
-type Followed = {stores: LiveStore[]; locations: StoreLocation[]; home?: HomeStores; files: FilesSource & {close: () => void}};
+type Followed = {stores: LiveStore[]; locations: StoreLocation[]; home?: HomeStores; files: FilesSource & {close: () => void}; notice?: string | null};
 
 /** The repair back end of the focused store (on a root with profiles, of the profile focused when r is pressed). */
 function repairOf(followed: Followed, flags: TuiFlags): RepairService {
@@ -91,7 +91,7 @@ function mount(followed: Followed, flags: TuiFlags, io: Io, backups: ReturnType<
 	const repair = repairOf(followed, flags);
 	const live = followed.home?.live ?? followed.stores[0]!;
 	startupMark('render started');
-	const instance = render(<App live={live} home={followed.home?.home} files={followed.files} backups={backups} repair={repair} color={flags.color} initialPane={flags.pane} tick onExit={ids => {
+	const instance = render(<App live={live} home={followed.home?.home} files={followed.files} backups={backups} repair={repair} notice={followed.notice} color={flags.color} initialPane={flags.pane} tick onExit={ids => {
 		yanked = ids;
 	}} />, {exitOnCtrlC: false, patchConsole: true, maxFps: 20, onRender({renderTime}) {
 		renders++;
@@ -136,7 +136,7 @@ function follow(locations: readonly StoreLocation[], flags: TuiFlags, io: Io, no
 	// The Files pane's first probe (it reads the -shm through a child process and walks /proc) and
 	// the watcher wait for the first frame: the operator sees the sessions first.
 	if (locations.length === 1) {
-		return {stores, locations: opened, files: startFilesProbe(first, {firstPollMs: 400})};
+		return {stores, locations: opened, files: startFilesProbe(first, {firstPollMs: 400}), notice};
 	}
 
 	// A profile that could not be opened stays in the header (counted, "unreadable") and its reason leads the notice line.

@@ -8,6 +8,7 @@ import type {AnyBinding, Binding} from './keys/binding.js';
 import type {RepairKeys, ScreenKeys, TimelineKeys} from './keys/contexts.js';
 import {sourcesOf} from './views.js';
 import {candidateDonors} from '../report/candidates.js';
+import {helpView} from './help-view.js';
 
 /** The panes with a cursor (all of them today; "lists" in the help). */
 export const LISTS: readonly Pane[] = ['sessions', 'detail', 'lineage', 'routing', 'findings', 'activity', 'files', 'backups'];
@@ -93,6 +94,13 @@ function paneJump(pane: Pane, i: number): Binding<ScreenKeys> {
 	return {id: `pane-${i + 1}`, keys: [{input: String(i + 1)}], label: String(i + 1), description: `${PANE_TITLES[pane]} pane`, help, run: c => c.dispatch({type: 'pane', pane})};
 }
 
+/** Scrolls the help by `delta` rows, within its rows (helpView: the rows it shows under its title). */
+function helpScroll(c: ScreenKeys, delta: number): void {
+	const rows = c.helpRows();
+	const {top} = helpView(rows, c.body, c.ui.helpScroll);
+	c.dispatch({type: 'help-scroll', to: helpView(rows, c.body, top + delta).top});
+}
+
 /** Keys of the main screen: every pane, and the help and filter overlays drawn over one. */
 const SCREEN: ReadonlyArray<Binding<ScreenKeys>> = [
 	{id: 'help', keys: [{input: '?'}], label: '?', description: 'help: every key, filterable', footer: 90, hint: '? help', pinned: true, run: c => c.dispatch({type: 'overlay', overlay: 'help'})},
@@ -144,7 +152,11 @@ const SCREEN: ReadonlyArray<Binding<ScreenKeys>> = [
 		c.live.refresh(true);
 		c.notice('re-read');
 	}},
-	{id: 'wrap', keys: [{input: 'w'}], label: 'w', description: 'wrap long lines in the focused pane, or cut them again (read a cut line whole)', panes: LISTS, run: c => c.dispatch({type: 'toggle-wrap'})},
+	{id: 'follow', keys: [{input: 'f'}], label: 'f', description: 'follow the newest event again (on from the start; moving the cursor leaves it, the list header says which)', panes: ['activity'], footer: 15, hint: 'f follow', run(c) {
+			c.dispatch({type: 'follow', pane: c.ui.pane});
+			c.notice('following the newest event');
+		}},
+	{id: 'wrap', keys: [{input: 'w'}], label: 'w', description: 'wrap the long lines of the focused pane\'s list, or cut them again (read a cut line whole); below 120 columns the detail under a list wraps anyway', panes: LISTS, footer: 66, hint: 'w wrap', run: c => c.dispatch({type: 'toggle-wrap'})},
 	{id: 'timeline', keys: [{input: 'T'}], label: 'T', description: 'timeline of the selected chat, orphan, finding or session: its rows and events on one time axis (hfx timeline)', panes: WITH_A_CHAT, footer: 65, hint: 'T timeline',
 		disabledReason: c => chatNameOf(c) ? null : 'select a chat, a session or a finding first',
 		run: c => c.dispatch({type: 'timeline', chat: chatNameOf(c)})},
@@ -154,6 +166,12 @@ const SCREEN: ReadonlyArray<Binding<ScreenKeys>> = [
 	{id: 'help-erase', keys: [{special: 'backspace'}, {special: 'delete'}], label: '⌫', description: 'erase a character of the help filter', overlay: 'help', help: false, run: c => c.dispatch({type: 'help-text', text: c.ui.helpText.slice(0, -1)})},
 	{id: 'help-quit', keys: [{input: 'c', ctrl: true}], label: 'C-c', description: 'quit', overlay: 'help', help: false, run: quit},
 	{id: 'help-toggle', keys: [{input: '?', anyCtrl: true}], label: '?', description: 'close the help', overlay: 'help', help: false, run: back},
+	{id: 'help-down', keys: [{special: 'downArrow'}], label: '↓/↑', description: 'in the help: scroll a line down or up (PgDn/PgUp, C-d/C-u a page, Home/End the ends)', overlay: 'help', run: c => helpScroll(c, 1)},
+	{id: 'help-up', keys: [{special: 'upArrow'}], label: '↑', description: 'scroll the help a line up', overlay: 'help', help: false, run: c => helpScroll(c, -1)},
+	{id: 'help-page-down', keys: [{special: 'pageDown'}, {input: 'd', ctrl: true}], label: 'PgDn', description: 'scroll the help a page down', overlay: 'help', help: false, run: c => helpScroll(c, c.half)},
+	{id: 'help-page-up', keys: [{special: 'pageUp'}, {input: 'u', ctrl: true}], label: 'PgUp', description: 'scroll the help a page up', overlay: 'help', help: false, run: c => helpScroll(c, -c.half)},
+	{id: 'help-top', keys: [{special: 'home'}], label: 'Home', description: 'the help\'s first key', overlay: 'help', help: false, run: c => c.dispatch({type: 'help-scroll', to: 0})},
+	{id: 'help-bottom', keys: [{special: 'end'}], label: 'End', description: 'the help\'s last key', overlay: 'help', help: false, run: c => helpScroll(c, Number.MAX_SAFE_INTEGER)},
 	{id: 'help-type', keys: [{typed: true}], label: 'text', description: 'filter the help', overlay: 'help', help: false, run: (c, key) => c.dispatch({type: 'help-text', text: c.ui.helpText + key.input})},
 	// The filter line: its text input takes every other key (⏎ keeps the filter).
 	{id: 'filter-clear', keys: [{special: 'escape'}], label: 'Esc', description: 'clear the filter', overlay: 'filter', help: false, run: back},

@@ -45,7 +45,9 @@ export function flowReducer(state: FlowState, action: FlowAction): FlowState {
 		}
 
 		case 'checks': {
-			return {...state, checks: action.checks};
+			// Apply turned ready (or not) under a notice about it ("apply is disabled…"): the notice is stale, the footer follows.
+			const next = {...state, checks: action.checks};
+			return readyToApply(next) === readyToApply(state) ? next : {...next, notice: null};
 		}
 
 		case 'stage': {

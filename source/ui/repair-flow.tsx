@@ -145,7 +145,7 @@ function submitAnswer(answer: string, state: FlowState, props: RepairFlowProps, 
 
 function Confirm({orphanId, planned, answer, width}: {orphanId: string; planned: Planned; answer: string; width: number}): React.ReactElement {
 	return (
-		<Box>
+		<Box height={1} flexShrink={0} overflow="hidden">
 			<Text bold>{question(orphanId, planned, width)}</Text>
 			<Text>{answer}</Text>
 			<Text inverse> </Text>
@@ -182,16 +182,17 @@ export function RepairFlow(props: RepairFlowProps): React.ReactElement {
 	const where = scrollIndicator(first, lines.length, view);
 	const footer = ` ${state.notice ?? hint}`;
 	return (
-		<Box flexDirection="column" width={props.width} height={props.height}>
-			<Text wrap="truncate" bold color={state.outcome?.result === 'applied' ? theme.ok : undefined}>{flowTitle(state, props.orphanId)}</Text>
+		<Box flexDirection="column" width={props.width} height={props.height} overflow="hidden">
+			{/* Nothing here shrinks: a long notice once made the indicator wrap to a second row, and the column shrank the title away (issue #28 point 2). */}
+			<Box height={1} flexShrink={0}><Text wrap="truncate" bold color={state.outcome?.result === 'applied' ? theme.ok : undefined}>{flowTitle(state, props.orphanId)}</Text></Box>
 			{lines.slice(first, first + view).map((l, i) => <Text key={i} wrap="truncate" color={l.color} bold={l.bold}>{l.text}</Text>)}
 			<Box flexGrow={1} />
 			{state.stage === 'confirm' && state.planned
 				? <Confirm orphanId={props.orphanId} planned={state.planned} answer={answer.text} width={props.width} />
 				: (
-					<Box width={props.width}>
-						<Box flexGrow={1}><Text wrap="truncate" color={state.notice ? theme.warn : theme.muted}>{footer}</Text></Box>
-						{where ? <Text color={theme.muted}>{` ${where} `}</Text> : null}
+					<Box width={props.width} height={1} flexShrink={0}>
+						<Box flexGrow={1} flexShrink={1} flexBasis={0}><Text wrap="truncate" color={state.notice ? theme.warn : theme.muted}>{footer}</Text></Box>
+						{where ? <Box flexShrink={0}><Text wrap="truncate" color={theme.muted}>{` ${where} `}</Text></Box> : null}
 					</Box>
 				)}
 		</Box>

@@ -47,7 +47,7 @@ function Body({props, ui, dispatch, shown, width}: Parts): React.ReactElement {
 	}
 
 	const View = shown.spec.View;
-	return ui.overlay === 'help' ? <HelpOverlay query={ui.helpText} width={width} height={shown.bodyHeight} /> : <View ctx={shown.ctx} />;
+	return ui.overlay === 'help' ? <HelpOverlay query={ui.helpText} scroll={ui.helpScroll} width={width} height={shown.bodyHeight} /> : <View ctx={shown.ctx} />;
 }
 
 /** ⏎ in the filter line: keeps the fuzzy filter, or runs the content search (its hits become the Sessions pane's rows). */
@@ -67,17 +67,17 @@ function Bottom({props, ui, dispatch, shown, width}: Parts): React.ReactElement 
 	}
 
 	return ui.overlay === 'filter'
-		? <FilterBar text={ui.filterText} matches={shown.spec.rowCount(shown.ctx)} mode={ui.filterMode} onChange={text => ui.filterMode === 'fuzzy' && dispatch({type: 'filter-text', text})} onSubmit={text => submitFilter({ui, dispatch, shown}, text)} />
+		? <FilterBar key={ui.filterMode} text={ui.filterText} matches={shown.spec.rowCount(shown.ctx)} mode={ui.filterMode} width={width} onChange={text => ui.filterMode === 'fuzzy' && dispatch({type: 'filter-text', text})} onSubmit={text => submitFilter({ui, dispatch, shown}, text)} />
 		: <Footer pane={ui.pane} notice={ui.notice} width={width} paused={ui.paused} />;
 }
 
 export function Screen(props: AppProps): React.ReactElement {
 	const size = useTerminalSize();
 	// On a root with profiles, which stores are followed is said on the notice line from the first frame (stderr is behind the full screen).
-	const [ui, dispatch] = useReducer(uiReducer, props, p => ({...initialUiState(p.initialPane), notice: p.home?.notice ?? null}));
+	const [ui, dispatch] = useReducer(uiReducer, props, p => ({...initialUiState(p.initialPane), notice: p.home?.notice ?? p.notice ?? null}));
 	const shown = useScreenModel(props, ui, size);
 	useScreenKeys(props, ui, dispatch, shown);
-	usePin(dispatch, ui.pane, ui.anchor[ui.pane], shown.selectedKey);
+	usePin(dispatch, ui.pane, ui.anchor[ui.pane], shown.selectedKey, ui.cursor[ui.pane]);
 	useFadingNotice(dispatch, ui.notice, ui.noticeFades, props.noticeMs ?? NOTICE_MS);
 	if (size.columns < MIN_COLUMNS || size.rows < MIN_ROWS) {
 		return <TooSmall columns={size.columns} rows={size.rows} />;
@@ -87,12 +87,13 @@ export function Screen(props: AppProps): React.ReactElement {
 	const counts: Partial<Record<Pane, number>> = {findings: findings.filter(f => f.severity !== 'info').length};
 	const parts: Parts = {props, ui, dispatch, shown, width: size.columns};
 	return (
-		<Box flexDirection="column" width={size.columns} height={size.rows - 1}>
+		// Clipped: no frame is ever taller than the terminal (a taller one scrolls it, and the rows Ink does not redraw keep stale text).
+		<Box flexDirection="column" width={size.columns} height={size.rows - 1} overflow="hidden">
 			<Header model={shown.latest} paused={ui.paused} waiting={shown.waiting} width={size.columns} home={shown.home} />
 			<Tabs pane={ui.pane} counts={counts} width={size.columns} />
 			<Banner model={shown.model} width={size.columns} home={shown.home} />
 			{/* The repair flow and the timeline draw their own footer on the footer's line. */}
-			<Box height={shown.bodyHeight + ((ui.repairOrphan && props.repair) || ui.timelineChat ? 1 : 0)} flexDirection="column">
+			<Box height={shown.bodyHeight + ((ui.repairOrphan && props.repair) || ui.timelineChat ? 1 : 0)} flexDirection="column" overflow="hidden" flexShrink={0}>
 				<Body {...parts} />
 			</Box>
 			<Bottom {...parts} />

@@ -25,6 +25,8 @@ export type UiState = {
 	overlay: ScreenOverlay;
 	filterText: string;
 	helpText: string;
+	/** The first help row shown (the help scrolls: more keys than rows at 80x24). */
+	helpScroll: number;
 	paused: boolean;
 	showHidden: boolean;
 	/** null = every source. */
@@ -65,13 +67,16 @@ export type UiAction =
 	| {type: 'cycle-pane'; delta: 1 | -1}
 	| {type: 'move'; delta: number; rows: number; from?: number; ids?: RowIds; wrap?: boolean}
 	| {type: 'move-to'; index: number; rows: number; ids?: RowIds}
-	| {type: 'pin'; pane: Pane; id: string}
+	/** `cursor`: the pane's cursor when the row was shown (a pin from an older frame, after a key moved it, is stale). */
+	| {type: 'pin'; pane: Pane; id: string; cursor: number}
+	| {type: 'follow'; pane: Pane}
 	| {type: 'open-session'; id: string}
 	| {type: 'select-session'; id: string | null}
 	| {type: 'back'}
 	| {type: 'overlay'; overlay: ScreenOverlay}
 	| {type: 'filter-text'; text: string}
 	| {type: 'help-text'; text: string}
+	| {type: 'help-scroll'; to: number}
 	| {type: 'toggle-pause'}
 	| {type: 'toggle-hidden'}
 	| {type: 'toggle-wrap'}
@@ -84,19 +89,21 @@ export type UiAction =
 	| {type: 'filter-mode'}
 	| {type: 'content-result'; result: ContentResult};
 
-/** Cursor value meaning "where the pane says" (Detail: the newest message; Lineage: the focused session). */
+/** Cursor value meaning "where the pane says" (Detail: the newest message; Lineage: the focused session; Activity: the newest event, followed). */
 export const FOLLOW = -1;
 
 export function initialUiState(pane: Pane = 'sessions'): UiState {
 	return {
 		pane,
 		history: [],
-		cursor: {...Object.fromEntries(PANES.map(p => [p, 0])) as Record<Pane, number>, detail: FOLLOW, lineage: FOLLOW},
+		// Activity follows the newest event until the cursor moves (issue #28 point 8); f follows it again.
+		cursor: {...Object.fromEntries(PANES.map(p => [p, 0])) as Record<Pane, number>, detail: FOLLOW, lineage: FOLLOW, activity: FOLLOW},
 		anchor: Object.fromEntries(PANES.map(p => [p, null])) as Record<Pane, string | null>,
 		selectedSession: null,
 		overlay: 'none',
 		filterText: '',
 		helpText: '',
+		helpScroll: 0,
 		paused: false,
 		showHidden: false,
 		source: null,
@@ -140,7 +147,8 @@ function moveTarget(state: UiState, a: Extract<UiAction, {type: 'move'}>): numbe
 
 /** Forgets a list's selection (its rows changed meaning: a new filter, source or hidden set). */
 function unanchor(state: UiState, pane: Pane): UiState {
-	return {...state, cursor: {...state.cursor, [pane]: 0}, anchor: {...state.anchor, [pane]: null}};
+	// A list that follows its newest row keeps following.
+	return {...state, cursor: {...state.cursor, [pane]: state.cursor[pane] === FOLLOW ? FOLLOW : 0}, anchor: {...state.anchor, [pane]: null}};
 }
 
 /** The focused session changed: Detail and Lineage follow it again. */
@@ -196,13 +204,16 @@ const REDUCERS: Reducers = {
 	'cycle-pane': (state, a) => go(state, PANES[(PANES.indexOf(state.pane) + a.delta + PANES.length) % PANES.length]!),
 	'move': (state, a) => onSessions(state, place(state, moveTarget(state, a), a.rows, a.ids)),
 	'move-to': (state, a) => onSessions(state, place(state, a.index, a.rows, a.ids)),
-	'pin': (state, a) => state.anchor[a.pane] === a.id ? state : {...state, anchor: {...state.anchor, [a.pane]: a.id}},
+	// A list following its newest row pins nothing: the next new row takes the cursor.
+	'pin': (state, a) => state.anchor[a.pane] === a.id || state.cursor[a.pane] === FOLLOW || state.cursor[a.pane] !== a.cursor ? state : {...state, anchor: {...state.anchor, [a.pane]: a.id}},
+	'follow': (state, a) => ({...state, cursor: {...state.cursor, [a.pane]: FOLLOW}, anchor: {...state.anchor, [a.pane]: null}}),
 	'open-session': (state, a) => refocus({...go(state, 'detail'), selectedSession: a.id}),
 	'select-session': (state, a) => state.selectedSession === a.id ? state : refocus({...state, selectedSession: a.id}),
 	'back': back,
-	'overlay': (state, a) => ({...state, overlay: a.overlay, helpText: a.overlay === 'help' ? '' : state.helpText}),
+	'overlay': (state, a) => ({...state, overlay: a.overlay, helpText: a.overlay === 'help' ? '' : state.helpText, helpScroll: 0}),
 	'filter-text': (state, a) => onSessions(state, {...unanchor(state, state.pane), filterText: a.text}),
-	'help-text': (state, a) => ({...state, helpText: a.text}),
+	'help-text': (state, a) => ({...state, helpText: a.text, helpScroll: 0}),
+	'help-scroll': (state, a) => ({...state, helpScroll: Math.max(0, a.to)}),
 	'toggle-pause': state => ({...state, paused: !state.paused}),
 	'toggle-hidden': state => refocus({...unanchor(state, 'sessions'), showHidden: !state.showHidden, selectedSession: null}),
 	'cycle-source': (state, a) => cycleSource(state, a.sources),

@@ -10,7 +10,7 @@ import {useLatestInput} from './hooks.js';
 import {press, type Scope} from './keys/binding.js';
 import type {ScreenKeys} from './keys/contexts.js';
 import {type KeyEvent, splitBurst} from './keys/key-event.js';
-import {screenBinding} from './keys/lookup.js';
+import {helpRows, screenBinding} from './keys/lookup.js';
 import {FOLLOW, type UiAction, type UiState} from './state.js';
 import {osc52} from './terminal.js';
 import type {ScreenModel} from './use-screen-model.js';
@@ -30,6 +30,8 @@ function screenKeys(props: AppProps, ui: UiState, dispatch: Dispatch, shown: Scr
 		// cursor); only a FOLLOW cursor is resolved here first.
 		from: () => ui.cursor[ui.pane] === FOLLOW ? spec.cursor?.(ctx) : undefined,
 		half: Math.max(1, Math.floor(shown.bodyHeight / 2)),
+		body: shown.bodyHeight,
+		helpRows: () => helpRows(ui.helpText).length,
 		selectedId: () => spec.selectedId(ctx),
 		yankText: () => spec.yankText?.(ctx) ?? null,
 		quit() {

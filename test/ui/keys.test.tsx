@@ -87,7 +87,10 @@ describe('the keymap table', () => {
 		expect(resolve({input: '?'}, 'sessions', 'help')).toBe('help-toggle');
 		expect(resolve({input: '', backspace: true}, 'sessions', 'help')).toBe('help-erase');
 		expect(resolve({input: 'c', ctrl: true}, 'sessions', 'help')).toBe('help-quit');
-		expect(resolve({input: 'd', ctrl: true}, 'sessions', 'help')).toBeUndefined();
+		// The help scrolls (issue #28 point 6): C-d, PgDn, the arrows, Home and End.
+		expect(resolve({input: 'd', ctrl: true}, 'sessions', 'help')).toBe('help-page-down');
+		expect(resolve({input: '', downArrow: true}, 'sessions', 'help')).toBe('help-down');
+		expect(resolve({input: '', end: true}, 'sessions', 'help')).toBe('help-bottom');
 		expect(resolve({input: '', escape: true}, 'sessions', 'filter')).toBe('filter-clear');
 		expect(resolve({input: 'j'}, 'sessions', 'filter')).toBeUndefined();
 		expect(repairBinding({input: 'a'}, 'repair')?.id).toBe('repair-apply');

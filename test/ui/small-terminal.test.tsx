@@ -42,7 +42,7 @@ async function app(columns: number, rows: number): Promise<Rendered> {
 }
 
 describe.each([[80, 24], [140, 40]] as const)('every pane at %ix%i', (columns, rows) => {
-	it.each(PANES.map((p, i) => [p, i] as const))('the %s pane shows every session id whole', async (_pane, index) => {
+	it.each(PANES.map((p, i) => [p, i] as const))('the %s pane shows every session id whole', async (pane, index) => {
 		const ui = await app(columns, rows);
 		try {
 			// Detail and Lineage follow the incident's orphan (its card names its donor and chat).
@@ -54,7 +54,11 @@ describe.each([[80, 24], [140, 40]] as const)('every pane at %ix%i', (columns, r
 			await ui.press('\r');
 			await ui.press(String(index + 1));
 			const runs = idRuns(ui.lastFrame());
-			expect(runs.length).toBeGreaterThan(0);
+			// Files, Activity and Backups name no session of this still store (the banner names the worst chat's rows by their suffix).
+			if (!['files', 'activity', 'backups'].includes(pane)) {
+				expect(runs.length).toBeGreaterThan(0);
+			}
+
 			for (const run of runs) {
 				expect(ids.has(run), `${run} in\n${ui.lastFrame()}`).toBe(true);
 			}
@@ -65,13 +69,13 @@ describe.each([[80, 24], [140, 40]] as const)('every pane at %ix%i', (columns, r
 });
 
 describe('at 80x24', () => {
-	it('the banner keeps both ids of the first chat at risk whole and shortens its key, keeping platform and chat tail', async () => {
+	it('the banner counts the chats at risk, names the worst (most messages skipped) and shortens its key, keeping platform and chat id', async () => {
 		const ui = await app(80, 24);
 		try {
 			const banner = ui.lastFrame().split('\n').find(l => l.includes('ROLLBACK RISK'))!;
 			expect(banner.length).toBeLessThanOrEqual(80);
-			expect(banner).toContain('…discord:group:9001 resumes 20260808_001820_8719394d');
-			expect(banner).not.toContain('agent:main:discord:group:9001');
+			expect(banner).toBe(' ✗ ROLLBACK RISK 2 chats, worst …telegram:dm:777001: skips 798 msgs in 427c496c');
+			expect(banner).not.toContain('agent:main:telegram:dm:777001');
 		} finally {
 			ui.unmount();
 		}
@@ -97,23 +101,22 @@ describe('at 80x24', () => {
 		}
 	});
 
-	it('w wraps the focused pane so a cut line reads whole, and w again cuts it', async () => {
+	it('the detail under a list wraps by default at 80 columns; w wraps the list so a cut row reads whole, and w again cuts it', async () => {
 		const ui = await app(80, 24);
 		try {
 			await ui.press('5');
 			await ui.press('j');
 			await ui.press('j');
-			// The orphan's finding: its evidence line is cut at 80 columns.
+			// The orphan's finding: its evidence reads whole, wrapped; its list row is cut.
 			const cut = ui.lastFrame();
-			expect(cut).toMatch(/^ evidence .*…$/m);
-			expect(cut).not.toContain('88s before it)');
+			expect(cut).toContain('88s before it)');
+			expect(cut.split('\n').filter(l => l.startsWith(' evidence') || l.startsWith(' next:')).every(l => !l.endsWith('…'))).toBe(true);
+			expect(cut).toContain('adoptable into telegram:…7001');
 			await ui.press('w');
 			const wrapped = ui.lastFrame();
 			expect(wrapped.split('\n').every(l => l.length <= 80)).toBe(true);
-			// Wrapped: the whole evidence, and the finding's key on the row's next line.
-			expect(wrapped).toContain('88s before it)');
+			// Wrapped: the finding's key on the row's next line.
 			expect(wrapped).toMatch(/adoptable into\n {4}agent:main:telegram:dm:777001\n/);
-			expect(wrapped.split('\n').filter(l => l.startsWith(' evidence') || l.startsWith(' next:')).every(l => !l.endsWith('…'))).toBe(true);
 			await ui.press('w');
 			expect(ui.lastFrame()).toBe(cut);
 		} finally {

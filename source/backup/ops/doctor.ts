@@ -327,7 +327,8 @@ function configOutlook(config: DoctorConfig, root: string, out: Outlook): void {
 // Backups.
 function backupOutlook(root: string, options: DoctorOptions, mounts: MountEntry[], mount: MountEntry | null, layer: Layer, warnings: string[]): Pick<DoctorReport, 'backupDirs' | 'lastVerified'> {
 	const backupDirs = options.backupDirs && options.backupDirs.length > 0 ? options.backupDirs.map(d => path.resolve(d)) : [defaultBackupDir(root)];
-	const entries = listBackups({root, dirs: backupDirs, now: options.now}).filter(e => e.verified && e.kind !== 'snapshot' && e.owner !== 'other');
+	// What `hfx backups` lists (the backup folder and the quick snapshots of every profile), verified and this home's.
+	const entries = listBackups({root, dirs: backupDirs, now: options.now}).filter(e => e.verified && e.owner !== 'other');
 	entries.sort((a, b) => (b.createdAt ?? 0) - (a.createdAt ?? 0));
 	const best = entries[0] ?? null;
 	let lastVerified: DoctorReport['lastVerified'] = null;
@@ -349,7 +350,7 @@ function backupOutlook(root: string, options: DoctorOptions, mounts: MountEntry[
 			warnings.push(`the last verified backup (${best.path}) is on the same ${layer === 'memory' ? 'tmpfs' : 'writable layer'} as the Hermes root: it goes with it; copy it out of the container (docker cp) or back up to a volume (-o DIR)`);
 		}
 	} else {
-		warnings.push(`no verified backup in ${backupDirs.join(', ')}: run hfx backup (and hfx restore --drill <archive>)`);
+		warnings.push(`no verified backup in ${backupDirs.join(', ')} or the quick snapshots under ${root}: run hfx backup (and hfx restore --drill <archive>)`);
 	}
 
 	return {backupDirs, lastVerified};

@@ -28,9 +28,9 @@ export function wouldDrop(c: readonly DbComparison[]): boolean {
 	return c.some(x => x.error !== null || x.dropped.sessions > 0 || x.dropped.messages > 0);
 }
 
-/** One line per database: "state.db: the restore would DROP 2 sessions and 40 messages …". */
-export function comparisonLines(c: readonly DbComparison[]): string[] {
-	return c.map(x => {
+/** One line per database: "state.db: the restore would DROP 2 sessions and 40 messages …" (`done`: what it dropped). */
+export function comparisonLines(c: readonly DbComparison[], done = false): string[] {
+	return done ? c.map(doneLine) : c.map(x => {
 		if (x.error) {
 			return `${x.path}: cannot tell what the restore would drop: ${x.error}`;
 		}
@@ -42,6 +42,20 @@ export function comparisonLines(c: readonly DbComparison[]): string[] {
 		const drop = x.dropped.sessions + x.dropped.messages > 0 ? `would DROP ${plural(x.dropped.sessions, 'session')} and ${plural(x.dropped.messages, 'message')} the live store has and the archive lacks` : 'drops nothing the live store has';
 		return `${x.path}: the restore ${drop}; it brings back ${plural(x.added.sessions, 'session')} and ${plural(x.added.messages, 'message')} the live store lacks`;
 	});
+}
+
+/** After the restore: what it dropped from the store that was there (kept in the pre-restore folder) and brought back. */
+function doneLine(x: DbComparison): string {
+	if (x.error) {
+		return `${x.path}: what the restore dropped could not be told: ${x.error}`;
+	}
+
+	if (!x.live) {
+		return `${x.path}: there was no store there: nothing dropped (the archive brought ${x.added.sessions} sessions, ${x.added.messages} messages)`;
+	}
+
+	const drop = x.dropped.sessions + x.dropped.messages > 0 ? `dropped ${plural(x.dropped.sessions, 'session')} and ${plural(x.dropped.messages, 'message')} the store had and the archive lacked (the store as it was is in the pre-restore folder)` : 'dropped nothing the store had';
+	return `${x.path}: the restore ${drop}; it brought back ${plural(x.added.sessions, 'session')} and ${plural(x.added.messages, 'message')} the store lacked`;
 }
 
 export function compareInventories(rel: string, live: string | null, liveInv: Inventory | null, archiveInv: Inventory): DbComparison {

@@ -14,7 +14,6 @@ import {isPidAlive} from '../../liveness.js';
 import type {VerifyReport} from '../verify/verify.js';
 import {onlyNoStore} from '../verify/report.js';
 import {judgeMembers} from '../archive/member-policy.js';
-import {utcStamp} from '../stamp.js';
 import {type OpenedZip, type Problem, openZip} from '../archive/zipread.js';
 import {plural} from '../../text/format.js';
 import type {SourceMember, PlannedMember} from './types.js';
@@ -188,10 +187,11 @@ export async function confirmReplace(archive: string, target: string, plan: Plan
 	const replacing = plan.filter(p => p.exists).length;
 	const occupied = fs.existsSync(target) && fs.readdirSync(target).length > 0;
 	if ((replacing > 0 || occupied) && !options.yes) {
-		// The pre-restore folder is made at the commit (-1, -2… when another restore took that second).
-		const pre = path.join(target, 'backups', `pre-restore-${utcStamp(options.now?.() ?? new Date())}`);
+		// The pre-restore folder is made at the commit, named for that second (-1, -2… when another restore took it): the
+		// prompt cannot know it yet, so it says how it will be named; the result names it (issue #28 point 5).
+		const pre = path.join(target, 'backups', 'pre-restore-<UTC time of the write>');
 		const drops = (options.drops ?? []).map(d => `\n  ${d}`).join('');
-		const question = `restore ${path.basename(archive)} over ${target}:${drops}\n  ${plural(replacing, 'existing file')} will be replaced; the current ones are kept in ${pre}. Type "restore" to go on: `;
+		const question = `restore ${path.basename(archive)} over ${target}:${drops}\n  ${plural(replacing, 'existing file')} will be replaced; the current ones are kept in a new folder ${pre} (named when done). Type "restore" to go on: `;
 		if (!options.confirm) {
 			throw refuse(target, 'needs-confirmation', `${plural(replacing, 'existing file')} would be replaced and no confirmation was given`, 'run it again in a terminal to confirm, or add --yes once the gateway is stopped');
 		}

@@ -1,6 +1,7 @@
 /**
  * The loud lines under the tabs: the store's error; or a rollback that already happened (the
- * operator's own complaint, first) and the chats at rollback risk, a line each. Nothing when
+ * operator's own complaint, first) and the chats at rollback risk, a line each, counted, the
+ * worst named (the most messages stranded or a restart would skip). Nothing when
  * all is well. A rollback that happened is no risk: its line names what was skipped and where it
  * is, never "do not restart" (the restart is done). On a narrow terminal the line says less rather than cut an id: the hint goes,
  * then the wording shortens, then the session key (its platform and chat tail kept), then the
@@ -18,6 +19,7 @@ import {plural} from '../../text/format.js';
 import {cutKeepingIds, shortKey} from '../../text/fit.js';
 import {useTheme} from '../theme.js';
 import type {HomeView} from '../home-model.js';
+import type {SessionRecord} from '../../forensics/types.js';
 
 /** How many rows the banner takes for this model (on a root with profiles, for every profile). */
 export function bannerRows(model: LiveModel, home?: HomeView | null): number {
@@ -33,25 +35,25 @@ export function bannerRows(model: LiveModel, home?: HomeView | null): number {
 	return (model.analysis.rollbacks.length > 0 ? 1 : 0) + (model.analysis.routing.some(r => r.rollbackRisk) ? 1 : 0);
 }
 
-type Worst<T> = {profile: string; all: T[]; first: T} | null;
+type Worst<T> = {profile: string; all: T[]; first: T; messages: number} | null;
 
 /** Across profiles: the items of every profile, the worst profile's (the most of them) first, and that profile's name. */
-function worstOf<T>(home: HomeView, itemsOf: (model: LiveModel) => T[]): Worst<T> {
-	const each = home.profiles.map(p => ({profile: p.name, items: itemsOf(p.model)})).filter(p => p.items.length > 0);
+function worstOf<T>(home: HomeView, itemsOf: (model: LiveModel) => T[], messagesOf: (item: T, model: LiveModel) => number = () => 0): Worst<T> {
+	const each = home.profiles.map(p => ({profile: p.name, model: p.model, items: itemsOf(p.model)})).filter(p => p.items.length > 0);
 	const worst = [...each].sort((a, b) => b.items.length - a.items.length)[0];
 	if (!worst) {
 		return null;
 	}
 
 	const all = [...worst.items, ...each.filter(p => p !== worst).flatMap(p => p.items)];
-	return {profile: worst.profile, all, first: all[0]!};
+	return {profile: worst.profile, all, first: all[0]!, messages: messagesOf(all[0]!, worst.model)};
 }
 
 /** The banner across profiles: the rollbacks that happened and the chats at risk, counted over every profile, the worst profile named. */
 export function homeBanner(home: HomeView): {rolledBack: Worst<Rollback>; risky: Worst<ChatRouting>} {
 	return {
-		rolledBack: worstOf(home, m => m.error ? [] : m.analysis.rollbacks),
-		risky: worstOf(home, m => m.error ? [] : m.analysis.routing.filter(r => r.rollbackRisk)),
+		rolledBack: worstOf(home, m => m.error ? [] : worstRolledBack(m.analysis.rollbacks)),
+		risky: worstOf(home, m => m.error ? [] : worstFirst(m.analysis.routing.filter(r => r.rollbackRisk), m.analysis.byId), (chat, m) => messagesAtRisk(chat, m.analysis.byId)),
 	};
 }
 
@@ -61,7 +63,7 @@ export function homeBannerLines(home: HomeView, width: number): {rolledBack: str
 	const tag = (profile: string) => ` [${profile}]`;
 	return {
 		rolledBack: rolledBack ? `${tag(rolledBack.profile)}${rolledBackLine(rolledBack.all, width - tag(rolledBack.profile).length)}` : null,
-		risky: risky ? `${tag(risky.profile)}${riskLine(risky.all.length, risky.first, width - tag(risky.profile).length)}` : null,
+		risky: risky ? `${tag(risky.profile)}${riskLine(risky.all.length, risky.first, width - tag(risky.profile).length, risky.messages)}` : null,
 	};
 }
 
@@ -101,25 +103,46 @@ export function rolledBackLine(rollbacks: readonly Rollback[], width: number): s
 	return fitted(all, first.sessionKey, width, 2);
 }
 
-/** Versions of the risk line, most said first; each takes the key as it fits. */
-function variants(chats: number, first: ChatRouting): Array<(key: string) => string> {
-	const n = plural(chats, 'chat');
+/** The messages a restart now would skip in a chat at risk: those of the row holding its newest message. */
+export function messagesAtRisk(chat: ChatRouting, byId: ReadonlyMap<string, SessionRecord>): number {
+	const newest = chat.newestActivityIn === null ? undefined : byId.get(chat.newestActivityIn);
+	return newest ? (newest.messageRows ?? newest.messageCountColumn) : 0;
+}
+
+/** The chats at risk, the worst first: the most messages a restart would skip (issue #28 point 6). */
+export function worstFirst(risky: readonly ChatRouting[], byId: ReadonlyMap<string, SessionRecord>): ChatRouting[] {
+	return [...risky].sort((a, b) => messagesAtRisk(b, byId) - messagesAtRisk(a, byId));
+}
+
+/** The rollbacks that happened, the worst first: the most messages stranded. */
+export function worstRolledBack(rollbacks: readonly Rollback[]): Rollback[] {
+	return [...rollbacks].sort((a, b) => b.skipped.messages - a.skipped.messages);
+}
+
+/** Versions of the risk line, most said first; each takes the key (of the worst chat) as it fits. */
+function variants(chats: number, first: ChatRouting, messages: number): Array<(key: string) => string> {
+	const n = chats > 1 ? `${chats} chats, worst` : '1 chat:';
 	const resumes = first.restartResolvesTo === null ? 'a restart starts a fresh session' : `would resume ${first.restartResolvesTo}`;
-	const short = first.restartResolvesTo === null ? 'starts afresh' : `resumes ${first.restartResolvesTo}`;
-	const newest = first.newestActivityIn;
+	const short = first.restartResolvesTo === null ? 'starts afresh' : `resumes ${suffixOf(first.restartResolvesTo)}`;
+	const newest = first.newestActivityIn ?? '?';
+	const skips = messages > 0 ? `${plural(messages, 'message')} in ${newest}` : `the newest message, in ${newest}`;
+	const few = messages > 0 ? `${messages} msgs` : 'newest';
+	const long = first.restartResolvesTo === null ? 'starts afresh' : `resumes ${first.restartResolvesTo}`;
 	return [
-		key => ` ✗ ROLLBACK RISK ${n}: ${key} ${resumes}, newest message is in ${newest} · 4 Routing `,
-		key => ` ✗ ROLLBACK RISK ${n}: ${key} ${resumes}, newest message is in ${newest}`,
-		key => ` ✗ ROLLBACK RISK ${n}: ${key} ${short}, newest in ${newest}`,
-		key => ` ✗ ROLLBACK RISK ${n}: ${key} ${short} · 4 Routing`,
-		key => ` ✗ ROLLBACK RISK ${n}: ${key} ${short}`,
-		key => ` ✗ ROLLBACK RISK ${n}: ${key} · 4 Routing`,
+		key => ` ✗ ROLLBACK RISK ${n} ${key}: ${resumes}, skipping ${skips} · 4 Routing `,
+		key => ` ✗ ROLLBACK RISK ${n} ${key}: ${resumes}, skipping ${skips}`,
+		key => ` ✗ ROLLBACK RISK ${n} ${key}: ${long}, skips ${few} in ${newest}`,
+		key => ` ✗ ROLLBACK RISK ${n} ${key}: skips ${few} in ${newest}`,
+		key => ` ✗ ROLLBACK RISK ${n} ${key}: ${short}, skips ${few} in ${suffixOf(newest)}`,
+		key => ` ✗ ROLLBACK RISK ${n} ${key}: skips ${few} in ${suffixOf(newest)}`,
+		key => ` ✗ ROLLBACK RISK ${n} ${key}: skips ${few}`,
+		key => ` ✗ ROLLBACK RISK ${n} ${key}`,
 	];
 }
 
-/** The risk line in `width` columns, ids whole. */
-export function riskLine(chats: number, first: ChatRouting, width: number): string {
-	return fitted(variants(chats, first), first.sessionKey, width, 2);
+/** The risk line in `width` columns, ids whole: how many chats, the worst named with what a restart would skip. */
+export function riskLine(chats: number, first: ChatRouting, width: number, messages = 0): string {
+	return fitted(variants(chats, first, messages), first.sessionKey, width, 2);
 }
 
 /** The first version that fits: the whole key in the first `whole` versions; then any with the key shortened; else cut. */
@@ -129,9 +152,17 @@ function fitted(all: Array<(key: string) => string>, sessionKey: string, width: 
 		return withKey(sessionKey);
 	}
 
+	// The key whole or without its agent part (…telegram:dm:777001) first, the most said that fits; then any shortened key.
+	const kept = [sessionKey, `…${sessionKey.split(':').slice(2).join(':')}`];
 	for (const make of all) {
-		const room = width - make('').length;
-		const key = shortKey(sessionKey, room);
+		const key = kept.find(k => make(k).length <= width);
+		if (key) {
+			return make(key);
+		}
+	}
+
+	for (const make of all) {
+		const key = shortKey(sessionKey, width - make('').length);
 		if (key !== null) {
 			return make(key);
 		}
@@ -142,15 +173,15 @@ function fitted(all: Array<(key: string) => string>, sessionKey: string, width: 
 
 export function Banner({model, width, home}: {model: LiveModel; width: number; home?: HomeView | null}): React.ReactElement | null {
 	const theme = useTheme();
-	const risky = model.analysis.routing.filter(r => r.rollbackRisk);
-	const {rollbacks} = model.analysis;
+	const risky = worstFirst(model.analysis.routing.filter(r => r.rollbackRisk), model.analysis.byId);
+	const rollbacks = worstRolledBack(model.analysis.rollbacks);
 	if (model.error) {
 		return <Text wrap="truncate" color={theme.warn} bold>{cutKeepingIds(` ! ${home ? `[${home.focused}] ` : ''}${model.error}`, width)}</Text>;
 	}
 
 	const lines = home ? homeBannerLines(home, width) : {
 		rolledBack: rollbacks.length > 0 ? rolledBackLine(rollbacks, width) : null,
-		risky: risky.length > 0 ? riskLine(risky.length, risky[0]!, width) : null,
+		risky: risky.length > 0 ? riskLine(risky.length, risky[0]!, width, messagesAtRisk(risky[0]!, model.analysis.byId)) : null,
 	};
 	if (lines.rolledBack === null && lines.risky === null) {
 		return null;

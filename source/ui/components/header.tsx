@@ -25,11 +25,13 @@ export function Header({model, paused, waiting, width, home}: {model: LiveModel;
 	const schema = `schema ${f.schemaVersion === null ? '?' : `v${f.schemaVersion}`} · ${f.ruleSet}`;
 	const room = Math.max(0, width - state.length - 2);
 	const profile = headerProfile(f.owner, home);
-	const full = ` hfx · READ-ONLY · ${profile} · ${store} · ${schema} · ${wal} · dv ${f.dataVersion} `;
+	// The demo says so at every width (issue #28 point 6): it leads, never cut with the path.
+	const demo = f.label === 'DEMO' ? 'DEMO · ' : '';
+	const full = ` hfx · ${demo}READ-ONLY · ${profile} · ${demo ? f.path : store} · ${schema} · ${wal} · dv ${f.dataVersion} `;
 	// When it does not fit, what changes live (the version, the WAL) comes before the path, which takes the rest of the line.
 	// The path then keeps its end (…/profiles/work/state.db), never shown as a bare "/…".
-	const lead = ` hfx · READ-ONLY · ${profile} · dv ${f.dataVersion} · ${wal} · `;
-	const label = f.label === f.path ? '' : `${f.label} · `;
+	const lead = ` hfx · ${demo}READ-ONLY · ${profile} · dv ${f.dataVersion} · ${wal} · `;
+	const label = f.label === f.path || demo ? '' : `${f.label} · `;
 	const pathRoom = room - lead.length - label.length - 1;
 	const text = full.length <= room ? full : `${lead}${pathRoom >= 12 ? label : ''}${shortPath(f.path, pathRoom >= 12 ? pathRoom : room - lead.length - 1)} `;
 	return (

@@ -1,22 +1,26 @@
 /**
- * The `?` help: every key from the keymap with where it applies, filtered as the operator types.
+ * The `?` help: every key from the keymap with where it applies, filtered as the operator types,
+ * scrolled with ↑/↓, PgUp/PgDn and Home/End (help-view.ts).
  */
 import React from 'react';
 import {Box} from 'ink';
 import {Text} from './text.js';
 import {helpRows} from '../keys/lookup.js';
+import {helpView} from '../help-view.js';
 import {useTheme} from '../theme.js';
 
-export function HelpOverlay({query, width, height}: {query: string; width: number; height: number}): React.ReactElement {
+export function HelpOverlay({query, scroll, width, height}: {query: string; scroll: number; width: number; height: number}): React.ReactElement {
 	const theme = useTheme();
 	const rows = helpRows(query);
+	const view = helpView(rows.length, height, scroll);
+	const more = view.above + view.below > 0;
 	return (
 		<Box flexDirection="column" height={height} width={width}>
-			<Text bold>{` Keys — type to filter: ${query}▏  (Esc closes)`}</Text>
-			{rows.slice(0, Math.max(0, rows.length > height - 1 ? height - 2 : height - 1)).map(r => (
+			<Text bold wrap="truncate">{` Keys — type to filter: ${query}▏  (${more ? '↑/↓ PgUp/PgDn scroll · ' : ''}Esc closes)`}</Text>
+			{rows.slice(view.top, view.top + view.shown).map(r => (
 				<Text key={`${r.label}-${r.description}`} wrap="truncate">{` ${r.label.padEnd(7)} ${r.description}`}<Text color={theme.muted}>{`  [${r.where}]`}</Text></Text>
 			))}
-			{rows.length > height - 1 ? <Text color={theme.muted}>{` … ${rows.length - (height - 2)} more: type to filter`}</Text> : null}
+			{more ? <Text color={theme.muted} wrap="truncate">{` ${view.above > 0 ? `↑ ${view.above} above` : ''}${view.above > 0 && view.below > 0 ? ' · ' : ''}${view.below > 0 ? `↓ ${view.below} more` : ''} (${view.top + 1}–${view.top + view.shown} of ${rows.length})`}</Text> : null}
 			{rows.length === 0 ? <Text color={theme.muted}>{` no key matches "${query}"`}</Text> : null}
 		</Box>
 	);

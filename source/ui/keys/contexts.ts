@@ -25,6 +25,10 @@ export type ScreenKeys = KeyContext & {
 	from: () => number | undefined;
 	/** Half the body's height, at least 1: one page move. */
 	half: number;
+	/** The rows the body shows (the help's room). */
+	body: number;
+	/** How many rows the help lists for its query. */
+	helpRows: () => number;
 	/** The session under the cursor of the focused pane. */
 	selectedId: () => string | null;
 	/** What y copies in the focused pane. */

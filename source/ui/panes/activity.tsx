@@ -12,6 +12,7 @@ import {type Theme, useTheme} from '../theme.js';
 import {activityRows} from '../views.js';
 import {idsOf, keyedCursor} from './keyed.js';
 import type {PaneContext, PaneSpec} from './types.js';
+import {FOLLOW} from '../state.js';
 
 function rows(ctx: PaneContext): ActivityEvent[] {
 	return activityRows(ctx.model.activity, ctx.ui.filterText);
@@ -73,7 +74,7 @@ function ActivityView({ctx}: {ctx: PaneContext}): React.ReactElement {
 				height={ctx.height - 1}
 				width={ctx.width}
 				wrap={ctx.ui.wrap.activity}
-				header={`activity since hfx started (${ctx.model.commits} commits seen)`}
+				header={`activity since hfx started (${ctx.model.commits} commits) · ${ctx.ui.cursor.activity === FOLLOW ? 'following newest' : 'paused: f follows newest'}`}
 				empty="waiting for the agent to write… (nothing has changed since hfx started)"
 				line={activityLine}
 				color={e => tone(theme, e)}

@@ -11,7 +11,7 @@ import {duration} from '../../forensics/duration.js';
 import {rollbackAdoptCommand, utcMinute} from '../../forensics/rollback-finding.js';
 import {ago, utc} from '../../text/format.js';
 import type {MessageRow} from '../../store/detail.js';
-import {fitLines} from '../components/fitted-lines.js';
+import {detailWraps, fitLines} from '../components/fitted-lines.js';
 import {List} from '../components/list.js';
 import {useTheme, type Theme} from '../theme.js';
 import {FOLLOW} from '../state.js';
@@ -102,8 +102,9 @@ function DetailView({ctx}: {ctx: PaneContext}): React.ReactElement {
 
 	const wrap = ctx.ui.wrap.detail;
 	// The card takes the lines it needs (wrapped: up to half the pane); the messages the rest.
-	const card = fitLines(cardLines(ctx, id).map((l, i) => ({text: ` ${l.text}`, bold: i === 0, color: l.color === 'warn' ? theme.warn : (l.color === 'danger' ? theme.danger : undefined)})), ctx.width, wrap)
-		.slice(0, wrap ? Math.max(8, Math.floor(ctx.height / 2)) : undefined);
+	const cardWrap = detailWraps(ctx.width, wrap);
+	const card = fitLines(cardLines(ctx, id).map((l, i) => ({text: ` ${l.text}`, bold: i === 0, color: l.color === 'warn' ? theme.warn : (l.color === 'danger' ? theme.danger : undefined)})), ctx.width, cardWrap)
+		.slice(0, cardWrap ? Math.max(8, Math.floor(ctx.height / 2)) : undefined);
 	const detail = ctx.detail(id);
 	const messages = detail?.messages ?? [];
 	const cursor = detailCursor(ctx);

@@ -6,7 +6,7 @@
 import React from 'react';
 import {Box} from 'ink';
 import type {Finding} from '../../forensics/analyze.js';
-import {FittedLines, type PaneLine, fitLines} from '../components/fitted-lines.js';
+import {FittedLines, type PaneLine, detailWraps, fitLines} from '../components/fitted-lines.js';
 import {List} from '../components/list.js';
 import {useTheme} from '../theme.js';
 import {findingRows, fuzzy} from '../views.js';
@@ -50,6 +50,7 @@ function FindingsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 	const items = rows(ctx);
 	const selected = items[cursor(ctx)];
 	const wrap = ctx.ui.wrap.findings;
+	const detailWrap = detailWraps(ctx.width, wrap);
 	const rollback = selected ? rollbackOf(ctx, selected) : undefined;
 	// On a rollback, the keyless row holding what it skipped is the orphan to adopt (d).
 	const orphanId = rollback?.skipped.kind === 'keyless' ? rollback.skipped.id : selected?.subject;
@@ -68,8 +69,8 @@ function FindingsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 		...evidence.map(text => ({text: ` ${text}`})),
 	] : [];
 	// Wrapped, the detail takes the lines it needs (up to half the pane; a rollback's story all but 4 rows of it); a blank line above the footer.
-	const most = rollback && wrap ? ctx.height - 4 : Math.max(3 + story.length + evidence.length + candidates.length, Math.floor(ctx.height / 2));
-	const detailHeight = selected ? Math.min(fitLines(detail, ctx.width, wrap).length + 1, most) : 0;
+	const most = rollback && detailWrap ? ctx.height - 4 : Math.max(3 + story.length + evidence.length + candidates.length, Math.floor(ctx.height / 2));
+	const detailHeight = selected ? Math.min(fitLines(detail, ctx.width, detailWrap).length + 1, most) : 0;
 	return (
 		<Box flexDirection="column">
 			<List
@@ -83,7 +84,7 @@ function FindingsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 				line={f => `${MARK[f.severity]} ${f.title}`}
 				color={f => f.severity === 'critical' ? theme.danger : (f.severity === 'warning' ? theme.warn : theme.muted)}
 			/>
-			{selected ? <FittedLines lines={detail} width={ctx.width} height={detailHeight} wrap={wrap} /> : null}
+			{selected ? <FittedLines lines={detail} width={ctx.width} height={detailHeight} wrap={detailWrap} /> : null}
 		</Box>
 	);
 }

@@ -10,7 +10,7 @@ import type {Rollback} from '../../forensics/rollbacks.js';
 import {utcMinute} from '../../forensics/rollback-finding.js';
 import {utc} from '../../text/format.js';
 import {duration} from '../../forensics/duration.js';
-import {FittedLines, type PaneLine} from '../components/fitted-lines.js';
+import {FittedLines, type PaneLine, detailWraps} from '../components/fitted-lines.js';
 import {List} from '../components/list.js';
 import {useTheme} from '../theme.js';
 import {routingRows} from '../views.js';
@@ -89,7 +89,7 @@ function RoutingView({ctx}: {ctx: PaneContext}): React.ReactElement {
 				line={c => `${mark(c, rolledBack)} ${c.sessionKey.padEnd(keyWidth)}  → ${c.restartResolvesTo ?? 'new session'}`}
 				color={c => c.rollbackRisk || rolledBack.has(c.sessionKey) ? theme.danger : (c.routingEntryStale ? theme.warn : undefined)}
 			/>
-			{selected ? <ChatDetail chat={selected} rollback={rolledBack.get(selected.sessionKey)} after={ctx.model.analysis.upgradeChanges.bySubject.get(selected.sessionKey)} width={ctx.width} height={ctx.height - listHeight} wrap={ctx.ui.wrap.routing} /> : null}
+			{selected ? <ChatDetail chat={selected} rollback={rolledBack.get(selected.sessionKey)} after={ctx.model.analysis.upgradeChanges.bySubject.get(selected.sessionKey)} width={ctx.width} height={ctx.height - listHeight} wrap={detailWraps(ctx.width, ctx.ui.wrap.routing)} /> : null}
 		</Box>
 	);
 }

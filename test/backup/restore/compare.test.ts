@@ -11,7 +11,7 @@ import Database from 'better-sqlite3';
 import {afterAll, afterEach, describe, expect, it} from 'vitest';
 import {restoreArchive} from '../../../source/backup/restore/restore.js';
 import {T0} from '../../fixtures/scenarios.js';
-import {hfx, hfxJson} from '../../helpers/cli.js';
+import {hfx, hfxJson, hfxOnTerminal} from '../../helpers/cli.js';
 import {folderDigest} from '../../helpers/folder-digest.js';
 import {WriterProcess} from '../../helpers/writer.js';
 import {cleanupTemps, makeHome, tempDir} from '../helpers.js';
@@ -86,7 +86,23 @@ describe('restore --dry-run', () => {
 			return false;
 		}})).rejects.toThrow(/not confirmed; nothing was written/);
 		expect(question).toContain('state.db: the restore would DROP 1 session and 8 messages');
-		expect(question).toContain(`kept in ${path.join(home.root, 'backups', 'pre-restore-20261201-090000')}`);
+		// The folder is named at the write, not at the question (issue #28 point 5): the question says how it is named.
+		expect(question).toContain(`kept in a new folder ${path.join(home.root, 'backups', 'pre-restore-<UTC time of the write>')} (named when done)`);
+		expect(question).not.toMatch(/pre-restore-\d{8}/);
 		expect(tree(home.root)).toEqual(before);
+	});
+
+	it('confirmed on a terminal: the question names no folder it cannot know, the result names the one made and says what was dropped, not "would"', async () => {
+		const {home, archive} = await homeNewerThanArchive('cmp-done');
+		const r = hfxOnTerminal(['restore', archive, '--home', home.root], 'restore');
+		expect(r.code, r.out).toBe(0);
+		const [question, result] = r.out.split('✓ RESTORED');
+		expect(question).toContain('pre-restore-<UTC time of the write>');
+		expect(question).toContain('the restore would DROP 1 session and 8 messages');
+		const made = fs.readdirSync(path.join(home.root, 'backups')).filter(n => n.startsWith('pre-restore-'));
+		expect(made).toHaveLength(1);
+		expect(result).toContain(`kept in ${path.join(home.root, 'backups', made[0]!)}`);
+		expect(result).not.toContain('would DROP');
+		expect(result).toContain('state.db: the restore dropped 1 session and 8 messages the store had and the archive lacked');
 	});
 });

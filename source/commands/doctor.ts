@@ -2,7 +2,7 @@
  * `hfx doctor [--home ROOT] [-o DIR] [--json]`: will the agent's memory survive a restart, a
  * container rebuild? Exit 0 nothing to warn about, 1 any warning, 2 could not run.
  */
-import {type DoctorReport, runDoctor as doctor} from '../backup/ops/doctor.js';
+import {type DoctorReport, examineHome} from '../backup/ops/doctor.js';
 import type {ExitCode} from '../errors.js';
 import {backupDirs, failIfAbandoned, resolveRoot} from './shared/backup-root.js';
 import {type GlobalFlags, type Io, emit, guarded} from './context.js';
@@ -62,7 +62,7 @@ export async function runDoctor(flags: DoctorFlags, io: Io): Promise<ExitCode> {
 	failIfAbandoned(io);
 	return guarded(io, flags, () => {
 		const root = resolveRoot(flags, io);
-		const r = doctor({root, backupDirs: backupDirs(flags, root), now: io.now()});
+		const r = examineHome({root, backupDirs: backupDirs(flags, root), now: io.now()});
 		emit(io, flags, {json: () => r, text: () => humanDoctor(r)});
 
 		return r.exitCode;

@@ -408,7 +408,7 @@ function homeFolder(root: string): string {
 	}
 }
 
-export function runDoctor(options: DoctorOptions): DoctorReport {
+export function examineHome(options: DoctorOptions): DoctorReport {
 	const root = path.resolve(options.root);
 	const real = homeFolder(root);
 	const mounts = parseMountinfo(readMountinfo(options));

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
-import {classify, mountFor, parseMountinfo, readConfig, runDoctor} from '../../../source/backup/ops/doctor.js';
+import {classify, examineHome, mountFor, parseMountinfo, readConfig} from '../../../source/backup/ops/doctor.js';
 import {cleanupTemps, makeHome, tempDir} from '../helpers.js';
 
 afterAll(cleanupTemps);
@@ -49,11 +49,11 @@ describe('config.yaml', () => {
 	});
 });
 
-describe('runDoctor on a real folder', () => {
+describe('examineHome on a real folder', () => {
 	it('warns that a root in the container\'s writable layer is lost on rebuild, and says what the sandbox keeps', () => {
 		const home = makeHome('doctor');
 		const text = `512 480 0:52 / / rw,relatime - overlay overlay rw,lowerdir=/l,upperdir=/u,workdir=/w\n`;
-		const r = runDoctor({root: home.root, now: Date.now() / 1000, mountinfo: text, containerHint: '/.dockerenv exists'});
+		const r = examineHome({root: home.root, now: Date.now() / 1000, mountinfo: text, containerHint: '/.dockerenv exists'});
 		expect(r.layer).toBe('container-writable-layer');
 		expect(r.exitCode).toBe(1);
 		expect(r.warnings.some(w => /LOST when the container is removed or rebuilt/.test(w))).toBe(true);

@@ -16,7 +16,7 @@ export type NodeSqliteLoad = {ok: true; sqlite: NodeSqliteModule} | {ok: false; 
 
 let loaded: NodeSqliteLoad | undefined;
 
-function isSqliteExperimentalWarning(warning: unknown, rest: unknown[]): boolean {
+export function isSqliteExperimentalWarning(warning: unknown, rest: unknown[]): boolean {
 	const first = rest[0];
 	const type = typeof first === 'string' ? first : (first as {type?: unknown} | undefined)?.type ?? (warning instanceof Error ? warning.name : undefined);
 	const text = warning instanceof Error ? warning.message : String(warning);

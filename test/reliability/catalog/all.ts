@@ -8,6 +8,7 @@ import {DIFF} from './diff.js';
 import {EXITS} from './exits.js';
 import {HANGS} from './hangs.js';
 import {HOLDS} from './holds.js';
+import {IN_PLACE_READS} from './in-place-reads.js';
 import {INJECTION} from './injection.js';
 import {LINKS} from './links.js';
 import {ROLLBACK_SURFACES} from './rollback-surfaces.js';
@@ -20,4 +21,4 @@ import {TIMELINE_FAULTS} from './timeline.js';
 import {WHOSE} from './whose.js';
 import {WORDS} from './words.js';
 
-export const CATALOG: Fault[] = [...CRASH, ...SYMLINKS, ...HANGS, ...ARCHIVES, ...WHOSE, ...CRASH_WINDOWS, ...EXITS, ...INJECTION, ...STORES, ...HOLDS, ...LINKS, ...SCHEMA_OBJECTS, ...AGENT_OPS_FAULTS, ...WORDS, ...ROLLBACK_SURFACES, ...DIFF, ...TIMELINE_FAULTS, ...SEARCH, ...PLACES];
+export const CATALOG: Fault[] = [...CRASH, ...SYMLINKS, ...HANGS, ...ARCHIVES, ...WHOSE, ...CRASH_WINDOWS, ...EXITS, ...INJECTION, ...STORES, ...HOLDS, ...LINKS, ...SCHEMA_OBJECTS, ...AGENT_OPS_FAULTS, ...WORDS, ...ROLLBACK_SURFACES, ...DIFF, ...TIMELINE_FAULTS, ...SEARCH, ...PLACES, ...IN_PLACE_READS];

@@ -148,26 +148,47 @@ describe('a stopped store is read in place, as an immutable file', () => {
 	});
 });
 
-/** `hfx scan --json` paused right after the immutable open (4 s at each attempt: time for a writer process to start); resolves once it says so, with its end to await. */
-async function pausedScan(db: string): Promise<{exit: Promise<{code: number | null; json: any; stderr: string}>}> {
+/**
+ * `hfx scan --json` paused right after each immutable open (4 s at each attempt: time for a writer
+ * process to start); `paused(n)` resolves once it has said so n times, `exit` with its end.
+ */
+function pausingScan(db: string): {paused: (n: number) => Promise<void>; exit: Promise<{code: number | null; json: any; stderr: string}>} {
 	const child = spawn(process.execPath, [path.join(ROOT, 'dist/hfx.js'), 'scan', '--db', db, '--json'], {env: {...process.env, NO_COLOR: '1', HFX_TEST_PAUSE_AT: 'immutable-read', HFX_TEST_PAUSE_MS: '4000'}});
 	let stdout = '';
 	let stderr = '';
 	child.stdout.on('data', (d: Buffer) => {
 		stdout += d.toString();
 	});
-	const exit = new Promise<{code: number | null; json: any; stderr: string}>(resolve => child.once('close', code => resolve({code, json: JSON.parse(stdout || 'null'), stderr})));
-	await new Promise<void>((resolve, reject) => {
-		const timer = setTimeout(() => reject(new Error(`never paused at immutable-read: ${stderr}`)), 30_000);
-		child.stderr.on('data', (d: Buffer) => {
-			stderr += d.toString();
-			if (stderr.includes('paused at immutable-read')) {
-				clearTimeout(timer);
-				resolve();
-			}
-		});
+	child.stderr.on('data', (d: Buffer) => {
+		stderr += d.toString();
 	});
-	return {exit};
+	const exit = new Promise<{code: number | null; json: any; stderr: string}>(resolve => child.once('close', code => resolve({code, json: JSON.parse(stdout || 'null'), stderr})));
+	const paused = async (n: number) => {
+		const deadline = Date.now() + 30_000;
+		while (stderr.split('paused at immutable-read').length - 1 < n) {
+			if (Date.now() > deadline || child.exitCode !== null) {
+				throw new Error(`never paused ${n} times at immutable-read: ${stderr}`);
+			}
+
+			await new Promise(resolve => setTimeout(resolve, 10));
+		}
+	};
+
+	return {paused, exit};
+}
+
+/** A second process opens the store, adds a session and closes it (the checkpoint writes the main file; -wal and -shm go). */
+async function writeAndClose(db: string, at: number): Promise<void> {
+	const w = writer(db);
+	await w.started();
+	await w.create({source: 'cli', startedAt: at});
+	await w.send({op: 'close'}).catch(() => undefined);
+}
+
+async function pausedScan(db: string): Promise<{exit: ReturnType<typeof pausingScan>['exit']}> {
+	const scan = pausingScan(db);
+	await scan.paused(1);
+	return scan;
 }
 
 describe('a writer that starts while hfx reads a stopped store in place', () => {
@@ -175,10 +196,7 @@ describe('a writer that starts while hfx reads a stopped store in place', () => 
 		const dir = tempDir('close');
 		const db = await stoppedStore(dir);
 		const run = await pausedScan(db);
-		const w = writer(db);
-		await w.started();
-		await w.create({source: 'cli', startedAt: T0 + 9000});
-		await w.send({op: 'close'}).catch(() => undefined);
+		await writeAndClose(db, T0 + 9000);
 		const result = await run.exit;
 		expect(result.code).toBe(1);
 		expect(result.json.summary.sessions).toBe(3);
@@ -202,5 +220,22 @@ describe('a writer that starts while hfx reads a stopped store in place', () => 
 		expect(result.json.database.notes.join('\n')).toContain('-wal and -shm appeared beside it (the agent started)');
 		await w.send({op: 'close'}).catch(() => undefined);
 		expect(spawnSync('ls', [dir]).stdout.toString().trim()).toBe('state.db');
+	});
+
+	it('changes it during each of 3 reads: read from a private copy at last, a note saying why', async () => {
+		const dir = tempDir('thrice');
+		const db = await stoppedStore(dir);
+		const scan = pausingScan(db);
+		for (let n = 1; n <= 3; n++) {
+			await scan.paused(n);
+			await writeAndClose(db, T0 + 9000 + n);
+		}
+
+		const result = await scan.exit;
+		expect(result.code).toBe(1);
+		expect(result.json.summary.sessions).toBe(5);
+		expect(result.json.database.openMode).toBe('private-copy');
+		expect(result.json.database.notes.join('\n')).toMatch(/the store changed during each of 3 reads in place \(.*\): what they saw was thrown away and it was read from a private copy/);
+		expect(fs.readdirSync(dir)).toEqual(['state.db']);
 	});
 });

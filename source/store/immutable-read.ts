@@ -7,10 +7,15 @@
  *
  * Why a second SQLite driver: better-sqlite3 cannot open URI filenames, so `immutable=1` is out of
  * its reach; Node's own node:sqlite can (Node 22.16+, 24). better-sqlite3 stays the driver of every
- * other read and of every write. Measured on the bench store (1,050,000 messages, 785 MB, a copy
- * with no -wal/-shm), `hfx scan --json`, 2 shared cores under load:
- *   before (private copy): 21.9–26.5 s, 785 MB of temp disk at its peak;
- *   after (in place):      see MEASURED below, 0 bytes of temp disk.
+ * other read and of every write. Measured with `hfx scan --db X --json` (wall time, and the peak
+ * of its own TMPDIR sampled every 20 ms), 2 cores shared with other work, 2026-12-02:
+ *   - the bench's v2 store (1,050,000 messages, 785 MB) copied to /tmp, no -wal/-shm; three rounds,
+ *     interleaved with the same bytes made crashed (an empty -wal and a -shm, no holder), which
+ *     still takes today's private copy: in place 4.95–5.42 s and 0 bytes of temp disk; private
+ *     copy 6.03–9.88 s and 785 MB of temp disk (the build before this change on the stopped copy:
+ *     21.9–26.5 s under heavier load, 785 MB);
+ *   - `npm run bench -- --only scan --runs 1` (generator v3, 2,219 MB): the closed store 2,141 ms,
+ *     0.0 MB of temp disk, 0.91× the live scan (2,359 ms) of the same file held by an owner.
  *
  * `immutable=1` is only sound while nothing writes the file. So the file's identity (device,
  * inode, size, mtime and ctime to the nanosecond) and its header's file change counter (bytes
@@ -144,11 +149,14 @@ export function readStore<T>(inputPath: string, read: (store: ReadOnlyStore) => 
 	const changes: string[] = [];
 	for (let attempt = 0; attempt < IMMUTABLE_ATTEMPTS; attempt++) {
 		const pre = runPreflight(inputPath);
-		const sqlite = nodeSqlite();
 		const again = changes.length > 0 ? [`the store changed while it was read in place (${changes.join('; ')}): what that read saw was thrown away and it was read again`] : [];
-		if (!isStopped(pre) || !sqlite.ok) {
-			const why = sqlite.ok || !isStopped(pre) ? [] : [`${path.basename(pre.path)} was read from a private copy, not in place: ${sqlite.reason}`];
-			return readAndClose(ReadOnlyStore.open(inputPath, options), read, [...again, ...why]);
+		if (!isStopped(pre)) {
+			return readAndClose(ReadOnlyStore.open(inputPath, options), read, again);
+		}
+
+		const sqlite = nodeSqlite();
+		if (!sqlite.ok) {
+			return readAndClose(ReadOnlyStore.open(inputPath, options), read, [...again, `${path.basename(pre.path)} was read from a private copy, not in place: ${sqlite.reason}`]);
 		}
 
 		const outcome = readImmutable(pre, sqlite.sqlite, read, again);

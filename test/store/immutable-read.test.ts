@@ -152,7 +152,7 @@ describe('a stopped store is read in place, as an immutable file', () => {
  * `hfx scan --json` paused right after each immutable open (4 s at each attempt: time for a writer
  * process to start); `paused(n)` resolves once it has said so n times, `exit` with its end.
  */
-function pausingScan(db: string): {paused: (n: number) => Promise<void>; exit: Promise<{code: number | null; json: any; stderr: string}>} {
+function pausingScan(db: string): {pid: number; paused: (n: number) => Promise<void>; exit: Promise<{code: number | null; json: any; stderr: string}>} {
 	const child = spawn(process.execPath, [path.join(ROOT, 'dist/hfx.js'), 'scan', '--db', db, '--json'], {env: {...process.env, NO_COLOR: '1', HFX_TEST_PAUSE_AT: 'immutable-read', HFX_TEST_PAUSE_MS: '4000'}});
 	let stdout = '';
 	let stderr = '';
@@ -174,7 +174,7 @@ function pausingScan(db: string): {paused: (n: number) => Promise<void>; exit: P
 		}
 	};
 
-	return {paused, exit};
+	return {pid: child.pid!, paused, exit};
 }
 
 /** A second process opens the store, adds a session and closes it (the checkpoint writes the main file; -wal and -shm go). */
@@ -237,5 +237,22 @@ describe('a writer that starts while hfx reads a stopped store in place', () => 
 		expect(result.json.database.openMode).toBe('private-copy');
 		expect(result.json.database.notes.join('\n')).toMatch(/the store changed during each of 3 reads in place \(.*\): what they saw was thrown away and it was read from a private copy/);
 		expect(fs.readdirSync(dir)).toEqual(['state.db']);
+	});
+
+	it('while hfx is inside its read in place it has the file open and holds no lock on it (/proc/locks), so no writer waits on it', async () => {
+		const dir = tempDir('locks');
+		const db = await stoppedStore(dir);
+		const ino = fs.statSync(db).ino;
+		const scan = pausingScan(db);
+		await scan.paused(1);
+		const open = fs.readdirSync(`/proc/${scan.pid}/fd`).filter(fd => fs.readlinkSync(`/proc/${scan.pid}/fd/${fd}`) === fs.realpathSync(db));
+		const locks = fs.readFileSync('/proc/locks', 'utf8').split('\n').filter(l => new RegExp(`:${ino} `).test(l));
+		expect(open).toHaveLength(1);
+		const w = writer(db);
+		await w.started();
+		await w.create({source: 'cli', startedAt: T0 + 9000});
+		await w.send({op: 'close'}).catch(() => undefined);
+		expect(locks).toEqual([]);
+		expect((await scan.exit).json.summary.sessions).toBe(3);
 	});
 });

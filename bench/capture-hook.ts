@@ -6,8 +6,8 @@
  * Recording only: results pass through untouched.
  */
 import fs from 'node:fs';
-import type Database from 'better-sqlite3';
 import {ReadOnlyStore} from '../dist/store/open.js';
+import type {ReadStatement} from '../dist/store/read-connection.js';
 
 export type Executed = {sql: string; params: unknown[]; inTransaction: boolean};
 
@@ -16,10 +16,10 @@ if (out) {
 	const executed: Executed[] = [];
 	const proto = ReadOnlyStore.prototype;
 	const original = proto.prepare;
-	proto.prepare = function (this: ReadOnlyStore, sql: string): Database.Statement {
+	proto.prepare = function (this: ReadOnlyStore, sql: string): ReadStatement {
 		const stmt = original.call(this, sql);
 		const store = this;
-		const proxy: Database.Statement = new Proxy(stmt, {
+		const proxy: ReadStatement = new Proxy(stmt, {
 			get(target, prop) {
 				const value: unknown = Reflect.get(target, prop, target);
 				if (typeof value !== 'function') {
@@ -29,7 +29,7 @@ if (out) {
 				const fn = value as (...args: unknown[]) => unknown;
 				if (prop === 'get' || prop === 'all' || prop === 'run' || prop === 'iterate') {
 					return (...args: unknown[]) => {
-						executed.push({sql, params: args, inTransaction: store.db.inTransaction});
+						executed.push({sql, params: args, inTransaction: store.connection.inTransaction});
 						return fn.apply(target, args);
 					};
 				}

@@ -25,6 +25,9 @@ export const SQLITE3 = '/usr/bin/sqlite3';
 const TARGET_MS = 1000;
 const TARGET_RATIO = 1.5;
 const TARGET_RSS_MB = 200;
+/** Issue #26: a stopped store read in place costs ≤ 1.2× the live scan and no copy (temp disk ≤ 50 MB whatever the store's size). */
+const TARGET_CLOSED_RATIO = 1.2;
+const TARGET_TEMP_BYTES = 50e6;
 
 // ---------------------------------------------------------------------------------------------
 // The owner: a process holding the store open, as the running agent does
@@ -248,6 +251,39 @@ function checkFindings(json: ScanJson, manifest: BenchManifest): string[] {
 
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * One more run of `hfx scan --json` with TMPDIR at `tmp`: the most bytes its TMPDIR held (sampled
+ * every 10 ms) and the open mode the scan reported.
+ */
+async function peakTempDisk(node: string, args: readonly string[], cwd: string, tmp: string): Promise<{peakBytes: number; openMode: string | null}> {
+	const child = spawn(node, args, {cwd, env: {...process.env, TMPDIR: tmp}, stdio: ['ignore', 'pipe', 'ignore']});
+	let stdout = '';
+	child.stdout!.on('data', (d: Buffer) => {
+		stdout += d.toString();
+	});
+	const ended = new Promise<void>(resolve => child.once('close', () => resolve()));
+	let done = false;
+	void ended.then(() => {
+		done = true;
+	});
+	let peakBytes = 0;
+	while (!done) {
+		const bytes = fs.readdirSync(tmp, {recursive: true, withFileTypes: true}).filter(e => e.isFile()).reduce((sum, e) => {
+			try {
+				return sum + fs.statSync(path.join(e.parentPath, e.name)).size;
+			} catch {
+				return sum;
+			}
+		}, 0);
+		peakBytes = Math.max(peakBytes, bytes);
+		await new Promise(resolve => setTimeout(resolve, 10));
+	}
+
+	await ended;
+	const mode = /"openMode": "([^"]+)"/.exec(stdout);
+	return {peakBytes, openMode: mode ? mode[1]! : null};
+}
+
 function verdict(ok: boolean): 'PASS' | 'FAIL' {
 	return ok ? 'PASS' : 'FAIL';
 }
@@ -294,6 +330,7 @@ export const scanSection: Section = {
 		ctx.log(`  owner process ${owner.pid} (sqlite3) holds the store open: -wal and -shm present, hfx reads it in place`);
 		const cli = path.join(ctx.root, 'dist/hfx.js');
 		const hfxArgs = [cli, 'scan', '--db', dbPath, '--json'];
+		let liveMedianMs: number | null = null;
 		try {
 			// One real run with the capture hook: the findings, and the exact SQL hfx ran.
 			const statementsPath = path.join(path.dirname(dbPath), 'detect.json');
@@ -355,6 +392,7 @@ export const scanSection: Section = {
 				{label: 'sqlite3 startup', command: SQLITE3, args: ['-readonly', dbPath, 'select 1']},
 				{label: 'node -e 0', command: process.execPath, args: ['-e', '0']},
 			]) as [Measurement, Measurement, Measurement, Measurement, Measurement, Measurement];
+			liveMedianMs = hfx.medianMs;
 			const ratio = hfx.medianMs / detect.medianMs;
 			const hfxRss = mb(hfx.peakRssKb);
 			const failures = [
@@ -390,16 +428,21 @@ export const scanSection: Section = {
 			await owner.stop();
 		}
 
-		// For context: the same scan with no owner. A WAL file without -wal/-shm is copied to a private folder first.
+		// The same scan with no owner (the agent stopped: no -wal/-shm): read in place as an immutable file, no copy.
 		if (!fs.existsSync(`${dbPath}-wal`) && !fs.existsSync(`${dbPath}-shm`)) {
-			const copyTo = path.join(path.dirname(dbPath), 'copy-probe.db');
-			const [closed, cp] = await measureInterleaved(ctx, [
-				{label: 'hfx scan --json (store closed)', command: process.execPath, args: hfxArgs, options: {cwd: ctx.root, okExitCodes: [0, 1]}},
-				{label: 'cp of the store', command: '/bin/cp', args: [dbPath, copyTo]},
-			]) as [Measurement, Measurement];
-			fs.rmSync(copyTo, {force: true});
-			rows.push({measurement: '`hfx scan` on the closed store (no -wal/-shm: private copy)', medianMs: closed.medianMs, minMs: closed.minMs, peakRssMb: mb(closed.peakRssKb), ratio: null, target: 'context', result: 'info'});
-			rows.push({measurement: '`cp` of the store file (what the private copy costs)', medianMs: cp.medianMs, minMs: cp.minMs, peakRssMb: mb(cp.peakRssKb), ratio: null, target: 'context', result: 'info'});
+			const tmp = fs.mkdtempSync(path.join(path.dirname(dbPath), 'closed-tmp-'));
+			try {
+				const [closed] = await measureInterleaved(ctx, [
+					{label: 'hfx scan --json (store closed)', command: process.execPath, args: hfxArgs, options: {cwd: ctx.root, okExitCodes: [0, 1], env: {...process.env, TMPDIR: tmp}}},
+				]) as [Measurement];
+				const disk = await peakTempDisk(process.execPath, hfxArgs, ctx.root, tmp);
+				const ratio = liveMedianMs === null ? null : closed.medianMs / liveMedianMs;
+				const ok = ratio !== null && ratio <= TARGET_CLOSED_RATIO && disk.peakBytes <= TARGET_TEMP_BYTES && disk.openMode === 'in-place';
+				rows.push({measurement: `\`hfx scan\` on the closed store (no -wal/-shm: ${disk.openMode ?? '?'}; temp disk at its peak ${(disk.peakBytes / 1e6).toFixed(1)} MB)`, medianMs: closed.medianMs, minMs: closed.minMs, peakRssMb: mb(closed.peakRssKb), ratio, target: `≤ ${TARGET_CLOSED_RATIO}× the live scan, in place, temp disk ≤ ${TARGET_TEMP_BYTES / 1e6} MB`, result: verdict(ok)});
+				notes.push(`The closed store is read in place as an immutable file (node:sqlite, immutable=1): its ratio is to the live scan above; the temp disk is the peak of its TMPDIR (sampled every 10 ms over one more run; before issue #26 it held a private copy of the whole ${(fs.statSync(dbPath).size / 1e6).toFixed(0)} MB file).`);
+			} finally {
+				fs.rmSync(tmp, {recursive: true, force: true});
+			}
 		} else {
 			notes.push('The closed-store scan was skipped: -wal/-shm were still present after the owner stopped.');
 		}

@@ -115,3 +115,19 @@ describe('the compile cache', () => {
 		expect(fs.readFileSync(blocker, 'utf8')).toBe('x');
 	});
 });
+
+// CI's Node 22 tier runs this file on Node 22 (scripts/ci/node22.sh), whose node:sqlite prints an ExperimentalWarning when it loads.
+describe('node:sqlite, which reads a stopped store in place', () => {
+	it('prints no warning on stderr: the store read in place, stderr empty', () => {
+		const dir = tempDir();
+		const db = path.join(dir, 'state.db');
+		const made = spawnSync(process.execPath, [path.join(ROOT, 'dist/simulator/writer-process.js'), '--db', db, '--shape', 'v30', '--journal', 'wal'], {input: `${JSON.stringify({op: 'create', session: {source: 'cli', startedAt: 1_780_000_000}})}\n${JSON.stringify({op: 'close'})}\n`, encoding: 'utf8', timeout: 20_000});
+		expect(made.status).toBe(0);
+		expect(fs.readdirSync(dir)).toEqual(['state.db']);
+		const run = spawnSync(process.execPath, [BIN, 'scan', '--db', db, '--json'], {encoding: 'utf8', env: {...process.env, NO_COLOR: '1'}, timeout: 20_000});
+		expect(run.stderr).toBe('');
+		expect(run.status).toBe(0);
+		expect((JSON.parse(run.stdout) as {database: {openMode: string}}).database.openMode).toBe('in-place');
+		expect(fs.readdirSync(dir)).toEqual(['state.db']);
+	});
+});

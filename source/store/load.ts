@@ -9,7 +9,8 @@ import {CURRENT_RULE_SET, CURRENT_SCHEMA_VERSION} from '../forensics/generations
 import type {Snapshot} from '../forensics/types.js';
 import {formatSqliteVersionNumber} from './db-header.js';
 import type {StoreLocation} from './locate.js';
-import {ReadOnlyStore, sqliteFailure} from './open.js';
+import {readStore} from './immutable-read.js';
+import {type ReadOnlyStore, sqliteFailure} from './open.js';
 import {WAL_FRAME_HEADER_BYTES, WAL_HEADER_BYTES, parseWalHeader} from './wal.js';
 import {type LegacyMirror, routingHomeOf} from './routing-home.js';
 import {type SchemaInfo, detectSchema} from './schema.js';
@@ -159,22 +160,24 @@ export function describe(store: ReadOnlyStore, location: StoreLocation, schema: 
 /**
  * Opens, reads one snapshot and closes. Throws FailClosed on any refusal. `also` runs after the
  * snapshot, on the same connection before it closes (a command's further reads: hfx timeline).
- * The places beside the store are read after, unless `places` is false.
+ * A stopped store is read in place as an immutable file (immutable-read.ts), read again if it
+ * changed meanwhile: the read (and `also`) may then run twice, the last one standing. The places
+ * beside the store are read after, unless `places` is false.
  */
 export function loadStore(location: StoreLocation, options: ReadOptions & {also?: (loaded: LoadedStore, store: ReadOnlyStore) => void; places?: boolean} = {}): LoadedStore {
-	const store = ReadOnlyStore.open(location.path);
-	let loaded: LoadedStore;
-	try {
-		const schema = detectSchema(store);
-		const {context, mirror} = routingHomeOf(location, schema);
-		const {snapshot, meta} = readSnapshot(store, schema, context, options);
-		loaded = {facts: describe(store, location, schema, snapshot, meta, mirror), schema, snapshot, meta};
-		options.also?.(loaded, store);
-	} catch (error) {
-		throw sqliteFailure(location.path, error);
-	} finally {
-		store.close();
-	}
+	const loaded = readStore(location.path, store => {
+		try {
+			const schema = detectSchema(store);
+			const {context, mirror} = routingHomeOf(location, schema);
+			// An immutable read pins no WAL (there is none): one transaction, one snapshot.
+			const {snapshot, meta} = readSnapshot(store, schema, context, store.isImmutable ? {...options, transactionBudgetMs: Number.POSITIVE_INFINITY} : options);
+			const read: LoadedStore = {facts: describe(store, location, schema, snapshot, meta, mirror), schema, snapshot, meta};
+			options.also?.(read, store);
+			return read;
+		} catch (error) {
+			throw sqliteFailure(location.path, error);
+		}
+	});
 
 	// The places beside it once the store's connection is closed (never state.db, -wal or -shm); `places: false`
 	// for a reader that does not judge them (a retired capture's image is copied to be read).

@@ -1,6 +1,8 @@
 /**
- * The only way this project opens an observed database: read-only, no URIs, no statement that is
- * not read-only, short bounded read transactions (docs/sqlite-wal.md, opening).
+ * The only way this project opens an observed database: read-only, no statement that is not
+ * read-only, short bounded read transactions (docs/sqlite-wal.md, opening). better-sqlite3 opens it
+ * (no URIs), except a stopped store read in place as an immutable file through node:sqlite
+ * (immutable-read.ts, node-sqlite-connection.ts): the same ReadOnlyStore either way.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -8,6 +10,9 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import {FailClosed, descriptorsExhausted, errnoWords, errorCode, errorMessage, throwFileError} from '../errors.js';
 import {copyForeign} from './foreign-file.js';
+import type {NodeSqliteModule} from './node-sqlite.js';
+import {NodeSqliteConnection} from './node-sqlite-connection.js';
+import type {ReadConnection, ReadStatement} from './read-connection.js';
 import {registerLiveHandle, assertNoLiveHandle} from './live-handles.js';
 import {type Preflight, preflight as runPreflight, statSidecars} from './preflight.js';
 import {freeBytes, ownTempDir, removeTemp} from '../temps.js';
@@ -98,16 +103,19 @@ export class ReadOnlyStore {
 	readonly preflight: Preflight;
 	/** The file SQLite actually has open: the evidence itself, or our private copy of it. */
 	readonly openedPath: string;
-	readonly db: Database.Database;
-	private readonly statements = new Map<string, Database.Statement>();
+	/** The connection every read goes through (better-sqlite3's, or node:sqlite's for an immutable read). */
+	readonly connection: ReadConnection;
+	private readonly better: Database.Database | undefined;
+	private readonly statements = new Map<string, ReadStatement>();
 	private readonly release: () => void;
 	private readonly privateDir: string | undefined;
 	private closed = false;
 
-	private constructor(pre: Preflight, openedPath: string, db: Database.Database, privateDir: string | undefined) {
+	private constructor(pre: Preflight, openedPath: string, connection: ReadConnection, better: Database.Database | undefined, privateDir: string | undefined) {
 		this.preflight = pre;
 		this.openedPath = openedPath;
-		this.db = db;
+		this.connection = connection;
+		this.better = better;
 		this.privateDir = privateDir;
 		this.release = registerLiveHandle(openedPath, pre.header);
 	}
@@ -140,24 +148,57 @@ export class ReadOnlyStore {
 			throw new Error('internal: better-sqlite3 opened the observed database writable');
 		}
 
-		const store = new ReadOnlyStore(pre, target, db, privateDir);
+		return new ReadOnlyStore(pre, target, db, db, privateDir).firstRead();
+	}
+
+	/**
+	 * A stopped store (`pre`: WAL mode, neither -wal nor -shm) opened in place as an immutable file
+	 * through node:sqlite: nothing created beside it, nothing copied. Only immutable-read.ts calls
+	 * it, and checks that nothing wrote the file around the read.
+	 */
+	static openImmutable(pre: Preflight, sqlite: NodeSqliteModule): ReadOnlyStore {
+		let connection: NodeSqliteConnection;
 		try {
-			// First real read: surfaces NOTADB/CORRUPT/BUSY here, not deep inside a query.
-			store.prepare('SELECT count(*) FROM sqlite_master').get();
-			const mmap = store.prepare('PRAGMA mmap_size').pluck().get();
+			connection = NodeSqliteConnection.openImmutable(sqlite, pre.path);
+		} catch (error) {
+			throw describeOpenError(pre.path, error);
+		}
+
+		return new ReadOnlyStore(pre, pre.path, connection, undefined, undefined).firstRead();
+	}
+
+	/** First real read: surfaces NOTADB/CORRUPT/BUSY here, not deep inside a query; memory-mapped reads refused. */
+	private firstRead(): this {
+		try {
+			this.prepare('SELECT count(*) FROM sqlite_master').get();
+			const mmap = this.prepare('PRAGMA mmap_size').pluck().get();
 			if (typeof mmap === 'number' && mmap !== 0) {
 				throw new Error(`internal: mmap_size is ${mmap}; memory-mapped reads of a live file are refused (docs/sqlite-wal.md, mmap)`);
 			}
 		} catch (error) {
-			store.close();
+			this.close();
 			if (error instanceof FailClosed) {
 				throw error;
 			}
 
-			throw describeOpenError(pre.path, error);
+			throw describeOpenError(this.preflight.path, error);
 		}
 
-		return store;
+		return this;
+	}
+
+	/** better-sqlite3's own handle (its backup API): never there for an immutable read. */
+	get db(): Database.Database {
+		if (!this.better) {
+			throw new Error('internal: this store is read through node:sqlite (an immutable read); better-sqlite3\'s handle is not there');
+		}
+
+		return this.better;
+	}
+
+	/** Read through node:sqlite as an immutable file (a stopped store, checked unchanged around the read): no WAL to pin. */
+	get isImmutable(): boolean {
+		return this.better === undefined;
 	}
 
 	get isPrivateCopy(): boolean {
@@ -165,16 +206,24 @@ export class ReadOnlyStore {
 	}
 
 	/** Prepares (and caches) a statement, refusing anything that is not read-only. */
-	prepare(sql: string): Database.Statement {
+	prepare(sql: string): ReadStatement {
 		const cached = this.statements.get(sql);
 		if (cached) {
 			return cached;
 		}
 
 		checkStatementText(sql);
-		const stmt = this.db.prepare(sql);
-		if (!stmt.readonly) {
-			throw new ForbiddenStatement(sql, 'SQLite reports it is not read-only');
+		let stmt: ReadStatement;
+		if (this.better) {
+			const prepared = this.better.prepare(sql);
+			if (!prepared.readonly) {
+				throw new ForbiddenStatement(sql, 'SQLite reports it is not read-only');
+			}
+
+			stmt = prepared;
+		} else {
+			// node:sqlite has no sqlite3_stmt_readonly: its connection is opened read-only, immutable and query_only, so SQLite refuses any write.
+			stmt = this.connection.prepare(sql);
 		}
 
 		this.statements.set(sql, stmt);
@@ -186,17 +235,17 @@ export class ReadOnlyStore {
 	 * WAL is pinned only for the duration of `fn` (docs/sqlite-wal.md, pinning).
 	 */
 	read<T>(fn: () => T): T {
-		if (this.db.inTransaction) {
+		if (this.connection.inTransaction) {
 			return fn();
 		}
 
 		try {
-			this.db.exec('BEGIN');
+			this.connection.exec('BEGIN');
 			try {
 				return fn();
 			} finally {
-				if (this.db.inTransaction) {
-					this.db.exec('COMMIT');
+				if (this.connection.inTransaction) {
+					this.connection.exec('COMMIT');
 				}
 			}
 		} catch (error) {
@@ -210,7 +259,7 @@ export class ReadOnlyStore {
 	 * write: the only PRAGMA assignment an observer makes.
 	 */
 	setCacheSizeKib(kib: number): void {
-		this.db.pragma(`cache_size = ${-Math.max(64, Math.floor(kib))}`);
+		this.connection.exec(`PRAGMA cache_size = ${-Math.max(64, Math.floor(kib))}`);
 	}
 
 	/** Changes whenever another connection commits (https://www.sqlite.org/pragma.html#pragma_data_version). */
@@ -230,7 +279,7 @@ export class ReadOnlyStore {
 		this.closed = true;
 		this.statements.clear();
 		try {
-			this.db.close();
+			this.connection.close();
 		} finally {
 			this.release();
 			cleanupDir(this.privateDir);

@@ -395,7 +395,7 @@ export function readSnapshot(store: ReadOnlyStore, schema: SchemaInfo, context: 
 	let transactions = 1;
 	let txStarted = started;
 	let lastRowid = Number.MIN_SAFE_INTEGER;
-	store.db.exec('BEGIN');
+	store.connection.exec('BEGIN');
 	try {
 		for (;;) {
 			// Row by row: each raw row is garbage as soon as it is mapped (a page held whole survives
@@ -415,8 +415,8 @@ export function readSnapshot(store: ReadOnlyStore, schema: SchemaInfo, context: 
 
 			if (performance.now() - txStarted > budget) {
 				// End this snapshot so the owner can checkpoint; continue in a fresh one.
-				store.db.exec('COMMIT');
-				store.db.exec('BEGIN');
+				store.connection.exec('COMMIT');
+				store.connection.exec('BEGIN');
 				transactions++;
 				txStarted = performance.now();
 			}
@@ -447,8 +447,8 @@ export function readSnapshot(store: ReadOnlyStore, schema: SchemaInfo, context: 
 			meta: {dataVersion, messageHighWater: typeof high === 'number' ? high : null, readMs: performance.now() - started, consistentSnapshot: transactions === 1, transactions},
 		};
 	} finally {
-		if (store.db.inTransaction) {
-			store.db.exec('COMMIT');
+		if (store.connection.inTransaction) {
+			store.connection.exec('COMMIT');
 		}
 	}
 }

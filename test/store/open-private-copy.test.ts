@@ -1,6 +1,7 @@
 /**
  * The private read copy (store/open.ts: main file and -wal copied to the temp folder when no
- * process holds the store) under the one clean-up policy (source/temps.ts): named
+ * process holds the store's -wal and -shm: a crashed agent's store; a stopped one with neither is
+ * read in place, test/store/immutable-read.test.ts) under the one clean-up policy (source/temps.ts): named
  * hfx-read-<pid>-<rand>, gone after Ctrl-C, swept by the next run after kill -9, refused up front
  * when the temp folder cannot hold it. The real binary, TMPDIR pointed at a folder of the test's
  * own (so no other test's run sweeps it meanwhile); the store's bytes are unchanged throughout.
@@ -34,10 +35,25 @@ function temp(tag: string): string {
 
 const R1 = SCENARIOS.find(s => s.id === 'R1')!;
 
-/** A store with no -wal and no -shm (its writer closed): every read takes a private copy. */
-function store(tag: string) {
+/** -wal and -shm left beside a stopped store by a reader (the sqlite3 CLI) SIGKILLed while it had it open: a crashed store, no holder. */
+async function crash(dbPath: string): Promise<void> {
+	const child = spawn('sqlite3', [dbPath], {stdio: ['pipe', 'ignore', 'ignore']});
+	child.stdin.write('SELECT count(*) FROM sqlite_master;\n');
+	while (!fs.existsSync(`${dbPath}-shm`)) {
+		await new Promise(resolve => setTimeout(resolve, 10));
+	}
+
+	await new Promise(resolve => setTimeout(resolve, 100));
+	const gone = new Promise(resolve => child.once('exit', resolve));
+	child.kill('SIGKILL');
+	await gone;
+}
+
+/** A crashed store (-wal and -shm, no process holding them): every read takes a private copy. */
+async function store(tag: string) {
 	const built = buildScenario(R1, 'v30', {dir: temp(tag)});
-	expect(fs.existsSync(`${built.dbPath}-shm`)).toBe(false);
+	await crash(built.dbPath);
+	expect(fs.existsSync(`${built.dbPath}-shm`)).toBe(true);
 	return built;
 }
 
@@ -67,7 +83,7 @@ async function pausedScan(dbPath: string, tmp: string) {
 
 describe('the private read copy under the one clean-up policy', () => {
 	it.each([['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]] as const)('%s (Ctrl-C and kin) while the copy is open leaves no copy of the conversations in the temp folder', async (signal, code) => {
-		const {dir, dbPath} = store(`sig-${signal}`);
+		const {dir, dbPath} = await store(`sig-${signal}`);
 		const tmp = temp(`tmp-${signal}`);
 		const before = evidenceState(dir);
 		const run = await pausedScan(dbPath, tmp);
@@ -85,7 +101,7 @@ describe('the private read copy under the one clean-up policy', () => {
 	});
 
 	it('kill -9 leaves the copy; the next run of any command sweeps our dead debris and nothing else', async () => {
-		const {dir, dbPath} = store('kill');
+		const {dir, dbPath} = await store('kill');
 		const tmp = temp('tmp-kill');
 		const before = evidenceState(dir);
 		const run = await pausedScan(dbPath, tmp);
@@ -113,10 +129,11 @@ describe('the private read copy under the one clean-up policy', () => {
 		expect(evidenceState(dir)).toEqual(before);
 	});
 
-	it('a temp folder too small for the copy is refused up front in one line with the size needed; nothing is copied', () => {
-		const {dir, dbPath} = store('space');
+	it('a temp folder too small for the copy is refused up front in one line with the size needed; nothing is copied', async () => {
+		const {dir, dbPath} = buildScenario(R1, 'v30', {dir: temp('space')});
 		spawnSync('sqlite3', [dbPath, 'CREATE TABLE pad(b); INSERT INTO pad VALUES (zeroblob(3000000));']);
 		expect(fs.existsSync(`${dbPath}-wal`)).toBe(false);
+		await crash(dbPath);
 		const tmp = temp('tmpfs');
 		if (process.getuid?.() !== 0 || spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', tmp]).status !== 0) {
 			console.warn('skipped: mounting a tmpfs needs root');

@@ -10,6 +10,7 @@ import {EXITS} from './exits.js';
 import {FLEET_FINDINGS} from './fleet-findings.js';
 import {HANGS} from './hangs.js';
 import {HOLDS} from './holds.js';
+import {IN_PLACE_READS} from './in-place-reads.js';
 import {INJECTION} from './injection.js';
 import {LINKS} from './links.js';
 import {OPERATOR_VIEW} from './operator-view.js';
@@ -24,4 +25,4 @@ import {TIMELINE_FAULTS} from './timeline.js';
 import {WHOSE} from './whose.js';
 import {WORDS} from './words.js';
 
-export const CATALOG: Fault[] = [...CRASH, ...SYMLINKS, ...HANGS, ...ARCHIVES, ...WHOSE, ...CRASH_WINDOWS, ...EXITS, ...INJECTION, ...STORES, ...HOLDS, ...LINKS, ...SCHEMA_OBJECTS, ...AGENT_OPS_FAULTS, ...WORDS, ...ROLLBACK_SURFACES, ...DIFF, ...TIMELINE_FAULTS, ...SEARCH, ...PLACES, ...AGREE_EDGES, ...FLEET_FINDINGS, ...TARBALL_VERDICTS, ...OPERATOR_VIEW];
+export const CATALOG: Fault[] = [...CRASH, ...SYMLINKS, ...HANGS, ...ARCHIVES, ...WHOSE, ...CRASH_WINDOWS, ...EXITS, ...INJECTION, ...STORES, ...HOLDS, ...LINKS, ...SCHEMA_OBJECTS, ...AGENT_OPS_FAULTS, ...WORDS, ...ROLLBACK_SURFACES, ...DIFF, ...TIMELINE_FAULTS, ...SEARCH, ...PLACES, ...AGREE_EDGES, ...FLEET_FINDINGS, ...TARBALL_VERDICTS, ...OPERATOR_VIEW, ...IN_PLACE_READS];

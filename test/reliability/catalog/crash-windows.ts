@@ -3,7 +3,8 @@
  * verify (looped, a fixed seed per run): the next run sweeps our debris (no .hfx-* partial, no
  * stale lock, no extraction left in TMPDIR) and its result is complete; an applied repair always
  * has its audit entry. Ctrl-C while a private read copy is open leaves nothing in TMPDIR; a
- * private copy checks free space first and refuses with the size it needs.
+ * private copy checks free space first and refuses with the size it needs (a crashed store's: a
+ * stopped one is read in place, in-place-reads.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,6 +13,7 @@ import {archive, bigHome as bigHomeCopy, home} from '../fixtures.js';
 import {leftIn} from '../temp-space.js';
 import type {Fault, RunResult, Step, TempSpace} from '../types.js';
 import {late, ok, recordsIn, refused, repairWrites, step, verdict} from './kit.js';
+import {leaveSidecars} from './in-place-reads.js';
 
 /** A kill point for run `run`: SIGKILL after 60–1200 ms (the same for a given run). */
 export function killAt(id: string, run: number): Step['kill'] {
@@ -27,6 +29,13 @@ export function debris(dir: string): string[] {
 const zips = (dir: string): string[] => fs.readdirSync(dir).filter(n => n.endsWith('.zip')).sort();
 
 const bigHome = async (t: TempSpace) => bigHomeCopy(t.dir('home'));
+
+/** The big home with its store crashed (-wal and -shm, no holder): read from a private copy. */
+async function crashedBigHome(t: TempSpace) {
+	const h = await bigHome(t);
+	await leaveSidecars(h.db);
+	return h;
+}
 
 function sweptAfter(...dirs: string[]): () => string | null {
 	return () => {
@@ -90,16 +99,16 @@ export const CRASH_WINDOWS: Fault[] = [
 		},
 	},
 	{
-		id: 'ctrl-c-with-private-copy-open', cls: 6, outcome: 'partial-cleaned', notes: 'SIGINT (as Ctrl-C sends it) while scan\'s private copy of a stopped store is in TMPDIR: nothing left there',
+		id: 'ctrl-c-with-private-copy-open', cls: 6, outcome: 'partial-cleaned', notes: 'SIGINT (as Ctrl-C sends it) while scan\'s private copy of a crashed store is in TMPDIR: nothing left there',
 		async setup(t) {
-			const h = await bigHome(t);
+			const h = await crashedBigHome(t);
 			return {evidence: [h.root], steps: [step('killed', ['scan', '--db', h.db], {kill: {signal: 'SIGINT', when: () => leftIn(t.tmpdir).length > 0, afterMs: 5000}})]};
 		},
 	},
 	{
-		id: 'kill9-with-private-copy-open', cls: 6, outcome: 'partial-cleaned', notes: 'SIGKILL while the private copy is in TMPDIR; the next read-only run sweeps it',
+		id: 'kill9-with-private-copy-open', cls: 6, outcome: 'partial-cleaned', notes: 'SIGKILL while the private copy of a crashed store is in TMPDIR; the next read-only run sweeps it',
 		async setup(t) {
-			const h = await bigHome(t);
+			const h = await crashedBigHome(t);
 			return {evidence: [h.root], steps: [
 				step('killed', ['scan', '--db', h.db], {kill: {signal: 'SIGKILL', when: () => leftIn(t.tmpdir).length > 0, afterMs: 5000}}),
 				verdict(['sessions', '--db', h.db]),
@@ -107,9 +116,9 @@ export const CRASH_WINDOWS: Fault[] = [
 		},
 	},
 	{
-		id: 'private-copy-free-space', cls: 6, outcome: 'refused', needs: ['root'], notes: 'a stopped 25 MB store, TMPDIR on a 2 MB tmpfs: refused with the size needed, nothing left',
+		id: 'private-copy-free-space', cls: 6, outcome: 'refused', needs: ['root'], notes: 'a crashed 25 MB store, TMPDIR on a 2 MB tmpfs: refused with the size needed, nothing left',
 		async setup(t) {
-			const h = await bigHome(t);
+			const h = await crashedBigHome(t);
 			const tiny = t.tmpfs('size=2m');
 			if (!tiny) {
 				throw new Error('mounting a tmpfs failed');

@@ -34,8 +34,8 @@ describe('the Node the bin accepts', () => {
 	it('is package.json\'s engines.node, and the check follows it', () => {
 		const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {engines: {node: string}};
 		expect(pkg.engines.node).toBe(`>=${MINIMUM_NODE.join('.')}.0`);
-		expect(['22.12.0', '22.23.3', '24.21.0', '26.0.0'].map(nodeIsSupported)).toEqual([true, true, true, true]);
-		expect(['20.20.2', '22.11.0', '18.20.8', '21.99.0'].map(nodeIsSupported)).toEqual([false, false, false, false]);
+		expect(['22.16.0', '22.23.3', '24.21.0', '26.0.0'].map(nodeIsSupported)).toEqual([true, true, true, true]);
+		expect(['20.20.2', '22.13.0', '22.15.1', '18.20.8', '21.99.0'].map(nodeIsSupported)).toEqual([false, false, false, false, false]);
 	});
 
 	it('runs on this Node', () => {

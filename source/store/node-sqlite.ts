@@ -1,8 +1,8 @@
 /**
  * Node's built-in SQLite (`node:sqlite`), loaded on first use and only for the one read that needs
  * it: a stopped store read in place as an immutable file (immutable-read.ts). It is looked up at
- * run time, never imported at start-up: Node 22.12 has no `node:sqlite` without a flag, and an
- * import of it there would crash the binary before it could say anything.
+ * run time, never imported at start-up: a Node without it (or without what the read needs) gets the
+ * private copy with a note, never a crash at start.
  *
  * Node 22 prints "ExperimentalWarning: SQLite is an experimental feature" when the module is
  * loaded. That warning (that type, that text) is dropped while the module loads; every other

@@ -85,7 +85,9 @@ describe('frames at 80x24', () => {
 		expectWhole(last);
 		keys('Home');
 		await waitRows(/↓ \d+ more \(1–/);
+		// Esc, then the list again before q: an Esc and a q in one read are Alt-q to the terminal.
 		keys('Escape');
+		await waitRows(/ id +source +chat/);
 		keys('q');
 		await waitForScreenOf(session, /EXIT=0/);
 	});

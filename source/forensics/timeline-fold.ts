@@ -38,31 +38,34 @@ function foldOf(run: readonly TimelineEvent[]): Fold {
 	return {kind: 'fold', at: run[0]!.at, lastAt: run.at(-1)!.at, events: run.length, rotations, spans, messages, rows: rows.size};
 }
 
-/** The events with every run of FOLD_FROM or more ordinary ones folded to its first and last KEEP around one count. */
-export function foldEvents(events: readonly TimelineEvent[]): FoldedEvent[] {
-	const out: FoldedEvent[] = [];
-	let run: TimelineEvent[] = [];
+/**
+ * The items with every run of FOLD_FROM or more consecutive `plain` ones replaced by `fold(run)`;
+ * anything else stands where it was and ends the run.
+ */
+function foldRuns<T, F>(items: readonly T[], plain: (x: T) => boolean, fold: (run: T[]) => Array<T | F>): Array<T | F> {
+	const out: Array<T | F> = [];
+	let run: T[] = [];
 	const flush = () => {
-		if (run.length >= FOLD_FROM) {
-			out.push(...run.slice(0, KEEP), foldOf(run.slice(KEEP, -KEEP)), ...run.slice(-KEEP));
-		} else {
-			out.push(...run);
-		}
-
+		out.push(...(run.length >= FOLD_FROM ? fold(run) : run));
 		run = [];
 	};
 
-	for (const e of events) {
-		if (ordinary(e)) {
-			run.push(e);
+	for (const x of items) {
+		if (plain(x)) {
+			run.push(x);
 		} else {
 			flush();
-			out.push(e);
+			out.push(x);
 		}
 	}
 
 	flush();
 	return out;
+}
+
+/** The events with every run of FOLD_FROM or more ordinary ones folded to its first and last KEEP around one count. */
+export function foldEvents(events: readonly TimelineEvent[]): FoldedEvent[] {
+	return foldRuns<TimelineEvent, Fold>(events, ordinary, run => [...run.slice(0, KEEP), foldOf(run.slice(KEEP, -KEEP)), ...run.slice(-KEEP)]);
 }
 
 /** A row that is only a link of a compression chain: keyed, by key and lineage alone, ended compression, not routed. */
@@ -74,28 +77,8 @@ export type FoldedRow = TimelineRow | {kind: 'rows'; rows: number; messages: num
 
 /** Rows in time order with every run of FOLD_FROM or more plain chain links folded to a count. */
 export function foldRows(rows: readonly TimelineRow[]): FoldedRow[] {
-	const out: FoldedRow[] = [];
-	let run: TimelineRow[] = [];
-	const flush = () => {
-		if (run.length >= FOLD_FROM) {
-			const middle = run.slice(2, -2);
-			out.push(...run.slice(0, 2), {kind: 'rows', rows: middle.length, messages: middle.reduce((n, r) => n + r.messages, 0), firstId: middle[0]!.id, lastId: middle.at(-1)!.id}, ...run.slice(-2));
-		} else {
-			out.push(...run);
-		}
-
-		run = [];
-	};
-
-	for (const r of rows) {
-		if (plainLink(r)) {
-			run.push(r);
-		} else {
-			flush();
-			out.push(r);
-		}
-	}
-
-	flush();
-	return out;
+	return foldRuns<TimelineRow, Exclude<FoldedRow, TimelineRow>>(rows, plainLink, run => {
+		const middle = run.slice(2, -2);
+		return [...run.slice(0, 2), {kind: 'rows', rows: middle.length, messages: middle.reduce((n, r) => n + r.messages, 0), firstId: middle[0]!.id, lastId: middle.at(-1)!.id}, ...run.slice(-2)];
+	});
 }

@@ -7,15 +7,11 @@
  *
  * Why a second SQLite driver: better-sqlite3 cannot open URI filenames, so `immutable=1` is out of
  * its reach; Node's own node:sqlite can (Node 22.16+, 24). better-sqlite3 stays the driver of every
- * other read and of every write. Measured with `hfx scan --db X --json` (wall time, and the peak
- * of its own TMPDIR sampled every 20 ms), 2 cores shared with other work, 2026-12-02:
- *   - the bench's v2 store (1,050,000 messages, 785 MB) copied to /tmp, no -wal/-shm; three rounds,
- *     interleaved with the same bytes made crashed (an empty -wal and a -shm, no holder), which
- *     still takes today's private copy: in place 4.95–5.42 s and 0 bytes of temp disk; private
- *     copy 6.03–9.88 s and 785 MB of temp disk (the build before this change on the stopped copy:
- *     21.9–26.5 s under heavier load, 785 MB);
- *   - `npm run bench -- --only scan --runs 1` (generator v3, 2,219 MB): the closed store 2,141 ms,
- *     0.0 MB of temp disk, 0.91× the live scan (2,359 ms) of the same file held by an owner.
+ * other read and of every write. Measured by `npm run bench -- --only scan` (the closed-store row:
+ * the temp disk is the peak of hfx's own TMPDIR, sampled every 10 ms), idle machine, 2026-12-02, on
+ * the bench's v3 store (1,050,000 messages, 2,219 MB): the closed store read in place in 1,124 ms,
+ * 0.97× the live scan (1,155 ms) of the same file held open by an owner, 0.0 MB of temp disk; before,
+ * the same read first copied all 2,219 MB to a private folder.
  *
  * `immutable=1` is only sound while nothing writes the file. So the file's identity (device,
  * inode, size, mtime and ctime to the nanosecond) and its header's file change counter (bytes

@@ -37,15 +37,18 @@ export function queryOf(text: string): SearchQuery {
 	return query;
 }
 
-/** The chat of every hit: from the rows alone, or from the store's analysis where a hit is a keyless gateway row. */
+/** The chat of every hit: from the rows alone, or from the analysis of the rows that decide it where a hit is a keyless gateway row. */
 function labelHits(location: StoreLocation, flags: GlobalFlags, hits: readonly StoreHit[], rows: ReturnType<typeof hitSessions>): LabelledHit[] {
 	const light = hits.map(h => chatOfRow(rows.get(h.sessionId)));
 	if (light.every(l => l !== null)) {
 		return hits.map((h, i) => ({...h, chat: light[i]!}));
 	}
 
-	// Only what names an orphan's chat: today's verdicts and the rollbacks (no findings, places or upgrade).
-	const analysis = analyzeChats(loadStore(location, {columns: 'lean', places: false}).snapshot, {maxGapSeconds: flags.maxGapSeconds});
+	// Only what names an orphan's chat: today's verdicts and the rollbacks (no findings, places or upgrade),
+	// over the rows that decide the chat of a keyless row of the hits' sources (forensics/chat-scope.ts).
+	const sources = new Set(hits.flatMap((h, i) => (light[i] === null ? [rows.get(h.sessionId)?.source ?? ''] : [])));
+	const loaded = loadStore(location, {columns: 'lean', places: false, chatsOfSources: sources});
+	const analysis = analyzeChats(loaded.snapshot, {maxGapSeconds: flags.maxGapSeconds});
 	const orphans = orphanChats(analysis);
 	return hits.map((h, i) => ({...h, chat: light[i] ?? chatOf(analysis.byId.get(h.sessionId), orphans)}));
 }

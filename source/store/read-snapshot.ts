@@ -9,6 +9,7 @@ import {RestartProbeReader} from './restart-probes.js';
 import {EPOCH_MAX, EPOCH_MIN, inWindow} from '../forensics/time.js';
 import {type Cell, type RoutingEntry, type SessionRecord, type Snapshot} from '../forensics/types.js';
 import {needsMessageCount} from '../forensics/orphans.js';
+import {chatScope} from '../forensics/chat-scope.js';
 
 /** Which columns a read needs: `lean` for the forensic engine alone (scan), `full` adds what views display. */
 export type ColumnSet = 'lean' | 'full';
@@ -378,6 +379,11 @@ export type ReadOptions = {
 	reuse?: ReadonlyMap<string, SessionRecord>;
 	/** The live store's probe reader, which keeps the pairs it read (a fresh one otherwise). */
 	probes?: RestartProbeReader;
+	/**
+	 * Read only the rows that name the chat of a keyless row of these sources (forensics/chat-scope.ts):
+	 * what `hfx search` labels its hits from. Every row when the scope cannot be narrowed.
+	 */
+	chatsOfSources?: ReadonlySet<string>;
 };
 
 export const DEFAULT_TRANSACTION_BUDGET_MS = 2000;
@@ -385,11 +391,17 @@ export const DEFAULT_TRANSACTION_BUDGET_MS = 2000;
 /** What a snapshot is read for: the store's owner and its gateway's routing home (routing-home.ts). */
 export type SnapshotContext = Pick<Snapshot, 'owner' | 'routingScope' | 'legacyRouting'>;
 
+/** The ids chatScope keeps, from every row read without its message statistics (no per-row seek), or null: every row. */
+function scopeOf(store: ReadOnlyStore, schema: SchemaInfo, sources: ReadonlySet<string>): Set<string> | null {
+	const light = rowMapper('lean', false);
+	const rows = (store.prepare(sessionsSql(schema, {columns: 'lean', messageStats: false})).raw(true).all() as unknown[][]).map(light);
+	return chatScope(rows, sources);
+}
+
 export function readSnapshot(store: ReadOnlyStore, schema: SchemaInfo, context: SnapshotContext, options: ReadOptions = {}): {snapshot: Snapshot; meta: SnapshotMeta} {
 	const budget = options.transactionBudgetMs ?? DEFAULT_TRANSACTION_BUDGET_MS;
 	const started = performance.now();
 	const columns = options.columns ?? 'full';
-	const page = store.prepare(sessionsSql(schema, {paged: true, columns})).raw(true);
 	const map = rowMapper(columns);
 	const sessions: SessionRecord[] = [];
 	let transactions = 1;
@@ -397,11 +409,14 @@ export function readSnapshot(store: ReadOnlyStore, schema: SchemaInfo, context: 
 	let lastRowid = Number.MIN_SAFE_INTEGER;
 	store.connection.exec('BEGIN');
 	try {
+		const scope = options.chatsOfSources ? scopeOf(store, schema, options.chatsOfSources) : null;
+		const page = store.prepare(sessionsSql(schema, {paged: true, columns, where: scope ? 's.id IN (SELECT value FROM json_each(?))' : undefined})).raw(true);
+		const bound = scope ? [JSON.stringify([...scope])] : [];
 		for (;;) {
 			// Row by row: each raw row is garbage as soon as it is mapped (a page held whole survives
 			// the young-generation collections and costs their copying).
 			let read = 0;
-			for (const r of page.iterate(lastRowid) as IterableIterator<unknown[]>) {
+			for (const r of page.iterate(...bound, lastRowid) as IterableIterator<unknown[]>) {
 				const record = map(r);
 				const earlier = options.reuse?.get(record.id);
 				sessions.push(earlier && sameRead(earlier, record) ? earlier : record);

@@ -11,9 +11,11 @@ import {type StoreHit, chatOf, chatOfRow, orphanChats} from '../forensics/search
 import {MAX_QUERY_CHARS, type SearchQuery, parseSearchQuery} from '../forensics/search-query.js';
 import {type LabelledHit, type SearchReport, type StoreSearchReport, searchJson, searchText} from '../report/search.js';
 import type {StoreLocation} from '../store/locate.js';
-import {loadStore} from '../store/load.js';
-import {ReadOnlyStore} from '../store/open.js';
-import {detectSchema} from '../store/schema.js';
+import {readStore} from '../store/immutable-read.js';
+import {type ReadOnlyStore, sqliteFailure} from '../store/open.js';
+import {readSnapshot} from '../store/read-snapshot.js';
+import {routingHomeOf} from '../store/routing-home.js';
+import {type SchemaInfo, detectSchema} from '../store/schema.js';
 import {hasCaptures, searchPlaces, transcriptIds} from '../store/places/search-places.js';
 import {type StoreSearch, hitSessions, newestBySession, searchStore} from '../store/search.js';
 import {type GlobalFlags, type Io, emit, guarded, locate} from './context.js';
@@ -37,45 +39,49 @@ export function queryOf(text: string): SearchQuery {
 	return query;
 }
 
-/** The chat of every hit: from the rows alone, or from the analysis of the rows that decide it where a hit is a keyless gateway row. */
-function labelHits(location: StoreLocation, flags: GlobalFlags, hits: readonly StoreHit[], rows: ReturnType<typeof hitSessions>): LabelledHit[] {
-	const light = hits.map(h => chatOfRow(rows.get(h.sessionId)));
+/**
+ * The chat of every hit: from the rows alone, or, where a hit is a keyless gateway row, from the
+ * analysis of the rows that decide it (forensics/chat-scope.ts), read on the same connection.
+ */
+function labelHits(store: ReadOnlyStore, schema: SchemaInfo, location: StoreLocation, flags: GlobalFlags, found: StoreSearch): LabelledHit[] {
+	const rows = hitSessions(store, schema, found.hits);
+	const light = found.hits.map(h => chatOfRow(rows.get(h.sessionId)));
 	if (light.every(l => l !== null)) {
-		return hits.map((h, i) => ({...h, chat: light[i]!}));
+		return found.hits.map((h, i) => ({...h, chat: light[i]!}));
 	}
 
-	// Only what names an orphan's chat: today's verdicts and the rollbacks (no findings, places or upgrade),
-	// over the rows that decide the chat of a keyless row of the hits' sources (forensics/chat-scope.ts).
-	const sources = new Set(hits.flatMap((h, i) => (light[i] === null ? [rows.get(h.sessionId)?.source ?? ''] : [])));
-	const loaded = loadStore(location, {columns: 'lean', places: false, chatsOfSources: sources});
-	const analysis = analyzeChats(loaded.snapshot, {maxGapSeconds: flags.maxGapSeconds});
+	// Only what names an orphan's chat: today's verdicts and the rollbacks (no findings, places or upgrade).
+	const chatsOfSources = new Set(found.hits.flatMap((h, i) => (light[i] === null ? [rows.get(h.sessionId)?.source ?? ''] : [])));
+	// An immutable read pins no WAL (there is none): one transaction, as loadStore reads it.
+	const budget = store.isImmutable ? {transactionBudgetMs: Number.POSITIVE_INFINITY} : {};
+	const {snapshot} = readSnapshot(store, schema, routingHomeOf(location, schema).context, {columns: 'lean', chatsOfSources, ...budget});
+	const analysis = analyzeChats(snapshot, {maxGapSeconds: flags.maxGapSeconds});
 	const orphans = orphanChats(analysis);
-	return hits.map((h, i) => ({...h, chat: light[i] ?? chatOf(analysis.byId.get(h.sessionId), orphans)}));
+	return found.hits.map((h, i) => ({...h, chat: light[i] ?? chatOf(analysis.byId.get(h.sessionId), orphans)}));
 }
 
+/**
+ * One store: its hits, labelled, and the places beside it. A stopped store is read in place as an
+ * immutable file (store/immutable-read.ts), never copied; a running one through its own WAL.
+ */
 function searchOne(location: StoreLocation, flags: SearchFlags, query: SearchQuery): StoreSearchReport {
-	let found: StoreSearch;
-	let rows: ReturnType<typeof hitSessions>;
-	let newest: Map<string, number | null>;
 	let file = location.path;
 	try {
-		const store = ReadOnlyStore.open(location.path);
-		try {
+		const read = readStore(location.path, store => {
 			file = store.preflight.path;
 			const schema = detectSchema(store);
-			found = searchStore(store, schema, query, flags.limit);
-			rows = hitSessions(store, schema, found.hits);
+			const found = searchStore(store, schema, query, flags.limit);
+			const hits = labelHits(store, schema, location, flags, found);
 			// Listing names beside the store (never opening state.db or its -shm): which rows the places name.
-			newest = newestBySession(store, schema, hasCaptures(file) ? null : transcriptIds(file));
-		} finally {
-			store.close();
-		}
-
-		const hits = labelHits(location, flags, found.hits, rows);
-		const places = searchPlaces(file, query, flags.limit, newest);
+			const newest = newestBySession(store, schema, hasCaptures(file) ? null : transcriptIds(file));
+			return {found, hits, newest};
+		});
+		const {found, hits} = read;
+		const places = searchPlaces(file, query, flags.limit, read.newest);
 		return {ok: true, profile: location.label, path: file, index: found.index, route: found.route, notes: found.notes, scan: found.scan, hits, places};
 	} catch (error) {
-		const refusal = asRefusal(error);
+		// A store SQLite finds damaged is refused in the words of every read (store/open.ts).
+		const refusal = asRefusal(sqliteFailure(file, error));
 		if (!refusal) {
 			throw error;
 		}

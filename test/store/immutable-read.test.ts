@@ -62,9 +62,9 @@ function folderState(dir: string): Record<string, string> {
 	return Object.fromEntries(fs.readdirSync(dir).sort().map(name => [name, crypto.createHash('sha256').update(fs.readFileSync(path.join(dir, name))).digest('hex')]));
 }
 
-/** `hfx scan --db DB --json` in the background, every name seen in its own TMPDIR while it ran. */
-async function scanWatchingTmp(db: string, tmp: string): Promise<{code: number | null; json: any; stderr: string; seenInTmp: string[]}> {
-	const child = spawn(process.execPath, [path.join(ROOT, 'dist/hfx.js'), 'scan', '--db', db, '--json'], {env: {...process.env, NO_COLOR: '1', TMPDIR: tmp}});
+/** `hfx scan --db DB --json` (or the command `args` name) in the background, every name seen in its own TMPDIR while it ran. */
+async function scanWatchingTmp(db: string, tmp: string, args = ['scan', '--db', db, '--json']): Promise<{code: number | null; json: any; stderr: string; seenInTmp: string[]}> {
+	const child = spawn(process.execPath, [path.join(ROOT, 'dist/hfx.js'), ...args], {env: {...process.env, NO_COLOR: '1', TMPDIR: tmp}});
 	let stdout = '';
 	let stderr = '';
 	child.stdout.on('data', (d: Buffer) => {
@@ -131,6 +131,23 @@ describe('a stopped store is read in place, as an immutable file', () => {
 		expect(copied.json.database.openMode).toBe('private-copy');
 		expect(inPlace.json.summary.sessions).toBe(2);
 		expect(analysisOf(inPlace.json)).toEqual(analysisOf(copied.json));
+	});
+
+	it('hfx search: a hit in the orphan named as its chat\'s, nothing in the temp folder, every byte and name of the folder unchanged', async () => {
+		const dir = tempDir('search');
+		const db = await stoppedStore(dir);
+		// A phrase of the orphan's newest message, read as an immutable file (nothing created beside it).
+		const sql = 'SELECT content FROM messages WHERE session_id = (SELECT id FROM sessions WHERE session_key IS NULL) ORDER BY id DESC LIMIT 1';
+		const content = spawnSync('sqlite3', [`file:${db}?immutable=1`, sql], {encoding: 'utf8'}).stdout.trim();
+		const before = folderState(dir);
+		const tmp = tempDir('tmp');
+		const found = await scanWatchingTmp(db, tmp, ['search', `"${content.split(/\W+/).filter(Boolean).slice(0, 4).join(' ')}"`, '--db', db, '--json']);
+		expect(found.stderr).toBe('');
+		expect(found.code).toBe(0);
+		expect(found.json.stores[0].hits[0].chat.label).toBe('keyless: orphan of agent:main:telegram:dm:1');
+		// Before: a private copy of the whole file, every search (hfx-read-… in the temp folder).
+		expect(found.seenInTmp).toEqual([]);
+		expect(folderState(dir)).toEqual(before);
 	});
 
 	it('a path with a space, ?, # and % in it', async () => {

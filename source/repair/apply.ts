@@ -10,7 +10,8 @@ import {analyze, type Analysis} from '../forensics/analyze.js';
 import {REPAIR_END_REASON} from '../forensics/end-reasons.js';
 import {FailClosed, errorMessage} from '../errors.js';
 import {resolveSessionId} from '../forensics/resolve.js';
-import {ReadOnlyStore} from '../store/open.js';
+import {readStore} from '../store/immutable-read.js';
+import {type ReadOnlyStore, writerSqliteVersion} from '../store/open.js';
 import {type SchemaInfo, detectSchema} from '../store/schema.js';
 import {preflight} from '../store/preflight.js';
 import {routingHomeOf} from '../store/routing-home.js';
@@ -38,6 +39,11 @@ export type Planned = {
 	schema: Pick<SchemaInfo, 'version' | 'ruleSet'>;
 };
 
+/** An immutable read pins no WAL (there is none): one transaction, one snapshot (as loadStore reads it). */
+function wholeRead(store: ReadOnlyStore): {transactionBudgetMs?: number} {
+	return store.isImmutable ? {transactionBudgetMs: Number.POSITIVE_INFINITY} : {};
+}
+
 function readRows(store: ReadOnlyStore, ids: readonly string[]): Map<string, Record<string, unknown>> {
 	const stmt = store.prepare('SELECT * FROM sessions WHERE id = ?');
 	const rows = new Map<string, Record<string, unknown>>();
@@ -57,26 +63,20 @@ export async function computePlan(dbPath: string, options: {owner: string; maxGa
 	// basis's stat and -shm read.
 	preflight(dbPath);
 	const before = await readPlanBasis(dbPath, '', reader);
-	const store = ReadOnlyStore.open(dbPath);
-	let analysis: Analysis;
-	let rows: Map<string, Record<string, unknown>>;
-	let schema;
-	let sqliteVersion: string;
-	try {
-		schema = detectSchema(store);
-		const {snapshot} = readSnapshot(store, schema, routingHomeOf({path: dbPath, owner: options.owner}, schema).context, {columns: 'full'});
-		analysis = analyze(snapshot, {maxGapSeconds: options.maxGapSeconds});
+	// A stopped store (what a repair requires) is read in place as an immutable file, never copied.
+	const {analysis, rows, schema, sqliteVersion} = readStore(dbPath, store => {
+		const schema = detectSchema(store);
+		const {snapshot} = readSnapshot(store, schema, routingHomeOf({path: dbPath, owner: options.owner}, schema).context, {columns: 'full', ...wholeRead(store)});
+		const analysis = analyze(snapshot, {maxGapSeconds: options.maxGapSeconds});
 		const ids = analysis.orphans.flatMap(o => [o.orphanId, ...(o.donorId ? [o.donorId] : [])]);
 		const chosen = options.donor === undefined ? null : resolveSessionId(analysis.byId.keys(), options.donor);
 		if (chosen?.ok) {
 			ids.push(chosen.id);
 		}
 
-		rows = store.read(() => readRows(store, ids));
-		sqliteVersion = store.sqliteVersion();
-	} finally {
-		store.close();
-	}
+		// The SQLite the write goes through, not node:sqlite's of an immutable read.
+		return {analysis, rows: store.read(() => readRows(store, ids)), schema, sqliteVersion: store.isImmutable ? writerSqliteVersion() : store.sqliteVersion()};
+	});
 
 	const hashOfRows = rowsHash(rows);
 	const after = await readPlanBasis(dbPath, hashOfRows, reader);
@@ -119,10 +119,9 @@ function holdForTests(): void {
 }
 
 function verify(dbPath: string, owner: string, maxGapSeconds: number, adoptions: readonly Adoption[]): ApplyOutcome['verification'] {
-	const store = ReadOnlyStore.open(dbPath);
-	try {
+	return readStore(dbPath, store => {
 		const schema = detectSchema(store);
-		const {snapshot} = readSnapshot(store, schema, routingHomeOf({path: dbPath, owner}, schema).context);
+		const {snapshot} = readSnapshot(store, schema, routingHomeOf({path: dbPath, owner}, schema).context, wholeRead(store));
 		const analysis = analyze(snapshot, {maxGapSeconds});
 		return adoptions.map(a => {
 			const row = analysis.byId.get(a.orphanId);
@@ -133,9 +132,7 @@ function verify(dbPath: string, owner: string, maxGapSeconds: number, adoptions:
 			const ok = carriesKey && onOrphanLine;
 			return {orphanId: a.orphanId, sessionKey: a.sessionKey, carriesKey, restartResolvesTo: resolved, ok, why: ok || !chat ? null : stillWinsWhy(chat, a.orphanId)};
 		});
-	} finally {
-		store.close();
-	}
+	});
 }
 
 /** One apply in progress: the plan once known, the writes it makes, and how they are recorded. */

@@ -10,7 +10,8 @@ import path from 'node:path';
 import {errorMessage} from '../errors.js';
 import {isSameProcessAlive} from '../liveness.js';
 import {toolVersion} from '../version.js';
-import {ReadOnlyStore} from '../store/open.js';
+import {readStore} from '../store/immutable-read.js';
+import type {ReadOnlyStore} from '../store/open.js';
 import {type AuditEntry, appendAudit, auditPathFor, readAudit, verifyAudit} from '../store/audit-trail.js';
 import {toValue} from './plan.js';
 import type {ChangeRecord} from './write-run.js';
@@ -55,12 +56,8 @@ function stateOf(store: ReadOnlyStore, changes: readonly ChangeRecord[]): {state
 }
 
 function readStates(dbPath: string, intents: readonly AuditEntry[]): Array<{state: StoreState; detail: string; sqliteVersion: string}> {
-	const store = ReadOnlyStore.open(dbPath);
-	try {
-		return store.read(() => intents.map(i => ({...stateOf(store, (i.changes as ChangeRecord[] | undefined) ?? []), sqliteVersion: store.sqliteVersion()})));
-	} finally {
-		store.close();
-	}
+	// A stopped store is read in place as an immutable file, never copied.
+	return readStore(dbPath, store => store.read(() => intents.map(i => ({...stateOf(store, (i.changes as ChangeRecord[] | undefined) ?? []), sqliteVersion: store.sqliteVersion()}))));
 }
 
 const LABEL: Record<StoreState, string> = {'applied': 'applied (reconciled)', 'not-applied': 'not applied (reconciled)', 'undetermined': 'undetermined (reconciled)'};

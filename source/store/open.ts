@@ -93,6 +93,16 @@ export function describeOpenError(file: string, error: unknown): FailClosed {
  * that failed), as the store's refusal; anything else as it is: a backup's SQLITE_FULL inside the
  * read transaction is the destination's, and its writer words it (backup/create/write-failure.ts).
  */
+/** The SQLite better-sqlite3 carries: the one every write of hfx goes through (an audit entry names it). */
+export function writerSqliteVersion(): string {
+	const db = new Database(':memory:');
+	try {
+		return db.prepare('SELECT sqlite_version()').pluck().get() as string;
+	} finally {
+		db.close();
+	}
+}
+
 export function sqliteFailure(file: string, error: unknown): unknown {
 	const code = errorCode(error) ?? '';
 	const ofTheStore = code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB' || code === 'SQLITE_IOERR_READ' || code === 'SQLITE_IOERR_SHORT_READ';

@@ -150,6 +150,23 @@ describe('a stopped store is read in place, as an immutable file', () => {
 		expect(folderState(dir)).toEqual(before);
 	});
 
+	it('hfx repair, its dry run and --apply: nothing in the temp folder (the plan and the re-read after the write read the stopped store in place)', async () => {
+		const dir = tempDir('repair');
+		const db = await stoppedStore(dir);
+		const before = folderState(dir);
+		const tmp = tempDir('tmp');
+		const dry = await scanWatchingTmp(db, tmp, ['repair', '--db', db, '--json']);
+		expect(dry.stderr).toBe('');
+		expect(dry.json.adoptions.map((a: {sessionKey: string}) => a.sessionKey)).toEqual(['agent:main:telegram:dm:1']);
+		// Before: a private copy of the whole file for the plan, and another for the re-read after the write.
+		expect(dry.seenInTmp).toEqual([]);
+		expect(folderState(dir)).toEqual(before);
+		const applied = await scanWatchingTmp(db, tmp, ['repair', '--db', db, '--apply', '--yes', '--json']);
+		expect(applied.stderr).toBe('');
+		expect(applied.code).toBe(0);
+		expect(applied.seenInTmp).toEqual([]);
+	});
+
 	it('a path with a space, ?, # and % in it', async () => {
 		const parent = tempDir('odd');
 		const dir = path.join(parent, 'we ird?#%20x');

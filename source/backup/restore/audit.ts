@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import {writerSqliteVersion} from '../../store/open.js';
 import {errorMessage} from '../../errors.js';
 import {AUDIT_FILE, HEAD_FILE, appendAudit, assertAuditWritable} from '../../store/audit-trail.js';
 import {toolVersion} from '../../version.js';
@@ -48,22 +48,13 @@ export function assertTrailsWritable(trails: readonly string[]): void {
 	}
 }
 
-function sqliteVersion(): string {
-	const db = new Database(':memory:');
-	try {
-		return (db.prepare('select sqlite_version() as v').get() as {v: string}).v;
-	} finally {
-		db.close();
-	}
-}
-
 /**
  * Appends the restore to each trail (after the commit); a trail that cannot take it is a problem,
  * said, never swallowed. Into a Hermes home (--home) every trail gets the entry (made if need be);
  * into another folder (--to) only a trail that is there (the archive's, restored).
  */
 export function recordRestore(trails: readonly string[], kept: readonly string[], r: RestoreRecord & {mode: 'to' | 'home' | 'drill'}): RestoreTrail[] {
-	const version = sqliteVersion();
+	const version = writerSqliteVersion();
 	return trails.filter(t => r.mode === 'home' || fs.existsSync(t)).map(trail => {
 		const keptLive = kept.includes(trail);
 		try {

@@ -1,0 +1,62 @@
+/**
+ * Writes a generated adversarial store (adversarial-stores.ts) as a real SQLite file in the exact
+ * schema of a store the real v25 SessionDB wrote: the DDL is read from that store's sqlite_master
+ * (test/fixtures/hermes-agree-edges/listed/state.db) and replayed, FTS tables and triggers included.
+ * Journal mode DELETE, no -wal/-shm, as the fixture the real code judged.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import type {GenSession, GenStore} from './adversarial-stores.js';
+
+const COLUMNS = ['id', 'source', 'session_key', 'user_id', 'chat_id', 'chat_type', 'profile_name', 'parent_session_id', 'started_at', 'ended_at', 'end_reason', 'last_activity_at', 'message_count', 'model_config', 'handoff_state'] as const;
+
+type Ddl = {sql: string[]; schemaVersion: number};
+
+/** The schema objects of a real store, in the order SQLite made them, without FTS shadow tables. */
+export function ddlOf(realStore: string): Ddl {
+	const conn = new Database(realStore, {readonly: true});
+	try {
+		const objects = conn.prepare('SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid').all() as Array<{type: string; name: string; sql: string}>;
+		const virtual = objects.filter(o => /^CREATE VIRTUAL TABLE/i.test(o.sql)).map(o => o.name);
+		const shadow = (name: string) => virtual.some(v => name.startsWith(`${v}_`) && /_(data|idx|docsize|config|content)$/.test(name));
+		const sql = objects.filter(o => o.name !== 'sqlite_sequence' && !shadow(o.name)).map(o => o.sql);
+		const {version} = conn.prepare('SELECT version FROM schema_version').get() as {version: number};
+		return {sql, schemaVersion: version};
+	} finally {
+		conn.close();
+	}
+}
+
+function insertSession(conn: Database.Database, s: GenSession): void {
+	const values = COLUMNS.map(c => s[c]);
+	conn.prepare(`INSERT INTO sessions (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`).run(...values);
+	const message = conn.prepare('INSERT INTO messages (session_id, role, content, timestamp) VALUES (?, ?, ?, ?)');
+	for (const [i, at] of s.messages.entries()) {
+		message.run(s.id, i % 2 === 0 ? 'user' : 'assistant', `${s.id} m${i}`, at);
+	}
+}
+
+/** Writes the store under `folder` at its own path (a profile's store under profiles/NAME). Returns the file. */
+export function writeStore(folder: string, store: GenStore, ddl: Ddl): string {
+	const file = path.join(folder, store.path);
+	fs.mkdirSync(path.dirname(file), {recursive: true});
+	const conn = new Database(file);
+	try {
+		conn.pragma('journal_mode = DELETE');
+		conn.transaction(() => {
+			for (const sql of ddl.sql) {
+				conn.exec(sql);
+			}
+
+			conn.prepare('INSERT INTO schema_version (version) VALUES (?)').run(ddl.schemaVersion);
+			for (const s of store.sessions) {
+				insertSession(conn, s);
+			}
+		})();
+	} finally {
+		conn.close();
+	}
+
+	return file;
+}

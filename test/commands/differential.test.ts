@@ -2,7 +2,8 @@
  * Issue #27 point 3: the differential against the real Hermes code. Every store of the seeded
  * generator (test/helpers/adversarial-stores.ts) is made again here, from the committed seeds, and
  * hfx's verdicts are compared with what the real v25 code decided on that exact store
- * (test/fixtures/hermes-differential/expected-v25.json; its README says how it was made): whether
+ * (test/fixtures/hermes-differential/expected-v25.json; its README says how it was made), and, on
+ * the same rows written in the v21 schema, what the real v21 finder decided (expected-v21.json): whether
  * repair-routing fails and how, each record it lists (key, donor, evidence, verdict, reason, count),
  * the row a restart resumes for every chat key (the gateway's post-filter applied), and, where
  * --apply adopts, what a restart resumes after it. The in-process engine judges every store; the
@@ -23,14 +24,16 @@ import {sessionRows} from '../helpers/session-rows.js';
 import {ROOT} from '../helpers/writer.js';
 
 const FIXTURE = path.join(ROOT, 'test/fixtures/hermes-differential');
-/** The real v25 store whose DDL the generated stores replay. */
+/** The real stores whose DDL the generated stores replay: v25 (SessionDB of i-enliven@1caadf26) and v21 (the incident store). */
 const REAL_V25_STORE = path.join(ROOT, 'test/fixtures/hermes-agree-edges/listed/state.db');
+const REAL_V21_STORE = path.join(ROOT, 'test/fixtures/hermes-v21-incident/state.db');
 
 type RealRecord = {orphan_id: string; session_key: string | null; donor_id: string | null; evidence: string; adoptable: boolean; reason: string; message_count: number};
 type RealStore = {
 	hash: string;
 	classes: string[];
-	repair_routing: {crash: string | null; records: RealRecord[] | null};
+	/** null: that tree has no repair-routing (v21). */
+	repair_routing: {crash: string | null; records: RealRecord[] | null} | null;
 	finder: Record<string, string | null>;
 	gateway_post_filter: Record<string, boolean>;
 	adopted?: string[];
@@ -40,6 +43,7 @@ type RealStore = {
 type Real = {code: {schema_version: number; tree: string}; seeds: number[]; stores_per_seed: number; stores: Record<string, RealStore>};
 
 const real = JSON.parse(fs.readFileSync(path.join(FIXTURE, 'expected-v25.json'), 'utf8')) as Real;
+const real21 = JSON.parse(fs.readFileSync(path.join(FIXTURE, 'expected-v21.json'), 'utf8')) as Real;
 const stores = generateAll();
 
 /**
@@ -47,8 +51,8 @@ const stores = generateAll();
  * Slack's tuple fallback: the v25 tree that judged these stores (the i-enliven fork) made Slack
  * workspace scoping "inert in this fork", so its gateway runs the (source, user, chat) tuple fallback
  * for a Slack chat too; upstream disables it for scoped and legacy Slack lookups (hermes-state.md
- * §3.3 step 4b), and hfx follows upstream in every generation. Not changed: which one a v25 store
- * met in the field depends on the build, not the schema (issue #27 point 2).
+ * §3.3 step 4b), and hfx follows upstream from v25 on. Not changed: which one a v25 store met in
+ * the field depends on the build, not the schema (issue #27 point 2).
  */
 const SLACK_TUPLE = (key: string, row: string) => [`restart of "${key}": real "${row}", hfx null`];
 const KNOWN: Record<string, string[]> = {
@@ -58,6 +62,9 @@ const KNOWN: Record<string, string[]> = {
 	s8261n14: SLACK_TUPLE('agent:main:slack:dm:6924', 's8261n14_tuplemate10'),
 };
 
+/** None for v21: its gateway runs the tuple fallback for Slack too, and so does hfx under its rules. */
+const KNOWN21: Record<string, string[]> = {};
+
 /** One verdict, comparable between the real code and hfx. */
 type Verdicts = {crash: string | null; records: Record<string, unknown> | null; resumes: Record<string, string | null>};
 
@@ -65,11 +72,11 @@ type Verdicts = {crash: string | null; records: Record<string, unknown> | null; 
 function realVerdicts(r: RealStore, after = false): Verdicts {
 	const finder = after ? r.finder_after_adoption! : r.finder;
 	const post = after ? r.gateway_post_filter_after_adoption! : r.gateway_post_filter;
-	const records = r.repair_routing.records && Object.fromEntries(r.repair_routing.records.map(x => [x.orphan_id, {
+	const records = r.repair_routing!.records && Object.fromEntries(r.repair_routing!.records.map(x => [x.orphan_id, {
 		key: x.session_key, donor: x.donor_id, evidence: x.evidence, adoptable: x.adoptable, reason: x.reason, count: x.message_count,
 	}]));
 	const resumes = Object.fromEntries(Object.entries(finder).map(([k, id]) => [k, post[k] === false ? null : id]));
-	return {crash: r.repair_routing.crash, records, resumes};
+	return {crash: r.repair_routing!.crash, records, resumes};
 }
 
 /** What hfx says in its scan JSON, for the chat keys the real finder was asked about ('' is no chat: never listed). */
@@ -118,11 +125,13 @@ function mismatches(want: Verdicts, got: Verdicts): string[] {
 
 let dir: string;
 const files = new Map<string, string>();
+const files21 = new Map<string, string>();
 beforeAll(() => {
 	dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-differential-'));
-	const ddl = ddlOf(REAL_V25_STORE);
+	const [ddl, ddl21] = [ddlOf(REAL_V25_STORE), ddlOf(REAL_V21_STORE)];
 	for (const store of stores) {
 		files.set(store.name, writeStore(path.join(dir, store.name), store, ddl));
+		files21.set(store.name, writeStore(path.join(dir, 'v21', store.name), store, ddl21));
 	}
 });
 afterAll(() => fs.rmSync(dir, {recursive: true, force: true}));
@@ -149,6 +158,11 @@ describe('the generated stores are the ones the real code judged', () => {
 		expect(stale).toEqual([]);
 	});
 
+	it('the v21 tree judged the same stores (written in its own schema)', () => {
+		expect(real21.code.schema_version).toBe(21);
+		expect(Object.fromEntries(Object.entries(real21.stores).map(([n, s]) => [n, s.hash]))).toEqual(Object.fromEntries(Object.entries(real.stores).map(([n, s]) => [n, s.hash])));
+	});
+
 	it('every edge class is forced on stores judged by the real code (schema v25)', () => {
 		expect(real.code.schema_version).toBe(25);
 		for (const cls of CLASSES) {
@@ -161,6 +175,17 @@ describe('hfx agrees with the real v25 code on every generated store (in-process
 	it.each(stores.map(s => [s.name, s.classes.join(','), s] as const))('%s (%s)', (name, _classes, store) => {
 		const want = real.stores[name]!;
 		expect(mismatches(realVerdicts(want), hfxVerdicts(inProcess(store), Object.keys(want.finder)))).toEqual(KNOWN[name] ?? []);
+	});
+});
+
+describe('hfx agrees with the real v21 code on every generated store written in the v21 schema (restart finder; v21 has no repair-routing)', () => {
+	it.each(stores.map(s => [s.name, s.classes.join(','), s] as const))('%s (%s)', (name, _classes, store) => {
+		const want = real21.stores[name]!;
+		expect(want.repair_routing).toBeNull();
+		const json = inProcess(store, files21.get(store.name)!);
+		expect(json.database.ruleSet).toBe('legacy-v21');
+		const resumes = Object.fromEntries(Object.entries(want.finder).map(([k, id]) => [k, want.gateway_post_filter[k] === false ? null : id]));
+		expect(mismatches({crash: null, records: null, resumes}, {...hfxVerdicts(json, Object.keys(want.finder)), crash: null, records: null})).toEqual(KNOWN21[name] ?? []);
 	});
 });
 

@@ -2,7 +2,9 @@
  * Writes a generated adversarial store (adversarial-stores.ts) as a real SQLite file in the exact
  * schema of a store the real v25 SessionDB wrote: the DDL is read from that store's sqlite_master
  * (test/fixtures/hermes-agree-edges/listed/state.db) and replayed, FTS tables and triggers included.
- * Journal mode DELETE, no -wal/-shm, as the fixture the real code judged.
+ * Journal mode DELETE, no -wal/-shm, as the fixture the real code judged. Given the DDL of an older
+ * generation's store (hermes-v21-incident: no last_activity_at, no profile_name), the cells of the
+ * columns that generation lacks are left out.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,7 +13,7 @@ import type {GenSession, GenStore} from './adversarial-stores.js';
 
 const COLUMNS = ['id', 'source', 'session_key', 'user_id', 'chat_id', 'chat_type', 'profile_name', 'parent_session_id', 'started_at', 'ended_at', 'end_reason', 'last_activity_at', 'message_count', 'model_config', 'handoff_state'] as const;
 
-type Ddl = {sql: string[]; schemaVersion: number};
+type Ddl = {sql: string[]; schemaVersion: number; columns: Set<string>};
 
 /** The schema objects of a real store, in the order SQLite made them, without FTS shadow tables. */
 export function ddlOf(realStore: string): Ddl {
@@ -22,15 +24,16 @@ export function ddlOf(realStore: string): Ddl {
 		const shadow = (name: string) => virtual.some(v => name.startsWith(`${v}_`) && /_(data|idx|docsize|config|content)$/.test(name));
 		const sql = objects.filter(o => o.name !== 'sqlite_sequence' && !shadow(o.name)).map(o => o.sql);
 		const {version} = conn.prepare('SELECT version FROM schema_version').get() as {version: number};
-		return {sql, schemaVersion: version};
+		const columns = new Set((conn.prepare('PRAGMA table_info(sessions)').all() as Array<{name: string}>).map(c => c.name));
+		return {sql, schemaVersion: version, columns};
 	} finally {
 		conn.close();
 	}
 }
 
-function insertSession(conn: Database.Database, s: GenSession): void {
-	const values = COLUMNS.map(c => s[c]);
-	conn.prepare(`INSERT INTO sessions (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`).run(...values);
+function insertSession(conn: Database.Database, s: GenSession, columns: Set<string>): void {
+	const present = COLUMNS.filter(c => columns.has(c));
+	conn.prepare(`INSERT INTO sessions (${present.join(', ')}) VALUES (${present.map(() => '?').join(', ')})`).run(...present.map(c => s[c]));
 	const message = conn.prepare('INSERT INTO messages (session_id, role, content, timestamp) VALUES (?, ?, ?, ?)');
 	for (const [i, at] of s.messages.entries()) {
 		message.run(s.id, i % 2 === 0 ? 'user' : 'assistant', `${s.id} m${i}`, at);
@@ -51,7 +54,7 @@ export function writeStore(folder: string, store: GenStore, ddl: Ddl): string {
 
 			conn.prepare('INSERT INTO schema_version (version) VALUES (?)').run(ddl.schemaVersion);
 			for (const s of store.sessions) {
-				insertSession(conn, s);
+				insertSession(conn, s, ddl.columns);
 			}
 		})();
 	} finally {

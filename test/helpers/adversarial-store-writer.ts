@@ -7,6 +7,7 @@
  * columns that generation lacks are left out.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type {GenSession, GenStore} from './adversarial-stores.js';
@@ -15,9 +16,15 @@ const COLUMNS = ['id', 'source', 'session_key', 'user_id', 'chat_id', 'chat_type
 
 type Ddl = {sql: string[]; schemaVersion: number; columns: Set<string>};
 
-/** The schema objects of a real store, in the order SQLite made them, without FTS shadow tables. */
+/**
+ * The schema objects of a real store, in the order SQLite made them, without FTS shadow tables.
+ * Read from a private copy: a WAL-mode fixture opened in place would get a -wal and -shm beside it.
+ */
 export function ddlOf(realStore: string): Ddl {
-	const conn = new Database(realStore, {readonly: true});
+	const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-ddl-'));
+	const copy = path.join(scratch, 'state.db');
+	fs.copyFileSync(realStore, copy);
+	const conn = new Database(copy, {readonly: true});
 	try {
 		const objects = conn.prepare('SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid').all() as Array<{type: string; name: string; sql: string}>;
 		const virtual = objects.filter(o => /^CREATE VIRTUAL TABLE/i.test(o.sql)).map(o => o.name);
@@ -28,6 +35,7 @@ export function ddlOf(realStore: string): Ddl {
 		return {sql, schemaVersion: version, columns};
 	} finally {
 		conn.close();
+		fs.rmSync(scratch, {recursive: true, force: true});
 	}
 }
 

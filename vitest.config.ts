@@ -31,7 +31,7 @@ const ALL = ['test/**/*.test.ts', 'test/**/*.test.tsx'];
  * recipe's command line on a read-only bind mount (root, as .ci/run runs it). `npm test` needs
  * only what the README's Quick start names (tmux, sqlite3).
  */
-const FLEET = ['test/e2e/prometheus.test.ts', 'test/e2e/container.test.ts'];
+const FLEET = ['test/e2e/prometheus.test.ts', 'test/e2e/prometheus-rules.test.ts', 'test/e2e/container.test.ts'];
 
 export default defineConfig({
 	// JSX compiles to react/jsx-runtime, as in hfx's build: a test may run React's production build

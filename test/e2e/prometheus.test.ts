@@ -2,7 +2,8 @@
  * hfx against the real engine: `promtool check rules` on contrib/prometheus/hfx.rules.yml, and the
  * whole path on loopback: the demo gateway writes its store, `hfx watch` keeps a textfile, a real
  * node_exporter (textfile collector only) exposes it, a real Prometheus scrapes it every second and
- * evaluates the rules. Once the incident happens the rollback-risk alert fires (its runbook names
+ * evaluates the rules (their for: windows set to 0m; prometheus-rules.test.ts checks the windows with
+ * promtool test rules). Once the incident happens the rollback-risk alert fires (its runbook names
  * the next hfx command); the operator stops the gateway and the watch, applies `hfx repair --apply
  * --yes`, starts the watch again, and the alert resolves. On a store a restart already rolled back
  * (the v21 incident, post-restart), the rollback-happened alert fires, and resolves once adopted.
@@ -27,6 +28,7 @@ import {findingsRoot} from '../helpers/findings-root.js';
 import {dashboardQueries, withAllProfiles} from '../helpers/grafana.js';
 import {INCIDENT_CHAT, INCIDENT_ORPHAN, INCIDENT_ZOMBIE, incidentWriter, postRestartIncident} from '../helpers/post-restart.js';
 import {promtoolCheckMetrics, requireTool} from '../helpers/prometheus.js';
+import {withoutWindows} from '../helpers/prometheus-rules.js';
 import {WatchProcess} from '../helpers/watch-process.js';
 import {ROOT} from '../helpers/writer.js';
 
@@ -107,7 +109,10 @@ async function startPrometheus(tag: string): Promise<{textDir: string; prometheu
 	const [exporterPort, prometheusPort] = [await freePort(), await freePort()];
 	const exporter = start(exporterBin, [`--web.listen-address=127.0.0.1:${exporterPort}`, '--collector.disable-defaults', '--collector.textfile', `--collector.textfile.directory=${textDir}`, '--log.level=warn']);
 	const config = path.join(dir, tag, 'prometheus.yml');
-	fs.writeFileSync(config, `global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nrule_files:\n  - ${JSON.stringify(RULES)}\nscrape_configs:\n  - job_name: hfx\n    static_configs:\n      - targets: ['127.0.0.1:${exporterPort}']\n`);
+	// The rules with their for: windows at 0m, so an alert fires within seconds here; the windows are
+	// checked by promtool test rules (prometheus-rules.test.ts).
+	const rules = withoutWindows(RULES, path.join(dir, tag, 'hfx.rules.yml'));
+	fs.writeFileSync(config, `global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nrule_files:\n  - ${JSON.stringify(rules)}\nscrape_configs:\n  - job_name: hfx\n    static_configs:\n      - targets: ['127.0.0.1:${exporterPort}']\n`);
 	const prometheus = start(prometheusBin, [`--config.file=${config}`, `--storage.tsdb.path=${path.join(dir, tag, 'tsdb')}`, `--web.listen-address=127.0.0.1:${prometheusPort}`, '--log.level=warn']);
 	return {textDir, prometheusPort, logs: () => `node_exporter: ${exporter.output()} prometheus: ${prometheus.output()}`};
 }

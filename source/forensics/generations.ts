@@ -34,6 +34,12 @@ export type Rules = {
 	 * multiplexed, against the requested key's profile (v30); v25 and older pass every row then.
 	 */
 	namespaceFilterMultiplexed: boolean;
+	/**
+	 * Slack lookups are scoped by workspace: the tuple fallback is skipped for a Slack chat (v30,
+	 * hermes-state.md §3.3 step 4b). The v25 tree run for test/fixtures/hermes-differential, whose
+	 * Slack scoping is "inert in this fork", and the v21 gateway run it for Slack too.
+	 */
+	slackSkipsTupleFallback: boolean;
 };
 
 const V30: Rules = {
@@ -47,6 +53,7 @@ const V30: Rules = {
 	throwingJsonExtract: false,
 	hasRepairRouting: true,
 	namespaceFilterMultiplexed: true,
+	slackSkipsTupleFallback: true,
 };
 
 const V25: Rules = {
@@ -58,6 +65,7 @@ const V25: Rules = {
 	epochWindow: false,
 	throwingJsonExtract: true,
 	namespaceFilterMultiplexed: false,
+	slackSkipsTupleFallback: false,
 };
 
 const LEGACY: Rules = {

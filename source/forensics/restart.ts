@@ -263,9 +263,9 @@ export function resolveRestart(input: ResolveInput): Resolution {
 		return {sessionId: exactWinner.id, via: 'exact-key', ruleSet, candidates, notes};
 	}
 
-	// Slack lookups are scoped by workspace from v25 on; the v21 gateway runs the tuple fallback for
-	// every platform (its real code, test/fixtures/hermes-differential expected-v21.json).
-	if (identity.platform === 'slack' && ruleSet !== 'legacy-v21') {
+	// Slack lookups are scoped by workspace in current Hermes; the v25 and v21 trees run the tuple
+	// fallback for every platform (their real code, test/fixtures/hermes-differential).
+	if (identity.platform === 'slack' && rules.slackSkipsTupleFallback) {
 		notes.push('tuple fallback skipped: Slack lookups are scoped by workspace');
 	} else if (identity.chatId === null || identity.chatType === null) {
 		notes.push('tuple fallback skipped: the chat\'s chat_id/chat_type are unknown');

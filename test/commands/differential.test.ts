@@ -48,21 +48,11 @@ const stores = generateAll();
 
 /**
  * The disagreements found, kept in view: the test fails when one goes away or a new one appears.
- * Slack's tuple fallback: the v25 tree that judged these stores (the i-enliven fork) made Slack
- * workspace scoping "inert in this fork", so its gateway runs the (source, user, chat) tuple fallback
- * for a Slack chat too; upstream disables it for scoped and legacy Slack lookups (hermes-state.md
- * §3.3 step 4b), and hfx follows upstream from v25 on. Not changed: which one a v25 store met in
- * the field depends on the build, not the schema (issue #27 point 2).
+ * None now. The one found (4 stores: a Slack chat's tuple fallback, which the real v25 and v21 code
+ * run and hfx skipped) is fixed: hfx skips it only under the current rules (generations.ts,
+ * slackSkipsTupleFallback; the fixture's README).
  */
-const SLACK_TUPLE = (key: string, row: string) => [`restart of "${key}": real "${row}", hfx null`];
-const KNOWN: Record<string, string[]> = {
-	s27n14: SLACK_TUPLE('agent:main:slack:dm:6929', 's27n14_tuplemate5'),
-	s91n7: SLACK_TUPLE('agent:main:slack:dm:6969', 's91n7_tuplemate12'),
-	s91n14: SLACK_TUPLE('agent:main:slack:dm:6978', 's91n14_tuplemate6'),
-	s8261n14: SLACK_TUPLE('agent:main:slack:dm:6924', 's8261n14_tuplemate10'),
-};
-
-/** None for v21: its gateway runs the tuple fallback for Slack too, and so does hfx under its rules. */
+const KNOWN: Record<string, string[]> = {};
 const KNOWN21: Record<string, string[]> = {};
 
 /** One verdict, comparable between the real code and hfx. */

@@ -14,8 +14,8 @@ import Database from 'better-sqlite3';
 import {describe, expect, it} from 'vitest';
 import {T0} from '../fixtures/scenarios.js';
 import {hfx} from '../helpers/cli.js';
-import {screenOf, tmux, tmuxTestFile, waitForScreenOf} from '../helpers/tmux.js';
-import {WriterProcess} from '../helpers/writer.js';
+import {killSession, screenOf, tmux, tmuxTestFile, waitForScreenOf} from '../helpers/tmux.js';
+import {ROOT, WriterProcess} from '../helpers/writer.js';
 import {findHolders} from '../../source/store/holders.js';
 
 let writer: WriterProcess | undefined;
@@ -180,5 +180,38 @@ describe('undo in the TUI', () => {
 		expect(storeBytes(db)).toEqual(before);
 		expect(trail(db).some(e => e.mode === 'undo')).toBe(false);
 		expect(screenOf(session)).toBeDefined();
+	});
+
+	it('the TUI\'s undo while a second hfx live view reads the store: its checklist names that live view and its pid, never the gateway; undo stays disabled until it lets go', async () => {
+		const {db} = await orphanStore('held-by-second-tui', '747474', 'delete');
+		const apply = hfx(['repair', '--db', db, '--apply', '--yes']);
+		expect(apply.code, apply.stdout + apply.stderr).toBe(0);
+		terminal.start(80, 24, `--db ${db}`);
+		await waitFor(/\[1 ?Sessions]/);
+		keys('5');
+		await waitFor(/\[5 ?Findings/);
+		keys('u');
+		await waitFor(/✓ no other process holds state\.db/);
+		// A second live view, stopped inside one of its reads (C-l) for 8 s.
+		const second = `${session}-second`;
+		tmux('new-session', '-d', '-s', second, '-x', '80', '-y', '24', '-e', 'HFX_TEST_PAUSE_AT=live-read', '-e', 'HFX_TEST_PAUSE_MS=8000', `'${process.execPath}' ${path.join(ROOT, 'dist/hfx.js')} --db ${db}; sleep 60`);
+		try {
+			await waitForScreenOf(second, /\[1 ?Sessions]/);
+			tmux('send-keys', '-t', second, 'C-l');
+			const held = await waitFor(/✗ no other process holds state\.db/);
+			const pid = /pid (\d+) \(hfx live view: /.exec(held.replace(/\n\s*/g, ' '))?.[1];
+			expect(pid, held).toBeDefined();
+			expect(held.replace(/\n\s*/g, ' ')).toContain(`quit hfx (pid ${pid}: the hfx live view, with q)`);
+			expect(held).not.toMatch(/gateway/);
+			expect(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8')).toContain('dist/hfx.js');
+			keys('u');
+			await waitFor(/undo is disabled until every precondition holds/);
+			// Its read over, it holds nothing: the checklist turns green.
+			await waitFor(/✓ no other process holds state\.db/, 20_000);
+		} finally {
+			killSession(second);
+		}
+
+		expect(trail(db).some(e => e.mode === 'undo')).toBe(false);
 	});
 });

@@ -8,6 +8,7 @@
  * audit trail / the transaction committed, its outcome not yet recorded), `private-copy`
  * (store/open.ts: a private read copy exists in the temp folder), `temp-<kind>` (temps.ts: our temp
  * folder `hfx-<kind>-<pid>-<rand>` was just made, e.g. temp-verify, temp-drill, temp-read),
+ * `live-read` (store/live-connection.ts: a live view's read runs, its connection open: a read of a large store lasts),
  * `restore-staged` (backup/restore/stage.ts: a member is staged as `.NAME.hfx-p<pid>.partial`),
  * `restore-renamed` (backup/restore/commit.ts: the first staged member was renamed into place, the rest not yet).
  */

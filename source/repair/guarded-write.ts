@@ -1,9 +1,10 @@
 /**
  * The guard sequence every write to the store goes through, --apply and --undo alike:
  * preconditions (the audit trail writable, no holder) → a fresh snapshot, verified and exit 0 →
- * the holders once more → no interrupt → the INTENT in the audit trail → one transaction with
- * foreign keys on (write-transaction.ts) → the OUTCOME. From the snapshot to the outcome a signal
- * waits (interrupts.ts: critical), so a committed write is always recorded.
+ * no connection of this process to the store, the holders once more → no interrupt → the INTENT
+ * in the audit trail → one transaction with foreign keys on (write-transaction.ts) → the OUTCOME.
+ * From the snapshot to the outcome a signal waits (interrupts.ts: critical), so a committed write
+ * is always recorded.
  */
 import type Database from 'better-sqlite3';
 import {errorMessage, FailClosed} from '../errors.js';
@@ -11,6 +12,7 @@ import {critical, interruptRequested} from '../interrupts.js';
 import {testPause} from '../test-pause.js';
 import {takeQuickSnapshot} from '../backup/create/snapshot.js';
 import {assertAuditWritable} from '../store/audit-trail.js';
+import {hasLiveHandle} from '../store/live-handles.js';
 import {holderChecks} from './preconditions.js';
 import type {ApplyOutcome, WriteRun} from './write-run.js';
 import {type Stop, inWriteTransaction} from './write-transaction.js';
@@ -59,8 +61,16 @@ async function snapshotChecked(run: WriteRun, label: 'pre-repair' | 'pre-undo'):
 	return ok ? null : run.refuse(`the snapshot did not verify: ${snapshot.problems.join('; ')}`, 'check free space and the store, then run again');
 }
 
-/** A holder may have appeared while the snapshot was taken; an interrupt may have come. Null to go on. */
+/**
+ * A holder may have appeared while the snapshot was taken; an interrupt may have come; and this
+ * process itself must hold no connection to the store (the TUI pauses its reads for a write: each
+ * read closes its connection, so none is open now unless a read runs). Null to go on.
+ */
 function stillClear(run: WriteRun): ApplyOutcome | null {
+	if (hasLiveHandle(run.dbPath)) {
+		return run.refuse('hfx itself has the store open (one of its own reads is running): nothing was written', `run hfx repair ${run.mode === 'apply' ? '--apply' : '--undo'} again in a moment`);
+	}
+
 	const again = holderChecks(run.dbPath).find(c => !c.ok);
 	if (again) {
 		run.outcome.checks.push(again);

@@ -39,7 +39,7 @@ export function holderChecks(dbPath: string): Check[] {
 /** The next step when other processes hold the store: hfx's own named as hfx; the gateway's danger said only when a non-hfx process holds it. */
 function holdersNext(holders: readonly Holder[]): string {
 	if (holders.every(h => isHfx(h))) {
-		return stopHoldersStep(holders, 'run the write again (hfx holds the store read-only: a write waits for it to let go)');
+		return stopHoldersStep(holders, 'run the write again (hfx only reads the store, but a write refuses while any other process holds it)');
 	}
 
 	return `stop the gateway and every other Hermes process using this store (pids ${holders.map(h => h.pid).join(', ')}): a running gateway keeps the old routing in memory and writes it back${holders.some(h => isHfx(h)) ? `; and ${stopHoldersStep(holders.filter(h => isHfx(h)), 'run the write again')}` : ''}`;

@@ -52,6 +52,22 @@ export function findApplyEntry(entries: readonly AuditEntry[], ref: string): Aud
 	return entry;
 }
 
+/** The trail's applied repairs an undo may name now, newest first (what `hfx repair --undo SEQ` accepts). */
+export function undoableEntries(entries: readonly AuditEntry[]): AuditEntry[] {
+	return entries.filter(e => e.mode === 'apply' && e.phase !== 'intent').flatMap(e => {
+		try {
+			return [findApplyEntry(entries, String(e.seq))];
+		} catch {
+			return [];
+		}
+	}).reverse();
+}
+
+/** The columns an undo of `entry` puts back: last written first, each from what the repair wrote to what it found. */
+export function restoresOf(entry: AuditEntry): ChangeRecord[] {
+	return [...((entry.changes as ChangeRecord[] | undefined) ?? [])].reverse().map(c => ({...c, before: c.after, after: c.before}));
+}
+
 /** One undo in progress: the entry it undoes, the writes that put it back, and how they are recorded. */
 class UndoRun extends WriteRun {
 	readonly mode = 'undo';
@@ -145,6 +161,6 @@ export async function undoRepair(options: UndoOptions): Promise<ApplyOutcome> {
 	const target = resolveUndoEntry(options.dbPath, options.entry);
 	run.target = target;
 	// Last written first: the values put back in reverse order of the repair's writes.
-	run.restores = [...((target.changes as ChangeRecord[] | undefined) ?? [])].reverse().map(c => ({...c, before: c.after, after: c.before}));
+	run.restores = restoresOf(target);
 	return checkPreconditions(run) ?? await confirmed(run, target) ?? restoreColumns(run);
 }

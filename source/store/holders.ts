@@ -224,18 +224,44 @@ export function findHolders(dbPath: string, options: {includeSelf?: boolean; pro
 	return {holders: [...holders.values()].sort((a, b) => a.pid - b.pid), complete: unreadable === 0, unreadablePids: unreadable, method: 'proc'};
 }
 
-/** "pid 1234 (python3: hermes gateway run)" */
+/** "pid 1234 (python3: hermes gateway run)"; hfx named for what it is: "pid 99 (hfx live view: node /…/hfx.js --db …)". */
 export function describeHolder(h: Holder): string {
 	const cmd = h.cmdline ? h.cmdline.slice(0, 80) : h.command;
 	const roles = [...new Set([...h.files.map(f => f.deleted ? `deleted ${f.role}` : f.role), ...h.locks.map(l => `${l.role} lock`)])].join(', ');
-	return `pid ${h.pid} (${cmd}) holds ${roles}`;
+	const role = hfxRole(h);
+	return `pid ${h.pid} (${role ? `${role}: ` : ''}${cmd}) holds ${roles}`;
 }
+
+const baseName = (p: string): string => p.split('/').at(-1) ?? '';
 
 /** True when the holder is hfx itself (its TUI, a watch, another command): its program or script is hfx or hfx.js. */
 export function isHfx(h: Holder): boolean {
 	const [program = '', script = ''] = h.cmdline.split(' ');
-	const name = (p: string) => p.split('/').at(-1) ?? '';
-	return name(program) === 'hfx' || (/^node/.test(name(program)) && /^hfx(\.js)?$/.test(name(script)));
+	return baseName(program) === 'hfx' || (/^node/.test(baseName(program)) && /^hfx(\.js)?$/.test(baseName(script)));
+}
+
+/**
+ * What an hfx holder is, from its command line: `hfx watch`, `hfx repair`…, or, with no command
+ * (`hfx [--db STORE]`, flags only), the hfx live view (the TUI). Null for any other process.
+ */
+export function hfxRole(h: Holder): string | null {
+	if (!isHfx(h)) {
+		return null;
+	}
+
+	const args = h.cmdline.split(' ');
+	const command = args[baseName(args[0] ?? '') === 'hfx' ? 1 : 2];
+	return command && /^[a-z][a-z-]{0,20}$/.test(command) ? `hfx ${command}` : 'hfx live view';
+}
+
+/** How one hfx holder lets go: the live view with q, a watch with Ctrl-C, any other command when it ends. */
+function howHfxLetsGo(h: Holder): string {
+	const role = hfxRole(h) ?? 'hfx';
+	if (role === 'hfx live view' || role === 'hfx demo') {
+		return `pid ${h.pid}: the ${role}, with q`;
+	}
+
+	return role === 'hfx watch' ? `pid ${h.pid}: hfx watch, with Ctrl-C` : `pid ${h.pid}: ${role}, or wait for it to end`;
 }
 
 /**
@@ -243,10 +269,10 @@ export function isHfx(h: Holder): boolean {
  * watch is not "the gateway", and stopping the gateway would not free it.
  */
 export function stopHoldersStep(holders: readonly Holder[], then: string): string {
-	const ours = holders.filter(h => isHfx(h)).map(h => h.pid);
+	const ours = holders.filter(h => isHfx(h));
 	const steps: string[] = [];
 	if (ours.length > 0) {
-		steps.push(`quit hfx (pid ${ours.join(', ')}: its TUI with q, a watch with Ctrl-C), or wait for that hfx command to end`);
+		steps.push(`quit hfx (${ours.map(howHfxLetsGo).join('; ')})`);
 	}
 
 	if (ours.length < holders.length) {

@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import {ReadOnlyStore} from './open.js';
 import type {Preflight} from './preflight.js';
 import {shmHeld} from './shm-owner.js';
+import {testPause} from '../test-pause.js';
 import {type SchemaInfo, detectSchema} from './schema.js';
 
 /** A -shm exists and a live connection holds it (or /proc/locks cannot tell: then its presence decides, as before). */
@@ -105,6 +106,7 @@ export class LiveConnection {
 	read<T>(fn: (open: OpenRead) => T, rows = true): T {
 		const reopened = this.open(rows);
 		try {
+			testPause('live-read');
 			return fn({store: this.current, schema: this.schema, reopened});
 		} finally {
 			this.release();

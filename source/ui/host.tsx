@@ -80,6 +80,8 @@ function repairOf(followed: Followed, flags: TuiFlags): RepairService {
 		plan: async (orphanId, donorId) => current().plan(orphanId, donorId),
 		checks: () => current().checks(),
 		apply: async (planned, log) => current().apply(planned, log),
+		undoable: () => current().undoable?.() ?? [],
+		undo: async (seq, log) => current().undo!(seq, log),
 	};
 }
 

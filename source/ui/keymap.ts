@@ -5,7 +5,7 @@
  */
 import {PANES, PANE_TITLES, type Pane} from './pane-names.js';
 import type {AnyBinding, Binding} from './keys/binding.js';
-import type {RepairKeys, ScreenKeys, TimelineKeys} from './keys/contexts.js';
+import type {RepairKeys, ScreenKeys, TimelineKeys, UndoKeys} from './keys/contexts.js';
 import {sourcesOf} from './views.js';
 import {candidateDonors} from '../report/candidates.js';
 import {helpView} from './help-view.js';
@@ -161,6 +161,9 @@ const SCREEN: ReadonlyArray<Binding<ScreenKeys>> = [
 		disabledReason: c => chatNameOf(c) ? null : 'select a chat, a session or a finding first',
 		run: c => c.dispatch({type: 'timeline', chat: chatNameOf(c)})},
 	{id: 'adopt-from-donor', keys: [{input: 'd'}], label: 'd', description: 'adopt the selected orphan repair-routing refuses from a candidate donor: your choice, previewed (hfx repair --only ORPHAN --donor DONOR)', panes: ['findings'], disabledReason: adoptionRefusal, run: openAdoption},
+	{id: 'undo', keys: [{input: 'u'}], label: 'u', description: 'undo an applied repair of the audit trail (hfx repair --undo SEQ): the newest first, previewed, typed confirmation', panes: ['findings'], footer: 43, hint: 'u undo',
+		disabledReason: c => c.repair?.undo ? null : 'no repair back end here: undo with hfx repair --undo SEQ',
+		run: c => c.dispatch({type: 'undo', undo: {seq: null}})},
 	// The help overlay: typing filters it; the Esc row above and its own title describe these.
 	{id: 'help-close', keys: [{special: 'escape'}], label: 'Esc', description: 'close the help', overlay: 'help', help: false, run: back},
 	{id: 'help-erase', keys: [{special: 'backspace'}, {special: 'delete'}], label: '⌫', description: 'erase a character of the help filter', overlay: 'help', help: false, run: c => c.dispatch({type: 'help-text', text: c.ui.helpText.slice(0, -1)})},
@@ -184,6 +187,7 @@ const REPAIR: ReadonlyArray<Binding<RepairKeys>> = [
 		active: c => c.stage === 'preview' && !c.applied,
 		disabledReason: c => c.ready ? null : 'apply is disabled until every precondition holds (see the checklist)',
 		run: c => c.confirm()},
+	{id: 'repair-undo', keys: [{input: 'u'}], label: 'u', description: 'undo the repair just applied (its preview first, then a typed confirmation)', overlay: 'repair', footer: 1, hint: 'u undo', active: c => c.applied, run: c => c.undo()},
 	{id: 'repair-back', keys: [{special: 'escape'}], label: 'Esc', description: 'leave the repair preview (nothing is written), or close an applied repair\'s result', overlay: 'repair', footer: 2, hint: 'Esc back', hintIn: c => c.applied ? 'Esc close' : null, active: c => c.stage !== 'applying', run: c => c.close()},
 	{id: 'repair-donor', keys: [{input: 'd'}], label: 'd', description: 'the next candidate donor of an orphan repair-routing refuses (your choice; re-planned, previewed)', overlay: 'repair', footer: 3, hint: 'd next donor',
 		active: c => c.donors > 1 && (c.stage === 'preview' || c.stage === 'planning'),
@@ -198,6 +202,26 @@ const REPAIR: ReadonlyArray<Binding<RepairKeys>> = [
 	{id: 'confirm-submit', keys: [{special: 'return'}], label: '⏎', description: 'confirm with the typed answer', overlay: 'confirm', help: false, run: c => c.answer.submit()},
 	{id: 'confirm-erase', keys: [{special: 'backspace'}, {special: 'delete'}], label: '⌫', description: 'erase a character of the answer', overlay: 'confirm', help: false, run: c => c.answer.erase()},
 	{id: 'confirm-type', keys: [{typed: true}], label: 'text', description: 'type the confirmation (a pasted answer ending in a newline submits itself)', overlay: 'confirm', help: false, run: (c, key) => c.answer.type(key.input)},
+];
+
+/** Keys of the undo flow: its preview of the audit trail's applied repairs, and its typed confirmation. */
+const UNDO: ReadonlyArray<Binding<UndoKeys>> = [
+	{id: 'undo-do', keys: [{input: 'u'}], label: 'u', description: 'undo the chosen applied repair (only once every precondition holds; then type undo)', overlay: 'undo', footer: 1, hint: 'u undo',
+		active: c => c.stage === 'preview' && c.entries > 0,
+		disabledReason: c => c.ready ? null : 'undo is disabled until every precondition holds (see the checklist)',
+		run: c => c.confirm()},
+	{id: 'undo-next', keys: [{input: 'n'}], label: 'n', description: 'the next applied repair of the audit trail to undo (older; round to the newest)', overlay: 'undo', footer: 2, hint: 'n next', active: c => c.stage === 'preview' && c.entries > 1, run: c => c.nextEntry()},
+	{id: 'undo-back', keys: [{special: 'escape'}], label: 'Esc', description: 'leave the undo preview (nothing is written), or close its result', overlay: 'undo', footer: 3, hint: 'Esc back', hintIn: c => c.undone ? 'Esc close' : null, active: c => c.stage !== 'undoing', run: c => c.close()},
+	{id: 'undo-down', keys: [{input: 'j'}, {special: 'downArrow'}], label: 'j/k', description: 'scroll the undo preview a line down or up (↑/↓ too)', overlay: 'undo', footer: 4, hint: 'j/k scroll', continuesBurst: true, run: c => c.scroll(1)},
+	{id: 'undo-up', keys: [{input: 'k'}, {special: 'upArrow'}], label: 'k/↑', description: 'scroll the undo preview a line up', overlay: 'undo', help: false, continuesBurst: true, run: c => c.scroll(-1)},
+	{id: 'undo-page-down', keys: [{input: 'd', ctrl: true}, {special: 'pageDown'}], label: 'C-d/C-u', description: 'scroll the undo preview half a page down or up (PgDn/PgUp too)', overlay: 'undo', continuesBurst: true, run: c => c.scroll(c.half)},
+	{id: 'undo-page-up', keys: [{input: 'u', ctrl: true}, {special: 'pageUp'}], label: 'C-u', description: 'scroll the undo preview half a page up', overlay: 'undo', help: false, continuesBurst: true, run: c => c.scroll(-c.half)},
+	{id: 'undo-top', keys: [{input: 'g'}, {special: 'home'}], label: 'g/G', description: 'the undo preview\'s first or last line (Home/End too)', overlay: 'undo', continuesBurst: true, run: c => c.scroll('top')},
+	{id: 'undo-bottom', keys: [{input: 'G'}, {special: 'end'}], label: 'G', description: 'the undo preview\'s last line', overlay: 'undo', help: false, continuesBurst: true, run: c => c.scroll('bottom')},
+	{id: 'undo-confirm-cancel', keys: [{special: 'escape'}], label: 'Esc', description: 'cancel the confirmation (nothing is written)', overlay: 'undo-confirm', help: false, run: c => c.notice('not confirmed: nothing was written')},
+	{id: 'undo-confirm-submit', keys: [{special: 'return'}], label: '⏎', description: 'confirm with the typed answer', overlay: 'undo-confirm', help: false, run: c => c.answer.submit()},
+	{id: 'undo-confirm-erase', keys: [{special: 'backspace'}, {special: 'delete'}], label: '⌫', description: 'erase a character of the answer', overlay: 'undo-confirm', help: false, run: c => c.answer.erase()},
+	{id: 'undo-confirm-type', keys: [{typed: true}], label: 'text', description: 'type the confirmation', overlay: 'undo-confirm', help: false, run: (c, key) => c.answer.type(key.input)},
 ];
 
 /** Keys of the timeline view: scroll, leave. */
@@ -215,5 +239,6 @@ const TIMELINE: ReadonlyArray<Binding<TimelineKeys>> = [
 export const SCREEN_BINDINGS = SCREEN;
 export const TIMELINE_BINDINGS = TIMELINE;
 export const REPAIR_BINDINGS = REPAIR;
+export const UNDO_BINDINGS = UNDO;
 /** Every binding, in help order. */
-export const BINDINGS: readonly AnyBinding[] = [...SCREEN, ...REPAIR, ...TIMELINE];
+export const BINDINGS: readonly AnyBinding[] = [...SCREEN, ...REPAIR, ...UNDO, ...TIMELINE];

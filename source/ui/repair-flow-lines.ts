@@ -3,6 +3,7 @@
  * checklist while previewing, the apply log, and the outcome with the post-repair routing.
  */
 import {adoptionLines} from '../report/repair.js';
+import type {Check} from '../repair/preconditions.js';
 import {wrapIndented} from '../text/wrap.js';
 import type {FlowState} from './repair-flow-state.js';
 import type {Theme} from './theme.js';
@@ -10,8 +11,21 @@ import type {Theme} from './theme.js';
 export type Line = {text: string; color?: string; bold?: boolean};
 
 /** A line wrapped to the width (continuations indented), each part in the line's colour. */
-function wrapped(line: Line, width: number, indent: number): Line[] {
+export function wrapped(line: Line, width: number, indent: number): Line[] {
 	return wrapIndented(line.text, width, indent).map(text => ({...line, text}));
+}
+
+/** The preconditions as a checklist: each ✓ or ✗ with its detail, and the next step of one that does not hold. */
+export function checklistLines(checks: readonly Check[], theme: Theme, width: number): Line[] {
+	const lines: Line[] = [{text: ' preconditions', bold: true}];
+	for (const c of checks) {
+		lines.push(...wrapped({text: `  ${c.ok ? '✓' : '✗'} ${c.label}${c.ok ? '' : `: ${c.detail}`}`, color: c.ok ? theme.ok : theme.danger}, width, 4));
+		if (!c.ok && c.next) {
+			lines.push(...wrapped({text: `    next: ${c.next}`, color: theme.muted}, width, 10));
+		}
+	}
+
+	return lines;
 }
 
 function previewLines(state: FlowState, orphanId: string, theme: Theme, width: number): Line[] {
@@ -26,14 +40,7 @@ function previewLines(state: FlowState, orphanId: string, theme: Theme, width: n
 		lines.push(...wrapped({text: refusal ? ` ✗ not this donor: ${refusal}` : ` ${orphanId} is not adoptable now (the store changed, or repair-routing refuses it)`, color: theme.warn}, width, 3));
 	}
 
-	lines.push({text: ' preconditions', bold: true});
-	for (const c of state.checks) {
-		lines.push(...wrapped({text: `  ${c.ok ? '✓' : '✗'} ${c.label}${c.ok ? '' : `: ${c.detail}`}`, color: c.ok ? theme.ok : theme.danger}, width, 4));
-		if (!c.ok && c.next) {
-			lines.push(...wrapped({text: `    next: ${c.next}`, color: theme.muted}, width, 10));
-		}
-	}
-
+	lines.push(...checklistLines(state.checks, theme, width));
 	lines.push(...wrapped({text: '  · a verified snapshot is taken, and the plan re-checked inside BEGIN IMMEDIATE, when you apply', color: theme.muted}, width, 4));
 	return lines;
 }

@@ -37,6 +37,8 @@ export type RepairFlowProps = {
 	onApplied?: () => void;
 	/** An orphan repair-routing refuses: the candidate donors the operator may adopt it from (d steps through them). */
 	donors?: readonly string[];
+	/** Opens the undo of the repair applied here (its audit entry). */
+	onUndo?: (seq: number) => void;
 };
 
 type Dispatch = (action: FlowAction) => void;
@@ -44,9 +46,9 @@ type Dispatch = (action: FlowAction) => void;
 /** The flow's window: its body lines between the title and the footer. */
 type Window = {total: number; view: number};
 
-type KeyParts = {state: FlowState; dispatch: Dispatch; onClose: (applied: boolean) => void; window: Window; donors: number; answer: TypedAnswer};
+type KeyParts = {state: FlowState; dispatch: Dispatch; onClose: (applied: boolean) => void; window: Window; donors: number; answer: TypedAnswer; onUndo?: (seq: number) => void};
 
-function repairKeys({state, dispatch, onClose, window, donors, answer}: KeyParts): RepairKeys {
+function repairKeys({state, dispatch, onClose, window, donors, answer, onUndo}: KeyParts): RepairKeys {
 	const bottom = Math.max(0, window.total - window.view);
 	return {
 		stage: state.stage,
@@ -64,6 +66,16 @@ function repairKeys({state, dispatch, onClose, window, donors, answer}: KeyParts
 			dispatch({type: 'stage', stage: 'confirm'});
 		},
 		answer,
+		undo() {
+			const seq = state.outcome?.audit?.seq;
+			if (seq === undefined) {
+				dispatch({type: 'stage', stage: 'done', notice: 'no audit entry was recorded: nothing to undo here'});
+			} else if (onUndo) {
+				onUndo(seq);
+			} else {
+				dispatch({type: 'stage', stage: 'done', notice: `undo with: hfx repair --undo ${seq}`});
+			}
+		},
 	};
 }
 
@@ -174,11 +186,11 @@ export function RepairFlow(props: RepairFlowProps): React.ReactElement {
 	const windowRef = useRef(window);
 	windowRef.current = window;
 	useLatestInput((input, key) => {
-		pressFlowKeys({...key, input}, {state: current.current, dispatch, onClose: props.onClose, window: windowRef.current, donors: donors.length, answer});
+		pressFlowKeys({...key, input}, {state: current.current, dispatch, onClose: props.onClose, window: windowRef.current, donors: donors.length, answer, onUndo: props.onUndo});
 	}, {isActive: isRawModeSupported});
 
 	const first = clampScroll(state.scroll, lines.length, view);
-	const hint = footerHints({pane: 'findings', overlay: 'repair'}, repairKeys({state, dispatch, onClose: props.onClose, window, donors: donors.length, answer})).map(h => h.text).join('  ');
+	const hint = footerHints({pane: 'findings', overlay: 'repair'}, repairKeys({state, dispatch, onClose: props.onClose, window, donors: donors.length, answer, onUndo: props.onUndo})).map(h => h.text).join('  ');
 	const where = scrollIndicator(first, lines.length, view);
 	const footer = ` ${state.notice ?? hint}`;
 	return (

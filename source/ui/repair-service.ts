@@ -1,9 +1,12 @@
 /**
  * What the TUI's repair flow needs from the repair module: a bound plan for one orphan, the live
- * precondition checks, and the apply of exactly that plan.
+ * precondition checks, the apply of exactly that plan, and the undo of an applied repair of the
+ * audit trail (`hfx repair --undo SEQ`, the same guarded write).
  */
 import {type ApplyOutcome, type Planned, applyRepair, computePlan} from '../repair/apply.js';
 import {type Check, holderChecks} from '../repair/preconditions.js';
+import {undoRepair, undoableEntries} from '../repair/undo.js';
+import {type AuditEntry, auditPathFor, readAudit} from '../store/audit-trail.js';
 import {ShmReader} from '../store/shm.js';
 
 export type RepairService = {
@@ -12,6 +15,10 @@ export type RepairService = {
 	checks: () => Check[];
 	/** Applies the plan the operator saw (refused if the store moved since). */
 	apply: (planned: Planned, log: (line: string) => void) => Promise<ApplyOutcome>;
+	/** The audit trail's applied repairs that can be undone, newest first. */
+	undoable?: () => AuditEntry[];
+	/** Undoes the applied repair of entry `seq` (refused if any column it wrote changed since). */
+	undo?: (seq: number, log: (line: string) => void) => Promise<ApplyOutcome>;
 };
 
 export function repairServiceFor(options: {dbPath: string; owner: string; maxGapSeconds: number; argv?: string[]}): RepairService {
@@ -36,5 +43,8 @@ export function repairServiceFor(options: {dbPath: string; owner: string; maxGap
 			log,
 			planned,
 		}),
+		undoable: () => undoableEntries(readAudit(auditPathFor(options.dbPath))),
+		// The TUI asked its own typed confirmation before this.
+		undo: async (seq, log) => undoRepair({dbPath: options.dbPath, entry: String(seq), argv: ['hfx', '(tui)', 'repair', '--undo', String(seq)], yes: true, confirm: async () => true, log}),
 	};
 }

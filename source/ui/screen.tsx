@@ -16,6 +16,8 @@ import {Tabs} from './components/tabs.js';
 import {TooSmall} from './components/too-small.js';
 import type {Pane} from './pane-names.js';
 import {RepairFlow} from './repair-flow.js';
+import {UndoFlow} from './undo-flow.js';
+import {auditPathFor} from '../store/audit-trail.js';
 import {TimelineView} from './timeline-view.js';
 import {type UiAction, type UiState, initialUiState, uiReducer} from './state.js';
 import {MIN_COLUMNS, MIN_ROWS, useTerminalSize} from './terminal.js';
@@ -27,7 +29,17 @@ export const NOTICE_MS = 2500;
 
 type Parts = {props: AppProps; ui: UiState; dispatch: React.Dispatch<UiAction>; shown: ScreenModel; width: number};
 
-/** The body: the repair flow or a timeline while one is open, else the help or the focused pane. */
+/**
+ * hfx's own reads of the store stop for a write (each profile's too): a read opens its connection
+ * and closes it after, so with none started nothing of hfx holds the store. The function returned
+ * resumes them as the operator left them (paused stays paused).
+ */
+function holdReads(props: AppProps, paused: boolean): () => void {
+	props.live.setPaused?.(true);
+	return () => props.live.setPaused?.(paused);
+}
+
+/** The body: the undo flow, the repair flow or a timeline while one is open, else the help or the focused pane. */
 function Body({props, ui, dispatch, shown, width}: Parts): React.ReactElement {
 	const {exit} = useApp();
 	if (ui.timelineChat) {
@@ -37,8 +49,15 @@ function Body({props, ui, dispatch, shown, width}: Parts): React.ReactElement {
 		}} />;
 	}
 
+	if (ui.undo && props.repair) {
+		return <UndoFlow key={String(ui.undo.seq)} seq={ui.undo.seq} service={props.repair} auditPath={auditPathFor(shown.model.facts.path)} width={width} height={shown.bodyHeight + 1} holdReads={() => holdReads(props, ui.paused)} onUndone={() => props.live.refresh(true)} onClose={() => {
+			dispatch({type: 'undo', undo: null});
+			props.live.refresh(true);
+		}} />;
+	}
+
 	if (ui.repairOrphan && props.repair) {
-		return <RepairFlow key={`${ui.repairOrphan}\u0000${ui.repairDonors.join(',')}`} orphanId={ui.repairOrphan} donors={ui.repairDonors} service={props.repair} revision={shown.latest.revision} width={width} height={shown.bodyHeight + 1} onApplied={() => props.live.refresh(true)} onClose={applied => {
+		return <RepairFlow key={`${ui.repairOrphan}\u0000${ui.repairDonors.join(',')}`} orphanId={ui.repairOrphan} donors={ui.repairDonors} service={props.repair} revision={shown.latest.revision} width={width} height={shown.bodyHeight + 1} onApplied={() => props.live.refresh(true)} onUndo={seq => dispatch({type: 'undo', undo: {seq}})} onClose={applied => {
 			dispatch({type: 'repair', orphanId: null});
 			if (applied) {
 				props.live.refresh(true);
@@ -62,7 +81,7 @@ function submitFilter({ui, dispatch, shown}: Pick<Parts, 'ui' | 'dispatch' | 'sh
 
 /** The last line: nothing under the repair flow or a timeline (they draw their own), the filter line, or the footer. */
 function Bottom({props, ui, dispatch, shown, width}: Parts): React.ReactElement | null {
-	if ((ui.repairOrphan && props.repair) || ui.timelineChat) {
+	if (((ui.repairOrphan || ui.undo) && props.repair) || ui.timelineChat) {
 		return null;
 	}
 
@@ -93,7 +112,7 @@ export function Screen(props: AppProps): React.ReactElement {
 			<Tabs pane={ui.pane} counts={counts} width={size.columns} />
 			<Banner model={shown.model} width={size.columns} home={shown.home} />
 			{/* The repair flow and the timeline draw their own footer on the footer's line. */}
-			<Box height={shown.bodyHeight + ((ui.repairOrphan && props.repair) || ui.timelineChat ? 1 : 0)} flexDirection="column" overflow="hidden" flexShrink={0}>
+			<Box height={shown.bodyHeight + (((ui.repairOrphan || ui.undo) && props.repair) || ui.timelineChat ? 1 : 0)} flexDirection="column" overflow="hidden" flexShrink={0}>
 				<Body {...parts} />
 			</Box>
 			<Bottom {...parts} />

@@ -38,6 +38,8 @@ export type UiState = {
 	yanked: string[];
 	/** The orphan whose repair preview is open (drawn over the Findings pane). */
 	repairOrphan: string | null;
+	/** The undo flow, when open over the Findings pane: on the audit entry `seq`, or (null) the newest undoable one. */
+	undo: {seq: number | null} | null;
 	/** Per pane: long lines wrap (w) instead of being cut, so a cut line can be read whole. */
 	wrap: Record<Pane, boolean>;
 	/** The candidate donors the operator may adopt a refused orphan from (first shown first); empty for repair-routing's own adoption. */
@@ -85,6 +87,7 @@ export type UiAction =
 	| {type: 'notice-faded'; text: string}
 	| {type: 'yank'; id: string}
 	| {type: 'repair'; orphanId: string | null; donors?: string[]}
+	| {type: 'undo'; undo: {seq: number | null} | null}
 	| {type: 'timeline'; chat: string | null}
 	| {type: 'filter-mode'}
 	| {type: 'content-result'; result: ContentResult};
@@ -111,6 +114,7 @@ export function initialUiState(pane: Pane = 'sessions'): UiState {
 		noticeFades: false,
 		yanked: [],
 		repairOrphan: null,
+		undo: null,
 		wrap: Object.fromEntries(PANES.map(p => [p, false])) as Record<Pane, boolean>,
 		repairDonors: [],
 		timelineChat: null,
@@ -222,6 +226,8 @@ const REDUCERS: Reducers = {
 	'notice-faded': (state, a) => state.noticeFades && state.notice === a.text ? {...state, notice: null, noticeFades: false} : state,
 	'yank': (state, a) => ({...state, yanked: [...state.yanked, a.id], notice: `copied ${a.id}`, noticeFades: true}),
 	'repair': (state, a) => ({...state, repairOrphan: a.orphanId, repairDonors: a.donors ?? []}),
+	// The undo of a repair just applied replaces its result on screen.
+	'undo': (state, a) => ({...state, undo: a.undo, repairOrphan: a.undo ? null : state.repairOrphan}),
 	'timeline': (state, a) => ({...state, timelineChat: a.chat}),
 	'filter-mode': state => ({...state, filterMode: state.filterMode === 'fuzzy' ? 'content' : 'fuzzy', filterText: ''}),
 	// The hits are listed on the Sessions pane (its rows, the hits' rows): ⏎ there opens one.

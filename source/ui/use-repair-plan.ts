@@ -4,6 +4,7 @@
  */
 import {type MutableRefObject, useEffect} from 'react';
 import {errorMessage} from '../errors.js';
+import type {Check} from '../repair/preconditions.js';
 import type {RepairService} from './repair-service.js';
 import type {FlowAction, FlowState} from './repair-flow-state.js';
 
@@ -38,8 +39,11 @@ export function useRepairPlan(service: RepairService, orphanId: string, donor: {
 	}, [orphanId, donorId, turns, revision, service]);
 }
 
+/** What the checklist tells its flow (the repair's, or the undo's). */
+type ChecksDispatch = (action: {type: 'checks'; checks: Check[]} | {type: 'error'; error: string}) => void;
+
 /** The holder checklist is live: it turns green as the gateway stops. */
-export function useRepairChecks(service: RepairService, everyMs: number | undefined, dispatch: Dispatch): void {
+export function useRepairChecks(service: RepairService, everyMs: number | undefined, dispatch: ChecksDispatch): void {
 	useEffect(() => {
 		const refresh = () => {
 			try {

@@ -57,7 +57,7 @@ export function useScreenKeys(props: AppProps, ui: UiState, dispatch: Dispatch, 
 	const {isRawModeSupported} = useStdin();
 	const {stdout} = useStdout();
 	useLatestInput((input, key) => {
-		if (ui.repairOrphan || ui.timelineChat) {
+		if (ui.repairOrphan || ui.undo || ui.timelineChat) {
 			return;
 		}
 

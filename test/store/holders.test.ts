@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {afterAll, afterEach, describe, expect, it} from 'vitest';
-import {describeHolder, findHolders, parseProcLocks, procLocksDevice} from '../../source/store/holders.js';
+import {type Holder, describeHolder, findHolders, hfxRole, parseProcLocks, procLocksDevice, stopHoldersStep} from '../../source/store/holders.js';
 import {T0} from '../fixtures/scenarios.js';
 import {WriterProcess} from '../helpers/writer.js';
 
@@ -53,6 +53,25 @@ describe('holders of the store files', () => {
 		expect(h.holdsDeletedWal).toBe(true);
 		expect(h.files.find(f => f.role === 'wal')!.target).toMatch(/c\.db-wal \(deleted\)$/);
 		expect(describeHolder(h)).toContain('deleted wal');
+	});
+});
+
+describe('an hfx holder named for what it is', () => {
+	const holder = (pid: number, cmdline: string): Holder => ({pid, command: 'node', cmdline, files: [{role: 'db', fd: 21, target: '/h/state.db', deleted: false}], locks: [], holdsDeletedWal: false});
+
+	it('the live view (no command), a watch, another command; nothing for any other process', () => {
+		expect(hfxRole(holder(1, 'node /opt/hfx/dist/hfx.js --db /h/state.db'))).toBe('hfx live view');
+		expect(hfxRole(holder(2, '/usr/local/bin/hfx'))).toBe('hfx live view');
+		expect(hfxRole(holder(3, 'node /opt/hfx/dist/hfx.js watch --textfile /x.prom'))).toBe('hfx watch');
+		expect(hfxRole(holder(4, 'hfx backup -o /b'))).toBe('hfx backup');
+		expect(hfxRole(holder(5, 'python3 -m hermes gateway run'))).toBeNull();
+		expect(describeHolder(holder(1, 'node /opt/hfx/dist/hfx.js --db /h/state.db'))).toBe('pid 1 (hfx live view: node /opt/hfx/dist/hfx.js --db /h/state.db) holds db');
+	});
+
+	it('says how each lets go, and names the gateway only for a process that is not hfx', () => {
+		const step = stopHoldersStep([holder(1, 'node /o/hfx.js'), holder(3, 'hfx watch')], 'run it again');
+		expect(step).toBe('quit hfx (pid 1: the hfx live view, with q; pid 3: hfx watch, with Ctrl-C), then run it again');
+		expect(stopHoldersStep([holder(1, 'node /o/hfx.js'), holder(7, 'python3 gateway')], 'go')).toMatch(/^quit hfx \(pid 1: the hfx live view, with q\), and stop the gateway/);
 	});
 });
 

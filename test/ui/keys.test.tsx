@@ -109,9 +109,9 @@ describe('the keymap table', () => {
 		expect(repair(true)).toEqual(['a apply', 'Esc back', 'j/k scroll']);
 		// Stepping through candidate donors is offered only where the operator chooses among several.
 		expect(footerHints({pane: 'findings', overlay: 'repair'}, {...context(true), donors: 2, nextDonor() {}}).map(h => h.text)).toEqual(['a apply', 'Esc back', 'd next donor', 'j/k scroll']);
-		// Once applied, the footer offers what is true now: no apply, and Esc closes the result.
-		expect(repair(true, true)).toEqual(['Esc close', 'j/k scroll']);
-		expect(footerHints({pane: 'findings', overlay: 'repair'}).map(h => h.text)).toEqual(['a apply', 'Esc back', 'd next donor', 'j/k scroll']);
+		// Once applied, the footer offers what is true now: no apply, u undoes it, and Esc closes the result.
+		expect(repair(true, true)).toEqual(['u undo', 'Esc close', 'j/k scroll']);
+		expect(footerHints({pane: 'findings', overlay: 'repair'}).map(h => h.text)).toEqual(['a apply', 'u undo', 'Esc back', 'd next donor', 'j/k scroll']);
 	});
 });
 

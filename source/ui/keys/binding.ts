@@ -8,9 +8,10 @@ import type {KeyEvent, KeySpec} from './key-event.js';
 
 /**
  * Screens drawn over a pane that take their own keys: the help, the filter line, the repair
- * preview, the repair's typed confirmation and a chat's timeline.
+ * preview, the repair's typed confirmation, a chat's timeline, and the undo of an applied repair
+ * with its typed confirmation.
  */
-export type Overlay = 'help' | 'filter' | 'repair' | 'confirm' | 'timeline';
+export type Overlay = 'help' | 'filter' | 'repair' | 'confirm' | 'timeline' | 'undo' | 'undo-confirm';
 
 /** Where a key is pressed: a pane, or an overlay drawn over it. */
 export type Scope = {pane: Pane; overlay?: Overlay};

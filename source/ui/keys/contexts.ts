@@ -1,6 +1,6 @@
 /**
  * What a key handler may touch: on the main screen (its panes, the help and the filter line) and
- * in the repair flow (its preview and typed confirmation). The screens build these; the keymap's
+ * in the repair flow (its preview and typed confirmation), and in the undo flow. The screens build these; the keymap's
  * handlers use nothing else.
  */
 import type {LiveModel} from '../../store/live.js';
@@ -9,6 +9,7 @@ import type {LiveSource} from '../live-source.js';
 import type {HomeSource} from '../home-source.js';
 import type {RepairService} from '../repair-service.js';
 import type {Stage} from '../repair-flow-state.js';
+import type {UndoStage} from '../undo-flow-state.js';
 import type {RowIds, UiAction, UiState} from '../state.js';
 import type {KeyContext} from './binding.js';
 
@@ -75,5 +76,23 @@ export type RepairKeys = KeyContext & {
 	/** Plans the adoption from the next candidate donor. */
 	nextDonor: () => void;
 	/** The typed confirmation's answer: typing, erasing, submitting it. */
+	answer: {type: (text: string) => void; erase: () => void; submit: () => void};
+	/** Opens the undo of the applied repair on screen. */
+	undo: () => void;
+};
+
+export type UndoKeys = KeyContext & {
+	stage: UndoStage;
+	/** An entry is chosen and every precondition holds. */
+	ready: boolean;
+	/** How many applied repairs of the audit trail can be undone. */
+	entries: number;
+	/** The undo was written (the result is on screen). */
+	undone: boolean;
+	nextEntry: () => void;
+	close: () => void;
+	confirm: () => void;
+	scroll: (by: number | 'top' | 'bottom') => void;
+	half: number;
 	answer: {type: (text: string) => void; erase: () => void; submit: () => void};
 };

@@ -3,9 +3,9 @@
  * rows. All three come from the same table.
  */
 import {PANE_TITLES} from '../pane-names.js';
-import {BINDINGS, LISTS, REPAIR_BINDINGS, SCREEN_BINDINGS, TIMELINE_BINDINGS} from '../keymap.js';
+import {BINDINGS, LISTS, REPAIR_BINDINGS, SCREEN_BINDINGS, TIMELINE_BINDINGS, UNDO_BINDINGS} from '../keymap.js';
 import type {AnyBinding, Binding, FooterState, Overlay, Scope} from './binding.js';
-import type {RepairKeys, ScreenKeys, TimelineKeys} from './contexts.js';
+import type {RepairKeys, ScreenKeys, TimelineKeys, UndoKeys} from './contexts.js';
 import {type KeyEvent, keyMatches} from './key-event.js';
 
 function inScope<B extends AnyBinding>(bindings: readonly B[], scope: Scope): B[] {
@@ -26,6 +26,11 @@ export function screenBinding(key: KeyEvent, scope: Scope & {overlay?: Extract<O
 /** The repair flow's binding for a key, in its preview or its confirmation. */
 export function repairBinding(key: KeyEvent, overlay: Extract<Overlay, 'repair' | 'confirm'>): Binding<RepairKeys> | undefined {
 	return find(REPAIR_BINDINGS, key, {pane: 'findings', overlay});
+}
+
+/** The undo flow's binding for a key, in its preview or its confirmation. */
+export function undoBinding(key: KeyEvent, overlay: Extract<Overlay, 'undo' | 'undo-confirm'>): Binding<UndoKeys> | undefined {
+	return find(UNDO_BINDINGS, key, {pane: 'findings', overlay});
 }
 
 /** The timeline view's binding for a key. */

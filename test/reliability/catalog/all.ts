@@ -22,7 +22,8 @@ import {STORES} from './stores.js';
 import {SYMLINKS} from './symlinks.js';
 import {TARBALL_VERDICTS} from './tarball-verdicts.js';
 import {TIMELINE_FAULTS} from './timeline.js';
+import {UNDO_TUI} from './undo-tui.js';
 import {WHOSE} from './whose.js';
 import {WORDS} from './words.js';
 
-export const CATALOG: Fault[] = [...CRASH, ...SYMLINKS, ...HANGS, ...ARCHIVES, ...WHOSE, ...CRASH_WINDOWS, ...EXITS, ...INJECTION, ...STORES, ...HOLDS, ...LINKS, ...SCHEMA_OBJECTS, ...AGENT_OPS_FAULTS, ...WORDS, ...ROLLBACK_SURFACES, ...DIFF, ...TIMELINE_FAULTS, ...SEARCH, ...PLACES, ...AGREE_EDGES, ...FLEET_FINDINGS, ...TARBALL_VERDICTS, ...OPERATOR_VIEW, ...IN_PLACE_READS];
+export const CATALOG: Fault[] = [...CRASH, ...SYMLINKS, ...HANGS, ...ARCHIVES, ...WHOSE, ...CRASH_WINDOWS, ...EXITS, ...INJECTION, ...STORES, ...HOLDS, ...LINKS, ...SCHEMA_OBJECTS, ...AGENT_OPS_FAULTS, ...WORDS, ...ROLLBACK_SURFACES, ...DIFF, ...TIMELINE_FAULTS, ...SEARCH, ...PLACES, ...AGREE_EDGES, ...FLEET_FINDINGS, ...TARBALL_VERDICTS, ...OPERATOR_VIEW, ...IN_PLACE_READS, ...UNDO_TUI];

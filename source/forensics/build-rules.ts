@@ -57,14 +57,14 @@ export function inclusionOf(change: RuleChange, build: HermesBuild | null): {inc
 	}
 
 	const parts = build?.version ? versionParts(build.version) : null;
-	const before = change.mainVersion === null ? null : versionParts(change.mainVersion);
-	const first = change.firstRelease === null ? null : versionParts(change.firstRelease);
-	if (parts !== null && before !== null && compareVersions(parts, before) < 0) {
-		return {included: false, why: `version ${build!.version} is older than ${change.mainVersion}, the version main carried when #${change.pr} merged (${change.merged})`, confidence: 'medium'};
+	const lacked = change.lackedBefore === null ? null : versionParts(change.lackedBefore);
+	const had = change.hadFrom === null ? null : versionParts(change.hadFrom);
+	if (parts !== null && lacked !== null && compareVersions(parts, lacked) < 0) {
+		return {included: false, why: `version ${build!.version} is older than ${change.lackedBefore}, and main still lacked #${change.pr} when it carried ${change.lackedBefore}`, confidence: 'medium'};
 	}
 
-	if (parts !== null && first !== null && compareVersions(parts, first) >= 0) {
-		return {included: true, why: `version ${build!.version} is ${change.firstRelease} or later, released after #${change.pr} merged (${change.merged})`, confidence: 'medium'};
+	if (parts !== null && had !== null && compareVersions(parts, had) >= 0) {
+		return {included: true, why: `version ${build!.version} is ${change.hadFrom} or later, released after #${change.pr} landed${change.merged === null ? '' : ` (${change.merged})`}`, confidence: 'medium'};
 	}
 
 	if (build === null) {
@@ -72,7 +72,8 @@ export function inclusionOf(change: RuleChange, build: HermesBuild | null): {inc
 	}
 
 	const said = [build.version === null ? null : `version ${build.version}`, sha === null ? null : `commit ${sha.slice(0, 12)}`].filter(Boolean).join(', ');
-	return {included: null, why: `${said || 'the build'} does not decide #${change.pr} (main carried ${change.mainVersion ?? 'an unestablished version'} before and after it merged on ${change.merged})`, confidence: 'weak'};
+	const known = change.hadFrom === null ? 'no version is known to have it' : `versions from ${change.hadFrom} have it`;
+	return {included: null, why: `${said || 'the build'} does not decide #${change.pr} (versions before ${change.lackedBefore ?? '(none established)'} lack it, ${known}; its sha is not one known to have or lack it)`, confidence: 'weak'};
 }
 
 /** The build as one label value: `0.20.5@f31cf971abcd`, `0.20.5`, `@f31cf971abcd`, or null. */

@@ -20,6 +20,8 @@ const MIN = 60;
 const GARBAGE = 5.49e246;
 /** A commit of the upstream v30 tree that hermes-incidents §3.3 names as lacking #91543 (its first 8 hex; the rest filler). */
 const SHA_WITHOUT = `f31cf971${'0'.repeat(32)}`;
+/** One §3.3 names as having it. */
+const SHA_WITH = `00704d08${'0'.repeat(32)}`;
 
 let dir: string;
 let gateway: ChildProcess;
@@ -87,22 +89,28 @@ describe('the rules of the installed build (issue #27, point 2)', () => {
 		expect(evidenceState(s.home)).toEqual(before);
 	});
 
-	it('a running gateway stamped 0.20.6 (released after #91543): the epoch window applies and the orphan is adopted', () => {
+	it('a running gateway at a commit §3.3 names as having #91543: the epoch window applies and the orphan is adopted', () => {
 		const s = buildStore('after');
-		gatewayState(s.home, {code_version: '0.20.6'});
+		gatewayState(s.home, {code_version: '0.21.4', code_sha: SHA_WITH});
 		const {json} = hfxJson(['scan', '--db', s.db], {env: {HERMES_HOME: ''}});
-		expect(json.rules).toMatchObject({rules: 'v30', build: '0.20.6', confidence: 'medium', alternative: null});
+		expect(json.rules).toMatchObject({rules: 'v30', build: '0.21.4@00704d080000', confidence: 'strong', alternative: null});
 		expect(orphanVerdict(json, s.orphan)).toBe(`adoptable from ${s.donor}`);
 		expect(json.afterUpgrade).toBeNull();
 	});
 
-	it('0.20.5 alone (main carried it before and after #91543) decides nothing: both verdicts, as with no build', () => {
+	it('a version not known to have or lack #91543 decides nothing: both verdicts, as with no build; an older version lacks it', () => {
 		const s = buildStore('ambiguous');
-		gatewayState(s.home, {code_version: '0.20.5'});
+		gatewayState(s.home, {code_version: '0.21.4'});
 		const {json} = hfxJson(['scan', '--db', s.db], {env: {HERMES_HOME: ''}});
-		expect(json.rules).toMatchObject({rules: 'v30', build: '0.20.5', confidence: 'weak', alternative: 'v30 before #91543'});
+		expect(json.rules).toMatchObject({rules: 'v30', build: '0.21.4', confidence: 'weak', alternative: 'v30 before #91543'});
+		const text = hfx(['scan', '--db', s.db], {env: {HERMES_HOME: ''}}).stdout;
+		expect(text).toContain('Build 0.21.4 undecided: with v30 before #91543 rules these verdicts differ (above: v30):');
 		expect(orphanVerdict(json, s.orphan)).toBe(`adoptable from ${s.donor}`);
 		expect(orphanVerdict(json.buildAlternative, s.orphan)).toBe('refused (no_predecessor)');
+		gatewayState(s.home, {code_version: '0.20.6'});
+		const older = hfxJson(['scan', '--db', s.db], {env: {HERMES_HOME: ''}}).json;
+		expect(older.rules).toMatchObject({rules: 'v30 before #91543', build: '0.20.6', confidence: 'medium', alternative: null});
+		expect(orphanVerdict(older, s.orphan)).toBe('refused (no_predecessor)');
 	});
 
 	it('no build (no running gateway): both rule sets, and where they disagree both verdicts are shown', () => {

@@ -68,8 +68,8 @@ const text = (value: FlagValue): string | undefined => (typeof value === 'string
 const READ_COMMANDS: CommandSpec[] = [
 	{
 		name: 'scan', usage: ['scan [STORE]'], summary: 'what is wrong: orphans, rollback risk, stale routing; what to do next',
-		operands: [STORE_OPERAND], flags: STORE, exits: 'read', example: 'hfx scan --db /srv/hermes/state.db --json | jq \'.routing[] | select(.rollbackRisk)\'',
-		run: async ({global}) => (await import('./commands/scan.js')).runScan(global, io),
+		operands: [STORE_OPERAND], flags: {...STORE, askHermes: OWN_FLAGS.askHermes}, exits: 'read', example: 'hfx scan --db /srv/hermes/state.db --json | jq \'.routing[] | select(.rollbackRisk)\'',
+		run: async ({flags, global}) => (await import('./commands/scan.js')).runScan({...global, askHermes: flags.askHermes === true}, io),
 	},
 	{
 		name: 'sessions', usage: ['sessions [STORE]'], summary: 'sessions, newest activity first',
@@ -83,8 +83,8 @@ const READ_COMMANDS: CommandSpec[] = [
 	},
 	{
 		name: 'routing', usage: ['routing [KEY]'], summary: 'per chat: what a restart would resume, every candidate and its rule',
-		operands: [{name: 'KEY', required: false}], flags: STORE, exits: 'read', example: 'hfx routing agent:main:telegram:dm:12345',
-		run: async ({operands, global}) => (await import('./commands/routing.js')).runRouting({...global, key: operands[0]}, io),
+		operands: [{name: 'KEY', required: false}], flags: {...STORE, askHermes: OWN_FLAGS.askHermes}, exits: 'read', example: 'hfx routing agent:main:telegram:dm:12345',
+		run: async ({operands, flags, global}) => (await import('./commands/routing.js')).runRouting({...global, key: operands[0], askHermes: flags.askHermes === true}, io),
 	},
 	{
 		name: 'diff', usage: ['diff A B'], summary: 'per chat, what a restart resumes and where the newest message is at two moments (a store, an archive, a snapshot, a retired capture); sessions, routing, rollbacks',

@@ -66,6 +66,7 @@ export const OWN_FLAGS = {
 	textfile: {type: 'string', value: 'PATH', help: 'the .prom file to replace atomically, in node_exporter\'s --collector.textfile.directory (metrics without it: stdout)'},
 	interval: {type: 'string', value: 'DURATION', help: 'how often to re-read the stores (default 15s)'},
 	jsonLines: {type: 'boolean', help: 'one JSON object per event line (for journald and log shippers)'},
+	askHermes: {type: 'boolean', help: 'when no running gateway states its build in gateway_state.json, run `hermes --version` (the hermes on PATH, no shell, 5 s timeout) to pick the rules of the installed build'},
 	staleAfter: {type: 'string', value: 'DURATION', help: 'a backup-stale event when the newest verified or drilled backup is older (default 1d)'},
 } as const satisfies Record<string, FlagDef>;
 

@@ -18,6 +18,8 @@ export type GlobalFlags = {
 	json: boolean;
 	maxGapSeconds: number;
 	color: boolean;
+	/** --ask-hermes: run `hermes --version` when no running gateway states its build (scan, routing). */
+	askHermes?: boolean;
 };
 
 export type Io = {

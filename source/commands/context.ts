@@ -2,11 +2,15 @@
  * What every read-only command shares: the parsed flags, where output goes, and the way a store
  * is found, loaded and analysed (or refused in one line).
  */
+import path from 'node:path';
 import {analyze, type Analysis} from '../forensics/analyze.js';
+import {type BuildRules, type HermesBuild, resolveBuildRules} from '../forensics/build-rules.js';
 import {type FailClosed, type ExitCode, asRefusal, refusalExit} from '../errors.js';
 import {locateStores, type Located, type StoreLocation} from '../store/locate.js';
 import {loadStore, type DatabaseFacts} from '../store/load.js';
 import type {ColumnSet} from '../store/read-snapshot.js';
+import {gatewayHermesBuild} from '../store/places/gateway-build.js';
+import {askHermesVersion} from '../store/places/hermes-version.js';
 
 export {type GlobalFlags, type Io, processIo} from '../io.js';
 import type {GlobalFlags, Io} from '../io.js';
@@ -19,11 +23,32 @@ export function locate(flags: GlobalFlags, io: Io): Located {
 	return locateStores({db: flags.db, home: flags.home, profile: flags.profile, routingScope: flags.routingScope, env: io.env});
 }
 
+/** `hermes --version`, asked once per run whatever the number of stores. */
+let asked: ReturnType<typeof askHermesVersion> | undefined;
+
+/**
+ * The installed build's rules for one store (hermes-incidents §3.2): the running gateway's
+ * `gateway_state.json` first; else, when the operator asks (`--ask-hermes`), `hermes --version`;
+ * else the store's generation alone.
+ */
+export function buildRulesOf(location: StoreLocation, ruleSet: DatabaseFacts['ruleSet'], flags: Pick<GlobalFlags, 'askHermes'>, env: NodeJS.ProcessEnv): BuildRules {
+	let build: HermesBuild | null = gatewayHermesBuild(path.dirname(path.resolve(location.path)));
+	let note = '';
+	if (build === null && flags.askHermes === true) {
+		asked ??= askHermesVersion(env);
+		({build, note} = asked);
+	}
+
+	const rules = resolveBuildRules(ruleSet, build);
+	return note === '' ? rules : {...rules, decidedBy: `${note}; ${rules.decidedBy}`};
+}
+
 /** `lean` reads only what the forensic engine needs (scan); views that print titles and tokens need `full`. */
-export function loadAndAnalyze(location: StoreLocation, flags: GlobalFlags, columns: ColumnSet = 'full'): StoreResult {
+export function loadAndAnalyze(location: StoreLocation, flags: GlobalFlags, columns: ColumnSet = 'full', env: NodeJS.ProcessEnv = process.env): StoreResult {
 	try {
 		const loaded = loadStore(location, {columns});
-		return {ok: true, location, facts: loaded.facts, analysis: analyze(loaded.snapshot, {maxGapSeconds: flags.maxGapSeconds})};
+		const buildRules = buildRulesOf(location, loaded.facts.ruleSet, flags, env);
+		return {ok: true, location, facts: loaded.facts, analysis: analyze(loaded.snapshot, {maxGapSeconds: flags.maxGapSeconds, buildRules})};
 	} catch (error) {
 		// A refusal, or a file error of the OS (its one line): this store is refused, the others still run.
 		const refusal = asRefusal(error);
@@ -68,7 +93,7 @@ export async function guarded(io: Io, flags: Pick<GlobalFlags, 'json'>, body: ()
 /** Loads exactly one store (the first located one, or the one --profile names) or throws. */
 export function loadOne(flags: GlobalFlags, io: Io): {located: Located; result: Extract<StoreResult, {ok: true}>} {
 	const located = locate(flags, io);
-	const result = loadAndAnalyze(located.stores[0]!, flags);
+	const result = loadAndAnalyze(located.stores[0]!, flags, 'full', io.env);
 	if (!result.ok) {
 		throw result.error;
 	}

@@ -9,6 +9,7 @@ import {type GlobalFlags, type Io, emit, guarded, loadOne} from './context.js';
 import {rollbackJson} from '../report/rollbacks.js';
 import {chatLines} from '../report/routing-text.js';
 import {routingJson} from '../report/scan-json.js';
+import {ruleSetJson, ruleSetLines} from '../report/rule-set-lines.js';
 
 export type RoutingFlags = GlobalFlags & {key?: string};
 
@@ -30,17 +31,17 @@ export async function runRouting(flags: RoutingFlags, io: Io): Promise<ExitCode>
 		const rolledBack = analysis.rollbacks.filter(b => shown.has(b.sessionKey));
 		const alarmed = chats.some(r => r.rollbackRisk) || rolledBack.length > 0;
 		emit(io, flags, {
-			json: () => ({database: facts.path, owner: facts.owner, ownerSource: facts.ownerSource, ruleSet: facts.ruleSet, routingScope: facts.routingScope, routing: chats.map(r => routingJson(r, analysis.upgradeChanges)), rollbacks: rolledBack.map(rollbackJson)}),
+			json: () => ({database: facts.path, owner: facts.owner, ownerSource: facts.ownerSource, ruleSet: facts.ruleSet, rules: ruleSetJson(facts, analysis.buildRules), routingScope: facts.routingScope, routing: chats.map(r => routingJson(r, analysis.upgradeChanges)), rollbacks: rolledBack.map(rollbackJson)}),
 			*text() {
 				yield `owner profile ${facts.owner}: ${facts.ownerSource}`;
-				yield `rule set ${facts.ruleSet}: ${facts.ruleSetReason}`;
+				yield* ruleSetLines(facts, analysis.buildRules);
 				if (facts.upgrade) {
 					yield `! ${facts.upgrade.note}; next: ${facts.upgrade.next}`;
 				}
 
 				for (const r of chats) {
 					yield '';
-					yield* chatLines(r, {afterUpgrade: analysis.upgradeChanges.bySubject.get(r.sessionKey), rolledBack: rolledBack.filter(b => b.sessionKey === r.sessionKey)});
+					yield* chatLines(r, {afterUpgrade: analysis.upgradeChanges.bySubject.get(r.sessionKey), otherBuild: analysis.buildChanges.bySubject.get(r.sessionKey), rolledBack: rolledBack.filter(b => b.sessionKey === r.sessionKey)});
 				}
 			},
 		});

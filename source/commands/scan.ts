@@ -19,7 +19,7 @@ export function exitCodeOf(results: readonly StoreResult[]): ExitCode {
 export async function runScan(flags: GlobalFlags, io: Io): Promise<ExitCode> {
 	return guarded(io, flags, () => {
 		const located = locate(flags, io);
-		const results = located.stores.map(location => loadAndAnalyze(location, flags, 'lean'));
+		const results = located.stores.map(location => loadAndAnalyze(location, flags, 'lean', io.env));
 		for (const r of results) {
 			if (!r.ok) {
 				io.err(r.error.line());

@@ -2,6 +2,7 @@
  * One pass of the forensic engine over a snapshot: lineage, orphans, per-chat routing and the
  * findings an operator must act on. Pure: same snapshot in, same analysis out.
  */
+import {type BuildRules, variantsCanDiffer} from './build-rules.js';
 import {CURRENT_RULE_SET, type Rules, orphanRulesFor, rulesFor} from './generations.js';
 import {type Lineage, buildLineage} from './lineage.js';
 import {DEFAULT_MAX_GAP_SECONDS, type OrphanVerdict, findOrphans, isListedRefusedLocal} from './orphans.js';
@@ -25,6 +26,8 @@ export type {RepairRoutingCrash} from './repair-routing-crash.js';
 /** The verdicts of one generation of rules on one snapshot. */
 export type GenerationVerdicts = {
 	ruleSet: Rules['ruleSet'];
+	/** The rules as said (the generation, or its variant for a build lacking a change: build-rules.ts). */
+	rulesLabel: string;
 	/** Every row repair-routing lists, in its order ([] where it crashes). */
 	listed: OrphanVerdict[];
 	/** The findings among them: every listed row but the local-surface ones it refuses. */
@@ -52,6 +55,12 @@ export type Analysis = GenerationVerdicts & {
 	/** The places beside the store judged, and each chat's newest message outside state.db (elsewhere.ts). */
 	places: Elsewhere['places'];
 	newestElsewhere: Elsewhere['newestElsewhere'];
+	/** The installed build, the rules it decided and how (absent: not read; the generation decided). */
+	buildRules: BuildRules | null;
+	/** Where the build leaves a verdict-changing rule change undecided: the verdicts of the other side. */
+	buildAlternative: GenerationVerdicts | null;
+	/** Per orphan and per chat where the two sides differ: "with #N: X; before #N: Y". */
+	buildChanges: UpgradeChanges;
 };
 
 export type AnalyzeOptions = {
@@ -61,6 +70,8 @@ export type AnalyzeOptions = {
 	 * does, and shares it with every later analysis): not built a second time.
 	 */
 	byId?: Map<string, SessionRecord>;
+	/** The rules of the installed build (build-rules.ts); absent: the store's generation decides alone. */
+	buildRules?: BuildRules;
 };
 
 /** Sessions with a timestamp outside the epoch window (reported as info findings). */
@@ -192,9 +203,9 @@ export function repairRoutingOf(snapshot: Snapshot, rules: Rules, maxGapSeconds:
 
 /** One generation's verdicts on the snapshot. */
 export function verdictsOf(snapshot: Snapshot, rules: Rules, context: {byId: Map<string, SessionRecord>; lineage: Lineage; maxGapSeconds: number}): GenerationVerdicts {
-	const {listed, crash} = repairRoutingOf(snapshot, orphanRulesFor(rules.ruleSet), context.maxGapSeconds, context.byId);
+	const {listed, crash} = repairRoutingOf(snapshot, orphanRulesFor(rules), context.maxGapSeconds, context.byId);
 	const routing = analyzeRouting({sessions: snapshot.sessions, byId: context.byId, routing: snapshot.routing, legacyRouting: snapshot.legacyRouting, routingScope: snapshot.routingScope, lineage: context.lineage, orphans: listed, rules, owner: snapshot.owner});
-	return {ruleSet: rules.ruleSet, ...splitListed(listed), repairRoutingCrash: crash, routing};
+	return {ruleSet: rules.ruleSet, rulesLabel: rules.label, ...splitListed(listed), repairRoutingCrash: crash, routing};
 }
 
 /** The rollbacks that already happened, from the message timelines the store read with the snapshot. */
@@ -211,7 +222,7 @@ function coreOf(snapshot: Snapshot, options: AnalyzeOptions): Core {
 	const maxGapSeconds = options.maxGapSeconds ?? DEFAULT_MAX_GAP_SECONDS;
 	const byId = options.byId ?? indexById(snapshot.sessions);
 	const lineage = buildLineage(snapshot.sessions, byId);
-	const today = verdictsOf(snapshot, rulesFor(snapshot.ruleSet), {byId, lineage, maxGapSeconds});
+	const today = verdictsOf(snapshot, options.buildRules?.rules ?? rulesFor(snapshot.ruleSet), {byId, lineage, maxGapSeconds});
 	return {byId, lineage, maxGapSeconds, today, rollbacks: rollbacksOf(snapshot, byId, maxGapSeconds)};
 }
 
@@ -221,15 +232,24 @@ export function analyzeChats(snapshot: Snapshot, options: AnalyzeOptions = {}): 
 	return {snapshot, ...core, ...today};
 }
 
+/** An older generation, or a build of the current one that lacks a change these rows feel (build-rules.ts). */
+function upgradeMatters(snapshot: Snapshot, rules: Rules | undefined): boolean {
+	const current = rulesFor(CURRENT_RULE_SET);
+	return snapshot.ruleSet !== CURRENT_RULE_SET || (rules !== undefined && rules.label !== current.label && variantsCanDiffer(snapshot.sessions, rules, current));
+}
+
 export function analyze(snapshot: Snapshot, options: AnalyzeOptions = {}): Analysis {
 	const {byId, lineage, maxGapSeconds, today, rollbacks} = coreOf(snapshot, options);
 	const context = {byId, lineage, maxGapSeconds};
-	const afterUpgrade = snapshot.ruleSet === CURRENT_RULE_SET ? null : verdictsOf(snapshot, rulesFor(CURRENT_RULE_SET), context);
+	const afterUpgrade = upgradeMatters(snapshot, options.buildRules?.rules) ? verdictsOf(snapshot, rulesFor(CURRENT_RULE_SET), context) : null;
 	const changes = upgradeChanges(today, afterUpgrade);
+	const build = options.buildRules ?? null;
+	const buildAlternative = build?.alternative && variantsCanDiffer(snapshot.sessions, build.rules, build.alternative) ? verdictsOf(snapshot, build.alternative, context) : null;
+	const buildChanges = upgradeChanges(today, buildAlternative, {today: `with ${today.rulesLabel}`, after: `with ${build?.alternative?.label ?? ''}`});
 	const reapChurns = detectReapChurn(snapshot.sessions);
 	const elsewhere = elsewhereOf(snapshot, {byId, lineage, routing: today.routing});
 	const findings = collectFindings({...today, rollbacks, reapChurns, byId, elsewhere: elsewhere.findings}, snapshot.sessions, undefined, changes, snapshot.missingColumns);
-	return {snapshot, byId, lineage, ...today, rollbacks, reapChurns, findings, maxGapSeconds, afterUpgrade, upgradeChanges: changes, places: elsewhere.places, newestElsewhere: elsewhere.newestElsewhere};
+	return {snapshot, byId, lineage, ...today, rollbacks, reapChurns, findings, maxGapSeconds, afterUpgrade, upgradeChanges: changes, places: elsewhere.places, newestElsewhere: elsewhere.newestElsewhere, buildRules: build, buildAlternative, buildChanges};
 }
 
 /** Exit status of a scan: 1 when there is any rollback that happened, orphan, rollback risk, failing repair-routing, undecidable rule (a missing column), write halt, unreplayed turn or §4 signature (elsewhere.ts). */

@@ -14,6 +14,8 @@ export const CURRENT_SCHEMA_VERSION = 30;
 
 export type Rules = {
 	ruleSet: RuleSet;
+	/** The rule set as said: the generation, or a variant of it for a build that lacks a change shipped inside it (build-rules.ts). */
+	label: string;
 	/** legacy: live/recoverable rows with messages, newest started_at first; recency: rows with messages first, then COALESCE(last_activity_at, started_at). */
 	finder: 'legacy' | 'recency';
 	recoverable: ReadonlySet<string>;
@@ -44,6 +46,7 @@ export type Rules = {
 
 const V30: Rules = {
 	ruleSet: 'v30',
+	label: 'v30',
 	finder: 'recency',
 	recoverable: RECOVERABLE_END_REASONS,
 	completedHandoff: true,
@@ -59,6 +62,7 @@ const V30: Rules = {
 const V25: Rules = {
 	...V30,
 	ruleSet: 'v25',
+	label: 'v25',
 	recoverable: LEGACY_RECOVERABLE_END_REASONS,
 	completedHandoff: false,
 	profileFence: false,
@@ -71,6 +75,7 @@ const V25: Rules = {
 const LEGACY: Rules = {
 	...V25,
 	ruleSet: 'legacy-v21',
+	label: 'legacy-v21',
 	finder: 'legacy',
 	resetFence: false,
 	hasRepairRouting: false,
@@ -86,8 +91,7 @@ export function rulesFor(ruleSet: RuleSet): Rules {
  * The rules repair-routing applies to a store of this generation. A generation without the
  * command (legacy) gets it only by upgrading Hermes, which brings the current rules.
  */
-export function orphanRulesFor(ruleSet: RuleSet): Rules {
-	const rules = rulesFor(ruleSet);
+export function orphanRulesFor(rules: Rules): Rules {
 	return rules.hasRepairRouting ? rules : V30;
 }
 

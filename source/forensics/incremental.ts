@@ -386,7 +386,7 @@ export function analyzeIncremental(previous: Analysis, snapshot: Snapshot, chang
 	const reapChurns = detectReapChurn(snapshot.sessions);
 	const elsewhere = elsewhereOf(snapshot, {byId, lineage, routing});
 	const findings = collectFindings({...listed, routing, repairRoutingCrash: null, rollbacks, reapChurns, byId, elsewhere: elsewhere.findings}, snapshot.sessions, [...corrupt.values()], undefined, snapshot.missingColumns);
-	const next: Analysis = {snapshot, byId, lineage, ruleSet: rules.ruleSet, ...listed, repairRoutingCrash: null, routing, rollbacks, reapChurns, findings, maxGapSeconds, afterUpgrade: null, upgradeChanges: upgradeChanges({...listed, repairRoutingCrash: null, routing}, null), places: elsewhere.places, newestElsewhere: elsewhere.newestElsewhere};
+	const next: Analysis = {snapshot, byId, lineage, ruleSet: rules.ruleSet, rulesLabel: rules.label, ...listed, repairRoutingCrash: null, routing, rollbacks, reapChurns, findings, maxGapSeconds, afterUpgrade: null, upgradeChanges: upgradeChanges({...listed, repairRoutingCrash: null, routing}, null), places: elsewhere.places, newestElsewhere: elsewhere.newestElsewhere, buildRules: null, buildAlternative: null, buildChanges: upgradeChanges({...listed, repairRoutingCrash: null, routing}, null)};
 	carries.set(next, {byKey, corrupt});
 	derivations.delete(previous);
 	const before = shared ? new Map(shared.before) : undefined;

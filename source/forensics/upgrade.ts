@@ -1,7 +1,8 @@
 /**
  * What an upgrade changes: the store's own generation decides today; current Hermes decides once
  * it has migrated the store and restarted the gateway. Per orphan and per chat where the two
- * differ: "today X; after upgrading Hermes, Y".
+ * differ: "today X; after upgrading Hermes, Y". The same comparison says where two builds of one
+ * generation differ ("with v30 X; with v30 before #91543, Y": build-rules.ts).
  */
 import type {OrphanVerdict} from './orphans.js';
 import type {ChatRouting} from './routing.js';
@@ -47,7 +48,12 @@ function chatWords(c: ChatRouting | undefined): string {
 	return `${resumes}${c.rollbackRisk ? ` (ROLLBACK RISK: newest in ${c.newestActivityIn})` : ', no risk'}`;
 }
 
-function orphanChanges(today: Verdicts, after: Verdicts, lines: UpgradeLine[]): void {
+/** How the two sides are said: "today" and "after upgrading Hermes", or two builds' rules. */
+export type SideWords = {today: string; after: string};
+
+const UPGRADE_WORDS: SideWords = {today: 'today', after: 'after upgrading Hermes'};
+
+function orphanChanges(today: Verdicts, after: Verdicts, lines: UpgradeLine[], words: SideWords): void {
 	const before = new Map(today.listed.map(o => [o.orphanId, o]));
 	const now = new Map(after.listed.map(o => [o.orphanId, o]));
 	const ids = [...new Set([...before.keys(), ...now.keys()])];
@@ -55,12 +61,12 @@ function orphanChanges(today: Verdicts, after: Verdicts, lines: UpgradeLine[]): 
 		const a = before.get(id);
 		const b = now.get(id);
 		if (!sameOrphan(a, b)) {
-			lines.push({subject: id, text: `today ${orphanWords(a, today.repairRoutingCrash !== null)}; after upgrading Hermes, ${orphanWords(b, after.repairRoutingCrash !== null)}`});
+			lines.push({subject: id, text: `${words.today} ${orphanWords(a, today.repairRoutingCrash !== null)}; ${words.after}, ${orphanWords(b, after.repairRoutingCrash !== null)}`});
 		}
 	}
 }
 
-function chatChanges(today: Verdicts, after: Verdicts, lines: UpgradeLine[]): void {
+function chatChanges(today: Verdicts, after: Verdicts, lines: UpgradeLine[], words: SideWords): void {
 	const before = new Map(today.routing.map(c => [c.sessionKey, c]));
 	const now = new Map(after.routing.map(c => [c.sessionKey, c]));
 	const keys = [...new Set([...before.keys(), ...now.keys()])].sort();
@@ -68,16 +74,16 @@ function chatChanges(today: Verdicts, after: Verdicts, lines: UpgradeLine[]): vo
 		const a = before.get(key);
 		const b = now.get(key);
 		if (a?.restartResolvesTo !== b?.restartResolvesTo || a?.rollbackRisk !== b?.rollbackRisk) {
-			lines.push({subject: key, text: `today ${chatWords(a)}; after upgrading Hermes, ${chatWords(b)}`});
+			lines.push({subject: key, text: `${words.today} ${chatWords(a)}; ${words.after}, ${chatWords(b)}`});
 		}
 	}
 }
 
-export function upgradeChanges(today: Verdicts, after: Verdicts | null): UpgradeChanges {
+export function upgradeChanges(today: Verdicts, after: Verdicts | null, words: SideWords = UPGRADE_WORDS): UpgradeChanges {
 	const lines: UpgradeLine[] = [];
 	if (after !== null) {
-		orphanChanges(today, after, lines);
-		chatChanges(today, after, lines);
+		orphanChanges(today, after, lines, words);
+		chatChanges(today, after, lines, words);
 	}
 
 	return {bySubject: new Map(lines.map(l => [l.subject, l.text])), lines};

@@ -28,7 +28,7 @@ function candidateLines(r: ChatRouting): string[] {
 }
 
 /** One chat; `rolledBack` are the rollbacks of this chat that already happened (forensics/rollbacks.ts). */
-export function chatLines(r: ChatRouting, options: {afterUpgrade?: string; rolledBack?: readonly Rollback[]} = {}): string[] {
+export function chatLines(r: ChatRouting, options: {afterUpgrade?: string; otherBuild?: string; rolledBack?: readonly Rollback[]} = {}): string[] {
 	const rolledBack = options.rolledBack ?? [];
 	const lag = r.newestActivityAt !== null && r.resolvesToActivityAt !== null ? r.newestActivityAt - r.resolvesToActivityAt : null;
 	const lines = [
@@ -37,6 +37,7 @@ export function chatLines(r: ChatRouting, options: {afterUpgrade?: string; rolle
 		`    restart resumes   ${r.restartResolvesTo ?? '(a new, empty session)'}  via ${r.resolution.via}, rule set ${r.resolution.ruleSet}`,
 		`    newest message in ${r.newestActivityIn ?? '(no messages)'}  ${utc(r.newestActivityAt)} UTC${r.rollbackRisk && lag !== null && lag > 0 ? ` (${duration(lag)} newer than what a restart resumes)` : ''}`,
 		...(r.rollbackRiskReason ? [`    why               ${r.rollbackRiskReason}`] : []),
+		...(options.otherBuild ? [`    build unknown     ${options.otherBuild}`] : []),
 		...(options.afterUpgrade ? [`    after an upgrade  ${options.afterUpgrade}`] : []),
 		...(r.routingEntrySource === 'sessions.json' ? ['    the entry comes from the legacy sessions/sessions.json mirror (gateway_routing has none usable for this key)'] : []),
 		...candidateLines(r),

@@ -9,6 +9,7 @@ import type {ChatRouting} from '../forensics/routing.js';
 import type {UpgradeChanges} from '../forensics/upgrade.js';
 import type {DatabaseFacts} from '../store/load.js';
 import {rollbackJson} from './rollbacks.js';
+import {ruleSetJson} from './rule-set-lines.js';
 
 export function orphanJson(o: OrphanVerdict, changes?: UpgradeChanges) {
 	return {
@@ -57,6 +58,7 @@ export function routingJson(r: ChatRouting, changes?: UpgradeChanges) {
 export function storeJson(facts: DatabaseFacts, analysis: Analysis) {
 	return {
 		database: facts,
+		rules: ruleSetJson(facts, analysis.buildRules),
 		maxGapSeconds: analysis.maxGapSeconds,
 		summary: {
 			sessions: facts.sessionCount,
@@ -86,6 +88,14 @@ export function storeJson(facts: DatabaseFacts, analysis: Analysis) {
 			listedRefusedLocal: analysis.afterUpgrade.listedRefusedLocal.map(o => orphanJson(o)),
 			repairRoutingCrash: analysis.afterUpgrade.repairRoutingCrash,
 			routing: analysis.afterUpgrade.routing.map(r => routingJson(r)),
+		},
+		buildAlternative: analysis.buildAlternative && {
+			rules: analysis.buildAlternative.rulesLabel,
+			changes: analysis.buildChanges.lines,
+			orphans: analysis.buildAlternative.orphans.map(o => orphanJson(o)),
+			listedRefusedLocal: analysis.buildAlternative.listedRefusedLocal.map(o => orphanJson(o)),
+			repairRoutingCrash: analysis.buildAlternative.repairRoutingCrash,
+			routing: analysis.buildAlternative.routing.map(r => routingJson(r)),
 		},
 		findings: analysis.findings,
 		newestElsewhere: analysis.newestElsewhere,

@@ -12,6 +12,7 @@ import type {DatabaseFacts} from '../store/load.js';
 import {bytes, plural, utc} from '../text/format.js';
 import {wrapIndented} from '../text/wrap.js';
 import {candidateLines} from './candidates.js';
+import {ruleSetLines} from './rule-set-lines.js';
 import {rollbackLines} from './rollbacks.js';
 
 function header(facts: DatabaseFacts): string {
@@ -30,10 +31,10 @@ function orphanLines(o: OrphanVerdict, analysis: Pick<Analysis, 'upgradeChanges'
 }
 
 /** Where the store stands among Hermes' generations: its owner, its rules, what an upgrade does. */
-function generationLines(facts: DatabaseFacts): string[] {
+function generationLines(facts: DatabaseFacts, build: Analysis['buildRules']): string[] {
 	const lines = [
 		`owner profile ${facts.owner}: ${facts.ownerSource}`,
-		`rule set ${facts.ruleSet}: ${facts.ruleSetReason}`,
+		...ruleSetLines(facts, build),
 	];
 	if (facts.upgrade) {
 		lines.push(`! older than current Hermes: ${facts.upgrade.note}`, `  next: ${facts.upgrade.next}`);
@@ -79,7 +80,7 @@ function orphanSections(analysis: Analysis): string[] {
 	}
 
 	if (analysis.orphans.length > 0) {
-		lines.push(`Orphans: keyless rows holding messages that repair-routing lists (rules ${analysis.ruleSet}, window ${analysis.maxGapSeconds}s)`);
+		lines.push(`Orphans: keyless rows holding messages that repair-routing lists (rules ${analysis.rulesLabel}, window ${analysis.maxGapSeconds}s)`);
 		lines.push(...analysis.orphans.flatMap(o => orphanLines(o, analysis)), '');
 	}
 
@@ -89,6 +90,18 @@ function orphanSections(analysis: Analysis): string[] {
 	}
 
 	return lines;
+}
+
+/** Where the build leaves a rule change undecided and the two sides differ: both verdicts. */
+function buildLines(analysis: Analysis): string[] {
+	const {lines} = analysis.buildChanges;
+	const alternative = analysis.buildAlternative;
+	if (alternative === null || lines.length === 0) {
+		return [];
+	}
+
+	const build = analysis.buildRules?.build ?? null;
+	return [`${build === null ? 'Build unknown' : `Build ${build} undecided`}: with ${alternative.rulesLabel} rules these verdicts differ (above: ${analysis.rulesLabel}):`, ...lines.map(l => `  ${l.subject}: ${l.text}`), ''];
 }
 
 function upgradeLines(analysis: Analysis): string[] {
@@ -108,7 +121,7 @@ export function humanReport(facts: DatabaseFacts, analysis: Analysis): string[] 
 	const lines: string[] = [];
 	const risks = analysis.routing.filter(r => r.rollbackRisk);
 	const adoptable = analysis.orphans.filter(o => o.verdict === 'adoptable');
-	lines.push(header(facts), ...generationLines(facts));
+	lines.push(header(facts), ...generationLines(facts, analysis.buildRules));
 	const rolledBack = analysis.rollbacks.length > 0 ? ` · ${plural(analysis.rollbacks.length, 'chat')} rolled back` : '';
 	lines.push(`${plural(facts.sessionCount, 'session')} · ${plural(analysis.routing.length, 'chat')} · ${plural(analysis.orphans.length, 'orphan')} (${adoptable.length} adoptable)${rolledBack} · ${plural(risks.length, 'chat')} at rollback risk`);
 	lines.push('');
@@ -146,7 +159,7 @@ export function humanReport(facts: DatabaseFacts, analysis: Analysis): string[] 
 		lines.push('');
 	}
 
-	lines.push(...upgradeLines(analysis));
+	lines.push(...buildLines(analysis), ...upgradeLines(analysis));
 	if (hasFindings(analysis)) {
 		lines.push(analysis.rollbacks.length > 0
 			? `Next: the chat already rolled back; ${rollbackNextStep(analysis.rollbacks[0]!)}.`

@@ -3,6 +3,7 @@ import type {Fault} from '../types.js';
 import {AGREE_EDGES} from './agree-edges.js';
 import {AGENT_OPS_FAULTS} from './agent-ops.js';
 import {ARCHIVES} from './archives.js';
+import {BUILD_RULES} from './build-rules.js';
 import {CRASH_WINDOWS} from './crash-windows.js';
 import {CRASH} from './crash.js';
 import {DIFF} from './diff.js';
@@ -26,4 +27,4 @@ import {UNDO_TUI} from './undo-tui.js';
 import {WHOSE} from './whose.js';
 import {WORDS} from './words.js';
 
-export const CATALOG: Fault[] = [...CRASH, ...SYMLINKS, ...HANGS, ...ARCHIVES, ...WHOSE, ...CRASH_WINDOWS, ...EXITS, ...INJECTION, ...STORES, ...HOLDS, ...LINKS, ...SCHEMA_OBJECTS, ...AGENT_OPS_FAULTS, ...WORDS, ...ROLLBACK_SURFACES, ...DIFF, ...TIMELINE_FAULTS, ...SEARCH, ...PLACES, ...AGREE_EDGES, ...FLEET_FINDINGS, ...TARBALL_VERDICTS, ...OPERATOR_VIEW, ...IN_PLACE_READS, ...UNDO_TUI];
+export const CATALOG: Fault[] = [...CRASH, ...SYMLINKS, ...HANGS, ...ARCHIVES, ...WHOSE, ...CRASH_WINDOWS, ...EXITS, ...INJECTION, ...STORES, ...HOLDS, ...LINKS, ...SCHEMA_OBJECTS, ...AGENT_OPS_FAULTS, ...WORDS, ...ROLLBACK_SURFACES, ...DIFF, ...TIMELINE_FAULTS, ...SEARCH, ...PLACES, ...AGREE_EDGES, ...FLEET_FINDINGS, ...TARBALL_VERDICTS, ...OPERATOR_VIEW, ...IN_PLACE_READS, ...UNDO_TUI, ...BUILD_RULES];

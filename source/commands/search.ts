@@ -6,8 +6,7 @@
  * Exit 0 hits, 1 no hit, 2 a store could not be searched or the text was refused.
  */
 import {type ExitCode, FailClosed, asRefusal} from '../errors.js';
-import {analyzeChats} from '../forensics/analyze.js';
-import {type StoreHit, chatOf, chatOfRow, orphanChats} from '../forensics/search-hits.js';
+import {chatOf, chatOfRow, keylessChatsOf} from '../forensics/search-hits.js';
 import {MAX_QUERY_CHARS, type SearchQuery, parseSearchQuery} from '../forensics/search-query.js';
 import {type LabelledHit, type SearchReport, type StoreSearchReport, searchJson, searchText} from '../report/search.js';
 import type {StoreLocation} from '../store/locate.js';
@@ -55,9 +54,8 @@ function labelHits(store: ReadOnlyStore, schema: SchemaInfo, location: StoreLoca
 	// An immutable read pins no WAL (there is none): one transaction, as loadStore reads it.
 	const budget = store.isImmutable ? {transactionBudgetMs: Number.POSITIVE_INFINITY} : {};
 	const {snapshot} = readSnapshot(store, schema, routingHomeOf(location, schema).context, {columns: 'lean', chatsOfSources, ...budget});
-	const analysis = analyzeChats(snapshot, {maxGapSeconds: flags.maxGapSeconds});
-	const orphans = orphanChats(analysis);
-	return found.hits.map((h, i) => ({...h, chat: light[i] ?? chatOf(analysis.byId.get(h.sessionId), orphans)}));
+	const {byId, chats} = keylessChatsOf(snapshot, flags.maxGapSeconds);
+	return found.hits.map((h, i) => ({...h, chat: light[i] ?? chatOf(byId.get(h.sessionId), chats)}));
 }
 
 /**

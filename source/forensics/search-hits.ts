@@ -2,10 +2,11 @@
  * What a search hit is to an operator: its row, its chat (the session key, or "keyless: orphan"
  * for the keyless gateway row a restart skipped), and the hits of every store in one list. Pure.
  */
-import type {Analysis} from './analyze.js';
-import {LOCAL_SURFACES, isOrphanCandidate} from './orphans.js';
+import {type Analysis, indexById, repairRoutingOf, rollbacksOf, splitListed} from './analyze.js';
+import {orphanRulesFor, rulesFor} from './generations.js';
+import {DEFAULT_MAX_GAP_SECONDS, LOCAL_SURFACES, isOrphanCandidate} from './orphans.js';
 import type {SnippetPart} from './search-snippet.js';
-import type {SessionRecord} from './types.js';
+import type {SessionRecord, Snapshot} from './types.js';
 
 /** How a hit was found: the word index, the trigram index, a scan of a rebuild window, a scan of messages. */
 export type HitVia = 'fts' | 'trigram' | 'rebuild-window' | 'scan';
@@ -48,6 +49,17 @@ export function orphanChats(analysis: Pick<Analysis, 'orphans' | 'rollbacks'>): 
 	}
 
 	return chats;
+}
+
+/**
+ * What names the chat of a keyless row, and nothing more of the analysis (no restart resolution of
+ * every key, no findings): today's repair-routing verdicts and the rollbacks, as analyzeChats computes
+ * them; `orphanChats` of both answers the same (test/forensics/chat-scope.test.ts).
+ */
+export function keylessChatsOf(snapshot: Snapshot, maxGapSeconds = DEFAULT_MAX_GAP_SECONDS): {byId: Map<string, SessionRecord>; chats: Map<string, string | null>} {
+	const byId = indexById(snapshot.sessions);
+	const {listed} = repairRoutingOf(snapshot, orphanRulesFor(rulesFor(snapshot.ruleSet)), maxGapSeconds, byId);
+	return {byId, chats: orphanChats({orphans: splitListed(listed).orphans, rollbacks: rollbacksOf(snapshot, byId, maxGapSeconds)})};
 }
 
 /** The chat of a hit's row, in the words of `hfx sessions`. */

@@ -342,12 +342,16 @@ export function toRoutingEntry(r: Record<string, unknown>): RoutingEntry {
 /**
  * COUNT(*) of the messages of every keyless row but tool rows, by session, in one grouped query
  * (an index-only walk of (session_id, timestamp) for those rows): repair-routing reports each row it lists with
- * this count, local surfaces included, and no statement runs per row.
+ * this count, local surfaces included, and no statement runs per row. `only`: count just these
+ * sessions (a read of part of the store counts only the rows it holds).
  */
-export function keylessMessageRows(store: ReadOnlyStore, schema: SchemaInfo): Map<string, number> {
+export function keylessMessageRows(store: ReadOnlyStore, schema: SchemaInfo, only?: readonly string[]): Map<string, number> {
 	// Tool rows are never listed: their messages are not counted.
-	const keyless = `SELECT s.id FROM sessions s WHERE ${schema.sessionColumns.has('session_key') ? 's.session_key IS NULL AND ' : ''}COALESCE(s.source, '') != 'tool'`;
-	const rows = store.prepare(`SELECT m.session_id, count(*) FROM messages m WHERE m.session_id IN (${keyless}) GROUP BY m.session_id`).raw(true).all() as Array<[unknown, number]>;
+	const keyless = only
+		? 'SELECT value FROM json_each(?)'
+		: `SELECT s.id FROM sessions s WHERE ${schema.sessionColumns.has('session_key') ? 's.session_key IS NULL AND ' : ''}COALESCE(s.source, '') != 'tool'`;
+	const sql = `SELECT m.session_id, count(*) FROM messages m WHERE m.session_id IN (${keyless}) GROUP BY m.session_id`;
+	const rows = store.prepare(sql).raw(true).all(...(only ? [JSON.stringify(only)] : [])) as Array<[unknown, number]>;
 	const counts = new Map<string, number>();
 	for (const [id, n] of rows) {
 		counts.set(String(id), n);
@@ -447,7 +451,8 @@ export function readSnapshot(store: ReadOnlyStore, schema: SchemaInfo, context: 
 
 			settle(s);
 			if (needsMessageCount(s)) {
-				counts ??= keylessMessageRows(store, schema);
+				// A read of part of the store counts the keyless rows it holds (the rows the grouped query takes).
+				counts ??= keylessMessageRows(store, schema, scope ? sessions.filter(r => r.sessionKey === null && r.source !== 'tool').map(r => r.id) : undefined);
 				s.messageRows = counts.get(s.id) ?? 0;
 			}
 		}

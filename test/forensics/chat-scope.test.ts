@@ -9,7 +9,7 @@ import {analyzeChats} from '../../source/forensics/analyze.js';
 import {chatScope} from '../../source/forensics/chat-scope.js';
 import {LOCAL_SURFACES} from '../../source/forensics/orphans.js';
 import {rollbackProbePairs} from '../../source/forensics/rollback-pairs.js';
-import {chatOf, orphanChats} from '../../source/forensics/search-hits.js';
+import {chatOf, keylessChatsOf, orphanChats} from '../../source/forensics/search-hits.js';
 import type {RestartProbe, RoutingEntry, RuleSet, SessionRecord, Snapshot} from '../../source/forensics/types.js';
 import {prng} from '../helpers/prng.js';
 import {T0, routingEntry, session} from '../helpers/records.js';
@@ -91,14 +91,13 @@ function withProbes(snapshot: Snapshot, seed: number): Snapshot {
 	return {...snapshot, restartProbes};
 }
 
-/** The chat every keyless row of `source` is labelled with. */
+/** The chat every keyless row of `source` is labelled with, as hfx search labels it (keylessChatsOf). */
 function labels(snapshot: Snapshot, source: string): Record<string, string> {
-	const analysis = analyzeChats(snapshot);
-	const orphans = orphanChats(analysis);
+	const {byId, chats} = keylessChatsOf(snapshot);
 	const out: Record<string, string> = {};
 	for (const s of snapshot.sessions) {
 		if (s.source === source && s.sessionKey === null) {
-			out[s.id] = chatOf(analysis.byId.get(s.id), orphans).label;
+			out[s.id] = chatOf(byId.get(s.id), chats).label;
 		}
 	}
 
@@ -113,7 +112,10 @@ describe('chatScope', () => {
 		for (let seed = 1; seed <= 150; seed++) {
 			for (const ruleSet of ['legacy-v21', 'v25', 'v30'] as const) {
 				const whole = withProbes(world(seed, ruleSet), seed);
-				rolled += analyzeChats(whole).rollbacks.length;
+				const analysis = analyzeChats(whole);
+				rolled += analysis.rollbacks.length;
+				// The labels' own analysis names the same chats as the whole analysis.
+				expect(keylessChatsOf(whole).chats, `seed ${seed} ${ruleSet}`).toEqual(orphanChats(analysis));
 				for (const source of GATEWAYS) {
 					const scope = chatScope(whole.sessions, new Set([source]));
 					expect(scope, `seed ${seed}`).not.toBeNull();

@@ -19,17 +19,26 @@
 import {UNKNOWN_SOURCE} from './rollback-pairs.js';
 import type {SessionRecord} from './types.js';
 
-/** What the scope is computed from: the rows read without their message statistics. */
-export type ScopeRow = Pick<SessionRecord, 'id' | 'source' | 'sessionKey' | 'parentSessionId' | 'branchedFrom' | 'delegateFrom' | 'resetFrom' | 'modelConfigInvalid' | 'startedAtRaw'>;
+/** What the scope is computed from: four columns of every row and whether repair-routing may fail on it. */
+export type ScopeRow = Pick<SessionRecord, 'id' | 'source' | 'sessionKey' | 'parentSessionId'> & {mayFailScan: boolean};
 
-/** A row on which some generation's repair-routing may fail before listing anything (a superset). */
-function mayFailScan(r: ScopeRow): boolean {
+/**
+ * A row on which some generation's repair-routing may fail before listing anything (a superset of
+ * repair-routing-crash.ts's rows): keyless, not a tool row, and a model_config that is not JSON or a
+ * started_at that is a non-empty TEXT or BLOB. store/read-snapshot.ts asks SQLite the same.
+ */
+export function mayFailScan(r: Pick<SessionRecord, 'sessionKey' | 'source' | 'modelConfigInvalid' | 'startedAtRaw'>): boolean {
 	if (r.sessionKey !== null || r.source === 'tool') {
 		return false;
 	}
 
 	const started = r.startedAtRaw;
 	return r.modelConfigInvalid || (typeof started === 'string' && started !== '') || (Buffer.isBuffer(started) && started.length > 0);
+}
+
+/** The scope's view of a session record. */
+export function scopeRow(s: SessionRecord): ScopeRow {
+	return {id: s.id, source: s.source, sessionKey: s.sessionKey, parentSessionId: s.parentSessionId, mayFailScan: mayFailScan(s)};
 }
 
 /**
@@ -44,7 +53,7 @@ export function chatScope(rows: readonly ScopeRow[], sources: ReadonlySet<string
 
 	const scope = new Set<string>();
 	for (const r of rows) {
-		if (sources.has(r.source) || mayFailScan(r)) {
+		if (sources.has(r.source) || r.mayFailScan) {
 			scope.add(r.id);
 			// The parent, so a refusal names it as the whole store does ("a slack row", not "not in this store").
 			if (r.sessionKey === null && r.parentSessionId !== null) {

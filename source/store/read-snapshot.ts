@@ -395,10 +395,18 @@ export const DEFAULT_TRANSACTION_BUDGET_MS = 2000;
 /** What a snapshot is read for: the store's owner and its gateway's routing home (routing-home.ts). */
 export type SnapshotContext = Pick<Snapshot, 'owner' | 'routingScope' | 'legacyRouting'>;
 
-/** The ids chatScope keeps, from every row read without its message statistics (no per-row seek), or null: every row. */
+/**
+ * The ids chatScope keeps, from four columns of every row and SQLite's answer to chatScope's
+ * mayFailScan (the same predicate on the same cells: json_valid as the markers column asks it), with
+ * no per-row seek and no JSON parsed; or null: every row.
+ */
 function scopeOf(store: ReadOnlyStore, schema: SchemaInfo, sources: ReadonlySet<string>): Set<string> | null {
-	const light = rowMapper('lean', false);
-	const rows = (store.prepare(sessionsSql(schema, {columns: 'lean', messageStats: false})).raw(true).all() as unknown[][]).map(light);
+	const col = (name: string) => (schema.sessionColumns.has(name) ? `s.${name}` : 'NULL');
+	const invalidConfig = schema.sessionColumns.has('model_config') ? '(s.model_config IS NOT NULL AND NOT json_valid(s.model_config))' : '0';
+	const started = col('started_at');
+	const textStart = `(typeof(${started}) = 'text' AND ${started} != '') OR (typeof(${started}) = 'blob' AND length(${started}) > 0)`;
+	const sql = `SELECT s.id, s.source, ${col('session_key')}, ${col('parent_session_id')}, CASE WHEN ${col('session_key')} IS NULL AND COALESCE(s.source, '') != 'tool' THEN ${invalidConfig} OR ${textStart} ELSE 0 END FROM sessions s`;
+	const rows = (store.prepare(sql).raw(true).all() as unknown[][]).map(r => ({id: String(r[0]), source: text(r[1]) ?? '', sessionKey: text(r[2]), parentSessionId: text(r[3]), mayFailScan: Boolean(r[4])}));
 	return chatScope(rows, sources);
 }
 

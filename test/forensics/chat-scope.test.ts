@@ -6,7 +6,7 @@
  */
 import {describe, expect, it} from 'vitest';
 import {analyzeChats} from '../../source/forensics/analyze.js';
-import {chatScope} from '../../source/forensics/chat-scope.js';
+import {chatScope, scopeRow} from '../../source/forensics/chat-scope.js';
 import {LOCAL_SURFACES} from '../../source/forensics/orphans.js';
 import {rollbackProbePairs} from '../../source/forensics/rollback-pairs.js';
 import {chatOf, keylessChatsOf, orphanChats} from '../../source/forensics/search-hits.js';
@@ -117,7 +117,7 @@ describe('chatScope', () => {
 				// The labels' own analysis names the same chats as the whole analysis.
 				expect(keylessChatsOf(whole).chats, `seed ${seed} ${ruleSet}`).toEqual(orphanChats(analysis));
 				for (const source of GATEWAYS) {
-					const scope = chatScope(whole.sessions, new Set([source]));
+					const scope = chatScope(whole.sessions.map(scopeRow), new Set([source]));
 					expect(scope, `seed ${seed}`).not.toBeNull();
 					const part = withProbes({...whole, sessions: whole.sessions.filter(s => scope!.has(s.id))}, seed);
 					const expected = labels(whole, source);
@@ -136,8 +136,8 @@ describe('chatScope', () => {
 
 	it('reads everything when a row may pair with any source', () => {
 		const rows = [session({id: 'a', source: 'telegram'}), session({id: 'b', source: 'unknown'})];
-		expect(chatScope(rows, new Set(['telegram']))).toBeNull();
-		expect(chatScope([session({id: 'a', source: 'telegram'})], new Set(['unknown']))).toBeNull();
+		expect(chatScope(rows.map(scopeRow), new Set(['telegram']))).toBeNull();
+		expect(chatScope([scopeRow(session({id: 'a', source: 'telegram'}))], new Set(['unknown']))).toBeNull();
 	});
 
 	it('keeps the rows of the sources, their keyless rows\' parents and the rows repair-routing fails on, and leaves the rest', () => {
@@ -150,6 +150,6 @@ describe('chatScope', () => {
 			session({id: 'x', source: 'discord', sessionKey: 'agent:main:discord:dm:1'}),
 			session({id: 'y', source: 'tool', modelConfigInvalid: true}),
 		];
-		expect([...chatScope(rows, new Set(['telegram']))!].sort()).toEqual(['c', 'k', 'o', 'p', 't']);
+		expect([...chatScope(rows.map(scopeRow), new Set(['telegram']))!].sort()).toEqual(['c', 'k', 'o', 'p', 't']);
 	});
 });

@@ -138,7 +138,7 @@ const SCREEN: ReadonlyArray<Binding<ScreenKeys>> = [
 	{id: 'repair', keys: [{input: 'r'}], label: 'r', description: 'preview the repair of the selected orphan (hfx repair)', panes: ['findings'], footer: 42, hint: 'r repair', disabledReason: repairRefusal, run: openRepair},
 	{id: 'backup-verify', keys: [{input: 'v'}], label: 'v', description: 'verify the selected backup', panes: ['backups'], footer: 43, hint: 'v verify', run: backup('verify')},
 	{id: 'backup-drill', keys: [{input: 'D'}], label: 'D', description: 'restore drill of the selected backup into a scratch folder', panes: ['backups'], footer: 44, hint: 'D drill', run: backup('drill')},
-	{id: 'backup-snapshot', keys: [{input: 'S'}], label: 'S', description: 'take a quick snapshot now', panes: ['backups'], footer: 45, hint: 'S snapshot', run: c => c.backups?.snapshot()},
+	{id: 'backup-snapshot', keys: [{input: 'S'}], label: 'S', description: 'take a quick snapshot now (on a root with profiles, of the focused one)', panes: ['backups'], footer: 45, hint: 'S snapshot', run: c => c.backups?.snapshot()},
 	{id: 'pause', keys: [{input: 'p'}], label: 'p', description: 'pause or resume live updates', footer: 50, hint: 'p pause', hintNow: s => s.paused ? 'p resume' : 'p pause', run(c) {
 		c.live.setPaused?.(!c.ui.paused);
 		c.dispatch({type: 'toggle-pause'});

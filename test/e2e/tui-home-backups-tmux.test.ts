@@ -4,7 +4,7 @@
  * snapshot of `work` taken by the CLI. The pane lists exactly what `hfx backups` lists for that
  * root, in its words (each snapshot naming its profile, the same verified, drilled and home
  * verdicts); S takes the snapshot of the profile P focuses; --profile default keeps default's
- * snapshots only, as `hfx backups --profile default` does.
+ * snapshots only, as `hfx backups --profile default` does (which refuses a profile the root lacks).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -78,6 +78,10 @@ describe('the Backups pane on a root with profiles', () => {
 		await rootWithBackups(root);
 		const rows = cliRows(['--home', root, '--profile', 'default']);
 		expect(rows.map(r => r[1])).toEqual(['hfx-archive']);
+		// A profile the root does not have is refused (a typo would list no snapshot, silently): one line, exit 2.
+		const typo = hfx(['backups', '--home', root, '--profile', 'wrok']);
+		expect(typo.code).toBe(2);
+		expect(typo.stderr.trim().split('\n')).toEqual([expect.stringMatching(/profiles\/wrok: no profile "wrok" in this Hermes home\. Next: /)]);
 
 		terminal.start(80, 24, `--home ${root} --profile default`);
 		await waitFor(/\[1 ?Sessions]/);

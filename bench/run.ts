@@ -19,10 +19,11 @@ import {backupSection} from './backup.js';
 import {startupSection} from './startup.js';
 import {timelineSection} from './timeline.js';
 import {tuiSection} from './tui.js';
+import {tuiProfilesSection} from './tui-profiles.js';
 import {watchSection} from './watch.js';
 import {searchSection} from './search.js';
 
-export const SECTIONS: Section[] = [startupSection, scanSection, searchSection, tuiSection, watchSection, backupSection, timelineSection];
+export const SECTIONS: Section[] = [startupSection, scanSection, searchSection, tuiSection, tuiProfilesSection, watchSection, backupSection, timelineSection];
 
 function sqliteVersion(): string {
 	try {

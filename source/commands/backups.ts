@@ -1,10 +1,15 @@
 /**
- * `hfx backups [--home ROOT] [-o DIR] [--json]`: archives and quick snapshots with age, size,
- * verified and drilled status. Exit 0 listed, 1 no backup at all, 2 could not run.
+ * `hfx backups [--home ROOT] [--profile NAME] [-o DIR] [--json]`: archives and quick snapshots with
+ * age, size, verified and drilled status (the TUI's Backups pane lists the same: homeBackups); with
+ * --profile, the archives and that profile's snapshots. Exit 0 listed, 1 no backup at all, 2 could
+ * not run (a --profile the root does not have included).
  */
-import {type BackupEntry, listBackups, placeByIdentity} from '../backup/ops/list.js';
-import type {ExitCode} from '../errors.js';
-import {backupStatus} from '../report/backups.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import {type BackupEntry, homeBackups} from '../backup/ops/list.js';
+import {type ExitCode, FailClosed} from '../errors.js';
+import {PROFILE_NAME} from '../store/locate.js';
+import {backupWords} from '../report/backups.js';
 import {ago, bytes, table} from '../text/format.js';
 import {backupDirs, failIfAbandoned, resolveRoot} from './shared/backup-root.js';
 import {type GlobalFlags, type Io, emit, guarded} from './context.js';
@@ -17,10 +22,25 @@ export async function runBackups(flags: BackupsFlags, io: Io): Promise<ExitCode>
 		const root = resolveRoot(flags, io);
 		const dirs = backupDirs(flags, root);
 		const now = io.now();
-		const entries = placeByIdentity(listBackups({root, dirs, now}), root);
+		const profile = profileOf(flags.profile, root);
+		const entries = homeBackups({root, dirs, now, profile});
 		emit(io, flags, {json: () => ({root, dirs, backups: entries}), text: () => backupLines(entries, dirs, root, now)});
 		return entries.length > 0 ? 0 : 1;
 	});
+}
+
+/** The profile --profile names, refused when the root has no such profile's home (a typo would list no snapshot, silently). */
+function profileOf(profile: string | undefined, root: string): string | null {
+	if (!profile || profile === 'default') {
+		return profile ?? null;
+	}
+
+	const home = path.join(root, 'profiles', profile);
+	if (!PROFILE_NAME.test(profile) || !fs.statSync(home, {throwIfNoEntry: false})?.isDirectory()) {
+		throw new FailClosed({file: home, kind: 'no-profile', reason: `no profile "${profile}" in this Hermes home`, next: `list the profiles with ls ${path.join(root, 'profiles')}`});
+	}
+
+	return profile;
 }
 
 function backupLines(entries: readonly BackupEntry[], dirs: readonly string[], root: string | null, now: number): string[] {
@@ -28,17 +48,17 @@ function backupLines(entries: readonly BackupEntry[], dirs: readonly string[], r
 		return [`no backups in ${dirs.join(', ')} and no quick snapshots under ${root}. Next: hfx backup`];
 	}
 
-	const rows = entries.map(e => ({e, s: backupStatus(e, now)}));
+	const rows = entries.map(e => ({e, s: backupWords(e, now)}));
 	return [
 		...table(rows, [
 			{header: 'NAME', value: r => r.e.name, max: 48},
-			{header: 'KIND', value: r => r.e.kind === 'snapshot' ? `snapshot (${r.e.profile})` : r.e.kind},
+			{header: 'KIND', value: r => r.s.kind},
 			{header: 'AGE', value: r => ago(r.e.createdAt, now), align: 'right'},
 			{header: 'SIZE', value: r => bytes(r.e.size), align: 'right'},
-			{header: 'COMPLETE', value: r => r.e.complete === null ? '?' : (r.e.complete ? 'yes' : 'NO')},
+			{header: 'COMPLETE', value: r => r.s.complete},
 			{header: 'VERIFIED', value: r => r.s.verified},
 			{header: 'DRILLED', value: r => r.s.drilled},
-			{header: 'HOME', value: r => (r.e.owner === 'this' ? 'this' : (r.e.owner === 'other' ? `OTHER: ${r.e.home ?? 'by its sessions'}` : '?')), max: 40},
+			{header: 'HOME', value: r => r.s.home, max: 40},
 		]),
 		'',
 		`archives in ${dirs.join(', ')}; snapshots under ${root}/[profiles/*/]state-snapshots/`,

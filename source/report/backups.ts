@@ -12,6 +12,16 @@ export function backupStatus(e: BackupEntry, now: number): {verified: string; dr
 	return {verified, drilled};
 }
 
+/** A backup's row in words, as `hfx backups` and the Backups pane both say it: its kind (a snapshot's with its profile), complete, verified, drilled, and whose home it is. */
+export function backupWords(e: BackupEntry, now: number): {kind: string; complete: string; verified: string; drilled: string; home: string} {
+	return {
+		kind: e.kind === 'snapshot' ? `snapshot (${e.profile})` : e.kind,
+		complete: e.complete === null ? '?' : (e.complete ? 'yes' : 'NO'),
+		...backupStatus(e, now),
+		home: e.owner === 'this' ? 'this' : (e.owner === 'other' ? `OTHER: ${e.home ?? 'by its sessions'}` : '?'),
+	};
+}
+
 /** What --keep did with the stamped tarballs beside the archives (seed 004's `NAME-YYYYmmdd-HHMMSS.tar.gz`), in `hfx backup`'s words. */
 export function tarballRetentionLines(t: TarballRetention | null, keep: number): string[] {
 	if (!t) {

@@ -1,12 +1,14 @@
 /**
- * The Backups pane's source: the archives and quick snapshots of one Hermes root
- * (listBackups), and verify, drill and quick snapshot run as `hfx …` child processes (run-cli.ts)
+ * The Backups pane's source: the archives and quick snapshots of one Hermes root, every
+ * profile's, exactly as `hfx backups` lists them (homeBackups: the same entries, each archive
+ * placed by identity, the same verdicts; --profile keeps that profile's snapshots), and verify,
+ * drill and quick snapshot (of the focused profile) run as `hfx …` child processes (run-cli.ts)
  * so the screen never waits on their disk and CPU work. One action at a time; its progress is
  * the model's `busy` line, its outcome the `last` line, and the list is read again when it ends.
  */
 import path from 'node:path';
 import {defaultBackupDir} from '../backup/create/backup.js';
-import {type BackupEntry, listBackups} from '../backup/ops/list.js';
+import {type BackupEntry, homeBackups} from '../backup/ops/list.js';
 import {PHASE_WORDS, type ProgressEvent} from '../backup/progress.js';
 import {type CliRun, runCli} from '../backup/ops/run-cli.js';
 import type {BackupsModel, BackupsSource} from './backups-model.js';
@@ -24,6 +26,10 @@ export type PaneSourceOptions = {
 	root: string;
 	/** The profile the TUI watches: a quick snapshot is of its store. */
 	profile: string;
+	/** On a root with profiles, the profile focused now: S snapshots its store (default: `profile`). */
+	focused?: () => string;
+	/** --profile: only that profile's snapshots are listed (the archives hold every profile), as `hfx backups --profile` lists them. */
+	only?: string | null;
 	/** Archive folders (default <root>/backups). */
 	dirs?: string[];
 	/** The child runner (run-cli.ts); tests may pass an env. */
@@ -91,8 +97,9 @@ type Job = {action: 'verify' | 'drill' | 'snapshot'; name: string; doing: string
 
 function jobFor(action: Job['action'], target: string | null, options: PaneSourceOptions): Job {
 	if (action === 'snapshot') {
-		const profile = options.profile === 'default' ? [] : ['--profile', options.profile];
-		return {action, name: options.profile, doing: `taking a quick snapshot of ${options.profile}`, args: ['backup', '--quick', '--home', options.root, ...profile, '--label', 'tui']};
+		const of = options.focused?.() ?? options.profile;
+		const profile = of === 'default' ? [] : ['--profile', of];
+		return {action, name: of, doing: `taking a quick snapshot of ${of}`, args: ['backup', '--quick', '--home', options.root, ...profile, '--label', 'tui']};
 	}
 
 	const name = path.basename(target!);
@@ -101,9 +108,9 @@ function jobFor(action: Job['action'], target: string | null, options: PaneSourc
 		: {action, name, doing: `drilling ${name}`, args: ['restore', '--drill', target!]};
 }
 
-function readList(root: string, dirs: string[]): Partial<BackupsModel> {
+function readList(root: string, dirs: string[], profile: string | null): Partial<BackupsModel> {
 	try {
-		return {entries: listBackups({root, dirs, now: Date.now() / 1000})};
+		return {entries: homeBackups({root, dirs, now: Date.now() / 1000, profile})};
 	} catch (error) {
 		return {last: `✗ could not list the backups under ${root}: ${(error as Error).message}`};
 	}
@@ -132,7 +139,7 @@ export function backupsPaneSource(options: PaneSourceOptions): PaneBackupsSource
 		}
 	};
 
-	const read = (): Partial<BackupsModel> => readList(options.root, dirs);
+	const read = (): Partial<BackupsModel> => readList(options.root, dirs, options.only ?? null);
 
 	const start = (action: Job['action'], target: string | null): void => {
 		if (abort.signal.aborted) {

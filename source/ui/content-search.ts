@@ -1,32 +1,34 @@
 /**
- * The TUI's content search (`/`, then Tab): the store the screen follows, searched read-only as
- * `hfx search` does (store/search.ts) on a connection of its own, opened and closed here, between
- * the follower's reads. Never throws: a refusal is the result's one note.
+ * The TUI's content search (`/`, then Tab): the stores the screen follows (on a root with
+ * profiles, every profile's, as `hfx search` does; the focused one's hits first), each searched
+ * read-only as `hfx search` does (store/search.ts) on a connection of its own, opened and closed
+ * here, between the followers' reads. Never throws: a store's refusal is one note, naming its
+ * profile, and the other stores are still searched.
  */
 import {asRefusal} from '../errors.js';
-import {parseSearchQuery} from '../forensics/search-query.js';
+import {type SearchQuery, parseSearchQuery} from '../forensics/search-query.js';
 import {snippetText} from '../report/search.js';
 import {ReadOnlyStore} from '../store/open.js';
 import {detectSchema} from '../store/schema.js';
 import {searchStore} from '../store/search.js';
-import type {ContentResult} from './state.js';
+import type {ContentHit, ContentResult} from './state.js';
 
-/** Hits listed at most (rows of the Sessions pane). */
+/** Hits listed at most per store (rows of the Sessions pane). */
 export const CONTENT_HITS = 200;
 
-export function searchContent(dbPath: string, text: string): ContentResult {
-	const query = parseSearchQuery(text.slice(0, 1000));
-	if (query === null) {
-		return {text, hits: [], notes: ['nothing to search: type some words']};
-	}
+/** A store to search: its path, and its profile on a root with profiles (null for a lone store). */
+export type SearchedStore = {profile: string | null; path: string};
 
+function searchOne(store: SearchedStore, query: SearchQuery): {hits: ContentHit[]; notes: string[]} {
+	const said = (note: string) => store.profile === null ? note : `[${store.profile}] ${note}`;
 	try {
-		const store = ReadOnlyStore.open(dbPath);
+		const opened = ReadOnlyStore.open(store.path);
 		try {
-			const found = searchStore(store, detectSchema(store), query, CONTENT_HITS);
-			return {text: query.text, hits: found.hits.map(h => ({sessionId: h.sessionId, messageId: h.messageId, snippet: snippetText(h.snippet)})), notes: found.notes};
+			const found = searchStore(opened, detectSchema(opened), query, CONTENT_HITS);
+			const profile = store.profile === null ? {} : {profile: store.profile};
+			return {hits: found.hits.map(h => ({sessionId: h.sessionId, messageId: h.messageId, snippet: snippetText(h.snippet), ...profile})), notes: found.notes.map(said)};
 		} finally {
-			store.close();
+			opened.close();
 		}
 	} catch (error) {
 		const refusal = asRefusal(error);
@@ -34,6 +36,16 @@ export function searchContent(dbPath: string, text: string): ContentResult {
 			throw error;
 		}
 
-		return {text, hits: [], notes: [refusal.line()]};
+		return {hits: [], notes: [said(refusal.line())]};
 	}
+}
+
+export function searchContent(stores: readonly SearchedStore[], text: string): ContentResult {
+	const query = parseSearchQuery(text.slice(0, 1000));
+	if (query === null) {
+		return {text, hits: [], notes: ['nothing to search: type some words']};
+	}
+
+	const found = stores.map(s => searchOne(s, query));
+	return {text: query.text, hits: found.flatMap(f => f.hits), notes: found.flatMap(f => f.notes), profiles: stores.length};
 }

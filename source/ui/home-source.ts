@@ -16,6 +16,8 @@ export type HomeSource = {
 	subscribe: (listener: (view: HomeView) => void) => () => void;
 	/** Focuses the next (+1) or previous (-1) profile. */
 	cycle: (delta: 1 | -1) => void;
+	/** Focuses the profile of that name (none of that name: nothing moves). */
+	focus: (name: string) => void;
 	/** What the TUI says once, on its notice line, of the stores it follows. */
 	readonly notice: string | null;
 };
@@ -58,6 +60,12 @@ export class HomeStores {
 			cycle: delta => {
 				self.cycle(delta);
 			},
+			focus: name => {
+				const index = self.stores.findIndex(s => s.name === name);
+				if (index !== -1) {
+					self.focusOn(index);
+				}
+			},
 			notice,
 		};
 	}
@@ -73,7 +81,11 @@ export class HomeStores {
 	}
 
 	private cycle(delta: 1 | -1): void {
-		this.focus = (this.focus + delta + this.stores.length) % this.stores.length;
+		this.focusOn((this.focus + delta + this.stores.length) % this.stores.length);
+	}
+
+	private focusOn(index: number): void {
+		this.focus = index;
 		this.view = this.build();
 		this.emit(this.focused.model);
 	}

@@ -167,7 +167,10 @@ export async function runLiveApp(where: StoreLocation | readonly StoreLocation[]
 
 	const location = locations[0]!;
 	// The Backups pane: the store's Hermes root (or --home); verify, drill and snapshot run as child processes.
-	const backups = backupsPaneSource({root: flags.home ? path.resolve(flags.home) : rootOfStore(location.path, location.owner), profile: location.owner});
+	// On a root with profiles, every profile's snapshots, and S snapshots the focused one; --profile keeps its own (as hfx backups --profile).
+	const root = flags.home ? path.resolve(flags.home) : rootOfStore(location.path, location.owner);
+	const home = followed.home?.home;
+	const backups = backupsPaneSource({root, profile: location.owner, focused: home ? () => home.model.focused : undefined, only: flags.profile ?? null});
 	process.stdout.write(ENTER_ALT_SCREEN);
 	const mounted = mount(followed, flags, io, backups);
 	const tracer = traceMemory(io, mounted.frames);

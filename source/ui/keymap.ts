@@ -94,6 +94,20 @@ function paneJump(pane: Pane, i: number): Binding<ScreenKeys> {
 	return {id: `pane-${i + 1}`, keys: [{input: String(i + 1)}], label: String(i + 1), description: `${PANE_TITLES[pane]} pane`, help, run: c => c.dispatch({type: 'pane', pane})};
 }
 
+/** ⏎: the selected session's detail; a content hit of another profile focuses that profile first (its row is in that store). */
+function openSelected(c: ScreenKeys): void {
+	const elsewhere = c.home ? c.selectedElsewhere() : null;
+	if (elsewhere) {
+		c.home!.focus(elsewhere.profile);
+		c.notice(`profile ${elsewhere.profile}`);
+	}
+
+	const id = elsewhere?.id ?? c.selectedId();
+	if (id) {
+		c.dispatch({type: 'open-session', id});
+	}
+}
+
 /** Scrolls the help by `delta` rows, within its rows (helpView: the rows it shows under its title). */
 function helpScroll(c: ScreenKeys, delta: number): void {
 	const rows = c.helpRows();
@@ -115,12 +129,7 @@ const SCREEN: ReadonlyArray<Binding<ScreenKeys>> = [
 	{id: 'page-up', keys: [{input: 'u', ctrl: true}, {special: 'pageUp'}], label: 'C-u', description: 'half a page up (PgUp too)', panes: LISTS, run: c => move(c, -c.half)},
 	{id: 'top', keys: [{input: 'g'}, {special: 'home'}], label: 'g', description: 'first row (Home too)', panes: LISTS, run: c => moveTo(c, 0)},
 	{id: 'bottom', keys: [{input: 'G'}, {special: 'end'}], label: 'G', description: 'last row (End too)', panes: LISTS, run: c => moveTo(c, c.rows() - 1)},
-	{id: 'open', keys: [{special: 'return'}], label: '⏎', description: 'open: the selected session\'s detail (from sessions, lineage, routing, findings)', panes: ['sessions', 'lineage', 'routing', 'findings', 'activity'], footer: 20, hint: '⏎ open', run(c) {
-		const id = c.selectedId();
-		if (id) {
-			c.dispatch({type: 'open-session', id});
-		}
-	}},
+	{id: 'open', keys: [{special: 'return'}], label: '⏎', description: 'open: the selected session\'s detail (from sessions, lineage, routing, findings); a content hit of another profile focuses that profile first', panes: ['sessions', 'lineage', 'routing', 'findings', 'activity'], footer: 20, hint: '⏎ open', run: openSelected},
 	{id: 'filter', keys: [{input: '/'}], label: '/', description: 'fuzzy filter (id, title, session key, chat, display name); Tab in it: search message content', panes: FILTERABLE, footer: 30, hint: '/ filter', run: c => c.dispatch({type: 'overlay', overlay: 'filter'})},
 	{id: 'next-match', keys: [{input: 'n'}], label: 'n', description: 'next match of the filter (wraps around)', panes: FILTERABLE, disabledReason: noFilter, run: c => step(c, 1)},
 	{id: 'prev-match', keys: [{input: 'N'}], label: 'N', description: 'previous match of the filter (wraps around)', panes: FILTERABLE, disabledReason: noFilter, run: c => step(c, -1)},
@@ -129,7 +138,7 @@ const SCREEN: ReadonlyArray<Binding<ScreenKeys>> = [
 	{id: 'repair', keys: [{input: 'r'}], label: 'r', description: 'preview the repair of the selected orphan (hfx repair)', panes: ['findings'], footer: 42, hint: 'r repair', disabledReason: repairRefusal, run: openRepair},
 	{id: 'backup-verify', keys: [{input: 'v'}], label: 'v', description: 'verify the selected backup', panes: ['backups'], footer: 43, hint: 'v verify', run: backup('verify')},
 	{id: 'backup-drill', keys: [{input: 'D'}], label: 'D', description: 'restore drill of the selected backup into a scratch folder', panes: ['backups'], footer: 44, hint: 'D drill', run: backup('drill')},
-	{id: 'backup-snapshot', keys: [{input: 'S'}], label: 'S', description: 'take a quick snapshot now', panes: ['backups'], footer: 45, hint: 'S snapshot', run: c => c.backups?.snapshot()},
+	{id: 'backup-snapshot', keys: [{input: 'S'}], label: 'S', description: 'take a quick snapshot now (on a root with profiles, of the focused one)', panes: ['backups'], footer: 45, hint: 'S snapshot', run: c => c.backups?.snapshot()},
 	{id: 'pause', keys: [{input: 'p'}], label: 'p', description: 'pause or resume live updates', footer: 50, hint: 'p pause', hintNow: s => s.paused ? 'p resume' : 'p pause', run(c) {
 		c.live.setPaused?.(!c.ui.paused);
 		c.dispatch({type: 'toggle-pause'});

@@ -7,7 +7,7 @@ import {Box, useApp} from 'ink';
 import type {AppProps} from './app-props.js';
 import {Banner} from './components/banner.js';
 import {FilterBar} from './components/filter-bar.js';
-import {searchContent} from './content-search.js';
+import {type SearchedStore, searchContent} from './content-search.js';
 import {Footer} from './components/footer.js';
 import {Header} from './components/header.js';
 import {useFadingNotice, usePin} from './hooks.js';
@@ -69,10 +69,20 @@ function Body({props, ui, dispatch, shown, width}: Parts): React.ReactElement {
 	return ui.overlay === 'help' ? <HelpOverlay query={ui.helpText} scroll={ui.helpScroll} width={width} height={shown.bodyHeight} /> : <View ctx={shown.ctx} />;
 }
 
+/** The stores a content search reads: on a root with profiles every profile's, the focused one's first (its hits lead); else the one followed. */
+function searchedStores(shown: ScreenModel): SearchedStore[] {
+	if (!shown.home) {
+		return [{profile: null, path: shown.model.facts.path}];
+	}
+
+	const {profiles, focused} = shown.home;
+	return [...profiles.filter(p => p.name === focused), ...profiles.filter(p => p.name !== focused)].map(p => ({profile: p.name, path: p.model.facts.path}));
+}
+
 /** ⏎ in the filter line: keeps the fuzzy filter, or runs the content search (its hits become the Sessions pane's rows). */
 function submitFilter({ui, dispatch, shown}: Pick<Parts, 'ui' | 'dispatch' | 'shown'>, text: string): void {
 	if (ui.filterMode === 'content' && text.trim() !== '') {
-		dispatch({type: 'content-result', result: searchContent(shown.model.facts.path, text)});
+		dispatch({type: 'content-result', result: searchContent(searchedStores(shown), text)});
 		return;
 	}
 

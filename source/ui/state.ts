@@ -53,10 +53,22 @@ export type UiState = {
 };
 
 /** One hit of a content search, as the Sessions pane lists it. */
-export type ContentHit = {sessionId: string; messageId: number; snippet: string};
+export type ContentHit = {
+	sessionId: string;
+	messageId: number;
+	snippet: string;
+	/** On a root with profiles: the profile whose store holds the row. */
+	profile?: string;
+};
 
-/** A content search: its text, its hits (in the store's order), and what it says of how it searched. */
-export type ContentResult = {text: string; hits: ContentHit[]; notes: string[]};
+/** A content search: its text, its hits (in each store's order, the focused profile's first), and what it says of how it searched. */
+export type ContentResult = {
+	text: string;
+	hits: ContentHit[];
+	notes: string[];
+	/** How many stores were searched (several on a root with profiles). */
+	profiles?: number;
+};
 
 /**
  * The identities of a keyed list's rows as it shows them now, in order (a string array is one;

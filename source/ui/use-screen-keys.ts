@@ -33,6 +33,7 @@ function screenKeys(props: AppProps, ui: UiState, dispatch: Dispatch, shown: Scr
 		body: shown.bodyHeight,
 		helpRows: () => helpRows(ui.helpText).length,
 		selectedId: () => spec.selectedId(ctx),
+		selectedElsewhere: () => spec.selectedElsewhere?.(ctx) ?? null,
 		yankText: () => spec.yankText?.(ctx) ?? null,
 		quit() {
 			props.onExit?.(ui.yanked);

@@ -38,7 +38,7 @@ describe('the Backups pane on the real source', () => {
 		await ui.press('8');
 		// The home holds a Hermes zip and an old snapshot (helpers.ts): both listed, neither verified.
 		const first = await ui.waitFor(f => f.includes('hermes-backup-2026-01-01-000000.zip'));
-		expect(row(first, /^ {2}20260101-000000 /)).toMatch(/\bno\s+no$/);
+		expect(row(first, /^ {2}20260101-000000 /)).toMatch(/\bno\s+no +(this|\?|OTHER)/);
 
 		await ui.press('S');
 		// The screen is not blocked: the busy line is drawn while the child runs.
@@ -46,7 +46,7 @@ describe('the Backups pane on the real source', () => {
 		const taken = await ui.waitFor(f => /✓ quick snapshot \S+-tui taken and verified/.test(f), 30_000);
 		const id = /✓ quick snapshot (\S+-tui)/.exec(taken)![1]!;
 		expect(fs.existsSync(path.join(home.root, 'state-snapshots', id, 'state.db'))).toBe(true);
-		expect(row(taken, new RegExp(id))).toMatch(/yes, just now \(at write\)\s+no$/);
+		expect(row(taken, new RegExp(id))).toMatch(/yes, just now \(at write\)\s+no +(this|\?|OTHER)/);
 
 		// The cursor is on the zip (row 1); the newest snapshot is row 2.
 		await ui.press('j');
@@ -54,11 +54,11 @@ describe('the Backups pane on the real source', () => {
 		await ui.press('v');
 		const verified = await ui.waitFor(f => f.includes(`✓ verified ${id}: sound`), 30_000);
 		expect(row(verified, new RegExp(id))).not.toContain('(at write)');
-		expect(row(verified, new RegExp(id))).toMatch(/yes, just now\s+no$/);
+		expect(row(verified, new RegExp(id))).toMatch(/yes, just now\s+no +(this|\?|OTHER)/);
 
 		await ui.press('D');
 		const drilled = await ui.waitFor(f => f.includes(`✓ drill passed ${id}`), 30_000);
-		expect(row(drilled, new RegExp(id))).toMatch(/yes, just now\s+yes, just now$/);
+		expect(row(drilled, new RegExp(id))).toMatch(/yes, just now\s+yes, just now +(this|\?|OTHER)/);
 	});
 
 	it('v on a tarball of the running volume (seed 004): sound, taken live, with the -wal\'s commits a restore folds; the row says yes (taken live)', async () => {
@@ -74,7 +74,7 @@ describe('the Backups pane on the real source', () => {
 		await ui.press('v');
 		const verified = await ui.waitFor(f => f.includes(`✓ verified ${path.basename(scratch)}: sound`), 30_000);
 		expect(verified).toMatch(/: sound \(taken live: [1-9]\d* -wal commits? a restore folds; sidecars never restored\)/);
-		expect(row(verified, /hermes-data-20261201-120000/)).toMatch(/yes, just now \(taken live\)\s+no$/);
+		expect(row(verified, /hermes-data-20261201-120000/)).toMatch(/yes, just now \(taken live\)\s+no +(this|\?|OTHER)/);
 		expect(verified).not.toMatch(/DAMAGED|FAILED/);
 	});
 

@@ -216,3 +216,15 @@ export function placeByIdentity(entries: readonly BackupEntry[], root: string): 
 		return owner === 'unknown' ? e : {...e, owner, home: owner === 'this' ? realPathOf(root) : null};
 	});
 }
+
+/**
+ * What `hfx backups` lists, and the TUI's Backups pane with it (one list, one set of verdicts): every
+ * archive of the root's archive folders, each placed by identity when no manifest names its home,
+ * and the quick snapshots of every profile; with `profile` (--profile), the archives (each holds
+ * the whole home) and that profile's snapshots only.
+ */
+export function homeBackups(options: {root: string; dirs: string[]; now: number; profile?: string | null}): BackupEntry[] {
+	const entries = placeByIdentity(listBackups(options), options.root);
+	const only = options.profile;
+	return only ? entries.filter(e => e.kind !== 'snapshot' || e.profile === only) : entries;
+}

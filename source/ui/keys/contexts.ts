@@ -32,6 +32,8 @@ export type ScreenKeys = KeyContext & {
 	helpRows: () => number;
 	/** The session under the cursor of the focused pane. */
 	selectedId: () => string | null;
+	/** In a list that spans profiles: the session under the cursor when another profile holds it (else null). */
+	selectedElsewhere: () => {profile: string; id: string} | null;
 	/** What y copies in the focused pane. */
 	yankText: () => string | null;
 	/** Reports what was copied and leaves. */

@@ -1,16 +1,39 @@
 /**
- * Backups: archives and quick snapshots with age, size, verified and drilled status; verify,
- * drill and snapshot from here. Restores stay on the command line (they need a stopped gateway
+ * Backups: the archives and quick snapshots `hfx backups` lists for the root (every profile's
+ * snapshots, each naming its profile; --profile keeps its own), in its words; verify, drill and
+ * snapshot (of the focused profile) from here. Restores stay on the command line (they need a stopped gateway
  * and a typed confirmation).
  */
 import React from 'react';
 import {Box} from 'ink';
 import {Text} from '../components/text.js';
-import {backupStatus} from '../../report/backups.js';
+import type {BackupEntry} from '../backups-model.js';
+import {backupWords} from '../../report/backups.js';
 import {ago, bytes, pad} from '../../text/format.js';
+import {textWidth} from '../../text/width.js';
 import {List} from '../components/list.js';
 import {useTheme} from '../theme.js';
 import type {PaneContext, PaneSpec} from './types.js';
+
+type Words = ReturnType<typeof backupWords>;
+
+/**
+ * The columns, in `hfx backups`' words, the ones an operator acts on first (at 80 columns the line
+ * is cut after them; w wraps it whole): name, kind (a snapshot's profile named), age, verified,
+ * drilled, whose home, size, complete. Each is as wide as its longest value.
+ */
+function columns(rows: ReadonlyArray<{e: BackupEntry; w: Words}>, now: number): Array<{title: string; value: (r: {e: BackupEntry; w: Words}) => string; align?: 'right'}> {
+	return [
+		{title: 'name', value: r => r.e.name},
+		{title: 'kind', value: r => r.w.kind},
+		{title: 'age', value: r => ago(r.e.createdAt, now), align: 'right'},
+		{title: 'verified', value: r => r.w.verified},
+		{title: 'drilled', value: r => r.w.drilled},
+		{title: 'home', value: r => r.w.home},
+		{title: 'size', value: r => bytes(r.e.size), align: 'right'},
+		{title: 'complete', value: r => r.w.complete},
+	];
+}
 
 function BackupsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 	const theme = useTheme();
@@ -19,29 +42,27 @@ function BackupsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 		return <Text color={theme.muted}>  looking for backups…</Text>;
 	}
 
-	// The verified column is as wide as its longest value ("yes, 2h ago (at write)" must not be cut).
-	const verifiedWidth = Math.max(16, ...m.entries.map(e => backupStatus(e, ctx.now).verified.length + 1));
-	const header = `${pad('name', 40)} ${pad('age', 10)} ${pad('size', 9, 'right')}  ${pad('verified', verifiedWidth)} drilled`;
+	const rows = m.entries.map(e => ({e, w: backupWords(e, ctx.now)}));
+	const cols = columns(rows, ctx.now).map(c => ({...c, width: Math.min(48, Math.max(c.title.length, ...rows.map(r => textWidth(c.value(r)))))}));
+	const cells = (text: (c: (typeof cols)[number]) => string) => cols.map(c => pad(text(c), c.width, c.align)).join(' ');
+	// S snapshots the focused profile's store (on a root with profiles, the one P focuses).
+	const of = ctx.home ? ` of ${ctx.home.focused}` : '';
 	return (
 		<Box flexDirection="column">
 			<List
-				items={m.entries}
+				items={rows}
 				cursor={ctx.ui.cursor.backups}
 				height={ctx.height - 2}
 				width={ctx.width}
 				wrap={ctx.ui.wrap.backups}
-				header={header}
-				empty={`no backups yet under ${m.root ?? 'the Hermes root'}: press S for a quick snapshot, or run hfx backup`}
-				line={e => {
-					const s = backupStatus(e, ctx.now);
-					return `${pad(e.name, 40)} ${pad(ago(e.createdAt, ctx.now), 10)} ${pad(bytes(e.size), 9, 'right')}  ${pad(s.verified, verifiedWidth)} ${s.drilled}`;
-				}}
-				color={e => {
-					const {verified} = backupStatus(e, ctx.now);
-					return verified === 'FAILED' || verified === 'CHANGED since' ? theme.danger : (verified.startsWith('yes') ? undefined : theme.muted);
+				header={cells(c => c.title)}
+				empty={`no backups yet under ${m.root ?? 'the Hermes root'}: press S for a quick snapshot${of}, or run hfx backup`}
+				line={r => cells(c => c.value(r))}
+				color={({e, w}) => {
+					return w.verified === 'FAILED' || w.verified === 'CHANGED since' || e.owner === 'other' ? theme.danger : (w.verified.startsWith('yes') ? undefined : theme.muted);
 				}}
 			/>
-			<Text wrap="truncate" color={m.busy ? theme.accent : theme.muted}>{`  ${m.busy ? `${m.busy}${m.last ? `  · ${m.last}` : ''}` : (m.last ?? 'v verify  D drill  S quick snapshot  · restore with: hfx restore ARCHIVE --home DIR (gateway stopped)')}`}</Text>
+			<Text wrap="truncate" color={m.busy ? theme.accent : theme.muted}>{`  ${m.busy ? `${m.busy}${m.last ? `  · ${m.last}` : ''}` : (m.last ?? `v verify  D drill  S quick snapshot${of}  · restore with: hfx restore ARCHIVE --home DIR (gateway stopped)`)}`}</Text>
 			<Text wrap="truncate" color={theme.muted}>{`  archives hold credentials: never send one to anyone`}</Text>
 		</Box>
 	);

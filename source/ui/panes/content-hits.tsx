@@ -1,7 +1,8 @@
 /**
- * The Sessions pane while a content search is shown: one row per row with hits (status, id, chat,
- * the first hit's snippet, each match between » and «), the search and how it went in the footer.
- * ⏎ opens the selected row's detail; Esc goes back to every session.
+ * The Sessions pane while a content search is shown: one row per row with hits (status, on a root
+ * with profiles its profile, id, chat, the first hit's snippet, each match between » and «), the
+ * search and how it went in the footer. ⏎ opens the selected row's detail (another profile's row:
+ * that profile focused first); Esc goes back to every session.
  */
 import React from 'react';
 import {Box} from 'ink';
@@ -11,7 +12,6 @@ import {List} from '../components/list.js';
 import type {ContentRow} from '../content-rows.js';
 import type {ContentResult} from '../state.js';
 import {useTheme} from '../theme.js';
-import {statusFor} from '../views.js';
 import type {PaneContext} from './types.js';
 
 const ID = 24;
@@ -30,11 +30,24 @@ function chatCell(label: string, width: number): string {
 	return label.startsWith('keyless: orphan') && width >= 15 ? 'keyless: orphan' : `${label.slice(0, width - 1)}…`;
 }
 
+/** The profile column on a root with profiles: as wide as the longest name, at most 8 (a longer one cut with an ellipsis); none for one store. */
+function profileWidth(rows: readonly ContentRow[], profiles: number): number {
+	return profiles > 1 ? Math.min(8, Math.max(4, ...rows.map(r => r.profile?.length ?? 0))) : 0;
+}
+
+function profileCell(name: string | undefined, width: number): string {
+	const text = name ?? '';
+	return width === 0 ? '' : `${pad(text.length <= width ? text : `${text.slice(0, width - 1)}…`, width)} `;
+}
+
 export function ContentHitsView({ctx, rows, cursor, content}: {ctx: PaneContext; rows: readonly ContentRow[]; cursor: number; content: ContentResult}): React.ReactElement {
 	const theme = useTheme();
 	const chat = chatWidth(ctx.width);
-	const header = `${pad(' ', 2)} ${pad('row', ID)} ${pad('chat', chat)} snippet (» match «)`;
+	const stores = content.profiles ?? 1;
+	const profile = profileWidth(rows, stores);
+	const header = `${pad(' ', 2)} ${profileCell(profile >= 7 ? 'profile' : 'prof', profile)}${pad('row', ID)} ${pad('chat', chat)} snippet (» match «)`;
 	const how = content.notes.length > 0 ? ` · ${content.notes[0]}` : '';
+	const across = stores > 1 ? ` of ${stores} profiles` : '';
 	return (
 		<Box flexDirection="column">
 			<List
@@ -44,10 +57,10 @@ export function ContentHitsView({ctx, rows, cursor, content}: {ctx: PaneContext;
 				width={ctx.width}
 				wrap={ctx.ui.wrap.sessions}
 				header={header}
-				footer={`content "${content.text}": ${content.hits.length} hits in ${rows.length} rows · ⏎ detail · Esc all sessions${how}`}
+				footer={`content "${content.text}": ${content.hits.length} hits in ${rows.length} rows${across} · ⏎ detail · Esc all sessions${how}`}
 				empty={`no message holds "${content.text}"${how} (Esc: all sessions)`}
-				line={r => `${STATUS_GLYPH[statusFor(ctx.model.analysis, r.session)]} ${pad(r.session.id, ID)} ${pad(chatCell(r.chat, chat), chat)} ${r.snippet}`}
-				color={r => (statusFor(ctx.model.analysis, r.session) === 'orphan' ? theme.warn : undefined)}
+				line={r => `${STATUS_GLYPH[r.status]} ${profileCell(r.profile, profile)}${pad(r.session.id, ID)} ${pad(chatCell(r.chat, chat), chat)} ${r.snippet}`}
+				color={r => (r.status === 'orphan' ? theme.warn : undefined)}
 			/>
 		</Box>
 	);

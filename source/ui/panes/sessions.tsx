@@ -8,24 +8,35 @@ import {List} from '../components/list.js';
 import {useTheme} from '../theme.js';
 import {type SessionRow, sessionRows, statusFor} from '../views.js';
 import {idsOf, keyedCursor} from './keyed.js';
-import {contentRows} from '../content-rows.js';
+import {type ContentRow, contentRowId, contentRows} from '../content-rows.js';
 import {ContentHitsView} from './content-hits.js';
 import type {PaneContext, PaneSpec} from './types.js';
 
 /** Rows changed within this many seconds are marked. */
 export const CHANGE_HIGHLIGHT_S = 3;
 
-function rowsOf(ctx: PaneContext) {
-	if (ctx.ui.content) {
-		// A content search (`/`, Tab, ⏎): the rows of its hits.
-		const rows = contentRows(ctx.model.analysis, ctx.ui.content);
-		return {rows, total: rows.length, hidden: 0};
-	}
-
-	return sessionRows(ctx.model.analysis, {filterText: ctx.ui.filterText, showHidden: ctx.ui.showHidden, source: ctx.ui.source});
+/** A content search's rows (`/`, Tab, ⏎), or null when none is shown. */
+function hitRowsOf(ctx: PaneContext): ContentRow[] | null {
+	return ctx.ui.content ? contentRows({analysis: ctx.model.analysis, home: ctx.home}, ctx.ui.content) : null;
 }
 
-const rowIds = (ctx: PaneContext) => idsOf(rowsOf(ctx).rows, r => r.session.id);
+function rowsOf(ctx: PaneContext): {rows: readonly SessionRow[]; total: number; hidden: number} {
+	const hits = hitRowsOf(ctx);
+	return hits ? {rows: hits, total: hits.length, hidden: 0} : sessionRows(ctx.model.analysis, {filterText: ctx.ui.filterText, showHidden: ctx.ui.showHidden, source: ctx.ui.source});
+}
+
+// A content search's rows on a root with profiles: the profile and the id (two stores may hold one id).
+const rowIds = (ctx: PaneContext) => {
+	const hits = hitRowsOf(ctx);
+	return hits ? idsOf(hits, contentRowId) : idsOf(rowsOf(ctx).rows, r => r.session.id);
+};
+
+/** The content hit under the cursor when another profile than the focused one holds its row (⏎ focuses that profile first). */
+function hitElsewhere(ctx: PaneContext): {profile: string; id: string} | null {
+	const row = hitRowsOf(ctx)?.[cursor(ctx)];
+	return row?.profile !== undefined && row.profile !== ctx.home?.focused ? {profile: row.profile, id: row.session.id} : null;
+}
+
 const cursor = (ctx: PaneContext) => keyedCursor(ctx, 'sessions', rowIds(ctx));
 
 /** The chat of a row in `width` columns: chat type and id (the tail of the id kept when cut), then its name. */
@@ -117,7 +128,7 @@ export function statusLegend(rolledBack: boolean): string {
 function SessionsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 	const theme = useTheme();
 	if (ctx.ui.content) {
-		return <ContentHitsView ctx={ctx} rows={contentRows(ctx.model.analysis, ctx.ui.content)} cursor={cursor(ctx)} content={ctx.ui.content} />;
+		return <ContentHitsView ctx={ctx} rows={hitRowsOf(ctx)!} cursor={cursor(ctx)} content={ctx.ui.content} />;
 	}
 
 	const {rows, total, hidden} = rowsOf(ctx);
@@ -157,6 +168,8 @@ export const sessionsPane: PaneSpec = {
 	rowCount: ctx => rowsOf(ctx).rows.length,
 	cursor,
 	rowIds,
-	selectedId: ctx => rowsOf(ctx).rows[cursor(ctx)]?.session.id ?? null,
+	// A hit of another profile: its row is not in the focused store.
+	selectedId: ctx => (hitElsewhere(ctx) ? null : rowsOf(ctx).rows[cursor(ctx)]?.session.id ?? null),
+	selectedElsewhere: hitElsewhere,
 	View: SessionsView,
 };

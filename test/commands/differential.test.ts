@@ -3,7 +3,8 @@
  * generator (test/helpers/adversarial-stores.ts) is made again here, from the committed seeds, and
  * hfx's verdicts are compared with what the real v25 code decided on that exact store
  * (test/fixtures/hermes-differential/expected-v25.json; its README says how it was made), and, on
- * the same rows written in the v21 schema, what the real v21 finder decided (expected-v21.json): whether
+ * the same rows written in the v21 schema, what the real v21 finder decided (expected-v21.json), and, written
+ * in the v30 schema, what current Hermes' decision code decided (expected-v30.json, excerpts of upstream): whether
  * repair-routing fails and how, each record it lists (key, donor, evidence, verdict, reason, count),
  * the row a restart resumes for every chat key (the gateway's post-filter applied), and, where
  * --apply adopts, what a restart resumes after it. The in-process engine judges every store; the
@@ -27,6 +28,8 @@ const FIXTURE = path.join(ROOT, 'test/fixtures/hermes-differential');
 /** The real stores whose DDL the generated stores replay: v25 (SessionDB of i-enliven@1caadf26) and v21 (the incident store). */
 const REAL_V25_STORE = path.join(ROOT, 'test/fixtures/hermes-agree-edges/listed/state.db');
 const REAL_V21_STORE = path.join(ROOT, 'test/fixtures/hermes-v21-incident/state.db');
+/** An empty store in the v30 schema: upstream's SCHEMA_SQL and DEFERRED_INDEX_SQL (@f31cf971) run on an empty file (README). */
+const V30_SCHEMA_STORE = path.join(ROOT, 'test/fixtures/hermes-differential/v30-schema/state.db');
 
 type RealRecord = {orphan_id: string; session_key: string | null; donor_id: string | null; evidence: string; adoptable: boolean; reason: string; message_count: number};
 type RealStore = {
@@ -44,6 +47,7 @@ type Real = {code: {schema_version: number; tree: string}; seeds: number[]; stor
 
 const real = JSON.parse(fs.readFileSync(path.join(FIXTURE, 'expected-v25.json'), 'utf8')) as Real;
 const real21 = JSON.parse(fs.readFileSync(path.join(FIXTURE, 'expected-v21.json'), 'utf8')) as Real;
+const real30 = JSON.parse(fs.readFileSync(path.join(FIXTURE, 'expected-v30.json'), 'utf8')) as Real;
 const stores = generateAll();
 
 /**
@@ -54,6 +58,8 @@ const stores = generateAll();
  */
 const KNOWN: Record<string, string[]> = {};
 const KNOWN21: Record<string, string[]> = {};
+/** Against the current (v30) decision code, expected-v30.json: none. */
+const KNOWN30: Record<string, string[]> = {};
 
 /** One verdict, comparable between the real code and hfx. */
 type Verdicts = {crash: string | null; records: Record<string, unknown> | null; resumes: Record<string, string | null>};
@@ -116,12 +122,14 @@ function mismatches(want: Verdicts, got: Verdicts): string[] {
 let dir: string;
 const files = new Map<string, string>();
 const files21 = new Map<string, string>();
+const files30 = new Map<string, string>();
 beforeAll(() => {
 	dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-differential-'));
-	const [ddl, ddl21] = [ddlOf(REAL_V25_STORE), ddlOf(REAL_V21_STORE)];
+	const [ddl, ddl21, ddl30] = [ddlOf(REAL_V25_STORE), ddlOf(REAL_V21_STORE), ddlOf(V30_SCHEMA_STORE)];
 	for (const store of stores) {
 		files.set(store.name, writeStore(path.join(dir, store.name), store, ddl));
 		files21.set(store.name, writeStore(path.join(dir, 'v21', store.name), store, ddl21));
+		files30.set(store.name, writeStore(path.join(dir, 'v30', store.name), store, ddl30));
 	}
 });
 afterAll(() => fs.rmSync(dir, {recursive: true, force: true}));
@@ -176,6 +184,20 @@ describe('hfx agrees with the real v21 code on every generated store written in 
 		expect(json.database.ruleSet).toBe('legacy-v21');
 		const resumes = Object.fromEntries(Object.entries(want.finder).map(([k, id]) => [k, want.gateway_post_filter[k] === false ? null : id]));
 		expect(mismatches({crash: null, records: null, resumes}, {...hfxVerdicts(json, Object.keys(want.finder)), crash: null, records: null})).toEqual(KNOWN21[name] ?? []);
+	});
+});
+
+describe('hfx agrees with the current (v30) decision code on every generated store written in the v30 schema (in-process engine)', () => {
+	it('the v30 code judged the same stores', () => {
+		expect(real30.code.schema_version).toBe(30);
+		expect(Object.fromEntries(Object.entries(real30.stores).map(([n, s]) => [n, s.hash]))).toEqual(Object.fromEntries(Object.entries(real.stores).map(([n, s]) => [n, s.hash])));
+	});
+
+	it.each(stores.map(s => [s.name, s.classes.join(','), s] as const))('%s (%s)', (name, _classes, store) => {
+		const want = real30.stores[name]!;
+		const json = inProcess(store, files30.get(store.name)!);
+		expect(json.database.ruleSet).toBe('v30');
+		expect(mismatches(realVerdicts(want), hfxVerdicts(json, Object.keys(want.finder)))).toEqual(KNOWN30[name] ?? []);
 	});
 });
 

@@ -8,7 +8,7 @@
 import {asRefusal} from '../errors.js';
 import {type SearchQuery, parseSearchQuery} from '../forensics/search-query.js';
 import {snippetText} from '../report/search.js';
-import {ReadOnlyStore} from '../store/open.js';
+import {readStore} from '../store/immutable-read.js';
 import {detectSchema} from '../store/schema.js';
 import {searchStore} from '../store/search.js';
 import type {ContentHit, ContentResult} from './state.js';
@@ -22,14 +22,10 @@ export type SearchedStore = {profile: string | null; path: string};
 function searchOne(store: SearchedStore, query: SearchQuery): {hits: ContentHit[]; notes: string[]} {
 	const said = (note: string) => store.profile === null ? note : `[${store.profile}] ${note}`;
 	try {
-		const opened = ReadOnlyStore.open(store.path);
-		try {
-			const found = searchStore(opened, detectSchema(opened), query, CONTENT_HITS);
-			const profile = store.profile === null ? {} : {profile: store.profile};
-			return {hits: found.hits.map(h => ({sessionId: h.sessionId, messageId: h.messageId, snippet: snippetText(h.snippet), ...profile})), notes: found.notes.map(said)};
-		} finally {
-			opened.close();
-		}
+		// A stopped store is read in place as an immutable file, never copied (store/immutable-read.ts).
+		const found = readStore(store.path, opened => searchStore(opened, detectSchema(opened), query, CONTENT_HITS));
+		const profile = store.profile === null ? {} : {profile: store.profile};
+		return {hits: found.hits.map(h => ({sessionId: h.sessionId, messageId: h.messageId, snippet: snippetText(h.snippet), ...profile})), notes: found.notes.map(said)};
 	} catch (error) {
 		const refusal = asRefusal(error);
 		if (!refusal) {

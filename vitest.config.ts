@@ -46,7 +46,17 @@ export default defineConfig({
 		projects: [
 			{extends: true, test: {name: 'unit', include: UNIT, exclude: SYSTEM_IN_UNIT_FOLDERS}},
 			// The system tier leaves out the unit globs, test/ui/'s but for the system tests in it, and the fleet tier.
-			{extends: true, test: {name: 'system', include: ALL, exclude: [...UNIT.map(glob => (glob.startsWith('test/ui/') ? 'test/ui/**/!(backups-source).test.{ts,tsx}' : glob)), ...FLEET]}},
+			{
+				extends: true,
+				test: {
+					name: 'system',
+					include: ALL,
+					exclude: [
+						...UNIT.map(glob => (glob.startsWith('test/ui/') ? 'test/ui/**/!(backups-source).test.{ts,tsx}' : glob)),
+						...FLEET,
+					],
+				},
+			},
 			{extends: true, test: {name: 'fleet', include: FLEET}},
 		],
 	},

@@ -20,7 +20,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import {type BenchDb, ensureBenchDb} from './generate.js';
-import {type BenchContext, type Row, type Sample, type Section, type SectionResult, mb, median, runOnce} from './harness.js';
+import {
+	type BenchContext,
+	type Row,
+	type Sample,
+	type Section,
+	type SectionResult,
+	mb,
+	median,
+	runOnce,
+} from './harness.js';
 import {type BoundedRun, runSampled} from './proc-memory.js';
 
 const SQLITE3 = '/usr/bin/sqlite3';
@@ -30,7 +39,8 @@ const RATE = 200;
 const SQLITE_BOUND_S = 60;
 
 /** The same work as a verified hfx backup, by hand: copy, check the copy, hash the copy. */
-const BASELINE_SCRIPT = 'sqlite3 -readonly "$1" ".backup \'$2\'" && sqlite3 "$2" "PRAGMA integrity_check" && sha256sum "$2"';
+const BASELINE_SCRIPT =
+	'sqlite3 -readonly "$1" ".backup \'$2\'" && sqlite3 "$2" "PRAGMA integrity_check" && sha256sum "$2"';
 
 type HfxJson = {
 	ms: number;
@@ -38,7 +48,17 @@ type HfxJson = {
 	verified: boolean;
 	exitCode: number;
 	phases: Record<string, number>;
-	databases: Array<{path: string; copyMs: number; checkMs: number; pinnedMs: number; steps: number; restarts: number; openMode: string; integrity: string; counts: Record<string, number>}>;
+	databases: Array<{
+		path: string;
+		copyMs: number;
+		checkMs: number;
+		pinnedMs: number;
+		steps: number;
+		restarts: number;
+		openMode: string;
+		integrity: string;
+		counts: Record<string, number>;
+	}>;
 };
 
 /** A sqlite3 process holding the store open, as the running agent does (creates -wal/-shm). */
@@ -123,14 +143,28 @@ async function quietStore(ctx: BenchContext, bench: BenchDb, work: string, cli: 
 	const hfxOut = path.join(out, 'hfx.zip');
 	const copy = path.join(out, 'baseline.db');
 	const specs = [
-		{label: '`hfx backup --home ROOT -o FILE` (verified end to end)', command: process.execPath, args: [cli, 'backup', '--home', root, '-o', hfxOut], output: hfxOut},
-		{label: '`sqlite3 -readonly SRC ".backup COPY" && sqlite3 COPY "PRAGMA integrity_check" && sha256sum COPY` (baseline)', command: '/bin/sh', args: ['-c', BASELINE_SCRIPT, 'baseline', db, copy], output: copy},
+		{
+			label: '`hfx backup --home ROOT -o FILE` (verified end to end)',
+			command: process.execPath,
+			args: [cli, 'backup', '--home', root, '-o', hfxOut],
+			output: hfxOut,
+		},
+		{
+			label:
+				'`sqlite3 -readonly SRC ".backup COPY" && sqlite3 COPY "PRAGMA integrity_check" && sha256sum COPY` (baseline)',
+			command: '/bin/sh',
+			args: ['-c', BASELINE_SCRIPT, 'baseline', db, copy],
+			output: copy,
+		},
 	];
 	const owner = await startOwner(db);
 	try {
 		// The probe round (also the warm-up): hfx --json sampled for memory, the baseline checked to do its work.
 		clean(hfxOut);
-		const probe = await runSampled(process.execPath, [cli, 'backup', '--home', root, '-o', hfxOut, '--json'], {boundMs: 600_000, env});
+		const probe = await runSampled(process.execPath, [cli, 'backup', '--home', root, '-o', hfxOut, '--json'], {
+			boundMs: 600_000,
+			env,
+		});
 		const json = parseHfx(probe, 'quiet store');
 		clean(copy);
 		const base = spawnSync('/bin/sh', ['-c', BASELINE_SCRIPT, 'baseline', db, copy], {encoding: 'utf8'});
@@ -155,30 +189,72 @@ async function quietStore(ctx: BenchContext, bench: BenchDb, work: string, cli: 
 		}
 
 		specs.forEach(s => clean(s.output));
-		return {...quietRows(ctx, specs.map(s => s.label), samples, json, bench), probe, rssKb: samples[0]!.map(s => s.rssKb ?? 0)};
+		return {
+			...quietRows(
+				ctx,
+				specs.map(s => s.label),
+				samples,
+				json,
+				bench,
+			),
+			probe,
+			rssKb: samples[0]!.map(s => s.rssKb ?? 0),
+		};
 	} finally {
 		await owner.stop();
 	}
 }
 
-function quietRows(ctx: BenchContext, labels: string[], samples: Sample[][], json: HfxJson, bench: BenchDb): {rows: Row[]; notes: string[]} {
+function quietRows(
+	ctx: BenchContext,
+	labels: string[],
+	samples: Sample[][],
+	json: HfxJson,
+	bench: BenchDb,
+): {rows: Row[]; notes: string[]} {
 	const [hfx, baseline] = samples.map((runs, i) => {
 		const ms = runs.map(r => r.ms);
 		ctx.log(`  ${labels[i]}: median ${median(ms).toFixed(0)} ms, runs ${ms.map(v => v.toFixed(0)).join('/')} ms`);
 		const cpu = runs.map(r => r.cpuMs).filter((v): v is number => typeof v === 'number');
-		return {median: median(ms), min: Math.min(...ms), rss: Math.max(...runs.map(r => r.rssKb ?? 0)), runs: ms, cpuMs: cpu.length > 0 ? median(cpu) : null};
+		return {
+			median: median(ms),
+			min: Math.min(...ms),
+			rss: Math.max(...runs.map(r => r.rssKb ?? 0)),
+			runs: ms,
+			cpuMs: cpu.length > 0 ? median(cpu) : null,
+		};
 	});
 	const ratio = hfx!.median / baseline!.median;
 	// Context for a noisy machine: each round's hfx run over the baseline run beside it.
 	const paired = hfx!.runs.map((ms, i) => ms / baseline!.runs[i]!);
 	const main = json.databases.find(d => d.path === 'state.db')!;
 	const rows: Row[] = [
-		{measurement: `quiet store: ${labels[0]}`, medianMs: hfx!.median, minMs: hfx!.min, peakRssMb: mb(hfx!.rss), ratio, target: `≤ ${TARGET_RATIO}× the baseline`, result: ratio <= TARGET_RATIO ? 'PASS' : 'FAIL'},
-		{measurement: `quiet store: ${labels[1]}`, medianMs: baseline!.median, minMs: baseline!.min, peakRssMb: mb(baseline!.rss), ratio: 1, target: 'baseline (the same work by hand)', result: 'info'},
+		{
+			measurement: `quiet store: ${labels[0]}`,
+			medianMs: hfx!.median,
+			minMs: hfx!.min,
+			peakRssMb: mb(hfx!.rss),
+			ratio,
+			target: `≤ ${TARGET_RATIO}× the baseline`,
+			result: ratio <= TARGET_RATIO ? 'PASS' : 'FAIL',
+		},
+		{
+			measurement: `quiet store: ${labels[1]}`,
+			medianMs: baseline!.median,
+			minMs: baseline!.min,
+			peakRssMb: mb(baseline!.rss),
+			ratio: 1,
+			target: 'baseline (the same work by hand)',
+			result: 'info',
+		},
 	];
 	const notes = [
 		`Quiet store: ${bench.dbPath} (${(bench.manifest.dbBytes / 1_048_576).toFixed(0)} MiB, ${bench.manifest.messages.toLocaleString('en-US')} messages), held open by an idle sqlite3 process. Timed runs: hfx ${hfx!.runs.map(s1).join(' / ')} s; baseline ${baseline!.runs.map(s1).join(' / ')} s (the order alternates round by round; outputs removed and \`sync\` run before each, untimed). The target is the ratio of the medians; round by round (each hfx run over the baseline run beside it) ${paired.map(r => `${r.toFixed(2)}×`).join(' / ')}, median ${median(paired).toFixed(2)}×, for context.`,
-		`Where hfx's time goes (the probe run, ${Math.round(json.ms)} ms in-process): ${Object.entries(json.phases).map(([k, v]) => `${k} ${v}`).join(' · ')} ms. The SQLite copy took ${main.copyMs} ms (read transaction pinned ${main.pinnedMs} ms, ${main.steps} steps); integrity_check + counts on the copy ${main.checkMs} ms in a worker thread, while the copy streams into the archive.`,
+		`Where hfx's time goes (the probe run, ${Math.round(json.ms)} ms in-process): ${Object.entries(json.phases)
+			.map(([k, v]) => `${k} ${v}`)
+			.join(
+				' · ',
+			)} ms. The SQLite copy took ${main.copyMs} ms (read transaction pinned ${main.pinnedMs} ms, ${main.steps} steps); integrity_check + counts on the copy ${main.checkMs} ms in a worker thread, while the copy streams into the archive.`,
 		`CPU time (user + system, median of the timed runs, GNU time): hfx ${hfx!.cpuMs === null ? '?' : s1(hfx!.cpuMs)} s over its two threads (main: copy, archive stream, hashing; worker: integrity_check), the baseline ${baseline!.cpuMs === null ? '?' : s1(baseline!.cpuMs)} s in one process at a time. On a machine busy with other work the wall-time ratio moves with the load; the CPU times much less.`,
 		'Both sides do the whole work: a consistent copy, integrity_check of the copy, sha256 of the copy. hfx also reads the counts in the pinned transaction and again on the copy, CRC-32s every member, seals the archive (sha256 of all of it), fsyncs it and reads it back; the baseline\'s output ("ok" and the hash) was checked once before the timed rounds.',
 	];
@@ -203,9 +279,18 @@ async function liveStore(bench: BenchDb, work: string, cli: string, root: string
 	const db = makeRoot(liveRoot, bench.dbPath, true);
 	const reader = new Database(db, {readonly: true, fileMustExist: true});
 	const baseMessages = reader.prepare('SELECT count(*) FROM messages').pluck().get() as number;
-	const sessionId = reader.prepare('SELECT id FROM sessions WHERE session_key IS NOT NULL AND ended_at IS NULL ORDER BY started_at DESC LIMIT 1').pluck().get() as string;
+	const sessionId = reader
+		.prepare(
+			'SELECT id FROM sessions WHERE session_key IS NOT NULL AND ended_at IS NULL ORDER BY started_at DESC LIMIT 1',
+		)
+		.pluck()
+		.get() as string;
 	reader.close();
-	const writer = spawn(process.execPath, [path.join(root, 'dist-bench/tui-writer.js'), db, sessionId, String(RATE), '900'], {stdio: ['ignore', 'pipe', 'inherit']});
+	const writer = spawn(
+		process.execPath,
+		[path.join(root, 'dist-bench/tui-writer.js'), db, sessionId, String(RATE), '900'],
+		{stdio: ['ignore', 'pipe', 'inherit']},
+	);
 	let writerOut = '';
 	writer.stdout!.on('data', (d: Buffer) => {
 		writerOut += d.toString();
@@ -217,14 +302,30 @@ async function liveStore(bench: BenchDb, work: string, cli: string, root: string
 	try {
 		await new Promise(resolve => setTimeout(resolve, 2000));
 		const hfxFrom = Date.now();
-		const hfx = await runSampled(process.execPath, [cli, 'backup', '--home', liveRoot, '-o', path.join(out, 'hfx.zip'), '--json'], {boundMs: 600_000, env: {...process.env, NO_COLOR: '1'}});
+		const hfx = await runSampled(
+			process.execPath,
+			[cli, 'backup', '--home', liveRoot, '-o', path.join(out, 'hfx.zip'), '--json'],
+			{boundMs: 600_000, env: {...process.env, NO_COLOR: '1'}},
+		);
 		const hfxTo = Date.now();
-		const sqlite = await runSampled(SQLITE3, ['-readonly', db, `.backup '${path.join(out, 'sqlite3.db')}'`], {boundMs: SQLITE_BOUND_S * 1000});
+		const sqlite = await runSampled(SQLITE3, ['-readonly', db, `.backup '${path.join(out, 'sqlite3.db')}'`], {
+			boundMs: SQLITE_BOUND_S * 1000,
+		});
 		const sqliteTo = Date.now();
 		writer.kill('SIGTERM');
 		await Promise.race([writerDone, new Promise(resolve => setTimeout(resolve, 10_000))]);
 		const {commits} = JSON.parse(writerOut) as {commits: Commit[]};
-		return {...liveRows({hfx, sqlite, json: parseHfx(hfx, 'live store'), commits, baseMessages, windows: [hfxFrom, hfxTo, sqliteTo]}), hfx};
+		return {
+			...liveRows({
+				hfx,
+				sqlite,
+				json: parseHfx(hfx, 'live store'),
+				commits,
+				baseMessages,
+				windows: [hfxFrom, hfxTo, sqliteTo],
+			}),
+			hfx,
+		};
 	} finally {
 		writer.kill('SIGKILL');
 		fs.rmSync(liveRoot, {recursive: true, force: true});
@@ -232,7 +333,14 @@ async function liveStore(bench: BenchDb, work: string, cli: string, root: string
 	}
 }
 
-type LiveFacts = {hfx: BoundedRun; sqlite: BoundedRun; json: HfxJson; commits: Commit[]; baseMessages: number; windows: [number, number, number]};
+type LiveFacts = {
+	hfx: BoundedRun;
+	sqlite: BoundedRun;
+	json: HfxJson;
+	commits: Commit[];
+	baseMessages: number;
+	windows: [number, number, number];
+};
 
 function liveRows(f: LiveFacts): {rows: Row[]; notes: string[]} {
 	const [hfxFrom, hfxTo, sqliteTo] = f.windows;
@@ -243,13 +351,33 @@ function liveRows(f: LiveFacts): {rows: Row[]; notes: string[]} {
 	const untilEnd = f.commits.filter(([at]) => at <= hfxTo).length;
 	const inArchive = (main.counts.messages ?? -1) - f.baseMessages;
 	const countsOk = inArchive >= before && inArchive <= untilEnd;
-	const ok = main.restarts === 0 && main.integrity === 'ok' && main.openMode === 'in-place' && f.json.verified && countsOk;
+	const ok =
+		main.restarts === 0 && main.integrity === 'ok' && main.openMode === 'in-place' && f.json.verified && countsOk;
 	const during = commitsIn(f.commits, hfxFrom, hfxTo);
 	const sqliteDuring = commitsIn(f.commits, hfxTo, sqliteTo);
-	const sqliteText = f.sqlite.finished && f.sqlite.code === 0 ? `finished in ${s1(f.sqlite.ms)} s` : (f.sqlite.finished ? `failed (exit ${f.sqlite.code}) after ${s1(f.sqlite.ms)} s: ${f.sqlite.stderr.trim().slice(0, 200)}` : `not finished after ${SQLITE_BOUND_S} s (stopped)`);
+	const sqliteText =
+		f.sqlite.finished && f.sqlite.code === 0
+			? `finished in ${s1(f.sqlite.ms)} s`
+			: f.sqlite.finished
+				? `failed (exit ${f.sqlite.code}) after ${s1(f.sqlite.ms)} s: ${f.sqlite.stderr.trim().slice(0, 200)}`
+				: `not finished after ${SQLITE_BOUND_S} s (stopped)`;
 	const rows: Row[] = [
-		{measurement: `live store, a writer committing ${RATE}/s (${during.rate.toFixed(0)}/s measured): \`hfx backup\` finished in ${s1(f.hfx.ms)} s, ${main.restarts} restarts, integrity ${main.integrity}, ${inArchive} of the writer's commits in the archive (${before}–${untilEnd} possible)`, medianMs: f.hfx.ms, minMs: f.hfx.ms, peakRssMb: mb(f.hfx.memory.hwmKb), target: '0 restarts, integrity ok, counts of one snapshot', result: ok ? 'PASS' : 'FAIL'},
-		{measurement: `live store, the same writer (${sqliteDuring.rate.toFixed(0)}/s measured): \`sqlite3 -readonly DB ".backup FILE"\` ${sqliteText}`, medianMs: f.sqlite.ms, minMs: f.sqlite.ms, peakRssMb: mb(f.sqlite.memory.hwmKb), target: `context (bound ${SQLITE_BOUND_S} s)`, result: 'info'},
+		{
+			measurement: `live store, a writer committing ${RATE}/s (${during.rate.toFixed(0)}/s measured): \`hfx backup\` finished in ${s1(f.hfx.ms)} s, ${main.restarts} restarts, integrity ${main.integrity}, ${inArchive} of the writer's commits in the archive (${before}–${untilEnd} possible)`,
+			medianMs: f.hfx.ms,
+			minMs: f.hfx.ms,
+			peakRssMb: mb(f.hfx.memory.hwmKb),
+			target: '0 restarts, integrity ok, counts of one snapshot',
+			result: ok ? 'PASS' : 'FAIL',
+		},
+		{
+			measurement: `live store, the same writer (${sqliteDuring.rate.toFixed(0)}/s measured): \`sqlite3 -readonly DB ".backup FILE"\` ${sqliteText}`,
+			medianMs: f.sqlite.ms,
+			minMs: f.sqlite.ms,
+			peakRssMb: mb(f.sqlite.memory.hwmKb),
+			target: `context (bound ${SQLITE_BOUND_S} s)`,
+			result: 'info',
+		},
 	];
 	const notes = [
 		`Live store: a copy of the cached store, written by bench/tui-writer.ts (better-sqlite3, WAL, one message + one session update per commit); hfx pinned its read transaction for ${main.pinnedMs} ms over ${main.steps} backup steps; ${during.n} commits landed while hfx ran, ${sqliteDuring.n} while sqlite3 ran. sqlite3's .backup steps 100 pages at a time outside any read transaction and starts over whenever another connection commits.`,
@@ -262,7 +390,12 @@ function memoryRow(quiet: Quiet, live: Live): {rows: Row[]; notes: string[]} {
 	const m = quiet.probe.memory;
 	const l = live.hfx.memory;
 	const rows: Row[] = [
-		{measurement: `peak RSS of \`hfx backup\` (quiet and live runs): anonymous ${(m.anonKb / 1024).toFixed(0)} MB, file-backed ${(m.fileKb / 1024).toFixed(0)} MB, shmem ${(m.shmemKb / 1024).toFixed(0)} MB at their sampled peaks (quiet probe; live ${(l.anonKb / 1024).toFixed(0)} / ${(l.fileKb / 1024).toFixed(0)} / ${(l.shmemKb / 1024).toFixed(0)} MB)`, peakRssMb: peakKb / 1024, target: `≤ ${TARGET_RSS_MB} MB`, result: peakKb / 1024 <= TARGET_RSS_MB ? 'PASS' : 'FAIL'},
+		{
+			measurement: `peak RSS of \`hfx backup\` (quiet and live runs): anonymous ${(m.anonKb / 1024).toFixed(0)} MB, file-backed ${(m.fileKb / 1024).toFixed(0)} MB, shmem ${(m.shmemKb / 1024).toFixed(0)} MB at their sampled peaks (quiet probe; live ${(l.anonKb / 1024).toFixed(0)} / ${(l.fileKb / 1024).toFixed(0)} / ${(l.shmemKb / 1024).toFixed(0)} MB)`,
+			peakRssMb: peakKb / 1024,
+			target: `≤ ${TARGET_RSS_MB} MB`,
+			result: peakKb / 1024 <= TARGET_RSS_MB ? 'PASS' : 'FAIL',
+		},
 	];
 	const notes = [
 		`Memory: the peak is the highest of GNU time's %M over the ${quiet.rssKb.length} timed quiet runs and the kernel's VmHWM of the two sampled runs (quiet probe ${(m.hwmKb / 1024).toFixed(0)} MB, live ${(l.hwmKb / 1024).toFixed(0)} MB). The split is /proc/PID/status RssAnon / RssFile / RssShmem sampled every 5 ms (${m.samples} and ${l.samples} samples), each its own peak (they need not coincide); file-backed includes node's own binary and libraries (about 40 MB).`,
@@ -284,7 +417,10 @@ export const backupSection: Section = {
 			ctx.log('  live store…');
 			const live = await liveStore(bench, work, cli, ctx.root);
 			const memory = memoryRow(quiet, live);
-			return {rows: [...quiet.rows, ...live.rows, ...memory.rows], notes: [...quiet.notes, ...live.notes, ...memory.notes]};
+			return {
+				rows: [...quiet.rows, ...live.rows, ...memory.rows],
+				notes: [...quiet.notes, ...live.notes, ...memory.notes],
+			};
 		} finally {
 			fs.rmSync(work, {recursive: true, force: true});
 		}

@@ -12,13 +12,25 @@
  */
 import Database from 'better-sqlite3';
 
-const LOCAL = ['cli', 'tui', 'desktop', 'subagent', 'cron', 'kanban', 'acp', 'api_server', 'tool', 'recovered', 'oneshot'];
+const LOCAL = [
+	'cli',
+	'tui',
+	'desktop',
+	'subagent',
+	'cron',
+	'kanban',
+	'acp',
+	'api_server',
+	'tool',
+	'recovered',
+	'oneshot',
+];
 const WINDOW = 'BETWEEN 0.0 AND 4200000000.0';
-const RECOVERABLE = '\'agent_close\', \'ws_orphan_reap\', \'superseded_by_resume\', \'startup_orphan_reap\'';
-const RESET = '\'session_reset\', \'session_switch\', \'idle\', \'daily\', \'suspended\', \'resume_pending_expired\'';
+const RECOVERABLE = "'agent_close', 'ws_orphan_reap', 'superseded_by_resume', 'startup_orphan_reap'";
+const RESET = "'session_reset', 'session_switch', 'idle', 'daily', 'suspended', 'resume_pending_expired'";
 
 function q(v: string | null): string {
-	return v === null ? 'NULL' : `'${v.replaceAll('\'', '\'\'')}'`;
+	return v === null ? 'NULL' : `'${v.replaceAll("'", "''")}'`;
 }
 
 function lastActive(a: string): string {
@@ -43,7 +55,14 @@ WHERE o.session_key IS NULL
 ORDER BY o.started_at ASC`;
 }
 
-type Orphan = {id: string; source: string | null; user_id: string | null; started_at: number | null; parent_session_id: string | null; last_active: number | null};
+type Orphan = {
+	id: string;
+	source: string | null;
+	user_id: string | null;
+	started_at: number | null;
+	parent_session_id: string | null;
+	last_active: number | null;
+};
 
 function lineageSql(o: Orphan): string {
 	return `SELECT d.id, d.session_key FROM sessions d WHERE d.id = ${q(o.parent_session_id)} AND d.session_key IS NOT NULL AND COALESCE(d.source, '') = COALESCE(${q(o.source)}, '')`;
@@ -75,11 +94,17 @@ function newestSql(key: string): string {
 }
 
 /** The whole detection for this store, as one sqlite3 script (one read transaction). */
-export function detectionScript(dbPath: string, gap = 900): {script: string; statements: number; orphans: number; keys: number} {
+export function detectionScript(
+	dbPath: string,
+	gap = 900,
+): {script: string; statements: number; orphans: number; keys: number} {
 	const db = new Database(dbPath, {readonly: true, fileMustExist: true});
 	try {
 		const orphans = db.prepare(orphanSql()).all() as Orphan[];
-		const keys = db.prepare('SELECT DISTINCT session_key FROM sessions WHERE session_key IS NOT NULL ORDER BY 1').pluck().all() as string[];
+		const keys = db
+			.prepare('SELECT DISTINCT session_key FROM sessions WHERE session_key IS NOT NULL ORDER BY 1')
+			.pluck()
+			.all() as string[];
 		const statements = [orphanSql()];
 		for (const o of orphans) {
 			statements.push(o.parent_session_id ? lineageSql(o) : contiguitySql(o, gap));
@@ -91,7 +116,12 @@ export function detectionScript(dbPath: string, gap = 900): {script: string; sta
 		}
 
 		statements.push('SELECT scope, session_key, entry_json, updated_at FROM gateway_routing');
-		return {script: `BEGIN;\n${statements.map(s => `${s};`).join('\n')}\nCOMMIT;\n`, statements: statements.length, orphans: orphans.length, keys: keys.length};
+		return {
+			script: `BEGIN;\n${statements.map(s => `${s};`).join('\n')}\nCOMMIT;\n`,
+			statements: statements.length,
+			orphans: orphans.length,
+			keys: keys.length,
+		};
 	} finally {
 		db.close();
 	}

@@ -39,7 +39,12 @@ const SPAN = 120 * DAY;
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const DATA_DIR = path.join(ROOT, '.bench-data');
 
-export type ExpectedOrphan = {verdict: 'adoptable' | 'refused'; evidence?: 'lineage' | 'contiguity'; donorId?: string; reasonKind?: string};
+export type ExpectedOrphan = {
+	verdict: 'adoptable' | 'refused';
+	evidence?: 'lineage' | 'contiguity';
+	donorId?: string;
+	reasonKind?: string;
+};
 
 export type BenchManifest = {
 	generatorVersion: number;
@@ -65,7 +70,7 @@ export type BenchDb = {dbPath: string; dir: string; manifest: BenchManifest; gen
 function mulberry32(seed: number): () => number {
 	let a = seed >>> 0;
 	return () => {
-		a = (a + 0x6D_2B_79_F5) >>> 0;
+		a = (a + 0x6d_2b_79_f5) >>> 0;
 		let t = a;
 		t = Math.imul(t ^ (t >>> 15), t | 1);
 		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
@@ -120,7 +125,9 @@ class Rng {
 	hex(length: number): string {
 		let s = '';
 		while (s.length < length) {
-			s += Math.floor(this.next() * 0x1_00_00_00_00).toString(16).padStart(8, '0');
+			s += Math.floor(this.next() * 0x1_00_00_00_00)
+				.toString(16)
+				.padStart(8, '0');
 		}
 
 		return s.slice(0, length);
@@ -166,17 +173,41 @@ type Plan = {
 
 type RoutingRow = {sessionKey: string; sessionId: string; updatedAt: number};
 
-const LOCAL_IDS = new Set(['cli', 'tui', 'desktop', 'subagent', 'cron', 'kanban', 'acp', 'tool', 'recovered', 'oneshot']);
+const LOCAL_IDS = new Set([
+	'cli',
+	'tui',
+	'desktop',
+	'subagent',
+	'cron',
+	'kanban',
+	'acp',
+	'tool',
+	'recovered',
+	'oneshot',
+]);
 const MODELS = ['hermes-3-large', 'hermes-3-large', 'hermes-4-405b', 'claude-sonnet-4', 'gpt-5-mini'] as const;
-const TOOLS = ['web_search', 'terminal', 'read_file', 'write_file', 'browser_navigate', 'execute_code', 'vision_analyze', 'memory', 'todo', 'send_message'] as const;
+const TOOLS = [
+	'web_search',
+	'terminal',
+	'read_file',
+	'write_file',
+	'browser_navigate',
+	'execute_code',
+	'vision_analyze',
+	'memory',
+	'todo',
+	'send_message',
+] as const;
 const PROJECTS = ['hermes-agent', 'dotfiles', 'infra', 'webapp', 'notes', 'ml-experiments', 'blog', 'scraper'] as const;
-const WORDS = ('the a to of and in is it you that for on with as this are be at have from or by not but what all can was'
-	+ ' your when there an will which their if do about how up out them then she many some so these would other into has more'
-	+ ' time could see him two way who its now find long down day did get come made may part session message gateway restart'
-	+ ' telegram discord slack signal whatsapp routing compression context window summary tool call result error retry'
-	+ ' database schema index query latency timeout backup restore profile agent model token cache reasoning memory file'
-	+ ' terminal command output deploy server config build test branch commit review merge issue plan schedule reminder'
-	+ ' weather travel recipe budget invoice meeting calendar draft email translate explain summarize').split(' ');
+const WORDS = (
+	'the a to of and in is it you that for on with as this are be at have from or by not but what all can was' +
+	' your when there an will which their if do about how up out them then she many some so these would other into has more' +
+	' time could see him two way who its now find long down day did get come made may part session message gateway restart' +
+	' telegram discord slack signal whatsapp routing compression context window summary tool call result error retry' +
+	' database schema index query latency timeout backup restore profile agent model token cache reasoning memory file' +
+	' terminal command output deploy server config build test branch commit review merge issue plan schedule reminder' +
+	' weather travel recipe budget invoice meeting calendar draft email translate explain summarize'
+).split(' ');
 
 function corpus(rng: Rng, length: number): string {
 	const parts: string[] = [];
@@ -227,7 +258,24 @@ class Planner {
 		return `${prefix} #${++this.titles}`;
 	}
 
-	add(p: Omit<Plan, 'id' | 'messages' | 'model' | 'title' | 'cwd' | 'gitBranch' | 'toolShare' | 'fixedMessages' | 'modelConfig' | 'parentId' | 'endedAt' | 'endReason'> & Partial<Plan>): Plan {
+	add(
+		p: Omit<
+			Plan,
+			| 'id'
+			| 'messages'
+			| 'model'
+			| 'title'
+			| 'cwd'
+			| 'gitBranch'
+			| 'toolShare'
+			| 'fixedMessages'
+			| 'modelConfig'
+			| 'parentId'
+			| 'endedAt'
+			| 'endReason'
+		> &
+			Partial<Plan>,
+	): Plan {
 		const plan: Plan = {
 			...p,
 			id: p.id ?? this.newId(p.startedAt, p.source),
@@ -247,18 +295,55 @@ class Planner {
 		return plan;
 	}
 
-	origin(platform: string, chatId: string, chatType: string, userId: string, userName: string, threadId: string | null, extra: Record<string, unknown> = {}): string {
-		return JSON.stringify({platform, chat_id: chatId, chat_name: userName, chat_type: chatType, user_id: userId, user_name: userName, thread_id: threadId, chat_topic: null, ...extra});
+	origin(
+		platform: string,
+		chatId: string,
+		chatType: string,
+		userId: string,
+		userName: string,
+		threadId: string | null,
+		extra: Record<string, unknown> = {},
+	): string {
+		return JSON.stringify({
+			platform,
+			chat_id: chatId,
+			chat_name: userName,
+			chat_type: chatType,
+			user_id: userId,
+			user_name: userName,
+			thread_id: threadId,
+			chat_topic: null,
+			...extra,
+		});
 	}
 
 	/** One keyed chat: a chain of sessions (compression continuations and reset successors) and its routing entry. */
 	chat(): number {
 		const r = this.rng;
 		const n = ++this.chats;
-		const platform = r.weighted([['telegram', 40], ['discord', 25], ['slack', 20], ['whatsapp', 10], ['signal', 5]] as const);
-		const chatType = platform === 'discord'
-			? r.weighted([['dm', 50], ['group', 35], ['thread', 15]] as const)
-			: (platform === 'slack' ? r.weighted([['dm', 60], ['channel', 40]] as const) : r.weighted([['dm', 80], ['group', 20]] as const));
+		const platform = r.weighted([
+			['telegram', 40],
+			['discord', 25],
+			['slack', 20],
+			['whatsapp', 10],
+			['signal', 5],
+		] as const);
+		const chatType =
+			platform === 'discord'
+				? r.weighted([
+						['dm', 50],
+						['group', 35],
+						['thread', 15],
+					] as const)
+				: platform === 'slack'
+					? r.weighted([
+							['dm', 60],
+							['channel', 40],
+						] as const)
+					: r.weighted([
+							['dm', 80],
+							['group', 20],
+						] as const);
 		const userId = `${platform.slice(0, 2)}-u${n}`;
 		const userName = `user ${n}`;
 		let chatId: string;
@@ -290,11 +375,31 @@ class Planner {
 
 		const threadId = chatType === 'thread' ? String(1_200_000_000_000_000_000n + BigInt(n)) : null;
 		const scope = platform === 'slack' ? ':T0HERMES' : '';
-		const key = chatType === 'dm'
-			? `agent:main:${platform}:dm${scope}:${chatId}`
-			: (chatType === 'thread' ? `agent:main:${platform}:thread:${chatId}:thread_${threadId}` : `agent:main:${platform}:${chatType}${scope}:${chatId}:${userId}`);
-		const origin = this.origin(platform, chatId, chatType, userId, userName, threadId, platform === 'slack' ? {scope_id: 'T0HERMES'} : {});
-		const identity = {source: platform, userId, sessionKey: key, chatId, chatType, threadId, displayName: userName, originJson: origin};
+		const key =
+			chatType === 'dm'
+				? `agent:main:${platform}:dm${scope}:${chatId}`
+				: chatType === 'thread'
+					? `agent:main:${platform}:thread:${chatId}:thread_${threadId}`
+					: `agent:main:${platform}:${chatType}${scope}:${chatId}:${userId}`;
+		const origin = this.origin(
+			platform,
+			chatId,
+			chatType,
+			userId,
+			userName,
+			threadId,
+			platform === 'slack' ? {scope_id: 'T0HERMES'} : {},
+		);
+		const identity = {
+			source: platform,
+			userId,
+			sessionKey: key,
+			chatId,
+			chatType,
+			threadId,
+			displayName: userName,
+			originJson: origin,
+		};
 
 		const length = Math.min(60, 1 + Math.floor(r.exp(7.5)));
 		let t = END - SPAN + r.float() * (SPAN - 5 * DAY);
@@ -334,8 +439,15 @@ class Planner {
 				viaCompression = true;
 				t = plan.endedAt + r.between(0.05, 1);
 			} else {
-				const reason = r.weighted([['idle', 50], ['daily', 25], ['session_reset', 20], ['session_switch', 5]] as const);
-				plan.endedAt = to + (reason === 'session_reset' || reason === 'session_switch' ? r.between(5, 600) : r.between(HOUR, 8 * HOUR));
+				const reason = r.weighted([
+					['idle', 50],
+					['daily', 25],
+					['session_reset', 20],
+					['session_switch', 5],
+				] as const);
+				plan.endedAt =
+					to +
+					(reason === 'session_reset' || reason === 'session_switch' ? r.between(5, 600) : r.between(HOUR, 8 * HOUR));
 				plan.endReason = reason;
 				viaCompression = false;
 				t = plan.endedAt + Math.max(MINUTE, r.exp(2 * DAY));
@@ -373,7 +485,14 @@ class Planner {
 
 	local(): void {
 		const r = this.rng;
-		const source = r.weighted([['cli', 74], ['tui', 10], ['desktop', 6], ['cron', 6], ['acp', 2], ['kanban', 2]] as const);
+		const source = r.weighted([
+			['cli', 74],
+			['tui', 10],
+			['desktop', 6],
+			['cron', 6],
+			['acp', 2],
+			['kanban', 2],
+		] as const);
 		const run = 1 + Math.floor(r.exp(0.35));
 		let t = END - SPAN + r.float() * (SPAN - DAY);
 		const project = r.pick(PROJECTS);
@@ -401,11 +520,21 @@ class Planner {
 				weight: Math.exp(r.gauss() * 0.9) * 45,
 				parentId: previous?.id ?? null,
 				cwd: source === 'cli' || source === 'tui' ? `/home/dev/src/${project}` : null,
-				gitBranch: source === 'cli' || source === 'tui' ? r.pick(['main', 'main', 'feat/routing', 'fix/wal', 'dev']) : null,
+				gitBranch:
+					source === 'cli' || source === 'tui' ? r.pick(['main', 'main', 'feat/routing', 'fix/wal', 'dev']) : null,
 				title: r.float() < 0.6 ? this.title(`${project} ${source}`) : null,
 				toolShare: 0.35,
 				endedAt: to + r.between(1, 120),
-				endReason: source === 'cli' ? r.weighted([['cli_close', 80], ['new_session', 15], ['user_exit', 5]] as const) : (source === 'tui' ? r.pick(['tui_close', 'tui_shutdown']) : 'agent_close'),
+				endReason:
+					source === 'cli'
+						? r.weighted([
+								['cli_close', 80],
+								['new_session', 15],
+								['user_exit', 5],
+							] as const)
+						: source === 'tui'
+							? r.pick(['tui_close', 'tui_shutdown'])
+							: 'agent_close',
 			});
 			if (previous) {
 				previous.endedAt = Math.min(previous.endedAt ?? previous.to + 1, t - 0.5);
@@ -430,7 +559,11 @@ class Planner {
 		const parent = r.pick(parents);
 		const startedAt = r.between(parent.from, parent.to);
 		const to = Math.min(END - MINUTE, startedAt + Math.max(MINUTE, r.exp(6 * MINUTE)));
-		const source = r.weighted([['tool', 40], ['subagent', 30], [parent.source, 30]] as const);
+		const source = r.weighted([
+			['tool', 40],
+			['subagent', 30],
+			[parent.source, 30],
+		] as const);
 		this.add({
 			source,
 			kind: 'delegate',
@@ -506,7 +639,17 @@ class Planner {
 	}
 
 	/** A keyed chat row for the planted scenarios (a dedicated user, so no random row interferes). */
-	private keyed(source: string, user: string, key: string, chatId: string, chatType: string, startedAt: number, count: number, span: number, extra: Partial<Plan> = {}): Plan {
+	private keyed(
+		source: string,
+		user: string,
+		key: string,
+		chatId: string,
+		chatType: string,
+		startedAt: number,
+		count: number,
+		span: number,
+		extra: Partial<Plan> = {},
+	): Plan {
 		return this.add({
 			source,
 			kind: 'planted',
@@ -527,7 +670,14 @@ class Planner {
 	}
 
 	/** A keyless gateway row holding messages: what repair-routing calls an orphan. */
-	private keyless(source: string, user: string | null, startedAt: number, count: number, span: number, extra: Partial<Plan> = {}): Plan {
+	private keyless(
+		source: string,
+		user: string | null,
+		startedAt: number,
+		count: number,
+		span: number,
+		extra: Partial<Plan> = {},
+	): Plan {
 		return this.add({
 			source,
 			kind: 'planted',
@@ -559,8 +709,13 @@ class Planner {
 		{
 			const key = 'agent:main:telegram:dm:777001';
 			const t0 = END - 9 * DAY;
-			const parent = this.keyed('telegram', 'tg-incident', key, '777001', 'dm', t0, 120, 6 * HOUR, {endedAt: t0 + 6 * HOUR + 10, endReason: 'compression'});
-			const zombie = this.keyed('telegram', 'tg-incident', key, '777001', 'dm', t0 + 6 * HOUR + 11, 30, 15 * MINUTE, {parentId: parent.id});
+			const parent = this.keyed('telegram', 'tg-incident', key, '777001', 'dm', t0, 120, 6 * HOUR, {
+				endedAt: t0 + 6 * HOUR + 10,
+				endReason: 'compression',
+			});
+			const zombie = this.keyed('telegram', 'tg-incident', key, '777001', 'dm', t0 + 6 * HOUR + 11, 30, 15 * MINUTE, {
+				parentId: parent.id,
+			});
 			const o = this.keyless('telegram', 'tg-incident', zombie.to + 60, 798, 2.7 * DAY);
 			this.routing.push({sessionKey: key, sessionId: zombie.id, updatedAt: zombie.startedAt + 1});
 			orphan(o, 'R1 incident', {verdict: 'adoptable', evidence: 'contiguity', donorId: zombie.id});
@@ -582,7 +737,16 @@ class Planner {
 		{
 			const t0 = END - 5 * DAY;
 			this.keyed('slack', 'sl-bench-carol', 'agent:main:slack:dm:T0HERMES:DB01', 'DB01', 'dm', t0, 10, 5 * MINUTE);
-			this.keyed('slack', 'sl-bench-carol', 'agent:main:slack:dm:T0HERMES:DB02', 'DB02', 'dm', t0 + MINUTE, 4, 3 * MINUTE);
+			this.keyed(
+				'slack',
+				'sl-bench-carol',
+				'agent:main:slack:dm:T0HERMES:DB02',
+				'DB02',
+				'dm',
+				t0 + MINUTE,
+				4,
+				3 * MINUTE,
+			);
 			const o = this.keyless('slack', 'sl-bench-carol', t0 + 10 * MINUTE, 16, 10 * MINUTE);
 			orphan(o, 'R3 ambiguous', {verdict: 'refused', reasonKind: 'ambiguous_predecessor'});
 		}
@@ -590,7 +754,16 @@ class Planner {
 		// R4: two orphans claim the same single donor: both refused.
 		{
 			const t0 = END - 4.5 * DAY;
-			this.keyed('whatsapp', 'wa-bench-dan', 'agent:main:whatsapp:dm:4915199990000@s.whatsapp.net', '4915199990000@s.whatsapp.net', 'dm', t0, 14, 7 * MINUTE);
+			this.keyed(
+				'whatsapp',
+				'wa-bench-dan',
+				'agent:main:whatsapp:dm:4915199990000@s.whatsapp.net',
+				'4915199990000@s.whatsapp.net',
+				'dm',
+				t0,
+				14,
+				7 * MINUTE,
+			);
 			const first = this.keyless('whatsapp', 'wa-bench-dan', t0 + 8 * MINUTE, 6, 3 * MINUTE);
 			const second = this.keyless('whatsapp', 'wa-bench-dan', t0 + 9 * MINUTE, 6, 3 * MINUTE);
 			orphan(first, 'R4 contested', {verdict: 'refused', reasonKind: 'contested_donor'});
@@ -608,7 +781,10 @@ class Planner {
 		// R8: a keyless telegram row whose parent is a cli session.
 		{
 			const t0 = END - 3 * DAY;
-			const cliParent = this.keyless('cli', null, t0, 4, 3 * MINUTE, {endedAt: t0 + 9 * MINUTE, endReason: 'cli_close'});
+			const cliParent = this.keyless('cli', null, t0, 4, 3 * MINUTE, {
+				endedAt: t0 + 9 * MINUTE,
+				endReason: 'cli_close',
+			});
 			const o = this.keyless('telegram', 'tg-bench-r8', t0 + 10 * MINUTE, 6, 3 * MINUTE, {parentId: cliParent.id});
 			orphan(o, 'R8 parent not keyed', {verdict: 'refused', reasonKind: 'parent_not_keyed'});
 		}
@@ -623,7 +799,7 @@ function plan(): Planner {
 		gateway += p.chat();
 	}
 
-	for (let i = 0; i < LOCAL_SESSIONS;) {
+	for (let i = 0; i < LOCAL_SESSIONS; ) {
 		const before = p.plans.length;
 		p.local();
 		i += p.plans.length - before;
@@ -653,15 +829,19 @@ function plan(): Planner {
 	const totalWeight = shared.reduce((sum, x) => sum + x.weight, 0);
 	let allocated = 0;
 	for (const x of shared) {
-		x.messages = Math.max(2, Math.floor(x.weight / totalWeight * budget));
+		x.messages = Math.max(2, Math.floor((x.weight / totalWeight) * budget));
 		allocated += x.messages;
 	}
 
 	// Settle the rounding on the heaviest rows, one message each, until the total is exact.
 	const heaviest = [...shared].sort((a, b) => b.weight - a.weight);
-	for (let i = 0, guard = 0; allocated !== budget && guard < 100 * heaviest.length; i = (i + 1) % heaviest.length, guard++) {
+	for (
+		let i = 0, guard = 0;
+		allocated !== budget && guard < 100 * heaviest.length;
+		i = (i + 1) % heaviest.length, guard++
+	) {
 		const x = heaviest[i]!;
-		const step = allocated < budget ? 1 : (x.messages > 2 ? -1 : 0);
+		const step = allocated < budget ? 1 : x.messages > 2 ? -1 : 0;
 		x.messages += step;
 		allocated += step;
 	}
@@ -702,8 +882,14 @@ function write(dbPath: string, planner: Planner, log: (line: string) => void): {
 			ts[k] = x.from + (j + 0.1 + 0.8 * rng.float()) * step;
 			owner[k] = i;
 			if (j > 0) {
-				role = role === ROLE_TOOL_CALL ? ROLE_TOOL
-					: (role === ROLE_USER || role === ROLE_TOOL ? (rng.float() < x.toolShare ? ROLE_TOOL_CALL : ROLE_ASSISTANT) : ROLE_USER);
+				role =
+					role === ROLE_TOOL_CALL
+						? ROLE_TOOL
+						: role === ROLE_USER || role === ROLE_TOOL
+							? rng.float() < x.toolShare
+								? ROLE_TOOL_CALL
+								: ROLE_ASSISTANT
+							: ROLE_USER;
 			}
 
 			roles[k] = role;
@@ -730,7 +916,8 @@ function write(dbPath: string, planner: Planner, log: (line: string) => void): {
 		db.pragma('cache_size = -1048576');
 		db.exec(schemaSql('v30'));
 
-		const insertSession = db.prepare(`INSERT INTO sessions (id, source, created_source, user_id, session_key, chat_id, chat_type, thread_id, display_name, origin_json,
+		const insertSession =
+			db.prepare(`INSERT INTO sessions (id, source, created_source, user_id, session_key, chat_id, chat_type, thread_id, display_name, origin_json,
 			model, model_config, parent_session_id, started_at, ended_at, end_reason, message_count, tool_call_count, input_tokens, output_tokens,
 			cache_read_tokens, reasoning_tokens, cwd, git_branch, billing_provider, estimated_cost_usd, title, last_activity_at, api_call_count)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
@@ -739,21 +926,56 @@ function write(dbPath: string, planner: Planner, log: (line: string) => void): {
 				const turns = Math.ceil(x.messages / 2);
 				const input = turns * 2400 + toolCalls[i]! * 900;
 				const output = x.messages * 180;
-				insertSession.run(x.id, x.source, x.source, x.userId, x.sessionKey, x.chatId, x.chatType, x.threadId, x.displayName, x.originJson,
-					x.model, x.modelConfig, x.parentId, x.startedAt, x.endedAt, x.endReason, x.messages, toolCalls[i]!, input, output,
-					Math.floor(input * 0.6), Math.floor(output * 0.2), x.cwd, x.gitBranch, 'nous', Math.round(input * 0.000_003 * 1e6) / 1e6, x.title,
-					x.messages > 0 ? newest[i]! : null, turns);
+				insertSession.run(
+					x.id,
+					x.source,
+					x.source,
+					x.userId,
+					x.sessionKey,
+					x.chatId,
+					x.chatType,
+					x.threadId,
+					x.displayName,
+					x.originJson,
+					x.model,
+					x.modelConfig,
+					x.parentId,
+					x.startedAt,
+					x.endedAt,
+					x.endReason,
+					x.messages,
+					toolCalls[i]!,
+					input,
+					output,
+					Math.floor(input * 0.6),
+					Math.floor(output * 0.2),
+					x.cwd,
+					x.gitBranch,
+					'nous',
+					Math.round(input * 0.000_003 * 1e6) / 1e6,
+					x.title,
+					x.messages > 0 ? newest[i]! : null,
+					turns,
+				);
 			}
 
-			const route = db.prepare('INSERT OR REPLACE INTO gateway_routing (scope, session_key, entry_json, updated_at) VALUES (?, ?, ?, ?)');
+			const route = db.prepare(
+				'INSERT OR REPLACE INTO gateway_routing (scope, session_key, entry_json, updated_at) VALUES (?, ?, ?, ?)',
+			);
 			for (const e of planner.routing) {
 				const at = new Date(e.updatedAt * 1000).toISOString();
-				route.run('/home/hermes/.hermes/sessions', e.sessionKey, JSON.stringify({session_key: e.sessionKey, session_id: e.sessionId, created_at: at, updated_at: at}), e.updatedAt);
+				route.run(
+					'/home/hermes/.hermes/sessions',
+					e.sessionKey,
+					JSON.stringify({session_key: e.sessionKey, session_id: e.sessionId, created_at: at, updated_at: at}),
+					e.updatedAt,
+				);
 			}
 		})();
 
 		const text = corpus(rng, 1 << 21);
-		const insertMessage = db.prepare(`INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp, token_count, finish_reason, platform_message_id)
+		const insertMessage =
+			db.prepare(`INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp, token_count, finish_reason, platform_message_id)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
 		const batch = 100_000;
 		const started = performance.now();
@@ -767,25 +989,38 @@ function write(dbPath: string, planner: Planner, log: (line: string) => void): {
 					const length = rng.int(100, 800);
 					const at = rng.int(0, text.length - length - 1);
 					const content = text.slice(at, at + length);
-					const tool = role === ROLE_TOOL_CALL || role === ROLE_TOOL ? TOOLS[(role === ROLE_TOOL ? m - 1 : m) % TOOLS.length]! : null;
+					const tool =
+						role === ROLE_TOOL_CALL || role === ROLE_TOOL
+							? TOOLS[(role === ROLE_TOOL ? m - 1 : m) % TOOLS.length]!
+							: null;
 					const callId = tool ? `call_${(role === ROLE_TOOL ? m - 1 : m).toString(36)}` : null;
 					insertMessage.run(
 						x.id,
 						ROLE_NAMES[role]!,
 						content,
 						role === ROLE_TOOL ? callId : null,
-						role === ROLE_TOOL_CALL ? JSON.stringify([{id: callId, type: 'function', function: {name: tool, arguments: JSON.stringify({query: content.slice(0, 40)})}}]) : null,
+						role === ROLE_TOOL_CALL
+							? JSON.stringify([
+									{
+										id: callId,
+										type: 'function',
+										function: {name: tool, arguments: JSON.stringify({query: content.slice(0, 40)})},
+									},
+								])
+							: null,
 						role === ROLE_TOOL ? tool : null,
 						ts[m]!,
 						Math.ceil(length / 4),
-						role === ROLE_ASSISTANT ? 'stop' : (role === ROLE_TOOL_CALL ? 'tool_calls' : null),
+						role === ROLE_ASSISTANT ? 'stop' : role === ROLE_TOOL_CALL ? 'tool_calls' : null,
 						role === ROLE_USER && x.sessionKey ? String(10_000 + m) : null,
 					);
 				}
 			})();
 			const done = Math.min(total, lo + batch);
 			if (done % 250_000 === 0 || done === total) {
-				log(`  ${done.toLocaleString('en-US')} / ${total.toLocaleString('en-US')} messages (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+				log(
+					`  ${done.toLocaleString('en-US')} / ${total.toLocaleString('en-US')} messages (${((performance.now() - started) / 1000).toFixed(1)} s)`,
+				);
 			}
 		}
 
@@ -827,7 +1062,9 @@ export function ensureBenchDb(options: {force?: boolean; log?: (line: string) =>
 	log(`generating the benchmark store (generator v${GENERATOR_VERSION}) in ${path.relative(ROOT, dir)}/ ...`);
 	const started = performance.now();
 	const planner = plan();
-	log(`  planned ${planner.plans.length.toLocaleString('en-US')} sessions in ${planner.chats.toLocaleString('en-US')} chats (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+	log(
+		`  planned ${planner.plans.length.toLocaleString('en-US')} sessions in ${planner.chats.toLocaleString('en-US')} chats (${((performance.now() - started) / 1000).toFixed(1)} s)`,
+	);
 	const partialDb = path.join(partial, 'state.db');
 	const {messages} = write(partialDb, planner, log);
 	const generationMs = performance.now() - started;
@@ -852,7 +1089,9 @@ export function ensureBenchDb(options: {force?: boolean; log?: (line: string) =>
 	fs.writeFileSync(path.join(partial, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
 	fs.rmSync(dir, {recursive: true, force: true});
 	fs.renameSync(partial, dir);
-	log(`generated ${manifest.sessions.toLocaleString('en-US')} sessions, ${manifest.messages.toLocaleString('en-US')} messages, ${(manifest.dbBytes / 1e6).toFixed(0)} MB in ${(generationMs / 1000).toFixed(1)} s`);
+	log(
+		`generated ${manifest.sessions.toLocaleString('en-US')} sessions, ${manifest.messages.toLocaleString('en-US')} messages, ${(manifest.dbBytes / 1e6).toFixed(0)} MB in ${(generationMs / 1000).toFixed(1)} s`,
+	);
 	return {dbPath, dir, manifest, generatedNow: true};
 }
 

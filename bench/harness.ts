@@ -46,7 +46,11 @@ export type Section = {
 	run: (ctx: BenchContext) => Promise<SectionResult>;
 };
 
-export type Sample = {ms: number; rssKb: number | null; /** User + system CPU time of the command (GNU time %U + %S), null without GNU time. */ cpuMs?: number | null};
+export type Sample = {
+	ms: number;
+	rssKb: number | null /** User + system CPU time of the command (GNU time %U + %S), null without GNU time. */;
+	cpuMs?: number | null;
+};
 
 export type Measurement = {
 	samples: Sample[];
@@ -94,15 +98,19 @@ export async function runOnce(command: string, args: readonly string[], options:
 	const okCodes = options.okExitCodes ?? [0];
 	const rssFile = path.join(scratchDir(), 'rss');
 	const devNull = fs.openSync('/dev/null', 'w');
-	const [file, argv] = rssMethod === 'gnu-time' ? [TIME, ['-f', '%U %S %M', '-o', rssFile, command, ...args]] : [command, [...args]];
+	const [file, argv] =
+		rssMethod === 'gnu-time' ? [TIME, ['-f', '%U %S %M', '-o', rssFile, command, ...args]] : [command, [...args]];
 	try {
 		const started = performance.now();
 		const child = spawn(file, argv, {stdio: ['ignore', devNull, 'pipe'], cwd: options.cwd, env: options.env});
 		let sampled: number | null = null;
-		const poll = rssMethod === 'sampled' ? setInterval(() => {
-			const v = child.pid ? vmHwmKb(child.pid) : null;
-			sampled = v === null ? sampled : Math.max(sampled ?? 0, v);
-		}, 2) : undefined;
+		const poll =
+			rssMethod === 'sampled'
+				? setInterval(() => {
+						const v = child.pid ? vmHwmKb(child.pid) : null;
+						sampled = v === null ? sampled : Math.max(sampled ?? 0, v);
+					}, 2)
+				: undefined;
 		let stderr = '';
 		child.stderr!.on('data', (d: Buffer) => {
 			stderr += d.toString();
@@ -152,8 +160,15 @@ export type CommandSpec = {label: string; command: string; args: readonly string
 function summarize(ctx: Pick<BenchContext, 'log'>, label: string, samples: Sample[]): Measurement {
 	const ms = samples.map(s => s.ms);
 	const rss = samples.map(s => s.rssKb).filter((v): v is number => v !== null);
-	const m = {samples, medianMs: median(ms), minMs: Math.min(...ms), peakRssKb: rss.length > 0 ? Math.max(...rss) : null};
-	ctx.log(`  ${label}: median ${m.medianMs.toFixed(1)} ms, min ${m.minMs.toFixed(1)} ms, runs ${ms.map(v => v.toFixed(0)).join('/')} ms, peak RSS ${m.peakRssKb === null ? '?' : (m.peakRssKb / 1024).toFixed(1)} MB`);
+	const m = {
+		samples,
+		medianMs: median(ms),
+		minMs: Math.min(...ms),
+		peakRssKb: rss.length > 0 ? Math.max(...rss) : null,
+	};
+	ctx.log(
+		`  ${label}: median ${m.medianMs.toFixed(1)} ms, min ${m.minMs.toFixed(1)} ms, runs ${ms.map(v => v.toFixed(0)).join('/')} ms, peak RSS ${m.peakRssKb === null ? '?' : (m.peakRssKb / 1024).toFixed(1)} MB`,
+	);
 	return m;
 }
 
@@ -165,7 +180,11 @@ function summarize(ctx: Pick<BenchContext, 'log'>, label: string, samples: Sampl
  * command: on this VM a start first in its round ran a few ms slower than the same start second
  * (bench/startup.ts).
  */
-export async function measureInterleaved(ctx: Pick<BenchContext, 'runs' | 'warmups' | 'log'>, specs: readonly CommandSpec[], alternate = false): Promise<Measurement[]> {
+export async function measureInterleaved(
+	ctx: Pick<BenchContext, 'runs' | 'warmups' | 'log'>,
+	specs: readonly CommandSpec[],
+	alternate = false,
+): Promise<Measurement[]> {
 	for (let i = 0; i < ctx.warmups; i++) {
 		for (const s of specs) {
 			await runOnce(s.command, s.args, s.options);
@@ -189,7 +208,13 @@ export async function measureInterleaved(ctx: Pick<BenchContext, 'runs' | 'warmu
 }
 
 /** One command: warm-ups, then `runs` timed runs. */
-export async function measure(ctx: Pick<BenchContext, 'runs' | 'warmups' | 'log'>, label: string, command: string, args: readonly string[], options: CommandOptions = {}): Promise<Measurement> {
+export async function measure(
+	ctx: Pick<BenchContext, 'runs' | 'warmups' | 'log'>,
+	label: string,
+	command: string,
+	args: readonly string[],
+	options: CommandOptions = {},
+): Promise<Measurement> {
 	const [m] = await measureInterleaved(ctx, [{label, command, args, options}]);
 	return m!;
 }
@@ -210,7 +235,9 @@ export function markdownTable(rows: readonly Row[]): string {
 	];
 	for (const r of rows) {
 		const ratio = r.ratio === null || r.ratio === undefined ? '–' : `${r.ratio.toFixed(2)}×`;
-		lines.push(`| ${[r.measurement, fixed(r.medianMs, 1), fixed(r.minMs, 1), fixed(r.peakRssMb, 1), ratio, r.target, r.result].join(' | ')} |`);
+		lines.push(
+			`| ${[r.measurement, fixed(r.medianMs, 1), fixed(r.minMs, 1), fixed(r.peakRssMb, 1), ratio, r.target, r.result].join(' | ')} |`,
+		);
 	}
 
 	return lines.join('\n');

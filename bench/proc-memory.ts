@@ -25,7 +25,9 @@ export type BoundedRun = {
 function readStatus(pid: number): Record<string, number> | null {
 	try {
 		const out: Record<string, number> = {};
-		for (const m of fs.readFileSync(`/proc/${pid}/status`, 'utf8').matchAll(/^(VmHWM|RssAnon|RssFile|RssShmem):\s+(\d+)\s+kB$/gm)) {
+		for (const m of fs
+			.readFileSync(`/proc/${pid}/status`, 'utf8')
+			.matchAll(/^(VmHWM|RssAnon|RssFile|RssShmem):\s+(\d+)\s+kB$/gm)) {
 			out[m[1]!] = Number(m[2]);
 		}
 
@@ -39,7 +41,11 @@ function readStatus(pid: number): Record<string, number> | null {
  * Runs `command` (spawned directly, so its pid is the process measured), sampling its memory every
  * `intervalMs`, stopping it with SIGTERM (then SIGKILL) once `boundMs` have passed.
  */
-export async function runSampled(command: string, args: readonly string[], options: {boundMs: number; intervalMs?: number; env?: NodeJS.ProcessEnv}): Promise<BoundedRun> {
+export async function runSampled(
+	command: string,
+	args: readonly string[],
+	options: {boundMs: number; intervalMs?: number; env?: NodeJS.ProcessEnv},
+): Promise<BoundedRun> {
 	const started = performance.now();
 	const child = spawn(command, args, {stdio: ['ignore', 'pipe', 'pipe'], env: options.env});
 	const memory: MemoryPeaks = {hwmKb: 0, anonKb: 0, fileKb: 0, shmemKb: 0, samples: 0};

@@ -23,7 +23,16 @@ import {tuiProfilesSection} from './tui-profiles.js';
 import {watchSection} from './watch.js';
 import {searchSection} from './search.js';
 
-export const SECTIONS: Section[] = [startupSection, scanSection, searchSection, tuiSection, tuiProfilesSection, watchSection, backupSection, timelineSection];
+export const SECTIONS: Section[] = [
+	startupSection,
+	scanSection,
+	searchSection,
+	tuiSection,
+	tuiProfilesSection,
+	watchSection,
+	backupSection,
+	timelineSection,
+];
 
 function sqliteVersion(): string {
 	try {
@@ -78,11 +87,19 @@ async function main(): Promise<number> {
 
 	const sections = values.only ? SECTIONS.filter(s => s.id === values.only) : SECTIONS;
 	if (sections.length === 0) {
-		process.stderr.write(`bench: no section ${JSON.stringify(values.only)} (have: ${SECTIONS.map(s => s.id).join(', ')})\n`);
+		process.stderr.write(
+			`bench: no section ${JSON.stringify(values.only)} (have: ${SECTIONS.map(s => s.id).join(', ')})\n`,
+		);
 		return 2;
 	}
 
-	const ctx: BenchContext = {root: ROOT, dataDir: DATA_DIR, runs, warmups, log: line => process.stdout.write(`${line}\n`)};
+	const ctx: BenchContext = {
+		root: ROOT,
+		dataDir: DATA_DIR,
+		runs,
+		warmups,
+		log: line => process.stdout.write(`${line}\n`),
+	};
 	const cpu = os.cpus()[0]?.model ?? '?';
 	const header = [
 		`# hfx benchmark, ${new Date().toISOString()}`,
@@ -91,7 +108,10 @@ async function main(): Promise<number> {
 	];
 	const busy = await otherCpuShare();
 	if (busy !== null && busy > 0.2) {
-		header.push('', `**Warning:** the CPUs were ${(busy * 100).toFixed(0)} % busy with other work just before the run: wall times are disturbed (ratios between interleaved commands suffer less).`);
+		header.push(
+			'',
+			`**Warning:** the CPUs were ${(busy * 100).toFixed(0)} % busy with other work just before the run: wall times are disturbed (ratios between interleaved commands suffer less).`,
+		);
 	}
 
 	const out: string[] = [...header];
@@ -102,7 +122,10 @@ async function main(): Promise<number> {
 		try {
 			result = await section.run(ctx);
 		} catch (error) {
-			result = {rows: [{measurement: `section ${section.id} could not run`, target: 'runs', result: 'FAIL'}], notes: [error instanceof Error ? (error.stack ?? error.message) : String(error)]};
+			result = {
+				rows: [{measurement: `section ${section.id} could not run`, target: 'runs', result: 'FAIL'}],
+				notes: [error instanceof Error ? (error.stack ?? error.message) : String(error)],
+			};
 		}
 
 		failed ||= result.rows.some(r => r.result === 'FAIL');

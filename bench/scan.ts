@@ -19,7 +19,17 @@ import Database from 'better-sqlite3';
 import type {Executed} from './capture-hook.js';
 import {type BenchManifest, ensureBenchDb} from './generate.js';
 import {detectionScript} from './detection-sql.js';
-import {type BenchContext, type Measurement, type Row, type Section, type SectionResult, mb, measureInterleaved, median, rssMethod} from './harness.js';
+import {
+	type BenchContext,
+	type Measurement,
+	type Row,
+	type Section,
+	type SectionResult,
+	mb,
+	measureInterleaved,
+	median,
+	rssMethod,
+} from './harness.js';
 
 export const SQLITE3 = '/usr/bin/sqlite3';
 const TARGET_MS = 1000;
@@ -94,7 +104,11 @@ export function settle(dbPath: string): void {
  * Runs the real `hfx scan --db DB --json` once with the capture hook preloaded: its stdout (the
  * findings) and every statement it executed through ReadOnlyStore, with bound parameters.
  */
-export function captureHfxRun(root: string, hfxArgs: readonly string[], capturePath: string): {executed: Executed[]; prepared: string[]; stdout: string; status: number | null; stderr: string} {
+export function captureHfxRun(
+	root: string,
+	hfxArgs: readonly string[],
+	capturePath: string,
+): {executed: Executed[]; prepared: string[]; stdout: string; status: number | null; stderr: string} {
 	fs.rmSync(capturePath, {force: true});
 	const r = spawnSync(process.execPath, ['--import', path.join(root, 'dist-bench/capture-hook.js'), ...hfxArgs], {
 		cwd: root,
@@ -102,8 +116,14 @@ export function captureHfxRun(root: string, hfxArgs: readonly string[], captureP
 		maxBuffer: 1 << 30,
 		env: {...process.env, HFX_BENCH_CAPTURE: capturePath},
 	});
-	const executed = fs.existsSync(capturePath) ? JSON.parse(fs.readFileSync(capturePath, 'utf8')) as Executed[] : [];
-	return {executed, prepared: [...new Set(executed.map(e => e.sql))], stdout: r.stdout, status: r.status, stderr: r.stderr};
+	const executed = fs.existsSync(capturePath) ? (JSON.parse(fs.readFileSync(capturePath, 'utf8')) as Executed[]) : [];
+	return {
+		executed,
+		prepared: [...new Set(executed.map(e => e.sql))],
+		stdout: r.stdout,
+		status: r.status,
+		stderr: r.stderr,
+	};
 }
 
 function literal(v: unknown): string {
@@ -116,7 +136,7 @@ function literal(v: unknown): string {
 	}
 
 	if (typeof v === 'string') {
-		return `'${v.replaceAll('\'', '\'\'')}'`;
+		return `'${v.replaceAll("'", "''")}'`;
 	}
 
 	throw new Error(`cannot inline a ${typeof v} parameter`);
@@ -124,7 +144,7 @@ function literal(v: unknown): string {
 
 /** Inlines positional `?` parameters (the statements hfx runs have no string literal containing '?'). */
 export function inline(sql: string, params: readonly unknown[]): string {
-	const flat = params.length === 1 && Array.isArray(params[0]) ? params[0] as unknown[] : params;
+	const flat = params.length === 1 && Array.isArray(params[0]) ? (params[0] as unknown[]) : params;
 	let i = 0;
 	const text = sql.replaceAll('?', () => {
 		if (i >= flat.length) {
@@ -170,7 +190,9 @@ const SCHEMA_TABLES = /\bfrom\s+(sqlite_master|sqlite_schema)\b/i;
 
 /** Every count(*) statement must be bounded by a WHERE (the schema table sqlite_master excepted). */
 export function unboundedCounts(statements: readonly string[]): string[] {
-	return statements.filter(sql => /count\s*\(\s*\*\s*\)/i.test(sql) && !/\bwhere\b/i.test(sql) && !SCHEMA_TABLES.test(sql));
+	return statements.filter(
+		sql => /count\s*\(\s*\*\s*\)/i.test(sql) && !/\bwhere\b/i.test(sql) && !SCHEMA_TABLES.test(sql),
+	);
 }
 
 /** Statements whose query plan walks all of `messages` (SCAN of the table or of one of its indexes). */
@@ -186,7 +208,10 @@ function messageScans(dbPath: string, executed: readonly Executed[]): Array<{sql
 
 			seen.add(e.sql);
 			const rows = db.prepare(`EXPLAIN QUERY PLAN ${e.sql}`).all(...(e.params as unknown[])) as Array<{detail: string}>;
-			const aliases = new Set(['messages', ...[...e.sql.matchAll(/\bmessages\s+(?:as\s+)?(\w+)/gi)].map(m => m[1]!.toLowerCase())]);
+			const aliases = new Set([
+				'messages',
+				...[...e.sql.matchAll(/\bmessages\s+(?:as\s+)?(\w+)/gi)].map(m => m[1]!.toLowerCase()),
+			]);
 			for (const r of rows) {
 				const m = /^SCAN (\w+)/.exec(r.detail);
 				if (m && aliases.has(m[1]!.toLowerCase())) {
@@ -206,7 +231,13 @@ function messageScans(dbPath: string, executed: readonly Executed[]): Array<{sql
 
 type ScanJson = {
 	summary: {sessions: number; orphans: number; rollbackRisks: number};
-	orphans: Array<{orphanId: string; verdict: string; evidence: string | null; donorId: string | null; reasonKind: string | null}>;
+	orphans: Array<{
+		orphanId: string;
+		verdict: string;
+		evidence: string | null;
+		donorId: string | null;
+		reasonKind: string | null;
+	}>;
 	routing: Array<{sessionKey: string; rollbackRisk: boolean}>;
 	exitCode: number;
 };
@@ -222,8 +253,15 @@ function checkFindings(json: ScanJson, manifest: BenchManifest): string[] {
 			continue;
 		}
 
-		if (o.verdict !== e.verdict || (e.evidence && o.evidence !== e.evidence) || (e.donorId && o.donorId !== e.donorId) || (e.reasonKind && o.reasonKind !== e.reasonKind)) {
-			problems.push(`${e.scenario}: ${id} is ${o.verdict}/${o.evidence ?? o.reasonKind ?? ''}${o.donorId ? ` donor ${o.donorId}` : ''}, expected ${e.verdict}/${e.evidence ?? e.reasonKind ?? ''}${e.donorId ? ` donor ${e.donorId}` : ''}`);
+		if (
+			o.verdict !== e.verdict ||
+			(e.evidence && o.evidence !== e.evidence) ||
+			(e.donorId && o.donorId !== e.donorId) ||
+			(e.reasonKind && o.reasonKind !== e.reasonKind)
+		) {
+			problems.push(
+				`${e.scenario}: ${id} is ${o.verdict}/${o.evidence ?? o.reasonKind ?? ''}${o.donorId ? ` donor ${o.donorId}` : ''}, expected ${e.verdict}/${e.evidence ?? e.reasonKind ?? ''}${e.donorId ? ` donor ${e.donorId}` : ''}`,
+			);
 		}
 	}
 
@@ -233,9 +271,14 @@ function checkFindings(json: ScanJson, manifest: BenchManifest): string[] {
 		}
 	}
 
-	const risks = json.routing.filter(r => r.rollbackRisk).map(r => r.sessionKey).sort();
+	const risks = json.routing
+		.filter(r => r.rollbackRisk)
+		.map(r => r.sessionKey)
+		.sort();
 	if (JSON.stringify(risks) !== JSON.stringify(manifest.expectedRollbackRisks)) {
-		problems.push(`rollback risks ${JSON.stringify(risks)}, expected ${JSON.stringify(manifest.expectedRollbackRisks)}`);
+		problems.push(
+			`rollback risks ${JSON.stringify(risks)}, expected ${JSON.stringify(manifest.expectedRollbackRisks)}`,
+		);
 	}
 
 	if (json.summary.sessions !== manifest.sessions) {
@@ -255,7 +298,12 @@ function checkFindings(json: ScanJson, manifest: BenchManifest): string[] {
  * One more run of `hfx scan --json` with TMPDIR at `tmp`: the most bytes its TMPDIR held (sampled
  * every 10 ms) and the open mode the scan reported.
  */
-async function peakTempDisk(node: string, args: readonly string[], cwd: string, tmp: string): Promise<{peakBytes: number; openMode: string | null}> {
+async function peakTempDisk(
+	node: string,
+	args: readonly string[],
+	cwd: string,
+	tmp: string,
+): Promise<{peakBytes: number; openMode: string | null}> {
 	const child = spawn(node, args, {cwd, env: {...process.env, TMPDIR: tmp}, stdio: ['ignore', 'pipe', 'ignore']});
 	let stdout = '';
 	child.stdout!.on('data', (d: Buffer) => {
@@ -268,13 +316,16 @@ async function peakTempDisk(node: string, args: readonly string[], cwd: string, 
 	});
 	let peakBytes = 0;
 	while (!done) {
-		const bytes = fs.readdirSync(tmp, {recursive: true, withFileTypes: true}).filter(e => e.isFile()).reduce((sum, e) => {
-			try {
-				return sum + fs.statSync(path.join(e.parentPath, e.name)).size;
-			} catch {
-				return sum;
-			}
-		}, 0);
+		const bytes = fs
+			.readdirSync(tmp, {recursive: true, withFileTypes: true})
+			.filter(e => e.isFile())
+			.reduce((sum, e) => {
+				try {
+					return sum + fs.statSync(path.join(e.parentPath, e.name)).size;
+				} catch {
+					return sum;
+				}
+			}, 0);
 		peakBytes = Math.max(peakBytes, bytes);
 		await new Promise(resolve => setTimeout(resolve, 10));
 	}
@@ -320,14 +371,26 @@ export const scanSection: Section = {
 		const genStarted = performance.now();
 		const bench = ensureBenchDb({log: ctx.log});
 		const {dbPath, manifest} = bench;
-		ctx.log(bench.generatedNow
-			? `  generation took ${((performance.now() - genStarted) / 1000).toFixed(1)} s`
-			: `  using the cached store ${path.relative(ctx.root, dbPath)} (generated in ${(manifest.generationMs / 1000).toFixed(1)} s when it was built)`);
-		notes.push(`Store: ${path.relative(ctx.root, dbPath)}, generator v${manifest.generatorVersion}: ${manifest.sessions.toLocaleString('en-US')} sessions (${Object.entries(manifest.bySource).map(([s, n]) => `${s} ${n}`).join(', ')}), ${manifest.chats.toLocaleString('en-US')} keyed chats, ${manifest.routingEntries.toLocaleString('en-US')} routing entries, ${manifest.messages.toLocaleString('en-US')} messages, ${(manifest.dbBytes / 1e6).toFixed(0)} MB; generation ${bench.generatedNow ? 'took' : 'took (when cached)'} ${(manifest.generationMs / 1000).toFixed(1)} s.`);
+		ctx.log(
+			bench.generatedNow
+				? `  generation took ${((performance.now() - genStarted) / 1000).toFixed(1)} s`
+				: `  using the cached store ${path.relative(ctx.root, dbPath)} (generated in ${(manifest.generationMs / 1000).toFixed(1)} s when it was built)`,
+		);
+		notes.push(
+			`Store: ${path.relative(ctx.root, dbPath)}, generator v${manifest.generatorVersion}: ${manifest.sessions.toLocaleString('en-US')} sessions (${Object.entries(
+				manifest.bySource,
+			)
+				.map(([s, n]) => `${s} ${n}`)
+				.join(
+					', ',
+				)}), ${manifest.chats.toLocaleString('en-US')} keyed chats, ${manifest.routingEntries.toLocaleString('en-US')} routing entries, ${manifest.messages.toLocaleString('en-US')} messages, ${(manifest.dbBytes / 1e6).toFixed(0)} MB; generation ${bench.generatedNow ? 'took' : 'took (when cached)'} ${(manifest.generationMs / 1000).toFixed(1)} s.`,
+		);
 
 		settle(dbPath);
 		const owner = await startOwner(dbPath);
-		ctx.log(`  owner process ${owner.pid} (sqlite3) holds the store open: -wal and -shm present, hfx reads it in place`);
+		ctx.log(
+			`  owner process ${owner.pid} (sqlite3) holds the store open: -wal and -shm present, hfx reads it in place`,
+		);
 		const cli = path.join(ctx.root, 'dist/hfx.js');
 		const hfxArgs = [cli, 'scan', '--db', dbPath, '--json'];
 		let liveMedianMs: number | null = null;
@@ -352,9 +415,13 @@ export const scanSection: Section = {
 			const detection = detectionScript(dbPath);
 			const detectionPath = path.join(path.dirname(dbPath), 'detection.sql');
 			fs.writeFileSync(detectionPath, detection.script);
-			notes.push(`Detection SQL (the baseline of the target): ${detection.statements.toLocaleString('en-US')} statements: Hermes' orphan query, ${detection.orphans} evidence queries (lineage or contiguity, top 2), a restart query and a newest-message query for each of ${detection.keys.toLocaleString('en-US')} session keys, and the routing entries, in one read transaction: ${path.relative(ctx.root, detectionPath)}.`);
+			notes.push(
+				`Detection SQL (the baseline of the target): ${detection.statements.toLocaleString('en-US')} statements: Hermes' orphan query, ${detection.orphans} evidence queries (lineage or contiguity, top 2), a restart query and a newest-message query for each of ${detection.keys.toLocaleString('en-US')} session keys, and the routing entries, in one read transaction: ${path.relative(ctx.root, detectionPath)}.`,
+			);
 			const candidates = executed.filter(e => /count\(\*\) FROM messages WHERE session_id = \?/i.test(e.sql)).length;
-			notes.push(`Baseline SQL: ${executed.length} statements hfx executed on this file (${prepared.length} distinct texts; ${candidates} orphan-candidate counts), captured from the CLI itself (dist-bench/capture-hook.js), parameters inlined, the snapshot inside BEGIN/COMMIT: ${path.relative(ctx.root, scriptPath)}. Run as \`sqlite3 -bail -readonly DB '.read detect.sql'\`, output to /dev/null.`);
+			notes.push(
+				`Baseline SQL: ${executed.length} statements hfx executed on this file (${prepared.length} distinct texts; ${candidates} orphan-candidate counts), captured from the CLI itself (dist-bench/capture-hook.js), parameters inlined, the snapshot inside BEGIN/COMMIT: ${path.relative(ctx.root, scriptPath)}. Run as \`sqlite3 -bail -readonly DB '.read detect.sql'\`, output to /dev/null.`,
+			);
 
 			const unbounded = unboundedCounts(prepared);
 			rows.push({
@@ -362,7 +429,12 @@ export const scanSection: Section = {
 				target: `every count(*) has a WHERE (${prepared.filter(s => /count\s*\(\s*\*\s*\)/i.test(s)).length} found)`,
 				result: verdict(unbounded.length === 0),
 			});
-			notes.push(`count(*) statements hfx prepares: ${prepared.filter(sql => /count\s*\(\s*\*\s*\)/i.test(sql)).map(sql => `\`${sql.replaceAll(/\s+/g, ' ')}\``).join(', ')}${unbounded.length > 0 ? `; unbounded: ${unbounded.map(sql => `\`${sql}\``).join(', ')}` : ''}.`);
+			notes.push(
+				`count(*) statements hfx prepares: ${prepared
+					.filter(sql => /count\s*\(\s*\*\s*\)/i.test(sql))
+					.map(sql => `\`${sql.replaceAll(/\s+/g, ' ')}\``)
+					.join(', ')}${unbounded.length > 0 ? `; unbounded: ${unbounded.map(sql => `\`${sql}\``).join(', ')}` : ''}.`,
+			);
 
 			const scans = messageScans(dbPath, executed);
 			rows.push({
@@ -378,20 +450,44 @@ export const scanSection: Section = {
 			const jsonBytes = Buffer.byteLength(once.stdout);
 			const problems = checkFindings(JSON.parse(once.stdout) as ScanJson, manifest);
 			const planted = Object.keys(manifest.expectedOrphans).length;
-			rows.push({measurement: 'findings match the planted incidents', target: `${planted} orphans with their verdicts, ${manifest.expectedRollbackRisks.length} rollback risks, exit 1`, result: verdict(problems.length === 0)});
+			rows.push({
+				measurement: 'findings match the planted incidents',
+				target: `${planted} orphans with their verdicts, ${manifest.expectedRollbackRisks.length} rollback risks, exit 1`,
+				result: verdict(problems.length === 0),
+			});
 			for (const p of problems) {
 				notes.push(`Findings: ${p}`);
 			}
 
-			ctx.log(`  measuring (${ctx.warmups} warm-up + ${ctx.runs} timed rounds, the commands interleaved; peak RSS via ${rssMethod})`);
-			const [hfx, detect, sql, floor, sqliteStart, nodeStart] = await measureInterleaved(ctx, [
-				{label: 'hfx scan --json', command: process.execPath, args: hfxArgs, options: {cwd: ctx.root, okExitCodes: [0, 1]}},
-				{label: 'sqlite3 detection SQL', command: SQLITE3, args: ['-bail', '-readonly', dbPath, `.read ${detectionPath}`]},
-				{label: 'sqlite3 same statements', command: SQLITE3, args: ['-bail', '-readonly', dbPath, `.read ${scriptPath}`]},
-				{label: 'node + better-sqlite3, same SQL', command: process.execPath, args: [path.join(ctx.root, 'dist-bench/sql-floor.js'), dbPath, statementsPath], options: {cwd: ctx.root}},
+			ctx.log(
+				`  measuring (${ctx.warmups} warm-up + ${ctx.runs} timed rounds, the commands interleaved; peak RSS via ${rssMethod})`,
+			);
+			const [hfx, detect, sql, floor, sqliteStart, nodeStart] = (await measureInterleaved(ctx, [
+				{
+					label: 'hfx scan --json',
+					command: process.execPath,
+					args: hfxArgs,
+					options: {cwd: ctx.root, okExitCodes: [0, 1]},
+				},
+				{
+					label: 'sqlite3 detection SQL',
+					command: SQLITE3,
+					args: ['-bail', '-readonly', dbPath, `.read ${detectionPath}`],
+				},
+				{
+					label: 'sqlite3 same statements',
+					command: SQLITE3,
+					args: ['-bail', '-readonly', dbPath, `.read ${scriptPath}`],
+				},
+				{
+					label: 'node + better-sqlite3, same SQL',
+					command: process.execPath,
+					args: [path.join(ctx.root, 'dist-bench/sql-floor.js'), dbPath, statementsPath],
+					options: {cwd: ctx.root},
+				},
 				{label: 'sqlite3 startup', command: SQLITE3, args: ['-readonly', dbPath, 'select 1']},
 				{label: 'node -e 0', command: process.execPath, args: ['-e', '0']},
-			]) as [Measurement, Measurement, Measurement, Measurement, Measurement, Measurement];
+			])) as [Measurement, Measurement, Measurement, Measurement, Measurement, Measurement];
 			liveMedianMs = hfx.medianMs;
 			const ratio = hfx.medianMs / detect.medianMs;
 			const hfxRss = mb(hfx.peakRssKb);
@@ -409,21 +505,69 @@ export const scanSection: Section = {
 				target: `< ${TARGET_MS} ms, ≤ ${TARGET_RATIO}×, < ${TARGET_RSS_MB} MB`,
 				result: failures.length === 0 ? 'PASS' : 'FAIL',
 			});
-			rows.push({measurement: 'sqlite3 CLI: the detection in SQL, as Hermes computes it (baseline)', medianMs: detect.medianMs, minMs: detect.minMs, peakRssMb: mb(detect.peakRssKb), ratio: 1, target: 'baseline', result: 'info'});
-			rows.push({measurement: 'sqlite3 CLI: only the row fetches hfx issues (no detection)', medianMs: sql.medianMs, minMs: sql.minMs, peakRssMb: mb(sql.peakRssKb), ratio: sql.medianMs / detect.medianMs, target: 'context', result: 'info'});
-			rows.push({measurement: 'node + better-sqlite3: those fetches, rows dropped (Node floor)', medianMs: floor.medianMs, minMs: floor.minMs, peakRssMb: mb(floor.peakRssKb), ratio: floor.medianMs / detect.medianMs, target: 'context', result: 'info'});
-			rows.push({measurement: 'sqlite3 CLI startup (`select 1`)', medianMs: sqliteStart.medianMs, minMs: sqliteStart.minMs, peakRssMb: mb(sqliteStart.peakRssKb), ratio: sqliteStart.medianMs / detect.medianMs, target: 'context', result: 'info'});
-			rows.push({measurement: '`node -e 0` startup', medianMs: nodeStart.medianMs, minMs: nodeStart.minMs, peakRssMb: mb(nodeStart.peakRssKb), ratio: nodeStart.medianMs / detect.medianMs, target: 'context', result: 'info'});
+			rows.push({
+				measurement: 'sqlite3 CLI: the detection in SQL, as Hermes computes it (baseline)',
+				medianMs: detect.medianMs,
+				minMs: detect.minMs,
+				peakRssMb: mb(detect.peakRssKb),
+				ratio: 1,
+				target: 'baseline',
+				result: 'info',
+			});
+			rows.push({
+				measurement: 'sqlite3 CLI: only the row fetches hfx issues (no detection)',
+				medianMs: sql.medianMs,
+				minMs: sql.minMs,
+				peakRssMb: mb(sql.peakRssKb),
+				ratio: sql.medianMs / detect.medianMs,
+				target: 'context',
+				result: 'info',
+			});
+			rows.push({
+				measurement: 'node + better-sqlite3: those fetches, rows dropped (Node floor)',
+				medianMs: floor.medianMs,
+				minMs: floor.minMs,
+				peakRssMb: mb(floor.peakRssKb),
+				ratio: floor.medianMs / detect.medianMs,
+				target: 'context',
+				result: 'info',
+			});
+			rows.push({
+				measurement: 'sqlite3 CLI startup (`select 1`)',
+				medianMs: sqliteStart.medianMs,
+				minMs: sqliteStart.minMs,
+				peakRssMb: mb(sqliteStart.peakRssKb),
+				ratio: sqliteStart.medianMs / detect.medianMs,
+				target: 'context',
+				result: 'info',
+			});
+			rows.push({
+				measurement: '`node -e 0` startup',
+				medianMs: nodeStart.medianMs,
+				minMs: nodeStart.minMs,
+				peakRssMb: mb(nodeStart.peakRssKb),
+				ratio: nodeStart.medianMs / detect.medianMs,
+				target: 'context',
+				result: 'info',
+			});
 			if (failures.length > 0) {
 				notes.push(`hfx scan FAILS: ${failures.join('; ')}.`);
 			}
 
 			const adjusted = (hfx.medianMs - nodeStart.medianMs) / Math.max(0.1, detect.medianMs - sqliteStart.medianMs);
-			notes.push(`Against the row fetches alone, hfx is ${(hfx.medianMs / sql.medianMs).toFixed(2)}× (a Node process that only fetches them is already ${(floor.medianMs / sql.medianMs).toFixed(2)}×). Startup-adjusted ratio to the detection SQL (hfx − node startup) / (sqlite3 − sqlite3 startup): ${adjusted.toFixed(2)}×. Ratio of the minimums (least disturbed by other load): ${(hfx.minMs / detect.minMs).toFixed(2)}×. hfx over the Node floor (node + better-sqlite3 running the same SQL): ${(hfx.medianMs / floor.medianMs).toFixed(2)}× (minimums ${(hfx.minMs / floor.minMs).toFixed(2)}×). hfx wrote ${(jsonBytes / 1e6).toFixed(1)} MB of JSON.`);
+			notes.push(
+				`Against the row fetches alone, hfx is ${(hfx.medianMs / sql.medianMs).toFixed(2)}× (a Node process that only fetches them is already ${(floor.medianMs / sql.medianMs).toFixed(2)}×). Startup-adjusted ratio to the detection SQL (hfx − node startup) / (sqlite3 − sqlite3 startup): ${adjusted.toFixed(2)}×. Ratio of the minimums (least disturbed by other load): ${(hfx.minMs / detect.minMs).toFixed(2)}×. hfx over the Node floor (node + better-sqlite3 running the same SQL): ${(hfx.medianMs / floor.medianMs).toFixed(2)}× (minimums ${(hfx.minMs / floor.minMs).toFixed(2)}×). hfx wrote ${(jsonBytes / 1e6).toFixed(1)} MB of JSON.`,
+			);
 
 			const phases = phaseBreakdown(ctx, dbPath);
 			const total = Object.values(phases.phases).reduce((a, b) => a + b, 0);
-			notes.push(`Where hfx's time goes (in-process marks of one scan in a fresh process, median of ${phases.runs}; total ${total.toFixed(0)} ms before exit): ${Object.entries(phases.phases).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(' · ')} ms; heap used at the end ${phases.heapUsedMb.toFixed(0)} MB.`);
+			notes.push(
+				`Where hfx's time goes (in-process marks of one scan in a fresh process, median of ${phases.runs}; total ${total.toFixed(0)} ms before exit): ${Object.entries(
+					phases.phases,
+				)
+					.map(([k, v]) => `${k} ${v.toFixed(1)}`)
+					.join(' · ')} ms; heap used at the end ${phases.heapUsedMb.toFixed(0)} MB.`,
+			);
 		} finally {
 			await owner.stop();
 		}
@@ -432,14 +576,33 @@ export const scanSection: Section = {
 		if (!fs.existsSync(`${dbPath}-wal`) && !fs.existsSync(`${dbPath}-shm`)) {
 			const tmp = fs.mkdtempSync(path.join(path.dirname(dbPath), 'closed-tmp-'));
 			try {
-				const [closed] = await measureInterleaved(ctx, [
-					{label: 'hfx scan --json (store closed)', command: process.execPath, args: hfxArgs, options: {cwd: ctx.root, okExitCodes: [0, 1], env: {...process.env, TMPDIR: tmp}}},
-				]) as [Measurement];
+				const [closed] = (await measureInterleaved(ctx, [
+					{
+						label: 'hfx scan --json (store closed)',
+						command: process.execPath,
+						args: hfxArgs,
+						options: {cwd: ctx.root, okExitCodes: [0, 1], env: {...process.env, TMPDIR: tmp}},
+					},
+				])) as [Measurement];
 				const disk = await peakTempDisk(process.execPath, hfxArgs, ctx.root, tmp);
 				const ratio = liveMedianMs === null ? null : closed.medianMs / liveMedianMs;
-				const ok = ratio !== null && ratio <= TARGET_CLOSED_RATIO && disk.peakBytes <= TARGET_TEMP_BYTES && disk.openMode === 'in-place';
-				rows.push({measurement: `\`hfx scan\` on the closed store (no -wal/-shm: ${disk.openMode ?? '?'}; temp disk at its peak ${(disk.peakBytes / 1e6).toFixed(1)} MB)`, medianMs: closed.medianMs, minMs: closed.minMs, peakRssMb: mb(closed.peakRssKb), ratio, target: `≤ ${TARGET_CLOSED_RATIO}× the live scan, in place, temp disk ≤ ${TARGET_TEMP_BYTES / 1e6} MB`, result: verdict(ok)});
-				notes.push(`The closed store is read in place as an immutable file (node:sqlite, immutable=1): its ratio is to the live scan above; the temp disk is the peak of its TMPDIR (sampled every 10 ms over one more run; before issue #26 it held a private copy of the whole ${(fs.statSync(dbPath).size / 1e6).toFixed(0)} MB file).`);
+				const ok =
+					ratio !== null &&
+					ratio <= TARGET_CLOSED_RATIO &&
+					disk.peakBytes <= TARGET_TEMP_BYTES &&
+					disk.openMode === 'in-place';
+				rows.push({
+					measurement: `\`hfx scan\` on the closed store (no -wal/-shm: ${disk.openMode ?? '?'}; temp disk at its peak ${(disk.peakBytes / 1e6).toFixed(1)} MB)`,
+					medianMs: closed.medianMs,
+					minMs: closed.minMs,
+					peakRssMb: mb(closed.peakRssKb),
+					ratio,
+					target: `≤ ${TARGET_CLOSED_RATIO}× the live scan, in place, temp disk ≤ ${TARGET_TEMP_BYTES / 1e6} MB`,
+					result: verdict(ok),
+				});
+				notes.push(
+					`The closed store is read in place as an immutable file (node:sqlite, immutable=1): its ratio is to the live scan above; the temp disk is the peak of its TMPDIR (sampled every 10 ms over one more run; before issue #26 it held a private copy of the whole ${(fs.statSync(dbPath).size / 1e6).toFixed(0)} MB file).`,
+				);
 			} finally {
 				fs.rmSync(tmp, {recursive: true, force: true});
 			}

@@ -11,7 +11,15 @@
 import path from 'node:path';
 import {spawnSync} from 'node:child_process';
 import {ensureBenchDb} from './generate.js';
-import {type BenchContext, type Measurement, type Row, type Section, type SectionResult, mb, measureInterleaved} from './harness.js';
+import {
+	type BenchContext,
+	type Measurement,
+	type Row,
+	type Section,
+	type SectionResult,
+	mb,
+	measureInterleaved,
+} from './harness.js';
 import {SQLITE3, settle, startOwner} from './scan.js';
 
 const TARGET_MS = 500;
@@ -20,14 +28,17 @@ const TARGET_RATIO = 2;
 /** A phrase of the corpus' words (a few thousand hits), and a single common word (hundreds of thousands). */
 const QUERIES = ['"restore profile"', 'restart'];
 
-type SearchJson = {ftsMatch: string | null; stores: Array<{route: string; hits: Array<{chat: {kind: string; label: string}}>}>};
+type SearchJson = {
+	ftsMatch: string | null;
+	stores: Array<{route: string; hits: Array<{chat: {kind: string; label: string}}>}>;
+};
 
 /** What a query must find: 20 hits (the two corpus queries), or the planted orphan named as its chat's. */
 type Expect = {hits: 'twenty'} | {hits: 'orphan'; orphanId: string};
 
 /** The statement hfx runs on the word index, with its MATCH expression inlined. */
 function baselineSql(match: string, limit: number): string {
-	const quoted = `'${match.replaceAll('\'', '\'\'')}'`;
+	const quoted = `'${match.replaceAll("'", "''")}'`;
 	return `SELECT m.id, m.session_id, m.role, m.timestamp, m.active, m.compacted, snippet(messages_fts, -1, '»', '«', '…', 16) FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid WHERE messages_fts MATCH ${quoted} ORDER BY messages_fts.rowid DESC LIMIT ${limit};`;
 }
 
@@ -42,7 +53,10 @@ function answered(json: SearchJson, status: number | null, expect: Expect): bool
 		return store.hits.length === 20;
 	}
 
-	return store.hits.length > 0 && store.hits.every(h => h.chat.kind === 'orphan' && h.chat.label.startsWith('keyless: orphan of '));
+	return (
+		store.hits.length > 0 &&
+		store.hits.every(h => h.chat.kind === 'orphan' && h.chat.label.startsWith('keyless: orphan of '))
+	);
 }
 
 /**
@@ -52,36 +66,74 @@ function answered(json: SearchJson, status: number | null, expect: Expect): bool
 function orphanPhrase(dbPath: string, orphanId: string): string {
 	const sql = `SELECT content FROM messages WHERE session_id = '${orphanId}' AND role = 'user' ORDER BY id LIMIT 1;`;
 	const content = spawnSync(SQLITE3, ['-readonly', dbPath, sql], {encoding: 'utf8'}).stdout;
-	const words = content.split(/[^\p{L}\p{N}]+/u).filter(w => w.length > 0).slice(0, 6);
+	const words = content
+		.split(/[^\p{L}\p{N}]+/u)
+		.filter(w => w.length > 0)
+		.slice(0, 6);
 	return `"${words.join(' ')}"`;
 }
 
-async function measureQuery(ctx: BenchContext, dbPath: string, text: string, expect: Expect): Promise<{rows: Row[]; notes: string[]}> {
+async function measureQuery(
+	ctx: BenchContext,
+	dbPath: string,
+	text: string,
+	expect: Expect,
+): Promise<{rows: Row[]; notes: string[]}> {
 	const cli = path.join(ctx.root, 'dist/hfx.js');
 	const args = [cli, 'search', text, '--db', dbPath, '--json'];
 	const once = spawnSync(process.execPath, args, {cwd: ctx.root, encoding: 'utf8', maxBuffer: 1 << 26});
 	const json = JSON.parse(once.stdout) as SearchJson;
 	const store = json.stores[0]!;
 	const correct = answered(json, once.status, expect);
-	const what = expect.hits === 'twenty' ? 'the word index, 20 hits' : `the word index, hits in the keyless orphan ${expect.orphanId} named as its chat's`;
+	const what =
+		expect.hits === 'twenty'
+			? 'the word index, 20 hits'
+			: `the word index, hits in the keyless orphan ${expect.orphanId} named as its chat's`;
 	const sql = baselineSql(json.ftsMatch ?? '', 20);
-	const [hfx, floor, sqlite, nodeStart] = await measureInterleaved(ctx, [
+	const [hfx, floor, sqlite, nodeStart] = (await measureInterleaved(ctx, [
 		{label: `hfx search ${text}`, command: process.execPath, args, options: {cwd: ctx.root}},
-		{label: 'node + better-sqlite3, same MATCH', command: process.execPath, args: [path.join(ctx.root, 'dist-bench/search-floor.js'), dbPath, sql], options: {cwd: ctx.root}},
+		{
+			label: 'node + better-sqlite3, same MATCH',
+			command: process.execPath,
+			args: [path.join(ctx.root, 'dist-bench/search-floor.js'), dbPath, sql],
+			options: {cwd: ctx.root},
+		},
 		{label: 'sqlite3 same MATCH', command: SQLITE3, args: ['-bail', '-readonly', dbPath, sql]},
 		{label: 'node -e 0', command: process.execPath, args: ['-e', '0']},
-	]) as [Measurement, Measurement, Measurement, Measurement];
+	])) as [Measurement, Measurement, Measurement, Measurement];
 	const ratio = hfx.medianMs / floor.medianMs;
-	const row = (measurement: string, m: Measurement, target: string): Row => ({measurement, medianMs: m.medianMs, minMs: m.minMs, peakRssMb: mb(m.peakRssKb), ratio: m.medianMs / floor.medianMs, target, result: 'info'});
+	const row = (measurement: string, m: Measurement, target: string): Row => ({
+		measurement,
+		medianMs: m.medianMs,
+		minMs: m.minMs,
+		peakRssMb: mb(m.peakRssKb),
+		ratio: m.medianMs / floor.medianMs,
+		target,
+		result: 'info',
+	});
 	return {
 		rows: [
-			{...row(`\`hfx search ${text} --json\`: ${what}`, hfx, `≤ ${TARGET_RATIO}× the Node floor, ${what}`), result: correct && ratio <= TARGET_RATIO ? 'PASS' : 'FAIL'},
-			{...row(`  the same, wall time (issue #24: under ${TARGET_MS} ms)`, hfx, `< ${TARGET_MS} ms`), result: hfx.medianMs < TARGET_MS ? 'PASS' : 'FAIL'},
-			row(`node + better-sqlite3: the same MATCH ${json.ftsMatch ?? '?'}, snippet(), newest 20 (baseline)`, floor, 'baseline'),
+			{
+				...row(`\`hfx search ${text} --json\`: ${what}`, hfx, `≤ ${TARGET_RATIO}× the Node floor, ${what}`),
+				result: correct && ratio <= TARGET_RATIO ? 'PASS' : 'FAIL',
+			},
+			{
+				...row(`  the same, wall time (issue #24: under ${TARGET_MS} ms)`, hfx, `< ${TARGET_MS} ms`),
+				result: hfx.medianMs < TARGET_MS ? 'PASS' : 'FAIL',
+			},
+			row(
+				`node + better-sqlite3: the same MATCH ${json.ftsMatch ?? '?'}, snippet(), newest 20 (baseline)`,
+				floor,
+				'baseline',
+			),
 			row('sqlite3 CLI: the same statement', sqlite, 'context'),
 			row('`node -e 0` startup', nodeStart, 'context'),
 		],
-		notes: correct ? [] : [`hfx search ${text}: exit ${once.status}, route ${store.route}, ${store.hits.length} hits (expected exit 0, ${what})`],
+		notes: correct
+			? []
+			: [
+					`hfx search ${text}: exit ${once.status}, route ${store.route}, ${store.hits.length} hits (expected exit 0, ${what})`,
+				],
 	};
 }
 
@@ -91,11 +143,15 @@ export const searchSection: Section = {
 	async run(ctx: BenchContext): Promise<SectionResult> {
 		const {dbPath, manifest} = ensureBenchDb({log: ctx.log});
 		const rows: Row[] = [];
-		const notes = [`Store: ${path.relative(ctx.root, dbPath)}, generator v${manifest.generatorVersion}, ${manifest.messages.toLocaleString('en-US')} messages, indexed by messages_fts (external content over messages_fts_src) and messages_fts_trigram.`];
+		const notes = [
+			`Store: ${path.relative(ctx.root, dbPath)}, generator v${manifest.generatorVersion}, ${manifest.messages.toLocaleString('en-US')} messages, indexed by messages_fts (external content over messages_fts_src) and messages_fts_trigram.`,
+		];
 		settle(dbPath);
 		const owner = await startOwner(dbPath);
 		try {
-			const orphanId = Object.entries(manifest.expectedOrphans).find(([, e]) => e.evidence === 'contiguity' && e.verdict === 'adoptable')?.[0];
+			const orphanId = Object.entries(manifest.expectedOrphans).find(
+				([, e]) => e.evidence === 'contiguity' && e.verdict === 'adoptable',
+			)?.[0];
 			const queries: Array<[string, Expect]> = QUERIES.map(text => [text, {hits: 'twenty'}]);
 			if (orphanId) {
 				queries.push([orphanPhrase(dbPath, orphanId), {hits: 'orphan', orphanId}]);

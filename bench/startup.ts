@@ -33,7 +33,7 @@ function quantile(values: readonly number[], q: number): number {
 	const sorted = [...values].sort((a, b) => a - b);
 	const at = (sorted.length - 1) * q;
 	const low = Math.floor(at);
-	return sorted[low]! + ((sorted[Math.min(low + 1, sorted.length - 1)]! - sorted[low]!) * (at - low));
+	return sorted[low]! + (sorted[Math.min(low + 1, sorted.length - 1)]! - sorted[low]!) * (at - low);
 }
 
 /** The bin must print a version on this Node, or the timings would time a refusal. */
@@ -53,22 +53,61 @@ export const startupSection: Section = {
 			const bin = path.join(ctx.root, 'dist/hfx.js');
 			checkBin(bin, startEnv(cacheHome, true));
 			const many = {...ctx, runs: Math.max(ctx.runs, ROUNDS), warmups: Math.max(ctx.warmups, 3)};
-			const [floor, cached, uncached] = await measureInterleaved(many, [
-				{label: 'node -e 0', command: process.execPath, args: ['-e', '0'], options: {env: startEnv(cacheHome, true)}},
-				{label: 'hfx --version (compile cache warm)', command: process.execPath, args: [bin, '--version'], options: {env: startEnv(cacheHome, true)}},
-				{label: 'hfx --version (compile cache off)', command: process.execPath, args: [bin, '--version'], options: {env: startEnv(cacheHome, false)}},
-			], true);
+			const [floor, cached, uncached] = await measureInterleaved(
+				many,
+				[
+					{label: 'node -e 0', command: process.execPath, args: ['-e', '0'], options: {env: startEnv(cacheHome, true)}},
+					{
+						label: 'hfx --version (compile cache warm)',
+						command: process.execPath,
+						args: [bin, '--version'],
+						options: {env: startEnv(cacheHome, true)},
+					},
+					{
+						label: 'hfx --version (compile cache off)',
+						command: process.execPath,
+						args: [bin, '--version'],
+						options: {env: startEnv(cacheHome, false)},
+					},
+				],
+				true,
+			);
 			const ratios = cached!.samples.map((s, i) => s.ms / floor!.samples[i]!.ms);
 			const uncachedRatios = uncached!.samples.map((s, i) => s.ms / floor!.samples[i]!.ms);
 			const [q1, ratio, q3] = [0.25, 0.5, 0.75].map(q => quantile(ratios, q)) as [number, number, number];
 			const rss = (kb: number | null) => (kb === null ? null : kb / 1024);
 			return {
 				rows: [
-					{measurement: `\`hfx --version\` ÷ \`node -e 0\`: median of ${ratios.length} paired ratios (quartiles ${q1.toFixed(2)} … ${q3.toFixed(2)}), ${process.version}`, medianMs: cached!.medianMs, minMs: cached!.minMs, peakRssMb: rss(cached!.peakRssKb), ratio, target: `≤ ${LIMIT_RATIO}×`, result: ratio <= LIMIT_RATIO ? 'PASS' : 'FAIL'},
-					{measurement: '`hfx --version` with the compile cache off (HFX_NO_COMPILE_CACHE=1): what the cache saves', medianMs: uncached!.medianMs, minMs: uncached!.minMs, peakRssMb: rss(uncached!.peakRssKb), ratio: quantile(uncachedRatios, 0.5), target: 'context', result: 'info'},
-					{measurement: '`node -e 0`', medianMs: floor!.medianMs, minMs: floor!.minMs, peakRssMb: rss(floor!.peakRssKb), target: 'context', result: 'info'},
+					{
+						measurement: `\`hfx --version\` ÷ \`node -e 0\`: median of ${ratios.length} paired ratios (quartiles ${q1.toFixed(2)} … ${q3.toFixed(2)}), ${process.version}`,
+						medianMs: cached!.medianMs,
+						minMs: cached!.minMs,
+						peakRssMb: rss(cached!.peakRssKb),
+						ratio,
+						target: `≤ ${LIMIT_RATIO}×`,
+						result: ratio <= LIMIT_RATIO ? 'PASS' : 'FAIL',
+					},
+					{
+						measurement: '`hfx --version` with the compile cache off (HFX_NO_COMPILE_CACHE=1): what the cache saves',
+						medianMs: uncached!.medianMs,
+						minMs: uncached!.minMs,
+						peakRssMb: rss(uncached!.peakRssKb),
+						ratio: quantile(uncachedRatios, 0.5),
+						target: 'context',
+						result: 'info',
+					},
+					{
+						measurement: '`node -e 0`',
+						medianMs: floor!.medianMs,
+						minMs: floor!.minMs,
+						peakRssMb: rss(floor!.peakRssKb),
+						target: 'context',
+						result: 'info',
+					},
 				],
-				notes: [`${many.runs} rounds after ${many.warmups} warm-ups (which fill the compile cache in a scratch XDG_CACHE_HOME), all without NODE_EXTRA_CA_CERTS; the ratio column is the median of the per-round ratios to \`node -e 0\`.`],
+				notes: [
+					`${many.runs} rounds after ${many.warmups} warm-ups (which fill the compile cache in a scratch XDG_CACHE_HOME), all without NODE_EXTRA_CA_CERTS; the ratio column is the median of the per-round ratios to \`node -e 0\`.`,
+				],
 			};
 		} finally {
 			fs.rmSync(cacheHome, {recursive: true, force: true});

@@ -36,14 +36,26 @@ function hex(n: number): string {
 }
 
 function insertChat(db: Database.Database): void {
-	const row = db.prepare('INSERT INTO sessions (id, source, user_id, session_key, chat_id, chat_type, parent_session_id, started_at, ended_at, end_reason, message_count, last_activity_at) VALUES (?, \'telegram\', \'u1\', ?, ?, \'dm\', ?, ?, ?, ?, ?, ?)');
+	const row = db.prepare(
+		"INSERT INTO sessions (id, source, user_id, session_key, chat_id, chat_type, parent_session_id, started_at, ended_at, end_reason, message_count, last_activity_at) VALUES (?, 'telegram', 'u1', ?, ?, 'dm', ?, ?, ?, ?, ?, ?)",
+	);
 	const message = db.prepare('INSERT INTO messages (session_id, role, content, timestamp) VALUES (?, ?, ?, ?)');
 	let parent: string | null = null;
 	for (let i = 0; i < TIMELINE_ROWS; i++) {
 		const start = T0 + i * 3600;
 		const id = `20260601_000000_${hex(i)}`;
 		const tip = i === TIMELINE_ROWS - 1;
-		row.run(id, KEY, '5550001', parent, start, tip ? null : start + 3000, tip ? null : 'compression', tip ? 7 : 5, start + (tip ? 90 * 86_400 : 2000));
+		row.run(
+			id,
+			KEY,
+			'5550001',
+			parent,
+			start,
+			tip ? null : start + 3000,
+			tip ? null : 'compression',
+			tip ? 7 : 5,
+			start + (tip ? 90 * 86_400 : 2000),
+		);
 		for (let m = 0; m < 5; m++) {
 			message.run(id, m % 2 ? 'assistant' : 'user', `turn ${m} of row ${i}`, start + 60 + m * 400);
 		}
@@ -55,7 +67,7 @@ function insertChat(db: Database.Database): void {
 	const tip = parent!;
 	const forkAt = T0 + (TIMELINE_ROWS - 1) * 3600 + 1700;
 	row.run('20260601_000000_ffffffff', null, null, null, forkAt, null, null, 40, null);
-	db.prepare('UPDATE sessions SET user_id = \'u1\', chat_id = NULL WHERE id = \'20260601_000000_ffffffff\'').run();
+	db.prepare("UPDATE sessions SET user_id = 'u1', chat_id = NULL WHERE id = '20260601_000000_ffffffff'").run();
 	for (let m = 0; m < 40; m++) {
 		message.run('20260601_000000_ffffffff', m % 2 ? 'assistant' : 'user', `skipped ${m}`, forkAt + 10 + m * 600);
 	}
@@ -66,8 +78,12 @@ function insertChat(db: Database.Database): void {
 }
 
 function insertOthers(db: Database.Database): void {
-	const row = db.prepare('INSERT INTO sessions (id, source, user_id, session_key, chat_id, chat_type, started_at, message_count, last_activity_at) VALUES (?, \'discord\', ?, ?, ?, \'dm\', ?, 3, ?)');
-	const message = db.prepare('INSERT INTO messages (session_id, role, content, timestamp) VALUES (?, \'user\', \'hello\', ?)');
+	const row = db.prepare(
+		"INSERT INTO sessions (id, source, user_id, session_key, chat_id, chat_type, started_at, message_count, last_activity_at) VALUES (?, 'discord', ?, ?, ?, 'dm', ?, 3, ?)",
+	);
+	const message = db.prepare(
+		"INSERT INTO messages (session_id, role, content, timestamp) VALUES (?, 'user', 'hello', ?)",
+	);
 	for (let i = 0; i < 2000; i++) {
 		const start = T0 + i * 1800;
 		const id = `20260602_000000_${hex(0x1000_0000 + i)}`;
@@ -108,21 +124,68 @@ export const timelineSection: Section = {
 			const [baseline, text, json] = await measureInterleaved(ctx, [
 				{label: 'hfx routing KEY', command: process.execPath, args: [bin, 'routing', KEY, '--db', dbPath], options},
 				{label: 'hfx timeline KEY', command: process.execPath, args: [bin, 'timeline', KEY, '--db', dbPath], options},
-				{label: 'hfx timeline KEY --json', command: process.execPath, args: [bin, 'timeline', KEY, '--db', dbPath, '--json'], options},
+				{
+					label: 'hfx timeline KEY --json',
+					command: process.execPath,
+					args: [bin, 'timeline', KEY, '--db', dbPath, '--json'],
+					options,
+				},
 			]);
 			const ratio = text!.medianMs / baseline!.medianMs;
 			const cpu = median(text!.samples.map(x => x.cpuMs ?? x.ms));
 			const baseCpu = median(baseline!.samples.map(x => x.cpuMs ?? x.ms));
 			return {
 				rows: [
-					{measurement: `\`hfx timeline KEY\` (text), ${TIMELINE_ROWS.toLocaleString('en')} rows: wall time against the baseline's`, medianMs: text!.medianMs, minMs: text!.minMs, peakRssMb: mb(text!.peakRssKb), ratio, target: `≤ ${LIMIT_RATIO}×`, result: ratio <= LIMIT_RATIO ? 'PASS' : 'FAIL'},
-					{measurement: `\`hfx timeline KEY\` (text): wall time, start to exit (what the operator waits for): ${text!.medianMs.toFixed(0)} ms`, medianMs: text!.medianMs, minMs: text!.minMs, target: `< ${LIMIT_MS} ms`, result: text!.medianMs < LIMIT_MS ? 'PASS' : 'FAIL'},
-					{measurement: `\`hfx timeline KEY\` (text): CPU time (user + system, V8's helper threads included): ${cpu.toFixed(0)} ms`, medianMs: cpu, target: 'context', result: 'info'},
-					{measurement: '`hfx timeline KEY --json` (never folded: every row and event)', medianMs: json!.medianMs, minMs: json!.minMs, peakRssMb: mb(json!.peakRssKb), ratio: json!.medianMs / baseline!.medianMs, target: 'context', result: 'info'},
-					{measurement: `\`hfx routing KEY\`: CPU time (user + system): ${baseCpu.toFixed(0)} ms`, medianMs: baseCpu, target: 'context', result: 'info'},
-					{measurement: '`hfx routing KEY` (baseline: the same start, load and analysis; it lists the 10,000 candidates)', medianMs: baseline!.medianMs, minMs: baseline!.minMs, peakRssMb: mb(baseline!.peakRssKb), target: 'baseline', result: 'info'},
+					{
+						measurement: `\`hfx timeline KEY\` (text), ${TIMELINE_ROWS.toLocaleString('en')} rows: wall time against the baseline's`,
+						medianMs: text!.medianMs,
+						minMs: text!.minMs,
+						peakRssMb: mb(text!.peakRssKb),
+						ratio,
+						target: `≤ ${LIMIT_RATIO}×`,
+						result: ratio <= LIMIT_RATIO ? 'PASS' : 'FAIL',
+					},
+					{
+						measurement: `\`hfx timeline KEY\` (text): wall time, start to exit (what the operator waits for): ${text!.medianMs.toFixed(0)} ms`,
+						medianMs: text!.medianMs,
+						minMs: text!.minMs,
+						target: `< ${LIMIT_MS} ms`,
+						result: text!.medianMs < LIMIT_MS ? 'PASS' : 'FAIL',
+					},
+					{
+						measurement: `\`hfx timeline KEY\` (text): CPU time (user + system, V8's helper threads included): ${cpu.toFixed(0)} ms`,
+						medianMs: cpu,
+						target: 'context',
+						result: 'info',
+					},
+					{
+						measurement: '`hfx timeline KEY --json` (never folded: every row and event)',
+						medianMs: json!.medianMs,
+						minMs: json!.minMs,
+						peakRssMb: mb(json!.peakRssKb),
+						ratio: json!.medianMs / baseline!.medianMs,
+						target: 'context',
+						result: 'info',
+					},
+					{
+						measurement: `\`hfx routing KEY\`: CPU time (user + system): ${baseCpu.toFixed(0)} ms`,
+						medianMs: baseCpu,
+						target: 'context',
+						result: 'info',
+					},
+					{
+						measurement:
+							'`hfx routing KEY` (baseline: the same start, load and analysis; it lists the 10,000 candidates)',
+						medianMs: baseline!.medianMs,
+						minMs: baseline!.minMs,
+						peakRssMb: mb(baseline!.peakRssKb),
+						target: 'baseline',
+						result: 'info',
+					},
 				],
-				notes: [`${TIMELINE_ROWS.toLocaleString('en')} keyed rows of one chat in a compression chain (5 messages each) with a rollback at the tip, 2,000 rows of 500 other chats; held open by a sqlite3 process; ${ctx.runs} interleaved rounds after ${ctx.warmups} warm-up(s).`],
+				notes: [
+					`${TIMELINE_ROWS.toLocaleString('en')} keyed rows of one chat in a compression chain (5 messages each) with a rollback at the tip, 2,000 rows of 500 other chats; held open by a sqlite3 process; ${ctx.runs} interleaved rounds after ${ctx.warmups} warm-up(s).`,
+				],
 			};
 		} finally {
 			await owner.stop();

@@ -29,7 +29,10 @@ const ANSI = /\u001B\[[0-9;?]*[ -/]*[@-~]|\u001B[()][0-9A-Za-z]|\u001B[=>]/g;
 
 /** A program in a real pty of 140x40 (`script`), without colour, as in the tui section. */
 function inPty(command: string): ChildProcess {
-	return spawn('script', ['-qfec', `stty cols 140 rows 40; exec ${command}`, '/dev/null'], {env: {...process.env, CI: 'false', NO_COLOR: '1', FORCE_COLOR: '0'}, stdio: ['pipe', 'pipe', 'pipe']});
+	return spawn('script', ['-qfec', `stty cols 140 rows 40; exec ${command}`, '/dev/null'], {
+		env: {...process.env, CI: 'false', NO_COLOR: '1', FORCE_COLOR: '0'},
+		stdio: ['pipe', 'pipe', 'pipe'],
+	});
 }
 
 type Root = {root: string; owners: Database.Database[]; sessions: Record<'default' | 'work', string>};
@@ -53,7 +56,11 @@ function makeRoot(ctx: BenchContext): Root {
 	fs.renameSync(work.db, path.join(profiles, 'work', 'state.db'));
 	fs.rmSync(work.dir, {recursive: true, force: true});
 	fs.linkSync(ensureBenchDb({log: ctx.log}).dbPath, path.join(profiles, 'ops', 'state.db'));
-	const owners = [main.owner, hold(path.join(profiles, 'work', 'state.db')), hold(path.join(profiles, 'ops', 'state.db'))];
+	const owners = [
+		main.owner,
+		hold(path.join(profiles, 'work', 'state.db')),
+		hold(path.join(profiles, 'ops', 'state.db')),
+	];
 	return {root: main.dir, owners, sessions: {default: main.sessionId, work: work.sessionId}};
 }
 
@@ -84,14 +91,30 @@ async function started(tty: ChildProcess, every: boolean): Promise<number> {
 }
 
 /** One follower's CPU share while the writer commits into `profile`: started, settled, then 5 s of writes before the window. */
-async function followShare(ctx: BenchContext, root: Root, profile: 'default' | 'work', every: boolean): Promise<number> {
+async function followShare(
+	ctx: BenchContext,
+	root: Root,
+	profile: 'default' | 'work',
+	every: boolean,
+): Promise<number> {
 	const hfx = path.join(ctx.root, 'dist/hfx.js');
 	const tty = inPty(`${process.execPath} ${hfx} --home ${root.root}${every ? '' : ` --profile ${profile}`}`);
 	try {
 		const pid = await started(tty, every);
 		await sleep(3000);
-		const db = profile === 'default' ? path.join(root.root, 'state.db') : path.join(root.root, 'profiles', profile, 'state.db');
-		const writer = spawn(process.execPath, [path.join(ctx.root, 'dist-bench/tui-writer.js'), db, root.sessions[profile], String(RATE), String(WINDOW_MS / 1000 + 10)], {stdio: 'ignore'});
+		const db =
+			profile === 'default' ? path.join(root.root, 'state.db') : path.join(root.root, 'profiles', profile, 'state.db');
+		const writer = spawn(
+			process.execPath,
+			[
+				path.join(ctx.root, 'dist-bench/tui-writer.js'),
+				db,
+				root.sessions[profile],
+				String(RATE),
+				String(WINDOW_MS / 1000 + 10),
+			],
+			{stdio: 'ignore'},
+		);
 		const done = new Promise<void>(resolve => writer.once('exit', () => resolve()));
 		try {
 			await sleep(5000);
@@ -102,19 +125,25 @@ async function followShare(ctx: BenchContext, root: Root, profile: 'default' | '
 		}
 	} finally {
 		tty.kill('SIGTERM');
-		await new Promise<void>(resolve => tty.exitCode === null ? tty.once('exit', () => resolve()) : resolve());
+		await new Promise<void>(resolve => (tty.exitCode === null ? tty.once('exit', () => resolve()) : resolve()));
 	}
 }
 
 /** One case: both followers in interleaved rounds (the order alternates), the ratio of their medians. */
-async function measureCase(ctx: BenchContext, root: Root, profile: 'default' | 'work'): Promise<{one: number[]; every: number[]}> {
+async function measureCase(
+	ctx: BenchContext,
+	root: Root,
+	profile: 'default' | 'work',
+): Promise<{one: number[]; every: number[]}> {
 	const one: number[] = [];
 	const every: number[] = [];
 	for (let round = 0; round < ROUNDS; round++) {
 		for (const all of round % 2 === 0 ? [false, true] : [true, false]) {
 			const share = await followShare(ctx, root, profile, all);
 			(all ? every : one).push(share);
-			ctx.log(`  writes in ${profile}, ${all ? 'every profile' : `--profile ${profile}`}: ${(share * 100).toFixed(1)} % of one core`);
+			ctx.log(
+				`  writes in ${profile}, ${all ? 'every profile' : `--profile ${profile}`}: ${(share * 100).toFixed(1)} % of one core`,
+			);
 		}
 	}
 
@@ -131,11 +160,21 @@ export const tuiProfilesSection: Section = {
 		const notes: string[] = [];
 		const root = makeRoot(ctx);
 		try {
-			for (const [profile, focus] of [['default', 'the focused profile'], ['work', 'a profile the panes do not show']] as const) {
+			for (const [profile, focus] of [
+				['default', 'the focused profile'],
+				['work', 'a profile the panes do not show'],
+			] as const) {
 				const {one, every} = await measureCase(ctx, root, profile);
 				const ratio = median(every) / median(one);
-				rows.push({measurement: `CPU following 3 profiles / following one, writes in ${focus} (${profile}): ${(median(every) * 100).toFixed(1)} % / ${(median(one) * 100).toFixed(1)} % of one core (medians of ${ROUNDS}, ${WINDOW_MS / 1000} s each)`, ratio, target: `≤ ${TARGET_RATIO}×`, result: ratio <= TARGET_RATIO ? 'PASS' : 'FAIL'});
-				notes.push(`Writes in ${profile}: every profile ${pct(every)} %, --profile ${profile} ${pct(one)} % of one core, round by round.`);
+				rows.push({
+					measurement: `CPU following 3 profiles / following one, writes in ${focus} (${profile}): ${(median(every) * 100).toFixed(1)} % / ${(median(one) * 100).toFixed(1)} % of one core (medians of ${ROUNDS}, ${WINDOW_MS / 1000} s each)`,
+					ratio,
+					target: `≤ ${TARGET_RATIO}×`,
+					result: ratio <= TARGET_RATIO ? 'PASS' : 'FAIL',
+				});
+				notes.push(
+					`Writes in ${profile}: every profile ${pct(every)} %, --profile ${profile} ${pct(one)} % of one core, round by round.`,
+				);
 			}
 		} finally {
 			for (const owner of root.owners) {

@@ -121,7 +121,10 @@ function percentile(values: readonly number[], p: number): number {
 
 /** A program in a real pty of 140x40 (`script`), without colour, as an operator's terminal. */
 function inPty(command: string): ChildProcess {
-	return spawn('script', ['-qfec', `stty cols 140 rows 40; exec ${command}`, '/dev/null'], {env: {...process.env, CI: 'false', NO_COLOR: '1', FORCE_COLOR: '0'}, stdio: ['pipe', 'pipe', 'pipe']});
+	return spawn('script', ['-qfec', `stty cols 140 rows 40; exec ${command}`, '/dev/null'], {
+		env: {...process.env, CI: 'false', NO_COLOR: '1', FORCE_COLOR: '0'},
+		stdio: ['pipe', 'pipe', 'pipe'],
+	});
 }
 
 /** A full first frame: the header and the sessions table's footer are both on screen. */
@@ -166,7 +169,10 @@ async function timeEmptyStart(): Promise<number> {
  * The writer changes the store: the other sections keep their planted one. The copy is flushed
  * first: otherwise the kernel writes 800 MB back while hfx starts, and the bench times its own I/O.
  */
-export function heldStoreCopy(ctx: BenchContext, folder: string): {dir: string; db: string; sessionId: string; owner: Database.Database} {
+export function heldStoreCopy(
+	ctx: BenchContext,
+	folder: string,
+): {dir: string; db: string; sessionId: string; owner: Database.Database} {
 	const {dbPath: source} = ensureBenchDb({log: ctx.log});
 	const dir = path.join(ctx.dataDir, folder);
 	fs.rmSync(dir, {recursive: true, force: true});
@@ -178,7 +184,12 @@ export function heldStoreCopy(ctx: BenchContext, folder: string): {dir: string; 
 	fs.closeSync(fd);
 	const owner = new Database(db, {fileMustExist: true});
 	owner.pragma('journal_mode = wal');
-	const sessionId = owner.prepare('SELECT id FROM sessions WHERE session_key IS NOT NULL AND ended_at IS NULL ORDER BY started_at DESC LIMIT 1').pluck().get() as string;
+	const sessionId = owner
+		.prepare(
+			'SELECT id FROM sessions WHERE session_key IS NOT NULL AND ended_at IS NULL ORDER BY started_at DESC LIMIT 1',
+		)
+		.pluck()
+		.get() as string;
 	return {dir, db, sessionId, owner};
 }
 
@@ -215,8 +226,20 @@ export const tuiSection: Section = {
 		}
 
 		ctx.log(`  first full frame: ${starts.join('/')} ms; empty node in the same pty: ${floors.join('/')} ms`);
-		rows.push({measurement: `time to the first full frame (${STARTS} starts, 140x40 pty)`, medianMs: median(starts), minMs: Math.min(...starts), target: `< ${TARGET_FIRST_FRAME_MS} ms`, result: median(starts) < TARGET_FIRST_FRAME_MS ? 'PASS' : 'FAIL'});
-		rows.push({measurement: 'the floor: `node -e 0` in the same pty (script + stty + Node start-up)', medianMs: median(floors), minMs: Math.min(...floors), target: 'context', result: 'info'});
+		rows.push({
+			measurement: `time to the first full frame (${STARTS} starts, 140x40 pty)`,
+			medianMs: median(starts),
+			minMs: Math.min(...starts),
+			target: `< ${TARGET_FIRST_FRAME_MS} ms`,
+			result: median(starts) < TARGET_FIRST_FRAME_MS ? 'PASS' : 'FAIL',
+		});
+		rows.push({
+			measurement: 'the floor: `node -e 0` in the same pty (script + stty + Node start-up)',
+			medianMs: median(floors),
+			minMs: Math.min(...floors),
+			target: 'context',
+			result: 'info',
+		});
 
 		// Then one instance that stays: idle, following the writer, memory over the long follow.
 		let out = '';
@@ -273,7 +296,11 @@ export const tuiSection: Section = {
 			const idleShare = await cpuShare(nodePid, 10_000);
 
 			// Following a writer at 200 commits/s.
-			const writer = spawn(process.execPath, [path.join(ctx.root, 'dist-bench/tui-writer.js'), db, sessionId, String(RATE), String(FOLLOW_SECONDS + 20)], {stdio: ['ignore', 'pipe', 'inherit']});
+			const writer = spawn(
+				process.execPath,
+				[path.join(ctx.root, 'dist-bench/tui-writer.js'), db, sessionId, String(RATE), String(FOLLOW_SECONDS + 20)],
+				{stdio: ['ignore', 'pipe', 'inherit']},
+			);
 			let writerOut = '';
 			writer.stdout!.on('data', (d: Buffer) => {
 				writerOut += d.toString();
@@ -283,14 +310,19 @@ export const tuiSection: Section = {
 			const followShare = await cpuShare(nodePid, 10_000);
 			const samples: Array<[number, number]> = [];
 			const followFrom = Date.now();
-			while (Date.now() - started < FOLLOW_SECONDS * 1000 + 30_000 && Date.now() - followFrom < FOLLOW_SECONDS * 1000 - 15_000) {
+			while (
+				Date.now() - started < FOLLOW_SECONDS * 1000 + 30_000 &&
+				Date.now() - followFrom < FOLLOW_SECONDS * 1000 - 15_000
+			) {
 				samples.push([(Date.now() - followFrom) / 60_000, rssMb(tree(nodePid))]);
 				await sleep(5000);
 			}
 
 			writer.kill('SIGTERM');
 			await writerDone;
-			const commits = (JSON.parse(writerOut.trim().split('\n').at(-1) ?? '{"commits":[]}') as {commits: Array<[number, number]>}).commits;
+			const commits = (
+				JSON.parse(writerOut.trim().split('\n').at(-1) ?? '{"commits":[]}') as {commits: Array<[number, number]>}
+			).commits;
 			const latencies: number[] = [];
 			let j = 0;
 			for (const [at, count] of commits) {
@@ -305,16 +337,41 @@ export const tuiSection: Section = {
 
 			const p50 = percentile(latencies, 50);
 			const p95 = percentile(latencies, 95);
-			rows.push({measurement: `commit-to-screen latency p50 (${latencies.length.toLocaleString('en-US')} of ${commits.length.toLocaleString('en-US')} commits seen)`, medianMs: p50, target: 'report', result: 'info'});
-			rows.push({measurement: 'commit-to-screen latency p95', medianMs: p95, target: `< ${TARGET_P95_MS} ms`, result: p95 < TARGET_P95_MS ? 'PASS' : 'FAIL'});
-			rows.push({measurement: `CPU share idle: ${(idleShare * 100).toFixed(1)} % of one core (10 s)`, target: 'report', result: 'info'});
-			rows.push({measurement: `CPU share following ${RATE} commits/s: ${(followShare * 100).toFixed(1)} % of one core (10 s)`, target: 'report', result: 'info'});
+			rows.push({
+				measurement: `commit-to-screen latency p50 (${latencies.length.toLocaleString('en-US')} of ${commits.length.toLocaleString('en-US')} commits seen)`,
+				medianMs: p50,
+				target: 'report',
+				result: 'info',
+			});
+			rows.push({
+				measurement: 'commit-to-screen latency p95',
+				medianMs: p95,
+				target: `< ${TARGET_P95_MS} ms`,
+				result: p95 < TARGET_P95_MS ? 'PASS' : 'FAIL',
+			});
+			rows.push({
+				measurement: `CPU share idle: ${(idleShare * 100).toFixed(1)} % of one core (10 s)`,
+				target: 'report',
+				result: 'info',
+			});
+			rows.push({
+				measurement: `CPU share following ${RATE} commits/s: ${(followShare * 100).toFixed(1)} % of one core (10 s)`,
+				target: 'report',
+				result: 'info',
+			});
 			const peak = Math.max(...samples.map(([, y]) => y));
 			const half = samples.filter(([x]) => x >= (samples.at(-1)?.[0] ?? 0) / 2);
 			const trend = slope(half);
 			const minutes = samples.at(-1)?.[0] ?? 0;
-			rows.push({measurement: `peak RSS over ${minutes.toFixed(1)} min of following (hfx and its child processes)`, peakRssMb: peak, target: `< ${TARGET_RSS_MB} MB, no growth trend`, result: peak < TARGET_RSS_MB && trend < 1 ? 'PASS' : 'FAIL'});
-			notes.push(`RSS samples every 5 s: first ${samples[0]?.[1].toFixed(0)} MB, last ${samples.at(-1)?.[1].toFixed(0)} MB, peak ${peak.toFixed(0)} MB; trend over the second half ${trend.toFixed(2)} MB/min (limit 1 MB/min). Latency = from each commit to the first frame showing that commit's message count (frames read from the pty stream); hfx coalesces bursts of commits into one refresh.`);
+			rows.push({
+				measurement: `peak RSS over ${minutes.toFixed(1)} min of following (hfx and its child processes)`,
+				peakRssMb: peak,
+				target: `< ${TARGET_RSS_MB} MB, no growth trend`,
+				result: peak < TARGET_RSS_MB && trend < 1 ? 'PASS' : 'FAIL',
+			});
+			notes.push(
+				`RSS samples every 5 s: first ${samples[0]?.[1].toFixed(0)} MB, last ${samples.at(-1)?.[1].toFixed(0)} MB, peak ${peak.toFixed(0)} MB; trend over the second half ${trend.toFixed(2)} MB/min (limit 1 MB/min). Latency = from each commit to the first frame showing that commit's message count (frames read from the pty stream); hfx coalesces bursts of commits into one refresh.`,
+			);
 		} finally {
 			tty.kill('SIGTERM');
 			owner.close();

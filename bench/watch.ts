@@ -44,7 +44,16 @@ function unitNodeOptions(root: string): string {
 	return /^Environment=NODE_OPTIONS=(.*)$/m.exec(unit)?.[1] ?? '';
 }
 
-type Figures = {mean: number; worst: number; peak: number; growth: number; trend: number; flat: boolean; first: number; last: number};
+type Figures = {
+	mean: number;
+	worst: number;
+	peak: number;
+	growth: number;
+	trend: number;
+	flat: boolean;
+	first: number;
+	last: number;
+};
 
 function figuresOf({cpu, rss}: {cpu: number[]; rss: Array<[number, number]>}, seconds: number): Figures {
 	const trend = slope(rss.filter(([x]) => x >= (rss.at(-1)?.[0] ?? 0) / 2));
@@ -72,23 +81,44 @@ function figuresOf({cpu, rss}: {cpu: number[]; rss: Array<[number, number]>}, se
 function rowsOf(unit: Figures, plain: Figures, seconds: number, options: string): Row[] {
 	const span = `${(seconds / 60).toFixed(1)} min`;
 	return [
-		{measurement: `CPU share following ${RATE} commits/s: mean ${(unit.mean * 100).toFixed(1)} %, worst 5 s ${(unit.worst * 100).toFixed(1)} % of one core (${span}, --interval ${INTERVAL}, the unit's NODE_OPTIONS=${options})`, target: `≤ ${TARGET_CPU * 100} % of one core`, result: unit.mean <= TARGET_CPU ? 'PASS' : 'FAIL'},
-		{measurement: `peak RSS over ${span} of following, as the systemd unit runs it (hfx and its child processes)`, peakRssMb: unit.peak, target: `≤ ${TARGET_RSS_MB} MB, no growth trend`, result: unit.peak <= TARGET_RSS_MB && unit.flat ? 'PASS' : 'FAIL'},
-		{measurement: `the bare bin (no NODE_OPTIONS) beside it: CPU mean ${(plain.mean * 100).toFixed(1)} % of one core`, peakRssMb: plain.peak, target: 'context', result: 'info'},
+		{
+			measurement: `CPU share following ${RATE} commits/s: mean ${(unit.mean * 100).toFixed(1)} %, worst 5 s ${(unit.worst * 100).toFixed(1)} % of one core (${span}, --interval ${INTERVAL}, the unit's NODE_OPTIONS=${options})`,
+			target: `≤ ${TARGET_CPU * 100} % of one core`,
+			result: unit.mean <= TARGET_CPU ? 'PASS' : 'FAIL',
+		},
+		{
+			measurement: `peak RSS over ${span} of following, as the systemd unit runs it (hfx and its child processes)`,
+			peakRssMb: unit.peak,
+			target: `≤ ${TARGET_RSS_MB} MB, no growth trend`,
+			result: unit.peak <= TARGET_RSS_MB && unit.flat ? 'PASS' : 'FAIL',
+		},
+		{
+			measurement: `the bare bin (no NODE_OPTIONS) beside it: CPU mean ${(plain.mean * 100).toFixed(1)} % of one core`,
+			peakRssMb: plain.peak,
+			target: 'context',
+			result: 'info',
+		},
 	];
 }
 
-const describeRss = (label: string, f: Figures) => `${label}: RSS every 5 s first ${f.first.toFixed(0)} MB, last ${f.last.toFixed(0)} MB, peak ${f.peak.toFixed(0)} MB; last third minus first third ${f.growth.toFixed(1)} MB (limit ${FLAT_MB} MB; on runs of 5 min and more, of the samples after a ${WARMUP_MINUTES}-min warm-up); slope over the second half ${f.trend.toFixed(2)} MB/min (limit 1 MB/min, judged on runs of 5 min and more).`;
+const describeRss = (label: string, f: Figures) =>
+	`${label}: RSS every 5 s first ${f.first.toFixed(0)} MB, last ${f.last.toFixed(0)} MB, peak ${f.peak.toFixed(0)} MB; last third minus first third ${f.growth.toFixed(1)} MB (limit ${FLAT_MB} MB; on runs of 5 min and more, of the samples after a ${WARMUP_MINUTES}-min warm-up); slope over the second half ${f.trend.toFixed(2)} MB/min (limit 1 MB/min, judged on runs of 5 min and more).`;
 
 /** The leak probe (bench/watch-heap.ts) beside the two watches, on the same store and writer. */
 function heapProbe(ctx: BenchContext, db: string, seconds: number) {
-	const child = spawn(process.execPath, ['--expose-gc', path.join(ctx.root, 'dist-bench/watch-heap.js'), db, String(seconds), String(HEAP_EVERY_SECONDS)], {stdio: ['ignore', 'pipe', 'inherit']});
+	const child = spawn(
+		process.execPath,
+		['--expose-gc', path.join(ctx.root, 'dist-bench/watch-heap.js'), db, String(seconds), String(HEAP_EVERY_SECONDS)],
+		{stdio: ['ignore', 'pipe', 'inherit']},
+	);
 	let out = '';
 	child.stdout!.on('data', (d: Buffer) => {
 		out += d.toString();
 	});
 	const result = new Promise<HeapSamples>((resolve, reject) => {
-		child.once('exit', code => code === 0 ? resolve(JSON.parse(out) as HeapSamples) : reject(new Error(`the heap probe exited with ${code}`)));
+		child.once('exit', code =>
+			code === 0 ? resolve(JSON.parse(out) as HeapSamples) : reject(new Error(`the heap probe exited with ${code}`)),
+		);
 	});
 	return {child, result};
 }
@@ -98,14 +128,28 @@ type HeapSamples = {samples: Array<{at: number; live: number; total: number}>; f
 /** Live heap after a full GC, first third against last third: what a leak would raise. */
 function liveHeapOf({samples, failed}: HeapSamples): {row: Row; note: string} {
 	if (failed !== null || samples.length < 3) {
-		return {row: {measurement: `live heap of the same follower after a full GC: no readings (${failed ?? 'too few'})`, target: 'report', result: 'info'}, note: ''};
+		return {
+			row: {
+				measurement: `live heap of the same follower after a full GC: no readings (${failed ?? 'too few'})`,
+				target: 'report',
+				result: 'info',
+			},
+			note: '',
+		};
 	}
 
 	const third = Math.floor(samples.length / 3);
-	const [first, last] = [median(samples.slice(0, third).map(s => s.live)), median(samples.slice(-third).map(s => s.live))];
+	const [first, last] = [
+		median(samples.slice(0, third).map(s => s.live)),
+		median(samples.slice(-third).map(s => s.live)),
+	];
 	const totals = samples.map(s => s.total);
 	return {
-		row: {measurement: `live heap of the same follower after a full GC (${samples.length} readings, every ${HEAP_EVERY_SECONDS} s): first third ${first.toFixed(1)} MB, last third ${last.toFixed(1)} MB`, target: 'report (a leak raises it)', result: 'info'},
+		row: {
+			measurement: `live heap of the same follower after a full GC (${samples.length} readings, every ${HEAP_EVERY_SECONDS} s): first third ${first.toFixed(1)} MB, last third ${last.toFixed(1)} MB`,
+			target: 'report (a leak raises it)',
+			result: 'info',
+		},
 		note: `the leak probe (bench/watch-heap.ts, --expose-gc): live heap ${first.toFixed(1)} -> ${last.toFixed(1)} MB, while V8's reserved heap ranged ${Math.min(...totals).toFixed(0)}-${Math.max(...totals).toFixed(0)} MB: RSS moves with the reserve, not with what the follower keeps.`,
 	};
 }
@@ -113,7 +157,21 @@ function liveHeapOf({samples, failed}: HeapSamples): {row: Row; note: string} {
 function startWatch(ctx: BenchContext, db: string, textfile: string, nodeOptions: string | null) {
 	const env = {...process.env};
 	delete env.NODE_OPTIONS;
-	return spawn(process.execPath, [path.join(ctx.root, 'dist/hfx.js'), 'watch', '--db', db, '--interval', INTERVAL, '--textfile', textfile, '--json-lines'], {stdio: ['ignore', 'ignore', 'inherit'], env: nodeOptions === null ? env : {...env, NODE_OPTIONS: nodeOptions}});
+	return spawn(
+		process.execPath,
+		[
+			path.join(ctx.root, 'dist/hfx.js'),
+			'watch',
+			'--db',
+			db,
+			'--interval',
+			INTERVAL,
+			'--textfile',
+			textfile,
+			'--json-lines',
+		],
+		{stdio: ['ignore', 'ignore', 'inherit'], env: nodeOptions === null ? env : {...env, NODE_OPTIONS: nodeOptions}},
+	);
 }
 
 export const watchSection: Section = {
@@ -128,7 +186,11 @@ export const watchSection: Section = {
 		// Both follow the same writer at once: as the unit runs it (the target), and the bare bin (context).
 		const unit = startWatch(ctx, db, textfile, options);
 		const plain = startWatch(ctx, db, path.join(dir, 'textfile', 'plain.prom'), null);
-		const writer = spawn(process.execPath, [path.join(ctx.root, 'dist-bench/tui-writer.js'), db, sessionId, String(RATE), String(seconds + 60)], {stdio: ['ignore', 'ignore', 'inherit']});
+		const writer = spawn(
+			process.execPath,
+			[path.join(ctx.root, 'dist-bench/tui-writer.js'), db, sessionId, String(RATE), String(seconds + 60)],
+			{stdio: ['ignore', 'ignore', 'inherit']},
+		);
 		const heap = heapProbe(ctx, db, seconds + 5);
 		try {
 			const started = Date.now();
@@ -141,8 +203,20 @@ export const watchSection: Section = {
 			const [u, p] = await Promise.all([follow(unit.pid!, seconds), follow(plain.pid!, seconds)]);
 			const [uf, pf] = [figuresOf(u, seconds), figuresOf(p, seconds)];
 			const live = liveHeapOf(await heap.result);
-			const rows = [...rowsOf(uf, pf, seconds, options), live.row, {measurement: `first textfile after ${firstMs} ms`, target: 'report', result: 'info'} satisfies Row];
-			return {rows, notes: [describeRss(`as the unit runs it (NODE_OPTIONS=${options})`, uf), describeRss('the bare bin', pf), live.note, 'CPU is the watch process tree (hfx and the short-lived `head` reading the -shm), in 5 s windows. Ten minutes: --watch-seconds 600 (or BENCH_WATCH_FOLLOW_SECONDS=600).']};
+			const rows = [
+				...rowsOf(uf, pf, seconds, options),
+				live.row,
+				{measurement: `first textfile after ${firstMs} ms`, target: 'report', result: 'info'} satisfies Row,
+			];
+			return {
+				rows,
+				notes: [
+					describeRss(`as the unit runs it (NODE_OPTIONS=${options})`, uf),
+					describeRss('the bare bin', pf),
+					live.note,
+					'CPU is the watch process tree (hfx and the short-lived `head` reading the -shm), in 5 s windows. Ten minutes: --watch-seconds 600 (or BENCH_WATCH_FOLLOW_SECONDS=600).',
+				],
+			};
 		} finally {
 			for (const child of [unit, plain, writer, heap.child]) {
 				child.kill('SIGTERM');

@@ -39,7 +39,10 @@ function run(command, args, {cwd = root, capture = false} = {}) {
 
 /** Extracts `members` (all when none) of the .tgz `tarball` into `dir`, dropping its top folder (zlib here: no gzip needed). */
 function untgz(tarball, dir, members = []) {
-	execFileSync('tar', ['-xf', '-', '-C', dir, '--strip-components=1', ...members], {input: zlib.gunzipSync(fs.readFileSync(tarball)), stdio: ['pipe', 2, 2]});
+	execFileSync('tar', ['-xf', '-', '-C', dir, '--strip-components=1', ...members], {
+		input: zlib.gunzipSync(fs.readFileSync(tarball)),
+		stdio: ['pipe', 2, 2],
+	});
 }
 
 function log(line) {
@@ -52,10 +55,13 @@ function mb(bytes) {
 
 /** Every file under `dir`, relative, sorted. */
 function walk(dir, base = dir) {
-	return fs.readdirSync(dir, {withFileTypes: true}).flatMap(entry => {
-		const full = path.join(dir, entry.name);
-		return entry.isDirectory() ? walk(full, base) : [path.relative(base, full)];
-	}).sort();
+	return fs
+		.readdirSync(dir, {withFileTypes: true})
+		.flatMap(entry => {
+			const full = path.join(dir, entry.name);
+			return entry.isDirectory() ? walk(full, base) : [path.relative(base, full)];
+		})
+		.sort();
 }
 
 /** Removes the folders under `dir` that hold no file (deepest first). */
@@ -77,7 +83,9 @@ function duBytes(dir) {
 
 /** `npm pack SPEC` into `dir`; the tarball's path. */
 function npmPack(spec, dir) {
-	const [result] = JSON.parse(run('npm', ['pack', spec, '--json', '--ignore-scripts', '--pack-destination', dir], {capture: true}));
+	const [result] = JSON.parse(
+		run('npm', ['pack', spec, '--json', '--ignore-scripts', '--pack-destination', dir], {capture: true}),
+	);
 	return path.join(dir, result.filename);
 }
 
@@ -109,8 +117,9 @@ top=$(cd "$here/.." && pwd -P) || exit 2
 exec "$top/node/bin/node" "$top/app/dist/hfx.js" "$@"
 `;
 
-const epoch = process.env.SOURCE_DATE_EPOCH
-	?? (() => {
+const epoch =
+	process.env.SOURCE_DATE_EPOCH ??
+	(() => {
 		try {
 			return run('git', ['log', '-1', '--format=%ct'], {capture: true}).trim();
 		} catch {
@@ -191,11 +200,25 @@ try {
 		fs.writeFileSync(path.join(top, 'bin', 'hfx'), launcher, {mode: 0o755});
 
 		const archive = path.join(outDir, `${name}.tar.gz`);
-		const tarBytes = execFileSync('tar', [
-			'--sort=name', `--mtime=@${epoch}`, '--owner=0', '--group=0', '--numeric-owner', '--mode=u+rw,go-w,go+rX',
-			'--format=posix', '--pax-option=exthdr.name=%d/PaxHeaders/%f,delete=atime,delete=ctime',
-			'-cf', '-', '-C', stage, name,
-		], {maxBuffer: 1024 * 1024 * 1024});
+		const tarBytes = execFileSync(
+			'tar',
+			[
+				'--sort=name',
+				`--mtime=@${epoch}`,
+				'--owner=0',
+				'--group=0',
+				'--numeric-owner',
+				'--mode=u+rw,go-w,go+rX',
+				'--format=posix',
+				'--pax-option=exthdr.name=%d/PaxHeaders/%f,delete=atime,delete=ctime',
+				'-cf',
+				'-',
+				'-C',
+				stage,
+				name,
+			],
+			{maxBuffer: 1024 * 1024 * 1024},
+		);
 		fs.writeFileSync(archive, zlib.gzipSync(tarBytes, {level: 9}));
 		const packed = fs.statSync(archive).size;
 		const unpacked = duBytes(top);

@@ -22,7 +22,7 @@ try {
 		format: 'esm',
 		target: 'node20',
 		packages: 'external',
-		banner: {js: 'import {createRequire as __r} from \'node:module\'; const require = __r(import.meta.url);'},
+		banner: {js: "import {createRequire as __r} from 'node:module'; const require = __r(import.meta.url);"},
 		logLevel: 'warning',
 	});
 	const {main} = await import(pathToFileURL(outfile).href);

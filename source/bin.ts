@@ -39,7 +39,8 @@ export function compileCacheDir(env: NodeJS.ProcessEnv, home: string): string {
 		return env.NODE_COMPILE_CACHE;
 	}
 
-	const base = env.XDG_CACHE_HOME && path.isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : path.join(home, '.cache');
+	const base =
+		env.XDG_CACHE_HOME && path.isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : path.join(home, '.cache');
 	return path.join(base, 'hfx', 'compile-cache');
 }
 
@@ -104,9 +105,11 @@ function enableCompileCache(): void {
 }
 
 if (!nodeIsSupported(process.versions.node)) {
-	process.stderr.write(`hfx: needs Node.js ${MINIMUM_NODE.join('.')} or newer; ${process.execPath} is ${process.version}. `
-		+ 'Next: run it from the checkout with `npm start` or `npx hfx` (they use the Node 24 `npm install` put in node_modules), '
-		+ 'install Node 24 LTS, or use the standalone archive (README: Install)\n');
+	process.stderr.write(
+		`hfx: needs Node.js ${MINIMUM_NODE.join('.')} or newer; ${process.execPath} is ${process.version}. ` +
+			'Next: run it from the checkout with `npm start` or `npx hfx` (they use the Node 24 `npm install` put in node_modules), ' +
+			'install Node 24 LTS, or use the standalone archive (README: Install)\n',
+	);
 	process.exitCode = 2;
 } else if (import.meta.url.endsWith('/hfx.js')) {
 	enableCompileCache();
@@ -119,7 +122,9 @@ if (!nodeIsSupported(process.versions.node)) {
 		}
 
 		// No descriptor left to load hfx's own code with: the operator's limit, named, in one line.
-		process.stderr.write(`hfx: ${typeof file === 'string' ? file : 'hfx'}: too many open files (${code}) while loading hfx itself. Next: raise the open-file limit (ulimit -n) and run again\n`);
+		process.stderr.write(
+			`hfx: ${typeof file === 'string' ? file : 'hfx'}: too many open files (${code}) while loading hfx itself. Next: raise the open-file limit (ulimit -n) and run again\n`,
+		);
 		process.exitCode = 2;
 	}
 }

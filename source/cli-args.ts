@@ -41,9 +41,10 @@ function meowFlags(flags: Readonly<Record<string, FlagDef>>): AnyFlags {
 		version: {type: 'boolean'},
 	};
 	for (const [name, def] of Object.entries(flags)) {
-		out[name] = def.type === 'boolean'
-			? {type: 'boolean', ...(def.default === undefined ? {} : {default: def.default})}
-			: {type: 'string', ...(def.short ? {shortFlag: def.short} : {}), ...(def.multiple ? {isMultiple: true} : {})};
+		out[name] =
+			def.type === 'boolean'
+				? {type: 'boolean', ...(def.default === undefined ? {} : {default: def.default})}
+				: {type: 'string', ...(def.short ? {shortFlag: def.short} : {}), ...(def.multiple ? {isMultiple: true} : {})};
 	}
 
 	return out as AnyFlags;
@@ -57,7 +58,14 @@ function meowQuietly(argv: readonly string[], flags: AnyFlags, command: string) 
 	const said: string[] = [];
 	const {exit} = process;
 	const title = Object.getOwnPropertyDescriptor(process, 'title');
-	Object.defineProperty(process, 'title', {configurable: true, enumerable: true, get: () => title?.value as string, set() {/* shielded: see the header */}});
+	Object.defineProperty(process, 'title', {
+		configurable: true,
+		enumerable: true,
+		get: () => title?.value as string,
+		set() {
+			/* shielded: see the header */
+		},
+	});
 	const {error} = console;
 	console.error = (...words: unknown[]) => {
 		said.push(words.join(' '));
@@ -67,10 +75,23 @@ function meowQuietly(argv: readonly string[], flags: AnyFlags, command: string) 
 		throw new MeowExit();
 	}) as typeof process.exit;
 	try {
-		return meow({argv: [...argv], importMeta: import.meta, pkg: {}, flags, allowUnknownFlags: false, autoHelp: false, autoVersion: false, description: false});
+		return meow({
+			argv: [...argv],
+			importMeta: import.meta,
+			pkg: {},
+			flags,
+			allowUnknownFlags: false,
+			autoHelp: false,
+			autoVersion: false,
+			description: false,
+		});
 	} catch (caught) {
 		if (caught instanceof MeowExit) {
-			const unknown = said.join('\n').split('\n').map(s => s.trim()).filter(s => s.startsWith('-'));
+			const unknown = said
+				.join('\n')
+				.split('\n')
+				.map(s => s.trim())
+				.filter(s => s.startsWith('-'));
 			throw new UsageError(`${command} has no flag ${unknown.join(', ') || said.join(' ')}`);
 		}
 
@@ -132,7 +153,11 @@ function checkValues(flags: Parsed['flags'], defs: Readonly<Record<string, FlagD
 }
 
 /** Parses one command's words (those after the command's name) against its flags. */
-export function parseCommandLine(argv: readonly string[], defs: Readonly<Record<string, FlagDef>>, command: string): Parsed {
+export function parseCommandLine(
+	argv: readonly string[],
+	defs: Readonly<Record<string, FlagDef>>,
+	command: string,
+): Parsed {
 	checkWords(argv, defs);
 	const result = meowQuietly(argv, meowFlags(defs), command);
 	const raw = result.flags as Record<string, string | boolean | string[] | undefined>;

@@ -37,11 +37,12 @@ function row(left: string, right: string): string {
 const OPERAND_HELP: Record<string, string> = {
 	STORE: 'a state.db path, read as --db (one store)',
 	ID: 'a session id, or a unique part of it',
-	CHAT: 'a session key, or a session id (or a unique part of it) of one of the chat\'s rows: a keyless row a rollback skipped or an orphan adoptable into it too',
+	CHAT: "a session key, or a session id (or a unique part of it) of one of the chat's rows: a keyless row a rollback skipped or an orphan adoptable into it too",
 	KEY: 'a session key (agent:main:telegram:dm:12345); without it, every chat',
 	ACTION: 'verify (the hash chain) or show (every entry)',
 	FILE: 'the audit trail (default: the one beside the store)',
-	ARCHIVE: 'an hfx or `hermes backup` zip, a quick snapshot folder (hfx\'s or Hermes\'), or a tar.gz of a home or volume (its Hermes root found inside)',
+	ARCHIVE:
+		"an hfx or `hermes backup` zip, a quick snapshot folder (hfx's or Hermes'), or a tar.gz of a home or volume (its Hermes root found inside)",
 };
 
 export function commandHelp(spec: CommandSpec): string {
@@ -61,7 +62,12 @@ export function commandHelp(spec: CommandSpec): string {
 }
 
 export function globalHelp(): string {
-	const lines = ['', '  hfx: live forensics of Hermes Agent\'s session store (state.db). Read-only unless you ask for a repair or restore.', '', '  Usage'];
+	const lines = [
+		'',
+		"  hfx: live forensics of Hermes Agent's session store (state.db). Read-only unless you ask for a repair or restore.",
+		'',
+		'  Usage',
+	];
 	for (const spec of COMMANDS) {
 		const [first = '', ...more] = spec.usage;
 		lines.push(row(`$ hfx ${first}`.trimEnd(), spec.summary));

@@ -38,14 +38,21 @@ export function isInteractive(): boolean {
 }
 
 /** The TUI host (Ink, React) is loaded only when a terminal will show it. */
-async function runLiveApp(where: StoreLocation | StoreLocation[], flags: TuiFlags, io: Io, notice: string | null = null): Promise<ExitCode> {
+async function runLiveApp(
+	where: StoreLocation | StoreLocation[],
+	flags: TuiFlags,
+	io: Io,
+	notice: string | null = null,
+): Promise<ExitCode> {
 	const host = await import('./ui/host.js');
 	return host.runLiveApp(where, flags, io, notice);
 }
 
 /** True when nothing says where a store is and ~/.hermes does not exist: `npm start` then shows the demo. */
 export function shouldDemo(flags: GlobalFlags, io: Io): boolean {
-	return !flags.db && !flags.home && !(io.env.HERMES_HOME ?? '').trim() && !fs.existsSync(path.join(os.homedir(), '.hermes'));
+	return (
+		!flags.db && !flags.home && !(io.env.HERMES_HOME ?? '').trim() && !fs.existsSync(path.join(os.homedir(), '.hermes'))
+	);
 }
 
 /* The demo's report is the scan's: put together here, on the command line's floor (commands never import each other). */
@@ -75,7 +82,10 @@ function storesToShow(flags: GlobalFlags, io: Io): {locations: StoreLocation[]; 
 	try {
 		const located = locate(flags, io);
 		if (located.stores.length > 1 && !flags.profile) {
-			return {locations: located.stores, notice: `${located.stores.length} stores, showing ${located.stores[0]!.label}: P switches profile (--profile NAME follows one) · under ${located.root}`};
+			return {
+				locations: located.stores,
+				notice: `${located.stores.length} stores, showing ${located.stores[0]!.label}: P switches profile (--profile NAME follows one) · under ${located.root}`,
+			};
 		}
 
 		return {locations: [located.stores[0]!], notice: null};
@@ -91,7 +101,11 @@ export async function runTui(flags: TuiFlags, io: Io): Promise<ExitCode> {
 
 	if (shouldDemo(flags, io)) {
 		// Said inside the TUI, on its notice line from the first frame (a line on stderr is behind the full screen until quit).
-		return runDemo({...flags, speed: 1, keep: false, seconds: undefined}, io, 'no Hermes home here: this is the live DEMO. Yours: hfx --db PATH or --home DIR');
+		return runDemo(
+			{...flags, speed: 1, keep: false, seconds: undefined},
+			io,
+			'no Hermes home here: this is the live DEMO. Yours: hfx --db PATH or --home DIR',
+		);
 	}
 
 	const shown = storesToShow(flags, io);

@@ -14,7 +14,9 @@ const cell = (text: string): string => text.replaceAll('|', '\\|');
 function flagCell(flags: Readonly<Record<string, FlagDef>>): string {
 	const store = Object.keys(STORE_FLAGS).every(name => flags[name] === STORE_FLAGS[name as keyof typeof STORE_FLAGS]);
 	const own = Object.entries(flags).filter(([name]) => !(store && Object.hasOwn(STORE_FLAGS, name)));
-	return [...(store ? ['the store flags'] : []), ...own.map(([name, def]) => `\`${flagSynopsis(name, def)}\``)].join(' ');
+	return [...(store ? ['the store flags'] : []), ...own.map(([name, def]) => `\`${flagSynopsis(name, def)}\``)].join(
+		' ',
+	);
 }
 
 /** One row per command: its usage lines, what it does, the flags it takes. */
@@ -24,8 +26,12 @@ export function commandReference(): string {
 		const flags = flagCell(spec.flags);
 		return `| ${cell(usage)} | ${cell(spec.summary)} | ${cell(flags)} |`;
 	});
-	const store = Object.entries(STORE_FLAGS).map(([name, def]) => `\`${flagSynopsis(name, def)}\``).join(' ');
-	return ['| command | what it does | flags |', '| --- | --- | --- |', ...rows, '', `The store flags: ${store}.`].join('\n');
+	const store = Object.entries(STORE_FLAGS)
+		.map(([name, def]) => `\`${flagSynopsis(name, def)}\``)
+		.join(' ');
+	return ['| command | what it does | flags |', '| --- | --- | --- |', ...rows, '', `The store flags: ${store}.`].join(
+		'\n',
+	);
 }
 
 /** One row per documented key: the key, what it does, where it works. */
@@ -37,7 +43,12 @@ export function keyReference(): string {
 /** The closed list of refusal kinds (`error.kind` under --json). */
 export function kindReference(): string {
 	const rows = Object.entries(REFUSAL_KINDS).map(([kind, meaning]) => `| \`${kind}\` | ${cell(meaning)} |`);
-	return ['| kind | the refusal |', '| --- | --- |', ...rows, '| `errno-<code>` | a file error of the OS, by its code in lower case (`errno-eloop`, `errno-eacces`, `errno-enametoolong`…) |'].join('\n');
+	return [
+		'| kind | the refusal |',
+		'| --- | --- |',
+		...rows,
+		'| `errno-<code>` | a file error of the OS, by its code in lower case (`errno-eloop`, `errno-eacces`, `errno-enametoolong`…) |',
+	].join('\n');
 }
 
 export const BLOCKS = {commands: commandReference, keys: keyReference, kinds: kindReference} as const;

@@ -43,7 +43,10 @@ function operandsOf(spec: CommandSpec, parsed: Parsed): {operands: string[]; db:
 	if (given.length > spec.operands.length) {
 		const extra = given.slice(spec.operands.length);
 		const misplaced = spec.name === '' && commandNamed(extra[0]!) ? `; a command goes first: hfx ${extra[0]} …` : '';
-		const takes = spec.operands.length === 0 ? 'no operand' : `only ${spec.operands.map(o => (o.required ? o.name : `[${o.name}]`)).join(' ')}`;
+		const takes =
+			spec.operands.length === 0
+				? 'no operand'
+				: `only ${spec.operands.map(o => (o.required ? o.name : `[${o.name}]`)).join(' ')}`;
 		throw new UsageError(`${label} takes ${takes}; ${JSON.stringify(extra.join(' '))} is extra${misplaced}`);
 	}
 
@@ -55,7 +58,9 @@ function operandsOf(spec: CommandSpec, parsed: Parsed): {operands: string[]; db:
 	const storeAt = spec.operands.findIndex(o => o.as === 'db');
 	const store = storeAt < 0 ? undefined : given[storeAt];
 	if (store !== undefined && parsed.flags.db !== undefined && store !== parsed.flags.db) {
-		throw new UsageError(`${label} was given two stores (${JSON.stringify(store)} and --db ${JSON.stringify(parsed.flags.db)}): name one`);
+		throw new UsageError(
+			`${label} was given two stores (${JSON.stringify(store)} and --db ${JSON.stringify(parsed.flags.db)}): name one`,
+		);
 	}
 
 	return {operands: given, db: store ?? (parsed.flags.db as string | undefined)};
@@ -65,13 +70,17 @@ function operandsOf(spec: CommandSpec, parsed: Parsed): {operands: string[]; db:
 function globalFlags(flags: Parsed['flags'], db: string | undefined): GlobalFlags {
 	const gap = flags.maxGapSeconds === undefined ? 900 : Number(flags.maxGapSeconds);
 	if (!Number.isFinite(gap) || gap < 0) {
-		throw new UsageError(`--max-gap-seconds must be a non-negative number of seconds, not ${JSON.stringify(flags.maxGapSeconds)}`);
+		throw new UsageError(
+			`--max-gap-seconds must be a non-negative number of seconds, not ${JSON.stringify(flags.maxGapSeconds)}`,
+		);
 	}
 
 	// A profile is a name, never a path: `--profile ../../etc` would make a home outside the root.
 	const profile = flags.profile as string | undefined;
 	if (profile !== undefined && !PROFILE_NAME.test(profile)) {
-		throw new UsageError(`--profile takes a profile name (lowercase letters, digits, - and _), not ${JSON.stringify(profile)}`);
+		throw new UsageError(
+			`--profile takes a profile name (lowercase letters, digits, - and _), not ${JSON.stringify(profile)}`,
+		);
 	}
 
 	// Ink 6.8's chalk (5.6, its bundled supports-color) ignores NO_COLOR but honours FORCE_COLOR=0:
@@ -81,7 +90,15 @@ function globalFlags(flags: Parsed['flags'], db: string | undefined): GlobalFlag
 		process.env.FORCE_COLOR = '0';
 	}
 
-	return {db, home: flags.home as string | undefined, profile, routingScope: flags.routingScope as string | undefined, json: flags.json === true, maxGapSeconds: gap, color};
+	return {
+		db,
+		home: flags.home as string | undefined,
+		profile,
+		routingScope: flags.routingScope as string | undefined,
+		json: flags.json === true,
+		maxGapSeconds: gap,
+		color,
+	};
 }
 
 /** `hfx help [CMD]`. */
@@ -103,7 +120,9 @@ async function run(argv: string[]): Promise<ExitCode> {
 	const {spec, words} = commandOf(argv);
 	const parsed = parseCommandLine(words, spec.flags, spec.name || 'the TUI (hfx)');
 	if (parsed.help || parsed.version) {
-		process.stdout.write(`${parsed.version && !parsed.help ? toolVersion() : (spec.name ? commandHelp(spec) : globalHelp())}\n`);
+		process.stdout.write(
+			`${parsed.version && !parsed.help ? toolVersion() : spec.name ? commandHelp(spec) : globalHelp()}\n`,
+		);
 		return 0;
 	}
 
@@ -138,14 +157,18 @@ function reportFailure(error: unknown): void {
 	}
 
 	// A stack is several lines; each is made safe (a message can quote a file name).
-	for (const line of `hfx: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`.split('\n')) {
+	for (const line of `hfx: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`.split(
+		'\n',
+	)) {
 		io.err(line);
 	}
 
 	// The bundled bin's identifiers are minified; its source map names them again.
 	const mapped = (process as {sourceMapsEnabled?: boolean}).sourceMapsEnabled === true;
 	if (import.meta.url.endsWith('/hfx-bundle.js') && !mapped) {
-		process.stderr.write('hfx: for a trace with file and function names, run the same command with NODE_OPTIONS=--enable-source-maps\n');
+		process.stderr.write(
+			'hfx: for a trace with file and function names, run the same command with NODE_OPTIONS=--enable-source-maps\n',
+		);
 	}
 
 	process.exitCode = 2;
@@ -164,11 +187,16 @@ for (const stream of [process.stdout, process.stderr]) {
 
 main(process.argv.slice(2)).then(async code => {
 	// With no file descriptor left (EMFILE) the import cannot load its file: the command's own line was said, its exit stands.
-	const signal = await import('./interrupts.js').then(m => m.deferredSignal(), () => null);
+	const signal = await import('./interrupts.js').then(
+		m => m.deferredSignal(),
+		() => null,
+	);
 	if (signal !== null) {
 		// Interrupted during a write: it was finished, verified and recorded. The exit says how it
 		// ended (an applied repair exits as applied, never 128+N), the signal noted in one line.
-		process.stderr.write(`hfx: ${signal} was received during the write; it finished and was recorded, so hfx exits as the command ended (exit ${code})\n`);
+		process.stderr.write(
+			`hfx: ${signal} was received during the write; it finished and was recorded, so hfx exits as the command ended (exit ${code})\n`,
+		);
 	}
 
 	process.exitCode = code;

@@ -24,7 +24,14 @@ export class FailClosed extends Error {
 	/** A short machine-readable tag, e.g. "zero-byte-main-file", for --json output and tests. */
 	readonly kind: RefusalKind;
 
-	constructor(options: {file: string; kind: RefusalKind; reason: string; next: string; exitCode?: ExitCode; cause?: unknown}) {
+	constructor(options: {
+		file: string;
+		kind: RefusalKind;
+		reason: string;
+		next: string;
+		exitCode?: ExitCode;
+		cause?: unknown;
+	}) {
 		super(`${options.file}: ${options.reason}. Next: ${options.next}`, {cause: options.cause});
 		this.name = 'FailClosed';
 		this.file = options.file;
@@ -77,7 +84,7 @@ export function asRefusal(error: unknown): FailClosed | null {
 /** What an errno means for a file hfx was reading or writing, in the operator's words, and the next safe step. */
 export type ErrnoWords = {cause: string; next: string};
 
-const OWNER_NEXT = 'run hfx as the user that owns it (sudo -u <that user> hfx …); do not chmod the agent\'s files';
+const OWNER_NEXT = "run hfx as the user that owns it (sudo -u <that user> hfx …); do not chmod the agent's files";
 
 /**
  * The one errno → (cause, next step) mapping: every place a file error becomes a refusal uses it
@@ -88,23 +95,50 @@ const ERRNO_WORDS: Readonly<Record<string, ErrnoWords>> = {
 	ENOENT: {cause: 'no such file or folder', next: 'check the path (--db PATH, --home DIR or HERMES_HOME)'},
 	EACCES: {cause: 'permission denied', next: OWNER_NEXT},
 	EPERM: {cause: 'operation not permitted', next: OWNER_NEXT},
-	ELOOP: {cause: 'too many levels of symbolic links (a link loop, or a link where hfx follows none)', next: 'look at the links with ls -l and readlink -f, then pass the real path of the file'},
-	ENAMETOOLONG: {cause: 'the path is too long (a name over 255 bytes, or a path over 4,096)', next: 'pass a shorter path (cd to the folder first, or use a shorter link to it)'},
-	ENOTDIR: {cause: 'a part of the path is a file, not a folder', next: 'check the path: every part before the last must be a folder'},
+	ELOOP: {
+		cause: 'too many levels of symbolic links (a link loop, or a link where hfx follows none)',
+		next: 'look at the links with ls -l and readlink -f, then pass the real path of the file',
+	},
+	ENAMETOOLONG: {
+		cause: 'the path is too long (a name over 255 bytes, or a path over 4,096)',
+		next: 'pass a shorter path (cd to the folder first, or use a shorter link to it)',
+	},
+	ENOTDIR: {
+		cause: 'a part of the path is a file, not a folder',
+		next: 'check the path: every part before the last must be a folder',
+	},
 	EISDIR: {cause: 'a folder where a file was expected', next: 'pass the file itself, not its folder'},
-	EFBIG: {cause: 'file size limit reached (ulimit -f, or the filesystem\'s largest file)', next: 'raise the limit (ulimit -f unlimited) or run where it is not set'},
-	ENOSPC: {cause: 'no space left on the device', next: 'free space there (df -h) or point the output (or TMPDIR) at a larger folder'},
+	EFBIG: {
+		cause: "file size limit reached (ulimit -f, or the filesystem's largest file)",
+		next: 'raise the limit (ulimit -f unlimited) or run where it is not set',
+	},
+	ENOSPC: {
+		cause: 'no space left on the device',
+		next: 'free space there (df -h) or point the output (or TMPDIR) at a larger folder',
+	},
 	EDQUOT: {cause: 'disk quota exceeded', next: 'free space within the quota (quota -s) or write elsewhere'},
 	EROFS: {cause: 'read-only file system', next: 'write elsewhere (a writable folder)'},
-	EIO: {cause: 'I/O error from the device', next: 'check the disk (dmesg); copy the files elsewhere with cp before anything else'},
+	EIO: {
+		cause: 'I/O error from the device',
+		next: 'check the disk (dmesg); copy the files elsewhere with cp before anything else',
+	},
 	EMFILE: {cause: 'too many open files in this process', next: 'raise the open-file limit (ulimit -n) and run again'},
-	ENFILE: {cause: 'too many open files on the system', next: 'close other programs or raise fs.file-max, then run again'},
-	ENXIO: {cause: 'no such device or address (a socket, or a device with nothing behind it)', next: 'pass a regular file'},
+	ENFILE: {
+		cause: 'too many open files on the system',
+		next: 'close other programs or raise fs.file-max, then run again',
+	},
+	ENXIO: {
+		cause: 'no such device or address (a socket, or a device with nothing behind it)',
+		next: 'pass a regular file',
+	},
 	ENODEV: {cause: 'no such device', next: 'pass a regular file'},
 	EBUSY: {cause: 'device or resource busy', next: 'run again once it is free'},
 	ETXTBSY: {cause: 'the file is busy (being executed or written)', next: 'run again once it is free'},
 	EAGAIN: {cause: 'resource temporarily unavailable', next: 'run again'},
-	ESTALE: {cause: 'stale file handle (a network file system lost the file)', next: 'remount or wait for the network file system, then run again'},
+	ESTALE: {
+		cause: 'stale file handle (a network file system lost the file)',
+		next: 'remount or wait for the network file system, then run again',
+	},
 	ENOMEM: {cause: 'out of memory', next: 'free memory, then run again'},
 	EOVERFLOW: {cause: 'the file is too large for this call', next: 'report this with the path and its size (stat)'},
 	EXDEV: {cause: 'a move across file systems', next: 'write the output on the same file system as its folder'},
@@ -116,15 +150,26 @@ const ERRNO_WORDS: Readonly<Record<string, ErrnoWords>> = {
 export function errnoWords(code: string, osMessage = ''): ErrnoWords {
 	const limit = code === 'EFBIG' ? fileSizeLimit() : null;
 	if (limit !== null) {
-		return {cause: `file size limit reached (ulimit -f allows ${limit.toLocaleString('en-US')} bytes per file)`, next: ERRNO_WORDS.EFBIG!.next};
+		return {
+			cause: `file size limit reached (ulimit -f allows ${limit.toLocaleString('en-US')} bytes per file)`,
+			next: ERRNO_WORDS.EFBIG!.next,
+		};
 	}
 
 	const open = code === 'EMFILE' ? processLimit('Max open files') : null;
 	if (open !== null) {
-		return {cause: `too many open files (ulimit -n allows ${open.toLocaleString('en-US')} per process)`, next: ERRNO_WORDS.EMFILE!.next};
+		return {
+			cause: `too many open files (ulimit -n allows ${open.toLocaleString('en-US')} per process)`,
+			next: ERRNO_WORDS.EMFILE!.next,
+		};
 	}
 
-	return ERRNO_WORDS[code] ?? {cause: osMessage ? `the system said: ${osMessage}` : 'the system call failed', next: 'fix the cause above and run the command again'};
+	return (
+		ERRNO_WORDS[code] ?? {
+			cause: osMessage ? `the system said: ${osMessage}` : 'the system call failed',
+			next: 'fix the cause above and run the command again',
+		}
+	);
 }
 
 /** The process's maximum file size (ulimit -f) in bytes, or null when unlimited or unknown (Node ignores SIGXFSZ, so a write past it fails with EFBIG). */
@@ -163,10 +208,32 @@ export function descriptorsExhausted(): 'EMFILE' | 'ENFILE' | null {
 
 /** What a syscall was doing, in words (for "… while reading it"). */
 const DOING: Readonly<Record<string, string>> = {
-	stat: 'looking it up', lstat: 'looking it up', fstat: 'looking it up', access: 'looking it up', realpath: 'resolving its path', readlink: 'reading the link',
-	open: 'opening it', read: 'reading it', write: 'writing it', close: 'closing it', fsync: 'flushing it to disk', fdatasync: 'flushing it to disk', ftruncate: 'truncating it',
-	scandir: 'listing the folder', opendir: 'listing the folder', mkdir: 'creating the folder', mkdtemp: 'creating a temp folder', rmdir: 'removing the folder',
-	unlink: 'removing it', rm: 'removing it', copyfile: 'copying it', rename: 'renaming it', link: 'linking it', symlink: 'creating a link', chmod: 'changing its mode', utime: 'setting its times',
+	stat: 'looking it up',
+	lstat: 'looking it up',
+	fstat: 'looking it up',
+	access: 'looking it up',
+	realpath: 'resolving its path',
+	readlink: 'reading the link',
+	open: 'opening it',
+	read: 'reading it',
+	write: 'writing it',
+	close: 'closing it',
+	fsync: 'flushing it to disk',
+	fdatasync: 'flushing it to disk',
+	ftruncate: 'truncating it',
+	scandir: 'listing the folder',
+	opendir: 'listing the folder',
+	mkdir: 'creating the folder',
+	mkdtemp: 'creating a temp folder',
+	rmdir: 'removing the folder',
+	unlink: 'removing it',
+	rm: 'removing it',
+	copyfile: 'copying it',
+	rename: 'renaming it',
+	link: 'linking it',
+	symlink: 'creating a link',
+	chmod: 'changing its mode',
+	utime: 'setting its times',
 };
 
 /** Codes of a failed write: the file they name is the one written (the destination of a copy or rename). */
@@ -177,7 +244,12 @@ type ErrnoError = Error & {code: string; syscall?: string; path?: string; dest?:
 /** An error from the OS about a file (Node's errno errors carry code E…, a syscall, usually a path). */
 export function isErrnoError(error: unknown): error is ErrnoError {
 	const code = errorCode(error);
-	return error instanceof Error && code !== undefined && /^E[A-Z0-9]+$/.test(code) && typeof (error as {syscall?: unknown}).syscall === 'string';
+	return (
+		error instanceof Error &&
+		code !== undefined &&
+		/^E[A-Z0-9]+$/.test(code) &&
+		typeof (error as {syscall?: unknown}).syscall === 'string'
+	);
 }
 
 /**
@@ -186,7 +258,10 @@ export function isErrnoError(error: unknown): error is ErrnoError {
  * ("reading the database header"). A refusal is returned as it is; any other error gets the words
  * of an unknown code (the OS's message).
  */
-export function fileRefusal(error: unknown, options: {file?: string; doing?: string; kind?: RefusalKind} = {}): FailClosed {
+export function fileRefusal(
+	error: unknown,
+	options: {file?: string; doing?: string; kind?: RefusalKind} = {},
+): FailClosed {
 	if (isFailClosed(error)) {
 		return error;
 	}
@@ -196,7 +271,11 @@ export function fileRefusal(error: unknown, options: {file?: string; doing?: str
 	const words = errnoWords(code, osMessage(error));
 	const written = WRITE_CODES.has(code) && e.dest ? e.dest : undefined;
 	const file = options.file ?? written ?? e.path ?? 'a file hfx was using (the system named none)';
-	const doing = options.doing ?? (written ? `writing it (${e.syscall === 'copyfile' && e.path ? `a copy of ${e.path}` : e.syscall ?? 'a write'})` : describeDoing(e));
+	const doing =
+		options.doing ??
+		(written
+			? `writing it (${e.syscall === 'copyfile' && e.path ? `a copy of ${e.path}` : (e.syscall ?? 'a write')})`
+			: describeDoing(e));
 	return new FailClosed({
 		file,
 		kind: options.kind ?? `errno-${code.toLowerCase()}`,
@@ -207,13 +286,18 @@ export function fileRefusal(error: unknown, options: {file?: string; doing?: str
 }
 
 /** Throws an errno error as its one-line refusal (fileRefusal); anything else (a bug) is thrown as it is. */
-export function throwFileError(error: unknown, options: {file?: string; doing?: string; kind?: RefusalKind} = {}): never {
+export function throwFileError(
+	error: unknown,
+	options: {file?: string; doing?: string; kind?: RefusalKind} = {},
+): never {
 	throw isErrnoError(error) ? fileRefusal(error, options) : error;
 }
 
 function describeDoing(e: Partial<ErrnoError>): string {
 	const base = DOING[e.syscall ?? ''] ?? (e.syscall ? `${e.syscall}()` : 'using it');
-	return e.dest && (e.syscall === 'copyfile' || e.syscall === 'rename' || e.syscall === 'link') ? `${base} to ${e.dest}` : base;
+	return e.dest && (e.syscall === 'copyfile' || e.syscall === 'rename' || e.syscall === 'link')
+		? `${base} to ${e.dest}`
+		: base;
 }
 
 /** The OS's message without Node's "CODE: " prefix and the quoted paths (the line names the file once). */
@@ -238,12 +322,22 @@ export function errorCode(error: unknown): string | undefined {
 }
 
 /** Linux errnos libuv does not name, by Node's code for them. */
-const UNNAMED_ERRNO: Readonly<Record<string, string>> = {'Unknown system error -122': 'EDQUOT', 'Unknown system error -116': 'ESTALE'};
+const UNNAMED_ERRNO: Readonly<Record<string, string>> = {
+	'Unknown system error -122': 'EDQUOT',
+	'Unknown system error -116': 'ESTALE',
+};
 
 /** The system's own words for the codes Node's fs.rmSync leaves without a code (its message is ", Unknown error: <strerror> 'path'"). */
 const STRERROR: ReadonlyArray<[string, string]> = [
-	['Too many open files in system', 'ENFILE'], ['Too many open files', 'EMFILE'], ['No space left on device', 'ENOSPC'], ['Disk quota exceeded', 'EDQUOT'],
-	['Read-only file system', 'EROFS'], ['Permission denied', 'EACCES'], ['Operation not permitted', 'EPERM'], ['Input/output error', 'EIO'], ['Directory not empty', 'ENOTEMPTY'],
+	['Too many open files in system', 'ENFILE'],
+	['Too many open files', 'EMFILE'],
+	['No space left on device', 'ENOSPC'],
+	['Disk quota exceeded', 'EDQUOT'],
+	['Read-only file system', 'EROFS'],
+	['Permission denied', 'EACCES'],
+	['Operation not permitted', 'EPERM'],
+	['Input/output error', 'EIO'],
+	['Directory not empty', 'ENOTEMPTY'],
 ];
 
 function codeOfStrerror(message: string): string | undefined {

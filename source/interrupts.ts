@@ -11,7 +11,11 @@ let owner: ((signal: NodeJS.Signals) => void) | null = null;
 let depth = 0;
 let pending: {signal: NodeJS.Signals; code: number} | null = null;
 
-const CODES: Array<[NodeJS.Signals, number]> = [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]];
+const CODES: Array<[NodeJS.Signals, number]> = [
+	['SIGINT', 130],
+	['SIGTERM', 143],
+	['SIGHUP', 129],
+];
 
 function runHooks(): void {
 	for (const hook of [...hooks]) {

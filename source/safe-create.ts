@@ -22,7 +22,12 @@ function linkTarget(p: string): string {
 
 /** The refusal of a link where hfx was about to create or replace a file. */
 export function plantedLink(file: string, what: string): FailClosed {
-	return new FailClosed({file, kind: 'symlink', reason: `is a symbolic link (to ${linkTarget(file)}); hfx never writes ${what} through a link, so nothing was written`, next: `remove the link (rm ${file}) and check who planted it, then run again`});
+	return new FailClosed({
+		file,
+		kind: 'symlink',
+		reason: `is a symbolic link (to ${linkTarget(file)}); hfx never writes ${what} through a link, so nothing was written`,
+		next: `remove the link (rm ${file}) and check who planted it, then run again`,
+	});
 }
 
 /**
@@ -35,7 +40,10 @@ export function createExclusive(file: string, mode = 0o600, what = 'a file'): nu
 	try {
 		return fs.openSync(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
 	} catch (error) {
-		if ((errorCode(error) === 'EEXIST' || errorCode(error) === 'ELOOP') && fs.lstatSync(file, {throwIfNoEntry: false})?.isSymbolicLink()) {
+		if (
+			(errorCode(error) === 'EEXIST' || errorCode(error) === 'ELOOP') &&
+			fs.lstatSync(file, {throwIfNoEntry: false})?.isSymbolicLink()
+		) {
 			throw plantedLink(file, what);
 		}
 
@@ -44,7 +52,11 @@ export function createExclusive(file: string, mode = 0o600, what = 'a file'): nu
 }
 
 /** Writes all of `data` to a new file (createExclusive), fsynced when asked. */
-export function writeNewFile(file: string, data: string | Uint8Array, options: {mode?: number; fsync?: boolean; what?: string} = {}): void {
+export function writeNewFile(
+	file: string,
+	data: string | Uint8Array,
+	options: {mode?: number; fsync?: boolean; what?: string} = {},
+): void {
 	const fd = createExclusive(file, options.mode ?? 0o600, options.what);
 	try {
 		fs.writeFileSync(fd, data);
@@ -69,7 +81,12 @@ export function assertRealFolder(dir: string, what = 'its files'): void {
 	}
 
 	if (!st.isDirectory()) {
-		throw new FailClosed({file: dir, kind: 'not-a-file', reason: `is not a folder; hfx writes ${what} only into a real folder`, next: 'remove what is there or choose another folder, then run again'});
+		throw new FailClosed({
+			file: dir,
+			kind: 'not-a-file',
+			reason: `is not a folder; hfx writes ${what} only into a real folder`,
+			next: 'remove what is there or choose another folder, then run again',
+		});
 	}
 }
 
@@ -97,7 +114,12 @@ export function assertReplaceable(file: string, what: string): void {
 	}
 
 	if (st && !st.isFile()) {
-		throw new FailClosed({file, kind: 'not-a-file', reason: `is not a regular file; hfx replaces only its own plain file with ${what}`, next: `remove ${file} or name another file, then run again`});
+		throw new FailClosed({
+			file,
+			kind: 'not-a-file',
+			reason: `is not a regular file; hfx replaces only its own plain file with ${what}`,
+			next: `remove ${file} or name another file, then run again`,
+		});
 	}
 }
 
@@ -106,7 +128,11 @@ export function assertReplaceable(file: string, what: string): void {
  * temp of an unguessable name (O_EXCL|O_NOFOLLOW), fsynced when asked, then renamed over the target
  * only when the target is absent or a regular file. On any failure the temp is removed.
  */
-export function replaceFile(file: string, data: string | Uint8Array, options: {mode?: number; fsync?: boolean; what?: string} = {}): void {
+export function replaceFile(
+	file: string,
+	data: string | Uint8Array,
+	options: {mode?: number; fsync?: boolean; what?: string} = {},
+): void {
 	const what = options.what ?? 'a file';
 	assertRealFolder(fs.realpathSync(path.dirname(file)), what);
 	assertReplaceable(file, what);
@@ -157,7 +183,9 @@ export function openAppend(file: string, refuse: (what: string) => Error): numbe
 	const st = fs.fstatSync(fd);
 	if (!st.isFile() || st.nlink > 1) {
 		fs.closeSync(fd);
-		throw refuse(st.isFile() ? `a file with ${st.nlink} hard links (another name shares its bytes)` : 'not a regular file');
+		throw refuse(
+			st.isFile() ? `a file with ${st.nlink} hard links (another name shares its bytes)` : 'not a regular file',
+		);
 	}
 
 	return fd;

@@ -61,8 +61,15 @@ function tempFolderFailure(parent: string, error: unknown): unknown {
 		return error;
 	}
 
-	const why = code === 'ENOENT' ? 'does not exist' : (code === 'ENOTDIR' ? 'is not a folder' : `is not writable (${code})`);
-	return new FailClosed({file: parent, kind: 'temp-folder', reason: `the temp folder ${why}; hfx makes its working folders (private read copies, extractions, drills) there and nowhere else`, next: 'point TMPDIR at a folder this user can write (e.g. TMPDIR=/var/tmp), then run again', cause: error});
+	const why =
+		code === 'ENOENT' ? 'does not exist' : code === 'ENOTDIR' ? 'is not a folder' : `is not writable (${code})`;
+	return new FailClosed({
+		file: parent,
+		kind: 'temp-folder',
+		reason: `the temp folder ${why}; hfx makes its working folders (private read copies, extractions, drills) there and nowhere else`,
+		next: 'point TMPDIR at a folder this user can write (e.g. TMPDIR=/var/tmp), then run again',
+		cause: error,
+	});
 }
 
 /** A new private folder (0700) `hfx-<kind>-<pid>-<rand>` in `parent` (the temp folder), registered for removal. */

@@ -25,17 +25,30 @@ afterEach(() => {
 	}
 });
 
-const version = (env: NodeJS.ProcessEnv) => spawnSync(process.execPath, [BIN, '--version'], {encoding: 'utf8', env: {...process.env, ...env}, timeout: 20_000});
+const version = (env: NodeJS.ProcessEnv) =>
+	spawnSync(process.execPath, [BIN, '--version'], {encoding: 'utf8', env: {...process.env, ...env}, timeout: 20_000});
 
 /** Every file under `dir` (relative paths), or [] when it does not exist. */
-const filesUnder = (dir: string): string[] => (fs.existsSync(dir) ? fs.readdirSync(dir, {recursive: true, withFileTypes: true}).filter(e => e.isFile()).map(e => e.name) : []);
+const filesUnder = (dir: string): string[] =>
+	fs.existsSync(dir)
+		? fs
+				.readdirSync(dir, {recursive: true, withFileTypes: true})
+				.filter(e => e.isFile())
+				.map(e => e.name)
+		: [];
 
 describe('the Node the bin accepts', () => {
-	it('is package.json\'s engines.node, and the check follows it', () => {
+	it("is package.json's engines.node, and the check follows it", () => {
 		const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {engines: {node: string}};
 		expect(pkg.engines.node).toBe(`>=${MINIMUM_NODE.join('.')}.0`);
 		expect(['22.16.0', '22.23.3', '24.21.0', '26.0.0'].map(nodeIsSupported)).toEqual([true, true, true, true]);
-		expect(['20.20.2', '22.13.0', '22.15.1', '18.20.8', '21.99.0'].map(nodeIsSupported)).toEqual([false, false, false, false, false]);
+		expect(['20.20.2', '22.13.0', '22.15.1', '18.20.8', '21.99.0'].map(nodeIsSupported)).toEqual([
+			false,
+			false,
+			false,
+			false,
+			false,
+		]);
 	});
 
 	it('runs on this Node', () => {
@@ -63,7 +76,7 @@ describe('the Node the bin accepts', () => {
 });
 
 describe('the compile cache', () => {
-	it('lives in the user\'s cache folder, or where NODE_COMPILE_CACHE says', () => {
+	it("lives in the user's cache folder, or where NODE_COMPILE_CACHE says", () => {
 		expect(compileCacheDir({}, '/home/op')).toBe('/home/op/.cache/hfx/compile-cache');
 		expect(compileCacheDir({XDG_CACHE_HOME: '/var/cache/op'}, '/home/op')).toBe('/var/cache/op/hfx/compile-cache');
 		// A relative XDG_CACHE_HOME is invalid by the XDG spec: ignored.
@@ -121,10 +134,22 @@ describe('node:sqlite, which reads a stopped store in place', () => {
 	it('prints no warning on stderr: the store read in place, stderr empty', () => {
 		const dir = tempDir();
 		const db = path.join(dir, 'state.db');
-		const made = spawnSync(process.execPath, [path.join(ROOT, 'dist/simulator/writer-process.js'), '--db', db, '--shape', 'v30', '--journal', 'wal'], {input: `${JSON.stringify({op: 'create', session: {source: 'cli', startedAt: 1_780_000_000}})}\n${JSON.stringify({op: 'close'})}\n`, encoding: 'utf8', timeout: 20_000});
+		const made = spawnSync(
+			process.execPath,
+			[path.join(ROOT, 'dist/simulator/writer-process.js'), '--db', db, '--shape', 'v30', '--journal', 'wal'],
+			{
+				input: `${JSON.stringify({op: 'create', session: {source: 'cli', startedAt: 1_780_000_000}})}\n${JSON.stringify({op: 'close'})}\n`,
+				encoding: 'utf8',
+				timeout: 20_000,
+			},
+		);
 		expect(made.status).toBe(0);
 		expect(fs.readdirSync(dir)).toEqual(['state.db']);
-		const run = spawnSync(process.execPath, [BIN, 'scan', '--db', db, '--json'], {encoding: 'utf8', env: {...process.env, NO_COLOR: '1'}, timeout: 20_000});
+		const run = spawnSync(process.execPath, [BIN, 'scan', '--db', db, '--json'], {
+			encoding: 'utf8',
+			env: {...process.env, NO_COLOR: '1'},
+			timeout: 20_000,
+		});
 		expect(run.stderr).toBe('');
 		expect(run.status).toBe(0);
 		expect((JSON.parse(run.stdout) as {database: {openMode: string}}).database.openMode).toBe('in-place');

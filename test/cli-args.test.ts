@@ -88,32 +88,66 @@ describe('hfx command line (the built binary)', () => {
 		for (const spec of COMMANDS) {
 			const r = hfx([...(spec.name ? [spec.name] : []), '--unknown-flag']);
 			expect({command: spec.name, code: r.code, stdout: r.stdout}).toEqual({command: spec.name, code: 2, stdout: ''});
-			expect(r.stderr).toBe(`hfx: ${spec.name || 'the TUI (hfx)'} has no flag --unknown-flag. See: hfx ${spec.name ? `${spec.name} ` : ''}--help\n`);
+			expect(r.stderr).toBe(
+				`hfx: ${spec.name || 'the TUI (hfx)'} has no flag --unknown-flag. See: hfx ${spec.name ? `${spec.name} ` : ''}--help\n`,
+			);
 		}
 	});
 
 	it('prints one usage line and exits 2 on a bad value or operand, before touching any store', () => {
 		for (const [args, line] of [
-			[['sessions', '--limit', 'many'], 'hfx: --limit takes a whole number of rows (0 = all), not "many". See: hfx sessions --help'],
-			[['sessions', '--limit', '-5'], 'hfx: --limit takes a whole number of rows (0 = all), not "-5". See: hfx sessions --help'],
-			[['sessions', '--limit', '2.5'], 'hfx: --limit takes a whole number of rows (0 = all), not "2.5". See: hfx sessions --help'],
-			[['backup', '--keep', 'x'], 'hfx: --keep takes a whole number of archives (0 keeps all), not "x". See: hfx backup --help'],
-			[['backup', '--quick', '--profile', '../../etc'], 'hfx: --profile takes a profile name (lowercase letters, digits, - and _), not "../../etc". See: hfx backup --help'],
+			[
+				['sessions', '--limit', 'many'],
+				'hfx: --limit takes a whole number of rows (0 = all), not "many". See: hfx sessions --help',
+			],
+			[
+				['sessions', '--limit', '-5'],
+				'hfx: --limit takes a whole number of rows (0 = all), not "-5". See: hfx sessions --help',
+			],
+			[
+				['sessions', '--limit', '2.5'],
+				'hfx: --limit takes a whole number of rows (0 = all), not "2.5". See: hfx sessions --help',
+			],
+			[
+				['backup', '--keep', 'x'],
+				'hfx: --keep takes a whole number of archives (0 keeps all), not "x". See: hfx backup --help',
+			],
+			[
+				['backup', '--quick', '--profile', '../../etc'],
+				'hfx: --profile takes a profile name (lowercase letters, digits, - and _), not "../../etc". See: hfx backup --help',
+			],
 			[['scan', 'a', 'b'], 'hfx: scan takes only [STORE]; "b" is extra. See: hfx scan --help'],
 			[['doctor', '/x'], 'hfx: doctor takes no operand; "/x" is extra. See: hfx doctor --help'],
-			[['--json', 'scan'], 'hfx: the TUI (hfx) takes no operand; "scan" is extra; a command goes first: hfx scan …. See: hfx --help'],
+			[
+				['--json', 'scan'],
+				'hfx: the TUI (hfx) takes no operand; "scan" is extra; a command goes first: hfx scan …. See: hfx --help',
+			],
 			[['lineage'], 'hfx: lineage needs ID: hfx lineage ID. See: hfx lineage --help'],
-			[['scan', '/a/state.db', '--db', '/b/state.db'], 'hfx: scan was given two stores ("/a/state.db" and --db "/b/state.db"): name one. See: hfx scan --help'],
+			[
+				['scan', '/a/state.db', '--db', '/b/state.db'],
+				'hfx: scan was given two stores ("/a/state.db" and --db "/b/state.db"): name one. See: hfx scan --help',
+			],
 			[['frob'], 'hfx: unknown command "frob". See: hfx --help'],
-			[['--pane', 'bogus'], 'hfx: --pane takes one of sessions, detail, lineage, routing, findings, files, activity, backups, not "bogus". See: hfx --help'],
-			[['demo', '--pane', 'sesions'], 'hfx: --pane takes one of sessions, detail, lineage, routing, findings, files, activity, backups, not "sesions". See: hfx demo --help'],
+			[
+				['--pane', 'bogus'],
+				'hfx: --pane takes one of sessions, detail, lineage, routing, findings, files, activity, backups, not "bogus". See: hfx --help',
+			],
+			[
+				['demo', '--pane', 'sesions'],
+				'hfx: --pane takes one of sessions, detail, lineage, routing, findings, files, activity, backups, not "sesions". See: hfx demo --help',
+			],
 		] as const) {
 			const r = hfx([...args]);
-			expect({args, stderr: r.stderr, code: r.code, stdout: r.stdout}).toEqual({args, stderr: `${line}\n`, code: 2, stdout: ''});
+			expect({args, stderr: r.stderr, code: r.code, stdout: r.stdout}).toEqual({
+				args,
+				stderr: `${line}\n`,
+				code: 2,
+				stdout: '',
+			});
 		}
 	});
 
-	it('prints each command\'s own help: its usage, every flag it takes, its exit codes, an example', () => {
+	it("prints each command's own help: its usage, every flag it takes, its exit codes, an example", () => {
 		for (const spec of COMMANDS.filter(c => c.name)) {
 			const r = hfx([spec.name, '--help']);
 			expect(r.code).toBe(0);

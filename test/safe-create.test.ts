@@ -8,7 +8,14 @@ import os from 'node:os';
 import path from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
 import {FailClosed} from '../source/errors.js';
-import {createExclusive, ensureOwnFolder, openAppend, replaceFile, unguessableTemp, writeNewFile} from '../source/safe-create.js';
+import {
+	createExclusive,
+	ensureOwnFolder,
+	openAppend,
+	replaceFile,
+	unguessableTemp,
+	writeNewFile,
+} from '../source/safe-create.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-safe-create-'));
 afterAll(() => fs.rmSync(dir, {recursive: true, force: true}));

@@ -54,8 +54,12 @@ for (const [key, want] of Object.entries(expected.routing ?? {})) {
 }
 
 if (problems.length > 0) {
-	process.stderr.write(`${scanFile} disagrees with ${expectedFile}:\n${problems.map(line => `  ${line}`).join('\n')}\n`);
+	process.stderr.write(
+		`${scanFile} disagrees with ${expectedFile}:\n${problems.map(line => `  ${line}`).join('\n')}\n`,
+	);
 	process.exit(1);
 }
 
-process.stdout.write(`  scan agrees with expected.json: ${Object.keys(expected.orphans ?? {}).length} orphans, ${Object.keys(expected.routing ?? {}).length} chats, exit 1\n`);
+process.stdout.write(
+	`  scan agrees with expected.json: ${Object.keys(expected.orphans ?? {}).length} orphans, ${Object.keys(expected.routing ?? {}).length} chats, exit 1\n`,
+);

@@ -7,7 +7,12 @@ import fs from 'node:fs';
 const CHUNK = 1 << 20;
 
 /** Calls `each` with every chunk of `fd` from byte `start` (default 0) up to `end` (default: its end); returns the position reached. */
-export function readChunks(fd: number, each: (chunk: Buffer) => void, end = Number.POSITIVE_INFINITY, start = 0): number {
+export function readChunks(
+	fd: number,
+	each: (chunk: Buffer) => void,
+	end = Number.POSITIVE_INFINITY,
+	start = 0,
+): number {
 	const buf = Buffer.allocUnsafe(CHUNK);
 	let pos = start;
 	while (pos < end) {

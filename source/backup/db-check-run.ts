@@ -22,7 +22,16 @@ export type CheckOptions = {inline?: boolean; timeoutMs?: number};
 export type PendingCheck = {run: (file: string) => Promise<DbCheck>; cancel: () => void};
 
 function failedCheck(reason: string, ms: number): DbCheck {
-	return {ok: false, integrity: [reason], counts: {}, schemaVersion: null, pageSize: null, pageCount: null, freelistCount: null, ms};
+	return {
+		ok: false,
+		integrity: [reason],
+		counts: {},
+		schemaVersion: null,
+		pageSize: null,
+		pageCount: null,
+		freelistCount: null,
+		ms,
+	};
 }
 
 /**
@@ -63,7 +72,12 @@ export function startCheck(options: CheckOptions = {}): PendingCheck {
 				}
 
 				timer = setTimeout(() => {
-					settle(failedCheck(`check worker did not finish within ${Math.round(budgetMs / 1000)} s and was stopped`, budgetMs));
+					settle(
+						failedCheck(
+							`check worker did not finish within ${Math.round(budgetMs / 1000)} s and was stopped`,
+							budgetMs,
+						),
+					);
 					void worker.terminate();
 				}, budgetMs);
 				worker.postMessage({file});

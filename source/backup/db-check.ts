@@ -31,14 +31,21 @@ export function quoteIdent(name: string): string {
 
 /** Ordinary tables (no virtual tables, no sqlite_ internals), by name. */
 export function countableTables(db: Database.Database): string[] {
-	const rows = db.prepare('SELECT name, sql FROM sqlite_master WHERE type = \'table\' AND name NOT LIKE \'sqlite\\_%\' ESCAPE \'\\\' ORDER BY name').all() as Array<{name: string; sql: string | null}>;
+	const rows = db
+		.prepare(
+			"SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
+		)
+		.all() as Array<{name: string; sql: string | null}>;
 	return rows.filter(r => !/^\s*create\s+virtual\s+table/i.test(r.sql ?? '')).map(r => r.name);
 }
 
 export function readCounts(db: Database.Database): Record<string, number> {
 	const counts: Record<string, number> = {};
 	for (const name of countableTables(db)) {
-		counts[name] = db.prepare(`SELECT count(*) FROM ${quoteIdent(name)}`).pluck().get() as number;
+		counts[name] = db
+			.prepare(`SELECT count(*) FROM ${quoteIdent(name)}`)
+			.pluck()
+			.get() as number;
 	}
 
 	return counts;
@@ -46,7 +53,7 @@ export function readCounts(db: Database.Database): Record<string, number> {
 
 export function readSchemaVersion(db: Database.Database): number | null {
 	try {
-		const has = db.prepare('SELECT 1 FROM sqlite_master WHERE type = \'table\' AND name = \'schema_version\'').get();
+		const has = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").get();
 		if (!has) {
 			return null;
 		}
@@ -81,9 +88,27 @@ export function checkDatabaseFileSync(file: string): DbCheck {
 		const pageSize = db.pragma('page_size', {simple: true}) as number;
 		const pageCount = db.pragma('page_count', {simple: true}) as number;
 		const freelistCount = db.pragma('freelist_count', {simple: true}) as number;
-		return {ok: rows.length === 1 && rows[0] === 'ok', integrity: rows, counts, schemaVersion, pageSize, pageCount, freelistCount, ms: performance.now() - started};
+		return {
+			ok: rows.length === 1 && rows[0] === 'ok',
+			integrity: rows,
+			counts,
+			schemaVersion,
+			pageSize,
+			pageCount,
+			freelistCount,
+			ms: performance.now() - started,
+		};
 	} catch (error) {
-		return {ok: false, integrity: [`${errorCode(error) ?? 'error'}: ${errorMessage(error)}`], counts: {}, schemaVersion: null, pageSize: null, pageCount: null, freelistCount: null, ms: performance.now() - started};
+		return {
+			ok: false,
+			integrity: [`${errorCode(error) ?? 'error'}: ${errorMessage(error)}`],
+			counts: {},
+			schemaVersion: null,
+			pageSize: null,
+			pageCount: null,
+			freelistCount: null,
+			ms: performance.now() - started,
+		};
 	} finally {
 		db?.close();
 	}

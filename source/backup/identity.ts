@@ -30,8 +30,15 @@ export function identityOf(value: unknown): StoreIdentity[] | null {
 		return null;
 	}
 
-	const ok = value.every(s => s && typeof s === 'object' && typeof (s as StoreIdentity).path === 'string' && Array.isArray((s as StoreIdentity).newest) && (s as StoreIdentity).newest.every(x => typeof x === 'string'));
-	return ok ? value as StoreIdentity[] : null;
+	const ok = value.every(
+		s =>
+			s &&
+			typeof s === 'object' &&
+			typeof (s as StoreIdentity).path === 'string' &&
+			Array.isArray((s as StoreIdentity).newest) &&
+			(s as StoreIdentity).newest.every(x => typeof x === 'string'),
+	);
+	return ok ? (value as StoreIdentity[]) : null;
 }
 
 export type IdentityOwner = {owner: 'this' | 'other' | 'unknown'; why: string};
@@ -65,7 +72,10 @@ export function ownerByIdentity(identity: readonly StoreIdentity[], root: string
 		}
 
 		if (!found) {
-			return {owner: 'other', why: `its ${s.path}'s newest session ${id} is not in this home's ${s.path}: an archive of another home`};
+			return {
+				owner: 'other',
+				why: `its ${s.path}'s newest session ${id} is not in this home's ${s.path}: an archive of another home`,
+			};
 		}
 
 		matched++;

@@ -10,7 +10,8 @@ import {ReadOnlyStore} from '../store/open.js';
 /** Per session id: its message count and highest message id. */
 export type Inventory = {sessions: Record<string, {messages: number; maxId: number | null}>} | {error: string};
 
-const INVENTORY_SQL = 'SELECT s.id AS id, count(m.id) AS n, max(m.id) AS maxId FROM sessions s LEFT JOIN messages m ON m.session_id = s.id GROUP BY s.id';
+const INVENTORY_SQL =
+	'SELECT s.id AS id, count(m.id) AS n, max(m.id) AS maxId FROM sessions s LEFT JOIN messages m ON m.session_id = s.id GROUP BY s.id';
 
 type Row = {id: string; n: number; maxId: number | null};
 
@@ -23,8 +24,10 @@ export function inventoryOfCopy(file: string): Inventory | null {
 	let db: Database.Database | undefined;
 	try {
 		db = new Database(file, {readonly: true, fileMustExist: true});
-		const tables = new Set((db.prepare('SELECT name FROM sqlite_master WHERE type = \'table\'').pluck().all() as string[]));
-		return tables.has('sessions') && tables.has('messages') ? toInventory(db.prepare(INVENTORY_SQL).all() as Row[]) : null;
+		const tables = new Set(db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[]);
+		return tables.has('sessions') && tables.has('messages')
+			? toInventory(db.prepare(INVENTORY_SQL).all() as Row[])
+			: null;
 	} catch (error) {
 		return {error: errorMessage(error)};
 	} finally {

@@ -113,7 +113,13 @@ export type QuickManifest = {
 	hfx: Manifest;
 };
 
-export function newManifest(kind: 'full' | 'quick', id: string, root: string, created: Date, label: string | null): Manifest {
+export function newManifest(
+	kind: 'full' | 'quick',
+	id: string,
+	root: string,
+	created: Date,
+	label: string | null,
+): Manifest {
 	return {
 		format: MANIFEST_FORMAT,
 		version: MANIFEST_VERSION,
@@ -158,7 +164,9 @@ export function checkManifest(raw: unknown): Manifest {
 	}
 
 	if (raw.version !== MANIFEST_VERSION) {
-		throw new ManifestError(`manifest version ${String(raw.version)} is not supported (this hfx reads version ${MANIFEST_VERSION})`);
+		throw new ManifestError(
+			`manifest version ${String(raw.version)} is not supported (this hfx reads version ${MANIFEST_VERSION})`,
+		);
 	}
 
 	if (!Array.isArray(raw.members) || !Array.isArray(raw.databases)) {
@@ -166,7 +174,14 @@ export function checkManifest(raw: unknown): Manifest {
 	}
 
 	for (const [i, m] of (raw.members as unknown[]).entries()) {
-		if (!isObject(m) || typeof m.path !== 'string' || typeof m.size !== 'number' || typeof m.sha256 !== 'string' || typeof m.crc32 !== 'string' || typeof m.mode !== 'number') {
+		if (
+			!isObject(m) ||
+			typeof m.path !== 'string' ||
+			typeof m.size !== 'number' ||
+			typeof m.sha256 !== 'string' ||
+			typeof m.crc32 !== 'string' ||
+			typeof m.mode !== 'number'
+		) {
 			throw new ManifestError(`manifest member #${i + 1} is malformed`);
 		}
 	}
@@ -179,7 +194,11 @@ export function checkManifest(raw: unknown): Manifest {
 
 	// Whose home it is: every reader of the manifest relies on it (gate, --keep, drill).
 	const source = raw.source;
-	if (!isObject(source) || typeof source.root !== 'string' || (source.home !== undefined && (!isObject(source.home) || typeof source.home.realPath !== 'string'))) {
+	if (
+		!isObject(source) ||
+		typeof source.root !== 'string' ||
+		(source.home !== undefined && (!isObject(source.home) || typeof source.home.realPath !== 'string'))
+	) {
 		throw new ManifestError('manifest.json lacks the home it was taken of (source.root / source.home)');
 	}
 

@@ -5,7 +5,16 @@
  */
 import {safeJson, safeText} from '../text/sanitize.js';
 
-export type ProgressPhase = 'copy' | 'check' | 'archive' | 'readback' | 'seal' | 'members' | 'extract' | 'restore' | 'scan';
+export type ProgressPhase =
+	| 'copy'
+	| 'check'
+	| 'archive'
+	| 'readback'
+	| 'seal'
+	| 'members'
+	| 'extract'
+	| 'restore'
+	| 'scan';
 
 export type ProgressEvent = {
 	phase: ProgressPhase;
@@ -78,7 +87,10 @@ export function ttyProgressBar(stream: NodeJS.WriteStream = process.stderr): Pro
  * such as the TUI: `{"progress":{phase,label,done,total}}`, at most ~10 a second), a bar on a
  * TTY, nothing otherwise.
  */
-export function progressSink(stream: NodeJS.WriteStream = process.stderr, env: NodeJS.ProcessEnv = process.env): ProgressBar | null {
+export function progressSink(
+	stream: NodeJS.WriteStream = process.stderr,
+	env: NodeJS.ProcessEnv = process.env,
+): ProgressBar | null {
 	if (env.HFX_PROGRESS === 'json') {
 		let last = 0;
 		return {

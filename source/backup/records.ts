@@ -46,7 +46,12 @@ export function recordsFile(dir: string): string {
 
 /** The refusal of a records file that is not our plain file: a link, a FIFO, a hard link to another file. */
 function notOurs(file: string, what: string): FailClosed {
-	return new FailClosed({file, kind: 'records-not-a-file', reason: `${what}: hfx appends its records only to a plain file of its own, never through a link or into a FIFO (a planted link would make it append to any file)`, next: `remove ${file} (hfx creates it again on the next record), then run the command again`});
+	return new FailClosed({
+		file,
+		kind: 'records-not-a-file',
+		reason: `${what}: hfx appends its records only to a plain file of its own, never through a link or into a FIFO (a planted link would make it append to any file)`,
+		next: `remove ${file} (hfx creates it again on the next record), then run the command again`,
+	});
 }
 
 /**
@@ -191,7 +196,8 @@ export function statusFor(records: readonly BackupRecord[], artifact: string, fp
 		verified,
 		drilled,
 		lastFailure,
-		changedSinceRecorded: mine.some(r => r.event === 'verify' || r.event === 'drill' || r.event === 'backup') && current.length === 0,
+		changedSinceRecorded:
+			mine.some(r => r.event === 'verify' || r.event === 'drill' || r.event === 'backup') && current.length === 0,
 		seal,
 	};
 }

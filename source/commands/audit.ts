@@ -11,17 +11,28 @@ import {reconcileAudit} from '../repair/reconcile.js';
 import {auditLines, auditRows} from '../report/audit.js';
 import {type GlobalFlags, type Io, emit, guarded, locate} from './context.js';
 
-export async function runAudit(flags: GlobalFlags & {action: 'verify' | 'show'; file?: string}, io: Io): Promise<ExitCode> {
+export async function runAudit(
+	flags: GlobalFlags & {action: 'verify' | 'show'; file?: string},
+	io: Io,
+): Promise<ExitCode> {
 	return guarded(io, flags, () => {
 		const file = flags.file ?? auditPathFor(locate(flags, io).stores[0]!.path);
 		if (!fs.existsSync(file)) {
 			// Thrown, so --json prints its {error} document on stdout too (guarded), not an empty stdout.
-			throw new FailClosed({file, kind: 'not-found', reason: 'no audit trail here', next: 'it is created by the first hfx repair --apply'});
+			throw new FailClosed({
+				file,
+				kind: 'not-found',
+				reason: 'no audit trail here',
+				next: 'it is created by the first hfx repair --apply',
+			});
 		}
 
 		if (flags.action === 'show') {
 			const rows = auditRows(readAudit(file));
-			emit(io, flags, {json: () => ({file, entries: rows}), text: () => (rows.length > 0 ? auditLines(rows) : [`${file}: no entries`])});
+			emit(io, flags, {
+				json: () => ({file, entries: rows}),
+				text: () => (rows.length > 0 ? auditLines(rows) : [`${file}: no entries`]),
+			});
 			return 0;
 		}
 
@@ -38,7 +49,10 @@ export async function runAudit(flags: GlobalFlags & {action: 'verify' | 'show'; 
 
 				yield `✓ ${file}: ${v.entries} entries, hash chain intact; head ${v.head ?? '(empty)'} (keep it elsewhere to pin the trail)`;
 				for (const e of readAudit(file).slice(-10)) {
-					const result = e.phase === 'intent' ? 'intent' : `${String(e.result ?? '')}${e.reconciled === true ? ' (reconciled)' : ''}`;
+					const result =
+						e.phase === 'intent'
+							? 'intent'
+							: `${String(e.result ?? '')}${e.reconciled === true ? ' (reconciled)' : ''}`;
 					yield `  ${String(e.seq).padStart(4)}  ${e.time}  ${e.mode.padEnd(7)}  ${result}`;
 				}
 			},

@@ -23,7 +23,8 @@ export type BackupFlags = GlobalFlags & {
 	label?: string;
 };
 
-export const CREDENTIALS_WARNING = '! This archive holds credentials (.env, auth.json, tokens): keep it private and never send it to anyone.';
+export const CREDENTIALS_WARNING =
+	'! This archive holds credentials (.env, auth.json, tokens): keep it private and never send it to anyone.';
 
 function backupJson(r: BackupResult) {
 	return {
@@ -55,7 +56,10 @@ function backupJson(r: BackupResult) {
 function dbLine(d: BackupResult['databases'][number]): string {
 	const sessions = d.counts.sessions;
 	const messages = d.counts.messages;
-	const what = sessions === undefined ? plural(Object.keys(d.counts).length, 'table') : `${plural(sessions, 'session')}, ${plural(messages ?? 0, 'message')}`;
+	const what =
+		sessions === undefined
+			? plural(Object.keys(d.counts).length, 'table')
+			: `${plural(sessions, 'session')}, ${plural(messages ?? 0, 'message')}`;
 	return `  ${d.integrity === 'ok' ? '✓' : '✗'} ${d.path}: ${d.schemaVersion === null ? 'no schema version' : `schema v${d.schemaVersion}`}, ${what}, integrity_check ${d.integrity === 'ok' ? 'ok' : `FAILED: ${d.integrity}`}; one snapshot (${d.restarts} restarts, WAL pinned ${d.pinnedMs} ms)${d.openMode === 'private-copy' ? ', owner stopped' : ''}`;
 }
 
@@ -79,7 +83,10 @@ function* humanBackup(r: BackupResult): Generator<string> {
 	}
 
 	if (r.excluded.length > 0) {
-		const shown = r.excluded.slice(0, 8).map(e => e.rel).join(', ');
+		const shown = r.excluded
+			.slice(0, 8)
+			.map(e => e.rel)
+			.join(', ');
 		yield `  excluded as Hermes excludes them: ${shown}${r.excluded.length > 8 ? `, … (${r.excluded.length} in all; --json lists them)` : ''}`;
 	}
 
@@ -117,7 +124,17 @@ function* humanBackup(r: BackupResult): Generator<string> {
 }
 
 function quickJson(r: QuickSnapshotResult) {
-	return {snapshot: r.dir, id: r.id, verified: r.verified, exitCode: r.exitCode, problems: r.problems, pruned: r.pruned, files: r.manifest.files, databases: r.manifest.hfx.databases, ms: Math.round(r.ms)};
+	return {
+		snapshot: r.dir,
+		id: r.id,
+		verified: r.verified,
+		exitCode: r.exitCode,
+		problems: r.problems,
+		pruned: r.pruned,
+		files: r.manifest.files,
+		databases: r.manifest.hfx.databases,
+		ms: Math.round(r.ms),
+	};
 }
 
 function* quickLines(r: QuickSnapshotResult): Generator<string> {
@@ -147,13 +164,24 @@ export async function runBackup(flags: BackupFlags, io: Io): Promise<ExitCode> {
 		try {
 			if (flags.quick) {
 				const home = flags.profile && flags.profile !== 'default' ? path.join(root, 'profiles', flags.profile) : root;
-				const r = await takeQuickSnapshot({home: flags.db ? undefined : home, dbPath: flags.db, label: flags.label, onProgress: bar?.update});
+				const r = await takeQuickSnapshot({
+					home: flags.db ? undefined : home,
+					dbPath: flags.db,
+					label: flags.label,
+					onProgress: bar?.update,
+				});
 				bar?.clear();
 				emit(io, flags, {json: () => quickJson(r), text: () => quickLines(r)});
 				return r.exitCode;
 			}
 
-			const r = await createBackup({root, output: flags.output, keep: flags.keep, dryRun: flags.dryRun, onProgress: bar?.update});
+			const r = await createBackup({
+				root,
+				output: flags.output,
+				keep: flags.keep,
+				dryRun: flags.dryRun,
+				onProgress: bar?.update,
+			});
 			bar?.clear();
 			emit(io, flags, {json: () => backupJson(r), text: () => humanBackup(r)});
 

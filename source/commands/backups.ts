@@ -37,13 +37,23 @@ function profileOf(profile: string | undefined, root: string): string | null {
 
 	const home = path.join(root, 'profiles', profile);
 	if (!PROFILE_NAME.test(profile) || !fs.statSync(home, {throwIfNoEntry: false})?.isDirectory()) {
-		throw new FailClosed({file: home, kind: 'no-profile', reason: `no profile "${profile}" in this Hermes home`, next: `list the profiles with ls ${path.join(root, 'profiles')}`});
+		throw new FailClosed({
+			file: home,
+			kind: 'no-profile',
+			reason: `no profile "${profile}" in this Hermes home`,
+			next: `list the profiles with ls ${path.join(root, 'profiles')}`,
+		});
 	}
 
 	return profile;
 }
 
-function backupLines(entries: readonly BackupEntry[], dirs: readonly string[], root: string | null, now: number): string[] {
+function backupLines(
+	entries: readonly BackupEntry[],
+	dirs: readonly string[],
+	root: string | null,
+	now: number,
+): string[] {
 	if (entries.length === 0) {
 		return [`no backups in ${dirs.join(', ')} and no quick snapshots under ${root}. Next: hfx backup`];
 	}

@@ -20,7 +20,13 @@ export type StoreResult =
 	| {ok: false; location: StoreLocation; error: FailClosed};
 
 export function locate(flags: GlobalFlags, io: Io): Located {
-	return locateStores({db: flags.db, home: flags.home, profile: flags.profile, routingScope: flags.routingScope, env: io.env});
+	return locateStores({
+		db: flags.db,
+		home: flags.home,
+		profile: flags.profile,
+		routingScope: flags.routingScope,
+		env: io.env,
+	});
 }
 
 /** `hermes --version`, asked once per run whatever the number of stores. */
@@ -31,7 +37,12 @@ let asked: ReturnType<typeof askHermesVersion> | undefined;
  * `gateway_state.json` first; else, when the operator asks (`--ask-hermes`), `hermes --version`;
  * else the store's generation alone.
  */
-export function buildRulesOf(location: StoreLocation, ruleSet: DatabaseFacts['ruleSet'], flags: Pick<GlobalFlags, 'askHermes'>, env: NodeJS.ProcessEnv): BuildRules {
+export function buildRulesOf(
+	location: StoreLocation,
+	ruleSet: DatabaseFacts['ruleSet'],
+	flags: Pick<GlobalFlags, 'askHermes'>,
+	env: NodeJS.ProcessEnv,
+): BuildRules {
 	let build: HermesBuild | null = gatewayHermesBuild(path.dirname(path.resolve(location.path)));
 	let note = '';
 	if (build === null && flags.askHermes === true) {
@@ -44,11 +55,21 @@ export function buildRulesOf(location: StoreLocation, ruleSet: DatabaseFacts['ru
 }
 
 /** `lean` reads only what the forensic engine needs (scan); views that print titles and tokens need `full`. */
-export function loadAndAnalyze(location: StoreLocation, flags: GlobalFlags, columns: ColumnSet = 'full', env: NodeJS.ProcessEnv = process.env): StoreResult {
+export function loadAndAnalyze(
+	location: StoreLocation,
+	flags: GlobalFlags,
+	columns: ColumnSet = 'full',
+	env: NodeJS.ProcessEnv = process.env,
+): StoreResult {
 	try {
 		const loaded = loadStore(location, {columns});
 		const buildRules = buildRulesOf(location, loaded.facts.ruleSet, flags, env);
-		return {ok: true, location, facts: loaded.facts, analysis: analyze(loaded.snapshot, {maxGapSeconds: flags.maxGapSeconds, buildRules})};
+		return {
+			ok: true,
+			location,
+			facts: loaded.facts,
+			analysis: analyze(loaded.snapshot, {maxGapSeconds: flags.maxGapSeconds, buildRules}),
+		};
 	} catch (error) {
 		// A refusal, or a file error of the OS (its one line): this store is refused, the others still run.
 		const refusal = asRefusal(error);
@@ -65,7 +86,11 @@ export function loadAndAnalyze(location: StoreLocation, flags: GlobalFlags, colu
  * text lines. Every command prints through it; the Io sinks make each text line safe for a
  * terminal (io.ts) and keep the JSON exact.
  */
-export function emit(io: Io, flags: Pick<GlobalFlags, 'json'>, report: {json: () => unknown; text: () => Iterable<string>}): void {
+export function emit(
+	io: Io,
+	flags: Pick<GlobalFlags, 'json'>,
+	report: {json: () => unknown; text: () => Iterable<string>},
+): void {
 	if (flags.json) {
 		io.json(report.json());
 		return;
@@ -77,7 +102,11 @@ export function emit(io: Io, flags: Pick<GlobalFlags, 'json'>, report: {json: ()
 }
 
 /** Runs a command body; a FailClosed (or a file error of the OS) anywhere becomes its one line on stderr and its exit code. */
-export async function guarded(io: Io, flags: Pick<GlobalFlags, 'json'>, body: () => Promise<ExitCode> | ExitCode): Promise<ExitCode> {
+export async function guarded(
+	io: Io,
+	flags: Pick<GlobalFlags, 'json'>,
+	body: () => Promise<ExitCode> | ExitCode,
+): Promise<ExitCode> {
 	try {
 		return await body();
 	} catch (error) {

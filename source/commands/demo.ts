@@ -23,11 +23,17 @@ export type RunningDemo = {home: string; db: string; child: ChildProcess; stop: 
  * Starts the simulated gateway and resolves once its store exists. `restartAt` moves the gateway's
  * restart after the incident (seconds at speed 1 from the start) or leaves it out ('never').
  */
-export async function startDemoGateway(options: {speed: number; home?: string; restartAt?: number | 'never'}): Promise<RunningDemo> {
+export async function startDemoGateway(options: {
+	speed: number;
+	home?: string;
+	restartAt?: number | 'never';
+}): Promise<RunningDemo> {
 	const home = options.home ?? fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-demo-'));
 	const script = distFile('simulator/gateway.js');
 	const restart = options.restartAt === undefined ? [] : ['--restart-at', String(options.restartAt)];
-	const child = spawn(process.execPath, [script, '--home', home, '--speed', String(options.speed), ...restart], {stdio: ['ignore', 'pipe', 'pipe']});
+	const child = spawn(process.execPath, [script, '--home', home, '--speed', String(options.speed), ...restart], {
+		stdio: ['ignore', 'pipe', 'pipe'],
+	});
 	let stderr = '';
 	child.stderr!.on('data', (d: Buffer) => {
 		stderr += d.toString();
@@ -36,7 +42,14 @@ export async function startDemoGateway(options: {speed: number; home?: string; r
 		// Bounded: a gateway that never gets its store ready is stopped, and the demo refused in one line.
 		const timer = setTimeout(() => {
 			child.kill('SIGKILL');
-			reject(new FailClosed({file: home, kind: 'demo-failed', reason: `the simulated gateway did not have its store ready within ${READY_TIMEOUT_MS / 1000} s and was stopped`, next: 'run npm install again (the build may be incomplete), or try again on a less loaded machine'}));
+			reject(
+				new FailClosed({
+					file: home,
+					kind: 'demo-failed',
+					reason: `the simulated gateway did not have its store ready within ${READY_TIMEOUT_MS / 1000} s and was stopped`,
+					next: 'run npm install again (the build may be incomplete), or try again on a less loaded machine',
+				}),
+			);
 		}, READY_TIMEOUT_MS);
 		timer.unref();
 		child.once('exit', () => clearTimeout(timer));
@@ -52,7 +65,16 @@ export async function startDemoGateway(options: {speed: number; home?: string; r
 				// not an event line
 			}
 		});
-		child.once('exit', code => reject(new FailClosed({file: home, kind: 'demo-failed', reason: `the simulated gateway exited (${code}) before its store was ready: ${stderr.trim().slice(0, 200)}`, next: 'run npm install again (the build may be incomplete)'})));
+		child.once('exit', code =>
+			reject(
+				new FailClosed({
+					file: home,
+					kind: 'demo-failed',
+					reason: `the simulated gateway exited (${code}) before its store was ready: ${stderr.trim().slice(0, 200)}`,
+					next: 'run npm install again (the build may be incomplete)',
+				}),
+			),
+		);
 	});
 	const stop = async () => {
 		if (child.exitCode === null && child.signalCode === null) {
@@ -72,7 +94,11 @@ export async function startDemoGateway(options: {speed: number; home?: string; r
  * Runs `body` on a fresh demo home (the simulated gateway writing it), then stops the gateway and
  * removes the home unless --keep. The interactive TUI (cli-live.ts) and the headless report share it.
  */
-export async function withDemo(flags: DemoFlags, io: Io, body: (demo: RunningDemo) => Promise<ExitCode>): Promise<ExitCode> {
+export async function withDemo(
+	flags: DemoFlags,
+	io: Io,
+	body: (demo: RunningDemo) => Promise<ExitCode>,
+): Promise<ExitCode> {
 	return guarded(io, flags, async () => {
 		const demo = await startDemoGateway({speed: flags.speed});
 		try {
@@ -87,4 +113,3 @@ export async function withDemo(flags: DemoFlags, io: Io, body: (demo: RunningDem
 		}
 	});
 }
-

@@ -40,8 +40,19 @@ export async function runFiles(flags: GlobalFlags, io: Io): Promise<ExitCode> {
 		const halted = analysis?.findings.some(f => PLACE_FINDINGS.has(f.kind)) ?? false;
 		const code = statesExit(states) === 0 && halted ? 1 : statesExit(states);
 		emit(io, flags, {
-			json: () => ({database: {path: pre.path, link: pre.link, journalMode: pre.journalMode}, ...report, states, places: placesJson(analysis?.places ?? null), newestElsewhere: analysis?.newestElsewhere ?? [], attention: code !== 0}),
-			text: () => [`${pre.path} (${pre.journalMode === 'wal' ? 'WAL mode' : 'rollback journal'})`, ...describeFiles(report, pre.journalMode).map(line => line.text), ...placeLines(analysis?.places ?? null).map(line => line.text)],
+			json: () => ({
+				database: {path: pre.path, link: pre.link, journalMode: pre.journalMode},
+				...report,
+				states,
+				places: placesJson(analysis?.places ?? null),
+				newestElsewhere: analysis?.newestElsewhere ?? [],
+				attention: code !== 0,
+			}),
+			text: () => [
+				`${pre.path} (${pre.journalMode === 'wal' ? 'WAL mode' : 'rollback journal'})`,
+				...describeFiles(report, pre.journalMode).map(line => line.text),
+				...placeLines(analysis?.places ?? null).map(line => line.text),
+			],
 		});
 		if (unusable) {
 			io.err(refusalLine(unusable));

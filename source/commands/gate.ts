@@ -11,7 +11,6 @@ import type {ExitCode} from '../errors.js';
 import {backupDirs, failIfAbandoned, resolveRoot} from './shared/backup-root.js';
 import {type GlobalFlags, type Io, emit, guarded} from './context.js';
 
-
 export type GateFlags = GlobalFlags & {output?: string; maxAge?: string};
 
 export async function runGate(flags: GateFlags, io: Io): Promise<ExitCode> {
@@ -19,14 +18,38 @@ export async function runGate(flags: GateFlags, io: Io): Promise<ExitCode> {
 	return guarded(io, flags, async () => {
 		const maxAge = flags.maxAge === undefined ? DEFAULT_MAX_AGE_SECONDS : parseDuration(flags.maxAge);
 		if (maxAge === null) {
-			io.err(`hfx: --max-age ${JSON.stringify(flags.maxAge)} is not a duration. Next: use e.g. 30m, 2h, 1d or a number of seconds`);
+			io.err(
+				`hfx: --max-age ${JSON.stringify(flags.maxAge)} is not a duration. Next: use e.g. 30m, 2h, 1d or a number of seconds`,
+			);
 			return 2;
 		}
 
 		const root = resolveRoot(flags, io);
-		const r = await checkGate({root, dirs: backupDirs(flags, root), maxAgeSeconds: maxAge, now: io.now(), home: realPathOf(root)});
+		const r = await checkGate({
+			root,
+			dirs: backupDirs(flags, root),
+			maxAgeSeconds: maxAge,
+			now: io.now(),
+			home: realPathOf(root),
+		});
 		emit(io, flags, {
-			json: () => ({ok: r.ok, archive: r.archive, reason: r.reason, maxAgeSeconds: r.maxAgeSeconds, candidates: r.candidates.map(c => ({path: c.path, kind: c.kind, ageSeconds: c.ageSeconds, verified: Boolean(c.verified), drilled: Boolean(c.drilled), complete: c.complete, home: c.home, owner: c.owner, missing: c.missing}))}),
+			json: () => ({
+				ok: r.ok,
+				archive: r.archive,
+				reason: r.reason,
+				maxAgeSeconds: r.maxAgeSeconds,
+				candidates: r.candidates.map(c => ({
+					path: c.path,
+					kind: c.kind,
+					ageSeconds: c.ageSeconds,
+					verified: Boolean(c.verified),
+					drilled: Boolean(c.drilled),
+					complete: c.complete,
+					home: c.home,
+					owner: c.owner,
+					missing: c.missing,
+				})),
+			}),
 			// The text is the archive's path alone (for scripts: `restore "$(hfx gate)"`); the verdict goes to stderr.
 			text: () => (r.ok ? [r.archive!] : []),
 		});

@@ -18,7 +18,13 @@ function findSession(analysis: Analysis, id: string, file: string): string {
 		return r.id;
 	}
 
-	throw new FailClosed({file, kind: 'no-such-session', reason: resolutionProblem(r), next: 'list ids with: hfx sessions', exitCode: 2});
+	throw new FailClosed({
+		file,
+		kind: 'no-such-session',
+		reason: resolutionProblem(r),
+		next: 'list ids with: hfx sessions',
+		exitCode: 2,
+	});
 }
 
 function nodeJson(node: LineageNode, analysis: Analysis): unknown {
@@ -56,8 +62,20 @@ export async function runLineage(flags: LineageFlags, io: Io): Promise<ExitCode>
 		const tree = lineageTree(id, analysis.lineage);
 		const chain = ancestors(id, analysis.lineage);
 		emit(io, flags, {
-			json: () => ({database: result.facts.path, owner: result.facts.owner, ownerSource: result.facts.ownerSource, ruleSet: result.facts.ruleSet, sessionId: id, ancestors: chain.map(e => ({id: e.parentId, edgeKind: e.kind, via: e.via})), tree: nodeJson(tree, analysis)}),
-			text: () => [...renderTree(tree, analysis, id), '', 'Edges: [compression] continuation · [branch] /branch · [reset] reset successor · [delegate] delegate/subagent · [repair] adopted by repair-routing'],
+			json: () => ({
+				database: result.facts.path,
+				owner: result.facts.owner,
+				ownerSource: result.facts.ownerSource,
+				ruleSet: result.facts.ruleSet,
+				sessionId: id,
+				ancestors: chain.map(e => ({id: e.parentId, edgeKind: e.kind, via: e.via})),
+				tree: nodeJson(tree, analysis),
+			}),
+			text: () => [
+				...renderTree(tree, analysis, id),
+				'',
+				'Edges: [compression] continuation · [branch] /branch · [reset] reset successor · [delegate] delegate/subagent · [repair] adopted by repair-routing',
+			],
 		});
 		return 0;
 	});

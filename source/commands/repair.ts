@@ -22,7 +22,14 @@ import {plural} from '../text/format.js';
 import type {StoreLocation} from '../store/locate.js';
 import {type GlobalFlags, type Io, emit, guarded, locate} from './context.js';
 
-export type RepairFlags = GlobalFlags & {apply: boolean; only: string[]; donor?: string; yes: boolean; undo?: string; argv: string[]};
+export type RepairFlags = GlobalFlags & {
+	apply: boolean;
+	only: string[];
+	donor?: string;
+	yes: boolean;
+	undo?: string;
+	argv: string[];
+};
 
 function prompt(question: string): Promise<string> {
 	const rl = readline.createInterface({input: process.stdin, output: process.stderr});
@@ -38,9 +45,11 @@ function outcomeLines(o: ApplyOutcome): string[] {
 	const lines: string[] = [];
 	if (o.result === 'applied') {
 		for (const v of o.verification) {
-			lines.push(v.ok
-				? `✓ ${v.orphanId} now owns ${v.sessionKey}; a restart resumes ${v.restartResolvesTo}`
-				: `✗ ${v.orphanId}: ${v.carriesKey ? 'carries the key' : 'does NOT carry the key'}; a restart still resumes ${v.restartResolvesTo ?? 'a new, empty session'}${v.why ? `: ${v.why}` : ''}`);
+			lines.push(
+				v.ok
+					? `✓ ${v.orphanId} now owns ${v.sessionKey}; a restart resumes ${v.restartResolvesTo}`
+					: `✗ ${v.orphanId}: ${v.carriesKey ? 'carries the key' : 'does NOT carry the key'}; a restart still resumes ${v.restartResolvesTo ?? 'a new, empty session'}${v.why ? `: ${v.why}` : ''}`,
+			);
 		}
 
 		if (o.next && o.verification.some(v => !v.ok)) {
@@ -56,7 +65,9 @@ function outcomeLines(o: ApplyOutcome): string[] {
 	}
 
 	if (o.audit) {
-		lines.push(`audit entry ${o.audit.seq} in ${auditPathFor(o.audit.database)}${o.result === 'applied' && o.audit.mode === 'apply' ? ` (undo with: hfx repair --undo ${o.audit.seq})` : ''}`);
+		lines.push(
+			`audit entry ${o.audit.seq} in ${auditPathFor(o.audit.database)}${o.result === 'applied' && o.audit.mode === 'apply' ? ` (undo with: hfx repair --undo ${o.audit.seq})` : ''}`,
+		);
 	}
 
 	if (o.next && o.result !== 'applied' && (o.exitCode !== 2 || !o.reason)) {
@@ -78,27 +89,46 @@ function reportOutcome(outcome: ApplyOutcome, dbPath: string, flags: RepairFlags
 }
 
 async function runUndo(dbPath: string, flags: RepairFlags, io: Io, log: (line: string) => void): Promise<ExitCode> {
-	const outcome = await undoRepair({dbPath, entry: flags.undo!, argv: flags.argv, yes: flags.yes, log, confirm: async entry => {
-		const answer = await prompt(`Undo repair entry ${entry.seq} (${String((entry.adoptions as unknown[] | undefined)?.length ?? 0)} adoptions)? Type "undo" to confirm: `);
-		return answer === 'undo';
-	}});
+	const outcome = await undoRepair({
+		dbPath,
+		entry: flags.undo!,
+		argv: flags.argv,
+		yes: flags.yes,
+		log,
+		confirm: async entry => {
+			const answer = await prompt(
+				`Undo repair entry ${entry.seq} (${String((entry.adoptions as unknown[] | undefined)?.length ?? 0)} adoptions)? Type "undo" to confirm: `,
+			);
+			return answer === 'undo';
+		},
+	});
 	return reportOutcome(outcome, dbPath, flags, io, outcome);
 }
 
 function dryRunLines(location: StoreLocation, planned: Planned, flags: RepairFlags): string[] {
 	const dbPath = location.path;
 	const {plan, analysis} = planned;
-	const lines = [`hfx repair (dry run: nothing is written) · ${dbPath} · window ${flags.maxGapSeconds}s · plan ${planned.hash.slice(0, 16)}`, ...generationNotes(location, planned), ''];
+	const lines = [
+		`hfx repair (dry run: nothing is written) · ${dbPath} · window ${flags.maxGapSeconds}s · plan ${planned.hash.slice(0, 16)}`,
+		...generationNotes(location, planned),
+		'',
+	];
 	if (plan.adoptions.length === 0 && plan.refused.length === 0 && analysis.repairRoutingCrash === null) {
 		return [...lines, '✓ No gateway sessions are missing their routing identity.'];
 	}
 
 	lines.push(...planLines(planned), '');
 	const manual = plan.adoptions[0]?.evidence === 'operator' ? plan.adoptions[0] : null;
-	const selection = manual ? ` --only ${manual.orphanId} --donor ${manual.donorId}` : (flags.only.length > 0 ? ` ${flags.only.map(o => `--only ${o}`).join(' ')}` : '');
-	lines.push(plan.adoptions.length > 0
-		? `${manual ? 'Your adoption of 1 orphan is ready.' : `${plural(plan.adoptions.length, 'orphan')} can be adopted.`} Next: stop the gateway, then run: hfx repair --apply --db ${dbPath}${selection}  (a verified snapshot is taken first; every write is audited; undo with hfx repair --undo)`
-		: `Nothing repair-routing would adopt; the refused orphans above need a decision by hand${plan.refused.some(o => o.candidateDonors.length > 0) ? ': adopt one from a candidate donor with hfx repair --only ORPHAN --donor DONOR' : ''}.`);
+	const selection = manual
+		? ` --only ${manual.orphanId} --donor ${manual.donorId}`
+		: flags.only.length > 0
+			? ` ${flags.only.map(o => `--only ${o}`).join(' ')}`
+			: '';
+	lines.push(
+		plan.adoptions.length > 0
+			? `${manual ? 'Your adoption of 1 orphan is ready.' : `${plural(plan.adoptions.length, 'orphan')} can be adopted.`} Next: stop the gateway, then run: hfx repair --apply --db ${dbPath}${selection}  (a verified snapshot is taken first; every write is audited; undo with hfx repair --undo)`
+			: `Nothing repair-routing would adopt; the refused orphans above need a decision by hand${plan.refused.some(o => o.candidateDonors.length > 0) ? ': adopt one from a candidate donor with hfx repair --only ORPHAN --donor DONOR' : ''}.`,
+	);
 	return lines;
 }
 
@@ -108,18 +138,34 @@ async function planFor(location: StoreLocation, flags: RepairFlags): Promise<Pla
 	const reader = new ShmReader();
 	let planned: Planned;
 	try {
-		planned = await computePlan(dbPath, {owner: location.owner, maxGapSeconds: flags.maxGapSeconds, only: flags.only, donor: flags.donor}, reader);
+		planned = await computePlan(
+			dbPath,
+			{owner: location.owner, maxGapSeconds: flags.maxGapSeconds, only: flags.only, donor: flags.donor},
+			reader,
+		);
 	} finally {
 		await reader.close();
 	}
 
 	const crash = crashRefusal(planned.analysis);
 	if (crash) {
-		throw new FailClosed({file: dbPath, kind: 'repair-routing-crash', reason: crash.reason, next: crash.next, exitCode: 2});
+		throw new FailClosed({
+			file: dbPath,
+			kind: 'repair-routing-crash',
+			reason: crash.reason,
+			next: crash.next,
+			exitCode: 2,
+		});
 	}
 
 	if (planned.plan.donorRefusal) {
-		throw new FailClosed({file: dbPath, kind: 'donor-refused', reason: `--donor refused: ${planned.plan.donorRefusal}`, next: 'see the refused orphans and their candidate donors with: hfx repair', exitCode: 2});
+		throw new FailClosed({
+			file: dbPath,
+			kind: 'donor-refused',
+			reason: `--donor refused: ${planned.plan.donorRefusal}`,
+			next: 'see the refused orphans and their candidate donors with: hfx repair',
+			exitCode: 2,
+		});
 	}
 
 	return planned;
@@ -132,18 +178,44 @@ async function runDryRun(location: StoreLocation, flags: RepairFlags, io: Io, pl
 	const {analysis, plan} = planned;
 	if (plan.unknownOnly.length > 0) {
 		// As --apply refuses it: a mistyped --only must not read as "nothing to adopt".
-		throw new FailClosed({file: dbPath, kind: 'no-such-orphan', reason: `--only names no adoptable orphan: ${plan.unknownOnly.join('; ')}`, next: 'list the adoptable orphans with: hfx repair', exitCode: 2});
+		throw new FailClosed({
+			file: dbPath,
+			kind: 'no-such-orphan',
+			reason: `--only names no adoptable orphan: ${plan.unknownOnly.join('; ')}`,
+			next: 'list the adoptable orphans with: hfx repair',
+			exitCode: 2,
+		});
 	}
 
 	const code: ExitCode = plan.refused.length > 0 || analysis.repairRoutingCrash !== null ? 1 : 0;
 	emit(io, flags, {
-		json: () => ({database: dbPath, owner: location.owner, ownerSource: location.ownerSource ?? null, ruleSet: analysis.ruleSet, upgrade: upgradeNotice(planned.schema), repairRoutingCrash: analysis.repairRoutingCrash, dryRun: true, planHash: planned.hash, binding: planned.basis, adoptions: plan.adoptions, refused: plan.refused, notSelected: plan.notSelected, unknownOnly: plan.unknownOnly, exitCode: code}),
+		json: () => ({
+			database: dbPath,
+			owner: location.owner,
+			ownerSource: location.ownerSource ?? null,
+			ruleSet: analysis.ruleSet,
+			upgrade: upgradeNotice(planned.schema),
+			repairRoutingCrash: analysis.repairRoutingCrash,
+			dryRun: true,
+			planHash: planned.hash,
+			binding: planned.basis,
+			adoptions: plan.adoptions,
+			refused: plan.refused,
+			notSelected: plan.notSelected,
+			unknownOnly: plan.unknownOnly,
+			exitCode: code,
+		}),
 		text: () => dryRunLines(location, planned, flags),
 	});
 	return code;
 }
 
-async function runApply(location: StoreLocation, flags: RepairFlags, io: Io, log: (line: string) => void): Promise<ExitCode> {
+async function runApply(
+	location: StoreLocation,
+	flags: RepairFlags,
+	io: Io,
+	log: (line: string) => void,
+): Promise<ExitCode> {
 	const dbPath = location.path;
 	const outcome = await applyRepair({
 		dbPath,
@@ -156,7 +228,11 @@ async function runApply(location: StoreLocation, flags: RepairFlags, io: Io, log
 		log,
 		onPlanned(planned) {
 			if (!flags.json) {
-				for (const line of [`hfx repair --apply · ${dbPath} · plan ${planned.hash.slice(0, 16)}`, '', ...planLines(planned)]) {
+				for (const line of [
+					`hfx repair --apply · ${dbPath} · plan ${planned.hash.slice(0, 16)}`,
+					'',
+					...planLines(planned),
+				]) {
 					io.out(line);
 				}
 			}
@@ -164,10 +240,13 @@ async function runApply(location: StoreLocation, flags: RepairFlags, io: Io, log
 		async confirm(planned) {
 			const many = planned.plan.adoptions.length > 1;
 			const a = planned.plan.adoptions[0]!;
-			const question = a.evidence === 'operator'
-				? `Adopt ${a.orphanId} from ${a.donorId}, your choice (repair-routing refuses it)? Type the orphan's random suffix and the donor's (${confirmationFor(a)}) to confirm: `
-				: `Adopt ${a.orphanId}? Type its random suffix (${confirmationFor(a)}) to confirm: `;
-			const answer = await prompt(many ? `Adopt ${planned.plan.adoptions.length} orphans? Type "yes" to confirm: ` : question);
+			const question =
+				a.evidence === 'operator'
+					? `Adopt ${a.orphanId} from ${a.donorId}, your choice (repair-routing refuses it)? Type the orphan's random suffix and the donor's (${confirmationFor(a)}) to confirm: `
+					: `Adopt ${a.orphanId}? Type its random suffix (${confirmationFor(a)}) to confirm: `;
+			const answer = await prompt(
+				many ? `Adopt ${planned.plan.adoptions.length} orphans? Type "yes" to confirm: ` : question,
+			);
 			return confirmationMatches(answer, planned.plan.adoptions);
 		},
 	});
@@ -182,11 +261,21 @@ export async function runRepair(flags: RepairFlags, io: Io): Promise<ExitCode> {
 		// or audit entry: nothing is written beside a file that is not a store.
 		preflight(dbPath);
 		if (flags.donor !== undefined && flags.undo) {
-			throw new FailClosed({file: dbPath, kind: 'usage', reason: '--donor chooses a donor for an adoption; --undo puts one back: not both', next: 'run hfx repair --undo ENTRY alone', exitCode: 2});
+			throw new FailClosed({
+				file: dbPath,
+				kind: 'usage',
+				reason: '--donor chooses a donor for an adoption; --undo puts one back: not both',
+				next: 'run hfx repair --undo ENTRY alone',
+				exitCode: 2,
+			});
 		}
 
 		// An operator's donor is checked read-only first: a refusal writes nothing, not even a reconciliation.
-		const planned = flags.undo ? null : (flags.donor === undefined && flags.apply ? null : await planFor(location, flags));
+		const planned = flags.undo
+			? null
+			: flags.donor === undefined && flags.apply
+				? null
+				: await planFor(location, flags);
 		// A crash window of an earlier apply or undo (its intent recorded, its outcome not) is settled
 		// first, so what follows sees it; the dry run only says so (it writes nothing).
 		reconcileAudit({dbPath, argv: flags.argv, write: Boolean(flags.apply || flags.undo), warn: io.err});
@@ -197,7 +286,13 @@ export async function runRepair(flags: RepairFlags, io: Io): Promise<ExitCode> {
 
 		const interactive = Boolean(process.stdin.isTTY);
 		if ((flags.apply || flags.undo) && !flags.yes && !interactive) {
-			io.err(refusalLine({file: dbPath, reason: 'a typed confirmation is needed and stdin is not a terminal', next: 'review the dry run (hfx repair), then re-run with --yes'}));
+			io.err(
+				refusalLine({
+					file: dbPath,
+					reason: 'a typed confirmation is needed and stdin is not a terminal',
+					next: 'review the dry run (hfx repair), then re-run with --yes',
+				}),
+			);
 			return 2;
 		}
 

@@ -62,24 +62,41 @@ function restoreJson(r: RestoreResult) {
 }
 
 function drillJson(r: DrillResult) {
-	return {archive: r.archive, ok: r.ok, exitCode: r.exitCode, restored: r.restore?.restored.length ?? 0, scans: r.scans, problems: r.problems, recorded: r.recorded, ms: Math.round(r.ms)};
+	return {
+		archive: r.archive,
+		ok: r.ok,
+		exitCode: r.exitCode,
+		restored: r.restore?.restored.length ?? 0,
+		scans: r.scans,
+		problems: r.problems,
+		recorded: r.recorded,
+		ms: Math.round(r.ms),
+	};
 }
 
 function drillLines(r: DrillResult): string[] {
 	const lines = [`${r.ok ? '✓ DRILL PASSED' : '✗ DRILL FAILED'}  ${r.archive}`];
 	if (r.restore) {
-		lines.push(`  restored ${plural(r.restore.restored.length, 'file')} into a scratch folder (removed again): ${r.restore.checks.members}; databases: integrity_check, ${r.restore.checks.databases}${r.restore.postProblems.length > 0 ? ' EXCEPT the problems below' : ''}`);
+		lines.push(
+			`  restored ${plural(r.restore.restored.length, 'file')} into a scratch folder (removed again): ${r.restore.checks.members}; databases: integrity_check, ${r.restore.checks.databases}${r.restore.postProblems.length > 0 ? ' EXCEPT the problems below' : ''}`,
+		);
 	}
 
 	// A scan that failed is one of the problems below: said once.
 	for (const s of r.scans.filter(x => x.error === null)) {
-		lines.push(s.unreadable
-			? `  ! ${s.path} (${s.label}): restored byte for byte and checked as every database, but hfx cannot scan it: ${s.unreadable}`
-			: `  ${s.ok ? '✓' : '✗'} ${s.path} (${s.label}): ${plural(s.sessions ?? 0, 'session')}${s.expectedSessions === null ? '' : ` (manifest: ${s.expectedSessions})`}, ${plural(s.orphans ?? 0, 'orphan')}, ${plural(s.rollbackRisks ?? 0, 'rollback risk')}${s.healthy ? ', healthy' : ' (findings in the data itself, as in the live store: hfx scan shows them)'}`);
+		lines.push(
+			s.unreadable
+				? `  ! ${s.path} (${s.label}): restored byte for byte and checked as every database, but hfx cannot scan it: ${s.unreadable}`
+				: `  ${s.ok ? '✓' : '✗'} ${s.path} (${s.label}): ${plural(s.sessions ?? 0, 'session')}${s.expectedSessions === null ? '' : ` (manifest: ${s.expectedSessions})`}, ${plural(s.orphans ?? 0, 'orphan')}, ${plural(s.rollbackRisks ?? 0, 'rollback risk')}${s.healthy ? ', healthy' : ' (findings in the data itself, as in the live store: hfx scan shows them)'}`,
+		);
 	}
 
 	lines.push(...r.problems.map(p => `  ✗ ${p}`));
-	lines.push(r.recorded ? `  recorded in ${path.join(path.dirname(r.archive), 'hfx-records.jsonl')}` : '  NOTE: the outcome could not be recorded (the folder is not writable)');
+	lines.push(
+		r.recorded
+			? `  recorded in ${path.join(path.dirname(r.archive), 'hfx-records.jsonl')}`
+			: '  NOTE: the outcome could not be recorded (the folder is not writable)',
+	);
 	return lines;
 }
 
@@ -94,7 +111,13 @@ async function runDrill(flags: RestoreFlags, io: Io, bar: ReturnType<typeof prog
 	emit(io, flags, {json: () => drillJson(r), text: () => drillLines(r)});
 
 	if (!r.ok) {
-		io.err(refusalLine({file: r.archive, reason: `the restore drill failed (${r.problems[0]})`, next: 'do not rely on this backup; take a new one (hfx backup) and drill it'}));
+		io.err(
+			refusalLine({
+				file: r.archive,
+				reason: `the restore drill failed (${r.problems[0]})`,
+				next: 'do not rely on this backup; take a new one (hfx backup) and drill it',
+			}),
+		);
 	}
 
 	return r.exitCode;
@@ -104,8 +127,12 @@ function dryRunLines(r: RestoreResult): string[] {
 	return [
 		`restore --dry-run ${r.archive} → ${r.target}: verified ${r.layout.sidecars.length > 0 ? 'sound but for its sidecars (below)' : 'sound'}; nothing was written`,
 		...layoutLines(r.mapping, r.layout, r.target).map(l => `  ${l}`),
-		...(r.comparison.length === 0 ? ['  the archive holds no Hermes store to compare'] : comparisonLines(r.comparison).map(l => `  ${l}`)),
-		r.exitCode === 0 ? 'Next: the restore drops nothing the live store has' : 'Next: export what would be dropped first (hfx sessions), or take a new backup and restore that',
+		...(r.comparison.length === 0
+			? ['  the archive holds no Hermes store to compare']
+			: comparisonLines(r.comparison).map(l => `  ${l}`)),
+		r.exitCode === 0
+			? 'Next: the restore drops nothing the live store has'
+			: 'Next: export what would be dropped first (hfx sessions), or take a new backup and restore that',
 	];
 }
 
@@ -120,7 +147,9 @@ function restoreLines(r: RestoreResult): string[] {
 		`  ${plural(r.restored.length, 'file')} restored: ${r.checks.members}; credentials and databases mode 0600`,
 	];
 	for (const d of r.databases) {
-		lines.push(`  ${d.ok ? '✓' : '✗'} ${d.path}: integrity_check ${d.integrity[0]}, ${d.counts.sessions === undefined ? plural(Object.keys(d.counts).length, 'table') : `${plural(d.counts.sessions, 'session')}, ${plural(d.counts.messages ?? 0, 'message')}`}${d.ok ? `, ${r.checks.databases}` : ''}`);
+		lines.push(
+			`  ${d.ok ? '✓' : '✗'} ${d.path}: integrity_check ${d.integrity[0]}, ${d.counts.sessions === undefined ? plural(Object.keys(d.counts).length, 'table') : `${plural(d.counts.sessions, 'session')}, ${plural(d.counts.messages ?? 0, 'message')}`}${d.ok ? `, ${r.checks.databases}` : ''}`,
+		);
 	}
 
 	if (r.preRestoreDir) {
@@ -130,11 +159,17 @@ function restoreLines(r: RestoreResult): string[] {
 	// Said as done once the restore is (no "would DROP" after the fact); a partial one as it was planned.
 	lines.push(...comparisonLines(r.comparison, r.status === 'restored').map(l => `  ${l}`));
 	for (const a of r.audit.filter(x => x.seq !== null)) {
-		lines.push(`  audit trail ${a.trail}: ${a.keptLive ? 'the live trail kept (the archive\'s older copy was not restored); ' : ''}this restore is entry ${a.seq}`);
+		lines.push(
+			`  audit trail ${a.trail}: ${a.keptLive ? "the live trail kept (the archive's older copy was not restored); " : ''}this restore is entry ${a.seq}`,
+		);
 	}
 
 	lines.push(...r.failed.map(f => `  ✗ not restored: ${f.path} (${f.reason})`), ...r.postProblems.map(p => `  ✗ ${p}`));
-	lines.push(r.exitCode === 0 ? 'Next: start the gateway; hfx scan shows the restored state' : `Next: the previous files are in ${r.preRestoreDir ?? '(none were replaced)'}; fix the cause above and restore again`);
+	lines.push(
+		r.exitCode === 0
+			? 'Next: start the gateway; hfx scan shows the restored state'
+			: `Next: the previous files are in ${r.preRestoreDir ?? '(none were replaced)'}; fix the cause above and restore again`,
+	);
 	return lines;
 }
 
@@ -152,7 +187,12 @@ async function perChat(r: RestoreResult, flags: RestoreFlags): Promise<ChatPrevi
 	}
 
 	try {
-		return {diff: (await diffPair(live, r.archive, {maxGapSeconds: flags.maxGapSeconds}, {verifiedManifest: r.verify.manifest})).diff.chats, problem: null};
+		return {
+			diff: (
+				await diffPair(live, r.archive, {maxGapSeconds: flags.maxGapSeconds}, {verifiedManifest: r.verify.manifest})
+			).diff.chats,
+			problem: null,
+		};
 	} catch (error) {
 		const refusal = asRefusal(error);
 		if (!refusal) {
@@ -171,7 +211,12 @@ function chatPreviewLines(p: ChatPreview): string[] {
 	return p.diff ? restorePreviewLines(p.diff) : [`  per chat: cannot tell (${p.problem})`];
 }
 
-async function runRestoreInto(target: string, flags: RestoreFlags, io: Io, bar: ReturnType<typeof progressSink>): Promise<ExitCode> {
+async function runRestoreInto(
+	target: string,
+	flags: RestoreFlags,
+	io: Io,
+	bar: ReturnType<typeof progressSink>,
+): Promise<ExitCode> {
 	let r: RestoreResult;
 	try {
 		r = await restoreArchive({
@@ -189,14 +234,23 @@ async function runRestoreInto(target: string, flags: RestoreFlags, io: Io, bar: 
 
 	if (r.status === 'dry-run') {
 		const chats = await perChat(r, flags);
-		emit(io, flags, {json: () => ({...restoreJson(r), chats}), text: () => [...restoreLines(r).slice(0, -1), ...chatPreviewLines(chats), ...restoreLines(r).slice(-1)]});
+		emit(io, flags, {
+			json: () => ({...restoreJson(r), chats}),
+			text: () => [...restoreLines(r).slice(0, -1), ...chatPreviewLines(chats), ...restoreLines(r).slice(-1)],
+		});
 		return r.exitCode;
 	}
 
 	emit(io, flags, {json: () => restoreJson(r), text: () => restoreLines(r)});
 
 	if (r.exitCode !== 0) {
-		io.err(refusalLine({file: r.target, reason: `the restore is partial (${[...r.failed.map(f => f.path), ...r.postProblems].slice(0, 3).join('; ')})`, next: `see the list above; the previous files are in ${r.preRestoreDir ?? 'place'}`}));
+		io.err(
+			refusalLine({
+				file: r.target,
+				reason: `the restore is partial (${[...r.failed.map(f => f.path), ...r.postProblems].slice(0, 3).join('; ')})`,
+				next: `see the list above; the previous files are in ${r.preRestoreDir ?? 'place'}`,
+			}),
+		);
 	}
 
 	return r.exitCode;
@@ -212,7 +266,13 @@ export async function runRestore(flags: RestoreFlags, io: Io): Promise<ExitCode>
 
 		const target = flags.to ?? flags.home;
 		if (!target) {
-			io.err(refusalLine({file: flags.archive, reason: 'restore needs a target: --to DIR (any folder) or --home DIR (a Hermes root)', next: 'e.g. hfx restore ARCHIVE --home ~/.hermes'}));
+			io.err(
+				refusalLine({
+					file: flags.archive,
+					reason: 'restore needs a target: --to DIR (any folder) or --home DIR (a Hermes root)',
+					next: 'e.g. hfx restore ARCHIVE --home ~/.hermes',
+				}),
+			);
 			return 2;
 		}
 

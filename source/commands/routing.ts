@@ -18,9 +18,20 @@ export async function runRouting(flags: RoutingFlags, io: Io): Promise<ExitCode>
 		const {result} = loadOne(flags, io);
 		let chats = result.analysis.routing;
 		if (flags.key !== undefined) {
-			const r = resolveChat(chats.map(c => c.sessionKey), flags.key);
+			const r = resolveChat(
+				chats.map(c => c.sessionKey),
+				flags.key,
+			);
 			if (!r.ok) {
-				throw new FailClosed({file: result.facts.path, kind: 'no-such-key', reason: flags.key === '' ? 'the empty session key is no chat (Hermes\' finder returns nothing for it)' : `no session or routing entry carries the key ${JSON.stringify(flags.key)}`, next: r.suggestion ? `did you mean: hfx routing ${r.suggestion}` : 'list the keys with: hfx routing'});
+				throw new FailClosed({
+					file: result.facts.path,
+					kind: 'no-such-key',
+					reason:
+						flags.key === ''
+							? "the empty session key is no chat (Hermes' finder returns nothing for it)"
+							: `no session or routing entry carries the key ${JSON.stringify(flags.key)}`,
+					next: r.suggestion ? `did you mean: hfx routing ${r.suggestion}` : 'list the keys with: hfx routing',
+				});
 			}
 
 			chats = chats.filter(c => c.sessionKey === r.key);
@@ -31,7 +42,16 @@ export async function runRouting(flags: RoutingFlags, io: Io): Promise<ExitCode>
 		const rolledBack = analysis.rollbacks.filter(b => shown.has(b.sessionKey));
 		const alarmed = chats.some(r => r.rollbackRisk) || rolledBack.length > 0;
 		emit(io, flags, {
-			json: () => ({database: facts.path, owner: facts.owner, ownerSource: facts.ownerSource, ruleSet: facts.ruleSet, rules: ruleSetJson(facts, analysis.buildRules), routingScope: facts.routingScope, routing: chats.map(r => routingJson(r, analysis.upgradeChanges)), rollbacks: rolledBack.map(rollbackJson)}),
+			json: () => ({
+				database: facts.path,
+				owner: facts.owner,
+				ownerSource: facts.ownerSource,
+				ruleSet: facts.ruleSet,
+				rules: ruleSetJson(facts, analysis.buildRules),
+				routingScope: facts.routingScope,
+				routing: chats.map(r => routingJson(r, analysis.upgradeChanges)),
+				rollbacks: rolledBack.map(rollbackJson),
+			}),
 			*text() {
 				yield `owner profile ${facts.owner}: ${facts.ownerSource}`;
 				yield* ruleSetLines(facts, analysis.buildRules);
@@ -41,7 +61,11 @@ export async function runRouting(flags: RoutingFlags, io: Io): Promise<ExitCode>
 
 				for (const r of chats) {
 					yield '';
-					yield* chatLines(r, {afterUpgrade: analysis.upgradeChanges.bySubject.get(r.sessionKey), otherBuild: analysis.buildChanges.bySubject.get(r.sessionKey), rolledBack: rolledBack.filter(b => b.sessionKey === r.sessionKey)});
+					yield* chatLines(r, {
+						afterUpgrade: analysis.upgradeChanges.bySubject.get(r.sessionKey),
+						otherBuild: analysis.buildChanges.bySubject.get(r.sessionKey),
+						rolledBack: rolledBack.filter(b => b.sessionKey === r.sessionKey),
+					});
 				}
 			},
 		});

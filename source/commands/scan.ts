@@ -29,7 +29,9 @@ export async function runScan(flags: GlobalFlags, io: Io): Promise<ExitCode> {
 		const code = exitCodeOf(results);
 		emit(io, flags, {
 			json() {
-				const [primary, ...others] = results.map(r => r.ok ? storeJson(r.facts, r.analysis) : failedJson(r.location, r.error));
+				const [primary, ...others] = results.map(r =>
+					r.ok ? storeJson(r.facts, r.analysis) : failedJson(r.location, r.error),
+				);
 				return {...primary, ...(others.length > 0 ? {profiles: others} : {}), exitCode: code};
 			},
 			*text() {

@@ -27,12 +27,22 @@ export type SearchFlags = GlobalFlags & {text: string; limit: number};
 /** The text, or its refusal (one line, exit 2) when too long or with nothing to search. */
 export function queryOf(text: string): SearchQuery {
 	if (text.length > MAX_QUERY_CHARS) {
-		throw new FailClosed({file: 'TEXT', kind: 'usage', reason: `the search text is ${text.length} characters; at most ${MAX_QUERY_CHARS} are searched`, next: 'search for a shorter, distinctive phrase'});
+		throw new FailClosed({
+			file: 'TEXT',
+			kind: 'usage',
+			reason: `the search text is ${text.length} characters; at most ${MAX_QUERY_CHARS} are searched`,
+			next: 'search for a shorter, distinctive phrase',
+		});
 	}
 
 	const query = parseSearchQuery(text);
 	if (query === null) {
-		throw new FailClosed({file: 'TEXT', kind: 'usage', reason: 'nothing is left to search once control characters are taken out', next: 'give the words to find'});
+		throw new FailClosed({
+			file: 'TEXT',
+			kind: 'usage',
+			reason: 'nothing is left to search once control characters are taken out',
+			next: 'give the words to find',
+		});
 	}
 
 	return query;
@@ -42,7 +52,13 @@ export function queryOf(text: string): SearchQuery {
  * The chat of every hit: from the rows alone, or, where a hit is a keyless gateway row, from the
  * analysis of the rows that decide it (forensics/chat-scope.ts), read on the same connection.
  */
-function labelHits(store: ReadOnlyStore, schema: SchemaInfo, location: StoreLocation, flags: GlobalFlags, found: StoreSearch): LabelledHit[] {
+function labelHits(
+	store: ReadOnlyStore,
+	schema: SchemaInfo,
+	location: StoreLocation,
+	flags: GlobalFlags,
+	found: StoreSearch,
+): LabelledHit[] {
 	const rows = hitSessions(store, schema, found.hits);
 	const light = found.hits.map(h => chatOfRow(rows.get(h.sessionId)));
 	if (light.every(l => l !== null)) {
@@ -50,10 +66,16 @@ function labelHits(store: ReadOnlyStore, schema: SchemaInfo, location: StoreLoca
 	}
 
 	// Only what names an orphan's chat: today's verdicts and the rollbacks (no findings, places or upgrade).
-	const chatsOfSources = new Set(found.hits.flatMap((h, i) => (light[i] === null ? [rows.get(h.sessionId)?.source ?? ''] : [])));
+	const chatsOfSources = new Set(
+		found.hits.flatMap((h, i) => (light[i] === null ? [rows.get(h.sessionId)?.source ?? ''] : [])),
+	);
 	// An immutable read pins no WAL (there is none): one transaction, as loadStore reads it.
 	const budget = store.isImmutable ? {transactionBudgetMs: Number.POSITIVE_INFINITY} : {};
-	const {snapshot} = readSnapshot(store, schema, routingHomeOf(location, schema).context, {columns: 'lean', chatsOfSources, ...budget});
+	const {snapshot} = readSnapshot(store, schema, routingHomeOf(location, schema).context, {
+		columns: 'lean',
+		chatsOfSources,
+		...budget,
+	});
 	const {byId, chats} = keylessChatsOf(snapshot, flags.maxGapSeconds);
 	return found.hits.map((h, i) => ({...h, chat: light[i] ?? chatOf(byId.get(h.sessionId), chats)}));
 }
@@ -76,7 +98,17 @@ function searchOne(location: StoreLocation, flags: SearchFlags, query: SearchQue
 		});
 		const {found, hits} = read;
 		const places = searchPlaces(file, query, flags.limit, read.newest);
-		return {ok: true, profile: location.label, path: file, index: found.index, route: found.route, notes: found.notes, scan: found.scan, hits, places};
+		return {
+			ok: true,
+			profile: location.label,
+			path: file,
+			index: found.index,
+			route: found.route,
+			notes: found.notes,
+			scan: found.scan,
+			hits,
+			places,
+		};
 	} catch (error) {
 		// A store SQLite finds damaged is refused in the words of every read (store/open.ts).
 		const refusal = asRefusal(sqliteFailure(file, error));
@@ -109,7 +141,13 @@ export async function runSearch(flags: SearchFlags, io: Io): Promise<ExitCode> {
 		}
 
 		const code = exitCodeOf(stores);
-		const report: SearchReport = {query: query.text, terms: query.terms, match: query.match, limit: flags.limit, stores};
+		const report: SearchReport = {
+			query: query.text,
+			terms: query.terms,
+			match: query.match,
+			limit: flags.limit,
+			stores,
+		};
 		emit(io, flags, {json: () => searchJson(report, code), text: () => searchText(report)});
 		return code;
 	});

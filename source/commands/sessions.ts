@@ -35,7 +35,13 @@ export function sessionJson(s: SessionRecord, analysis: Analysis, index: StatusI
 		messageCount: s.messageRows ?? s.messageCountColumn,
 		toolCallCount: s.toolCallCount,
 		model: s.model,
-		tokens: {input: s.inputTokens, output: s.outputTokens, cacheRead: s.cacheReadTokens, cacheWrite: s.cacheWriteTokens, reasoning: s.reasoningTokens},
+		tokens: {
+			input: s.inputTokens,
+			output: s.outputTokens,
+			cacheRead: s.cacheReadTokens,
+			cacheWrite: s.cacheWriteTokens,
+			reasoning: s.reasoningTokens,
+		},
 	};
 }
 
@@ -59,14 +65,27 @@ export async function runSessions(flags: SessionsFlags, io: Io): Promise<ExitCod
 		const all = selectSessions(analysis, flags);
 		const rows = flags.limit > 0 ? all.slice(0, flags.limit) : all;
 		emit(io, flags, {
-			json: () => ({database: result.facts.path, owner: result.facts.owner, ownerSource: result.facts.ownerSource, ruleSet: result.facts.ruleSet, total: all.length, sessions: rows.map(s => sessionJson(s, analysis, index))}),
+			json: () => ({
+				database: result.facts.path,
+				owner: result.facts.owner,
+				ownerSource: result.facts.ownerSource,
+				ruleSet: result.facts.ruleSet,
+				total: all.length,
+				sessions: rows.map(s => sessionJson(s, analysis, index)),
+			}),
 			text: () => sessionLines(rows, all.length, analysis, index, flags.limit),
 		});
 		return 0;
 	});
 }
 
-function sessionLines(rows: readonly SessionRecord[], total: number, analysis: Analysis, index: StatusIndex, limit: number): string[] {
+function sessionLines(
+	rows: readonly SessionRecord[],
+	total: number,
+	analysis: Analysis,
+	index: StatusIndex,
+	limit: number,
+): string[] {
 	const lines = table(rows, [
 		{header: ' ', value: s => STATUS_GLYPH[statusOf(s, index)]},
 		{header: 'id', value: s => s.id},
@@ -79,5 +98,9 @@ function sessionLines(rows: readonly SessionRecord[], total: number, analysis: A
 		{header: 'end reason', value: s => s.endReason ?? '', max: 20},
 	]);
 	const hidden = analysis.snapshot.sessions.length - total;
-	return [...lines, '', `${rows.length} of ${total} sessions shown${hidden > 0 ? ` (${hidden} tool/delegate rows hidden: --all)` : ''}${rows.length < total ? ` (--limit ${limit}; --limit 0 for all)` : ''}. Status: Z zombie  O orphan  ! newest activity a restart would skip  R resumed stale (a restart resumed it: rolled back)  S stranded (the conversation that restart skipped)  ● live  · ended`];
+	return [
+		...lines,
+		'',
+		`${rows.length} of ${total} sessions shown${hidden > 0 ? ` (${hidden} tool/delegate rows hidden: --all)` : ''}${rows.length < total ? ` (--limit ${limit}; --limit 0 for all)` : ''}. Status: Z zombie  O orphan  ! newest activity a restart would skip  R resumed stale (a restart resumed it: rolled back)  S stranded (the conversation that restart skipped)  ● live  · ended`,
+	];
 }

@@ -31,31 +31,53 @@ export function readTimeline(flags: TimelineFlags, io: Io): Read {
 	const location = locate(flags, io).stores[0]!;
 	let built: Omit<Read, 'facts' | 'logs'> | undefined;
 	const logs = readGatewayLogs(location.path);
-	const loaded = loadStore(location, {columns: 'lean', places: false, also(l, store) {
-		const analysis = analyzeChats(l.snapshot, {maxGapSeconds: flags.maxGapSeconds});
-		const named = chatNamed(analysis, flags.chat);
-		if (!named.ok) {
-			throw new FailClosed({file: l.facts.path, kind: 'no-such-key', reason: named.reason, next: named.next});
-		}
+	const loaded = loadStore(location, {
+		columns: 'lean',
+		places: false,
+		also(l, store) {
+			const analysis = analyzeChats(l.snapshot, {maxGapSeconds: flags.maxGapSeconds});
+			const named = chatNamed(analysis, flags.chat);
+			if (!named.ok) {
+				throw new FailClosed({file: l.facts.path, kind: 'no-such-key', reason: named.reason, next: named.next});
+			}
 
-		const spans = readMessageSpans(store, l.schema, named.rows.map(r => r.id), named.spanGapSeconds);
-		built = {timeline: timelineOfChat(analysis, named, spans, logs.lines, Date.now() / 1000)};
-	}});
+			const spans = readMessageSpans(
+				store,
+				l.schema,
+				named.rows.map(r => r.id),
+				named.spanGapSeconds,
+			);
+			built = {timeline: timelineOfChat(analysis, named, spans, logs.lines, Date.now() / 1000)};
+		},
+	});
 	return {facts: loaded.facts, logs, timeline: built!.timeline};
 }
 
 type Before = {image: BeforeImageSide; chat: ChatDiff | null; routing: RoutingMove[]; placed: boolean};
 
 /** The before-image compared with the store as `hfx diff IMAGE STORE` compares them, and its event on the axis. */
-async function placeBefore(flags: TimelineFlags, storePath: string, timeline: Timeline): Promise<{timeline: Timeline; before: Before | null}> {
+async function placeBefore(
+	flags: TimelineFlags,
+	storePath: string,
+	timeline: Timeline,
+): Promise<{timeline: Timeline; before: Before | null}> {
 	if (flags.before === undefined) {
 		return {timeline, before: null};
 	}
 
 	const pair = await diffPair(flags.before, storePath, flags);
-	const image = {path: pair.sides.a.path, kind: pair.sides.a.kind, takenAt: pair.sides.a.takenAt ?? takenAtByName(pair.sides.a.path)};
+	const image = {
+		path: pair.sides.a.path,
+		kind: pair.sides.a.kind,
+		takenAt: pair.sides.a.takenAt ?? takenAtByName(pair.sides.a.path),
+	};
 	const events = beforeImageEvents(timeline.sessionKey, image, pair.diff);
-	const before = {image, chat: pair.diff.chats.find(c => c.sessionKey === timeline.sessionKey) ?? null, routing: pair.diff.routing.filter(m => m.sessionKey === timeline.sessionKey), placed: events.length > 0};
+	const before = {
+		image,
+		chat: pair.diff.chats.find(c => c.sessionKey === timeline.sessionKey) ?? null,
+		routing: pair.diff.routing.filter(m => m.sessionKey === timeline.sessionKey),
+		placed: events.length > 0,
+	};
 	return {timeline: withBeforeImage(timeline, events), before};
 }
 
@@ -65,12 +87,23 @@ export async function runTimeline(flags: TimelineFlags, io: Io): Promise<ExitCod
 		const {facts, logs} = read;
 		const {timeline, before} = await placeBefore(flags, facts.path, read.timeline);
 		emit(io, flags, {
-			json: () => ({database: facts.path, owner: facts.owner, ruleSet: facts.ruleSet, logs: {dir: logs.dir, files: logs.files, notes: logs.notes}, before, ...timelineJson(timeline) as object}),
+			json: () => ({
+				database: facts.path,
+				owner: facts.owner,
+				ruleSet: facts.ruleSet,
+				logs: {dir: logs.dir, files: logs.files, notes: logs.notes},
+				before,
+				...(timelineJson(timeline) as object),
+			}),
 			*text() {
 				yield* wrapIndented(`${facts.path} · profile ${facts.owner} · rule set ${facts.ruleSet} · read-only`, WIDTH, 2);
 				yield* wrapIndented(logNote(logs), WIDTH, 2);
 				if (before && !before.placed) {
-					yield* wrapIndented(`before-image ${before.image.path}: it holds no message of this chat and does not say when it was taken, so it is not on the axis (hfx diff compares it whole)`, WIDTH, 2);
+					yield* wrapIndented(
+						`before-image ${before.image.path}: it holds no message of this chat and does not say when it was taken, so it is not on the axis (hfx diff compares it whole)`,
+						WIDTH,
+						2,
+					);
 				}
 
 				yield* timelineLines(timeline, WIDTH);

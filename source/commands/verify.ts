@@ -35,16 +35,32 @@ export function verifyJson(r: VerifyReport, recorded: boolean) {
 
 export function humanVerify(r: VerifyReport): string[] {
 	const lines: string[] = [];
-	const what = r.kind === 'snapshot' ? 'snapshot folder' : (r.kind === 'unknown' ? 'file' : `${r.kind} archive`);
-	const head = r.status === 'sound' ? '✓ SOUND' : (onlyNoStore(r) ? '✗ NO HERMES STORE' : (r.status === 'damaged' ? '✗ DAMAGED' : '✗ UNREADABLE'));
-	lines.push(`${head}  ${r.path}  (${what}${r.kind === 'zip' ? (r.sealed ? ', sealed' : ', no hfx seal') : ''}, ${plural(r.members, 'member')}, ${bytes(r.bytes)})`);
+	const what = r.kind === 'snapshot' ? 'snapshot folder' : r.kind === 'unknown' ? 'file' : `${r.kind} archive`;
+	const head =
+		r.status === 'sound'
+			? '✓ SOUND'
+			: onlyNoStore(r)
+				? '✗ NO HERMES STORE'
+				: r.status === 'damaged'
+					? '✗ DAMAGED'
+					: '✗ UNREADABLE';
+	lines.push(
+		`${head}  ${r.path}  (${what}${r.kind === 'zip' ? (r.sealed ? ', sealed' : ', no hfx seal') : ''}, ${plural(r.members, 'member')}, ${bytes(r.bytes)})`,
+	);
 	if (r.manifest) {
-		lines.push(`  taken ${r.manifest.createdAt} from ${r.manifest.source.root} on ${r.manifest.source.host}${r.manifest.complete ? '' : ' (INCOMPLETE when taken)'}`);
+		lines.push(
+			`  taken ${r.manifest.createdAt} from ${r.manifest.source.root} on ${r.manifest.source.host}${r.manifest.complete ? '' : ' (INCOMPLETE when taken)'}`,
+		);
 	}
 
 	for (const d of r.databases) {
-		const counts = d.counts.sessions === undefined ? plural(Object.keys(d.counts).length, 'table') : `${plural(d.counts.sessions, 'session')}, ${plural(d.counts.messages ?? 0, 'message')}`;
-		lines.push(`  ${d.ok ? '✓' : '✗'} ${d.path}: integrity_check ${d.integrity.length === 1 && d.integrity[0] === 'ok' ? 'ok' : d.integrity.slice(0, 2).join('; ')}, ${counts}${d.expected ? (d.ok ? ', counts match the manifest' : '') : ''}${d.schemaVersion === null ? '' : `, schema v${d.schemaVersion}`}`);
+		const counts =
+			d.counts.sessions === undefined
+				? plural(Object.keys(d.counts).length, 'table')
+				: `${plural(d.counts.sessions, 'session')}, ${plural(d.counts.messages ?? 0, 'message')}`;
+		lines.push(
+			`  ${d.ok ? '✓' : '✗'} ${d.path}: integrity_check ${d.integrity.length === 1 && d.integrity[0] === 'ok' ? 'ok' : d.integrity.slice(0, 2).join('; ')}, ${counts}${d.expected ? (d.ok ? ', counts match the manifest' : '') : ''}${d.schemaVersion === null ? '' : `, schema v${d.schemaVersion}`}`,
+		);
 		for (const p of d.problems) {
 			lines.push(`      ${p}`);
 		}
@@ -64,9 +80,11 @@ export function humanVerify(r: VerifyReport): string[] {
 
 	if (r.status === 'sound' && r.kind === 'zip') {
 		// Only what was checked: a Hermes zip has no seal and no manifest to hold a sha256 against.
-		lines.push(r.sealed && r.manifest
-			? '  every byte checked: seal, structure, CRC-32 and sha256 of every member, databases on a temp extraction'
-			: '  every byte checked: structure and CRC-32 of every member, databases on a temp extraction');
+		lines.push(
+			r.sealed && r.manifest
+				? '  every byte checked: seal, structure, CRC-32 and sha256 of every member, databases on a temp extraction'
+				: '  every byte checked: structure and CRC-32 of every member, databases on a temp extraction',
+		);
 	}
 
 	if (r.status !== 'sound') {
@@ -78,7 +96,12 @@ export function humanVerify(r: VerifyReport): string[] {
 
 /** A tar whose only findings are its SQLite sidecars (tarred while the agent ran) restores: the -wal is folded, never written. */
 function onlySidecars(r: VerifyReport): boolean {
-	return (r.kind === 'tar' || r.kind === 'tar.gz') && r.problems.length > 0 && r.problems.every(p => p.sidecar === true) && r.databases.every(d => d.ok);
+	return (
+		(r.kind === 'tar' || r.kind === 'tar.gz') &&
+		r.problems.length > 0 &&
+		r.problems.every(p => p.sidecar === true) &&
+		r.databases.every(d => d.ok)
+	);
 }
 
 function nextStep(r: VerifyReport): string {
@@ -105,14 +128,25 @@ export async function runVerify(flags: VerifyFlags, io: Io): Promise<ExitCode> {
 
 		const recorded = recordVerification(report);
 		// An artifact that cannot be read at all is a refusal: its one line below, not a report too.
-		emit(io, flags, {json: () => verifyJson(report, recorded), text: () => (report.exitCode === 2 ? [] : humanVerify(report))});
+		emit(io, flags, {
+			json: () => verifyJson(report, recorded),
+			text: () => (report.exitCode === 2 ? [] : humanVerify(report)),
+		});
 
 		if (report.exitCode !== 0) {
-			const first = report.problems[0] ?? (() => {
-				const d = report.databases.find(x => !x.ok);
-				return d ? {where: d.path, what: d.problems.join('; ')} : {where: report.path, what: report.status};
-			})();
-			io.err(refusalLine({file: report.path, reason: onlyNoStore(report) ? first.what : `${report.status} (${first.where}: ${first.what})`, next: nextStep(report)}));
+			const first =
+				report.problems[0] ??
+				(() => {
+					const d = report.databases.find(x => !x.ok);
+					return d ? {where: d.path, what: d.problems.join('; ')} : {where: report.path, what: report.status};
+				})();
+			io.err(
+				refusalLine({
+					file: report.path,
+					reason: onlyNoStore(report) ? first.what : `${report.status} (${first.where}: ${first.what})`,
+					next: nextStep(report),
+				}),
+			);
 		}
 
 		return report.exitCode;

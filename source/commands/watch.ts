@@ -26,7 +26,12 @@ export type WatchFlags = GlobalFlags & {interval?: string; textfile?: string; js
 function duration(flag: string, text: string | undefined, fallback: number): number {
 	const seconds = text === undefined ? fallback : parseDuration(text);
 	if (seconds === null || seconds <= 0) {
-		throw new FailClosed({file: flag, kind: 'usage', reason: `${JSON.stringify(text)} is not a positive duration`, next: `use e.g. ${flag} 15s, 5m or 1d`});
+		throw new FailClosed({
+			file: flag,
+			kind: 'usage',
+			reason: `${JSON.stringify(text)} is not a positive duration`,
+			next: `use e.g. ${flag} 15s, 5m or 1d`,
+		});
 	}
 
 	return seconds;
@@ -48,18 +53,19 @@ function stopSignal() {
 		get stopped() {
 			return stopped;
 		},
-		sleep: (ms: number) => new Promise<void>(resolve => {
-			if (stopped) {
-				resolve();
-				return;
-			}
+		sleep: (ms: number) =>
+			new Promise<void>(resolve => {
+				if (stopped) {
+					resolve();
+					return;
+				}
 
-			const timer = setTimeout(resolve, ms);
-			wake = () => {
-				clearTimeout(timer);
-				resolve();
-			};
-		}),
+				const timer = setTimeout(resolve, ms);
+				wake = () => {
+					clearTimeout(timer);
+					resolve();
+				};
+			}),
 		dispose() {
 			release();
 		},
@@ -158,7 +164,13 @@ function followStores(followers: StoreFollower[], flags: WatchFlags, io: Io): St
 /** The event of a profile no longer followed. */
 function removedEvent(f: StoreFollower, at: number): WatchEvent {
 	const folder = path.dirname(f.location.path);
-	return {event: 'store-removed', profile: f.location.owner, at, folder, message: `store removed: ${folder} is gone, so this profile is no longer followed and its metrics leave the textfile`};
+	return {
+		event: 'store-removed',
+		profile: f.location.owner,
+		at,
+		folder,
+		message: `store removed: ${folder} is gone, so this profile is no longer followed and its metrics leave the textfile`,
+	};
 }
 
 export async function runWatch(flags: WatchFlags, io: Io): Promise<ExitCode> {
@@ -166,7 +178,10 @@ export async function runWatch(flags: WatchFlags, io: Io): Promise<ExitCode> {
 		const interval = duration('--interval', flags.interval, 15);
 		const bound = duration('--max-age', flags.maxAge, 86_400);
 		const located = locate(flags, io);
-		const write = textfileWriter(flags.textfile === undefined ? null : checkTextfile(flags.textfile, located.stores), io);
+		const write = textfileWriter(
+			flags.textfile === undefined ? null : checkTextfile(flags.textfile, located.stores),
+			io,
+		);
 		const print = printer(io, flags.jsonLines);
 		const followers = located.stores.map(l => new StoreFollower(l, flags.maxGapSeconds));
 		const digests = new Map<StoreFollower, Digest>();

@@ -10,7 +10,19 @@ import type {SessionRecord} from './types.js';
 import type {Rollback} from './rollbacks.js';
 import {duration} from './duration.js';
 
-export type ActivityKind = 'reopened' | 'messages' | 'created' | 'ended' | 'rotated' | 'routing' | 'orphan' | 'rolled-back' | 'rollback-risk' | 'resolved' | 'repaired' | 'removed';
+export type ActivityKind =
+	| 'reopened'
+	| 'messages'
+	| 'created'
+	| 'ended'
+	| 'rotated'
+	| 'routing'
+	| 'orphan'
+	| 'rolled-back'
+	| 'rollback-risk'
+	| 'resolved'
+	| 'repaired'
+	| 'removed';
 
 export type ActivityEvent = {
 	/** Wall-clock seconds when hfx saw it (a burst: when it began). */
@@ -48,7 +60,14 @@ function keyChange(id: string, from: string | null, to: string | null): string {
 /** A row ended by a repair (Hermes' repair-routing, or hfx's): its chat moved to the adopted session. */
 function repaired(after: Analysis, s: SessionRecord, at: number): ActivityEvent {
 	const heir = (after.lineage.children.get(s.id) ?? []).find(c => c.kind === 'repair')?.childId;
-	return {at, kind: 'repaired', subject: heir ?? s.id, text: heir ? `repaired: ${heir} took over ${s.sessionKey ?? 'the chat'} from ${s.id} (superseded_by_repair)` : `repaired: ${s.id} ended superseded_by_repair`};
+	return {
+		at,
+		kind: 'repaired',
+		subject: heir ?? s.id,
+		text: heir
+			? `repaired: ${heir} took over ${s.sessionKey ?? 'the chat'} from ${s.id} (superseded_by_repair)`
+			: `repaired: ${s.id} ended superseded_by_repair`,
+	};
 }
 
 /** Rollbacks that already happened, newly seen or no longer seen (by chat and stranded row). */
@@ -56,9 +75,21 @@ function rollbackEvents(before: Analysis, after: Analysis, at: number): Activity
 	const id = (r: Rollback) => `${r.sessionKey}\0${r.skipped.id}`;
 	const old = new Set(before.rollbacks.map(id));
 	const now = new Set(after.rollbacks.map(id));
-	const events: ActivityEvent[] = after.rollbacks.filter(r => !old.has(id(r))).map(r => ({at, kind: 'rolled-back' as const, subject: r.sessionKey, text: `${r.sessionKey}: a restart resumed ${r.resumedId}, a context ${duration(r.resumedAt - r.jumpedFrom)} old; the ${r.skipped.messages} messages it skipped are stranded in ${r.skipped.id}`}));
+	const events: ActivityEvent[] = after.rollbacks
+		.filter(r => !old.has(id(r)))
+		.map(r => ({
+			at,
+			kind: 'rolled-back' as const,
+			subject: r.sessionKey,
+			text: `${r.sessionKey}: a restart resumed ${r.resumedId}, a context ${duration(r.resumedAt - r.jumpedFrom)} old; the ${r.skipped.messages} messages it skipped are stranded in ${r.skipped.id}`,
+		}));
 	for (const r of before.rollbacks.filter(r => !now.has(id(r)))) {
-		events.push({at, kind: 'resolved', subject: r.sessionKey, text: `rollback of ${r.sessionKey} no longer seen: ${r.skipped.id} carries a routing identity again, or a row of it changed`});
+		events.push({
+			at,
+			kind: 'resolved',
+			subject: r.sessionKey,
+			text: `rollback of ${r.sessionKey} no longer seen: ${r.skipped.id} carries a routing identity again, or a row of it changed`,
+		});
 	}
 
 	return events;
@@ -72,14 +103,24 @@ function findingEvents(before: Analysis, after: Analysis, at: number): ActivityE
 		const newOrphans = new Set(after.orphans.map(o => o.orphanId));
 		for (const o of after.orphans) {
 			if (!oldOrphans.has(o.orphanId)) {
-				events.push({at, kind: 'orphan', subject: o.orphanId, text: `orphan ${o.orphanId} (${o.source}, no routing identity): ${o.verdict}${o.donorId ? ` into ${o.sessionKey}` : ` (${o.reasonKind})`}`});
+				events.push({
+					at,
+					kind: 'orphan',
+					subject: o.orphanId,
+					text: `orphan ${o.orphanId} (${o.source}, no routing identity): ${o.verdict}${o.donorId ? ` into ${o.sessionKey}` : ` (${o.reasonKind})`}`,
+				});
 			}
 		}
 
 		for (const id of oldOrphans) {
 			if (!newOrphans.has(id)) {
 				const key = after.byId.get(id)?.sessionKey;
-				events.push({at, kind: 'resolved', subject: id, text: `orphan ${id} cleared: ${key ? `it carries ${key} now` : 'no longer a finding'}`});
+				events.push({
+					at,
+					kind: 'resolved',
+					subject: id,
+					text: `orphan ${id} cleared: ${key ? `it carries ${key} now` : 'no longer a finding'}`,
+				});
 			}
 		}
 	}
@@ -88,7 +129,12 @@ function findingEvents(before: Analysis, after: Analysis, at: number): ActivityE
 	const newRisk = new Set(after.routing.filter(r => r.rollbackRisk).map(r => r.sessionKey));
 	for (const r of after.routing) {
 		if (r.rollbackRisk && !oldRisk.has(r.sessionKey)) {
-			events.push({at, kind: 'rollback-risk', subject: r.sessionKey, text: `${r.sessionKey}: ${r.restartResolvesTo === null ? 'a restart would start a fresh, empty session' : `a restart would resume ${r.restartResolvesTo}`}, newest message in ${r.newestActivityIn}`});
+			events.push({
+				at,
+				kind: 'rollback-risk',
+				subject: r.sessionKey,
+				text: `${r.sessionKey}: ${r.restartResolvesTo === null ? 'a restart would start a fresh, empty session' : `a restart would resume ${r.restartResolvesTo}`}, newest message in ${r.newestActivityIn}`,
+			});
 		}
 	}
 
@@ -98,7 +144,12 @@ function findingEvents(before: Analysis, after: Analysis, at: number): ActivityE
 	for (const key of oldRisk) {
 		// A risk that ended in a rollback did not clear: its ROLLED BACK line says what happened.
 		if (!newRisk.has(key) && !rolledBack.has(key)) {
-			events.push({at, kind: 'resolved', subject: key, text: `rollback risk cleared for ${key}: a restart resumes its newest conversation`});
+			events.push({
+				at,
+				kind: 'resolved',
+				subject: key,
+				text: `rollback risk cleared for ${key}: a restart resumes its newest conversation`,
+			});
 		}
 	}
 
@@ -109,14 +160,32 @@ function findingEvents(before: Analysis, after: Analysis, at: number): ActivityE
  * `changed`, when known, limits the session comparison to those ids (the live view's incremental
  * path); `old` gives their records as they were when the two analyses share one index.
  */
-export function diffActivity(before: Analysis, after: Analysis, newMessages: NewMessages, at: number, changed?: ReadonlySet<string>, old?: (id: string) => SessionRecord | undefined): ActivityEvent[] {
+export function diffActivity(
+	before: Analysis,
+	after: Analysis,
+	newMessages: NewMessages,
+	at: number,
+	changed?: ReadonlySet<string>,
+	old?: (id: string) => SessionRecord | undefined,
+): ActivityEvent[] {
 	const events: ActivityEvent[] = [];
-	const prev: Pick<ReadonlyMap<string, SessionRecord>, 'get' | 'has' | 'keys'> = old ? {get: old, has: id => old(id) !== undefined, keys: () => before.byId.keys()} : before.byId;
-	const compared = changed ? [...changed].map(id => after.byId.get(id)).filter((s): s is SessionRecord => s !== undefined) : after.snapshot.sessions;
+	const prev: Pick<ReadonlyMap<string, SessionRecord>, 'get' | 'has' | 'keys'> = old
+		? {get: old, has: id => old(id) !== undefined, keys: () => before.byId.keys()}
+		: before.byId;
+	const compared = changed
+		? [...changed].map(id => after.byId.get(id)).filter((s): s is SessionRecord => s !== undefined)
+		: after.snapshot.sessions;
 	for (const [id, count] of newMessages) {
 		const s = after.byId.get(id);
 		const name = s ? label(s) : 'unknown session';
-		events.push({at, kind: 'messages', subject: id, count, label: name, text: `+${count} message${count === 1 ? '' : 's'} in ${id} (${name})`});
+		events.push({
+			at,
+			kind: 'messages',
+			subject: id,
+			count,
+			label: name,
+			text: `+${count} message${count === 1 ? '' : 's'} in ${id} (${name})`,
+		});
 	}
 
 	for (const s of compared) {
@@ -124,16 +193,30 @@ export function diffActivity(before: Analysis, after: Analysis, newMessages: New
 		if (!old) {
 			const edge = after.lineage.parentEdge.get(s.id);
 			if (edge && (edge.kind === 'compression' || edge.kind === 'reset')) {
-				events.push({at, kind: 'rotated', subject: s.id, text: `${edge.parentId} → ${s.id} (${edge.kind}, ${label(s)})`});
+				events.push({
+					at,
+					kind: 'rotated',
+					subject: s.id,
+					text: `${edge.parentId} → ${s.id} (${edge.kind}, ${label(s)})`,
+				});
 			} else {
-				events.push({at, kind: 'created', subject: s.id, text: `${s.id} (${s.source}${s.sessionKey ? `, ${s.sessionKey}` : ', no routing identity'})`});
+				events.push({
+					at,
+					kind: 'created',
+					subject: s.id,
+					text: `${s.id} (${s.source}${s.sessionKey ? `, ${s.sessionKey}` : ', no routing identity'})`,
+				});
 			}
 
 			continue;
 		}
 
 		if (old.endedAtRaw === null && s.endedAtRaw !== null) {
-			events.push(s.endReason === 'superseded_by_repair' ? repaired(after, s, at) : {at, kind: 'ended', subject: s.id, text: `${s.id}: ${s.endReason ?? '(no reason)'}`});
+			events.push(
+				s.endReason === 'superseded_by_repair'
+					? repaired(after, s, at)
+					: {at, kind: 'ended', subject: s.id, text: `${s.id}: ${s.endReason ?? '(no reason)'}`},
+			);
 		} else if (old.endedAtRaw !== null && s.endedAtRaw === null) {
 			events.push({at, kind: 'ended', subject: s.id, text: `${s.id} reopened (was ${old.endReason ?? 'ended'})`});
 		}
@@ -155,24 +238,46 @@ export function diffActivity(before: Analysis, after: Analysis, newMessages: New
 		for (const e of after.snapshot.routing) {
 			const was = oldEntries.get(`${e.scope}\u0000${e.sessionKey}`);
 			if (was !== e.sessionId) {
-				events.push({at, kind: 'routing', subject: e.sessionKey, text: `routing entry ${e.sessionKey}: ${was ?? '(none)'} → ${e.sessionId ?? '(unusable)'}`});
+				events.push({
+					at,
+					kind: 'routing',
+					subject: e.sessionKey,
+					text: `routing entry ${e.sessionKey}: ${was ?? '(none)'} → ${e.sessionId ?? '(unusable)'}`,
+				});
 			}
 		}
 	}
 
 	events.push(...findingEvents(before, after, at));
 	// A parent that ended by the rotation seen in the same read is said by the rotation's line.
-	const rotatedFrom = new Set(events.filter(e => e.kind === 'rotated').map(e => after.lineage.parentEdge.get(e.subject)?.parentId));
+	const rotatedFrom = new Set(
+		events.filter(e => e.kind === 'rotated').map(e => after.lineage.parentEdge.get(e.subject)?.parentId),
+	);
 	return events.filter(e => !(e.kind === 'ended' && rotatedFrom.has(e.subject)));
 }
 
 /** Ids whose row changed (for a brief highlight in tables). */
-export function changedSessionIds(before: Analysis, after: Analysis, newMessages: NewMessages, candidates?: ReadonlySet<string>, old?: (id: string) => SessionRecord | undefined): Set<string> {
+export function changedSessionIds(
+	before: Analysis,
+	after: Analysis,
+	newMessages: NewMessages,
+	candidates?: ReadonlySet<string>,
+	old?: (id: string) => SessionRecord | undefined,
+): Set<string> {
 	const changed = new Set(newMessages.keys());
-	const compared = candidates ? [...candidates].map(id => after.byId.get(id)).filter((s): s is SessionRecord => s !== undefined) : after.snapshot.sessions;
+	const compared = candidates
+		? [...candidates].map(id => after.byId.get(id)).filter((s): s is SessionRecord => s !== undefined)
+		: after.snapshot.sessions;
 	for (const s of compared) {
 		const was = old ? old(s.id) : before.byId.get(s.id);
-		if (!was || was.endedAtRaw !== s.endedAtRaw || was.endReason !== s.endReason || was.sessionKey !== s.sessionKey || was.title !== s.title || inWindow(was.lastActivityAtRaw) !== inWindow(s.lastActivityAtRaw)) {
+		if (
+			!was ||
+			was.endedAtRaw !== s.endedAtRaw ||
+			was.endReason !== s.endReason ||
+			was.sessionKey !== s.sessionKey ||
+			was.title !== s.title ||
+			inWindow(was.lastActivityAtRaw) !== inWindow(s.lastActivityAtRaw)
+		) {
 			changed.add(s.id);
 		}
 	}
@@ -198,7 +303,11 @@ function burstText(b: Burst, last: ActivityEvent): string {
  * burst at the end of the timeline when it came within `gapSeconds` of it, and the burst is
  * replaced by a new entry (so it updates in place); any other event ends the burst. Pure.
  */
-export function foldActivity(timeline: readonly ActivityEvent[], events: readonly ActivityEvent[], gapSeconds = BURST_GAP_S): ActivityEvent[] {
+export function foldActivity(
+	timeline: readonly ActivityEvent[],
+	events: readonly ActivityEvent[],
+	gapSeconds = BURST_GAP_S,
+): ActivityEvent[] {
 	const out = [...timeline];
 	for (const e of events) {
 		if (!isRoutine(e)) {
@@ -212,7 +321,14 @@ export function foldActivity(timeline: readonly ActivityEvent[], events: readonl
 		const added = e.burst?.sessions ?? [e.subject];
 		const sessions = [...(open?.burst!.sessions ?? []).filter(id => !added.includes(id)), ...added];
 		const burst: Burst = {until: e.at, messages: (open?.burst!.messages ?? 0) + count, sessions};
-		const entry: ActivityEvent = {at: open?.at ?? e.at, kind: 'messages', subject: e.subject, label: e.label, burst, text: ''};
+		const entry: ActivityEvent = {
+			at: open?.at ?? e.at,
+			kind: 'messages',
+			subject: e.subject,
+			label: e.label,
+			burst,
+			text: '',
+		};
 		entry.text = burstText(burst, e);
 		if (open) {
 			out[out.length - 1] = entry;

@@ -80,10 +80,26 @@ export function hasCorruptTime(s: SessionRecord): boolean {
 }
 
 /** @param corrupt the sessions with unusable timestamps, when the caller already knows them (in session order). */
-export function collectFindings(verdicts: Pick<GenerationVerdicts, 'orphans' | 'routing' | 'repairRoutingCrash'> & {rollbacks?: readonly Rollback[]; reapChurns?: readonly ReapChurn[]; byId?: ReadonlyMap<string, SessionRecord>; elsewhere?: readonly Finding[]}, sessions: readonly SessionRecord[], corrupt?: readonly SessionRecord[], changes?: UpgradeChanges, missing: readonly MissingColumn[] = []): Finding[] {
+export function collectFindings(
+	verdicts: Pick<GenerationVerdicts, 'orphans' | 'routing' | 'repairRoutingCrash'> & {
+		rollbacks?: readonly Rollback[];
+		reapChurns?: readonly ReapChurn[];
+		byId?: ReadonlyMap<string, SessionRecord>;
+		elsewhere?: readonly Finding[];
+	},
+	sessions: readonly SessionRecord[],
+	corrupt?: readonly SessionRecord[],
+	changes?: UpgradeChanges,
+	missing: readonly MissingColumn[] = [],
+): Finding[] {
 	const {orphans, routing} = verdicts;
 	// The operator's own complaint first: a rollback that already happened.
-	const findings: Finding[] = [...(verdicts.rollbacks ?? []).map(rollbackHappenedFinding), ...(verdicts.reapChurns ?? []).map(reapChurnFinding), ...missing.map(missingColumnFinding), ...(verdicts.elsewhere ?? [])];
+	const findings: Finding[] = [
+		...(verdicts.rollbacks ?? []).map(rollbackHappenedFinding),
+		...(verdicts.reapChurns ?? []).map(reapChurnFinding),
+		...missing.map(missingColumnFinding),
+		...(verdicts.elsewhere ?? []),
+	];
 	for (const chat of routing) {
 		if (chat.rollbackRisk) {
 			findings.push(rollbackFinding(chat, verdicts.byId ?? new Map()));
@@ -103,24 +119,75 @@ export function collectFindings(verdicts: Pick<GenerationVerdicts, 'orphans' | '
 
 	const crash = verdicts.repairRoutingCrash;
 	if (crash) {
-		findings.push({severity: 'warning', kind: 'repair-routing-crash', subject: crash.sessionId, title: `this store's own repair-routing fails: ${crash.error}`, detail: crash.note, next: 'do not rely on `hermes sessions repair-routing` here; see what current Hermes would do under "after upgrading Hermes"'});
+		findings.push({
+			severity: 'warning',
+			kind: 'repair-routing-crash',
+			subject: crash.sessionId,
+			title: `this store's own repair-routing fails: ${crash.error}`,
+			detail: crash.note,
+			next: 'do not rely on `hermes sessions repair-routing` here; see what current Hermes would do under "after upgrading Hermes"',
+		});
 	}
 
 	for (const o of orphans) {
-		findings.push(o.verdict === 'adoptable'
-			? {severity: 'warning', kind: 'orphan-adoptable', subject: o.orphanId, title: `orphan ${o.orphanId} (${o.messageCount} messages) adoptable into ${o.sessionKey}`, detail: `evidence ${o.evidence}: donor ${o.donorId}; ${o.reason}`, next: 'preview with: hfx repair (then stop the gateway and run hfx repair --apply)'}
-			: {severity: 'warning', kind: 'orphan-refused', subject: o.orphanId, title: `orphan ${o.orphanId} (${o.messageCount} messages) not repairable`, detail: `${o.reasonKind}: ${o.reason}`, next: 'its messages are safe but unreachable by restart recovery; repair-routing refuses it, so settle it by hand (hfx lineage ' + o.orphanId + ')'});
+		findings.push(
+			o.verdict === 'adoptable'
+				? {
+						severity: 'warning',
+						kind: 'orphan-adoptable',
+						subject: o.orphanId,
+						title: `orphan ${o.orphanId} (${o.messageCount} messages) adoptable into ${o.sessionKey}`,
+						detail: `evidence ${o.evidence}: donor ${o.donorId}; ${o.reason}`,
+						next: 'preview with: hfx repair (then stop the gateway and run hfx repair --apply)',
+					}
+				: {
+						severity: 'warning',
+						kind: 'orphan-refused',
+						subject: o.orphanId,
+						title: `orphan ${o.orphanId} (${o.messageCount} messages) not repairable`,
+						detail: `${o.reasonKind}: ${o.reason}`,
+						next:
+							'its messages are safe but unreachable by restart recovery; repair-routing refuses it, so settle it by hand (hfx lineage ' +
+							o.orphanId +
+							')',
+					},
+		);
 	}
 
 	for (const line of changes?.lines ?? []) {
-		findings.push({severity: 'info', kind: 'after-upgrade', subject: line.subject, title: `after upgrading Hermes: ${line.subject}`, detail: line.text, next: 'upgrading migrates the store and restarts the gateway: take `hfx backup --quick` first, then check `hfx scan` again'});
+		findings.push({
+			severity: 'info',
+			kind: 'after-upgrade',
+			subject: line.subject,
+			title: `after upgrading Hermes: ${line.subject}`,
+			detail: line.text,
+			next: 'upgrading migrates the store and restarts the gateway: take `hfx backup --quick` first, then check `hfx scan` again',
+		});
 	}
 
 	// By id: the same order however the list was built (the incremental path patches it).
-	const unusable = [...(corrupt ?? sessions.filter(hasCorruptTime))].sort((a, b) => (a.id < b.id ? -1 : (a.id > b.id ? 1 : 0)));
+	const unusable = [...(corrupt ?? sessions.filter(hasCorruptTime))].sort((a, b) =>
+		a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
+	);
 	for (const s of unusable.slice(0, 50)) {
-		const cols = [['started_at', s.startedAtRaw], ['last_activity_at', s.lastActivityAtRaw], ['ended_at', s.endedAtRaw]].filter(([, v]) => isCorruptTime(v as SessionRecord['startedAtRaw'])).map(([c, v]) => `${String(c)}=${JSON.stringify(typeof v === 'bigint' ? String(v) : (Buffer.isBuffer(v) ? '<blob>' : v))}`);
-		findings.push({severity: 'info', kind: 'corrupt-timestamp', subject: s.id, title: `unusable timestamp on ${s.id}`, detail: `${cols.join(', ')} is outside the epoch window; it is ignored for recency, as Hermes does`, next: 'no action needed for routing; `hermes sessions recover` can rebuild damaged rows'});
+		const cols = [
+			['started_at', s.startedAtRaw],
+			['last_activity_at', s.lastActivityAtRaw],
+			['ended_at', s.endedAtRaw],
+		]
+			.filter(([, v]) => isCorruptTime(v as SessionRecord['startedAtRaw']))
+			.map(
+				([c, v]) =>
+					`${String(c)}=${JSON.stringify(typeof v === 'bigint' ? String(v) : Buffer.isBuffer(v) ? '<blob>' : v)}`,
+			);
+		findings.push({
+			severity: 'info',
+			kind: 'corrupt-timestamp',
+			subject: s.id,
+			title: `unusable timestamp on ${s.id}`,
+			detail: `${cols.join(', ')} is outside the epoch window; it is ignored for recency, as Hermes does`,
+			next: 'no action needed for routing; `hermes sessions recover` can rebuild damaged rows',
+		});
 	}
 
 	const order: Record<Severity, number> = {critical: 0, warning: 1, info: 2};
@@ -135,7 +202,7 @@ export function missingColumnFinding(m: MissingColumn): Finding {
 		subject: m.column,
 		title: `${m.column} is missing`,
 		detail: `${m.column} is missing: ${m.undecided}`,
-		next: 'do not restart the gateway on this scan\'s word; current Hermes adds the column on its first writable open (take `hfx backup --quick` first), after which hfx can decide',
+		next: "do not restart the gateway on this scan's word; current Hermes adds the column on its first writable open (take `hfx backup --quick` first), after which hfx can decide",
 	};
 }
 
@@ -150,16 +217,28 @@ export function afterRestartWords(chat: ChatRouting, byId: ReadonlyMap<string, S
 
 	const newest = byId.get(chat.newestActivityIn);
 	const count = newest ? (newest.messageRows ?? newest.messageCountColumn) : 0;
-	const lag = chat.newestActivityAt !== null && chat.resolvesToActivityAt !== null ? chat.newestActivityAt - chat.resolvesToActivityAt : null;
+	const lag =
+		chat.newestActivityAt !== null && chat.resolvesToActivityAt !== null
+			? chat.newestActivityAt - chat.resolvesToActivityAt
+			: null;
 	const older = lag !== null && lag > 0 ? `, ${duration(lag)} older than the newest message,` : '';
-	const messages = count > 0 ? `the ${count} message${count === 1 ? '' : 's'} of ${chat.newestActivityIn}` : `what ${chat.newestActivityIn} holds`;
+	const messages =
+		count > 0
+			? `the ${count} message${count === 1 ? '' : 's'} of ${chat.newestActivityIn}`
+			: `what ${chat.newestActivityIn} holds`;
 	return `if the gateway restarts now, the chat jumps back: its next reply answers from ${chat.restartResolvesTo}'s context${older} and ${messages} fall out of it (hfx then reports it ROLLED BACK)`;
 }
 
 function rollbackFinding(chat: ChatRouting, byId: ReadonlyMap<string, SessionRecord>): Finding {
-	const lag = chat.newestActivityAt !== null && chat.resolvesToActivityAt !== null ? chat.newestActivityAt - chat.resolvesToActivityAt : null;
+	const lag =
+		chat.newestActivityAt !== null && chat.resolvesToActivityAt !== null
+			? chat.newestActivityAt - chat.resolvesToActivityAt
+			: null;
 	const adoptable = chat.adoptableOrphans.includes(chat.newestActivityIn ?? '');
-	const resumes = chat.restartResolvesTo === null ? 'a restart starts a fresh, empty session' : `a restart resumes ${chat.restartResolvesTo} (via ${chat.resolution.via})`;
+	const resumes =
+		chat.restartResolvesTo === null
+			? 'a restart starts a fresh, empty session'
+			: `a restart resumes ${chat.restartResolvesTo} (via ${chat.resolution.via})`;
 	const after = afterRestartWords(chat, byId);
 	return {
 		severity: 'critical',
@@ -185,7 +264,9 @@ export function indexById(sessions: readonly SessionRecord[]): Map<string, Sessi
 }
 
 /** Splits what repair-routing lists into findings and local-surface refusals. */
-export function splitListed(listed: OrphanVerdict[]): Pick<GenerationVerdicts, 'listed' | 'orphans' | 'listedRefusedLocal'> {
+export function splitListed(
+	listed: OrphanVerdict[],
+): Pick<GenerationVerdicts, 'listed' | 'orphans' | 'listedRefusedLocal'> {
 	const orphans: OrphanVerdict[] = [];
 	const listedRefusedLocal: OrphanVerdict[] = [];
 	for (const o of listed) {
@@ -196,33 +277,74 @@ export function splitListed(listed: OrphanVerdict[]): Pick<GenerationVerdicts, '
 }
 
 /** The store's own repair-routing, under a generation's rules: its crash, or what it lists. */
-export function repairRoutingOf(snapshot: Snapshot, rules: Rules, maxGapSeconds: number, byId: ReadonlyMap<string, SessionRecord>): {listed: OrphanVerdict[]; crash: RepairRoutingCrash | null} {
+export function repairRoutingOf(
+	snapshot: Snapshot,
+	rules: Rules,
+	maxGapSeconds: number,
+	byId: ReadonlyMap<string, SessionRecord>,
+): {listed: OrphanVerdict[]; crash: RepairRoutingCrash | null} {
 	const crash = repairRoutingCrashOf(snapshot.sessions, rules);
-	return crash ? {listed: [], crash} : {listed: findOrphans(snapshot.sessions, {owner: snapshot.owner, rules, maxGapSeconds, byId}), crash: null};
+	return crash
+		? {listed: [], crash}
+		: {listed: findOrphans(snapshot.sessions, {owner: snapshot.owner, rules, maxGapSeconds, byId}), crash: null};
 }
 
 /** One generation's verdicts on the snapshot. */
-export function verdictsOf(snapshot: Snapshot, rules: Rules, context: {byId: Map<string, SessionRecord>; lineage: Lineage; maxGapSeconds: number}): GenerationVerdicts {
+export function verdictsOf(
+	snapshot: Snapshot,
+	rules: Rules,
+	context: {byId: Map<string, SessionRecord>; lineage: Lineage; maxGapSeconds: number},
+): GenerationVerdicts {
 	const {listed, crash} = repairRoutingOf(snapshot, orphanRulesFor(rules), context.maxGapSeconds, context.byId);
-	const routing = analyzeRouting({sessions: snapshot.sessions, byId: context.byId, routing: snapshot.routing, legacyRouting: snapshot.legacyRouting, routingScope: snapshot.routingScope, lineage: context.lineage, orphans: listed, rules, owner: snapshot.owner});
+	const routing = analyzeRouting({
+		sessions: snapshot.sessions,
+		byId: context.byId,
+		routing: snapshot.routing,
+		legacyRouting: snapshot.legacyRouting,
+		routingScope: snapshot.routingScope,
+		lineage: context.lineage,
+		orphans: listed,
+		rules,
+		owner: snapshot.owner,
+	});
 	return {ruleSet: rules.ruleSet, rulesLabel: rules.label, ...splitListed(listed), repairRoutingCrash: crash, routing};
 }
 
 /** The rollbacks that already happened, from the message timelines the store read with the snapshot. */
-export function rollbacksOf(snapshot: Snapshot, byId: ReadonlyMap<string, SessionRecord>, maxGapSeconds: number): Rollback[] {
-	return detectRollbacks(snapshot.restartProbes ?? [], {byId, routing: snapshot.routing, routingScope: snapshot.routingScope, maxGapSeconds});
+export function rollbacksOf(
+	snapshot: Snapshot,
+	byId: ReadonlyMap<string, SessionRecord>,
+	maxGapSeconds: number,
+): Rollback[] {
+	return detectRollbacks(snapshot.restartProbes ?? [], {
+		byId,
+		routing: snapshot.routing,
+		routingScope: snapshot.routingScope,
+		maxGapSeconds,
+	});
 }
 
 /** What one chat's story needs (hfx timeline): the rows by id, lineage, today's verdicts and the rollbacks; no findings, no upgrade, no places. */
-export type ChatAnalysis = GenerationVerdicts & Pick<Analysis, 'snapshot' | 'byId' | 'lineage' | 'rollbacks' | 'maxGapSeconds'>;
+export type ChatAnalysis = GenerationVerdicts &
+	Pick<Analysis, 'snapshot' | 'byId' | 'lineage' | 'rollbacks' | 'maxGapSeconds'>;
 
-type Core = {byId: Map<string, SessionRecord>; lineage: Lineage; maxGapSeconds: number; today: GenerationVerdicts; rollbacks: Rollback[]};
+type Core = {
+	byId: Map<string, SessionRecord>;
+	lineage: Lineage;
+	maxGapSeconds: number;
+	today: GenerationVerdicts;
+	rollbacks: Rollback[];
+};
 
 function coreOf(snapshot: Snapshot, options: AnalyzeOptions): Core {
 	const maxGapSeconds = options.maxGapSeconds ?? DEFAULT_MAX_GAP_SECONDS;
 	const byId = options.byId ?? indexById(snapshot.sessions);
 	const lineage = buildLineage(snapshot.sessions, byId);
-	const today = verdictsOf(snapshot, options.buildRules?.rules ?? rulesFor(snapshot.ruleSet), {byId, lineage, maxGapSeconds});
+	const today = verdictsOf(snapshot, options.buildRules?.rules ?? rulesFor(snapshot.ruleSet), {
+		byId,
+		lineage,
+		maxGapSeconds,
+	});
 	return {byId, lineage, maxGapSeconds, today, rollbacks: rollbacksOf(snapshot, byId, maxGapSeconds)};
 }
 
@@ -235,24 +357,72 @@ export function analyzeChats(snapshot: Snapshot, options: AnalyzeOptions = {}): 
 /** An older generation, or a build of the current one that lacks a change these rows feel (build-rules.ts). */
 function upgradeMatters(snapshot: Snapshot, rules: Rules | undefined): boolean {
 	const current = rulesFor(CURRENT_RULE_SET);
-	return snapshot.ruleSet !== CURRENT_RULE_SET || (rules !== undefined && rules.label !== current.label && variantsCanDiffer(snapshot.sessions, rules, current));
+	return (
+		snapshot.ruleSet !== CURRENT_RULE_SET ||
+		(rules !== undefined && rules.label !== current.label && variantsCanDiffer(snapshot.sessions, rules, current))
+	);
 }
 
 export function analyze(snapshot: Snapshot, options: AnalyzeOptions = {}): Analysis {
 	const {byId, lineage, maxGapSeconds, today, rollbacks} = coreOf(snapshot, options);
 	const context = {byId, lineage, maxGapSeconds};
-	const afterUpgrade = upgradeMatters(snapshot, options.buildRules?.rules) ? verdictsOf(snapshot, rulesFor(CURRENT_RULE_SET), context) : null;
+	const afterUpgrade = upgradeMatters(snapshot, options.buildRules?.rules)
+		? verdictsOf(snapshot, rulesFor(CURRENT_RULE_SET), context)
+		: null;
 	const changes = upgradeChanges(today, afterUpgrade);
 	const build = options.buildRules ?? null;
-	const buildAlternative = build?.alternative && variantsCanDiffer(snapshot.sessions, build.rules, build.alternative) ? verdictsOf(snapshot, build.alternative, context) : null;
-	const buildChanges = upgradeChanges(today, buildAlternative, {today: `with ${today.rulesLabel}`, after: `with ${build?.alternative?.label ?? ''}`});
+	const buildAlternative =
+		build?.alternative && variantsCanDiffer(snapshot.sessions, build.rules, build.alternative)
+			? verdictsOf(snapshot, build.alternative, context)
+			: null;
+	const buildChanges = upgradeChanges(today, buildAlternative, {
+		today: `with ${today.rulesLabel}`,
+		after: `with ${build?.alternative?.label ?? ''}`,
+	});
 	const reapChurns = detectReapChurn(snapshot.sessions);
 	const elsewhere = elsewhereOf(snapshot, {byId, lineage, routing: today.routing});
-	const findings = collectFindings({...today, rollbacks, reapChurns, byId, elsewhere: elsewhere.findings}, snapshot.sessions, undefined, changes, snapshot.missingColumns);
-	return {snapshot, byId, lineage, ...today, rollbacks, reapChurns, findings, maxGapSeconds, afterUpgrade, upgradeChanges: changes, places: elsewhere.places, newestElsewhere: elsewhere.newestElsewhere, buildRules: build, buildAlternative, buildChanges};
+	const findings = collectFindings(
+		{...today, rollbacks, reapChurns, byId, elsewhere: elsewhere.findings},
+		snapshot.sessions,
+		undefined,
+		changes,
+		snapshot.missingColumns,
+	);
+	return {
+		snapshot,
+		byId,
+		lineage,
+		...today,
+		rollbacks,
+		reapChurns,
+		findings,
+		maxGapSeconds,
+		afterUpgrade,
+		upgradeChanges: changes,
+		places: elsewhere.places,
+		newestElsewhere: elsewhere.newestElsewhere,
+		buildRules: build,
+		buildAlternative,
+		buildChanges,
+	};
 }
 
 /** Exit status of a scan: 1 when there is any rollback that happened, orphan, rollback risk, failing repair-routing, undecidable rule (a missing column), write halt, unreplayed turn or §4 signature (elsewhere.ts). */
-export function hasFindings(analysis: Pick<Analysis, 'orphans' | 'routing' | 'repairRoutingCrash'> & {rollbacks?: readonly Rollback[]; reapChurns?: readonly ReapChurn[]; snapshot?: Pick<Analysis['snapshot'], 'missingColumns'>; findings?: readonly Finding[]}): boolean {
-	return (analysis.findings ?? []).some(f => ELSEWHERE_ACTION_KINDS.has(f.kind)) || (analysis.rollbacks?.length ?? 0) > 0 || (analysis.reapChurns?.length ?? 0) > 0 || analysis.orphans.length > 0 || analysis.repairRoutingCrash !== null || analysis.routing.some(r => r.rollbackRisk) || (analysis.snapshot?.missingColumns?.length ?? 0) > 0;
+export function hasFindings(
+	analysis: Pick<Analysis, 'orphans' | 'routing' | 'repairRoutingCrash'> & {
+		rollbacks?: readonly Rollback[];
+		reapChurns?: readonly ReapChurn[];
+		snapshot?: Pick<Analysis['snapshot'], 'missingColumns'>;
+		findings?: readonly Finding[];
+	},
+): boolean {
+	return (
+		(analysis.findings ?? []).some(f => ELSEWHERE_ACTION_KINDS.has(f.kind)) ||
+		(analysis.rollbacks?.length ?? 0) > 0 ||
+		(analysis.reapChurns?.length ?? 0) > 0 ||
+		analysis.orphans.length > 0 ||
+		analysis.repairRoutingCrash !== null ||
+		analysis.routing.some(r => r.rollbackRisk) ||
+		(analysis.snapshot?.missingColumns?.length ?? 0) > 0
+	);
 }

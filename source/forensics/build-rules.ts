@@ -46,7 +46,10 @@ function compareVersions(a: number[], b: number[]): number {
 }
 
 /** Whether a build has one change, and why: by a sha §3.3 names, else by its version, else unknown. */
-export function inclusionOf(change: RuleChange, build: HermesBuild | null): {included: boolean | null; why: string; confidence: Confidence} {
+export function inclusionOf(
+	change: RuleChange,
+	build: HermesBuild | null,
+): {included: boolean | null; why: string; confidence: Confidence} {
 	const sha = build?.sha?.toLowerCase() ?? null;
 	if (sha !== null && change.shasWith.some(p => sha.startsWith(p))) {
 		return {included: true, why: `commit ${sha.slice(0, 12)} is known to have #${change.pr}`, confidence: 'strong'};
@@ -60,20 +63,37 @@ export function inclusionOf(change: RuleChange, build: HermesBuild | null): {inc
 	const lacked = change.lackedBefore === null ? null : versionParts(change.lackedBefore);
 	const had = change.hadFrom === null ? null : versionParts(change.hadFrom);
 	if (parts !== null && lacked !== null && compareVersions(parts, lacked) < 0) {
-		return {included: false, why: `version ${build!.version} is older than ${change.lackedBefore}, and main still lacked #${change.pr} when it carried ${change.lackedBefore}`, confidence: 'medium'};
+		return {
+			included: false,
+			why: `version ${build!.version} is older than ${change.lackedBefore}, and main still lacked #${change.pr} when it carried ${change.lackedBefore}`,
+			confidence: 'medium',
+		};
 	}
 
 	if (parts !== null && had !== null && compareVersions(parts, had) >= 0) {
-		return {included: true, why: `version ${build!.version} is ${change.hadFrom} or later, released after #${change.pr} landed${change.merged === null ? '' : ` (${change.merged})`}`, confidence: 'medium'};
+		return {
+			included: true,
+			why: `version ${build!.version} is ${change.hadFrom} or later, released after #${change.pr} landed${change.merged === null ? '' : ` (${change.merged})`}`,
+			confidence: 'medium',
+		};
 	}
 
 	if (build === null) {
 		return {included: null, why: 'no build was read', confidence: 'weak'};
 	}
 
-	const said = [build.version === null ? null : `version ${build.version}`, sha === null ? null : `commit ${sha.slice(0, 12)}`].filter(Boolean).join(', ');
+	const said = [
+		build.version === null ? null : `version ${build.version}`,
+		sha === null ? null : `commit ${sha.slice(0, 12)}`,
+	]
+		.filter(Boolean)
+		.join(', ');
 	const known = change.hadFrom === null ? 'no version is known to have it' : `versions from ${change.hadFrom} have it`;
-	return {included: null, why: `${said || 'the build'} does not decide #${change.pr} (versions before ${change.lackedBefore ?? '(none established)'} lack it, ${known}; its sha is not one known to have or lack it)`, confidence: 'weak'};
+	return {
+		included: null,
+		why: `${said || 'the build'} does not decide #${change.pr} (versions before ${change.lackedBefore ?? '(none established)'} lack it, ${known}; its sha is not one known to have or lack it)`,
+		confidence: 'weak',
+	};
 }
 
 /** The build as one label value: `0.20.5@f31cf971abcd`, `0.20.5`, `@f31cf971abcd`, or null. */
@@ -108,7 +128,12 @@ function rulesWithout(base: Rules, lacking: readonly RuleChange[]): Rules {
  * judged once, at no cost).
  */
 export function variantsCanDiffer(sessions: readonly SessionRecord[], a: Rules, b: Rules): boolean {
-	return a.epochWindow !== b.epochWindow && sessions.some(s => isCorruptTime(s.lastActivityAtRaw) || isCorruptTime(s.newestMessageRaw) || isCorruptTime(s.startedAtRaw));
+	return (
+		a.epochWindow !== b.epochWindow &&
+		sessions.some(
+			s => isCorruptTime(s.lastActivityAtRaw) || isCorruptTime(s.newestMessageRaw) || isCorruptTime(s.startedAtRaw),
+		)
+	);
 }
 
 const RANK: Record<Confidence, number> = {weak: 0, medium: 1, strong: 2};
@@ -124,24 +149,48 @@ export function resolveBuildRules(generation: RuleSet, build: HermesBuild | null
 	const verdictChanges = RULE_CHANGES.filter(c => c.effect !== null);
 	if (generation !== 'v30') {
 		const said = label === null ? '' : `build ${label} (${build!.from}); `;
-		return {build: label, rules: base, alternative: null, confidence: 'weak', decidedBy: `${said}the store is schema ${generation}: its own generation's rules decide, the changes inside v30 do not apply`, changes: []};
+		return {
+			build: label,
+			rules: base,
+			alternative: null,
+			confidence: 'weak',
+			decidedBy: `${said}the store is schema ${generation}: its own generation's rules decide, the changes inside v30 do not apply`,
+			changes: [],
+		};
 	}
 
 	const judged = verdictChanges.map(c => ({change: c, ...inclusionOf(c, build)}));
 	const lacking = judged.filter(j => j.included === false).map(j => j.change);
 	const unknown = judged.filter(j => j.included === null).map(j => j.change);
-	const confidence = judged.reduce<Confidence>((low, j) => (RANK[j.confidence] < RANK[low] ? j.confidence : low), 'strong');
+	const confidence = judged.reduce<Confidence>(
+		(low, j) => (RANK[j.confidence] < RANK[low] ? j.confidence : low),
+		'strong',
+	);
 	const rules = rulesWithout(base, lacking);
 	const alternative = unknown.length === 0 ? null : rulesWithout(base, [...lacking, ...unknown]);
-	const source = label === null ? 'no build read (no running gateway states one; `--ask-hermes` asks `hermes --version`)' : `build ${label} from ${build!.from}`;
-	const reasons = judged.map(j => `#${j.change.pr} ${j.included === null ? 'undecided' : (j.included ? 'included' : 'not included')}: ${j.why}`);
-	const both = alternative === null ? '' : `; the verdicts are shown for both (${rules.label} and ${alternative.label}) where they differ`;
+	const source =
+		label === null
+			? 'no build read (no running gateway states one; `--ask-hermes` asks `hermes --version`)'
+			: `build ${label} from ${build!.from}`;
+	const reasons = judged.map(
+		j => `#${j.change.pr} ${j.included === null ? 'undecided' : j.included ? 'included' : 'not included'}: ${j.why}`,
+	);
+	const both =
+		alternative === null
+			? ''
+			: `; the verdicts are shown for both (${rules.label} and ${alternative.label}) where they differ`;
 	return {
 		build: label,
 		rules,
 		alternative,
 		confidence,
 		decidedBy: `${source}; ${reasons.join('; ')}${both}`,
-		changes: judged.map(j => ({id: j.change.id, pr: j.change.pr, title: j.change.title, included: j.included, why: j.why})),
+		changes: judged.map(j => ({
+			id: j.change.id,
+			pr: j.change.pr,
+			title: j.change.title,
+			included: j.included,
+			why: j.why,
+		})),
 	};
 }

@@ -70,8 +70,20 @@ function addTupleRows(rows: Rows, input: ChatRowsInput): void {
 
 	const {platform, userId, chatId, chatType, threadId} = chat.identity;
 	for (const s of input.sessions) {
-		if (s.sessionKey === null && s.chatId === chatId && s.source === platform && (s.userId ?? '') === (userId ?? '') && (s.chatType ?? '') === (chatType ?? '') && (s.threadId ?? '') === (threadId ?? '')) {
-			rows.add(s.id, 'peer-tuple', `keyless, but it carries the chat's peer tuple ${tupleText(chat)}: the restart finder's fallback matches it`, 'strong');
+		if (
+			s.sessionKey === null &&
+			s.chatId === chatId &&
+			s.source === platform &&
+			(s.userId ?? '') === (userId ?? '') &&
+			(s.chatType ?? '') === (chatType ?? '') &&
+			(s.threadId ?? '') === (threadId ?? '')
+		) {
+			rows.add(
+				s.id,
+				'peer-tuple',
+				`keyless, but it carries the chat's peer tuple ${tupleText(chat)}: the restart finder's fallback matches it`,
+				'strong',
+			);
 		}
 	}
 }
@@ -79,14 +91,25 @@ function addTupleRows(rows: Rows, input: ChatRowsInput): void {
 /** Rows reached through lineage from a member: continuations, resets, repairs (strong), /branch children (weak); never another key's rows. */
 function addLineageRows(rows: Rows, input: ChatRowsInput): void {
 	const queue = [...rows.byId.keys()];
-	const edgeOf = (e: LineageEdge, from: string): {id: string; text: string} => (e.parentId === from
-		? {id: e.childId, text: `${e.kind} child of ${e.parentId} (${e.via === 'marker' ? 'a model_config marker' : 'parent_session_id'})`}
-		: {id: e.parentId, text: `${e.kind} parent of ${e.childId} (${e.via === 'marker' ? 'a model_config marker' : 'parent_session_id'})`});
+	const edgeOf = (e: LineageEdge, from: string): {id: string; text: string} =>
+		e.parentId === from
+			? {
+					id: e.childId,
+					text: `${e.kind} child of ${e.parentId} (${e.via === 'marker' ? 'a model_config marker' : 'parent_session_id'})`,
+				}
+			: {
+					id: e.parentId,
+					text: `${e.kind} parent of ${e.childId} (${e.via === 'marker' ? 'a model_config marker' : 'parent_session_id'})`,
+				};
 	// A row reached from `id` along `e` joins the chat, unless it is another key's (another chat's), or a keyed row of this chat (no second reason needed).
 	const follow = (e: LineageEdge, id: string): void => {
 		const nextId = e.parentId === id ? e.childId : e.parentId;
 		const s = input.byId.get(nextId);
-		if (e.kind === 'delegate' || !s || (s.sessionKey !== null && (s.sessionKey !== input.sessionKey || rows.byId.has(nextId)))) {
+		if (
+			e.kind === 'delegate' ||
+			!s ||
+			(s.sessionKey !== null && (s.sessionKey !== input.sessionKey || rows.byId.has(nextId)))
+		) {
 			return;
 		}
 
@@ -112,7 +135,12 @@ function addLineageRows(rows: Rows, input: ChatRowsInput): void {
 function addAttributed(rows: Rows, input: ChatRowsInput): void {
 	for (const r of input.rollbacks) {
 		if (r.sessionKey === input.sessionKey) {
-			rows.add(r.skipped.id, 'skipped', `the conversation a restart skipped when it resumed ${r.resumedId}: ${r.skipped.evidence.join('; ')}`, r.skipped.certainty);
+			rows.add(
+				r.skipped.id,
+				'skipped',
+				`the conversation a restart skipped when it resumed ${r.resumedId}: ${r.skipped.evidence.join('; ')}`,
+				r.skipped.certainty,
+			);
 			for (const a of r.alsoSkipped) {
 				rows.add(a.id, 'skipped', `an older keyless row inside the same gap of ${r.resumedId}`, 'weak');
 			}
@@ -121,12 +149,22 @@ function addAttributed(rows: Rows, input: ChatRowsInput): void {
 
 	for (const o of input.orphans) {
 		if (o.verdict === 'adoptable' && o.sessionKey === input.sessionKey) {
-			rows.add(o.orphanId, 'adoptable', `repair-routing adopts it into this chat by ${o.evidence}: donor ${o.donorId}`, o.evidence === 'lineage' ? 'strong' : 'weak');
+			rows.add(
+				o.orphanId,
+				'adoptable',
+				`repair-routing adopts it into this chat by ${o.evidence}: donor ${o.donorId}`,
+				o.evidence === 'lineage' ? 'strong' : 'weak',
+			);
 		}
 	}
 
 	for (const id of input.chat?.sameChatAmbiguousOrphans ?? []) {
-		rows.add(id, 'same-chat-orphan', 'repair-routing refuses it as ambiguous, but every candidate donor carries this chat\'s key', 'weak');
+		rows.add(
+			id,
+			'same-chat-orphan',
+			"repair-routing refuses it as ambiguous, but every candidate donor carries this chat's key",
+			'weak',
+		);
 	}
 }
 
@@ -143,11 +181,14 @@ export function chatRows(input: ChatRowsInput): ChatRow[] {
 	addAttributed(rows, input);
 	addTupleRows(rows, input);
 	addLineageRows(rows, input);
-	return [...rows.byId.values()].sort((a, b) => (a.id < b.id ? -1 : (a.id > b.id ? 1 : 0)));
+	return [...rows.byId.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 /** The chat a session belongs to: its own key, a rollback or adoption that names it, or the nearest keyed ancestor. */
-export function chatOfSession(id: string, input: Omit<ChatRowsInput, 'sessionKey' | 'chat' | 'sessions'> & {routing: readonly ChatRouting[]}): string | null {
+export function chatOfSession(
+	id: string,
+	input: Omit<ChatRowsInput, 'sessionKey' | 'chat' | 'sessions'> & {routing: readonly ChatRouting[]},
+): string | null {
 	const s = input.byId.get(id);
 	if (s?.sessionKey) {
 		return s.sessionKey;
@@ -162,7 +203,11 @@ export function chatOfSession(id: string, input: Omit<ChatRowsInput, 'sessionKey
 	}
 
 	const seen = new Set<string>();
-	for (let edge = input.lineage.parentEdge.get(id); edge && !seen.has(edge.parentId); edge = input.lineage.parentEdge.get(edge.parentId)) {
+	for (
+		let edge = input.lineage.parentEdge.get(id);
+		edge && !seen.has(edge.parentId);
+		edge = input.lineage.parentEdge.get(edge.parentId)
+	) {
 		seen.add(edge.parentId);
 		const parent = input.byId.get(edge.parentId);
 		if (edge.kind !== 'delegate' && parent?.sessionKey) {

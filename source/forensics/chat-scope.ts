@@ -27,18 +27,30 @@ export type ScopeRow = Pick<SessionRecord, 'id' | 'source' | 'sessionKey' | 'par
  * repair-routing-crash.ts's rows): keyless, not a tool row, and a model_config that is not JSON or a
  * started_at that is a non-empty TEXT or BLOB. store/read-snapshot.ts asks SQLite the same.
  */
-export function mayFailScan(r: Pick<SessionRecord, 'sessionKey' | 'source' | 'modelConfigInvalid' | 'startedAtRaw'>): boolean {
+export function mayFailScan(
+	r: Pick<SessionRecord, 'sessionKey' | 'source' | 'modelConfigInvalid' | 'startedAtRaw'>,
+): boolean {
 	if (r.sessionKey !== null || r.source === 'tool') {
 		return false;
 	}
 
 	const started = r.startedAtRaw;
-	return r.modelConfigInvalid || (typeof started === 'string' && started !== '') || (Buffer.isBuffer(started) && started.length > 0);
+	return (
+		r.modelConfigInvalid ||
+		(typeof started === 'string' && started !== '') ||
+		(Buffer.isBuffer(started) && started.length > 0)
+	);
 }
 
 /** The scope's view of a session record. */
 export function scopeRow(s: SessionRecord): ScopeRow {
-	return {id: s.id, source: s.source, sessionKey: s.sessionKey, parentSessionId: s.parentSessionId, mayFailScan: mayFailScan(s)};
+	return {
+		id: s.id,
+		source: s.source,
+		sessionKey: s.sessionKey,
+		parentSessionId: s.parentSessionId,
+		mayFailScan: mayFailScan(s),
+	};
 }
 
 /**
@@ -47,7 +59,11 @@ export function scopeRow(s: SessionRecord): ScopeRow {
  * sourceless row in the store: it may pair with a keyed row of any source).
  */
 export function chatScope(rows: readonly ScopeRow[], sources: ReadonlySet<string>): Set<string> | null {
-	if (sources.has('') || sources.has(UNKNOWN_SOURCE) || rows.some(r => r.source === UNKNOWN_SOURCE || r.source === '')) {
+	if (
+		sources.has('') ||
+		sources.has(UNKNOWN_SOURCE) ||
+		rows.some(r => r.source === UNKNOWN_SOURCE || r.source === '')
+	) {
 		return null;
 	}
 

@@ -16,7 +16,10 @@ import {compareCells, numeric} from './time.js';
 import type {Cell, RoutingEntry, SessionRecord} from './types.js';
 
 /** One side: its analysis and its message count per session id (COUNT(*) of messages rows). */
-export type DiffSide = {analysis: Pick<Analysis, 'routing' | 'rollbacks' | 'snapshot'>; messageCounts: ReadonlyMap<string, number>};
+export type DiffSide = {
+	analysis: Pick<Analysis, 'routing' | 'rollbacks' | 'snapshot'>;
+	messageCounts: ReadonlyMap<string, number>;
+};
 
 /** A chat at one moment. */
 export type ChatMoment = {
@@ -46,10 +49,20 @@ export const IDENTITY_COLUMNS = ['session_key', 'chat_id', 'user_id', 'source', 
 export type IdentityColumn = (typeof IDENTITY_COLUMNS)[number];
 
 const IDENTITY_FIELD: Record<IdentityColumn, 'sessionKey' | 'chatId' | 'userId' | 'source' | 'parentSessionId'> = {
-	session_key: 'sessionKey', chat_id: 'chatId', user_id: 'userId', source: 'source', parent_session_id: 'parentSessionId',
+	session_key: 'sessionKey',
+	chat_id: 'chatId',
+	user_id: 'userId',
+	source: 'source',
+	parent_session_id: 'parentSessionId',
 };
 
-export type SessionSummary = {id: string; sessionKey: string | null; source: string; messages: number; newestAt: number | null};
+export type SessionSummary = {
+	id: string;
+	sessionKey: string | null;
+	source: string;
+	messages: number;
+	newestAt: number | null;
+};
 
 export type SessionDiff = {
 	id: string;
@@ -79,7 +92,15 @@ export type Diff = {
 
 function momentOf(side: DiffSide, key: string): ChatMoment | null {
 	const r = side.analysis.routing.find(c => c.sessionKey === key);
-	return r ? {restartResumes: r.restartResolvesTo, newestIn: r.newestActivityIn, newestAt: r.newestActivityAt, rollbackRisk: r.rollbackRisk, routingEntry: r.routingEntry} : null;
+	return r
+		? {
+				restartResumes: r.restartResolvesTo,
+				newestIn: r.newestActivityIn,
+				newestAt: r.newestActivityAt,
+				rollbackRisk: r.rollbackRisk,
+				routingEntry: r.routingEntry,
+			}
+		: null;
 }
 
 function rollbackId(r: Rollback): string {
@@ -96,16 +117,29 @@ export function diffChats(a: DiffSide, b: DiffSide, rolledBack: ReadonlySet<stri
 	return keys.map(sessionKey => {
 		const ma = momentOf(a, sessionKey);
 		const mb = momentOf(b, sessionKey);
-		const targetChanged = (ma?.restartResumes ?? null) !== (mb?.restartResumes ?? null) || (ma === null) !== (mb === null);
-		const newestMoved = (ma?.newestIn ?? null) !== (mb?.newestIn ?? null) || (ma?.newestAt ?? null) !== (mb?.newestAt ?? null);
+		const targetChanged =
+			(ma?.restartResumes ?? null) !== (mb?.restartResumes ?? null) || (ma === null) !== (mb === null);
+		const newestMoved =
+			(ma?.newestIn ?? null) !== (mb?.newestIn ?? null) || (ma?.newestAt ?? null) !== (mb?.newestAt ?? null);
 		const back = rolledBack.has(sessionKey);
-		const changed = targetChanged || newestMoved || back || ma?.rollbackRisk !== mb?.rollbackRisk || ma?.routingEntry !== mb?.routingEntry;
+		const changed =
+			targetChanged ||
+			newestMoved ||
+			back ||
+			ma?.rollbackRisk !== mb?.rollbackRisk ||
+			ma?.routingEntry !== mb?.routingEntry;
 		return {sessionKey, a: ma, b: mb, targetChanged, newestMoved, rolledBack: back, changed};
 	});
 }
 
 function summary(s: SessionRecord, counts: ReadonlyMap<string, number>): SessionSummary {
-	return {id: s.id, sessionKey: s.sessionKey, source: s.source, messages: counts.get(s.id) ?? 0, newestAt: s.newestMessageAt};
+	return {
+		id: s.id,
+		sessionKey: s.sessionKey,
+		source: s.source,
+		messages: counts.get(s.id) ?? 0,
+		newestAt: s.newestMessageAt,
+	};
 }
 
 function sameCell(x: Cell, y: Cell): boolean {
@@ -117,7 +151,9 @@ export function diffSession(sa: SessionRecord, sb: SessionRecord, a: DiffSide, b
 	const messages = {a: a.messageCounts.get(sa.id) ?? 0, b: b.messageCounts.get(sb.id) ?? 0};
 	const newestAt = {a: sa.newestMessageAt, b: sb.newestMessageAt};
 	const endMoved = !sameCell(sa.endedAtRaw, sb.endedAtRaw) || sa.endReason !== sb.endReason;
-	const ended = endMoved ? {a: numeric(sa.endedAtRaw), b: numeric(sb.endedAtRaw), reasonA: sa.endReason, reasonB: sb.endReason} : null;
+	const ended = endMoved
+		? {a: numeric(sa.endedAtRaw), b: numeric(sb.endedAtRaw), reasonA: sa.endReason, reasonB: sb.endReason}
+		: null;
 	const identity = IDENTITY_COLUMNS.flatMap(column => {
 		const field = IDENTITY_FIELD[column];
 		const va = sa[field] || null;
@@ -169,7 +205,15 @@ export function diffRouting(a: readonly RoutingEntry[], b: readonly RoutingEntry
 		const ea = inA.get(k);
 		const eb = inB.get(k);
 		const e = (eb ?? ea)!;
-		const kind = !ea ? 'added' : (!eb ? 'removed' : (ea.sessionId !== eb.sessionId ? 'repointed' : (ea.updatedAt !== eb.updatedAt ? 'restamped' : null)));
+		const kind = !ea
+			? 'added'
+			: !eb
+				? 'removed'
+				: ea.sessionId !== eb.sessionId
+					? 'repointed'
+					: ea.updatedAt !== eb.updatedAt
+						? 'restamped'
+						: null;
 		if (kind) {
 			moves.push({scope: e.scope, sessionKey: e.sessionKey, kind, a: side(ea), b: side(eb)});
 		}

@@ -25,4 +25,3 @@ export function duration(seconds: number | null | undefined): string {
 
 	return s < 172_800 ? `${(s / 3600).toFixed(1)} hours` : `${(s / 86_400).toFixed(1)} days`;
 }
-

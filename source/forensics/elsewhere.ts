@@ -21,11 +21,25 @@ export type Elsewhere = {
 };
 
 /** The kinds that make a scan exit 1 (the phantom row is information: no routing harm). */
-export const ELSEWHERE_ACTION_KINDS: ReadonlySet<Finding['kind']> = new Set(['write-halt', 'unreplayed-turns', 'keyed-null-chat-id', 'stale-explicit-close', 'foreign-profile-chats']);
+export const ELSEWHERE_ACTION_KINDS: ReadonlySet<Finding['kind']> = new Set([
+	'write-halt',
+	'unreplayed-turns',
+	'keyed-null-chat-id',
+	'stale-explicit-close',
+	'foreign-profile-chats',
+]);
 
-export function elsewhereOf(snapshot: Pick<Snapshot, 'sessions' | 'routing' | 'owner' | 'places'>, context: {byId: ReadonlyMap<string, SessionRecord>; lineage: Lineage; routing: readonly ChatRouting[]}): Elsewhere {
+export function elsewhereOf(
+	snapshot: Pick<Snapshot, 'sessions' | 'routing' | 'owner' | 'places'>,
+	context: {byId: ReadonlyMap<string, SessionRecord>; lineage: Lineage; routing: readonly ChatRouting[]},
+): Elsewhere {
 	const places = snapshot.places ? judgePlaces(snapshot.places, context.byId) : null;
 	const chats = places ? newestElsewhere(context.routing, places.elsewhere) : [];
-	const signatures = signatureFindings(snapshot.sessions, {byId: context.byId, lineage: context.lineage, routing: snapshot.routing, owner: snapshot.owner});
+	const signatures = signatureFindings(snapshot.sessions, {
+		byId: context.byId,
+		lineage: context.lineage,
+		routing: snapshot.routing,
+		owner: snapshot.owner,
+	});
 	return {places, newestElsewhere: chats, findings: [...(places ? placeFindings(places, chats) : []), ...signatures]};
 }

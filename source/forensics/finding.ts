@@ -7,8 +7,23 @@ export type Severity = 'critical' | 'warning' | 'info';
 
 export type Finding = {
 	severity: Severity;
-	kind: 'rollback-happened' | 'reap-churn' | 'rollback-risk' | 'orphan-adoptable' | 'orphan-refused' | 'repair-routing-crash' | 'after-upgrade' | 'stale-routing-entry' | 'corrupt-timestamp' | 'missing-column'
-		| 'write-halt' | 'unreplayed-turns' | 'keyed-null-chat-id' | 'stale-explicit-close' | 'phantom-unknown-row' | 'foreign-profile-chats';
+	kind:
+		| 'rollback-happened'
+		| 'reap-churn'
+		| 'rollback-risk'
+		| 'orphan-adoptable'
+		| 'orphan-refused'
+		| 'repair-routing-crash'
+		| 'after-upgrade'
+		| 'stale-routing-entry'
+		| 'corrupt-timestamp'
+		| 'missing-column'
+		| 'write-halt'
+		| 'unreplayed-turns'
+		| 'keyed-null-chat-id'
+		| 'stale-explicit-close'
+		| 'phantom-unknown-row'
+		| 'foreign-profile-chats';
 	/** The session or key the finding is about. */
 	subject: string;
 	title: string;

@@ -6,12 +6,29 @@
  */
 
 export type LogKind =
-	| 'gateway-start' | 'gateway-up' | 'previous-exit-clean' | 'previous-exit-unclean' | 'gateway-stop'
-	| 'repoint' | 'prune' | 'stale-entry-dropped' | 'end-predecessor-failed' | 'create-row-failed'
-	| 'routing-save-failed' | 'transcript-lagged';
+	| 'gateway-start'
+	| 'gateway-up'
+	| 'previous-exit-clean'
+	| 'previous-exit-unclean'
+	| 'gateway-stop'
+	| 'repoint'
+	| 'prune'
+	| 'stale-entry-dropped'
+	| 'end-predecessor-failed'
+	| 'create-row-failed'
+	| 'routing-save-failed'
+	| 'transcript-lagged';
 
 /** Local wall-clock parts of an asctime (month 1-12). */
-export type LocalTime = {year: number; month: number; day: number; hour: number; minute: number; second: number; ms: number};
+export type LocalTime = {
+	year: number;
+	month: number;
+	day: number;
+	hour: number;
+	minute: number;
+	second: number;
+	ms: number;
+};
 
 export type LogLine = {
 	kind: LogKind;
@@ -28,7 +45,14 @@ export type LogLine = {
 };
 
 /** Lines about the whole gateway (they concern every chat); the others name a key or a row. */
-export const GATEWAY_WIDE: ReadonlySet<LogKind> = new Set(['gateway-start', 'gateway-up', 'previous-exit-clean', 'previous-exit-unclean', 'gateway-stop', 'routing-save-failed']);
+export const GATEWAY_WIDE: ReadonlySet<LogKind> = new Set([
+	'gateway-start',
+	'gateway-up',
+	'previous-exit-clean',
+	'previous-exit-unclean',
+	'gateway-stop',
+	'routing-save-failed',
+]);
 
 /** A quoted Python repr of a str: '…' or "…". */
 const REPR = String.raw`(?:'([^']*)'|"([^"]*)")`;
@@ -42,9 +66,21 @@ const MATCHERS: readonly Matcher[] = [
 	{kind: 'previous-exit-clean', re: /Previous gateway exited cleanly/},
 	{kind: 'previous-exit-unclean', re: /Marked \d+ in-flight session\(s\) as resumable/},
 	{kind: 'gateway-stop', re: /Gateway stopped \(|Gateway exiting (?:cleanly|with failure)/},
-	{kind: 'repoint', re: new RegExp(String.raw`repointing stale sessions\.json entry ${REPR} from ended (\S+) \(end_reason=.*?\) to recovered (\S+)`), key: 1, ids: [3, 4]},
+	{
+		kind: 'repoint',
+		re: new RegExp(
+			String.raw`repointing stale sessions\.json entry ${REPR} from ended (\S+) \(end_reason=.*?\) to recovered (\S+)`,
+		),
+		key: 1,
+		ids: [3, 4],
+	},
 	{kind: 'prune', re: new RegExp(String.raw`pruning stale sessions\.json entry ${REPR} -> (\S+)`), key: 1, ids: [3]},
-	{kind: 'stale-entry-dropped', re: new RegExp(String.raw`routing key ${REPR} -> (\S+) is ended in state\.db`), key: 1, ids: [3]},
+	{
+		kind: 'stale-entry-dropped',
+		re: new RegExp(String.raw`routing key ${REPR} -> (\S+) is ended in state\.db`),
+		key: 1,
+		ids: [3],
+	},
 	{kind: 'end-predecessor-failed', re: /Failed to end predecessor session row (\S+) for (\S+?): /, ids: [1]},
 	{kind: 'create-row-failed', re: /Failed to create session row (\S+) for (\S+?): /, ids: [1]},
 	{kind: 'routing-save-failed', re: /routing save failed|mirror save failed after state\.db commit/},
@@ -52,7 +88,16 @@ const MATCHERS: readonly Matcher[] = [
 ];
 
 /** Cheap pre-filter: a line none of these words is in is not read further. */
-export const LOG_WORDS: readonly string[] = ['Gateway', 'gateway exited', 'in-flight', 'sessions.json entry', 'routing key', 'session row', 'save failed', 'transcript lagged'];
+export const LOG_WORDS: readonly string[] = [
+	'Gateway',
+	'gateway exited',
+	'in-flight',
+	'sessions.json entry',
+	'routing key',
+	'session row',
+	'save failed',
+	'transcript lagged',
+];
 
 const LINE = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2}),(\d{3}) ([A-Z]+)(?: \[([^\]\s]*)\])? ([\w.-]+): (.*)$/;
 
@@ -84,11 +129,25 @@ export function parseLogLine(text: string): LogLine | null {
 	for (const m of MATCHERS) {
 		const g = m.re.exec(message);
 		if (g) {
-			const [year, month, day, hour, minute, second, ms] = p.slice(1, 8).map(Number) as [number, number, number, number, number, number, number];
+			const [year, month, day, hour, minute, second, ms] = p.slice(1, 8).map(Number) as [
+				number,
+				number,
+				number,
+				number,
+				number,
+				number,
+				number,
+			];
 			const ids = (m.ids ?? []).map(i => g[i]).filter((v): v is string => v !== undefined);
 			return {
-				kind: m.kind, local: {year, month, day, hour, minute, second, ms}, asctime: text.slice(0, 23), level: p[8]!, logger: p[10]!,
-				sessionKey: keyOf(m, g), ids: p[9] ? [p[9], ...ids] : ids, message,
+				kind: m.kind,
+				local: {year, month, day, hour, minute, second, ms},
+				asctime: text.slice(0, 23),
+				level: p[8]!,
+				logger: p[10]!,
+				sessionKey: keyOf(m, g),
+				ids: p[9] ? [p[9], ...ids] : ids,
+				message,
 			};
 		}
 	}

@@ -96,16 +96,29 @@ export function orphanRulesFor(rules: Rules): Rules {
 }
 
 /** Which generation wrote the store, and the evidence, from its columns and schema_version. */
-export function generationOf(facts: {hasLastActivity: boolean; schemaVersion: number | null}): {ruleSet: RuleSet; reason: string} {
+export function generationOf(facts: {hasLastActivity: boolean; schemaVersion: number | null}): {
+	ruleSet: RuleSet;
+	reason: string;
+} {
 	if (!facts.hasLastActivity) {
-		return {ruleSet: 'legacy-v21', reason: `no sessions.last_activity_at${facts.schemaVersion === null ? '' : ` (schema_version ${facts.schemaVersion})`}: written by an older Hermes (schema ≤ v23) whose finder takes live/agent_close/ws_orphan_reap rows with messages, newest started_at first; that generation has no repair-routing`};
+		return {
+			ruleSet: 'legacy-v21',
+			reason: `no sessions.last_activity_at${facts.schemaVersion === null ? '' : ` (schema_version ${facts.schemaVersion})`}: written by an older Hermes (schema ≤ v23) whose finder takes live/agent_close/ws_orphan_reap rows with messages, newest started_at first; that generation has no repair-routing`,
+		};
 	}
 
 	if (facts.schemaVersion !== null && facts.schemaVersion < CURRENT_SCHEMA_VERSION) {
-		return {ruleSet: 'v25', reason: `sessions.last_activity_at exists and schema_version is ${facts.schemaVersion} (< ${CURRENT_SCHEMA_VERSION}): the v25 generation (recoverable only agent_close/ws_orphan_reap, no completed-handoff clause, no profile fence, no epoch window, a throwing JSON extract in repair-routing)`};
+		return {
+			ruleSet: 'v25',
+			reason: `sessions.last_activity_at exists and schema_version is ${facts.schemaVersion} (< ${CURRENT_SCHEMA_VERSION}): the v25 generation (recoverable only agent_close/ws_orphan_reap, no completed-handoff clause, no profile fence, no epoch window, a throwing JSON extract in repair-routing)`,
+		};
 	}
 
-	return {ruleSet: 'v30', reason: facts.schemaVersion === null
-		? 'sessions.last_activity_at exists and there is no readable schema_version: taken as current Hermes (v30 rules)'
-		: `schema_version ${facts.schemaVersion}: current Hermes (v30 rules: four recoverable reasons, completed handoffs, profile fence, epoch window)`};
+	return {
+		ruleSet: 'v30',
+		reason:
+			facts.schemaVersion === null
+				? 'sessions.last_activity_at exists and there is no readable schema_version: taken as current Hermes (v30 rules)'
+				: `schema_version ${facts.schemaVersion}: current Hermes (v30 rules: four recoverable reasons, completed handoffs, profile fence, epoch window)`,
+	};
 }

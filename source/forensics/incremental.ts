@@ -7,7 +7,16 @@
  */
 import {detectReapChurn} from './reap-churn.js';
 import {elsewhereOf} from './elsewhere.js';
-import {type Analysis, type AnalyzeOptions, analyze, collectFindings, hasCorruptTime, repairRoutingOf, rollbacksOf, splitListed} from './analyze.js';
+import {
+	type Analysis,
+	type AnalyzeOptions,
+	analyze,
+	collectFindings,
+	hasCorruptTime,
+	repairRoutingOf,
+	rollbacksOf,
+	splitListed,
+} from './analyze.js';
 import {CURRENT_RULE_SET, rulesFor} from './generations.js';
 import {upgradeChanges} from './upgrade.js';
 import {updateLineage} from './lineage.js';
@@ -39,7 +48,15 @@ export function derivedFrom(analysis: Analysis): Derivation | undefined {
 const FULL_RATIO = 0.1;
 
 function orphanSignature(o: OrphanVerdict): string {
-	return JSON.stringify([o.verdict, o.donorId, o.sessionKey, o.reasonKind, o.messageCount, o.lastActive, o.candidateDonors]);
+	return JSON.stringify([
+		o.verdict,
+		o.donorId,
+		o.sessionKey,
+		o.reasonKind,
+		o.messageCount,
+		o.lastActive,
+		o.candidateDonors,
+	]);
 }
 
 type Lookup = (id: string) => SessionRecord | undefined;
@@ -64,7 +81,13 @@ function chatKeysOf(o: OrphanVerdict, byId: Pick<ReadonlyMap<string, SessionReco
  * the contiguity window of an orphan of its source. (Most commits append messages to a live keyed
  * session whose last activity is now, far from any orphan's start.)
  */
-function orphansUnmoved(previous: Analysis, old: Lookup, byId: ReadonlyMap<string, SessionRecord>, changed: ReadonlySet<string>, gap: number): boolean {
+function orphansUnmoved(
+	previous: Analysis,
+	old: Lookup,
+	byId: ReadonlyMap<string, SessionRecord>,
+	changed: ReadonlySet<string>,
+	gap: number,
+): boolean {
 	const orphans = previous.listed;
 	for (const id of changed) {
 		for (const s of [old(id), byId.get(id)]) {
@@ -87,7 +110,7 @@ function orphansUnmoved(previous: Analysis, old: Lookup, byId: ReadonlyMap<strin
 
 			for (const o of orphans) {
 				const started = old(o.orphanId)?.startedAtRaw;
-				const start = (typeof started === 'bigint' ? Number(started) : (typeof started === 'number' ? started : 0)) || 0;
+				const start = (typeof started === 'bigint' ? Number(started) : typeof started === 'number' ? started : 0) || 0;
 				if (o.source === s.source && la >= start - gap && la <= start + gap) {
 					return false;
 				}
@@ -141,7 +164,11 @@ function chatTuple(chat: ChatRouting): string {
 
 /** Does the chat's verdict name one of these sessions anywhere? (No allocation: this runs over every chat.) */
 function namesAny(chat: ChatRouting, ids: ReadonlySet<string>): boolean {
-	if ((chat.restartResolvesTo !== null && ids.has(chat.restartResolvesTo)) || (chat.newestActivityIn !== null && ids.has(chat.newestActivityIn)) || (chat.routingEntry !== null && ids.has(chat.routingEntry))) {
+	if (
+		(chat.restartResolvesTo !== null && ids.has(chat.restartResolvesTo)) ||
+		(chat.newestActivityIn !== null && ids.has(chat.newestActivityIn)) ||
+		(chat.routingEntry !== null && ids.has(chat.routingEntry))
+	) {
 		return true;
 	}
 
@@ -169,7 +196,11 @@ function namesAny(chat: ChatRouting, ids: ReadonlySet<string>): boolean {
 export type SharedIndex = {byId: Map<string, SessionRecord>; before: ReadonlyMap<string, SessionRecord | undefined>};
 
 /** Current Hermes' repair-routing fails on a few rows (repair-routing-crash.ts): where it did, or a changed row may make it, the analysis is redone in full. */
-function crashMayMove(previous: Analysis, changed: ReadonlySet<string>, find: (id: string) => SessionRecord | undefined): boolean {
+function crashMayMove(
+	previous: Analysis,
+	changed: ReadonlySet<string>,
+	find: (id: string) => SessionRecord | undefined,
+): boolean {
 	if (previous.repairRoutingCrash !== null) {
 		return true;
 	}
@@ -189,13 +220,31 @@ function crashMayMove(previous: Analysis, changed: ReadonlySet<string>, find: (i
  * @param changed ids of sessions added, updated or removed since `previous.snapshot`.
  * @param lookup the new record of a changed id (the caller's index); found in the snapshot otherwise.
  */
-export function analyzeIncremental(previous: Analysis, snapshot: Snapshot, changed: ReadonlySet<string>, options: AnalyzeOptions = {}, lookup?: (id: string) => SessionRecord | undefined, shared?: SharedIndex): Analysis {
+export function analyzeIncremental(
+	previous: Analysis,
+	snapshot: Snapshot,
+	changed: ReadonlySet<string>,
+	options: AnalyzeOptions = {},
+	lookup?: (id: string) => SessionRecord | undefined,
+	shared?: SharedIndex,
+): Analysis {
 	const maxGapSeconds = options.maxGapSeconds ?? previous.maxGapSeconds;
-	const routingMoved = previous.snapshot.routing !== snapshot.routing && JSON.stringify(previous.snapshot.routing) !== JSON.stringify(snapshot.routing);
+	const routingMoved =
+		previous.snapshot.routing !== snapshot.routing &&
+		JSON.stringify(previous.snapshot.routing) !== JSON.stringify(snapshot.routing);
 	// A store of an older generation is analysed twice (today and after an upgrade): always in full (rare, and small).
-	const contextMoved = snapshot.ruleSet !== CURRENT_RULE_SET || snapshot.ruleSet !== previous.snapshot.ruleSet || snapshot.owner !== previous.snapshot.owner
-		|| snapshot.routingScope !== previous.snapshot.routingScope || (snapshot.legacyRouting !== previous.snapshot.legacyRouting && JSON.stringify(snapshot.legacyRouting) !== JSON.stringify(previous.snapshot.legacyRouting));
-	if (changed.size > snapshot.sessions.length * FULL_RATIO || maxGapSeconds !== previous.maxGapSeconds || contextMoved) {
+	const contextMoved =
+		snapshot.ruleSet !== CURRENT_RULE_SET ||
+		snapshot.ruleSet !== previous.snapshot.ruleSet ||
+		snapshot.owner !== previous.snapshot.owner ||
+		snapshot.routingScope !== previous.snapshot.routingScope ||
+		(snapshot.legacyRouting !== previous.snapshot.legacyRouting &&
+			JSON.stringify(snapshot.legacyRouting) !== JSON.stringify(previous.snapshot.legacyRouting));
+	if (
+		changed.size > snapshot.sessions.length * FULL_RATIO ||
+		maxGapSeconds !== previous.maxGapSeconds ||
+		contextMoved
+	) {
 		return analyze(snapshot, {maxGapSeconds});
 	}
 
@@ -217,7 +266,9 @@ export function analyzeIncremental(previous: Analysis, snapshot: Snapshot, chang
 	}
 
 	const carried = carryOf(previous);
-	const old: Lookup = shared ? id => (shared.before.has(id) ? shared.before.get(id) : shared.byId.get(id)) : id => previous.byId.get(id);
+	const old: Lookup = shared
+		? id => (shared.before.has(id) ? shared.before.get(id) : shared.byId.get(id))
+		: id => previous.byId.get(id);
 	const byId = shared ? shared.byId : new Map(previous.byId);
 	// With a shared index the previous analysis is consumed: its key index and corrupt list are
 	// taken over and patched in place. Otherwise they are copied, and a key's list on first change.
@@ -276,7 +327,9 @@ export function analyzeIncremental(previous: Analysis, snapshot: Snapshot, chang
 
 	const lineage = updateLineage(previous.lineage, byId, changed);
 	const rules = rulesFor(CURRENT_RULE_SET);
-	const orphans = orphansUnmoved(previous, old, byId, changed, maxGapSeconds) ? previous.listed : repairRoutingOf(snapshot, rules, maxGapSeconds, byId).listed;
+	const orphans = orphansUnmoved(previous, old, byId, changed, maxGapSeconds)
+		? previous.listed
+		: repairRoutingOf(snapshot, rules, maxGapSeconds, byId).listed;
 
 	// The chats a change can reach.
 	const affected = new Set<string>();
@@ -356,7 +409,21 @@ export function analyzeIncremental(previous: Analysis, snapshot: Snapshot, chang
 		}
 	}
 
-	const fresh = new Map(analyzeRouting({sessions: snapshot.sessions, byId, routing: snapshot.routing, legacyRouting: snapshot.legacyRouting, routingScope: snapshot.routingScope, lineage, orphans, rules, owner: snapshot.owner, onlyKeys: affected, byKey}).map(c => [c.sessionKey, c]));
+	const fresh = new Map(
+		analyzeRouting({
+			sessions: snapshot.sessions,
+			byId,
+			routing: snapshot.routing,
+			legacyRouting: snapshot.legacyRouting,
+			routingScope: snapshot.routingScope,
+			lineage,
+			orphans,
+			rules,
+			owner: snapshot.owner,
+			onlyKeys: affected,
+			byKey,
+		}).map(c => [c.sessionKey, c]),
+	);
 	// The previous order, with the affected chats replaced or dropped; new keys appended and sorted in.
 	const routing: ChatRouting[] = [];
 	let added = false;
@@ -378,18 +445,48 @@ export function analyzeIncremental(previous: Analysis, snapshot: Snapshot, chang
 	}
 
 	if (added) {
-		routing.sort((a, b) => (a.sessionKey < b.sessionKey ? -1 : (a.sessionKey > b.sessionKey ? 1 : 0)));
+		routing.sort((a, b) => (a.sessionKey < b.sessionKey ? -1 : a.sessionKey > b.sessionKey ? 1 : 0));
 	}
 
 	const listed = splitListed(orphans);
 	const rollbacks = rollbacksOf(snapshot, byId, maxGapSeconds);
 	const reapChurns = detectReapChurn(snapshot.sessions);
 	const elsewhere = elsewhereOf(snapshot, {byId, lineage, routing});
-	const findings = collectFindings({...listed, routing, repairRoutingCrash: null, rollbacks, reapChurns, byId, elsewhere: elsewhere.findings}, snapshot.sessions, [...corrupt.values()], undefined, snapshot.missingColumns);
-	const next: Analysis = {snapshot, byId, lineage, ruleSet: rules.ruleSet, rulesLabel: rules.label, ...listed, repairRoutingCrash: null, routing, rollbacks, reapChurns, findings, maxGapSeconds, afterUpgrade: null, upgradeChanges: upgradeChanges({...listed, repairRoutingCrash: null, routing}, null), places: elsewhere.places, newestElsewhere: elsewhere.newestElsewhere, buildRules: null, buildAlternative: null, buildChanges: upgradeChanges({...listed, repairRoutingCrash: null, routing}, null)};
+	const findings = collectFindings(
+		{...listed, routing, repairRoutingCrash: null, rollbacks, reapChurns, byId, elsewhere: elsewhere.findings},
+		snapshot.sessions,
+		[...corrupt.values()],
+		undefined,
+		snapshot.missingColumns,
+	);
+	const next: Analysis = {
+		snapshot,
+		byId,
+		lineage,
+		ruleSet: rules.ruleSet,
+		rulesLabel: rules.label,
+		...listed,
+		repairRoutingCrash: null,
+		routing,
+		rollbacks,
+		reapChurns,
+		findings,
+		maxGapSeconds,
+		afterUpgrade: null,
+		upgradeChanges: upgradeChanges({...listed, repairRoutingCrash: null, routing}, null),
+		places: elsewhere.places,
+		newestElsewhere: elsewhere.newestElsewhere,
+		buildRules: null,
+		buildAlternative: null,
+		buildChanges: upgradeChanges({...listed, repairRoutingCrash: null, routing}, null),
+	};
 	carries.set(next, {byKey, corrupt});
 	derivations.delete(previous);
 	const before = shared ? new Map(shared.before) : undefined;
-	derivations.set(next, {previous, changed, old: before ? id => (before.has(id) ? before.get(id) : byId.get(id)) : id => previous.byId.get(id)});
+	derivations.set(next, {
+		previous,
+		changed,
+		old: before ? id => (before.has(id) ? before.get(id) : byId.get(id)) : id => previous.byId.get(id),
+	});
 	return next;
 }

@@ -59,7 +59,13 @@ export function classifyEdge(parent: SessionRecord | undefined, child: SessionRe
 		}
 	}
 
-	if (parent && parent.endReason !== null && RESET_END_REASONS.has(parent.endReason) && parent.sessionKey && parent.sessionKey === child.sessionKey) {
+	if (
+		parent &&
+		parent.endReason !== null &&
+		RESET_END_REASONS.has(parent.endReason) &&
+		parent.sessionKey &&
+		parent.sessionKey === child.sessionKey
+	) {
 		return {kind: 'reset', rule: `parent ended ${parent.endReason}; same session key (legacy reset successor)`};
 	}
 
@@ -121,11 +127,25 @@ export function buildLineage(sessions: readonly SessionRecord[], byId?: Readonly
  * reason), are recomputed. Never mutates `previous`.
  */
 function sameEdge(a: LineageEdge | undefined, b: LineageEdge | undefined): boolean {
-	return a === b || (a !== undefined && b !== undefined && a.parentId === b.parentId && a.childId === b.childId && a.kind === b.kind && a.via === b.via && a.parentMissing === b.parentMissing && a.rule === b.rule);
+	return (
+		a === b ||
+		(a !== undefined &&
+			b !== undefined &&
+			a.parentId === b.parentId &&
+			a.childId === b.childId &&
+			a.kind === b.kind &&
+			a.via === b.via &&
+			a.parentMissing === b.parentMissing &&
+			a.rule === b.rule)
+	);
 }
 
 /** Did a change move any edge: of a changed session, or of one of its children (an edge depends on both ends)? */
-function edgesMoved(previous: Lineage, byId: ReadonlyMap<string, SessionRecord>, changed: ReadonlySet<string>): boolean {
+function edgesMoved(
+	previous: Lineage,
+	byId: ReadonlyMap<string, SessionRecord>,
+	changed: ReadonlySet<string>,
+): boolean {
 	const edgeNow = (id: string) => {
 		const session = byId.get(id);
 		return session ? edgeOf(session, byId) : undefined;
@@ -147,7 +167,11 @@ function edgesMoved(previous: Lineage, byId: ReadonlyMap<string, SessionRecord>,
 }
 
 /** The children lists, copied from the previous lineage only where a list changes (the rest is shared). */
-function childLists(previous: Lineage): {children: Map<string, LineageEdge[]>; own: (parentId: string) => LineageEdge[] | undefined; adopt: (parentId: string, list: LineageEdge[]) => void} {
+function childLists(previous: Lineage): {
+	children: Map<string, LineageEdge[]>;
+	own: (parentId: string) => LineageEdge[] | undefined;
+	adopt: (parentId: string, list: LineageEdge[]) => void;
+} {
 	const children = new Map(previous.children);
 	const copied = new Set<string>();
 	return {
@@ -170,7 +194,11 @@ function childLists(previous: Lineage): {children: Map<string, LineageEdge[]>; o
 	};
 }
 
-export function updateLineage(previous: Lineage, byId: ReadonlyMap<string, SessionRecord>, changed: ReadonlySet<string>): Lineage {
+export function updateLineage(
+	previous: Lineage,
+	byId: ReadonlyMap<string, SessionRecord>,
+	changed: ReadonlySet<string>,
+): Lineage {
 	// Most changes (messages appended) move no edge: then the previous lineage stands as is.
 	if (!edgesMoved(previous, byId, changed)) {
 		return previous;
@@ -298,7 +326,7 @@ export function lineageTree(id: string, lineage: Lineage, maxNodes = 500): Linea
 	return build(rootId, undefined, 0);
 }
 
-export type TreeLine = {node: LineageNode; /** Box-drawing prefix, e.g. "│  └─ ". */ prefix: string};
+export type TreeLine = {node: LineageNode /** Box-drawing prefix, e.g. "│  └─ ". */; prefix: string};
 
 /** The tree as lines in display order, with box-drawing prefixes. */
 export function flattenTree(root: LineageNode): TreeLine[] {

@@ -33,7 +33,9 @@ function chatSessions(chat: ChatRouting): Set<string> {
 
 export function newestElsewhereOf(chat: ChatRouting, elsewhere: readonly TurnsElsewhere[]): ChatElsewhere | null {
 	const ids = chatSessions(chat);
-	const mine = elsewhere.filter(t => (t.sessionId !== null && ids.has(t.sessionId)) || t.sessionKey === chat.sessionKey);
+	const mine = elsewhere.filter(
+		t => (t.sessionId !== null && ids.has(t.sessionId)) || t.sessionKey === chat.sessionKey,
+	);
 	if (mine.length === 0) {
 		return null;
 	}
@@ -54,7 +56,10 @@ export function newestElsewhereOf(chat: ChatRouting, elsewhere: readonly TurnsEl
 }
 
 /** Per chat with turns elsewhere, in the routing's order. */
-export function newestElsewhere(routing: readonly ChatRouting[], elsewhere: readonly TurnsElsewhere[]): ChatElsewhere[] {
+export function newestElsewhere(
+	routing: readonly ChatRouting[],
+	elsewhere: readonly TurnsElsewhere[],
+): ChatElsewhere[] {
 	if (elsewhere.length === 0) {
 		return [];
 	}

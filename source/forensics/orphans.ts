@@ -15,10 +15,26 @@ export const DEFAULT_MAX_GAP_SECONDS = 900;
  * Surfaces that never carry a gateway routing identity (docs/hermes-rules.md, orphans).
  * `api_server` is not one: the API-server platform keys its rows.
  */
-export const LOCAL_SURFACES: ReadonlySet<string> = new Set(['cli', 'tui', 'desktop', 'subagent', 'cron', 'kanban', 'acp', 'tool', 'recovered', 'oneshot']);
+export const LOCAL_SURFACES: ReadonlySet<string> = new Set([
+	'cli',
+	'tui',
+	'desktop',
+	'subagent',
+	'cron',
+	'kanban',
+	'acp',
+	'tool',
+	'recovered',
+	'oneshot',
+]);
 
 /** Hermes' four refusals; `generations_disagree` is hfx's own (a repair plan holds back what current Hermes would decide otherwise). */
-export type ReasonKind = 'no_predecessor' | 'ambiguous_predecessor' | 'contested_donor' | 'parent_not_keyed' | 'generations_disagree';
+export type ReasonKind =
+	| 'no_predecessor'
+	| 'ambiguous_predecessor'
+	| 'contested_donor'
+	| 'parent_not_keyed'
+	| 'generations_disagree';
 
 export type OrphanVerdict = {
 	orphanId: string;
@@ -58,12 +74,14 @@ export type OrphanOptions = {
 
 /** repair-routing's orphan predicate (the rows its scan lists). */
 export function isOrphanCandidate(s: SessionRecord): boolean {
-	return s.sessionKey === null
-		&& s.hasMessageRows
-		&& s.source !== 'tool'
+	return (
+		s.sessionKey === null &&
+		s.hasMessageRows &&
+		s.source !== 'tool' &&
 		// SQL: json_extract(model_config, '$._branched_from') IS NULL: an empty marker still excludes.
-		&& s.branchedFrom === null
-		&& s.delegateFrom === null;
+		s.branchedFrom === null &&
+		s.delegateFrom === null
+	);
 }
 
 /**
@@ -133,7 +151,11 @@ function activityOf(rules: Rules): (s: SessionRecord) => Cell {
 }
 
 /** Keyed rows of the sources that have orphans, with their last activity: the contiguity candidates. */
-function keyedBySource(sessions: readonly SessionRecord[], sources: ReadonlySet<string>, activity: (s: SessionRecord) => Cell): Map<string, Keyed[]> {
+function keyedBySource(
+	sessions: readonly SessionRecord[],
+	sources: ReadonlySet<string>,
+	activity: (s: SessionRecord) => Cell,
+): Map<string, Keyed[]> {
 	const bySource = new Map<string, Keyed[]>();
 	for (const s of sessions) {
 		if (s.sessionKey === null || !sources.has(s.source)) {
@@ -161,29 +183,71 @@ type Judge = {
 	activity: (s: SessionRecord) => Cell;
 };
 
-type Base = Pick<OrphanVerdict, 'orphanId' | 'source' | 'messageCount' | 'startedAt' | 'lastActive' | 'profileOwner' | 'localSurface'>;
+type Base = Pick<
+	OrphanVerdict,
+	'orphanId' | 'source' | 'messageCount' | 'startedAt' | 'lastActive' | 'profileOwner' | 'localSurface'
+>;
 
-type Outcome = Pick<OrphanVerdict, 'verdict' | 'evidence' | 'donorId' | 'sessionKey' | 'reasonKind' | 'reason' | 'candidateDonors'>;
+type Outcome = Pick<
+	OrphanVerdict,
+	'verdict' | 'evidence' | 'donorId' | 'sessionKey' | 'reasonKind' | 'reason' | 'candidateDonors'
+>;
 
 /** One verdict as one literal in the declared key order (a spread of the base costs ~6 µs a row: thousands of local rows are listed). */
 function verdict(b: Base, o: Outcome): OrphanVerdict {
-	return {orphanId: b.orphanId, source: b.source, messageCount: b.messageCount, startedAt: b.startedAt, lastActive: b.lastActive, verdict: o.verdict, evidence: o.evidence, donorId: o.donorId, sessionKey: o.sessionKey, reasonKind: o.reasonKind, reason: o.reason, candidateDonors: o.candidateDonors, profileOwner: b.profileOwner, localSurface: b.localSurface};
+	return {
+		orphanId: b.orphanId,
+		source: b.source,
+		messageCount: b.messageCount,
+		startedAt: b.startedAt,
+		lastActive: b.lastActive,
+		verdict: o.verdict,
+		evidence: o.evidence,
+		donorId: o.donorId,
+		sessionKey: o.sessionKey,
+		reasonKind: o.reasonKind,
+		reason: o.reason,
+		candidateDonors: o.candidateDonors,
+		profileOwner: b.profileOwner,
+		localSurface: b.localSurface,
+	};
 }
 
 function refused(base: Base, reasonKind: ReasonKind, reason: string, candidateDonors: string[] = []): OrphanVerdict {
-	return verdict(base, {verdict: 'refused', evidence: null, donorId: null, sessionKey: null, reasonKind, reason, candidateDonors});
+	return verdict(base, {
+		verdict: 'refused',
+		evidence: null,
+		donorId: null,
+		sessionKey: null,
+		reasonKind,
+		reason,
+		candidateDonors,
+	});
 }
 
 function byLineage(o: SessionRecord, base: Base, judge: Judge, orphanOwner: string | null): OrphanVerdict {
 	const parent = judge.parents.get(o.parentSessionId!);
 	const fenced = (p: SessionRecord) => judge.rules.profileFence && !passesFence(p, judge.owner, orphanOwner);
 	if (parent !== undefined && parent.sessionKey !== null && parent.source === o.source && !fenced(parent)) {
-		return verdict(base, {verdict: 'adoptable', evidence: 'lineage', donorId: parent.id, sessionKey: parent.sessionKey, reasonKind: null, reason: `recorded lineage: parent ${parent.id} carries ${parent.sessionKey}`, candidateDonors: [parent.id]});
+		return verdict(base, {
+			verdict: 'adoptable',
+			evidence: 'lineage',
+			donorId: parent.id,
+			sessionKey: parent.sessionKey,
+			reasonKind: null,
+			reason: `recorded lineage: parent ${parent.id} carries ${parent.sessionKey}`,
+			candidateDonors: [parent.id],
+		});
 	}
 
-	const detail = parent === undefined
-		? `parent ${o.parentSessionId} is not in this store`
-		: (parent.sessionKey === null ? `parent ${parent.id} (${parent.source || 'no source'}) has no session key` : (parent.source === o.source ? `parent ${parent.id} belongs to another profile` : `parent ${parent.id} is a ${parent.source || 'sourceless'} row, this is ${o.source || 'sourceless'}`));
+	const detail =
+		parent === undefined
+			? `parent ${o.parentSessionId} is not in this store`
+			: parent.sessionKey === null
+				? `parent ${parent.id} (${parent.source || 'no source'}) has no session key`
+				: parent.source === o.source
+					? `parent ${parent.id} belongs to another profile`
+					: `parent ${parent.id} is a ${parent.source || 'sourceless'} row, this is ${o.source || 'sourceless'}`;
 	return refused(base, 'parent_not_keyed', `parent session carries no gateway identity of this source (${detail})`);
 }
 
@@ -196,32 +260,59 @@ function byContiguity(o: SessionRecord, base: Base, judge: Judge, orphanOwner: s
 	// Python: `started = orphan["started_at"] or 0`; a TEXT cell would make Hermes raise.
 	const startedCell = o.startedAtRaw;
 	if (startedCell !== null && typeof startedCell !== 'number' && typeof startedCell !== 'bigint') {
-		return refused(base, 'no_predecessor', `started_at is not a number (${JSON.stringify(String(startedCell)).slice(0, 40)}): no time window can be placed (Hermes' own repair-routing would fail on this row)`);
+		return refused(
+			base,
+			'no_predecessor',
+			`started_at is not a number (${JSON.stringify(String(startedCell)).slice(0, 40)}): no time window can be placed (Hermes' own repair-routing would fail on this row)`,
+		);
 	}
 
 	// Any stored number counts as is, even one outside the epoch window (inf gives an empty window).
 	const started = (typeof startedCell === 'bigint' ? Number(startedCell) : startedCell) || 0;
 	const {gap} = judge;
 	const oLast = judge.activity(o);
-	const candidates = oLast === null ? [] : (judge.keyed.get(o.source) ?? [])
-		.filter(({row, lastActive: la}) => row.id !== o.id
-			&& compatibleUsers(row.userId, o.userId)
-			&& between(la, started - gap, started + gap)
-			&& compareCells(la, oLast) < 0
-			&& (!judge.rules.profileFence || passesFence(row, judge.owner, orphanOwner)))
-		.sort((a, b) => compareCells(b.lastActive, a.lastActive) || (a.row.id < b.row.id ? 1 : -1))
-		.slice(0, 2);
+	const candidates =
+		oLast === null
+			? []
+			: (judge.keyed.get(o.source) ?? [])
+					.filter(
+						({row, lastActive: la}) =>
+							row.id !== o.id &&
+							compatibleUsers(row.userId, o.userId) &&
+							between(la, started - gap, started + gap) &&
+							compareCells(la, oLast) < 0 &&
+							(!judge.rules.profileFence || passesFence(row, judge.owner, orphanOwner)),
+					)
+					.sort((a, b) => compareCells(b.lastActive, a.lastActive) || (a.row.id < b.row.id ? 1 : -1))
+					.slice(0, 2);
 	if (candidates.length === 0) {
-		return refused(base, 'no_predecessor', `no keyed predecessor fell quiet within ${formatGap(gap)}s of this session's start`);
+		return refused(
+			base,
+			'no_predecessor',
+			`no keyed predecessor fell quiet within ${formatGap(gap)}s of this session's start`,
+		);
 	}
 
 	if (candidates.length > 1) {
-		return refused(base, 'ambiguous_predecessor', 'ambiguous: more than one keyed predecessor matches this window', candidates.map(c => c.row.id));
+		return refused(
+			base,
+			'ambiguous_predecessor',
+			'ambiguous: more than one keyed predecessor matches this window',
+			candidates.map(c => c.row.id),
+		);
 	}
 
 	const donor = candidates[0]!;
 	const quietFor = started - (numeric(donor.lastActive) ?? started);
-	return verdict(base, {verdict: 'adoptable', evidence: 'contiguity', donorId: donor.row.id, sessionKey: donor.row.sessionKey, reasonKind: null, reason: `the only keyed ${o.source} row that fell quiet within ${formatGap(gap)}s of this session's start (${quietFor >= 0 ? `${Math.round(quietFor)}s before` : `${Math.round(-quietFor)}s after`} it)`, candidateDonors: [donor.row.id]});
+	return verdict(base, {
+		verdict: 'adoptable',
+		evidence: 'contiguity',
+		donorId: donor.row.id,
+		sessionKey: donor.row.sessionKey,
+		reasonKind: null,
+		reason: `the only keyed ${o.source} row that fell quiet within ${formatGap(gap)}s of this session's start (${quietFor >= 0 ? `${Math.round(quietFor)}s before` : `${Math.round(-quietFor)}s after`} it)`,
+		candidateDonors: [donor.row.id],
+	});
 }
 
 /** Contest pass: two or more adoptable orphans naming the same donor are all refused (they keep donor and evidence). */
@@ -250,7 +341,9 @@ export function findOrphans(sessions: readonly SessionRecord[], options: OrphanO
 	const rules = options.rules ?? rulesFor('v30');
 	const owner = options.owner;
 	// ORDER BY started_at ASC, in SQLite's order of cells (NULL, numbers, TEXT, BLOBs).
-	const orphans = sessions.filter(isOrphanCandidate).sort((a, b) => compareCells(a.startedAtRaw, b.startedAtRaw) || (a.id < b.id ? -1 : 1));
+	const orphans = sessions
+		.filter(isOrphanCandidate)
+		.sort((a, b) => compareCells(a.startedAtRaw, b.startedAtRaw) || (a.id < b.id ? -1 : 1));
 	const activity = activityOf(rules);
 	const judge: Judge = {
 		rules,

@@ -35,8 +35,12 @@ function haltEvidence(v: PlaceVerdicts): {parts: string[]; turns: number; when: 
 	let turns = 0;
 	const times: number[] = [];
 	for (const c of v.captures) {
-		const image = c.capture.imageProblem ? `its image cannot be read (${c.capture.imageProblem})` : `${plural(c.turns, 'turn')} committed there ${c.turns === 1 ? 'is' : 'are'} not in the live store${c.newestAt === null ? '' : ` (newest ${utcWords(c.newestAt)})`}`;
-		parts.push(`Hermes retired its WAL to ${c.capture.name} at ${utcWords(c.at)}${c.pid === null ? '' : ` (pid ${c.pid}${c.capture.manifest?.trigger ? `, ${c.capture.manifest.trigger}` : ''})`}${c.capture.partial ? ', a capture that never completed' : ''}: ${image}`);
+		const image = c.capture.imageProblem
+			? `its image cannot be read (${c.capture.imageProblem})`
+			: `${plural(c.turns, 'turn')} committed there ${c.turns === 1 ? 'is' : 'are'} not in the live store${c.newestAt === null ? '' : ` (newest ${utcWords(c.newestAt)})`}`;
+		parts.push(
+			`Hermes retired its WAL to ${c.capture.name} at ${utcWords(c.at)}${c.pid === null ? '' : ` (pid ${c.pid}${c.capture.manifest?.trigger ? `, ${c.capture.manifest.trigger}` : ''})`}${c.capture.partial ? ', a capture that never completed' : ''}: ${image}`,
+		);
 		turns += c.turns;
 		if (c.at !== null) {
 			times.push(c.at);
@@ -53,7 +57,9 @@ function haltEvidence(v: PlaceVerdicts): {parts: string[]; turns: number; when: 
 
 	const drops = v.spool.filter(s => s.file.shape === 'transcript_cap_drop');
 	if (drops.length > 0) {
-		parts.push(`${plural(drops.length, 'spool file')} in pending_messages/ ${drops.length === 1 ? 'holds a message' : 'hold messages'} the transcript queue dropped while writes were refused`);
+		parts.push(
+			`${plural(drops.length, 'spool file')} in pending_messages/ ${drops.length === 1 ? 'holds a message' : 'hold messages'} the transcript queue dropped while writes were refused`,
+		);
 		turns += drops.reduce((n, s) => n + s.file.messages, 0);
 		times.push(...drops.flatMap(s => (s.file.ts === null ? [] : [s.file.ts])));
 	}
@@ -68,12 +74,19 @@ export function writeHaltFinding(v: PlaceVerdicts, chats: readonly ChatElsewhere
 		return null;
 	}
 
-	const newest = chats.filter(c => c.newerThanStore).map(c => `the newest message of ${c.sessionKey} is in ${homeRelative(v.home, c.newestFile)} (${utcWords(c.newestAt)}), not in state.db`);
+	const newest = chats
+		.filter(c => c.newerThanStore)
+		.map(
+			c =>
+				`the newest message of ${c.sessionKey} is in ${homeRelative(v.home, c.newestFile)} (${utcWords(c.newestAt)}), not in state.db`,
+		);
 	const who = pids.length > 0 ? ` by pid ${pids.join(', ')}` : '';
 	return {
 		severity: turns > 0 ? 'critical' : 'warning',
 		kind: 'write-halt',
-		subject: v.captures[0]?.capture.name ?? homeRelative(v.home, v.diverted.find(d => d.kind === 'diverted')?.file.path ?? 'pending_messages'),
+		subject:
+			v.captures[0]?.capture.name ??
+			homeRelative(v.home, v.diverted.find(d => d.kind === 'diverted')?.file.path ?? 'pending_messages'),
 		title: `WRITE HALT at ${utcWords(when)}${who}: ${plural(turns, 'turn')} diverted out of state.db`,
 		detail: `${[...parts, ...newest].join('; ')} (certain: these files exist; strong: their turns are missing from state.db)`,
 		next: 'do not delete these files nor restart the gateway to clean up: copy the home aside (cp -a) first; Hermes never replays a capture or a diverted transcript: inspect the capture with `hermes sessions recover --inspect-only` and import the turns by hand',
@@ -95,7 +108,14 @@ export function unreplayedFindings(v: PlaceVerdicts): Finding[] {
 		};
 	});
 	if (refused.length > MAX_SPOOL_FINDINGS) {
-		findings.push({severity: 'warning', kind: 'unreplayed-turns', subject: 'pending_messages', title: `${refused.length - MAX_SPOOL_FINDINGS} more spool files Hermes will not replay`, detail: 'see hfx files for each', next: 'copy pending_messages/ aside (cp -a) before anything else'});
+		findings.push({
+			severity: 'warning',
+			kind: 'unreplayed-turns',
+			subject: 'pending_messages',
+			title: `${refused.length - MAX_SPOOL_FINDINGS} more spool files Hermes will not replay`,
+			detail: 'see hfx files for each',
+			next: 'copy pending_messages/ aside (cp -a) before anything else',
+		});
 	}
 
 	return findings;

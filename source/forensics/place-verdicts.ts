@@ -23,10 +23,24 @@ export type JsonlVerdict = {
 /** `unknown`: hfx did not read it (a link, a FIFO, unreadable by this user): what it holds is not known. */
 export type SpoolVerdict = {file: SpoolFile; replay: 'will' | 'will-not' | 'unknown'; why: string};
 
-export type CaptureVerdict = {capture: RetiredCapture; at: number | null; pid: number | null; turns: number; newestAt: number | null; sessions: number};
+export type CaptureVerdict = {
+	capture: RetiredCapture;
+	at: number | null;
+	pid: number | null;
+	turns: number;
+	newestAt: number | null;
+	sessions: number;
+};
 
 /** Turns in one file the live store lacks, for one session (or routing key). */
-export type TurnsElsewhere = {file: string; kind: 'diverted' | 'spool' | 'capture'; sessionId: string | null; sessionKey: string | null; turns: number; newestAt: number | null};
+export type TurnsElsewhere = {
+	file: string;
+	kind: 'diverted' | 'spool' | 'capture';
+	sessionId: string | null;
+	sessionKey: string | null;
+	turns: number;
+	newestAt: number | null;
+};
 
 export type PlaceVerdicts = {
 	home: string;
@@ -55,34 +69,79 @@ export function judgeJsonl(file: JsonlFile, row: SessionRecord | undefined): Jso
 	const times = file.timestamps.filter((t): t is number => t !== null);
 	const newest = extreme(times, 1);
 	if (file.olderThanRow) {
-		return {file, kind: 'legacy', why: 'last written before the row\'s newest message: a legacy transcript of rows already in the store (not read; Hermes no longer reads it)', turns: 0, newestAt: null, firstAt: null};
+		return {
+			file,
+			kind: 'legacy',
+			why: "last written before the row's newest message: a legacy transcript of rows already in the store (not read; Hermes no longer reads it)",
+			turns: 0,
+			newestAt: null,
+			firstAt: null,
+		};
 	}
 
 	if (file.lines === 0) {
-		return {file, kind: 'unknown', why: file.problem ?? 'no line is a JSON object', turns: 0, newestAt: null, firstAt: null};
+		return {
+			file,
+			kind: 'unknown',
+			why: file.problem ?? 'no line is a JSON object',
+			turns: 0,
+			newestAt: null,
+			firstAt: null,
+		};
 	}
 
 	if (!row) {
-		return {file, kind: 'diverted', why: 'it names a session absent from the store', turns: file.lines, newestAt: newest, firstAt: extreme(times, -1)};
+		return {
+			file,
+			kind: 'diverted',
+			why: 'it names a session absent from the store',
+			turns: file.lines,
+			newestAt: newest,
+			firstAt: extreme(times, -1),
+		};
 	}
 
 	if (times.length === 0) {
-		return {file, kind: 'unknown', why: 'no line carries a timestamp: a diverted transcript cannot be told from a legacy one', turns: 0, newestAt: null, firstAt: null};
+		return {
+			file,
+			kind: 'unknown',
+			why: 'no line carries a timestamp: a diverted transcript cannot be told from a legacy one',
+			turns: 0,
+			newestAt: null,
+			firstAt: null,
+		};
 	}
 
 	const floor = row.newestMessageAt;
 	const newer = floor === null ? times : times.filter(t => t > floor + SAME_INSTANT);
 	if (newer.length === 0) {
-		return {file, kind: 'legacy', why: 'every line is at or before the row\'s newest message: a legacy transcript of rows already in the store (Hermes no longer reads it)', turns: 0, newestAt: newest, firstAt: null};
+		return {
+			file,
+			kind: 'legacy',
+			why: "every line is at or before the row's newest message: a legacy transcript of rows already in the store (Hermes no longer reads it)",
+			turns: 0,
+			newestAt: newest,
+			firstAt: null,
+		};
 	}
 
-	return {file, kind: 'diverted', why: floor === null ? 'the row holds no message; these lines are its turns' : `${newer.length} line${newer.length === 1 ? ' is' : 's are'} newer than the row's newest message`, turns: newer.length, newestAt: extreme(newer, 1), firstAt: extreme(newer, -1)};
+	return {
+		file,
+		kind: 'diverted',
+		why:
+			floor === null
+				? 'the row holds no message; these lines are its turns'
+				: `${newer.length} line${newer.length === 1 ? ' is' : 's are'} newer than the row's newest message`,
+		turns: newer.length,
+		newestAt: extreme(newer, 1),
+		firstAt: extreme(newer, -1),
+	};
 }
 
 const SHAPE_WORDS: Record<SpoolFile['shape'], string> = {
 	transcript_cap_drop: 'a message the full transcript queue dropped while state.db refused writes',
 	shutdown: 'a message queued at shutdown',
-	agent_history: 'an agent\'s unpersisted transcript, saved at shutdown',
+	agent_history: "an agent's unpersisted transcript, saved at shutdown",
 	unreadable: 'a spool file',
 };
 
@@ -98,20 +157,40 @@ export function judgeSpool(file: SpoolFile, start: GatewayStart | null = null): 
 	}
 
 	if (file.shape === 'agent_history') {
-		return {file, replay: 'will-not', why: 'Hermes skips agent-history snapshots at start ("meant for manual operator recovery")'};
+		return {
+			file,
+			replay: 'will-not',
+			why: 'Hermes skips agent-history snapshots at start ("meant for manual operator recovery")',
+		};
 	}
 
 	if (file.sessionId === null) {
-		return {file, replay: 'will-not', why: 'it names no session id: Hermes keeps it and logs "Cannot recover pending message … no session_id"'};
+		return {
+			file,
+			replay: 'will-not',
+			why: 'it names no session id: Hermes keeps it and logs "Cannot recover pending message … no session_id"',
+		};
 	}
 
 	if (start !== null && file.mtimeMs / 1000 < start.at) {
-		return {file, replay: 'will-not', why: `still here after the gateway (pid ${start.pid}) started at ${new Date(Math.floor(start.at) * 1000).toISOString().slice(0, 19).replace('T', ' ')}Z: its start replays and deletes every spool file it can, so Hermes could not or would not replay this one`};
+		return {
+			file,
+			replay: 'will-not',
+			why: `still here after the gateway (pid ${start.pid}) started at ${new Date(Math.floor(start.at) * 1000).toISOString().slice(0, 19).replace('T', ' ')}Z: its start replays and deletes every spool file it can, so Hermes could not or would not replay this one`,
+		};
 	}
 
 	return file.shape === 'transcript_cap_drop'
-		? {file, replay: 'will', why: 'Hermes replays it on the session\'s next successful flush or the next gateway start, with role, content and time only (tool calls and reasoning are not restored)'}
-		: {file, replay: 'will', why: 'Hermes replays it at the next gateway start as a user message with its original time'};
+		? {
+				file,
+				replay: 'will',
+				why: "Hermes replays it on the session's next successful flush or the next gateway start, with role, content and time only (tool calls and reasoning are not restored)",
+			}
+		: {
+				file,
+				replay: 'will',
+				why: 'Hermes replays it at the next gateway start as a user message with its original time',
+			};
 }
 
 export function judgeCapture(capture: RetiredCapture): CaptureVerdict {
@@ -123,14 +202,48 @@ export function judgeCapture(capture: RetiredCapture): CaptureVerdict {
 		}
 	}
 
-	return {capture, at: capture.manifest?.capturedAt ?? capture.nameAt, pid: capture.manifest?.pid ?? capture.namePid, turns: turns.reduce((n, t) => n + t.turns, 0), newestAt, sessions: turns.length};
+	return {
+		capture,
+		at: capture.manifest?.capturedAt ?? capture.nameAt,
+		pid: capture.manifest?.pid ?? capture.namePid,
+		turns: turns.reduce((n, t) => n + t.turns, 0),
+		newestAt,
+		sessions: turns.length,
+	};
 }
 
 function elsewhereOf(diverted: JsonlVerdict[], spool: SpoolVerdict[], captures: CaptureVerdict[]): TurnsElsewhere[] {
 	const out: TurnsElsewhere[] = [
-		...diverted.filter(v => v.kind === 'diverted' && v.turns > 0).map(v => ({file: v.file.path, kind: 'diverted' as const, sessionId: v.file.sessionId, sessionKey: null, turns: v.turns, newestAt: v.newestAt})),
-		...spool.filter(v => v.file.messages > 0).map(v => ({file: v.file.path, kind: 'spool' as const, sessionId: v.file.sessionId, sessionKey: v.file.shape === 'shutdown' ? v.file.sessionKey : null, turns: v.file.messages, newestAt: v.file.newestAt})),
-		...captures.flatMap(c => (c.capture.turns ?? []).map(t => ({file: c.capture.path, kind: 'capture' as const, sessionId: t.sessionId, sessionKey: null, turns: t.turns, newestAt: t.newestAt}))),
+		...diverted
+			.filter(v => v.kind === 'diverted' && v.turns > 0)
+			.map(v => ({
+				file: v.file.path,
+				kind: 'diverted' as const,
+				sessionId: v.file.sessionId,
+				sessionKey: null,
+				turns: v.turns,
+				newestAt: v.newestAt,
+			})),
+		...spool
+			.filter(v => v.file.messages > 0)
+			.map(v => ({
+				file: v.file.path,
+				kind: 'spool' as const,
+				sessionId: v.file.sessionId,
+				sessionKey: v.file.shape === 'shutdown' ? v.file.sessionKey : null,
+				turns: v.file.messages,
+				newestAt: v.file.newestAt,
+			})),
+		...captures.flatMap(c =>
+			(c.capture.turns ?? []).map(t => ({
+				file: c.capture.path,
+				kind: 'capture' as const,
+				sessionId: t.sessionId,
+				sessionKey: null,
+				turns: t.turns,
+				newestAt: t.newestAt,
+			})),
+		),
 	];
 	return out.sort((a, b) => (b.newestAt ?? 0) - (a.newestAt ?? 0));
 }
@@ -139,5 +252,13 @@ export function judgePlaces(places: Places, byId: ReadonlyMap<string, SessionRec
 	const diverted = places.diverted.map(f => judgeJsonl(f, byId.get(f.sessionId)));
 	const spool = places.spool.map(f => judgeSpool(f, places.gatewayStart));
 	const captures = places.captures.map(judgeCapture);
-	return {home: places.home, diverted, spool, captures, before: places.before, notes: places.notes, elsewhere: elsewhereOf(diverted, spool, captures)};
+	return {
+		home: places.home,
+		diverted,
+		spool,
+		captures,
+		before: places.before,
+		notes: places.notes,
+		elsewhere: elsewhereOf(diverted, spool, captures),
+	};
 }

@@ -66,7 +66,14 @@ export type RetiredCapture = {
 	nameAt: number | null;
 	namePid: number | null;
 	/** From manifest.json (null when absent or unreadable). */
-	manifest: {pid: number | null; capturedAt: number | null; trigger: string | null; database: string | null; mainMode: string | null; walBytes: number | null} | null;
+	manifest: {
+		pid: number | null;
+		capturedAt: number | null;
+		trigger: string | null;
+		database: string | null;
+		mainMode: string | null;
+		walBytes: number | null;
+	} | null;
 	manifestProblem: PlaceProblem;
 	/** The names inside the folder. */
 	files: string[];
@@ -78,7 +85,15 @@ export type RetiredCapture = {
 export type BeforeImageKind = 'emergency-snapshot' | 'quick-snapshot' | 'backup-zip' | 'replaced-store';
 
 /** A "before" image or a store Hermes set aside (§2.4–2.6): listed, never replayed. */
-export type BeforeImage = {path: string; name: string; kind: BeforeImageKind; at: number | null; pid: number | null; size: number | null; problem: PlaceProblem};
+export type BeforeImage = {
+	path: string;
+	name: string;
+	kind: BeforeImageKind;
+	at: number | null;
+	pid: number | null;
+	size: number | null;
+	problem: PlaceProblem;
+};
 
 /** The home's gateway, running now, and when it started (epoch seconds): its start replayed the spool. */
 export type GatewayStart = {pid: number; at: number};

@@ -57,14 +57,24 @@ export function repairRoutingCrashOf(sessions: readonly SessionRecord[], rules: 
 
 	const json = first(sessions.filter(s => failsJsonExtract(s, rules)));
 	if (json) {
-		const cell = json.hasMessageRows ? 'with messages' : 'without messages: the query reads model_config before it looks for messages';
-		return {sessionId: json.id, error: 'sqlite3.OperationalError: malformed JSON', note: `Hermes ${rules.ruleSet}'s repair-routing reads model_config with a throwing json_extract on every keyless row that is not a tool row, and session ${json.id} (${json.source || 'no source'}, keyless, ${cell}) holds a model_config that is not JSON: the dry run and --apply both stop before listing any orphan`};
+		const cell = json.hasMessageRows
+			? 'with messages'
+			: 'without messages: the query reads model_config before it looks for messages';
+		return {
+			sessionId: json.id,
+			error: 'sqlite3.OperationalError: malformed JSON',
+			note: `Hermes ${rules.ruleSet}'s repair-routing reads model_config with a throwing json_extract on every keyless row that is not a tool row, and session ${json.id} (${json.source || 'no source'}, keyless, ${cell}) holds a model_config that is not JSON: the dry run and --apply both stop before listing any orphan`,
+		};
 	}
 
 	const window = first(sessions.filter(s => isOrphanCandidate(s) && failsWindow(s) !== null));
 	if (window) {
 		const operand = failsWindow(window)!;
-		return {sessionId: window.id, error: `TypeError: unsupported operand type(s) for -: '${operand}' and 'float'`, note: `Hermes ${rules.ruleSet}'s repair-routing lists session ${window.id} (${window.source || 'no source'}, keyless, no parent) and places its time window at started_at - gap, but its started_at is ${operand === 'str' ? 'TEXT' : 'a BLOB'} (${JSON.stringify(String(window.startedAtRaw)).slice(0, 40)}): the command raises TypeError, prints nothing and adopts nothing`};
+		return {
+			sessionId: window.id,
+			error: `TypeError: unsupported operand type(s) for -: '${operand}' and 'float'`,
+			note: `Hermes ${rules.ruleSet}'s repair-routing lists session ${window.id} (${window.source || 'no source'}, keyless, no parent) and places its time window at started_at - gap, but its started_at is ${operand === 'str' ? 'TEXT' : 'a BLOB'} (${JSON.stringify(String(window.startedAtRaw)).slice(0, 40)}): the command raises TypeError, prints nothing and adopts nothing`,
+		};
 	}
 
 	return null;

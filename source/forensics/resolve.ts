@@ -26,8 +26,11 @@ export function resolveSessionId(ids: Iterable<string>, query: string): Resoluti
 		return {ok: true, id: query};
 	}
 
-	const matches = query === '' ? [] : all.filter(id => id.startsWith(query) || (query.length >= 4 && suffixOf(id).startsWith(query)));
-	return matches.length === 1 ? {ok: true, id: matches[0]!} : {ok: false, problem: matches.length === 0 ? 'none' : 'ambiguous', query, matches: matches.sort()};
+	const matches =
+		query === '' ? [] : all.filter(id => id.startsWith(query) || (query.length >= 4 && suffixOf(id).startsWith(query)));
+	return matches.length === 1
+		? {ok: true, id: matches[0]!}
+		: {ok: false, problem: matches.length === 0 ? 'none' : 'ambiguous', query, matches: matches.sort()};
 }
 
 /** Why a session name did not resolve, in words (at most three matches named). */

@@ -104,8 +104,21 @@ function orderCandidates(rows: SessionRecord[], rules: Rules, messagesFirst: boo
 }
 
 /** One candidate's verdict (a literal in the declared key order: the JSON output lists them so). */
-function candidateVerdict(s: SessionRecord, query: CandidateVerdict['query'], rules: Rules, admitted: boolean, rule: string): CandidateVerdict {
-	return {sessionId: s.id, query, hasMessages: hasMessages(s), orderKey: rules.finder === 'recency' ? recencyKey(s) : s.startedAtRaw, admitted, rule};
+function candidateVerdict(
+	s: SessionRecord,
+	query: CandidateVerdict['query'],
+	rules: Rules,
+	admitted: boolean,
+	rule: string,
+): CandidateVerdict {
+	return {
+		sessionId: s.id,
+		query,
+		hasMessages: hasMessages(s),
+		orderKey: rules.finder === 'recency' ? recencyKey(s) : s.startedAtRaw,
+		admitted,
+		rule,
+	};
 }
 
 type EvaluateOptions = {
@@ -119,17 +132,38 @@ type EvaluateOptions = {
 	profileFence?: (s: SessionRecord) => boolean;
 };
 
-function evaluate(rows: readonly SessionRecord[], query: CandidateVerdict['query'], rules: Rules, options: EvaluateOptions): {verdicts: CandidateVerdict[]; admitted: SessionRecord[]} {
+function evaluate(
+	rows: readonly SessionRecord[],
+	query: CandidateVerdict['query'],
+	rules: Rules,
+	options: EvaluateOptions,
+): {verdicts: CandidateVerdict[]; admitted: SessionRecord[]} {
 	const verdicts: CandidateVerdict[] = [];
 	const admitted: SessionRecord[] = [];
 	for (const s of rows) {
 		if (s.source !== options.platform) {
-			verdicts.push(candidateVerdict(s, query, rules, false, `source is ${s.source || '(empty)'}, the chat's platform is ${options.platform}`));
+			verdicts.push(
+				candidateVerdict(
+					s,
+					query,
+					rules,
+					false,
+					`source is ${s.source || '(empty)'}, the chat's platform is ${options.platform}`,
+				),
+			);
 			continue;
 		}
 
 		if (options.profileFence && !options.profileFence(s)) {
-			verdicts.push(candidateVerdict(s, query, rules, false, `profile fence: profile_name ${s.profileName ?? 'NULL'} is another profile's`));
+			verdicts.push(
+				candidateVerdict(
+					s,
+					query,
+					rules,
+					false,
+					`profile fence: profile_name ${s.profileName ?? 'NULL'} is another profile's`,
+				),
+			);
 			continue;
 		}
 
@@ -147,13 +181,29 @@ function evaluate(rows: readonly SessionRecord[], query: CandidateVerdict['query
 		if (rules.resetFence) {
 			const fence = fencedBy(s, options.resetSiblings);
 			if (fence) {
-				verdicts.push(candidateVerdict(s, query, rules, false, `reset fence: ${fence.id} ended ${fence.endReason} after this row's last activity`));
+				verdicts.push(
+					candidateVerdict(
+						s,
+						query,
+						rules,
+						false,
+						`reset fence: ${fence.id} ended ${fence.endReason} after this row's last activity`,
+					),
+				);
 				continue;
 			}
 		}
 
 		admitted.push(s);
-		verdicts.push(candidateVerdict(s, query, rules, true, rec.rule + (hasMessages(s) ? '' : '; no messages (ranked after rows with messages)')));
+		verdicts.push(
+			candidateVerdict(
+				s,
+				query,
+				rules,
+				true,
+				rec.rule + (hasMessages(s) ? '' : '; no messages (ranked after rows with messages)'),
+			),
+		);
 	}
 
 	return {verdicts, admitted};
@@ -184,7 +234,11 @@ export type EntryAssessment = {
 	note: string;
 };
 
-export function assessRoutingEntry(entry: RoutingEntry, byId: ReadonlyMap<string, SessionRecord>, lineage: Lineage): EntryAssessment {
+export function assessRoutingEntry(
+	entry: RoutingEntry,
+	byId: ReadonlyMap<string, SessionRecord>,
+	lineage: Lineage,
+): EntryAssessment {
 	if (entry.problem || !entry.sessionId) {
 		return {honoured: false, stale: true, healedTo: null, note: `entry unusable: ${entry.problem ?? 'no session_id'}`};
 	}
@@ -193,14 +247,29 @@ export function assessRoutingEntry(entry: RoutingEntry, byId: ReadonlyMap<string
 	const healed = tip === entry.sessionId ? '' : ` (healed along compression to ${tip})`;
 	const row = byId.get(tip);
 	if (!row) {
-		return {honoured: true, stale: true, healedTo: tip, note: `routes to ${tip}${healed}, which is not in this store: the gateway would re-create it empty`};
+		return {
+			honoured: true,
+			stale: true,
+			healedTo: tip,
+			note: `routes to ${tip}${healed}, which is not in this store: the gateway would re-create it empty`,
+		};
 	}
 
 	if (row.endReason !== null) {
-		return {honoured: false, stale: true, healedTo: tip, note: `routes to ${tip}${healed}, which ended (${row.endReason}): dropped on restart (stale routing self-heal)`};
+		return {
+			honoured: false,
+			stale: true,
+			healedTo: tip,
+			note: `routes to ${tip}${healed}, which ended (${row.endReason}): dropped on restart (stale routing self-heal)`,
+		};
 	}
 
-	return {honoured: true, stale: false, healedTo: tip, note: `routes to ${tip}${healed}, a live row: reused on restart`};
+	return {
+		honoured: true,
+		stale: false,
+		healedTo: tip,
+		note: `routes to ${tip}${healed}, a live row: reused on restart`,
+	};
 }
 
 /** The profile a key's `agent:<ns>` names (`main` is the default profile), or null for another shape. */
@@ -221,7 +290,12 @@ function keyProfile(key: string): string | null {
  * active profile, the store's owner; a multiplexed one (`agent:<profile>:`) only rows of the
  * requested key's profile in v30, every row in v25 and older.
  */
-function namespaceRejection(recoveredKey: string | null, requestedKey: string, rules: Rules, owner: string | null): string | null {
+function namespaceRejection(
+	recoveredKey: string | null,
+	requestedKey: string,
+	rules: Rules,
+	owner: string | null,
+): string | null {
 	const recovered = recoveredKey ? keyProfile(recoveredKey) : null;
 	if (!recoveredKey || recoveredKey === requestedKey || recovered === null) {
 		return null;
@@ -230,7 +304,9 @@ function namespaceRejection(recoveredKey: string | null, requestedKey: string, r
 	const requestedNs = parseSessionKey(requestedKey).namespace;
 	if (requestedNs !== null && requestedNs !== 'main') {
 		const requested = keyProfile(requestedKey);
-		return !rules.namespaceFilterMultiplexed || requested === null || requested === recovered ? null : `its key is profile ${recovered}'s, not the requested key's profile ${requested} (multiplexed gateway, rules ${rules.ruleSet})`;
+		return !rules.namespaceFilterMultiplexed || requested === null || requested === recovered
+			? null
+			: `its key is profile ${recovered}'s, not the requested key's profile ${requested} (multiplexed gateway, rules ${rules.ruleSet})`;
 	}
 
 	const active = owner ?? 'default';
@@ -250,7 +326,7 @@ export function resolveRestart(input: ResolveInput): Resolution {
 	}
 
 	// Candidates in id order: the listing is the same whoever built the index.
-	const keyed = [...input.keyed].sort((a, b) => (a.id < b.id ? -1 : (a.id > b.id ? 1 : 0)));
+	const keyed = [...input.keyed].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 	const exact = evaluate(keyed, 'exact-key', rules, {
 		platform: identity.platform,
 		// Siblings: rows with the same key and source.
@@ -268,11 +344,12 @@ export function resolveRestart(input: ResolveInput): Resolution {
 	if (identity.platform === 'slack' && rules.slackSkipsTupleFallback) {
 		notes.push('tuple fallback skipped: Slack lookups are scoped by workspace');
 	} else if (identity.chatId === null || identity.chatType === null) {
-		notes.push('tuple fallback skipped: the chat\'s chat_id/chat_type are unknown');
+		notes.push("tuple fallback skipped: the chat's chat_id/chat_type are unknown");
 	} else {
 		const owner = input.owner;
-		const fence = rules.profileFence && owner !== null ? (s: SessionRecord) => (s.profileName ?? owner) === owner : undefined;
-		const tuple = [...input.tupleRows()].sort((a, b) => (a.id < b.id ? -1 : (a.id > b.id ? 1 : 0)));
+		const fence =
+			rules.profileFence && owner !== null ? (s: SessionRecord) => (s.profileName ?? owner) === owner : undefined;
+		const tuple = [...input.tupleRows()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 		const tupleResult = evaluate(tuple, 'tuple-fallback', rules, {
 			platform: identity.platform,
 			// Siblings: the tuple's rows (of this profile, under a profile fence).

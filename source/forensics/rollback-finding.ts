@@ -37,7 +37,11 @@ export function rollbackStory(r: Rollback): string {
 		`at ${utcMinute(r.resumedAt)} the chat resumed ${r.resumedId}, whose last message before was at ${utcMinute(r.jumpedFrom)} (${back} earlier);`,
 		`the conversation it skipped is in ${s.kind === 'keyless' ? 'the keyless' : 'the newer same-key row'} ${s.id}: ${s.messages} messages, ${utcMinute(s.firstAt)} to ${utcMinute(s.lastAt)} (${r.certainty}: ${s.evidence.join('; ')});`,
 		`${turns} were written into ${r.resumedId} since, the last at ${utcMinute(r.after.lastAt)}`,
-		...(r.alsoSkipped.length > 0 ? [`; older keyless rows in the same gap: ${r.alsoSkipped.map(a => `${a.id} (${a.messages} messages)`).join(', ')}`] : []),
+		...(r.alsoSkipped.length > 0
+			? [
+					`; older keyless rows in the same gap: ${r.alsoSkipped.map(a => `${a.id} (${a.messages} messages)`).join(', ')}`,
+				]
+			: []),
 	].join(' ');
 }
 

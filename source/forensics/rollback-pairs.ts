@@ -38,7 +38,12 @@ function writtenAround(orphan: SessionRecord, keyed: SessionRecord): boolean {
 	const keyedStart = inWindow(keyed.startedAtRaw);
 	const orphanStart = inWindow(orphan.startedAtRaw);
 	const beforeOrphan = keyedStart === null || orphanStart === null || keyedStart <= orphanStart;
-	return beforeOrphan && keyed.newestMessageAt !== null && orphan.newestMessageAt !== null && keyed.newestMessageAt > orphan.newestMessageAt;
+	return (
+		beforeOrphan &&
+		keyed.newestMessageAt !== null &&
+		orphan.newestMessageAt !== null &&
+		keyed.newestMessageAt > orphan.newestMessageAt
+	);
 }
 
 /**
@@ -50,7 +55,8 @@ function passedOver(newer: SessionRecord, older: SessionRecord): boolean {
 	// No start order: the legacy finder's bug resumes a row that started later but fell quiet earlier.
 	// But the resumed row must have been there before the sibling fell quiet (a message before it):
 	// one that started after it is a later conversation, not a jump back (and not worth reading).
-	const writtenAfter = older.newestMessageAt !== null && newer.newestMessageAt !== null && older.newestMessageAt > newer.newestMessageAt;
+	const writtenAfter =
+		older.newestMessageAt !== null && newer.newestMessageAt !== null && older.newestMessageAt > newer.newestMessageAt;
 	const olderStart = inWindow(older.startedAtRaw);
 	const thereBefore = olderStart === null || newer.newestMessageAt === null || olderStart < newer.newestMessageAt;
 	return open && newer.sessionKey === older.sessionKey && newer.id !== older.id && writtenAfter && thereBefore;
@@ -67,7 +73,8 @@ function siblingPairs(sessions: readonly SessionRecord[]): RowPair[] {
 		}
 
 		// Few rows of a key are open (one live row, as a rule): a chat of 10,000 rows stays linear.
-		const open = rows.length > 1 ? rows.filter(s => s.endReason === null || RECOVERABLE_END_REASONS.has(s.endReason)) : [];
+		const open =
+			rows.length > 1 ? rows.filter(s => s.endReason === null || RECOVERABLE_END_REASONS.has(s.endReason)) : [];
 		for (const newer of open) {
 			pairs.push(...rows.filter(older => passedOver(newer, older)).map(older => ({orphan: newer, keyed: older})));
 		}
@@ -95,7 +102,8 @@ export function rollbackProbePairs(sessions: readonly SessionRecord[], localSurf
 
 	const pairs: RowPair[] = siblingPairs(sessions);
 	for (const o of orphans) {
-		const keyed = o.source === UNKNOWN_SOURCE ? [...keyedBySource.values()].flat() : (keyedBySource.get(o.source) ?? []);
+		const keyed =
+			o.source === UNKNOWN_SOURCE ? [...keyedBySource.values()].flat() : (keyedBySource.get(o.source) ?? []);
 		for (const k of keyed) {
 			if (k.id !== o.id && sameSourceOrUnknown(o, k) && compatibleIdentity(o, k) && writtenAround(o, k)) {
 				pairs.push({orphan: o, keyed: k});

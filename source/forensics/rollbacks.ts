@@ -64,12 +64,22 @@ export function hasGatewaySuffix(id: string): boolean {
 }
 
 /** The signature holds: K has messages before and after the orphan's span and none inside it. */
-function signatureHolds(p: RestartProbe): p is RestartProbe & {before: NonNullable<RestartProbe['before']>; after: NonNullable<RestartProbe['after']>} {
-	return p.before !== null && p.after !== null && p.inside === 0 && p.before.at <= p.orphan.firstAt && p.orphan.lastAt <= p.after.at;
+function signatureHolds(
+	p: RestartProbe,
+): p is RestartProbe & {before: NonNullable<RestartProbe['before']>; after: NonNullable<RestartProbe['after']>} {
+	return (
+		p.before !== null &&
+		p.after !== null &&
+		p.inside === 0 &&
+		p.before.at <= p.orphan.firstAt &&
+		p.orphan.lastAt <= p.after.at
+	);
 }
 
 /** Platform message ids: inside K's gap ties the orphan to the chat; outside it weakens the tie. */
-function platformIdFact(p: RestartProbe & {before: {platformId: number | null}; after: {platformId: number | null}}): {fact: string; agrees: boolean} | null {
+function platformIdFact(
+	p: RestartProbe & {before: {platformId: number | null}; after: {platformId: number | null}},
+): {fact: string; agrees: boolean} | null {
 	const {firstPlatformId: first, lastPlatformId: last} = p.orphan;
 	const before = p.before.platformId;
 	const after = p.after.platformId;
@@ -78,7 +88,10 @@ function platformIdFact(p: RestartProbe & {before: {platformId: number | null}; 
 	}
 
 	const agrees = before < first && last < after;
-	return {agrees, fact: `platform message ids ${first}..${last} ${agrees ? 'lie' : 'do not lie'} between the resumed row's ${before} (before the gap) and ${after} (after it)`};
+	return {
+		agrees,
+		fact: `platform message ids ${first}..${last} ${agrees ? 'lie' : 'do not lie'} between the resumed row's ${before} (before the gap) and ${after} (after it)`,
+	};
 }
 
 /**
@@ -93,12 +106,13 @@ function sameKeyFit(p: RestartProbe, sibling: SessionRecord, resumed: SessionRec
 	}
 
 	const legacyShape = resumed !== undefined && compareCells(resumed.startedAtRaw, sibling.startedAtRaw) > 0;
-	const state = sibling.endReason === null ? 'still live' : `ended ${sibling.endReason}, which restart recovery reopens`;
+	const state =
+		sibling.endReason === null ? 'still live' : `ended ${sibling.endReason}, which restart recovery reopens`;
 	const evidence = [
 		`a newer row of the same session key (certain: the same chat), ${state}, whose ${p.orphan.messages} messages run until ${Math.round(p.orphan.lastAt - p.lastBefore)} s after the resumed row's last message before it`,
 		legacyShape
-			? 'the resumed row started later but was quieter: a finder ranking by started_at picks it (the legacy finder\'s bug, #70704)'
-			: 'the resumed row is the older one: a restart\'s finder or a /resume the user chose; the store cannot tell which',
+			? "the resumed row started later but was quieter: a finder ranking by started_at picks it (the legacy finder's bug, #70704)"
+			: "the resumed row is the older one: a restart's finder or a /resume the user chose; the store cannot tell which",
 	];
 	return {
 		id: p.orphanId,
@@ -130,11 +144,13 @@ export function skippedRowOf(p: RestartProbe, context: RollbackContext): Fit | n
 
 	const forkSeconds = p.orphan.firstAt - p.before.at;
 
-	const evidence = [`keyless, with ${p.orphan.messages} messages, all inside the resumed row's silence (no message of it in between)`];
+	const evidence = [
+		`keyless, with ${p.orphan.messages} messages, all inside the resumed row's silence (no message of it in between)`,
+	];
 	let strong = 0;
 	let against = false;
 	if (hasGatewaySuffix(p.orphanId)) {
-		evidence.push('its id has the gateway\'s 8-hex suffix: the gateway minted it for a chat');
+		evidence.push("its id has the gateway's 8-hex suffix: the gateway minted it for a chat");
 		strong++;
 	}
 
@@ -144,7 +160,7 @@ export function skippedRowOf(p: RestartProbe, context: RollbackContext): Fit | n
 	}
 
 	if (orphan?.source === 'unknown') {
-		evidence.push('its source is \'unknown\': the row the token-accounting writer creates lazily');
+		evidence.push("its source is 'unknown': the row the token-accounting writer creates lazily");
 	}
 
 	const ids = platformIdFact(p);
@@ -159,11 +175,27 @@ export function skippedRowOf(p: RestartProbe, context: RollbackContext): Fit | n
 		evidence.push('a gap alone is weak evidence: a user can be silent for days');
 	}
 
-	return {id: p.orphanId, kind: 'keyless', messages: p.orphan.messages, firstAt: p.orphan.firstAt, lastAt: p.orphan.lastAt, forkSeconds, certainty, evidence, probe: p, jumpedFrom: p.before.at};
+	return {
+		id: p.orphanId,
+		kind: 'keyless',
+		messages: p.orphan.messages,
+		firstAt: p.orphan.firstAt,
+		lastAt: p.orphan.lastAt,
+		forkSeconds,
+		certainty,
+		evidence,
+		probe: p,
+		jumpedFrom: p.before.at,
+	};
 }
 
 /** The time a block of routing rows of one scope share (a structural rewrite), between the orphan's end and tR. */
-export function routingRewriteBetween(routing: readonly RoutingEntry[], scope: string | null, from: number, to: number): number | null {
+export function routingRewriteBetween(
+	routing: readonly RoutingEntry[],
+	scope: string | null,
+	from: number,
+	to: number,
+): number | null {
 	const counts = new Map<number, number>();
 	for (const r of routing) {
 		if ((scope === null || r.scope === scope) && r.updatedAt !== null && r.updatedAt >= from && r.updatedAt <= to) {
@@ -187,13 +219,22 @@ function bestPairPerOrphan(probes: readonly RestartProbe[], context: RollbackCon
 
 	return [...byOrphan.values()].map(rows => {
 		const fork = (f: Fit) => f.forkSeconds ?? f.lastAt - f.jumpedFrom;
-		const [best, ...others] = [...rows].sort((a, b) => fork(a) - fork(b) || (a.probe.keyedId < b.probe.keyedId ? -1 : 1));
+		const [best, ...others] = [...rows].sort(
+			(a, b) => fork(a) - fork(b) || (a.probe.keyedId < b.probe.keyedId ? -1 : 1),
+		);
 		if (others.length === 0) {
 			return best!;
 		}
 
 		const also = others.map(o => o.probe.keyedId).join(', ');
-		return {...best!, certainty: 'weak', evidence: [...best!.evidence, `its messages also fit the gap of ${also}: which chat it belongs to is not certain`]};
+		return {
+			...best!,
+			certainty: 'weak',
+			evidence: [
+				...best!.evidence,
+				`its messages also fit the gap of ${also}: which chat it belongs to is not certain`,
+			],
+		};
 	});
 }
 

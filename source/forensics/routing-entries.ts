@@ -32,7 +32,12 @@ function slot(map: Map<string, KeyEntries>, key: string): KeyEntries {
  * The entries of each key, split by where they come from; `only` limits the keys (incremental
  * refreshes). A key that only other scopes name is not this gateway's chat (see ownsKey).
  */
-export function entriesByKey(routing: readonly RoutingEntry[], mirror: readonly RoutingEntry[], scope: string | null, only?: ReadonlySet<string>): Map<string, KeyEntries> {
+export function entriesByKey(
+	routing: readonly RoutingEntry[],
+	mirror: readonly RoutingEntry[],
+	scope: string | null,
+	only?: ReadonlySet<string>,
+): Map<string, KeyEntries> {
 	const byKey = new Map<string, KeyEntries>();
 	const others: RoutingEntry[] = [];
 	for (const e of routing) {
@@ -72,7 +77,9 @@ export function otherScopeNotes(entries: KeyEntries | undefined): string[] {
 	}
 
 	const scopes = [...new Set(entries.otherScopes.map(e => e.scope || "''"))].join(', ');
-	return [`gateway_routing also has ${entries.otherScopes.length === 1 ? 'an entry' : `${entries.otherScopes.length} entries`} for this key in another scope (${scopes}): another gateway's, not loaded by this one`];
+	return [
+		`gateway_routing also has ${entries.otherScopes.length === 1 ? 'an entry' : `${entries.otherScopes.length} entries`} for this key in another scope (${scopes}): another gateway's, not loaded by this one`,
+	];
 }
 
 function newest(entries: readonly RoutingEntry[]): RoutingEntry | undefined {
@@ -104,7 +111,9 @@ export function chooseEntry(entries: KeyEntries | undefined): ChosenEntry {
 	const mirror = newest(entries.mirror.filter(e => e.problem === null));
 	const broken = newest(entries.own);
 	if (broken) {
-		notes.push(`gateway_routing's entry is skipped by the gateway (${broken.problem})${mirror ? '; sessions.json fills the key' : ''}`);
+		notes.push(
+			`gateway_routing's entry is skipped by the gateway (${broken.problem})${mirror ? '; sessions.json fills the key' : ''}`,
+		);
 	}
 
 	if (mirror) {

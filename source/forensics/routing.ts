@@ -76,7 +76,13 @@ function chatIdentity(key: string, keyed: readonly SessionRecord[]): ChatIdentit
 	};
 }
 
-export function tupleKey(source: string, userId: string | null, chatId: string | null, chatType: string | null, threadId: string | null): string {
+export function tupleKey(
+	source: string,
+	userId: string | null,
+	chatId: string | null,
+	chatType: string | null,
+	threadId: string | null,
+): string {
 	return `${source}\u0000${userId ?? ''}\u0000${chatId ?? ''}\u0000${chatType ?? ''}\u0000${threadId ?? ''}`;
 }
 
@@ -87,11 +93,13 @@ function sameOrBothEmpty(a: string | null, b: string | null): boolean {
 
 /** Does the row carry the chat's tuple: its platform, and user, chat, type and thread compared as the fallback query does? */
 function matchesTuple(s: SessionRecord, identity: ChatIdentity): boolean {
-	return s.source === identity.platform
-		&& sameOrBothEmpty(s.chatId, identity.chatId)
-		&& sameOrBothEmpty(s.userId, identity.userId)
-		&& sameOrBothEmpty(s.chatType, identity.chatType)
-		&& sameOrBothEmpty(s.threadId, identity.threadId);
+	return (
+		s.source === identity.platform &&
+		sameOrBothEmpty(s.chatId, identity.chatId) &&
+		sameOrBothEmpty(s.userId, identity.userId) &&
+		sameOrBothEmpty(s.chatType, identity.chatType) &&
+		sameOrBothEmpty(s.threadId, identity.threadId)
+	);
 }
 
 /** The one session key every candidate donor of an ambiguous orphan carries, if they agree. */
@@ -163,7 +171,9 @@ function inCompressionAncestor(resumed: string, newest: string, lineage: Lineage
  * stands (the legacy finder skips one without messages: a restart then starts fresh, a real risk).
  */
 function rotationUnderWay(newest: SessionRecord, lineage: Lineage): boolean {
-	return newest.endReason === 'compression' && !(lineage.children.get(newest.id) ?? []).some(e => e.kind === 'compression');
+	return (
+		newest.endReason === 'compression' && !(lineage.children.get(newest.id) ?? []).some(e => e.kind === 'compression')
+	);
 }
 
 /**
@@ -172,21 +182,37 @@ function rotationUnderWay(newest: SessionRecord, lineage: Lineage): boolean {
  * the newest conversation did not end by the user's choice (a reset or /new) nor in a compression
  * whose continuation is about to be written.
  */
-export function rollbackVerdict(resumed: string | null, newest: SessionRecord | undefined, lineage: Lineage): {risk: boolean; reason: string | null} {
+export function rollbackVerdict(
+	resumed: string | null,
+	newest: SessionRecord | undefined,
+	lineage: Lineage,
+): {risk: boolean; reason: string | null} {
 	if (newest === undefined) {
-		return {risk: false, reason: resumed === null ? 'a restart starts a fresh session; the chat holds no conversation' : null};
+		return {
+			risk: false,
+			reason: resumed === null ? 'a restart starts a fresh session; the chat holds no conversation' : null,
+		};
 	}
 
 	if (resumed === null) {
 		if (newest.endReason !== null && BOUNDARY_END_REASONS.has(newest.endReason)) {
-			return {risk: false, reason: `a restart starts a fresh session, as the user chose: the newest conversation ${newest.id} ended ${newest.endReason}`};
+			return {
+				risk: false,
+				reason: `a restart starts a fresh session, as the user chose: the newest conversation ${newest.id} ended ${newest.endReason}`,
+			};
 		}
 
 		if (rotationUnderWay(newest, lineage)) {
-			return {risk: false, reason: `a compression rotation is under way: ${newest.id} ended compression and its continuation is not written yet: one conversation`};
+			return {
+				risk: false,
+				reason: `a compression rotation is under way: ${newest.id} ended compression and its continuation is not written yet: one conversation`,
+			};
 		}
 
-		return {risk: true, reason: `a restart starts a fresh, empty session, but the newest conversation is in ${newest.id} (${newest.endReason === null ? 'still live' : `ended ${newest.endReason}, not a reset`})`};
+		return {
+			risk: true,
+			reason: `a restart starts a fresh, empty session, but the newest conversation is in ${newest.id} (${newest.endReason === null ? 'still live' : `ended ${newest.endReason}, not a reset`})`,
+		};
 	}
 
 	if (newest.id === resumed) {
@@ -194,7 +220,10 @@ export function rollbackVerdict(resumed: string | null, newest: SessionRecord | 
 	}
 
 	if (inCompressionAncestor(resumed, newest.id, lineage)) {
-		return {risk: false, reason: `the newest message is in ${newest.id}, a compression ancestor of ${resumed}: one conversation`};
+		return {
+			risk: false,
+			reason: `the newest message is in ${newest.id}, a compression ancestor of ${resumed}: one conversation`,
+		};
 	}
 
 	return {risk: true, reason: `a restart resumes ${resumed}, but the newest message is in ${newest.id}`};
@@ -275,7 +304,11 @@ function membersOf(keyed: readonly SessionRecord[], platform: string, orphans: r
 }
 
 /** The member holding the newest message; ties go to the session a restart resumes, so equal timestamps never raise a false alarm. */
-function newestMember(ids: ReadonlySet<string>, byId: ReadonlyMap<string, SessionRecord>, resumed: string | null): {newest: SessionRecord | undefined; at: number | null} {
+function newestMember(
+	ids: ReadonlySet<string>,
+	byId: ReadonlyMap<string, SessionRecord>,
+	resumed: string | null,
+): {newest: SessionRecord | undefined; at: number | null} {
 	let newest: SessionRecord | undefined;
 	let newestAt: number | null = null;
 	for (const id of ids) {
@@ -295,7 +328,11 @@ function newestMember(ids: ReadonlySet<string>, byId: ReadonlyMap<string, Sessio
  * union of every key. The empty key is no chat: Hermes' finder returns nothing for it (`if not
  * session_key`), and no inbound message ever computes it.
  */
-function chatKeys(input: RoutingInput, byKey: ReadonlyMap<string, readonly SessionRecord[]>, entries: ReadonlyMap<string, KeyEntries>): string[] {
+function chatKeys(
+	input: RoutingInput,
+	byKey: ReadonlyMap<string, readonly SessionRecord[]>,
+	entries: ReadonlyMap<string, KeyEntries>,
+): string[] {
 	const loaded = (k: string) => {
 		const e = entries.get(k);
 		return e !== undefined && ownsKey(e);
@@ -324,8 +361,16 @@ function judgeChat(key: string, ctx: ChatContext): ChatRouting {
 	const entry = chosen.entry;
 	const assessment = entry ? assessRoutingEntry(entry, input.byId, input.lineage) : undefined;
 	const resolution = resolveRestart({
-		sessionKey: key, identity, keyed, tupleRows: () => ctx.tupleRows(identity), routingEntry: entry, routingEntryAssessment: assessment,
-		byId: input.byId, lineage: input.lineage, rules: input.rules, owner: input.owner,
+		sessionKey: key,
+		identity,
+		keyed,
+		tupleRows: () => ctx.tupleRows(identity),
+		routingEntry: entry,
+		routingEntryAssessment: assessment,
+		byId: input.byId,
+		lineage: input.lineage,
+		rules: input.rules,
+		owner: input.owner,
 	});
 	resolution.notes.push(...chosen.notes);
 	const adoptable = ctx.orphans.adoptable.get(key) ?? [];
@@ -360,6 +405,12 @@ function judgeChat(key: string, ctx: ChatContext): ChatRouting {
 export function analyzeRouting(input: RoutingInput): ChatRouting[] {
 	const byKey = input.byKey ?? buildKeyIndex(input.sessions);
 	const entries = entriesByKey(input.routing, input.legacyRouting ?? [], input.routingScope ?? null, input.onlyKeys);
-	const ctx: ChatContext = {input, byKey, entries, orphans: orphansByChat(input.orphans, input.byId), tupleRows: tupleFinder(input.sessions)};
+	const ctx: ChatContext = {
+		input,
+		byKey,
+		entries,
+		orphans: orphansByChat(input.orphans, input.byId),
+		tupleRows: tupleFinder(input.sessions),
+	};
 	return chatKeys(input, byKey, entries).map(key => judgeChat(key, ctx));
 }

@@ -56,10 +56,16 @@ export function orphanChats(analysis: Pick<Analysis, 'orphans' | 'rollbacks'>): 
  * every key, no findings): today's repair-routing verdicts and the rollbacks, as analyzeChats computes
  * them; `orphanChats` of both answers the same (test/forensics/chat-scope.test.ts).
  */
-export function keylessChatsOf(snapshot: Snapshot, maxGapSeconds = DEFAULT_MAX_GAP_SECONDS): {byId: Map<string, SessionRecord>; chats: Map<string, string | null>} {
+export function keylessChatsOf(
+	snapshot: Snapshot,
+	maxGapSeconds = DEFAULT_MAX_GAP_SECONDS,
+): {byId: Map<string, SessionRecord>; chats: Map<string, string | null>} {
 	const byId = indexById(snapshot.sessions);
 	const {listed} = repairRoutingOf(snapshot, orphanRulesFor(rulesFor(snapshot.ruleSet)), maxGapSeconds, byId);
-	return {byId, chats: orphanChats({orphans: splitListed(listed).orphans, rollbacks: rollbacksOf(snapshot, byId, maxGapSeconds)})};
+	return {
+		byId,
+		chats: orphanChats({orphans: splitListed(listed).orphans, rollbacks: rollbacksOf(snapshot, byId, maxGapSeconds)}),
+	};
 }
 
 /** The chat of a hit's row, in the words of `hfx sessions`. */
@@ -75,7 +81,12 @@ export function chatOf(session: SessionRecord | undefined, orphans: ReadonlyMap<
 	// A keyless gateway row repair-routing lists is an orphan even where the analysis found no donor.
 	if (orphans.has(session.id) || (isOrphanCandidate(session) && !LOCAL_SURFACES.has(session.source))) {
 		const belongsTo = orphans.get(session.id) ?? null;
-		return {kind: 'orphan', label: belongsTo ? `keyless: orphan of ${belongsTo}` : 'keyless: orphan', sessionKey: null, belongsTo};
+		return {
+			kind: 'orphan',
+			label: belongsTo ? `keyless: orphan of ${belongsTo}` : 'keyless: orphan',
+			sessionKey: null,
+			belongsTo,
+		};
 	}
 
 	return {kind: 'keyless', label: `keyless: ${session.source || 'no source'}`, sessionKey: null, belongsTo: null};
@@ -103,5 +114,7 @@ export function chatOfRow(row: {source: string; sessionKey: string | null} | und
 		return {kind: 'keyed', label: row.sessionKey, sessionKey: row.sessionKey, belongsTo: null};
 	}
 
-	return LOCAL_SURFACES.has(row.source) ? {kind: 'keyless', label: `keyless: ${row.source}`, sessionKey: null, belongsTo: null} : null;
+	return LOCAL_SURFACES.has(row.source)
+		? {kind: 'keyless', label: `keyless: ${row.source}`, sessionKey: null, belongsTo: null}
+		: null;
 }

@@ -28,7 +28,9 @@ export type PlaceHit = {
 export type PlaceMessage = {role: string; text: string; timestamp: unknown; sessionId: string | null};
 
 function record(value: unknown): Record<string, unknown> | null {
-	return value !== null && typeof value === 'object' && !Array.isArray(value) ? value as Record<string, unknown> : null;
+	return value !== null && typeof value === 'object' && !Array.isArray(value)
+		? (value as Record<string, unknown>)
+		: null;
 }
 
 /** The text of a content value: a string, or the `text` of each part of a list (Hermes' multimodal content). */
@@ -38,7 +40,10 @@ export function contentText(content: unknown): string {
 	}
 
 	const parts = Array.isArray(content) ? content : [content];
-	return parts.map(p => (typeof p === 'string' ? p : (typeof record(p)?.text === 'string' ? String(record(p)!.text) : ''))).filter(Boolean).join('\n');
+	return parts
+		.map(p => (typeof p === 'string' ? p : typeof record(p)?.text === 'string' ? String(record(p)!.text) : ''))
+		.filter(Boolean)
+		.join('\n');
 }
 
 /** One message dict (a .jsonl line, a spooled message): its role and its text, reasoning included. */
@@ -66,7 +71,9 @@ export function payloadMessages(payload: Record<string, unknown>): PlaceMessage[
 		return m ? [m] : [];
 	}
 
-	return typeof data?.text === 'string' ? [{role: 'user', text: data.text, timestamp: payload.ts, sessionId: id(data.session_id)}] : [];
+	return typeof data?.text === 'string'
+		? [{role: 'user', text: data.text, timestamp: payload.ts, sessionId: id(data.session_id)}]
+		: [];
 }
 
 /** ASCII letters folded to lower case, as SQLite's LIKE compares them (other letters compare exactly). */
@@ -81,15 +88,29 @@ export function containsAll(text: string, terms: readonly string[]): boolean {
 }
 
 /** The hit a matching message makes, or null when a term is missing. */
-export function placeHit(m: PlaceMessage, terms: readonly string[], where: Pick<PlaceHit, 'place' | 'file' | 'position' | 'fate'>, epoch: (v: unknown) => number | null): PlaceHit | null {
+export function placeHit(
+	m: PlaceMessage,
+	terms: readonly string[],
+	where: Pick<PlaceHit, 'place' | 'file' | 'position' | 'fate'>,
+	epoch: (v: unknown) => number | null,
+): PlaceHit | null {
 	if (!containsAll(m.text, terms)) {
 		return null;
 	}
 
-	return {...where, sessionId: m.sessionId, role: m.role, timestamp: epoch(m.timestamp), snippet: snippetAround(m.text, terms) ?? [{text: m.text.slice(0, 120), match: false}]};
+	return {
+		...where,
+		sessionId: m.sessionId,
+		role: m.role,
+		timestamp: epoch(m.timestamp),
+		snippet: snippetAround(m.text, terms) ?? [{text: m.text.slice(0, 120), match: false}],
+	};
 }
 
 /** Newest first (no time last), then by file and position: the order of the store's hits. */
 export function byNewest(a: PlaceHit, b: PlaceHit): number {
-	return (b.timestamp ?? Number.NEGATIVE_INFINITY) - (a.timestamp ?? Number.NEGATIVE_INFINITY) || (a.file < b.file ? -1 : (a.file > b.file ? 1 : a.position - b.position));
+	return (
+		(b.timestamp ?? Number.NEGATIVE_INFINITY) - (a.timestamp ?? Number.NEGATIVE_INFINITY) ||
+		(a.file < b.file ? -1 : a.file > b.file ? 1 : a.position - b.position)
+	);
 }

@@ -29,7 +29,8 @@ export type SearchQuery = {
 };
 
 /** A whole terminal sequence (CSI `ESC [` or C1 CSI, OSC `ESC ]` … BEL/ST): pasted from a terminal, it is no text to find. */
-const SEQUENCE = /(?:\u001B\[|\u009B)[0-?]*[ -/]*[@-~]|(?:\u001B\]|\u009D)[^\u0007\u001B\u009C]*(?:\u0007|\u001B\\|\u009C)?/gu;
+const SEQUENCE =
+	/(?:\u001B\[|\u009B)[0-?]*[ -/]*[@-~]|(?:\u001B\]|\u009D)[^\u0007\u001B\u009C]*(?:\u0007|\u001B\\|\u009C)?/gu;
 /** Control characters, line and paragraph separators, bidi overrides and isolates. */
 const CONTROL = /[\u0000-\u001F\u007F-\u009F\u2028\u2029\u202A-\u202E\u2066-\u2069]/gu;
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;

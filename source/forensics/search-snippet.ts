@@ -48,7 +48,9 @@ export function trimContext(parts: readonly SnippetPart[]): SnippetPart[] {
 			return p;
 		}
 
-		return i < first ? {text: `${ELLIPSIS}${p.text.slice(-SNIPPET_CONTEXT)}`, match: false} : {text: `${p.text.slice(0, SNIPPET_CONTEXT)}${ELLIPSIS}`, match: false};
+		return i < first
+			? {text: `${ELLIPSIS}${p.text.slice(-SNIPPET_CONTEXT)}`, match: false}
+			: {text: `${p.text.slice(0, SNIPPET_CONTEXT)}${ELLIPSIS}`, match: false};
 	});
 }
 
@@ -75,7 +77,13 @@ export function snippetAround(text: string, terms: readonly string[], context = 
 		return null;
 	}
 
-	const pattern = new RegExp(terms.map(escapeRegExp).sort((a, b) => b.length - a.length).join('|'), 'giu');
+	const pattern = new RegExp(
+		terms
+			.map(escapeRegExp)
+			.sort((a, b) => b.length - a.length)
+			.join('|'),
+		'giu',
+	);
 	const first = pattern.exec(text);
 	if (!first) {
 		return null;

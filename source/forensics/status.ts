@@ -17,7 +17,9 @@ export type StatusIndex = Map<string, SessionStatus>;
  * stranded: the keyless row holding the conversation that restart skipped (Hermes' docs: "stranded
  * in a session row that lost its routing identity").
  */
-export function statusIndex(analysis: Pick<Analysis, 'orphans' | 'routing'> & {rollbacks?: Analysis['rollbacks']}): StatusIndex {
+export function statusIndex(
+	analysis: Pick<Analysis, 'orphans' | 'routing'> & {rollbacks?: Analysis['rollbacks']},
+): StatusIndex {
 	const index: StatusIndex = new Map();
 	for (const o of analysis.orphans) {
 		index.set(o.orphanId, 'orphan');

@@ -57,7 +57,7 @@ export function lastActive(s: ActivityCells): number | null {
 
 	const activity = inWindow(s.lastActivityAtRaw);
 	const message = s.newestMessageAt;
-	const freshest = activity === null ? message : (message === null ? activity : Math.max(activity, message));
+	const freshest = activity === null ? message : message === null ? activity : Math.max(activity, message);
 	const value = freshest ?? inWindow(s.startedAtRaw);
 	lastActiveMemo.set(s, value);
 	return value;
@@ -68,7 +68,8 @@ export function lastActive(s: ActivityCells): number | null {
  * `COALESCE(last_activity_at, started_at)`: NULL < numbers < TEXT < BLOB.
  */
 export function compareCells(a: Cell, b: Cell): number {
-	const rank = (c: Cell): number => c === null ? 0 : (typeof c === 'number' || typeof c === 'bigint' ? 1 : (typeof c === 'string' ? 2 : 3));
+	const rank = (c: Cell): number =>
+		c === null ? 0 : typeof c === 'number' || typeof c === 'bigint' ? 1 : typeof c === 'string' ? 2 : 3;
 	const ra = rank(a);
 	const rb = rank(b);
 	if (ra !== rb) {
@@ -78,11 +79,11 @@ export function compareCells(a: Cell, b: Cell): number {
 	if (ra === 1) {
 		const x = Number(a);
 		const y = Number(b);
-		return x < y ? -1 : (x > y ? 1 : 0);
+		return x < y ? -1 : x > y ? 1 : 0;
 	}
 
 	if (ra === 2) {
-		return (a as string) < (b as string) ? -1 : ((a as string) > (b as string) ? 1 : 0);
+		return (a as string) < (b as string) ? -1 : (a as string) > (b as string) ? 1 : 0;
 	}
 
 	if (ra === 3) {
@@ -97,7 +98,10 @@ export function compareCells(a: Cell, b: Cell): number {
  * row `ORDER BY started_at DESC, id DESC` lists first. A linear scan keeping the later row finds
  * it without a sort.
  */
-export function startedLater(a: Pick<SessionRecord, 'startedAtRaw' | 'id'>, b: Pick<SessionRecord, 'startedAtRaw' | 'id'>): boolean {
+export function startedLater(
+	a: Pick<SessionRecord, 'startedAtRaw' | 'id'>,
+	b: Pick<SessionRecord, 'startedAtRaw' | 'id'>,
+): boolean {
 	const order = compareCells(a.startedAtRaw, b.startedAtRaw);
 	return order > 0 || (order === 0 && a.id > b.id);
 }
@@ -116,6 +120,6 @@ type RawActivityCells = Pick<SessionRecord, 'lastActivityAtRaw' | 'newestMessage
 export function lastActiveRaw(s: RawActivityCells): Cell {
 	const a = s.lastActivityAtRaw;
 	const m = s.newestMessageRaw;
-	const freshest = a === null ? m : (m === null ? a : (compareCells(a, m) >= 0 ? a : m));
+	const freshest = a === null ? m : m === null ? a : compareCells(a, m) >= 0 ? a : m;
 	return freshest ?? s.startedAtRaw;
 }

@@ -22,8 +22,12 @@ function momentWords(m: ChatMoment | null): string {
 		return 'the chat is not in it (no row and no routing entry carries its key)';
 	}
 
-	const resumes = m.restartResumes === null ? 'a restart would have started a fresh session' : `a restart would have resumed ${suffixOf(m.restartResumes)}`;
-	const newest = m.newestIn === null ? 'no message' : `its newest message was in ${suffixOf(m.newestIn)} at ${stamp(m.newestAt)}`;
+	const resumes =
+		m.restartResumes === null
+			? 'a restart would have started a fresh session'
+			: `a restart would have resumed ${suffixOf(m.restartResumes)}`;
+	const newest =
+		m.newestIn === null ? 'no message' : `its newest message was in ${suffixOf(m.newestIn)} at ${stamp(m.newestAt)}`;
 	return `${resumes}; ${newest}${m.rollbackRisk ? ' (at rollback risk then)' : ''}`;
 }
 
@@ -31,11 +35,15 @@ function momentWords(m: ChatMoment | null): string {
 function changes(c: ChatDiff): string[] {
 	const out: string[] = [];
 	if (c.targetChanged) {
-		out.push(`what a restart resumes moved: ${c.a?.restartResumes ? suffixOf(c.a.restartResumes) : 'a fresh session'} then, ${c.b?.restartResumes ? suffixOf(c.b.restartResumes) : 'a fresh session'} now`);
+		out.push(
+			`what a restart resumes moved: ${c.a?.restartResumes ? suffixOf(c.a.restartResumes) : 'a fresh session'} then, ${c.b?.restartResumes ? suffixOf(c.b.restartResumes) : 'a fresh session'} now`,
+		);
 	}
 
 	if (c.newestMoved) {
-		out.push(`the newest message moved: ${c.a?.newestIn ? `${suffixOf(c.a.newestIn)} at ${stamp(c.a.newestAt)}` : 'none'} then, ${c.b?.newestIn ? `${suffixOf(c.b.newestIn)} at ${stamp(c.b.newestAt)}` : 'none'} now`);
+		out.push(
+			`the newest message moved: ${c.a?.newestIn ? `${suffixOf(c.a.newestIn)} at ${stamp(c.a.newestAt)}` : 'none'} then, ${c.b?.newestIn ? `${suffixOf(c.b.newestIn)} at ${stamp(c.b.newestAt)}` : 'none'} now`,
+		);
 	}
 
 	if (c.rolledBack) {
@@ -47,14 +55,20 @@ function changes(c: ChatDiff): string[] {
 
 function moveWords(m: RoutingMove): string {
 	const id = (s: {sessionId: string | null} | null) => (s?.sessionId ? suffixOf(s.sessionId) : '—');
-	return m.kind === 'restamped' ? `gateway_routing[${m.sessionKey}] restamped (still ${id(m.b)})` : `gateway_routing[${m.sessionKey}] ${m.kind} between the image and now: ${id(m.a)} → ${id(m.b)}`;
+	return m.kind === 'restamped'
+		? `gateway_routing[${m.sessionKey}] restamped (still ${id(m.b)})`
+		: `gateway_routing[${m.sessionKey}] ${m.kind} between the image and now: ${id(m.a)} → ${id(m.b)}`;
 }
 
 /**
  * The image's event: at its taken time when it says so (strong: the file's own word), else at its
  * newest message of the chat (weak: the image was taken at or after it). Null when neither is known.
  */
-export function beforeImageEvents(sessionKey: string, image: BeforeImageSide, diff: Pick<Diff, 'chats' | 'routing'>): TimelineEvent[] {
+export function beforeImageEvents(
+	sessionKey: string,
+	image: BeforeImageSide,
+	diff: Pick<Diff, 'chats' | 'routing'>,
+): TimelineEvent[] {
 	const chat = diff.chats.find(c => c.sessionKey === sessionKey);
 	const at = image.takenAt ?? chat?.a?.newestAt ?? null;
 	if (at === null) {
@@ -63,12 +77,20 @@ export function beforeImageEvents(sessionKey: string, image: BeforeImageSide, di
 
 	const moves = diff.routing.filter(m => m.sessionKey === sessionKey);
 	const changed = chat ? changes(chat) : [];
-	const when = image.takenAt === null ? `the image says not when it was taken: placed at the chat's newest message in it, the earliest it can be` : `taken at ${stamp(image.takenAt)} (the image's own record)`;
-	return [{
-		at, kind: 'before-image', sessionId: chat?.a?.restartResumes ?? null, certainty: image.takenAt === null ? 'weak' : 'strong',
-		text: `before-image ${image.path} (${image.kind}): ${momentWords(chat?.a ?? null)}${changed.length === 0 && moves.length === 0 ? '; nothing of this chat changed since' : ''}`,
-		evidence: [when, ...changed, ...moves.map(moveWords)],
-	}];
+	const when =
+		image.takenAt === null
+			? `the image says not when it was taken: placed at the chat's newest message in it, the earliest it can be`
+			: `taken at ${stamp(image.takenAt)} (the image's own record)`;
+	return [
+		{
+			at,
+			kind: 'before-image',
+			sessionId: chat?.a?.restartResumes ?? null,
+			certainty: image.takenAt === null ? 'weak' : 'strong',
+			text: `before-image ${image.path} (${image.kind}): ${momentWords(chat?.a ?? null)}${changed.length === 0 && moves.length === 0 ? '; nothing of this chat changed since' : ''}`,
+			evidence: [when, ...changed, ...moves.map(moveWords)],
+		},
+	];
 }
 
 /** The timeline with the image's event on its axis. */

@@ -12,12 +12,25 @@ export const FOLD_FROM = 12;
 const KEEP = 3;
 
 /** A folded run: how many events, of which rotations and message spans, how many messages, and the span of time. */
-export type Fold = {kind: 'fold'; at: number; lastAt: number; events: number; rotations: number; spans: number; messages: number; rows: number};
+export type Fold = {
+	kind: 'fold';
+	at: number;
+	lastAt: number;
+	events: number;
+	rotations: number;
+	spans: number;
+	messages: number;
+	rows: number;
+};
 
 export type FoldedEvent = TimelineEvent | Fold;
 
 function ordinary(e: TimelineEvent): boolean {
-	return e.kind === 'messages' || e.kind === 'ended' || (e.kind === 'rotation' && e.certainty === 'certain' && e.text.startsWith('compression rotation'));
+	return (
+		e.kind === 'messages' ||
+		e.kind === 'ended' ||
+		(e.kind === 'rotation' && e.certainty === 'certain' && e.text.startsWith('compression rotation'))
+	);
 }
 
 function foldOf(run: readonly TimelineEvent[]): Fold {
@@ -35,7 +48,16 @@ function foldOf(run: readonly TimelineEvent[]): Fold {
 		rows.add(e.sessionId ?? '');
 	}
 
-	return {kind: 'fold', at: run[0]!.at, lastAt: run.at(-1)!.at, events: run.length, rotations, spans, messages, rows: rows.size};
+	return {
+		kind: 'fold',
+		at: run[0]!.at,
+		lastAt: run.at(-1)!.at,
+		events: run.length,
+		rotations,
+		spans,
+		messages,
+		rows: rows.size,
+	};
 }
 
 /**
@@ -65,7 +87,11 @@ function foldRuns<T, F>(items: readonly T[], plain: (x: T) => boolean, fold: (ru
 
 /** The events with every run of FOLD_FROM or more ordinary ones folded to its first and last KEEP around one count. */
 export function foldEvents(events: readonly TimelineEvent[]): FoldedEvent[] {
-	return foldRuns<TimelineEvent, Fold>(events, ordinary, run => [...run.slice(0, KEEP), foldOf(run.slice(KEEP, -KEEP)), ...run.slice(-KEEP)]);
+	return foldRuns<TimelineEvent, Fold>(events, ordinary, run => [
+		...run.slice(0, KEEP),
+		foldOf(run.slice(KEEP, -KEEP)),
+		...run.slice(-KEEP),
+	]);
 }
 
 /** A row that is only a link of a compression chain: keyed, by key and lineage alone, ended compression, not routed. */
@@ -79,6 +105,16 @@ export type FoldedRow = TimelineRow | {kind: 'rows'; rows: number; messages: num
 export function foldRows(rows: readonly TimelineRow[]): FoldedRow[] {
 	return foldRuns<TimelineRow, Exclude<FoldedRow, TimelineRow>>(rows, plainLink, run => {
 		const middle = run.slice(2, -2);
-		return [...run.slice(0, 2), {kind: 'rows', rows: middle.length, messages: middle.reduce((n, r) => n + r.messages, 0), firstId: middle[0]!.id, lastId: middle.at(-1)!.id}, ...run.slice(-2)];
+		return [
+			...run.slice(0, 2),
+			{
+				kind: 'rows',
+				rows: middle.length,
+				messages: middle.reduce((n, r) => n + r.messages, 0),
+				firstId: middle[0]!.id,
+				lastId: middle.at(-1)!.id,
+			},
+			...run.slice(-2),
+		];
 	});
 }

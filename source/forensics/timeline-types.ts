@@ -35,7 +35,18 @@ export type TimelineRow = ChatRow & {
 	routedNow: boolean;
 };
 
-export type EventKind = 'created' | 'rotation' | 'fork' | 'messages' | 'ended' | 'log' | 'routing' | 'restart' | 'resume' | 'if-restart-now' | 'before-image';
+export type EventKind =
+	| 'created'
+	| 'rotation'
+	| 'fork'
+	| 'messages'
+	| 'ended'
+	| 'log'
+	| 'routing'
+	| 'restart'
+	| 'resume'
+	| 'if-restart-now'
+	| 'before-image';
 
 export type TimelineEvent = {
 	at: number;

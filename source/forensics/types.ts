@@ -8,7 +8,6 @@ import type {MissingColumn} from './rule-columns.js';
 
 export type {RuleSet} from './generations.js';
 
-
 /** A numeric cell as stored: a finite number, null, or something else (TEXT garbage, a salvaged double). */
 export type Cell = number | string | bigint | Buffer | null;
 
@@ -88,7 +87,13 @@ export type ProbePair = {orphanId: string; keyedId: string};
 
 /** What the store read of one pair's messages (timestamps in epoch seconds, in the epoch window). */
 export type RestartProbe = ProbePair & {
-	orphan: {firstAt: number; lastAt: number; messages: number; firstPlatformId: number | null; lastPlatformId: number | null};
+	orphan: {
+		firstAt: number;
+		lastAt: number;
+		messages: number;
+		firstPlatformId: number | null;
+		lastPlatformId: number | null;
+	};
 	/** K's last message at or before the orphan's first (tA), and how many K holds up to it. */
 	before: {at: number; messages: number; platformId: number | null} | null;
 	/** K's last message strictly before the orphan's last (for a keyed sibling: where K stood while it was newer). */

@@ -36,7 +36,12 @@ function orphanWords(o: OrphanVerdict | undefined, crashed: boolean): string {
 }
 
 function sameOrphan(a: OrphanVerdict | undefined, b: OrphanVerdict | undefined): boolean {
-	return a?.verdict === b?.verdict && a?.donorId === b?.donorId && a?.reasonKind === b?.reasonKind && a?.sessionKey === b?.sessionKey;
+	return (
+		a?.verdict === b?.verdict &&
+		a?.donorId === b?.donorId &&
+		a?.reasonKind === b?.reasonKind &&
+		a?.sessionKey === b?.sessionKey
+	);
 }
 
 function chatWords(c: ChatRouting | undefined): string {
@@ -44,7 +49,8 @@ function chatWords(c: ChatRouting | undefined): string {
 		return 'not a chat';
 	}
 
-	const resumes = c.restartResolvesTo === null ? 'a restart starts a fresh session' : `a restart resumes ${c.restartResolvesTo}`;
+	const resumes =
+		c.restartResolvesTo === null ? 'a restart starts a fresh session' : `a restart resumes ${c.restartResolvesTo}`;
 	return `${resumes}${c.rollbackRisk ? ` (ROLLBACK RISK: newest in ${c.newestActivityIn})` : ', no risk'}`;
 }
 
@@ -61,7 +67,10 @@ function orphanChanges(today: Verdicts, after: Verdicts, lines: UpgradeLine[], w
 		const a = before.get(id);
 		const b = now.get(id);
 		if (!sameOrphan(a, b)) {
-			lines.push({subject: id, text: `${words.today} ${orphanWords(a, today.repairRoutingCrash !== null)}; ${words.after}, ${orphanWords(b, after.repairRoutingCrash !== null)}`});
+			lines.push({
+				subject: id,
+				text: `${words.today} ${orphanWords(a, today.repairRoutingCrash !== null)}; ${words.after}, ${orphanWords(b, after.repairRoutingCrash !== null)}`,
+			});
 		}
 	}
 }
@@ -79,7 +88,11 @@ function chatChanges(today: Verdicts, after: Verdicts, lines: UpgradeLine[], wor
 	}
 }
 
-export function upgradeChanges(today: Verdicts, after: Verdicts | null, words: SideWords = UPGRADE_WORDS): UpgradeChanges {
+export function upgradeChanges(
+	today: Verdicts,
+	after: Verdicts | null,
+	words: SideWords = UPGRADE_WORDS,
+): UpgradeChanges {
 	const lines: UpgradeLine[] = [];
 	if (after !== null) {
 		orphanChanges(today, after, lines, words);

@@ -19,13 +19,22 @@ import {readSnapshot} from '../store/read-snapshot.js';
 import {ShmReader} from '../store/shm.js';
 import {auditPathFor} from '../store/audit-trail.js';
 import {type PlanBasis, basisDifference, readPlanBasis} from './plan-basis.js';
-import {type Adoption, AT_APPLY, type RepairPlan, crashRefusal, fromValue, planHash, planRepair, rowsHash, toValue} from './plan.js';
+import {
+	type Adoption,
+	AT_APPLY,
+	type RepairPlan,
+	crashRefusal,
+	fromValue,
+	planHash,
+	planRepair,
+	rowsHash,
+	toValue,
+} from './plan.js';
 import {checkPreconditions, guardedWrite} from './guarded-write.js';
 import {reconcileAudit} from './reconcile.js';
 import {stillWinsWhy} from './still-wins.js';
 import {type ApplyOutcome, type ChangeRecord, type IntentFields, WriteRun} from './write-run.js';
 import type {Stop} from './write-transaction.js';
-
 
 export type Planned = {
 	plan: RepairPlan;
@@ -58,7 +67,11 @@ function readRows(store: ReadOnlyStore, ids: readonly string[]): Map<string, Rec
 }
 
 /** Reads the store read-only and computes a bound plan. The basis (what the plan is computed from) is read before and after: a store that moved meanwhile is refused. */
-export async function computePlan(dbPath: string, options: {owner: string; maxGapSeconds: number; only?: readonly string[]; donor?: string; now?: number}, reader: ShmReader): Promise<Planned> {
+export async function computePlan(
+	dbPath: string,
+	options: {owner: string; maxGapSeconds: number; only?: readonly string[]; donor?: string; now?: number},
+	reader: ShmReader,
+): Promise<Planned> {
 	// The same refusals as every read (missing, not SQLite, 0-byte beside a WAL...), before the
 	// basis's stat and -shm read.
 	preflight(dbPath);
@@ -66,7 +79,12 @@ export async function computePlan(dbPath: string, options: {owner: string; maxGa
 	// A stopped store (what a repair requires) is read in place as an immutable file, never copied.
 	const {analysis, rows, schema, sqliteVersion} = readStore(dbPath, store => {
 		const schema = detectSchema(store);
-		const {snapshot} = readSnapshot(store, schema, routingHomeOf({path: dbPath, owner: options.owner}, schema).context, {columns: 'full', ...wholeRead(store)});
+		const {snapshot} = readSnapshot(
+			store,
+			schema,
+			routingHomeOf({path: dbPath, owner: options.owner}, schema).context,
+			{columns: 'full', ...wholeRead(store)},
+		);
 		const analysis = analyze(snapshot, {maxGapSeconds: options.maxGapSeconds});
 		const ids = analysis.orphans.flatMap(o => [o.orphanId, ...(o.donorId ? [o.donorId] : [])]);
 		const chosen = options.donor === undefined ? null : resolveSessionId(analysis.byId.keys(), options.donor);
@@ -75,18 +93,44 @@ export async function computePlan(dbPath: string, options: {owner: string; maxGa
 		}
 
 		// The SQLite the write goes through, not node:sqlite's of an immutable read.
-		return {analysis, rows: store.read(() => readRows(store, ids)), schema, sqliteVersion: store.isImmutable ? writerSqliteVersion() : store.sqliteVersion()};
+		return {
+			analysis,
+			rows: store.read(() => readRows(store, ids)),
+			schema,
+			sqliteVersion: store.isImmutable ? writerSqliteVersion() : store.sqliteVersion(),
+		};
 	});
 
 	const hashOfRows = rowsHash(rows);
 	const after = await readPlanBasis(dbPath, hashOfRows, reader);
 	const moved = basisDifference({...before, rowsHash: hashOfRows}, after);
 	if (moved) {
-		throw new FailClosed({file: dbPath, kind: 'store-moving', reason: `the store changed while it was being read (${moved}); a writer is active`, next: 'stop the gateway, then run hfx repair again'});
+		throw new FailClosed({
+			file: dbPath,
+			kind: 'store-moving',
+			reason: `the store changed while it was being read (${moved}); a writer is active`,
+			next: 'stop the gateway, then run hfx repair again',
+		});
 	}
 
-	const plan = planRepair({analysis, rows, sessionColumns: schema.sessionColumns, only: options.only, donor: options.donor, now: options.now ?? Date.now() / 1000});
-	return {plan, analysis, rows, basis: after, hash: planHash(plan, hashOfRows), sqliteVersion, sessionColumns: schema.sessionColumns, schema: {version: schema.version, ruleSet: schema.ruleSet}};
+	const plan = planRepair({
+		analysis,
+		rows,
+		sessionColumns: schema.sessionColumns,
+		only: options.only,
+		donor: options.donor,
+		now: options.now ?? Date.now() / 1000,
+	});
+	return {
+		plan,
+		analysis,
+		rows,
+		basis: after,
+		hash: planHash(plan, hashOfRows),
+		sqliteVersion,
+		sessionColumns: schema.sessionColumns,
+		schema: {version: schema.version, ruleSet: schema.ruleSet},
+	};
 }
 
 export type {ApplyOutcome, ChangeRecord} from './write-run.js';
@@ -118,19 +162,38 @@ function holdForTests(): void {
 	}
 }
 
-function verify(dbPath: string, owner: string, maxGapSeconds: number, adoptions: readonly Adoption[]): ApplyOutcome['verification'] {
+function verify(
+	dbPath: string,
+	owner: string,
+	maxGapSeconds: number,
+	adoptions: readonly Adoption[],
+): ApplyOutcome['verification'] {
 	return readStore(dbPath, store => {
 		const schema = detectSchema(store);
-		const {snapshot} = readSnapshot(store, schema, routingHomeOf({path: dbPath, owner}, schema).context, wholeRead(store));
+		const {snapshot} = readSnapshot(
+			store,
+			schema,
+			routingHomeOf({path: dbPath, owner}, schema).context,
+			wholeRead(store),
+		);
 		const analysis = analyze(snapshot, {maxGapSeconds});
 		return adoptions.map(a => {
 			const row = analysis.byId.get(a.orphanId);
 			const chat = analysis.routing.find(r => r.sessionKey === a.sessionKey);
 			const resolved = chat?.restartResolvesTo ?? null;
-			const onOrphanLine = resolved === a.orphanId || (resolved !== null && analysis.lineage.parentEdge.get(resolved)?.parentId === a.orphanId);
+			const onOrphanLine =
+				resolved === a.orphanId ||
+				(resolved !== null && analysis.lineage.parentEdge.get(resolved)?.parentId === a.orphanId);
 			const carriesKey = row?.sessionKey === a.sessionKey;
 			const ok = carriesKey && onOrphanLine;
-			return {orphanId: a.orphanId, sessionKey: a.sessionKey, carriesKey, restartResolvesTo: resolved, ok, why: ok || !chat ? null : stillWinsWhy(chat, a.orphanId)};
+			return {
+				orphanId: a.orphanId,
+				sessionKey: a.sessionKey,
+				carriesKey,
+				restartResolvesTo: resolved,
+				ok,
+				why: ok || !chat ? null : stillWinsWhy(chat, a.orphanId),
+			};
 		});
 	});
 }
@@ -155,7 +218,14 @@ class ApplyRun extends WriteRun {
 		return {
 			planHash: planned?.hash ?? null,
 			binding: planned?.basis ?? null,
-			adoptions: planned?.plan.adoptions.map(a => ({orphanId: a.orphanId, donorId: a.donorId, sessionKey: a.sessionKey, evidence: a.evidence, ...(a.refusedBecause ? {refusedBecause: a.refusedBecause} : {})})) ?? [],
+			adoptions:
+				planned?.plan.adoptions.map(a => ({
+					orphanId: a.orphanId,
+					donorId: a.donorId,
+					sessionKey: a.sessionKey,
+					evidence: a.evidence,
+					...(a.refusedBecause ? {refusedBecause: a.refusedBecause} : {}),
+				})) ?? [],
 			verification: this.outcome.verification,
 		};
 	}
@@ -168,19 +238,23 @@ class ApplyRun extends WriteRun {
 
 /** Every column each adoption writes, before and after, with the apply's time for an open donor. */
 function plannedChanges(bound: Planned, stamp: number): ChangeRecord[] {
-	return bound.plan.adoptions.flatMap(a => a.rows.flatMap(row => row.columns.map(c => ({
-		sessionId: row.sessionId,
-		role: row.role,
-		column: c.column,
-		before: c.before,
-		after: toValue(c.after === AT_APPLY ? stamp : fromValue(c.after)),
-	}))));
+	return bound.plan.adoptions.flatMap(a =>
+		a.rows.flatMap(row =>
+			row.columns.map(c => ({
+				sessionId: row.sessionId,
+				role: row.role,
+				column: c.column,
+				before: c.before,
+				after: toValue(c.after === AT_APPLY ? stamp : fromValue(c.after)),
+			})),
+		),
+	);
 }
 
 /** The plan (or the one already shown), then the typed confirmation; null when there is something to write. */
 async function planAndConfirm(run: ApplyRun, reader: ShmReader): Promise<ApplyOutcome | null> {
 	const {options, outcome} = run;
-	const planned = options.planned ?? await computePlan(options.dbPath, options, reader);
+	const planned = options.planned ?? (await computePlan(options.dbPath, options, reader));
 	run.planned = planned;
 	options.onPlanned?.(planned);
 	const {plan} = planned;
@@ -194,32 +268,50 @@ async function planAndConfirm(run: ApplyRun, reader: ShmReader): Promise<ApplyOu
 	}
 
 	if (plan.unknownOnly.length > 0) {
-		return run.refuse(`--only names no adoptable orphan: ${plan.unknownOnly.join('; ')}`, 'list the adoptable orphans with: hfx repair');
+		return run.refuse(
+			`--only names no adoptable orphan: ${plan.unknownOnly.join('; ')}`,
+			'list the adoptable orphans with: hfx repair',
+		);
 	}
 
 	// Fail closed: a verdict that needs a column the store lacks would come out "fine" by default.
 	const missing = planned.analysis.snapshot.missingColumns ?? [];
 	if (plan.adoptions.length > 0 && missing.length > 0) {
-		return run.refuse(`the store lacks ${missing.map(m => m.column).join(', ')}: ${missing[0]!.undecided}, so no adoption can be decided; nothing was written`, 'read the findings with: hfx scan');
+		return run.refuse(
+			`the store lacks ${missing.map(m => m.column).join(', ')}: ${missing[0]!.undecided}, so no adoption can be decided; nothing was written`,
+			'read the findings with: hfx scan',
+		);
 	}
 
 	if (plan.adoptions.length === 0) {
 		outcome.result = 'nothing-to-do';
 		outcome.exitCode = plan.refused.length > 0 || planned.analysis.repairRoutingCrash !== null ? 1 : 0;
-		outcome.reason = plan.refused.length > 0 ? `no adoptable orphan; ${plan.refused.length} refused (see the dry run)` : 'no orphan to adopt';
+		outcome.reason =
+			plan.refused.length > 0
+				? `no adoptable orphan; ${plan.refused.length} refused (see the dry run)`
+				: 'no orphan to adopt';
 		run.record();
 		return outcome;
 	}
 
-	if (!options.yes && !await options.confirm(planned)) {
-		return run.refuse('not confirmed: nothing was written', 'run again and type the confirmation, or pass --yes after reviewing the dry run', 'aborted');
+	if (!options.yes && !(await options.confirm(planned))) {
+		return run.refuse(
+			'not confirmed: nothing was written',
+			'run again and type the confirmation, or pass --yes after reviewing the dry run',
+			'aborted',
+		);
 	}
 
 	return null;
 }
 
 /** Inside BEGIN IMMEDIATE: the rows the plan touches, and whether the store still matches the plan. */
-async function boundRows(run: ApplyRun, db: Database.Database, bound: Planned, reader: ShmReader): Promise<{touched: Map<string, Record<string, unknown>>; refusal: Stop<ApplyOutcome> | null}> {
+async function boundRows(
+	run: ApplyRun,
+	db: Database.Database,
+	bound: Planned,
+	reader: ShmReader,
+): Promise<{touched: Map<string, Record<string, unknown>>; refusal: Stop<ApplyOutcome> | null}> {
 	const touched = new Map<string, Record<string, unknown>>();
 	const select = db.prepare('SELECT * FROM sessions WHERE id = ?');
 	for (const id of [...bound.rows.keys()]) {
@@ -231,25 +323,51 @@ async function boundRows(run: ApplyRun, db: Database.Database, bound: Planned, r
 
 	const now = await readPlanBasis(run.options.dbPath, rowsHash(touched), reader);
 	const moved = basisDifference(bound.basis, now);
-	run.outcome.checks.push({id: 'plan-current', ok: moved === null, label: 'the store still matches the plan (checked inside BEGIN IMMEDIATE)', detail: moved ?? `plan ${bound.hash.slice(0, 16)}`, next: moved ? 'run hfx repair again for a fresh plan' : null});
+	run.outcome.checks.push({
+		id: 'plan-current',
+		ok: moved === null,
+		label: 'the store still matches the plan (checked inside BEGIN IMMEDIATE)',
+		detail: moved ?? `plan ${bound.hash.slice(0, 16)}`,
+		next: moved ? 'run hfx repair again for a fresh plan' : null,
+	});
 	run.options.log(`${moved ? '✗' : '✓'} the store still matches the plan${moved ? `: ${moved}` : ''}`);
 	if (moved) {
-		return {touched, refusal: () => run.refuse(`the plan is stale: ${moved}`, 'run hfx repair again (dry run) and review the new plan')};
+		return {
+			touched,
+			refusal: () =>
+				run.refuse(`the plan is stale: ${moved}`, 'run hfx repair again (dry run) and review the new plan'),
+		};
 	}
 
 	return {touched, refusal: null};
 }
 
 /** Every adoption's two UPDATEs, each re-verified as Hermes does (adopt_orphaned_gateway_session); null when all were written. */
-function writeAdoptions(run: ApplyRun, db: Database.Database, bound: Planned, touched: ReadonlyMap<string, Record<string, unknown>>, stamp: number): Stop<ApplyOutcome> | null {
+function writeAdoptions(
+	run: ApplyRun,
+	db: Database.Database,
+	bound: Planned,
+	touched: ReadonlyMap<string, Record<string, unknown>>,
+	stamp: number,
+): Stop<ApplyOutcome> | null {
 	const cols = bound.sessionColumns;
-	const fill = (['chat_id', 'chat_type', 'thread_id', 'user_id', 'origin_json', 'display_name'] as const).filter(c => cols.has(c));
-	const updateOrphan = db.prepare(`UPDATE sessions SET session_key = ?, ${fill.map(c => `${c} = COALESCE(${c}, ?)`).join(', ')}${fill.length > 0 ? ', ' : ''}parent_session_id = COALESCE(parent_session_id, ?) WHERE id = ? AND session_key IS NULL`);
+	const fill = (['chat_id', 'chat_type', 'thread_id', 'user_id', 'origin_json', 'display_name'] as const).filter(c =>
+		cols.has(c),
+	);
+	const updateOrphan = db.prepare(
+		`UPDATE sessions SET session_key = ?, ${fill.map(c => `${c} = COALESCE(${c}, ?)`).join(', ')}${fill.length > 0 ? ', ' : ''}parent_session_id = COALESCE(parent_session_id, ?) WHERE id = ? AND session_key IS NULL`,
+	);
 	const updateDonor = db.prepare('UPDATE sessions SET ended_at = COALESCE(ended_at, ?), end_reason = ? WHERE id = ?');
 	for (const [i, a] of bound.plan.adoptions.entries()) {
 		const donor = touched.get(a.donorId);
 		const orphan = touched.get(a.orphanId);
-		if (!donor || !orphan || !donor.session_key || orphan.session_key !== null || String(donor.source ?? '') !== String(orphan.source ?? '')) {
+		if (
+			!donor ||
+			!orphan ||
+			!donor.session_key ||
+			orphan.session_key !== null ||
+			String(donor.source ?? '') !== String(orphan.source ?? '')
+		) {
 			return () => run.refuse(`${a.orphanId} or its donor ${a.donorId} no longer qualifies`, 'run hfx repair again');
 		}
 
@@ -260,7 +378,11 @@ function writeAdoptions(run: ApplyRun, db: Database.Database, bound: Planned, to
 
 		const d = updateDonor.run(stamp, REPAIR_END_REASON, a.donorId);
 		if (o.changes !== 1 || d.changes !== 1) {
-			return () => run.refuse(`an update touched ${o.changes}/${d.changes} rows instead of 1/1 for ${a.orphanId}`, 'run hfx repair again');
+			return () =>
+				run.refuse(
+					`an update touched ${o.changes}/${d.changes} rows instead of 1/1 for ${a.orphanId}`,
+					'run hfx repair again',
+				);
 		}
 	}
 
@@ -279,7 +401,11 @@ async function commitAdoptions(run: ApplyRun, bound: Planned, reader: ShmReader)
 		},
 		failed(error) {
 			run.outcome.changes = [];
-			return run.refuse(`the write failed and was rolled back: ${errorMessage(error)}`, 'nothing was written; check the store and run again', 'failed');
+			return run.refuse(
+				`the write failed and was rolled back: ${errorMessage(error)}`,
+				'nothing was written; check the store and run again',
+				'failed',
+			);
 		},
 		committed: () => verifyAndRecord(run, bound),
 	});
@@ -291,7 +417,9 @@ function verifyAndRecord(run: ApplyRun, bound: Planned): ApplyOutcome {
 	const {plan} = bound;
 	outcome.applied = plan.adoptions;
 	outcome.changes = run.plannedWrites;
-	options.log(`✓ committed ${plan.adoptions.length} adoption${plan.adoptions.length === 1 ? '' : 's'} in one transaction`);
+	options.log(
+		`✓ committed ${plan.adoptions.length} adoption${plan.adoptions.length === 1 ? '' : 's'} in one transaction`,
+	);
 	let reread: string | null = null;
 	try {
 		outcome.verification = verify(options.dbPath, options.owner, options.maxGapSeconds, plan.adoptions);
@@ -304,7 +432,15 @@ function verifyAndRecord(run: ApplyRun, bound: Planned): ApplyOutcome {
 	const bad = outcome.verification.filter(v => !v.ok);
 	const unconfirmed = bad.filter(v => !v.carriesKey);
 	if (reread !== null || unconfirmed.length > 0) {
-		Object.assign(outcome, {exitCode: 1, result: 'failed', reason: reread === null ? `applied, but the re-read does not show the key on ${unconfirmed.map(b => b.orphanId).join(', ')}` : `applied, but the re-read failed (${reread})`, next: 'inspect with hfx routing; undo with hfx repair --undo <entry>'});
+		Object.assign(outcome, {
+			exitCode: 1,
+			result: 'failed',
+			reason:
+				reread === null
+					? `applied, but the re-read does not show the key on ${unconfirmed.map(b => b.orphanId).join(', ')}`
+					: `applied, but the re-read failed (${reread})`,
+			next: 'inspect with hfx routing; undo with hfx repair --undo <entry>',
+		});
 	} else {
 		outcome.result = 'applied';
 		outcome.exitCode = plan.refused.length > 0 || bad.length > 0 ? 1 : 0;
@@ -342,7 +478,7 @@ export async function applyRepair(options: ApplyOptions): Promise<ApplyOutcome> 
 	const run = new ApplyRun(options);
 	const reader = new ShmReader();
 	try {
-		const stopped = reconciled(run) ?? checkPreconditions(run) ?? await planAndConfirm(run, reader);
+		const stopped = reconciled(run) ?? checkPreconditions(run) ?? (await planAndConfirm(run, reader));
 		if (stopped) {
 			return stopped;
 		}

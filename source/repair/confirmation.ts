@@ -17,7 +17,9 @@ export function confirmationWord(orphanId: string): string {
  * donor (--donor), the orphan's suffix and then the donor's, so the pair is confirmed, not one row.
  */
 export function confirmationFor(a: Pick<Adoption, 'orphanId' | 'donorId' | 'evidence'>): string {
-	return a.evidence === 'operator' ? `${confirmationWord(a.orphanId)} ${confirmationWord(a.donorId)}` : confirmationWord(a.orphanId);
+	return a.evidence === 'operator'
+		? `${confirmationWord(a.orphanId)} ${confirmationWord(a.donorId)}`
+		: confirmationWord(a.orphanId);
 }
 
 /** The typed confirmation: the orphan's random suffix or whole id (and the donor's for an operator's choice), or "yes" for several. */
@@ -26,7 +28,11 @@ export function confirmationMatches(answer: string, adoptions: readonly Adoption
 		const a = adoptions[0]!;
 		const words = answer.trim().split(/\s+/);
 		if (a.evidence === 'operator') {
-			return words.length === 2 && [confirmationWord(a.orphanId), a.orphanId].includes(words[0]!) && [confirmationWord(a.donorId), a.donorId].includes(words[1]!);
+			return (
+				words.length === 2 &&
+				[confirmationWord(a.orphanId), a.orphanId].includes(words[0]!) &&
+				[confirmationWord(a.donorId), a.donorId].includes(words[1]!)
+			);
 		}
 
 		return answer !== '' && (answer === confirmationWord(a.orphanId) || answer === a.orphanId);

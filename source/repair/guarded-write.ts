@@ -24,13 +24,25 @@ export function checkPreconditions(run: WriteRun): ApplyOutcome | null {
 		assertAuditWritable(auditPath);
 	} catch (error) {
 		const detail = error instanceof FailClosed ? `${error.reason}` : errorMessage(error);
-		outcome.checks.push({id: 'audit-writable', ok: false, label: 'the audit trail can be written', detail, next: 'run as the store\'s owner'});
+		outcome.checks.push({
+			id: 'audit-writable',
+			ok: false,
+			label: 'the audit trail can be written',
+			detail,
+			next: "run as the store's owner",
+		});
 		outcome.reason = `${error instanceof FailClosed ? error.file : auditPath}: ${detail}`;
 		outcome.next = error instanceof FailClosed ? error.next : 'run hfx as the user that owns the store';
 		return outcome;
 	}
 
-	outcome.checks.push({id: 'audit-writable', ok: true, label: 'the audit trail can be written', detail: auditPath, next: null});
+	outcome.checks.push({
+		id: 'audit-writable',
+		ok: true,
+		label: 'the audit trail can be written',
+		detail: auditPath,
+		next: null,
+	});
 	// Holders first: with the gateway running, nothing else is worth computing.
 	outcome.checks.push(...holderChecks(run.dbPath));
 	for (const c of outcome.checks) {
@@ -38,7 +50,9 @@ export function checkPreconditions(run: WriteRun): ApplyOutcome | null {
 	}
 
 	const failed = outcome.checks.find(c => !c.ok);
-	return failed ? run.refuse(`precondition failed: ${failed.label}: ${failed.detail}`, failed.next ?? 'resolve it and run again') : null;
+	return failed
+		? run.refuse(`precondition failed: ${failed.label}: ${failed.detail}`, failed.next ?? 'resolve it and run again')
+		: null;
 }
 
 /** A fresh snapshot that verified and exited 0; null to go on. */
@@ -50,15 +64,32 @@ async function snapshotChecked(run: WriteRun, label: 'pre-repair' | 'pre-undo'):
 		snapshot = await takeQuickSnapshot({dbPath: run.dbPath, label});
 	} catch (error) {
 		const why = error instanceof FailClosed ? error.reason : errorMessage(error);
-		outcome.checks.push({id: 'snapshot', ok: false, label: 'a fresh snapshot was taken and verified', detail: why, next: 'free space beside the store (state-snapshots/) and run again'});
+		outcome.checks.push({
+			id: 'snapshot',
+			ok: false,
+			label: 'a fresh snapshot was taken and verified',
+			detail: why,
+			next: 'free space beside the store (state-snapshots/) and run again',
+		});
 		return run.refuse(`the snapshot failed: ${why}`, 'free space beside the store (state-snapshots/) and run again');
 	}
 
 	outcome.snapshotDir = snapshot.dir;
 	const ok = snapshot.verified && snapshot.exitCode === 0;
-	outcome.checks.push({id: 'snapshot', ok, label: 'a fresh snapshot was taken and verified', detail: ok ? snapshot.dir : snapshot.problems.join('; '), next: ok ? null : 'check the snapshot problems above and run again'});
+	outcome.checks.push({
+		id: 'snapshot',
+		ok,
+		label: 'a fresh snapshot was taken and verified',
+		detail: ok ? snapshot.dir : snapshot.problems.join('; '),
+		next: ok ? null : 'check the snapshot problems above and run again',
+	});
 	run.log(`${ok ? '✓' : '✗'} snapshot ${snapshot.dir}`);
-	return ok ? null : run.refuse(`the snapshot did not verify: ${snapshot.problems.join('; ')}`, 'check free space and the store, then run again');
+	return ok
+		? null
+		: run.refuse(
+				`the snapshot did not verify: ${snapshot.problems.join('; ')}`,
+				'check free space and the store, then run again',
+			);
 }
 
 /**
@@ -68,7 +99,10 @@ async function snapshotChecked(run: WriteRun, label: 'pre-repair' | 'pre-undo'):
  */
 function stillClear(run: WriteRun): ApplyOutcome | null {
 	if (hasLiveHandle(run.dbPath)) {
-		return run.refuse('hfx itself has the store open (one of its own reads is running): nothing was written', `run hfx repair ${run.mode === 'apply' ? '--apply' : '--undo'} again in a moment`);
+		return run.refuse(
+			'hfx itself has the store open (one of its own reads is running): nothing was written',
+			`run hfx repair ${run.mode === 'apply' ? '--apply' : '--undo'} again in a moment`,
+		);
 	}
 
 	const again = holderChecks(run.dbPath).find(c => !c.ok);
@@ -77,7 +111,13 @@ function stillClear(run: WriteRun): ApplyOutcome | null {
 		return run.refuse(`precondition failed: ${again.label}: ${again.detail}`, again.next ?? 'resolve it and run again');
 	}
 
-	return interruptRequested() ? run.refuse('interrupted before the write: nothing was written', `run hfx repair ${run.mode === 'apply' ? '--apply' : '--undo'} again when ready`, 'aborted') : null;
+	return interruptRequested()
+		? run.refuse(
+				'interrupted before the write: nothing was written',
+				`run hfx repair ${run.mode === 'apply' ? '--apply' : '--undo'} again when ready`,
+				'aborted',
+			)
+		: null;
 }
 
 export type GuardedWrite = {
@@ -96,7 +136,10 @@ async function writeWithIntent(run: WriteRun, spec: GuardedWrite): Promise<Apply
 		run.recordIntent();
 	} catch (error) {
 		const why = error instanceof FailClosed ? error.reason : errorMessage(error);
-		return run.refuse(`the intent could not be recorded in the audit trail (${why}): nothing was written`, 'check the audit trail\'s folder (space, permissions), then run again');
+		return run.refuse(
+			`the intent could not be recorded in the audit trail (${why}): nothing was written`,
+			"check the audit trail's folder (space, permissions), then run again",
+		);
 	}
 
 	testPause('after-intent');
@@ -111,5 +154,7 @@ async function writeWithIntent(run: WriteRun, spec: GuardedWrite): Promise<Apply
 
 /** The whole guarded sequence after the preconditions and the confirmation. */
 export async function guardedWrite(run: WriteRun, spec: GuardedWrite): Promise<ApplyOutcome> {
-	return critical(async () => await snapshotChecked(run, spec.label) ?? stillClear(run) ?? writeWithIntent(run, spec));
+	return critical(
+		async () => (await snapshotChecked(run, spec.label)) ?? stillClear(run) ?? writeWithIntent(run, spec),
+	);
 }

@@ -11,9 +11,7 @@ import type {OrphanVerdict} from '../forensics/orphans.js';
 import {resolutionProblem, resolveSessionId} from '../forensics/resolve.js';
 import type {SessionRecord} from '../forensics/types.js';
 
-export type DonorChoice =
-	| {ok: true; verdict: OrphanVerdict; manual: boolean}
-	| {ok: false; reason: string};
+export type DonorChoice = {ok: true; verdict: OrphanVerdict; manual: boolean} | {ok: false; reason: string};
 
 function refusal(reason: string): DonorChoice {
 	return {ok: false, reason};
@@ -21,12 +19,18 @@ function refusal(reason: string): DonorChoice {
 
 /** The orphan --only names, among the rows repair-routing lists; or why it names none. */
 function orphanOf(analysis: Pick<Analysis, 'orphans' | 'listedRefusedLocal'>, name: string): OrphanVerdict | string {
-	const r = resolveSessionId(analysis.orphans.map(o => o.orphanId), name);
+	const r = resolveSessionId(
+		analysis.orphans.map(o => o.orphanId),
+		name,
+	);
 	if (r.ok) {
 		return analysis.orphans.find(o => o.orphanId === r.id)!;
 	}
 
-	const local = resolveSessionId(analysis.listedRefusedLocal.map(o => o.orphanId), name);
+	const local = resolveSessionId(
+		analysis.listedRefusedLocal.map(o => o.orphanId),
+		name,
+	);
 	if (local.ok) {
 		const o = analysis.listedRefusedLocal.find(x => x.orphanId === local.id)!;
 		return `${o.orphanId} is a ${o.source} row: keyless by design, it has no gateway chat to adopt`;
@@ -69,9 +73,15 @@ function donorProblem(o: OrphanVerdict, orphan: SessionRecord | undefined, donor
 }
 
 /** The orphan to adopt from the operator's donor, or the one-line reason it is refused. */
-export function chooseDonor(analysis: Pick<Analysis, 'orphans' | 'listedRefusedLocal' | 'byId'>, only: readonly string[], donorName: string): DonorChoice {
+export function chooseDonor(
+	analysis: Pick<Analysis, 'orphans' | 'listedRefusedLocal' | 'byId'>,
+	only: readonly string[],
+	donorName: string,
+): DonorChoice {
 	if (only.length !== 1) {
-		return refusal(`--donor needs exactly one --only ORPHAN (the orphan it adopts); ${only.length === 0 ? 'none was given' : `${only.length} were given`}`);
+		return refusal(
+			`--donor needs exactly one --only ORPHAN (the orphan it adopts); ${only.length === 0 ? 'none was given' : `${only.length} were given`}`,
+		);
 	}
 
 	const o = orphanOf(analysis, only[0]!);
@@ -93,8 +103,14 @@ export function chooseDonor(analysis: Pick<Analysis, 'orphans' | 'listedRefusedL
 	if (o.verdict === 'adoptable') {
 		return o.donorId === donor.id
 			? {ok: true, verdict: o, manual: false}
-			: refusal(`repair-routing adopts ${o.orphanId} anyway, from ${o.donorId} (evidence ${o.evidence}), not from ${donor.id}: drop --donor to take that adoption`);
+			: refusal(
+					`repair-routing adopts ${o.orphanId} anyway, from ${o.donorId} (evidence ${o.evidence}), not from ${donor.id}: drop --donor to take that adoption`,
+				);
 	}
 
-	return {ok: true, manual: true, verdict: {...o, verdict: 'adoptable', donorId: donor.id, sessionKey: donor.sessionKey}};
+	return {
+		ok: true,
+		manual: true,
+		verdict: {...o, verdict: 'adoptable', donorId: donor.id, sessionKey: donor.sessionKey},
+	};
 }

@@ -112,7 +112,9 @@ export function canonical(value: unknown): string {
 				return {hex: Buffer.from((v as {data: number[]}).data).toString('hex')};
 			}
 
-			return Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : (a > b ? 1 : 0))));
+			return Object.fromEntries(
+				Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+			);
 		}
 
 		return v;
@@ -134,7 +136,11 @@ function column(name: string, before: unknown, after: Value): ColumnChange {
 }
 
 /** What the sessions look like after the plan, for predicting the restart (pure). */
-export function applyToRecords(sessions: readonly SessionRecord[], adoptions: readonly Adoption[], at: number): SessionRecord[] {
+export function applyToRecords(
+	sessions: readonly SessionRecord[],
+	adoptions: readonly Adoption[],
+	at: number,
+): SessionRecord[] {
 	const byId = new Map(sessions.map(s => [s.id, {...s}]));
 	for (const a of adoptions) {
 		const o = byId.get(a.orphanId);
@@ -174,18 +180,32 @@ export type PlanInput = {
  * The adoptable orphans `--only` names (each name resolved as every command resolves a session:
  * the id, a unique prefix or its random suffix), and each name that names none, with why.
  */
-function selectOnly(adoptable: readonly OrphanVerdict[], only: readonly string[], listed: readonly OrphanVerdict[]): {selected: OrphanVerdict[]; unknown: string[]} {
+function selectOnly(
+	adoptable: readonly OrphanVerdict[],
+	only: readonly string[],
+	listed: readonly OrphanVerdict[],
+): {selected: OrphanVerdict[]; unknown: string[]} {
 	const ids = new Set<string>();
 	const unknown: string[] = [];
 	for (const name of only) {
-		const r = resolveSessionId(adoptable.map(o => o.orphanId), name);
+		const r = resolveSessionId(
+			adoptable.map(o => o.orphanId),
+			name,
+		);
 		if (r.ok) {
 			ids.add(r.id);
 			continue;
 		}
 
-		const other = resolveSessionId(listed.map(o => o.orphanId), name);
-		unknown.push(other.ok ? `${name} (${other.id} is not adoptable: ${listed.find(o => o.orphanId === other.id)?.reason ?? 'refused'})` : `${name} (${resolutionProblem(r, 'adoptable orphan')})`);
+		const other = resolveSessionId(
+			listed.map(o => o.orphanId),
+			name,
+		);
+		unknown.push(
+			other.ok
+				? `${name} (${other.id} is not adoptable: ${listed.find(o => o.orphanId === other.id)?.reason ?? 'refused'})`
+				: `${name} (${resolutionProblem(r, 'adoptable orphan')})`,
+		);
 	}
 
 	return {selected: adoptable.filter(o => ids.has(o.orphanId)), unknown};
@@ -202,14 +222,22 @@ function draftAdoption(o: OrphanVerdict, rows: PlanInput['rows'], has: (column: 
 		}
 	}
 
-	orphanCols.push(column('parent_session_id', orphan.parent_session_id, toValue(orphan.parent_session_id ?? o.donorId)));
+	orphanCols.push(
+		column('parent_session_id', orphan.parent_session_id, toValue(orphan.parent_session_id ?? o.donorId)),
+	);
 	const donorCols: ColumnChange[] = [
-		column('ended_at', donor.ended_at, donor.ended_at === null || donor.ended_at === undefined ? AT_APPLY : toValue(donor.ended_at)),
+		column(
+			'ended_at',
+			donor.ended_at,
+			donor.ended_at === null || donor.ended_at === undefined ? AT_APPLY : toValue(donor.ended_at),
+		),
 		column('end_reason', donor.end_reason, REPAIR_END_REASON),
 	];
 	const warnings: string[] = [];
 	if (donor.end_reason === 'compression') {
-		warnings.push(`the donor's end reason "compression" is overwritten with "${REPAIR_END_REASON}": its continuation child is no longer classed as a compression continuation`);
+		warnings.push(
+			`the donor's end reason "compression" is overwritten with "${REPAIR_END_REASON}": its continuation child is no longer classed as a compression continuation`,
+		);
 	}
 
 	if (donor.ended_at === null || donor.ended_at === undefined) {
@@ -219,8 +247,17 @@ function draftAdoption(o: OrphanVerdict, rows: PlanInput['rows'], has: (column: 
 	}
 
 	for (const c of FILLED_COLUMNS) {
-		if (has(c) && orphan[c] !== null && orphan[c] !== undefined && donor[c] !== null && donor[c] !== undefined && !same(toValue(orphan[c]), toValue(donor[c]))) {
-			warnings.push(`the orphan keeps its own ${c} (${JSON.stringify(toValue(orphan[c]))}); the donor's is ${JSON.stringify(toValue(donor[c]))}`);
+		if (
+			has(c) &&
+			orphan[c] !== null &&
+			orphan[c] !== undefined &&
+			donor[c] !== null &&
+			donor[c] !== undefined &&
+			!same(toValue(orphan[c]), toValue(donor[c]))
+		) {
+			warnings.push(
+				`the orphan keeps its own ${c} (${JSON.stringify(toValue(orphan[c]))}); the donor's is ${JSON.stringify(toValue(donor[c]))}`,
+			);
 		}
 	}
 
@@ -230,7 +267,10 @@ function draftAdoption(o: OrphanVerdict, rows: PlanInput['rows'], has: (column: 
 		sessionKey: o.sessionKey!,
 		evidence: o.evidence as 'lineage' | 'contiguity',
 		messageCount: o.messageCount,
-		rows: [{sessionId: o.orphanId, role: 'orphan', columns: orphanCols}, {sessionId: o.donorId!, role: 'donor', columns: donorCols}],
+		rows: [
+			{sessionId: o.orphanId, role: 'orphan', columns: orphanCols},
+			{sessionId: o.donorId!, role: 'donor', columns: donorCols},
+		],
 		restartBefore: null,
 		restartAfter: null,
 		rollbackRiskBefore: false,
@@ -243,7 +283,9 @@ function draftAdoption(o: OrphanVerdict, rows: PlanInput['rows'], has: (column: 
  * Where current Hermes' own repair-routing fails on this store (the store's, when it is current;
  * else the one an upgrade brings), hfx cannot say what Hermes would adopt: the refusal, or null.
  */
-export function crashRefusal(analysis: Pick<Analysis, 'afterUpgrade' | 'repairRoutingCrash' | 'ruleSet'>): {reason: string; next: string} | null {
+export function crashRefusal(
+	analysis: Pick<Analysis, 'afterUpgrade' | 'repairRoutingCrash' | 'ruleSet'>,
+): {reason: string; next: string} | null {
 	const current = analysis.afterUpgrade ?? analysis;
 	const crash = current.repairRoutingCrash;
 	if (crash === null) {
@@ -271,12 +313,26 @@ export function heldBack(o: OrphanVerdict, analysis: Pick<Analysis, 'afterUpgrad
 		return null;
 	}
 
-	const current = after === undefined ? 'does not list it' : (after.verdict === 'adoptable' ? `adopts it from ${after.donorId} instead` : `refuses it (${after.reasonKind}: ${after.reason})`);
-	return {...o, verdict: 'refused', reasonKind: 'generations_disagree', reason: `held back: this store's Hermes (${analysis.ruleSet}) would adopt it from ${o.donorId}, but current Hermes (${analysis.afterUpgrade.ruleSet}) ${current}; hfx writes only what both agree on`};
+	const current =
+		after === undefined
+			? 'does not list it'
+			: after.verdict === 'adoptable'
+				? `adopts it from ${after.donorId} instead`
+				: `refuses it (${after.reasonKind}: ${after.reason})`;
+	return {
+		...o,
+		verdict: 'refused',
+		reasonKind: 'generations_disagree',
+		reason: `held back: this store's Hermes (${analysis.ruleSet}) would adopt it from ${o.donorId}, but current Hermes (${analysis.afterUpgrade.ruleSet}) ${current}; hfx writes only what both agree on`,
+	};
 }
 
 /** The orphans to adopt: every adoptable one, the ones --only names, or the operator's choice (--donor). */
-function selection(input: PlanInput, adoptable: OrphanVerdict[], held: OrphanVerdict[]): {selected: OrphanVerdict[]; unknown: string[]; manual: boolean; donorRefusal: string | null} {
+function selection(
+	input: PlanInput,
+	adoptable: OrphanVerdict[],
+	held: OrphanVerdict[],
+): {selected: OrphanVerdict[]; unknown: string[]; manual: boolean; donorRefusal: string | null} {
 	const only = input.only ?? [];
 	if (input.donor !== undefined) {
 		const choice = chooseDonor(input.analysis, only, input.donor);
@@ -289,7 +345,10 @@ function selection(input: PlanInput, adoptable: OrphanVerdict[], held: OrphanVer
 		return {selected: [choice.verdict], unknown: [], manual: choice.manual, donorRefusal: null};
 	}
 
-	const picked = only.length > 0 ? selectOnly(adoptable, only, [...held, ...input.analysis.orphans]) : {selected: adoptable, unknown: []};
+	const picked =
+		only.length > 0
+			? selectOnly(adoptable, only, [...held, ...input.analysis.orphans])
+			: {selected: adoptable, unknown: []};
 	return {...picked, manual: false, donorRefusal: null};
 }
 
@@ -297,13 +356,20 @@ function selection(input: PlanInput, adoptable: OrphanVerdict[], held: OrphanVer
 function markOperatorChoice(a: Adoption, refused: OrphanVerdict): void {
 	a.evidence = 'operator';
 	a.refusedBecause = {reasonKind: refused.reasonKind, reason: refused.reason};
-	a.warnings.unshift(`operator choice: repair-routing refuses ${a.orphanId} (${refused.reasonKind ?? 'refused'}: ${refused.reason}); this adoption from ${a.donorId} is your decision, the manual procedure of Hermes' tracking issue, not Hermes' own`);
+	a.warnings.unshift(
+		`operator choice: repair-routing refuses ${a.orphanId} (${refused.reasonKind ?? 'refused'}: ${refused.reason}); this adoption from ${a.donorId} is your decision, the manual procedure of Hermes' tracking issue, not Hermes' own`,
+	);
 }
 
 export function planRepair(input: PlanInput): RepairPlan {
 	const {analysis, rows} = input;
-	const held = analysis.orphans.filter(o => o.verdict === 'adoptable').map(o => heldBack(o, analysis)).filter(o => o !== null);
-	const adoptable = analysis.orphans.filter(o => o.verdict === 'adoptable' && o.donorId && o.sessionKey && !held.some(h => h.orphanId === o.orphanId));
+	const held = analysis.orphans
+		.filter(o => o.verdict === 'adoptable')
+		.map(o => heldBack(o, analysis))
+		.filter(o => o !== null);
+	const adoptable = analysis.orphans.filter(
+		o => o.verdict === 'adoptable' && o.donorId && o.sessionKey && !held.some(h => h.orphanId === o.orphanId),
+	);
 	const {selected, unknown: unknownOnly, manual, donorRefusal} = selection(input, adoptable, held);
 	const has = (c: string) => input.sessionColumns.has(c);
 	const draft: Adoption[] = selected.map(o => draftAdoption(o, rows, has));
@@ -312,7 +378,10 @@ export function planRepair(input: PlanInput): RepairPlan {
 	}
 
 	// What a restart resumes for each chat, before and after all selected adoptions.
-	const afterSnapshot: Snapshot = {...analysis.snapshot, sessions: applyToRecords(analysis.snapshot.sessions, draft, input.now)};
+	const afterSnapshot: Snapshot = {
+		...analysis.snapshot,
+		sessions: applyToRecords(analysis.snapshot.sessions, draft, input.now),
+	};
 	const after = analyze(afterSnapshot, {maxGapSeconds: analysis.maxGapSeconds});
 	for (const a of draft) {
 		predictRestart(a, analysis, after);
@@ -320,7 +389,10 @@ export function planRepair(input: PlanInput): RepairPlan {
 
 	return {
 		adoptions: draft,
-		refused: [...analysis.orphans.filter(o => o.verdict === 'refused' && !(manual && o.orphanId === draft[0]?.orphanId)), ...held],
+		refused: [
+			...analysis.orphans.filter(o => o.verdict === 'refused' && !(manual && o.orphanId === draft[0]?.orphanId)),
+			...held,
+		],
 		notSelected: input.donor === undefined ? adoptable.filter(o => !selected.includes(o)).map(o => o.orphanId) : [],
 		unknownOnly,
 		donorRefusal,
@@ -336,20 +408,33 @@ function predictRestart(a: Adoption, analysis: Analysis, after: Analysis): void 
 	a.restartAfter = chatAfter?.restartResolvesTo ?? null;
 	a.rollbackRiskBefore = chatBefore?.rollbackRisk ?? false;
 	a.rollbackRiskAfter = chatAfter?.rollbackRisk ?? false;
-	const rollback = analysis.rollbacks.find(r => r.resumedId === a.donorId && (r.skipped.id === a.orphanId || r.alsoSkipped.some(x => x.id === a.orphanId)));
+	const rollback = analysis.rollbacks.find(
+		r => r.resumedId === a.donorId && (r.skipped.id === a.orphanId || r.alsoSkipped.some(x => x.id === a.orphanId)),
+	);
 	if (rollback) {
 		// By design the turns written since the restart stay in the retired donor: not a risk left by the repair.
-		a.writtenSinceRestart = {messages: rollback.after.messages, userTurns: rollback.after.userTurns, firstAt: rollback.resumedAt, lastAt: rollback.after.lastAt};
+		a.writtenSinceRestart = {
+			messages: rollback.after.messages,
+			userTurns: rollback.after.userTurns,
+			firstAt: rollback.resumedAt,
+			lastAt: rollback.after.lastAt,
+		};
 		a.rollbackRiskAfter = false;
 	}
 
 	if (chatBefore?.routingEntry === a.donorId) {
-		a.warnings.push(`gateway_routing still names the donor: the gateway drops that entry on the next message (the donor is ended) and finds ${a.orphanId} by its key`);
+		a.warnings.push(
+			`gateway_routing still names the donor: the gateway drops that entry on the next message (the donor is ended) and finds ${a.orphanId} by its key`,
+		);
 	}
 
-	const resumesOrphanLine = a.restartAfter !== null && (a.restartAfter === a.orphanId || after.lineage.parentEdge.get(a.restartAfter)?.parentId === a.orphanId);
+	const resumesOrphanLine =
+		a.restartAfter !== null &&
+		(a.restartAfter === a.orphanId || after.lineage.parentEdge.get(a.restartAfter)?.parentId === a.orphanId);
 	if (!resumesOrphanLine) {
-		a.warnings.push(`after the repair a restart would still resume ${a.restartAfter ?? 'a new, empty session'}, not ${a.orphanId}: check \`hfx routing ${a.sessionKey}\` before restarting`);
+		a.warnings.push(
+			`after the repair a restart would still resume ${a.restartAfter ?? 'a new, empty session'}, not ${a.orphanId}: check \`hfx routing ${a.sessionKey}\` before restarting`,
+		);
 	}
 }
 
@@ -359,8 +444,16 @@ function predictRestart(a: Adoption, analysis: Analysis, after: Analysis): void 
  * the gateway's clean shutdown reset the WAL.
  */
 export function planHash(plan: RepairPlan, touchedRowsHash: string): string {
-	return sha256(canonical({
-		rows: touchedRowsHash,
-		adoptions: plan.adoptions.map(a => ({orphan: a.orphanId, donor: a.donorId, key: a.sessionKey, rows: a.rows, ...(a.evidence === 'operator' ? {evidence: a.evidence} : {})})),
-	}));
+	return sha256(
+		canonical({
+			rows: touchedRowsHash,
+			adoptions: plan.adoptions.map(a => ({
+				orphan: a.orphanId,
+				donor: a.donorId,
+				key: a.sessionKey,
+				rows: a.rows,
+				...(a.evidence === 'operator' ? {evidence: a.evidence} : {}),
+			})),
+		}),
+	);
 }

@@ -17,13 +17,16 @@ export function holderChecks(dbPath: string): Check[] {
 	const others = findHolders(dbPath);
 	const withSelf = findHolders(dbPath, {includeSelf: true});
 	const deleted = withSelf.holders.filter(h => h.holdsDeletedWal);
-	const visibility = others.complete ? '' : ` (${others.unreadablePids} processes could not be inspected: run as root to see them all)`;
+	const visibility = others.complete
+		? ''
+		: ` (${others.unreadablePids} processes could not be inspected: run as root to see them all)`;
 	return [
 		{
 			id: 'no-holders',
 			ok: others.holders.length === 0,
 			label: 'no other process holds state.db, -wal or -shm',
-			detail: others.holders.length === 0 ? `none seen in /proc${visibility}` : others.holders.map(describeHolder).join('; '),
+			detail:
+				others.holders.length === 0 ? `none seen in /proc${visibility}` : others.holders.map(describeHolder).join('; '),
 			next: others.holders.length === 0 ? null : holdersNext(others.holders),
 		},
 		{
@@ -31,7 +34,10 @@ export function holderChecks(dbPath: string): Check[] {
 			ok: deleted.length === 0,
 			label: 'no process holds a deleted -wal of this database',
 			detail: deleted.length === 0 ? 'none' : deleted.map(describeHolder).join('; '),
-			next: deleted.length === 0 ? null : `stop pid ${deleted.map(h => h.pid).join(', ')} first: it holds an old WAL generation that a write now would split from`,
+			next:
+				deleted.length === 0
+					? null
+					: `stop pid ${deleted.map(h => h.pid).join(', ')} first: it holds an old WAL generation that a write now would split from`,
 		},
 	];
 }
@@ -39,8 +45,18 @@ export function holderChecks(dbPath: string): Check[] {
 /** The next step when other processes hold the store: hfx's own named as hfx; the gateway's danger said only when a non-hfx process holds it. */
 function holdersNext(holders: readonly Holder[]): string {
 	if (holders.every(h => isHfx(h))) {
-		return stopHoldersStep(holders, 'run the write again (hfx only reads the store, but a write refuses while any other process holds it)');
+		return stopHoldersStep(
+			holders,
+			'run the write again (hfx only reads the store, but a write refuses while any other process holds it)',
+		);
 	}
 
-	return `stop the gateway and every other Hermes process using this store (pids ${holders.map(h => h.pid).join(', ')}): a running gateway keeps the old routing in memory and writes it back${holders.some(h => isHfx(h)) ? `; and ${stopHoldersStep(holders.filter(h => isHfx(h)), 'run the write again')}` : ''}`;
+	return `stop the gateway and every other Hermes process using this store (pids ${holders.map(h => h.pid).join(', ')}): a running gateway keeps the old routing in memory and writes it back${
+		holders.some(h => isHfx(h))
+			? `; and ${stopHoldersStep(
+					holders.filter(h => isHfx(h)),
+					'run the write again',
+				)}`
+			: ''
+	}`;
 }

@@ -35,7 +35,9 @@ function stateOf(store: ReadOnlyStore, changes: readonly ChangeRecord[]): {state
 	let before = 0;
 	const off: string[] = [];
 	for (const c of changes) {
-		const row = store.prepare(`SELECT "${c.column.replaceAll('"', '""')}" AS v FROM sessions WHERE id = ?`).get(c.sessionId) as {v: unknown} | undefined;
+		const row = store
+			.prepare(`SELECT "${c.column.replaceAll('"', '""')}" AS v FROM sessions WHERE id = ?`)
+			.get(c.sessionId) as {v: unknown} | undefined;
 		const now = row ? toValue(row.v) : undefined;
 		after += same(now, c.after) ? 1 : 0;
 		before += same(now, c.before) ? 1 : 0;
@@ -52,17 +54,40 @@ function stateOf(store: ReadOnlyStore, changes: readonly ChangeRecord[]): {state
 		return {state: 'not-applied', detail: `all ${changes.length} planned columns still hold their values from before`};
 	}
 
-	return {state: 'undetermined', detail: `${off.length > 0 ? off.join(', ') : 'some columns'} hold neither the value before nor the one it writes (the store moved on since)`};
+	return {
+		state: 'undetermined',
+		detail: `${off.length > 0 ? off.join(', ') : 'some columns'} hold neither the value before nor the one it writes (the store moved on since)`,
+	};
 }
 
-function readStates(dbPath: string, intents: readonly AuditEntry[]): Array<{state: StoreState; detail: string; sqliteVersion: string}> {
+function readStates(
+	dbPath: string,
+	intents: readonly AuditEntry[],
+): Array<{state: StoreState; detail: string; sqliteVersion: string}> {
 	// A stopped store is read in place as an immutable file, never copied.
-	return readStore(dbPath, store => store.read(() => intents.map(i => ({...stateOf(store, (i.changes as ChangeRecord[] | undefined) ?? []), sqliteVersion: store.sqliteVersion()}))));
+	return readStore(dbPath, store =>
+		store.read(() =>
+			intents.map(i => ({
+				...stateOf(store, (i.changes as ChangeRecord[] | undefined) ?? []),
+				sqliteVersion: store.sqliteVersion(),
+			})),
+		),
+	);
 }
 
-const LABEL: Record<StoreState, string> = {'applied': 'applied (reconciled)', 'not-applied': 'not applied (reconciled)', 'undetermined': 'undetermined (reconciled)'};
+const LABEL: Record<StoreState, string> = {
+	applied: 'applied (reconciled)',
+	'not-applied': 'not applied (reconciled)',
+	undetermined: 'undetermined (reconciled)',
+};
 
-function outcomeOf(intent: AuditEntry, state: StoreState, detail: string, sqliteVersion: string, argv: string[]): Omit<AuditEntry, 'seq' | 'prev'> {
+function outcomeOf(
+	intent: AuditEntry,
+	state: StoreState,
+	detail: string,
+	sqliteVersion: string,
+	argv: string[],
+): Omit<AuditEntry, 'seq' | 'prev'> {
 	const {seq, prev, time, tool, phase, pid, pidStart, changes, sqliteVersion: _v, argv: _a, ...planned} = intent;
 	return {
 		...planned,
@@ -88,7 +113,10 @@ export function settlementLine(auditPath: string, s: Settlement): string {
 		return `${head} awaits reconciliation: the store shows it ${LABEL[s.state].replace(' (reconciled)', '')}; hfx repair --apply/--undo or hfx audit verify records it`;
 	}
 
-	const undo = s.state === 'applied' && s.intent.mode === 'apply' ? ` (undo with: hfx repair --undo ${s.outcome.seq} --db ${s.intent.database})` : '';
+	const undo =
+		s.state === 'applied' && s.intent.mode === 'apply'
+			? ` (undo with: hfx repair --undo ${s.outcome.seq} --db ${s.intent.database})`
+			: '';
 	return `${head} is recorded as ${LABEL[s.state]} in entry ${s.outcome.seq}${undo}`;
 }
 
@@ -97,15 +125,25 @@ export function settlementLine(auditPath: string, s: Settlement): string {
  * false (the dry run) it only says what it would record. Never throws for the store: an intent
  * whose store cannot be read stays pending, with a warning.
  */
-export function reconcileAudit(options: {dbPath?: string; auditPath?: string; argv: string[]; write: boolean; warn: (line: string) => void}): Settlement[] {
+export function reconcileAudit(options: {
+	dbPath?: string;
+	auditPath?: string;
+	argv: string[];
+	write: boolean;
+	warn: (line: string) => void;
+}): Settlement[] {
 	const auditPath = options.auditPath ?? auditPathFor(options.dbPath!);
-	const pending = pendingIntents(readAudit(auditPath)).filter(i => !isSameProcessAlive(Number(i.pid), typeof i.pidStart === 'string' ? i.pidStart : null));
+	const pending = pendingIntents(readAudit(auditPath)).filter(
+		i => !isSameProcessAlive(Number(i.pid), typeof i.pidStart === 'string' ? i.pidStart : null),
+	);
 	if (pending.length === 0) {
 		return [];
 	}
 
 	if (options.write && !verifyAudit(auditPath).ok) {
-		options.warn(`hfx: ${auditPath}: ${plural(pending.length, 'interrupted write')} not reconciled: the hash chain is broken (hfx audit verify says where)`);
+		options.warn(
+			`hfx: ${auditPath}: ${plural(pending.length, 'interrupted write')} not reconciled: the hash chain is broken (hfx audit verify says where)`,
+		);
 		return [];
 	}
 
@@ -116,7 +154,9 @@ export function reconcileAudit(options: {dbPath?: string; auditPath?: string; ar
 		try {
 			states = readStates(db, intents);
 		} catch (error) {
-			options.warn(`hfx: ${db}: ${plural(intents.length, 'interrupted write')} could not be reconciled: the store cannot be read (${errorMessage(error)})`);
+			options.warn(
+				`hfx: ${db}: ${plural(intents.length, 'interrupted write')} could not be reconciled: the store cannot be read (${errorMessage(error)})`,
+			);
 			continue;
 		}
 
@@ -127,7 +167,9 @@ export function reconcileAudit(options: {dbPath?: string; auditPath?: string; ar
 				continue;
 			}
 
-			const outcome = options.write ? appendAudit(auditPath, outcomeOf(intent, state, detail, sqliteVersion, options.argv)) : null;
+			const outcome = options.write
+				? appendAudit(auditPath, outcomeOf(intent, state, detail, sqliteVersion, options.argv))
+				: null;
 			const s = {intent, state, detail, outcome};
 			options.warn(settlementLine(auditPath, s));
 			settled.push(s);

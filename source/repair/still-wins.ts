@@ -27,7 +27,10 @@ export function stillWinsWhy(chat: ChatRouting, orphanId: string): string {
 		return `no row of the chat is admitted (${resolution.via})`;
 	}
 
-	const order = resolution.ruleSet === 'legacy-v21' ? 'newest started_at' : 'rows with messages first, then the newest COALESCE(last_activity_at, started_at)';
+	const order =
+		resolution.ruleSet === 'legacy-v21'
+			? 'newest started_at'
+			: 'rows with messages first, then the newest COALESCE(last_activity_at, started_at)';
 	const against = orphan ? ` against ${cellWords(orphan.orderKey)} for ${orphanId}` : '';
 	return `${winner.query}: ${winner.rule}; it ranks first by ${order} (${cellWords(winner.orderKey)}${against})`;
 }

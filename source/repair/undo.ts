@@ -35,13 +35,19 @@ export function findApplyEntry(entries: readonly AuditEntry[], ref: string): Aud
 	// An intent stands for its outcome (the entry that says how it ended).
 	const entry = named.phase === 'intent' ? entries.find(e => e.intent === named.seq) : named;
 	if (!entry) {
-		throw new Error(`entry ${named.seq} is the intent of an ${named.mode} that has no outcome yet (its process still runs, or it could not be reconciled)`);
+		throw new Error(
+			`entry ${named.seq} is the intent of an ${named.mode} that has no outcome yet (its process still runs, or it could not be reconciled)`,
+		);
 	}
 
 	// Committed: applied, or applied but not confirmed by the re-read ("failed" with its changes kept).
-	const committed = entry.result === 'applied' || (entry.result === 'failed' && Array.isArray(entry.changes) && entry.changes.length > 0);
+	const committed =
+		entry.result === 'applied' ||
+		(entry.result === 'failed' && Array.isArray(entry.changes) && entry.changes.length > 0);
 	if (entry.mode !== 'apply' || !committed) {
-		throw new Error(`entry ${entry.seq} is a ${entry.mode} that ended ${String(entry.result)}: only an applied repair can be undone`);
+		throw new Error(
+			`entry ${entry.seq} is a ${entry.mode} that ended ${String(entry.result)}: only an applied repair can be undone`,
+		);
 	}
 
 	const undone = entries.find(e => e.mode === 'undo' && e.result === 'applied' && e.undoes === entry.seq);
@@ -54,18 +60,23 @@ export function findApplyEntry(entries: readonly AuditEntry[], ref: string): Aud
 
 /** The trail's applied repairs an undo may name now, newest first (what `hfx repair --undo SEQ` accepts). */
 export function undoableEntries(entries: readonly AuditEntry[]): AuditEntry[] {
-	return entries.filter(e => e.mode === 'apply' && e.phase !== 'intent').flatMap(e => {
-		try {
-			return [findApplyEntry(entries, String(e.seq))];
-		} catch {
-			return [];
-		}
-	}).reverse();
+	return entries
+		.filter(e => e.mode === 'apply' && e.phase !== 'intent')
+		.flatMap(e => {
+			try {
+				return [findApplyEntry(entries, String(e.seq))];
+			} catch {
+				return [];
+			}
+		})
+		.reverse();
 }
 
 /** The columns an undo of `entry` puts back: last written first, each from what the repair wrote to what it found. */
 export function restoresOf(entry: AuditEntry): ChangeRecord[] {
-	return [...((entry.changes as ChangeRecord[] | undefined) ?? [])].reverse().map(c => ({...c, before: c.after, after: c.before}));
+	return [...((entry.changes as ChangeRecord[] | undefined) ?? [])]
+		.reverse()
+		.map(c => ({...c, before: c.after, after: c.before}));
 }
 
 /** One undo in progress: the entry it undoes, the writes that put it back, and how they are recorded. */
@@ -103,13 +114,18 @@ export function resolveUndoEntry(dbPath: string, ref: string): AuditEntry {
 		}
 
 		const reason = errorMessage(error).replace(/^no audit entry (.*)$/s, `no audit entry $1 in ${auditPath}`);
-		throw new FailClosed({file: dbPath, kind: 'no-such-entry', reason, next: `\`hfx audit verify --db ${dbPath}\` lists the entries: pick an applied repair and run hfx repair --undo SEQ`});
+		throw new FailClosed({
+			file: dbPath,
+			kind: 'no-such-entry',
+			reason,
+			next: `\`hfx audit verify --db ${dbPath}\` lists the entries: pick an applied repair and run hfx repair --undo SEQ`,
+		});
 	}
 }
 
 /** The operator confirmed; null to go on. */
 async function confirmed(run: UndoRun, target: AuditEntry): Promise<ApplyOutcome | null> {
-	if (!run.options.yes && !await run.options.confirm(target)) {
+	if (!run.options.yes && !(await run.options.confirm(target))) {
 		return run.refuse('not confirmed: nothing was written', 'run again and confirm, or pass --yes', 'aborted');
 	}
 
@@ -122,14 +138,27 @@ async function restoreColumns(run: UndoRun): Promise<ApplyOutcome> {
 		label: 'pre-undo',
 		body(db) {
 			for (const c of run.restores) {
-				const current = toValue((db.prepare(`SELECT "${c.column.replaceAll('"', '""')}" AS v FROM sessions WHERE id = ?`).get(c.sessionId) as {v: unknown} | undefined)?.v);
+				const current = toValue(
+					(
+						db.prepare(`SELECT "${c.column.replaceAll('"', '""')}" AS v FROM sessions WHERE id = ?`).get(c.sessionId) as
+							| {v: unknown}
+							| undefined
+					)?.v,
+				);
 				if (JSON.stringify(current) !== JSON.stringify(c.before)) {
-					return () => run.refuse(`${c.sessionId}.${c.column} changed since the repair (now ${JSON.stringify(current)}, the repair wrote ${JSON.stringify(c.before)})`, 'the store moved on; restore the pre-repair snapshot by hand if you must (hfx restore), or leave it');
+					return () =>
+						run.refuse(
+							`${c.sessionId}.${c.column} changed since the repair (now ${JSON.stringify(current)}, the repair wrote ${JSON.stringify(c.before)})`,
+							'the store moved on; restore the pre-repair snapshot by hand if you must (hfx restore), or leave it',
+						);
 				}
 			}
 
 			for (const c of run.restores) {
-				db.prepare(`UPDATE sessions SET "${c.column.replaceAll('"', '""')}" = ? WHERE id = ?`).run(fromValue(c.after as Value), c.sessionId);
+				db.prepare(`UPDATE sessions SET "${c.column.replaceAll('"', '""')}" = ? WHERE id = ?`).run(
+					fromValue(c.after as Value),
+					c.sessionId,
+				);
 			}
 
 			return null;
@@ -162,5 +191,5 @@ export async function undoRepair(options: UndoOptions): Promise<ApplyOutcome> {
 	run.target = target;
 	// Last written first: the values put back in reverse order of the repair's writes.
 	run.restores = restoresOf(target);
-	return checkPreconditions(run) ?? await confirmed(run, target) ?? restoreColumns(run);
+	return checkPreconditions(run) ?? (await confirmed(run, target)) ?? restoreColumns(run);
 }

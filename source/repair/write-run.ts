@@ -11,7 +11,13 @@ import {type AuditEntry, appendAudit} from '../store/audit-trail.js';
 import type {Adoption} from './plan.js';
 import type {Check} from './preconditions.js';
 
-export type ChangeRecord = {sessionId: string; role: 'orphan' | 'donor'; column: string; before: unknown; after: unknown};
+export type ChangeRecord = {
+	sessionId: string;
+	role: 'orphan' | 'donor';
+	column: string;
+	before: unknown;
+	after: unknown;
+};
 
 export type ApplyOutcome = {
 	exitCode: ExitCode;
@@ -23,7 +29,14 @@ export type ApplyOutcome = {
 	snapshotDir: string | null;
 	applied: Adoption[];
 	changes: ChangeRecord[];
-	verification: Array<{orphanId: string; sessionKey: string; carriesKey: boolean; restartResolvesTo: string | null; ok: boolean; why?: string | null}>;
+	verification: Array<{
+		orphanId: string;
+		sessionKey: string;
+		carriesKey: boolean;
+		restartResolvesTo: string | null;
+		ok: boolean;
+		why?: string | null;
+	}>;
 	audit: AuditEntry | null;
 };
 
@@ -31,11 +44,27 @@ export type ApplyOutcome = {
 export type IntentFields = {changes: ChangeRecord[]; [key: string]: unknown};
 
 export abstract class WriteRun {
-	readonly outcome: ApplyOutcome = {exitCode: 2, result: 'refused', reason: null, next: null, checks: [], snapshotDir: null, applied: [], changes: [], verification: [], audit: null};
+	readonly outcome: ApplyOutcome = {
+		exitCode: 2,
+		result: 'refused',
+		reason: null,
+		next: null,
+		checks: [],
+		snapshotDir: null,
+		applied: [],
+		changes: [],
+		verification: [],
+		audit: null,
+	};
 	/** The intent entry's sequence number, once it is in the trail. */
 	intentSeq: number | null = null;
 
-	constructor(readonly dbPath: string, readonly auditPath: string, readonly argv: string[], readonly log: (line: string) => void) {}
+	constructor(
+		readonly dbPath: string,
+		readonly auditPath: string,
+		readonly argv: string[],
+		readonly log: (line: string) => void,
+	) {}
 
 	abstract readonly mode: 'apply' | 'undo';
 	abstract sqliteVersion(): string;
@@ -45,12 +74,26 @@ export abstract class WriteRun {
 	abstract intentFields(): IntentFields;
 
 	private common() {
-		return {time: new Date().toISOString(), tool: {name: 'hfx' as const, version: toolVersion()}, sqliteVersion: this.sqliteVersion(), argv: this.argv, mode: this.mode, database: this.dbPath};
+		return {
+			time: new Date().toISOString(),
+			tool: {name: 'hfx' as const, version: toolVersion()},
+			sqliteVersion: this.sqliteVersion(),
+			argv: this.argv,
+			mode: this.mode,
+			database: this.dbPath,
+		};
 	}
 
 	/** Appends the intent; throws when the trail cannot take it (then nothing may be written). */
 	recordIntent(): void {
-		const entry = appendAudit(this.auditPath, {...this.common(), phase: 'intent', pid: process.pid, pidStart: processStartTicks(process.pid), snapshot: this.outcome.snapshotDir, ...this.intentFields()});
+		const entry = appendAudit(this.auditPath, {
+			...this.common(),
+			phase: 'intent',
+			pid: process.pid,
+			pidStart: processStartTicks(process.pid),
+			snapshot: this.outcome.snapshotDir,
+			...this.intentFields(),
+		});
 		this.intentSeq = entry.seq;
 	}
 

@@ -9,7 +9,11 @@ import Database from 'better-sqlite3';
 /** Why the body stopped, turned into the outcome once the transaction is rolled back. */
 export type Stop<T> = () => T;
 
-export async function inWriteTransaction<T>(dbPath: string, body: (db: Database.Database) => Promise<Stop<T> | null> | Stop<T> | null, failed: (error: unknown) => T): Promise<T | null> {
+export async function inWriteTransaction<T>(
+	dbPath: string,
+	body: (db: Database.Database) => Promise<Stop<T> | null> | Stop<T> | null,
+	failed: (error: unknown) => T,
+): Promise<T | null> {
 	const db = new Database(dbPath, {fileMustExist: true, timeout: 5000});
 	try {
 		db.pragma('foreign_keys = ON');

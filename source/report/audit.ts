@@ -29,16 +29,22 @@ export type AuditRow = {
 
 /** The adoptions of an entry the operator chose the donor of. */
 function operatorChoices(adoptions: unknown): AuditRow['operatorChoices'] {
-	const list = Array.isArray(adoptions) ? adoptions as Array<Record<string, unknown>> : [];
-	return list.filter(a => a.evidence === 'operator').map(a => {
-		const refused = a.refusedBecause as {reasonKind?: unknown; reason?: unknown} | undefined;
-		return {orphanId: String(a.orphanId), donorId: String(a.donorId), refusedBecause: refused ? `${String(refused.reasonKind ?? 'refused')}: ${String(refused.reason ?? '')}` : null};
-	});
+	const list = Array.isArray(adoptions) ? (adoptions as Array<Record<string, unknown>>) : [];
+	return list
+		.filter(a => a.evidence === 'operator')
+		.map(a => {
+			const refused = a.refusedBecause as {reasonKind?: unknown; reason?: unknown} | undefined;
+			return {
+				orphanId: String(a.orphanId),
+				donorId: String(a.donorId),
+				refusedBecause: refused ? `${String(refused.reasonKind ?? 'refused')}: ${String(refused.reason ?? '')}` : null,
+			};
+		});
 }
 
 function touched(changes: unknown): AuditRow['rows'] {
 	const rows = new Map<string, {sessionId: string; role: string; columns: string[]}>();
-	for (const c of Array.isArray(changes) ? changes as ChangeRecord[] : []) {
+	for (const c of Array.isArray(changes) ? (changes as ChangeRecord[]) : []) {
 		const row = rows.get(c.sessionId) ?? {sessionId: c.sessionId, role: c.role, columns: []};
 		row.columns.push(c.column);
 		rows.set(c.sessionId, row);
@@ -62,10 +68,14 @@ export function auditRows(entries: readonly AuditEntry[]): AuditRow[] {
 	const intentOf = new Map(entries.filter(e => num(e.intent) !== null).map(e => [e.seq, num(e.intent)!]));
 	return entries.map(e => {
 		const phase = e.phase === 'intent' || e.phase === 'outcome' ? e.phase : 'entry';
-		const reverted = undoneBy.get(e.seq) ?? [...undoneBy].find(([applied]) => intentOf.get(applied) === e.seq)?.[1] ?? null;
+		const reverted =
+			undoneBy.get(e.seq) ?? [...undoneBy].find(([applied]) => intentOf.get(applied) === e.seq)?.[1] ?? null;
 		return {
-			seq: e.seq, time: e.time, mode: e.mode, phase,
-			result: phase === 'intent' ? null : (typeof e.result === 'string' ? e.result : null),
+			seq: e.seq,
+			time: e.time,
+			mode: e.mode,
+			phase,
+			result: phase === 'intent' ? null : typeof e.result === 'string' ? e.result : null,
 			reconciled: e.reconciled === true,
 			planHash: typeof e.planHash === 'string' ? e.planHash : null,
 			intent: num(e.intent),
@@ -87,10 +97,14 @@ export function auditLines(rows: readonly AuditRow[]): string[] {
 			r.undoes === null ? '' : `reverts #${r.undoes}`,
 			r.undoneBy === null ? '' : `reverted by #${r.undoneBy}`,
 			r.planHash === null ? '' : `plan ${r.planHash.slice(0, 16)}`,
-		].filter(Boolean).join(' · ');
+		]
+			.filter(Boolean)
+			.join(' · ');
 		lines.push(`#${String(r.seq).padEnd(4)} ${r.time}  ${r.mode.padEnd(5)}  ${what}${links ? `  (${links})` : ''}`);
 		for (const c of r.operatorChoices) {
-			lines.push(`       operator's choice: ${c.orphanId} adopted from ${c.donorId}${c.refusedBecause ? ` (repair-routing refused it: ${c.refusedBecause})` : ''}`);
+			lines.push(
+				`       operator's choice: ${c.orphanId} adopted from ${c.donorId}${c.refusedBecause ? ` (repair-routing refused it: ${c.refusedBecause})` : ''}`,
+			);
 		}
 
 		for (const row of r.rows) {

@@ -14,9 +14,17 @@ function newestAge(entries: readonly BackupEntry[], now: number): number | null 
 }
 
 export function backupAges(entries: readonly BackupEntry[], profile: string, now: number): BackupAges {
-	const holding = entries.filter(e => (e.kind !== 'snapshot' || e.profile === profile) && !e.changedSinceRecorded && e.complete !== false);
+	const holding = entries.filter(
+		e => (e.kind !== 'snapshot' || e.profile === profile) && !e.changedSinceRecorded && e.complete !== false,
+	);
 	return {
-		verifiedAgeSeconds: newestAge(holding.filter(e => e.verified !== null), now),
-		drilledAgeSeconds: newestAge(holding.filter(e => e.drilled !== null), now),
+		verifiedAgeSeconds: newestAge(
+			holding.filter(e => e.verified !== null),
+			now,
+		),
+		drilledAgeSeconds: newestAge(
+			holding.filter(e => e.drilled !== null),
+			now,
+		),
 	};
 }

@@ -7,18 +7,27 @@ import type {TarballRetention} from '../backup/create/prune-tarballs.js';
 import {ago} from '../text/format.js';
 
 export function backupStatus(e: BackupEntry, now: number): {verified: string; drilled: string} {
-	const verified = e.verified ? `yes, ${ago(e.verified.at, now)}${e.verified.level === 'write' ? ' (at write)' : ''}${e.verified.live ? ' (taken live)' : ''}` : (e.changedSinceRecorded ? 'CHANGED since' : (e.lastFailure?.event === 'verify' ? 'FAILED' : 'no'));
-	const drilled = e.drilled ? `yes, ${ago(e.drilled.at, now)}` : (e.lastFailure?.event === 'drill' ? 'FAILED' : 'no');
+	const verified = e.verified
+		? `yes, ${ago(e.verified.at, now)}${e.verified.level === 'write' ? ' (at write)' : ''}${e.verified.live ? ' (taken live)' : ''}`
+		: e.changedSinceRecorded
+			? 'CHANGED since'
+			: e.lastFailure?.event === 'verify'
+				? 'FAILED'
+				: 'no';
+	const drilled = e.drilled ? `yes, ${ago(e.drilled.at, now)}` : e.lastFailure?.event === 'drill' ? 'FAILED' : 'no';
 	return {verified, drilled};
 }
 
 /** A backup's row in words, as `hfx backups` and the Backups pane both say it: its kind (a snapshot's with its profile), complete, verified, drilled, and whose home it is. */
-export function backupWords(e: BackupEntry, now: number): {kind: string; complete: string; verified: string; drilled: string; home: string} {
+export function backupWords(
+	e: BackupEntry,
+	now: number,
+): {kind: string; complete: string; verified: string; drilled: string; home: string} {
 	return {
 		kind: e.kind === 'snapshot' ? `snapshot (${e.profile})` : e.kind,
-		complete: e.complete === null ? '?' : (e.complete ? 'yes' : 'NO'),
+		complete: e.complete === null ? '?' : e.complete ? 'yes' : 'NO',
 		...backupStatus(e, now),
-		home: e.owner === 'this' ? 'this' : (e.owner === 'other' ? `OTHER: ${e.home ?? 'by its sessions'}` : '?'),
+		home: e.owner === 'this' ? 'this' : e.owner === 'other' ? `OTHER: ${e.home ?? 'by its sessions'}` : '?',
 	};
 }
 
@@ -28,9 +37,14 @@ export function tarballRetentionLines(t: TarballRetention | null, keep: number):
 		return [];
 	}
 
-	const lines = t.series.map(s => `  --keep ${keep} covers the tarballs ${s.pattern} here: ${keep <= 0 ? 'all' : s.kept} kept${s.pruned.length > 0 ? `, pruned ${s.pruned.join(', ')}` : ''}${s.keptDrilled ? ` (${s.keptDrilled} kept beyond --keep: the newest drilled)` : ''}`);
+	const lines = t.series.map(
+		s =>
+			`  --keep ${keep} covers the tarballs ${s.pattern} here: ${keep <= 0 ? 'all' : s.kept} kept${s.pruned.length > 0 ? `, pruned ${s.pruned.join(', ')}` : ''}${s.keptDrilled ? ` (${s.keptDrilled} kept beyond --keep: the newest drilled)` : ''}`,
+	);
 	if (t.unknown.length > 0) {
-		lines.push(`  not counted by --keep: ${t.unknown.join(', ')} (no verify or drill has recorded whose home ${t.unknown.length === 1 ? 'it is' : 'they are'}: hfx verify FILE)`);
+		lines.push(
+			`  not counted by --keep: ${t.unknown.join(', ')} (no verify or drill has recorded whose home ${t.unknown.length === 1 ? 'it is' : 'they are'}: hfx verify FILE)`,
+		);
 	}
 
 	return lines;

@@ -38,7 +38,11 @@ function quiet(at: number | null, started: number | null): string {
 }
 
 /** The row a restart resumed over this orphan's conversation, as the first candidate (forensics/rollbacks.ts). */
-function resumedOver(o: OrphanVerdict, byId: ReadonlyMap<string, SessionRecord>, rollbacks: readonly Rollback[]): Candidate[] {
+function resumedOver(
+	o: OrphanVerdict,
+	byId: ReadonlyMap<string, SessionRecord>,
+	rollbacks: readonly Rollback[],
+): Candidate[] {
 	const r = rollbacks.find(x => x.skipped.id === o.orphanId || x.alsoSkipped.some(a => a.id === o.orphanId));
 	const row = r ? byId.get(r.resumedId) : undefined;
 	if (!r || !row?.sessionKey) {
@@ -46,32 +50,51 @@ function resumedOver(o: OrphanVerdict, byId: ReadonlyMap<string, SessionRecord>,
 	}
 
 	const since = `${r.after.messages} message${r.after.messages === 1 ? '' : 's'} written into it since`;
-	return [{
-		id: r.resumedId,
-		sessionKey: row.sessionKey,
-		lastActive: lastActive(row),
-		text: `candidate donor ${r.resumedId} (${row.sessionKey}): the row a restart resumed over this conversation at ${utc(r.resumedAt)} UTC (rollback, ${r.certainty}; ${since})`,
-		short: `candidate ${r.resumedId}: resumed over it at a restart (${r.certainty})`,
-	}];
+	return [
+		{
+			id: r.resumedId,
+			sessionKey: row.sessionKey,
+			lastActive: lastActive(row),
+			text: `candidate donor ${r.resumedId} (${row.sessionKey}): the row a restart resumed over this conversation at ${utc(r.resumedAt)} UTC (rollback, ${r.certainty}; ${since})`,
+			short: `candidate ${r.resumedId}: resumed over it at a restart (${r.certainty})`,
+		},
+	];
 }
 
 /** The keyed rows an orphan could be adopted from by the operator's choice (none for an adoptable one). */
-export function candidateDonors(o: OrphanVerdict, byId: ReadonlyMap<string, SessionRecord>, rollbacks: readonly Rollback[] = []): Candidate[] {
+export function candidateDonors(
+	o: OrphanVerdict,
+	byId: ReadonlyMap<string, SessionRecord>,
+	rollbacks: readonly Rollback[] = [],
+): Candidate[] {
 	if (o.verdict !== 'refused' || o.localSurface) {
 		return [];
 	}
 
 	const resumed = resumedOver(o, byId, rollbacks);
-	const ids = [...new Set([...o.candidateDonors, ...(o.donorId ? [o.donorId] : [])])].filter(id => id !== resumed[0]?.id);
-	return [...resumed, ...ids.flatMap(id => {
-		const row = byId.get(id);
-		if (!row?.sessionKey) {
-			return [];
-		}
+	const ids = [...new Set([...o.candidateDonors, ...(o.donorId ? [o.donorId] : [])])].filter(
+		id => id !== resumed[0]?.id,
+	);
+	return [
+		...resumed,
+		...ids.flatMap(id => {
+			const row = byId.get(id);
+			if (!row?.sessionKey) {
+				return [];
+			}
 
-		const at = lastActive(row);
-		return [{id, sessionKey: row.sessionKey, lastActive: at, text: `candidate donor ${id} (${row.sessionKey}): ${quiet(at, o.startedAt)}`, short: `candidate ${id}: ${quietShort(at, o.startedAt)}`}];
-	})];
+			const at = lastActive(row);
+			return [
+				{
+					id,
+					sessionKey: row.sessionKey,
+					lastActive: at,
+					text: `candidate donor ${id} (${row.sessionKey}): ${quiet(at, o.startedAt)}`,
+					short: `candidate ${id}: ${quietShort(at, o.startedAt)}`,
+				},
+			];
+		}),
+	];
 }
 
 /** The command that adopts the orphan from one of them, by the operator's choice. */
@@ -80,11 +103,18 @@ export function adoptCommand(orphanId: string, donorId: string): string {
 }
 
 /** The candidate lines of a refused orphan, and how to adopt it from one (empty when there is none). */
-export function candidateLines(o: OrphanVerdict, byId: ReadonlyMap<string, SessionRecord>, rollbacks: readonly Rollback[] = []): string[] {
+export function candidateLines(
+	o: OrphanVerdict,
+	byId: ReadonlyMap<string, SessionRecord>,
+	rollbacks: readonly Rollback[] = [],
+): string[] {
 	const candidates = candidateDonors(o, byId, rollbacks);
 	if (candidates.length === 0) {
 		return [];
 	}
 
-	return [...candidates.map(c => c.text), `your choice, previewed first: ${adoptCommand(o.orphanId, candidates[0]!.id)}`];
+	return [
+		...candidates.map(c => c.text),
+		`your choice, previewed first: ${adoptCommand(o.orphanId, candidates[0]!.id)}`,
+	];
 }

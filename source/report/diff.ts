@@ -27,8 +27,8 @@ export type DiffSideInfo = {
 };
 
 const KIND_WORDS: Record<ImageKind, string> = {
-	'store': 'store',
-	'archive': 'archive',
+	store: 'store',
+	archive: 'archive',
 	'quick-snapshot': 'quick snapshot',
 	'emergency-snapshot': 'emergency snapshot',
 	'retired-capture': 'retired-WAL capture',
@@ -37,7 +37,10 @@ const KIND_WORDS: Record<ImageKind, string> = {
 function sideLines(label: 'A' | 'B', s: DiffSideInfo): string[] {
 	const taken = s.takenAt === null ? '' : `taken ${utc(s.takenAt)} UTC; `;
 	const member = s.member === null ? '' : `${s.member}: `;
-	return [`${label}  ${KIND_WORDS[s.kind]}  ${s.path}`, `   ${taken}${member}${plural(s.sessions, 'session')}, ${plural(s.messages, 'message')}, schema ${s.schemaVersion ?? '?'}`];
+	return [
+		`${label}  ${KIND_WORDS[s.kind]}  ${s.path}`,
+		`   ${taken}${member}${plural(s.sessions, 'session')}, ${plural(s.messages, 'message')}, schema ${s.schemaVersion ?? '?'}`,
+	];
 }
 
 function at(moment: ChatMoment | null, pick: 'restartResumes' | 'newestIn'): string {
@@ -57,13 +60,21 @@ function same(a: string, b: string): string {
 }
 
 function what(c: ChatDiff): string {
-	return [c.rolledBack ? 'rolled back' : '', c.targetChanged ? 'restart target changed' : '', c.newestMoved ? 'newest message moved' : ''].filter(Boolean).join(', ') || 'routing changed';
+	return (
+		[
+			c.rolledBack ? 'rolled back' : '',
+			c.targetChanged ? 'restart target changed' : '',
+			c.newestMoved ? 'newest message moved' : '',
+		]
+			.filter(Boolean)
+			.join(', ') || 'routing changed'
+	);
 }
 
 /** One changed chat: what a restart resumes and where the newest message is, in A then B. */
 export function chatDiffLines(c: ChatDiff): string[] {
 	const mark = c.rolledBack || c.targetChanged ? '✗' : '~';
-	const risk = (m: ChatMoment | null) => (m === null ? '-' : (m.rollbackRisk ? 'yes' : 'no'));
+	const risk = (m: ChatMoment | null) => (m === null ? '-' : m.rollbackRisk ? 'yes' : 'no');
 	return [
 		`${mark} ${c.sessionKey}`,
 		`    ${what(c)}`,
@@ -88,7 +99,8 @@ function messagesWords(d: SessionDiff): string[] {
 
 /** One changed session: its messages, its end stamps, its identity columns. */
 export function sessionDiffLines(d: SessionDiff): string[] {
-	const ended = (t: number | null, reason: string | null) => (t === null && reason === null ? 'open' : `${utc(t)} UTC (${reason ?? 'no reason'})`);
+	const ended = (t: number | null, reason: string | null) =>
+		t === null && reason === null ? 'open' : `${utc(t)} UTC (${reason ?? 'no reason'})`;
 	const facts = [
 		...messagesWords(d),
 		...(d.ended ? [`ended ${ended(d.ended.a, d.ended.reasonA)} → ${ended(d.ended.b, d.ended.reasonB)}`] : []),
@@ -98,7 +110,10 @@ export function sessionDiffLines(d: SessionDiff): string[] {
 }
 
 function summaryLines(mark: '+' | '-', s: SessionSummary): string[] {
-	return [`  ${mark} ${s.id}  ${s.sessionKey ?? `(keyless, ${s.source || 'no source'})`}`, `      ${plural(s.messages, 'message')}, newest ${utc(s.newestAt)} UTC`];
+	return [
+		`  ${mark} ${s.id}  ${s.sessionKey ?? `(keyless, ${s.source || 'no source'})`}`,
+		`      ${plural(s.messages, 'message')}, newest ${utc(s.newestAt)} UTC`,
+	];
 }
 
 /** One gateway_routing move, in one or two lines. */
@@ -118,7 +133,10 @@ export function routingMoveLines(m: RoutingMove): string[] {
 		}
 
 		default: {
-			return [`  ~ ${m.sessionKey}`, `      re-stamped ${utc(m.a?.updatedAt)} → ${utc(m.b?.updatedAt)} UTC (the same session)`];
+			return [
+				`  ~ ${m.sessionKey}`,
+				`      re-stamped ${utc(m.a?.updatedAt)} → ${utc(m.b?.updatedAt)} UTC (the same session)`,
+			];
 		}
 	}
 }
@@ -175,17 +193,30 @@ export function* diffLines(sides: {a: DiffSideInfo; b: DiffSideInfo}, diff: Diff
 
 function unchanged(d: Diff): boolean {
 	const s = d.sessions;
-	return d.rollbacks.inBOnly.length + d.rollbacks.inAOnly.length + d.routing.length + s.added.length + s.removed.length + s.changed.length === 0 && !d.chats.some(c => c.changed);
+	return (
+		d.rollbacks.inBOnly.length +
+			d.rollbacks.inAOnly.length +
+			d.routing.length +
+			s.added.length +
+			s.removed.length +
+			s.changed.length ===
+			0 && !d.chats.some(c => c.changed)
+	);
 }
 
 /** A restore's dry run, per chat: A the live store now, B the archive (what a restart resumes once it is restored). */
 export function restorePreviewLines(chats: readonly ChatDiff[]): string[] {
 	const changed = chats.filter(c => c.changed);
 	if (changed.length === 0) {
-		return [`  per chat (${plural(chats.length, 'chat')}): after the restore a restart resumes the same sessions as now`];
+		return [
+			`  per chat (${plural(chats.length, 'chat')}): after the restore a restart resumes the same sessions as now`,
+		];
 	}
 
-	return [`  per chat, A the live store now and B after the restore (${changed.length} of ${plural(chats.length, 'chat')} change):`, ...changed.flatMap(c => chatDiffLines(c).map(l => `  ${l}`))];
+	return [
+		`  per chat, A the live store now and B after the restore (${changed.length} of ${plural(chats.length, 'chat')} change):`,
+		...changed.flatMap(c => chatDiffLines(c).map(l => `  ${l}`)),
+	];
 }
 
 /** The JSON document: both sides, then the diff as forensics/diff.ts decides it (rollbacks as hfx scan shows them). */

@@ -21,16 +21,18 @@ function hex(v: number): string {
 
 /** The judged states as lines; a checksum break and a deleted -wal holder have their own lines below. */
 function stateLines(r: FilesReport): FileLine[] {
-	return fileStates(r).filter(s => s.kind !== 'wal-checksum-break' && s.kind !== 'deleted-wal-held').map(s => ({
-		text: `${s.state === 'unusable' ? 'UNUSABLE' : 'FINDING'} ${path.basename(s.file)}: ${s.reason}. Next: ${s.next}`,
-		tone: 'danger',
-	}));
+	return fileStates(r)
+		.filter(s => s.kind !== 'wal-checksum-break' && s.kind !== 'deleted-wal-held')
+		.map(s => ({
+			text: `${s.state === 'unusable' ? 'UNUSABLE' : 'FINDING'} ${path.basename(s.file)}: ${s.reason}. Next: ${s.next}`,
+			tone: 'danger',
+		}));
 }
 
 /** The Files view as lines (shared by the TUI pane and `hfx files`). */
 export function describeFiles(r: FilesReport, journalMode: 'wal' | 'delete'): FileLine[] {
 	const lines: FileLine[] = [];
-	const b = (v: number | null) => v === null ? 'absent' : `${n(v)} bytes`;
+	const b = (v: number | null) => (v === null ? 'absent' : `${n(v)} bytes`);
 	lines.push({text: `state.db          ${b(r.sizes.db)}`});
 	lines.push({text: `state.db-wal      ${b(r.sizes.wal)}`});
 	lines.push({text: `state.db-shm      ${b(r.sizes.shm)}`});
@@ -41,8 +43,14 @@ export function describeFiles(r: FilesReport, journalMode: 'wal' | 'delete'): Fi
 	if (r.dbHeader) {
 		const v = r.dbHeader.sqliteVersionNumber;
 		const bug = hasWalResetBug(v);
-		lines.push({text: `last writer SQLite ${formatSqliteVersionNumber(v)} (database header)${bug ? ': affected by the WAL-reset bug (3.7.0–3.51.2); keep one checkpointer' : ''}`, tone: bug ? 'warn' : undefined});
-		lines.push({text: `application_id ${r.dbHeader.applicationId} · page size ${r.dbHeader.pageSize} · ${n(r.dbHeader.pageCount)} pages in the main file`, tone: 'muted'});
+		lines.push({
+			text: `last writer SQLite ${formatSqliteVersionNumber(v)} (database header)${bug ? ': affected by the WAL-reset bug (3.7.0–3.51.2); keep one checkpointer' : ''}`,
+			tone: bug ? 'warn' : undefined,
+		});
+		lines.push({
+			text: `application_id ${r.dbHeader.applicationId} · page size ${r.dbHeader.pageSize} · ${n(r.dbHeader.pageCount)} pages in the main file`,
+			tone: 'muted',
+		});
 	}
 
 	lines.push(...stateLines(r), {text: ''});
@@ -53,28 +61,57 @@ export function describeFiles(r: FilesReport, journalMode: 'wal' | 'delete'): Fi
 	} else {
 		const w = r.wal;
 		if (w.state !== 'ok' || !w.header) {
-			lines.push({text: `WAL header: ${w.state}${w.retry ? ' (being rewritten; retrying)' : ''}`, tone: w.retry ? 'muted' : 'warn'});
+			lines.push({
+				text: `WAL header: ${w.state}${w.retry ? ' (being rewritten; retrying)' : ''}`,
+				tone: w.retry ? 'muted' : 'warn',
+			});
 		} else {
 			const h = w.header;
-			lines.push({text: `WAL header  page size ${h.pageSize} · checkpoint seq ${h.checkpointSequence} · salts ${hex(h.salt1)} ${hex(h.salt2)} · ${h.checksumOrder === 'be' ? 'big' : 'little'}-endian checksums`});
-			lines.push({text: `frames      ${n(w.frameSlots)} slots · ${n(w.validFrames)} valid · ${n(w.commitFrames)} commits · last commit frame ${n(w.lastCommitFrame)} · db ${n(w.dbSize)} pages`});
-			lines.push({text: `  checkpointed            ${n(w.checkpointedFrames)}${w.checkpointedFrames === null ? ' (unknown: no consistent -shm)' : ''}`});
-			lines.push({text: `  committed, pending      ${n(w.pendingCheckpointFrames)}  (visible to readers, lives only in the WAL)`});
+			lines.push({
+				text: `WAL header  page size ${h.pageSize} · checkpoint seq ${h.checkpointSequence} · salts ${hex(h.salt1)} ${hex(h.salt2)} · ${h.checksumOrder === 'be' ? 'big' : 'little'}-endian checksums`,
+			});
+			lines.push({
+				text: `frames      ${n(w.frameSlots)} slots · ${n(w.validFrames)} valid · ${n(w.commitFrames)} commits · last commit frame ${n(w.lastCommitFrame)} · db ${n(w.dbSize)} pages`,
+			});
+			lines.push({
+				text: `  checkpointed            ${n(w.checkpointedFrames)}${w.checkpointedFrames === null ? ' (unknown: no consistent -shm)' : ''}`,
+			});
+			lines.push({
+				text: `  committed, pending      ${n(w.pendingCheckpointFrames)}  (visible to readers, lives only in the WAL)`,
+			});
 			const open = w.inFlightFrames + w.unsealedFrames;
-			lines.push({text: `  in flight, uncommitted  ${n(open)}${open > 0 ? `  (an open transaction${w.unsealedFrames > 0 ? `, ${n(w.unsealedFrames)} frames sealed only at its commit` : ''}; after a crash, discarded on recovery)` : ''}`, tone: open > 0 ? 'warn' : undefined});
-			lines.push({text: `  invalid tail            ${n(w.invalidTailFrames)}${w.partialTailBytes > 0 ? ` + ${n(w.partialTailBytes)} bytes of a partial frame` : ''}`, tone: w.silentlyInvisible ? 'danger' : (w.invalidTailFrames > 0 ? 'warn' : undefined)});
-			lines.push({text: `  stale generation        ${n(w.staleFrames)}  (older WAL generations, already checkpointed)`, tone: 'muted'});
+			lines.push({
+				text: `  in flight, uncommitted  ${n(open)}${open > 0 ? `  (an open transaction${w.unsealedFrames > 0 ? `, ${n(w.unsealedFrames)} frames sealed only at its commit` : ''}; after a crash, discarded on recovery)` : ''}`,
+				tone: open > 0 ? 'warn' : undefined,
+			});
+			lines.push({
+				text: `  invalid tail            ${n(w.invalidTailFrames)}${w.partialTailBytes > 0 ? ` + ${n(w.partialTailBytes)} bytes of a partial frame` : ''}`,
+				tone: w.silentlyInvisible ? 'danger' : w.invalidTailFrames > 0 ? 'warn' : undefined,
+			});
+			lines.push({
+				text: `  stale generation        ${n(w.staleFrames)}  (older WAL generations, already checkpointed)`,
+				tone: 'muted',
+			});
 			if (w.silentlyInvisible) {
-				lines.push({text: `CHECKSUM BREAK at frame ${w.breakAt}: ${n(w.invalidTailCommitFrames)} committed transactions after it carry the current salts: committed data SQLite silently does not see. Copy the three files aside before anything checkpoints`, tone: 'danger'});
+				lines.push({
+					text: `CHECKSUM BREAK at frame ${w.breakAt}: ${n(w.invalidTailCommitFrames)} committed transactions after it carry the current salts: committed data SQLite silently does not see. Copy the three files aside before anything checkpoints`,
+					tone: 'danger',
+				});
 			} else if (w.breakAt > 0 && w.breakReason === 'checksum-mismatch') {
-				lines.push({text: `the checksum chain breaks at frame ${w.breakAt} with no commit after it (a page an open transaction rewrote in place, or a torn append): nothing committed is hidden`, tone: 'muted'});
+				lines.push({
+					text: `the checksum chain breaks at frame ${w.breakAt} with no commit after it (a page an open transaction rewrote in place, or a torn append): nothing committed is hidden`,
+					tone: 'muted',
+				});
 			}
 
 			if (r.walReset) {
 				lines.push({text: `WAL reset seen since the last look (${r.walReset})`, tone: 'muted'});
 			}
 
-			const recent = w.recentCommits.slice(-3).map(c => `frame ${c.frame}: ${c.frames} frames/${c.pages} pages`).join(' · ');
+			const recent = w.recentCommits
+				.slice(-3)
+				.map(c => `frame ${c.frame}: ${c.frames} frames/${c.pages} pages`)
+				.join(' · ');
 			if (recent) {
 				lines.push({text: `recent commits ${recent}`, tone: 'muted'});
 			}
@@ -83,10 +120,19 @@ export function describeFiles(r: FilesReport, journalMode: 'wal' | 'delete'): Fi
 
 	if (r.shm) {
 		const s = r.shm;
-		lines.push({text: `-shm (read in a child process)  mxFrame ${n(s.mxFrame)} · nBackfill ${n(s.nBackfill)} · change ${s.iChange} · ${s.consistent ? 'consistent' : 'inconsistent (a writer was mid-update)'}`, tone: s.consistent ? undefined : 'warn'});
-		lines.push({text: `  read marks ${s.readMarks.map((m, i) => `${i}:${m === null ? '-' : m}`).join(' ')}`, tone: 'muted'});
+		lines.push({
+			text: `-shm (read in a child process)  mxFrame ${n(s.mxFrame)} · nBackfill ${n(s.nBackfill)} · change ${s.iChange} · ${s.consistent ? 'consistent' : 'inconsistent (a writer was mid-update)'}`,
+			tone: s.consistent ? undefined : 'warn',
+		});
+		lines.push({
+			text: `  read marks ${s.readMarks.map((m, i) => `${i}:${m === null ? '-' : m}`).join(' ')}`,
+			tone: 'muted',
+		});
 		if (r.wal && r.wal.lastCommitFrame !== s.mxFrame && s.consistent) {
-			lines.push({text: `  the WAL's last valid commit (${r.wal.lastCommitFrame}) differs from mxFrame (${s.mxFrame})`, tone: 'warn'});
+			lines.push({
+				text: `  the WAL's last valid commit (${r.wal.lastCommitFrame}) differs from mxFrame (${s.mxFrame})`,
+				tone: 'warn',
+			});
 		}
 	} else if (r.shmError && journalMode === 'wal') {
 		lines.push({text: `-shm: ${r.shmError}`, tone: 'muted'});
@@ -94,15 +140,23 @@ export function describeFiles(r: FilesReport, journalMode: 'wal' | 'delete'): Fi
 
 	lines.push({text: ''});
 	const hs = r.holders.holders;
-	lines.push({text: `holders (from /proc${r.holders.complete ? '' : `; ${r.holders.unreadablePids} processes not readable: run as root to see all`})`});
+	lines.push({
+		text: `holders (from /proc${r.holders.complete ? '' : `; ${r.holders.unreadablePids} processes not readable: run as root to see all`})`,
+	});
 	if (hs.length === 0) {
-		lines.push({text: '  no other process holds the files (the agent is stopped, or runs in another PID namespace)', tone: 'muted'});
+		lines.push({
+			text: '  no other process holds the files (the agent is stopped, or runs in another PID namespace)',
+			tone: 'muted',
+		});
 	}
 
 	for (const h of hs) {
 		lines.push({text: `  ${describeHolder(h)}`, tone: h.holdsDeletedWal ? 'danger' : undefined});
 		if (h.holdsDeletedWal) {
-			lines.push({text: `  ↳ pid ${h.pid} holds a DELETED -wal: an old WAL generation. Stop it before any restart, repair or restore`, tone: 'danger'});
+			lines.push({
+				text: `  ↳ pid ${h.pid} holds a DELETED -wal: an old WAL generation. Stop it before any restart, repair or restore`,
+				tone: 'danger',
+			});
 		}
 	}
 

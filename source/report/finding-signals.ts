@@ -27,18 +27,53 @@ export type FindingSignal = {
 };
 
 /** The kinds whose `hfx watch` events have their own shape (watch-events.ts); every other kind's are the finding's own words. */
-export const OWN_EVENT_KINDS: ReadonlySet<FindingKind> = new Set(['rollback-happened', 'rollback-risk', 'orphan-adoptable', 'orphan-refused']);
+export const OWN_EVENT_KINDS: ReadonlySet<FindingKind> = new Set([
+	'rollback-happened',
+	'rollback-risk',
+	'orphan-adoptable',
+	'orphan-refused',
+]);
 
-const generic = (kind: FindingKind, metric: MetricKey, alert: string): FindingSignal => ({metric, alert, raised: kind, cleared: `${kind}-cleared`});
+const generic = (kind: FindingKind, metric: MetricKey, alert: string): FindingSignal => ({
+	metric,
+	alert,
+	raised: kind,
+	cleared: `${kind}-cleared`,
+});
 
 export const FINDING_SIGNALS: {readonly [K in FindingKind]: FindingSignal} = {
-	'rollback-happened': {metric: 'rollbackHappened', alert: 'HfxRollbackHappened', raised: 'rollback-happened', cleared: 'rollback-happened-cleared'},
-	'rollback-risk': {metric: 'rollbackRisk', alert: 'HfxRollbackRisk', raised: 'rollback-risk-raised', cleared: 'rollback-risk-cleared'},
-	'orphan-adoptable': {metric: 'orphans', where: {verdict: 'adoptable'}, alert: 'HfxAdoptableOrphan', raised: 'orphan-appeared', cleared: 'orphan-gone'},
-	'orphan-refused': {metric: 'orphans', where: {verdict: 'refused'}, alert: 'HfxRefusedOrphan', raised: 'orphan-appeared', cleared: 'orphan-gone'},
+	'rollback-happened': {
+		metric: 'rollbackHappened',
+		alert: 'HfxRollbackHappened',
+		raised: 'rollback-happened',
+		cleared: 'rollback-happened-cleared',
+	},
+	'rollback-risk': {
+		metric: 'rollbackRisk',
+		alert: 'HfxRollbackRisk',
+		raised: 'rollback-risk-raised',
+		cleared: 'rollback-risk-cleared',
+	},
+	'orphan-adoptable': {
+		metric: 'orphans',
+		where: {verdict: 'adoptable'},
+		alert: 'HfxAdoptableOrphan',
+		raised: 'orphan-appeared',
+		cleared: 'orphan-gone',
+	},
+	'orphan-refused': {
+		metric: 'orphans',
+		where: {verdict: 'refused'},
+		alert: 'HfxRefusedOrphan',
+		raised: 'orphan-appeared',
+		cleared: 'orphan-gone',
+	},
 	'reap-churn': generic('reap-churn', 'reapChurn', 'HfxReapChurn'),
 	'repair-routing-crash': generic('repair-routing-crash', 'repairRoutingCrash', 'HfxRepairRoutingCrash'),
-	'after-upgrade': {...generic('after-upgrade', 'upgradeChanges', 'HfxUpgradeChangesVerdicts'), graver: {metric: 'upgradeRollbackRisk', alert: 'HfxUpgradeRollbackRisk'}},
+	'after-upgrade': {
+		...generic('after-upgrade', 'upgradeChanges', 'HfxUpgradeChangesVerdicts'),
+		graver: {metric: 'upgradeRollbackRisk', alert: 'HfxUpgradeRollbackRisk'},
+	},
 	'stale-routing-entry': generic('stale-routing-entry', 'staleRouting', 'HfxStaleRoutingEntry'),
 	'corrupt-timestamp': generic('corrupt-timestamp', 'corruptTimestamps', 'HfxCorruptTimestamps'),
 	'missing-column': generic('missing-column', 'missingColumns', 'HfxMissingColumn'),

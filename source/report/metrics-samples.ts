@@ -36,7 +36,12 @@ export function infoLabels(r: StoreReading): Record<string, string> {
 	}
 
 	const {schemaVersion, ruleSet} = r.result.facts;
-	return {profile: r.profile, schema: schemaVersion === null ? 'unversioned' : `v${schemaVersion}`, rule_set: ruleSet, build};
+	return {
+		profile: r.profile,
+		schema: schemaVersion === null ? 'unversioned' : `v${schemaVersion}`,
+		rule_set: ruleSet,
+		build,
+	};
 }
 
 /** Orphans by verdict and reason kind; the adoptable count is always there (0 included), so its alert resolves. */

@@ -28,21 +28,48 @@ const MAX_LEGACY_LINES = 5;
 function divertedLines(v: PlaceVerdicts): PlaceLine[] {
 	const legacy = v.diverted.filter(d => d.kind === 'legacy');
 	const listed = legacy.length > MAX_LEGACY_LINES ? v.diverted.filter(d => d.kind !== 'legacy') : v.diverted;
-	const counted = listed === v.diverted ? [] : entry(`sessions/ (${legacy.length} legacy transcripts)`, 'rows already in the store; Hermes no longer reads them (hfx files --json lists each)', 'muted');
-	return [...counted, ...listed.flatMap(d => {
-		const name = homeRelative(v.home, d.file.path);
-		const damage = d.file.invalidLines > 0 ? `; ${plural(d.file.invalidLines, 'line')} not JSON${d.file.incompleteLast ? ' (the last one cut short)' : ''}` : '';
-		const read = d.file.problem ? `; ${d.file.problem}` : '';
-		if (d.kind === 'diverted') {
-			return entry(name, `diverted transcript: ${plural(d.turns, 'turn')} not in state.db, newest ${utcWords(d.newestAt)} (${d.why}); Hermes never replays it${damage}${read}`, 'danger');
-		}
+	const counted =
+		listed === v.diverted
+			? []
+			: entry(
+					`sessions/ (${legacy.length} legacy transcripts)`,
+					'rows already in the store; Hermes no longer reads them (hfx files --json lists each)',
+					'muted',
+				);
+	return [
+		...counted,
+		...listed.flatMap(d => {
+			const name = homeRelative(v.home, d.file.path);
+			const damage =
+				d.file.invalidLines > 0
+					? `; ${plural(d.file.invalidLines, 'line')} not JSON${d.file.incompleteLast ? ' (the last one cut short)' : ''}`
+					: '';
+			const read = d.file.problem ? `; ${d.file.problem}` : '';
+			if (d.kind === 'diverted') {
+				return entry(
+					name,
+					`diverted transcript: ${plural(d.turns, 'turn')} not in state.db, newest ${utcWords(d.newestAt)} (${d.why}); Hermes never replays it${damage}${read}`,
+					'danger',
+				);
+			}
 
-		const lines = d.file.olderThanRow ? '' : `, ${plural(d.file.lines, 'line')}`;
-		return entry(name, d.kind === 'legacy' ? `legacy transcript${lines}: ${d.why}${damage}` : `transcript of unknown kind: ${d.why}${damage}${read}`, 'muted');
-	})];
+			const lines = d.file.olderThanRow ? '' : `, ${plural(d.file.lines, 'line')}`;
+			return entry(
+				name,
+				d.kind === 'legacy'
+					? `legacy transcript${lines}: ${d.why}${damage}`
+					: `transcript of unknown kind: ${d.why}${damage}${read}`,
+				'muted',
+			);
+		}),
+	];
 }
 
-const REPLAY_WORDS = {will: 'Hermes will replay it', 'will-not': 'Hermes will NOT replay it', unknown: 'not read'} as const;
+const REPLAY_WORDS = {
+	will: 'Hermes will replay it',
+	'will-not': 'Hermes will NOT replay it',
+	unknown: 'not read',
+} as const;
 
 function spoolLines(v: PlaceVerdicts): PlaceLine[] {
 	return v.spool.flatMap(s => {
@@ -55,9 +82,15 @@ function spoolLines(v: PlaceVerdicts): PlaceLine[] {
 function captureLines(v: PlaceVerdicts): PlaceLine[] {
 	return v.captures.flatMap(c => {
 		const who = `${utcWords(c.at)}${c.pid === null ? '' : `, pid ${c.pid}`}${c.capture.partial ? ', never completed' : ''}`;
-		const turns = c.capture.imageProblem ? `its image: ${c.capture.imageProblem}` : `${plural(c.turns, 'committed turn')} not in the live store${c.newestAt === null ? '' : `, newest ${utcWords(c.newestAt)}`} (read from a private copy)`;
+		const turns = c.capture.imageProblem
+			? `its image: ${c.capture.imageProblem}`
+			: `${plural(c.turns, 'committed turn')} not in the live store${c.newestAt === null ? '' : `, newest ${utcWords(c.newestAt)}`} (read from a private copy)`;
 		const manifest = c.capture.manifestProblem ? `; ${c.capture.manifestProblem}` : '';
-		return entry(`${homeRelative(v.home, c.capture.path)}/`, `retired WAL of a write halt, captured ${who}: ${turns}${manifest}; Hermes never replays it`, c.turns > 0 ? 'danger' : 'warn');
+		return entry(
+			`${homeRelative(v.home, c.capture.path)}/`,
+			`retired WAL of a write halt, captured ${who}: ${turns}${manifest}; Hermes never replays it`,
+			c.turns > 0 ? 'danger' : 'warn',
+		);
 	});
 }
 
@@ -69,7 +102,13 @@ const BEFORE_WORDS = {
 } as const;
 
 function beforeLines(v: PlaceVerdicts): PlaceLine[] {
-	return v.before.flatMap(b => entry(homeRelative(v.home, b.path), `${BEFORE_WORDS[b.kind]}${b.at === null ? '' : ` of ${utcWords(b.at)}`}${b.pid === null ? '' : ` (pid ${b.pid})`}: a "before" image, never replayed${b.problem ? `; ${b.problem}` : ''}`, 'muted'));
+	return v.before.flatMap(b =>
+		entry(
+			homeRelative(v.home, b.path),
+			`${BEFORE_WORDS[b.kind]}${b.at === null ? '' : ` of ${utcWords(b.at)}`}${b.pid === null ? '' : ` (pid ${b.pid})`}: a "before" image, never replayed${b.problem ? `; ${b.problem}` : ''}`,
+			'muted',
+		),
+	);
 }
 
 /** Every place beside the store with its meaning ([] when there is none). */
@@ -78,13 +117,30 @@ export function placeLines(v: PlaceVerdicts | null): PlaceLine[] {
 		return [];
 	}
 
-	const lines = [...captureLines(v), ...divertedLines(v), ...spoolLines(v), ...beforeLines(v), ...v.notes.map(n => ({text: `  ${n}`, tone: 'warn' as const}))];
-	return lines.length === 0 ? [] : [{text: ''}, ...wrapIndented(`Other places the conversation can be (${v.home}):`, WIDTH, 2).map(text => ({text})), ...lines];
+	const lines = [
+		...captureLines(v),
+		...divertedLines(v),
+		...spoolLines(v),
+		...beforeLines(v),
+		...v.notes.map(n => ({text: `  ${n}`, tone: 'warn' as const})),
+	];
+	return lines.length === 0
+		? []
+		: [
+				{text: ''},
+				...wrapIndented(`Other places the conversation can be (${v.home}):`, WIDTH, 2).map(text => ({text})),
+				...lines,
+			];
 }
 
 function findingLines(f: Finding): string[] {
-	const mark = f.severity === 'critical' ? '✗' : (f.severity === 'warning' ? '!' : '·');
-	return [...wrapIndented(`${mark} ${f.title}`, WIDTH, 4), ...wrapIndented(f.detail, WIDTH - 4, 0).map(l => `    ${l}`), ...wrapIndented(`next: ${f.next}`, WIDTH - 4, 0).map(l => `    ${l}`), ''];
+	const mark = f.severity === 'critical' ? '✗' : f.severity === 'warning' ? '!' : '·';
+	return [
+		...wrapIndented(`${mark} ${f.title}`, WIDTH, 4),
+		...wrapIndented(f.detail, WIDTH - 4, 0).map(l => `    ${l}`),
+		...wrapIndented(`next: ${f.next}`, WIDTH - 4, 0).map(l => `    ${l}`),
+		'',
+	];
 }
 
 const SCAN_KINDS: ReadonlySet<Finding['kind']> = new Set([...ELSEWHERE_ACTION_KINDS, 'phantom-unknown-row']);
@@ -95,7 +151,13 @@ export function elsewhereScanLines(analysis: Pick<Analysis, 'findings' | 'newest
 	for (const c of analysis.newestElsewhere) {
 		const file = homeRelative(analysis.places?.home ?? '', c.newestFile);
 		const where = c.newerThanStore ? `the newest message is in ${file}` : `the newest outside state.db is in ${file}`;
-		lines.push(...wrapIndented(`${c.sessionKey}: ${plural(c.turns, 'turn')} outside state.db in ${plural(c.files.length, 'file')}; ${where} (${utcWords(c.newestAt)})`, WIDTH, 4));
+		lines.push(
+			...wrapIndented(
+				`${c.sessionKey}: ${plural(c.turns, 'turn')} outside state.db in ${plural(c.files.length, 'file')}; ${where} (${utcWords(c.newestAt)})`,
+				WIDTH,
+				4,
+			),
+		);
 	}
 
 	return lines.length > 0 && analysis.newestElsewhere.length > 0 ? [...lines, ''] : lines;

@@ -22,7 +22,10 @@ export async function exposition(samples: readonly Sample[], version: string): P
 		gauges.set(key, new Gauge({name: m.name, help: m.help, labelNames: [...m.labels], registers: [registry]}));
 	}
 
-	new Gauge({name: BUILD_INFO.name, help: BUILD_INFO.help, labelNames: ['version'], registers: [registry]}).set({version}, 1);
+	new Gauge({name: BUILD_INFO.name, help: BUILD_INFO.help, labelNames: ['version'], registers: [registry]}).set(
+		{version},
+		1,
+	);
 	for (const s of samples) {
 		gauges.get(s.metric)!.set(s.labels, s.value);
 	}

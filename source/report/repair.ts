@@ -39,20 +39,31 @@ function tableLayout(width: number): {label: number; column: number; before: num
 function tableLines(a: Adoption, width: number): string[] {
 	const t = tableLayout(width);
 	const indent = t.label > 0 ? '  ' : '    ';
-	const row = (label: string, column: string, before: string, after: string) => wrapRow([
-		...(t.label > 0 ? [{text: label, width: t.label}] : []),
-		{text: column, width: t.column},
-		{text: before, width: t.before},
-		{text: after, width: t.after},
-	]).map(l => indent + l);
-	const lines = t.label > 0 ? row('row', 'column', 'before', 'after') : [`  ${'column'.padEnd(t.column + 2)} ${'before'.padEnd(t.before)} after`];
+	const row = (label: string, column: string, before: string, after: string) =>
+		wrapRow([
+			...(t.label > 0 ? [{text: label, width: t.label}] : []),
+			{text: column, width: t.column},
+			{text: before, width: t.before},
+			{text: after, width: t.after},
+		]).map(l => indent + l);
+	const lines =
+		t.label > 0
+			? row('row', 'column', 'before', 'after')
+			: [`  ${'column'.padEnd(t.column + 2)} ${'before'.padEnd(t.before)} after`];
 	for (const r of a.rows) {
 		if (t.label === 0) {
 			lines.push(`  ${r.role} ${r.sessionId}`);
 		}
 
 		r.columns.forEach((c, i) => {
-			lines.push(...row(i === 0 ? `${r.role} ${r.sessionId}` : '', c.column, show(c.before), c.changes ? show(c.after) : '(kept)'));
+			lines.push(
+				...row(
+					i === 0 ? `${r.role} ${r.sessionId}` : '',
+					c.column,
+					show(c.before),
+					c.changes ? show(c.after) : '(kept)',
+				),
+			);
 		});
 	}
 
@@ -81,11 +92,22 @@ export function adoptionLines(a: Adoption, width = Number.POSITIVE_INFINITY): st
 	const wrap = (text: string, indent: number) => wrapIndented(text, width, indent);
 	const lines = [
 		...wrap(`→ adopt ${a.orphanId} (${plural(a.messageCount, 'message')}) into ${a.sessionKey}`, 2),
-		...wrap(a.evidence === 'operator' ? `  evidence: your choice of donor ${a.donorId} (repair-routing refuses this orphan)` : `  evidence ${a.evidence}; donor ${a.donorId}`, 4),
+		...wrap(
+			a.evidence === 'operator'
+				? `  evidence: your choice of donor ${a.donorId} (repair-routing refuses this orphan)`
+				: `  evidence ${a.evidence}; donor ${a.donorId}`,
+			4,
+		),
 		...tableLines(a, width),
 	];
-	const skipped = a.writtenSinceRestart && a.restartAfter === a.orphanId ? ' (the conversation the restart skipped)' : '';
-	lines.push(...wrap(`  a restart resumes: before ${a.restartBefore ?? 'a new session'}${a.rollbackRiskBefore ? ' (ROLLBACK RISK)' : ''} → after ${a.restartAfter ?? 'a new session'}${skipped}${a.rollbackRiskAfter ? ' (still at risk)' : ''}`, 4));
+	const skipped =
+		a.writtenSinceRestart && a.restartAfter === a.orphanId ? ' (the conversation the restart skipped)' : '';
+	lines.push(
+		...wrap(
+			`  a restart resumes: before ${a.restartBefore ?? 'a new session'}${a.rollbackRiskBefore ? ' (ROLLBACK RISK)' : ''} → after ${a.restartAfter ?? 'a new session'}${skipped}${a.rollbackRiskAfter ? ' (still at risk)' : ''}`,
+			4,
+		),
+	);
 	for (const w of a.warnings) {
 		lines.push(...wrap(`  ! ${w}`, 4));
 	}
@@ -95,8 +117,13 @@ export function adoptionLines(a: Adoption, width = Number.POSITIVE_INFINITY): st
 }
 
 /** Whose store this is, which Hermes' rules decide, and what an upgrade or Hermes' own tool would do to it. */
-export function generationNotes(location: {owner: string; ownerSource?: string}, planned: Pick<Planned, 'analysis' | 'schema'>): string[] {
-	const lines = [`owner profile ${location.owner} (${location.ownerSource ?? 'given'}) · rules of Hermes ${planned.analysis.ruleSet}`];
+export function generationNotes(
+	location: {owner: string; ownerSource?: string},
+	planned: Pick<Planned, 'analysis' | 'schema'>,
+): string[] {
+	const lines = [
+		`owner profile ${location.owner} (${location.ownerSource ?? 'given'}) · rules of Hermes ${planned.analysis.ruleSet}`,
+	];
 	const upgrade = upgradeNotice(planned.schema);
 	if (upgrade) {
 		lines.push(`! ${upgrade.note}`, `  next: ${upgrade.next}`);
@@ -104,7 +131,9 @@ export function generationNotes(location: {owner: string; ownerSource?: string},
 
 	const crash = planned.analysis.repairRoutingCrash;
 	if (crash) {
-		lines.push(`✗ this store's own repair-routing fails (${crash.error}) on session ${crash.sessionId}: it adopts nothing here, and neither does hfx under its rules; \`hfx scan\` shows what current Hermes would decide`);
+		lines.push(
+			`✗ this store's own repair-routing fails (${crash.error}) on session ${crash.sessionId}: it adopts nothing here, and neither does hfx under its rules; \`hfx scan\` shows what current Hermes would decide`,
+		);
 	}
 
 	return lines;
@@ -118,7 +147,9 @@ export function planLines(planned: Planned): string[] {
 	}
 
 	for (const o of plan.refused) {
-		lines.push(`✗ not repairable ${o.orphanId} (${o.source || 'no source'}, ${plural(o.messageCount, 'message')}): ${o.reason}`);
+		lines.push(
+			`✗ not repairable ${o.orphanId} (${o.source || 'no source'}, ${plural(o.messageCount, 'message')}): ${o.reason}`,
+		);
 		lines.push(...candidateLines(o, planned.analysis.byId, planned.analysis.rollbacks).map(l => `    ${l}`));
 	}
 

@@ -24,13 +24,23 @@ function candidateLines(r: ChatRouting): string[] {
 		return [];
 	}
 
-	return ['    candidates', ...r.resolution.candidates.map(c => `      ${c.sessionId === r.restartResolvesTo ? '▶' : (c.admitted ? '+' : '-')} ${c.sessionId}  ${c.query}: ${c.rule}`)];
+	return [
+		'    candidates',
+		...r.resolution.candidates.map(
+			c =>
+				`      ${c.sessionId === r.restartResolvesTo ? '▶' : c.admitted ? '+' : '-'} ${c.sessionId}  ${c.query}: ${c.rule}`,
+		),
+	];
 }
 
 /** One chat; `rolledBack` are the rollbacks of this chat that already happened (forensics/rollbacks.ts). */
-export function chatLines(r: ChatRouting, options: {afterUpgrade?: string; otherBuild?: string; rolledBack?: readonly Rollback[]} = {}): string[] {
+export function chatLines(
+	r: ChatRouting,
+	options: {afterUpgrade?: string; otherBuild?: string; rolledBack?: readonly Rollback[]} = {},
+): string[] {
 	const rolledBack = options.rolledBack ?? [];
-	const lag = r.newestActivityAt !== null && r.resolvesToActivityAt !== null ? r.newestActivityAt - r.resolvesToActivityAt : null;
+	const lag =
+		r.newestActivityAt !== null && r.resolvesToActivityAt !== null ? r.newestActivityAt - r.resolvesToActivityAt : null;
 	const lines = [
 		`${stateOf(r, rolledBack)}  ${r.sessionKey}`,
 		`    routing entry     ${r.routingEntry ?? '(none)'}${r.routingEntryNote ? `: ${r.routingEntryNote}` : ''}`,
@@ -39,13 +49,21 @@ export function chatLines(r: ChatRouting, options: {afterUpgrade?: string; other
 		...(r.rollbackRiskReason ? [`    why               ${r.rollbackRiskReason}`] : []),
 		...(options.otherBuild ? [`    build unknown     ${options.otherBuild}`] : []),
 		...(options.afterUpgrade ? [`    after an upgrade  ${options.afterUpgrade}`] : []),
-		...(r.routingEntrySource === 'sessions.json' ? ['    the entry comes from the legacy sessions/sessions.json mirror (gateway_routing has none usable for this key)'] : []),
+		...(r.routingEntrySource === 'sessions.json'
+			? [
+					'    the entry comes from the legacy sessions/sessions.json mirror (gateway_routing has none usable for this key)',
+				]
+			: []),
 		...candidateLines(r),
 		...r.resolution.notes.map(n => `    note: ${n}`),
 	];
 	for (const b of rolledBack) {
 		// The story under the chat, its title said once above.
-		lines.push(...rollbackLines(b).slice(1).filter(l => l !== ''));
+		lines.push(
+			...rollbackLines(b)
+				.slice(1)
+				.filter(l => l !== ''),
+		);
 	}
 
 	return lines;

@@ -5,11 +5,15 @@
 import type {BuildRules} from '../forensics/build-rules.js';
 import type {DatabaseFacts} from '../store/load.js';
 
-export function ruleSetLines(facts: Pick<DatabaseFacts, 'ruleSet' | 'ruleSetReason'>, build: BuildRules | null): string[] {
+export function ruleSetLines(
+	facts: Pick<DatabaseFacts, 'ruleSet' | 'ruleSetReason'>,
+	build: BuildRules | null,
+): string[] {
 	const lacking = (build?.changes ?? []).filter(c => c.included === false);
-	const head = lacking.length === 0
-		? `rule set ${build?.rules.label ?? facts.ruleSet}: ${facts.ruleSetReason}`
-		: `rule set ${build!.rules.label}: ${facts.ruleSetReason}; but this build lacks ${lacking.map(c => `#${c.pr} (${c.title})`).join(', ')}`;
+	const head =
+		lacking.length === 0
+			? `rule set ${build?.rules.label ?? facts.ruleSet}: ${facts.ruleSetReason}`
+			: `rule set ${build!.rules.label}: ${facts.ruleSetReason}; but this build lacks ${lacking.map(c => `#${c.pr} (${c.title})`).join(', ')}`;
 	if (build === null) {
 		return [head];
 	}
@@ -25,7 +29,7 @@ export function ruleSetJson(facts: Pick<DatabaseFacts, 'ruleSet'>, build: BuildR
 		rules: build?.rules.label ?? facts.ruleSet,
 		build: build?.build ?? null,
 		confidence: build?.confidence ?? 'weak',
-		decidedBy: build?.decidedBy ?? 'the store\'s generation alone',
+		decidedBy: build?.decidedBy ?? "the store's generation alone",
 		alternative: build?.alternative?.label ?? null,
 		changes: build?.changes ?? [],
 	};

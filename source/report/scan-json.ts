@@ -50,7 +50,13 @@ export function routingJson(r: ChatRouting, changes?: UpgradeChanges) {
 		resolvesToActivityAt: r.resolvesToActivityAt,
 		members: r.members,
 		sameChatAmbiguousOrphans: r.sameChatAmbiguousOrphans,
-		candidates: r.resolution.candidates.map(c => ({sessionId: c.sessionId, query: c.query, admitted: c.admitted, rule: c.rule, hasMessages: c.hasMessages})),
+		candidates: r.resolution.candidates.map(c => ({
+			sessionId: c.sessionId,
+			query: c.query,
+			admitted: c.admitted,
+			rule: c.rule,
+			hasMessages: c.hasMessages,
+		})),
 		notes: r.resolution.notes,
 	};
 }

@@ -17,25 +17,32 @@ import {rollbackLines} from './rollbacks.js';
 
 function header(facts: DatabaseFacts): string {
 	const schema = facts.schemaVersion === null ? 'schema ?' : `schema v${facts.schemaVersion}`;
-	const mode = facts.journalMode === 'wal' ? (facts.sizes.wal === null ? 'WAL mode, no -wal file' : `WAL ${bytes(facts.sizes.wal)}`) : 'rollback journal';
+	const mode =
+		facts.journalMode === 'wal'
+			? facts.sizes.wal === null
+				? 'WAL mode, no -wal file'
+				: `WAL ${bytes(facts.sizes.wal)}`
+			: 'rollback journal';
 	return `${facts.path}  ·  profile ${facts.owner}  ·  ${schema}  ·  ${mode}  ·  read-only${facts.openMode === 'private-copy' ? ' (private copy)' : ''}`;
 }
 
 function orphanLines(o: OrphanVerdict, analysis: Pick<Analysis, 'upgradeChanges' | 'byId' | 'rollbacks'>): string[] {
 	const head = `${o.orphanId}  ${o.source || '(no source)'}  ${plural(o.messageCount, 'message')}`;
 	const after = analysis.upgradeChanges.bySubject.get(o.orphanId);
-	const body = o.verdict === 'adoptable'
-		? [`  → ${head}`, `      adopt into ${o.sessionKey} from ${o.donorId} (evidence: ${o.evidence})`]
-		: [`  ✗ ${head}`, `      not repairable (${o.reasonKind}): ${o.reason}`, ...candidateLines(o, analysis.byId, analysis.rollbacks).map(l => `      ${l}`)];
+	const body =
+		o.verdict === 'adoptable'
+			? [`  → ${head}`, `      adopt into ${o.sessionKey} from ${o.donorId} (evidence: ${o.evidence})`]
+			: [
+					`  ✗ ${head}`,
+					`      not repairable (${o.reasonKind}): ${o.reason}`,
+					...candidateLines(o, analysis.byId, analysis.rollbacks).map(l => `      ${l}`),
+				];
 	return after ? [...body, `      ${after}`] : body;
 }
 
 /** Where the store stands among Hermes' generations: its owner, its rules, what an upgrade does. */
 function generationLines(facts: DatabaseFacts, build: Analysis['buildRules']): string[] {
-	const lines = [
-		`owner profile ${facts.owner}: ${facts.ownerSource}`,
-		...ruleSetLines(facts, build),
-	];
+	const lines = [`owner profile ${facts.owner}: ${facts.ownerSource}`, ...ruleSetLines(facts, build)];
 	if (facts.upgrade) {
 		lines.push(`! older than current Hermes: ${facts.upgrade.note}`, `  next: ${facts.upgrade.next}`);
 	}
@@ -45,7 +52,9 @@ function generationLines(facts: DatabaseFacts, build: Analysis['buildRules']): s
 	}
 
 	if (facts.legacyMirror) {
-		lines.push(`legacy mirror ${facts.legacyMirror.path}: ${facts.legacyMirror.problem ?? `${plural(facts.legacyMirror.entries, 'entry')}, imported for keys gateway_routing lacks`}`);
+		lines.push(
+			`legacy mirror ${facts.legacyMirror.path}: ${facts.legacyMirror.problem ?? `${plural(facts.legacyMirror.entries, 'entry')}, imported for keys gateway_routing lacks`}`,
+		);
 	}
 
 	return lines;
@@ -54,7 +63,8 @@ function generationLines(facts: DatabaseFacts, build: Analysis['buildRules']): s
 function riskLines(r: ChatRouting, analysis: Pick<Analysis, 'upgradeChanges' | 'byId'>): string[] {
 	const changes = analysis.upgradeChanges;
 	const restartNow = afterRestartWords(r, analysis.byId);
-	const lag = r.newestActivityAt !== null && r.resolvesToActivityAt !== null ? r.newestActivityAt - r.resolvesToActivityAt : null;
+	const lag =
+		r.newestActivityAt !== null && r.resolvesToActivityAt !== null ? r.newestActivityAt - r.resolvesToActivityAt : null;
 	const inOrphan = r.adoptableOrphans.includes(r.newestActivityIn ?? '');
 	const inAmbiguous = r.sameChatAmbiguousOrphans.includes(r.newestActivityIn ?? '');
 	const after = changes.bySubject.get(r.sessionKey);
@@ -63,7 +73,7 @@ function riskLines(r: ChatRouting, analysis: Pick<Analysis, 'upgradeChanges' | '
 		r.restartResolvesTo === null
 			? `    a restart resumes  nothing: the gateway starts a fresh, empty session (${r.resolution.via})`
 			: `    a restart resumes  ${r.restartResolvesTo}  (last message ${utc(r.resolvesToActivityAt)} UTC, via ${r.resolution.via})`,
-		`    newest message in  ${r.newestActivityIn}  (${utc(r.newestActivityAt)} UTC${lag !== null && lag > 0 ? `, ${duration(lag)} newer` : ''}${inOrphan ? ', an adoptable orphan' : (inAmbiguous ? ', an orphan repair-routing refuses as ambiguous although all its candidates are this chat' : '')})`,
+		`    newest message in  ${r.newestActivityIn}  (${utc(r.newestActivityAt)} UTC${lag !== null && lag > 0 ? `, ${duration(lag)} newer` : ''}${inOrphan ? ', an adoptable orphan' : inAmbiguous ? ', an orphan repair-routing refuses as ambiguous although all its candidates are this chat' : ''})`,
 		...(r.rollbackRiskReason ? [`    why: ${r.rollbackRiskReason}`] : []),
 		...(restartNow ? wrapIndented(restartNow, 76, 0).map(l => `    ${l}`) : []),
 		...(after ? [`    ${after}`] : []),
@@ -76,17 +86,28 @@ function orphanSections(analysis: Analysis): string[] {
 	const lines: string[] = [];
 	const crash = analysis.repairRoutingCrash;
 	if (crash) {
-		lines.push(`✗ This store's own \`hermes sessions repair-routing\` fails: ${crash.error}`, `    on session ${crash.sessionId}: ${crash.note}`, '');
+		lines.push(
+			`✗ This store's own \`hermes sessions repair-routing\` fails: ${crash.error}`,
+			`    on session ${crash.sessionId}: ${crash.note}`,
+			'',
+		);
 	}
 
 	if (analysis.orphans.length > 0) {
-		lines.push(`Orphans: keyless rows holding messages that repair-routing lists (rules ${analysis.rulesLabel}, window ${analysis.maxGapSeconds}s)`);
+		lines.push(
+			`Orphans: keyless rows holding messages that repair-routing lists (rules ${analysis.rulesLabel}, window ${analysis.maxGapSeconds}s)`,
+		);
 		lines.push(...analysis.orphans.flatMap(o => orphanLines(o, analysis)), '');
 	}
 
 	if (analysis.listedRefusedLocal.length > 0) {
 		lines.push('Keyless by design: local-surface rows repair-routing lists and refuses (not findings)');
-		lines.push(...analysis.listedRefusedLocal.map(o => `  · ${o.orphanId}  ${o.source}  ${plural(o.messageCount, 'message')}: ${o.reasonKind}`), '');
+		lines.push(
+			...analysis.listedRefusedLocal.map(
+				o => `  · ${o.orphanId}  ${o.source}  ${plural(o.messageCount, 'message')}: ${o.reasonKind}`,
+			),
+			'',
+		);
 	}
 
 	return lines;
@@ -101,7 +122,11 @@ function buildLines(analysis: Analysis): string[] {
 	}
 
 	const build = analysis.buildRules?.build ?? null;
-	return [`${build === null ? 'Build unknown' : `Build ${build} undecided`}: with ${alternative.rulesLabel} rules these verdicts differ (above: ${analysis.rulesLabel}):`, ...lines.map(l => `  ${l.subject}: ${l.text}`), ''];
+	return [
+		`${build === null ? 'Build unknown' : `Build ${build} undecided`}: with ${alternative.rulesLabel} rules these verdicts differ (above: ${analysis.rulesLabel}):`,
+		...lines.map(l => `  ${l.subject}: ${l.text}`),
+		'',
+	];
 }
 
 function upgradeLines(analysis: Analysis): string[] {
@@ -114,7 +139,11 @@ function upgradeLines(analysis: Analysis): string[] {
 		return [`After upgrading Hermes (rules ${analysis.afterUpgrade.ruleSet}): every verdict above stays the same.`, ''];
 	}
 
-	return [`After upgrading Hermes (rules ${analysis.afterUpgrade.ruleSet}), these verdicts change:`, ...lines.map(l => `  ${l.subject}: ${l.text}`), ''];
+	return [
+		`After upgrading Hermes (rules ${analysis.afterUpgrade.ruleSet}), these verdicts change:`,
+		...lines.map(l => `  ${l.subject}: ${l.text}`),
+		'',
+	];
 }
 
 export function humanReport(facts: DatabaseFacts, analysis: Analysis): string[] {
@@ -123,20 +152,30 @@ export function humanReport(facts: DatabaseFacts, analysis: Analysis): string[] 
 	const adoptable = analysis.orphans.filter(o => o.verdict === 'adoptable');
 	lines.push(header(facts), ...generationLines(facts, analysis.buildRules));
 	const rolledBack = analysis.rollbacks.length > 0 ? ` · ${plural(analysis.rollbacks.length, 'chat')} rolled back` : '';
-	lines.push(`${plural(facts.sessionCount, 'session')} · ${plural(analysis.routing.length, 'chat')} · ${plural(analysis.orphans.length, 'orphan')} (${adoptable.length} adoptable)${rolledBack} · ${plural(risks.length, 'chat')} at rollback risk`);
+	lines.push(
+		`${plural(facts.sessionCount, 'session')} · ${plural(analysis.routing.length, 'chat')} · ${plural(analysis.orphans.length, 'orphan')} (${adoptable.length} adoptable)${rolledBack} · ${plural(risks.length, 'chat')} at rollback risk`,
+	);
 	lines.push('');
 	for (const f of analysis.findings.filter(x => x.kind === 'missing-column')) {
 		lines.push(`! ${f.detail}`, `    next: ${f.next}`, '');
 	}
 
 	if (!hasFindings(analysis)) {
-		lines.push('✓ Healthy: every chat resumes its newest conversation after a restart, and no gateway row is missing its routing identity.', '');
+		lines.push(
+			'✓ Healthy: every chat resumes its newest conversation after a restart, and no gateway row is missing its routing identity.',
+			'',
+		);
 	}
 
 	lines.push(...analysis.rollbacks.flatMap(rollbackLines));
 	lines.push(...elsewhereScanLines(analysis));
 	for (const f of analysis.findings.filter(x => x.kind === 'reap-churn')) {
-		lines.push(`✗ ${f.title}`, ...wrapIndented(f.detail, 76, 0).map(l => `    ${l}`), ...wrapIndented(`next: ${f.next}`, 76, 0).map(l => `    ${l}`), '');
+		lines.push(
+			`✗ ${f.title}`,
+			...wrapIndented(f.detail, 76, 0).map(l => `    ${l}`),
+			...wrapIndented(`next: ${f.next}`, 76, 0).map(l => `    ${l}`),
+			'',
+		);
 	}
 
 	for (const r of risks) {
@@ -155,17 +194,24 @@ export function humanReport(facts: DatabaseFacts, analysis: Analysis): string[] 
 
 	const info = analysis.findings.filter(f => f.kind === 'corrupt-timestamp');
 	if (info.length > 0) {
-		lines.push(`${plural(info.length, 'row')} with unusable timestamps (ignored for recency, as Hermes does): ${info.slice(0, 5).map(f => f.subject).join(', ')}${info.length > 5 ? ', …' : ''}`);
+		lines.push(
+			`${plural(info.length, 'row')} with unusable timestamps (ignored for recency, as Hermes does): ${info
+				.slice(0, 5)
+				.map(f => f.subject)
+				.join(', ')}${info.length > 5 ? ', …' : ''}`,
+		);
 		lines.push('');
 	}
 
 	lines.push(...buildLines(analysis), ...upgradeLines(analysis));
 	if (hasFindings(analysis)) {
-		lines.push(analysis.rollbacks.length > 0
-			? `Next: the chat already rolled back; ${rollbackNextStep(analysis.rollbacks[0]!)}.`
-			: adoptable.length > 0
-			? 'Next: keep the gateway running as is, run `hfx repair` to preview the adoption, then stop the gateway and `hfx repair --apply`.'
-			: 'Next: `hfx routing` shows every chat\'s restart candidates; `hfx lineage ID` shows where a session came from.');
+		lines.push(
+			analysis.rollbacks.length > 0
+				? `Next: the chat already rolled back; ${rollbackNextStep(analysis.rollbacks[0]!)}.`
+				: adoptable.length > 0
+					? 'Next: keep the gateway running as is, run `hfx repair` to preview the adoption, then stop the gateway and `hfx repair --apply`.'
+					: "Next: `hfx routing` shows every chat's restart candidates; `hfx lineage ID` shows where a session came from.",
+		);
 	}
 
 	return lines;

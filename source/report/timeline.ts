@@ -13,8 +13,17 @@ import {wrapIndented} from '../text/wrap.js';
 
 /** A short word per kind, in a column of its own (the meaning never rests on colour or a glyph). */
 export const EVENT_WORD: Record<EventKind, string> = {
-	created: 'created', rotation: 'rotation', fork: 'FORK', messages: 'messages', ended: 'ended', log: 'log',
-	routing: 'routing', restart: 'RESTART', resume: 'RESUME', 'if-restart-now': 'IF NOW', 'before-image': 'BEFORE',
+	created: 'created',
+	rotation: 'rotation',
+	fork: 'FORK',
+	messages: 'messages',
+	ended: 'ended',
+	log: 'log',
+	routing: 'routing',
+	restart: 'RESTART',
+	resume: 'RESUME',
+	'if-restart-now': 'IF NOW',
+	'before-image': 'BEFORE',
 };
 
 /** Kinds read directly from a row, whose certainty goes without saying. */
@@ -22,7 +31,12 @@ const PLAIN: ReadonlySet<EventKind> = new Set(['messages', 'ended']);
 
 /** How each way of belonging reads, short. */
 const VIA_WORDS: Record<Membership, string> = {
-	key: 'key', 'peer-tuple': 'peer tuple', lineage: 'lineage', skipped: 'rollback', adoptable: 'adoption', 'same-chat-orphan': 'ambiguous orphan',
+	key: 'key',
+	'peer-tuple': 'peer tuple',
+	lineage: 'lineage',
+	skipped: 'rollback',
+	adoptable: 'adoption',
+	'same-chat-orphan': 'ambiguous orphan',
 };
 
 const TIME = 16;
@@ -33,7 +47,11 @@ function rowLines(r: TimelineRow, width: number): string[] {
 	const head = `  ${r.id}  ${r.keyed ? 'keyed' : 'keyless'}  ${r.source || '—'}${r.routedNow ? '  ◀ routing entry' : ''}`;
 	const facts = `created ${utc(r.createdAt)} · quiet since ${utc(r.lastMessageAt)} · ${r.messages} message${r.messages === 1 ? '' : 's'} in ${r.spans.length} span${r.spans.length === 1 ? '' : 's'} · ${state}`;
 	const why = `belongs (${r.certainty}; by ${r.via.map(v => VIA_WORDS[v]).join(', ')}): ${r.evidence.join('; ')}`;
-	return [...wrapIndented(head, width, 6), ...wrapIndented(`      ${facts}`, width, 6), ...wrapIndented(`      ${why}`, width, 6)];
+	return [
+		...wrapIndented(head, width, 6),
+		...wrapIndented(`      ${facts}`, width, 6),
+		...wrapIndented(`      ${why}`, width, 6),
+	];
 }
 
 /** One event: its time (`now` for what the files say as of the read), its kind, its text and certainty, then its evidence. */
@@ -50,13 +68,24 @@ export function eventLines(e: TimelineEvent, width: number, now: number): string
 }
 
 function foldLines(f: Fold, width: number): string[] {
-	const what = [`${f.rotations} compression rotation${f.rotations === 1 ? '' : 's'}`, `${f.messages} messages in ${f.spans} span${f.spans === 1 ? '' : 's'}`].join(', ');
-	return wrapIndented(`${utc(f.at)}  ${'…'.padEnd(WORD)}${f.events} ordinary events of ${f.rows} rows until ${utc(f.lastAt)}: ${what}`, width, TIME + 2 + WORD);
+	const what = [
+		`${f.rotations} compression rotation${f.rotations === 1 ? '' : 's'}`,
+		`${f.messages} messages in ${f.spans} span${f.spans === 1 ? '' : 's'}`,
+	].join(', ');
+	return wrapIndented(
+		`${utc(f.at)}  ${'…'.padEnd(WORD)}${f.events} ordinary events of ${f.rows} rows until ${utc(f.lastAt)}: ${what}`,
+		width,
+		TIME + 2 + WORD,
+	);
 }
 
 function foldedRowLines(r: FoldedRow, width: number): string[] {
 	return 'kind' in r
-		? wrapIndented(`  … ${r.rows} more rows of the compression chain, ${r.firstId} … ${r.lastId}: ${r.messages} messages (by key and lineage, certain)`, width, 6)
+		? wrapIndented(
+				`  … ${r.rows} more rows of the compression chain, ${r.firstId} … ${r.lastId}: ${r.messages} messages (by key and lineage, certain)`,
+				width,
+				6,
+			)
 		: rowLines(r, width);
 }
 
@@ -68,14 +97,20 @@ function summary(t: Timeline): string[] {
 		lines.push(`! ROLLBACK RISK: ${t.events.find(e => e.kind === 'if-restart-now')?.text ?? ''}`);
 	}
 
-	return lines.length > 0 ? lines : ['no rollback found and none at risk: a restart now resumes the newest conversation'];
+	return lines.length > 0
+		? lines
+		: ['no rollback found and none at risk: a restart now resumes the newest conversation'];
 }
 
 /** The whole timeline, `width` columns wide. */
 export function timelineLines(t: Timeline, width = 80): string[] {
 	const lines = [
 		...wrapIndented(`timeline of ${t.sessionKey}`, width, 2),
-		...wrapIndented(`times UTC · read at ${utc(t.now)} · messages in spans split at silences over ${duration(t.spanGapSeconds)} · ordered by time, not lineage`, width, 2),
+		...wrapIndented(
+			`times UTC · read at ${utc(t.now)} · messages in spans split at silences over ${duration(t.spanGapSeconds)} · ordered by time, not lineage`,
+			width,
+			2,
+		),
 		...summary(t).flatMap(l => wrapIndented(l, width, 2)),
 		'',
 		`rows of the chat (${t.rows.length})`,

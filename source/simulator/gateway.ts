@@ -32,14 +32,35 @@ export type GatewayPlan = {
 	messageEvery: number;
 };
 
-export const DEFAULT_PLAN: GatewayPlan = {idleResetAt: 20, compressionAt: 38, incidentAt: 60, restartAt: 105, messageEvery: 1.5};
+export const DEFAULT_PLAN: GatewayPlan = {
+	idleResetAt: 20,
+	compressionAt: 38,
+	incidentAt: 60,
+	restartAt: 105,
+	messageEvery: 1.5,
+};
 
-type Chat = {key: string; platform: string; chatId: string; chatType: string; userId: string; name: string; current: string};
+type Chat = {
+	key: string;
+	platform: string;
+	chatId: string;
+	chatType: string;
+	userId: string;
+	name: string;
+	current: string;
+};
 
 const LINES = [
-	'can you check the deploy logs?', 'the webhook retried three times', 'summarise yesterday\'s thread',
-	'what did we decide about the cache?', 'here is the stack trace', 'ok, ship it', 'remind me at 5',
-	'which PR broke the build?', 'draft a reply to the vendor', 'the cron job failed again',
+	'can you check the deploy logs?',
+	'the webhook retried three times',
+	"summarise yesterday's thread",
+	'what did we decide about the cache?',
+	'here is the stack trace',
+	'ok, ship it',
+	'remind me at 5',
+	'which PR broke the build?',
+	'draft a reply to the vendor',
+	'the cron job failed again',
 ];
 
 function arg(name: string, fallback: string): string {
@@ -55,15 +76,41 @@ export function seedHistory(w: StoreWriter, now: number, chats: Chat[]): void {
 	const day = 86_400;
 	// Yesterday's conversations in each chat, reset overnight (daily), today's row live.
 	for (const c of chats) {
-		const old = w.createSession({source: c.platform, userId: c.userId, sessionKey: c.key, chatId: c.chatId, chatType: c.chatType, displayName: c.name, profileName: 'default', startedAt: now - day - 3600, title: `${c.name}: yesterday`});
+		const old = w.createSession({
+			source: c.platform,
+			userId: c.userId,
+			sessionKey: c.key,
+			chatId: c.chatId,
+			chatType: c.chatType,
+			displayName: c.name,
+			profileName: 'default',
+			startedAt: now - day - 3600,
+			title: `${c.name}: yesterday`,
+		});
 		w.addConversation(old, 24, now - day - 3500, now - day - 600);
 		w.endSession(old, now - day * 0.5, 'daily');
-		c.current = w.createSession({source: c.platform, userId: c.userId, sessionKey: c.key, chatId: c.chatId, chatType: c.chatType, displayName: c.name, profileName: 'default', parentSessionId: old, modelConfig: {_reset_from: old}, startedAt: now - 1800});
+		c.current = w.createSession({
+			source: c.platform,
+			userId: c.userId,
+			sessionKey: c.key,
+			chatId: c.chatId,
+			chatType: c.chatType,
+			displayName: c.name,
+			profileName: 'default',
+			parentSessionId: old,
+			modelConfig: {_reset_from: old},
+			startedAt: now - 1800,
+		});
 		w.addConversation(c.current, 8, now - 1700, now - 120);
 	}
 
 	for (let i = 0; i < 3; i++) {
-		const cli = w.createSession({source: 'cli', profileName: 'default', startedAt: now - (i + 2) * 7200, title: `local session ${i + 1}`});
+		const cli = w.createSession({
+			source: 'cli',
+			profileName: 'default',
+			startedAt: now - (i + 2) * 7200,
+			title: `local session ${i + 1}`,
+		});
 		w.addConversation(cli, 6 + i * 4, now - (i + 2) * 7200 + 60, now - (i + 2) * 7200 + 1500);
 		w.endSession(cli, now - (i + 2) * 7200 + 1600, 'cli_close');
 	}
@@ -88,7 +135,18 @@ const clock = () => Date.now() / 1000;
 /** A chat's next row, carrying its identity (a reset successor or a compression continuation). */
 function successor(d: Demo, c: Chat, reason: 'idle' | 'compression'): string {
 	d.w.endSession(c.current, clock(), reason);
-	const next = d.w.createSession({source: c.platform, userId: c.userId, sessionKey: c.key, chatId: c.chatId, chatType: c.chatType, displayName: c.name, profileName: 'default', parentSessionId: c.current, ...(reason === 'idle' ? {modelConfig: {_reset_from: c.current}} : {}), startedAt: clock()});
+	const next = d.w.createSession({
+		source: c.platform,
+		userId: c.userId,
+		sessionKey: c.key,
+		chatId: c.chatId,
+		chatType: c.chatType,
+		displayName: c.name,
+		profileName: 'default',
+		parentSessionId: c.current,
+		...(reason === 'idle' ? {modelConfig: {_reset_from: c.current}} : {}),
+		startedAt: clock(),
+	});
 	d.w.setRouting(c.key, next, clock());
 	say({event: reason === 'idle' ? 'idle-reset' : 'compression', from: c.current, to: next});
 	return next;
@@ -139,9 +197,19 @@ function step(d: Demo, speed: number): void {
 	const reply = `on it: ${LINES[(d.n * 7) % LINES.length]!}`;
 	if (c === d.chats[0] && d.restarted) {
 		// After the restart: the gateway's per-turn writes into the resumed zombie.
-		gatewayTurns(d.w.db, {sessionKey: c.key, sessionId: c.current, turns: [{role: 'user', content: user, at: t}, {role: 'assistant', content: reply, at: replyAt}]});
+		gatewayTurns(d.w.db, {
+			sessionKey: c.key,
+			sessionId: c.current,
+			turns: [
+				{role: 'user', content: user, at: t},
+				{role: 'assistant', content: reply, at: replyAt},
+			],
+		});
 	} else {
-		d.w.addMessages(c === d.chats[0] && d.orphan ? d.orphan : c.current, [{role: 'user', content: user, timestamp: t}, {role: 'assistant', content: reply, timestamp: replyAt}]);
+		d.w.addMessages(c === d.chats[0] && d.orphan ? d.orphan : c.current, [
+			{role: 'user', content: user, timestamp: t},
+			{role: 'assistant', content: reply, timestamp: replyAt},
+		]);
 	}
 
 	setTimeout(() => step(d, speed), ((d.plan.messageEvery * 1000) / speed) * (0.5 + ((d.n * 37) % 10) / 10));
@@ -158,9 +226,33 @@ function main(): void {
 	fs.mkdirSync(home, {recursive: true});
 	const w = new StoreWriter(path.join(home, 'state.db'), {shape: 'v30', seed: Number(arg('--seed', '7'))});
 	const chats: Chat[] = [
-		{key: 'agent:main:telegram:dm:777001', platform: 'telegram', chatId: '777001', chatType: 'dm', userId: 'u-teknium', name: 'Teknium', current: ''},
-		{key: 'agent:main:discord:group:9001', platform: 'discord', chatId: '9001', chatType: 'group', userId: 'u-bob', name: '#ops', current: ''},
-		{key: 'agent:main:slack:dm:C01', platform: 'slack', chatId: 'C01', chatType: 'dm', userId: 'u-carol', name: 'Carol', current: ''},
+		{
+			key: 'agent:main:telegram:dm:777001',
+			platform: 'telegram',
+			chatId: '777001',
+			chatType: 'dm',
+			userId: 'u-teknium',
+			name: 'Teknium',
+			current: '',
+		},
+		{
+			key: 'agent:main:discord:group:9001',
+			platform: 'discord',
+			chatId: '9001',
+			chatType: 'group',
+			userId: 'u-bob',
+			name: '#ops',
+			current: '',
+		},
+		{
+			key: 'agent:main:slack:dm:C01',
+			platform: 'slack',
+			chatId: 'C01',
+			chatType: 'dm',
+			userId: 'u-carol',
+			name: 'Carol',
+			current: '',
+		},
 	];
 	seedHistory(w, clock(), chats);
 	for (const c of chats) {
@@ -170,9 +262,23 @@ function main(): void {
 	say({event: 'ready', db: path.join(home, 'state.db'), pid: process.pid});
 	const started = Date.now();
 	const restartArg = arg('--restart-at', '');
-	const restartAt = restartArg === 'never' ? null : (restartArg && Number.isFinite(Number(restartArg)) ? Number(restartArg) : DEFAULT_PLAN.restartAt);
+	const restartAt =
+		restartArg === 'never'
+			? null
+			: restartArg && Number.isFinite(Number(restartArg))
+				? Number(restartArg)
+				: DEFAULT_PLAN.restartAt;
 	const plan: GatewayPlan = {...DEFAULT_PLAN, restartAt};
-	const demo: Demo = {w, chats, plan, at: seconds => started + (seconds * 1000) / speed, done: new Set(), orphan: null, restarted: false, n: 0};
+	const demo: Demo = {
+		w,
+		chats,
+		plan,
+		at: seconds => started + (seconds * 1000) / speed,
+		done: new Set(),
+		orphan: null,
+		restarted: false,
+		n: 0,
+	};
 	const stop = () => {
 		w.close();
 		process.exit(0);

@@ -10,11 +10,13 @@
 export type FtsLayout = 'external' | 'legacy';
 
 /** A trigger fires only outside a pending rebuild window (the rebuild indexes the rows inside it). */
-const GATE = (row: 'new' | 'old') => `${row}.id > COALESCE((SELECT CAST(value AS INTEGER) FROM state_meta WHERE key = 'fts_rebuild_high_water'), -1)
+const GATE = (
+	row: 'new' | 'old',
+) => `${row}.id > COALESCE((SELECT CAST(value AS INTEGER) FROM state_meta WHERE key = 'fts_rebuild_high_water'), -1)
   OR ${row}.id <= COALESCE((SELECT CAST(value AS INTEGER) FROM state_meta WHERE key = 'fts_rebuild_progress'), -1)`;
 
 /** Tool rows are indexed truncated to 8192 characters. */
-const INDEXED_CONTENT = 'CASE WHEN m.role = \'tool\' THEN substr(m.content, 1, 8192) ELSE m.content END';
+const INDEXED_CONTENT = "CASE WHEN m.role = 'tool' THEN substr(m.content, 1, 8192) ELSE m.content END";
 
 /** The trigram view leaves out tool rows, cron and subagent sessions and delegate children. */
 const TRIGRAM_INCLUDED = `m.role <> 'tool' AND s.source NOT IN ('cron', 'subagent')
@@ -65,7 +67,7 @@ export function ftsSql(layout: FtsLayout): string {
 /** Indexes every row already in `messages` (what Hermes' rebuild does), for a store filled before the DDL ran. */
 export function ftsRebuildSql(layout: FtsLayout): string {
 	return layout === 'external'
-		? 'INSERT INTO messages_fts(messages_fts) VALUES (\'rebuild\'); INSERT INTO messages_fts_trigram(messages_fts_trigram) VALUES (\'rebuild\');'
+		? "INSERT INTO messages_fts(messages_fts) VALUES ('rebuild'); INSERT INTO messages_fts_trigram(messages_fts_trigram) VALUES ('rebuild');"
 		: `INSERT INTO messages_fts(rowid, content) SELECT id, COALESCE(content, '') || ' ' || COALESCE(tool_name, '') || ' ' || COALESCE(tool_calls, '') FROM messages;
 INSERT INTO messages_fts_trigram(rowid, content) SELECT id, COALESCE(content, '') FROM messages;`;
 }

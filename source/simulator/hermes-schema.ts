@@ -60,7 +60,6 @@ CREATE TABLE sessions (
   FOREIGN KEY (parent_session_id) REFERENCES sessions(id)
 );`;
 
-
 const SESSIONS_V30 = `
 CREATE TABLE sessions (
   id TEXT PRIMARY KEY,
@@ -151,7 +150,6 @@ CREATE TABLE messages (
   compacted INTEGER NOT NULL DEFAULT 0
 );`;
 
-
 const MESSAGES_V30 = `
 CREATE TABLE messages (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -183,7 +181,15 @@ CREATE TABLE messages (
 );`;
 
 /** What current Hermes added after v25: the real v25 stores (test/fixtures/hermes-generations) lack exactly these. */
-const V30_ONLY_SESSION_COLUMNS = ['created_source', 'git_metadata_generation', 'compression_overload_streak', 'compression_recovery_deadline', 'transport_profile', 'hidden', 'tool_names'];
+const V30_ONLY_SESSION_COLUMNS = [
+	'created_source',
+	'git_metadata_generation',
+	'compression_overload_streak',
+	'compression_recovery_deadline',
+	'transport_profile',
+	'hidden',
+	'tool_names',
+];
 const V30_ONLY_MESSAGE_COLUMNS = ['_compressed_summary', 'display_identity', 'display_order'];
 
 /** A CREATE TABLE of one column list without some columns (their lines; the last remaining one loses its comma). */
@@ -266,15 +272,36 @@ const INDEXES_V30 = `${INDEXES_V25}CREATE INDEX idx_sessions_effective_activity 
 export function schemaSql(shape: SchemaShape): string {
 	switch (shape) {
 		case 'v21': {
-			return [SESSIONS_V21, MESSAGES_V21, COMMON_TABLES, INDEXES_V21, 'INSERT INTO schema_version(version) VALUES (21);'].join('\n');
+			return [
+				SESSIONS_V21,
+				MESSAGES_V21,
+				COMMON_TABLES,
+				INDEXES_V21,
+				'INSERT INTO schema_version(version) VALUES (21);',
+			].join('\n');
 		}
 
 		case 'v25': {
-			return [SESSIONS_V25, MESSAGES_V25, COMMON_TABLES, V25_TABLES, INDEXES_V25, 'INSERT INTO schema_version(version) VALUES (25);'].join('\n');
+			return [
+				SESSIONS_V25,
+				MESSAGES_V25,
+				COMMON_TABLES,
+				V25_TABLES,
+				INDEXES_V25,
+				'INSERT INTO schema_version(version) VALUES (25);',
+			].join('\n');
 		}
 
 		case 'v30': {
-			return [SESSIONS_V30, MESSAGES_V30, COMMON_TABLES, V25_TABLES, V30_ONLY_TABLES, INDEXES_V30, 'INSERT INTO schema_version(version) VALUES (30);'].join('\n');
+			return [
+				SESSIONS_V30,
+				MESSAGES_V30,
+				COMMON_TABLES,
+				V25_TABLES,
+				V30_ONLY_TABLES,
+				INDEXES_V30,
+				'INSERT INTO schema_version(version) VALUES (30);',
+			].join('\n');
 		}
 	}
 }

@@ -30,7 +30,9 @@ function quote(identifier: string): string {
 }
 
 function columnsOf(db: Database.Database, table: string): TableInfoRow[] {
-	return db.prepare('SELECT name, type, "notnull", dflt_value, pk FROM pragma_table_info(?)').all(table) as TableInfoRow[];
+	return db
+		.prepare('SELECT name, type, "notnull", dflt_value, pk FROM pragma_table_info(?)')
+		.all(table) as TableInfoRow[];
 }
 
 /** The tables and columns of the current (v30) shape, in creation order. */
@@ -38,13 +40,21 @@ function currentTables(): DeclaredTable[] {
 	const ref = new Database(':memory:');
 	try {
 		ref.exec(schemaSql('v30'));
-		const tables = ref.prepare('SELECT name, sql FROM sqlite_master WHERE type = \'table\' AND name NOT LIKE \'sqlite_%\' ORDER BY rowid').all() as Array<{name: string; sql: string}>;
+		const tables = ref
+			.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY rowid")
+			.all() as Array<{name: string; sql: string}>;
 		return tables.map(t => ({
 			name: t.name,
 			createSql: t.sql.replace(/^CREATE TABLE /i, 'CREATE TABLE IF NOT EXISTS '),
 			columns: columnsOf(ref, t.name).map(c => ({
 				name: c.name,
-				definition: [c.type, c.notnull && !c.pk ? 'NOT NULL' : '', c.dflt_value === null ? '' : `DEFAULT ${c.dflt_value}`].filter(Boolean).join(' '),
+				definition: [
+					c.type,
+					c.notnull && !c.pk ? 'NOT NULL' : '',
+					c.dflt_value === null ? '' : `DEFAULT ${c.dflt_value}`,
+				]
+					.filter(Boolean)
+					.join(' '),
 			})),
 		}));
 	} finally {
@@ -57,7 +67,9 @@ export function migrateToCurrent(dbPath: string): void {
 	const db = new Database(dbPath, {fileMustExist: true});
 	try {
 		db.transaction(() => {
-			const existing = new Set(db.prepare('SELECT name FROM sqlite_master WHERE type = \'table\'').pluck().all() as string[]);
+			const existing = new Set(
+				db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[],
+			);
 			for (const table of declared) {
 				if (!existing.has(table.name)) {
 					db.exec(table.createSql);

@@ -24,10 +24,27 @@ import crypto from 'node:crypto';
 import type Database from 'better-sqlite3';
 import {routingScopeOf} from '../store/routing-home.js';
 import {
-	type GatewayPeer, type StoreShape, appendMessage, createSession, endSession, loadGatewayRoutingEntries, promoteToSessionReset,
-	recordGatewaySessionPeer, reopenSession, replaceGatewayRoutingEntries, saveGatewayRoutingEntry, shapeOf, touchSessionActivity,
+	type GatewayPeer,
+	type StoreShape,
+	appendMessage,
+	createSession,
+	endSession,
+	loadGatewayRoutingEntries,
+	promoteToSessionReset,
+	recordGatewaySessionPeer,
+	reopenSession,
+	replaceGatewayRoutingEntries,
+	saveGatewayRoutingEntry,
+	shapeOf,
+	touchSessionActivity,
 } from './session-db.js';
-import {type EntryFields, type SessionSourceDict, gatewaySessionId, pythonJson, sessionEntryJson} from './session-entry.js';
+import {
+	type EntryFields,
+	type SessionSourceDict,
+	gatewaySessionId,
+	pythonJson,
+	sessionEntryJson,
+} from './session-entry.js';
 
 /** One message a gateway turn writes, at its own time. */
 export type Turn = {role: string; content: string; at: number; platformMessageId?: string | null};
@@ -51,31 +68,42 @@ function rowOf(db: Database.Database, id: string): Row {
 	return row;
 }
 
-const text = (v: unknown): string | null => (typeof v === 'string' ? v : (typeof v === 'number' ? String(v) : null));
+const text = (v: unknown): string | null => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null);
 
 /** The inbound `SessionSource` of the row's chat: its `origin_json` where that parses, its columns otherwise. */
 function sourceOfRow(row: Row, identity: Partial<SessionSourceDict> = {}): SessionSourceDict {
 	let origin: Record<string, unknown> = {};
 	try {
 		const parsed = JSON.parse(text(row.origin_json) ?? 'null') as unknown;
-		origin = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed as Record<string, unknown> : {};
+		origin = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
 	} catch {
 		// not JSON: the columns decide
 	}
 
 	const pick = (key: string, column: string) => text(origin[key]) ?? text(row[column]);
 	return {
-		platform: text(origin.platform) ?? row.source, chat_id: pick('chat_id', 'chat_id'), chat_name: pick('chat_name', 'display_name'),
-		chat_type: pick('chat_type', 'chat_type'), user_id: pick('user_id', 'user_id'), user_name: text(origin.user_name), thread_id: pick('thread_id', 'thread_id'),
-		chat_topic: text(origin.chat_topic), ...identity,
+		platform: text(origin.platform) ?? row.source,
+		chat_id: pick('chat_id', 'chat_id'),
+		chat_name: pick('chat_name', 'display_name'),
+		chat_type: pick('chat_type', 'chat_type'),
+		user_id: pick('user_id', 'user_id'),
+		user_name: text(origin.user_name),
+		thread_id: pick('thread_id', 'thread_id'),
+		chat_topic: text(origin.chat_topic),
+		...identity,
 	};
 }
 
 /** What `_record_gateway_session_peer` passes for an inbound source. */
 function peerOf(source: SessionSourceDict): GatewayPeer {
 	return {
-		source: source.platform, userId: source.user_id, chatId: source.chat_id, chatType: source.chat_type, threadId: source.thread_id,
-		displayName: source.chat_name, originJson: pythonJson(source),
+		source: source.platform,
+		userId: source.user_id,
+		chatId: source.chat_id,
+		chatType: source.chat_type,
+		threadId: source.thread_id,
+		displayName: source.chat_name,
+		originJson: pythonJson(source),
 	};
 }
 
@@ -87,10 +115,21 @@ function publish(db: Database.Database, shape: StoreShape, scope: string, entry:
 }
 
 /** §1.1 step 7 for each turn: the message, the activity stamp, `update_session`'s upsert and peer record. */
-function writeTurns(db: Database.Database, shape: StoreShape, scope: string, entry: EntryFields, turns: readonly Turn[]): void {
+function writeTurns(
+	db: Database.Database,
+	shape: StoreShape,
+	scope: string,
+	entry: EntryFields,
+	turns: readonly Turn[],
+): void {
 	const peer = peerOf(entry.origin!);
 	for (const t of turns) {
-		appendMessage(db, shape, entry.sessionId, {role: t.role, content: t.content, timestamp: t.at, platformMessageId: t.platformMessageId});
+		appendMessage(db, shape, entry.sessionId, {
+			role: t.role,
+			content: t.content,
+			timestamp: t.at,
+			platformMessageId: t.platformMessageId,
+		});
 		touchSessionActivity(db, shape, entry.sessionId, t.at);
 		entry.updatedAt = t.at;
 		saveGatewayRoutingEntry(db, shape, entry.sessionKey, sessionEntryJson(entry), scope, t.at);
@@ -121,8 +160,12 @@ export function resumeAfterRestart(db: Database.Database, o: ResumeAfterRestart)
 		reopenSession(db, shape, o.resumedId);
 		const lastActivity = typeof row.last_activity_at === 'number' ? row.last_activity_at : null;
 		const entry: EntryFields = {
-			sessionKey: o.sessionKey, sessionId: o.resumedId, createdAt: row.started_at, updatedAt: lastActivity ?? row.started_at,
-			origin: sourceOfRow(row, o.identity), flags: {reset_had_activity: (row.message_count ?? 0) > 0},
+			sessionKey: o.sessionKey,
+			sessionId: o.resumedId,
+			createdAt: row.started_at,
+			updatedAt: lastActivity ?? row.started_at,
+			origin: sourceOfRow(row, o.identity),
+			flags: {reset_had_activity: (row.message_count ?? 0) > 0},
 		};
 		publish(db, shape, scope, entry, o.restartAt);
 		writeTurns(db, shape, scope, entry, o.turns ?? []);
@@ -135,16 +178,33 @@ export function gatewayTurns(db: Database.Database, o: Common & {sessionId: stri
 	const scope = o.scope ?? routingScopeOf(db.name);
 	db.transaction(() => {
 		const row = rowOf(db, o.sessionId);
-		const entry: EntryFields = {sessionKey: o.sessionKey, sessionId: o.sessionId, createdAt: row.started_at, updatedAt: row.started_at, origin: sourceOfRow(row)};
+		const entry: EntryFields = {
+			sessionKey: o.sessionKey,
+			sessionId: o.sessionId,
+			createdAt: row.started_at,
+			updatedAt: row.started_at,
+			origin: sourceOfRow(row),
+		};
 		writeTurns(db, shape, scope, entry, o.turns ?? []);
 	})();
 }
 
 /** A gateway row minted as a successor of `from` (identity of its chat, lineage, reset marker or not). */
-function mintSuccessor(db: Database.Database, shape: StoreShape, from: Row, source: SessionSourceDict, o: {sessionKey: string; id: string; at: number; resetFrom: boolean}): void {
+function mintSuccessor(
+	db: Database.Database,
+	shape: StoreShape,
+	from: Row,
+	source: SessionSourceDict,
+	o: {sessionKey: string; id: string; at: number; resetFrom: boolean},
+): void {
 	createSession(db, shape, {
-		...peerOf(source), id: o.id, sessionKey: o.sessionKey, startedAt: o.at, parentSessionId: from.id,
-		modelConfig: o.resetFrom ? {_reset_from: from.id} : null, profileName: text(from.profile_name),
+		...peerOf(source),
+		id: o.id,
+		sessionKey: o.sessionKey,
+		startedAt: o.at,
+		parentSessionId: from.id,
+		modelConfig: o.resetFrom ? {_reset_from: from.id} : null,
+		profileName: text(from.profile_name),
 	});
 }
 
@@ -160,17 +220,35 @@ export function compressionRotation(db: Database.Database, o: CompressionRotatio
 		const source = sourceOfRow(parent);
 		endSession(db, o.parentId, o.at, 'compression');
 		createSession(db, shape, {
-			...peerOf(source), originJson: text(parent.origin_json), displayName: text(parent.display_name), id: childId, sessionKey: o.sessionKey,
-			startedAt: o.at, parentSessionId: o.parentId, modelConfig: null, profileName: text(parent.profile_name),
+			...peerOf(source),
+			originJson: text(parent.origin_json),
+			displayName: text(parent.display_name),
+			id: childId,
+			sessionKey: o.sessionKey,
+			startedAt: o.at,
+			parentSessionId: o.parentId,
+			modelConfig: null,
+			profileName: text(parent.profile_name),
 		});
-		const entry: EntryFields = {sessionKey: o.sessionKey, sessionId: childId, createdAt: parent.started_at, updatedAt: o.at, origin: source};
+		const entry: EntryFields = {
+			sessionKey: o.sessionKey,
+			sessionId: childId,
+			createdAt: parent.started_at,
+			updatedAt: o.at,
+			origin: source,
+		};
 		publish(db, shape, scope, entry, o.at);
 		writeTurns(db, shape, scope, entry, o.turns ?? []);
 	})();
 	return childId;
 }
 
-export type ResetNew = Common & {oldId: string; at: number; newId?: string; /** Default `session_reset` (the gateway's `/new`). */ reason?: string};
+export type ResetNew = Common & {
+	oldId: string;
+	at: number;
+	newId?: string /** Default `session_reset` (the gateway's `/new`). */;
+	reason?: string;
+};
 
 /** `/new` in a gateway chat (`reset_session`): full rewrite to the new entry, old row promoted, new row with `_reset_from`. */
 export function resetNew(db: Database.Database, o: ResetNew): string {
@@ -180,7 +258,14 @@ export function resetNew(db: Database.Database, o: ResetNew): string {
 	db.transaction(() => {
 		const old = rowOf(db, o.oldId);
 		const source = sourceOfRow(old);
-		const entry: EntryFields = {sessionKey: o.sessionKey, sessionId: newId, createdAt: o.at, updatedAt: o.at, origin: source, flags: {is_fresh_reset: true}};
+		const entry: EntryFields = {
+			sessionKey: o.sessionKey,
+			sessionId: newId,
+			createdAt: o.at,
+			updatedAt: o.at,
+			origin: source,
+			flags: {is_fresh_reset: true},
+		};
 		publish(db, shape, scope, entry, o.at);
 		promoteToSessionReset(db, shape, o.oldId, o.at, o.reason ?? 'session_reset');
 		mintSuccessor(db, shape, old, source, {sessionKey: o.sessionKey, id: newId, at: o.at, resetFrom: true});
@@ -190,7 +275,12 @@ export function resetNew(db: Database.Database, o: ResetNew): string {
 	return newId;
 }
 
-export type ResetPromotion = Common & {recoveredId: string; restartAt: number; newId?: string; /** The policy's reason; default `idle`. */ reason?: string};
+export type ResetPromotion = Common & {
+	recoveredId: string;
+	restartAt: number;
+	newId?: string /** The policy's reason; default `idle`. */;
+	reason?: string;
+};
 
 /** §1.1 step 4 at a restart: the recovered row promoted to a reset reason, a fresh row minted and routed instead. */
 export function resetPromotion(db: Database.Database, o: ResetPromotion): string {
@@ -202,12 +292,26 @@ export function resetPromotion(db: Database.Database, o: ResetPromotion): string
 		const recovered = rowOf(db, o.recoveredId);
 		const source = sourceOfRow(recovered);
 		const entry: EntryFields = {
-			sessionKey: o.sessionKey, sessionId: newId, createdAt: o.restartAt, updatedAt: o.restartAt, origin: source,
-			flags: {was_auto_reset: true, auto_reset_reason: reason, reset_had_activity: (recovered.message_count ?? 0) > 0, prev_session_id: o.recoveredId},
+			sessionKey: o.sessionKey,
+			sessionId: newId,
+			createdAt: o.restartAt,
+			updatedAt: o.restartAt,
+			origin: source,
+			flags: {
+				was_auto_reset: true,
+				auto_reset_reason: reason,
+				reset_had_activity: (recovered.message_count ?? 0) > 0,
+				prev_session_id: o.recoveredId,
+			},
 		};
 		publish(db, shape, scope, entry, o.restartAt);
 		promoteToSessionReset(db, shape, o.recoveredId, o.restartAt, reason);
-		mintSuccessor(db, shape, recovered, source, {sessionKey: o.sessionKey, id: newId, at: o.restartAt, resetFrom: true});
+		mintSuccessor(db, shape, recovered, source, {
+			sessionKey: o.sessionKey,
+			id: newId,
+			at: o.restartAt,
+			resetFrom: true,
+		});
 		recordGatewaySessionPeer(db, newId, o.sessionKey, peerOf(source), o.restartAt);
 		writeTurns(db, shape, scope, entry, o.turns ?? []);
 	})();

@@ -64,7 +64,9 @@ export function pythonJson(value: unknown): string {
 		return `[${value.map(v => pythonJson(v)).join(', ')}]`;
 	}
 
-	return `{${Object.entries(value as Record<string, unknown>).map(([k, v]) => `${pyString(k)}: ${pythonJson(v)}`).join(', ')}}`;
+	return `{${Object.entries(value as Record<string, unknown>)
+		.map(([k, v]) => `${pyString(k)}: ${pythonJson(v)}`)
+		.join(', ')}}`;
 }
 
 export type EntryFields = {
@@ -75,20 +77,47 @@ export type EntryFields = {
 	updatedAt: number;
 	origin: SessionSourceDict | null;
 	/** Reset bookkeeping of a minted entry (`was_auto_reset`, `is_fresh_reset`, ...). */
-	flags?: Partial<{was_auto_reset: boolean; auto_reset_reason: string | null; reset_had_activity: boolean; prev_session_id: string | null; is_fresh_reset: boolean}>;
+	flags?: Partial<{
+		was_auto_reset: boolean;
+		auto_reset_reason: string | null;
+		reset_had_activity: boolean;
+		prev_session_id: string | null;
+		is_fresh_reset: boolean;
+	}>;
 };
 
 /** `SessionEntry.to_dict()` in its key order, as a plain object (its dates as local ISO strings). */
 export function sessionEntryDict(e: EntryFields): Record<string, unknown> {
 	const flags = e.flags ?? {};
 	return {
-		session_key: e.sessionKey, session_id: e.sessionId, created_at: localIso(e.createdAt), updated_at: localIso(e.updatedAt),
-		display_name: e.origin?.chat_name ?? null, platform: e.origin?.platform ?? null, chat_type: e.origin?.chat_type ?? 'dm',
-		metadata: {}, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, total_tokens: 0,
-		last_prompt_tokens: 0, estimated_cost_usd: 0, cost_status: 'unknown', expiry_finalized: false, suspended: false,
-		resume_pending: false, resume_reason: null, last_resume_marked_at: null, active_turn_token: null, active_turn_started_at: null,
-		is_fresh_reset: flags.is_fresh_reset ?? false, was_auto_reset: flags.was_auto_reset ?? false, auto_reset_reason: flags.auto_reset_reason ?? null,
-		reset_had_activity: flags.reset_had_activity ?? false, prev_session_id: flags.prev_session_id ?? null,
+		session_key: e.sessionKey,
+		session_id: e.sessionId,
+		created_at: localIso(e.createdAt),
+		updated_at: localIso(e.updatedAt),
+		display_name: e.origin?.chat_name ?? null,
+		platform: e.origin?.platform ?? null,
+		chat_type: e.origin?.chat_type ?? 'dm',
+		metadata: {},
+		input_tokens: 0,
+		output_tokens: 0,
+		cache_read_tokens: 0,
+		cache_write_tokens: 0,
+		total_tokens: 0,
+		last_prompt_tokens: 0,
+		estimated_cost_usd: 0,
+		cost_status: 'unknown',
+		expiry_finalized: false,
+		suspended: false,
+		resume_pending: false,
+		resume_reason: null,
+		last_resume_marked_at: null,
+		active_turn_token: null,
+		active_turn_started_at: null,
+		is_fresh_reset: flags.is_fresh_reset ?? false,
+		was_auto_reset: flags.was_auto_reset ?? false,
+		auto_reset_reason: flags.auto_reset_reason ?? null,
+		reset_had_activity: flags.reset_had_activity ?? false,
+		prev_session_id: flags.prev_session_id ?? null,
 		...(e.origin ? {origin: e.origin} : {}),
 	};
 }

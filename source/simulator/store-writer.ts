@@ -81,19 +81,28 @@ export class StoreWriter {
 			this.db.pragma(`cache_size = ${options.cacheSizePages}`);
 		}
 
-		const exists = this.db.prepare('SELECT 1 FROM sqlite_master WHERE name = \'sessions\'').get();
+		const exists = this.db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'sessions'").get();
 		if (!exists) {
 			this.db.exec(schemaSql(options.shape));
 		}
 
-		this.platformIds = this.db.prepare('SELECT 1 FROM pragma_table_info(\'messages\') WHERE name = \'platform_message_id\'').get() !== undefined;
+		this.platformIds =
+			this.db.prepare("SELECT 1 FROM pragma_table_info('messages') WHERE name = 'platform_message_id'").get() !==
+			undefined;
 		this.insertMessage = this.platformIds
-			? this.db.prepare('INSERT INTO messages (session_id, role, content, timestamp, tool_name, token_count, platform_message_id) VALUES (?, ?, ?, ?, ?, ?, ?)')
-			: this.db.prepare('INSERT INTO messages (session_id, role, content, timestamp, tool_name, token_count) VALUES (?, ?, ?, ?, ?, ?)');
+			? this.db.prepare(
+					'INSERT INTO messages (session_id, role, content, timestamp, tool_name, token_count, platform_message_id) VALUES (?, ?, ?, ?, ?, ?, ?)',
+				)
+			: this.db.prepare(
+					'INSERT INTO messages (session_id, role, content, timestamp, tool_name, token_count) VALUES (?, ?, ?, ?, ?, ?)',
+				);
 		// v25 and v30 have last_activity_at and profile_name; only v30 has created_source.
-		this.bumpCount = this.shape !== 'v21'
-			? this.db.prepare('UPDATE sessions SET message_count = message_count + ?, last_activity_at = max(COALESCE(last_activity_at, 0), ?) WHERE id = ?')
-			: this.db.prepare('UPDATE sessions SET message_count = message_count + ? WHERE id = ?');
+		this.bumpCount =
+			this.shape !== 'v21'
+				? this.db.prepare(
+						'UPDATE sessions SET message_count = message_count + ?, last_activity_at = max(COALESCE(last_activity_at, 0), ?) WHERE id = ?',
+					)
+				: this.db.prepare('UPDATE sessions SET message_count = message_count + ? WHERE id = ?');
 	}
 
 	nextHex(length: number): string {
@@ -104,7 +113,7 @@ export class StoreWriter {
 		x ^= x >>> 17;
 		x ^= x << 5;
 		x >>>= 0;
-		return (x.toString(16).padStart(8, '0') + (x * 31 >>> 0).toString(16).padStart(8, '0')).slice(0, length);
+		return (x.toString(16).padStart(8, '0') + ((x * 31) >>> 0).toString(16).padStart(8, '0')).slice(0, length);
 	}
 
 	createSession(s: NewSession): string {
@@ -138,7 +147,9 @@ export class StoreWriter {
 		}
 
 		const names = Object.keys(cols);
-		this.db.prepare(`INSERT INTO sessions (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`).run(...names.map(n => cols[n]));
+		this.db
+			.prepare(`INSERT INTO sessions (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`)
+			.run(...names.map(n => cols[n]));
 		return id;
 	}
 
@@ -147,7 +158,14 @@ export class StoreWriter {
 			let newest = 0;
 			for (const [i, m] of messages.entries()) {
 				const role = m.role ?? (i % 2 === 0 ? 'user' : 'assistant');
-				const values = [sessionId, role, m.content ?? `${role} message at ${m.timestamp.toFixed(0)}`, m.timestamp, m.toolName ?? null, m.tokenCount ?? 12];
+				const values = [
+					sessionId,
+					role,
+					m.content ?? `${role} message at ${m.timestamp.toFixed(0)}`,
+					m.timestamp,
+					m.toolName ?? null,
+					m.tokenCount ?? 12,
+				];
 				this.insertMessage.run(...values, ...(this.platformIds ? [m.platformMessageId ?? null] : []));
 				newest = Math.max(newest, m.timestamp);
 			}
@@ -164,17 +182,31 @@ export class StoreWriter {
 	/** `count` messages evenly spread over [from, to]. */
 	addConversation(sessionId: string, count: number, from: number, to: number): void {
 		const step = count > 1 ? (to - from) / (count - 1) : 0;
-		this.addMessages(sessionId, Array.from({length: count}, (_, i) => ({timestamp: from + i * step})));
+		this.addMessages(
+			sessionId,
+			Array.from({length: count}, (_, i) => ({timestamp: from + i * step})),
+		);
 	}
 
 	/** Hermes' end_session: the first reason wins. */
 	endSession(id: string, at: number, reason: string): void {
-		this.db.prepare('UPDATE sessions SET ended_at = ?, end_reason = ? WHERE id = ? AND ended_at IS NULL').run(at, reason, id);
+		this.db
+			.prepare('UPDATE sessions SET ended_at = ?, end_reason = ? WHERE id = ? AND ended_at IS NULL')
+			.run(at, reason, id);
 	}
 
 	setRouting(sessionKey: string, sessionId: string, updatedAt: number, scope = this.routingScope): void {
-		const entry = {session_key: sessionKey, session_id: sessionId, created_at: new Date(updatedAt * 1000).toISOString(), updated_at: new Date(updatedAt * 1000).toISOString()};
-		this.db.prepare('INSERT OR REPLACE INTO gateway_routing (scope, session_key, entry_json, updated_at) VALUES (?, ?, ?, ?)').run(scope, sessionKey, JSON.stringify(entry), updatedAt);
+		const entry = {
+			session_key: sessionKey,
+			session_id: sessionId,
+			created_at: new Date(updatedAt * 1000).toISOString(),
+			updated_at: new Date(updatedAt * 1000).toISOString(),
+		};
+		this.db
+			.prepare(
+				'INSERT OR REPLACE INTO gateway_routing (scope, session_key, entry_json, updated_at) VALUES (?, ?, ?, ?)',
+			)
+			.run(scope, sessionKey, JSON.stringify(entry), updatedAt);
 	}
 
 	exec(sql: string): void {

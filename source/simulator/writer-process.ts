@@ -12,8 +12,16 @@
 import readline from 'node:readline';
 import type {SchemaShape} from './hermes-schema.js';
 import {
-	type CompressionRotation, type ResetNew, type ResetPromotion, type ResumeAfterRestart, type SpooledMessage,
-	compressionRotation, replaySpool, resetNew, resetPromotion, resumeAfterRestart,
+	type CompressionRotation,
+	type ResetNew,
+	type ResetPromotion,
+	type ResumeAfterRestart,
+	type SpooledMessage,
+	compressionRotation,
+	replaySpool,
+	resetNew,
+	resetPromotion,
+	resumeAfterRestart,
 } from './restart.js';
 import {StoreWriter, type NewMessage, type NewSession} from './store-writer.js';
 

@@ -59,7 +59,12 @@ export function refuseLink(file: string): void {
 			// the link's target is only named in the refusal
 		}
 
-		throw new FailClosed({file, kind: 'symlink', reason: `is a symbolic link (to ${to}); hfx does not read or write its audit trail through a link`, next: `remove the link (rm ${file}) or put the real file there, then run again`});
+		throw new FailClosed({
+			file,
+			kind: 'symlink',
+			reason: `is a symbolic link (to ${to}); hfx does not read or write its audit trail through a link`,
+			next: `remove the link (rm ${file}) or put the real file there, then run again`,
+		});
 	}
 }
 
@@ -67,7 +72,10 @@ function lines(auditPath: string): string[] {
 	refuseLink(auditPath);
 	refuseLink(headPath(auditPath));
 	try {
-		return fs.readFileSync(auditPath, 'utf8').split('\n').filter(l => l.length > 0);
+		return fs
+			.readFileSync(auditPath, 'utf8')
+			.split('\n')
+			.filter(l => l.length > 0);
 	} catch (error) {
 		if (errorCode(error) === 'ENOENT') {
 			return [];
@@ -92,7 +100,12 @@ export function assertAuditWritable(auditPath: string): void {
 		// Only a permission problem is the owner's to fix: a read-only file system or a full disk is named as it is.
 		const owner = code === undefined || code === 'EACCES' || code === 'EPERM';
 		const words = owner ? null : errnoWords(code, errorMessage(error));
-		throw new FailClosed({file: auditPath, kind: 'audit-not-writable', reason: `the audit trail cannot be written (${words ? `${words.cause}, ` : ''}${code ?? errorMessage(error)})`, next: `${words ? words.next : 'run as the store\'s owner'}; hfx writes nothing it cannot record`});
+		throw new FailClosed({
+			file: auditPath,
+			kind: 'audit-not-writable',
+			reason: `the audit trail cannot be written (${words ? `${words.cause}, ` : ''}${code ?? errorMessage(error)})`,
+			next: `${words ? words.next : "run as the store's owner"}; hfx writes nothing it cannot record`,
+		});
 	}
 }
 
@@ -106,7 +119,16 @@ export function appendAudit(auditPath: string, entry: Omit<AuditEntry, 'seq' | '
 	const created = !fs.existsSync(auditPath);
 	refuseLink(headPath(auditPath));
 	// O_NOFOLLOW: a link planted after the check is refused by the kernel (ELOOP), never followed.
-	const fd = openAppend(auditPath, what => new FailClosed({file: auditPath, kind: 'symlink', reason: `is ${what}; hfx appends its audit trail only to a plain file of its own`, next: `remove ${auditPath} or put the real trail there, then run again`}));
+	const fd = openAppend(
+		auditPath,
+		what =>
+			new FailClosed({
+				file: auditPath,
+				kind: 'symlink',
+				reason: `is ${what}; hfx appends its audit trail only to a plain file of its own`,
+				next: `remove ${auditPath} or put the real trail there, then run again`,
+			}),
+	);
 	fs.fchmodSync(fd, 0o600);
 	if (created && process.getuid?.() === 0) {
 		// A trail made by root (sudo hfx restore) stays the home user's, as its head does (keepOwner).
@@ -136,7 +158,12 @@ export function appendAudit(auditPath: string, entry: Omit<AuditEntry, 'seq' | '
 function sweepHeadTemps(dir: string): void {
 	for (const name of fs.readdirSync(dir)) {
 		const pid = Number(/^hfx-audit\.head\.tmp-(\d+)(?:-[0-9a-f]{16})?$/.exec(name)?.[1] ?? 0);
-		if (pid > 0 && pid !== process.pid && !isPidAlive(pid) && fs.lstatSync(path.join(dir, name), {throwIfNoEntry: false})?.isFile()) {
+		if (
+			pid > 0 &&
+			pid !== process.pid &&
+			!isPidAlive(pid) &&
+			fs.lstatSync(path.join(dir, name), {throwIfNoEntry: false})?.isFile()
+		) {
 			fs.rmSync(path.join(dir, name), {force: true});
 		}
 	}
@@ -198,15 +225,36 @@ export function verifyAudit(auditPath: string): AuditVerification {
 		try {
 			entry = JSON.parse(line) as AuditEntry;
 		} catch {
-			return {ok: false, entries: all.length, head: null, brokenAt: i + 1, problem: 'not valid JSON (edited or truncated)'};
+			return {
+				ok: false,
+				entries: all.length,
+				head: null,
+				brokenAt: i + 1,
+				problem: 'not valid JSON (edited or truncated)',
+			};
 		}
 
 		if (entry.seq !== i + 1) {
-			return {ok: false, entries: all.length, head: null, brokenAt: i + 1, problem: `sequence ${entry.seq} where ${i + 1} was expected (an entry was removed or inserted)`};
+			return {
+				ok: false,
+				entries: all.length,
+				head: null,
+				brokenAt: i + 1,
+				problem: `sequence ${entry.seq} where ${i + 1} was expected (an entry was removed or inserted)`,
+			};
 		}
 
 		if (entry.prev !== prev) {
-			return {ok: false, entries: all.length, head: null, brokenAt: i + 1, problem: i === 0 ? 'the first entry does not start the chain' : `the previous entry (line ${i}) was changed: its hash no longer matches`};
+			return {
+				ok: false,
+				entries: all.length,
+				head: null,
+				brokenAt: i + 1,
+				problem:
+					i === 0
+						? 'the first entry does not start the chain'
+						: `the previous entry (line ${i}) was changed: its hash no longer matches`,
+			};
 		}
 
 		prev = sha256(line);
@@ -217,11 +265,23 @@ export function verifyAudit(auditPath: string): AuditVerification {
 	try {
 		const recorded = JSON.parse(fs.readFileSync(headPath(auditPath), 'utf8')) as {entries: number; last: string};
 		if (recorded.entries !== all.length || recorded.last !== head) {
-			return {ok: false, entries: all.length, head, brokenAt: Math.min(recorded.entries, all.length) || 1, problem: `the head file records ${recorded.entries} entries ending in ${recorded.last.slice(0, 12)}…, the trail has ${all.length} ending in ${(head ?? '').slice(0, 12)}… (entries cut or the last one edited)`};
+			return {
+				ok: false,
+				entries: all.length,
+				head,
+				brokenAt: Math.min(recorded.entries, all.length) || 1,
+				problem: `the head file records ${recorded.entries} entries ending in ${recorded.last.slice(0, 12)}…, the trail has ${all.length} ending in ${(head ?? '').slice(0, 12)}… (entries cut or the last one edited)`,
+			};
 		}
 	} catch (error) {
 		if (all.length > 0) {
-			return {ok: false, entries: all.length, head, brokenAt: all.length, problem: `the head file is missing or unreadable (${errorCode(error) ?? 'invalid'})`};
+			return {
+				ok: false,
+				entries: all.length,
+				head,
+				brokenAt: all.length,
+				problem: `the head file is missing or unreadable (${errorCode(error) ?? 'invalid'})`,
+			};
 		}
 	}
 

@@ -28,16 +28,35 @@ WITH m AS (
 SELECT session_id, min(timestamp), max(timestamp), count(*) FROM g GROUP BY session_id, span`;
 
 /** Every span of the rows' messages (no order promised); [] where messages has no timestamp column. */
-export function readMessageSpans(store: ReadOnlyStore, schema: Pick<SchemaInfo, 'messageColumns'>, sessionIds: readonly string[], gapSeconds: number): MessageSpan[] {
+export function readMessageSpans(
+	store: ReadOnlyStore,
+	schema: Pick<SchemaInfo, 'messageColumns'>,
+	sessionIds: readonly string[],
+	gapSeconds: number,
+): MessageSpan[] {
 	if (sessionIds.length === 0 || !schema.messageColumns.has('timestamp')) {
 		return [];
 	}
 
 	return store.read(() => {
-		const spans = (ids: readonly string[], sql: string, gap?: number) => (store.prepare(sql).raw(true).all({ids: JSON.stringify(ids), ...(gap === undefined ? {} : {gap})}) as Array<[string, number, number, number]>)
-			.map(([sessionId, firstAt, lastAt, messages]) => ({sessionId: String(sessionId), firstAt: Number(firstAt), lastAt: Number(lastAt), messages: Number(messages)}));
+		const spans = (ids: readonly string[], sql: string, gap?: number) =>
+			(
+				store
+					.prepare(sql)
+					.raw(true)
+					.all({ids: JSON.stringify(ids), ...(gap === undefined ? {} : {gap})}) as Array<
+					[string, number, number, number]
+				>
+			).map(([sessionId, firstAt, lastAt, messages]) => ({
+				sessionId: String(sessionId),
+				firstAt: Number(firstAt),
+				lastAt: Number(lastAt),
+				messages: Number(messages),
+			}));
 		const whole = spans(sessionIds, WHOLE_SQL);
 		const split = new Set(whole.filter(w => w.lastAt - w.firstAt > gapSeconds).map(w => w.sessionId));
-		return split.size === 0 ? whole : [...whole.filter(w => !split.has(w.sessionId)), ...spans([...split], SPANS_SQL, gapSeconds)];
+		return split.size === 0
+			? whole
+			: [...whole.filter(w => !split.has(w.sessionId)), ...spans([...split], SPANS_SQL, gapSeconds)];
 	});
 }

@@ -37,12 +37,23 @@ export function hasSqliteMagic(buf: Buffer): boolean {
 export function headerProblem(buf: Buffer): {kind: 'too-short' | 'not-sqlite'; reason: string} | null {
 	if (buf.length < 100) {
 		const start = hasSqliteMagic(buf) ? ' (it starts like one: a cut copy?)' : '';
-		return {kind: 'too-short', reason: `too short to be an SQLite database: ${buf.length} bytes, a header needs 100${start}`};
+		return {
+			kind: 'too-short',
+			reason: `too short to be an SQLite database: ${buf.length} bytes, a header needs 100${start}`,
+		};
 	}
 
 	if (!hasSqliteMagic(buf)) {
-		const shown = JSON.stringify(buf.subarray(0, 16).toString('latin1').replaceAll(/[^\x20-\x7e]/g, '.'));
-		return {kind: 'not-sqlite', reason: `not a SQLite database (the first bytes are ${shown}, expected "SQLite format 3")`};
+		const shown = JSON.stringify(
+			buf
+				.subarray(0, 16)
+				.toString('latin1')
+				.replaceAll(/[^\x20-\x7e]/g, '.'),
+		);
+		return {
+			kind: 'not-sqlite',
+			reason: `not a SQLite database (the first bytes are ${shown}, expected "SQLite format 3")`,
+		};
 	}
 
 	return null;
@@ -54,7 +65,10 @@ export function headerProblem(buf: Buffer): {kind: 'too-short' | 'not-sqlite'; r
  * only when version-valid-for equals the change counter). Null when the file is long enough or the
  * count is not trusted.
  */
-export function mainShortfall(header: DbHeader, fileSize: number): {expectedBytes: number; missingPages: number} | null {
+export function mainShortfall(
+	header: DbHeader,
+	fileSize: number,
+): {expectedBytes: number; missingPages: number} | null {
 	if (header.pageCount === 0 || header.versionValidFor !== header.fileChangeCounter || header.pageSize < 512) {
 		return null;
 	}
@@ -75,9 +89,8 @@ export function parseDbHeader(buf: Buffer): DbHeader {
 	const rawPageSize = buf.readUInt16BE(16);
 	const writeVersion = buf[18]!;
 	const readVersion = buf[19]!;
-	const journalMode: JournalModeByte = writeVersion === 2 && readVersion === 2
-		? 'wal'
-		: (writeVersion === 1 && readVersion === 1 ? 'rollback' : 'unknown');
+	const journalMode: JournalModeByte =
+		writeVersion === 2 && readVersion === 2 ? 'wal' : writeVersion === 1 && readVersion === 1 ? 'rollback' : 'unknown';
 	return {
 		pageSize: rawPageSize === 1 ? 65_536 : rawPageSize,
 		writeVersion,

@@ -17,7 +17,14 @@ export type MessageRow = {
 	inactive: boolean;
 };
 
-export type ModelRange = {model: string; firstTurn: number | null; lastTurn: number | null; calls: number; inputTokens: number; outputTokens: number};
+export type ModelRange = {
+	model: string;
+	firstTurn: number | null;
+	lastTurn: number | null;
+	calls: number;
+	inputTokens: number;
+	outputTokens: number;
+};
 
 export type SessionDetail = {
 	messages: MessageRow[];
@@ -49,22 +56,24 @@ export function decodeContent(raw: unknown): string {
 	try {
 		const value: unknown = JSON.parse(text.slice(JSON_CONTENT_PREFIX.length));
 		const parts = Array.isArray(value) ? value : [value];
-		return parts.map(p => {
-			if (typeof p === 'string') {
-				return p;
-			}
-
-			if (p && typeof p === 'object') {
-				const o = p as Record<string, unknown>;
-				if (typeof o.text === 'string') {
-					return o.text;
+		return parts
+			.map(p => {
+				if (typeof p === 'string') {
+					return p;
 				}
 
-				return `[${typeof o.type === 'string' ? o.type : 'part'}]`;
-			}
+				if (p && typeof p === 'object') {
+					const o = p as Record<string, unknown>;
+					if (typeof o.text === 'string') {
+						return o.text;
+					}
 
-			return String(p);
-		}).join(' ');
+					return `[${typeof o.type === 'string' ? o.type : 'part'}]`;
+				}
+
+				return String(p);
+			})
+			.join(' ');
 	} catch {
 		return `[structured content, invalid JSON: ${text.length - JSON_CONTENT_PREFIX.length} chars]`;
 	}
@@ -74,10 +83,19 @@ function col(schema: SchemaInfo, name: string, fallback = 'NULL'): string {
 	return schema.messageColumns.has(name) ? name : `${fallback} AS ${name}`;
 }
 
-export function readSessionDetail(store: ReadOnlyStore, schema: SchemaInfo, sessionId: string, options: {limit?: number; parentId?: string | null; startedAt?: number | null; branch?: boolean} = {}): SessionDetail {
+export function readSessionDetail(
+	store: ReadOnlyStore,
+	schema: SchemaInfo,
+	sessionId: string,
+	options: {limit?: number; parentId?: string | null; startedAt?: number | null; branch?: boolean} = {},
+): SessionDetail {
 	const limit = options.limit ?? 200;
 	return store.read(() => {
-		const rows = store.prepare(`SELECT rowid AS id, ${col(schema, 'role', '\'?\'')}, ${col(schema, 'content')}, ${col(schema, 'timestamp')}, ${col(schema, 'tool_name')}, ${col(schema, 'token_count')}, ${col(schema, 'active', '1')} FROM messages WHERE session_id = ? ORDER BY rowid DESC LIMIT ?`).all(sessionId, limit) as Array<Record<string, unknown>>;
+		const rows = store
+			.prepare(
+				`SELECT rowid AS id, ${col(schema, 'role', "'?'")}, ${col(schema, 'content')}, ${col(schema, 'timestamp')}, ${col(schema, 'tool_name')}, ${col(schema, 'token_count')}, ${col(schema, 'active', '1')} FROM messages WHERE session_id = ? ORDER BY rowid DESC LIMIT ?`,
+			)
+			.all(sessionId, limit) as Array<Record<string, unknown>>;
 		const messages: MessageRow[] = rows.reverse().map(r => ({
 			id: Number(r.id),
 			role: String(r.role ?? '?'),
@@ -87,12 +105,21 @@ export function readSessionDetail(store: ReadOnlyStore, schema: SchemaInfo, sess
 			tokenCount: typeof r.token_count === 'number' ? r.token_count : null,
 			inactive: r.active === 0,
 		}));
-		const messageRows = store.prepare('SELECT count(*) FROM messages WHERE session_id = ?').pluck().get(sessionId) as number;
+		const messageRows = store
+			.prepare('SELECT count(*) FROM messages WHERE session_id = ?')
+			.pluck()
+			.get(sessionId) as number;
 		const hasRole = schema.messageColumns.has('role');
 		const hasTs = schema.messageColumns.has('timestamp');
-		const userTimes = hasRole && hasTs
-			? (store.prepare('SELECT timestamp FROM messages WHERE session_id = ? AND role = \'user\' ORDER BY timestamp').pluck().all(sessionId) as unknown[]).filter((t): t is number => typeof t === 'number')
-			: [];
+		const userTimes =
+			hasRole && hasTs
+				? (
+						store
+							.prepare("SELECT timestamp FROM messages WHERE session_id = ? AND role = 'user' ORDER BY timestamp")
+							.pluck()
+							.all(sessionId) as unknown[]
+					).filter((t): t is number => typeof t === 'number')
+				: [];
 		const turnAt = (t: number | null): number | null => {
 			if (t === null) {
 				return null;
@@ -110,7 +137,11 @@ export function readSessionDetail(store: ReadOnlyStore, schema: SchemaInfo, sess
 
 		let models: ModelRange[] = [];
 		if (schema.tables.has('session_model_usage')) {
-			const usage = store.prepare('SELECT model, sum(api_call_count) AS calls, sum(input_tokens) AS input, sum(output_tokens) AS output, min(first_seen) AS first, max(last_seen) AS last FROM session_model_usage WHERE session_id = ? GROUP BY model ORDER BY min(first_seen)').all(sessionId) as Array<Record<string, unknown>>;
+			const usage = store
+				.prepare(
+					'SELECT model, sum(api_call_count) AS calls, sum(input_tokens) AS input, sum(output_tokens) AS output, min(first_seen) AS first, max(last_seen) AS last FROM session_model_usage WHERE session_id = ? GROUP BY model ORDER BY min(first_seen)',
+				)
+				.all(sessionId) as Array<Record<string, unknown>>;
 			models = usage.map(u => ({
 				model: String(u.model),
 				firstTurn: turnAt(typeof u.first === 'number' ? u.first : null),
@@ -122,8 +153,18 @@ export function readSessionDetail(store: ReadOnlyStore, schema: SchemaInfo, sess
 		}
 
 		let branchedAtTurn: number | null = null;
-		if (options.branch && options.parentId && options.startedAt !== null && options.startedAt !== undefined && hasRole && hasTs) {
-			branchedAtTurn = store.prepare('SELECT count(*) FROM messages WHERE session_id = ? AND role = \'user\' AND timestamp <= ?').pluck().get(options.parentId, options.startedAt) as number;
+		if (
+			options.branch &&
+			options.parentId &&
+			options.startedAt !== null &&
+			options.startedAt !== undefined &&
+			hasRole &&
+			hasTs
+		) {
+			branchedAtTurn = store
+				.prepare("SELECT count(*) FROM messages WHERE session_id = ? AND role = 'user' AND timestamp <= ?")
+				.pluck()
+				.get(options.parentId, options.startedAt) as number;
 		}
 
 		return {messages, messageRows, turns: userTimes.length, models, branchedAtTurn};

@@ -37,7 +37,7 @@ function size(p: string): number | null {
 	}
 }
 
-const JOURNAL_MAGIC = Buffer.from([0xD9, 0xD5, 0x05, 0xF9, 0x20, 0xA1, 0x63, 0xD7]);
+const JOURNAL_MAGIC = Buffer.from([0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7]);
 
 /**
  * Reads the -journal's magic. Only a regular file is read (O_NONBLOCK: a FIFO never blocks the
@@ -59,7 +59,7 @@ export function readJournalHeader(p: string): JournalHeader {
 
 		const buf = Buffer.alloc(8);
 		const n = fs.readSync(fd, buf, 0, 8, 0);
-		return n === 8 && buf.equals(JOURNAL_MAGIC) ? 'valid' : (buf.every(b => b === 0) ? 'zeroed' : 'other');
+		return n === 8 && buf.equals(JOURNAL_MAGIC) ? 'valid' : buf.every(b => b === 0) ? 'zeroed' : 'other';
 	} catch {
 		return 'unreadable';
 	} finally {
@@ -103,10 +103,18 @@ export class FilesProbe {
 	async read(options: {settle?: boolean} = {}): Promise<FilesReport> {
 		// The -shm first: its nBackfill splits committed frames into checkpointed and pending.
 		const shmRead = await this.shmReader.read(this.dbPath);
-		const sizes = {db: size(this.dbPath), wal: size(`${this.dbPath}-wal`), shm: size(`${this.dbPath}-shm`), journal: size(`${this.dbPath}-journal`)};
+		const sizes = {
+			db: size(this.dbPath),
+			wal: size(`${this.dbPath}-wal`),
+			shm: size(`${this.dbPath}-shm`),
+			journal: size(`${this.dbPath}-journal`),
+		};
 		let poll: WalPoll | null = null;
 		if (sizes.wal !== null) {
-			const pollOptions = {nBackfill: shmRead.shm?.consistent ? shmRead.shm.nBackfill : null, pageSize: shmRead.dbHeader?.pageSize};
+			const pollOptions = {
+				nBackfill: shmRead.shm?.consistent ? shmRead.shm.nBackfill : null,
+				pageSize: shmRead.dbHeader?.pageSize,
+			};
 			poll = this.tail.poll(pollOptions);
 			for (let i = 1; options.settle && poll.scan.retry && i < SETTLE_TRIES; i++) {
 				await sleep(SETTLE_MS);

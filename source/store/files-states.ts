@@ -22,7 +22,8 @@ function n(v: number): string {
 	return v.toLocaleString('en-US');
 }
 
-const COPY_ASIDE = 'stop every process using the store, copy state.db, its -wal, -shm and -journal aside with cp, and open none of them with any SQLite tool before the copy is made';
+const COPY_ASIDE =
+	'stop every process using the store, copy state.db, its -wal, -shm and -journal aside with cp, and open none of them with any SQLite tool before the copy is made';
 
 /** A -wal whose header SQLite rejects, with committed frames behind it: data SQLite does not see, and the next writer overwrites. */
 function walBehindHeader(r: FilesReport, walPath: string): FileState | null {
@@ -32,7 +33,10 @@ function walBehindHeader(r: FilesReport, walPath: string): FileState | null {
 		return null;
 	}
 
-	const verified = behind.verifiedCommits > 0 ? `, ${n(behind.verifiedCommits)} of them verified by their checksums` : ', none verifiable by checksum';
+	const verified =
+		behind.verifiedCommits > 0
+			? `, ${n(behind.verifiedCommits)} of them verified by their checksums`
+			: ', none verifiable by checksum';
 	return {
 		file: walPath,
 		state: 'finding',
@@ -77,11 +81,23 @@ function mainTruncated(r: FilesReport, header: DbHeader | null): FileState | nul
 	const checkpointing = r.holders.holders.length > 0 && (r.wal?.dbSize ?? 0) >= header.pageCount;
 	if (r.journalHeader === 'valid' && r.holders.holders.length === 0) {
 		// An interrupted write that grew the file: rolling its journal back restores the old size.
-		return {file: r.dbPath, state: 'finding', kind: 'main-short-with-hot-journal', reason: `the main file is ${said}, beside a hot journal whose rollback restores the pages that write changed`, next: `copy ${path.basename(r.dbPath)} and its -journal aside together with cp before anything opens the store`};
+		return {
+			file: r.dbPath,
+			state: 'finding',
+			kind: 'main-short-with-hot-journal',
+			reason: `the main file is ${said}, beside a hot journal whose rollback restores the pages that write changed`,
+			next: `copy ${path.basename(r.dbPath)} and its -journal aside together with cp before anything opens the store`,
+		};
 	}
 
 	if (checkpointing) {
-		return {file: r.dbPath, state: 'finding', kind: 'main-short-while-held', reason: `the main file is ${said}, while a process holds the store and its WAL reaches that size (a checkpoint copying pages in?)`, next: 'run hfx files again in a few seconds; if it stays short, treat it as truncated'};
+		return {
+			file: r.dbPath,
+			state: 'finding',
+			kind: 'main-short-while-held',
+			reason: `the main file is ${said}, while a process holds the store and its WAL reaches that size (a checkpoint copying pages in?)`,
+			next: 'run hfx files again in a few seconds; if it stays short, treat it as truncated',
+		};
 	}
 
 	return {
@@ -105,7 +121,9 @@ function hotJournal(r: FilesReport): FileState | null {
 		return null;
 	}
 
-	const unseen = r.holders.complete ? '' : ` (unless a process hfx cannot see holds it: ${r.holders.unreadablePids} processes were not readable)`;
+	const unseen = r.holders.complete
+		? ''
+		: ` (unless a process hfx cannot see holds it: ${r.holders.unreadablePids} processes were not readable)`;
 	return {
 		file,
 		state: 'finding',
@@ -117,23 +135,31 @@ function hotJournal(r: FilesReport): FileState | null {
 
 /** A process holding a deleted -wal (W7): an old WAL generation whose commits no new open sees. */
 function deletedWalHolders(r: FilesReport, walPath: string): FileState[] {
-	return r.holders.holders.filter(h => h.holdsDeletedWal).map(h => ({
-		file: walPath,
-		state: 'finding' as const,
-		kind: 'deleted-wal-held',
-		reason: `pid ${h.pid} holds a DELETED -wal: an old WAL generation`,
-		next: 'stop that process before any restart, repair or restore',
-	}));
+	return r.holders.holders
+		.filter(h => h.holdsDeletedWal)
+		.map(h => ({
+			file: walPath,
+			state: 'finding' as const,
+			kind: 'deleted-wal-held',
+			reason: `pid ${h.pid} holds a DELETED -wal: an old WAL generation`,
+			next: 'stop that process before any restart, repair or restore',
+		}));
 }
 
 /** Every state that needs attention, the unusable ones first. */
 export function fileStates(r: FilesReport, fallbackHeader: DbHeader | null = null): FileState[] {
 	const walPath = `${r.dbPath}-wal`;
-	const states = [mainTruncated(r, r.dbHeader ?? fallbackHeader), walBehindHeader(r, walPath), walBreak(r, walPath), hotJournal(r), ...deletedWalHolders(r, walPath)].filter((s): s is FileState => s !== null);
-	return states.sort((a, b) => (a.state === b.state ? 0 : (a.state === 'unusable' ? -1 : 1)));
+	const states = [
+		mainTruncated(r, r.dbHeader ?? fallbackHeader),
+		walBehindHeader(r, walPath),
+		walBreak(r, walPath),
+		hotJournal(r),
+		...deletedWalHolders(r, walPath),
+	].filter((s): s is FileState => s !== null);
+	return states.sort((a, b) => (a.state === b.state ? 0 : a.state === 'unusable' ? -1 : 1));
 }
 
 /** The exit code the states give: 2 when one is unusable, 1 with a finding, else 0. */
 export function statesExit(states: readonly FileState[]): ExitCode {
-	return states.some(s => s.state === 'unusable') ? 2 : (states.length > 0 ? 1 : 0);
+	return states.some(s => s.state === 'unusable') ? 2 : states.length > 0 ? 1 : 0;
 }

@@ -64,7 +64,12 @@ export function openForeign(file: string, options: ForeignOpen = {}): {fd: numbe
 
 	if (!st.isFile()) {
 		fs.closeSync(fd);
-		throw new FailClosed({file, kind: 'not-a-file', reason: `${fileTypeName(st)}, not a regular file: hfx does not read ${options.what ?? 'it'} (a FIFO or a device could block the read forever)`, next: 'move it aside or pass the regular file it stands for, then run hfx again'});
+		throw new FailClosed({
+			file,
+			kind: 'not-a-file',
+			reason: `${fileTypeName(st)}, not a regular file: hfx does not read ${options.what ?? 'it'} (a FIFO or a device could block the read forever)`,
+			next: 'move it aside or pass the regular file it stands for, then run hfx again',
+		});
 	}
 
 	return {fd, st};
@@ -74,7 +79,10 @@ export function openForeign(file: string, options: ForeignOpen = {}): {fd: numbe
  * The first bytes of a regular file, at most `maxBytes` (read until EOF: /proc files report size
  * 0). `truncated` says there was more.
  */
-export function readForeign(file: string, options: ForeignOpen & {maxBytes: number}): {bytes: Buffer; truncated: boolean; st: fs.Stats} {
+export function readForeign(
+	file: string,
+	options: ForeignOpen & {maxBytes: number},
+): {bytes: Buffer; truncated: boolean; st: fs.Stats} {
 	const {fd, st} = openForeign(file, options);
 	try {
 		const chunks: Buffer[] = [];

@@ -24,17 +24,25 @@ export type FtsIndex = {
 };
 
 function flag(value: unknown): boolean {
-	return value !== null && value !== undefined && !['', '0', 'false', 'no'].includes(String(value).trim().toLowerCase());
+	return (
+		value !== null && value !== undefined && !['', '0', 'false', 'no'].includes(String(value).trim().toLowerCase())
+	);
 }
 
 function whole(value: unknown): number | null {
 	const n = Number(value);
-	return value === null || value === undefined || String(value).trim() === '' || !Number.isFinite(n) ? null : Math.trunc(n);
+	return value === null || value === undefined || String(value).trim() === '' || !Number.isFinite(n)
+		? null
+		: Math.trunc(n);
 }
 
 /** The stored CREATE of each FTS table this reader knows, by name. */
 function ftsTables(store: ReadOnlyStore): Map<string, string> {
-	const rows = store.prepare('SELECT name, sql FROM sqlite_master WHERE type = \'table\' AND name IN (\'messages_fts\', \'messages_fts_trigram\', \'messages_fts_cjk\')').all() as Array<{name: string; sql: string | null}>;
+	const rows = store
+		.prepare(
+			"SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name IN ('messages_fts', 'messages_fts_trigram', 'messages_fts_cjk')",
+		)
+		.all() as Array<{name: string; sql: string | null}>;
 	return new Map(rows.map(r => [r.name, r.sql ?? '']));
 }
 
@@ -43,7 +51,11 @@ function stateMeta(store: ReadOnlyStore, schema: SchemaInfo): Map<string, unknow
 		return new Map();
 	}
 
-	const rows = store.prepare('SELECT key, value FROM state_meta WHERE key IN (\'fts_stale\', \'fts_rebuild_high_water\', \'fts_rebuild_progress\')').all() as Array<{key: string; value: unknown}>;
+	const rows = store
+		.prepare(
+			"SELECT key, value FROM state_meta WHERE key IN ('fts_stale', 'fts_rebuild_high_water', 'fts_rebuild_progress')",
+		)
+		.all() as Array<{key: string; value: unknown}>;
 	return new Map(rows.map(r => [r.key, r.value]));
 }
 

@@ -33,7 +33,10 @@ export function localEpoch(t: LocalTime): {at: number; offset: string} {
 	const date = new Date(t.year, t.month - 1, t.day, t.hour, t.minute, t.second, t.ms);
 	const minutes = -date.getTimezoneOffset();
 	const abs = Math.abs(minutes);
-	return {at: date.getTime() / 1000, offset: `${minutes < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`};
+	return {
+		at: date.getTime() / 1000,
+		offset: `${minutes < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`,
+	};
 }
 
 function logFiles(dir: string): string[] {

@@ -52,7 +52,12 @@ type Identity = {role: StoreFileRole; dev: number; ino: number; path: string};
 
 function identities(dbPath: string): Identity[] {
 	const out: Identity[] = [];
-	for (const [role, p] of [['db', dbPath], ['wal', `${dbPath}-wal`], ['shm', `${dbPath}-shm`], ['journal', `${dbPath}-journal`]] as const) {
+	for (const [role, p] of [
+		['db', dbPath],
+		['wal', `${dbPath}-wal`],
+		['shm', `${dbPath}-shm`],
+		['journal', `${dbPath}-journal`],
+	] as const) {
 		try {
 			// lstat: a sidecar that is a link is not this store's file (a process holding its target holds something else).
 			const st = role === 'db' ? fs.statSync(p) : fs.lstatSync(p);
@@ -78,12 +83,31 @@ export function procLocksDevice(dev: number): string {
 }
 
 /** Parses /proc/locks lines: "1: POSIX  ADVISORY  READ 1234 fe:00:5678 128 128". */
-export function parseProcLocks(text: string): Array<{pid: number; device: string; ino: number; kind: string; access: 'READ' | 'WRITE'; start: string; end: string}> {
+export function parseProcLocks(text: string): Array<{
+	pid: number;
+	device: string;
+	ino: number;
+	kind: string;
+	access: 'READ' | 'WRITE';
+	start: string;
+	end: string;
+}> {
 	const rows = [];
 	for (const line of text.split('\n')) {
-		const m = /^\d+:\s+(?:->\s+)?(\S+)\s+(\S+)\s+(READ|WRITE)\s+(-?\d+)\s+([\da-f]+:[\da-f]+):(\d+)\s+(\d+)\s+(\S+)/i.exec(line.trim());
+		const m =
+			/^\d+:\s+(?:->\s+)?(\S+)\s+(\S+)\s+(READ|WRITE)\s+(-?\d+)\s+([\da-f]+:[\da-f]+):(\d+)\s+(\d+)\s+(\S+)/i.exec(
+				line.trim(),
+			);
 		if (m) {
-			rows.push({kind: `${m[1]} ${m[2]}`, access: m[3]!.toUpperCase() as 'READ' | 'WRITE', pid: Number(m[4]), device: m[5]!, ino: Number(m[6]), start: m[7]!, end: m[8]!});
+			rows.push({
+				kind: `${m[1]} ${m[2]}`,
+				access: m[3]!.toUpperCase() as 'READ' | 'WRITE',
+				pid: Number(m[4]),
+				device: m[5]!,
+				ino: Number(m[6]),
+				start: m[7]!,
+				end: m[8]!,
+			});
 		}
 	}
 
@@ -125,7 +149,12 @@ function holderOf(holders: Map<number, Holder>, proc: string, pid: number): Hold
 }
 
 /** Which of the store's files one `/proc/<pid>/fd/<n>` link names, or null (another file, or gone meanwhile). */
-function heldRole(fdPath: string, dir: string, base: string, byInode: Map<string, Identity>): {role: StoreFileRole; target: string; deleted: boolean} | null {
+function heldRole(
+	fdPath: string,
+	dir: string,
+	base: string,
+	byInode: Map<string, Identity>,
+): {role: StoreFileRole; target: string; deleted: boolean} | null {
 	let target: string;
 	try {
 		target = fs.readlinkSync(fdPath);
@@ -145,7 +174,7 @@ function heldRole(fdPath: string, dir: string, base: string, byInode: Map<string
 
 	let role: StoreFileRole | undefined;
 	if (deleted) {
-		role = name === `${base}-wal` ? 'wal' : (name === `${base}-shm` ? 'shm' : (name === base ? 'db' : undefined));
+		role = name === `${base}-wal` ? 'wal' : name === `${base}-shm` ? 'shm' : name === base ? 'db' : undefined;
 	} else {
 		try {
 			const st = fs.statSync(fdPath);
@@ -159,7 +188,13 @@ function heldRole(fdPath: string, dir: string, base: string, byInode: Map<string
 }
 
 /** Files of the store that `pid` holds open, added to its holder. False when its fd table is unreadable (not when the process is gone). */
-function scanFds(proc: string, pid: number, absolute: string, byInode: Map<string, Identity>, holder: (pid: number) => Holder): boolean {
+function scanFds(
+	proc: string,
+	pid: number,
+	absolute: string,
+	byInode: Map<string, Identity>,
+	holder: (pid: number) => Holder,
+): boolean {
 	const dir = path.dirname(absolute);
 	const base = path.basename(absolute);
 	let fds: string[];
@@ -193,7 +228,10 @@ export function findHolders(dbPath: string, options: {includeSelf?: boolean; pro
 	const byInode = new Map(ids.map(i => [`${i.dev}:${i.ino}`, i]));
 	let pids: number[];
 	try {
-		pids = fs.readdirSync(proc).filter(n => /^\d+$/.test(n)).map(Number);
+		pids = fs
+			.readdirSync(proc)
+			.filter(n => /^\d+$/.test(n))
+			.map(Number);
 	} catch {
 		return {holders: [], complete: false, unreadablePids: 0, method: 'unavailable'};
 	}
@@ -218,16 +256,32 @@ export function findHolders(dbPath: string, options: {includeSelf?: boolean; pro
 			continue;
 		}
 
-		holder(lock.pid).locks.push({role: id.role, kind: lock.kind, access: lock.access, start: lock.start, end: lock.end});
+		holder(lock.pid).locks.push({
+			role: id.role,
+			kind: lock.kind,
+			access: lock.access,
+			start: lock.start,
+			end: lock.end,
+		});
 	}
 
-	return {holders: [...holders.values()].sort((a, b) => a.pid - b.pid), complete: unreadable === 0, unreadablePids: unreadable, method: 'proc'};
+	return {
+		holders: [...holders.values()].sort((a, b) => a.pid - b.pid),
+		complete: unreadable === 0,
+		unreadablePids: unreadable,
+		method: 'proc',
+	};
 }
 
 /** "pid 1234 (python3: hermes gateway run)"; hfx named for what it is: "pid 99 (hfx live view: node /…/hfx.js --db …)". */
 export function describeHolder(h: Holder): string {
 	const cmd = h.cmdline ? h.cmdline.slice(0, 80) : h.command;
-	const roles = [...new Set([...h.files.map(f => f.deleted ? `deleted ${f.role}` : f.role), ...h.locks.map(l => `${l.role} lock`)])].join(', ');
+	const roles = [
+		...new Set([
+			...h.files.map(f => (f.deleted ? `deleted ${f.role}` : f.role)),
+			...h.locks.map(l => `${l.role} lock`),
+		]),
+	].join(', ');
 	const role = hfxRole(h);
 	return `pid ${h.pid} (${role ? `${role}: ` : ''}${cmd}) holds ${roles}`;
 }
@@ -276,7 +330,9 @@ export function stopHoldersStep(holders: readonly Holder[], then: string): strin
 	}
 
 	if (ours.length < holders.length) {
-		steps.push('stop the gateway and every Hermes process on this profile (hermes gateway stop; check with hfx doctor)');
+		steps.push(
+			'stop the gateway and every Hermes process on this profile (hermes gateway stop; check with hfx doctor)',
+		);
 	}
 
 	return `${steps.join(', and ')}, then ${then}`;

@@ -42,19 +42,37 @@ function statOrRefuse(p: string): fs.Stats {
 		return fs.statSync(p);
 	} catch (error) {
 		const absent = errorCode(error) === 'ENOENT';
-		throw new FailClosed({file: p, kind: absent ? 'not-found' : 'unreadable', reason: absent ? 'no such file or folder' : `cannot be read (${errorCode(error) ?? 'error'})`, next: 'pass a state.db, a Hermes home, an archive, a quick snapshot, an emergency snapshot or a retired-WAL capture', cause: error});
+		throw new FailClosed({
+			file: p,
+			kind: absent ? 'not-found' : 'unreadable',
+			reason: absent ? 'no such file or folder' : `cannot be read (${errorCode(error) ?? 'error'})`,
+			next: 'pass a state.db, a Hermes home, an archive, a quick snapshot, an emergency snapshot or a retired-WAL capture',
+			cause: error,
+		});
 	}
 }
 
 /** A retired-WAL capture folder: its copied main image must be there (a header-only capture cannot be read). */
 function capture(dir: string): ImageSource {
 	if (dir.endsWith('.partial')) {
-		throw new FailClosed({file: dir, kind: 'no-main-image', reason: 'an unfinished retired-WAL capture (Hermes renames it when complete): its files may be partial', next: 'diff a complete capture (without .partial), or copy this one aside and inspect it with sqlite3'});
+		throw new FailClosed({
+			file: dir,
+			kind: 'no-main-image',
+			reason: 'an unfinished retired-WAL capture (Hermes renames it when complete): its files may be partial',
+			next: 'diff a complete capture (without .partial), or copy this one aside and inspect it with sqlite3',
+		});
 	}
 
 	if (!fs.existsSync(path.join(dir, 'state.db'))) {
 		const headerOnly = fs.existsSync(path.join(dir, 'state.db.header'));
-		throw new FailClosed({file: dir, kind: 'no-main-image', reason: headerOnly ? 'a retired-WAL capture that kept only the main file\'s header (the store was over Hermes\' size cap): its WAL frames apply to an image that is not there' : 'a retired-WAL capture without its copied state.db', next: 'diff the live store against a backup or quick snapshot instead (hfx backups lists them)'});
+		throw new FailClosed({
+			file: dir,
+			kind: 'no-main-image',
+			reason: headerOnly
+				? "a retired-WAL capture that kept only the main file's header (the store was over Hermes' size cap): its WAL frames apply to an image that is not there"
+				: 'a retired-WAL capture without its copied state.db',
+			next: 'diff the live store against a backup or quick snapshot instead (hfx backups lists them)',
+		});
 	}
 
 	return {kind: 'retired-capture', dir, home: path.dirname(dir)};
@@ -72,7 +90,14 @@ function folderSource(dir: string, profile: string | undefined): ImageSource {
 
 	const db = profile ? path.join(dir, 'profiles', profile, 'state.db') : path.join(dir, 'state.db');
 	if (!fs.existsSync(db)) {
-		throw new FailClosed({file: dir, kind: profile ? 'no-profile' : 'no-home', reason: profile ? `no profiles/${profile}/state.db in this home` : 'a folder with no state.db, no manifest.json and not a retired-WAL capture', next: 'pass a state.db, a Hermes home, an archive, a quick snapshot (state-snapshots/<id>/) or a retired-WAL capture'});
+		throw new FailClosed({
+			file: dir,
+			kind: profile ? 'no-profile' : 'no-home',
+			reason: profile
+				? `no profiles/${profile}/state.db in this home`
+				: 'a folder with no state.db, no manifest.json and not a retired-WAL capture',
+			next: 'pass a state.db, a Hermes home, an archive, a quick snapshot (state-snapshots/<id>/) or a retired-WAL capture',
+		});
 	}
 
 	return {kind: 'store', db};
@@ -87,7 +112,12 @@ export function classifyImage(input: string, profile?: string): ImageSource {
 	}
 
 	if (!st.isFile()) {
-		throw new FailClosed({file: p, kind: 'not-a-file', reason: `${fileTypeName(st)}, not a file or folder: hfx never opens it (a FIFO or a device could block the read forever)`, next: 'pass a state.db, a home, an archive or a snapshot'});
+		throw new FailClosed({
+			file: p,
+			kind: 'not-a-file',
+			reason: `${fileTypeName(st)}, not a file or folder: hfx never opens it (a FIFO or a device could block the read forever)`,
+			next: 'pass a state.db, a home, an archive or a snapshot',
+		});
 	}
 
 	const name = path.basename(p);
@@ -109,7 +139,10 @@ export function classifyImage(input: string, profile?: string): ImageSource {
  * exit and on signals): the main image, and a capture's -wal beside it (never its -shm: the copy's
  * readers build their own). Returns the copy of state.db.
  */
-export function privateImageCopy(src: Extract<ImageSource, {kind: 'emergency-snapshot' | 'retired-capture'}>, tmpParent?: string): string {
+export function privateImageCopy(
+	src: Extract<ImageSource, {kind: 'emergency-snapshot' | 'retired-capture'}>,
+	tmpParent?: string,
+): string {
 	const dir = ownTempDir('diff', tmpParent);
 	const db = path.join(dir, 'state.db');
 	if (src.kind === 'emergency-snapshot') {
@@ -117,10 +150,10 @@ export function privateImageCopy(src: Extract<ImageSource, {kind: 'emergency-sna
 		return db;
 	}
 
-	copyForeign(path.join(src.dir, 'state.db'), db, {noFollow: true, what: 'it as the capture\'s main image'});
+	copyForeign(path.join(src.dir, 'state.db'), db, {noFollow: true, what: "it as the capture's main image"});
 	const wal = path.join(src.dir, 'state.db-wal');
 	if (fs.existsSync(wal)) {
-		copyForeign(wal, `${db}-wal`, {noFollow: true, what: 'it as the capture\'s retired -wal'});
+		copyForeign(wal, `${db}-wal`, {noFollow: true, what: "it as the capture's retired -wal"});
 	}
 
 	return db;

@@ -42,7 +42,14 @@ function identityOf(file: string): Identity {
 		const st = fs.fstatSync(fd, {bigint: true});
 		const counter = Buffer.alloc(4);
 		const n = fs.readSync(fd, counter, 0, 4, 24);
-		return {dev: st.dev, ino: st.ino, size: st.size, mtimeNs: st.mtimeNs, ctimeNs: st.ctimeNs, changeCounter: n === 4 ? counter.readUInt32BE(0) : -1};
+		return {
+			dev: st.dev,
+			ino: st.ino,
+			size: st.size,
+			mtimeNs: st.mtimeNs,
+			ctimeNs: st.ctimeNs,
+			changeCounter: n === 4 ? counter.readUInt32BE(0) : -1,
+		};
 	} finally {
 		fs.closeSync(fd);
 	}
@@ -62,7 +69,9 @@ function difference(before: Identity, after: Identity): string | null {
 		return `its file change counter went from ${before.changeCounter} to ${after.changeCounter}`;
 	}
 
-	return before.mtimeNs !== after.mtimeNs || before.ctimeNs !== after.ctimeNs ? 'it was written (its modification time changed)' : null;
+	return before.mtimeNs !== after.mtimeNs || before.ctimeNs !== after.ctimeNs
+		? 'it was written (its modification time changed)'
+		: null;
 }
 
 /** Why the read of `pre` (taken with `before`) cannot stand, or null when nothing wrote the store around it. */
@@ -77,7 +86,10 @@ function changeSince(pre: Preflight, before: Identity): string | null {
 
 /** The preflight's own facts of the file against the identity taken just before the open. */
 function changedSincePreflight(pre: Preflight, before: Identity): string | null {
-	const same = Number(before.ino) === pre.main.ino && Number(before.size) === pre.main.size && Math.abs(Number(before.mtimeNs) / 1e6 - pre.main.mtimeMs) < 0.01;
+	const same =
+		Number(before.ino) === pre.main.ino &&
+		Number(before.size) === pre.main.size &&
+		Math.abs(Number(before.mtimeNs) / 1e6 - pre.main.mtimeMs) < 0.01;
 	return same ? null : 'it changed between its first look and the open';
 }
 
@@ -90,7 +102,8 @@ function inPlace(pre: Preflight): Preflight {
 		...pre,
 		notes: [...pre.notes],
 		openMode: 'in-place',
-		openModeReason: 'WAL mode with neither -wal nor -shm (no live connection: the agent is stopped): read in place as an immutable file (node:sqlite, immutable=1), so nothing is created beside it and nothing is copied; its identity and change counter were the same before and after the read',
+		openModeReason:
+			'WAL mode with neither -wal nor -shm (no live connection: the agent is stopped): read in place as an immutable file (node:sqlite, immutable=1), so nothing is created beside it and nothing is copied; its identity and change counter were the same before and after the read',
 	};
 }
 
@@ -104,7 +117,12 @@ function readAndClose<T>(store: ReadOnlyStore, read: (store: ReadOnlyStore) => T
 }
 
 /** One immutable read of a stopped store: its result, or why it must be thrown away. */
-function readImmutable<T>(pre: Preflight, sqlite: Parameters<typeof ReadOnlyStore.openImmutable>[1], read: (store: ReadOnlyStore) => T, notes: string[]): {ok: true; value: T} | {ok: false; change: string} {
+function readImmutable<T>(
+	pre: Preflight,
+	sqlite: Parameters<typeof ReadOnlyStore.openImmutable>[1],
+	read: (store: ReadOnlyStore) => T,
+	notes: string[],
+): {ok: true; value: T} | {ok: false; change: string} {
 	const before = identityOf(pre.path);
 	const early = changedSincePreflight(pre, before);
 	if (early) {
@@ -145,14 +163,22 @@ export function readStore<T>(inputPath: string, read: (store: ReadOnlyStore) => 
 	const changes: string[] = [];
 	for (let attempt = 0; attempt < IMMUTABLE_ATTEMPTS; attempt++) {
 		const pre = runPreflight(inputPath);
-		const again = changes.length > 0 ? [`the store changed while it was read in place (${changes.join('; ')}): what that read saw was thrown away and it was read again`] : [];
+		const again =
+			changes.length > 0
+				? [
+						`the store changed while it was read in place (${changes.join('; ')}): what that read saw was thrown away and it was read again`,
+					]
+				: [];
 		if (!isStopped(pre)) {
 			return readAndClose(ReadOnlyStore.open(inputPath, options), read, again);
 		}
 
 		const sqlite = nodeSqlite();
 		if (!sqlite.ok) {
-			return readAndClose(ReadOnlyStore.open(inputPath, options), read, [...again, `${path.basename(pre.path)} was read from a private copy, not in place: ${sqlite.reason}`]);
+			return readAndClose(ReadOnlyStore.open(inputPath, options), read, [
+				...again,
+				`${path.basename(pre.path)} was read from a private copy, not in place: ${sqlite.reason}`,
+			]);
 		}
 
 		const outcome = readImmutable(pre, sqlite.sqlite, read, again);
@@ -165,5 +191,7 @@ export function readStore<T>(inputPath: string, read: (store: ReadOnlyStore) => 
 
 	const store = ReadOnlyStore.open(inputPath, options);
 	const how = store.isPrivateCopy ? 'from a private copy' : 'in place, its agent now running';
-	return readAndClose(store, read, [`the store changed during each of ${IMMUTABLE_ATTEMPTS} reads in place (${changes.join('; ')}): what they saw was thrown away and it was read ${how}`]);
+	return readAndClose(store, read, [
+		`the store changed during each of ${IMMUTABLE_ATTEMPTS} reads in place (${changes.join('; ')}): what they saw was thrown away and it was read ${how}`,
+	]);
 }

@@ -51,7 +51,9 @@ function copyStale(given: string, pre: Preflight): string | null {
 		return 'the agent opened the store (-wal and -shm appeared): now following it in place';
 	}
 
-	return st.size !== pre.main.size || st.mtimeMs !== pre.main.mtimeMs || st.ino !== pre.main.ino ? 'the store file changed while no agent held it: re-read from a fresh private copy' : null;
+	return st.size !== pre.main.size || st.mtimeMs !== pre.main.mtimeMs || st.ino !== pre.main.ino
+		? 'the store file changed while no agent held it: re-read from a fresh private copy'
+		: null;
 }
 
 /** Why the file read now is not the one read last: another inode, or a link that names another file. */
@@ -80,7 +82,11 @@ export class LiveConnection {
 	private pending: string | null = null;
 
 	/** Takes the first connection (the first read runs on it; `release` closes it after). */
-	constructor(private readonly path: string, store: ReadOnlyStore, schema: SchemaInfo) {
+	constructor(
+		private readonly path: string,
+		store: ReadOnlyStore,
+		schema: SchemaInfo,
+	) {
 		this.store = store;
 		this.schema = schema;
 		this.preflight = store.preflight;

@@ -64,6 +64,8 @@ export function hasLiveHandle(path: string): boolean {
 /** Throws if this process holds a SQLite connection to `dbPath`: raw I/O must go to a child process. */
 export function assertNoLiveHandle(dbPath: string, what: string): void {
 	if (hasLiveHandle(dbPath)) {
-		throw new Error(`internal: refusing ${what} of ${dbPath} in a process that holds a SQLite connection to it (it would drop SQLite's POSIX locks); read it in a child process`);
+		throw new Error(
+			`internal: refusing ${what} of ${dbPath} in a process that holds a SQLite connection to it (it would drop SQLite's POSIX locks); read it in a child process`,
+		);
 	}
 }

@@ -79,7 +79,13 @@ export class LiveModelFeed {
 	private readonly changedAt = new Map<string, number>();
 	private places: {at: number; value: Places} | null = null;
 
-	constructor(private readonly options: LiveModelOptions, first: {snapshot: Snapshot; meta: SnapshotMeta}, index: SessionIndex, facts: FactsOf, signature: string | null) {
+	constructor(
+		private readonly options: LiveModelOptions,
+		first: {snapshot: Snapshot; meta: SnapshotMeta},
+		index: SessionIndex,
+		facts: FactsOf,
+		signature: string | null,
+	) {
 		const {snapshot, meta} = first;
 		this.withPlaces(snapshot);
 		this.lastSignature = signature;
@@ -183,25 +189,52 @@ export class LiveModelFeed {
 	/** Analyses a commit's rows and publishes the model, with its activity. */
 	publishCommit(commit: CommitRead): void {
 		const before = this.current.analysis;
-		const {delta: {newMessages, changed, snapshot}, index, started} = commit;
+		const {
+			delta: {newMessages, changed, snapshot},
+			index,
+			started,
+		} = commit;
 		this.withPlaces(snapshot);
 		// The analysis shares this store's index of sessions (no copy per commit); `index.before`
 		// holds what the changed ones were.
 		const old = (id: string) => (index.before.has(id) ? index.before.get(id) : before.byId.get(id));
-		const analysis = changed === null
-			? analyze(snapshot, {maxGapSeconds: this.options.maxGapSeconds, byId: index.byId})
-			: analyzeIncremental(before, snapshot, changed, {maxGapSeconds: this.options.maxGapSeconds}, id => index.byId.get(id), {byId: index.byId, before: index.before});
+		const analysis =
+			changed === null
+				? analyze(snapshot, {maxGapSeconds: this.options.maxGapSeconds, byId: index.byId})
+				: analyzeIncremental(
+						before,
+						snapshot,
+						changed,
+						{maxGapSeconds: this.options.maxGapSeconds},
+						id => index.byId.get(id),
+						{byId: index.byId, before: index.before},
+					);
 		const now = this.options.now();
 		const commits = this.current.commits + 1;
 		const events = this.commitEvents(before, analysis, commit, now, old);
-		for (const id of changedSessionIds(before, analysis, newMessages, changed ?? undefined, changed ? old : undefined)) {
+		for (const id of changedSessionIds(
+			before,
+			analysis,
+			newMessages,
+			changed ?? undefined,
+			changed ? old : undefined,
+		)) {
 			this.changedAt.set(id, now);
 		}
 
 		this.lastSignature = commit.signature;
 		this.pausedSignature = null;
-		const activity = events.length === 0 ? this.current.activity : foldActivity(this.current.activity, events).slice(-this.options.activityLimit);
-		const snapshotMeta: SnapshotMeta = {dataVersion: this.firstVersion + commits, messageHighWater: commit.messageHighWater, readMs: performance.now() - started, consistentSnapshot: true, transactions: 1};
+		const activity =
+			events.length === 0
+				? this.current.activity
+				: foldActivity(this.current.activity, events).slice(-this.options.activityLimit);
+		const snapshotMeta: SnapshotMeta = {
+			dataVersion: this.firstVersion + commits,
+			messageHighWater: commit.messageHighWater,
+			readMs: performance.now() - started,
+			consistentSnapshot: true,
+			transactions: 1,
+		};
 		this.current = {
 			facts: commit.facts(snapshot, snapshotMeta),
 			analysis,
@@ -223,7 +256,13 @@ export class LiveModelFeed {
 	 * Why the store was reopened (if it was), then what changed in the rows the panes show: a
 	 * commit that changed none of them is no event (commits are counted in the header line).
 	 */
-	private commitEvents(before: Analysis, analysis: Analysis, commit: CommitRead, now: number, old: (id: string) => SessionRecord | undefined): ActivityEvent[] {
+	private commitEvents(
+		before: Analysis,
+		analysis: Analysis,
+		commit: CommitRead,
+		now: number,
+		old: (id: string) => SessionRecord | undefined,
+	): ActivityEvent[] {
 		const {newMessages, changed} = commit.delta;
 		const events = diffActivity(before, analysis, newMessages, now, changed ?? undefined, changed ? old : undefined);
 		if (this.reopened) {

@@ -18,7 +18,12 @@ import {hasLiveHandle} from './live-handles.js';
  * Each file of the store, how many of its first bytes are part of the signature, and whether its
  * modification time is: not the -shm's, which every reader writes (its read marks), hfx's own included.
  */
-const PARTS: ReadonlyArray<readonly [suffix: string, head: number, times: boolean]> = [['', 100, true], ['-wal', 32, true], ['-shm', 48, false], ['-journal', 0, true]];
+const PARTS: ReadonlyArray<readonly [suffix: string, head: number, times: boolean]> = [
+	['', 100, true],
+	['-wal', 32, true],
+	['-shm', 48, false],
+	['-journal', 0, true],
+];
 
 function part(file: string, head: number, times: boolean): string {
 	let st: fs.BigIntStats;

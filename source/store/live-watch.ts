@@ -20,7 +20,10 @@ export class CommitHints {
 	private closed = false;
 
 	/** `check` runs once per burst of hints. */
-	constructor(private readonly options: CommitHintOptions, private readonly check: () => void) {}
+	constructor(
+		private readonly options: CommitHintOptions,
+		private readonly check: () => void,
+	) {}
 
 	/** Watches the folder of `dbPath` for files named like `base` (the store and its -wal/-shm), polls, and checks once now. */
 	start(dbPath: string, base: string): void {

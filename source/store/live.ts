@@ -66,7 +66,15 @@ function withSizesNow(facts: DatabaseFacts): DatabaseFacts {
 		throwFileError(error, {file: facts.path, doing: 'looking at its size'});
 	}
 
-	return {...facts, sizes: {db, wal: sidecars.wal?.size ?? null, shm: sidecars.shm?.size ?? null, journal: sidecars.journal?.size ?? null}};
+	return {
+		...facts,
+		sizes: {
+			db,
+			wal: sidecars.wal?.size ?? null,
+			shm: sidecars.shm?.size ?? null,
+			journal: sidecars.journal?.size ?? null,
+		},
+	};
 }
 
 /**
@@ -92,9 +100,16 @@ export class LiveStore {
 	private readonly hints: CommitHints;
 	private closed = false;
 	/** The facts of a snapshot, read through the connection open now, with the files' sizes as they are now. */
-	private readonly facts: FactsOf = (snapshot, meta) => withSizesNow(describe(this.connection.current, this.location, this.connection.schema, snapshot, meta));
+	private readonly facts: FactsOf = (snapshot, meta) =>
+		withSizesNow(describe(this.connection.current, this.location, this.connection.schema, snapshot, meta));
 
-	private constructor(location: StoreLocation, store: ReadOnlyStore, schema: SchemaInfo, options: LiveOptions, signature: string | null) {
+	private constructor(
+		location: StoreLocation,
+		store: ReadOnlyStore,
+		schema: SchemaInfo,
+		options: LiveOptions,
+		signature: string | null,
+	) {
 		this.location = location;
 		this.options = {
 			pollMs: options.pollMs ?? 1000,
@@ -108,7 +123,13 @@ export class LiveStore {
 		this.connection = new LiveConnection(location.path, store, schema);
 		this.rows = new RowDeltas(location);
 		const first = this.rows.first(store, schema);
-		this.feed = new LiveModelFeed({...this.options, storePath: location.path}, first, this.rows.index, this.facts, signature);
+		this.feed = new LiveModelFeed(
+			{...this.options, storePath: location.path},
+			first,
+			this.rows.index,
+			this.facts,
+			signature,
+		);
 		this.connection.release();
 		this.hints = new CommitHints(this.options, () => this.refresh());
 	}
@@ -209,7 +230,15 @@ export class LiveStore {
 
 				const full = this.feed.reopened !== null || this.rows.fullReloadDue(this.options.fullReloadMs);
 				const delta = this.readRows(store, schema, full);
-				this.feed.publishCommit({delta, signature, index: this.rows.index, label: this.location.label, messageHighWater: this.rows.lastMessageId || null, started, facts: this.facts});
+				this.feed.publishCommit({
+					delta,
+					signature,
+					index: this.rows.index,
+					label: this.location.label,
+					messageHighWater: this.rows.lastMessageId || null,
+					started,
+					facts: this.facts,
+				});
 				return true;
 			});
 		} catch (error) {
@@ -223,12 +252,16 @@ export class LiveStore {
 	detail(sessionId: string, limit = 200): SessionDetail {
 		const s = this.rows.index.byId.get(sessionId);
 		const edge = this.feed.current.analysis.lineage.parentEdge.get(sessionId);
-		return this.connection.read(({store, schema}) => readSessionDetail(store, schema, sessionId, {
-			limit,
-			parentId: edge?.parentId ?? null,
-			startedAt: typeof s?.startedAtRaw === 'number' ? s.startedAtRaw : null,
-			branch: edge?.kind === 'branch',
-		}), false);
+		return this.connection.read(
+			({store, schema}) =>
+				readSessionDetail(store, schema, sessionId, {
+					limit,
+					parentId: edge?.parentId ?? null,
+					startedAt: typeof s?.startedAtRaw === 'number' ? s.startedAtRaw : null,
+					branch: edge?.kind === 'branch',
+				}),
+			false,
+		);
 	}
 
 	/** The messages of a chat's rows as spans (hfx timeline), on a connection opened for the read. */

@@ -59,7 +59,16 @@ export type DatabaseFacts = {
 };
 
 /** Columns whose absence changes what hfx can say; reported so an operator knows what was adapted. */
-const NOTABLE_SESSION_COLUMNS = ['session_key', 'last_activity_at', 'profile_name', 'created_source', 'origin_json', 'handoff_state', 'model_config', 'message_count'];
+const NOTABLE_SESSION_COLUMNS = [
+	'session_key',
+	'last_activity_at',
+	'profile_name',
+	'created_source',
+	'origin_json',
+	'handoff_state',
+	'model_config',
+	'message_count',
+];
 
 export type LoadedStore = {
 	facts: DatabaseFacts;
@@ -93,7 +102,9 @@ export function foreignScopeNote(snapshot: Pick<Snapshot, 'routing' | 'routingSc
 	}
 
 	const scopes = [...new Set(snapshot.routing.map(e => e.scope))];
-	return [`no gateway_routing row has this store's scope (${scope}); its ${snapshot.routing.length} rows carry ${scopes.length === 1 ? `the scope ${scopes[0]}` : `${scopes.length} other scopes`}, so this store's gateway loads none of them. If the store is a copy, judge it as the gateway it came from: --routing-scope ${scopes[0]}`];
+	return [
+		`no gateway_routing row has this store's scope (${scope}); its ${snapshot.routing.length} rows carry ${scopes.length === 1 ? `the scope ${scopes[0]}` : `${scopes.length} other scopes`}, so this store's gateway loads none of them. If the store is a copy, judge it as the gateway it came from: --routing-scope ${scopes[0]}`,
+	];
 }
 
 /**
@@ -117,14 +128,27 @@ export function walHeaderNote(pre: Pick<ReadOnlyStore['preflight'], 'journalMode
 			fs.closeSync(fd);
 		}
 	} catch (error) {
-		return [`${path.basename(wal.path)} could not be read (${errorCode(error) ?? 'error'}): what it commits is not in this scan`];
+		return [
+			`${path.basename(wal.path)} could not be read (${errorCode(error) ?? 'error'}): what it commits is not in this scan`,
+		];
 	}
 
 	const slots = Math.floor((wal.size - WAL_HEADER_BYTES) / (WAL_FRAME_HEADER_BYTES + pre.header.pageSize));
-	return state === 'ok' ? [] : [`the ${path.basename(wal.path)} header is unusable (${state}) and ${slots.toLocaleString('en-US')} frame slots follow it: SQLite reads that WAL as empty, so nothing they commit is in this scan (or a WAL reset was caught mid-write: run again). hfx files counts the committed transactions behind it`];
+	return state === 'ok'
+		? []
+		: [
+				`the ${path.basename(wal.path)} header is unusable (${state}) and ${slots.toLocaleString('en-US')} frame slots follow it: SQLite reads that WAL as empty, so nothing they commit is in this scan (or a WAL reset was caught mid-write: run again). hfx files counts the committed transactions behind it`,
+			];
 }
 
-export function describe(store: ReadOnlyStore, location: StoreLocation, schema: SchemaInfo, snapshot: Snapshot, meta: SnapshotMeta, mirror?: LegacyMirror): DatabaseFacts {
+export function describe(
+	store: ReadOnlyStore,
+	location: StoreLocation,
+	schema: SchemaInfo,
+	snapshot: Snapshot,
+	meta: SnapshotMeta,
+	mirror?: LegacyMirror,
+): DatabaseFacts {
 	const pre = store.preflight;
 	return {
 		path: pre.path,
@@ -139,10 +163,17 @@ export function describe(store: ReadOnlyStore, location: StoreLocation, schema: 
 		currentRuleSet: CURRENT_RULE_SET,
 		upgrade: upgradeNotice(schema),
 		routingScope: snapshot.routingScope,
-		legacyMirror: mirror?.present ? {path: mirror.path, entries: mirror.entries.length, skipped: mirror.skipped, problem: mirror.problem} : null,
+		legacyMirror: mirror?.present
+			? {path: mirror.path, entries: mirror.entries.length, skipped: mirror.skipped, problem: mirror.problem}
+			: null,
 		openMode: store.isPrivateCopy ? 'private-copy' : 'in-place',
 		openModeReason: pre.openModeReason,
-		sizes: {db: pre.main.size, wal: pre.sidecars.wal?.size ?? null, shm: pre.sidecars.shm?.size ?? null, journal: pre.sidecars.journal?.size ?? null},
+		sizes: {
+			db: pre.main.size,
+			wal: pre.sidecars.wal?.size ?? null,
+			shm: pre.sidecars.shm?.size ?? null,
+			journal: pre.sidecars.journal?.size ?? null,
+		},
 		pageSize: pre.header.pageSize,
 		readerSqliteVersion: store.sqliteVersion(),
 		lastWriterSqliteVersion: formatSqliteVersionNumber(pre.header.sqliteVersionNumber),
@@ -153,7 +184,16 @@ export function describe(store: ReadOnlyStore, location: StoreLocation, schema: 
 		readMs: Math.round(meta.readMs * 10) / 10,
 		consistentSnapshot: meta.consistentSnapshot,
 		absentColumns: NOTABLE_SESSION_COLUMNS.filter(c => !schema.sessionColumns.has(c)).map(c => `sessions.${c}`),
-		notes: [...pre.notes, ...walHeaderNote(pre), ...foreignScopeNote(snapshot), ...(meta.consistentSnapshot ? [] : [`the read outgrew its transaction budget and used ${meta.transactions} short transactions, so it is not one single snapshot (the WAL was never pinned for long)`])],
+		notes: [
+			...pre.notes,
+			...walHeaderNote(pre),
+			...foreignScopeNote(snapshot),
+			...(meta.consistentSnapshot
+				? []
+				: [
+						`the read outgrew its transaction budget and used ${meta.transactions} short transactions, so it is not one single snapshot (the WAL was never pinned for long)`,
+					]),
+		],
 	};
 }
 
@@ -164,14 +204,27 @@ export function describe(store: ReadOnlyStore, location: StoreLocation, schema: 
  * changed meanwhile: the read (and `also`) may then run twice, the last one standing. The places
  * beside the store are read after, unless `places` is false.
  */
-export function loadStore(location: StoreLocation, options: ReadOptions & {also?: (loaded: LoadedStore, store: ReadOnlyStore) => void; places?: boolean} = {}): LoadedStore {
+export function loadStore(
+	location: StoreLocation,
+	options: ReadOptions & {also?: (loaded: LoadedStore, store: ReadOnlyStore) => void; places?: boolean} = {},
+): LoadedStore {
 	const loaded = readStore(location.path, store => {
 		try {
 			const schema = detectSchema(store);
 			const {context, mirror} = routingHomeOf(location, schema);
 			// An immutable read pins no WAL (there is none): one transaction, one snapshot.
-			const {snapshot, meta} = readSnapshot(store, schema, context, store.isImmutable ? {...options, transactionBudgetMs: Number.POSITIVE_INFINITY} : options);
-			const read: LoadedStore = {facts: describe(store, location, schema, snapshot, meta, mirror), schema, snapshot, meta};
+			const {snapshot, meta} = readSnapshot(
+				store,
+				schema,
+				context,
+				store.isImmutable ? {...options, transactionBudgetMs: Number.POSITIVE_INFINITY} : options,
+			);
+			const read: LoadedStore = {
+				facts: describe(store, location, schema, snapshot, meta, mirror),
+				schema,
+				snapshot,
+				meta,
+			};
 			options.also?.(read, store);
 			return read;
 		} catch (error) {

@@ -54,10 +54,19 @@ export function realStorePath(p: string): {path: string; link: StoreLink | null}
 		return {path: real, link: isLink ? {path: absolute, target: real} : null};
 	} catch (error) {
 		const code = errorCode(error);
-		const reason = code === 'ENOENT' && isLink
-			? `a symbolic link to ${linkText(absolute)}, which does not exist`
-			: (code === 'ELOOP' ? 'a loop of symbolic links' : `its real path cannot be resolved (${code ?? 'error'})`);
-		throw new FailClosed({file: absolute, kind: 'bad-link', reason, next: 'pass the database file itself (--db PATH), or fix the link', cause: error});
+		const reason =
+			code === 'ENOENT' && isLink
+				? `a symbolic link to ${linkText(absolute)}, which does not exist`
+				: code === 'ELOOP'
+					? 'a loop of symbolic links'
+					: `its real path cannot be resolved (${code ?? 'error'})`;
+		throw new FailClosed({
+			file: absolute,
+			kind: 'bad-link',
+			reason,
+			next: 'pass the database file itself (--db PATH), or fix the link',
+			cause: error,
+		});
 	}
 }
 
@@ -125,18 +134,31 @@ export function ownerOfStore(dbPath: string): {owner: string; how: string} {
 		return {owner: name, how: `from the store's path (…/profiles/${name}/state.db)`};
 	}
 
-	return {owner: 'default', how: 'from the store\'s path (not in a profiles/<name>/ folder: the default profile)'};
+	return {owner: 'default', how: "from the store's path (not in a profiles/<name>/ folder: the default profile)"};
 }
 
 /** `--profile` / `--home` may confirm the owner derived from a --db path; a conflict is refused. */
-function confirmOwner(dbPath: string, derived: {owner: string; how: string}, options: LocateOptions): {owner: string; how: string} {
+function confirmOwner(
+	dbPath: string,
+	derived: {owner: string; how: string},
+	options: LocateOptions,
+): {owner: string; how: string} {
 	let how = derived.how;
 	if (options.home) {
 		const home = safeRealpath(path.resolve(options.home));
 		const dir = safeRealpath(path.dirname(path.resolve(dbPath)));
-		const byHome = dir === home ? 'default' : (path.dirname(dir) === path.join(home, 'profiles') ? path.basename(dir) : null);
+		const byHome =
+			dir === home ? 'default' : path.dirname(dir) === path.join(home, 'profiles') ? path.basename(dir) : null;
 		if (byHome !== derived.owner) {
-			throw new FailClosed({file: dbPath, kind: 'owner-conflict', reason: byHome === null ? `this store is not in the Hermes home ${home} that --home names (neither its state.db nor profiles/<name>/state.db)` : `--home ${home} makes this store profile "${byHome}", its path says "${derived.owner}"`, next: 'drop --home, or pass the store that belongs to that home'});
+			throw new FailClosed({
+				file: dbPath,
+				kind: 'owner-conflict',
+				reason:
+					byHome === null
+						? `this store is not in the Hermes home ${home} that --home names (neither its state.db nor profiles/<name>/state.db)`
+						: `--home ${home} makes this store profile "${byHome}", its path says "${derived.owner}"`,
+				next: 'drop --home, or pass the store that belongs to that home',
+			});
 		}
 
 		how += `; confirmed by --home ${home}`;
@@ -144,7 +166,12 @@ function confirmOwner(dbPath: string, derived: {owner: string; how: string}, opt
 
 	if (options.profile) {
 		if (options.profile !== derived.owner) {
-			throw new FailClosed({file: dbPath, kind: 'owner-conflict', reason: `--profile ${options.profile} conflicts with the owner Hermes derives from the store's path ("${derived.owner}")`, next: `drop --profile (Hermes would treat this store as profile "${derived.owner}"), or copy the store into a profiles/${options.profile}/ folder`});
+			throw new FailClosed({
+				file: dbPath,
+				kind: 'owner-conflict',
+				reason: `--profile ${options.profile} conflicts with the owner Hermes derives from the store's path ("${derived.owner}")`,
+				next: `drop --profile (Hermes would treat this store as profile "${derived.owner}"), or copy the store into a profiles/${options.profile}/ folder`,
+			});
 		}
 
 		how += '; confirmed by --profile';
@@ -158,13 +185,23 @@ export function storesUnderRoot(root: string): StoreLocation[] {
 	const found: StoreLocation[] = [];
 	const main = path.join(root, 'state.db');
 	if (fs.existsSync(main)) {
-		found.push(withLink({path: main, owner: 'default', ownerSource: 'from the store\'s path (the Hermes root\'s state.db: the default profile)', label: 'default'}));
+		found.push(
+			withLink({
+				path: main,
+				owner: 'default',
+				ownerSource: "from the store's path (the Hermes root's state.db: the default profile)",
+				label: 'default',
+			}),
+		);
 	}
 
 	const profilesDir = path.join(root, 'profiles');
 	let names: string[] = [];
 	try {
-		names = fs.readdirSync(profilesDir).filter(n => PROFILE_NAME.test(n)).sort();
+		names = fs
+			.readdirSync(profilesDir)
+			.filter(n => PROFILE_NAME.test(n))
+			.sort();
 	} catch {
 		names = [];
 	}
@@ -172,7 +209,14 @@ export function storesUnderRoot(root: string): StoreLocation[] {
 	for (const name of names) {
 		const p = path.join(profilesDir, name, 'state.db');
 		if (fs.existsSync(p)) {
-			found.push(withLink({path: p, owner: name, ownerSource: `from the store's path (…/profiles/${name}/state.db)`, label: name}));
+			found.push(
+				withLink({
+					path: p,
+					owner: name,
+					ownerSource: `from the store's path (…/profiles/${name}/state.db)`,
+					label: name,
+				}),
+			);
 		}
 	}
 
@@ -211,24 +255,44 @@ export function locateStores(options: LocateOptions): Located {
 	}
 
 	if (!fs.existsSync(root)) {
-		throw new FailClosed({file: root, kind: 'no-home', reason: 'no Hermes home here', next: 'pass --db PATH or --home DIR (or set HERMES_HOME); `hfx demo` shows the tool on a simulated store'});
+		throw new FailClosed({
+			file: root,
+			kind: 'no-home',
+			reason: 'no Hermes home here',
+			next: 'pass --db PATH or --home DIR (or set HERMES_HOME); `hfx demo` shows the tool on a simulated store',
+		});
 	}
 
 	refuseHomeNotAFolder(root);
 	if (options.routingScope !== undefined) {
-		throw new FailClosed({file: root, kind: 'usage', reason: '--routing-scope names the scope of one copied store', next: 'use it with --db PATH'});
+		throw new FailClosed({
+			file: root,
+			kind: 'usage',
+			reason: '--routing-scope names the scope of one copied store',
+			next: 'use it with --db PATH',
+		});
 	}
 
 	let stores = storesUnderRoot(root);
 	if (options.profile) {
 		stores = stores.filter(s => s.owner === options.profile);
 		if (stores.length === 0) {
-			throw new FailClosed({file: path.join(root, options.profile === 'default' ? 'state.db' : `profiles/${options.profile}/state.db`), kind: 'no-profile', reason: `no store for profile "${options.profile}"`, next: `list the profiles with ls ${path.join(root, 'profiles')}`});
+			throw new FailClosed({
+				file: path.join(root, options.profile === 'default' ? 'state.db' : `profiles/${options.profile}/state.db`),
+				kind: 'no-profile',
+				reason: `no store for profile "${options.profile}"`,
+				next: `list the profiles with ls ${path.join(root, 'profiles')}`,
+			});
 		}
 	}
 
 	if (stores.length === 0) {
-		throw new FailClosed({file: path.join(root, 'state.db'), kind: 'not-found', reason: 'no state.db in this Hermes home (nor under profiles/)', next: 'check the path; if the store was lost, look for backups (hfx backups)'});
+		throw new FailClosed({
+			file: path.join(root, 'state.db'),
+			kind: 'not-found',
+			reason: 'no state.db in this Hermes home (nor under profiles/)',
+			next: 'check the path; if the store was lost, look for backups (hfx backups)',
+		});
 	}
 
 	return {root, stores, how};
@@ -238,6 +302,11 @@ export function locateStores(options: LocateOptions): Located {
 function refuseHomeNotAFolder(root: string): void {
 	const st = fs.statSync(root, {throwIfNoEntry: false});
 	if (st && !st.isDirectory()) {
-		throw new FailClosed({file: root, kind: 'home-not-a-folder', reason: `a Hermes home must be a folder, and this is ${st.isFile() ? 'a file' : 'not a folder'}`, next: `pass the folder that holds state.db (--home ${path.dirname(root)}?), or --db for one store file`});
+		throw new FailClosed({
+			file: root,
+			kind: 'home-not-a-folder',
+			reason: `a Hermes home must be a folder, and this is ${st.isFile() ? 'a file' : 'not a folder'}`,
+			next: `pass the folder that holds state.db (--home ${path.dirname(root)}?), or --db for one store file`,
+		});
 	}
 }

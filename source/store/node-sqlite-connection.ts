@@ -15,11 +15,31 @@ import type {ReadConnection, ReadStatement} from './read-connection.js';
 
 /** SQLite's result codes by number (https://www.sqlite.org/rescode.html): the primary ones, and the extended ones hfx words apart. */
 const CODE_NAMES: Record<number, string> = {
-	1: 'SQLITE_ERROR', 2: 'SQLITE_INTERNAL', 3: 'SQLITE_PERM', 4: 'SQLITE_ABORT', 5: 'SQLITE_BUSY', 6: 'SQLITE_LOCKED', 7: 'SQLITE_NOMEM',
-	8: 'SQLITE_READONLY', 9: 'SQLITE_INTERRUPT', 10: 'SQLITE_IOERR', 11: 'SQLITE_CORRUPT', 13: 'SQLITE_FULL', 14: 'SQLITE_CANTOPEN',
-	15: 'SQLITE_PROTOCOL', 17: 'SQLITE_SCHEMA', 18: 'SQLITE_TOOBIG', 19: 'SQLITE_CONSTRAINT', 20: 'SQLITE_MISMATCH', 21: 'SQLITE_MISUSE',
-	22: 'SQLITE_NOLFS', 23: 'SQLITE_AUTH', 25: 'SQLITE_RANGE', 26: 'SQLITE_NOTADB',
-	266: 'SQLITE_IOERR_READ', 522: 'SQLITE_IOERR_SHORT_READ',
+	1: 'SQLITE_ERROR',
+	2: 'SQLITE_INTERNAL',
+	3: 'SQLITE_PERM',
+	4: 'SQLITE_ABORT',
+	5: 'SQLITE_BUSY',
+	6: 'SQLITE_LOCKED',
+	7: 'SQLITE_NOMEM',
+	8: 'SQLITE_READONLY',
+	9: 'SQLITE_INTERRUPT',
+	10: 'SQLITE_IOERR',
+	11: 'SQLITE_CORRUPT',
+	13: 'SQLITE_FULL',
+	14: 'SQLITE_CANTOPEN',
+	15: 'SQLITE_PROTOCOL',
+	17: 'SQLITE_SCHEMA',
+	18: 'SQLITE_TOOBIG',
+	19: 'SQLITE_CONSTRAINT',
+	20: 'SQLITE_MISMATCH',
+	21: 'SQLITE_MISUSE',
+	22: 'SQLITE_NOLFS',
+	23: 'SQLITE_AUTH',
+	25: 'SQLITE_RANGE',
+	26: 'SQLITE_NOTADB',
+	266: 'SQLITE_IOERR_READ',
+	522: 'SQLITE_IOERR_SHORT_READ',
 };
 
 /** A node:sqlite error as better-sqlite3 would throw it: `code` is SQLite's name for it. */
@@ -31,7 +51,10 @@ export class NodeSqliteError extends Error {
 		const message = (cause as {errstr?: unknown}).errstr ?? (cause instanceof Error ? cause.message : String(cause));
 		super(String(message), {cause});
 		this.name = 'SqliteError';
-		this.code = typeof errcode === 'number' ? CODE_NAMES[errcode] ?? CODE_NAMES[errcode & 0xff] ?? `SQLITE_${errcode}` : (cause as {code?: string}).code ?? 'SQLITE_ERROR';
+		this.code =
+			typeof errcode === 'number'
+				? (CODE_NAMES[errcode] ?? CODE_NAMES[errcode & 0xff] ?? `SQLITE_${errcode}`)
+				: ((cause as {code?: string}).code ?? 'SQLITE_ERROR');
 	}
 }
 
@@ -61,7 +84,7 @@ function bindArgs(params: unknown[]): unknown[] {
 	const positional: unknown[] = [];
 	for (const p of params) {
 		if (Array.isArray(p)) {
-			positional.push(...p as unknown[]);
+			positional.push(...(p as unknown[]));
 		} else if (isNamed(p)) {
 			named = {...named, ...p};
 		} else {
@@ -84,12 +107,12 @@ class NodeSqliteStatement implements ReadStatement {
 	}
 
 	pluck(toggle = true): ReadStatement {
-		this.shape = toggle ? 'pluck' : (this.shape === 'pluck' ? 'object' : this.shape);
+		this.shape = toggle ? 'pluck' : this.shape === 'pluck' ? 'object' : this.shape;
 		return this;
 	}
 
 	raw(toggle = true): ReadStatement {
-		this.shape = toggle ? 'raw' : (this.shape === 'raw' ? 'object' : this.shape);
+		this.shape = toggle ? 'raw' : this.shape === 'raw' ? 'object' : this.shape;
 		return this;
 	}
 
@@ -103,8 +126,10 @@ class NodeSqliteStatement implements ReadStatement {
 		return rows.map(r => this.row(r as unknown[]));
 	}
 
-	* iterate(...params: unknown[]): IterableIterator<unknown> {
-		const rows = sqliteCall(() => (this.statement.iterate as (...a: unknown[]) => Iterator<unknown>)(...bindArgs(params)));
+	*iterate(...params: unknown[]): IterableIterator<unknown> {
+		const rows = sqliteCall(() =>
+			(this.statement.iterate as (...a: unknown[]) => Iterator<unknown>)(...bindArgs(params)),
+		);
 		for (;;) {
 			const next = sqliteCall(() => rows.next());
 			if (next.done) {

@@ -18,7 +18,10 @@ let loaded: NodeSqliteLoad | undefined;
 
 export function isSqliteExperimentalWarning(warning: unknown, rest: unknown[]): boolean {
 	const first = rest[0];
-	const type = typeof first === 'string' ? first : (first as {type?: unknown} | undefined)?.type ?? (warning instanceof Error ? warning.name : undefined);
+	const type =
+		typeof first === 'string'
+			? first
+			: ((first as {type?: unknown} | undefined)?.type ?? (warning instanceof Error ? warning.name : undefined));
 	const text = warning instanceof Error ? warning.message : String(warning);
 	return type === 'ExperimentalWarning' && /^SQLite is an experimental feature/.test(text);
 }
@@ -62,7 +65,10 @@ export function nodeSqlite(): NodeSqliteLoad {
 	if (!sqlite || !statement || typeof sqlite.DatabaseSync !== 'function') {
 		loaded = {ok: false, reason: `this Node (${process.version}) has no node:sqlite`};
 	} else if (typeof statement.setReturnArrays !== 'function' || typeof statement.columns !== 'function') {
-		loaded = {ok: false, reason: `this Node's node:sqlite (${process.version}) lacks rows as arrays or column names (Node 22.16 or newer has them)`};
+		loaded = {
+			ok: false,
+			reason: `this Node's node:sqlite (${process.version}) lacks rows as arrays or column names (Node 22.16 or newer has them)`,
+		};
 	} else {
 		loaded = {ok: true, sqlite};
 	}

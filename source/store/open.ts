@@ -19,7 +19,17 @@ import {freeBytes, ownTempDir, removeTemp} from '../temps.js';
 import {testPause} from '../test-pause.js';
 
 /** PRAGMAs a read-only observer may run. Everything else (wal_checkpoint, optimize, journal_mode, integrity_check on the live file...) is refused. */
-const ALLOWED_PRAGMAS = new Set(['data_version', 'page_size', 'page_count', 'freelist_count', 'schema_version', 'user_version', 'application_id', 'encoding', 'mmap_size']);
+const ALLOWED_PRAGMAS = new Set([
+	'data_version',
+	'page_size',
+	'page_count',
+	'freelist_count',
+	'schema_version',
+	'user_version',
+	'application_id',
+	'encoding',
+	'mmap_size',
+]);
 
 export class ForbiddenStatement extends Error {
 	constructor(sql: string, why: string) {
@@ -56,36 +66,94 @@ export function describeOpenError(file: string, error: unknown): FailClosed {
 	const code = errorCode(error) ?? '';
 	const message = errorMessage(error);
 	if (code === 'SQLITE_NOTADB') {
-		return new FailClosed({file, kind: 'not-sqlite', reason: `SQLite says this is not a database (${message})`, next: 'check the file; look for a backup (hfx backups)', cause: error});
+		return new FailClosed({
+			file,
+			kind: 'not-sqlite',
+			reason: `SQLite says this is not a database (${message})`,
+			next: 'check the file; look for a backup (hfx backups)',
+			cause: error,
+		});
 	}
 
 	if (code.startsWith('SQLITE_CORRUPT')) {
-		return new FailClosed({file, kind: 'corrupt', reason: `the database is damaged (${code}: ${message})`, next: 'stop the agent, copy state.db, -wal and -shm aside with cp, then run `hermes sessions recover --source <copy> --inspect-only`', cause: error});
+		return new FailClosed({
+			file,
+			kind: 'corrupt',
+			reason: `the database is damaged (${code}: ${message})`,
+			next: 'stop the agent, copy state.db, -wal and -shm aside with cp, then run `hermes sessions recover --source <copy> --inspect-only`',
+			cause: error,
+		});
 	}
 
 	if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
-		return new FailClosed({file, kind: 'busy', reason: `the database stayed locked (${code}); its owner may use exclusive locking mode or be recovering the WAL`, next: 'retry in a few seconds; if it persists, see which process holds it (hfx files / lsof)', cause: error});
+		return new FailClosed({
+			file,
+			kind: 'busy',
+			reason: `the database stayed locked (${code}); its owner may use exclusive locking mode or be recovering the WAL`,
+			next: 'retry in a few seconds; if it persists, see which process holds it (hfx files / lsof)',
+			cause: error,
+		});
 	}
 
-	if (code === 'SQLITE_READONLY_RECOVERY' || code === 'SQLITE_READONLY_CANTINIT' || code === 'SQLITE_READONLY_ROLLBACK') {
-		return new FailClosed({file, kind: 'needs-recovery', reason: `a read-only reader cannot read it now (${code}: the WAL index or a hot journal needs a writer to recover it)`, next: 'let the agent open it once, or copy all three files to a scratch folder and inspect the copy', cause: error});
+	if (
+		code === 'SQLITE_READONLY_RECOVERY' ||
+		code === 'SQLITE_READONLY_CANTINIT' ||
+		code === 'SQLITE_READONLY_ROLLBACK'
+	) {
+		return new FailClosed({
+			file,
+			kind: 'needs-recovery',
+			reason: `a read-only reader cannot read it now (${code}: the WAL index or a hot journal needs a writer to recover it)`,
+			next: 'let the agent open it once, or copy all three files to a scratch folder and inspect the copy',
+			cause: error,
+		});
 	}
 
 	const exhausted = code === 'SQLITE_CANTOPEN' ? descriptorsExhausted() : null;
 	if (exhausted) {
 		const words = errnoWords(exhausted);
-		return new FailClosed({file, kind: `errno-${exhausted.toLowerCase()}`, reason: `${words.cause} (${exhausted}) while SQLite opened it read-only (${code})`, next: words.next, cause: error});
+		return new FailClosed({
+			file,
+			kind: `errno-${exhausted.toLowerCase()}`,
+			reason: `${words.cause} (${exhausted}) while SQLite opened it read-only (${code})`,
+			next: words.next,
+			cause: error,
+		});
 	}
 
-	if (code === 'SQLITE_CANTOPEN' || code === 'EACCES' || code === 'SQLITE_READONLY_DIRECTORY' || code === 'SQLITE_PERM' || code === 'SQLITE_AUTH') {
-		return new FailClosed({file, kind: 'cannot-open', reason: `SQLite cannot open it read-only (${code}: ${message}); usually permissions on the file, its -wal/-shm or its folder`, next: 'run hfx as the user that owns the store (sudo -u <owner> hfx …); do not chmod the agent\'s files', cause: error});
+	if (
+		code === 'SQLITE_CANTOPEN' ||
+		code === 'EACCES' ||
+		code === 'SQLITE_READONLY_DIRECTORY' ||
+		code === 'SQLITE_PERM' ||
+		code === 'SQLITE_AUTH'
+	) {
+		return new FailClosed({
+			file,
+			kind: 'cannot-open',
+			reason: `SQLite cannot open it read-only (${code}: ${message}); usually permissions on the file, its -wal/-shm or its folder`,
+			next: "run hfx as the user that owns the store (sudo -u <owner> hfx …); do not chmod the agent's files",
+			cause: error,
+		});
 	}
 
 	if (code.startsWith('SQLITE_IOERR')) {
-		return new FailClosed({file, kind: 'io-error', reason: `I/O error while reading (${code}: ${message})`, next: 'check the disk (dmesg) and copy the three files elsewhere before anything else', cause: error});
+		return new FailClosed({
+			file,
+			kind: 'io-error',
+			reason: `I/O error while reading (${code}: ${message})`,
+			next: 'check the disk (dmesg) and copy the three files elsewhere before anything else',
+			cause: error,
+		});
 	}
 
-	return new FailClosed({file, kind: 'open-failed', reason: `could not read the database (${code || 'error'}: ${message})`, next: 'report this with the output of `hfx files --json`', cause: error});
+	return new FailClosed({
+		file,
+		kind: 'open-failed',
+		reason: `could not read the database (${code || 'error'}: ${message})`,
+		next: 'report this with the output of `hfx files --json`',
+		cause: error,
+	});
 }
 
 /**
@@ -105,7 +173,11 @@ export function writerSqliteVersion(): string {
 
 export function sqliteFailure(file: string, error: unknown): unknown {
 	const code = errorCode(error) ?? '';
-	const ofTheStore = code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB' || code === 'SQLITE_IOERR_READ' || code === 'SQLITE_IOERR_SHORT_READ';
+	const ofTheStore =
+		code.startsWith('SQLITE_CORRUPT') ||
+		code === 'SQLITE_NOTADB' ||
+		code === 'SQLITE_IOERR_READ' ||
+		code === 'SQLITE_IOERR_SHORT_READ';
 	return ofTheStore ? describeOpenError(file, error) : error;
 }
 
@@ -121,7 +193,13 @@ export class ReadOnlyStore {
 	private readonly privateDir: string | undefined;
 	private closed = false;
 
-	private constructor(pre: Preflight, openedPath: string, connection: ReadConnection, better: Database.Database | undefined, privateDir: string | undefined) {
+	private constructor(
+		pre: Preflight,
+		openedPath: string,
+		connection: ReadConnection,
+		better: Database.Database | undefined,
+		privateDir: string | undefined,
+	) {
 		this.preflight = pre;
 		this.openedPath = openedPath;
 		this.connection = connection;
@@ -183,7 +261,9 @@ export class ReadOnlyStore {
 			this.prepare('SELECT count(*) FROM sqlite_master').get();
 			const mmap = this.prepare('PRAGMA mmap_size').pluck().get();
 			if (typeof mmap === 'number' && mmap !== 0) {
-				throw new Error(`internal: mmap_size is ${mmap}; memory-mapped reads of a live file are refused (docs/sqlite-wal.md, mmap)`);
+				throw new Error(
+					`internal: mmap_size is ${mmap}; memory-mapped reads of a live file are refused (docs/sqlite-wal.md, mmap)`,
+				);
 			}
 		} catch (error) {
 			this.close();
@@ -200,7 +280,9 @@ export class ReadOnlyStore {
 	/** better-sqlite3's own handle (its backup API): never there for an immutable read. */
 	get db(): Database.Database {
 		if (!this.better) {
-			throw new Error('internal: this store is read through node:sqlite (an immutable read); better-sqlite3\'s handle is not there');
+			throw new Error(
+				"internal: this store is read through node:sqlite (an immutable read); better-sqlite3's handle is not there",
+			);
 		}
 
 		return this.better;
@@ -310,7 +392,12 @@ function assertRoomForCopy(pre: Preflight, tmp: string): void {
 	const free = freeBytes(tmp);
 	if (free !== null && free < needed + 1_048_576) {
 		const mib = (n: number) => `${Math.ceil(n / 1_048_576)} MiB`;
-		throw new FailClosed({file: pre.path, kind: 'no-space', reason: `a private read copy needs ${mib(needed)} (${needed} bytes) in ${tmp}, which has ${Math.floor(free / 1_048_576)} MiB (${free} bytes) free; nothing was copied`, next: 'point TMPDIR at a folder with that much free space, then run again'});
+		throw new FailClosed({
+			file: pre.path,
+			kind: 'no-space',
+			reason: `a private read copy needs ${mib(needed)} (${needed} bytes) in ${tmp}, which has ${Math.floor(free / 1_048_576)} MiB (${free} bytes) free; nothing was copied`,
+			next: 'point TMPDIR at a folder with that much free space, then run again',
+		});
 	}
 }
 
@@ -320,7 +407,10 @@ function assertRoomForCopy(pre: Preflight, tmp: string): void {
  * into a private folder and read that. If the sidecars appear while we copy, an owner started:
  * then the in-place read-only open is the right one.
  */
-function copyForPrivateRead(pre: Preflight, tmp: string): {preflight: Preflight; dir: string; target: string | undefined} {
+function copyForPrivateRead(
+	pre: Preflight,
+	tmp: string,
+): {preflight: Preflight; dir: string; target: string | undefined} {
 	for (let attempt = 0; attempt < 3; attempt++) {
 		assertNoLiveHandle(pre.path, 'a private copy');
 		assertRoomForCopy(pre, tmp);
@@ -330,7 +420,7 @@ function copyForPrivateRead(pre: Preflight, tmp: string): {preflight: Preflight;
 			// Opened as foreign files: a regular file only (never a FIFO swapped in since preflight), no link followed.
 			copyForeign(pre.path, target, {noFollow: true, what: 'it as the store'});
 			if (pre.sidecars.wal) {
-				copyForeign(pre.sidecars.wal.path, `${target}-wal`, {noFollow: true, what: 'it as the store\'s -wal'});
+				copyForeign(pre.sidecars.wal.path, `${target}-wal`, {noFollow: true, what: "it as the store's -wal"});
 			}
 		} catch (error) {
 			cleanupDir(dir);
@@ -340,11 +430,26 @@ function copyForPrivateRead(pre: Preflight, tmp: string): {preflight: Preflight;
 
 			const code = errorCode(error);
 			if (code === 'ENOSPC') {
-				throw new FailClosed({file: pre.path, kind: 'no-space', reason: `no space in ${tmp} for a private read copy (${pre.main.size} bytes)`, next: 'free space or point TMPDIR at a larger folder', cause: error});
+				throw new FailClosed({
+					file: pre.path,
+					kind: 'no-space',
+					reason: `no space in ${tmp} for a private read copy (${pre.main.size} bytes)`,
+					next: 'free space or point TMPDIR at a larger folder',
+					cause: error,
+				});
 			}
 
 			if (code === 'ELOOP' || code === 'ENOENT') {
-				throw new FailClosed({file: pre.path, kind: 'unstable', reason: code === 'ELOOP' ? 'it (or its -wal) became a symbolic link while a private read copy was taken' : 'it (or its -wal) vanished while a private read copy was taken', next: 'retry; if the files keep changing, copy the store aside with cp and pass --db <copy>', cause: error});
+				throw new FailClosed({
+					file: pre.path,
+					kind: 'unstable',
+					reason:
+						code === 'ELOOP'
+							? 'it (or its -wal) became a symbolic link while a private read copy was taken'
+							: 'it (or its -wal) vanished while a private read copy was taken',
+					next: 'retry; if the files keep changing, copy the store aside with cp and pass --db <copy>',
+					cause: error,
+				});
 			}
 
 			// The file that failed, in the one errno mapping's words (an unreadable -wal is the -wal; EFBIG names the copy).
@@ -353,8 +458,11 @@ function copyForPrivateRead(pre: Preflight, tmp: string): {preflight: Preflight;
 
 		const st = fs.statSync(pre.path);
 		const after = statSidecars(pre.path);
-		const unchanged = st.size === pre.main.size && st.mtimeMs === pre.main.mtimeMs
-			&& (after.wal?.size ?? -1) === (pre.sidecars.wal?.size ?? -1) && Boolean(after.shm) === Boolean(pre.sidecars.shm);
+		const unchanged =
+			st.size === pre.main.size &&
+			st.mtimeMs === pre.main.mtimeMs &&
+			(after.wal?.size ?? -1) === (pre.sidecars.wal?.size ?? -1) &&
+			Boolean(after.shm) === Boolean(pre.sidecars.shm);
 		if (unchanged) {
 			testPause('private-copy');
 			return {preflight: pre, dir, target};
@@ -367,5 +475,10 @@ function copyForPrivateRead(pre: Preflight, tmp: string): {preflight: Preflight;
 		}
 	}
 
-	throw new FailClosed({file: pre.path, kind: 'unstable', reason: 'the file kept changing while a private read copy was taken', next: 'retry; if the agent is starting up, wait until it is running'});
+	throw new FailClosed({
+		file: pre.path,
+		kind: 'unstable',
+		reason: 'the file kept changing while a private read copy was taken',
+		next: 'retry; if the agent is starting up, wait until it is running',
+	});
 }

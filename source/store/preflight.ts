@@ -60,7 +60,12 @@ function facts(p: string, st: fs.Stats): FileFacts {
 function sidecarLink(p: string): FailClosed {
 	const target = linkText(p);
 	const role = path.basename(p).replace(/^.*-/, '-');
-	return new FailClosed({file: p, kind: 'sidecar-symlink', reason: `a symbolic link (to ${target}), not a regular file: SQLite refuses to open a ${role} through a link (it opens sidecars with O_NOFOLLOW) and hfx does not follow it either, so the store cannot be read as it lies; nothing was read or written`, next: `copy the store and the file the link names (as state.db${role}) to a scratch folder with cp and pass --db <copy>; do not move or replace the link while the agent runs`});
+	return new FailClosed({
+		file: p,
+		kind: 'sidecar-symlink',
+		reason: `a symbolic link (to ${target}), not a regular file: SQLite refuses to open a ${role} through a link (it opens sidecars with O_NOFOLLOW) and hfx does not follow it either, so the store cannot be read as it lies; nothing was read or written`,
+		next: `copy the store and the file the link names (as state.db${role}) to a scratch folder with cp and pass --db <copy>; do not move or replace the link while the agent runs`,
+	});
 }
 
 /**
@@ -76,7 +81,12 @@ export function statSidecar(p: string): FileFacts | null {
 		}
 
 		if (!st.isFile()) {
-			throw new FailClosed({file: p, kind: 'sidecar-not-a-file', reason: `${fileTypeName(st)}, not a regular file: neither SQLite nor hfx can read it as the store's ${path.basename(p).replace(/^.*-/, '-')}`, next: 'move it aside (it holds no committed data), then run hfx again'});
+			throw new FailClosed({
+				file: p,
+				kind: 'sidecar-not-a-file',
+				reason: `${fileTypeName(st)}, not a regular file: neither SQLite nor hfx can read it as the store's ${path.basename(p).replace(/^.*-/, '-')}`,
+				next: 'move it aside (it holds no committed data), then run hfx again',
+			});
 		}
 
 		return facts(p, st);
@@ -171,7 +181,9 @@ function statMain(absolute: string): fs.Stats {
 			file: absolute,
 			kind: 'not-a-file',
 			reason: st.isDirectory() ? 'is a directory, not a database file' : `is ${fileTypeName(st)}, not a regular file`,
-			next: st.isDirectory() ? `pass the database inside it (--db ${path.join(absolute, 'state.db')}) or use --home ${absolute}` : 'pass the path of the state.db file itself',
+			next: st.isDirectory()
+				? `pass the database inside it (--db ${path.join(absolute, 'state.db')}) or use --home ${absolute}`
+				: 'pass the path of the state.db file itself',
 		});
 	}
 
@@ -234,7 +246,9 @@ function readHeader(absolute: string): DbHeader {
 
 /** What a linked store means for its sidecars: the live ones beside the target, any beside the link stale. */
 function linkNotes(link: StoreLink): string[] {
-	const notes = [`${link.path} is a symbolic link to ${link.target}: its -wal and -shm are read beside the target (where SQLite keeps them)`];
+	const notes = [
+		`${link.path} is a symbolic link to ${link.target}: its -wal and -shm are read beside the target (where SQLite keeps them)`,
+	];
 	const stale = ['-wal', '-shm', '-journal'].filter(s => {
 		try {
 			fs.lstatSync(`${link.path}${s}`);
@@ -244,7 +258,9 @@ function linkNotes(link: StoreLink): string[] {
 		}
 	});
 	if (stale.length > 0) {
-		notes.push(`${stale.map(s => `${path.basename(link.path)}${s}`).join(', ')} beside the link ${stale.length === 1 ? 'is' : 'are'} not this store's (SQLite never uses sidecars beside a link): stale, left as they are`);
+		notes.push(
+			`${stale.map(s => `${path.basename(link.path)}${s}`).join(', ')} beside the link ${stale.length === 1 ? 'is' : 'are'} not this store's (SQLite never uses sidecars beside a link): stale, left as they are`,
+		);
 	}
 
 	return notes;
@@ -270,15 +286,20 @@ export function preflight(inputPath: string): Preflight {
 	let openModeReason = journalMode === 'wal' ? 'WAL mode with -wal and -shm present' : 'rollback-journal mode';
 	if (journalMode === 'wal' && (!sidecars.wal || !sidecars.shm)) {
 		openMode = 'private-copy';
-		const missing = [sidecars.wal ? undefined : '-wal', sidecars.shm ? undefined : '-shm'].filter(Boolean).join(' and ');
+		const missing = [sidecars.wal ? undefined : '-wal', sidecars.shm ? undefined : '-shm']
+			.filter(Boolean)
+			.join(' and ');
 		openModeReason = `WAL mode but ${missing} absent (no live connection); opening in place would create ${missing} beside the evidence, so a private copy is read instead`;
 	} else if (journalMode === 'wal' && sidecars.shm && shmHeld(sidecars.shm) === false) {
 		openMode = 'private-copy';
-		openModeReason = 'WAL mode with -wal and -shm, but no process holds the -shm (its owner is gone: a crash or a kill left them); opening in place would make SQLite recover the WAL index and rewrite -shm, so a private copy of the main file and -wal is read instead';
+		openModeReason =
+			'WAL mode with -wal and -shm, but no process holds the -shm (its owner is gone: a crash or a kill left them); opening in place would make SQLite recover the WAL index and rewrite -shm, so a private copy of the main file and -wal is read instead';
 	}
 
 	if (journalMode === 'delete' && sidecars.journal && sidecars.journal.size > 0) {
-		notes.push(`${path.basename(absolute)}-journal (${sidecars.journal.size} bytes) is present: a write was in progress or interrupted`);
+		notes.push(
+			`${path.basename(absolute)}-journal (${sidecars.journal.size} bytes) is present: a write was in progress or interrupted`,
+		);
 	}
 
 	if (journalMode === 'wal' && sidecars.journal) {

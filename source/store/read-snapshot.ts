@@ -57,7 +57,7 @@ function markersColumn(schema: SchemaInfo): string {
 
 	// '!' marks a cell that is set but not JSON: v25's repair-routing fails on it
 	// (docs/hermes-rules.md, generations).
-	return 'CASE WHEN s.model_config IS NULL THEN NULL WHEN NOT json_valid(s.model_config) THEN \'!\' WHEN instr(s.model_config, \'_from"\') > 0 THEN json_extract(s.model_config, \'$._branched_from\', \'$._delegate_from\', \'$._reset_from\') END AS markers';
+	return "CASE WHEN s.model_config IS NULL THEN NULL WHEN NOT json_valid(s.model_config) THEN '!' WHEN instr(s.model_config, '_from\"') > 0 THEN json_extract(s.model_config, '$._branched_from', '$._delegate_from', '$._reset_from') END AS markers";
 }
 
 /** The selected columns (in order) for a column set. */
@@ -70,14 +70,16 @@ function selected(set: ColumnSet): readonly Column[] {
  * sqlite3 CLI. `paged` adds keyset paging by rowid (one page per call). Rows are read as arrays
  * (`.raw()`) and mapped by `rowMapper` in the same column order.
  */
-export function sessionsSql(schema: SchemaInfo, options: {paged?: boolean; messageStats?: boolean; columns?: ColumnSet; where?: string} = {}): string {
-	const cols = selected(options.columns ?? 'full').map(c => `${schema.sessionColumns.has(c.column) ? `s.${c.column}` : c.fallback} AS ${c.field}`);
+export function sessionsSql(
+	schema: SchemaInfo,
+	options: {paged?: boolean; messageStats?: boolean; columns?: ColumnSet; where?: string} = {},
+): string {
+	const cols = selected(options.columns ?? 'full').map(
+		c => `${schema.sessionColumns.has(c.column) ? `s.${c.column}` : c.fallback} AS ${c.field}`,
+	);
 	const stats = options.messageStats ?? true;
 	const where = [options.where, options.paged ? 's.rowid > ?' : undefined].filter(Boolean);
-	const tail = [
-		`  ${markersColumn(schema)}`,
-		...(stats ? messageStatsColumns(schema) : []),
-	];
+	const tail = [`  ${markersColumn(schema)}`, ...(stats ? messageStatsColumns(schema) : [])];
 	return [
 		'SELECT s.rowid AS rowid_, s.id AS id, s.source AS source,',
 		`  ${cols.join(',\n  ')},`,
@@ -121,7 +123,11 @@ export function messageRowsSettler(store: ReadOnlyStore): (record: SessionRecord
 		}
 
 		if (record.newestMessageRaw !== null && record.newestMessageAt === null) {
-			inWindow ??= store.prepare(`SELECT m.timestamp FROM messages m WHERE m.session_id = ? AND m.timestamp ${WINDOW} ORDER BY m.timestamp DESC LIMIT 1`).pluck();
+			inWindow ??= store
+				.prepare(
+					`SELECT m.timestamp FROM messages m WHERE m.session_id = ? AND m.timestamp ${WINDOW} ORDER BY m.timestamp DESC LIMIT 1`,
+				)
+				.pluck();
 			const newest = inWindow.get(record.id);
 			record.newestMessageAt = typeof newest === 'number' ? newest : null;
 		}
@@ -158,7 +164,9 @@ function sameCell(a: Cell, v: unknown): boolean {
  * second copy of 20,000 rows, and nothing to format.)
  */
 export function signatureSql(schema: SchemaInfo): string {
-	return `SELECT s.id${SIGNATURE_COLUMNS.filter(c => schema.sessionColumns.has(c.column)).map(c => `, s.${c.column}`).join('')} FROM sessions s`;
+	return `SELECT s.id${SIGNATURE_COLUMNS.filter(c => schema.sessionColumns.has(c.column))
+		.map(c => `, s.${c.column}`)
+		.join('')} FROM sessions s`;
 }
 
 /** Compares one row of `signatureSql(schema)` with the record read before. */
@@ -205,15 +213,15 @@ function text(v: unknown): string | null {
 		return null;
 	}
 
-	return typeof v === 'string' ? v : (typeof v === 'object' && !Buffer.isBuffer(v) ? JSON.stringify(v) : String(v));
+	return typeof v === 'string' ? v : typeof v === 'object' && !Buffer.isBuffer(v) ? JSON.stringify(v) : String(v);
 }
 
 function count(v: unknown): number {
-	return typeof v === 'number' && Number.isFinite(v) ? v : (typeof v === 'bigint' ? Number(v) : 0);
+	return typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'bigint' ? Number(v) : 0;
 }
 
 function cell(v: unknown): Cell {
-	return v === undefined ? null : v as Cell;
+	return v === undefined ? null : (v as Cell);
 }
 
 /** [branched, delegate, reset, model_config is not JSON]. */
@@ -314,17 +322,25 @@ export function rowMapper(set: ColumnSet, stats = true): (row: unknown[]) => Ses
 }
 
 export function routingSql(schema: SchemaInfo): string | null {
-	if (!schema.tables.has('gateway_routing') || !schema.routingColumns.has('session_key') || !schema.routingColumns.has('entry_json')) {
+	if (
+		!schema.tables.has('gateway_routing') ||
+		!schema.routingColumns.has('session_key') ||
+		!schema.routingColumns.has('entry_json')
+	) {
 		return null;
 	}
 
-	const scope = schema.routingColumns.has('scope') ? 'scope' : '\'\'';
+	const scope = schema.routingColumns.has('scope') ? 'scope' : "''";
 	const updated = schema.routingColumns.has('updated_at') ? 'updated_at' : 'NULL';
 	return `SELECT ${scope} AS scope, session_key, entry_json, ${updated} AS updated_at FROM gateway_routing`;
 }
 
 export function toRoutingEntry(r: Record<string, unknown>): RoutingEntry {
-	const base = {scope: text(r.scope) ?? '', sessionKey: String(r.session_key), updatedAt: typeof r.updated_at === 'number' ? r.updated_at : null};
+	const base = {
+		scope: text(r.scope) ?? '',
+		sessionKey: String(r.session_key),
+		updatedAt: typeof r.updated_at === 'number' ? r.updated_at : null,
+	};
 	const raw = r.entry_json;
 	try {
 		const parsed: unknown = JSON.parse(String(raw));
@@ -345,13 +361,20 @@ export function toRoutingEntry(r: Record<string, unknown>): RoutingEntry {
  * this count, local surfaces included, and no statement runs per row. `only`: count just these
  * sessions (a read of part of the store counts only the rows it holds).
  */
-export function keylessMessageRows(store: ReadOnlyStore, schema: SchemaInfo, only?: readonly string[]): Map<string, number> {
+export function keylessMessageRows(
+	store: ReadOnlyStore,
+	schema: SchemaInfo,
+	only?: readonly string[],
+): Map<string, number> {
 	// Tool rows are never listed: their messages are not counted.
 	const keyless = only
 		? 'SELECT value FROM json_each(?)'
 		: `SELECT s.id FROM sessions s WHERE ${schema.sessionColumns.has('session_key') ? 's.session_key IS NULL AND ' : ''}COALESCE(s.source, '') != 'tool'`;
 	const sql = `SELECT m.session_id, count(*) FROM messages m WHERE m.session_id IN (${keyless}) GROUP BY m.session_id`;
-	const rows = store.prepare(sql).raw(true).all(...(only ? [JSON.stringify(only)] : [])) as Array<[unknown, number]>;
+	const rows = store
+		.prepare(sql)
+		.raw(true)
+		.all(...(only ? [JSON.stringify(only)] : [])) as Array<[unknown, number]>;
 	const counts = new Map<string, number>();
 	for (const [id, n] of rows) {
 		counts.set(String(id), n);
@@ -402,15 +425,28 @@ export type SnapshotContext = Pick<Snapshot, 'owner' | 'routingScope' | 'legacyR
  */
 function scopeOf(store: ReadOnlyStore, schema: SchemaInfo, sources: ReadonlySet<string>): Set<string> | null {
 	const col = (name: string) => (schema.sessionColumns.has(name) ? `s.${name}` : 'NULL');
-	const invalidConfig = schema.sessionColumns.has('model_config') ? '(s.model_config IS NOT NULL AND NOT json_valid(s.model_config))' : '0';
+	const invalidConfig = schema.sessionColumns.has('model_config')
+		? '(s.model_config IS NOT NULL AND NOT json_valid(s.model_config))'
+		: '0';
 	const started = col('started_at');
 	const textStart = `(typeof(${started}) = 'text' AND ${started} != '') OR (typeof(${started}) = 'blob' AND length(${started}) > 0)`;
 	const sql = `SELECT s.id, s.source, ${col('session_key')}, ${col('parent_session_id')}, CASE WHEN ${col('session_key')} IS NULL AND COALESCE(s.source, '') != 'tool' THEN ${invalidConfig} OR ${textStart} ELSE 0 END FROM sessions s`;
-	const rows = (store.prepare(sql).raw(true).all() as unknown[][]).map(r => ({id: String(r[0]), source: text(r[1]) ?? '', sessionKey: text(r[2]), parentSessionId: text(r[3]), mayFailScan: Boolean(r[4])}));
+	const rows = (store.prepare(sql).raw(true).all() as unknown[][]).map(r => ({
+		id: String(r[0]),
+		source: text(r[1]) ?? '',
+		sessionKey: text(r[2]),
+		parentSessionId: text(r[3]),
+		mayFailScan: Boolean(r[4]),
+	}));
 	return chatScope(rows, sources);
 }
 
-export function readSnapshot(store: ReadOnlyStore, schema: SchemaInfo, context: SnapshotContext, options: ReadOptions = {}): {snapshot: Snapshot; meta: SnapshotMeta} {
+export function readSnapshot(
+	store: ReadOnlyStore,
+	schema: SchemaInfo,
+	context: SnapshotContext,
+	options: ReadOptions = {},
+): {snapshot: Snapshot; meta: SnapshotMeta} {
 	const budget = options.transactionBudgetMs ?? DEFAULT_TRANSACTION_BUDGET_MS;
 	const started = performance.now();
 	const columns = options.columns ?? 'full';
@@ -422,7 +458,15 @@ export function readSnapshot(store: ReadOnlyStore, schema: SchemaInfo, context: 
 	store.connection.exec('BEGIN');
 	try {
 		const scope = options.chatsOfSources ? scopeOf(store, schema, options.chatsOfSources) : null;
-		const page = store.prepare(sessionsSql(schema, {paged: true, columns, where: scope ? 's.id IN (SELECT value FROM json_each(?))' : undefined})).raw(true);
+		const page = store
+			.prepare(
+				sessionsSql(schema, {
+					paged: true,
+					columns,
+					where: scope ? 's.id IN (SELECT value FROM json_each(?))' : undefined,
+				}),
+			)
+			.raw(true);
 		const bound = scope ? [JSON.stringify([...scope])] : [];
 		for (;;) {
 			// Row by row: each raw row is garbage as soon as it is mapped (a page held whole survives
@@ -460,7 +504,11 @@ export function readSnapshot(store: ReadOnlyStore, schema: SchemaInfo, context: 
 			settle(s);
 			if (needsMessageCount(s)) {
 				// A read of part of the store counts the keyless rows it holds (the rows the grouped query takes).
-				counts ??= keylessMessageRows(store, schema, scope ? sessions.filter(r => r.sessionKey === null && r.source !== 'tool').map(r => r.id) : undefined);
+				counts ??= keylessMessageRows(
+					store,
+					schema,
+					scope ? sessions.filter(r => r.sessionKey === null && r.source !== 'tool').map(r => r.id) : undefined,
+				);
 				s.messageRows = counts.get(s.id) ?? 0;
 			}
 		}
@@ -471,8 +519,23 @@ export function readSnapshot(store: ReadOnlyStore, schema: SchemaInfo, context: 
 		const high = store.prepare('SELECT max(rowid) FROM messages').pluck().get();
 		const dataVersion = store.dataVersion();
 		return {
-			snapshot: {sessions, routing, restartProbes, owner: context.owner, routingScope: context.routingScope, legacyRouting: context.legacyRouting, ruleSet: schema.ruleSet, missingColumns: schema.missingColumns},
-			meta: {dataVersion, messageHighWater: typeof high === 'number' ? high : null, readMs: performance.now() - started, consistentSnapshot: transactions === 1, transactions},
+			snapshot: {
+				sessions,
+				routing,
+				restartProbes,
+				owner: context.owner,
+				routingScope: context.routingScope,
+				legacyRouting: context.legacyRouting,
+				ruleSet: schema.ruleSet,
+				missingColumns: schema.missingColumns,
+			},
+			meta: {
+				dataVersion,
+				messageHighWater: typeof high === 'number' ? high : null,
+				readMs: performance.now() - started,
+				consistentSnapshot: transactions === 1,
+				transactions,
+			},
 		};
 	} finally {
 		if (store.connection.inTransaction) {

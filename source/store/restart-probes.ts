@@ -14,11 +14,19 @@ import type {ReadOnlyStore} from './open.js';
 import type {SchemaInfo} from './schema.js';
 
 type Statement = ReturnType<ReadOnlyStore['prepare']>;
-type Statements = {span: Statement; ids: Statement | null; before: Statement; lastBefore: Statement; inside: Statement; after: Statement};
+type Statements = {
+	span: Statement;
+	ids: Statement | null;
+	before: Statement;
+	lastBefore: Statement;
+	inside: Statement;
+	after: Statement;
+};
 
 const WINDOW = `timestamp >= ${EPOCH_MIN} AND timestamp <= ${EPOCH_MAX}`;
 /** Platform ids compared only where every character is a digit (Telegram's per-chat counters). */
-const NUMERIC_ID = 'platform_message_id IS NOT NULL AND platform_message_id <> \'\' AND platform_message_id NOT GLOB \'*[^0-9]*\'';
+const NUMERIC_ID =
+	"platform_message_id IS NOT NULL AND platform_message_id <> '' AND platform_message_id NOT GLOB '*[^0-9]*'";
 
 /** The numeric platform id of K's nearest message on one side of @at (NULL where the column is absent). */
 function nearestId(schema: SchemaInfo, side: '<=' | '>='): string {
@@ -31,22 +39,42 @@ function nearestId(schema: SchemaInfo, side: '<=' | '>='): string {
 }
 
 function statements(store: ReadOnlyStore, schema: SchemaInfo): Statements {
-	const user = schema.messageColumns.has('role') ? 'total(role = \'user\')' : '0';
+	const user = schema.messageColumns.has('role') ? "total(role = 'user')" : '0';
 	const ids = schema.messageColumns.has('platform_message_id')
-		? store.prepare(`SELECT min(CAST(platform_message_id AS INTEGER)), max(CAST(platform_message_id AS INTEGER)) FROM messages WHERE session_id = ? AND ${NUMERIC_ID}`).raw(true)
+		? store
+				.prepare(
+					`SELECT min(CAST(platform_message_id AS INTEGER)), max(CAST(platform_message_id AS INTEGER)) FROM messages WHERE session_id = ? AND ${NUMERIC_ID}`,
+				)
+				.raw(true)
 		: null;
 	return {
-		span: store.prepare(`SELECT min(timestamp), max(timestamp), (SELECT count(*) FROM messages WHERE session_id = @id) FROM messages WHERE session_id = @id AND ${WINDOW}`).raw(true),
+		span: store
+			.prepare(
+				`SELECT min(timestamp), max(timestamp), (SELECT count(*) FROM messages WHERE session_id = @id) FROM messages WHERE session_id = @id AND ${WINDOW}`,
+			)
+			.raw(true),
 		ids,
-		before: store.prepare(`SELECT max(timestamp), count(*), ${nearestId(schema, '<=')} FROM messages WHERE session_id = @id AND ${WINDOW} AND timestamp <= @at`).raw(true),
-		lastBefore: store.prepare(`SELECT max(timestamp) FROM messages WHERE session_id = ? AND ${WINDOW} AND timestamp < ?`).pluck(),
-		inside: store.prepare('SELECT count(*) FROM messages WHERE session_id = ? AND timestamp > ? AND timestamp < ?').pluck(),
-		after: store.prepare(`SELECT min(timestamp), max(timestamp), count(*), ${user}, ${nearestId(schema, '>=')} FROM messages WHERE session_id = @id AND ${WINDOW} AND timestamp >= @at`).raw(true),
+		before: store
+			.prepare(
+				`SELECT max(timestamp), count(*), ${nearestId(schema, '<=')} FROM messages WHERE session_id = @id AND ${WINDOW} AND timestamp <= @at`,
+			)
+			.raw(true),
+		lastBefore: store
+			.prepare(`SELECT max(timestamp) FROM messages WHERE session_id = ? AND ${WINDOW} AND timestamp < ?`)
+			.pluck(),
+		inside: store
+			.prepare('SELECT count(*) FROM messages WHERE session_id = ? AND timestamp > ? AND timestamp < ?')
+			.pluck(),
+		after: store
+			.prepare(
+				`SELECT min(timestamp), max(timestamp), count(*), ${user}, ${nearestId(schema, '>=')} FROM messages WHERE session_id = @id AND ${WINDOW} AND timestamp >= @at`,
+			)
+			.raw(true),
 	};
 }
 
 function num(v: unknown): number | null {
-	return typeof v === 'number' ? v : (typeof v === 'bigint' ? Number(v) : null);
+	return typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : null;
 }
 
 /** One pair's probe, or null when the orphan has no in-window message. */
@@ -67,11 +95,26 @@ function probePair(s: Statements, orphanId: string, keyedId: string): RestartPro
 	return {
 		orphanId,
 		keyedId,
-		orphan: {firstAt: first, lastAt: last, messages: num(messages) ?? 0, firstPlatformId: num(firstId), lastPlatformId: num(lastId)},
+		orphan: {
+			firstAt: first,
+			lastAt: last,
+			messages: num(messages) ?? 0,
+			firstPlatformId: num(firstId),
+			lastPlatformId: num(lastId),
+		},
 		before: before === null ? null : {at: before, messages: num(beforeCount) ?? 0, platformId: num(beforeId)},
 		lastBefore: num(s.lastBefore.get(keyedId, last)),
 		inside,
-		after: after === null ? null : {at: after, lastAt: num(afterLast) ?? after, messages: num(afterCount) ?? 0, userTurns: num(userTurns) ?? 0, platformId: num(afterId)},
+		after:
+			after === null
+				? null
+				: {
+						at: after,
+						lastAt: num(afterLast) ?? after,
+						messages: num(afterCount) ?? 0,
+						userTurns: num(userTurns) ?? 0,
+						platformId: num(afterId),
+					},
 	};
 }
 

@@ -68,11 +68,23 @@ function parseMirror(file: string, text: string): LegacyMirror {
 	try {
 		data = JSON.parse(text);
 	} catch (error) {
-		return {path: file, present: true, entries: [], skipped: 0, problem: `not valid JSON (${(error as Error).message}): the gateway imports nothing from it`};
+		return {
+			path: file,
+			present: true,
+			entries: [],
+			skipped: 0,
+			problem: `not valid JSON (${(error as Error).message}): the gateway imports nothing from it`,
+		};
 	}
 
 	if (data === null || typeof data !== 'object' || Array.isArray(data)) {
-		return {path: file, present: true, entries: [], skipped: 0, problem: 'not a JSON object: the gateway imports nothing from it'};
+		return {
+			path: file,
+			present: true,
+			entries: [],
+			skipped: 0,
+			problem: 'not a JSON object: the gateway imports nothing from it',
+		};
 	}
 
 	const entries: RoutingEntry[] = [];
@@ -112,7 +124,9 @@ export function readLegacyMirror(storePath: string): LegacyMirror {
 		}
 
 		const code = (error as NodeJS.ErrnoException).code;
-		return code === 'ENOENT' || code === 'ENOTDIR' ? {path: file, present: false, entries: [], skipped: 0, problem: null} : problem(`cannot be read (${code ?? 'error'})`);
+		return code === 'ENOENT' || code === 'ENOTDIR'
+			? {path: file, present: false, entries: [], skipped: 0, problem: null}
+			: problem(`cannot be read (${code ?? 'error'})`);
 	}
 
 	if (read.truncated) {
@@ -126,8 +140,13 @@ export function readLegacyMirror(storePath: string): LegacyMirror {
  * The snapshot context of a store: its owner, its gateway's scope (null where gateway_routing has
  * no scope column: every row counts) and the legacy mirror's entries.
  */
-export function routingHomeOf(location: {path: string; owner: string; routingScope?: string}, schema: Pick<SchemaInfo, 'routingColumns'>): {context: {owner: string; routingScope: string | null; legacyRouting: RoutingEntry[]}; mirror: LegacyMirror} {
+export function routingHomeOf(
+	location: {path: string; owner: string; routingScope?: string},
+	schema: Pick<SchemaInfo, 'routingColumns'>,
+): {context: {owner: string; routingScope: string | null; legacyRouting: RoutingEntry[]}; mirror: LegacyMirror} {
 	const mirror = readLegacyMirror(location.path);
-	const routingScope = schema.routingColumns.has('scope') ? (location.routingScope ?? routingScopeOf(location.path)) : null;
+	const routingScope = schema.routingColumns.has('scope')
+		? (location.routingScope ?? routingScopeOf(location.path))
+		: null;
 	return {context: {owner: location.owner, routingScope, legacyRouting: mirror.entries}, mirror};
 }

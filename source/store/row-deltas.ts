@@ -10,7 +10,18 @@ import type {StoreLocation} from './locate.js';
 import type {ReadOnlyStore} from './open.js';
 import type {SchemaInfo} from './schema.js';
 import {routingHomeOf} from './routing-home.js';
-import {type SnapshotContext, type SnapshotMeta, messageRowsSettler, readSnapshot, routingSql, rowMapper, signatureMatcher, signatureSql, sessionsSql, toRoutingEntry} from './read-snapshot.js';
+import {
+	type SnapshotContext,
+	type SnapshotMeta,
+	messageRowsSettler,
+	readSnapshot,
+	routingSql,
+	rowMapper,
+	signatureMatcher,
+	signatureSql,
+	sessionsSql,
+	toRoutingEntry,
+} from './read-snapshot.js';
 import {SessionIndex} from './session-index.js';
 import {RestartProbeReader} from './restart-probes.js';
 
@@ -72,7 +83,12 @@ export class RowDeltas {
 		const {snapshot, meta} = readSnapshot(store, schema, this.context, {reuse: this.index.byId, probes: this.probes});
 		this.absorbFull(store, snapshot, meta);
 		this.lastFullReload = Date.now();
-		return {newMessages, changed: null, dataVersion: meta.dataVersion, snapshot: this.snapshotOf(schema, snapshot.routing)};
+		return {
+			newMessages,
+			changed: null,
+			dataVersion: meta.dataVersion,
+			snapshot: this.snapshotOf(schema, snapshot.routing),
+		};
 	}
 
 	/**
@@ -101,7 +117,14 @@ export class RowDeltas {
 	}
 
 	private snapshotOf(schema: SchemaInfo, routing: Snapshot['routing']): Snapshot {
-		return {sessions: this.index.list, routing, restartProbes: this.restartProbes, ...this.context, ruleSet: schema.ruleSet, missingColumns: schema.missingColumns};
+		return {
+			sessions: this.index.list,
+			routing,
+			restartProbes: this.restartProbes,
+			...this.context,
+			ruleSet: schema.ruleSet,
+			missingColumns: schema.missingColumns,
+		};
 	}
 
 	private absorbFull(store: ReadOnlyStore, snapshot: Snapshot, meta: SnapshotMeta): void {
@@ -117,7 +140,10 @@ export class RowDeltas {
 		const counts = new Map<string, number>();
 		let top = high;
 		// By rowid (messages.id is its alias in every store Hermes writes; a store without that column reads the same).
-		for (const [id, sessionId] of store.prepare('SELECT rowid, session_id FROM messages WHERE rowid > ? ORDER BY rowid').raw(true).iterate(high) as IterableIterator<[number, unknown]>) {
+		for (const [id, sessionId] of store
+			.prepare('SELECT rowid, session_id FROM messages WHERE rowid > ? ORDER BY rowid')
+			.raw(true)
+			.iterate(high) as IterableIterator<[number, unknown]>) {
 			const key = String(sessionId);
 			counts.set(key, (counts.get(key) ?? 0) + 1);
 			top = id;
@@ -127,9 +153,16 @@ export class RowDeltas {
 	}
 
 	/** The sessions to re-read: those that got messages, new rows and their parents. */
-	private newSessionRows(store: ReadOnlyStore, schema: SchemaInfo, newMessages: Map<string, number>): {candidates: Set<string>; newRows: number} {
+	private newSessionRows(
+		store: ReadOnlyStore,
+		schema: SchemaInfo,
+		newMessages: Map<string, number>,
+	): {candidates: Set<string>; newRows: number} {
 		const parent = schema.sessionColumns.has('parent_session_id') ? 'parent_session_id' : 'NULL';
-		const newRows = store.prepare(`SELECT rowid, id, ${parent} FROM sessions WHERE rowid > ? ORDER BY rowid`).raw(true).all(this.lastSessionRowid) as Array<[number, unknown, unknown]>;
+		const newRows = store
+			.prepare(`SELECT rowid, id, ${parent} FROM sessions WHERE rowid > ? ORDER BY rowid`)
+			.raw(true)
+			.all(this.lastSessionRowid) as Array<[number, unknown, unknown]>;
 		const candidates = new Set<string>(newMessages.keys());
 		for (const [rowid, id, parent] of newRows) {
 			candidates.add(String(id));
@@ -144,7 +177,12 @@ export class RowDeltas {
 	}
 
 	/** Adds the rows whose signature differs to `candidates`; drops the sessions whose row is gone. */
-	private compareSignatures(store: ReadOnlyStore, schema: SchemaInfo, candidates: Set<string>, changed: Set<string>): void {
+	private compareSignatures(
+		store: ReadOnlyStore,
+		schema: SchemaInfo,
+		candidates: Set<string>,
+		changed: Set<string>,
+	): void {
 		// Every row's in-place columns against its record (the baseline read with the rows).
 		const matches = signatureMatcher(schema);
 		const present = new Set<string>();
@@ -205,7 +243,10 @@ export class RowDeltas {
 
 		// Every save of an entry rewrites its updated_at and entry_json: a cheap aggregate tells whether any did.
 		const stamp = schema.routingColumns.has('updated_at') ? ', max(updated_at), total(updated_at)' : '';
-		const probe = store.prepare(`SELECT count(*), total(length(entry_json))${stamp} FROM gateway_routing`).raw(true).get() as unknown[];
+		const probe = store
+			.prepare(`SELECT count(*), total(length(entry_json))${stamp} FROM gateway_routing`)
+			.raw(true)
+			.get() as unknown[];
 		const raw = JSON.stringify(probe);
 		if (raw !== this.routingRaw) {
 			this.routingRaw = raw;

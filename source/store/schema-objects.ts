@@ -23,7 +23,9 @@ export const READ_OBJECTS: ReadonlyArray<{name: string; needsRowid: boolean}> = 
 /** The kind of one object that exists, and SQLite's words when its definition cannot be read. */
 export function objectKind(store: ReadOnlyStore, name: string): {kind: ObjectKind; problem: string | null} {
 	try {
-		const row = store.prepare('SELECT type, wr FROM pragma_table_list(?)').get(name) as {type: string; wr: number} | undefined;
+		const row = store.prepare('SELECT type, wr FROM pragma_table_list(?)').get(name) as
+			| {type: string; wr: number}
+			| undefined;
 		if (!row) {
 			return {kind: 'unreadable', problem: 'SQLite lists no such table although sqlite_schema names it'};
 		}
@@ -32,14 +34,17 @@ export function objectKind(store: ReadOnlyStore, name: string): {kind: ObjectKin
 			return {kind: row.wr ? 'without-rowid table' : 'table', problem: null};
 		}
 
-		return {kind: row.type === 'view' ? 'view' : (row.type === 'virtual' ? 'virtual table' : 'shadow table'), problem: null};
+		return {
+			kind: row.type === 'view' ? 'view' : row.type === 'virtual' ? 'virtual table' : 'shadow table',
+			problem: null,
+		};
 	} catch (error) {
 		return {kind: 'unreadable', problem: errorMessage(error)};
 	}
 }
 
 const WHY: Readonly<Record<Exclude<ObjectKind, 'table' | 'without-rowid table' | 'unreadable'>, string>> = {
-	'view': 'a VIEW (its rows are a query\'s result, not rows the agent wrote)',
+	view: "a VIEW (its rows are a query's result, not rows the agent wrote)",
 	'virtual table': 'a virtual table (its rows come from a module, not from rows the agent wrote)',
 	'shadow table': 'a shadow table of a virtual table',
 };
@@ -54,7 +59,9 @@ function unreadableBecause(kind: ObjectKind, problem: string | null, needsRowid:
 		return `SQLite cannot read its definition (${problem ?? 'no reason given'})`;
 	}
 
-	return kind === 'without-rowid table' ? 'a WITHOUT ROWID table (hfx reads it in rowid order, and it has no rowid)' : WHY[kind];
+	return kind === 'without-rowid table'
+		? 'a WITHOUT ROWID table (hfx reads it in rowid order, and it has no rowid)'
+		: WHY[kind];
 }
 
 /**

@@ -48,33 +48,38 @@ function refuseWithoutRoutingIdentity(file: string, sessionColumns: ReadonlySet<
 		file,
 		kind: 'schema-unknown',
 		reason: `not a Hermes store hfx knows: sessions lacks ${absent.join(', ')} (the routing identity Hermes added in schema v19), so hfx cannot tell a routing orphan from any other row`,
-		next: 'check the file is the agent\'s state.db; a store older than schema v19 is migrated by current Hermes on its first writable open (take hfx backup --quick first), after which hfx can judge it',
+		next: "check the file is the agent's state.db; a store older than schema v19 is migrated by current Hermes on its first writable open (take hfx backup --quick first), after which hfx can judge it",
 	});
 }
 
 export function detectSchema(store: ReadOnlyStore): SchemaInfo {
-	const tables = new Set(store.prepare('SELECT name FROM sqlite_master WHERE type IN (\'table\', \'view\')').pluck().all() as string[]);
+	const tables = new Set(
+		store.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')").pluck().all() as string[],
+	);
 	if (!tables.has('sessions') || !tables.has('messages')) {
 		const missing = ['sessions', 'messages'].filter(t => !tables.has(t)).join(' and ');
 		throw new FailClosed({
 			file: store.preflight.path,
 			kind: 'not-hermes',
 			reason: `a SQLite database, but not a Hermes session store (no ${missing} table)`,
-			next: 'point --db at the agent\'s state.db (usually ~/.hermes/state.db or ~/.hermes/profiles/NAME/state.db)',
+			next: "point --db at the agent's state.db (usually ~/.hermes/state.db or ~/.hermes/profiles/NAME/state.db)",
 		});
 	}
 
 	refuseUnreadableObjects(store, tables);
 	const sessionColumns = columns(store, 'sessions');
 	const messageColumns = columns(store, 'messages');
-	for (const [table, cols, required] of [['sessions', sessionColumns, ['id', 'source', 'started_at']], ['messages', messageColumns, ['session_id']]] as const) {
+	for (const [table, cols, required] of [
+		['sessions', sessionColumns, ['id', 'source', 'started_at']],
+		['messages', messageColumns, ['session_id']],
+	] as const) {
 		const absent = required.filter(c => !cols.has(c));
 		if (absent.length > 0) {
 			throw new FailClosed({
 				file: store.preflight.path,
 				kind: 'not-hermes',
 				reason: `the ${table} table lacks ${absent.join(', ')}; this is not a Hermes session store hfx understands`,
-				next: 'check the file is the agent\'s state.db',
+				next: "check the file is the agent's state.db",
 			});
 		}
 	}
@@ -87,8 +92,15 @@ export function detectSchema(store: ReadOnlyStore): SchemaInfo {
 		version = typeof v === 'number' && Number.isInteger(v) ? v : null;
 	}
 
-	const {ruleSet, reason: ruleSetReason} = generationOf({hasLastActivity: sessionColumns.has('last_activity_at'), schemaVersion: version});
-	const byTable = {sessions: sessionColumns, messages: messageColumns, gateway_routing: tables.has('gateway_routing') ? routingColumns : null};
+	const {ruleSet, reason: ruleSetReason} = generationOf({
+		hasLastActivity: sessionColumns.has('last_activity_at'),
+		schemaVersion: version,
+	});
+	const byTable = {
+		sessions: sessionColumns,
+		messages: messageColumns,
+		gateway_routing: tables.has('gateway_routing') ? routingColumns : null,
+	};
 	const missingColumns = missingRuleColumns(table => byTable[table]);
 	return {version, tables, sessionColumns, messageColumns, routingColumns, ruleSet, ruleSetReason, missingColumns};
 }

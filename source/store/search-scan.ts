@@ -36,7 +36,8 @@ function headOf(text: string): SnippetPart[] {
 
 export function snippetOf(raw: unknown, terms: readonly string[]): SnippetPart[] {
 	const text = decodeContent(raw);
-	const rawText = typeof raw === 'string' && raw.startsWith(JSON_CONTENT_PREFIX) ? raw.slice(JSON_CONTENT_PREFIX.length) : text;
+	const rawText =
+		typeof raw === 'string' && raw.startsWith(JSON_CONTENT_PREFIX) ? raw.slice(JSON_CONTENT_PREFIX.length) : text;
 	return snippetAround(text, terms) ?? snippetAround(rawText, terms) ?? headOf(text);
 }
 
@@ -58,11 +59,23 @@ export function hitColumns(schema: SchemaInfo): string {
 }
 
 /** Scans ids in (after, upTo] (the whole table without a range), newest first. */
-export function scanMessages(store: ReadOnlyStore, schema: SchemaInfo, query: SearchQuery, limit: number, options: {range?: {after: number; upTo: number}; via: HitVia}): ScanResult {
-	const bounds = store.read(() => store.prepare('SELECT min(id) AS lo, max(id) AS hi FROM messages').get() as {lo: number | null; hi: number | null});
+export function scanMessages(
+	store: ReadOnlyStore,
+	schema: SchemaInfo,
+	query: SearchQuery,
+	limit: number,
+	options: {range?: {after: number; upTo: number}; via: HitVia},
+): ScanResult {
+	const bounds = store.read(
+		() =>
+			store.prepare('SELECT min(id) AS lo, max(id) AS hi FROM messages').get() as {
+				lo: number | null;
+				hi: number | null;
+			},
+	);
 	const lowest = Math.max((bounds.lo ?? 1) - 1, options.range?.after ?? -1);
 	const highest = Math.min(bounds.hi ?? 0, options.range?.upTo ?? Number.MAX_SAFE_INTEGER);
-	const where = query.terms.map(() => 'm.content LIKE ? ESCAPE \'\\\'').join(' AND ');
+	const where = query.terms.map(() => "m.content LIKE ? ESCAPE '\\'").join(' AND ');
 	const sql = `SELECT ${hitColumns(schema)}, m.content AS content FROM messages m WHERE m.id > ? AND m.id <= ? AND ${where} ORDER BY m.id DESC LIMIT ?`;
 	const patterns = query.terms.map(likePattern);
 	const started = performance.now();
@@ -70,7 +83,9 @@ export function scanMessages(store: ReadOnlyStore, schema: SchemaInfo, query: Se
 	let top = highest;
 	while (top > lowest && hits.length < limit && performance.now() - started < SCAN_BUDGET_MS) {
 		const bottom = Math.max(lowest, top - SLICE_IDS);
-		const rows = store.read(() => store.prepare(sql).all(bottom, top, ...patterns, limit - hits.length) as Array<Record<string, unknown>>);
+		const rows = store.read(
+			() => store.prepare(sql).all(bottom, top, ...patterns, limit - hits.length) as Array<Record<string, unknown>>,
+		);
 		hits.push(...rows.map(r => hitOf(r, snippetOf(r.content, query.terms), options.via)));
 		top = bottom;
 	}

@@ -34,11 +34,17 @@ export function chooseRoute(index: FtsIndex, query: SearchQuery): {route: Search
 	}
 
 	if (index.stale) {
-		return {route: 'scan', why: 'state_meta.fts_stale marks the full-text index out of date (Hermes itself scans then): its messages were scanned'};
+		return {
+			route: 'scan',
+			why: 'state_meta.fts_stale marks the full-text index out of date (Hermes itself scans then): its messages were scanned',
+		};
 	}
 
 	if (query.match === null) {
-		return {route: 'scan', why: 'the text holds no letter or digit, which is all the index holds: its messages were scanned'};
+		return {
+			route: 'scan',
+			why: 'the text holds no letter or digit, which is all the index holds: its messages were scanned',
+		};
 	}
 
 	if (!query.cjk) {
@@ -46,10 +52,16 @@ export function chooseRoute(index: FtsIndex, query: SearchQuery): {route: Search
 	}
 
 	if (index.trigram && query.shortest >= TRIGRAM_MIN_CHARS) {
-		return {route: 'trigram', why: 'Chinese, Japanese or Korean text: searched with the trigram index (the word index cannot find part of a run of it)'};
+		return {
+			route: 'trigram',
+			why: 'Chinese, Japanese or Korean text: searched with the trigram index (the word index cannot find part of a run of it)',
+		};
 	}
 
-	return {route: 'scan', why: `Chinese, Japanese or Korean text${index.trigram ? ` with a term shorter than ${TRIGRAM_MIN_CHARS} characters` : ' and no trigram index'}: its messages were scanned`};
+	return {
+		route: 'scan',
+		why: `Chinese, Japanese or Korean text${index.trigram ? ` with a term shorter than ${TRIGRAM_MIN_CHARS} characters` : ' and no trigram index'}: its messages were scanned`,
+	};
 }
 
 /**
@@ -58,23 +70,42 @@ export function chooseRoute(index: FtsIndex, query: SearchQuery): {route: Search
  * and stops at the limit (a common word in a million messages answers as fast as a rare one),
  * and the newest message is the forensic question.
  */
-function indexHits(store: ReadOnlyStore, schema: SchemaInfo, table: 'messages_fts' | 'messages_fts_trigram', query: SearchQuery, limit: number): StoreHit[] {
+function indexHits(
+	store: ReadOnlyStore,
+	schema: SchemaInfo,
+	table: 'messages_fts' | 'messages_fts_trigram',
+	query: SearchQuery,
+	limit: number,
+): StoreHit[] {
 	const nonce = crypto.randomBytes(8).toString('hex');
 	const open = `\u0002${nonce}[`;
 	const close = `]${nonce}\u0003`;
 	const sql = `SELECT ${hitColumns(schema)}, snippet(${table}, -1, ?, ?, '…', ${table === 'messages_fts' ? 16 : 48}) AS snippet
 		FROM ${table} JOIN messages m ON m.id = ${table}.rowid WHERE ${table} MATCH ? ORDER BY ${table}.rowid DESC LIMIT ?`;
-	const rows = store.read(() => store.prepare(sql).all(open, close, query.match, limit) as Array<Record<string, unknown>>);
-	return rows.map(r => hitOf(r, splitMarked(String(r.snippet ?? ''), open, close), table === 'messages_fts' ? 'fts' : 'trigram'));
+	const rows = store.read(
+		() => store.prepare(sql).all(open, close, query.match, limit) as Array<Record<string, unknown>>,
+	);
+	return rows.map(r =>
+		hitOf(r, splitMarked(String(r.snippet ?? ''), open, close), table === 'messages_fts' ? 'fts' : 'trigram'),
+	);
 }
 
 /** The index route's hits, or null (with the failure in `notes`) when SQLite could not read the index. */
-function tryIndex(store: ReadOnlyStore, schema: SchemaInfo, route: 'fts' | 'trigram', query: SearchQuery, limit: number, notes: string[]): StoreHit[] | null {
+function tryIndex(
+	store: ReadOnlyStore,
+	schema: SchemaInfo,
+	route: 'fts' | 'trigram',
+	query: SearchQuery,
+	limit: number,
+	notes: string[],
+): StoreHit[] | null {
 	const table = route === 'fts' ? 'messages_fts' : 'messages_fts_trigram';
 	try {
 		return indexHits(store, schema, table, query, limit);
 	} catch (error) {
-		notes.push(`${table} could not be read (${errorMessage(error).split('\n')[0]!.slice(0, 160)}): its messages were scanned instead`);
+		notes.push(
+			`${table} could not be read (${errorMessage(error).split('\n')[0]!.slice(0, 160)}): its messages were scanned instead`,
+		);
 		return null;
 	}
 }
@@ -85,11 +116,19 @@ export function searchStore(store: ReadOnlyStore, schema: SchemaInfo, query: Sea
 	const notes = chosen.why ? [chosen.why] : [];
 	let route = chosen.route;
 	let ranked = route === 'scan' ? null : tryIndex(store, schema, route, query, limit, notes);
-	if (ranked !== null && ranked.length === 0 && route === 'fts' && index.trigram && query.shortest >= TRIGRAM_MIN_CHARS) {
+	if (
+		ranked !== null &&
+		ranked.length === 0 &&
+		route === 'fts' &&
+		index.trigram &&
+		query.shortest >= TRIGRAM_MIN_CHARS
+	) {
 		// No whole word matched: the trigram index finds the text inside words (as Hermes routes a substring).
 		const inside = tryIndex(store, schema, 'trigram', query, limit, notes);
 		if (inside !== null && inside.length > 0) {
-			notes.push('no whole word matched: these are substring matches from the trigram index (it leaves out tool rows, cron and subagent sessions)');
+			notes.push(
+				'no whole word matched: these are substring matches from the trigram index (it leaves out tool rows, cron and subagent sessions)',
+			);
 			route = 'trigram';
 			ranked = inside;
 		}
@@ -97,23 +136,55 @@ export function searchStore(store: ReadOnlyStore, schema: SchemaInfo, query: Sea
 
 	if (ranked === null) {
 		const scan = scanMessages(store, schema, query, limit, {via: 'scan'});
-		return {index, route: 'scan', notes, hits: scan.hits, scan: {searchedIds: scan.searchedIds, ofIds: scan.ofIds, complete: scan.complete}};
+		return {
+			index,
+			route: 'scan',
+			notes,
+			hits: scan.hits,
+			scan: {searchedIds: scan.searchedIds, ofIds: scan.ofIds, complete: scan.complete},
+		};
 	}
 
-	const window = index.rebuildWindow ? scanMessages(store, schema, query, limit, {range: index.rebuildWindow, via: 'rebuild-window'}) : null;
+	const window = index.rebuildWindow
+		? scanMessages(store, schema, query, limit, {range: index.rebuildWindow, via: 'rebuild-window'})
+		: null;
 	if (index.rebuildWindow) {
-		notes.push(`a full-text rebuild is pending: ids ${index.rebuildWindow.after + 1}–${index.rebuildWindow.upTo} are in no index yet and were scanned (${window!.hits.length} hit${window!.hits.length === 1 ? '' : 's'})`);
+		notes.push(
+			`a full-text rebuild is pending: ids ${index.rebuildWindow.after + 1}–${index.rebuildWindow.upTo} are in no index yet and were scanned (${window!.hits.length} hit${window!.hits.length === 1 ? '' : 's'})`,
+		);
 	}
 
 	return {index, route, notes, hits: mergeHits(ranked, window?.hits ?? [], limit), scan: null};
 }
 
 /** The sessions rows of the hits (id, source, key): enough to name the chat of every keyed or local-surface hit. */
-export function hitSessions(store: ReadOnlyStore, schema: SchemaInfo, hits: readonly StoreHit[]): Map<string, {source: string; sessionKey: string | null}> {
+export function hitSessions(
+	store: ReadOnlyStore,
+	schema: SchemaInfo,
+	hits: readonly StoreHit[],
+): Map<string, {source: string; sessionKey: string | null}> {
 	const ids = [...new Set(hits.map(h => h.sessionId))];
 	const key = schema.sessionColumns.has('session_key') ? 'session_key' : 'NULL';
-	const rows = ids.length === 0 ? [] : store.read(() => store.prepare(`SELECT id, source, ${key} AS session_key FROM sessions WHERE id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as Array<{id: string; source: unknown; session_key: unknown}>);
-	return new Map(rows.map(r => [String(r.id), {source: typeof r.source === 'string' ? r.source : '', sessionKey: typeof r.session_key === 'string' ? r.session_key : null}]));
+	const rows =
+		ids.length === 0
+			? []
+			: store.read(
+					() =>
+						store
+							.prepare(
+								`SELECT id, source, ${key} AS session_key FROM sessions WHERE id IN (SELECT value FROM json_each(?))`,
+							)
+							.all(JSON.stringify(ids)) as Array<{id: string; source: unknown; session_key: unknown}>,
+				);
+	return new Map(
+		rows.map(r => [
+			String(r.id),
+			{
+				source: typeof r.source === 'string' ? r.source : '',
+				sessionKey: typeof r.session_key === 'string' ? r.session_key : null,
+			},
+		]),
+	);
 }
 
 /**
@@ -121,12 +192,21 @@ export function hitSessions(store: ReadOnlyStore, schema: SchemaInfo, hits: read
  * places beside the store are compared with (a transcript last written before it mirrors the
  * store; a capture's turn at or before it is the store's own).
  */
-export function newestBySession(store: ReadOnlyStore, schema: SchemaInfo, ids: readonly string[] | null): Map<string, number | null> {
+export function newestBySession(
+	store: ReadOnlyStore,
+	schema: SchemaInfo,
+	ids: readonly string[] | null,
+): Map<string, number | null> {
 	if ((ids !== null && ids.length === 0) || !schema.messageColumns.has('timestamp')) {
 		return new Map();
 	}
 
 	const where = ids === null ? '' : 'WHERE session_id IN (SELECT value FROM json_each(?))';
-	const rows = store.read(() => store.prepare(`SELECT session_id AS id, max(timestamp) AS at FROM messages ${where} GROUP BY session_id`).all(...(ids === null ? [] : [JSON.stringify(ids)])) as Array<{id: unknown; at: unknown}>);
+	const rows = store.read(
+		() =>
+			store
+				.prepare(`SELECT session_id AS id, max(timestamp) AS at FROM messages ${where} GROUP BY session_id`)
+				.all(...(ids === null ? [] : [JSON.stringify(ids)])) as Array<{id: unknown; at: unknown}>,
+	);
 	return new Map(rows.map(r => [String(r.id), typeof r.at === 'number' ? r.at : null]));
 }

@@ -16,7 +16,7 @@ import {type DbHeader, hasSqliteMagic, parseDbHeader} from './db-header.js';
 import {walChecksum} from './wal.js';
 
 export const SHM_HEADER_BYTES = 136;
-const READ_MARK_UNUSED = 0xFF_FF_FF_FF;
+const READ_MARK_UNUSED = 0xff_ff_ff_ff;
 
 export type ShmHeader = {
 	/** The byte order the header was decoded with (the -shm is native order; the host's unless told otherwise). */
@@ -245,7 +245,7 @@ export class ShmReader {
 				errors.push(db.bytes.length < 100 ? `db-short: ${db.bytes.length} bytes` : 'db-not-sqlite');
 			}
 		} else {
-			errors.push(`db: ${db.missing ? 'ENOENT' : db.error ?? 'no bytes'}`);
+			errors.push(`db: ${db.missing ? 'ENOENT' : (db.error ?? 'no bytes')}`);
 		}
 
 		return {shm, dbHeader, error: errors.length > 0 ? errors.join('; ') : null, attempts};
@@ -272,29 +272,42 @@ export class ShmReader {
 		return new Promise<PrefixRead>(resolve => {
 			let child: ChildProcess;
 			try {
-				child = execFile(program!, [...args, '-c', String(bytes), '--', file], {encoding: 'buffer', timeout: left, killSignal: 'SIGKILL', maxBuffer: bytes + 4096}, (error, stdout, stderr) => {
-					this.running.delete(child);
-					if (!error) {
-						resolve({bytes: stdout.subarray(0, bytes), missing: false, error: null});
-						return;
-					}
+				child = execFile(
+					program!,
+					[...args, '-c', String(bytes), '--', file],
+					{encoding: 'buffer', timeout: left, killSignal: 'SIGKILL', maxBuffer: bytes + 4096},
+					(error, stdout, stderr) => {
+						this.running.delete(child);
+						if (!error) {
+							resolve({bytes: stdout.subarray(0, bytes), missing: false, error: null});
+							return;
+						}
 
-					const failed = error as ExecFileException;
-					if (failed.killed || failed.signal === 'SIGKILL') {
-						resolve({bytes: null, missing: false, error: this.closed ? 'closed' : `timeout: the -shm reader took more than ${this.timeoutMs} ms`});
-						return;
-					}
+						const failed = error as ExecFileException;
+						if (failed.killed || failed.signal === 'SIGKILL') {
+							resolve({
+								bytes: null,
+								missing: false,
+								error: this.closed ? 'closed' : `timeout: the -shm reader took more than ${this.timeoutMs} ms`,
+							});
+							return;
+						}
 
-					if (failed.code === 'ENOENT' && typeof failed.path === 'string') {
-						resolve({bytes: null, missing: false, error: `reader-unavailable: ${program} not found`});
-						return;
-					}
+						if (failed.code === 'ENOENT' && typeof failed.path === 'string') {
+							resolve({bytes: null, missing: false, error: `reader-unavailable: ${program} not found`});
+							return;
+						}
 
-					const tag = headError(stderr.toString());
-					resolve({bytes: null, missing: tag === 'ENOENT', error: tag === 'ENOENT' ? null : tag});
-				});
+						const tag = headError(stderr.toString());
+						resolve({bytes: null, missing: tag === 'ENOENT', error: tag === 'ENOENT' ? null : tag});
+					},
+				);
 			} catch (error) {
-				resolve({bytes: null, missing: false, error: `reader-unavailable: ${error instanceof Error ? error.message : String(error)}`});
+				resolve({
+					bytes: null,
+					missing: false,
+					error: `reader-unavailable: ${error instanceof Error ? error.message : String(error)}`,
+				});
 				return;
 			}
 

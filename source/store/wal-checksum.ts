@@ -19,7 +19,10 @@ export class Summer {
 	private readonly view: DataView;
 	private readonly swap: boolean;
 
-	constructor(buf: Buffer, private readonly littleEndian: boolean) {
+	constructor(
+		buf: Buffer,
+		private readonly littleEndian: boolean,
+	) {
 		this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
 		this.words = (buf.byteOffset & 3) === 0 ? new Int32Array(buf.buffer, buf.byteOffset, buf.byteLength >>> 2) : null;
 		this.swap = HOST_LE !== littleEndian;
@@ -36,8 +39,8 @@ export class Summer {
 				for (let i = offset >>> 2; i < end; i += 2) {
 					const a = w[i]!;
 					const b = w[i + 1]!;
-					s0 = (s0 + ((a << 24) | ((a & 0xFF_00) << 8) | ((a >>> 8) & 0xFF_00) | (a >>> 24)) + s1) | 0;
-					s1 = (s1 + ((b << 24) | ((b & 0xFF_00) << 8) | ((b >>> 8) & 0xFF_00) | (b >>> 24)) + s0) | 0;
+					s0 = (s0 + ((a << 24) | ((a & 0xff_00) << 8) | ((a >>> 8) & 0xff_00) | (a >>> 24)) + s1) | 0;
+					s1 = (s1 + ((b << 24) | ((b & 0xff_00) << 8) | ((b >>> 8) & 0xff_00) | (b >>> 24)) + s0) | 0;
 				}
 			} else {
 				for (let i = offset >>> 2; i < end; i += 2) {

@@ -3,8 +3,8 @@
  * constants, the frame offsets, and the shapes a scan reports (header, commits, the classes of
  * frames).
  */
-export const WAL_MAGIC_LE = 0x37_7F_06_82;
-export const WAL_MAGIC_BE = 0x37_7F_06_83;
+export const WAL_MAGIC_LE = 0x37_7f_06_82;
+export const WAL_MAGIC_BE = 0x37_7f_06_83;
 export const WAL_FORMAT_VERSION = 3_007_000;
 export const WAL_HEADER_BYTES = 32;
 export const WAL_FRAME_HEADER_BYTES = 24;
@@ -16,7 +16,15 @@ export const WAL_FRAME_HEADER_BYTES = 24;
  * catch it half-written; read again shortly before calling it damage (docs/sqlite-wal.md,
  * wal-header).
  */
-export type WalState = 'ok' | 'no-file' | 'empty' | 'too-short' | 'bad-magic' | 'bad-version' | 'bad-page-size' | 'header-checksum-mismatch';
+export type WalState =
+	| 'ok'
+	| 'no-file'
+	| 'empty'
+	| 'too-short'
+	| 'bad-magic'
+	| 'bad-version'
+	| 'bad-page-size'
+	| 'header-checksum-mismatch';
 
 export type WalHeader = {
 	magic: number;

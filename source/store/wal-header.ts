@@ -4,7 +4,14 @@
  * would use).
  */
 import {Summer} from './wal-checksum.js';
-import {WAL_FORMAT_VERSION, WAL_HEADER_BYTES, WAL_MAGIC_BE, WAL_MAGIC_LE, type WalHeader, type WalHeaderParse} from './wal-format.js';
+import {
+	WAL_FORMAT_VERSION,
+	WAL_HEADER_BYTES,
+	WAL_MAGIC_BE,
+	WAL_MAGIC_LE,
+	type WalHeader,
+	type WalHeaderParse,
+} from './wal-format.js';
 
 function isValidPageSize(n: number): boolean {
 	return n >= 512 && n <= 65_536 && (n & (n - 1)) === 0;

@@ -5,7 +5,19 @@
  * walks chunks.
  */
 import {Summer} from './wal-checksum.js';
-import {type BehindHeader, type FrameBreak, type ScanOptions, WAL_FRAME_HEADER_BYTES, WAL_HEADER_BYTES, WAL_MAGIC_BE, WAL_MAGIC_LE, type WalCommit, type WalHeader, type WalScan, type WalState} from './wal-format.js';
+import {
+	type BehindHeader,
+	type FrameBreak,
+	type ScanOptions,
+	WAL_FRAME_HEADER_BYTES,
+	WAL_HEADER_BYTES,
+	WAL_MAGIC_BE,
+	WAL_MAGIC_LE,
+	type WalCommit,
+	type WalHeader,
+	type WalScan,
+	type WalState,
+} from './wal-format.js';
 import {parseWalHeader} from './wal-header.js';
 
 const DEFAULT_RECENT_COMMITS = 16;
@@ -152,7 +164,13 @@ export function classifyHeader(walk: Walk, frameHeader: Buffer, offset: number):
 		return frameHeader.readUInt32BE(offset + 4) === 0 ? CURRENT : CURRENT_COMMIT;
 	}
 
-	if (a === 0 && b === 0 && frameHeader.readUInt32BE(offset + 16) === 0 && frameHeader.readUInt32BE(offset + 20) === 0 && frameHeader.readUInt32BE(offset) !== 0) {
+	if (
+		a === 0 &&
+		b === 0 &&
+		frameHeader.readUInt32BE(offset + 16) === 0 &&
+		frameHeader.readUInt32BE(offset + 20) === 0 &&
+		frameHeader.readUInt32BE(offset) !== 0
+	) {
 		return UNSEALED;
 	}
 
@@ -180,7 +198,12 @@ export function countClass(walk: Walk, cls: number): void {
 	}
 }
 
-export function emptyScan(state: WalState, header: WalHeader | null, fileSize: number, nBackfill: number | null): WalScan {
+export function emptyScan(
+	state: WalState,
+	header: WalHeader | null,
+	fileSize: number,
+	nBackfill: number | null,
+): WalScan {
 	return {
 		state,
 		retry: state === 'header-checksum-mismatch',
@@ -255,19 +278,24 @@ function isPageSize(n: number | undefined): n is number {
  * bytes 0..23 were damaged), its page size or the main file's, and its byte order or both. Empty
  * when there is no frame to walk. `frame1` is frame 1's 24-byte header.
  */
-export function salvageHeaders(headerBytes: Buffer, frame1: Buffer, fileSize: number, pageSizeHint?: number): WalHeader[] {
+export function salvageHeaders(
+	headerBytes: Buffer,
+	frame1: Buffer,
+	fileSize: number,
+	pageSizeHint?: number,
+): WalHeader[] {
 	if (headerBytes.length < WAL_HEADER_BYTES || frame1.length < WAL_FRAME_HEADER_BYTES || frame1.readUInt32BE(0) === 0) {
 		return [];
 	}
 
 	const own = headerBytes.readUInt32BE(8);
-	const pageSize = isPageSize(own) ? own : (isPageSize(pageSizeHint) ? pageSizeHint : 0);
+	const pageSize = isPageSize(own) ? own : isPageSize(pageSizeHint) ? pageSizeHint : 0;
 	if (pageSize === 0 || fileSize < WAL_HEADER_BYTES + WAL_FRAME_HEADER_BYTES + pageSize) {
 		return [];
 	}
 
 	const magic = headerBytes.readUInt32BE(0);
-	const orders = magic === WAL_MAGIC_BE ? ['be', 'le'] as const : ['le', 'be'] as const;
+	const orders = magic === WAL_MAGIC_BE ? (['be', 'le'] as const) : (['le', 'be'] as const);
 	return orders.map(order => ({
 		magic: order === 'le' ? WAL_MAGIC_LE : WAL_MAGIC_BE,
 		checksumOrder: order,
@@ -320,7 +348,12 @@ export function scanWal(buf: Buffer, options?: ScanOptions): WalScan {
 	const {state, header} = parseWalHeader(buf);
 	if (state !== 'ok' || !header) {
 		const scan = emptyScan(state, header, buf.length, nBackfill);
-		const candidates = salvageHeaders(buf.subarray(0, WAL_HEADER_BYTES), buf.subarray(WAL_HEADER_BYTES, WAL_HEADER_BYTES + WAL_FRAME_HEADER_BYTES), buf.length, options?.pageSize);
+		const candidates = salvageHeaders(
+			buf.subarray(0, WAL_HEADER_BYTES),
+			buf.subarray(WAL_HEADER_BYTES, WAL_HEADER_BYTES + WAL_FRAME_HEADER_BYTES),
+			buf.length,
+			options?.pageSize,
+		);
 		scan.behindBrokenHeader = bestBehind(candidates.map(h => walkInMemory(buf, h, 0, null)));
 		return scan;
 	}

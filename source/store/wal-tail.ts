@@ -7,9 +7,33 @@
 import fs from 'node:fs';
 import {FailClosed, errorCode} from '../errors.js';
 import {openForeign} from './foreign-file.js';
-import {type BehindHeader, type ScanOptions, WAL_FRAME_HEADER_BYTES, WAL_HEADER_BYTES, type WalCommit, type WalHeader, type WalScan, walFrameOffset} from './wal-format.js';
+import {
+	type BehindHeader,
+	type ScanOptions,
+	WAL_FRAME_HEADER_BYTES,
+	WAL_HEADER_BYTES,
+	type WalCommit,
+	type WalHeader,
+	type WalScan,
+	walFrameOffset,
+} from './wal-format.js';
 import {parseWalHeader} from './wal-header.js';
-import {type Cursor, STALE, type Walk, bestBehind, classifyHeader, countClass, emptyScan, finish, newWalk, normalizedBackfill, recentLimitOf, salvageHeaders, startCursor, verifyFrames} from './wal-scan.js';
+import {
+	type Cursor,
+	STALE,
+	type Walk,
+	bestBehind,
+	classifyHeader,
+	countClass,
+	emptyScan,
+	finish,
+	newWalk,
+	normalizedBackfill,
+	recentLimitOf,
+	salvageHeaders,
+	startCursor,
+	verifyFrames,
+} from './wal-scan.js';
 
 export type WalReset = 'salts-changed' | 'truncated' | 'overwritten';
 
@@ -103,10 +127,16 @@ export class WalTail {
 		try {
 			// Non-blocking, no link followed, a regular file only (checked on the descriptor): a FIFO
 			// named -wal appearing under a running view is refused in a line, never read (it would block).
-			fd = openForeign(this.walPath, {noFollow: true, what: 'it as the store\'s -wal'}).fd;
+			fd = openForeign(this.walPath, {noFollow: true, what: "it as the store's -wal"}).fd;
 		} catch (error) {
 			if (errorCode(error) === 'ELOOP') {
-				throw new FailClosed({file: this.walPath, kind: 'sidecar-symlink', reason: 'a symbolic link, not the store\'s own -wal: hfx does not read a sidecar through a link', next: 'move the link aside, then run hfx again', cause: error});
+				throw new FailClosed({
+					file: this.walPath,
+					kind: 'sidecar-symlink',
+					reason: "a symbolic link, not the store's own -wal: hfx does not read a sidecar through a link",
+					next: 'move the link aside, then run hfx again',
+					cause: error,
+				});
 			}
 
 			if (errorCode(error) !== 'ENOENT') {
@@ -155,7 +185,10 @@ export class WalTail {
 				reset = 'salts-changed';
 			} else if (st.dev !== r.dev || st.ino !== r.ino) {
 				reset = 'overwritten';
-			} else if (r.lastCommitFrameHeader && !this.read(fd, resumeOffset - frameSize, WAL_FRAME_HEADER_BYTES).equals(r.lastCommitFrameHeader)) {
+			} else if (
+				r.lastCommitFrameHeader &&
+				!this.read(fd, resumeOffset - frameSize, WAL_FRAME_HEADER_BYTES).equals(r.lastCommitFrameHeader)
+			) {
 				reset = 'overwritten';
 			}
 
@@ -179,9 +212,10 @@ export class WalTail {
 			headerBytes,
 			header,
 			cursor: committed,
-			lastCommitFrameHeader: committed.lastCommitFrame > 0
-				? Buffer.from(this.read(fd, walFrameOffset(committed.lastCommitFrame, walk.pageSize), WAL_FRAME_HEADER_BYTES))
-				: null,
+			lastCommitFrameHeader:
+				committed.lastCommitFrame > 0
+					? Buffer.from(this.read(fd, walFrameOffset(committed.lastCommitFrame, walk.pageSize), WAL_FRAME_HEADER_BYTES))
+					: null,
 		};
 		return this.report(scan, reset);
 	}

@@ -13,8 +13,24 @@
  * This module is the entry; the parts, one job each: wal-format.ts (constants and shapes),
  * wal-checksum.ts, wal-header.ts, wal-scan.ts (the frame walk) and wal-tail.ts (the incremental tail).
  */
-export {WAL_FORMAT_VERSION, WAL_FRAME_HEADER_BYTES, WAL_HEADER_BYTES, WAL_MAGIC_BE, WAL_MAGIC_LE, walFrameOffset} from './wal-format.js';
-export type {BehindHeader, FrameBreak, ScanOptions, WalCommit, WalHeader, WalHeaderParse, WalScan, WalState} from './wal-format.js';
+export {
+	WAL_FORMAT_VERSION,
+	WAL_FRAME_HEADER_BYTES,
+	WAL_HEADER_BYTES,
+	WAL_MAGIC_BE,
+	WAL_MAGIC_LE,
+	walFrameOffset,
+} from './wal-format.js';
+export type {
+	BehindHeader,
+	FrameBreak,
+	ScanOptions,
+	WalCommit,
+	WalHeader,
+	WalHeaderParse,
+	WalScan,
+	WalState,
+} from './wal-format.js';
 export {walChecksum} from './wal-checksum.js';
 export {parseWalHeader} from './wal-header.js';
 export {scanWal} from './wal-scan.js';

@@ -28,7 +28,11 @@ export function shortKey(key: string, max: number): string | null {
 	const tail = parts.slice(cut).join(':');
 	// The key's own start; then platform and chat type (a leading … for the agent part dropped);
 	// then the platform alone (a … for the chat type dropped). The tail of the chat id ends each.
-	const forms = [['', parts.slice(0, cut).join(':'), ''], ['…', parts.slice(2, cut).join(':'), ''], ['', parts.slice(2, 3).join(':'), '…']] as const;
+	const forms = [
+		['', parts.slice(0, cut).join(':'), ''],
+		['…', parts.slice(2, cut).join(':'), ''],
+		['', parts.slice(2, 3).join(':'), '…'],
+	] as const;
 	for (const [lead, head, mid] of forms) {
 		if (head && lead.length + head.length + 1 + mid.length + tail.length <= max) {
 			return `${lead}${head}:${mid}${tail}`;
@@ -125,7 +129,10 @@ export function wrapLine(raw: string, width: number, indent = '  '): string[] {
 		}
 
 		const body = width - lead.length;
-		const parts = textWidth(word.trimEnd()) > body && NARROW_TEXT.test(word) ? pieces(word.trimEnd(), body) : [truncate(word.trimEnd(), body)];
+		const parts =
+			textWidth(word.trimEnd()) > body && NARROW_TEXT.test(word)
+				? pieces(word.trimEnd(), body)
+				: [truncate(word.trimEnd(), body)];
 		for (const [i, part] of parts.slice(0, -1).entries()) {
 			lines.push((i === 0 ? lead : indent) + part);
 		}

@@ -128,8 +128,14 @@ export type TableColumn<T> = {
 /** A plain text table: header, rule, rows. Columns are sized to content (capped by max), as shown (made safe). */
 export function table<T>(rows: readonly T[], columns: ReadonlyArray<TableColumn<T>>): string[] {
 	const cells = rows.map(r => columns.map(c => safeText(c.value(r))));
-	const widths = columns.map((c, i) => Math.min(c.max ?? 80, Math.max(textWidth(c.header), ...cells.map(row => textWidth(row[i]!)))));
-	const line = (values: string[]) => values.map((v, i) => pad(v, widths[i]!, columns[i]!.align)).join('  ').trimEnd();
+	const widths = columns.map((c, i) =>
+		Math.min(c.max ?? 80, Math.max(textWidth(c.header), ...cells.map(row => textWidth(row[i]!)))),
+	);
+	const line = (values: string[]) =>
+		values
+			.map((v, i) => pad(v, widths[i]!, columns[i]!.align))
+			.join('  ')
+			.trimEnd();
 	return [line(columns.map(c => c.header)), line(widths.map(w => '─'.repeat(w))), ...cells.map(line)];
 }
 

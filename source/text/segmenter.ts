@@ -30,7 +30,7 @@ class UnitSegments implements Iterable<Segment> {
 		return i >= 0 && i < this.text.length ? {segment: this.text[i]!, index: i, input: this.text} : undefined;
 	}
 
-	* [Symbol.iterator](): Iterator<Segment> {
+	*[Symbol.iterator](): Iterator<Segment> {
 		const {text} = this;
 		for (let i = 0; i < text.length; i++) {
 			yield {segment: text[i]!, index: i, input: text};
@@ -38,7 +38,9 @@ class UnitSegments implements Iterable<Segment> {
 	}
 }
 
-export type LazySegmenter = {segment(text: string): Iterable<Segment> & {containing(index?: number): Segment | undefined}};
+export type LazySegmenter = {
+	segment(text: string): Iterable<Segment> & {containing(index?: number): Segment | undefined};
+};
 
 export function lazySegmenter(locales?: string | string[], options?: Intl.SegmenterOptions): LazySegmenter {
 	let built: Intl.Segmenter | undefined;

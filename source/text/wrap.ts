@@ -82,10 +82,15 @@ export function wrapRow(cells: ReadonlyArray<{text: string; width: number}>, gap
 	const height = Math.max(...wrapped.map(w => w.length));
 	const lines: string[] = [];
 	for (let i = 0; i < height; i++) {
-		lines.push(cells.map((c, j) => {
-			const part = wrapped[j]![i] ?? '';
-			return j === cells.length - 1 ? part : part + ' '.repeat(Math.max(0, c.width - textWidth(part)));
-		}).join(gap).trimEnd());
+		lines.push(
+			cells
+				.map((c, j) => {
+					const part = wrapped[j]![i] ?? '';
+					return j === cells.length - 1 ? part : part + ' '.repeat(Math.max(0, c.width - textWidth(part)));
+				})
+				.join(gap)
+				.trimEnd(),
+		);
 	}
 
 	return lines;

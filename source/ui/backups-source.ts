@@ -47,11 +47,13 @@ function listKey(entries: readonly BackupEntry[]): string {
 export function rootOfStore(dbPath: string, owner: string): string {
 	const home = path.dirname(path.resolve(dbPath));
 	const parent = path.dirname(home);
-	return owner !== 'default' && path.basename(parent) === 'profiles' && path.basename(home) === owner ? path.dirname(parent) : home;
+	return owner !== 'default' && path.basename(parent) === 'profiles' && path.basename(home) === owner
+		? path.dirname(parent)
+		: home;
 }
 
 function percent(e: ProgressEvent): string {
-	return e.total > 0 ? `${Math.min(100, Math.round(e.done / e.total * 100))}% ` : '';
+	return e.total > 0 ? `${Math.min(100, Math.round((e.done / e.total) * 100))}% ` : '';
 }
 
 /** One line of progress: "verifying hfx-backup-….zip: 42% checking members state.db". */
@@ -62,35 +64,47 @@ export function progressLine(doing: string, e: ProgressEvent): string {
 type Json = Record<string, unknown>;
 
 function firstProblem(j: Json): string {
-	const problems = Array.isArray(j.problems) ? j.problems as unknown[] : [];
+	const problems = Array.isArray(j.problems) ? (j.problems as unknown[]) : [];
 	const p = problems[0];
 	return p === undefined ? '' : `: ${typeof p === 'string' ? p : JSON.stringify(p)}`;
 }
 
 /** What a child run ended with, in one line (its JSON when it printed one, else its last stderr line). */
 export function outcomeLine(action: 'verify' | 'drill' | 'snapshot', name: string, run: CliRun): string {
-	const j = run.json && typeof run.json === 'object' ? run.json as Json : null;
+	const j = run.json && typeof run.json === 'object' ? (run.json as Json) : null;
 	if (!j) {
 		return `✗ ${action} ${name} did not finish (exit ${run.code})${run.stderr.length > 0 ? `: ${run.stderr.at(-1)}` : ''}`;
 	}
 
 	if (action === 'verify') {
-		return j.status === 'sound' ? `✓ verified ${name}: sound${liveNote(j.live)}` : `✗ verify ${name}: ${String(j.status).toUpperCase()}${firstProblem(j)}`;
+		return j.status === 'sound'
+			? `✓ verified ${name}: sound${liveNote(j.live)}`
+			: `✗ verify ${name}: ${String(j.status).toUpperCase()}${firstProblem(j)}`;
 	}
 
 	if (action === 'drill') {
-		return j.ok === true ? `✓ drill passed ${name}: ${String(j.restored)} files restored into a scratch folder and checked` : `✗ drill FAILED ${name}${firstProblem(j)}`;
+		return j.ok === true
+			? `✓ drill passed ${name}: ${String(j.restored)} files restored into a scratch folder and checked`
+			: `✗ drill FAILED ${name}${firstProblem(j)}`;
 	}
 
 	const id = typeof j.id === 'string' ? j.id : String(j.snapshot);
-	return j.verified === true && run.code === 0 ? `✓ quick snapshot ${id} taken and verified` : `✗ quick snapshot ${id} (exit ${run.code})${firstProblem(j)}`;
+	return j.verified === true && run.code === 0
+		? `✓ quick snapshot ${id} taken and verified`
+		: `✗ quick snapshot ${id} (exit ${run.code})${firstProblem(j)}`;
 }
 
 /** A tar of a running volume: what `hfx verify --json` says of its -wal and sidecars, short enough for the pane's line. */
 function liveNote(value: unknown): string {
-	const live = Array.isArray(value) ? value.filter(l => l && typeof l === 'object' && Number.isSafeInteger(l.commits) && Array.isArray(l.sidecars)) as Array<{commits: number; sidecars: string[]}> : [];
+	const live = Array.isArray(value)
+		? (value.filter(
+				l => l && typeof l === 'object' && Number.isSafeInteger(l.commits) && Array.isArray(l.sidecars),
+			) as Array<{commits: number; sidecars: string[]}>)
+		: [];
 	const commits = live.reduce((n, l) => n + l.commits, 0);
-	return live.length > 0 ? ` (taken live: ${commits} -wal ${commits === 1 ? 'commit' : 'commits'} a restore folds; sidecars never restored)` : '';
+	return live.length > 0
+		? ` (taken live: ${commits} -wal ${commits === 1 ? 'commit' : 'commits'} a restore folds; sidecars never restored)`
+		: '';
 }
 
 type Job = {action: 'verify' | 'drill' | 'snapshot'; name: string; doing: string; args: string[]};
@@ -99,7 +113,12 @@ function jobFor(action: Job['action'], target: string | null, options: PaneSourc
 	if (action === 'snapshot') {
 		const of = options.focused?.() ?? options.profile;
 		const profile = of === 'default' ? [] : ['--profile', of];
-		return {action, name: of, doing: `taking a quick snapshot of ${of}`, args: ['backup', '--quick', '--home', options.root, ...profile, '--label', 'tui']};
+		return {
+			action,
+			name: of,
+			doing: `taking a quick snapshot of ${of}`,
+			args: ['backup', '--quick', '--home', options.root, ...profile, '--label', 'tui'],
+		};
 	}
 
 	const name = path.basename(target!);
@@ -153,7 +172,11 @@ export function backupsPaneSource(options: PaneSourceOptions): PaneBackupsSource
 
 		const job = jobFor(action, target, options);
 		set({busy: `${job.doing}…`, last: null});
-		void runJob(job, {env: options.env, signal: abort.signal, onProgress: e => set({busy: progressLine(job.doing, e)})}).then(last => {
+		void runJob(job, {
+			env: options.env,
+			signal: abort.signal,
+			onProgress: e => set({busy: progressLine(job.doing, e)}),
+		}).then(last => {
 			if (!abort.signal.aborted) {
 				set({...read(), busy: null, last});
 			}

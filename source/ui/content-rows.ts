@@ -13,7 +13,13 @@ import type {HomeView} from './home-model.js';
 import type {ContentResult} from './state.js';
 import {type SessionRow, statusFor} from './views.js';
 
-export type ContentRow = SessionRow & {chat: string; snippet: string; hits: number; status: SessionStatus; profile?: string};
+export type ContentRow = SessionRow & {
+	chat: string;
+	snippet: string;
+	hits: number;
+	status: SessionStatus;
+	profile?: string;
+};
 
 /** Where the hits' rows are read: the one store's analysis, or every profile's (by the hit's profile). */
 export type ContentStores = {analysis: Analysis; home?: HomeView | null};
@@ -26,7 +32,9 @@ export function contentRowId(r: ContentRow): string {
 }
 
 function analysisOf(stores: ContentStores, profile: string | undefined): Analysis | undefined {
-	return profile === undefined || !stores.home ? stores.analysis : stores.home.profiles.find(p => p.name === profile)?.model.analysis;
+	return profile === undefined || !stores.home
+		? stores.analysis
+		: stores.home.profiles.find(p => p.name === profile)?.model.analysis;
 }
 
 export function contentRows(stores: ContentStores, result: ContentResult): ContentRow[] {
@@ -50,7 +58,15 @@ export function contentRows(stores: ContentStores, result: ContentResult): Conte
 			const chats = orphans.get(analysis) ?? orphanChats(analysis);
 			orphans.set(analysis, chats);
 			const profile = h.profile === undefined ? {} : {profile: h.profile};
-			byRow.set(id, {session, lastActive: lastActive(session), chat: chatOf(session, chats).label, snippet: h.snippet, hits: 1, status: statusFor(analysis, session), ...profile});
+			byRow.set(id, {
+				session,
+				lastActive: lastActive(session),
+				chat: chatOf(session, chats).label,
+				snippet: h.snippet,
+				hits: 1,
+				status: statusFor(analysis, session),
+				...profile,
+			});
 		}
 	}
 

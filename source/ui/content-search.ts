@@ -20,12 +20,20 @@ export const CONTENT_HITS = 200;
 export type SearchedStore = {profile: string | null; path: string};
 
 function searchOne(store: SearchedStore, query: SearchQuery): {hits: ContentHit[]; notes: string[]} {
-	const said = (note: string) => store.profile === null ? note : `[${store.profile}] ${note}`;
+	const said = (note: string) => (store.profile === null ? note : `[${store.profile}] ${note}`);
 	try {
 		// A stopped store is read in place as an immutable file, never copied (store/immutable-read.ts).
 		const found = readStore(store.path, opened => searchStore(opened, detectSchema(opened), query, CONTENT_HITS));
 		const profile = store.profile === null ? {} : {profile: store.profile};
-		return {hits: found.hits.map(h => ({sessionId: h.sessionId, messageId: h.messageId, snippet: snippetText(h.snippet), ...profile})), notes: found.notes.map(said)};
+		return {
+			hits: found.hits.map(h => ({
+				sessionId: h.sessionId,
+				messageId: h.messageId,
+				snippet: snippetText(h.snippet),
+				...profile,
+			})),
+			notes: found.notes.map(said),
+		};
 	} catch (error) {
 		const refusal = asRefusal(error);
 		if (!refusal) {
@@ -43,5 +51,10 @@ export function searchContent(stores: readonly SearchedStore[], text: string): C
 	}
 
 	const found = stores.map(s => searchOne(s, query));
-	return {text: query.text, hits: found.flatMap(f => f.hits), notes: found.flatMap(f => f.notes), profiles: stores.length};
+	return {
+		text: query.text,
+		hits: found.flatMap(f => f.hits),
+		notes: found.flatMap(f => f.notes),
+		profiles: stores.length,
+	};
 }

@@ -10,7 +10,6 @@ import type {LiveStore} from '../store/live.js';
 import {placeLines} from '../report/places-text.js';
 import type {FilesModel, FilesSource} from './files-model.js';
 
-
 type Options = {intervalMs?: number; hiddenIntervalMs?: number; firstPollMs?: number};
 
 /** One probe's polling: at most one read at a time (a poll asked for meanwhile runs right after). */
@@ -24,7 +23,10 @@ class FilesFeed {
 	private running = false;
 	private again = false;
 
-	constructor(private readonly live: LiveStore, readonly probe: FilesProbe) {}
+	constructor(
+		private readonly live: LiveStore,
+		readonly probe: FilesProbe,
+	) {}
 
 	async poll(): Promise<void> {
 		if (this.closed) {
@@ -44,7 +46,11 @@ class FilesFeed {
 			// A refusal or a file error of the OS: its one line's words (the file, the true cause, the next step),
 			// as `hfx files` says it; published like a report, so a refusal (a FIFO named -wal) reaches the pane.
 			const refusal = asRefusal(error);
-			const text = refusal ? `${refusal.file}: ${refusal.reason}. Next: ${refusal.next}` : (error instanceof Error ? error.message : String(error));
+			const text = refusal
+				? `${refusal.file}: ${refusal.reason}. Next: ${refusal.next}`
+				: error instanceof Error
+					? error.message
+					: String(error);
 			this.publish({lines: [{text: `files: ${text}`, tone: 'warn'}], holders: null, updatedAt: Date.now() / 1000});
 		} finally {
 			this.running = false;

@@ -10,7 +10,11 @@ import type {HomeSource} from './home-source.js';
 
 type Probe = ReturnType<typeof startFilesProbe>;
 
-export function homeFilesSource(home: HomeSource, stores: ReadonlyMap<string, LiveStore>, options: {firstPollMs: number}): FilesSource & {close: () => void} {
+export function homeFilesSource(
+	home: HomeSource,
+	stores: ReadonlyMap<string, LiveStore>,
+	options: {firstPollMs: number},
+): FilesSource & {close: () => void} {
 	const probes = new Map<string, Probe>();
 	const listeners = new Set<(model: FilesModel) => void>();
 	let visible = false;

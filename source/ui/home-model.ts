@@ -11,7 +11,11 @@ import {plural} from '../text/format.js';
 export type ProfileModel = {name: string; model: LiveModel};
 
 /** Every profile's newest model, the one the panes show, and the profiles whose store could not be opened (said, never dropped silently). */
-export type HomeView = {profiles: readonly ProfileModel[]; focused: string; unreadable?: ReadonlyArray<{name: string; reason: string}>};
+export type HomeView = {
+	profiles: readonly ProfileModel[];
+	focused: string;
+	unreadable?: ReadonlyArray<{name: string; reason: string}>;
+};
 
 /** A finding of one profile, said across the home. */
 export type ProfileFinding = Finding & {profile: string};
@@ -31,10 +35,13 @@ export function profileRisk(model: LiveModel): 'rollback risk' | 'rolled back' |
 
 /** The profiles at risk, each with what puts it there, in profile order (a store that could not be opened last). */
 export function profilesAtRisk(view: HomeView): Array<{name: string; risk: string}> {
-	return [...view.profiles.flatMap(p => {
-		const risk = profileRisk(p.model);
-		return risk ? [{name: p.name, risk}] : [];
-	}), ...(view.unreadable ?? []).map(u => ({name: u.name, risk: 'unreadable'}))];
+	return [
+		...view.profiles.flatMap(p => {
+			const risk = profileRisk(p.model);
+			return risk ? [{name: p.name, risk}] : [];
+		}),
+		...(view.unreadable ?? []).map(u => ({name: u.name, risk: 'unreadable'})),
+	];
 }
 
 /** The header's word on the home: "3 profiles · work ✗ rollback risk" (two or more at risk: "✗ work, ops at risk"). */
@@ -45,7 +52,9 @@ export function profilesSummary(view: HomeView): string {
 		return `${count} · none at risk`;
 	}
 
-	return risky.length === 1 ? `${count} · ${risky[0]!.name} ✗ ${risky[0]!.risk}` : `${count} · ✗ ${risky.map(r => r.name).join(', ')} at risk`;
+	return risky.length === 1
+		? `${count} · ${risky[0]!.name} ✗ ${risky[0]!.risk}`
+		: `${count} · ✗ ${risky.map(r => r.name).join(', ')} at risk`;
 }
 
 const RANK: Record<Finding['severity'], number> = {critical: 0, warning: 1, info: 2};
@@ -56,9 +65,17 @@ const RANK: Record<Finding['severity'], number> = {critical: 0, warning: 1, info
  * first, then the others in profile order, each profile's own order kept.
  */
 export function mergedFindings(view: HomeView): ProfileFinding[] {
-	const ordered = [...view.profiles.filter(p => p.name === view.focused), ...view.profiles.filter(p => p.name !== view.focused)];
-	const all = ordered.flatMap(p => p.model.analysis.findings.map(f => ({...f, profile: p.name, title: `[${p.name}] ${f.title}`})));
-	return all.map((f, i) => ({f, i})).sort((a, b) => RANK[a.f.severity] - RANK[b.f.severity] || a.i - b.i).map(x => x.f);
+	const ordered = [
+		...view.profiles.filter(p => p.name === view.focused),
+		...view.profiles.filter(p => p.name !== view.focused),
+	];
+	const all = ordered.flatMap(p =>
+		p.model.analysis.findings.map(f => ({...f, profile: p.name, title: `[${p.name}] ${f.title}`})),
+	);
+	return all
+		.map((f, i) => ({f, i}))
+		.sort((a, b) => RANK[a.f.severity] - RANK[b.f.severity] || a.i - b.i)
+		.map(x => x.f);
 }
 
 /** The focused profile's model. */

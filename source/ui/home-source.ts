@@ -31,11 +31,17 @@ export class HomeStores {
 	private readonly homeListeners = new Set<(view: HomeView) => void>();
 	private readonly offs: Array<() => void>;
 
-	constructor(private readonly stores: ReadonlyArray<{name: string; store: ProfileStore}>, notice: string | null, private readonly unreadable: ReadonlyArray<{name: string; reason: string}> = []) {
+	constructor(
+		private readonly stores: ReadonlyArray<{name: string; store: ProfileStore}>,
+		notice: string | null,
+		private readonly unreadable: ReadonlyArray<{name: string; reason: string}> = [],
+	) {
 		this.view = this.build();
-		this.offs = stores.map((s, i) => s.store.subscribe(model => {
-			this.changed(i, model);
-		}));
+		this.offs = stores.map((s, i) =>
+			s.store.subscribe(model => {
+				this.changed(i, model);
+			}),
+		);
 		const self = this;
 		this.live = {
 			get model() {
@@ -109,7 +115,11 @@ export class HomeStores {
 	}
 
 	private build(): HomeView {
-		return {profiles: this.stores.map(s => ({name: s.name, model: s.store.model})), focused: this.stores[this.focus]!.name, unreadable: this.unreadable};
+		return {
+			profiles: this.stores.map(s => ({name: s.name, model: s.store.model})),
+			focused: this.stores[this.focus]!.name,
+			unreadable: this.unreadable,
+		};
 	}
 
 	private listen<T>(set: Set<(value: T) => void>, listener: (value: T) => void): () => void {

@@ -10,7 +10,9 @@ import {type Key, useInput} from 'ink';
 import type {Pane} from './pane-names.js';
 
 /** The latest value a source publishes (its current one first). */
-export function useSource<T>(source: {model: T | null; subscribe: (l: (m: T) => void) => () => void} | undefined): T | null {
+export function useSource<T>(
+	source: {model: T | null; subscribe: (l: (m: T) => void) => () => void} | undefined,
+): T | null {
 	const [value, setValue] = useState<T | null>(source?.model ?? null);
 	useEffect(() => source?.subscribe(setValue), [source]);
 	return value;
@@ -36,7 +38,13 @@ export function useClock(tick: boolean | undefined, now: (() => number) | undefi
  * Pins a keyed list's selection to the row on screen: once a row is shown selected it stays
  * selected through re-sorts (and a row that left the list hands the selection to the one shown).
  */
-export function usePin(dispatch: (action: {type: 'pin'; pane: Pane; id: string; cursor: number}) => void, pane: Pane, anchor: string | null, shown: string | null, cursor: number): void {
+export function usePin(
+	dispatch: (action: {type: 'pin'; pane: Pane; id: string; cursor: number}) => void,
+	pane: Pane,
+	anchor: string | null,
+	shown: string | null,
+	cursor: number,
+): void {
 	useEffect(() => {
 		if (shown !== null && shown !== anchor) {
 			dispatch({type: 'pin', pane, id: shown, cursor});
@@ -45,7 +53,12 @@ export function usePin(dispatch: (action: {type: 'pin'; pane: Pane; id: string; 
 }
 
 /** A fading notice clears itself after `ms` (a newer notice restarts the wait; an older timer never clears it). */
-export function useFadingNotice(dispatch: (action: {type: 'notice-faded'; text: string}) => void, notice: string | null, fades: boolean, ms: number): void {
+export function useFadingNotice(
+	dispatch: (action: {type: 'notice-faded'; text: string}) => void,
+	notice: string | null,
+	fades: boolean,
+	ms: number,
+): void {
 	useEffect(() => {
 		if (notice === null || !fades) {
 			return;

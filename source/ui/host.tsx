@@ -59,30 +59,50 @@ function appendTrace(file: string, line: string): void {
 /** Diagnostics for benchmarks and bug reports: HFX_TRACE_MEMORY=FILE appends memory use and frames rendered every 2 s. */
 function traceMemory(io: Io, frames: () => {renders: number; renderMs: number}): NodeJS.Timeout | undefined {
 	const trace = io.env.HFX_TRACE_MEMORY;
-	const tracer = trace ? setInterval(() => {
-		const {renders, renderMs} = frames();
-		appendTrace(trace, `${JSON.stringify({at: Date.now(), renders, renderMs: Math.round(renderMs), ...process.memoryUsage()})}\n`);
-	}, 2000) : undefined;
+	const tracer = trace
+		? setInterval(() => {
+				const {renders, renderMs} = frames();
+				appendTrace(
+					trace,
+					`${JSON.stringify({at: Date.now(), renders, renderMs: Math.round(renderMs), ...process.memoryUsage()})}\n`,
+				);
+			}, 2000)
+		: undefined;
 	tracer?.unref();
 	return tracer;
 }
 
-type Mounted = {instance: ReturnType<typeof render>; yanked: () => string[]; frames: () => {renders: number; renderMs: number}};
+type Mounted = {
+	instance: ReturnType<typeof render>;
+	yanked: () => string[];
+	frames: () => {renders: number; renderMs: number};
+};
 
 /** The stores followed: one, or every profile's (the first focused), with the sources the panes read. */
-type Followed = {stores: LiveStore[]; locations: StoreLocation[]; home?: HomeStores; files: FilesSource & {close: () => void}; notice?: string | null};
+type Followed = {
+	stores: LiveStore[];
+	locations: StoreLocation[];
+	home?: HomeStores;
+	files: FilesSource & {close: () => void};
+	notice?: string | null;
+};
 
 /** The repair back end of the focused store (on a root with profiles, of the profile focused when r is pressed). */
 function repairOf(followed: Followed, flags: TuiFlags): RepairService {
-	const services = followed.stores.map((live, i) => repairServiceFor({dbPath: live.storePath, owner: followed.locations[i]!.owner, maxGapSeconds: flags.maxGapSeconds}));
-	const current = (): RepairService => services[followed.stores.indexOf(followed.home?.focused as LiveStore ?? followed.stores[0]!)] ?? services[0]!;
-	return services.length === 1 ? services[0]! : {
-		plan: async (orphanId, donorId) => current().plan(orphanId, donorId),
-		checks: () => current().checks(),
-		apply: async (planned, log) => current().apply(planned, log),
-		undoable: () => current().undoable?.() ?? [],
-		undo: async (seq, log) => current().undo!(seq, log),
-	};
+	const services = followed.stores.map((live, i) =>
+		repairServiceFor({dbPath: live.storePath, owner: followed.locations[i]!.owner, maxGapSeconds: flags.maxGapSeconds}),
+	);
+	const current = (): RepairService =>
+		services[followed.stores.indexOf((followed.home?.focused as LiveStore) ?? followed.stores[0]!)] ?? services[0]!;
+	return services.length === 1
+		? services[0]!
+		: {
+				plan: async (orphanId, donorId) => current().plan(orphanId, donorId),
+				checks: () => current().checks(),
+				apply: async (planned, log) => current().apply(planned, log),
+				undoable: () => current().undoable?.() ?? [],
+				undo: async (seq, log) => current().undo!(seq, log),
+			};
 }
 
 /** Renders the app; after the first frame the stores start following (they catch up on anything committed meanwhile). */
@@ -93,24 +113,43 @@ function mount(followed: Followed, flags: TuiFlags, io: Io, backups: ReturnType<
 	const repair = repairOf(followed, flags);
 	const live = followed.home?.live ?? followed.stores[0]!;
 	startupMark('render started');
-	const instance = render(<App live={live} home={followed.home?.home} files={followed.files} backups={backups} repair={repair} notice={followed.notice} color={flags.color} initialPane={flags.pane} tick onExit={ids => {
-		yanked = ids;
-	}} />, {exitOnCtrlC: false, patchConsole: true, maxFps: 20, onRender({renderTime}) {
-		renders++;
-		renderMs += renderTime;
-		if (renders === 1) {
-			startupMark('first frame');
-			if (io.env.HFX_TRACE_STARTUP) {
-				appendTrace(io.env.HFX_TRACE_STARTUP, `${JSON.stringify(startupMarks())}\n`);
-			}
+	const instance = render(
+		<App
+			live={live}
+			home={followed.home?.home}
+			files={followed.files}
+			backups={backups}
+			repair={repair}
+			notice={followed.notice}
+			color={flags.color}
+			initialPane={flags.pane}
+			tick
+			onExit={ids => {
+				yanked = ids;
+			}}
+		/>,
+		{
+			exitOnCtrlC: false,
+			patchConsole: true,
+			maxFps: 20,
+			onRender({renderTime}) {
+				renders++;
+				renderMs += renderTime;
+				if (renders === 1) {
+					startupMark('first frame');
+					if (io.env.HFX_TRACE_STARTUP) {
+						appendTrace(io.env.HFX_TRACE_STARTUP, `${JSON.stringify(startupMarks())}\n`);
+					}
 
-			setImmediate(() => {
-				for (const store of followed.stores) {
-					store.start();
+					setImmediate(() => {
+						for (const store of followed.stores) {
+							store.start();
+						}
+					});
 				}
-			});
-		}
-	}});
+			},
+		},
+	);
 	return {instance, yanked: () => yanked, frames: () => ({renders, renderMs})};
 }
 
@@ -118,7 +157,12 @@ function mount(followed: Followed, flags: TuiFlags, io: Io, backups: ReturnType<
  * Opens every store (the first refuses as a lone store does; another profile's that cannot be read
  * is left out and named on the notice line), and on a root with profiles the home across them.
  */
-function follow(locations: readonly StoreLocation[], flags: TuiFlags, io: Io, notice: string | null): Followed | ExitCode {
+function follow(
+	locations: readonly StoreLocation[],
+	flags: TuiFlags,
+	io: Io,
+	notice: string | null,
+): Followed | ExitCode {
 	const first = openLive(locations[0]!, flags, io);
 	if (typeof first === 'number') {
 		return first;
@@ -128,7 +172,12 @@ function follow(locations: readonly StoreLocation[], flags: TuiFlags, io: Io, no
 	const opened = [locations[0]!];
 	const left: Array<{name: string; reason: string}> = [];
 	for (const location of locations.slice(1)) {
-		const live = openLive(location, flags, {...io, err: line => left.push({name: location.owner, reason: line.replace(/^hfx: /, '')})}, true);
+		const live = openLive(
+			location,
+			flags,
+			{...io, err: line => left.push({name: location.owner, reason: line.replace(/^hfx: /, '')})},
+			true,
+		);
 		if (typeof live !== 'number') {
 			stores.push(live);
 			opened.push(location);
@@ -143,12 +192,26 @@ function follow(locations: readonly StoreLocation[], flags: TuiFlags, io: Io, no
 
 	// A profile that could not be opened stays in the header (counted, "unreadable") and its reason leads the notice line.
 	const said = [...left.map(l => `✗ ${l.name} unreadable: ${l.reason}`), notice].filter(Boolean).join(' · ');
-	const home = new HomeStores(stores.map((store, i) => ({name: opened[i]!.owner, store})), said || null, left);
-	return {stores, locations: opened, home, files: homeFilesSource(home.home, new Map(stores.map((store, i) => [opened[i]!.owner, store])), {firstPollMs: 400})};
+	const home = new HomeStores(
+		stores.map((store, i) => ({name: opened[i]!.owner, store})),
+		said || null,
+		left,
+	);
+	return {
+		stores,
+		locations: opened,
+		home,
+		files: homeFilesSource(home.home, new Map(stores.map((store, i) => [opened[i]!.owner, store])), {firstPollMs: 400}),
+	};
 }
 
 /** Runs the full-screen app on one store (or every profile's of a root) until the operator quits. */
-export async function runLiveApp(where: StoreLocation | readonly StoreLocation[], flags: TuiFlags, io: Io, notice: string | null = null): Promise<ExitCode> {
+export async function runLiveApp(
+	where: StoreLocation | readonly StoreLocation[],
+	flags: TuiFlags,
+	io: Io,
+	notice: string | null = null,
+): Promise<ExitCode> {
 	// Ink rebuilds every cell of the frame on each render (several MB of short-lived objects per frame
 	// on a 140×40 screen). With V8's default heap growth (up to 4× per step) that garbage is promoted
 	// and a session following a busy agent settles near 400 MB. Growing the heap by 30 % per step
@@ -159,7 +222,7 @@ export async function runLiveApp(where: StoreLocation | readonly StoreLocation[]
 	v8.setFlagsFromString('--heap-growing-percent=30');
 	// Diagnostics: HFX_TRACE_STARTUP=FILE appends when each start-up step ended (ms since process start).
 	startupMark('modules loaded');
-	const locations = Array.isArray(where) ? where as readonly StoreLocation[] : [where as StoreLocation];
+	const locations = Array.isArray(where) ? (where as readonly StoreLocation[]) : [where as StoreLocation];
 	const followed = follow(locations, flags, io, notice);
 	if (typeof followed === 'number') {
 		return followed;
@@ -170,7 +233,12 @@ export async function runLiveApp(where: StoreLocation | readonly StoreLocation[]
 	// On a root with profiles, every profile's snapshots, and S snapshots the focused one; --profile keeps its own (as hfx backups --profile).
 	const root = flags.home ? path.resolve(flags.home) : rootOfStore(location.path, location.owner);
 	const home = followed.home?.home;
-	const backups = backupsPaneSource({root, profile: location.owner, focused: home ? () => home.model.focused : undefined, only: flags.profile ?? null});
+	const backups = backupsPaneSource({
+		root,
+		profile: location.owner,
+		focused: home ? () => home.model.focused : undefined,
+		only: flags.profile ?? null,
+	});
 	process.stdout.write(ENTER_ALT_SCREEN);
 	const mounted = mount(followed, flags, io, backups);
 	const tracer = traceMemory(io, mounted.frames);

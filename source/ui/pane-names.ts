@@ -4,7 +4,7 @@
  */
 
 export const PANES = ['sessions', 'detail', 'lineage', 'routing', 'findings', 'files', 'activity', 'backups'] as const;
-export type Pane = typeof PANES[number];
+export type Pane = (typeof PANES)[number];
 
 export const PANE_TITLES: Record<Pane, string> = {
 	sessions: 'Sessions',

@@ -19,7 +19,13 @@ export function wrapped(line: Line, width: number, indent: number): Line[] {
 export function checklistLines(checks: readonly Check[], theme: Theme, width: number): Line[] {
 	const lines: Line[] = [{text: ' preconditions', bold: true}];
 	for (const c of checks) {
-		lines.push(...wrapped({text: `  ${c.ok ? '✓' : '✗'} ${c.label}${c.ok ? '' : `: ${c.detail}`}`, color: c.ok ? theme.ok : theme.danger}, width, 4));
+		lines.push(
+			...wrapped(
+				{text: `  ${c.ok ? '✓' : '✗'} ${c.label}${c.ok ? '' : `: ${c.detail}`}`, color: c.ok ? theme.ok : theme.danger},
+				width,
+				4,
+			),
+		);
 		if (!c.ok && c.next) {
 			lines.push(...wrapped({text: `    next: ${c.next}`, color: theme.muted}, width, 10));
 		}
@@ -37,11 +43,31 @@ function previewLines(state: FlowState, orphanId: string, theme: Theme, width: n
 		}
 	} else {
 		const refusal = state.planned!.plan.donorRefusal;
-		lines.push(...wrapped({text: refusal ? ` ✗ not this donor: ${refusal}` : ` ${orphanId} is not adoptable now (the store changed, or repair-routing refuses it)`, color: theme.warn}, width, 3));
+		lines.push(
+			...wrapped(
+				{
+					text: refusal
+						? ` ✗ not this donor: ${refusal}`
+						: ` ${orphanId} is not adoptable now (the store changed, or repair-routing refuses it)`,
+					color: theme.warn,
+				},
+				width,
+				3,
+			),
+		);
 	}
 
 	lines.push(...checklistLines(state.checks, theme, width));
-	lines.push(...wrapped({text: '  · a verified snapshot is taken, and the plan re-checked inside BEGIN IMMEDIATE, when you apply', color: theme.muted}, width, 4));
+	lines.push(
+		...wrapped(
+			{
+				text: '  · a verified snapshot is taken, and the plan re-checked inside BEGIN IMMEDIATE, when you apply',
+				color: theme.muted,
+			},
+			width,
+			4,
+		),
+	);
 	return lines;
 }
 
@@ -49,7 +75,11 @@ function outcomeLines(o: NonNullable<FlowState['outcome']>, theme: Theme): Line[
 	const lines: Line[] = [];
 	if (o.result === 'applied') {
 		for (const v of o.verification) {
-			lines.push({text: ` ${v.ok ? '✓' : '✗'} ${v.orphanId} ${v.carriesKey ? 'now owns' : 'does NOT own'} ${v.sessionKey}; after a restart the gateway resumes ${v.restartResolvesTo ?? 'a new session'}`, color: v.ok ? theme.ok : theme.danger, bold: true});
+			lines.push({
+				text: ` ${v.ok ? '✓' : '✗'} ${v.orphanId} ${v.carriesKey ? 'now owns' : 'does NOT own'} ${v.sessionKey}; after a restart the gateway resumes ${v.restartResolvesTo ?? 'a new session'}`,
+				color: v.ok ? theme.ok : theme.danger,
+				bold: true,
+			});
 		}
 	} else {
 		lines.push({text: ` ✗ ${o.reason ?? o.result}`, color: theme.danger, bold: true});
@@ -63,7 +93,10 @@ function outcomeLines(o: NonNullable<FlowState['outcome']>, theme: Theme): Line[
 	}
 
 	if (o.audit) {
-		lines.push({text: ` audit entry ${o.audit.seq}${o.result === 'applied' ? ` · undo with: hfx repair --undo ${o.audit.seq}` : ''}`, color: theme.muted});
+		lines.push({
+			text: ` audit entry ${o.audit.seq}${o.result === 'applied' ? ` · undo with: hfx repair --undo ${o.audit.seq}` : ''}`,
+			color: theme.muted,
+		});
 	}
 
 	return lines;
@@ -80,7 +113,9 @@ export function flowTitle(state: FlowState, orphanId: string): string {
 		return ` Repair ${orphanId}: ${o.result === 'nothing-to-do' ? 'nothing to do' : 'not applied'} (nothing was written)`;
 	}
 
-	return state.stage === 'applying' ? ` Repair ${orphanId}: applying…` : ` Repair ${orphanId} · preview: nothing is written until you confirm`;
+	return state.stage === 'applying'
+		? ` Repair ${orphanId}: applying…`
+		: ` Repair ${orphanId} · preview: nothing is written until you confirm`;
 }
 
 /** The flow's body below its title, every line at most `width` columns (long ones wrap, none is cut). */

@@ -36,7 +36,18 @@ export type FlowAction =
 	/** The next of `count` candidate donors, from the one the flow is on now. */
 	| {type: 'next-donor'; count: number};
 
-export const INITIAL_FLOW: FlowState = {stage: 'planning', planned: null, checks: [], log: [], outcome: null, error: null, notice: null, scroll: 0, donorAt: 0, donorTurns: 0};
+export const INITIAL_FLOW: FlowState = {
+	stage: 'planning',
+	planned: null,
+	checks: [],
+	log: [],
+	outcome: null,
+	error: null,
+	notice: null,
+	scroll: 0,
+	donorAt: 0,
+	donorTurns: 0,
+};
 
 export function flowReducer(state: FlowState, action: FlowAction): FlowState {
 	switch (action.type) {
@@ -70,20 +81,33 @@ export function flowReducer(state: FlowState, action: FlowAction): FlowState {
 
 		case 'scroll': {
 			const from = Math.min(state.scroll, action.bottom);
-			const to = action.by === 'top' ? 0 : (action.by === 'bottom' ? action.bottom : from + action.by);
+			const to = action.by === 'top' ? 0 : action.by === 'bottom' ? action.bottom : from + action.by;
 			return {...state, scroll: Math.max(0, Math.min(action.bottom, to))};
 		}
 
 		case 'next-donor': {
 			// Another donor is another plan: nothing of the previous one is shown or applied.
-			return {...state, donorAt: (state.donorAt + 1) % Math.max(1, action.count), donorTurns: state.donorTurns + 1, planned: null, stage: 'planning', scroll: 0, notice: null};
+			return {
+				...state,
+				donorAt: (state.donorAt + 1) % Math.max(1, action.count),
+				donorTurns: state.donorTurns + 1,
+				planned: null,
+				stage: 'planning',
+				scroll: 0,
+				notice: null,
+			};
 		}
 	}
 }
 
 /** Apply may be pressed: a plan that adopts something, and every precondition checked and holding. */
 export function readyToApply(state: FlowState): boolean {
-	return state.planned !== null && state.planned.plan.adoptions.length > 0 && state.checks.length > 0 && state.checks.every(c => c.ok);
+	return (
+		state.planned !== null &&
+		state.planned.plan.adoptions.length > 0 &&
+		state.checks.length > 0 &&
+		state.checks.every(c => c.ok)
+	);
 }
 
 /** The first line to show of `total` in a window of `view` lines: the scroll clamped so the window stays full. */

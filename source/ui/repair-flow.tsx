@@ -16,7 +16,15 @@ import {press} from './keys/binding.js';
 import {type KeyEvent, splitBurst} from './keys/key-event.js';
 import type {RepairKeys} from './keys/contexts.js';
 import {footerHints, repairBinding} from './keys/lookup.js';
-import {type FlowAction, type FlowState, INITIAL_FLOW, clampScroll, flowReducer, readyToApply, scrollIndicator} from './repair-flow-state.js';
+import {
+	type FlowAction,
+	type FlowState,
+	INITIAL_FLOW,
+	clampScroll,
+	flowReducer,
+	readyToApply,
+	scrollIndicator,
+} from './repair-flow-state.js';
 import {flowLines, flowTitle} from './repair-flow-lines.js';
 import type {RepairService} from './repair-service.js';
 import {useTheme} from './theme.js';
@@ -46,7 +54,15 @@ type Dispatch = (action: FlowAction) => void;
 /** The flow's window: its body lines between the title and the footer. */
 type Window = {total: number; view: number};
 
-type KeyParts = {state: FlowState; dispatch: Dispatch; onClose: (applied: boolean) => void; window: Window; donors: number; answer: TypedAnswer; onUndo?: (seq: number) => void};
+type KeyParts = {
+	state: FlowState;
+	dispatch: Dispatch;
+	onClose: (applied: boolean) => void;
+	window: Window;
+	donors: number;
+	answer: TypedAnswer;
+	onUndo?: (seq: number) => void;
+};
 
 function repairKeys({state, dispatch, onClose, window, donors, answer, onUndo}: KeyParts): RepairKeys {
 	const bottom = Math.max(0, window.total - window.view);
@@ -92,10 +108,13 @@ function pressFlowKeys(event: KeyEvent, parts: KeyParts): void {
 	const keys = confirming ? [event] : splitBurst(event);
 	const c = repairKeys(parts);
 	let opened = false;
-	const flowKeys: RepairKeys = {...c, confirm() {
-		c.confirm();
-		opened = true;
-	}};
+	const flowKeys: RepairKeys = {
+		...c,
+		confirm() {
+			c.confirm();
+			opened = true;
+		},
+	};
 	for (const [i, k] of keys.entries()) {
 		const binding = repairBinding(k, confirming ? 'confirm' : 'repair');
 		if (binding) {
@@ -103,7 +122,11 @@ function pressFlowKeys(event: KeyEvent, parts: KeyParts): void {
 		}
 
 		if (opened) {
-			const rest = keys.slice(i + 1).map(x => x.input).join('').split(/[\r\n]/)[0];
+			const rest = keys
+				.slice(i + 1)
+				.map(x => x.input)
+				.join('')
+				.split(/[\r\n]/)[0];
 			if (rest) {
 				parts.answer.type(rest);
 			}
@@ -117,7 +140,12 @@ function pressFlowKeys(event: KeyEvent, parts: KeyParts): void {
 	}
 }
 
-async function apply(service: RepairService, planned: Planned, dispatch: Dispatch, onApplied?: () => void): Promise<void> {
+async function apply(
+	service: RepairService,
+	planned: Planned,
+	dispatch: Dispatch,
+	onApplied?: () => void,
+): Promise<void> {
 	dispatch({type: 'stage', stage: 'applying'});
 	try {
 		const outcome = await service.apply(planned, line => dispatch({type: 'log', line}));
@@ -135,10 +163,14 @@ function question(orphanId: string, planned: Planned, width: number): string {
 	const a = planned.plan.adoptions[0];
 	const wide = width >= 120;
 	if (a?.evidence === 'operator') {
-		return wide ? ` your choice: type the orphan's and the donor's suffixes (${confirmationFor(a)}): ` : ` type the orphan's, then the donor's suffix (${confirmationFor(a)}): `;
+		return wide
+			? ` your choice: type the orphan's and the donor's suffixes (${confirmationFor(a)}): `
+			: ` type the orphan's, then the donor's suffix (${confirmationFor(a)}): `;
 	}
 
-	return wide ? ` to adopt, type the random suffix (${confirmationWord(orphanId)}) of ${orphanId}: ` : ` to adopt, type its random suffix (${confirmationWord(orphanId)}): `;
+	return wide
+		? ` to adopt, type the random suffix (${confirmationWord(orphanId)}) of ${orphanId}: `
+		: ` to adopt, type its random suffix (${confirmationWord(orphanId)}): `;
 }
 
 /** The typed confirmation: the orphan's random suffix applies exactly the previewed plan, anything else goes back. */
@@ -155,7 +187,17 @@ function submitAnswer(answer: string, state: FlowState, props: RepairFlowProps, 
 	}
 }
 
-function Confirm({orphanId, planned, answer, width}: {orphanId: string; planned: Planned; answer: string; width: number}): React.ReactElement {
+function Confirm({
+	orphanId,
+	planned,
+	answer,
+	width,
+}: {
+	orphanId: string;
+	planned: Planned;
+	answer: string;
+	width: number;
+}): React.ReactElement {
 	return (
 		<Box height={1} flexShrink={0} overflow="hidden">
 			<Text bold>{question(orphanId, planned, width)}</Text>
@@ -177,7 +219,14 @@ export function RepairFlow(props: RepairFlowProps): React.ReactElement {
 	const onSubmit = useRef((answer: string) => submitAnswer(answer, current.current, props, dispatch));
 	onSubmit.current = answer => submitAnswer(answer, current.current, props, dispatch);
 	const answer = useTypedAnswer(onSubmit);
-	useRepairPlan(props.service, props.orphanId, {id: donors[state.donorAt], turns: state.donorTurns}, props.revision, current, dispatch);
+	useRepairPlan(
+		props.service,
+		props.orphanId,
+		{id: donors[state.donorAt], turns: state.donorTurns},
+		props.revision,
+		current,
+		dispatch,
+	);
 	useRepairChecks(props.service, props.checkEveryMs, dispatch);
 	// The title and the footer stay; the lines between them scroll.
 	const view = Math.max(1, props.height - 2);
@@ -185,28 +234,63 @@ export function RepairFlow(props: RepairFlowProps): React.ReactElement {
 	const window: Window = {total: lines.length, view};
 	const windowRef = useRef(window);
 	windowRef.current = window;
-	useLatestInput((input, key) => {
-		pressFlowKeys({...key, input}, {state: current.current, dispatch, onClose: props.onClose, window: windowRef.current, donors: donors.length, answer, onUndo: props.onUndo});
-	}, {isActive: isRawModeSupported});
+	useLatestInput(
+		(input, key) => {
+			pressFlowKeys(
+				{...key, input},
+				{
+					state: current.current,
+					dispatch,
+					onClose: props.onClose,
+					window: windowRef.current,
+					donors: donors.length,
+					answer,
+					onUndo: props.onUndo,
+				},
+			);
+		},
+		{isActive: isRawModeSupported},
+	);
 
 	const first = clampScroll(state.scroll, lines.length, view);
-	const hint = footerHints({pane: 'findings', overlay: 'repair'}, repairKeys({state, dispatch, onClose: props.onClose, window, donors: donors.length, answer, onUndo: props.onUndo})).map(h => h.text).join('  ');
+	const hint = footerHints(
+		{pane: 'findings', overlay: 'repair'},
+		repairKeys({state, dispatch, onClose: props.onClose, window, donors: donors.length, answer, onUndo: props.onUndo}),
+	)
+		.map(h => h.text)
+		.join('  ');
 	const where = scrollIndicator(first, lines.length, view);
 	const footer = ` ${state.notice ?? hint}`;
 	return (
 		<Box flexDirection="column" width={props.width} height={props.height} overflow="hidden">
 			{/* Nothing here shrinks: a long notice once made the indicator wrap to a second row, and the column shrank the title away (issue #28 point 2). */}
-			<Box height={1} flexShrink={0}><Text wrap="truncate" bold color={state.outcome?.result === 'applied' ? theme.ok : undefined}>{flowTitle(state, props.orphanId)}</Text></Box>
-			{lines.slice(first, first + view).map((l, i) => <Text key={i} wrap="truncate" color={l.color} bold={l.bold}>{l.text}</Text>)}
+			<Box height={1} flexShrink={0}>
+				<Text wrap="truncate" bold color={state.outcome?.result === 'applied' ? theme.ok : undefined}>
+					{flowTitle(state, props.orphanId)}
+				</Text>
+			</Box>
+			{lines.slice(first, first + view).map((l, i) => (
+				<Text key={i} wrap="truncate" color={l.color} bold={l.bold}>
+					{l.text}
+				</Text>
+			))}
 			<Box flexGrow={1} />
-			{state.stage === 'confirm' && state.planned
-				? <Confirm orphanId={props.orphanId} planned={state.planned} answer={answer.text} width={props.width} />
-				: (
-					<Box width={props.width} height={1} flexShrink={0}>
-						<Box flexGrow={1} flexShrink={1} flexBasis={0}><Text wrap="truncate" color={state.notice ? theme.warn : theme.muted}>{footer}</Text></Box>
-						{where ? <Box flexShrink={0}><Text wrap="truncate" color={theme.muted}>{` ${where} `}</Text></Box> : null}
+			{state.stage === 'confirm' && state.planned ? (
+				<Confirm orphanId={props.orphanId} planned={state.planned} answer={answer.text} width={props.width} />
+			) : (
+				<Box width={props.width} height={1} flexShrink={0}>
+					<Box flexGrow={1} flexShrink={1} flexBasis={0}>
+						<Text wrap="truncate" color={state.notice ? theme.warn : theme.muted}>
+							{footer}
+						</Text>
 					</Box>
-				)}
+					{where ? (
+						<Box flexShrink={0}>
+							<Text wrap="truncate" color={theme.muted}>{` ${where} `}</Text>
+						</Box>
+					) : null}
+				</Box>
+			)}
 		</Box>
 	);
 }

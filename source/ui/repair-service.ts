@@ -21,30 +21,56 @@ export type RepairService = {
 	undo?: (seq: number, log: (line: string) => void) => Promise<ApplyOutcome>;
 };
 
-export function repairServiceFor(options: {dbPath: string; owner: string; maxGapSeconds: number; argv?: string[]}): RepairService {
+export function repairServiceFor(options: {
+	dbPath: string;
+	owner: string;
+	maxGapSeconds: number;
+	argv?: string[];
+}): RepairService {
 	return {
 		async plan(orphanId, donorId) {
 			const reader = new ShmReader();
 			try {
-				return await computePlan(options.dbPath, {owner: options.owner, maxGapSeconds: options.maxGapSeconds, only: [orphanId], donor: donorId}, reader);
+				return await computePlan(
+					options.dbPath,
+					{owner: options.owner, maxGapSeconds: options.maxGapSeconds, only: [orphanId], donor: donorId},
+					reader,
+				);
 			} finally {
 				await reader.close();
 			}
 		},
 		checks: () => holderChecks(options.dbPath),
-		apply: async (planned, log) => applyRepair({
-			dbPath: options.dbPath,
-			owner: options.owner,
-			maxGapSeconds: options.maxGapSeconds,
-			only: planned.plan.adoptions.map(a => a.orphanId),
-			argv: options.argv ?? ['hfx', '(tui)', 'repair', '--apply', ...planned.plan.adoptions.flatMap(a => (a.evidence === 'operator' ? ['--only', a.orphanId, '--donor', a.donorId] : []))],
-			yes: true,
-			confirm: async () => true,
-			log,
-			planned,
-		}),
+		apply: async (planned, log) =>
+			applyRepair({
+				dbPath: options.dbPath,
+				owner: options.owner,
+				maxGapSeconds: options.maxGapSeconds,
+				only: planned.plan.adoptions.map(a => a.orphanId),
+				argv: options.argv ?? [
+					'hfx',
+					'(tui)',
+					'repair',
+					'--apply',
+					...planned.plan.adoptions.flatMap(a =>
+						a.evidence === 'operator' ? ['--only', a.orphanId, '--donor', a.donorId] : [],
+					),
+				],
+				yes: true,
+				confirm: async () => true,
+				log,
+				planned,
+			}),
 		undoable: () => undoableEntries(readAudit(auditPathFor(options.dbPath))),
 		// The TUI asked its own typed confirmation before this.
-		undo: async (seq, log) => undoRepair({dbPath: options.dbPath, entry: String(seq), argv: ['hfx', '(tui)', 'repair', '--undo', String(seq)], yes: true, confirm: async () => true, log}),
+		undo: async (seq, log) =>
+			undoRepair({
+				dbPath: options.dbPath,
+				entry: String(seq),
+				argv: ['hfx', '(tui)', 'repair', '--undo', String(seq)],
+				yes: true,
+				confirm: async () => true,
+				log,
+			}),
 	};
 }

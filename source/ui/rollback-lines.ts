@@ -19,8 +19,14 @@ export function rollbackDetailLines(r: Rollback): {story: string[]; evidence: st
 		],
 		evidence: [
 			...s.evidence.map(fact => `  evidence: ${fact}`),
-			...(r.routingRewriteAt === null ? [] : [`  evidence: the routing index was rewritten whole at ${utcMinute(r.routingRewriteAt)} (a restart's structural save)`]),
-			...(r.alsoSkipped.length > 0 ? [`also stranded in the same gap: ${r.alsoSkipped.map(a => `${a.id} (${a.messages} messages)`).join(', ')}`] : []),
+			...(r.routingRewriteAt === null
+				? []
+				: [
+						`  evidence: the routing index was rewritten whole at ${utcMinute(r.routingRewriteAt)} (a restart's structural save)`,
+					]),
+			...(r.alsoSkipped.length > 0
+				? [`also stranded in the same gap: ${r.alsoSkipped.map(a => `${a.id} (${a.messages} messages)`).join(', ')}`]
+				: []),
 		],
 	};
 }

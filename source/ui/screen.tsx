@@ -43,30 +43,70 @@ function holdReads(props: AppProps, paused: boolean): () => void {
 function Body({props, ui, dispatch, shown, width}: Parts): React.ReactElement {
 	const {exit} = useApp();
 	if (ui.timelineChat) {
-		return <TimelineView chat={ui.timelineChat} live={props.live} model={shown.model} now={shown.ctx.now} width={width} height={shown.bodyHeight + 1} onClose={() => dispatch({type: 'timeline', chat: null})} onQuit={() => {
-			props.onExit?.(ui.yanked);
-			exit();
-		}} />;
+		return (
+			<TimelineView
+				chat={ui.timelineChat}
+				live={props.live}
+				model={shown.model}
+				now={shown.ctx.now}
+				width={width}
+				height={shown.bodyHeight + 1}
+				onClose={() => dispatch({type: 'timeline', chat: null})}
+				onQuit={() => {
+					props.onExit?.(ui.yanked);
+					exit();
+				}}
+			/>
+		);
 	}
 
 	if (ui.undo && props.repair) {
-		return <UndoFlow key={String(ui.undo.seq)} seq={ui.undo.seq} service={props.repair} auditPath={auditPathFor(shown.model.facts.path)} width={width} height={shown.bodyHeight + 1} holdReads={() => holdReads(props, ui.paused)} onUndone={() => props.live.refresh(true)} onClose={() => {
-			dispatch({type: 'undo', undo: null});
-			props.live.refresh(true);
-		}} />;
+		return (
+			<UndoFlow
+				key={String(ui.undo.seq)}
+				seq={ui.undo.seq}
+				service={props.repair}
+				auditPath={auditPathFor(shown.model.facts.path)}
+				width={width}
+				height={shown.bodyHeight + 1}
+				holdReads={() => holdReads(props, ui.paused)}
+				onUndone={() => props.live.refresh(true)}
+				onClose={() => {
+					dispatch({type: 'undo', undo: null});
+					props.live.refresh(true);
+				}}
+			/>
+		);
 	}
 
 	if (ui.repairOrphan && props.repair) {
-		return <RepairFlow key={`${ui.repairOrphan}\u0000${ui.repairDonors.join(',')}`} orphanId={ui.repairOrphan} donors={ui.repairDonors} service={props.repair} revision={shown.latest.revision} width={width} height={shown.bodyHeight + 1} onApplied={() => props.live.refresh(true)} onUndo={seq => dispatch({type: 'undo', undo: {seq}})} onClose={applied => {
-			dispatch({type: 'repair', orphanId: null});
-			if (applied) {
-				props.live.refresh(true);
-			}
-		}} />;
+		return (
+			<RepairFlow
+				key={`${ui.repairOrphan}\u0000${ui.repairDonors.join(',')}`}
+				orphanId={ui.repairOrphan}
+				donors={ui.repairDonors}
+				service={props.repair}
+				revision={shown.latest.revision}
+				width={width}
+				height={shown.bodyHeight + 1}
+				onApplied={() => props.live.refresh(true)}
+				onUndo={seq => dispatch({type: 'undo', undo: {seq}})}
+				onClose={applied => {
+					dispatch({type: 'repair', orphanId: null});
+					if (applied) {
+						props.live.refresh(true);
+					}
+				}}
+			/>
+		);
 	}
 
 	const View = shown.spec.View;
-	return ui.overlay === 'help' ? <HelpOverlay query={ui.helpText} scroll={ui.helpScroll} width={width} height={shown.bodyHeight} /> : <View ctx={shown.ctx} />;
+	return ui.overlay === 'help' ? (
+		<HelpOverlay query={ui.helpText} scroll={ui.helpScroll} width={width} height={shown.bodyHeight} />
+	) : (
+		<View ctx={shown.ctx} />
+	);
 }
 
 /** The stores a content search reads: on a root with profiles every profile's, the focused one's first (its hits lead); else the one followed. */
@@ -76,7 +116,10 @@ function searchedStores(shown: ScreenModel): SearchedStore[] {
 	}
 
 	const {profiles, focused} = shown.home;
-	return [...profiles.filter(p => p.name === focused), ...profiles.filter(p => p.name !== focused)].map(p => ({profile: p.name, path: p.model.facts.path}));
+	return [...profiles.filter(p => p.name === focused), ...profiles.filter(p => p.name !== focused)].map(p => ({
+		profile: p.name,
+		path: p.model.facts.path,
+	}));
 }
 
 /** ⏎ in the filter line: keeps the fuzzy filter, or runs the content search (its hits become the Sessions pane's rows). */
@@ -95,15 +138,28 @@ function Bottom({props, ui, dispatch, shown, width}: Parts): React.ReactElement 
 		return null;
 	}
 
-	return ui.overlay === 'filter'
-		? <FilterBar key={ui.filterMode} text={ui.filterText} matches={shown.spec.rowCount(shown.ctx)} mode={ui.filterMode} width={width} onChange={text => ui.filterMode === 'fuzzy' && dispatch({type: 'filter-text', text})} onSubmit={text => submitFilter({ui, dispatch, shown}, text)} />
-		: <Footer pane={ui.pane} notice={ui.notice} width={width} paused={ui.paused} />;
+	return ui.overlay === 'filter' ? (
+		<FilterBar
+			key={ui.filterMode}
+			text={ui.filterText}
+			matches={shown.spec.rowCount(shown.ctx)}
+			mode={ui.filterMode}
+			width={width}
+			onChange={text => ui.filterMode === 'fuzzy' && dispatch({type: 'filter-text', text})}
+			onSubmit={text => submitFilter({ui, dispatch, shown}, text)}
+		/>
+	) : (
+		<Footer pane={ui.pane} notice={ui.notice} width={width} paused={ui.paused} />
+	);
 }
 
 export function Screen(props: AppProps): React.ReactElement {
 	const size = useTerminalSize();
 	// On a root with profiles, which stores are followed is said on the notice line from the first frame (stderr is behind the full screen).
-	const [ui, dispatch] = useReducer(uiReducer, props, p => ({...initialUiState(p.initialPane), notice: p.home?.notice ?? p.notice ?? null}));
+	const [ui, dispatch] = useReducer(uiReducer, props, p => ({
+		...initialUiState(p.initialPane),
+		notice: p.home?.notice ?? p.notice ?? null,
+	}));
 	const shown = useScreenModel(props, ui, size);
 	useScreenKeys(props, ui, dispatch, shown);
 	usePin(dispatch, ui.pane, ui.anchor[ui.pane], shown.selectedKey, ui.cursor[ui.pane]);
@@ -112,7 +168,9 @@ export function Screen(props: AppProps): React.ReactElement {
 		return <TooSmall columns={size.columns} rows={size.rows} />;
 	}
 
-	const findings = shown.home ? shown.home.profiles.flatMap(p => p.model.analysis.findings) : shown.model.analysis.findings;
+	const findings = shown.home
+		? shown.home.profiles.flatMap(p => p.model.analysis.findings)
+		: shown.model.analysis.findings;
 	const counts: Partial<Record<Pane, number>> = {findings: findings.filter(f => f.severity !== 'info').length};
 	const parts: Parts = {props, ui, dispatch, shown, width: size.columns};
 	return (
@@ -122,7 +180,12 @@ export function Screen(props: AppProps): React.ReactElement {
 			<Tabs pane={ui.pane} counts={counts} width={size.columns} />
 			<Banner model={shown.model} width={size.columns} home={shown.home} />
 			{/* The repair flow and the timeline draw their own footer on the footer's line. */}
-			<Box height={shown.bodyHeight + (((ui.repairOrphan || ui.undo) && props.repair) || ui.timelineChat ? 1 : 0)} flexDirection="column" overflow="hidden" flexShrink={0}>
+			<Box
+				height={shown.bodyHeight + (((ui.repairOrphan || ui.undo) && props.repair) || ui.timelineChat ? 1 : 0)}
+				flexDirection="column"
+				overflow="hidden"
+				flexShrink={0}
+			>
 				<Body {...parts} />
 			</Box>
 			<Bottom {...parts} />

@@ -74,7 +74,11 @@ export type ContentResult = {
  * The identities of a keyed list's rows as it shows them now, in order (a string array is one;
  * a pane passes a view over its rows so that twenty thousand sessions are not copied per key).
  */
-export type RowIds = {readonly length: number; at: (index: number) => string | undefined; indexOf: (id: string) => number};
+export type RowIds = {
+	readonly length: number;
+	at: (index: number) => string | undefined;
+	indexOf: (id: string) => number;
+};
 
 export type UiAction =
 	| {type: 'pane'; pane: Pane}
@@ -112,7 +116,12 @@ export function initialUiState(pane: Pane = 'sessions'): UiState {
 		pane,
 		history: [],
 		// Activity follows the newest event until the cursor moves (issue #28 point 8); f follows it again.
-		cursor: {...Object.fromEntries(PANES.map(p => [p, 0])) as Record<Pane, number>, detail: FOLLOW, lineage: FOLLOW, activity: FOLLOW},
+		cursor: {
+			...(Object.fromEntries(PANES.map(p => [p, 0])) as Record<Pane, number>),
+			detail: FOLLOW,
+			lineage: FOLLOW,
+			activity: FOLLOW,
+		},
 		anchor: Object.fromEntries(PANES.map(p => [p, null])) as Record<Pane, string | null>,
 		selectedSession: null,
 		overlay: 'none',
@@ -164,7 +173,11 @@ function moveTarget(state: UiState, a: Extract<UiAction, {type: 'move'}>): numbe
 /** Forgets a list's selection (its rows changed meaning: a new filter, source or hidden set). */
 function unanchor(state: UiState, pane: Pane): UiState {
 	// A list that follows its newest row keeps following.
-	return {...state, cursor: {...state.cursor, [pane]: state.cursor[pane] === FOLLOW ? FOLLOW : 0}, anchor: {...state.anchor, [pane]: null}};
+	return {
+		...state,
+		cursor: {...state.cursor, [pane]: state.cursor[pane] === FOLLOW ? FOLLOW : 0},
+		anchor: {...state.anchor, [pane]: null},
+	};
 }
 
 /** The focused session changed: Detail and Lineage follow it again. */
@@ -212,38 +225,63 @@ function back(state: UiState): UiState {
 function cycleSource(state: UiState, sources: string[]): UiState {
 	const order = [null, ...sources];
 	const i = order.indexOf(state.source);
-	return refocus({...unanchor(state, 'sessions'), source: order[(i + 1) % order.length] ?? null, selectedSession: null});
+	return refocus({
+		...unanchor(state, 'sessions'),
+		source: order[(i + 1) % order.length] ?? null,
+		selectedSession: null,
+	});
 }
 
 const REDUCERS: Reducers = {
-	'pane': (state, a) => go(state, a.pane),
+	pane: (state, a) => go(state, a.pane),
 	'cycle-pane': (state, a) => go(state, PANES[(PANES.indexOf(state.pane) + a.delta + PANES.length) % PANES.length]!),
-	'move': (state, a) => onSessions(state, place(state, moveTarget(state, a), a.rows, a.ids)),
+	move: (state, a) => onSessions(state, place(state, moveTarget(state, a), a.rows, a.ids)),
 	'move-to': (state, a) => onSessions(state, place(state, a.index, a.rows, a.ids)),
 	// A list following its newest row pins nothing: the next new row takes the cursor.
-	'pin': (state, a) => state.anchor[a.pane] === a.id || state.cursor[a.pane] === FOLLOW || state.cursor[a.pane] !== a.cursor ? state : {...state, anchor: {...state.anchor, [a.pane]: a.id}},
-	'follow': (state, a) => ({...state, cursor: {...state.cursor, [a.pane]: FOLLOW}, anchor: {...state.anchor, [a.pane]: null}}),
+	pin: (state, a) =>
+		state.anchor[a.pane] === a.id || state.cursor[a.pane] === FOLLOW || state.cursor[a.pane] !== a.cursor
+			? state
+			: {...state, anchor: {...state.anchor, [a.pane]: a.id}},
+	follow: (state, a) => ({
+		...state,
+		cursor: {...state.cursor, [a.pane]: FOLLOW},
+		anchor: {...state.anchor, [a.pane]: null},
+	}),
 	'open-session': (state, a) => refocus({...go(state, 'detail'), selectedSession: a.id}),
-	'select-session': (state, a) => state.selectedSession === a.id ? state : refocus({...state, selectedSession: a.id}),
-	'back': back,
-	'overlay': (state, a) => ({...state, overlay: a.overlay, helpText: a.overlay === 'help' ? '' : state.helpText, helpScroll: 0}),
+	'select-session': (state, a) => (state.selectedSession === a.id ? state : refocus({...state, selectedSession: a.id})),
+	back: back,
+	overlay: (state, a) => ({
+		...state,
+		overlay: a.overlay,
+		helpText: a.overlay === 'help' ? '' : state.helpText,
+		helpScroll: 0,
+	}),
 	'filter-text': (state, a) => onSessions(state, {...unanchor(state, state.pane), filterText: a.text}),
 	'help-text': (state, a) => ({...state, helpText: a.text, helpScroll: 0}),
 	'help-scroll': (state, a) => ({...state, helpScroll: Math.max(0, a.to)}),
 	'toggle-pause': state => ({...state, paused: !state.paused}),
-	'toggle-hidden': state => refocus({...unanchor(state, 'sessions'), showHidden: !state.showHidden, selectedSession: null}),
+	'toggle-hidden': state =>
+		refocus({...unanchor(state, 'sessions'), showHidden: !state.showHidden, selectedSession: null}),
 	'cycle-source': (state, a) => cycleSource(state, a.sources),
 	'toggle-wrap': state => ({...state, wrap: {...state.wrap, [state.pane]: !state.wrap[state.pane]}}),
-	'notice': (state, a) => ({...state, notice: a.text, noticeFades: false}),
-	'notice-faded': (state, a) => state.noticeFades && state.notice === a.text ? {...state, notice: null, noticeFades: false} : state,
-	'yank': (state, a) => ({...state, yanked: [...state.yanked, a.id], notice: `copied ${a.id}`, noticeFades: true}),
-	'repair': (state, a) => ({...state, repairOrphan: a.orphanId, repairDonors: a.donors ?? []}),
+	notice: (state, a) => ({...state, notice: a.text, noticeFades: false}),
+	'notice-faded': (state, a) =>
+		state.noticeFades && state.notice === a.text ? {...state, notice: null, noticeFades: false} : state,
+	yank: (state, a) => ({...state, yanked: [...state.yanked, a.id], notice: `copied ${a.id}`, noticeFades: true}),
+	repair: (state, a) => ({...state, repairOrphan: a.orphanId, repairDonors: a.donors ?? []}),
 	// The undo of a repair just applied replaces its result on screen.
-	'undo': (state, a) => ({...state, undo: a.undo, repairOrphan: a.undo ? null : state.repairOrphan}),
-	'timeline': (state, a) => ({...state, timelineChat: a.chat}),
+	undo: (state, a) => ({...state, undo: a.undo, repairOrphan: a.undo ? null : state.repairOrphan}),
+	timeline: (state, a) => ({...state, timelineChat: a.chat}),
 	'filter-mode': state => ({...state, filterMode: state.filterMode === 'fuzzy' ? 'content' : 'fuzzy', filterText: ''}),
 	// The hits are listed on the Sessions pane (its rows, the hits' rows): ⏎ there opens one.
-	'content-result': (state, a) => refocus({...unanchor(go(state, 'sessions'), 'sessions'), overlay: 'none', filterText: '', content: a.result, selectedSession: null}),
+	'content-result': (state, a) =>
+		refocus({
+			...unanchor(go(state, 'sessions'), 'sessions'),
+			overlay: 'none',
+			filterText: '',
+			content: a.result,
+			selectedSession: null,
+		}),
 };
 
 export function uiReducer(state: UiState, action: UiAction): UiState {

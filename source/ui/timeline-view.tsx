@@ -36,19 +36,38 @@ export type TimelineViewProps = {
 type Built = {title: string; lines: string[]; problem: boolean};
 
 /** The lines of the chat's timeline on this model, or why there is none. */
-function build(chat: string, props: Pick<TimelineViewProps, 'live' | 'model' | 'now' | 'width'>, logs: GatewayLogs | null): Built {
+function build(
+	chat: string,
+	props: Pick<TimelineViewProps, 'live' | 'model' | 'now' | 'width'>,
+	logs: GatewayLogs | null,
+): Built {
 	const named = chatNamed(props.model.analysis, chat);
 	if (!named.ok) {
 		return {title: `timeline of ${chat}`, lines: [named.reason, `next: ${named.next}`], problem: true};
 	}
 
 	try {
-		const spans = props.live.messageSpans?.(named.rows.map(r => r.id), named.spanGapSeconds) ?? [];
+		const spans =
+			props.live.messageSpans?.(
+				named.rows.map(r => r.id),
+				named.spanGapSeconds,
+			) ?? [];
 		const t = timelineOfChat(props.model.analysis, named, spans, logs?.lines ?? [], props.now);
 		const note = logs ? wrapIndented(logNote(logs), props.width, 2) : [];
-		return {title: `timeline of ${named.sessionKey}`, lines: [...timelineLines(t, props.width).slice(1), '', ...note], problem: false};
+		return {
+			title: `timeline of ${named.sessionKey}`,
+			lines: [...timelineLines(t, props.width).slice(1), '', ...note],
+			problem: false,
+		};
 	} catch (error) {
-		return {title: `timeline of ${named.sessionKey}`, lines: [`the store could not be read for the timeline: ${errorMessage(error)}`, 'next: C-l in the pane re-reads the store; or run hfx timeline from a shell'], problem: true};
+		return {
+			title: `timeline of ${named.sessionKey}`,
+			lines: [
+				`the store could not be read for the timeline: ${errorMessage(error)}`,
+				'next: C-l in the pane re-reads the store; or run hfx timeline from a shell',
+			],
+			problem: true,
+		};
 	}
 }
 
@@ -76,33 +95,46 @@ export function TimelineView(props: TimelineViewProps): React.ReactElement {
 		close: props.onClose,
 		quit: props.onQuit,
 		half: Math.max(1, Math.floor(view / 2)),
-		scroll: by => setScroll(s => (by === 'top' ? 0 : (by === 'bottom' ? bottom : Math.max(0, Math.min(bottom, s + by))))),
+		scroll: by => setScroll(s => (by === 'top' ? 0 : by === 'bottom' ? bottom : Math.max(0, Math.min(bottom, s + by)))),
 	};
 	const current = useRef(keys);
 	current.current = keys;
-	useLatestInput((input, key) => {
-		for (const k of splitBurst({...key, input})) {
-			const binding = timelineBinding(k);
-			if (binding) {
-				press(binding, current.current, k);
-			}
+	useLatestInput(
+		(input, key) => {
+			for (const k of splitBurst({...key, input})) {
+				const binding = timelineBinding(k);
+				if (binding) {
+					press(binding, current.current, k);
+				}
 
-			if (!binding?.continuesBurst) {
-				return;
+				if (!binding?.continuesBurst) {
+					return;
+				}
 			}
-		}
-	}, {isActive: isRawModeSupported});
+		},
+		{isActive: isRawModeSupported},
+	);
 
 	const first = clampScroll(scroll, built.lines.length, view);
 	const where = scrollIndicator(first, built.lines.length, view);
-	const hint = footerHints({pane: 'routing', overlay: 'timeline'}, keys).map(h => h.text).join('  ');
+	const hint = footerHints({pane: 'routing', overlay: 'timeline'}, keys)
+		.map(h => h.text)
+		.join('  ');
 	return (
 		<Box flexDirection="column" width={props.width} height={props.height}>
-			<Text wrap="truncate" bold color={built.problem ? theme.warn : undefined}>{built.title}</Text>
-			{built.lines.slice(first, first + view).map((l, i) => <Text key={i} wrap="truncate" bold={l.startsWith('! ')} color={l.startsWith('! ') ? theme.warn : undefined}>{l}</Text>)}
+			<Text wrap="truncate" bold color={built.problem ? theme.warn : undefined}>
+				{built.title}
+			</Text>
+			{built.lines.slice(first, first + view).map((l, i) => (
+				<Text key={i} wrap="truncate" bold={l.startsWith('! ')} color={l.startsWith('! ') ? theme.warn : undefined}>
+					{l}
+				</Text>
+			))}
 			<Box flexGrow={1} />
 			<Box width={props.width}>
-				<Box flexGrow={1}><Text wrap="truncate" color={theme.muted}>{` ${hint}`}</Text></Box>
+				<Box flexGrow={1}>
+					<Text wrap="truncate" color={theme.muted}>{` ${hint}`}</Text>
+				</Box>
 				{where ? <Text color={theme.muted}>{` ${where} `}</Text> : null}
 			</Box>
 		</Box>

@@ -34,7 +34,17 @@ export type UndoAction =
 	/** The next (older) undoable entry, round to the newest. */
 	| {type: 'next-entry'};
 
-export const INITIAL_UNDO: UndoState = {stage: 'preview', entries: null, at: 0, checks: [], log: [], outcome: null, error: null, notice: null, scroll: 0};
+export const INITIAL_UNDO: UndoState = {
+	stage: 'preview',
+	entries: null,
+	at: 0,
+	checks: [],
+	log: [],
+	outcome: null,
+	error: null,
+	notice: null,
+	scroll: 0,
+};
 
 export function undoReducer(state: UndoState, action: UndoAction): UndoState {
 	switch (action.type) {
@@ -48,7 +58,12 @@ export function undoReducer(state: UndoState, action: UndoAction): UndoState {
 		}
 
 		case 'stage': {
-			return {...state, stage: action.stage, notice: action.notice ?? null, scroll: action.stage === 'undoing' ? 0 : state.scroll};
+			return {
+				...state,
+				stage: action.stage,
+				notice: action.notice ?? null,
+				scroll: action.stage === 'undoing' ? 0 : state.scroll,
+			};
 		}
 
 		case 'log': {
@@ -65,12 +80,17 @@ export function undoReducer(state: UndoState, action: UndoAction): UndoState {
 
 		case 'scroll': {
 			const from = Math.min(state.scroll, action.bottom);
-			const to = action.by === 'top' ? 0 : (action.by === 'bottom' ? action.bottom : from + action.by);
+			const to = action.by === 'top' ? 0 : action.by === 'bottom' ? action.bottom : from + action.by;
 			return {...state, scroll: Math.max(0, Math.min(action.bottom, to))};
 		}
 
 		case 'next-entry': {
-			return {...state, at: state.entries && state.entries.length > 0 ? (state.at + 1) % state.entries.length : 0, scroll: 0, notice: null};
+			return {
+				...state,
+				at: state.entries && state.entries.length > 0 ? (state.at + 1) % state.entries.length : 0,
+				scroll: 0,
+				notice: null,
+			};
 		}
 	}
 }

@@ -19,7 +19,14 @@ import {clampScroll, scrollIndicator} from './repair-flow-state.js';
 import type {RepairService} from './repair-service.js';
 import {useTheme} from './theme.js';
 import {type TypedAnswer, useTypedAnswer} from './typed-answer.js';
-import {type UndoAction, type UndoState, INITIAL_UNDO, chosenEntry, readyToUndo, undoReducer} from './undo-flow-state.js';
+import {
+	type UndoAction,
+	type UndoState,
+	INITIAL_UNDO,
+	chosenEntry,
+	readyToUndo,
+	undoReducer,
+} from './undo-flow-state.js';
 import {undoLines, undoTitle} from './undo-flow-lines.js';
 import {useRepairChecks} from './use-repair-plan.js';
 
@@ -43,7 +50,13 @@ type Dispatch = (action: UndoAction) => void;
 /** The word the operator types, as `hfx repair --undo` asks it. */
 export const UNDO_WORD = 'undo';
 
-function undoKeys(state: UndoState, dispatch: Dispatch, props: UndoFlowProps, window: {total: number; view: number}, answer: TypedAnswer): UndoKeys {
+function undoKeys(
+	state: UndoState,
+	dispatch: Dispatch,
+	props: UndoFlowProps,
+	window: {total: number; view: number},
+	answer: TypedAnswer,
+): UndoKeys {
 	const bottom = Math.max(0, window.total - window.view);
 	return {
 		stage: state.stage,
@@ -119,7 +132,19 @@ function useUndoEntries(props: UndoFlowProps, dispatch: Dispatch): void {
 	}, [props.service, props.seq, dispatch]);
 }
 
-function Footer({state, hint, where, width, answer}: {state: UndoState; hint: string; where: string | null; width: number; answer: string}): React.ReactElement {
+function Footer({
+	state,
+	hint,
+	where,
+	width,
+	answer,
+}: {
+	state: UndoState;
+	hint: string;
+	where: string | null;
+	width: number;
+	answer: string;
+}): React.ReactElement {
 	const theme = useTheme();
 	if (state.stage === 'confirm') {
 		return (
@@ -133,8 +158,14 @@ function Footer({state, hint, where, width, answer}: {state: UndoState; hint: st
 
 	return (
 		<Box width={width} height={1} flexShrink={0}>
-			<Box flexGrow={1} flexShrink={1} flexBasis={0}><Text wrap="truncate" color={state.notice ? theme.warn : theme.muted}>{` ${state.notice ?? hint}`}</Text></Box>
-			{where ? <Box flexShrink={0}><Text wrap="truncate" color={theme.muted}>{` ${where} `}</Text></Box> : null}
+			<Box flexGrow={1} flexShrink={1} flexBasis={0}>
+				<Text wrap="truncate" color={state.notice ? theme.warn : theme.muted}>{` ${state.notice ?? hint}`}</Text>
+			</Box>
+			{where ? (
+				<Box flexShrink={0}>
+					<Text wrap="truncate" color={theme.muted}>{` ${where} `}</Text>
+				</Box>
+			) : null}
 		</Box>
 	);
 }
@@ -155,18 +186,37 @@ export function UndoFlow(props: UndoFlowProps): React.ReactElement {
 	const window = {total: lines.length, view};
 	const windowRef = useRef(window);
 	windowRef.current = window;
-	useLatestInput((input, key) => {
-		pressUndoKeys({...key, input}, undoKeys(current.current, dispatch, props, windowRef.current, answer));
-	}, {isActive: isRawModeSupported});
+	useLatestInput(
+		(input, key) => {
+			pressUndoKeys({...key, input}, undoKeys(current.current, dispatch, props, windowRef.current, answer));
+		},
+		{isActive: isRawModeSupported},
+	);
 
 	const first = clampScroll(state.scroll, lines.length, view);
-	const hint = footerHints({pane: 'findings', overlay: 'undo'}, undoKeys(state, dispatch, props, window, answer)).map(h => h.text).join('  ');
+	const hint = footerHints({pane: 'findings', overlay: 'undo'}, undoKeys(state, dispatch, props, window, answer))
+		.map(h => h.text)
+		.join('  ');
 	return (
 		<Box flexDirection="column" width={props.width} height={props.height} overflow="hidden">
-			<Box height={1} flexShrink={0}><Text wrap="truncate" bold color={state.outcome?.result === 'applied' ? theme.ok : undefined}>{undoTitle(state)}</Text></Box>
-			{lines.slice(first, first + view).map((l, i) => <Text key={i} wrap="truncate" color={l.color} bold={l.bold}>{l.text}</Text>)}
+			<Box height={1} flexShrink={0}>
+				<Text wrap="truncate" bold color={state.outcome?.result === 'applied' ? theme.ok : undefined}>
+					{undoTitle(state)}
+				</Text>
+			</Box>
+			{lines.slice(first, first + view).map((l, i) => (
+				<Text key={i} wrap="truncate" color={l.color} bold={l.bold}>
+					{l.text}
+				</Text>
+			))}
 			<Box flexGrow={1} />
-			<Footer state={state} hint={hint} where={scrollIndicator(first, lines.length, view)} width={props.width} answer={answer.text} />
+			<Footer
+				state={state}
+				hint={hint}
+				where={scrollIndicator(first, lines.length, view)}
+				width={props.width}
+				answer={answer.text}
+			/>
 		</Box>
 	);
 }

@@ -14,7 +14,14 @@ type Dispatch = (action: FlowAction) => void;
  * (Re)plans the orphan's repair on every new revision, and on every step to the next donor
  * (`donorTurns`), while the flow is planning or previewing.
  */
-export function useRepairPlan(service: RepairService, orphanId: string, donor: {id: string | undefined; turns: number}, revision: number, current: MutableRefObject<FlowState>, dispatch: Dispatch): void {
+export function useRepairPlan(
+	service: RepairService,
+	orphanId: string,
+	donor: {id: string | undefined; turns: number},
+	revision: number,
+	current: MutableRefObject<FlowState>,
+	dispatch: Dispatch,
+): void {
 	const {id: donorId, turns} = donor;
 	useEffect(() => {
 		const stage = current.current.stage;
@@ -23,15 +30,18 @@ export function useRepairPlan(service: RepairService, orphanId: string, donor: {
 		}
 
 		let live = true;
-		service.plan(orphanId, donorId).then(planned => {
-			if (live) {
-				dispatch({type: 'planned', planned});
-			}
-		}, (error: unknown) => {
-			if (live) {
-				dispatch({type: 'error', error: errorMessage(error)});
-			}
-		});
+		service.plan(orphanId, donorId).then(
+			planned => {
+				if (live) {
+					dispatch({type: 'planned', planned});
+				}
+			},
+			(error: unknown) => {
+				if (live) {
+					dispatch({type: 'error', error: errorMessage(error)});
+				}
+			},
+		);
 		return () => {
 			live = false;
 		};

@@ -17,7 +17,13 @@ import type {ScreenModel} from './use-screen-model.js';
 
 type Dispatch = React.Dispatch<UiAction>;
 
-function screenKeys(props: AppProps, ui: UiState, dispatch: Dispatch, shown: ScreenModel, leave: {exit: () => void; write: (text: string) => void}): ScreenKeys {
+function screenKeys(
+	props: AppProps,
+	ui: UiState,
+	dispatch: Dispatch,
+	shown: ScreenModel,
+	leave: {exit: () => void; write: (text: string) => void},
+): ScreenKeys {
 	const {ctx, spec} = shown;
 	return {
 		ui,
@@ -28,7 +34,7 @@ function screenKeys(props: AppProps, ui: UiState, dispatch: Dispatch, shown: Scr
 		ids: () => spec.rowIds?.(ctx),
 		// Relative moves come from the reducer's current state (fast key sequences never see a stale
 		// cursor); only a FOLLOW cursor is resolved here first.
-		from: () => ui.cursor[ui.pane] === FOLLOW ? spec.cursor?.(ctx) : undefined,
+		from: () => (ui.cursor[ui.pane] === FOLLOW ? spec.cursor?.(ctx) : undefined),
 		half: Math.max(1, Math.floor(shown.bodyHeight / 2)),
 		body: shown.bodyHeight,
 		helpRows: () => helpRows(ui.helpText).length,
@@ -50,42 +56,50 @@ function screenKeys(props: AppProps, ui: UiState, dispatch: Dispatch, shown: Scr
 
 /** The scope a key is pressed in, and the keypresses it stands for (a pane splits a typed burst; an overlay takes it whole). */
 function keypresses(ui: UiState, key: KeyEvent): {scope: Scope & {overlay?: 'help' | 'filter'}; keys: KeyEvent[]} {
-	return ui.overlay === 'none' ? {scope: {pane: ui.pane}, keys: splitBurst(key)} : {scope: {pane: ui.pane, overlay: ui.overlay}, keys: [key]};
+	return ui.overlay === 'none'
+		? {scope: {pane: ui.pane}, keys: splitBurst(key)}
+		: {scope: {pane: ui.pane, overlay: ui.overlay}, keys: [key]};
 }
 
 export function useScreenKeys(props: AppProps, ui: UiState, dispatch: Dispatch, shown: ScreenModel): void {
 	const {exit} = useApp();
 	const {isRawModeSupported} = useStdin();
 	const {stdout} = useStdout();
-	useLatestInput((input, key) => {
-		if (ui.repairOrphan || ui.undo || ui.timelineChat) {
-			return;
-		}
-
-		if (ui.notice) {
-			dispatch({type: 'notice', text: null});
-		}
-
-		const c = screenKeys(props, ui, dispatch, shown, {exit, write: text => stdout.write(text)});
-		const {scope, keys} = keypresses(ui, {...key, input});
-		for (const [i, k] of keys.entries()) {
-			const binding = screenBinding(k, scope);
-			if (binding) {
-				press(binding, c, k);
+	useLatestInput(
+		(input, key) => {
+			if (ui.repairOrphan || ui.undo || ui.timelineChat) {
+				return;
 			}
 
-			if (binding && OPENS_TEXT[binding.id]) {
-				// `/abc` typed in one burst: the keys after `/` are the filter's text, not keys of the pane
-				// (they were pressed there before the overlay was drawn, and lost; a `q` among them quit).
-				const rest = keys.slice(i + 1).map(x => x.input).join('');
-				if (rest) {
-					dispatch(OPENS_TEXT[binding.id]!(ui, rest));
+			if (ui.notice) {
+				dispatch({type: 'notice', text: null});
+			}
+
+			const c = screenKeys(props, ui, dispatch, shown, {exit, write: text => stdout.write(text)});
+			const {scope, keys} = keypresses(ui, {...key, input});
+			for (const [i, k] of keys.entries()) {
+				const binding = screenBinding(k, scope);
+				if (binding) {
+					press(binding, c, k);
 				}
 
-				break;
+				if (binding && OPENS_TEXT[binding.id]) {
+					// `/abc` typed in one burst: the keys after `/` are the filter's text, not keys of the pane
+					// (they were pressed there before the overlay was drawn, and lost; a `q` among them quit).
+					const rest = keys
+						.slice(i + 1)
+						.map(x => x.input)
+						.join('');
+					if (rest) {
+						dispatch(OPENS_TEXT[binding.id]!(ui, rest));
+					}
+
+					break;
+				}
 			}
-		}
-	}, {isActive: isRawModeSupported});
+		},
+		{isActive: isRawModeSupported},
+	);
 }
 
 /** Bindings that open an overlay taking typed text, and the action that types the rest of a burst into it. */

@@ -75,7 +75,17 @@ export function useScreenModel(props: AppProps, ui: UiState, size: Size): Screen
 	const detail = useDetail(props, model.revision, model.facts.path);
 	// Header, tabs, banner, footer, and one spare row: Ink 6 clears the screen on every frame as tall as the terminal.
 	const bodyHeight = Math.max(3, size.rows - 4 - bannerRows(model, home));
-	const base: Omit<PaneContext, 'focusSession'> = {model, ui, width: size.columns, height: bodyHeight, now, detail, files, backups, home};
+	const base: Omit<PaneContext, 'focusSession'> = {
+		model,
+		ui,
+		width: size.columns,
+		height: bodyHeight,
+		now,
+		detail,
+		files,
+		backups,
+		home,
+	};
 	const focusSession = ui.selectedSession ?? PANE_SPECS.sessions.selectedId({...base, focusSession: null});
 	const ctx: PaneContext = {...base, focusSession};
 	const spec = PANE_SPECS[ui.pane];

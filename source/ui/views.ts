@@ -70,7 +70,10 @@ const allRowsCache = new WeakMap<Analysis, SessionRow[]>();
 
 /** Newest activity first; ties by id, descending. */
 function newestFirst(a: SessionRow, b: SessionRow): number {
-	return (b.lastActive ?? -1) - (a.lastActive ?? -1) || (a.session.id < b.session.id ? 1 : (a.session.id > b.session.id ? -1 : 0));
+	return (
+		(b.lastActive ?? -1) - (a.lastActive ?? -1) ||
+		(a.session.id < b.session.id ? 1 : a.session.id > b.session.id ? -1 : 0)
+	);
 }
 
 /**
@@ -106,7 +109,12 @@ export function allSessionRows(analysis: Analysis): SessionRow[] {
 }
 
 /** Takes the changed sessions out of a newest-first list and puts back those that pass, in place. */
-function patch(list: SessionRow[], analysis: Analysis, derivation: Derivation, passes: (s: SessionRecord) => boolean): SessionRow[] {
+function patch(
+	list: SessionRow[],
+	analysis: Analysis,
+	derivation: Derivation,
+	passes: (s: SessionRecord) => boolean,
+): SessionRow[] {
 	for (const id of derivation.changed) {
 		const was = derivation.old(id);
 		if (was) {
@@ -128,7 +136,14 @@ function patch(list: SessionRow[], analysis: Analysis, derivation: Derivation, p
 	return list;
 }
 
-const SESSION_KEYS = ['session.id', 'session.title', 'session.sessionKey', 'session.chatId', 'session.displayName', 'session.source'];
+const SESSION_KEYS = [
+	'session.id',
+	'session.title',
+	'session.sessionKey',
+	'session.chatId',
+	'session.displayName',
+	'session.source',
+];
 
 type SessionRowsResult = {rows: SessionRow[]; total: number; hidden: number};
 
@@ -146,7 +161,10 @@ function perAnalysis<V>(cache: WeakMap<Analysis, Map<string, V>>, analysis: Anal
 /** Per analysis, the last few option sets: a render asks the same question several times. */
 const sessionRowsCache = new WeakMap<Analysis, Map<string, SessionRowsResult>>();
 
-export function sessionRows(analysis: Analysis, options: {filterText: string; showHidden: boolean; source: string | null}): SessionRowsResult {
+export function sessionRows(
+	analysis: Analysis,
+	options: {filterText: string; showHidden: boolean; source: string | null},
+): SessionRowsResult {
 	const key = `${options.showHidden ? 1 : 0}\u0000${options.source ?? ''}\u0000${options.filterText}`;
 	const cache = perAnalysis(sessionRowsCache, analysis);
 	const hit = cache.get(key);
@@ -192,7 +210,8 @@ function visibleRows(analysis: Analysis, options: {showHidden: boolean; source: 
 		return cached;
 	}
 
-	const passes = (s: SessionRecord) => (options.showHidden || !isHiddenByDefault(s)) && (options.source === null || s.source === options.source);
+	const passes = (s: SessionRecord) =>
+		(options.showHidden || !isHiddenByDefault(s)) && (options.source === null || s.source === options.source);
 	const derivation = derivedFrom(analysis);
 	const previousCache = derivation ? visibleCache.get(derivation.previous) : undefined;
 	const before = previousCache?.get(key);
@@ -233,7 +252,10 @@ function visibleRows(analysis: Analysis, options: {showHidden: boolean; source: 
 	return result;
 }
 
-function computeSessionRows(analysis: Analysis, options: {filterText: string; showHidden: boolean; source: string | null}): SessionRowsResult {
+function computeSessionRows(
+	analysis: Analysis,
+	options: {filterText: string; showHidden: boolean; source: string | null},
+): SessionRowsResult {
 	const {visible, hidden} = visibleRows(analysis, options);
 	if (!options.filterText) {
 		return {rows: visible, total: visible.length, hidden};
@@ -256,8 +278,15 @@ export function sourcesOf(analysis: Analysis): string[] {
 
 /** Chats at rollback risk first, then by key. */
 export function routingRows(analysis: Analysis, filterText: string): ChatRouting[] {
-	const ordered = [...analysis.routing].sort((a, b) => Number(b.rollbackRisk) - Number(a.rollbackRisk) || Number(b.routingEntryStale) - Number(a.routingEntryStale) || (a.sessionKey < b.sessionKey ? -1 : 1));
-	return filterText ? fuzzy(analysis.routing, ['sessionKey', 'restartResolvesTo', 'newestActivityIn', 'members'], filterText) : ordered;
+	const ordered = [...analysis.routing].sort(
+		(a, b) =>
+			Number(b.rollbackRisk) - Number(a.rollbackRisk) ||
+			Number(b.routingEntryStale) - Number(a.routingEntryStale) ||
+			(a.sessionKey < b.sessionKey ? -1 : 1),
+	);
+	return filterText
+		? fuzzy(analysis.routing, ['sessionKey', 'restartResolvesTo', 'newestActivityIn', 'members'], filterText)
+		: ordered;
 }
 
 export function findingRows(analysis: Analysis, filterText: string): Finding[] {

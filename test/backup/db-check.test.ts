@@ -28,7 +28,7 @@ process.stdout.write(JSON.stringify({ok: check.ok, integrity: check.integrity, c
 `;
 
 describe('the check of a copy: no memory map', () => {
-	it('opens the copy read-only with mmap_size 0 and SQLite\'s default 2 MiB cache', () => {
+	it("opens the copy read-only with mmap_size 0 and SQLite's default 2 MiB cache", () => {
 		const db = path.join(tempDir('check-conn'), 'copy.db');
 		bigStore(db, 100);
 		const conn = openCheckConnection(db);
@@ -45,21 +45,30 @@ describe('the check of a copy: no memory map', () => {
 		expect(check.counts.messages).toBe(100);
 	});
 
-	it.runIf(process.platform === 'linux')('a real process checking a 60 MB copy in the worker keeps its file-backed memory flat', () => {
-		const db = path.join(tempDir('check-rss'), 'copy.db');
-		bigStore(db, 140_000);
-		const size = fs.statSync(db).size;
-		expect(size).toBeGreaterThan(55 * 1_048_576);
-		// A file, not `-e`: the worker inherits the parent's execArgv, and --input-type would stop it.
-		const script = path.join(path.dirname(db), 'check.mjs');
-		fs.writeFileSync(script, CHILD);
-		const r = spawnSync(process.execPath, [script, db], {encoding: 'utf8', timeout: 60_000});
-		expect(r.stderr).toBe('');
-		const out = JSON.parse(r.stdout) as {ok: boolean; integrity: string[]; counts: Record<string, number>; beforeKb: number; peakKb: number};
-		expect(out.integrity).toEqual(['ok']);
-		expect(out.ok).toBe(true);
-		expect(out.counts.messages).toBe(counts(db).messages);
-		// A map of the copy would add about its size (60 MB); the worker's own code is a few MB.
-		expect((out.peakKb - out.beforeKb) * 1024).toBeLessThan(size / 4);
-	});
+	it.runIf(process.platform === 'linux')(
+		'a real process checking a 60 MB copy in the worker keeps its file-backed memory flat',
+		() => {
+			const db = path.join(tempDir('check-rss'), 'copy.db');
+			bigStore(db, 140_000);
+			const size = fs.statSync(db).size;
+			expect(size).toBeGreaterThan(55 * 1_048_576);
+			// A file, not `-e`: the worker inherits the parent's execArgv, and --input-type would stop it.
+			const script = path.join(path.dirname(db), 'check.mjs');
+			fs.writeFileSync(script, CHILD);
+			const r = spawnSync(process.execPath, [script, db], {encoding: 'utf8', timeout: 60_000});
+			expect(r.stderr).toBe('');
+			const out = JSON.parse(r.stdout) as {
+				ok: boolean;
+				integrity: string[];
+				counts: Record<string, number>;
+				beforeKb: number;
+				peakKb: number;
+			};
+			expect(out.integrity).toEqual(['ok']);
+			expect(out.ok).toBe(true);
+			expect(out.counts.messages).toBe(counts(db).messages);
+			// A map of the copy would add about its size (60 MB); the worker's own code is a few MB.
+			expect((out.peakKb - out.beforeKb) * 1024).toBeLessThan(size / 4);
+		},
+	);
 });

@@ -42,7 +42,10 @@ describe('the sweep of the temp folder', () => {
 		const home = makeHome('killed-verify');
 		const backup = await createBackup({root: home.root, output: tempDir('killed-verify-out')});
 		const tmp = tempDir('killed-verify-tmp');
-		const child = spawn(process.execPath, [path.join(ROOT, 'dist/hfx.js'), 'verify', backup.archive!], {env: {...process.env, NO_COLOR: '1', TMPDIR: tmp, HFX_TEST_PAUSE_AT: 'temp-verify', HFX_TEST_PAUSE_MS: '20000'}, stdio: ['ignore', 'ignore', 'pipe']});
+		const child = spawn(process.execPath, [path.join(ROOT, 'dist/hfx.js'), 'verify', backup.archive!], {
+			env: {...process.env, NO_COLOR: '1', TMPDIR: tmp, HFX_TEST_PAUSE_AT: 'temp-verify', HFX_TEST_PAUSE_MS: '20000'},
+			stdio: ['ignore', 'ignore', 'pipe'],
+		});
 		const exited = new Promise(resolve => child.once('exit', (_c, signal) => resolve(signal)));
 		await new Promise<void>((resolve, reject) => {
 			const timer = setTimeout(() => reject(new Error('never paused at temp-verify')), 30_000);
@@ -63,7 +66,7 @@ describe('the sweep of the temp folder', () => {
 		expect(fs.readdirSync(tmp)).toEqual([]);
 	});
 
-	it('removes our names whose pid is dead (folders with a .env, files); keeps live pids, other names, other users\' and links', async () => {
+	it("removes our names whose pid is dead (folders with a .env, files); keeps live pids, other names, other users' and links", async () => {
 		const tmp = tempDir('sweep');
 		const dead = deadPid();
 		const live = spawn('sleep', ['30']);
@@ -75,7 +78,14 @@ describe('the sweep of the temp folder', () => {
 			}
 
 			fs.writeFileSync(path.join(tmp, gone[2]!), 'a file');
-			const kept = [`hfx-verify-${live.pid}-0a0b0c0d`, `hfx-verify-${process.pid}-0a0b0c0d`, `hfx-verify-${dead}-0A0B0C0D`, `hfx-repair-int-${dead}-x`, `other-${dead}-0a0b0c0d`, `hfx-${dead}-0a0b0c0d`];
+			const kept = [
+				`hfx-verify-${live.pid}-0a0b0c0d`,
+				`hfx-verify-${process.pid}-0a0b0c0d`,
+				`hfx-verify-${dead}-0A0B0C0D`,
+				`hfx-repair-int-${dead}-x`,
+				`other-${dead}-0a0b0c0d`,
+				`hfx-${dead}-0a0b0c0d`,
+			];
 			for (const name of kept) {
 				fs.mkdirSync(path.join(tmp, name));
 			}
@@ -105,7 +115,14 @@ describe('a restore sweeps what a killed restore left staged', () => {
 		const home = makeHome('killed-restore');
 		const backup = await createBackup({root: home.root, output: tempDir('killed-restore-out')});
 		const target = tempDir('killed-restore-target');
-		const child = spawn(process.execPath, [path.join(ROOT, 'dist/hfx.js'), 'restore', backup.archive!, '--to', target, '--yes'], {env: {...process.env, NO_COLOR: '1', HFX_TEST_PAUSE_AT: 'restore-staged', HFX_TEST_PAUSE_MS: '20000'}, stdio: ['ignore', 'ignore', 'pipe']});
+		const child = spawn(
+			process.execPath,
+			[path.join(ROOT, 'dist/hfx.js'), 'restore', backup.archive!, '--to', target, '--yes'],
+			{
+				env: {...process.env, NO_COLOR: '1', HFX_TEST_PAUSE_AT: 'restore-staged', HFX_TEST_PAUSE_MS: '20000'},
+				stdio: ['ignore', 'ignore', 'pipe'],
+			},
+		);
 		const exited = new Promise(resolve => child.once('exit', (_c, signal) => resolve(signal)));
 		await new Promise<void>((resolve, reject) => {
 			const timer = setTimeout(() => reject(new Error('never paused at restore-staged')), 30_000);
@@ -120,7 +137,11 @@ describe('a restore sweeps what a killed restore left staged', () => {
 		});
 		child.kill('SIGKILL');
 		expect(await exited).toBe('SIGKILL');
-		const partials = (dir: string): string[] => fs.readdirSync(dir, {recursive: true}).map(String).filter(n => n.endsWith('.partial'));
+		const partials = (dir: string): string[] =>
+			fs
+				.readdirSync(dir, {recursive: true})
+				.map(String)
+				.filter(n => n.endsWith('.partial'));
 		const left = partials(target);
 		expect(left).toHaveLength(1);
 		expect(path.basename(left[0]!)).toMatch(new RegExp(`^\\..+\\.hfx-p${child.pid}\\.[0-9a-f]{16}\\.partial$`));
@@ -129,8 +150,7 @@ describe('a restore sweeps what a killed restore left staged', () => {
 		expect(partials(target)).toEqual([]);
 	});
 
-
-	it('dead pids\' .<name>.hfx-p<pid>.partial beside the destinations go; live ones, links and other files stay', async () => {
+	it("dead pids' .<name>.hfx-p<pid>.partial beside the destinations go; live ones, links and other files stay", async () => {
 		const home = makeHome('partials');
 		const backup = await createBackup({root: home.root, output: tempDir('partials-out')});
 		const target = tempDir('partials-target');
@@ -156,7 +176,12 @@ describe('a restore sweeps what a killed restore left staged', () => {
 			}
 
 			expect(fs.readFileSync(victim, 'utf8')).toBe('keep');
-			expect(fs.readdirSync(target).filter(n => n.endsWith('.partial')).sort()).toEqual([...kept].sort());
+			expect(
+				fs
+					.readdirSync(target)
+					.filter(n => n.endsWith('.partial'))
+					.sort(),
+			).toEqual([...kept].sort());
 		} finally {
 			live.kill('SIGKILL');
 		}

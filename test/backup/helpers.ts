@@ -115,11 +115,21 @@ export function dump(db: string): string {
 /** A big store quickly: one transaction of `n` messages of ~`size` characters. */
 export function bigStore(db: string, n: number, size = 400): void {
 	const w = new StoreWriter(db, {shape: 'v30'});
-	const id = w.createSession({source: 'telegram', userId: 'u', sessionKey: 'agent:main:telegram:dm:42', chatId: '42', chatType: 'dm', startedAt: T0});
+	const id = w.createSession({
+		source: 'telegram',
+		userId: 'u',
+		sessionKey: 'agent:main:telegram:dm:42',
+		chatId: '42',
+		chatType: 'dm',
+		startedAt: T0,
+	});
 	const text = 'lorem ipsum dolor sit amet '.repeat(Math.ceil(size / 27)).slice(0, size);
 	const batch = 5000;
 	for (let i = 0; i < n; i += batch) {
-		w.addMessages(id, Array.from({length: Math.min(batch, n - i)}, (_, k) => ({timestamp: T0 + i + k, content: `${i + k} ${text}`})));
+		w.addMessages(
+			id,
+			Array.from({length: Math.min(batch, n - i)}, (_, k) => ({timestamp: T0 + i + k, content: `${i + k} ${text}`})),
+		);
 	}
 
 	w.close();
@@ -135,7 +145,9 @@ export class Trickle {
 	private waiters: Array<(line: string) => void> = [];
 
 	constructor(db: string, rate = 200) {
-		this.child = spawn(process.execPath, [path.join(ROOT, 'test/backup/fixtures/trickle.mjs'), db, String(rate)], {stdio: ['pipe', 'pipe', 'pipe']});
+		this.child = spawn(process.execPath, [path.join(ROOT, 'test/backup/fixtures/trickle.mjs'), db, String(rate)], {
+			stdio: ['pipe', 'pipe', 'pipe'],
+		});
 		readline.createInterface({input: this.child.stdout}).on('line', line => {
 			const w = this.waiters.shift();
 			if (w) {
@@ -276,7 +288,9 @@ export function flip(buf: Buffer, offset: number, mask: number): void {
  * more messages: state.db, a non-empty -wal (those messages only there) and a -shm, as a
  * `tar czf … -C <parent> data` taken while the agent ran would hold them. A second process writes.
  */
-export async function killedAgentVolume(tag: string): Promise<{home: Home; parent: string; db: string; messages: number}> {
+export async function killedAgentVolume(
+	tag: string,
+): Promise<{home: Home; parent: string; db: string; messages: number}> {
 	const home = makeHome(`${tag}-home`);
 	const parent = tempDir(`${tag}-parent`);
 	fs.cpSync(home.root, path.join(parent, 'data'), {recursive: true});
@@ -303,7 +317,11 @@ export async function killedAgentVolume(tag: string): Promise<{home: Home; paren
  * 40 messages only in its -wal, while the real `tar` reads the folder; it is SIGKILLed after, so the
  * volume keeps that -wal and -shm too. `startedAt` makes that session's id this volume's own.
  */
-export async function liveVolumeTarball(tag: string, archive: string, options: {startedAt?: number} = {}): Promise<{volume: string; parent: string; sessions: number; messages: number}> {
+export async function liveVolumeTarball(
+	tag: string,
+	archive: string,
+	options: {startedAt?: number} = {},
+): Promise<{volume: string; parent: string; sessions: number; messages: number}> {
 	const home = makeHome(`${tag}-home`);
 	const parent = tempDir(`${tag}-parent`);
 	const volume = path.join(parent, 'data');

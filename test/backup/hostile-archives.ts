@@ -55,7 +55,9 @@ with zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED) as z:
 `;
 
 function encode(members: HostileMember[]): string {
-	return JSON.stringify(members.map(m => ('data' in m ? {name: m.name, data: Buffer.from(m.data).toString('base64')} : m)));
+	return JSON.stringify(
+		members.map(m => ('data' in m ? {name: m.name, data: Buffer.from(m.data).toString('base64')} : m)),
+	);
 }
 
 function run(script: string, out: string, members: HostileMember[]): string {
@@ -81,8 +83,10 @@ export function pyZip(out: string, members: HostileMember[]): string {
 export function tinyDb(dir: string, messages = 2): Buffer {
 	const file = path.join(dir, `tiny-${messages}.db`);
 	const db = new Database(file);
-	db.exec('CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT, started_at REAL); CREATE TABLE messages (id INTEGER PRIMARY KEY, session_id TEXT, content TEXT)');
-	db.exec('INSERT INTO sessions VALUES (\'s1\', \'cli\', 1786060800)');
+	db.exec(
+		'CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT, started_at REAL); CREATE TABLE messages (id INTEGER PRIMARY KEY, session_id TEXT, content TEXT)',
+	);
+	db.exec("INSERT INTO sessions VALUES ('s1', 'cli', 1786060800)");
 	for (let i = 0; i < messages; i++) {
 		db.prepare('INSERT INTO messages (session_id, content) VALUES (?, ?)').run('s1', `m${i}`);
 	}

@@ -13,7 +13,10 @@ import {ROOT} from '../helpers/writer.js';
 
 const bundle = path.join(ROOT, 'dist', 'hfx.js');
 
-type Meta = {inputs: Record<string, unknown>; outputs: Record<string, {imports: Array<{path: string; external?: boolean}>}>};
+type Meta = {
+	inputs: Record<string, unknown>;
+	outputs: Record<string, {imports: Array<{path: string; external?: boolean}>}>;
+};
 
 describe('the hfx bundle', () => {
 	// The code itself is the bundle beside the bin (dist/hfx.js is the launcher, source/bin.ts) and its chunks.
@@ -28,12 +31,18 @@ describe('the hfx bundle', () => {
 		expect(outputs.every(o => /^dist\/hfx-(bundle|chunk-\w+)\.js$/.test(o))).toBe(true);
 		expect(outputs.length).toBeGreaterThan(1);
 		// No chunk of an earlier build left behind: every hfx-chunk file in dist/ is this build's.
-		const onDisk = fs.readdirSync(path.join(ROOT, 'dist')).filter(n => /^hfx-chunk-\w+\.js$/.test(n)).map(n => `dist/${n}`);
+		const onDisk = fs
+			.readdirSync(path.join(ROOT, 'dist'))
+			.filter(n => /^hfx-chunk-\w+\.js$/.test(n))
+			.map(n => `dist/${n}`);
 		expect(onDisk.sort()).toEqual(outputs.filter(o => o.includes('chunk')).sort());
 	});
 
 	it('keeps the TUI out of what `hfx --version` loads: the entry imports neither Ink nor React', () => {
-		const entry = meta.outputs['dist/hfx-bundle.js'] as unknown as {inputs: Record<string, unknown>; imports: Array<{path: string; kind: string}>};
+		const entry = meta.outputs['dist/hfx-bundle.js'] as unknown as {
+			inputs: Record<string, unknown>;
+			imports: Array<{path: string; kind: string}>;
+		};
 		const eager = new Set<string>();
 		const visit = (output: string) => {
 			for (const i of meta.outputs[output]!.imports) {
@@ -45,7 +54,10 @@ describe('the hfx bundle', () => {
 		};
 
 		visit('dist/hfx-bundle.js');
-		const eagerInputs = [entry, ...[...eager].map(o => meta.outputs[o] as unknown as {inputs: Record<string, unknown>})].flatMap(o => Object.keys(o.inputs));
+		const eagerInputs = [
+			entry,
+			...[...eager].map(o => meta.outputs[o] as unknown as {inputs: Record<string, unknown>}),
+		].flatMap(o => Object.keys(o.inputs));
 		expect(eagerInputs.filter(p => p.includes('node_modules/ink/') || p.includes('node_modules/react'))).toEqual([]);
 		expect(eagerInputs).toContain('dist/cli.js');
 	});
@@ -56,33 +68,44 @@ describe('the hfx bundle', () => {
 		expect(inputs.filter(p => /\/react\/cjs\/react\.production\.js$/.test(p))).toHaveLength(1);
 	});
 
-	it('carries Ink\'s patched frame builder, with Ink\'s own beside it (HFX_INK_OUTPUT=ink)', () => {
+	it("carries Ink's patched frame builder, with Ink's own beside it (HFX_INK_OUTPUT=ink)", () => {
 		expect(text).toContain('HFX_INK_OUTPUT');
 		expect(text).toContain('getInk(){');
 	});
 
 	it('carries meow as published, with its one patch (patches/meow+14.1.0.patch): no other meow layer', () => {
-		expect(inputs.filter(p => p.startsWith('node_modules/meow/')).sort()).toEqual(['dependencies', 'index', 'options', 'parser', 'utils', 'validate'].map(f => `node_modules/meow/build/${f}.js`));
+		expect(inputs.filter(p => p.startsWith('node_modules/meow/')).sort()).toEqual(
+			['dependencies', 'index', 'options', 'parser', 'utils', 'validate'].map(f => `node_modules/meow/build/${f}.js`),
+		);
 		// The patch is applied (normalize-package-data and code-frame load on first use), and nothing else rewrites meow.
-		expect(fs.readFileSync(path.join(ROOT, 'node_modules/meow/build/dependencies.js'), 'utf8')).toContain('normalizeExports ??= requireNormalize()');
+		expect(fs.readFileSync(path.join(ROOT, 'node_modules/meow/build/dependencies.js'), 'utf8')).toContain(
+			'normalizeExports ??= requireNormalize()',
+		);
 		expect(inputs.filter(p => p.includes('meow') && !p.startsWith('node_modules/meow/'))).toEqual([]);
 		expect(fs.existsSync(path.join(ROOT, 'scripts'))).toBe(true);
 		expect(fs.readdirSync(path.join(ROOT, 'scripts')).filter(f => f.startsWith('meow-'))).toEqual([]);
 	});
 
-	it('carries React\'s production build only, and no DevTools bridge (less to parse at every start)', () => {
+	it("carries React's production build only, and no DevTools bridge (less to parse at every start)", () => {
 		expect(inputs.filter(p => /\/(react|react-reconciler|scheduler)\/cjs\/.*development\.js$/.test(p))).toEqual([]);
 		expect(inputs.filter(p => /\/react-reconciler\/cjs\/react-reconciler\.production\.js$/.test(p))).toHaveLength(1);
-		expect(inputs.filter(p => p.includes('node_modules/ws/') || p.includes('react-devtools-core') || p.endsWith('devtools-window-polyfill.js'))).toEqual([]);
+		expect(
+			inputs.filter(
+				p =>
+					p.includes('node_modules/ws/') ||
+					p.includes('react-devtools-core') ||
+					p.endsWith('devtools-window-polyfill.js'),
+			),
+		).toEqual([]);
 	});
 
-	it('loads yoga\'s WebAssembly without fetch() (which would load undici at every start)', () => {
+	it("loads yoga's WebAssembly without fetch() (which would load undici at every start)", () => {
 		expect(inputs.some(p => p.endsWith('yoga-layout/dist/binaries/yoga-wasm-base64-esm.js'))).toBe(true);
 		expect(text).not.toContain('credentials:"same-origin"');
 		expect(text).toContain('both async and sync fetching of the wasm failed');
 	});
 
-	it('gives Ink\'s four text modules the lazy segmenter (no ICU segmenter built at load or for plain text)', () => {
+	it("gives Ink's four text modules the lazy segmenter (no ICU segmenter built at load or for plain text)", () => {
 		// string-width (Ink's and wrap-ansi's), slice-ansi and ansi-tokenize build none of their own:
 		// the only one left is the lazy segmenter's (format.ts's truncate uses it too).
 		expect(text.match(/new Intl\.Segmenter\b/g)).toHaveLength(1);
@@ -104,7 +127,9 @@ describe('the hfx bundle', () => {
 	});
 
 	it('leaves better-sqlite3 and yazl to node_modules, and loads yazl only to write an archive', () => {
-		expect(inputs.some(p => p.includes('node_modules/better-sqlite3/') || p.includes('node_modules/yazl/'))).toBe(false);
+		expect(inputs.some(p => p.includes('node_modules/better-sqlite3/') || p.includes('node_modules/yazl/'))).toBe(
+			false,
+		);
 		const external = externals;
 		expect(external.has('better-sqlite3')).toBe(true);
 		// Not imported at the top of the bundle (every start would load it): required on first use.
@@ -116,9 +141,16 @@ describe('the hfx bundle', () => {
 		// An fs.statSync/lstatSync that fails in a way hfx does not expect, loaded before the bin.
 		const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-bundle-'));
 		const hook = path.join(dir, 'fail.cjs');
-		fs.writeFileSync(hook, 'const fs = require("fs"); for (const name of ["statSync", "lstatSync"]) { const stat = fs[name]; fs[name] = function (p, ...a) { if (String(p).includes("boom")) throw new TypeError("synthetic failure"); return stat.call(this, p, ...a); }; }\n');
+		fs.writeFileSync(
+			hook,
+			'const fs = require("fs"); for (const name of ["statSync", "lstatSync"]) { const stat = fs[name]; fs[name] = function (p, ...a) { if (String(p).includes("boom")) throw new TypeError("synthetic failure"); return stat.call(this, p, ...a); }; }\n',
+		);
 		try {
-			const run = (options: string) => spawnSync(process.execPath, [bundle, 'scan', '--db', path.join(dir, 'boom.db')], {encoding: 'utf8', env: {...process.env, NODE_OPTIONS: options}});
+			const run = (options: string) =>
+				spawnSync(process.execPath, [bundle, 'scan', '--db', path.join(dir, 'boom.db')], {
+					encoding: 'utf8',
+					env: {...process.env, NODE_OPTIONS: options},
+				});
 			const plain = run(`--require ${hook}`);
 			expect(plain.status).toBe(2);
 			expect(plain.stderr).toContain('hfx: internal error: TypeError: synthetic failure');

@@ -25,7 +25,17 @@ import {ROOT} from '../helpers/writer.js';
 const SOURCE = path.join(ROOT, 'source');
 
 const FLOORS: Record<string, number> = {
-	cli: 7, commands: 6, ui: 6, report: 5, repair: 4, backup: 4, simulator: 4, store: 3, forensics: 2, text: 1, ground: 1,
+	cli: 7,
+	commands: 6,
+	ui: 6,
+	report: 5,
+	repair: 4,
+	backup: 4,
+	simulator: 4,
+	store: 3,
+	forensics: 2,
+	text: 1,
+	ground: 1,
 };
 
 /**
@@ -54,14 +64,17 @@ function unitOf(file: string): string {
 function sourceFiles(dir: string): string[] {
 	return fs.readdirSync(dir, {withFileTypes: true}).flatMap(e => {
 		const p = path.join(dir, e.name);
-		return e.isDirectory() ? sourceFiles(p) : (/\.tsx?$/.test(e.name) ? [p] : []);
+		return e.isDirectory() ? sourceFiles(p) : /\.tsx?$/.test(e.name) ? [p] : [];
 	});
 }
 
 /** Every module specifier a file imports (static, re-export, dynamic). */
 export function specifiers(file: string, text = fs.readFileSync(file, 'utf8')): string[] {
 	const {module} = parseSource(file, text);
-	const dynamic = module.dynamicImports.map(d => text.slice(d.moduleRequest.start, d.moduleRequest.end)).filter(s => /^(['"]).*\1$/.test(s)).map(s => s.slice(1, -1));
+	const dynamic = module.dynamicImports
+		.map(d => text.slice(d.moduleRequest.start, d.moduleRequest.end))
+		.filter(s => /^(['"]).*\1$/.test(s))
+		.map(s => s.slice(1, -1));
 	return [
 		...module.staticImports.map(i => i.moduleRequest.value),
 		...module.staticExports.flatMap(e => e.entries.flatMap(x => (x.moduleRequest ? [x.moduleRequest.value] : []))),
@@ -102,7 +115,9 @@ export function violations(file: string, text?: string): string[] {
 		if (from === 'forensics') {
 			out.push(`${edge}: forensics imports nothing outside itself`);
 		} else if (FLOORS[to]! >= FLOORS[from]!) {
-			out.push(`${edge}: ${FLOORS[to] === FLOORS[from] ? 'across siblings' : 'up a floor'} (${from} ${FLOORS[from]} -> ${to} ${FLOORS[to]})`);
+			out.push(
+				`${edge}: ${FLOORS[to] === FLOORS[from] ? 'across siblings' : 'up a floor'} (${from} ${FLOORS[from]} -> ${to} ${FLOORS[to]})`,
+			);
 		}
 	}
 
@@ -117,11 +132,17 @@ export function commandViolations(file: string, text?: string): string[] {
 	}
 
 	const commands = path.join(SOURCE, 'commands');
-	return specifiers(file, text).filter(s => s.startsWith('.')).flatMap(spec => {
-		const target = path.relative(commands, resolveSource(file, spec)).split(path.sep);
-		const isCommand = target[0] !== '..' && target.length === 1 && !/^context\.tsx?$/.test(target[0]!);
-		return isCommand && target.join('/') !== rel.join('/') ? [`${path.relative(SOURCE, file)} -> commands/${target.join('/')}: commands never import each other (share through commands/context.ts or commands/shared/)`] : [];
-	});
+	return specifiers(file, text)
+		.filter(s => s.startsWith('.'))
+		.flatMap(spec => {
+			const target = path.relative(commands, resolveSource(file, spec)).split(path.sep);
+			const isCommand = target[0] !== '..' && target.length === 1 && !/^context\.tsx?$/.test(target[0]!);
+			return isCommand && target.join('/') !== rel.join('/')
+				? [
+						`${path.relative(SOURCE, file)} -> commands/${target.join('/')}: commands never import each other (share through commands/context.ts or commands/shared/)`,
+					]
+				: [];
+		});
 }
 
 /**
@@ -130,24 +151,44 @@ export function commandViolations(file: string, text?: string): string[] {
  * written.
  */
 const PACKAGES: Record<string, readonly string[]> = {
-	react: ['ui'], ink: ['ui'], '@inkjs/ui': ['ui'], 'yoga-layout': ['ui'], '@alcalzone/ansi-tokenize': ['ui'], 'widest-line': ['ui'],
-	'indent-string': ['ui'], 'quick-lru': ['ui'], 'fuse.js': ['ui'], 'string-width': ['text', 'ui'],
-	'better-sqlite3': ['store', 'repair', 'backup', 'simulator'], chokidar: ['store'],
-	yazl: ['backup'], yauzl: ['backup'], 'tar-stream': ['backup'], yaml: ['backup'], 'prom-client': ['report'], meow: ['cli'],
+	react: ['ui'],
+	ink: ['ui'],
+	'@inkjs/ui': ['ui'],
+	'yoga-layout': ['ui'],
+	'@alcalzone/ansi-tokenize': ['ui'],
+	'widest-line': ['ui'],
+	'indent-string': ['ui'],
+	'quick-lru': ['ui'],
+	'fuse.js': ['ui'],
+	'string-width': ['text', 'ui'],
+	'better-sqlite3': ['store', 'repair', 'backup', 'simulator'],
+	chokidar: ['store'],
+	yazl: ['backup'],
+	yauzl: ['backup'],
+	'tar-stream': ['backup'],
+	yaml: ['backup'],
+	'prom-client': ['report'],
+	meow: ['cli'],
 };
 
 /** The package imports of one file that are off their floor, or undeclared. */
 export function packageViolations(file: string, text?: string): string[] {
 	const unit = unitOf(file);
-	return specifiers(file, text).filter(s => !s.startsWith('.') && !s.startsWith('node:')).flatMap(spec => {
-		const name = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!;
-		const allowed = PACKAGES[name];
-		if (!allowed) {
-			return [`${path.relative(SOURCE, file)} imports ${name}: undeclared (add it to PACKAGES in test/build/floors.test.ts with the floors it belongs to)`];
-		}
+	return specifiers(file, text)
+		.filter(s => !s.startsWith('.') && !s.startsWith('node:'))
+		.flatMap(spec => {
+			const name = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!;
+			const allowed = PACKAGES[name];
+			if (!allowed) {
+				return [
+					`${path.relative(SOURCE, file)} imports ${name}: undeclared (add it to PACKAGES in test/build/floors.test.ts with the floors it belongs to)`,
+				];
+			}
 
-		return allowed.includes(unit) ? [] : [`${path.relative(SOURCE, file)} imports ${name}: ${name} belongs to ${allowed.join(', ')}, not ${unit}`];
-	});
+			return allowed.includes(unit)
+				? []
+				: [`${path.relative(SOURCE, file)} imports ${name}: ${name} belongs to ${allowed.join(', ')}, not ${unit}`];
+		});
 }
 
 /**
@@ -197,7 +238,11 @@ export function roomViolations(file: string, text?: string): string[] {
 		}
 
 		const edge = `${path.relative(SOURCE, file)} -> ${path.relative(SOURCE, target)}`;
-		out.push(from === '' ? `${edge}: a backup/ root file imports a room (the root is what the rooms share)` : `${edge}: ${from}/ may import only ${[...ROOMS[from]!, 'the backup/ root'].join(', ')}`);
+		out.push(
+			from === ''
+				? `${edge}: a backup/ root file imports a room (the root is what the rooms share)`
+				: `${edge}: ${from}/ may import only ${[...ROOMS[from]!, 'the backup/ root'].join(', ')}`,
+		);
 	}
 
 	return out;
@@ -220,7 +265,9 @@ export function cycles(files: readonly string[], importsOf: (file: string) => st
 
 			const loop = stack.slice(at);
 			const start = loop.indexOf([...loop].sort()[0]!);
-			found.add([...loop.slice(start), ...loop.slice(0, start), loop[start]!].map(f => path.relative(SOURCE, f)).join(' -> '));
+			found.add(
+				[...loop.slice(start), ...loop.slice(0, start), loop[start]!].map(f => path.relative(SOURCE, f)).join(' -> '),
+			);
 		}
 
 		stack.pop();
@@ -254,39 +301,60 @@ describe('the floors', () => {
 	});
 
 	it('no import cycle anywhere in source/, type-only imports included', () => {
-		const importsOf = (file: string) => specifiers(file).filter(s => s.startsWith('.')).map(s => resolveSource(file, s));
+		const importsOf = (file: string) =>
+			specifiers(file)
+				.filter(s => s.startsWith('.'))
+				.map(s => resolveSource(file, s));
 		expect(cycles(files, importsOf)).toEqual([]);
 	});
 
 	it('catches a command importing a command, a package off its floor, and an undeclared package', () => {
 		const at = (rel: string) => path.join(SOURCE, rel);
-		expect(commandViolations(at('commands/demo.ts'), 'import {runScan} from \'./scan.js\';')[0]).toContain('commands never import each other');
-		expect(commandViolations(at('commands/shared/textfile.ts'), 'import {runScan} from \'../scan.js\';')).toHaveLength(1);
-		expect(commandViolations(at('commands/metrics.ts'), 'import {a} from \'./shared/textfile.js\';\nimport {b} from \'./context.js\';')).toEqual([]);
-		expect(packageViolations(at('store/load.ts'), 'import React from \'react\';')[0]).toContain('react belongs to ui');
-		expect(packageViolations(at('report/scan-text.ts'), 'import Database from \'better-sqlite3\';')).toHaveLength(1);
-		expect(packageViolations(at('ui/app.tsx'), 'import x from \'left-pad\';')[0]).toContain('undeclared');
-		expect(packageViolations(at('ui/app.tsx'), 'import {Box} from \'ink\';\nimport fs from \'node:fs\';')).toEqual([]);
+		expect(commandViolations(at('commands/demo.ts'), "import {runScan} from './scan.js';")[0]).toContain(
+			'commands never import each other',
+		);
+		expect(commandViolations(at('commands/shared/textfile.ts'), "import {runScan} from '../scan.js';")).toHaveLength(1);
+		expect(
+			commandViolations(
+				at('commands/metrics.ts'),
+				"import {a} from './shared/textfile.js';\nimport {b} from './context.js';",
+			),
+		).toEqual([]);
+		expect(packageViolations(at('store/load.ts'), "import React from 'react';")[0]).toContain('react belongs to ui');
+		expect(packageViolations(at('report/scan-text.ts'), "import Database from 'better-sqlite3';")).toHaveLength(1);
+		expect(packageViolations(at('ui/app.tsx'), "import x from 'left-pad';")[0]).toContain('undeclared');
+		expect(packageViolations(at('ui/app.tsx'), "import {Box} from 'ink';\nimport fs from 'node:fs';")).toEqual([]);
 	});
 
 	it('every allow-list entry is still an import (no stale exceptions)', () => {
-		const edges = new Set(files.flatMap(f => specifiers(f).filter(s => s.startsWith('.')).map(s => `${path.relative(SOURCE, f)} -> ${path.relative(SOURCE, resolveSource(f, s))}`)));
+		const edges = new Set(
+			files.flatMap(f =>
+				specifiers(f)
+					.filter(s => s.startsWith('.'))
+					.map(s => `${path.relative(SOURCE, f)} -> ${path.relative(SOURCE, resolveSource(f, s))}`),
+			),
+		);
 		expect([...ALLOWED.keys()].filter(e => !edges.has(e))).toEqual([]);
 	});
 
 	it('catches an import up a floor, across siblings, a dynamic one and a package in forensics', () => {
 		const at = (rel: string) => path.join(SOURCE, rel);
-		expect(violations(at('backup/ops/gate.ts'), 'import {span} from \'../../commands/format.js\';')).toHaveLength(1);
-		expect(violations(at('ui/app.tsx'), 'import {runScan} from \'../commands/scan.js\';')[0]).toContain('across siblings');
-		expect(violations(at('store/open.ts'), 'const m = await import(\'../repair/apply.js\');')[0]).toContain('up a floor');
-		expect(violations(at('forensics/time.ts'), 'import fs from \'node:fs\';')).toHaveLength(1);
-		expect(violations(at('commands/scan.ts'), 'import {analyze} from \'../forensics/analyze.js\';')).toEqual([]);
+		expect(violations(at('backup/ops/gate.ts'), "import {span} from '../../commands/format.js';")).toHaveLength(1);
+		expect(violations(at('ui/app.tsx'), "import {runScan} from '../commands/scan.js';")[0]).toContain(
+			'across siblings',
+		);
+		expect(violations(at('store/open.ts'), "const m = await import('../repair/apply.js');")[0]).toContain('up a floor');
+		expect(violations(at('forensics/time.ts'), "import fs from 'node:fs';")).toHaveLength(1);
+		expect(violations(at('commands/scan.ts'), "import {analyze} from '../forensics/analyze.js';")).toEqual([]);
 	});
 });
 
 describe('backup/ in rooms', () => {
 	const files = sourceFiles(path.join(SOURCE, 'backup'));
-	const importsOf = (file: string) => specifiers(file).filter(s => s.startsWith('.')).map(s => resolveSource(file, s));
+	const importsOf = (file: string) =>
+		specifiers(file)
+			.filter(s => s.startsWith('.'))
+			.map(s => resolveSource(file, s));
 
 	it('every room imports only down: ops -> restore -> verify | create -> archive -> the backup/ root files', () => {
 		expect(files.flatMap(f => roomViolations(f))).toEqual([]);
@@ -298,19 +366,48 @@ describe('backup/ in rooms', () => {
 
 	it('catches an import up a room, across rooms, from the root into a room, and a cycle', () => {
 		const at = (rel: string) => path.join(SOURCE, 'backup', rel);
-		expect(roomViolations(at('archive/zipread.ts'), 'import {ZipWriter} from \'../create/zip-writer.js\';')[0]).toContain('archive/ may import only');
-		expect(roomViolations(at('verify/zip.ts'), 'import type {Source} from \'../restore/types.js\';')).toHaveLength(1);
-		expect(roomViolations(at('create/backup.ts'), 'import {verifyArtifact} from \'../verify/verify.js\';')).toHaveLength(1);
-		expect(roomViolations(at('manifest.ts'), 'import {openZip} from \'./archive/zipread.js\';')[0]).toContain('root file imports a room');
-		expect(roomViolations(at('ops/drill.ts'), 'import {restoreArchive} from \'../restore/restore.js\';\nimport {detectKind} from \'../archive/detect-kind.js\';')).toEqual([]);
-		expect(roomViolations(at('restore/source.ts'), 'import {MAX_MANIFEST_BYTES} from \'../verify/snapshot-folder.js\';')).toEqual([]);
+		expect(roomViolations(at('archive/zipread.ts'), "import {ZipWriter} from '../create/zip-writer.js';")[0]).toContain(
+			'archive/ may import only',
+		);
+		expect(roomViolations(at('verify/zip.ts'), "import type {Source} from '../restore/types.js';")).toHaveLength(1);
+		expect(roomViolations(at('create/backup.ts'), "import {verifyArtifact} from '../verify/verify.js';")).toHaveLength(
+			1,
+		);
+		expect(roomViolations(at('manifest.ts'), "import {openZip} from './archive/zipread.js';")[0]).toContain(
+			'root file imports a room',
+		);
+		expect(
+			roomViolations(
+				at('ops/drill.ts'),
+				"import {restoreArchive} from '../restore/restore.js';\nimport {detectKind} from '../archive/detect-kind.js';",
+			),
+		).toEqual([]);
+		expect(
+			roomViolations(at('restore/source.ts'), "import {MAX_MANIFEST_BYTES} from '../verify/snapshot-folder.js';"),
+		).toEqual([]);
 		const [a, b, c] = ['restore/a.ts', 'restore/b.ts', 'restore/c.ts'].map(at);
-		const graph = new Map([[a!, [b!]], [b!, [c!]], [c!, [a!]]]);
-		expect(cycles([a!, b!, c!], f => graph.get(f) ?? [])).toEqual(['backup/restore/a.ts -> backup/restore/b.ts -> backup/restore/c.ts -> backup/restore/a.ts']);
+		const graph = new Map([
+			[a!, [b!]],
+			[b!, [c!]],
+			[c!, [a!]],
+		]);
+		expect(cycles([a!, b!, c!], f => graph.get(f) ?? [])).toEqual([
+			'backup/restore/a.ts -> backup/restore/b.ts -> backup/restore/c.ts -> backup/restore/a.ts',
+		]);
 	});
 
 	it('the writers import one way: repair may import backup, backup never repair', () => {
-		expect(violations(path.join(SOURCE, 'backup/restore/audit.ts'), 'import {appendAudit} from \'../../repair/write-run.js\';')[0]).toContain('across siblings');
-		expect(violations(path.join(SOURCE, 'repair/guarded-write.ts'), 'import {takeQuickSnapshot} from \'../backup/create/snapshot.js\';')).toEqual([]);
+		expect(
+			violations(
+				path.join(SOURCE, 'backup/restore/audit.ts'),
+				"import {appendAudit} from '../../repair/write-run.js';",
+			)[0],
+		).toContain('across siblings');
+		expect(
+			violations(
+				path.join(SOURCE, 'repair/guarded-write.ts'),
+				"import {takeQuickSnapshot} from '../backup/create/snapshot.js';",
+			),
+		).toEqual([]);
 	});
 });

@@ -12,13 +12,16 @@ import {ROOT} from '../helpers/writer.js';
 const MAX_LINES = 80;
 /** file:function names allowed past the limit, with why. */
 const EXEMPT = new Map([
-	['forensics/incremental.ts:analyzeIncremental', 'property-tested against the full analysis on random steps (test/forensics/incremental.test.ts)'],
+	[
+		'forensics/incremental.ts:analyzeIncremental',
+		'property-tested against the full analysis on random steps (test/forensics/incremental.test.ts)',
+	],
 ]);
 
 function sourceFiles(dir: string): string[] {
 	return fs.readdirSync(dir, {withFileTypes: true}).flatMap(e => {
 		const p = path.join(dir, e.name);
-		return e.isDirectory() ? sourceFiles(p) : (/\.tsx?$/.test(e.name) ? [p] : []);
+		return e.isDirectory() ? sourceFiles(p) : /\.tsx?$/.test(e.name) ? [p] : [];
 	});
 }
 
@@ -28,7 +31,8 @@ const FUNCTIONS = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFu
 
 /** A function's name: its own, its method's or property's key, or the variable it is assigned to. */
 function nameOf(node: AstNode, parent: AstNode | undefined, text: string): string {
-	const named = (n: unknown) => (n && typeof n === 'object' && 'start' in n ? text.slice((n as AstNode).start, (n as AstNode).end) : undefined);
+	const named = (n: unknown) =>
+		n && typeof n === 'object' && 'start' in n ? text.slice((n as AstNode).start, (n as AstNode).end) : undefined;
 	const own = named(node.id);
 	if (own) {
 		return own;
@@ -48,7 +52,11 @@ export function functionsOf(file: string, text = fs.readFileSync(file, 'utf8')):
 	walk(parseSource(file, text).program as unknown as AstNode, (node, parent) => {
 		if (FUNCTIONS.has(node.type) && node.body) {
 			const first = line(node.start);
-			found.push({where: `${path.basename(file)}:${first + 1}`, name: nameOf(node, parent, text), lines: line(node.end) - first + 1});
+			found.push({
+				where: `${path.basename(file)}:${first + 1}`,
+				name: nameOf(node, parent, text),
+				lines: line(node.end) - first + 1,
+			});
 		}
 	});
 	return found;
@@ -59,7 +67,9 @@ describe('functions fit in one head', () => {
 	it(`no function over ${MAX_LINES} lines (every offender at once)`, () => {
 		const long = sourceFiles(source).flatMap(file => {
 			const rel = path.relative(source, file);
-			return functionsOf(file).filter(f => f.lines > MAX_LINES && !EXEMPT.has(`${rel}:${f.name}`)).map(f => `${rel}: ${f.name} (${f.where}) is ${f.lines} lines`);
+			return functionsOf(file)
+				.filter(f => f.lines > MAX_LINES && !EXEMPT.has(`${rel}:${f.name}`))
+				.map(f => `${rel}: ${f.name} (${f.where}) is ${f.lines} lines`);
 		});
 		expect(long).toEqual([]);
 	});

@@ -12,12 +12,14 @@ const SWAP = /(?:delete\s+process\.env\b|process\.env(?:\.\w+|\[[^\]]+\])\s*(?:=
 function files(dir: string): string[] {
 	return fs.readdirSync(dir, {withFileTypes: true}).flatMap(e => {
 		const p = path.join(dir, e.name);
-		return e.isDirectory() ? files(p) : (/\.tsx?$/.test(e.name) ? [p] : []);
+		return e.isDirectory() ? files(p) : /\.tsx?$/.test(e.name) ? [p] : [];
 	});
 }
 
 function envSwaps(file: string, text = fs.readFileSync(file, 'utf8')): string[] {
-	return text.split('\n').flatMap((line, i) => (SWAP.test(line) ? [`${path.relative(ROOT, file)}:${i + 1}: ${line.trim()}`] : []));
+	return text
+		.split('\n')
+		.flatMap((line, i) => (SWAP.test(line) ? [`${path.relative(ROOT, file)}:${i + 1}: ${line.trim()}`] : []));
 }
 
 describe('the writers', () => {
@@ -27,6 +29,8 @@ describe('the writers', () => {
 	});
 
 	it('the check catches an assignment and a delete, not a read', () => {
-		expect(envSwaps('x.ts', 'process.env.TMPDIR = dir;\ndelete process.env.TMPDIR;\nconst a = process.env.HOME === b;')).toHaveLength(2);
+		expect(
+			envSwaps('x.ts', 'process.env.TMPDIR = dir;\ndelete process.env.TMPDIR;\nconst a = process.env.HOME === b;'),
+		).toHaveLength(2);
 	});
 });

@@ -22,7 +22,10 @@ const CREATORS = [
 
 /** The few that stay outside the helper, each with why it cannot plant-follow. */
 const ALLOWED = new Map<string, string>([
-	['commands/demo.ts: mkdtempSync', 'mkdtemp makes a new folder of a random name exclusively (mode 0700); a link there makes it fail, never followed'],
+	[
+		'commands/demo.ts: mkdtempSync',
+		'mkdtemp makes a new folder of a random name exclusively (mode 0700); a link there makes it fail, never followed',
+	],
 ]);
 
 function sourceFiles(dir: string): string[] {
@@ -67,10 +70,12 @@ describe('one creator of files', () => {
 
 	it('catches a writer that bypasses the helper (the textfile writer as it was)', () => {
 		const before = 'const temp = `.${name}.${process.pid}.tmp`;\n\t\tfs.writeFileSync(temp, text, {mode: 0o644});\n';
-		expect(creatorsIn('commands/textfile.ts', before)).toEqual(['commands/textfile.ts:2: fs.writeFileSync(temp, text, {mode: 0o644});']);
-		expect(creatorsIn('backup/create/lock.ts', 'const fd = fs.openSync(file, \'wx\', 0o600);')).toHaveLength(1);
+		expect(creatorsIn('commands/textfile.ts', before)).toEqual([
+			'commands/textfile.ts:2: fs.writeFileSync(temp, text, {mode: 0o644});',
+		]);
+		expect(creatorsIn('backup/create/lock.ts', "const fd = fs.openSync(file, 'wx', 0o600);")).toHaveLength(1);
 		expect(creatorsIn('ui/host.tsx', 'fs.appendFileSync(trace, line);')).toHaveLength(1);
-		expect(creatorsIn('backup/create/zip-writer.ts', 'const out = fs.createWriteStream(\'\', {fd});')).toEqual([]);
+		expect(creatorsIn('backup/create/zip-writer.ts', "const out = fs.createWriteStream('', {fd});")).toEqual([]);
 		expect(creatorsIn('store/load.ts', 'fs.openSync(p, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);')).toEqual([]);
 	});
 });

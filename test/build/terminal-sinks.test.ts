@@ -18,15 +18,30 @@ const SOURCE = path.join(ROOT, 'source');
 /** The direct writes to a terminal stream there may be, per file, and why each is safe. */
 const DIRECT_WRITES: Record<string, {count: number; why: string}> = {
 	'io.ts': {count: 3, why: 'the sinks themselves: safeText per line, safeJson per document'},
-	'cli.tsx': {count: 4, why: 'the help text, the version, a fixed hint and the note of a signal received during a write (its name and an exit code): constants'},
-	'bin.ts': {count: 2, why: 'the one line refusing an old Node: its version and path (process.execPath, the Node the operator ran); the one line when no descriptor is left to load hfx: the path of hfx\'s own file'},
+	'cli.tsx': {
+		count: 4,
+		why: 'the help text, the version, a fixed hint and the note of a signal received during a write (its name and an exit code): constants',
+	},
+	'bin.ts': {
+		count: 2,
+		why: "the one line refusing an old Node: its version and path (process.execPath, the Node the operator ran); the one line when no descriptor is left to load hfx: the path of hfx's own file",
+	},
 	'interrupts.ts': {count: 1, why: 'a fixed notice naming the signal'},
-	'test-pause.ts': {count: 1, why: 'the test hook announcing its pause point (a name from our code; only with HFX_TEST_PAUSE_AT set)'},
+	'test-pause.ts': {
+		count: 1,
+		why: 'the test hook announcing its pause point (a name from our code; only with HFX_TEST_PAUSE_AT set)',
+	},
 	'ui/host.tsx': {count: 2, why: 'the alternate-screen and cursor sequences: constants'},
 	'ui/use-screen-keys.ts': {count: 1, why: 'OSC 52: the copied text goes base64-encoded'},
 	'backup/progress.ts': {count: 3, why: 'the progress bar (its label through safeText) and JSON progress (safeJson)'},
-	'simulator/writer-process.ts': {count: 2, why: 'a test writer\'s JSON replies and usage line, to its parent through a pipe'},
-	'simulator/gateway.ts': {count: 2, why: 'the demo gateway\'s JSON events and usage line, to its parent through a pipe'},
+	'simulator/writer-process.ts': {
+		count: 2,
+		why: "a test writer's JSON replies and usage line, to its parent through a pipe",
+	},
+	'simulator/gateway.ts': {
+		count: 2,
+		why: "the demo gateway's JSON events and usage line, to its parent through a pipe",
+	},
 };
 
 const WRITE = /\b(?:process\.)?(?:stdout|stderr|stream)\.write\(/g;
@@ -34,11 +49,15 @@ const WRITE = /\b(?:process\.)?(?:stdout|stderr|stream)\.write\(/g;
 function sourceFiles(dir: string): string[] {
 	return fs.readdirSync(dir, {withFileTypes: true}).flatMap(e => {
 		const p = path.join(dir, e.name);
-		return e.isDirectory() ? sourceFiles(p) : (/\.tsx?$/.test(e.name) ? [p] : []);
+		return e.isDirectory() ? sourceFiles(p) : /\.tsx?$/.test(e.name) ? [p] : [];
 	});
 }
 
-const files = sourceFiles(SOURCE).map(file => ({file, rel: path.relative(SOURCE, file).split(path.sep).join('/'), text: fs.readFileSync(file, 'utf8')}));
+const files = sourceFiles(SOURCE).map(file => ({
+	file,
+	rel: path.relative(SOURCE, file).split(path.sep).join('/'),
+	text: fs.readFileSync(file, 'utf8'),
+}));
 
 describe('every outside string reaches a terminal through a sink that makes it safe', () => {
 	it('writes to stdout/stderr only where listed (the sinks, and constants)', () => {
@@ -61,7 +80,12 @@ describe('every outside string reaches a terminal through a sink that makes it s
 	it('renders text in the TUI only through ui/components/text.tsx', () => {
 		const offenders: string[] = [];
 		for (const {rel, text} of files) {
-			if (!rel.startsWith('ui/') || rel === 'ui/components/text.tsx' || !/\.tsx?$/.test(rel) || rel.startsWith('ui/ink/')) {
+			if (
+				!rel.startsWith('ui/') ||
+				rel === 'ui/components/text.tsx' ||
+				!/\.tsx?$/.test(rel) ||
+				rel.startsWith('ui/ink/')
+			) {
 				continue;
 			}
 

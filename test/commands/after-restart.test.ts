@@ -7,11 +7,24 @@
 import {describe, expect, it} from 'vitest';
 import {evidenceState, hfx, hfxJson, hfxOnTerminal} from '../helpers/cli.js';
 import {
-	SIM_KEY, generationsIncidentAfterRestart, legacySiblingAfterRestart, simulatedCompressionRotation, simulatedIncident, simulatedResetNew,
-	simulatedResetPromotion, simulatedSpoolReplay, useBuilt, v21IncidentAfterRestart,
+	SIM_KEY,
+	generationsIncidentAfterRestart,
+	legacySiblingAfterRestart,
+	simulatedCompressionRotation,
+	simulatedIncident,
+	simulatedResetNew,
+	simulatedResetPromotion,
+	simulatedSpoolReplay,
+	useBuilt,
+	v21IncidentAfterRestart,
 } from '../helpers/post-restart.js';
 
-type Json = {summary: {rolledBack: number; healthy: boolean}; rollbacks: any[]; findings: Array<{kind: string; subject: string}>; orphans: any[]};
+type Json = {
+	summary: {rolledBack: number; healthy: boolean};
+	rollbacks: any[];
+	findings: Array<{kind: string; subject: string}>;
+	orphans: any[];
+};
 
 function scan(db: string): {code: number | null; json: Json} {
 	return hfxJson<Json>(['scan', '--db', db]);
@@ -30,14 +43,20 @@ describe.each([
 		expect(code).toBe(1);
 		expect(json.findings[0]).toMatchObject({kind: 'rollback-happened', subject: s.sessionKey});
 		const [r] = json.rollbacks;
-		expect(r).toMatchObject({sessionKey: s.sessionKey, resumedId: s.zombie, routedTo: s.zombie, certainty: 'strong', after: {messages: 4, userTurns: 2}});
+		expect(r).toMatchObject({
+			sessionKey: s.sessionKey,
+			resumedId: s.zombie,
+			routedTo: s.zombie,
+			certainty: 'strong',
+			after: {messages: 4, userTurns: 2},
+		});
 		expect(r.skipped).toMatchObject({id: s.orphan, kind: 'keyless', messages});
 		expect(r.resumedAt).toBeGreaterThanOrEqual(s.restartAt!);
 		expect(r.routingRewriteAt === null || r.routingRewriteAt === s.restartAt).toBe(true);
 		expect(evidenceState(s.dir)).toEqual(before);
 	});
 
-	it('offers the resumed row as the candidate donor, in scan\'s words and in the adoption preview', () => {
+	it("offers the resumed row as the candidate donor, in scan's words and in the adoption preview", () => {
 		const {current: s} = store;
 		const text = hfx(['scan', '--db', s.db]).stdout;
 		expect(text).toMatch(/✗ ROLLED BACK {2}agent:main:telegram:dm:\d+ {2}\(already happened; strong\)/);
@@ -47,7 +66,9 @@ describe.each([
 		// 1: the store's other orphans stay refused.
 		expect(preview.code, preview.stderr).toBe(1);
 		expect(preview.stdout).toContain(`after ${s.orphan} (the conversation the restart skipped)`);
-		expect(preview.stdout).toMatch(/the gateway wrote 2 user turns \(4 messages, [^)]+\) into \S+: they stay there, out of the resumed context/);
+		expect(preview.stdout).toMatch(
+			/the gateway wrote 2 user turns \(4 messages, [^)]+\) into \S+: they stay there, out of the resumed context/,
+		);
 		expect(preview.stdout).toContain(`hermes sessions export --session-id ${s.zombie}`);
 		expect(preview.stdout).not.toContain('still at risk');
 	});
@@ -81,7 +102,7 @@ describe.each([
 describe('the adoption of what a rollback skipped, applied and undone', () => {
 	const store = useBuilt(v21IncidentAfterRestart);
 
-	it('asks the operator\'s typed choice, adopts, settles the finding, and undoes', () => {
+	it("asks the operator's typed choice, adopts, settles the finding, and undoes", () => {
 		const {current: s} = store;
 		const [o, k] = [s.orphan.slice(-8), s.zombie.slice(-8)];
 		const applied = hfxOnTerminal(['repair', '--apply', '--db', s.db, '--only', o, '--donor', k], `${o} ${k}`);
@@ -105,18 +126,22 @@ describe('a simulated incident, before and after the restart', () => {
 		const {json} = scan(before.current.db);
 		expect(json.rollbacks).toEqual([]);
 		expect(json.findings.find(f => f.subject === SIM_KEY)?.kind).toBe('rollback-risk');
-		expect(hfx(['scan', '--db', before.current.db]).stdout).toContain('if the gateway restarts now, the chat jumps back');
+		expect(hfx(['scan', '--db', before.current.db]).stdout).toContain(
+			'if the gateway restarts now, the chat jumps back',
+		);
 	});
 
 	it('after it, platform ids inside the gap are part of the evidence', () => {
 		const [r] = scan(after.current.db).json.rollbacks;
-		expect(r.skipped.evidence.join(' ')).toMatch(/platform message ids 1006\.\.1015 lie between the resumed row's 1005 .* and 1016/);
+		expect(r.skipped.evidence.join(' ')).toMatch(
+			/platform message ids 1006\.\.1015 lie between the resumed row's 1005 .* and 1016/,
+		);
 	});
 
-	it('an orphan the accounting writer created (source \'unknown\') is found and said so', () => {
+	it("an orphan the accounting writer created (source 'unknown') is found and said so", () => {
 		const [r] = scan(unknown.current.db).json.rollbacks;
 		expect(r.skipped.id).toBe(unknown.current.orphan);
-		expect(r.skipped.evidence.join(' ')).toContain('source is \'unknown\'');
+		expect(r.skipped.evidence.join(' ')).toContain("source is 'unknown'");
 	});
 });
 

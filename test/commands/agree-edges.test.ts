@@ -14,7 +14,14 @@ import {ROOT} from '../helpers/writer.js';
 
 const FIXTURE = path.join(ROOT, 'test/fixtures/hermes-agree-edges');
 
-type RealRecord = {orphan_id: string; message_count: number; donor_id: string | null; session_key: string | null; evidence: string; adoptable: boolean};
+type RealRecord = {
+	orphan_id: string;
+	message_count: number;
+	donor_id: string | null;
+	session_key: string | null;
+	evidence: string;
+	adoptable: boolean;
+};
 type RealCase = {
 	repair_routing: {crash: string | null; records: RealRecord[] | null};
 	finder: Record<string, string | null>;
@@ -69,8 +76,18 @@ describe('hfx agrees with the real v25 code at the edges (hermes-agree-edges)', 
 			if (want.crash === null) {
 				expect(json.repairRoutingCrash).toBeNull();
 				const listed = [...json.orphans, ...json.listedRefusedLocal];
-				const got = Object.fromEntries(listed.map((o: any) => [o.orphanId, {count: o.messageCount, adoptable: o.verdict === 'adoptable', donor: o.donorId, key: o.sessionKey}]));
-				const expected = Object.fromEntries(want.records!.map(r => [r.orphan_id, {count: r.message_count, adoptable: r.adoptable, donor: r.donor_id, key: r.session_key}]));
+				const got = Object.fromEntries(
+					listed.map((o: any) => [
+						o.orphanId,
+						{count: o.messageCount, adoptable: o.verdict === 'adoptable', donor: o.donorId, key: o.sessionKey},
+					]),
+				);
+				const expected = Object.fromEntries(
+					want.records!.map(r => [
+						r.orphan_id,
+						{count: r.message_count, adoptable: r.adoptable, donor: r.donor_id, key: r.session_key},
+					]),
+				);
 				expect(got).toEqual(expected);
 			} else {
 				expect(json.repairRoutingCrash?.error).toBe(want.crash);
@@ -94,20 +111,26 @@ describe('hfx agrees with the real v25 code at the edges (hermes-agree-edges)', 
 		});
 	}
 
-	it('multiplexed-tuple: real v25 resumes another profile\'s live row (no profile fence, no post-filter when multiplexed); v30 fences it (read, not run)', () => {
+	it("multiplexed-tuple: real v25 resumes another profile's live row (no profile fence, no post-filter when multiplexed); v30 fences it (read, not run)", () => {
 		expect(real['multiplexed-tuple']!.gateway_post_filter).toEqual({'agent:work:telegram:dm:6300': true});
 		const json = scanOf('multiplexed-tuple');
-		expect(json.routing.find((c: any) => c.sessionKey === 'agent:work:telegram:dm:6300').restartResolvesTo).toBe('E_other');
-		expect(json.afterUpgrade.routing.find((c: any) => c.sessionKey === 'agent:work:telegram:dm:6300').restartResolvesTo).toBeNull();
+		expect(json.routing.find((c: any) => c.sessionKey === 'agent:work:telegram:dm:6300').restartResolvesTo).toBe(
+			'E_other',
+		);
+		expect(
+			json.afterUpgrade.routing.find((c: any) => c.sessionKey === 'agent:work:telegram:dm:6300').restartResolvesTo,
+		).toBeNull();
 	});
 
 	it('text-started-at: current Hermes (v30) fails on the TEXT started_at too (its code computes (started_at or 0) - gap the same way)', () => {
-		expect(scanOf('text-started-at').afterUpgrade.repairRoutingCrash.error).toBe('TypeError: unsupported operand type(s) for -: \'str\' and \'float\'');
+		expect(scanOf('text-started-at').afterUpgrade.repairRoutingCrash.error).toBe(
+			"TypeError: unsupported operand type(s) for -: 'str' and 'float'",
+		);
 		expect(scanOf('json-empty-no-messages').afterUpgrade.repairRoutingCrash).toBeNull();
 	});
 });
 
-describe('hfx repair where current Hermes\' own repair-routing fails (text-started-at)', () => {
+describe("hfx repair where current Hermes' own repair-routing fails (text-started-at)", () => {
 	for (const args of [[], ['--apply', '--yes']]) {
 		it(`repair ${args.join(' ') || '(dry run)'} refuses in one line, exit 2, and writes nothing`, () => {
 			const db = copyOf('text-started-at', `refuse${args.length}`);
@@ -138,7 +161,9 @@ describe('hfx repair --apply after which a finding remains (finding-remains)', (
 			expect(after.routing.find((c: any) => c.sessionKey === key)?.restartResolvesTo).toBe(resumed);
 		}
 
-		const json = hfxJson(['repair', '--apply', '--yes', '--db', copyOf('finding-remains', 'apply-json')], {env: {HERMES_HOME: ''}});
+		const json = hfxJson(['repair', '--apply', '--yes', '--db', copyOf('finding-remains', 'apply-json')], {
+			env: {HERMES_HOME: ''},
+		});
 		expect(json.code).toBe(1);
 		expect(json.json.result).toBe('applied');
 		expect(json.json.reason).toContain('a finding remains');

@@ -23,14 +23,21 @@ afterEach(async () => {
 afterAll(cleanupTemps);
 
 function ours(dir: string): string[] {
-	return fs.readdirSync(dir).filter(n => /^hfx-backup-.*\.zip$/.test(n)).sort();
+	return fs
+		.readdirSync(dir)
+		.filter(n => /^hfx-backup-.*\.zip$/.test(n))
+		.sort();
 }
 
 describe('hfx backup', () => {
 	it('writes one verified 0600 archive of the whole root, changes nothing in the root, warns about credentials (exit 0)', () => {
 		const home = makeHome('cli');
 		const out = tempDir('cli-out');
-		const before = {root: listing(home.root), evidence: evidenceState(home.root), profile: evidenceState(path.dirname(home.profileDb))};
+		const before = {
+			root: listing(home.root),
+			evidence: evidenceState(home.root),
+			profile: evidenceState(path.dirname(home.profileDb)),
+		};
 		const r = hfx(['backup', '--home', home.root, '-o', out]);
 		expect(r.stderr).toBe('');
 		expect(r.code).toBe(0);
@@ -39,7 +46,9 @@ describe('hfx backup', () => {
 		const archive = path.join(out, name!);
 		expect(fs.statSync(archive).mode & 0o777).toBe(0o600);
 		expect(r.stdout).toContain(`→ ${archive}`);
-		expect(r.stdout).toMatch(/✓ state\.db: schema v30, \d+ sessions, \d+ messages, integrity_check ok; one snapshot \(0 restarts/);
+		expect(r.stdout).toMatch(
+			/✓ state\.db: schema v30, \d+ sessions, \d+ messages, integrity_check ok; one snapshot \(0 restarts/,
+		);
 		expect(r.stdout).toContain('never send it to anyone');
 		expect(fs.readdirSync(out).sort()).toEqual([name, 'hfx-records.jsonl']);
 		expect(listing(home.root)).toEqual(before.root);
@@ -56,12 +65,19 @@ describe('hfx backup', () => {
 		expect(json.members).toBe(11);
 		expect(json.credentials.sort()).toEqual(['.env', 'auth.json']);
 		const main = json.databases.find((d: {path: string}) => d.path === 'state.db');
-		expect(main).toMatchObject({integrity: 'ok', restarts: 0, schemaVersion: 30, counts: {sessions: home.sessions, messages: home.messages}});
-		expect(json.excluded.map((e: {path: string}) => e.path)).toEqual(expect.arrayContaining(['node_modules/', 'models/', 'gateway.pid', 'backups/', 'state-snapshots/']));
+		expect(main).toMatchObject({
+			integrity: 'ok',
+			restarts: 0,
+			schemaVersion: 30,
+			counts: {sessions: home.sessions, messages: home.messages},
+		});
+		expect(json.excluded.map((e: {path: string}) => e.path)).toEqual(
+			expect.arrayContaining(['node_modules/', 'models/', 'gateway.pid', 'backups/', 'state-snapshots/']),
+		);
 		expect(json.phases).toHaveProperty('copy');
 	});
 
-	it('defaults to <root>/backups/ and never touches Hermes\' own archives there', () => {
+	it("defaults to <root>/backups/ and never touches Hermes' own archives there", () => {
 		const home = makeHome('cli-default');
 		const r = hfx(['backup', '--home', home.root]);
 		expect(r.code).toBe(0);
@@ -101,8 +117,8 @@ describe('hfx backup', () => {
 	it('--keep N prunes only older complete archives of ours, after the new one is verified, and keeps the newest drilled one', () => {
 		const home = makeHome('cli-keep');
 		const out = tempDir('cli-keep-out');
-		fs.writeFileSync(path.join(out, 'hermes-backup-2026-01-01-000000.zip'), 'Hermes\' own');
-		fs.writeFileSync(path.join(out, 'notes.zip'), 'someone else\'s');
+		fs.writeFileSync(path.join(out, 'hermes-backup-2026-01-01-000000.zip'), "Hermes' own");
+		fs.writeFileSync(path.join(out, 'notes.zip'), "someone else's");
 		expect(hfx(['backup', '--home', home.root, '-o', out]).code).toBe(0);
 		const first = path.join(out, ours(out)[0]!);
 		expect(hfx(['restore', '--drill', first]).code).toBe(0);
@@ -123,7 +139,16 @@ describe('hfx backup', () => {
 		const home = makeHome('cli-lock');
 		const out = tempDir('cli-lock-out');
 		const lock = path.join(home.root, '.hfx-backup.lock');
-		fs.writeFileSync(lock, JSON.stringify({pid: process.pid, startTicks: processStartTicks(process.pid), host: os.hostname(), started: new Date().toISOString(), what: 'hfx backup (test)'}));
+		fs.writeFileSync(
+			lock,
+			JSON.stringify({
+				pid: process.pid,
+				startTicks: processStartTicks(process.pid),
+				host: os.hostname(),
+				started: new Date().toISOString(),
+				what: 'hfx backup (test)',
+			}),
+		);
 		const r = hfx(['backup', '--home', home.root, '-o', out]);
 		expect(r.code).toBe(2);
 		expect(r.stderr.trim().split('\n')).toHaveLength(1);
@@ -174,7 +199,9 @@ describe('hfx backup', () => {
 		// The archived copy verifies on its own, with the same counts.
 		const v = hfxJson(['verify', r.json.archive]);
 		expect(v.code).toBe(0);
-		expect(v.json.databases.find((d: {path: string}) => d.path === 'state.db').counts.messages).toBe(main.counts.messages);
+		expect(v.json.databases.find((d: {path: string}) => d.path === 'state.db').counts.messages).toBe(
+			main.counts.messages,
+		);
 	});
 
 	it('--quick writes a verified snapshot in state-snapshots/', () => {
@@ -187,25 +214,33 @@ describe('hfx backup', () => {
 		expect(hfx(['verify', json.snapshot]).code).toBe(0);
 	});
 
-	it.skipIf(!fs.existsSync('/usr/bin/script'))('draws a progress bar on a terminal (stderr), and none without one', () => {
-		const home = makeHome('cli-tty');
-		fs.rmSync(home.db);
-		bigStore(home.db, 30_000);
-		const out = tempDir('cli-tty-out');
-		const cmd = `"${process.execPath}" "${path.join(ROOT, 'dist/hfx.js')}" backup --home "${home.root}" -o "${out}"`;
-		const tty = spawnSync('script', ['-qec', cmd, '/dev/null'], {encoding: 'utf8', env: {...process.env, NO_COLOR: '1', COLUMNS: '100'}});
-		expect(tty.status).toBe(0);
-		expect(tty.stdout).toMatch(/\[[█░]+\] +\d+% {2}(copying|archiving|checking|reading back) /);
-		const piped = hfx(['backup', '--home', home.root, '-o', out]);
-		expect(piped.code).toBe(0);
-		expect(piped.stderr).toBe('');
-		expect(piped.stdout).not.toContain('%');
-	});
+	it.skipIf(!fs.existsSync('/usr/bin/script'))(
+		'draws a progress bar on a terminal (stderr), and none without one',
+		() => {
+			const home = makeHome('cli-tty');
+			fs.rmSync(home.db);
+			bigStore(home.db, 30_000);
+			const out = tempDir('cli-tty-out');
+			const cmd = `"${process.execPath}" "${path.join(ROOT, 'dist/hfx.js')}" backup --home "${home.root}" -o "${out}"`;
+			const tty = spawnSync('script', ['-qec', cmd, '/dev/null'], {
+				encoding: 'utf8',
+				env: {...process.env, NO_COLOR: '1', COLUMNS: '100'},
+			});
+			expect(tty.status).toBe(0);
+			expect(tty.stdout).toMatch(/\[[█░]+\] +\d+% {2}(copying|archiving|checking|reading back) /);
+			const piped = hfx(['backup', '--home', home.root, '-o', out]);
+			expect(piped.code).toBe(0);
+			expect(piped.stderr).toBe('');
+			expect(piped.stdout).not.toContain('%');
+		},
+	);
 
-	it('runCli (the TUI\'s way) streams the child\'s progress and returns its JSON', async () => {
+	it("runCli (the TUI's way) streams the child's progress and returns its JSON", async () => {
 		const home = makeHome('cli-api');
 		const events: string[] = [];
-		const r = await runCli(['backup', '--quick', '--home', home.root, '--label', 'tui'], {onProgress: e => events.push(`${e.phase}:${e.label}`)});
+		const r = await runCli(['backup', '--quick', '--home', home.root, '--label', 'tui'], {
+			onProgress: e => events.push(`${e.phase}:${e.label}`),
+		});
 		expect(r.code).toBe(0);
 		expect(r.stderr).toEqual([]);
 		expect((r.json as {verified: boolean}).verified).toBe(true);

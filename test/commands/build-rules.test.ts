@@ -48,7 +48,10 @@ function buildStore(name: string): Store {
 }
 
 function gatewayState(home: string, fields: Record<string, unknown>): void {
-	fs.writeFileSync(path.join(home, 'gateway_state.json'), JSON.stringify({pid: gateway.pid, start_time: ticks, gateway_state: 'running', ...fields}));
+	fs.writeFileSync(
+		path.join(home, 'gateway_state.json'),
+		JSON.stringify({pid: gateway.pid, start_time: ticks, gateway_state: 'running', ...fields}),
+	);
 }
 
 function orphanVerdict(json: any, id: string): string {
@@ -74,7 +77,13 @@ describe('the rules of the installed build (issue #27, point 2)', () => {
 		gatewayState(s.home, {code_version: '0.20.5', code_sha: SHA_WITHOUT});
 		const before = evidenceState(s.home);
 		const {json} = hfxJson(['scan', '--db', s.db], {env: {HERMES_HOME: ''}});
-		expect(json.rules).toMatchObject({ruleSet: 'v30', rules: 'v30 before #91543', build: '0.20.5@f31cf9710000', confidence: 'strong', alternative: null});
+		expect(json.rules).toMatchObject({
+			ruleSet: 'v30',
+			rules: 'v30 before #91543',
+			build: '0.20.5@f31cf9710000',
+			confidence: 'strong',
+			alternative: null,
+		});
 		expect(json.rules.decidedBy).toContain('gateway_state.json of the running gateway');
 		expect(json.rules.decidedBy).toContain('known to lack #91543');
 		expect(orphanVerdict(json, s.orphan)).toBe('refused (no_predecessor)');
@@ -82,8 +91,12 @@ describe('the rules of the installed build (issue #27, point 2)', () => {
 		// Upgrading Hermes brings the epoch window: the adoption is what current Hermes would do.
 		expect(json.afterUpgrade.changes.map((c: any) => c.subject)).toContain(s.orphan);
 		const text = hfx(['scan', '--db', s.db], {env: {HERMES_HOME: ''}}).stdout;
-		expect(text).toMatch(/^rule set v30 before #91543: schema_version 30: .*; but this build lacks #91543 \(the freshest-of "last active" ignores timestamps outside the epoch window\)$/m);
-		expect(text).toMatch(/^build 0\.20\.5@f31cf9710000, strong: build 0\.20\.5@f31cf9710000 from gateway_state\.json of the running gateway/m);
+		expect(text).toMatch(
+			/^rule set v30 before #91543: schema_version 30: .*; but this build lacks #91543 \(the freshest-of "last active" ignores timestamps outside the epoch window\)$/m,
+		);
+		expect(text).toMatch(
+			/^build 0\.20\.5@f31cf9710000, strong: build 0\.20\.5@f31cf9710000 from gateway_state\.json of the running gateway/m,
+		);
 		const routing = hfx(['routing', '--db', s.db], {env: {HERMES_HOME: ''}}).stdout;
 		expect(routing).toMatch(/^rule set v30 before #91543: /m);
 		expect(evidenceState(s.home)).toEqual(before);
@@ -93,7 +106,12 @@ describe('the rules of the installed build (issue #27, point 2)', () => {
 		const s = buildStore('after');
 		gatewayState(s.home, {code_version: '0.21.4', code_sha: SHA_WITH});
 		const {json} = hfxJson(['scan', '--db', s.db], {env: {HERMES_HOME: ''}});
-		expect(json.rules).toMatchObject({rules: 'v30', build: '0.21.4@00704d080000', confidence: 'strong', alternative: null});
+		expect(json.rules).toMatchObject({
+			rules: 'v30',
+			build: '0.21.4@00704d080000',
+			confidence: 'strong',
+			alternative: null,
+		});
 		expect(orphanVerdict(json, s.orphan)).toBe(`adoptable from ${s.donor}`);
 		expect(json.afterUpgrade).toBeNull();
 	});
@@ -102,21 +120,40 @@ describe('the rules of the installed build (issue #27, point 2)', () => {
 		const s = buildStore('ambiguous');
 		gatewayState(s.home, {code_version: '0.21.4'});
 		const {json} = hfxJson(['scan', '--db', s.db], {env: {HERMES_HOME: ''}});
-		expect(json.rules).toMatchObject({rules: 'v30', build: '0.21.4', confidence: 'weak', alternative: 'v30 before #91543'});
+		expect(json.rules).toMatchObject({
+			rules: 'v30',
+			build: '0.21.4',
+			confidence: 'weak',
+			alternative: 'v30 before #91543',
+		});
 		const text = hfx(['scan', '--db', s.db], {env: {HERMES_HOME: ''}}).stdout;
 		expect(text).toContain('Build 0.21.4 undecided: with v30 before #91543 rules these verdicts differ (above: v30):');
 		expect(orphanVerdict(json, s.orphan)).toBe(`adoptable from ${s.donor}`);
 		expect(orphanVerdict(json.buildAlternative, s.orphan)).toBe('refused (no_predecessor)');
 		gatewayState(s.home, {code_version: '0.20.6'});
 		const older = hfxJson(['scan', '--db', s.db], {env: {HERMES_HOME: ''}}).json;
-		expect(older.rules).toMatchObject({rules: 'v30 before #91543', build: '0.20.6', confidence: 'medium', alternative: null});
+		expect(older.rules).toMatchObject({
+			rules: 'v30 before #91543',
+			build: '0.20.6',
+			confidence: 'medium',
+			alternative: null,
+		});
 		expect(orphanVerdict(older, s.orphan)).toBe('refused (no_predecessor)');
 	});
 
 	it('no build (no running gateway): both rule sets, and where they disagree both verdicts are shown', () => {
 		const s = buildStore('unknown');
 		// A file left by a gateway that is gone is not trusted (another start time).
-		fs.writeFileSync(path.join(s.home, 'gateway_state.json'), JSON.stringify({pid: gateway.pid, start_time: ticks + 1, gateway_state: 'running', code_version: '0.20.5', code_sha: SHA_WITHOUT}));
+		fs.writeFileSync(
+			path.join(s.home, 'gateway_state.json'),
+			JSON.stringify({
+				pid: gateway.pid,
+				start_time: ticks + 1,
+				gateway_state: 'running',
+				code_version: '0.20.5',
+				code_sha: SHA_WITHOUT,
+			}),
+		);
 		const {json} = hfxJson(['scan', '--db', s.db], {env: {HERMES_HOME: ''}});
 		expect(json.rules).toMatchObject({rules: 'v30', build: null, confidence: 'weak', alternative: 'v30 before #91543'});
 		expect(json.rules.changes).toEqual([expect.objectContaining({pr: 91543, included: null})]);
@@ -126,7 +163,9 @@ describe('the rules of the installed build (issue #27, point 2)', () => {
 		const text = hfx(['scan', '--db', s.db], {env: {HERMES_HOME: ''}}).stdout;
 		expect(text).toMatch(/^build unknown \(or v30 before #91543\), weak: no build read/m);
 		expect(text).toContain('Build unknown: with v30 before #91543 rules these verdicts differ (above: v30):');
-		expect(text).toContain(`  ${s.orphan}: with v30 adoptable into ${s.key} from ${s.donor} (contiguity); with v30 before #91543, refused (no_predecessor)`);
+		expect(text).toContain(
+			`  ${s.orphan}: with v30 adoptable into ${s.key} from ${s.donor} (contiguity); with v30 before #91543, refused (no_predecessor)`,
+		);
 	});
 
 	it('--ask-hermes: `hermes --version` (the one on PATH, no shell) names a build when no gateway runs', () => {
@@ -141,7 +180,9 @@ describe('the rules of the installed build (issue #27, point 2)', () => {
 		expect(json.rules.decidedBy).toContain('`hermes --version`');
 		expect(orphanVerdict(json, s.orphan)).toBe('refused (no_predecessor)');
 		// No hermes on PATH: said, and the generation decides with both verdicts.
-		const none = hfxJson(['scan', '--db', s.db, '--ask-hermes'], {env: {HERMES_HOME: '', PATH: path.join(dir, 'nowhere')}});
+		const none = hfxJson(['scan', '--db', s.db, '--ask-hermes'], {
+			env: {HERMES_HOME: '', PATH: path.join(dir, 'nowhere')},
+		});
 		expect(none.json.rules).toMatchObject({build: null, alternative: 'v30 before #91543'});
 		expect(none.json.rules.decidedBy).toMatch(/^`hermes --version`: no hermes on PATH; /);
 	});

@@ -57,10 +57,17 @@ function retiredCapture(image: string, dir: string, orphan: string): void {
 		fs.copyFileSync(db, path.join(dir, 'state.db'));
 		const again = new Database(db);
 		again.pragma('wal_autocheckpoint = 0');
-		again.prepare('INSERT INTO messages (session_id, role, content, timestamp) VALUES (?, \'user\', \'a turn the halted process committed\', ?)').run(orphan, T0 + 3700);
+		again
+			.prepare(
+				"INSERT INTO messages (session_id, role, content, timestamp) VALUES (?, 'user', 'a turn the halted process committed', ?)",
+			)
+			.run(orphan, T0 + 3700);
 		fs.copyFileSync(`${db}-wal`, path.join(dir, 'state.db-wal'));
 		again.close();
-		fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify({version: 1, trigger: 'DeletedWalGenerationError', pid: 4242}));
+		fs.writeFileSync(
+			path.join(dir, 'manifest.json'),
+			JSON.stringify({version: 1, trigger: 'DeletedWalGenerationError', pid: 4242}),
+		);
 	} finally {
 		fs.rmSync(scratch, {recursive: true, force: true});
 	}
@@ -80,13 +87,26 @@ beforeAll(async () => {
 	fs.copyFileSync(image, path.join(inc.home, EMERGENCY));
 	retiredCapture(image, path.join(inc.home, CAPTURE), inc.orphan);
 	await inWriter(inc.db, async w => {
-		await w.send({op: 'resume-after-restart', step: {sessionKey: SIM_KEY, resumedId: inc.zombie, restartAt: RESTART_AT, turns: twoTurns(RESTART_AT + 2)}});
+		await w.send({
+			op: 'resume-after-restart',
+			step: {sessionKey: SIM_KEY, resumedId: inc.zombie, restartAt: RESTART_AT, turns: twoTurns(RESTART_AT + 2)},
+		});
 	});
 	backup(after);
 	// A second restart a day later whose reset policy promotes the resumed row and mints a fresh one (§1.1 step 4).
 	later = path.join(out, 'later.zip');
 	await inWriter(inc.db, async w => {
-		fresh = (await w.send({op: 'reset-promotion', step: {sessionKey: SIM_KEY, recoveredId: inc.zombie, restartAt: RESTART_AT + 86_400, turns: twoTurns(RESTART_AT + 86_402)}})).id as string;
+		fresh = (
+			await w.send({
+				op: 'reset-promotion',
+				step: {
+					sessionKey: SIM_KEY,
+					recoveredId: inc.zombie,
+					restartAt: RESTART_AT + 86_400,
+					turns: twoTurns(RESTART_AT + 86_402),
+				},
+			})
+		).id as string;
 	});
 	backup(later);
 }, 120_000);
@@ -123,7 +143,10 @@ describe('hfx diff', () => {
 		const zombie = json.sessions.changed.find((s: {id: string}) => s.id === inc.zombie);
 		expect(zombie.messages).toEqual({a: 10, b: 14});
 		// The restart rewrote the whole scope (§1.1 step 6): both entries re-stamped, none repointed.
-		expect(json.routing.map((m: {sessionKey: string; kind: string}) => `${m.kind} ${m.sessionKey}`).sort()).toEqual([`restamped ${SIM_OTHER_KEY}`, `restamped ${SIM_KEY}`]);
+		expect(json.routing.map((m: {sessionKey: string; kind: string}) => `${m.kind} ${m.sessionKey}`).sort()).toEqual([
+			`restamped ${SIM_OTHER_KEY}`,
+			`restamped ${SIM_KEY}`,
+		]);
 	});
 
 	it('around a restart that minted a fresh row names the chat whose restart target changed', () => {
@@ -137,7 +160,11 @@ describe('hfx diff', () => {
 		expect(json.sessions.added.map((x: {id: string}) => x.id)).toEqual([fresh]);
 		const zombie = json.sessions.changed.find((x: {id: string}) => x.id === inc.zombie);
 		expect(zombie.ended).toMatchObject({a: null, reasonA: null, reasonB: 'idle'});
-		expect(json.routing.find((m: {sessionKey: string}) => m.sessionKey === SIM_KEY)).toMatchObject({kind: 'repointed', a: {sessionId: inc.zombie}, b: {sessionId: fresh}});
+		expect(json.routing.find((m: {sessionKey: string}) => m.sessionKey === SIM_KEY)).toMatchObject({
+			kind: 'repointed',
+			a: {sessionId: inc.zombie},
+			b: {sessionId: fresh},
+		});
 		for (const line of text.stdout.split('\n')) {
 			expect(line.length, line).toBeLessThanOrEqual(80);
 		}
@@ -160,14 +187,19 @@ describe('hfx diff', () => {
 		expect(json.b.kind).toBe('store');
 		expect(json.summary.rolledBackBetween).toEqual([SIM_KEY]);
 		expect(folderHashes(inc.home)).toEqual(evidence);
-		expect(fs.readdirSync(os.tmpdir()).filter(n => n.startsWith(`hfx-diff-`) && !n.startsWith('hfx-diff-test-'))).toEqual([]);
+		expect(
+			fs.readdirSync(os.tmpdir()).filter(n => n.startsWith(`hfx-diff-`) && !n.startsWith('hfx-diff-test-')),
+		).toEqual([]);
 	});
 
 	it('of a pre-update emergency snapshot and of a retired-WAL capture against the live store, from private copies', () => {
 		const evidence = folderHashes(inc.home);
 		const emergency = hfxJson(['diff', path.join(inc.home, EMERGENCY), inc.home]);
 		expect(emergency.code, emergency.stderr).toBe(1);
-		expect(emergency.json.a).toMatchObject({kind: 'emergency-snapshot', routingScope: fs.realpathSync(inc.home) + '/sessions'});
+		expect(emergency.json.a).toMatchObject({
+			kind: 'emergency-snapshot',
+			routingScope: fs.realpathSync(inc.home) + '/sessions',
+		});
 		expect(emergency.json.summary.rolledBackBetween).toEqual([SIM_KEY]);
 		const capture = hfxJson(['diff', path.join(inc.home, CAPTURE), inc.db]);
 		expect(capture.code, capture.stderr).toBe(1);
@@ -178,20 +210,31 @@ describe('hfx diff', () => {
 		expect(folderHashes(inc.home)).toEqual(evidence);
 	});
 
-	it('reads a tar.gz of a volume through restore\'s reader (its -wal folded into the private copy) and a Hermes zip with its .hermes/ prefix', () => {
+	it("reads a tar.gz of a volume through restore's reader (its -wal folded into the private copy) and a Hermes zip with its .hermes/ prefix", () => {
 		const capture = path.join(inc.home, CAPTURE);
 		const tgz = path.join(out, 'volume.tar.gz');
 		expect(spawnSync('tar', ['czf', tgz, '-C', capture, 'state.db', 'state.db-wal']).status).toBe(0);
 		const fromTar = hfxJson(['diff', tgz, inc.home]);
 		expect(fromTar.code, fromTar.stderr).toBe(1);
 		expect(fromTar.json.a).toMatchObject({kind: 'archive', member: 'state.db'});
-		expect(fromTar.json.sessions.changed.find((x: {id: string}) => x.id === inc.orphan).messages).toEqual({a: 21, b: 20});
+		expect(fromTar.json.sessions.changed.find((x: {id: string}) => x.id === inc.orphan).messages).toEqual({
+			a: 21,
+			b: 20,
+		});
 		const zip = path.join(out, 'hermes-backup.zip');
-		fs.writeFileSync(zip, craftZip([{name: '.hermes/config.yaml', data: Buffer.from('model: x\n')}, {name: '.hermes/state.db', data: fs.readFileSync(path.join(inc.home, EMERGENCY))}]));
+		fs.writeFileSync(
+			zip,
+			craftZip([
+				{name: '.hermes/config.yaml', data: Buffer.from('model: x\n')},
+				{name: '.hermes/state.db', data: fs.readFileSync(path.join(inc.home, EMERGENCY))},
+			]),
+		);
 		const fromZip = hfxJson(['diff', zip, tgz]);
 		expect(fromZip.code, fromZip.stderr).toBe(0);
 		expect(fromZip.json.a).toMatchObject({kind: 'archive', member: '.hermes/state.db'});
-		expect(fromZip.json.sessions.changed.map((x: {id: string; messages: unknown}) => [x.id, x.messages])).toEqual([[inc.orphan, {a: 20, b: 21}]]);
+		expect(fromZip.json.sessions.changed.map((x: {id: string; messages: unknown}) => [x.id, x.messages])).toEqual([
+			[inc.orphan, {a: 20, b: 21}],
+		]);
 	});
 
 	describe('refuses in one line, exit 2, writing nothing', () => {
@@ -223,7 +266,7 @@ describe('hfx diff', () => {
 			refusal([notes, inc.home], 'unsupported', notes);
 		});
 
-		it('a retired-WAL capture that kept only the main file\'s header', () => {
+		it("a retired-WAL capture that kept only the main file's header", () => {
 			const dir = path.join(out, 'state.db.retired-wal-20260810-020000-4243');
 			fs.mkdirSync(dir);
 			fs.writeFileSync(path.join(dir, 'state.db.header'), Buffer.alloc(100));
@@ -232,12 +275,17 @@ describe('hfx diff', () => {
 		});
 	});
 
-	it('gives a restore\'s dry run its per-chat lines: what a restart resumes now and after the restore', () => {
+	it("gives a restore's dry run its per-chat lines: what a restart resumes now and after the restore", () => {
 		const evidence = folderHashes(inc.home);
 		const {code, json, stderr} = hfxJson(['restore', before, '--home', inc.home, '--dry-run']);
 		expect(code, stderr).toBe(1);
 		const chat = json.chats.diff.find((c: {sessionKey: string}) => c.sessionKey === SIM_KEY);
-		expect(chat).toMatchObject({changed: true, targetChanged: true, a: {restartResumes: fresh}, b: {restartResumes: inc.zombie, newestIn: inc.orphan}});
+		expect(chat).toMatchObject({
+			changed: true,
+			targetChanged: true,
+			a: {restartResumes: fresh},
+			b: {restartResumes: inc.zombie, newestIn: inc.orphan},
+		});
 		const text = hfx(['restore', before, '--home', inc.home, '--dry-run']);
 		expect(text.stdout).toContain('per chat, A the live store now and B after the restore (1 of 2 chats change):');
 		expect(text.stdout).toContain(`\n  ✗ ${SIM_KEY}\n`);

@@ -31,7 +31,15 @@ const REAL_V21_STORE = path.join(ROOT, 'test/fixtures/hermes-v21-incident/state.
 /** An empty store in the v30 schema: upstream's SCHEMA_SQL and DEFERRED_INDEX_SQL (@f31cf971) run on an empty file (README). */
 const V30_SCHEMA_STORE = path.join(ROOT, 'test/fixtures/hermes-differential/v30-schema/state.db');
 
-type RealRecord = {orphan_id: string; session_key: string | null; donor_id: string | null; evidence: string; adoptable: boolean; reason: string; message_count: number};
+type RealRecord = {
+	orphan_id: string;
+	session_key: string | null;
+	donor_id: string | null;
+	evidence: string;
+	adoptable: boolean;
+	reason: string;
+	message_count: number;
+};
 type RealStore = {
 	hash: string;
 	classes: string[];
@@ -43,7 +51,12 @@ type RealStore = {
 	finder_after_adoption?: Record<string, string | null>;
 	gateway_post_filter_after_adoption?: Record<string, boolean>;
 };
-type Real = {code: {schema_version: number; tree: string}; seeds: number[]; stores_per_seed: number; stores: Record<string, RealStore>};
+type Real = {
+	code: {schema_version: number; tree: string};
+	seeds: number[];
+	stores_per_seed: number;
+	stores: Record<string, RealStore>;
+};
 
 const real = JSON.parse(fs.readFileSync(path.join(FIXTURE, 'expected-v25.json'), 'utf8')) as Real;
 const real21 = JSON.parse(fs.readFileSync(path.join(FIXTURE, 'expected-v21.json'), 'utf8')) as Real;
@@ -68,9 +81,21 @@ type Verdicts = {crash: string | null; records: Record<string, unknown> | null; 
 function realVerdicts(r: RealStore, after = false): Verdicts {
 	const finder = after ? r.finder_after_adoption! : r.finder;
 	const post = after ? r.gateway_post_filter_after_adoption! : r.gateway_post_filter;
-	const records = r.repair_routing!.records && Object.fromEntries(r.repair_routing!.records.map(x => [x.orphan_id, {
-		key: x.session_key, donor: x.donor_id, evidence: x.evidence, adoptable: x.adoptable, reason: x.reason, count: x.message_count,
-	}]));
+	const records =
+		r.repair_routing!.records &&
+		Object.fromEntries(
+			r.repair_routing!.records.map(x => [
+				x.orphan_id,
+				{
+					key: x.session_key,
+					donor: x.donor_id,
+					evidence: x.evidence,
+					adoptable: x.adoptable,
+					reason: x.reason,
+					count: x.message_count,
+				},
+			]),
+		);
 	const resumes = Object.fromEntries(Object.entries(finder).map(([k, id]) => [k, post[k] === false ? null : id]));
 	return {crash: r.repair_routing!.crash, records, resumes};
 }
@@ -79,15 +104,29 @@ function realVerdicts(r: RealStore, after = false): Verdicts {
 function hfxVerdicts(json: any, keys: readonly string[]): Verdicts {
 	const crash = json.repairRoutingCrash?.error ?? null;
 	const listed = [...json.orphans, ...json.listedRefusedLocal];
-	const records = crash === null ? Object.fromEntries(listed.map((o: any) => [o.orphanId, {
-		key: o.sessionKey, donor: o.donorId, evidence: o.evidence ?? '', adoptable: o.verdict === 'adoptable',
-		// The real code gives a reason only for a refusal; hfx also says why an adoption holds.
-		reason: o.verdict === 'adoptable' ? '' : o.reason ?? '', count: o.messageCount,
-	}])) : null;
-	const resumes = Object.fromEntries(keys.map(k => {
-		const chat = json.routing.find((c: any) => c.sessionKey === k);
-		return [k, k === '' && chat ? '<listed as a chat>' : chat?.restartResolvesTo ?? null];
-	}));
+	const records =
+		crash === null
+			? Object.fromEntries(
+					listed.map((o: any) => [
+						o.orphanId,
+						{
+							key: o.sessionKey,
+							donor: o.donorId,
+							evidence: o.evidence ?? '',
+							adoptable: o.verdict === 'adoptable',
+							// The real code gives a reason only for a refusal; hfx also says why an adoption holds.
+							reason: o.verdict === 'adoptable' ? '' : (o.reason ?? ''),
+							count: o.messageCount,
+						},
+					]),
+				)
+			: null;
+	const resumes = Object.fromEntries(
+		keys.map(k => {
+			const chat = json.routing.find((c: any) => c.sessionKey === k);
+			return [k, k === '' && chat ? '<listed as a chat>' : (chat?.restartResolvesTo ?? null)];
+		}),
+	);
 	return {crash, records, resumes};
 }
 
@@ -148,7 +187,7 @@ function copyOf(store: GenStore, label: string): string {
 }
 
 describe('the generated stores are the ones the real code judged', () => {
-	it('the same seeds, the same count, and every store\'s rows hash as when judged (a generator change fails here, not as stale verdicts)', () => {
+	it("the same seeds, the same count, and every store's rows hash as when judged (a generator change fails here, not as stale verdicts)", () => {
 		expect(real.seeds).toEqual([...SEEDS].sort((a, b) => a - b));
 		expect(real.stores_per_seed).toBe(STORES_PER_SEED);
 		expect(Object.keys(real.stores).sort()).toEqual(stores.map(s => s.name).sort());
@@ -158,7 +197,9 @@ describe('the generated stores are the ones the real code judged', () => {
 
 	it('the v21 tree judged the same stores (written in its own schema)', () => {
 		expect(real21.code.schema_version).toBe(21);
-		expect(Object.fromEntries(Object.entries(real21.stores).map(([n, s]) => [n, s.hash]))).toEqual(Object.fromEntries(Object.entries(real.stores).map(([n, s]) => [n, s.hash])));
+		expect(Object.fromEntries(Object.entries(real21.stores).map(([n, s]) => [n, s.hash]))).toEqual(
+			Object.fromEntries(Object.entries(real.stores).map(([n, s]) => [n, s.hash])),
+		);
 	});
 
 	it('every edge class is forced on stores judged by the real code (schema v25)', () => {
@@ -172,7 +213,9 @@ describe('the generated stores are the ones the real code judged', () => {
 describe('hfx agrees with the real v25 code on every generated store (in-process engine)', () => {
 	it.each(stores.map(s => [s.name, s.classes.join(','), s] as const))('%s (%s)', (name, _classes, store) => {
 		const want = real.stores[name]!;
-		expect(mismatches(realVerdicts(want), hfxVerdicts(inProcess(store), Object.keys(want.finder)))).toEqual(KNOWN[name] ?? []);
+		expect(mismatches(realVerdicts(want), hfxVerdicts(inProcess(store), Object.keys(want.finder)))).toEqual(
+			KNOWN[name] ?? [],
+		);
 	});
 });
 
@@ -182,15 +225,24 @@ describe('hfx agrees with the real v21 code on every generated store written in 
 		expect(want.repair_routing).toBeNull();
 		const json = inProcess(store, files21.get(store.name)!);
 		expect(json.database.ruleSet).toBe('legacy-v21');
-		const resumes = Object.fromEntries(Object.entries(want.finder).map(([k, id]) => [k, want.gateway_post_filter[k] === false ? null : id]));
-		expect(mismatches({crash: null, records: null, resumes}, {...hfxVerdicts(json, Object.keys(want.finder)), crash: null, records: null})).toEqual(KNOWN21[name] ?? []);
+		const resumes = Object.fromEntries(
+			Object.entries(want.finder).map(([k, id]) => [k, want.gateway_post_filter[k] === false ? null : id]),
+		);
+		expect(
+			mismatches(
+				{crash: null, records: null, resumes},
+				{...hfxVerdicts(json, Object.keys(want.finder)), crash: null, records: null},
+			),
+		).toEqual(KNOWN21[name] ?? []);
 	});
 });
 
 describe('hfx agrees with the current (v30) decision code on every generated store written in the v30 schema (in-process engine)', () => {
 	it('the v30 code judged the same stores', () => {
 		expect(real30.code.schema_version).toBe(30);
-		expect(Object.fromEntries(Object.entries(real30.stores).map(([n, s]) => [n, s.hash]))).toEqual(Object.fromEntries(Object.entries(real.stores).map(([n, s]) => [n, s.hash])));
+		expect(Object.fromEntries(Object.entries(real30.stores).map(([n, s]) => [n, s.hash]))).toEqual(
+			Object.fromEntries(Object.entries(real.stores).map(([n, s]) => [n, s.hash])),
+		);
 	});
 
 	it.each(stores.map(s => [s.name, s.classes.join(','), s] as const))('%s (%s)', (name, _classes, store) => {
@@ -202,18 +254,29 @@ describe('hfx agrees with the current (v30) decision code on every generated sto
 });
 
 describe('the built binary says the same (a sample: the classes of point 1, one seed each)', () => {
-	const sample = ['json-malformed-no-messages', 'text-started-at', 'empty-session-key', 'local-counts', 'multiplexed-tuple', 'epoch-garbage']
-		.map((cls, i) => stores.find(s => s.seed === SEEDS[i % SEEDS.length] && s.classes[0] === cls)!);
-	it.each(sample.map(s => [s.name, s.classes[0]!, s] as const))('%s (%s): hfx scan --json, and hfx routing --json where a chat is at stake', (name, cls, store) => {
-		const want = real.stores[name]!;
-		const file = copyOf(store, 'bin');
-		const scan = hfxJson(['scan', '--db', file], {env: {HERMES_HOME: ''}}).json;
-		expect(mismatches(realVerdicts(want), hfxVerdicts(scan, Object.keys(want.finder)))).toEqual(KNOWN[name] ?? []);
-		if (cls === 'empty-session-key' || cls === 'multiplexed-tuple') {
-			const routing = hfxJson(['routing', '--db', file], {env: {HERMES_HOME: ''}}).json;
-			expect(hfxVerdicts({...scan, routing: routing.routing}, Object.keys(want.finder)).resumes).toEqual(hfxVerdicts(scan, Object.keys(want.finder)).resumes);
-		}
-	});
+	const sample = [
+		'json-malformed-no-messages',
+		'text-started-at',
+		'empty-session-key',
+		'local-counts',
+		'multiplexed-tuple',
+		'epoch-garbage',
+	].map((cls, i) => stores.find(s => s.seed === SEEDS[i % SEEDS.length] && s.classes[0] === cls)!);
+	it.each(sample.map(s => [s.name, s.classes[0]!, s] as const))(
+		'%s (%s): hfx scan --json, and hfx routing --json where a chat is at stake',
+		(name, cls, store) => {
+			const want = real.stores[name]!;
+			const file = copyOf(store, 'bin');
+			const scan = hfxJson(['scan', '--db', file], {env: {HERMES_HOME: ''}}).json;
+			expect(mismatches(realVerdicts(want), hfxVerdicts(scan, Object.keys(want.finder)))).toEqual(KNOWN[name] ?? []);
+			if (cls === 'empty-session-key' || cls === 'multiplexed-tuple') {
+				const routing = hfxJson(['routing', '--db', file], {env: {HERMES_HOME: ''}}).json;
+				expect(hfxVerdicts({...scan, routing: routing.routing}, Object.keys(want.finder)).resumes).toEqual(
+					hfxVerdicts(scan, Object.keys(want.finder)).resumes,
+				);
+			}
+		},
+	);
 });
 
 describe('after hfx repair --apply --yes, a restart resumes what it resumes after the real adoption', () => {
@@ -230,7 +293,9 @@ describe('after hfx repair --apply --yes, a restart resumes what it resumes afte
 		const r = hfx(['repair', '--apply', '--yes', '--db', file], {env: {HERMES_HOME: ''}});
 		expect([0, 1], r.stderr).toContain(r.code);
 		const keyless = new Set(store.sessions.filter(s => s.session_key === null).map(s => s.id));
-		const adopted = [...sessionRows(file).values()].filter(row => keyless.has(String(row.id)) && row.session_key !== null).map(row => String(row.id));
+		const adopted = [...sessionRows(file).values()]
+			.filter(row => keyless.has(String(row.id)) && row.session_key !== null)
+			.map(row => String(row.id));
 		// hfx writes only the adoptions this store's Hermes and current Hermes agree on; it names the rest as held back.
 		const heldBack = want.adopted!.filter(id => !adopted.includes(id));
 		expect(adopted.filter(id => !want.adopted!.includes(id))).toEqual([]);
@@ -239,7 +304,9 @@ describe('after hfx repair --apply --yes, a restart resumes what it resumes afte
 		}
 
 		if (heldBack.length === 0) {
-			expect(hfxVerdicts(inProcess(store, file), Object.keys(want.finder)).resumes).toEqual(realVerdicts(want, true).resumes);
+			expect(hfxVerdicts(inProcess(store, file), Object.keys(want.finder)).resumes).toEqual(
+				realVerdicts(want, true).resumes,
+			);
 			compared++;
 		}
 	});

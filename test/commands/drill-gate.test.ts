@@ -23,7 +23,9 @@ describe('drill and gate', () => {
 		const home = makeHome('gate');
 		const out = tempDir('gate-out');
 		// The home's only backup is an old quick snapshot nobody verified (makeHome's state-snapshots/20260101-000000).
-		expect(hfx(['gate', '--home', home.root, '-o', out]).stderr).toMatch(/BLOCKED: no verified, drilled backup .*the newest, 20260101-000000, it is .* old .*Next: hfx backup/);
+		expect(hfx(['gate', '--home', home.root, '-o', out]).stderr).toMatch(
+			/BLOCKED: no verified, drilled backup .*the newest, 20260101-000000, it is .* old .*Next: hfx backup/,
+		);
 		expect(hfx(['backup', '--home', home.root, '-o', out]).code).toBe(0);
 		const archive = only(out);
 
@@ -37,7 +39,9 @@ describe('drill and gate', () => {
 		expect(drill.code).toBe(0);
 		expect(drill.stdout).toContain('✓ DRILL PASSED');
 		expect(drill.stdout).toMatch(/✓ state\.db \(default\): 2 sessions \(manifest: 2\), 1 orphan, 1 rollback risk/);
-		expect(drill.stdout).toMatch(/✓ profiles\/work\/state\.db \(work\): 1 session \(manifest: 1\), 0 orphans, 0 rollback risks, healthy/);
+		expect(drill.stdout).toMatch(
+			/✓ profiles\/work\/state\.db \(work\): 1 session \(manifest: 1\), 0 orphans, 0 rollback risks, healthy/,
+		);
 		expect(fs.readdirSync(out).sort()).toEqual([path.basename(archive), 'hfx-records.jsonl']);
 
 		const pass = hfx(['gate', '--home', home.root, '-o', out]);
@@ -134,9 +138,13 @@ describe('drill and gate', () => {
 });
 
 describe('whose archive: one -o folder for two homes', () => {
-	const archives = (dir: string) => fs.readdirSync(dir).filter(n => /^hfx-backup-.*\.zip$/.test(n)).sort();
+	const archives = (dir: string) =>
+		fs
+			.readdirSync(dir)
+			.filter(n => /^hfx-backup-.*\.zip$/.test(n))
+			.sort();
 
-	it('backing up B never prunes A\'s archive; --keep counts and prunes only the home\'s own', () => {
+	it("backing up B never prunes A's archive; --keep counts and prunes only the home's own", () => {
 		const a = makeHome('keep-a');
 		const b = makeHome('keep-b');
 		const out = tempDir('keep-shared');
@@ -148,8 +156,13 @@ describe('whose archive: one -o folder for two homes', () => {
 		expect(archives(out)).toHaveLength(2);
 		expect(archives(out)).toContain(aFirst);
 		const listed = hfxJson(['backups', '--home', a.root, '-o', out]);
-		const owners = listed.json.backups.filter((e: {kind: string}) => e.kind === 'hfx-archive').map((e: {name: string; owner: string; home: string}) => [e.name === aFirst ? 'A' : 'B', e.owner, e.home]);
-		expect(owners.sort()).toEqual([['A', 'this', fs.realpathSync(a.root)], ['B', 'other', fs.realpathSync(b.root)]]);
+		const owners = listed.json.backups
+			.filter((e: {kind: string}) => e.kind === 'hfx-archive')
+			.map((e: {name: string; owner: string; home: string}) => [e.name === aFirst ? 'A' : 'B', e.owner, e.home]);
+		expect(owners.sort()).toEqual([
+			['A', 'this', fs.realpathSync(a.root)],
+			['B', 'other', fs.realpathSync(b.root)],
+		]);
 		expect(hfx(['backups', '--home', a.root, '-o', out]).stdout).toContain(`OTHER: ${fs.realpathSync(b.root)}`);
 		// A second backup of A prunes A's first, never B's.
 		const bOnly = archives(out).find(n => n !== aFirst)!;
@@ -160,7 +173,7 @@ describe('whose archive: one -o folder for two homes', () => {
 		expect(archives(out)).toHaveLength(2);
 	});
 
-	it('gate --home A never passes on B\'s verified, drilled archive; it passes for B, and for B through a link to B', () => {
+	it("gate --home A never passes on B's verified, drilled archive; it passes for B, and for B through a link to B", () => {
 		const a = makeHome('gate-a');
 		const b = makeHome('gate-b');
 		const out = tempDir('gate-shared');
@@ -181,7 +194,7 @@ describe('whose archive: one -o folder for two homes', () => {
 		expect(hfx(['gate', '--home', link, '-o', out]).stdout.trim()).toBe(bArchive);
 	});
 
-	it('a record claiming B\'s archive for A is not enough: the gate reads the archive\'s own manifest', () => {
+	it("a record claiming B's archive for A is not enough: the gate reads the archive's own manifest", () => {
 		const a = makeHome('forged-a');
 		const b = makeHome('forged-b');
 		const out = tempDir('forged-shared');
@@ -207,7 +220,9 @@ describe('hfx doctor', () => {
 		expect(r.stdout).toContain(`Hermes root  ${home.root}`);
 		expect(r.stdout).toMatch(/ {2}mount {6}\S+ {2}\S+/);
 		expect(r.stdout).toContain('config.yaml  terminal.backend: docker, terminal.container_persistent: false');
-		expect(r.stdout).toContain('the sandbox is re-created at every restart of the agent (terminal.container_persistent: false)');
+		expect(r.stdout).toContain(
+			'the sandbox is re-created at every restart of the agent (terminal.container_persistent: false)',
+		);
 		expect(r.stdout).toContain('Last verified backup: none');
 		expect(r.stdout).toMatch(/Store default: .*state\.db, .*WAL mode/);
 		expect(r.stdout).toMatch(/^! no verified backup in /m);

@@ -38,7 +38,9 @@ function partialBytes(dir: string, match: (name: string) => boolean): number {
 		const p = path.join(dir, name);
 		try {
 			const st = fs.statSync(p);
-			total += st.isDirectory() ? fs.readdirSync(p).reduce((a, n) => a + fs.statSync(path.join(p, n)).size, 0) : st.size;
+			total += st.isDirectory()
+				? fs.readdirSync(p).reduce((a, n) => a + fs.statSync(path.join(p, n)).size, 0)
+				: st.size;
 		} catch {
 			// vanished between readdir and stat
 		}
@@ -89,54 +91,73 @@ const canMount = (() => {
 
 describe('kill -9 in the middle of a backup', () => {
 	it.each([
-		['while the database is being copied', (out: string) => partialBytes(out, n => n.startsWith('.hfx-stage')) > 2_000_000, true],
-		['while the archive is being written', (out: string) => partialBytes(out, n => n.startsWith('.hfx-backup')) > 2_000_000, false],
-	])('%s: no file under the final name; the next run sweeps the debris and takes over the lock', async (_when, midway, duringCopy) => {
-		const home = makeHome('kill');
-		fs.rmSync(home.db);
-		bigStore(home.db, 150_000);
-		const out = tempDir('kill-out');
-		const child = spawn(process.execPath, [CLI, 'backup', '--home', home.root, '-o', out], {stdio: 'ignore'});
-		const done = exited(child);
-		const caught = await waitFor(() => midway(out), 30_000);
-		child.kill('SIGKILL');
-		const how = await done;
-		expect(caught).toBe(true);
-		expect(how.signal).toBe('SIGKILL');
-		expect(ours(out)).toEqual([]);
-		expect(fs.readdirSync(out).some(n => n.endsWith('.partial'))).toBe(true);
-		if (duringCopy) {
-			// The stopped store is read from a private copy: it sits in the staging folder, not in /tmp.
-			const stage = fs.readdirSync(out).find(n => n.startsWith('.hfx-stage'))!;
-			expect(fs.readdirSync(path.join(out, stage)).some(n => n.startsWith('hfx-read-'))).toBe(true);
-		}
+		[
+			'while the database is being copied',
+			(out: string) => partialBytes(out, n => n.startsWith('.hfx-stage')) > 2_000_000,
+			true,
+		],
+		[
+			'while the archive is being written',
+			(out: string) => partialBytes(out, n => n.startsWith('.hfx-backup')) > 2_000_000,
+			false,
+		],
+	])(
+		'%s: no file under the final name; the next run sweeps the debris and takes over the lock',
+		async (_when, midway, duringCopy) => {
+			const home = makeHome('kill');
+			fs.rmSync(home.db);
+			bigStore(home.db, 150_000);
+			const out = tempDir('kill-out');
+			const child = spawn(process.execPath, [CLI, 'backup', '--home', home.root, '-o', out], {stdio: 'ignore'});
+			const done = exited(child);
+			const caught = await waitFor(() => midway(out), 30_000);
+			child.kill('SIGKILL');
+			const how = await done;
+			expect(caught).toBe(true);
+			expect(how.signal).toBe('SIGKILL');
+			expect(ours(out)).toEqual([]);
+			expect(fs.readdirSync(out).some(n => n.endsWith('.partial'))).toBe(true);
+			if (duringCopy) {
+				// The stopped store is read from a private copy: it sits in the staging folder, not in /tmp.
+				const stage = fs.readdirSync(out).find(n => n.startsWith('.hfx-stage'))!;
+				expect(fs.readdirSync(path.join(out, stage)).some(n => n.startsWith('hfx-read-'))).toBe(true);
+			}
 
-		expect(fs.existsSync(path.join(home.root, '.hfx-backup.lock'))).toBe(true);
-		// The next run: debris removed, stale lock taken over, one complete archive.
-		const again = hfx(['backup', '--home', home.root, '-o', out]);
-		expect(again.code).toBe(0);
-		expect(again.stdout).toMatch(/removed \d+ leftover temp files? of an interrupted earlier run/);
-		expect(fs.readdirSync(out).sort()).toEqual([...ours(out), 'hfx-records.jsonl'].sort());
-		expect(ours(out)).toHaveLength(1);
-		expect(fs.existsSync(path.join(home.root, '.hfx-backup.lock'))).toBe(false);
-		expect(hfx(['verify', path.join(out, ours(out)[0]!)]).code).toBe(0);
-	}, 120_000);
+			expect(fs.existsSync(path.join(home.root, '.hfx-backup.lock'))).toBe(true);
+			// The next run: debris removed, stale lock taken over, one complete archive.
+			const again = hfx(['backup', '--home', home.root, '-o', out]);
+			expect(again.code).toBe(0);
+			expect(again.stdout).toMatch(/removed \d+ leftover temp files? of an interrupted earlier run/);
+			expect(fs.readdirSync(out).sort()).toEqual([...ours(out), 'hfx-records.jsonl'].sort());
+			expect(ours(out)).toHaveLength(1);
+			expect(fs.existsSync(path.join(home.root, '.hfx-backup.lock'))).toBe(false);
+			expect(hfx(['verify', path.join(out, ours(out)[0]!)]).code).toBe(0);
+		},
+		120_000,
+	);
 });
 
 describe('Ctrl-C (SIGINT) or SIGTERM in the middle of a backup', () => {
-	it.each([['SIGINT', 130], ['SIGTERM', 143]] as const)('%s: exit %i, temp files and the lock removed, nothing under a final name', async (signal, code) => {
-		const home = makeHome(`sig-${signal}`);
-		fs.rmSync(home.db);
-		bigStore(home.db, 150_000);
-		const out = tempDir(`sig-${signal}-out`);
-		const child = spawn(process.execPath, [CLI, 'backup', '--home', home.root, '-o', out], {stdio: 'ignore'});
-		const done = exited(child);
-		expect(await waitFor(() => partialBytes(out, n => n.startsWith('.hfx-')) > 2_000_000, 30_000)).toBe(true);
-		child.kill(signal);
-		expect((await done).code).toBe(code);
-		expect(fs.readdirSync(out)).toEqual([]);
-		expect(fs.existsSync(path.join(home.root, '.hfx-backup.lock'))).toBe(false);
-	}, 60_000);
+	it.each([
+		['SIGINT', 130],
+		['SIGTERM', 143],
+	] as const)(
+		'%s: exit %i, temp files and the lock removed, nothing under a final name',
+		async (signal, code) => {
+			const home = makeHome(`sig-${signal}`);
+			fs.rmSync(home.db);
+			bigStore(home.db, 150_000);
+			const out = tempDir(`sig-${signal}-out`);
+			const child = spawn(process.execPath, [CLI, 'backup', '--home', home.root, '-o', out], {stdio: 'ignore'});
+			const done = exited(child);
+			expect(await waitFor(() => partialBytes(out, n => n.startsWith('.hfx-')) > 2_000_000, 30_000)).toBe(true);
+			child.kill(signal);
+			expect((await done).code).toBe(code);
+			expect(fs.readdirSync(out)).toEqual([]);
+			expect(fs.existsSync(path.join(home.root, '.hfx-backup.lock'))).toBe(false);
+		},
+		60_000,
+	);
 });
 
 // The tmpfs cases mount a small tmpfs, which needs root; without it they are skipped (the ulimit -f
@@ -151,40 +172,53 @@ describe(`a full disk${canMount ? '' : ' (SKIPPED: mounting a tmpfs needs root)'
 		const r = hfx(['backup', '--home', home.root, '-o', out]);
 		expect(r.code).toBe(2);
 		expect(r.stderr.trim().split('\n')).toHaveLength(1);
-		expect(r.stderr).toMatch(new RegExp(`^hfx: ${out}: not enough free space for the archive: about \\d+ MiB needed, \\d+ MiB free\\. Next: free space there or write elsewhere with -o DIR`));
+		expect(r.stderr).toMatch(
+			new RegExp(
+				`^hfx: ${out}: not enough free space for the archive: about \\d+ MiB needed, \\d+ MiB free\\. Next: free space there or write elsewhere with -o DIR`,
+			),
+		);
 		expect(fs.readdirSync(out)).toEqual([]);
 		expect(listing(home.root)).toEqual(rootBefore);
 	});
 
-	it.skipIf(!canMount)('the disk fills up during the backup (another process): exit 2, "no space left", no debris', async () => {
-		const home = makeHome('tmpfs-fill');
-		fs.rmSync(home.db);
-		bigStore(home.db, 100_000);
-		const out = tmpfs('size=200m')!;
-		const rootBefore = listing(home.root);
-		const child = spawn(process.execPath, [CLI, 'backup', '--home', home.root, '-o', out], {stdio: ['ignore', 'pipe', 'pipe']});
-		let stderr = '';
-		child.stderr!.on('data', (d: Buffer) => {
-			stderr += d.toString();
-		});
-		const done = exited(child);
-		expect(await waitFor(() => partialBytes(out, n => n.startsWith('.hfx-stage')) > 0, 30_000)).toBe(true);
-		// Another process takes all but ~1 MiB of what is left (the backup is still writing meanwhile).
-		let filled = false;
-		for (let slack = 1 << 20; slack < 64 << 20 && !filled; slack *= 2) {
-			const st = fs.statfsSync(out);
-			const free = Number(st.bavail) * Number(st.bsize);
-			filled = spawnSync('fallocate', ['-l', String(Math.max(4096, free - slack)), path.join(out, 'filler')]).status === 0;
-		}
+	it.skipIf(!canMount)(
+		'the disk fills up during the backup (another process): exit 2, "no space left", no debris',
+		async () => {
+			const home = makeHome('tmpfs-fill');
+			fs.rmSync(home.db);
+			bigStore(home.db, 100_000);
+			const out = tmpfs('size=200m')!;
+			const rootBefore = listing(home.root);
+			const child = spawn(process.execPath, [CLI, 'backup', '--home', home.root, '-o', out], {
+				stdio: ['ignore', 'pipe', 'pipe'],
+			});
+			let stderr = '';
+			child.stderr!.on('data', (d: Buffer) => {
+				stderr += d.toString();
+			});
+			const done = exited(child);
+			expect(await waitFor(() => partialBytes(out, n => n.startsWith('.hfx-stage')) > 0, 30_000)).toBe(true);
+			// Another process takes all but ~1 MiB of what is left (the backup is still writing meanwhile).
+			let filled = false;
+			for (let slack = 1 << 20; slack < 64 << 20 && !filled; slack *= 2) {
+				const st = fs.statfsSync(out);
+				const free = Number(st.bavail) * Number(st.bsize);
+				filled =
+					spawnSync('fallocate', ['-l', String(Math.max(4096, free - slack)), path.join(out, 'filler')]).status === 0;
+			}
 
-		expect(filled).toBe(true);
-		const {code} = await done;
-		expect(code).toBe(2);
-		expect(stderr.trim().split('\n')).toHaveLength(1);
-		expect(stderr).toMatch(/no space left on the device while .*the partial output was removed\. Next: free space there or write elsewhere with -o DIR/);
-		expect(fs.readdirSync(out)).toEqual(['filler']);
-		expect(listing(home.root)).toEqual(rootBefore);
-	}, 60_000);
+			expect(filled).toBe(true);
+			const {code} = await done;
+			expect(code).toBe(2);
+			expect(stderr.trim().split('\n')).toHaveLength(1);
+			expect(stderr).toMatch(
+				/no space left on the device while .*the partial output was removed\. Next: free space there or write elsewhere with -o DIR/,
+			);
+			expect(fs.readdirSync(out)).toEqual(['filler']);
+			expect(listing(home.root)).toEqual(rootBefore);
+		},
+		60_000,
+	);
 
 	it.skipIf(!canMount)('restore into a full disk: exit 2, nothing written', () => {
 		const home = makeHome('tmpfs-restore');
@@ -194,7 +228,9 @@ describe(`a full disk${canMount ? '' : ' (SKIPPED: mounting a tmpfs needs root)'
 		const disk = tmpfs('size=128k')!;
 		const r = hfx(['restore', archive, '--to', path.join(disk, 'home')]);
 		expect(r.code).toBe(2);
-		expect(r.stderr).toMatch(/staging the restored files failed \(ENOSPC.*nothing was written\. Next: free space on the target/);
+		expect(r.stderr).toMatch(
+			/staging the restored files failed \(ENOSPC.*nothing was written\. Next: free space on the target/,
+		);
 		expect(fs.readdirSync(disk)).toEqual([]);
 	});
 
@@ -212,7 +248,11 @@ describe(`a full disk${canMount ? '' : ' (SKIPPED: mounting a tmpfs needs root)'
 
 describe('a file size limit (ulimit -f)', () => {
 	function limited(blocksKb: number, args: string[]) {
-		return spawnSync('bash', ['-c', `ulimit -f ${blocksKb}; exec "${process.execPath}" "${CLI}" "$@"`, 'hfx', ...args], {encoding: 'utf8', env: {...process.env, NO_COLOR: '1'}});
+		return spawnSync(
+			'bash',
+			['-c', `ulimit -f ${blocksKb}; exec "${process.execPath}" "${CLI}" "$@"`, 'hfx', ...args],
+			{encoding: 'utf8', env: {...process.env, NO_COLOR: '1'}},
+		);
 	}
 
 	it('while SQLite copies the database: exit 2, one clear line, no debris', () => {
@@ -248,7 +288,9 @@ describe('a file size limit (ulimit -f)', () => {
 		const r = limited(2048, ['backup', '--home', home.root, '-o', out]);
 		expect(r.status).toBe(2);
 		expect(r.stderr.trim().split('\n')).toHaveLength(1);
-		expect(r.stderr).toMatch(/file size limit reached \(ulimit -f allows [\d,]+ bytes per file\) while writing the archive \(EFBIG/);
+		expect(r.stderr).toMatch(
+			/file size limit reached \(ulimit -f allows [\d,]+ bytes per file\) while writing the archive \(EFBIG/,
+		);
 		expect(fs.readdirSync(out)).toEqual([]);
 		expect(listing(home.root)).toEqual(rootBefore);
 	});

@@ -30,7 +30,14 @@ async function writer(name: string, options: {cachePages?: number} = {}) {
 	const w = new WriterProcess(db, options);
 	writers.push(w);
 	await w.started();
-	const id = await w.create({source: 'telegram', userId: 'u', sessionKey: 'agent:main:telegram:dm:9', chatId: '9', chatType: 'dm', startedAt: T0});
+	const id = await w.create({
+		source: 'telegram',
+		userId: 'u',
+		sessionKey: 'agent:main:telegram:dm:9',
+		chatId: '9',
+		chatType: 'dm',
+		startedAt: T0,
+	});
 	return {folder, db, w, id};
 }
 
@@ -146,27 +153,36 @@ describe('hfx files judges each file state', () => {
 
 	it.each([
 		['a salt byte of the header (its stored checksum intact: every commit verifies)', [16], 5],
-		['the header\'s magic (the byte order is tried both ways)', [3], 5],
+		["the header's magic (the byte order is tried both ways)", [3], 5],
 		['the stored checksum words (nothing verifies; the commits are still counted)', [24, 28], 0],
-	])('a damaged WAL header hiding 5 committed transactions, %s: a finding, exit 1', async (_what, offsets, verified) => {
-		const {folder, db} = await crashed('hdr', 5);
-		expect(hfxJson(['files', '--db', db]).json.wal.commitFrames).toBe(5);
-		flip(`${db}-wal`, offsets);
-		const before = folderDigest(folder);
-		const {code, json, stderr} = hfxJson(['files', '--db', db]);
-		expect(code).toBe(1);
-		expect(stderr).toBe('');
-		expect(json.wal.state).not.toBe('ok');
-		expect(json.wal.behindBrokenHeader).toMatchObject({generationCommits: 5, verifiedCommits: verified});
-		expect(json.states).toEqual([expect.objectContaining({kind: 'wal-header-damaged', state: 'finding', file: `${db}-wal`})]);
-		const text = hfx(['files', '--db', db]);
-		expect(text.code).toBe(1);
-		expect(text.stdout).toMatch(/FINDING state\.db-wal: the WAL header is unusable \([a-z-]+\) yet \d+ frames follow it with 5 committed transactions/);
-		expect(text.stdout).not.toContain('retrying');
-		// scan reads what SQLite sees (the WAL as empty), and says so.
-		expect(hfx(['scan', '--db', db]).stdout).toMatch(/note: the state\.db-wal header is unusable \([a-z-]+\) and \d+ frame slots follow it: SQLite reads that WAL as empty/);
-		expect(folderDigest(folder)).toEqual(before);
-	});
+	])(
+		'a damaged WAL header hiding 5 committed transactions, %s: a finding, exit 1',
+		async (_what, offsets, verified) => {
+			const {folder, db} = await crashed('hdr', 5);
+			expect(hfxJson(['files', '--db', db]).json.wal.commitFrames).toBe(5);
+			flip(`${db}-wal`, offsets);
+			const before = folderDigest(folder);
+			const {code, json, stderr} = hfxJson(['files', '--db', db]);
+			expect(code).toBe(1);
+			expect(stderr).toBe('');
+			expect(json.wal.state).not.toBe('ok');
+			expect(json.wal.behindBrokenHeader).toMatchObject({generationCommits: 5, verifiedCommits: verified});
+			expect(json.states).toEqual([
+				expect.objectContaining({kind: 'wal-header-damaged', state: 'finding', file: `${db}-wal`}),
+			]);
+			const text = hfx(['files', '--db', db]);
+			expect(text.code).toBe(1);
+			expect(text.stdout).toMatch(
+				/FINDING state\.db-wal: the WAL header is unusable \([a-z-]+\) yet \d+ frames follow it with 5 committed transactions/,
+			);
+			expect(text.stdout).not.toContain('retrying');
+			// scan reads what SQLite sees (the WAL as empty), and says so.
+			expect(hfx(['scan', '--db', db]).stdout).toMatch(
+				/note: the state\.db-wal header is unusable \([a-z-]+\) and \d+ frame slots follow it: SQLite reads that WAL as empty/,
+			);
+			expect(folderDigest(folder)).toEqual(before);
+		},
+	);
 
 	it('a WAL header damaged with no frame after it is no finding (nothing is hidden)', async () => {
 		const {folder, db} = await crashed('hdr-empty', 2);
@@ -191,7 +207,9 @@ describe('hfx files judges each file state', () => {
 		expect(r.code).toBe(2);
 		expect(r.stderr.trim().split('\n')).toHaveLength(1);
 		expectNoStack(r.stderr);
-		expect(r.stderr).toMatch(/^hfx: .*state\.db: the main file is truncated: [\d,]+ bytes, but its header says \d+ pages × 4,096 = [\d,]+ bytes; \d+ pages are missing.*\. Next: /);
+		expect(r.stderr).toMatch(
+			/^hfx: .*state\.db: the main file is truncated: [\d,]+ bytes, but its header says \d+ pages × 4,096 = [\d,]+ bytes; \d+ pages are missing.*\. Next: /,
+		);
 		expect(r.stdout).toContain('UNUSABLE state.db: the main file is truncated');
 		const json = hfxJson(['files', '--db', db]).json;
 		expect(json.states[0]).toMatchObject({kind: 'main-truncated', state: 'unusable'});
@@ -206,10 +224,17 @@ describe('hfx files judges each file state', () => {
 		const w = new WriterProcess(db, {journal: 'delete', cachePages: 5});
 		writers.push(w);
 		await w.started();
-		const id = await w.create({source: 'telegram', userId: 'u', sessionKey: 'agent:main:telegram:dm:9', chatId: '9', chatType: 'dm', startedAt: T0});
+		const id = await w.create({
+			source: 'telegram',
+			userId: 'u',
+			sessionKey: 'agent:main:telegram:dm:9',
+			chatId: '9',
+			chatType: 'dm',
+			startedAt: T0,
+		});
 		await w.send({op: 'conversation', id, count: 3000, from: T0, to: T0 + 3000});
 		await w.send({op: 'begin'});
-		await w.send({op: 'exec', sql: 'UPDATE messages SET content = content || \'x\''});
+		await w.send({op: 'exec', sql: "UPDATE messages SET content = content || 'x'"});
 		// While the writer lives, the journal is its transaction's, not a finding.
 		const live = hfxJson(['files', '--db', db]);
 		expect(live.json.states.filter((s: {kind: string}) => s.kind === 'hot-journal')).toEqual([]);
@@ -220,8 +245,12 @@ describe('hfx files judges each file state', () => {
 		const {code, json, stderr} = hfxJson(['files', '--db', db]);
 		expect(code).toBe(1);
 		expect(stderr).toBe('');
-		expect(json.states).toEqual([expect.objectContaining({kind: 'hot-journal', state: 'finding', file: `${db}-journal`})]);
-		expect(hfx(['files', '--db', db]).stdout).toMatch(/FINDING state\.db-journal: a hot rollback journal \([\d,]+ bytes, a valid header, no process holds the store\): an interrupted write; SQLite rolls it back/);
+		expect(json.states).toEqual([
+			expect.objectContaining({kind: 'hot-journal', state: 'finding', file: `${db}-journal`}),
+		]);
+		expect(hfx(['files', '--db', db]).stdout).toMatch(
+			/FINDING state\.db-journal: a hot rollback journal \([\d,]+ bytes, a valid header, no process holds the store\): an interrupted write; SQLite rolls it back/,
+		);
 		expect(folderDigest(folder)).toEqual(before);
 	});
 });

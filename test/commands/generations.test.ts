@@ -15,7 +15,14 @@ import {ROOT} from '../helpers/writer.js';
 const FIXTURE = path.join(ROOT, 'test/fixtures/hermes-generations');
 const V21_FIXTURE = path.join(ROOT, 'test/fixtures/hermes-v21-incident');
 
-type ExpectedOrphan = {verdict: 'adoptable' | 'refused'; evidence?: string; donor?: string; session_key?: string; reason_kind?: string; reason?: string};
+type ExpectedOrphan = {
+	verdict: 'adoptable' | 'refused';
+	evidence?: string;
+	donor?: string;
+	session_key?: string;
+	reason_kind?: string;
+	reason?: string;
+};
 
 type Expected = {
 	schema: string;
@@ -82,7 +89,12 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(dir, {recursive: true, force: true}));
 
 function answersOf(json: any): Answers {
-	return {orphans: json.orphans, listedRefusedLocal: json.listedRefusedLocal, repairRoutingCrash: json.repairRoutingCrash, routing: json.routing};
+	return {
+		orphans: json.orphans,
+		listedRefusedLocal: json.listedRefusedLocal,
+		repairRoutingCrash: json.repairRoutingCrash,
+		routing: json.routing,
+	};
 }
 
 function expectAnswers(got: Answers, want: Expected, label: string): void {
@@ -104,7 +116,10 @@ function expectAnswers(got: Answers, want: Expected, label: string): void {
 			expect(g.reasonKind, `${label}: ${id} reason kind`).toBe(o.reason_kind);
 			expect(typeof g.reason, `${label}: ${id} reason`).toBe('string');
 			if (o.reason !== undefined) {
-				expect((g.reason as string).startsWith(o.reason), `${label}: ${id} reason "${g.reason}" starts with "${o.reason}"`).toBe(true);
+				expect(
+					(g.reason as string).startsWith(o.reason),
+					`${label}: ${id} reason "${g.reason}" starts with "${o.reason}"`,
+				).toBe(true);
 			}
 		}
 	}
@@ -145,11 +160,32 @@ function schemaVersionOf(want: Expected): number {
 	return Number(m![1]);
 }
 
-const CASES = PROFILES.flatMap(({profile}) => [
-	{profile, generation: 'v25, the store\'s own (top level)', copy: 'as-is', expectedFile: 'expected.json', pick: (json: any) => answersOf(json)},
-	{profile, generation: 'current (afterUpgrade)', copy: 'as-is', expectedFile: 'expected-current.json', pick: (json: any) => answersOf(json.afterUpgrade)},
-	{profile, generation: 'current, on a copy migrated to v30 (top level)', copy: 'migrated', expectedFile: 'expected-current.json', pick: (json: any) => answersOf(json)},
-] as const);
+const CASES = PROFILES.flatMap(
+	({profile}) =>
+		[
+			{
+				profile,
+				generation: "v25, the store's own (top level)",
+				copy: 'as-is',
+				expectedFile: 'expected.json',
+				pick: (json: any) => answersOf(json),
+			},
+			{
+				profile,
+				generation: 'current (afterUpgrade)',
+				copy: 'as-is',
+				expectedFile: 'expected-current.json',
+				pick: (json: any) => answersOf(json.afterUpgrade),
+			},
+			{
+				profile,
+				generation: 'current, on a copy migrated to v30 (top level)',
+				copy: 'migrated',
+				expectedFile: 'expected-current.json',
+				pick: (json: any) => answersOf(json),
+			},
+		] as const,
+);
 
 describe('real v25 Hermes stores, their own generation and the current one', () => {
 	it.each(CASES)('$profile store, $generation', ({profile, copy, expectedFile, pick}) => {
@@ -162,43 +198,52 @@ describe('real v25 Hermes stores, their own generation and the current one', () 
 		expectAnswers(pick(json), readExpected(profile, expectedFile), `${profile} ${copy} vs ${expectedFile}`);
 	});
 
-	it.each(PROFILES)('$profile store as written: owner from the path, rule set v25, an afterUpgrade to v30', ({profile}) => {
-		const want = readExpected(profile, 'expected.json');
-		const {database, afterUpgrade} = scan('as-is', profile);
-		expect(database.owner).toBe(want.owner_profile);
-		expect(database.schemaVersion).toBe(schemaVersionOf(want));
-		expect(database.ruleSet).toBe('v25');
-		expect(database.currentRuleSet).toBe('v30');
-		expect(afterUpgrade).not.toBeNull();
-		expect(afterUpgrade.ruleSet).toBe('v30');
-	});
+	it.each(PROFILES)(
+		'$profile store as written: owner from the path, rule set v25, an afterUpgrade to v30',
+		({profile}) => {
+			const want = readExpected(profile, 'expected.json');
+			const {database, afterUpgrade} = scan('as-is', profile);
+			expect(database.owner).toBe(want.owner_profile);
+			expect(database.schemaVersion).toBe(schemaVersionOf(want));
+			expect(database.ruleSet).toBe('v25');
+			expect(database.currentRuleSet).toBe('v30');
+			expect(afterUpgrade).not.toBeNull();
+			expect(afterUpgrade.ruleSet).toBe('v30');
+		},
+	);
 
-	it.each(PROFILES)('$profile store migrated to v30: owner from the path, rule set v30, no afterUpgrade', ({profile}) => {
-		const want = readExpected(profile, 'expected-current.json');
-		const {database, afterUpgrade} = scan('migrated', profile);
-		expect(database.owner).toBe(want.owner_profile);
-		expect(database.schemaVersion).toBe(CURRENT_SCHEMA_VERSION);
-		expect(database.ruleSet).toBe('v30');
-		expect(afterUpgrade).toBeNull();
-	});
+	it.each(PROFILES)(
+		'$profile store migrated to v30: owner from the path, rule set v30, no afterUpgrade',
+		({profile}) => {
+			const want = readExpected(profile, 'expected-current.json');
+			const {database, afterUpgrade} = scan('migrated', profile);
+			expect(database.owner).toBe(want.owner_profile);
+			expect(database.schemaVersion).toBe(CURRENT_SCHEMA_VERSION);
+			expect(database.ruleSet).toBe('v30');
+			expect(afterUpgrade).toBeNull();
+		},
+	);
 
-	it.each(PROFILES)('$profile store: v25 repair-routing crashes only on the row with malformed JSON (ops), and names it', ({profile}) => {
-		const own = scan('as-is', profile);
-		const want = readExpected(profile, 'expected.json');
-		if (profile === 'ops') {
-			expect(want.crash).toContain('malformed JSON');
-			expect(own.repairRoutingCrash).not.toBeNull();
-			expect(own.repairRoutingCrash.sessionId).toBe(BAD_JSON_ROW);
-			expect(own.repairRoutingCrash.error).toContain('malformed JSON');
-		} else {
-			expect(want.crash).toBeUndefined();
-			expect(own.repairRoutingCrash).toBeNull();
-		}
+	it.each(PROFILES)(
+		'$profile store: v25 repair-routing crashes only on the row with malformed JSON (ops), and names it',
+		({profile}) => {
+			const own = scan('as-is', profile);
+			const want = readExpected(profile, 'expected.json');
+			if (profile === 'ops') {
+				expect(want.crash).toContain('malformed JSON');
+				expect(own.repairRoutingCrash).not.toBeNull();
+				expect(own.repairRoutingCrash.sessionId).toBe(BAD_JSON_ROW);
+				expect(own.repairRoutingCrash.error).toContain('malformed JSON');
+			} else {
+				expect(want.crash).toBeUndefined();
+				expect(own.repairRoutingCrash).toBeNull();
+			}
 
-		// Current Hermes guards the JSON: no crash after the upgrade, nor on the migrated copy.
-		expect(own.afterUpgrade.repairRoutingCrash).toBeNull();
-		expect(scan('migrated', profile).repairRoutingCrash).toBeNull();
-	});
+			// Current Hermes guards the JSON: no crash after the upgrade, nor on the migrated copy.
+			expect(own.afterUpgrade.repairRoutingCrash).toBeNull();
+			expect(scan('migrated', profile).repairRoutingCrash).toBeNull();
+		},
+	);
 });
 
 describe('the real v21 fixture, migrated to the current schema', () => {

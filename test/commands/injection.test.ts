@@ -20,7 +20,14 @@ import {EVIL, type HostileStore, buildHostileStore} from '../helpers/hostile-sto
 const RAW = /[\u0000-\u0009\u000B-\u001F\u007F-\u009F\u2028\u2029\u200B\u200E\u200F\u202A-\u202E\u2066-\u2069\uFEFF]/u;
 
 /** How EVIL's hostile parts look once escaped (ours: \x1b; where a message quotes a string with JSON.stringify: \u001b). */
-const SHOWN = [/\\(x1b|u001b)\[2J/, /\\(x1b|u001b)\]0;pwned\\(x07|u0007)/, /\\r\\n/, /\\u202e/, /\\x9b31m/, /\\(x1b|u001b)P\+q/];
+const SHOWN = [
+	/\\(x1b|u001b)\[2J/,
+	/\\(x1b|u001b)\]0;pwned\\(x07|u0007)/,
+	/\\r\\n/,
+	/\\u202e/,
+	/\\x9b31m/,
+	/\\(x1b|u001b)P\+q/,
+];
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-injection-'));
 /** The Hermes root: its folder name carries an OSC title and a bidi override too. */
@@ -73,9 +80,19 @@ describe('hostile strings from the store reach the terminal escaped', () => {
 
 	it('--json keeps every string exact (and the document has no raw C1 or bidi character)', () => {
 		const sessions = hfxJson(['sessions', '--all', ...db()]);
-		const titles = (sessions.json.sessions as Array<{title: string; displayName: string | null; userId: string | null; sessionKey: string | null; source: string}>);
+		const titles = sessions.json.sessions as Array<{
+			title: string;
+			displayName: string | null;
+			userId: string | null;
+			sessionKey: string | null;
+			source: string;
+		}>;
 		expect(titles.map(s => s.title).sort()).toEqual([EVIL, `orphan ${EVIL}`, `zombie ${EVIL}`]);
-		expect(titles.find(s => s.sessionKey !== null)).toMatchObject({sessionKey: store.key, displayName: `Mallory ${EVIL}`, userId: `u-${EVIL}`});
+		expect(titles.find(s => s.sessionKey !== null)).toMatchObject({
+			sessionKey: store.key,
+			displayName: `Mallory ${EVIL}`,
+			userId: `u-${EVIL}`,
+		});
 		expect(titles.map(s => s.source)).toContain(`cli${EVIL}`);
 		const scan = hfxJson(['scan', ...db()]);
 		expect(scan.json.routing.map((r: {sessionKey: string}) => r.sessionKey)).toEqual([store.key]);
@@ -119,7 +136,16 @@ describe('hostile file names and command lines', () => {
 		let holder: ChildProcess | undefined;
 		try {
 			// A real process with the store open, its argv[0] and last argument hostile.
-			holder = spawn(process.execPath, ['-e', 'require("fs").openSync(process.argv[1], "r"); setTimeout(() => {}, 30000); console.log("open")', store.dbPath, EVIL], {argv0: `evil${EVIL}`, stdio: ['ignore', 'pipe', 'inherit']});
+			holder = spawn(
+				process.execPath,
+				[
+					'-e',
+					'require("fs").openSync(process.argv[1], "r"); setTimeout(() => {}, 30000); console.log("open")',
+					store.dbPath,
+					EVIL,
+				],
+				{argv0: `evil${EVIL}`, stdio: ['ignore', 'pipe', 'inherit']},
+			);
 			await new Promise<void>((resolve, reject) => {
 				const timer = setTimeout(() => reject(new Error('holder did not start')), 10_000);
 				holder!.stdout!.once('data', () => {
@@ -132,7 +158,9 @@ describe('hostile file names and command lines', () => {
 			expect(r.stdout).toContain(`pid ${holder.pid}`);
 			expectShown(r.stdout, 'files');
 			const json = hfxJson(['files', '--db', store.dbPath]);
-			const mine = (json.json.holders.holders as Array<{pid: number; cmdline: string}>).find(h => h.pid === holder!.pid);
+			const mine = (json.json.holders.holders as Array<{pid: number; cmdline: string}>).find(
+				h => h.pid === holder!.pid,
+			);
 			expect(mine?.cmdline).toContain(EVIL);
 		} finally {
 			holder?.kill('SIGKILL');
@@ -170,7 +198,13 @@ describe('hostile file names and command lines', () => {
 
 	it('verify: archive member names with escapes, a newline, C1 and bidi are reported escaped, in one refusal line', () => {
 		const zip = path.join(tmp, 'members.zip');
-		fs.writeFileSync(zip, craftZip([{name: `state.db${EVIL}`, data: Buffer.from('x')}, {name: `../${EVIL}`, data: Buffer.from('y')}]));
+		fs.writeFileSync(
+			zip,
+			craftZip([
+				{name: `state.db${EVIL}`, data: Buffer.from('x')},
+				{name: `../${EVIL}`, data: Buffer.from('y')},
+			]),
+		);
 		const r = hfx(['verify', zip]);
 		expectClean(r, 'verify hostile members');
 		expect(r.code).not.toBe(0);

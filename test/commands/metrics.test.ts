@@ -38,7 +38,7 @@ function fleetRoot(name: string): string {
 const homes = (root: string) => [root, path.join(root, 'profiles', 'work'), path.join(root, 'profiles', 'broken')];
 
 describe('hfx metrics', () => {
-	it('writes the scan\'s numbers per store, labelled by profile (schema and rule set on hfx_store_info); an unreadable store is up 0 with its reason', () => {
+	it("writes the scan's numbers per store, labelled by profile (schema and rule set on hfx_store_info); an unreadable store is up 0 with its reason", () => {
 		const root = fleetRoot('numbers');
 		const before = homes(root).map(h => evidenceState(h));
 		const out = path.join(dir, 'numbers-out');
@@ -46,50 +46,86 @@ describe('hfx metrics', () => {
 		const r = hfx(['metrics', '--home', root, '--textfile', path.join(out, 'hfx.prom')]);
 		expect(r.code).toBe(1);
 		expect(r.stdout).toBe('');
-		expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^hfx: .*profiles\/broken\/state\.db: .*Next: /)]);
+		expect(r.stderr.trim().split('\n')).toEqual([
+			expect.stringMatching(/^hfx: .*profiles\/broken\/state\.db: .*Next: /),
+		]);
 		expect(fs.readdirSync(out)).toEqual(['hfx.prom']);
 		const text = fs.readFileSync(path.join(out, 'hfx.prom'), 'utf8');
 		const samples = parseExposition(text);
 		const scan = hfxJson(['scan', '--db', FIXTURE]).json;
 		for (const profile of ['default', 'work']) {
 			const where = {profile};
-			expect(sampleOf(samples, 'hfx_store_info', {profile, schema: 'v21', rule_set: 'legacy-v21', build: 'unknown'})).toBe(1);
+			expect(
+				sampleOf(samples, 'hfx_store_info', {profile, schema: 'v21', rule_set: 'legacy-v21', build: 'unknown'}),
+			).toBe(1);
 			expect(sampleOf(samples, 'hfx_store_up', where)).toBe(1);
 			expect(sampleOf(samples, 'hfx_sessions', where)).toBe(scan.summary.sessions);
 			expect(sampleOf(samples, 'hfx_chats', where)).toBe(scan.summary.chats);
 			expect(sampleOf(samples, 'hfx_rollback_risk_chats', where)).toBe(scan.summary.rollbackRisks);
 			expect(sampleOf(samples, 'hfx_orphans', {...where, verdict: 'adoptable'})).toBe(scan.summary.adoptable);
-			const refused = samples.filter(s => s.name === 'hfx_orphans' && s.labels.profile === profile && s.labels.verdict === 'refused');
+			const refused = samples.filter(
+				s => s.name === 'hfx_orphans' && s.labels.profile === profile && s.labels.verdict === 'refused',
+			);
 			expect(refused.reduce((a, s) => a + s.value, 0)).toBe(scan.summary.refused);
-			expect(refused.map(s => s.labels.reason).sort()).toEqual([...new Set(scan.orphans.filter((o: any) => o.verdict === 'refused').map((o: any) => o.reasonKind as string))].sort());
+			expect(refused.map(s => s.labels.reason).sort()).toEqual(
+				[
+					...new Set(scan.orphans.filter((o: any) => o.verdict === 'refused').map((o: any) => o.reasonKind as string)),
+				].sort(),
+			);
 			expect(sampleOf(samples, 'hfx_backup_verified_age_seconds', where)).toBe(Number.POSITIVE_INFINITY);
 		}
 
 		expect(sampleOf(samples, 'hfx_store_up', {profile: 'broken'})).toBe(0);
-		expect(samples.find(s => s.name === 'hfx_store_up' && s.labels.profile === 'broken')!.labels).toEqual({profile: 'broken', reason: 'empty-file'});
-		expect(sampleOf(samples, 'hfx_store_info', {profile: 'broken', schema: 'unknown', rule_set: 'unknown', build: 'unknown'})).toBe(1);
-		expect(sampleOf(samples, 'hfx_last_scan_timestamp_seconds', {profile: 'broken'})).toBeGreaterThan(Date.now() / 1000 - 60);
+		expect(samples.find(s => s.name === 'hfx_store_up' && s.labels.profile === 'broken')!.labels).toEqual({
+			profile: 'broken',
+			reason: 'empty-file',
+		});
+		expect(
+			sampleOf(samples, 'hfx_store_info', {
+				profile: 'broken',
+				schema: 'unknown',
+				rule_set: 'unknown',
+				build: 'unknown',
+			}),
+		).toBe(1);
+		expect(sampleOf(samples, 'hfx_last_scan_timestamp_seconds', {profile: 'broken'})).toBeGreaterThan(
+			Date.now() / 1000 - 60,
+		);
 		// Privacy and cardinality: no session id, chat key or title in any label (counts only).
 		const ids = [...scan.orphans.map((o: any) => o.orphanId), ...scan.routing.map((c: any) => c.sessionKey)];
 		expect(ids.length).toBeGreaterThan(5);
 		expect(ids.filter(id => text.includes(id))).toEqual([]);
 		// A private registry: none of prom-client's default process metrics.
 		expect(new Set(samples.map(s => s.name.split('_')[0]))).toEqual(new Set(['hfx']));
-		expect(new Set(samples.flatMap(s => Object.keys(s.labels)))).toEqual(new Set(['profile', 'schema', 'rule_set', 'build', 'reason', 'verdict', 'version']));
+		expect(new Set(samples.flatMap(s => Object.keys(s.labels)))).toEqual(
+			new Set(['profile', 'schema', 'rule_set', 'build', 'reason', 'verdict', 'version']),
+		);
 		expect(homes(root).map(h => evidenceState(h))).toEqual(before);
 	});
 
-	it('names the Hermes build of hfx_store_info from the running gateway\'s gateway_state.json, and only while that gateway runs', async () => {
+	it("names the Hermes build of hfx_store_info from the running gateway's gateway_state.json, and only while that gateway runs", async () => {
 		const root = fleetRoot('build');
 		const gateway = spawn('sleep', ['60'], {stdio: 'ignore'});
 		try {
 			const stat = fs.readFileSync(`/proc/${gateway.pid}/stat`, 'utf8');
 			const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
-			const state = (pid: number, version: string) => JSON.stringify({pid, start_time: ticks, gateway_state: 'running', code_version: version, code_sha: '10e7de79a9ab55e0c3b1d2f4a6e8c0b2d4f6a8c0'});
+			const state = (pid: number, version: string) =>
+				JSON.stringify({
+					pid,
+					start_time: ticks,
+					gateway_state: 'running',
+					code_version: version,
+					code_sha: '10e7de79a9ab55e0c3b1d2f4a6e8c0b2d4f6a8c0',
+				});
 			fs.writeFileSync(path.join(root, 'gateway_state.json'), state(gateway.pid!, '0.21.4'));
 			// work's file names a process that is not its gateway (another start): not trusted.
 			fs.writeFileSync(path.join(root, 'profiles', 'work', 'gateway_state.json'), state(process.pid, '0.21.4'));
-			const builds = () => Object.fromEntries(parseExposition(hfx(['metrics', '--home', root]).stdout).filter(x => x.name === 'hfx_store_info').map(x => [x.labels.profile, x.labels.build]));
+			const builds = () =>
+				Object.fromEntries(
+					parseExposition(hfx(['metrics', '--home', root]).stdout)
+						.filter(x => x.name === 'hfx_store_info')
+						.map(x => [x.labels.profile, x.labels.build]),
+				);
 			expect(builds()).toEqual({default: '0.21.4@10e7de79a9ab', work: 'unknown', broken: 'unknown'});
 			// A version that is no plain version is not said (label values stay plain words).
 			fs.writeFileSync(path.join(root, 'gateway_state.json'), state(gateway.pid!, '0.21"\n4'));
@@ -99,7 +135,7 @@ describe('hfx metrics', () => {
 		}
 	});
 
-	it('prints the same exposition on stdout without --textfile, and names a fresh verified snapshot\'s age', () => {
+	it("prints the same exposition on stdout without --textfile, and names a fresh verified snapshot's age", () => {
 		const root = fleetRoot('stdout');
 		expect(hfx(['backup', '--quick', '--home', root, '--profile', 'work']).code).toBe(0);
 		const r = hfx(['metrics', '--home', root]);
@@ -137,7 +173,11 @@ describe('hfx metrics', () => {
 	it('refuses, writing nothing: a textfile beside a store, a name the collector ignores, a folder that does not exist', () => {
 		const root = fleetRoot('refuse');
 		const before = evidenceState(root);
-		for (const [target, kind] of [[path.join(root, 'hfx.prom'), 'never creates files beside a store'], [path.join(dir, 'hfx.txt'), 'only files ending in .prom'], [path.join(dir, 'no-such-dir', 'hfx.prom'), 'could not write the metrics']] as const) {
+		for (const [target, kind] of [
+			[path.join(root, 'hfx.prom'), 'never creates files beside a store'],
+			[path.join(dir, 'hfx.txt'), 'only files ending in .prom'],
+			[path.join(dir, 'no-such-dir', 'hfx.prom'), 'could not write the metrics'],
+		] as const) {
 			const r = hfx(['metrics', '--home', root, '--textfile', target]);
 			expect(r.code).toBe(2);
 			expect(r.stdout).toBe('');
@@ -160,7 +200,14 @@ describe('hfx metrics', () => {
 		const w = new WriterProcess(db);
 		writers.push(w);
 		await w.started();
-		const id = await w.create({source: 'telegram', userId: 'u', sessionKey: 'agent:main:telegram:dm:9', chatId: '9', chatType: 'dm', startedAt: T0});
+		const id = await w.create({
+			source: 'telegram',
+			userId: 'u',
+			sessionKey: 'agent:main:telegram:dm:9',
+			chatId: '9',
+			chatType: 'dm',
+			startedAt: T0,
+		});
 		for (let i = 0; i < 30; i++) {
 			await w.send({op: 'conversation', id, count: 5, from: T0 + i * 100, to: T0 + i * 100 + 50});
 		}
@@ -190,7 +237,14 @@ describe('hfx metrics', () => {
 		const holder = new WriterProcess(heldDb);
 		writers.push(holder);
 		await holder.started();
-		const hid = await holder.create({source: 'telegram', userId: 'u', sessionKey: 'agent:main:telegram:dm:9', chatId: '9', chatType: 'dm', startedAt: T0});
+		const hid = await holder.create({
+			source: 'telegram',
+			userId: 'u',
+			sessionKey: 'agent:main:telegram:dm:9',
+			chatId: '9',
+			chatType: 'dm',
+			startedAt: T0,
+		});
 		await holder.send({op: 'conversation', id: hid, count: 5, from: T0, to: T0 + 50});
 		expect(sampleOf(parseExposition(hfx(['metrics', '--db', heldDb]).stdout), 'hfx_deleted_wal_holders')).toBe(0);
 		fs.unlinkSync(`${heldDb}-wal`);

@@ -23,8 +23,12 @@ afterAll(() => fs.rmSync(dir, {recursive: true, force: true}));
 describe('naming sessions and chats', () => {
 	it('lineage takes the random suffix and a unique prefix; an ambiguous prefix lists its matches', () => {
 		const before = evidenceState(dir);
-		expect(JSON.parse(hfx(['lineage', '427c496c', '--db', db, '--json']).stdout).sessionId).toBe('20260807_052242_427c496c');
-		expect(JSON.parse(hfx(['lineage', '20260807_0522', '--db', db, '--json']).stdout).sessionId).toBe('20260807_052242_427c496c');
+		expect(JSON.parse(hfx(['lineage', '427c496c', '--db', db, '--json']).stdout).sessionId).toBe(
+			'20260807_052242_427c496c',
+		);
+		expect(JSON.parse(hfx(['lineage', '20260807_0522', '--db', db, '--json']).stdout).sessionId).toBe(
+			'20260807_052242_427c496c',
+		);
 		const r = hfx(['lineage', '20260807', '--db', db]);
 		expect(r.code).toBe(2);
 		expect(r.stderr.split('\n').filter(Boolean)).toHaveLength(1);
@@ -35,7 +39,9 @@ describe('naming sessions and chats', () => {
 	it('routing names a chat exactly, and suggests the one key a bare chat id ends', () => {
 		const r = hfx(['routing', '777001', '--db', db]);
 		expect(r.code).toBe(2);
-		expect(r.stderr.trim()).toBe(`hfx: ${db}: no session or routing entry carries the key "777001". Next: did you mean: hfx routing agent:main:telegram:dm:777001`);
+		expect(r.stderr.trim()).toBe(
+			`hfx: ${db}: no session or routing entry carries the key "777001". Next: did you mean: hfx routing agent:main:telegram:dm:777001`,
+		);
 		expect(hfx(['routing', 'agent:main:telegram:dm:777001', '--db', db]).code).toBe(1);
 	});
 
@@ -45,7 +51,9 @@ describe('naming sessions and chats', () => {
 		const typo = hfx(['repair', '--db', db, '--only', '427c496x']);
 		expect(typo.code).toBe(2);
 		expect(typo.stdout).toBe('');
-		expect(typo.stderr.trim()).toBe(`hfx: ${db}: --only names no adoptable orphan: 427c496x (no adoptable orphan "427c496x"). Next: list the adoptable orphans with: hfx repair`);
+		expect(typo.stderr.trim()).toBe(
+			`hfx: ${db}: --only names no adoptable orphan: 427c496x (no adoptable orphan "427c496x"). Next: list the adoptable orphans with: hfx repair`,
+		);
 		const refused = hfx(['repair', '--db', db, '--only', 'f20eabbd']);
 		expect(refused.code).toBe(2);
 		expect(refused.stderr).toContain('20260809_002517_f20eabbd is not adoptable');

@@ -49,8 +49,8 @@ function mirror(dir: string, data: unknown): void {
 	fs.writeFileSync(path.join(dir, 'sessions', 'sessions.json'), typeof data === 'string' ? data : JSON.stringify(data));
 }
 
-describe('routing entries of the gateway\'s own scope', () => {
-	it('the store\'s scope is the resolved <home>/sessions', () => {
+describe("routing entries of the gateway's own scope", () => {
+	it("the store's scope is the resolved <home>/sessions", () => {
 		const built = build(() => undefined);
 		expect(built.scope).toBe(path.join(fs.realpathSync(built.dir), 'sessions'));
 	});
@@ -58,7 +58,12 @@ describe('routing entries of the gateway\'s own scope', () => {
 	it('ignores an entry of another scope, however new: the exact-key query decides', () => {
 		const built = build((w, ids) => w.setRouting(K, ids.older, T0 + 9000, '/srv/other-gateway/sessions'));
 		const c = chat(built);
-		expect(c).toMatchObject({restartResolvesTo: built.newer, resolvedVia: 'exact-key', routingEntry: null, rollbackRisk: false});
+		expect(c).toMatchObject({
+			restartResolvesTo: built.newer,
+			resolvedVia: 'exact-key',
+			routingEntry: null,
+			rollbackRisk: false,
+		});
 		expect((c.notes as string[]).join(' ')).toContain('another scope');
 	});
 
@@ -66,26 +71,40 @@ describe('routing entries of the gateway\'s own scope', () => {
 		const built = build((w, ids) => w.setRouting(K, ids.older, T0 + 700, '/srv/origin/.hermes/sessions'));
 		const plain = hfxJson(['scan', '--db', built.db], {env: {HERMES_HOME: ''}}).json;
 		expect((plain.database.notes as string[]).join(' ')).toContain('--routing-scope /srv/origin/.hermes/sessions');
-		expect((plain.routing as any[]).find(r => r.sessionKey === K)).toMatchObject({restartResolvesTo: built.newer, routingEntry: null});
-		const scoped = hfxJson(['scan', '--db', built.db, '--routing-scope', '/srv/origin/.hermes/sessions'], {env: {HERMES_HOME: ''}}).json;
+		expect((plain.routing as any[]).find(r => r.sessionKey === K)).toMatchObject({
+			restartResolvesTo: built.newer,
+			routingEntry: null,
+		});
+		const scoped = hfxJson(['scan', '--db', built.db, '--routing-scope', '/srv/origin/.hermes/sessions'], {
+			env: {HERMES_HOME: ''},
+		}).json;
 		expect(scoped.database.routingScope).toBe('/srv/origin/.hermes/sessions');
 		expect(scoped.database.notes.join(' ')).not.toContain('--routing-scope');
-		expect((scoped.routing as any[]).find(r => r.sessionKey === K)).toMatchObject({restartResolvesTo: built.older, resolvedVia: 'routing-entry', rollbackRisk: true});
+		expect((scoped.routing as any[]).find(r => r.sessionKey === K)).toMatchObject({
+			restartResolvesTo: built.older,
+			resolvedVia: 'routing-entry',
+			rollbackRisk: true,
+		});
 	});
 
-	it('refuses --routing-scope without --db (it names one copied store\'s gateway)', () => {
+	it("refuses --routing-scope without --db (it names one copied store's gateway)", () => {
 		const built = build(() => undefined);
 		const r = hfx(['scan', '--home', built.dir, '--routing-scope', '/x/sessions']);
 		expect(r.code).toBe(2);
 		expect(r.stderr).toContain('--routing-scope');
 	});
 
-	it('honours its own scope\'s entry over a newer one of another scope', () => {
+	it("honours its own scope's entry over a newer one of another scope", () => {
 		const built = build((w, ids) => {
 			w.setRouting(K, ids.older, T0 + 700);
 			w.setRouting(K, ids.newer, T0 + 9000, '/srv/other-gateway/sessions');
 		});
-		expect(chat(built)).toMatchObject({restartResolvesTo: built.older, resolvedVia: 'routing-entry', routingEntrySource: 'gateway_routing', rollbackRisk: true});
+		expect(chat(built)).toMatchObject({
+			restartResolvesTo: built.older,
+			resolvedVia: 'routing-entry',
+			routingEntrySource: 'gateway_routing',
+			rollbackRisk: true,
+		});
 	});
 });
 
@@ -94,7 +113,12 @@ describe('the legacy sessions.json mirror', () => {
 		const built = build(() => undefined);
 		mirror(built.dir, {_README: 'written by the gateway', [K]: {session_id: built.older, session_key: K}});
 		const c = chat(built);
-		expect(c).toMatchObject({restartResolvesTo: built.older, resolvedVia: 'routing-entry', routingEntrySource: 'sessions.json', rollbackRisk: true});
+		expect(c).toMatchObject({
+			restartResolvesTo: built.older,
+			resolvedVia: 'routing-entry',
+			routingEntrySource: 'sessions.json',
+			rollbackRisk: true,
+		});
 	});
 
 	it('loses to a usable gateway_routing entry of the own scope', () => {
@@ -106,7 +130,7 @@ describe('the legacy sessions.json mirror', () => {
 	it('fills a key whose own-scope row the gateway skips (not JSON)', () => {
 		const built = build((w, ids) => {
 			w.setRouting(K, ids.newer, T0 + 4300);
-			w.exec('UPDATE gateway_routing SET entry_json = \'{broken\'');
+			w.exec("UPDATE gateway_routing SET entry_json = '{broken'");
 		});
 		mirror(built.dir, {[K]: {session_id: built.older}});
 		const c = chat(built);
@@ -119,6 +143,9 @@ describe('the legacy sessions.json mirror', () => {
 		mirror(built.dir, '{not json');
 		const {json} = hfxJson(['scan', '--db', built.db], {env: {HERMES_HOME: ''}});
 		expect(json.database.legacyMirror.problem).toContain('not valid JSON');
-		expect((json.routing as any[]).find(r => r.sessionKey === K)).toMatchObject({restartResolvesTo: built.newer, routingEntrySource: null});
+		expect((json.routing as any[]).find(r => r.sessionKey === K)).toMatchObject({
+			restartResolvesTo: built.newer,
+			routingEntrySource: null,
+		});
 	});
 });

@@ -23,7 +23,11 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-search-'));
 afterAll(() => fs.rmSync(dir, {recursive: true, force: true}));
 
 /** A home whose store holds a keyed chat and the keyless orphan a restart skipped (its text: PHRASE), written by a second process. */
-async function home(name: string, layout: FtsLayout | 'none', extra: (w: WriterProcess, orphan: string) => Promise<void> = async () => {}): Promise<{home: string; db: string}> {
+async function home(
+	name: string,
+	layout: FtsLayout | 'none',
+	extra: (w: WriterProcess, orphan: string) => Promise<void> = async () => {},
+): Promise<{home: string; db: string}> {
 	const root = path.join(dir, name);
 	fs.mkdirSync(root);
 	const db = path.join(root, 'state.db');
@@ -33,11 +37,32 @@ async function home(name: string, layout: FtsLayout | 'none', extra: (w: WriterP
 		await w.send({op: 'exec', sql: ftsSql(layout)});
 	}
 
-	const donor = await w.create({source: 'telegram', userId: 'u9', sessionKey: KEY, chatId: '9', chatType: 'dm', startedAt: T0});
-	await w.send({op: 'messages', id: donor, messages: [{role: 'user', content: 'deploy the staging server', timestamp: T0 + 5}, {role: 'assistant', content: 'staging is deployed', timestamp: T0 + 5 * MIN}]});
+	const donor = await w.create({
+		source: 'telegram',
+		userId: 'u9',
+		sessionKey: KEY,
+		chatId: '9',
+		chatType: 'dm',
+		startedAt: T0,
+	});
+	await w.send({
+		op: 'messages',
+		id: donor,
+		messages: [
+			{role: 'user', content: 'deploy the staging server', timestamp: T0 + 5},
+			{role: 'assistant', content: 'staging is deployed', timestamp: T0 + 5 * MIN},
+		],
+	});
 	await w.send({op: 'routing', key: KEY, id: donor, at: T0 + 5 * MIN});
 	const orphan = await w.create({source: 'telegram', startedAt: T0 + 6 * MIN});
-	await w.send({op: 'messages', id: orphan, messages: [{role: 'user', content: `what happened to ${PHRASE} yesterday?`, timestamp: T0 + 6 * MIN + 5}, {role: 'assistant', content: HOSTILE, timestamp: T0 + 6 * MIN + 9}]});
+	await w.send({
+		op: 'messages',
+		id: orphan,
+		messages: [
+			{role: 'user', content: `what happened to ${PHRASE} yesterday?`, timestamp: T0 + 6 * MIN + 5},
+			{role: 'assistant', content: HOSTILE, timestamp: T0 + 6 * MIN + 9},
+		],
+	});
 	await extra(w, orphan);
 	await w.send({op: 'close'}).catch(() => undefined);
 	await w.kill();
@@ -65,7 +90,12 @@ describe('hfx search', () => {
 		expect(code).toBe(0);
 		const [store] = json.stores;
 		expect(store).toMatchObject({ok: true, route: 'fts', index: {layout: 'external', trigram: true, stale: false}});
-		expect(store.hits[0]).toMatchObject({role: 'user', via: 'fts', chat: {kind: 'orphan', belongsTo: KEY}, atUtc: expect.stringMatching(/^2026-08-0\d /)});
+		expect(store.hits[0]).toMatchObject({
+			role: 'user',
+			via: 'fts',
+			chat: {kind: 'orphan', belongsTo: KEY},
+			atUtc: expect.stringMatching(/^2026-08-0\d /),
+		});
 		expect(store.hits[0].chat.label).toBe(`keyless: orphan of ${KEY}`);
 	});
 
@@ -91,8 +121,15 @@ describe('hfx search', () => {
 	it('an index marked stale (state_meta.fts_stale): not trusted, the messages are scanned', async () => {
 		const h = await home('stale', 'external', async w => {
 			// Written with the index's triggers off, as after a failed write: the index misses it.
-			await w.send({op: 'exec', sql: 'DROP TRIGGER messages_fts_insert; DROP TRIGGER messages_fts_trigram_insert; INSERT INTO state_meta(key, value) VALUES (\'fts_stale\', \'1\')'});
-			await w.send({op: 'messages', id: (await w.create({source: 'telegram', startedAt: T0 + 2 * 3600})), messages: [{content: 'unindexed merged note', timestamp: T0 + 2 * 3600 + 1}]});
+			await w.send({
+				op: 'exec',
+				sql: "DROP TRIGGER messages_fts_insert; DROP TRIGGER messages_fts_trigram_insert; INSERT INTO state_meta(key, value) VALUES ('fts_stale', '1')",
+			});
+			await w.send({
+				op: 'messages',
+				id: await w.create({source: 'telegram', startedAt: T0 + 2 * 3600}),
+				messages: [{content: 'unindexed merged note', timestamp: T0 + 2 * 3600 + 1}],
+			});
 		});
 		const {code, json} = unchanged(h.home, () => hfxJson(['search', 'unindexed', '--home', h.home]));
 		expect(code).toBe(0);
@@ -103,8 +140,15 @@ describe('hfx search', () => {
 	it('rows inside a pending rebuild window are in no index: they are scanned and found', async () => {
 		const h = await home('window', 'external', async (w, orphan) => {
 			// Hermes' rebuild marks the window first; rows inside it are not indexed by the triggers.
-			await w.send({op: 'exec', sql: 'INSERT INTO state_meta(key, value) VALUES (\'fts_rebuild_high_water\', \'1000\'), (\'fts_rebuild_progress\', \'0\')'});
-			await w.send({op: 'messages', id: orphan, messages: [{role: 'user', content: 'a windowed sentence', timestamp: T0 + 7 * MIN}]});
+			await w.send({
+				op: 'exec',
+				sql: "INSERT INTO state_meta(key, value) VALUES ('fts_rebuild_high_water', '1000'), ('fts_rebuild_progress', '0')",
+			});
+			await w.send({
+				op: 'messages',
+				id: orphan,
+				messages: [{role: 'user', content: 'a windowed sentence', timestamp: T0 + 7 * MIN}],
+			});
 		});
 		const {code, json} = unchanged(h.home, () => hfxJson(['search', 'windowed', '--home', h.home]));
 		expect(code).toBe(0);
@@ -122,7 +166,14 @@ describe('hfx search', () => {
 		expect(r.stdout).toContain('\\x1b[2J');
 		expect(Math.max(...r.stdout.split('\n').map(l => l.length))).toBeLessThanOrEqual(80);
 		expect(r.stdout.length).toBeLessThan(3000);
-		for (const text of ['NEAR(merged yesterday', 'content:merged AND OR NOT', '"unbalanced', '***', 'merged*^', 'a"b"c']) {
+		for (const text of [
+			'NEAR(merged yesterday',
+			'content:merged AND OR NOT',
+			'"unbalanced',
+			'***',
+			'merged*^',
+			'a"b"c',
+		]) {
 			const x = hfx(['search', text, '--home', h.home]);
 			expect([0, 1]).toContain(x.code);
 			expect(x.stderr).toBe('');
@@ -152,7 +203,10 @@ describe('hfx search', () => {
 		await w.kill();
 		const {code, json} = hfxJson(['search', PHRASE, '--home', h.home]);
 		expect(code).toBe(0);
-		expect(json.stores.map((s: {profile: string; hits: unknown[]}) => [s.profile, s.hits.length])).toEqual([['default', 1], ['work', 1]]);
+		expect(json.stores.map((s: {profile: string; hits: unknown[]}) => [s.profile, s.hits.length])).toEqual([
+			['default', 1],
+			['work', 1],
+		]);
 		expect(json.stores[1].hits[0].chat).toMatchObject({kind: 'keyless', label: 'keyless: cli'});
 	});
 });
@@ -161,10 +215,16 @@ describe('hfx search labels a keyless hit from the rows that decide its chat (fo
 	// Stores the real v25 code wrote (test/fixtures/hermes-agree-edges): a telegram orphan, and a row of
 	// another source on which v25's repair-routing fails before listing anything. The label must be the
 	// whole store's: no orphan listed, so no chat named. Reading only the telegram rows named one.
-	for (const [fixture, orphan] of [['json-empty-no-messages', 'A_orphan'], ['text-started-at', 'B_orphan']] as const) {
+	for (const [fixture, orphan] of [
+		['json-empty-no-messages', 'A_orphan'],
+		['text-started-at', 'B_orphan'],
+	] as const) {
 		it(`${fixture}: the row of another source that fails repair-routing is read, and ${orphan} is "keyless: orphan"`, () => {
 			const copy = fs.mkdtempSync(path.join(dir, `${fixture}-`));
-			fs.copyFileSync(path.join(import.meta.dirname, '../fixtures/hermes-agree-edges', fixture, 'state.db'), path.join(copy, 'state.db'));
+			fs.copyFileSync(
+				path.join(import.meta.dirname, '../fixtures/hermes-agree-edges', fixture, 'state.db'),
+				path.join(copy, 'state.db'),
+			);
 			const r = hfxJson(['search', 'm0', '--db', path.join(copy, 'state.db')]);
 			expect(r.stderr).toBe('');
 			const hit = r.json.stores[0].hits.find((h: {sessionId: string}) => h.sessionId === orphan);

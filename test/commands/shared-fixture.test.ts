@@ -13,7 +13,10 @@ const FIXTURE = path.join(ROOT, 'test/fixtures/hermes-v21-incident');
 
 type Expected = {
 	not_orphans: string[];
-	orphans: Record<string, {verdict: string; donor?: string; evidence?: string; session_key?: string; reason_kind?: string}>;
+	orphans: Record<
+		string,
+		{verdict: string; donor?: string; evidence?: string; session_key?: string; reason_kind?: string}
+	>;
 	routing: Record<string, {resolves_to: string; newest_activity_in: string; rollback_risk: boolean}>;
 };
 
@@ -78,7 +81,15 @@ describe('the real Hermes v21 fixture', () => {
 
 	it('changes nothing: bytes and folder listing identical after every read-only command', () => {
 		const before = evidenceState(dir);
-		for (const args of [['scan'], ['scan', '--json'], ['sessions', '--all'], ['sessions', '--json', '--limit', '0'], ['lineage', '20260805_003922_162c3e9f'], ['routing', '--json'], ['routing', 'agent:main:telegram:dm:777001']]) {
+		for (const args of [
+			['scan'],
+			['scan', '--json'],
+			['sessions', '--all'],
+			['sessions', '--json', '--limit', '0'],
+			['lineage', '20260805_003922_162c3e9f'],
+			['routing', '--json'],
+			['routing', 'agent:main:telegram:dm:777001'],
+		]) {
 			hfx([...args, '--db', db]);
 			expect(evidenceState(dir), args.join(' ')).toEqual(before);
 		}

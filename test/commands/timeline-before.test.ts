@@ -38,7 +38,10 @@ beforeAll(async () => {
 	const w = new WriterProcess(inc.db);
 	try {
 		await w.started();
-		await w.send({op: 'resume-after-restart', step: {sessionKey: SIM_KEY, resumedId: inc.zombie, restartAt: RESTART_AT, turns: twoTurns(RESTART_AT + 2)}});
+		await w.send({
+			op: 'resume-after-restart',
+			step: {sessionKey: SIM_KEY, resumedId: inc.zombie, restartAt: RESTART_AT, turns: twoTurns(RESTART_AT + 2)},
+		});
 		await w.send({op: 'close'});
 	} finally {
 		await w.kill();

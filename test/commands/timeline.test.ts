@@ -35,7 +35,10 @@ function postRestart(target: string): void {
 	const entry = (id: string, key: string) => `'${JSON.stringify({session_key: key, session_id: id})}'`;
 	const sql = [
 		'BEGIN;',
-		...[0, 5, 60, 65].map((d, i) => `INSERT INTO messages (session_id, role, content, timestamp) VALUES ('${K}', '${i % 2 ? 'assistant' : 'user'}', 'after the restart ${i}', ${TR + d});`),
+		...[0, 5, 60, 65].map(
+			(d, i) =>
+				`INSERT INTO messages (session_id, role, content, timestamp) VALUES ('${K}', '${i % 2 ? 'assistant' : 'user'}', 'after the restart ${i}', ${TR + d});`,
+		),
 		`UPDATE sessions SET message_count = message_count + 4 WHERE id = '${K}';`,
 		// The restart's full rewrite (every key of the scope, one updated_at), then this chat's turns upsert its entry.
 		`INSERT INTO gateway_routing VALUES ('${scope}', 'agent:main:discord:group:9001', ${entry('20260808_001820_8719394d', 'agent:main:discord:group:9001')}, ${TR - 30});`,
@@ -53,13 +56,16 @@ beforeAll(() => {
 	postRestart(db);
 	fs.mkdirSync(path.join(dir, 'logs'));
 	// Written at UTC+05:30: the reader must read it at the same offset (TZ below) to land before tR.
-	fs.writeFileSync(path.join(dir, 'logs', 'gateway.log'), [
-		`${asctime(START - 3600, 330)} INFO gateway.run: Gateway stopped (total teardown 0.42s)`,
-		`${asctime(START, 330)} INFO gateway.run: Starting Hermes Gateway...`,
-		`${asctime(START + 2, 330)} INFO gateway.run: Gateway running with 1 platform(s)`,
-		`${asctime(START + 3, 330)} INFO gateway.run: unrelated line`,
-		'',
-	].join('\n'));
+	fs.writeFileSync(
+		path.join(dir, 'logs', 'gateway.log'),
+		[
+			`${asctime(START - 3600, 330)} INFO gateway.run: Gateway stopped (total teardown 0.42s)`,
+			`${asctime(START, 330)} INFO gateway.run: Starting Hermes Gateway...`,
+			`${asctime(START + 2, 330)} INFO gateway.run: Gateway running with 1 platform(s)`,
+			`${asctime(START + 3, 330)} INFO gateway.run: unrelated line`,
+			'',
+		].join('\n'),
+	);
 });
 afterAll(() => fs.rmSync(dir, {recursive: true, force: true}));
 
@@ -72,18 +78,31 @@ describe('hfx timeline', () => {
 		expect(r.stderr).toBe('');
 		expect(r.code).toBe(1);
 		const lines = r.stdout.trimEnd().split('\n');
-		expect(lines.every(l => [...l].length <= 80), lines.filter(l => [...l].length > 80).join('\n')).toBe(true);
-		expect(r.stdout).toMatch(/! ROLLED BACK: the chat resumed 46fab954, a context 4\.7 days old; 2 user turns\n {2}\(4 messages\)/);
-		const order = ['FORK     keyless 427c496c born', 'RESTART  gateway restart (inferred): a start is logged here', 'RESUME   ROLLED BACK', 'routing  routing entry upserted: it names 46fab954'];
+		expect(
+			lines.every(l => [...l].length <= 80),
+			lines.filter(l => [...l].length > 80).join('\n'),
+		).toBe(true);
+		expect(r.stdout).toMatch(
+			/! ROLLED BACK: the chat resumed 46fab954, a context 4\.7 days old; 2 user turns\n {2}\(4 messages\)/,
+		);
+		const order = [
+			'FORK     keyless 427c496c born',
+			'RESTART  gateway restart (inferred): a start is logged here',
+			'RESUME   ROLLED BACK',
+			'routing  routing entry upserted: it names 46fab954',
+		];
 		const at = order.map(o => r.stdout.indexOf(o));
-		expect(at.every(i => i > 0), r.stdout).toBe(true);
+		expect(
+			at.every(i => i > 0),
+			r.stdout,
+		).toBe(true);
 		expect(at).toEqual([...at].sort((a, b) => a - b));
 		expect(r.stdout).toContain('read as UTC+05:30');
 		expect(r.stdout).toContain('logs read: gateway.log');
 		expect(evidenceState(dir)).toEqual(before);
 	});
 
-	it('--json: the rows with their evidence, the events in time order, the restart dated by the log line at the machine\'s offset', () => {
+	it("--json: the rows with their evidence, the events in time order, the restart dated by the log line at the machine's offset", () => {
 		const {code, json} = hfxJson(['timeline', '427c496c', '--db', db], {env: IST});
 		expect(code).toBe(1);
 		expect(json.sessionKey).toBe(KEY);
@@ -94,7 +113,9 @@ describe('hfx timeline', () => {
 		const restart = json.events.find((e: {kind: string}) => e.kind === 'restart');
 		expect(restart).toMatchObject({at: START, certainty: 'strong'});
 		expect(json.events.filter((e: {kind: string}) => e.kind === 'log').map((e: {text: string}) => e.text)).toEqual([
-			expect.stringMatching(/^gateway\.log:1 INFO Gateway stopped/), expect.stringMatching(/^gateway\.log:2 INFO Starting Hermes Gateway/), expect.stringMatching(/^gateway\.log:3 INFO Gateway running/),
+			expect.stringMatching(/^gateway\.log:1 INFO Gateway stopped/),
+			expect.stringMatching(/^gateway\.log:2 INFO Starting Hermes Gateway/),
+			expect.stringMatching(/^gateway\.log:3 INFO Gateway running/),
 		]);
 		expect(json.logs.files).toEqual(['gateway.log']);
 		expect(json.restartNow).toBeNull();
@@ -102,7 +123,9 @@ describe('hfx timeline', () => {
 
 	it('read at another offset, the same log line lands elsewhere: the offset assumed is said on the line', () => {
 		const {json} = hfxJson(['timeline', KEY, '--db', db], {env: {TZ: 'UTC'}});
-		const start = json.events.find((e: {kind: string; text: string}) => e.kind === 'log' && e.text.includes('Starting'));
+		const start = json.events.find(
+			(e: {kind: string; text: string}) => e.kind === 'log' && e.text.includes('Starting'),
+		);
 		expect(start.at).toBe(START + 330 * 60);
 		expect(start.evidence[0]).toMatch(/read as UTC\+00:00/);
 	});
@@ -114,7 +137,11 @@ describe('hfx timeline', () => {
 	});
 
 	it('an unknown chat, and a keyless row tied to no chat: one line on stderr, exit 2, nothing on stdout', () => {
-		for (const [name, words] of [['nope', 'no chat or session "nope". Next: list the chats with: hfx routing'], ['777001', `Next: did you mean: hfx timeline ${KEY}`], ['283fef', 'belongs to no chat']] as const) {
+		for (const [name, words] of [
+			['nope', 'no chat or session "nope". Next: list the chats with: hfx routing'],
+			['777001', `Next: did you mean: hfx timeline ${KEY}`],
+			['283fef', 'belongs to no chat'],
+		] as const) {
 			const r = hfx(['timeline', name, '--db', db]);
 			expect(r.code, name).toBe(2);
 			expect(r.stdout).toBe('');

@@ -42,26 +42,33 @@ describe('truthful words (issue #28 point 9)', () => {
 			const r = hfx(['audit', action, '--db', home.db, '--json']);
 			expect(r.code).toBe(2);
 			const doc = JSON.parse(r.stdout) as {error: {kind: string; file: string; reason: string}};
-			expect(doc.error).toMatchObject({kind: 'not-found', file: path.join(home.root, 'hfx-audit.jsonl'), reason: 'no audit trail here'});
+			expect(doc.error).toMatchObject({
+				kind: 'not-found',
+				file: path.join(home.root, 'hfx-audit.jsonl'),
+				reason: 'no audit trail here',
+			});
 			expect(r.stderr.trim().split('\n')).toHaveLength(1);
 		}
 	});
 
-	it.runIf(process.getuid?.() === 0)('a restore run as root keeps hfx-audit.head the agent user\'s (its owner and mode)', () => {
-		const home = makeHome('words-head');
-		expect(hfx(['repair', '--apply', '--yes', '--db', home.db]).code).toBe(0);
-		const out = tempDir('words-head-out');
-		expect(hfx(['backup', '--home', home.root, '-o', out]).code).toBe(0);
-		const archive = path.join(out, fs.readdirSync(out).find(n => n.endsWith('.zip'))!);
-		const head = path.join(home.root, 'hfx-audit.head');
-		// The agent's user (not root) owns the home's trail and its head, readable by its group.
-		fs.chownSync(head, 4321, 4321);
-		fs.chmodSync(head, 0o640);
-		const restore = hfx(['restore', archive, '--home', home.root, '--yes']);
-		expect(restore.code, restore.stderr).toBe(0);
-		const st = fs.statSync(head);
-		expect({uid: st.uid, gid: st.gid, mode: st.mode & 0o777}).toEqual({uid: 4321, gid: 4321, mode: 0o640});
-	});
+	it.runIf(process.getuid?.() === 0)(
+		"a restore run as root keeps hfx-audit.head the agent user's (its owner and mode)",
+		() => {
+			const home = makeHome('words-head');
+			expect(hfx(['repair', '--apply', '--yes', '--db', home.db]).code).toBe(0);
+			const out = tempDir('words-head-out');
+			expect(hfx(['backup', '--home', home.root, '-o', out]).code).toBe(0);
+			const archive = path.join(out, fs.readdirSync(out).find(n => n.endsWith('.zip'))!);
+			const head = path.join(home.root, 'hfx-audit.head');
+			// The agent's user (not root) owns the home's trail and its head, readable by its group.
+			fs.chownSync(head, 4321, 4321);
+			fs.chmodSync(head, 0o640);
+			const restore = hfx(['restore', archive, '--home', home.root, '--yes']);
+			expect(restore.code, restore.stderr).toBe(0);
+			const st = fs.statSync(head);
+			expect({uid: st.uid, gid: st.gid, mode: st.mode & 0o777}).toEqual({uid: 4321, gid: 4321, mode: 0o640});
+		},
+	);
 
 	it('doctor finds the verified quick snapshot that hfx backups lists', () => {
 		const home = makeHome('words-doctor');
@@ -69,9 +76,13 @@ describe('truthful words (issue #28 point 9)', () => {
 		const quick = hfxJson<{path?: string; dir?: string}>(['backup', '--quick', '--home', home.root]);
 		expect(quick.code, quick.stderr).toBe(0);
 		const snapshots = path.join(home.root, 'state-snapshots');
-		const snap = path.join(snapshots, fs.readdirSync(snapshots).find(n => !n.startsWith('.') && !n.endsWith('.jsonl'))!);
+		const snap = path.join(
+			snapshots,
+			fs.readdirSync(snapshots).find(n => !n.startsWith('.') && !n.endsWith('.jsonl'))!,
+		);
 		expect(hfx(['verify', snap]).code).toBe(0);
-		const listed = hfxJson<{backups: Array<{name: string; verified: unknown}>}>(['backups', '--home', home.root]).json.backups;
+		const listed = hfxJson<{backups: Array<{name: string; verified: unknown}>}>(['backups', '--home', home.root]).json
+			.backups;
 		expect(listed.find(b => b.name === path.basename(snap))?.verified).toBeTruthy();
 		const doctor = hfxJson<{lastVerified: {name: string} | null}>(['doctor', '--home', home.root]);
 		expect(doctor.json.lastVerified?.name).toBe(path.basename(snap));
@@ -83,7 +94,14 @@ describe('truthful words (issue #28 point 9)', () => {
 		const w = new WriterProcess(db);
 		writers.push(w);
 		await w.started();
-		const zombie = await w.create({source: 'telegram', userId: 'u', sessionKey: 'agent:main:telegram:dm:1', chatId: '1', chatType: 'dm', startedAt: T0});
+		const zombie = await w.create({
+			source: 'telegram',
+			userId: 'u',
+			sessionKey: 'agent:main:telegram:dm:1',
+			chatId: '1',
+			chatType: 'dm',
+			startedAt: T0,
+		});
 		await w.send({op: 'conversation', id: zombie, count: 5, from: T0, to: T0 + 60});
 		const orphan = await w.create({source: 'telegram', startedAt: T0 + 120});
 		await w.send({op: 'conversation', id: orphan, count: 5, from: T0 + 130, to: T0 + 200});

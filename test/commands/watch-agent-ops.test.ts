@@ -33,13 +33,20 @@ async function home(tag: string): Promise<{root: string; db: string}> {
 	const w = new WriterProcess(db);
 	running.push(w);
 	await w.started();
-	const id = await w.create({source: 'telegram', userId: 'u1', sessionKey: 'agent:main:telegram:dm:1', chatId: '1', chatType: 'dm', startedAt: T0});
+	const id = await w.create({
+		source: 'telegram',
+		userId: 'u1',
+		sessionKey: 'agent:main:telegram:dm:1',
+		chatId: '1',
+		chatType: 'dm',
+		startedAt: T0,
+	});
 	await w.send({op: 'conversation', id, count: 20, from: T0 + 1, to: T0 + 200});
 	await w.send({op: 'close'}).catch(() => undefined);
 	return {root, db};
 }
 
-describe('hfx watch and the agent\'s own operations', () => {
+describe("hfx watch and the agent's own operations", () => {
 	it('journal-mode switch, every checkpoint mode and VACUUM succeed 10/10 while watch follows; watch follows their commits and holds nothing while idle', async () => {
 		const {root, db} = await home('ops');
 		const out = path.join(dir, 'ops-out');
@@ -48,7 +55,8 @@ describe('hfx watch and the agent\'s own operations', () => {
 		const watch = new WatchProcess(['--home', root, '--interval', '1s', '--json-lines', '--textfile', file]);
 		running.push(watch);
 		await watch.waitFor(() => fs.existsSync(file), 10_000, 'textfile');
-		const sessions = () => sampleOf(parseExposition(fs.readFileSync(file, 'utf8')), 'hfx_sessions', {profile: 'default'});
+		const sessions = () =>
+			sampleOf(parseExposition(fs.readFileSync(file, 'utf8')), 'hfx_sessions', {profile: 'default'});
 		expect(sessions()).toBe(1);
 
 		const results = await runAgentOps(db, AGENT_OPS, 10, 120);
@@ -56,7 +64,7 @@ describe('hfx watch and the agent\'s own operations', () => {
 		expect(failed, JSON.stringify(failed.slice(0, 5))).toEqual([]);
 		expect(results).toHaveLength(60);
 		// hfx followed every commit (one new session per attempt), through the switches and VACUUMs.
-		await watch.waitFor(() => sessions() === 61, 10_000, 'the agent\'s 60 sessions in the textfile');
+		await watch.waitFor(() => sessions() === 61, 10_000, "the agent's 60 sessions in the textfile");
 
 		// Idle between readings: no descriptor on the store's files, no lock on them.
 		const pid = watch.child.pid!;

@@ -25,12 +25,16 @@ function expectNoStore(artifact: string): void {
 	expect(v.code, v.stdout + v.stderr).toBe(1);
 	expect(v.stdout).not.toMatch(/SOUND/);
 	expect(v.stdout).toMatch(/NO HERMES STORE/);
-	expect(oneLine(v.stderr)).toEqual([expect.stringMatching(/no Hermes store in it.*not a backup of a Hermes home.*Next: /) as string]);
+	expect(oneLine(v.stderr)).toEqual([
+		expect.stringMatching(/no Hermes store in it.*not a backup of a Hermes home.*Next: /) as string,
+	]);
 	const target = path.join(tempDir('words-target'), 'restored');
 	const r = hfx(['restore', artifact, '--to', target, '--yes']);
 	expect(r.code, r.stdout + r.stderr).toBe(2);
 	expect(r.stdout).not.toMatch(/RESTORED/);
-	expect(oneLine(r.stderr)).toEqual([expect.stringMatching(/no Hermes root in the archive.*nothing was written\. Next: /) as string]);
+	expect(oneLine(r.stderr)).toEqual([
+		expect.stringMatching(/no Hermes root in the archive.*nothing was written\. Next: /) as string,
+	]);
 	expect(fs.existsSync(target)).toBe(false);
 }
 
@@ -68,7 +72,10 @@ describe('an archive with no Hermes store is not a sound backup', () => {
 		fs.writeFileSync(path.join(home, 'config.yaml'), 'model: x\n');
 		const out = tempDir('words-nostore-out');
 		const before = folderDigest(home);
-		for (const args of [['backup', '--home', home, '-o', out], ['backup', '--quick', '--home', home]]) {
+		for (const args of [
+			['backup', '--home', home, '-o', out],
+			['backup', '--quick', '--home', home],
+		]) {
 			const r = hfx(args);
 			expect(r.code, r.stdout + r.stderr).toBe(2);
 			expect(oneLine(r.stderr)).toEqual([expect.stringMatching(/no Hermes store here.*nothing was written/) as string]);
@@ -85,7 +92,20 @@ describe('resource exhaustion named right', () => {
 		const said: string[] = [];
 		// How many descriptors Node takes before hfx runs varies a little: sweep the limits where the store's open is refused.
 		for (let n = 22; n <= 34; n++) {
-			const r = spawnSync('bash', ['-c', `ulimit -n ${n}; exec "$@"`, 'hfx', process.execPath, path.join(ROOT, 'dist/hfx.js'), 'scan', '--db', home.db], {encoding: 'utf8', env: {...process.env, NO_COLOR: '1'}, timeout: 60_000});
+			const r = spawnSync(
+				'bash',
+				[
+					'-c',
+					`ulimit -n ${n}; exec "$@"`,
+					'hfx',
+					process.execPath,
+					path.join(ROOT, 'dist/hfx.js'),
+					'scan',
+					'--db',
+					home.db,
+				],
+				{encoding: 'utf8', env: {...process.env, NO_COLOR: '1'}, timeout: 60_000},
+			);
 			expect(r.stderr, `ulimit -n ${n}`).not.toMatch(/permission|sudo -u/i);
 			expect(r.stderr, `ulimit -n ${n}`).not.toMatch(/^\s+at .*\(/m);
 			said.push(...r.stderr.split('\n').filter(line => line.startsWith('hfx: ')));
@@ -105,7 +125,9 @@ describe('a home that is a file', () => {
 		for (const command of ['scan', 'sessions', 'metrics']) {
 			const r = hfx([command, '--home', file]);
 			expect(r.code).toBe(2);
-			expect(oneLine(r.stderr)).toEqual([expect.stringMatching(/not-a-home: a Hermes home must be a folder, and this is a file\. Next: /) as string]);
+			expect(oneLine(r.stderr)).toEqual([
+				expect.stringMatching(/not-a-home: a Hermes home must be a folder, and this is a file\. Next: /) as string,
+			]);
 			expect(r.stderr).not.toMatch(/not-a-home\/state\.db/);
 		}
 	});
@@ -136,7 +158,10 @@ describe('a refusal for lack of space leaves nothing behind', () => {
 			const free = fs.statfsSync(fs2.dir).bavail * fs.statfsSync(fs2.dir).bsize;
 			fs.writeFileSync(path.join(fs2.dir, 'fill'), Buffer.alloc(Math.max(0, free - 64 * 1024)));
 			const before = folderDigest(fs2.dir);
-			for (const args of [['backup', '--quick', '--home', fs2.dir], ['repair', '--apply', '--yes', '--db', path.join(fs2.dir, 'state.db')]]) {
+			for (const args of [
+				['backup', '--quick', '--home', fs2.dir],
+				['repair', '--apply', '--yes', '--db', path.join(fs2.dir, 'state.db')],
+			]) {
 				const r = hfx(args);
 				expect(r.code, r.stdout + r.stderr).toBe(2);
 				expect(r.stderr).toMatch(/no space|full/i);
@@ -150,8 +175,15 @@ describe('a refusal for lack of space leaves nothing behind', () => {
 });
 
 /** Runs hfx until it announces `point` (source/test-pause.ts), sends `signal` there, and resolves its exit code and output. */
-async function signalAt(point: string, signal: NodeJS.Signals, args: string[]): Promise<{code: number | null; stdout: string; stderr: string}> {
-	const child = spawn(process.execPath, [path.join(ROOT, 'dist/hfx.js'), ...args], {env: {...process.env, NO_COLOR: '1', HFX_TEST_PAUSE_AT: point, HFX_TEST_PAUSE_MS: '1500'}, stdio: ['ignore', 'pipe', 'pipe']});
+async function signalAt(
+	point: string,
+	signal: NodeJS.Signals,
+	args: string[],
+): Promise<{code: number | null; stdout: string; stderr: string}> {
+	const child = spawn(process.execPath, [path.join(ROOT, 'dist/hfx.js'), ...args], {
+		env: {...process.env, NO_COLOR: '1', HFX_TEST_PAUSE_AT: point, HFX_TEST_PAUSE_MS: '1500'},
+		stdio: ['ignore', 'pipe', 'pipe'],
+	});
 	let stdout = '';
 	let stderr = '';
 	let sent = false;
@@ -186,10 +218,18 @@ describe('a read-only file system is named so', () => {
 			expect(spawnSync('mount', ['-o', 'remount,ro', disk.dir]).status).toBe(0);
 			const quick = hfx(['backup', '--quick', '--home', disk.dir]);
 			expect(quick.code).toBe(2);
-			expect(oneLine(quick.stderr)).toEqual([expect.stringMatching(/state-snapshots: read-only file system .*\(EROFS\).*Next: take a full backup to a writable folder with hfx backup -o DIR/) as string]);
+			expect(oneLine(quick.stderr)).toEqual([
+				expect.stringMatching(
+					/state-snapshots: read-only file system .*\(EROFS\).*Next: take a full backup to a writable folder with hfx backup -o DIR/,
+				) as string,
+			]);
 			const repair = hfx(['repair', '--apply', '--yes', '--db', path.join(disk.dir, 'state.db')]);
 			expect(repair.code).toBe(2);
-			expect(oneLine(repair.stderr)).toEqual([expect.stringMatching(/hfx-audit\.jsonl: the audit trail cannot be written \(read-only file system, EROFS\)/) as string]);
+			expect(oneLine(repair.stderr)).toEqual([
+				expect.stringMatching(
+					/hfx-audit\.jsonl: the audit trail cannot be written \(read-only file system, EROFS\)/,
+				) as string,
+			]);
 			expect(repair.stderr).not.toMatch(/owner/);
 		} finally {
 			disk.dispose();
@@ -214,14 +254,20 @@ describe('a write finished under a signal says what happened', () => {
 /** A process whose program is hfx (as /proc/PID/cmdline shows it) holding `file` open, like hfx's TUI between reads. */
 async function hfxHolding(file: string): Promise<{pid: number; stop: () => Promise<void>}> {
 	const bin = path.join(tempDir('words-holder'), 'hfx.js');
-	fs.writeFileSync(bin, `const fs = require('node:fs'); fs.openSync(process.argv[2], 'r'); process.stdout.write('held\\n'); setInterval(() => {}, 1000);\n`);
+	fs.writeFileSync(
+		bin,
+		`const fs = require('node:fs'); fs.openSync(process.argv[2], 'r'); process.stdout.write('held\\n'); setInterval(() => {}, 1000);\n`,
+	);
 	const child = spawn(process.execPath, [bin, file], {stdio: ['ignore', 'pipe', 'inherit']});
 	await new Promise<void>(resolve => child.stdout.once('data', () => resolve()));
 	const exited = new Promise<void>(resolve => child.once('exit', () => resolve()));
-	return {pid: child.pid!, async stop() {
-		child.kill('SIGKILL');
-		await exited;
-	}};
+	return {
+		pid: child.pid!,
+		async stop() {
+			child.kill('SIGKILL');
+			await exited;
+		},
+	};
 }
 
 describe('a store held by hfx itself names hfx, not the gateway', () => {
@@ -235,7 +281,9 @@ describe('a store held by hfx itself names hfx, not the gateway', () => {
 			const before = folderDigest(home.root);
 			const r = hfx(['restore', archive, '--home', home.root, '--yes']);
 			expect(r.code, r.stdout + r.stderr).toBe(2);
-			expect(oneLine(r.stderr)).toEqual([expect.stringMatching(new RegExp(`pid ${holder.pid} .*Next: quit hfx \\(pid ${holder.pid}`)) as string]);
+			expect(oneLine(r.stderr)).toEqual([
+				expect.stringMatching(new RegExp(`pid ${holder.pid} .*Next: quit hfx \\(pid ${holder.pid}`)) as string,
+			]);
 			expect(r.stderr).not.toMatch(/gateway/);
 			expect(folderDigest(home.root)).toEqual(before);
 		} finally {

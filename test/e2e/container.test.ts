@@ -38,10 +38,14 @@ afterAll(async () => {
 
 /** The Dockerfile's instructions (comments and blank lines dropped), as [INSTRUCTION, rest]. */
 function instructions(): Array<[string, string]> {
-	return fs.readFileSync(path.join(DOCKER, 'Dockerfile'), 'utf8').split('\n').filter(l => l.trim() !== '' && !l.startsWith('#')).map(l => {
-		const [word, ...rest] = l.split(' ');
-		return [word!, rest.join(' ')];
-	});
+	return fs
+		.readFileSync(path.join(DOCKER, 'Dockerfile'), 'utf8')
+		.split('\n')
+		.filter(l => l.trim() !== '' && !l.startsWith('#'))
+		.map(l => {
+			const [word, ...rest] = l.split(' ');
+			return [word!, rest.join(' ')];
+		});
 }
 
 /** ENTRYPOINT and CMD in exec form (JSON arrays): the command line the container runs. */
@@ -51,7 +55,11 @@ function containerCommand(): string[] {
 }
 
 type Service = {image?: string; build?: string; command?: string[]; user?: string; pid?: string; volumes?: string[]};
-const compose = () => parse(fs.readFileSync(path.join(DOCKER, 'compose.yml'), 'utf8')) as {services: Record<string, Service>; volumes: Record<string, unknown>};
+const compose = () =>
+	parse(fs.readFileSync(path.join(DOCKER, 'compose.yml'), 'utf8')) as {
+		services: Record<string, Service>;
+		volumes: Record<string, unknown>;
+	};
 
 /** `source` bound read-only at a new folder: what the container sees of Hermes' volume. */
 function readOnlyMount(source: string): string {
@@ -81,7 +89,7 @@ describe('the container recipe', () => {
 		expect(command.join(' ')).toMatch(/--textfile \/textfile\/[a-z-]+\.prom\b/);
 	});
 
-	it('the compose snippet: the same command, Hermes\' volume read-only, the textfile on its own volume that node_exporter reads', () => {
+	it("the compose snippet: the same command, Hermes' volume read-only, the textfile on its own volume that node_exporter reads", () => {
 		const {services, volumes} = compose();
 		const watch = services['hfx-watch']!;
 		expect(watch.command).toEqual(containerCommand().slice(1));
@@ -89,7 +97,8 @@ describe('the container recipe', () => {
 		expect(fs.existsSync(path.join(DOCKER, watch.build!, 'Dockerfile'))).toBe(true);
 		expect(watch.user).toMatch(/^\d+:\d+$/);
 		expect(watch.pid).toBe('service:hermes');
-		const at = (service: Service, target: string) => (service.volumes ?? []).map(v => v.split(':')).find(([, t]) => t === target);
+		const at = (service: Service, target: string) =>
+			(service.volumes ?? []).map(v => v.split(':')).find(([, t]) => t === target);
 		expect(at(watch, '/hermes')).toEqual(['hermes-data', '/hermes', 'ro']);
 		expect(at(watch, '/textfile')).toEqual(['hfx-textfile', '/textfile']);
 		const exporter = services['node-exporter']!;
@@ -108,16 +117,29 @@ describe('the container recipe', () => {
 		fs.mkdirSync(path.join(root, 'profiles', 'live'));
 		writer = new WriterProcess(path.join(root, 'profiles', 'live', 'state.db'));
 		await writer.started();
-		const id = await writer.create({source: 'telegram', sessionKey: 'agent:live:telegram:dm:1', chatId: '1', chatType: 'dm', userId: 'u1', startedAt: T0});
+		const id = await writer.create({
+			source: 'telegram',
+			sessionKey: 'agent:live:telegram:dm:1',
+			chatId: '1',
+			chatType: 'dm',
+			userId: 'u1',
+			startedAt: T0,
+		});
 		await writer.send({op: 'messages', id, messages: [{role: 'user', content: 'hi', timestamp: T0 + 1}]});
 		const hermes = readOnlyMount(root);
 		const textfile = fs.mkdtempSync(path.join(dir, 'textfile-'));
-		const args = containerCommand().slice(2).map(a => a.replace(/^\/hermes$/, hermes).replace(/^\/textfile\//, `${textfile}/`));
+		const args = containerCommand()
+			.slice(2)
+			.map(a => a.replace(/^\/hermes$/, hermes).replace(/^\/textfile\//, `${textfile}/`));
 		const prom = path.join(textfile, path.basename(containerCommand().at(-1)!));
 		const before = folderHashes(root);
 		const watch = new WatchProcess(args);
 		try {
-			await watch.waitFor(events => events.some(e => e.event === 'repair-routing-crash') && fs.existsSync(prom), 60_000, 'the first reading');
+			await watch.waitFor(
+				events => events.some(e => e.event === 'repair-routing-crash') && fs.existsSync(prom),
+				60_000,
+				'the first reading',
+			);
 		} finally {
 			expect((await watch.stop('SIGTERM')).code).toBe(0);
 		}
@@ -143,8 +165,11 @@ describe('the container recipe', () => {
 });
 
 describe('the cron line', () => {
-	it('is the README\'s, a valid /etc/cron.d line, and runs as written: the textfile written, every store read', () => {
-		const lines = fs.readFileSync(path.join(ROOT, 'contrib/cron/hfx-metrics'), 'utf8').split('\n').filter(l => l.trim() !== '' && !l.startsWith('#'));
+	it("is the README's, a valid /etc/cron.d line, and runs as written: the textfile written, every store read", () => {
+		const lines = fs
+			.readFileSync(path.join(ROOT, 'contrib/cron/hfx-metrics'), 'utf8')
+			.split('\n')
+			.filter(l => l.trim() !== '' && !l.startsWith('#'));
 		expect(lines).toHaveLength(1);
 		const line = lines[0]!;
 		expect(readme).toContain(`   ${line}\n`);
@@ -155,7 +180,11 @@ describe('the cron line', () => {
 		const root = path.join(dir, 'cron-root');
 		fs.cpSync(path.join(ROOT, 'test/fixtures/hermes-generations/root'), root, {recursive: true});
 		const out = fs.mkdtempSync(path.join(dir, 'cron-out-'));
-		const args = fields.slice(8).map(a => a.replace(/^\/home\/hermes\/\.hermes$/, root).replace(/^\/var\/lib\/prometheus\/node-exporter\//, `${out}/`));
+		const args = fields
+			.slice(8)
+			.map(a =>
+				a.replace(/^\/home\/hermes\/\.hermes$/, root).replace(/^\/var\/lib\/prometheus\/node-exporter\//, `${out}/`),
+			);
 		expect(args).toEqual(['--home', root, '--textfile', path.join(out, 'hfx.prom')]);
 		const before = folderHashes(root);
 		const r = hfx(['metrics', ...args]);

@@ -28,16 +28,22 @@ describe('a home after a deleted-WAL write halt', () => {
 		const r = hfx(['scan', '--db', h.db]);
 		console.log(r.stdout, r.stderr);
 		expect(r.code).toBe(1);
-		expect(r.stdout).toContain(`WRITE HALT at ${new Date(CAPTURE_AT * 1000).toISOString().slice(0, 19).replace('T', ' ')}Z by pid ${h.pidA}`);
+		expect(r.stdout).toContain(
+			`WRITE HALT at ${new Date(CAPTURE_AT * 1000).toISOString().slice(0, 19).replace('T', ' ')}Z by pid ${h.pidA}`,
+		);
 		const section = r.stdout.slice(r.stdout.indexOf('✗ WRITE HALT'), r.stdout.indexOf('Keyless by design')).split('\n');
 		expect(section.length).toBeGreaterThan(10);
 		expect(section.filter(l => [...l].length > 80)).toEqual([]);
 	});
 
-	it('says which file holds the chat\'s newest message, with every turn outside state.db counted', () => {
+	it("says which file holds the chat's newest message, with every turn outside state.db counted", () => {
 		const {json} = hfxJson(['scan', '--db', h.db]);
 		const chat = json.newestElsewhere.find((c: {sessionKey: string}) => c.sessionKey === HALT_KEY);
-		expect(chat).toMatchObject({newestFile: path.join(h.home, 'sessions', `${h.k}.jsonl`), newestAt: JSONL_NEWEST, newerThanStore: true});
+		expect(chat).toMatchObject({
+			newestFile: path.join(h.home, 'sessions', `${h.k}.jsonl`),
+			newestAt: JSONL_NEWEST,
+			newerThanStore: true,
+		});
 		// 3 in the capture, 2 diverted lines, the cap drop, the shutdown payload and the 2-message agent history.
 		expect(chat.turns).toBe(3 + 2 + 1 + 1 + 2);
 		const halt = json.findings.find((f: {kind: string}) => f.kind === 'write-halt');
@@ -49,10 +55,21 @@ describe('a home after a deleted-WAL write halt', () => {
 
 	it('names the spool files Hermes will not replay, and only those', () => {
 		const {json} = hfxJson(['scan', '--db', h.db]);
-		const unreplayed = json.findings.filter((f: {kind: string}) => f.kind === 'unreplayed-turns').map((f: {subject: string}) => f.subject).sort();
-		expect(unreplayed).toEqual(['pending_messages/pending-2a1b2c3d4e5f40718293a4b5c6d7e8f9.json', 'pending_messages/pending-3a1b2c3d4e5f40718293a4b5c6d7e8f9.json']);
+		const unreplayed = json.findings
+			.filter((f: {kind: string}) => f.kind === 'unreplayed-turns')
+			.map((f: {subject: string}) => f.subject)
+			.sort();
+		expect(unreplayed).toEqual([
+			'pending_messages/pending-2a1b2c3d4e5f40718293a4b5c6d7e8f9.json',
+			'pending_messages/pending-3a1b2c3d4e5f40718293a4b5c6d7e8f9.json',
+		]);
 		const shapes = json.places.spool.map((s: {shape: string; replay: string}) => `${s.shape}:${s.replay}`);
-		expect(shapes).toEqual(['transcript_cap_drop:will', 'shutdown:will', 'shutdown:will-not', 'agent_history:will-not']);
+		expect(shapes).toEqual([
+			'transcript_cap_drop:will',
+			'shutdown:will',
+			'shutdown:will-not',
+			'agent_history:will-not',
+		]);
 	});
 
 	it('a legacy transcript is listed as legacy, never a finding', () => {
@@ -60,7 +77,11 @@ describe('a home after a deleted-WAL write halt', () => {
 		const legacy = json.places.diverted.find((d: {sessionId: string}) => d.sessionId === h.legacy);
 		expect(legacy).toMatchObject({kind: 'legacy', turns: 0, lines: 4});
 		// Last written before its row's newest message: legacy without being read.
-		expect(json.places.diverted.find((d: {sessionId: string}) => d.sessionId === h.oldLegacy)).toMatchObject({kind: 'legacy', turns: 0, lines: 0});
+		expect(json.places.diverted.find((d: {sessionId: string}) => d.sessionId === h.oldLegacy)).toMatchObject({
+			kind: 'legacy',
+			turns: 0,
+			lines: 0,
+		});
 		expect(JSON.stringify(json.findings)).not.toMatch(new RegExp(`${h.legacy}\\.jsonl|${h.oldLegacy}\\.jsonl`));
 	});
 
@@ -94,7 +115,16 @@ describe('spool files still there after the running gateway started', () => {
 		fs.cpSync(h.home, copy, {recursive: true});
 		const stat = fs.readFileSync(`/proc/${sleeper.pid}/stat`, 'utf8');
 		const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
-		fs.writeFileSync(path.join(copy, 'gateway_state.json'), JSON.stringify({pid: sleeper.pid, kind: 'hermes-gateway', start_time: startTicks(ticks), gateway_state: 'running', updated_at: new Date().toISOString()}));
+		fs.writeFileSync(
+			path.join(copy, 'gateway_state.json'),
+			JSON.stringify({
+				pid: sleeper.pid,
+				kind: 'hermes-gateway',
+				start_time: startTicks(ticks),
+				gateway_state: 'running',
+				updated_at: new Date().toISOString(),
+			}),
+		);
 		const old = Date.now() / 1000 - 600;
 		for (const f of fs.readdirSync(path.join(copy, 'pending_messages'))) {
 			fs.utimesSync(path.join(copy, 'pending_messages', f), old, old);
@@ -115,8 +145,15 @@ describe('spool files still there after the running gateway started', () => {
 	it('a payload Hermes would replay, still present after the start, is one it will not replay', () => {
 		const db = homeWithGateway(real => real);
 		const {json} = hfxJson(['scan', '--db', db]);
-		expect(json.places.spool.map((s: {replay: string}) => s.replay)).toEqual(['will-not', 'will-not', 'will-not', 'will-not']);
-		const capDrop = json.findings.find((f: {subject: string}) => f.subject === 'pending_messages/pending-0a1b2c3d4e5f40718293a4b5c6d7e8f9.json');
+		expect(json.places.spool.map((s: {replay: string}) => s.replay)).toEqual([
+			'will-not',
+			'will-not',
+			'will-not',
+			'will-not',
+		]);
+		const capDrop = json.findings.find(
+			(f: {subject: string}) => f.subject === 'pending_messages/pending-0a1b2c3d4e5f40718293a4b5c6d7e8f9.json',
+		);
 		expect(capDrop.detail).toContain(`still here after the gateway (pid ${sleeper.pid}) started at`);
 		fs.rmSync(copy, {recursive: true, force: true});
 	});

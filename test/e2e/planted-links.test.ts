@@ -28,7 +28,9 @@ function fingerprint(p: string): Record<string, string> {
 	const out: Record<string, string> = {};
 	for (const name of fs.readdirSync(p, {recursive: true}) as string[]) {
 		const f = path.join(p, name);
-		out[name] = fs.lstatSync(f).isFile() ? crypto.createHash('sha256').update(fs.readFileSync(f)).digest('hex') : 'folder';
+		out[name] = fs.lstatSync(f).isFile()
+			? crypto.createHash('sha256').update(fs.readFileSync(f)).digest('hex')
+			: 'folder';
 	}
 
 	return out;
@@ -39,7 +41,10 @@ type Victim = {kind: 'file' | 'folder' | 'dangling'; target: string};
 function victim(kind: Victim['kind']): Victim {
 	const dir = tempDir('victim');
 	if (kind === 'file') {
-		return {kind, target: fs.writeFileSync(path.join(dir, 'passwd'), 'root:x:0:0::/root:/bin/bash\n') ?? path.join(dir, 'passwd')};
+		return {
+			kind,
+			target: fs.writeFileSync(path.join(dir, 'passwd'), 'root:x:0:0::/root:/bin/bash\n') ?? path.join(dir, 'passwd'),
+		};
 	}
 
 	if (kind === 'folder') {
@@ -60,17 +65,57 @@ type Case = {
 let archive = '';
 
 const CASES: Case[] = [
-	{name: 'metrics --textfile target', at: (_r, out) => path.join(out, 'hfx.prom'), args: (r, out) => ['metrics', '--home', r, '--textfile', path.join(out, 'hfx.prom')]},
-	{name: 'watch --textfile target', at: (_r, out) => path.join(out, 'hfx.prom'), args: (r, out) => ['watch', '--home', r, '--interval', '1s', '--textfile', path.join(out, 'hfx.prom')]},
-	{name: 'backup -o FILE.zip', at: (_r, out) => path.join(out, 'mine.zip'), args: (r, out) => ['backup', '--home', r, '-o', path.join(out, 'mine.zip')]},
-	{name: 'backup records file', at: (_r, out) => path.join(out, 'hfx-records.jsonl'), args: (r, out) => ['backup', '--home', r, '-o', out]},
-	{name: 'backup lock', at: r => path.join(r, '.hfx-backup.lock'), args: (r, out) => ['backup', '--home', r, '-o', out]},
+	{
+		name: 'metrics --textfile target',
+		at: (_r, out) => path.join(out, 'hfx.prom'),
+		args: (r, out) => ['metrics', '--home', r, '--textfile', path.join(out, 'hfx.prom')],
+	},
+	{
+		name: 'watch --textfile target',
+		at: (_r, out) => path.join(out, 'hfx.prom'),
+		args: (r, out) => ['watch', '--home', r, '--interval', '1s', '--textfile', path.join(out, 'hfx.prom')],
+	},
+	{
+		name: 'backup -o FILE.zip',
+		at: (_r, out) => path.join(out, 'mine.zip'),
+		args: (r, out) => ['backup', '--home', r, '-o', path.join(out, 'mine.zip')],
+	},
+	{
+		name: 'backup records file',
+		at: (_r, out) => path.join(out, 'hfx-records.jsonl'),
+		args: (r, out) => ['backup', '--home', r, '-o', out],
+	},
+	{
+		name: 'backup lock',
+		at: r => path.join(r, '.hfx-backup.lock'),
+		args: (r, out) => ['backup', '--home', r, '-o', out],
+	},
 	{name: 'default backups/ folder', at: r => path.join(r, 'backups'), args: r => ['backup', '--home', r]},
-	{name: 'state-snapshots/ folder', at: r => path.join(r, 'state-snapshots'), args: r => ['backup', '--quick', '--home', r]},
-	{name: 'state-snapshots/ records file', at: r => path.join(r, 'state-snapshots', 'hfx-records.jsonl'), args: r => ['backup', '--quick', '--home', r]},
-	{name: 'audit trail', at: r => path.join(r, 'hfx-audit.jsonl'), args: r => ['repair', '--apply', '--yes', '--db', path.join(r, 'state.db')]},
-	{name: 'audit head', at: r => path.join(r, 'hfx-audit.head'), args: r => ['repair', '--apply', '--yes', '--db', path.join(r, 'state.db')]},
-	{name: 'restore backups/ (pre-restore copies)', at: r => path.join(r, 'backups'), args: r => ['restore', archive, '--home', r, '--yes']},
+	{
+		name: 'state-snapshots/ folder',
+		at: r => path.join(r, 'state-snapshots'),
+		args: r => ['backup', '--quick', '--home', r],
+	},
+	{
+		name: 'state-snapshots/ records file',
+		at: r => path.join(r, 'state-snapshots', 'hfx-records.jsonl'),
+		args: r => ['backup', '--quick', '--home', r],
+	},
+	{
+		name: 'audit trail',
+		at: r => path.join(r, 'hfx-audit.jsonl'),
+		args: r => ['repair', '--apply', '--yes', '--db', path.join(r, 'state.db')],
+	},
+	{
+		name: 'audit head',
+		at: r => path.join(r, 'hfx-audit.head'),
+		args: r => ['repair', '--apply', '--yes', '--db', path.join(r, 'state.db')],
+	},
+	{
+		name: 'restore backups/ (pre-restore copies)',
+		at: r => path.join(r, 'backups'),
+		args: r => ['restore', archive, '--home', r, '--yes'],
+	},
 ];
 
 beforeAll(() => {
@@ -117,7 +162,7 @@ describe('a link planted at a path hfx writes is never followed', () => {
 	}
 });
 
-describe('the textfile\'s temp name cannot be guessed', () => {
+describe("the textfile's temp name cannot be guessed", () => {
 	it('a link planted at the name the writer used to take (.hfx.prom.<pid>.tmp, the pid hfx runs as) is not followed', () => {
 		const h = makeHome('links-temp');
 		const out = tempDir('links-temp-out');
@@ -125,7 +170,24 @@ describe('the textfile\'s temp name cannot be guessed', () => {
 		const before = fingerprint(v.target);
 		// exec keeps the shell's pid: the link names exactly the pid hfx will have.
 		const script = `ln -s "$1" "$2/.hfx.prom.$$.tmp" && shift 2 && exec "$@"`;
-		const r = spawnSync('bash', ['-c', script, 'plant', v.target, out, process.execPath, path.join(ROOT, 'dist/hfx.js'), 'metrics', '--home', h.root, '--textfile', path.join(out, 'hfx.prom')], {encoding: 'utf8', env: {...process.env, NO_COLOR: '1'}});
+		const r = spawnSync(
+			'bash',
+			[
+				'-c',
+				script,
+				'plant',
+				v.target,
+				out,
+				process.execPath,
+				path.join(ROOT, 'dist/hfx.js'),
+				'metrics',
+				'--home',
+				h.root,
+				'--textfile',
+				path.join(out, 'hfx.prom'),
+			],
+			{encoding: 'utf8', env: {...process.env, NO_COLOR: '1'}},
+		);
 		expect(fingerprint(v.target)).toEqual(before);
 		expect(r.status, r.stderr).toBeLessThanOrEqual(1);
 		expect(fs.lstatSync(path.join(out, 'hfx.prom')).isFile()).toBe(true);
@@ -143,7 +205,11 @@ describe('a link planted while watch follows', () => {
 		const file = path.join(out, 'hfx.prom');
 		const v = victim('file');
 		const before = fingerprint(v.target);
-		const child = spawn(process.execPath, [path.join(ROOT, 'dist/hfx.js'), 'watch', '--home', h.root, '--interval', '1s', '--textfile', file], {env: {...process.env, NO_COLOR: '1'}, stdio: ['ignore', 'pipe', 'pipe']});
+		const child = spawn(
+			process.execPath,
+			[path.join(ROOT, 'dist/hfx.js'), 'watch', '--home', h.root, '--interval', '1s', '--textfile', file],
+			{env: {...process.env, NO_COLOR: '1'}, stdio: ['ignore', 'pipe', 'pipe']},
+		);
 		let stderr = '';
 		child.stderr.on('data', (d: Buffer) => {
 			stderr += d.toString();

@@ -26,12 +26,19 @@ function promtoolTest(loaded: string, name: string): {code: number | null; outpu
 	return {code: r.status, output: `${r.stdout}${r.stderr}`};
 }
 
-describe('the alert rules\' for: windows (promtool test rules)', () => {
+describe("the alert rules' for: windows (promtool test rules)", () => {
 	it('a state Hermes may undo within minutes waits; a fact of the store fires at once', () => {
 		const windows = Object.fromEntries(alertRules(RULES).map(r => [r.alert, windowMinutes(r)]));
 		expect(windows).toMatchObject({
-			HfxStaleRoutingEntry: 15, HfxAdoptableOrphan: 5, HfxRefusedOrphan: 5, HfxRollbackRisk: 2, HfxStoreUnreadable: 2,
-			HfxRollbackHappened: 0, HfxWriteHalt: 0, HfxRepairRoutingCrash: 0, HfxUpgradeRollbackRisk: 0,
+			HfxStaleRoutingEntry: 15,
+			HfxAdoptableOrphan: 5,
+			HfxRefusedOrphan: 5,
+			HfxRollbackRisk: 2,
+			HfxStoreUnreadable: 2,
+			HfxRollbackHappened: 0,
+			HfxWriteHalt: 0,
+			HfxRepairRoutingCrash: 0,
+			HfxUpgradeRollbackRisk: 0,
 		});
 	});
 
@@ -41,9 +48,14 @@ describe('the alert rules\' for: windows (promtool test rules)', () => {
 		expect(r.code, r.output).toBe(0);
 	});
 
-	it('the unit tests can fail: run against the rules with the stale routing entry\'s window removed, promtool names that alert', () => {
+	it("the unit tests can fail: run against the rules with the stale routing entry's window removed, promtool names that alert", () => {
 		const flapping = path.join(dir, 'no-window.rules.yml');
-		fs.writeFileSync(flapping, fs.readFileSync(RULES, 'utf8').replace(/(- alert: HfxStaleRoutingEntry\n\s+expr: [^\n]+\n\s+for: )15m/, (_, head: string) => `${head}0m`));
+		fs.writeFileSync(
+			flapping,
+			fs
+				.readFileSync(RULES, 'utf8')
+				.replace(/(- alert: HfxStaleRoutingEntry\n\s+expr: [^\n]+\n\s+for: )15m/, (_, head: string) => `${head}0m`),
+		);
 		const r = promtoolTest(flapping, 'no-window');
 		expect(r.code).toBe(1);
 		expect(r.output).toContain('alertname: HfxStaleRoutingEntry');

@@ -26,7 +26,13 @@ import {hfx} from '../helpers/cli.js';
 import {findingKinds} from '../helpers/finding-kinds.js';
 import {findingsRoot} from '../helpers/findings-root.js';
 import {dashboardQueries, withAllProfiles} from '../helpers/grafana.js';
-import {INCIDENT_CHAT, INCIDENT_ORPHAN, INCIDENT_ZOMBIE, incidentWriter, postRestartIncident} from '../helpers/post-restart.js';
+import {
+	INCIDENT_CHAT,
+	INCIDENT_ORPHAN,
+	INCIDENT_ZOMBIE,
+	incidentWriter,
+	postRestartIncident,
+} from '../helpers/post-restart.js';
 import {promtoolCheckMetrics, requireTool} from '../helpers/prometheus.js';
 import {withoutWindows} from '../helpers/prometheus-rules.js';
 import {WatchProcess} from '../helpers/watch-process.js';
@@ -77,7 +83,12 @@ function start(command: string, args: string[]): ChildProcess & {output: () => s
 	return Object.assign(child, {output: () => output});
 }
 
-async function until<T>(what: string, ms: number, probe: () => Promise<T | undefined>, context: () => string): Promise<T> {
+async function until<T>(
+	what: string,
+	ms: number,
+	probe: () => Promise<T | undefined>,
+	context: () => string,
+): Promise<T> {
 	const deadline = Date.now() + ms;
 	for (;;) {
 		const value = await probe().catch(() => undefined);
@@ -97,7 +108,7 @@ type Alert = {labels: Record<string, string>; annotations: Record<string, string
 
 async function alerts(port: number): Promise<Alert[]> {
 	const r = await fetch(`http://127.0.0.1:${port}/api/v1/alerts`);
-	const body = await r.json() as {status: string; data: {alerts: Alert[]}};
+	const body = (await r.json()) as {status: string; data: {alerts: Alert[]}};
 	return body.data.alerts;
 }
 
@@ -107,14 +118,32 @@ async function startPrometheus(tag: string): Promise<{textDir: string; prometheu
 	const textDir = path.join(dir, tag, 'textfile');
 	fs.mkdirSync(textDir, {recursive: true});
 	const [exporterPort, prometheusPort] = [await freePort(), await freePort()];
-	const exporter = start(exporterBin, [`--web.listen-address=127.0.0.1:${exporterPort}`, '--collector.disable-defaults', '--collector.textfile', `--collector.textfile.directory=${textDir}`, '--log.level=warn']);
+	const exporter = start(exporterBin, [
+		`--web.listen-address=127.0.0.1:${exporterPort}`,
+		'--collector.disable-defaults',
+		'--collector.textfile',
+		`--collector.textfile.directory=${textDir}`,
+		'--log.level=warn',
+	]);
 	const config = path.join(dir, tag, 'prometheus.yml');
 	// The rules with their for: windows at 0m, so an alert fires within seconds here; the windows are
 	// checked by promtool test rules (prometheus-rules.test.ts).
 	const rules = withoutWindows(RULES, path.join(dir, tag, 'hfx.rules.yml'));
-	fs.writeFileSync(config, `global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nrule_files:\n  - ${JSON.stringify(rules)}\nscrape_configs:\n  - job_name: hfx\n    static_configs:\n      - targets: ['127.0.0.1:${exporterPort}']\n`);
-	const prometheus = start(prometheusBin, [`--config.file=${config}`, `--storage.tsdb.path=${path.join(dir, tag, 'tsdb')}`, `--web.listen-address=127.0.0.1:${prometheusPort}`, '--log.level=warn']);
-	return {textDir, prometheusPort, logs: () => `node_exporter: ${exporter.output()} prometheus: ${prometheus.output()}`};
+	fs.writeFileSync(
+		config,
+		`global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nrule_files:\n  - ${JSON.stringify(rules)}\nscrape_configs:\n  - job_name: hfx\n    static_configs:\n      - targets: ['127.0.0.1:${exporterPort}']\n`,
+	);
+	const prometheus = start(prometheusBin, [
+		`--config.file=${config}`,
+		`--storage.tsdb.path=${path.join(dir, tag, 'tsdb')}`,
+		`--web.listen-address=127.0.0.1:${prometheusPort}`,
+		'--log.level=warn',
+	]);
+	return {
+		textDir,
+		prometheusPort,
+		logs: () => `node_exporter: ${exporter.output()} prometheus: ${prometheus.output()}`,
+	};
 }
 
 describe('Prometheus end to end', () => {
@@ -143,7 +172,7 @@ describe('Prometheus end to end', () => {
 		expect(promtoolCheckMetrics('hfx_sessions{profile="default" 1\n').code).not.toBe(0);
 	});
 
-	it('fires the rollback-risk alert once the demo\'s incident happens, and resolves it after hfx repair --apply', async () => {
+	it("fires the rollback-risk alert once the demo's incident happens, and resolves it after hfx repair --apply", async () => {
 		const {textDir, prometheusPort, logs} = await startPrometheus('risk');
 
 		// The demo at 10x: the incident about 6 s in. Without its restart: this is the runbook before
@@ -153,8 +182,19 @@ describe('Prometheus end to end', () => {
 		const watchArgs = ['--home', demo.home, '--interval', '0.5s', '--json-lines', '--textfile', textfile];
 		const first = new WatchProcess(watchArgs);
 		watches.push(first);
-		await until('Prometheus ready', 20_000, async () => ((await fetch(`http://127.0.0.1:${prometheusPort}/-/ready`)).ok ? true : undefined), logs);
-		const firing = await until('HfxRollbackRisk firing', 40_000, async () => (await alerts(prometheusPort)).find(a => a.labels.alertname === 'HfxRollbackRisk' && a.state === 'firing'), () => `${logs()} watch: ${first.lines.slice(-5).join('\n')}`);
+		await until(
+			'Prometheus ready',
+			20_000,
+			async () => ((await fetch(`http://127.0.0.1:${prometheusPort}/-/ready`)).ok ? true : undefined),
+			logs,
+		);
+		const firing = await until(
+			'HfxRollbackRisk firing',
+			40_000,
+			async () =>
+				(await alerts(prometheusPort)).find(a => a.labels.alertname === 'HfxRollbackRisk' && a.state === 'firing'),
+			() => `${logs()} watch: ${first.lines.slice(-5).join('\n')}`,
+		);
 		expect(firing.labels).toMatchObject({profile: 'default', severity: 'critical'});
 		expect(firing.labels).not.toHaveProperty('schema');
 		expect(firing.annotations.description).toContain('hfx repair --profile default --apply');
@@ -169,7 +209,13 @@ describe('Prometheus end to end', () => {
 		expect(repair.code).toBe(0);
 		const second = new WatchProcess(watchArgs);
 		watches.push(second);
-		await until('HfxRollbackRisk resolved', 30_000, async () => ((await alerts(prometheusPort)).some(a => a.labels.alertname === 'HfxRollbackRisk') ? undefined : true), logs);
+		await until(
+			'HfxRollbackRisk resolved',
+			30_000,
+			async () =>
+				(await alerts(prometheusPort)).some(a => a.labels.alertname === 'HfxRollbackRisk') ? undefined : true,
+			logs,
+		);
 		expect((await alerts(prometheusPort)).filter(a => a.labels.alertname === 'HfxAdoptableOrphan')).toEqual([]);
 		expect((await second.stop('SIGTERM')).code).toBe(0);
 	}, 90_000);
@@ -181,8 +227,19 @@ describe('Prometheus end to end', () => {
 		const textfile = path.join(textDir, 'hfx.prom');
 		const metrics = () => hfx(['metrics', '--home', home, '--textfile', textfile]);
 		expect(metrics()).toMatchObject({code: 0, stderr: ''});
-		await until('Prometheus ready', 20_000, async () => ((await fetch(`http://127.0.0.1:${prometheusPort}/-/ready`)).ok ? true : undefined), logs);
-		const firing = await until('HfxRollbackHappened firing', 30_000, async () => (await alerts(prometheusPort)).find(a => a.labels.alertname === 'HfxRollbackHappened' && a.state === 'firing'), logs);
+		await until(
+			'Prometheus ready',
+			20_000,
+			async () => ((await fetch(`http://127.0.0.1:${prometheusPort}/-/ready`)).ok ? true : undefined),
+			logs,
+		);
+		const firing = await until(
+			'HfxRollbackHappened firing',
+			30_000,
+			async () =>
+				(await alerts(prometheusPort)).find(a => a.labels.alertname === 'HfxRollbackHappened' && a.state === 'firing'),
+			logs,
+		);
 		expect(firing.labels).toMatchObject({profile: 'default', severity: 'critical'});
 		expect(firing.annotations.summary).toContain('already rolled 1 chat(s) of profile default back');
 		expect(firing.annotations.description).toContain('hfx repair --profile default --only STRANDED --donor RESUMED');
@@ -190,25 +247,54 @@ describe('Prometheus end to end', () => {
 
 		// What an adoption writes (a second process), then the next reading: the alert resolves.
 		const writer = await incidentWriter(db);
-		await writer.send({op: 'exec', sql: `UPDATE sessions SET session_key = '${INCIDENT_CHAT}', user_id = 'u-teknium', chat_id = '777001', chat_type = 'dm' WHERE id = '${INCIDENT_ORPHAN}'; UPDATE sessions SET ended_at = 1786483000, end_reason = 'superseded_by_repair' WHERE id = '${INCIDENT_ZOMBIE}'`});
+		await writer.send({
+			op: 'exec',
+			sql: `UPDATE sessions SET session_key = '${INCIDENT_CHAT}', user_id = 'u-teknium', chat_id = '777001', chat_type = 'dm' WHERE id = '${INCIDENT_ORPHAN}'; UPDATE sessions SET ended_at = 1786483000, end_reason = 'superseded_by_repair' WHERE id = '${INCIDENT_ZOMBIE}'`,
+		});
 		await writer.send({op: 'close'}).catch(() => undefined);
 		await writer.kill();
 		expect(metrics()).toMatchObject({code: 0, stderr: ''});
-		await until('HfxRollbackHappened resolved', 30_000, async () => ((await alerts(prometheusPort)).some(a => a.labels.alertname === 'HfxRollbackHappened') ? undefined : true), logs);
+		await until(
+			'HfxRollbackHappened resolved',
+			30_000,
+			async () =>
+				(await alerts(prometheusPort)).some(a => a.labels.alertname === 'HfxRollbackHappened') ? undefined : true,
+			logs,
+		);
 	}, 90_000);
 
 	it('fires the alert of every finding kind on a root holding them all (ops: repair-routing crash, rollback risk after an upgrade), and evaluates every query of the Grafana dashboard', async () => {
 		const {textDir, prometheusPort, logs} = await startPrometheus('findings');
 		const root = await findingsRoot(path.join(dir, 'findings', 'root'));
-		expect(hfx(['metrics', '--home', root, '--textfile', path.join(textDir, 'hfx.prom')])).toMatchObject({code: 0, stderr: ''});
-		await until('Prometheus ready', 20_000, async () => ((await fetch(`http://127.0.0.1:${prometheusPort}/-/ready`)).ok ? true : undefined), logs);
-		const expected = [...new Set(findingKinds().flatMap(kind => [FINDING_SIGNALS[kind as FindingKind]?.alert ?? `(no alert for ${kind})`, ...(FINDING_SIGNALS[kind as FindingKind]?.graver ? [FINDING_SIGNALS[kind as FindingKind].graver!.alert] : [])]))];
+		expect(hfx(['metrics', '--home', root, '--textfile', path.join(textDir, 'hfx.prom')])).toMatchObject({
+			code: 0,
+			stderr: '',
+		});
+		await until(
+			'Prometheus ready',
+			20_000,
+			async () => ((await fetch(`http://127.0.0.1:${prometheusPort}/-/ready`)).ok ? true : undefined),
+			logs,
+		);
+		const expected = [
+			...new Set(
+				findingKinds().flatMap(kind => [
+					FINDING_SIGNALS[kind as FindingKind]?.alert ?? `(no alert for ${kind})`,
+					...(FINDING_SIGNALS[kind as FindingKind]?.graver ? [FINDING_SIGNALS[kind as FindingKind].graver!.alert] : []),
+				]),
+			),
+		];
 		let seen: string[] = [];
-		const firing = await until('every finding kind\'s alert firing', 40_000, async () => {
-			const now = (await alerts(prometheusPort)).filter(a => a.state === 'firing');
-			seen = [...new Set(now.map(a => a.labels.alertname!))];
-			return expected.every(name => seen.includes(name)) ? now : undefined;
-		}, () => `${logs()} missing: ${expected.filter(name => !seen.includes(name)).join(', ')}`);
+		const firing = await until(
+			"every finding kind's alert firing",
+			40_000,
+			async () => {
+				const now = (await alerts(prometheusPort)).filter(a => a.state === 'firing');
+				seen = [...new Set(now.map(a => a.labels.alertname!))];
+				return expected.every(name => seen.includes(name)) ? now : undefined;
+			},
+			() => `${logs()} missing: ${expected.filter(name => !seen.includes(name)).join(', ')}`,
+		);
 		for (const a of firing.filter(x => expected.includes(x.labels.alertname!))) {
 			expect(Object.keys(a.annotations).sort(), a.labels.alertname).toEqual(['description', 'runbook_url', 'summary']);
 			expect(a.labels).not.toHaveProperty('schema');
@@ -219,19 +305,34 @@ describe('Prometheus end to end', () => {
 		expect(crash[0]!.annotations.description).toContain('hfx scan --profile ops');
 		const upgrade = firing.filter(a => a.labels.alertname === 'HfxUpgradeRollbackRisk');
 		expect(upgrade.map(a => [a.labels.profile, a.labels.severity])).toEqual([['ops', 'warning']]);
-		expect(upgrade[0]!.annotations.summary).toContain('upgrading Hermes would put 1 chat(s) of profile ops at rollback risk');
+		expect(upgrade[0]!.annotations.summary).toContain(
+			'upgrading Hermes would put 1 chat(s) of profile ops at rollback risk',
+		);
 
 		// The dashboard's queries as Grafana sends them ("All" profiles): each evaluates, to series
 		// (but the backup ages, which are +Inf here: no backup exists).
-		const query = async (expr: string) => (await (await fetch(`http://127.0.0.1:${prometheusPort}/api/v1/query?query=${encodeURIComponent(expr)}`)).json()) as {status: string; error?: string; data: {result: unknown[]}};
+		const query = async (expr: string) =>
+			(await (
+				await fetch(`http://127.0.0.1:${prometheusPort}/api/v1/query?query=${encodeURIComponent(expr)}`)
+			).json()) as {status: string; error?: string; data: {result: unknown[]}};
 		const {panels} = dashboardQueries();
 		const results = await Promise.all(panels.map(async expr => ({expr, r: await query(withAllProfiles(expr))})));
 		expect(results.filter(({r}) => r.status !== 'success').map(({expr, r}) => `${expr}: ${r.error}`)).toEqual([]);
-		expect(results.filter(({expr, r}) => r.data.result.length === 0 && !expr.includes('< +Inf')).map(({expr}) => expr)).toEqual([]);
-		const profiles = (await (await fetch(`http://127.0.0.1:${prometheusPort}/api/v1/label/profile/values?match[]=hfx_store_info`)).json()) as {data: string[]};
+		expect(
+			results.filter(({expr, r}) => r.data.result.length === 0 && !expr.includes('< +Inf')).map(({expr}) => expr),
+		).toEqual([]);
+		const profiles = (await (
+			await fetch(`http://127.0.0.1:${prometheusPort}/api/v1/label/profile/values?match[]=hfx_store_info`)
+		).json()) as {data: string[]};
 		expect(profiles.data.sort()).toEqual(['columnless', 'default', 'halted', 'ops', 'rolled', 'signatures', 'work']);
 		// The README's join: the versions come from hfx_store_info.
-		const joined = await query('hfx_upgrade_rollback_risk_chats * on (instance, profile) group_left (schema, rule_set, build) hfx_store_info > 0');
-		expect(joined.data.result).toEqual([expect.objectContaining({metric: expect.objectContaining({profile: 'ops', schema: 'v25', rule_set: 'v25', build: 'unknown'})})]);
+		const joined = await query(
+			'hfx_upgrade_rollback_risk_chats * on (instance, profile) group_left (schema, rule_set, build) hfx_store_info > 0',
+		);
+		expect(joined.data.result).toEqual([
+			expect.objectContaining({
+				metric: expect.objectContaining({profile: 'ops', schema: 'v25', rule_set: 'v25', build: 'unknown'}),
+			}),
+		]);
 	}, 120_000);
 });

@@ -27,7 +27,14 @@ let chat = 0;
 /** A new keyed session: one "new session" event of its own in Activity. */
 async function newSession(): Promise<string> {
 	chat++;
-	const id = await writer!.create({source: 'telegram', userId: `u${chat}`, sessionKey: `agent:main:telegram:dm:${9000 + chat}`, chatId: String(9000 + chat), chatType: 'dm', startedAt: T0 + chat * 600});
+	const id = await writer!.create({
+		source: 'telegram',
+		userId: `u${chat}`,
+		sessionKey: `agent:main:telegram:dm:${9000 + chat}`,
+		chatId: String(9000 + chat),
+		chatType: 'dm',
+		startedAt: T0 + chat * 600,
+	});
 	return id;
 }
 

@@ -22,7 +22,9 @@ async function tuiHeld(db: string, count: number): Promise<string[]> {
 	const seen: string[] = [];
 	for (let i = 0; i < count; i++) {
 		for (const h of findHolders(db).holders.filter(h => h.cmdline.includes('hfx.js') && h.cmdline.includes(db))) {
-			seen.push(`pid ${h.pid}: ${[...h.files.map(f => `fd on ${f.role}`), ...h.locks.map(l => `${l.access} lock on ${l.role}`)].join(', ')}`);
+			seen.push(
+				`pid ${h.pid}: ${[...h.files.map(f => `fd on ${f.role}`), ...h.locks.map(l => `${l.access} lock on ${l.role}`)].join(', ')}`,
+			);
 		}
 
 		await new Promise(resolve => setTimeout(resolve, 100));
@@ -31,12 +33,19 @@ async function tuiHeld(db: string, count: number): Promise<string[]> {
 	return seen;
 }
 
-describe('the TUI and the agent\'s own operations', () => {
+describe("the TUI and the agent's own operations", () => {
 	it('journal-mode switch, every checkpoint mode and VACUUM succeed 5/5 each while the TUI follows; it shows their commits and holds nothing while idle', async () => {
 		const db = path.join(terminal.dir, 'state.db');
 		writer = new WriterProcess(db);
 		await writer.started();
-		const id = await writer.create({source: 'telegram', userId: 'u1', sessionKey: 'agent:main:telegram:dm:5', chatId: '5', chatType: 'dm', startedAt: T0});
+		const id = await writer.create({
+			source: 'telegram',
+			userId: 'u1',
+			sessionKey: 'agent:main:telegram:dm:5',
+			chatId: '5',
+			chatType: 'dm',
+			startedAt: T0,
+		});
 		await writer.send({op: 'conversation', id, count: 5, from: T0 + 1, to: T0 + 50});
 		// The agent stops; its own operations below open the store as it would.
 		await writer.send({op: 'close'}).catch(() => undefined);

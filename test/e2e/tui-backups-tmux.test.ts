@@ -13,11 +13,10 @@ import {ROOT} from '../helpers/writer.js';
 const terminal = tmuxTestFile('bk');
 const {session} = terminal;
 
-
-const waitForScreen = async (pattern: RegExp, timeoutMs = 20_000): Promise<string> => waitForScreenOf(session, pattern, timeoutMs);
+const waitForScreen = async (pattern: RegExp, timeoutMs = 20_000): Promise<string> =>
+	waitForScreenOf(session, pattern, timeoutMs);
 
 const sha = (file: string): string => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
-
 
 describe('the Backups pane in a real terminal', () => {
 	it('S takes a quick snapshot, then v verifies it, and the list shows each result', async () => {

@@ -28,7 +28,14 @@ const header = (text: string) => text.split('\n')[0]!;
 let n = 0;
 async function commit(w: WriterProcess): Promise<string> {
 	n++;
-	return w.create({source: 'telegram', userId: `u${n}`, sessionKey: `agent:main:telegram:dm:${n}`, chatId: String(n), chatType: 'dm', startedAt: T0 + n * 60});
+	return w.create({
+		source: 'telegram',
+		userId: `u${n}`,
+		sessionKey: `agent:main:telegram:dm:${n}`,
+		chatId: String(n),
+		chatType: 'dm',
+		startedAt: T0 + n * 60,
+	});
 }
 
 describe('the live file state follows the store', () => {
@@ -65,7 +72,7 @@ describe('the live file state follows the store', () => {
 		await screen(/EXIT=0/);
 	}, 60_000);
 
-	it('a store hfx opened with no agent, in rollback-journal mode, that the agent opens in WAL (a newer Hermes\' first open): header and pane follow', async () => {
+	it("a store hfx opened with no agent, in rollback-journal mode, that the agent opens in WAL (a newer Hermes' first open): header and pane follow", async () => {
 		const db = path.join(terminal.dir, 'first-open.db');
 		const w = new WriterProcess(db, {journal: 'delete'});
 		writers.push(w);

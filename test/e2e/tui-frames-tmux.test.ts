@@ -22,7 +22,8 @@ const {session} = terminal;
 const keys = (...k: string[]) => tmux('send-keys', '-t', session, ...k);
 /** The screen's rows as tmux shows them (not joined). */
 const rows = () => screenOf(session, false).split('\n');
-const waitRows = async (pattern: RegExp, timeoutMs = 15_000) => (await waitForScreenOf(session, pattern, timeoutMs, false)).split('\n');
+const waitRows = async (pattern: RegExp, timeoutMs = 15_000) =>
+	(await waitForScreenOf(session, pattern, timeoutMs, false)).split('\n');
 
 /** Every frame: the header on the first row, the tabs on the second, no row wider than the terminal. */
 function expectWhole(lines: string[], columns = 80): void {
@@ -76,7 +77,7 @@ describe('frames at 80x24', () => {
 		keys('?');
 		const first = await waitRows(/Keys — type to filter/);
 		expect(first.join('\n')).toMatch(/↓ \d+ more \(1–\d+ of \d+\)/);
-		expect(first.join('\n')).not.toContain('the timeline\'s first or last line');
+		expect(first.join('\n')).not.toContain("the timeline's first or last line");
 		keys('Down');
 		await waitRows(/↑ 1 above/);
 		keys('End');
@@ -92,7 +93,7 @@ describe('frames at 80x24', () => {
 		await waitForScreenOf(session, /EXIT=0/);
 	});
 
-	it('a finding\'s explanation wraps by default at 80 columns: none of its lines is cut with …', async () => {
+	it("a finding's explanation wraps by default at 80 columns: none of its lines is cut with …", async () => {
 		const db = copyIncident(path.join(terminal.dir, 'wrap'));
 		terminal.start(80, 24, `--db ${db}`);
 		await waitRows(/ROLLBACK RISK/);
@@ -128,7 +129,9 @@ describe('the demo says it is one', () => {
 		fs.mkdirSync(home, {recursive: true});
 		terminal.start(80, 24, '', {NO_COLOR: '1', FORCE_COLOR: '0', HOME: home, HERMES_HOME: ''});
 		const lines = await waitRows(/LIVE/);
-		expect(lines.join('\n')).toContain('no Hermes home here: this is the live DEMO. Yours: hfx --db PATH or --home DIR');
+		expect(lines.join('\n')).toContain(
+			'no Hermes home here: this is the live DEMO. Yours: hfx --db PATH or --home DIR',
+		);
 		expect(lines[0]).toContain('DEMO');
 		keys('q');
 		await waitForScreenOf(session, /EXIT=0/, 30_000);

@@ -15,7 +15,8 @@ import {screenOf, tmux, tmuxTestFile, waitForScreenOf} from '../helpers/tmux.js'
 
 const terminal = tmuxTestFile('home-bk');
 const {session} = terminal;
-const waitFor = async (pattern: RegExp, timeoutMs = 20_000): Promise<string> => waitForScreenOf(session, pattern, timeoutMs, false);
+const waitFor = async (pattern: RegExp, timeoutMs = 20_000): Promise<string> =>
+	waitForScreenOf(session, pattern, timeoutMs, false);
 const keys = (...k: string[]) => tmux('send-keys', '-t', session, ...k);
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** A CLI word as a pattern, its ages ("just now", "5s ago") any age: the pane reads a few seconds later. */
@@ -73,7 +74,7 @@ describe('the Backups pane on a root with profiles', () => {
 		await waitFor(/EXIT=0/);
 	}, 90_000);
 
-	it('--profile default keeps default\'s snapshots, as hfx backups --profile default does; at 80x24 each line names its kind', async () => {
+	it("--profile default keeps default's snapshots, as hfx backups --profile default does; at 80x24 each line names its kind", async () => {
 		const root = path.join(terminal.dir, 'root-narrow');
 		await rootWithBackups(root);
 		const rows = cliRows(['--home', root, '--profile', 'default']);
@@ -81,7 +82,9 @@ describe('the Backups pane on a root with profiles', () => {
 		// A profile the root does not have is refused (a typo would list no snapshot, silently): one line, exit 2.
 		const typo = hfx(['backups', '--home', root, '--profile', 'wrok']);
 		expect(typo.code).toBe(2);
-		expect(typo.stderr.trim().split('\n')).toEqual([expect.stringMatching(/profiles\/wrok: no profile "wrok" in this Hermes home\. Next: /)]);
+		expect(typo.stderr.trim().split('\n')).toEqual([
+			expect.stringMatching(/profiles\/wrok: no profile "wrok" in this Hermes home\. Next: /),
+		]);
 
 		terminal.start(80, 24, `--home ${root} --profile default`);
 		await waitFor(/\[1 ?Sessions]/);
@@ -89,7 +92,11 @@ describe('the Backups pane on a root with profiles', () => {
 		const pane = await waitFor(/hfx-archive/);
 		expect(pane).toMatch(new RegExp(`^[› ] ${escaped(rows[0]![0]!)} +hfx-archive +${worded(rows[0]![2]!)} `, 'm'));
 		expect(pane).not.toContain('snapshot (work)');
-		expect(screenOf(session, false).split('\n').every(l => l.length <= 80)).toBe(true);
+		expect(
+			screenOf(session, false)
+				.split('\n')
+				.every(l => l.length <= 80),
+		).toBe(true);
 		keys('q');
 		await waitFor(/EXIT=0/);
 	}, 90_000);

@@ -16,7 +16,8 @@ const terminal = tmuxTestFile('home-search', async () => {
 	await Promise.all(writers.splice(0).map(async w => w.kill()));
 });
 const {session} = terminal;
-const waitFor = async (pattern: RegExp, timeoutMs = 15_000): Promise<string> => waitForScreenOf(session, pattern, timeoutMs, false);
+const waitFor = async (pattern: RegExp, timeoutMs = 15_000): Promise<string> =>
+	waitForScreenOf(session, pattern, timeoutMs, false);
 const keys = (...k: string[]) => tmux('send-keys', '-t', session, ...k);
 
 /** The root, with the phrase in one message of a session of work's store; that session's id. */
@@ -25,7 +26,11 @@ async function rootWithPhrase(root: string): Promise<string> {
 	writers.push(made.main, made.work);
 	const id = await made.work.create({source: 'cli', startedAt: T0 + 100});
 	await made.work.send({op: 'conversation', id, count: 3, from: T0 + 101, to: T0 + 200});
-	await made.work.send({op: 'messages', id, messages: [{role: 'user', content: 'where is the quarterly Okavango report?', timestamp: T0 + 300}]});
+	await made.work.send({
+		op: 'messages',
+		id,
+		messages: [{role: 'user', content: 'where is the quarterly Okavango report?', timestamp: T0 + 300}],
+	});
 	return id;
 }
 
@@ -53,7 +58,11 @@ describe('content search on a root with profiles', () => {
 		expect(hits).toMatch(new RegExp(`^› \\S work +${id} .*quarterly »Okav`, 'm'));
 		expect(hits).toMatch(/^ +prof +row +chat/m);
 		expect(hits).toMatch(/on default/);
-		expect(screenOf(session, false).split('\n').every(l => l.length <= 80)).toBe(true);
+		expect(
+			screenOf(session, false)
+				.split('\n')
+				.every(l => l.length <= 80),
+		).toBe(true);
 
 		keys('Enter');
 		const detail = await waitFor(/where is the quarterly Okavango report\?/);
@@ -63,7 +72,7 @@ describe('content search on a root with profiles', () => {
 		await waitFor(/EXIT=0/);
 	}, 60_000);
 
-	it('--profile default narrows the search to default\'s store', async () => {
+	it("--profile default narrows the search to default's store", async () => {
 		const root = path.join(terminal.dir, 'root-narrow');
 		await rootWithPhrase(root);
 		terminal.start(80, 24, `--home ${root} --profile default`);

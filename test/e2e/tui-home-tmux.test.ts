@@ -17,7 +17,8 @@ const terminal = tmuxTestFile('home', async () => {
 });
 const {session} = terminal;
 const rows = (): string[] => screenOf(session, false).split('\n');
-const waitFor = async (pattern: RegExp, timeoutMs = 15_000): Promise<string> => waitForScreenOf(session, pattern, timeoutMs, false);
+const waitFor = async (pattern: RegExp, timeoutMs = 15_000): Promise<string> =>
+	waitForScreenOf(session, pattern, timeoutMs, false);
 
 /** The root (helpers/home-root.ts), its writers killed after each test. */
 async function homeRoot(root: string): Promise<{work: WriterProcess; quiet: string}> {
@@ -26,8 +27,11 @@ async function homeRoot(root: string): Promise<{work: WriterProcess; quiet: stri
 	return made;
 }
 
-describe.each([[80, 24], [140, 40]])('hfx on a root with profiles at %ix%i', (columns, height) => {
-	it('follows every profile: the risk written into work reaches the header, the banner and Findings, P shows work\'s sessions', async () => {
+describe.each([
+	[80, 24],
+	[140, 40],
+])('hfx on a root with profiles at %ix%i', (columns, height) => {
+	it("follows every profile: the risk written into work reaches the header, the banner and Findings, P shows work's sessions", async () => {
 		const root = path.join(terminal.dir, `root-${columns}`);
 		const {work, quiet} = await homeRoot(root);
 		terminal.start(columns, height, `--home ${root}`);

@@ -17,14 +17,18 @@ const terminal = tmuxTestFile('repair-clears', async () => {
 });
 const {session} = terminal;
 const keys = (...k: string[]) => tmux('send-keys', '-t', session, ...k);
-const rows = async (pattern: RegExp, timeoutMs = 15_000) => (await waitForScreenOf(session, pattern, timeoutMs, false)).split('\n');
+const rows = async (pattern: RegExp, timeoutMs = 15_000) =>
+	(await waitForScreenOf(session, pattern, timeoutMs, false)).split('\n');
 
 /** A whole frame: the header first, the tabs, the preview's title, every row within 80 columns. */
 function expectWhole(lines: string[]): void {
 	const frame = lines.join('\n');
 	expect(lines[0], frame).toMatch(/^ hfx · READ-ONLY · /);
 	expect(lines[1], frame).toMatch(/5 ?Findings/);
-	expect(lines.some(l => /^ Repair \S+/.test(l)), frame).toBe(true);
+	expect(
+		lines.some(l => /^ Repair \S+/.test(l)),
+		frame,
+	).toBe(true);
 	for (const line of lines) {
 		expect([...line].length, frame).toBeLessThanOrEqual(80);
 	}
@@ -36,7 +40,14 @@ describe('the repair preview as its preconditions clear', () => {
 		writer = new WriterProcess(db);
 		await writer.started();
 		const key = 'agent:main:telegram:dm:616161';
-		const donor = await writer.create({source: 'telegram', userId: 'u-op', sessionKey: key, chatId: '616161', chatType: 'dm', startedAt: T0});
+		const donor = await writer.create({
+			source: 'telegram',
+			userId: 'u-op',
+			sessionKey: key,
+			chatId: '616161',
+			chatType: 'dm',
+			startedAt: T0,
+		});
 		await writer.send({op: 'conversation', id: donor, count: 12, from: T0 + 5, to: T0 + 600});
 		const orphan = await writer.create({source: 'telegram', startedAt: T0 + 660});
 		await writer.send({op: 'conversation', id: orphan, count: 30, from: T0 + 670, to: T0 + 5000});

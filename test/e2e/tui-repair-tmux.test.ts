@@ -19,7 +19,8 @@ const terminal = tmuxTestFile('repair', async () => {
 const {session} = terminal;
 
 const screen = (): string => screenOf(session, false);
-const waitForScreen = async (pattern: RegExp, timeoutMs?: number): Promise<string> => waitForScreenOf(session, pattern, timeoutMs, false);
+const waitForScreen = async (pattern: RegExp, timeoutMs?: number): Promise<string> =>
+	waitForScreenOf(session, pattern, timeoutMs, false);
 
 const INDICATOR = /lines (\d+)–(\d+) of (\d+)/;
 
@@ -47,8 +48,14 @@ async function readWhole(): Promise<string[]> {
 	throw new Error('the indicator never reached the last line');
 }
 
-
-const ORIGIN = JSON.stringify({platform: 'telegram', chat_id: '515151', chat_type: 'dm', user_id: 'u-op', thread_id: null, note: 'an origin wider than any after cell of an 80-column terminal'});
+const ORIGIN = JSON.stringify({
+	platform: 'telegram',
+	chat_id: '515151',
+	chat_type: 'dm',
+	user_id: 'u-op',
+	thread_id: null,
+	note: 'an origin wider than any after cell of an 80-column terminal',
+});
 
 describe('the repair preview in an 80x24 terminal', () => {
 	it('reads whole by scrolling while a second process writes, then applies and the header moves', async () => {
@@ -56,11 +63,27 @@ describe('the repair preview in an 80x24 terminal', () => {
 		writer = new WriterProcess(db);
 		await writer.started();
 		const key = 'agent:main:telegram:dm:515151';
-		const donor = await writer.create({source: 'telegram', userId: 'u-op', sessionKey: key, chatId: '515151', chatType: 'dm', displayName: 'Operator', originJson: ORIGIN, startedAt: T0});
+		const donor = await writer.create({
+			source: 'telegram',
+			userId: 'u-op',
+			sessionKey: key,
+			chatId: '515151',
+			chatType: 'dm',
+			displayName: 'Operator',
+			originJson: ORIGIN,
+			startedAt: T0,
+		});
 		await writer.send({op: 'conversation', id: donor, count: 12, from: T0 + 5, to: T0 + 600});
 		const orphan = await writer.create({source: 'telegram', startedAt: T0 + 660});
 		await writer.send({op: 'conversation', id: orphan, count: 30, from: T0 + 670, to: T0 + 5000});
-		const other = await writer.create({source: 'discord', userId: 'u-x', sessionKey: 'agent:main:discord:dm:9', chatId: '9', chatType: 'dm', startedAt: T0 + 100});
+		const other = await writer.create({
+			source: 'discord',
+			userId: 'u-x',
+			sessionKey: 'agent:main:discord:dm:9',
+			chatId: '9',
+			chatType: 'dm',
+			startedAt: T0 + 100,
+		});
 
 		terminal.start(80, 24, `--db ${db}`);
 		await waitForScreen(/\[1 ?Sessions]/);
@@ -88,13 +111,25 @@ describe('the repair preview in an 80x24 terminal', () => {
 		}
 
 		expect(cell.join('')).toBe(ORIGIN);
-		for (const [column, after] of [['session_key', key], ['chat_id', '515151'], ['user_id', 'u-op'], ['display_name', 'Operator'], ['parent_session_id', donor], ['end_reason', 'superseded_by_repair']]) {
-			expect(body.some(l => new RegExp(`^ {5}${column}\\s+NULL\\s+${after}$`).test(l)), column).toBe(true);
+		for (const [column, after] of [
+			['session_key', key],
+			['chat_id', '515151'],
+			['user_id', 'u-op'],
+			['display_name', 'Operator'],
+			['parent_session_id', donor],
+			['end_reason', 'superseded_by_repair'],
+		]) {
+			expect(
+				body.some(l => new RegExp(`^ {5}${column}\\s+NULL\\s+${after}$`).test(l)),
+				column,
+			).toBe(true);
 		}
 
 		const flat = body.join('').replace(/\s+/g, '');
 		expect(flat).toContain('✗nootherprocessholdsstate.db,-walor-shm');
-		expect(flat).toContain(`stopthegatewayandeveryotherHermesprocessusingthisstore(pids${writer.pid})`.replace(/\s+/g, ''));
+		expect(flat).toContain(
+			`stopthegatewayandeveryotherHermesprocessusingthisstore(pids${writer.pid})`.replace(/\s+/g, ''),
+		);
 		expect(flat).toContain('✓noprocessholdsadeleted-walofthisdatabase');
 		expect(flat).toContain('averifiedsnapshotistaken');
 
@@ -107,7 +142,10 @@ describe('the repair preview in an 80x24 terminal', () => {
 		// Typed and submitted at once, as a paste: Enter submits what was typed, however fast it follows.
 		tmux('send-keys', '-t', session, '-l', orphan.split('_').at(-1)!);
 		tmux('send-keys', '-t', session, 'Enter');
-		const done = await waitForScreen(new RegExp(`Repair ${orphan} applied · undo available: hfx repair --undo \\d+`), 20_000);
+		const done = await waitForScreen(
+			new RegExp(`Repair ${orphan} applied · undo available: hfx repair --undo \\d+`),
+			20_000,
+		);
 		expect(done).toContain('Esc close');
 		expect(done).not.toContain('a apply');
 		const moved = await waitForScreen(new RegExp(`dv (?!${dvBefore} )\\d+ `), 5000);
@@ -123,7 +161,9 @@ describe('the repair preview in an 80x24 terminal', () => {
 	});
 
 	it('adopts a refused orphan from a candidate donor the operator picks in Findings (d), asking for both suffixes, in 80x24', async () => {
-		const {dbPath, ids} = buildScenario(SCENARIOS.find(s => s.id === 'R1-tip')!, 'v30', {dir: fs.mkdtempSync(path.join(terminal.dir, 'donor-'))});
+		const {dbPath, ids} = buildScenario(SCENARIOS.find(s => s.id === 'R1-tip')!, 'v30', {
+			dir: fs.mkdtempSync(path.join(terminal.dir, 'donor-')),
+		});
 		const suffix = (id: string) => id.split('_').at(-1)!;
 		terminal.start(80, 24, `--db ${dbPath}`);
 		await waitForScreen(/\[1 ?Sessions]/);
@@ -148,8 +188,12 @@ describe('the repair preview in an 80x24 terminal', () => {
 		await waitForScreen(/now owns/, 20_000);
 		const check = new Database(dbPath, {readonly: true});
 		try {
-			expect(check.prepare('SELECT session_key, parent_session_id FROM sessions WHERE id = ?').get(ids.orphan)).toEqual({session_key: 'agent:main:telegram:dm:777001', parent_session_id: ids.tip});
-			expect(check.prepare('SELECT end_reason FROM sessions WHERE id = ?').pluck().get(ids.tip)).toBe('superseded_by_repair');
+			expect(check.prepare('SELECT session_key, parent_session_id FROM sessions WHERE id = ?').get(ids.orphan)).toEqual(
+				{session_key: 'agent:main:telegram:dm:777001', parent_session_id: ids.tip},
+			);
+			expect(check.prepare('SELECT end_reason FROM sessions WHERE id = ?').pluck().get(ids.tip)).toBe(
+				'superseded_by_repair',
+			);
 		} finally {
 			check.close();
 		}

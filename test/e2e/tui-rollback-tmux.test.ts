@@ -8,7 +8,13 @@
  */
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {INCIDENT_ORPHAN, INCIDENT_ZOMBIE, INCIDENT_RESTART, copyIncident, incidentWriter} from '../helpers/post-restart.js';
+import {
+	INCIDENT_ORPHAN,
+	INCIDENT_ZOMBIE,
+	INCIDENT_RESTART,
+	copyIncident,
+	incidentWriter,
+} from '../helpers/post-restart.js';
 import {screenOf, tmux, tmuxTestFile, waitForScreenOf} from '../helpers/tmux.js';
 import type {WriterProcess} from '../helpers/writer.js';
 
@@ -45,16 +51,20 @@ describe('the TUI sees a rollback happen', () => {
 		const f = findings.split('\n');
 		expect(f[5]).toMatch(/^› ✗ ROLLED BACK agent:main:telegram:dm:777001/);
 		// The story wraps at 80 columns (issue #28 point 6): read whole, no line of it cut.
-		expect(findings).toMatch(/stranded: 20260807_052242_427c496c, 798 messages, 2026-08-07 05:22 UTC to\s+2026-08-\d\d \d\d:\d\d UTC/);
+		expect(findings).toMatch(
+			/stranded: 20260807_052242_427c496c, 798 messages, 2026-08-07 05:22 UTC to\s+2026-08-\d\d \d\d:\d\d UTC/,
+		);
 		// The story, the next step and ⏎ first; the evidence under them as room allows (hfx timeline and --json list it all).
-		expect(findings).toContain('evidence: keyless, with 798 messages, all inside the resumed row\'s silence');
+		expect(findings).toContain("evidence: keyless, with 798 messages, all inside the resumed row's silence");
 		expect(findings).toMatch(/since: 2 user turns \(4 messages\) written into 20260807_050620_46fab954/);
 		expect(findings).toContain('⏎ open 20260807_052242_427c496c');
 		expect(rows().every(l => l.length <= 80)).toBe(true);
 
 		// The whole story read wrapped without w (issue #28 point 6): the certainty and the adoption preview as the next step.
 		const wrapped = await waitForScreenOf(terminal.session, /certainty strong/, 5_000);
-		expect(wrapped).toMatch(/next: the skipped conversation is safe; preview its adoption with: hfx repair\s+--only 427c496c --donor 46fab954/);
+		expect(wrapped).toMatch(
+			/next: the skipped conversation is safe; preview its adoption with: hfx repair\s+--only 427c496c --donor 46fab954/,
+		);
 		tmux('send-keys', '-t', terminal.session, 'q');
 		await waitForScreenOf(terminal.session, /EXIT=0/);
 	}, 60_000);

@@ -18,7 +18,8 @@ const terminal = tmuxTestFile('search', async () => {
 	await writer?.kill();
 });
 const {session} = terminal;
-const waitForScreen = async (pattern: RegExp, timeoutMs?: number): Promise<string> => waitForScreenOf(session, pattern, timeoutMs);
+const waitForScreen = async (pattern: RegExp, timeoutMs?: number): Promise<string> =>
+	waitForScreenOf(session, pattern, timeoutMs);
 const keys = (...k: string[]) => tmux('send-keys', '-t', session, ...k);
 
 describe('content search in the TUI', () => {
@@ -28,12 +29,23 @@ describe('content search in the TUI', () => {
 		await writer.started();
 		await writer.send({op: 'exec', sql: ftsSql('external')});
 		const key = 'agent:main:telegram:dm:777';
-		const donor = await writer.create({source: 'telegram', userId: 'u7', sessionKey: key, chatId: '777', chatType: 'dm', startedAt: T0});
+		const donor = await writer.create({
+			source: 'telegram',
+			userId: 'u7',
+			sessionKey: key,
+			chatId: '777',
+			chatType: 'dm',
+			startedAt: T0,
+		});
 		await writer.send({op: 'conversation', id: donor, count: 10, from: T0 + 5, to: T0 + 300});
 		await writer.send({op: 'routing', key, id: donor, at: T0 + 300});
 		const orphan = await writer.create({source: 'telegram', startedAt: T0 + 360});
 		await writer.send({op: 'conversation', id: orphan, count: 6, from: T0 + 365, to: T0 + 900});
-		await writer.send({op: 'messages', id: orphan, messages: [{role: 'user', content: 'did the invoice for Zanzibar get paid?', timestamp: T0 + 950}]});
+		await writer.send({
+			op: 'messages',
+			id: orphan,
+			messages: [{role: 'user', content: 'did the invoice for Zanzibar get paid?', timestamp: T0 + 950}],
+		});
 		// The writer gone (SIGKILL: its -wal and -shm left, no owner): hfx reads private copies, and every byte must stay.
 		await writer.kill();
 		const before = evidenceState(terminal.dir);

@@ -18,7 +18,8 @@ const terminal = tmuxTestFile('timeline', async () => {
 const {session} = terminal;
 
 const screen = (): string => screenOf(session, false);
-const waitForScreen = async (pattern: RegExp, timeoutMs?: number): Promise<string> => waitForScreenOf(session, pattern, timeoutMs, false);
+const waitForScreen = async (pattern: RegExp, timeoutMs?: number): Promise<string> =>
+	waitForScreenOf(session, pattern, timeoutMs, false);
 const keys = (...k: string[]) => tmux('send-keys', '-t', session, ...k);
 
 /** Esc, then the pane again: the tabs stay on screen under the view, so wait for the view's title to go. */
@@ -43,11 +44,26 @@ const ORPHAN = '20260807_001100_abcdef01';
 async function beforeTheRestart(db: string): Promise<{keyed: string; other: string}> {
 	writer = new WriterProcess(db);
 	await writer.started();
-	const keyed = await writer.create({source: 'telegram', userId: 'u-op', sessionKey: KEY, chatId: '616161', chatType: 'dm', displayName: 'Operator', startedAt: T0});
+	const keyed = await writer.create({
+		source: 'telegram',
+		userId: 'u-op',
+		sessionKey: KEY,
+		chatId: '616161',
+		chatType: 'dm',
+		displayName: 'Operator',
+		startedAt: T0,
+	});
 	await writer.send({op: 'conversation', id: keyed, count: 12, from: T0 + 5, to: T0 + 600});
 	await writer.create({id: ORPHAN, source: 'telegram', userId: 'u-op', startedAt: T0 + 660});
 	await writer.send({op: 'conversation', id: ORPHAN, count: 30, from: T0 + 670, to: T0 + 5000});
-	const other = await writer.create({source: 'discord', userId: 'u-x', sessionKey: 'agent:main:discord:dm:9', chatId: '9', chatType: 'dm', startedAt: T0 + 100});
+	const other = await writer.create({
+		source: 'discord',
+		userId: 'u-x',
+		sessionKey: 'agent:main:discord:dm:9',
+		chatId: '9',
+		chatType: 'dm',
+		startedAt: T0 + 100,
+	});
 	await writer.send({op: 'conversation', id: other, count: 4, from: T0 + 110, to: T0 + 400});
 	return {keyed, other};
 }

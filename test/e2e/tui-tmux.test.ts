@@ -18,14 +18,17 @@ const terminal = tmuxTestFile('tui', async () => {
 const {session} = terminal;
 
 const screen = (): string => screenOf(session);
-const waitForScreen = async (pattern: RegExp, timeoutMs?: number): Promise<string> => waitForScreenOf(session, pattern, timeoutMs);
+const waitForScreen = async (pattern: RegExp, timeoutMs?: number): Promise<string> =>
+	waitForScreenOf(session, pattern, timeoutMs);
 
 /** The rows of the Sessions list on screen, once `ready` holds for them. */
 async function waitForRows(ready: (rows: string[]) => boolean, timeoutMs = 15_000): Promise<string[]> {
 	const end = Date.now() + timeoutMs;
 	let rows: string[] = [];
 	while (Date.now() < end) {
-		rows = screen().split('\n').filter(l => /^(› | {2})\S\s+\d{8}_/.test(l));
+		rows = screen()
+			.split('\n')
+			.filter(l => /^(› | {2})\S\s+\d{8}_/.test(l));
 		if (ready(rows)) {
 			return rows;
 		}
@@ -36,14 +39,20 @@ async function waitForRows(ready: (rows: string[]) => boolean, timeoutMs = 15_00
 	throw new Error(`rows never matched; last rows:\n${rows.join('\n')}`);
 }
 
-
 describe('hfx in a real terminal', () => {
 	it('shows a new message, a rotation and the rollback-risk banner as a second process commits', async () => {
 		const db = path.join(terminal.dir, 'state.db');
 		writer = new WriterProcess(db);
 		await writer.started();
 		const key = 'agent:main:telegram:dm:424242';
-		const identity = {source: 'telegram', userId: 'u-op', sessionKey: key, chatId: '424242', chatType: 'dm', displayName: 'Operator'};
+		const identity = {
+			source: 'telegram',
+			userId: 'u-op',
+			sessionKey: key,
+			chatId: '424242',
+			chatType: 'dm',
+			displayName: 'Operator',
+		};
 		const first = await writer.create({...identity, startedAt: T0});
 		await writer.send({op: 'conversation', id: first, count: 12, from: T0 + 5, to: T0 + 600});
 
@@ -86,7 +95,16 @@ describe('hfx in a real terminal', () => {
 		writer = new WriterProcess(db);
 		await writer.started();
 		const title = '🚀 部署 check';
-		const wide = await writer.create({source: 'telegram', userId: 'u-w', sessionKey: 'agent:main:telegram:dm:777', chatId: '777', chatType: 'dm', displayName: 'Wide', title, startedAt: T0});
+		const wide = await writer.create({
+			source: 'telegram',
+			userId: 'u-w',
+			sessionKey: 'agent:main:telegram:dm:777',
+			chatId: '777',
+			chatType: 'dm',
+			displayName: 'Wide',
+			title,
+			startedAt: T0,
+		});
 		await writer.send({op: 'conversation', id: wide, count: 3, from: T0 + 5, to: T0 + 60});
 
 		terminal.start(140, 30, `--db ${db}`, {FORCE_COLOR: '1'});
@@ -109,7 +127,14 @@ describe('hfx in a real terminal', () => {
 		const db = path.join(terminal.dir, 'mono.db');
 		writer = new WriterProcess(db);
 		await writer.started();
-		const id = await writer.create({source: 'telegram', userId: 'u-m', sessionKey: 'agent:main:telegram:dm:41', chatId: '41', chatType: 'dm', startedAt: T0});
+		const id = await writer.create({
+			source: 'telegram',
+			userId: 'u-m',
+			sessionKey: 'agent:main:telegram:dm:41',
+			chatId: '41',
+			chatType: 'dm',
+			startedAt: T0,
+		});
 		await writer.send({op: 'conversation', id, count: 3, from: T0 + 5, to: T0 + 60});
 		const colours = async (flag: string): Promise<number> => {
 			terminal.start(120, 30, `--db ${db} ${flag}`, {FORCE_COLOR: '', NO_COLOR: ''});
@@ -130,7 +155,14 @@ describe('hfx in a real terminal', () => {
 		const db = path.join(terminal.dir, 'pane.db');
 		writer = new WriterProcess(db);
 		await writer.started();
-		const id = await writer.create({source: 'telegram', userId: 'u-p', sessionKey: 'agent:main:telegram:dm:51', chatId: '51', chatType: 'dm', startedAt: T0});
+		const id = await writer.create({
+			source: 'telegram',
+			userId: 'u-p',
+			sessionKey: 'agent:main:telegram:dm:51',
+			chatId: '51',
+			chatType: 'dm',
+			startedAt: T0,
+		});
 		await writer.send({op: 'conversation', id, count: 3, from: T0 + 5, to: T0 + 60});
 		terminal.start(100, 30, `--db ${db} --pane Routing`, {NO_COLOR: '1'});
 		const shown = await waitForScreen(/\[4 Routing]/);
@@ -146,7 +178,16 @@ describe('hfx in a real terminal', () => {
 		const sources = ['telegram', 'discord', 'slack', 'whatsapp'];
 		const ids: string[] = [];
 		for (const [i, source] of sources.entries()) {
-			ids.push(await writer.create({source, userId: `u-${i}`, sessionKey: `agent:main:${source}:dm:6${i}`, chatId: `6${i}`, chatType: 'dm', startedAt: T0 + i}));
+			ids.push(
+				await writer.create({
+					source,
+					userId: `u-${i}`,
+					sessionKey: `agent:main:${source}:dm:6${i}`,
+					chatId: `6${i}`,
+					chatType: 'dm',
+					startedAt: T0 + i,
+				}),
+			);
 			await writer.send({op: 'conversation', id: ids[i]!, count: 2, from: T0 + 10 + i, to: T0 + 20 + i});
 		}
 
@@ -159,7 +200,13 @@ describe('hfx in a real terminal', () => {
 		const places = new Set<number>();
 		for (let i = 0; i < 20; i++) {
 			const written = ids[(i * 3 + 1) % ids.length]!;
-			await writer.send({op: 'conversation', id: written, count: 1, from: T0 + 1000 * (i + 1), to: T0 + 1000 * (i + 1)});
+			await writer.send({
+				op: 'conversation',
+				id: written,
+				count: 1,
+				from: T0 + 1000 * (i + 1),
+				to: T0 + 1000 * (i + 1),
+			});
 			// Once the TUI has the commit the written session is on top; the cursor is still on discord.
 			const lines = await waitForRows(rows => rows[0]?.includes(written) ?? false);
 			const at = lines.findIndex(l => l.startsWith('› '));
@@ -178,7 +225,14 @@ describe('hfx in a real terminal', () => {
 		const db = path.join(terminal.dir, 'early.db');
 		writer = new WriterProcess(db);
 		await writer.started();
-		const id = await writer.create({source: 'telegram', userId: 'u-e', sessionKey: 'agent:main:telegram:dm:31', chatId: '31', chatType: 'dm', startedAt: T0});
+		const id = await writer.create({
+			source: 'telegram',
+			userId: 'u-e',
+			sessionKey: 'agent:main:telegram:dm:31',
+			chatId: '31',
+			chatType: 'dm',
+			startedAt: T0,
+		});
 		await writer.send({op: 'conversation', id, count: 3, from: T0 + 5, to: T0 + 60});
 
 		// The q is in the terminal's input before Node has even started.
@@ -187,95 +241,133 @@ describe('hfx in a real terminal', () => {
 		await waitForScreen(/EXIT=0/, 10_000);
 	});
 
-	it.each([[80, 24], [140, 40]] as const)('at %ix%i: Activity folds the commits into bursts and stays short, rotations stand out, no id is cut, the counter keeps off the header', async (columns, rows) => {
-		const db = path.join(terminal.dir, `small-${columns}.db`);
-		writer = new WriterProcess(db);
-		await writer.started();
-		// More sessions than the table shows, so that it scrolls.
-		const ids: string[] = [];
-		for (let i = 0; i < rows; i++) {
-			ids.push(await writer.create({source: i % 2 ? 'discord' : 'telegram', userId: `u-${i}`, sessionKey: `agent:main:${i % 2 ? 'discord' : 'telegram'}:dm:10000000${i}`, chatId: `10000000${i}`, chatType: 'dm', displayName: `Chat number ${i}`, title: `a long title for session ${i}`, startedAt: T0 + i}));
-			await writer.send({op: 'conversation', id: ids[i]!, count: 2, from: T0 + 10 + i, to: T0 + 20 + i});
-		}
-
-		terminal.start(columns, rows, `--db ${db}`);
-		await waitForScreen(/\[?1 ?Sessions]?/);
-		tmux('send-keys', '-t', session, '7');
-		await waitForScreen(/activity since hfx started/);
-		const seen: string[] = [];
-		const look = () => {
-			const now = screen();
-			seen.push(now);
-			return now;
-		};
-
-		// 30 commits of a message or two in three chats, a few tens of ms apart: one burst.
-		const busy = ids.slice(0, 3);
-		for (let i = 0; i < 30; i++) {
-			await writer.send({op: 'conversation', id: busy[i % 3]!, count: 1 + (i % 2), from: T0 + 1000 + i, to: T0 + 1000 + i});
-			await new Promise(resolve => setTimeout(resolve, 40));
-			if (i % 5 === 0) {
-				look();
+	it.each([
+		[80, 24],
+		[140, 40],
+	] as const)(
+		'at %ix%i: Activity folds the commits into bursts and stays short, rotations stand out, no id is cut, the counter keeps off the header',
+		async (columns, rows) => {
+			const db = path.join(terminal.dir, `small-${columns}.db`);
+			writer = new WriterProcess(db);
+			await writer.started();
+			// More sessions than the table shows, so that it scrolls.
+			const ids: string[] = [];
+			for (let i = 0; i < rows; i++) {
+				ids.push(
+					await writer.create({
+						source: i % 2 ? 'discord' : 'telegram',
+						userId: `u-${i}`,
+						sessionKey: `agent:main:${i % 2 ? 'discord' : 'telegram'}:dm:10000000${i}`,
+						chatId: `10000000${i}`,
+						chatType: 'dm',
+						displayName: `Chat number ${i}`,
+						title: `a long title for session ${i}`,
+						startedAt: T0 + i,
+					}),
+				);
+				await writer.send({op: 'conversation', id: ids[i]!, count: 2, from: T0 + 10 + i, to: T0 + 20 + i});
 			}
-		}
 
-		const burst = await waitForScreen(/\d\d:\d\d:\d\d–\d\d:\d\d:\d\d +· \+45 messages in 3 sessions/);
-		seen.push(burst);
-		// A compression rotation of the first chat stands out on its own line.
-		const key = `agent:main:telegram:dm:100000000`;
-		await writer.send({op: 'end', id: ids[0]!, at: T0 + 1100, reason: 'compression'});
-		const tip = await writer.create({source: 'telegram', userId: 'u-0', sessionKey: key, chatId: '100000000', chatType: 'dm', parentSessionId: ids[0]!, startedAt: T0 + 1101});
-		await writer.send({op: 'conversation', id: tip, count: 3, from: T0 + 1110, to: T0 + 5000});
-		ids.push(tip);
-		const rotated = await waitForScreen(new RegExp(`▶ ROTATED +${ids[0]} → ${tip}`));
-		seen.push(rotated);
-		const activityRows = rotated.split('\n').filter(l => /^(› | {2})\d\d:\d\d:\d\d/.test(l));
-		// 33 commits: a burst or two and the rotation (its parent's end said by the rotation's line).
-		expect(activityRows.length, rotated).toBeLessThanOrEqual(4);
-		expect(activityRows.length).toBeGreaterThanOrEqual(2);
-		expect(activityRows.filter(l => l.includes('ROTATED'))).toHaveLength(1);
+			terminal.start(columns, rows, `--db ${db}`);
+			await waitForScreen(/\[?1 ?Sessions]?/);
+			tmux('send-keys', '-t', session, '7');
+			await waitForScreen(/activity since hfx started/);
+			const seen: string[] = [];
+			const look = () => {
+				const now = screen();
+				seen.push(now);
+				return now;
+			};
 
-		// The incident, for the banner: the tip falls quiet and a minute later the chat goes on in a
-		// keyless row (every other chat fell quiet long before: the tip is its one donor).
-		const orphan = await writer.create({source: 'telegram', startedAt: T0 + 5060});
-		await writer.send({op: 'conversation', id: orphan, count: 5, from: T0 + 5070, to: T0 + 9000});
-		ids.push(orphan);
-		seen.push(await waitForScreen(/ROLLBACK RISK/));
-		tmux('send-keys', '-t', session, '1');
-		const table = await waitForScreen(/\d+–\d+\/\d+ · \d+ sessions/);
-		seen.push(table);
-
-		for (const shown of seen) {
-			expect(shown).not.toMatch(/data_version|-1 →/);
-			for (const [run] of shown.matchAll(/\d{8}_[\d_a-f]*/g)) {
-				expect(run, shown).toMatch(/^\d{8}_\d{6}_[0-9a-f]{8}$/);
-				expect(ids, shown).toContain(run);
+			// 30 commits of a message or two in three chats, a few tens of ms apart: one burst.
+			const busy = ids.slice(0, 3);
+			for (let i = 0; i < 30; i++) {
+				await writer.send({
+					op: 'conversation',
+					id: busy[i % 3]!,
+					count: 1 + (i % 2),
+					from: T0 + 1000 + i,
+					to: T0 + 1000 + i,
+				});
+				await new Promise(resolve => setTimeout(resolve, 40));
+				if (i % 5 === 0) {
+					look();
+				}
 			}
-		}
 
-		const lines = table.split('\n');
-		const header = lines.find(l => /^\s+id\s+source\s+/.test(l))!;
-		expect(header, table).toBeDefined();
-		expect(header).not.toMatch(/\d+\/\d+/);
-		const banner = lines.find(l => l.includes('ROLLBACK RISK'))!;
-		// The worst chat's rows whole at 140 columns; at 80 by their suffix (as hfx repair --only takes them), never a cut id.
-		expect(banner).toMatch(columns === 80 ? /skips \d+ msgs in [0-9a-f]{8}\b/ : /\d{8}_\d{6}_[0-9a-f]{8}/);
-		if (columns === 80) {
-			expect(header).not.toMatch(/title|tokens|started/);
-		} else {
-			expect(header).toMatch(/title.*started.*tokens/);
-		}
+			const burst = await waitForScreen(/\d\d:\d\d:\d\d–\d\d:\d\d:\d\d +· \+45 messages in 3 sessions/);
+			seen.push(burst);
+			// A compression rotation of the first chat stands out on its own line.
+			const key = `agent:main:telegram:dm:100000000`;
+			await writer.send({op: 'end', id: ids[0]!, at: T0 + 1100, reason: 'compression'});
+			const tip = await writer.create({
+				source: 'telegram',
+				userId: 'u-0',
+				sessionKey: key,
+				chatId: '100000000',
+				chatType: 'dm',
+				parentSessionId: ids[0]!,
+				startedAt: T0 + 1101,
+			});
+			await writer.send({op: 'conversation', id: tip, count: 3, from: T0 + 1110, to: T0 + 5000});
+			ids.push(tip);
+			const rotated = await waitForScreen(new RegExp(`▶ ROTATED +${ids[0]} → ${tip}`));
+			seen.push(rotated);
+			const activityRows = rotated.split('\n').filter(l => /^(› | {2})\d\d:\d\d:\d\d/.test(l));
+			// 33 commits: a burst or two and the rotation (its parent's end said by the rotation's line).
+			expect(activityRows.length, rotated).toBeLessThanOrEqual(4);
+			expect(activityRows.length).toBeGreaterThanOrEqual(2);
+			expect(activityRows.filter(l => l.includes('ROTATED'))).toHaveLength(1);
 
-		tmux('send-keys', '-t', session, 'q');
-		await waitForScreen(/EXIT=0/);
-	});
+			// The incident, for the banner: the tip falls quiet and a minute later the chat goes on in a
+			// keyless row (every other chat fell quiet long before: the tip is its one donor).
+			const orphan = await writer.create({source: 'telegram', startedAt: T0 + 5060});
+			await writer.send({op: 'conversation', id: orphan, count: 5, from: T0 + 5070, to: T0 + 9000});
+			ids.push(orphan);
+			seen.push(await waitForScreen(/ROLLBACK RISK/));
+			tmux('send-keys', '-t', session, '1');
+			const table = await waitForScreen(/\d+–\d+\/\d+ · \d+ sessions/);
+			seen.push(table);
+
+			for (const shown of seen) {
+				expect(shown).not.toMatch(/data_version|-1 →/);
+				for (const [run] of shown.matchAll(/\d{8}_[\d_a-f]*/g)) {
+					expect(run, shown).toMatch(/^\d{8}_\d{6}_[0-9a-f]{8}$/);
+					expect(ids, shown).toContain(run);
+				}
+			}
+
+			const lines = table.split('\n');
+			const header = lines.find(l => /^\s+id\s+source\s+/.test(l))!;
+			expect(header, table).toBeDefined();
+			expect(header).not.toMatch(/\d+\/\d+/);
+			const banner = lines.find(l => l.includes('ROLLBACK RISK'))!;
+			// The worst chat's rows whole at 140 columns; at 80 by their suffix (as hfx repair --only takes them), never a cut id.
+			expect(banner).toMatch(columns === 80 ? /skips \d+ msgs in [0-9a-f]{8}\b/ : /\d{8}_\d{6}_[0-9a-f]{8}/);
+			if (columns === 80) {
+				expect(header).not.toMatch(/title|tokens|started/);
+			} else {
+				expect(header).toMatch(/title.*started.*tokens/);
+			}
+
+			tmux('send-keys', '-t', session, 'q');
+			await waitForScreen(/EXIT=0/);
+		},
+	);
 
 	it('shows no rollback risk at any moment through 5 compression rotations written live (the banner and Findings stay clear)', async () => {
 		const db = path.join(terminal.dir, 'rotations.db');
 		writer = new WriterProcess(db);
 		await writer.started();
 		const key = 'agent:main:discord:group:9001';
-		const identity = {source: 'discord', userId: 'u-bob', sessionKey: key, chatId: '9001', chatType: 'group', displayName: '#ops'};
+		const identity = {
+			source: 'discord',
+			userId: 'u-bob',
+			sessionKey: key,
+			chatId: '9001',
+			chatType: 'group',
+			displayName: '#ops',
+		};
 		let current = await writer.create({...identity, startedAt: T0});
 		await writer.send({op: 'routing', key, id: current, at: T0});
 		await writer.send({op: 'conversation', id: current, count: 6, from: T0 + 5, to: T0 + 60});
@@ -312,7 +404,14 @@ describe('hfx in a real terminal', () => {
 		const db = path.join(terminal.dir, 'filter.db');
 		writer = new WriterProcess(db);
 		await writer.started();
-		const id = await writer.create({source: 'telegram', userId: 'u-f', sessionKey: 'agent:main:telegram:dm:61', chatId: '61', chatType: 'dm', startedAt: T0});
+		const id = await writer.create({
+			source: 'telegram',
+			userId: 'u-f',
+			sessionKey: 'agent:main:telegram:dm:61',
+			chatId: '61',
+			chatType: 'dm',
+			startedAt: T0,
+		});
 		await writer.send({op: 'conversation', id, count: 3, from: T0 + 5, to: T0 + 60});
 		terminal.start(120, 30, `--db ${db}`);
 		await waitForScreen(/\[1 Sessions]/);
@@ -346,7 +445,14 @@ describe('hfx in a real terminal', () => {
 		const db = path.join(terminal.dir, 'habits.db');
 		writer = new WriterProcess(db);
 		await writer.started();
-		const id = await writer.create({source: 'telegram', userId: 'u-h', sessionKey: 'agent:main:telegram:dm:71', chatId: '71', chatType: 'dm', startedAt: T0});
+		const id = await writer.create({
+			source: 'telegram',
+			userId: 'u-h',
+			sessionKey: 'agent:main:telegram:dm:71',
+			chatId: '71',
+			chatType: 'dm',
+			startedAt: T0,
+		});
 		await writer.send({op: 'conversation', id, count: 3, from: T0 + 5, to: T0 + 60});
 		terminal.start(80, 24, `--db ${db}`);
 		const first = await waitForScreen(/\[1 ?Sessions]/);
@@ -355,7 +461,9 @@ describe('hfx in a real terminal', () => {
 		expect(dv0, first).toBeDefined();
 		// Point 6: the writer commits 200 messages; the header's data_version and WAL size follow.
 		await writer.send({op: 'conversation', id, count: 200, from: T0 + 100, to: T0 + 900});
-		const moved = await waitForScreen(new RegExp(`dv (?!${dv0} )\\d+ · WAL (?!${wal0!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} )`));
+		const moved = await waitForScreen(
+			new RegExp(`dv (?!${dv0} )\\d+ · WAL (?!${wal0!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} )`),
+		);
 		expect(header(moved)[1]).not.toBe(wal0);
 		// Point 9: h/l and the arrows switch panes as Tab does.
 		tmux('send-keys', '-t', session, 'l');

@@ -25,17 +25,30 @@ const terminal = tmuxTestFile('undo', async () => {
 });
 const {session} = terminal;
 const keys = (...k: string[]) => tmux('send-keys', '-t', session, ...k);
-const waitFor = async (pattern: RegExp, timeoutMs?: number): Promise<string> => waitForScreenOf(session, pattern, timeoutMs);
+const waitFor = async (pattern: RegExp, timeoutMs?: number): Promise<string> =>
+	waitForScreenOf(session, pattern, timeoutMs);
 
 /** An adoptable orphan in a store a second process wrote, then stopped cleanly (no -wal left; the live view reads a private copy of a stopped WAL store, a rollback-journal store in place). */
-async function orphanStore(name: string, chat: string, journal: 'wal' | 'delete' = 'wal'): Promise<{db: string; orphan: string; donor: string; key: string}> {
+async function orphanStore(
+	name: string,
+	chat: string,
+	journal: 'wal' | 'delete' = 'wal',
+): Promise<{db: string; orphan: string; donor: string; key: string}> {
 	const dir = path.join(terminal.dir, name);
 	fs.mkdirSync(dir);
 	const db = path.join(dir, 'state.db');
 	writer = new WriterProcess(db, {journal});
 	await writer.started();
 	const key = `agent:main:telegram:dm:${chat}`;
-	const donor = await writer.create({source: 'telegram', userId: 'u-op', sessionKey: key, chatId: chat, chatType: 'dm', displayName: 'Operator', startedAt: T0});
+	const donor = await writer.create({
+		source: 'telegram',
+		userId: 'u-op',
+		sessionKey: key,
+		chatId: chat,
+		chatType: 'dm',
+		displayName: 'Operator',
+		startedAt: T0,
+	});
 	await writer.send({op: 'conversation', id: donor, count: 12, from: T0 + 5, to: T0 + 600});
 	const orphan = await writer.create({source: 'telegram', startedAt: T0 + 660});
 	await writer.send({op: 'conversation', id: orphan, count: 30, from: T0 + 670, to: T0 + 5000});
@@ -54,10 +67,15 @@ function keyOf(db: string, id: string): unknown {
 }
 
 function trail(db: string): Array<Record<string, unknown>> {
-	return fs.readFileSync(path.join(path.dirname(db), 'hfx-audit.jsonl'), 'utf8').split('\n').filter(Boolean).map(l => JSON.parse(l) as Record<string, unknown>);
+	return fs
+		.readFileSync(path.join(path.dirname(db), 'hfx-audit.jsonl'), 'utf8')
+		.split('\n')
+		.filter(Boolean)
+		.map(l => JSON.parse(l) as Record<string, unknown>);
 }
 
-const sha = (file: string): string | null => (fs.existsSync(file) ? crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex') : null);
+const sha = (file: string): string | null =>
+	fs.existsSync(file) ? crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex') : null;
 const storeBytes = (db: string) => ({db: sha(db), wal: sha(`${db}-wal`), shm: sha(`${db}-shm`)});
 
 describe('undo in the TUI', () => {
@@ -116,7 +134,7 @@ describe('undo in the TUI', () => {
 		await waitFor(/EXIT=0/);
 	});
 
-	it('u in Findings lists the audit trail\'s applied repairs (one by the CLI); cells changed since are refused with 0 bytes changed', async () => {
+	it("u in Findings lists the audit trail's applied repairs (one by the CLI); cells changed since are refused with 0 bytes changed", async () => {
 		const {db, orphan, key} = await orphanStore('changed-since', '727272');
 		const apply = hfx(['repair', '--db', db, '--apply', '--yes']);
 		expect(apply.code, apply.stdout + apply.stderr).toBe(0);
@@ -133,7 +151,9 @@ describe('undo in the TUI', () => {
 		keys('5');
 		await waitFor(/\[5 ?Findings/);
 		keys('u');
-		const listed = await waitFor(new RegExp(`the audit trail: one applied repair can be undone[\\s\\S]*› entry ${seq} · .* adopted ${orphan}`));
+		const listed = await waitFor(
+			new RegExp(`the audit trail: one applied repair can be undone[\\s\\S]*› entry ${seq} · .* adopted ${orphan}`),
+		);
 		expect(listed).toContain(`Undo repair entry ${seq} · preview`);
 		await waitFor(/✓ no other process holds state\.db/);
 		const before = storeBytes(db);
@@ -159,7 +179,12 @@ describe('undo in the TUI', () => {
 		expect(apply.code, apply.stdout + apply.stderr).toBe(0);
 		const seq = /--undo (\d+)/.exec(apply.stdout)![1]!;
 		// The live view stopped inside one of its reads (the store open), as a read of a large store lasts.
-		terminal.start(80, 24, `--db ${db}`, {NO_COLOR: '1', FORCE_COLOR: '0', HFX_TEST_PAUSE_AT: 'live-read', HFX_TEST_PAUSE_MS: '20000'});
+		terminal.start(80, 24, `--db ${db}`, {
+			NO_COLOR: '1',
+			FORCE_COLOR: '0',
+			HFX_TEST_PAUSE_AT: 'live-read',
+			HFX_TEST_PAUSE_MS: '20000',
+		});
 		await waitFor(/\[1 ?Sessions]/, 30_000);
 		// C-l: the live view re-reads the store now, and stops inside that read.
 		keys('C-l');
@@ -182,7 +207,7 @@ describe('undo in the TUI', () => {
 		expect(screenOf(session)).toBeDefined();
 	});
 
-	it('the TUI\'s undo while a second hfx live view reads the store: its checklist names that live view and its pid, never the gateway; undo stays disabled until it lets go', async () => {
+	it("the TUI's undo while a second hfx live view reads the store: its checklist names that live view and its pid, never the gateway; undo stays disabled until it lets go", async () => {
 		const {db} = await orphanStore('held-by-second-tui', '747474', 'delete');
 		const apply = hfx(['repair', '--db', db, '--apply', '--yes']);
 		expect(apply.code, apply.stdout + apply.stderr).toBe(0);
@@ -194,7 +219,21 @@ describe('undo in the TUI', () => {
 		await waitFor(/✓ no other process holds state\.db/);
 		// A second live view, stopped inside one of its reads (C-l) for 8 s.
 		const second = `${session}-second`;
-		tmux('new-session', '-d', '-s', second, '-x', '80', '-y', '24', '-e', 'HFX_TEST_PAUSE_AT=live-read', '-e', 'HFX_TEST_PAUSE_MS=8000', `'${process.execPath}' ${path.join(ROOT, 'dist/hfx.js')} --db ${db}; sleep 60`);
+		tmux(
+			'new-session',
+			'-d',
+			'-s',
+			second,
+			'-x',
+			'80',
+			'-y',
+			'24',
+			'-e',
+			'HFX_TEST_PAUSE_AT=live-read',
+			'-e',
+			'HFX_TEST_PAUSE_MS=8000',
+			`'${process.execPath}' ${path.join(ROOT, 'dist/hfx.js')} --db ${db}; sleep 60`,
+		);
 		try {
 			await waitForScreenOf(second, /\[1 ?Sessions]/);
 			tmux('send-keys', '-t', second, 'C-l');

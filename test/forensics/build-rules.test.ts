@@ -3,7 +3,14 @@
  * (forensics/build-rules.ts over forensics/rule-changes.ts), and `hermes --version`'s words.
  */
 import {describe, expect, it} from 'vitest';
-import {type HermesBuild, buildLabel, inclusionOf, resolveBuildRules, variantsCanDiffer, versionParts} from '../../source/forensics/build-rules.js';
+import {
+	type HermesBuild,
+	buildLabel,
+	inclusionOf,
+	resolveBuildRules,
+	variantsCanDiffer,
+	versionParts,
+} from '../../source/forensics/build-rules.js';
 import {rulesFor} from '../../source/forensics/generations.js';
 import {RULE_CHANGES} from '../../source/forensics/rule-changes.js';
 import {parseHermesVersion} from '../../source/store/places/hermes-version.js';
@@ -13,17 +20,25 @@ const build = (version: string | null, sha: string | null = null): HermesBuild =
 
 describe('which build has which rule change', () => {
 	it('a commit §3.3 names decides strongly, whatever its version says', () => {
-		expect(inclusionOf(EPOCH, build('0.20.5', 'f31cf9710123456789abcdef0123456789abcdef'))).toMatchObject({included: false, confidence: 'strong'});
+		expect(inclusionOf(EPOCH, build('0.20.5', 'f31cf9710123456789abcdef0123456789abcdef'))).toMatchObject({
+			included: false,
+			confidence: 'strong',
+		});
 		expect(inclusionOf(EPOCH, build('0.20.5', '00704d08aa'))).toMatchObject({included: true, confidence: 'strong'});
 	});
 
 	it('a version older than one main carried while it still lacked the change lacks it; for #91543 no version is known to have it', () => {
 		expect(inclusionOf(EPOCH, build('0.20.4'))).toMatchObject({included: false, confidence: 'medium'});
 		expect(inclusionOf(EPOCH, build('0.21.0', '10e7de79a9ab'))).toMatchObject({included: false, confidence: 'medium'});
-		expect(inclusionOf(EPOCH, build('v0.19.9-unstable-2026-07-22.9eb7b1a6'))).toMatchObject({included: false, confidence: 'medium'});
+		expect(inclusionOf(EPOCH, build('v0.19.9-unstable-2026-07-22.9eb7b1a6'))).toMatchObject({
+			included: false,
+			confidence: 'medium',
+		});
 		const later = inclusionOf(EPOCH, build('0.21.4', '10e7de79a9ab'));
 		expect(later).toMatchObject({included: null, confidence: 'weak'});
-		expect(later.why).toBe('version 0.21.4, commit 10e7de79a9ab does not decide #91543 (versions before 0.21.1 lack it, no version is known to have it; its sha is not one known to have or lack it)');
+		expect(later.why).toBe(
+			'version 0.21.4, commit 10e7de79a9ab does not decide #91543 (versions before 0.21.1 lack it, no version is known to have it; its sha is not one known to have or lack it)',
+		);
 		expect(inclusionOf(EPOCH, build('main'))).toMatchObject({included: null, confidence: 'weak'});
 		expect(inclusionOf(EPOCH, null)).toMatchObject({included: null, why: 'no build was read'});
 	});
@@ -75,7 +90,7 @@ describe('the rules of a build', () => {
 		expect(r.decidedBy).toContain('no build read');
 	});
 
-	it('an older store keeps its own generation\'s rules whatever the build', () => {
+	it("an older store keeps its own generation's rules whatever the build", () => {
 		const r = resolveBuildRules('v25', build('0.21.4'));
 		expect(r.rules).toBe(rulesFor('v25'));
 		expect(r).toMatchObject({alternative: null, changes: []});
@@ -85,7 +100,8 @@ describe('the rules of a build', () => {
 	it('the two variants can differ only where a timestamp lies outside the epoch window', () => {
 		const v30 = rulesFor('v30');
 		const before = resolveBuildRules('v30', null).alternative!;
-		const row = (lastActivityAtRaw: unknown) => ({lastActivityAtRaw, newestMessageRaw: 1_786_000_000, startedAtRaw: 1_786_000_000}) as any;
+		const row = (lastActivityAtRaw: unknown) =>
+			({lastActivityAtRaw, newestMessageRaw: 1_786_000_000, startedAtRaw: 1_786_000_000}) as any;
 		expect(variantsCanDiffer([row(1_786_000_100)], v30, before)).toBe(false);
 		expect(variantsCanDiffer([row(1_786_000_100), row(5.49e246)], v30, before)).toBe(true);
 		expect(variantsCanDiffer([row('soon')], v30, before)).toBe(true);
@@ -100,7 +116,10 @@ describe('the rules of a build', () => {
 
 describe('hermes --version', () => {
 	it('reads the version and the commit of both known shapes (hermes-incidents §3.1)', () => {
-		expect(parseHermesVersion('hermes-agent 0.18.0 (v2026.7.1-368-g5b04a024a)\n')).toEqual({version: '0.18.0', sha: '5b04a024a'});
+		expect(parseHermesVersion('hermes-agent 0.18.0 (v2026.7.1-368-g5b04a024a)\n')).toEqual({
+			version: '0.18.0',
+			sha: '5b04a024a',
+		});
 		expect(parseHermesVersion('Hermes v0.21.4 (main @ 10e7de79a9)')).toEqual({version: '0.21.4', sha: '10e7de79a9'});
 		expect(parseHermesVersion('\nHermes v0.21.4\nsecond line @ abcdef1234')).toEqual({version: '0.21.4', sha: null});
 		expect(parseHermesVersion('usage: hermes [-h]')).toBeNull();

@@ -53,10 +53,15 @@ function row(r: () => number, n: number, ids: readonly string[]): SessionRecord 
 
 /** The probe the store would read for a pair: the same for the same pair whatever else was read. */
 function probeFor(orphan: SessionRecord, keyed: SessionRecord, seed: number): RestartProbe {
-	const r = prng(seed ^ [...`${orphan.id}|${keyed.id}`].reduce((h, c) => Math.imul(h ^ c.charCodeAt(0), 16_777_619), 2_166_136_261));
+	const r = prng(
+		seed ^ [...`${orphan.id}|${keyed.id}`].reduce((h, c) => Math.imul(h ^ c.charCodeAt(0), 16_777_619), 2_166_136_261),
+	);
 	const lastAt = orphan.newestMessageAt ?? T0;
 	const firstAt = lastAt - 50 - Math.floor(r() * 500);
-	const after = r() < 0.8 ? {at: lastAt + 10 + Math.floor(r() * 900), lastAt: lastAt + 2000, messages: 4, userTurns: 2, platformId: null} : null;
+	const after =
+		r() < 0.8
+			? {at: lastAt + 10 + Math.floor(r() * 900), lastAt: lastAt + 2000, messages: 4, userTurns: 2, platformId: null}
+			: null;
 	return {
 		orphanId: orphan.id,
 		keyedId: keyed.id,
@@ -72,22 +77,39 @@ function world(seed: number, ruleSet: RuleSet): Snapshot {
 	const r = prng(seed);
 	const sessions: SessionRecord[] = [];
 	for (let n = 0; n < 45; n++) {
-		sessions.push(row(r, n, sessions.map(s => s.id)));
+		sessions.push(
+			row(
+				r,
+				n,
+				sessions.map(s => s.id),
+			),
+		);
 	}
 
 	const routing: RoutingEntry[] = [];
 	for (const s of sessions) {
 		if (s.sessionKey && r() < 0.4) {
 			// Usually the key's own row; sometimes any row (of another source too).
-			routing.push(routingEntry(s.sessionKey, r() < 0.7 ? s.id : sessions[Math.floor(r() * sessions.length)]!.id, {scope: 'x'}));
+			routing.push(
+				routingEntry(s.sessionKey, r() < 0.7 ? s.id : sessions[Math.floor(r() * sessions.length)]!.id, {scope: 'x'}),
+			);
 		}
 	}
 
-	return {sessions, routing: [...new Map(routing.map(e => [e.sessionKey, e])).values()], owner: 'default', ruleSet, routingScope: null, legacyRouting: []};
+	return {
+		sessions,
+		routing: [...new Map(routing.map(e => [e.sessionKey, e])).values()],
+		owner: 'default',
+		ruleSet,
+		routingScope: null,
+		legacyRouting: [],
+	};
 }
 
 function withProbes(snapshot: Snapshot, seed: number): Snapshot {
-	const restartProbes = rollbackProbePairs(snapshot.sessions, LOCAL_SURFACES).map(p => probeFor(p.orphan, p.keyed, seed));
+	const restartProbes = rollbackProbePairs(snapshot.sessions, LOCAL_SURFACES).map(p =>
+		probeFor(p.orphan, p.keyed, seed),
+	);
 	return {...snapshot, restartProbes};
 }
 
@@ -140,7 +162,7 @@ describe('chatScope', () => {
 		expect(chatScope([scopeRow(session({id: 'a', source: 'telegram'}))], new Set(['unknown']))).toBeNull();
 	});
 
-	it('keeps the rows of the sources, their keyless rows\' parents and the rows repair-routing fails on, and leaves the rest', () => {
+	it("keeps the rows of the sources, their keyless rows' parents and the rows repair-routing fails on, and leaves the rest", () => {
 		const rows = [
 			session({id: 'o', source: 'telegram', parentSessionId: 'p'}),
 			session({id: 'k', source: 'telegram', sessionKey: 'agent:main:telegram:dm:1'}),

@@ -19,7 +19,9 @@ function comparable(a: Analysis) {
 		routing: JSON.parse(JSON.stringify(a.routing)) as unknown,
 		findings: a.findings,
 		edges: [...a.lineage.parentEdge.entries()].sort(([x], [y]) => (x < y ? -1 : 1)),
-		children: [...a.lineage.children.entries()].map(([k, v]) => [k, v.map(e => e.childId).sort()] as const).sort(([x], [y]) => (x < y ? -1 : 1)),
+		children: [...a.lineage.children.entries()]
+			.map(([k, v]) => [k, v.map(e => e.childId).sort()] as const)
+			.sort(([x], [y]) => (x < y ? -1 : 1)),
 	};
 }
 
@@ -73,7 +75,14 @@ function world(seed: number, ruleSet: RuleSet) {
 	}
 
 	routing = [...new Map(routing.map(e => [e.sessionKey, e])).values()];
-	const snap = (): Snapshot => ({sessions: [...sessions.values()], routing: [...routing], owner: 'default', ruleSet, routingScope: null, legacyRouting: []});
+	const snap = (): Snapshot => ({
+		sessions: [...sessions.values()],
+		routing: [...routing],
+		owner: 'default',
+		ruleSet,
+		routingScope: null,
+		legacyRouting: [],
+	});
 	/** The records of the ids the last mutate() changed, as they were (for the shared-index mode). */
 	let before = new Map<string, SessionRecord | undefined>();
 	/** One change an agent (or hfx's repair) could make; returns the ids it touched. */
@@ -117,13 +126,23 @@ function world(seed: number, ruleSet: RuleSet) {
 		};
 
 		if (choice < 0.3) {
-			update({newestMessageAt: (s.newestMessageAt ?? T0) + 500, hasMessageRows: true, messageCountColumn: s.messageCountColumn + 2, messageRows: (s.messageRows ?? 0) + 2});
+			update({
+				newestMessageAt: (s.newestMessageAt ?? T0) + 500,
+				hasMessageRows: true,
+				messageCountColumn: s.messageCountColumn + 2,
+				messageRows: (s.messageRows ?? 0) + 2,
+			});
 		} else if (choice < 0.45) {
 			update({endedAtRaw: T0 + 30_000, endReason: pick(REASONS)});
 		} else if (choice < 0.6) {
 			// A rotation: the old row ends, a child starts (with or without the key: the incident).
 			update({endedAtRaw: T0 + 25_000, endReason: 'compression'});
-			const child = newSession({source: s.source, parentSessionId: id, sessionKey: r() < 0.6 ? s.sessionKey : null, startedAtRaw: T0 + 25_001});
+			const child = newSession({
+				source: s.source,
+				parentSessionId: id,
+				sessionKey: r() < 0.6 ? s.sessionKey : null,
+				startedAtRaw: T0 + 25_001,
+			});
 			sessions.set(child.id, child);
 			changed.add(child.id);
 		} else if (choice < 0.7) {
@@ -136,7 +155,10 @@ function world(seed: number, ruleSet: RuleSet) {
 			sessions.delete(id);
 			changed.add(id);
 		} else if (choice < 0.94 && s.sessionKey) {
-			routing = [...routing.filter(e => e.sessionKey !== s.sessionKey), routingEntry(s.sessionKey, r() < 0.8 ? id : 'gone', {scope: 'x'})];
+			routing = [
+				...routing.filter(e => e.sessionKey !== s.sessionKey),
+				routingEntry(s.sessionKey, r() < 0.8 ? id : 'gone', {scope: 'x'}),
+			];
 		} else {
 			update({delegateFrom: r() < 0.5 ? 'x' : null, branchedFrom: null, userId: r() < 0.5 ? null : 'u9'});
 		}
@@ -164,18 +186,24 @@ describe('analyzeIncremental equals analyze after any sequence of changes', () =
 	}
 
 	for (const ruleSet of ['v30', 'v25', 'legacy-v21'] as const) {
-		it.each(Array.from({length: 15}, (_, i) => i + 1))(`${ruleSet}, seed %i, the caller's shared index (the live store's mode)`, seed => {
-			const w = world(seed * 104_729, ruleSet);
-			let previous = analyze(w.snap());
-			for (let step = 0; step < 40; step++) {
-				const changed = w.mutate();
-				const next = w.snap();
-				const incremental = analyzeIncremental(previous, next, changed, {}, id => w.index.get(id), {byId: w.index, before: w.before()});
-				const full = analyze(next);
-				expect(comparable(incremental), `seed ${seed * 104_729}, step ${step}`).toEqual(comparable(full));
-				previous = incremental;
-			}
-		});
+		it.each(Array.from({length: 15}, (_, i) => i + 1))(
+			`${ruleSet}, seed %i, the caller's shared index (the live store's mode)`,
+			seed => {
+				const w = world(seed * 104_729, ruleSet);
+				let previous = analyze(w.snap());
+				for (let step = 0; step < 40; step++) {
+					const changed = w.mutate();
+					const next = w.snap();
+					const incremental = analyzeIncremental(previous, next, changed, {}, id => w.index.get(id), {
+						byId: w.index,
+						before: w.before(),
+					});
+					const full = analyze(next);
+					expect(comparable(incremental), `seed ${seed * 104_729}, step ${step}`).toEqual(comparable(full));
+					previous = incremental;
+				}
+			},
+		);
 	}
 
 	it('never mutates the previous analysis (a paused view keeps showing it)', () => {

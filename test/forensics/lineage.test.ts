@@ -2,14 +2,22 @@
  * Lineage edges (docs/hermes-rules.md, lineage: parent_session_id and the model_config markers).
  */
 import {describe, expect, it} from 'vitest';
-import {type LineageNode, ancestors, buildLineage, classifyEdge, compressionTip, lineageTree} from '../../source/forensics/lineage.js';
+import {
+	type LineageNode,
+	ancestors,
+	buildLineage,
+	classifyEdge,
+	compressionTip,
+	lineageTree,
+} from '../../source/forensics/lineage.js';
 import type {SessionRecord} from '../../source/forensics/types.js';
 import {T0, dmKey, indexById, session} from '../helpers/records.js';
 
 const K = dmKey('42');
 
 const parent = (partial: Partial<SessionRecord> = {}) => session({id: 'p', sessionKey: K, ...partial});
-const child = (partial: Partial<SessionRecord> = {}) => session({id: 'c', parentSessionId: 'p', startedAtRaw: T0 + 1000, ...partial});
+const child = (partial: Partial<SessionRecord> = {}) =>
+	session({id: 'c', parentSessionId: 'p', startedAtRaw: T0 + 1000, ...partial});
 
 function kindOf(p: SessionRecord | undefined, c: SessionRecord) {
 	return classifyEdge(p, c).kind;
@@ -23,7 +31,10 @@ function shape(node: LineageNode): unknown {
 describe('classifyEdge', () => {
 	describe('compression', () => {
 		it('is a child of a parent ended with compression', () => {
-			expect(classifyEdge(parent({endReason: 'compression'}), child())).toMatchObject({kind: 'compression', rule: 'parent ended with compression'});
+			expect(classifyEdge(parent({endReason: 'compression'}), child())).toMatchObject({
+				kind: 'compression',
+				rule: 'parent ended with compression',
+			});
 		});
 
 		it('is never a tool child', () => {
@@ -41,17 +52,26 @@ describe('classifyEdge', () => {
 
 	describe('branch', () => {
 		it('is marked by _branched_from, whatever the parent', () => {
-			expect(classifyEdge(parent(), child({branchedFrom: 'p'}))).toMatchObject({kind: 'branch', rule: 'model_config._branched_from'});
+			expect(classifyEdge(parent(), child({branchedFrom: 'p'}))).toMatchObject({
+				kind: 'branch',
+				rule: 'model_config._branched_from',
+			});
 			expect(kindOf(undefined, child({branchedFrom: 'p'}))).toBe('branch');
 		});
 
-		it('is a child started after its parent ended \'branched\'', () => {
-			expect(kindOf(parent({endReason: 'branched', endedAtRaw: T0 + 500}), child({startedAtRaw: T0 + 501}))).toBe('branch');
+		it("is a child started after its parent ended 'branched'", () => {
+			expect(kindOf(parent({endReason: 'branched', endedAtRaw: T0 + 500}), child({startedAtRaw: T0 + 501}))).toBe(
+				'branch',
+			);
 		});
 
 		it('is not a child started at or before the branch point', () => {
-			expect(kindOf(parent({endReason: 'branched', endedAtRaw: T0 + 500}), child({startedAtRaw: T0 + 500}))).toBe('delegate');
-			expect(kindOf(parent({endReason: 'branched', endedAtRaw: T0 + 500}), child({startedAtRaw: T0 + 100}))).toBe('delegate');
+			expect(kindOf(parent({endReason: 'branched', endedAtRaw: T0 + 500}), child({startedAtRaw: T0 + 500}))).toBe(
+				'delegate',
+			);
+			expect(kindOf(parent({endReason: 'branched', endedAtRaw: T0 + 500}), child({startedAtRaw: T0 + 100}))).toBe(
+				'delegate',
+			);
 		});
 
 		it('needs usable timestamps on both sides', () => {
@@ -62,12 +82,18 @@ describe('classifyEdge', () => {
 
 	describe('reset', () => {
 		it('is marked by _reset_from', () => {
-			expect(classifyEdge(parent(), child({resetFrom: 'p'}))).toMatchObject({kind: 'reset', rule: 'model_config._reset_from'});
+			expect(classifyEdge(parent(), child({resetFrom: 'p'}))).toMatchObject({
+				kind: 'reset',
+				rule: 'model_config._reset_from',
+			});
 		});
 
-		it.each(['session_reset', 'session_switch', 'idle', 'daily', 'suspended', 'resume_pending_expired'])('legacy: parent ended %s and the child carries the same key', reason => {
-			expect(kindOf(parent({endReason: reason}), child({sessionKey: K}))).toBe('reset');
-		});
+		it.each(['session_reset', 'session_switch', 'idle', 'daily', 'suspended', 'resume_pending_expired'])(
+			'legacy: parent ended %s and the child carries the same key',
+			reason => {
+				expect(kindOf(parent({endReason: reason}), child({sessionKey: K}))).toBe('reset');
+			},
+		);
 
 		it('legacy: needs the same, non-empty key', () => {
 			expect(kindOf(parent({endReason: 'session_reset'}), child({sessionKey: dmKey('43')}))).toBe('delegate');
@@ -82,24 +108,32 @@ describe('classifyEdge', () => {
 
 	describe('delegate', () => {
 		it('is marked by _delegate_from', () => {
-			expect(classifyEdge(parent(), child({delegateFrom: 'p'}))).toMatchObject({kind: 'delegate', rule: 'model_config._delegate_from'});
+			expect(classifyEdge(parent(), child({delegateFrom: 'p'}))).toMatchObject({
+				kind: 'delegate',
+				rule: 'model_config._delegate_from',
+			});
 		});
 
 		it('is the default for anything else', () => {
-			expect(classifyEdge(parent(), child())).toMatchObject({kind: 'delegate', rule: 'no continuation marker or end reason (delegate/subagent)'});
+			expect(classifyEdge(parent(), child())).toMatchObject({
+				kind: 'delegate',
+				rule: 'no continuation marker or end reason (delegate/subagent)',
+			});
 			expect(kindOf(parent({endReason: 'agent_close'}), child())).toBe('delegate');
 			expect(kindOf(undefined, child())).toBe('delegate');
 		});
 	});
 
 	describe('repair', () => {
-		it('is a child of a parent superseded_by_repair that carries the parent\'s key', () => {
+		it("is a child of a parent superseded_by_repair that carries the parent's key", () => {
 			expect(kindOf(parent({endReason: 'superseded_by_repair'}), child({sessionKey: K}))).toBe('repair');
 		});
 
 		it('needs the same key', () => {
 			expect(kindOf(parent({endReason: 'superseded_by_repair'}), child({sessionKey: dmKey('43')}))).toBe('delegate');
-			expect(kindOf(parent({endReason: 'superseded_by_repair', sessionKey: null}), child({sessionKey: null}))).toBe('delegate');
+			expect(kindOf(parent({endReason: 'superseded_by_repair', sessionKey: null}), child({sessionKey: null}))).toBe(
+				'delegate',
+			);
 		});
 	});
 });
@@ -108,7 +142,15 @@ describe('buildLineage', () => {
 	it('builds an edge from parent_session_id, indexed both ways', () => {
 		const rows = [parent({endReason: 'compression'}), child()];
 		const lineage = buildLineage(rows);
-		expect(lineage.edges).toEqual([expect.objectContaining({parentId: 'p', childId: 'c', kind: 'compression', via: 'parent_session_id', parentMissing: false})]);
+		expect(lineage.edges).toEqual([
+			expect.objectContaining({
+				parentId: 'p',
+				childId: 'c',
+				kind: 'compression',
+				via: 'parent_session_id',
+				parentMissing: false,
+			}),
+		]);
 		expect(lineage.parentEdge.get('c')?.parentId).toBe('p');
 		expect(lineage.children.get('p')?.map(e => e.childId)).toEqual(['c']);
 		expect(lineage.parentEdge.has('p')).toBe(false);
@@ -116,7 +158,9 @@ describe('buildLineage', () => {
 
 	it('flags a parent id that names no row', () => {
 		const lineage = buildLineage([child({parentSessionId: 'gone'})]);
-		expect(lineage.edges).toEqual([expect.objectContaining({parentId: 'gone', childId: 'c', kind: 'delegate', parentMissing: true})]);
+		expect(lineage.edges).toEqual([
+			expect.objectContaining({parentId: 'gone', childId: 'c', kind: 'delegate', parentMissing: true}),
+		]);
 	});
 
 	it.each([
@@ -125,12 +169,18 @@ describe('buildLineage', () => {
 		['delegateFrom', 'delegate'],
 	] as const)('builds a marker-only edge from %s when parent_session_id is NULL', (marker, kind) => {
 		const rows = [parent(), child({parentSessionId: null, [marker]: 'p'})];
-		expect(buildLineage(rows).edges).toEqual([expect.objectContaining({parentId: 'p', childId: 'c', kind, via: 'marker', parentMissing: false})]);
+		expect(buildLineage(rows).edges).toEqual([
+			expect.objectContaining({parentId: 'p', childId: 'c', kind, via: 'marker', parentMissing: false}),
+		]);
 	});
 
 	it('prefers parent_session_id over a marker naming another row', () => {
 		const rows = [parent(), session({id: 'q'}), child({resetFrom: 'q'})];
-		expect(buildLineage(rows).parentEdge.get('c')).toMatchObject({parentId: 'p', via: 'parent_session_id', kind: 'reset'});
+		expect(buildLineage(rows).parentEdge.get('c')).toMatchObject({
+			parentId: 'p',
+			via: 'parent_session_id',
+			kind: 'reset',
+		});
 	});
 
 	it('makes no edge for the __orphaned__ delegate sentinel', () => {
@@ -181,12 +231,18 @@ describe('compressionTip', () => {
 	});
 
 	it('does not follow non-compression children (a branch of a compressed row)', () => {
-		const rows = [session({id: 'a', endReason: 'compression'}), session({id: 'b', parentSessionId: 'a', branchedFrom: 'a'})];
+		const rows = [
+			session({id: 'a', endReason: 'compression'}),
+			session({id: 'b', parentSessionId: 'a', branchedFrom: 'a'}),
+		];
 		expect(compressionTip('a', buildLineage(rows), indexById(rows))).toBe('a');
 	});
 
 	it('does not follow a tool child of a compressed row (not a continuation)', () => {
-		const rows = [session({id: 'a', endReason: 'compression'}), session({id: 'tool-child', source: 'tool', parentSessionId: 'a', startedAtRaw: T0 + 100})];
+		const rows = [
+			session({id: 'a', endReason: 'compression'}),
+			session({id: 'tool-child', source: 'tool', parentSessionId: 'a', startedAtRaw: T0 + 100}),
+		];
 		expect(compressionTip('a', buildLineage(rows), indexById(rows))).toBe('a');
 	});
 
@@ -266,7 +322,10 @@ describe('ancestors and lineageTree', () => {
 	});
 
 	it('stops at maxNodes', () => {
-		const rows = [session({id: 'root'}), ...Array.from({length: 10}, (_, i) => session({id: `c${i}`, parentSessionId: 'root'}))];
+		const rows = [
+			session({id: 'root'}),
+			...Array.from({length: 10}, (_, i) => session({id: `c${i}`, parentSessionId: 'root'})),
+		];
 		const tree = lineageTree('root', buildLineage(rows), 4);
 		expect(tree.children).toHaveLength(3);
 	});

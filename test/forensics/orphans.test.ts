@@ -3,20 +3,33 @@
  * last-active).
  */
 import {describe, expect, it} from 'vitest';
-import {DEFAULT_MAX_GAP_SECONDS, LOCAL_SURFACES, type OrphanOptions, findOrphans, isListedRefusedLocal, isOrphanCandidate} from '../../source/forensics/orphans.js';
+import {
+	DEFAULT_MAX_GAP_SECONDS,
+	LOCAL_SURFACES,
+	type OrphanOptions,
+	findOrphans,
+	isListedRefusedLocal,
+	isOrphanCandidate,
+} from '../../source/forensics/orphans.js';
 import type {SessionRecord} from '../../source/forensics/types.js';
 import {T0, dmKey, emptySession, session} from '../helpers/records.js';
 
 const K = dmKey('42');
 const K2 = dmKey('43');
-const NO_PREDECESSOR_900 = 'no keyed predecessor fell quiet within 900s of this session\'s start';
+const NO_PREDECESSOR_900 = "no keyed predecessor fell quiet within 900s of this session's start";
 const PARENT_NOT_KEYED = 'parent session carries no gateway identity of this source';
 const AMBIGUOUS = 'ambiguous: more than one keyed predecessor matches this window';
 const CONTESTED = 'ambiguous: more than one unkeyed session claims this predecessor';
 
 /** A keyed donor whose windowed last_active is exactly `lastActive`. */
 function donor(lastActive: number, partial: Partial<SessionRecord> & {id?: string} = {}): SessionRecord {
-	return session({id: 'donor', sessionKey: K, startedAtRaw: lastActive - 3600, newestMessageAt: lastActive, ...partial});
+	return session({
+		id: 'donor',
+		sessionKey: K,
+		startedAtRaw: lastActive - 3600,
+		newestMessageAt: lastActive,
+		...partial,
+	});
 }
 
 /** A keyless telegram row started at T0 whose last_active is T0 + 600. */
@@ -53,7 +66,7 @@ describe('the orphan predicate (docs/hermes-rules.md, orphans)', () => {
 		expect(isOrphanCandidate(orphan({hasMessageRows: true, messageCountColumn: 0}))).toBe(true);
 	});
 
-	it('excludes source \'tool\'', () => {
+	it("excludes source 'tool'", () => {
 		expect(isOrphanCandidate(orphan({source: 'tool'}))).toBe(false);
 	});
 
@@ -75,21 +88,40 @@ describe('the orphan predicate (docs/hermes-rules.md, orphans)', () => {
 
 	// Hermes: json_extract(...,'$._branched_from') IS NULL. A marker holding '' is not NULL, so Hermes
 	// excludes the row; the engine tests the marker for truthiness and reports it.
-	it('excludes a row whose _branched_from marker is the empty string (json_extract gives \'\', not NULL)', () => {
+	it("excludes a row whose _branched_from marker is the empty string (json_extract gives '', not NULL)", () => {
 		expect(isOrphanCandidate(orphan({branchedFrom: ''}))).toBe(false);
 	});
 
 	describe('scope: every keyless row with messages that repair-routing lists, local surfaces included', () => {
 		it('names the local surfaces; api_server is a gateway platform, not one', () => {
-			expect([...LOCAL_SURFACES].sort()).toEqual(['acp', 'cli', 'cron', 'desktop', 'kanban', 'oneshot', 'recovered', 'subagent', 'tool', 'tui']);
+			expect([...LOCAL_SURFACES].sort()).toEqual([
+				'acp',
+				'cli',
+				'cron',
+				'desktop',
+				'kanban',
+				'oneshot',
+				'recovered',
+				'subagent',
+				'tool',
+				'tui',
+			]);
 		});
 
-		it.each(['cli', 'tui', 'desktop', 'subagent', 'cron', 'kanban', 'acp', 'recovered', 'oneshot'])('lists a keyless %s row and refuses it: keyless by design, not a finding', source => {
-			expect(isOrphanCandidate(orphan({source}))).toBe(true);
-			const [v] = verdicts([orphan({source}), donor(T0 - 60)]);
-			expect(v).toMatchObject({orphanId: 'orphan', verdict: 'refused', reasonKind: 'no_predecessor', localSurface: true});
-			expect(isListedRefusedLocal(v!)).toBe(true);
-		});
+		it.each(['cli', 'tui', 'desktop', 'subagent', 'cron', 'kanban', 'acp', 'recovered', 'oneshot'])(
+			'lists a keyless %s row and refuses it: keyless by design, not a finding',
+			source => {
+				expect(isOrphanCandidate(orphan({source}))).toBe(true);
+				const [v] = verdicts([orphan({source}), donor(T0 - 60)]);
+				expect(v).toMatchObject({
+					orphanId: 'orphan',
+					verdict: 'refused',
+					reasonKind: 'no_predecessor',
+					localSurface: true,
+				});
+				expect(isListedRefusedLocal(v!)).toBe(true);
+			},
+		);
 
 		it('adopts an unkeyed api_server successor of a keyed api_server row (real --apply writes it)', () => {
 			const v = verdictOf([orphan({source: 'api_server'}), donor(T0 - 60, {source: 'api_server'})]);
@@ -107,14 +139,21 @@ describe('the orphan predicate (docs/hermes-rules.md, orphans)', () => {
 			expect(verdicts([orphan({source: 'tool'}), donor(T0 - 60, {source: 'tool'})])).toEqual([]);
 		});
 
-		it.each(['unknown', 'telegram', 'discord', 'whatsapp', 'slack', 'signal', 'api_server', ''])('examines source %j as a gateway row', source => {
-			expect(isOrphanCandidate(orphan({source}))).toBe(true);
-			expect(verdictOf([orphan({source})]).localSurface).toBe(false);
-		});
+		it.each(['unknown', 'telegram', 'discord', 'whatsapp', 'slack', 'signal', 'api_server', ''])(
+			'examines source %j as a gateway row',
+			source => {
+				expect(isOrphanCandidate(orphan({source}))).toBe(true);
+				expect(verdictOf([orphan({source})]).localSurface).toBe(false);
+			},
+		);
 	});
 
 	it('reports orphans in started_at order', () => {
-		const rows = [orphan({id: 'late', startedAtRaw: T0 + 50}), orphan({id: 'early', startedAtRaw: T0 - 50}), orphan({id: 'mid'})];
+		const rows = [
+			orphan({id: 'late', startedAtRaw: T0 + 50}),
+			orphan({id: 'early', startedAtRaw: T0 - 50}),
+			orphan({id: 'mid'}),
+		];
 		expect(verdicts(rows).map(o => o.orphanId)).toEqual(['early', 'mid', 'late']);
 	});
 });
@@ -139,10 +178,16 @@ describe('lineage evidence (orphan has parent_session_id)', () => {
 	it('adopts into a keyed parent of the same source, with no time window and no user check', () => {
 		const parent = donor(T0 - 30 * 86_400, {id: 'parent', userId: 'u1'});
 		const v = verdictOf([parent, orphan({parentSessionId: 'parent', userId: 'u2'})]);
-		expect(v).toMatchObject({verdict: 'adoptable', evidence: 'lineage', donorId: 'parent', sessionKey: K, reasonKind: null});
+		expect(v).toMatchObject({
+			verdict: 'adoptable',
+			evidence: 'lineage',
+			donorId: 'parent',
+			sessionKey: K,
+			reasonKind: null,
+		});
 	});
 
-	it('adopts whatever the parent\'s end reason', () => {
+	it("adopts whatever the parent's end reason", () => {
 		const parent = donor(T0 - 60, {id: 'parent', endReason: 'compression'});
 		expect(verdictOf([parent, orphan({parentSessionId: 'parent'})]).verdict).toBe('adoptable');
 	});
@@ -151,9 +196,15 @@ describe('lineage evidence (orphan has parent_session_id)', () => {
 		['the parent is not in the store', [] as SessionRecord[]],
 		['the parent is keyless', [emptySession({id: 'parent'})]],
 		['the parent is another source', [donor(T0 - 60, {id: 'parent', source: 'discord'})]],
-	])('refuses when %s, with Hermes\' reason', (_what, extra) => {
+	])("refuses when %s, with Hermes' reason", (_what, extra) => {
 		const v = verdictOf([...extra, orphan({parentSessionId: 'parent'})]);
-		expect(v).toMatchObject({verdict: 'refused', reasonKind: 'parent_not_keyed', evidence: null, donorId: null, sessionKey: null});
+		expect(v).toMatchObject({
+			verdict: 'refused',
+			reasonKind: 'parent_not_keyed',
+			evidence: null,
+			donorId: null,
+			sessionKey: null,
+		});
 		expect(v.reason.startsWith(PARENT_NOT_KEYED)).toBe(true);
 	});
 
@@ -168,7 +219,7 @@ describe('lineage evidence (orphan has parent_session_id)', () => {
 		expect(v).toMatchObject({verdict: 'refused', reasonKind: 'parent_not_keyed', donorId: null, candidateDonors: []});
 	});
 
-	it('decides the same with the caller\'s index of the sessions as without it', () => {
+	it("decides the same with the caller's index of the sessions as without it", () => {
 		const rows = [
 			donor(T0 - 60, {id: 'parent'}),
 			donor(T0 - 60, {id: 'discord-parent', source: 'discord'}),
@@ -180,7 +231,12 @@ describe('lineage evidence (orphan has parent_session_id)', () => {
 		const byId = new Map(rows.map(s => [s.id, s]));
 		const without = verdicts(rows);
 		expect(verdicts(rows, {byId})).toEqual(without);
-		expect(without.map(v => [v.orphanId, v.evidence, v.donorId])).toEqual([['a', 'lineage', 'parent'], ['b', null, null], ['c', null, null], ['d', 'contiguity', 'parent']]);
+		expect(without.map(v => [v.orphanId, v.evidence, v.donorId])).toEqual([
+			['a', 'lineage', 'parent'],
+			['b', null, null],
+			['c', null, null],
+			['d', 'contiguity', 'parent'],
+		]);
 	});
 
 	it('applies the profile fence to the parent', () => {
@@ -195,7 +251,14 @@ describe('lineage evidence (orphan has parent_session_id)', () => {
 describe('contiguity evidence (no parent)', () => {
 	it('adopts the only keyed row of the same source that fell quiet just before', () => {
 		const v = verdictOf([donor(T0 - 60), orphan()]);
-		expect(v).toMatchObject({verdict: 'adoptable', evidence: 'contiguity', donorId: 'donor', sessionKey: K, reasonKind: null, candidateDonors: ['donor']});
+		expect(v).toMatchObject({
+			verdict: 'adoptable',
+			evidence: 'contiguity',
+			donorId: 'donor',
+			sessionKey: K,
+			reasonKind: null,
+			candidateDonors: ['donor'],
+		});
 	});
 
 	describe('window [started_at - gap, started_at + gap], inclusive', () => {
@@ -220,13 +283,13 @@ describe('contiguity evidence (no parent)', () => {
 			expect(verdictOf([donor(T0 - 1801), orphan()], 'orphan', {maxGapSeconds: 1800}).verdict).toBe('refused');
 		});
 
-		it('uses the donor\'s windowed last_active (a corrupt activity cell does not pin it)', () => {
+		it("uses the donor's windowed last_active (a corrupt activity cell does not pin it)", () => {
 			const d = donor(T0 - 60, {lastActivityAtRaw: 5e246});
 			expect(verdictOf([d, orphan()]).verdict).toBe('adoptable');
 		});
 	});
 
-	it('requires the donor to be strictly older than the orphan\'s last_active', () => {
+	it("requires the donor to be strictly older than the orphan's last_active", () => {
 		expect(verdictOf([donor(T0 + 599), orphan()]).verdict).toBe('adoptable');
 		expect(verdictOf([donor(T0 + 600), orphan()]).reasonKind).toBe('no_predecessor');
 	});
@@ -253,7 +316,7 @@ describe('contiguity evidence (no parent)', () => {
 		expect(verdictOf([donor(T0 - 60, {source: 'unknown'}), orphan({source: 'unknown'})]).verdict).toBe('adoptable');
 	});
 
-	it('compares sources as strings, \'\' standing for NULL on both sides', () => {
+	it("compares sources as strings, '' standing for NULL on both sides", () => {
 		expect(verdictOf([donor(T0 - 60, {source: ''}), orphan({source: ''})]).verdict).toBe('adoptable');
 		expect(verdictOf([donor(T0 - 60, {source: ''}), orphan({source: 'unknown'})]).verdict).toBe('refused');
 	});
@@ -264,39 +327,65 @@ describe('contiguity evidence (no parent)', () => {
 	});
 
 	it('accepts an empty-string key as keyed (session_key IS NOT NULL)', () => {
-		expect(verdictOf([donor(T0 - 60, {sessionKey: ''}), orphan()])).toMatchObject({verdict: 'adoptable', sessionKey: ''});
+		expect(verdictOf([donor(T0 - 60, {sessionKey: ''}), orphan()])).toMatchObject({
+			verdict: 'adoptable',
+			sessionKey: '',
+		});
 	});
 
 	it('accepts ended donors (no end_reason condition)', () => {
-		expect(verdictOf([donor(T0 - 60, {endReason: 'session_reset', endedAtRaw: T0 - 30}), orphan()]).verdict).toBe('adoptable');
+		expect(verdictOf([donor(T0 - 60, {endReason: 'session_reset', endedAtRaw: T0 - 30}), orphan()]).verdict).toBe(
+			'adoptable',
+		);
 	});
 
-	it('never takes the orphan\'s own id as a donor (d.id != orphan)', () => {
+	it("never takes the orphan's own id as a donor (d.id != orphan)", () => {
 		// Ids are unique in SQLite; this only guards the filter with a keyed record reusing the id.
 		expect(verdictOf([donor(T0 - 60, {id: 'orphan'}), orphan()]).reasonKind).toBe('no_predecessor');
 	});
 
 	it('refuses with ambiguity when two keyed predecessors match, naming the two freshest', () => {
-		const rows = [donor(T0 - 300, {id: 'd1'}), donor(T0 - 60, {id: 'd2', sessionKey: K2}), donor(T0 - 120, {id: 'd3'}), orphan()];
+		const rows = [
+			donor(T0 - 300, {id: 'd1'}),
+			donor(T0 - 60, {id: 'd2', sessionKey: K2}),
+			donor(T0 - 120, {id: 'd3'}),
+			orphan(),
+		];
 		const v = verdictOf(rows);
-		expect(v).toMatchObject({verdict: 'refused', reasonKind: 'ambiguous_predecessor', reason: AMBIGUOUS, donorId: null, evidence: null});
+		expect(v).toMatchObject({
+			verdict: 'refused',
+			reasonKind: 'ambiguous_predecessor',
+			reason: AMBIGUOUS,
+			donorId: null,
+			evidence: null,
+		});
 		expect(v.candidateDonors).toEqual(['d2', 'd3']);
 	});
 
-	it('refuses with Hermes\' exact wording when nothing matches', () => {
+	it("refuses with Hermes' exact wording when nothing matches", () => {
 		const v = verdictOf([orphan()]);
-		expect(v).toMatchObject({verdict: 'refused', reasonKind: 'no_predecessor', reason: NO_PREDECESSOR_900, donorId: null, candidateDonors: []});
+		expect(v).toMatchObject({
+			verdict: 'refused',
+			reasonKind: 'no_predecessor',
+			reason: NO_PREDECESSOR_900,
+			donorId: null,
+			candidateDonors: [],
+		});
 		expect(DEFAULT_MAX_GAP_SECONDS).toBe(900);
 	});
 
 	it('puts the configured gap in the wording', () => {
-		expect(verdictOf([orphan()], 'orphan', {maxGapSeconds: 1800}).reason).toBe('no keyed predecessor fell quiet within 1800s of this session\'s start');
+		expect(verdictOf([orphan()], 'orphan', {maxGapSeconds: 1800}).reason).toBe(
+			"no keyed predecessor fell quiet within 1800s of this session's start",
+		);
 	});
 
 	// Python formats the gap with f"{gap:.0f}" (round half to even: 1800.5 -> "1800");
 	// JavaScript's toFixed(0) rounds the tie up ("1801").
-	it('formats a fractional gap as Python\'s {gap:.0f} does (1800.5 -> 1800s)', () => {
-		expect(verdictOf([orphan()], 'orphan', {maxGapSeconds: 1800.5}).reason).toBe('no keyed predecessor fell quiet within 1800s of this session\'s start');
+	it("formats a fractional gap as Python's {gap:.0f} does (1800.5 -> 1800s)", () => {
+		expect(verdictOf([orphan()], 'orphan', {maxGapSeconds: 1800.5}).reason).toBe(
+			"no keyed predecessor fell quiet within 1800s of this session's start",
+		);
 	});
 
 	describe('orphan timestamps', () => {
@@ -310,7 +399,10 @@ describe('contiguity evidence (no parent)', () => {
 		// holds no donor. The engine reads a non-finite started_at as 0 and opens [-gap, +gap].
 		it('keeps an infinite started_at infinite (Python `inf or 0` is inf): no donor near epoch 0 matches', () => {
 			const early = donor(500, {startedAtRaw: 100});
-			const v = verdictOf([early, orphan({startedAtRaw: Number.POSITIVE_INFINITY, newestMessageAt: null, lastActivityAtRaw: 1000})]);
+			const v = verdictOf([
+				early,
+				orphan({startedAtRaw: Number.POSITIVE_INFINITY, newestMessageAt: null, lastActivityAtRaw: 1000}),
+			]);
 			expect(v).toMatchObject({verdict: 'refused', reasonKind: 'no_predecessor'});
 		});
 
@@ -320,7 +412,7 @@ describe('contiguity evidence (no parent)', () => {
 			expect(v.reason).toContain('started_at is not a number');
 		});
 
-		it('finds no candidates when the orphan\'s last_active is NULL (x < NULL matches nothing)', () => {
+		it("finds no candidates when the orphan's last_active is NULL (x < NULL matches nothing)", () => {
 			const early = donor(100, {startedAtRaw: 50});
 			const v = verdictOf([early, orphan({startedAtRaw: null, newestMessageAt: null, lastActivityAtRaw: null})]);
 			expect(v.lastActive).toBeNull();
@@ -336,17 +428,27 @@ describe('contiguity evidence (no parent)', () => {
 
 describe('the profile fence (COALESCE(d.profile_name, owner) = orphan.profile_name or owner)', () => {
 	it('is off when the store has no owner', () => {
-		expect(verdictOf([donor(T0 - 60, {profileName: 'work'}), orphan()], 'orphan', {owner: null}).verdict).toBe('adoptable');
+		expect(verdictOf([donor(T0 - 60, {profileName: 'work'}), orphan()], 'orphan', {owner: null}).verdict).toBe(
+			'adoptable',
+		);
 	});
 
 	it('fences out a donor of another profile', () => {
-		const v = verdictOf([donor(T0 - 60, {profileName: 'work'}), orphan({profileName: null})], 'orphan', {owner: 'default'});
+		const v = verdictOf([donor(T0 - 60, {profileName: 'work'}), orphan({profileName: null})], 'orphan', {
+			owner: 'default',
+		});
 		expect(v).toMatchObject({verdict: 'refused', reasonKind: 'no_predecessor', profileOwner: 'default'});
 	});
 
-	it('counts a donor with NULL profile_name as the owner\'s', () => {
-		expect(verdictOf([donor(T0 - 60, {profileName: null}), orphan({profileName: 'work'})], 'orphan', {owner: 'work'}).verdict).toBe('adoptable');
-		expect(verdictOf([donor(T0 - 60, {profileName: null}), orphan({profileName: 'work'})], 'orphan', {owner: 'default'}).verdict).toBe('refused');
+	it("counts a donor with NULL profile_name as the owner's", () => {
+		expect(
+			verdictOf([donor(T0 - 60, {profileName: null}), orphan({profileName: 'work'})], 'orphan', {owner: 'work'})
+				.verdict,
+		).toBe('adoptable');
+		expect(
+			verdictOf([donor(T0 - 60, {profileName: null}), orphan({profileName: 'work'})], 'orphan', {owner: 'default'})
+				.verdict,
+		).toBe('refused');
 	});
 
 	it('lets an empty orphan profile_name fall back to the owner (Python `or`)', () => {
@@ -354,12 +456,18 @@ describe('the profile fence (COALESCE(d.profile_name, owner) = orphan.profile_na
 		expect(v).toMatchObject({verdict: 'adoptable', profileOwner: 'default'});
 	});
 
-	it('does not let an empty donor profile_name fall back (SQL COALESCE keeps \'\')', () => {
-		expect(verdictOf([donor(T0 - 60, {profileName: ''}), orphan({profileName: ''})], 'orphan', {owner: 'default'}).verdict).toBe('refused');
+	it("does not let an empty donor profile_name fall back (SQL COALESCE keeps '')", () => {
+		expect(
+			verdictOf([donor(T0 - 60, {profileName: ''}), orphan({profileName: ''})], 'orphan', {owner: 'default'}).verdict,
+		).toBe('refused');
 	});
 
 	it('matches an explicit orphan profile against explicit donor profiles', () => {
-		const rows = [donor(T0 - 60, {id: 'mine', profileName: 'work'}), donor(T0 - 30, {id: 'theirs', profileName: 'default'}), orphan({profileName: 'work'})];
+		const rows = [
+			donor(T0 - 60, {id: 'mine', profileName: 'work'}),
+			donor(T0 - 30, {id: 'theirs', profileName: 'default'}),
+			orphan({profileName: 'work'}),
+		];
 		expect(verdictOf(rows, 'orphan', {owner: 'default'})).toMatchObject({verdict: 'adoptable', donorId: 'mine'});
 		expect(verdictOf(rows, 'orphan', {owner: null}).reasonKind).toBe('ambiguous_predecessor');
 	});
@@ -371,12 +479,23 @@ describe('contested donors', () => {
 		const all = verdicts(rows);
 		expect(all).toHaveLength(2);
 		for (const v of all) {
-			expect(v).toMatchObject({verdict: 'refused', reasonKind: 'contested_donor', reason: CONTESTED, donorId: 'donor', sessionKey: K, evidence: 'contiguity'});
+			expect(v).toMatchObject({
+				verdict: 'refused',
+				reasonKind: 'contested_donor',
+				reason: CONTESTED,
+				donorId: 'donor',
+				sessionKey: K,
+				evidence: 'contiguity',
+			});
 		}
 	});
 
 	it('counts lineage and contiguity claims together', () => {
-		const rows = [donor(T0 - 60), orphan({id: 'by-lineage', parentSessionId: 'donor', startedAtRaw: T0 + 5000, newestMessageAt: T0 + 6000}), orphan({id: 'by-contiguity'})];
+		const rows = [
+			donor(T0 - 60),
+			orphan({id: 'by-lineage', parentSessionId: 'donor', startedAtRaw: T0 + 5000, newestMessageAt: T0 + 6000}),
+			orphan({id: 'by-contiguity'}),
+		];
 		const all = verdicts(rows);
 		expect(all.map(v => [v.orphanId, v.verdict, v.reasonKind, v.evidence])).toEqual([
 			['by-contiguity', 'refused', 'contested_donor', 'contiguity'],
@@ -398,7 +517,15 @@ describe('contested donors', () => {
 	});
 
 	it('leaves orphans with distinct donors adoptable', () => {
-		const rows = [donor(T0 - 60, {id: 'd1', userId: 'u1'}), donor(T0 - 60, {id: 'd2', userId: 'u2', sessionKey: K2}), orphan({id: 'o1', userId: 'u1'}), orphan({id: 'o2', userId: 'u2'})];
-		expect(verdicts(rows).map(v => [v.orphanId, v.verdict, v.donorId])).toEqual([['o1', 'adoptable', 'd1'], ['o2', 'adoptable', 'd2']]);
+		const rows = [
+			donor(T0 - 60, {id: 'd1', userId: 'u1'}),
+			donor(T0 - 60, {id: 'd2', userId: 'u2', sessionKey: K2}),
+			orphan({id: 'o1', userId: 'u1'}),
+			orphan({id: 'o2', userId: 'u2'}),
+		];
+		expect(verdicts(rows).map(v => [v.orphanId, v.verdict, v.donorId])).toEqual([
+			['o1', 'adoptable', 'd1'],
+			['o2', 'adoptable', 'd2'],
+		]);
 	});
 });

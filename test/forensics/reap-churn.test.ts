@@ -8,13 +8,26 @@ import type {SessionRecord} from '../../source/forensics/types.js';
 import {T0, dmKey, session} from '../helpers/records.js';
 
 const KEY = dmKey('63207');
-const reaped = session({id: 'r', sessionKey: KEY, startedAtRaw: T0, endReason: 'ws_orphan_reap', messageCountColumn: 40});
-const turn = (i: number, over: Partial<SessionRecord> = {}) => session({id: `t${i}`, sessionKey: KEY, startedAtRaw: T0 + 1000 + i * 60, messageCountColumn: 2, ...over});
+const reaped = session({
+	id: 'r',
+	sessionKey: KEY,
+	startedAtRaw: T0,
+	endReason: 'ws_orphan_reap',
+	messageCountColumn: 40,
+});
+const turn = (i: number, over: Partial<SessionRecord> = {}) =>
+	session({id: `t${i}`, sessionKey: KEY, startedAtRaw: T0 + 1000 + i * 60, messageCountColumn: 2, ...over});
 
 describe('reap churn', () => {
 	it('finds the one-turn rows minted after a reaped row, strong from three on', () => {
 		const [c] = detectReapChurn([reaped, turn(1), turn(2), turn(3)]);
-		expect(c).toMatchObject({sessionKey: KEY, reapedId: 'r', reapedMessages: 40, oneTurnRows: ['t1', 't2', 't3'], certainty: 'strong'});
+		expect(c).toMatchObject({
+			sessionKey: KEY,
+			reapedId: 'r',
+			reapedMessages: 40,
+			oneTurnRows: ['t1', 't2', 't3'],
+			certainty: 'strong',
+		});
 		expect(reapChurnFinding(c!).next).toContain('/resume r');
 		expect(detectReapChurn([reaped, turn(1), turn(2)])[0]!.certainty).toBe('weak');
 	});

@@ -6,7 +6,13 @@ import {describe, expect, it} from 'vitest';
 import {rulesFor} from '../../source/forensics/generations.js';
 import {buildLineage} from '../../source/forensics/lineage.js';
 import {findOrphans} from '../../source/forensics/orphans.js';
-import {type ChatIdentity, type Resolution, assessRoutingEntry, parseSessionKey, resolveRestart} from '../../source/forensics/restart.js';
+import {
+	type ChatIdentity,
+	type Resolution,
+	assessRoutingEntry,
+	parseSessionKey,
+	resolveRestart,
+} from '../../source/forensics/restart.js';
 import {type ChatRouting, analyzeRouting} from '../../source/forensics/routing.js';
 import type {RoutingEntry, RuleSet, SessionRecord, Snapshot} from '../../source/forensics/types.js';
 import {T0, dmKey, indexById, routingEntry, session, snapshot} from '../helpers/records.js';
@@ -40,13 +46,29 @@ function resolve(sessions: SessionRecord[], options: ResolveOptions): Resolution
 	const key = options.key ?? K;
 	const byId = indexById(sessions);
 	const parsed = parseSessionKey(key);
-	const identity: ChatIdentity = {platform: parsed.platform ?? '', namespace: parsed.namespace, userId: null, chatId: null, chatType: null, threadId: null, ...options.identity};
+	const identity: ChatIdentity = {
+		platform: parsed.platform ?? '',
+		namespace: parsed.namespace,
+		userId: null,
+		chatId: null,
+		chatType: null,
+		threadId: null,
+		...options.identity,
+	};
 	const same = (a: string | null, b: string | null) => (a ?? '') === (b ?? '');
 	return resolveRestart({
 		sessionKey: key,
 		identity,
 		keyed: sessions.filter(s => s.sessionKey === key),
-		tupleRows: () => sessions.filter(s => s.source === identity.platform && same(s.userId, identity.userId) && same(s.chatId, identity.chatId) && same(s.chatType, identity.chatType) && same(s.threadId, identity.threadId)),
+		tupleRows: () =>
+			sessions.filter(
+				s =>
+					s.source === identity.platform &&
+					same(s.userId, identity.userId) &&
+					same(s.chatId, identity.chatId) &&
+					same(s.chatType, identity.chatType) &&
+					same(s.threadId, identity.threadId),
+			),
 		routingEntry: options.entry,
 		byId,
 		lineage: buildLineage(sessions, byId),
@@ -59,7 +81,15 @@ function chats(snap: Snapshot): ChatRouting[] {
 	const byId = indexById(snap.sessions);
 	const lineage = buildLineage(snap.sessions, byId);
 	const orphans = findOrphans(snap.sessions, {owner: snap.owner, rules: rulesFor(snap.ruleSet)});
-	return analyzeRouting({sessions: snap.sessions, byId, routing: snap.routing, lineage, orphans, rules: rulesFor(snap.ruleSet), owner: snap.owner});
+	return analyzeRouting({
+		sessions: snap.sessions,
+		byId,
+		routing: snap.routing,
+		lineage,
+		orphans,
+		rules: rulesFor(snap.ruleSet),
+		owner: snap.owner,
+	});
 }
 
 function chat(snap: Snapshot, key = K): ChatRouting {
@@ -77,7 +107,10 @@ function verdict(r: Resolution, id: string) {
 
 describe('parseSessionKey', () => {
 	it('reads the namespace and platform of agent:<ns>:<platform>:...', () => {
-		expect(parseSessionKey('agent:main:discord:group:12345:thread_678')).toEqual({namespace: 'main', platform: 'discord'});
+		expect(parseSessionKey('agent:main:discord:group:12345:thread_678')).toEqual({
+			namespace: 'main',
+			platform: 'discord',
+		});
 		expect(parseSessionKey('agent:work:telegram:dm:1')).toEqual({namespace: 'work', platform: 'telegram'});
 		expect(parseSessionKey('not-a-key')).toEqual({namespace: null, platform: null});
 	});
@@ -128,25 +161,31 @@ describe.each(RULE_SETS)('exact-key query, %s', ruleSet => {
 		expect(r.sessionId).toBe(expected ? 'ended' : null);
 	});
 
-	it('admits handoff_state \'completed\' only under recency', () => {
+	it("admits handoff_state 'completed' only under recency", () => {
 		const r = resolve([keyed('handed-off', {endReason: 'cli_close', handoffState: 'completed'})], {ruleSet});
 		expect(r.sessionId).toBe(ruleSet === 'v30' ? 'handed-off' : null);
-		expect(resolve([keyed('pending', {endReason: 'cli_close', handoffState: 'pending'})], {ruleSet}).sessionId).toBeNull();
+		expect(
+			resolve([keyed('pending', {endReason: 'cli_close', handoffState: 'pending'})], {ruleSet}).sessionId,
+		).toBeNull();
 	});
 });
 
 describe('reset fence (recency only)', () => {
 	/** A live candidate whose COALESCE(last_activity_at, started_at) is T0 + 100. */
-	const candidate = (partial: Partial<SessionRecord> = {}) => keyed('candidate', {lastActivityAtRaw: T0 + 100, ...partial});
+	const candidate = (partial: Partial<SessionRecord> = {}) =>
+		keyed('candidate', {lastActivityAtRaw: T0 + 100, ...partial});
 	const resetSibling = (endedAtRaw: number, endReason = 'session_reset', partial: Partial<SessionRecord> = {}) =>
 		keyed('reset', {startedAtRaw: T0 - 5000, endReason, endedAtRaw, ...partial});
 
-	it.each(['session_reset', 'session_switch', 'idle', 'daily', 'suspended', 'resume_pending_expired'])('a sibling ended %s after the candidate\'s last activity hides it', reason => {
-		const r = resolve([candidate(), resetSibling(T0 + 101, reason)], {ruleSet: 'v30'});
-		expect(r.sessionId).toBeNull();
-		expect(verdict(r, 'candidate')).toMatchObject({admitted: false});
-		expect(verdict(r, 'candidate')?.rule).toContain('reset fence');
-	});
+	it.each(['session_reset', 'session_switch', 'idle', 'daily', 'suspended', 'resume_pending_expired'])(
+		"a sibling ended %s after the candidate's last activity hides it",
+		reason => {
+			const r = resolve([candidate(), resetSibling(T0 + 101, reason)], {ruleSet: 'v30'});
+			expect(r.sessionId).toBeNull();
+			expect(verdict(r, 'candidate')).toMatchObject({admitted: false});
+			expect(verdict(r, 'candidate')?.rule).toContain('reset fence');
+		},
+	);
 
 	it('does not apply under legacy-v21', () => {
 		expect(resolve([candidate(), resetSibling(T0 + 101)], {ruleSet: 'legacy-v21'}).sessionId).toBe('candidate');
@@ -157,7 +196,9 @@ describe('reset fence (recency only)', () => {
 	});
 
 	it('does not fence on new_session (a boundary reason, not a reset reason)', () => {
-		expect(resolve([candidate(), resetSibling(T0 + 5000, 'new_session')], {ruleSet: 'v30'}).sessionId).toBe('candidate');
+		expect(resolve([candidate(), resetSibling(T0 + 5000, 'new_session')], {ruleSet: 'v30'}).sessionId).toBe(
+			'candidate',
+		);
 	});
 
 	it('does not fence on a non-reset end reason', () => {
@@ -165,14 +206,20 @@ describe('reset fence (recency only)', () => {
 	});
 
 	it('only counts siblings of the same source', () => {
-		expect(resolve([candidate(), resetSibling(T0 + 5000, 'session_reset', {source: 'discord'})], {ruleSet: 'v30'}).sessionId).toBe('candidate');
+		expect(
+			resolve([candidate(), resetSibling(T0 + 5000, 'session_reset', {source: 'discord'})], {ruleSet: 'v30'}).sessionId,
+		).toBe('candidate');
 	});
 
 	it('measures the candidate by COALESCE(last_activity_at, started_at)', () => {
 		// started T0, active until T0+200: a reset at T0+150 came before its last activity.
-		expect(resolve([candidate({lastActivityAtRaw: T0 + 200}), resetSibling(T0 + 150)], {ruleSet: 'v30'}).sessionId).toBe('candidate');
+		expect(
+			resolve([candidate({lastActivityAtRaw: T0 + 200}), resetSibling(T0 + 150)], {ruleSet: 'v30'}).sessionId,
+		).toBe('candidate');
 		// no activity column: started_at T0 is the measure, so a reset at T0+1 fences it.
-		expect(resolve([candidate({lastActivityAtRaw: null}), resetSibling(T0 + 1)], {ruleSet: 'v30'}).sessionId).toBeNull();
+		expect(
+			resolve([candidate({lastActivityAtRaw: null}), resetSibling(T0 + 1)], {ruleSet: 'v30'}).sessionId,
+		).toBeNull();
 	});
 
 	it('lets the empty post-reset row win over the fenced older conversation', () => {
@@ -184,7 +231,10 @@ describe('reset fence (recency only)', () => {
 
 describe('ordering of exact-key candidates', () => {
 	it('recency ranks rows with messages before empty rows, however recent', () => {
-		const rows = [keyed('talked', {lastActivityAtRaw: T0 + 100}), keyed('empty', {hasMessageRows: false, lastActivityAtRaw: T0 + 9000})];
+		const rows = [
+			keyed('talked', {lastActivityAtRaw: T0 + 100}),
+			keyed('empty', {hasMessageRows: false, lastActivityAtRaw: T0 + 9000}),
+		];
 		expect(resolve(rows, {ruleSet: 'v30'}).sessionId).toBe('talked');
 	});
 
@@ -213,7 +263,10 @@ describe('ordering of exact-key candidates', () => {
 	});
 
 	it('counts a positive message_count column as having messages', () => {
-		const rows = [keyed('counted', {hasMessageRows: false, messageCountColumn: 3, lastActivityAtRaw: T0 + 900}), keyed('rows', {lastActivityAtRaw: T0 + 100})];
+		const rows = [
+			keyed('counted', {hasMessageRows: false, messageCountColumn: 3, lastActivityAtRaw: T0 + 900}),
+			keyed('rows', {lastActivityAtRaw: T0 + 100}),
+		];
 		expect(resolve([rows[0]!], {ruleSet: 'legacy-v21'}).sessionId).toBe('counted');
 		expect(resolve(rows, {ruleSet: 'v30'}).sessionId).toBe('counted');
 	});
@@ -230,7 +283,10 @@ describe.each(RULE_SETS)('tuple fallback, %s', ruleSet => {
 	});
 
 	it('does not run when the exact-key query finds a row', () => {
-		const r = resolve([keyed('live'), tupleRow('pre-key', {startedAtRaw: T0 + 500, lastActivityAtRaw: T0 + 900})], {ruleSet, identity: CHAT_42});
+		const r = resolve([keyed('live'), tupleRow('pre-key', {startedAtRaw: T0 + 500, lastActivityAtRaw: T0 + 900})], {
+			ruleSet,
+			identity: CHAT_42,
+		});
 		expect(r).toMatchObject({sessionId: 'live', via: 'exact-key'});
 		expect(r.candidates.some(c => c.query === 'tuple-fallback')).toBe(false);
 	});
@@ -258,7 +314,11 @@ describe.each(RULE_SETS)('tuple fallback, %s', ruleSet => {
 		];
 		const c = chat(snapshot(rows, {ruleSet}));
 		expect(c.identity.chatId).toBe('');
-		expect(c.resolution.candidates.filter(v => v.query === 'tuple-fallback').map(v => v.sessionId)).toEqual(['closed', 'empty-chat', 'null-chat']);
+		expect(c.resolution.candidates.filter(v => v.query === 'tuple-fallback').map(v => v.sessionId)).toEqual([
+			'closed',
+			'empty-chat',
+			'null-chat',
+		]);
 		expect(c.resolution.via).toBe('tuple-fallback');
 		expect(c.restartResolvesTo).toBe('null-chat');
 	});
@@ -270,11 +330,15 @@ describe.each(RULE_SETS)('tuple fallback, %s', ruleSet => {
 	});
 
 	it('applies the same recoverability rule', () => {
-		expect(resolve([closed, tupleRow('compressed', {endReason: 'compression'})], {ruleSet, identity: CHAT_42}).sessionId).toBeNull();
-		expect(resolve([closed, tupleRow('reaped', {endReason: 'ws_orphan_reap'})], {ruleSet, identity: CHAT_42}).sessionId).toBe('reaped');
+		expect(
+			resolve([closed, tupleRow('compressed', {endReason: 'compression'})], {ruleSet, identity: CHAT_42}).sessionId,
+		).toBeNull();
+		expect(
+			resolve([closed, tupleRow('reaped', {endReason: 'ws_orphan_reap'})], {ruleSet, identity: CHAT_42}).sessionId,
+		).toBe('reaped');
 	});
 
-	it('matches user, chat, type and thread with COALESCE(x, \'\') equality', () => {
+	it("matches user, chat, type and thread with COALESCE(x, '') equality", () => {
 		const rows = [
 			keyed('closed', {endReason: 'cli_close', threadId: null}),
 			tupleRow('blank-thread', {threadId: '', lastActivityAtRaw: T0 + 100}),
@@ -289,8 +353,14 @@ describe.each(RULE_SETS)('tuple fallback, %s', ruleSet => {
 	});
 
 	it('orders by COALESCE(last_activity_at, started_at) under recency, by started_at under legacy', () => {
-		const rows = [closed, tupleRow('started-later', {startedAtRaw: T0 + 500}), tupleRow('active-later', {lastActivityAtRaw: T0 + 900})];
-		expect(resolve(rows, {ruleSet, identity: CHAT_42}).sessionId).toBe(ruleSet !== 'legacy-v21' ? 'active-later' : 'started-later');
+		const rows = [
+			closed,
+			tupleRow('started-later', {startedAtRaw: T0 + 500}),
+			tupleRow('active-later', {lastActivityAtRaw: T0 + 900}),
+		];
+		expect(resolve(rows, {ruleSet, identity: CHAT_42}).sessionId).toBe(
+			ruleSet !== 'legacy-v21' ? 'active-later' : 'started-later',
+		);
 	});
 
 	it('has the profile fence under recency only', () => {
@@ -299,17 +369,27 @@ describe.each(RULE_SETS)('tuple fallback, %s', ruleSet => {
 		expect(r.sessionId).toBe(ruleSet === 'v30' ? null : 'work');
 		expect(resolve(rows, {ruleSet, owner: 'work', identity: CHAT_42}).sessionId).toBe('work');
 		expect(resolve(rows, {ruleSet, owner: null, identity: CHAT_42}).sessionId).toBe('work');
-		expect(resolve([closed, tupleRow('unprofiled', {profileName: null})], {ruleSet, owner: 'default', identity: CHAT_42}).sessionId).toBe('unprofiled');
+		expect(
+			resolve([closed, tupleRow('unprofiled', {profileName: null})], {ruleSet, owner: 'default', identity: CHAT_42})
+				.sessionId,
+		).toBe('unprofiled');
 	});
 
 	it('has the reset fence under recency only', () => {
-		const rows = [closed, tupleRow('old', {lastActivityAtRaw: T0 + 100}), tupleRow('reset', {startedAtRaw: T0 - 5000, endReason: 'idle', endedAtRaw: T0 + 200})];
+		const rows = [
+			closed,
+			tupleRow('old', {lastActivityAtRaw: T0 + 100}),
+			tupleRow('reset', {startedAtRaw: T0 - 5000, endReason: 'idle', endedAtRaw: T0 + 200}),
+		];
 		expect(resolve(rows, {ruleSet, identity: CHAT_42}).sessionId).toBe(ruleSet !== 'legacy-v21' ? null : 'old');
 	});
 
 	it('is skipped for slack by current Hermes; the v25 and v21 trees run it for every platform (their real code)', () => {
 		const slackKey = dmKey('42', 'slack');
-		const rows = [keyed('closed', {source: 'slack', sessionKey: slackKey, endReason: 'cli_close'}), tupleRow('pre-key', {source: 'slack'})];
+		const rows = [
+			keyed('closed', {source: 'slack', sessionKey: slackKey, endReason: 'cli_close'}),
+			tupleRow('pre-key', {source: 'slack'}),
+		];
 		const r = resolve(rows, {ruleSet, key: slackKey, identity: CHAT_42});
 		if (ruleSet !== 'v30') {
 			expect(r).toMatchObject({sessionId: 'pre-key', via: 'tuple-fallback'});
@@ -322,32 +402,62 @@ describe.each(RULE_SETS)('tuple fallback, %s', ruleSet => {
 
 	describe('namespace post-filter', () => {
 		it('rejects a winner whose key has another agent:<ns>', () => {
-			const r = resolve([closed, tupleRow('foreign', {sessionKey: dmKey('42', 'telegram', 'work')})], {ruleSet, identity: CHAT_42});
+			const r = resolve([closed, tupleRow('foreign', {sessionKey: dmKey('42', 'telegram', 'work')})], {
+				ruleSet,
+				identity: CHAT_42,
+			});
 			expect(r).toMatchObject({sessionId: null, via: 'new-session'});
 			expect(r.notes.join('\n')).toContain('agent:work');
 		});
 
 		it('passes a winner of the same namespace, and a keyless winner', () => {
-			expect(resolve([closed, tupleRow('same-ns', {sessionKey: 'agent:main:telegram:dm:42:old'})], {ruleSet, identity: CHAT_42}).sessionId).toBe('same-ns');
+			expect(
+				resolve([closed, tupleRow('same-ns', {sessionKey: 'agent:main:telegram:dm:42:old'})], {
+					ruleSet,
+					identity: CHAT_42,
+				}).sessionId,
+			).toBe('same-ns');
 			expect(resolve([closed, tupleRow('keyless')], {ruleSet, identity: CHAT_42}).sessionId).toBe('keyless');
 		});
 
-		it('single-profile (agent:main keys): takes only rows of the active profile, the store\'s owner', () => {
+		it("single-profile (agent:main keys): takes only rows of the active profile, the store's owner", () => {
 			const other = tupleRow('main-other-key', {sessionKey: 'agent:main:telegram:dm:42:old'});
 			expect(resolve([closed, other], {ruleSet, owner: 'work', identity: CHAT_42}).sessionId).toBeNull();
-			expect(resolve([closed, tupleRow('work-key', {sessionKey: 'agent:work:telegram:dm:42:old'})], {ruleSet, owner: 'work', identity: CHAT_42}).sessionId).toBe('work-key');
+			expect(
+				resolve([closed, tupleRow('work-key', {sessionKey: 'agent:work:telegram:dm:42:old'})], {
+					ruleSet,
+					owner: 'work',
+					identity: CHAT_42,
+				}).sessionId,
+			).toBe('work-key');
 		});
 
-		it('multiplexed (agent:<profile> keys): another profile\'s row is taken by v25 and older, rejected by v30 (hermes-agree-edges, multiplexed-tuple)', () => {
+		it("multiplexed (agent:<profile> keys): another profile's row is taken by v25 and older, rejected by v30 (hermes-agree-edges, multiplexed-tuple)", () => {
 			const key = dmKey('42', 'telegram', 'work');
 			const closedWork = keyed('closed', {sessionKey: key, endReason: 'cli_close'});
-			const r = resolve([closedWork, tupleRow('foreign', {sessionKey: dmKey('42', 'telegram', 'other')})], {ruleSet, key, owner: 'work', identity: CHAT_42});
+			const r = resolve([closedWork, tupleRow('foreign', {sessionKey: dmKey('42', 'telegram', 'other')})], {
+				ruleSet,
+				key,
+				owner: 'work',
+				identity: CHAT_42,
+			});
 			expect(r.sessionId).toBe(ruleSet === 'v30' ? null : 'foreign');
-			expect(resolve([closedWork, tupleRow('default-ns', {sessionKey: 'agent:default:telegram:dm:42:x'})], {ruleSet, key: 'agent:main:telegram:dm:42', owner: 'default', identity: CHAT_42}).sessionId).toBe('default-ns');
+			expect(
+				resolve([closedWork, tupleRow('default-ns', {sessionKey: 'agent:default:telegram:dm:42:x'})], {
+					ruleSet,
+					key: 'agent:main:telegram:dm:42',
+					owner: 'default',
+					identity: CHAT_42,
+				}).sessionId,
+			).toBe('default-ns');
 		});
 
 		it('filters the single winner (LIMIT 1): an older eligible row does not take its place', () => {
-			const rows = [closed, tupleRow('foreign', {sessionKey: dmKey('42', 'telegram', 'work'), startedAtRaw: T0 + 500}), tupleRow('keyless')];
+			const rows = [
+				closed,
+				tupleRow('foreign', {sessionKey: dmKey('42', 'telegram', 'work'), startedAtRaw: T0 + 500}),
+				tupleRow('keyless'),
+			];
 			expect(resolve(rows, {ruleSet, identity: CHAT_42}).sessionId).toBeNull();
 		});
 	});
@@ -355,7 +465,10 @@ describe.each(RULE_SETS)('tuple fallback, %s', ruleSet => {
 
 describe.each(RULE_SETS)('routing entry, %s', ruleSet => {
 	it('is honoured when its row is live, over a fresher exact-key candidate', () => {
-		const rows = [keyed('routed', {lastActivityAtRaw: T0 + 10}), keyed('fresher', {startedAtRaw: T0 + 500, lastActivityAtRaw: T0 + 900})];
+		const rows = [
+			keyed('routed', {lastActivityAtRaw: T0 + 10}),
+			keyed('fresher', {startedAtRaw: T0 + 500, lastActivityAtRaw: T0 + 900}),
+		];
 		const r = resolve(rows, {ruleSet, entry: routingEntry(K, 'routed')});
 		expect(r).toMatchObject({sessionId: 'routed', via: 'routing-entry', candidates: []});
 		const c = chat(snapshot(rows, {ruleSet, routing: [routingEntry(K, 'routed')]}));
@@ -387,7 +500,10 @@ describe.each(RULE_SETS)('routing entry, %s', ruleSet => {
 	});
 
 	it('is dropped when its compression tip ended otherwise', () => {
-		const rows = [keyed('a', {endReason: 'compression'}), keyed('b', {parentSessionId: 'a', startedAtRaw: T0 + 200, endReason: 'session_reset'})];
+		const rows = [
+			keyed('a', {endReason: 'compression'}),
+			keyed('b', {parentSessionId: 'a', startedAtRaw: T0 + 200, endReason: 'session_reset'}),
+		];
 		const assessment = assessRoutingEntry(routingEntry(K, 'a'), indexById(rows), buildLineage(rows));
 		expect(assessment).toMatchObject({honoured: false, stale: true, healedTo: 'b'});
 		expect(resolve(rows, {ruleSet, entry: routingEntry(K, 'a')}).via).not.toBe('routing-entry');
@@ -401,7 +517,10 @@ describe.each(RULE_SETS)('routing entry, %s', ruleSet => {
 	});
 
 	it('is ignored when unusable (bad entry_json)', () => {
-		const r = resolve([keyed('live')], {ruleSet, entry: routingEntry(K, null, {problem: 'entry_json is not valid JSON'})});
+		const r = resolve([keyed('live')], {
+			ruleSet,
+			entry: routingEntry(K, null, {problem: 'entry_json is not valid JSON'}),
+		});
 		expect(r).toMatchObject({sessionId: 'live', via: 'exact-key'});
 	});
 
@@ -412,7 +531,10 @@ describe.each(RULE_SETS)('routing entry, %s', ruleSet => {
 
 	it('uses the newest of several entries for one key', () => {
 		const rows = [keyed('x'), keyed('y')];
-		const routing = [routingEntry(K, 'x', {scope: '/a', updatedAt: T0}), routingEntry(K, 'y', {scope: '/b', updatedAt: T0 + 10})];
+		const routing = [
+			routingEntry(K, 'x', {scope: '/a', updatedAt: T0}),
+			routingEntry(K, 'y', {scope: '/b', updatedAt: T0 + 10}),
+		];
 		const c = chat(snapshot(rows, {ruleSet, routing}));
 		expect(c).toMatchObject({routingEntry: 'y', routingEntryScope: '/b', restartResolvesTo: 'y'});
 	});
@@ -420,13 +542,25 @@ describe.each(RULE_SETS)('routing entry, %s', ruleSet => {
 
 describe.each(RULE_SETS)('rollback risk (analyzeRouting), %s', ruleSet => {
 	it('is raised when a restart resumes a row other than the one holding the newest message', () => {
-		const rows = [keyed('zombie', {newestMessageAt: T0 + 100}), keyed('current', {startedAtRaw: T0 + 200, newestMessageAt: T0 + 3000})];
+		const rows = [
+			keyed('zombie', {newestMessageAt: T0 + 100}),
+			keyed('current', {startedAtRaw: T0 + 200, newestMessageAt: T0 + 3000}),
+		];
 		const c = chat(snapshot(rows, {ruleSet, routing: [routingEntry(K, 'zombie')]}));
-		expect(c).toMatchObject({restartResolvesTo: 'zombie', newestActivityIn: 'current', newestActivityAt: T0 + 3000, resolvesToActivityAt: T0 + 100, rollbackRisk: true});
+		expect(c).toMatchObject({
+			restartResolvesTo: 'zombie',
+			newestActivityIn: 'current',
+			newestActivityAt: T0 + 3000,
+			resolvesToActivityAt: T0 + 100,
+			rollbackRisk: true,
+		});
 	});
 
 	it('is not raised when the resumed row holds the newest message', () => {
-		const rows = [keyed('old', {newestMessageAt: T0 + 100}), keyed('current', {startedAtRaw: T0 + 200, newestMessageAt: T0 + 3000})];
+		const rows = [
+			keyed('old', {newestMessageAt: T0 + 100}),
+			keyed('current', {startedAtRaw: T0 + 200, newestMessageAt: T0 + 3000}),
+		];
 		const c = chat(snapshot(rows, {ruleSet}));
 		expect(c).toMatchObject({restartResolvesTo: 'current', newestActivityIn: 'current', rollbackRisk: false});
 	});
@@ -434,44 +568,80 @@ describe.each(RULE_SETS)('rollback risk (analyzeRouting), %s', ruleSet => {
 	it('is not raised on a tie, whichever row comes first', () => {
 		const resumed = keyed('resumed', {newestMessageAt: T0 + 500});
 		const twin = keyed('twin', {startedAtRaw: T0 + 1, newestMessageAt: T0 + 500});
-		for (const rows of [[resumed, twin], [twin, resumed]]) {
+		for (const rows of [
+			[resumed, twin],
+			[twin, resumed],
+		]) {
 			const c = chat(snapshot(rows, {ruleSet, routing: [routingEntry(K, 'resumed')]}));
 			expect(c).toMatchObject({restartResolvesTo: 'resumed', newestActivityIn: 'resumed', rollbackRisk: false});
 		}
 	});
 
-	it('counts an adoptable orphan in its donor\'s chat', () => {
-		const rows = [keyed('donor', {newestMessageAt: T0 - 60}), session({id: 'orphan', startedAtRaw: T0 + 60, newestMessageAt: T0 + 86_400})];
+	it("counts an adoptable orphan in its donor's chat", () => {
+		const rows = [
+			keyed('donor', {newestMessageAt: T0 - 60}),
+			session({id: 'orphan', startedAtRaw: T0 + 60, newestMessageAt: T0 + 86_400}),
+		];
 		const c = chat(snapshot(rows, {ruleSet}));
-		expect(c).toMatchObject({restartResolvesTo: 'donor', newestActivityIn: 'orphan', rollbackRisk: true, adoptableOrphans: ['orphan'], members: ['donor', 'orphan']});
+		expect(c).toMatchObject({
+			restartResolvesTo: 'donor',
+			newestActivityIn: 'orphan',
+			rollbackRisk: true,
+			adoptableOrphans: ['orphan'],
+			members: ['donor', 'orphan'],
+		});
 	});
 
 	it('does not count a refused orphan', () => {
-		const rows = [keyed('donor', {newestMessageAt: T0 - 60}), session({id: 'orphan', parentSessionId: 'gone', startedAtRaw: T0 + 60, newestMessageAt: T0 + 86_400})];
+		const rows = [
+			keyed('donor', {newestMessageAt: T0 - 60}),
+			session({id: 'orphan', parentSessionId: 'gone', startedAtRaw: T0 + 60, newestMessageAt: T0 + 86_400}),
+		];
 		const c = chat(snapshot(rows, {ruleSet}));
-		expect(c).toMatchObject({restartResolvesTo: 'donor', newestActivityIn: 'donor', rollbackRisk: false, adoptableOrphans: [], members: ['donor']});
+		expect(c).toMatchObject({
+			restartResolvesTo: 'donor',
+			newestActivityIn: 'donor',
+			rollbackRisk: false,
+			adoptableOrphans: [],
+			members: ['donor'],
+		});
 	});
 
-	it('does not count contested orphans, though they keep the donor\'s key', () => {
+	it("does not count contested orphans, though they keep the donor's key", () => {
 		const rows = [
 			keyed('donor', {startedAtRaw: T0 - 3600, newestMessageAt: T0 - 60}),
 			session({id: 'o1', startedAtRaw: T0 + 60, newestMessageAt: T0 + 86_400}),
 			session({id: 'o2', startedAtRaw: T0 + 90, newestMessageAt: T0 + 90_000}),
 		];
 		const orphans = findOrphans(rows, {owner: null});
-		expect(orphans.map(o => [o.orphanId, o.reasonKind, o.sessionKey])).toEqual([['o1', 'contested_donor', K], ['o2', 'contested_donor', K]]);
+		expect(orphans.map(o => [o.orphanId, o.reasonKind, o.sessionKey])).toEqual([
+			['o1', 'contested_donor', K],
+			['o2', 'contested_donor', K],
+		]);
 		const c = chat(snapshot(rows, {ruleSet}));
-		expect(c).toMatchObject({restartResolvesTo: 'donor', newestActivityIn: 'donor', rollbackRisk: false, adoptableOrphans: [], members: ['donor']});
+		expect(c).toMatchObject({
+			restartResolvesTo: 'donor',
+			newestActivityIn: 'donor',
+			rollbackRisk: false,
+			adoptableOrphans: [],
+			members: ['donor'],
+		});
 	});
 
 	it('never takes an empty session as the newest, however recent', () => {
-		const rows = [keyed('talked', {newestMessageAt: T0 + 60}), keyed('empty', {hasMessageRows: false, startedAtRaw: T0 + 5000, lastActivityAtRaw: T0 + 9000})];
+		const rows = [
+			keyed('talked', {newestMessageAt: T0 + 60}),
+			keyed('empty', {hasMessageRows: false, startedAtRaw: T0 + 5000, lastActivityAtRaw: T0 + 9000}),
+		];
 		const c = chat(snapshot(rows, {ruleSet, routing: [routingEntry(K, 'talked')]}));
 		expect(c).toMatchObject({restartResolvesTo: 'talked', newestActivityIn: 'talked', rollbackRisk: false});
 	});
 
-	it('only counts keyed rows of the key\'s platform as members', () => {
-		const rows = [keyed('telegram-row', {newestMessageAt: T0 + 60}), keyed('discord-row', {source: 'discord', newestMessageAt: T0 + 9000})];
+	it("only counts keyed rows of the key's platform as members", () => {
+		const rows = [
+			keyed('telegram-row', {newestMessageAt: T0 + 60}),
+			keyed('discord-row', {source: 'discord', newestMessageAt: T0 + 9000}),
+		];
 		const c = chat(snapshot(rows, {ruleSet}));
 		expect(c).toMatchObject({members: ['telegram-row'], newestActivityIn: 'telegram-row', rollbackRisk: false});
 	});

@@ -3,7 +3,12 @@
  * primary signature of hermes-incidents.md §1.3, its certainty (§7), and what it is not.
  */
 import {describe, expect, it} from 'vitest';
-import {detectRollbacks, hasGatewaySuffix, routingRewriteBetween, skippedRowOf} from '../../source/forensics/rollbacks.js';
+import {
+	detectRollbacks,
+	hasGatewaySuffix,
+	routingRewriteBetween,
+	skippedRowOf,
+} from '../../source/forensics/rollbacks.js';
 import {rollbackNextStep} from '../../source/forensics/rollback-finding.js';
 import type {RestartProbe, RoutingEntry, SessionRecord} from '../../source/forensics/types.js';
 import {T0, dmKey, session} from '../helpers/records.js';
@@ -40,7 +45,15 @@ describe('a rollback that already happened', () => {
 	it('names the chat, the resumed row, the jump, the skipped row and the turns written since', () => {
 		const [r, ...rest] = detectRollbacks([probe()], context());
 		expect(rest).toEqual([]);
-		expect(r).toMatchObject({sessionKey: KEY, resumedId: K, jumpedFrom: T0 + 300, resumedAt: T0 + 3 * DAY, after: {messages: 4, userTurns: 2}, certainty: 'strong', routedTo: null});
+		expect(r).toMatchObject({
+			sessionKey: KEY,
+			resumedId: K,
+			jumpedFrom: T0 + 300,
+			resumedAt: T0 + 3 * DAY,
+			after: {messages: 4, userTurns: 2},
+			certainty: 'strong',
+			routedTo: null,
+		});
 		expect(r!.skipped).toMatchObject({id: O, messages: 798, firstAt: T0 + 420, lastAt: T0 + DAY, forkSeconds: 120});
 		expect(r!.skipped.evidence.join('\n')).toMatch(/8-hex suffix[\s\S]*120 s after/);
 	});
@@ -49,29 +62,48 @@ describe('a rollback that already happened', () => {
 		expect(detectRollbacks([probe({after: null})], context())).toEqual([]);
 	});
 
-	it('is not one when the keyed row wrote inside the orphan\'s span (an interleaved replay, two live rows)', () => {
+	it("is not one when the keyed row wrote inside the orphan's span (an interleaved replay, two live rows)", () => {
 		expect(detectRollbacks([probe({inside: 1})], context())).toEqual([]);
 	});
 
-	it('is not one when the keyed row has nothing before the orphan (a reset promotion\'s fresh row)', () => {
+	it("is not one when the keyed row has nothing before the orphan (a reset promotion's fresh row)", () => {
 		expect(detectRollbacks([probe({before: null})], context())).toEqual([]);
 	});
 
 	it('is weak on the gap alone: a 6-hex id and a fork far from the last message', () => {
 		const far = '20231114_222000_04c1d6';
 		const byId = new Map([...rows(), [far, session({id: far, startedAtRaw: T0 + DAY / 2})]]);
-		const [r] = detectRollbacks([probe({orphanId: far, orphan: {firstAt: T0 + DAY / 2, lastAt: T0 + DAY, messages: 5, firstPlatformId: null, lastPlatformId: null}})], {byId, routing: [], maxGapSeconds: 900});
+		const [r] = detectRollbacks(
+			[
+				probe({
+					orphanId: far,
+					orphan: {firstAt: T0 + DAY / 2, lastAt: T0 + DAY, messages: 5, firstPlatformId: null, lastPlatformId: null},
+				}),
+			],
+			{byId, routing: [], maxGapSeconds: 900},
+		);
 		expect(r!.certainty).toBe('weak');
 		expect(r!.skipped.evidence.at(-1)).toMatch(/silent for days/);
 	});
 
 	it('is weak on one signal besides the gap: a gateway id whose fork is a day after the last message', () => {
-		const [r] = detectRollbacks([probe({orphan: {firstAt: T0 + DAY / 2, lastAt: T0 + DAY, messages: 5, firstPlatformId: null, lastPlatformId: null}})], context());
+		const [r] = detectRollbacks(
+			[
+				probe({
+					orphan: {firstAt: T0 + DAY / 2, lastAt: T0 + DAY, messages: 5, firstPlatformId: null, lastPlatformId: null},
+				}),
+			],
+			context(),
+		);
 		expect(r!.certainty).toBe('weak');
 	});
 
 	it('platform message ids inside the gap tie the orphan to the chat; outside it, they weaken the tie', () => {
-		const inside = probe({orphan: {...probe().orphan, firstPlatformId: 101, lastPlatformId: 900}, before: {at: T0 + 300, messages: 30, platformId: 100}, after: {...probe().after!, platformId: 901}});
+		const inside = probe({
+			orphan: {...probe().orphan, firstPlatformId: 101, lastPlatformId: 900},
+			before: {at: T0 + 300, messages: 30, platformId: 100},
+			after: {...probe().after!, platformId: 901},
+		});
 		expect(detectRollbacks([inside], context())[0]!.skipped.evidence.join(' ')).toMatch(/101\.\.900 lie between/);
 		const outside = {...inside, after: {...inside.after!, platformId: 500}};
 		const [r] = detectRollbacks([outside], context());
@@ -92,13 +124,16 @@ describe('a rollback that already happened', () => {
 	it('several orphans in one gap: the newest is the skipped conversation, the others are listed', () => {
 		const O2 = '20231114_221000_0badcafe';
 		const byId = new Map([...rows(), [O2, session({id: O2, startedAtRaw: T0 + 350})]]);
-		const older = probe({orphanId: O2, orphan: {firstAt: T0 + 350, lastAt: T0 + 400, messages: 6, firstPlatformId: null, lastPlatformId: null}});
+		const older = probe({
+			orphanId: O2,
+			orphan: {firstAt: T0 + 350, lastAt: T0 + 400, messages: 6, firstPlatformId: null, lastPlatformId: null},
+		});
 		const [r] = detectRollbacks([older, probe()], {byId, routing: [], maxGapSeconds: 900});
 		expect(r!.skipped.id).toBe(O);
 		expect(r!.alsoSkipped).toEqual([{id: O2, messages: 6, lastAt: T0 + 400}]);
 	});
 
-	it('reads the routing entry and a full rewrite of its scope between the orphan\'s end and the resume', () => {
+	it("reads the routing entry and a full rewrite of its scope between the orphan's end and the resume", () => {
 		const rewrite = T0 + 3 * DAY - 30;
 		const routing: RoutingEntry[] = [
 			{scope: '/h/sessions', sessionKey: KEY, sessionId: K, updatedAt: T0 + 3 * DAY + 65, problem: null},
@@ -118,8 +153,11 @@ describe('a rollback that already happened', () => {
 		expect(elsewhere!.routingRewriteAt).toBe(T0 + 2 * DAY);
 	});
 
-	it('skippedRowOf holds the signature\'s bounds inclusive (§1.3: tA ≤ min, max ≤ tR)', () => {
-		const edge = probe({before: {at: T0 + 420, messages: 30, platformId: null}, after: {...probe().after!, at: T0 + DAY}});
+	it("skippedRowOf holds the signature's bounds inclusive (§1.3: tA ≤ min, max ≤ tR)", () => {
+		const edge = probe({
+			before: {at: T0 + 420, messages: 30, platformId: null},
+			after: {...probe().after!, at: T0 + DAY},
+		});
 		expect(skippedRowOf(edge, context())).not.toBeNull();
 		expect(skippedRowOf({...edge, before: {at: T0 + 421, messages: 30, platformId: null}}, context())).toBeNull();
 	});
@@ -132,14 +170,24 @@ describe('a rollback that already happened', () => {
 	it('a passed-over newer row of the same key is the secondary signature: certain chat, /resume as the way back', () => {
 		const N = '20231114_222000_0e0e0e0e';
 		// The legacy finder's shape: the resumed row started later than the sibling but fell quiet earlier.
-		const byId = new Map([...rows(), [N, session({id: N, sessionKey: KEY, startedAtRaw: T0 - 100, newestMessageAt: T0 + DAY})]]);
-		const sibling = probe({orphanId: N, orphan: {firstAt: T0 - 90, lastAt: T0 + DAY, messages: 50, firstPlatformId: null, lastPlatformId: null}, before: null, inside: 7});
+		const byId = new Map([
+			...rows(),
+			[N, session({id: N, sessionKey: KEY, startedAtRaw: T0 - 100, newestMessageAt: T0 + DAY})],
+		]);
+		const sibling = probe({
+			orphanId: N,
+			orphan: {firstAt: T0 - 90, lastAt: T0 + DAY, messages: 50, firstPlatformId: null, lastPlatformId: null},
+			before: null,
+			inside: 7,
+		});
 		const [r] = detectRollbacks([sibling], {byId, routing: [], maxGapSeconds: 900});
 		expect(r).toMatchObject({resumedId: K, jumpedFrom: T0 + 300, resumedAt: T0 + 3 * DAY});
 		expect(r!.skipped).toMatchObject({id: N, kind: 'same-key', certainty: 'strong', forkSeconds: null});
 		expect(r!.skipped.evidence.join(' ')).toContain('started_at');
 		expect(rollbackNextStep(r!)).toContain(`/resume ${N}`);
-		expect(rollbackNextStep(detectRollbacks([probe()], context())[0]!)).toContain('hfx repair --only 04c1d6c6 --donor aaaabbbb');
+		expect(rollbackNextStep(detectRollbacks([probe()], context())[0]!)).toContain(
+			'hfx repair --only 04c1d6c6 --donor aaaabbbb',
+		);
 		// A sibling that started after the resumed row: a /resume looks the same, so weak.
 		byId.set(N, session({id: N, sessionKey: KEY, startedAtRaw: T0 + 400, newestMessageAt: T0 + DAY}));
 		expect(detectRollbacks([sibling], {byId, routing: [], maxGapSeconds: 900})[0]!.certainty).toBe('weak');

@@ -6,7 +6,14 @@ import type {SchemaShape} from '../../source/simulator/hermes-schema.js';
 import {migrateToCurrent} from '../../source/simulator/migrate.js';
 import {loadStore} from '../../source/store/load.js';
 import {ownerOfStore} from '../../source/store/locate.js';
-import {type Generation, type Scenario, SCENARIOS, SHAPES, buildScenario, expectationFor} from '../fixtures/scenarios.js';
+import {
+	type Generation,
+	type Scenario,
+	SCENARIOS,
+	SHAPES,
+	buildScenario,
+	expectationFor,
+} from '../fixtures/scenarios.js';
 
 const built: string[] = [];
 afterAll(() => {
@@ -34,19 +41,45 @@ function analyzeStore(dbPath: string, scenario: Scenario, shape: SchemaShape): A
 }
 
 /** One generation's verdicts, by scenario name, against what the scenario expects of that generation. */
-function expectVerdicts(v: GenerationVerdicts, generation: Generation, scenario: Scenario, ids: Record<string, string>): void {
+function expectVerdicts(
+	v: GenerationVerdicts,
+	generation: Generation,
+	scenario: Scenario,
+	ids: Record<string, string>,
+): void {
 	const e = expectationFor(scenario, generation);
-	const name = (id: string | null) => id === null ? null : (Object.entries(ids).find(([, v]) => v === id)?.[0] ?? `<unnamed ${id}>`);
+	const name = (id: string | null) =>
+		id === null ? null : (Object.entries(ids).find(([, v]) => v === id)?.[0] ?? `<unnamed ${id}>`);
 	const reported = {
 		ruleSet: v.ruleSet,
-		orphans: Object.fromEntries(v.orphans.map(o => [name(o.orphanId), o.verdict === 'adoptable'
-			? {verdict: o.verdict, evidence: o.evidence, donor: name(o.donorId)}
-			: {verdict: o.verdict, reasonKind: o.reasonKind}])),
+		orphans: Object.fromEntries(
+			v.orphans.map(o => [
+				name(o.orphanId),
+				o.verdict === 'adoptable'
+					? {verdict: o.verdict, evidence: o.evidence, donor: name(o.donorId)}
+					: {verdict: o.verdict, reasonKind: o.reasonKind},
+			]),
+		),
 		listedRefusedLocal: v.listedRefusedLocal.map(o => name(o.orphanId)).sort(),
 		crash: v.repairRoutingCrash && name(v.repairRoutingCrash.sessionId),
-		routing: Object.fromEntries(v.routing.map(r => [r.sessionKey, {resolvesTo: name(r.restartResolvesTo), newestActivityIn: name(r.newestActivityIn), rollbackRisk: r.rollbackRisk}])),
+		routing: Object.fromEntries(
+			v.routing.map(r => [
+				r.sessionKey,
+				{
+					resolvesTo: name(r.restartResolvesTo),
+					newestActivityIn: name(r.newestActivityIn),
+					rollbackRisk: r.rollbackRisk,
+				},
+			]),
+		),
 	};
-	expect(reported).toEqual({ruleSet: generation, orphans: e.orphans, listedRefusedLocal: [...e.listedRefusedLocal ?? []].sort(), crash: e.crash ?? null, routing: e.routing});
+	expect(reported).toEqual({
+		ruleSet: generation,
+		orphans: e.orphans,
+		listedRefusedLocal: [...(e.listedRefusedLocal ?? [])].sort(),
+		crash: e.crash ?? null,
+		routing: e.routing,
+	});
 	if (e.crash) {
 		expect(v.listed).toEqual([]);
 	}
@@ -80,15 +113,18 @@ describe.each(SHAPES)('scenario catalog, schema shape %s', shape => {
 	});
 
 	// Not for a v30 store: nothing to migrate.
-	it.each(scenarios.filter(() => shape !== 'v30'))('%s, on a copy migrated to v30: the current verdicts, no upgrade left', (_id, scenario) => {
-		const {dir, dbPath, ids} = build(scenario, shape);
-		expect(fs.existsSync(`${dbPath}-wal`)).toBe(false);
-		const copy = path.join(dir, 'migrated', path.relative(dir, dbPath));
-		fs.mkdirSync(path.dirname(copy), {recursive: true});
-		fs.copyFileSync(dbPath, copy);
-		migrateToCurrent(copy);
-		const analysis = analyzeStore(copy, scenario, 'v30');
-		expectVerdicts(analysis, 'v30', scenario, ids);
-		expect(analysis.afterUpgrade).toBeNull();
-	});
+	it.each(scenarios.filter(() => shape !== 'v30'))(
+		'%s, on a copy migrated to v30: the current verdicts, no upgrade left',
+		(_id, scenario) => {
+			const {dir, dbPath, ids} = build(scenario, shape);
+			expect(fs.existsSync(`${dbPath}-wal`)).toBe(false);
+			const copy = path.join(dir, 'migrated', path.relative(dir, dbPath));
+			fs.mkdirSync(path.dirname(copy), {recursive: true});
+			fs.copyFileSync(dbPath, copy);
+			migrateToCurrent(copy);
+			const analysis = analyzeStore(copy, scenario, 'v30');
+			expectVerdicts(analysis, 'v30', scenario, ids);
+			expect(analysis.afterUpgrade).toBeNull();
+		},
+	);
 });

@@ -10,9 +10,36 @@ import {MAX_TERMS, ftsString, parseSearchQuery, searchTerms} from '../../source/
 import {SNIPPET_MAX, snippetAround, splitMarked} from '../../source/forensics/search-snippet.js';
 
 const HOSTILE = [
-	'NEAR(a b', 'a OR', 'AND b', 'NOT', 'content:merged', 'tool_name : x', '"unbalanced', 'a"b"c', '***', '*prefix', 'merged*',
-	'^start', '-minus', '+plus', '{a b}: c', '(((', ')', 'a AND (b OR', '""', '"" "x"', 'col:"x" NEAR/2', '\u0000json:', 'x\u001b[2Jy',
-	'中文 OR 测试', 'emoji 👩‍💻 ok', '\\', '%_', 'a'.repeat(300), 'x:y:z', 'NEAR("a" "b", 2)',
+	'NEAR(a b',
+	'a OR',
+	'AND b',
+	'NOT',
+	'content:merged',
+	'tool_name : x',
+	'"unbalanced',
+	'a"b"c',
+	'***',
+	'*prefix',
+	'merged*',
+	'^start',
+	'-minus',
+	'+plus',
+	'{a b}: c',
+	'(((',
+	')',
+	'a AND (b OR',
+	'""',
+	'"" "x"',
+	'col:"x" NEAR/2',
+	'\u0000json:',
+	'x\u001b[2Jy',
+	'中文 OR 测试',
+	'emoji 👩‍💻 ok',
+	'\\',
+	'%_',
+	'a'.repeat(300),
+	'x:y:z',
+	'NEAR("a" "b", 2)',
 ];
 
 const db = new Database(':memory:');
@@ -22,7 +49,8 @@ INSERT INTO words(content) VALUES ('the PR that got merged: content NEAR the end
 INSERT INTO grams(content) SELECT content FROM words;`);
 afterAll(() => db.close());
 
-const match = (table: string, expression: string) => db.prepare(`SELECT rowid FROM ${table} WHERE ${table} MATCH ?`).all(expression);
+const match = (table: string, expression: string) =>
+	db.prepare(`SELECT rowid FROM ${table} WHERE ${table} MATCH ?`).all(expression);
 
 describe('parseSearchQuery (the FTS5 sanitiser)', () => {
 	it('quotes every term: no FTS5 syntax in the text can make MATCH fail, on the word or the trigram index', () => {
@@ -81,7 +109,9 @@ describe('parseSearchQuery (the FTS5 sanitiser)', () => {
 
 describe('snippets', () => {
 	it('cuts around the first match, marks every match in the window, case-insensitively', () => {
-		const parts = snippetAround(`${'a '.repeat(100)}the PR got Merged and merged again${' b'.repeat(100)}`, ['merged'])!;
+		const parts = snippetAround(`${'a '.repeat(100)}the PR got Merged and merged again${' b'.repeat(100)}`, [
+			'merged',
+		])!;
 		expect(parts[0]).toEqual({text: '…', match: false});
 		expect(parts.filter(p => p.match).map(p => p.text)).toEqual(['Merged', 'merged']);
 		expect(parts.at(-1)).toEqual({text: '…', match: false});
@@ -99,6 +129,10 @@ describe('snippets', () => {
 	});
 
 	it('splits snippet() output at its markers only', () => {
-		expect(splitMarked('x <<a>> y <<b', '<<', '>>')).toEqual([{text: 'x ', match: false}, {text: 'a', match: true}, {text: ' y b', match: false}]);
+		expect(splitMarked('x <<a>> y <<b', '<<', '>>')).toEqual([
+			{text: 'x ', match: false},
+			{text: 'a', match: true},
+			{text: ' y b', match: false},
+		]);
 	});
 });

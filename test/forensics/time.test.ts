@@ -2,12 +2,21 @@
  * Hermes' epoch window and "last active" rules (docs/hermes-rules.md, last-active).
  */
 import {describe, expect, it} from 'vitest';
-import {EPOCH_MAX, EPOCH_MIN, coalesce, compareCells, inWindow, isCorruptTime, lastActive, startedLater} from '../../source/forensics/time.js';
+import {
+	EPOCH_MAX,
+	EPOCH_MIN,
+	coalesce,
+	compareCells,
+	inWindow,
+	isCorruptTime,
+	lastActive,
+	startedLater,
+} from '../../source/forensics/time.js';
 import type {Cell} from '../../source/forensics/types.js';
 import {T0} from '../helpers/records.js';
 
 describe('inWindow: `v BETWEEN 0.0 AND 4200000000.0`', () => {
-	it('uses Hermes\' bounds', () => {
+	it("uses Hermes' bounds", () => {
 		expect(EPOCH_MIN).toBe(0);
 		expect(EPOCH_MAX).toBe(4_200_000_000);
 	});
@@ -16,7 +25,16 @@ describe('inWindow: `v BETWEEN 0.0 AND 4200000000.0`', () => {
 		expect(inWindow(value)).toBe(value);
 	});
 
-	it.each([-1, -0.001, 4_200_000_001, 4_200_000_000.001, 5e246, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY])('rejects the number %s', value => {
+	it.each([
+		-1,
+		-0.001,
+		4_200_000_001,
+		4_200_000_000.001,
+		5e246,
+		Number.NaN,
+		Number.POSITIVE_INFINITY,
+		Number.NEGATIVE_INFINITY,
+	])('rejects the number %s', value => {
 		expect(inWindow(value)).toBeNull();
 	});
 
@@ -57,7 +75,11 @@ describe('isCorruptTime', () => {
 });
 
 describe('lastActive: freshest of last_activity_at and the newest message, else started_at', () => {
-	const row = (lastActivityAtRaw: Cell, newestMessageAt: number | null, startedAtRaw: Cell = T0) => ({lastActivityAtRaw, newestMessageAt, startedAtRaw});
+	const row = (lastActivityAtRaw: Cell, newestMessageAt: number | null, startedAtRaw: Cell = T0) => ({
+		lastActivityAtRaw,
+		newestMessageAt,
+		startedAtRaw,
+	});
 
 	it('takes the activity column when it is fresher than the newest message', () => {
 		expect(lastActive(row(T0 + 500, T0 + 100))).toBe(T0 + 500);
@@ -101,7 +123,23 @@ describe('lastActive: freshest of last_activity_at and the newest message, else 
 });
 
 describe('compareCells: SQLite order NULL < numbers < TEXT < BLOB', () => {
-	const ordered: Cell[] = [null, -1e300, -1, 0, 1n, 2, T0, 5e246, '', '0', 'abc', 'abd', Buffer.from([]), Buffer.from([0]), Buffer.from([1])];
+	const ordered: Cell[] = [
+		null,
+		-1e300,
+		-1,
+		0,
+		1n,
+		2,
+		T0,
+		5e246,
+		'',
+		'0',
+		'abc',
+		'abd',
+		Buffer.from([]),
+		Buffer.from([0]),
+		Buffer.from([1]),
+	];
 
 	it('sorts a shuffled mix into storage-class order', () => {
 		const shuffled = [...ordered].reverse();
@@ -140,7 +178,7 @@ describe('compareCells: SQLite order NULL < numbers < TEXT < BLOB', () => {
 });
 
 describe('coalesce', () => {
-	it('returns the first non-NULL cell; 0 and \'\' are not NULL', () => {
+	it("returns the first non-NULL cell; 0 and '' are not NULL", () => {
 		expect(coalesce(null, T0)).toBe(T0);
 		expect(coalesce(0, T0)).toBe(0);
 		expect(coalesce('', T0)).toBe('');
@@ -151,7 +189,10 @@ describe('coalesce', () => {
 describe('startedLater: the row ORDER BY started_at DESC, id DESC lists first', () => {
 	it('agrees with that sort on mixed cells and equal starts', () => {
 		const cells: Cell[] = [null, T0, T0 + 1, 1n, 'text', Buffer.from('b'), T0];
-		const rows = cells.flatMap((startedAtRaw, i) => [{id: `s${i}a`, startedAtRaw}, {id: `s${i}b`, startedAtRaw}]);
+		const rows = cells.flatMap((startedAtRaw, i) => [
+			{id: `s${i}a`, startedAtRaw},
+			{id: `s${i}b`, startedAtRaw},
+		]);
 		const sorted = [...rows].sort((a, b) => compareCells(b.startedAtRaw, a.startedAtRaw) || (a.id < b.id ? 1 : -1));
 		let later = rows[0]!;
 		for (const r of rows) {

@@ -12,7 +12,23 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import type {GenSession, GenStore} from './adversarial-stores.js';
 
-const COLUMNS = ['id', 'source', 'session_key', 'user_id', 'chat_id', 'chat_type', 'profile_name', 'parent_session_id', 'started_at', 'ended_at', 'end_reason', 'last_activity_at', 'message_count', 'model_config', 'handoff_state'] as const;
+const COLUMNS = [
+	'id',
+	'source',
+	'session_key',
+	'user_id',
+	'chat_id',
+	'chat_type',
+	'profile_name',
+	'parent_session_id',
+	'started_at',
+	'ended_at',
+	'end_reason',
+	'last_activity_at',
+	'message_count',
+	'model_config',
+	'handoff_state',
+] as const;
 
 type Ddl = {sql: string[]; schemaVersion: number; columns: Set<string>};
 
@@ -26,12 +42,17 @@ export function ddlOf(realStore: string): Ddl {
 	fs.copyFileSync(realStore, copy);
 	const conn = new Database(copy, {readonly: true});
 	try {
-		const objects = conn.prepare('SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid').all() as Array<{type: string; name: string; sql: string}>;
+		const objects = conn
+			.prepare('SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid')
+			.all() as Array<{type: string; name: string; sql: string}>;
 		const virtual = objects.filter(o => /^CREATE VIRTUAL TABLE/i.test(o.sql)).map(o => o.name);
-		const shadow = (name: string) => virtual.some(v => name.startsWith(`${v}_`) && /_(data|idx|docsize|config|content)$/.test(name));
+		const shadow = (name: string) =>
+			virtual.some(v => name.startsWith(`${v}_`) && /_(data|idx|docsize|config|content)$/.test(name));
 		const sql = objects.filter(o => o.name !== 'sqlite_sequence' && !shadow(o.name)).map(o => o.sql);
 		const {version} = conn.prepare('SELECT version FROM schema_version').get() as {version: number};
-		const columns = new Set((conn.prepare('PRAGMA table_info(sessions)').all() as Array<{name: string}>).map(c => c.name));
+		const columns = new Set(
+			(conn.prepare('PRAGMA table_info(sessions)').all() as Array<{name: string}>).map(c => c.name),
+		);
 		return {sql, schemaVersion: version, columns};
 	} finally {
 		conn.close();
@@ -41,7 +62,9 @@ export function ddlOf(realStore: string): Ddl {
 
 function insertSession(conn: Database.Database, s: GenSession, columns: Set<string>): void {
 	const present = COLUMNS.filter(c => columns.has(c));
-	conn.prepare(`INSERT INTO sessions (${present.join(', ')}) VALUES (${present.map(() => '?').join(', ')})`).run(...present.map(c => s[c]));
+	conn
+		.prepare(`INSERT INTO sessions (${present.join(', ')}) VALUES (${present.map(() => '?').join(', ')})`)
+		.run(...present.map(c => s[c]));
 	const message = conn.prepare('INSERT INTO messages (session_id, role, content, timestamp) VALUES (?, ?, ?, ?)');
 	for (const [i, at] of s.messages.entries()) {
 		message.run(s.id, i % 2 === 0 ? 'user' : 'assistant', `${s.id} m${i}`, at);

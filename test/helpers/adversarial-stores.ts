@@ -70,7 +70,7 @@ export const CLASSES = [
 	'contest',
 ] as const;
 
-export type EdgeClass = typeof CLASSES[number];
+export type EdgeClass = (typeof CLASSES)[number];
 
 /** The edges on which v25's repair-routing raises. */
 const FAILING = new Set<EdgeClass>(['json-malformed-no-messages', 'json-malformed-with-messages', 'text-started-at']);
@@ -80,7 +80,16 @@ export const SEEDS = [27, 91, 543, 1283, 8261] as const;
 export const STORES_PER_SEED = CLASSES.length;
 
 const PLATFORMS = ['telegram', 'discord', 'slack', 'whatsapp', 'matrix', 'signal'];
-const ENDINGS = ['agent_close', 'ws_orphan_reap', 'cli_close', 'superseded_by_resume', 'startup_orphan_reap', 'compression', 'session_reset', 'idle'];
+const ENDINGS = [
+	'agent_close',
+	'ws_orphan_reap',
+	'cli_close',
+	'superseded_by_resume',
+	'startup_orphan_reap',
+	'compression',
+	'session_reset',
+	'idle',
+];
 const BAD_JSON = ['', '{not json', 'x', '[1,'];
 
 type Rng = () => number;
@@ -91,7 +100,12 @@ class Draft {
 	readonly keys: ChatKey[] = [];
 	private n = 0;
 
-	constructor(readonly rng: Rng, readonly ns: string, readonly t0: number, readonly prefix: string) {}
+	constructor(
+		readonly rng: Rng,
+		readonly ns: string,
+		readonly t0: number,
+		readonly prefix: string,
+	) {}
 
 	int(lo: number, hi: number): number {
 		return lo + Math.floor(this.rng() * (hi - lo + 1));
@@ -107,7 +121,7 @@ class Draft {
 
 	/** A row: keyless and live unless told, message_count and last_activity_at as the real writer keeps them. */
 	row(label: string, source: string, startedAt: number, messages: number, cells: Partial<GenSession> = {}): GenSession {
-		const stamps = Array.from({length: messages}, (_, i) => startedAt + 10 + (i * 7));
+		const stamps = Array.from({length: messages}, (_, i) => startedAt + 10 + i * 7);
 		const s: GenSession = {
 			id: `${this.prefix}_${label}${this.n++}`,
 			source,
@@ -155,7 +169,7 @@ function lastActive(s: GenSession): number {
 function baseChat(d: Draft, c: number): void {
 	const platform = d.pick(PLATFORMS);
 	const chat = d.chat(platform, String(5000 + d.int(0, 999)));
-	const t = d.t0 + (c * 20_000);
+	const t = d.t0 + c * 20_000;
 	const donor = d.row('donor', chat.source, t, d.int(1, 5), {...chat.peer});
 	if (d.chance(0.15)) {
 		donor.last_activity_at = null;
@@ -185,7 +199,10 @@ function baseChat(d: Draft, c: number): void {
 }
 
 /** A keyed chat and its keyless successor 100 s later: the shape most edges are put beside. */
-function donorAndOrphan(d: Draft, t: number): {donor: GenSession; orphan: GenSession; key: string; source: string; peer: Partial<GenSession>} {
+function donorAndOrphan(
+	d: Draft,
+	t: number,
+): {donor: GenSession; orphan: GenSession; key: string; source: string; peer: Partial<GenSession>} {
 	const chat = d.chat(d.pick(PLATFORMS), String(6000 + d.int(0, 999)));
 	const donor = d.row('donor', chat.source, t, d.int(2, 4), {...chat.peer});
 	const orphan = d.row('orphan', chat.source, lastActive(donor) + d.int(30, 600), d.int(2, 6));
@@ -206,7 +223,9 @@ const EDGES: Record<EdgeClass, (d: Draft, t: number) => void> = {
 	},
 	'text-started-at'(d, t) {
 		donorAndOrphan(d, t);
-		d.row('textstart', d.pick([...PLATFORMS, 'cli']), t + 400, d.int(1, 3), {started_at: d.pick(['yesterday', '2026-09-01 10:00:00'])});
+		d.row('textstart', d.pick([...PLATFORMS, 'cli']), t + 400, d.int(1, 3), {
+			started_at: d.pick(['yesterday', '2026-09-01 10:00:00']),
+		});
 	},
 	'text-started-at-lineage'(d, t) {
 		const {donor} = donorAndOrphan(d, t);
@@ -245,7 +264,7 @@ const EDGES: Record<EdgeClass, (d: Draft, t: number) => void> = {
 		d.row('live', chat.source, t, d.int(1, 3), {...chat.peer});
 		const old = d.row('garbage', chat.source, t - 86_400, d.int(1, 3), {...chat.peer});
 		if (d.chance(0.5)) {
-			old.last_activity_at = d.pick([5.49e+246, 9e15, -1e12]);
+			old.last_activity_at = d.pick([5.49e246, 9e15, -1e12]);
 		} else {
 			old.messages[old.messages.length - 1] = 9e15;
 			old.last_activity_at = null;
@@ -264,7 +283,10 @@ const EDGES: Record<EdgeClass, (d: Draft, t: number) => void> = {
 	'completed-handoff'(d, t) {
 		const chat = d.chat(d.pick(PLATFORMS), String(6700 + d.int(0, 99)));
 		d.row('live', chat.source, t, d.int(1, 3), {...chat.peer});
-		const handed = d.row('handoff', chat.source, t + 500, d.int(1, 3), {...chat.peer, handoff_state: d.pick(['completed', 'pending'])});
+		const handed = d.row('handoff', chat.source, t + 500, d.int(1, 3), {
+			...chat.peer,
+			handoff_state: d.pick(['completed', 'pending']),
+		});
 		d.end(handed, 'cli_close', t + 800);
 	},
 	'profile-fence'(d, t) {
@@ -287,7 +309,12 @@ const EDGES: Record<EdgeClass, (d: Draft, t: number) => void> = {
 		const chat = d.chat(d.pick(PLATFORMS), String(6900 + d.int(0, 99)));
 		const closed = d.row('closed', chat.source, t, d.int(1, 3), {...chat.peer});
 		d.end(closed, d.pick(['cli_close', 'compression']), t + 100);
-		d.row('tuplemate', chat.source, t + 400, d.int(0, 3), {user_id: chat.peer.user_id!, chat_id: chat.peer.chat_id!, chat_type: 'dm', profile_name: d.pick([null, 'other'])});
+		d.row('tuplemate', chat.source, t + 400, d.int(0, 3), {
+			user_id: chat.peer.user_id!,
+			chat_id: chat.peer.chat_id!,
+			chat_type: 'dm',
+			profile_name: d.pick([null, 'other']),
+		});
 	},
 	contest(d, t) {
 		const {donor} = donorAndOrphan(d, t);
@@ -301,9 +328,12 @@ const EDGES: Record<EdgeClass, (d: Draft, t: number) => void> = {
 
 /** Store `index` of `seed`: its chats, its forced edge and maybe others, the same every time. */
 export function generateStore(seed: number, index: number): GenStore {
-	const rng = prng((seed * 1000) + index);
+	const rng = prng(seed * 1000 + index);
 	const forced = CLASSES[index % CLASSES.length]!;
-	const multiplexed = forced === 'multiplexed-tuple' || (forced !== 'profile-fence' && rng() < 0.2) || (forced === 'profile-fence' && rng() < 0.7);
+	const multiplexed =
+		forced === 'multiplexed-tuple' ||
+		(forced !== 'profile-fence' && rng() < 0.2) ||
+		(forced === 'profile-fence' && rng() < 0.7);
 	const prefix = `s${seed}n${index}`;
 	const d = new Draft(rng, multiplexed ? 'work' : 'main', 1_788_250_000 + Math.floor(rng() * 2_592_000), prefix);
 	const chats = d.int(1, 3);
@@ -314,7 +344,7 @@ export function generateStore(seed: number, index: number): GenStore {
 	// The edges that make v25's repair-routing fail come only when forced: one on every store would hide the records of the rest.
 	const classes: EdgeClass[] = [forced, ...CLASSES.filter(c => c !== forced && !FAILING.has(c) && d.chance(0.1))];
 	for (const [i, cls] of classes.entries()) {
-		EDGES[cls](d, d.t0 + 100_000 + (i * 20_000));
+		EDGES[cls](d, d.t0 + 100_000 + i * 20_000);
 	}
 
 	return {

@@ -12,8 +12,21 @@ import fs from 'node:fs';
 import {findHolders} from '../../source/store/holders.js';
 import {ROOT} from './writer.js';
 
-export type AgentOp = 'journal-mode' | 'checkpoint-PASSIVE' | 'checkpoint-FULL' | 'checkpoint-RESTART' | 'checkpoint-TRUNCATE' | 'vacuum';
-export const AGENT_OPS: readonly AgentOp[] = ['journal-mode', 'checkpoint-PASSIVE', 'checkpoint-FULL', 'checkpoint-RESTART', 'checkpoint-TRUNCATE', 'vacuum'];
+export type AgentOp =
+	| 'journal-mode'
+	| 'checkpoint-PASSIVE'
+	| 'checkpoint-FULL'
+	| 'checkpoint-RESTART'
+	| 'checkpoint-TRUNCATE'
+	| 'vacuum';
+export const AGENT_OPS: readonly AgentOp[] = [
+	'journal-mode',
+	'checkpoint-PASSIVE',
+	'checkpoint-FULL',
+	'checkpoint-RESTART',
+	'checkpoint-TRUNCATE',
+	'vacuum',
+];
 
 /** One attempt: ok, or what SQLite said (an error, or a checkpoint's busy flag). */
 export type AgentOpResult = {op: AgentOp; ok: boolean; got: string};
@@ -81,23 +94,38 @@ process.stdout.write(JSON.stringify(out));
 `;
 
 /** Runs `ops` (each `times` times, `gapMs` apart) in a child process; resolves with every attempt. */
-export function runAgentOps(db: string, ops: readonly AgentOp[], times: number, gapMs: number): Promise<AgentOpResult[]> {
+export function runAgentOps(
+	db: string,
+	ops: readonly AgentOp[],
+	times: number,
+	gapMs: number,
+): Promise<AgentOpResult[]> {
 	return new Promise((resolve, reject) => {
-		execFile(process.execPath, ['-e', CHILD, db, ops.join(','), String(times), String(gapMs)], {cwd: ROOT, timeout: 120_000}, (error, stdout, stderr) => {
-			if (error) {
-				reject(new Error(`agent ops: ${error.message} ${stderr}`));
-				return;
-			}
+		execFile(
+			process.execPath,
+			['-e', CHILD, db, ops.join(','), String(times), String(gapMs)],
+			{cwd: ROOT, timeout: 120_000},
+			(error, stdout, stderr) => {
+				if (error) {
+					reject(new Error(`agent ops: ${error.message} ${stderr}`));
+					return;
+				}
 
-			resolve(JSON.parse(stdout) as AgentOpResult[]);
-		});
+				resolve(JSON.parse(stdout) as AgentOpResult[]);
+			},
+		);
 	});
 }
 
 /** What process `pid` holds of the store now: descriptors on its files and POSIX locks on them (empty: nothing). */
 export function heldBy(pid: number, db: string): string[] {
 	const report = findHolders(db, {includeSelf: true});
-	return report.holders.filter(h => h.pid === pid).flatMap(h => [...h.files.map(f => `fd ${f.fd} ${f.target}`), ...h.locks.map(l => `${l.access} lock on ${l.role}`)]);
+	return report.holders
+		.filter(h => h.pid === pid)
+		.flatMap(h => [
+			...h.files.map(f => `fd ${f.fd} ${f.target}`),
+			...h.locks.map(l => `${l.access} lock on ${l.role}`),
+		]);
 }
 
 /** Samples `heldBy` `count` times `everyMs` apart; every sample's findings. */

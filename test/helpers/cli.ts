@@ -22,12 +22,22 @@ export function hfx(args: string[], options: {env?: NodeJS.ProcessEnv; input?: s
 
 /** The binary on a pseudo-terminal (script(1)), so it asks the typed confirmation; `answer` is typed into it. */
 export function hfxOnTerminal(args: string[], answer: string): {code: number | null; out: string} {
-	const command = [process.execPath, path.join(ROOT, 'dist/hfx.js'), ...args].map(a => `'${a.replaceAll('\'', '\'\\\'\'')}'`).join(' ');
-	const r = spawnSync('script', ['-qec', command, '/dev/null'], {input: `${answer}\n`, encoding: 'utf8', env: {...process.env, NO_COLOR: '1'}, timeout: 60_000});
+	const command = [process.execPath, path.join(ROOT, 'dist/hfx.js'), ...args]
+		.map(a => `'${a.replaceAll("'", "'\\''")}'`)
+		.join(' ');
+	const r = spawnSync('script', ['-qec', command, '/dev/null'], {
+		input: `${answer}\n`,
+		encoding: 'utf8',
+		env: {...process.env, NO_COLOR: '1'},
+		timeout: 60_000,
+	});
 	return {code: r.status, out: r.stdout};
 }
 
-export function hfxJson<T = any>(args: string[], options: Parameters<typeof hfx>[1] = {}): {code: number | null; json: T; stderr: string} {
+export function hfxJson<T = any>(
+	args: string[],
+	options: Parameters<typeof hfx>[1] = {},
+): {code: number | null; json: T; stderr: string} {
 	const r = hfx([...args, '--json'], options);
 	try {
 		return {code: r.code, json: JSON.parse(r.stdout) as T, stderr: r.stderr};

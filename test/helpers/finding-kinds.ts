@@ -13,7 +13,9 @@ export function findingKinds(): string[] {
 	const union = /\bkind:\s*([^;]*);/.exec(type)?.[1] ?? '';
 	const kinds = [...union.matchAll(/'([^']+)'/g)].map(m => m[1]!);
 	if (kinds.length === 0) {
-		throw new Error('no Finding kinds found in source/forensics/finding.ts: the shape of its type changed; update test/helpers/finding-kinds.ts');
+		throw new Error(
+			'no Finding kinds found in source/forensics/finding.ts: the shape of its type changed; update test/helpers/finding-kinds.ts',
+		);
 	}
 
 	return kinds;

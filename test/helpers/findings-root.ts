@@ -16,7 +16,11 @@ import {haltHome} from './write-halt.js';
 import {ROOT, WriterProcess} from './writer.js';
 
 function msgs(from: number, count: number) {
-	return Array.from({length: count}, (_, i) => ({role: (i % 2 === 0 ? 'user' : 'assistant') as 'user' | 'assistant', content: `m${i}`, timestamp: from + i * 10}));
+	return Array.from({length: count}, (_, i) => ({
+		role: (i % 2 === 0 ? 'user' : 'assistant') as 'user' | 'assistant',
+		content: `m${i}`,
+		timestamp: from + i * 10,
+	}));
 }
 
 /** The §4 signatures, a corrupt timestamp, a routing entry naming a row that is not there, and a reap followed by one-turn rows. */
@@ -32,22 +36,52 @@ async function signaturesStore(db: string): Promise<void> {
 		return id;
 	};
 
-	await row({source: 'telegram', sessionKey: 'agent:signatures:telegram:dm:42', chatType: 'dm', userId: 'u42', startedAt: T0}, msgs(T0 + 10, 4));
+	await row(
+		{source: 'telegram', sessionKey: 'agent:signatures:telegram:dm:42', chatType: 'dm', userId: 'u42', startedAt: T0},
+		msgs(T0 + 10, 4),
+	);
 	const closed = await row({source: 'tui', startedAt: T0 + 2}, msgs(T0 + 30, 2));
 	await w.send({op: 'end', id: closed, at: T0 + 100, reason: 'tui_close'});
 	await w.send({op: 'messages', id: closed, messages: msgs(T0 + 200, 2)});
 	const phantom = await row({source: 'unknown', startedAt: T0 + 4}, []);
-	await w.send({op: 'exec', sql: `UPDATE sessions SET input_tokens = 1200, output_tokens = 300 WHERE id = '${phantom}'`});
-	const foreign = await row({source: 'telegram', sessionKey: 'agent:work:telegram:dm:77', chatId: '77', chatType: 'dm', userId: 'u77', profileName: 'work', startedAt: T0 + 6}, msgs(T0 + 60, 2));
+	await w.send({
+		op: 'exec',
+		sql: `UPDATE sessions SET input_tokens = 1200, output_tokens = 300 WHERE id = '${phantom}'`,
+	});
+	const foreign = await row(
+		{
+			source: 'telegram',
+			sessionKey: 'agent:work:telegram:dm:77',
+			chatId: '77',
+			chatType: 'dm',
+			userId: 'u77',
+			profileName: 'work',
+			startedAt: T0 + 6,
+		},
+		msgs(T0 + 60, 2),
+	);
 	await w.send({op: 'routing', key: 'agent:work:telegram:dm:77', id: foreign, at: T0 + 70});
 	const corrupt = await row({source: 'cli', startedAt: T0 + 7}, msgs(T0 + 70, 2));
 	await w.send({op: 'exec', sql: `UPDATE sessions SET last_activity_at = 5.49e246 WHERE id = '${corrupt}'`});
 	await w.send({op: 'routing', key: 'agent:signatures:discord:dm:5', id: '20260101_000000_00000000', at: T0 + 80});
 	const key = 'agent:signatures:telegram:dm:63207';
-	const reaped = await row({source: 'telegram', sessionKey: key, chatId: '63207', chatType: 'dm', userId: 'u63207', startedAt: T0 + 100}, msgs(T0 + 110, 40));
+	const reaped = await row(
+		{source: 'telegram', sessionKey: key, chatId: '63207', chatType: 'dm', userId: 'u63207', startedAt: T0 + 100},
+		msgs(T0 + 110, 40),
+	);
 	await w.send({op: 'end', id: reaped, at: T0 + 900, reason: 'ws_orphan_reap'});
 	for (let i = 1; i <= 3; i++) {
-		await row({source: 'telegram', sessionKey: key, chatId: '63207', chatType: 'dm', userId: 'u63207', startedAt: T0 + 1000 + i * 60}, msgs(T0 + 1001 + i * 60, 2));
+		await row(
+			{
+				source: 'telegram',
+				sessionKey: key,
+				chatId: '63207',
+				chatType: 'dm',
+				userId: 'u63207',
+				startedAt: T0 + 1000 + i * 60,
+			},
+			msgs(T0 + 1001 + i * 60, 2),
+		);
 	}
 
 	await w.send({op: 'close'}).catch(() => undefined);

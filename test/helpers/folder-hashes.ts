@@ -20,7 +20,10 @@ export function folderHashes(dir: string): Record<string, string> {
 			} else if (st.isSymbolicLink()) {
 				out[r] = `link -> ${fs.readlinkSync(path.join(dir, r))}`;
 			} else if (st.isFile()) {
-				out[r] = crypto.createHash('sha256').update(fs.readFileSync(path.join(dir, r))).digest('hex');
+				out[r] = crypto
+					.createHash('sha256')
+					.update(fs.readFileSync(path.join(dir, r)))
+					.digest('hex');
 			} else {
 				out[r] = st.isFIFO() ? 'fifo' : 'other';
 			}

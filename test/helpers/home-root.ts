@@ -9,7 +9,14 @@ import {T0} from '../fixtures/scenarios.js';
 import {WriterProcess} from './writer.js';
 
 export const HOME_KEY = 'agent:main:telegram:dm:424242';
-const identity = {source: 'telegram', userId: 'u-op', sessionKey: HOME_KEY, chatId: '424242', chatType: 'dm', displayName: 'Operator'};
+const identity = {
+	source: 'telegram',
+	userId: 'u-op',
+	sessionKey: HOME_KEY,
+	chatId: '424242',
+	chatType: 'dm',
+	displayName: 'Operator',
+};
 
 /** The root's two stores, each with its writer (the caller kills them); `quiet` is default's one session. */
 export async function homeRoot(root: string): Promise<{main: WriterProcess; work: WriterProcess; quiet: string}> {

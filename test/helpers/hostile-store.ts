@@ -30,12 +30,23 @@ export function buildHostileStore(home: string): HostileStore {
 	const dbPath = path.join(home, 'state.db');
 	const w = new StoreWriter(dbPath, {shape: 'v30'});
 	const key = `agent:main:telegram:dm:77${EVIL}`;
-	const common = {source: 'telegram', userId: `u-${EVIL}`, chatId: `77${EVIL}`, chatType: 'dm', displayName: `Mallory ${EVIL}`};
+	const common = {
+		source: 'telegram',
+		userId: `u-${EVIL}`,
+		chatId: `77${EVIL}`,
+		chatType: 'dm',
+		displayName: `Mallory ${EVIL}`,
+	};
 	const zombie = w.createSession({...common, sessionKey: key, title: `zombie ${EVIL}`, startedAt: T0});
 	w.addConversation(zombie, 30, T0 + 10, T0 + 15 * MIN);
 	w.addMessages(zombie, [{role: 'user', content: `hi ${EVIL}\nsecond line`, timestamp: T0 + 14 * MIN + 30}]);
 	w.setRouting(key, zombie, T0 + 15 * MIN);
-	const orphan = w.createSession({source: 'telegram', title: `orphan ${EVIL}`, displayName: EVIL, startedAt: T0 + 15 * MIN + 60});
+	const orphan = w.createSession({
+		source: 'telegram',
+		title: `orphan ${EVIL}`,
+		displayName: EVIL,
+		startedAt: T0 + 15 * MIN + 60,
+	});
 	w.addConversation(orphan, 80, T0 + 15 * MIN + 70, T0 + 2.7 * 86_400);
 	const local = w.createSession({source: `cli${EVIL}`, title: EVIL, startedAt: T0 + 3 * 86_400});
 	w.addConversation(local, 3, T0 + 3 * 86_400 + 5, T0 + 3 * 86_400 + 60);

@@ -16,7 +16,9 @@ export function makeOdd(db: string, table: string, kind: OddKind): void {
 	try {
 		d.pragma('foreign_keys = OFF');
 		d.pragma('legacy_alter_table = ON');
-		const ddl = (d.prepare('SELECT sql FROM sqlite_master WHERE type = \'table\' AND name = ?').pluck().get(table) as string | undefined);
+		const ddl = d.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").pluck().get(table) as
+			| string
+			| undefined;
 		if (!ddl) {
 			throw new Error(`${db} has no table ${table}`);
 		}
@@ -46,7 +48,9 @@ export function dropColumn(db: string, table: string, column: string): void {
 	const d = new Database(db);
 	try {
 		d.pragma('foreign_keys = OFF');
-		const indexes = d.prepare('SELECT name, sql FROM sqlite_master WHERE type = \'index\' AND tbl_name = ? AND sql IS NOT NULL').all(table) as Array<{name: string; sql: string}>;
+		const indexes = d
+			.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL")
+			.all(table) as Array<{name: string; sql: string}>;
 		for (const index of indexes.filter(i => new RegExp(`\\b${column}\\b`).test(i.sql.replace(/^[^(]*\(/, '')))) {
 			d.exec(`DROP INDEX ${q(index.name)}`);
 		}
@@ -55,9 +59,14 @@ export function dropColumn(db: string, table: string, column: string): void {
 			d.exec(`ALTER TABLE ${q(table)} DROP COLUMN ${q(column)}`);
 		} catch {
 			// A key or foreign-key column SQLite will not drop: the table rebuilt without it (no constraints).
-			const kept = (d.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(table) as string[]).filter(c => c !== column).map(q).join(', ');
+			const kept = (d.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(table) as string[])
+				.filter(c => c !== column)
+				.map(q)
+				.join(', ');
 			d.pragma('legacy_alter_table = ON');
-			d.exec(`CREATE TABLE ${q(`${table}_kept`)} AS SELECT ${kept} FROM ${q(table)}; DROP TABLE ${q(table)}; ALTER TABLE ${q(`${table}_kept`)} RENAME TO ${q(table)}`);
+			d.exec(
+				`CREATE TABLE ${q(`${table}_kept`)} AS SELECT ${kept} FROM ${q(table)}; DROP TABLE ${q(table)}; ALTER TABLE ${q(`${table}_kept`)} RENAME TO ${q(table)}`,
+			);
 		}
 	} finally {
 		d.close();

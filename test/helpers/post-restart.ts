@@ -61,7 +61,11 @@ function tempDir(tag: string): string {
 }
 
 /** Runs the commands in a fresh writer process on `db`, then closes it cleanly; the replies' ids in order. */
-async function inWriter(db: string, options: ConstructorParameters<typeof WriterProcess>[1], body: (w: WriterProcess) => Promise<void>): Promise<void> {
+async function inWriter(
+	db: string,
+	options: ConstructorParameters<typeof WriterProcess>[1],
+	body: (w: WriterProcess) => Promise<void>,
+): Promise<void> {
 	const w = new WriterProcess(db, options);
 	try {
 		await w.started();
@@ -72,7 +76,12 @@ async function inWriter(db: string, options: ConstructorParameters<typeof Writer
 	}
 }
 
-const V21 = {key: 'agent:main:telegram:dm:777001', zombie: '20260807_050620_46fab954', orphan: '20260807_052242_427c496c', orphanLast: 1_786_223_613.169_43};
+const V21 = {
+	key: 'agent:main:telegram:dm:777001',
+	zombie: '20260807_050620_46fab954',
+	orphan: '20260807_052242_427c496c',
+	orphanLast: 1_786_223_613.169_43,
+};
 
 /** The v21 incident fixture (before the restart), its chat and rows, for tests that move it on live. */
 export const INCIDENT_STORE = path.join(ROOT, 'test/fixtures/hermes-v21-incident/state.db');
@@ -83,7 +92,10 @@ export const INCIDENT_ZOMBIE = V21.zombie;
 export const INCIDENT_ORPHAN = V21.orphan;
 const V21_RESTART = Math.round(V21.orphanLast) + 3 * DAY;
 /** The gateway's restart on the v21 fixture (§1.1 steps 5–7), as the writer process's command: resume the zombie, two turns. */
-export const INCIDENT_RESTART = {op: 'resume-after-restart', step: {sessionKey: V21.key, resumedId: V21.zombie, restartAt: V21_RESTART, turns: twoTurns(V21_RESTART + 2)}} as const;
+export const INCIDENT_RESTART = {
+	op: 'resume-after-restart',
+	step: {sessionKey: V21.key, resumedId: V21.zombie, restartAt: V21_RESTART, turns: twoTurns(V21_RESTART + 2)},
+} as const;
 
 /** A copy of the incident fixture (before the restart) at dir/state.db; its path. */
 export function copyIncident(dir: string): string {
@@ -115,10 +127,24 @@ export async function v21IncidentAfterRestart(): Promise<IncidentStore> {
 	const dir = tempDir('v21');
 	const db = await postRestartIncident(dir);
 	const restartAt = V21_RESTART;
-	return {dir, home: dir, db, sessionKey: V21.key, restartAt, zombie: V21.zombie, orphan: V21.orphan, remove: () => fs.rmSync(dir, {recursive: true, force: true})};
+	return {
+		dir,
+		home: dir,
+		db,
+		sessionKey: V21.key,
+		restartAt,
+		zombie: V21.zombie,
+		orphan: V21.orphan,
+		remove: () => fs.rmSync(dir, {recursive: true, force: true}),
+	};
 }
 
-const GEN = {key: 'agent:main:telegram:dm:880042', zombie: '20260901_080000_70a457f3', orphan: '20260901_080920_ec6b3f75', orphanLast: 1_788_251_725};
+const GEN = {
+	key: 'agent:main:telegram:dm:880042',
+	zombie: '20260901_080000_70a457f3',
+	orphan: '20260901_080920_ec6b3f75',
+	orphanLast: 1_788_251_725,
+};
 
 /** The generations root (profiles too, DELETE journal), chat 880042 resumed on INC_zombie with two turns 3 days after INC_orphan's last message. */
 export async function generationsIncidentAfterRestart(): Promise<IncidentStore> {
@@ -128,9 +154,21 @@ export async function generationsIncidentAfterRestart(): Promise<IncidentStore> 
 	const db = path.join(home, 'state.db');
 	const restartAt = GEN.orphanLast + 3 * DAY;
 	await inWriter(db, {shape: 'v25', journal: 'delete'}, async w => {
-		await w.send({op: 'resume-after-restart', step: {sessionKey: GEN.key, resumedId: GEN.zombie, restartAt, turns: twoTurns(restartAt + 2)}});
+		await w.send({
+			op: 'resume-after-restart',
+			step: {sessionKey: GEN.key, resumedId: GEN.zombie, restartAt, turns: twoTurns(restartAt + 2)},
+		});
 	});
-	return {dir, home, db, sessionKey: GEN.key, restartAt, zombie: GEN.zombie, orphan: GEN.orphan, remove: () => fs.rmSync(dir, {recursive: true, force: true})};
+	return {
+		dir,
+		home,
+		db,
+		sessionKey: GEN.key,
+		restartAt,
+		zombie: GEN.zombie,
+		orphan: GEN.orphan,
+		remove: () => fs.rmSync(dir, {recursive: true, force: true}),
+	};
 }
 
 export const SIM_KEY = 'agent:main:telegram:dm:777001';
@@ -138,15 +176,24 @@ export const SIM_KEY = 'agent:main:telegram:dm:777001';
 export const SIM_OTHER_KEY = 'agent:main:discord:group:9001';
 
 const TELEGRAM = {
-	source: 'telegram', userId: 'u-teknium', sessionKey: SIM_KEY, chatId: '777001', chatType: 'dm', displayName: 'Teknium', profileName: 'default',
-	originJson: '{"platform": "telegram", "chat_id": "777001", "chat_name": "Teknium", "chat_type": "dm", "user_id": "u-teknium", "user_name": "Teknium", "thread_id": null, "chat_topic": null}',
+	source: 'telegram',
+	userId: 'u-teknium',
+	sessionKey: SIM_KEY,
+	chatId: '777001',
+	chatType: 'dm',
+	displayName: 'Teknium',
+	profileName: 'default',
+	originJson:
+		'{"platform": "telegram", "chat_id": "777001", "chat_name": "Teknium", "chat_type": "dm", "user_id": "u-teknium", "user_name": "Teknium", "thread_id": null, "chat_topic": null}',
 } satisfies Omit<NewSession, 'startedAt'>;
 
 /** `count` alternating user/assistant messages over [from, to]; user rows carry platform ids from `firstId` when given. */
 function dialogue(count: number, from: number, to: number, firstId?: number): NewMessage[] {
 	const step = (to - from) / (count - 1);
 	return Array.from({length: count}, (_, i) => ({
-		role: i % 2 === 0 ? 'user' : 'assistant', content: `${i % 2 === 0 ? 'question' : 'answer'} ${i + 1}`, timestamp: from + i * step,
+		role: i % 2 === 0 ? 'user' : 'assistant',
+		content: `${i % 2 === 0 ? 'question' : 'answer'} ${i + 1}`,
+		timestamp: from + i * step,
 		platformMessageId: firstId !== undefined && i % 2 === 0 ? String(firstId + i / 2) : null,
 	}));
 }
@@ -156,7 +203,16 @@ async function keyedChat(w: WriterProcess, platformIds: boolean): Promise<string
 	const zombie = await w.create({...TELEGRAM, startedAt: T0});
 	await w.send({op: 'routing', key: SIM_KEY, id: zombie, at: T0});
 	await w.send({op: 'messages', id: zombie, messages: dialogue(10, T0 + 10, T0 + 600, platformIds ? 1001 : undefined)});
-	const other = await w.create({source: 'discord', userId: 'u-bob', sessionKey: SIM_OTHER_KEY, chatId: '9001', chatType: 'group', displayName: '#ops', profileName: 'default', startedAt: T0 - 3600});
+	const other = await w.create({
+		source: 'discord',
+		userId: 'u-bob',
+		sessionKey: SIM_OTHER_KEY,
+		chatId: '9001',
+		chatType: 'group',
+		displayName: '#ops',
+		profileName: 'default',
+		startedAt: T0 - 3600,
+	});
 	await w.send({op: 'routing', key: SIM_OTHER_KEY, id: other, at: T0 - 3600});
 	await w.send({op: 'conversation', id: other, count: 6, from: T0 - 3500, to: T0 - 1200});
 	return zombie;
@@ -185,16 +241,41 @@ export async function simulatedIncident(variant: IncidentVariant = {}): Promise<
 	await inWriter(db, {}, async w => {
 		zombie = await keyedChat(w, variant.platformIds ?? false);
 		orphan = await w.create({source: variant.orphanSource ?? 'telegram', startedAt: T0 + 660});
-		await w.send({op: 'messages', id: orphan, messages: dialogue(20, T0 + 665, ORPHAN_LAST, variant.platformIds ? 1006 : undefined)});
+		await w.send({
+			op: 'messages',
+			id: orphan,
+			messages: dialogue(20, T0 + 665, ORPHAN_LAST, variant.platformIds ? 1006 : undefined),
+		});
 		if (restarted) {
-			await w.send({op: 'resume-after-restart', step: {sessionKey: SIM_KEY, resumedId: zombie, restartAt, turns: twoTurns(restartAt + 2, variant.platformIds ? 1016 : undefined)}});
+			await w.send({
+				op: 'resume-after-restart',
+				step: {
+					sessionKey: SIM_KEY,
+					resumedId: zombie,
+					restartAt,
+					turns: twoTurns(restartAt + 2, variant.platformIds ? 1016 : undefined),
+				},
+			});
 		}
 	});
-	return {dir, home: dir, db, sessionKey: SIM_KEY, restartAt: restarted ? restartAt : null, zombie, orphan, remove: () => fs.rmSync(dir, {recursive: true, force: true})};
+	return {
+		dir,
+		home: dir,
+		db,
+		sessionKey: SIM_KEY,
+		restartAt: restarted ? restartAt : null,
+		zombie,
+		orphan,
+		remove: () => fs.rmSync(dir, {recursive: true, force: true}),
+	};
 }
 
 /** A v30 store with the keyed chat, then one look-alike step by `step(w, K)`, which returns the routed row. */
-async function lookalike(tag: string, restartAt: number | null, step: (w: WriterProcess, previous: string) => Promise<string>): Promise<LookalikeStore> {
+async function lookalike(
+	tag: string,
+	restartAt: number | null,
+	step: (w: WriterProcess, previous: string) => Promise<string>,
+): Promise<LookalikeStore> {
 	const dir = tempDir(tag);
 	const db = path.join(dir, 'state.db');
 	let previous = '';
@@ -203,31 +284,82 @@ async function lookalike(tag: string, restartAt: number | null, step: (w: Writer
 		previous = await keyedChat(w, false);
 		routed = await step(w, previous);
 	});
-	return {dir, home: dir, db, sessionKey: SIM_KEY, restartAt, previous, routed, remove: () => fs.rmSync(dir, {recursive: true, force: true})};
+	return {
+		dir,
+		home: dir,
+		db,
+		sessionKey: SIM_KEY,
+		restartAt,
+		previous,
+		routed,
+		remove: () => fs.rmSync(dir, {recursive: true, force: true}),
+	};
 }
 
 /** A compression rotation at T0+700 (parent ended 'compression', keyed child), two turns in the child right after. */
 export async function simulatedCompressionRotation(): Promise<LookalikeStore> {
-	return lookalike('compression', null, async (w, parent) => (await w.send({op: 'compression-rotation', step: {sessionKey: SIM_KEY, parentId: parent, at: T0 + 700, turns: twoTurns(T0 + 705)}})).id as string);
+	return lookalike(
+		'compression',
+		null,
+		async (w, parent) =>
+			(
+				await w.send({
+					op: 'compression-rotation',
+					step: {sessionKey: SIM_KEY, parentId: parent, at: T0 + 700, turns: twoTurns(T0 + 705)},
+				})
+			).id as string,
+	);
 }
 
 /** `/new` a day after K's last message (old row 'session_reset', new keyed row with _reset_from), two turns there. */
 export async function simulatedResetNew(): Promise<LookalikeStore> {
-	return lookalike('reset-new', null, async (w, old) => (await w.send({op: 'reset-new', step: {sessionKey: SIM_KEY, oldId: old, at: T0 + 600 + DAY, turns: twoTurns(T0 + 605 + DAY)}})).id as string);
+	return lookalike(
+		'reset-new',
+		null,
+		async (w, old) =>
+			(
+				await w.send({
+					op: 'reset-new',
+					step: {sessionKey: SIM_KEY, oldId: old, at: T0 + 600 + DAY, turns: twoTurns(T0 + 605 + DAY)},
+				})
+			).id as string,
+	);
 }
 
 /** A restart 3 days later whose reset policy promotes K ('idle') and mints a fresh row routed instead; two turns there. */
 export async function simulatedResetPromotion(): Promise<LookalikeStore> {
 	const restartAt = T0 + 600 + 3 * DAY;
-	return lookalike('reset-promotion', restartAt, async (w, recovered) => (await w.send({op: 'reset-promotion', step: {sessionKey: SIM_KEY, recoveredId: recovered, restartAt, turns: twoTurns(restartAt + 2)}})).id as string);
+	return lookalike(
+		'reset-promotion',
+		restartAt,
+		async (w, recovered) =>
+			(
+				await w.send({
+					op: 'reset-promotion',
+					step: {sessionKey: SIM_KEY, recoveredId: recovered, restartAt, turns: twoTurns(restartAt + 2)},
+				})
+			).id as string,
+	);
 }
 
 /** A restart 3 days later that resumes K (the newest: no orphan), two turns, then the shutdown spool (2 user messages of T0+900) replayed into K with their old ts. */
 export async function simulatedSpoolReplay(): Promise<LookalikeStore> {
 	const restartAt = T0 + 600 + 3 * DAY;
 	return lookalike('spool-replay', restartAt, async (w, k) => {
-		await w.send({op: 'resume-after-restart', step: {sessionKey: SIM_KEY, resumedId: k, restartAt, turns: twoTurns(restartAt + 2)}});
-		await w.send({op: 'replay-spool', step: {sessionId: k, messages: [{content: 'did the backup finish?', ts: T0 + 900}, {content: 'and the restore test?', ts: T0 + 905}]}});
+		await w.send({
+			op: 'resume-after-restart',
+			step: {sessionKey: SIM_KEY, resumedId: k, restartAt, turns: twoTurns(restartAt + 2)},
+		});
+		await w.send({
+			op: 'replay-spool',
+			step: {
+				sessionId: k,
+				messages: [
+					{content: 'did the backup finish?', ts: T0 + 900},
+					{content: 'and the restore test?', ts: T0 + 905},
+				],
+			},
+		});
 		return k;
 	});
 }
@@ -251,9 +383,21 @@ export async function legacySiblingAfterRestart(): Promise<SiblingStore> {
 		await w.send({op: 'messages', id: passedOver, messages: dialogue(40, T0 + 10, T0 + 2 * DAY)});
 		resumed = await w.create({...TELEGRAM, startedAt: T0 + 3600});
 		await w.send({op: 'messages', id: resumed, messages: dialogue(4, T0 + 3610, T0 + 3700)});
-		await w.send({op: 'resume-after-restart', step: {sessionKey: SIM_KEY, resumedId: resumed, restartAt, turns: twoTurns(restartAt + 2)}});
+		await w.send({
+			op: 'resume-after-restart',
+			step: {sessionKey: SIM_KEY, resumedId: resumed, restartAt, turns: twoTurns(restartAt + 2)},
+		});
 	});
-	return {dir, home: dir, db, sessionKey: SIM_KEY, restartAt, resumed, passedOver, remove: () => fs.rmSync(dir, {recursive: true, force: true})};
+	return {
+		dir,
+		home: dir,
+		db,
+		sessionKey: SIM_KEY,
+		restartAt,
+		resumed,
+		passedOver,
+		remove: () => fs.rmSync(dir, {recursive: true, force: true}),
+	};
 }
 
 /** One built store for a test file: made in beforeAll, removed in afterAll. Read its fields inside tests. */

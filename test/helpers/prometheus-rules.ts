@@ -8,7 +8,13 @@
 import fs from 'node:fs';
 import {parse, stringify} from 'yaml';
 
-export type AlertRule = {alert: string; expr: string; for: string; labels: Record<string, string>; annotations: Record<string, string>};
+export type AlertRule = {
+	alert: string;
+	expr: string;
+	for: string;
+	labels: Record<string, string>;
+	annotations: Record<string, string>;
+};
 
 export function alertRules(file: string): AlertRule[] {
 	const doc = parse(fs.readFileSync(file, 'utf8')) as {groups: Array<{rules: AlertRule[]}>};
@@ -27,7 +33,10 @@ export function windowMinutes(rule: AlertRule): number {
 
 /** The rules file with every `for:` window set to 0m (a live Prometheus fires at once; the windows are promtool-tested). */
 export function withoutWindows(file: string, out: string): string {
-	fs.writeFileSync(out, fs.readFileSync(file, 'utf8').replaceAll(/^(\s+for: )\d+m$/gm, (_, head: string) => `${head}0m`));
+	fs.writeFileSync(
+		out,
+		fs.readFileSync(file, 'utf8').replaceAll(/^(\s+for: )\d+m$/gm, (_, head: string) => `${head}0m`),
+	);
 	return out;
 }
 
@@ -63,18 +72,23 @@ function seriesFor(rule: AlertRule): Series {
 
 /** The rule's annotations as Prometheus renders them for that series ({{ $labels.X }} and {{ $value }} only). */
 function rendered(rule: AlertRule, s: Series): Record<string, string> {
-	return Object.fromEntries(Object.entries(rule.annotations).map(([k, text]) => [k, text.replaceAll(/\{\{\s*([^}]*?)\s*\}\}/g, (_, ref: string) => {
-		const label = /^\$labels\.(\w+)$/.exec(ref);
-		if (label) {
-			return s.labels[label[1]!] ?? '';
-		}
+	return Object.fromEntries(
+		Object.entries(rule.annotations).map(([k, text]) => [
+			k,
+			text.replaceAll(/\{\{\s*([^}]*?)\s*\}\}/g, (_, ref: string) => {
+				const label = /^\$labels\.(\w+)$/.exec(ref);
+				if (label) {
+					return s.labels[label[1]!] ?? '';
+				}
 
-		if (ref === '$value' && s.value !== null) {
-			return String(s.value);
-		}
+				if (ref === '$value' && s.value !== null) {
+					return String(s.value);
+				}
 
-		throw new Error(`${rule.alert}: the test cannot render {{ ${ref} }}`);
-	})]));
+				throw new Error(`${rule.alert}: the test cannot render {{ ${ref} }}`);
+			}),
+		]),
+	);
 }
 
 const START = 5;
@@ -83,18 +97,28 @@ const START = 5;
 function testGroup(rule: AlertRule) {
 	const s = seriesFor(rule);
 	const w = windowMinutes(rule);
-	const series = `${s.metric}{${Object.entries(s.labels).map(([k, v]) => `${k}="${v}"`).join(',')}}`;
+	const series = `${s.metric}{${Object.entries(s.labels)
+		.map(([k, v]) => `${k}="${v}"`)
+		.join(',')}}`;
 	const expected = [{exp_labels: {...s.labels, ...rule.labels}, exp_annotations: rendered(rule, s)}];
 	const none = (at: number) => ({eval_time: `${at}m`, alertname: rule.alert, exp_alerts: []});
 	const fires = (at: number) => ({eval_time: `${at}m`, alertname: rule.alert, exp_alerts: expected});
-	const held = {interval: '1m', input_series: [{series, values: `_x${START} ${s.firing}x${(2 * w) + 10}`}], alert_rule_test: [none(START - 1), ...(w > 0 ? [none(START + w - 1)] : []), fires(START + w)]};
+	const held = {
+		interval: '1m',
+		input_series: [{series, values: `_x${START} ${s.firing}x${2 * w + 10}`}],
+		alert_rule_test: [none(START - 1), ...(w > 0 ? [none(START + w - 1)] : []), fires(START + w)],
+	};
 	if (w === 0) {
 		return [held];
 	}
 
 	// Firing for w-1 minutes, cleared for one evaluation, firing again from START+w: the window counts from there.
 	const again = START + w;
-	const flap = {interval: '1m', input_series: [{series, values: `_x${START} ${s.firing}x${w - 2} ${s.healthy} ${s.firing}x${(2 * w) + 10}`}], alert_rule_test: [none(again - 1), none(again + w - 1), fires(again + w)]};
+	const flap = {
+		interval: '1m',
+		input_series: [{series, values: `_x${START} ${s.firing}x${w - 2} ${s.healthy} ${s.firing}x${2 * w + 10}`}],
+		alert_rule_test: [none(again - 1), none(again + w - 1), fires(again + w)],
+	};
 	return [held, flap];
 }
 

@@ -16,7 +16,9 @@ export function requireTool(name: 'promtool' | 'prometheus' | 'prometheus-node-e
 		}
 	}
 
-	throw new Error(`${name} is not installed: run .ci/run (as root it installs the Debian packages prometheus and prometheus-node-exporter; promtool comes with prometheus)`);
+	throw new Error(
+		`${name} is not installed: run .ci/run (as root it installs the Debian packages prometheus and prometheus-node-exporter; promtool comes with prometheus)`,
+	);
 }
 
 /** `promtool check metrics` on exposition text: its exit code and what it said. */

@@ -27,7 +27,12 @@ export function session(partial: Partial<SessionRecord> & {id: string}): Session
 	const hasMessageRows = partial.hasMessageRows ?? true;
 	const started = plainEpoch(startedAtRaw);
 	const endReason = partial.endReason ?? null;
-	const newestMessageAt = partial.newestMessageAt !== undefined ? partial.newestMessageAt : (hasMessageRows && started !== null ? started + 60 : null);
+	const newestMessageAt =
+		partial.newestMessageAt !== undefined
+			? partial.newestMessageAt
+			: hasMessageRows && started !== null
+				? started + 60
+				: null;
 	return {
 		source: 'telegram',
 		userId: null,
@@ -71,7 +76,11 @@ export function emptySession(partial: Partial<SessionRecord> & {id: string}): Se
 }
 
 /** A `gateway_routing` row naming `sessionId` for `sessionKey`. */
-export function routingEntry(sessionKey: string, sessionId: string | null, partial: Partial<RoutingEntry> = {}): RoutingEntry {
+export function routingEntry(
+	sessionKey: string,
+	sessionId: string | null,
+	partial: Partial<RoutingEntry> = {},
+): RoutingEntry {
 	return {scope: '/home/u/.hermes/sessions', sessionKey, sessionId, updatedAt: T0, problem: null, ...partial};
 }
 

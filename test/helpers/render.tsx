@@ -74,9 +74,20 @@ export async function settle(times = 3): Promise<void> {
 export async function renderAt(tree: React.ReactElement, columns: number, rows: number): Promise<Rendered> {
 	const stdout = new FakeStdout(columns, rows);
 	const stdin = new FakeStdin();
-	const instance = render(tree, {stdout: stdout as never, stdin: stdin as never, debug: true, exitOnCtrlC: false, patchConsole: false});
+	const instance = render(tree, {
+		stdout: stdout as never,
+		stdin: stdin as never,
+		debug: true,
+		exitOnCtrlC: false,
+		patchConsole: false,
+	});
 	await settle();
-	const lastFrame = () => (stdout.frames.at(-1) ?? '').split('\n').map(l => l.trimEnd()).join('\n').replace(/\n+$/, '');
+	const lastFrame = () =>
+		(stdout.frames.at(-1) ?? '')
+			.split('\n')
+			.map(l => l.trimEnd())
+			.join('\n')
+			.replace(/\n+$/, '');
 	return {
 		lastFrame,
 		frames: () => stdout.frames,

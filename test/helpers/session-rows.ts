@@ -7,7 +7,9 @@ import Database from 'better-sqlite3';
 export function sessionRows(db: string): Map<string, Record<string, unknown>> {
 	const conn = new Database(db, {readonly: true});
 	try {
-		return new Map((conn.prepare('SELECT * FROM sessions').all() as Array<Record<string, unknown>>).map(r => [String(r.id), r]));
+		return new Map(
+			(conn.prepare('SELECT * FROM sessions').all() as Array<Record<string, unknown>>).map(r => [String(r.id), r]),
+		);
 	} finally {
 		conn.close();
 	}

@@ -24,7 +24,11 @@ function isNode(value: unknown): value is AstNode {
 }
 
 /** Calls `visit` on every node under `node`, parents first, with each node's parent. */
-export function walk(node: AstNode, visit: (node: AstNode, parent: AstNode | undefined) => void, parent?: AstNode): void {
+export function walk(
+	node: AstNode,
+	visit: (node: AstNode, parent: AstNode | undefined) => void,
+	parent?: AstNode,
+): void {
 	visit(node, parent);
 	for (const [key, value] of Object.entries(node)) {
 		if (key === 'parent') {

@@ -41,7 +41,9 @@ export function killSession(session: string): void {
 /** Ends this process's tmux server and every session on it. */
 export function stopTmux(): void {
 	if (started) {
-		const socket = spawnSync('tmux', [...BASE, 'display-message', '-p', '#{socket_path}'], {encoding: 'utf8'}).stdout.trim();
+		const socket = spawnSync('tmux', [...BASE, 'display-message', '-p', '#{socket_path}'], {
+			encoding: 'utf8',
+		}).stdout.trim();
 		spawnSync('tmux', [...BASE, 'kill-server']);
 		// tmux 3.3 leaves its socket file behind when the server is killed.
 		if (socket.endsWith(SOCKET)) {
@@ -58,7 +60,12 @@ export function screenOf(session: string, joined = true): string {
 }
 
 /** Polls the screen every 100 ms until `pattern` matches; throws with the last screen after `timeoutMs`. */
-export async function waitForScreenOf(session: string, pattern: RegExp, timeoutMs = 15_000, joined = true): Promise<string> {
+export async function waitForScreenOf(
+	session: string,
+	pattern: RegExp,
+	timeoutMs = 15_000,
+	joined = true,
+): Promise<string> {
 	const end = Date.now() + timeoutMs;
 	let last = '';
 	while (Date.now() < end) {
@@ -109,7 +116,18 @@ export function tmuxTestFile(name: string, afterEachTest?: () => unknown): TmuxT
 		},
 		start(columns, rows, args, env = {NO_COLOR: '1', FORCE_COLOR: '0'}) {
 			const vars = Object.entries({CI: 'false', ...env}).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
-			tmux('new-session', '-d', '-s', session, '-x', String(columns), '-y', String(rows), ...vars, `'${process.execPath}' ${path.join(ROOT, 'dist/hfx.js')} ${args}; echo EXIT=$?; sleep 60`);
+			tmux(
+				'new-session',
+				'-d',
+				'-s',
+				session,
+				'-x',
+				String(columns),
+				'-y',
+				String(rows),
+				...vars,
+				`'${process.execPath}' ${path.join(ROOT, 'dist/hfx.js')} ${args}; echo EXIT=$?; sleep 60`,
+			);
 		},
 	};
 }

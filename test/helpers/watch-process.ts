@@ -15,7 +15,11 @@ export class WatchProcess {
 
 	/** `entry`: the bundled bin by default; dist/cli.js runs the unbundled modules. */
 	constructor(args: string[], options: {nodeArgs?: string[]; env?: NodeJS.ProcessEnv; entry?: string} = {}) {
-		this.child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.entry ?? path.join(ROOT, 'dist/hfx.js'), 'watch', ...args], {stdio: ['ignore', 'pipe', 'pipe'], env: {...process.env, NO_COLOR: '1', ...options.env}});
+		this.child = spawn(
+			process.execPath,
+			[...(options.nodeArgs ?? []), options.entry ?? path.join(ROOT, 'dist/hfx.js'), 'watch', ...args],
+			{stdio: ['ignore', 'pipe', 'pipe'], env: {...process.env, NO_COLOR: '1', ...options.env}},
+		);
 		readline.createInterface({input: this.child.stdout!}).on('line', line => this.lines.push(line));
 		this.child.stderr!.on('data', (d: Buffer) => {
 			this.stderr += d.toString();
@@ -33,7 +37,9 @@ export class WatchProcess {
 		const until = Date.now() + ms;
 		while (!predicate(this.events())) {
 			if (Date.now() > until || this.child.exitCode !== null) {
-				throw new Error(`hfx watch: no ${what} within ${ms} ms (exit ${this.child.exitCode}); events: ${this.lines.join('\n').slice(-2000)}; stderr: ${this.stderr.slice(-500)}`);
+				throw new Error(
+					`hfx watch: no ${what} within ${ms} ms (exit ${this.child.exitCode}); events: ${this.lines.join('\n').slice(-2000)}; stderr: ${this.stderr.slice(-500)}`,
+				);
 			}
 
 			await new Promise(resolve => setTimeout(resolve, 50));
@@ -41,7 +47,9 @@ export class WatchProcess {
 	}
 
 	/** Sends `signal` and waits (at most 10 s, then SIGKILL) for the exit. */
-	async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<{code: number | null; signal: NodeJS.Signals | null; ms: number}> {
+	async stop(
+		signal: NodeJS.Signals = 'SIGTERM',
+	): Promise<{code: number | null; signal: NodeJS.Signals | null; ms: number}> {
 		const started = Date.now();
 		if (this.child.exitCode === null && this.child.signalCode === null) {
 			this.child.kill(signal);

@@ -16,8 +16,19 @@ export class WriterProcess {
 	private readonly pending: Array<(line: Record<string, unknown>) => void> = [];
 	private readonly ready: Promise<Record<string, unknown>>;
 
-	constructor(dbPath: string, options: {shape?: 'v21' | 'v25' | 'v30'; journal?: 'wal' | 'delete'; cachePages?: number} = {}) {
-		const args = [path.join(ROOT, 'dist/simulator/writer-process.js'), '--db', dbPath, '--shape', options.shape ?? 'v30', '--journal', options.journal ?? 'wal'];
+	constructor(
+		dbPath: string,
+		options: {shape?: 'v21' | 'v25' | 'v30'; journal?: 'wal' | 'delete'; cachePages?: number} = {},
+	) {
+		const args = [
+			path.join(ROOT, 'dist/simulator/writer-process.js'),
+			'--db',
+			dbPath,
+			'--shape',
+			options.shape ?? 'v30',
+			'--journal',
+			options.journal ?? 'wal',
+		];
 		if (options.cachePages) {
 			args.push('--cache-pages', String(options.cachePages));
 		}

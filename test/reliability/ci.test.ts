@@ -25,25 +25,63 @@ afterAll(() => {
 });
 
 export const CI_SUBSET = [
-	'crashed-scan', 'crashed-backup-quick', 'symlinked-state-db-reads-target-wal', 'backup-symlinked-state-db', 'records-file-planted-link',
-	'fifo-as-wal', 'fifo-as-archive-verify', 'tar-dotdot-member', 'tar-only-db-symlink-to-shadow', 'zip-sidecar-before-db', 'zip-dotdot-member',
-	'keep-two-homes-one-folder', 'two-restores-one-second', 'kill9-verify-extraction', 'ctrl-c-with-private-copy-open',
-	'files-damaged-wal-header', 'store-50-bytes', 'path-eloop', 'limit-negative', 'escape-codes-in-title', 'newline-in-file-name',
-	'store-corrupt-header', 'store-fifo', 'store-zero-main-beside-wal', 'archive-flip-central-directory', 'disk-full-verify-tmpdir',
-	'eio-reading-crashed-store', 'two-scans-at-once-crashed', 'writer-sigkilled-while-reading',
-	'schema-sessions-view', 'schema-home-metrics',
-	'watch-profile-removed', 'agent-journal-mode-while-watch',
+	'crashed-scan',
+	'crashed-backup-quick',
+	'symlinked-state-db-reads-target-wal',
+	'backup-symlinked-state-db',
+	'records-file-planted-link',
+	'fifo-as-wal',
+	'fifo-as-archive-verify',
+	'tar-dotdot-member',
+	'tar-only-db-symlink-to-shadow',
+	'zip-sidecar-before-db',
+	'zip-dotdot-member',
+	'keep-two-homes-one-folder',
+	'two-restores-one-second',
+	'kill9-verify-extraction',
+	'ctrl-c-with-private-copy-open',
+	'files-damaged-wal-header',
+	'store-50-bytes',
+	'path-eloop',
+	'limit-negative',
+	'escape-codes-in-title',
+	'newline-in-file-name',
+	'store-corrupt-header',
+	'store-fifo',
+	'store-zero-main-beside-wal',
+	'archive-flip-central-directory',
+	'disk-full-verify-tmpdir',
+	'eio-reading-crashed-store',
+	'two-scans-at-once-crashed',
+	'writer-sigkilled-while-reading',
+	'schema-sessions-view',
+	'schema-home-metrics',
+	'watch-profile-removed',
+	'agent-journal-mode-while-watch',
 ];
 
-const result = (over: Partial<RunResult>): RunResult => ({args: ['scan'], code: 0, signal: null, stdout: '', stderr: '', ms: 1, timedOut: false, killedOnPurpose: false, ...over});
+const result = (over: Partial<RunResult>): RunResult => ({
+	args: ['scan'],
+	code: 0,
+	signal: null,
+	stdout: '',
+	stderr: '',
+	ms: 1,
+	timedOut: false,
+	killedOnPurpose: false,
+	...over,
+});
 
-describe('the suite\'s own checks fail when they must', () => {
+describe("the suite's own checks fail when they must", () => {
 	it('an evidence change is counted in bytes, and a path it may write is not', async () => {
 		const space = tempSpace('self-evidence');
 		try {
 			const h = await home(space.dir('home'));
 			const before = snapshot([h.root]);
-			const r = await runHfx({args: ['backup', '--quick', '--home', h.root], expect: 'ok'}, {timeoutMs: 30_000, home: space.home, tmpdir: space.tmpdir});
+			const r = await runHfx(
+				{args: ['backup', '--quick', '--home', h.root], expect: 'ok'},
+				{timeoutMs: 30_000, home: space.home, tmpdir: space.tmpdir},
+			);
 			expect(r.code).toBe(0);
 			const after = snapshot([h.root]);
 			expect(changed(before, after).bytes).toBeGreaterThan(0);
@@ -56,18 +94,34 @@ describe('the suite\'s own checks fail when they must', () => {
 	});
 
 	it('a hang is killed at the timeout (the whole process group) and reported', async () => {
-		const r = await runHfx({args: [], expect: 'ok', wrap: ['bash', '-c', 'sleep 30 & sleep 30', 'x']}, {timeoutMs: 300, home: '/nonexistent', tmpdir: '/tmp'});
+		const r = await runHfx(
+			{args: [], expect: 'ok', wrap: ['bash', '-c', 'sleep 30 & sleep 30', 'x']},
+			{timeoutMs: 300, home: '/nonexistent', tmpdir: '/tmp'},
+		);
 		expect(r.timedOut).toBe(true);
 		expect(judge({args: [], expect: 'ok'}, r).problems.join()).toMatch(/a hang/);
 	});
 
 	it('a stack trace, an extra stderr line and a raw escape code are problems; a clean refusal is not', () => {
 		const trace = 'hfx: internal error: TypeError: x\n    at f (/x.js:1:2)\n';
-		expect(judge({args: ['scan'], expect: 'refused'}, result({code: 2, stderr: trace})).problems.join()).toMatch(/stack trace/);
-		expect(judge({args: ['scan'], expect: 'refused'}, result({code: 2, stderr: 'hfx: a. Next: b\nhfx: c\n'})).problems.join()).toMatch(/one line/);
-		expect(judge({args: ['scan'], expect: 'ok'}, result({stdout: 'title \u001B[2J'})).problems.join()).toMatch(/escape/);
-		expect(judge({args: ['scan'], expect: 'refused'}, result({code: 2, stderr: 'hfx: f: cause. Next: step\n'})).problems).toEqual([]);
-		expect(judge({args: ['scan'], expect: 'refused'}, result({code: 1})).problems.join()).toMatch(/expected refused, got finding/);
+		expect(judge({args: ['scan'], expect: 'refused'}, result({code: 2, stderr: trace})).problems.join()).toMatch(
+			/stack trace/,
+		);
+		expect(
+			judge(
+				{args: ['scan'], expect: 'refused'},
+				result({code: 2, stderr: 'hfx: a. Next: b\nhfx: c\n'}),
+			).problems.join(),
+		).toMatch(/one line/);
+		expect(judge({args: ['scan'], expect: 'ok'}, result({stdout: 'title \u001B[2J'})).problems.join()).toMatch(
+			/escape/,
+		);
+		expect(
+			judge({args: ['scan'], expect: 'refused'}, result({code: 2, stderr: 'hfx: f: cause. Next: step\n'})).problems,
+		).toEqual([]);
+		expect(judge({args: ['scan'], expect: 'refused'}, result({code: 1})).problems.join()).toMatch(
+			/expected refused, got finding/,
+		);
 	});
 });
 
@@ -94,9 +148,13 @@ describe('the fault catalog (CI subset)', () => {
 });
 
 describe('the fuzzers (fixed seed, CI input counts)', () => {
-	it.each(FUZZERS.map(f => [f.fuzzer.name, f.ci] as const))('%s: %i inputs', async (name, inputs) => {
-		const r = await fuzzInProcess(name, inputs);
-		expect(r.inputs).toBe(inputs);
-		expect(r.failures).toEqual([]);
-	}, 120_000);
+	it.each(FUZZERS.map(f => [f.fuzzer.name, f.ci] as const))(
+		'%s: %i inputs',
+		async (name, inputs) => {
+			const r = await fuzzInProcess(name, inputs);
+			expect(r.inputs).toBe(inputs);
+			expect(r.failures).toEqual([]);
+		},
+		120_000,
+	);
 });

@@ -6,7 +6,12 @@
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 
-export type TarMember = {name: string; type?: 'file' | 'dir' | 'symlink' | 'hardlink' | 'chardev' | 'fifo'; data?: Buffer; link?: string};
+export type TarMember = {
+	name: string;
+	type?: 'file' | 'dir' | 'symlink' | 'hardlink' | 'chardev' | 'fifo';
+	data?: Buffer;
+	link?: string;
+};
 
 const TYPEFLAG = {file: '0', hardlink: '1', symlink: '2', chardev: '3', dir: '5', fifo: '6'} as const;
 

@@ -57,7 +57,14 @@ async function writeCrashed(dir: string): Promise<void> {
 	const w = new WriterProcess(path.join(dir, 'state.db'), {shape: 'v30'});
 	try {
 		await w.started();
-		const zombie = await w.create({source: 'telegram', userId: 'u1', sessionKey: 'agent:main:telegram:dm:1', chatId: '1', chatType: 'dm', startedAt: T0});
+		const zombie = await w.create({
+			source: 'telegram',
+			userId: 'u1',
+			sessionKey: 'agent:main:telegram:dm:1',
+			chatId: '1',
+			chatType: 'dm',
+			startedAt: T0,
+		});
 		await w.send({op: 'conversation', id: zombie, count: 30, from: T0 + 5, to: T0 + 600});
 		const orphan = await w.create({source: 'telegram', startedAt: T0 + 660});
 		for (let i = 0; i < 10; i++) {
@@ -108,7 +115,10 @@ export async function crashedHome(dest: string): Promise<HomeCopy> {
 export async function archive(dest: string): Promise<string> {
 	const t = await once('archive', dir => {
 		const h = makeHome('rel-archive');
-		const r = spawnSync(process.execPath, [CLI, 'backup', '--home', h.root, '-o', dir], {encoding: 'utf8', env: {...process.env, NO_COLOR: '1'}});
+		const r = spawnSync(process.execPath, [CLI, 'backup', '--home', h.root, '-o', dir], {
+			encoding: 'utf8',
+			env: {...process.env, NO_COLOR: '1'},
+		});
 		if (r.status !== 0) {
 			throw new Error(`backup for the archive template failed (${r.status}): ${r.stderr}`);
 		}
@@ -124,7 +134,16 @@ export async function archive(dest: string): Promise<string> {
 export async function tarball(dest: string): Promise<string> {
 	const t = await once('tarball', dir => {
 		const h = makeHome('rel-tar');
-		const r = spawnSync('tar', ['czf', path.join(dir, 'home.tar.gz'), '-C', h.root, 'state.db', 'config.yaml', '.env', 'profiles']);
+		const r = spawnSync('tar', [
+			'czf',
+			path.join(dir, 'home.tar.gz'),
+			'-C',
+			h.root,
+			'state.db',
+			'config.yaml',
+			'.env',
+			'profiles',
+		]);
 		if (r.status !== 0) {
 			throw new Error(`tar failed: ${r.stderr}`);
 		}

@@ -39,7 +39,9 @@ function exitProblem(expect: StepExpect, r: RunResult, got: string): string | nu
 
 	const allowed = ({'any-verdict': [0, 1], unsound: [1, 2], any: [0, 1, 2]} as Record<string, number[]>)[expect];
 	if (allowed) {
-		return allowed.includes(r.code ?? -1) && !r.signal ? null : `expected ${expect} (exit ${allowed.join(' or ')}), got ${got}`;
+		return allowed.includes(r.code ?? -1) && !r.signal
+			? null
+			: `expected ${expect} (exit ${allowed.join(' or ')}), got ${got}`;
 	}
 
 	return got === expect ? null : `expected ${expect}, got ${got}`;
@@ -60,7 +62,9 @@ export function judge(step: Step, r: RunResult): {got: string; problems: string[
 	if (STACK.test(r.stderr) || STACK.test(r.stdout)) {
 		problems.push(`a stack trace: ${firstLine(r.stderr.split('\n').find(l => STACK.test(l)) ?? r.stdout)}`);
 	} else if (ERROR_PREFIX.test(r.stderr)) {
-		problems.push(`an error line beyond the refusal: ${firstLine(r.stderr.split('\n').find(l => ERROR_PREFIX.test(l)) ?? '')}`);
+		problems.push(
+			`an error line beyond the refusal: ${firstLine(r.stderr.split('\n').find(l => ERROR_PREFIX.test(l)) ?? '')}`,
+		);
 	}
 
 	if (r.code === 2 && r.stderr.trim().split('\n').length !== 1) {

@@ -17,7 +17,14 @@ import {runFaults, runFuzzers} from './suite.js';
 type Args = {long: boolean; out: string; only: string[] | null; fuzz: boolean; faults: boolean; list: boolean};
 
 function parse(argv: string[]): Args {
-	const a: Args = {long: false, out: path.join(ROOT, 'reliability-report.md'), only: null, fuzz: true, faults: true, list: false};
+	const a: Args = {
+		long: false,
+		out: path.join(ROOT, 'reliability-report.md'),
+		only: null,
+		fuzz: true,
+		faults: true,
+		list: false,
+	};
 	for (let i = 0; i < argv.length; i++) {
 		const k = argv[i];
 		if (k === '--long') {
@@ -54,16 +61,35 @@ export async function main(argv: string[]): Promise<number> {
 	}
 
 	const started = Date.now();
-	const mark = (ok: boolean, skipped = false): string => (skipped ? 'skip' : (ok ? ' ok ' : 'FAIL'));
+	const mark = (ok: boolean, skipped = false): string => (skipped ? 'skip' : ok ? ' ok ' : 'FAIL');
 	const faultReports = await runFaults(faults, {long: a.long, timeoutMs: a.long ? 60_000 : 30_000}, r => {
-		process.stdout.write(`${mark(r.failures.length === 0, Boolean(r.skipped))} ${r.id} (${r.runs} runs, ${r.ms} ms)${r.failures[0] ? `: ${r.failures[0].slice(0, 160)}` : ''}\n`);
+		process.stdout.write(
+			`${mark(r.failures.length === 0, Boolean(r.skipped))} ${r.id} (${r.runs} runs, ${r.ms} ms)${r.failures[0] ? `: ${r.failures[0].slice(0, 160)}` : ''}\n`,
+		);
 	});
-	const fuzzList = a.fuzz && !a.only ? FUZZERS.map(f => ({name: f.fuzzer.name, inputs: a.long ? f.long : f.standard})) : [];
-	const fuzzReports = await runFuzzers(fuzzList, (name, inputs) => fuzzInChild(name, inputs, a.long ? 1_800_000 : 300_000), r => {
-		process.stdout.write(`${mark(r.failures.length === 0)} fuzz ${r.name} (${r.inputs} inputs)${r.failures[0] ? `: ${r.failures[0].slice(0, 160)}` : ''}\n`);
-	});
-	fs.writeFileSync(a.out, renderReport(faultReports, fuzzReports, {long: a.long, ms: Date.now() - started, started: new Date(started).toISOString()}));
-	const failed = faultReports.filter(f => f.failures.length > 0).length + fuzzReports.filter(z => z.failures.length > 0).length;
-	process.stdout.write(`${faultReports.length} fault kinds, ${fuzzReports.length} fuzzers, ${failed} failing; report: ${a.out}\n`);
+	const fuzzList =
+		a.fuzz && !a.only ? FUZZERS.map(f => ({name: f.fuzzer.name, inputs: a.long ? f.long : f.standard})) : [];
+	const fuzzReports = await runFuzzers(
+		fuzzList,
+		(name, inputs) => fuzzInChild(name, inputs, a.long ? 1_800_000 : 300_000),
+		r => {
+			process.stdout.write(
+				`${mark(r.failures.length === 0)} fuzz ${r.name} (${r.inputs} inputs)${r.failures[0] ? `: ${r.failures[0].slice(0, 160)}` : ''}\n`,
+			);
+		},
+	);
+	fs.writeFileSync(
+		a.out,
+		renderReport(faultReports, fuzzReports, {
+			long: a.long,
+			ms: Date.now() - started,
+			started: new Date(started).toISOString(),
+		}),
+	);
+	const failed =
+		faultReports.filter(f => f.failures.length > 0).length + fuzzReports.filter(z => z.failures.length > 0).length;
+	process.stdout.write(
+		`${faultReports.length} fault kinds, ${fuzzReports.length} fuzzers, ${failed} failing; report: ${a.out}\n`,
+	);
 	return failed > 0 ? 1 : 0;
 }

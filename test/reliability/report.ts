@@ -15,22 +15,33 @@ function outcomeCell(f: FaultReport): string {
 		return `SKIPPED (${f.skipped})`;
 	}
 
-	return f.failures.length === 0 ? `${f.outcome} ✓` : `FAIL: expected ${f.outcome}, got ${f.got}; ${f.failures.length} problem${f.failures.length === 1 ? '' : 's'} (below)`;
+	return f.failures.length === 0
+		? `${f.outcome} ✓`
+		: `FAIL: expected ${f.outcome}, got ${f.got}; ${f.failures.length} problem${f.failures.length === 1 ? '' : 's'} (below)`;
 }
 
 function faultTable(faults: FaultReport[]): string[] {
-	const rows = ['| fault | class | runs | outcome | evidence bytes changed | notes |', '| --- | --- | --- | --- | --- | --- |'];
+	const rows = [
+		'| fault | class | runs | outcome | evidence bytes changed | notes |',
+		'| --- | --- | --- | --- | --- | --- |',
+	];
 	for (const f of faults) {
-		rows.push(`| ${f.id} | ${f.cls} | ${f.runs} | ${cell(outcomeCell(f))} | ${f.evidenceBytesChanged} | ${cell(f.notes)} |`);
+		rows.push(
+			`| ${f.id} | ${f.cls} | ${f.runs} | ${cell(outcomeCell(f))} | ${f.evidenceBytesChanged} | ${cell(f.notes)} |`,
+		);
 	}
 
 	return rows;
 }
 
 function fuzzTable(fuzz: FuzzReport[]): string[] {
-	const rows = ['| fuzzer | seed | inputs | outcome | slowest input (ms) | notes |', '| --- | --- | --- | --- | --- | --- |'];
+	const rows = [
+		'| fuzzer | seed | inputs | outcome | slowest input (ms) | notes |',
+		'| --- | --- | --- | --- | --- | --- |',
+	];
 	for (const z of fuzz) {
-		const outcome = z.failures.length === 0 ? 'no throw beyond our refusals, no hang ✓' : `FAIL: ${z.failures.length} inputs`;
+		const outcome =
+			z.failures.length === 0 ? 'no throw beyond our refusals, no hang ✓' : `FAIL: ${z.failures.length} inputs`;
 		rows.push(`| ${z.name} | ${z.seed} | ${z.inputs} | ${cell(outcome)} | ${z.slowestMs} | ${cell(z.notes)} |`);
 	}
 
@@ -60,7 +71,11 @@ function failureList(faults: FaultReport[], fuzz: FuzzReport[]): string[] {
 	return out.length > 0 ? out : ['None.'];
 }
 
-export function renderReport(faults: FaultReport[], fuzz: FuzzReport[], meta: {long: boolean; ms: number; started: string}): string {
+export function renderReport(
+	faults: FaultReport[],
+	fuzz: FuzzReport[],
+	meta: {long: boolean; ms: number; started: string},
+): string {
 	const ran = faults.filter(f => !f.skipped);
 	const failed = faults.filter(f => f.failures.length > 0);
 	const fuzzFailed = fuzz.filter(z => z.failures.length > 0);
@@ -75,7 +90,7 @@ export function renderReport(faults: FaultReport[], fuzz: FuzzReport[], meta: {l
 	return [
 		'# hfx reliability report',
 		'',
-		'Issue #17: every class tried with the real binary (dist/hfx.js); evidence = sha256 of every file in the store\'s folder and the home, -shm included, before and after each run.',
+		"Issue #17: every class tried with the real binary (dist/hfx.js); evidence = sha256 of every file in the store's folder and the home, -shm included, before and after each run.",
 		'',
 		'## Summary',
 		'',

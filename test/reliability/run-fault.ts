@@ -97,5 +97,15 @@ export async function runFault(fault: Fault, o: SuiteOptions): Promise<FaultRepo
 	}
 
 	const got = [...seen.entries()].map(([g, n]) => (seen.size > 1 ? `${g} ×${n}` : g)).join('; ');
-	return {id: fault.id, cls: fault.cls, outcome: fault.outcome, runs, got, evidenceBytesChanged: bytes, failures, notes: fault.notes ?? '', ms: Date.now() - started};
+	return {
+		id: fault.id,
+		cls: fault.cls,
+		outcome: fault.outcome,
+		runs,
+		got,
+		evidenceBytesChanged: bytes,
+		failures,
+		notes: fault.notes ?? '',
+		ms: Date.now() - started,
+	};
 }

@@ -26,7 +26,14 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
 }
 
 function environment(step: Step, o: RunOptions): NodeJS.ProcessEnv {
-	const env: NodeJS.ProcessEnv = {...process.env, NO_COLOR: '1', FORCE_COLOR: '0', HOME: o.home, TMPDIR: o.tmpdir, ...step.env};
+	const env: NodeJS.ProcessEnv = {
+		...process.env,
+		NO_COLOR: '1',
+		FORCE_COLOR: '0',
+		HOME: o.home,
+		TMPDIR: o.tmpdir,
+		...step.env,
+	};
 	delete env.HERMES_HOME;
 	if (step.env?.HERMES_HOME) {
 		env.HERMES_HOME = step.env.HERMES_HOME;
@@ -35,7 +42,7 @@ function environment(step: Step, o: RunOptions): NodeJS.ProcessEnv {
 	return env;
 }
 
-const quote = (s: string): string => `'${s.replaceAll('\'', '\'\\\'\'')}'`;
+const quote = (s: string): string => `'${s.replaceAll("'", "'\\''")}'`;
 
 function commandOf(step: Step): string[] {
 	const plain = [...(step.wrap ?? []), process.execPath, CLI, ...step.args];
@@ -61,7 +68,11 @@ function feed(child: ReturnType<typeof spawn>, step: Step): void {
 export function runHfx(step: Step, o: RunOptions): Promise<RunResult> {
 	const command = commandOf(step);
 	const started = Date.now();
-	const child = spawn(command[0]!, command.slice(1), {detached: true, env: environment(step, o), stdio: ['pipe', 'pipe', 'pipe']});
+	const child = spawn(command[0]!, command.slice(1), {
+		detached: true,
+		env: environment(step, o),
+		stdio: ['pipe', 'pipe', 'pipe'],
+	});
 	let stdout = '';
 	let stderr = '';
 	child.stdout.on('data', (d: Buffer) => {
@@ -81,12 +92,12 @@ export function runHfx(step: Step, o: RunOptions): Promise<RunResult> {
 	const kill = step.kill;
 	const poll = kill
 		? setInterval(() => {
-			if ((kill.when?.() ?? false) || (kill.afterMs !== undefined && Date.now() - started >= kill.afterMs)) {
-				killedOnPurpose = true;
-				killGroup(child.pid, kill.signal);
-				clearInterval(poll);
-			}
-		}, 1)
+				if ((kill.when?.() ?? false) || (kill.afterMs !== undefined && Date.now() - started >= kill.afterMs)) {
+					killedOnPurpose = true;
+					killGroup(child.pid, kill.signal);
+					clearInterval(poll);
+				}
+			}, 1)
 		: undefined;
 	return new Promise(resolve => {
 		child.on('close', (code, signal) => {

@@ -23,13 +23,28 @@ export function missing(fault: Fault): string | null {
 	return null;
 }
 
-export async function runFaults(faults: Fault[], o: SuiteOptions, progress?: (r: FaultReport) => void): Promise<FaultReport[]> {
+export async function runFaults(
+	faults: Fault[],
+	o: SuiteOptions,
+	progress?: (r: FaultReport) => void,
+): Promise<FaultReport[]> {
 	const out: FaultReport[] = [];
 	try {
 		for (const f of faults) {
 			const skip = missing(f);
 			const r = skip
-				? {id: f.id, cls: f.cls, outcome: f.outcome, runs: 0, got: 'skipped', evidenceBytesChanged: 0, failures: [], notes: f.notes ?? '', skipped: skip, ms: 0}
+				? {
+						id: f.id,
+						cls: f.cls,
+						outcome: f.outcome,
+						runs: 0,
+						got: 'skipped',
+						evidenceBytesChanged: 0,
+						failures: [],
+						notes: f.notes ?? '',
+						skipped: skip,
+						ms: 0,
+					}
 				: await runFault(f, o);
 			progress?.(r);
 			out.push(r);
@@ -43,7 +58,11 @@ export async function runFaults(faults: Fault[], o: SuiteOptions, progress?: (r:
 
 export type FuzzRunner = (name: string, inputs: number) => Promise<FuzzReport>;
 
-export async function runFuzzers(list: Array<{name: string; inputs: number}>, run: FuzzRunner, progress?: (r: FuzzReport) => void): Promise<FuzzReport[]> {
+export async function runFuzzers(
+	list: Array<{name: string; inputs: number}>,
+	run: FuzzRunner,
+	progress?: (r: FuzzReport) => void,
+): Promise<FuzzReport[]> {
 	const out: FuzzReport[] = [];
 	for (const {name, inputs} of list) {
 		const r = await run(name, inputs);

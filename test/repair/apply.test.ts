@@ -51,7 +51,12 @@ const scenario = (id: string) => SCENARIOS.find(s => s.id === id)!;
 const FILLED = ['chat_id', 'chat_type', 'thread_id', 'user_id', 'origin_json', 'display_name'];
 
 /** Every column of every row after == before, except exactly Hermes' writes for the given adoptions. */
-function expectHermesWrites(before: Map<string, Record<string, unknown>>, after: Map<string, Record<string, unknown>>, adoptions: Array<{orphan: string; donor: string}>, applyWindow: [number, number]) {
+function expectHermesWrites(
+	before: Map<string, Record<string, unknown>>,
+	after: Map<string, Record<string, unknown>>,
+	adoptions: Array<{orphan: string; donor: string}>,
+	applyWindow: [number, number],
+) {
 	const touched = new Map<string, Set<string>>();
 	for (const {orphan, donor} of adoptions) {
 		const o = before.get(orphan)!;
@@ -86,24 +91,31 @@ function expectHermesWrites(before: Map<string, Record<string, unknown>>, after:
 }
 
 describe('apply on copies of the scenario stores and of the real Hermes fixture', () => {
-	it.each(['v21', 'v30'] as const)('R1 (%s): the orphan carries the key, the zombie is retired, a restart resumes the orphan', async shape => {
-		const {dir, dbPath, ids} = buildScenario(scenario('R1'), shape, {dir: temp(`r1-${shape}`)});
-		const before = rows(dbPath);
-		const messages = count(dbPath, 'SELECT count(*) FROM messages');
-		const t0 = Date.now() / 1000;
-		const r = hfxJson(['repair', '--db', dbPath, '--apply', '--yes']);
-		const t1 = Date.now() / 1000;
-		expect(r.code).toBe(0);
-		expect(r.json.result).toBe('applied');
-		expectHermesWrites(before, rows(dbPath), [{orphan: ids.orphan!, donor: ids.zombie!}], [t0, t1]);
-		expect(count(dbPath, 'SELECT count(*) FROM messages')).toBe(messages);
-		const scan = hfxJson(['scan', '--db', dbPath]);
-		expect(scan.code).toBe(0);
-		expect(scan.json.routing[0]).toMatchObject({restartResolvesTo: ids.orphan, newestActivityIn: ids.orphan, rollbackRisk: false});
-		expect(fs.readdirSync(path.join(dir, 'state-snapshots')).some(n => n.endsWith('-pre-repair'))).toBe(true);
-	});
+	it.each(['v21', 'v30'] as const)(
+		'R1 (%s): the orphan carries the key, the zombie is retired, a restart resumes the orphan',
+		async shape => {
+			const {dir, dbPath, ids} = buildScenario(scenario('R1'), shape, {dir: temp(`r1-${shape}`)});
+			const before = rows(dbPath);
+			const messages = count(dbPath, 'SELECT count(*) FROM messages');
+			const t0 = Date.now() / 1000;
+			const r = hfxJson(['repair', '--db', dbPath, '--apply', '--yes']);
+			const t1 = Date.now() / 1000;
+			expect(r.code).toBe(0);
+			expect(r.json.result).toBe('applied');
+			expectHermesWrites(before, rows(dbPath), [{orphan: ids.orphan!, donor: ids.zombie!}], [t0, t1]);
+			expect(count(dbPath, 'SELECT count(*) FROM messages')).toBe(messages);
+			const scan = hfxJson(['scan', '--db', dbPath]);
+			expect(scan.code).toBe(0);
+			expect(scan.json.routing[0]).toMatchObject({
+				restartResolvesTo: ids.orphan,
+				newestActivityIn: ids.orphan,
+				rollbackRisk: false,
+			});
+			expect(fs.readdirSync(path.join(dir, 'state-snapshots')).some(n => n.endsWith('-pre-repair'))).toBe(true);
+		},
+	);
 
-	it('R2: lineage adoption keeps the orphan\'s own parent and user', async () => {
+	it("R2: lineage adoption keeps the orphan's own parent and user", async () => {
 		const {dbPath, ids} = buildScenario(scenario('R2'), 'v30', {dir: temp('r2')});
 		const before = rows(dbPath);
 		const t0 = Date.now() / 1000;
@@ -130,10 +142,15 @@ describe('apply on copies of the scenario stores and of the real Hermes fixture'
 		const r = hfxJson(['repair', '--db', db, '--apply', '--yes']);
 		expect(r.code).toBe(1);
 		expect(r.json.result).toBe('applied');
-		expectHermesWrites(before, rows(db), [
-			{orphan: '20260807_052242_427c496c', donor: '20260807_050620_46fab954'},
-			{orphan: '20260808_052508_14665640', donor: '20260808_001820_8719394d'},
-		], [t0, Date.now() / 1000]);
+		expectHermesWrites(
+			before,
+			rows(db),
+			[
+				{orphan: '20260807_052242_427c496c', donor: '20260807_050620_46fab954'},
+				{orphan: '20260808_052508_14665640', donor: '20260808_001820_8719394d'},
+			],
+			[t0, Date.now() / 1000],
+		);
 		const scan = hfxJson(['scan', '--db', db]).json;
 		for (const key of ['agent:main:telegram:dm:777001', 'agent:main:discord:group:9001']) {
 			expect(scan.routing.find((c: any) => c.sessionKey === key).rollbackRisk, key).toBe(false);
@@ -148,7 +165,10 @@ describe('refusals: exit 2, one line naming the cause, nothing written', () => {
 		const dir = temp('not-a-store');
 		// Over 100 bytes: a shorter file is refused as too short to be a database (test/commands/exits.test.ts).
 		fs.writeFileSync(path.join(dir, 'notes.txt'), 'root:x:0:0:root:/root:/bin/bash\n'.repeat(4));
-		for (const [name, cause] of [['missing.db', 'no such file'], ['notes.txt', 'not a SQLite database']] as const) {
+		for (const [name, cause] of [
+			['missing.db', 'no such file'],
+			['notes.txt', 'not a SQLite database'],
+		] as const) {
 			for (const args of [['repair'], ['repair', '--apply', '--yes'], ['repair', '--undo', '1', '--yes']]) {
 				const r = hfx([...args, '--db', path.join(dir, name)]);
 				expect(r.code, args.join(' ')).toBe(2);
@@ -165,7 +185,14 @@ describe('refusals: exit 2, one line naming the cause, nothing written', () => {
 		const w = new WriterProcess(db);
 		writers.push(w);
 		await w.started();
-		const zombie = await w.create({source: 'telegram', userId: 'u', sessionKey: 'agent:main:telegram:dm:1', chatId: '1', chatType: 'dm', startedAt: T0});
+		const zombie = await w.create({
+			source: 'telegram',
+			userId: 'u',
+			sessionKey: 'agent:main:telegram:dm:1',
+			chatId: '1',
+			chatType: 'dm',
+			startedAt: T0,
+		});
 		await w.send({op: 'conversation', id: zombie, count: 5, from: T0, to: T0 + 60});
 		const orphan = await w.create({source: 'telegram', startedAt: T0 + 120});
 		await w.send({op: 'conversation', id: orphan, count: 5, from: T0 + 130, to: T0 + 200});
@@ -178,7 +205,9 @@ describe('refusals: exit 2, one line naming the cause, nothing written', () => {
 		const after = evidenceState(dir);
 		expect(after.db).toBe(before.db);
 		expect(after.wal).toBe(before.wal);
-		expect(after.listing.filter(n => n !== 'hfx-audit.jsonl' && n !== 'hfx-audit.head')).toEqual(before.listing.filter(n => n !== 'hfx-audit.jsonl' && n !== 'hfx-audit.head'));
+		expect(after.listing.filter(n => n !== 'hfx-audit.jsonl' && n !== 'hfx-audit.head')).toEqual(
+			before.listing.filter(n => n !== 'hfx-audit.jsonl' && n !== 'hfx-audit.head'),
+		);
 	});
 
 	it('a process holding a deleted -wal inode', async () => {
@@ -201,7 +230,12 @@ describe('refusals: exit 2, one line naming the cause, nothing written', () => {
 	it('a plan made stale by a commit between the plan and the write', async () => {
 		const {dir, dbPath, ids} = buildScenario(scenario('R1'), 'v30', {dir: temp('stale')});
 		const outcome = await applyRepair({
-			dbPath, owner: 'default', maxGapSeconds: 900, argv: ['test'], yes: false, log() {},
+			dbPath,
+			owner: 'default',
+			maxGapSeconds: 900,
+			argv: ['test'],
+			yes: false,
+			log() {},
 			async confirm() {
 				// Another process commits while the operator reads the plan.
 				execFileSync('sqlite3', [dbPath, `UPDATE sessions SET title = 'renamed meanwhile' WHERE id = '${ids.orphan}'`]);
@@ -220,11 +254,18 @@ describe('refusals: exit 2, one line naming the cause, nothing written', () => {
 	});
 
 	it('an operator-chosen donor (--donor) ended or unkeyed after the plan: the write re-checks it and refuses, nothing written', async () => {
-		for (const change of ['ended_at = 1, end_reason = \'idle\'', 'session_key = NULL']) {
+		for (const change of ["ended_at = 1, end_reason = 'idle'", 'session_key = NULL']) {
 			const {dbPath, ids} = buildScenario(scenario('R1-tip'), 'v30', {dir: temp('donor-moved')});
 			const before = rows(dbPath);
 			const outcome = await applyRepair({
-				dbPath, owner: 'default', maxGapSeconds: 900, only: [ids.orphan!], donor: ids.tip!, argv: ['test'], yes: false, log() {},
+				dbPath,
+				owner: 'default',
+				maxGapSeconds: 900,
+				only: [ids.orphan!],
+				donor: ids.tip!,
+				argv: ['test'],
+				yes: false,
+				log() {},
 				async confirm(planned) {
 					expect(planned.plan.adoptions[0]).toMatchObject({donorId: ids.tip, evidence: 'operator'});
 					// Another process changes the donor while the operator reads the plan.
@@ -272,7 +313,10 @@ describe('refusals: exit 2, one line naming the cause, nothing written', () => {
 		const snaps = path.join(dir, 'state-snapshots');
 		const left = fs.existsSync(snaps) ? fs.readdirSync(snaps).filter(n => !n.endsWith('.jsonl')) : [];
 		expect(left, 'no partial snapshot left behind').toEqual([]);
-		expect(fs.readdirSync(dir).filter(n => !listing.includes(n) && n !== 'state-snapshots'), 'no new files left behind (lock, empty audit trail)').toEqual([]);
+		expect(
+			fs.readdirSync(dir).filter(n => !listing.includes(n) && n !== 'state-snapshots'),
+			'no new files left behind (lock, empty audit trail)',
+		).toEqual([]);
 		fs.rmSync(path.join(dir, 'filler'));
 		expect(rows(dbPath)).toEqual(before);
 	});
@@ -284,8 +328,16 @@ describe('refusals: exit 2, one line naming the cause, nothing written', () => {
 		const before = evidenceState(dir);
 		const asRoot = process.getuid?.() === 0;
 		const out = asRoot
-			? spawnSync(process.execPath, [path.join(ROOT, 'dist/hfx.js'), 'repair', '--db', dbPath, '--apply', '--yes'], {encoding: 'utf8', uid: 65_534, gid: 65_534, env: {...process.env, NO_COLOR: '1'}})
-			: (fs.chmodSync(dir, 0o555), spawnSync(process.execPath, [path.join(ROOT, 'dist/hfx.js'), 'repair', '--db', dbPath, '--apply', '--yes'], {encoding: 'utf8'}));
+			? spawnSync(process.execPath, [path.join(ROOT, 'dist/hfx.js'), 'repair', '--db', dbPath, '--apply', '--yes'], {
+					encoding: 'utf8',
+					uid: 65_534,
+					gid: 65_534,
+					env: {...process.env, NO_COLOR: '1'},
+				})
+			: (fs.chmodSync(dir, 0o555),
+				spawnSync(process.execPath, [path.join(ROOT, 'dist/hfx.js'), 'repair', '--db', dbPath, '--apply', '--yes'], {
+					encoding: 'utf8',
+				}));
 		fs.chmodSync(dir, 0o755);
 		expect(out.status).toBe(2);
 		expect(out.stderr).toContain(dbPath);
@@ -309,10 +361,19 @@ describe('undo', () => {
 		const shown = hfxJson(['audit', 'show', '--db', dbPath]);
 		expect(shown.code).toBe(0);
 		const outcome = shown.json.entries.find((e: {seq: number}) => e.seq === applied.json.audit.seq);
-		expect(outcome).toMatchObject({mode: 'apply', phase: 'outcome', result: 'applied', undoneBy: undo.json.audit.seq, planHash: applied.json.audit.planHash});
+		expect(outcome).toMatchObject({
+			mode: 'apply',
+			phase: 'outcome',
+			result: 'applied',
+			undoneBy: undo.json.audit.seq,
+			planHash: applied.json.audit.planHash,
+		});
 		expect(outcome.planHash).toMatch(/^[0-9a-f]{64}$/);
 		expect(outcome.rows.map((r: {sessionId: string}) => r.sessionId).sort()).toEqual([ids.orphan, ids.zombie].sort());
-		expect(shown.json.entries.find((e: {seq: number}) => e.seq === undo.json.audit.seq)).toMatchObject({mode: 'undo', undoes: applied.json.audit.seq});
+		expect(shown.json.entries.find((e: {seq: number}) => e.seq === undo.json.audit.seq)).toMatchObject({
+			mode: 'undo',
+			undoes: applied.json.audit.seq,
+		});
 		expect(fs.readFileSync(auditPathFor(dbPath))).toEqual(trail);
 		// A second undo of the same entry is refused.
 		expect(hfx(['repair', '--db', dbPath, '--undo', entry, '--yes']).code).toBe(2);
@@ -355,8 +416,17 @@ describe('undo: the same guarded write as the apply', () => {
 		const {dbPath} = buildScenario(scenario('R1'), 'v30', {dir: temp('undo-int')});
 		const original = rows(dbPath);
 		expect(hfx(['repair', '--db', dbPath, '--apply', '--yes']).code).toBe(0);
-		const child = spawn(process.execPath, [path.join(ROOT, 'dist/hfx.js'), 'repair', '--db', dbPath, '--undo', '2', '--yes'], {env: {...process.env, NO_COLOR: '1', HFX_TEST_PAUSE_AT: 'after-intent', HFX_TEST_PAUSE_MS: '1500'}, stdio: ['ignore', 'ignore', 'pipe']});
-		const exit = new Promise<{code: number | null; signal: string | null}>(resolve => child.once('exit', (code, signal) => resolve({code, signal})));
+		const child = spawn(
+			process.execPath,
+			[path.join(ROOT, 'dist/hfx.js'), 'repair', '--db', dbPath, '--undo', '2', '--yes'],
+			{
+				env: {...process.env, NO_COLOR: '1', HFX_TEST_PAUSE_AT: 'after-intent', HFX_TEST_PAUSE_MS: '1500'},
+				stdio: ['ignore', 'ignore', 'pipe'],
+			},
+		);
+		const exit = new Promise<{code: number | null; signal: string | null}>(resolve =>
+			child.once('exit', (code, signal) => resolve({code, signal})),
+		);
 		await new Promise<void>((resolve, reject) => {
 			const timer = setTimeout(() => reject(new Error('never paused')), 30_000);
 			let err = '';
@@ -371,9 +441,18 @@ describe('undo: the same guarded write as the apply', () => {
 		child.kill('SIGINT');
 		expect(await exit).toEqual({code: 0, signal: null});
 		expect(rows(dbPath)).toEqual(original);
-		const trail = fs.readFileSync(auditPathFor(dbPath), 'utf8').trimEnd().split('\n').map(l => JSON.parse(l));
+		const trail = fs
+			.readFileSync(auditPathFor(dbPath), 'utf8')
+			.trimEnd()
+			.split('\n')
+			.map(l => JSON.parse(l));
 		expect(trail.at(-1)).toMatchObject({mode: 'undo', phase: 'outcome', intent: 3, result: 'applied', undoes: 2});
-		expect(trail.at(-1).preconditions.map((c: any) => c.id)).toEqual(['audit-writable', 'no-holders', 'no-deleted-wal', 'snapshot']);
+		expect(trail.at(-1).preconditions.map((c: any) => c.id)).toEqual([
+			'audit-writable',
+			'no-holders',
+			'no-deleted-wal',
+			'snapshot',
+		]);
 		expect(verifyAudit(auditPathFor(dbPath)).ok).toBe(true);
 	});
 
@@ -384,7 +463,10 @@ describe('undo: the same guarded write as the apply', () => {
 			fs.writeFileSync(victim, 'root:!:19000::::::\n');
 			fs.symlinkSync(victim, path.join(dir, planted));
 			const before = evidenceState(dir);
-			for (const args of [['--apply', '--yes'], ['--undo', '1', '--yes']]) {
+			for (const args of [
+				['--apply', '--yes'],
+				['--undo', '1', '--yes'],
+			]) {
 				const r = hfx(['repair', '--db', dbPath, ...args]);
 				expect(r.code, `${planted} ${args.join(' ')}`).toBe(2);
 				expect(r.stderr.trim().split('\n')).toHaveLength(1);
@@ -426,7 +508,14 @@ describe('the audit trail', () => {
 		expect(ok.stdout).toContain('6 entries, hash chain intact');
 		const lines = fs.readFileSync(file, 'utf8').trimEnd().split('\n');
 		const entries = lines.map(l => JSON.parse(l));
-		expect(entries.map(e => `${e.mode}:${e.phase}`)).toEqual(['apply:intent', 'apply:outcome', 'undo:intent', 'undo:outcome', 'apply:intent', 'apply:outcome']);
+		expect(entries.map(e => `${e.mode}:${e.phase}`)).toEqual([
+			'apply:intent',
+			'apply:outcome',
+			'undo:intent',
+			'undo:outcome',
+			'apply:intent',
+			'apply:outcome',
+		]);
 		for (const e of entries) {
 			expect(e).toHaveProperty('tool.version');
 			expect(e).toHaveProperty('sqliteVersion');
@@ -441,7 +530,13 @@ describe('the audit trail', () => {
 		expect(entries[3].undoes).toBe(entries[1].seq);
 		expect(entries[2].changes).toEqual(entries[3].changes);
 		expect(entries[5].changes.length).toBeGreaterThan(0);
-		expect(entries[5].preconditions.map((c: any) => c.id)).toEqual(['audit-writable', 'no-holders', 'no-deleted-wal', 'snapshot', 'plan-current']);
+		expect(entries[5].preconditions.map((c: any) => c.id)).toEqual([
+			'audit-writable',
+			'no-holders',
+			'no-deleted-wal',
+			'snapshot',
+			'plan-current',
+		]);
 		const restore = () => fs.writeFileSync(file, `${lines.join('\n')}\n`);
 		const tamper = (mutated: string[]) => {
 			fs.writeFileSync(file, `${mutated.join('\n')}\n`);
@@ -455,14 +550,23 @@ describe('the audit trail', () => {
 		expect(edited.stdout).toContain('altered at line 4');
 		expect(tamper([lines[0]!, ...lines.slice(2)]).stdout).toMatch(/altered at line 2: sequence 3/);
 		expect(tamper(lines.slice(0, 4)).stdout).toMatch(/head file records 6 entries/);
-		expect(tamper([...lines.slice(0, 5), lines[5]!.replace('"applied"', '"refused"')]).stdout).toMatch(/last one edited/);
+		expect(tamper([...lines.slice(0, 5), lines[5]!.replace('"applied"', '"refused"')]).stdout).toMatch(
+			/last one edited/,
+		);
 		expect(hfx(['audit', 'verify', '--db', dbPath]).code).toBe(0);
 	});
 });
 
 describe('an interrupt during the apply', () => {
 	async function startHeldApply(dbPath: string) {
-		const child = spawn(process.execPath, [path.join(ROOT, 'dist/hfx.js'), 'repair', '--db', dbPath, '--apply', '--yes'], {env: {...process.env, NO_COLOR: '1', HFX_TEST_HOLD_IN_TRANSACTION_MS: '3000'}, stdio: ['ignore', 'pipe', 'pipe']});
+		const child = spawn(
+			process.execPath,
+			[path.join(ROOT, 'dist/hfx.js'), 'repair', '--db', dbPath, '--apply', '--yes'],
+			{
+				env: {...process.env, NO_COLOR: '1', HFX_TEST_HOLD_IN_TRANSACTION_MS: '3000'},
+				stdio: ['ignore', 'pipe', 'pipe'],
+			},
+		);
 		let out = '';
 		let err = '';
 		child.stderr.on('data', (d: Buffer) => {
@@ -479,7 +583,9 @@ describe('an interrupt during the apply', () => {
 				}
 			});
 		});
-		const exit = new Promise<{code: number | null; signal: string | null}>(resolve => child.once('exit', (code, signal) => resolve({code, signal})));
+		const exit = new Promise<{code: number | null; signal: string | null}>(resolve =>
+			child.once('exit', (code, signal) => resolve({code, signal})),
+		);
 		return {child, exit, output: () => out, errors: () => err};
 	}
 
@@ -509,7 +615,11 @@ describe('an interrupt during the apply', () => {
 		const after = rows(dbPath);
 		expect(after.get(ids.orphan!)!.session_key).toBe(before.get(ids.zombie!)!.session_key);
 		expect(run.output()).toContain(`✓ ${ids.orphan} now owns`);
-		const trail = fs.readFileSync(auditPathFor(dbPath), 'utf8').trimEnd().split('\n').map(l => JSON.parse(l));
+		const trail = fs
+			.readFileSync(auditPathFor(dbPath), 'utf8')
+			.trimEnd()
+			.split('\n')
+			.map(l => JSON.parse(l));
 		expect(trail.at(-1)).toMatchObject({mode: 'apply', result: 'applied'});
 	});
 });

@@ -35,7 +35,10 @@ const R1 = SCENARIOS.find(s => s.id === 'R1')!;
 
 /** Runs hfx until it announces the pause point, SIGKILLs it there, and waits for it to die (bounded). */
 async function killAt(point: string, args: string[]): Promise<void> {
-	const child = spawn(process.execPath, [path.join(ROOT, 'dist/hfx.js'), ...args], {env: {...process.env, NO_COLOR: '1', HFX_TEST_PAUSE_AT: point, HFX_TEST_PAUSE_MS: '20000'}, stdio: ['ignore', 'pipe', 'pipe']});
+	const child = spawn(process.execPath, [path.join(ROOT, 'dist/hfx.js'), ...args], {
+		env: {...process.env, NO_COLOR: '1', HFX_TEST_PAUSE_AT: point, HFX_TEST_PAUSE_MS: '20000'},
+		stdio: ['ignore', 'pipe', 'pipe'],
+	});
 	let err = '';
 	let out = '';
 	child.stdout.on('data', (d: Buffer) => {
@@ -122,7 +125,14 @@ describe('kill -9 between the COMMIT and the outcome of --apply', () => {
 	it('an intent whose process still runs is not reconciled (it is not a crash yet)', async () => {
 		const dir = temp('live');
 		const {dbPath} = buildScenario(R1, 'v30', {dir});
-		const child = spawn(process.execPath, [path.join(ROOT, 'dist/hfx.js'), 'repair', '--db', dbPath, '--apply', '--yes'], {env: {...process.env, NO_COLOR: '1', HFX_TEST_PAUSE_AT: 'after-commit', HFX_TEST_PAUSE_MS: '20000'}, stdio: ['ignore', 'ignore', 'pipe']});
+		const child = spawn(
+			process.execPath,
+			[path.join(ROOT, 'dist/hfx.js'), 'repair', '--db', dbPath, '--apply', '--yes'],
+			{
+				env: {...process.env, NO_COLOR: '1', HFX_TEST_PAUSE_AT: 'after-commit', HFX_TEST_PAUSE_MS: '20000'},
+				stdio: ['ignore', 'ignore', 'pipe'],
+			},
+		);
 		const exited = new Promise(resolve => child.once('exit', resolve));
 		try {
 			await new Promise<void>((resolve, reject) => {
@@ -171,7 +181,12 @@ describe('kill -9 between the intent and the transaction of --apply', () => {
 		expect(apply.stderr).toContain('recorded as not applied (reconciled) in entry 2');
 		expect(apply.code).toBe(0);
 		const trail = readAudit(auditPathFor(dbPath));
-		expect(trail.map(e => `${e.mode}:${String(e.phase)}:${String(e.result ?? '')}`)).toEqual(['apply:intent:', 'apply:outcome:not-applied', 'apply:intent:', 'apply:outcome:applied']);
+		expect(trail.map(e => `${e.mode}:${String(e.phase)}:${String(e.result ?? '')}`)).toEqual([
+			'apply:intent:',
+			'apply:outcome:not-applied',
+			'apply:intent:',
+			'apply:outcome:applied',
+		]);
 		expect(trail[1]!.changes).toEqual([]);
 		expect(rows(dbPath).get(ids.orphan!)!.session_key).toBe(original.get(ids.zombie!)!.session_key);
 		// The not-applied entry cannot be undone; the applied one can.
@@ -196,7 +211,13 @@ describe('kill -9 between the COMMIT and the outcome of --undo', () => {
 		expect(again.code).toBe(2);
 		expect(again.stderr).toContain('entry 2 was already undone by entry 4');
 		expect(rows(dbPath)).toEqual(original);
-		expect(readAudit(auditPathFor(dbPath))[3]).toMatchObject({mode: 'undo', undoes: 2, intent: 3, reconciled: true, result: 'applied'});
+		expect(readAudit(auditPathFor(dbPath))[3]).toMatchObject({
+			mode: 'undo',
+			undoes: 2,
+			intent: 3,
+			reconciled: true,
+			result: 'applied',
+		});
 		expect(verifyAudit(auditPathFor(dbPath)).ok).toBe(true);
 	});
 });

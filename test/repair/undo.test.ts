@@ -32,7 +32,15 @@ beforeAll(async () => {
 	const w = new WriterProcess(base.db);
 	writers.push(w);
 	await w.started();
-	base.zombie = await w.create({source: 'telegram', userId: 'u-teknium', sessionKey: 'agent:main:telegram:dm:777001', chatId: '777001', chatType: 'dm', displayName: 'Teknium', startedAt: T0});
+	base.zombie = await w.create({
+		source: 'telegram',
+		userId: 'u-teknium',
+		sessionKey: 'agent:main:telegram:dm:777001',
+		chatId: '777001',
+		chatType: 'dm',
+		displayName: 'Teknium',
+		startedAt: T0,
+	});
 	await w.send({op: 'conversation', id: base.zombie, count: 30, from: T0 + 10, to: T0 + 15 * MIN});
 	base.orphan = await w.create({source: 'telegram', startedAt: T0 + 15 * MIN + 60});
 	await w.send({op: 'conversation', id: base.orphan, count: 200, from: T0 + 15 * MIN + 70, to: T0 + 6 * 3600});
@@ -69,19 +77,29 @@ function appliedCopy(tag: string): {db: string; before: ReturnType<typeof rows>;
  */
 function storeState(db: string) {
 	const dir = path.dirname(db);
-	return {bytes: fs.readFileSync(db), listing: fs.readdirSync(dir).filter(n => n !== 'state-snapshots').sort()};
+	return {
+		bytes: fs.readFileSync(db),
+		listing: fs
+			.readdirSync(dir)
+			.filter(n => n !== 'state-snapshots')
+			.sort(),
+	};
 }
 
 describe('hfx repair --undo', () => {
 	it('puts back exactly what the repair found, after a snapshot, and records itself as undoing the apply', () => {
 		const {db, before, seq} = appliedCopy('undo');
-		const snapshots = fs.readdirSync(path.join(path.dirname(db), 'state-snapshots')).filter(n => !n.startsWith('hfx-')).length;
+		const snapshots = fs
+			.readdirSync(path.join(path.dirname(db), 'state-snapshots'))
+			.filter(n => !n.startsWith('hfx-')).length;
 		const undo = hfxJson(['repair', '--db', db, '--undo', String(seq), '--yes']);
 		expect(undo.code, undo.stderr).toBe(0);
 		expect(undo.json.result).toBe('applied');
 		expect(rows(db)).toEqual(before);
 		// Its own verified snapshot first (the guarded write), then the trail: intent and outcome, chained.
-		expect(fs.readdirSync(path.join(path.dirname(db), 'state-snapshots')).filter(n => !n.startsWith('hfx-')).length).toBe(snapshots + 1);
+		expect(
+			fs.readdirSync(path.join(path.dirname(db), 'state-snapshots')).filter(n => !n.startsWith('hfx-')).length,
+		).toBe(snapshots + 1);
 		const trail = readAudit(auditPathFor(db));
 		expect(trail.at(-1)).toMatchObject({mode: 'undo', phase: 'outcome', result: 'applied', undoes: seq});
 		expect(trail.at(-2)).toMatchObject({mode: 'undo', phase: 'intent', undoes: seq});

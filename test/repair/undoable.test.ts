@@ -6,10 +6,26 @@ import {describe, expect, it} from 'vitest';
 import {restoresOf, undoableEntries} from '../../source/repair/undo.js';
 import type {AuditEntry} from '../../source/store/audit-trail.js';
 
-const change = {sessionId: 's1', role: 'orphan', column: 'session_key', before: null, after: 'agent:main:telegram:dm:1'};
+const change = {
+	sessionId: 's1',
+	role: 'orphan',
+	column: 'session_key',
+	before: null,
+	after: 'agent:main:telegram:dm:1',
+};
 
 function entry(seq: number, fields: Record<string, unknown>): AuditEntry {
-	return {seq, prev: 'x', time: '2026-12-02T00:00:00Z', tool: {name: 'hfx', version: '0'}, sqliteVersion: '3', argv: [], mode: 'apply', database: '/h/state.db', ...fields} as AuditEntry;
+	return {
+		seq,
+		prev: 'x',
+		time: '2026-12-02T00:00:00Z',
+		tool: {name: 'hfx', version: '0'},
+		sqliteVersion: '3',
+		argv: [],
+		mode: 'apply',
+		database: '/h/state.db',
+		...fields,
+	} as AuditEntry;
 }
 
 describe('the undoable entries of a trail', () => {
@@ -31,6 +47,9 @@ describe('the undoable entries of a trail', () => {
 
 	it('an undo puts back each column from what the repair wrote to what it found, last written first', () => {
 		const second = {...change, column: 'chat_id', before: null, after: '1'};
-		expect(restoresOf(entry(2, {changes: [change, second]}))).toEqual([{...second, before: '1', after: null}, {...change, before: 'agent:main:telegram:dm:1', after: null}]);
+		expect(restoresOf(entry(2, {changes: [change, second]}))).toEqual([
+			{...second, before: '1', after: null},
+			{...change, before: 'agent:main:telegram:dm:1', after: null},
+		]);
 	});
 });

@@ -2,13 +2,56 @@ import {describe, expect, it} from 'vitest';
 import type {AuditEntry} from '../../source/store/audit-trail.js';
 import {auditLines, auditRows} from '../../source/report/audit.js';
 
-const base = {prev: 'x', time: '2026-12-01T10:00:00.000Z', tool: {name: 'hfx' as const, version: '0.1.0'}, sqliteVersion: '3.46', argv: [], database: '/h/state.db'};
-const change = (sessionId: string, role: 'orphan' | 'donor', column: string) => ({sessionId, role, column, before: null, after: 'v'});
+const base = {
+	prev: 'x',
+	time: '2026-12-01T10:00:00.000Z',
+	tool: {name: 'hfx' as const, version: '0.1.0'},
+	sqliteVersion: '3.46',
+	argv: [],
+	database: '/h/state.db',
+};
+const change = (sessionId: string, role: 'orphan' | 'donor', column: string) => ({
+	sessionId,
+	role,
+	column,
+	before: null,
+	after: 'v',
+});
 const entries: AuditEntry[] = [
-	{...base, seq: 1, mode: 'apply', phase: 'intent', planHash: 'a'.repeat(64), changes: [change('o1', 'orphan', 'session_key'), change('o1', 'orphan', 'chat_id'), change('d1', 'donor', 'ended_at')]},
-	{...base, seq: 2, mode: 'apply', phase: 'outcome', intent: 1, planHash: 'a'.repeat(64), result: 'applied', changes: [change('o1', 'orphan', 'session_key'), change('d1', 'donor', 'ended_at')]},
+	{
+		...base,
+		seq: 1,
+		mode: 'apply',
+		phase: 'intent',
+		planHash: 'a'.repeat(64),
+		changes: [
+			change('o1', 'orphan', 'session_key'),
+			change('o1', 'orphan', 'chat_id'),
+			change('d1', 'donor', 'ended_at'),
+		],
+	},
+	{
+		...base,
+		seq: 2,
+		mode: 'apply',
+		phase: 'outcome',
+		intent: 1,
+		planHash: 'a'.repeat(64),
+		result: 'applied',
+		changes: [change('o1', 'orphan', 'session_key'), change('d1', 'donor', 'ended_at')],
+	},
 	{...base, seq: 3, mode: 'undo', phase: 'intent', undoes: 2, changes: [change('o1', 'orphan', 'session_key')]},
-	{...base, seq: 4, mode: 'undo', phase: 'outcome', intent: 3, undoes: 2, result: 'applied', reconciled: true, changes: [change('o1', 'orphan', 'session_key')]},
+	{
+		...base,
+		seq: 4,
+		mode: 'undo',
+		phase: 'outcome',
+		intent: 3,
+		undoes: 2,
+		result: 'applied',
+		reconciled: true,
+		changes: [change('o1', 'orphan', 'session_key')],
+	},
 ];
 
 describe('auditRows: the trail as an operator reads it', () => {
@@ -20,7 +63,10 @@ describe('auditRows: the trail as an operator reads it', () => {
 			[3, 'intent', null, null, 2, null],
 			[4, 'outcome', 'applied', 3, 2, null],
 		]);
-		expect(rows[0]!.rows).toEqual([{sessionId: 'o1', role: 'orphan', columns: ['session_key', 'chat_id']}, {sessionId: 'd1', role: 'donor', columns: ['ended_at']}]);
+		expect(rows[0]!.rows).toEqual([
+			{sessionId: 'o1', role: 'orphan', columns: ['session_key', 'chat_id']},
+			{sessionId: 'd1', role: 'donor', columns: ['ended_at']},
+		]);
 		expect(rows[3]!.reconciled).toBe(true);
 	});
 

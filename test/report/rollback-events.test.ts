@@ -21,7 +21,15 @@ const context = {profile: 'work', at: 1000, boundSeconds: 3600};
 beforeAll(async () => {
 	dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-rollback-events-'));
 	const loaded = loadStore({path: await postRestartIncident(dir), owner: 'work', label: 'work'}, {columns: 'lean'});
-	reading = {profile: 'work', at: 1000, seconds: 0.1, result: {ok: true, facts: loaded.facts, analysis: analyze(loaded.snapshot)}, files: null, backups, build: null};
+	reading = {
+		profile: 'work',
+		at: 1000,
+		seconds: 0.1,
+		result: {ok: true, facts: loaded.facts, analysis: analyze(loaded.snapshot)},
+		files: null,
+		backups,
+		build: null,
+	};
 });
 afterAll(() => fs.rmSync(dir, {recursive: true, force: true}));
 
@@ -29,7 +37,12 @@ describe('the rollback-happened event', () => {
 	it('is said once, first, with the profile in its next step; an unchanged reading and an unreadable one say nothing of it', () => {
 		const first: Digest = digestOf(reading, 3600);
 		const events = diffDigests(undefined, first, context);
-		expect(events[0]).toMatchObject({event: 'rollback-happened', profile: 'work', sessionKey: INCIDENT_CHAT, next: 'preview its adoption with: hfx repair --profile work --only 427c496c --donor 46fab954 (then stop the gateway and add --apply)'});
+		expect(events[0]).toMatchObject({
+			event: 'rollback-happened',
+			profile: 'work',
+			sessionKey: INCIDENT_CHAT,
+			next: 'preview its adoption with: hfx repair --profile work --only 427c496c --donor 46fab954 (then stop the gateway and add --apply)',
+		});
 		expect(events.filter(e => e.event === 'rollback-happened')).toHaveLength(1);
 		expect(diffDigests(first, digestOf(reading, 3600, first), context)).toEqual([]);
 		const down = digestOf({...reading, result: {ok: false, kind: 'empty-file', line: 'hfx: x'}}, 3600, first);

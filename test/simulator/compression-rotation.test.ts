@@ -11,7 +11,14 @@ import {hfx} from '../helpers/cli.js';
 import {writtenStore} from '../helpers/writer.js';
 
 const KEY = 'agent:main:discord:group:9001';
-const identity = {source: 'discord', userId: 'u-bob', sessionKey: KEY, chatId: '9001', chatType: 'group', displayName: '#ops'};
+const identity = {
+	source: 'discord',
+	userId: 'u-bob',
+	sessionKey: KEY,
+	chatId: '9001',
+	chatType: 'group',
+	displayName: '#ops',
+};
 const store = writtenStore('rotation');
 
 describe('compression rotations written live', () => {
@@ -28,7 +35,10 @@ describe('compression rotations written live', () => {
 				const chat = a.routing.find(r => r.sessionKey === KEY)!;
 				verdicts.push(`${step}: ${chat.rollbackRiskReason ?? 'resumes the newest'}`);
 				expect(chat.rollbackRisk, `${step}: ${chat.rollbackRiskReason}`).toBe(false);
-				expect(a.findings.filter(f => f.kind === 'rollback-risk'), step).toEqual([]);
+				expect(
+					a.findings.filter(f => f.kind === 'rollback-risk'),
+					step,
+				).toEqual([]);
 			};
 
 			for (let i = 0; i < 5; i++) {
@@ -54,7 +64,9 @@ describe('compression rotations written live', () => {
 	it('hfx scan in the middle of a rotation reports no rollback risk and exits 0', async () => {
 		const before = hfx(['scan', '--db', store.db, '--json']);
 		expect(before.code, before.stderr).toBe(0);
-		const tip = (JSON.parse(before.stdout) as {routing: Array<{sessionKey: string; restartResolvesTo: string}>}).routing.find(r => r.sessionKey === KEY)!.restartResolvesTo;
+		const tip = (
+			JSON.parse(before.stdout) as {routing: Array<{sessionKey: string; restartResolvesTo: string}>}
+		).routing.find(r => r.sessionKey === KEY)!.restartResolvesTo;
 		await store.writer.send({op: 'end', id: tip, at: T0 + 5000, reason: 'compression'});
 		const mid = hfx(['scan', '--db', store.db]);
 		expect(mid.code, mid.stdout + mid.stderr).toBe(0);

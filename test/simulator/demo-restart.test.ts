@@ -35,25 +35,29 @@ function eventsOf(d: RunningDemo): {seen: Event[]; until: (name: string, ms: num
 			w();
 		}
 	});
-	const until = async (name: string, ms: number) => new Promise<Event>((resolve, reject) => {
-		const timer = setTimeout(() => reject(new Error(`no ${name} event within ${ms} ms: ${JSON.stringify(seen)}`)), ms);
-		const check = () => {
-			const e = seen.find(x => x.event === name);
-			if (e) {
-				clearTimeout(timer);
-				resolve(e);
-			} else {
-				waiting.push(check);
-			}
-		};
+	const until = async (name: string, ms: number) =>
+		new Promise<Event>((resolve, reject) => {
+			const timer = setTimeout(
+				() => reject(new Error(`no ${name} event within ${ms} ms: ${JSON.stringify(seen)}`)),
+				ms,
+			);
+			const check = () => {
+				const e = seen.find(x => x.event === name);
+				if (e) {
+					clearTimeout(timer);
+					resolve(e);
+				} else {
+					waiting.push(check);
+				}
+			};
 
-		check();
-	});
+			check();
+		});
 	return {seen, until};
 }
 
 describe('the demo restarts after the incident', () => {
-	it('resumes the zombie at the restart and writes chat 0\'s later turns there, not into the orphan', async () => {
+	it("resumes the zombie at the restart and writes chat 0's later turns there, not into the orphan", async () => {
 		demo = await startDemoGateway({speed: 20, home: path.join(dir, 'home')});
 		const events = eventsOf(demo);
 		const incident = await events.until('incident', 30_000);
@@ -65,7 +69,9 @@ describe('the demo restarts after the incident', () => {
 		const orphan = restart.orphan!;
 		const c = new Database(demo.db, {readonly: true, fileMustExist: true});
 		try {
-			const routing = c.prepare('SELECT session_key, entry_json, updated_at FROM gateway_routing WHERE scope = ?').all(routingScopeOf(demo.db)) as Array<{session_key: string; entry_json: string; updated_at: number}>;
+			const routing = c
+				.prepare('SELECT session_key, entry_json, updated_at FROM gateway_routing WHERE scope = ?')
+				.all(routingScopeOf(demo.db)) as Array<{session_key: string; entry_json: string; updated_at: number}>;
 			const others = routing.filter(r => r.session_key !== KEY);
 			expect(others).toHaveLength(2);
 			// The restart's full rewrite: every other key carries one identical updated_at.
@@ -77,19 +83,29 @@ describe('the demo restarts after the incident', () => {
 
 			// Every row, replies too: a reply is stamped 0.4 s later at speed 1, scaled with the speed, so
 			// none lands inside the orphan's span (at 20x one did, and hid the rollback from hfx).
-			const times = (id: string, role = 'user') => (c.prepare('SELECT timestamp FROM messages WHERE session_id = ? AND role LIKE ? ORDER BY id').all(id, role) as Array<{timestamp: number}>).map(r => r.timestamp);
-			const orphanRow = c.prepare('SELECT started_at, session_key FROM sessions WHERE id = ?').get(orphan) as {started_at: number; session_key: string | null};
+			const times = (id: string, role = 'user') =>
+				(
+					c
+						.prepare('SELECT timestamp FROM messages WHERE session_id = ? AND role LIKE ? ORDER BY id')
+						.all(id, role) as Array<{timestamp: number}>
+				).map(r => r.timestamp);
+			const orphanRow = c.prepare('SELECT started_at, session_key FROM sessions WHERE id = ?').get(orphan) as {
+				started_at: number;
+				session_key: string | null;
+			};
 			expect(orphanRow.session_key).toBeNull();
 			expect(times(orphan).length).toBeGreaterThan(0);
 			expect(Math.max(...times(orphan))).toBeLessThan(restartAt);
 			const zombieTimes = times(zombie, '%');
 			expect(zombieTimes.filter(t => t >= orphanRow.started_at && t < restartAt)).toEqual([]);
 			expect(zombieTimes.filter(t => t >= restartAt).length).toBeGreaterThanOrEqual(1);
-			expect(c.prepare('SELECT ended_at, end_reason, last_activity_at FROM sessions WHERE id = ?').get(zombie)).toMatchObject({ended_at: null, end_reason: null, last_activity_at: Math.max(...times(zombie, '%'))});
+			expect(
+				c.prepare('SELECT ended_at, end_reason, last_activity_at FROM sessions WHERE id = ?').get(zombie),
+			).toMatchObject({ended_at: null, end_reason: null, last_activity_at: Math.max(...times(zombie, '%'))});
 
 			// Gateway ids carry 8 hex, the CLI rows 6.
 			expect(orphan).toMatch(/^\d{8}_\d{6}_[0-9a-f]{8}$/);
-			const cli = c.prepare('SELECT id FROM sessions WHERE source = \'cli\'').all() as Array<{id: string}>;
+			const cli = c.prepare("SELECT id FROM sessions WHERE source = 'cli'").all() as Array<{id: string}>;
 			expect(cli.length).toBe(3);
 			expect(cli.every(r => /^\d{8}_\d{6}_[0-9a-f]{6}$/.test(r.id))).toBe(true);
 		} finally {
@@ -98,6 +114,8 @@ describe('the demo restarts after the incident', () => {
 
 		// And hfx finds what happened: the rollback, with the orphan as the skipped conversation.
 		const {json} = hfxJson(['scan', '--db', demo.db]);
-		expect(json.rollbacks.map((r: {resumedId: string; skipped: {id: string}}) => [r.resumedId, r.skipped.id])).toEqual([[zombie, orphan]]);
+		expect(json.rollbacks.map((r: {resumedId: string; skipped: {id: string}}) => [r.resumedId, r.skipped.id])).toEqual([
+			[zombie, orphan],
+		]);
 	}, 60_000);
 });

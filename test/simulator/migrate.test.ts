@@ -21,7 +21,10 @@ const T = 1_788_249_600;
 type Shape = Record<string, string[]>;
 
 function tablesOf(db: Database.Database): string[] {
-	return db.prepare('SELECT name FROM sqlite_master WHERE type = \'table\' AND name NOT LIKE \'sqlite_%\' ORDER BY name').pluck().all() as string[];
+	return db
+		.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+		.pluck()
+		.all() as string[];
 }
 
 function columnsOf(db: Database.Database, table: string): string[] {
@@ -49,12 +52,36 @@ let stores = 0;
 function buildStore(shape: SchemaShape, journalMode: 'wal' | 'delete'): string {
 	const db = path.join(dir, `store-${shape}-${journalMode}-${stores++}.db`);
 	const w = new StoreWriter(db, {shape, journalMode});
-	const zombie = w.createSession({source: 'telegram', userId: '777001', sessionKey: 'agent:main:telegram:dm:777001', chatId: '777001', chatType: 'dm', startedAt: T, profileName: 'work', title: 'the zombie'});
+	const zombie = w.createSession({
+		source: 'telegram',
+		userId: '777001',
+		sessionKey: 'agent:main:telegram:dm:777001',
+		chatId: '777001',
+		chatType: 'dm',
+		startedAt: T,
+		profileName: 'work',
+		title: 'the zombie',
+	});
 	w.addConversation(zombie, 6, T + 10, T + 600);
-	const orphan = w.createSession({source: 'telegram', userId: '777001', startedAt: T + 660, modelConfig: {provider: 'x'}});
+	const orphan = w.createSession({
+		source: 'telegram',
+		userId: '777001',
+		startedAt: T + 660,
+		modelConfig: {provider: 'x'},
+	});
 	w.addConversation(orphan, 40, T + 670, T + 4000);
-	const ended = w.createSession({source: 'discord', sessionKey: 'agent:main:discord:dm:9', startedAt: T + 100, endReason: 'session_reset', endedAt: T + 900, handoffState: 'completed'});
-	w.addMessages(ended, [{timestamp: T + 120, role: 'user', content: 'hi'}, {timestamp: T + 130, role: 'tool', toolName: 'search', content: '{"ok":true}'}]);
+	const ended = w.createSession({
+		source: 'discord',
+		sessionKey: 'agent:main:discord:dm:9',
+		startedAt: T + 100,
+		endReason: 'session_reset',
+		endedAt: T + 900,
+		handoffState: 'completed',
+	});
+	w.addMessages(ended, [
+		{timestamp: T + 120, role: 'user', content: 'hi'},
+		{timestamp: T + 130, role: 'tool', toolName: 'search', content: '{"ok":true}'},
+	]);
 	w.createSession({source: 'cli', startedAt: T + 5000, parentSessionId: zombie});
 	w.setRouting('agent:main:telegram:dm:777001', zombie, T + 600);
 	w.close();
@@ -65,16 +92,31 @@ function buildStore(shape: SchemaShape, journalMode: 'wal' | 'delete'): string {
 function dumpRows(file: string, shape: Shape): Record<string, unknown[]> {
 	const db = new Database(file, {readonly: true, fileMustExist: true});
 	try {
-		return Object.fromEntries(Object.entries(shape).filter(([table]) => table !== 'schema_version').map(([table, columns]) => [
-			table,
-			db.prepare(`SELECT ${columns.map(c => `"${c}"`).join(', ')} FROM "${table}" ORDER BY ${columns.map(c => `"${c}"`).join(', ')}`).raw().all(),
-		]));
+		return Object.fromEntries(
+			Object.entries(shape)
+				.filter(([table]) => table !== 'schema_version')
+				.map(([table, columns]) => [
+					table,
+					db
+						.prepare(
+							`SELECT ${columns.map(c => `"${c}"`).join(', ')} FROM "${table}" ORDER BY ${columns.map(c => `"${c}"`).join(', ')}`,
+						)
+						.raw()
+						.all(),
+				]),
+		);
 	} finally {
 		db.close();
 	}
 }
 
-function inspect(file: string): {shape: Shape; versions: number[]; journal: string; integrity: string; foreignKeys: unknown[]} {
+function inspect(file: string): {
+	shape: Shape;
+	versions: number[];
+	journal: string;
+	integrity: string;
+	foreignKeys: unknown[];
+} {
 	const db = new Database(file, {readonly: true, fileMustExist: true});
 	try {
 		return {
@@ -105,44 +147,64 @@ describe('migrateToCurrent', () => {
 		['v21', 'delete'],
 		['v25', 'wal'],
 		['v25', 'delete'],
-	] as const)('a %s store (%s journal) gets every v30 table and column, schema_version 30, the same rows', (shape, journalMode) => {
-		const file = buildStore(shape, journalMode);
-		const before = inspect(file);
-		expect(before.versions).toEqual([shape === 'v21' ? 21 : 25]);
-		const missing = Object.entries(v30Shape()).flatMap(([t, cols]) => before.shape[t] ? cols.filter(c => !before.shape[t]!.includes(c)).map(c => `${t}.${c}`) : [t]);
-		expect(missing.length).toBeGreaterThan(0);
-		const rowsBefore = dumpRows(file, before.shape);
+	] as const)(
+		'a %s store (%s journal) gets every v30 table and column, schema_version 30, the same rows',
+		(shape, journalMode) => {
+			const file = buildStore(shape, journalMode);
+			const before = inspect(file);
+			expect(before.versions).toEqual([shape === 'v21' ? 21 : 25]);
+			const missing = Object.entries(v30Shape()).flatMap(([t, cols]) =>
+				before.shape[t] ? cols.filter(c => !before.shape[t]!.includes(c)).map(c => `${t}.${c}`) : [t],
+			);
+			expect(missing.length).toBeGreaterThan(0);
+			const rowsBefore = dumpRows(file, before.shape);
 
-		migrateToCurrent(file);
+			migrateToCurrent(file);
 
-		const after = inspect(file);
-		expectCurrentShape(after.shape);
-		expect(after.versions).toEqual([30]);
-		expect(after.journal).toBe(before.journal);
-		expect(after.integrity).toBe('ok');
-		expect(after.foreignKeys).toEqual([]);
-		// The old columns keep their order and content; new columns come after them.
-		for (const [table, columns] of Object.entries(before.shape)) {
-			expect(after.shape[table]!.slice(0, columns.length), table).toEqual(columns);
-		}
+			const after = inspect(file);
+			expectCurrentShape(after.shape);
+			expect(after.versions).toEqual([30]);
+			expect(after.journal).toBe(before.journal);
+			expect(after.integrity).toBe('ok');
+			expect(after.foreignKeys).toEqual([]);
+			// The old columns keep their order and content; new columns come after them.
+			for (const [table, columns] of Object.entries(before.shape)) {
+				expect(after.shape[table]!.slice(0, columns.length), table).toEqual(columns);
+			}
 
-		expect(dumpRows(file, before.shape)).toEqual(rowsBefore);
-		expect(rowsBefore.sessions!.length).toBe(4);
-		expect(rowsBefore.messages!.length).toBe(48);
-	});
+			expect(dumpRows(file, before.shape)).toEqual(rowsBefore);
+			expect(rowsBefore.sessions!.length).toBe(4);
+			expect(rowsBefore.messages!.length).toBe(48);
+		},
+	);
 
-	it('adds columns without a backfill: existing rows read NULL, or the column\'s declared default', () => {
+	it("adds columns without a backfill: existing rows read NULL, or the column's declared default", () => {
 		const file = buildStore('v21', 'delete');
 		migrateToCurrent(file);
 		const db = new Database(file, {readonly: true});
 		try {
-			const rows = db.prepare('SELECT created_source, profile_name, last_activity_at, transport_profile, tool_names, hidden, pinned, git_metadata_generation FROM sessions').all() as Array<Record<string, unknown>>;
+			const rows = db
+				.prepare(
+					'SELECT created_source, profile_name, last_activity_at, transport_profile, tool_names, hidden, pinned, git_metadata_generation FROM sessions',
+				)
+				.all() as Array<Record<string, unknown>>;
 			expect(rows).toHaveLength(4);
 			for (const r of rows) {
-				expect(r).toEqual({created_source: null, profile_name: null, last_activity_at: null, transport_profile: null, tool_names: null, hidden: 0, pinned: 0, git_metadata_generation: 0});
+				expect(r).toEqual({
+					created_source: null,
+					profile_name: null,
+					last_activity_at: null,
+					transport_profile: null,
+					tool_names: null,
+					hidden: 0,
+					pinned: 0,
+					git_metadata_generation: 0,
+				});
 			}
 
-			const messages = db.prepare('SELECT DISTINCT api_content, display_order, _compressed_summary FROM messages').all();
+			const messages = db
+				.prepare('SELECT DISTINCT api_content, display_order, _compressed_summary FROM messages')
+				.all();
 			expect(messages).toEqual([{api_content: null, display_order: null, _compressed_summary: 0}]);
 		} finally {
 			db.close();
@@ -154,7 +216,11 @@ describe('migrateToCurrent', () => {
 		const read = () => {
 			const db = new Database(file, {readonly: true});
 			try {
-				return db.prepare('SELECT id, profile_name, last_activity_at FROM sessions ORDER BY id').all() as Array<{id: string; profile_name: string | null; last_activity_at: number | null}>;
+				return db.prepare('SELECT id, profile_name, last_activity_at FROM sessions ORDER BY id').all() as Array<{
+					id: string;
+					profile_name: string | null;
+					last_activity_at: number | null;
+				}>;
 			} finally {
 				db.close();
 			}

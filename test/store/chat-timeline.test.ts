@@ -29,10 +29,17 @@ describe('readMessageSpans', () => {
 		await writer.started();
 		const quiet = await writer.create({source: 'telegram', sessionKey: 'agent:main:telegram:dm:1', startedAt: T0});
 		await writer.send({op: 'conversation', id: quiet, count: 6, from: T0 + 10, to: T0 + 2 * HOUR});
-		const split = await writer.create({source: 'telegram', sessionKey: 'agent:main:telegram:dm:1', startedAt: T0 + HOUR});
+		const split = await writer.create({
+			source: 'telegram',
+			sessionKey: 'agent:main:telegram:dm:1',
+			startedAt: T0 + HOUR,
+		});
 		await writer.send({op: 'conversation', id: split, count: 4, from: T0 + HOUR, to: T0 + HOUR + 60});
 		await writer.send({op: 'conversation', id: split, count: 3, from: T0 + 30 * HOUR, to: T0 + 31 * HOUR});
-		await writer.send({op: 'exec', sql: `INSERT INTO messages (session_id, role, content, timestamp) VALUES ('${split}', 'user', 'garbage time', 99999999999)`});
+		await writer.send({
+			op: 'exec',
+			sql: `INSERT INTO messages (session_id, role, content, timestamp) VALUES ('${split}', 'user', 'garbage time', 99999999999)`,
+		});
 		const other = await writer.create({source: 'discord', startedAt: T0});
 		await writer.send({op: 'conversation', id: other, count: 5, from: T0, to: T0 + 100});
 
@@ -46,7 +53,9 @@ describe('readMessageSpans', () => {
 				{sessionId: split, firstAt: T0 + 30 * HOUR, lastAt: T0 + 31 * HOUR, messages: 3},
 			]);
 			// A gap longer than every silence: one span per row.
-			expect(readMessageSpans(store, schema, [split], 40 * HOUR)).toEqual([{sessionId: split, firstAt: T0 + HOUR, lastAt: T0 + 31 * HOUR, messages: 7}]);
+			expect(readMessageSpans(store, schema, [split], 40 * HOUR)).toEqual([
+				{sessionId: split, firstAt: T0 + HOUR, lastAt: T0 + 31 * HOUR, messages: 7},
+			]);
 			expect(readMessageSpans(store, schema, [], HOUR)).toEqual([]);
 		} finally {
 			store.close();
@@ -58,9 +67,17 @@ describe('readMessageSpans', () => {
 		try {
 			const {WHOLE_SQL, SPANS_SQL} = await import('../../source/store/chat-timeline.js');
 			for (const sql of [WHOLE_SQL, SPANS_SQL]) {
-				const plan = (store.prepare(`EXPLAIN QUERY PLAN ${sql}`).all({ids: '["a","b"]', gap: 60}) as Array<{detail: string}>).map(r => r.detail);
-				expect(plan.some(d => /SEARCH messages USING COVERING INDEX idx_messages_session/.test(d)), plan.join('\n')).toBe(true);
-				expect(plan.some(d => /SCAN messages/.test(d)), plan.join('\n')).toBe(false);
+				const plan = (
+					store.prepare(`EXPLAIN QUERY PLAN ${sql}`).all({ids: '["a","b"]', gap: 60}) as Array<{detail: string}>
+				).map(r => r.detail);
+				expect(
+					plan.some(d => /SEARCH messages USING COVERING INDEX idx_messages_session/.test(d)),
+					plan.join('\n'),
+				).toBe(true);
+				expect(
+					plan.some(d => /SCAN messages/.test(d)),
+					plan.join('\n'),
+				).toBe(false);
 			}
 		} finally {
 			store.close();

@@ -33,7 +33,14 @@ afterAll(() => {
 	}
 });
 
-const READ_ONLY_COMMANDS = [['scan'], ['scan', '--json'], ['sessions', '--all', '--limit', '0'], ['sessions', '--json'], ['routing'], ['routing', '--json']];
+const READ_ONLY_COMMANDS = [
+	['scan'],
+	['scan', '--json'],
+	['sessions', '--all', '--limit', '0'],
+	['sessions', '--json'],
+	['routing'],
+	['routing', '--json'],
+];
 
 /** The R1 incident, written by a real second process that is then killed with SIGKILL (W3). */
 async function killedWriterStore(tag: string, shape: 'v21' | 'v30') {
@@ -42,7 +49,14 @@ async function killedWriterStore(tag: string, shape: 'v21' | 'v30') {
 	const w = new WriterProcess(db, {shape});
 	writers.push(w);
 	await w.started();
-	const zombie = await w.create({source: 'telegram', userId: 'u1', sessionKey: 'agent:main:telegram:dm:1', chatId: '1', chatType: 'dm', startedAt: T0});
+	const zombie = await w.create({
+		source: 'telegram',
+		userId: 'u1',
+		sessionKey: 'agent:main:telegram:dm:1',
+		chatId: '1',
+		chatType: 'dm',
+		startedAt: T0,
+	});
 	await w.send({op: 'conversation', id: zombie, count: 30, from: T0 + 5, to: T0 + 600});
 	const orphan = await w.create({source: 'telegram', startedAt: T0 + 660});
 	for (let i = 0; i < 40; i++) {
@@ -54,27 +68,36 @@ async function killedWriterStore(tag: string, shape: 'v21' | 'v30') {
 }
 
 describe('W3: a writer killed with SIGKILL after commits', () => {
-	it.each(['v21', 'v30'] as const)('leaves -wal and -shm; hfx reads all committed data and changes nothing (%s)', async shape => {
-		const {dir, db, zombie, orphan} = await killedWriterStore(`w3-${shape}`, shape);
-		expect(fs.existsSync(`${db}-wal`)).toBe(true);
-		expect(fs.statSync(`${db}-wal`).size).toBeGreaterThan(0);
-		expect(fs.existsSync(`${db}-shm`)).toBe(true);
-		const before = evidenceState(dir);
-		expect(before.shm).not.toBeNull();
-		const {code, json} = hfxJson(['scan', '--db', db]);
-		expect(code).toBe(1);
-		// No process holds the -shm: opening in place would make SQLite recover the WAL index and rewrite it.
-		expect(json.database.openMode).toBe('private-copy');
-		expect(json.database.openModeReason).toContain('no process holds the -shm');
-		expect(json.orphans).toHaveLength(1);
-		expect(json.orphans[0]).toMatchObject({orphanId: orphan, messageCount: 800, verdict: 'adoptable', donorId: zombie, evidence: 'contiguity'});
-		expect(json.routing[0]).toMatchObject({restartResolvesTo: zombie, newestActivityIn: orphan, rollbackRisk: true});
-		expect(evidenceState(dir)).toEqual(before);
-		for (const args of READ_ONLY_COMMANDS) {
-			hfx([...args, '--db', db]);
-			expect(evidenceState(dir), args.join(' ')).toEqual(before);
-		}
-	});
+	it.each(['v21', 'v30'] as const)(
+		'leaves -wal and -shm; hfx reads all committed data and changes nothing (%s)',
+		async shape => {
+			const {dir, db, zombie, orphan} = await killedWriterStore(`w3-${shape}`, shape);
+			expect(fs.existsSync(`${db}-wal`)).toBe(true);
+			expect(fs.statSync(`${db}-wal`).size).toBeGreaterThan(0);
+			expect(fs.existsSync(`${db}-shm`)).toBe(true);
+			const before = evidenceState(dir);
+			expect(before.shm).not.toBeNull();
+			const {code, json} = hfxJson(['scan', '--db', db]);
+			expect(code).toBe(1);
+			// No process holds the -shm: opening in place would make SQLite recover the WAL index and rewrite it.
+			expect(json.database.openMode).toBe('private-copy');
+			expect(json.database.openModeReason).toContain('no process holds the -shm');
+			expect(json.orphans).toHaveLength(1);
+			expect(json.orphans[0]).toMatchObject({
+				orphanId: orphan,
+				messageCount: 800,
+				verdict: 'adoptable',
+				donorId: zombie,
+				evidence: 'contiguity',
+			});
+			expect(json.routing[0]).toMatchObject({restartResolvesTo: zombie, newestActivityIn: orphan, rollbackRisk: true});
+			expect(evidenceState(dir)).toEqual(before);
+			for (const args of READ_ONLY_COMMANDS) {
+				hfx([...args, '--db', db]);
+				expect(evidenceState(dir), args.join(' ')).toEqual(before);
+			}
+		},
+	);
 
 	it('leaves every byte of state.db, -wal and -shm as the crash left them, whatever reads it (lineage, files, the repair dry run, backups)', async () => {
 		const {dir, db, orphan} = await killedWriterStore('w3-all', 'v30');
@@ -85,7 +108,14 @@ describe('W3: a writer killed with SIGKILL after commits', () => {
 
 		const before = bytes();
 		const out = tempDir('w3-out');
-		for (const args of [['lineage', orphan], ['files'], ['repair'], ['repair', '--json'], ['backup', '--quick'], ['backup', '-o', path.join(out, 'a.zip')]]) {
+		for (const args of [
+			['lineage', orphan],
+			['files'],
+			['repair'],
+			['repair', '--json'],
+			['backup', '--quick'],
+			['backup', '-o', path.join(out, 'a.zip')],
+		]) {
 			const r = hfx([...args, '--db', db, ...(args[0] === 'backup' && args[1] === '-o' ? ['--home', dir] : [])]);
 			expect(r.stderr, args.join(' ')).not.toMatch(/internal error|at .*\.js:\d+/);
 			expect(bytes(), args.join(' ')).toEqual(before);
@@ -100,7 +130,14 @@ describe('a live writer keeps committing while hfx reads', () => {
 		const w = new WriterProcess(db);
 		writers.push(w);
 		await w.started();
-		const id = await w.create({source: 'discord', userId: 'u', sessionKey: 'agent:main:discord:dm:5', chatId: '5', chatType: 'dm', startedAt: T0});
+		const id = await w.create({
+			source: 'discord',
+			userId: 'u',
+			sessionKey: 'agent:main:discord:dm:5',
+			chatId: '5',
+			chatType: 'dm',
+			startedAt: T0,
+		});
 		await w.send({op: 'conversation', id, count: 10, from: T0 + 1, to: T0 + 100});
 		const walBefore = fs.readFileSync(`${db}-wal`);
 		const first = hfxJson(['scan', '--db', db]);
@@ -151,7 +188,12 @@ describe('fail closed on bad input (W6, W9), exit 2, nothing written', () => {
 		const before = evidenceState(dir);
 		const r = hfx(['scan', '--db', dbPath, '--json']);
 		expect(r.code).toBe(2);
-		expect(JSON.parse(r.stdout).error).toMatchObject({kind: 'not-sqlite', file: expect.any(String), reason: expect.any(String), next: expect.any(String)});
+		expect(JSON.parse(r.stdout).error).toMatchObject({
+			kind: 'not-sqlite',
+			file: expect.any(String),
+			reason: expect.any(String),
+			next: expect.any(String),
+		});
 		expect(evidenceState(dir)).toEqual(before);
 	});
 
@@ -164,10 +206,15 @@ describe('fail closed on bad input (W6, W9), exit 2, nothing written', () => {
 		// As root, permissions do not apply to us: run the binary as nobody instead.
 		const r = asRoot
 			? (() => {
-				const env = {...process.env, NO_COLOR: '1'};
-				const out = spawnSync(process.execPath, [path.join(ROOT, 'dist/hfx.js'), 'scan', '--db', dbPath], {encoding: 'utf8', uid: 65_534, gid: 65_534, env});
-				return {code: out.status, stderr: out.stderr};
-			})()
+					const env = {...process.env, NO_COLOR: '1'};
+					const out = spawnSync(process.execPath, [path.join(ROOT, 'dist/hfx.js'), 'scan', '--db', dbPath], {
+						encoding: 'utf8',
+						uid: 65_534,
+						gid: 65_534,
+						env,
+					});
+					return {code: out.status, stderr: out.stderr};
+				})()
 			: (fs.chmodSync(dbPath, 0o000), hfx(['scan', '--db', dbPath]));
 		expect(r.code).toBe(2);
 		expect(r.stderr).toContain(dbPath);

@@ -35,7 +35,9 @@ describe('readForeign', () => {
 		const link = path.join(dir, 'link.txt');
 		fs.symlinkSync(target, link);
 		expect(readForeign(link, {maxBytes: 10}).bytes.toString()).toBe('secret');
-		expect(() => readForeign(link, {maxBytes: 10, noFollow: true})).toThrow(expect.objectContaining({code: 'ELOOP'}) as Error);
+		expect(() => readForeign(link, {maxBytes: 10, noFollow: true})).toThrow(
+			expect.objectContaining({code: 'ELOOP'}) as Error,
+		);
 	});
 });
 

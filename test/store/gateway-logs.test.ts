@@ -25,7 +25,8 @@ function home(name: string, files: Record<string, string>): string {
 }
 
 const START = '2026-08-11 21:11:33,000 INFO gateway.run: Starting Hermes Gateway...';
-const REPOINT = '2026-08-11 21:11:34,500 WARNING gateway.session: gateway.session: repointing stale sessions.json entry \'agent:main:telegram:dm:1\' from ended a_1 (end_reason=\'agent_close\') to recovered b_2';
+const REPOINT =
+	"2026-08-11 21:11:34,500 WARNING gateway.session: gateway.session: repointing stale sessions.json entry 'agent:main:telegram:dm:1' from ended a_1 (end_reason='agent_close') to recovered b_2";
 
 describe('readGatewayLogs', () => {
 	it('reads gateway.log* and errors.log, counts a line once, leaves agent.log out, parses CRLF', () => {
@@ -37,11 +38,17 @@ describe('readGatewayLogs', () => {
 		});
 		const logs = readGatewayLogs(db);
 		expect(logs.files).toEqual(['gateway.log', 'gateway.log.1', 'errors.log']);
-		expect(logs.lines.map(l => [l.kind, l.file, l.lineNumber])).toEqual([['gateway-stop', 'gateway.log.1', 1], ['gateway-start', 'gateway.log', 1], ['repoint', 'errors.log', 1]]);
+		expect(logs.lines.map(l => [l.kind, l.file, l.lineNumber])).toEqual([
+			['gateway-stop', 'gateway.log.1', 1],
+			['gateway-start', 'gateway.log', 1],
+			['repoint', 'errors.log', 1],
+		]);
 		expect(logs.lines[2]).toMatchObject({sessionKey: 'agent:main:telegram:dm:1', ids: ['a_1', 'b_2']});
 		const expected = new Date(2026, 7, 11, 21, 11, 33, 0).getTime() / 1000;
 		expect(logs.lines[1]!.at).toBe(expected);
-		expect(localEpoch({year: 2026, month: 8, day: 11, hour: 21, minute: 11, second: 33, ms: 0}).offset).toMatch(/^[+-]\d{2}:\d{2}$/);
+		expect(localEpoch({year: 2026, month: 8, day: 11, hour: 21, minute: 11, second: 33, ms: 0}).offset).toMatch(
+			/^[+-]\d{2}:\d{2}$/,
+		);
 	});
 
 	it('reads agent.log when there is no gateway.log', () => {
@@ -57,12 +64,17 @@ describe('readGatewayLogs', () => {
 		fs.symlinkSync(path.join(root, 'elsewhere.log'), path.join(path.dirname(db), 'logs', 'gateway.log.1'));
 		const logs = readGatewayLogs(db);
 		expect(logs.files).toEqual(['errors.log']);
-		expect(logs.notes).toEqual([expect.stringMatching(/^gateway\.log: not read \(a FIFO/), 'gateway.log.1: not read (a symbolic link: hfx does not follow it)']);
+		expect(logs.notes).toEqual([
+			expect.stringMatching(/^gateway\.log: not read \(a FIFO/),
+			'gateway.log.1: not read (a symbolic link: hfx does not follow it)',
+		]);
 	});
 
 	it('reads a log larger than MAX_LOG_BYTES from its tail, from a whole line', () => {
 		const filler = `${'x'.repeat(99)}\n`;
-		const db = home('big', {'gateway.log': `${START}\n${filler.repeat(Math.ceil(MAX_LOG_BYTES / 100) + 10)}${REPOINT}\n`});
+		const db = home('big', {
+			'gateway.log': `${START}\n${filler.repeat(Math.ceil(MAX_LOG_BYTES / 100) + 10)}${REPOINT}\n`,
+		});
 		const logs = readGatewayLogs(db);
 		expect(logs.lines.map(l => l.kind)).toEqual(['repoint']);
 		expect(logs.notes).toEqual(['gateway.log: only its last 16 MiB were read']);

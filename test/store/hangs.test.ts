@@ -120,7 +120,10 @@ describe('a FIFO where hfx reads a file it did not create', () => {
 		fs.rmSync(path.join(out, 'hfx-records.jsonl'));
 		mkfifo(path.join(out, 'hfx-records.jsonl'));
 		const before = folderHashes(dir);
-		for (const args of [['verify', archive], ['backup', '--home', dir]]) {
+		for (const args of [
+			['verify', archive],
+			['backup', '--home', dir],
+		]) {
 			const r = bounded(args);
 			expect(r.code, args[0]).toBe(2);
 			expect(oneLine(r.stderr), args[0]).toContain('hfx-records.jsonl: a FIFO, not a regular file');
@@ -146,23 +149,46 @@ describe('every child process has a bound', () => {
 
 describe('q and Ctrl-C always end the TUI', () => {
 	const session = `hfx-hang-${process.pid}-${Date.now()}`;
-	const waitFor = async (pattern: RegExp, timeoutMs: number): Promise<string> => waitForScreenOf(session, pattern, timeoutMs);
+	const waitFor = async (pattern: RegExp, timeoutMs: number): Promise<string> =>
+		waitForScreenOf(session, pattern, timeoutMs);
 
 	afterEach(() => {
 		killSession(session);
 	});
 	afterAll(stopTmux);
 
-	it.each([['q', 'q'], ['Ctrl-C', 'C-c']])('a FIFO named state.db-wal appearing under a running TUI: the Files pane names it, and %s still ends it', async (_name, key) => {
-		const {dir, db} = store(`tui-${key}`);
-		tmux('new-session', '-d', '-s', session, '-x', '120', '-y', '36', '-e', 'CI=false', '-e', 'NO_COLOR=1', '-e', 'FORCE_COLOR=0', `node ${path.join(ROOT, 'dist/hfx.js')} --db ${db}; echo EXIT=$?; sleep 60`);
-		await waitFor(/\[1 Sessions]/, 15_000);
-		mkfifo(`${db}-wal`);
-		const before = folderHashes(dir);
-		tmux('send-keys', '-t', session, '6');
-		await waitFor(/a FIFO, not a regular file/, 10_000);
-		tmux('send-keys', '-t', session, key);
-		await waitFor(/EXIT=\d+/, 5000);
-		expect(folderHashes(dir)).toEqual(before);
-	});
+	it.each([
+		['q', 'q'],
+		['Ctrl-C', 'C-c'],
+	])(
+		'a FIFO named state.db-wal appearing under a running TUI: the Files pane names it, and %s still ends it',
+		async (_name, key) => {
+			const {dir, db} = store(`tui-${key}`);
+			tmux(
+				'new-session',
+				'-d',
+				'-s',
+				session,
+				'-x',
+				'120',
+				'-y',
+				'36',
+				'-e',
+				'CI=false',
+				'-e',
+				'NO_COLOR=1',
+				'-e',
+				'FORCE_COLOR=0',
+				`node ${path.join(ROOT, 'dist/hfx.js')} --db ${db}; echo EXIT=$?; sleep 60`,
+			);
+			await waitFor(/\[1 Sessions]/, 15_000);
+			mkfifo(`${db}-wal`);
+			const before = folderHashes(dir);
+			tmux('send-keys', '-t', session, '6');
+			await waitFor(/a FIFO, not a regular file/, 10_000);
+			tmux('send-keys', '-t', session, key);
+			await waitFor(/EXIT=\d+/, 5000);
+			expect(folderHashes(dir)).toEqual(before);
+		},
+	);
 });

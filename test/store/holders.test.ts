@@ -2,7 +2,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {afterAll, afterEach, describe, expect, it} from 'vitest';
-import {type Holder, describeHolder, findHolders, hfxRole, parseProcLocks, procLocksDevice, stopHoldersStep} from '../../source/store/holders.js';
+import {
+	type Holder,
+	describeHolder,
+	findHolders,
+	hfxRole,
+	parseProcLocks,
+	procLocksDevice,
+	stopHoldersStep,
+} from '../../source/store/holders.js';
 import {T0} from '../fixtures/scenarios.js';
 import {WriterProcess} from '../helpers/writer.js';
 
@@ -57,7 +65,14 @@ describe('holders of the store files', () => {
 });
 
 describe('an hfx holder named for what it is', () => {
-	const holder = (pid: number, cmdline: string): Holder => ({pid, command: 'node', cmdline, files: [{role: 'db', fd: 21, target: '/h/state.db', deleted: false}], locks: [], holdsDeletedWal: false});
+	const holder = (pid: number, cmdline: string): Holder => ({
+		pid,
+		command: 'node',
+		cmdline,
+		files: [{role: 'db', fd: 21, target: '/h/state.db', deleted: false}],
+		locks: [],
+		holdsDeletedWal: false,
+	});
 
 	it('the live view (no command), a watch, another command; nothing for any other process', () => {
 		expect(hfxRole(holder(1, 'node /opt/hfx/dist/hfx.js --db /h/state.db'))).toBe('hfx live view');
@@ -65,19 +80,25 @@ describe('an hfx holder named for what it is', () => {
 		expect(hfxRole(holder(3, 'node /opt/hfx/dist/hfx.js watch --textfile /x.prom'))).toBe('hfx watch');
 		expect(hfxRole(holder(4, 'hfx backup -o /b'))).toBe('hfx backup');
 		expect(hfxRole(holder(5, 'python3 -m hermes gateway run'))).toBeNull();
-		expect(describeHolder(holder(1, 'node /opt/hfx/dist/hfx.js --db /h/state.db'))).toBe('pid 1 (hfx live view: node /opt/hfx/dist/hfx.js --db /h/state.db) holds db');
+		expect(describeHolder(holder(1, 'node /opt/hfx/dist/hfx.js --db /h/state.db'))).toBe(
+			'pid 1 (hfx live view: node /opt/hfx/dist/hfx.js --db /h/state.db) holds db',
+		);
 	});
 
 	it('says how each lets go, and names the gateway only for a process that is not hfx', () => {
 		const step = stopHoldersStep([holder(1, 'node /o/hfx.js'), holder(3, 'hfx watch')], 'run it again');
 		expect(step).toBe('quit hfx (pid 1: the hfx live view, with q; pid 3: hfx watch, with Ctrl-C), then run it again');
-		expect(stopHoldersStep([holder(1, 'node /o/hfx.js'), holder(7, 'python3 gateway')], 'go')).toMatch(/^quit hfx \(pid 1: the hfx live view, with q\), and stop the gateway/);
+		expect(stopHoldersStep([holder(1, 'node /o/hfx.js'), holder(7, 'python3 gateway')], 'go')).toMatch(
+			/^quit hfx \(pid 1: the hfx live view, with q\), and stop the gateway/,
+		);
 	});
 });
 
 describe('/proc/locks parsing', () => {
 	it('parses POSIX advisory lines and encodes devices as the kernel prints them', () => {
-		const rows = parseProcLocks('1: POSIX  ADVISORY  READ 1234 fe:00:5678 1073741826 1073742335\n2: OFDLCK ADVISORY  WRITE -1 08:01:99 0 EOF\n3: -> POSIX ADVISORY WRITE 77 fe:00:5678 120 120\n');
+		const rows = parseProcLocks(
+			'1: POSIX  ADVISORY  READ 1234 fe:00:5678 1073741826 1073742335\n2: OFDLCK ADVISORY  WRITE -1 08:01:99 0 EOF\n3: -> POSIX ADVISORY WRITE 77 fe:00:5678 120 120\n',
+		);
 		expect(rows).toHaveLength(3);
 		expect(rows[0]).toMatchObject({pid: 1234, device: 'fe:00', ino: 5678, access: 'READ', start: '1073741826'});
 		expect(rows[2]).toMatchObject({pid: 77, access: 'WRITE'});

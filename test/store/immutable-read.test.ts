@@ -45,7 +45,14 @@ async function stoppedStore(dir: string): Promise<string> {
 	const db = path.join(dir, 'state.db');
 	const w = writer(db);
 	await w.started();
-	const zombie = await w.create({source: 'telegram', userId: 'u1', sessionKey: 'agent:main:telegram:dm:1', chatId: '1', chatType: 'dm', startedAt: T0});
+	const zombie = await w.create({
+		source: 'telegram',
+		userId: 'u1',
+		sessionKey: 'agent:main:telegram:dm:1',
+		chatId: '1',
+		chatType: 'dm',
+		startedAt: T0,
+	});
 	await w.send({op: 'conversation', id: zombie, count: 30, from: T0 + 5, to: T0 + 600});
 	const orphan = await w.create({source: 'telegram', startedAt: T0 + 660});
 	await w.send({op: 'conversation', id: orphan, count: 40, from: T0 + 700, to: T0 + 4000});
@@ -59,12 +66,29 @@ async function stoppedStore(dir: string): Promise<string> {
 
 /** sha256 of every file in the folder, by name (the listing is its keys). */
 function folderState(dir: string): Record<string, string> {
-	return Object.fromEntries(fs.readdirSync(dir).sort().map(name => [name, crypto.createHash('sha256').update(fs.readFileSync(path.join(dir, name))).digest('hex')]));
+	return Object.fromEntries(
+		fs
+			.readdirSync(dir)
+			.sort()
+			.map(name => [
+				name,
+				crypto
+					.createHash('sha256')
+					.update(fs.readFileSync(path.join(dir, name)))
+					.digest('hex'),
+			]),
+	);
 }
 
 /** `hfx scan --db DB --json` (or the command `args` name) in the background, every name seen in its own TMPDIR while it ran. */
-async function scanWatchingTmp(db: string, tmp: string, args = ['scan', '--db', db, '--json']): Promise<{code: number | null; json: any; stderr: string; seenInTmp: string[]}> {
-	const child = spawn(process.execPath, [path.join(ROOT, 'dist/hfx.js'), ...args], {env: {...process.env, NO_COLOR: '1', TMPDIR: tmp}});
+async function scanWatchingTmp(
+	db: string,
+	tmp: string,
+	args = ['scan', '--db', db, '--json'],
+): Promise<{code: number | null; json: any; stderr: string; seenInTmp: string[]}> {
+	const child = spawn(process.execPath, [path.join(ROOT, 'dist/hfx.js'), ...args], {
+		env: {...process.env, NO_COLOR: '1', TMPDIR: tmp},
+	});
 	let stdout = '';
 	let stderr = '';
 	child.stdout.on('data', (d: Buffer) => {
@@ -133,15 +157,22 @@ describe('a stopped store is read in place, as an immutable file', () => {
 		expect(analysisOf(inPlace.json)).toEqual(analysisOf(copied.json));
 	});
 
-	it('hfx search: a hit in the orphan named as its chat\'s, nothing in the temp folder, every byte and name of the folder unchanged', async () => {
+	it("hfx search: a hit in the orphan named as its chat's, nothing in the temp folder, every byte and name of the folder unchanged", async () => {
 		const dir = tempDir('search');
 		const db = await stoppedStore(dir);
 		// A phrase of the orphan's newest message, read as an immutable file (nothing created beside it).
-		const sql = 'SELECT content FROM messages WHERE session_id = (SELECT id FROM sessions WHERE session_key IS NULL) ORDER BY id DESC LIMIT 1';
+		const sql =
+			'SELECT content FROM messages WHERE session_id = (SELECT id FROM sessions WHERE session_key IS NULL) ORDER BY id DESC LIMIT 1';
 		const content = spawnSync('sqlite3', [`file:${db}?immutable=1`, sql], {encoding: 'utf8'}).stdout.trim();
 		const before = folderState(dir);
 		const tmp = tempDir('tmp');
-		const found = await scanWatchingTmp(db, tmp, ['search', `"${content.split(/\W+/).filter(Boolean).slice(0, 4).join(' ')}"`, '--db', db, '--json']);
+		const found = await scanWatchingTmp(db, tmp, [
+			'search',
+			`"${content.split(/\W+/).filter(Boolean).slice(0, 4).join(' ')}"`,
+			'--db',
+			db,
+			'--json',
+		]);
 		expect(found.stderr).toBe('');
 		expect(found.code).toBe(0);
 		expect(found.json.stores[0].hits[0].chat.label).toBe('keyless: orphan of agent:main:telegram:dm:1');
@@ -186,8 +217,14 @@ describe('a stopped store is read in place, as an immutable file', () => {
  * `hfx scan --json` paused right after each immutable open (4 s at each attempt: time for a writer
  * process to start); `paused(n)` resolves once it has said so n times, `exit` with its end.
  */
-function pausingScan(db: string): {pid: number; paused: (n: number) => Promise<void>; exit: Promise<{code: number | null; json: any; stderr: string}>} {
-	const child = spawn(process.execPath, [path.join(ROOT, 'dist/hfx.js'), 'scan', '--db', db, '--json'], {env: {...process.env, NO_COLOR: '1', HFX_TEST_PAUSE_AT: 'immutable-read', HFX_TEST_PAUSE_MS: '4000'}});
+function pausingScan(db: string): {
+	pid: number;
+	paused: (n: number) => Promise<void>;
+	exit: Promise<{code: number | null; json: any; stderr: string}>;
+} {
+	const child = spawn(process.execPath, [path.join(ROOT, 'dist/hfx.js'), 'scan', '--db', db, '--json'], {
+		env: {...process.env, NO_COLOR: '1', HFX_TEST_PAUSE_AT: 'immutable-read', HFX_TEST_PAUSE_MS: '4000'},
+	});
 	let stdout = '';
 	let stderr = '';
 	child.stdout.on('data', (d: Buffer) => {
@@ -196,7 +233,9 @@ function pausingScan(db: string): {pid: number; paused: (n: number) => Promise<v
 	child.stderr.on('data', (d: Buffer) => {
 		stderr += d.toString();
 	});
-	const exit = new Promise<{code: number | null; json: any; stderr: string}>(resolve => child.once('close', code => resolve({code, json: JSON.parse(stdout || 'null'), stderr})));
+	const exit = new Promise<{code: number | null; json: any; stderr: string}>(resolve =>
+		child.once('close', code => resolve({code, json: JSON.parse(stdout || 'null'), stderr})),
+	);
 	const paused = async (n: number) => {
 		const deadline = Date.now() + 30_000;
 		while (stderr.split('paused at immutable-read').length - 1 < n) {
@@ -235,7 +274,9 @@ describe('a writer that starts while hfx reads a stopped store in place', () => 
 		expect(result.code).toBe(1);
 		expect(result.json.summary.sessions).toBe(3);
 		expect(result.json.database.openMode).toBe('in-place');
-		expect(result.json.database.notes.join('\n')).toMatch(/changed while it was read in place \((it was written|its size went|its file change counter)/);
+		expect(result.json.database.notes.join('\n')).toMatch(
+			/changed while it was read in place \((it was written|its size went|its file change counter)/,
+		);
 		expect(result.stderr.split('\n').filter(l => l && !l.startsWith('hfx-test: paused'))).toEqual([]);
 	});
 
@@ -269,7 +310,9 @@ describe('a writer that starts while hfx reads a stopped store in place', () => 
 		expect(result.code).toBe(1);
 		expect(result.json.summary.sessions).toBe(5);
 		expect(result.json.database.openMode).toBe('private-copy');
-		expect(result.json.database.notes.join('\n')).toMatch(/the store changed during each of 3 reads in place \(.*\): what they saw was thrown away and it was read from a private copy/);
+		expect(result.json.database.notes.join('\n')).toMatch(
+			/the store changed during each of 3 reads in place \(.*\): what they saw was thrown away and it was read from a private copy/,
+		);
 		expect(fs.readdirSync(dir)).toEqual(['state.db']);
 	});
 
@@ -279,8 +322,13 @@ describe('a writer that starts while hfx reads a stopped store in place', () => 
 		const ino = fs.statSync(db).ino;
 		const scan = pausingScan(db);
 		await scan.paused(1);
-		const open = fs.readdirSync(`/proc/${scan.pid}/fd`).filter(fd => fs.readlinkSync(`/proc/${scan.pid}/fd/${fd}`) === fs.realpathSync(db));
-		const locks = fs.readFileSync('/proc/locks', 'utf8').split('\n').filter(l => new RegExp(`:${ino} `).test(l));
+		const open = fs
+			.readdirSync(`/proc/${scan.pid}/fd`)
+			.filter(fd => fs.readlinkSync(`/proc/${scan.pid}/fd/${fd}`) === fs.realpathSync(db));
+		const locks = fs
+			.readFileSync('/proc/locks', 'utf8')
+			.split('\n')
+			.filter(l => new RegExp(`:${ino} `).test(l));
 		expect(open).toHaveLength(1);
 		const w = writer(db);
 		await w.started();

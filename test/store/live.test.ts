@@ -25,14 +25,31 @@ async function setup(options: {watch?: boolean; fullReloadMs?: number; quietChat
 	cleanups.push(() => w.kill());
 	// Other chats that stay quiet (enough of them, and a commit is analysed incrementally).
 	for (let i = 0; i < (options.quietChats ?? 0); i++) {
-		const other = await w.create({source: 'discord', userId: `q${i}`, sessionKey: `agent:main:discord:dm:${1000 + i}`, chatId: String(1000 + i), chatType: 'dm', startedAt: T0 - 1000 + i});
+		const other = await w.create({
+			source: 'discord',
+			userId: `q${i}`,
+			sessionKey: `agent:main:discord:dm:${1000 + i}`,
+			chatId: String(1000 + i),
+			chatType: 'dm',
+			startedAt: T0 - 1000 + i,
+		});
 		await w.send({op: 'conversation', id: other, count: 2, from: T0 - 900 + i, to: T0 - 800 + i});
 	}
 
 	const key = 'agent:main:telegram:dm:42';
-	const chat = await w.create({source: 'telegram', userId: 'u42', sessionKey: key, chatId: '42', chatType: 'dm', startedAt: T0});
+	const chat = await w.create({
+		source: 'telegram',
+		userId: 'u42',
+		sessionKey: key,
+		chatId: '42',
+		chatType: 'dm',
+		startedAt: T0,
+	});
 	await w.send({op: 'conversation', id: chat, count: 10, from: T0 + 1, to: T0 + 100});
-	const live = LiveStore.open({path: db, owner: 'default', label: 'test'}, {watch: options.watch ?? false, pollMs: 50, fullReloadMs: options.fullReloadMs});
+	const live = LiveStore.open(
+		{path: db, owner: 'default', label: 'test'},
+		{watch: options.watch ?? false, pollMs: 50, fullReloadMs: options.fullReloadMs},
+	);
 	cleanups.push(() => live.close());
 	return {db, w, key, chat, live};
 }
@@ -82,7 +99,15 @@ describe('LiveStore', () => {
 		const {w, key, chat, live} = await setup({watch: true});
 		live.start();
 		await w.send({op: 'end', id: chat, at: T0 + 300, reason: 'compression'});
-		const tip = await w.create({source: 'telegram', userId: 'u42', sessionKey: key, chatId: '42', chatType: 'dm', parentSessionId: chat, startedAt: T0 + 301});
+		const tip = await w.create({
+			source: 'telegram',
+			userId: 'u42',
+			sessionKey: key,
+			chatId: '42',
+			chatType: 'dm',
+			parentSessionId: chat,
+			startedAt: T0 + 301,
+		});
 		await w.send({op: 'conversation', id: tip, count: 4, from: T0 + 310, to: T0 + 1400});
 		const rotated = await waitFor(live, m => m.activity.some(e => e.kind === 'rotated' && e.subject === tip));
 		expect(rotated.analysis.routing.find(r => r.sessionKey === key)!.restartResolvesTo).toBe(tip);
@@ -101,7 +126,14 @@ describe('LiveStore', () => {
 	it('keeps the records of unchanged sessions through a full reload (no second copy of the store)', async () => {
 		// fullReloadMs -1: every refresh is a full reload.
 		const {w, key, chat, live} = await setup({fullReloadMs: -1});
-		const quiet = await w.create({source: 'discord', userId: 'u7', sessionKey: 'agent:main:discord:dm:7', chatId: '7', chatType: 'dm', startedAt: T0 + 5});
+		const quiet = await w.create({
+			source: 'discord',
+			userId: 'u7',
+			sessionKey: 'agent:main:discord:dm:7',
+			chatId: '7',
+			chatType: 'dm',
+			startedAt: T0 + 5,
+		});
 		await w.send({op: 'conversation', id: quiet, count: 4, from: T0 + 6, to: T0 + 60});
 		expect(live.refresh()).toBe(true);
 		const quietRecord = live.model.analysis.byId.get(quiet)!;
@@ -128,7 +160,10 @@ describe('LiveStore', () => {
 
 			const check = () => {
 				const model = live.model;
-				const full = analyze({...model.analysis.snapshot, sessions: [...model.analysis.snapshot.sessions]}, {maxGapSeconds: model.analysis.maxGapSeconds});
+				const full = analyze(
+					{...model.analysis.snapshot, sessions: [...model.analysis.snapshot.sessions]},
+					{maxGapSeconds: model.analysis.maxGapSeconds},
+				);
 				expect(model.analysis.routing).toEqual(full.routing);
 				expect(model.analysis.orphans).toEqual(full.orphans);
 				expect(model.analysis.findings).toEqual(full.findings);
@@ -138,7 +173,15 @@ describe('LiveStore', () => {
 			expect(live.refresh()).toBe(true);
 			check();
 			await w.send({op: 'end', id: chat, at: T0 + 300, reason: 'compression'});
-			const tip = await w.create({source: 'telegram', userId: 'u42', sessionKey: key, chatId: '42', chatType: 'dm', parentSessionId: chat, startedAt: T0 + 301});
+			const tip = await w.create({
+				source: 'telegram',
+				userId: 'u42',
+				sessionKey: key,
+				chatId: '42',
+				chatType: 'dm',
+				parentSessionId: chat,
+				startedAt: T0 + 301,
+			});
 			await w.send({op: 'conversation', id: tip, count: 3, from: T0 + 310, to: T0 + 320});
 			expect(live.refresh()).toBe(true);
 			check();
@@ -151,7 +194,10 @@ describe('LiveStore', () => {
 
 	it('reads the latest messages of a session for the detail view', async () => {
 		const {w, chat, live} = await setup();
-		await w.send({op: 'exec', sql: `INSERT INTO messages (session_id, role, content, timestamp) VALUES ('${chat}', 'user', char(0) || 'json:[{"type":"text","text":"look at this"},{"type":"image_url"}]', ${T0 + 500})`});
+		await w.send({
+			op: 'exec',
+			sql: `INSERT INTO messages (session_id, role, content, timestamp) VALUES ('${chat}', 'user', char(0) || 'json:[{"type":"text","text":"look at this"},{"type":"image_url"}]', ${T0 + 500})`,
+		});
 		live.refresh();
 		const d = live.detail(chat, 5);
 		expect(d.messages).toHaveLength(5);
@@ -165,7 +211,14 @@ describe('LiveStore', () => {
 		const db = path.join(folder, 'state.db');
 		const first = new WriterProcess(db);
 		await first.started();
-		const id = await first.create({source: 'telegram', userId: 'u', sessionKey: 'agent:main:telegram:dm:7', chatId: '7', chatType: 'dm', startedAt: T0});
+		const id = await first.create({
+			source: 'telegram',
+			userId: 'u',
+			sessionKey: 'agent:main:telegram:dm:7',
+			chatId: '7',
+			chatType: 'dm',
+			startedAt: T0,
+		});
 		await first.send({op: 'conversation', id, count: 4, from: T0, to: T0 + 10});
 		await first.send({op: 'close'}).catch(() => undefined);
 		expect(fs.existsSync(`${db}-wal`)).toBe(false);
@@ -180,13 +233,14 @@ describe('LiveStore', () => {
 		expect(live.refresh()).toBe(true);
 		expect(live.isPrivateCopy).toBe(false);
 		expect(live.model.analysis.byId.get(id)!.newestMessageAt).toBeCloseTo(T0 + 60, 3);
-		expect(live.model.activity.map(e => e.text)).toContain('the agent opened the store (-wal and -shm appeared): now following it in place');
+		expect(live.model.activity.map(e => e.text)).toContain(
+			'the agent opened the store (-wal and -shm appeared): now following it in place',
+		);
 		await agent.send({op: 'conversation', id, count: 2, from: T0 + 70, to: T0 + 80});
 		expect(live.refresh()).toBe(true);
 		expect(live.model.analysis.byId.get(id)!.newestMessageAt).toBeCloseTo(T0 + 80, 3);
 	});
 });
-
 
 describe('a store replaced or retargeted under the live store', () => {
 	it('reads the file a link names now, and a file copied over the store, from the start (nothing held between reads)', () => {

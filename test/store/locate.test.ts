@@ -44,7 +44,9 @@ describe('locateStores with --db', () => {
 	it('derives the owner for a store outside any Hermes home, and never leaves it unknown', () => {
 		const located = locateStores({db: '/elsewhere/profiles/work/state.db', env: {}, homedir: '/nohome'});
 		expect(located.stores[0]).toMatchObject({owner: 'work'});
-		expect(locateStores({db: '/elsewhere/state.db', env: {}, homedir: '/nohome'}).stores[0]).toMatchObject({owner: 'default'});
+		expect(locateStores({db: '/elsewhere/state.db', env: {}, homedir: '/nohome'}).stores[0]).toMatchObject({
+			owner: 'default',
+		});
 	});
 
 	it('lets --profile and --home confirm the owner, and refuses a conflict', () => {
@@ -54,7 +56,9 @@ describe('locateStores with --db', () => {
 		expect(locateStores({db, home: root, env: {}}).stores[0]!.ownerSource).toContain('confirmed by --home');
 		expect(() => locateStores({db, profile: 'ops', env: {}})).toThrow(FailClosed);
 		expect(() => locateStores({db, home: tmp(), env: {}})).toThrow(/not in the Hermes home/);
-		expect(() => locateStores({db: path.join(root, 'state.db'), home: path.join(root, 'profiles', 'work'), env: {}})).toThrow(FailClosed);
+		expect(() =>
+			locateStores({db: path.join(root, 'state.db'), home: path.join(root, 'profiles', 'work'), env: {}}),
+		).toThrow(FailClosed);
 	});
 });
 

@@ -65,8 +65,13 @@ function deadPid(): number {
 
 /** `hfx scan` paused right after the private copy was made; resolves once it says so. */
 async function pausedScan(dbPath: string, tmp: string) {
-	const child = spawn(process.execPath, [path.join(ROOT, 'dist/hfx.js'), 'scan', '--db', dbPath], {env: {...process.env, NO_COLOR: '1', TMPDIR: tmp, HFX_TEST_PAUSE_AT: 'private-copy', HFX_TEST_PAUSE_MS: '1500'}, stdio: ['ignore', 'ignore', 'pipe']});
-	const exit = new Promise<{code: number | null; signal: string | null}>(resolve => child.once('exit', (code, signal) => resolve({code, signal})));
+	const child = spawn(process.execPath, [path.join(ROOT, 'dist/hfx.js'), 'scan', '--db', dbPath], {
+		env: {...process.env, NO_COLOR: '1', TMPDIR: tmp, HFX_TEST_PAUSE_AT: 'private-copy', HFX_TEST_PAUSE_MS: '1500'},
+		stdio: ['ignore', 'ignore', 'pipe'],
+	});
+	const exit = new Promise<{code: number | null; signal: string | null}>(resolve =>
+		child.once('exit', (code, signal) => resolve({code, signal})),
+	);
 	await new Promise<void>((resolve, reject) => {
 		const timer = setTimeout(() => reject(new Error('never paused at private-copy')), 30_000);
 		let err = '';
@@ -82,23 +87,30 @@ async function pausedScan(dbPath: string, tmp: string) {
 }
 
 describe('the private read copy under the one clean-up policy', () => {
-	it.each([['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]] as const)('%s (Ctrl-C and kin) while the copy is open leaves no copy of the conversations in the temp folder', async (signal, code) => {
-		const {dir, dbPath} = await store(`sig-${signal}`);
-		const tmp = temp(`tmp-${signal}`);
-		const before = evidenceState(dir);
-		const run = await pausedScan(dbPath, tmp);
-		const names = fs.readdirSync(tmp);
-		expect(names).toHaveLength(1);
-		expect(names[0]).toMatch(new RegExp(`^hfx-read-${run.child.pid}-[0-9a-f]{8}$`));
-		expect(fs.readdirSync(path.join(tmp, names[0]!))).toContain('state.db');
-		run.child.kill(signal);
-		const exit = await run.exit;
-		// Not killed by the signal: our handler ran the clean-up (then exited 128+N, or the read had already finished).
-		expect(exit.signal).toBeNull();
-		expect([0, 1, code]).toContain(exit.code);
-		expect(fs.readdirSync(tmp)).toEqual([]);
-		expect(evidenceState(dir)).toEqual(before);
-	});
+	it.each([
+		['SIGINT', 130],
+		['SIGTERM', 143],
+		['SIGHUP', 129],
+	] as const)(
+		'%s (Ctrl-C and kin) while the copy is open leaves no copy of the conversations in the temp folder',
+		async (signal, code) => {
+			const {dir, dbPath} = await store(`sig-${signal}`);
+			const tmp = temp(`tmp-${signal}`);
+			const before = evidenceState(dir);
+			const run = await pausedScan(dbPath, tmp);
+			const names = fs.readdirSync(tmp);
+			expect(names).toHaveLength(1);
+			expect(names[0]).toMatch(new RegExp(`^hfx-read-${run.child.pid}-[0-9a-f]{8}$`));
+			expect(fs.readdirSync(path.join(tmp, names[0]!))).toContain('state.db');
+			run.child.kill(signal);
+			const exit = await run.exit;
+			// Not killed by the signal: our handler ran the clean-up (then exited 128+N, or the read had already finished).
+			expect(exit.signal).toBeNull();
+			expect([0, 1, code]).toContain(exit.code);
+			expect(fs.readdirSync(tmp)).toEqual([]);
+			expect(evidenceState(dir)).toEqual(before);
+		},
+	);
 
 	it('kill -9 leaves the copy; the next run of any command sweeps our dead debris and nothing else', async () => {
 		const {dir, dbPath} = await store('kill');
@@ -113,7 +125,12 @@ describe('the private read copy under the one clean-up policy', () => {
 		const dead = deadPid();
 		fs.mkdirSync(path.join(tmp, `hfx-drill-${dead}-00ff00ff`));
 		fs.writeFileSync(path.join(tmp, `hfx-drill-${dead}-00ff00ff`, '.env'), 'OPENAI_API_KEY=sk-test\n');
-		const keep = [`hfx-verify-${process.pid}-0123abcd`, 'hfx-read-not-ours', `hfx-read-${dead}-short`, `notes-${dead}-00ff00ff`];
+		const keep = [
+			`hfx-verify-${process.pid}-0123abcd`,
+			'hfx-read-not-ours',
+			`hfx-read-${dead}-short`,
+			`notes-${dead}-00ff00ff`,
+		];
 		for (const name of keep) {
 			fs.mkdirSync(path.join(tmp, name));
 		}
@@ -146,7 +163,9 @@ describe('the private read copy under the one clean-up policy', () => {
 		expect(r.code).toBe(2);
 		expect(r.stderr.trim().split('\n')).toHaveLength(1);
 		const size = fs.statSync(dbPath).size;
-		expect(r.stderr).toContain(`a private read copy needs ${Math.ceil(size / 1_048_576)} MiB (${size} bytes) in ${tmp}`);
+		expect(r.stderr).toContain(
+			`a private read copy needs ${Math.ceil(size / 1_048_576)} MiB (${size} bytes) in ${tmp}`,
+		);
 		expect(r.stderr).toContain('TMPDIR');
 		expect(fs.readdirSync(tmp)).toEqual([]);
 		expect(evidenceState(dir)).toEqual(before);

@@ -34,7 +34,7 @@ describe('the read-only statement guard', () => {
 		try {
 			expect(store.db.readonly).toBe(true);
 			expect(() => store.prepare('DELETE FROM sessions')).toThrow(ForbiddenStatement);
-			expect(() => store.prepare('UPDATE sessions SET title = \'x\'')).toThrow(ForbiddenStatement);
+			expect(() => store.prepare("UPDATE sessions SET title = 'x'")).toThrow(ForbiddenStatement);
 			expect(() => store.prepare('CREATE TABLE t(x)')).toThrow(ForbiddenStatement);
 			expect(store.prepare('SELECT count(*) FROM sessions').pluck().get()).toBe(2);
 		} finally {
@@ -44,7 +44,17 @@ describe('the read-only statement guard', () => {
 	});
 
 	it('refuses checkpoints, maintenance pragmas, ATTACH and VACUUM before they reach SQLite', () => {
-		for (const sql of ['PRAGMA wal_checkpoint(TRUNCATE)', 'pragma main.wal_checkpoint', 'PRAGMA journal_mode=DELETE', 'PRAGMA integrity_check', 'PRAGMA optimize', 'ATTACH \'/tmp/x\' AS x', 'VACUUM INTO \'/tmp/y\'', '  -- c\n  vacuum', 'PRAGMA user_version = 5']) {
+		for (const sql of [
+			'PRAGMA wal_checkpoint(TRUNCATE)',
+			'pragma main.wal_checkpoint',
+			'PRAGMA journal_mode=DELETE',
+			'PRAGMA integrity_check',
+			'PRAGMA optimize',
+			"ATTACH '/tmp/x' AS x",
+			"VACUUM INTO '/tmp/y'",
+			'  -- c\n  vacuum',
+			'PRAGMA user_version = 5',
+		]) {
 			expect(() => checkStatementText(sql), sql).toThrow(ForbiddenStatement);
 		}
 
@@ -90,13 +100,16 @@ describe('no raw reads while this process holds a connection (docs/sqlite-wal.md
 		await owner.kill();
 	});
 
-	it('keeps SQLite\'s POSIX locks: /proc/locks still shows ours after a full read', () => {
+	it("keeps SQLite's POSIX locks: /proc/locks still shows ours after a full read", () => {
 		const {db, w} = liveStore();
 		const store = ReadOnlyStore.open(db);
 		try {
 			store.read(() => store.prepare('SELECT * FROM sessions').all());
 			const shmIno = fs.statSync(`${db}-shm`).ino;
-			const locks = fs.readFileSync('/proc/locks', 'utf8').split('\n').filter(l => l.includes(`:${shmIno} `) && l.includes(` ${process.pid} `));
+			const locks = fs
+				.readFileSync('/proc/locks', 'utf8')
+				.split('\n')
+				.filter(l => l.includes(`:${shmIno} `) && l.includes(` ${process.pid} `));
 			expect(locks.length).toBeGreaterThan(0);
 		} finally {
 			store.close();

@@ -4,7 +4,13 @@ import path from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
 import {ReadOnlyStore} from '../../source/store/open.js';
 import {detectSchema} from '../../source/store/schema.js';
-import {PAGE_ROWS, readSnapshot, sessionsSql, signatureMatcher, signatureSql} from '../../source/store/read-snapshot.js';
+import {
+	PAGE_ROWS,
+	readSnapshot,
+	sessionsSql,
+	signatureMatcher,
+	signatureSql,
+} from '../../source/store/read-snapshot.js';
 import {StoreWriter} from '../../source/simulator/store-writer.js';
 import {T0} from '../fixtures/scenarios.js';
 
@@ -89,8 +95,11 @@ describe('bounded read transactions', () => {
 				const {snapshot} = readSnapshot(store, schema, CONTEXT);
 				const records = new Map(snapshot.sessions.map(s => [s.id, s]));
 				const matches = signatureMatcher(schema);
-				const unchanged = () => (store.prepare(signatureSql(schema)).raw(true).all() as unknown[][])
-					.filter(row => matches(records.get(String(row[0]))!, row)).map(row => String(row[0])).sort();
+				const unchanged = () =>
+					(store.prepare(signatureSql(schema)).raw(true).all() as unknown[][])
+						.filter(row => matches(records.get(String(row[0]))!, row))
+						.map(row => String(row[0]))
+						.sort();
 				expect(unchanged()).toEqual([a, b, c].sort());
 				w.endSession(b, T0 + 4, 'compression');
 				w.exec(`UPDATE sessions SET session_key = '' WHERE id = '${c}'`);

@@ -25,7 +25,14 @@ function incidentStore(folder: string, shape: 'v21' | 'v30' = 'v30'): string {
 	const db = path.join(folder, 'state.db');
 	const w = new StoreWriter(db, {shape, journalMode: 'delete'});
 	const key = 'agent:main:telegram:dm:1';
-	const zombie = w.createSession({source: 'telegram', userId: 'u1', sessionKey: key, chatId: '1', chatType: 'dm', startedAt: T0});
+	const zombie = w.createSession({
+		source: 'telegram',
+		userId: 'u1',
+		sessionKey: key,
+		chatId: '1',
+		chatType: 'dm',
+		startedAt: T0,
+	});
 	w.addConversation(zombie, 30, T0 + 10, T0 + 900);
 	w.setRouting(key, zombie, T0 + 900);
 	const orphan = w.createSession({source: 'telegram', startedAt: T0 + 960});
@@ -34,13 +41,23 @@ function incidentStore(folder: string, shape: 'v21' | 'v30' = 'v30'): string {
 	return db;
 }
 
-const WORDS: Record<OddKind, RegExp> = {'view': /is a VIEW/, 'without-rowid': /is a WITHOUT ROWID table/, 'virtual': /is a virtual table/};
+const WORDS: Record<OddKind, RegExp> = {
+	view: /is a VIEW/,
+	'without-rowid': /is a WITHOUT ROWID table/,
+	virtual: /is a virtual table/,
+};
 
 const ODD: Array<[string, OddKind]> = [
-	['sessions', 'view'], ['sessions', 'without-rowid'], ['sessions', 'virtual'],
-	['messages', 'view'], ['messages', 'without-rowid'], ['messages', 'virtual'],
-	['gateway_routing', 'view'], ['gateway_routing', 'virtual'],
-	['schema_version', 'view'], ['schema_version', 'virtual'],
+	['sessions', 'view'],
+	['sessions', 'without-rowid'],
+	['sessions', 'virtual'],
+	['messages', 'view'],
+	['messages', 'without-rowid'],
+	['messages', 'virtual'],
+	['gateway_routing', 'view'],
+	['gateway_routing', 'virtual'],
+	['schema_version', 'view'],
+	['schema_version', 'virtual'],
 ];
 
 function expectOneLine(stderr: string, match: RegExp): void {
@@ -132,8 +149,16 @@ describe('under a home, the odd store is reported as unreadable and the others a
 		const textfile = path.join(out, 'hfx.prom');
 		const w = new WatchProcess(['--home', root, '--interval', '1s', '--json-lines', '--textfile', textfile]);
 		try {
-			await w.waitFor(events => events.some(e => e.profile === 'good' && e.event === 'rollback-risk-raised'), 20_000, 'good\'s rollback risk');
-			await w.waitFor(events => events.some(e => e.profile === 'odd' && e.event === 'store-down' && e.reason === 'schema-object'), 20_000, 'odd reported unreadable');
+			await w.waitFor(
+				events => events.some(e => e.profile === 'good' && e.event === 'rollback-risk-raised'),
+				20_000,
+				"good's rollback risk",
+			);
+			await w.waitFor(
+				events => events.some(e => e.profile === 'odd' && e.event === 'store-down' && e.reason === 'schema-object'),
+				20_000,
+				'odd reported unreadable',
+			);
 			await new Promise(resolve => setTimeout(resolve, 2500));
 			expect(w.child.exitCode).toBeNull();
 			const samples = parseExposition(fs.readFileSync(textfile, 'utf8'));
@@ -158,7 +183,11 @@ describe('under a home, the odd store is reported as unreadable and the others a
 		expect(drill.stderr).not.toMatch(/internal error|^\s+at /m);
 		expect(drill.code, drill.stdout + drill.stderr).toBe(0);
 		const odd = drill.stdout.split('\n').filter(l => l.includes('profiles/odd/state.db'));
-		expect(odd).toEqual([expect.stringMatching(/^ {2}! profiles\/odd\/state\.db \(odd\): restored byte for byte .*hfx cannot scan it: its sessions is a VIEW/)]);
+		expect(odd).toEqual([
+			expect.stringMatching(
+				/^ {2}! profiles\/odd\/state\.db \(odd\): restored byte for byte .*hfx cannot scan it: its sessions is a VIEW/,
+			),
+		]);
 		expect(drill.stdout).toMatch(/✓ profiles\/good\/state\.db \(good\): 2 sessions/);
 	});
 });
@@ -170,12 +199,16 @@ describe('a column the rules need that is missing is a finding, never a silent v
 		const before = evidenceState(path.dirname(db));
 		const text = hfx(['scan', '--db', db]);
 		expect(text.code).toBe(1);
-		expect(text.stdout).toContain('! messages.timestamp is missing: the newest message of each chat cannot be placed, so rollback risk');
+		expect(text.stdout).toContain(
+			'! messages.timestamp is missing: the newest message of each chat cannot be placed, so rollback risk',
+		);
 		expect(text.stdout).not.toContain('✓ Healthy');
 		const r = hfxJson(['scan', '--db', db]);
 		expect(r.json.summary.healthy).toBe(false);
 		expect(r.json.summary.missingColumns).toEqual(['messages.timestamp']);
-		expect(r.json.findings).toContainEqual(expect.objectContaining({kind: 'missing-column', subject: 'messages.timestamp'}));
+		expect(r.json.findings).toContainEqual(
+			expect.objectContaining({kind: 'missing-column', subject: 'messages.timestamp'}),
+		);
 		expect(evidenceState(path.dirname(db))).toEqual(before);
 	});
 
@@ -195,9 +228,16 @@ describe('a column the rules need that is missing is a finding, never a silent v
 
 	/** Every column but messages.timestamp that Hermes' rules decide on (source/forensics/rule-columns.ts). */
 	const RULE_COLUMNS = [
-		['sessions', 'ended_at'], ['sessions', 'end_reason'], ['sessions', 'parent_session_id'], ['sessions', 'model_config'],
-		['sessions', 'user_id'], ['sessions', 'chat_id'], ['sessions', 'chat_type'], ['sessions', 'thread_id'],
-		['gateway_routing', 'session_key'], ['gateway_routing', 'entry_json'],
+		['sessions', 'ended_at'],
+		['sessions', 'end_reason'],
+		['sessions', 'parent_session_id'],
+		['sessions', 'model_config'],
+		['sessions', 'user_id'],
+		['sessions', 'chat_id'],
+		['sessions', 'chat_type'],
+		['sessions', 'thread_id'],
+		['gateway_routing', 'session_key'],
+		['gateway_routing', 'entry_json'],
 	];
 
 	it.each(RULE_COLUMNS)('%s.%s missing is a finding that names it', (table, column) => {

@@ -74,7 +74,14 @@ async function liveStore(tag: string, conversations = 10) {
 	const w = new WriterProcess(db);
 	writers.push(w);
 	await w.started();
-	const id = await w.create({source: 'telegram', userId: 'u1', sessionKey: 'agent:main:telegram:dm:1', chatId: '1', chatType: 'dm', startedAt: T0});
+	const id = await w.create({
+		source: 'telegram',
+		userId: 'u1',
+		sessionKey: 'agent:main:telegram:dm:1',
+		chatId: '1',
+		chatType: 'dm',
+		startedAt: T0,
+	});
 	for (let i = 0; i < conversations; i++) {
 		await w.send({op: 'conversation', id, count: 8, from: T0 + i * 100, to: T0 + i * 100 + 60});
 	}
@@ -158,7 +165,7 @@ describe('ShmReader against a live writer process', () => {
 		expect(next.shm!.iChange).not.toBe(shm.iChange);
 	});
 
-	it('leaves the POSIX locks of this process\'s own SQLite connection in place (the read happens in another process)', async () => {
+	it("leaves the POSIX locks of this process's own SQLite connection in place (the read happens in another process)", async () => {
 		const s = await liveStore('locks');
 		const reader = newReader();
 		const ro = new Database(s.db, {readonly: true, fileMustExist: true});
@@ -266,7 +273,12 @@ describe('ShmReader without a usable -shm', () => {
 				const r = await new ShmReader().read(${JSON.stringify(db)});
 				console.log(JSON.stringify({shm: r.shm, error: r.error, db: r.dbHeader !== null}));
 			`;
-			const out = spawnSync(process.execPath, ['--input-type=module', '-e', code], {encoding: 'utf8', uid: 65_534, gid: 65_534, timeout: 20_000});
+			const out = spawnSync(process.execPath, ['--input-type=module', '-e', code], {
+				encoding: 'utf8',
+				uid: 65_534,
+				gid: 65_534,
+				timeout: 20_000,
+			});
 			expect(out.stderr).toBe('');
 			expect(JSON.parse(out.stdout)).toEqual({shm: null, error: 'EACCES', db: true});
 		} else {
@@ -275,8 +287,6 @@ describe('ShmReader without a usable -shm', () => {
 			expect({shm: r.shm, error: r.error, db: r.dbHeader !== null}).toEqual({shm: null, error: 'EACCES', db: true});
 		}
 	});
-
-
 });
 
 describe('parseShmHeader', () => {
@@ -292,7 +302,12 @@ describe('parseShmHeader', () => {
 
 		const copy1Only = Buffer.from(real);
 		copy1Only.writeUInt32LE(base.mxFrame + 1, 16);
-		expect(parseShmHeader(copy1Only)).toMatchObject({mxFrame: base.mxFrame + 1, copiesEqual: false, checksumValid: false, consistent: false});
+		expect(parseShmHeader(copy1Only)).toMatchObject({
+			mxFrame: base.mxFrame + 1,
+			copiesEqual: false,
+			checksumValid: false,
+			consistent: false,
+		});
 
 		const bothUnsealed = Buffer.from(copy1Only);
 		bothUnsealed.copy(bothUnsealed, 48, 0, 48);
@@ -300,25 +315,41 @@ describe('parseShmHeader', () => {
 
 		const resealed = Buffer.from(bothUnsealed);
 		reseal(resealed, true);
-		expect(parseShmHeader(resealed)).toMatchObject({mxFrame: base.mxFrame + 1, copiesEqual: true, checksumValid: true, consistent: true});
+		expect(parseShmHeader(resealed)).toMatchObject({
+			mxFrame: base.mxFrame + 1,
+			copiesEqual: true,
+			checksumValid: true,
+			consistent: true,
+		});
 
 		const notInit = Buffer.from(real);
 		notInit[12] = 0;
 		reseal(notInit, true);
-		expect(parseShmHeader(notInit)).toMatchObject({isInit: 0, checksumValid: true, copiesEqual: true, consistent: false});
+		expect(parseShmHeader(notInit)).toMatchObject({
+			isInit: 0,
+			checksumValid: true,
+			copiesEqual: true,
+			consistent: false,
+		});
 
 		const big = Buffer.from(real);
 		big.writeUInt16LE(1, 14);
-		big.writeUInt32LE(0xFF_FF_FF_FF, 104);
+		big.writeUInt32LE(0xff_ff_ff_ff, 104);
 		big.writeUInt32LE(77, 108);
 		big.writeUInt32LE(123, 96);
 		big.writeUInt32LE(456, 128);
 		reseal(big, true);
-		expect(parseShmHeader(big)).toMatchObject({szPage: 1, pageSize: 65_536, nBackfill: 123, nBackfillAttempted: 456, consistent: true});
+		expect(parseShmHeader(big)).toMatchObject({
+			szPage: 1,
+			pageSize: 65_536,
+			nBackfill: 123,
+			nBackfillAttempted: 456,
+			consistent: true,
+		});
 		expect(parseShmHeader(big).readMarks.slice(1, 3)).toEqual([null, 77]);
 	});
 
-	it('decodes a big-endian host\'s header when told the byte order', async () => {
+	it("decodes a big-endian host's header when told the byte order", async () => {
 		const s = await liveStore('be', 2);
 		await s.w.kill();
 		const le = fs.readFileSync(s.shm).subarray(0, SHM_HEADER_BYTES);

@@ -43,7 +43,14 @@ async function linkedCrashedStore(tag: string): Promise<{base: string; home: str
 	const w = new WriterProcess(real);
 	await w.started();
 	for (let i = 0; i < 3; i++) {
-		const id = await w.create({source: 'telegram', userId: `u${i}`, sessionKey: `agent:main:telegram:dm:${i}`, chatId: String(i), chatType: 'dm', startedAt: T0 + i * 100});
+		const id = await w.create({
+			source: 'telegram',
+			userId: `u${i}`,
+			sessionKey: `agent:main:telegram:dm:${i}`,
+			chatId: String(i),
+			chatType: 'dm',
+			startedAt: T0 + i * 100,
+		});
 		await w.send({op: 'conversation', id, count: 4, from: T0 + i * 100 + 5, to: T0 + i * 100 + 50});
 	}
 
@@ -62,7 +69,11 @@ describe('a symlinked state.db', () => {
 		const before = folderHashes(base);
 		const direct = hfxJson(['scan', '--db', real]);
 		expect(direct.json.database.sessionCount).toBe(3);
-		for (const args of [['scan', '--db', link], ['scan', '--home', home], ['sessions', '--db', link]]) {
+		for (const args of [
+			['scan', '--db', link],
+			['scan', '--home', home],
+			['sessions', '--db', link],
+		]) {
 			const r = hfxJson(args);
 			expect(r.code, args.join(' ')).not.toBe(2);
 			if (args[0] === 'scan') {
@@ -79,7 +90,7 @@ describe('a symlinked state.db', () => {
 		expect(files.json.sizes.shm).toBe(fs.statSync(`${real}-shm`).size);
 		const text = hfx(['scan', '--db', link]).stdout;
 		expect(text).toContain(`${link} is a symbolic link to ${real}`);
-		expect(text).toContain('state.db-wal beside the link is not this store\'s');
+		expect(text).toContain("state.db-wal beside the link is not this store's");
 		expect(folderHashes(base)).toEqual(before);
 	});
 
@@ -96,7 +107,7 @@ describe('a symlinked state.db', () => {
 });
 
 describe('a symlinked state.db with its agent running', () => {
-	it('hfx files finds the agent holding the target\'s files and locks (the /proc names are the real paths); the link\'s folder is unchanged', async () => {
+	it("hfx files finds the agent holding the target's files and locks (the /proc names are the real paths); the link's folder is unchanged", async () => {
 		const base = tempDir('live');
 		fs.mkdirSync(path.join(base, 'data'));
 		fs.mkdirSync(path.join(base, 'home'));
@@ -122,23 +133,26 @@ describe('a symlinked state.db with its agent running', () => {
 });
 
 describe('a sidecar that is a symbolic link', () => {
-	it.each(['-wal', '-shm'])('state.db%s as a link: refused with its true cause (a link SQLite will not open), not "permissions"; exit 2, no byte changed', async sidecar => {
-		const {base, real} = await linkedCrashedStore(`side${sidecar}`);
-		const kept = path.join(base, 'data', `kept${sidecar}`);
-		fs.renameSync(`${real}${sidecar}`, kept);
-		fs.symlinkSync(`kept${sidecar}`, `${real}${sidecar}`);
-		const before = folderHashes(base);
-		for (const command of ['scan', 'files', 'sessions', 'routing']) {
-			const r = hfx([command, '--db', real]);
-			expect(r.code, command).toBe(2);
-			const line = oneLine(r.stderr);
-			expect(line, command).toContain(`state.db${sidecar}: a symbolic link (to kept${sidecar})`);
-			expect(line, command).toContain('SQLite refuses');
-			expect(line, command).not.toMatch(/permission/i);
-		}
+	it.each(['-wal', '-shm'])(
+		'state.db%s as a link: refused with its true cause (a link SQLite will not open), not "permissions"; exit 2, no byte changed',
+		async sidecar => {
+			const {base, real} = await linkedCrashedStore(`side${sidecar}`);
+			const kept = path.join(base, 'data', `kept${sidecar}`);
+			fs.renameSync(`${real}${sidecar}`, kept);
+			fs.symlinkSync(`kept${sidecar}`, `${real}${sidecar}`);
+			const before = folderHashes(base);
+			for (const command of ['scan', 'files', 'sessions', 'routing']) {
+				const r = hfx([command, '--db', real]);
+				expect(r.code, command).toBe(2);
+				const line = oneLine(r.stderr);
+				expect(line, command).toContain(`state.db${sidecar}: a symbolic link (to kept${sidecar})`);
+				expect(line, command).toContain('SQLite refuses');
+				expect(line, command).not.toMatch(/permission/i);
+			}
 
-		expect(folderHashes(base)).toEqual(before);
-	});
+			expect(folderHashes(base)).toEqual(before);
+		},
+	);
 });
 
 describe('files hfx appends to or writes into are never reached through a planted link', () => {

@@ -43,7 +43,14 @@ async function liveStore(tag: string, options: {cachePages?: number} = {}) {
 	const w = new WriterProcess(db, options);
 	writers.push(w);
 	await w.started();
-	const id = await w.create({source: 'telegram', userId: 'u1', sessionKey: 'agent:main:telegram:dm:1', chatId: '1', chatType: 'dm', startedAt: T0});
+	const id = await w.create({
+		source: 'telegram',
+		userId: 'u1',
+		sessionKey: 'agent:main:telegram:dm:1',
+		chatId: '1',
+		chatType: 'dm',
+		startedAt: T0,
+	});
 	return {dir, db, wal: `${db}-wal`, w, id};
 }
 
@@ -94,7 +101,19 @@ function messagesAtFrame(history: Array<{commit: number; messages: number}>, las
 // An independent, slow, obviously-written reference (docs/sqlite-wal.md, scan, with readUInt32 and
 // % 2**32), for differential tests.
 
-type Reference = {ok: boolean; slots: number; partial: number; valid: number; commits: number[]; dbSize: number; breakAt: number; invalidTail: number; invalidTailCommits: number; unsealed: number; stale: number};
+type Reference = {
+	ok: boolean;
+	slots: number;
+	partial: number;
+	valid: number;
+	commits: number[];
+	dbSize: number;
+	breakAt: number;
+	invalidTail: number;
+	invalidTailCommits: number;
+	unsealed: number;
+	stale: number;
+};
 
 function referenceScan(buf: Buffer): Reference | null {
 	if (buf.length < 32) {
@@ -102,11 +121,11 @@ function referenceScan(buf: Buffer): Reference | null {
 	}
 
 	const magic = buf.readUInt32BE(0);
-	if (magic !== 0x37_7F_06_82 && magic !== 0x37_7F_06_83) {
+	if (magic !== 0x37_7f_06_82 && magic !== 0x37_7f_06_83) {
 		return null;
 	}
 
-	const le = magic === 0x37_7F_06_82;
+	const le = magic === 0x37_7f_06_82;
 	const word = (o: number) => (le ? buf.readUInt32LE(o) : buf.readUInt32BE(o));
 	const sum = (o: number, n: number, s: [number, number]): [number, number] => {
 		let [a, b] = s;
@@ -120,9 +139,26 @@ function referenceScan(buf: Buffer): Reference | null {
 
 	const ps = buf.readUInt32BE(8);
 	let s = sum(0, 24, [0, 0]);
-	const ok = buf.readUInt32BE(4) === 3_007_000 && ps >= 512 && ps <= 65_536 && (ps & (ps - 1)) === 0
-		&& s[0] === buf.readUInt32BE(24) && s[1] === buf.readUInt32BE(28);
-	const r: Reference = {ok, slots: 0, partial: 0, valid: 0, commits: [], dbSize: 0, breakAt: 0, invalidTail: 0, invalidTailCommits: 0, unsealed: 0, stale: 0};
+	const ok =
+		buf.readUInt32BE(4) === 3_007_000 &&
+		ps >= 512 &&
+		ps <= 65_536 &&
+		(ps & (ps - 1)) === 0 &&
+		s[0] === buf.readUInt32BE(24) &&
+		s[1] === buf.readUInt32BE(28);
+	const r: Reference = {
+		ok,
+		slots: 0,
+		partial: 0,
+		valid: 0,
+		commits: [],
+		dbSize: 0,
+		breakAt: 0,
+		invalidTail: 0,
+		invalidTailCommits: 0,
+		unsealed: 0,
+		stale: 0,
+	};
 	if (!ok) {
 		return r;
 	}
@@ -174,19 +210,22 @@ function expectMatchesReference(scan: WalScan, buf: Buffer, label: string): void
 		return;
 	}
 
-	expect({
-		slots: scan.frameSlots,
-		partial: scan.partialTailBytes,
-		valid: scan.validFrames,
-		commits: scan.commitFrames,
-		last: scan.lastCommitFrame,
-		dbSize: scan.dbSize,
-		breakAt: scan.breakAt,
-		invalidTail: scan.invalidTailFrames,
-		invalidTailCommits: scan.invalidTailCommitFrames,
-		unsealed: scan.unsealedFrames,
-		stale: scan.staleFrames,
-	}, label).toEqual({
+	expect(
+		{
+			slots: scan.frameSlots,
+			partial: scan.partialTailBytes,
+			valid: scan.validFrames,
+			commits: scan.commitFrames,
+			last: scan.lastCommitFrame,
+			dbSize: scan.dbSize,
+			breakAt: scan.breakAt,
+			invalidTail: scan.invalidTailFrames,
+			invalidTailCommits: scan.invalidTailCommitFrames,
+			unsealed: scan.unsealedFrames,
+			stale: scan.staleFrames,
+		},
+		label,
+	).toEqual({
 		slots: ref.slots,
 		partial: ref.partial,
 		valid: ref.valid,
@@ -206,7 +245,7 @@ function toBigEndianWal(buf: Buffer): Buffer {
 	const ref = referenceScan(buf)!;
 	const ps = buf.readUInt32BE(8);
 	const out = Buffer.from(buf.subarray(0, 32 + ref.valid * (24 + ps)));
-	out.writeUInt32BE(0x37_7F_06_83, 0);
+	out.writeUInt32BE(0x37_7f_06_83, 0);
 	const sum = (o: number, n: number, s: [number, number]): [number, number] => {
 		let [a, b] = s;
 		for (let i = o; i < o + n; i += 8) {
@@ -256,7 +295,14 @@ describe('WAL header states', () => {
 		const wal = await realWal();
 		const {state, header} = parseWalHeader(wal);
 		expect(state).toBe('ok');
-		expect(header).toMatchObject({magic: 0x37_7F_06_82, checksumOrder: 'le', formatVersion: 3_007_000, pageSize: 4096, checkpointSequence: 0, checksumValid: true});
+		expect(header).toMatchObject({
+			magic: 0x37_7f_06_82,
+			checksumOrder: 'le',
+			formatVersion: 3_007_000,
+			pageSize: 4096,
+			checkpointSequence: 0,
+			checksumValid: true,
+		});
 
 		const version = Buffer.from(wal);
 		version.writeUInt32BE(3_007_001, 4);
@@ -274,27 +320,31 @@ describe('WAL header states', () => {
 		expect(scan.header!.checksumValid).toBe(false);
 	});
 
-	it('behind an unusable header: walks the frames with frame 1\'s salts and the stored checksums, the same in memory and from the file', async () => {
+	it("behind an unusable header: walks the frames with frame 1's salts and the stored checksums, the same in memory and from the file", async () => {
 		const wal = await realWal();
 		const intact = scanWal(wal);
 		expect(intact.behindBrokenHeader).toBeNull();
 		const damaged: Array<[string, Buffer, number | undefined, number]> = [];
 		const salt = Buffer.from(wal);
-		salt.writeUInt32BE((salt.readUInt32BE(16) ^ 0xFF) >>> 0, 16);
+		salt.writeUInt32BE((salt.readUInt32BE(16) ^ 0xff) >>> 0, 16);
 		damaged.push(['a salt', salt, undefined, intact.commitFrames]);
 		const magic = Buffer.from(wal);
 		magic.writeUInt32BE(0x12_34_56_78, 0);
 		damaged.push(['the magic', magic, undefined, intact.commitFrames]);
 		const size = Buffer.from(wal);
 		size.writeUInt32BE(1000, 8);
-		damaged.push(['the page size (the main file\'s is given)', size, 4096, intact.commitFrames]);
+		damaged.push(["the page size (the main file's is given)", size, 4096, intact.commitFrames]);
 		const sums = Buffer.from(wal);
 		sums.writeUInt32BE((sums.readUInt32BE(24) ^ 1) >>> 0, 24);
 		damaged.push(['the stored checksum (nothing verifies)', sums, undefined, 0]);
 		for (const [what, buf, pageSize, verified] of damaged) {
 			const scan = scanWal(buf, {pageSize});
 			expect(scan.state, what).not.toBe('ok');
-			expect(scan.behindBrokenHeader, what).toMatchObject({generationCommits: intact.commitFrames, verifiedCommits: verified, frameSlots: intact.frameSlots});
+			expect(scan.behindBrokenHeader, what).toMatchObject({
+				generationCommits: intact.commitFrames,
+				verifiedCommits: verified,
+				frameSlots: intact.frameSlots,
+			});
 			const file = path.join(tempDir('behind'), 'x.db-wal');
 			fs.writeFileSync(file, buf);
 			expect(scanWalFile(file, {pageSize}).behindBrokenHeader, what).toEqual(scan.behindBrokenHeader);
@@ -444,7 +494,7 @@ describe('W5: one flipped byte in a committed frame (copy)', () => {
 		const at = walFrameOffset(k, ps) + 24 + 1234;
 		const one = Buffer.alloc(1);
 		fs.readSync(fd, one, 0, 1, at);
-		flip(one, 0, 0x5A);
+		flip(one, 0, 0x5a);
 		fs.writeSync(fd, one, 0, 1, at);
 		fs.closeSync(fd);
 
@@ -513,7 +563,10 @@ describe('WalTail', () => {
 			if (!expectReset) {
 				expect(p.appendedFrames, label).toBe(Math.max(0, full.validFrames - prev.validFrames));
 				expect(p.newCommitCount, label).toBe(full.commitFrames - prev.commitFrames);
-				expect(p.newCommits.map(c => c.frame), label).toEqual(full.recentCommits.filter(c => c.frame > prev.lastCommitFrame).map(c => c.frame));
+				expect(
+					p.newCommits.map(c => c.frame),
+					label,
+				).toEqual(full.recentCommits.filter(c => c.frame > prev.lastCommitFrame).map(c => c.frame));
 			}
 
 			prev = full;
@@ -563,7 +616,13 @@ describe('WalTail', () => {
 		// breaks at pages rewritten in place and later frames are unsealed, while polls go on.
 		await s.w.send({op: 'begin'});
 		for (let i = 0; i < 4; i++) {
-			await s.w.send({op: 'conversation', id: s.id, count: 400, from: T0 + 50_000 + i * 1000, to: T0 + 50_900 + i * 1000});
+			await s.w.send({
+				op: 'conversation',
+				id: s.id,
+				count: 400,
+				from: T0 + 50_000 + i * 1000,
+				to: T0 + 50_900 + i * 1000,
+			});
 			const p = check(`open transaction after reset ${i}`);
 			expect(p.scan.commitFrames).toBe(4);
 			expect(p.scan.staleFrames).toBeGreaterThan(0);
@@ -586,7 +645,7 @@ describe('WalTail', () => {
 		// Overwritten: same size and header, but the last commit frame is no longer the one we saw.
 		const at = walFrameOffset(first.lastCommitFrame, first.pageSize) + 16;
 		const changed = Buffer.from(wal);
-		flip(changed, at, 0xFF);
+		flip(changed, at, 0xff);
 		fs.writeFileSync(file, changed);
 		const over = tail.poll();
 		expect(over.reset).toBe('overwritten');
@@ -688,7 +747,14 @@ describe('garbage in, no exception out', () => {
 			}, label).not.toThrow();
 			expect(scan!.validFrames, label).toBeLessThanOrEqual(scan!.frameSlots);
 			expect(scan!.validFrames, label).toBeLessThanOrEqual(original.validFrames);
-			expect(scan!.lastCommitFrame + scan!.inFlightFrames + scan!.invalidTailFrames + scan!.unsealedFrames + scan!.staleFrames, label).toBe(scan!.frameSlots);
+			expect(
+				scan!.lastCommitFrame +
+					scan!.inFlightFrames +
+					scan!.invalidTailFrames +
+					scan!.unsealedFrames +
+					scan!.staleFrames,
+				label,
+			).toBe(scan!.frameSlots);
 			expectMatchesReference(scan!, buf, label);
 			if (i % 10 === 0) {
 				const file = path.join(dir, `f${i}.db-wal`);
@@ -714,7 +780,10 @@ describe('garbage in, no exception out', () => {
 describe('throughput (printed, not asserted)', () => {
 	it('scans a large real WAL', async () => {
 		const s = await liveStore('speed');
-		await s.w.send({op: 'exec', sql: `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 12000) INSERT INTO messages (session_id, role, content, timestamp) SELECT '${s.id}', 'user', hex(randomblob(1500)), ${T0} + x FROM c`});
+		await s.w.send({
+			op: 'exec',
+			sql: `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 12000) INSERT INTO messages (session_id, role, content, timestamp) SELECT '${s.id}', 'user', hex(randomblob(1500)), ${T0} + x FROM c`,
+		});
 		const buf = fs.readFileSync(s.wal);
 		let scan = scanWal(buf);
 		const times: number[] = [];
@@ -729,7 +798,9 @@ describe('throughput (printed, not asserted)', () => {
 		const fileMs = performance.now() - t;
 		times.sort((a, b) => a - b);
 		const mb = buf.length / 1e6;
-		console.log(`scanWal: ${mb.toFixed(1)} MB, ${scan.validFrames} frames: median ${(mb / (times[2]! / 1000)).toFixed(0)} MB/s, best ${(mb / (times[0]! / 1000)).toFixed(0)} MB/s; from file (chunked reads) ${(mb / (fileMs / 1000)).toFixed(0)} MB/s`);
+		console.log(
+			`scanWal: ${mb.toFixed(1)} MB, ${scan.validFrames} frames: median ${(mb / (times[2]! / 1000)).toFixed(0)} MB/s, best ${(mb / (times[0]! / 1000)).toFixed(0)} MB/s; from file (chunked reads) ${(mb / (fileMs / 1000)).toFixed(0)} MB/s`,
+		);
 		expect(scan.validFrames).toBe(scan.frameSlots);
 		expect(scan.validFrames).toBeGreaterThan(5000);
 		expect(fromFile).toEqual(scan);

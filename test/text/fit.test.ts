@@ -6,7 +6,8 @@ import {describe, expect, it} from 'vitest';
 import {SESSION_ID, cutKeepingIds, shortKey, shortPath, wrapLine} from '../../source/text/fit.js';
 
 const ID = /\d{8}_\d{6}_[0-9a-f]{8}/;
-const BANNER = ' ✗ ROLLBACK RISK 2 chats: agent:main:discord:group:9001 would resume 20260808_001820_8719394d, newest message is in 20260808_052508_14665640 · 4 Routing';
+const BANNER =
+	' ✗ ROLLBACK RISK 2 chats: agent:main:discord:group:9001 would resume 20260808_001820_8719394d, newest message is in 20260808_052508_14665640 · 4 Routing';
 
 /** Every id-looking run in a line is a whole id (8 hex digits after the time). */
 function idsWhole(line: string): boolean {
@@ -30,11 +31,19 @@ describe('cutKeepingIds', () => {
 	});
 
 	it('shortens a session key the cut would split, keeping its platform and chat tail', () => {
-		const line = cutKeepingIds('! orphan 20260807_052242_427c496c (798 messages) adoptable into agent:main:telegram:dm:777001 and more', 78);
+		const line = cutKeepingIds(
+			'! orphan 20260807_052242_427c496c (798 messages) adoptable into agent:main:telegram:dm:777001 and more',
+			78,
+		);
 		// Not room enough for the platform and four digits of the chat, then an ellipsis: left out.
 		expect(line).toBe('! orphan 20260807_052242_427c496c (798 messages) adoptable into…');
 		// At the end of the line the key needs no ellipsis after it: the platform and the chat tail fit.
-		expect(cutKeepingIds('! orphan 20260807_052242_427c496c (798 messages) adoptable into agent:main:telegram:dm:777001', 78)).toBe('! orphan 20260807_052242_427c496c (798 messages) adoptable into telegram:…7001');
+		expect(
+			cutKeepingIds(
+				'! orphan 20260807_052242_427c496c (798 messages) adoptable into agent:main:telegram:dm:777001',
+				78,
+			),
+		).toBe('! orphan 20260807_052242_427c496c (798 messages) adoptable into telegram:…7001');
 		expect(cutKeepingIds('resumes agent:main:telegram:dm:777001 now', 14)).toBe('resumes…');
 		const tighter = cutKeepingIds('adoptable into agent:main:telegram:dm:1234567890 from x', 36);
 		expect(tighter).toBe('adoptable into …telegram:dm:…567890…');

@@ -13,20 +13,23 @@ function rawOutsideKept(text: string): boolean {
 	const stripped = text
 		.replaceAll(/\u{1F3F4}[\u{E0020}-\u{E007E}]+\u{E007F}/gu, '')
 		.replaceAll(/(?<=\p{Extended_Pictographic}[\u{FE0F}\u{1F3FB}-\u{1F3FF}]?)\u200D(?=\p{Extended_Pictographic})/gu, '')
-		.replaceAll(/(?<=[\p{L}\p{M}])(?<![\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{Script=Inherited}\p{Script=Common}])[\u200C\u200D]/gu, '');
+		.replaceAll(
+			/(?<=[\p{L}\p{M}])(?<![\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{Script=Inherited}\p{Script=Common}])[\u200C\u200D]/gu,
+			'',
+		);
 	return RAW.test(stripped);
 }
 
 describe('safeText', () => {
 	it('makes every C0 control, DEL and C1 control a visible escape of its code point', () => {
-		for (let cp = 0; cp <= 0x9F; cp++) {
-			if (cp >= 0x20 && cp < 0x7F) {
+		for (let cp = 0; cp <= 0x9f; cp++) {
+			if (cp >= 0x20 && cp < 0x7f) {
 				continue;
 			}
 
 			const c = String.fromCodePoint(cp);
 			const shown = safeText(`a${c}b`);
-			const expected = {0x09: '\\t', 0x0A: '\\n', 0x0D: '\\r'}[cp] ?? `\\x${cp.toString(16).padStart(2, '0')}`;
+			const expected = {0x09: '\\t', 0x0a: '\\n', 0x0d: '\\r'}[cp] ?? `\\x${cp.toString(16).padStart(2, '0')}`;
 			expect([cp, shown]).toEqual([cp, `a${expected}b`]);
 		}
 	});
@@ -46,7 +49,10 @@ describe('safeText', () => {
 	});
 
 	it('shows bidi overrides, isolates and marks, and invisible format characters', () => {
-		for (const cp of [0x20_2A, 0x20_2B, 0x20_2C, 0x20_2D, 0x20_2E, 0x20_66, 0x20_67, 0x20_68, 0x20_69, 0x20_0E, 0x20_0F, 0x06_1C, 0x20_0B, 0x20_60, 0xFE_FF, 0x00_AD, 0x18_0E]) {
+		for (const cp of [
+			0x20_2a, 0x20_2b, 0x20_2c, 0x20_2d, 0x20_2e, 0x20_66, 0x20_67, 0x20_68, 0x20_69, 0x20_0e, 0x20_0f, 0x06_1c,
+			0x20_0b, 0x20_60, 0xfe_ff, 0x00_ad, 0x18_0e,
+		]) {
 			const c = String.fromCodePoint(cp);
 			expect(safeText(`x${c}y`)).toBe(`x${escapeCodePoint(c)}y`);
 			expect(escapeCodePoint(c)).toMatch(/^\\(x|u)[0-9a-f]{2,4}$/);
@@ -59,8 +65,24 @@ describe('safeText', () => {
 
 	it('keeps letters of every script, CJK, combining marks and emoji exactly', () => {
 		for (const text of [
-			'plain ascii · ✓ ✗ → …', '中文标题 日本語 한국어', 'café', 'e\u0301 a\u0308', 'Ελληνικά Кириллица', 'עברית العربية',
-			'👩‍💻 dev', '👨‍👩‍👧‍👦', '🏳️‍🌈', '👍🏽', '❤️', '#️⃣', '🇯🇵', '🏴󠁧󠁢󠁥󠁮󠁧󠁿', 'می‌خواهم', 'क्‍ष', 'ക്‍', 'path/with spaces\\and backslash',
+			'plain ascii · ✓ ✗ → …',
+			'中文标题 日本語 한국어',
+			'café',
+			'e\u0301 a\u0308',
+			'Ελληνικά Кириллица',
+			'עברית العربية',
+			'👩‍💻 dev',
+			'👨‍👩‍👧‍👦',
+			'🏳️‍🌈',
+			'👍🏽',
+			'❤️',
+			'#️⃣',
+			'🇯🇵',
+			'🏴󠁧󠁢󠁥󠁮󠁧󠁿',
+			'می‌خواهم',
+			'क्‍ष',
+			'ക്‍',
+			'path/with spaces\\and backslash',
 		]) {
 			expect(safeText(text)).toBe(text);
 		}
@@ -76,9 +98,40 @@ describe('safeText', () => {
 
 	it('is idempotent, leaves nothing raw and measures as the text it shows (random texts, fixed seed)', () => {
 		const random = prng(17);
-		const pool = ['\u001B', '[', '2', 'J', '\u0007', '\r', '\n', '\t', '\u007F', '\u0085', '\u009B', '\u202E', '\u2066', '\u200B', '\u200D', '\uFEFF', '\uD800', 'a', 'Z', ' ', '中', '😀', '👩', 'e\u0301', '\u{E0041}', 'ش', '\\'];
+		const pool = [
+			'\u001B',
+			'[',
+			'2',
+			'J',
+			'\u0007',
+			'\r',
+			'\n',
+			'\t',
+			'\u007F',
+			'\u0085',
+			'\u009B',
+			'\u202E',
+			'\u2066',
+			'\u200B',
+			'\u200D',
+			'\uFEFF',
+			'\uD800',
+			'a',
+			'Z',
+			' ',
+			'中',
+			'😀',
+			'👩',
+			'e\u0301',
+			'\u{E0041}',
+			'ش',
+			'\\',
+		];
 		for (let i = 0; i < 3000; i++) {
-			const text = Array.from({length: 1 + Math.floor(random() * 12)}, () => pool[Math.floor(random() * pool.length)]).join('');
+			const text = Array.from(
+				{length: 1 + Math.floor(random() * 12)},
+				() => pool[Math.floor(random() * pool.length)],
+			).join('');
 			const shown = safeText(text);
 			expect(safeText(shown), JSON.stringify(text)).toBe(shown);
 			expect(rawOutsideKept(shown), JSON.stringify(text)).toBe(false);
@@ -98,7 +151,13 @@ describe('the cells of format.ts measure what they show', () => {
 	});
 
 	it('a table sizes its columns on the escaped cells, so the rows stay aligned', () => {
-		const lines = table([{t: 'ok'}, {t: '\u001B[2J'}], [{header: 'TITLE', value: r => r.t}, {header: 'N', value: () => '1'}]);
+		const lines = table(
+			[{t: 'ok'}, {t: '\u001B[2J'}],
+			[
+				{header: 'TITLE', value: r => r.t},
+				{header: 'N', value: () => '1'},
+			],
+		);
 		expect(lines[2]).toBe('ok       1');
 		expect(lines[3]).toBe('\\x1b[2J  1');
 		expect(new Set(lines.map(l => textWidth(l))).size).toBe(1);
@@ -108,9 +167,35 @@ describe('the cells of format.ts measure what they show', () => {
 describe('safeJson', () => {
 	it('parses back to the exact strings, and no line holds a raw control, C1 or format character', () => {
 		const random = prng(8);
-		const pool = ['\u001B', '\u0007', '\r', '\n', '\u007F', '\u009B', '\u0085', '\u2028', '\u2029', '\u202E', '\u2069', '\u200B', '\u200D', '\uFEFF', '\u{E0001}', 'a', '中', '👩', '💻', '"', '\\', 'ش'];
+		const pool = [
+			'\u001B',
+			'\u0007',
+			'\r',
+			'\n',
+			'\u007F',
+			'\u009B',
+			'\u0085',
+			'\u2028',
+			'\u2029',
+			'\u202E',
+			'\u2069',
+			'\u200B',
+			'\u200D',
+			'\uFEFF',
+			'\u{E0001}',
+			'a',
+			'中',
+			'👩',
+			'💻',
+			'"',
+			'\\',
+			'ش',
+		];
 		for (let i = 0; i < 1000; i++) {
-			const s = Array.from({length: 1 + Math.floor(random() * 10)}, () => pool[Math.floor(random() * pool.length)]).join('');
+			const s = Array.from(
+				{length: 1 + Math.floor(random() * 10)},
+				() => pool[Math.floor(random() * pool.length)],
+			).join('');
 			const doc = {title: s, nested: [{key: s}], n: i};
 			const text = safeJson(doc, 2);
 			expect(JSON.parse(text)).toEqual(doc);

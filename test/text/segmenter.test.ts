@@ -8,11 +8,31 @@ import {NARROW_TEXT} from '../../source/text/width.js';
 import {prng} from '../helpers/prng.js';
 
 const intl = new Intl.Segmenter(undefined, {granularity: 'grapheme'});
-const plain = (s: Iterable<{segment: string; index: number; input: string}>) => [...s].map(({segment, index, input}) => ({segment, index, input}));
+const plain = (s: Iterable<{segment: string; index: number; input: string}>) =>
+	[...s].map(({segment, index, input}) => ({segment, index, input}));
 
 /** Every character the fast path takes, and some it must not (CR, combining marks, emoji, CJK). */
-const SIMPLE_CHARS = ['\t', '\n', '\u001B', ...Array.from({length: 0x3000}, (_, i) => String.fromCharCode(i)).filter(c => NARROW_TEXT.test(c))];
-const OTHER = ['\r', '\r\n', 'e\u0301', '\u0301', '👍🏽', '🇫🇷', '部署', '\u200D', '\uFE0F', '\u00AD', '\u0000', '\u007F', '\uD83D'];
+const SIMPLE_CHARS = [
+	'\t',
+	'\n',
+	'\u001B',
+	...Array.from({length: 0x3000}, (_, i) => String.fromCharCode(i)).filter(c => NARROW_TEXT.test(c)),
+];
+const OTHER = [
+	'\r',
+	'\r\n',
+	'e\u0301',
+	'\u0301',
+	'👍🏽',
+	'🇫🇷',
+	'部署',
+	'\u200D',
+	'\uFE0F',
+	'\u00AD',
+	'\u0000',
+	'\u007F',
+	'\uD83D',
+];
 
 describe('lazySegmenter', () => {
 	it('takes every printable ASCII character and every narrow symbol hfx draws', () => {
@@ -39,17 +59,30 @@ describe('lazySegmenter', () => {
 			const ours = s.segment(text);
 			const theirs = intl.segment(text);
 			expect(plain(ours), JSON.stringify(text)).toEqual(plain(theirs));
-			for (const index of [-1, 0, Number.NaN, 1.7, Math.floor(length / 2), text.length - 1, text.length, text.length + 3]) {
+			for (const index of [
+				-1,
+				0,
+				Number.NaN,
+				1.7,
+				Math.floor(length / 2),
+				text.length - 1,
+				text.length,
+				text.length + 3,
+			]) {
 				const a = ours.containing(index);
 				const b = theirs.containing(index);
-				expect(a && {segment: a.segment, index: a.index, input: a.input}, `${JSON.stringify(text)} @${index}`).toEqual(b && {segment: b.segment, index: b.index, input: b.input});
+				expect(a && {segment: a.segment, index: a.index, input: a.input}, `${JSON.stringify(text)} @${index}`).toEqual(
+					b && {segment: b.segment, index: b.index, input: b.input},
+				);
 			}
 		}
 	});
 
 	it('hands word and sentence segmenters to Intl unchanged', () => {
 		const words = lazySegmenter('en', {granularity: 'word'});
-		expect(plain(words.segment('ab cd'))).toEqual(plain(new Intl.Segmenter('en', {granularity: 'word'}).segment('ab cd')));
+		expect(plain(words.segment('ab cd'))).toEqual(
+			plain(new Intl.Segmenter('en', {granularity: 'word'}).segment('ab cd')),
+		);
 		expect(words.segment('ab cd').constructor.name).not.toBe('UnitSegments');
 	});
 });

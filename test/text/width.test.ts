@@ -8,7 +8,7 @@ import {NARROW_TEXT, textWidth} from '../../source/text/width.js';
 describe('the narrow-text fast path', () => {
 	it('covers only characters string-width measures as one column', () => {
 		const covered: string[] = [];
-		for (let cp = 0; cp <= 0xFF_FF; cp++) {
+		for (let cp = 0; cp <= 0xff_ff; cp++) {
 			const c = String.fromCharCode(cp);
 			if (NARROW_TEXT.test(c)) {
 				covered.push(c);
@@ -21,12 +21,22 @@ describe('the narrow-text fast path', () => {
 	});
 
 	it('gives the width string-width gives, fast path or not', () => {
-		for (const text of ['', 'plain ascii 123', '● live · 5.2d ago', '› ✗ ROLLBACK RISK — 20 messages…', '中文 title', 'emoji 😀 here', '\u001B[31mred\u001B[39m', 'soft\u00ADhyphen', 'tab\there']) {
+		for (const text of [
+			'',
+			'plain ascii 123',
+			'● live · 5.2d ago',
+			'› ✗ ROLLBACK RISK — 20 messages…',
+			'中文 title',
+			'emoji 😀 here',
+			'\u001B[31mred\u001B[39m',
+			'soft\u00ADhyphen',
+			'tab\there',
+		]) {
 			expect([text, textWidth(text)]).toEqual([text, stringWidth(text)]);
 		}
 	});
 
-	it('is the very pattern the Ink patch uses in output.js (the frame builder\'s plain-text path)', () => {
+	it("is the very pattern the Ink patch uses in output.js (the frame builder's plain-text path)", () => {
 		const entry = createRequire(import.meta.url).resolve('ink');
 		const patched = fs.readFileSync(path.join(path.dirname(entry), 'output.js'), 'utf8');
 		expect(patched).toContain(`const NARROW_TEXT = ${NARROW_TEXT.toString()};`);

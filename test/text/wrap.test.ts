@@ -12,7 +12,8 @@ describe('wrapText', () => {
 	});
 
 	it('breaks prose at the last space of the line and drops it, never wider than the width', () => {
-		const text = 'stop the gateway and every other Hermes process using this store (pids 4242, 4243): a running gateway keeps the old routing';
+		const text =
+			'stop the gateway and every other Hermes process using this store (pids 4242, 4243): a running gateway keeps the old routing';
 		const lines = wrapText(text, 30);
 		expect(lines.length).toBeGreaterThan(3);
 		for (const l of lines) {
@@ -33,7 +34,7 @@ describe('wrapText', () => {
 		expect(lines[0]).toBe('{"platform":');
 	});
 
-	it('never ends a value\'s line with a space: it starts the next one, so the lines read back whole', () => {
+	it("never ends a value's line with a space: it starts the next one, so the lines read back whole", () => {
 		const lines = wrapText('"note":"an origin wider than any after cell of it"', 12, 0, true);
 		for (const l of lines.slice(0, -1)) {
 			expect(l.endsWith(' ')).toBe(false);
@@ -57,7 +58,11 @@ describe('wrapText', () => {
 
 describe('wrapRow', () => {
 	it('lays cells side by side, each wrapped in its own column', () => {
-		const lines = wrapRow([{text: 'origin_json', width: 12}, {text: 'NULL', width: 6}, {text: 'agent:main:telegram:dm:777001', width: 12}]);
+		const lines = wrapRow([
+			{text: 'origin_json', width: 12},
+			{text: 'NULL', width: 6},
+			{text: 'agent:main:telegram:dm:777001', width: 12},
+		]);
 		expect(lines).toEqual([
 			'origin_json  NULL   agent:main:',
 			'                    telegram:dm:',

@@ -61,7 +61,7 @@ describe('the Backups pane on the real source', () => {
 		expect(row(drilled, new RegExp(id))).toMatch(/yes, just now\s+yes, just now +(this|\?|OTHER)/);
 	});
 
-	it('v on a tarball of the running volume (seed 004): sound, taken live, with the -wal\'s commits a restore folds; the row says yes (taken live)', async () => {
+	it("v on a tarball of the running volume (seed 004): sound, taken live, with the -wal's commits a restore folds; the row says yes (taken live)", async () => {
 		const scratch = path.join(tempDir('pane-tgz'), 'hermes-data-20261201-120000.tar.gz');
 		const {volume} = await liveVolumeTarball('pane-tgz', scratch);
 		fs.copyFileSync(scratch, path.join(volume, 'backups', path.basename(scratch)));
@@ -131,6 +131,8 @@ describe('the pieces', () => {
 	});
 
 	it('says a child that printed no JSON did not finish, with its last line', () => {
-		expect(outcomeLine('verify', 'a.zip', {code: 2, json: null, stderr: ['hfx verify: a.zip: no such file']})).toBe('✗ verify a.zip did not finish (exit 2): hfx verify: a.zip: no such file');
+		expect(outcomeLine('verify', 'a.zip', {code: 2, json: null, stderr: ['hfx verify: a.zip: no such file']})).toBe(
+			'✗ verify a.zip did not finish (exit 2): hfx verify: a.zip: no such file',
+		);
 	});
 });

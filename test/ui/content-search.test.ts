@@ -11,13 +11,23 @@ const result = {text: 'invoice', hits: [{sessionId: 's1', messageId: 7, snippet:
 
 describe('the content mode of the filter line', () => {
 	it('Tab switches the mode and starts its text afresh', () => {
-		const s = run(initialUiState('routing'), {type: 'overlay', overlay: 'filter'}, {type: 'filter-text', text: 'abc'}, {type: 'filter-mode'});
+		const s = run(
+			initialUiState('routing'),
+			{type: 'overlay', overlay: 'filter'},
+			{type: 'filter-text', text: 'abc'},
+			{type: 'filter-mode'},
+		);
 		expect(s).toMatchObject({filterMode: 'content', filterText: '', overlay: 'filter'});
 		expect(run(s, {type: 'filter-mode'}).filterMode).toBe('fuzzy');
 	});
 
 	it('a result is listed on Sessions; ⏎ opens Detail, Esc returns to the hits, Esc again to every session', () => {
-		const hits = run(initialUiState('findings'), {type: 'overlay', overlay: 'filter'}, {type: 'filter-mode'}, {type: 'content-result', result});
+		const hits = run(
+			initialUiState('findings'),
+			{type: 'overlay', overlay: 'filter'},
+			{type: 'filter-mode'},
+			{type: 'content-result', result},
+		);
 		expect(hits).toMatchObject({pane: 'sessions', overlay: 'none', content: result});
 		const detail = run(hits, {type: 'open-session', id: 's1'});
 		expect(detail).toMatchObject({pane: 'detail', selectedSession: 's1'});

@@ -48,7 +48,10 @@ it('lists the capture, the diverted and legacy transcripts and each spool file w
 		expect(model.lines.find(l => l.text === `  sessions/${h.k}.jsonl`)?.tone).toBe('danger');
 		expect(section.filter(l => [...l].length > 80)).toEqual([]);
 		// The live analysis the Findings pane and the banner show holds the halt too.
-		expect(live.model.analysis.findings.find(f => f.kind === 'write-halt')).toMatchObject({severity: 'critical', subject: h.captureName});
+		expect(live.model.analysis.findings.find(f => f.kind === 'write-halt')).toMatchObject({
+			severity: 'critical',
+			subject: h.captureName,
+		});
 	} finally {
 		files.close();
 		live.close();

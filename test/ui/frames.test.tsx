@@ -46,11 +46,18 @@ afterAll(() => {
 	fs.rmSync(GOLDEN_DIR, {recursive: true, force: true});
 });
 
-const SIZES = [[80, 24], [140, 40]] as const;
+const SIZES = [
+	[80, 24],
+	[140, 40],
+] as const;
 
 describe.each(SIZES)('golden frames at %ix%i', (columns, rows) => {
 	it.each(PANES.map((p, i) => [p, i] as const))('%s pane', async (pane, index) => {
-		const ui = await renderAt(<App live={live} files={files} backups={backups} color={false} now={() => GOLDEN_NOW} />, columns, rows);
+		const ui = await renderAt(
+			<App live={live} files={files} backups={backups} color={false} now={() => GOLDEN_NOW} />,
+			columns,
+			rows,
+		);
 		try {
 			// The Detail and Lineage panes follow the selected session: select the incident's orphan.
 			if (pane === 'detail' || pane === 'lineage') {

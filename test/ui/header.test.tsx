@@ -20,7 +20,14 @@ const dvOf = (line: string) => Number(/dv (\d+)/.exec(line)?.[1]);
 
 describe('the header', () => {
 	it('shows the WAL size and data_version of each commit, not of the start-up', async () => {
-		const id = await store.writer.create({source: 'telegram', userId: 'u', sessionKey: 'agent:main:telegram:dm:1', chatId: '1', chatType: 'dm', startedAt: T0});
+		const id = await store.writer.create({
+			source: 'telegram',
+			userId: 'u',
+			sessionKey: 'agent:main:telegram:dm:1',
+			chatId: '1',
+			chatType: 'dm',
+			startedAt: T0,
+		});
 		await store.writer.send({op: 'conversation', id, count: 2, from: T0 + 1, to: T0 + 2});
 		const live = LiveStore.open({path: store.db, owner: 'default', label: 'header'}, {watch: false});
 		const ui = await renderAt(<App live={live} color={false} now={() => T0 + 1000} />, 200, 30);
@@ -29,7 +36,13 @@ describe('the header', () => {
 			expect(walOf(before)).toBe(bytes(fs.statSync(`${store.db}-wal`).size));
 			for (let round = 0; round < 2; round++) {
 				const last = header(ui.lastFrame());
-				await store.writer.send({op: 'conversation', id, count: 400, from: T0 + 10 + round * 500, to: T0 + 400 + round * 500});
+				await store.writer.send({
+					op: 'conversation',
+					id,
+					count: 400,
+					from: T0 + 10 + round * 500,
+					to: T0 + 400 + round * 500,
+				});
 				const wal = bytes(fs.statSync(`${store.db}-wal`).size);
 				expect(wal).not.toBe(walOf(last));
 				expect(live.refresh(true)).toBe(true);

@@ -33,7 +33,10 @@ beforeAll(async () => {
 	({orphan} = await writeIncident(made.work));
 	stores = [
 		LiveStore.open({path: path.join(dir, 'state.db'), owner: 'default', label: 'default'}, {watch: false}),
-		LiveStore.open({path: path.join(dir, 'profiles', 'work', 'state.db'), owner: 'work', label: 'work'}, {watch: false}),
+		LiveStore.open(
+			{path: path.join(dir, 'profiles', 'work', 'state.db'), owner: 'work', label: 'work'},
+			{watch: false},
+		),
 	];
 }, 30_000);
 
@@ -46,7 +49,14 @@ afterAll(async () => {
 	fs.rmSync(dir, {recursive: true, force: true});
 });
 
-const homeOf = () => new HomeStores([{name: 'default', store: stores[0]!}, {name: 'work', store: stores[1]!}], '2 stores, showing default');
+const homeOf = () =>
+	new HomeStores(
+		[
+			{name: 'default', store: stores[0]!},
+			{name: 'work', store: stores[1]!},
+		],
+		'2 stores, showing default',
+	);
 
 describe('the home across profiles', () => {
 	it('the header counts the profiles and names the one at risk, before the focused profile', () => {
@@ -62,17 +72,27 @@ describe('the home across profiles', () => {
 
 	it('a profile whose store cannot be opened is counted and named, never dropped silently', () => {
 		const {home} = homeOf();
-		const quietOnly = {profiles: home.model.profiles.slice(0, 1), focused: 'default', unreadable: [{name: 'bad', reason: 'not a SQLite database'}]};
+		const quietOnly = {
+			profiles: home.model.profiles.slice(0, 1),
+			focused: 'default',
+			unreadable: [{name: 'bad', reason: 'not a SQLite database'}],
+		};
 		expect(profilesSummary(quietOnly)).toBe('2 profiles · bad ✗ unreadable');
 		expect(profilesSummary({...home.model, unreadable: quietOnly.unreadable})).toBe('3 profiles · ✗ work, bad at risk');
 	});
 
-	it('lists every profile\'s findings, each naming its profile, the critical first across profiles', () => {
+	it("lists every profile's findings, each naming its profile, the critical first across profiles", () => {
 		const {home} = homeOf();
 		const [main, work] = home.model.profiles;
 		const merged = mergedFindings(home.model);
 		expect(merged).toHaveLength(main!.model.analysis.findings.length + work!.model.analysis.findings.length);
-		expect(merged[0]).toMatchObject({profile: 'work', severity: 'critical', kind: 'rollback-risk', subject: HOME_KEY, title: `[work] ROLLBACK RISK ${HOME_KEY}`});
+		expect(merged[0]).toMatchObject({
+			profile: 'work',
+			severity: 'critical',
+			kind: 'rollback-risk',
+			subject: HOME_KEY,
+			title: `[work] ROLLBACK RISK ${HOME_KEY}`,
+		});
 		expect(merged.every(f => f.title.startsWith(`[${f.profile}] `))).toBe(true);
 		const ranks = merged.map(f => ['critical', 'warning', 'info'].indexOf(f.severity));
 		expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
@@ -86,9 +106,13 @@ describe('the home across profiles', () => {
 		expect(lines.risky!.length).toBeLessThanOrEqual(80);
 	});
 
-	it('P focuses the next profile: the panes\' store becomes work\'s, the header says so', async () => {
+	it("P focuses the next profile: the panes' store becomes work's, the header says so", async () => {
 		const stores = homeOf();
-		const ui = await renderAt(<App live={stores.live} home={stores.home} color={false} now={() => T0 + 10_000} />, 80, 24);
+		const ui = await renderAt(
+			<App live={stores.live} home={stores.home} color={false} now={() => T0 + 10_000} />,
+			80,
+			24,
+		);
 		try {
 			const first = ui.lastFrame();
 			expect(first.split('\n')[0]).toContain('2 profiles · work ✗ rollback risk · on default');

@@ -37,7 +37,16 @@ let backups: BackupsSource;
 beforeAll(async () => {
 	fs.mkdirSync(home);
 	store = buildHostileStore(home);
-	holder = spawn(process.execPath, ['-e', 'require("fs").openSync(process.argv[1], "r"); setTimeout(() => {}, 60000); console.log("open")', store.dbPath, EVIL], {argv0: `evil${EVIL}`, stdio: ['ignore', 'pipe', 'inherit']});
+	holder = spawn(
+		process.execPath,
+		[
+			'-e',
+			'require("fs").openSync(process.argv[1], "r"); setTimeout(() => {}, 60000); console.log("open")',
+			store.dbPath,
+			EVIL,
+		],
+		{argv0: `evil${EVIL}`, stdio: ['ignore', 'pipe', 'inherit']},
+	);
 	await new Promise<void>((resolve, reject) => {
 		const timer = setTimeout(() => reject(new Error('holder did not start')), 10_000);
 		holder.stdout!.once('data', () => {
@@ -50,12 +59,34 @@ beforeAll(async () => {
 	const report = await probe.read();
 	await probe.close();
 	expect(report.holders.holders.map(h => h.pid)).toContain(holder.pid);
-	files = {model: {lines: describeFiles(report, 'wal'), holders: report.holders, updatedAt: report.readAt}, subscribe: () => () => {}};
-	const entry = {
-		path: path.join(home, `backups/b${EVIL}.zip`), name: `b${EVIL}.zip`, kind: 'hfx-archive' as const, profile: null, createdAt: NOW - 60, ageSeconds: 60, size: 1234,
-		verified: null, drilled: null, lastFailure: {at: NOW - 30, event: 'verify', summary: `damaged ${EVIL}`}, complete: true, changedSinceRecorded: false, seal: null, home: `${home}${EVIL}`, owner: 'other' as const,
+	files = {
+		model: {lines: describeFiles(report, 'wal'), holders: report.holders, updatedAt: report.readAt},
+		subscribe: () => () => {},
 	};
-	backups = {model: {entries: [entry], busy: `verifying b${EVIL}.zip`, last: `verify failed: ${EVIL}`, root: home}, subscribe: () => () => {}, verify() {}, drill() {}, snapshot() {}};
+	const entry = {
+		path: path.join(home, `backups/b${EVIL}.zip`),
+		name: `b${EVIL}.zip`,
+		kind: 'hfx-archive' as const,
+		profile: null,
+		createdAt: NOW - 60,
+		ageSeconds: 60,
+		size: 1234,
+		verified: null,
+		drilled: null,
+		lastFailure: {at: NOW - 30, event: 'verify', summary: `damaged ${EVIL}`},
+		complete: true,
+		changedSinceRecorded: false,
+		seal: null,
+		home: `${home}${EVIL}`,
+		owner: 'other' as const,
+	};
+	backups = {
+		model: {entries: [entry], busy: `verifying b${EVIL}.zip`, last: `verify failed: ${EVIL}`, root: home},
+		subscribe: () => () => {},
+		verify() {},
+		drill() {},
+		snapshot() {},
+	};
 });
 afterAll(() => {
 	holder?.kill('SIGKILL');
@@ -72,9 +103,16 @@ function expectSafeFrame(frame: string, what: string, columns: number, rows: num
 	}
 }
 
-describe.each([[80, 24], [140, 40]] as const)('the TUI at %ix%i', (columns, rows) => {
+describe.each([
+	[80, 24],
+	[140, 40],
+] as const)('the TUI at %ix%i', (columns, rows) => {
 	it('no pane shows a raw escape from the data, and each shows the data escaped', async () => {
-		const ui = await renderAt(<App live={live} files={files} backups={backups} color={false} now={() => NOW} />, columns, rows);
+		const ui = await renderAt(
+			<App live={live} files={files} backups={backups} color={false} now={() => NOW} />,
+			columns,
+			rows,
+		);
 		try {
 			let escaped = 0;
 			for (const [index, pane] of PANES.entries()) {
@@ -96,7 +134,6 @@ describe.each([[80, 24], [140, 40]] as const)('the TUI at %ix%i', (columns, rows
 					// A message's text: its newline folded to a space as before, its escapes shown.
 					expect(frame).toContain('hi \\x1b[2J');
 				}
-
 			}
 
 			// Every pane that lists a store's strings, a holder's command line or a backup's name shows them escaped.
@@ -111,8 +148,19 @@ describe.each([[80, 24], [140, 40]] as const)('the TUI at %ix%i', (columns, rows
 });
 
 describe('the repair flow', () => {
-	it('shows the hostile key, values and the holder\'s command line escaped', async () => {
-		const ui = await renderAt(<App live={live} files={files} backups={backups} repair={repairServiceFor({dbPath: store.dbPath, owner: 'default', maxGapSeconds: 900})} color={false} now={() => NOW} />, 140, 40);
+	it("shows the hostile key, values and the holder's command line escaped", async () => {
+		const ui = await renderAt(
+			<App
+				live={live}
+				files={files}
+				backups={backups}
+				repair={repairServiceFor({dbPath: store.dbPath, owner: 'default', maxGapSeconds: 900})}
+				color={false}
+				now={() => NOW}
+			/>,
+			140,
+			40,
+		);
 		try {
 			await ui.press('5');
 			await ui.press('r');

@@ -10,7 +10,12 @@ import {beforeAll, describe, expect, it} from 'vitest';
 import {prng} from '../helpers/prng.js';
 
 type Output = {
-	write(x: number, y: number, text: string, options: {transformers: Array<(line: string, index: number) => string>}): void;
+	write(
+		x: number,
+		y: number,
+		text: string,
+		options: {transformers: Array<(line: string, index: number) => string>},
+	): void;
 	clip(clip: {x1?: number; x2?: number; y1?: number; y2?: number}): void;
 	unclip(): void;
 	get(): {output: string; height: number};
@@ -23,7 +28,8 @@ let Output: OutputClass;
 
 beforeAll(async () => {
 	const entry = createRequire(import.meta.url).resolve('ink');
-	Output = (await import(pathToFileURL(path.join(path.dirname(entry), 'output.js')).href) as {default: OutputClass}).default;
+	Output = ((await import(pathToFileURL(path.join(path.dirname(entry), 'output.js')).href)) as {default: OutputClass})
+		.default;
 });
 
 const STYLES: Array<[string, string]> = [
@@ -39,7 +45,25 @@ const STYLES: Array<[string, string]> = [
 ];
 // Wide (CJK, emoji), narrow non-ASCII, hfx's box and status symbols, and default-ignorable
 // characters (zero-width space, soft hyphen, variation selector, word joiner) that take no cell.
-const WORDS = ['session', 'telegram:dm:42', '798', '界面', '🙂', 'zombie', ' ', '  ', 'ok', '—', 'é', '│ ● ✓', 'a\u200Bb', '\u00AD', 'x\uFE0F', '\u2060', '👩‍💻'];
+const WORDS = [
+	'session',
+	'telegram:dm:42',
+	'798',
+	'界面',
+	'🙂',
+	'zombie',
+	' ',
+	'  ',
+	'ok',
+	'—',
+	'é',
+	'│ ● ✓',
+	'a\u200Bb',
+	'\u00AD',
+	'x\uFE0F',
+	'\u2060',
+	'👩‍💻',
+];
 
 function text(rand: () => number): string {
 	const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
@@ -77,14 +101,21 @@ function frame(seed: number): Output {
 		const roll = rand();
 		if (roll < 0.15) {
 			const maybe = (n: number) => (rand() < 0.8 ? n : undefined);
-			output.clip({x1: maybe(Math.floor(rand() * width)), x2: maybe(Math.floor(rand() * (width + 5))), y1: maybe(Math.floor(rand() * height)), y2: maybe(Math.floor(rand() * (height + 3)))});
+			output.clip({
+				x1: maybe(Math.floor(rand() * width)),
+				x2: maybe(Math.floor(rand() * (width + 5))),
+				y1: maybe(Math.floor(rand() * height)),
+				y2: maybe(Math.floor(rand() * (height + 3))),
+			});
 			depth++;
 		} else if (roll < 0.25 && depth > 0) {
 			output.unclip();
 			depth--;
 		} else {
 			const transformers = rand() < 0.2 ? [(line: string, index: number) => `${index}>${line.toUpperCase()}`] : [];
-			output.write(Math.floor(rand() * (width + 4)) - 2, Math.floor(rand() * (height + 2)) - 1, text(rand), {transformers});
+			output.write(Math.floor(rand() * (width + 4)) - 2, Math.floor(rand() * (height + 2)) - 1, text(rand), {
+				transformers,
+			});
 		}
 	}
 
@@ -92,7 +123,7 @@ function frame(seed: number): Output {
 }
 
 describe('the patched frame builder for Ink', () => {
-	it('is Ink\'s get(), with Ink\'s own kept as getInk()', () => {
+	it("is Ink's get(), with Ink's own kept as getInk()", () => {
 		const output = new Output({width: 4, height: 2});
 		expect(output.getInk).toBeTypeOf('function');
 		expect(output.get).not.toBe(output.getInk);
@@ -101,7 +132,7 @@ describe('the patched frame builder for Ink', () => {
 		expect(output.getInk()).toEqual(output.get());
 	});
 
-	it('builds byte-identical frames to Ink\'s on 3,000 random styled, clipped, transformed and wide-character frames', () => {
+	it("builds byte-identical frames to Ink's on 3,000 random styled, clipped, transformed and wide-character frames", () => {
 		let styled = 0;
 		let nested = 0;
 		for (let seed = 1; seed <= 3000; seed++) {
@@ -128,7 +159,7 @@ describe('the patched frame builder for Ink', () => {
 		expect(output.get().output).toBe('\u001B[31mab\u001B[39mc');
 	});
 
-	it('gives transformers the line\'s index in the write, also below a clip', () => {
+	it("gives transformers the line's index in the write, also below a clip", () => {
 		const output = new Output({width: 10, height: 3});
 		output.clip({y1: 1, y2: 3});
 		output.write(0, 0, 'a\nb\nc', {transformers: [(line, index) => `${index}${line}`]});

@@ -19,11 +19,13 @@ type Output = {
 };
 type OutputClass = new (options: {width: number; height: number}) => Output;
 
-const outputUrl = pathToFileURL(path.join(path.dirname(createRequire(import.meta.url).resolve('ink')), 'output.js')).href;
+const outputUrl = pathToFileURL(
+	path.join(path.dirname(createRequire(import.meta.url).resolve('ink')), 'output.js'),
+).href;
 let Output: OutputClass;
 
 beforeAll(async () => {
-	Output = (await import(outputUrl) as {default: OutputClass}).default;
+	Output = ((await import(outputUrl)) as {default: OutputClass}).default;
 });
 
 function collectGarbage(): void {
@@ -38,13 +40,16 @@ const output = new Output({width: 3, height: 1});
 output.write(0, 0, 'abc', {transformers: []});
 output.getInk = () => ({output: 'ink', height: 1});
 console.log(output.get().output);`;
-	const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {encoding: 'utf8', env: {...process.env, HFX_INK_OUTPUT: undefined, ...env}});
+	const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+		encoding: 'utf8',
+		env: {...process.env, HFX_INK_OUTPUT: undefined, ...env},
+	});
 	expect(run.stderr).toBe('');
 	return run.stdout.trim();
 }
 
 describe('the Ink patch', () => {
-	it('builds frames with its own builder, and with Ink\'s own (getInk) under HFX_INK_OUTPUT=ink', () => {
+	it("builds frames with its own builder, and with Ink's own (getInk) under HFX_INK_OUTPUT=ink", () => {
 		expect(builderUnder({})).toBe('abc');
 		expect(builderUnder({HFX_INK_OUTPUT: 'ink'})).toBe('ink');
 	});

@@ -13,13 +13,18 @@ import {ROOT} from '../helpers/writer.js';
 function installedInk(): {version: string; build: string} {
 	// Ink's exports map lists no package.json: its entry (build/index.js) is one folder below it.
 	const build = path.dirname(createRequire(import.meta.url).resolve('ink'));
-	return {version: (JSON.parse(fs.readFileSync(path.join(build, '..', 'package.json'), 'utf8')) as {version: string}).version, build};
+	return {
+		version: (JSON.parse(fs.readFileSync(path.join(build, '..', 'package.json'), 'utf8')) as {version: string}).version,
+		build,
+	};
 }
 
-describe('the Ink patch\'s version', () => {
-	it('is the installed Ink\'s, pinned exactly in package.json', () => {
+describe("the Ink patch's version", () => {
+	it("is the installed Ink's, pinned exactly in package.json", () => {
 		const {version} = installedInk();
-		const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {devDependencies: Record<string, string>};
+		const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+			devDependencies: Record<string, string>;
+		};
 		expect(pkg.devDependencies.ink).toBe(version);
 		const patches = fs.readdirSync(path.join(ROOT, 'source/ui/ink')).filter(f => f.endsWith('.patch'));
 		expect(patches).toEqual([`ink+${version}.patch`]);
@@ -32,8 +37,11 @@ describe('the Ink patch\'s version', () => {
 		expect(files).toContain('build/output.js');
 		for (const file of files) {
 			const added = patch.split(/^diff --git /m).find(part => part.includes(`+++ b/node_modules/ink/${file}`))!;
-			const comments = added.split('\n').filter(line => line.startsWith('+') && line.includes('hermes-forensics patch:')).length;
-			const installed = fs.readFileSync(path.join(build, '..', file), 'utf8').split('hermes-forensics patch:').length - 1;
+			const comments = added
+				.split('\n')
+				.filter(line => line.startsWith('+') && line.includes('hermes-forensics patch:')).length;
+			const installed =
+				fs.readFileSync(path.join(build, '..', file), 'utf8').split('hermes-forensics patch:').length - 1;
 			expect({file, comments: installed}).toEqual({file, comments});
 			expect(comments).toBeGreaterThan(0);
 		}

@@ -23,7 +23,9 @@ beforeAll(() => {
 });
 afterAll(() => close());
 
-const app = (props: Partial<React.ComponentProps<typeof App>> = {}) => <App live={live} color={false} now={() => NOW} {...props} />;
+const app = (props: Partial<React.ComponentProps<typeof App>> = {}) => (
+	<App live={live} color={false} now={() => NOW} {...props} />
+);
 const DOWN = '\u001B[B';
 const ESC = '\u001B';
 
@@ -44,11 +46,16 @@ describe('the keymap table', () => {
 		for (const b of BINDINGS) {
 			const row = b.help === false ? undefined : (b.help ?? b);
 			if (row) {
-				expect(helpRows('').some(r => r.label === row.label && r.description === row.description), b.id).toBe(true);
+				expect(
+					helpRows('').some(r => r.label === row.label && r.description === row.description),
+					b.id,
+				).toBe(true);
 			}
 		}
 
-		expect(helpRows('').find(r => r.label === '1-8')?.description).toBe('jump to a pane: 1 Sessions, 2 Detail, 3 Lineage, 4 Routing, 5 Findings, 6 Files, 7 Activity, 8 Backups');
+		expect(helpRows('').find(r => r.label === '1-8')?.description).toBe(
+			'jump to a pane: 1 Sessions, 2 Detail, 3 Lineage, 4 Routing, 5 Findings, 6 Files, 7 Activity, 8 Backups',
+		);
 		expect(helpRows('pause').map(r => r.label)).toEqual(['p']);
 	});
 
@@ -75,9 +82,14 @@ describe('the keymap table', () => {
 		}
 
 		expect(new Set(BINDINGS.map(b => b.id)).size).toBe(BINDINGS.length);
-		const scopes = [...PANES.map(pane => ({pane, overlay: undefined})), ...(['help', 'filter', 'repair', 'confirm'] as const).map(overlay => ({pane: 'findings' as const, overlay}))];
+		const scopes = [
+			...PANES.map(pane => ({pane, overlay: undefined})),
+			...(['help', 'filter', 'repair', 'confirm'] as const).map(overlay => ({pane: 'findings' as const, overlay})),
+		];
 		for (const {pane, overlay} of scopes) {
-			const specs = BINDINGS.filter(b => overlay ? b.overlay === overlay : !b.overlay && (!b.panes || b.panes.includes(pane))).flatMap(b => b.keys.map(k => JSON.stringify(k)));
+			const specs = BINDINGS.filter(b =>
+				overlay ? b.overlay === overlay : !b.overlay && (!b.panes || b.panes.includes(pane)),
+			).flatMap(b => b.keys.map(k => JSON.stringify(k)));
 			expect(new Set(specs).size, `${pane} ${overlay ?? ''}`).toBe(specs.length);
 		}
 	});
@@ -102,16 +114,42 @@ describe('the keymap table', () => {
 	});
 
 	it('pins help and quit to the footer by a flag, and marks a disabled binding only with a live context', () => {
-		expect(footerHints({pane: 'sessions'}).filter(h => h.pinned).map(h => h.text)).toEqual(['? help', 'q quit']);
-		const context = (ready: boolean, applied = false) => ({stage: applied ? 'done' as const : 'preview' as const, ready, applied, half: 5, donors: 0, nextDonor() {}, notice() {}, close() {}, confirm() {}, scroll() {}});
-		const repair = (ready: boolean, applied = false) => footerHints({pane: 'findings', overlay: 'repair'}, context(ready, applied)).map(h => h.text);
+		expect(
+			footerHints({pane: 'sessions'})
+				.filter(h => h.pinned)
+				.map(h => h.text),
+		).toEqual(['? help', 'q quit']);
+		const context = (ready: boolean, applied = false) => ({
+			stage: applied ? ('done' as const) : ('preview' as const),
+			ready,
+			applied,
+			half: 5,
+			donors: 0,
+			nextDonor() {},
+			notice() {},
+			close() {},
+			confirm() {},
+			scroll() {},
+		});
+		const repair = (ready: boolean, applied = false) =>
+			footerHints({pane: 'findings', overlay: 'repair'}, context(ready, applied)).map(h => h.text);
 		expect(repair(false)).toEqual(['a apply (disabled)', 'Esc back', 'j/k scroll']);
 		expect(repair(true)).toEqual(['a apply', 'Esc back', 'j/k scroll']);
 		// Stepping through candidate donors is offered only where the operator chooses among several.
-		expect(footerHints({pane: 'findings', overlay: 'repair'}, {...context(true), donors: 2, nextDonor() {}}).map(h => h.text)).toEqual(['a apply', 'Esc back', 'd next donor', 'j/k scroll']);
+		expect(
+			footerHints({pane: 'findings', overlay: 'repair'}, {...context(true), donors: 2, nextDonor() {}}).map(
+				h => h.text,
+			),
+		).toEqual(['a apply', 'Esc back', 'd next donor', 'j/k scroll']);
 		// Once applied, the footer offers what is true now: no apply, u undoes it, and Esc closes the result.
 		expect(repair(true, true)).toEqual(['u undo', 'Esc close', 'j/k scroll']);
-		expect(footerHints({pane: 'findings', overlay: 'repair'}).map(h => h.text)).toEqual(['a apply', 'u undo', 'Esc back', 'd next donor', 'j/k scroll']);
+		expect(footerHints({pane: 'findings', overlay: 'repair'}).map(h => h.text)).toEqual([
+			'a apply',
+			'u undo',
+			'Esc back',
+			'd next donor',
+			'j/k scroll',
+		]);
 	});
 });
 
@@ -193,12 +231,20 @@ describe('the app', () => {
 
 	it('copies the selected id with OSC 52 and reports it to the caller on quit', async () => {
 		let yanked: string[] = [];
-		const ui = await renderAt(app({onExit: ids => {
-			yanked = ids;
-		}}), 100, 30);
+		const ui = await renderAt(
+			app({
+				onExit: ids => {
+					yanked = ids;
+				},
+			}),
+			100,
+			30,
+		);
 		await ui.press('y');
 		expect(ui.lastFrame()).toContain('copied 20260814_002820_f7461a7c');
-		expect(ui.controls().join('')).toContain(`\u001B]52;c;${Buffer.from('20260814_002820_f7461a7c').toString('base64')}`);
+		expect(ui.controls().join('')).toContain(
+			`\u001B]52;c;${Buffer.from('20260814_002820_f7461a7c').toString('base64')}`,
+		);
 		await ui.press('q');
 		expect(yanked).toEqual(['20260814_002820_f7461a7c']);
 		ui.unmount();
@@ -249,7 +295,12 @@ describe('the app', () => {
 		try {
 			await ui.press('p');
 			expect(ui.lastFrame()).toContain('PAUSED (0 changes waiting)');
-			publish({...live.model, commits: live.model.commits + 3, revision: live.model.revision + 1, facts: {...live.model.facts, dataVersion: 99}});
+			publish({
+				...live.model,
+				commits: live.model.commits + 3,
+				revision: live.model.revision + 1,
+				facts: {...live.model.facts, dataVersion: 99},
+			});
 			await ui.waitFor(f => f.includes('PAUSED (3 changes waiting)'));
 			await ui.press('p');
 			expect(ui.lastFrame()).toContain('● LIVE');
@@ -280,7 +331,7 @@ describe('habits of the field', () => {
 		}
 	});
 
-	it('steps through the filter\'s matches with n and N, around the end; without a filter n says how to get one', async () => {
+	it("steps through the filter's matches with n and N, around the end; without a filter n says how to get one", async () => {
 		const ui = await renderAt(app(), 100, 30);
 		try {
 			await ui.press('n');
@@ -291,9 +342,17 @@ describe('habits of the field', () => {
 			}
 
 			await ui.press('\r');
-			const rows = ui.lastFrame().split('\n').filter(l => /^(› | {2})\S\s+\d{8}_/.test(l));
+			const rows = ui
+				.lastFrame()
+				.split('\n')
+				.filter(l => /^(› | {2})\S\s+\d{8}_/.test(l));
 			expect(rows).toHaveLength(3);
-			const at = () => ui.lastFrame().split('\n').filter(l => /^(› | {2})\S\s+\d{8}_/.test(l)).findIndex(l => l.startsWith('› '));
+			const at = () =>
+				ui
+					.lastFrame()
+					.split('\n')
+					.filter(l => /^(› | {2})\S\s+\d{8}_/.test(l))
+					.findIndex(l => l.startsWith('› '));
 			expect(at()).toBe(0);
 			await ui.press('n');
 			expect(at()).toBe(1);

@@ -23,7 +23,16 @@ afterAll(() => fs.rmSync(dir, {recursive: true, force: true}));
 /** The TUI on a store (unwatched), with the repair service of the default profile. */
 async function openApp(dbPath: string, columns: number, rows: number) {
 	const live = LiveStore.open({path: dbPath, owner: 'default', label: 'test'}, {watch: false});
-	const ui = await renderAt(<App live={live} repair={repairServiceFor({dbPath, owner: 'default', maxGapSeconds: 900})} color={false} now={() => Date.now() / 1000} />, columns, rows);
+	const ui = await renderAt(
+		<App
+			live={live}
+			repair={repairServiceFor({dbPath, owner: 'default', maxGapSeconds: 900})}
+			color={false}
+			now={() => Date.now() / 1000}
+		/>,
+		columns,
+		rows,
+	);
 	return {live, ui};
 }
 
@@ -61,7 +70,9 @@ describe('repair from the Findings pane', () => {
 			await gateway.kill();
 			await ui.waitFor(f => f.includes('✓ no other process holds state.db'), 5000);
 			await ui.press('a');
-			await ui.waitFor(f => f.includes(`to adopt, type the random suffix (${ids.orphan!.split('_').at(-1)}) of ${ids.orphan}:`));
+			await ui.waitFor(f =>
+				f.includes(`to adopt, type the random suffix (${ids.orphan!.split('_').at(-1)}) of ${ids.orphan}:`),
+			);
 			// The first 8 characters are the orphan's start date, shared with its donor: no longer enough.
 			for (const ch of ids.orphan!.slice(0, 8)) {
 				await ui.press(ch);
@@ -77,10 +88,14 @@ describe('repair from the Findings pane', () => {
 
 			await ui.press('\r');
 			frame = await ui.waitFor(f => f.includes('now owns'), 15_000);
-			expect(frame).toContain(`✓ ${ids.orphan} now owns agent:main:telegram:dm:777001; after a restart the gateway resumes ${ids.orphan}`);
+			expect(frame).toContain(
+				`✓ ${ids.orphan} now owns agent:main:telegram:dm:777001; after a restart the gateway resumes ${ids.orphan}`,
+			);
 			expect(frame).toMatch(/undo with: hfx repair --undo \d+/);
 			const check = new Database(dbPath, {readonly: true});
-			expect(check.prepare('SELECT session_key FROM sessions WHERE id = ?').pluck().get(ids.orphan)).toBe('agent:main:telegram:dm:777001');
+			expect(check.prepare('SELECT session_key FROM sessions WHERE id = ?').pluck().get(ids.orphan)).toBe(
+				'agent:main:telegram:dm:777001',
+			);
 			check.close();
 			await ui.press('\u001B');
 			frame = await ui.waitFor(f => f.includes('[5 Findings'));
@@ -94,7 +109,15 @@ describe('repair from the Findings pane', () => {
 });
 
 /** The long origin_json the donor carries: the orphan's after value, wider than any cell at 80 columns. */
-const ORIGIN = JSON.stringify({platform: 'telegram', chat_id: '777001', chat_type: 'dm', user_id: 'u-teknium', thread_id: null, via: 'gateway', note: 'a value far wider than the after column of an 80-column terminal'});
+const ORIGIN = JSON.stringify({
+	platform: 'telegram',
+	chat_id: '777001',
+	chat_type: 'dm',
+	user_id: 'u-teknium',
+	thread_id: null,
+	via: 'gateway',
+	note: 'a value far wider than the after column of an 80-column terminal',
+});
 
 /** Every line of the flow's body, read by scrolling it with j from the top (the indicator places each window). */
 async function readWhole(ui: Awaited<ReturnType<typeof renderAt>>): Promise<{body: string[]; frames: string[]}> {
@@ -210,22 +233,34 @@ describe('the repair preview at 80x24', () => {
 	});
 });
 
-describe('the operator\'s adoption of an orphan repair-routing refuses', () => {
+describe("the operator's adoption of an orphan repair-routing refuses", () => {
 	it('shows its candidate donors in Findings; d previews the adoption from one (d again: the next), the confirmation asks for both suffixes', async () => {
-		const {dbPath, ids} = buildScenario(SCENARIOS.find(s => s.id === 'R1-tip')!, 'v30', {dir: fs.mkdtempSync(path.join(dir, 'donor-'))});
+		const {dbPath, ids} = buildScenario(SCENARIOS.find(s => s.id === 'R1-tip')!, 'v30', {
+			dir: fs.mkdtempSync(path.join(dir, 'donor-')),
+		});
 		const {live, ui} = await openApp(dbPath, 140, 40);
 		const suffix = (id: string) => id.split('_').at(-1)!;
 		try {
 			await ui.press('5');
 			await ui.press('j');
-			let frame = await ui.waitFor(f => f.includes(`candidate donor ${ids.tip} (agent:main:telegram:dm:777001): fell quiet 60 seconds before it started`));
-			expect(frame).toContain(`candidate donor ${ids.parent} (agent:main:telegram:dm:777001): fell quiet 4 minutes before it started`);
+			let frame = await ui.waitFor(f =>
+				f.includes(
+					`candidate donor ${ids.tip} (agent:main:telegram:dm:777001): fell quiet 60 seconds before it started`,
+				),
+			);
+			expect(frame).toContain(
+				`candidate donor ${ids.parent} (agent:main:telegram:dm:777001): fell quiet 4 minutes before it started`,
+			);
 			expect(frame).toContain('d adopt from a candidate donor (your choice)');
 			await ui.press('r');
-			expect(ui.lastFrame()).toContain(`repair-routing refuses ${ids.orphan} (d adopts it from a candidate donor, your choice)`);
+			expect(ui.lastFrame()).toContain(
+				`repair-routing refuses ${ids.orphan} (d adopts it from a candidate donor, your choice)`,
+			);
 			await ui.press('d');
 			frame = await ui.waitFor(f => f.includes(`evidence: your choice of donor ${ids.tip}`));
-			expect(frame.replace(/\n\s+/g, ' ')).toContain(`! operator choice: repair-routing refuses ${ids.orphan} (ambiguous_predecessor: ambiguous: more than one keyed predecessor matches this window); this adoption from ${ids.tip} is your decision`);
+			expect(frame.replace(/\n\s+/g, ' ')).toContain(
+				`! operator choice: repair-routing refuses ${ids.orphan} (ambiguous_predecessor: ambiguous: more than one keyed predecessor matches this window); this adoption from ${ids.tip} is your decision`,
+			);
 			expect(frame).toMatch(new RegExp(`parent_session_id\\s+NULL\\s+${ids.tip}`));
 			expect(frame).toContain('d next donor');
 			// A burst of two: one step (the second d was typed for a screen not drawn yet), and planned.
@@ -234,10 +269,20 @@ describe('the operator\'s adoption of an orphan repair-routing refuses', () => {
 			expect(frame).toMatch(new RegExp(`parent_session_id\\s+NULL\\s+${ids.parent}`));
 			// d and a in one burst: the step back, and no confirmation of a plan not yet seen.
 			await ui.press('da');
-			await ui.waitFor(f => f.includes(`evidence: your choice of donor ${ids.tip}`) && f.includes('a apply') && !f.includes('a apply (disabled)'), 5000);
+			await ui.waitFor(
+				f =>
+					f.includes(`evidence: your choice of donor ${ids.tip}`) &&
+					f.includes('a apply') &&
+					!f.includes('a apply (disabled)'),
+				5000,
+			);
 			expect(ui.lastFrame()).not.toContain('your choice: type');
 			await ui.press('a');
-			await ui.waitFor(f => f.includes(`your choice: type the orphan's and the donor's suffixes (${suffix(ids.orphan!)} ${suffix(ids.tip!)}):`));
+			await ui.waitFor(f =>
+				f.includes(
+					`your choice: type the orphan's and the donor's suffixes (${suffix(ids.orphan!)} ${suffix(ids.tip!)}):`,
+				),
+			);
 			// The orphan's suffix alone, enough for repair-routing's own adoption, is not enough here.
 			for (const ch of suffix(ids.orphan!)) {
 				await ui.press(ch);
@@ -253,10 +298,16 @@ describe('the operator\'s adoption of an orphan repair-routing refuses', () => {
 
 			await ui.press('\r');
 			frame = await ui.waitFor(f => f.includes('now owns'), 15_000);
-			expect(frame).toContain(`✓ ${ids.orphan} now owns agent:main:telegram:dm:777001; after a restart the gateway resumes ${ids.orphan}`);
+			expect(frame).toContain(
+				`✓ ${ids.orphan} now owns agent:main:telegram:dm:777001; after a restart the gateway resumes ${ids.orphan}`,
+			);
 			const check = new Database(dbPath, {readonly: true});
-			expect(check.prepare('SELECT session_key, parent_session_id FROM sessions WHERE id = ?').get(ids.orphan)).toEqual({session_key: 'agent:main:telegram:dm:777001', parent_session_id: ids.tip});
-			expect(check.prepare('SELECT end_reason FROM sessions WHERE id = ?').pluck().get(ids.tip)).toBe('superseded_by_repair');
+			expect(check.prepare('SELECT session_key, parent_session_id FROM sessions WHERE id = ?').get(ids.orphan)).toEqual(
+				{session_key: 'agent:main:telegram:dm:777001', parent_session_id: ids.tip},
+			);
+			expect(check.prepare('SELECT end_reason FROM sessions WHERE id = ?').pluck().get(ids.tip)).toBe(
+				'superseded_by_repair',
+			);
 			check.close();
 		} finally {
 			ui.unmount();

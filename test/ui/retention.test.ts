@@ -66,7 +66,10 @@ function reloadingSource(): {source: LiveSource; publish: () => LiveModel} {
 }
 
 /** How many of the models one app showed are still alive after three more were published. */
-async function modelsLeftBehind(reloads: number, between?: (ui: Rendered) => Promise<void>): Promise<{alive: number; total: number}> {
+async function modelsLeftBehind(
+	reloads: number,
+	between?: (ui: Rendered) => Promise<void>,
+): Promise<{alive: number; total: number}> {
 	const {source, publish} = reloadingSource();
 	const refs = [new WeakRef(source.model)];
 	const ui = await renderAt(React.createElement(App, {live: source, color: false, now: () => NOW}), 100, 30);
@@ -99,13 +102,15 @@ describe('the app and old models', () => {
 	});
 
 	it('keeps none after keys were handled, a pane switched and a pause toggled', async () => {
-		expect(await modelsLeftBehind(3, async ui => {
-			await ui.press('j');
-			await ui.press('5');
-			expect(ui.lastFrame()).toContain('[5 Findings');
-			await ui.press('p');
-			await ui.press('p');
-			await ui.press('1');
-		})).toEqual({alive: 0, total: 4});
+		expect(
+			await modelsLeftBehind(3, async ui => {
+				await ui.press('j');
+				await ui.press('5');
+				expect(ui.lastFrame()).toContain('[5 Findings');
+				await ui.press('p');
+				await ui.press('p');
+				await ui.press('1');
+			}),
+		).toEqual({alive: 0, total: 4});
 	});
 });

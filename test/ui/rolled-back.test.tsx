@@ -19,7 +19,13 @@ import {App} from '../../source/ui/app.js';
 import {bannerRows, rolledBackLine} from '../../source/ui/components/banner.js';
 import {activityLine} from '../../source/ui/panes/activity.js';
 import {renderAt} from '../helpers/render.js';
-import {INCIDENT_CHAT, INCIDENT_ORPHAN, INCIDENT_STORE, INCIDENT_ZOMBIE, postRestartIncident} from '../helpers/post-restart.js';
+import {
+	INCIDENT_CHAT,
+	INCIDENT_ORPHAN,
+	INCIDENT_STORE,
+	INCIDENT_ZOMBIE,
+	postRestartIncident,
+} from '../helpers/post-restart.js';
 
 const NOW = 1_786_670_000;
 let dir: string;
@@ -37,10 +43,18 @@ afterAll(() => {
 describe('the banner after a restart', () => {
 	it('says ROLLED BACK first, whole ids, in every width the TUI draws (60 columns and up), and never "do not restart"', () => {
 		const {rollbacks} = live.model.analysis;
-		expect(rollbacks.map(r => [r.sessionKey, r.resumedId, r.skipped.id])).toEqual([[INCIDENT_CHAT, INCIDENT_ZOMBIE, INCIDENT_ORPHAN]]);
-		expect(rolledBackLine(rollbacks, 160)).toBe(' ✗ ROLLED BACK agent:main:telegram:dm:777001: a restart resumed 46fab954, a context 4.7 days old; 798 messages stranded in 427c496c · 5 Findings ');
-		expect(rolledBackLine(rollbacks, 140)).toBe(' ✗ ROLLED BACK agent:main:telegram:dm:777001: a restart resumed 46fab954, a context 4.7 days old; 798 messages stranded in 427c496c');
-		expect(rolledBackLine(rollbacks, 80)).toBe(' ✗ ROLLED BACK …telegram:dm:777001 4.7 days; 798 messages stranded in 427c496c');
+		expect(rollbacks.map(r => [r.sessionKey, r.resumedId, r.skipped.id])).toEqual([
+			[INCIDENT_CHAT, INCIDENT_ZOMBIE, INCIDENT_ORPHAN],
+		]);
+		expect(rolledBackLine(rollbacks, 160)).toBe(
+			' ✗ ROLLED BACK agent:main:telegram:dm:777001: a restart resumed 46fab954, a context 4.7 days old; 798 messages stranded in 427c496c · 5 Findings ',
+		);
+		expect(rolledBackLine(rollbacks, 140)).toBe(
+			' ✗ ROLLED BACK agent:main:telegram:dm:777001: a restart resumed 46fab954, a context 4.7 days old; 798 messages stranded in 427c496c',
+		);
+		expect(rolledBackLine(rollbacks, 80)).toBe(
+			' ✗ ROLLED BACK …telegram:dm:777001 4.7 days; 798 messages stranded in 427c496c',
+		);
 		for (let width = 60; width <= 160; width++) {
 			const line = rolledBackLine(rollbacks, width);
 			expect(line.length, line).toBeLessThanOrEqual(width);
@@ -80,16 +94,23 @@ describe('statuses, routing and activity after a restart', () => {
 			const frame = ui.lastFrame();
 			expect(frame).toMatch(/^› ✗ ROLLED agent:main:telegram:dm:777001 +→ 20260807_050620_46fab954$/m);
 			// The chat's detail wraps at 80 columns: read whole.
-			expect(frame).toMatch(/^ ✗ ROLLED BACK 4\.7 days: a restart resumed 20260807_050620_46fab954 at\n {3}2026-08-11 21:13 UTC; the 798 messages it skipped are stranded in\n {3}20260807_052242_427c496c \(5 Findings\)$/m);
+			expect(frame).toMatch(
+				/^ ✗ ROLLED BACK 4\.7 days: a restart resumed 20260807_050620_46fab954 at\n {3}2026-08-11 21:13 UTC; the 798 messages it skipped are stranded in\n {3}20260807_052242_427c496c \(5 Findings\)$/m,
+			);
 		} finally {
 			ui.unmount();
 		}
 	});
 
-
 	it.each([
-		[INCIDENT_ZOMBIE, /^20260807_050620_46fab954 {2}RESUMED-STALE · telegram$[\s\S]*^RESUMED STALE: a restart resumed this row of agent:main:telegram:dm:777001 at 2026-08-11 21:13 UTC, 4\.7 days after/m],
-		[INCIDENT_ORPHAN, /^20260807_052242_427c496c {2}STRANDED · telegram$[\s\S]*^STRANDED: the conversation of agent:main:telegram:dm:777001 a restart skipped at 2026-08-11 21:13 UTC \(strong\); preview its adoption with: hfx repair --only 427c496c --donor 46fab954$/m],
+		[
+			INCIDENT_ZOMBIE,
+			/^20260807_050620_46fab954 {2}RESUMED-STALE · telegram$[\s\S]*^RESUMED STALE: a restart resumed this row of agent:main:telegram:dm:777001 at 2026-08-11 21:13 UTC, 4\.7 days after/m,
+		],
+		[
+			INCIDENT_ORPHAN,
+			/^20260807_052242_427c496c {2}STRANDED · telegram$[\s\S]*^STRANDED: the conversation of agent:main:telegram:dm:777001 a restart skipped at 2026-08-11 21:13 UTC \(strong\); preview its adoption with: hfx repair --only 427c496c --donor 46fab954$/m,
+		],
 	])('the Detail card of %s says what the restart made of it', async (id, said) => {
 		const ui = await renderAt(<App live={live} color={false} now={() => NOW} />, 200, 40);
 		try {
@@ -100,7 +121,13 @@ describe('statuses, routing and activity after a restart', () => {
 
 			await ui.press('\r');
 			await ui.press('\r');
-			expect(ui.lastFrame().split('\n').map(l => l.trim()).join('\n')).toMatch(said);
+			expect(
+				ui
+					.lastFrame()
+					.split('\n')
+					.map(l => l.trim())
+					.join('\n'),
+			).toMatch(said);
 		} finally {
 			ui.unmount();
 		}
@@ -113,10 +140,16 @@ describe('statuses, routing and activity after a restart', () => {
 	});
 
 	it('the Activity pane: the restart is ROLLED BACK, and the risk it ended is not "cleared"', () => {
-		const before = analyze(loadStore({path: INCIDENT_STORE, owner: 'default', label: 'before'}, {columns: 'lean'}).snapshot);
+		const before = analyze(
+			loadStore({path: INCIDENT_STORE, owner: 'default', label: 'before'}, {columns: 'lean'}).snapshot,
+		);
 		const events = diffActivity(before, live.model.analysis, new Map(), NOW);
 		const rolled = events.filter(e => e.kind === 'rolled-back');
-		expect(rolled.map(activityLine)).toEqual([expect.stringMatching(/✗ ROLLED BACK +agent:main:telegram:dm:777001: a restart resumed 20260807_050620_46fab954, a context 4\.7 days old; the 798 messages it skipped are stranded in 20260807_052242_427c496c$/)]);
+		expect(rolled.map(activityLine)).toEqual([
+			expect.stringMatching(
+				/✗ ROLLED BACK +agent:main:telegram:dm:777001: a restart resumed 20260807_050620_46fab954, a context 4\.7 days old; the 798 messages it skipped are stranded in 20260807_052242_427c496c$/,
+			),
+		]);
 		expect(events.filter(e => e.kind === 'resolved' && e.subject === INCIDENT_CHAT)).toEqual([]);
 	});
 });

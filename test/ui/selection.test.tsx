@@ -29,7 +29,14 @@ beforeAll(async () => {
 	writer = new WriterProcess(db);
 	await writer.started();
 	for (const [i, source] of SOURCES.entries()) {
-		ids[source] = await writer.create({source, userId: `u-${i}`, sessionKey: `agent:main:${source}:dm:${i}`, chatId: String(i), chatType: 'dm', startedAt: T0 + i});
+		ids[source] = await writer.create({
+			source,
+			userId: `u-${i}`,
+			sessionKey: `agent:main:${source}:dm:${i}`,
+			chatId: String(i),
+			chatType: 'dm',
+			startedAt: T0 + i,
+		});
 		await writer.send({op: 'conversation', id: ids[source]!, count: 2, from: T0 + 10 + i, to: T0 + 20 + i});
 	}
 
@@ -59,9 +66,18 @@ async function write(ui: Rendered, id: string, at: number): Promise<void> {
 describe('the selection in a live list', () => {
 	it('stays on one session through 20 re-sorts by activity, and Enter and y act on it', async () => {
 		let yanked: string[] = [];
-		const ui = await renderAt(<App live={live} color={false} now={() => NOW} onExit={y => {
-			yanked = y;
-		}} />, 120, 30);
+		const ui = await renderAt(
+			<App
+				live={live}
+				color={false}
+				now={() => NOW}
+				onExit={y => {
+					yanked = y;
+				}}
+			/>,
+			120,
+			30,
+		);
 		try {
 			// Newest first: whatsapp, slack, discord, telegram. Select discord.
 			await ui.press('jj');

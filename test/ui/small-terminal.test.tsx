@@ -41,7 +41,10 @@ async function app(columns: number, rows: number): Promise<Rendered> {
 	return renderAt(<App live={live} color={false} now={() => NOW} />, columns, rows);
 }
 
-describe.each([[80, 24], [140, 40]] as const)('every pane at %ix%i', (columns, rows) => {
+describe.each([
+	[80, 24],
+	[140, 40],
+] as const)('every pane at %ix%i', (columns, rows) => {
 	it.each(PANES.map((p, i) => [p, i] as const))('the %s pane shows every session id whole', async (pane, index) => {
 		const ui = await app(columns, rows);
 		try {
@@ -72,7 +75,10 @@ describe('at 80x24', () => {
 	it('the banner counts the chats at risk, names the worst (most messages skipped) and shortens its key, keeping platform and chat id', async () => {
 		const ui = await app(80, 24);
 		try {
-			const banner = ui.lastFrame().split('\n').find(l => l.includes('ROLLBACK RISK'))!;
+			const banner = ui
+				.lastFrame()
+				.split('\n')
+				.find(l => l.includes('ROLLBACK RISK'))!;
 			expect(banner.length).toBeLessThanOrEqual(80);
 			expect(banner).toBe(' ✗ ROLLBACK RISK 2 chats, worst …telegram:dm:777001: skips 798 msgs in 427c496c');
 			expect(banner).not.toContain('agent:main:telegram:dm:777001');
@@ -110,7 +116,12 @@ describe('at 80x24', () => {
 			// The orphan's finding: its evidence reads whole, wrapped; its list row is cut.
 			const cut = ui.lastFrame();
 			expect(cut).toContain('88s before it)');
-			expect(cut.split('\n').filter(l => l.startsWith(' evidence') || l.startsWith(' next:')).every(l => !l.endsWith('…'))).toBe(true);
+			expect(
+				cut
+					.split('\n')
+					.filter(l => l.startsWith(' evidence') || l.startsWith(' next:'))
+					.every(l => !l.endsWith('…')),
+			).toBe(true);
 			expect(cut).toContain('adoptable into telegram:…7001');
 			await ui.press('w');
 			const wrapped = ui.lastFrame();

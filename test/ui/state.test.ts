@@ -18,7 +18,12 @@ describe('uiReducer', () => {
 	});
 
 	it('switches panes, remembers the way back, and Esc walks it back one pane at a time', () => {
-		let s = run(initialUiState(), {type: 'pane', pane: 'routing'}, {type: 'pane', pane: 'routing'}, {type: 'pane', pane: 'files'});
+		let s = run(
+			initialUiState(),
+			{type: 'pane', pane: 'routing'},
+			{type: 'pane', pane: 'routing'},
+			{type: 'pane', pane: 'files'},
+		);
 		expect(s.pane).toBe('files');
 		expect(s.history).toEqual(['sessions', 'routing']);
 		s = run(s, {type: 'back'});
@@ -54,7 +59,12 @@ describe('uiReducer', () => {
 	});
 
 	it('lets the Sessions cursor pick the focus again: a move clears the selection and re-follows', () => {
-		let s = run(initialUiState(), {type: 'open-session', id: 'a'}, {type: 'move', delta: 3, rows: 10, from: 2}, {type: 'pane', pane: 'sessions'});
+		let s = run(
+			initialUiState(),
+			{type: 'open-session', id: 'a'},
+			{type: 'move', delta: 3, rows: 10, from: 2},
+			{type: 'pane', pane: 'sessions'},
+		);
 		expect(s.selectedSession).toBe('a');
 		expect(s.cursor.detail).toBe(5);
 		s = run(s, {type: 'move', delta: 1, rows: 10});
@@ -74,7 +84,12 @@ describe('uiReducer', () => {
 	});
 
 	it('backs out one level at a time: help, then the filter line, then the filter text, then the pane', () => {
-		let s = run(initialUiState(), {type: 'pane', pane: 'routing'}, {type: 'overlay', overlay: 'filter'}, {type: 'filter-text', text: 'tele'});
+		let s = run(
+			initialUiState(),
+			{type: 'pane', pane: 'routing'},
+			{type: 'overlay', overlay: 'filter'},
+			{type: 'filter-text', text: 'tele'},
+		);
 		expect(s.filterText).toBe('tele');
 		s = run(s, {type: 'back'});
 		expect(s.overlay).toBe('none');
@@ -126,7 +141,7 @@ describe('uiReducer', () => {
 		expect(run(open, {type: 'repair', orphanId: null}).repairOrphan).toBeNull();
 	});
 
-	it('keeps a keyed list\'s selection on its row through 20 re-sorts, and moves from where that row is now', () => {
+	it("keeps a keyed list's selection on its row through 20 re-sorts, and moves from where that row is now", () => {
 		const ids = ['a', 'b', 'c', 'd', 'e'];
 		let s = run(initialUiState('sessions'), {type: 'move', delta: 2, rows: 5, ids});
 		expect(s.anchor.sessions).toBe('c');
@@ -186,7 +201,13 @@ describe('uiReducer', () => {
 	it('never changes the state it was given', () => {
 		const s = initialUiState();
 		const before = JSON.stringify(s);
-		run(s, {type: 'pane', pane: 'files'}, {type: 'move', delta: 1, rows: 3}, {type: 'yank', id: 'z'}, {type: 'toggle-hidden'});
+		run(
+			s,
+			{type: 'pane', pane: 'files'},
+			{type: 'move', delta: 1, rows: 3},
+			{type: 'yank', id: 'z'},
+			{type: 'toggle-hidden'},
+		);
 		expect(JSON.stringify(s)).toBe(before);
 	});
 

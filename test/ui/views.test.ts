@@ -13,7 +13,7 @@ import {T0, session} from '../helpers/records.js';
 function rng(seed: number): () => number {
 	let a = seed >>> 0;
 	return () => {
-		a = (a + 0x6D_2B_79_F5) >>> 0;
+		a = (a + 0x6d_2b_79_f5) >>> 0;
 		let t = Math.imul(a ^ (a >>> 15), a | 1);
 		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
 		return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
@@ -25,11 +25,23 @@ describe('the sessions list order', () => {
 		const r = rng(seed);
 		const sessions = new Map<string, SessionRecord>();
 		for (let i = 0; i < 300; i++) {
-			const s = session({id: `s${String(i).padStart(3, '0')}`, newestMessageAt: T0 + Math.floor(r() * 50) * 10, sessionKey: r() < 0.5 ? `agent:main:telegram:dm:${i % 7}` : null, source: r() < 0.2 ? 'tool' : 'telegram'});
+			const s = session({
+				id: `s${String(i).padStart(3, '0')}`,
+				newestMessageAt: T0 + Math.floor(r() * 50) * 10,
+				sessionKey: r() < 0.5 ? `agent:main:telegram:dm:${i % 7}` : null,
+				source: r() < 0.2 ? 'tool' : 'telegram',
+			});
 			sessions.set(s.id, s);
 		}
 
-		const snap = (): Snapshot => ({sessions: [...sessions.values()], routing: [], owner: 'default', ruleSet: 'v30', routingScope: null, legacyRouting: []});
+		const snap = (): Snapshot => ({
+			sessions: [...sessions.values()],
+			routing: [],
+			owner: 'default',
+			ruleSet: 'v30',
+			routingScope: null,
+			legacyRouting: [],
+		});
 		let previous = analyze(snap());
 		allSessionRows(previous);
 		sessionRows(previous, {filterText: '', showHidden: false, source: null});
@@ -42,7 +54,10 @@ describe('the sessions list order', () => {
 				if (roll < 0.15) {
 					sessions.delete(id);
 				} else {
-					sessions.set(id, session({id, newestMessageAt: T0 + Math.floor(r() * 60) * 10, source: r() < 0.2 ? 'tool' : 'telegram'}));
+					sessions.set(
+						id,
+						session({id, newestMessageAt: T0 + Math.floor(r() * 60) * 10, source: r() < 0.2 ? 'tool' : 'telegram'}),
+					);
 				}
 
 				changed.add(id);
@@ -50,14 +65,23 @@ describe('the sessions list order', () => {
 
 			const next = analyzeIncremental(previous, snap(), changed);
 			const incremental = allSessionRows(next).map(row => row.session.id);
-			const full = [...sessions.values()].map(rowOf).sort((a, b) => (b.lastActive ?? -1) - (a.lastActive ?? -1) || (a.session.id < b.session.id ? 1 : -1)).map(row => row.session.id);
+			const full = [...sessions.values()]
+				.map(rowOf)
+				.sort((a, b) => (b.lastActive ?? -1) - (a.lastActive ?? -1) || (a.session.id < b.session.id ? 1 : -1))
+				.map(row => row.session.id);
 			expect(incremental, `step ${step}`).toEqual(full);
 			// The visible list and the hidden tally, patched the same way, equal a fresh count.
 			const shown = sessionRows(next, {filterText: '', showHidden: false, source: null});
-			expect(shown.rows.map(row => row.session.id), `visible, step ${step}`).toEqual(full.filter(id => !isHiddenByDefault(sessions.get(id)!)));
+			expect(
+				shown.rows.map(row => row.session.id),
+				`visible, step ${step}`,
+			).toEqual(full.filter(id => !isHiddenByDefault(sessions.get(id)!)));
 			expect(shown.hidden, `hidden, step ${step}`).toBe([...sessions.values()].filter(isHiddenByDefault).length);
 			const tools = sessionRows(next, {filterText: '', showHidden: true, source: 'tool'});
-			expect(tools.rows.map(row => row.session.id), `source filter, step ${step}`).toEqual(full.filter(id => sessions.get(id)!.source === 'tool'));
+			expect(
+				tools.rows.map(row => row.session.id),
+				`source filter, step ${step}`,
+			).toEqual(full.filter(id => sessions.get(id)!.source === 'tool'));
 			previous = next;
 		}
 	});

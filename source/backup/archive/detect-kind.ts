@@ -32,7 +32,13 @@ export function detectKind(p: string): ArtifactKind {
 		return 'unknown';
 	}
 
-	if (head.length >= 4 && head[0] === 0x50 && head[1] === 0x4b && (head[2] === 3 || head[2] === 5) && (head[3] === 4 || head[3] === 6)) {
+	if (
+		head.length >= 4 &&
+		head[0] === 0x50 &&
+		head[1] === 0x4b &&
+		(head[2] === 3 || head[2] === 5) &&
+		(head[3] === 4 || head[3] === 6)
+	) {
 		return 'zip';
 	}
 
@@ -57,5 +63,7 @@ export function notAnArtifact(p: string): string | null {
 		return 'no such file or folder';
 	}
 
-	return st.isFile() || st.isDirectory() ? null : `${fileTypeName(st)}, not a file or folder: hfx never opens it as an archive (a FIFO or a device could block the read forever)`;
+	return st.isFile() || st.isDirectory()
+		? null
+		: `${fileTypeName(st)}, not a file or folder: hfx never opens it as an archive (a FIFO or a device could block the read forever)`;
 }

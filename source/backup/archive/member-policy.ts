@@ -41,7 +41,10 @@ const DB_NAME = /\.(db|sqlite|sqlite3)$/i;
 
 /** The name as a relative POSIX path: "./" and empty segments dropped, a dir's trailing "/" too. */
 export function normalizeName(name: string): string {
-	return name.split('/').filter(s => s !== '' && s !== '.').join('/');
+	return name
+		.split('/')
+		.filter(s => s !== '' && s !== '.')
+		.join('/');
 }
 
 /** Why one member must never be written, from its own facts alone; null when it may be. */
@@ -161,7 +164,12 @@ export function judgeMembers(members: readonly MemberFacts[], options: PolicyOpt
 
 		const suffix = sidecarSuffix(normalized[i]!, files);
 		if (suffix) {
-			findings.push({index: i, name: m.name, kind: 'sidecar', what: `a SQLite ${suffix} sidecar in the archive: extracted beside ${normalized[i]!.slice(0, -suffix.length)} it would be replayed into it or corrupt it; hfx restore never writes one`});
+			findings.push({
+				index: i,
+				name: m.name,
+				kind: 'sidecar',
+				what: `a SQLite ${suffix} sidecar in the archive: extracted beside ${normalized[i]!.slice(0, -suffix.length)} it would be replayed into it or corrupt it; hfx restore never writes one`,
+			});
 		}
 	}
 
@@ -169,7 +177,12 @@ export function judgeMembers(members: readonly MemberFacts[], options: PolicyOpt
 }
 
 /** Names seen twice, names that land on one path, and a file where a folder is needed. */
-function nameClashes(members: readonly MemberFacts[], normalized: string[], safe: Set<number>, fold: boolean): MemberFinding[] {
+function nameClashes(
+	members: readonly MemberFacts[],
+	normalized: string[],
+	safe: Set<number>,
+	fold: boolean,
+): MemberFinding[] {
 	const findings: MemberFinding[] = [];
 	const byKey = new Map<string, number>();
 	const fileKeys = new Map<string, number>();
@@ -192,7 +205,15 @@ function nameClashes(members: readonly MemberFacts[], normalized: string[], safe
 		}
 
 		const kind = other.name === m.name ? 'duplicate' : 'collision';
-		findings.push({index: i, name: m.name, kind, what: kind === 'duplicate' ? `the name appears more than once (first as member #${first + 1})` : `lands on the same path as member #${first + 1} ${JSON.stringify(other.name)}`});
+		findings.push({
+			index: i,
+			name: m.name,
+			kind,
+			what:
+				kind === 'duplicate'
+					? `the name appears more than once (first as member #${first + 1})`
+					: `lands on the same path as member #${first + 1} ${JSON.stringify(other.name)}`,
+		});
 	}
 
 	for (const i of safe) {
@@ -200,7 +221,12 @@ function nameClashes(members: readonly MemberFacts[], normalized: string[], safe
 		for (let n = 1; n < parts.length; n++) {
 			const holder = fileKeys.get(parts.slice(0, n).join('/'));
 			if (holder !== undefined) {
-				findings.push({index: i, name: members[i]!.name, kind: 'collision', what: `needs the folder ${JSON.stringify(parts.slice(0, n).join('/'))}, which member #${holder + 1} is a file`});
+				findings.push({
+					index: i,
+					name: members[i]!.name,
+					kind: 'collision',
+					what: `needs the folder ${JSON.stringify(parts.slice(0, n).join('/'))}, which member #${holder + 1} is a file`,
+				});
 				break;
 			}
 		}

@@ -21,7 +21,11 @@ export type TarMember = {name: string; type: MemberType; size: number; mode: num
 /** The archive's own damage: a bad gzip stream or trailer, a bad tar header, a cut-off archive. */
 export class TarDamaged extends Error {
 	override name = 'TarDamaged';
-	constructor(readonly layer: 'gzip' | 'tar', message: string, readonly where: string) {
+	constructor(
+		readonly layer: 'gzip' | 'tar',
+		message: string,
+		readonly where: string,
+	) {
 		super(message);
 	}
 }
@@ -33,7 +37,16 @@ class HandlerError extends Error {
 	}
 }
 
-const TYPES: Record<string, MemberType> = {'file': 'file', 'contiguous-file': 'file', 'directory': 'dir', 'symlink': 'symlink', 'link': 'hardlink', 'character-device': 'device', 'block-device': 'device', 'fifo': 'fifo'};
+const TYPES: Record<string, MemberType> = {
+	file: 'file',
+	'contiguous-file': 'file',
+	directory: 'dir',
+	symlink: 'symlink',
+	link: 'hardlink',
+	'character-device': 'device',
+	'block-device': 'device',
+	fifo: 'fifo',
+};
 
 /** Counts the uncompressed bytes and keeps the last 1024 of them, for the end-of-archive check. */
 class EndCheck extends Transform {
@@ -80,7 +93,13 @@ export async function readTar(file: string, options: ReadTarOptions): Promise<{m
 		for await (const entry of extract) {
 			members++;
 			const h = entry.header;
-			const member: TarMember = {name: h.name, type: (h.type && TYPES[h.type]) ?? 'other', size: h.size ?? 0, mode: (h.mode ?? 0o644) & 0o7777, linkName: h.linkname ?? ''};
+			const member: TarMember = {
+				name: h.name,
+				type: (h.type && TYPES[h.type]) ?? 'other',
+				size: h.size ?? 0,
+				mode: (h.mode ?? 0o644) & 0o7777,
+				linkName: h.linkname ?? '',
+			};
 			try {
 				await options.onMember(member, entry as AsyncIterable<Buffer>);
 			} catch (error) {
@@ -97,7 +116,9 @@ export async function readTar(file: string, options: ReadTarOptions): Promise<{m
 	}
 
 	if (consumed.status === 'rejected') {
-		throw consumed.reason instanceof HandlerError ? consumed.reason.original : damage(consumed.reason, options.gz, raw, end.bytes);
+		throw consumed.reason instanceof HandlerError
+			? consumed.reason.original
+			: damage(consumed.reason, options.gz, raw, end.bytes);
 	}
 
 	if (fed.status === 'rejected') {
@@ -126,7 +147,13 @@ function damage(error: unknown, gz: boolean, raw: number, tarBytes: number): unk
 	}
 
 	if (message.startsWith('Invalid tar header')) {
-		return new TarDamaged('tar', message.includes('unknown format') ? 'a header block of no known tar format' : 'header checksum mismatch (or not a tar header)', `tar stream near byte ${tarBytes}`);
+		return new TarDamaged(
+			'tar',
+			message.includes('unknown format')
+				? 'a header block of no known tar format'
+				: 'header checksum mismatch (or not a tar header)',
+			`tar stream near byte ${tarBytes}`,
+		);
 	}
 
 	if (message === 'Unexpected end of data') {

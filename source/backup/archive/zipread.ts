@@ -94,7 +94,7 @@ function fileType(entry: yauzl.Entry, name: string): {type: FileType; mode: numb
 function decodeName(entry: yauzl.Entry): string {
 	const raw = entry.fileName as unknown as Buffer;
 	// Bit 11: UTF-8. Otherwise CP437, of which we only need the ASCII part for path checks.
-	return (entry.generalPurposeBitFlag & 0x800) ? raw.toString('utf8') : raw.toString('latin1');
+	return entry.generalPurposeBitFlag & 0x800 ? raw.toString('utf8') : raw.toString('latin1');
 }
 
 function readAt(fd: number, position: number, length: number): Buffer {
@@ -144,7 +144,11 @@ async function readMembers(zip: yauzl.ZipFile, closeFd: () => void): Promise<Zip
 }
 
 /** Where the central directory starts and ends: the end record's offset, or the zip64 end record's when a locator points to one. */
-function centralDirectoryBounds(fd: number, eocdOffset: number, eocdCdOffset: number): {cdOffset: number; cdEnd: number} {
+function centralDirectoryBounds(
+	fd: number,
+	eocdOffset: number,
+	eocdCdOffset: number,
+): {cdOffset: number; cdEnd: number} {
 	let cdOffset = eocdCdOffset;
 	let cdEnd = eocdOffset;
 	if (eocdOffset >= 20) {
@@ -171,7 +175,11 @@ export async function openZip(file: string): Promise<OpenedZip> {
 		fd = opened.fd;
 		size = opened.st.size;
 	} catch (error) {
-		throw new ZipUnreadable(error instanceof FailClosed ? error.reason : `cannot open it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+		throw new ZipUnreadable(
+			error instanceof FailClosed
+				? error.reason
+				: `cannot open it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+		);
 	}
 
 	const closeFd = (): void => {
@@ -190,7 +198,13 @@ export async function openZip(file: string): Promise<OpenedZip> {
 
 	let zip: yauzl.ZipFile;
 	try {
-		zip = await yauzl.openPromise(file, {lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: true, strictFileNames: false});
+		zip = await yauzl.openPromise(file, {
+			lazyEntries: true,
+			autoClose: false,
+			decodeStrings: false,
+			validateEntrySizes: true,
+			strictFileNames: false,
+		});
 	} catch (error) {
 		closeFd();
 		throw new ZipUnreadable(`yauzl cannot read its central directory (${(error as Error).message})`);
@@ -223,20 +237,31 @@ export async function openZip(file: string): Promise<OpenedZip> {
  * Byte-level structure: end record fields, central directory size, local headers vs central
  * records, data descriptors, records tiling the file, and the seal. Reads the file directly.
  */
-export function structuralProblems(z: OpenedZip, options: {onBytes?: (n: number) => void; skipSeal?: boolean} = {}): {problems: Problem[]; sealChecked: boolean} {
+export function structuralProblems(
+	z: OpenedZip,
+	options: {onBytes?: (n: number) => void; skipSeal?: boolean} = {},
+): {problems: Problem[]; sealChecked: boolean} {
 	const problems: Problem[] = [];
 	const fd = fs.openSync(z.file, 'r');
 	try {
 		endRecordProblems(fd, z, problems);
 		// Local headers, data, descriptors: in file order they must tile [0, cdOffset).
-		const ordered = [...z.members].sort((a, b) => a.entry.relativeOffsetOfLocalHeader - b.entry.relativeOffsetOfLocalHeader);
+		const ordered = [...z.members].sort(
+			(a, b) => a.entry.relativeOffsetOfLocalHeader - b.entry.relativeOffsetOfLocalHeader,
+		);
 		let cursor = 0;
 		for (const m of ordered) {
 			cursor = memberProblems(fd, m, cursor, problems);
 		}
 
 		if (cursor !== z.cdOffset) {
-			problems.push({where: `bytes ${Math.min(cursor, z.cdOffset)}–${Math.max(cursor, z.cdOffset)}`, what: cursor < z.cdOffset ? `${z.cdOffset - cursor} unaccounted bytes between the last member and the central directory` : 'the last member runs into the central directory'});
+			problems.push({
+				where: `bytes ${Math.min(cursor, z.cdOffset)}–${Math.max(cursor, z.cdOffset)}`,
+				what:
+					cursor < z.cdOffset
+						? `${z.cdOffset - cursor} unaccounted bytes between the last member and the central directory`
+						: 'the last member runs into the central directory',
+			});
 		}
 
 		const sealChecked = sealProblems(fd, z, options, problems);
@@ -267,7 +292,10 @@ function endRecordProblems(fd: number, z: OpenedZip, problems: Problem[]): void 
 
 	const cdSize = eocd.readUInt32LE(12);
 	if (!zip64 && cdSize !== z.cdEnd - z.cdOffset) {
-		problems.push({where, what: `central directory size field is ${cdSize}, the directory spans ${z.cdEnd - z.cdOffset} bytes`});
+		problems.push({
+			where,
+			what: `central directory size field is ${cdSize}, the directory spans ${z.cdEnd - z.cdOffset} bytes`,
+		});
 	}
 
 	let cdBytes = 0;
@@ -276,7 +304,10 @@ function endRecordProblems(fd: number, z: OpenedZip, problems: Problem[]): void 
 	}
 
 	if (cdBytes !== z.cdEnd - z.cdOffset) {
-		problems.push({where: `central directory (bytes ${z.cdOffset}–${z.cdEnd})`, what: `its records take ${cdBytes} bytes but it spans ${z.cdEnd - z.cdOffset}: bytes were changed, inserted or removed`});
+		problems.push({
+			where: `central directory (bytes ${z.cdOffset}–${z.cdEnd})`,
+			what: `its records take ${cdBytes} bytes but it spans ${z.cdEnd - z.cdOffset}: bytes were changed, inserted or removed`,
+		});
 	}
 }
 
@@ -286,7 +317,13 @@ function memberProblems(fd: number, m: ZipMember, cursor: number, problems: Prob
 	const at = e.relativeOffsetOfLocalHeader;
 	const w = `member ${JSON.stringify(m.name)} (local header at byte ${at})`;
 	if (at !== cursor) {
-		problems.push({where: w, what: at > cursor ? `${at - cursor} unaccounted bytes before it (from byte ${cursor})` : 'overlaps the previous member'});
+		problems.push({
+			where: w,
+			what:
+				at > cursor
+					? `${at - cursor} unaccounted bytes before it (from byte ${cursor})`
+					: 'overlaps the previous member',
+		});
 	}
 
 	const head = readAt(fd, at, 30);
@@ -298,7 +335,8 @@ function memberProblems(fd: number, m: ZipMember, cursor: number, problems: Prob
 	const flags = head.readUInt16LE(6);
 	const nameLength = head.readUInt16LE(26);
 	const extraLength = head.readUInt16LE(28);
-	const central64 = e.versionNeededToExtract >= 45 || e.compressedSize >= 0xff_ff_ff_ff || e.uncompressedSize >= 0xff_ff_ff_ff;
+	const central64 =
+		e.versionNeededToExtract >= 45 || e.compressedSize >= 0xff_ff_ff_ff || e.uncompressedSize >= 0xff_ff_ff_ff;
 	const mismatch = localHeaderMismatch(fd, e, head, central64);
 	if (mismatch.length > 0) {
 		problems.push({where: w, what: `local header disagrees with the central directory: ${mismatch.join(', ')}`});
@@ -339,10 +377,18 @@ function localHeaderMismatch(fd: number, e: yauzl.Entry, head: Buffer, central64
 	const lComp = head.readUInt32LE(18);
 	const lUncomp = head.readUInt32LE(22);
 	if (descriptor) {
-		if ((lCrc !== 0 && lCrc !== e.crc32) || (lComp !== 0 && lComp !== e.compressedSize && lComp !== 0xff_ff_ff_ff) || (lUncomp !== 0 && lUncomp !== e.uncompressedSize && lUncomp !== 0xff_ff_ff_ff)) {
+		if (
+			(lCrc !== 0 && lCrc !== e.crc32) ||
+			(lComp !== 0 && lComp !== e.compressedSize && lComp !== 0xff_ff_ff_ff) ||
+			(lUncomp !== 0 && lUncomp !== e.uncompressedSize && lUncomp !== 0xff_ff_ff_ff)
+		) {
 			mismatch.push('CRC-32 or sizes');
 		}
-	} else if (lCrc !== e.crc32 || (lComp !== e.compressedSize && lComp !== 0xff_ff_ff_ff) || (lUncomp !== e.uncompressedSize && lUncomp !== 0xff_ff_ff_ff)) {
+	} else if (
+		lCrc !== e.crc32 ||
+		(lComp !== e.compressedSize && lComp !== 0xff_ff_ff_ff) ||
+		(lUncomp !== e.uncompressedSize && lUncomp !== 0xff_ff_ff_ff)
+	) {
 		mismatch.push('CRC-32 or sizes');
 	}
 
@@ -364,29 +410,56 @@ function descriptorLength(fd: number, m: ZipMember, end: number, central64: bool
 	const base = signed ? 4 : 0;
 	const length = base + (big ? 20 : 12);
 	const crc = d.length >= base + 4 ? d.readUInt32LE(base) : -1;
-	const comp = big ? (d.length >= base + 12 ? Number(d.readBigUInt64LE(base + 4)) : -1) : (d.length >= base + 8 ? d.readUInt32LE(base + 4) : -1);
-	const uncomp = big ? (d.length >= base + 20 ? Number(d.readBigUInt64LE(base + 12)) : -1) : (d.length >= base + 12 ? d.readUInt32LE(base + 8) : -1);
+	const comp = big
+		? d.length >= base + 12
+			? Number(d.readBigUInt64LE(base + 4))
+			: -1
+		: d.length >= base + 8
+			? d.readUInt32LE(base + 4)
+			: -1;
+	const uncomp = big
+		? d.length >= base + 20
+			? Number(d.readBigUInt64LE(base + 12))
+			: -1
+		: d.length >= base + 12
+			? d.readUInt32LE(base + 8)
+			: -1;
 	if (crc !== e.crc32 || comp !== e.compressedSize || uncomp !== e.uncompressedSize) {
-		problems.push({where: `member ${JSON.stringify(m.name)} (data descriptor at byte ${end})`, what: 'data descriptor disagrees with the central directory (CRC-32 or sizes)'});
+		problems.push({
+			where: `member ${JSON.stringify(m.name)} (data descriptor at byte ${end})`,
+			what: 'data descriptor disagrees with the central directory (CRC-32 or sizes)',
+		});
 	}
 
 	return length;
 }
 
 /** The seal: sha256 of [0, eocdOffset). Returns whether it was checked. */
-function sealProblems(fd: number, z: OpenedZip, options: {onBytes?: (n: number) => void; skipSeal?: boolean}, problems: Problem[]): boolean {
+function sealProblems(
+	fd: number,
+	z: OpenedZip,
+	options: {onBytes?: (n: number) => void; skipSeal?: boolean},
+	problems: Problem[],
+): boolean {
 	let sealChecked = false;
 	const text = z.comment.toString('latin1');
 	if (z.seal && !options.skipSeal) {
 		const sha = sha256();
-		readChunks(fd, chunk => {
-			sha.update(chunk);
-			options.onBytes?.(chunk.length);
-		}, z.eocdOffset);
+		readChunks(
+			fd,
+			chunk => {
+				sha.update(chunk);
+				options.onBytes?.(chunk.length);
+			},
+			z.eocdOffset,
+		);
 
 		sealChecked = true;
 		if (sha.digest('hex') !== z.seal) {
-			problems.push({where: `bytes 0–${z.eocdOffset} (the archive seal)`, what: 'the sha256 of the archive does not match its seal: some byte before the end record changed'});
+			problems.push({
+				where: `bytes 0–${z.eocdOffset} (the archive seal)`,
+				what: 'the sha256 of the archive does not match its seal: some byte before the end record changed',
+			});
 		}
 	} else if (!z.seal && text.startsWith('hfx-seal')) {
 		problems.push({where: `end record comment (byte ${z.eocdOffset + 22})`, what: 'the archive seal is damaged'});
@@ -399,7 +472,11 @@ function sealProblems(fd: number, z: OpenedZip, options: {onBytes?: (n: number) 
  * Streams one member's decoded data to `sink`, computing CRC-32 and sha256; the CRC is compared
  * with the central directory's here. Throws on decode errors (bad deflate data, wrong sizes).
  */
-export async function readMember(z: OpenedZip, m: ZipMember, sink?: (chunk: Buffer) => void): Promise<Digest & {crcOk: boolean}> {
+export async function readMember(
+	z: OpenedZip,
+	m: ZipMember,
+	sink?: (chunk: Buffer) => void,
+): Promise<Digest & {crcOk: boolean}> {
 	const stream: Readable = await z.zip.openReadStreamPromise(m.entry);
 	const hasher = new Hasher();
 	for await (const chunk of stream) {
@@ -409,5 +486,5 @@ export async function readMember(z: OpenedZip, m: ZipMember, sink?: (chunk: Buff
 	}
 
 	const d = hasher.digest();
-	return {...d, crcOk: d.crc32 === (m.entry.crc32 >>> 0)};
+	return {...d, crcOk: d.crc32 === m.entry.crc32 >>> 0};
 }

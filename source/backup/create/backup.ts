@@ -25,7 +25,15 @@ import {sweepDebris, tempPath} from '../debris.js';
 import {freeBytes, writeFailure} from './write-failure.js';
 import {type BackupLock, acquireBackupLock} from './lock.js';
 import {readArchiveManifest} from '../archive/read-manifest.js';
-import {type DatabaseRecord, MANIFEST_NAME, type Manifest, type MemberRecord, manifestHome, newManifest, parseManifest} from '../manifest.js';
+import {
+	type DatabaseRecord,
+	MANIFEST_NAME,
+	type Manifest,
+	type MemberRecord,
+	manifestHome,
+	newManifest,
+	parseManifest,
+} from '../manifest.js';
 import type {ProgressFn} from '../progress.js';
 import {linkText} from '../../store/foreign-file.js';
 import {appendRecord, assertRecordsFile, fingerprintOf, readRecords, statusFor} from '../records.js';
@@ -92,11 +100,13 @@ export function archiveStamp(name: string): {stamp: string; n: number} | null {
 
 /** Newest first. */
 export function sortArchives(names: string[]): string[] {
-	return names.filter(n => ARCHIVE_PATTERN.test(n)).sort((a, b) => {
-		const x = archiveStamp(a)!;
-		const y = archiveStamp(b)!;
-		return x.stamp === y.stamp ? y.n - x.n : (x.stamp < y.stamp ? 1 : -1);
-	});
+	return names
+		.filter(n => ARCHIVE_PATTERN.test(n))
+		.sort((a, b) => {
+			const x = archiveStamp(a)!;
+			const y = archiveStamp(b)!;
+			return x.stamp === y.stamp ? y.n - x.n : x.stamp < y.stamp ? 1 : -1;
+		});
 }
 
 export function defaultBackupDir(root: string): string {
@@ -104,7 +114,11 @@ export function defaultBackupDir(root: string): string {
 }
 
 /** Where the archive goes: {dir, final name}; refuses an existing explicit file. */
-export function resolveOutput(root: string, output: string | undefined, stamp: string): {dir: string; file: string; explicitFile: boolean} {
+export function resolveOutput(
+	root: string,
+	output: string | undefined,
+	stamp: string,
+): {dir: string; file: string; explicitFile: boolean} {
 	let dir: string;
 	let explicit: string | undefined;
 	if (output === undefined || output === '') {
@@ -138,7 +152,12 @@ export function resolveOutput(root: string, output: string | undefined, stamp: s
 		}
 
 		if (there) {
-			throw new FailClosed({file: explicit, kind: 'exists', reason: 'a file with this name already exists; hfx never overwrites a backup', next: 'choose another name, or pass a folder with -o DIR to get a timestamped name'});
+			throw new FailClosed({
+				file: explicit,
+				kind: 'exists',
+				reason: 'a file with this name already exists; hfx never overwrites a backup',
+				next: 'choose another name, or pass a folder with -o DIR to get a timestamped name',
+			});
 		}
 
 		return {dir, file: explicit, explicitFile: true};
@@ -158,7 +177,13 @@ export function resolveOutput(root: string, output: string | undefined, stamp: s
 	} catch (error) {
 		// A folder that does not exist yet holds no archive; any other failure is the operator's to see.
 		if (errorCode(error) !== 'ENOENT') {
-			throw new FailClosed({file: dir, kind: 'output-unreadable', reason: `the output folder cannot be listed (${errorMessage(error)}), so a new archive's name cannot be chosen`, next: 'pass -o a folder this user can read and write', cause: error});
+			throw new FailClosed({
+				file: dir,
+				kind: 'output-unreadable',
+				reason: `the output folder cannot be listed (${errorMessage(error)}), so a new archive's name cannot be chosen`,
+				next: 'pass -o a folder this user can read and write',
+				cause: error,
+			});
 		}
 	}
 
@@ -194,7 +219,12 @@ function refuseLinkedOutput(run: BackupRun): void {
 
 	if (st.isSymbolicLink()) {
 		const target = linkText(dir);
-		throw new FailClosed({file: dir, kind: 'output-symlink', reason: `the default backup folder is a symbolic link (to ${target}): hfx does not write an archive through a link it was not given`, next: `pass the folder on purpose with -o ${target}, or replace the link with a real folder; nothing was written`});
+		throw new FailClosed({
+			file: dir,
+			kind: 'output-symlink',
+			reason: `the default backup folder is a symbolic link (to ${target}): hfx does not write an archive through a link it was not given`,
+			next: `pass the folder on purpose with -o ${target}, or replace the link with a real folder; nothing was written`,
+		});
 	}
 }
 
@@ -252,7 +282,12 @@ async function archivesOfHome(dir: string, home: string): Promise<Array<{name: s
  * Deletes this home's older complete archives beyond its newest `keep` (never the newest drilled
  * one); archives of other homes sharing the folder are neither counted nor pruned.
  */
-export async function pruneArchives(dir: string, keep: number, newest: string, home: string): Promise<{pruned: string[]; keptDrilled: string | null}> {
+export async function pruneArchives(
+	dir: string,
+	keep: number,
+	newest: string,
+	home: string,
+): Promise<{pruned: string[]; keptDrilled: string | null}> {
 	if (keep <= 0) {
 		return {pruned: [], keptDrilled: null};
 	}
@@ -284,7 +319,17 @@ export async function pruneArchives(dir: string, keep: number, newest: string, h
 		const fp = fingerprintOf(file);
 		fs.rmSync(file, {force: true});
 		pruned.push(name);
-		appendRecord(dir, {at: Date.now() / 1000, event: 'prune', artifact: name, kind: 'archive', ok: true, exitCode: 0, size: fp.size, mtimeMs: fp.mtimeMs, summary: `pruned by --keep ${keep}`});
+		appendRecord(dir, {
+			at: Date.now() / 1000,
+			event: 'prune',
+			artifact: name,
+			kind: 'archive',
+			ok: true,
+			exitCode: 0,
+			size: fp.size,
+			mtimeMs: fp.mtimeMs,
+			summary: `pruned by --keep ${keep}`,
+		});
 	}
 
 	if (pruned.length > 0) {
@@ -336,7 +381,7 @@ export async function createBackup(options: BackupOptions): Promise<BackupResult
 		assertRoom(out.dir, run.entries);
 		const manifest = openArchive(run);
 		const {members, checks, removals} = await archiveDatabases(run);
-		members.push(...await archiveFiles(run));
+		members.push(...(await archiveFiles(run)));
 		run.phase('archive');
 		// The read-back's CRC pass over what is on disk already, beside the checks still running.
 		const prefix = readPrefix(run.temp!, run.writer!.bytesOnDisk);
@@ -402,11 +447,21 @@ function planBackup(options: BackupOptions): BackupRun {
 			throwFileError(error, {file: root, doing: 'looking up the Hermes root; nothing was written'});
 		}
 
-		throw new FailClosed({file: root, kind: 'no-home', reason: 'no Hermes root here', next: 'pass --home DIR (or set HERMES_HOME); nothing was written'});
+		throw new FailClosed({
+			file: root,
+			kind: 'no-home',
+			reason: 'no Hermes root here',
+			next: 'pass --home DIR (or set HERMES_HOME); nothing was written',
+		});
 	}
 
 	if (!rootStat.isDirectory()) {
-		throw new FailClosed({file: root, kind: 'no-home', reason: 'not a folder', next: 'pass the Hermes root folder with --home DIR'});
+		throw new FailClosed({
+			file: root,
+			kind: 'no-home',
+			reason: 'not a folder',
+			next: 'pass the Hermes root folder with --home DIR',
+		});
 	}
 
 	const created = options.now?.() ?? new Date();
@@ -416,12 +471,21 @@ function planBackup(options: BackupOptions): BackupRun {
 	const skipped: Skipped[] = [...walk.skipped];
 	let entries: WalkEntry[] = walk.entries;
 	if (entries.some(e => e.rel === MANIFEST_NAME)) {
-		skipped.push({rel: MANIFEST_NAME, reason: 'a root-level manifest.json clashes with the archive\'s own manifest; copy it aside by hand'});
+		skipped.push({
+			rel: MANIFEST_NAME,
+			reason: "a root-level manifest.json clashes with the archive's own manifest; copy it aside by hand",
+		});
 		entries = entries.filter(e => e.rel !== MANIFEST_NAME);
 	}
 
 	if (holdsNoStore(entries.map(e => e.rel))) {
-		throw new FailClosed({file: root, kind: 'nothing-to-snapshot', reason: 'no Hermes store here (no state.db and no profiles/*/state.db): an archive of it would be no backup of a Hermes home', next: 'check --home (or HERMES_HOME); nothing was written'});
+		throw new FailClosed({
+			file: root,
+			kind: 'nothing-to-snapshot',
+			reason:
+				'no Hermes store here (no state.db and no profiles/*/state.db): an archive of it would be no backup of a Hermes home',
+			next: 'check --home (or HERMES_HOME); nothing was written',
+		});
 	}
 
 	const result = newResult(root, options, entries, skipped, walk.excluded);
@@ -436,7 +500,13 @@ function planBackup(options: BackupOptions): BackupRun {
 	return {options, root, created, stamp, out, walk, entries, skipped, result, phase};
 }
 
-function newResult(root: string, options: BackupOptions, entries: WalkEntry[], skipped: Skipped[], excluded: Excluded[]): BackupResult {
+function newResult(
+	root: string,
+	options: BackupOptions,
+	entries: WalkEntry[],
+	skipped: Skipped[],
+	excluded: Excluded[],
+): BackupResult {
 	return {
 		root,
 		archive: null,
@@ -466,13 +536,25 @@ function newResult(root: string, options: BackupOptions, entries: WalkEntry[], s
 
 /** Refuses before writing when the folder cannot hold the archive and the staged copies. */
 function assertRoom(dir: string, entries: WalkEntry[]): void {
-	const dbBytes = entries.filter(e => e.kind === 'db').map(e => e.size + (fs.existsSync(`${e.abs}-wal`) ? fs.statSync(`${e.abs}-wal`).size : 0));
+	const dbBytes = entries
+		.filter(e => e.kind === 'db')
+		.map(e => e.size + (fs.existsSync(`${e.abs}-wal`) ? fs.statSync(`${e.abs}-wal`).size : 0));
 	// A stopped store (no -shm) is read from a private copy made in the staging folder too.
 	const stopped = entries.filter(e => e.kind === 'db' && !fs.existsSync(`${e.abs}-shm`)).map(e => e.size);
-	const need = dbBytes.reduce((a, b) => a + b, 0) + Math.max(0, ...dbBytes) + Math.max(0, ...stopped) + entries.filter(e => e.kind === 'file').reduce((a, e) => a + e.size, 0) + 1_048_576;
+	const need =
+		dbBytes.reduce((a, b) => a + b, 0) +
+		Math.max(0, ...dbBytes) +
+		Math.max(0, ...stopped) +
+		entries.filter(e => e.kind === 'file').reduce((a, e) => a + e.size, 0) +
+		1_048_576;
 	const free = freeBytes(dir);
 	if (free !== null && free < need) {
-		throw new FailClosed({file: dir, kind: 'no-space', reason: `not enough free space for the archive: about ${Math.ceil(need / 1_048_576)} MiB needed, ${Math.floor(free / 1_048_576)} MiB free`, next: 'free space there or write elsewhere with -o DIR; nothing was written'});
+		throw new FailClosed({
+			file: dir,
+			kind: 'no-space',
+			reason: `not enough free space for the archive: about ${Math.ceil(need / 1_048_576)} MiB needed, ${Math.floor(free / 1_048_576)} MiB free`,
+			next: 'free space there or write elsewhere with -o DIR; nothing was written',
+		});
 	}
 }
 
@@ -506,7 +588,9 @@ function archiveProgress(run: BackupRun): (label: string) => (n: number) => void
 }
 
 /** Databases first: each one's check runs in a worker while its copy streams into the archive. */
-async function archiveDatabases(run: BackupRun): Promise<{members: MemberRecord[]; checks: Array<Promise<CheckedCopy>>; removals: Array<Promise<void>>}> {
+async function archiveDatabases(
+	run: BackupRun,
+): Promise<{members: MemberRecord[]; checks: Array<Promise<CheckedCopy>>; removals: Array<Promise<void>>}> {
 	const writer = run.writer!;
 	const stage = run.stage!;
 	const onBytes = archiveProgress(run);
@@ -518,7 +602,9 @@ async function archiveDatabases(run: BackupRun): Promise<{members: MemberRecord[
 	for (const e of run.entries.filter(x => x.kind === 'db')) {
 		if (e.size === 0 && !fs.existsSync(`${e.abs}-wal`)) {
 			// An empty file named *.db: nothing for SQLite to copy; keep the (empty) file as is.
-			members.push(writer.addBuffer(e.rel, Buffer.alloc(0), 'file', {mode: e.mode, mtime: new Date(e.mtimeMs), compress: false}));
+			members.push(
+				writer.addBuffer(e.rel, Buffer.alloc(0), 'file', {mode: e.mode, mtime: new Date(e.mtimeMs), compress: false}),
+			);
 			continue;
 		}
 
@@ -543,12 +629,21 @@ async function archiveDatabases(run: BackupRun): Promise<{members: MemberRecord[
 			throw writeFailure(dest, error, 'reading the staged copy');
 		}
 
-		members.push(await writer.addFd(e.rel, fd, 'db', {mode: e.mode, mtime: run.created, compress: false, onBytes: onBytes(e.rel)}));
+		members.push(
+			await writer.addFd(e.rel, fd, 'db', {mode: e.mode, mtime: run.created, compress: false, onBytes: onBytes(e.rel)}),
+		);
 		run.phase('archive');
 		// Unlinking a large file takes a while: do it off the main thread once its check is done.
-		removals.push(check.then(async () => {
-			await Promise.all(['', '-wal', '-shm', '-journal'].map(async s => fs.promises.rm(`${dest}${s}`, {force: true})));
-		}, () => {}));
+		removals.push(
+			check.then(
+				async () => {
+					await Promise.all(
+						['', '-wal', '-shm', '-journal'].map(async s => fs.promises.rm(`${dest}${s}`, {force: true})),
+					);
+				},
+				() => {},
+			),
+		);
 	}
 
 	return {members, checks, removals};
@@ -559,7 +654,10 @@ async function copyOne(run: BackupRun, e: WalkEntry, dest: string): Promise<DbCo
 	const {out} = run;
 	const stage = run.stage!;
 	try {
-		const copy = await copyDatabase(e.abs, dest, {privateTmp: stage, onProgress: p => run.options.onProgress?.({phase: 'copy', label: e.rel, done: p.done, total: p.total})});
+		const copy = await copyDatabase(e.abs, dest, {
+			privateTmp: stage,
+			onProgress: p => run.options.onProgress?.({phase: 'copy', label: e.rel, done: p.done, total: p.total}),
+		});
 		run.phase('copy');
 		return copy;
 	} catch (error) {
@@ -570,7 +668,14 @@ async function copyOne(run: BackupRun, e: WalkEntry, dest: string): Promise<DbCo
 
 		if (error instanceof FailClosed && error.file.startsWith(stage)) {
 			// Name the folder the operator chose, not our temp folder inside it.
-			throw new FailClosed({file: out.dir, kind: error.kind, reason: error.reason, next: error.next, exitCode: error.exitCode, cause: error.cause});
+			throw new FailClosed({
+				file: out.dir,
+				kind: error.kind,
+				reason: error.reason,
+				next: error.next,
+				exitCode: error.exitCode,
+				cause: error.cause,
+			});
 		}
 
 		throw error;
@@ -588,7 +693,10 @@ async function archiveFiles(run: BackupRun): Promise<MemberRecord[]> {
 			fd = fs.openSync(e.abs, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
 		} catch (error) {
 			const code = errorCode(error);
-			run.skipped.push({rel: e.rel, reason: code === 'ENOENT' ? 'vanished while the backup ran' : `not readable (${code ?? errorMessage(error)})`});
+			run.skipped.push({
+				rel: e.rel,
+				reason: code === 'ENOENT' ? 'vanished while the backup ran' : `not readable (${code ?? errorMessage(error)})`,
+			});
 			continue;
 		}
 
@@ -600,7 +708,14 @@ async function archiveFiles(run: BackupRun): Promise<MemberRecord[]> {
 		}
 
 		// Streamed and awaited one by one, so memory stays bounded whatever the folder holds.
-		members.push(await writer.addFd(e.rel, fd, 'file', {mode: st.mode, mtime: st.mtime, compress: st.size > 64, onBytes: onBytes(e.rel)}));
+		members.push(
+			await writer.addFd(e.rel, fd, 'file', {
+				mode: st.mode,
+				mtime: st.mtime,
+				compress: st.size > 64,
+				onBytes: onBytes(e.rel),
+			}),
+		);
 	}
 
 	return members;
@@ -611,21 +726,29 @@ async function judgeChecks(run: BackupRun, manifest: Manifest, checks: Array<Pro
 	const {options, result} = run;
 	options.onProgress?.({phase: 'check', label: 'databases', done: 0, total: checks.length});
 	let checked = 0;
-	for (const c of await Promise.all(checks.map(async p => {
-		const r = await p;
-		options.onProgress?.({phase: 'check', label: r.rel, done: ++checked, total: checks.length});
-		return r;
-	}))) {
+	for (const c of await Promise.all(
+		checks.map(async p => {
+			const r = await p;
+			options.onProgress?.({phase: 'check', label: r.rel, done: ++checked, total: checks.length});
+			return r;
+		}),
+	)) {
 		const judged = judgeCopy(c.copy, c.check);
 		manifest.databases.push(dbRecord(c.rel, c.copy, c.check, judged.ok, judged.problems));
 		if (!judged.ok) {
-			result.problems.push(`${c.rel}: ${judged.problems.join('; ')} (kept in the archive for forensics, marked failed in its manifest)`);
+			result.problems.push(
+				`${c.rel}: ${judged.problems.join('; ')} (kept in the archive for forensics, marked failed in its manifest)`,
+			);
 		}
 	}
 }
 
 /** manifest.json last, then the seal: the temp archive is complete on disk. */
-async function finishArchive(run: BackupRun, manifest: Manifest, members: MemberRecord[]): Promise<Awaited<ReturnType<ZipWriter['finish']>>> {
+async function finishArchive(
+	run: BackupRun,
+	manifest: Manifest,
+	members: MemberRecord[],
+): Promise<Awaited<ReturnType<ZipWriter['finish']>>> {
 	manifest.members = members;
 	manifest.skipped = run.skipped.map(s => ({path: s.rel, reason: s.reason}));
 	manifest.complete = run.skipped.length === 0 && run.result.problems.length === 0;
@@ -649,7 +772,12 @@ function publish(run: BackupRun): void {
 		fs.linkSync(temp, out.file);
 	} catch (error) {
 		if (errorCode(error) === 'EEXIST') {
-			throw new FailClosed({file: out.file, kind: 'exists', reason: 'a file with this name appeared while the backup ran', next: 'run the backup again'});
+			throw new FailClosed({
+				file: out.file,
+				kind: 'exists',
+				reason: 'a file with this name appeared while the backup ran',
+				next: 'run the backup again',
+			});
 		}
 
 		throw writeFailure(out.file, error, 'naming the archive');
@@ -661,7 +789,12 @@ function publish(run: BackupRun): void {
 }
 
 /** The result filled in, and the backup and its write-time verification recorded beside the archive. */
-function recordBackup(run: BackupRun, manifest: Manifest, members: MemberRecord[], written: Awaited<ReturnType<ZipWriter['finish']>>): void {
+function recordBackup(
+	run: BackupRun,
+	manifest: Manifest,
+	members: MemberRecord[],
+	written: Awaited<ReturnType<ZipWriter['finish']>>,
+): void {
 	const {out, result, root, skipped} = run;
 	const fp = fingerprintOf(out.file);
 	result.archive = out.file;
@@ -673,6 +806,33 @@ function recordBackup(run: BackupRun, manifest: Manifest, members: MemberRecord[
 	result.exitCode = manifest.complete ? 0 : 1;
 	const name = path.basename(out.file);
 	const summary = `${members.length} members, ${manifest.databases.length} databases${manifest.complete ? '' : `, INCOMPLETE: ${[...skipped.map(s => s.rel), ...result.problems].join(', ')}`}`;
-	result.recorded = appendRecord(out.dir, {at: Date.now() / 1000, event: 'backup', artifact: name, kind: 'archive', ok: manifest.complete, exitCode: result.exitCode, size: fp.size, mtimeMs: fp.mtimeMs, seal: written.seal, createdAt: manifest.createdAtEpoch, summary, details: {complete: manifest.complete, root, home: manifestHome(manifest)}});
-	appendRecord(out.dir, {at: Date.now() / 1000, event: 'verify', level: 'write', artifact: name, kind: 'archive', ok: true, exitCode: 0, size: fp.size, mtimeMs: fp.mtimeMs, seal: written.seal, createdAt: manifest.createdAtEpoch, summary: 'read back after writing: size, CRC-32 of the file, seal and central directory match; databases checked on the identical copies'});
+	result.recorded = appendRecord(out.dir, {
+		at: Date.now() / 1000,
+		event: 'backup',
+		artifact: name,
+		kind: 'archive',
+		ok: manifest.complete,
+		exitCode: result.exitCode,
+		size: fp.size,
+		mtimeMs: fp.mtimeMs,
+		seal: written.seal,
+		createdAt: manifest.createdAtEpoch,
+		summary,
+		details: {complete: manifest.complete, root, home: manifestHome(manifest)},
+	});
+	appendRecord(out.dir, {
+		at: Date.now() / 1000,
+		event: 'verify',
+		level: 'write',
+		artifact: name,
+		kind: 'archive',
+		ok: true,
+		exitCode: 0,
+		size: fp.size,
+		mtimeMs: fp.mtimeMs,
+		seal: written.seal,
+		createdAt: manifest.createdAtEpoch,
+		summary:
+			'read back after writing: size, CRC-32 of the file, seal and central directory match; databases checked on the identical copies',
+	});
 }

@@ -24,7 +24,10 @@ export class EarlyWriteback {
 	/** fdatasyncs started (for tests and --json context). */
 	started = 0;
 
-	constructor(private readonly file: string, private readonly every = WRITEBACK_EVERY) {}
+	constructor(
+		private readonly file: string,
+		private readonly every = WRITEBACK_EVERY,
+	) {}
 
 	/** `written`: bytes of the file written so far. Starts an fdatasync when `every` more were written since the last one began and none is running. */
 	progress(written: number): void {

@@ -84,7 +84,13 @@ function createLock(file: string, root: string, body: LockBody): BackupLock {
 		// EDQUOT is the user's quota, not a full disk: its own words.
 		const full = code === 'ENOSPC';
 		const words = errnoWords(code, errorMessage(error));
-		throw new FailClosed({file: root, kind: full || code === 'EDQUOT' ? 'no-space' : 'lock-write-failed', reason: `cannot write the backup lock (${code}): ${full ? 'the disk holding the Hermes root is full' : words.cause}`, next: `${full ? 'free space on that disk first' : words.next}; nothing was written`, cause: error});
+		throw new FailClosed({
+			file: root,
+			kind: full || code === 'EDQUOT' ? 'no-space' : 'lock-write-failed',
+			reason: `cannot write the backup lock (${code}): ${full ? 'the disk holding the Hermes root is full' : words.cause}`,
+			next: `${full ? 'free space on that disk first' : words.next}; nothing was written`,
+			cause: error,
+		});
 	}
 
 	fs.closeSync(fd);
@@ -112,10 +118,21 @@ export function acquireBackupLock(root: string, what: string): BackupLock {
 	const file = path.join(root, LOCK_NAME);
 	const hermes = hermesBackupLockHolder(root);
 	if (hermes !== null && hermes !== process.pid) {
-		throw new FailClosed({file: path.join(root, HERMES_LOCK_NAME), kind: 'backup-running', reason: `a Hermes backup is running (pid ${hermes} holds its lock)`, next: 'wait for it to finish, then run hfx backup again'});
+		throw new FailClosed({
+			file: path.join(root, HERMES_LOCK_NAME),
+			kind: 'backup-running',
+			reason: `a Hermes backup is running (pid ${hermes} holds its lock)`,
+			next: 'wait for it to finish, then run hfx backup again',
+		});
 	}
 
-	const body: LockBody = {pid: process.pid, startTicks: processStartTicks(process.pid), host: os.hostname(), started: new Date().toISOString(), what};
+	const body: LockBody = {
+		pid: process.pid,
+		startTicks: processStartTicks(process.pid),
+		host: os.hostname(),
+		started: new Date().toISOString(),
+		what,
+	};
 	for (let attempt = 0; attempt < 3; attempt++) {
 		try {
 			return createLock(file, root, body);
@@ -126,7 +143,13 @@ export function acquireBackupLock(root: string, what: string): BackupLock {
 			}
 
 			if (errorCode(error) === 'EACCES' || errorCode(error) === 'EPERM') {
-				throw new FailClosed({file, kind: 'not-writable', reason: `cannot create the backup lock file (${errorCode(error)})`, next: 'run hfx as the user that owns the Hermes root', cause: error});
+				throw new FailClosed({
+					file,
+					kind: 'not-writable',
+					reason: `cannot create the backup lock file (${errorCode(error)})`,
+					next: 'run hfx as the user that owns the Hermes root',
+					cause: error,
+				});
 			}
 
 			if (errorCode(error) !== 'EEXIST') {
@@ -136,12 +159,22 @@ export function acquireBackupLock(root: string, what: string): BackupLock {
 
 		const holder = readLock(file);
 		if (holderAlive(holder)) {
-			throw new FailClosed({file, kind: 'backup-running', reason: `another backup is already running (pid ${holder!.pid}${holder!.host && holder!.host !== os.hostname() ? ` on ${holder!.host}` : ''}, ${holder!.what}, since ${holder!.started})`, next: 'wait for it to finish; if no hfx runs any more, remove the lock file'});
+			throw new FailClosed({
+				file,
+				kind: 'backup-running',
+				reason: `another backup is already running (pid ${holder!.pid}${holder!.host && holder!.host !== os.hostname() ? ` on ${holder!.host}` : ''}, ${holder!.what}, since ${holder!.started})`,
+				next: 'wait for it to finish; if no hfx runs any more, remove the lock file',
+			});
 		}
 
 		// Stale: its process is gone (killed or crashed). Take it over.
 		fs.rmSync(file, {force: true});
 	}
 
-	throw new FailClosed({file, kind: 'backup-running', reason: 'the backup lock kept changing hands', next: 'wait a moment and run the command again'});
+	throw new FailClosed({
+		file,
+		kind: 'backup-running',
+		reason: 'the backup lock kept changing hands',
+		next: 'wait a moment and run the command again',
+	});
 }

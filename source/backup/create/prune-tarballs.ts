@@ -65,7 +65,7 @@ export function pruneTarballs(dir: string, keep: number, root: string): TarballR
 
 	const series: TarballRetention['series'] = [];
 	for (const [pattern, all] of [...bySeries].sort(([a], [b]) => a.localeCompare(b))) {
-		const newestFirst = all.sort((a, b) => (a.stamp < b.stamp ? 1 : (a.stamp > b.stamp ? -1 : 0)));
+		const newestFirst = all.sort((a, b) => (a.stamp < b.stamp ? 1 : a.stamp > b.stamp ? -1 : 0));
 		const kept = new Set(keep <= 0 ? newestFirst.map(t => t.name) : newestFirst.slice(0, keep).map(t => t.name));
 		const drilled = newestFirst.find(t => t.drilled)?.name ?? null;
 		const keptDrilled = drilled && !kept.has(drilled) ? drilled : null;
@@ -78,7 +78,17 @@ export function pruneTarballs(dir: string, keep: number, root: string): TarballR
 			const file = path.join(dir, name);
 			const fp = fingerprintOf(file);
 			fs.rmSync(file, {force: true});
-			appendRecord(dir, {at: Date.now() / 1000, event: 'prune', artifact: name, kind: 'tar', ok: true, exitCode: 0, size: fp.size, mtimeMs: fp.mtimeMs, summary: `pruned by --keep ${keep} (series ${pattern})`});
+			appendRecord(dir, {
+				at: Date.now() / 1000,
+				event: 'prune',
+				artifact: name,
+				kind: 'tar',
+				ok: true,
+				exitCode: 0,
+				size: fp.size,
+				mtimeMs: fp.mtimeMs,
+				summary: `pruned by --keep ${keep} (series ${pattern})`,
+			});
 		}
 
 		series.push({pattern, kept: newestFirst.length - pruned.length, pruned, keptDrilled});

@@ -29,9 +29,13 @@ export function readPrefix(file: string, bytes: number): ReadPrefix {
 	const fd = fs.openSync(file, 'r');
 	try {
 		let crc = 0;
-		const end = readChunks(fd, chunk => {
-			crc = zlib.crc32(chunk, crc);
-		}, bytes);
+		const end = readChunks(
+			fd,
+			chunk => {
+				crc = zlib.crc32(chunk, crc);
+			},
+			bytes,
+		);
 		return {bytes: end, crc};
 	} finally {
 		fs.closeSync(fd);
@@ -39,7 +43,12 @@ export function readPrefix(file: string, bytes: number): ReadPrefix {
 }
 
 function readbackFailure(file: string, what: string): FailClosed {
-	return new FailClosed({file, kind: 'readback-failed', reason: `the archive read back from disk differs from what was written (${what}); it was removed`, next: 'check the disk (dmesg) and run the backup again, or write elsewhere with -o DIR'});
+	return new FailClosed({
+		file,
+		kind: 'readback-failed',
+		reason: `the archive read back from disk differs from what was written (${what}); it was removed`,
+		next: 'check the disk (dmesg) and run the backup again, or write elsewhere with -o DIR',
+	});
 }
 
 /** CRC-32 of the whole file, from `prefix` on. */
@@ -48,11 +57,16 @@ function crcFrom(file: string, prefix: ReadPrefix, size: number, onProgress?: Pr
 	let crc = prefix.crc;
 	let done = prefix.bytes;
 	try {
-		readChunks(fd, chunk => {
-			crc = zlib.crc32(chunk, crc);
-			done += chunk.length;
-			onProgress?.({phase: 'readback', label: path.basename(file), done, total: size});
-		}, Number.POSITIVE_INFINITY, prefix.bytes);
+		readChunks(
+			fd,
+			chunk => {
+				crc = zlib.crc32(chunk, crc);
+				done += chunk.length;
+				onProgress?.({phase: 'readback', label: path.basename(file), done, total: size});
+			},
+			Number.POSITIVE_INFINITY,
+			prefix.bytes,
+		);
 	} finally {
 		fs.closeSync(fd);
 	}
@@ -61,7 +75,13 @@ function crcFrom(file: string, prefix: ReadPrefix, size: number, onProgress?: Pr
 }
 
 /** The read-back check (see the file comment); `prefix` from readPrefix. Throws FailClosed when the file differs. */
-export async function readBack(file: string, manifest: Manifest, expected: {bytes: number; seal: string; crc32: number}, onProgress?: ProgressFn, prefix: ReadPrefix = NO_PREFIX): Promise<void> {
+export async function readBack(
+	file: string,
+	manifest: Manifest,
+	expected: {bytes: number; seal: string; crc32: number},
+	onProgress?: ProgressFn,
+	prefix: ReadPrefix = NO_PREFIX,
+): Promise<void> {
 	const size = fs.statSync(file).size;
 	if (size !== expected.bytes) {
 		throw readbackFailure(file, `${size} bytes on disk, ${expected.bytes} written`);
@@ -86,7 +106,11 @@ export async function readBack(file: string, manifest: Manifest, expected: {byte
 		const byName = new Map(z.members.map(m => [m.name, m]));
 		for (const m of manifest.members) {
 			const e = byName.get(m.path);
-			if (!e || e.entry.uncompressedSize !== m.size || (e.entry.crc32 >>> 0).toString(16).padStart(8, '0') !== m.crc32) {
+			if (
+				!e ||
+				e.entry.uncompressedSize !== m.size ||
+				(e.entry.crc32 >>> 0).toString(16).padStart(8, '0') !== m.crc32
+			) {
 				throw readbackFailure(file, `member ${m.path}`);
 			}
 		}

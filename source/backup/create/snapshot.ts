@@ -63,7 +63,10 @@ export function sanitizeLabel(label: string | null | undefined): string | null {
 		return null;
 	}
 
-	const clean = label.replaceAll(/[^A-Za-z0-9._-]+/g, '-').replaceAll(/^[-.]+|-+$/g, '').slice(0, 48);
+	const clean = label
+		.replaceAll(/[^A-Za-z0-9._-]+/g, '-')
+		.replaceAll(/^[-.]+|-+$/g, '')
+		.slice(0, 48);
 	return clean || null;
 }
 
@@ -88,7 +91,15 @@ function copyPlainFile(entry: WalkEntry, dest: string): MemberRecord {
 		}
 
 		const d = digestFile(dest);
-		return {path: entry.rel, size: d.size, mode: st.mode & 0o7777, mtime: st.mtime.toISOString(), crc32: crcHex(d.crc32), sha256: d.sha256, kind: 'file'};
+		return {
+			path: entry.rel,
+			size: d.size,
+			mode: st.mode & 0o7777,
+			mtime: st.mtime.toISOString(),
+			crc32: crcHex(d.crc32),
+			sha256: d.sha256,
+			kind: 'file',
+		};
 	} finally {
 		fs.closeSync(fd);
 	}
@@ -99,7 +110,12 @@ export function pruneSnapshots(snapRoot: string, keep: number, newest: string): 
 		return [];
 	}
 
-	const names = fs.readdirSync(snapRoot, {withFileTypes: true}).filter(d => d.isDirectory() && SNAPSHOT_PATTERN.test(d.name)).map(d => d.name).sort().reverse();
+	const names = fs
+		.readdirSync(snapRoot, {withFileTypes: true})
+		.filter(d => d.isDirectory() && SNAPSHOT_PATTERN.test(d.name))
+		.map(d => d.name)
+		.sort()
+		.reverse();
 	const pruned: string[] = [];
 	for (const name of names.slice(keep)) {
 		if (name === newest) {
@@ -155,9 +171,24 @@ export async function takeQuickSnapshot(options: QuickSnapshotOptions): Promise<
 		fs.mkdirSync(work, {mode: 0o700});
 		const manifest = newManifest('quick', id, home, created, label);
 		manifest.excluded = walk.excluded.map(e => ({path: e.rel, why: e.why}));
-		const run: SnapshotRun = {options, created, snapRoot, stage, work, manifest, skipped: walk.skipped.map(s => ({path: s.rel, reason: s.reason})), problems: [], failedDbs: [], total: walk.entries.reduce((a, e) => a + e.size, 0), done: 0};
+		const run: SnapshotRun = {
+			options,
+			created,
+			snapRoot,
+			stage,
+			work,
+			manifest,
+			skipped: walk.skipped.map(s => ({path: s.rel, reason: s.reason})),
+			problems: [],
+			failedDbs: [],
+			total: walk.entries.reduce((a, e) => a + e.size, 0),
+			done: 0,
+		};
 		for (const [i, e] of walk.entries.entries()) {
-			const copied = e.kind === 'db' && !(e.size === 0 && !fs.existsSync(`${e.abs}-wal`)) ? await snapshotDatabase(run, e, i) : snapshotFile(run, e);
+			const copied =
+				e.kind === 'db' && !(e.size === 0 && !fs.existsSync(`${e.abs}-wal`))
+					? await snapshotDatabase(run, e, i)
+					: snapshotFile(run, e);
 			if (!copied) {
 				continue;
 			}
@@ -176,7 +207,16 @@ export async function takeQuickSnapshot(options: QuickSnapshotOptions): Promise<
 		const pruned = verified ? pruneSnapshots(snapRoot, options.keep ?? QUICK_KEEP, id) : [];
 		recordSnapshot(run, id, verified);
 		taken = true;
-		return {dir: final, id, manifest: qm, verified, problems: [...run.skipped.map(s => `${s.path}: ${s.reason}`), ...run.problems], pruned, exitCode: verified ? 0 : 1, ms: performance.now() - started};
+		return {
+			dir: final,
+			id,
+			manifest: qm,
+			verified,
+			problems: [...run.skipped.map(s => `${s.path}: ${s.reason}`), ...run.problems],
+			pruned,
+			exitCode: verified ? 0 : 1,
+			ms: performance.now() - started,
+		};
 	} catch (error) {
 		if (error instanceof FailClosed || errorCode(error)) {
 			throw writeFailure(snapRoot, error, 'writing the quick snapshot', WRITE_ELSEWHERE.quick);
@@ -231,7 +271,12 @@ function walkHome(options: QuickSnapshotOptions): {home: string; walk: ReturnTyp
 
 	const home = path.resolve(homeInput);
 	if (!fs.existsSync(home) || !fs.statSync(home).isDirectory()) {
-		throw new FailClosed({file: home, kind: 'no-home', reason: 'no Hermes home here', next: 'pass --home DIR (or --db PATH); nothing was written'});
+		throw new FailClosed({
+			file: home,
+			kind: 'no-home',
+			reason: 'no Hermes home here',
+			next: 'pass --home DIR (or --db PATH); nothing was written',
+		});
 	}
 
 	const walk = walkQuick(home);
@@ -245,13 +290,23 @@ function walkHome(options: QuickSnapshotOptions): {home: string; walk: ReturnTyp
 				const st = fs.statSync(abs);
 				walk.entries.unshift({rel, abs, kind: 'db', size: st.size, mode: st.mode & 0o7777, mtimeMs: st.mtimeMs});
 			} catch (error) {
-				throw new FailClosed({file: abs, kind: 'not-found', reason: `cannot snapshot it (${errorCode(error) ?? errorMessage(error)})`, next: 'check the --db path'});
+				throw new FailClosed({
+					file: abs,
+					kind: 'not-found',
+					reason: `cannot snapshot it (${errorCode(error) ?? errorMessage(error)})`,
+					next: 'check the --db path',
+				});
 			}
 		}
 	}
 
 	if (holdsNoStore(walk.entries.map(e => e.rel))) {
-		throw new FailClosed({file: home, kind: 'nothing-to-snapshot', reason: 'no Hermes store here (no state.db): a snapshot of the rest would be no backup of a Hermes home', next: 'check --home; nothing was written'});
+		throw new FailClosed({
+			file: home,
+			kind: 'nothing-to-snapshot',
+			reason: 'no Hermes store here (no state.db): a snapshot of the rest would be no backup of a Hermes home',
+			next: 'check --home; nothing was written',
+		});
 	}
 
 	return {home, walk};
@@ -280,7 +335,10 @@ async function snapshotDatabase(run: SnapshotRun, e: WalkEntry, i: number): Prom
 	const scratch = path.join(run.work, `${i}.db`);
 	let verified;
 	try {
-		verified = await copyAndVerify(e.abs, scratch, {privateTmp: run.work, onProgress: p => options.onProgress?.({phase: 'copy', label: e.rel, done: run.done + p.done, total: run.total})});
+		verified = await copyAndVerify(e.abs, scratch, {
+			privateTmp: run.work,
+			onProgress: p => options.onProgress?.({phase: 'copy', label: e.rel, done: run.done + p.done, total: run.total}),
+		});
 	} catch (error) {
 		if (error instanceof FailClosed && !error.file.startsWith(run.stage)) {
 			run.failedDbs.push(e.rel);
@@ -289,7 +347,14 @@ async function snapshotDatabase(run: SnapshotRun, e: WalkEntry, i: number): Prom
 		}
 
 		if (error instanceof FailClosed) {
-			throw new FailClosed({file: run.snapRoot, kind: error.kind, reason: error.reason, next: error.next, exitCode: error.exitCode, cause: error.cause});
+			throw new FailClosed({
+				file: run.snapRoot,
+				kind: error.kind,
+				reason: error.reason,
+				next: error.next,
+				exitCode: error.exitCode,
+				cause: error.cause,
+			});
 		}
 
 		throw error;
@@ -305,7 +370,15 @@ async function snapshotDatabase(run: SnapshotRun, e: WalkEntry, i: number): Prom
 	fs.chmodSync(dest, 0o600);
 	fsyncFile(dest);
 	const d = digestFile(dest);
-	manifest.members.push({path: e.rel, size: d.size, mode: 0o600, mtime: created.toISOString(), crc32: crcHex(d.crc32), sha256: d.sha256, kind: 'db'});
+	manifest.members.push({
+		path: e.rel,
+		size: d.size,
+		mode: 0o600,
+		mtime: created.toISOString(),
+		crc32: crcHex(d.crc32),
+		sha256: d.sha256,
+		kind: 'db',
+	});
 	const c = verified.copy;
 	manifest.databases.push({
 		path: e.rel,
@@ -336,7 +409,10 @@ function snapshotFile(run: SnapshotRun, e: WalkEntry): boolean {
 	} catch (error) {
 		const code = errorCode(error);
 		if (code === 'ENOENT' || code === 'EACCES' || code === 'EPERM' || code === 'ELOOP') {
-			run.skipped.push({path: e.rel, reason: code === 'ENOENT' ? 'vanished while the snapshot ran' : `not readable (${code})`});
+			run.skipped.push({
+				path: e.rel,
+				reason: code === 'ENOENT' ? 'vanished while the snapshot ran' : `not readable (${code})`,
+			});
 			return false;
 		}
 
@@ -368,8 +444,32 @@ function sealStage(run: SnapshotRun): QuickManifest {
 /** The snapshot recorded beside it, and its write-time verification when complete. */
 function recordSnapshot(run: SnapshotRun, id: string, verified: boolean): void {
 	const {manifest, snapRoot} = run;
-	appendRecord(snapRoot, {at: Date.now() / 1000, event: 'snapshot', artifact: id, kind: 'snapshot', ok: verified, exitCode: verified ? 0 : 1, size: null, mtimeMs: null, createdAt: manifest.createdAtEpoch, summary: `${manifest.members.length} files, ${manifest.databases.length} databases${verified ? '' : `, INCOMPLETE: ${[...run.skipped.map(s => s.path), ...run.problems].join('; ')}`}`});
+	appendRecord(snapRoot, {
+		at: Date.now() / 1000,
+		event: 'snapshot',
+		artifact: id,
+		kind: 'snapshot',
+		ok: verified,
+		exitCode: verified ? 0 : 1,
+		size: null,
+		mtimeMs: null,
+		createdAt: manifest.createdAtEpoch,
+		summary: `${manifest.members.length} files, ${manifest.databases.length} databases${verified ? '' : `, INCOMPLETE: ${[...run.skipped.map(s => s.path), ...run.problems].join('; ')}`}`,
+	});
 	if (verified) {
-		appendRecord(snapRoot, {at: Date.now() / 1000, event: 'verify', level: 'write', artifact: id, kind: 'snapshot', ok: true, exitCode: 0, size: null, mtimeMs: null, createdAt: manifest.createdAtEpoch, summary: 'databases verified on their copies (integrity_check, counts equal to the snapshot); files hashed after fsync'});
+		appendRecord(snapRoot, {
+			at: Date.now() / 1000,
+			event: 'verify',
+			level: 'write',
+			artifact: id,
+			kind: 'snapshot',
+			ok: true,
+			exitCode: 0,
+			size: null,
+			mtimeMs: null,
+			createdAt: manifest.createdAtEpoch,
+			summary:
+				'databases verified on their copies (integrity_check, counts equal to the snapshot); files hashed after fsync',
+		});
 	}
 }

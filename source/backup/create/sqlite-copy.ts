@@ -67,9 +67,17 @@ function openReader(source: string, dir: string | undefined): ReadOnlyStore {
 /** Write-side SQLite codes: the destination failed, not the source. */
 function isDestinationError(error: unknown): boolean {
 	const code = errorCode(error) ?? '';
-	return code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EFBIG' || code === 'EACCES' || code === 'EROFS'
-		|| /^SQLITE_IOERR_(WRITE|FSYNC|TRUNCATE|DIR_FSYNC|FSTAT|DELETE|DIR_CLOSE|CLOSE)$/.test(code) || code === 'SQLITE_IOERR'
-		|| code === 'SQLITE_CANTOPEN' || code === 'SQLITE_READONLY';
+	return (
+		code === 'SQLITE_FULL' ||
+		code === 'ENOSPC' ||
+		code === 'EFBIG' ||
+		code === 'EACCES' ||
+		code === 'EROFS' ||
+		/^SQLITE_IOERR_(WRITE|FSYNC|TRUNCATE|DIR_FSYNC|FSTAT|DELETE|DIR_CLOSE|CLOSE)$/.test(code) ||
+		code === 'SQLITE_IOERR' ||
+		code === 'SQLITE_CANTOPEN' ||
+		code === 'SQLITE_READONLY'
+	);
 }
 
 export function removeDbDebris(dest: string): void {
@@ -86,23 +94,41 @@ function openSource(source: string, dest: string, options: CopyOptions): ReadOnl
 		// The private read copy of a stopped store is written where we write: its failures are ours.
 		// Its up-front refusal (too little room for the copy) names no errno: it is the same full disk.
 		if (error instanceof FailClosed && error.kind === 'no-space' && error.cause === undefined) {
-			throw new FailClosed({file: options.privateTmp ?? path.dirname(dest), kind: 'no-space', reason: `no space left on the device while making a private read copy of ${source} (its owner is stopped): ${error.reason}; the partial output was removed`, next: 'free space there or write elsewhere with -o DIR (df -h shows free space)'});
+			throw new FailClosed({
+				file: options.privateTmp ?? path.dirname(dest),
+				kind: 'no-space',
+				reason: `no space left on the device while making a private read copy of ${source} (its owner is stopped): ${error.reason}; the partial output was removed`,
+				next: 'free space there or write elsewhere with -o DIR (df -h shows free space)',
+			});
 		}
 
 		const cause = error instanceof FailClosed && error.kind === 'no-space' ? error.cause : error;
 		const code = errorCode(cause);
 		if (code === 'ENOSPC' || code === 'EFBIG' || code === 'EDQUOT' || code === 'EIO' || code === 'EROFS') {
-			throw writeFailure(options.privateTmp ?? path.dirname(dest), cause, `making a private read copy of ${source} (its owner is stopped)`);
+			throw writeFailure(
+				options.privateTmp ?? path.dirname(dest),
+				cause,
+				`making a private read copy of ${source} (its owner is stopped)`,
+			);
 		}
 
 		throw error;
 	}
 }
 
-type PinnedCopy = Pick<DbCopy, 'pageSize' | 'pageCount' | 'snapshotCounts' | 'schemaVersion' | 'steps' | 'restarts' | 'pinnedMs'> & {writebacks: number};
+type PinnedCopy = Pick<
+	DbCopy,
+	'pageSize' | 'pageCount' | 'snapshotCounts' | 'schemaVersion' | 'steps' | 'restarts' | 'pinnedMs'
+> & {writebacks: number};
 
 /** BEGIN, the first read (the snapshot), page size and count, row counts, the backup API in steps, COMMIT. */
-async function pinnedCopy(store: ReadOnlyStore, db: ReadOnlyStore['db'], source: string, dest: string, options: CopyOptions): Promise<PinnedCopy> {
+async function pinnedCopy(
+	store: ReadOnlyStore,
+	db: ReadOnlyStore['db'],
+	source: string,
+	dest: string,
+	options: CopyOptions,
+): Promise<PinnedCopy> {
 	let pinnedAt = 0;
 	let pinnedMs = 0;
 	let steps = 0;
@@ -158,7 +184,16 @@ async function pinnedCopy(store: ReadOnlyStore, db: ReadOnlyStore['db'], source:
 		throw writeFailure(path.dirname(dest), error, `copying ${source}`);
 	}
 
-	return {pageSize, pageCount, snapshotCounts: counts, schemaVersion, steps, restarts, pinnedMs, writebacks: writeback.started};
+	return {
+		pageSize,
+		pageCount,
+		snapshotCounts: counts,
+		schemaVersion,
+		steps,
+		restarts,
+		pinnedMs,
+		writebacks: writeback.started,
+	};
 }
 
 /**
@@ -211,21 +246,28 @@ export async function copyDatabase(source: string, dest: string, options: CopyOp
 }
 
 function snapshotCounts(store: ReadOnlyStore): Record<string, number> {
-	const rows = store.prepare('SELECT name, sql FROM sqlite_master WHERE type = \'table\' AND name NOT LIKE \'sqlite\\_%\' ESCAPE \'\\\' ORDER BY name').all() as Array<{name: string; sql: string | null}>;
+	const rows = store
+		.prepare(
+			"SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
+		)
+		.all() as Array<{name: string; sql: string | null}>;
 	const counts: Record<string, number> = {};
 	for (const r of rows) {
 		if (/^\s*create\s+virtual\s+table/i.test(r.sql ?? '')) {
 			continue;
 		}
 
-		counts[r.name] = store.prepare(`SELECT count(*) FROM ${quoteIdent(r.name)}`).pluck().get() as number;
+		counts[r.name] = store
+			.prepare(`SELECT count(*) FROM ${quoteIdent(r.name)}`)
+			.pluck()
+			.get() as number;
 	}
 
 	return counts;
 }
 
 function snapshotSchemaVersion(store: ReadOnlyStore): number | null {
-	const has = store.prepare('SELECT 1 FROM sqlite_master WHERE type = \'table\' AND name = \'schema_version\'').get();
+	const has = store.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").get();
 	if (!has) {
 		return null;
 	}

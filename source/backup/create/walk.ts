@@ -19,8 +19,23 @@ import {PROFILE_NAME} from '../../store/locate.js';
 
 /** Directory names excluded at any depth. */
 export const EXCLUDED_DIRS = new Set([
-	'__pycache__', '.git', 'node_modules', 'backups', 'state-snapshots', 'checkpoints', 'browser-profiles', 'browser-profile',
-	'.venv', 'venv', 'site-packages', '.cache', '.tox', '.nox', '.pytest_cache', '.mypy_cache', '.ruff_cache',
+	'__pycache__',
+	'.git',
+	'node_modules',
+	'backups',
+	'state-snapshots',
+	'checkpoints',
+	'browser-profiles',
+	'browser-profile',
+	'.venv',
+	'venv',
+	'site-packages',
+	'.cache',
+	'.tox',
+	'.nox',
+	'.pytest_cache',
+	'.mypy_cache',
+	'.ruff_cache',
 ]);
 
 /** Excluded at the root only. */
@@ -109,7 +124,13 @@ export function excludedFileReason(name: string): string | null {
 
 	for (const s of EXCLUDED_SUFFIXES) {
 		if (name.endsWith(s)) {
-			return s.startsWith('.db-') ? 'SQLite sidecar (the database is copied consistently instead)' : (s === '.partial' ? 'temporary file' : (s === '.pyc' || s === '.pyo' ? 'compiled Python' : 'runtime pid or lock file'));
+			return s.startsWith('.db-')
+				? 'SQLite sidecar (the database is copied consistently instead)'
+				: s === '.partial'
+					? 'temporary file'
+					: s === '.pyc' || s === '.pyo'
+						? 'compiled Python'
+						: 'runtime pid or lock file';
 		}
 	}
 
@@ -183,11 +204,15 @@ function resolveFollowed(abs: string, want: 'db' | 'dir'): {real: string; st: fs
 		st = fs.statSync(real);
 	} catch (error) {
 		const code = errorCode(error);
-		return {problem: `a symbolic link to ${target}, which ${code === 'ENOENT' ? 'does not exist' : `cannot be resolved (${code ?? 'error'})`}: nothing to copy`};
+		return {
+			problem: `a symbolic link to ${target}, which ${code === 'ENOENT' ? 'does not exist' : `cannot be resolved (${code ?? 'error'})`}: nothing to copy`,
+		};
 	}
 
 	if (want === 'db' ? !st.isFile() : !st.isDirectory()) {
-		return {problem: `a symbolic link to ${real}, which is not a ${want === 'db' ? 'regular file' : 'folder'}: nothing to copy`};
+		return {
+			problem: `a symbolic link to ${real}, which is not a ${want === 'db' ? 'regular file' : 'folder'}: nothing to copy`,
+		};
 	}
 
 	return {real, st};
@@ -205,7 +230,10 @@ function followLink(w: Walk, relDir: string, name: string, abs: string, want: 'd
 	const {real, st} = resolved;
 	if (want === 'dir') {
 		if (w.visited.has(real)) {
-			w.result.excluded.push({rel: `${rel}/`, why: `symbolic link to ${real}, a folder already in the backup (a loop)`});
+			w.result.excluded.push({
+				rel: `${rel}/`,
+				why: `symbolic link to ${real}, a folder already in the backup (a loop)`,
+			});
 			return;
 		}
 
@@ -263,7 +291,10 @@ function visitDir(w: Walk, relDir: string, absDir: string): void {
 		}
 
 		if (st.isDirectory()) {
-			const why = inCache === 'top' && !CACHE_KEPT.has(name) ? 'cache (only images, audio, videos, documents, screenshots, citations are kept)' : excludedDirReason(relDir, name);
+			const why =
+				inCache === 'top' && !CACHE_KEPT.has(name)
+					? 'cache (only images, audio, videos, documents, screenshots, citations are kept)'
+					: excludedDirReason(relDir, name);
 			if (why) {
 				result.excluded.push({rel: `${rel}/`, why});
 				continue;
@@ -278,7 +309,14 @@ function visitDir(w: Walk, relDir: string, absDir: string): void {
 }
 
 /** A non-folder: excluded (not a regular file, top-level cache, an excluded name) or kept as an entry. */
-function addFile(result: WalkResult, name: string, rel: string, abs: string, st: fs.Stats, inCache: 'top' | null): void {
+function addFile(
+	result: WalkResult,
+	name: string,
+	rel: string,
+	abs: string,
+	st: fs.Stats,
+	inCache: 'top' | null,
+): void {
 	if (!st.isFile()) {
 		result.excluded.push({rel, why: typeName(st)});
 		return;
@@ -295,7 +333,14 @@ function addFile(result: WalkResult, name: string, rel: string, abs: string, st:
 		return;
 	}
 
-	result.entries.push({rel, abs, kind: name.endsWith('.db') ? 'db' : 'file', size: st.size, mode: st.mode & 0o7777, mtimeMs: st.mtimeMs});
+	result.entries.push({
+		rel,
+		abs,
+		kind: name.endsWith('.db') ? 'db' : 'file',
+		size: st.size,
+		mode: st.mode & 0o7777,
+		mtimeMs: st.mtimeMs,
+	});
 }
 
 /** 'top' for <home>/cache itself (only some subfolders are kept). */
@@ -310,10 +355,26 @@ function isCacheDir(relDir: string): 'top' | null {
 
 /** Hermes' quick-snapshot file list (docs/hermes-rules.md, backup), relative to a profile home. Folders are taken whole. */
 export const QUICK_PATHS = [
-	'state.db', 'config.yaml', '.env', 'auth.json', 'cron/jobs.json', 'cron/executions.db',
-	'gateway_state.json', 'channel_directory.json', 'channel_aliases.json', 'processes.json',
-	'gateway/discord_message_recovery.db', 'projects.db', 'response_store.db', 'memory_store.db', 'verification_evidence.db',
-	'kanban.db', 'kanban/boards', 'pairing', 'platforms/pairing', 'feishu_comment_pairing.json',
+	'state.db',
+	'config.yaml',
+	'.env',
+	'auth.json',
+	'cron/jobs.json',
+	'cron/executions.db',
+	'gateway_state.json',
+	'channel_directory.json',
+	'channel_aliases.json',
+	'processes.json',
+	'gateway/discord_message_recovery.db',
+	'projects.db',
+	'response_store.db',
+	'memory_store.db',
+	'verification_evidence.db',
+	'kanban.db',
+	'kanban/boards',
+	'pairing',
+	'platforms/pairing',
+	'feishu_comment_pairing.json',
 ];
 
 /** The quick-snapshot members that exist in a home. */
@@ -361,7 +422,14 @@ export function walkQuick(home: string): WalkResult {
 			return;
 		}
 
-		result.entries.push({rel, abs, kind: rel.endsWith('.db') ? 'db' : 'file', size: st.size, mode: st.mode & 0o7777, mtimeMs: st.mtimeMs});
+		result.entries.push({
+			rel,
+			abs,
+			kind: rel.endsWith('.db') ? 'db' : 'file',
+			size: st.size,
+			mode: st.mode & 0o7777,
+			mtimeMs: st.mtimeMs,
+		});
 	};
 
 	for (const rel of QUICK_PATHS) {

@@ -116,7 +116,12 @@ class SealTransform extends Transform {
 
 	override _flush(callback: TransformCallback): void {
 		const t = this.tail;
-		if (t.length !== this.keep || t.readUInt32LE(0) !== EOCD_SIGNATURE || t.readUInt16LE(20) !== SEAL_LENGTH || t.subarray(EOCD_SIZE, EOCD_SIZE + SEAL_PREFIX.length).toString('latin1') !== SEAL_PREFIX) {
+		if (
+			t.length !== this.keep ||
+			t.readUInt32LE(0) !== EOCD_SIGNATURE ||
+			t.readUInt16LE(20) !== SEAL_LENGTH ||
+			t.subarray(EOCD_SIZE, EOCD_SIZE + SEAL_PREFIX.length).toString('latin1') !== SEAL_PREFIX
+		) {
 			callback(new Error('internal: the zip stream did not end with the sealed end record'));
 			return;
 		}
@@ -178,9 +183,21 @@ export class ZipWriter {
 		const hasher = new Hasher();
 		hasher.update(data);
 		const d = hasher.digest();
-		this.zip.addBuffer(data, rel, {mode: 0o100000 | (options.mode & 0o7777), mtime: options.mtime, compress: options.compress && data.length > 64});
+		this.zip.addBuffer(data, rel, {
+			mode: 0o100000 | (options.mode & 0o7777),
+			mtime: options.mtime,
+			compress: options.compress && data.length > 64,
+		});
 		options.onBytes?.(data.length);
-		return {path: rel, size: d.size, mode: options.mode & 0o7777, mtime: options.mtime.toISOString(), crc32: crcHex(d.crc32), sha256: d.sha256, kind};
+		return {
+			path: rel,
+			size: d.size,
+			mode: options.mode & 0o7777,
+			mtime: options.mtime.toISOString(),
+			crc32: crcHex(d.crc32),
+			sha256: d.sha256,
+			kind,
+		};
 	}
 
 	/** Streams an open file descriptor into the archive; resolves once all of it went in. */
@@ -197,14 +214,26 @@ export class ZipWriter {
 		});
 		source.on('error', error => pass.destroy(error));
 		source.pipe(pass);
-		this.zip.addReadStream(pass, rel, {mode: 0o100000 | (options.mode & 0o7777), mtime: options.mtime, compress: options.compress});
+		this.zip.addReadStream(pass, rel, {
+			mode: 0o100000 | (options.mode & 0o7777),
+			mtime: options.mtime,
+			compress: options.compress,
+		});
 		const ended = new Promise<void>((resolve, reject) => {
 			pass.once('end', resolve);
 			pass.once('error', reject);
 		});
 		await Promise.race([ended, this.failed]);
 		const d = hasher.digest();
-		return {path: rel, size: d.size, mode: options.mode & 0o7777, mtime: options.mtime.toISOString(), crc32: crcHex(d.crc32), sha256: d.sha256, kind};
+		return {
+			path: rel,
+			size: d.size,
+			mode: options.mode & 0o7777,
+			mtime: options.mtime.toISOString(),
+			crc32: crcHex(d.crc32),
+			sha256: d.sha256,
+			kind,
+		};
 	}
 
 	/** Adds the manifest last, ends the archive with the seal, waits for the bytes and fsyncs. */

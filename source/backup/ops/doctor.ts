@@ -136,7 +136,15 @@ const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
 
 export function readConfig(root: string): DoctorConfig {
 	const file = path.join(root, 'config.yaml');
-	const base: DoctorConfig = {path: file, found: false, error: null, backend: null, containerPersistent: null, journalMode: null, cwd: null};
+	const base: DoctorConfig = {
+		path: file,
+		found: false,
+		error: null,
+		backend: null,
+		containerPersistent: null,
+		journalMode: null,
+		cwd: null,
+	};
 	let text: string;
 	try {
 		// A regular file only, bounded: a FIFO named config.yaml is reported, never read (it would block).
@@ -178,7 +186,14 @@ export function readConfig(root: string): DoctorConfig {
 	return {
 		...base,
 		backend: typeof backend === 'string' ? backend : null,
-		containerPersistent: typeof persistent === 'boolean' ? persistent : (persistent === 'true' ? true : (persistent === 'false' ? false : null)),
+		containerPersistent:
+			typeof persistent === 'boolean'
+				? persistent
+				: persistent === 'true'
+					? true
+					: persistent === 'false'
+						? false
+						: null,
 		journalMode: typeof journal === 'string' ? journal : null,
 		cwd: typeof cwd === 'string' ? cwd : null,
 	};
@@ -264,24 +279,38 @@ function readMountinfo(options: DoctorOptions): string {
 /** What the filesystem under the root keeps: the container's writable layer, memory, a volume, the host. */
 function layerOutlook(layer: Layer, root: string, mount: MountEntry | null, out: Outlook): void {
 	const {warnings, survives, lost} = out;
-	const where = mount ? `${mount.mountPoint} (${mount.fsType}${mount.source && mount.source !== 'none' ? ` from ${mount.source}` : ''})` : 'an unknown mount';
+	const where = mount
+		? `${mount.mountPoint} (${mount.fsType}${mount.source && mount.source !== 'none' ? ` from ${mount.source}` : ''})`
+		: 'an unknown mount';
 	switch (layer) {
 		case 'container-writable-layer': {
-			warnings.push(`${root} is on the container's own root filesystem, its writable layer (${where}), not on a volume: everything in it (the session store, memories, skills, credentials) is LOST when the container is removed or rebuilt. Mount a volume there (e.g. -v ~/.hermes:${root}) and copy the data onto it first`);
-			survives.push('a restart of the agent process, and a restart of the same container (docker restart): the writable layer is kept');
-			lost.push('removing or rebuilding the container (docker compose build/up --force-recreate, docker rm): the writable layer, and the Hermes root with it, is deleted');
+			warnings.push(
+				`${root} is on the container's own root filesystem, its writable layer (${where}), not on a volume: everything in it (the session store, memories, skills, credentials) is LOST when the container is removed or rebuilt. Mount a volume there (e.g. -v ~/.hermes:${root}) and copy the data onto it first`,
+			);
+			survives.push(
+				'a restart of the agent process, and a restart of the same container (docker restart): the writable layer is kept',
+			);
+			lost.push(
+				'removing or rebuilding the container (docker compose build/up --force-recreate, docker rm): the writable layer, and the Hermes root with it, is deleted',
+			);
 			break;
 		}
 
 		case 'memory': {
-			warnings.push(`${root} is on ${where}, a filesystem in memory: everything in it is lost at every reboot or container restart`);
+			warnings.push(
+				`${root} is on ${where}, a filesystem in memory: everything in it is lost at every reboot or container restart`,
+			);
 			lost.push('any restart of the machine or container: tmpfs keeps nothing');
 			break;
 		}
 
 		case 'volume-or-bind-mount': {
-			survives.push(`restarting, removing and rebuilding the container: ${root} is a separate mount (${where}), which Docker keeps`);
-			lost.push(`deleting the volume itself (docker volume rm, docker compose down -v) or the host folder behind ${mount?.root ?? 'it'}`);
+			survives.push(
+				`restarting, removing and rebuilding the container: ${root} is a separate mount (${where}), which Docker keeps`,
+			);
+			lost.push(
+				`deleting the volume itself (docker volume rm, docker compose down -v) or the host folder behind ${mount?.root ?? 'it'}`,
+			);
 			break;
 		}
 
@@ -307,14 +336,22 @@ function configOutlook(config: DoctorConfig, root: string, out: Outlook): void {
 	const backend = config.backend;
 	if (backend && SANDBOX_BACKENDS.has(backend)) {
 		if (config.containerPersistent === true) {
-			survives.push(`files the agent creates inside its ${backend} terminal sandbox survive a restart of the agent (terminal.container_persistent: true), but not a removal of that sandbox`);
+			survives.push(
+				`files the agent creates inside its ${backend} terminal sandbox survive a restart of the agent (terminal.container_persistent: true), but not a removal of that sandbox`,
+			);
 		} else if (config.containerPersistent === false) {
-			lost.push(`files the agent creates inside its ${backend} terminal sandbox, outside mounted folders: the sandbox is re-created at every restart of the agent (terminal.container_persistent: false)`);
+			lost.push(
+				`files the agent creates inside its ${backend} terminal sandbox, outside mounted folders: the sandbox is re-created at every restart of the agent (terminal.container_persistent: false)`,
+			);
 		} else {
-			lost.push(`possibly files created inside the ${backend} terminal sandbox: terminal.container_persistent is not set, so Hermes' default applies (hermes config get terminal.container_persistent)`);
+			lost.push(
+				`possibly files created inside the ${backend} terminal sandbox: terminal.container_persistent is not set, so Hermes' default applies (hermes config get terminal.container_persistent)`,
+			);
 		}
 	} else if (backend === 'local' || (config.found && backend === null)) {
-		survives.push(`terminal commands run directly where Hermes runs (terminal.backend: ${backend ?? 'not set, the local default'}): what they create lives in the working folder${config.cwd ? ` (${config.cwd})` : ''} and survives exactly as that folder's filesystem does`);
+		survives.push(
+			`terminal commands run directly where Hermes runs (terminal.backend: ${backend ?? 'not set, the local default'}): what they create lives in the working folder${config.cwd ? ` (${config.cwd})` : ''} and survives exactly as that folder's filesystem does`,
+		);
 	} else if (backend) {
 		survives.push(`terminal.backend is ${backend}: files created by terminal commands live on that remote side`);
 	}
@@ -325,10 +362,22 @@ function configOutlook(config: DoctorConfig, root: string, out: Outlook): void {
 }
 
 // Backups.
-function backupOutlook(root: string, options: DoctorOptions, mounts: MountEntry[], mount: MountEntry | null, layer: Layer, warnings: string[]): Pick<DoctorReport, 'backupDirs' | 'lastVerified'> {
-	const backupDirs = options.backupDirs && options.backupDirs.length > 0 ? options.backupDirs.map(d => path.resolve(d)) : [defaultBackupDir(root)];
+function backupOutlook(
+	root: string,
+	options: DoctorOptions,
+	mounts: MountEntry[],
+	mount: MountEntry | null,
+	layer: Layer,
+	warnings: string[],
+): Pick<DoctorReport, 'backupDirs' | 'lastVerified'> {
+	const backupDirs =
+		options.backupDirs && options.backupDirs.length > 0
+			? options.backupDirs.map(d => path.resolve(d))
+			: [defaultBackupDir(root)];
 	// What `hfx backups` lists (the backup folder and the quick snapshots of every profile), verified and this home's.
-	const entries = listBackups({root, dirs: backupDirs, now: options.now}).filter(e => e.verified && e.owner !== 'other');
+	const entries = listBackups({root, dirs: backupDirs, now: options.now}).filter(
+		e => e.verified && e.owner !== 'other',
+	);
 	entries.sort((a, b) => (b.createdAt ?? 0) - (a.createdAt ?? 0));
 	const best = entries[0] ?? null;
 	let lastVerified: DoctorReport['lastVerified'] = null;
@@ -341,16 +390,26 @@ function backupOutlook(root: string, options: DoctorOptions, mounts: MountEntry[
 			sameMount = false;
 		}
 
-		lastVerified = {name: best.name, path: best.path, ageSeconds: best.ageSeconds, drilled: best.drilled !== null, sameMount};
+		lastVerified = {
+			name: best.name,
+			path: best.path,
+			ageSeconds: best.ageSeconds,
+			drilled: best.drilled !== null,
+			sameMount,
+		};
 		if ((best.ageSeconds ?? Number.POSITIVE_INFINITY) > 86_400) {
 			warnings.push(`the last verified backup (${best.name}) is ${duration(best.ageSeconds)} old`);
 		}
 
 		if (sameMount && (layer === 'container-writable-layer' || layer === 'memory')) {
-			warnings.push(`the last verified backup (${best.path}) is on the same ${layer === 'memory' ? 'tmpfs' : 'writable layer'} as the Hermes root: it goes with it; copy it out of the container (docker cp) or back up to a volume (-o DIR)`);
+			warnings.push(
+				`the last verified backup (${best.path}) is on the same ${layer === 'memory' ? 'tmpfs' : 'writable layer'} as the Hermes root: it goes with it; copy it out of the container (docker cp) or back up to a volume (-o DIR)`,
+			);
 		}
 	} else {
-		warnings.push(`no verified backup in ${backupDirs.join(', ')} or the quick snapshots under ${root}: run hfx backup (and hfx restore --drill <archive>)`);
+		warnings.push(
+			`no verified backup in ${backupDirs.join(', ')} or the quick snapshots under ${root}: run hfx backup (and hfx restore --drill <archive>)`,
+		);
 	}
 
 	return {backupDirs, lastVerified};
@@ -358,7 +417,17 @@ function backupOutlook(root: string, options: DoctorOptions, mounts: MountEntry[
 
 // WAL state of every store: sizes, holders; no SQLite open.
 function storeState(s: {path: string; label: string}, warnings: string[]): DoctorStore {
-	const st: DoctorStore = {path: s.path, label: s.label, journalMode: null, dbBytes: null, walBytes: null, shm: false, holders: [], deletedWal: false, error: null};
+	const st: DoctorStore = {
+		path: s.path,
+		label: s.label,
+		journalMode: null,
+		dbBytes: null,
+		walBytes: null,
+		shm: false,
+		holders: [],
+		deletedWal: false,
+		error: null,
+	};
 	try {
 		const pre = preflight(s.path);
 		st.journalMode = pre.journalMode;
@@ -374,11 +443,15 @@ function storeState(s: {path: string; label: string}, warnings: string[]): Docto
 	st.holders = holders.holders.map(h => describeHolder(h));
 	st.deletedWal = holders.holders.some(h => h.holdsDeletedWal);
 	if (st.deletedWal) {
-		warnings.push(`${s.path}: a process holds a deleted -wal of it (an old WAL generation); restart every Hermes process on that profile`);
+		warnings.push(
+			`${s.path}: a process holds a deleted -wal of it (an old WAL generation); restart every Hermes process on that profile`,
+		);
 	}
 
 	if (st.walBytes !== null && st.walBytes > 256 * 1024 * 1024) {
-		warnings.push(`${s.path}-wal is ${Math.round(st.walBytes / 1_048_576)} MiB: checkpoints are starved (a long reader?); it is replayed on every open`);
+		warnings.push(
+			`${s.path}-wal is ${Math.round(st.walBytes / 1_048_576)} MiB: checkpoints are starved (a long reader?); it is replayed on every open`,
+		);
 	}
 
 	return st;
@@ -391,14 +464,24 @@ function homeFolder(root: string): string {
 		st = fs.statSync(root);
 	} catch (error) {
 		if (errorCode(error) === 'ENOENT') {
-			throw new FailClosed({file: root, kind: 'no-home', reason: 'no Hermes root here', next: 'pass --home DIR (or set HERMES_HOME)'});
+			throw new FailClosed({
+				file: root,
+				kind: 'no-home',
+				reason: 'no Hermes root here',
+				next: 'pass --home DIR (or set HERMES_HOME)',
+			});
 		}
 
 		throwFileError(error, {file: root, doing: 'looking up the Hermes root'});
 	}
 
 	if (!st.isDirectory()) {
-		throw new FailClosed({file: root, kind: 'home-not-a-folder', reason: `a Hermes home must be a directory, and this is ${st.isFile() ? 'a file' : 'not a directory'}`, next: `pass the folder that holds state.db (--home ${path.dirname(root)}?), or --db for one store file`});
+		throw new FailClosed({
+			file: root,
+			kind: 'home-not-a-folder',
+			reason: `a Hermes home must be a directory, and this is ${st.isFile() ? 'a file' : 'not a directory'}`,
+			next: `pass the folder that holds state.db (--home ${path.dirname(root)}?), or --db for one store file`,
+		});
 	}
 
 	try {
@@ -414,7 +497,11 @@ export function examineHome(options: DoctorOptions): DoctorReport {
 	const mounts = parseMountinfo(readMountinfo(options));
 	const mount = mountFor(real, mounts);
 	const rootMount = mountFor('/', mounts);
-	const containerHint = options.containerHint === undefined ? detectContainer() ?? (rootMount && OVERLAY_TYPES.has(rootMount.fsType) ? 'the root filesystem is an overlay' : null) : options.containerHint;
+	const containerHint =
+		options.containerHint === undefined
+			? (detectContainer() ??
+				(rootMount && OVERLAY_TYPES.has(rootMount.fsType) ? 'the root filesystem is an overlay' : null))
+			: options.containerHint;
 	const inContainer = containerHint !== null;
 	const layer = classify(mount, inContainer);
 	const config = readConfig(root);
@@ -422,12 +509,28 @@ export function examineHome(options: DoctorOptions): DoctorReport {
 	const {warnings, survives, lost} = out;
 	layerOutlook(layer, root, mount, out);
 	configOutlook(config, root, out);
-	survives.push('the session store (state.db, every profile), memories/, skills/, cron/ and credentials are files in the Hermes root: they survive an agent restart, and the rest depends on the filesystem above');
+	survives.push(
+		'the session store (state.db, every profile), memories/, skills/, cron/ and credentials are files in the Hermes root: they survive an agent restart, and the rest depends on the filesystem above',
+	);
 	const {backupDirs, lastVerified} = backupOutlook(root, options, mounts, mount, layer, warnings);
 	const stores: DoctorStore[] = [];
 	for (const s of storesUnderRoot(root)) {
 		stores.push(storeState(s, warnings));
 	}
 
-	return {root, mount, inContainer, containerHint, layer, config, survives, lost, backupDirs, lastVerified, stores, warnings, exitCode: warnings.length > 0 ? 1 : 0};
+	return {
+		root,
+		mount,
+		inContainer,
+		containerHint,
+		layer,
+		config,
+		survives,
+		lost,
+		backupDirs,
+		lastVerified,
+		stores,
+		warnings,
+		exitCode: warnings.length > 0 ? 1 : 0,
+	};
 }

@@ -60,15 +60,39 @@ export type DrillResult = {
 /** Folder of the records file for an artifact, and its name there. */
 export function recordsLocation(artifact: string): {dir: string; name: string; kind: 'archive' | 'snapshot'} {
 	const abs = path.resolve(artifact);
-	return {dir: path.dirname(abs), name: path.basename(abs), kind: detectKind(abs) === 'snapshot' ? 'snapshot' : 'archive'};
+	return {
+		dir: path.dirname(abs),
+		name: path.basename(abs),
+		kind: detectKind(abs) === 'snapshot' ? 'snapshot' : 'archive',
+	};
 }
 
 /** The restore into the scratch folder; a refusal over the archive itself is a problem the drill found. */
-async function restoreForDrill(archive: string, scratch: string, options: {onProgress?: ProgressFn; tmpDir?: string}, problems: string[]): Promise<RestoreResult | null> {
+async function restoreForDrill(
+	archive: string,
+	scratch: string,
+	options: {onProgress?: ProgressFn; tmpDir?: string},
+	problems: string[],
+): Promise<RestoreResult | null> {
 	try {
-		return await restoreArchive({archive, target: scratch, mode: 'drill', yes: true, onProgress: options.onProgress, tmpDir: options.tmpDir});
+		return await restoreArchive({
+			archive,
+			target: scratch,
+			mode: 'drill',
+			yes: true,
+			onProgress: options.onProgress,
+			tmpDir: options.tmpDir,
+		});
 	} catch (error) {
-		if (error instanceof FailClosed && (error.kind === 'archive-damaged' || error.kind === 'unsafe-member' || error.kind === 'changed-during-restore' || error.kind === 'no-manifest' || error.kind === 'no-hermes-root' || error.kind === 'wal-not-folded')) {
+		if (
+			error instanceof FailClosed &&
+			(error.kind === 'archive-damaged' ||
+				error.kind === 'unsafe-member' ||
+				error.kind === 'changed-during-restore' ||
+				error.kind === 'no-manifest' ||
+				error.kind === 'no-hermes-root' ||
+				error.kind === 'wal-not-folded')
+		) {
 			problems.push(`restore refused: ${error.reason}`);
 		} else {
 			throw error;
@@ -110,12 +134,31 @@ function scanStore(location: StoreLocation, rel: string, expected: number | null
 			problems.push(`${rel}: the forensic scan failed on the restored copy (${what})`);
 		}
 
-		return {path: rel, label: location.label, ok: unreadable, sessions: null, expectedSessions: expected, orphans: null, rollbackRisks: null, findings: null, healthy: null, error: unreadable ? null : what, unreadable: unreadable ? what : null, newestSessions: []};
+		return {
+			path: rel,
+			label: location.label,
+			ok: unreadable,
+			sessions: null,
+			expectedSessions: expected,
+			orphans: null,
+			rollbackRisks: null,
+			findings: null,
+			healthy: null,
+			error: unreadable ? null : what,
+			unreadable: unreadable ? what : null,
+			newestSessions: [],
+		};
 	}
 }
 
 /** What the restore reported, then a scan of every store it restored into the scratch folder. */
-function scanRestored(scratch: string, restore: RestoreResult, onProgress: ProgressFn | undefined, problems: string[], scans: DrillScan[]): void {
+function scanRestored(
+	scratch: string,
+	restore: RestoreResult,
+	onProgress: ProgressFn | undefined,
+	problems: string[],
+	scans: DrillScan[],
+): void {
 	problems.push(...restore.failed.map(f => `${f.path} was not restored (${f.reason})`), ...restore.postProblems);
 	const manifest = restore.manifest;
 	for (const location of storesUnderRoot(scratch)) {
@@ -131,7 +174,14 @@ function scanRestored(scratch: string, restore: RestoreResult, onProgress: Progr
 }
 
 /** The drill's outcome in the records file beside the artifact; whether it could be written. */
-function recordDrill(where: ReturnType<typeof recordsLocation>, fp: Fingerprint & {sha256: string | null}, ok: boolean, restore: RestoreResult | null, scans: DrillScan[], problems: string[]): boolean {
+function recordDrill(
+	where: ReturnType<typeof recordsLocation>,
+	fp: Fingerprint & {sha256: string | null},
+	ok: boolean,
+	restore: RestoreResult | null,
+	scans: DrillScan[],
+	problems: string[],
+): boolean {
 	const manifest = restore?.manifest ?? null;
 	const summary = ok
 		? `restored ${restore!.restored.length} files into a scratch folder, every hash and database matched the manifest; scanned ${scans.map(s => (s.unreadable ? `${s.label}: not scanned (${s.unreadable})` : `${s.label}: ${s.sessions} sessions, ${s.orphans} orphans, ${s.rollbackRisks} rollback risks`)).join('; ') || 'no session store'}`
@@ -149,7 +199,14 @@ function recordDrill(where: ReturnType<typeof recordsLocation>, fp: Fingerprint 
 		createdAt: manifest?.createdAtEpoch ?? null,
 		level: 'full',
 		summary,
-		details: {complete: manifest?.complete ?? null, home: manifest ? manifestHome(manifest) : null, scans, identity: scans.map(s => ({path: s.path, newest: s.newestSessions})), ...(fp.sha256 ? {sha256: fp.sha256} : {}), ...liveDetails(restore?.verify.live)},
+		details: {
+			complete: manifest?.complete ?? null,
+			home: manifest ? manifestHome(manifest) : null,
+			scans,
+			identity: scans.map(s => ({path: s.path, newest: s.newestSessions})),
+			...(fp.sha256 ? {sha256: fp.sha256} : {}),
+			...liveDetails(restore?.verify.live),
+		},
 	});
 }
 
@@ -171,16 +228,33 @@ function makeScratch(archive: string, parent: string | undefined): string {
 			throw error;
 		}
 
-		throw new FailClosed({file: archive, kind: 'no-scratch', reason: `cannot create the drill's scratch folder in ${parent ?? os.tmpdir()} (${errorCode(error) ?? errorMessage(error)}); the archive was not judged`, next: 'fix the temp folder (TMPDIR, space, permissions) and run the drill again', cause: error});
+		throw new FailClosed({
+			file: archive,
+			kind: 'no-scratch',
+			reason: `cannot create the drill's scratch folder in ${parent ?? os.tmpdir()} (${errorCode(error) ?? errorMessage(error)}); the archive was not judged`,
+			next: 'fix the temp folder (TMPDIR, space, permissions) and run the drill again',
+			cause: error,
+		});
 	}
 }
 
-export async function drillArchive(options: {archive: string; onProgress?: ProgressFn; tmpDir?: string}): Promise<DrillResult> {
+export async function drillArchive(options: {
+	archive: string;
+	onProgress?: ProgressFn;
+	tmpDir?: string;
+}): Promise<DrillResult> {
 	const started = performance.now();
 	const archive = path.resolve(options.archive);
 	const kind = detectKind(archive);
 	if (kind === 'unknown') {
-		throw new FailClosed({file: archive, kind: 'unsupported', reason: fs.existsSync(archive) ? 'a drill restores zip and tar archives and snapshot folders only' : 'no such file or folder', next: 'list the backups with hfx backups'});
+		throw new FailClosed({
+			file: archive,
+			kind: 'unsupported',
+			reason: fs.existsSync(archive)
+				? 'a drill restores zip and tar archives and snapshot folders only'
+				: 'no such file or folder',
+			next: 'list the backups with hfx backups',
+		});
 	}
 
 	const scratch = makeScratch(archive, options.tmpDir);

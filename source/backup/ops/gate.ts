@@ -38,7 +38,15 @@ export function parseDuration(text: string): number | null {
 
 	const n = Number(m[1]);
 	const unit = (m[2] ?? 's').toLowerCase();
-	const factor = unit.startsWith('s') ? 1 : (unit.startsWith('m') ? 60 : (unit.startsWith('h') ? 3600 : (unit.startsWith('d') ? 86_400 : 604_800)));
+	const factor = unit.startsWith('s')
+		? 1
+		: unit.startsWith('m')
+			? 60
+			: unit.startsWith('h')
+				? 3600
+				: unit.startsWith('d')
+					? 86_400
+					: 604_800;
 	return n * factor;
 }
 
@@ -62,9 +70,13 @@ export async function recomputeSeal(file: string): Promise<string | null> {
 		const sha = sha256();
 		const fd = fs.openSync(file, 'r');
 		try {
-			readChunks(fd, chunk => {
-				sha.update(chunk);
-			}, end);
+			readChunks(
+				fd,
+				chunk => {
+					sha.update(chunk);
+				},
+				end,
+			);
 		} finally {
 			fs.closeSync(fd);
 		}
@@ -81,7 +93,11 @@ function missingFor(e: BackupEntry, maxAgeSeconds: number, whose: IdentityOwner 
 	if (whose && whose.owner !== 'this') {
 		missing.push(whose.owner === 'other' ? whose.why : `whose home it is is unknown: ${whose.why}`);
 	} else if (!whose && e.owner !== 'this') {
-		missing.push(e.owner === 'other' ? `it is ${e.kind === 'snapshot' ? 'a quick snapshot' : 'an archive'} of another home (${e.home})` : 'no record says which home it is of (verify it: hfx verify records that)');
+		missing.push(
+			e.owner === 'other'
+				? `it is ${e.kind === 'snapshot' ? 'a quick snapshot' : 'an archive'} of another home (${e.home})`
+				: 'no record says which home it is of (verify it: hfx verify records that)',
+		);
 	}
 
 	if (e.ageSeconds === null || e.ageSeconds > maxAgeSeconds) {
@@ -121,12 +137,22 @@ function whoseHome(e: BackupEntry, root: string): IdentityOwner | null {
 	}
 
 	if (e.kind === 'snapshot') {
-		return e.profile === 'default' ? null : {owner: 'other', why: `it is a quick snapshot of the profile ${e.profile} alone (its home ${path.dirname(path.dirname(e.path))})`};
+		return e.profile === 'default'
+			? null
+			: {
+					owner: 'other',
+					why: `it is a quick snapshot of the profile ${e.profile} alone (its home ${path.dirname(path.dirname(e.path))})`,
+				};
 	}
 
 	const {drilled, verified} = recordsOf(e);
 	const identity = identityOf(drilled?.details?.identity) ?? identityOf(verified?.details?.identity);
-	return identity ? ownerByIdentity(identity, root) : {owner: 'unknown', why: 'it has no manifest, and only a verify or a drill records whose home it is (its stores\' newest sessions)'};
+	return identity
+		? ownerByIdentity(identity, root)
+		: {
+				owner: 'unknown',
+				why: "it has no manifest, and only a verify or a drill records whose home it is (its stores' newest sessions)",
+			};
 }
 
 /** An archive whose manifest names its home (ours, or one its records say has one): judged by it. */
@@ -147,7 +173,9 @@ async function changedSinceDrill(c: GateCandidate): Promise<string | null> {
 
 	if (c.kind === 'snapshot') {
 		const again = await verifyArtifact(c.path, {inlineChecks: true});
-		return again.exitCode === 0 ? null : `it no longer verifies (${again.status}: ${again.problems[0]?.what ?? again.databases.find(d => !d.ok)?.problems[0] ?? ''})`;
+		return again.exitCode === 0
+			? null
+			: `it no longer verifies (${again.status}: ${again.problems[0]?.what ?? again.databases.find(d => !d.ok)?.problems[0] ?? ''})`;
 	}
 
 	const recorded = recordsOf(c).drilled?.details?.sha256;
@@ -175,7 +203,13 @@ async function finalCheck(c: GateCandidate, home: string): Promise<string | null
 	return !hasManifest(c) || (await manifestNames(c.path, home)) ? null : 'its manifest names another home';
 }
 
-export async function checkGate(options: {root: string; dirs: string[]; maxAgeSeconds: number; now: number; home: string}): Promise<GateResult> {
+export async function checkGate(options: {
+	root: string;
+	dirs: string[];
+	maxAgeSeconds: number;
+	now: number;
+	home: string;
+}): Promise<GateResult> {
 	const candidates: GateCandidate[] = [];
 	for (const e of listBackups({root: options.root, dirs: options.dirs, now: options.now})) {
 		const whose = whoseHome(e, options.root);
@@ -194,22 +228,46 @@ export async function checkGate(options: {root: string; dirs: string[]; maxAgeSe
 			continue;
 		}
 
-		return {ok: true, archive: c.path, reason: `${c.name}: ${KIND_WORDS[c.kind]}, ${c.complete === true ? 'complete, ' : ''}${duration(c.ageSeconds)} old, verified and drilled, ${c.kind === 'snapshot' ? 'verified again now' : 'bytes unchanged since the drill'}`, maxAgeSeconds: options.maxAgeSeconds, candidates};
+		return {
+			ok: true,
+			archive: c.path,
+			reason: `${c.name}: ${KIND_WORDS[c.kind]}, ${c.complete === true ? 'complete, ' : ''}${duration(c.ageSeconds)} old, verified and drilled, ${c.kind === 'snapshot' ? 'verified again now' : 'bytes unchanged since the drill'}`,
+			maxAgeSeconds: options.maxAgeSeconds,
+			candidates,
+		};
 	}
 
-	return {ok: false, archive: null, reason: blockedReason(candidates, options), maxAgeSeconds: options.maxAgeSeconds, candidates};
+	return {
+		ok: false,
+		archive: null,
+		reason: blockedReason(candidates, options),
+		maxAgeSeconds: options.maxAgeSeconds,
+		candidates,
+	};
 }
 
-const KIND_WORDS: Record<BackupEntry['kind'], string> = {'hfx-archive': 'an hfx archive', 'hermes-archive': 'a Hermes archive', 'zip': 'a zip archive', 'tar': 'a tarball', 'snapshot': 'a quick snapshot'};
+const KIND_WORDS: Record<BackupEntry['kind'], string> = {
+	'hfx-archive': 'an hfx archive',
+	'hermes-archive': 'a Hermes archive',
+	zip: 'a zip archive',
+	tar: 'a tarball',
+	snapshot: 'a quick snapshot',
+};
 
 /** What only a new backup mends (a drill would not): too old, incomplete, changed, another home's. */
 const NEEDS_NEW = ['old (max', 'incomplete', 'changed', 'mismatch', 'another home', 'no longer', 'of the profile'];
 
 /** Why nothing passed: the newest backup not of another home and what it lacks, or that there is none. */
-function blockedReason(candidates: GateCandidate[], options: {dirs: string[]; maxAgeSeconds: number; home: string}): string {
+function blockedReason(
+	candidates: GateCandidate[],
+	options: {dirs: string[]; maxAgeSeconds: number; home: string},
+): string {
 	const newest = candidates.find(c => c.owner !== 'other');
 	const others = candidates.filter(c => c.owner === 'other').length;
-	const besides = others > 0 ? ` (${plural(others, 'backup')} there ${others === 1 ? 'is' : 'are'} of another home: never passing for ${options.home})` : '';
+	const besides =
+		others > 0
+			? ` (${plural(others, 'backup')} there ${others === 1 ? 'is' : 'are'} of another home: never passing for ${options.home})`
+			: '';
 	return newest
 		? `no verified, drilled backup newer than ${duration(options.maxAgeSeconds)}: the newest, ${newest.name}, ${newest.missing.join('; ')}${besides}. Next: ${newest.missing.some(m => NEEDS_NEW.some(w => m.includes(w))) ? 'hfx backup, then hfx restore --drill <the new archive>' : `hfx restore --drill ${newest.path}`}`
 		: `no backup of ${options.home} in ${options.dirs.join(', ')} or its state-snapshots/${besides}. Next: hfx backup, then hfx restore --drill <the new archive>`;

@@ -46,7 +46,7 @@ function du(dir: string): number {
 	try {
 		for (const d of fs.readdirSync(dir, {withFileTypes: true})) {
 			const p = path.join(dir, d.name);
-			total += d.isDirectory() ? du(p) : (d.isFile() ? fs.statSync(p).size : 0);
+			total += d.isDirectory() ? du(p) : d.isFile() ? fs.statSync(p).size : 0;
 		}
 	} catch {
 		// unreadable part: counted as 0
@@ -61,12 +61,21 @@ function liveOf(value: unknown): Array<{commits: number; sidecars: string[]}> | 
 		return undefined;
 	}
 
-	const ok = value.every(l => l && typeof l === 'object' && Number.isSafeInteger((l as {commits: unknown}).commits) && Array.isArray((l as {sidecars: unknown}).sidecars) && ((l as {sidecars: unknown[]}).sidecars).every(x => typeof x === 'string'));
-	return ok ? value as Array<{commits: number; sidecars: string[]}> : undefined;
+	const ok = value.every(
+		l =>
+			l &&
+			typeof l === 'object' &&
+			Number.isSafeInteger((l as {commits: unknown}).commits) &&
+			Array.isArray((l as {sidecars: unknown}).sidecars) &&
+			(l as {sidecars: unknown[]}).sidecars.every(x => typeof x === 'string'),
+	);
+	return ok ? (value as Array<{commits: number; sidecars: string[]}>) : undefined;
 }
 
 function completeOf(records: readonly BackupRecord[], artifact: string): boolean | null {
-	const r = [...records].reverse().find(x => x.artifact === artifact && x.details && typeof x.details.complete === 'boolean');
+	const r = [...records]
+		.reverse()
+		.find(x => x.artifact === artifact && x.details && typeof x.details.complete === 'boolean');
 	return r ? (r.details!.complete as boolean) : null;
 }
 
@@ -90,10 +99,18 @@ function homeOf(records: readonly BackupRecord[], artifact: string): string | nu
 }
 
 function ownerOf(entryHome: string | null, home: string | null): BackupEntry['owner'] {
-	return entryHome === null || home === null ? 'unknown' : (entryHome === home ? 'this' : 'other');
+	return entryHome === null || home === null ? 'unknown' : entryHome === home ? 'this' : 'other';
 }
 
-function entryFor(file: string, name: string, kind: BackupKind, profile: string | null, records: readonly BackupRecord[], now: number, home: string | null): BackupEntry {
+function entryFor(
+	file: string,
+	name: string,
+	kind: BackupKind,
+	profile: string | null,
+	records: readonly BackupRecord[],
+	now: number,
+	home: string | null,
+): BackupEntry {
 	const fp = fingerprintOf(file);
 	const status = statusFor(records, name, fp);
 	let mtime: number | null = null;
@@ -113,9 +130,17 @@ function entryFor(file: string, name: string, kind: BackupKind, profile: string 
 		createdAt,
 		ageSeconds: createdAt === null ? null : Math.max(0, now - createdAt),
 		size: kind === 'snapshot' ? du(file) : fp.size,
-		verified: status.verified ? {at: status.verified.at, level: status.verified.level ?? (status.verified.event === 'drill' ? 'full' : null), live: liveWords(liveOf(status.verified.details?.live)) || null} : null,
+		verified: status.verified
+			? {
+					at: status.verified.at,
+					level: status.verified.level ?? (status.verified.event === 'drill' ? 'full' : null),
+					live: liveWords(liveOf(status.verified.details?.live)) || null,
+				}
+			: null,
 		drilled: status.drilled ? {at: status.drilled.at} : null,
-		lastFailure: status.lastFailure ? {at: status.lastFailure.at, event: status.lastFailure.event, summary: status.lastFailure.summary} : null,
+		lastFailure: status.lastFailure
+			? {at: status.lastFailure.at, event: status.lastFailure.event, summary: status.lastFailure.summary}
+			: null,
 		complete: completeOf(records, name),
 		changedSinceRecorded: status.changedSinceRecorded,
 		seal: status.seal,
@@ -135,10 +160,23 @@ export function listArchives(dir: string, now: number, home: string | null = nul
 
 	const records = readRecords(dir);
 	const ours = sortArchives(names);
-	const others = names.filter(n => !ARCHIVE_PATTERN.test(n) && /\.(zip|tar\.gz|tgz|tar)$/i.test(n) && !n.startsWith('.')).sort().reverse();
+	const others = names
+		.filter(n => !ARCHIVE_PATTERN.test(n) && /\.(zip|tar\.gz|tgz|tar)$/i.test(n) && !n.startsWith('.'))
+		.sort()
+		.reverse();
 	return [
 		...ours.map(n => entryFor(path.join(dir, n), n, 'hfx-archive', null, records, now, home)),
-		...others.map(n => entryFor(path.join(dir, n), n, /\.zip$/i.test(n) ? (/^(hermes-backup|pre-update|pre-migration)-/.test(n) ? 'hermes-archive' : 'zip') : 'tar', null, records, now, home)),
+		...others.map(n =>
+			entryFor(
+				path.join(dir, n),
+				n,
+				/\.zip$/i.test(n) ? (/^(hermes-backup|pre-update|pre-migration)-/.test(n) ? 'hermes-archive' : 'zip') : 'tar',
+				null,
+				records,
+				now,
+				home,
+			),
+		),
 	].filter(e => {
 		try {
 			return fs.statSync(e.path).isFile();
@@ -165,7 +203,12 @@ export function listSnapshots(root: string, now: number): BackupEntry[] {
 		const dir = path.join(home, SNAPSHOTS_DIR);
 		let names: string[];
 		try {
-			names = fs.readdirSync(dir, {withFileTypes: true}).filter(d => d.isDirectory() && SNAPSHOT_PATTERN.test(d.name)).map(d => d.name).sort().reverse();
+			names = fs
+				.readdirSync(dir, {withFileTypes: true})
+				.filter(d => d.isDirectory() && SNAPSHOT_PATTERN.test(d.name))
+				.map(d => d.name)
+				.sort()
+				.reverse();
 		} catch {
 			continue;
 		}
@@ -223,7 +266,12 @@ export function placeByIdentity(entries: readonly BackupEntry[], root: string): 
  * and the quick snapshots of every profile; with `profile` (--profile), the archives (each holds
  * the whole home) and that profile's snapshots only.
  */
-export function homeBackups(options: {root: string; dirs: string[]; now: number; profile?: string | null}): BackupEntry[] {
+export function homeBackups(options: {
+	root: string;
+	dirs: string[];
+	now: number;
+	profile?: string | null;
+}): BackupEntry[] {
 	const entries = placeByIdentity(listBackups(options), options.root);
 	const only = options.profile;
 	return only ? entries.filter(e => e.kind !== 'snapshot' || e.profile === only) : entries;

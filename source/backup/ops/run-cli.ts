@@ -23,7 +23,10 @@ export const CHILD_IDLE_MS = 300_000;
  *   runCli(['backup', '--quick', '--home', root, '--label', 'tui'], {onProgress})
  *   runCli(['backup', '--home', root], {onProgress})
  */
-export async function runCli(args: string[], options: {onProgress?: ProgressFn; env?: NodeJS.ProcessEnv; signal?: AbortSignal; idleMs?: number} = {}): Promise<CliRun> {
+export async function runCli(
+	args: string[],
+	options: {onProgress?: ProgressFn; env?: NodeJS.ProcessEnv; signal?: AbortSignal; idleMs?: number} = {},
+): Promise<CliRun> {
 	const child = spawn(process.execPath, [cliPath(), ...args, '--json'], {
 		stdio: ['ignore', 'pipe', 'pipe'],
 		env: {...process.env, ...options.env, HFX_PROGRESS: 'json', NO_COLOR: '1'},
@@ -36,7 +39,9 @@ export async function runCli(args: string[], options: {onProgress?: ProgressFn; 
 	const alive = (): void => {
 		clearTimeout(idle);
 		idle = setTimeout(() => {
-			stderr.push(`hfx: ${args.join(' ')}: the child process printed nothing for ${Math.round(idleMs / 1000)} s and was stopped (SIGKILL). Next: run the command by hand to see where it waits`);
+			stderr.push(
+				`hfx: ${args.join(' ')}: the child process printed nothing for ${Math.round(idleMs / 1000)} s and was stopped (SIGKILL). Next: run the command by hand to see where it waits`,
+			);
 			child.kill('SIGKILL');
 		}, idleMs);
 	};

@@ -36,7 +36,13 @@ export function keepLiveTrails(plan: PlannedMember[]): {plan: PlannedMember[]; k
 
 /** The trails a restore records itself in: beside every state.db it restores. */
 export function trailsOf(plan: readonly PlannedMember[]): string[] {
-	return [...new Set(plan.filter(p => p.m.kind === 'db' && path.basename(p.dest) === 'state.db').map(p => path.join(path.dirname(p.dest), AUDIT_FILE)))];
+	return [
+		...new Set(
+			plan
+				.filter(p => p.m.kind === 'db' && path.basename(p.dest) === 'state.db')
+				.map(p => path.join(path.dirname(p.dest), AUDIT_FILE)),
+		),
+	];
 }
 
 /** Before any write: every trail that exists (or whose folder exists) must take the entry (hfx writes nothing it cannot record). */
@@ -53,19 +59,40 @@ export function assertTrailsWritable(trails: readonly string[]): void {
  * said, never swallowed. Into a Hermes home (--home) every trail gets the entry (made if need be);
  * into another folder (--to) only a trail that is there (the archive's, restored).
  */
-export function recordRestore(trails: readonly string[], kept: readonly string[], r: RestoreRecord & {mode: 'to' | 'home' | 'drill'}): RestoreTrail[] {
+export function recordRestore(
+	trails: readonly string[],
+	kept: readonly string[],
+	r: RestoreRecord & {mode: 'to' | 'home' | 'drill'},
+): RestoreTrail[] {
 	const version = writerSqliteVersion();
-	return trails.filter(t => r.mode === 'home' || fs.existsSync(t)).map(trail => {
-		const keptLive = kept.includes(trail);
-		try {
-			const entry = appendAudit(trail, {
-				time: new Date().toISOString(), tool: {name: 'hfx', version: toolVersion()}, sqliteVersion: version, argv: r.argv, mode: 'restore',
-				database: path.join(path.dirname(trail), 'state.db'), archive: r.archive, preRestore: r.preRestoreDir, restoredFiles: r.restored, failedFiles: r.failed,
-				keptLiveTrail: keptLive, result: r.status, exitCode: r.exitCode,
-			});
-			return {trail, keptLive, seq: entry.seq, problem: null};
-		} catch (error) {
-			return {trail, keptLive, seq: null, problem: `the restore could not be recorded in ${trail}: ${errorMessage(error)}`};
-		}
-	});
+	return trails
+		.filter(t => r.mode === 'home' || fs.existsSync(t))
+		.map(trail => {
+			const keptLive = kept.includes(trail);
+			try {
+				const entry = appendAudit(trail, {
+					time: new Date().toISOString(),
+					tool: {name: 'hfx', version: toolVersion()},
+					sqliteVersion: version,
+					argv: r.argv,
+					mode: 'restore',
+					database: path.join(path.dirname(trail), 'state.db'),
+					archive: r.archive,
+					preRestore: r.preRestoreDir,
+					restoredFiles: r.restored,
+					failedFiles: r.failed,
+					keptLiveTrail: keptLive,
+					result: r.status,
+					exitCode: r.exitCode,
+				});
+				return {trail, keptLive, seq: entry.seq, problem: null};
+			} catch (error) {
+				return {
+					trail,
+					keptLive,
+					seq: null,
+					problem: `the restore could not be recorded in ${trail}: ${errorMessage(error)}`,
+				};
+			}
+		});
 }

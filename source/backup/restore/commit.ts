@@ -31,13 +31,23 @@ export function makePreRestoreDir(target: string, stamp: string): string {
 		fs.mkdirSync(backups, {mode: 0o700});
 	} catch (error) {
 		if (errorCode(error) !== 'EEXIST') {
-			throw refuse(backups, 'pre-restore-failed', `cannot create the folder for the pre-restore copies (${errorCode(error) ?? errorMessage(error)})`, 'fix the cause (space, permissions) and run the restore again');
+			throw refuse(
+				backups,
+				'pre-restore-failed',
+				`cannot create the folder for the pre-restore copies (${errorCode(error) ?? errorMessage(error)})`,
+				'fix the cause (space, permissions) and run the restore again',
+			);
 		}
 	}
 
 	const st = fs.lstatSync(backups);
 	if (st.isSymbolicLink() || !st.isDirectory()) {
-		throw refuse(backups, 'symlink-in-target', `the pre-restore copies (the current state.db and credentials) would be written through ${st.isSymbolicLink() ? 'this symbolic link' : 'this, which is not a folder'}`, 'make it a real folder (or move it aside), then run the restore again');
+		throw refuse(
+			backups,
+			'symlink-in-target',
+			`the pre-restore copies (the current state.db and credentials) would be written through ${st.isSymbolicLink() ? 'this symbolic link' : 'this, which is not a folder'}`,
+			'make it a real folder (or move it aside), then run the restore again',
+		);
 	}
 
 	for (let n = 0; n < 1000; n++) {
@@ -46,7 +56,12 @@ export function makePreRestoreDir(target: string, stamp: string): string {
 			fs.mkdirSync(dir, {mode: 0o700});
 		} catch (error) {
 			if (errorCode(error) !== 'EEXIST') {
-				throw refuse(dir, 'pre-restore-failed', `cannot create the pre-restore folder (${errorCode(error) ?? errorMessage(error)})`, 'fix the cause (space, permissions) and run the restore again');
+				throw refuse(
+					dir,
+					'pre-restore-failed',
+					`cannot create the pre-restore folder (${errorCode(error) ?? errorMessage(error)})`,
+					'fix the cause (space, permissions) and run the restore again',
+				);
 			}
 
 			continue;
@@ -54,17 +69,32 @@ export function makePreRestoreDir(target: string, stamp: string): string {
 
 		// The folder just made must be where it was asked for (backups/ not swapped for a link meanwhile).
 		if (fs.realpathSync(dir) !== path.join(fs.realpathSync(target), 'backups', path.basename(dir))) {
-			throw refuse(dir, 'symlink-in-target', 'the pre-restore folder landed somewhere else (backups/ was replaced by a link while the restore ran)', 'make backups/ a real folder, then run the restore again');
+			throw refuse(
+				dir,
+				'symlink-in-target',
+				'the pre-restore folder landed somewhere else (backups/ was replaced by a link while the restore ran)',
+				'make backups/ a real folder, then run the restore again',
+			);
 		}
 
 		return dir;
 	}
 
-	throw refuse(backups, 'pre-restore-failed', `1000 pre-restore folders for ${stamp} exist already`, 'move old pre-restore folders aside, then run the restore again');
+	throw refuse(
+		backups,
+		'pre-restore-failed',
+		`1000 pre-restore folders for ${stamp} exist already`,
+		'move old pre-restore folders aside, then run the restore again',
+	);
 }
 
 /** This restore's pre-restore folder when anything would be kept (a drill keeps nothing); null otherwise. */
-export function preRestoreDirFor(plan: PlannedMember[], target: string, mode: 'to' | 'home' | 'drill', now: Date): string | null {
+export function preRestoreDirFor(
+	plan: PlannedMember[],
+	target: string,
+	mode: 'to' | 'home' | 'drill',
+	now: Date,
+): string | null {
 	return mode !== 'drill' && needsKeeping(plan) ? makePreRestoreDir(target, utcStamp(now)) : null;
 }
 
@@ -147,7 +177,10 @@ export function commit(plan: PlannedMember[], staged: Map<string, string>, preDi
 		try {
 			fsyncDir(d);
 		} catch (error) {
-			failed.push({path: d, reason: `fsync of the folder failed (${errorCode(error) ?? errorMessage(error)}): the renames may not survive a power cut`});
+			failed.push({
+				path: d,
+				reason: `fsync of the folder failed (${errorCode(error) ?? errorMessage(error)}): the renames may not survive a power cut`,
+			});
 		}
 	}
 
@@ -155,7 +188,13 @@ export function commit(plan: PlannedMember[], staged: Map<string, string>, preDi
 }
 
 /** 11. Re-verify what is on disk now: hashes first (raw reads), then SQLite. */
-export function reverify(plan: PlannedMember[], restored: string[], dbCount: number, expected: Expected, onProgress?: ProgressFn): {postProblems: string[]; databases: RestoredDb[]} {
+export function reverify(
+	plan: PlannedMember[],
+	restored: string[],
+	dbCount: number,
+	expected: Expected,
+	onProgress?: ProgressFn,
+): {postProblems: string[]; databases: RestoredDb[]} {
 	const postProblems: string[] = [];
 	for (const p of plan) {
 		if (!restored.includes(p.m.path)) {
@@ -210,7 +249,14 @@ function checkRestoredDb(file: string, rel: string, expected: ReturnType<Expecte
 		return {path: rel, ok: problems.length === 0, integrity, counts, schemaVersion, problems};
 	} catch (error) {
 		const what = error instanceof FailClosed ? error.reason : errorMessage(error);
-		return {path: rel, ok: false, integrity: [what], counts: {}, schemaVersion: null, problems: [`cannot be read back: ${what}`]};
+		return {
+			path: rel,
+			ok: false,
+			integrity: [what],
+			counts: {},
+			schemaVersion: null,
+			problems: [`cannot be read back: ${what}`],
+		};
 	} finally {
 		store?.close();
 	}

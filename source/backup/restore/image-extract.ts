@@ -35,7 +35,14 @@ export type ExtractedImage = {
 };
 
 function notAnImage(p: string): FailClosed {
-	return new FailClosed({file: p, kind: 'unsupported', reason: notAnArtifact(p) ?? 'neither an SQLite database nor a zip or tar archive nor a snapshot folder (unrecognised first bytes)', next: 'pass a state.db, a Hermes home, an archive (hfx backups lists them), a quick snapshot, an emergency snapshot or a retired-WAL capture'});
+	return new FailClosed({
+		file: p,
+		kind: 'unsupported',
+		reason:
+			notAnArtifact(p) ??
+			'neither an SQLite database nor a zip or tar archive nor a snapshot folder (unrecognised first bytes)',
+		next: 'pass a state.db, a Hermes home, an archive (hfx backups lists them), a quick snapshot, an emergency snapshot or a retired-WAL capture',
+	});
 }
 
 /** Steps 1: the member policy and the whole verify, as restore runs them. */
@@ -50,11 +57,22 @@ async function verified(p: string, kind: ExtractedImage['kind'], tmpDir?: string
 }
 
 /** The store of the root (or of `profile`) in the archive, and its legacy mirror when archived. */
-function pick(p: string, members: readonly SourceMember[], profile?: string): {db: SourceMember; mirror: SourceMember | undefined} {
+function pick(
+	p: string,
+	members: readonly SourceMember[],
+	profile?: string,
+): {db: SourceMember; mirror: SourceMember | undefined} {
 	const base = profile ? `profiles/${profile}/` : '';
 	const db = members.find(m => m.path === `${base}state.db`);
 	if (!db) {
-		throw new FailClosed({file: p, kind: profile ? 'no-profile' : 'no-hermes-root', reason: `the archive holds no ${base}state.db`, next: profile ? 'list what it holds with hfx verify, and pass a profile it has' : 'pass --profile NAME for a profile\'s store, or another archive'});
+		throw new FailClosed({
+			file: p,
+			kind: profile ? 'no-profile' : 'no-hermes-root',
+			reason: `the archive holds no ${base}state.db`,
+			next: profile
+				? 'list what it holds with hfx verify, and pass a profile it has'
+				: "pass --profile NAME for a profile's store, or another archive",
+		});
 	}
 
 	return {db, mirror: members.find(m => m.path === `${base}sessions/sessions.json`)};
@@ -74,7 +92,10 @@ export async function extractStoreImage(p: string, options: ExtractOptions = {})
 		throw notAnImage(p);
 	}
 
-	const report = options.verifiedManifest === undefined ? await verified(p, kind, options.tmpDir) : {manifest: options.verifiedManifest};
+	const report =
+		options.verifiedManifest === undefined
+			? await verified(p, kind, options.tmpDir)
+			: {manifest: options.verifiedManifest};
 	const source = await openSource(p, report.manifest, {tmpDir: options.tmpDir});
 	try {
 		const {db, mirror} = pick(p, source.members, options.profile);
@@ -91,7 +112,15 @@ export async function extractStoreImage(p: string, options: ExtractOptions = {})
 		const home = report.manifest ? manifestHome(report.manifest) : null;
 		return {db: copy, kind, home, takenAt: report.manifest?.createdAtEpoch ?? null, member: db.archivePath};
 	} catch (error) {
-		throw error instanceof FailClosed ? error : new FailClosed({file: p, kind: 'unreadable', reason: `its store could not be read out of it (${errorMessage(error)})`, next: `check it with hfx verify ${p}`, cause: error});
+		throw error instanceof FailClosed
+			? error
+			: new FailClosed({
+					file: p,
+					kind: 'unreadable',
+					reason: `its store could not be read out of it (${errorMessage(error)})`,
+					next: `check it with hfx verify ${p}`,
+					cause: error,
+				});
 	} finally {
 		source.close();
 	}

@@ -31,7 +31,12 @@ export async function refuseUnsafeMembers(archive: string): Promise<void> {
 		const first = findings[0];
 		if (first) {
 			const more = findings.length > 1 ? ` (+${findings.length - 1} more: hfx verify lists them)` : '';
-			throw refuse(archive, 'unsafe-member', `member ${JSON.stringify(first.name)} is refused: ${first.what.replace(/^unsafe member: /, '')}${more}`, 'do not extract this archive; take it apart by hand only in a scratch folder');
+			throw refuse(
+				archive,
+				'unsafe-member',
+				`member ${JSON.stringify(first.name)} is refused: ${first.what.replace(/^unsafe member: /, '')}${more}`,
+				'do not extract this archive; take it apart by hand only in a scratch folder',
+			);
 		}
 	} catch (error) {
 		if (error instanceof FailClosed) {
@@ -43,42 +48,78 @@ export async function refuseUnsafeMembers(archive: string): Promise<void> {
 }
 
 /** 3. A damaged archive writes nothing: refuses with the first problem the verify found (save those `tolerated`: a tar's sidecars). */
-export function refuseDamaged(archive: string, report: VerifyReport, tolerated: (p: Problem) => boolean = () => false): void {
+export function refuseDamaged(
+	archive: string,
+	report: VerifyReport,
+	tolerated: (p: Problem) => boolean = () => false,
+): void {
 	const problems = report.problems.filter(p => !tolerated(p));
 	const badDbs = report.databases.filter(d => !d.ok);
 	if (report.status !== 'unreadable' && onlyNoStore({problems, databases: badDbs})) {
-		throw refuse(archive, 'no-hermes-root', 'no Hermes root in the archive (no state.db and no profiles/*/state.db in any folder): not a backup of a Hermes home', `check what it holds (hfx verify ${archive}); restore a backup that holds state.db (hfx backups)`);
+		throw refuse(
+			archive,
+			'no-hermes-root',
+			'no Hermes root in the archive (no state.db and no profiles/*/state.db in any folder): not a backup of a Hermes home',
+			`check what it holds (hfx verify ${archive}); restore a backup that holds state.db (hfx backups)`,
+		);
 	}
 
 	if (report.status === 'unreadable' || problems.length > 0 || badDbs.length > 0) {
-		const first = problems[0] ?? (badDbs[0] ? {where: badDbs[0].path, what: badDbs[0].problems.join('; ')} : {where: archive, what: 'unknown'});
-		throw refuse(archive, 'archive-damaged', `the archive is ${report.status} (${plural(problems.length + badDbs.length, 'problem')}; first: ${first.where}: ${first.what})`, `run hfx verify ${archive} for the full list, and restore from another backup (hfx backups)`);
+		const first =
+			problems[0] ??
+			(badDbs[0] ? {where: badDbs[0].path, what: badDbs[0].problems.join('; ')} : {where: archive, what: 'unknown'});
+		throw refuse(
+			archive,
+			'archive-damaged',
+			`the archive is ${report.status} (${plural(problems.length + badDbs.length, 'problem')}; first: ${first.where}: ${first.what})`,
+			`run hfx verify ${archive} for the full list, and restore from another backup (hfx backups)`,
+		);
 	}
 }
 
 /** The target checks: where each member lands, refused outside the target, through a link or over a folder. */
 export function planTargets(archive: string, target: string, members: SourceMember[]): PlannedMember[] {
 	if (fs.existsSync(target) && !fs.statSync(target).isDirectory()) {
-		throw refuse(target, 'not-a-folder', 'the restore target is not a folder', 'pass a folder with --to DIR or --home DIR');
+		throw refuse(
+			target,
+			'not-a-folder',
+			'the restore target is not a folder',
+			'pass a folder with --to DIR or --home DIR',
+		);
 	}
 
 	return members.map(m => {
 		const dest = path.join(target, ...m.path.split('/'));
 		const rel = path.relative(target, dest);
 		if (rel.startsWith('..') || path.isAbsolute(rel)) {
-			throw refuse(archive, 'unsafe-member', `member ${JSON.stringify(m.path)} would land outside the target`, 'do not extract this archive');
+			throw refuse(
+				archive,
+				'unsafe-member',
+				`member ${JSON.stringify(m.path)} would land outside the target`,
+				'do not extract this archive',
+			);
 		}
 
 		const link = linkOnTheWay(target, dest);
 		if (link) {
-			throw refuse(link, 'symlink-in-target', 'the restore would write through this symbolic link', 'replace the link by a real folder, or restore into another folder with --to DIR');
+			throw refuse(
+				link,
+				'symlink-in-target',
+				'the restore would write through this symbolic link',
+				'replace the link by a real folder, or restore into another folder with --to DIR',
+			);
 		}
 
 		let exists = false;
 		try {
 			const st = fs.lstatSync(dest);
 			if (st.isDirectory()) {
-				throw refuse(dest, 'target-is-folder', `a folder stands where the archive has the file ${m.path}`, 'move that folder aside, or restore into another folder with --to DIR');
+				throw refuse(
+					dest,
+					'target-is-folder',
+					`a folder stands where the archive has the file ${m.path}`,
+					'move that folder aside, or restore into another folder with --to DIR',
+				);
 			}
 
 			exists = true;
@@ -103,7 +144,12 @@ export function refuseLinkedBackups(target: string): void {
 	}
 
 	if (st.isSymbolicLink() || !st.isDirectory()) {
-		throw refuse(backups, 'symlink-in-target', `the pre-restore copies (the current state.db and credentials) would be written through ${st.isSymbolicLink() ? 'this symbolic link' : 'this, which is not a folder'}`, 'make it a real folder (or move it aside), then run the restore again');
+		throw refuse(
+			backups,
+			'symlink-in-target',
+			`the pre-restore copies (the current state.db and credentials) would be written through ${st.isSymbolicLink() ? 'this symbolic link' : 'this, which is not a folder'}`,
+			'make it a real folder (or move it aside), then run the restore again',
+		);
 	}
 }
 
@@ -115,7 +161,12 @@ export function refuseLinksSincePlanned(target: string, plan: PlannedMember[]): 
 	for (const p of plan) {
 		const link = linkOnTheWay(target, p.dest);
 		if (link) {
-			throw refuse(link, 'symlink-in-target', 'this became a symbolic link while the restore was staging its files', 'find out what replaced it, make it a real folder or file, then run the restore again');
+			throw refuse(
+				link,
+				'symlink-in-target',
+				'this became a symbolic link while the restore was staging its files',
+				'find out what replaced it, make it a real folder or file, then run the restore again',
+			);
 		}
 	}
 }
@@ -147,7 +198,12 @@ export function assertNoHolders(target: string, dbRels: string[]): void {
 		const holders = report.holders;
 		if (holders.length > 0) {
 			const deleted = holders.some(h => h.holdsDeletedWal);
-			throw refuse(dest, deleted ? 'deleted-wal-held' : 'in-use', `${describeHolder(holders[0]!)}${holders.length > 1 ? ` (+${holders.length - 1} more)` : ''}${deleted ? ': a process still holds a deleted -wal of this database (an old WAL generation); a restore now would split it' : ''}`, stopHoldersStep(holders, 'run the restore again'));
+			throw refuse(
+				dest,
+				deleted ? 'deleted-wal-held' : 'in-use',
+				`${describeHolder(holders[0]!)}${holders.length > 1 ? ` (+${holders.length - 1} more)` : ''}${deleted ? ': a process still holds a deleted -wal of this database (an old WAL generation); a restore now would split it' : ''}`,
+				stopHoldersStep(holders, 'run the restore again'),
+			);
 		}
 	}
 
@@ -158,7 +214,12 @@ export function assertNoHolders(target: string, dbRels: string[]): void {
 			const text = pidFileText(path.join(home, pidFile));
 			const pid = Number(/\d+/.exec(text ?? '')?.[0]);
 			if (pid && pid !== process.pid && isPidAlive(pid)) {
-				throw refuse(path.join(home, pidFile), 'gateway-running', `process ${pid} named in it is running`, 'stop the gateway first (hermes gateway stop), then run the restore again');
+				throw refuse(
+					path.join(home, pidFile),
+					'gateway-running',
+					`process ${pid} named in it is running`,
+					'stop the gateway first (hermes gateway stop), then run the restore again',
+				);
 			}
 		}
 	}
@@ -177,13 +238,24 @@ function pidFileText(file: string): string | null {
 			return null;
 		}
 
-		const cause = error instanceof FailClosed ? error.reason : errnoWords(errorCode(error) ?? 'error', errorMessage(error)).cause;
-		throw refuse(file, 'gateway-running', `it cannot be read (${cause}), so whether the gateway runs cannot be told`, 'stop the gateway (hermes gateway stop), make the pid file a readable regular file or remove it, then run the restore again');
+		const cause =
+			error instanceof FailClosed ? error.reason : errnoWords(errorCode(error) ?? 'error', errorMessage(error)).cause;
+		throw refuse(
+			file,
+			'gateway-running',
+			`it cannot be read (${cause}), so whether the gateway runs cannot be told`,
+			'stop the gateway (hermes gateway stop), make the pid file a readable regular file or remove it, then run the restore again',
+		);
 	}
 }
 
 /** 8. Confirmation when anything would be replaced (or the target is not empty): typed, or --yes. */
-export async function confirmReplace(archive: string, target: string, plan: PlannedMember[], options: {yes?: boolean; confirm?: (question: string) => Promise<boolean>; drops?: string[]; now?: () => Date}): Promise<void> {
+export async function confirmReplace(
+	archive: string,
+	target: string,
+	plan: PlannedMember[],
+	options: {yes?: boolean; confirm?: (question: string) => Promise<boolean>; drops?: string[]; now?: () => Date},
+): Promise<void> {
 	const replacing = plan.filter(p => p.exists).length;
 	const occupied = fs.existsSync(target) && fs.readdirSync(target).length > 0;
 	if ((replacing > 0 || occupied) && !options.yes) {
@@ -193,11 +265,21 @@ export async function confirmReplace(archive: string, target: string, plan: Plan
 		const drops = (options.drops ?? []).map(d => `\n  ${d}`).join('');
 		const question = `restore ${path.basename(archive)} over ${target}:${drops}\n  ${plural(replacing, 'existing file')} will be replaced; the current ones are kept in a new folder ${pre} (named when done). Type "restore" to go on: `;
 		if (!options.confirm) {
-			throw refuse(target, 'needs-confirmation', `${plural(replacing, 'existing file')} would be replaced and no confirmation was given`, 'run it again in a terminal to confirm, or add --yes once the gateway is stopped');
+			throw refuse(
+				target,
+				'needs-confirmation',
+				`${plural(replacing, 'existing file')} would be replaced and no confirmation was given`,
+				'run it again in a terminal to confirm, or add --yes once the gateway is stopped',
+			);
 		}
 
 		if (!(await options.confirm(question))) {
-			throw refuse(target, 'not-confirmed', 'the restore was not confirmed', 'run it again and type "restore" to confirm');
+			throw refuse(
+				target,
+				'not-confirmed',
+				'the restore was not confirmed',
+				'run it again and type "restore" to confirm',
+			);
 		}
 	}
 }

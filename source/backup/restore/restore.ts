@@ -49,7 +49,16 @@ import type {Manifest} from '../manifest.js';
 import {commit, preRestoreDirFor, reverify} from './commit.js';
 import {mappingOf} from './layout.js';
 import {normalizeName} from '../archive/member-policy.js';
-import {assertNoHolders, confirmReplace, planTargets, refuse, refuseDamaged, refuseLinkedBackups, refuseLinksSincePlanned, refuseUnsafeMembers} from './refusals.js';
+import {
+	assertNoHolders,
+	confirmReplace,
+	planTargets,
+	refuse,
+	refuseDamaged,
+	refuseLinkedBackups,
+	refuseLinksSincePlanned,
+	refuseUnsafeMembers,
+} from './refusals.js';
 import {compareWithLive, comparisonLines, wouldDrop} from './compare.js';
 import {assertTrailsWritable, keepLiveTrails, recordRestore, trailsOf} from './audit.js';
 import {openSource} from './source.js';
@@ -57,7 +66,15 @@ import {stageAll} from './stage.js';
 import {unregisterTemp} from '../../temps.js';
 import {sweepRestorePartials} from '../debris.js';
 import {type VerifyReport, verifyArtifact} from '../verify/verify.js';
-import type {Checks, DbComparison, Expected, PlannedMember, RestoreOptions, RestoreResult, SourceMember} from './types.js';
+import type {
+	Checks,
+	DbComparison,
+	Expected,
+	PlannedMember,
+	RestoreOptions,
+	RestoreResult,
+	SourceMember,
+} from './types.js';
 
 export {assertNoHolders} from './refusals.js';
 
@@ -73,9 +90,18 @@ function planRestore(archive: string, target: string, members: SourceMember[], m
 }
 
 /** Steps 1 to 3: refuses what restore does not read, unsafe members, and the whole archive verified. */
-async function verifyForRestore(archive: string, kind: ReturnType<typeof detectKind>, options: RestoreOptions): Promise<VerifyReport> {
+async function verifyForRestore(
+	archive: string,
+	kind: ReturnType<typeof detectKind>,
+	options: RestoreOptions,
+): Promise<VerifyReport> {
 	if (kind === 'unknown') {
-		throw refuse(archive, 'unreadable', notAnArtifact(archive) ?? 'not a zip or tar archive or a snapshot folder', 'check the path (hfx backups lists archives and snapshots)');
+		throw refuse(
+			archive,
+			'unreadable',
+			notAnArtifact(archive) ?? 'not a zip or tar archive or a snapshot folder',
+			'check the path (hfx backups lists archives and snapshots)',
+		);
 	}
 
 	// 2. Unsafe member names and types, before anything else (a tar's: verify/tar.ts judges them all).
@@ -85,20 +111,30 @@ async function verifyForRestore(archive: string, kind: ReturnType<typeof detectK
 
 	// 3. The whole archive, verified. A tar's -wal/-shm/-journal are findings the tar source handles
 	// (a -wal folded into its database, a -shm dropped, a hot -journal refused): never restored as files.
-	const report = await verifyArtifact(archive, {onProgress: options.onProgress, tmpDir: options.tmpDir, inventory: options.mode !== 'drill'});
+	const report = await verifyArtifact(archive, {
+		onProgress: options.onProgress,
+		tmpDir: options.tmpDir,
+		inventory: options.mode !== 'drill',
+	});
 	refuseDamaged(archive, report, p => (kind === 'tar' || kind === 'tar.gz') && p.sidecar === true);
 	return report;
 }
 
 function checksOf(kind: ReturnType<typeof detectKind>, manifest: Manifest | null): Checks {
 	if (manifest) {
-		return {members: 'size and sha256 of each against the hfx manifest, staged and read back', databases: 'counts as in the hfx manifest'};
+		return {
+			members: 'size and sha256 of each against the hfx manifest, staged and read back',
+			databases: 'counts as in the hfx manifest',
+		};
 	}
 
 	const staged = 'read back by the sha256 of what was staged';
-	const members = kind === 'zip'
-		? `each checked against its CRC-32 and size in the zip while staged (a Hermes zip has no hashes of its own), ${staged}`
-		: (kind === 'snapshot' ? `each checked against its size in Hermes' manifest.json while staged (it has no hashes), ${staged}` : `each checked against the size in its tar header while staged (a tar has no checksums of its data), ${staged}`);
+	const members =
+		kind === 'zip'
+			? `each checked against its CRC-32 and size in the zip while staged (a Hermes zip has no hashes of its own), ${staged}`
+			: kind === 'snapshot'
+				? `each checked against its size in Hermes' manifest.json while staged (it has no hashes), ${staged}`
+				: `each checked against the size in its tar header while staged (a tar has no checksums of its data), ${staged}`;
 	return {members, databases: 'counts as verified in the archive'};
 }
 
@@ -109,7 +145,13 @@ function expectedCounts(manifest: Manifest | null, report: VerifyReport, members
 	}
 
 	const toTarget = new Map(members.map(m => [normalizeName(m.archivePath), m.path]));
-	const byRel = new Map(report.databases.flatMap(d => (toTarget.has(d.path) ? [[toTarget.get(d.path)!, {counts: d.counts, schemaVersion: d.schemaVersion}] as const] : [])));
+	const byRel = new Map(
+		report.databases.flatMap(d =>
+			toTarget.has(d.path)
+				? [[toTarget.get(d.path)!, {counts: d.counts, schemaVersion: d.schemaVersion}] as const]
+				: [],
+		),
+	);
 	return rel => byRel.get(rel);
 }
 
@@ -140,7 +182,15 @@ export async function restoreArchive(options: RestoreOptions): Promise<RestoreRe
 		const dbRels = plan.filter(p => p.m.kind === 'db').map(p => p.m.path);
 		// What the restore would drop, before any write (read-only on the live stores).
 		const comparison = options.mode === 'drill' ? [] : compareWithLive(target, asTargetPaths(report, source.members));
-		const shown = {layout: source.layout, mapping: mappingOf(plan.map(p => p.m), source.layout, target), checks: checksOf(kind, manifest)};
+		const shown = {
+			layout: source.layout,
+			mapping: mappingOf(
+				plan.map(p => p.m),
+				source.layout,
+				target,
+			),
+			checks: checksOf(kind, manifest),
+		};
 		if (options.dryRun) {
 			return {...nothingWritten(archive, target, report, comparison), ...shown, ms: performance.now() - started};
 		}
@@ -165,12 +215,30 @@ export async function restoreArchive(options: RestoreOptions): Promise<RestoreRe
 		const {restored, failed, keptAside, preDir, preCreated, postProblems, databases} = await critical(async () => {
 			committing = true;
 			const committed = commit(plan, staged, preRestore);
-			return {...committed, ...reverify(plan, committed.restored, dbRels.length, expectedCounts(manifest, report, source.members), options.onProgress)};
+			return {
+				...committed,
+				...reverify(
+					plan,
+					committed.restored,
+					dbRels.length,
+					expectedCounts(manifest, report, source.members),
+					options.onProgress,
+				),
+			};
 		});
 
 		const status = failed.length === 0 && postProblems.length === 0 ? 'restored' : 'partial';
 		const argv = options.argv ?? ['hfx', ...process.argv.slice(2)];
-		const audit = recordRestore(trails, kept, {mode: options.mode, archive, argv, status, exitCode: status === 'restored' ? 0 : 1, restored: restored.length, failed: failed.length, preRestoreDir: preCreated ? preDir : null});
+		const audit = recordRestore(trails, kept, {
+			mode: options.mode,
+			archive,
+			argv,
+			status,
+			exitCode: status === 'restored' ? 0 : 1,
+			restored: restored.length,
+			failed: failed.length,
+			preRestoreDir: preCreated ? preDir : null,
+		});
 		postProblems.push(...audit.flatMap(a => a.problem ?? []));
 		const ok = failed.length === 0 && postProblems.length === 0;
 		return {
@@ -200,7 +268,12 @@ export async function restoreArchive(options: RestoreOptions): Promise<RestoreRe
 }
 
 /** Steps 7 and 8: nobody holds what we replace, the pre-restore copies never go through a link, every trail takes its entry; the confirmation says what the restore would drop. */
-async function guardWrite(archive: string, target: string, p: {plan: PlannedMember[]; dbRels: string[]; trails: string[]; comparison: DbComparison[]}, options: RestoreOptions): Promise<void> {
+async function guardWrite(
+	archive: string,
+	target: string,
+	p: {plan: PlannedMember[]; dbRels: string[]; trails: string[]; comparison: DbComparison[]},
+	options: RestoreOptions,
+): Promise<void> {
 	refuseLinkedBackups(target);
 	assertNoHolders(target, p.dbRels);
 	assertTrailsWritable(p.trails);
@@ -208,9 +281,29 @@ async function guardWrite(archive: string, target: string, p: {plan: PlannedMemb
 }
 
 /** A dry run's result: the verification and the comparison, nothing written. */
-function nothingWritten(archive: string, target: string, verify: VerifyReport, comparison: DbComparison[]): Omit<RestoreResult, 'ms' | 'layout' | 'mapping' | 'checks'> {
+function nothingWritten(
+	archive: string,
+	target: string,
+	verify: VerifyReport,
+	comparison: DbComparison[],
+): Omit<RestoreResult, 'ms' | 'layout' | 'mapping' | 'checks'> {
 	const exitCode = wouldDrop(comparison) ? 1 : 0;
-	return {archive, target, exitCode, status: 'dry-run', verify, restored: [], failed: [], preRestoreDir: null, keptAside: [], postProblems: [], databases: [], manifest: verify.manifest, audit: [], comparison};
+	return {
+		archive,
+		target,
+		exitCode,
+		status: 'dry-run',
+		verify,
+		restored: [],
+		failed: [],
+		preRestoreDir: null,
+		keptAside: [],
+		postProblems: [],
+		databases: [],
+		manifest: verify.manifest,
+		audit: [],
+		comparison,
+	};
 }
 
 /**
@@ -224,17 +317,37 @@ function asRefusal(error: unknown, file: string, committing: boolean): FailClose
 	}
 
 	if (error instanceof FailClosed && !committing) {
-		return new FailClosed({file: error.file, kind: error.kind, reason: `${error.reason}; nothing was written`, next: error.next, exitCode: error.exitCode, cause: error});
+		return new FailClosed({
+			file: error.file,
+			kind: error.kind,
+			reason: `${error.reason}; nothing was written`,
+			next: error.next,
+			exitCode: error.exitCode,
+			cause: error,
+		});
 	}
 
 	const message = errorMessage(error);
 	const code = errorCode(error);
-	const cause = error instanceof FailClosed ? error.reason : `${code && !message.startsWith(code) ? `${code}: ` : ''}${message}`;
+	const cause =
+		error instanceof FailClosed ? error.reason : `${code && !message.startsWith(code) ? `${code}: ` : ''}${message}`;
 	if (!committing) {
-		return refuse(file, 'restore-failed', `the restore failed before replacing anything (${cause})`, 'fix the cause and run the restore again');
+		return refuse(
+			file,
+			'restore-failed',
+			`the restore failed before replacing anything (${cause})`,
+			'fix the cause and run the restore again',
+		);
 	}
 
-	return new FailClosed({file, kind: 'restore-interrupted', reason: `the restore stopped while replacing files (${cause}); some files may be replaced already`, next: `the previous files are in ${path.join(file, 'backups')}/pre-restore-…; fix the cause and restore again`, exitCode: 1, cause: error});
+	return new FailClosed({
+		file,
+		kind: 'restore-interrupted',
+		reason: `the restore stopped while replacing files (${cause}); some files may be replaced already`,
+		next: `the previous files are in ${path.join(file, 'backups')}/pre-restore-…; fix the cause and restore again`,
+		exitCode: 1,
+		cause: error,
+	});
 }
 
 /** After a failure: the staged files removed, and the folders the restore created (when empty). */

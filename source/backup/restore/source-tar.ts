@@ -27,16 +27,26 @@ type Listed = {files: TarMember[]; names: string[]};
 /** Pass 1: the regular files the member policy lets through, and their normalized names. */
 async function listFiles(archive: string, gz: boolean): Promise<Listed> {
 	const files: TarMember[] = [];
-	await readTar(archive, {gz, async onMember(m) {
-		if (m.type === 'file' && !refusalReason({name: m.name, type: m.type, linkTarget: m.linkName || null, size: m.size})) {
-			files.push({...m, name: normalizeName(m.name)});
-		}
-	}});
+	await readTar(archive, {
+		gz,
+		async onMember(m) {
+			if (
+				m.type === 'file' &&
+				!refusalReason({name: m.name, type: m.type, linkTarget: m.linkName || null, size: m.size})
+			) {
+				files.push({...m, name: normalizeName(m.name)});
+			}
+		},
+	});
 	return {files, names: files.map(f => f.name)};
 }
 
 /** Splits the files under the root into members and sidecars; the rest is outside. */
-function membersOf(archive: string, listed: Listed, layout: Layout & {root: string}): {members: SourceMember[]; wals: Map<string, TarMember>} {
+function membersOf(
+	archive: string,
+	listed: Listed,
+	layout: Layout & {root: string},
+): {members: SourceMember[]; wals: Map<string, TarMember>} {
 	const all = new Set(listed.names);
 	const members: SourceMember[] = [];
 	const wals = new Map<string, TarMember>();
@@ -49,7 +59,12 @@ function membersOf(archive: string, listed: Listed, layout: Layout & {root: stri
 
 		const suffix = sidecarSuffix(f.name, all);
 		if (suffix === '-journal' && f.size > 0) {
-			throw refuse(archive, 'unsafe-member', `${f.name} is a hot rollback journal beside its database: restoring would mean rolling it back, which hfx leaves to the operator`, 'extract the archive by hand into a scratch folder and open the database there with sqlite3');
+			throw refuse(
+				archive,
+				'unsafe-member',
+				`${f.name} is a hot rollback journal beside its database: restoring would mean rolling it back, which hfx leaves to the operator`,
+				'extract the archive by hand into a scratch folder and open the database there with sqlite3',
+			);
 		}
 
 		if (suffix) {
@@ -61,28 +76,48 @@ function membersOf(archive: string, listed: Listed, layout: Layout & {root: stri
 			continue;
 		}
 
-		members.push({path: rel, archivePath: f.name, size: f.size, mode: f.mode || 0o644, sha256: null, crc32: null, kind: rel.endsWith('.db') ? 'db' : 'file'});
+		members.push({
+			path: rel,
+			archivePath: f.name,
+			size: f.size,
+			mode: f.mode || 0o644,
+			sha256: null,
+			crc32: null,
+			kind: rel.endsWith('.db') ? 'db' : 'file',
+		});
 	}
 
 	return {members, wals};
 }
 
 /** Pass 2 (only with a non-empty -wal): each such database and its -wal extracted into our temp folder, folded there. */
-async function foldAll(archive: string, gz: boolean, members: SourceMember[], wals: Map<string, TarMember>, tmp: string, layout: Layout): Promise<Map<string, string>> {
+async function foldAll(
+	archive: string,
+	gz: boolean,
+	members: SourceMember[],
+	wals: Map<string, TarMember>,
+	tmp: string,
+	layout: Layout,
+): Promise<Map<string, string>> {
 	const folded = new Map<string, string>();
-	const dbs = new Map(members.filter(m => wals.has(m.archivePath)).map((m, i) => [m.archivePath, {m, dir: path.join(tmp, `f${i}`)}]));
+	const dbs = new Map(
+		members.filter(m => wals.has(m.archivePath)).map((m, i) => [m.archivePath, {m, dir: path.join(tmp, `f${i}`)}]),
+	);
 	if (dbs.size === 0) {
 		return folded;
 	}
 
-	await readTar(archive, {gz, async onMember(t, data) {
-		const name = normalizeName(t.name);
-		const db = dbs.get(name) ?? dbs.get(name.endsWith('-wal') ? name.slice(0, -4) : '');
-		if (t.type === 'file' && db) {
-			fs.mkdirSync(db.dir, {recursive: true, mode: 0o700});
-			await writeMember(data, path.join(db.dir, name === db.m.archivePath ? 'copy.db' : 'copy.db-wal'), t.size);
-		}
-	}});
+	await readTar(archive, {
+		gz,
+		async onMember(t, data) {
+			const name = normalizeName(t.name);
+			const db = dbs.get(name) ?? dbs.get(name.endsWith('-wal') ? name.slice(0, -4) : '');
+			if (t.type === 'file' && db) {
+				fs.mkdirSync(db.dir, {recursive: true, mode: 0o700});
+				await writeMember(data, path.join(db.dir, name === db.m.archivePath ? 'copy.db' : 'copy.db-wal'), t.size);
+			}
+		},
+	});
 	for (const [archivePath, {m, dir}] of dbs) {
 		const r = foldWal(dir, 'copy.db', archive);
 		const file = path.join(dir, 'copy.db');
@@ -124,22 +159,36 @@ export async function openTarSource(archive: string, gz: boolean, options: {tmpD
 }
 
 /** Pass 3: the selected members in archive order (a folded database from its private copy); every one must be met. */
-async function eachMember(archive: string, gz: boolean, selected: SourceMember[], folded: Map<string, string>, fn: (m: SourceMember, data: AsyncIterable<Buffer>) => Promise<void>): Promise<void> {
+async function eachMember(
+	archive: string,
+	gz: boolean,
+	selected: SourceMember[],
+	folded: Map<string, string>,
+	fn: (m: SourceMember, data: AsyncIterable<Buffer>) => Promise<void>,
+): Promise<void> {
 	const wanted = new Map(selected.map(m => [m.archivePath, m]));
 	const met = new Set<string>();
-	await readTar(archive, {gz, async onMember(t, data) {
-		const name = normalizeName(t.name);
-		const m = t.type === 'file' ? wanted.get(name) : undefined;
-		if (!m || met.has(name)) {
-			return;
-		}
+	await readTar(archive, {
+		gz,
+		async onMember(t, data) {
+			const name = normalizeName(t.name);
+			const m = t.type === 'file' ? wanted.get(name) : undefined;
+			if (!m || met.has(name)) {
+				return;
+			}
 
-		met.add(name);
-		const copy = folded.get(name);
-		await fn(m, copy ? fs.createReadStream(copy, {highWaterMark: 1 << 20}) : data);
-	}});
+			met.add(name);
+			const copy = folded.get(name);
+			await fn(m, copy ? fs.createReadStream(copy, {highWaterMark: 1 << 20}) : data);
+		},
+	});
 	const missing = selected.find(m => !met.has(m.archivePath));
 	if (missing) {
-		throw new FailClosed({file: archive, kind: 'changed-during-restore', reason: `the member ${missing.archivePath} is no longer in the archive (it changed since it was verified?)`, next: 'verify the archive again (hfx verify) and retry'});
+		throw new FailClosed({
+			file: archive,
+			kind: 'changed-during-restore',
+			reason: `the member ${missing.archivePath} is no longer in the archive (it changed since it was verified?)`,
+			next: 'verify the archive again (hfx verify) and retry',
+		});
 	}
 }

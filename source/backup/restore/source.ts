@@ -34,7 +34,13 @@ function withoutSidecars(members: SourceMember[]): SourceMember[] {
  * hermes_cli/backup.py): PIDs and locks of the source machine's process namespace, its process
  * registry and the gateway's last run state, which on a rebuilt host leaves the gateway stuck.
  */
-export const RUNTIME_STATE_NAMES: ReadonlySet<string> = new Set(['gateway_state.json', 'gateway.pid', 'cron.pid', 'gateway.lock', 'processes.json']);
+export const RUNTIME_STATE_NAMES: ReadonlySet<string> = new Set([
+	'gateway_state.json',
+	'gateway.pid',
+	'cron.pid',
+	'gateway.lock',
+	'processes.json',
+]);
 
 /** An archive restored onto a host (a zip, a tar) leaves out the source machine's runtime state, listed in the layout. */
 function withoutRuntimeState(source: Source): Source {
@@ -49,7 +55,11 @@ function withoutRuntimeState(source: Source): Source {
 	return {...source, members};
 }
 
-export async function openSource(archive: string, manifest: Manifest | null, options: {tmpDir?: string} = {}): Promise<Source> {
+export async function openSource(
+	archive: string,
+	manifest: Manifest | null,
+	options: {tmpDir?: string} = {},
+): Promise<Source> {
 	const kind = detectKind(archive);
 	if (kind === 'zip') {
 		return withoutRuntimeState(await openZipSource(archive, manifest));
@@ -62,7 +72,17 @@ export async function openSource(archive: string, manifest: Manifest | null, opt
 	// A quick snapshot stays on the machine it was taken on: Hermes' /snapshot restore puts its
 	// gateway_state.json and processes.json back, and so does this.
 
-	const files = manifest ? manifest.members.map(m => ({path: m.path, archivePath: m.path, size: m.size, mode: m.mode, sha256: m.sha256, crc32: m.crc32, kind: m.kind})) : hermesSnapshotMembers(archive);
+	const files = manifest
+		? manifest.members.map(m => ({
+				path: m.path,
+				archivePath: m.path,
+				size: m.size,
+				mode: m.mode,
+				sha256: m.sha256,
+				crc32: m.crc32,
+				kind: m.kind,
+			}))
+		: hermesSnapshotMembers(archive);
 	return {
 		members: withoutSidecars(files),
 		layout: emptyLayout(manifest ? null : ''),
@@ -80,7 +100,12 @@ async function openZipSource(archive: string, manifest: Manifest | null): Promis
 	const byPath = new Map((manifest?.members ?? []).map(m => [m.path, m]));
 	const z: OpenedZip = await openZip(archive);
 	const files = z.members.filter(m => m.type === 'file' && m.name !== MANIFEST_NAME);
-	const found = manifest ? {ok: true as const, root: ''} : findHermesRoot(files.map(m => normalizeName(m.name)), {hermesPrefix: true});
+	const found = manifest
+		? {ok: true as const, root: ''}
+		: findHermesRoot(
+				files.map(m => normalizeName(m.name)),
+				{hermesPrefix: true},
+			);
 	if (!found.ok) {
 		z.close();
 		throw refuseRoot(archive, found);
@@ -97,7 +122,15 @@ async function openZipSource(archive: string, manifest: Manifest | null): Promis
 		}
 
 		const known = byPath.get(m.name);
-		members.push({path: rel, archivePath: m.name, size: m.entry.uncompressedSize, mode: known?.mode ?? m.mode ?? 0o644, sha256: known?.sha256 ?? null, crc32: known?.crc32 ?? crcHex(m.entry.crc32), kind: known?.kind ?? (rel.endsWith('.db') ? 'db' : 'file')});
+		members.push({
+			path: rel,
+			archivePath: m.name,
+			size: m.entry.uncompressedSize,
+			mode: known?.mode ?? m.mode ?? 0o644,
+			sha256: known?.sha256 ?? null,
+			crc32: known?.crc32 ?? crcHex(m.entry.crc32),
+			kind: known?.kind ?? (rel.endsWith('.db') ? 'db' : 'file'),
+		});
 	}
 
 	const entries = new Map(z.members.map(m => [m.name, m]));
@@ -116,6 +149,19 @@ async function openZipSource(archive: string, manifest: Manifest | null): Promis
 /** A Hermes quick snapshot: the files its manifest.json lists (`files`: path -> size), as Hermes' /snapshot restore takes them. */
 function hermesSnapshotMembers(dir: string): SourceMember[] {
 	// verify read and judged it a moment ago; read again the same bounded, non-blocking way.
-	const raw = JSON.parse(readForeign(path.join(dir, MANIFEST_NAME), {maxBytes: MAX_MANIFEST_BYTES, what: 'it as the manifest'}).bytes.toString('utf8')) as {files?: Record<string, number>};
-	return Object.entries(raw.files ?? {}).map(([rel, size]) => ({path: rel, archivePath: rel, size, mode: 0o600, sha256: null, crc32: null, kind: rel.endsWith('.db') ? 'db' : 'file'}));
+	const raw = JSON.parse(
+		readForeign(path.join(dir, MANIFEST_NAME), {
+			maxBytes: MAX_MANIFEST_BYTES,
+			what: 'it as the manifest',
+		}).bytes.toString('utf8'),
+	) as {files?: Record<string, number>};
+	return Object.entries(raw.files ?? {}).map(([rel, size]) => ({
+		path: rel,
+		archivePath: rel,
+		size,
+		mode: 0o600,
+		sha256: null,
+		crc32: null,
+		kind: rel.endsWith('.db') ? 'db' : 'file',
+	}));
 }

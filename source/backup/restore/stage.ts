@@ -24,7 +24,14 @@ type Owner = {uid: number; gid: number} | null;
  * (registered for removal on exit) to stagedFiles and each folder it creates to createdDirs, so the
  * caller can remove them all when anything fails.
  */
-export async function stageAll(source: Source, plan: PlannedMember[], target: string, stagedFiles: string[], createdDirs: string[], onProgress?: ProgressFn): Promise<Map<string, string>> {
+export async function stageAll(
+	source: Source,
+	plan: PlannedMember[],
+	target: string,
+	stagedFiles: string[],
+	createdDirs: string[],
+	onProgress?: ProgressFn,
+): Promise<Map<string, string>> {
 	const owner = targetOwner(target);
 	const total = plan.reduce((a, p) => a + p.m.size, 0);
 	let done = 0;
@@ -32,28 +39,46 @@ export async function stageAll(source: Source, plan: PlannedMember[], target: st
 	const byMember = new Map(plan.map(p => [p.m, p]));
 	try {
 		// In the source's order (a tar is read once, front to back).
-		await source.each(plan.map(p => p.m), async (m, data) => {
-			const p = byMember.get(m)!;
-			mkdirs(path.dirname(p.dest), owner, createdDirs);
-			const temp = path.join(path.dirname(p.dest), `.${path.basename(p.dest)}.hfx-p${process.pid}.${randomHex(8)}.partial`);
-			registerTemp(temp);
-			stagedFiles.push(temp);
-			await stageMember(data, p.m, temp, restoredMode(p.m), owner, n => {
-				done += n;
-				onProgress?.({phase: 'extract', label: p.m.path, done, total});
-			});
-			staged.set(p.m.path, temp);
-			testPause('restore-staged');
-		});
+		await source.each(
+			plan.map(p => p.m),
+			async (m, data) => {
+				const p = byMember.get(m)!;
+				mkdirs(path.dirname(p.dest), owner, createdDirs);
+				const temp = path.join(
+					path.dirname(p.dest),
+					`.${path.basename(p.dest)}.hfx-p${process.pid}.${randomHex(8)}.partial`,
+				);
+				registerTemp(temp);
+				stagedFiles.push(temp);
+				await stageMember(data, p.m, temp, restoredMode(p.m), owner, n => {
+					done += n;
+					onProgress?.({phase: 'extract', label: p.m.path, done, total});
+				});
+				staged.set(p.m.path, temp);
+				testPause('restore-staged');
+			},
+		);
 	} catch (error) {
 		if (error instanceof FailClosed) {
-			throw new FailClosed({file: error.file, kind: error.kind, reason: `${error.reason}; nothing was written`, next: error.next});
+			throw new FailClosed({
+				file: error.file,
+				kind: error.kind,
+				reason: `${error.reason}; nothing was written`,
+				next: error.next,
+			});
 		}
 
 		const code = errorCode(error);
 		// The cause in the one errno mapping's words (EFBIG is a file size limit, not "fix the cause").
 		const words = errnoWords(code ?? 'error', errorMessage(error));
-		throw refuse(target, code === 'ENOSPC' ? 'no-space' : 'stage-failed', `staging the restored files failed (${code ?? 'error'}: ${code ? words.cause : errorMessage(error)}); the staged files were removed`, code === 'ENOSPC' ? 'free space on the target and run the restore again' : `${words.next}, then run the restore again`);
+		throw refuse(
+			target,
+			code === 'ENOSPC' ? 'no-space' : 'stage-failed',
+			`staging the restored files failed (${code ?? 'error'}: ${code ? words.cause : errorMessage(error)}); the staged files were removed`,
+			code === 'ENOSPC'
+				? 'free space on the target and run the restore again'
+				: `${words.next}, then run the restore again`,
+		);
 	}
 
 	return staged;
@@ -97,7 +122,7 @@ function restoredMode(m: SourceMember): number {
 		return 0o600;
 	}
 
-	return (m.mode & 0o777) || 0o600;
+	return m.mode & 0o777 || 0o600;
 }
 
 /**
@@ -106,7 +131,14 @@ function restoredMode(m: SourceMember): number {
  * when known. Without a sha256 of its own, the member keeps the staged bytes' one: the read-back
  * after the renames compares with it.
  */
-async function stageMember(data: AsyncIterable<Buffer>, m: SourceMember, staged: string, mode: number, owner: {uid: number; gid: number} | null, onBytes: (n: number) => void): Promise<void> {
+async function stageMember(
+	data: AsyncIterable<Buffer>,
+	m: SourceMember,
+	staged: string,
+	mode: number,
+	owner: {uid: number; gid: number} | null,
+	onBytes: (n: number) => void,
+): Promise<void> {
 	const hasher = new Hasher();
 	const fd = createExclusive(staged, 0o600, 'a restored file');
 	try {
@@ -123,7 +155,12 @@ async function stageMember(data: AsyncIterable<Buffer>, m: SourceMember, staged:
 
 	const d = hasher.digest();
 	if (d.size !== m.size || (m.sha256 && d.sha256 !== m.sha256) || (m.crc32 && crcHex(d.crc32) !== m.crc32)) {
-		throw new FailClosed({file: m.archivePath, kind: 'changed-during-restore', reason: `the member read back while restoring differs from the verified archive (${d.size === m.size ? 'its bytes' : `${d.size} bytes, ${m.size} expected`}: the archive changed under us?)`, next: 'verify the archive again (hfx verify) and retry'});
+		throw new FailClosed({
+			file: m.archivePath,
+			kind: 'changed-during-restore',
+			reason: `the member read back while restoring differs from the verified archive (${d.size === m.size ? 'its bytes' : `${d.size} bytes, ${m.size} expected`}: the archive changed under us?)`,
+			next: 'verify the archive again (hfx verify) and retry',
+		});
 	}
 
 	m.sha256 ??= d.sha256;

@@ -24,7 +24,10 @@ export type Source = {
 	members: SourceMember[];
 	layout: Layout;
 	/** Hands each selected member's bytes to `fn`, in the archive's own order (a tar is read once). */
-	each: (selected: SourceMember[], fn: (m: SourceMember, data: AsyncIterable<Buffer>) => Promise<void>) => Promise<void>;
+	each: (
+		selected: SourceMember[],
+		fn: (m: SourceMember, data: AsyncIterable<Buffer>) => Promise<void>,
+	) => Promise<void>;
 	close: () => void;
 };
 
@@ -50,9 +53,22 @@ export type PlannedMember = {m: SourceMember; dest: string; exists: boolean};
 /** A restored database's expected counts and schema version (the hfx manifest's, or the verified archive's), by its path under the target. */
 export type Expected = (rel: string) => {counts: Record<string, number>; schemaVersion: number | null} | undefined;
 
-export type RestoredDb = {path: string; ok: boolean; integrity: string[]; counts: Record<string, number>; schemaVersion: number | null; problems: string[]};
+export type RestoredDb = {
+	path: string;
+	ok: boolean;
+	integrity: string[];
+	counts: Record<string, number>;
+	schemaVersion: number | null;
+	problems: string[];
+};
 
-export type Committed = {restored: string[]; failed: Array<{path: string; reason: string}>; keptAside: string[]; preDir: string | null; preCreated: boolean};
+export type Committed = {
+	restored: string[];
+	failed: Array<{path: string; reason: string}>;
+	keptAside: string[];
+	preDir: string | null;
+	preCreated: boolean;
+};
 
 export type Side = {sessions: number; messages: number};
 
@@ -70,7 +86,15 @@ export type DbComparison = {
 /** A trail the restore kept (the archive's copy not written) or wrote its entry into. */
 export type RestoreTrail = {trail: string; keptLive: boolean; seq: number | null; problem: string | null};
 
-export type RestoreRecord = {archive: string; argv: string[]; status: 'restored' | 'partial'; exitCode: number; restored: number; failed: number; preRestoreDir: string | null};
+export type RestoreRecord = {
+	archive: string;
+	argv: string[];
+	status: 'restored' | 'partial';
+	exitCode: number;
+	restored: number;
+	failed: number;
+	preRestoreDir: string | null;
+};
 
 /** What the restore re-checked, in words that claim nothing the archive cannot back (a tar and a Hermes archive carry no hashes). */
 export type Checks = {members: string; databases: string};

@@ -36,7 +36,14 @@ export function foldWal(dir: string, name: string, archive: string): Folded {
 		row = (db.pragma('wal_checkpoint(FULL)', {simple: false}) as CheckpointRow[])[0];
 		db.pragma('wal_checkpoint(TRUNCATE)');
 	} catch (error) {
-		throw new FailClosed({file: archive, kind: 'wal-not-folded', reason: `the ${name}-wal in the archive cannot be folded into its database (${errorCode(error) ?? errorMessage(error)}); a restore without it would lose its commits; nothing was written`, next: `check it with hfx verify ${archive}; restore from another backup (hfx backups)`, exitCode: 2, cause: error});
+		throw new FailClosed({
+			file: archive,
+			kind: 'wal-not-folded',
+			reason: `the ${name}-wal in the archive cannot be folded into its database (${errorCode(error) ?? errorMessage(error)}); a restore without it would lose its commits; nothing was written`,
+			next: `check it with hfx verify ${archive}; restore from another backup (hfx backups)`,
+			exitCode: 2,
+			cause: error,
+		});
 	} finally {
 		db?.close();
 	}
@@ -44,7 +51,13 @@ export function foldWal(dir: string, name: string, archive: string): Folded {
 	// Not in WAL mode (the header says rollback): SQLite ignores the -wal, there is nothing to fold.
 	const frames = row && row.log >= 0 ? row.log : 0;
 	if (row && (row.busy !== 0 || row.checkpointed !== row.log)) {
-		throw new FailClosed({file: archive, kind: 'wal-not-folded', reason: `only ${row.checkpointed} of the ${row.log} committed frames of ${name}-wal could be folded into its database; a restore would lose the rest; nothing was written`, next: 'extract the archive by hand into a scratch folder and open it with sqlite3 there', exitCode: 2});
+		throw new FailClosed({
+			file: archive,
+			kind: 'wal-not-folded',
+			reason: `only ${row.checkpointed} of the ${row.log} committed frames of ${name}-wal could be folded into its database; a restore would lose the rest; nothing was written`,
+			next: 'extract the archive by hand into a scratch folder and open it with sqlite3 there',
+			exitCode: 2,
+		});
 	}
 
 	for (const s of ['-wal', '-shm']) {

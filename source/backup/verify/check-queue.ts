@@ -12,19 +12,25 @@ import type {DbReport} from './report.js';
 export class CheckQueue {
 	private chain: Promise<void> = Promise.resolve();
 	readonly results: Array<Promise<DbReport>> = [];
-	constructor(private readonly inline: boolean, private readonly inventory = false) {}
+	constructor(
+		private readonly inline: boolean,
+		private readonly inventory = false,
+	) {}
 
 	add(file: string, judge: (check: DbCheck) => DbReport): void {
 		const result = this.chain.then(async () => {
 			const report = judge(await checkDatabaseFile(file, {inline: this.inline}));
 			return this.inventory && report.ok ? {...report, inventory: inventoryOfCopy(file)} : report;
 		});
-		this.chain = result.then(() => {
-			fs.rmSync(file, {force: true});
-			for (const s of ['-wal', '-shm', '-journal']) {
-				fs.rmSync(`${file}${s}`, {force: true});
-			}
-		}, () => {});
+		this.chain = result.then(
+			() => {
+				fs.rmSync(file, {force: true});
+				for (const s of ['-wal', '-shm', '-journal']) {
+					fs.rmSync(`${file}${s}`, {force: true});
+				}
+			},
+			() => {},
+		);
 		this.results.push(result);
 	}
 

@@ -77,12 +77,22 @@ export type ReportBase = Omit<VerifyReport, 'status' | 'exitCode' | 'ms'>;
 
 export function finish(report: ReportBase, started: number, unreadable = false): VerifyReport {
 	const damaged = report.problems.length > 0 || report.databases.some(d => !d.ok);
-	const status = unreadable ? 'unreadable' : (damaged ? 'damaged' : 'sound');
-	return {...report, status, exitCode: status === 'sound' ? 0 : (status === 'damaged' ? 1 : 2), ms: performance.now() - started};
+	const status = unreadable ? 'unreadable' : damaged ? 'damaged' : 'sound';
+	return {
+		...report,
+		status,
+		exitCode: status === 'sound' ? 0 : status === 'damaged' ? 1 : 2,
+		ms: performance.now() - started,
+	};
 }
 
 /** Compares a database check with the manifest's record of it. */
-export function judgeDatabase(rel: string, check: DbCheck, expected: Manifest['databases'][number] | undefined, walBytes: number | null = null): DbReport {
+export function judgeDatabase(
+	rel: string,
+	check: DbCheck,
+	expected: Manifest['databases'][number] | undefined,
+	walBytes: number | null = null,
+): DbReport {
 	const problems: string[] = [];
 	if (!check.ok) {
 		problems.push(`integrity_check: ${check.integrity.slice(0, 3).join('; ')}`);
@@ -114,15 +124,33 @@ export function judgeDatabase(rel: string, check: DbCheck, expected: Manifest['d
 
 /** The member policy's findings as problems: each refused, clashing or sidecar member (exit 1). */
 export function policyProblems(findings: readonly MemberFinding[]): Problem[] {
-	return findings.map(f => (f.kind === 'sidecar' ? {where: findingWhere(f), what: `${f.what} (from a tar, a restore folds a -wal's commits into its database)`, sidecar: true} : {where: findingWhere(f), what: `${f.what}; a restore refuses this archive`}));
+	return findings.map(f =>
+		f.kind === 'sidecar'
+			? {
+					where: findingWhere(f),
+					what: `${f.what} (from a tar, a restore folds a -wal's commits into its database)`,
+					sidecar: true,
+				}
+			: {where: findingWhere(f), what: `${f.what}; a restore refuses this archive`},
+	);
 }
 
 /** The problem of an artifact with no Hermes store in it (no state.db, no profiles/<name>/state.db): an empty or config-only archive is no sound backup. */
 export function noStoreProblems(names: readonly string[]): Problem[] {
-	return holdsNoStore(names) ? [{where: 'archive', what: 'no Hermes store in it (no state.db and no profiles/*/state.db): not a backup of a Hermes home', noStore: true}] : [];
+	return holdsNoStore(names)
+		? [
+				{
+					where: 'archive',
+					what: 'no Hermes store in it (no state.db and no profiles/*/state.db): not a backup of a Hermes home',
+					noStore: true,
+				},
+			]
+		: [];
 }
 
 /** True when the only thing wrong is that no Hermes store is inside. */
 export function onlyNoStore(report: {problems: readonly Problem[]; databases: readonly DbReport[]}): boolean {
-	return report.problems.length > 0 && report.problems.every(p => p.noStore === true) && report.databases.every(d => d.ok);
+	return (
+		report.problems.length > 0 && report.problems.every(p => p.noStore === true) && report.databases.every(d => d.ok)
+	);
 }

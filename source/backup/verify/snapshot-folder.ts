@@ -10,7 +10,15 @@ import {type Digest, Hasher, crcHex} from '../digest.js';
 import {MANIFEST_NAME, type Manifest, ManifestError, type MemberRecord, parseManifest} from '../manifest.js';
 import {removeTemp} from '../../temps.js';
 import {judgeMembers} from '../archive/member-policy.js';
-import {type DbReport, type VerifyOptions, type VerifyReport, finish, judgeDatabase, noStoreProblems, policyProblems} from './report.js';
+import {
+	type DbReport,
+	type VerifyOptions,
+	type VerifyReport,
+	finish,
+	judgeDatabase,
+	noStoreProblems,
+	policyProblems,
+} from './report.js';
 import {extractionFailure, makeTempDir} from './temp-extraction.js';
 import type {Problem} from '../archive/zipread.js';
 import {readChunks} from '../chunks.js';
@@ -33,7 +41,10 @@ function listFiles(dir: string, rel = ''): Array<{rel: string; st: fs.Stats}> {
 }
 
 /** Parses the manifest into base.manifest; a Hermes quick snapshot's file sizes are returned instead. */
-function readSnapshotManifest(base: {manifest: Manifest | null; problems: Problem[]; notes: string[]}, text: Buffer): Record<string, number> | null {
+function readSnapshotManifest(
+	base: {manifest: Manifest | null; problems: Problem[]; notes: string[]},
+	text: Buffer,
+): Record<string, number> | null {
 	let hermesFiles: Record<string, number> | null = null;
 	try {
 		base.manifest = parseManifest(text);
@@ -44,10 +55,16 @@ function readSnapshotManifest(base: {manifest: Manifest | null; problems: Proble
 				hermesFiles = raw.files;
 				base.notes.push('a Hermes quick snapshot (no hfx manifest): checked file sizes and databases only');
 			} else {
-				base.problems.push({where: 'manifest.json', what: error instanceof ManifestError ? error.message : errorMessage(error)});
+				base.problems.push({
+					where: 'manifest.json',
+					what: error instanceof ManifestError ? error.message : errorMessage(error),
+				});
 			}
 		} catch {
-			base.problems.push({where: 'manifest.json', what: error instanceof ManifestError ? error.message : errorMessage(error)});
+			base.problems.push({
+				where: 'manifest.json',
+				what: error instanceof ManifestError ? error.message : errorMessage(error),
+			});
 		}
 	}
 
@@ -55,7 +72,13 @@ function readSnapshotManifest(base: {manifest: Manifest | null; problems: Proble
 }
 
 /** Reads `file` through `hasher`, copying it to `dbFile` when given; `onBytes` after each chunk. */
-function hashFile(file: string, dbFile: string | undefined, tmp: string, hasher: Hasher, onBytes: (n: number) => void): void {
+function hashFile(
+	file: string,
+	dbFile: string | undefined,
+	tmp: string,
+	hasher: Hasher,
+	onBytes: (n: number) => void,
+): void {
 	const fd = fs.openSync(file, 'r');
 	const out = dbFile ? createExclusive(dbFile, 0o600, 'a database under check') : undefined;
 	try {
@@ -80,7 +103,13 @@ function hashFile(file: string, dbFile: string | undefined, tmp: string, hasher:
 }
 
 /** A file's digest against the manifest's size, sha256 and CRC-32. */
-function compareDigest(problems: Problem[], where: string, d: Digest, size: number | undefined, expected: MemberRecord | undefined): void {
+function compareDigest(
+	problems: Problem[],
+	where: string,
+	d: Digest,
+	size: number | undefined,
+	expected: MemberRecord | undefined,
+): void {
 	if (d.size !== size) {
 		problems.push({where, what: `size is ${d.size}, the manifest says ${size}`});
 	}
@@ -97,7 +126,14 @@ function compareDigest(problems: Problem[], where: string, d: Digest, size: numb
 }
 
 /** Every listed file against the manifest; databases are copied into `tmp` and queued for their check. */
-function checkFiles(dir: string, tmp: string, listing: Array<{rel: string; st: fs.Stats}>, expectedSizes: Map<string, number>, base: {manifest: Manifest | null; members: number; bytes: number; problems: Problem[]}, options: VerifyOptions): CheckQueue {
+function checkFiles(
+	dir: string,
+	tmp: string,
+	listing: Array<{rel: string; st: fs.Stats}>,
+	expectedSizes: Map<string, number>,
+	base: {manifest: Manifest | null; members: number; bytes: number; problems: Problem[]},
+	options: VerifyOptions,
+): CheckQueue {
 	const manifest = base.manifest;
 	const byPath = new Map((manifest?.members ?? []).map(m => [m.path, m]));
 	const dbByPath = new Map((manifest?.databases ?? []).map(d => [d.path, d]));
@@ -110,7 +146,10 @@ function checkFiles(dir: string, tmp: string, listing: Array<{rel: string; st: f
 	for (const f of listing) {
 		const where = `file ${JSON.stringify(f.rel)}`;
 		if (!f.st.isFile()) {
-			base.problems.push({where, what: `unsafe member: ${f.st.isSymbolicLink() ? 'symbolic link' : 'not a regular file'}`});
+			base.problems.push({
+				where,
+				what: `unsafe member: ${f.st.isSymbolicLink() ? 'symbolic link' : 'not a regular file'}`,
+			});
 			continue;
 		}
 
@@ -151,20 +190,37 @@ export const MAX_MANIFEST_BYTES = 16 * 1_048_576;
 
 export async function verifySnapshot(dir: string, options: VerifyOptions = {}): Promise<VerifyReport> {
 	const started = performance.now();
-	const base = {path: path.resolve(dir), kind: 'snapshot' as const, manifest: null as Manifest | null, sealed: false, seal: null as string | null, members: 0, bytes: 0, problems: [] as Problem[], databases: [] as DbReport[], notes: [] as string[]};
+	const base = {
+		path: path.resolve(dir),
+		kind: 'snapshot' as const,
+		manifest: null as Manifest | null,
+		sealed: false,
+		seal: null as string | null,
+		members: 0,
+		bytes: 0,
+		problems: [] as Problem[],
+		databases: [] as DbReport[],
+		notes: [] as string[],
+	};
 	const manifestPath = path.join(dir, MANIFEST_NAME);
 	let text: Buffer;
 	try {
 		// Non-blocking and bounded (a FIFO named manifest.json would hang a plain read); a manifest is small.
 		const read = readForeign(manifestPath, {maxBytes: MAX_MANIFEST_BYTES, what: 'it as the manifest'});
 		if (read.truncated) {
-			base.problems.push({where: manifestPath, what: `manifest.json is larger than ${MAX_MANIFEST_BYTES / 1_048_576} MiB: not a snapshot manifest`});
+			base.problems.push({
+				where: manifestPath,
+				what: `manifest.json is larger than ${MAX_MANIFEST_BYTES / 1_048_576} MiB: not a snapshot manifest`,
+			});
 			return finish(base, started, true);
 		}
 
 		text = read.bytes;
 	} catch (error) {
-		base.problems.push({where: manifestPath, what: `no readable manifest.json (${errorCode(error) ?? errorMessage(error)}): not a snapshot folder`});
+		base.problems.push({
+			where: manifestPath,
+			what: `no readable manifest.json (${errorCode(error) ?? errorMessage(error)}): not a snapshot folder`,
+		});
 		return finish(base, started, true);
 	}
 
@@ -180,9 +236,13 @@ export async function verifySnapshot(dir: string, options: VerifyOptions = {}): 
 	const tmp = makeTempDir(options);
 	try {
 		const manifest = base.manifest;
-		const expectedSizes = new Map<string, number>(manifest ? manifest.members.map(m => [m.path, m.size]) : Object.entries(hermesFiles ?? {}));
+		const expectedSizes = new Map<string, number>(
+			manifest ? manifest.members.map(m => [m.path, m.size]) : Object.entries(hermesFiles ?? {}),
+		);
 		// The member policy over the names a restore would write (the manifest's): clashes, sidecars, "..".
-		base.problems.push(...policyProblems(judgeMembers([...expectedSizes].map(([name, size]) => ({name, type: 'file' as const, size})))));
+		base.problems.push(
+			...policyProblems(judgeMembers([...expectedSizes].map(([name, size]) => ({name, type: 'file' as const, size})))),
+		);
 		base.problems.push(...noStoreProblems([...expectedSizes.keys()]));
 		const queue = checkFiles(dir, tmp, listing, expectedSizes, base, options);
 		const present = new Set(listing.map(f => f.rel));
@@ -193,7 +253,9 @@ export async function verifySnapshot(dir: string, options: VerifyOptions = {}): 
 		}
 
 		if (manifest && !manifest.complete) {
-			base.notes.push(`the snapshot was incomplete when taken: ${manifest.skipped.map(s => `${s.path} (${s.reason})`).join('; ')}`);
+			base.notes.push(
+				`the snapshot was incomplete when taken: ${manifest.skipped.map(s => `${s.path} (${s.reason})`).join('; ')}`,
+			);
 		}
 
 		base.databases = await queue.all();

@@ -14,13 +14,36 @@ import {type ArtifactKind, detectKind} from '../archive/detect-kind.js';
 import type {Manifest} from '../manifest.js';
 import {TarDamaged, type TarMember, readTar, writeMember} from '../archive/tarread.js';
 import {removeTemp} from '../../temps.js';
-import {type MemberFacts, type MemberFinding, judgeMembers, normalizeName, refusalReason} from '../archive/member-policy.js';
+import {
+	type MemberFacts,
+	type MemberFinding,
+	judgeMembers,
+	normalizeName,
+	refusalReason,
+} from '../archive/member-policy.js';
 import {scanWalFile} from '../../store/wal-tail.js';
-import {type DbReport, type LiveFold, type VerifyOptions, type VerifyReport, finish, judgeDatabase, noStoreProblems, policyProblems} from './report.js';
+import {
+	type DbReport,
+	type LiveFold,
+	type VerifyOptions,
+	type VerifyReport,
+	finish,
+	judgeDatabase,
+	noStoreProblems,
+	policyProblems,
+} from './report.js';
 import {makeTempDir} from './temp-extraction.js';
 import type {Problem} from '../archive/zipread.js';
 
-type Report = {bytes: number; members: number; problems: Problem[]; notes: string[]; databases: DbReport[]; live: LiveFold[]; checked: Set<string>};
+type Report = {
+	bytes: number;
+	members: number;
+	problems: Problem[];
+	notes: string[];
+	databases: DbReport[];
+	live: LiveFold[];
+	checked: Set<string>;
+};
 
 /** Database files and their sidecars, grouped by their folder inside the tar. */
 type Group = {dir: string; dbs: string[]; wal: Map<string, number>};
@@ -33,7 +56,13 @@ type Collected = {groups: Map<string, Group>; facts: MemberFacts[]};
  * nowhere (left unread: the reader skips it). A member the policy refuses on its own facts (a link,
  * a device, "..", ...) is never extracted; its name still counts for the clash checks.
  */
-async function collectEntry(entry: TarMember, data: AsyncIterable<Buffer>, tmp: string, seen: Collected, base: Report): Promise<void> {
+async function collectEntry(
+	entry: TarMember,
+	data: AsyncIterable<Buffer>,
+	tmp: string,
+	seen: Collected,
+	base: Report,
+): Promise<void> {
 	const facts: MemberFacts = {name: entry.name, type: entry.type, linkTarget: entry.linkName || null, size: entry.size};
 	seen.facts.push(facts);
 	if (entry.type !== 'file' || refusalReason(facts)) {
@@ -73,9 +102,21 @@ async function collectEntry(entry: TarMember, data: AsyncIterable<Buffer>, tmp: 
 }
 
 /** Streams the file (gunzipped when `gz`) through the reader; the archive's damage is a problem, not a throw. */
-async function readStream(file: string, gz: boolean, size: number, tmp: string, seen: Collected, base: Report, options: VerifyOptions): Promise<number> {
+async function readStream(
+	file: string,
+	gz: boolean,
+	size: number,
+	tmp: string,
+	seen: Collected,
+	base: Report,
+	options: VerifyOptions,
+): Promise<number> {
 	try {
-		const r = await readTar(file, {gz, onMember: async (m, data) => collectEntry(m, data, tmp, seen, base), onRawBytes: done => options.onProgress?.({phase: 'members', label: path.basename(file), done, total: size})});
+		const r = await readTar(file, {
+			gz,
+			onMember: async (m, data) => collectEntry(m, data, tmp, seen, base),
+			onRawBytes: done => options.onProgress?.({phase: 'members', label: path.basename(file), done, total: size}),
+		});
 		return r.members;
 	} catch (error) {
 		if (error instanceof TarDamaged) {
@@ -105,7 +146,9 @@ function queueDatabases(groups: Map<string, Group>, queue: CheckQueue, base: Rep
 			const rel = folder === '.' ? name : `${folder}/${name}`;
 			const wal = group.wal.get(name) ?? null;
 			if (fs.statSync(path.join(group.dir, name)).size === 0) {
-				base.notes.push(`${rel} is an empty file (0 bytes)${wal ? ` beside a ${wal}-byte -wal: SQLite would delete that WAL on open; do not restore this copy` : ''}`);
+				base.notes.push(
+					`${rel} is an empty file (0 bytes)${wal ? ` beside a ${wal}-byte -wal: SQLite would delete that WAL on open; do not restore this copy` : ''}`,
+				);
 				if (wal) {
 					base.problems.push({where: rel, what: 'the database file is 0 bytes beside a non-empty -wal'});
 				}
@@ -117,7 +160,13 @@ function queueDatabases(groups: Map<string, Group>, queue: CheckQueue, base: Rep
 			base.checked.add(rel);
 			if (wal !== null) {
 				// Read before the check opens the pair (the -wal is our private extraction, never evidence).
-				base.live.push({database: rel, wal: `${rel}-wal`, walBytes: wal, ...(wal > 0 ? walCommits(`${file}-wal`) : {commits: 0, frames: 0}), sidecars: []});
+				base.live.push({
+					database: rel,
+					wal: `${rel}-wal`,
+					walBytes: wal,
+					...(wal > 0 ? walCommits(`${file}-wal`) : {commits: 0, frames: 0}),
+					sidecars: [],
+				});
 			}
 
 			// The queue removes the checked file; keep the -wal until then (it removes the sidecars too).
@@ -167,14 +216,30 @@ function liveNote(l: LiveFold): string {
 		return `${l.sidecars.join(' and ')} beside ${l.database} (no -wal): a SQLite sidecar, never restored as a file`;
 	}
 
-	const folds = l.commits > 0 ? `holds ${commits} (${l.frames} frames) that a restore folds into ${l.database} (the check replayed them)` : 'holds no committed frame: nothing to fold';
+	const folds =
+		l.commits > 0
+			? `holds ${commits} (${l.frames} frames) that a restore folds into ${l.database} (the check replayed them)`
+			: 'holds no committed frame: nothing to fold';
 	return `taken while an agent had ${l.database} open: its -wal ${folds}; ${l.sidecars.length > 0 ? l.sidecars.join(' and ') : 'its sidecars'} ${l.sidecars.length === 1 ? 'is' : 'are'} never restored as files`;
 }
 
 export async function verifyTar(file: string, options: VerifyOptions = {}): Promise<VerifyReport> {
 	const started = performance.now();
 	const gz = detectKind(file) === 'tar.gz';
-	const base = {path: path.resolve(file), kind: (gz ? 'tar.gz' : 'tar') as ArtifactKind, manifest: null as Manifest | null, sealed: false, seal: null as string | null, members: 0, bytes: 0, problems: [] as Problem[], databases: [] as DbReport[], notes: [] as string[], live: [] as LiveFold[], checked: new Set<string>()};
+	const base = {
+		path: path.resolve(file),
+		kind: (gz ? 'tar.gz' : 'tar') as ArtifactKind,
+		manifest: null as Manifest | null,
+		sealed: false,
+		seal: null as string | null,
+		members: 0,
+		bytes: 0,
+		problems: [] as Problem[],
+		databases: [] as DbReport[],
+		notes: [] as string[],
+		live: [] as LiveFold[],
+		checked: new Set<string>(),
+	};
 	const tmp = makeTempDir(options);
 	const seen: Collected = {groups: new Map(), facts: []};
 	try {

@@ -40,7 +40,13 @@ export async function verifyArtifact(p: string, options: VerifyOptions = {}): Pr
 
 		const message = errorMessage(error);
 		const code = errorCode(error);
-		throw new FailClosed({file: path.resolve(p), kind: 'verify-failed', reason: `the verification could not run (${code && !message.startsWith(code) ? `${code}: ` : ''}${message}); the archive was not judged`, next: 'fix the cause (the temp folder: TMPDIR, space, permissions) and verify again', cause: error});
+		throw new FailClosed({
+			file: path.resolve(p),
+			kind: 'verify-failed',
+			reason: `the verification could not run (${code && !message.startsWith(code) ? `${code}: ` : ''}${message}); the archive was not judged`,
+			next: 'fix the cause (the temp folder: TMPDIR, space, permissions) and verify again',
+			cause: error,
+		});
 	}
 }
 
@@ -72,7 +78,9 @@ async function verifyKind(p: string, options: VerifyOptions): Promise<VerifyRepo
 				seal: null,
 				members: 0,
 				bytes: 0,
-				problems: [{where: path.resolve(p), what: not ?? 'not a zip, tar.gz, tar or snapshot folder (unrecognised first bytes)'}],
+				problems: [
+					{where: path.resolve(p), what: not ?? 'not a zip, tar.gz, tar or snapshot folder (unrecognised first bytes)'},
+				],
 				databases: [],
 				notes: [],
 				ms: 0,
@@ -97,7 +105,9 @@ export function liveWords(live: ReadonlyArray<{commits: number; sidecars: readon
  * path under the Hermes root inside it and its newest session ids. Needs VerifyOptions.inventory.
  */
 export function identityDetails(report: Pick<VerifyReport, 'databases'>): {identity?: StoreIdentity[]} {
-	const stores = report.databases.flatMap(d => (d.inventory && 'sessions' in d.inventory ? [{path: d.path, ids: Object.keys(d.inventory.sessions)}] : []));
+	const stores = report.databases.flatMap(d =>
+		d.inventory && 'sessions' in d.inventory ? [{path: d.path, ids: Object.keys(d.inventory.sessions)}] : [],
+	);
 	if (stores.length === 0) {
 		return {};
 	}
@@ -108,8 +118,12 @@ export function identityDetails(report: Pick<VerifyReport, 'databases'>): {ident
 }
 
 /** The live part of a record: what liveWords reads back. */
-export function liveDetails(live: readonly LiveFold[] | undefined): {live?: Array<{database: string; commits: number; sidecars: string[]}>} {
-	return live && live.length > 0 ? {live: live.map(l => ({database: l.database, commits: l.commits, sidecars: l.sidecars}))} : {};
+export function liveDetails(live: readonly LiveFold[] | undefined): {
+	live?: Array<{database: string; commits: number; sidecars: string[]}>;
+} {
+	return live && live.length > 0
+		? {live: live.map(l => ({database: l.database, commits: l.commits, sidecars: l.sidecars}))}
+		: {};
 }
 
 /** Appends the outcome beside the artifact (hfx-records.jsonl). False when that folder is read-only. */
@@ -120,20 +134,31 @@ export function recordVerification(report: VerifyReport): boolean {
 
 	const dir = path.dirname(report.path);
 	const fp = fingerprintOf(report.path);
-	const problems = [...report.problems.map(p => `${p.where}: ${p.what}`), ...report.databases.filter(d => !d.ok).map(d => `${d.path}: ${d.problems.join('; ')}`)];
+	const problems = [
+		...report.problems.map(p => `${p.where}: ${p.what}`),
+		...report.databases.filter(d => !d.ok).map(d => `${d.path}: ${d.problems.join('; ')}`),
+	];
 	return appendRecord(dir, {
 		at: Date.now() / 1000,
 		event: 'verify',
 		level: 'full',
 		artifact: path.basename(report.path),
-		kind: report.kind === 'snapshot' ? 'snapshot' : (report.kind === 'zip' ? 'archive' : 'tar'),
+		kind: report.kind === 'snapshot' ? 'snapshot' : report.kind === 'zip' ? 'archive' : 'tar',
 		ok: report.exitCode === 0,
 		exitCode: report.exitCode,
 		size: fp.size,
 		mtimeMs: fp.mtimeMs,
 		seal: report.seal,
 		createdAt: report.manifest?.createdAtEpoch ?? null,
-		summary: report.exitCode === 0 ? `sound: ${report.members} members, ${report.databases.length} databases checked${report.live?.length ? `; taken live: ${liveWords(report.live)}` : ''}` : `${report.status}: ${problems.slice(0, 5).join('; ')}`,
-		details: {complete: report.manifest?.complete ?? null, home: report.manifest ? manifestHome(report.manifest) : null, ...liveDetails(report.live), ...identityDetails(report)},
+		summary:
+			report.exitCode === 0
+				? `sound: ${report.members} members, ${report.databases.length} databases checked${report.live?.length ? `; taken live: ${liveWords(report.live)}` : ''}`
+				: `${report.status}: ${problems.slice(0, 5).join('; ')}`,
+		details: {
+			complete: report.manifest?.complete ?? null,
+			home: report.manifest ? manifestHome(report.manifest) : null,
+			...liveDetails(report.live),
+			...identityDetails(report),
+		},
 	});
 }

@@ -10,10 +10,26 @@ import {CheckQueue} from './check-queue.js';
 import {crcHex} from '../digest.js';
 import {MANIFEST_NAME, type Manifest, ManifestError, parseManifest} from '../manifest.js';
 import {removeTemp} from '../../temps.js';
-import {type DbReport, type ReportBase, type VerifyOptions, type VerifyReport, finish, judgeDatabase, noStoreProblems, policyProblems} from './report.js';
+import {
+	type DbReport,
+	type ReportBase,
+	type VerifyOptions,
+	type VerifyReport,
+	finish,
+	judgeDatabase,
+	noStoreProblems,
+	policyProblems,
+} from './report.js';
 import {assertRoomFor, extractionFailure, makeTempDir} from './temp-extraction.js';
 import {judgeMembers, normalizeName} from '../archive/member-policy.js';
-import {type OpenedZip, type Problem, ZipUnreadable, openZip, readMember, structuralProblems} from '../archive/zipread.js';
+import {
+	type OpenedZip,
+	type Problem,
+	ZipUnreadable,
+	openZip,
+	readMember,
+	structuralProblems,
+} from '../archive/zipread.js';
 import {createExclusive} from '../../safe-create.js';
 
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
@@ -38,7 +54,18 @@ type MemberRun = {
 
 export async function verifyZip(file: string, options: VerifyOptions = {}): Promise<VerifyReport> {
 	const started = performance.now();
-	const base: ZipBase = {path: path.resolve(file), kind: 'zip' as const, manifest: null as Manifest | null, sealed: false, seal: null as string | null, members: 0, bytes: 0, problems: [] as Problem[], databases: [] as DbReport[], notes: [] as string[]};
+	const base: ZipBase = {
+		path: path.resolve(file),
+		kind: 'zip' as const,
+		manifest: null as Manifest | null,
+		sealed: false,
+		seal: null as string | null,
+		members: 0,
+		bytes: 0,
+		problems: [] as Problem[],
+		databases: [] as DbReport[],
+		notes: [] as string[],
+	};
 	let z: OpenedZip;
 	try {
 		z = await openZip(file);
@@ -64,7 +91,10 @@ export async function verifyZip(file: string, options: VerifyOptions = {}): Prom
 		await readManifest(z, base);
 		const manifest = base.manifest;
 		if (manifest && !z.seal) {
-			base.problems.push({where: `end record comment (byte ${z.eocdOffset + 22})`, what: 'an hfx archive must carry its seal in the comment; it is missing or damaged'});
+			base.problems.push({
+				where: `end record comment (byte ${z.eocdOffset + 22})`,
+				what: 'an hfx archive must carry its seal in the comment; it is missing or damaged',
+			});
 		}
 
 		base.problems.push(...noStoreProblems(files.filter(m => m.name !== MANIFEST_NAME).map(m => normalizeName(m.name))));
@@ -98,13 +128,17 @@ function nameProblems(z: OpenedZip, refused: Set<number>): Problem[] {
 function checkStructure(z: OpenedZip, file: string, base: ZipBase, options: VerifyOptions): void {
 	options.onProgress?.({phase: 'seal', label: path.basename(file), done: 0, total: z.eocdOffset});
 	let sealDone = 0;
-	const structure = structuralProblems(z, {onBytes(n) {
-		sealDone += n;
-		options.onProgress?.({phase: 'seal', label: path.basename(file), done: sealDone, total: z.eocdOffset});
-	}});
+	const structure = structuralProblems(z, {
+		onBytes(n) {
+			sealDone += n;
+			options.onProgress?.({phase: 'seal', label: path.basename(file), done: sealDone, total: z.eocdOffset});
+		},
+	});
 	base.problems.push(...structure.problems);
 	if (!z.seal && !z.comment.toString('latin1').includes('sha256:')) {
-		base.notes.push('no hfx seal in the archive comment (not written by hfx backup): checked CRC-32s, structure and databases only');
+		base.notes.push(
+			'no hfx seal in the archive comment (not written by hfx backup): checked CRC-32s, structure and databases only',
+		);
 	}
 }
 
@@ -116,12 +150,18 @@ async function readManifest(z: OpenedZip, base: ZipBase): Promise<void> {
 		try {
 			const d = await readMember(z, manifestMember, c => chunks.push(c));
 			if (!d.crcOk) {
-				base.problems.push({where: `member ${MANIFEST_NAME}`, what: `CRC-32 mismatch (data ${crcHex(d.crc32)}, central directory ${crcHex(manifestMember.entry.crc32)})`});
+				base.problems.push({
+					where: `member ${MANIFEST_NAME}`,
+					what: `CRC-32 mismatch (data ${crcHex(d.crc32)}, central directory ${crcHex(manifestMember.entry.crc32)})`,
+				});
 			}
 
 			base.manifest = parseManifest(Buffer.concat(chunks));
 		} catch (error) {
-			base.problems.push({where: `member ${MANIFEST_NAME}`, what: error instanceof ManifestError ? error.message : `unreadable (${errorMessage(error)})`});
+			base.problems.push({
+				where: `member ${MANIFEST_NAME}`,
+				what: error instanceof ManifestError ? error.message : `unreadable (${errorMessage(error)})`,
+			});
 		}
 	} else if (z.seal) {
 		base.problems.push({where: 'archive', what: 'manifest.json is missing from an hfx archive'});
@@ -131,7 +171,14 @@ async function readManifest(z: OpenedZip, base: ZipBase): Promise<void> {
 }
 
 /** Every member but the manifest, in archive order; databases extracted and queued for their check. */
-async function checkMembers(z: OpenedZip, files: ZipMember[], tmp: string, base: ZipBase, options: VerifyOptions, refused: Set<number>): Promise<CheckQueue> {
+async function checkMembers(
+	z: OpenedZip,
+	files: ZipMember[],
+	tmp: string,
+	base: ZipBase,
+	options: VerifyOptions,
+	refused: Set<number>,
+): Promise<CheckQueue> {
 	const manifest = base.manifest;
 	const byPath = new Map((manifest?.members ?? []).map(m => [m.path, m]));
 	const run: MemberRun = {
@@ -146,7 +193,9 @@ async function checkMembers(z: OpenedZip, files: ZipMember[], tmp: string, base:
 		dbIndex: 0,
 		options,
 	};
-	const dbSizes = files.filter(m => (byPath.get(m.name)?.kind ?? (m.name.endsWith('.db') ? 'db' : 'file')) === 'db').map(m => m.entry.uncompressedSize);
+	const dbSizes = files
+		.filter(m => (byPath.get(m.name)?.kind ?? (m.name.endsWith('.db') ? 'db' : 'file')) === 'db')
+		.map(m => m.entry.uncompressedSize);
 	assertRoomFor(tmp, Math.max(0, ...dbSizes) * 2);
 	for (const m of files) {
 		if (m.name === MANIFEST_NAME) {
@@ -213,10 +262,18 @@ async function checkMember(run: MemberRun, m: ZipMember, base: ZipBase): Promise
 }
 
 /** A member's bytes as read against its central-directory CRC-32 and the manifest's record. */
-function digestProblems(where: string, m: ZipMember, d: Awaited<ReturnType<typeof readMember>>, expected: Manifest['members'][number] | undefined): Problem[] {
+function digestProblems(
+	where: string,
+	m: ZipMember,
+	d: Awaited<ReturnType<typeof readMember>>,
+	expected: Manifest['members'][number] | undefined,
+): Problem[] {
 	const problems: Problem[] = [];
 	if (!d.crcOk) {
-		problems.push({where, what: `CRC-32 mismatch: the data gives ${crcHex(d.crc32)}, the archive says ${crcHex(m.entry.crc32)}`});
+		problems.push({
+			where,
+			what: `CRC-32 mismatch: the data gives ${crcHex(d.crc32)}, the archive says ${crcHex(m.entry.crc32)}`,
+		});
 	}
 
 	if (expected) {
@@ -233,7 +290,10 @@ function digestProblems(where: string, m: ZipMember, d: Awaited<ReturnType<typeo
 		}
 
 		if (m.mode !== null && m.mode !== expected.mode) {
-			problems.push({where, what: `mode ${m.mode.toString(8)} differs from the manifest's ${expected.mode.toString(8)}`});
+			problems.push({
+				where,
+				what: `mode ${m.mode.toString(8)} differs from the manifest's ${expected.mode.toString(8)}`,
+			});
 		}
 	}
 
@@ -241,7 +301,13 @@ function digestProblems(where: string, m: ZipMember, d: Awaited<ReturnType<typeo
 }
 
 /** An extracted database goes to the check queue; an empty file named *.db is noted, not checked. */
-function queueDatabase(run: MemberRun, m: ZipMember, dbFile: string, expected: Manifest['members'][number] | undefined, base: ZipBase): void {
+function queueDatabase(
+	run: MemberRun,
+	m: ZipMember,
+	dbFile: string,
+	expected: Manifest['members'][number] | undefined,
+	base: ZipBase,
+): void {
 	const head = Buffer.alloc(16);
 	const fd = fs.openSync(dbFile, 'r');
 	fs.readSync(fd, head, 0, 16, 0);
@@ -260,17 +326,25 @@ function checkAgainstManifest(manifest: Manifest, files: ZipMember[], base: ZipB
 	const inZip = new Set(files.map(m => m.name));
 	for (const m of manifest.members) {
 		if (!inZip.has(m.path)) {
-			base.problems.push({where: `member ${JSON.stringify(m.path)}`, what: 'listed in the manifest but missing from the archive'});
+			base.problems.push({
+				where: `member ${JSON.stringify(m.path)}`,
+				what: 'listed in the manifest but missing from the archive',
+			});
 		}
 	}
 
 	for (const d of manifest.databases) {
 		if (!inZip.has(d.path)) {
-			base.problems.push({where: `database ${JSON.stringify(d.path)}`, what: 'listed in the manifest but missing from the archive'});
+			base.problems.push({
+				where: `database ${JSON.stringify(d.path)}`,
+				what: 'listed in the manifest but missing from the archive',
+			});
 		}
 	}
 
 	if (!manifest.complete) {
-		base.notes.push(`the backup was incomplete when taken: ${manifest.skipped.map(s => `${s.path} (${s.reason})`).join('; ') || 'see its manifest'}`);
+		base.notes.push(
+			`the backup was incomplete when taken: ${manifest.skipped.map(s => `${s.path} (${s.reason})`).join('; ') || 'see its manifest'}`,
+		);
 	}
 }

@@ -20,11 +20,22 @@ import {routingScopeOf} from '../../store/routing-home.js';
 import {removeTemp} from '../../temps.js';
 import type {GlobalFlags} from '../context.js';
 
-type Read = {info: Omit<DiffSideInfo, 'routingScope' | 'sessions' | 'messages' | 'schemaVersion' | 'openMode'>; image: LoadedImage; home: string | null};
+type Read = {
+	info: Omit<DiffSideInfo, 'routingScope' | 'sessions' | 'messages' | 'schemaVersion' | 'openMode'>;
+	image: LoadedImage;
+	home: string | null;
+};
 
 /** The file or folder a side stands for, by device and inode (a home and its state.db, a link and its target are one). */
 function identityOf(src: ImageSource): string {
-	const p = src.kind === 'store' ? src.db : (src.kind === 'emergency-snapshot' ? src.file : (src.kind === 'retired-capture' ? src.dir : src.path));
+	const p =
+		src.kind === 'store'
+			? src.db
+			: src.kind === 'emergency-snapshot'
+				? src.file
+				: src.kind === 'retired-capture'
+					? src.dir
+					: src.path;
 	const st = fs.statSync(p);
 	return `${st.dev}:${st.ino}`;
 }
@@ -39,7 +50,11 @@ async function readSide(src: ImageSource, options: ExtractOptions, temps: string
 	if (src.kind === 'store') {
 		const {path: db, link} = realStorePath(src.db);
 		const location = {path: db, owner: ownerOfStore(db).owner, label: src.db, ...(link ? {link} : {})};
-		return {info: {kind: 'store', path: db, member: null, takenAt: null}, image: readImage(location), home: path.dirname(db)};
+		return {
+			info: {kind: 'store', path: db, member: null, takenAt: null},
+			image: readImage(location),
+			home: path.dirname(db),
+		};
 	}
 
 	if (src.kind === 'emergency-snapshot' || src.kind === 'retired-capture') {
@@ -47,14 +62,27 @@ async function readSide(src: ImageSource, options: ExtractOptions, temps: string
 		temps.push(path.dirname(copy));
 		const where = src.kind === 'emergency-snapshot' ? src.file : src.dir;
 		const image = readImage({path: copy, owner, label: where});
-		return {info: {kind: src.kind, path: where, member: src.kind === 'retired-capture' ? 'state.db + state.db-wal' : null, takenAt: null}, image, home: src.home};
+		return {
+			info: {
+				kind: src.kind,
+				path: where,
+				member: src.kind === 'retired-capture' ? 'state.db + state.db-wal' : null,
+				takenAt: null,
+			},
+			image,
+			home: src.home,
+		};
 	}
 
 	const ex = await extractStoreImage(src.path, options);
 	temps.push(path.dirname(ex.db));
 	const image = readImage({path: ex.db, owner, label: src.path});
 	const kind = ex.kind === 'snapshot' ? 'quick-snapshot' : 'archive';
-	return {info: {kind, path: src.path, member: ex.member, takenAt: ex.takenAt}, image, home: ex.home ?? (ex.kind === 'snapshot' ? snapshotHome(src.path) : null)};
+	return {
+		info: {kind, path: src.path, member: ex.member, takenAt: ex.takenAt},
+		image,
+		home: ex.home ?? (ex.kind === 'snapshot' ? snapshotHome(src.path) : null),
+	};
 }
 
 /** One side, analysed; an image away from its home is judged by its home's routing scope (or the other side's, or its own rows'). */
@@ -63,24 +91,47 @@ function sideOf(r: Read, other: Read, flags: Pick<GlobalFlags, 'maxGapSeconds'>)
 	let {snapshot} = r.image;
 	if (r.info.kind !== 'store') {
 		const home = r.home ?? other.home;
-		snapshot = {...snapshot, routingScope: imageScope(snapshot, home === null ? null : routingScopeOf(path.join(home, 'state.db')))};
+		snapshot = {
+			...snapshot,
+			routingScope: imageScope(snapshot, home === null ? null : routingScopeOf(path.join(home, 'state.db'))),
+		};
 	}
 
 	const messages = [...r.image.messageCounts.values()].reduce((x, y) => x + y, 0);
-	const info: DiffSideInfo = {...r.info, routingScope: snapshot.routingScope, sessions: snapshot.sessions.length, messages, schemaVersion: facts.schemaVersion, openMode: facts.openMode};
-	return {side: {analysis: analyze(snapshot, {maxGapSeconds: flags.maxGapSeconds}), messageCounts: r.image.messageCounts}, info};
+	const info: DiffSideInfo = {
+		...r.info,
+		routingScope: snapshot.routingScope,
+		sessions: snapshot.sessions.length,
+		messages,
+		schemaVersion: facts.schemaVersion,
+		openMode: facts.openMode,
+	};
+	return {
+		side: {analysis: analyze(snapshot, {maxGapSeconds: flags.maxGapSeconds}), messageCounts: r.image.messageCounts},
+		info,
+	};
 }
 
 export type DiffPair = {sides: {a: DiffSideInfo; b: DiffSideInfo}; diff: Diff};
 
 /** A and B read, analysed and compared; every private copy removed before it returns (or throws). `b` may have been verified by the caller. */
-export async function diffPair(a: string, b: string, flags: Pick<GlobalFlags, 'maxGapSeconds' | 'profile'>, bOptions: Pick<ExtractOptions, 'verifiedManifest'> = {}): Promise<DiffPair> {
+export async function diffPair(
+	a: string,
+	b: string,
+	flags: Pick<GlobalFlags, 'maxGapSeconds' | 'profile'>,
+	bOptions: Pick<ExtractOptions, 'verifiedManifest'> = {},
+): Promise<DiffPair> {
 	const temps: string[] = [];
 	try {
 		const srcA = classifyImage(a, flags.profile);
 		const srcB = classifyImage(b, flags.profile);
 		if (identityOf(srcA) === identityOf(srcB)) {
-			throw new FailClosed({file: path.resolve(b), kind: 'same-store', reason: `the same store as ${path.resolve(a)}: a diff of a moment with itself says nothing`, next: 'diff the store against a backup, a quick snapshot or an emergency snapshot of it (hfx backups lists them)'});
+			throw new FailClosed({
+				file: path.resolve(b),
+				kind: 'same-store',
+				reason: `the same store as ${path.resolve(a)}: a diff of a moment with itself says nothing`,
+				next: 'diff the store against a backup, a quick snapshot or an emergency snapshot of it (hfx backups lists them)',
+			});
 		}
 
 		const readA = await readSide(srcA, {profile: flags.profile}, temps);

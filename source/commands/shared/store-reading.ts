@@ -28,7 +28,12 @@ export async function probeOnce(dbPath: string): Promise<FilesReport> {
 	}
 }
 
-export async function readStoreOnce(location: StoreLocation, flags: GlobalFlags, backups: readonly BackupEntry[], io: Io): Promise<StoreReading> {
+export async function readStoreOnce(
+	location: StoreLocation,
+	flags: GlobalFlags,
+	backups: readonly BackupEntry[],
+	io: Io,
+): Promise<StoreReading> {
 	const at = io.now();
 	const started = performance.now();
 	const loaded = loadAndAnalyze(location, flags, 'lean');
@@ -39,7 +44,9 @@ export async function readStoreOnce(location: StoreLocation, flags: GlobalFlags,
 		profile: location.owner,
 		at,
 		seconds: (performance.now() - started) / 1000,
-		result: loaded.ok ? {ok: true, facts: loaded.facts, analysis: loaded.analysis} : {ok: false, kind: loaded.error.kind, line: loaded.error.line()},
+		result: loaded.ok
+			? {ok: true, facts: loaded.facts, analysis: loaded.analysis}
+			: {ok: false, kind: loaded.error.kind, line: loaded.error.line()},
 		files,
 		backups: backupAges(backups, location.owner, at),
 		build: gatewayBuild(path.dirname(path.resolve(location.path))),

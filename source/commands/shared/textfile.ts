@@ -24,12 +24,22 @@ function realDir(p: string): string {
 export function checkTextfile(target: string, stores: readonly StoreLocation[]): string {
 	const file = path.resolve(target);
 	if (!file.endsWith('.prom')) {
-		throw new FailClosed({file, kind: 'textfile-name', reason: 'node_exporter\'s textfile collector reads only files ending in .prom', next: 'name the file e.g. /var/lib/prometheus/node-exporter/hfx.prom'});
+		throw new FailClosed({
+			file,
+			kind: 'textfile-name',
+			reason: "node_exporter's textfile collector reads only files ending in .prom",
+			next: 'name the file e.g. /var/lib/prometheus/node-exporter/hfx.prom',
+		});
 	}
 
 	const dir = realDir(path.dirname(file));
 	if (stores.some(s => realDir(path.dirname(s.path)) === dir)) {
-		throw new FailClosed({file, kind: 'textfile-beside-store', reason: 'this folder holds a Hermes store, and hfx never creates files beside a store', next: 'write the textfile into node_exporter\'s --collector.textfile.directory instead'});
+		throw new FailClosed({
+			file,
+			kind: 'textfile-beside-store',
+			reason: 'this folder holds a Hermes store, and hfx never creates files beside a store',
+			next: "write the textfile into node_exporter's --collector.textfile.directory instead",
+		});
 	}
 
 	// A link at the textfile's name (dangling or not) is refused before any store is read.
@@ -46,6 +56,12 @@ export function writeTextfile(file: string, text: string): void {
 			throw error;
 		}
 
-		throw new FailClosed({file, kind: 'textfile-unwritable', reason: `could not write the metrics: ${errorMessage(error)}`, next: 'check that the folder exists and that this user may write it (the textfile collector\'s folder)', cause: error});
+		throw new FailClosed({
+			file,
+			kind: 'textfile-unwritable',
+			reason: `could not write the metrics: ${errorMessage(error)}`,
+			next: "check that the folder exists and that this user may write it (the textfile collector's folder)",
+			cause: error,
+		});
 	}
 }

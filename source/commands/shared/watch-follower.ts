@@ -20,15 +20,28 @@ export class StoreFollower {
 	private live: LiveStore | null = null;
 	private probe: FilesProbe | null = null;
 
-	constructor(readonly location: StoreLocation, private readonly maxGapSeconds: number) {}
+	constructor(
+		readonly location: StoreLocation,
+		private readonly maxGapSeconds: number,
+	) {}
 
 	async read(backups: readonly BackupEntry[], now: number): Promise<StoreReading> {
 		const started = performance.now();
 		const result = this.refresh();
 		// Probed whether or not the store could be read: a holder of a deleted -wal is why, at times.
-		this.probe ??= new FilesProbe(result.ok ? result.facts.path : path.resolve(this.location.path), {holdersEveryMs: 0});
+		this.probe ??= new FilesProbe(result.ok ? result.facts.path : path.resolve(this.location.path), {
+			holdersEveryMs: 0,
+		});
 		const files = await this.probe.read();
-		return {profile: this.location.owner, at: now, seconds: (performance.now() - started) / 1000, result, files, backups: backupAges(backups, this.location.owner, now), build: gatewayBuild(path.dirname(path.resolve(this.location.path)))};
+		return {
+			profile: this.location.owner,
+			at: now,
+			seconds: (performance.now() - started) / 1000,
+			result,
+			files,
+			backups: backupAges(backups, this.location.owner, now),
+			build: gatewayBuild(path.dirname(path.resolve(this.location.path))),
+		};
 	}
 
 	async close(): Promise<void> {
@@ -55,7 +68,11 @@ export class StoreFollower {
 
 		const {model} = this.live;
 		if (model.error !== null) {
-			return {ok: false, kind: 'refresh-failed', line: `hfx: ${this.location.path}: ${model.error}. Next: hfx scan --db ${this.location.path}`};
+			return {
+				ok: false,
+				kind: 'refresh-failed',
+				line: `hfx: ${this.location.path}: ${model.error}. Next: hfx scan --db ${this.location.path}`,
+			};
 		}
 
 		return {ok: true, facts: model.facts, analysis: model.analysis};

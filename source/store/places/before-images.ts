@@ -22,26 +22,44 @@ function dashedUtc(text: string): number | null {
 
 function image(entry: Entry, kind: BeforeImageKind, at: number | null, pid: number | null): BeforeImage {
 	const link = entry.st.isSymbolicLink();
-	return {path: entry.path, name: entry.name, kind, at, pid, size: entry.st.isFile() ? entry.st.size : null, problem: link ? 'a symbolic link: not followed' : null};
+	return {
+		path: entry.path,
+		name: entry.name,
+		kind,
+		at,
+		pid,
+		size: entry.st.isFile() ? entry.st.size : null,
+		problem: link ? 'a symbolic link: not followed' : null,
+	};
 }
 
 function besideStore(storePath: string, notes: string[]): BeforeImage[] {
 	const base = path.basename(storePath);
-	return entriesOf(path.dirname(storePath), name => name.startsWith(`${base}.`) && !name.startsWith(`${base}.retired-wal-`), notes).flatMap(entry => {
+	return entriesOf(
+		path.dirname(storePath),
+		name => name.startsWith(`${base}.`) && !name.startsWith(`${base}.retired-wal-`),
+		notes,
+	).flatMap(entry => {
 		const rest = entry.name.slice(base.length + 1);
 		const emergency = /^pre-update-emergency-(.+Z)-(\d+)\.bak$/.exec(rest);
 		if (emergency) {
 			return [image(entry, 'emergency-snapshot', dashedUtc(emergency[1]!), Number(emergency[2]))];
 		}
 
-		return /^(malformed-backup-|zeroed-|notadb-|corrupt\.)/.test(rest) ? [image(entry, 'replaced-store', null, null)] : [];
+		return /^(malformed-backup-|zeroed-|notadb-|corrupt\.)/.test(rest)
+			? [image(entry, 'replaced-store', null, null)]
+			: [];
 	});
 }
 
 /** Every before image of the home `home` holding the store `storePath`. */
 export function readBeforeImages(home: string, storePath: string, notes: string[]): BeforeImage[] {
-	const quick = entriesOf(path.join(home, 'state-snapshots'), () => true, notes).map(entry => image(entry, 'quick-snapshot', compactUtc(entry.name.slice(0, 15)), null));
-	const zips = entriesOf(path.join(home, 'backups'), name => name.endsWith('.zip'), notes).map(entry => image(entry, 'backup-zip', null, null));
+	const quick = entriesOf(path.join(home, 'state-snapshots'), () => true, notes).map(entry =>
+		image(entry, 'quick-snapshot', compactUtc(entry.name.slice(0, 15)), null),
+	);
+	const zips = entriesOf(path.join(home, 'backups'), name => name.endsWith('.zip'), notes).map(entry =>
+		image(entry, 'backup-zip', null, null),
+	);
 	return [...besideStore(storePath, notes), ...quick, ...zips];
 }
 
@@ -53,5 +71,7 @@ export function takenAtByName(imagePath: string): number | null {
 		return dashedUtc(emergency[1]!);
 	}
 
-	return path.basename(path.dirname(path.resolve(imagePath))) === 'state-snapshots' ? compactUtc(name.slice(0, 15)) : null;
+	return path.basename(path.dirname(path.resolve(imagePath))) === 'state-snapshots'
+		? compactUtc(name.slice(0, 15))
+		: null;
 }

@@ -13,7 +13,9 @@ export const MAX_JSONL_BYTES = 64 * 1024 * 1024;
 function parseLine(line: string): Record<string, unknown> | null {
 	try {
 		const value: unknown = JSON.parse(line);
-		return value !== null && typeof value === 'object' && !Array.isArray(value) ? value as Record<string, unknown> : null;
+		return value !== null && typeof value === 'object' && !Array.isArray(value)
+			? (value as Record<string, unknown>)
+			: null;
 	} catch {
 		return null;
 	}
@@ -59,10 +61,22 @@ function readJsonl(entry: Entry, liveNewest: ReadonlyMap<string, number | null>)
 
 	// Read in part: the cut line is not counted as damage.
 	const text = read.truncated ? read.text.slice(0, read.text.lastIndexOf('\n') + 1) : read.text;
-	return {...base, ...parseJsonl(text), problem: read.truncated ? `larger than ${MAX_JSONL_BYTES} bytes: only the lines in its first ${MAX_JSONL_BYTES} bytes are read` : null};
+	return {
+		...base,
+		...parseJsonl(text),
+		problem: read.truncated
+			? `larger than ${MAX_JSONL_BYTES} bytes: only the lines in its first ${MAX_JSONL_BYTES} bytes are read`
+			: null,
+	};
 }
 
 /** Every `<home>/sessions/*.jsonl` (not sessions.json, not saved/). */
-export function readDiverted(home: string, liveNewest: ReadonlyMap<string, number | null>, notes: string[]): JsonlFile[] {
-	return entriesOf(path.join(home, 'sessions'), name => name.endsWith('.jsonl') && name.length > 6, notes).map(entry => readJsonl(entry, liveNewest));
+export function readDiverted(
+	home: string,
+	liveNewest: ReadonlyMap<string, number | null>,
+	notes: string[],
+): JsonlFile[] {
+	return entriesOf(path.join(home, 'sessions'), name => name.endsWith('.jsonl') && name.length > 6, notes).map(entry =>
+		readJsonl(entry, liveNewest),
+	);
 }

@@ -17,7 +17,9 @@ export function gatewayHermesBuild(home: string): HermesBuild | null {
 	const sha = live?.state.code_sha;
 	const v = typeof version === 'string' && VERSION.test(version) ? version : null;
 	const c = typeof sha === 'string' && SHA.test(sha) ? sha : null;
-	return v === null && c === null ? null : {version: v, sha: c, from: `gateway_state.json of the running gateway (pid ${live!.start.pid})`};
+	return v === null && c === null
+		? null
+		: {version: v, sha: c, from: `gateway_state.json of the running gateway (pid ${live!.start.pid})`};
 }
 
 /** `0.21.4@10e7de79a9ab`, `0.21.4`, `@10e7de79a9ab`, or null when the running gateway does not say (or none runs). */

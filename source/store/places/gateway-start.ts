@@ -48,12 +48,20 @@ export function liveGatewayState(home: string): {state: Record<string, unknown>;
 
 	const pid = state?.pid;
 	const ticks = state?.start_time;
-	if (typeof pid !== 'number' || !Number.isInteger(pid) || pid <= 0 || typeof ticks !== 'number' || state.gateway_state !== 'running') {
+	if (
+		typeof pid !== 'number' ||
+		!Number.isInteger(pid) ||
+		pid <= 0 ||
+		typeof ticks !== 'number' ||
+		state.gateway_state !== 'running'
+	) {
 		return null;
 	}
 
 	const boot = bootTime();
-	return boot !== null && startTicksOf(pid) === ticks ? {state, start: {pid, at: boot + ticks / TICKS_PER_SECOND}} : null;
+	return boot !== null && startTicksOf(pid) === ticks
+		? {state, start: {pid, at: boot + ticks / TICKS_PER_SECOND}}
+		: null;
 }
 
 export function gatewayStart(home: string): GatewayStart | null {

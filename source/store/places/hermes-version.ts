@@ -20,7 +20,15 @@ export function parseHermesVersion(text: string): {version: string | null; sha: 
 /** Runs `hermes --version`; the build it names, or why none (one phrase for the decided-by words). */
 export function askHermesVersion(env: NodeJS.ProcessEnv): {build: HermesBuild | null; note: string} {
 	// Its own process group, so what it started dies with it when it does not answer in time.
-	const r = spawnSync('hermes', ['--version'], {env, timeout: TIMEOUT_MS, maxBuffer: 64 * 1024, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], shell: false, detached: true} as Parameters<typeof spawnSync>[2] & {encoding: 'utf8'});
+	const r = spawnSync('hermes', ['--version'], {
+		env,
+		timeout: TIMEOUT_MS,
+		maxBuffer: 64 * 1024,
+		encoding: 'utf8',
+		stdio: ['ignore', 'pipe', 'pipe'],
+		shell: false,
+		detached: true,
+	} as Parameters<typeof spawnSync>[2] & {encoding: 'utf8'});
 	if (r.pid && (r.error || r.signal)) {
 		try {
 			process.kill(-r.pid, 'SIGKILL');
@@ -31,12 +39,24 @@ export function askHermesVersion(env: NodeJS.ProcessEnv): {build: HermesBuild | 
 
 	if (r.error) {
 		const code = (r.error as NodeJS.ErrnoException).code;
-		return {build: null, note: code === 'ENOENT' ? '`hermes --version`: no hermes on PATH' : (code === 'ETIMEDOUT' ? `\`hermes --version\` gave no answer in ${TIMEOUT_MS / 1000} s` : `\`hermes --version\` could not run (${code ?? 'error'})`)};
+		return {
+			build: null,
+			note:
+				code === 'ENOENT'
+					? '`hermes --version`: no hermes on PATH'
+					: code === 'ETIMEDOUT'
+						? `\`hermes --version\` gave no answer in ${TIMEOUT_MS / 1000} s`
+						: `\`hermes --version\` could not run (${code ?? 'error'})`,
+		};
 	}
 
 	const parsed = r.status === 0 ? parseHermesVersion(`${r.stdout}`) : null;
 	if (parsed === null) {
-		return {build: null, note: r.status === 0 ? '`hermes --version` named no version' : `\`hermes --version\` exited ${r.status ?? r.signal}`};
+		return {
+			build: null,
+			note:
+				r.status === 0 ? '`hermes --version` named no version' : `\`hermes --version\` exited ${r.status ?? r.signal}`,
+		};
 	}
 
 	return {build: {...parsed, from: '`hermes --version` (the CLI on PATH, maybe not the running gateway)'}, note: ''};

@@ -23,7 +23,9 @@ export function entriesOf(dir: string, match: (name: string) => boolean, notes: 
 	}
 
 	if (st.isSymbolicLink() || !st.isDirectory()) {
-		notes.push(`${dir} is ${st.isSymbolicLink() ? 'a symbolic link' : 'not a folder'}: not followed, its files are not read`);
+		notes.push(
+			`${dir} is ${st.isSymbolicLink() ? 'a symbolic link' : 'not a folder'}: not followed, its files are not read`,
+		);
 		return [];
 	}
 
@@ -59,11 +61,18 @@ function readProblem(error: unknown): string {
 	}
 
 	const code = errorCode(error);
-	return code === 'ELOOP' ? 'a symbolic link: not followed' : (code === 'EACCES' || code === 'EPERM' ? `not readable by this user (${code})` : `cannot be read (${code ?? 'error'})`);
+	return code === 'ELOOP'
+		? 'a symbolic link: not followed'
+		: code === 'EACCES' || code === 'EPERM'
+			? `not readable by this user (${code})`
+			: `cannot be read (${code ?? 'error'})`;
 }
 
 /** A file's text (at most maxBytes), or why not; `truncated` when there was more. Null text = gone. */
-export function readText(entry: Entry, maxBytes: number): {text: string | null; truncated: boolean; problem: string | null} {
+export function readText(
+	entry: Entry,
+	maxBytes: number,
+): {text: string | null; truncated: boolean; problem: string | null} {
 	if (entry.st.isSymbolicLink()) {
 		return {text: null, truncated: false, problem: `a symbolic link (to ${safeLink(entry.path)}): not followed`};
 	}

@@ -44,7 +44,17 @@ function readManifest(entry: Entry): Pick<RetiredCapture, 'manifest' | 'manifest
 		const m = JSON.parse(read.text) as Record<string, unknown>;
 		const main = (m.main ?? {}) as Record<string, unknown>;
 		const wal = (m.wal ?? {}) as Record<string, unknown>;
-		return {manifest: {pid: num(m.pid), capturedAt: epochOf(m.captured_at), trigger: str(m.trigger), database: str(m.database), mainMode: str(main.mode), walBytes: num(wal.size) ?? num((wal.copy as Record<string, unknown> | undefined)?.size)}, manifestProblem: null};
+		return {
+			manifest: {
+				pid: num(m.pid),
+				capturedAt: epochOf(m.captured_at),
+				trigger: str(m.trigger),
+				database: str(m.database),
+				mainMode: str(main.mode),
+				walBytes: num(wal.size) ?? num((wal.copy as Record<string, unknown> | undefined)?.size),
+			},
+			manifestProblem: null,
+		};
 	} catch (error) {
 		return {manifest: null, manifestProblem: `manifest.json is not valid JSON (${errorMessage(error)})`};
 	}
@@ -61,7 +71,9 @@ function turnsOf(db: Database.Database, liveNewest: ReadonlyMap<string, number |
 		return stmt;
 	};
 
-	const newest = read('SELECT session_id AS id, MAX(timestamp) AS at FROM messages GROUP BY session_id').all() as Array<{id: string; at: number | null}>;
+	const newest = read(
+		'SELECT session_id AS id, MAX(timestamp) AS at FROM messages GROUP BY session_id',
+	).all() as Array<{id: string; at: number | null}>;
 	const newer = read('SELECT COUNT(*) AS n, MAX(timestamp) AS at FROM messages WHERE session_id = ? AND timestamp > ?');
 	const out: CaptureSessionTurns[] = [];
 	for (const row of newest) {
@@ -79,7 +91,11 @@ function turnsOf(db: Database.Database, liveNewest: ReadonlyMap<string, number |
 }
 
 /** Copies the pair into a private folder, opens the copy read-only and reads its newer turns. */
-function readImage(entry: Entry, files: string[], liveNewest: ReadonlyMap<string, number | null>): Pick<RetiredCapture, 'turns' | 'imageProblem'> {
+function readImage(
+	entry: Entry,
+	files: string[],
+	liveNewest: ReadonlyMap<string, number | null>,
+): Pick<RetiredCapture, 'turns' | 'imageProblem'> {
 	const read = withCapturedImage(entry, files, db => turnsOf(db, liveNewest));
 	return read.ok ? {turns: read.value, imageProblem: null} : {turns: null, imageProblem: read.problem};
 }
@@ -89,9 +105,18 @@ function readImage(entry: Entry, files: string[], liveNewest: ReadonlyMap<string
  * state.db-wal, never opened in the capture folder), or says why it cannot: no image, only a header,
  * too large for the temp folder, unreadable. The copy is removed after.
  */
-export function withCapturedImage<T>(entry: Entry, files: string[], use: (db: Database.Database) => T): {ok: true; value: T} | {ok: false; problem: string} {
+export function withCapturedImage<T>(
+	entry: Entry,
+	files: string[],
+	use: (db: Database.Database) => T,
+): {ok: true; value: T} | {ok: false; problem: string} {
 	if (!files.includes('state.db')) {
-		return {ok: false, problem: files.includes('state.db.header') ? 'only the main file\'s header was kept (over the size cap): its frames cannot be read onto any image safely' : 'no state.db image in it: its frames cannot be read'};
+		return {
+			ok: false,
+			problem: files.includes('state.db.header')
+				? "only the main file's header was kept (over the size cap): its frames cannot be read onto any image safely"
+				: 'no state.db image in it: its frames cannot be read',
+		};
 	}
 
 	const main = fs.lstatSync(path.join(entry.path, 'state.db'));
@@ -99,7 +124,10 @@ export function withCapturedImage<T>(entry: Entry, files: string[], use: (db: Da
 	const needed = main.size + (wal?.size ?? 0);
 	const free = freeBytes(os.tmpdir());
 	if (needed > MAX_IMAGE_BYTES || (free !== null && free < needed + 1_048_576)) {
-		return {ok: false, problem: `its image (${needed} bytes) is larger than hfx copies here (${free ?? '?'} bytes free in ${os.tmpdir()}): not read`};
+		return {
+			ok: false,
+			problem: `its image (${needed} bytes) is larger than hfx copies here (${free ?? '?'} bytes free in ${os.tmpdir()}): not read`,
+		};
 	}
 
 	const dir = ownTempDir('capture');
@@ -107,7 +135,10 @@ export function withCapturedImage<T>(entry: Entry, files: string[], use: (db: Da
 		const target = path.join(dir, 'state.db');
 		copyForeign(path.join(entry.path, 'state.db'), target, {noFollow: true, what: 'it as a captured image'});
 		if (wal) {
-			copyForeign(path.join(entry.path, 'state.db-wal'), `${target}-wal`, {noFollow: true, what: 'it as a captured WAL'});
+			copyForeign(path.join(entry.path, 'state.db-wal'), `${target}-wal`, {
+				noFollow: true,
+				what: 'it as a captured WAL',
+			});
 		}
 
 		const db = new Database(target, {readonly: true, fileMustExist: true});
@@ -117,7 +148,10 @@ export function withCapturedImage<T>(entry: Entry, files: string[], use: (db: Da
 			db.close();
 		}
 	} catch (error) {
-		return {ok: false, problem: `its copied image cannot be read (${errorCode(error) ?? 'error'}: ${errorMessage(error)})`};
+		return {
+			ok: false,
+			problem: `its copied image cannot be read (${errorCode(error) ?? 'error'}: ${errorMessage(error)})`,
+		};
 	} finally {
 		removeTemp(dir);
 	}
@@ -131,7 +165,10 @@ export function captureFiles(entry: Entry): {files: string[]; regular: string[]}
 
 	try {
 		const files = fs.readdirSync(entry.path).sort();
-		return {files, regular: files.filter(f => fs.lstatSync(path.join(entry.path, f), {throwIfNoEntry: false})?.isFile())};
+		return {
+			files,
+			regular: files.filter(f => fs.lstatSync(path.join(entry.path, f), {throwIfNoEntry: false})?.isFile()),
+		};
 	} catch (error) {
 		return {problem: `cannot be listed (${errorCode(error) ?? 'error'})`};
 	}
@@ -142,7 +179,14 @@ function readCapture(entry: Entry, liveNewest: ReadonlyMap<string, number | null
 	const base = {path: entry.path, name: entry.name, partial: parsed.partial, nameAt: parsed.at, namePid: parsed.pid};
 	const listed = captureFiles(entry);
 	if ('problem' in listed) {
-		return {...base, manifest: null, manifestProblem: listed.problem, files: [], turns: null, imageProblem: listed.problem};
+		return {
+			...base,
+			manifest: null,
+			manifestProblem: listed.problem,
+			files: [],
+			turns: null,
+			imageProblem: listed.problem,
+		};
 	}
 
 	return {...base, ...readManifest(entry), files: listed.files, ...readImage(entry, listed.regular, liveNewest)};
@@ -155,6 +199,10 @@ export function captureEntries(storePath: string, notes: string[]): Entry[] {
 }
 
 /** Every retired-WAL capture beside the store; `liveNewest` = each live session's newest message time. */
-export function readCaptures(storePath: string, liveNewest: ReadonlyMap<string, number | null>, notes: string[]): RetiredCapture[] {
+export function readCaptures(
+	storePath: string,
+	liveNewest: ReadonlyMap<string, number | null>,
+	notes: string[],
+): RetiredCapture[] {
 	return captureEntries(storePath, notes).map(entry => readCapture(entry, liveNewest));
 }

@@ -38,8 +38,14 @@ export function bannerRows(model: LiveModel, home?: HomeView | null): number {
 type Worst<T> = {profile: string; all: T[]; first: T; messages: number} | null;
 
 /** Across profiles: the items of every profile, the worst profile's (the most of them) first, and that profile's name. */
-function worstOf<T>(home: HomeView, itemsOf: (model: LiveModel) => T[], messagesOf: (item: T, model: LiveModel) => number = () => 0): Worst<T> {
-	const each = home.profiles.map(p => ({profile: p.name, model: p.model, items: itemsOf(p.model)})).filter(p => p.items.length > 0);
+function worstOf<T>(
+	home: HomeView,
+	itemsOf: (model: LiveModel) => T[],
+	messagesOf: (item: T, model: LiveModel) => number = () => 0,
+): Worst<T> {
+	const each = home.profiles
+		.map(p => ({profile: p.name, model: p.model, items: itemsOf(p.model)}))
+		.filter(p => p.items.length > 0);
 	const worst = [...each].sort((a, b) => b.items.length - a.items.length)[0];
 	if (!worst) {
 		return null;
@@ -52,8 +58,18 @@ function worstOf<T>(home: HomeView, itemsOf: (model: LiveModel) => T[], messages
 /** The banner across profiles: the rollbacks that happened and the chats at risk, counted over every profile, the worst profile named. */
 export function homeBanner(home: HomeView): {rolledBack: Worst<Rollback>; risky: Worst<ChatRouting>} {
 	return {
-		rolledBack: worstOf(home, m => m.error ? [] : worstRolledBack(m.analysis.rollbacks)),
-		risky: worstOf(home, m => m.error ? [] : worstFirst(m.analysis.routing.filter(r => r.rollbackRisk), m.analysis.byId), (chat, m) => messagesAtRisk(chat, m.analysis.byId)),
+		rolledBack: worstOf(home, m => (m.error ? [] : worstRolledBack(m.analysis.rollbacks))),
+		risky: worstOf(
+			home,
+			m =>
+				m.error
+					? []
+					: worstFirst(
+							m.analysis.routing.filter(r => r.rollbackRisk),
+							m.analysis.byId,
+						),
+			(chat, m) => messagesAtRisk(chat, m.analysis.byId),
+		),
 	};
 }
 
@@ -62,8 +78,12 @@ export function homeBannerLines(home: HomeView, width: number): {rolledBack: str
 	const {rolledBack, risky} = homeBanner(home);
 	const tag = (profile: string) => ` [${profile}]`;
 	return {
-		rolledBack: rolledBack ? `${tag(rolledBack.profile)}${rolledBackLine(rolledBack.all, width - tag(rolledBack.profile).length)}` : null,
-		risky: risky ? `${tag(risky.profile)}${riskLine(risky.all.length, risky.first, width - tag(risky.profile).length, risky.messages)}` : null,
+		rolledBack: rolledBack
+			? `${tag(rolledBack.profile)}${rolledBackLine(rolledBack.all, width - tag(rolledBack.profile).length)}`
+			: null,
+		risky: risky
+			? `${tag(risky.profile)}${riskLine(risky.all.length, risky.first, width - tag(risky.profile).length, risky.messages)}`
+			: null,
 	};
 }
 
@@ -73,7 +93,8 @@ function rolledBackVariants(chats: number, first: Rollback): Array<(key: string)
 	const back = duration(first.resumedAt - first.jumpedFrom);
 	const skipped = `${first.skipped.messages} messages stranded in ${suffixOf(first.skipped.id)}`;
 	return [
-		key => `${head}${key}: a restart resumed ${suffixOf(first.resumedId)}, a context ${back} old; ${skipped} · 5 Findings `,
+		key =>
+			`${head}${key}: a restart resumed ${suffixOf(first.resumedId)}, a context ${back} old; ${skipped} · 5 Findings `,
 		key => `${head}${key}: a restart resumed ${suffixOf(first.resumedId)}, a context ${back} old; ${skipped}`,
 		key => `${head}${key} ${back}; ${skipped}`,
 		key => `${head}${key} ${back}; ${first.skipped.messages} msgs in ${suffixOf(first.skipped.id)}`,
@@ -122,7 +143,8 @@ export function worstRolledBack(rollbacks: readonly Rollback[]): Rollback[] {
 /** Versions of the risk line, most said first; each takes the key (of the worst chat) as it fits. */
 function variants(chats: number, first: ChatRouting, messages: number): Array<(key: string) => string> {
 	const n = chats > 1 ? `${chats} chats, worst` : '1 chat:';
-	const resumes = first.restartResolvesTo === null ? 'a restart starts a fresh session' : `would resume ${first.restartResolvesTo}`;
+	const resumes =
+		first.restartResolvesTo === null ? 'a restart starts a fresh session' : `would resume ${first.restartResolvesTo}`;
 	const short = first.restartResolvesTo === null ? 'starts afresh' : `resumes ${suffixOf(first.restartResolvesTo)}`;
 	const newest = first.newestActivityIn ?? '?';
 	const skips = messages > 0 ? `${plural(messages, 'message')} in ${newest}` : `the newest message, in ${newest}`;
@@ -171,26 +193,54 @@ function fitted(all: Array<(key: string) => string>, sessionKey: string, width: 
 	return cutKeepingIds(all.at(-1)!(sessionKey), width);
 }
 
-export function Banner({model, width, home}: {model: LiveModel; width: number; home?: HomeView | null}): React.ReactElement | null {
+export function Banner({
+	model,
+	width,
+	home,
+}: {
+	model: LiveModel;
+	width: number;
+	home?: HomeView | null;
+}): React.ReactElement | null {
 	const theme = useTheme();
-	const risky = worstFirst(model.analysis.routing.filter(r => r.rollbackRisk), model.analysis.byId);
+	const risky = worstFirst(
+		model.analysis.routing.filter(r => r.rollbackRisk),
+		model.analysis.byId,
+	);
 	const rollbacks = worstRolledBack(model.analysis.rollbacks);
 	if (model.error) {
-		return <Text wrap="truncate" color={theme.warn} bold>{cutKeepingIds(` ! ${home ? `[${home.focused}] ` : ''}${model.error}`, width)}</Text>;
+		return (
+			<Text wrap="truncate" color={theme.warn} bold>
+				{cutKeepingIds(` ! ${home ? `[${home.focused}] ` : ''}${model.error}`, width)}
+			</Text>
+		);
 	}
 
-	const lines = home ? homeBannerLines(home, width) : {
-		rolledBack: rollbacks.length > 0 ? rolledBackLine(rollbacks, width) : null,
-		risky: risky.length > 0 ? riskLine(risky.length, risky[0]!, width, messagesAtRisk(risky[0]!, model.analysis.byId)) : null,
-	};
+	const lines = home
+		? homeBannerLines(home, width)
+		: {
+				rolledBack: rollbacks.length > 0 ? rolledBackLine(rollbacks, width) : null,
+				risky:
+					risky.length > 0
+						? riskLine(risky.length, risky[0]!, width, messagesAtRisk(risky[0]!, model.analysis.byId))
+						: null,
+			};
 	if (lines.rolledBack === null && lines.risky === null) {
 		return null;
 	}
 
 	return (
 		<Box flexDirection="column">
-			{lines.rolledBack === null ? null : <Text wrap="truncate" color={theme.danger} bold inverse={theme.color}>{lines.rolledBack}</Text>}
-			{lines.risky === null ? null : <Text wrap="truncate" color={theme.danger} bold inverse={theme.color}>{lines.risky}</Text>}
+			{lines.rolledBack === null ? null : (
+				<Text wrap="truncate" color={theme.danger} bold inverse={theme.color}>
+					{lines.rolledBack}
+				</Text>
+			)}
+			{lines.risky === null ? null : (
+				<Text wrap="truncate" color={theme.danger} bold inverse={theme.color}>
+					{lines.risky}
+				</Text>
+			)}
 		</Box>
 	);
 }

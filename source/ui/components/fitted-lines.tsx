@@ -21,15 +21,31 @@ export function detailWraps(width: number, wrapOn: boolean): boolean {
 
 /** Each line cut to `width`, or wrapped into as many lines as it takes. */
 export function fitLines(lines: readonly PaneLine[], width: number, wrap: boolean): PaneLine[] {
-	return lines.flatMap(l => (wrap ? wrapLine(l.text, width, '   ') : [cutKeepingIds(l.text, width)]).map(text => ({...l, text})));
+	return lines.flatMap(l =>
+		(wrap ? wrapLine(l.text, width, '   ') : [cutKeepingIds(l.text, width)]).map(text => ({...l, text})),
+	);
 }
 
 /** The fitted lines, at most `height` of them. */
-export function FittedLines({lines, width, height, wrap}: {lines: readonly PaneLine[]; width: number; height?: number; wrap: boolean}): React.ReactElement {
+export function FittedLines({
+	lines,
+	width,
+	height,
+	wrap,
+}: {
+	lines: readonly PaneLine[];
+	width: number;
+	height?: number;
+	wrap: boolean;
+}): React.ReactElement {
 	const shown = fitLines(lines, width, wrap).slice(0, height);
 	return (
 		<Box flexDirection="column" height={height} width={width}>
-			{shown.map((l, i) => <Text key={i} wrap="truncate" color={l.color} bold={l.bold}>{l.text}</Text>)}
+			{shown.map((l, i) => (
+				<Text key={i} wrap="truncate" color={l.color} bold={l.bold}>
+					{l.text}
+				</Text>
+			))}
 		</Box>
 	);
 }

@@ -12,7 +12,10 @@ import {useTheme} from '../theme.js';
 /** The hints that fit in `width`, as one line (saying what a key does in the screen's state). */
 export function fitHints(pane: Pane, width: number, state?: FooterState): string {
 	const all = footerHints({pane}, undefined, state);
-	const right = all.filter(h => h.pinned).map(h => h.text).join('  ');
+	const right = all
+		.filter(h => h.pinned)
+		.map(h => h.text)
+		.join('  ');
 	let left = '';
 	for (const {text} of all.filter(h => !h.pinned)) {
 		if (left.length + text.length + 2 + right.length + 2 > width - 1) {
@@ -25,11 +28,25 @@ export function fitHints(pane: Pane, width: number, state?: FooterState): string
 	return `${left}  ${right}`;
 }
 
-export function Footer({pane, notice, width, paused = false}: {pane: Pane; notice: string | null; width: number; paused?: boolean}): React.ReactElement {
+export function Footer({
+	pane,
+	notice,
+	width,
+	paused = false,
+}: {
+	pane: Pane;
+	notice: string | null;
+	width: number;
+	paused?: boolean;
+}): React.ReactElement {
 	const theme = useTheme();
 	if (notice) {
 		return <Text wrap="truncate" color={theme.accent}>{` ${notice}`}</Text>;
 	}
 
-	return <Text wrap="truncate" color={theme.muted}>{fitHints(pane, width, {paused})}</Text>;
+	return (
+		<Text wrap="truncate" color={theme.muted}>
+			{fitHints(pane, width, {paused})}
+		</Text>
+	);
 }

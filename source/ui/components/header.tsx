@@ -16,11 +16,28 @@ export function headerProfile(owner: string, home?: HomeView | null): string {
 	return home ? `${profilesSummary(home)} · on ${owner}` : `profile ${owner}`;
 }
 
-export function Header({model, paused, waiting, width, home}: {model: LiveModel; paused: boolean; waiting: number; width: number; home?: HomeView | null}): React.ReactElement {
+export function Header({
+	model,
+	paused,
+	waiting,
+	width,
+	home,
+}: {
+	model: LiveModel;
+	paused: boolean;
+	waiting: number;
+	width: number;
+	home?: HomeView | null;
+}): React.ReactElement {
 	const theme = useTheme();
 	const f = model.facts;
 	const state = paused ? `PAUSED (${plural(waiting, 'change')} waiting)` : '● LIVE';
-	const wal = f.journalMode === 'wal' ? (f.sizes.wal === null ? 'WAL (no -wal)' : `WAL ${bytes(f.sizes.wal)}`) : 'rollback journal';
+	const wal =
+		f.journalMode === 'wal'
+			? f.sizes.wal === null
+				? 'WAL (no -wal)'
+				: `WAL ${bytes(f.sizes.wal)}`
+			: 'rollback journal';
 	const store = `${f.label === f.path ? '' : `${f.label} · `}${f.path}`;
 	const schema = `schema ${f.schemaVersion === null ? '?' : `v${f.schemaVersion}`} · ${f.ruleSet}`;
 	const room = Math.max(0, width - state.length - 2);
@@ -33,10 +50,15 @@ export function Header({model, paused, waiting, width, home}: {model: LiveModel;
 	const lead = ` hfx · ${demo}READ-ONLY · ${profile} · dv ${f.dataVersion} · ${wal} · `;
 	const label = f.label === f.path || demo ? '' : `${f.label} · `;
 	const pathRoom = room - lead.length - label.length - 1;
-	const text = full.length <= room ? full : `${lead}${pathRoom >= 12 ? label : ''}${shortPath(f.path, pathRoom >= 12 ? pathRoom : room - lead.length - 1)} `;
+	const text =
+		full.length <= room
+			? full
+			: `${lead}${pathRoom >= 12 ? label : ''}${shortPath(f.path, pathRoom >= 12 ? pathRoom : room - lead.length - 1)} `;
 	return (
 		<Box width={width}>
-			<Text bold wrap="truncate">{text.length > room ? `${text.slice(0, Math.max(0, room - 1))}…` : text.padEnd(room)}</Text>
+			<Text bold wrap="truncate">
+				{text.length > room ? `${text.slice(0, Math.max(0, room - 1))}…` : text.padEnd(room)}
+			</Text>
 			<Text bold color={paused ? theme.warn : theme.ok}>{` ${state}`}</Text>
 		</Box>
 	);

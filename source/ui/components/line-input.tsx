@@ -30,11 +30,23 @@ export function LineInput({defaultValue, placeholder, width, onChange, onSubmit}
 			return;
 		}
 
-		if (key.upArrow || key.downArrow || key.leftArrow || key.rightArrow || key.tab || key.escape || key.ctrl || key.meta || key.pageUp || key.pageDown) {
+		if (
+			key.upArrow ||
+			key.downArrow ||
+			key.leftArrow ||
+			key.rightArrow ||
+			key.tab ||
+			key.escape ||
+			key.ctrl ||
+			key.meta ||
+			key.pageUp ||
+			key.pageDown
+		) {
 			return;
 		}
 
-		const next = key.backspace || key.delete ? [...value].slice(0, -1).join('') : `${value}${input.replaceAll(/[\r\n]/g, '')}`;
+		const next =
+			key.backspace || key.delete ? [...value].slice(0, -1).join('') : `${value}${input.replaceAll(/[\r\n]/g, '')}`;
 		if (next !== value) {
 			setValue(next);
 			onChange(next);
@@ -42,8 +54,18 @@ export function LineInput({defaultValue, placeholder, width, onChange, onSubmit}
 	});
 	if (value === '') {
 		const shown = placeholder.slice(0, Math.max(1, width));
-		return <Text wrap="truncate"><Text inverse>{shown.slice(0, 1) || ' '}</Text><Text dimColor>{shown.slice(1)}</Text></Text>;
+		return (
+			<Text wrap="truncate">
+				<Text inverse>{shown.slice(0, 1) || ' '}</Text>
+				<Text dimColor>{shown.slice(1)}</Text>
+			</Text>
+		);
 	}
 
-	return <Text wrap="truncate">{inputTail(value, width)}<Text inverse> </Text></Text>;
+	return (
+		<Text wrap="truncate">
+			{inputTail(value, width)}
+			<Text inverse> </Text>
+		</Text>
+	);
 }

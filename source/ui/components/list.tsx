@@ -33,7 +33,10 @@ type Shown = {index: number; lines: string[]};
 
 /** The rows that fit `height` lines, the cursor's among them; each row as its lines. */
 function windowOf<T>(props: ListProps<T>, height: number, inner: number): Shown[] {
-	const linesOf = (index: number) => (props.wrap ? wrapLine(props.line(props.items[index]!, index), inner) : [cutKeepingIds(props.line(props.items[index]!, index), inner)]);
+	const linesOf = (index: number) =>
+		props.wrap
+			? wrapLine(props.line(props.items[index]!, index), inner)
+			: [cutKeepingIds(props.line(props.items[index]!, index), inner)];
 	const start = windowStart(props.cursor, height, props.items.length);
 	const fill = (from: number): Shown[] => {
 		const out: Shown[] = [];
@@ -49,7 +52,12 @@ function windowOf<T>(props: ListProps<T>, height: number, inner: number): Shown[
 
 	let shown = fill(start);
 	const atCursor = shown.find(r => r.index === props.cursor);
-	if (props.wrap && props.cursor >= 0 && props.cursor < props.items.length && (!atCursor || atCursor.lines.length < linesOf(props.cursor).length)) {
+	if (
+		props.wrap &&
+		props.cursor >= 0 &&
+		props.cursor < props.items.length &&
+		(!atCursor || atCursor.lines.length < linesOf(props.cursor).length)
+	) {
 		// Wrapped rows took more lines than rows: end the window on the cursor row.
 		let from = props.cursor;
 		let used = linesOf(from).length;
@@ -66,7 +74,10 @@ function windowOf<T>(props: ListProps<T>, height: number, inner: number): Shown[
 
 export function List<T>(props: ListProps<T>): React.ReactElement {
 	const theme = useTheme();
-	const bodyHeight = Math.max(1, props.height - (props.header === undefined ? 0 : 1) - (props.footer === undefined ? 0 : 1));
+	const bodyHeight = Math.max(
+		1,
+		props.height - (props.header === undefined ? 0 : 1) - (props.footer === undefined ? 0 : 1),
+	);
 	const inner = Math.max(1, props.width - 2);
 	const shown = windowOf(props, bodyHeight, inner);
 	const first = shown[0]?.index ?? 0;
@@ -75,11 +86,17 @@ export function List<T>(props: ListProps<T>): React.ReactElement {
 	const head = props.header === undefined ? '' : `  ${props.header}`;
 	// Without a status line the indicator ends the header row, the header cut before it (ids whole).
 	const inHeader = more !== '' && props.footer === undefined;
-	const headText = inHeader ? `${cutKeepingIds(head, props.width - more.length - 2).padEnd(props.width - more.length - 1)} ${more}` : cutKeepingIds(head, props.width);
+	const headText = inHeader
+		? `${cutKeepingIds(head, props.width - more.length - 2).padEnd(props.width - more.length - 1)} ${more}`
+		: cutKeepingIds(head, props.width);
 	const footText = props.footer === undefined ? null : `  ${more ? `${more} · ` : ''}${props.footer}`;
 	return (
 		<Box flexDirection="column" height={props.height} width={props.width}>
-			{props.header === undefined ? null : <Text bold color={theme.muted}>{headText}</Text>}
+			{props.header === undefined ? null : (
+				<Text bold color={theme.muted}>
+					{headText}
+				</Text>
+			)}
 			<Box flexDirection="column" height={bodyHeight}>
 				{shown.length === 0 ? <Text color={theme.muted}>{`  ${props.empty ?? 'nothing to show'}`}</Text> : null}
 				{shown.flatMap(({index, lines}) => {
@@ -87,12 +104,17 @@ export function List<T>(props: ListProps<T>): React.ReactElement {
 					const color = selected ? theme.accent : props.color?.(props.items[index]!, index);
 					return lines.map((text, j) => (
 						<Text key={`${index}:${j}`} wrap="truncate" color={color} bold={selected} inverse={selected && theme.color}>
-							{j === 0 && selected ? '› ' : '  '}{text}
+							{j === 0 && selected ? '› ' : '  '}
+							{text}
 						</Text>
 					));
 				})}
 			</Box>
-			{footText === null ? null : <Text color={theme.muted} wrap="truncate">{cutKeepingIds(footText, props.width)}</Text>}
+			{footText === null ? null : (
+				<Text color={theme.muted} wrap="truncate">
+					{cutKeepingIds(footText, props.width)}
+				</Text>
+			)}
 		</Box>
 	);
 }

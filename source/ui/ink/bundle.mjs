@@ -12,7 +12,10 @@ import path from 'node:path';
 const noDevtools = {
 	name: 'no-react-devtools',
 	setup(b) {
-		b.onLoad({filter: /[\\/]node_modules[\\/]ink[\\/]build[\\/]devtools\.js$/}, () => ({contents: 'export {};', loader: 'js'}));
+		b.onLoad({filter: /[\\/]node_modules[\\/]ink[\\/]build[\\/]devtools\.js$/}, () => ({
+			contents: 'export {};',
+			loader: 'js',
+		}));
 	},
 };
 
@@ -36,16 +39,21 @@ const reactProduction = {
 const yogaWithoutFetch = {
 	name: 'yoga-without-fetch',
 	setup(b) {
-		b.onLoad({filter: /[\\/]node_modules[\\/]yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/}, async args => {
-			const text = await fs.promises.readFile(args.path, 'utf8');
-			const test = '"function"!=typeof fetch';
-			const count = text.split(test).length - 1;
-			if (count !== 2) {
-				throw new Error(`yoga-without-fetch: expected 2 fetch checks in ${args.path}, found ${count} (yoga-layout changed: review this plugin)`);
-			}
+		b.onLoad(
+			{filter: /[\\/]node_modules[\\/]yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/},
+			async args => {
+				const text = await fs.promises.readFile(args.path, 'utf8');
+				const test = '"function"!=typeof fetch';
+				const count = text.split(test).length - 1;
+				if (count !== 2) {
+					throw new Error(
+						`yoga-without-fetch: expected 2 fetch checks in ${args.path}, found ${count} (yoga-layout changed: review this plugin)`,
+					);
+				}
 
-			return {contents: text.replaceAll(test, 'true'), loader: 'js'};
-		});
+				return {contents: text.replaceAll(test, 'true'), loader: 'js'};
+			},
+		);
 	},
 };
 
@@ -81,18 +89,26 @@ const lazyText = {
 			const segmenters = text.split('new Intl.Segmenter(').length - 1;
 			const rgi = text.split(RGI_REGEX).length - 1;
 			if (segmenters !== spec.segmenters || rgi !== spec.rgi) {
-				throw new Error(`lazy-text-tables: ${args.path} has ${segmenters} segmenters and ${rgi} RGI regexes, expected ${spec.segmenters} and ${spec.rgi}: review this plugin`);
+				throw new Error(
+					`lazy-text-tables: ${args.path} has ${segmenters} segmenters and ${rgi} RGI regexes, expected ${spec.segmenters} and ${spec.rgi}: review this plugin`,
+				);
 			}
 
 			// dist/text/segmenter.js: splits plain text without ICU, builds a real segmenter on first need.
 			text = `import {lazySegmenter as __hfxLazySegmenter} from ${JSON.stringify(path.resolve('dist/text/segmenter.js'))};\n${text.replaceAll('new Intl.Segmenter(', '__hfxLazySegmenter(')}`;
-			text = text.replace(RGI_REGEX, () => 'let rgiEmojiRegexBuilt; const rgiEmojiRegex = {test: text => (rgiEmojiRegexBuilt ??= new RegExp(\'^\\\\p{RGI_Emoji}$\', \'v\')).test(text)};');
+			text = text.replace(
+				RGI_REGEX,
+				() =>
+					"let rgiEmojiRegexBuilt; const rgiEmojiRegex = {test: text => (rgiEmojiRegexBuilt ??= new RegExp('^\\\\p{RGI_Emoji}$', 'v')).test(text)};",
+			);
 			return {contents: text, loader: 'js'};
 		});
 		b.onEnd(result => {
 			const missing = LAZY_TEXT_MODULES.filter(m => !seen.has(m));
 			if (result.errors.length === 0 && missing.length > 0) {
-				throw new Error(`lazy-text-tables: ${missing.map(m => m.file).join(', ')} not bundled any more: review this plugin`);
+				throw new Error(
+					`lazy-text-tables: ${missing.map(m => m.file).join(', ')} not bundled any more: review this plugin`,
+				);
 			}
 		});
 	},

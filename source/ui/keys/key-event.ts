@@ -23,7 +23,20 @@ export type KeyEvent = {
 	meta?: boolean;
 };
 
-type Special = 'upArrow' | 'downArrow' | 'leftArrow' | 'rightArrow' | 'pageUp' | 'pageDown' | 'home' | 'end' | 'return' | 'escape' | 'tab' | 'backspace' | 'delete';
+type Special =
+	| 'upArrow'
+	| 'downArrow'
+	| 'leftArrow'
+	| 'rightArrow'
+	| 'pageUp'
+	| 'pageDown'
+	| 'home'
+	| 'end'
+	| 'return'
+	| 'escape'
+	| 'tab'
+	| 'backspace'
+	| 'delete';
 
 /**
  * One way to press a binding: a special key, a character (with or without Ctrl), or `typed`:

@@ -19,17 +19,26 @@ function find<C>(bindings: ReadonlyArray<Binding<C>>, key: KeyEvent, scope: Scop
 }
 
 /** The main screen's binding for a key: in a pane, or in the help or filter overlay over it. */
-export function screenBinding(key: KeyEvent, scope: Scope & {overlay?: Extract<Overlay, 'help' | 'filter'>}): Binding<ScreenKeys> | undefined {
+export function screenBinding(
+	key: KeyEvent,
+	scope: Scope & {overlay?: Extract<Overlay, 'help' | 'filter'>},
+): Binding<ScreenKeys> | undefined {
 	return find(SCREEN_BINDINGS, key, scope);
 }
 
 /** The repair flow's binding for a key, in its preview or its confirmation. */
-export function repairBinding(key: KeyEvent, overlay: Extract<Overlay, 'repair' | 'confirm'>): Binding<RepairKeys> | undefined {
+export function repairBinding(
+	key: KeyEvent,
+	overlay: Extract<Overlay, 'repair' | 'confirm'>,
+): Binding<RepairKeys> | undefined {
 	return find(REPAIR_BINDINGS, key, {pane: 'findings', overlay});
 }
 
 /** The undo flow's binding for a key, in its preview or its confirmation. */
-export function undoBinding(key: KeyEvent, overlay: Extract<Overlay, 'undo' | 'undo-confirm'>): Binding<UndoKeys> | undefined {
+export function undoBinding(
+	key: KeyEvent,
+	overlay: Extract<Overlay, 'undo' | 'undo-confirm'>,
+): Binding<UndoKeys> | undefined {
 	return find(UNDO_BINDINGS, key, {pane: 'findings', overlay});
 }
 
@@ -46,14 +55,23 @@ export type Hint = {text: string; pinned: boolean};
  * the hints are the table's alone.
  */
 export function footerHints<C>(scope: Scope, c?: C, state?: FooterState): Hint[] {
-	return inScope(BINDINGS as ReadonlyArray<Binding<C>>, scope)
-		// With the live context, a key that means nothing now is not offered (say, apply once applied).
-		.filter(b => b.footer !== undefined && (c === undefined || !b.active || b.active(c)))
-		.sort((a, b) => a.footer! - b.footer!)
-		.map(b => {
-			const text = (state && b.hintNow?.(state)) ?? (c === undefined ? null : b.hintIn?.(c)) ?? b.hint ?? `${b.label} ${b.description.split(/[:(;,]/)[0]!.trim()}`;
-			return {text: c !== undefined && b.disabledReason?.(c) ? `${text} (disabled)` : text, pinned: Boolean(b.pinned)};
-		});
+	return (
+		inScope(BINDINGS as ReadonlyArray<Binding<C>>, scope)
+			// With the live context, a key that means nothing now is not offered (say, apply once applied).
+			.filter(b => b.footer !== undefined && (c === undefined || !b.active || b.active(c)))
+			.sort((a, b) => a.footer! - b.footer!)
+			.map(b => {
+				const text =
+					(state && b.hintNow?.(state)) ??
+					(c === undefined ? null : b.hintIn?.(c)) ??
+					b.hint ??
+					`${b.label} ${b.description.split(/[:(;,]/)[0]!.trim()}`;
+				return {
+					text: c !== undefined && b.disabledReason?.(c) ? `${text} (disabled)` : text,
+					pinned: Boolean(b.pinned),
+				};
+			})
+	);
 }
 
 export type HelpRow = {label: string; description: string; where: string};
@@ -73,8 +91,7 @@ function where(b: AnyBinding): string {
 /** Help rows, optionally filtered by a query matched against label, description and scope. */
 export function helpRows(query: string): HelpRow[] {
 	const q = query.trim().toLowerCase();
-	return BINDINGS
-		.filter(b => b.help !== false)
+	return BINDINGS.filter(b => b.help !== false)
 		.map(b => ({...(b.help || {label: b.label, description: b.description}), where: where(b)}))
 		.filter(r => !q || `${r.label} ${r.description} ${r.where}`.toLowerCase().includes(q));
 }

@@ -19,7 +19,8 @@ function rows(ctx: PaneContext): ActivityEvent[] {
 }
 
 /** An event's identity: when hfx saw it, what and about what (a burst: when it began, as it grows). */
-const rowIds = (ctx: PaneContext) => idsOf(rows(ctx), e => (e.burst ? `${e.at}\u0000burst` : `${e.at}\u0000${e.kind}\u0000${e.subject}\u0000${e.text}`));
+const rowIds = (ctx: PaneContext) =>
+	idsOf(rows(ctx), e => (e.burst ? `${e.at}\u0000burst` : `${e.at}\u0000${e.kind}\u0000${e.subject}\u0000${e.text}`));
 const cursor = (ctx: PaneContext) => keyedCursor(ctx, 'activity', rowIds(ctx));
 
 function clock(at: number): string {
@@ -30,23 +31,25 @@ type Tone = 'danger' | 'warn' | 'ok' | 'accent' | 'muted' | undefined;
 
 /** Each kind's mark and word (what tells it apart without colour) and its tone. */
 const LOOK: Record<ActivityKind, {mark: string; word: string; tone: Tone}> = {
-	'messages': {mark: '·', word: '', tone: 'muted'},
-	'rotated': {mark: '▶', word: 'ROTATED', tone: 'accent'},
-	'created': {mark: '+', word: 'new session', tone: undefined},
-	'ended': {mark: '·', word: 'ended', tone: undefined},
-	'routing': {mark: '▶', word: 'ROUTING', tone: 'accent'},
-	'orphan': {mark: '!', word: 'ORPHAN', tone: 'warn'},
+	messages: {mark: '·', word: '', tone: 'muted'},
+	rotated: {mark: '▶', word: 'ROTATED', tone: 'accent'},
+	created: {mark: '+', word: 'new session', tone: undefined},
+	ended: {mark: '·', word: 'ended', tone: undefined},
+	routing: {mark: '▶', word: 'ROUTING', tone: 'accent'},
+	orphan: {mark: '!', word: 'ORPHAN', tone: 'warn'},
 	'rolled-back': {mark: '✗', word: 'ROLLED BACK', tone: 'danger'},
 	'rollback-risk': {mark: '✗', word: 'ROLLBACK RISK', tone: 'danger'},
-	'resolved': {mark: '✓', word: 'CLEARED', tone: 'ok'},
-	'repaired': {mark: '✓', word: 'REPAIRED', tone: 'ok'},
-	'removed': {mark: '-', word: 'removed', tone: 'warn'},
-	'reopened': {mark: '■', word: 'STORE', tone: 'warn'},
+	resolved: {mark: '✓', word: 'CLEARED', tone: 'ok'},
+	repaired: {mark: '✓', word: 'REPAIRED', tone: 'ok'},
+	removed: {mark: '-', word: 'removed', tone: 'warn'},
+	reopened: {mark: '■', word: 'STORE', tone: 'warn'},
 };
 
 /** A keyed session created is a new session for its chat: it stands out as a rotation does. */
 function look(e: ActivityEvent): {mark: string; word: string; tone: Tone} {
-	return e.kind === 'created' && !e.text.includes('no routing identity') ? {mark: '▶', word: 'NEW SESSION', tone: 'accent'} : LOOK[e.kind];
+	return e.kind === 'created' && !e.text.includes('no routing identity')
+		? {mark: '▶', word: 'NEW SESSION', tone: 'accent'}
+		: LOOK[e.kind];
 }
 
 export function activityLine(e: ActivityEvent): string {
@@ -79,7 +82,10 @@ function ActivityView({ctx}: {ctx: PaneContext}): React.ReactElement {
 				line={activityLine}
 				color={e => tone(theme, e)}
 			/>
-			<Text color={theme.muted} wrap="truncate">  · messages (one line per burst)  ▶ rotation/routing  ! orphan  ✗ rollback risk  ✓ cleared/repaired</Text>
+			<Text color={theme.muted} wrap="truncate">
+				{' '}
+				· messages (one line per burst) ▶ rotation/routing ! orphan ✗ rollback risk ✓ cleared/repaired
+			</Text>
 		</Box>
 	);
 }

@@ -22,7 +22,10 @@ type Words = ReturnType<typeof backupWords>;
  * is cut after them; w wraps it whole): name, kind (a snapshot's profile named), age, verified,
  * drilled, whose home, size, complete. Each is as wide as its longest value.
  */
-function columns(rows: ReadonlyArray<{e: BackupEntry; w: Words}>, now: number): Array<{title: string; value: (r: {e: BackupEntry; w: Words}) => string; align?: 'right'}> {
+function columns(
+	rows: ReadonlyArray<{e: BackupEntry; w: Words}>,
+	now: number,
+): Array<{title: string; value: (r: {e: BackupEntry; w: Words}) => string; align?: 'right'}> {
 	return [
 		{title: 'name', value: r => r.e.name},
 		{title: 'kind', value: r => r.w.kind},
@@ -39,11 +42,14 @@ function BackupsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 	const theme = useTheme();
 	const m = ctx.backups;
 	if (!m) {
-		return <Text color={theme.muted}>  looking for backups…</Text>;
+		return <Text color={theme.muted}> looking for backups…</Text>;
 	}
 
 	const rows = m.entries.map(e => ({e, w: backupWords(e, ctx.now)}));
-	const cols = columns(rows, ctx.now).map(c => ({...c, width: Math.min(48, Math.max(c.title.length, ...rows.map(r => textWidth(c.value(r)))))}));
+	const cols = columns(rows, ctx.now).map(c => ({
+		...c,
+		width: Math.min(48, Math.max(c.title.length, ...rows.map(r => textWidth(c.value(r))))),
+	}));
 	const cells = (text: (c: (typeof cols)[number]) => string) => cols.map(c => pad(text(c), c.width, c.align)).join(' ');
 	// S snapshots the focused profile's store (on a root with profiles, the one P focuses).
 	const of = ctx.home ? ` of ${ctx.home.focused}` : '';
@@ -59,10 +65,17 @@ function BackupsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 				empty={`no backups yet under ${m.root ?? 'the Hermes root'}: press S for a quick snapshot${of}, or run hfx backup`}
 				line={r => cells(c => c.value(r))}
 				color={({e, w}) => {
-					return w.verified === 'FAILED' || w.verified === 'CHANGED since' || e.owner === 'other' ? theme.danger : (w.verified.startsWith('yes') ? undefined : theme.muted);
+					return w.verified === 'FAILED' || w.verified === 'CHANGED since' || e.owner === 'other'
+						? theme.danger
+						: w.verified.startsWith('yes')
+							? undefined
+							: theme.muted;
 				}}
 			/>
-			<Text wrap="truncate" color={m.busy ? theme.accent : theme.muted}>{`  ${m.busy ? `${m.busy}${m.last ? `  · ${m.last}` : ''}` : (m.last ?? `v verify  D drill  S quick snapshot${of}  · restore with: hfx restore ARCHIVE --home DIR (gateway stopped)`)}`}</Text>
+			<Text
+				wrap="truncate"
+				color={m.busy ? theme.accent : theme.muted}
+			>{`  ${m.busy ? `${m.busy}${m.last ? `  · ${m.last}` : ''}` : (m.last ?? `v verify  D drill  S quick snapshot${of}  · restore with: hfx restore ARCHIVE --home DIR (gateway stopped)`)}`}</Text>
 			<Text wrap="truncate" color={theme.muted}>{`  archives hold credentials: never send one to anyone`}</Text>
 		</Box>
 	);

@@ -40,7 +40,17 @@ function profileCell(name: string | undefined, width: number): string {
 	return width === 0 ? '' : `${pad(text.length <= width ? text : `${text.slice(0, width - 1)}…`, width)} `;
 }
 
-export function ContentHitsView({ctx, rows, cursor, content}: {ctx: PaneContext; rows: readonly ContentRow[]; cursor: number; content: ContentResult}): React.ReactElement {
+export function ContentHitsView({
+	ctx,
+	rows,
+	cursor,
+	content,
+}: {
+	ctx: PaneContext;
+	rows: readonly ContentRow[];
+	cursor: number;
+	content: ContentResult;
+}): React.ReactElement {
 	const theme = useTheme();
 	const chat = chatWidth(ctx.width);
 	const stores = content.profiles ?? 1;
@@ -59,7 +69,9 @@ export function ContentHitsView({ctx, rows, cursor, content}: {ctx: PaneContext;
 				header={header}
 				footer={`content "${content.text}": ${content.hits.length} hits in ${rows.length} rows${across} · ⏎ detail · Esc all sessions${how}`}
 				empty={`no message holds "${content.text}"${how} (Esc: all sessions)`}
-				line={r => `${STATUS_GLYPH[r.status]} ${profileCell(r.profile, profile)}${pad(r.session.id, ID)} ${pad(chatCell(r.chat, chat), chat)} ${r.snippet}`}
+				line={r =>
+					`${STATUS_GLYPH[r.status]} ${profileCell(r.profile, profile)}${pad(r.session.id, ID)} ${pad(chatCell(r.chat, chat), chat)} ${r.snippet}`
+				}
 				color={r => (r.status === 'orphan' ? theme.warn : undefined)}
 			/>
 		</Box>

@@ -18,11 +18,23 @@ import {FOLLOW} from '../state.js';
 import type {PaneContext, PaneSpec} from './types.js';
 
 function k(n: number): string {
-	return n >= 1_000_000 ? `${(n / 1_000_000).toFixed(1)}M` : (n >= 10_000 ? `${Math.round(n / 1000)}k` : (n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n)));
+	return n >= 1_000_000
+		? `${(n / 1_000_000).toFixed(1)}M`
+		: n >= 10_000
+			? `${Math.round(n / 1000)}k`
+			: n >= 1000
+				? `${(n / 1000).toFixed(1)}k`
+				: String(n);
 }
 
 function roleColor(theme: Theme, role: string): string | undefined {
-	return role === 'user' ? theme.user : (role === 'assistant' ? theme.assistant : (role === 'tool' ? theme.tool : theme.muted));
+	return role === 'user'
+		? theme.user
+		: role === 'assistant'
+			? theme.assistant
+			: role === 'tool'
+				? theme.tool
+				: theme.muted;
 }
 
 function messageLine(m: MessageRow): string {
@@ -64,21 +76,46 @@ function cardLines(ctx: PaneContext, id: string): Array<{text: string; color?: s
 	const orphan = a.orphans.find(o => o.orphanId === id);
 	const chat = s.sessionKey ? a.routing.find(r => r.sessionKey === s.sessionKey) : undefined;
 	const lines: Array<{text: string; color?: string}> = [];
-	lines.push({text: `${s.id}  ${status.toUpperCase()} · ${s.source || '(no source)'}${s.title ? ` · "${s.title}"` : ''}`});
-	lines.push({text: `created ${utc(inWindow(s.startedAtRaw))} UTC · last touch ${utc(lastActive(s))} UTC (${ago(lastActive(s), ctx.now)}) · ${s.endedAtRaw === null ? 'live' : `ended ${utc(inWindow(s.endedAtRaw))} ${s.endReason ?? ''}`}`});
-	lines.push({text: `tokens in ${k(s.inputTokens)} out ${k(s.outputTokens)} cache r/w ${k(s.cacheReadTokens)}/${k(s.cacheWriteTokens)} · turns ${detail?.turns ?? '?'} · messages ${detail?.messageRows ?? s.messageCountColumn} · tool calls ${s.toolCallCount}`});
-	const models = detail?.models.length ? detail.models.map(m => `${m.model} turns ${m.firstTurn ?? '?'}–${m.lastTurn ?? '?'} (${m.calls} calls)`).join(' · ') : (s.model ?? '—');
+	lines.push({
+		text: `${s.id}  ${status.toUpperCase()} · ${s.source || '(no source)'}${s.title ? ` · "${s.title}"` : ''}`,
+	});
+	lines.push({
+		text: `created ${utc(inWindow(s.startedAtRaw))} UTC · last touch ${utc(lastActive(s))} UTC (${ago(lastActive(s), ctx.now)}) · ${s.endedAtRaw === null ? 'live' : `ended ${utc(inWindow(s.endedAtRaw))} ${s.endReason ?? ''}`}`,
+	});
+	lines.push({
+		text: `tokens in ${k(s.inputTokens)} out ${k(s.outputTokens)} cache r/w ${k(s.cacheReadTokens)}/${k(s.cacheWriteTokens)} · turns ${detail?.turns ?? '?'} · messages ${detail?.messageRows ?? s.messageCountColumn} · tool calls ${s.toolCallCount}`,
+	});
+	const models = detail?.models.length
+		? detail.models
+				.map(m => `${m.model} turns ${m.firstTurn ?? '?'}–${m.lastTurn ?? '?'} (${m.calls} calls)`)
+				.join(' · ')
+		: (s.model ?? '—');
 	lines.push({text: `model ${models}`});
-	const parent = edge ? `parent ${edge.parentId} (${edge.kind}${detail?.branchedAtTurn === null || detail?.branchedAtTurn === undefined ? '' : `, branched at turn ${detail.branchedAtTurn}`}${edge.parentMissing ? ', not in store' : ''})` : 'no parent';
-	lines.push({text: `lineage ${parent} · ${children.length === 0 ? 'no children' : `children ${children.map(c => `${c.childId} (${c.kind})`).join(', ')}`}`});
-	lines.push({text: `routing key ${s.sessionKey ?? 'NULL'} · chat ${s.chatType ?? '—'}:${s.chatId ?? '—'}${s.displayName ? ` "${s.displayName}"` : ''} · user ${s.userId ?? '—'} · thread ${s.threadId ?? '—'}${s.profileName ? ` · profile ${s.profileName}` : ''}`});
+	const parent = edge
+		? `parent ${edge.parentId} (${edge.kind}${detail?.branchedAtTurn === null || detail?.branchedAtTurn === undefined ? '' : `, branched at turn ${detail.branchedAtTurn}`}${edge.parentMissing ? ', not in store' : ''})`
+		: 'no parent';
+	lines.push({
+		text: `lineage ${parent} · ${children.length === 0 ? 'no children' : `children ${children.map(c => `${c.childId} (${c.kind})`).join(', ')}`}`,
+	});
+	lines.push({
+		text: `routing key ${s.sessionKey ?? 'NULL'} · chat ${s.chatType ?? '—'}:${s.chatId ?? '—'}${s.displayName ? ` "${s.displayName}"` : ''} · user ${s.userId ?? '—'} · thread ${s.threadId ?? '—'}${s.profileName ? ` · profile ${s.profileName}` : ''}`,
+	});
 	const after = a.upgradeChanges.bySubject.get(id);
 	if (orphan) {
-		lines.push({text: orphan.verdict === 'adoptable' ? `orphan: adoptable into ${orphan.sessionKey} from ${orphan.donorId} (evidence ${orphan.evidence})` : `orphan: refused (${orphan.reasonKind}): ${orphan.reason}`, color: 'warn'});
+		lines.push({
+			text:
+				orphan.verdict === 'adoptable'
+					? `orphan: adoptable into ${orphan.sessionKey} from ${orphan.donorId} (evidence ${orphan.evidence})`
+					: `orphan: refused (${orphan.reasonKind}): ${orphan.reason}`,
+			color: 'warn',
+		});
 	} else if (a.listedRefusedLocal.some(o => o.orphanId === id)) {
 		lines.push({text: `keyless by design (${s.source}): repair-routing lists it and refuses it; not a finding`});
 	} else if (chat?.rollbackRisk && chat.restartResolvesTo === id) {
-		lines.push({text: `ZOMBIE: a restart resumes this row, but the chat's newest message is in ${chat.newestActivityIn}`, color: 'danger'});
+		lines.push({
+			text: `ZOMBIE: a restart resumes this row, but the chat's newest message is in ${chat.newestActivityIn}`,
+			color: 'danger',
+		});
 	}
 
 	const rolledBack = rollbackLine(a, id);
@@ -97,20 +134,31 @@ function DetailView({ctx}: {ctx: PaneContext}): React.ReactElement {
 	const theme = useTheme();
 	const id = ctx.focusSession;
 	if (!id) {
-		return <Text color={theme.muted}>  Select a session in the Sessions pane (1) and press Enter.</Text>;
+		return <Text color={theme.muted}> Select a session in the Sessions pane (1) and press Enter.</Text>;
 	}
 
 	const wrap = ctx.ui.wrap.detail;
 	// The card takes the lines it needs (wrapped: up to half the pane); the messages the rest.
 	const cardWrap = detailWraps(ctx.width, wrap);
-	const card = fitLines(cardLines(ctx, id).map((l, i) => ({text: ` ${l.text}`, bold: i === 0, color: l.color === 'warn' ? theme.warn : (l.color === 'danger' ? theme.danger : undefined)})), ctx.width, cardWrap)
-		.slice(0, cardWrap ? Math.max(8, Math.floor(ctx.height / 2)) : undefined);
+	const card = fitLines(
+		cardLines(ctx, id).map((l, i) => ({
+			text: ` ${l.text}`,
+			bold: i === 0,
+			color: l.color === 'warn' ? theme.warn : l.color === 'danger' ? theme.danger : undefined,
+		})),
+		ctx.width,
+		cardWrap,
+	).slice(0, cardWrap ? Math.max(8, Math.floor(ctx.height / 2)) : undefined);
 	const detail = ctx.detail(id);
 	const messages = detail?.messages ?? [];
 	const cursor = detailCursor(ctx);
 	return (
 		<Box flexDirection="column">
-			{card.map((l, i) => <Text key={i} wrap="truncate" bold={l.bold} color={l.color}>{l.text}</Text>)}
+			{card.map((l, i) => (
+				<Text key={i} wrap="truncate" bold={l.bold} color={l.color}>
+					{l.text}
+				</Text>
+			))}
 			<List
 				wrap={wrap}
 				items={messages}
@@ -129,11 +177,13 @@ function DetailView({ctx}: {ctx: PaneContext}): React.ReactElement {
 /** The newest message until the operator scrolls. */
 function detailCursor(ctx: PaneContext): number {
 	const count = ctx.focusSession ? (ctx.detail(ctx.focusSession)?.messages.length ?? 0) : 0;
-	return ctx.ui.cursor.detail === FOLLOW ? Math.max(0, count - 1) : Math.min(ctx.ui.cursor.detail, Math.max(0, count - 1));
+	return ctx.ui.cursor.detail === FOLLOW
+		? Math.max(0, count - 1)
+		: Math.min(ctx.ui.cursor.detail, Math.max(0, count - 1));
 }
 
 export const detailPane: PaneSpec = {
-	rowCount: ctx => ctx.focusSession ? (ctx.detail(ctx.focusSession)?.messages.length ?? 0) : 0,
+	rowCount: ctx => (ctx.focusSession ? (ctx.detail(ctx.focusSession)?.messages.length ?? 0) : 0),
 	cursor: detailCursor,
 	selectedId: ctx => ctx.focusSession,
 	View: DetailView,

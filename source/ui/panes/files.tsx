@@ -12,10 +12,19 @@ import type {PaneContext, PaneSpec} from './types.js';
 function FilesView({ctx}: {ctx: PaneContext}): React.ReactElement {
 	const theme = useTheme();
 	if (!ctx.files) {
-		return <Text color={theme.muted}>  reading the files…</Text>;
+		return <Text color={theme.muted}> reading the files…</Text>;
 	}
 
-	const tone = (t: string | undefined) => t === 'danger' ? theme.danger : (t === 'warn' ? theme.warn : (t === 'ok' ? theme.ok : (t === 'muted' ? theme.muted : undefined)));
+	const tone = (t: string | undefined) =>
+		t === 'danger'
+			? theme.danger
+			: t === 'warn'
+				? theme.warn
+				: t === 'ok'
+					? theme.ok
+					: t === 'muted'
+						? theme.muted
+						: undefined;
 	return (
 		<List
 			items={ctx.files.lines}

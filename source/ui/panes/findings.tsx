@@ -26,7 +26,9 @@ function elsewhere(ctx: PaneContext, f: Row): boolean {
 
 /** The rollback a rollback-happened finding is about. */
 function rollbackOf(ctx: PaneContext, f: Row): Rollback | undefined {
-	return f.kind === 'rollback-happened' && !elsewhere(ctx, f) ? ctx.model.analysis.rollbacks.find(r => r.sessionKey === f.subject) : undefined;
+	return f.kind === 'rollback-happened' && !elsewhere(ctx, f)
+		? ctx.model.analysis.rollbacks.find(r => r.sessionKey === f.subject)
+		: undefined;
 }
 
 /** The focused store's findings; on a root with profiles, every profile's, each naming its profile. */
@@ -54,22 +56,31 @@ function FindingsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 	const rollback = selected ? rollbackOf(ctx, selected) : undefined;
 	// On a rollback, the keyless row holding what it skipped is the orphan to adopt (d).
 	const orphanId = rollback?.skipped.kind === 'keyless' ? rollback.skipped.id : selected?.subject;
-	const orphan = selected && !elsewhere(ctx, selected) ? ctx.model.analysis.orphans.find(o => o.orphanId === orphanId) : undefined;
+	const orphan =
+		selected && !elsewhere(ctx, selected) ? ctx.model.analysis.orphans.find(o => o.orphanId === orphanId) : undefined;
 	const candidates = orphan ? candidateDonors(orphan, ctx.model.analysis.byId, ctx.model.analysis.rollbacks) : [];
 	const {story, evidence} = rollback ? rollbackDetailLines(rollback) : {story: [selected?.detail ?? ''], evidence: []};
 	// The next step before the evidence: at 80x24 the action stays on screen when the facts do not.
-	const detail: PaneLine[] = selected ? [
-		...story.map(text => ({text: ` ${text}`})),
-		...(selected.ifRestarted ? [{text: ` ${selected.ifRestarted}`}] : []),
-		...candidates.map(c => ({text: ` ${ctx.width >= 120 ? c.text : c.short}`})),
-		{text: ` next: ${selected.next}`, color: theme.accent},
-		elsewhere(ctx, selected)
-			? {text: ` P focuses profile ${selected.profile} (its sessions, its repair)`, color: theme.muted}
-			: {text: ` ⏎ open ${rollback?.skipped.id ?? selected.subject}${selected.kind === 'orphan-adoptable' ? '   r preview the repair' : ''}${candidates.length > 0 ? '   d adopt from a candidate donor (your choice)' : ''}`, color: theme.muted},
-		...evidence.map(text => ({text: ` ${text}`})),
-	] : [];
+	const detail: PaneLine[] = selected
+		? [
+				...story.map(text => ({text: ` ${text}`})),
+				...(selected.ifRestarted ? [{text: ` ${selected.ifRestarted}`}] : []),
+				...candidates.map(c => ({text: ` ${ctx.width >= 120 ? c.text : c.short}`})),
+				{text: ` next: ${selected.next}`, color: theme.accent},
+				elsewhere(ctx, selected)
+					? {text: ` P focuses profile ${selected.profile} (its sessions, its repair)`, color: theme.muted}
+					: {
+							text: ` ⏎ open ${rollback?.skipped.id ?? selected.subject}${selected.kind === 'orphan-adoptable' ? '   r preview the repair' : ''}${candidates.length > 0 ? '   d adopt from a candidate donor (your choice)' : ''}`,
+							color: theme.muted,
+						},
+				...evidence.map(text => ({text: ` ${text}`})),
+			]
+		: [];
 	// Wrapped, the detail takes the lines it needs (up to half the pane; a rollback's story all but 4 rows of it); a blank line above the footer.
-	const most = rollback && detailWrap ? ctx.height - 4 : Math.max(3 + story.length + evidence.length + candidates.length, Math.floor(ctx.height / 2));
+	const most =
+		rollback && detailWrap
+			? ctx.height - 4
+			: Math.max(3 + story.length + evidence.length + candidates.length, Math.floor(ctx.height / 2));
 	const detailHeight = selected ? Math.min(fitLines(detail, ctx.width, detailWrap).length + 1, most) : 0;
 	return (
 		<Box flexDirection="column">
@@ -82,7 +93,7 @@ function FindingsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 				header={`findings (${items.length})`}
 				empty="✓ nothing to report: every chat resumes its newest conversation and no gateway row lost its routing identity"
 				line={f => `${MARK[f.severity]} ${f.title}`}
-				color={f => f.severity === 'critical' ? theme.danger : (f.severity === 'warning' ? theme.warn : theme.muted)}
+				color={f => (f.severity === 'critical' ? theme.danger : f.severity === 'warning' ? theme.warn : theme.muted)}
 			/>
 			{selected ? <FittedLines lines={detail} width={ctx.width} height={detailHeight} wrap={detailWrap} /> : null}
 		</Box>

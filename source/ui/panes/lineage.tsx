@@ -41,7 +41,7 @@ function LineageView({ctx}: {ctx: PaneContext}): React.ReactElement {
 	const theme = useTheme();
 	const items = lines(ctx);
 	if (!ctx.focusSession) {
-		return <Text color={theme.muted}>  Select a session (Sessions pane, 1) to see its lineage.</Text>;
+		return <Text color={theme.muted}> Select a session (Sessions pane, 1) to see its lineage.</Text>;
 	}
 
 	const a = ctx.model.analysis;
@@ -58,19 +58,31 @@ function LineageView({ctx}: {ctx: PaneContext}): React.ReactElement {
 				line={({node, prefix}) => {
 					const s = a.byId.get(node.id);
 					const edge = node.edge ? `[${node.edge.kind}] ` : '';
-					const label = s ? `${STATUS_GLYPH[statusOf(s, index)]} ${node.id} ${s.source} ${s.sessionKey ?? 'no key'} · ${s.endReason ?? 'live'} · ${ago(lastActive(s), ctx.now)}` : `? ${node.id} (not in this store)`;
+					const label = s
+						? `${STATUS_GLYPH[statusOf(s, index)]} ${node.id} ${s.source} ${s.sessionKey ?? 'no key'} · ${s.endReason ?? 'live'} · ${ago(lastActive(s), ctx.now)}`
+						: `? ${node.id} (not in this store)`;
 					return `${prefix}${edge}${label}${node.id === ctx.focusSession ? '  ◀' : ''}`;
 				}}
-				color={({node}) => node.id === ctx.focusSession ? theme.accent : (node.edge?.kind === 'repair' ? theme.ok : undefined)}
+				color={({node}) =>
+					node.id === ctx.focusSession ? theme.accent : node.edge?.kind === 'repair' ? theme.ok : undefined
+				}
 			/>
-			<Text color={theme.muted} wrap="truncate">  edges: compression · branch · reset · delegate · repair   ⏎ open the session under the cursor</Text>
+			<Text color={theme.muted} wrap="truncate">
+				{' '}
+				edges: compression · branch · reset · delegate · repair ⏎ open the session under the cursor
+			</Text>
 		</Box>
 	);
 }
 
 /** On the focused session until the operator moves. */
 function lineageCursor(ctx: PaneContext): number {
-	return ctx.ui.cursor.lineage === FOLLOW ? Math.max(0, lines(ctx).findIndex(l => l.node.id === ctx.focusSession)) : ctx.ui.cursor.lineage;
+	return ctx.ui.cursor.lineage === FOLLOW
+		? Math.max(
+				0,
+				lines(ctx).findIndex(l => l.node.id === ctx.focusSession),
+			)
+		: ctx.ui.cursor.lineage;
 }
 
 export const lineagePane: PaneSpec = {

@@ -30,20 +30,48 @@ function mark(c: ChatRouting, rolledBack: ReadonlyMap<string, Rollback>): string
 		return '✗ ROLLED';
 	}
 
-	return c.rollbackRisk ? '✗ RISK  ' : (c.routingEntryStale ? '! stale ' : '✓       ');
+	return c.rollbackRisk ? '✗ RISK  ' : c.routingEntryStale ? '! stale ' : '✓       ';
 }
 
-function ChatDetail({chat, rollback, after, width, height, wrap}: {chat: ChatRouting; rollback: Rollback | undefined; after: string | undefined; width: number; height: number; wrap: boolean}): React.ReactElement {
+function ChatDetail({
+	chat,
+	rollback,
+	after,
+	width,
+	height,
+	wrap,
+}: {
+	chat: ChatRouting;
+	rollback: Rollback | undefined;
+	after: string | undefined;
+	width: number;
+	height: number;
+	wrap: boolean;
+}): React.ReactElement {
 	const theme = useTheme();
-	const lag = chat.newestActivityAt !== null && chat.resolvesToActivityAt !== null ? chat.newestActivityAt - chat.resolvesToActivityAt : null;
+	const lag =
+		chat.newestActivityAt !== null && chat.resolvesToActivityAt !== null
+			? chat.newestActivityAt - chat.resolvesToActivityAt
+			: null;
 	const lines: PaneLine[] = [];
 	if (rollback) {
-		lines.push({text: ` ✗ ROLLED BACK ${duration(rollback.resumedAt - rollback.jumpedFrom)}: a restart resumed ${rollback.resumedId} at ${utcMinute(rollback.resumedAt)}; the ${rollback.skipped.messages} messages it skipped are stranded in ${rollback.skipped.id} (5 Findings)`, color: theme.danger, bold: true});
+		lines.push({
+			text: ` ✗ ROLLED BACK ${duration(rollback.resumedAt - rollback.jumpedFrom)}: a restart resumed ${rollback.resumedId} at ${utcMinute(rollback.resumedAt)}; the ${rollback.skipped.messages} messages it skipped are stranded in ${rollback.skipped.id} (5 Findings)`,
+			color: theme.danger,
+			bold: true,
+		});
 	}
 
 	if (chat.rollbackRisk) {
-		const resumes = chat.restartResolvesTo === null ? 'a restart starts a fresh, empty session' : `a restart resumes ${chat.restartResolvesTo}`;
-		lines.push({text: ` ✗ ROLLBACK RISK: ${resumes}, but the newest message is in ${chat.newestActivityIn}${lag !== null && lag > 0 ? ` (${duration(lag)} newer)` : ''}`, color: theme.danger, bold: true});
+		const resumes =
+			chat.restartResolvesTo === null
+				? 'a restart starts a fresh, empty session'
+				: `a restart resumes ${chat.restartResolvesTo}`;
+		lines.push({
+			text: ` ✗ ROLLBACK RISK: ${resumes}, but the newest message is in ${chat.newestActivityIn}${lag !== null && lag > 0 ? ` (${duration(lag)} newer)` : ''}`,
+			color: theme.danger,
+			bold: true,
+		});
 	} else if (chat.rollbackRiskReason) {
 		lines.push({text: ` ${chat.rollbackRiskReason}`});
 	}
@@ -53,12 +81,19 @@ function ChatDetail({chat, rollback, after, width, height, wrap}: {chat: ChatRou
 	}
 
 	lines.push(
-		{text: ` routing entry   ${chat.routingEntry ?? '(none)'}${chat.routingEntryNote ? ` — ${chat.routingEntryNote}` : ''}`, color: chat.routingEntryStale ? theme.warn : undefined},
-		{text: ` restart resumes ${chat.restartResolvesTo ?? '(a new, empty session)'} via ${chat.resolution.via} (rule set ${chat.resolution.ruleSet}), last message ${utc(chat.resolvesToActivityAt)}`},
-		{text: ` newest message  ${chat.newestActivityIn ?? '(none)'} at ${utc(chat.newestActivityAt)}${chat.adoptableOrphans.includes(chat.newestActivityIn ?? '') ? ' (an adoptable orphan)' : ''}`},
+		{
+			text: ` routing entry   ${chat.routingEntry ?? '(none)'}${chat.routingEntryNote ? ` — ${chat.routingEntryNote}` : ''}`,
+			color: chat.routingEntryStale ? theme.warn : undefined,
+		},
+		{
+			text: ` restart resumes ${chat.restartResolvesTo ?? '(a new, empty session)'} via ${chat.resolution.via} (rule set ${chat.resolution.ruleSet}), last message ${utc(chat.resolvesToActivityAt)}`,
+		},
+		{
+			text: ` newest message  ${chat.newestActivityIn ?? '(none)'} at ${utc(chat.newestActivityAt)}${chat.adoptableOrphans.includes(chat.newestActivityIn ?? '') ? ' (an adoptable orphan)' : ''}`,
+		},
 	);
 	for (const c of chat.resolution.candidates) {
-		const mark = c.sessionId === chat.restartResolvesTo ? '▶' : (c.admitted ? '+' : '-');
+		const mark = c.sessionId === chat.restartResolvesTo ? '▶' : c.admitted ? '+' : '-';
 		lines.push({text: `   ${mark} ${c.sessionId} ${c.query}: ${c.rule}`, color: c.admitted ? undefined : theme.muted});
 	}
 
@@ -87,9 +122,20 @@ function RoutingView({ctx}: {ctx: PaneContext}): React.ReactElement {
 				header={`chats (${items.length})${ctx.ui.filterText ? ` matching "${ctx.ui.filterText}"` : ''}`}
 				empty="no session keys in this store"
 				line={c => `${mark(c, rolledBack)} ${c.sessionKey.padEnd(keyWidth)}  → ${c.restartResolvesTo ?? 'new session'}`}
-				color={c => c.rollbackRisk || rolledBack.has(c.sessionKey) ? theme.danger : (c.routingEntryStale ? theme.warn : undefined)}
+				color={c =>
+					c.rollbackRisk || rolledBack.has(c.sessionKey) ? theme.danger : c.routingEntryStale ? theme.warn : undefined
+				}
 			/>
-			{selected ? <ChatDetail chat={selected} rollback={rolledBack.get(selected.sessionKey)} after={ctx.model.analysis.upgradeChanges.bySubject.get(selected.sessionKey)} width={ctx.width} height={ctx.height - listHeight} wrap={detailWraps(ctx.width, ctx.ui.wrap.routing)} /> : null}
+			{selected ? (
+				<ChatDetail
+					chat={selected}
+					rollback={rolledBack.get(selected.sessionKey)}
+					after={ctx.model.analysis.upgradeChanges.bySubject.get(selected.sessionKey)}
+					width={ctx.width}
+					height={ctx.height - listHeight}
+					wrap={detailWraps(ctx.width, ctx.ui.wrap.routing)}
+				/>
+			) : null}
 		</Box>
 	);
 }

@@ -22,7 +22,13 @@ function hitRowsOf(ctx: PaneContext): ContentRow[] | null {
 
 function rowsOf(ctx: PaneContext): {rows: readonly SessionRow[]; total: number; hidden: number} {
 	const hits = hitRowsOf(ctx);
-	return hits ? {rows: hits, total: hits.length, hidden: 0} : sessionRows(ctx.model.analysis, {filterText: ctx.ui.filterText, showHidden: ctx.ui.showHidden, source: ctx.ui.source});
+	return hits
+		? {rows: hits, total: hits.length, hidden: 0}
+		: sessionRows(ctx.model.analysis, {
+				filterText: ctx.ui.filterText,
+				showHidden: ctx.ui.showHidden,
+				source: ctx.ui.source,
+			});
 }
 
 // A content search's rows on a root with profiles: the profile and the id (two stores may hold one id).
@@ -34,7 +40,9 @@ const rowIds = (ctx: PaneContext) => {
 /** The content hit under the cursor when another profile than the focused one holds its row (⏎ focuses that profile first). */
 function hitElsewhere(ctx: PaneContext): {profile: string; id: string} | null {
 	const row = hitRowsOf(ctx)?.[cursor(ctx)];
-	return row?.profile !== undefined && row.profile !== ctx.home?.focused ? {profile: row.profile, id: row.session.id} : null;
+	return row?.profile !== undefined && row.profile !== ctx.home?.focused
+		? {profile: row.profile, id: row.session.id}
+		: null;
 }
 
 const cursor = (ctx: PaneContext) => keyedCursor(ctx, 'sessions', rowIds(ctx));
@@ -44,7 +52,9 @@ function chatLabel(r: SessionRow, width: number): string {
 	const s = r.session;
 	const tail = (head: string, id: string) => {
 		const whole = `${head}:${id}`;
-		return whole.length <= width || width < head.length + 4 ? whole : `${head}:…${id.slice(-(width - head.length - 2))}`;
+		return whole.length <= width || width < head.length + 4
+			? whole
+			: `${head}:…${id.slice(-(width - head.length - 2))}`;
 	};
 
 	if (s.chatId) {
@@ -62,17 +72,30 @@ function chatLabel(r: SessionRow, width: number): string {
 
 function tokens(r: SessionRow): string {
 	const n = r.session.inputTokens + r.session.outputTokens;
-	return n >= 1_000_000 ? `${(n / 1_000_000).toFixed(1)}M` : (n >= 1000 ? `${Math.round(n / 1000)}k` : String(n));
+	return n >= 1_000_000 ? `${(n / 1_000_000).toFixed(1)}M` : n >= 1000 ? `${Math.round(n / 1000)}k` : String(n);
 }
 
-type Col = {key: string; title: string; width: number; value: (r: SessionRow, now: number, status: SessionStatus) => string; align?: 'right'; priority?: number};
+type Col = {
+	key: string;
+	title: string;
+	width: number;
+	value: (r: SessionRow, now: number, status: SessionStatus) => string;
+	align?: 'right';
+	priority?: number;
+};
 
 /** Columns that are not shown first drop, highest `priority` first. */
 const END_REASON_MIN = 11;
 
 /** The end reason column: what is left of the row. */
 function endReason(width: number): Col {
-	return {key: 'end', title: 'end reason', width, value: r => r.session.endReason ?? (r.session.endedAtRaw === null ? 'live' : ''), priority: 2};
+	return {
+		key: 'end',
+		title: 'end reason',
+		width,
+		value: r => r.session.endReason ?? (r.session.endedAtRaw === null ? 'live' : ''),
+		priority: 2,
+	};
 }
 
 /**
@@ -91,8 +114,20 @@ export function sessionColumns(width: number): Col[] {
 		{key: 'title', title: 'title', width: 18, value: r => r.session.title ?? '', priority: 6},
 		chat,
 		{key: 'started', title: 'started', width: 16, value: r => utc(inWindow(r.session.startedAtRaw)), priority: 4},
-		{key: 'last', title: narrow ? 'active' : 'last active', width: narrow ? 10 : 11, value: (r, now) => ago(r.lastActive, now)},
-		{key: 'msgs', title: 'msgs', width: narrow ? 5 : 6, value: r => String(r.session.messageRows ?? r.session.messageCountColumn), align: 'right', priority: 1},
+		{
+			key: 'last',
+			title: narrow ? 'active' : 'last active',
+			width: narrow ? 10 : 11,
+			value: (r, now) => ago(r.lastActive, now),
+		},
+		{
+			key: 'msgs',
+			title: 'msgs',
+			width: narrow ? 5 : 6,
+			value: r => String(r.session.messageRows ?? r.session.messageCountColumn),
+			align: 'right',
+			priority: 1,
+		},
 		{key: 'tokens', title: 'tokens', width: 7, value: tokens, align: 'right', priority: 5},
 		endReason(END_REASON_MIN),
 	];
@@ -134,7 +169,13 @@ function SessionsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 	const {rows, total, hidden} = rowsOf(ctx);
 	const cols = sessionColumns(ctx.width);
 	const header = cols.map(c => pad(c.title, c.width, c.align)).join(' ');
-	const scope = [ctx.ui.source ? `source ${ctx.ui.source}` : '', ctx.ui.filterText ? `filter "${ctx.ui.filterText}" ${rows.length}/${total} match` : '', hidden > 0 && !ctx.ui.showHidden ? `${hidden} tool/delegate hidden (t)` : ''].filter(Boolean).join(' · ');
+	const scope = [
+		ctx.ui.source ? `source ${ctx.ui.source}` : '',
+		ctx.ui.filterText ? `filter "${ctx.ui.filterText}" ${rows.length}/${total} match` : '',
+		hidden > 0 && !ctx.ui.showHidden ? `${hidden} tool/delegate hidden (t)` : '',
+	]
+		.filter(Boolean)
+		.join(' · ');
 	const changed = (r: SessionRow) => {
 		const at = ctx.model.changedAt.get(r.session.id);
 		return at !== undefined && ctx.now - at <= CHANGE_HIGHLIGHT_S;
@@ -157,7 +198,13 @@ function SessionsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 				}}
 				color={r => {
 					const status = statusFor(ctx.model.analysis, r.session);
-					return status === 'zombie' || status === 'at-risk' || status === 'resumed-stale' || status === 'stranded' ? theme.danger : (status === 'orphan' ? theme.warn : (changed(r) ? theme.highlight : undefined));
+					return status === 'zombie' || status === 'at-risk' || status === 'resumed-stale' || status === 'stranded'
+						? theme.danger
+						: status === 'orphan'
+							? theme.warn
+							: changed(r)
+								? theme.highlight
+								: undefined;
 				}}
 			/>
 		</Box>
@@ -169,7 +216,7 @@ export const sessionsPane: PaneSpec = {
 	cursor,
 	rowIds,
 	// A hit of another profile: its row is not in the focused store.
-	selectedId: ctx => (hitElsewhere(ctx) ? null : rowsOf(ctx).rows[cursor(ctx)]?.session.id ?? null),
+	selectedId: ctx => (hitElsewhere(ctx) ? null : (rowsOf(ctx).rows[cursor(ctx)]?.session.id ?? null)),
 	selectedElsewhere: hitElsewhere,
 	View: SessionsView,
 };

@@ -5,7 +5,13 @@
  */
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {type MemberFacts, judgeMembers, normalizeName, refusalReason, sidecarSuffix} from '../../../source/backup/archive/member-policy.js';
+import {
+	type MemberFacts,
+	judgeMembers,
+	normalizeName,
+	refusalReason,
+	sidecarSuffix,
+} from '../../../source/backup/archive/member-policy.js';
 import {prng} from '../../helpers/prng.js';
 
 const file = (name: string, extra: Partial<MemberFacts> = {}): MemberFacts => ({name, type: 'file', size: 1, ...extra});
@@ -21,7 +27,11 @@ describe('one member on its own', () => {
 		['newline', file('a\nb'), /control character/],
 		['empty', file(''), /empty name/],
 		['only dots and slashes', file('././/'), /empty name/],
-		['symlink to /etc/shadow', file('state.db', {type: 'symlink', linkTarget: '/etc/shadow'}), /symbolic link to "\/etc\/shadow"/],
+		[
+			'symlink to /etc/shadow',
+			file('state.db', {type: 'symlink', linkTarget: '/etc/shadow'}),
+			/symbolic link to "\/etc\/shadow"/,
+		],
 		['relative symlink', file('memories', {type: 'symlink', linkTarget: 'skills'}), /symbolic link/],
 		['hardlink', file('x', {type: 'hardlink', linkTarget: 'state.db'}), /hard link to "state\.db"/],
 		['device', file('dev', {type: 'device'}), /device member/],
@@ -39,7 +49,18 @@ describe('one member on its own', () => {
 	});
 
 	it('accepts the names of an ordinary home, "./" prefixes and folders', () => {
-		const names = ['./', './state.db', './config.yaml', './profiles/work/state.db', 'skills/greet/SKILL.md', '.env', 'memories/', 'state.db.retired-wal-1', 'notes-journal', 'manifest.json'];
+		const names = [
+			'./',
+			'./state.db',
+			'./config.yaml',
+			'./profiles/work/state.db',
+			'skills/greet/SKILL.md',
+			'.env',
+			'memories/',
+			'state.db.retired-wal-1',
+			'notes-journal',
+			'manifest.json',
+		];
 		const members = names.map(n => (n.endsWith('/') ? {name: n, type: 'dir' as const} : file(n)));
 		expect(judgeMembers(members)).toEqual([]);
 		expect(normalizeName('./a//b/./c/')).toBe('a/b/c');
@@ -48,9 +69,27 @@ describe('one member on its own', () => {
 
 describe('the members together', () => {
 	it('finds a repeated name, names that land on one path, and a file where a folder is needed', () => {
-		const members = [file('state.db'), file('config.yaml'), file('state.db'), file('./config.yaml'), file('SOUL.md'), file('soul.md'), file('caf\u00E9'), file('cafe\u0301'), file('skills'), file('skills/greet/SKILL.md'), file('a//b/'), file('a/b')];
+		const members = [
+			file('state.db'),
+			file('config.yaml'),
+			file('state.db'),
+			file('./config.yaml'),
+			file('SOUL.md'),
+			file('soul.md'),
+			file('caf\u00E9'),
+			file('cafe\u0301'),
+			file('skills'),
+			file('skills/greet/SKILL.md'),
+			file('a//b/'),
+			file('a/b'),
+		];
 		const f = judgeMembers(members);
-		expect(f.map(x => [x.index, x.kind])).toEqual([[2, 'duplicate'], [3, 'collision'], [9, 'collision'], [11, 'collision']]);
+		expect(f.map(x => [x.index, x.kind])).toEqual([
+			[2, 'duplicate'],
+			[3, 'collision'],
+			[9, 'collision'],
+			[11, 'collision'],
+		]);
 		expect(f[2]!.what).toMatch(/needs the folder "skills"/);
 		// For a case- or normalization-insensitive target, letter case and Unicode forms clash too.
 		expect(judgeMembers(members, {fold: true}).map(x => x.index)).toEqual([2, 3, 5, 7, 9, 11]);
@@ -61,21 +100,42 @@ describe('the members together', () => {
 	});
 
 	it('finds every sidecar, before or after its database, and beside any member', () => {
-		for (const order of [['state.db-wal', 'state.db'], ['state.db', 'state.db-wal']]) {
+		for (const order of [
+			['state.db-wal', 'state.db'],
+			['state.db', 'state.db-wal'],
+		]) {
 			const f = judgeMembers(order.map(n => file(n)));
 			expect(f).toHaveLength(1);
 			expect(f[0]).toMatchObject({name: 'state.db-wal', kind: 'sidecar'});
 		}
 
-		const f = judgeMembers([file('profiles/work/state.db-shm'), file('kanban.sqlite-journal'), file('data-wal'), file('data'), file('notes-journal')]);
+		const f = judgeMembers([
+			file('profiles/work/state.db-shm'),
+			file('kanban.sqlite-journal'),
+			file('data-wal'),
+			file('data'),
+			file('notes-journal'),
+		]);
 		expect(f.map(x => x.name)).toEqual(['profiles/work/state.db-shm', 'kanban.sqlite-journal', 'data-wal']);
 		expect(sidecarSuffix('state.db-wal', new Set())).toBe('-wal');
 		expect(sidecarSuffix('notes-journal', new Set())).toBeNull();
 	});
 
 	it('gives the same verdict for every order of the members', () => {
-		const members = [file('state.db'), file('state.db-wal'), file('../x'), file('a'), file('./a'), file('config.yaml'), file('l', {type: 'symlink'})];
-		const key = (ms: MemberFacts[]) => judgeMembers(ms).map(f => `${f.kind}`).sort().join(',');
+		const members = [
+			file('state.db'),
+			file('state.db-wal'),
+			file('../x'),
+			file('a'),
+			file('./a'),
+			file('config.yaml'),
+			file('l', {type: 'symlink'}),
+		];
+		const key = (ms: MemberFacts[]) =>
+			judgeMembers(ms)
+				.map(f => `${f.kind}`)
+				.sort()
+				.join(',');
 		const want = key(members);
 		expect(want).toBe('collision,refused,refused,sidecar');
 		let seed = 7;
@@ -94,13 +154,34 @@ describe('the members together', () => {
 
 describe('fuzzed names (fixed seed): whatever the policy accepts lands inside the target', () => {
 	it('20,000 names built from hostile pieces: accepted ones stay inside, are relative, and carry no "..", NUL, backslash or control byte', () => {
-		const pieces = ['..', '.', '', 'a', 'state.db', '-wal', '/', '//', '\\', 'C:', '\0', '\n', '\u001B[2J', 'caf\u00E9', '~', ' ', '...', '.env'];
+		const pieces = [
+			'..',
+			'.',
+			'',
+			'a',
+			'state.db',
+			'-wal',
+			'/',
+			'//',
+			'\\',
+			'C:',
+			'\0',
+			'\n',
+			'\u001B[2J',
+			'caf\u00E9',
+			'~',
+			' ',
+			'...',
+			'.env',
+		];
 		const random = prng(17);
 		const target = '/srv/target';
 		let accepted = 0;
 		for (let i = 0; i < 20_000; i++) {
 			const n = 1 + Math.floor(random() * 6);
-			const name = Array.from({length: n}, () => pieces[Math.floor(random() * pieces.length)]!).join(random() < 0.5 ? '/' : '');
+			const name = Array.from({length: n}, () => pieces[Math.floor(random() * pieces.length)]!).join(
+				random() < 0.5 ? '/' : '',
+			);
 			if (refusalReason({name, type: 'file', size: 0}) !== null) {
 				continue;
 			}

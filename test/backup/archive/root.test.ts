@@ -8,24 +8,43 @@ import {findHermesRoot, holdsNoStore, underRoot} from '../../../source/backup/ar
 
 describe('findHermesRoot', () => {
 	it('finds the volume, home, inside and deep-prefix roots', () => {
-		expect(findHermesRoot(['data/state.db', 'data/profiles/work/state.db', 'data/config.yaml'])).toEqual({ok: true, root: 'data'});
+		expect(findHermesRoot(['data/state.db', 'data/profiles/work/state.db', 'data/config.yaml'])).toEqual({
+			ok: true,
+			root: 'data',
+		});
 		expect(findHermesRoot(['.hermes/profiles/x/state.db', '.hermes/SOUL.md'])).toEqual({ok: true, root: '.hermes'});
 		expect(findHermesRoot(['state.db', 'profiles/x/state.db'])).toEqual({ok: true, root: ''});
-		expect(findHermesRoot(['var/lib/docker/volumes/hermes/_data/state.db'])).toEqual({ok: true, root: 'var/lib/docker/volumes/hermes/_data'});
+		expect(findHermesRoot(['var/lib/docker/volumes/hermes/_data/state.db'])).toEqual({
+			ok: true,
+			root: 'var/lib/docker/volumes/hermes/_data',
+		});
 	});
 
-	it('counts a home\'s own quick snapshots, pre-restore copies and profiles as part of it, not as roots', () => {
-		const names = ['.hermes/state.db', '.hermes/state-snapshots/20261201-075836/state.db', '.hermes/backups/pre-restore-20261201-090000/state.db', '.hermes/profiles/w/state.db', '.hermes/profiles/w/state-snapshots/1/state.db'];
+	it("counts a home's own quick snapshots, pre-restore copies and profiles as part of it, not as roots", () => {
+		const names = [
+			'.hermes/state.db',
+			'.hermes/state-snapshots/20261201-075836/state.db',
+			'.hermes/backups/pre-restore-20261201-090000/state.db',
+			'.hermes/profiles/w/state.db',
+			'.hermes/profiles/w/state-snapshots/1/state.db',
+		];
 		expect(findHermesRoot(names)).toEqual({ok: true, root: '.hermes'});
 	});
 
 	it('refuses two roots side by side, and none', () => {
-		expect(findHermesRoot(['volumes/a/state.db', 'volumes/b/profiles/x/state.db'])).toEqual({ok: false, why: 'ambiguous', candidates: ['volumes/a', 'volumes/b']});
+		expect(findHermesRoot(['volumes/a/state.db', 'volumes/b/profiles/x/state.db'])).toEqual({
+			ok: false,
+			why: 'ambiguous',
+			candidates: ['volumes/a', 'volumes/b'],
+		});
 		expect(findHermesRoot(['etc/hosts', 'state.db.bak'])).toEqual({ok: false, why: 'none', candidates: []});
 	});
 
-	it('takes Hermes\' own zip prefix (.hermes/ or hermes/ around everything) when the zip holds no database', () => {
-		expect(findHermesRoot(['hermes/config.yaml', 'hermes/.env'], {hermesPrefix: true})).toEqual({ok: true, root: 'hermes'});
+	it("takes Hermes' own zip prefix (.hermes/ or hermes/ around everything) when the zip holds no database", () => {
+		expect(findHermesRoot(['hermes/config.yaml', 'hermes/.env'], {hermesPrefix: true})).toEqual({
+			ok: true,
+			root: 'hermes',
+		});
 		expect(findHermesRoot(['config.yaml', 'x/y'], {hermesPrefix: true})).toEqual({ok: true, root: ''});
 	});
 

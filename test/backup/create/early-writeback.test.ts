@@ -71,7 +71,11 @@ describe('early writeback in its users', () => {
 		const src = path.join(dir, 'member.bin');
 		fs.writeFileSync(src, data);
 		const writer = new ZipWriter(file, {writebackEvery: MIB});
-		const member = await writer.addFd('member.bin', fs.openSync(src, 'r'), 'file', {mode: 0o600, mtime: new Date(), compress: false});
+		const member = await writer.addFd('member.bin', fs.openSync(src, 'r'), 'file', {
+			mode: 0o600,
+			mtime: new Date(),
+			compress: false,
+		});
 		const written = await writer.finish(Buffer.from(JSON.stringify({members: [member]})));
 		expect(writer.writebacks).toBeGreaterThanOrEqual(1);
 		expect(fs.statSync(file).size).toBe(written.bytes);
@@ -80,7 +84,9 @@ describe('early writeback in its users', () => {
 			expect(z.seal).toBe(written.seal);
 			expect(z.members.map(m => m.name).sort()).toEqual([MANIFEST_NAME, 'member.bin'].sort());
 			const chunks: Buffer[] = [];
-			const back = await readMember(z, z.members.find(m => m.name === 'member.bin')!, chunk => chunks.push(Buffer.from(chunk)));
+			const back = await readMember(z, z.members.find(m => m.name === 'member.bin')!, chunk =>
+				chunks.push(Buffer.from(chunk)),
+			);
 			expect(back.crcOk).toBe(true);
 			expect(back.sha256).toBe(member.sha256);
 			expect(Buffer.concat(chunks).equals(data)).toBe(true);

@@ -35,10 +35,18 @@ describe('archive names', () => {
 		expect(() => resolveOutput(dir, `${file}/`, stamp)).toThrow(/the output folder cannot be listed \(ENOTDIR/);
 	});
 
-	it('-o DIR means the folder when DIR exists or has no .zip ending; only a .zip name is the archive\'s file', () => {
+	it("-o DIR means the folder when DIR exists or has no .zip ending; only a .zip name is the archive's file", () => {
 		const folder = path.join(dir, 'backups');
-		expect(resolveOutput(dir, folder, stamp)).toEqual({dir: folder, file: path.join(folder, `hfx-backup-${stamp}.zip`), explicitFile: false});
-		expect(resolveOutput(dir, path.join(dir, 'mine.zip'), stamp)).toEqual({dir, file: path.join(dir, 'mine.zip'), explicitFile: true});
+		expect(resolveOutput(dir, folder, stamp)).toEqual({
+			dir: folder,
+			file: path.join(folder, `hfx-backup-${stamp}.zip`),
+			explicitFile: false,
+		});
+		expect(resolveOutput(dir, path.join(dir, 'mine.zip'), stamp)).toEqual({
+			dir,
+			file: path.join(dir, 'mine.zip'),
+			explicitFile: true,
+		});
 		const zipFolder = path.join(dir, 'old.zip');
 		fs.mkdirSync(zipFolder);
 		expect(resolveOutput(dir, zipFolder, stamp).dir).toBe(zipFolder);

@@ -14,7 +14,12 @@ import {cleanupTemps, tempDir} from '../helpers.js';
 
 afterAll(cleanupTemps);
 
-type Written = {file: string; manifest: Manifest; written: {bytes: number; seal: string; crc32: number}; prefix: ReadPrefix};
+type Written = {
+	file: string;
+	manifest: Manifest;
+	written: {bytes: number; seal: string; crc32: number};
+	prefix: ReadPrefix;
+};
 
 /** An archive of two 3 MiB members; the prefix read after the first one went in, before the second. */
 async function writeWithPrefix(): Promise<Written> {
@@ -26,7 +31,9 @@ async function writeWithPrefix(): Promise<Written> {
 	for (const [i, name] of ['one.bin', 'two.bin'].entries()) {
 		const src = path.join(dir, name);
 		fs.writeFileSync(src, Buffer.alloc(3 * 1_048_576, i + 1));
-		manifest.members.push(await writer.addFd(name, fs.openSync(src, 'r'), 'file', {mode: 0o600, mtime: new Date(), compress: false}));
+		manifest.members.push(
+			await writer.addFd(name, fs.openSync(src, 'r'), 'file', {mode: 0o600, mtime: new Date(), compress: false}),
+		);
 		if (i === 0) {
 			await new Promise(resolve => setTimeout(resolve, 50));
 			prefix = readPrefix(file, writer.bytesOnDisk);
@@ -48,8 +55,15 @@ describe('readBack with a prefix read while writing', () => {
 
 	it('fails on a wrong prefix CRC and on a prefix past the end of the file', async () => {
 		const w = await writeWithPrefix();
-		await expect(readBack(w.file, w.manifest, w.written, undefined, {...w.prefix, crc: (w.prefix.crc + 1) >>> 0})).rejects.toMatchObject({kind: 'readback-failed', reason: expect.stringContaining('CRC-32 of the whole file') as string});
-		await expect(readBack(w.file, w.manifest, w.written, undefined, {bytes: w.written.bytes + 1, crc: w.prefix.crc})).rejects.toMatchObject({kind: 'readback-failed'});
+		await expect(
+			readBack(w.file, w.manifest, w.written, undefined, {...w.prefix, crc: (w.prefix.crc + 1) >>> 0}),
+		).rejects.toMatchObject({
+			kind: 'readback-failed',
+			reason: expect.stringContaining('CRC-32 of the whole file') as string,
+		});
+		await expect(
+			readBack(w.file, w.manifest, w.written, undefined, {bytes: w.written.bytes + 1, crc: w.prefix.crc}),
+		).rejects.toMatchObject({kind: 'readback-failed'});
 	});
 
 	it('fails when a byte after the prefix differs on disk', async () => {
@@ -61,6 +75,9 @@ describe('readBack with a prefix read while writing', () => {
 		b[0] = b[0]! ^ 0x01;
 		fs.writeSync(fd, b, 0, 1, at);
 		fs.closeSync(fd);
-		await expect(readBack(w.file, w.manifest, w.written, undefined, w.prefix)).rejects.toMatchObject({kind: 'readback-failed', reason: expect.stringContaining('CRC-32 of the whole file') as string});
+		await expect(readBack(w.file, w.manifest, w.written, undefined, w.prefix)).rejects.toMatchObject({
+			kind: 'readback-failed',
+			reason: expect.stringContaining('CRC-32 of the whole file') as string,
+		});
 	});
 });

@@ -18,7 +18,7 @@ import {cleanupTemps, dump, listing, makeHome} from '../helpers.js';
 afterAll(cleanupTemps);
 
 describe('takeQuickSnapshot', () => {
-	it('writes Hermes\' layout: <UTC stamp>-<label>/, 0700/0600, manifest with Hermes\' fields and ours, verified', async () => {
+	it("writes Hermes' layout: <UTC stamp>-<label>/, 0700/0600, manifest with Hermes' fields and ours, verified", async () => {
 		const home = makeHome('snap');
 		const before = listing(home.root).filter(n => !n.startsWith('state-snapshots/'));
 		const now = new Date(Date.UTC(2026, 10, 29, 8, 30, 5));
@@ -35,17 +35,29 @@ describe('takeQuickSnapshot', () => {
 		}
 
 		const m = JSON.parse(fs.readFileSync(path.join(r.dir, 'manifest.json'), 'utf8'));
-		expect(m).toMatchObject({id: r.id, timestamp: '20261129-083005', label: 'pre-repair', file_count: 5, failed_dbs: [], oversized_skipped: []});
+		expect(m).toMatchObject({
+			id: r.id,
+			timestamp: '20261129-083005',
+			label: 'pre-repair',
+			file_count: 5,
+			failed_dbs: [],
+			oversized_skipped: [],
+		});
 		expect(Object.keys(m.files).sort()).toEqual(['.env', 'auth.json', 'config.yaml', 'cron/jobs.json', 'state.db']);
 		expect(m.total_size).toBe(Object.values(m.files as Record<string, number>).reduce((a, b) => a + b, 0));
-		expect(m.hfx.databases[0]).toMatchObject({path: 'state.db', integrity: 'ok', restarts: 0, counts: {sessions: home.sessions, messages: home.messages}});
+		expect(m.hfx.databases[0]).toMatchObject({
+			path: 'state.db',
+			integrity: 'ok',
+			restarts: 0,
+			counts: {sessions: home.sessions, messages: home.messages},
+		});
 		expect(dump(path.join(r.dir, 'state.db'))).toBe(dump(home.db));
 		// Nothing else was created in the root (the lock is gone again).
 		expect(listing(home.root).filter(n => !n.startsWith('state-snapshots/'))).toEqual(before);
 		expect(fs.existsSync(path.join(home.root, LOCK_NAME))).toBe(false);
 	});
 
-	it('snapshots a profile home from its database path, into that profile\'s state-snapshots/', async () => {
+	it("snapshots a profile home from its database path, into that profile's state-snapshots/", async () => {
 		const home = makeHome('snap-profile');
 		const r = await takeQuickSnapshot({dbPath: home.profileDb});
 		expect(path.dirname(r.dir)).toBe(path.join(home.root, 'profiles/work/state-snapshots'));
@@ -53,7 +65,7 @@ describe('takeQuickSnapshot', () => {
 		expect(r.manifest.hfx.databases[0]!.schemaVersion).toBe(21);
 	});
 
-	it('keeps the newest 20 (Hermes\' own snapshots included)', async () => {
+	it("keeps the newest 20 (Hermes' own snapshots included)", async () => {
 		const home = makeHome('snap-keep');
 		let t = Date.UTC(2026, 10, 1, 0, 0, 0);
 		for (let i = 0; i < 22; i++) {
@@ -62,7 +74,11 @@ describe('takeQuickSnapshot', () => {
 			await takeQuickSnapshot({root: home.root, now: () => at});
 		}
 
-		const names = fs.readdirSync(path.join(home.root, 'state-snapshots'), {withFileTypes: true}).filter(d => d.isDirectory()).map(d => d.name).sort();
+		const names = fs
+			.readdirSync(path.join(home.root, 'state-snapshots'), {withFileTypes: true})
+			.filter(d => d.isDirectory())
+			.map(d => d.name)
+			.sort();
 		expect(names).toHaveLength(20);
 		expect(names[0]).toBe('20261101-000300');
 		expect(names.at(-1)).toBe('20261101-002200');
@@ -83,7 +99,16 @@ describe('takeQuickSnapshot', () => {
 	it('refuses while another backup holds the lock (exit 2), and takes over a stale lock', async () => {
 		const home = makeHome('snap-lock');
 		const lock = path.join(home.root, LOCK_NAME);
-		fs.writeFileSync(lock, JSON.stringify({pid: process.pid, startTicks: processStartTicks(process.pid), host: os.hostname(), started: '2026-11-29T00:00:00Z', what: 'hfx backup (test)'}));
+		fs.writeFileSync(
+			lock,
+			JSON.stringify({
+				pid: process.pid,
+				startTicks: processStartTicks(process.pid),
+				host: os.hostname(),
+				started: '2026-11-29T00:00:00Z',
+				what: 'hfx backup (test)',
+			}),
+		);
 		const error = await takeQuickSnapshot({root: home.root}).catch((e: unknown) => e);
 		expect(error).toBeInstanceOf(FailClosed);
 		expect((error as FailClosed).kind).toBe('backup-running');
@@ -91,7 +116,16 @@ describe('takeQuickSnapshot', () => {
 		expect(fs.existsSync(path.join(home.root, 'state-snapshots'))).toBe(true);
 		expect(fs.readdirSync(path.join(home.root, 'state-snapshots'))).toEqual(['20260101-000000']);
 		// A lock whose process is gone (SIGKILL) is stale.
-		fs.writeFileSync(lock, JSON.stringify({pid: 2 ** 22 + 17, startTicks: '1', host: os.hostname(), started: '2026-11-29T00:00:00Z', what: 'killed'}));
+		fs.writeFileSync(
+			lock,
+			JSON.stringify({
+				pid: 2 ** 22 + 17,
+				startTicks: '1',
+				host: os.hostname(),
+				started: '2026-11-29T00:00:00Z',
+				what: 'killed',
+			}),
+		);
 		const r = await takeQuickSnapshot({root: home.root});
 		expect(r.verified).toBe(true);
 		expect(fs.existsSync(lock)).toBe(false);

@@ -51,7 +51,7 @@ describe('copyDatabase under a live writer', () => {
 		expect(check.counts.messages).toBe(copy.snapshotCounts.messages);
 	});
 
-	it('control: better-sqlite3\'s default backup() outside a read transaction restarts under the same writer', async () => {
+	it("control: better-sqlite3's default backup() outside a read transaction restarts under the same writer", async () => {
 		const dir = tempDir('control');
 		const db = path.join(dir, 'state.db');
 		bigStore(db, 60_000);
@@ -108,26 +108,34 @@ describe('copyDatabase under a live writer', () => {
 	});
 });
 
-describe('copyDatabase: a private read copy with no room is the output folder\'s full disk', () => {
+describe("copyDatabase: a private read copy with no room is the output folder's full disk", () => {
 	const canMount = process.getuid?.() === 0 && spawnSync('mount', ['--help']).status === 0;
-	it.skipIf(!canMount)('a stopped store whose private copy cannot fit: a no-space refusal naming our folder (exit 2 upstream), never the source\'s (a skipped database)', async () => {
-		const home = tempDir('private-room');
-		const db = path.join(home, 'state.db');
-		bigStore(db, 20_000);
-		expect(fs.existsSync(`${db}-wal`) || fs.statSync(db).size > 1 << 20).toBe(true);
-		const stage = tempDir('private-room-stage');
-		expect(spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', stage]).status).toBe(0);
-		try {
-			const error = await copyDatabase(db, path.join(stage, 'copy.db'), {privateTmp: stage}).then(() => null, (e: unknown) => e);
-			expect(error).toBeInstanceOf(FailClosed);
-			expect((error as FailClosed).kind).toBe('no-space');
-			expect((error as FailClosed).file).toBe(stage);
-			expect((error as FailClosed).reason).toMatch(/^no space left on the device while making a private read copy of .*state\.db/);
-			expect(fs.readdirSync(stage)).toEqual([]);
-		} finally {
-			spawnSync('umount', ['-l', stage]);
-		}
-	});
+	it.skipIf(!canMount)(
+		"a stopped store whose private copy cannot fit: a no-space refusal naming our folder (exit 2 upstream), never the source's (a skipped database)",
+		async () => {
+			const home = tempDir('private-room');
+			const db = path.join(home, 'state.db');
+			bigStore(db, 20_000);
+			expect(fs.existsSync(`${db}-wal`) || fs.statSync(db).size > 1 << 20).toBe(true);
+			const stage = tempDir('private-room-stage');
+			expect(spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', stage]).status).toBe(0);
+			try {
+				const error = await copyDatabase(db, path.join(stage, 'copy.db'), {privateTmp: stage}).then(
+					() => null,
+					(e: unknown) => e,
+				);
+				expect(error).toBeInstanceOf(FailClosed);
+				expect((error as FailClosed).kind).toBe('no-space');
+				expect((error as FailClosed).file).toBe(stage);
+				expect((error as FailClosed).reason).toMatch(
+					/^no space left on the device while making a private read copy of .*state\.db/,
+				);
+				expect(fs.readdirSync(stage)).toEqual([]);
+			} finally {
+				spawnSync('umount', ['-l', stage]);
+			}
+		},
+	);
 });
 
 /**
@@ -161,7 +169,13 @@ describe('startCheck: a check worker started ahead of its file', () => {
 		const r = spawnSync(process.execPath, [script, db, junk], {encoding: 'utf8', timeout: 30_000});
 		expect(r.error).toBeUndefined();
 		expect(r.status).toBe(0);
-		const out = JSON.parse(r.stdout) as {ok: boolean; integrity: string[]; messages: number; notDb: boolean; notDbWhy: string[]};
+		const out = JSON.parse(r.stdout) as {
+			ok: boolean;
+			integrity: string[];
+			messages: number;
+			notDb: boolean;
+			notDbWhy: string[];
+		};
 		expect(out.integrity).toEqual(['ok']);
 		expect(out.ok).toBe(true);
 		expect(out.messages).toBe(3000);

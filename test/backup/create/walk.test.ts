@@ -29,13 +29,45 @@ describe('walkRoot: the whole Hermes root, excluded as Hermes excludes', () => {
 		const w = walkRoot(home.root);
 		const included = w.entries.map(e => e.rel).sort();
 		expect(included).toEqual([
-			'.env', 'SOUL.md', 'auth.json', 'cache/images/photo.png', 'config.yaml', 'cron/jobs.json', 'memories/MEMORY.md',
-			'profiles/work/config.yaml', 'profiles/work/state.db', 'skills/greet/SKILL.md', 'state.db',
+			'.env',
+			'SOUL.md',
+			'auth.json',
+			'cache/images/photo.png',
+			'config.yaml',
+			'cron/jobs.json',
+			'memories/MEMORY.md',
+			'profiles/work/config.yaml',
+			'profiles/work/state.db',
+			'skills/greet/SKILL.md',
+			'state.db',
 		]);
-		expect(w.entries.filter(e => e.kind === 'db').map(e => e.rel).sort()).toEqual(['profiles/work/state.db', 'state.db']);
+		expect(
+			w.entries
+				.filter(e => e.kind === 'db')
+				.map(e => e.rel)
+				.sort(),
+		).toEqual(['profiles/work/state.db', 'state.db']);
 		const excluded = new Map(w.excluded.map(e => [e.rel, e.why]));
-		for (const rel of ['node_modules/', 'models/', 'profiles/work/runtimes/', 'backups/', 'state-snapshots/', 'cache/http/', 'skills/__pycache__/', 'hermes-agent/', 'state.db.retired-wal-20260101-000000-1/',
-			'state.db-wal', 'state.db-shm', 'kanban.db-journal', 'gateway.pid', 'cron.pid', 'state.db.quarantine.lock', 'gateway.sock', 'passwd-link', 'state.db.pre-update-emergency-2026-01-01T00-00-00-000000Z-1.bak']) {
+		for (const rel of [
+			'node_modules/',
+			'models/',
+			'profiles/work/runtimes/',
+			'backups/',
+			'state-snapshots/',
+			'cache/http/',
+			'skills/__pycache__/',
+			'hermes-agent/',
+			'state.db.retired-wal-20260101-000000-1/',
+			'state.db-wal',
+			'state.db-shm',
+			'kanban.db-journal',
+			'gateway.pid',
+			'cron.pid',
+			'state.db.quarantine.lock',
+			'gateway.sock',
+			'passwd-link',
+			'state.db.pre-update-emergency-2026-01-01T00-00-00-000000Z-1.bak',
+		]) {
 			expect(excluded.has(rel), rel).toBe(true);
 		}
 
@@ -53,14 +85,22 @@ describe('walkRoot: the whole Hermes root, excluded as Hermes excludes', () => {
 	});
 });
 
-describe('walkQuick: Hermes\' quick-snapshot file list', () => {
+describe("walkQuick: Hermes' quick-snapshot file list", () => {
 	it('takes the databases and the small config files only', () => {
 		const home = makeHome('quick-walk');
 		fs.mkdirSync(path.join(home.root, 'platforms/pairing'), {recursive: true});
 		fs.writeFileSync(path.join(home.root, 'platforms/pairing/telegram.json'), '{}');
 		fs.writeFileSync(path.join(home.root, 'gateway_state.json'), '{}');
 		const w = walkQuick(home.root);
-		expect(w.entries.map(e => e.rel).sort()).toEqual(['.env', 'auth.json', 'config.yaml', 'cron/jobs.json', 'gateway_state.json', 'platforms/pairing/telegram.json', 'state.db']);
+		expect(w.entries.map(e => e.rel).sort()).toEqual([
+			'.env',
+			'auth.json',
+			'config.yaml',
+			'cron/jobs.json',
+			'gateway_state.json',
+			'platforms/pairing/telegram.json',
+			'state.db',
+		]);
 	});
 });
 
@@ -82,7 +122,7 @@ function linkedHome(tag: string) {
 }
 
 describe('links the store lookup follows are followed by the backup', () => {
-	it('walkRoot: a linked state.db and profiles/<name> are entries under the link\'s name, read at their real path; other links stay excluded; a dangling one is skipped', () => {
+	it("walkRoot: a linked state.db and profiles/<name> are entries under the link's name, read at their real path; other links stay excluded; a dangling one is skipped", () => {
 		const home = linkedHome('walk-links');
 		fs.symlinkSync(path.join(home.outside, 'data', 'state.db'), path.join(home.root, 'kanban.db'));
 		fs.symlinkSync(path.join(home.outside, 'nowhere'), path.join(home.root, 'profiles/ghost'));
@@ -98,10 +138,12 @@ describe('links the store lookup follows are followed by the backup', () => {
 		const excluded = new Map(w.excluded.map(e => [e.rel, e.why]));
 		expect(excluded.get('kanban.db')).toMatch(/symbolic link \(not followed\)/);
 		expect(excluded.get('profiles/loop/')).toMatch(/a loop/);
-		expect(w.skipped).toEqual([{rel: 'profiles/ghost', reason: expect.stringContaining('which does not exist') as string}]);
+		expect(w.skipped).toEqual([
+			{rel: 'profiles/ghost', reason: expect.stringContaining('which does not exist') as string},
+		]);
 	});
 
-	it('walkQuick: a linked state.db is the snapshot\'s store, read at its real path', () => {
+	it("walkQuick: a linked state.db is the snapshot's store, read at its real path", () => {
 		const home = linkedHome('quick-links');
 		const w = walkQuick(home.root);
 		expect(w.entries.find(e => e.rel === 'state.db')?.abs).toBe(path.join(home.outside, 'data', 'state.db'));
@@ -136,6 +178,8 @@ describe('links the store lookup follows are followed by the backup', () => {
 		const out = tempDir('backup-dangling-out');
 		const r = hfxJson(['backup', '--home', home.root, '-o', `${out}/`]);
 		expect(r.code).toBe(1);
-		expect(r.json.skipped).toEqual([{path: 'state.db', reason: expect.stringContaining('which does not exist') as string}]);
+		expect(r.json.skipped).toEqual([
+			{path: 'state.db', reason: expect.stringContaining('which does not exist') as string},
+		]);
 	});
 });

@@ -34,15 +34,26 @@ describe('mountinfo', () => {
 		expect(classify(mountFor('/root/.hermes', mounts), true)).toBe('container-writable-layer');
 		expect(classify(mountFor('/opt/data', mounts), true)).toBe('volume-or-bind-mount');
 		expect(classify(mountFor('/tmp/my dir/x', mounts), true)).toBe('memory');
-		expect(classify(mountFor('/home/me/.hermes', parseMountinfo('30 1 254:1 / / rw - ext4 /dev/vda1 rw')), false)).toBe('host');
+		expect(classify(mountFor('/home/me/.hermes', parseMountinfo('30 1 254:1 / / rw - ext4 /dev/vda1 rw')), false)).toBe(
+			'host',
+		);
 	});
 });
 
 describe('config.yaml', () => {
 	it('reads terminal.backend and terminal.container_persistent with a YAML parser (comments, quoting, flow maps)', () => {
 		const dir = tempDir('cfg');
-		fs.writeFileSync(path.join(dir, 'config.yaml'), '# terminal: {backend: local}\nmodel: "x"\nterminal: {backend: "docker", container_persistent: false}\ndatabase:\n  journal_mode: wal # default\n');
-		expect(readConfig(dir)).toMatchObject({found: true, error: null, backend: 'docker', containerPersistent: false, journalMode: 'wal'});
+		fs.writeFileSync(
+			path.join(dir, 'config.yaml'),
+			'# terminal: {backend: local}\nmodel: "x"\nterminal: {backend: "docker", container_persistent: false}\ndatabase:\n  journal_mode: wal # default\n',
+		);
+		expect(readConfig(dir)).toMatchObject({
+			found: true,
+			error: null,
+			backend: 'docker',
+			containerPersistent: false,
+			journalMode: 'wal',
+		});
 		fs.writeFileSync(path.join(dir, 'config.yaml'), 'terminal:\n  backend: [unclosed\n');
 		expect(readConfig(dir).error).toMatch(/not valid YAML/);
 		expect(readConfig(tempDir('nocfg')).found).toBe(false);
@@ -50,10 +61,15 @@ describe('config.yaml', () => {
 });
 
 describe('examineHome on a real folder', () => {
-	it('warns that a root in the container\'s writable layer is lost on rebuild, and says what the sandbox keeps', () => {
+	it("warns that a root in the container's writable layer is lost on rebuild, and says what the sandbox keeps", () => {
 		const home = makeHome('doctor');
 		const text = `512 480 0:52 / / rw,relatime - overlay overlay rw,lowerdir=/l,upperdir=/u,workdir=/w\n`;
-		const r = examineHome({root: home.root, now: Date.now() / 1000, mountinfo: text, containerHint: '/.dockerenv exists'});
+		const r = examineHome({
+			root: home.root,
+			now: Date.now() / 1000,
+			mountinfo: text,
+			containerHint: '/.dockerenv exists',
+		});
 		expect(r.layer).toBe('container-writable-layer');
 		expect(r.exitCode).toBe(1);
 		expect(r.warnings.some(w => /LOST when the container is removed or rebuilt/.test(w))).toBe(true);

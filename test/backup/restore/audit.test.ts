@@ -39,20 +39,30 @@ describe('a restore and the audit trail', () => {
 		expect(restore.code, restore.stderr).toBe(0);
 		// The archive held the older trail: it was not written over the live one.
 		expect(restore.json.restored).not.toContain('hfx-audit.jsonl');
-		expect(restore.json.audit).toContainEqual(expect.objectContaining({trail, keptLive: true, seq: beforeRestore.length + 1, problem: null}));
+		expect(restore.json.audit).toContainEqual(
+			expect.objectContaining({trail, keptLive: true, seq: beforeRestore.length + 1, problem: null}),
+		);
 
 		const after = readAudit(trail);
 		expect(after.slice(0, -1)).toEqual(beforeRestore);
-		expect(after.at(-1)).toMatchObject({mode: 'restore', archive, result: 'restored', keptLiveTrail: true, database: home.db});
+		expect(after.at(-1)).toMatchObject({
+			mode: 'restore',
+			archive,
+			result: 'restored',
+			keptLiveTrail: true,
+			database: home.db,
+		});
 		expect(fs.readFileSync(path.join(home.root, 'hfx-audit.head'), 'utf8')).not.toBe(head);
 
 		const verify = hfx(['audit', 'verify', trail]);
 		expect(verify.code, verify.stderr).toBe(0);
 		expect(verify.stdout).toContain(`${after.length} entries, hash chain intact`);
-		expect(hfx(['restore', archive, '--home', home.root, '--yes']).stdout).toMatch(/audit trail .*hfx-audit\.jsonl: the live trail kept .*this restore is entry \d+/);
+		expect(hfx(['restore', archive, '--home', home.root, '--yes']).stdout).toMatch(
+			/audit trail .*hfx-audit\.jsonl: the live trail kept .*this restore is entry \d+/,
+		);
 	});
 
-	it('restores the archive\'s trail into a folder that has none, and records the restore after it', () => {
+	it("restores the archive's trail into a folder that has none, and records the restore after it", () => {
 		const home = makeHome('audit-to');
 		expect(hfx(['repair', '--apply', '--yes', '--db', home.db]).code).toBe(0);
 		const archived = readAudit(path.join(home.root, 'hfx-audit.jsonl'));

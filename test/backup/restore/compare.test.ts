@@ -30,11 +30,21 @@ async function homeNewerThanArchive(tag: string) {
 	expect(hfxJson(['backup', '--home', home.root, '-o', out]).code).toBe(0);
 	const archive = path.join(out, fs.readdirSync(out).find(n => n.endsWith('.zip'))!);
 	const reader = new Database(home.db, {readonly: true});
-	const existing = reader.prepare('SELECT session_id FROM messages GROUP BY session_id ORDER BY session_id LIMIT 1').pluck().get() as string;
+	const existing = reader
+		.prepare('SELECT session_id FROM messages GROUP BY session_id ORDER BY session_id LIMIT 1')
+		.pluck()
+		.get() as string;
 	reader.close();
 	writer = new WriterProcess(home.db);
 	await writer.started();
-	const fresh = await writer.create({source: 'telegram', userId: 'u-new', sessionKey: 'agent:main:telegram:dm:9', chatId: '9', chatType: 'dm', startedAt: T0 + 90_000});
+	const fresh = await writer.create({
+		source: 'telegram',
+		userId: 'u-new',
+		sessionKey: 'agent:main:telegram:dm:9',
+		chatId: '9',
+		chatType: 'dm',
+		startedAt: T0 + 90_000,
+	});
 	await writer.send({op: 'conversation', id: fresh, count: 5, from: T0 + 90_010, to: T0 + 90_100});
 	await writer.send({op: 'conversation', id: existing, count: 3, from: T0 + 90_200, to: T0 + 90_300});
 	await writer.kill();
@@ -42,7 +52,14 @@ async function homeNewerThanArchive(tag: string) {
 	return {home, archive};
 }
 
-const tree = (dir: string): Record<string, string> => Object.fromEntries(['', 'profiles/work', 'backups'].flatMap(sub => fs.existsSync(path.join(dir, sub)) ? Object.entries(folderDigest(path.join(dir, sub))).map(([k, v]) => [`${sub}/${k}`, v]) : []));
+const tree = (dir: string): Record<string, string> =>
+	Object.fromEntries(
+		['', 'profiles/work', 'backups'].flatMap(sub =>
+			fs.existsSync(path.join(dir, sub))
+				? Object.entries(folderDigest(path.join(dir, sub))).map(([k, v]) => [`${sub}/${k}`, v])
+				: [],
+		),
+	);
 
 describe('restore --dry-run', () => {
 	it('says in numbers what the restore would drop, exit 1, and writes nothing', async () => {
@@ -54,12 +71,22 @@ describe('restore --dry-run', () => {
 		expect(dry.json.status).toBe('dry-run');
 		expect(dry.json.restored).toEqual([]);
 		const main = dry.json.comparison.find((c: {path: string}) => c.path === 'state.db');
-		expect(main).toMatchObject({live: home.db, dropped: {sessions: 1, messages: 8}, added: {sessions: 0, messages: 0}, error: null});
-		expect(dry.json.comparison.find((c: {path: string}) => c.path === 'profiles/work/state.db')).toMatchObject({dropped: {sessions: 0, messages: 0}, added: {sessions: 0, messages: 0}});
+		expect(main).toMatchObject({
+			live: home.db,
+			dropped: {sessions: 1, messages: 8},
+			added: {sessions: 0, messages: 0},
+			error: null,
+		});
+		expect(dry.json.comparison.find((c: {path: string}) => c.path === 'profiles/work/state.db')).toMatchObject({
+			dropped: {sessions: 0, messages: 0},
+			added: {sessions: 0, messages: 0},
+		});
 
 		const text = hfx(['restore', archive, '--home', home.root, '--dry-run']);
 		expect(text.code).toBe(1);
-		expect(text.stdout).toContain('state.db: the restore would DROP 1 session and 8 messages the live store has and the archive lacks');
+		expect(text.stdout).toContain(
+			'state.db: the restore would DROP 1 session and 8 messages the live store has and the archive lacks',
+		);
 		expect(text.stdout).toContain('nothing was written');
 		expect(tree(home.root)).toEqual(before);
 	});
@@ -72,7 +99,11 @@ describe('restore --dry-run', () => {
 		const before = tree(home.root);
 		const dry = hfxJson(['restore', archive, '--home', home.root, '--dry-run']);
 		expect(dry.code, dry.stderr).toBe(0);
-		expect(dry.json.comparison.every((c: {dropped: {sessions: number; messages: number}}) => c.dropped.sessions === 0 && c.dropped.messages === 0)).toBe(true);
+		expect(
+			dry.json.comparison.every(
+				(c: {dropped: {sessions: number; messages: number}}) => c.dropped.sessions === 0 && c.dropped.messages === 0,
+			),
+		).toBe(true);
 		expect(tree(home.root)).toEqual(before);
 		expect(hfx(['restore', archive, '--drill', '--dry-run']).code).toBe(2);
 	});
@@ -81,13 +112,23 @@ describe('restore --dry-run', () => {
 		const {home, archive} = await homeNewerThanArchive('cmp-ask');
 		const before = tree(home.root);
 		let question = '';
-		await expect(restoreArchive({archive, target: home.root, mode: 'home', now: () => new Date(Date.UTC(2026, 11, 1, 9, 0, 0)), confirm: async q => {
-			question = q;
-			return false;
-		}})).rejects.toThrow(/not confirmed; nothing was written/);
+		await expect(
+			restoreArchive({
+				archive,
+				target: home.root,
+				mode: 'home',
+				now: () => new Date(Date.UTC(2026, 11, 1, 9, 0, 0)),
+				confirm: async q => {
+					question = q;
+					return false;
+				},
+			}),
+		).rejects.toThrow(/not confirmed; nothing was written/);
 		expect(question).toContain('state.db: the restore would DROP 1 session and 8 messages');
 		// The folder is named at the write, not at the question (issue #28 point 5): the question says how it is named.
-		expect(question).toContain(`kept in a new folder ${path.join(home.root, 'backups', 'pre-restore-<UTC time of the write>')} (named when done)`);
+		expect(question).toContain(
+			`kept in a new folder ${path.join(home.root, 'backups', 'pre-restore-<UTC time of the write>')} (named when done)`,
+		);
 		expect(question).not.toMatch(/pre-restore-\d{8}/);
 		expect(tree(home.root)).toEqual(before);
 	});
@@ -103,6 +144,8 @@ describe('restore --dry-run', () => {
 		expect(made).toHaveLength(1);
 		expect(result).toContain(`kept in ${path.join(home.root, 'backups', made[0]!)}`);
 		expect(result).not.toContain('would DROP');
-		expect(result).toContain('state.db: the restore dropped 1 session and 8 messages the store had and the archive lacked');
+		expect(result).toContain(
+			'state.db: the restore dropped 1 session and 8 messages the store had and the archive lacked',
+		);
 	});
 });

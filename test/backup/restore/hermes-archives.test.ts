@@ -20,7 +20,16 @@ import {ROOT} from '../../helpers/writer.js';
 
 const FIXTURE = path.join(ROOT, 'test/fixtures/hermes-generations');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-hermes-archives-'));
-const fixtureHashes = (): Record<string, string> => Object.fromEntries(['hermes-backup.zip', 'hermes-quick-snapshot/manifest.json', 'hermes-quick-snapshot/state.db'].map(f => [f, crypto.createHash('sha256').update(fs.readFileSync(path.join(FIXTURE, f))).digest('hex')]));
+const fixtureHashes = (): Record<string, string> =>
+	Object.fromEntries(
+		['hermes-backup.zip', 'hermes-quick-snapshot/manifest.json', 'hermes-quick-snapshot/state.db'].map(f => [
+			f,
+			crypto
+				.createHash('sha256')
+				.update(fs.readFileSync(path.join(FIXTURE, f)))
+				.digest('hex'),
+		]),
+	);
 const fixturesBefore = fixtureHashes();
 afterAll(() => {
 	fs.rmSync(dir, {recursive: true, force: true});
@@ -41,7 +50,11 @@ function counts(rel: string): {sessions: number; messages: number} {
 	}
 }
 
-type Report = {exitCode: number; status: string; databases: Array<{path: string; ok: boolean; counts: Record<string, number>}>};
+type Report = {
+	exitCode: number;
+	status: string;
+	databases: Array<{path: string; ok: boolean; counts: Record<string, number>}>;
+};
 
 describe('archives made by Hermes itself', () => {
 	it('a `hermes backup` zip and a `hermes backup --quick` snapshot verify sound, with the counts of their stores', () => {
@@ -68,7 +81,11 @@ type Restored = {
 	root: string | null;
 	mapping: Array<{archive: string; target: string}>;
 	databases: Array<{path: string; ok: boolean; counts: Record<string, number>}>;
-	comparison: Array<{path: string; dropped: {sessions: number; messages: number}; added: {sessions: number; messages: number}}>;
+	comparison: Array<{
+		path: string;
+		dropped: {sessions: number; messages: number};
+		added: {sessions: number; messages: number};
+	}>;
 	checked: {members: string; databases: string};
 	notRestored: {outsideRoot: string[]; runtimeState: string[]; sidecars: string[]};
 	preRestoreDir: string | null;
@@ -84,8 +101,19 @@ function copyOf(name: string, tag: string): string {
 
 /** 1 new session of 5 messages, committed by a second process (the sqlite3 CLI) into a restored store. */
 function addNewerSession(db: string): void {
-	const rows = Array.from({length: 5}, (_, i) => `INSERT INTO messages (session_id, role, content, timestamp) VALUES ('20261201_100000_0a0b0c0d', '${i % 2 ? 'assistant' : 'user'}', 'newer ${i}', ${1_796_119_200 + i});`).join('');
-	const r = spawnSync('sqlite3', [db, `BEGIN; INSERT INTO sessions (id, source, started_at) VALUES ('20261201_100000_0a0b0c0d', 'telegram', 1796119200); ${rows} COMMIT;`], {encoding: 'utf8'});
+	const rows = Array.from(
+		{length: 5},
+		(_, i) =>
+			`INSERT INTO messages (session_id, role, content, timestamp) VALUES ('20261201_100000_0a0b0c0d', '${i % 2 ? 'assistant' : 'user'}', 'newer ${i}', ${1_796_119_200 + i});`,
+	).join('');
+	const r = spawnSync(
+		'sqlite3',
+		[
+			db,
+			`BEGIN; INSERT INTO sessions (id, source, started_at) VALUES ('20261201_100000_0a0b0c0d', 'telegram', 1796119200); ${rows} COMMIT;`,
+		],
+		{encoding: 'utf8'},
+	);
 	expect(r.status, r.stderr).toBe(0);
 }
 
@@ -123,9 +151,11 @@ describe('archives made by Hermes itself restore', () => {
 		expect(text.stdout).toContain('counts as verified in the archive');
 	});
 
-	it('the same zip wrapped in .hermes/ (zip -r of the folder, the prefix Hermes\' import strips) restores onto the same paths', () => {
+	it("the same zip wrapped in .hermes/ (zip -r of the folder, the prefix Hermes' import strips) restores onto the same paths", () => {
 		const work = fs.mkdtempSync(path.join(dir, 'prefixed-'));
-		expect(spawnSync('unzip', ['-q', path.join(FIXTURE, 'hermes-backup.zip'), '-d', path.join(work, '.hermes')]).status).toBe(0);
+		expect(
+			spawnSync('unzip', ['-q', path.join(FIXTURE, 'hermes-backup.zip'), '-d', path.join(work, '.hermes')]).status,
+		).toBe(0);
 		const zip = path.join(work, 'wrapped.zip');
 		expect(spawnSync('zip', ['-q', '-r', '-X', zip, '.hermes'], {cwd: work}).status).toBe(0);
 		const target = path.join(dir, 'prefixed-restored');
@@ -133,13 +163,16 @@ describe('archives made by Hermes itself restore', () => {
 		expect(r.code, r.stderr).toBe(0);
 		expect(r.json.root).toBe('.hermes');
 		expect(fs.existsSync(path.join(target, '.hermes'))).toBe(false);
-		expect(r.json.mapping).toContainEqual({archive: '.hermes/profiles/work/state.db', target: path.join(target, 'profiles/work/state.db')});
+		expect(r.json.mapping).toContainEqual({
+			archive: '.hermes/profiles/work/state.db',
+			target: path.join(target, 'profiles/work/state.db'),
+		});
 		for (const rel of STORES) {
 			expect(r.json.databases.find(d => d.path === rel)).toMatchObject({ok: true, counts: counts(rel)});
 		}
 	});
 
-	it('a Hermes zip\'s _external/ (files from outside HERMES_HOME, which Hermes\' import puts back under the user\'s home) is not restored into the root, and the output says so', () => {
+	it("a Hermes zip's _external/ (files from outside HERMES_HOME, which Hermes' import puts back under the user's home) is not restored into the root, and the output says so", () => {
 		const zip = hermesZipWith('external', work => {
 			fs.mkdirSync(path.join(work, '_external/.honcho'), {recursive: true});
 			fs.writeFileSync(path.join(work, '_external/.honcho/config.json'), '{}\n');
@@ -150,10 +183,12 @@ describe('archives made by Hermes itself restore', () => {
 		expect(r.json.notRestored.outsideRoot).toEqual(['_external/.honcho/config.json']);
 		expect(fs.existsSync(path.join(target, '_external'))).toBe(false);
 		expect(fs.existsSync(path.join(target, 'profiles/work/state.db'))).toBe(true);
-		expect(hfx(['restore', zip, '--to', path.join(dir, 'external-restored-2'), '--yes']).stdout).toContain('not restored: 1 member outside the Hermes root (first: _external/.honcho/config.json)');
+		expect(hfx(['restore', zip, '--to', path.join(dir, 'external-restored-2'), '--yes']).stdout).toContain(
+			'not restored: 1 member outside the Hermes root (first: _external/.honcho/config.json)',
+		);
 	});
 
-	it('the source machine\'s runtime state in a Hermes zip (gateway_state.json, processes.json, gateway.lock, a profile\'s gateway.pid) is left out as Hermes\' import leaves it out, and said so; everything else lands', () => {
+	it("the source machine's runtime state in a Hermes zip (gateway_state.json, processes.json, gateway.lock, a profile's gateway.pid) is left out as Hermes' import leaves it out, and said so; everything else lands", () => {
 		const runtime = ['gateway_state.json', 'processes.json', 'gateway.lock', 'profiles/work/gateway.pid'];
 		const zip = hermesZipWith('runtime', work => {
 			for (const rel of runtime) {
@@ -171,39 +206,63 @@ describe('archives made by Hermes itself restore', () => {
 		}
 
 		expect(fs.readFileSync(path.join(target, 'config.yaml'), 'utf8')).toBe('model: x\n');
-		expect(r.json.databases.find(d => d.path === 'profiles/work/state.db')).toMatchObject({ok: true, counts: counts('profiles/work/state.db')});
+		expect(r.json.databases.find(d => d.path === 'profiles/work/state.db')).toMatchObject({
+			ok: true,
+			counts: counts('profiles/work/state.db'),
+		});
 		const text = hfx(['restore', zip, '--to', path.join(dir, 'runtime-restored-2'), '--yes']).stdout;
-		expect(text).toMatch(/not restored: .*gateway_state\.json.*\(runtime state of the machine the archive was taken on/);
+		expect(text).toMatch(
+			/not restored: .*gateway_state\.json.*\(runtime state of the machine the archive was taken on/,
+		);
 	});
 
-	it('a quick snapshot (Hermes\' manifest.json, no hfx manifest) verifies, restores its files and drills', () => {
+	it("a quick snapshot (Hermes' manifest.json, no hfx manifest) verifies, restores its files and drills", () => {
 		const snap = copyOf('hermes-quick-snapshot', 'snap');
 		expect(hfxJson<Report>(['verify', snap]).json.exitCode).toBe(0);
 		const target = path.join(dir, 'snap-restored');
 		const r = hfxJson<Restored>(['restore', snap, '--to', target, '--yes']);
 		expect(r.code, r.stderr).toBe(0);
-		expect(r.json.databases).toEqual([expect.objectContaining({path: 'state.db', ok: true, counts: expect.objectContaining(counts('state.db')) as unknown})]);
+		expect(r.json.databases).toEqual([
+			expect.objectContaining({
+				path: 'state.db',
+				ok: true,
+				counts: expect.objectContaining(counts('state.db')) as unknown,
+			}),
+		]);
 		expect(fs.readdirSync(target).filter(n => !n.startsWith('hfx-audit'))).toEqual(['state.db']);
 		expect(r.json.checked.members).toMatch(/size in Hermes' manifest\.json/);
 		const drill = hfxJson<{exitCode: number; ok: boolean}>(['restore', '--drill', snap]);
 		expect(drill.json).toMatchObject({exitCode: 0, ok: true});
 	});
 
-	it.each([['hermes-backup.zip'], ['hermes-quick-snapshot']])('%s over a store with newer messages: the dry run and the confirmation say how many it would drop, nothing written', async name => {
-		const archive = copyOf(name, 'newer');
-		const home = path.join(dir, `newer-home-${name}`);
-		expect(hfxJson(['restore', archive, '--to', home, '--yes']).code).toBe(0);
-		addNewerSession(path.join(home, 'state.db'));
-		const before = folderDigest(home);
-		const dry = hfxJson<Restored>(['restore', archive, '--home', home, '--dry-run']);
-		expect(dry.code, dry.stderr).toBe(1);
-		expect(dry.json.comparison.find(c => c.path === 'state.db')).toMatchObject({dropped: {sessions: 1, messages: 5}, added: {sessions: 0, messages: 0}});
-		let question = '';
-		await expect(restoreArchive({archive, target: home, mode: 'home', confirm: async q => {
-			question = q;
-			return false;
-		}})).rejects.toThrow(/not confirmed; nothing was written/);
-		expect(question).toContain('state.db: the restore would DROP 1 session and 5 messages');
-		expect(folderDigest(home)).toEqual(before);
-	});
+	it.each([['hermes-backup.zip'], ['hermes-quick-snapshot']])(
+		'%s over a store with newer messages: the dry run and the confirmation say how many it would drop, nothing written',
+		async name => {
+			const archive = copyOf(name, 'newer');
+			const home = path.join(dir, `newer-home-${name}`);
+			expect(hfxJson(['restore', archive, '--to', home, '--yes']).code).toBe(0);
+			addNewerSession(path.join(home, 'state.db'));
+			const before = folderDigest(home);
+			const dry = hfxJson<Restored>(['restore', archive, '--home', home, '--dry-run']);
+			expect(dry.code, dry.stderr).toBe(1);
+			expect(dry.json.comparison.find(c => c.path === 'state.db')).toMatchObject({
+				dropped: {sessions: 1, messages: 5},
+				added: {sessions: 0, messages: 0},
+			});
+			let question = '';
+			await expect(
+				restoreArchive({
+					archive,
+					target: home,
+					mode: 'home',
+					confirm: async q => {
+						question = q;
+						return false;
+					},
+				}),
+			).rejects.toThrow(/not confirmed; nothing was written/);
+			expect(question).toContain('state.db: the restore would DROP 1 session and 5 messages');
+			expect(folderDigest(home)).toEqual(before);
+		},
+	);
 });

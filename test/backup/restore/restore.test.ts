@@ -57,10 +57,13 @@ describe('hostile archives are refused before anything is written', () => {
 	it.each(cases)('%s member', async (_label, name, mode, why) => {
 		const dir = tempDir('hostile');
 		const archive = path.join(dir, 'evil.zip');
-		fs.writeFileSync(archive, craftZip([
-			{name: 'config.yaml', data: Buffer.from('model: x\n')},
-			{name, data: Buffer.from(mode === 0o120_777 ? '/etc' : 'pwned\n'), mode: mode === undefined ? undefined : mode},
-		]));
+		fs.writeFileSync(
+			archive,
+			craftZip([
+				{name: 'config.yaml', data: Buffer.from('model: x\n')},
+				{name, data: Buffer.from(mode === 0o120_777 ? '/etc' : 'pwned\n'), mode: mode === undefined ? undefined : mode},
+			]),
+		);
 		const target = path.join(dir, 'target');
 		fs.mkdirSync(target);
 		fs.writeFileSync(path.join(target, 'keep.txt'), 'mine');
@@ -134,7 +137,7 @@ describe('restore over a live or stale store', () => {
 		expect(error.reason).toContain(`pid ${w.pid}`);
 	});
 
-	it('yields exactly the archive\'s data over a stale -wal, keeps the old files, restores credentials 0600', async () => {
+	it("yields exactly the archive's data over a stale -wal, keeps the old files, restores credentials 0600", async () => {
 		const home = makeHome('stale');
 		const atBackup = dump(home.db);
 		const backup = await createBackup({root: home.root, output: tempDir('stale-out')});
@@ -186,14 +189,26 @@ describe('restore over a live or stale store', () => {
 		const noPrompt = await refusal(restoreArchive({archive: backup.archive!, target: home.root, mode: 'home'}));
 		expect(noPrompt.kind).toBe('needs-confirmation');
 		const questions: string[] = [];
-		const declined = await refusal(restoreArchive({archive: backup.archive!, target: home.root, mode: 'home', confirm: async q => {
-			questions.push(q);
-			return false;
-		}}));
+		const declined = await refusal(
+			restoreArchive({
+				archive: backup.archive!,
+				target: home.root,
+				mode: 'home',
+				confirm: async q => {
+					questions.push(q);
+					return false;
+				},
+			}),
+		);
 		expect(declined.kind).toBe('not-confirmed');
 		expect(questions[0]).toMatch(/Type "restore"/);
 		expect(listing(home.root)).toEqual(before);
-		const r = await restoreArchive({archive: backup.archive!, target: home.root, mode: 'home', confirm: async () => true});
+		const r = await restoreArchive({
+			archive: backup.archive!,
+			target: home.root,
+			mode: 'home',
+			confirm: async () => true,
+		});
 		expect(r.exitCode).toBe(0);
 	});
 
@@ -204,7 +219,18 @@ describe('restore over a live or stale store', () => {
 		const r = await restoreArchive({archive: backup.archive!, target, mode: 'to'});
 		expect(r.exitCode).toBe(0);
 		expect(r.preRestoreDir).toBeNull();
-		expect(fs.readdirSync(target).sort()).toEqual(['.env', 'SOUL.md', 'auth.json', 'cache', 'config.yaml', 'cron', 'memories', 'profiles', 'skills', 'state.db']);
+		expect(fs.readdirSync(target).sort()).toEqual([
+			'.env',
+			'SOUL.md',
+			'auth.json',
+			'cache',
+			'config.yaml',
+			'cron',
+			'memories',
+			'profiles',
+			'skills',
+			'state.db',
+		]);
 		expect(dump(path.join(target, 'state.db'))).toBe(dump(home.db));
 
 		const snap = await takeQuickSnapshot({home: home.root});
@@ -288,7 +314,7 @@ describe('the member policy in restore: sidecars and hostile members never writt
 	});
 });
 
-describe('pre-restore copies: this restore\'s own folder, never through a link', () => {
+describe("pre-restore copies: this restore's own folder, never through a link", () => {
 	it('two restores in the same second keep both sets of copies (pre-restore-<stamp> and -1), nothing overwritten', async () => {
 		const home = makeHome('twice');
 		const backup = await createBackup({root: home.root, output: tempDir('twice-out')});
@@ -311,7 +337,13 @@ describe('pre-restore copies: this restore\'s own folder, never through a link',
 		const elsewhere = tempDir('planted-pre-elsewhere');
 		fs.mkdirSync(path.join(home.root, 'backups'), {recursive: true});
 		fs.symlinkSync(elsewhere, path.join(home.root, 'backups', 'pre-restore-20261201-100000'));
-		const r = await restoreArchive({archive: backup.archive!, target: home.root, mode: 'home', yes: true, now: () => new Date('2026-12-01T10:00:00Z')});
+		const r = await restoreArchive({
+			archive: backup.archive!,
+			target: home.root,
+			mode: 'home',
+			yes: true,
+			now: () => new Date('2026-12-01T10:00:00Z'),
+		});
 		expect(r.exitCode).toBe(0);
 		expect(path.basename(r.preRestoreDir!)).toBe('pre-restore-20261201-100000-1');
 		expect(fs.readdirSync(elsewhere)).toEqual([]);
@@ -327,7 +359,11 @@ describe('pre-restore copies: this restore\'s own folder, never through a link',
 		const cli = hfx(['restore', backup.archive!, '--home', home.root, '--yes']);
 		expect(Date.now() - started).toBeLessThan(30_000);
 		expect(cli.code).toBe(2);
-		expect(cli.stderr.trim().split('\n')).toEqual([expect.stringMatching(/gateway\.pid: .*FIFO, not a regular file.*whether the gateway runs cannot be told; nothing was written\. Next: stop the gateway/) as string]);
+		expect(cli.stderr.trim().split('\n')).toEqual([
+			expect.stringMatching(
+				/gateway\.pid: .*FIFO, not a regular file.*whether the gateway runs cannot be told; nothing was written\. Next: stop the gateway/,
+			) as string,
+		]);
 		expect(treeState(home.root)).toEqual(before);
 	});
 
@@ -350,22 +386,33 @@ describe('pre-restore copies: this restore\'s own folder, never through a link',
 	});
 });
 
-describe('a failure that is not the archive\'s is one line too', () => {
+describe("a failure that is not the archive's is one line too", () => {
 	it('a temp folder that does not exist: verify and restore each say so in one line, exit 2, the target unchanged (binary)', () => {
 		const dir = tempDir('no-tmp');
-		const archive = pyZip(path.join(dir, 'a.zip'), [{name: 'config.yaml', data: 'model: x\n'}, {name: 'state.db', data: tinyDb(dir)}]);
+		const archive = pyZip(path.join(dir, 'a.zip'), [
+			{name: 'config.yaml', data: 'model: x\n'},
+			{name: 'state.db', data: tinyDb(dir)},
+		]);
 		const target = occupiedTarget('no-tmp-target', tinyDb(dir, 3));
 		const before = treeState(target);
 		const env = {TMPDIR: path.join(dir, 'missing')};
 		const verify = hfx(['verify', archive], {env});
 		expect(verify.code).toBe(2);
-		expect(verify.stderr.trim().split('\n')).toEqual([`hfx: ${env.TMPDIR}: the temp folder does not exist; hfx makes its working folders (private read copies, extractions, drills) there and nowhere else. Next: point TMPDIR at a folder this user can write (e.g. TMPDIR=/var/tmp), then run again`]);
+		expect(verify.stderr.trim().split('\n')).toEqual([
+			`hfx: ${env.TMPDIR}: the temp folder does not exist; hfx makes its working folders (private read copies, extractions, drills) there and nowhere else. Next: point TMPDIR at a folder this user can write (e.g. TMPDIR=/var/tmp), then run again`,
+		]);
 		const restore = hfx(['restore', archive, '--home', target, '--yes'], {env});
 		expect(restore.code).toBe(2);
-		expect(restore.stderr.trim().split('\n')).toEqual([expect.stringMatching(/missing: the temp folder does not exist; .*; nothing was written\. Next: point TMPDIR/) as string]);
+		expect(restore.stderr.trim().split('\n')).toEqual([
+			expect.stringMatching(
+				/missing: the temp folder does not exist; .*; nothing was written\. Next: point TMPDIR/,
+			) as string,
+		]);
 		expect(treeState(target)).toEqual(before);
 		const drill = hfx(['restore', '--drill', archive], {env});
 		expect(drill.code).toBe(2);
-		expect(drill.stderr.trim().split('\n')).toEqual([expect.stringMatching(/missing: the temp folder does not exist; .*Next: point TMPDIR/) as string]);
+		expect(drill.stderr.trim().split('\n')).toEqual([
+			expect.stringMatching(/missing: the temp folder does not exist; .*Next: point TMPDIR/) as string,
+		]);
 	});
 });

@@ -15,7 +15,8 @@ import {cleanupTemps, makeHome, tempDir} from '../helpers.js';
 
 afterAll(cleanupTemps);
 
-const sha = (file: string): string | null => fs.existsSync(file) ? crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex') : null;
+const sha = (file: string): string | null =>
+	fs.existsSync(file) ? crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex') : null;
 
 /** Every file under dir (relative path -> sha256), the pre-restore copies and the trail left out. */
 function files(dir: string): Map<string, string | null> {
@@ -29,8 +30,14 @@ function files(dir: string): Map<string, string | null> {
 	return out;
 }
 
-async function pausedRestore(archive: string, home: string): Promise<{child: ReturnType<typeof spawn>; exited: Promise<number | null>}> {
-	const child = spawn(process.execPath, [path.join(ROOT, 'dist/hfx.js'), 'restore', archive, '--home', home, '--yes'], {env: {...process.env, NO_COLOR: '1', HFX_TEST_PAUSE_AT: 'restore-renamed', HFX_TEST_PAUSE_MS: '1500'}, stdio: ['ignore', 'ignore', 'pipe']});
+async function pausedRestore(
+	archive: string,
+	home: string,
+): Promise<{child: ReturnType<typeof spawn>; exited: Promise<number | null>}> {
+	const child = spawn(process.execPath, [path.join(ROOT, 'dist/hfx.js'), 'restore', archive, '--home', home, '--yes'], {
+		env: {...process.env, NO_COLOR: '1', HFX_TEST_PAUSE_AT: 'restore-renamed', HFX_TEST_PAUSE_MS: '1500'},
+		stdio: ['ignore', 'ignore', 'pipe'],
+	});
 	const exited = new Promise<number | null>(resolve => child.once('exit', code => resolve(code)));
 	await new Promise<void>((resolve, reject) => {
 		const timer = setTimeout(() => reject(new Error('never paused at restore-renamed')), 30_000);
@@ -64,7 +71,11 @@ function homeAndArchive(tag: string) {
 }
 
 /** Every file the archive has is there, and is either its old or its new version. */
-function expectOldOrNew(now: Map<string, string | null>, fresh: Map<string, string | null>, old: Map<string, string | null>): void {
+function expectOldOrNew(
+	now: Map<string, string | null>,
+	fresh: Map<string, string | null>,
+	old: Map<string, string | null>,
+): void {
 	for (const [rel, newSha] of fresh) {
 		const at = now.get(rel) ?? null;
 		expect(at, `${rel} is missing`).not.toBeNull();
@@ -72,7 +83,7 @@ function expectOldOrNew(now: Map<string, string | null>, fresh: Map<string, stri
 	}
 }
 
-describe('a signal during the restore\'s renames', () => {
+describe("a signal during the restore's renames", () => {
 	it('SIGKILL (no handler runs): every file old or new, none missing; the next restore sweeps the staged temps and completes', async () => {
 		const {root, archive, fresh, old} = homeAndArchive('sig-kill');
 		const {child, exited} = await pausedRestore(archive, root);
@@ -87,18 +98,21 @@ describe('a signal during the restore\'s renames', () => {
 		expect([...files(root).keys()].filter(n => n.endsWith('.partial'))).toEqual([]);
 	});
 
-	it.each(['SIGINT', 'SIGTERM', 'SIGHUP'] as const)('%s: every file old or new, none missing, no temp left; the restore finished, so it exits as restored (0), never 128+N', async signal => {
-		const {root, archive, fresh, old} = homeAndArchive(`sig-${signal}`);
-		const {child, exited} = await pausedRestore(archive, root);
-		child.kill(signal);
-		expect(await exited).toBe(0);
+	it.each(['SIGINT', 'SIGTERM', 'SIGHUP'] as const)(
+		'%s: every file old or new, none missing, no temp left; the restore finished, so it exits as restored (0), never 128+N',
+		async signal => {
+			const {root, archive, fresh, old} = homeAndArchive(`sig-${signal}`);
+			const {child, exited} = await pausedRestore(archive, root);
+			child.kill(signal);
+			expect(await exited).toBe(0);
 
-		const now = files(root);
-		expectOldOrNew(now, fresh, old);
+			const now = files(root);
+			expectOldOrNew(now, fresh, old);
 
-		expect([...now.keys()].filter(n => n.endsWith('.partial'))).toEqual([]);
-		// The signal waited for the commit: everything is the archive's now.
-		expect(now.get('config.yaml')).toBe(fresh.get('config.yaml'));
-		expect(now.get('state.db')).toBe(fresh.get('state.db'));
-	});
+			expect([...now.keys()].filter(n => n.endsWith('.partial'))).toEqual([]);
+			// The signal waited for the commit: everything is the archive's now.
+			expect(now.get('config.yaml')).toBe(fresh.get('config.yaml'));
+			expect(now.get('state.db')).toBe(fresh.get('state.db'));
+		},
+	);
 });

@@ -31,9 +31,17 @@ describe('verify tar.gz', () => {
 		expect(main.counts.messages).toBe(messages);
 		expect(main.walBytes).toBeGreaterThan(0);
 		expect(r.databases.map(d => d.path).sort()).toEqual(['data/profiles/work/state.db', 'data/state.db']);
-		expect(r.live).toEqual([expect.objectContaining({database: 'data/state.db', wal: 'data/state.db-wal', sidecars: ['data/state.db-wal', 'data/state.db-shm']})]);
+		expect(r.live).toEqual([
+			expect.objectContaining({
+				database: 'data/state.db',
+				wal: 'data/state.db-wal',
+				sidecars: ['data/state.db-wal', 'data/state.db-shm'],
+			}),
+		]);
 		expect(r.live![0]!.commits).toBeGreaterThan(0);
-		expect(r.notes.some(n => /its -wal holds \d+ commits? \(\d+ frames\) that a restore folds into data\/state\.db/.test(n))).toBe(true);
+		expect(
+			r.notes.some(n => /its -wal holds \d+ commits? \(\d+ frames\) that a restore folds into data\/state\.db/.test(n)),
+		).toBe(true);
 	});
 
 	it('a -wal beside no database it belongs to stays a finding (exit 1): only the sidecars of a checked database are notes', async () => {
@@ -45,7 +53,9 @@ describe('verify tar.gz', () => {
 		expect(r.exitCode).toBe(1);
 		expect(r.problems.map(p => p.where.replace(/#\d+/, '#N'))).toEqual(['member #N "data/gone.db-wal"']);
 		// The -shm of the checked state.db is still a note.
-		expect(r.live).toEqual([expect.objectContaining({database: 'data/state.db', wal: null, sidecars: ['data/state.db-shm']})]);
+		expect(r.live).toEqual([
+			expect.objectContaining({database: 'data/state.db', wal: null, sidecars: ['data/state.db-shm']}),
+		]);
 	});
 
 	it('catches damage in the compressed stream and its trailer (exit 1 or 2, never 0), and a cut-off archive', async () => {
@@ -87,7 +97,15 @@ describe('verify tar.gz', () => {
 		const home = makeHome('tar-plain');
 		const out = path.join(tempDir('tar-plain-out'), 'home.tar');
 		// Without the store's -wal/-shm (sidecars are a finding of their own: see the first test).
-		const r0 = spawnSync('tar', ['cf', out, '--exclude=*.db-wal', '--exclude=*.db-shm', '-C', path.dirname(home.root), path.basename(home.root)]);
+		const r0 = spawnSync('tar', [
+			'cf',
+			out,
+			'--exclude=*.db-wal',
+			'--exclude=*.db-shm',
+			'-C',
+			path.dirname(home.root),
+			path.basename(home.root),
+		]);
 		expect(r0.status).toBe(0);
 		expect((await verifyArtifact(out, {inlineChecks: true})).exitCode).toBe(0);
 		const bytes = fs.readFileSync(out);
@@ -101,7 +119,17 @@ describe('verify tar.gz', () => {
 	it('catches a plain tar cut exactly after a member (its end-of-archive blocks gone): the parser reads it as complete, hfx does not', async () => {
 		const home = makeHome('tar-cut-boundary');
 		const out = path.join(tempDir('tar-cut-boundary-out'), 'home.tar');
-		expect(spawnSync('tar', ['cf', out, '--exclude=*.db-wal', '--exclude=*.db-shm', '-C', path.dirname(home.root), path.basename(home.root)]).status).toBe(0);
+		expect(
+			spawnSync('tar', [
+				'cf',
+				out,
+				'--exclude=*.db-wal',
+				'--exclude=*.db-shm',
+				'-C',
+				path.dirname(home.root),
+				path.basename(home.root),
+			]).status,
+		).toBe(0);
 		const bytes = fs.readFileSync(out);
 		let last = bytes.length - 1;
 		while (last > 0 && bytes[last] === 0) {

@@ -26,9 +26,11 @@ function tinyHome(): string {
 	fs.writeFileSync(path.join(root, '.env'), 'KEY=x\n', {mode: 0o600});
 	const db = new Database(path.join(root, 'state.db'));
 	db.pragma('page_size = 512');
-	db.exec('CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT, started_at REAL); CREATE TABLE messages (id INTEGER PRIMARY KEY, session_id TEXT, content TEXT)');
-	db.exec('INSERT INTO sessions VALUES (\'s1\', \'cli\', 1786060800)');
-	db.exec('INSERT INTO messages (session_id, content) VALUES (\'s1\', \'hello\'), (\'s1\', \'world\')');
+	db.exec(
+		'CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT, started_at REAL); CREATE TABLE messages (id INTEGER PRIMARY KEY, session_id TEXT, content TEXT)',
+	);
+	db.exec("INSERT INTO sessions VALUES ('s1', 'cli', 1786060800)");
+	db.exec("INSERT INTO messages (session_id, content) VALUES ('s1', 'hello'), ('s1', 'world')");
 	db.close();
 	return root;
 }
@@ -49,7 +51,9 @@ describe('verify: a sound archive', () => {
 		expect(main.ok).toBe(true);
 		expect(main.counts.sessions).toBe(home.sessions);
 		expect(main.counts.messages).toBe(home.messages);
-		expect(r.databases.find(d => d.path === 'profiles/work/state.db')!.schemaVersion).toBe(backup.manifest!.databases.find(d => d.path === 'profiles/work/state.db')!.schemaVersion);
+		expect(r.databases.find(d => d.path === 'profiles/work/state.db')!.schemaVersion).toBe(
+			backup.manifest!.databases.find(d => d.path === 'profiles/work/state.db')!.schemaVersion,
+		);
 		// Nothing left in the temp folder.
 		expect(fs.readdirSync(out).filter(n => n.startsWith('.hfx-'))).toEqual([]);
 	});
@@ -63,7 +67,9 @@ describe('verify: every single-byte flip is caught', () => {
 		const original = fs.readFileSync(backup.archive!);
 		// The layout, so a failure says where it was.
 		const z = await openZip(backup.archive!);
-		const regions = z.members.map(m => ({name: m.name, at: m.entry.relativeOffsetOfLocalHeader})).sort((a, b) => a.at - b.at);
+		const regions = z.members
+			.map(m => ({name: m.name, at: m.entry.relativeOffsetOfLocalHeader}))
+			.sort((a, b) => a.at - b.at);
 		const cd = {start: z.cdOffset, end: z.eocdOffset};
 		z.close();
 		expect(original.length).toBeLessThan(12_000);
@@ -140,7 +146,9 @@ describe('verify: quick snapshot folders', () => {
 		fs.writeFileSync(cfg, bytes);
 
 		fs.writeFileSync(path.join(snap.dir, 'extra.txt'), 'x');
-		expect((await verifyArtifact(snap.dir, {inlineChecks: true})).problems).toEqual([{where: 'file "extra.txt"', what: 'not listed in the manifest'}]);
+		expect((await verifyArtifact(snap.dir, {inlineChecks: true})).problems).toEqual([
+			{where: 'file "extra.txt"', what: 'not listed in the manifest'},
+		]);
 		fs.rmSync(path.join(snap.dir, 'extra.txt'));
 
 		const db = path.join(snap.dir, 'state.db');
@@ -179,11 +187,17 @@ describe('verify: hostile members are damage, in tar and zip alike (one member p
 	});
 
 	it('a tar whose only state.db is a symbolic link to /etc/shadow: damaged, never read through the link', async () => {
-		const out = pyTar(path.join(tempDir('shadow'), 'h.tar.gz'), [config, {name: 'data/state.db', symlink: '/etc/shadow'}]);
+		const out = pyTar(path.join(tempDir('shadow'), 'h.tar.gz'), [
+			config,
+			{name: 'data/state.db', symlink: '/etc/shadow'},
+		]);
 		const r = await verifyArtifact(out, {inlineChecks: true});
 		expect(r.exitCode).toBe(1);
 		expect(r.databases).toEqual([]);
-		expect(r.problems[0]).toEqual({where: 'member #2 "data/state.db"', what: expect.stringMatching(/symbolic link to "\/etc\/shadow"/) as string});
+		expect(r.problems[0]).toEqual({
+			where: 'member #2 "data/state.db"',
+			what: expect.stringMatching(/symbolic link to "\/etc\/shadow"/) as string,
+		});
 		// The binary: one line on stderr naming the member, exit 1.
 		const cli = hfx(['verify', out]);
 		expect(cli.code).toBe(1);
@@ -195,11 +209,19 @@ describe('verify: hostile members are damage, in tar and zip alike (one member p
 	it('a zip listing state.db-wal BEFORE state.db (and after): a finding either way', async () => {
 		const dir = tempDir('wal-first');
 		const db = tinyDb(dir);
-		for (const order of [['state.db-wal', 'state.db'], ['state.db', 'state.db-wal']]) {
-			const out = pyZip(path.join(dir, `${order[0]}.zip`), [config, ...order.map(n => ({name: n, data: n === 'state.db' ? db : Buffer.alloc(32)}))]);
+		for (const order of [
+			['state.db-wal', 'state.db'],
+			['state.db', 'state.db-wal'],
+		]) {
+			const out = pyZip(path.join(dir, `${order[0]}.zip`), [
+				config,
+				...order.map(n => ({name: n, data: n === 'state.db' ? db : Buffer.alloc(32)})),
+			]);
 			const r = await verifyArtifact(out, {inlineChecks: true});
 			expect(r.exitCode).toBe(1);
-			expect(r.problems.filter(p => /sidecar/.test(p.what)).map(p => p.where)).toEqual([`member #${order.indexOf('state.db-wal') + 2} "state.db-wal"`]);
+			expect(r.problems.filter(p => /sidecar/.test(p.what)).map(p => p.where)).toEqual([
+				`member #${order.indexOf('state.db-wal') + 2} "state.db-wal"`,
+			]);
 		}
 	});
 
@@ -207,7 +229,14 @@ describe('verify: hostile members are damage, in tar and zip alike (one member p
 		['a symbolic link', [{name: 'state.db', symlink: '/etc/shadow'}], /symbolic link/],
 		['a repeated name', [{name: 'config.yaml', data: 'other\n'}], /appears more than once/],
 		['two names for one path', [{name: './config.yaml', data: 'other\n'}], /lands on the same path/],
-		['a folder path written twice over', [{name: 'skills//greet/', data: ''}, {name: 'skills/greet', data: 'x'}], /lands on the same path|needs the folder/],
+		[
+			'a folder path written twice over',
+			[
+				{name: 'skills//greet/', data: ''},
+				{name: 'skills/greet', data: 'x'},
+			],
+			/lands on the same path|needs the folder/,
+		],
 	];
 	it.each(zipCases)('zip with %s', async (_label, members, why) => {
 		const out = pyZip(path.join(tempDir('hostile-zip'), 'h.zip'), [config, ...members]);
@@ -225,7 +254,9 @@ describe('verify: hostile members are damage, in tar and zip alike (one member p
 		const r = await verifyArtifact(path.join(dir, 'out.zip'), {inlineChecks: true});
 		expect(r.exitCode).toBe(1);
 		expect(r.databases).toEqual([]);
-		expect(r.problems.map(p => `${p.where}: ${p.what}`)).toContainEqual(expect.stringMatching(/"state\.db": unsafe member: symbolic link/));
+		expect(r.problems.map(p => `${p.where}: ${p.what}`)).toContainEqual(
+			expect.stringMatching(/"state\.db": unsafe member: symbolic link/),
+		);
 	});
 });
 
@@ -254,7 +285,9 @@ describe('verify: an archive path that is no regular file is never read', () => 
 		expect(Date.now() - started).toBeLessThan(20_000);
 		expect(r.code).not.toBe(0);
 		expect(r.code).not.toBeNull();
-		expect(`${r.stdout}${r.stderr}`).toMatch(/manifest\.json.*FIFO, not a regular file|FIFO, not a regular file.*manifest/s);
+		expect(`${r.stdout}${r.stderr}`).toMatch(
+			/manifest\.json.*FIFO, not a regular file|FIFO, not a regular file.*manifest/s,
+		);
 		const restored = hfx(['restore', snap, '--to', path.join(dir, 'out'), '--yes']);
 		expect(restored.code).toBe(2);
 		expect(fs.existsSync(path.join(dir, 'out'))).toBe(false);

@@ -42,7 +42,10 @@ async function waitFor(predicate: () => boolean, ms: number): Promise<boolean> {
 /** A sample of the textfile (NaN when absent or not there). */
 function metric(file: string, name: string, profile: string): number {
 	try {
-		return parseExposition(fs.readFileSync(file, 'utf8')).find(s => s.name === name && s.labels.profile === profile)?.value ?? Number.NaN;
+		return (
+			parseExposition(fs.readFileSync(file, 'utf8')).find(s => s.name === name && s.labels.profile === profile)
+				?.value ?? Number.NaN
+		);
 	} catch {
 		return Number.NaN;
 	}
@@ -53,7 +56,9 @@ async function watchHeld(db: string, root: string, count: number): Promise<strin
 	const seen: string[] = [];
 	for (let i = 0; i < count; i++) {
 		for (const h of findHolders(db).holders.filter(h => h.cmdline.includes('watch') && h.cmdline.includes(root))) {
-			seen.push(`pid ${h.pid}: ${[...h.files.map(f => `fd on ${f.role}`), ...h.locks.map(l => `${l.access} lock on ${l.role}`)].join(', ')}`);
+			seen.push(
+				`pid ${h.pid}: ${[...h.files.map(f => `fd on ${f.role}`), ...h.locks.map(l => `${l.access} lock on ${l.role}`)].join(', ')}`,
+			);
 		}
 
 		await new Promise(resolve => setTimeout(resolve, 60));
@@ -66,27 +71,43 @@ async function watchHeld(db: string, root: string, count: number): Promise<strin
  * A watch of `root` (concurrent, stopped by SIGTERM 1.5 s after `act` ends) and `hfx files` on `db`
  * after `act` ran while the watch followed. `act` returns a problem or null.
  */
-function watchScene(root: string, db: string, file: string, act: () => Promise<string | null>, watchCheck?: (r: RunResult) => string | null): {steps: Step[]; after: () => string | null} {
+function watchScene(
+	root: string,
+	db: string,
+	file: string,
+	act: () => Promise<string | null>,
+	watchCheck?: (r: RunResult) => string | null,
+): {steps: Step[]; after: () => string | null} {
 	let doneAt = 0;
 	let problem: string | null = null;
 	const watch = step('killed', ['watch', '--home', root, '--interval', '0.3s', '--json-lines', '--textfile', file], {
 		concurrent: true,
 		kill: {signal: 'SIGTERM', when: () => doneAt > 0 && Date.now() - doneAt > 1500, afterMs: 28_000},
-		check: r => (r.killedOnPurpose ? null : `watch ended on its own (${r.code}) before it was stopped`) ?? watchCheck?.(r) ?? null,
+		check: r =>
+			(r.killedOnPurpose ? null : `watch ended on its own (${r.code}) before it was stopped`) ??
+			watchCheck?.(r) ??
+			null,
 	});
-	const files: Step = {...verdict(['files', '--db', db]), before: async () => {
-		try {
-			problem = (await waitFor(() => fs.existsSync(file), 10_000)) ? await act() : 'watch wrote no textfile within 10 s';
-		} finally {
-			doneAt = Date.now();
-		}
-	}};
+	const files: Step = {
+		...verdict(['files', '--db', db]),
+		before: async () => {
+			try {
+				problem = (await waitFor(() => fs.existsSync(file), 10_000))
+					? await act()
+					: 'watch wrote no textfile within 10 s';
+			} finally {
+				doneAt = Date.now();
+			}
+		},
+	};
 	return {steps: [watch, files], after: () => problem};
 }
 
 function agentOpKind(op: AgentOp): Fault {
 	return {
-		id: `agent-${op.toLowerCase()}-while-watch`, cls: 13, outcome: 'ok',
+		id: `agent-${op.toLowerCase()}-while-watch`,
+		cls: 13,
+		outcome: 'ok',
 		notes: `the agent's ${WORDS[op]} 10 times (a second process, a session committed after each) while watch follows: all succeed (no "database is locked", no busy), watch follows every commit and holds nothing while idle`,
 		async setup(t) {
 			const h = await home(t.dir('home'));
@@ -112,28 +133,45 @@ function agentOpKind(op: AgentOp): Fault {
 }
 
 const stopsReportingRemoved: Fault = {
-	id: 'watch-profile-removed', cls: 12, outcome: 'ok', notes: 'a profile removed with its folder while watch runs: one store-removed event, its series leave the textfile (its alert clears), the others stay up',
+	id: 'watch-profile-removed',
+	cls: 12,
+	outcome: 'ok',
+	notes:
+		'a profile removed with its folder while watch runs: one store-removed event, its series leave the textfile (its alert clears), the others stay up',
 	async setup(t) {
 		const h = await home(t.dir('home'));
 		const file = path.join(t.dir('out'), 'hfx.prom');
-		const scene = watchScene(h.root, h.db, file, async () => {
-			if (!(await waitFor(() => metric(file, 'hfx_store_up', 'work') === 1, 10_000))) {
-				return 'profile work never in the textfile';
-			}
+		const scene = watchScene(
+			h.root,
+			h.db,
+			file,
+			async () => {
+				if (!(await waitFor(() => metric(file, 'hfx_store_up', 'work') === 1, 10_000))) {
+					return 'profile work never in the textfile';
+				}
 
-			fs.rmSync(path.dirname(h.profileDb), {recursive: true});
-			if (!(await waitFor(() => !fs.readFileSync(file, 'utf8').includes('profile="work"'), 5000))) {
-				return 'the removed profile work stays in the textfile';
-			}
+				fs.rmSync(path.dirname(h.profileDb), {recursive: true});
+				if (!(await waitFor(() => !fs.readFileSync(file, 'utf8').includes('profile="work"'), 5000))) {
+					return 'the removed profile work stays in the textfile';
+				}
 
-			return metric(file, 'hfx_store_up', 'default') === 1 ? null : 'the default store is no longer up';
-		}, r => ((r.stdout.match(/"event":"store-removed"/g) ?? []).length === 1 ? null : `expected one store-removed event, got: ${r.stdout.slice(-300)}`));
+				return metric(file, 'hfx_store_up', 'default') === 1 ? null : 'the default store is no longer up';
+			},
+			r =>
+				(r.stdout.match(/"event":"store-removed"/g) ?? []).length === 1
+					? null
+					: `expected one store-removed event, got: ${r.stdout.slice(-300)}`,
+		);
 		return {evidence: [h.root], measureFrom: 1, ...scene};
 	},
 };
 
 const scanTimeCurrent: Fault = {
-	id: 'watch-scan-time-current', cls: 12, outcome: 'ok', notes: 'a quiet store: the textfile\'s hfx_last_scan_timestamp_seconds is each reading\'s time (it lagged up to 5 minutes)',
+	id: 'watch-scan-time-current',
+	cls: 12,
+	outcome: 'ok',
+	notes:
+		"a quiet store: the textfile's hfx_last_scan_timestamp_seconds is each reading's time (it lagged up to 5 minutes)",
 	async setup(t) {
 		const h = await home(t.dir('home'));
 		const file = path.join(t.dir('out'), 'hfx.prom');
@@ -142,29 +180,52 @@ const scanTimeCurrent: Fault = {
 			const first = stamp();
 			await new Promise(resolve => setTimeout(resolve, 1500));
 			const later = stamp();
-			return later - first >= 0.9 && Date.now() / 1000 - later < 1.5 ? null : `the scan time did not follow the readings: ${first} then ${later} at ${Date.now() / 1000}`;
+			return later - first >= 0.9 && Date.now() / 1000 - later < 1.5
+				? null
+				: `the scan time did not follow the readings: ${first} then ${later} at ${Date.now() / 1000}`;
 		});
 		return {evidence: [h.root], ...scene};
 	},
 };
 
 const textfileFolderRemoved: Fault = {
-	id: 'watch-textfile-folder-removed', cls: 12, outcome: 'ok', notes: 'the textfile\'s folder removed under a quiet watch: one line on stderr naming the file, the watch goes on; the folder back, the file is written again and one line says so',
+	id: 'watch-textfile-folder-removed',
+	cls: 12,
+	outcome: 'ok',
+	notes:
+		"the textfile's folder removed under a quiet watch: one line on stderr naming the file, the watch goes on; the folder back, the file is written again and one line says so",
 	async setup(t) {
 		const h = await home(t.dir('home'));
 		const out = t.dir('out');
 		const file = path.join(out, 'hfx.prom');
-		const scene = watchScene(h.root, h.db, file, async () => {
-			fs.rmSync(out, {recursive: true});
-			await new Promise(resolve => setTimeout(resolve, 1200));
-			fs.mkdirSync(out);
-			return (await waitFor(() => fs.existsSync(file), 5000)) ? null : 'the textfile was not written again once its folder was back';
-		}, r => {
-			const lines = r.stderr.trim().split('\n');
-			return lines.length === 2 && /^hfx: .*hfx\.prom: .*Next: .*goes on/.test(lines[0]!) && /hfx\.prom: written again$/.test(lines[1]!) ? null : `expected two lines on stderr (the failure, then written again), got ${JSON.stringify(r.stderr.slice(0, 400))}`;
-		});
+		const scene = watchScene(
+			h.root,
+			h.db,
+			file,
+			async () => {
+				fs.rmSync(out, {recursive: true});
+				await new Promise(resolve => setTimeout(resolve, 1200));
+				fs.mkdirSync(out);
+				return (await waitFor(() => fs.existsSync(file), 5000))
+					? null
+					: 'the textfile was not written again once its folder was back';
+			},
+			r => {
+				const lines = r.stderr.trim().split('\n');
+				return lines.length === 2 &&
+					/^hfx: .*hfx\.prom: .*Next: .*goes on/.test(lines[0]!) &&
+					/hfx\.prom: written again$/.test(lines[1]!)
+					? null
+					: `expected two lines on stderr (the failure, then written again), got ${JSON.stringify(r.stderr.slice(0, 400))}`;
+			},
+		);
 		return {evidence: [h.root], ...scene};
 	},
 };
 
-export const AGENT_OPS_FAULTS: Fault[] = [...AGENT_OPS.map(agentOpKind), stopsReportingRemoved, scanTimeCurrent, textfileFolderRemoved];
+export const AGENT_OPS_FAULTS: Fault[] = [
+	...AGENT_OPS.map(agentOpKind),
+	stopsReportingRemoved,
+	scanTimeCurrent,
+	textfileFolderRemoved,
+];

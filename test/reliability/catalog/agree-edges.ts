@@ -29,24 +29,51 @@ function copy(t: TempSpace, name: string): {dir: string; db: string} {
 const TYPE_ERROR = /TypeError.*B_text/;
 
 export const AGREE_EDGES: Fault[] = [
-	kind('agree-repair-current-crash', 'refused', 'current Hermes\' own repair-routing raises TypeError on a TEXT started_at: the dry run, --apply --yes and an operator\'s --donor are each refused in one line, nothing written', t => {
-		const {dir, db} = copy(t, 'text-started-at');
-		return {evidence: [dir], steps: [
-			refused(['repair', '--db', db], TYPE_ERROR),
-			refused(['repair', '--apply', '--yes', '--db', db], TYPE_ERROR),
-			refused(['repair', '--only', 'B_orphan', '--donor', 'B_donor', '--db', db], TYPE_ERROR),
-		]};
-	}),
-	kind('agree-scan-json-no-messages', 'finding', 'v25\'s repair-routing fails on an empty model_config of a keyless row with no messages: scan says so (exit 1), nothing written', t => {
-		const {dir, db} = copy(t, 'json-empty-no-messages');
-		return {evidence: [dir], steps: [finding(['scan', '--db', db], {match: /malformed JSON[\s\S]*A_empty/})]};
-	}),
-	kind('agree-apply-finding-remains', 'finding', 'an adoption after which a restart still resumes another row of the chat: committed, exit 1 naming that row and why (exit 2 stays for nothing written)', t => {
-		const {dir, db} = copy(t, 'finding-remains');
-		return {evidence: [dir], mayWrite: repairWrites(db), steps: [finding(['repair', '--apply', '--yes', '--db', db], {match: /still resumes D_other: exact-key/})]};
-	}),
-	kind('agree-empty-key-no-chat', 'refused', 'a row keyed \'\' is no chat: `routing \'\'` is refused as such, in one line', t => {
-		const {dir, db} = copy(t, 'listed');
-		return {evidence: [dir], steps: [refused(['routing', '', '--db', db], /empty session key is no chat/)]};
-	}),
+	kind(
+		'agree-repair-current-crash',
+		'refused',
+		"current Hermes' own repair-routing raises TypeError on a TEXT started_at: the dry run, --apply --yes and an operator's --donor are each refused in one line, nothing written",
+		t => {
+			const {dir, db} = copy(t, 'text-started-at');
+			return {
+				evidence: [dir],
+				steps: [
+					refused(['repair', '--db', db], TYPE_ERROR),
+					refused(['repair', '--apply', '--yes', '--db', db], TYPE_ERROR),
+					refused(['repair', '--only', 'B_orphan', '--donor', 'B_donor', '--db', db], TYPE_ERROR),
+				],
+			};
+		},
+	),
+	kind(
+		'agree-scan-json-no-messages',
+		'finding',
+		"v25's repair-routing fails on an empty model_config of a keyless row with no messages: scan says so (exit 1), nothing written",
+		t => {
+			const {dir, db} = copy(t, 'json-empty-no-messages');
+			return {evidence: [dir], steps: [finding(['scan', '--db', db], {match: /malformed JSON[\s\S]*A_empty/})]};
+		},
+	),
+	kind(
+		'agree-apply-finding-remains',
+		'finding',
+		'an adoption after which a restart still resumes another row of the chat: committed, exit 1 naming that row and why (exit 2 stays for nothing written)',
+		t => {
+			const {dir, db} = copy(t, 'finding-remains');
+			return {
+				evidence: [dir],
+				mayWrite: repairWrites(db),
+				steps: [finding(['repair', '--apply', '--yes', '--db', db], {match: /still resumes D_other: exact-key/})],
+			};
+		},
+	),
+	kind(
+		'agree-empty-key-no-chat',
+		'refused',
+		"a row keyed '' is no chat: `routing ''` is refused as such, in one line",
+		t => {
+			const {dir, db} = copy(t, 'listed');
+			return {evidence: [dir], steps: [refused(['routing', '', '--db', db], /empty session key is no chat/)]};
+		},
+	),
 ];

@@ -27,4 +27,31 @@ import {UNDO_TUI} from './undo-tui.js';
 import {WHOSE} from './whose.js';
 import {WORDS} from './words.js';
 
-export const CATALOG: Fault[] = [...CRASH, ...SYMLINKS, ...HANGS, ...ARCHIVES, ...WHOSE, ...CRASH_WINDOWS, ...EXITS, ...INJECTION, ...STORES, ...HOLDS, ...LINKS, ...SCHEMA_OBJECTS, ...AGENT_OPS_FAULTS, ...WORDS, ...ROLLBACK_SURFACES, ...DIFF, ...TIMELINE_FAULTS, ...SEARCH, ...PLACES, ...AGREE_EDGES, ...FLEET_FINDINGS, ...TARBALL_VERDICTS, ...OPERATOR_VIEW, ...IN_PLACE_READS, ...UNDO_TUI, ...BUILD_RULES];
+export const CATALOG: Fault[] = [
+	...CRASH,
+	...SYMLINKS,
+	...HANGS,
+	...ARCHIVES,
+	...WHOSE,
+	...CRASH_WINDOWS,
+	...EXITS,
+	...INJECTION,
+	...STORES,
+	...HOLDS,
+	...LINKS,
+	...SCHEMA_OBJECTS,
+	...AGENT_OPS_FAULTS,
+	...WORDS,
+	...ROLLBACK_SURFACES,
+	...DIFF,
+	...TIMELINE_FAULTS,
+	...SEARCH,
+	...PLACES,
+	...AGREE_EDGES,
+	...FLEET_FINDINGS,
+	...TARBALL_VERDICTS,
+	...OPERATOR_VIEW,
+	...IN_PLACE_READS,
+	...UNDO_TUI,
+	...BUILD_RULES,
+];

@@ -26,7 +26,11 @@ export function debris(dir: string): string[] {
 	return fs.existsSync(dir) ? fs.readdirSync(dir).filter(n => /^\.hfx-|\.partial$/.test(n)) : [];
 }
 
-const zips = (dir: string): string[] => fs.readdirSync(dir).filter(n => n.endsWith('.zip')).sort();
+const zips = (dir: string): string[] =>
+	fs
+		.readdirSync(dir)
+		.filter(n => n.endsWith('.zip'))
+		.sort();
 
 const bigHome = async (t: TempSpace) => bigHomeCopy(t.dir('home'));
 
@@ -46,77 +50,154 @@ function sweptAfter(...dirs: string[]): () => string | null {
 
 export const CRASH_WINDOWS: Fault[] = [
 	{
-		id: 'kill9-backup-looped', cls: 6, outcome: 'partial-cleaned', runs: 3, notes: 'kill -9 at a random point of a backup; the next backup sweeps, takes the lock over, and its archive verifies',
+		id: 'kill9-backup-looped',
+		cls: 6,
+		outcome: 'partial-cleaned',
+		runs: 3,
+		notes:
+			'kill -9 at a random point of a backup; the next backup sweeps, takes the lock over, and its archive verifies',
 		async setup(t, run) {
 			const h = await bigHome(t);
 			const out = t.dir('out');
-			return {evidence: [h.root], steps: [
-				step('killed', ['backup', '--home', h.root, '-o', out], {kill: killAt('kill9-backup', run)}),
-				ok(['backup', '--home', h.root, '-o', out]),
-				late('ok', () => ['verify', path.join(out, zips(out).at(-1) ?? 'none.zip')]),
-			], after: sweptAfter(out, h.root)};
+			return {
+				evidence: [h.root],
+				steps: [
+					step('killed', ['backup', '--home', h.root, '-o', out], {kill: killAt('kill9-backup', run)}),
+					ok(['backup', '--home', h.root, '-o', out]),
+					late('ok', () => ['verify', path.join(out, zips(out).at(-1) ?? 'none.zip')]),
+				],
+				after: sweptAfter(out, h.root),
+			};
 		},
 	},
 	{
-		id: 'kill9-restore-looped', cls: 6, outcome: 'partial-cleaned', runs: 3, notes: 'kill -9 at a random point of a restore into a home; the next restore sweeps the partials in the target',
+		id: 'kill9-restore-looped',
+		cls: 6,
+		outcome: 'partial-cleaned',
+		runs: 3,
+		notes: 'kill -9 at a random point of a restore into a home; the next restore sweeps the partials in the target',
 		async setup(t, run) {
 			const a = await archive(t.dir('archives'));
 			const target = await home(t.dir('target'));
-			return {evidence: [path.dirname(a)], mayWrite: recordsIn(path.dirname(a)), steps: [
-				step('killed', ['restore', a, '--home', target.root, '--yes'], {kill: {signal: 'SIGKILL', afterMs: 40 + (killAt('kill9-restore', run)!.afterMs! % 500)}}),
-				ok(['restore', a, '--home', target.root, '--yes']),
-			], after: sweptAfter(target.root, path.dirname(target.root))};
+			return {
+				evidence: [path.dirname(a)],
+				mayWrite: recordsIn(path.dirname(a)),
+				steps: [
+					step('killed', ['restore', a, '--home', target.root, '--yes'], {
+						kill: {signal: 'SIGKILL', afterMs: 40 + (killAt('kill9-restore', run)!.afterMs! % 500)},
+					}),
+					ok(['restore', a, '--home', target.root, '--yes']),
+				],
+				after: sweptAfter(target.root, path.dirname(target.root)),
+			};
 		},
 	},
 	{
-		id: 'kill9-repair-looped', cls: 6, outcome: 'partial-cleaned', runs: 4, notes: 'kill -9 at a random point of `repair --apply --yes`; afterwards the audit chain verifies and an applied repair has its entry',
+		id: 'kill9-repair-looped',
+		cls: 6,
+		outcome: 'partial-cleaned',
+		runs: 4,
+		notes:
+			'kill -9 at a random point of `repair --apply --yes`; afterwards the audit chain verifies and an applied repair has its entry',
 		async setup(t, run) {
 			const h = await home(t.dir('home'));
 			const audit = path.join(h.root, 'hfx-audit.jsonl');
 			const entryFor = (r: RunResult): string | null => {
 				const adoptable = /"verdict":\s*"adoptable"/.test(r.stdout);
-				const entries = fs.existsSync(audit) ? fs.readFileSync(audit, 'utf8').trim().split('\n').filter(Boolean).length : 0;
-				return !adoptable && entries === 0 ? 'the repair was applied but the audit trail has no entry (it can never be undone)' : null;
+				const entries = fs.existsSync(audit)
+					? fs.readFileSync(audit, 'utf8').trim().split('\n').filter(Boolean).length
+					: 0;
+				return !adoptable && entries === 0
+					? 'the repair was applied but the audit trail has no entry (it can never be undone)'
+					: null;
 			};
 
-			return {evidence: [h.root], mayWrite: repairWrites(h.db), steps: [
-				step('killed', ['repair', '--apply', '--yes', '--db', h.db], {kill: {signal: 'SIGKILL', afterMs: 30 + (killAt('kill9-repair', run)!.afterMs! % 700)}}),
-				verdict(['scan', '--db', h.db, '--json'], {check: entryFor}),
-				step('any', ['audit', 'verify', audit], {check: r => (r.code === 0 || (!fs.existsSync(audit) && /no audit trail/.test(r.stderr)) ? null : `audit verify exit ${r.code}: ${r.stderr.trim()}`)}),
-				// The next write sweeps what the killed one left: its stale lock is taken over and released.
-				step('any', ['repair', '--apply', '--yes', '--db', h.db], {check: () => (fs.existsSync(path.join(h.root, '.hfx-backup.lock')) ? 'the killed repair\'s stale .hfx-backup.lock is still there after the next repair' : null)}),
-			]};
+			return {
+				evidence: [h.root],
+				mayWrite: repairWrites(h.db),
+				steps: [
+					step('killed', ['repair', '--apply', '--yes', '--db', h.db], {
+						kill: {signal: 'SIGKILL', afterMs: 30 + (killAt('kill9-repair', run)!.afterMs! % 700)},
+					}),
+					verdict(['scan', '--db', h.db, '--json'], {check: entryFor}),
+					step('any', ['audit', 'verify', audit], {
+						check: r =>
+							r.code === 0 || (!fs.existsSync(audit) && /no audit trail/.test(r.stderr))
+								? null
+								: `audit verify exit ${r.code}: ${r.stderr.trim()}`,
+					}),
+					// The next write sweeps what the killed one left: its stale lock is taken over and released.
+					step('any', ['repair', '--apply', '--yes', '--db', h.db], {
+						check: () =>
+							fs.existsSync(path.join(h.root, '.hfx-backup.lock'))
+								? "the killed repair's stale .hfx-backup.lock is still there after the next repair"
+								: null,
+					}),
+				],
+			};
 		},
 	},
 	{
-		id: 'kill9-verify-extraction', cls: 6, outcome: 'partial-cleaned', runs: 3, notes: 'kill -9 during verify\'s temp extraction (it holds .env); the next verify sweeps TMPDIR',
+		id: 'kill9-verify-extraction',
+		cls: 6,
+		outcome: 'partial-cleaned',
+		runs: 3,
+		notes: "kill -9 during verify's temp extraction (it holds .env); the next verify sweeps TMPDIR",
 		async setup(t, run) {
 			const a = await archive(t.dir('archives'));
-			return {evidence: [path.dirname(a)], mayWrite: recordsIn(path.dirname(a)), steps: [
-				step('killed', ['verify', a], {kill: {signal: 'SIGKILL', when: () => leftIn(t.tmpdir).length > 0, afterMs: 3000 + run}}),
-				ok(['verify', a]),
-			]};
+			return {
+				evidence: [path.dirname(a)],
+				mayWrite: recordsIn(path.dirname(a)),
+				steps: [
+					step('killed', ['verify', a], {
+						kill: {signal: 'SIGKILL', when: () => leftIn(t.tmpdir).length > 0, afterMs: 3000 + run},
+					}),
+					ok(['verify', a]),
+				],
+			};
 		},
 	},
 	{
-		id: 'ctrl-c-with-private-copy-open', cls: 6, outcome: 'partial-cleaned', notes: 'SIGINT (as Ctrl-C sends it) while scan\'s private copy of a crashed store is in TMPDIR: nothing left there',
+		id: 'ctrl-c-with-private-copy-open',
+		cls: 6,
+		outcome: 'partial-cleaned',
+		notes: "SIGINT (as Ctrl-C sends it) while scan's private copy of a crashed store is in TMPDIR: nothing left there",
 		async setup(t) {
 			const h = await crashedBigHome(t);
-			return {evidence: [h.root], steps: [step('killed', ['scan', '--db', h.db], {kill: {signal: 'SIGINT', when: () => leftIn(t.tmpdir).length > 0, afterMs: 5000}})]};
+			return {
+				evidence: [h.root],
+				steps: [
+					step('killed', ['scan', '--db', h.db], {
+						kill: {signal: 'SIGINT', when: () => leftIn(t.tmpdir).length > 0, afterMs: 5000},
+					}),
+				],
+			};
 		},
 	},
 	{
-		id: 'kill9-with-private-copy-open', cls: 6, outcome: 'partial-cleaned', notes: 'SIGKILL while the private copy of a crashed store is in TMPDIR; the next read-only run sweeps it',
+		id: 'kill9-with-private-copy-open',
+		cls: 6,
+		outcome: 'partial-cleaned',
+		notes: 'SIGKILL while the private copy of a crashed store is in TMPDIR; the next read-only run sweeps it',
 		async setup(t) {
 			const h = await crashedBigHome(t);
-			return {evidence: [h.root], steps: [
-				step('killed', ['scan', '--db', h.db], {kill: {signal: 'SIGKILL', when: () => leftIn(t.tmpdir).length > 0, afterMs: 5000}}),
-				verdict(['sessions', '--db', h.db]),
-			]};
+			return {
+				evidence: [h.root],
+				steps: [
+					step('killed', ['scan', '--db', h.db], {
+						kill: {signal: 'SIGKILL', when: () => leftIn(t.tmpdir).length > 0, afterMs: 5000},
+					}),
+					verdict(['sessions', '--db', h.db]),
+				],
+			};
 		},
 	},
 	{
-		id: 'private-copy-free-space', cls: 6, outcome: 'refused', needs: ['root'], notes: 'a crashed 25 MB store, TMPDIR on a 2 MB tmpfs: refused with the size needed, nothing left',
+		id: 'private-copy-free-space',
+		cls: 6,
+		outcome: 'refused',
+		needs: ['root'],
+		notes: 'a crashed 25 MB store, TMPDIR on a 2 MB tmpfs: refused with the size needed, nothing left',
 		async setup(t) {
 			const h = await crashedBigHome(t);
 			const tiny = t.tmpfs('size=2m');
@@ -124,7 +205,11 @@ export const CRASH_WINDOWS: Fault[] = [
 				throw new Error('mounting a tmpfs failed');
 			}
 
-			return {evidence: [h.root], steps: [refused(['scan', '--db', h.db], /free space|space .*needed|needs? .*MiB/i, {env: {TMPDIR: tiny}})], after: () => (leftIn(tiny).length > 0 ? `left on the tmpfs: ${leftIn(tiny).join(', ')}` : null)};
+			return {
+				evidence: [h.root],
+				steps: [refused(['scan', '--db', h.db], /free space|space .*needed|needs? .*MiB/i, {env: {TMPDIR: tiny}})],
+				after: () => (leftIn(tiny).length > 0 ? `left on the tmpfs: ${leftIn(tiny).join(', ')}` : null),
+			};
 		},
 	},
 ];

@@ -11,7 +11,10 @@ import {step} from './kit.js';
 
 function onCrashed(id: string, expect: StepExpect, args: (db: string, ids: {orphan: string}) => string[]): Fault {
 	return {
-		id, cls: 1, outcome: expect === 'finding' ? 'finding' : 'ok', notes: `hfx ${args('DB', {orphan: 'ID'}).join(' ')} on a crashed agent's store`,
+		id,
+		cls: 1,
+		outcome: expect === 'finding' ? 'finding' : 'ok',
+		notes: `hfx ${args('DB', {orphan: 'ID'}).join(' ')} on a crashed agent's store`,
 		async setup(t) {
 			const s = await crashedStore(t.dir('store'));
 			return {evidence: [s.dir], steps: [step(expect, args(s.db, s.ids))]};
@@ -21,11 +24,16 @@ function onCrashed(id: string, expect: StepExpect, args: (db: string, ids: {orph
 
 function backupOfCrashed(id: string, quick: boolean): Fault {
 	return {
-		id, cls: 1, outcome: 'ok', notes: quick ? 'backup --quick: writes only state-snapshots/' : 'backup -o OUT of a crashed home: writes only OUT',
+		id,
+		cls: 1,
+		outcome: 'ok',
+		notes: quick ? 'backup --quick: writes only state-snapshots/' : 'backup -o OUT of a crashed home: writes only OUT',
 		async setup(t) {
 			const h = await crashedHome(t.dir('home'));
 			const out = t.dir('out');
-			const steps: Step[] = [step('ok', quick ? ['backup', '--quick', '--home', h.root] : ['backup', '--home', h.root, '-o', out])];
+			const steps: Step[] = [
+				step('ok', quick ? ['backup', '--quick', '--home', h.root] : ['backup', '--home', h.root, '-o', out]),
+			];
 			return {evidence: [h.root], steps, mayWrite: [`${path.join(h.root, 'state-snapshots')}/`]};
 		},
 	};

@@ -20,21 +20,34 @@ import {namesFile, refused, step, write} from './kit.js';
 
 /** The --json refusal's kind on stdout. */
 function jsonKind(kind: RegExp): (r: RunResult) => string | null {
-	return r => (kind.test(r.stdout) ? null : `--json: expected an error kind matching ${kind}, got ${r.stdout.slice(0, 200)}`);
+	return r =>
+		kind.test(r.stdout) ? null : `--json: expected an error kind matching ${kind}, got ${r.stdout.slice(0, 200)}`;
 }
 
 /** One `hfx diff` of a hostile side against a real home: refused, naming the hostile file. */
-function against(id: string, cls: FaultClass, notes: string, make: (t: TempSpace, dir: string) => Promise<string> | string, kind: RegExp): Fault {
+function against(
+	id: string,
+	cls: FaultClass,
+	notes: string,
+	make: (t: TempSpace, dir: string) => Promise<string> | string,
+	kind: RegExp,
+): Fault {
 	return {
-		id, cls, outcome: 'refused', notes,
+		id,
+		cls,
+		outcome: 'refused',
+		notes,
 		async setup(t): Promise<Scene> {
 			const h = await home(t.dir('home'));
 			const dir = t.dir('side');
 			const hostile = await make(t, dir);
-			return {evidence: [h.root, dir], steps: [
-				refused(['diff', hostile, h.root], namesFile(hostile)),
-				refused(['diff', h.root, hostile, '--json'], namesFile(hostile), {check: jsonKind(kind)}),
-			]};
+			return {
+				evidence: [h.root, dir],
+				steps: [
+					refused(['diff', hostile, h.root], namesFile(hostile)),
+					refused(['diff', h.root, hostile, '--json'], namesFile(hostile), {check: jsonKind(kind)}),
+				],
+			};
 		},
 	};
 }
@@ -85,15 +98,21 @@ async function damagedArchive(dir: string): Promise<string> {
 /** Two paths to one store: the home, and a symbolic link to its state.db elsewhere. */
 function sameStore(): Fault {
 	return {
-		id: 'diff-same-store-through-link', cls: 2, outcome: 'refused', notes: 'hfx diff HOME LINK, LINK a symbolic link to HOME/state.db: one store, refused (same-store)',
+		id: 'diff-same-store-through-link',
+		cls: 2,
+		outcome: 'refused',
+		notes: 'hfx diff HOME LINK, LINK a symbolic link to HOME/state.db: one store, refused (same-store)',
 		async setup(t): Promise<Scene> {
 			const h = await home(t.dir('home'));
 			const link = path.join(t.dir('link'), 'state.db');
 			fs.symlinkSync(h.db, link);
-			return {evidence: [h.root, path.dirname(link)], steps: [
-				refused(['diff', h.root, link], namesFile(link)),
-				refused(['diff', h.db, h.root, '--json'], namesFile(h.root), {check: jsonKind(/"kind": "same-store"/)}),
-			]};
+			return {
+				evidence: [h.root, path.dirname(link)],
+				steps: [
+					refused(['diff', h.root, link], namesFile(link)),
+					refused(['diff', h.db, h.root, '--json'], namesFile(h.root), {check: jsonKind(/"kind": "same-store"/)}),
+				],
+			};
 		},
 	};
 }
@@ -101,36 +120,91 @@ function sameStore(): Fault {
 /** A signal while the private copy of an archive's store exists (paused right after its folder is made): nothing left in TMPDIR. */
 function signalledWithCopy(signal: 'SIGINT' | 'SIGTERM'): Fault {
 	return {
-		id: `diff-${signal.toLowerCase()}-with-private-copy`, cls: 6, outcome: 'partial-cleaned', notes: `${signal} while diff's private copy of an archive's state.db is in TMPDIR: removed on the way out`,
+		id: `diff-${signal.toLowerCase()}-with-private-copy`,
+		cls: 6,
+		outcome: 'partial-cleaned',
+		notes: `${signal} while diff's private copy of an archive's state.db is in TMPDIR: removed on the way out`,
 		async setup(t): Promise<Scene> {
 			const h = await home(t.dir('home'));
 			const a = await archive(t.dir('archives'));
 			const copying = () => leftIn(t.tmpdir).some(n => n.startsWith('hfx-diff-'));
-			return {evidence: [h.root, path.dirname(a)], steps: [
-				step('killed', ['diff', a, h.root], {env: {HFX_TEST_PAUSE_AT: 'temp-diff', HFX_TEST_PAUSE_MS: '3000'}, kill: {signal, when: copying, afterMs: 20_000}}),
-			]};
+			return {
+				evidence: [h.root, path.dirname(a)],
+				steps: [
+					step('killed', ['diff', a, h.root], {
+						env: {HFX_TEST_PAUSE_AT: 'temp-diff', HFX_TEST_PAUSE_MS: '3000'},
+						kill: {signal, when: copying, afterMs: 20_000},
+					}),
+				],
+			};
 		},
 	};
 }
 
 export const DIFF: Fault[] = [
-	against('diff-damaged-archive', 4, 'a sealed archive with 4 KiB overwritten: archive-damaged, no private copy read', (_t, dir) => damagedArchive(dir), /"kind": "(archive-damaged|unreadable)"/),
-	against('diff-zip-bomb-lying-size', 4, 'a zip whose state.db says 4096 bytes and inflates to 64 MiB: the reader stops at the declared size', (_t, dir) => lyingBomb(path.join(dir, 'bomb.zip')), /"kind": "(archive-damaged|unreadable)"/),
-	against('diff-tar-dotdot-member', 4, 'a tar.gz with ../escaped beside a real state.db', async (t, dir) => craftTar(path.join(dir, 'home.tar.gz'), [{name: 'state.db', data: fs.readFileSync((await home(t.dir('src'))).db)}, {name: '../escaped', data: Buffer.from('x')}]), /"kind": "(archive-damaged|unsafe-member)"/),
-	against('diff-tar-db-symlink', 4, 'a tar.gz whose only state.db is a symlink to /etc/shadow', (_t, dir) => craftTar(path.join(dir, 'home.tar.gz'), [{name: 'state.db', type: 'symlink', link: '/etc/shadow'}]), /"kind": "(archive-damaged|unsafe-member|no-hermes-root)"/),
+	against(
+		'diff-damaged-archive',
+		4,
+		'a sealed archive with 4 KiB overwritten: archive-damaged, no private copy read',
+		(_t, dir) => damagedArchive(dir),
+		/"kind": "(archive-damaged|unreadable)"/,
+	),
+	against(
+		'diff-zip-bomb-lying-size',
+		4,
+		'a zip whose state.db says 4096 bytes and inflates to 64 MiB: the reader stops at the declared size',
+		(_t, dir) => lyingBomb(path.join(dir, 'bomb.zip')),
+		/"kind": "(archive-damaged|unreadable)"/,
+	),
+	against(
+		'diff-tar-dotdot-member',
+		4,
+		'a tar.gz with ../escaped beside a real state.db',
+		async (t, dir) =>
+			craftTar(path.join(dir, 'home.tar.gz'), [
+				{name: 'state.db', data: fs.readFileSync((await home(t.dir('src'))).db)},
+				{name: '../escaped', data: Buffer.from('x')},
+			]),
+		/"kind": "(archive-damaged|unsafe-member)"/,
+	),
+	against(
+		'diff-tar-db-symlink',
+		4,
+		'a tar.gz whose only state.db is a symlink to /etc/shadow',
+		(_t, dir) => craftTar(path.join(dir, 'home.tar.gz'), [{name: 'state.db', type: 'symlink', link: '/etc/shadow'}]),
+		/"kind": "(archive-damaged|unsafe-member|no-hermes-root)"/,
+	),
 	sameStore(),
-	against('diff-fifo-side', 3, 'a FIFO named like an archive as one side: never opened, no hang', (_t, dir) => {
-		const fifo = path.join(dir, 'backup.zip');
-		spawnSync('mkfifo', [fifo]);
-		return fifo;
-	}, /"kind": "not-a-file"/),
-	against('diff-not-sqlite', 9, 'a text file: neither an SQLite database nor an archive (unsupported)', (_t, dir) => write(path.join(dir, 'notes.txt'), 'not a store\n'.repeat(100)), /"kind": "unsupported"/),
-	against('diff-capture-header-only', 9, 'a retired-WAL capture that kept only state.db.header and its -wal (no-main-image)', (_t, dir) => {
-		const capture = path.join(dir, 'state.db.retired-wal-20261201-000000-4242');
-		write(path.join(capture, 'state.db.header'), Buffer.alloc(100));
-		write(path.join(capture, 'state.db-wal'), Buffer.alloc(32));
-		return capture;
-	}, /"kind": "no-main-image"/),
+	against(
+		'diff-fifo-side',
+		3,
+		'a FIFO named like an archive as one side: never opened, no hang',
+		(_t, dir) => {
+			const fifo = path.join(dir, 'backup.zip');
+			spawnSync('mkfifo', [fifo]);
+			return fifo;
+		},
+		/"kind": "not-a-file"/,
+	),
+	against(
+		'diff-not-sqlite',
+		9,
+		'a text file: neither an SQLite database nor an archive (unsupported)',
+		(_t, dir) => write(path.join(dir, 'notes.txt'), 'not a store\n'.repeat(100)),
+		/"kind": "unsupported"/,
+	),
+	against(
+		'diff-capture-header-only',
+		9,
+		'a retired-WAL capture that kept only state.db.header and its -wal (no-main-image)',
+		(_t, dir) => {
+			const capture = path.join(dir, 'state.db.retired-wal-20261201-000000-4242');
+			write(path.join(capture, 'state.db.header'), Buffer.alloc(100));
+			write(path.join(capture, 'state.db-wal'), Buffer.alloc(32));
+			return capture;
+		},
+		/"kind": "no-main-image"/,
+	),
 	signalledWithCopy('SIGINT'),
 	signalledWithCopy('SIGTERM'),
 ];

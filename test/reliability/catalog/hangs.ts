@@ -20,11 +20,18 @@ function fifo(file: string): void {
 
 function fifoSidecar(id: string, sidecar: '-wal' | '-shm'): Fault {
 	return {
-		id, cls: 3, outcome: 'refused', notes: `state.db${sidecar} is a FIFO: files, scan and backup --quick end, one line`,
+		id,
+		cls: 3,
+		outcome: 'refused',
+		notes: `state.db${sidecar} is a FIFO: files, scan and backup --quick end, one line`,
 		async setup(t) {
 			const s = await crashedStore(t.dir('store'));
 			fifo(`${s.db}${sidecar}`);
-			const steps: Step[] = [step('unsound', ['files', '--db', s.db]), refused(['scan', '--db', s.db], /FIFO|pipe|not a regular file/i), step('unsound', ['backup', '--quick', '--db', s.db], {match: /FIFO|pipe|not a regular file/i})];
+			const steps: Step[] = [
+				step('unsound', ['files', '--db', s.db]),
+				refused(['scan', '--db', s.db], /FIFO|pipe|not a regular file/i),
+				step('unsound', ['backup', '--quick', '--db', s.db], {match: /FIFO|pipe|not a regular file/i}),
+			];
 			return {evidence: [s.dir], steps, mayWrite: [`${path.join(s.dir, 'state-snapshots')}/`]};
 		},
 	};
@@ -32,7 +39,10 @@ function fifoSidecar(id: string, sidecar: '-wal' | '-shm'): Fault {
 
 function fifoArchive(id: string, command: 'verify' | 'restore'): Fault {
 	return {
-		id, cls: 3, outcome: 'refused', notes: `a FIFO given to ${command} as the archive`,
+		id,
+		cls: 3,
+		outcome: 'refused',
+		notes: `a FIFO given to ${command} as the archive`,
 		setup(t) {
 			const dir = t.dir('archives');
 			const a = path.join(dir, 'hfx-backup-2026-01-01T000000Z.zip');
@@ -48,7 +58,12 @@ export const HANGS: Fault[] = [
 	fifoSidecar('fifo-as-wal', '-wal'),
 	fifoSidecar('fifo-as-shm', '-shm'),
 	{
-		id: 'fifo-as-wal-tui', cls: 3, outcome: 'refused', needs: ['script'], notes: 'the TUI on a pseudo-terminal with a FIFO as state.db-wal: ends (one line) or quits on q, never needs kill -9',
+		id: 'fifo-as-wal-tui',
+		cls: 3,
+		outcome: 'refused',
+		needs: ['script'],
+		notes:
+			'the TUI on a pseudo-terminal with a FIFO as state.db-wal: ends (one line) or quits on q, never needs kill -9',
 		async setup(t) {
 			const s = await crashedStore(t.dir('store'));
 			fifo(`${s.db}-wal`);
@@ -56,7 +71,12 @@ export const HANGS: Fault[] = [
 		},
 	},
 	{
-		id: 'tui-quits-on-q-crashed', cls: 1, outcome: 'ok', needs: ['script'], notes: 'the TUI on a pseudo-terminal over a crashed agent\'s store, q typed: exit 0, 0 bytes changed (-shm included)',
+		id: 'tui-quits-on-q-crashed',
+		cls: 1,
+		outcome: 'ok',
+		needs: ['script'],
+		notes:
+			"the TUI on a pseudo-terminal over a crashed agent's store, q typed: exit 0, 0 bytes changed (-shm included)",
 		async setup(t) {
 			const s = await crashedStore(t.dir('store'));
 			return {evidence: [s.dir], steps: [step('ok', ['--db', s.db], {pty: true, input: 'q'})]};
@@ -65,16 +85,25 @@ export const HANGS: Fault[] = [
 	fifoArchive('fifo-as-archive-verify', 'verify'),
 	fifoArchive('fifo-as-archive-restore', 'restore'),
 	{
-		id: 'fifo-as-sessions-json', cls: 3, outcome: 'finding', notes: 'sessions/sessions.json (the legacy routing mirror) is a FIFO: scan ends, says so',
+		id: 'fifo-as-sessions-json',
+		cls: 3,
+		outcome: 'finding',
+		notes: 'sessions/sessions.json (the legacy routing mirror) is a FIFO: scan ends, says so',
 		async setup(t) {
 			const h = await home(t.dir('home'));
 			fs.mkdirSync(path.join(h.root, 'sessions'), {recursive: true});
 			fifo(path.join(h.root, 'sessions/sessions.json'));
-			return {evidence: [h.root], steps: [step('unsound', ['scan', '--db', h.db]), step('any', ['routing', '--db', h.db])]};
+			return {
+				evidence: [h.root],
+				steps: [step('unsound', ['scan', '--db', h.db]), step('any', ['routing', '--db', h.db])],
+			};
 		},
 	},
 	{
-		id: 'fifo-in-home-backup', cls: 3, outcome: 'ok', notes: 'a FIFO among the home\'s files (memories/pipe): backup skips it (exit 0 or 1), never blocks',
+		id: 'fifo-in-home-backup',
+		cls: 3,
+		outcome: 'ok',
+		notes: "a FIFO among the home's files (memories/pipe): backup skips it (exit 0 or 1), never blocks",
 		async setup(t) {
 			const h = await home(t.dir('home'));
 			fifo(path.join(h.root, 'memories/pipe'));

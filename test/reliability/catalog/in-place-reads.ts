@@ -82,49 +82,69 @@ function readAgain(why: RegExp): (r: RunResult) => string | null {
 			return `openMode ${json.database?.openMode}, expected in-place`;
 		}
 
-		return /changed while it was read in place/.test(notes) && why.test(notes) ? null : `no note that the read was thrown away (${why.source}): ${notes}`;
+		return /changed while it was read in place/.test(notes) && why.test(notes)
+			? null
+			: `no note that the read was thrown away (${why.source}): ${notes}`;
 	};
 }
 
 /** `scan --json` paused inside its immutable read (concurrent), then `change` done to the store while it is, then `sessions` on what is left. */
 function midRead(id: string, notes: string, change: (db: string) => Promise<void>, why: RegExp): Fault {
 	return {
-		id, cls: 9, outcome: 'ok', notes,
+		id,
+		cls: 9,
+		outcome: 'ok',
+		notes,
 		async setup(t) {
 			const h = await bigHome(t.dir('home'));
 			if (fs.existsSync(`${h.db}-wal`) || fs.existsSync(`${h.db}-shm`)) {
-				throw new Error('the home\'s store is not stopped');
+				throw new Error("the home's store is not stopped");
 			}
 
 			const db = fs.realpathSync(h.db);
-			return {evidence: [h.root], steps: [
-				verdict(['scan', '--db', db, '--json'], {concurrent: true, env: PAUSE, check: readAgain(why)}),
-				step('ok', ['sessions', '--db', db], {async before() {
-					// Held across 300 ms: hfx inside its paused read, not its preflight's glance at the header.
-					for (;;) {
-						await until('hfx to open the store', () => heldOpen(db));
-						await new Promise(resolve => setTimeout(resolve, 300));
-						if (heldOpen(db)) {
-							break;
-						}
-					}
+			return {
+				evidence: [h.root],
+				steps: [
+					verdict(['scan', '--db', db, '--json'], {concurrent: true, env: PAUSE, check: readAgain(why)}),
+					step('ok', ['sessions', '--db', db], {
+						async before() {
+							// Held across 300 ms: hfx inside its paused read, not its preflight's glance at the header.
+							for (;;) {
+								await until('hfx to open the store', () => heldOpen(db));
+								await new Promise(resolve => setTimeout(resolve, 300));
+								if (heldOpen(db)) {
+									break;
+								}
+							}
 
-					await change(db);
-				}}),
-			]};
+							await change(db);
+						},
+					}),
+				],
+			};
 		},
 	};
 }
 
 export const IN_PLACE_READS: Fault[] = [
-	midRead('in-place-store-replaced-mid-read', 'state.db renamed over by a copy of itself (the same bytes, another inode) while scan reads it in place: that read is thrown away and the store read again; 0 bytes changed', async db => {
-		const copy = path.join(path.dirname(db), '.state.db.replacing');
-		fs.copyFileSync(db, copy);
-		fs.renameSync(copy, db);
-	}, /replaced \(another inode\)/),
-	midRead('in-place-wal-appears-mid-read', 'a reader (the sqlite3 CLI) opens the stopped store while scan reads it in place (-wal and -shm appear), holds it 6 s and closes (they go): the read is thrown away and done again beside the reader; 0 bytes changed', async db => {
-		const reader = await sqliteReader(db);
-		await new Promise(resolve => setTimeout(resolve, 6000));
-		await reader.stop();
-	}, /-wal and -shm appeared/),
+	midRead(
+		'in-place-store-replaced-mid-read',
+		'state.db renamed over by a copy of itself (the same bytes, another inode) while scan reads it in place: that read is thrown away and the store read again; 0 bytes changed',
+		async db => {
+			const copy = path.join(path.dirname(db), '.state.db.replacing');
+			fs.copyFileSync(db, copy);
+			fs.renameSync(copy, db);
+		},
+		/replaced \(another inode\)/,
+	),
+	midRead(
+		'in-place-wal-appears-mid-read',
+		'a reader (the sqlite3 CLI) opens the stopped store while scan reads it in place (-wal and -shm appear), holds it 6 s and closes (they go): the read is thrown away and done again beside the reader; 0 bytes changed',
+		async db => {
+			const reader = await sqliteReader(db);
+			await new Promise(resolve => setTimeout(resolve, 6000));
+			await reader.stop();
+		},
+		/-wal and -shm appeared/,
+	),
 ];

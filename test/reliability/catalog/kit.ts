@@ -10,7 +10,8 @@ export function step(expect: StepExpect, args: string[], more: Partial<Step> = {
 	return {args, expect, ...more};
 }
 
-export const refused = (args: string[], match?: RegExp, more: Partial<Step> = {}): Step => step('refused', args, {match, ...more});
+export const refused = (args: string[], match?: RegExp, more: Partial<Step> = {}): Step =>
+	step('refused', args, {match, ...more});
 export const finding = (args: string[], more: Partial<Step> = {}): Step => step('finding', args, more);
 export const ok = (args: string[], more: Partial<Step> = {}): Step => step('ok', args, more);
 export const verdict = (args: string[], more: Partial<Step> = {}): Step => step('any-verdict', args, more);
@@ -63,5 +64,14 @@ export function recordsIn(...dirs: string[]): string[] {
 export function repairWrites(db: string): string[] {
 	const dir = path.dirname(db);
 	// The snapshot's lock is the confirmed repair's too: a SIGKILL leaves it, the next write takes it over.
-	return [db, `${db}-wal`, `${db}-shm`, `${db}-journal`, path.join(dir, 'hfx-audit.jsonl'), path.join(dir, 'hfx-audit.head'), path.join(dir, '.hfx-backup.lock'), `${path.join(dir, 'state-snapshots')}/`];
+	return [
+		db,
+		`${db}-wal`,
+		`${db}-shm`,
+		`${db}-journal`,
+		path.join(dir, 'hfx-audit.jsonl'),
+		path.join(dir, 'hfx-audit.head'),
+		path.join(dir, '.hfx-backup.lock'),
+		`${path.join(dir, 'state-snapshots')}/`,
+	];
 }

@@ -17,7 +17,9 @@ function errorDocument(trail: string) {
 	return (run: RunResult): string | null => {
 		try {
 			const doc = JSON.parse(run.stdout) as {error?: {kind?: string; file?: string}};
-			return doc.error?.kind === 'not-found' && doc.error.file === trail ? null : `stdout's JSON names no missing trail: ${run.stdout.slice(0, 200)}`;
+			return doc.error?.kind === 'not-found' && doc.error.file === trail
+				? null
+				: `stdout's JSON names no missing trail: ${run.stdout.slice(0, 200)}`;
 		} catch {
 			return `stdout is not one JSON document: ${JSON.stringify(run.stdout.slice(0, 200))}`;
 		}
@@ -25,12 +27,18 @@ function errorDocument(trail: string) {
 }
 
 export const OPERATOR_VIEW: Fault[] = [
-	kind('view-audit-json-no-trail', '`audit show --json` and `audit verify --json` with no trail: exit 2, one line, the {error} document on stdout', async t => {
-		const h = await home(t.dir('home'));
-		const trail = path.join(h.root, 'hfx-audit.jsonl');
-		return {
-			evidence: [h.root],
-			steps: ['show', 'verify'].map(action => refused(['audit', action, '--db', h.db, '--json'], /no audit trail here/, {check: errorDocument(trail)})),
-		};
-	}),
+	kind(
+		'view-audit-json-no-trail',
+		'`audit show --json` and `audit verify --json` with no trail: exit 2, one line, the {error} document on stdout',
+		async t => {
+			const h = await home(t.dir('home'));
+			const trail = path.join(h.root, 'hfx-audit.jsonl');
+			return {
+				evidence: [h.root],
+				steps: ['show', 'verify'].map(action =>
+					refused(['audit', action, '--db', h.db, '--json'], /no audit trail here/, {check: errorDocument(trail)}),
+				),
+			};
+		},
+	),
 ];

@@ -12,11 +12,20 @@ import type {Fault, RunResult, Step} from '../types.js';
 import {ok, step} from './kit.js';
 
 /** A string is a failure (run-fault's `check`). */
-const expectIn = (text: string, pattern: RegExp, what: string): string | null => (pattern.test(text) ? null : `${what}: ${pattern} not found in ${text.slice(0, 400)}`);
+const expectIn = (text: string, pattern: RegExp, what: string): string | null =>
+	pattern.test(text) ? null : `${what}: ${pattern} not found in ${text.slice(0, 400)}`;
 
-function pastRestart(id: string, outcome: Fault['outcome'], notes: string, steps: (root: string, db: string, out: string) => Step[]): Fault {
+function pastRestart(
+	id: string,
+	outcome: Fault['outcome'],
+	notes: string,
+	steps: (root: string, db: string, out: string) => Step[],
+): Fault {
 	return {
-		id, cls: 9, outcome, notes,
+		id,
+		cls: 9,
+		outcome,
+		notes,
 		async setup(t) {
 			const root = t.dir('home');
 			const db = await postRestartIncident(root);
@@ -26,20 +35,48 @@ function pastRestart(id: string, outcome: Fault['outcome'], notes: string, steps
 }
 
 export const ROLLBACK_SURFACES: Fault[] = [
-	pastRestart('rollback-surfaces-metrics', 'ok', 'metrics --home on a store past its restart: hfx_rollback_happened_chats 1 in the textfile', (root, _db, out) => [
-		ok(['metrics', '--home', root, '--textfile', path.join(out, 'hfx.prom')], {check: () => {
-			const file = path.join(out, 'hfx.prom');
-			return expectIn(fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '', /^hfx_rollback_happened_chats\{profile="default"[^}]*\} 1$/m, 'the rollback gauge');
-		}}),
-	]),
-	pastRestart('rollback-surfaces-watch', 'ok', 'watch --home on a store past its restart: one rollback-happened event naming the stranded row; stopped by SIGTERM', root => [
-		step('killed', ['watch', '--home', root, '--interval', '1s', '--json-lines'], {
-			kill: {signal: 'SIGTERM', afterMs: 3000},
-			check: (r: RunResult) => expectIn(r.stdout, /"event":"rollback-happened","sessionKey":"agent:main:telegram:dm:777001","resumedId":"20260807_050620_46fab954"[^\n]*"skippedId":"20260807_052242_427c496c"/, 'the rollback event')
-				?? (r.stdout.split('"event":"rollback-happened"').length === 2 ? null : 'rollback-happened said more than once'),
-		}),
-	]),
-	pastRestart('rollback-surfaces-sessions', 'ok', 'sessions --db on a store past its restart: the resumed row R, the stranded row S', (_root, db) => [
-		ok(['sessions', '--db', db], {match: /^R {2}20260807_050620_46fab954 [^\n]*\n[\s\S]*^S {2}20260807_052242_427c496c /m}),
-	]),
+	pastRestart(
+		'rollback-surfaces-metrics',
+		'ok',
+		'metrics --home on a store past its restart: hfx_rollback_happened_chats 1 in the textfile',
+		(root, _db, out) => [
+			ok(['metrics', '--home', root, '--textfile', path.join(out, 'hfx.prom')], {
+				check: () => {
+					const file = path.join(out, 'hfx.prom');
+					return expectIn(
+						fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '',
+						/^hfx_rollback_happened_chats\{profile="default"[^}]*\} 1$/m,
+						'the rollback gauge',
+					);
+				},
+			}),
+		],
+	),
+	pastRestart(
+		'rollback-surfaces-watch',
+		'ok',
+		'watch --home on a store past its restart: one rollback-happened event naming the stranded row; stopped by SIGTERM',
+		root => [
+			step('killed', ['watch', '--home', root, '--interval', '1s', '--json-lines'], {
+				kill: {signal: 'SIGTERM', afterMs: 3000},
+				check: (r: RunResult) =>
+					expectIn(
+						r.stdout,
+						/"event":"rollback-happened","sessionKey":"agent:main:telegram:dm:777001","resumedId":"20260807_050620_46fab954"[^\n]*"skippedId":"20260807_052242_427c496c"/,
+						'the rollback event',
+					) ??
+					(r.stdout.split('"event":"rollback-happened"').length === 2 ? null : 'rollback-happened said more than once'),
+			}),
+		],
+	),
+	pastRestart(
+		'rollback-surfaces-sessions',
+		'ok',
+		'sessions --db on a store past its restart: the resumed row R, the stranded row S',
+		(_root, db) => [
+			ok(['sessions', '--db', db], {
+				match: /^R {2}20260807_050620_46fab954 [^\n]*\n[\s\S]*^S {2}20260807_052242_427c496c /m,
+			}),
+		],
+	),
 ];

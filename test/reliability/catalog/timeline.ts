@@ -15,7 +15,10 @@ const KEY = 'agent:main:telegram:dm:1';
 
 export const TIMELINE_FAULTS: Fault[] = [
 	{
-		id: 'timeline-log-fifo', cls: 3, outcome: 'finding', notes: 'logs/gateway.log beside the store is a FIFO: the timeline is told without it (not read, said so), no hang',
+		id: 'timeline-log-fifo',
+		cls: 3,
+		outcome: 'finding',
+		notes: 'logs/gateway.log beside the store is a FIFO: the timeline is told without it (not read, said so), no hang',
 		async setup(t) {
 			const s = await crashedStore(t.dir('store'));
 			fs.mkdirSync(path.join(s.dir, 'logs'));
@@ -23,35 +26,70 @@ export const TIMELINE_FAULTS: Fault[] = [
 				throw new Error('mkfifo failed');
 			}
 
-			return {evidence: [s.dir], steps: [finding(['timeline', KEY, '--db', s.db], {match: /gateway\.log: not read \(a FIFO/})]};
+			return {
+				evidence: [s.dir],
+				steps: [finding(['timeline', KEY, '--db', s.db], {match: /gateway\.log: not read \(a FIFO/})],
+			};
 		},
 	},
 	{
-		id: 'timeline-log-link', cls: 2, outcome: 'finding', notes: 'logs/gateway.log is a link to a log elsewhere: never followed (O_NOFOLLOW), said so, the target untouched',
+		id: 'timeline-log-link',
+		cls: 2,
+		outcome: 'finding',
+		notes: 'logs/gateway.log is a link to a log elsewhere: never followed (O_NOFOLLOW), said so, the target untouched',
 		async setup(t) {
 			const s = await crashedStore(t.dir('store'));
 			const elsewhere = t.dir('elsewhere');
-			const target = write(path.join(elsewhere, 'gateway.log'), '2026-08-09 09:40:12,345 INFO gateway.run: Starting Hermes Gateway...\n');
+			const target = write(
+				path.join(elsewhere, 'gateway.log'),
+				'2026-08-09 09:40:12,345 INFO gateway.run: Starting Hermes Gateway...\n',
+			);
 			fs.mkdirSync(path.join(s.dir, 'logs'));
 			fs.symlinkSync(target, path.join(s.dir, 'logs', 'gateway.log'));
-			return {evidence: [s.dir, elsewhere], steps: [finding(['timeline', KEY, '--db', s.db], {match: /gateway\.log: not read/, notMatch: /Starting Hermes Gateway/})]};
+			return {
+				evidence: [s.dir, elsewhere],
+				steps: [
+					finding(['timeline', KEY, '--db', s.db], {
+						match: /gateway\.log: not read/,
+						notMatch: /Starting Hermes Gateway/,
+					}),
+				],
+			};
 		},
 	},
 	{
-		id: 'timeline-crashed-store', cls: 1, outcome: 'finding', notes: 'a crashed agent\'s store (-wal and -shm, no holder): the timeline reads a private copy; text and --json; -shm untouched',
+		id: 'timeline-crashed-store',
+		cls: 1,
+		outcome: 'finding',
+		notes:
+			"a crashed agent's store (-wal and -shm, no holder): the timeline reads a private copy; text and --json; -shm untouched",
 		async setup(t) {
 			const s = await crashedStore(t.dir('store'));
-			return {evidence: [s.dir], steps: [
-				finding(['timeline', KEY, '--db', s.db], {match: /ROLLBACK RISK: if the gateway restarts now/}),
-				finding(['timeline', s.ids.orphan, '--db', s.db, '--json'], {match: /"kind": "fork"/}),
-			]};
+			return {
+				evidence: [s.dir],
+				steps: [
+					finding(['timeline', KEY, '--db', s.db], {match: /ROLLBACK RISK: if the gateway restarts now/}),
+					finding(['timeline', s.ids.orphan, '--db', s.db, '--json'], {match: /"kind": "fork"/}),
+				],
+			};
 		},
 	},
 	{
-		id: 'timeline-unknown-chat', cls: 7, outcome: 'refused', notes: 'a chat no row carries: one line naming the store and the next step, exit 2',
+		id: 'timeline-unknown-chat',
+		cls: 7,
+		outcome: 'refused',
+		notes: 'a chat no row carries: one line naming the store and the next step, exit 2',
 		async setup(t) {
 			const s = await crashedStore(t.dir('store'));
-			return {evidence: [s.dir], steps: [refused(['timeline', 'agent:main:telegram:dm:404', '--db', s.db], /no chat or session .*Next: list the chats with: hfx routing/)]};
+			return {
+				evidence: [s.dir],
+				steps: [
+					refused(
+						['timeline', 'agent:main:telegram:dm:404', '--db', s.db],
+						/no chat or session .*Next: list the chats with: hfx routing/,
+					),
+				],
+			};
 		},
 	},
 ];

@@ -39,18 +39,37 @@ export const UNDO_TUI: Fault[] = [
 		id: 'undo-tui-held-by-live-view',
 		cls: 7,
 		outcome: 'refused',
-		notes: '`repair --undo` while the real hfx live view is inside a read of the store (rollback journal: read in place): refused in one line naming the hfx live view and its pid, never the gateway; no undo recorded',
+		notes:
+			'`repair --undo` while the real hfx live view is inside a read of the store (rollback journal: read in place): refused in one line naming the hfx live view and its pid, never the gateway; no undo recorded',
 		needs: ['script'],
 		setup(t) {
 			const db = journalStore(t);
 			const audit = path.join(path.dirname(db), 'hfx-audit.jsonl');
-			return {evidence: [path.dirname(db)], mayWrite: repairWrites(db), measureFrom: 2, steps: [
-				ok(['repair', '--db', db, '--apply', '--yes']),
-				// C-l re-reads the store now; the read stops 8 s with its connection open; the live view is stopped after.
-				step('killed', ['--db', db], {pty: true, concurrent: true, input: '\u000C', env: {HFX_TEST_PAUSE_AT: 'live-read', HFX_TEST_PAUSE_MS: '8000'}, kill: {signal: 'SIGTERM', afterMs: 12_000}}),
-				refused(['repair', '--db', db, '--undo', '2', '--yes'], /pid (\d+) \(hfx live view: .*quit hfx \(pid \1: the hfx live view, with q\)/, {before: liveViewHolding(db), notMatch: /gateway/,
-					check: () => (fs.readFileSync(audit, 'utf8').includes('"mode":"undo"') ? 'an undo was recorded' : null)}),
-			]};
+			return {
+				evidence: [path.dirname(db)],
+				mayWrite: repairWrites(db),
+				measureFrom: 2,
+				steps: [
+					ok(['repair', '--db', db, '--apply', '--yes']),
+					// C-l re-reads the store now; the read stops 8 s with its connection open; the live view is stopped after.
+					step('killed', ['--db', db], {
+						pty: true,
+						concurrent: true,
+						input: '\u000C',
+						env: {HFX_TEST_PAUSE_AT: 'live-read', HFX_TEST_PAUSE_MS: '8000'},
+						kill: {signal: 'SIGTERM', afterMs: 12_000},
+					}),
+					refused(
+						['repair', '--db', db, '--undo', '2', '--yes'],
+						/pid (\d+) \(hfx live view: .*quit hfx \(pid \1: the hfx live view, with q\)/,
+						{
+							before: liveViewHolding(db),
+							notMatch: /gateway/,
+							check: () => (fs.readFileSync(audit, 'utf8').includes('"mode":"undo"') ? 'an undo was recorded' : null),
+						},
+					),
+				],
+			};
 		},
 	},
 ];

@@ -1,5 +1,12 @@
 /** What a fuzzer reports: its seed, how many inputs it tried, the slowest, and every failing input. */
-export type FuzzReport = {name: string; seed: number; inputs: number; slowestMs: number; failures: string[]; notes: string};
+export type FuzzReport = {
+	name: string;
+	seed: number;
+	inputs: number;
+	slowestMs: number;
+	failures: string[];
+	notes: string;
+};
 
 export type Fuzzer = {
 	name: string;

@@ -5,7 +5,7 @@
  */
 import {prng} from '../../helpers/prng.js';
 
-const EDGE = [0x00, 0xFF, 0x7F, 0x80, 0x01];
+const EDGE = [0x00, 0xff, 0x7f, 0x80, 0x01];
 
 export type Rng = () => number;
 
@@ -58,7 +58,7 @@ function one(r: Rng, src: Buffer, hot: number): Buffer {
 		default: {
 			const i = at() & ~3;
 			if (i + 4 <= b.length) {
-				b.writeUInt32BE([0, 0xFF_FF_FF_FF, 0x80_00_00_00, 1, 65_536][int(r, 5)]!, i);
+				b.writeUInt32BE([0, 0xff_ff_ff_ff, 0x80_00_00_00, 1, 65_536][int(r, 5)]!, i);
 			}
 
 			return b;

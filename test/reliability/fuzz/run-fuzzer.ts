@@ -24,12 +24,18 @@ export async function fuzzInProcess(name: string, inputs: number): Promise<FuzzR
 }
 
 export async function fuzzInChild(name: string, inputs: number, timeoutMs: number): Promise<FuzzReport> {
-	const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts/reliability.mjs'), '--fuzz-one', name, String(inputs)], {encoding: 'utf8', timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 64 << 20});
+	const r = spawnSync(
+		process.execPath,
+		[path.join(ROOT, 'scripts/reliability.mjs'), '--fuzz-one', name, String(inputs)],
+		{encoding: 'utf8', timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 64 << 20},
+	);
 	const last = r.stdout?.trim().split('\n').at(-1) ?? '';
 	try {
 		return JSON.parse(last) as FuzzReport;
 	} catch {
-		const why = r.signal ? `killed by the suite after ${timeoutMs} ms (a hang or too slow)` : `ended with ${r.status}: ${(r.stderr ?? '').trim().slice(0, 300)}`;
+		const why = r.signal
+			? `killed by the suite after ${timeoutMs} ms (a hang or too slow)`
+			: `ended with ${r.status}: ${(r.stderr ?? '').trim().slice(0, 300)}`;
 		return {name, seed: FUZZ_SEED, inputs, slowestMs: 0, failures: [`the fuzzer's process ${why}`], notes: ''};
 	}
 }

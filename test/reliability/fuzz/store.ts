@@ -20,7 +20,10 @@ async function tryStore(dir: string, input: Buffer): Promise<string | null> {
 	fs.mkdirSync(store);
 	const db = path.join(store, 'state.db');
 	fs.writeFileSync(db, input);
-	for (const args of [['scan', '--db', db], ['sessions', '--db', db, '--json']]) {
+	for (const args of [
+		['scan', '--db', db],
+		['sessions', '--db', db, '--json'],
+	]) {
 		const r = await runHfx({args, expect: 'any-verdict'}, {timeoutMs: 20_000, home: dir, tmpdir: dir});
 		const j = judge({args, expect: r.code === 2 ? 'refused' : 'any-verdict'}, r);
 		if (j.problems.length > 0) {
@@ -38,12 +41,15 @@ async function tryStore(dir: string, input: Buffer): Promise<string | null> {
 
 export const storeFuzzer: Fuzzer = {
 	name: 'store reader (dist/hfx.js)',
-	notes: 'a clean v30 state.db, mutated (header, b-tree pages, cuts), read by `hfx scan` and `hfx sessions --json`; the file must stay as it was',
+	notes:
+		'a clean v30 state.db, mutated (header, b-tree pages, cuts), read by `hfx scan` and `hfx sessions --json`; the file must stay as it was',
 	async run(seed, inputs) {
 		const dir = fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'hfx-fuzz-store-'));
 		try {
 			const base = fs.readFileSync((await home(path.join(dir, 'h'))).db);
-			return await fuzzLoop({name: this.name, notes: this.notes, seed, inputs, hot: 4096 * 3}, base, input => tryStore(dir, input));
+			return await fuzzLoop({name: this.name, notes: this.notes, seed, inputs, hot: 4096 * 3}, base, input =>
+				tryStore(dir, input),
+			);
 		} finally {
 			fs.rmSync(dir, {recursive: true, force: true});
 		}

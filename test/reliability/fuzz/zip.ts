@@ -13,7 +13,12 @@ import {fuzzLoop} from './loop.js';
 
 function decodeError(error: unknown): boolean {
 	const e = error as NodeJS.ErrnoException;
-	return e instanceof Error && e.name === 'Error' && (String(e.code ?? '').startsWith('Z_') || /invalid|too many|expected|unexpected|unsupported|not supported|compress|size|truncated|end of/i.test(e.message));
+	return (
+		e instanceof Error &&
+		e.name === 'Error' &&
+		(String(e.code ?? '').startsWith('Z_') ||
+			/invalid|too many|expected|unexpected|unsupported|not supported|compress|size|truncated|end of/i.test(e.message))
+	);
 }
 
 async function readZip(file: string): Promise<string | null> {
@@ -21,7 +26,9 @@ async function readZip(file: string): Promise<string | null> {
 	try {
 		z = await openZip(file);
 	} catch (error) {
-		return error instanceof ZipUnreadable ? null : `openZip threw ${(error as Error).name}: ${(error as Error).message}`;
+		return error instanceof ZipUnreadable
+			? null
+			: `openZip threw ${(error as Error).name}: ${(error as Error).message}`;
 	}
 
 	try {
@@ -44,7 +51,8 @@ async function readZip(file: string): Promise<string | null> {
 
 export const zipFuzzer: Fuzzer = {
 	name: 'zip reader',
-	notes: 'source/backup/archive/zipread.ts openZip, structuralProblems, readMember on a sealed archive by dist/hfx.js, mutated',
+	notes:
+		'source/backup/archive/zipread.ts openZip, structuralProblems, readMember on a sealed archive by dist/hfx.js, mutated',
 	async run(seed, inputs) {
 		const dir = fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'hfx-fuzz-zip-'));
 		try {

@@ -12,15 +12,39 @@ const event = (kind: ActivityKind, text = 'x'): ActivityEvent => ({at: AT, kind,
 
 describe('activityLine', () => {
 	it('writes a burst as the span it lasted and what it sums', () => {
-		const burst: ActivityEvent = {at: AT, kind: 'messages', subject: 'a', text: '+37 messages in 3 sessions', burst: {until: AT + 8, messages: 37, sessions: ['a', 'b', 'c']}};
+		const burst: ActivityEvent = {
+			at: AT,
+			kind: 'messages',
+			subject: 'a',
+			text: '+37 messages in 3 sessions',
+			burst: {until: AT + 8, messages: 37, sessions: ['a', 'b', 'c']},
+		};
 		expect(activityLine(burst)).toBe('01:13:20–01:13:28  · +37 messages in 3 sessions');
-		expect(activityLine({...burst, burst: {until: AT, messages: 1, sessions: ['a']}, text: '+1 message in a'})).toBe('01:13:20  · +1 message in a');
+		expect(activityLine({...burst, burst: {until: AT, messages: 1, sessions: ['a']}, text: '+1 message in a'})).toBe(
+			'01:13:20  · +1 message in a',
+		);
 	});
 
 	it('marks each signal kind with a glyph and a word of its own', () => {
-		const signal: ActivityKind[] = ['rotated', 'routing', 'orphan', 'rollback-risk', 'resolved', 'repaired', 'reopened'];
+		const signal: ActivityKind[] = [
+			'rotated',
+			'routing',
+			'orphan',
+			'rollback-risk',
+			'resolved',
+			'repaired',
+			'reopened',
+		];
 		const prefixes = signal.map(kind => activityLine(event(kind)).slice(10).replace(/ +x$/, ''));
-		expect(prefixes).toEqual(['▶ ROTATED', '▶ ROUTING', '! ORPHAN', '✗ ROLLBACK RISK', '✓ CLEARED', '✓ REPAIRED', '■ STORE']);
+		expect(prefixes).toEqual([
+			'▶ ROTATED',
+			'▶ ROUTING',
+			'! ORPHAN',
+			'✗ ROLLBACK RISK',
+			'✓ CLEARED',
+			'✓ REPAIRED',
+			'■ STORE',
+		]);
 		expect(new Set(prefixes).size).toBe(signal.length);
 	});
 

@@ -156,6 +156,9 @@ function findingEvents(before: Analysis, after: Analysis, at: number): ActivityE
 	return events;
 }
 
+/** The sessions of the earlier analysis, by id: its own index, or their records as they were. */
+type Previous = Pick<ReadonlyMap<string, SessionRecord>, 'get' | 'has' | 'keys'>;
+
 /**
  * `changed`, when known, limits the session comparison to those ids (the live view's incremental
  * path); `old` gives their records as they were when the two analyses share one index.
@@ -168,92 +171,115 @@ export function diffActivity(
 	changed?: ReadonlySet<string>,
 	old?: (id: string) => SessionRecord | undefined,
 ): ActivityEvent[] {
-	const events: ActivityEvent[] = [];
-	const prev: Pick<ReadonlyMap<string, SessionRecord>, 'get' | 'has' | 'keys'> = old
+	const prev: Previous = old
 		? {get: old, has: id => old(id) !== undefined, keys: () => before.byId.keys()}
 		: before.byId;
 	const compared = changed
 		? [...changed].map(id => after.byId.get(id)).filter((s): s is SessionRecord => s !== undefined)
 		: after.snapshot.sessions;
-	for (const [id, count] of newMessages) {
+	const events: ActivityEvent[] = [
+		...messageEvents(after, newMessages, at),
+		...compared.flatMap(s => sessionEvents(after, prev.get(s.id), s, at)),
+		...removedEvents(after, prev, changed, at),
+		...routingEntryEvents(before, after, at),
+		...findingEvents(before, after, at),
+	];
+	// A parent that ended by the rotation seen in the same read is said by the rotation's line.
+	const rotatedFrom = new Set(
+		events.filter(e => e.kind === 'rotated').map(e => after.lineage.parentEdge.get(e.subject)?.parentId),
+	);
+	return events.filter(e => !(e.kind === 'ended' && rotatedFrom.has(e.subject)));
+}
+
+/** Messages appended since the last read, per session. */
+function messageEvents(after: Analysis, newMessages: NewMessages, at: number): ActivityEvent[] {
+	return [...newMessages].map(([id, count]) => {
 		const s = after.byId.get(id);
 		const name = s ? label(s) : 'unknown session';
-		events.push({
+		return {
 			at,
 			kind: 'messages',
 			subject: id,
 			count,
 			label: name,
 			text: `+${count} message${count === 1 ? '' : 's'} in ${id} (${name})`,
-		});
+		};
+	});
+}
+
+/** One session against its earlier record: created or rotated, ended or reopened, its session key moved. */
+function sessionEvents(after: Analysis, old: SessionRecord | undefined, s: SessionRecord, at: number): ActivityEvent[] {
+	if (!old) {
+		const edge = after.lineage.parentEdge.get(s.id);
+		return edge && (edge.kind === 'compression' || edge.kind === 'reset')
+			? [{at, kind: 'rotated', subject: s.id, text: `${edge.parentId} → ${s.id} (${edge.kind}, ${label(s)})`}]
+			: [
+					{
+						at,
+						kind: 'created',
+						subject: s.id,
+						text: `${s.id} (${s.source}${s.sessionKey ? `, ${s.sessionKey}` : ', no routing identity'})`,
+					},
+				];
 	}
 
-	for (const s of compared) {
-		const old = prev.get(s.id);
-		if (!old) {
-			const edge = after.lineage.parentEdge.get(s.id);
-			if (edge && (edge.kind === 'compression' || edge.kind === 'reset')) {
-				events.push({
-					at,
-					kind: 'rotated',
-					subject: s.id,
-					text: `${edge.parentId} → ${s.id} (${edge.kind}, ${label(s)})`,
-				});
-			} else {
-				events.push({
-					at,
-					kind: 'created',
-					subject: s.id,
-					text: `${s.id} (${s.source}${s.sessionKey ? `, ${s.sessionKey}` : ', no routing identity'})`,
-				});
-			}
-
-			continue;
-		}
-
-		if (old.endedAtRaw === null && s.endedAtRaw !== null) {
-			events.push(
-				s.endReason === 'superseded_by_repair'
-					? repaired(after, s, at)
-					: {at, kind: 'ended', subject: s.id, text: `${s.id}: ${s.endReason ?? '(no reason)'}`},
-			);
-		} else if (old.endedAtRaw !== null && s.endedAtRaw === null) {
-			events.push({at, kind: 'ended', subject: s.id, text: `${s.id} reopened (was ${old.endReason ?? 'ended'})`});
-		}
-
-		if (old.sessionKey !== s.sessionKey) {
-			events.push({at, kind: 'routing', subject: s.id, text: keyChange(s.id, old.sessionKey, s.sessionKey)});
-		}
+	const events: ActivityEvent[] = [];
+	if (old.endedAtRaw === null && s.endedAtRaw !== null) {
+		events.push(
+			s.endReason === 'superseded_by_repair'
+				? repaired(after, s, at)
+				: {at, kind: 'ended', subject: s.id, text: `${s.id}: ${s.endReason ?? '(no reason)'}`},
+		);
+	} else if (old.endedAtRaw !== null && s.endedAtRaw === null) {
+		events.push({at, kind: 'ended', subject: s.id, text: `${s.id} reopened (was ${old.endReason ?? 'ended'})`});
 	}
 
+	if (old.sessionKey !== s.sessionKey) {
+		events.push({at, kind: 'routing', subject: s.id, text: keyChange(s.id, old.sessionKey, s.sessionKey)});
+	}
+
+	return events;
+}
+
+/** Sessions the earlier analysis had and the store no longer does. */
+function removedEvents(
+	after: Analysis,
+	prev: Previous,
+	changed: ReadonlySet<string> | undefined,
+	at: number,
+): ActivityEvent[] {
+	const events: ActivityEvent[] = [];
 	for (const id of changed ?? prev.keys()) {
 		if (prev.has(id) && !after.byId.has(id)) {
 			events.push({at, kind: 'removed', subject: id, text: `${id} is gone from the store`});
 		}
 	}
 
+	return events;
+}
+
+/** Routing entries (scope and session key) that now name another session. */
+function routingEntryEvents(before: Analysis, after: Analysis, at: number): ActivityEvent[] {
 	// The live store hands over the very same arrays when nothing there moved: nothing to compare.
-	if (before.snapshot.routing !== after.snapshot.routing) {
-		const oldEntries = new Map(before.snapshot.routing.map(e => [`${e.scope}\u0000${e.sessionKey}`, e.sessionId]));
-		for (const e of after.snapshot.routing) {
-			const was = oldEntries.get(`${e.scope}\u0000${e.sessionKey}`);
-			if (was !== e.sessionId) {
-				events.push({
-					at,
-					kind: 'routing',
-					subject: e.sessionKey,
-					text: `routing entry ${e.sessionKey}: ${was ?? '(none)'} → ${e.sessionId ?? '(unusable)'}`,
-				});
-			}
+	if (before.snapshot.routing === after.snapshot.routing) {
+		return [];
+	}
+
+	const oldEntries = new Map(before.snapshot.routing.map(e => [`${e.scope}\u0000${e.sessionKey}`, e.sessionId]));
+	const events: ActivityEvent[] = [];
+	for (const e of after.snapshot.routing) {
+		const was = oldEntries.get(`${e.scope}\u0000${e.sessionKey}`);
+		if (was !== e.sessionId) {
+			events.push({
+				at,
+				kind: 'routing',
+				subject: e.sessionKey,
+				text: `routing entry ${e.sessionKey}: ${was ?? '(none)'} → ${e.sessionId ?? '(unusable)'}`,
+			});
 		}
 	}
 
-	events.push(...findingEvents(before, after, at));
-	// A parent that ended by the rotation seen in the same read is said by the rotation's line.
-	const rotatedFrom = new Set(
-		events.filter(e => e.kind === 'rotated').map(e => after.lineage.parentEdge.get(e.subject)?.parentId),
-	);
-	return events.filter(e => !(e.kind === 'ended' && rotatedFrom.has(e.subject)));
+	return events;
 }
 
 /** Ids whose row changed (for a brief highlight in tables). */

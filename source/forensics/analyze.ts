@@ -92,17 +92,29 @@ export function collectFindings(
 	changes?: UpgradeChanges,
 	missing: readonly MissingColumn[] = [],
 ): Finding[] {
-	const {orphans, routing} = verdicts;
+	const crash = verdicts.repairRoutingCrash;
 	// The operator's own complaint first: a rollback that already happened.
 	const findings: Finding[] = [
 		...(verdicts.rollbacks ?? []).map(rollbackHappenedFinding),
 		...(verdicts.reapChurns ?? []).map(reapChurnFinding),
 		...missing.map(missingColumnFinding),
 		...(verdicts.elsewhere ?? []),
+		...routingFindings(verdicts.routing, verdicts.byId ?? new Map()),
+		...(crash ? [repairRoutingCrashFinding(crash)] : []),
+		...verdicts.orphans.map(orphanFinding),
+		...(changes?.lines ?? []).map(afterUpgradeFinding),
+		...corruptTimeFindings(corrupt ?? sessions.filter(hasCorruptTime)),
 	];
+	const order: Record<Severity, number> = {critical: 0, warning: 1, info: 2};
+	return findings.sort((a, b) => order[a.severity] - order[b.severity]);
+}
+
+/** Per chat: the rollback a restart would make, and a routing entry that names an ended or missing session. */
+function routingFindings(routing: readonly ChatRouting[], byId: ReadonlyMap<string, SessionRecord>): Finding[] {
+	const findings: Finding[] = [];
 	for (const chat of routing) {
 		if (chat.rollbackRisk) {
-			findings.push(rollbackFinding(chat, verdicts.byId ?? new Map()));
+			findings.push(rollbackFinding(chat, byId));
 		}
 
 		if (chat.routingEntryStale) {
@@ -117,59 +129,64 @@ export function collectFindings(
 		}
 	}
 
-	const crash = verdicts.repairRoutingCrash;
-	if (crash) {
-		findings.push({
-			severity: 'warning',
-			kind: 'repair-routing-crash',
-			subject: crash.sessionId,
-			title: `this store's own repair-routing fails: ${crash.error}`,
-			detail: crash.note,
-			next: 'do not rely on `hermes sessions repair-routing` here; see what current Hermes would do under "after upgrading Hermes"',
-		});
-	}
+	return findings;
+}
 
-	for (const o of orphans) {
-		findings.push(
-			o.verdict === 'adoptable'
-				? {
-						severity: 'warning',
-						kind: 'orphan-adoptable',
-						subject: o.orphanId,
-						title: `orphan ${o.orphanId} (${o.messageCount} messages) adoptable into ${o.sessionKey}`,
-						detail: `evidence ${o.evidence}: donor ${o.donorId}; ${o.reason}`,
-						next: 'preview with: hfx repair (then stop the gateway and run hfx repair --apply)',
-					}
-				: {
-						severity: 'warning',
-						kind: 'orphan-refused',
-						subject: o.orphanId,
-						title: `orphan ${o.orphanId} (${o.messageCount} messages) not repairable`,
-						detail: `${o.reasonKind}: ${o.reason}`,
-						next:
-							'its messages are safe but unreachable by restart recovery; repair-routing refuses it, so settle it by hand (hfx lineage ' +
-							o.orphanId +
-							')',
-					},
-		);
-	}
+/** This store's own `hermes sessions repair-routing` fails on it. */
+function repairRoutingCrashFinding(crash: RepairRoutingCrash): Finding {
+	return {
+		severity: 'warning',
+		kind: 'repair-routing-crash',
+		subject: crash.sessionId,
+		title: `this store's own repair-routing fails: ${crash.error}`,
+		detail: crash.note,
+		next: 'do not rely on `hermes sessions repair-routing` here; see what current Hermes would do under "after upgrading Hermes"',
+	};
+}
 
-	for (const line of changes?.lines ?? []) {
-		findings.push({
-			severity: 'info',
-			kind: 'after-upgrade',
-			subject: line.subject,
-			title: `after upgrading Hermes: ${line.subject}`,
-			detail: line.text,
-			next: 'upgrading migrates the store and restarts the gateway: take `hfx backup --quick` first, then check `hfx scan` again',
-		});
-	}
+/** One orphan: adoptable into its chat, or refused with the reason. */
+function orphanFinding(o: OrphanVerdict): Finding {
+	return o.verdict === 'adoptable'
+		? {
+				severity: 'warning',
+				kind: 'orphan-adoptable',
+				subject: o.orphanId,
+				title: `orphan ${o.orphanId} (${o.messageCount} messages) adoptable into ${o.sessionKey}`,
+				detail: `evidence ${o.evidence}: donor ${o.donorId}; ${o.reason}`,
+				next: 'preview with: hfx repair (then stop the gateway and run hfx repair --apply)',
+			}
+		: {
+				severity: 'warning',
+				kind: 'orphan-refused',
+				subject: o.orphanId,
+				title: `orphan ${o.orphanId} (${o.messageCount} messages) not repairable`,
+				detail: `${o.reasonKind}: ${o.reason}`,
+				next:
+					'its messages are safe but unreachable by restart recovery; repair-routing refuses it, so settle it by hand (hfx lineage ' +
+					o.orphanId +
+					')',
+			};
+}
 
-	// By id: the same order however the list was built (the incremental path patches it).
-	const unusable = [...(corrupt ?? sessions.filter(hasCorruptTime))].sort((a, b) =>
-		a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
-	);
-	for (const s of unusable.slice(0, 50)) {
+/** One line of what current Hermes decides once it has migrated the store. */
+function afterUpgradeFinding(line: UpgradeChanges['lines'][number]): Finding {
+	return {
+		severity: 'info',
+		kind: 'after-upgrade',
+		subject: line.subject,
+		title: `after upgrading Hermes: ${line.subject}`,
+		detail: line.text,
+		next: 'upgrading migrates the store and restarts the gateway: take `hfx backup --quick` first, then check `hfx scan` again',
+	};
+}
+
+/**
+ * The first 50 sessions with an unusable timestamp, by id: the same order however the list was built
+ * (the incremental path patches it).
+ */
+function corruptTimeFindings(corrupt: readonly SessionRecord[]): Finding[] {
+	const unusable = [...corrupt].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+	return unusable.slice(0, 50).map((s): Finding => {
 		const cols = [
 			['started_at', s.startedAtRaw],
 			['last_activity_at', s.lastActivityAtRaw],
@@ -180,18 +197,15 @@ export function collectFindings(
 				([c, v]) =>
 					`${String(c)}=${JSON.stringify(typeof v === 'bigint' ? String(v) : Buffer.isBuffer(v) ? '<blob>' : v)}`,
 			);
-		findings.push({
+		return {
 			severity: 'info',
 			kind: 'corrupt-timestamp',
 			subject: s.id,
 			title: `unusable timestamp on ${s.id}`,
 			detail: `${cols.join(', ')} is outside the epoch window; it is ignored for recency, as Hermes does`,
 			next: 'no action needed for routing; `hermes sessions recover` can rebuild damaged rows',
-		});
-	}
-
-	const order: Record<Severity, number> = {critical: 0, warning: 1, info: 2};
-	return findings.sort((a, b) => order[a.severity] - order[b.severity]);
+		};
+	});
 }
 
 /** A column the rules need is absent: what cannot be decided, never a verdict that silently reads "fine". */

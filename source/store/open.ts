@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import {FailClosed, descriptorsExhausted, errnoWords, errorCode, errorMessage, throwFileError} from '../errors.js';
+import type {RefusalKind} from '../refusal-kinds.js';
 import {copyForeign} from './foreign-file.js';
 import type {NodeSqliteModule} from './node-sqlite.js';
 import {NodeSqliteConnection} from './node-sqlite-connection.js';
@@ -65,34 +66,46 @@ export type OpenOptions = {
 export function describeOpenError(file: string, error: unknown): FailClosed {
 	const code = errorCode(error) ?? '';
 	const message = errorMessage(error);
+	const words = stateRefusal(code, message) ?? accessRefusal(code, message) ?? unknownRefusal(code, message);
+	return new FailClosed({file, ...words, cause: error});
+}
+
+/** A refusal's words: what kind, why, and the next safe step. */
+type OpenRefusal = {kind: RefusalKind; reason: string; next: string};
+
+/** Anything else SQLite or the system said: worded as it came, for a report. */
+function unknownRefusal(code: string, message: string): OpenRefusal {
+	return {
+		kind: 'open-failed',
+		reason: `could not read the database (${code || 'error'}: ${message})`,
+		next: 'report this with the output of `hfx files --json`',
+	};
+}
+
+/** What the store is in: not a database, damaged, locked, or needing a writer's recovery; null when none of those. */
+function stateRefusal(code: string, message: string): OpenRefusal | null {
 	if (code === 'SQLITE_NOTADB') {
-		return new FailClosed({
-			file,
+		return {
 			kind: 'not-sqlite',
 			reason: `SQLite says this is not a database (${message})`,
 			next: 'check the file; look for a backup (hfx backups)',
-			cause: error,
-		});
+		};
 	}
 
 	if (code.startsWith('SQLITE_CORRUPT')) {
-		return new FailClosed({
-			file,
+		return {
 			kind: 'corrupt',
 			reason: `the database is damaged (${code}: ${message})`,
 			next: 'stop the agent, copy state.db, -wal and -shm aside with cp, then run `hermes sessions recover --source <copy> --inspect-only`',
-			cause: error,
-		});
+		};
 	}
 
 	if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
-		return new FailClosed({
-			file,
+		return {
 			kind: 'busy',
 			reason: `the database stayed locked (${code}); its owner may use exclusive locking mode or be recovering the WAL`,
 			next: 'retry in a few seconds; if it persists, see which process holds it (hfx files / lsof)',
-			cause: error,
-		});
+		};
 	}
 
 	if (
@@ -100,25 +113,26 @@ export function describeOpenError(file: string, error: unknown): FailClosed {
 		code === 'SQLITE_READONLY_CANTINIT' ||
 		code === 'SQLITE_READONLY_ROLLBACK'
 	) {
-		return new FailClosed({
-			file,
+		return {
 			kind: 'needs-recovery',
 			reason: `a read-only reader cannot read it now (${code}: the WAL index or a hot journal needs a writer to recover it)`,
 			next: 'let the agent open it once, or copy all three files to a scratch folder and inspect the copy',
-			cause: error,
-		});
+		};
 	}
 
+	return null;
+}
+
+/** Why this process cannot reach the store: no descriptors left, permissions, an I/O error; null when none of those. */
+function accessRefusal(code: string, message: string): OpenRefusal | null {
 	const exhausted = code === 'SQLITE_CANTOPEN' ? descriptorsExhausted() : null;
 	if (exhausted) {
 		const words = errnoWords(exhausted);
-		return new FailClosed({
-			file,
+		return {
 			kind: `errno-${exhausted.toLowerCase()}`,
 			reason: `${words.cause} (${exhausted}) while SQLite opened it read-only (${code})`,
 			next: words.next,
-			cause: error,
-		});
+		};
 	}
 
 	if (
@@ -128,32 +142,22 @@ export function describeOpenError(file: string, error: unknown): FailClosed {
 		code === 'SQLITE_PERM' ||
 		code === 'SQLITE_AUTH'
 	) {
-		return new FailClosed({
-			file,
+		return {
 			kind: 'cannot-open',
 			reason: `SQLite cannot open it read-only (${code}: ${message}); usually permissions on the file, its -wal/-shm or its folder`,
 			next: "run hfx as the user that owns the store (sudo -u <owner> hfx …); do not chmod the agent's files",
-			cause: error,
-		});
+		};
 	}
 
 	if (code.startsWith('SQLITE_IOERR')) {
-		return new FailClosed({
-			file,
+		return {
 			kind: 'io-error',
 			reason: `I/O error while reading (${code}: ${message})`,
 			next: 'check the disk (dmesg) and copy the three files elsewhere before anything else',
-			cause: error,
-		});
+		};
 	}
 
-	return new FailClosed({
-		file,
-		kind: 'open-failed',
-		reason: `could not read the database (${code || 'error'}: ${message})`,
-		next: 'report this with the output of `hfx files --json`',
-		cause: error,
-	});
+	return null;
 }
 
 /**

@@ -447,72 +447,13 @@ export function readSnapshot(
 	context: SnapshotContext,
 	options: ReadOptions = {},
 ): {snapshot: Snapshot; meta: SnapshotMeta} {
-	const budget = options.transactionBudgetMs ?? DEFAULT_TRANSACTION_BUDGET_MS;
 	const started = performance.now();
-	const columns = options.columns ?? 'full';
-	const map = rowMapper(columns);
-	const sessions: SessionRecord[] = [];
-	let transactions = 1;
-	let txStarted = started;
-	let lastRowid = Number.MIN_SAFE_INTEGER;
 	store.connection.exec('BEGIN');
 	try {
+		// Only the rows that name the chats of keyless rows of these sources, where a read asks for them.
 		const scope = options.chatsOfSources ? scopeOf(store, schema, options.chatsOfSources) : null;
-		const page = store
-			.prepare(
-				sessionsSql(schema, {
-					paged: true,
-					columns,
-					where: scope ? 's.id IN (SELECT value FROM json_each(?))' : undefined,
-				}),
-			)
-			.raw(true);
-		const bound = scope ? [JSON.stringify([...scope])] : [];
-		for (;;) {
-			// Row by row: each raw row is garbage as soon as it is mapped (a page held whole survives
-			// the young-generation collections and costs their copying).
-			let read = 0;
-			for (const r of page.iterate(...bound, lastRowid) as IterableIterator<unknown[]>) {
-				const record = map(r);
-				const earlier = options.reuse?.get(record.id);
-				sessions.push(earlier && sameRead(earlier, record) ? earlier : record);
-				lastRowid = r[0] as number;
-				read++;
-			}
-
-			if (read < PAGE_ROWS) {
-				break;
-			}
-
-			if (performance.now() - txStarted > budget) {
-				// End this snapshot so the owner can checkpoint; continue in a fresh one.
-				store.connection.exec('COMMIT');
-				store.connection.exec('BEGIN');
-				transactions++;
-				txStarted = performance.now();
-			}
-		}
-
-		const settle = messageRowsSettler(store);
-		let counts: Map<string, number> | undefined;
-		for (let i = 0; i < sessions.length; i++) {
-			const s = sessions[i]!;
-			if (s === options.reuse?.get(s.id)) {
-				continue;
-			}
-
-			settle(s);
-			if (needsMessageCount(s)) {
-				// A read of part of the store counts the keyless rows it holds (the rows the grouped query takes).
-				counts ??= keylessMessageRows(
-					store,
-					schema,
-					scope ? sessions.filter(r => r.sessionKey === null && r.source !== 'tool').map(r => r.id) : undefined,
-				);
-				s.messageRows = counts.get(s.id) ?? 0;
-			}
-		}
-
+		const {sessions, transactions} = readSessionPages(store, schema, options, started, scope);
+		settleMessageRows(store, schema, sessions, options.reuse, scope !== null);
 		const rSql = routingSql(schema);
 		const routing = rSql ? (store.prepare(rSql).all() as Array<Record<string, unknown>>).map(toRoutingEntry) : [];
 		const restartProbes = (options.probes ?? new RestartProbeReader()).read(store, schema, sessions);
@@ -540,6 +481,78 @@ export function readSnapshot(
 	} finally {
 		if (store.connection.inTransaction) {
 			store.connection.exec('COMMIT');
+		}
+	}
+}
+
+/**
+ * The sessions, page by page inside the open read transaction; a read that outgrows its budget
+ * ends its transaction so the owner can checkpoint, and continues in a fresh one.
+ */
+function readSessionPages(
+	store: ReadOnlyStore,
+	schema: SchemaInfo,
+	options: ReadOptions,
+	started: number,
+	scope: ReadonlySet<string> | null,
+): {sessions: SessionRecord[]; transactions: number} {
+	const budget = options.transactionBudgetMs ?? DEFAULT_TRANSACTION_BUDGET_MS;
+	const columns = options.columns ?? 'full';
+	const where = scope ? 's.id IN (SELECT value FROM json_each(?))' : undefined;
+	const page = store.prepare(sessionsSql(schema, {paged: true, columns, where})).raw(true);
+	const bound = scope ? [JSON.stringify([...scope])] : [];
+	const map = rowMapper(columns);
+	const sessions: SessionRecord[] = [];
+	let transactions = 1;
+	let txStarted = started;
+	let lastRowid = Number.MIN_SAFE_INTEGER;
+	for (;;) {
+		// Row by row: each raw row is garbage as soon as it is mapped (a page held whole survives
+		// the young-generation collections and costs their copying).
+		let read = 0;
+		for (const r of page.iterate(...bound, lastRowid) as IterableIterator<unknown[]>) {
+			const record = map(r);
+			const earlier = options.reuse?.get(record.id);
+			sessions.push(earlier && sameRead(earlier, record) ? earlier : record);
+			lastRowid = r[0] as number;
+			read++;
+		}
+
+		if (read < PAGE_ROWS) {
+			return {sessions, transactions};
+		}
+
+		if (performance.now() - txStarted > budget) {
+			// End this snapshot so the owner can checkpoint; continue in a fresh one.
+			store.connection.exec('COMMIT');
+			store.connection.exec('BEGIN');
+			transactions++;
+			txStarted = performance.now();
+		}
+	}
+}
+
+/** Each newly read session's message rows settled, and a keyless row's counted (one grouped query for all). */
+function settleMessageRows(
+	store: ReadOnlyStore,
+	schema: SchemaInfo,
+	sessions: SessionRecord[],
+	reuse: ReadOptions['reuse'],
+	partial: boolean,
+): void {
+	const settle = messageRowsSettler(store);
+	// A read of part of the store counts the keyless rows it holds (the rows the grouped query takes).
+	const only = partial ? sessions.filter(r => r.sessionKey === null && r.source !== 'tool').map(r => r.id) : undefined;
+	let counts: Map<string, number> | undefined;
+	for (const s of sessions) {
+		if (s === reuse?.get(s.id)) {
+			continue;
+		}
+
+		settle(s);
+		if (needsMessageCount(s)) {
+			counts ??= keylessMessageRows(store, schema, only);
+			s.messageRows = counts.get(s.id) ?? 0;
 		}
 	}
 }

@@ -207,6 +207,35 @@ function Confirm({
 	);
 }
 
+/** The footer row: the notice (or the key hints) and the scroll indicator; nothing in it shrinks the indicator away. */
+function FlowFooter({
+	text,
+	notice,
+	where,
+	width,
+}: {
+	text: string;
+	notice: boolean;
+	where: string | null;
+	width: number;
+}): React.ReactElement {
+	const theme = useTheme();
+	return (
+		<Box width={width} height={1} flexShrink={0}>
+			<Box flexGrow={1} flexShrink={1} flexBasis={0}>
+				<Text wrap="truncate" color={notice ? theme.warn : theme.muted}>
+					{text}
+				</Text>
+			</Box>
+			{where ? (
+				<Box flexShrink={0}>
+					<Text wrap="truncate" color={theme.muted}>{` ${where} `}</Text>
+				</Box>
+			) : null}
+		</Box>
+	);
+}
+
 export function RepairFlow(props: RepairFlowProps): React.ReactElement {
 	const theme = useTheme();
 	const {isRawModeSupported} = useStdin();
@@ -278,18 +307,7 @@ export function RepairFlow(props: RepairFlowProps): React.ReactElement {
 			{state.stage === 'confirm' && state.planned ? (
 				<Confirm orphanId={props.orphanId} planned={state.planned} answer={answer.text} width={props.width} />
 			) : (
-				<Box width={props.width} height={1} flexShrink={0}>
-					<Box flexGrow={1} flexShrink={1} flexBasis={0}>
-						<Text wrap="truncate" color={state.notice ? theme.warn : theme.muted}>
-							{footer}
-						</Text>
-					</Box>
-					{where ? (
-						<Box flexShrink={0}>
-							<Text wrap="truncate" color={theme.muted}>{` ${where} `}</Text>
-						</Box>
-					) : null}
-				</Box>
+				<FlowFooter text={footer} notice={Boolean(state.notice)} where={where} width={props.width} />
 			)}
 		</Box>
 	);

@@ -166,44 +166,15 @@ export async function takeQuickSnapshot(options: QuickSnapshotOptions): Promise<
 		const id = snapshotId(snapRoot, created, label);
 		stage = tempPath(snapRoot, 'snapshot');
 		registerTemp(stage);
-		fs.mkdirSync(stage, {mode: 0o700});
-		const work = path.join(stage, '.hfx-work');
-		fs.mkdirSync(work, {mode: 0o700});
-		const manifest = newManifest('quick', id, home, created, label);
-		manifest.excluded = walk.excluded.map(e => ({path: e.rel, why: e.why}));
-		const run: SnapshotRun = {
-			options,
-			created,
-			snapRoot,
-			stage,
-			work,
-			manifest,
-			skipped: walk.skipped.map(s => ({path: s.rel, reason: s.reason})),
-			problems: [],
-			failedDbs: [],
-			total: walk.entries.reduce((a, e) => a + e.size, 0),
-			done: 0,
-		};
-		for (const [i, e] of walk.entries.entries()) {
-			const copied =
-				e.kind === 'db' && !(e.size === 0 && !fs.existsSync(`${e.abs}-wal`))
-					? await snapshotDatabase(run, e, i)
-					: snapshotFile(run, e);
-			if (!copied) {
-				continue;
-			}
-
-			run.done += e.size;
-			options.onProgress?.({phase: 'copy', label: e.rel, done: run.done, total: run.total});
-		}
-
+		const run = openStage(options, {home, walk, created, label, snapRoot, stage, id});
+		await copyEntries(run, walk.entries);
 		const qm = sealStage(run);
 		const final = path.join(snapRoot, id);
 		fs.renameSync(stage, final);
 		removeTemp(stage);
 		stage = undefined;
 		fsyncDir(snapRoot);
-		const verified = manifest.complete;
+		const verified = run.manifest.complete;
 		const pruned = verified ? pruneSnapshots(snapRoot, options.keep ?? QUICK_KEEP, id) : [];
 		recordSnapshot(run, id, verified);
 		taken = true;
@@ -233,6 +204,56 @@ export async function takeQuickSnapshot(options: QuickSnapshotOptions): Promise<
 		}
 
 		lock.release();
+	}
+}
+
+/** Where a snapshot is staged and what goes in it. */
+type StagePlace = {
+	home: string;
+	walk: ReturnType<typeof walkQuick>;
+	created: Date;
+	label: string | null;
+	snapRoot: string;
+	stage: string;
+	id: string;
+};
+
+/** Makes the staging folder (and its work folder) and starts the manifest: what the walk left out and skipped. */
+function openStage(options: QuickSnapshotOptions, place: StagePlace): SnapshotRun {
+	const {home, walk, created, label, snapRoot, stage, id} = place;
+	fs.mkdirSync(stage, {mode: 0o700});
+	const work = path.join(stage, '.hfx-work');
+	fs.mkdirSync(work, {mode: 0o700});
+	const manifest = newManifest('quick', id, home, created, label);
+	manifest.excluded = walk.excluded.map(e => ({path: e.rel, why: e.why}));
+	return {
+		options,
+		created,
+		snapRoot,
+		stage,
+		work,
+		manifest,
+		skipped: walk.skipped.map(s => ({path: s.rel, reason: s.reason})),
+		problems: [],
+		failedDbs: [],
+		total: walk.entries.reduce((a, e) => a + e.size, 0),
+		done: 0,
+	};
+}
+
+/** Copies each walked file into the stage (a database verified, a 0-byte one with no -wal as a plain file), with progress. */
+async function copyEntries(run: SnapshotRun, entries: readonly WalkEntry[]): Promise<void> {
+	for (const [i, e] of entries.entries()) {
+		const copied =
+			e.kind === 'db' && !(e.size === 0 && !fs.existsSync(`${e.abs}-wal`))
+				? await snapshotDatabase(run, e, i)
+				: snapshotFile(run, e);
+		if (!copied) {
+			continue;
+		}
+
+		run.done += e.size;
+		run.options.onProgress?.({phase: 'copy', label: e.rel, done: run.done, total: run.total});
 	}
 }
 

@@ -68,6 +68,7 @@ import {sweepRestorePartials} from '../debris.js';
 import {type VerifyReport, verifyArtifact} from '../verify/verify.js';
 import type {
 	Checks,
+	Committed,
 	DbComparison,
 	Expected,
 	PlannedMember,
@@ -177,20 +178,14 @@ export async function restoreArchive(options: RestoreOptions): Promise<RestoreRe
 	const createdDirs: string[] = [];
 	let committing = false;
 	try {
-		// Target checks.
-		const {plan, kept, trails} = planRestore(archive, target, source.members, options.mode);
-		const dbRels = plan.filter(p => p.m.kind === 'db').map(p => p.m.path);
-		// What the restore would drop, before any write (read-only on the live stores).
-		const comparison = options.mode === 'drill' ? [] : compareWithLive(target, asTargetPaths(report, source.members));
-		const shown = {
-			layout: source.layout,
-			mapping: mappingOf(
-				plan.map(p => p.m),
-				source.layout,
-				target,
-			),
-			checks: checksOf(kind, manifest),
-		};
+		const {plan, kept, trails, dbRels, comparison, shown} = planAndCompare(
+			archive,
+			target,
+			kind,
+			report,
+			source,
+			options,
+		);
 		if (options.dryRun) {
 			return {...nothingWritten(archive, target, report, comparison), ...shown, ms: performance.now() - started};
 		}
@@ -202,59 +197,29 @@ export async function restoreArchive(options: RestoreOptions): Promise<RestoreRe
 		// 9. Stage everything (first sweeping what a SIGKILLed restore left staged in those folders).
 		sweepRestorePartials(plan.map(p => path.dirname(p.dest)));
 		const staged = await stageAll(source, plan, target, stagedFiles, createdDirs, options.onProgress);
-
-		// 10.-11. Commit and re-verify as one critical section: a Ctrl-C or SIGTERM arriving between the
-		// first rename and the last check waits for them (source/interrupts.ts), so a restore is never
-		// left half-renamed by a signal.
-		refuseLinksSincePlanned(target, plan);
-		if (options.mode !== 'drill') {
-			refuseLinkedBackups(target);
-		}
-
-		const preRestore = preRestoreDirFor(plan, target, options.mode, options.now?.() ?? new Date());
-		const {restored, failed, keptAside, preDir, preCreated, postProblems, databases} = await critical(async () => {
-			committing = true;
-			const committed = commit(plan, staged, preRestore);
-			return {
-				...committed,
-				...reverify(
-					plan,
-					committed.restored,
-					dbRels.length,
-					expectedCounts(manifest, report, source.members),
-					options.onProgress,
-				),
-			};
+		const outcome = await commitAndReverify(plan, staged, target, options, {
+			dbCount: dbRels.length,
+			expected: expectedCounts(manifest, report, source.members),
+			onCommitting: () => {
+				committing = true;
+			},
 		});
-
-		const status = failed.length === 0 && postProblems.length === 0 ? 'restored' : 'partial';
-		const argv = options.argv ?? ['hfx', ...process.argv.slice(2)];
-		const audit = recordRestore(trails, kept, {
-			mode: options.mode,
-			archive,
-			argv,
-			status,
-			exitCode: status === 'restored' ? 0 : 1,
-			restored: restored.length,
-			failed: failed.length,
-			preRestoreDir: preCreated ? preDir : null,
-		});
-		postProblems.push(...audit.flatMap(a => a.problem ?? []));
-		const ok = failed.length === 0 && postProblems.length === 0;
+		const a = auditRestore(options, archive, trails, kept, outcome);
+		// The result's keys in the order `hfx restore --json` has always printed them.
 		return {
 			archive,
 			target,
-			exitCode: ok ? 0 : 1,
-			status: ok ? 'restored' : 'partial',
+			exitCode: a.exitCode,
+			status: a.status,
 			verify: report,
-			restored,
-			failed,
-			preRestoreDir: preCreated ? preDir : null,
-			keptAside,
-			postProblems,
-			databases,
+			restored: a.restored,
+			failed: a.failed,
+			preRestoreDir: a.preRestoreDir,
+			keptAside: a.keptAside,
+			postProblems: a.postProblems,
+			databases: a.databases,
 			manifest,
-			audit,
+			audit: a.audit,
 			comparison,
 			...shown,
 			ms: performance.now() - started,
@@ -265,6 +230,100 @@ export async function restoreArchive(options: RestoreOptions): Promise<RestoreRe
 	} finally {
 		source.close();
 	}
+}
+
+/** Steps 5 and 6: the targets and trails, what the restore would drop (read-only on the live stores), what it shows. */
+function planAndCompare(
+	archive: string,
+	target: string,
+	kind: ReturnType<typeof detectKind>,
+	report: VerifyReport,
+	source: {members: SourceMember[]; layout: RestoreResult['layout']},
+	options: RestoreOptions,
+) {
+	const {plan, kept, trails} = planRestore(archive, target, source.members, options.mode);
+	const dbRels = plan.filter(p => p.m.kind === 'db').map(p => p.m.path);
+	const comparison = options.mode === 'drill' ? [] : compareWithLive(target, asTargetPaths(report, source.members));
+	const shown = {
+		layout: source.layout,
+		mapping: mappingOf(
+			plan.map(p => p.m),
+			source.layout,
+			target,
+		),
+		checks: checksOf(kind, report.manifest),
+	};
+	return {plan, kept, trails, dbRels, comparison, shown};
+}
+
+/** What the commit and the re-verification found. */
+type Outcome = Committed & ReturnType<typeof reverify>;
+
+/**
+ * Steps 10 and 11, commit and re-verify as one critical section: a Ctrl-C or SIGTERM arriving between the
+ * first rename and the last check waits for them (source/interrupts.ts), so a restore is never left
+ * half-renamed by a signal. Every landing path is re-checked for links first.
+ */
+async function commitAndReverify(
+	plan: PlannedMember[],
+	staged: Map<string, string>,
+	target: string,
+	options: RestoreOptions,
+	check: {dbCount: number; expected: Expected; onCommitting: () => void},
+): Promise<Outcome> {
+	refuseLinksSincePlanned(target, plan);
+	if (options.mode !== 'drill') {
+		refuseLinkedBackups(target);
+	}
+
+	const preRestore = preRestoreDirFor(plan, target, options.mode, options.now?.() ?? new Date());
+	return critical(async () => {
+		check.onCommitting();
+		const committed = commit(plan, staged, preRestore);
+		return {
+			...committed,
+			...reverify(plan, committed.restored, check.dbCount, check.expected, options.onProgress),
+		};
+	});
+}
+
+/** Step 12: the restore's entry in each audit trail, and the result's outcome with the trails' problems. */
+function auditRestore(
+	options: RestoreOptions,
+	archive: string,
+	trails: string[],
+	kept: Parameters<typeof recordRestore>[1],
+	outcome: Outcome,
+): Pick<
+	RestoreResult,
+	'exitCode' | 'status' | 'restored' | 'failed' | 'preRestoreDir' | 'keptAside' | 'postProblems' | 'databases' | 'audit'
+> {
+	const {restored, failed, keptAside, preDir, preCreated, postProblems, databases} = outcome;
+	const status = failed.length === 0 && postProblems.length === 0 ? 'restored' : 'partial';
+	const argv = options.argv ?? ['hfx', ...process.argv.slice(2)];
+	const audit = recordRestore(trails, kept, {
+		mode: options.mode,
+		archive,
+		argv,
+		status,
+		exitCode: status === 'restored' ? 0 : 1,
+		restored: restored.length,
+		failed: failed.length,
+		preRestoreDir: preCreated ? preDir : null,
+	});
+	postProblems.push(...audit.flatMap(a => a.problem ?? []));
+	const ok = failed.length === 0 && postProblems.length === 0;
+	return {
+		exitCode: ok ? 0 : 1,
+		status: ok ? 'restored' : 'partial',
+		restored,
+		failed,
+		preRestoreDir: preCreated ? preDir : null,
+		keptAside,
+		postProblems,
+		databases,
+		audit,
+	};
 }
 
 /** Steps 7 and 8: nobody holds what we replace, the pre-restore copies never go through a link, every trail takes its entry; the confirmation says what the restore would drop. */

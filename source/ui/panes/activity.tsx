@@ -83,8 +83,7 @@ function ActivityView({ctx}: {ctx: PaneContext}): React.ReactElement {
 				color={e => tone(theme, e)}
 			/>
 			<Text color={theme.muted} wrap="truncate">
-				{' '}
-				· messages (one line per burst) ▶ rotation/routing ! orphan ✗ rollback risk ✓ cleared/repaired
+				{'  · messages (one line per burst)  ▶ rotation/routing  ! orphan  ✗ rollback risk  ✓ cleared/repaired'}
 			</Text>
 		</Box>
 	);

@@ -42,7 +42,7 @@ function BackupsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 	const theme = useTheme();
 	const m = ctx.backups;
 	if (!m) {
-		return <Text color={theme.muted}> looking for backups…</Text>;
+		return <Text color={theme.muted}>{'  looking for backups…'}</Text>;
 	}
 
 	const rows = m.entries.map(e => ({e, w: backupWords(e, ctx.now)}));

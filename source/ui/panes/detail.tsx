@@ -134,7 +134,7 @@ function DetailView({ctx}: {ctx: PaneContext}): React.ReactElement {
 	const theme = useTheme();
 	const id = ctx.focusSession;
 	if (!id) {
-		return <Text color={theme.muted}> Select a session in the Sessions pane (1) and press Enter.</Text>;
+		return <Text color={theme.muted}>{'  Select a session in the Sessions pane (1) and press Enter.'}</Text>;
 	}
 
 	const wrap = ctx.ui.wrap.detail;

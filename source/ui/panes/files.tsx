@@ -12,7 +12,7 @@ import type {PaneContext, PaneSpec} from './types.js';
 function FilesView({ctx}: {ctx: PaneContext}): React.ReactElement {
 	const theme = useTheme();
 	if (!ctx.files) {
-		return <Text color={theme.muted}> reading the files…</Text>;
+		return <Text color={theme.muted}>{'  reading the files…'}</Text>;
 	}
 
 	const tone = (t: string | undefined) =>

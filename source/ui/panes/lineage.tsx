@@ -41,7 +41,7 @@ function LineageView({ctx}: {ctx: PaneContext}): React.ReactElement {
 	const theme = useTheme();
 	const items = lines(ctx);
 	if (!ctx.focusSession) {
-		return <Text color={theme.muted}> Select a session (Sessions pane, 1) to see its lineage.</Text>;
+		return <Text color={theme.muted}>{'  Select a session (Sessions pane, 1) to see its lineage.'}</Text>;
 	}
 
 	const a = ctx.model.analysis;
@@ -68,8 +68,7 @@ function LineageView({ctx}: {ctx: PaneContext}): React.ReactElement {
 				}
 			/>
 			<Text color={theme.muted} wrap="truncate">
-				{' '}
-				edges: compression · branch · reset · delegate · repair ⏎ open the session under the cursor
+				{'  edges: compression · branch · reset · delegate · repair   ⏎ open the session under the cursor'}
 			</Text>
 		</Box>
 	);

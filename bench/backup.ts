@@ -188,7 +188,9 @@ async function quietStore(ctx: BenchContext, bench: BenchDb, work: string, cli: 
 			}
 		}
 
-		specs.forEach(s => clean(s.output));
+		for (const s of specs) {
+			clean(s.output);
+		}
 		return {
 			...quietRows(
 				ctx,

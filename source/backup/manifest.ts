@@ -16,7 +16,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
-import {packageRoot} from '../paths.js';
 import {toolVersion} from '../version.js';
 
 export const MANIFEST_NAME = 'manifest.json';

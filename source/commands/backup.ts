@@ -6,13 +6,12 @@
  */
 import path from 'node:path';
 import {tarballRetentionLines} from '../report/backups.js';
-import {type BackupResult, createBackup, defaultBackupDir} from '../backup/create/backup.js';
+import {type BackupResult, createBackup} from '../backup/create/backup.js';
 import {progressSink} from '../backup/progress.js';
 import {type QuickSnapshotResult, takeQuickSnapshot} from '../backup/create/snapshot.js';
 import type {ExitCode} from '../errors.js';
-import {hermesRoot} from '../store/locate.js';
 import {type GlobalFlags, type Io, emit, guarded} from './context.js';
-import {backupDirs, failIfAbandoned, resolveRoot} from './shared/backup-root.js';
+import {failIfAbandoned, resolveRoot} from './shared/backup-root.js';
 import {bytes, plural} from '../text/format.js';
 
 export type BackupFlags = GlobalFlags & {

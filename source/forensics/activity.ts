@@ -343,10 +343,13 @@ export function foldActivity(
 
 		const count = e.burst?.messages ?? e.count ?? 1;
 		const last = out.at(-1);
-		const open = last?.burst && e.at - last.burst.until <= gapSeconds && e.at >= last.at ? last : undefined;
+		const open =
+			last?.burst && e.at - last.burst.until <= gapSeconds && e.at >= last.at
+				? {at: last.at, burst: last.burst}
+				: undefined;
 		const added = e.burst?.sessions ?? [e.subject];
-		const sessions = [...(open?.burst!.sessions ?? []).filter(id => !added.includes(id)), ...added];
-		const burst: Burst = {until: e.at, messages: (open?.burst!.messages ?? 0) + count, sessions};
+		const sessions = [...(open?.burst.sessions ?? []).filter(id => !added.includes(id)), ...added];
+		const burst: Burst = {until: e.at, messages: (open?.burst.messages ?? 0) + count, sessions};
 		const entry: ActivityEvent = {
 			at: open?.at ?? e.at,
 			kind: 'messages',

@@ -263,7 +263,7 @@ function rollbackFinding(chat: ChatRouting, byId: ReadonlyMap<string, SessionRec
 		...(after ? {ifRestarted: after} : {}),
 		next: adoptable
 			? `do not restart the gateway yet; preview the adoption of ${chat.newestActivityIn} with: hfx repair`
-			: 'do not restart the gateway yet; inspect the chat with: hfx routing ' + JSON.stringify(chat.sessionKey),
+			: `do not restart the gateway yet; inspect the chat with: hfx routing ${JSON.stringify(chat.sessionKey)}`,
 	};
 }
 

@@ -55,7 +55,7 @@ export const GATEWAY_WIDE: ReadonlySet<LogKind> = new Set([
 ]);
 
 /** A quoted Python repr of a str: '…' or "…". */
-const REPR = String.raw`(?:'([^']*)'|"([^"]*)")`;
+const REPR = `(?:'([^']*)'|"([^"]*)")`;
 
 type Matcher = {kind: LogKind; re: RegExp; key?: number; ids?: number[]};
 

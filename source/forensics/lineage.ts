@@ -334,7 +334,9 @@ export function flattenTree(root: LineageNode): TreeLine[] {
 	const walk = (n: LineageNode, indent: string, last: boolean, isRoot: boolean) => {
 		lines.push({node: n, prefix: isRoot ? '' : `${indent}${last ? '└─ ' : '├─ '}`});
 		const childIndent = isRoot ? '' : indent + (last ? '   ' : '│  ');
-		n.children.forEach((c, i) => walk(c, childIndent, i === n.children.length - 1, false));
+		for (const [i, c] of n.children.entries()) {
+			walk(c, childIndent, i === n.children.length - 1, false);
+		}
 	};
 
 	walk(root, '', true, true);

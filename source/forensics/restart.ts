@@ -6,7 +6,7 @@
 import {RESET_END_REASONS} from './end-reasons.js';
 import type {Rules} from './generations.js';
 import {type Lineage, compressionTip} from './lineage.js';
-import {type Cell, type RoutingEntry, type RuleSet, type SessionRecord} from './types.js';
+import type {Cell, RoutingEntry, RuleSet, SessionRecord} from './types.js';
 import {coalesce, compareCells} from './time.js';
 
 export type CandidateVerdict = {

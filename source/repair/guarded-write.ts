@@ -59,7 +59,7 @@ export function checkPreconditions(run: WriteRun): ApplyOutcome | null {
 async function snapshotChecked(run: WriteRun, label: 'pre-repair' | 'pre-undo'): Promise<ApplyOutcome | null> {
 	const {outcome} = run;
 	run.log('taking a snapshot before writing…');
-	let snapshot;
+	let snapshot: Awaited<ReturnType<typeof takeQuickSnapshot>>;
 	try {
 		snapshot = await takeQuickSnapshot({dbPath: run.dbPath, label});
 	} catch (error) {

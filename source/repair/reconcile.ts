@@ -150,7 +150,7 @@ export function reconcileAudit(options: {
 	const settled: Settlement[] = [];
 	for (const db of new Set(pending.map(i => path.resolve(i.database)))) {
 		const intents = pending.filter(i => path.resolve(i.database) === db);
-		let states;
+		let states: ReturnType<typeof readStates>;
 		try {
 			states = readStates(db, intents);
 		} catch (error) {

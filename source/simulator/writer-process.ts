@@ -141,13 +141,13 @@ function run(command: WriterCommand): Record<string, unknown> {
 
 		case 'exit-without-close': {
 			reply({ok: true});
-			process.exit(0);
+			return process.exit(0);
 		}
 
 		case 'close': {
 			writer.close();
 			reply({ok: true});
-			process.exit(0);
+			return process.exit(0);
 		}
 
 		default: {

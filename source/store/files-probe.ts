@@ -5,7 +5,6 @@
  * lines.
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import type {DbHeader} from './db-header.js';
 import {type HolderReport, findHolders} from './holders.js';
 import {type ShmHeader, ShmReader} from './shm.js';

@@ -11,7 +11,7 @@ import {FailClosed, errorCode, throwFileError} from '../errors.js';
 import {shmHeld} from './shm-owner.js';
 import {fileTypeName, linkText, openForeign} from './foreign-file.js';
 import {type StoreLink, realStorePath} from './locate.js';
-import {type DbHeader, hasSqliteMagic, headerProblem, parseDbHeader} from './db-header.js';
+import {type DbHeader, headerProblem, parseDbHeader} from './db-header.js';
 import {assertNoLiveHandle, liveHeader} from './live-handles.js';
 
 export type FileFacts = {

@@ -7,7 +7,7 @@ import type {ReadOnlyStore} from './open.js';
 import type {SchemaInfo} from './schema.js';
 import {RestartProbeReader} from './restart-probes.js';
 import {EPOCH_MAX, EPOCH_MIN, inWindow} from '../forensics/time.js';
-import {type Cell, type RoutingEntry, type SessionRecord, type Snapshot} from '../forensics/types.js';
+import type {Cell, RoutingEntry, SessionRecord, Snapshot} from '../forensics/types.js';
 import {needsMessageCount} from '../forensics/orphans.js';
 import {chatScope} from '../forensics/chat-scope.js';
 

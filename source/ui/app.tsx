@@ -1,7 +1,7 @@
 /**
  * The TUI's root: the colour theme around the live screen.
  */
-import React from 'react';
+import type React from 'react';
 import type {AppProps} from './app-props.js';
 import {Screen} from './screen.js';
 import {COLOR_THEME, MONO_THEME, ThemeContext} from './theme.js';

@@ -22,6 +22,7 @@ export function useSource<T>(
 export function useClock(tick: boolean | undefined, now: (() => number) | undefined): number {
 	const read = now ?? (() => Date.now() / 1000);
 	const [clock, setClock] = useState(read);
+	// biome-ignore lint/correctness/useExhaustiveDependencies: `read` is derived from `now`, so tick and now are the whole list
 	useEffect(() => {
 		if (!tick) {
 			return;
@@ -29,7 +30,6 @@ export function useClock(tick: boolean | undefined, now: (() => number) | undefi
 
 		const timer = setInterval(() => setClock(read()), 5000);
 		return () => clearInterval(timer);
-		// `read` is derived from `now`, so these two are the whole dependency list.
 	}, [tick, now]);
 	return clock;
 }

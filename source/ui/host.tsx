@@ -5,7 +5,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import v8 from 'node:v8';
-import React from 'react';
 import {render} from 'ink';
 import {type ExitCode, refusalExit} from '../errors.js';
 import type {GlobalFlags, Io} from '../io.js';

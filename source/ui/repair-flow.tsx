@@ -5,7 +5,8 @@
  * Nothing is written before the typed confirmation. Long values wrap, and the lines between the
  * title and the footer scroll (j/k, C-d/C-u, g/G) with an indicator of where the window is.
  */
-import React, {useReducer, useRef} from 'react';
+import type React from 'react';
+import {useReducer, useRef} from 'react';
 import {Box, useStdin} from 'ink';
 import {Text} from './components/text.js';
 import type {Planned} from '../repair/apply.js';

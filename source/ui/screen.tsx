@@ -2,7 +2,8 @@
  * The live screen's layout: header, pane tabs, banner, then the focused pane (or the help, or
  * the repair flow drawn over it), and the footer (or the filter line).
  */
-import React, {useReducer} from 'react';
+import type React from 'react';
+import {useReducer} from 'react';
 import {Box, useApp} from 'ink';
 import type {AppProps} from './app-props.js';
 import {Banner} from './components/banner.js';

@@ -16,13 +16,13 @@ export function useTerminalSize(): Size {
 	const stdout = useStdout().stdout as NodeJS.WriteStream;
 	const read = (): Size => ({columns: stdout.columns || 80, rows: stdout.rows || 24});
 	const [size, setSize] = useState<Size>(read);
+	// biome-ignore lint/correctness/useExhaustiveDependencies: `read` only reads `stdout`, the whole list
 	useEffect(() => {
 		const onResize = () => setSize(read());
 		stdout.on('resize', onResize);
 		return () => {
 			stdout.off('resize', onResize);
 		};
-		// `read` only reads `stdout`: it is the whole dependency list.
 	}, [stdout]);
 	return size;
 }

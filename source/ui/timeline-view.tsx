@@ -4,7 +4,8 @@
  * rebuilt whenever the store changes (a second process writing while it is open). The title and the
  * footer stay; the lines between them scroll (j/k, C-d/C-u, g/G); Esc returns to the pane.
  */
-import React, {useMemo, useRef, useState} from 'react';
+import type React from 'react';
+import {useMemo, useRef, useState} from 'react';
 import {Box, useStdin} from 'ink';
 import type {LiveModel} from '../store/live.js';
 import {chatNamed, timelineOfChat} from '../forensics/timeline-of-chat.js';
@@ -86,6 +87,7 @@ export function TimelineView(props: TimelineViewProps): React.ReactElement {
 	const theme = useTheme();
 	const {isRawModeSupported} = useStdin();
 	const logs = useLogs(props.model.facts.path);
+	// biome-ignore lint/correctness/useExhaustiveDependencies: the model's revision stands for what build reads of it
 	const built = useMemo(() => build(props.chat, props, logs), [props.chat, props.model.revision, props.width, logs]);
 	const [scroll, setScroll] = useState(0);
 	const view = Math.max(1, props.height - 2);

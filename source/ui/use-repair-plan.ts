@@ -23,6 +23,7 @@ export function useRepairPlan(
 	dispatch: Dispatch,
 ): void {
 	const {id: donorId, turns} = donor;
+	// biome-ignore lint/correctness/useExhaustiveDependencies: dispatch and the stage ref are stable; a new turn count re-plans
 	useEffect(() => {
 		const stage = current.current.stage;
 		if (stage !== 'planning' && stage !== 'preview') {
@@ -45,7 +46,7 @@ export function useRepairPlan(
 		return () => {
 			live = false;
 		};
-		// `dispatch` and the stage ref are stable; the stage is read when the effect runs, not a reason to re-plan.
+		// The stage is read when the effect runs, not a reason to re-plan.
 	}, [orphanId, donorId, turns, revision, service]);
 }
 

@@ -46,6 +46,7 @@ function useShownModel(latest: LiveModel, paused: boolean): LiveModel {
 
 /** One session's detail, read once per store and revision (null when it cannot be read): another profile focused is another store, whatever its revision. */
 function useDetail(props: AppProps, revision: number, store: string): (id: string) => SessionDetail | null {
+	// biome-ignore lint/correctness/useExhaustiveDependencies: a new cache per store and revision is the point
 	const cache = useMemo(() => new Map<string, SessionDetail | null>(), [revision, store]);
 	return (id: string): SessionDetail | null => {
 		if (!cache.has(id)) {

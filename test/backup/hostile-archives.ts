@@ -14,7 +14,7 @@ export type HostileMember =
 	| {name: string; hardlink: string}
 	| {name: string; device: 'chr' | 'blk' | 'fifo'};
 
-const TAR_SCRIPT = String.raw`
+const TAR_SCRIPT = `
 import io, json, sys, tarfile, base64
 out, members = sys.argv[1], json.loads(sys.stdin.read())
 mode = 'w:gz' if out.endswith('.gz') else 'w'
@@ -37,7 +37,7 @@ with tarfile.open(out, mode, format=tarfile.GNU_FORMAT) as t:
         t.addfile(info)
 `;
 
-const ZIP_SCRIPT = String.raw`
+const ZIP_SCRIPT = `
 import json, sys, zipfile, base64, warnings
 warnings.simplefilter('ignore')
 out, members = sys.argv[1], json.loads(sys.stdin.read())

@@ -69,7 +69,7 @@ function sourceFiles(dir: string): string[] {
 }
 
 /** Every module specifier a file imports (static, re-export, dynamic). */
-export function specifiers(file: string, text = fs.readFileSync(file, 'utf8')): string[] {
+function specifiers(file: string, text = fs.readFileSync(file, 'utf8')): string[] {
 	const {module} = parseSource(file, text);
 	const dynamic = module.dynamicImports
 		.map(d => text.slice(d.moduleRequest.start, d.moduleRequest.end))
@@ -89,7 +89,7 @@ function resolveSource(from: string, spec: string): string {
 }
 
 /** The violations in one file: imports up a floor or across siblings, and forensics reaching outside itself. */
-export function violations(file: string, text?: string): string[] {
+function violations(file: string, text?: string): string[] {
 	const from = unitOf(file);
 	const out: string[] = [];
 	for (const spec of specifiers(file, text)) {
@@ -125,7 +125,7 @@ export function violations(file: string, text?: string): string[] {
 }
 
 /** A command (a file directly in commands/) imports only context.ts and shared/; shared/ imports no command. */
-export function commandViolations(file: string, text?: string): string[] {
+function commandViolations(file: string, text?: string): string[] {
 	const rel = path.relative(path.join(SOURCE, 'commands'), file).split(path.sep);
 	if (rel[0] === '..' || path.isAbsolute(rel[0]!)) {
 		return [];
@@ -172,7 +172,7 @@ const PACKAGES: Record<string, readonly string[]> = {
 };
 
 /** The package imports of one file that are off their floor, or undeclared. */
-export function packageViolations(file: string, text?: string): string[] {
+function packageViolations(file: string, text?: string): string[] {
 	const unit = unitOf(file);
 	return specifiers(file, text)
 		.filter(s => !s.startsWith('.') && !s.startsWith('node:'))
@@ -219,7 +219,7 @@ function roomOf(file: string): string | null {
 }
 
 /** The imports of one backup/ file that go up or across its rooms. */
-export function roomViolations(file: string, text?: string): string[] {
+function roomViolations(file: string, text?: string): string[] {
 	const from = roomOf(file);
 	if (from === null) {
 		return [];
@@ -249,7 +249,7 @@ export function roomViolations(file: string, text?: string): string[] {
 }
 
 /** The import cycles among `files` (one per back edge of a depth-first walk, each from its smallest file), type-only imports included. */
-export function cycles(files: readonly string[], importsOf: (file: string) => string[]): string[] {
+function cycles(files: readonly string[], importsOf: (file: string) => string[]): string[] {
 	const found = new Set<string>();
 	const inSet = new Set(files);
 	const done = new Set<string>();

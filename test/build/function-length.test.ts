@@ -46,7 +46,7 @@ function nameOf(node: AstNode, parent: AstNode | undefined, text: string): strin
 }
 
 /** Every function, method and arrow function in a file, with its length in lines. */
-export function functionsOf(file: string, text = fs.readFileSync(file, 'utf8')): Fn[] {
+function functionsOf(file: string, text = fs.readFileSync(file, 'utf8')): Fn[] {
 	const line = lineOf(text);
 	const found: Fn[] = [];
 	walk(parseSource(file, text).program as unknown as AstNode, (node, parent) => {

@@ -28,7 +28,7 @@ function keepsSpaceRun(raw: string): boolean {
 }
 
 /** Each JSX text with a run of spaces the formatter would collapse, as file:line. */
-export function spaceRuns(file: string, text = fs.readFileSync(file, 'utf8')): string[] {
+function spaceRuns(file: string, text = fs.readFileSync(file, 'utf8')): string[] {
 	const line = lineOf(text);
 	const found: string[] = [];
 	walk(parseSource(file, text).program as unknown as AstNode, node => {

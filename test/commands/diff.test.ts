@@ -198,7 +198,7 @@ describe('hfx diff', () => {
 		expect(emergency.code, emergency.stderr).toBe(1);
 		expect(emergency.json.a).toMatchObject({
 			kind: 'emergency-snapshot',
-			routingScope: fs.realpathSync(inc.home) + '/sessions',
+			routingScope: `${fs.realpathSync(inc.home)}/sessions`,
 		});
 		expect(emergency.json.summary.rolledBackBetween).toEqual([SIM_KEY]);
 		const capture = hfxJson(['diff', path.join(inc.home, CAPTURE), inc.db]);

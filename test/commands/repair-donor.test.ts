@@ -1,19 +1,9 @@
-/**
- * `hfx repair --only ORPHAN --donor DONOR` on the real binary and real stores: the operator's
- * adoption of an orphan repair-routing refuses. The candidates show in scan and repair with when
- * each fell quiet; the dry run previews it (why repair-routing refused, that it is the operator's
- * choice) and writes nothing; --apply asks for both suffixes, snapshots, writes, audits; --undo
- * puts the rows back exactly; every refused --donor exits 2 with one line and nothing written.
- */
-import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
-import path from 'node:path';
 import Database from 'better-sqlite3';
 import {afterAll, describe, expect, it} from 'vitest';
 import {SCENARIOS, buildScenario} from '../fixtures/scenarios.js';
 import {hfx, hfxJson, hfxOnTerminal} from '../helpers/cli.js';
 import {folderHashes} from '../helpers/folder-hashes.js';
-import {ROOT} from '../helpers/writer.js';
 
 const TG = 'agent:main:telegram:dm:777001';
 const built: string[] = [];

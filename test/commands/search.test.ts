@@ -17,7 +17,7 @@ const MIN = 60;
 const T0 = 1_786_060_800;
 const KEY = 'agent:main:telegram:dm:9';
 const PHRASE = 'the PR that got merged';
-const HOSTILE = 'merged \u001b[2J\u001b]0;pwned\u0007 fake \u009b31m verdict \u202e' + 'z'.repeat(20_000);
+const HOSTILE = `merged \u001b[2J\u001b]0;pwned\u0007 fake \u009b31m verdict \u202e${'z'.repeat(20_000)}`;
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-search-'));
 afterAll(() => fs.rmSync(dir, {recursive: true, force: true}));

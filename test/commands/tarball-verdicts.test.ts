@@ -76,7 +76,7 @@ describe('gate accepts every kind hfx restores, under the same whose-home and fr
 		expect(blocked.stdout).toBe('');
 		expect(blocked.stderr).toMatch(
 			new RegExp(
-				`BLOCKED: .*the newest, ${path.basename(archive).replaceAll('.', '\\.')}, not drilled\. Next: hfx restore --drill ${archive.replaceAll('.', '\\.')}`,
+				`BLOCKED: .*the newest, ${path.basename(archive).replaceAll('.', '\\.')}, not drilled. Next: hfx restore --drill ${archive.replaceAll('.', '\\.')}`,
 			),
 		);
 

@@ -7,7 +7,7 @@ import {createHash} from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {screenOf, tmux, tmuxTestFile, waitForScreenOf} from '../helpers/tmux.js';
+import {tmux, tmuxTestFile, waitForScreenOf} from '../helpers/tmux.js';
 import {ROOT} from '../helpers/writer.js';
 
 const terminal = tmuxTestFile('bk');

@@ -42,8 +42,8 @@ describe('the TUI sees a rollback happen', () => {
 		expect(lines[3]).toMatch(/^ ✗ ROLLBACK RISK 1 chat: …discord:group:9001/);
 		expect(after).not.toMatch(/do not restart/i);
 		// Sessions: the resumed row and the stranded row with statuses of their own, the legend leading with them.
-		expect(lines.find(l => l.includes(INCIDENT_ZOMBIE))).toMatch(/^[ ›] R  /);
-		expect(lines.find(l => l.includes(INCIDENT_ORPHAN))).toMatch(/^[ ›] S  /);
+		expect(lines.find(l => l.includes(INCIDENT_ZOMBIE))).toMatch(/^[ ›] R {2}/);
+		expect(lines.find(l => l.includes(INCIDENT_ORPHAN))).toMatch(/^[ ›] S {2}/);
 		expect(lines.find(l => l.includes('sessions ·'))).toContain('R resumed stale');
 
 		tmux('send-keys', '-t', terminal.session, '5');

@@ -31,7 +31,7 @@ export const AGENT_OPS: readonly AgentOp[] = [
 /** One attempt: ok, or what SQLite said (an error, or a checkpoint's busy flag). */
 export type AgentOpResult = {op: AgentOp; ok: boolean; got: string};
 
-const CHILD = String.raw`
+const CHILD = `
 const Database = require('better-sqlite3');
 const [db, ops, times, gapMs] = [process.argv[1], process.argv[2].split(','), Number(process.argv[3]), Number(process.argv[4])];
 const c = new Database(db, {timeout: 2000});

@@ -61,7 +61,7 @@ function manifest(db: string, pid: number, capture: string) {
 	const size = (f: string) => fs.statSync(path.join(capture, f)).size;
 	// sort_keys=True, as Hermes writes it.
 	return {
-		captured_at: new Date(CAPTURE_AT * 1000).toISOString().slice(0, 19) + 'Z',
+		captured_at: `${new Date(CAPTURE_AT * 1000).toISOString().slice(0, 19)}Z`,
 		database: db,
 		main: {mode: 'copied', size: size('state.db')},
 		note: 'Whether they belong on top of the main file now at the path is an operator decision; inspect the copied image with `hermes sessions recover --inspect-only` first.',

@@ -24,7 +24,7 @@ afterAll(() => {
 	disposeFixtures();
 });
 
-export const CI_SUBSET = [
+const CI_SUBSET = [
 	'crashed-scan',
 	'crashed-backup-quick',
 	'symlinked-state-db-reads-target-wal',

@@ -56,7 +56,7 @@ export async function main(argv: string[]): Promise<number> {
 	const a = parse(argv);
 	const faults = a.faults ? CATALOG.filter(f => !a.only || a.only.some(o => f.id.startsWith(o))) : [];
 	if (a.list) {
-		process.stdout.write(faults.map(f => `${f.cls} ${f.id}`).join('\n') + '\n');
+		process.stdout.write(`${faults.map(f => `${f.cls} ${f.id}`).join('\n')}\n`);
 		return 0;
 	}
 

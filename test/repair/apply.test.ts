@@ -327,17 +327,16 @@ describe('refusals: exit 2, one line naming the cause, nothing written', () => {
 		fs.chmodSync(dbPath, 0o644);
 		const before = evidenceState(dir);
 		const asRoot = process.getuid?.() === 0;
-		const out = asRoot
-			? spawnSync(process.execPath, [path.join(ROOT, 'dist/hfx.js'), 'repair', '--db', dbPath, '--apply', '--yes'], {
-					encoding: 'utf8',
-					uid: 65_534,
-					gid: 65_534,
-					env: {...process.env, NO_COLOR: '1'},
-				})
-			: (fs.chmodSync(dir, 0o555),
-				spawnSync(process.execPath, [path.join(ROOT, 'dist/hfx.js'), 'repair', '--db', dbPath, '--apply', '--yes'], {
-					encoding: 'utf8',
-				}));
+		// As root, permissions do not apply to us: run the binary as nobody instead.
+		if (!asRoot) {
+			fs.chmodSync(dir, 0o555);
+		}
+
+		const out = spawnSync(
+			process.execPath,
+			[path.join(ROOT, 'dist/hfx.js'), 'repair', '--db', dbPath, '--apply', '--yes'],
+			asRoot ? {encoding: 'utf8', uid: 65_534, gid: 65_534, env: {...process.env, NO_COLOR: '1'}} : {encoding: 'utf8'},
+		);
 		fs.chmodSync(dir, 0o755);
 		expect(out.status).toBe(2);
 		expect(out.stderr).toContain(dbPath);

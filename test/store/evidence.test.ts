@@ -204,6 +204,10 @@ describe('fail closed on bad input (W6, W9), exit 2, nothing written', () => {
 		fs.chmodSync(dir, 0o755);
 		const before = evidenceState(dir);
 		// As root, permissions do not apply to us: run the binary as nobody instead.
+		if (!asRoot) {
+			fs.chmodSync(dbPath, 0o000);
+		}
+
 		const r = asRoot
 			? (() => {
 					const env = {...process.env, NO_COLOR: '1'};
@@ -215,7 +219,7 @@ describe('fail closed on bad input (W6, W9), exit 2, nothing written', () => {
 					});
 					return {code: out.status, stderr: out.stderr};
 				})()
-			: (fs.chmodSync(dbPath, 0o000), hfx(['scan', '--db', dbPath]));
+			: hfx(['scan', '--db', dbPath]);
 		expect(r.code).toBe(2);
 		expect(r.stderr).toContain(dbPath);
 		expect(r.stderr).toContain('permission denied');

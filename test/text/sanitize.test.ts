@@ -29,7 +29,7 @@ describe('safeText', () => {
 
 			const c = String.fromCodePoint(cp);
 			const shown = safeText(`a${c}b`);
-			const expected = {0x09: '\\t', 0x0a: '\\n', 0x0d: '\\r'}[cp] ?? `\\x${cp.toString(16).padStart(2, '0')}`;
+			const expected = {9: '\\t', 10: '\\n', 13: '\\r'}[cp] ?? `\\x${cp.toString(16).padStart(2, '0')}`;
 			expect([cp, shown]).toEqual([cp, `a${expected}b`]);
 		}
 	});

@@ -5,7 +5,6 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import React from 'react';
 import {afterAll, afterEach, describe, expect, it} from 'vitest';
 import {type PaneBackupsSource, backupsPaneSource, outcomeLine, rootOfStore} from '../../source/ui/backups-source.js';
 import {LiveStore} from '../../source/store/live.js';

@@ -4,7 +4,6 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import React from 'react';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {App} from '../../source/ui/app.js';
 import {PANES} from '../../source/ui/pane-names.js';
@@ -17,8 +16,8 @@ import {renderAt} from '../helpers/render.js';
 import {ROOT} from '../helpers/writer.js';
 
 /** A fixed path: it appears in the header of every frame. */
-export const GOLDEN_DIR = '/tmp/hfx-golden-frames';
-export const GOLDEN_NOW = 1_786_670_000;
+const GOLDEN_DIR = '/tmp/hfx-golden-frames';
+const GOLDEN_NOW = 1_786_670_000;
 
 let live: LiveStore;
 let files: FilesSource;
@@ -77,7 +76,7 @@ describe.each(SIZES)('golden frames at %ix%i', (columns, rows) => {
 				expect(line.length, line).toBeLessThanOrEqual(columns);
 			}
 
-			await expect(frame + '\n').toMatchFileSnapshot(path.join(ROOT, 'snapshots', `${pane}-${columns}x${rows}.txt`));
+			await expect(`${frame}\n`).toMatchFileSnapshot(path.join(ROOT, 'snapshots', `${pane}-${columns}x${rows}.txt`));
 		} finally {
 			ui.unmount();
 		}

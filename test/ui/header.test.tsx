@@ -3,7 +3,6 @@
  * Files pane's does) and its data_version moves; neither stays as at start-up.
  */
 import fs from 'node:fs';
-import React from 'react';
 import {describe, expect, it} from 'vitest';
 import {App} from '../../source/ui/app.js';
 import {LiveStore} from '../../source/store/live.js';

@@ -10,7 +10,6 @@ import {type ChildProcess, spawn} from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import React from 'react';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {App} from '../../source/ui/app.js';
 import {PANES} from '../../source/ui/pane-names.js';

@@ -3,7 +3,7 @@
  * live count, help that filters, Esc backing out one level, pause with a waiting count, yank,
  * resize and the too-small screen.
  */
-import React from 'react';
+import type React from 'react';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {App, type LiveSource} from '../../source/ui/app.js';
 import type {LiveModel, LiveStore} from '../../source/store/live.js';

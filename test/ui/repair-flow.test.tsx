@@ -6,7 +6,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import React from 'react';
 import Database from 'better-sqlite3';
 import {afterAll, describe, expect, it} from 'vitest';
 import {App} from '../../source/ui/app.js';

@@ -74,7 +74,7 @@ async function modelsLeftBehind(
 	const refs = [new WeakRef(source.model)];
 	const ui = await renderAt(React.createElement(App, {live: source, color: false, now: () => NOW}), 100, 30);
 	try {
-		expect(ui.lastFrame()).toMatch(/hfx · READ-ONLY[^]*\[1 Sessions\][^]*20260814_002820_f7461a7c/);
+		expect(ui.lastFrame()).toMatch(/hfx · READ-ONLY[\s\S]*\[1 Sessions\][\s\S]*20260814_002820_f7461a7c/);
 		for (let i = 0; i < reloads; i++) {
 			refs.push(new WeakRef(publish()));
 			await settle();

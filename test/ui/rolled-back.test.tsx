@@ -8,7 +8,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import React from 'react';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {analyze} from '../../source/forensics/analyze.js';
 import {diffActivity} from '../../source/forensics/activity.js';

@@ -32,7 +32,6 @@ import {
 	type MemberRecord,
 	manifestHome,
 	newManifest,
-	parseManifest,
 } from '../manifest.js';
 import type {ProgressFn} from '../progress.js';
 import {linkText} from '../../store/foreign-file.js';
@@ -752,7 +751,7 @@ async function finishArchive(
 	manifest.members = members;
 	manifest.skipped = run.skipped.map(s => ({path: s.rel, reason: s.reason}));
 	manifest.complete = run.skipped.length === 0 && run.result.problems.length === 0;
-	let written;
+	let written: Awaited<ReturnType<NonNullable<typeof run.writer>['finish']>>;
 	try {
 		written = await run.writer!.finish(Buffer.from(JSON.stringify(manifest, null, 2)));
 	} catch (error) {

@@ -354,7 +354,7 @@ function mkParents(run: SnapshotRun, rel: string): string {
 async function snapshotDatabase(run: SnapshotRun, e: WalkEntry, i: number): Promise<boolean> {
 	const {options, manifest, created} = run;
 	const scratch = path.join(run.work, `${i}.db`);
-	let verified;
+	let verified: Awaited<ReturnType<typeof copyAndVerify>>;
 	try {
 		verified = await copyAndVerify(e.abs, scratch, {
 			privateTmp: run.work,

@@ -16,7 +16,7 @@ import {Transform, type TransformCallback} from 'node:stream';
 import {pipeline} from 'node:stream/promises';
 import zlib from 'node:zlib';
 import type * as Yazl from 'yazl';
-import {type MemberRecord} from '../manifest.js';
+import type {MemberRecord} from '../manifest.js';
 import {Hasher, crcHex} from '../digest.js';
 import {fsyncFile} from '../durable.js';
 import {EarlyWriteback} from './early-writeback.js';

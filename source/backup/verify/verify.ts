@@ -1,19 +1,3 @@
-/**
- * `hfx verify ARCHIVE|SNAPSHOT`: is this backup sound, byte by byte and by SQLite? This file picks
- * the verifier by the artifact's kind (archive/detect-kind.ts) and records the outcome beside it:
- *
- *   zip (ours or Hermes', zip.ts): structure, seal, every member's CRC-32 and sha256 against the
- *     manifest, unsafe member names, and every database's integrity_check and counts on a temp
- *     extraction, compared with the manifest.
- *   snapshot folder (snapshot-folder.ts): every file against the manifest (sizes, sha256), databases checked on a
- *     temp copy, files the manifest does not know about.
- *   tar.gz / tar (tar.ts; `tar czf` of a Hermes home or of a Docker volume's data folder): gzip integrity
- *     (CRC-32 + length trailer), tar integrity (header checksums, sizes, end blocks), and the
- *     same database checks, with each database's -wal replayed as SQLite would.
- *
- * Exit 0 sound, 1 damaged (what and where), 2 unreadable.
- */
-import fs from 'node:fs';
 import path from 'node:path';
 import {FailClosed, errorCode, errorMessage} from '../../errors.js';
 import {detectKind, notAnArtifact} from '../archive/detect-kind.js';

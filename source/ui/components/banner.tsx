@@ -7,7 +7,7 @@
  * then the wording shortens, then the session key (its platform and chat tail kept), then the
  * newest session; a session id is shown whole or not at all.
  */
-import React from 'react';
+import type React from 'react';
 import {Box} from 'ink';
 import {Text} from './text.js';
 import type {LiveModel} from '../../store/live.js';

@@ -4,7 +4,8 @@
  * It is one row whatever is typed (issue #28 point 3): the hint gives way to a long text, and a
  * text longer than the row shows its end (line-input.tsx).
  */
-import React, {useState} from 'react';
+import type React from 'react';
+import {useState} from 'react';
 import {Box} from 'ink';
 import {Text} from './text.js';
 import {LineInput} from './line-input.js';

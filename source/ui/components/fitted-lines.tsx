@@ -4,7 +4,7 @@
  * narrow terminal, else when the operator turned wrapping on for the pane with w), so a cut line
  * can be read whole.
  */
-import React from 'react';
+import type React from 'react';
 import {Box} from 'ink';
 import {Text} from './text.js';
 import {cutKeepingIds, wrapLine} from '../../text/fit.js';

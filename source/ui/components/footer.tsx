@@ -2,7 +2,7 @@
  * The footer line: the notice when there is one, else the pane's key hints from the keymap,
  * the pinned ones (help, quit) always at the right and the others filling what is left in order.
  */
-import React from 'react';
+import type React from 'react';
 import {Text} from './text.js';
 import type {Pane} from '../pane-names.js';
 import type {FooterState} from '../keys/binding.js';

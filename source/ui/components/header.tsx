@@ -2,7 +2,7 @@
  * The header line: read-only, the store and its facts, and LIVE or PAUSED with the changes
  * waiting.
  */
-import React from 'react';
+import type React from 'react';
 import {Box} from 'ink';
 import {Text} from './text.js';
 import type {LiveModel} from '../../store/live.js';

@@ -2,7 +2,7 @@
  * The `?` help: every key from the keymap with where it applies, filtered as the operator types,
  * scrolled with ↑/↓, PgUp/PgDn and Home/End (help-view.ts).
  */
-import React from 'react';
+import type React from 'react';
 import {Box} from 'ink';
 import {Text} from './text.js';
 import {helpRows} from '../keys/lookup.js';

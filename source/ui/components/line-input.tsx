@@ -4,7 +4,8 @@
  * row and pushed the header off screen at 80x24, issue #28 point 3). Arrows, Tab, Esc and control
  * keys are left to the screen's keymap.
  */
-import React, {useState} from 'react';
+import type React from 'react';
+import {useState} from 'react';
 import {useInput} from 'ink';
 import {Text} from './text.js';
 

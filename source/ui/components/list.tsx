@@ -5,7 +5,7 @@
  * it), or on the list's own status line (`footer`) where the header is a table's column titles. A row too long is cut without splitting an id
  * (text/fit.ts), or, with `wrap`, wrapped onto the lines below it.
  */
-import React from 'react';
+import type React from 'react';
 import {Box} from 'ink';
 import {Text} from './text.js';
 import {windowStart} from '../views.js';

@@ -1,7 +1,7 @@
 /**
  * The pane tabs: one line, never wrapped: "[1 Sessions]  2 Detail  …", compact below 100 columns.
  */
-import React from 'react';
+import type React from 'react';
 import {Text} from './text.js';
 import {PANES, PANE_TITLES, type Pane} from '../pane-names.js';
 import {useTheme} from '../theme.js';

@@ -1,7 +1,7 @@
 /**
  * The screen shown instead of the app when the terminal is below the minimum size.
  */
-import React from 'react';
+import type React from 'react';
 import {Box} from 'ink';
 import {Text} from './text.js';
 import {MIN_COLUMNS, MIN_ROWS} from '../terminal.js';

@@ -3,7 +3,7 @@
  * fold into one line per burst, updated while it lasts; rotations, findings appearing and
  * clearing, and repairs stand out by a mark and a word (colour adds to them, NO_COLOR keeps them).
  */
-import React from 'react';
+import type React from 'react';
 import {Box} from 'ink';
 import {Text} from '../components/text.js';
 import type {ActivityEvent, ActivityKind} from '../../forensics/activity.js';

@@ -4,7 +4,7 @@
  * snapshot (of the focused profile) from here. Restores stay on the command line (they need a stopped gateway
  * and a typed confirmation).
  */
-import React from 'react';
+import type React from 'react';
 import {Box} from 'ink';
 import {Text} from '../components/text.js';
 import type {BackupEntry} from '../backups-model.js';

@@ -4,7 +4,7 @@
  * search and how it went in the footer. ⏎ opens the selected row's detail (another profile's row:
  * that profile focused first); Esc goes back to every session.
  */
-import React from 'react';
+import type React from 'react';
 import {Box} from 'ink';
 import {STATUS_GLYPH} from '../../forensics/status.js';
 import {pad} from '../../text/format.js';

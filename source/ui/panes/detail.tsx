@@ -2,7 +2,7 @@
  * Detail: the selected session in the shape of Hermes' own session card, then its latest
  * messages (scrollable, role-coloured).
  */
-import React from 'react';
+import type React from 'react';
 import {Box} from 'ink';
 import {Text} from '../components/text.js';
 import {inWindow, lastActive} from '../../forensics/time.js';

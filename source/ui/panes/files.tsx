@@ -3,7 +3,7 @@
  * signal; the -shm header (read in a child process); who holds the files; then the other places
  * the conversation can be (diverted transcripts, the spool, retired captures, before images).
  */
-import React from 'react';
+import type React from 'react';
 import {Text} from '../components/text.js';
 import {List} from '../components/list.js';
 import {useTheme} from '../theme.js';

@@ -3,7 +3,7 @@
  * entries. Enter opens the session; r hands the selected orphan to the repair flow, d a refused
  * one with its candidate donors (each with when it fell quiet) for the operator's own adoption.
  */
-import React from 'react';
+import type React from 'react';
 import {Box} from 'ink';
 import type {Finding} from '../../forensics/analyze.js';
 import {FittedLines, type PaneLine, detailWraps, fitLines} from '../components/fitted-lines.js';

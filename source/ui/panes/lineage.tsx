@@ -1,7 +1,7 @@
 /**
  * Lineage: the parent/child tree around the selected session, each edge labelled with its kind.
  */
-import React from 'react';
+import type React from 'react';
 import {Box} from 'ink';
 import {Text} from '../components/text.js';
 import {type TreeLine, flattenTree, lineageTree} from '../../forensics/lineage.js';

@@ -3,7 +3,7 @@
  * excludes it, what a restart resumes, where the newest message is, and a loud banner when
  * they differ, or when a restart already rolled the chat back.
  */
-import React from 'react';
+import type React from 'react';
 import {Box} from 'ink';
 import type {ChatRouting} from '../../forensics/routing.js';
 import type {Rollback} from '../../forensics/rollbacks.js';

@@ -1,6 +1,5 @@
-import React from 'react';
+import type React from 'react';
 import {Box} from 'ink';
-import {Text} from '../components/text.js';
 import {STATUS_GLYPH, type SessionStatus} from '../../forensics/status.js';
 import {inWindow} from '../../forensics/time.js';
 import {ago, pad, utc} from '../../text/format.js';

@@ -196,6 +196,7 @@ export const SEARCH: Fault[] = [
 		async setup(t) {
 			const s = await searchHome(t, {
 				fts: true,
+				// biome-ignore lint/suspicious/noThenProperty: searchHome's option, the SQL run after the store is built; never awaited
 				then: "INSERT OR REPLACE INTO state_meta(key, value) VALUES ('fts_stale', '1'); INSERT INTO messages_fts(messages_fts) VALUES ('delete-all');",
 			});
 			return {
@@ -213,6 +214,7 @@ export const SEARCH: Fault[] = [
 		async setup(t) {
 			const s = await searchHome(t, {
 				fts: true,
+				// biome-ignore lint/suspicious/noThenProperty: searchHome's option, the SQL run after the store is built; never awaited
 				then: 'DROP VIEW messages_fts_src; DROP TRIGGER messages_fts_insert; DROP TRIGGER messages_fts_delete;',
 			});
 			return {

@@ -67,7 +67,12 @@ export const SYMLINKS: Fault[] = [
 			return {
 				evidence: [s.dir, linkDir],
 				steps: [
-					ok(['sessions', '--db', s.db, '--json', '--limit', '0'], {check: r => ((real = sessionsOf(r)), null)}),
+					ok(['sessions', '--db', s.db, '--json', '--limit', '0'], {
+						check: r => {
+							real = sessionsOf(r);
+							return null;
+						},
+					}),
 					ok(['sessions', '--db', path.join(linkDir, 'state.db'), '--json', '--limit', '0'], {
 						check: r =>
 							sessionsOf(r) === real

@@ -30,7 +30,10 @@ export const WHOSE: Fault[] = [
 				evidence: [a.root, b.root],
 				steps: [
 					ok(['backup', '--home', a.root, '-o', out], {
-						check: () => ((aArchive = zips(out)[0] ?? ''), aArchive ? null : 'no archive of A'),
+						check: () => {
+							aArchive = zips(out)[0] ?? '';
+							return aArchive ? null : 'no archive of A';
+						},
 					}),
 					ok(['backup', '--home', b.root, '-o', out, '--keep', '1']),
 				],

@@ -22,7 +22,7 @@ function decodeError(error: unknown): boolean {
 }
 
 async function readZip(file: string): Promise<string | null> {
-	let z;
+	let z: Awaited<ReturnType<typeof openZip>>;
 	try {
 		z = await openZip(file);
 	} catch (error) {

@@ -251,14 +251,37 @@ function quietRows(
 		},
 	];
 	const notes = [
-		`Quiet store: ${bench.dbPath} (${(bench.manifest.dbBytes / 1_048_576).toFixed(0)} MiB, ${bench.manifest.messages.toLocaleString('en-US')} messages), held open by an idle sqlite3 process. Timed runs: hfx ${hfx!.runs.map(s1).join(' / ')} s; baseline ${baseline!.runs.map(s1).join(' / ')} s (the order alternates round by round; outputs removed and \`sync\` run before each, untimed). The target is the ratio of the medians; round by round (each hfx run over the baseline run beside it) ${paired.map(r => `${r.toFixed(2)}×`).join(' / ')}, median ${median(paired).toFixed(2)}×, for context.`,
-		`Where hfx's time goes (the probe run, ${Math.round(json.ms)} ms in-process): ${Object.entries(json.phases)
-			.map(([k, v]) => `${k} ${v}`)
-			.join(
-				' · ',
-			)} ms. The SQLite copy took ${main.copyMs} ms (read transaction pinned ${main.pinnedMs} ms, ${main.steps} steps); integrity_check + counts on the copy ${main.checkMs} ms in a worker thread, while the copy streams into the archive.`,
-		`CPU time (user + system, median of the timed runs, GNU time): hfx ${hfx!.cpuMs === null ? '?' : s1(hfx!.cpuMs)} s over its two threads (main: copy, archive stream, hashing; worker: integrity_check), the baseline ${baseline!.cpuMs === null ? '?' : s1(baseline!.cpuMs)} s in one process at a time. On a machine busy with other work the wall-time ratio moves with the load; the CPU times much less.`,
-		'Both sides do the whole work: a consistent copy, integrity_check of the copy, sha256 of the copy. hfx also reads the counts in the pinned transaction and again on the copy, CRC-32s every member, seals the archive (sha256 of all of it), fsyncs it and reads it back; the baseline\'s output ("ok" and the hash) was checked once before the timed rounds.',
+		`Quiet store: ${bench.dbPath} ` +
+			`(${(bench.manifest.dbBytes / 1_048_576).toFixed(0)} ` +
+			`MiB, ${bench.manifest.messages.toLocaleString('en-US')} messages), held ` +
+			`open by an idle sqlite3 process. Timed runs: ` +
+			`hfx ${hfx!.runs.map(s1).join(' / ')} s; ` +
+			`baseline ${baseline!.runs.map(s1).join(' / ')} s (the order alternates ` +
+			`round by round; outputs removed and \`sync\` run before each, untimed). ` +
+			`The target is the ratio of the medians; round by round (each hfx run ` +
+			`over the baseline run beside ` +
+			`it) ${paired.map(r => `${r.toFixed(2)}×`).join(' / ')}, ` +
+			`median ${median(paired).toFixed(2)}×, for context.`,
+		`Where hfx's time goes (the probe run, ${Math.round(json.ms)} ms ` +
+			`in-process): ${Object.entries(json.phases)
+				.map(([k, v]) => `${k} ${v}`)
+				.join(' · ')} ` +
+			`ms. The SQLite copy took ${main.copyMs} ms (read transaction ` +
+			`pinned ${main.pinnedMs} ms, ${main.steps} steps); integrity_check + ` +
+			`counts on the copy ${main.checkMs} ms in a worker thread, while the ` +
+			`copy streams into the archive.`,
+		`CPU time (user + system, median of the timed runs, GNU time): ` +
+			`hfx ${hfx!.cpuMs === null ? '?' : s1(hfx!.cpuMs)} s over its two ` +
+			`threads (main: copy, archive stream, hashing; worker: integrity_check), ` +
+			`the baseline ${baseline!.cpuMs === null ? '?' : s1(baseline!.cpuMs)} s ` +
+			`in one process at a time. On a machine busy with other work the ` +
+			`wall-time ratio moves with the load; the CPU times much less.`,
+		'Both sides do the whole work: a consistent copy, integrity_check of the ' +
+			'copy, sha256 of the copy. hfx also reads the counts in the pinned ' +
+			'transaction and again on the copy, CRC-32s every member, seals the ' +
+			'archive (sha256 of all of it), fsyncs it and reads it back; the ' +
+			'baseline\'s output ("ok" and the hash) was checked once before the ' +
+			'timed rounds.',
 	];
 	return {rows, notes};
 }
@@ -365,7 +388,11 @@ function liveRows(f: LiveFacts): {rows: Row[]; notes: string[]} {
 				: `not finished after ${SQLITE_BOUND_S} s (stopped)`;
 	const rows: Row[] = [
 		{
-			measurement: `live store, a writer committing ${RATE}/s (${during.rate.toFixed(0)}/s measured): \`hfx backup\` finished in ${s1(f.hfx.ms)} s, ${main.restarts} restarts, integrity ${main.integrity}, ${inArchive} of the writer's commits in the archive (${before}–${untilEnd} possible)`,
+			measurement:
+				`live store, a writer committing ${RATE}/s (${during.rate.toFixed(0)}/s ` +
+				`measured): \`hfx backup\` finished in ${s1(f.hfx.ms)} ` +
+				`s, ${main.restarts} restarts, integrity ${main.integrity}, ${inArchive} ` +
+				`of the writer's commits in the archive (${before}–${untilEnd} possible)`,
 			medianMs: f.hfx.ms,
 			minMs: f.hfx.ms,
 			peakRssMb: mb(f.hfx.memory.hwmKb),
@@ -373,7 +400,9 @@ function liveRows(f: LiveFacts): {rows: Row[]; notes: string[]} {
 			result: ok ? 'PASS' : 'FAIL',
 		},
 		{
-			measurement: `live store, the same writer (${sqliteDuring.rate.toFixed(0)}/s measured): \`sqlite3 -readonly DB ".backup FILE"\` ${sqliteText}`,
+			measurement:
+				`live store, the same writer (${sqliteDuring.rate.toFixed(0)}/s ` +
+				`measured): \`sqlite3 -readonly DB ".backup FILE"\` ${sqliteText}`,
 			medianMs: f.sqlite.ms,
 			minMs: f.sqlite.ms,
 			peakRssMb: mb(f.sqlite.memory.hwmKb),
@@ -382,7 +411,13 @@ function liveRows(f: LiveFacts): {rows: Row[]; notes: string[]} {
 		},
 	];
 	const notes = [
-		`Live store: a copy of the cached store, written by bench/tui-writer.ts (better-sqlite3, WAL, one message + one session update per commit); hfx pinned its read transaction for ${main.pinnedMs} ms over ${main.steps} backup steps; ${during.n} commits landed while hfx ran, ${sqliteDuring.n} while sqlite3 ran. sqlite3's .backup steps 100 pages at a time outside any read transaction and starts over whenever another connection commits.`,
+		`Live store: a copy of the cached store, written by bench/tui-writer.ts ` +
+			`(better-sqlite3, WAL, one message + one session update per commit); hfx ` +
+			`pinned its read transaction for ${main.pinnedMs} ms over ${main.steps} ` +
+			`backup steps; ${during.n} commits landed while hfx ` +
+			`ran, ${sqliteDuring.n} while sqlite3 ran. sqlite3's .backup steps 100 ` +
+			`pages at a time outside any read transaction and starts over whenever ` +
+			`another connection commits.`,
 	];
 	return {rows, notes};
 }
@@ -393,14 +428,26 @@ function memoryRow(quiet: Quiet, live: Live): {rows: Row[]; notes: string[]} {
 	const l = live.hfx.memory;
 	const rows: Row[] = [
 		{
-			measurement: `peak RSS of \`hfx backup\` (quiet and live runs): anonymous ${(m.anonKb / 1024).toFixed(0)} MB, file-backed ${(m.fileKb / 1024).toFixed(0)} MB, shmem ${(m.shmemKb / 1024).toFixed(0)} MB at their sampled peaks (quiet probe; live ${(l.anonKb / 1024).toFixed(0)} / ${(l.fileKb / 1024).toFixed(0)} / ${(l.shmemKb / 1024).toFixed(0)} MB)`,
+			measurement:
+				`peak RSS of \`hfx backup\` (quiet and live runs): ` +
+				`anonymous ${(m.anonKb / 1024).toFixed(0)} MB, ` +
+				`file-backed ${(m.fileKb / 1024).toFixed(0)} MB, ` +
+				`shmem ${(m.shmemKb / 1024).toFixed(0)} MB at their sampled peaks (quiet ` +
+				`probe; live ${(l.anonKb / 1024).toFixed(0)} ` +
+				`/ ${(l.fileKb / 1024).toFixed(0)} / ${(l.shmemKb / 1024).toFixed(0)} MB)`,
 			peakRssMb: peakKb / 1024,
 			target: `≤ ${TARGET_RSS_MB} MB`,
 			result: peakKb / 1024 <= TARGET_RSS_MB ? 'PASS' : 'FAIL',
 		},
 	];
 	const notes = [
-		`Memory: the peak is the highest of GNU time's %M over the ${quiet.rssKb.length} timed quiet runs and the kernel's VmHWM of the two sampled runs (quiet probe ${(m.hwmKb / 1024).toFixed(0)} MB, live ${(l.hwmKb / 1024).toFixed(0)} MB). The split is /proc/PID/status RssAnon / RssFile / RssShmem sampled every 5 ms (${m.samples} and ${l.samples} samples), each its own peak (they need not coincide); file-backed includes node's own binary and libraries (about 40 MB).`,
+		`Memory: the peak is the highest of GNU time's %M over ` +
+			`the ${quiet.rssKb.length} timed quiet runs and the kernel's VmHWM of ` +
+			`the two sampled runs (quiet probe ${(m.hwmKb / 1024).toFixed(0)} MB, ` +
+			`live ${(l.hwmKb / 1024).toFixed(0)} MB). The split is /proc/PID/status ` +
+			`RssAnon / RssFile / RssShmem sampled every 5 ms (${m.samples} ` +
+			`and ${l.samples} samples), each its own peak (they need not coincide); ` +
+			`file-backed includes node's own binary and libraries (about 40 MB).`,
 	];
 	return {rows, notes};
 }

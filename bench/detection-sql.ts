@@ -34,11 +34,20 @@ function q(v: string | null): string {
 }
 
 function lastActive(a: string): string {
-	return `COALESCE((SELECT MAX(_v.v) FROM (SELECT ${a}.last_activity_at AS v UNION ALL SELECT (SELECT MAX(_m.timestamp) FROM messages _m WHERE _m.session_id = ${a}.id AND _m.timestamp ${WINDOW})) _v WHERE _v.v ${WINDOW}), (SELECT _w.v FROM (SELECT ${a}.started_at AS v) _w WHERE _w.v ${WINDOW}))`;
+	return (
+		`COALESCE((SELECT MAX(_v.v) FROM (SELECT ${a}.last_activity_at AS v ` +
+		`UNION ALL SELECT (SELECT MAX(_m.timestamp) FROM messages _m WHERE ` +
+		`_m.session_id = ${a}.id AND _m.timestamp ${WINDOW})) _v WHERE ` +
+		`_v.v ${WINDOW}), (SELECT _w.v FROM (SELECT ${a}.started_at AS v) _w ` +
+		`WHERE _w.v ${WINDOW}))`
+	);
 }
 
 function marker(a: string, path: string): string {
-	return `json_extract(CASE WHEN json_valid(${a}.model_config) THEN ${a}.model_config ELSE json_object() END, '${path}')`;
+	return (
+		`json_extract(CASE WHEN json_valid(${a}.model_config) ` +
+		`THEN ${a}.model_config ELSE json_object() END, '${path}')`
+	);
 }
 
 export function orphanSql(): string {
@@ -65,7 +74,11 @@ type Orphan = {
 };
 
 function lineageSql(o: Orphan): string {
-	return `SELECT d.id, d.session_key FROM sessions d WHERE d.id = ${q(o.parent_session_id)} AND d.session_key IS NOT NULL AND COALESCE(d.source, '') = COALESCE(${q(o.source)}, '')`;
+	return (
+		`SELECT d.id, d.session_key FROM sessions d WHERE d.id ` +
+		`= ${q(o.parent_session_id)} AND d.session_key IS NOT NULL AND ` +
+		`COALESCE(d.source, '') = COALESCE(${q(o.source)}, '')`
+	);
 }
 
 function contiguitySql(o: Orphan, gap: number): string {
@@ -81,16 +94,27 @@ ORDER BY last_active DESC LIMIT 2`;
 }
 
 function restartSql(key: string, platform: string): string {
-	return `SELECT s.id FROM sessions s
-WHERE s.session_key = ${q(key)} AND s.source = ${q(platform)}
+	return (
+		`SELECT s.id FROM sessions s
+WHERE s.session_key = ${q(key)} AND ` +
+		`s.source ` +
+		`= ${q(platform)}
   AND (s.ended_at IS NULL OR s.end_reason IN (${RECOVERABLE}) OR s.handoff_state = 'completed')
-  AND NOT EXISTS (SELECT 1 FROM sessions b WHERE b.session_key = s.session_key AND b.source = s.source AND b.ended_at IS NOT NULL AND b.end_reason IN (${RESET}) AND b.ended_at > COALESCE(s.last_activity_at, s.started_at))
-ORDER BY (COALESCE(s.message_count, 0) > 0 OR EXISTS (SELECT 1 FROM messages WHERE messages.session_id = s.id LIMIT 1)) DESC, COALESCE(s.last_activity_at, s.started_at) DESC
-LIMIT 1`;
+  AND NOT EXISTS (SELECT 1 FROM sessions b WHERE b.session_key = s.session_key AND b.source = s.source ` +
+		`AND b.ended_at IS NOT NULL AND b.end_reason IN (${RESET}` +
+		`) AND b.ended_at > COALESCE(s.last_activity_at, s.started_at))
+ORDER BY (COALESCE(s.message_count, 0) > 0 OR EXISTS (SELECT 1 FROM messages WHERE messages.session_id ` +
+		`= s.id LIMIT 1)) DESC, COALESCE(s.last_activity_at, s.started_at) DESC
+LIMIT 1`
+	);
 }
 
 function newestSql(key: string): string {
-	return `SELECT s.id, (SELECT max(m.timestamp) FROM messages m WHERE m.session_id = s.id AND m.timestamp ${WINDOW}) AS newest FROM sessions s WHERE s.session_key = ${q(key)} ORDER BY newest DESC LIMIT 1`;
+	return (
+		`SELECT s.id, (SELECT max(m.timestamp) FROM messages m WHERE ` +
+		`m.session_id = s.id AND m.timestamp ${WINDOW}) AS newest FROM sessions ` +
+		`s WHERE s.session_key = ${q(key)} ORDER BY newest DESC LIMIT 1`
+	);
 }
 
 /** The whole detection for this store, as one sqlite3 script (one read transaction). */

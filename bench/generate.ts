@@ -201,8 +201,10 @@ const TOOLS = [
 const PROJECTS = ['hermes-agent', 'dotfiles', 'infra', 'webapp', 'notes', 'ml-experiments', 'blog', 'scraper'] as const;
 const WORDS = (
 	'the a to of and in is it you that for on with as this are be at have from or by not but what all can was' +
-	' your when there an will which their if do about how up out them then she many some so these would other into has more' +
-	' time could see him two way who its now find long down day did get come made may part session message gateway restart' +
+	(' your when there an will which their if do about how up out them then ' +
+		'she many some so these would other into has more') +
+	(' time could see him two way who its now find long down day did get come ' +
+		'made may part session message gateway restart') +
 	' telegram discord slack signal whatsapp routing compression context window summary tool call result error retry' +
 	' database schema index query latency timeout backup restore profile agent model token cache reasoning memory file' +
 	' terminal command output deploy server config build test branch commit review merge issue plan schedule reminder' +
@@ -868,7 +870,8 @@ const ROLE_NAMES = ['user', 'assistant', 'tool', 'assistant'] as const;
 function write(dbPath: string, planner: Planner, log: (line: string) => void): {messages: number} {
 	const {plans, rng} = planner;
 	const total = plans.reduce((sum, x) => sum + x.messages, 0);
-	// Every message's time, session and role, then one global time order: concurrent chats interleave in rowid order as they do in a live store.
+	// Every message's time, session and role, then one global time order: concurrent chats interleave in rowid order as
+	// they do in a live store.
 	const ts = new Float64Array(total);
 	const owner = new Uint32Array(total);
 	const roles = new Uint8Array(total);
@@ -916,11 +919,15 @@ function write(dbPath: string, planner: Planner, log: (line: string) => void): {
 		db.pragma('cache_size = -1048576');
 		db.exec(schemaSql('v30'));
 
-		const insertSession =
-			db.prepare(`INSERT INTO sessions (id, source, created_source, user_id, session_key, chat_id, chat_type, thread_id, display_name, origin_json,
-			model, model_config, parent_session_id, started_at, ended_at, end_reason, message_count, tool_call_count, input_tokens, output_tokens,
-			cache_read_tokens, reasoning_tokens, cwd, git_branch, billing_provider, estimated_cost_usd, title, last_activity_at, api_call_count)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+		const insertSession = db.prepare(
+			`INSERT INTO sessions (id, source, created_source, user_id, session_key, chat_id, ` +
+				`chat_type, thread_id, display_name, origin_json,
+			model, model_config, parent_session_id, started_at, ended_at, end_reason, message_count, ` +
+				`tool_call_count, input_tokens, output_tokens,
+			cache_read_tokens, reasoning_tokens, cwd, git_branch, billing_provider, estimated_cost_usd, ` +
+				`title, last_activity_at, api_call_count)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		);
 		db.transaction(() => {
 			for (const [i, x] of plans.entries()) {
 				const turns = Math.ceil(x.messages / 2);
@@ -974,9 +981,11 @@ function write(dbPath: string, planner: Planner, log: (line: string) => void): {
 		})();
 
 		const text = corpus(rng, 1 << 21);
-		const insertMessage =
-			db.prepare(`INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp, token_count, finish_reason, platform_message_id)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+		const insertMessage = db.prepare(
+			`INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, tool_name, ` +
+				`timestamp, token_count, finish_reason, platform_message_id)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		);
 		const batch = 100_000;
 		const started = performance.now();
 		for (let lo = 0; lo < total; lo += batch) {
@@ -1019,12 +1028,14 @@ function write(dbPath: string, planner: Planner, log: (line: string) => void): {
 			const done = Math.min(total, lo + batch);
 			if (done % 250_000 === 0 || done === total) {
 				log(
-					`  ${done.toLocaleString('en-US')} / ${total.toLocaleString('en-US')} messages (${((performance.now() - started) / 1000).toFixed(1)} s)`,
+					`  ${done.toLocaleString('en-US')} / ${total.toLocaleString('en-US')} ` +
+						`messages (${((performance.now() - started) / 1000).toFixed(1)} s)`,
 				);
 			}
 		}
 
-		// Hermes' v23+ full-text indexes (external content, trigram), built once over every row as its rebuild does (hfx search reads them).
+		// Hermes' v23+ full-text indexes (external content, trigram), built once over every row as its rebuild does (hfx
+		// search reads them).
 		const indexing = performance.now();
 		db.exec(ftsSql('external'));
 		db.exec(ftsRebuildSql('external'));
@@ -1063,7 +1074,9 @@ export function ensureBenchDb(options: {force?: boolean; log?: (line: string) =>
 	const started = performance.now();
 	const planner = plan();
 	log(
-		`  planned ${planner.plans.length.toLocaleString('en-US')} sessions in ${planner.chats.toLocaleString('en-US')} chats (${((performance.now() - started) / 1000).toFixed(1)} s)`,
+		`  planned ${planner.plans.length.toLocaleString('en-US')} sessions ` +
+			`in ${planner.chats.toLocaleString('en-US')} chats ` +
+			`(${((performance.now() - started) / 1000).toFixed(1)} s)`,
 	);
 	const partialDb = path.join(partial, 'state.db');
 	const {messages} = write(partialDb, planner, log);
@@ -1090,7 +1103,10 @@ export function ensureBenchDb(options: {force?: boolean; log?: (line: string) =>
 	fs.rmSync(dir, {recursive: true, force: true});
 	fs.renameSync(partial, dir);
 	log(
-		`generated ${manifest.sessions.toLocaleString('en-US')} sessions, ${manifest.messages.toLocaleString('en-US')} messages, ${(manifest.dbBytes / 1e6).toFixed(0)} MB in ${(generationMs / 1000).toFixed(1)} s`,
+		`generated ${manifest.sessions.toLocaleString('en-US')} ` +
+			`sessions, ${manifest.messages.toLocaleString('en-US')} ` +
+			`messages, ${(manifest.dbBytes / 1e6).toFixed(0)} MB ` +
+			`in ${(generationMs / 1000).toFixed(1)} s`,
 	);
 	return {dbPath, dir, manifest, generatedNow: true};
 }

@@ -167,7 +167,10 @@ function summarize(ctx: Pick<BenchContext, 'log'>, label: string, samples: Sampl
 		peakRssKb: rss.length > 0 ? Math.max(...rss) : null,
 	};
 	ctx.log(
-		`  ${label}: median ${m.medianMs.toFixed(1)} ms, min ${m.minMs.toFixed(1)} ms, runs ${ms.map(v => v.toFixed(0)).join('/')} ms, peak RSS ${m.peakRssKb === null ? '?' : (m.peakRssKb / 1024).toFixed(1)} MB`,
+		`  ${label}: median ${m.medianMs.toFixed(1)} ms, ` +
+			`min ${m.minMs.toFixed(1)} ms, ` +
+			`runs ${ms.map(v => v.toFixed(0)).join('/')} ms, peak ` +
+			`RSS ${m.peakRssKb === null ? '?' : (m.peakRssKb / 1024).toFixed(1)} MB`,
 	);
 	return m;
 }
@@ -235,9 +238,16 @@ export function markdownTable(rows: readonly Row[]): string {
 	];
 	for (const r of rows) {
 		const ratio = r.ratio === null || r.ratio === undefined ? '–' : `${r.ratio.toFixed(2)}×`;
-		lines.push(
-			`| ${[r.measurement, fixed(r.medianMs, 1), fixed(r.minMs, 1), fixed(r.peakRssMb, 1), ratio, r.target, r.result].join(' | ')} |`,
-		);
+		const cells = [
+			r.measurement,
+			fixed(r.medianMs, 1),
+			fixed(r.minMs, 1),
+			fixed(r.peakRssMb, 1),
+			ratio,
+			r.target,
+			r.result,
+		];
+		lines.push(`| ${cells.join(' | ')} |`);
 	}
 
 	return lines.join('\n');

@@ -54,5 +54,11 @@ fs.closeSync(fd);
 mark('write');
 
 process.stdout.write(
-	`${JSON.stringify({phases: Object.fromEntries(marks), jsonBytes: Buffer.byteLength(text), sessions: snapshot.sessions.length, chats: analysis.routing.length, heapUsedMb: process.memoryUsage().heapUsed / 1_048_576})}\n`,
+	`${JSON.stringify({
+		phases: Object.fromEntries(marks),
+		jsonBytes: Buffer.byteLength(text),
+		sessions: snapshot.sessions.length,
+		chats: analysis.routing.length,
+		heapUsedMb: process.memoryUsage().heapUsed / 1_048_576,
+	})}\n`,
 );

@@ -104,13 +104,20 @@ async function main(): Promise<number> {
 	const header = [
 		`# hfx benchmark, ${new Date().toISOString()}`,
 		'',
-		`node ${process.version} · sqlite3 CLI ${sqliteVersion()} · ${os.cpus().length} × ${cpu} · ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB · ${warmups} warm-up + ${runs} timed rounds per measurement (commands interleaved within a round) · peak RSS via ${rssMethod === 'gnu-time' ? 'GNU time %M' : 'sampled /proc VmHWM'}`,
+		`node ${process.version} · sqlite3 CLI ${sqliteVersion()} ` +
+			`· ${os.cpus().length} × ${cpu} ` +
+			`· ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB · ${warmups} warm-up ` +
+			`+ ${runs} timed rounds per measurement (commands interleaved within a ` +
+			`round) · peak RSS ` +
+			`via ${rssMethod === 'gnu-time' ? 'GNU time %M' : 'sampled /proc VmHWM'}`,
 	];
 	const busy = await otherCpuShare();
 	if (busy !== null && busy > 0.2) {
 		header.push(
 			'',
-			`**Warning:** the CPUs were ${(busy * 100).toFixed(0)} % busy with other work just before the run: wall times are disturbed (ratios between interleaved commands suffer less).`,
+			`**Warning:** the CPUs were ${(busy * 100).toFixed(0)} % busy with other ` +
+				`work just before the run: wall times are disturbed (ratios between ` +
+				`interleaved commands suffer less).`,
 		);
 	}
 

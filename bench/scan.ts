@@ -35,7 +35,10 @@ export const SQLITE3 = '/usr/bin/sqlite3';
 const TARGET_MS = 1000;
 const TARGET_RATIO = 1.5;
 const TARGET_RSS_MB = 200;
-/** Issue #26: a stopped store read in place costs ≤ 1.2× the live scan and no copy (temp disk ≤ 50 MB whatever the store's size). */
+/**
+ * Issue #26: a stopped store read in place costs ≤ 1.2× the live scan and no copy (temp disk ≤ 50 MB whatever the
+ * store's size).
+ */
 const TARGET_CLOSED_RATIO = 1.2;
 const TARGET_TEMP_BYTES = 50e6;
 
@@ -260,7 +263,9 @@ function checkFindings(json: ScanJson, manifest: BenchManifest): string[] {
 			(e.reasonKind && o.reasonKind !== e.reasonKind)
 		) {
 			problems.push(
-				`${e.scenario}: ${id} is ${o.verdict}/${o.evidence ?? o.reasonKind ?? ''}${o.donorId ? ` donor ${o.donorId}` : ''}, expected ${e.verdict}/${e.evidence ?? e.reasonKind ?? ''}${e.donorId ? ` donor ${e.donorId}` : ''}`,
+				`${e.scenario}: ${id} ` +
+					`is ${o.verdict}/${o.evidence ?? o.reasonKind ?? ''}${o.donorId ? ` donor ${o.donorId}` : ''}, ` +
+					`expected ${e.verdict}/${e.evidence ?? e.reasonKind ?? ''}${e.donorId ? ` donor ${e.donorId}` : ''}`,
 			);
 		}
 	}
@@ -374,16 +379,21 @@ export const scanSection: Section = {
 		ctx.log(
 			bench.generatedNow
 				? `  generation took ${((performance.now() - genStarted) / 1000).toFixed(1)} s`
-				: `  using the cached store ${path.relative(ctx.root, dbPath)} (generated in ${(manifest.generationMs / 1000).toFixed(1)} s when it was built)`,
+				: `  using the cached store ${path.relative(ctx.root, dbPath)} (generated ` +
+						`in ${(manifest.generationMs / 1000).toFixed(1)} s when it was built)`,
 		);
 		notes.push(
-			`Store: ${path.relative(ctx.root, dbPath)}, generator v${manifest.generatorVersion}: ${manifest.sessions.toLocaleString('en-US')} sessions (${Object.entries(
-				manifest.bySource,
-			)
-				.map(([s, n]) => `${s} ${n}`)
-				.join(
-					', ',
-				)}), ${manifest.chats.toLocaleString('en-US')} keyed chats, ${manifest.routingEntries.toLocaleString('en-US')} routing entries, ${manifest.messages.toLocaleString('en-US')} messages, ${(manifest.dbBytes / 1e6).toFixed(0)} MB; generation ${bench.generatedNow ? 'took' : 'took (when cached)'} ${(manifest.generationMs / 1000).toFixed(1)} s.`,
+			`Store: ${path.relative(ctx.root, dbPath)}, generator ` +
+				`v${manifest.generatorVersion}: ${manifest.sessions.toLocaleString('en-US')} ` +
+				`sessions ` +
+				`(${Object.entries(manifest.bySource)
+					.map(([s, n]) => `${s} ${n}`)
+					.join(', ')}), ${manifest.chats.toLocaleString('en-US')} ` +
+				`keyed chats, ${manifest.routingEntries.toLocaleString('en-US')} routing ` +
+				`entries, ${manifest.messages.toLocaleString('en-US')} ` +
+				`messages, ${(manifest.dbBytes / 1e6).toFixed(0)} MB; ` +
+				`generation ${bench.generatedNow ? 'took' : 'took (when cached)'} ` +
+				`${(manifest.generationMs / 1000).toFixed(1)} s.`,
 		);
 
 		settle(dbPath);
@@ -416,11 +426,22 @@ export const scanSection: Section = {
 			const detectionPath = path.join(path.dirname(dbPath), 'detection.sql');
 			fs.writeFileSync(detectionPath, detection.script);
 			notes.push(
-				`Detection SQL (the baseline of the target): ${detection.statements.toLocaleString('en-US')} statements: Hermes' orphan query, ${detection.orphans} evidence queries (lineage or contiguity, top 2), a restart query and a newest-message query for each of ${detection.keys.toLocaleString('en-US')} session keys, and the routing entries, in one read transaction: ${path.relative(ctx.root, detectionPath)}.`,
+				`Detection SQL (the baseline of the ` +
+					`target): ${detection.statements.toLocaleString('en-US')} statements: ` +
+					`Hermes' orphan query, ${detection.orphans} evidence queries (lineage or ` +
+					`contiguity, top 2), a restart query and a newest-message query for each ` +
+					`of ${detection.keys.toLocaleString('en-US')} session keys, and the ` +
+					`routing entries, in one read ` +
+					`transaction: ${path.relative(ctx.root, detectionPath)}.`,
 			);
 			const candidates = executed.filter(e => /count\(\*\) FROM messages WHERE session_id = \?/i.test(e.sql)).length;
 			notes.push(
-				`Baseline SQL: ${executed.length} statements hfx executed on this file (${prepared.length} distinct texts; ${candidates} orphan-candidate counts), captured from the CLI itself (dist-bench/capture-hook.js), parameters inlined, the snapshot inside BEGIN/COMMIT: ${path.relative(ctx.root, scriptPath)}. Run as \`sqlite3 -bail -readonly DB '.read detect.sql'\`, output to /dev/null.`,
+				`Baseline SQL: ${executed.length} statements hfx executed on this file ` +
+					`(${prepared.length} distinct texts; ${candidates} orphan-candidate ` +
+					`counts), captured from the CLI itself (dist-bench/capture-hook.js), ` +
+					`parameters inlined, the snapshot inside ` +
+					`BEGIN/COMMIT: ${path.relative(ctx.root, scriptPath)}. Run as \`sqlite3 ` +
+					`-bail -readonly DB '.read detect.sql'\`, output to /dev/null.`,
 			);
 
 			const unbounded = unboundedCounts(prepared);
@@ -452,7 +473,9 @@ export const scanSection: Section = {
 			const planted = Object.keys(manifest.expectedOrphans).length;
 			rows.push({
 				measurement: 'findings match the planted incidents',
-				target: `${planted} orphans with their verdicts, ${manifest.expectedRollbackRisks.length} rollback risks, exit 1`,
+				target:
+					`${planted} orphans with their ` +
+					`verdicts, ${manifest.expectedRollbackRisks.length} rollback risks, exit 1`,
 				result: verdict(problems.length === 0),
 			});
 			for (const p of problems) {
@@ -460,7 +483,8 @@ export const scanSection: Section = {
 			}
 
 			ctx.log(
-				`  measuring (${ctx.warmups} warm-up + ${ctx.runs} timed rounds, the commands interleaved; peak RSS via ${rssMethod})`,
+				`  measuring (${ctx.warmups} warm-up + ${ctx.runs} timed rounds, the ` +
+					`commands interleaved; peak RSS via ${rssMethod})`,
 			);
 			const [hfx, detect, sql, floor, sqliteStart, nodeStart] = (await measureInterleaved(ctx, [
 				{
@@ -556,17 +580,29 @@ export const scanSection: Section = {
 
 			const adjusted = (hfx.medianMs - nodeStart.medianMs) / Math.max(0.1, detect.medianMs - sqliteStart.medianMs);
 			notes.push(
-				`Against the row fetches alone, hfx is ${(hfx.medianMs / sql.medianMs).toFixed(2)}× (a Node process that only fetches them is already ${(floor.medianMs / sql.medianMs).toFixed(2)}×). Startup-adjusted ratio to the detection SQL (hfx − node startup) / (sqlite3 − sqlite3 startup): ${adjusted.toFixed(2)}×. Ratio of the minimums (least disturbed by other load): ${(hfx.minMs / detect.minMs).toFixed(2)}×. hfx over the Node floor (node + better-sqlite3 running the same SQL): ${(hfx.medianMs / floor.medianMs).toFixed(2)}× (minimums ${(hfx.minMs / floor.minMs).toFixed(2)}×). hfx wrote ${(jsonBytes / 1e6).toFixed(1)} MB of JSON.`,
+				`Against the row fetches alone, hfx ` +
+					`is ${(hfx.medianMs / sql.medianMs).toFixed(2)}× (a Node process that ` +
+					`only fetches them is ` +
+					`already ${(floor.medianMs / sql.medianMs).toFixed(2)}×). ` +
+					`Startup-adjusted ratio to the detection SQL (hfx − node startup) / ` +
+					`(sqlite3 − sqlite3 startup): ${adjusted.toFixed(2)}×. Ratio of the ` +
+					`minimums (least disturbed by other ` +
+					`load): ${(hfx.minMs / detect.minMs).toFixed(2)}×. hfx over the Node ` +
+					`floor (node + better-sqlite3 running the same ` +
+					`SQL): ${(hfx.medianMs / floor.medianMs).toFixed(2)}× ` +
+					`(minimums ${(hfx.minMs / floor.minMs).toFixed(2)}×). hfx ` +
+					`wrote ${(jsonBytes / 1e6).toFixed(1)} MB of JSON.`,
 			);
 
 			const phases = phaseBreakdown(ctx, dbPath);
 			const total = Object.values(phases.phases).reduce((a, b) => a + b, 0);
 			notes.push(
-				`Where hfx's time goes (in-process marks of one scan in a fresh process, median of ${phases.runs}; total ${total.toFixed(0)} ms before exit): ${Object.entries(
-					phases.phases,
-				)
-					.map(([k, v]) => `${k} ${v.toFixed(1)}`)
-					.join(' · ')} ms; heap used at the end ${phases.heapUsedMb.toFixed(0)} MB.`,
+				`Where hfx's time goes (in-process marks of one scan in a fresh process, ` +
+					`median of ${phases.runs}; total ${total.toFixed(0)} ms before ` +
+					`exit): ${Object.entries(phases.phases)
+						.map(([k, v]) => `${k} ${v.toFixed(1)}`)
+						.join(' · ')} ` +
+					`ms; heap used at the end ${phases.heapUsedMb.toFixed(0)} MB.`,
 			);
 		} finally {
 			await owner.stop();
@@ -592,7 +628,10 @@ export const scanSection: Section = {
 					disk.peakBytes <= TARGET_TEMP_BYTES &&
 					disk.openMode === 'in-place';
 				rows.push({
-					measurement: `\`hfx scan\` on the closed store (no -wal/-shm: ${disk.openMode ?? '?'}; temp disk at its peak ${(disk.peakBytes / 1e6).toFixed(1)} MB)`,
+					measurement:
+						`\`hfx scan\` on the closed store (no ` +
+						`-wal/-shm: ${disk.openMode ?? '?'}; temp disk at its ` +
+						`peak ${(disk.peakBytes / 1e6).toFixed(1)} MB)`,
 					medianMs: closed.medianMs,
 					minMs: closed.minMs,
 					peakRssMb: mb(closed.peakRssKb),
@@ -601,7 +640,11 @@ export const scanSection: Section = {
 					result: verdict(ok),
 				});
 				notes.push(
-					`The closed store is read in place as an immutable file (node:sqlite, immutable=1): its ratio is to the live scan above; the temp disk is the peak of its TMPDIR (sampled every 10 ms over one more run; before issue #26 it held a private copy of the whole ${(fs.statSync(dbPath).size / 1e6).toFixed(0)} MB file).`,
+					`The closed store is read in place as an immutable file (node:sqlite, ` +
+						`immutable=1): its ratio is to the live scan above; the temp disk is the ` +
+						`peak of its TMPDIR (sampled every 10 ms over one more run; before issue ` +
+						`#26 it held a private copy of the ` +
+						`whole ${(fs.statSync(dbPath).size / 1e6).toFixed(0)} MB file).`,
 				);
 			} finally {
 				fs.rmSync(tmp, {recursive: true, force: true});

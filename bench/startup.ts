@@ -79,7 +79,10 @@ export const startupSection: Section = {
 			return {
 				rows: [
 					{
-						measurement: `\`hfx --version\` ÷ \`node -e 0\`: median of ${ratios.length} paired ratios (quartiles ${q1.toFixed(2)} … ${q3.toFixed(2)}), ${process.version}`,
+						measurement:
+							`\`hfx --version\` ÷ \`node -e 0\`: median of ${ratios.length} paired ` +
+							`ratios (quartiles ${q1.toFixed(2)} ` +
+							`… ${q3.toFixed(2)}), ${process.version}`,
 						medianMs: cached!.medianMs,
 						minMs: cached!.minMs,
 						peakRssMb: rss(cached!.peakRssKb),
@@ -106,7 +109,10 @@ export const startupSection: Section = {
 					},
 				],
 				notes: [
-					`${many.runs} rounds after ${many.warmups} warm-ups (which fill the compile cache in a scratch XDG_CACHE_HOME), all without NODE_EXTRA_CA_CERTS; the ratio column is the median of the per-round ratios to \`node -e 0\`.`,
+					`${many.runs} rounds after ${many.warmups} warm-ups (which fill the ` +
+						`compile cache in a scratch XDG_CACHE_HOME), all without ` +
+						`NODE_EXTRA_CA_CERTS; the ratio column is the median of the per-round ` +
+						`ratios to \`node -e 0\`.`,
 				],
 			};
 		} finally {

@@ -37,7 +37,10 @@ function hex(n: number): string {
 
 function insertChat(db: Database.Database): void {
 	const row = db.prepare(
-		"INSERT INTO sessions (id, source, user_id, session_key, chat_id, chat_type, parent_session_id, started_at, ended_at, end_reason, message_count, last_activity_at) VALUES (?, 'telegram', 'u1', ?, ?, 'dm', ?, ?, ?, ?, ?, ?)",
+		'INSERT INTO sessions (id, source, user_id, session_key, chat_id, ' +
+			'chat_type, parent_session_id, started_at, ended_at, end_reason, ' +
+			"message_count, last_activity_at) VALUES (?, 'telegram', 'u1', ?, ?, " +
+			"'dm', ?, ?, ?, ?, ?, ?)",
 	);
 	const message = db.prepare('INSERT INTO messages (session_id, role, content, timestamp) VALUES (?, ?, ?, ?)');
 	let parent: string | null = null;
@@ -79,7 +82,9 @@ function insertChat(db: Database.Database): void {
 
 function insertOthers(db: Database.Database): void {
 	const row = db.prepare(
-		"INSERT INTO sessions (id, source, user_id, session_key, chat_id, chat_type, started_at, message_count, last_activity_at) VALUES (?, 'discord', ?, ?, ?, 'dm', ?, 3, ?)",
+		'INSERT INTO sessions (id, source, user_id, session_key, chat_id, ' +
+			'chat_type, started_at, message_count, last_activity_at) VALUES (?, ' +
+			"'discord', ?, ?, ?, 'dm', ?, 3, ?)",
 	);
 	const message = db.prepare(
 		"INSERT INTO messages (session_id, role, content, timestamp) VALUES (?, 'user', 'hello', ?)",
@@ -112,7 +117,10 @@ export function writeTimelineStore(dbPath: string): void {
 
 export const timelineSection: Section = {
 	id: 'timeline',
-	title: `Timeline: \`hfx timeline KEY\` of a chat with ${TIMELINE_ROWS.toLocaleString('en')} rows against \`hfx routing KEY\` of it`,
+	title:
+		`Timeline: \`hfx timeline KEY\` of a chat ` +
+		`with ${TIMELINE_ROWS.toLocaleString('en')} rows against \`hfx routing ` +
+		`KEY\` of it`,
 	async run(ctx: BenchContext): Promise<SectionResult> {
 		const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-bench-timeline-'));
 		const dbPath = path.join(dir, 'state.db');
@@ -137,7 +145,9 @@ export const timelineSection: Section = {
 			return {
 				rows: [
 					{
-						measurement: `\`hfx timeline KEY\` (text), ${TIMELINE_ROWS.toLocaleString('en')} rows: wall time against the baseline's`,
+						measurement:
+							`\`hfx timeline KEY\` (text), ${TIMELINE_ROWS.toLocaleString('en')} ` +
+							`rows: wall time against the baseline's`,
 						medianMs: text!.medianMs,
 						minMs: text!.minMs,
 						peakRssMb: mb(text!.peakRssKb),
@@ -146,14 +156,18 @@ export const timelineSection: Section = {
 						result: ratio <= LIMIT_RATIO ? 'PASS' : 'FAIL',
 					},
 					{
-						measurement: `\`hfx timeline KEY\` (text): wall time, start to exit (what the operator waits for): ${text!.medianMs.toFixed(0)} ms`,
+						measurement:
+							`\`hfx timeline KEY\` (text): wall time, start to exit (what the ` +
+							`operator waits for): ${text!.medianMs.toFixed(0)} ms`,
 						medianMs: text!.medianMs,
 						minMs: text!.minMs,
 						target: `< ${LIMIT_MS} ms`,
 						result: text!.medianMs < LIMIT_MS ? 'PASS' : 'FAIL',
 					},
 					{
-						measurement: `\`hfx timeline KEY\` (text): CPU time (user + system, V8's helper threads included): ${cpu.toFixed(0)} ms`,
+						measurement:
+							`\`hfx timeline KEY\` (text): CPU time (user + system, V8's helper ` +
+							`threads included): ${cpu.toFixed(0)} ms`,
 						medianMs: cpu,
 						target: 'context',
 						result: 'info',
@@ -184,7 +198,10 @@ export const timelineSection: Section = {
 					},
 				],
 				notes: [
-					`${TIMELINE_ROWS.toLocaleString('en')} keyed rows of one chat in a compression chain (5 messages each) with a rollback at the tip, 2,000 rows of 500 other chats; held open by a sqlite3 process; ${ctx.runs} interleaved rounds after ${ctx.warmups} warm-up(s).`,
+					`${TIMELINE_ROWS.toLocaleString('en')} keyed rows of one chat in a ` +
+						`compression chain (5 messages each) with a rollback at the tip, 2,000 ` +
+						`rows of 500 other chats; held open by a sqlite3 process; ${ctx.runs} ` +
+						`interleaved rounds after ${ctx.warmups} warm-up(s).`,
 				],
 			};
 		} finally {

@@ -338,7 +338,10 @@ export const tuiSection: Section = {
 			const p50 = percentile(latencies, 50);
 			const p95 = percentile(latencies, 95);
 			rows.push({
-				measurement: `commit-to-screen latency p50 (${latencies.length.toLocaleString('en-US')} of ${commits.length.toLocaleString('en-US')} commits seen)`,
+				measurement:
+					`commit-to-screen latency p50 ` +
+					`(${latencies.length.toLocaleString('en-US')} ` +
+					`of ${commits.length.toLocaleString('en-US')} commits seen)`,
 				medianMs: p50,
 				target: 'report',
 				result: 'info',
@@ -370,7 +373,12 @@ export const tuiSection: Section = {
 				result: peak < TARGET_RSS_MB && trend < 1 ? 'PASS' : 'FAIL',
 			});
 			notes.push(
-				`RSS samples every 5 s: first ${samples[0]?.[1].toFixed(0)} MB, last ${samples.at(-1)?.[1].toFixed(0)} MB, peak ${peak.toFixed(0)} MB; trend over the second half ${trend.toFixed(2)} MB/min (limit 1 MB/min). Latency = from each commit to the first frame showing that commit's message count (frames read from the pty stream); hfx coalesces bursts of commits into one refresh.`,
+				`RSS samples every 5 s: first ${samples[0]?.[1].toFixed(0)} MB, ` +
+					`last ${samples.at(-1)?.[1].toFixed(0)} MB, peak ${peak.toFixed(0)} MB; ` +
+					`trend over the second half ${trend.toFixed(2)} MB/min (limit 1 MB/min). ` +
+					`Latency = from each commit to the first frame showing that commit's ` +
+					`message count (frames read from the pty stream); hfx coalesces bursts ` +
+					`of commits into one refresh.`,
 			);
 		} finally {
 			tty.kill('SIGTERM');

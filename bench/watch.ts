@@ -82,7 +82,11 @@ function rowsOf(unit: Figures, plain: Figures, seconds: number, options: string)
 	const span = `${(seconds / 60).toFixed(1)} min`;
 	return [
 		{
-			measurement: `CPU share following ${RATE} commits/s: mean ${(unit.mean * 100).toFixed(1)} %, worst 5 s ${(unit.worst * 100).toFixed(1)} % of one core (${span}, --interval ${INTERVAL}, the unit's NODE_OPTIONS=${options})`,
+			measurement:
+				`CPU share following ${RATE} commits/s: ` +
+				`mean ${(unit.mean * 100).toFixed(1)} %, worst 5 ` +
+				`s ${(unit.worst * 100).toFixed(1)} % of one core (${span}, ` +
+				`--interval ${INTERVAL}, the unit's NODE_OPTIONS=${options})`,
 			target: `≤ ${TARGET_CPU * 100} % of one core`,
 			result: unit.mean <= TARGET_CPU ? 'PASS' : 'FAIL',
 		},
@@ -102,7 +106,12 @@ function rowsOf(unit: Figures, plain: Figures, seconds: number, options: string)
 }
 
 const describeRss = (label: string, f: Figures) =>
-	`${label}: RSS every 5 s first ${f.first.toFixed(0)} MB, last ${f.last.toFixed(0)} MB, peak ${f.peak.toFixed(0)} MB; last third minus first third ${f.growth.toFixed(1)} MB (limit ${FLAT_MB} MB; on runs of 5 min and more, of the samples after a ${WARMUP_MINUTES}-min warm-up); slope over the second half ${f.trend.toFixed(2)} MB/min (limit 1 MB/min, judged on runs of 5 min and more).`;
+	`${label}: RSS every 5 s first ${f.first.toFixed(0)} MB, ` +
+	`last ${f.last.toFixed(0)} MB, peak ${f.peak.toFixed(0)} MB; last third ` +
+	`minus first third ${f.growth.toFixed(1)} MB (limit ${FLAT_MB} MB; on ` +
+	`runs of 5 min and more, of the samples after a ${WARMUP_MINUTES}-min ` +
+	`warm-up); slope over the second half ${f.trend.toFixed(2)} MB/min ` +
+	`(limit 1 MB/min, judged on runs of 5 min and more).`;
 
 /** The leak probe (bench/watch-heap.ts) beside the two watches, on the same store and writer. */
 function heapProbe(ctx: BenchContext, db: string, seconds: number) {
@@ -146,11 +155,19 @@ function liveHeapOf({samples, failed}: HeapSamples): {row: Row; note: string} {
 	const totals = samples.map(s => s.total);
 	return {
 		row: {
-			measurement: `live heap of the same follower after a full GC (${samples.length} readings, every ${HEAP_EVERY_SECONDS} s): first third ${first.toFixed(1)} MB, last third ${last.toFixed(1)} MB`,
+			measurement:
+				`live heap of the same follower after a full GC (${samples.length} ` +
+				`readings, every ${HEAP_EVERY_SECONDS} s): first ` +
+				`third ${first.toFixed(1)} MB, last third ${last.toFixed(1)} MB`,
 			target: 'report (a leak raises it)',
 			result: 'info',
 		},
-		note: `the leak probe (bench/watch-heap.ts, --expose-gc): live heap ${first.toFixed(1)} -> ${last.toFixed(1)} MB, while V8's reserved heap ranged ${Math.min(...totals).toFixed(0)}-${Math.max(...totals).toFixed(0)} MB: RSS moves with the reserve, not with what the follower keeps.`,
+		note:
+			`the leak probe (bench/watch-heap.ts, --expose-gc): live ` +
+			`heap ${first.toFixed(1)} -> ${last.toFixed(1)} MB, while V8's reserved ` +
+			`heap ` +
+			`ranged ${Math.min(...totals).toFixed(0)}-${Math.max(...totals).toFixed(0)} ` +
+			`MB: RSS moves with the reserve, not with what the follower keeps.`,
 	};
 }
 
@@ -214,7 +231,9 @@ export const watchSection: Section = {
 					describeRss(`as the unit runs it (NODE_OPTIONS=${options})`, uf),
 					describeRss('the bare bin', pf),
 					live.note,
-					'CPU is the watch process tree (hfx and the short-lived `head` reading the -shm), in 5 s windows. Ten minutes: --watch-seconds 600 (or BENCH_WATCH_FOLLOW_SECONDS=600).',
+					'CPU is the watch process tree (hfx and the short-lived `head` reading ' +
+						'the -shm), in 5 s windows. Ten minutes: --watch-seconds 600 (or ' +
+						'BENCH_WATCH_FOLLOW_SECONDS=600).',
 				],
 			};
 		} finally {

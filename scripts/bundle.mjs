@@ -37,7 +37,9 @@ export function binOptions(outdir, extraPlugins = []) {
 		external: ['better-sqlite3', 'yazl', 'yaml', 'prom-client'],
 		// CommonJS dependencies (React) call require() for Node built-ins.
 		banner: {
-			js: "import {createRequire as __hfxCreateRequire} from 'node:module'; const require = __hfxCreateRequire(import.meta.url);",
+			js:
+				"import {createRequire as __hfxCreateRequire} from 'node:module'; const " +
+				'require = __hfxCreateRequire(import.meta.url);',
 		},
 		// Ink's stack, rewritten (source/ui/ink/bundle.mjs: each plugin says what and why).
 		plugins: [...extraPlugins, ...inkPlugins],

@@ -37,7 +37,10 @@ function run(command, args, {cwd = root, capture = false} = {}) {
 	return execFileSync(command, args, {cwd, stdio: ['ignore', capture ? 'pipe' : 2, 2], encoding: 'utf8'});
 }
 
-/** Extracts `members` (all when none) of the .tgz `tarball` into `dir`, dropping its top folder (zlib here: no gzip needed). */
+/**
+ * Extracts `members` (all when none) of the .tgz `tarball` into `dir`, dropping its top folder (zlib here: no gzip
+ * needed).
+ */
 function untgz(tarball, dir, members = []) {
 	execFileSync('tar', ['-xf', '-', '-C', dir, '--strip-components=1', ...members], {
 		input: zlib.gunzipSync(fs.readFileSync(tarball)),

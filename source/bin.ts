@@ -31,7 +31,8 @@ export function nodeIsSupported(version: string): boolean {
 
 /**
  * Where the compile cache lives: NODE_COMPILE_CACHE when the operator set it (Node has then turned
- * the cache on there before any script ran), else hfx's folder in the user's cache dir ($XDG_CACHE_HOME, else ~/.cache). Never
+ * the cache on there before any script ran), else hfx's folder in the user's cache dir ($XDG_CACHE_HOME, else
+ * ~/.cache). Never
  * beside a store: nothing here depends on the store hfx reads.
  */
 export function compileCacheDir(env: NodeJS.ProcessEnv, home: string): string {
@@ -107,7 +108,8 @@ function enableCompileCache(): void {
 if (!nodeIsSupported(process.versions.node)) {
 	process.stderr.write(
 		`hfx: needs Node.js ${MINIMUM_NODE.join('.')} or newer; ${process.execPath} is ${process.version}. ` +
-			'Next: run it from the checkout with `npm start` or `npx hfx` (they use the Node 24 `npm install` put in node_modules), ' +
+			('Next: run it from the checkout with `npm start` or `npx hfx` (they use ' +
+				'the Node 24 `npm install` put in node_modules), ') +
 			'install Node 24 LTS, or use the standalone archive (README: Install)\n',
 	);
 	process.exitCode = 2;
@@ -123,7 +125,9 @@ if (!nodeIsSupported(process.versions.node)) {
 
 		// No descriptor left to load hfx's own code with: the operator's limit, named, in one line.
 		process.stderr.write(
-			`hfx: ${typeof file === 'string' ? file : 'hfx'}: too many open files (${code}) while loading hfx itself. Next: raise the open-file limit (ulimit -n) and run again\n`,
+			`hfx: ${typeof file === 'string' ? file : 'hfx'}: too many open files ` +
+				`(${code}) while loading hfx itself. Next: raise the open-file limit ` +
+				`(ulimit -n) and run again\n`,
 		);
 		process.exitCode = 2;
 	}

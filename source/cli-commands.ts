@@ -142,7 +142,9 @@ const READ_COMMANDS: CommandSpec[] = [
 		name: 'diff',
 		usage: ['diff A B'],
 		summary:
-			'per chat, what a restart resumes and where the newest message is at two moments (a store, an archive, a snapshot, a retired capture); sessions, routing, rollbacks',
+			'per chat, what a restart resumes and where the newest message is at two ' +
+			'moments (a store, an archive, a snapshot, a retired capture); sessions, ' +
+			'routing, rollbacks',
 		operands: [
 			{name: 'A', required: true},
 			{name: 'B', required: true},
@@ -157,12 +159,15 @@ const READ_COMMANDS: CommandSpec[] = [
 		name: 'timeline',
 		usage: ['timeline CHAT [--before IMAGE]'],
 		summary:
-			'one chat on one time axis: its rows and why each belongs, message spans, rotations, the fork, the inferred restart and resume, routing moves, log lines, a before-image; what a restart now would do',
+			'one chat on one time axis: its rows and why each belongs, message ' +
+			'spans, rotations, the fork, the inferred restart and resume, routing ' +
+			'moves, log lines, a before-image; what a restart now would do',
 		operands: [{name: 'CHAT', required: true}],
 		flags: {...STORE, before: OWN_FLAGS.before},
 		exits: 'read',
 		example:
-			'hfx timeline agent:main:telegram:dm:777001 --before ~/.hermes/state.db.pre-update-emergency-2026-12-01T09-00-00-000000Z-4242.bak',
+			'hfx timeline agent:main:telegram:dm:777001 --before ' +
+			'~/.hermes/state.db.pre-update-emergency-2026-12-01T09-00-00-000000Z-4242.bak',
 		run: async ({operands, flags, global}) =>
 			(await import('./commands/timeline.js')).runTimeline(
 				{...global, chat: operands[0]!, before: text(flags.before)},
@@ -173,7 +178,9 @@ const READ_COMMANDS: CommandSpec[] = [
 		name: 'search',
 		usage: ['search TEXT [--limit N]'],
 		summary:
-			"messages found by content in every profile's store, through Hermes' own full-text indexes (read-only) or a bounded scan; each hit's row, chat, time, role and snippet",
+			"messages found by content in every profile's store, through Hermes' own " +
+			"full-text indexes (read-only) or a bounded scan; each hit's row, chat, " +
+			'time, role and snippet',
 		operands: [{name: 'TEXT', required: true}],
 		flags: {...STORE, limit: OWN_FLAGS.searchLimit},
 		exits: 'search',
@@ -188,7 +195,9 @@ const READ_COMMANDS: CommandSpec[] = [
 		name: 'files',
 		usage: ['files [STORE]'],
 		summary:
-			'state.db, -wal, -shm: WAL frame classes, checksum breaks, who holds the files; diverted transcripts, spool files and retired-WAL captures beside them',
+			'state.db, -wal, -shm: WAL frame classes, checksum breaks, who holds the ' +
+			'files; diverted transcripts, spool files and retired-WAL captures ' +
+			'beside them',
 		operands: [STORE_OPERAND],
 		flags: STORE,
 		exits: 'read',
@@ -204,7 +213,8 @@ const READ_COMMANDS: CommandSpec[] = [
 			'repair --undo ENTRY',
 		],
 		summary:
-			"dry run: each orphan's adoption as a before/after table and the restart before and after; --apply adopts, fail-closed",
+			"dry run: each orphan's adoption as a before/after table and the restart " +
+			'before and after; --apply adopts, fail-closed',
 		operands: [],
 		flags: {
 			...STORE,
@@ -234,7 +244,8 @@ const READ_COMMANDS: CommandSpec[] = [
 		name: 'audit',
 		usage: ['audit verify [FILE]', 'audit show [FILE]'],
 		summary:
-			'check the hash chain of the repair audit trail; show each entry, the rows it touched, which apply an undo reverted',
+			'check the hash chain of the repair audit trail; show each entry, the ' +
+			'rows it touched, which apply an undo reverted',
 		operands: [
 			{name: 'ACTION', required: true},
 			{name: 'FILE', required: false},
@@ -373,13 +384,18 @@ const BACKUP_COMMANDS: CommandSpec[] = [
 	},
 ];
 
-/** Prometheus, for a fleet: node_exporter's textfile collector reads what these write (contrib/ has the rules and units). */
+/**
+ * Prometheus, for a fleet: node_exporter's textfile collector reads what these write (contrib/ has the rules and
+ * units).
+ */
 const FLEET_COMMANDS: CommandSpec[] = [
 	{
 		name: 'metrics',
 		usage: ['metrics [--textfile PATH]'],
 		summary:
-			"every store under the root in Prometheus' exposition format (counts only: no session ids or keys in labels), on stdout or replacing PATH atomically",
+			"every store under the root in Prometheus' exposition format (counts " +
+			'only: no session ids or keys in labels), on stdout or replacing PATH ' +
+			'atomically',
 		operands: [],
 		flags: {...STORE_FLAGS, color: OUTPUT_FLAGS.color, textfile: OWN_FLAGS.textfile},
 		exits: 'write',
@@ -392,7 +408,10 @@ const FLEET_COMMANDS: CommandSpec[] = [
 		name: 'watch',
 		usage: ['watch [--interval 15s] [--textfile PATH] [--json-lines] [--max-age 1d]'],
 		summary:
-			'the headless follower for systemd or a container: one line per event (a rollback that happened, rollback risk raised or cleared, orphan, every other finding hfx scan reports, rotation, stale backup), the textfile kept current',
+			'the headless follower for systemd or a container: one line per event (a ' +
+			'rollback that happened, rollback risk raised or cleared, orphan, every ' +
+			'other finding hfx scan reports, rotation, stale backup), the textfile ' +
+			'kept current',
 		operands: [],
 		flags: {
 			...STORE_FLAGS,

@@ -19,12 +19,16 @@ export const STORE_FLAGS = {
 	db: {
 		type: 'string',
 		value: 'PATH',
-		help: 'one state.db file; its owner profile comes from its path, as in Hermes (…/profiles/NAME/state.db is NAME, any other is default)',
+		help:
+			'one state.db file; its owner profile comes from its path, as in Hermes ' +
+			'(…/profiles/NAME/state.db is NAME, any other is default)',
 	},
 	home: {
 		type: 'string',
 		value: 'DIR',
-		help: 'a Hermes root: its state.db and every profiles/NAME/state.db (default: $HERMES_HOME, else ~/.hermes); with --db, confirms it',
+		help:
+			'a Hermes root: its state.db and every profiles/NAME/state.db (default: ' +
+			'$HERMES_HOME, else ~/.hermes); with --db, confirms it',
 	},
 	profile: {
 		type: 'string',
@@ -34,7 +38,9 @@ export const STORE_FLAGS = {
 	routingScope: {
 		type: 'string',
 		value: 'DIR',
-		help: "with --db on a copy: the sessions folder of the gateway the store came from (default: <the store's folder>/sessions, resolved)",
+		help:
+			'with --db on a copy: the sessions folder of the gateway the store came ' +
+			"from (default: <the store's folder>/sessions, resolved)",
 	},
 	maxGapSeconds: {type: 'string', value: 'N', help: "repair-routing's contiguity window in seconds (default 900)"},
 } as const satisfies Record<string, FlagDef>;
@@ -62,7 +68,10 @@ export const OWN_FLAGS = {
 	before: {
 		type: 'string',
 		value: 'IMAGE',
-		help: 'a backup, quick snapshot, emergency snapshot or retired capture of this store: the chat at that moment on the axis, and what changed since (as hfx diff IMAGE STORE)',
+		help:
+			'a backup, quick snapshot, emergency snapshot or retired capture of this ' +
+			'store: the chat at that moment on the axis, and what changed since (as ' +
+			'hfx diff IMAGE STORE)',
 	},
 	apply: {
 		type: 'boolean',
@@ -72,7 +81,10 @@ export const OWN_FLAGS = {
 	donor: {
 		type: 'string',
 		value: 'DONOR',
-		help: "with one --only ORPHAN that repair-routing refuses: adopt it from this keyed donor, your choice (the manual procedure of Hermes' tracking issue; previewed, then --apply with every guarantee)",
+		help:
+			'with one --only ORPHAN that repair-routing refuses: adopt it from this ' +
+			"keyed donor, your choice (the manual procedure of Hermes' tracking " +
+			'issue; previewed, then --apply with every guarantee)',
 	},
 	yes: {type: 'boolean', help: 'no typed confirmation (for scripts)'},
 	undo: {
@@ -84,14 +96,19 @@ export const OWN_FLAGS = {
 	pane: {
 		type: 'string',
 		value: 'NAME',
-		help: 'open the TUI on this pane: sessions, detail, lineage, routing, findings, files, activity or backups (default sessions)',
+		help:
+			'open the TUI on this pane: sessions, detail, lineage, routing, ' +
+			'findings, files, activity or backups (default sessions)',
 	},
 	seconds: {type: 'string', value: 'N', help: 'without a terminal: run N seconds, then print the scan'},
 	keepHome: {type: 'boolean', help: 'keep the temporary Hermes home on exit'},
 	keepArchives: {
 		type: 'string',
 		value: 'N',
-		help: 'keep the newest N archives of this home in the folder, and of each series of its stamped tarballs there (NAME-YYYYmmdd-HHMMSS.tar.gz) (default 3; 0 keeps all)',
+		help:
+			'keep the newest N archives of this home in the folder, and of each ' +
+			'series of its stamped tarballs there (NAME-YYYYmmdd-HHMMSS.tar.gz) ' +
+			'(default 3; 0 keeps all)',
 	},
 	outputArchive: {
 		type: 'string',
@@ -111,13 +128,18 @@ export const OWN_FLAGS = {
 	drill: {type: 'boolean', help: 'restore into a scratch folder, scan, compare, record'},
 	restoreDryRun: {
 		type: 'boolean',
-		help: 'only say what the restore would drop and bring back, and per chat what a restart resumes now and after (the archive against the live store, read-only); write nothing (exit 0 drops nothing, 1 would drop)',
+		help:
+			'only say what the restore would drop and bring back, and per chat what ' +
+			'a restart resumes now and after (the archive against the live store, ' +
+			'read-only); write nothing (exit 0 drops nothing, 1 would drop)',
 	},
 	maxAge: {type: 'string', value: 'DURATION', help: 'the newest acceptable backup (default 30m)'},
 	textfile: {
 		type: 'string',
 		value: 'PATH',
-		help: "the .prom file to replace atomically, in node_exporter's --collector.textfile.directory (metrics without it: stdout)",
+		help:
+			"the .prom file to replace atomically, in node_exporter's " +
+			'--collector.textfile.directory (metrics without it: stdout)',
 	},
 	interval: {type: 'string', value: 'DURATION', help: 'how often to re-read the stores (default 15s)'},
 	jsonLines: {type: 'boolean', help: 'one JSON object per event line (for journald and log shippers)'},

@@ -37,12 +37,16 @@ function row(left: string, right: string): string {
 const OPERAND_HELP: Record<string, string> = {
 	STORE: 'a state.db path, read as --db (one store)',
 	ID: 'a session id, or a unique part of it',
-	CHAT: "a session key, or a session id (or a unique part of it) of one of the chat's rows: a keyless row a rollback skipped or an orphan adoptable into it too",
+	CHAT:
+		'a session key, or a session id (or a unique part of it) of one of the ' +
+		"chat's rows: a keyless row a rollback skipped or an orphan adoptable " +
+		'into it too',
 	KEY: 'a session key (agent:main:telegram:dm:12345); without it, every chat',
 	ACTION: 'verify (the hash chain) or show (every entry)',
 	FILE: 'the audit trail (default: the one beside the store)',
 	ARCHIVE:
-		"an hfx or `hermes backup` zip, a quick snapshot folder (hfx's or Hermes'), or a tar.gz of a home or volume (its Hermes root found inside)",
+		"an hfx or `hermes backup` zip, a quick snapshot folder (hfx's or " +
+		"Hermes'), or a tar.gz of a home or volume (its Hermes root found inside)",
 };
 
 export function commandHelp(spec: CommandSpec): string {
@@ -64,7 +68,8 @@ export function commandHelp(spec: CommandSpec): string {
 export function globalHelp(): string {
 	const lines = [
 		'',
-		"  hfx: live forensics of Hermes Agent's session store (state.db). Read-only unless you ask for a repair or restore.",
+		"  hfx: live forensics of Hermes Agent's session store (state.db). " +
+			'Read-only unless you ask for a repair or restore.',
 		'',
 		'  Usage',
 	];
@@ -80,10 +85,13 @@ export function globalHelp(): string {
 		'  --json on every report; --no-color (or NO_COLOR) for monochrome; --version.',
 		'',
 		'  Exit codes',
-		'    reports: 0 healthy, 1 findings (an orphan or a rollback risk), 2 could not be done (one line on stderr says why)',
-		'    backup, verify, restore, gate, doctor: 0 done and sound, 1 skipped / damaged / partial / blocked / warnings, 2 refused, nothing written',
+		'    reports: 0 healthy, 1 findings (an orphan or a rollback risk), 2 ' +
+			'could not be done (one line on stderr says why)',
+		'    backup, verify, restore, gate, doctor: 0 done and sound, 1 skipped ' +
+			'/ damaged / partial / blocked / warnings, 2 refused, nothing written',
 		'',
-		'  In the TUI: 1-8 or Tab switch panes, j/k move, Enter opens, / filters, p pauses, y copies, ? lists every key, q quits.',
+		'  In the TUI: 1-8 or Tab switch panes, j/k move, Enter opens, / ' +
+			'filters, p pauses, y copies, ? lists every key, q quits.',
 		'',
 		'  Examples',
 		'    $ hfx                           # live view of ~/.hermes (the demo when there is none)',

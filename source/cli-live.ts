@@ -18,7 +18,10 @@ import {PANES, type Pane} from './ui/pane-names.js';
 import {UsageError} from './cli-args.js';
 import type {FlagValue} from './cli-flags.js';
 
-/** --pane NAME (read here, not in the command table: the table loads nothing of the TUI): one of the TUI's panes (any case), or a usage error naming them. */
+/**
+ * --pane NAME (read here, not in the command table: the table loads nothing of the TUI): one of the TUI's panes (any
+ * case), or a usage error naming them.
+ */
 export function paneFlag(value: FlagValue): Pane | undefined {
 	if (value === undefined) {
 		return undefined;
@@ -55,8 +58,11 @@ export function shouldDemo(flags: GlobalFlags, io: Io): boolean {
 	);
 }
 
-/* The demo's report is the scan's: put together here, on the command line's floor (commands never import each other). */
-/** Headless: let the simulation run (through the incident and the restart by default), then report as `hfx scan` does. */
+/* The demo's report is the scan's: put together here, on the command line's floor (commands never
+ * import each other). */
+/**
+ * Headless: let the simulation run (through the incident and the restart by default), then report as `hfx scan` does.
+ */
 async function runDemoReport(flags: DemoFlags, io: Io): Promise<ExitCode> {
 	return withDemo(flags, io, async demo => {
 		const seconds = flags.seconds ?? 120 / flags.speed;
@@ -84,7 +90,9 @@ function storesToShow(flags: GlobalFlags, io: Io): {locations: StoreLocation[]; 
 		if (located.stores.length > 1 && !flags.profile) {
 			return {
 				locations: located.stores,
-				notice: `${located.stores.length} stores, showing ${located.stores[0]!.label}: P switches profile (--profile NAME follows one) · under ${located.root}`,
+				notice:
+					`${located.stores.length} stores, showing ${located.stores[0]!.label}: P ` +
+					`switches profile (--profile NAME follows one) · under ${located.root}`,
 			};
 		}
 
@@ -100,7 +108,8 @@ export async function runTui(flags: TuiFlags, io: Io): Promise<ExitCode> {
 	}
 
 	if (shouldDemo(flags, io)) {
-		// Said inside the TUI, on its notice line from the first frame (a line on stderr is behind the full screen until quit).
+		// Said inside the TUI, on its notice line from the first frame (a line on stderr is behind the full screen until
+		// quit).
 		return runDemo(
 			{...flags, speed: 1, keep: false, seconds: undefined},
 			io,

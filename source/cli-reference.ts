@@ -47,7 +47,8 @@ export function kindReference(): string {
 		'| kind | the refusal |',
 		'| --- | --- |',
 		...rows,
-		'| `errno-<code>` | a file error of the OS, by its code in lower case (`errno-eloop`, `errno-eacces`, `errno-enametoolong`…) |',
+		'| `errno-<code>` | a file error of the OS, by its code in lower case ' +
+			'(`errno-eloop`, `errno-eacces`, `errno-enametoolong`…) |',
 	].join('\n');
 }
 

@@ -147,7 +147,10 @@ export async function main(argv: string[]): Promise<ExitCode> {
 	}
 }
 
-/** How a command that failed ends: a refusal or a file error of the OS as its one line, anything else as an internal error. */
+/**
+ * How a command that failed ends: a refusal or a file error of the OS as its one line, anything else as an internal
+ * error.
+ */
 function reportFailure(error: unknown): void {
 	const refusal = asRefusal(error);
 	if (refusal) {
@@ -157,9 +160,8 @@ function reportFailure(error: unknown): void {
 	}
 
 	// A stack is several lines; each is made safe (a message can quote a file name).
-	for (const line of `hfx: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`.split(
-		'\n',
-	)) {
+	const report = `hfx: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
+	for (const line of report.split('\n')) {
 		io.err(line);
 	}
 
@@ -186,7 +188,8 @@ for (const stream of [process.stdout, process.stderr]) {
 }
 
 main(process.argv.slice(2)).then(async code => {
-	// With no file descriptor left (EMFILE) the import cannot load its file: the command's own line was said, its exit stands.
+	// With no file descriptor left (EMFILE) the import cannot load its file: the command's own line was said, its exit
+	// stands.
 	const signal = await import('./interrupts.js').then(
 		m => m.deferredSignal(),
 		() => null,
@@ -195,7 +198,8 @@ main(process.argv.slice(2)).then(async code => {
 		// Interrupted during a write: it was finished, verified and recorded. The exit says how it
 		// ended (an applied repair exits as applied, never 128+N), the signal noted in one line.
 		process.stderr.write(
-			`hfx: ${signal} was received during the write; it finished and was recorded, so hfx exits as the command ended (exit ${code})\n`,
+			`hfx: ${signal} was received during the write; it finished and was ` +
+				`recorded, so hfx exits as the command ended (exit ${code})\n`,
 		);
 	}
 

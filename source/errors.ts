@@ -11,7 +11,10 @@ export type ExitCode = 0 | 1 | 2;
 
 export type Refusal = {file: string; reason: string; next: string};
 
-/** The one line every refusal prints on stderr: the file, the cause and the next safe step (one line whatever they hold). */
+/**
+ * The one line every refusal prints on stderr: the file, the cause and the next safe step (one line whatever they
+ * hold).
+ */
 export function refusalLine(r: Refusal): string {
 	return safeText(`hfx: ${r.file}: ${r.reason}. Next: ${r.next}`);
 }
@@ -146,7 +149,10 @@ const ERRNO_WORDS: Readonly<Record<string, ErrnoWords>> = {
 	ENOTEMPTY: {cause: 'the folder is not empty', next: 'choose an empty folder or move its contents aside'},
 };
 
-/** The words for an errno code; an unknown code keeps the OS's own message. EFBIG names the process's limit when it has one. */
+/**
+ * The words for an errno code; an unknown code keeps the OS's own message. EFBIG names the process's limit when it has
+ * one.
+ */
 export function errnoWords(code: string, osMessage = ''): ErrnoWords {
 	const limit = code === 'EFBIG' ? fileSizeLimit() : null;
 	if (limit !== null) {
@@ -172,12 +178,18 @@ export function errnoWords(code: string, osMessage = ''): ErrnoWords {
 	);
 }
 
-/** The process's maximum file size (ulimit -f) in bytes, or null when unlimited or unknown (Node ignores SIGXFSZ, so a write past it fails with EFBIG). */
+/**
+ * The process's maximum file size (ulimit -f) in bytes, or null when unlimited or unknown (Node ignores SIGXFSZ, so a
+ * write past it fails with EFBIG).
+ */
 export function fileSizeLimit(): number | null {
 	return processLimit('Max file size');
 }
 
-/** A soft limit of this process from /proc/self/limits ("Max file size", "Max open files"), or null when unlimited or unknown. */
+/**
+ * A soft limit of this process from /proc/self/limits ("Max file size", "Max open files"), or null when unlimited or
+ * unknown.
+ */
 function processLimit(name: string): number | null {
 	try {
 		const m = new RegExp(`^${name}\\s+(\\S+)`, 'm').exec(fs.readFileSync('/proc/self/limits', 'utf8'));
@@ -327,7 +339,10 @@ const UNNAMED_ERRNO: Readonly<Record<string, string>> = {
 	'Unknown system error -116': 'ESTALE',
 };
 
-/** The system's own words for the codes Node's fs.rmSync leaves without a code (its message is ", Unknown error: <strerror> 'path'"). */
+/**
+ * The system's own words for the codes Node's fs.rmSync leaves without a code (its message is ", Unknown error:
+ * <strerror> 'path'").
+ */
 const STRERROR: ReadonlyArray<[string, string]> = [
 	['Too many open files in system', 'ENFILE'],
 	['Too many open files', 'EMFILE'],

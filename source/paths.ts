@@ -2,7 +2,8 @@
  * Files hfx runs as separate processes or workers (the backup checker, the demo
  * gateway, the CLI itself) live in the compiled tree `dist/`. This module sits at the top of that
  * tree, and the bundle (`dist/hfx-bundle.js` and its chunks, all in dist/ itself: scripts/bundle.mjs)
- * inlines it at the same level, so `import.meta.url` names the folder in both; from the TypeScript sources (tests) it names `source/`, beside `dist/`.
+ * inlines it at the same level, so `import.meta.url` names the folder in both; from the TypeScript sources (tests) it
+ * names `source/`, beside `dist/`.
  */
 import fs from 'node:fs';
 import path from 'node:path';

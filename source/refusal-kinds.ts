@@ -76,9 +76,12 @@ export const REFUSAL_KINDS = {
 	'no-such-key': 'no chat with that session key',
 	'no-such-orphan': '--only names no adoptable orphan',
 	'donor-refused':
-		'--donor names no donor that can give its identity to that orphan (not keyed, another source or chat, the orphan itself, or repair-routing adopts it from another donor)',
+		'--donor names no donor that can give its identity to that orphan (not ' +
+		'keyed, another source or chat, the orphan itself, or repair-routing ' +
+		'adopts it from another donor)',
 	'repair-routing-crash':
-		"current Hermes' own repair-routing fails on this store, so what Hermes would adopt cannot be said: nothing is repaired",
+		"current Hermes' own repair-routing fails on this store, so what Hermes " +
+		'would adopt cannot be said: nothing is repaired',
 	'no-such-entry': 'no audit entry by that number',
 	'audit-not-writable': 'the audit trail cannot be appended to',
 	'demo-failed': 'the demo gateway did not start',

@@ -25,7 +25,9 @@ export function plantedLink(file: string, what: string): FailClosed {
 	return new FailClosed({
 		file,
 		kind: 'symlink',
-		reason: `is a symbolic link (to ${linkTarget(file)}); hfx never writes ${what} through a link, so nothing was written`,
+		reason:
+			`is a symbolic link (to ${linkTarget(file)}); hfx never writes ${what} ` +
+			`through a link, so nothing was written`,
 		next: `remove the link (rm ${file}) and check who planted it, then run again`,
 	});
 }
@@ -73,7 +75,10 @@ export function unguessableTemp(file: string): string {
 	return path.join(path.dirname(file), `.${path.basename(file)}.${randomHex(8)}.tmp`);
 }
 
-/** Refuses a folder that is a link or not a folder (lstat: the link itself, never what it names). Absent: ENOENT as thrown. */
+/**
+ * Refuses a folder that is a link or not a folder (lstat: the link itself, never what it names). Absent: ENOENT as
+ * thrown.
+ */
 export function assertRealFolder(dir: string, what = 'its files'): void {
 	const st = fs.lstatSync(dir);
 	if (st.isSymbolicLink()) {
@@ -106,7 +111,10 @@ export function ensureOwnFolder(dir: string, what = 'its files'): void {
 	assertRealFolder(dir, what);
 }
 
-/** Refuses a target that is a link or not a regular file (checked before any work, and again right before the rename); absent is fine. */
+/**
+ * Refuses a target that is a link or not a regular file (checked before any work, and again right before the rename);
+ * absent is fine.
+ */
 export function assertReplaceable(file: string, what: string): void {
 	const st = fs.lstatSync(file, {throwIfNoEntry: false});
 	if (st?.isSymbolicLink()) {

@@ -37,7 +37,9 @@ export function registerTemp(p: string): void {
 	temps.add(p);
 }
 
-/** The clean-up hook, installed before a temp exists (a signal between the mkdir and the add would otherwise find none). */
+/**
+ * The clean-up hook, installed before a temp exists (a signal between the mkdir and the add would otherwise find none).
+ */
 function hookOnce(): void {
 	if (!hooked) {
 		hooked = true;
@@ -66,7 +68,9 @@ function tempFolderFailure(parent: string, error: unknown): unknown {
 	return new FailClosed({
 		file: parent,
 		kind: 'temp-folder',
-		reason: `the temp folder ${why}; hfx makes its working folders (private read copies, extractions, drills) there and nowhere else`,
+		reason:
+			`the temp folder ${why}; hfx makes its working folders (private read ` +
+			`copies, extractions, drills) there and nowhere else`,
 		next: 'point TMPDIR at a folder this user can write (e.g. TMPDIR=/var/tmp), then run again',
 		cause: error,
 	});

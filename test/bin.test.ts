@@ -103,18 +103,22 @@ describe('the compile cache', () => {
 		expect(makeCacheDir('/proc/self/hfx/compile-cache')).toBe(false);
 	});
 
-	it('uses no cache folder that is a planted link (hfx/ or compile-cache/ to elsewhere): nothing is written through it', () => {
-		const base = tempDir();
-		const elsewhere = tempDir();
-		fs.symlinkSync(elsewhere, path.join(base, 'hfx'));
-		expect(makeCacheDir(path.join(base, 'hfx', 'compile-cache'))).toBe(false);
-		const base2 = tempDir();
-		fs.mkdirSync(path.join(base2, 'hfx'));
-		fs.symlinkSync(elsewhere, path.join(base2, 'hfx', 'compile-cache'));
-		expect(makeCacheDir(path.join(base2, 'hfx', 'compile-cache'))).toBe(false);
-		expect(version({XDG_CACHE_HOME: base2}).status).toBe(0);
-		expect(filesUnder(elsewhere)).toEqual([]);
-	});
+	it(
+		'uses no cache folder that is a planted link (hfx/ or compile-cache/ to ' +
+			'elsewhere): nothing is written through it',
+		() => {
+			const base = tempDir();
+			const elsewhere = tempDir();
+			fs.symlinkSync(elsewhere, path.join(base, 'hfx'));
+			expect(makeCacheDir(path.join(base, 'hfx', 'compile-cache'))).toBe(false);
+			const base2 = tempDir();
+			fs.mkdirSync(path.join(base2, 'hfx'));
+			fs.symlinkSync(elsewhere, path.join(base2, 'hfx', 'compile-cache'));
+			expect(makeCacheDir(path.join(base2, 'hfx', 'compile-cache'))).toBe(false);
+			expect(version({XDG_CACHE_HOME: base2}).status).toBe(0);
+			expect(filesUnder(elsewhere)).toEqual([]);
+		},
+	);
 
 	it('never fails or stalls a command when its folder cannot be made or written (a file in the way, /proc)', () => {
 		const blocker = path.join(tempDir(), 'not-a-folder');
@@ -129,7 +133,8 @@ describe('the compile cache', () => {
 	});
 });
 
-// CI's Node 22 tier runs this file on Node 22 (scripts/ci/node22.sh), whose node:sqlite prints an ExperimentalWarning when it loads.
+// CI's Node 22 tier runs this file on Node 22 (scripts/ci/node22.sh), whose node:sqlite prints an ExperimentalWarning
+// when it loads.
 describe('node:sqlite, which reads a stopped store in place', () => {
 	it('prints no warning on stderr: the store read in place, stderr empty', () => {
 		const dir = tempDir();
@@ -138,7 +143,9 @@ describe('node:sqlite, which reads a stopped store in place', () => {
 			process.execPath,
 			[path.join(ROOT, 'dist/simulator/writer-process.js'), '--db', db, '--shape', 'v30', '--journal', 'wal'],
 			{
-				input: `${JSON.stringify({op: 'create', session: {source: 'cli', startedAt: 1_780_000_000}})}\n${JSON.stringify({op: 'close'})}\n`,
+				input:
+					`${JSON.stringify({op: 'create', session: {source: 'cli', startedAt: 1_780_000_000}})}\n` +
+					`${JSON.stringify({op: 'close'})}\n`,
 				encoding: 'utf8',
 				timeout: 20_000,
 			},

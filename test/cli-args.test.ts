@@ -89,7 +89,8 @@ describe('hfx command line (the built binary)', () => {
 			const r = hfx([...(spec.name ? [spec.name] : []), '--unknown-flag']);
 			expect({command: spec.name, code: r.code, stdout: r.stdout}).toEqual({command: spec.name, code: 2, stdout: ''});
 			expect(r.stderr).toBe(
-				`hfx: ${spec.name || 'the TUI (hfx)'} has no flag --unknown-flag. See: hfx ${spec.name ? `${spec.name} ` : ''}--help\n`,
+				`hfx: ${spec.name || 'the TUI (hfx)'} has no flag --unknown-flag. See: ` +
+					`hfx ${spec.name ? `${spec.name} ` : ''}--help\n`,
 			);
 		}
 	});
@@ -114,7 +115,8 @@ describe('hfx command line (the built binary)', () => {
 			],
 			[
 				['backup', '--quick', '--profile', '../../etc'],
-				'hfx: --profile takes a profile name (lowercase letters, digits, - and _), not "../../etc". See: hfx backup --help',
+				'hfx: --profile takes a profile name (lowercase letters, digits, - and ' +
+					'_), not "../../etc". See: hfx backup --help',
 			],
 			[['scan', 'a', 'b'], 'hfx: scan takes only [STORE]; "b" is extra. See: hfx scan --help'],
 			[['doctor', '/x'], 'hfx: doctor takes no operand; "/x" is extra. See: hfx doctor --help'],
@@ -130,11 +132,13 @@ describe('hfx command line (the built binary)', () => {
 			[['frob'], 'hfx: unknown command "frob". See: hfx --help'],
 			[
 				['--pane', 'bogus'],
-				'hfx: --pane takes one of sessions, detail, lineage, routing, findings, files, activity, backups, not "bogus". See: hfx --help',
+				'hfx: --pane takes one of sessions, detail, lineage, routing, findings, ' +
+					'files, activity, backups, not "bogus". See: hfx --help',
 			],
 			[
 				['demo', '--pane', 'sesions'],
-				'hfx: --pane takes one of sessions, detail, lineage, routing, findings, files, activity, backups, not "sesions". See: hfx demo --help',
+				'hfx: --pane takes one of sessions, detail, lineage, routing, findings, ' +
+					'files, activity, backups, not "sesions". See: hfx demo --help',
 			],
 		] as const) {
 			const r = hfx([...args]);

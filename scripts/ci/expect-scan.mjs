@@ -61,5 +61,8 @@ if (problems.length > 0) {
 }
 
 process.stdout.write(
-	`  scan agrees with expected.json: ${Object.keys(expected.orphans ?? {}).length} orphans, ${Object.keys(expected.routing ?? {}).length} chats, exit 1\n`,
+	`  scan agrees with ` +
+		`expected.json: ${Object.keys(expected.orphans ?? {}).length} orphans` +
+		`, ${Object.keys(expected.routing ?? {}).length} chats, ` +
+		`exit 1\n`,
 );

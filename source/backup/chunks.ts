@@ -6,7 +6,10 @@ import fs from 'node:fs';
 
 const CHUNK = 1 << 20;
 
-/** Calls `each` with every chunk of `fd` from byte `start` (default 0) up to `end` (default: its end); returns the position reached. */
+/**
+ * Calls `each` with every chunk of `fd` from byte `start` (default 0) up to `end` (default: its end); returns the
+ * position reached.
+ */
 export function readChunks(
 	fd: number,
 	each: (chunk: Buffer) => void,

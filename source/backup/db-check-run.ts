@@ -13,7 +13,10 @@ import {distRoot} from '../paths.js';
 const workerFile = path.join(distRoot(), 'backup', 'check-worker.js');
 const fromSources = import.meta.url.endsWith('.ts');
 
-/** integrity_check reads every page: an hour covers stores far beyond any Hermes store (about 1 GB a minute on a slow disk). */
+/**
+ * integrity_check reads every page: an hour covers stores far beyond any Hermes store (about 1 GB a minute on a slow
+ * disk).
+ */
 const CHECK_TIMEOUT_MS = 3_600_000;
 
 export type CheckOptions = {inline?: boolean; timeoutMs?: number};

@@ -1,5 +1,6 @@
 /**
- * The database check run on a COPY (never on the live file: a long read of it pins the owner's WAL, docs/sqlite-wal.md, pinning): a fresh read-only connection,
+ * The database check run on a COPY (never on the live file: a long read of it pins the owner's WAL, docs/sqlite-wal.md,
+ * pinning): a fresh read-only connection,
  * `PRAGMA integrity_check`, the row count of every ordinary table and the schema version.
  *
  * Plain reads and SQLite's default page cache (2 MiB), no memory map: a map of the copy is
@@ -33,7 +34,8 @@ export function quoteIdent(name: string): string {
 export function countableTables(db: Database.Database): string[] {
 	const rows = db
 		.prepare(
-			"SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
+			"SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT " +
+				"LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
 		)
 		.all() as Array<{name: string; sql: string | null}>;
 	return rows.filter(r => !/^\s*create\s+virtual\s+table/i.test(r.sql ?? '')).map(r => r.name);

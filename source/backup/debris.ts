@@ -44,7 +44,10 @@ export function tempPath(dir: string, what: string): string {
 	return path.join(dir, `.hfx-${what}.p${process.pid}.${randomHex(4)}.partial`);
 }
 
-/** A restore's staged file beside its destination: `.<name>.hfx-p<pid>.<16 hex>.partial` (restore/stage.ts; the random part makes it unguessable). */
+/**
+ * A restore's staged file beside its destination: `.<name>.hfx-p<pid>.<16 hex>.partial` (restore/stage.ts; the random
+ * part makes it unguessable).
+ */
 const RESTORE_PARTIAL = /^\..+\.hfx-p(\d+)(?:\.[0-9a-f]{16})?\.partial$/;
 
 /**

@@ -24,7 +24,9 @@ export function newestIds(ids: readonly string[]): string[] {
 	return [...ids].sort().slice(-IDENTITY_IDS);
 }
 
-/** A record's `details.identity`, read back only when it has that shape (the records file is a file anyone could edit). */
+/**
+ * A record's `details.identity`, read back only when it has that shape (the records file is a file anyone could edit).
+ */
 export function identityOf(value: unknown): StoreIdentity[] | null {
 	if (!Array.isArray(value)) {
 		return null;

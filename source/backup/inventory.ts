@@ -11,7 +11,8 @@ import {ReadOnlyStore} from '../store/open.js';
 export type Inventory = {sessions: Record<string, {messages: number; maxId: number | null}>} | {error: string};
 
 const INVENTORY_SQL =
-	'SELECT s.id AS id, count(m.id) AS n, max(m.id) AS maxId FROM sessions s LEFT JOIN messages m ON m.session_id = s.id GROUP BY s.id';
+	'SELECT s.id AS id, count(m.id) AS n, max(m.id) AS maxId FROM sessions s ' +
+	'LEFT JOIN messages m ON m.session_id = s.id GROUP BY s.id';
 
 type Row = {id: string; n: number; maxId: number | null};
 
@@ -19,7 +20,9 @@ function toInventory(rows: Row[]): Inventory {
 	return {sessions: Object.fromEntries(rows.map(r => [String(r.id), {messages: r.n, maxId: r.maxId}]))};
 }
 
-/** The inventory of our own temp extraction of an archived database (a Hermes store; null when it is another database). */
+/**
+ * The inventory of our own temp extraction of an archived database (a Hermes store; null when it is another database).
+ */
 export function inventoryOfCopy(file: string): Inventory | null {
 	let db: Database.Database | undefined;
 	try {

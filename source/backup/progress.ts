@@ -71,7 +71,10 @@ export function ttyProgressBar(stream: NodeJS.WriteStream = process.stderr): Pro
 			last = now;
 			const columns = Math.max(40, stream.columns ?? 80);
 			const fraction = e.total > 0 ? Math.min(1, e.done / e.total) : 0;
-			const text = ` ${String(Math.round(fraction * 100)).padStart(3)}%  ${PHASE_WORDS[e.phase]} ${safeText(e.label)}  ${e.total > 1024 ? `${mib(e.done)}/${mib(e.total)}` : ''}`;
+			const text =
+				` ${String(Math.round(fraction * 100)).padStart(3)}% ` +
+				` ${PHASE_WORDS[e.phase]} ${safeText(e.label)} ` +
+				` ${e.total > 1024 ? `${mib(e.done)}/${mib(e.total)}` : ''}`;
 			const width = Math.max(10, Math.min(30, columns - text.length - 4));
 			const filled = Math.round(fraction * width);
 			const line = `[${'█'.repeat(filled)}${'░'.repeat(width - filled)}]${text}`;

@@ -49,7 +49,10 @@ function notOurs(file: string, what: string): FailClosed {
 	return new FailClosed({
 		file,
 		kind: 'records-not-a-file',
-		reason: `${what}: hfx appends its records only to a plain file of its own, never through a link or into a FIFO (a planted link would make it append to any file)`,
+		reason:
+			`${what}: hfx appends its records only to a plain file of its own, never ` +
+			`through a link or into a FIFO (a planted link would make it append to ` +
+			`any file)`,
 		next: `remove ${file} (hfx creates it again on the next record), then run the command again`,
 	});
 }
@@ -108,7 +111,10 @@ export function appendRecord(dir: string, record: Omit<BackupRecord, 'v'>): bool
 	}
 }
 
-/** Every record in the folder (a torn last line ignored). A records file that is not a plain file is not read: no record counts. */
+/**
+ * Every record in the folder (a torn last line ignored). A records file that is not a plain file is not read: no record
+ * counts.
+ */
 export function readRecords(dir: string): BackupRecord[] {
 	let text: string;
 	try {

@@ -47,7 +47,8 @@ export async function runAudit(
 					return;
 				}
 
-				yield `✓ ${file}: ${v.entries} entries, hash chain intact; head ${v.head ?? '(empty)'} (keep it elsewhere to pin the trail)`;
+				yield `✓ ${file}: ${v.entries} entries, hash chain intact; ` +
+					`head ${v.head ?? '(empty)'} (keep it elsewhere to pin the trail)`;
 				for (const e of readAudit(file).slice(-10)) {
 					const result =
 						e.phase === 'intent'

@@ -59,7 +59,13 @@ function dbLine(d: BackupResult['databases'][number]): string {
 		sessions === undefined
 			? plural(Object.keys(d.counts).length, 'table')
 			: `${plural(sessions, 'session')}, ${plural(messages ?? 0, 'message')}`;
-	return `  ${d.integrity === 'ok' ? '✓' : '✗'} ${d.path}: ${d.schemaVersion === null ? 'no schema version' : `schema v${d.schemaVersion}`}, ${what}, integrity_check ${d.integrity === 'ok' ? 'ok' : `FAILED: ${d.integrity}`}; one snapshot (${d.restarts} restarts, WAL pinned ${d.pinnedMs} ms)${d.openMode === 'private-copy' ? ', owner stopped' : ''}`;
+	return (
+		`  ${d.integrity === 'ok' ? '✓' : '✗'} ${d.path}: ` +
+		`${d.schemaVersion === null ? 'no schema version' : `schema v${d.schemaVersion}`}, ${what}, ` +
+		`integrity_check ${d.integrity === 'ok' ? 'ok' : `FAILED: ${d.integrity}`}; ` +
+		`one snapshot (${d.restarts} restarts, WAL pinned ${d.pinnedMs} ` +
+		`ms)${d.openMode === 'private-copy' ? ', owner stopped' : ''}`
+	);
 }
 
 function* humanBackup(r: BackupResult): Generator<string> {
@@ -71,14 +77,17 @@ function* humanBackup(r: BackupResult): Generator<string> {
 		}
 	} else {
 		yield `hfx backup: ${r.root} → ${r.archive}`;
-		yield `  ${plural(r.manifest?.members.length ?? 0, 'member')}, ${bytes(r.bytes)}, mode 0600, ${r.verified ? 'verified (read back: size, CRC-32, seal, every member against the manifest)' : 'NOT verified'}`;
+		yield `  ${plural(r.manifest?.members.length ?? 0, 'member')}, ${bytes(r.bytes)}, ` +
+			`mode 0600, ` +
+			(r.verified ? 'verified (read back: size, CRC-32, seal, every member against the manifest)' : 'NOT verified');
 		for (const d of r.databases) {
 			yield dbLine(d);
 		}
 	}
 
 	for (const l of r.followedLinks) {
-		yield `  ${l.rel} is a symbolic link: its target ${l.target} is included under that name (the store lookup reads it)`;
+		yield `  ${l.rel} is a symbolic link: its target ${l.target} is included under ` +
+			`that name (the store lookup reads it)`;
 	}
 
 	if (r.excluded.length > 0) {
@@ -86,7 +95,8 @@ function* humanBackup(r: BackupResult): Generator<string> {
 			.slice(0, 8)
 			.map(e => e.rel)
 			.join(', ');
-		yield `  excluded as Hermes excludes them: ${shown}${r.excluded.length > 8 ? `, … (${r.excluded.length} in all; --json lists them)` : ''}`;
+		yield `  excluded as Hermes excludes ` +
+			`them: ${shown}${r.excluded.length > 8 ? `, … (${r.excluded.length} in all; --json lists them)` : ''}`;
 	}
 
 	for (const s of r.skipped) {
@@ -112,7 +122,8 @@ function* humanBackup(r: BackupResult): Generator<string> {
 	yield* tarballRetentionLines(r.tarballs, r.keep);
 
 	if (!r.dryRun && r.exitCode === 1) {
-		yield '  INCOMPLETE: the archive was kept but older archives were not pruned; fix what is listed and run hfx backup again';
+		yield '  INCOMPLETE: the archive was kept but older archives were not pruned; ' +
+			'fix what is listed and run hfx backup again';
 	}
 
 	if (!r.dryRun && r.archive) {
@@ -138,7 +149,8 @@ function quickJson(r: QuickSnapshotResult) {
 
 function* quickLines(r: QuickSnapshotResult): Generator<string> {
 	yield `hfx backup --quick: ${r.dir}`;
-	yield `  ${plural(r.manifest.file_count, 'file')}, ${bytes(r.manifest.total_size)}, ${r.verified ? 'verified (every database: integrity_check, counts equal to its snapshot)' : 'NOT verified'}`;
+	yield `  ${plural(r.manifest.file_count, 'file')}, ${bytes(r.manifest.total_size)}, ` +
+		`${r.verified ? 'verified (every database: integrity_check, counts equal to its snapshot)' : 'NOT verified'}`;
 	for (const d of r.manifest.hfx.databases) {
 		yield dbLine(d);
 	}
@@ -151,7 +163,8 @@ function* quickLines(r: QuickSnapshotResult): Generator<string> {
 		yield `  pruned ${plural(r.pruned.length, 'older snapshot')} (the newest 20 are kept)`;
 	}
 
-	yield '  note: a quick snapshot lives inside the Hermes root; it does not survive a container rebuild (hfx backup -o DIR does)';
+	yield '  note: a quick snapshot lives inside the Hermes root; it does not ' +
+		'survive a container rebuild (hfx backup -o DIR does)';
 	yield CREDENTIALS_WARNING.replace('This archive', 'This snapshot');
 }
 

@@ -101,7 +101,10 @@ export function emit(
 	}
 }
 
-/** Runs a command body; a FailClosed (or a file error of the OS) anywhere becomes its one line on stderr and its exit code. */
+/**
+ * Runs a command body; a FailClosed (or a file error of the OS) anywhere becomes its one line on stderr and its exit
+ * code.
+ */
 export async function guarded(
 	io: Io,
 	flags: Pick<GlobalFlags, 'json'>,

@@ -46,7 +46,9 @@ export async function startDemoGateway(options: {
 				new FailClosed({
 					file: home,
 					kind: 'demo-failed',
-					reason: `the simulated gateway did not have its store ready within ${READY_TIMEOUT_MS / 1000} s and was stopped`,
+					reason:
+						`the simulated gateway did not have its store ready ` +
+						`within ${READY_TIMEOUT_MS / 1000} s and was stopped`,
 					next: 'run npm install again (the build may be incomplete), or try again on a less loaded machine',
 				}),
 			);

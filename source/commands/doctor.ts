@@ -24,11 +24,21 @@ export function humanDoctor(r: DoctorReport): string[] {
 	const lines: string[] = [];
 	lines.push(`Hermes root  ${r.root}`);
 	lines.push(
-		`  mount      ${r.mount ? `${r.mount.mountPoint}  ${r.mount.fsType}  ${r.mount.source}${r.mount.root !== '/' ? `  (folder ${r.mount.root} of it)` : ''}` : 'unknown'}`,
+		`  mount      ` +
+			(r.mount
+				? `${r.mount.mountPoint}  ${r.mount.fsType}  ${r.mount.source}` +
+					(r.mount.root !== '/' ? `  (folder ${r.mount.root} of it)` : '')
+				: 'unknown'),
 	);
 	lines.push(`  lives on   ${LAYER_WORDS[r.layer]}${r.inContainer ? `; in a container (${r.containerHint})` : ''}`);
 	lines.push(
-		`config.yaml  ${r.config.found ? (r.config.error ?? `terminal.backend: ${r.config.backend ?? '(not set)'}, terminal.container_persistent: ${r.config.containerPersistent ?? '(not set)'}${r.config.journalMode ? `, database.journal_mode: ${r.config.journalMode}` : ''}`) : 'not found'}`,
+		`config.yaml  ` +
+			(r.config.found
+				? (r.config.error ??
+					`terminal.backend: ${r.config.backend ?? '(not set)'}, ` +
+						`terminal.container_persistent: ${r.config.containerPersistent ?? '(not set)'}` +
+						(r.config.journalMode ? `, database.journal_mode: ${r.config.journalMode}` : ''))
+				: 'not found'),
 	);
 	lines.push('');
 	lines.push('What survives:');
@@ -44,7 +54,10 @@ export function humanDoctor(r: DoctorReport): string[] {
 	lines.push('');
 	lines.push(
 		r.lastVerified
-			? `Last verified backup: ${r.lastVerified.name}, ${duration(r.lastVerified.ageSeconds)} old, ${r.lastVerified.drilled ? 'drilled' : 'not drilled'}${r.lastVerified.sameMount ? ', on the same filesystem as the root' : ''}`
+			? `Last verified ` +
+					`backup: ${r.lastVerified.name}, ${duration(r.lastVerified.ageSeconds)} ` +
+					`old, ${r.lastVerified.drilled ? 'drilled' : 'not drilled'}` +
+					`${r.lastVerified.sameMount ? ', on the same filesystem as the root' : ''}`
 			: `Last verified backup: none in ${r.backupDirs.join(', ')} or the quick snapshots under ${r.root}`,
 	);
 	for (const s of r.stores) {
@@ -55,7 +68,8 @@ export function humanDoctor(r: DoctorReport): string[] {
 					? 'rollback-journal mode'
 					: 'unreadable';
 		lines.push(
-			`Store ${s.label}: ${s.path}, ${bytes(s.dbBytes)}, ${wal}; ${s.holders.length === 0 ? 'no process holds it' : s.holders.join('; ')}`,
+			`Store ${s.label}: ${s.path}, ${bytes(s.dbBytes)}, ${wal}; ` +
+				`${s.holders.length === 0 ? 'no process holds it' : s.holders.join('; ')}`,
 		);
 	}
 

@@ -19,7 +19,8 @@ export async function runGate(flags: GateFlags, io: Io): Promise<ExitCode> {
 		const maxAge = flags.maxAge === undefined ? DEFAULT_MAX_AGE_SECONDS : parseDuration(flags.maxAge);
 		if (maxAge === null) {
 			io.err(
-				`hfx: --max-age ${JSON.stringify(flags.maxAge)} is not a duration. Next: use e.g. 30m, 2h, 1d or a number of seconds`,
+				`hfx: --max-age ${JSON.stringify(flags.maxAge)} is not a duration. Next: ` +
+					`use e.g. 30m, 2h, 1d or a number of seconds`,
 			);
 			return 2;
 		}

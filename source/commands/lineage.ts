@@ -48,7 +48,9 @@ export function renderTree(node: LineageNode, analysis: Analysis, focus: string)
 		const s = analysis.byId.get(n.id);
 		const glyph = s ? STATUS_GLYPH[statusOf(s, index)] : '?';
 		const label = s
-			? `${n.id}  ${s.source}  ${s.sessionKey ?? 'no key'}  ${utc(inWindow(s.startedAtRaw))} → ${utc(lastActive(s))}  ${s.endReason ?? 'live'}`
+			? `${n.id}  ${s.source}  ${s.sessionKey ?? 'no key'} ` +
+				` ${utc(inWindow(s.startedAtRaw))} → ${utc(lastActive(s))} ` +
+				` ${s.endReason ?? 'live'}`
 			: `${n.id}  (not in this store)`;
 		return `${prefix}${n.edge ? `[${n.edge.kind}] ` : ''}${glyph} ${label}${n.id === focus ? '  ◀' : ''}`;
 	});
@@ -74,7 +76,9 @@ export async function runLineage(flags: LineageFlags, io: Io): Promise<ExitCode>
 			text: () => [
 				...renderTree(tree, analysis, id),
 				'',
-				'Edges: [compression] continuation · [branch] /branch · [reset] reset successor · [delegate] delegate/subagent · [repair] adopted by repair-routing',
+				'Edges: [compression] continuation · [branch] /branch · [reset] reset ' +
+					'successor · [delegate] delegate/subagent · [repair] adopted by ' +
+					'repair-routing',
 			],
 		});
 		return 0;

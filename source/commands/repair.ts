@@ -1,6 +1,7 @@
 /**
  * `hfx repair`: a dry run by default (every write as a before/after table, the restart before
- * and after, the warnings; it writes nothing, not even an audit entry); `--apply` writes only when every precondition holds; `--undo ENTRY`
+ * and after, the warnings; it writes nothing, not even an audit entry); `--apply` writes only when every precondition
+ * holds; `--undo ENTRY`
  * puts back one applied repair. Exit 0 nothing to do or all adoptable applied and verified, 1 some
  * orphans refused (the rest applied) or, after a commit, a finding left (a restart still resumes
  * another row), 2 refused or error with nothing written (current Hermes' own repair-routing
@@ -48,7 +49,9 @@ function outcomeLines(o: ApplyOutcome): string[] {
 			lines.push(
 				v.ok
 					? `✓ ${v.orphanId} now owns ${v.sessionKey}; a restart resumes ${v.restartResolvesTo}`
-					: `✗ ${v.orphanId}: ${v.carriesKey ? 'carries the key' : 'does NOT carry the key'}; a restart still resumes ${v.restartResolvesTo ?? 'a new, empty session'}${v.why ? `: ${v.why}` : ''}`,
+					: `✗ ${v.orphanId}: ${v.carriesKey ? 'carries the key' : 'does NOT carry the key'}; ` +
+							`a restart still ` +
+							`resumes ${v.restartResolvesTo ?? 'a new, empty session'}${v.why ? `: ${v.why}` : ''}`,
 			);
 		}
 
@@ -66,7 +69,9 @@ function outcomeLines(o: ApplyOutcome): string[] {
 
 	if (o.audit) {
 		lines.push(
-			`audit entry ${o.audit.seq} in ${auditPathFor(o.audit.database)}${o.result === 'applied' && o.audit.mode === 'apply' ? ` (undo with: hfx repair --undo ${o.audit.seq})` : ''}`,
+			`audit entry ${o.audit.seq} ` +
+				`in ${auditPathFor(o.audit.database)}` +
+				`${o.result === 'applied' && o.audit.mode === 'apply' ? ` (undo with: hfx repair --undo ${o.audit.seq})` : ''}`,
 		);
 	}
 
@@ -97,7 +102,9 @@ async function runUndo(dbPath: string, flags: RepairFlags, io: Io, log: (line: s
 		log,
 		confirm: async entry => {
 			const answer = await prompt(
-				`Undo repair entry ${entry.seq} (${String((entry.adoptions as unknown[] | undefined)?.length ?? 0)} adoptions)? Type "undo" to confirm: `,
+				`Undo repair entry ${entry.seq} ` +
+					`(${String((entry.adoptions as unknown[] | undefined)?.length ?? 0)} ` +
+					`adoptions)? Type "undo" to confirm: `,
 			);
 			return answer === 'undo';
 		},
@@ -109,7 +116,8 @@ function dryRunLines(location: StoreLocation, planned: Planned, flags: RepairFla
 	const dbPath = location.path;
 	const {plan, analysis} = planned;
 	const lines = [
-		`hfx repair (dry run: nothing is written) · ${dbPath} · window ${flags.maxGapSeconds}s · plan ${planned.hash.slice(0, 16)}`,
+		`hfx repair (dry run: nothing is written) · ${dbPath} · ` +
+			`window ${flags.maxGapSeconds}s · plan ${planned.hash.slice(0, 16)}`,
 		...generationNotes(location, planned),
 		'',
 	];
@@ -126,8 +134,20 @@ function dryRunLines(location: StoreLocation, planned: Planned, flags: RepairFla
 			: '';
 	lines.push(
 		plan.adoptions.length > 0
-			? `${manual ? 'Your adoption of 1 orphan is ready.' : `${plural(plan.adoptions.length, 'orphan')} can be adopted.`} Next: stop the gateway, then run: hfx repair --apply --db ${dbPath}${selection}  (a verified snapshot is taken first; every write is audited; undo with hfx repair --undo)`
-			: `Nothing repair-routing would adopt; the refused orphans above need a decision by hand${plan.refused.some(o => o.candidateDonors.length > 0) ? ': adopt one from a candidate donor with hfx repair --only ORPHAN --donor DONOR' : ''}.`,
+			? (manual
+					? 'Your adoption of 1 orphan is ready.'
+					: `${plural(plan.adoptions.length, 'orphan')} can be adopted.`) +
+					` ` +
+					`Next: stop the gateway, then run: hfx repair --apply ` +
+					`--db ${dbPath}${selection}  (a verified snapshot is taken first; every ` +
+					`write is audited; undo with hfx repair --undo)`
+			: `Nothing repair-routing would adopt; the refused orphans above need a ` +
+					`decision by ` +
+					`hand` +
+					(plan.refused.some(o => o.candidateDonors.length > 0)
+						? ': adopt one from a candidate donor with hfx repair --only ORPHAN --donor DONOR'
+						: '') +
+					`.`,
 	);
 	return lines;
 }
@@ -242,7 +262,9 @@ async function runApply(
 			const a = planned.plan.adoptions[0]!;
 			const question =
 				a.evidence === 'operator'
-					? `Adopt ${a.orphanId} from ${a.donorId}, your choice (repair-routing refuses it)? Type the orphan's random suffix and the donor's (${confirmationFor(a)}) to confirm: `
+					? `Adopt ${a.orphanId} from ${a.donorId}, your choice (repair-routing ` +
+						`refuses it)? Type the orphan's random suffix and the donor's ` +
+						`(${confirmationFor(a)}) to confirm: `
 					: `Adopt ${a.orphanId}? Type its random suffix (${confirmationFor(a)}) to confirm: `;
 			const answer = await prompt(
 				many ? `Adopt ${planned.plan.adoptions.length} orphans? Type "yes" to confirm: ` : question,

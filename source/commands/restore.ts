@@ -78,7 +78,10 @@ function drillLines(r: DrillResult): string[] {
 	const lines = [`${r.ok ? '✓ DRILL PASSED' : '✗ DRILL FAILED'}  ${r.archive}`];
 	if (r.restore) {
 		lines.push(
-			`  restored ${plural(r.restore.restored.length, 'file')} into a scratch folder (removed again): ${r.restore.checks.members}; databases: integrity_check, ${r.restore.checks.databases}${r.restore.postProblems.length > 0 ? ' EXCEPT the problems below' : ''}`,
+			`  restored ${plural(r.restore.restored.length, 'file')} into a scratch ` +
+				`folder (removed again): ${r.restore.checks.members}; databases: ` +
+				`integrity_check, ${r.restore.checks.databases}` +
+				`${r.restore.postProblems.length > 0 ? ' EXCEPT the problems below' : ''}`,
 		);
 	}
 
@@ -86,8 +89,13 @@ function drillLines(r: DrillResult): string[] {
 	for (const s of r.scans.filter(x => x.error === null)) {
 		lines.push(
 			s.unreadable
-				? `  ! ${s.path} (${s.label}): restored byte for byte and checked as every database, but hfx cannot scan it: ${s.unreadable}`
-				: `  ${s.ok ? '✓' : '✗'} ${s.path} (${s.label}): ${plural(s.sessions ?? 0, 'session')}${s.expectedSessions === null ? '' : ` (manifest: ${s.expectedSessions})`}, ${plural(s.orphans ?? 0, 'orphan')}, ${plural(s.rollbackRisks ?? 0, 'rollback risk')}${s.healthy ? ', healthy' : ' (findings in the data itself, as in the live store: hfx scan shows them)'}`,
+				? `  ! ${s.path} (${s.label}): restored byte for byte and checked as every ` +
+						`database, but hfx cannot scan it: ${s.unreadable}`
+				: `  ${s.ok ? '✓' : '✗'} ${s.path} ` +
+						`(${s.label}): ${plural(s.sessions ?? 0, 'session')}` +
+						`${s.expectedSessions === null ? '' : ` (manifest: ${s.expectedSessions})`}, ` +
+						`${plural(s.orphans ?? 0, 'orphan')}, ${plural(s.rollbackRisks ?? 0, 'rollback risk')}` +
+						`${s.healthy ? ', healthy' : ' (findings in the data itself, as in the live store: hfx scan shows them)'}`,
 		);
 	}
 
@@ -125,7 +133,9 @@ async function runDrill(flags: RestoreFlags, io: Io, bar: ReturnType<typeof prog
 
 function dryRunLines(r: RestoreResult): string[] {
 	return [
-		`restore --dry-run ${r.archive} → ${r.target}: verified ${r.layout.sidecars.length > 0 ? 'sound but for its sidecars (below)' : 'sound'}; nothing was written`,
+		`restore --dry-run ${r.archive} → ${r.target}: ` +
+			`verified ${r.layout.sidecars.length > 0 ? 'sound but for its sidecars (below)' : 'sound'}; ` +
+			`nothing was written`,
 		...layoutLines(r.mapping, r.layout, r.target).map(l => `  ${l}`),
 		...(r.comparison.length === 0
 			? ['  the archive holds no Hermes store to compare']
@@ -148,7 +158,12 @@ function restoreLines(r: RestoreResult): string[] {
 	];
 	for (const d of r.databases) {
 		lines.push(
-			`  ${d.ok ? '✓' : '✗'} ${d.path}: integrity_check ${d.integrity[0]}, ${d.counts.sessions === undefined ? plural(Object.keys(d.counts).length, 'table') : `${plural(d.counts.sessions, 'session')}, ${plural(d.counts.messages ?? 0, 'message')}`}${d.ok ? `, ${r.checks.databases}` : ''}`,
+			`  ${d.ok ? '✓' : '✗'} ${d.path}: ` +
+				`integrity_check ${d.integrity[0]}, ` +
+				(d.counts.sessions === undefined
+					? plural(Object.keys(d.counts).length, 'table')
+					: `${plural(d.counts.sessions, 'session')}, ${plural(d.counts.messages ?? 0, 'message')}`) +
+				`${d.ok ? `, ${r.checks.databases}` : ''}`,
 		);
 	}
 
@@ -160,7 +175,10 @@ function restoreLines(r: RestoreResult): string[] {
 	lines.push(...comparisonLines(r.comparison, r.status === 'restored').map(l => `  ${l}`));
 	for (const a of r.audit.filter(x => x.seq !== null)) {
 		lines.push(
-			`  audit trail ${a.trail}: ${a.keptLive ? "the live trail kept (the archive's older copy was not restored); " : ''}this restore is entry ${a.seq}`,
+			`  audit ` +
+				`trail ${a.trail}: ` +
+				`${a.keptLive ? "the live trail kept (the archive's older copy was not restored); " : ''}this ` +
+				`restore is entry ${a.seq}`,
 		);
 	}
 
@@ -168,7 +186,9 @@ function restoreLines(r: RestoreResult): string[] {
 	lines.push(
 		r.exitCode === 0
 			? 'Next: start the gateway; hfx scan shows the restored state'
-			: `Next: the previous files are in ${r.preRestoreDir ?? '(none were replaced)'}; fix the cause above and restore again`,
+			: `Next: the previous files are ` +
+					`in ${r.preRestoreDir ?? '(none were replaced)'}; fix the cause above ` +
+					`and restore again`,
 	);
 	return lines;
 }

@@ -101,6 +101,11 @@ function sessionLines(
 	return [
 		...lines,
 		'',
-		`${rows.length} of ${total} sessions shown${hidden > 0 ? ` (${hidden} tool/delegate rows hidden: --all)` : ''}${rows.length < total ? ` (--limit ${limit}; --limit 0 for all)` : ''}. Status: Z zombie  O orphan  ! newest activity a restart would skip  R resumed stale (a restart resumed it: rolled back)  S stranded (the conversation that restart skipped)  ● live  · ended`,
+		`${rows.length} of ${total} sessions ` +
+			`shown${hidden > 0 ? ` (${hidden} tool/delegate rows hidden: --all)` : ''}` +
+			`${rows.length < total ? ` (--limit ${limit}; --limit 0 for all)` : ''}. ` +
+			`Status: Z zombie  O orphan  ! newest activity a restart would skip  R ` +
+			`resumed stale (a restart resumed it: rolled back)  S stranded (the ` +
+			`conversation that restart skipped)  ● live  · ended`,
 	];
 }

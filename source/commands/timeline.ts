@@ -100,7 +100,9 @@ export async function runTimeline(flags: TimelineFlags, io: Io): Promise<ExitCod
 				yield* wrapIndented(logNote(logs), WIDTH, 2);
 				if (before && !before.placed) {
 					yield* wrapIndented(
-						`before-image ${before.image.path}: it holds no message of this chat and does not say when it was taken, so it is not on the axis (hfx diff compares it whole)`,
+						`before-image ${before.image.path}: it holds no message of this chat and ` +
+							`does not say when it was taken, so it is not on the axis (hfx diff ` +
+							`compares it whole)`,
 						WIDTH,
 						2,
 					);

@@ -45,11 +45,14 @@ export function humanVerify(r: VerifyReport): string[] {
 					? '✗ DAMAGED'
 					: '✗ UNREADABLE';
 	lines.push(
-		`${head}  ${r.path}  (${what}${r.kind === 'zip' ? (r.sealed ? ', sealed' : ', no hfx seal') : ''}, ${plural(r.members, 'member')}, ${bytes(r.bytes)})`,
+		`${head}  ${r.path}  ` +
+			`(${what}${r.kind === 'zip' ? (r.sealed ? ', sealed' : ', no hfx seal') : ''}, ` +
+			`${plural(r.members, 'member')}, ${bytes(r.bytes)})`,
 	);
 	if (r.manifest) {
 		lines.push(
-			`  taken ${r.manifest.createdAt} from ${r.manifest.source.root} on ${r.manifest.source.host}${r.manifest.complete ? '' : ' (INCOMPLETE when taken)'}`,
+			`  taken ${r.manifest.createdAt} from ${r.manifest.source.root} ` +
+				`on ${r.manifest.source.host}${r.manifest.complete ? '' : ' (INCOMPLETE when taken)'}`,
 		);
 	}
 
@@ -59,7 +62,11 @@ export function humanVerify(r: VerifyReport): string[] {
 				? plural(Object.keys(d.counts).length, 'table')
 				: `${plural(d.counts.sessions, 'session')}, ${plural(d.counts.messages ?? 0, 'message')}`;
 		lines.push(
-			`  ${d.ok ? '✓' : '✗'} ${d.path}: integrity_check ${d.integrity.length === 1 && d.integrity[0] === 'ok' ? 'ok' : d.integrity.slice(0, 2).join('; ')}, ${counts}${d.expected ? (d.ok ? ', counts match the manifest' : '') : ''}${d.schemaVersion === null ? '' : `, schema v${d.schemaVersion}`}`,
+			`  ${d.ok ? '✓' : '✗'} ${d.path}: ` +
+				`integrity_check ` +
+				`${d.integrity.length === 1 && d.integrity[0] === 'ok' ? 'ok' : d.integrity.slice(0, 2).join('; ')}, ` +
+				`${counts}${d.expected ? (d.ok ? ', counts match the manifest' : '') : ''}` +
+				`${d.schemaVersion === null ? '' : `, schema v${d.schemaVersion}`}`,
 		);
 		for (const p of d.problems) {
 			lines.push(`      ${p}`);
@@ -94,7 +101,10 @@ export function humanVerify(r: VerifyReport): string[] {
 	return lines;
 }
 
-/** A tar whose only findings are its SQLite sidecars (tarred while the agent ran) restores: the -wal is folded, never written. */
+/**
+ * A tar whose only findings are its SQLite sidecars (tarred while the agent ran) restores: the -wal is folded, never
+ * written.
+ */
 function onlySidecars(r: VerifyReport): boolean {
 	return (
 		(r.kind === 'tar' || r.kind === 'tar.gz') &&
@@ -106,11 +116,15 @@ function onlySidecars(r: VerifyReport): boolean {
 
 function nextStep(r: VerifyReport): string {
 	if (onlyNoStore(r)) {
-		return 'this is not a backup of a Hermes home: do not restore from it; pick a backup that holds state.db (hfx backups)';
+		return (
+			'this is not a backup of a Hermes home: do not restore from it; pick a ' +
+			'backup that holds state.db (hfx backups)'
+		);
 	}
 
 	return onlySidecars(r)
-		? `hfx restore folds the -wal's commits into its database and never writes a sidecar: see it with hfx restore ${r.path} --home DIR --dry-run`
+		? `hfx restore folds the -wal's commits into its database and never writes ` +
+				`a sidecar: see it with hfx restore ${r.path} --home DIR --dry-run`
 		: 'do not restore from this; pick another backup (hfx backups)';
 }
 

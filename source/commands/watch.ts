@@ -118,7 +118,10 @@ function printer(io: Io, jsonLines: boolean): (e: WatchEvent) => void {
 	return e => io.out(jsonLines ? safeJson(e) : `hfx watch: ${e.profile}: ${e.message}`);
 }
 
-/** The store's folder is gone (a profile removed with its folder): a store deleted from a folder that is still there stays followed, "down". */
+/**
+ * The store's folder is gone (a profile removed with its folder): a store deleted from a folder that is still there
+ * stays followed, "down".
+ */
 function folderGone(location: StoreLocation): boolean {
 	try {
 		fs.lstatSync(path.dirname(location.path));
@@ -169,7 +172,10 @@ function removedEvent(f: StoreFollower, at: number): WatchEvent {
 		profile: f.location.owner,
 		at,
 		folder,
-		message: `store removed: ${folder} is gone, so this profile is no longer followed and its metrics leave the textfile`,
+		message: [
+			`store removed: ${folder} is gone,`,
+			'so this profile is no longer followed and its metrics leave the textfile',
+		].join(' '),
 	};
 }
 

@@ -81,14 +81,20 @@ function rollbackEvents(before: Analysis, after: Analysis, at: number): Activity
 			at,
 			kind: 'rolled-back' as const,
 			subject: r.sessionKey,
-			text: `${r.sessionKey}: a restart resumed ${r.resumedId}, a context ${duration(r.resumedAt - r.jumpedFrom)} old; the ${r.skipped.messages} messages it skipped are stranded in ${r.skipped.id}`,
+			text:
+				`${r.sessionKey}: a restart resumed ${r.resumedId}, a ` +
+				`context ${duration(r.resumedAt - r.jumpedFrom)} old; ` +
+				`the ${r.skipped.messages} messages it skipped are stranded ` +
+				`in ${r.skipped.id}`,
 		}));
 	for (const r of before.rollbacks.filter(r => !now.has(id(r)))) {
 		events.push({
 			at,
 			kind: 'resolved',
 			subject: r.sessionKey,
-			text: `rollback of ${r.sessionKey} no longer seen: ${r.skipped.id} carries a routing identity again, or a row of it changed`,
+			text:
+				`rollback of ${r.sessionKey} no longer seen: ${r.skipped.id} carries a ` +
+				`routing identity again, or a row of it changed`,
 		});
 	}
 
@@ -107,7 +113,9 @@ function findingEvents(before: Analysis, after: Analysis, at: number): ActivityE
 					at,
 					kind: 'orphan',
 					subject: o.orphanId,
-					text: `orphan ${o.orphanId} (${o.source}, no routing identity): ${o.verdict}${o.donorId ? ` into ${o.sessionKey}` : ` (${o.reasonKind})`}`,
+					text:
+						`orphan ${o.orphanId} (${o.source}, no routing ` +
+						`identity): ${o.verdict}${o.donorId ? ` into ${o.sessionKey}` : ` (${o.reasonKind})`}`,
 				});
 			}
 		}
@@ -133,7 +141,13 @@ function findingEvents(before: Analysis, after: Analysis, at: number): ActivityE
 				at,
 				kind: 'rollback-risk',
 				subject: r.sessionKey,
-				text: `${r.sessionKey}: ${r.restartResolvesTo === null ? 'a restart would start a fresh, empty session' : `a restart would resume ${r.restartResolvesTo}`}, newest message in ${r.newestActivityIn}`,
+				text:
+					`${r.sessionKey}: ` +
+					(r.restartResolvesTo === null
+						? 'a restart would start a fresh, empty session'
+						: `a restart would resume ${r.restartResolvesTo}`) +
+					`, ` +
+					`newest message in ${r.newestActivityIn}`,
 			});
 		}
 	}
@@ -318,7 +332,10 @@ export function isRoutine(e: ActivityEvent): boolean {
 
 function burstText(b: Burst, last: ActivityEvent): string {
 	if (b.sessions.length === 1) {
-		return `+${b.messages} message${b.messages === 1 ? '' : 's'} in ${last.subject}${last.label ? ` (${last.label})` : ''}`;
+		return (
+			`+${b.messages} message${b.messages === 1 ? '' : 's'} ` +
+			`in ${last.subject}${last.label ? ` (${last.label})` : ''}`
+		);
 	}
 
 	return `+${b.messages} messages in ${b.sessions.length} sessions`;

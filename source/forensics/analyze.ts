@@ -124,7 +124,9 @@ function routingFindings(routing: readonly ChatRouting[], byId: ReadonlyMap<stri
 				subject: chat.sessionKey,
 				title: `stale routing entry ${chat.sessionKey}`,
 				detail: chat.routingEntryNote ?? 'the entry names an ended or missing session',
-				next: 'the gateway drops or re-creates it on the next message; check that the restart target above is the right conversation',
+				next:
+					'the gateway drops or re-creates it on the next message; check that the ' +
+					'restart target above is the right conversation',
 			});
 		}
 	}
@@ -140,7 +142,9 @@ function repairRoutingCrashFinding(crash: RepairRoutingCrash): Finding {
 		subject: crash.sessionId,
 		title: `this store's own repair-routing fails: ${crash.error}`,
 		detail: crash.note,
-		next: 'do not rely on `hermes sessions repair-routing` here; see what current Hermes would do under "after upgrading Hermes"',
+		next:
+			'do not rely on `hermes sessions repair-routing` here; see what current ' +
+			'Hermes would do under "after upgrading Hermes"',
 	};
 }
 
@@ -162,7 +166,8 @@ function orphanFinding(o: OrphanVerdict): Finding {
 				title: `orphan ${o.orphanId} (${o.messageCount} messages) not repairable`,
 				detail: `${o.reasonKind}: ${o.reason}`,
 				next:
-					'its messages are safe but unreachable by restart recovery; repair-routing refuses it, so settle it by hand (hfx lineage ' +
+					'its messages are safe but unreachable by restart recovery; ' +
+					'repair-routing refuses it, so settle it by hand (hfx lineage ' +
 					o.orphanId +
 					')',
 			};
@@ -176,7 +181,9 @@ function afterUpgradeFinding(line: UpgradeChanges['lines'][number]): Finding {
 		subject: line.subject,
 		title: `after upgrading Hermes: ${line.subject}`,
 		detail: line.text,
-		next: 'upgrading migrates the store and restarts the gateway: take `hfx backup --quick` first, then check `hfx scan` again',
+		next:
+			'upgrading migrates the store and restarts the gateway: take `hfx backup ' +
+			'--quick` first, then check `hfx scan` again',
 	};
 }
 
@@ -216,7 +223,10 @@ export function missingColumnFinding(m: MissingColumn): Finding {
 		subject: m.column,
 		title: `${m.column} is missing`,
 		detail: `${m.column} is missing: ${m.undecided}`,
-		next: "do not restart the gateway on this scan's word; current Hermes adds the column on its first writable open (take `hfx backup --quick` first), after which hfx can decide",
+		next:
+			"do not restart the gateway on this scan's word; current Hermes adds the " +
+			'column on its first writable open (take `hfx backup --quick` first), ' +
+			'after which hfx can decide',
 	};
 }
 
@@ -240,7 +250,11 @@ export function afterRestartWords(chat: ChatRouting, byId: ReadonlyMap<string, S
 		count > 0
 			? `the ${count} message${count === 1 ? '' : 's'} of ${chat.newestActivityIn}`
 			: `what ${chat.newestActivityIn} holds`;
-	return `if the gateway restarts now, the chat jumps back: its next reply answers from ${chat.restartResolvesTo}'s context${older} and ${messages} fall out of it (hfx then reports it ROLLED BACK)`;
+	return (
+		`if the gateway restarts now, the chat jumps back: its next reply ` +
+		`answers from ${chat.restartResolvesTo}'s context${older} ` +
+		`and ${messages} fall out of it (hfx then reports it ROLLED BACK)`
+	);
 }
 
 function rollbackFinding(chat: ChatRouting, byId: ReadonlyMap<string, SessionRecord>): Finding {
@@ -259,7 +273,9 @@ function rollbackFinding(chat: ChatRouting, byId: ReadonlyMap<string, SessionRec
 		kind: 'rollback-risk',
 		subject: chat.sessionKey,
 		title: `ROLLBACK RISK ${chat.sessionKey}`,
-		detail: `${resumes} but the newest message is in ${chat.newestActivityIn}${lag !== null && lag > 0 ? `, ${duration(lag)} newer` : ''}`,
+		detail:
+			`${resumes} but the newest message is ` +
+			`in ${chat.newestActivityIn}${lag !== null && lag > 0 ? `, ${duration(lag)} newer` : ''}`,
 		...(after ? {ifRestarted: after} : {}),
 		next: adoptable
 			? `do not restart the gateway yet; preview the adoption of ${chat.newestActivityIn} with: hfx repair`
@@ -338,7 +354,10 @@ export function rollbacksOf(
 	});
 }
 
-/** What one chat's story needs (hfx timeline): the rows by id, lineage, today's verdicts and the rollbacks; no findings, no upgrade, no places. */
+/**
+ * What one chat's story needs (hfx timeline): the rows by id, lineage, today's verdicts and the rollbacks; no findings,
+ * no upgrade, no places.
+ */
 export type ChatAnalysis = GenerationVerdicts &
 	Pick<Analysis, 'snapshot' | 'byId' | 'lineage' | 'rollbacks' | 'maxGapSeconds'>;
 
@@ -421,7 +440,10 @@ export function analyze(snapshot: Snapshot, options: AnalyzeOptions = {}): Analy
 	};
 }
 
-/** Exit status of a scan: 1 when there is any rollback that happened, orphan, rollback risk, failing repair-routing, undecidable rule (a missing column), write halt, unreplayed turn or §4 signature (elsewhere.ts). */
+/**
+ * Exit status of a scan: 1 when there is any rollback that happened, orphan, rollback risk, failing repair-routing,
+ * undecidable rule (a missing column), write halt, unreplayed turn or §4 signature (elsewhere.ts).
+ */
 export function hasFindings(
 	analysis: Pick<Analysis, 'orphans' | 'routing' | 'repairRoutingCrash'> & {
 		rollbacks?: readonly Rollback[];

@@ -33,7 +33,10 @@ export type ChatRowsInput = {
 
 const RANK: Record<Certainty, number> = {weak: 0, strong: 1, certain: 2};
 
-/** Lineage edges that carry one conversation on (a /branch is weaker: the user forked it; a delegate is another agent's). */
+/**
+ * Lineage edges that carry one conversation on (a /branch is weaker: the user forked it; a delegate is another
+ * agent's).
+ */
 const CONTINUES: ReadonlySet<LineageEdge['kind']> = new Set(['compression', 'reset', 'repair']);
 
 class Rows {
@@ -61,7 +64,10 @@ function tupleText(chat: ChatRouting): string {
 	return `(${[platform, userId, chatId, chatType, threadId].map(v => v ?? '—').join(', ')})`;
 }
 
-/** Keyless rows carrying the chat's whole peer tuple (source, user, chat, type, thread): what the finder's fallback matches. */
+/**
+ * Keyless rows carrying the chat's whole peer tuple (source, user, chat, type, thread): what the finder's fallback
+ * matches.
+ */
 function addTupleRows(rows: Rows, input: ChatRowsInput): void {
 	const chat = input.chat;
 	if (!chat?.identity.chatId) {
@@ -88,20 +94,28 @@ function addTupleRows(rows: Rows, input: ChatRowsInput): void {
 	}
 }
 
-/** Rows reached through lineage from a member: continuations, resets, repairs (strong), /branch children (weak); never another key's rows. */
+/**
+ * Rows reached through lineage from a member: continuations, resets, repairs (strong), /branch children (weak); never
+ * another key's rows.
+ */
 function addLineageRows(rows: Rows, input: ChatRowsInput): void {
 	const queue = [...rows.byId.keys()];
 	const edgeOf = (e: LineageEdge, from: string): {id: string; text: string} =>
 		e.parentId === from
 			? {
 					id: e.childId,
-					text: `${e.kind} child of ${e.parentId} (${e.via === 'marker' ? 'a model_config marker' : 'parent_session_id'})`,
+					text:
+						`${e.kind} child of ${e.parentId} ` +
+						`(${e.via === 'marker' ? 'a model_config marker' : 'parent_session_id'})`,
 				}
 			: {
 					id: e.parentId,
-					text: `${e.kind} parent of ${e.childId} (${e.via === 'marker' ? 'a model_config marker' : 'parent_session_id'})`,
+					text:
+						`${e.kind} parent of ${e.childId} ` +
+						`(${e.via === 'marker' ? 'a model_config marker' : 'parent_session_id'})`,
 				};
-	// A row reached from `id` along `e` joins the chat, unless it is another key's (another chat's), or a keyed row of this chat (no second reason needed).
+	// A row reached from `id` along `e` joins the chat, unless it is another key's (another chat's), or a keyed row of
+	// this chat (no second reason needed).
 	const follow = (e: LineageEdge, id: string): void => {
 		const nextId = e.parentId === id ? e.childId : e.parentId;
 		const s = input.byId.get(nextId);

@@ -7,7 +7,10 @@
  */
 import type {Snapshot} from './types.js';
 
-/** The scope to judge `snapshot` by: `known` (its home's), else the one most rows name; null where the table has no scope column. */
+/**
+ * The scope to judge `snapshot` by: `known` (its home's), else the one most rows name; null where the table has no
+ * scope column.
+ */
 export function imageScope(snapshot: Pick<Snapshot, 'routing' | 'routingScope'>, known: string | null): string | null {
 	if (snapshot.routingScope === null) {
 		return null;

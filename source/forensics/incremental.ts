@@ -195,7 +195,10 @@ function namesAny(chat: ChatRouting, ids: ReadonlySet<string>): boolean {
  */
 export type SharedIndex = {byId: Map<string, SessionRecord>; before: ReadonlyMap<string, SessionRecord | undefined>};
 
-/** Current Hermes' repair-routing fails on a few rows (repair-routing-crash.ts): where it did, or a changed row may make it, the analysis is redone in full. */
+/**
+ * Current Hermes' repair-routing fails on a few rows (repair-routing-crash.ts): where it did, or a changed row may make
+ * it, the analysis is redone in full.
+ */
 function crashMayMove(
 	previous: Analysis,
 	changed: ReadonlySet<string>,

@@ -28,7 +28,10 @@ export const LOCAL_SURFACES: ReadonlySet<string> = new Set([
 	'oneshot',
 ]);
 
-/** Hermes' four refusals; `generations_disagree` is hfx's own (a repair plan holds back what current Hermes would decide otherwise). */
+/**
+ * Hermes' four refusals; `generations_disagree` is hfx's own (a repair plan holds back what current Hermes would decide
+ * otherwise).
+ */
 export type ReasonKind =
 	| 'no_predecessor'
 	| 'ambiguous_predecessor'
@@ -193,7 +196,10 @@ type Outcome = Pick<
 	'verdict' | 'evidence' | 'donorId' | 'sessionKey' | 'reasonKind' | 'reason' | 'candidateDonors'
 >;
 
-/** One verdict as one literal in the declared key order (a spread of the base costs ~6 µs a row: thousands of local rows are listed). */
+/**
+ * One verdict as one literal in the declared key order (a spread of the base costs ~6 µs a row: thousands of local rows
+ * are listed).
+ */
 function verdict(b: Base, o: Outcome): OrphanVerdict {
 	return {
 		orphanId: b.orphanId,
@@ -263,7 +269,9 @@ function byContiguity(o: SessionRecord, base: Base, judge: Judge, orphanOwner: s
 		return refused(
 			base,
 			'no_predecessor',
-			`started_at is not a number (${JSON.stringify(String(startedCell)).slice(0, 40)}): no time window can be placed (Hermes' own repair-routing would fail on this row)`,
+			`started_at is not a number ` +
+				`(${JSON.stringify(String(startedCell)).slice(0, 40)}): no time window ` +
+				`can be placed (Hermes' own repair-routing would fail on this row)`,
 		);
 	}
 
@@ -310,7 +318,10 @@ function byContiguity(o: SessionRecord, base: Base, judge: Judge, orphanOwner: s
 		donorId: donor.row.id,
 		sessionKey: donor.row.sessionKey,
 		reasonKind: null,
-		reason: `the only keyed ${o.source} row that fell quiet within ${formatGap(gap)}s of this session's start (${quietFor >= 0 ? `${Math.round(quietFor)}s before` : `${Math.round(-quietFor)}s after`} it)`,
+		reason:
+			`the only keyed ${o.source} row that fell quiet ` +
+			`within ${formatGap(gap)}s of this session's start ` +
+			`(${quietFor >= 0 ? `${Math.round(quietFor)}s before` : `${Math.round(-quietFor)}s after`} it)`,
 		candidateDonors: [donor.row.id],
 	});
 }

@@ -37,9 +37,16 @@ function haltEvidence(v: PlaceVerdicts): {parts: string[]; turns: number; when: 
 	for (const c of v.captures) {
 		const image = c.capture.imageProblem
 			? `its image cannot be read (${c.capture.imageProblem})`
-			: `${plural(c.turns, 'turn')} committed there ${c.turns === 1 ? 'is' : 'are'} not in the live store${c.newestAt === null ? '' : ` (newest ${utcWords(c.newestAt)})`}`;
+			: `${plural(c.turns, 'turn')} committed ` +
+				`there ${c.turns === 1 ? 'is' : 'are'} not in the live ` +
+				`store${c.newestAt === null ? '' : ` (newest ${utcWords(c.newestAt)})`}`;
 		parts.push(
-			`Hermes retired its WAL to ${c.capture.name} at ${utcWords(c.at)}${c.pid === null ? '' : ` (pid ${c.pid}${c.capture.manifest?.trigger ? `, ${c.capture.manifest.trigger}` : ''})`}${c.capture.partial ? ', a capture that never completed' : ''}: ${image}`,
+			`Hermes retired its WAL to ${c.capture.name} ` +
+				`at ${utcWords(c.at)}` +
+				(c.pid === null
+					? ''
+					: ` (pid ${c.pid}${c.capture.manifest?.trigger ? `, ${c.capture.manifest.trigger}` : ''})`) +
+				`${c.capture.partial ? ', a capture that never completed' : ''}: ${image}`,
 		);
 		turns += c.turns;
 		if (c.at !== null) {
@@ -58,7 +65,9 @@ function haltEvidence(v: PlaceVerdicts): {parts: string[]; turns: number; when: 
 	const drops = v.spool.filter(s => s.file.shape === 'transcript_cap_drop');
 	if (drops.length > 0) {
 		parts.push(
-			`${plural(drops.length, 'spool file')} in pending_messages/ ${drops.length === 1 ? 'holds a message' : 'hold messages'} the transcript queue dropped while writes were refused`,
+			`${plural(drops.length, 'spool file')} in ` +
+				`pending_messages/ ${drops.length === 1 ? 'holds a message' : 'hold messages'} ` +
+				`the transcript queue dropped while writes were refused`,
 		);
 		turns += drops.reduce((n, s) => n + s.file.messages, 0);
 		times.push(...drops.flatMap(s => (s.file.ts === null ? [] : [s.file.ts])));
@@ -78,7 +87,9 @@ export function writeHaltFinding(v: PlaceVerdicts, chats: readonly ChatElsewhere
 		.filter(c => c.newerThanStore)
 		.map(
 			c =>
-				`the newest message of ${c.sessionKey} is in ${homeRelative(v.home, c.newestFile)} (${utcWords(c.newestAt)}), not in state.db`,
+				`the newest message of ${c.sessionKey} is ` +
+				`in ${homeRelative(v.home, c.newestFile)} (${utcWords(c.newestAt)}), not ` +
+				`in state.db`,
 		);
 	const who = pids.length > 0 ? ` by pid ${pids.join(', ')}` : '';
 	return {
@@ -88,8 +99,14 @@ export function writeHaltFinding(v: PlaceVerdicts, chats: readonly ChatElsewhere
 			v.captures[0]?.capture.name ??
 			homeRelative(v.home, v.diverted.find(d => d.kind === 'diverted')?.file.path ?? 'pending_messages'),
 		title: `WRITE HALT at ${utcWords(when)}${who}: ${plural(turns, 'turn')} diverted out of state.db`,
-		detail: `${[...parts, ...newest].join('; ')} (certain: these files exist; strong: their turns are missing from state.db)`,
-		next: 'do not delete these files nor restart the gateway to clean up: copy the home aside (cp -a) first; Hermes never replays a capture or a diverted transcript: inspect the capture with `hermes sessions recover --inspect-only` and import the turns by hand',
+		detail:
+			`${[...parts, ...newest].join('; ')} (certain: these files exist; ` +
+			`strong: their turns are missing from state.db)`,
+		next:
+			'do not delete these files nor restart the gateway to clean up: copy the ' +
+			'home aside (cp -a) first; Hermes never replays a capture or a diverted ' +
+			'transcript: inspect the capture with `hermes sessions recover ' +
+			'--inspect-only` and import the turns by hand',
 	};
 }
 
@@ -103,8 +120,12 @@ export function unreplayedFindings(v: PlaceVerdicts): Finding[] {
 			kind: 'unreplayed-turns',
 			subject: name,
 			title: `turns Hermes will not replay: ${name}`,
-			detail: `${shapeWords(s.file)} (${plural(s.file.messages, 'message')} of ${whose}${s.file.ts === null ? '' : `, ${utcWords(s.file.ts)}`}): ${s.why}`,
-			next: 'copy it aside (cp -a) before anything else; its turns come back only by hand (append role, content and time to the session), or keep it as the record',
+			detail:
+				`${shapeWords(s.file)} (${plural(s.file.messages, 'message')} ` +
+				`of ${whose}${s.file.ts === null ? '' : `, ${utcWords(s.file.ts)}`}): ${s.why}`,
+			next:
+				'copy it aside (cp -a) before anything else; its turns come back only by ' +
+				'hand (append role, content and time to the session), or keep it as the record',
 		};
 	});
 	if (refused.length > MAX_SPOOL_FINDINGS) {

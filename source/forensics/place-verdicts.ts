@@ -53,7 +53,9 @@ export type PlaceVerdicts = {
 	elsewhere: TurnsElsewhere[];
 };
 
-/** The largest (sign 1) or smallest (-1) of many numbers, in a loop (a transcript can hold a million lines: no spread). */
+/**
+ * The largest (sign 1) or smallest (-1) of many numbers, in a loop (a transcript can hold a million lines: no spread).
+ */
 function extreme(values: readonly number[], sign: 1 | -1): number | null {
 	let best: number | null = null;
 	for (const v of values) {
@@ -72,7 +74,9 @@ export function judgeJsonl(file: JsonlFile, row: SessionRecord | undefined): Jso
 		return {
 			file,
 			kind: 'legacy',
-			why: "last written before the row's newest message: a legacy transcript of rows already in the store (not read; Hermes no longer reads it)",
+			why:
+				"last written before the row's newest message: a legacy transcript of " +
+				'rows already in the store (not read; Hermes no longer reads it)',
 			turns: 0,
 			newestAt: null,
 			firstAt: null,
@@ -118,7 +122,9 @@ export function judgeJsonl(file: JsonlFile, row: SessionRecord | undefined): Jso
 		return {
 			file,
 			kind: 'legacy',
-			why: "every line is at or before the row's newest message: a legacy transcript of rows already in the store (Hermes no longer reads it)",
+			why:
+				"every line is at or before the row's newest message: a legacy " +
+				'transcript of rows already in the store (Hermes no longer reads it)',
 			turns: 0,
 			newestAt: newest,
 			firstAt: null,
@@ -176,7 +182,11 @@ export function judgeSpool(file: SpoolFile, start: GatewayStart | null = null): 
 		return {
 			file,
 			replay: 'will-not',
-			why: `still here after the gateway (pid ${start.pid}) started at ${new Date(Math.floor(start.at) * 1000).toISOString().slice(0, 19).replace('T', ' ')}Z: its start replays and deletes every spool file it can, so Hermes could not or would not replay this one`,
+			why:
+				`still here after the gateway (pid ${start.pid}) started ` +
+				`at ${new Date(Math.floor(start.at) * 1000).toISOString().slice(0, 19).replace('T', ' ')}Z: ` +
+				`its start replays and deletes every spool file it can, so Hermes could ` +
+				`not or would not replay this one`,
 		};
 	}
 
@@ -184,7 +194,10 @@ export function judgeSpool(file: SpoolFile, start: GatewayStart | null = null): 
 		? {
 				file,
 				replay: 'will',
-				why: "Hermes replays it on the session's next successful flush or the next gateway start, with role, content and time only (tool calls and reasoning are not restored)",
+				why:
+					"Hermes replays it on the session's next successful flush or the next " +
+					'gateway start, with role, content and time only (tool calls and ' +
+					'reasoning are not restored)',
 			}
 		: {
 				file,

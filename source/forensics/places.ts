@@ -45,7 +45,10 @@ export type SpoolFile = {
 	sessionId: string | null;
 	/** `ts` (epoch seconds), or null. */
 	ts: number | null;
-	/** Messages the payload holds (1 for a cap drop or a shutdown payload with text; `count` of an agent-history snapshot). */
+	/**
+	 * Messages the payload holds (1 for a cap drop or a shutdown payload with text; `count` of an agent-history
+	 * snapshot).
+	 */
 	messages: number;
 	/** The newest message time it holds: a message's `timestamp`, else `ts`. */
 	newestAt: number | null;

@@ -92,7 +92,15 @@ export function reapChurnFinding(c: ReapChurn): Finding {
 		kind: 'reap-churn',
 		subject: c.sessionKey,
 		title: `NO HISTORY ${c.sessionKey}: ${turns} turns since a reap each began in a fresh, empty session`,
-		detail: `${c.reapedId} (${c.reapedMessages} messages) was ended ${REAP_END_REASON} by the TUI/dashboard reaper, and ${turns} rows of this key holding one turn each followed (${c.oneTurnRows.slice(0, 3).join(', ')}${turns > 3 ? ', …' : ''}): the shape of Hermes builds before #63219, which minted a new row for every message (#63207); ${c.certainty}`,
-		next: `upgrade Hermes (#63219 fixed it); the conversation up to the reap is safe in ${c.reapedId}: in the chat, \`/resume ${c.reapedId}\` returns to it`,
+		detail:
+			`${c.reapedId} (${c.reapedMessages} messages) was ` +
+			`ended ${REAP_END_REASON} by the TUI/dashboard reaper, and ${turns} rows ` +
+			`of this key holding one turn each followed ` +
+			`(${c.oneTurnRows.slice(0, 3).join(', ')}${turns > 3 ? ', …' : ''}): the ` +
+			`shape of Hermes builds before #63219, which minted a new row for every ` +
+			`message (#63207); ${c.certainty}`,
+		next:
+			`upgrade Hermes (#63219 fixed it); the conversation up to the reap is ` +
+			`safe in ${c.reapedId}: in the chat, \`/resume ${c.reapedId}\` returns to it`,
 	};
 }

@@ -39,7 +39,10 @@ function failsWindow(s: SessionRecord): 'str' | 'bytes' | null {
 	return s.parentSessionId ? null : subtractionFails(s.startedAtRaw);
 }
 
-/** Can this one row make the generation's repair-routing fail? (The live view re-analyses in full when a changed row can.) */
+/**
+ * Can this one row make the generation's repair-routing fail? (The live view re-analyses in full when a changed row
+ * can.)
+ */
 export function mayFailRepairRouting(s: SessionRecord, rules: Rules): boolean {
 	return rules.hasRepairRouting && (failsJsonExtract(s, rules) || (isOrphanCandidate(s) && failsWindow(s) !== null));
 }
@@ -63,7 +66,12 @@ export function repairRoutingCrashOf(sessions: readonly SessionRecord[], rules: 
 		return {
 			sessionId: json.id,
 			error: 'sqlite3.OperationalError: malformed JSON',
-			note: `Hermes ${rules.ruleSet}'s repair-routing reads model_config with a throwing json_extract on every keyless row that is not a tool row, and session ${json.id} (${json.source || 'no source'}, keyless, ${cell}) holds a model_config that is not JSON: the dry run and --apply both stop before listing any orphan`,
+			note:
+				`Hermes ${rules.ruleSet}'s repair-routing reads model_config with a ` +
+				`throwing json_extract on every keyless row that is not a tool row, and ` +
+				`session ${json.id} (${json.source || 'no source'}, keyless, ${cell}) ` +
+				`holds a model_config that is not JSON: the dry run and --apply both ` +
+				`stop before listing any orphan`,
 		};
 	}
 
@@ -73,7 +81,13 @@ export function repairRoutingCrashOf(sessions: readonly SessionRecord[], rules: 
 		return {
 			sessionId: window.id,
 			error: `TypeError: unsupported operand type(s) for -: '${operand}' and 'float'`,
-			note: `Hermes ${rules.ruleSet}'s repair-routing lists session ${window.id} (${window.source || 'no source'}, keyless, no parent) and places its time window at started_at - gap, but its started_at is ${operand === 'str' ? 'TEXT' : 'a BLOB'} (${JSON.stringify(String(window.startedAtRaw)).slice(0, 40)}): the command raises TypeError, prints nothing and adopts nothing`,
+			note:
+				`Hermes ${rules.ruleSet}'s repair-routing lists session ${window.id} ` +
+				`(${window.source || 'no source'}, keyless, no parent) and places its ` +
+				`time window at started_at - gap, but its started_at ` +
+				`is ${operand === 'str' ? 'TEXT' : 'a BLOB'} ` +
+				`(${JSON.stringify(String(window.startedAtRaw)).slice(0, 40)}): the ` +
+				`command raises TypeError, prints nothing and adopts nothing`,
 		};
 	}
 

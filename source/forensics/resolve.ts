@@ -40,7 +40,11 @@ export function resolutionProblem(r: Extract<Resolution, {ok: false}>, what = 's
 	}
 
 	const named = r.matches.slice(0, 3).join(', ');
-	return `${JSON.stringify(r.query)} names ${r.matches.length} ${what}s (${named}${r.matches.length > 3 ? ', …' : ''}): give more of the id, or its random suffix`;
+	return (
+		`${JSON.stringify(r.query)} names ${r.matches.length} ${what}s ` +
+		`(${named}${r.matches.length > 3 ? ', …' : ''}): give more of the id, or ` +
+		`its random suffix`
+	);
 }
 
 export type ChatResolution = {ok: true; key: string} | {ok: false; query: string; suggestion: string | null};

@@ -77,7 +77,10 @@ function endedWithReset(b: SessionRecord): boolean {
 	return b.endedAtRaw !== null && b.endReason !== null && RESET_END_REASONS.has(b.endReason);
 }
 
-/** Reset fence: a sibling ended with a reset reason after this row's last activity hides it (the first such, in the given order). */
+/**
+ * Reset fence: a sibling ended with a reset reason after this row's last activity hides it (the first such, in the
+ * given order).
+ */
 function fencedBy(s: SessionRecord, resetSiblings: readonly SessionRecord[]): SessionRecord | undefined {
 	const key = recencyKey(s);
 	if (key === null) {
@@ -306,7 +309,8 @@ function namespaceRejection(
 		const requested = keyProfile(requestedKey);
 		return !rules.namespaceFilterMultiplexed || requested === null || requested === recovered
 			? null
-			: `its key is profile ${recovered}'s, not the requested key's profile ${requested} (multiplexed gateway, rules ${rules.ruleSet})`;
+			: `its key is profile ${recovered}'s, not the requested key's ` +
+					`profile ${requested} (multiplexed gateway, rules ${rules.ruleSet})`;
 	}
 
 	const active = owner ?? 'default';

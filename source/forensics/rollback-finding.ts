@@ -22,10 +22,18 @@ export function rollbackAdoptCommand(r: Pick<Rollback, 'skipped' | 'resumedId'>)
 export function rollbackNextStep(r: Rollback): string {
 	const since = `the ${r.after.messages} messages written since stay in ${r.resumedId}, out of the resumed context`;
 	if (r.skipped.kind === 'same-key') {
-		return `the skipped conversation is safe in ${r.skipped.id}, which keeps its chat identity: in the chat, \`/resume ${r.skipped.id}\` switches back to it (Hermes has no repair for a passed-over row); ${since}`;
+		return (
+			`the skipped conversation is safe in ${r.skipped.id}, which keeps its ` +
+			`chat identity: in the chat, \`/resume ${r.skipped.id}\` switches back ` +
+			`to it (Hermes has no repair for a passed-over row); ${since}`
+		);
 	}
 
-	return `the skipped conversation is safe; preview its adoption with: ${rollbackAdoptCommand(r)} (then stop the gateway and add --apply); ${since}`;
+	return (
+		`the skipped conversation is safe; preview its adoption ` +
+		`with: ${rollbackAdoptCommand(r)} (then stop the gateway and add ` +
+		`--apply); ${since}`
+	);
 }
 
 /** The story in one paragraph: what the operator saw, and where the conversation is. */
@@ -34,12 +42,17 @@ export function rollbackStory(r: Rollback): string {
 	const back = duration(r.resumedAt - r.jumpedFrom);
 	const turns = `${r.after.userTurns} user turn${r.after.userTurns === 1 ? '' : 's'} (${r.after.messages} messages)`;
 	return [
-		`at ${utcMinute(r.resumedAt)} the chat resumed ${r.resumedId}, whose last message before was at ${utcMinute(r.jumpedFrom)} (${back} earlier);`,
-		`the conversation it skipped is in ${s.kind === 'keyless' ? 'the keyless' : 'the newer same-key row'} ${s.id}: ${s.messages} messages, ${utcMinute(s.firstAt)} to ${utcMinute(s.lastAt)} (${r.certainty}: ${s.evidence.join('; ')});`,
+		`at ${utcMinute(r.resumedAt)} the chat resumed ${r.resumedId}, whose ` +
+			`last message before was at ${utcMinute(r.jumpedFrom)} (${back} earlier);`,
+		`the conversation it skipped is ` +
+			`in ${s.kind === 'keyless' ? 'the keyless' : 'the newer same-key row'} ${s.id}: ${s.messages} ` +
+			`messages, ${utcMinute(s.firstAt)} to ${utcMinute(s.lastAt)} ` +
+			`(${r.certainty}: ${s.evidence.join('; ')});`,
 		`${turns} were written into ${r.resumedId} since, the last at ${utcMinute(r.after.lastAt)}`,
 		...(r.alsoSkipped.length > 0
 			? [
-					`; older keyless rows in the same gap: ${r.alsoSkipped.map(a => `${a.id} (${a.messages} messages)`).join(', ')}`,
+					`; older keyless rows in the same ` +
+						`gap: ${r.alsoSkipped.map(a => `${a.id} (${a.messages} messages)`).join(', ')}`,
 				]
 			: []),
 	].join(' ');

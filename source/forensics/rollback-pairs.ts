@@ -10,7 +10,10 @@ import {buildKeyIndex} from './routing.js';
 import {inWindow} from './time.js';
 import type {SessionRecord} from './types.js';
 
-/** A pair to read, with both rows: `orphan` is the row that may have been skipped (keyless, or a passed-over keyed sibling). */
+/**
+ * A pair to read, with both rows: `orphan` is the row that may have been skipped (keyless, or a passed-over keyed
+ * sibling).
+ */
 export type RowPair = {orphan: SessionRecord; keyed: SessionRecord};
 
 /** The lazy token-accounting writer creates gateway rows with this source (hermes-incidents.md §1.3). */

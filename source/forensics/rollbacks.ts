@@ -17,12 +17,17 @@ export type Certainty = 'certain' | 'strong' | 'weak';
 /** The row holding the conversation a restart skipped. */
 export type SkippedRow = {
 	id: string;
-	/** keyless: the #82616 orphan (primary signature); same-key: a newer row of the chat's own key the restart passed over (secondary). */
+	/**
+	 * keyless: the #82616 orphan (primary signature); same-key: a newer row of the chat's own key the restart passed over
+	 * (secondary).
+	 */
 	kind: 'keyless' | 'same-key';
 	messages: number;
 	firstAt: number;
 	lastAt: number;
-	/** Seconds from K's last message before the gap to the orphan's first: the fork (null for a same-key row: no fork). */
+	/**
+	 * Seconds from K's last message before the gap to the orphan's first: the fork (null for a same-key row: no fork).
+	 */
 	forkSeconds: number | null;
 	certainty: Certainty;
 	/** Why it is tied to the chat, and anything that weakens it, one fact each. */
@@ -90,7 +95,10 @@ function platformIdFact(
 	const agrees = before < first && last < after;
 	return {
 		agrees,
-		fact: `platform message ids ${first}..${last} ${agrees ? 'lie' : 'do not lie'} between the resumed row's ${before} (before the gap) and ${after} (after it)`,
+		fact:
+			`platform message ids ${first}..${last} ${agrees ? 'lie' : 'do not lie'} ` +
+			`between the resumed row's ${before} (before the gap) and ${after} ` +
+			`(after it)`,
 	};
 }
 
@@ -109,9 +117,13 @@ function sameKeyFit(p: RestartProbe, sibling: SessionRecord, resumed: SessionRec
 	const state =
 		sibling.endReason === null ? 'still live' : `ended ${sibling.endReason}, which restart recovery reopens`;
 	const evidence = [
-		`a newer row of the same session key (certain: the same chat), ${state}, whose ${p.orphan.messages} messages run until ${Math.round(p.orphan.lastAt - p.lastBefore)} s after the resumed row's last message before it`,
+		`a newer row of the same session key (certain: the same chat), ${state}, ` +
+			`whose ${p.orphan.messages} messages run ` +
+			`until ${Math.round(p.orphan.lastAt - p.lastBefore)} s after the resumed ` +
+			`row's last message before it`,
 		legacyShape
-			? "the resumed row started later but was quieter: a finder ranking by started_at picks it (the legacy finder's bug, #70704)"
+			? 'the resumed row started later but was quieter: a finder ranking by ' +
+				"started_at picks it (the legacy finder's bug, #70704)"
 			: "the resumed row is the older one: a restart's finder or a /resume the user chose; the store cannot tell which",
 	];
 	return {

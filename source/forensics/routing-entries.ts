@@ -78,7 +78,10 @@ export function otherScopeNotes(entries: KeyEntries | undefined): string[] {
 
 	const scopes = [...new Set(entries.otherScopes.map(e => e.scope || "''"))].join(', ');
 	return [
-		`gateway_routing also has ${entries.otherScopes.length === 1 ? 'an entry' : `${entries.otherScopes.length} entries`} for this key in another scope (${scopes}): another gateway's, not loaded by this one`,
+		`gateway_routing also ` +
+			`has ${entries.otherScopes.length === 1 ? 'an entry' : `${entries.otherScopes.length} entries`} ` +
+			`for this key in another scope (${scopes}): another gateway's, not ` +
+			`loaded by this one`,
 	];
 }
 
@@ -112,7 +115,8 @@ export function chooseEntry(entries: KeyEntries | undefined): ChosenEntry {
 	const broken = newest(entries.own);
 	if (broken) {
 		notes.push(
-			`gateway_routing's entry is skipped by the gateway (${broken.problem})${mirror ? '; sessions.json fills the key' : ''}`,
+			`gateway_routing's entry is skipped by the gateway ` +
+				`(${broken.problem})${mirror ? '; sessions.json fills the key' : ''}`,
 		);
 	}
 

@@ -18,7 +18,9 @@ export type ChatRouting = {
 	/** The gateway_routing entry's session id (null when the key has no entry). */
 	routingEntry: string | null;
 	routingEntryScope: string | null;
-	/** Where the entry the gateway loads comes from: its own scope of gateway_routing, or the legacy sessions.json mirror. */
+	/**
+	 * Where the entry the gateway loads comes from: its own scope of gateway_routing, or the legacy sessions.json mirror.
+	 */
 	routingEntrySource: ChosenEntry['source'];
 	routingEntryStale: boolean;
 	routingEntryNote: string | null;
@@ -30,7 +32,10 @@ export type ChatRouting = {
 	/** When the session a restart resumes last had a message. */
 	resolvesToActivityAt: number | null;
 	rollbackRisk: boolean;
-	/** Why it is (or, where a restart resumes nothing, why it is not) a rollback risk; null when it resumes the newest conversation. */
+	/**
+	 * Why it is (or, where a restart resumes nothing, why it is not) a rollback risk; null when it resumes the newest
+	 * conversation.
+	 */
 	rollbackRiskReason: string | null;
 	/** Sessions that hold this chat's conversation. */
 	members: string[];
@@ -48,7 +53,10 @@ function holdsConversation(s: SessionRecord): boolean {
 	return s.hasMessageRows;
 }
 
-/** When the newest message of a session was written; falls back to its last activity when every message timestamp is unusable. */
+/**
+ * When the newest message of a session was written; falls back to its last activity when every message timestamp is
+ * unusable.
+ */
 export function messageActivity(s: SessionRecord): number | null {
 	return s.newestMessageAt ?? (s.hasMessageRows ? lastActive(s) : null);
 }
@@ -91,7 +99,10 @@ function sameOrBothEmpty(a: string | null, b: string | null): boolean {
 	return (a ?? '') === (b ?? '');
 }
 
-/** Does the row carry the chat's tuple: its platform, and user, chat, type and thread compared as the fallback query does? */
+/**
+ * Does the row carry the chat's tuple: its platform, and user, chat, type and thread compared as the fallback query
+ * does?
+ */
 function matchesTuple(s: SessionRecord, identity: ChatIdentity): boolean {
 	return (
 		s.source === identity.platform &&
@@ -148,7 +159,9 @@ export function buildKeyIndex(sessions: readonly SessionRecord[]): Map<string, S
 	return byKey;
 }
 
-/** Is the newest conversation in a compression ancestor of the resumed row (one conversation: the child continues it)? */
+/**
+ * Is the newest conversation in a compression ancestor of the resumed row (one conversation: the child continues it)?
+ */
 function inCompressionAncestor(resumed: string, newest: string, lineage: Lineage): boolean {
 	for (const edge of ancestors(resumed, lineage)) {
 		if (edge.kind !== 'compression') {
@@ -198,20 +211,27 @@ export function rollbackVerdict(
 		if (newest.endReason !== null && BOUNDARY_END_REASONS.has(newest.endReason)) {
 			return {
 				risk: false,
-				reason: `a restart starts a fresh session, as the user chose: the newest conversation ${newest.id} ended ${newest.endReason}`,
+				reason:
+					`a restart starts a fresh session, as the user chose: the newest ` +
+					`conversation ${newest.id} ended ${newest.endReason}`,
 			};
 		}
 
 		if (rotationUnderWay(newest, lineage)) {
 			return {
 				risk: false,
-				reason: `a compression rotation is under way: ${newest.id} ended compression and its continuation is not written yet: one conversation`,
+				reason:
+					`a compression rotation is under way: ${newest.id} ended compression and ` +
+					`its continuation is not written yet: one conversation`,
 			};
 		}
 
 		return {
 			risk: true,
-			reason: `a restart starts a fresh, empty session, but the newest conversation is in ${newest.id} (${newest.endReason === null ? 'still live' : `ended ${newest.endReason}, not a reset`})`,
+			reason:
+				`a restart starts a fresh, empty session, but the newest conversation is ` +
+				`in ${newest.id} ` +
+				`(${newest.endReason === null ? 'still live' : `ended ${newest.endReason}, not a reset`})`,
 		};
 	}
 
@@ -261,7 +281,10 @@ function tupleFinder(sessions: readonly SessionRecord[]): (identity: ChatIdentit
 
 type ChatOrphans = {adoptable: Map<string, OrphanVerdict[]>; ambiguous: Map<string, OrphanVerdict[]>};
 
-/** The orphans that count into a chat, by its key: the adoptable ones, and the ambiguous ones whose every candidate carries it. */
+/**
+ * The orphans that count into a chat, by its key: the adoptable ones, and the ambiguous ones whose every candidate
+ * carries it.
+ */
 function orphansByChat(orphans: readonly OrphanVerdict[], byId: ReadonlyMap<string, SessionRecord>): ChatOrphans {
 	const add = (map: Map<string, OrphanVerdict[]>, key: string, o: OrphanVerdict) => {
 		const list = map.get(key);
@@ -303,7 +326,10 @@ function membersOf(keyed: readonly SessionRecord[], platform: string, orphans: r
 	return ids;
 }
 
-/** The member holding the newest message; ties go to the session a restart resumes, so equal timestamps never raise a false alarm. */
+/**
+ * The member holding the newest message; ties go to the session a restart resumes, so equal timestamps never raise a
+ * false alarm.
+ */
 function newestMember(
 	ids: ReadonlySet<string>,
 	byId: ReadonlyMap<string, SessionRecord>,

@@ -18,7 +18,8 @@ export const RULE_COLUMNS: readonly RuleColumn[] = [
 		table: 'messages',
 		column: 'timestamp',
 		undecided:
-			"the newest message of each chat cannot be placed, so rollback risk and an orphan's contiguity with its donor cannot be decided",
+			'the newest message of each chat cannot be placed, so rollback risk and ' +
+			"an orphan's contiguity with its donor cannot be decided",
 	},
 	{table: 'sessions', column: 'ended_at', undecided: `which sessions have ended cannot be told, ${RESUME}`},
 	{
@@ -30,7 +31,8 @@ export const RULE_COLUMNS: readonly RuleColumn[] = [
 		table: 'sessions',
 		column: 'parent_session_id',
 		undecided:
-			"lineage (compression, branches) cannot be followed, so an orphan's parent and a chat's newest conversation cannot be decided",
+			"lineage (compression, branches) cannot be followed, so an orphan's " +
+			"parent and a chat's newest conversation cannot be decided",
 	},
 	{
 		table: 'sessions',

@@ -57,7 +57,10 @@ export function messageOf(value: unknown, sessionId: string | null): PlaceMessag
 	return {role: typeof m.role === 'string' ? m.role : '?', text, timestamp: m.timestamp, sessionId};
 }
 
-/** The messages of one spool payload, by its shape (§2.2): a cap drop's message, a shutdown's text, an agent history's list. */
+/**
+ * The messages of one spool payload, by its shape (§2.2): a cap drop's message, a shutdown's text, an agent history's
+ * list.
+ */
 export function payloadMessages(payload: Record<string, unknown>): PlaceMessage[] {
 	const data = record(payload.data);
 	const id = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);

@@ -28,7 +28,10 @@ export type SearchQuery = {
 	shortest: number;
 };
 
-/** A whole terminal sequence (CSI `ESC [` or C1 CSI, OSC `ESC ]` … BEL/ST): pasted from a terminal, it is no text to find. */
+/**
+ * A whole terminal sequence (CSI `ESC [` or C1 CSI, OSC `ESC ]` … BEL/ST): pasted from a terminal, it is no text to
+ * find.
+ */
 const SEQUENCE =
 	/(?:\u001B\[|\u009B)[0-?]*[ -/]*[@-~]|(?:\u001B\]|\u009D)[^\u0007\u001B\u009C]*(?:\u0007|\u001B\\|\u009C)?/gu;
 /** Control characters, line and paragraph separators, bidi overrides and isolates. */

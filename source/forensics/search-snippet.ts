@@ -71,7 +71,9 @@ export function capParts(parts: readonly SnippetPart[]): SnippetPart[] {
 	return out;
 }
 
-/** The text around the first match of any term (case-insensitive), every match in it marked; null when no term occurs. */
+/**
+ * The text around the first match of any term (case-insensitive), every match in it marked; null when no term occurs.
+ */
 export function snippetAround(text: string, terms: readonly string[], context = SNIPPET_CONTEXT): SnippetPart[] | null {
 	if (terms.length === 0) {
 		return null;

@@ -98,8 +98,14 @@ function nullChatIdFinding(s: SessionRecord, byId: ReadonlyMap<string, SessionRe
 		kind: 'keyed-null-chat-id',
 		subject: s.id,
 		title: `keyed row ${s.id} has no chat_id: /resume refuses it`,
-		detail: `${s.source} row keyed ${s.sessionKey} with chat_id NULL (${messagesOf(s)} messages)${sub}: Hermes' ownership guard fails closed, so /resume answers "belongs to a different user or chat", and repair-routing never lists it (it has a key) (certain, #59527)`,
-		next: `back-fill chat_id from its origin_json or its lineage by hand after \`hfx backup --quick\`; see hfx lineage ${s.id}`,
+		detail:
+			`${s.source} row keyed ${s.sessionKey} with chat_id NULL ` +
+			`(${messagesOf(s)} messages)${sub}: Hermes' ownership guard fails ` +
+			`closed, so /resume answers "belongs to a different user or chat", and ` +
+			`repair-routing never lists it (it has a key) (certain, #59527)`,
+		next:
+			`back-fill chat_id from its origin_json or its lineage by hand after ` +
+			`\`hfx backup --quick\`; see hfx lineage ${s.id}`,
 	};
 }
 
@@ -110,8 +116,13 @@ function staleCloseFinding(s: SessionRecord, routed: ReadonlySet<string>): Findi
 		kind: 'stale-explicit-close',
 		subject: s.id,
 		title: `stale ${s.endReason} stamp on ${s.id}: it cannot be compressed`,
-		detail: `ended ${s.endReason} but written to after that, with no compression continuation${still}: every rotation is computed and discarded ("Cannot compress further") (strong, #106459)`,
-		next: 'Hermes with PR #107187 reopens it when the TUI starts a turn; otherwise start a new session for this chat (/new) after `hfx backup --quick`',
+		detail:
+			`ended ${s.endReason} but written to after that, with no compression ` +
+			`continuation${still}: every rotation is computed and discarded ("Cannot ` +
+			`compress further") (strong, #106459)`,
+		next:
+			'Hermes with PR #107187 reopens it when the TUI starts a turn; otherwise ' +
+			'start a new session for this chat (/new) after `hfx backup --quick`',
 	};
 }
 
@@ -121,7 +132,11 @@ function phantomFinding(s: SessionRecord): Finding {
 		kind: 'phantom-unknown-row',
 		subject: s.id,
 		title: `phantom source='unknown' row ${s.id}`,
-		detail: `keyless, ${messagesOf(s)} messages, but ${s.inputTokens + s.outputTokens} tokens accounted: the accounting guards minted it on a network-error retry, and the turn was billed twice (strong, #111999)`,
+		detail:
+			`keyless, ${messagesOf(s)} messages, ` +
+			`but ${s.inputTokens + s.outputTokens} tokens accounted: the accounting ` +
+			`guards minted it on a network-error retry, and the turn was billed ` +
+			`twice (strong, #111999)`,
 		next: 'no routing harm; current Hermes sweeps such rows at start (PR #112045)',
 	};
 }
@@ -164,8 +179,15 @@ function foreignFindings(
 			kind: 'foreign-profile-chats',
 			subject: profile,
 			title,
-			detail: `${[...keys].slice(0, 3).join(', ')}${keys.size > 3 ? ', …' : ''}: ${where}, with ${routed} gateway_routing row${routed === 1 ? '' : 's'} for those keys; one chat's history can be split across two stores (certain for the mismatch, #66887)`,
-			next: `search both stores before concluding a conversation is missing; \`hermes sessions repair-profiles\` moves them (take \`hfx backup --quick\` first)`,
+			detail:
+				`${[...keys].slice(0, 3).join(', ')}${keys.size > 3 ? ', …' : ''}: ${where}, ` +
+				`with ${routed} gateway_routing row${routed === 1 ? '' : 's'} for those ` +
+				`keys; one chat's history can be split across two stores (certain for ` +
+				`the mismatch, #66887)`,
+			next:
+				`search both stores before concluding a conversation is missing; ` +
+				`\`hermes sessions repair-profiles\` moves them (take \`hfx backup ` +
+				`--quick\` first)`,
 		} satisfies Finding;
 	});
 }

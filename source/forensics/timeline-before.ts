@@ -36,13 +36,17 @@ function changes(c: ChatDiff): string[] {
 	const out: string[] = [];
 	if (c.targetChanged) {
 		out.push(
-			`what a restart resumes moved: ${c.a?.restartResumes ? suffixOf(c.a.restartResumes) : 'a fresh session'} then, ${c.b?.restartResumes ? suffixOf(c.b.restartResumes) : 'a fresh session'} now`,
+			`what a restart resumes ` +
+				`moved: ${c.a?.restartResumes ? suffixOf(c.a.restartResumes) : 'a fresh session'} ` +
+				`then, ${c.b?.restartResumes ? suffixOf(c.b.restartResumes) : 'a fresh session'} now`,
 		);
 	}
 
 	if (c.newestMoved) {
 		out.push(
-			`the newest message moved: ${c.a?.newestIn ? `${suffixOf(c.a.newestIn)} at ${stamp(c.a.newestAt)}` : 'none'} then, ${c.b?.newestIn ? `${suffixOf(c.b.newestIn)} at ${stamp(c.b.newestAt)}` : 'none'} now`,
+			`the newest message ` +
+				`moved: ${c.a?.newestIn ? `${suffixOf(c.a.newestIn)} at ${stamp(c.a.newestAt)}` : 'none'} ` +
+				`then, ${c.b?.newestIn ? `${suffixOf(c.b.newestIn)} at ${stamp(c.b.newestAt)}` : 'none'} now`,
 		);
 	}
 
@@ -87,7 +91,10 @@ export function beforeImageEvents(
 			kind: 'before-image',
 			sessionId: chat?.a?.restartResumes ?? null,
 			certainty: image.takenAt === null ? 'weak' : 'strong',
-			text: `before-image ${image.path} (${image.kind}): ${momentWords(chat?.a ?? null)}${changed.length === 0 && moves.length === 0 ? '; nothing of this chat changed since' : ''}`,
+			text:
+				`before-image ${image.path} ` +
+				`(${image.kind}): ${momentWords(chat?.a ?? null)}` +
+				`${changed.length === 0 && moves.length === 0 ? '; nothing of this chat changed since' : ''}`,
 			evidence: [when, ...changed, ...moves.map(moveWords)],
 		},
 	];

@@ -49,7 +49,9 @@ export function chatNamed(a: TimelineAnalysis, name: string): ChatName {
 		if (key === null) {
 			return {
 				ok: false,
-				reason: `session ${session.id} belongs to no chat: it has no session key, and no rollback, adoption or lineage ties it to one`,
+				reason:
+					`session ${session.id} belongs to no chat: it has no session key, and no ` +
+					`rollback, adoption or lineage ties it to one`,
 				next: `see where it came from with: hfx lineage ${session.id}`,
 			};
 		}

@@ -49,7 +49,9 @@ function entryEvent(entry: RoutingEntry, rewrite: {at: number; entries: number} 
 			certainty: 'strong',
 			text: `routing index rewritten in full; this chat's entry ${names}`,
 			evidence: [
-				`${rewrite.entries} gateway_routing rows of the scope share this updated_at: a structural save (restart recovery, reset or prune), and no turn of this chat upserted its entry since`,
+				`${rewrite.entries} gateway_routing rows of the scope share this ` +
+					`updated_at: a structural save (restart recovery, reset or prune), and ` +
+					`no turn of this chat upserted its entry since`,
 			],
 		};
 	}
@@ -84,7 +86,8 @@ export function routingEvents(f: RoutingFacts): TimelineEvent[] {
 				certainty: 'strong',
 				text: 'routing index rewritten in full (the last structural save)',
 				evidence: [
-					`${rewrite.entries} gateway_routing rows of the scope share this updated_at; this chat's entry was upserted again since`,
+					`${rewrite.entries} gateway_routing rows of the scope share this ` +
+						`updated_at; this chat's entry was upserted again since`,
 				],
 			});
 		}

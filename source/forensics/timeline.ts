@@ -29,7 +29,9 @@ import type {RoutingEntry, SessionRecord} from './types.js';
 
 export type * from './timeline-types.js';
 
-/** Spans split at silences longer than 6 h: a night or a working day's break, shorter than the days a rollback skips. */
+/**
+ * Spans split at silences longer than 6 h: a night or a working day's break, shorter than the days a rollback skips.
+ */
 export const SPAN_GAP_SECONDS = 6 * 3600;
 const MIN_SPAN_GAP_SECONDS = 600;
 
@@ -60,7 +62,10 @@ export type TimelineInput = {
 	now: number;
 };
 
-/** At one instant: what the logs say, the restart and the resume it caused, a row's birth, its messages, its end, routing, then the prediction. */
+/**
+ * At one instant: what the logs say, the restart and the resume it caused, a row's birth, its messages, its end,
+ * routing, then the prediction.
+ */
 const RANK: Record<EventKind, number> = {
 	'before-image': 0,
 	log: 0,
@@ -116,7 +121,10 @@ function timelineRows(input: TimelineInput): TimelineRow[] {
 	});
 }
 
-/** The row a keyed row rotated from: its lineage parent in the chat, else (a /new or reset with no link) the keyed row that ended last before it began. */
+/**
+ * The row a keyed row rotated from: its lineage parent in the chat, else (a /new or reset with no link) the keyed row
+ * that ended last before it began.
+ */
 function predecessorOf(
 	row: TimelineRow,
 	rows: ReadonlyMap<string, TimelineRow>,
@@ -129,7 +137,9 @@ function predecessorOf(
 	if (edge && parent && edge.kind !== 'delegate' && edge.kind !== 'repair') {
 		return {
 			parent,
-			linked: `${edge.kind}: ${edge.via === 'marker' ? 'a model_config marker' : `parent_session_id = ${edge.parentId}`} (${edge.rule})`,
+			linked:
+				`${edge.kind}: ${edge.via === 'marker' ? 'a model_config marker' : `parent_session_id = ${edge.parentId}`} ` +
+				`(${edge.rule})`,
 		};
 	}
 
@@ -168,7 +178,14 @@ function rotationWord(reason: string | null, linked: string | null): string {
 /** A row's end stamp, in words (a repair's retirement says what took the key). */
 function endedText(row: TimelineRow, children: readonly {childId: string; kind: string}[]): string {
 	const adopted = row.endReason === REPAIR_END_REASON ? children.find(c => c.kind === 'repair') : undefined;
-	return `${suffixOf(row.id)} ended ${row.endReason}${adopted ? `: ${suffixOf(adopted.childId)} was adopted into its chat (lineage now reads ${suffixOf(row.id)} → ${suffixOf(adopted.childId)}, though the time axis says otherwise)` : ''}`;
+	return (
+		`${suffixOf(row.id)} ` +
+		`ended ${row.endReason}` +
+		(adopted
+			? `: ${suffixOf(adopted.childId)} was adopted into its chat (lineage now reads ` +
+				`${suffixOf(row.id)} → ${suffixOf(adopted.childId)}, though the time axis says otherwise)`
+			: '')
+	);
 }
 
 /** The keyed row's message that came last at or before `at` (the chat's last word before a fork). */
@@ -220,7 +237,9 @@ function birthEvent(
 			kind: 'fork',
 			sessionId: row.id,
 			certainty: s.certainty,
-			text: `keyless ${suffixOf(row.id)} born ${duration(s.forkSeconds)} after ${suffixOf(fork.resumedId)}'s last message; the chat went on in it`,
+			text:
+				`keyless ${suffixOf(row.id)} born ${duration(s.forkSeconds)} ` +
+				`after ${suffixOf(fork.resumedId)}'s last message; the chat went on in it`,
 			evidence: s.evidence,
 		};
 	}
@@ -230,7 +249,9 @@ function birthEvent(
 		const word = rotationWord(p.endReason, pred.linked);
 		const evidence =
 			pred.linked ??
-			`${suffixOf(p.id)} ended ${p.endReason ?? '(no end reason)'} at ${stamp(p.endedAt)} and ${suffixOf(row.id)} is the next row of the key: no lineage link`;
+			`${suffixOf(p.id)} ended ${p.endReason ?? '(no end reason)'} ` +
+				`at ${stamp(p.endedAt)} and ${suffixOf(row.id)} is the next row of the ` +
+				`key: no lineage link`;
 		return {
 			at,
 			kind: 'rotation',
@@ -256,7 +277,10 @@ function birthEvent(
 	};
 }
 
-/** The evidence of what is read directly: none (one shared, frozen list: a chat can have tens of thousands of such events). */
+/**
+ * The evidence of what is read directly: none (one shared, frozen list: a chat can have tens of thousands of such
+ * events).
+ */
 const NONE = Object.freeze([]) as unknown as string[];
 
 /** The last day written out (spans of a chat come day after day: its date is formatted once). */
@@ -350,7 +374,10 @@ function rowEvents(
 /** The kinds of line a restart's recovery of the chat's entry logs (a cold start with no entry logs none). */
 const RECOVERY: ReadonlySet<TimedLogLine['kind']> = new Set(['repoint', 'prune', 'stale-entry-dropped']);
 
-/** Lines inside the rollback's bounds where the gateway recovered this chat's entry: they say which row it moved from and to. */
+/**
+ * Lines inside the rollback's bounds where the gateway recovered this chat's entry: they say which row it moved from
+ * and to.
+ */
 function recoveryLines(r: Rollback, logs: readonly TimedLogLine[]): string[] {
 	return logs
 		.filter(
@@ -363,22 +390,31 @@ function recoveryLines(r: Rollback, logs: readonly TimedLogLine[]): string[] {
 		.map(l => `${l.file}:${l.lineNumber} at ${l.asctime} (local, read as UTC${l.offset}): ${l.message}`);
 }
 
-/** The restart a rollback implies: placed at the last gateway start logged before tR, else the routing rewrite, else only bounded. */
+/**
+ * The restart a rollback implies: placed at the last gateway start logged before tR, else the routing rewrite, else
+ * only bounded.
+ */
 function restartEvent(r: Rollback, logs: readonly TimedLogLine[]): TimelineEvent {
 	const from = r.skipped.lastAt;
 	const starts = logs.filter(l => l.kind === 'gateway-start' && l.at > from && l.at <= r.resumedAt);
 	const start = starts.at(-1);
-	const bound = `not before ${suffixOf(r.skipped.id)}'s last message (${stamp(from)}), not after ${suffixOf(r.resumedId)}'s first message after its gap (${stamp(r.resumedAt)})`;
+	const bound =
+		`not before ${suffixOf(r.skipped.id)}'s last message (${stamp(from)}), ` +
+		`not after ${suffixOf(r.resumedId)}'s first message after its gap ` +
+		`(${stamp(r.resumedAt)})`;
 	const evidence = [`the rollback's bounds: ${bound}`];
 	if (start) {
 		evidence.push(
-			`${start.file}:${start.lineNumber} logged "Starting Hermes Gateway..." at ${start.asctime} (local, read as UTC${start.offset})`,
+			`${start.file}:${start.lineNumber} logged "Starting Hermes Gateway..." ` +
+				`at ${start.asctime} (local, read as UTC${start.offset})`,
 		);
 	}
 
 	if (r.routingRewriteAt !== null) {
 		evidence.push(
-			`gateway_routing rows of the scope share updated_at ${stamp(r.routingRewriteAt)}: the structural save that published ${suffixOf(r.resumedId)}`,
+			`gateway_routing rows of the scope share ` +
+				`updated_at ${stamp(r.routingRewriteAt)}: the structural save that ` +
+				`published ${suffixOf(r.resumedId)}`,
 		);
 	}
 
@@ -394,7 +430,14 @@ function restartEvent(r: Rollback, logs: readonly TimedLogLine[]): TimelineEvent
 		kind: 'restart',
 		sessionId: r.resumedId,
 		certainty: anchored ? 'strong' : 'weak',
-		text: `gateway restart (inferred)${start ? ': a start is logged here' : r.routingRewriteAt === null ? ': at the latest here' : ': the routing index was rewritten here'}`,
+		text:
+			`gateway restart ` +
+			`(inferred)` +
+			(start
+				? ': a start is logged here'
+				: r.routingRewriteAt === null
+					? ': at the latest here'
+					: ': the routing index was rewritten here'),
 		evidence,
 	};
 }
@@ -416,9 +459,16 @@ function resumeEvent(r: Rollback): TimelineEvent {
 		kind: 'resume',
 		sessionId: r.resumedId,
 		certainty: r.certainty,
-		text: `ROLLED BACK: the chat resumed ${suffixOf(r.resumedId)}, a context ${duration(r.resumedAt - r.jumpedFrom)} old; ${turns} written into it since, the last at ${stamp(r.after.lastAt).slice(0, 16)}`,
+		text:
+			`ROLLED BACK: the chat resumed ${suffixOf(r.resumedId)}, a ` +
+			`context ${duration(r.resumedAt - r.jumpedFrom)} old; ${turns} written ` +
+			`into it since, the last at ${stamp(r.after.lastAt).slice(0, 16)}`,
 		evidence: [
-			`${suffixOf(r.resumedId)}'s messages stop at ${stamp(r.jumpedFrom)} and start again here; ${r.skipped.kind === 'keyless' ? 'the keyless' : 'the newer same-key row'} ${suffixOf(r.skipped.id)} (${r.skipped.messages} messages) ${r.skipped.kind === 'keyless' ? 'fills the gap' : 'was passed over'}`,
+			`${suffixOf(r.resumedId)}'s messages stop at ${stamp(r.jumpedFrom)} and ` +
+				`start again ` +
+				`here; ${r.skipped.kind === 'keyless' ? 'the keyless' : 'the newer same-key row'} ${suffixOf(r.skipped.id)} ` +
+				`(${r.skipped.messages} ` +
+				`messages) ${r.skipped.kind === 'keyless' ? 'fills the gap' : 'was passed over'}`,
 			routedWords(r),
 			...r.alsoSkipped.map(a => `also inside the gap: ${suffixOf(a.id)} (${a.messages} messages)`),
 		],
@@ -477,7 +527,8 @@ function restartNowEvent(r: RestartNow, now: number): TimelineEvent {
 			? 'it starts a fresh, empty session'
 			: `it resumes ${suffixOf(r.resumes)} (via ${r.via}), whose last message is ${duration(r.ageSeconds)} old`;
 	const left = r.leftOut
-		? `; left out: ${suffixOf(r.leftOut.sessionId)}'s ${r.leftOut.messages} messages, the last at ${stamp(r.leftOut.lastAt).slice(0, 16)}`
+		? `; left out: ${suffixOf(r.leftOut.sessionId)}'s ${r.leftOut.messages} ` +
+			`messages, the last at ${stamp(r.leftOut.lastAt).slice(0, 16)}`
 		: '';
 	return {
 		at: now,
@@ -487,7 +538,8 @@ function restartNowEvent(r: RestartNow, now: number): TimelineEvent {
 		text: `if the gateway restarts now: ${resumes}${left}`,
 		evidence: [
 			r.reason ?? '',
-			'what the routing entry names is certain; that the gateway keeps it is strong (the stale-entry self-heal may replace it)',
+			'what the routing entry names is certain; that the gateway keeps it is ' +
+				'strong (the stale-entry self-heal may replace it)',
 		].filter(Boolean),
 	};
 }

@@ -74,7 +74,10 @@ export type StoreFacts = {
 	owner: string;
 	/** The generation of rules that wrote the store (generations.ts). */
 	ruleSet: RuleSet;
-	/** realpath of the store's own sessions folder: only gateway_routing rows of this scope decide; null = the table has no scope column. */
+	/**
+	 * realpath of the store's own sessions folder: only gateway_routing rows of this scope decide; null = the table has
+	 * no scope column.
+	 */
 	routingScope: string | null;
 	/** Entries of the legacy mirror `sessions/sessions.json`, imported for keys gateway_routing lacks. */
 	legacyRouting: RoutingEntry[];
@@ -82,7 +85,10 @@ export type StoreFacts = {
 	missingColumns?: readonly MissingColumn[];
 };
 
-/** One pair whose message timelines the store reads: a keyless row and the keyed row written around it (rollback-pairs.ts). */
+/**
+ * One pair whose message timelines the store reads: a keyless row and the keyed row written around it
+ * (rollback-pairs.ts).
+ */
 export type ProbePair = {orphanId: string; keyedId: string};
 
 /** What the store read of one pair's messages (timestamps in epoch seconds, in the epoch window). */

@@ -66,7 +66,10 @@ function readRows(store: ReadOnlyStore, ids: readonly string[]): Map<string, Rec
 	return rows;
 }
 
-/** Reads the store read-only and computes a bound plan. The basis (what the plan is computed from) is read before and after: a store that moved meanwhile is refused. */
+/**
+ * Reads the store read-only and computes a bound plan. The basis (what the plan is computed from) is read before and
+ * after: a store that moved meanwhile is refused.
+ */
 export async function computePlan(
 	dbPath: string,
 	options: {owner: string; maxGapSeconds: number; only?: readonly string[]; donor?: string; now?: number},
@@ -154,7 +157,10 @@ export type ApplyOptions = {
 	onPlanned?: (planned: Planned) => void;
 };
 
-/** Test hook: hold the write transaction open for this long after the first UPDATE (fault injection for the interrupt tests). */
+/**
+ * Test hook: hold the write transaction open for this long after the first UPDATE (fault injection for the interrupt
+ * tests).
+ */
 function holdForTests(): void {
 	const ms = Number(process.env.HFX_TEST_HOLD_IN_TRANSACTION_MS ?? 0);
 	if (ms > 0) {
@@ -278,7 +284,9 @@ async function planAndConfirm(run: ApplyRun, reader: ShmReader): Promise<ApplyOu
 	const missing = planned.analysis.snapshot.missingColumns ?? [];
 	if (plan.adoptions.length > 0 && missing.length > 0) {
 		return run.refuse(
-			`the store lacks ${missing.map(m => m.column).join(', ')}: ${missing[0]!.undecided}, so no adoption can be decided; nothing was written`,
+			`the store ` +
+				`lacks ${missing.map(m => m.column).join(', ')}: ${missing[0]!.undecided}, ` +
+				`so no adoption can be decided; nothing was written`,
 			'read the findings with: hfx scan',
 		);
 	}
@@ -342,7 +350,10 @@ async function boundRows(
 	return {touched, refusal: null};
 }
 
-/** Every adoption's two UPDATEs, each re-verified as Hermes does (adopt_orphaned_gateway_session); null when all were written. */
+/**
+ * Every adoption's two UPDATEs, each re-verified as Hermes does (adopt_orphaned_gateway_session); null when all were
+ * written.
+ */
 function writeAdoptions(
 	run: ApplyRun,
 	db: Database.Database,
@@ -355,7 +366,9 @@ function writeAdoptions(
 		cols.has(c),
 	);
 	const updateOrphan = db.prepare(
-		`UPDATE sessions SET session_key = ?, ${fill.map(c => `${c} = COALESCE(${c}, ?)`).join(', ')}${fill.length > 0 ? ', ' : ''}parent_session_id = COALESCE(parent_session_id, ?) WHERE id = ? AND session_key IS NULL`,
+		`UPDATE sessions SET session_key = ` +
+			`?, ${fill.map(c => `${c} = COALESCE(${c}, ?)`).join(', ')}${fill.length > 0 ? ', ' : ''}parent_session_id ` +
+			`= COALESCE(parent_session_id, ?) WHERE id = ? AND session_key IS NULL`,
 	);
 	const updateDonor = db.prepare('UPDATE sessions SET ended_at = COALESCE(ended_at, ?), end_reason = ? WHERE id = ?');
 	for (const [i, a] of bound.plan.adoptions.entries()) {
@@ -389,7 +402,10 @@ function writeAdoptions(
 	return null;
 }
 
-/** The guarded write (guarded-write.ts): snapshot, holders again, intent, one transaction (all adoptions or none), outcome. */
+/**
+ * The guarded write (guarded-write.ts): snapshot, holders again, intent, one transaction (all adoptions or none),
+ * outcome.
+ */
 async function commitAdoptions(run: ApplyRun, bound: Planned, reader: ShmReader): Promise<ApplyOutcome> {
 	const stamp = Date.now() / 1000;
 	run.plannedWrites = plannedChanges(bound, stamp);
@@ -409,6 +425,18 @@ async function commitAdoptions(run: ApplyRun, bound: Planned, reader: ShmReader)
 		},
 		committed: () => verifyAndRecord(run, bound),
 	});
+}
+
+/** A finding the adoption did not clear: where a restart still goes, and why. */
+function remainingWords(b: {
+	sessionKey: string;
+	restartResolvesTo: string | null;
+	orphanId: string;
+	why?: string | null;
+}): string {
+	const why = b.why ? ` (${b.why})` : '';
+	const resumes = b.restartResolvesTo ?? 'a new, empty session';
+	return `${b.sessionKey}: a restart still resumes ${resumes}, not ${b.orphanId}${why}`;
 }
 
 /** After the commit: re-read the store, confirm each orphan carries its key and a restart resumes it, record. */
@@ -445,8 +473,10 @@ function verifyAndRecord(run: ApplyRun, bound: Planned): ApplyOutcome {
 		outcome.result = 'applied';
 		outcome.exitCode = plan.refused.length > 0 || bad.length > 0 ? 1 : 0;
 		if (bad.length > 0) {
-			outcome.reason = `applied, but a finding remains: ${bad.map(b => `${b.sessionKey}: a restart still resumes ${b.restartResolvesTo ?? 'a new, empty session'}, not ${b.orphanId}${b.why ? ` (${b.why})` : ''}`).join('; ')}`;
-			outcome.next = `look at the chat with hfx routing ${JSON.stringify(bad[0]!.sessionKey)} before restarting; undo with hfx repair --undo <entry>`;
+			outcome.reason = `applied, but a finding remains: ${bad.map(remainingWords).join('; ')}`;
+			outcome.next =
+				`look at the chat with hfx routing ${JSON.stringify(bad[0]!.sessionKey)} ` +
+				`before restarting; undo with hfx repair --undo <entry>`;
 		}
 	}
 

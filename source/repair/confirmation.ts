@@ -22,7 +22,10 @@ export function confirmationFor(a: Pick<Adoption, 'orphanId' | 'donorId' | 'evid
 		: confirmationWord(a.orphanId);
 }
 
-/** The typed confirmation: the orphan's random suffix or whole id (and the donor's for an operator's choice), or "yes" for several. */
+/**
+ * The typed confirmation: the orphan's random suffix or whole id (and the donor's for an operator's choice), or "yes"
+ * for several.
+ */
 export function confirmationMatches(answer: string, adoptions: readonly Adoption[]): boolean {
 	if (adoptions.length === 1) {
 		const a = adoptions[0]!;

@@ -17,7 +17,10 @@ import {holderChecks} from './preconditions.js';
 import type {ApplyOutcome, WriteRun} from './write-run.js';
 import {type Stop, inWriteTransaction} from './write-transaction.js';
 
-/** The audit trail must be writable (else nothing is recorded, not even the refusal), then no process may hold the store; null to go on. */
+/**
+ * The audit trail must be writable (else nothing is recorded, not even the refusal), then no process may hold the
+ * store; null to go on.
+ */
 export function checkPreconditions(run: WriteRun): ApplyOutcome | null {
 	const {outcome, auditPath} = run;
 	try {

@@ -50,7 +50,10 @@ function donorProblem(o: OrphanVerdict, orphan: SessionRecord | undefined, donor
 	}
 
 	if (donor.source !== o.source) {
-		return `the donor ${donor.id} is a ${donor.source || 'sourceless'} row and the orphan a ${o.source || 'sourceless'} one: another source`;
+		return (
+			`the donor ${donor.id} is a ${donor.source || 'sourceless'} row and the ` +
+			`orphan a ${o.source || 'sourceless'} one: another source`
+		);
 	}
 
 	if (orphan?.chatId && donor.chatId && orphan.chatId !== donor.chatId) {
@@ -80,7 +83,8 @@ export function chooseDonor(
 ): DonorChoice {
 	if (only.length !== 1) {
 		return refusal(
-			`--donor needs exactly one --only ORPHAN (the orphan it adopts); ${only.length === 0 ? 'none was given' : `${only.length} were given`}`,
+			`--donor needs exactly one --only ORPHAN (the orphan it ` +
+				`adopts); ${only.length === 0 ? 'none was given' : `${only.length} were given`}`,
 		);
 	}
 
@@ -104,7 +108,9 @@ export function chooseDonor(
 		return o.donorId === donor.id
 			? {ok: true, verdict: o, manual: false}
 			: refusal(
-					`repair-routing adopts ${o.orphanId} anyway, from ${o.donorId} (evidence ${o.evidence}), not from ${donor.id}: drop --donor to take that adoption`,
+					`repair-routing adopts ${o.orphanId} anyway, from ${o.donorId} ` +
+						`(evidence ${o.evidence}), not from ${donor.id}: drop --donor to take ` +
+						`that adoption`,
 				);
 	}
 

@@ -236,7 +236,9 @@ function draftAdoption(o: OrphanVerdict, rows: PlanInput['rows'], has: (column: 
 	const warnings: string[] = [];
 	if (donor.end_reason === 'compression') {
 		warnings.push(
-			`the donor's end reason "compression" is overwritten with "${REPAIR_END_REASON}": its continuation child is no longer classed as a compression continuation`,
+			`the donor's end reason "compression" is overwritten with ` +
+				`"${REPAIR_END_REASON}": its continuation child is no longer classed as ` +
+				`a compression continuation`,
 		);
 	}
 
@@ -256,7 +258,8 @@ function draftAdoption(o: OrphanVerdict, rows: PlanInput['rows'], has: (column: 
 			!same(toValue(orphan[c]), toValue(donor[c]))
 		) {
 			warnings.push(
-				`the orphan keeps its own ${c} (${JSON.stringify(toValue(orphan[c]))}); the donor's is ${JSON.stringify(toValue(donor[c]))}`,
+				`the orphan keeps its own ${c} (${JSON.stringify(toValue(orphan[c]))}); ` +
+					`the donor's is ${JSON.stringify(toValue(donor[c]))}`,
 			);
 		}
 	}
@@ -293,7 +296,10 @@ export function crashRefusal(
 	}
 
 	return {
-		reason: `current Hermes' own repair-routing (rules ${current.ruleSet}) fails on this store (${crash.error}, on session ${crash.sessionId}): hfx cannot say what Hermes would adopt, so it repairs nothing`,
+		reason:
+			`current Hermes' own repair-routing (rules ${current.ruleSet}) fails on ` +
+			`this store (${crash.error}, on session ${crash.sessionId}): hfx cannot ` +
+			`say what Hermes would adopt, so it repairs nothing`,
 		next: 'see the row and why with: hfx scan',
 	};
 }
@@ -323,7 +329,11 @@ export function heldBack(o: OrphanVerdict, analysis: Pick<Analysis, 'afterUpgrad
 		...o,
 		verdict: 'refused',
 		reasonKind: 'generations_disagree',
-		reason: `held back: this store's Hermes (${analysis.ruleSet}) would adopt it from ${o.donorId}, but current Hermes (${analysis.afterUpgrade.ruleSet}) ${current}; hfx writes only what both agree on`,
+		reason:
+			`held back: this store's Hermes (${analysis.ruleSet}) would adopt it ` +
+			`from ${o.donorId}, but current Hermes ` +
+			`(${analysis.afterUpgrade.ruleSet}) ${current}; hfx writes only what ` +
+			`both agree on`,
 	};
 }
 
@@ -357,7 +367,10 @@ function markOperatorChoice(a: Adoption, refused: OrphanVerdict): void {
 	a.evidence = 'operator';
 	a.refusedBecause = {reasonKind: refused.reasonKind, reason: refused.reason};
 	a.warnings.unshift(
-		`operator choice: repair-routing refuses ${a.orphanId} (${refused.reasonKind ?? 'refused'}: ${refused.reason}); this adoption from ${a.donorId} is your decision, the manual procedure of Hermes' tracking issue, not Hermes' own`,
+		`operator choice: repair-routing refuses ${a.orphanId} ` +
+			`(${refused.reasonKind ?? 'refused'}: ${refused.reason}); this adoption ` +
+			`from ${a.donorId} is your decision, the manual procedure of Hermes' ` +
+			`tracking issue, not Hermes' own`,
 	);
 }
 
@@ -424,7 +437,8 @@ function predictRestart(a: Adoption, analysis: Analysis, after: Analysis): void 
 
 	if (chatBefore?.routingEntry === a.donorId) {
 		a.warnings.push(
-			`gateway_routing still names the donor: the gateway drops that entry on the next message (the donor is ended) and finds ${a.orphanId} by its key`,
+			`gateway_routing still names the donor: the gateway drops that entry on ` +
+				`the next message (the donor is ended) and finds ${a.orphanId} by its key`,
 		);
 	}
 
@@ -433,7 +447,9 @@ function predictRestart(a: Adoption, analysis: Analysis, after: Analysis): void 
 		(a.restartAfter === a.orphanId || after.lineage.parentEdge.get(a.restartAfter)?.parentId === a.orphanId);
 	if (!resumesOrphanLine) {
 		a.warnings.push(
-			`after the repair a restart would still resume ${a.restartAfter ?? 'a new, empty session'}, not ${a.orphanId}: check \`hfx routing ${a.sessionKey}\` before restarting`,
+			`after the repair a restart would still ` +
+				`resume ${a.restartAfter ?? 'a new, empty session'}, not ${a.orphanId}: ` +
+				`check \`hfx routing ${a.sessionKey}\` before restarting`,
 		);
 	}
 }

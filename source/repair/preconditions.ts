@@ -37,12 +37,16 @@ export function holderChecks(dbPath: string): Check[] {
 			next:
 				deleted.length === 0
 					? null
-					: `stop pid ${deleted.map(h => h.pid).join(', ')} first: it holds an old WAL generation that a write now would split from`,
+					: `stop pid ${deleted.map(h => h.pid).join(', ')} first: it holds an old ` +
+						`WAL generation that a write now would split from`,
 		},
 	];
 }
 
-/** The next step when other processes hold the store: hfx's own named as hfx; the gateway's danger said only when a non-hfx process holds it. */
+/**
+ * The next step when other processes hold the store: hfx's own named as hfx; the gateway's danger said only when a
+ * non-hfx process holds it.
+ */
 function holdersNext(holders: readonly Holder[]): string {
 	if (holders.every(h => isHfx(h))) {
 		return stopHoldersStep(
@@ -51,12 +55,17 @@ function holdersNext(holders: readonly Holder[]): string {
 		);
 	}
 
-	return `stop the gateway and every other Hermes process using this store (pids ${holders.map(h => h.pid).join(', ')}): a running gateway keeps the old routing in memory and writes it back${
-		holders.some(h => isHfx(h))
-			? `; and ${stopHoldersStep(
-					holders.filter(h => isHfx(h)),
-					'run the write again',
-				)}`
-			: ''
-	}`;
+	return (
+		`stop the gateway and every other Hermes process using this store ` +
+		`(pids ${holders.map(h => h.pid).join(', ')}): a running gateway keeps ` +
+		`the old routing in memory and writes it ` +
+		`back${
+			holders.some(h => isHfx(h))
+				? `; and ${stopHoldersStep(
+						holders.filter(h => isHfx(h)),
+						'run the write again',
+					)}`
+				: ''
+		}`
+	);
 }

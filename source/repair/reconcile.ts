@@ -56,7 +56,9 @@ function stateOf(store: ReadOnlyStore, changes: readonly ChangeRecord[]): {state
 
 	return {
 		state: 'undetermined',
-		detail: `${off.length > 0 ? off.join(', ') : 'some columns'} hold neither the value before nor the one it writes (the store moved on since)`,
+		detail:
+			`${off.length > 0 ? off.join(', ') : 'some columns'} hold neither the ` +
+			`value before nor the one it writes (the store moved on since)`,
 	};
 }
 
@@ -101,7 +103,9 @@ function outcomeOf(
 		preconditions: [],
 		changes: state === 'applied' ? changes : [],
 		result: state,
-		reason: `${LABEL[state]}: the ${intent.mode} of ${time} (pid ${String(pid)}) ended between its intent and its outcome; ${detail}`,
+		reason:
+			`${LABEL[state]}: the ${intent.mode} of ${time} (pid ${String(pid)}) ` +
+			`ended between its intent and its outcome; ${detail}`,
 		exitCode: null,
 	};
 }
@@ -110,7 +114,11 @@ function outcomeOf(
 export function settlementLine(auditPath: string, s: Settlement): string {
 	const head = `hfx: ${auditPath}: entry ${s.intent.seq}: an interrupted ${s.intent.mode} (${s.intent.time})`;
 	if (!s.outcome) {
-		return `${head} awaits reconciliation: the store shows it ${LABEL[s.state].replace(' (reconciled)', '')}; hfx repair --apply/--undo or hfx audit verify records it`;
+		return (
+			`${head} awaits reconciliation: the store shows ` +
+			`it ${LABEL[s.state].replace(' (reconciled)', '')}; hfx repair ` +
+			`--apply/--undo or hfx audit verify records it`
+		);
 	}
 
 	const undo =
@@ -142,7 +150,8 @@ export function reconcileAudit(options: {
 
 	if (options.write && !verifyAudit(auditPath).ok) {
 		options.warn(
-			`hfx: ${auditPath}: ${plural(pending.length, 'interrupted write')} not reconciled: the hash chain is broken (hfx audit verify says where)`,
+			`hfx: ${auditPath}: ${plural(pending.length, 'interrupted write')} not ` +
+				`reconciled: the hash chain is broken (hfx audit verify says where)`,
 		);
 		return [];
 	}
@@ -155,7 +164,8 @@ export function reconcileAudit(options: {
 			states = readStates(db, intents);
 		} catch (error) {
 			options.warn(
-				`hfx: ${db}: ${plural(intents.length, 'interrupted write')} could not be reconciled: the store cannot be read (${errorMessage(error)})`,
+				`hfx: ${db}: ${plural(intents.length, 'interrupted write')} could not be ` +
+					`reconciled: the store cannot be read (${errorMessage(error)})`,
 			);
 			continue;
 		}

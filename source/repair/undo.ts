@@ -36,7 +36,8 @@ export function findApplyEntry(entries: readonly AuditEntry[], ref: string): Aud
 	const entry = named.phase === 'intent' ? entries.find(e => e.intent === named.seq) : named;
 	if (!entry) {
 		throw new Error(
-			`entry ${named.seq} is the intent of an ${named.mode} that has no outcome yet (its process still runs, or it could not be reconciled)`,
+			`entry ${named.seq} is the intent of an ${named.mode} that has no ` +
+				`outcome yet (its process still runs, or it could not be reconciled)`,
 		);
 	}
 
@@ -118,7 +119,9 @@ export function resolveUndoEntry(dbPath: string, ref: string): AuditEntry {
 			file: dbPath,
 			kind: 'no-such-entry',
 			reason,
-			next: `\`hfx audit verify --db ${dbPath}\` lists the entries: pick an applied repair and run hfx repair --undo SEQ`,
+			next:
+				`\`hfx audit verify --db ${dbPath}\` lists the entries: pick an applied ` +
+				`repair and run hfx repair --undo SEQ`,
 		});
 	}
 }
@@ -148,7 +151,9 @@ async function restoreColumns(run: UndoRun): Promise<ApplyOutcome> {
 				if (JSON.stringify(current) !== JSON.stringify(c.before)) {
 					return () =>
 						run.refuse(
-							`${c.sessionId}.${c.column} changed since the repair (now ${JSON.stringify(current)}, the repair wrote ${JSON.stringify(c.before)})`,
+							`${c.sessionId}.${c.column} changed since the repair ` +
+								`(now ${JSON.stringify(current)}, the repair ` +
+								`wrote ${JSON.stringify(c.before)})`,
 							'the store moved on; restore the pre-repair snapshot by hand if you must (hfx restore), or leave it',
 						);
 				}

@@ -97,7 +97,10 @@ export abstract class WriteRun {
 		this.intentSeq = entry.seq;
 	}
 
-	/** Appends the outcome (naming the intent when there is one). A failure is a warning: the intent stays for reconciliation. */
+	/**
+	 * Appends the outcome (naming the intent when there is one). A failure is a warning: the intent stays for
+	 * reconciliation.
+	 */
 	record(): void {
 		const {outcome} = this;
 		try {

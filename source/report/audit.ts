@@ -103,7 +103,8 @@ export function auditLines(rows: readonly AuditRow[]): string[] {
 		lines.push(`#${String(r.seq).padEnd(4)} ${r.time}  ${r.mode.padEnd(5)}  ${what}${links ? `  (${links})` : ''}`);
 		for (const c of r.operatorChoices) {
 			lines.push(
-				`       operator's choice: ${c.orphanId} adopted from ${c.donorId}${c.refusedBecause ? ` (repair-routing refused it: ${c.refusedBecause})` : ''}`,
+				`       operator's choice: ${c.orphanId} adopted ` +
+					`from ${c.donorId}${c.refusedBecause ? ` (repair-routing refused it: ${c.refusedBecause})` : ''}`,
 			);
 		}
 

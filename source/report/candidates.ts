@@ -34,7 +34,9 @@ function quiet(at: number | null, started: number | null): string {
 	}
 
 	const gap = started - at;
-	return `${gap >= 0 ? `fell quiet ${duration(gap)} before it started` : `was active until ${duration(gap)} after it started`} (last active ${utc(at)} UTC)`;
+	const quiet =
+		gap >= 0 ? `fell quiet ${duration(gap)} before it started` : `was active until ${duration(gap)} after it started`;
+	return `${quiet} (last active ${utc(at)} UTC)`;
 }
 
 /** The row a restart resumed over this orphan's conversation, as the first candidate (forensics/rollbacks.ts). */
@@ -55,7 +57,10 @@ function resumedOver(
 			id: r.resumedId,
 			sessionKey: row.sessionKey,
 			lastActive: lastActive(row),
-			text: `candidate donor ${r.resumedId} (${row.sessionKey}): the row a restart resumed over this conversation at ${utc(r.resumedAt)} UTC (rollback, ${r.certainty}; ${since})`,
+			text:
+				`candidate donor ${r.resumedId} (${row.sessionKey}): the row a restart ` +
+				`resumed over this conversation at ${utc(r.resumedAt)} UTC ` +
+				`(rollback, ${r.certainty}; ${since})`,
 			short: `candidate ${r.resumedId}: resumed over it at a restart (${r.certainty})`,
 		},
 	];

@@ -39,7 +39,8 @@ function sideLines(label: 'A' | 'B', s: DiffSideInfo): string[] {
 	const member = s.member === null ? '' : `${s.member}: `;
 	return [
 		`${label}  ${KIND_WORDS[s.kind]}  ${s.path}`,
-		`   ${taken}${member}${plural(s.sessions, 'session')}, ${plural(s.messages, 'message')}, schema ${s.schemaVersion ?? '?'}`,
+		`   ${taken}${member}${plural(s.sessions, 'session')}, ${plural(s.messages, 'message')}, ` +
+			`schema ${s.schemaVersion ?? '?'}`,
 	];
 }
 
@@ -151,7 +152,8 @@ function* sectionLines(diff: Diff): Generator<string> {
 
 	const s = diff.sessions;
 	yield '';
-	yield `Sessions: ${s.added.length} added, ${s.removed.length} removed, ${s.changed.length} changed, ${s.unchanged} unchanged`;
+	yield `Sessions: ${s.added.length} added, ${s.removed.length} ` +
+		`removed, ${s.changed.length} changed, ${s.unchanged} unchanged`;
 	yield* s.added.flatMap(x => summaryLines('+', x));
 	yield* s.removed.flatMap(x => summaryLines('-', x));
 	for (const d of s.changed) {
@@ -171,7 +173,8 @@ export function* diffLines(sides: {a: DiffSideInfo; b: DiffSideInfo}, diff: Diff
 		yield '';
 		yield 'A rollback happened between A and B (in B, not in A):';
 		if (sides.b.kind !== 'store') {
-			yield `(B is ${KIND_WORDS[sides.b.kind] === 'archive' ? 'an' : 'a'} ${KIND_WORDS[sides.b.kind]}: its next step is for the store it was taken of)`;
+			yield `(B is ${KIND_WORDS[sides.b.kind] === 'archive' ? 'an' : 'a'} ${KIND_WORDS[sides.b.kind]}: ` +
+				`its next step is for the store it was taken of)`;
 		}
 
 		yield* rollbackLines(r).filter(l => l !== '');
@@ -179,7 +182,9 @@ export function* diffLines(sides: {a: DiffSideInfo; b: DiffSideInfo}, diff: Diff
 
 	if (diff.rollbacks.inAOnly.length > 0) {
 		yield '';
-		yield `In A, not in B: ${plural(diff.rollbacks.inAOnly.length, 'rollback')} (${diff.rollbacks.inAOnly.map(r => r.sessionKey).join(', ')}): A is the later moment, or B was repaired`;
+		yield `In A, not in B: ${plural(diff.rollbacks.inAOnly.length, 'rollback')} ` +
+			`(${diff.rollbacks.inAOnly.map(r => r.sessionKey).join(', ')}): A is the ` +
+			`later moment, or B was repaired`;
 	}
 
 	if (unchanged(diff)) {
@@ -214,7 +219,8 @@ export function restorePreviewLines(chats: readonly ChatDiff[]): string[] {
 	}
 
 	return [
-		`  per chat, A the live store now and B after the restore (${changed.length} of ${plural(chats.length, 'chat')} change):`,
+		`  per chat, A the live store now and B after the restore ` +
+			`(${changed.length} of ${plural(chats.length, 'chat')} change):`,
 		...changed.flatMap(c => chatDiffLines(c).map(l => `  ${l}`)),
 	];
 }

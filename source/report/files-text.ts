@@ -68,11 +68,16 @@ function dbHeaderLines(r: FilesReport): FileLine[] {
 	const bug = hasWalResetBug(v);
 	return [
 		{
-			text: `last writer SQLite ${formatSqliteVersionNumber(v)} (database header)${bug ? ': affected by the WAL-reset bug (3.7.0–3.51.2); keep one checkpointer' : ''}`,
+			text:
+				`last writer SQLite ${formatSqliteVersionNumber(v)} (database ` +
+				`header)${bug ? ': affected by the WAL-reset bug (3.7.0–3.51.2); keep one checkpointer' : ''}`,
 			tone: bug ? 'warn' : undefined,
 		},
 		{
-			text: `application_id ${r.dbHeader.applicationId} · page size ${r.dbHeader.pageSize} · ${n(r.dbHeader.pageCount)} pages in the main file`,
+			text:
+				`application_id ${r.dbHeader.applicationId} · page ` +
+				`size ${r.dbHeader.pageSize} · ${n(r.dbHeader.pageCount)} pages in the ` +
+				`main file`,
 			tone: 'muted',
 		},
 	];
@@ -106,25 +111,39 @@ type Wal = NonNullable<FilesReport['wal']>;
 /** A sound WAL's header and its frames by class: checkpointed, pending, in flight, invalid, stale. */
 function walFrameLines(w: Wal, h: NonNullable<Wal['header']>): FileLine[] {
 	const open = w.inFlightFrames + w.unsealedFrames;
+	const sealed = w.unsealedFrames > 0 ? `, ${n(w.unsealedFrames)} frames sealed only at its commit` : '';
 	return [
 		{
-			text: `WAL header  page size ${h.pageSize} · checkpoint seq ${h.checkpointSequence} · salts ${hex(h.salt1)} ${hex(h.salt2)} · ${h.checksumOrder === 'be' ? 'big' : 'little'}-endian checksums`,
+			text:
+				`WAL header  page size ${h.pageSize} · checkpoint ` +
+				`seq ${h.checkpointSequence} · salts ${hex(h.salt1)} ${hex(h.salt2)} ` +
+				`· ${h.checksumOrder === 'be' ? 'big' : 'little'}-endian checksums`,
 		},
 		{
-			text: `frames      ${n(w.frameSlots)} slots · ${n(w.validFrames)} valid · ${n(w.commitFrames)} commits · last commit frame ${n(w.lastCommitFrame)} · db ${n(w.dbSize)} pages`,
+			text:
+				`frames      ${n(w.frameSlots)} slots · ${n(w.validFrames)} valid ` +
+				`· ${n(w.commitFrames)} commits · last commit ` +
+				`frame ${n(w.lastCommitFrame)} · db ${n(w.dbSize)} pages`,
 		},
 		{
-			text: `  checkpointed            ${n(w.checkpointedFrames)}${w.checkpointedFrames === null ? ' (unknown: no consistent -shm)' : ''}`,
+			text:
+				`  checkpointed           ` +
+				` ${n(w.checkpointedFrames)}${w.checkpointedFrames === null ? ' (unknown: no consistent -shm)' : ''}`,
 		},
 		{
 			text: `  committed, pending      ${n(w.pendingCheckpointFrames)}  (visible to readers, lives only in the WAL)`,
 		},
 		{
-			text: `  in flight, uncommitted  ${n(open)}${open > 0 ? `  (an open transaction${w.unsealedFrames > 0 ? `, ${n(w.unsealedFrames)} frames sealed only at its commit` : ''}; after a crash, discarded on recovery)` : ''}`,
+			text:
+				`  in flight, uncommitted ` +
+				` ${n(open)}${open > 0 ? `  (an open transaction${sealed}; after a crash, discarded on recovery)` : ''}`,
 			tone: open > 0 ? 'warn' : undefined,
 		},
 		{
-			text: `  invalid tail            ${n(w.invalidTailFrames)}${w.partialTailBytes > 0 ? ` + ${n(w.partialTailBytes)} bytes of a partial frame` : ''}`,
+			text:
+				`  invalid tail           ` +
+				` ${n(w.invalidTailFrames)}` +
+				`${w.partialTailBytes > 0 ? ` + ${n(w.partialTailBytes)} bytes of a partial frame` : ''}`,
 			tone: w.silentlyInvisible ? 'danger' : w.invalidTailFrames > 0 ? 'warn' : undefined,
 		},
 		{
@@ -139,7 +158,11 @@ function walBreakLines(w: Wal): FileLine[] {
 	if (w.silentlyInvisible) {
 		return [
 			{
-				text: `CHECKSUM BREAK at frame ${w.breakAt}: ${n(w.invalidTailCommitFrames)} committed transactions after it carry the current salts: committed data SQLite silently does not see. Copy the three files aside before anything checkpoints`,
+				text:
+					`CHECKSUM BREAK at frame ${w.breakAt}: ${n(w.invalidTailCommitFrames)} ` +
+					`committed transactions after it carry the current salts: committed data ` +
+					`SQLite silently does not see. Copy the three files aside before ` +
+					`anything checkpoints`,
 				tone: 'danger',
 			},
 		];
@@ -148,7 +171,10 @@ function walBreakLines(w: Wal): FileLine[] {
 	if (w.breakAt > 0 && w.breakReason === 'checksum-mismatch') {
 		return [
 			{
-				text: `the checksum chain breaks at frame ${w.breakAt} with no commit after it (a page an open transaction rewrote in place, or a torn append): nothing committed is hidden`,
+				text:
+					`the checksum chain breaks at frame ${w.breakAt} with no commit after it ` +
+					`(a page an open transaction rewrote in place, or a torn append): ` +
+					`nothing committed is hidden`,
 				tone: 'muted',
 			},
 		];
@@ -184,7 +210,10 @@ function shmLines(r: FilesReport, journalMode: 'wal' | 'delete'): FileLine[] {
 
 	const lines: FileLine[] = [
 		{
-			text: `-shm (read in a child process)  mxFrame ${n(s.mxFrame)} · nBackfill ${n(s.nBackfill)} · change ${s.iChange} · ${s.consistent ? 'consistent' : 'inconsistent (a writer was mid-update)'}`,
+			text:
+				`-shm (read in a child process)  mxFrame ${n(s.mxFrame)} · ` +
+				`nBackfill ${n(s.nBackfill)} · change ${s.iChange} ` +
+				`· ${s.consistent ? 'consistent' : 'inconsistent (a writer was mid-update)'}`,
 			tone: s.consistent ? undefined : 'warn',
 		},
 		{
@@ -207,7 +236,10 @@ function holderLines(r: FilesReport): FileLine[] {
 	const hs = r.holders.holders;
 	const lines: FileLine[] = [
 		{
-			text: `holders (from /proc${r.holders.complete ? '' : `; ${r.holders.unreadablePids} processes not readable: run as root to see all`})`,
+			text:
+				`holders (from /proc` +
+				(r.holders.complete ? '' : `; ${r.holders.unreadablePids} processes not readable: run as root to see all`) +
+				`)`,
 		},
 	];
 	if (hs.length === 0) {
@@ -221,7 +253,9 @@ function holderLines(r: FilesReport): FileLine[] {
 		lines.push({text: `  ${describeHolder(h)}`, tone: h.holdsDeletedWal ? 'danger' : undefined});
 		if (h.holdsDeletedWal) {
 			lines.push({
-				text: `  ↳ pid ${h.pid} holds a DELETED -wal: an old WAL generation. Stop it before any restart, repair or restore`,
+				text:
+					`  ↳ pid ${h.pid} holds a DELETED -wal: an old WAL generation. Stop it ` +
+					`before any restart, repair or restore`,
 				tone: 'danger',
 			});
 		}

@@ -26,7 +26,10 @@ export type FindingSignal = {
 	graver?: {metric: MetricKey; alert: string};
 };
 
-/** The kinds whose `hfx watch` events have their own shape (watch-events.ts); every other kind's are the finding's own words. */
+/**
+ * The kinds whose `hfx watch` events have their own shape (watch-events.ts); every other kind's are the finding's own
+ * words.
+ */
 export const OWN_EVENT_KINDS: ReadonlySet<FindingKind> = new Set([
 	'rollback-happened',
 	'rollback-risk',
@@ -85,7 +88,10 @@ export const FINDING_SIGNALS: {readonly [K in FindingKind]: FindingSignal} = {
 	'foreign-profile-chats': generic('foreign-profile-chats', 'foreignProfiles', 'HfxForeignProfileChats'),
 };
 
-/** The rows of each §4 signature and with a corrupt timestamp, every row counted (the findings name at most 20 or 50), in one pass. */
+/**
+ * The rows of each §4 signature and with a corrupt timestamp, every row counted (the findings name at most 20 or 50),
+ * in one pass.
+ */
 function rowCounts(analysis: Analysis): {corrupt: number; nullChatId: number; staleClose: number; phantom: number} {
 	const n = {corrupt: 0, nullChatId: 0, staleClose: 0, phantom: 0};
 	for (const s of analysis.snapshot.sessions) {
@@ -104,7 +110,10 @@ function upgradeRisks(analysis: Analysis): number {
 	return analysis.afterUpgrade?.routing.filter(c => c.rollbackRisk && !today.has(c.sessionKey)).length ?? 0;
 }
 
-/** The counts of the finding kinds beyond the rollbacks, risks, orphans and stale entries (metrics-samples.ts counts those), in METRICS' order. */
+/**
+ * The counts of the finding kinds beyond the rollbacks, risks, orphans and stale entries (metrics-samples.ts counts
+ * those), in METRICS' order.
+ */
 export function findingCounts(analysis: Analysis): Partial<Record<MetricKey, number>> {
 	const rows = rowCounts(analysis);
 	const kinds = (kind: FindingKind) => analysis.findings.filter(f => f.kind === kind).length;

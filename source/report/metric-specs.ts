@@ -17,7 +17,9 @@ const spec = (name: string, help: string, extra: readonly string[] = []): Metric
 export const METRICS = {
 	info: spec(
 		'hfx_store_info',
-		"The store's schema generation, the rule set hfx judges it by, and the Hermes build its running gateway states (unknown when none runs or it does not say); always 1",
+		"The store's schema generation, the rule set hfx judges it by, and the " +
+			'Hermes build its running gateway states (unknown when none runs or it ' +
+			'does not say); always 1',
 		['schema', 'rule_set', 'build'],
 	),
 	up: spec(
@@ -34,7 +36,9 @@ export const METRICS = {
 	),
 	rollbackHappened: spec(
 		'hfx_rollback_happened_chats',
-		'Chats a restart already rolled back: it resumed an older row and the gateway wrote into it, while the conversation it skipped sits in a keyless row (hfx scan names them)',
+		'Chats a restart already rolled back: it resumed an older row and the ' +
+			'gateway wrote into it, while the conversation it skipped sits in a ' +
+			'keyless row (hfx scan names them)',
 	),
 	rollbackRisk: spec(
 		'hfx_rollback_risk_chats',
@@ -51,7 +55,9 @@ export const METRICS = {
 	),
 	upgradeRollbackRisk: spec(
 		'hfx_upgrade_rollback_risk_chats',
-		'Chats not at rollback risk today that a restart would roll back once current Hermes has migrated this older store (0 when the store is current)',
+		'Chats not at rollback risk today that a restart would roll back once ' +
+			'current Hermes has migrated this older store (0 when the store is ' +
+			'current)',
 	),
 	upgradeChanges: spec(
 		'hfx_upgrade_changed_verdicts',
@@ -64,7 +70,8 @@ export const METRICS = {
 	missingColumns: spec('hfx_missing_columns', 'Columns the rules need that the store lacks: what hfx cannot decide'),
 	writeHalt: spec(
 		'hfx_write_halt',
-		'1 when Hermes halted writes to this store and diverted turns beside it (a retired WAL capture, a diverted transcript, dropped spool files)',
+		'1 when Hermes halted writes to this store and diverted turns beside it ' +
+			'(a retired WAL capture, a diverted transcript, dropped spool files)',
 	),
 	unreplayedSpool: spec(
 		'hfx_unreplayed_spool_files',

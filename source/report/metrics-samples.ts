@@ -1,6 +1,7 @@
 /**
  * What `hfx metrics` and `hfx watch` say about each store, as numbers: the samples of one reading
- * of one store, by the catalogue of metric-specs.ts. Pure: a reading in, samples out. Labels are low-cardinality by design (the profile; a
+ * of one store, by the catalogue of metric-specs.ts. Pure: a reading in, samples out. Labels are low-cardinality by
+ * design (the profile; a
  * verdict and a reason kind): never a session id, a title or a key. The store's generation, rule set
  * and Hermes build are labels of `hfx_store_info` alone, so a migration changes one series, not the
  * identity of every series (graphs and `for:` windows go on).

@@ -42,13 +42,16 @@ function divertedLines(v: PlaceVerdicts): PlaceLine[] {
 			const name = homeRelative(v.home, d.file.path);
 			const damage =
 				d.file.invalidLines > 0
-					? `; ${plural(d.file.invalidLines, 'line')} not JSON${d.file.incompleteLast ? ' (the last one cut short)' : ''}`
+					? `; ${plural(d.file.invalidLines, 'line')} not ` +
+						`JSON${d.file.incompleteLast ? ' (the last one cut short)' : ''}`
 					: '';
 			const read = d.file.problem ? `; ${d.file.problem}` : '';
 			if (d.kind === 'diverted') {
 				return entry(
 					name,
-					`diverted transcript: ${plural(d.turns, 'turn')} not in state.db, newest ${utcWords(d.newestAt)} (${d.why}); Hermes never replays it${damage}${read}`,
+					`diverted transcript: ${plural(d.turns, 'turn')} not in state.db, ` +
+						`newest ${utcWords(d.newestAt)} (${d.why}); Hermes never replays ` +
+						`it${damage}${read}`,
 					'danger',
 				);
 			}
@@ -74,17 +77,23 @@ const REPLAY_WORDS = {
 function spoolLines(v: PlaceVerdicts): PlaceLine[] {
 	return v.spool.flatMap(s => {
 		const whose = s.file.sessionId === null ? 'no session id' : `session ${s.file.sessionId}`;
-		const meaning = `${shapeWords(s.file)} (${s.file.reason || 'no reason'}; ${whose}${s.file.ts === null ? '' : `, ${utcWords(s.file.ts)}`}): ${REPLAY_WORDS[s.replay]}: ${s.why}`;
+		const meaning =
+			`${shapeWords(s.file)} ` +
+			`(${s.file.reason || 'no reason'}; ${whose}${s.file.ts === null ? '' : `, ${utcWords(s.file.ts)}`}` +
+			`): ${REPLAY_WORDS[s.replay]}: ${s.why}`;
 		return entry(homeRelative(v.home, s.file.path), meaning, s.replay === 'will-not' ? 'danger' : 'warn');
 	});
 }
 
 function captureLines(v: PlaceVerdicts): PlaceLine[] {
 	return v.captures.flatMap(c => {
-		const who = `${utcWords(c.at)}${c.pid === null ? '' : `, pid ${c.pid}`}${c.capture.partial ? ', never completed' : ''}`;
+		const who =
+			`${utcWords(c.at)}${c.pid === null ? '' : `, pid ${c.pid}`}` + `${c.capture.partial ? ', never completed' : ''}`;
 		const turns = c.capture.imageProblem
 			? `its image: ${c.capture.imageProblem}`
-			: `${plural(c.turns, 'committed turn')} not in the live store${c.newestAt === null ? '' : `, newest ${utcWords(c.newestAt)}`} (read from a private copy)`;
+			: `${plural(c.turns, 'committed turn')} not in the live ` +
+				`store${c.newestAt === null ? '' : `, newest ${utcWords(c.newestAt)}`} ` +
+				`(read from a private copy)`;
 		const manifest = c.capture.manifestProblem ? `; ${c.capture.manifestProblem}` : '';
 		return entry(
 			`${homeRelative(v.home, c.capture.path)}/`,
@@ -105,7 +114,9 @@ function beforeLines(v: PlaceVerdicts): PlaceLine[] {
 	return v.before.flatMap(b =>
 		entry(
 			homeRelative(v.home, b.path),
-			`${BEFORE_WORDS[b.kind]}${b.at === null ? '' : ` of ${utcWords(b.at)}`}${b.pid === null ? '' : ` (pid ${b.pid})`}: a "before" image, never replayed${b.problem ? `; ${b.problem}` : ''}`,
+			`${BEFORE_WORDS[b.kind]}${b.at === null ? '' : ` of ${utcWords(b.at)}`}` +
+				`${b.pid === null ? '' : ` (pid ${b.pid})`}: ` +
+				`a "before" image, never replayed${b.problem ? `; ${b.problem}` : ''}`,
 			'muted',
 		),
 	);
@@ -153,7 +164,8 @@ export function elsewhereScanLines(analysis: Pick<Analysis, 'findings' | 'newest
 		const where = c.newerThanStore ? `the newest message is in ${file}` : `the newest outside state.db is in ${file}`;
 		lines.push(
 			...wrapIndented(
-				`${c.sessionKey}: ${plural(c.turns, 'turn')} outside state.db in ${plural(c.files.length, 'file')}; ${where} (${utcWords(c.newestAt)})`,
+				`${c.sessionKey}: ${plural(c.turns, 'turn')} outside state.db ` +
+					`in ${plural(c.files.length, 'file')}; ${where} (${utcWords(c.newestAt)})`,
 				WIDTH,
 				4,
 			),

@@ -78,9 +78,17 @@ export function writtenSinceLines(a: Adoption): string[] {
 	}
 
 	return [
-		`  after the restart the gateway wrote ${plural(w.userTurns, 'user turn')} (${plural(w.messages, 'message')}, ${utc(w.firstAt)} to ${utc(w.lastAt)} UTC) into ${a.donorId}: they stay there, out of the resumed context once ${a.donorId} is retired; still listed, searchable and reachable with /resume ${a.donorId}`,
-		`  lineage will read ${a.donorId} → ${a.orphanId}, though ${a.donorId} holds the later turns: read the story by time with \`hfx timeline ${a.sessionKey}\``,
-		`  next, if those turns matter: export them before applying, with \`hermes sessions export --session-id ${a.donorId}\``,
+		`  after the restart the gateway ` +
+			`wrote ${plural(w.userTurns, 'user turn')} ` +
+			`(${plural(w.messages, 'message')}, ${utc(w.firstAt)} ` +
+			`to ${utc(w.lastAt)} UTC) into ${a.donorId}: they stay there, out of the ` +
+			`resumed context once ${a.donorId} is retired; still listed, searchable ` +
+			`and reachable with /resume ${a.donorId}`,
+		`  lineage will read ${a.donorId} → ${a.orphanId}, though ${a.donorId} ` +
+			`holds the later turns: read the story by time with \`hfx ` +
+			`timeline ${a.sessionKey}\``,
+		`  next, if those turns matter: export them before applying, with ` +
+			`\`hermes sessions export --session-id ${a.donorId}\``,
 	];
 }
 
@@ -104,7 +112,10 @@ export function adoptionLines(a: Adoption, width = Number.POSITIVE_INFINITY): st
 		a.writtenSinceRestart && a.restartAfter === a.orphanId ? ' (the conversation the restart skipped)' : '';
 	lines.push(
 		...wrap(
-			`  a restart resumes: before ${a.restartBefore ?? 'a new session'}${a.rollbackRiskBefore ? ' (ROLLBACK RISK)' : ''} → after ${a.restartAfter ?? 'a new session'}${skipped}${a.rollbackRiskAfter ? ' (still at risk)' : ''}`,
+			`  a restart resumes: ` +
+				`before ${a.restartBefore ?? 'a new session'}${a.rollbackRiskBefore ? ' (ROLLBACK RISK)' : ''} ` +
+				`→ ` +
+				`after ${a.restartAfter ?? 'a new session'}${skipped}${a.rollbackRiskAfter ? ' (still at risk)' : ''}`,
 			4,
 		),
 	);
@@ -122,7 +133,8 @@ export function generationNotes(
 	planned: Pick<Planned, 'analysis' | 'schema'>,
 ): string[] {
 	const lines = [
-		`owner profile ${location.owner} (${location.ownerSource ?? 'given'}) · rules of Hermes ${planned.analysis.ruleSet}`,
+		`owner profile ${location.owner} (${location.ownerSource ?? 'given'}) · ` +
+			`rules of Hermes ${planned.analysis.ruleSet}`,
 	];
 	const upgrade = upgradeNotice(planned.schema);
 	if (upgrade) {
@@ -132,7 +144,9 @@ export function generationNotes(
 	const crash = planned.analysis.repairRoutingCrash;
 	if (crash) {
 		lines.push(
-			`✗ this store's own repair-routing fails (${crash.error}) on session ${crash.sessionId}: it adopts nothing here, and neither does hfx under its rules; \`hfx scan\` shows what current Hermes would decide`,
+			`✗ this store's own repair-routing fails (${crash.error}) on ` +
+				`session ${crash.sessionId}: it adopts nothing here, and neither does ` +
+				`hfx under its rules; \`hfx scan\` shows what current Hermes would decide`,
 		);
 	}
 

@@ -38,7 +38,10 @@ export function rollbackLines(r: Rollback): string[] {
 		...(r.routingRewriteAt === null
 			? []
 			: [
-					`the gateway rewrote its whole routing index at ${utc(r.routingRewriteAt)} UTC, ${r.resumedAt - r.routingRewriteAt < 1 ? 'moments' : duration(r.resumedAt - r.routingRewriteAt)} before the first message of the resumed context (a restart's publish)`,
+					`the gateway rewrote its whole routing index ` +
+						`at ${utc(r.routingRewriteAt)} ` +
+						`UTC, ${r.resumedAt - r.routingRewriteAt < 1 ? 'moments' : duration(r.resumedAt - r.routingRewriteAt)} ` +
+						`before the first message of the resumed context (a restart's publish)`,
 				]),
 	].join('; ');
 	return [
@@ -47,7 +50,9 @@ export function rollbackLines(r: Rollback): string[] {
 		...row('jumped back to', `${utc(r.jumpedFrom)} UTC, a context ${duration(r.resumedAt - r.jumpedFrom)} old`),
 		...row(
 			'skipped',
-			`${s.id}: ${plural(s.messages, 'message')}, ${utc(s.firstAt)} to ${utc(s.lastAt)} UTC, ${s.kind === 'keyless' ? 'keyless' : 'a newer row of the same key'}`,
+			`${s.id}: ${plural(s.messages, 'message')}, ${utc(s.firstAt)} ` +
+				`to ${utc(s.lastAt)} ` +
+				`UTC, ${s.kind === 'keyless' ? 'keyless' : 'a newer row of the same key'}`,
 		),
 		...row(`evidence (${s.certainty})`, s.evidence.join('; ')),
 		...(r.alsoSkipped.length > 0
@@ -55,7 +60,9 @@ export function rollbackLines(r: Rollback): string[] {
 			: []),
 		...row(
 			'written since',
-			`${plural(r.after.userTurns, 'user turn')} (${plural(r.after.messages, 'message')}) into ${r.resumedId}, the last at ${utc(r.after.lastAt)} UTC`,
+			`${plural(r.after.userTurns, 'user turn')} ` +
+				`(${plural(r.after.messages, 'message')}) into ${r.resumedId}, the last ` +
+				`at ${utc(r.after.lastAt)} UTC`,
 		),
 		...row('routing', routing),
 		...row('next', rollbackNextStep(r)),

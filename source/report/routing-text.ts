@@ -28,7 +28,8 @@ function candidateLines(r: ChatRouting): string[] {
 		'    candidates',
 		...r.resolution.candidates.map(
 			c =>
-				`      ${c.sessionId === r.restartResolvesTo ? '▶' : c.admitted ? '+' : '-'} ${c.sessionId}  ${c.query}: ${c.rule}`,
+				`      ${c.sessionId === r.restartResolvesTo ? '▶' : c.admitted ? '+' : '-'} ${c.sessionId} ` +
+				` ${c.query}: ${c.rule}`,
 		),
 	];
 }
@@ -44,14 +45,19 @@ export function chatLines(
 	const lines = [
 		`${stateOf(r, rolledBack)}  ${r.sessionKey}`,
 		`    routing entry     ${r.routingEntry ?? '(none)'}${r.routingEntryNote ? `: ${r.routingEntryNote}` : ''}`,
-		`    restart resumes   ${r.restartResolvesTo ?? '(a new, empty session)'}  via ${r.resolution.via}, rule set ${r.resolution.ruleSet}`,
-		`    newest message in ${r.newestActivityIn ?? '(no messages)'}  ${utc(r.newestActivityAt)} UTC${r.rollbackRisk && lag !== null && lag > 0 ? ` (${duration(lag)} newer than what a restart resumes)` : ''}`,
+		`    restart resumes  ` +
+			` ${r.restartResolvesTo ?? '(a new, empty session)'}  ` +
+			`via ${r.resolution.via}, rule set ${r.resolution.ruleSet}`,
+		`    newest message in ${r.newestActivityIn ?? '(no messages)'} ` +
+			` ${utc(r.newestActivityAt)} ` +
+			`UTC${r.rollbackRisk && lag !== null && lag > 0 ? ` (${duration(lag)} newer than what a restart resumes)` : ''}`,
 		...(r.rollbackRiskReason ? [`    why               ${r.rollbackRiskReason}`] : []),
 		...(options.otherBuild ? [`    build unknown     ${options.otherBuild}`] : []),
 		...(options.afterUpgrade ? [`    after an upgrade  ${options.afterUpgrade}`] : []),
 		...(r.routingEntrySource === 'sessions.json'
 			? [
-					'    the entry comes from the legacy sessions/sessions.json mirror (gateway_routing has none usable for this key)',
+					'    the entry comes from the legacy sessions/sessions.json mirror ' +
+						'(gateway_routing has none usable for this key)',
 				]
 			: []),
 		...candidateLines(r),

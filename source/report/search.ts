@@ -43,7 +43,9 @@ export type SearchReport = {
 	stores: StoreSearchReport[];
 };
 
-/** The snippet on one line, each match between » and «; matches only spaces apart read as one (»PR that got merged«). */
+/**
+ * The snippet on one line, each match between » and «; matches only spaces apart read as one (»PR that got merged«).
+ */
 export function snippetText(parts: readonly SnippetPart[]): string {
 	const marked = parts.map(p => (p.match ? `${MATCH_OPEN}${p.text}${MATCH_CLOSE}` : p.text)).join('');
 	return marked.replace(/\s+/gu, ' ').replaceAll(`${MATCH_CLOSE} ${MATCH_OPEN}`, ' ').trim();
@@ -77,7 +79,10 @@ export function hitTime(epoch: number | null): string {
 
 function hitLines(hit: LabelledHit): string[] {
 	const head = `  ${hit.sessionId}  ${hit.chat.label}`;
-	const when = `${hitTime(hit.timestamp)}  ${hit.role}${hit.inactive ? ' (rewound)' : ''}  #${hit.messageId}${hit.via === 'fts' || hit.via === 'trigram' ? '' : ` (${hit.via})`}`;
+	const when =
+		`${hitTime(hit.timestamp)} ` +
+		` ${hit.role}${hit.inactive ? ' (rewound)' : ''}  ` +
+		`#${hit.messageId}${hit.via === 'fts' || hit.via === 'trigram' ? '' : ` (${hit.via})`}`;
 	return [
 		...wrapIndented(head, WIDTH, 4),
 		...wrapIndented(`    ${when}`, WIDTH, 4),
@@ -89,7 +94,8 @@ function storeLines(s: Extract<StoreSearchReport, {ok: true}>): string[] {
 	const lines = wrapIndented(s.profile === s.path ? s.path : `${s.profile}  ${s.path}`, WIDTH, 2);
 	lines.push(
 		...wrapIndented(
-			`  index: ${indexWords(s.index)}; searched by ${s.route === 'scan' ? 'a scan' : s.route === 'fts' ? 'the word index' : 'the trigram index'}`,
+			`  index: ${indexWords(s.index)}; searched ` +
+				`by ${s.route === 'scan' ? 'a scan' : s.route === 'fts' ? 'the word index' : 'the trigram index'}`,
 			WIDTH,
 			4,
 		),
@@ -101,7 +107,9 @@ function storeLines(s: Extract<StoreSearchReport, {ok: true}>): string[] {
 	if (s.scan && !s.scan.complete) {
 		lines.push(
 			...wrapIndented(
-				`  the scan stopped after ${s.scan.searchedIds.toLocaleString('en-US')} of ${s.scan.ofIds.toLocaleString('en-US')} message ids (newest first): older messages were not searched`,
+				`  the scan stopped after ${s.scan.searchedIds.toLocaleString('en-US')} ` +
+					`of ${s.scan.ofIds.toLocaleString('en-US')} message ids (newest first): ` +
+					`older messages were not searched`,
 				WIDTH,
 				4,
 			),
@@ -113,7 +121,10 @@ function storeLines(s: Extract<StoreSearchReport, {ok: true}>): string[] {
 	return lines;
 }
 
-/** Where a place hit is, from the store's folder (`sessions/<id>.jsonl:12`, `pending_messages/…json #1`, `state.db.retired-wal-…/ #42`). */
+/**
+ * Where a place hit is, from the store's folder (`sessions/<id>.jsonl:12`, `pending_messages/…json #1`,
+ * `state.db.retired-wal-…/ #42`).
+ */
 export function placeWhere(storePath: string, hit: PlaceHit): string {
 	const rel = path.relative(path.dirname(storePath), hit.file);
 	return hit.place === 'jsonl'
@@ -121,12 +132,17 @@ export function placeWhere(storePath: string, hit: PlaceHit): string {
 		: `${rel} ${hit.place === 'spool' ? 'message' : 'id'} ${hit.position}`;
 }
 
-/** The hits beside the store: in the transcripts, the spool and the retired-WAL captures, each with what Hermes does with it. */
+/**
+ * The hits beside the store: in the transcripts, the spool and the retired-WAL captures, each with what Hermes does
+ * with it.
+ */
 function placeLines(storePath: string, places: PlaceSearch): string[] {
 	const mirrors =
 		places.mirrors > 0 ? `; ${plural(places.mirrors, 'older transcript')} mirroring rows the store holds not read` : '';
 	const lines = wrapIndented(
-		`  beside the store: ${plural(places.hits.length, 'hit')} in ${plural(places.files, 'file')} (sessions/*.jsonl, pending_messages/, retired-WAL captures)${mirrors}`,
+		`  beside the store: ${plural(places.hits.length, 'hit')} ` +
+			`in ${plural(places.files, 'file')} (sessions/*.jsonl, ` +
+			`pending_messages/, retired-WAL captures)${mirrors}`,
 		WIDTH,
 		4,
 	);
@@ -154,7 +170,9 @@ function totalHits(report: SearchReport): number {
 export function* searchText(report: SearchReport): Iterable<string> {
 	const total = totalHits(report);
 	yield* wrapIndented(
-		`search ${JSON.stringify(report.query)}: ${plural(total, 'hit')} in ${plural(report.stores.length, 'store')} (at most ${report.limit} per store)`,
+		`search ${JSON.stringify(report.query)}: ${plural(total, 'hit')} ` +
+			`in ${plural(report.stores.length, 'store')} (at most ${report.limit} ` +
+			`per store)`,
 		WIDTH,
 		2,
 	);
@@ -168,7 +186,9 @@ export function* searchText(report: SearchReport): Iterable<string> {
 	if (total === 0) {
 		yield '';
 		yield* wrapIndented(
-			'No hit, in the stores or beside them. Zero hits are not proof of zero messages: backups, quick snapshots and plugin stores are not searched (hfx diff reads a backup; hermes-incidents.md §2.4–2.6).',
+			'No hit, in the stores or beside them. Zero hits are not proof of zero ' +
+				'messages: backups, quick snapshots and plugin stores are not searched ' +
+				'(hfx diff reads a backup; hermes-incidents.md §2.4–2.6).',
 			WIDTH,
 			0,
 		);

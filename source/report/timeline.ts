@@ -44,8 +44,12 @@ const WORD = 9;
 
 function rowLines(r: TimelineRow, width: number): string[] {
 	const state = r.endReason ? `ended ${r.endReason}` : 'live';
-	const head = `  ${r.id}  ${r.keyed ? 'keyed' : 'keyless'}  ${r.source || '—'}${r.routedNow ? '  ◀ routing entry' : ''}`;
-	const facts = `created ${utc(r.createdAt)} · quiet since ${utc(r.lastMessageAt)} · ${r.messages} message${r.messages === 1 ? '' : 's'} in ${r.spans.length} span${r.spans.length === 1 ? '' : 's'} · ${state}`;
+	const head =
+		`  ${r.id}  ${r.keyed ? 'keyed' : 'keyless'} ` + ` ${r.source || '—'}${r.routedNow ? '  ◀ routing entry' : ''}`;
+	const facts =
+		`created ${utc(r.createdAt)} · quiet since ${utc(r.lastMessageAt)} ` +
+		`· ${r.messages} message${r.messages === 1 ? '' : 's'} ` +
+		`in ${r.spans.length} span${r.spans.length === 1 ? '' : 's'} · ${state}`;
 	const why = `belongs (${r.certainty}; by ${r.via.map(v => VIA_WORDS[v]).join(', ')}): ${r.evidence.join('; ')}`;
 	return [
 		...wrapIndented(head, width, 6),
@@ -54,7 +58,10 @@ function rowLines(r: TimelineRow, width: number): string[] {
 	];
 }
 
-/** One event: its time (`now` for what the files say as of the read), its kind, its text and certainty, then its evidence. */
+/**
+ * One event: its time (`now` for what the files say as of the read), its kind, its text and certainty, then its
+ * evidence.
+ */
 export function eventLines(e: TimelineEvent, width: number, now: number): string[] {
 	const indent = TIME + 2 + WORD;
 	const sure = PLAIN.has(e.kind) ? '' : `  [${e.certainty}]`;
@@ -82,7 +89,8 @@ function foldLines(f: Fold, width: number): string[] {
 function foldedRowLines(r: FoldedRow, width: number): string[] {
 	return 'kind' in r
 		? wrapIndented(
-				`  … ${r.rows} more rows of the compression chain, ${r.firstId} … ${r.lastId}: ${r.messages} messages (by key and lineage, certain)`,
+				`  … ${r.rows} more rows of the compression chain, ${r.firstId} ` +
+					`… ${r.lastId}: ${r.messages} messages (by key and lineage, certain)`,
 				width,
 				6,
 			)
@@ -107,7 +115,8 @@ export function timelineLines(t: Timeline, width = 80): string[] {
 	const lines = [
 		...wrapIndented(`timeline of ${t.sessionKey}`, width, 2),
 		...wrapIndented(
-			`times UTC · read at ${utc(t.now)} · messages in spans split at silences over ${duration(t.spanGapSeconds)} · ordered by time, not lineage`,
+			`times UTC · read at ${utc(t.now)} · messages in spans split at silences ` +
+				`over ${duration(t.spanGapSeconds)} · ordered by time, not lineage`,
 			width,
 			2,
 		),

@@ -106,7 +106,10 @@ function rolledBackOf(r: Rollback): RolledBack {
 	};
 }
 
-/** The parts of a reading the events compare. Of a store hfx could not read, what it knew stays (unknown is not cleared). */
+/**
+ * The parts of a reading the events compare. Of a store hfx could not read, what it knew stays (unknown is not
+ * cleared).
+ */
 export function digestOf(r: StoreReading, boundSeconds: number, prev: Digest = EMPTY): Digest {
 	const stale = (age: number | null) => age === null || age > boundSeconds;
 	const base = {
@@ -138,7 +141,10 @@ export function digestOf(r: StoreReading, boundSeconds: number, prev: Digest = E
 	};
 }
 
-/** A rollback first seen, and one no longer seen (its conversation adopted, or a row of it gone). Never "do not restart": the restart is done. */
+/**
+ * A rollback first seen, and one no longer seen (its conversation adopted, or a row of it gone). Never "do not
+ * restart": the restart is done.
+ */
 function rollbackEvents(
 	prev: Digest,
 	next: Digest,
@@ -150,13 +156,24 @@ function rollbackEvents(
 		if (!prev.rollbacks.has(id)) {
 			const command = profile === 'default' ? adopt : adopt.replace('hfx repair ', `hfx repair --profile ${profile} `);
 			const then = `preview its adoption with: ${command} (then stop the gateway and add --apply)`;
-			const turns = `${r.writtenSince.userTurns} user turn${r.writtenSince.userTurns === 1 ? '' : 's'} (${r.writtenSince.messages} messages)`;
+			const turns =
+				`${r.writtenSince.userTurns} user ` +
+				`turn${r.writtenSince.userTurns === 1 ? '' : 's'} ` +
+				`(${r.writtenSince.messages} messages)`;
 			out.push(
 				ev({
 					event: 'rollback-happened',
 					...r,
 					next: then,
-					message: `rolled back: at ${utcMinute(r.resumedAt)} a restart resumed ${r.resumedId} for ${r.sessionKey}, a context ${duration(r.resumedAt - r.jumpedFrom)} old; the ${r.skippedMessages} messages it skipped (${utcMinute(r.skippedFirstAt)} to ${utcMinute(r.skippedLastAt)}) are stranded in the keyless ${r.skippedId} (certainty ${r.certainty}); ${turns} written into ${r.resumedId} since. Next: ${then}`,
+					message:
+						`rolled back: at ${utcMinute(r.resumedAt)} a restart ` +
+						`resumed ${r.resumedId} for ${r.sessionKey}, a ` +
+						`context ${duration(r.resumedAt - r.jumpedFrom)} old; ` +
+						`the ${r.skippedMessages} messages it skipped ` +
+						`(${utcMinute(r.skippedFirstAt)} to ${utcMinute(r.skippedLastAt)}) are ` +
+						`stranded in the keyless ${r.skippedId} ` +
+						`(certainty ${r.certainty}); ${turns} written into ${r.resumedId} since. ` +
+						`Next: ${then}`,
 				}),
 			);
 		}
@@ -170,7 +187,9 @@ function rollbackEvents(
 					sessionKey: r.sessionKey,
 					resumedId: r.resumedId,
 					skippedId: r.skippedId,
-					message: `rollback no longer seen: ${r.skippedId} of ${r.sessionKey} carries a routing identity again, or a row of it changed or went`,
+					message:
+						`rollback no longer seen: ${r.skippedId} of ${r.sessionKey} carries a ` +
+						`routing identity again, or a row of it changed or went`,
 				}),
 			);
 		}
@@ -193,7 +212,11 @@ function riskEvents(
 					sessionKey: key,
 					...risk,
 					next: 'do not restart the gateway; hfx scan, then hfx repair',
-					message: `rollback risk raised: a restart of ${key} would resume ${risk.resumes ?? 'nothing'}, its newest messages are in ${risk.newestIn}. Next: do not restart the gateway; hfx scan, then hfx repair`,
+					message:
+						`rollback risk raised: a restart of ${key} would ` +
+						`resume ${risk.resumes ?? 'nothing'}, its newest messages are ` +
+						`in ${risk.newestIn}. Next: do not restart the gateway; hfx scan, then ` +
+						`hfx repair`,
 				}),
 			);
 		}
@@ -322,7 +345,11 @@ function backupEvents(
 					kind,
 					ageSeconds: age,
 					boundSeconds,
-					message: `backup stale: ${age === null ? `no ${kind} backup` : `the newest ${kind} backup is ${Math.round(age)} s old`} (bound ${boundSeconds} s). Next: ${kind === 'verified' ? 'hfx backup' : 'hfx restore --drill ARCHIVE'}`,
+					message:
+						`backup stale: ` +
+						`${age === null ? `no ${kind} backup` : `the newest ${kind} backup is ${Math.round(age)} s old`} ` +
+						`(bound ${boundSeconds} s). ` +
+						`Next: ${kind === 'verified' ? 'hfx backup' : 'hfx restore --drill ARCHIVE'}`,
 				}),
 			);
 		} else if (!next.stale[kind] && prev.stale[kind]) {
@@ -341,7 +368,10 @@ function backupEvents(
 	return out;
 }
 
-/** The events between two digests of one store (`prev` undefined: the first reading, compared with a healthy empty store). */
+/**
+ * The events between two digests of one store (`prev` undefined: the first reading, compared with a healthy empty
+ * store).
+ */
 export function diffDigests(
 	prev: Digest | undefined,
 	next: Digest,

@@ -152,7 +152,9 @@ function successor(d: Demo, c: Chat, reason: 'idle' | 'compression'): string {
 	return next;
 }
 
-/** The plan's four events, each once, when its time has come: an idle reset, a compression, the incident, the restart. */
+/**
+ * The plan's four events, each once, when its time has come: an idle reset, a compression, the incident, the restart.
+ */
 function dueEvents(d: Demo): void {
 	const now = Date.now();
 	if (!d.done.has('idle') && now >= d.at(d.plan.idleResetAt)) {

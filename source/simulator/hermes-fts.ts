@@ -19,34 +19,46 @@ const GATE = (
 const INDEXED_CONTENT = "CASE WHEN m.role = 'tool' THEN substr(m.content, 1, 8192) ELSE m.content END";
 
 /** The trigram view leaves out tool rows, cron and subagent sessions and delegate children. */
-const TRIGRAM_INCLUDED = `m.role <> 'tool' AND s.source NOT IN ('cron', 'subagent')
-    AND (s.model_config IS NULL OR NOT json_valid(s.model_config) OR json_extract(s.model_config, '$._delegate_from') IS NULL)`;
+const TRIGRAM_INCLUDED =
+	`m.role <> 'tool' AND s.source NOT IN ('cron', 'subagent')
+    AND (s.model_config IS NULL OR NOT json_valid(s.model_config) OR json_extract(s.model_config, ` +
+	`'$._delegate_from') IS NULL)`;
 
-const EXTERNAL = `
+const EXTERNAL =
+	`
 CREATE VIEW messages_fts_src AS
-  SELECT m.id AS id, ${INDEXED_CONTENT} AS content, m.tool_name AS tool_name, m.tool_calls AS tool_calls FROM messages m;
-CREATE VIRTUAL TABLE messages_fts USING fts5(content, tool_name, tool_calls, content='messages_fts_src', content_rowid='id');
+  SELECT m.id AS id, ${INDEXED_CONTENT}` +
+	` AS content, m.tool_name AS tool_name, m.tool_calls AS tool_calls FROM messages m;
+CREATE VIRTUAL TABLE messages_fts USING fts5(content, tool_name, tool_calls, ` +
+	`content='messages_fts_src', content_rowid='id');
 CREATE VIEW messages_fts_trigram_src AS
-  SELECT m.id AS id, m.role AS role, m.content AS content, m.tool_name AS tool_name FROM messages m JOIN sessions s ON s.id = m.session_id
+  SELECT m.id AS id, m.role AS role, m.content AS content, m.tool_name AS tool_name FROM messages m ` +
+	`JOIN sessions s ON s.id = m.session_id
   WHERE ${TRIGRAM_INCLUDED};
-CREATE VIRTUAL TABLE messages_fts_trigram USING fts5(content, tool_name, content='messages_fts_trigram_src', content_rowid='id', tokenize='trigram');
+CREATE VIRTUAL TABLE messages_fts_trigram USING fts5(content, tool_name, ` +
+	`content='messages_fts_trigram_src', content_rowid='id', tokenize='trigram');
 CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages WHEN ${GATE('new')} BEGIN
-  INSERT INTO messages_fts(rowid, content, tool_name, tool_calls) SELECT id, content, tool_name, tool_calls FROM messages_fts_src WHERE id = new.id;
+  INSERT INTO messages_fts(rowid, content, tool_name, tool_calls) SELECT id, content, tool_name, ` +
+	`tool_calls FROM messages_fts_src WHERE id = new.id;
 END;
 CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages WHEN ${GATE('old')} BEGIN
   INSERT INTO messages_fts(messages_fts, rowid, content, tool_name, tool_calls)
-    VALUES ('delete', old.id, CASE WHEN old.role = 'tool' THEN substr(old.content, 1, 8192) ELSE old.content END, old.tool_name, old.tool_calls);
+    VALUES ('delete', old.id, CASE WHEN old.role = 'tool' THEN substr(old.content, 1, 8192) ELSE ` +
+	`old.content END, old.tool_name, old.tool_calls);
 END;
 CREATE TRIGGER messages_fts_trigram_insert AFTER INSERT ON messages WHEN ${GATE('new')} BEGIN
-  INSERT INTO messages_fts_trigram(rowid, content, tool_name) SELECT id, content, tool_name FROM messages_fts_trigram_src WHERE id = new.id;
+  INSERT INTO messages_fts_trigram(rowid, content, tool_name) SELECT id, content, tool_name FROM ` +
+	`messages_fts_trigram_src WHERE id = new.id;
 END;
 `;
 
-const LEGACY = `
+const LEGACY =
+	`
 CREATE VIRTUAL TABLE messages_fts USING fts5(content);
 CREATE VIRTUAL TABLE messages_fts_trigram USING fts5(content, tokenize='trigram');
 CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages WHEN ${GATE('new')} BEGIN
-  INSERT INTO messages_fts(rowid, content) VALUES (new.id, COALESCE(new.content, '') || ' ' || COALESCE(new.tool_name, '') || ' ' || COALESCE(new.tool_calls, ''));
+  INSERT INTO messages_fts(rowid, content) VALUES (new.id, COALESCE(new.content, '') || ' ' || ` +
+	`COALESCE(new.tool_name, '') || ' ' || COALESCE(new.tool_calls, ''));
 END;
 CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages WHEN ${GATE('old')} BEGIN
   DELETE FROM messages_fts WHERE rowid = old.id;
@@ -67,7 +79,9 @@ export function ftsSql(layout: FtsLayout): string {
 /** Indexes every row already in `messages` (what Hermes' rebuild does), for a store filled before the DDL ran. */
 export function ftsRebuildSql(layout: FtsLayout): string {
 	return layout === 'external'
-		? "INSERT INTO messages_fts(messages_fts) VALUES ('rebuild'); INSERT INTO messages_fts_trigram(messages_fts_trigram) VALUES ('rebuild');"
-		: `INSERT INTO messages_fts(rowid, content) SELECT id, COALESCE(content, '') || ' ' || COALESCE(tool_name, '') || ' ' || COALESCE(tool_calls, '') FROM messages;
+		? "INSERT INTO messages_fts(messages_fts) VALUES ('rebuild'); INSERT INTO " +
+				"messages_fts_trigram(messages_fts_trigram) VALUES ('rebuild');"
+		: `INSERT INTO messages_fts(rowid, content) SELECT id, COALESCE(content, '') || ' ' || ` +
+				`COALESCE(tool_name, '') || ' ' || COALESCE(tool_calls, '') FROM messages;
 INSERT INTO messages_fts_trigram(rowid, content) SELECT id, COALESCE(content, '') FROM messages;`;
 }

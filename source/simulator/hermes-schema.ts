@@ -204,7 +204,8 @@ function withoutColumns(ddl: string, names: readonly string[]): string {
 const SESSIONS_V25 = withoutColumns(SESSIONS_V30, V30_ONLY_SESSION_COLUMNS);
 const MESSAGES_V25 = withoutColumns(MESSAGES_V30, V30_ONLY_MESSAGE_COLUMNS);
 
-const COMMON_TABLES = `
+const COMMON_TABLES =
+	`
 CREATE TABLE schema_version (version INTEGER NOT NULL);
 CREATE TABLE state_meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE gateway_routing (
@@ -235,7 +236,8 @@ CREATE TABLE session_model_usage (
   last_seen REAL,
   PRIMARY KEY (session_id, model, billing_provider, billing_base_url, billing_mode, task)
 );
-CREATE TABLE compression_locks (session_id TEXT PRIMARY KEY, holder TEXT NOT NULL, acquired_at REAL NOT NULL, expires_at REAL NOT NULL);
+CREATE TABLE compression_locks (session_id TEXT PRIMARY KEY, holder TEXT NOT NULL, acquired_at REAL NOT ` +
+	`NULL, expires_at REAL NOT NULL);
 `;
 
 /** Added by v25 (the prompts move out of sessions.system_prompt). */
@@ -244,11 +246,15 @@ CREATE TABLE system_prompts (hash TEXT PRIMARY KEY, prompt TEXT NOT NULL);
 `;
 
 /** Added after v25. */
-const V30_ONLY_TABLES = `
+const V30_ONLY_TABLES =
+	`
 CREATE TABLE gateway_hygiene_state (session_key TEXT PRIMARY KEY, failure_streak INTEGER NOT NULL DEFAULT 0);
-CREATE TABLE conversation_generations (source TEXT NOT NULL, session_key TEXT NOT NULL, generation INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (source, session_key));
-CREATE TABLE gateway_heartbeats (backend_id TEXT PRIMARY KEY, pid INTEGER NOT NULL, started_at REAL NOT NULL, last_heartbeat REAL NOT NULL, profile TEXT NOT NULL DEFAULT '', host TEXT NOT NULL DEFAULT '');
-CREATE TABLE session_turn_leases (conversation_id TEXT PRIMARY KEY, holder TEXT NOT NULL, acquired_at REAL NOT NULL, expires_at REAL NOT NULL);
+CREATE TABLE conversation_generations (source TEXT NOT NULL, session_key TEXT NOT NULL, generation ` +
+	`INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (source, session_key));
+CREATE TABLE gateway_heartbeats (backend_id TEXT PRIMARY KEY, pid INTEGER NOT NULL, started_at REAL NOT ` +
+	`NULL, last_heartbeat REAL NOT NULL, profile TEXT NOT NULL DEFAULT '', host TEXT NOT NULL DEFAULT '');
+CREATE TABLE session_turn_leases (conversation_id TEXT PRIMARY KEY, holder TEXT NOT NULL, acquired_at ` +
+	`REAL NOT NULL, expires_at REAL NOT NULL);
 `;
 
 const INDEXES_V21 = `
@@ -266,7 +272,10 @@ const INDEXES_V25 = `${INDEXES_V21}
 CREATE INDEX idx_messages_session_id ON messages(session_id, id);
 `;
 
-const INDEXES_V30 = `${INDEXES_V25}CREATE INDEX idx_sessions_effective_activity ON sessions(COALESCE(last_activity_at, started_at) DESC, started_at DESC);
+const INDEXES_V30 =
+	`${INDEXES_V25}` +
+	`CREATE INDEX idx_sessions_effective_activity ON sessions(COALESCE(last_activity_at, started_at) ` +
+	`DESC, started_at DESC);
 `;
 
 export function schemaSql(shape: SchemaShape): string {

@@ -210,7 +210,9 @@ function mintSuccessor(
 
 export type CompressionRotation = Common & {parentId: string; at: number; childId?: string};
 
-/** A compression rotation: parent ended `compression`, its keyed child (identity copied), the route moved to the child. */
+/**
+ * A compression rotation: parent ended `compression`, its keyed child (identity copied), the route moved to the child.
+ */
 export function compressionRotation(db: Database.Database, o: CompressionRotation): string {
 	const shape = shapeOf(db);
 	const scope = o.scope ?? routingScopeOf(db.name);
@@ -250,7 +252,10 @@ export type ResetNew = Common & {
 	reason?: string;
 };
 
-/** `/new` in a gateway chat (`reset_session`): full rewrite to the new entry, old row promoted, new row with `_reset_from`. */
+/**
+ * `/new` in a gateway chat (`reset_session`): full rewrite to the new entry, old row promoted, new row with
+ * `_reset_from`.
+ */
 export function resetNew(db: Database.Database, o: ResetNew): string {
 	const shape = shapeOf(db);
 	const scope = o.scope ?? routingScopeOf(db.name);
@@ -320,7 +325,10 @@ export function resetPromotion(db: Database.Database, o: ResetPromotion): string
 
 export type SpooledMessage = {content: string; ts: number; role?: string};
 
-/** §2.2 `recover_pending_to_db`: spooled messages appended as user rows with their original `ts` (no activity stamp, no routing). */
+/**
+ * §2.2 `recover_pending_to_db`: spooled messages appended as user rows with their original `ts` (no activity stamp, no
+ * routing).
+ */
 export function replaySpool(db: Database.Database, o: {sessionId: string; messages: readonly SpooledMessage[]}): void {
 	const shape = shapeOf(db);
 	db.transaction(() => {

@@ -47,13 +47,13 @@ export function shapeOf(db: Database.Database): StoreShape {
 export function reopenSession(db: Database.Database, shape: StoreShape, id: string): void {
 	if (['model_config', 'parent_session_id', 'session_key'].every(c => shape.sessions.has(c))) {
 		const marks = RESET_END_REASONS.map(() => '?').join(', ');
-		db.prepare(`UPDATE sessions AS child SET model_config = json_set(COALESCE(child.model_config, '{}'), '$._reset_from', child.parent_session_id)
+		db.prepare(
+			`UPDATE sessions AS child SET model_config = json_set(COALESCE(child.model_config, ` +
+				`'{}'), '$._reset_from', child.parent_session_id)
 			WHERE child.parent_session_id = ? AND json_extract(COALESCE(child.model_config, '{}'), '$._reset_from') IS NULL
 			AND EXISTS (SELECT 1 FROM sessions p WHERE p.id = child.parent_session_id AND p.end_reason IN (${marks})
-				AND child.session_key IS NOT NULL AND child.session_key != '' AND child.session_key = p.session_key)`).run(
-			id,
-			...RESET_END_REASONS,
-		);
+				AND child.session_key IS NOT NULL AND child.session_key != '' AND child.session_key = p.session_key)`,
+		).run(id, ...RESET_END_REASONS);
 	}
 
 	db.prepare('UPDATE sessions SET ended_at = NULL, end_reason = NULL WHERE id = ?').run(id);
@@ -120,13 +120,11 @@ export function saveGatewayRoutingEntry(
 	}
 
 	if (shape.routing.has('scope')) {
-		db.prepare(`INSERT INTO gateway_routing (scope, session_key, entry_json, updated_at) VALUES (?, ?, ?, ?)
-			ON CONFLICT(scope, session_key) DO UPDATE SET entry_json = excluded.entry_json, updated_at = excluded.updated_at`).run(
-			scope,
-			key,
-			json,
-			now,
-		);
+		db.prepare(
+			`INSERT INTO gateway_routing (scope, session_key, entry_json, updated_at) VALUES (?, ?, ?, ?)
+			ON CONFLICT(scope, session_key) DO UPDATE SET entry_json = excluded.entry_json, updated_at = ` +
+				`excluded.updated_at`,
+		).run(scope, key, json, now);
 	} else {
 		db.prepare(`INSERT INTO gateway_routing (session_key, entry_json, updated_at) VALUES (?, ?, ?)
 			ON CONFLICT(session_key) DO UPDATE SET entry_json = excluded.entry_json, updated_at = excluded.updated_at`).run(
@@ -172,8 +170,11 @@ export function recordGatewaySessionPeer(
 		id,
 	);
 	if (db.prepare('SELECT 1 FROM sessions WHERE id = ?').get(id) === undefined) {
-		db.prepare(`INSERT INTO sessions (id, session_key, source, user_id, chat_id, chat_type, thread_id, display_name, origin_json, started_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(id, ...identity, now);
+		db.prepare(
+			`INSERT INTO sessions (id, session_key, source, user_id, chat_id, chat_type, thread_id, ` +
+				`display_name, origin_json, started_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		).run(id, ...identity, now);
 	}
 }
 
@@ -222,7 +223,9 @@ export function endSession(db: Database.Database, id: string, at: number, reason
 	db.prepare('UPDATE sessions SET ended_at = ?, end_reason = ? WHERE id = ? AND ended_at IS NULL').run(at, reason, id);
 }
 
-/** `promote_to_session_reset`: live or accidentally ended rows take the reset reason; v30 bumps the peer's generation. */
+/**
+ * `promote_to_session_reset`: live or accidentally ended rows take the reset reason; v30 bumps the peer's generation.
+ */
 export function promoteToSessionReset(
 	db: Database.Database,
 	shape: StoreShape,
@@ -232,7 +235,8 @@ export function promoteToSessionReset(
 ): boolean {
 	const r = db
 		.prepare(
-			"UPDATE sessions SET ended_at = ?, end_reason = ? WHERE id = ? AND (ended_at IS NULL OR end_reason IN ('agent_close', 'ws_orphan_reap'))",
+			'UPDATE sessions SET ended_at = ?, end_reason = ? WHERE id = ? AND ' +
+				"(ended_at IS NULL OR end_reason IN ('agent_close', 'ws_orphan_reap'))",
 		)
 		.run(at, reason, id);
 	if (r.changes > 0 && shape.generations && (RESET_END_REASONS as readonly string[]).includes(reason)) {

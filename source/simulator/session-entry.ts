@@ -26,14 +26,19 @@ export function localIso(epoch: number): string {
 	const micros = Math.round(epoch * 1e6);
 	const d = new Date(Math.floor(micros / 1000));
 	const fraction = ((micros % 1e6) + 1e6) % 1e6;
-	const base = `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+	const base =
+		`${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:` +
+		`${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
 	return fraction === 0 ? base : `${base}.${pad(fraction, 6)}`;
 }
 
 /** A gateway session id as the router mints it: `now.strftime('%Y%m%d_%H%M%S')` (local) + 8 hex. */
 export function gatewaySessionId(epoch: number, hex8: string): string {
 	const d = new Date(Math.floor(epoch) * 1000);
-	return `${d.getFullYear()}${pad(d.getMonth() + 1)}${pad(d.getDate())}_${pad(d.getHours())}${pad(d.getMinutes())}${pad(d.getSeconds())}_${hex8}`;
+	return (
+		`${d.getFullYear()}${pad(d.getMonth() + 1)}${pad(d.getDate())}_${pad(d.getHours())}` +
+		`${pad(d.getMinutes())}${pad(d.getSeconds())}_${hex8}`
+	);
 }
 
 function pyString(s: string): string {

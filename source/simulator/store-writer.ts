@@ -46,7 +46,10 @@ function pad2(n: number): string {
 /** Hermes' id shape: YYYYMMDD_HHMMSS_<hex>, 8 hex for gateway rows, 6 for local surfaces. */
 export function sessionIdFor(startedAt: number, hex: string): string {
 	const d = new Date(startedAt * 1000);
-	return `${d.getUTCFullYear()}${pad2(d.getUTCMonth() + 1)}${pad2(d.getUTCDate())}_${pad2(d.getUTCHours())}${pad2(d.getUTCMinutes())}${pad2(d.getUTCSeconds())}_${hex}`;
+	return (
+		`${d.getUTCFullYear()}${pad2(d.getUTCMonth() + 1)}${pad2(d.getUTCDate())}_` +
+		`${pad2(d.getUTCHours())}${pad2(d.getUTCMinutes())}${pad2(d.getUTCSeconds())}_${hex}`
+	);
 }
 
 const LOCAL = new Set(['cli', 'tui', 'desktop', 'subagent', 'cron', 'kanban', 'acp', 'tool', 'recovered', 'oneshot']);
@@ -91,16 +94,19 @@ export class StoreWriter {
 			undefined;
 		this.insertMessage = this.platformIds
 			? this.db.prepare(
-					'INSERT INTO messages (session_id, role, content, timestamp, tool_name, token_count, platform_message_id) VALUES (?, ?, ?, ?, ?, ?, ?)',
+					'INSERT INTO messages (session_id, role, content, timestamp, tool_name, ' +
+						'token_count, platform_message_id) VALUES (?, ?, ?, ?, ?, ?, ?)',
 				)
 			: this.db.prepare(
-					'INSERT INTO messages (session_id, role, content, timestamp, tool_name, token_count) VALUES (?, ?, ?, ?, ?, ?)',
+					'INSERT INTO messages (session_id, role, content, timestamp, tool_name, ' +
+						'token_count) VALUES (?, ?, ?, ?, ?, ?)',
 				);
 		// v25 and v30 have last_activity_at and profile_name; only v30 has created_source.
 		this.bumpCount =
 			this.shape !== 'v21'
 				? this.db.prepare(
-						'UPDATE sessions SET message_count = message_count + ?, last_activity_at = max(COALESCE(last_activity_at, 0), ?) WHERE id = ?',
+						'UPDATE sessions SET message_count = message_count + ?, last_activity_at ' +
+							'= max(COALESCE(last_activity_at, 0), ?) WHERE id = ?',
 					)
 				: this.db.prepare('UPDATE sessions SET message_count = message_count + ? WHERE id = ?');
 	}

@@ -1,6 +1,7 @@
 /**
  * The audit trail: an append-only JSONL file beside the snapshots (`<home>/hfx-audit.jsonl`,
- * mode 0600): an intent and an outcome per apply and undo (a dry run writes none). Each entry carries the sha256 of the previous
+ * mode 0600): an intent and an outcome per apply and undo (a dry run writes none). Each entry carries the sha256 of the
+ * previous
  * line, so an edit or a cut inside the file breaks the chain; a head file records the count and
  * the last hash, so a cut or an edit of the last entries is caught too (unless both are rewritten:
  * `hfx audit verify` prints the head hash to keep elsewhere).
@@ -270,7 +271,10 @@ export function verifyAudit(auditPath: string): AuditVerification {
 				entries: all.length,
 				head,
 				brokenAt: Math.min(recorded.entries, all.length) || 1,
-				problem: `the head file records ${recorded.entries} entries ending in ${recorded.last.slice(0, 12)}…, the trail has ${all.length} ending in ${(head ?? '').slice(0, 12)}… (entries cut or the last one edited)`,
+				problem:
+					`the head file records ${recorded.entries} entries ending ` +
+					`in ${recorded.last.slice(0, 12)}…, the trail has ${all.length} ending ` +
+					`in ${(head ?? '').slice(0, 12)}… (entries cut or the last one edited)`,
 			};
 		}
 	} catch (error) {

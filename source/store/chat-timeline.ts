@@ -13,17 +13,23 @@ import type {SchemaInfo} from './schema.js';
 const WINDOW = `timestamp >= ${EPOCH_MIN} AND timestamp <= ${EPOCH_MAX}`;
 
 /** Each row's first and last message and count. */
-export const WHOLE_SQL = `SELECT session_id, min(timestamp), max(timestamp), count(*) FROM messages WHERE session_id IN (SELECT value FROM json_each(@ids)) AND ${WINDOW} GROUP BY session_id`;
+export const WHOLE_SQL =
+	`SELECT session_id, min(timestamp), max(timestamp), count(*) FROM ` +
+	`messages WHERE session_id IN (SELECT value FROM json_each(@ids)) ` +
+	`AND ${WINDOW} GROUP BY session_id`;
 
 /** Each (row, span) of the rows asked about, a span ending at a silence longer than @gap. */
-export const SPANS_SQL = `
+export const SPANS_SQL =
+	`
 WITH m AS (
 	SELECT session_id, timestamp,
-		CASE WHEN timestamp - lag(timestamp) OVER (PARTITION BY session_id ORDER BY timestamp) > @gap THEN 1 ELSE 0 END AS brk
+		CASE WHEN timestamp - lag(timestamp) OVER (PARTITION BY session_id ORDER BY timestamp) > @gap THEN ` +
+	`1 ELSE 0 END AS brk
 	FROM messages
 	WHERE session_id IN (SELECT value FROM json_each(@ids)) AND ${WINDOW}
 ), g AS (
-	SELECT session_id, timestamp, sum(brk) OVER (PARTITION BY session_id ORDER BY timestamp ROWS UNBOUNDED PRECEDING) AS span FROM m
+	SELECT session_id, timestamp, sum(brk) OVER (PARTITION BY session_id ORDER BY timestamp ROWS ` +
+	`UNBOUNDED PRECEDING) AS span FROM m
 )
 SELECT session_id, min(timestamp), max(timestamp), count(*) FROM g GROUP BY session_id, span`;
 

@@ -21,7 +21,10 @@ export type DbHeader = {
 	userVersion: number;
 	applicationId: number;
 	versionValidFor: number;
-	/** SQLITE_VERSION_NUMBER of the library that last wrote the file (meaningful when versionValidFor == fileChangeCounter). */
+	/**
+	 * SQLITE_VERSION_NUMBER of the library that last wrote the file (meaningful when versionValidFor ==
+	 * fileChangeCounter).
+	 */
 	sqliteVersionNumber: number;
 };
 

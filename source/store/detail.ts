@@ -118,7 +118,10 @@ export function readSessionDetail(
 function latestMessages(store: ReadOnlyStore, schema: SchemaInfo, sessionId: string, limit: number): MessageRow[] {
 	const rows = store
 		.prepare(
-			`SELECT rowid AS id, ${col(schema, 'role', "'?'")}, ${col(schema, 'content')}, ${col(schema, 'timestamp')}, ${col(schema, 'tool_name')}, ${col(schema, 'token_count')}, ${col(schema, 'active', '1')} FROM messages WHERE session_id = ? ORDER BY rowid DESC LIMIT ?`,
+			`SELECT rowid AS ` +
+				`id, ${col(schema, 'role', "'?'")}, ${col(schema, 'content')}, ${col(schema, 'timestamp')}, ` +
+				`${col(schema, 'tool_name')}, ${col(schema, 'token_count')}, ${col(schema, 'active', '1')} ` +
+				`FROM messages WHERE session_id = ? ORDER BY rowid DESC LIMIT ?`,
 		)
 		.all(sessionId, limit) as Array<Record<string, unknown>>;
 	return rows.reverse().map(r => ({
@@ -137,7 +140,10 @@ function modelRanges(store: ReadOnlyStore, sessionId: string, userTimes: readonl
 	const turnAt = (t: number | null): number | null => (t === null ? null : userTimes.filter(u => u <= t).length);
 	const usage = store
 		.prepare(
-			'SELECT model, sum(api_call_count) AS calls, sum(input_tokens) AS input, sum(output_tokens) AS output, min(first_seen) AS first, max(last_seen) AS last FROM session_model_usage WHERE session_id = ? GROUP BY model ORDER BY min(first_seen)',
+			'SELECT model, sum(api_call_count) AS calls, sum(input_tokens) AS input, ' +
+				'sum(output_tokens) AS output, min(first_seen) AS first, max(last_seen) ' +
+				'AS last FROM session_model_usage WHERE session_id = ? GROUP BY model ' +
+				'ORDER BY min(first_seen)',
 		)
 		.all(sessionId) as Array<Record<string, unknown>>;
 	return usage.map(u => ({

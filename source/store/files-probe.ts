@@ -10,7 +10,10 @@ import {type HolderReport, findHolders} from './holders.js';
 import {type ShmHeader, ShmReader} from './shm.js';
 import {type WalPoll, type WalScan, WalTail} from './wal.js';
 
-/** The `-journal`'s first 8 bytes: the rollback journal's magic (a hot journal SQLite rolls back), zeros (a persisted, finished one), anything else, or unreadable. */
+/**
+ * The `-journal`'s first 8 bytes: the rollback journal's magic (a hot journal SQLite rolls back), zeros (a persisted,
+ * finished one), anything else, or unreadable.
+ */
 export type JournalHeader = 'valid' | 'zeroed' | 'other' | 'unreadable';
 
 export type FilesReport = {
@@ -72,7 +75,9 @@ function sleep(ms: number): Promise<void> {
 	});
 }
 
-/** A -wal header that reads half-written is read again this many times, this far apart, before `settle` calls it damage. */
+/**
+ * A -wal header that reads half-written is read again this many times, this far apart, before `settle` calls it damage.
+ */
 const SETTLE_TRIES = 4;
 const SETTLE_MS = 50;
 

@@ -23,9 +23,14 @@ function n(v: number): string {
 }
 
 const COPY_ASIDE =
-	'stop every process using the store, copy state.db, its -wal, -shm and -journal aside with cp, and open none of them with any SQLite tool before the copy is made';
+	'stop every process using the store, copy state.db, its -wal, -shm and ' +
+	'-journal aside with cp, and open none of them with any SQLite tool ' +
+	'before the copy is made';
 
-/** A -wal whose header SQLite rejects, with committed frames behind it: data SQLite does not see, and the next writer overwrites. */
+/**
+ * A -wal whose header SQLite rejects, with committed frames behind it: data SQLite does not see, and the next writer
+ * overwrites.
+ */
 function walBehindHeader(r: FilesReport, walPath: string): FileState | null {
 	const w = r.wal;
 	const behind = w?.behindBrokenHeader;
@@ -41,7 +46,12 @@ function walBehindHeader(r: FilesReport, walPath: string): FileState | null {
 		file: walPath,
 		state: 'finding',
 		kind: 'wal-header-damaged',
-		reason: `the WAL header is unusable (${w.state}) yet ${n(behind.generationFrames)} frames follow it with ${n(behind.generationCommits)} committed transactions${verified}: committed data SQLite ignores (it reads this WAL as empty) and the next writer overwrites`,
+		reason:
+			`the WAL header is unusable (${w.state}) ` +
+			`yet ${n(behind.generationFrames)} frames follow it ` +
+			`with ${n(behind.generationCommits)} committed transactions${verified}: ` +
+			`committed data SQLite ignores (it reads this WAL as empty) and the next ` +
+			`writer overwrites`,
 		next: COPY_ASIDE,
 	};
 }
@@ -57,7 +67,10 @@ function walBreak(r: FilesReport, walPath: string): FileState | null {
 		file: walPath,
 		state: 'finding',
 		kind: 'wal-checksum-break',
-		reason: `the checksum chain breaks at frame ${w.breakAt} and ${n(w.invalidTailCommitFrames)} committed transactions after it carry the current salts: committed data SQLite silently does not see`,
+		reason:
+			`the checksum chain breaks at frame ${w.breakAt} ` +
+			`and ${n(w.invalidTailCommitFrames)} committed transactions after it ` +
+			`carry the current salts: committed data SQLite silently does not see`,
 		next: COPY_ASIDE,
 	};
 }
@@ -77,7 +90,9 @@ function mainTruncated(r: FilesReport, header: DbHeader | null): FileState | nul
 		return null;
 	}
 
-	const said = `${n(r.sizes.db)} bytes, but its header says ${n(header.pageCount)} pages × ${n(header.pageSize)} = ${n(short.expectedBytes)} bytes`;
+	const said =
+		`${n(r.sizes.db)} bytes, but its header says ${n(header.pageCount)} ` +
+		`pages × ${n(header.pageSize)} = ${n(short.expectedBytes)} bytes`;
 	const checkpointing = r.holders.holders.length > 0 && (r.wal?.dbSize ?? 0) >= header.pageCount;
 	if (r.journalHeader === 'valid' && r.holders.holders.length === 0) {
 		// An interrupted write that grew the file: rolling its journal back restores the old size.
@@ -95,7 +110,9 @@ function mainTruncated(r: FilesReport, header: DbHeader | null): FileState | nul
 			file: r.dbPath,
 			state: 'finding',
 			kind: 'main-short-while-held',
-			reason: `the main file is ${said}, while a process holds the store and its WAL reaches that size (a checkpoint copying pages in?)`,
+			reason:
+				`the main file is ${said}, while a process holds the store and its WAL ` +
+				`reaches that size (a checkpoint copying pages in?)`,
 			next: 'run hfx files again in a few seconds; if it stays short, treat it as truncated',
 		};
 	}
@@ -104,8 +121,12 @@ function mainTruncated(r: FilesReport, header: DbHeader | null): FileState | nul
 		file: r.dbPath,
 		state: 'unusable',
 		kind: 'main-truncated',
-		reason: `the main file is truncated: ${said}; ${n(short.missingPages)} pages are missing, so SQLite reads it as damaged`,
-		next: 'do not let the agent write to it; copy the files aside with cp and restore the newest backup (hfx backups, hfx restore)',
+		reason:
+			`the main file is truncated: ${said}; ${n(short.missingPages)} pages are ` +
+			`missing, so SQLite reads it as damaged`,
+		next:
+			'do not let the agent write to it; copy the files aside with cp and ' +
+			'restore the newest backup (hfx backups, hfx restore)',
 	};
 }
 
@@ -128,8 +149,14 @@ function hotJournal(r: FilesReport): FileState | null {
 		file,
 		state: 'finding',
 		kind: 'hot-journal',
-		reason: `a hot rollback journal (${n(r.sizes.journal)} bytes, a valid header, no process holds the store${unseen}): an interrupted write; SQLite rolls it back into ${path.basename(r.dbPath)} on the next open that may write`,
-		next: `copy ${path.basename(r.dbPath)} and ${path.basename(file)} aside together with cp before anything opens the store; never delete the journal alone`,
+		reason:
+			`a hot rollback journal (${n(r.sizes.journal)} bytes, a valid header, no ` +
+			`process holds the store${unseen}): an interrupted write; SQLite rolls ` +
+			`it back into ${path.basename(r.dbPath)} on the next open that may write`,
+		next:
+			`copy ${path.basename(r.dbPath)} and ${path.basename(file)} aside ` +
+			`together with cp before anything opens the store; never delete the ` +
+			`journal alone`,
 	};
 }
 

@@ -67,7 +67,10 @@ export function openForeign(file: string, options: ForeignOpen = {}): {fd: numbe
 		throw new FailClosed({
 			file,
 			kind: 'not-a-file',
-			reason: `${fileTypeName(st)}, not a regular file: hfx does not read ${options.what ?? 'it'} (a FIFO or a device could block the read forever)`,
+			reason:
+				`${fileTypeName(st)}, not a regular file: hfx does not ` +
+				`read ${options.what ?? 'it'} (a FIFO or a device could block the read ` +
+				`forever)`,
 			next: 'move it aside or pass the regular file it stands for, then run hfx again',
 		});
 	}

@@ -40,7 +40,8 @@ function whole(value: unknown): number | null {
 function ftsTables(store: ReadOnlyStore): Map<string, string> {
 	const rows = store
 		.prepare(
-			"SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name IN ('messages_fts', 'messages_fts_trigram', 'messages_fts_cjk')",
+			"SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name IN " +
+				"('messages_fts', 'messages_fts_trigram', 'messages_fts_cjk')",
 		)
 		.all() as Array<{name: string; sql: string | null}>;
 	return new Map(rows.map(r => [r.name, r.sql ?? '']));

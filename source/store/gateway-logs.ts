@@ -35,7 +35,9 @@ export function localEpoch(t: LocalTime): {at: number; offset: string} {
 	const abs = Math.abs(minutes);
 	return {
 		at: date.getTime() / 1000,
-		offset: `${minutes < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`,
+		offset:
+			`${minutes < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}:` +
+			`${String(abs % 60).padStart(2, '0')}`,
 	};
 }
 

@@ -187,7 +187,10 @@ function heldRole(
 	return role ? {role, target, deleted} : null;
 }
 
-/** Files of the store that `pid` holds open, added to its holder. False when its fd table is unreadable (not when the process is gone). */
+/**
+ * Files of the store that `pid` holds open, added to its holder. False when its fd table is unreadable (not when the
+ * process is gone).
+ */
 function scanFds(
 	proc: string,
 	pid: number,

@@ -46,7 +46,9 @@ function statOrRefuse(p: string): fs.Stats {
 			file: p,
 			kind: absent ? 'not-found' : 'unreadable',
 			reason: absent ? 'no such file or folder' : `cannot be read (${errorCode(error) ?? 'error'})`,
-			next: 'pass a state.db, a Hermes home, an archive, a quick snapshot, an emergency snapshot or a retired-WAL capture',
+			next:
+				'pass a state.db, a Hermes home, an archive, a quick snapshot, an ' +
+				'emergency snapshot or a retired-WAL capture',
 			cause: error,
 		});
 	}
@@ -69,7 +71,9 @@ function capture(dir: string): ImageSource {
 			file: dir,
 			kind: 'no-main-image',
 			reason: headerOnly
-				? "a retired-WAL capture that kept only the main file's header (the store was over Hermes' size cap): its WAL frames apply to an image that is not there"
+				? "a retired-WAL capture that kept only the main file's header (the store " +
+					"was over Hermes' size cap): its WAL frames apply to an image that is " +
+					'not there'
 				: 'a retired-WAL capture without its copied state.db',
 			next: 'diff the live store against a backup or quick snapshot instead (hfx backups lists them)',
 		});
@@ -96,7 +100,9 @@ function folderSource(dir: string, profile: string | undefined): ImageSource {
 			reason: profile
 				? `no profiles/${profile}/state.db in this home`
 				: 'a folder with no state.db, no manifest.json and not a retired-WAL capture',
-			next: 'pass a state.db, a Hermes home, an archive, a quick snapshot (state-snapshots/<id>/) or a retired-WAL capture',
+			next:
+				'pass a state.db, a Hermes home, an archive, a quick snapshot ' +
+				'(state-snapshots/<id>/) or a retired-WAL capture',
 		});
 	}
 
@@ -115,7 +121,9 @@ export function classifyImage(input: string, profile?: string): ImageSource {
 		throw new FailClosed({
 			file: p,
 			kind: 'not-a-file',
-			reason: `${fileTypeName(st)}, not a file or folder: hfx never opens it (a FIFO or a device could block the read forever)`,
+			reason:
+				`${fileTypeName(st)}, not a file or folder: hfx never opens it (a FIFO ` +
+				`or a device could block the read forever)`,
 			next: 'pass a state.db, a home, an archive or a snapshot',
 		});
 	}

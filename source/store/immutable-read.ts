@@ -78,7 +78,10 @@ function difference(before: Identity, after: Identity): string | null {
 function changeSince(pre: Preflight, before: Identity): string | null {
 	const sidecars = statSidecars(pre.path);
 	if (sidecars.wal || sidecars.shm) {
-		return `${[sidecars.wal && '-wal', sidecars.shm && '-shm'].filter(Boolean).join(' and ')} appeared beside it (the agent started)`;
+		return (
+			`${[sidecars.wal && '-wal', sidecars.shm && '-shm'].filter(Boolean).join(' and ')} ` +
+			`appeared beside it (the agent started)`
+		);
 	}
 
 	return difference(before, identityOf(pre.path));
@@ -103,7 +106,10 @@ function inPlace(pre: Preflight): Preflight {
 		notes: [...pre.notes],
 		openMode: 'in-place',
 		openModeReason:
-			'WAL mode with neither -wal nor -shm (no live connection: the agent is stopped): read in place as an immutable file (node:sqlite, immutable=1), so nothing is created beside it and nothing is copied; its identity and change counter were the same before and after the read',
+			'WAL mode with neither -wal nor -shm (no live connection: the agent is ' +
+			'stopped): read in place as an immutable file (node:sqlite, ' +
+			'immutable=1), so nothing is created beside it and nothing is copied; ' +
+			'its identity and change counter were the same before and after the read',
 	};
 }
 
@@ -140,7 +146,8 @@ function readImmutable<T>(
 		store.close();
 	}
 
-	// A torn read can fail (a page SQLite finds malformed) as well as succeed: either way it stands only if nothing changed.
+	// A torn read can fail (a page SQLite finds malformed) as well as succeed: either way it stands only if nothing
+	// changed.
 	const change = changeSince(pre, before);
 	if (change) {
 		return {ok: false, change};
@@ -166,7 +173,8 @@ export function readStore<T>(inputPath: string, read: (store: ReadOnlyStore) => 
 		const again =
 			changes.length > 0
 				? [
-						`the store changed while it was read in place (${changes.join('; ')}): what that read saw was thrown away and it was read again`,
+						`the store changed while it was read in place (${changes.join('; ')}): ` +
+							`what that read saw was thrown away and it was read again`,
 					]
 				: [];
 		if (!isStopped(pre)) {
@@ -192,6 +200,8 @@ export function readStore<T>(inputPath: string, read: (store: ReadOnlyStore) => 
 	const store = ReadOnlyStore.open(inputPath, options);
 	const how = store.isPrivateCopy ? 'from a private copy' : 'in place, its agent now running';
 	return readAndClose(store, read, [
-		`the store changed during each of ${IMMUTABLE_ATTEMPTS} reads in place (${changes.join('; ')}): what they saw was thrown away and it was read ${how}`,
+		`the store changed during each of ${IMMUTABLE_ATTEMPTS} reads in place ` +
+			`(${changes.join('; ')}): what they saw was thrown away and it was ` +
+			`read ${how}`,
 	]);
 }

@@ -27,7 +27,10 @@ function shmOwned(shm: string): boolean {
 	return shmHeld(st) !== false;
 }
 
-/** Why a private copy no longer shows the store: the path names another file now, its owner started (-wal and -shm appeared), or the file changed. */
+/**
+ * Why a private copy no longer shows the store: the path names another file now, its owner started (-wal and -shm
+ * appeared), or the file changed.
+ */
 function copyStale(given: string, pre: Preflight): string | null {
 	let real: string;
 	try {
@@ -69,7 +72,9 @@ function replaced(last: Preflight, now: Preflight): string | null {
 	return null;
 }
 
-/** What a read is given: the open connection and its schema, and why the rows must be read afresh (null: they need not). */
+/**
+ * What a read is given: the open connection and its schema, and why the rows must be read afresh (null: they need not).
+ */
 export type OpenRead = {store: ReadOnlyStore; schema: SchemaInfo; reopened: string | null};
 
 export class LiveConnection {
@@ -132,7 +137,10 @@ export class LiveConnection {
 		this.store = null;
 	}
 
-	/** Opens (preflight again) unless a private copy that still shows the store is open; says why the rows must be read afresh. */
+	/**
+	 * Opens (preflight again) unless a private copy that still shows the store is open; says why the rows must be read
+	 * afresh.
+	 */
 	private open(rows: boolean): string | null {
 		const stale = this.store ? copyStale(this.path, this.store.preflight) : null;
 		if (!this.store || stale) {

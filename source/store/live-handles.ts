@@ -65,7 +65,9 @@ export function hasLiveHandle(path: string): boolean {
 export function assertNoLiveHandle(dbPath: string, what: string): void {
 	if (hasLiveHandle(dbPath)) {
 		throw new Error(
-			`internal: refusing ${what} of ${dbPath} in a process that holds a SQLite connection to it (it would drop SQLite's POSIX locks); read it in a child process`,
+			`internal: refusing ${what} of ${dbPath} in a process that holds a ` +
+				`SQLite connection to it (it would drop SQLite's POSIX locks); read it ` +
+				`in a child process`,
 		);
 	}
 }

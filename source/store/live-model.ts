@@ -73,7 +73,10 @@ export class LiveModelFeed {
 	reopened: string | null = null;
 	paused = false;
 	private pausedSignature: string | null = null;
-	/** data_version of the first read: the version shown (the header's dv) counts on from it, one per commit read (a connection per read has no data_version of its own to show). */
+	/**
+	 * data_version of the first read: the version shown (the header's dv) counts on from it, one per commit read (a
+	 * connection per read has no data_version of its own to show).
+	 */
 	private readonly firstVersion: number;
 	private readonly listeners = new Set<Listener>();
 	private readonly changedAt = new Map<string, number>();

@@ -25,7 +25,10 @@ export class CommitHints {
 		private readonly check: () => void,
 	) {}
 
-	/** Watches the folder of `dbPath` for files named like `base` (the store and its -wal/-shm), polls, and checks once now. */
+	/**
+	 * Watches the folder of `dbPath` for files named like `base` (the store and its -wal/-shm), polls, and checks once
+	 * now.
+	 */
 	start(dbPath: string, base: string): void {
 		if (this.options.watch && !this.watcher) {
 			this.watcher = watch(path.dirname(dbPath), {depth: 0, ignoreInitial: true, persistent: true});

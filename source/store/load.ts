@@ -35,7 +35,10 @@ export type DatabaseFacts = {
 	currentRuleSet: SchemaInfo['ruleSet'];
 	/** Set when the store is older than current: what an upgrade (and Hermes' own repair-routing) does to it. */
 	upgrade: UpgradeNotice | null;
-	/** The gateway_routing scope this store's gateway loads (realpath of its sessions folder); null when the table has no scope column. */
+	/**
+	 * The gateway_routing scope this store's gateway loads (realpath of its sessions folder); null when the table has no
+	 * scope column.
+	 */
 	routingScope: string | null;
 	/** The legacy sessions.json mirror beside the store, when there is one. */
 	legacyMirror: {path: string; entries: number; skipped: number; problem: string | null} | null;
@@ -89,12 +92,19 @@ export function upgradeNotice(schema: Pick<SchemaInfo, 'version' | 'ruleSet'>): 
 	return {
 		fromVersion: schema.version,
 		toVersion: CURRENT_SCHEMA_VERSION,
-		note: `this store is ${from}, older than current Hermes (v${CURRENT_SCHEMA_VERSION}): upgrading Hermes, or running its own \`hermes sessions repair-routing\` even as a dry run, opens it writable and migrates it (new columns and tables, a new schema_version), after which the current rules decide`,
+		note:
+			`this store is ${from}, older than current Hermes ` +
+			`(v${CURRENT_SCHEMA_VERSION}): upgrading Hermes, or running its own ` +
+			`\`hermes sessions repair-routing\` even as a dry run, opens it writable ` +
+			`and migrates it (new columns and tables, a new schema_version), after ` +
+			`which the current rules decide`,
 		next: 'take `hfx backup --quick` first, so the store as it is now can be restored',
 	};
 }
 
-/** A store whose routing rows all carry another gateway's scope is likely a copy: say how to judge it as that gateway. */
+/**
+ * A store whose routing rows all carry another gateway's scope is likely a copy: say how to judge it as that gateway.
+ */
 export function foreignScopeNote(snapshot: Pick<Snapshot, 'routing' | 'routingScope'>): string[] {
 	const scope = snapshot.routingScope;
 	if (scope === null || snapshot.routing.length === 0 || snapshot.routing.some(e => e.scope === scope)) {
@@ -103,7 +113,11 @@ export function foreignScopeNote(snapshot: Pick<Snapshot, 'routing' | 'routingSc
 
 	const scopes = [...new Set(snapshot.routing.map(e => e.scope))];
 	return [
-		`no gateway_routing row has this store's scope (${scope}); its ${snapshot.routing.length} rows carry ${scopes.length === 1 ? `the scope ${scopes[0]}` : `${scopes.length} other scopes`}, so this store's gateway loads none of them. If the store is a copy, judge it as the gateway it came from: --routing-scope ${scopes[0]}`,
+		`no gateway_routing row has this store's scope (${scope}); ` +
+			`its ${snapshot.routing.length} rows ` +
+			`carry ${scopes.length === 1 ? `the scope ${scopes[0]}` : `${scopes.length} other scopes`}, ` +
+			`so this store's gateway loads none of them. If the store is a copy, ` +
+			`judge it as the gateway it came from: --routing-scope ${scopes[0]}`,
 	];
 }
 
@@ -129,7 +143,8 @@ export function walHeaderNote(pre: Pick<ReadOnlyStore['preflight'], 'journalMode
 		}
 	} catch (error) {
 		return [
-			`${path.basename(wal.path)} could not be read (${errorCode(error) ?? 'error'}): what it commits is not in this scan`,
+			`${path.basename(wal.path)} could not be read ` +
+				`(${errorCode(error) ?? 'error'}): what it commits is not in this scan`,
 		];
 	}
 
@@ -137,7 +152,11 @@ export function walHeaderNote(pre: Pick<ReadOnlyStore['preflight'], 'journalMode
 	return state === 'ok'
 		? []
 		: [
-				`the ${path.basename(wal.path)} header is unusable (${state}) and ${slots.toLocaleString('en-US')} frame slots follow it: SQLite reads that WAL as empty, so nothing they commit is in this scan (or a WAL reset was caught mid-write: run again). hfx files counts the committed transactions behind it`,
+				`the ${path.basename(wal.path)} header is unusable (${state}) ` +
+					`and ${slots.toLocaleString('en-US')} frame slots follow it: SQLite ` +
+					`reads that WAL as empty, so nothing they commit is in this scan (or a ` +
+					`WAL reset was caught mid-write: run again). hfx files counts the ` +
+					`committed transactions behind it`,
 			];
 }
 
@@ -191,7 +210,9 @@ export function describe(
 			...(meta.consistentSnapshot
 				? []
 				: [
-						`the read outgrew its transaction budget and used ${meta.transactions} short transactions, so it is not one single snapshot (the WAL was never pinned for long)`,
+						`the read outgrew its transaction budget and used ${meta.transactions} ` +
+							`short transactions, so it is not one single snapshot (the WAL was never ` +
+							`pinned for long)`,
 					]),
 		],
 	};

@@ -155,7 +155,8 @@ function confirmOwner(
 				kind: 'owner-conflict',
 				reason:
 					byHome === null
-						? `this store is not in the Hermes home ${home} that --home names (neither its state.db nor profiles/<name>/state.db)`
+						? `this store is not in the Hermes home ${home} that --home names (neither ` +
+							`its state.db nor profiles/<name>/state.db)`
 						: `--home ${home} makes this store profile "${byHome}", its path says "${derived.owner}"`,
 				next: 'drop --home, or pass the store that belongs to that home',
 			});
@@ -169,8 +170,13 @@ function confirmOwner(
 			throw new FailClosed({
 				file: dbPath,
 				kind: 'owner-conflict',
-				reason: `--profile ${options.profile} conflicts with the owner Hermes derives from the store's path ("${derived.owner}")`,
-				next: `drop --profile (Hermes would treat this store as profile "${derived.owner}"), or copy the store into a profiles/${options.profile}/ folder`,
+				reason:
+					`--profile ${options.profile} conflicts with the owner Hermes derives ` +
+					`from the store's path ("${derived.owner}")`,
+				next:
+					`drop --profile (Hermes would treat this store as profile ` +
+					`"${derived.owner}"), or copy the store into a ` +
+					`profiles/${options.profile}/ folder`,
 			});
 		}
 

@@ -13,7 +13,10 @@ import type {DatabaseSync, StatementSync} from 'node:sqlite';
 import type {NodeSqliteModule} from './node-sqlite.js';
 import type {ReadConnection, ReadStatement} from './read-connection.js';
 
-/** SQLite's result codes by number (https://www.sqlite.org/rescode.html): the primary ones, and the extended ones hfx words apart. */
+/**
+ * SQLite's result codes by number (https://www.sqlite.org/rescode.html): the primary ones, and the extended ones hfx
+ * words apart.
+ */
 const CODE_NAMES: Record<number, string> = {
 	1: 'SQLITE_ERROR',
 	2: 'SQLITE_INTERNAL',
@@ -78,7 +81,9 @@ function isNamed(p: unknown): p is Record<string, unknown> {
 	return typeof p === 'object' && p !== null && !Array.isArray(p) && !(p instanceof Uint8Array);
 }
 
-/** better-sqlite3's arguments as node:sqlite takes them: the named parameters' object first, then the positional values. */
+/**
+ * better-sqlite3's arguments as node:sqlite takes them: the named parameters' object first, then the positional values.
+ */
 function bindArgs(params: unknown[]): unknown[] {
 	let named: Record<string, unknown> | undefined;
 	const positional: unknown[] = [];
@@ -163,7 +168,10 @@ class NodeSqliteStatement implements ReadStatement {
 	}
 }
 
-/** `file:` URI of an absolute path: every character SQLite's URI parser would take for syntax (?, #, %, spaces...) percent-encoded. */
+/**
+ * `file:` URI of an absolute path: every character SQLite's URI parser would take for syntax (?, #, %, spaces...)
+ * percent-encoded.
+ */
 export function immutableUri(file: string): string {
 	return `${pathToFileURL(file).href}?mode=ro&immutable=1`;
 }

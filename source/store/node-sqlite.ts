@@ -67,7 +67,9 @@ export function nodeSqlite(): NodeSqliteLoad {
 	} else if (typeof statement.setReturnArrays !== 'function' || typeof statement.columns !== 'function') {
 		loaded = {
 			ok: false,
-			reason: `this Node's node:sqlite (${process.version}) lacks rows as arrays or column names (Node 22.16 or newer has them)`,
+			reason:
+				`this Node's node:sqlite (${process.version}) lacks rows as arrays or ` +
+				`column names (Node 22.16 or newer has them)`,
 		};
 	} else {
 		loaded = {ok: true, sqlite};

@@ -19,7 +19,10 @@ import {type Preflight, preflight as runPreflight, statSidecars} from './preflig
 import {freeBytes, ownTempDir, removeTemp} from '../temps.js';
 import {testPause} from '../test-pause.js';
 
-/** PRAGMAs a read-only observer may run. Everything else (wal_checkpoint, optimize, journal_mode, integrity_check on the live file...) is refused. */
+/**
+ * PRAGMAs a read-only observer may run. Everything else (wal_checkpoint, optimize, journal_mode, integrity_check on the
+ * live file...) is refused.
+ */
 const ALLOWED_PRAGMAS = new Set([
 	'data_version',
 	'page_size',
@@ -96,7 +99,9 @@ function stateRefusal(code: string, message: string): OpenRefusal | null {
 		return {
 			kind: 'corrupt',
 			reason: `the database is damaged (${code}: ${message})`,
-			next: 'stop the agent, copy state.db, -wal and -shm aside with cp, then run `hermes sessions recover --source <copy> --inspect-only`',
+			next:
+				'stop the agent, copy state.db, -wal and -shm aside with cp, then run ' +
+				'`hermes sessions recover --source <copy> --inspect-only`',
 		};
 	}
 
@@ -115,7 +120,9 @@ function stateRefusal(code: string, message: string): OpenRefusal | null {
 	) {
 		return {
 			kind: 'needs-recovery',
-			reason: `a read-only reader cannot read it now (${code}: the WAL index or a hot journal needs a writer to recover it)`,
+			reason:
+				`a read-only reader cannot read it now (${code}: the WAL index or a hot ` +
+				`journal needs a writer to recover it)`,
 			next: 'let the agent open it once, or copy all three files to a scratch folder and inspect the copy',
 		};
 	}
@@ -144,7 +151,9 @@ function accessRefusal(code: string, message: string): OpenRefusal | null {
 	) {
 		return {
 			kind: 'cannot-open',
-			reason: `SQLite cannot open it read-only (${code}: ${message}); usually permissions on the file, its -wal/-shm or its folder`,
+			reason:
+				`SQLite cannot open it read-only (${code}: ${message}); usually ` +
+				`permissions on the file, its -wal/-shm or its folder`,
 			next: "run hfx as the user that owns the store (sudo -u <owner> hfx …); do not chmod the agent's files",
 		};
 	}
@@ -292,7 +301,9 @@ export class ReadOnlyStore {
 		return this.better;
 	}
 
-	/** Read through node:sqlite as an immutable file (a stopped store, checked unchanged around the read): no WAL to pin. */
+	/**
+	 * Read through node:sqlite as an immutable file (a stopped store, checked unchanged around the read): no WAL to pin.
+	 */
 	get isImmutable(): boolean {
 		return this.better === undefined;
 	}
@@ -318,7 +329,8 @@ export class ReadOnlyStore {
 
 			stmt = prepared;
 		} else {
-			// node:sqlite has no sqlite3_stmt_readonly: its connection is opened read-only, immutable and query_only, so SQLite refuses any write.
+			// node:sqlite has no sqlite3_stmt_readonly: its connection is opened read-only, immutable and query_only, so
+			// SQLite refuses any write.
 			stmt = this.connection.prepare(sql);
 		}
 
@@ -383,7 +395,10 @@ export class ReadOnlyStore {
 	}
 }
 
-/** Our private copy's folder: registered with the one clean-up policy (source/temps.ts), removed on close, exit and signals. */
+/**
+ * Our private copy's folder: registered with the one clean-up policy (source/temps.ts), removed on close, exit and
+ * signals.
+ */
 function cleanupDir(dir: string | undefined): void {
 	if (dir) {
 		removeTemp(dir);
@@ -399,7 +414,10 @@ function assertRoomForCopy(pre: Preflight, tmp: string): void {
 		throw new FailClosed({
 			file: pre.path,
 			kind: 'no-space',
-			reason: `a private read copy needs ${mib(needed)} (${needed} bytes) in ${tmp}, which has ${Math.floor(free / 1_048_576)} MiB (${free} bytes) free; nothing was copied`,
+			reason:
+				`a private read copy needs ${mib(needed)} (${needed} bytes) in ${tmp}, ` +
+				`which has ${Math.floor(free / 1_048_576)} MiB (${free} bytes) free; ` +
+				`nothing was copied`,
 			next: 'point TMPDIR at a folder with that much free space, then run again',
 		});
 	}

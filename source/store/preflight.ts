@@ -63,8 +63,15 @@ function sidecarLink(p: string): FailClosed {
 	return new FailClosed({
 		file: p,
 		kind: 'sidecar-symlink',
-		reason: `a symbolic link (to ${target}), not a regular file: SQLite refuses to open a ${role} through a link (it opens sidecars with O_NOFOLLOW) and hfx does not follow it either, so the store cannot be read as it lies; nothing was read or written`,
-		next: `copy the store and the file the link names (as state.db${role}) to a scratch folder with cp and pass --db <copy>; do not move or replace the link while the agent runs`,
+		reason:
+			`a symbolic link (to ${target}), not a regular file: SQLite refuses to ` +
+			`open a ${role} through a link (it opens sidecars with O_NOFOLLOW) and ` +
+			`hfx does not follow it either, so the store cannot be read as it lies; ` +
+			`nothing was read or written`,
+		next:
+			`copy the store and the file the link names (as state.db${role}) to a ` +
+			`scratch folder with cp and pass --db <copy>; do not move or replace the ` +
+			`link while the agent runs`,
 	});
 }
 
@@ -84,7 +91,9 @@ export function statSidecar(p: string): FileFacts | null {
 			throw new FailClosed({
 				file: p,
 				kind: 'sidecar-not-a-file',
-				reason: `${fileTypeName(st)}, not a regular file: neither SQLite nor hfx can read it as the store's ${path.basename(p).replace(/^.*-/, '-')}`,
+				reason:
+					`${fileTypeName(st)}, not a regular file: neither SQLite nor hfx can ` +
+					`read it as the store's ${path.basename(p).replace(/^.*-/, '-')}`,
 				next: 'move it aside (it holds no committed data), then run hfx again',
 			});
 		}
@@ -103,7 +112,10 @@ export function statSidecar(p: string): FileFacts | null {
 	}
 }
 
-/** A stat or open that failed for a reason other than absence: the one errno mapping's line (permissions with whose store it is). */
+/**
+ * A stat or open that failed for a reason other than absence: the one errno mapping's line (permissions with whose
+ * store it is).
+ */
 function unreadable(file: string, what: string, error: unknown): never {
 	const code = errorCode(error);
 	if (code === 'EACCES' || code === 'EPERM') {
@@ -133,7 +145,10 @@ function permissionDenied(file: string, what: string, cause: unknown): FailClose
 		file,
 		kind: 'permission-denied',
 		reason: `permission denied while ${what}`,
-		next: `run hfx as the user that owns the store${owner === undefined ? '' : ` (uid ${owner})`}, e.g. sudo -u <that user> hfx …; do not chmod the agent's files`,
+		next:
+			`run hfx as the user that owns the ` +
+			`store${owner === undefined ? '' : ` (uid ${owner})`}, e.g. sudo -u ` +
+			`<that user> hfx …; do not chmod the agent's files`,
 		cause,
 	});
 }
@@ -190,14 +205,23 @@ function statMain(absolute: string): fs.Stats {
 	return st;
 }
 
-/** Refuses a 0-byte main file (beside a -wal, any SQLite open would delete that WAL: docs/sqlite-wal.md, empty-main). */
+/**
+ * Refuses a 0-byte main file (beside a -wal, any SQLite open would delete that WAL: docs/sqlite-wal.md, empty-main).
+ */
 function refuseEmpty(absolute: string, sidecars: Sidecars): never {
 	if (sidecars.wal && sidecars.wal.size > 0) {
 		throw new FailClosed({
 			file: absolute,
 			kind: 'zero-byte-main-file',
-			reason: `main file is 0 bytes beside a ${sidecars.wal.size}-byte ${path.basename(absolute)}-wal; any SQLite open (even read-only) would delete that WAL and everything in it`,
-			next: `stop every process using it, copy ${path.basename(absolute)}, ${path.basename(absolute)}-wal and ${path.basename(absolute)}-shm to a safe folder with cp, and do not open the original with any SQLite tool`,
+			reason:
+				`main file is 0 bytes beside ` +
+				`a ${sidecars.wal.size}-byte ${path.basename(absolute)}-wal; any SQLite ` +
+				`open (even read-only) would delete that WAL and everything in it`,
+			next:
+				`stop every process using it, ` +
+				`copy ${path.basename(absolute)}, ${path.basename(absolute)}-wal ` +
+				`and ${path.basename(absolute)}-shm to a safe folder with cp, and do not ` +
+				`open the original with any SQLite tool`,
 		});
 	}
 
@@ -234,7 +258,9 @@ function readHeader(absolute: string): DbHeader {
 				file: absolute,
 				kind: problem.kind,
 				reason: problem.reason,
-				next: 'check that this is the right file; if state.db itself was overwritten, look for a backup (hfx backups) and do not let the agent start on it',
+				next:
+					'check that this is the right file; if state.db itself was overwritten, ' +
+					'look for a backup (hfx backups) and do not let the agent start on it',
 			});
 		}
 
@@ -247,7 +273,8 @@ function readHeader(absolute: string): DbHeader {
 /** What a linked store means for its sidecars: the live ones beside the target, any beside the link stale. */
 function linkNotes(link: StoreLink): string[] {
 	const notes = [
-		`${link.path} is a symbolic link to ${link.target}: its -wal and -shm are read beside the target (where SQLite keeps them)`,
+		`${link.path} is a symbolic link to ${link.target}: its -wal and -shm ` +
+			`are read beside the target (where SQLite keeps them)`,
 	];
 	const stale = ['-wal', '-shm', '-journal'].filter(s => {
 		try {
@@ -259,7 +286,9 @@ function linkNotes(link: StoreLink): string[] {
 	});
 	if (stale.length > 0) {
 		notes.push(
-			`${stale.map(s => `${path.basename(link.path)}${s}`).join(', ')} beside the link ${stale.length === 1 ? 'is' : 'are'} not this store's (SQLite never uses sidecars beside a link): stale, left as they are`,
+			`${stale.map(s => `${path.basename(link.path)}${s}`).join(', ')} beside ` +
+				`the link ${stale.length === 1 ? 'is' : 'are'} not this store's (SQLite ` +
+				`never uses sidecars beside a link): stale, left as they are`,
 		);
 	}
 
@@ -289,16 +318,22 @@ export function preflight(inputPath: string): Preflight {
 		const missing = [sidecars.wal ? undefined : '-wal', sidecars.shm ? undefined : '-shm']
 			.filter(Boolean)
 			.join(' and ');
-		openModeReason = `WAL mode but ${missing} absent (no live connection); opening in place would create ${missing} beside the evidence, so a private copy is read instead`;
+		openModeReason =
+			`WAL mode but ${missing} absent (no live connection); opening in place ` +
+			`would create ${missing} beside the evidence, so a private copy is read instead`;
 	} else if (journalMode === 'wal' && sidecars.shm && shmHeld(sidecars.shm) === false) {
 		openMode = 'private-copy';
 		openModeReason =
-			'WAL mode with -wal and -shm, but no process holds the -shm (its owner is gone: a crash or a kill left them); opening in place would make SQLite recover the WAL index and rewrite -shm, so a private copy of the main file and -wal is read instead';
+			'WAL mode with -wal and -shm, but no process holds the -shm (its owner ' +
+			'is gone: a crash or a kill left them); opening in place would make ' +
+			'SQLite recover the WAL index and rewrite -shm, so a private copy of the ' +
+			'main file and -wal is read instead';
 	}
 
 	if (journalMode === 'delete' && sidecars.journal && sidecars.journal.size > 0) {
 		notes.push(
-			`${path.basename(absolute)}-journal (${sidecars.journal.size} bytes) is present: a write was in progress or interrupted`,
+			`${path.basename(absolute)}-journal (${sidecars.journal.size} bytes) is ` +
+				`present: a write was in progress or interrupted`,
 		);
 	}
 

@@ -35,7 +35,11 @@ function nearestId(schema: SchemaInfo, side: '<=' | '>='): string {
 	}
 
 	const order = side === '<=' ? 'DESC' : 'ASC';
-	return `(SELECT CAST(platform_message_id AS INTEGER) FROM messages WHERE session_id = @id AND ${WINDOW} AND timestamp ${side} @at AND ${NUMERIC_ID} ORDER BY timestamp ${order} LIMIT 1)`;
+	return (
+		`(SELECT CAST(platform_message_id AS INTEGER) FROM messages WHERE ` +
+		`session_id = @id AND ${WINDOW} AND timestamp ${side} @at ` +
+		`AND ${NUMERIC_ID} ORDER BY timestamp ${order} LIMIT 1)`
+	);
 }
 
 function statements(store: ReadOnlyStore, schema: SchemaInfo): Statements {
@@ -43,20 +47,25 @@ function statements(store: ReadOnlyStore, schema: SchemaInfo): Statements {
 	const ids = schema.messageColumns.has('platform_message_id')
 		? store
 				.prepare(
-					`SELECT min(CAST(platform_message_id AS INTEGER)), max(CAST(platform_message_id AS INTEGER)) FROM messages WHERE session_id = ? AND ${NUMERIC_ID}`,
+					`SELECT min(CAST(platform_message_id AS INTEGER)), ` +
+						`max(CAST(platform_message_id AS INTEGER)) FROM messages WHERE ` +
+						`session_id = ? AND ${NUMERIC_ID}`,
 				)
 				.raw(true)
 		: null;
 	return {
 		span: store
 			.prepare(
-				`SELECT min(timestamp), max(timestamp), (SELECT count(*) FROM messages WHERE session_id = @id) FROM messages WHERE session_id = @id AND ${WINDOW}`,
+				`SELECT min(timestamp), max(timestamp), (SELECT count(*) FROM messages ` +
+					`WHERE session_id = @id) FROM messages WHERE session_id = @id ` +
+					`AND ${WINDOW}`,
 			)
 			.raw(true),
 		ids,
 		before: store
 			.prepare(
-				`SELECT max(timestamp), count(*), ${nearestId(schema, '<=')} FROM messages WHERE session_id = @id AND ${WINDOW} AND timestamp <= @at`,
+				`SELECT max(timestamp), count(*), ${nearestId(schema, '<=')} FROM ` +
+					`messages WHERE session_id = @id AND ${WINDOW} AND timestamp <= @at`,
 			)
 			.raw(true),
 		lastBefore: store
@@ -67,7 +76,9 @@ function statements(store: ReadOnlyStore, schema: SchemaInfo): Statements {
 			.pluck(),
 		after: store
 			.prepare(
-				`SELECT min(timestamp), max(timestamp), count(*), ${user}, ${nearestId(schema, '>=')} FROM messages WHERE session_id = @id AND ${WINDOW} AND timestamp >= @at`,
+				`SELECT min(timestamp), max(timestamp), ` +
+					`count(*), ${user}, ${nearestId(schema, '>=')} FROM messages WHERE ` +
+					`session_id = @id AND ${WINDOW} AND timestamp >= @at`,
 			)
 			.raw(true),
 	};

@@ -135,7 +135,10 @@ export class RowDeltas {
 		this.lastSessionRowid = (store.prepare('SELECT max(rowid) FROM sessions').pluck().get() as number | null) ?? 0;
 	}
 
-	/** Sessions that got messages since `high`: one range read on the rowid, counted here (a GROUP BY would walk an index of every message). */
+	/**
+	 * Sessions that got messages since `high`: one range read on the rowid, counted here (a GROUP BY would walk an index
+	 * of every message).
+	 */
 	private newMessagesSince(store: ReadOnlyStore, high: number): {counts: Map<string, number>; high: number} {
 		const counts = new Map<string, number>();
 		let top = high;

@@ -12,7 +12,10 @@ import type {ReadOnlyStore} from './open.js';
 /** What sqlite_schema and `pragma_table_list` say an object is. */
 export type ObjectKind = 'table' | 'without-rowid table' | 'view' | 'virtual table' | 'shadow table' | 'unreadable';
 
-/** The objects hfx reads, and whether it needs a rowid in each (it pages sessions and finds the newest message by rowid). */
+/**
+ * The objects hfx reads, and whether it needs a rowid in each (it pages sessions and finds the newest message by
+ * rowid).
+ */
 export const READ_OBJECTS: ReadonlyArray<{name: string; needsRowid: boolean}> = [
 	{name: 'sessions', needsRowid: true},
 	{name: 'messages', needsRowid: true},
@@ -81,7 +84,9 @@ export function refuseUnreadableObjects(store: ReadOnlyStore, present: ReadonlyS
 				file: store.preflight.path,
 				kind: 'schema-object',
 				reason: `its ${name} is ${why}, not the table Hermes creates, so hfx cannot read this store`,
-				next: `check the file is the agent's state.db as Hermes wrote it (on a copy, never the live file: sqlite3 COPY '.schema ${name}')`,
+				next:
+					`check the file is the agent's state.db as Hermes wrote it (on a copy, ` +
+					`never the live file: sqlite3 COPY '.schema ${name}')`,
 			});
 		}
 	}

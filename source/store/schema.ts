@@ -47,8 +47,14 @@ function refuseWithoutRoutingIdentity(file: string, sessionColumns: ReadonlySet<
 	throw new FailClosed({
 		file,
 		kind: 'schema-unknown',
-		reason: `not a Hermes store hfx knows: sessions lacks ${absent.join(', ')} (the routing identity Hermes added in schema v19), so hfx cannot tell a routing orphan from any other row`,
-		next: "check the file is the agent's state.db; a store older than schema v19 is migrated by current Hermes on its first writable open (take hfx backup --quick first), after which hfx can judge it",
+		reason:
+			`not a Hermes store hfx knows: sessions lacks ${absent.join(', ')} (the ` +
+			`routing identity Hermes added in schema v19), so hfx cannot tell a ` +
+			`routing orphan from any other row`,
+		next:
+			"check the file is the agent's state.db; a store older than schema v19 " +
+			'is migrated by current Hermes on its first writable open (take hfx ' +
+			'backup --quick first), after which hfx can judge it',
 	});
 }
 

@@ -55,7 +55,13 @@ export function hitOf(row: Record<string, unknown>, snippet: SnippetPart[], via:
 
 /** The columns every hit reads (and `m.content` for a scan to cut its snippet from). */
 export function hitColumns(schema: SchemaInfo): string {
-	return `m.id AS id, m.session_id AS session_id, ${messageColumn(schema, 'role')} AS role, ${messageColumn(schema, 'timestamp')} AS timestamp, ${messageColumn(schema, 'active', '1')} AS active, ${messageColumn(schema, 'compacted', '0')} AS compacted`;
+	return (
+		`m.id AS id, m.session_id AS ` +
+		`session_id, ${messageColumn(schema, 'role')} AS ` +
+		`role, ${messageColumn(schema, 'timestamp')} AS ` +
+		`timestamp, ${messageColumn(schema, 'active', '1')} AS ` +
+		`active, ${messageColumn(schema, 'compacted', '0')} AS compacted`
+	);
 }
 
 /** Scans ids in (after, upTo] (the whole table without a range), newest first. */
@@ -76,7 +82,9 @@ export function scanMessages(
 	const lowest = Math.max((bounds.lo ?? 1) - 1, options.range?.after ?? -1);
 	const highest = Math.min(bounds.hi ?? 0, options.range?.upTo ?? Number.MAX_SAFE_INTEGER);
 	const where = query.terms.map(() => "m.content LIKE ? ESCAPE '\\'").join(' AND ');
-	const sql = `SELECT ${hitColumns(schema)}, m.content AS content FROM messages m WHERE m.id > ? AND m.id <= ? AND ${where} ORDER BY m.id DESC LIMIT ?`;
+	const sql =
+		`SELECT ${hitColumns(schema)}, m.content AS content FROM messages m ` +
+		`WHERE m.id > ? AND m.id <= ? AND ${where} ORDER BY m.id DESC LIMIT ?`;
 	const patterns = query.terms.map(likePattern);
 	const started = performance.now();
 	const hits: StoreHit[] = [];

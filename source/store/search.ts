@@ -36,7 +36,9 @@ export function chooseRoute(index: FtsIndex, query: SearchQuery): {route: Search
 	if (index.stale) {
 		return {
 			route: 'scan',
-			why: 'state_meta.fts_stale marks the full-text index out of date (Hermes itself scans then): its messages were scanned',
+			why:
+				'state_meta.fts_stale marks the full-text index out of date (Hermes ' +
+				'itself scans then): its messages were scanned',
 		};
 	}
 
@@ -54,13 +56,18 @@ export function chooseRoute(index: FtsIndex, query: SearchQuery): {route: Search
 	if (index.trigram && query.shortest >= TRIGRAM_MIN_CHARS) {
 		return {
 			route: 'trigram',
-			why: 'Chinese, Japanese or Korean text: searched with the trigram index (the word index cannot find part of a run of it)',
+			why:
+				'Chinese, Japanese or Korean text: searched with the trigram index (the ' +
+				'word index cannot find part of a run of it)',
 		};
 	}
 
 	return {
 		route: 'scan',
-		why: `Chinese, Japanese or Korean text${index.trigram ? ` with a term shorter than ${TRIGRAM_MIN_CHARS} characters` : ' and no trigram index'}: its messages were scanned`,
+		why:
+			`Chinese, Japanese or Korean ` +
+			`text${index.trigram ? ` with a term shorter than ${TRIGRAM_MIN_CHARS} characters` : ' and no trigram index'}: ` +
+			`its messages were scanned`,
 	};
 }
 
@@ -80,8 +87,12 @@ function indexHits(
 	const nonce = crypto.randomBytes(8).toString('hex');
 	const open = `\u0002${nonce}[`;
 	const close = `]${nonce}\u0003`;
-	const sql = `SELECT ${hitColumns(schema)}, snippet(${table}, -1, ?, ?, '…', ${table === 'messages_fts' ? 16 : 48}) AS snippet
-		FROM ${table} JOIN messages m ON m.id = ${table}.rowid WHERE ${table} MATCH ? ORDER BY ${table}.rowid DESC LIMIT ?`;
+	const sql =
+		`SELECT ${hitColumns(schema)}, snippet(${table}, -1, ?, ?, ` +
+		`'…', ${table === 'messages_fts' ? 16 : 48}) AS snippet
+		FROM ${table} ` +
+		`JOIN messages m ON m.id = ${table}.rowid WHERE ${table} MATCH ? ORDER ` +
+		`BY ${table}.rowid DESC LIMIT ?`;
 	const rows = store.read(
 		() => store.prepare(sql).all(open, close, query.match, limit) as Array<Record<string, unknown>>,
 	);
@@ -104,7 +115,9 @@ function tryIndex(
 		return indexHits(store, schema, table, query, limit);
 	} catch (error) {
 		notes.push(
-			`${table} could not be read (${errorMessage(error).split('\n')[0]!.slice(0, 160)}): its messages were scanned instead`,
+			`${table} could not be read ` +
+				`(${errorMessage(error).split('\n')[0]!.slice(0, 160)}): its messages ` +
+				`were scanned instead`,
 		);
 		return null;
 	}
@@ -127,7 +140,8 @@ export function searchStore(store: ReadOnlyStore, schema: SchemaInfo, query: Sea
 		const inside = tryIndex(store, schema, 'trigram', query, limit, notes);
 		if (inside !== null && inside.length > 0) {
 			notes.push(
-				'no whole word matched: these are substring matches from the trigram index (it leaves out tool rows, cron and subagent sessions)',
+				'no whole word matched: these are substring matches from the trigram ' +
+					'index (it leaves out tool rows, cron and subagent sessions)',
 			);
 			route = 'trigram';
 			ranked = inside;
@@ -150,7 +164,10 @@ export function searchStore(store: ReadOnlyStore, schema: SchemaInfo, query: Sea
 		: null;
 	if (index.rebuildWindow) {
 		notes.push(
-			`a full-text rebuild is pending: ids ${index.rebuildWindow.after + 1}–${index.rebuildWindow.upTo} are in no index yet and were scanned (${window!.hits.length} hit${window!.hits.length === 1 ? '' : 's'})`,
+			`a full-text rebuild is pending: ` +
+				`ids ${index.rebuildWindow.after + 1}–${index.rebuildWindow.upTo} are in ` +
+				`no index yet and were scanned (${window!.hits.length} ` +
+				`hit${window!.hits.length === 1 ? '' : 's'})`,
 		);
 	}
 

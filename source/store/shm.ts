@@ -110,7 +110,10 @@ export type ShmRead = {
 	shm: ShmHeader | null;
 	/** The main file's 100-byte header: sqliteVersionNumber is the version of the last writer. */
 	dbHeader: DbHeader | null;
-	/** What went wrong, if anything, e.g. "shm-unstable" (never consistent across the retries; shm is still returned), "timeout". */
+	/**
+	 * What went wrong, if anything, e.g. "shm-unstable" (never consistent across the retries; shm is still returned),
+	 * "timeout".
+	 */
 	error: string | null;
 	/** Reads of the -shm header needed until it was consistent. */
 	attempts: number;

@@ -143,7 +143,10 @@ export type BehindHeader = {
 };
 
 export type ScanOptions = {
-	/** `-shm` nBackfill, to split committed frames into checkpointed / pending. Only meaningful when the -shm salts equal this WAL's. */
+	/**
+	 * `-shm` nBackfill, to split committed frames into checkpointed / pending. Only meaningful when the -shm salts equal
+	 * this WAL's.
+	 */
 	nBackfill?: number | null;
 	/** How many recent commits to keep in `recentCommits` (default 16). */
 	recentCommits?: number;

@@ -45,14 +45,19 @@ export type WalPoll = {
 	newCommits: WalCommit[];
 	/** How many commits there were since the previous poll (newCommits may be capped). */
 	newCommitCount: number;
-	/** Why the tailer had to rescan from frame 1 (Litestream's verifyWithExecutor cases: docs/sqlite-wal.md, wal-reset). */
+	/**
+	 * Why the tailer had to rescan from frame 1 (Litestream's verifyWithExecutor cases: docs/sqlite-wal.md, wal-reset).
+	 */
 	reset: WalReset | null;
 	/** Bytes read from the -wal by this poll. */
 	bytesRead: number;
 };
 
 export type WalPollOptions = ScanOptions & {
-	/** Re-verify from frame 1 (a tailer trusts frames it already verified; bit-rot that happens later is only seen by a full scan). */
+	/**
+	 * Re-verify from frame 1 (a tailer trusts frames it already verified; bit-rot that happens later is only seen by a
+	 * full scan).
+	 */
 	full?: boolean;
 };
 
@@ -235,7 +240,10 @@ export class WalTail {
 		return bestBehind(scans);
 	}
 
-	/** Verifies from the cursor on, then classifies the slots after a break. Returns the slots actually read (fewer when the file shrank meanwhile). */
+	/**
+	 * Verifies from the cursor on, then classifies the slots after a break. Returns the slots actually read (fewer when
+	 * the file shrank meanwhile).
+	 */
 	private walkFile(fd: number, walk: Walk, slots: number, size: number): number {
 		const {frameSize} = walk;
 		const maxFrames = Math.max(1, Math.floor(this.maxChunk / frameSize));

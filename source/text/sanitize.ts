@@ -33,7 +33,9 @@ const KEEP = [
 	// A zero-width joiner between two emoji (an optional variation selector or skin tone before it).
 	'(?<=\\p{Extended_Pictographic}[\\u{FE0F}\\u{1F3FB}-\\u{1F3FF}]?)\\u200D(?=\\p{Extended_Pictographic})',
 	// ZWNJ / ZWJ after a letter (or mark) of a script that shapes with them (a Malayalam chillu ends a word with one).
-	'(?<=[\\p{L}\\p{M}])(?<![\\p{Script=Latin}\\p{Script=Greek}\\p{Script=Cyrillic}\\p{Script=Inherited}\\p{Script=Common}])[\\u200C\\u200D]',
+	'(?<=[\\p{L}\\p{M}])' +
+		'(?<![\\p{Script=Latin}\\p{Script=Greek}\\p{Script=Cyrillic}\\p{Script=Inherited}\\p{Script=Common}])' +
+		'[\\u200C\\u200D]',
 ].join('|');
 
 /** One character a terminal would act on, or that hides or reorders text. */

@@ -12,7 +12,8 @@ import stringWidth from 'string-width';
 
 /** The characters of NARROW_TEXT, as a regex character-class body. */
 export const NARROW_CHARS =
-	'\\u0020-\\u007E\\u00A7\\u00B7\\u00D7\\u2013\\u2014\\u2026\\u203A\\u2191-\\u2193\\u2248\\u23CE\\u2500\\u2502\\u2514\\u251C\\u258F\\u25A0\\u25A1\\u25B6\\u25B8\\u25BE\\u25C0\\u25CB\\u25CF\\u2713\\u2717';
+	'\\u0020-\\u007E\\u00A7\\u00B7\\u00D7\\u2013\\u2014\\u2026\\u203A\\u2191-\\u2193\\u2248\\u23CE' +
+	'\\u2500\\u2502\\u2514\\u251C\\u258F\\u25A0\\u25A1\\u25B6\\u25B8\\u25BE\\u25C0\\u25CB\\u25CF\\u2713\\u2717';
 
 export const NARROW_TEXT = new RegExp(`^[${NARROW_CHARS}]*$`);
 

@@ -13,7 +13,10 @@ import {PHASE_WORDS, type ProgressEvent} from '../backup/progress.js';
 import {type CliRun, runCli} from '../backup/ops/run-cli.js';
 import type {BackupsModel, BackupsSource} from './backups-model.js';
 
-/** The pane's source as the host holds it: the TUI's BackupsSource (backups-model.ts), which it can also re-read and close. */
+/**
+ * The pane's source as the host holds it: the TUI's BackupsSource (backups-model.ts), which it can also re-read and
+ * close.
+ */
 export type PaneBackupsSource = BackupsSource & {
 	/** Reads the list again (archives written by another process appear). */
 	refresh: () => void;
@@ -73,7 +76,10 @@ function firstProblem(j: Json): string {
 export function outcomeLine(action: 'verify' | 'drill' | 'snapshot', name: string, run: CliRun): string {
 	const j = run.json && typeof run.json === 'object' ? (run.json as Json) : null;
 	if (!j) {
-		return `✗ ${action} ${name} did not finish (exit ${run.code})${run.stderr.length > 0 ? `: ${run.stderr.at(-1)}` : ''}`;
+		return (
+			`✗ ${action} ${name} did not finish ` +
+			`(exit ${run.code})${run.stderr.length > 0 ? `: ${run.stderr.at(-1)}` : ''}`
+		);
 	}
 
 	if (action === 'verify') {
@@ -94,7 +100,9 @@ export function outcomeLine(action: 'verify' | 'drill' | 'snapshot', name: strin
 		: `✗ quick snapshot ${id} (exit ${run.code})${firstProblem(j)}`;
 }
 
-/** A tar of a running volume: what `hfx verify --json` says of its -wal and sidecars, short enough for the pane's line. */
+/**
+ * A tar of a running volume: what `hfx verify --json` says of its -wal and sidecars, short enough for the pane's line.
+ */
 function liveNote(value: unknown): string {
 	const live = Array.isArray(value)
 		? (value.filter(

@@ -85,7 +85,10 @@ class FilesFeed {
 	}
 }
 
-/** Polls after every published model while visible, and on a timer (fast while visible, slow when not); `firstPollMs` delays the first probe (the TUI lets its first frame go first). */
+/**
+ * Polls after every published model while visible, and on a timer (fast while visible, slow when not); `firstPollMs`
+ * delays the first probe (the TUI lets its first frame go first).
+ */
 export function startFilesProbe(live: LiveStore, options: Options = {}): FilesSource & {close: () => void} {
 	const feed = new FilesFeed(live, new FilesProbe(live.storePath));
 	const off = live.subscribe(() => {

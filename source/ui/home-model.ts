@@ -10,7 +10,10 @@ import {plural} from '../text/format.js';
 /** One profile's store as the TUI follows it. */
 export type ProfileModel = {name: string; model: LiveModel};
 
-/** Every profile's newest model, the one the panes show, and the profiles whose store could not be opened (said, never dropped silently). */
+/**
+ * Every profile's newest model, the one the panes show, and the profiles whose store could not be opened (said, never
+ * dropped silently).
+ */
 export type HomeView = {
 	profiles: readonly ProfileModel[];
 	focused: string;

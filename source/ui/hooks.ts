@@ -22,7 +22,7 @@ export function useSource<T>(
 export function useClock(tick: boolean | undefined, now: (() => number) | undefined): number {
 	const read = now ?? (() => Date.now() / 1000);
 	const [clock, setClock] = useState(read);
-	// biome-ignore lint/correctness/useExhaustiveDependencies: `read` is derived from `now`, so tick and now are the whole list
+	// biome-ignore lint/correctness/useExhaustiveDependencies: `read` is derived from `now`: the whole list
 	useEffect(() => {
 		if (!tick) {
 			return;

@@ -1,5 +1,6 @@
 /**
- * The TUI host: opens the store live (on a root with profiles, every profile's store), mounts the full-screen app in the alternate screen, follows
+ * The TUI host: opens the store live (on a root with profiles, every profile's store), mounts the full-screen app in
+ * the alternate screen, follows
  * the store once the first frame is up, and restores the terminal on exit (q, SIGTERM, SIGHUP).
  */
 import fs from 'node:fs';
@@ -41,7 +42,10 @@ function openLive(location: StoreLocation, flags: GlobalFlags, io: Io, backgroun
 	}
 }
 
-/** One diagnostics line appended to an operator-named file: never through a link or into a FIFO (safe-create.ts); best effort. */
+/**
+ * One diagnostics line appended to an operator-named file: never through a link or into a FIFO (safe-create.ts); best
+ * effort.
+ */
 function appendTrace(file: string, line: string): void {
 	try {
 		const fd = openAppend(file, what => new Error(what));
@@ -55,7 +59,9 @@ function appendTrace(file: string, line: string): void {
 	}
 }
 
-/** Diagnostics for benchmarks and bug reports: HFX_TRACE_MEMORY=FILE appends memory use and frames rendered every 2 s. */
+/**
+ * Diagnostics for benchmarks and bug reports: HFX_TRACE_MEMORY=FILE appends memory use and frames rendered every 2 s.
+ */
 function traceMemory(io: Io, frames: () => {renders: number; renderMs: number}): NodeJS.Timeout | undefined {
 	const trace = io.env.HFX_TRACE_MEMORY;
 	const tracer = trace
@@ -104,7 +110,9 @@ function repairOf(followed: Followed, flags: TuiFlags): RepairService {
 			};
 }
 
-/** Renders the app; after the first frame the stores start following (they catch up on anything committed meanwhile). */
+/**
+ * Renders the app; after the first frame the stores start following (they catch up on anything committed meanwhile).
+ */
 function mount(followed: Followed, flags: TuiFlags, io: Io, backups: ReturnType<typeof backupsPaneSource>): Mounted {
 	let yanked: string[] = [];
 	let renders = 0;
@@ -189,7 +197,8 @@ function follow(
 		return {stores, locations: opened, files: startFilesProbe(first, {firstPollMs: 400}), notice};
 	}
 
-	// A profile that could not be opened stays in the header (counted, "unreadable") and its reason leads the notice line.
+	// A profile that could not be opened stays in the header (counted, "unreadable") and its reason leads the notice
+	// line.
 	const said = [...left.map(l => `✗ ${l.name} unreadable: ${l.reason}`), notice].filter(Boolean).join(' · ');
 	const home = new HomeStores(
 		stores.map((store, i) => ({name: opened[i]!.owner, store})),

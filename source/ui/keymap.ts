@@ -66,7 +66,9 @@ function repairRefusal(c: ScreenKeys): string | null {
 
 	return orphan.verdict === 'adoptable'
 		? null
-		: `repair-routing refuses ${orphan.orphanId}${candidatesOf(c).length > 0 ? ' (d adopts it from a candidate donor, your choice)' : ''}: ${orphan.reason}`;
+		: `repair-routing ` +
+				`refuses ${orphan.orphanId}` +
+				`${candidatesOf(c).length > 0 ? ' (d adopts it from a candidate donor, your choice)' : ''}: ${orphan.reason}`;
 }
 
 function adoptionRefusal(c: ScreenKeys): string | null {
@@ -79,7 +81,8 @@ function adoptionRefusal(c: ScreenKeys): string | null {
 
 	return candidatesOf(c).length > 0
 		? null
-		: `${orphan.orphanId} has no candidate donor (${orphan.reasonKind}): name one with hfx repair --only ORPHAN --donor DONOR`;
+		: `${orphan.orphanId} has no candidate donor (${orphan.reasonKind}): name ` +
+				`one with hfx repair --only ORPHAN --donor DONOR`;
 }
 
 function openAdoption(c: ScreenKeys): void {
@@ -363,7 +366,9 @@ const SCREEN: ReadonlyArray<Binding<ScreenKeys>> = [
 		keys: [{input: 'P'}],
 		label: 'P',
 		description:
-			'focus the next profile of the Hermes root (hfx without --profile follows them all): Sessions, Detail, Lineage, Routing, Files and Activity show its store',
+			'focus the next profile of the Hermes root (hfx without --profile ' +
+			'follows them all): Sessions, Detail, Lineage, Routing, Files and ' +
+			'Activity show its store',
 		disabledReason: c =>
 			c.home && c.home.model.profiles.length > 1
 				? null
@@ -418,7 +423,8 @@ const SCREEN: ReadonlyArray<Binding<ScreenKeys>> = [
 		keys: [{input: 'w'}],
 		label: 'w',
 		description:
-			"wrap the long lines of the focused pane's list, or cut them again (read a cut line whole); below 120 columns the detail under a list wraps anyway",
+			"wrap the long lines of the focused pane's list, or cut them again (read " +
+			'a cut line whole); below 120 columns the detail under a list wraps anyway',
 		panes: LISTS,
 		footer: 66,
 		hint: 'w wrap',
@@ -441,7 +447,8 @@ const SCREEN: ReadonlyArray<Binding<ScreenKeys>> = [
 		keys: [{input: 'd'}],
 		label: 'd',
 		description:
-			'adopt the selected orphan repair-routing refuses from a candidate donor: your choice, previewed (hfx repair --only ORPHAN --donor DONOR)',
+			'adopt the selected orphan repair-routing refuses from a candidate ' +
+			'donor: your choice, previewed (hfx repair --only ORPHAN --donor DONOR)',
 		panes: ['findings'],
 		disabledReason: adoptionRefusal,
 		run: openAdoption,
@@ -572,7 +579,10 @@ const SCREEN: ReadonlyArray<Binding<ScreenKeys>> = [
 		keys: [{special: 'tab'}],
 		label: 'Tab',
 		description:
-			'in the / line: switch between the fuzzy filter and a content search of the messages (⏎ lists the rows whose messages hold the words, each with its chat, "keyless: orphan" included, and a snippet; ⏎ on one opens its detail; Esc returns to every session)',
+			'in the / line: switch between the fuzzy filter and a content search of ' +
+			'the messages (⏎ lists the rows whose messages hold the words, each with ' +
+			'its chat, "keyless: orphan" included, and a snippet; ⏎ on one opens its ' +
+			'detail; Esc returns to every session)',
 		overlay: 'filter',
 		run: c => c.dispatch({type: 'filter-mode'}),
 	},

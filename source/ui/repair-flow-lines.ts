@@ -76,7 +76,10 @@ function outcomeLines(o: NonNullable<FlowState['outcome']>, theme: Theme): Line[
 	if (o.result === 'applied') {
 		for (const v of o.verification) {
 			lines.push({
-				text: ` ${v.ok ? '✓' : '✗'} ${v.orphanId} ${v.carriesKey ? 'now owns' : 'does NOT own'} ${v.sessionKey}; after a restart the gateway resumes ${v.restartResolvesTo ?? 'a new session'}`,
+				text:
+					` ${v.ok ? '✓' : '✗'} ${v.orphanId} ${v.carriesKey ? 'now owns' : 'does NOT own'} ${v.sessionKey}; ` +
+					`after a restart the gateway ` +
+					`resumes ${v.restartResolvesTo ?? 'a new session'}`,
 				color: v.ok ? theme.ok : theme.danger,
 				bold: true,
 			});
@@ -94,7 +97,9 @@ function outcomeLines(o: NonNullable<FlowState['outcome']>, theme: Theme): Line[
 
 	if (o.audit) {
 		lines.push({
-			text: ` audit entry ${o.audit.seq}${o.result === 'applied' ? ` · undo with: hfx repair --undo ${o.audit.seq}` : ''}`,
+			text:
+				` audit entry ${o.audit.seq}` +
+				`${o.result === 'applied' ? ` · undo with: hfx repair --undo ${o.audit.seq}` : ''}`,
 			color: theme.muted,
 		});
 	}
@@ -110,7 +115,10 @@ export function flowTitle(state: FlowState, orphanId: string): string {
 	}
 
 	if (o) {
-		return ` Repair ${orphanId}: ${o.result === 'nothing-to-do' ? 'nothing to do' : 'not applied'} (nothing was written)`;
+		return (
+			` Repair ${orphanId}: ${o.result === 'nothing-to-do' ? 'nothing to do' : 'not applied'} ` +
+			`(nothing was written)`
+		);
 	}
 
 	return state.stage === 'applying'

@@ -56,7 +56,8 @@ export function flowReducer(state: FlowState, action: FlowAction): FlowState {
 		}
 
 		case 'checks': {
-			// Apply turned ready (or not) under a notice about it ("apply is disabled…"): the notice is stale, the footer follows.
+			// Apply turned ready (or not) under a notice about it ("apply is disabled…"): the notice is stale, the footer
+			// follows.
 			const next = {...state, checks: action.checks};
 			return readyToApply(next) === readyToApply(state) ? next : {...next, notice: null};
 		}

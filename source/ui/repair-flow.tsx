@@ -159,7 +159,10 @@ async function apply(
 	}
 }
 
-/** The question of the typed confirmation: the orphan's suffix, and the donor's too for the operator's own choice; short enough to leave room for the answer. */
+/**
+ * The question of the typed confirmation: the orphan's suffix, and the donor's too for the operator's own choice; short
+ * enough to leave room for the answer.
+ */
 function question(orphanId: string, planned: Planned, width: number): string {
 	const a = planned.plan.adoptions[0];
 	const wide = width >= 120;
@@ -293,7 +296,8 @@ export function RepairFlow(props: RepairFlowProps): React.ReactElement {
 	const footer = ` ${state.notice ?? hint}`;
 	return (
 		<Box flexDirection="column" width={props.width} height={props.height} overflow="hidden">
-			{/* Nothing here shrinks: a long notice once made the indicator wrap to a second row, and the column shrank the title away (issue #28 point 2). */}
+			{/* Nothing here shrinks: a long notice once made the indicator wrap to a second row, and the
+			column shrank the title away (issue #28 point 2). */}
 			<Box height={1} flexShrink={0}>
 				<Text wrap="truncate" bold color={state.outcome?.result === 'applied' ? theme.ok : undefined}>
 					{flowTitle(state, props.orphanId)}

@@ -13,8 +13,12 @@ export function rollbackDetailLines(r: Rollback): {story: string[]; evidence: st
 	const turns = `${r.after.userTurns} user turn${r.after.userTurns === 1 ? '' : 's'} (${r.after.messages} messages)`;
 	return {
 		story: [
-			`resumed: ${r.resumedId} at ${utcMinute(r.resumedAt)}; its last message before was at ${utcMinute(r.jumpedFrom)}, ${duration(r.resumedAt - r.jumpedFrom)} earlier${r.routedTo === r.resumedId ? ' (the routing index names it now)' : ''}`,
-			`stranded: ${s.id}, ${s.messages} messages, ${utcMinute(s.firstAt)} to ${utcMinute(s.lastAt)} · certainty ${r.certainty}`,
+			`resumed: ${r.resumedId} at ${utcMinute(r.resumedAt)}; its last message ` +
+				`before was ` +
+				`at ${utcMinute(r.jumpedFrom)}, ${duration(r.resumedAt - r.jumpedFrom)} ` +
+				`earlier${r.routedTo === r.resumedId ? ' (the routing index names it now)' : ''}`,
+			`stranded: ${s.id}, ${s.messages} messages, ${utcMinute(s.firstAt)} ` +
+				`to ${utcMinute(s.lastAt)} · certainty ${r.certainty}`,
 			`since: ${turns} written into ${r.resumedId}, the last at ${utcMinute(r.after.lastAt)}`,
 		],
 		evidence: [
@@ -22,7 +26,8 @@ export function rollbackDetailLines(r: Rollback): {story: string[]; evidence: st
 			...(r.routingRewriteAt === null
 				? []
 				: [
-						`  evidence: the routing index was rewritten whole at ${utcMinute(r.routingRewriteAt)} (a restart's structural save)`,
+						`  evidence: the routing index was rewritten whole ` +
+							`at ${utcMinute(r.routingRewriteAt)} (a restart's structural save)`,
 					]),
 			...(r.alsoSkipped.length > 0
 				? [`also stranded in the same gap: ${r.alsoSkipped.map(a => `${a.id} (${a.messages} messages)`).join(', ')}`]

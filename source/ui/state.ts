@@ -42,7 +42,10 @@ export type UiState = {
 	undo: {seq: number | null} | null;
 	/** Per pane: long lines wrap (w) instead of being cut, so a cut line can be read whole. */
 	wrap: Record<Pane, boolean>;
-	/** The candidate donors the operator may adopt a refused orphan from (first shown first); empty for repair-routing's own adoption. */
+	/**
+	 * The candidate donors the operator may adopt a refused orphan from (first shown first); empty for repair-routing's
+	 * own adoption.
+	 */
 	repairDonors: string[];
 	/** The chat (a session key, or a session id of one of its rows) whose timeline is open over the pane. */
 	timelineChat: string | null;
@@ -108,7 +111,10 @@ export type UiAction =
 	| {type: 'filter-mode'}
 	| {type: 'content-result'; result: ContentResult};
 
-/** Cursor value meaning "where the pane says" (Detail: the newest message; Lineage: the focused session; Activity: the newest event, followed). */
+/**
+ * Cursor value meaning "where the pane says" (Detail: the newest message; Lineage: the focused session; Activity: the
+ * newest event, followed).
+ */
 export const FOLLOW = -1;
 
 export function initialUiState(pane: Pane = 'sessions'): UiState {
@@ -213,7 +219,8 @@ function back(state: UiState): UiState {
 		return {...state, filterText: ''};
 	}
 
-	// The hits are listed on Sessions: Esc there goes back to every session (from a hit's Detail, Esc returns to the hits first).
+	// The hits are listed on Sessions: Esc there goes back to every session (from a hit's Detail, Esc returns to the hits
+	// first).
 	if (state.content && state.pane === 'sessions') {
 		return refocus({...unanchor(state, 'sessions'), content: null, selectedSession: null});
 	}

@@ -23,7 +23,7 @@ export function useRepairPlan(
 	dispatch: Dispatch,
 ): void {
 	const {id: donorId, turns} = donor;
-	// biome-ignore lint/correctness/useExhaustiveDependencies: dispatch and the stage ref are stable; a new turn count re-plans
+	// biome-ignore lint/correctness/useExhaustiveDependencies: dispatch, the stage ref are stable; turns re-plan
 	useEffect(() => {
 		const stage = current.current.stage;
 		if (stage !== 'planning' && stage !== 'preview') {

@@ -54,7 +54,10 @@ function screenKeys(
 	};
 }
 
-/** The scope a key is pressed in, and the keypresses it stands for (a pane splits a typed burst; an overlay takes it whole). */
+/**
+ * The scope a key is pressed in, and the keypresses it stands for (a pane splits a typed burst; an overlay takes it
+ * whole).
+ */
 function keypresses(ui: UiState, key: KeyEvent): {scope: Scope & {overlay?: 'help' | 'filter'}; keys: KeyEvent[]} {
 	return ui.overlay === 'none'
 		? {scope: {pane: ui.pane}, keys: splitBurst(key)}

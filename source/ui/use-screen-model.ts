@@ -44,7 +44,10 @@ function useShownModel(latest: LiveModel, paused: boolean): LiveModel {
 	return latest.paused ? latest : (frozen.current ?? latest);
 }
 
-/** One session's detail, read once per store and revision (null when it cannot be read): another profile focused is another store, whatever its revision. */
+/**
+ * One session's detail, read once per store and revision (null when it cannot be read): another profile focused is
+ * another store, whatever its revision.
+ */
 function useDetail(props: AppProps, revision: number, store: string): (id: string) => SessionDetail | null {
 	// biome-ignore lint/correctness/useExhaustiveDependencies: a new cache per store and revision is the point
 	const cache = useMemo(() => new Map<string, SessionDetail | null>(), [revision, store]);

@@ -199,7 +199,9 @@ function insertionPoint(list: readonly SessionRow[], row: SessionRow): number {
 
 type Visible = {visible: SessionRow[]; hidden: number};
 
-/** The rows a filter-free list shows, per analysis and options; patched from the previous analysis when it was derived. */
+/**
+ * The rows a filter-free list shows, per analysis and options; patched from the previous analysis when it was derived.
+ */
 const visibleCache = new WeakMap<Analysis, Map<string, Visible>>();
 
 function visibleRows(analysis: Analysis, options: {showHidden: boolean; source: string | null}): Visible {

@@ -15,16 +15,19 @@ import {bigStore, cleanupTemps, counts, tempDir} from './helpers.js';
 afterAll(cleanupTemps);
 
 /** Checks `file` in the compiled worker (dist/, as the CLI runs it), sampling this process's RssFile every 2 ms. */
-const CHILD = `
+const CHILD =
+	`
 import fs from 'node:fs';
 import {checkDatabaseFile} from ${JSON.stringify(path.join(ROOT, 'dist/backup/db-check-run.js'))};
-const field = name => Number(new RegExp(name + ':\\\\s+(\\\\d+) kB').exec(fs.readFileSync('/proc/self/status', 'utf8'))[1]);
+const field = name => Number(new RegExp(name + ':\\\\s+(\\\\d+) ` +
+	`kB').exec(fs.readFileSync('/proc/self/status', 'utf8'))[1]);
 const before = field('RssFile');
 let peak = before;
 const poll = setInterval(() => { peak = Math.max(peak, field('RssFile')); }, 2);
 const check = await checkDatabaseFile(process.argv[2]);
 clearInterval(poll);
-process.stdout.write(JSON.stringify({ok: check.ok, integrity: check.integrity, counts: check.counts, beforeKb: before, peakKb: peak}));
+process.stdout.write(JSON.stringify({ok: check.ok, integrity: check.integrity, counts: check.counts, ` +
+	`beforeKb: before, peakKb: peak}));
 `;
 
 describe('the check of a copy: no memory map', () => {

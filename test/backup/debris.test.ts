@@ -23,167 +23,185 @@ function deadPid(): number {
 }
 
 describe('our temp names', () => {
-	it('verify extracts into hfx-verify-<pid>-<rand> (0700) in the temp folder it is given; drill and the read copy name theirs alike', () => {
-		const tmp = tempDir('names');
-		const dir = makeTempDir({tmpDir: tmp} as Parameters<typeof makeTempDir>[0]);
-		expect(path.dirname(dir)).toBe(tmp);
-		expect(path.basename(dir)).toMatch(new RegExp(`^hfx-verify-${process.pid}-[0-9a-f]{8}$`));
-		expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
-		const drill = ownTempDir('drill', tmp);
-		expect(OWN_TEMP.exec(path.basename(drill))?.[1]).toBe('drill');
-		removeTemp(dir);
-		removeTemp(drill);
-		expect(fs.readdirSync(tmp)).toEqual([]);
-	});
+	it(
+		'verify extracts into hfx-verify-<pid>-<rand> (0700) in the temp folder ' +
+			'it is given; drill and the read copy name theirs alike',
+		() => {
+			const tmp = tempDir('names');
+			const dir = makeTempDir({tmpDir: tmp} as Parameters<typeof makeTempDir>[0]);
+			expect(path.dirname(dir)).toBe(tmp);
+			expect(path.basename(dir)).toMatch(new RegExp(`^hfx-verify-${process.pid}-[0-9a-f]{8}$`));
+			expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
+			const drill = ownTempDir('drill', tmp);
+			expect(OWN_TEMP.exec(path.basename(drill))?.[1]).toBe('drill');
+			removeTemp(dir);
+			removeTemp(drill);
+			expect(fs.readdirSync(tmp)).toEqual([]);
+		},
+	);
 });
 
 describe('the sweep of the temp folder', () => {
-	it('a verify killed with SIGKILL leaves its hfx-verify-<pid>-* extraction; the next run of a command removes it', async () => {
-		const home = makeHome('killed-verify');
-		const backup = await createBackup({root: home.root, output: tempDir('killed-verify-out')});
-		const tmp = tempDir('killed-verify-tmp');
-		const child = spawn(process.execPath, [path.join(ROOT, 'dist/hfx.js'), 'verify', backup.archive!], {
-			env: {...process.env, NO_COLOR: '1', TMPDIR: tmp, HFX_TEST_PAUSE_AT: 'temp-verify', HFX_TEST_PAUSE_MS: '20000'},
-			stdio: ['ignore', 'ignore', 'pipe'],
-		});
-		const exited = new Promise(resolve => child.once('exit', (_c, signal) => resolve(signal)));
-		await new Promise<void>((resolve, reject) => {
-			const timer = setTimeout(() => reject(new Error('never paused at temp-verify')), 30_000);
-			let err = '';
-			child.stderr.on('data', (d: Buffer) => {
-				err += d.toString();
-				if (err.includes('paused at temp-verify')) {
-					clearTimeout(timer);
-					resolve();
-				}
+	it(
+		'a verify killed with SIGKILL leaves its hfx-verify-<pid>-* extraction; ' + 'the next run of a command removes it',
+		async () => {
+			const home = makeHome('killed-verify');
+			const backup = await createBackup({root: home.root, output: tempDir('killed-verify-out')});
+			const tmp = tempDir('killed-verify-tmp');
+			const child = spawn(process.execPath, [path.join(ROOT, 'dist/hfx.js'), 'verify', backup.archive!], {
+				env: {...process.env, NO_COLOR: '1', TMPDIR: tmp, HFX_TEST_PAUSE_AT: 'temp-verify', HFX_TEST_PAUSE_MS: '20000'},
+				stdio: ['ignore', 'ignore', 'pipe'],
 			});
-		});
-		child.kill('SIGKILL');
-		expect(await exited).toBe('SIGKILL');
-		expect(fs.readdirSync(tmp)).toEqual([expect.stringMatching(new RegExp(`^hfx-verify-${child.pid}-[0-9a-f]{8}$`))]);
-		const next = hfx(['verify', backup.archive!], {env: {TMPDIR: tmp}});
-		expect(next.code).toBe(0);
-		expect(fs.readdirSync(tmp)).toEqual([]);
-	});
+			const exited = new Promise(resolve => child.once('exit', (_c, signal) => resolve(signal)));
+			await new Promise<void>((resolve, reject) => {
+				const timer = setTimeout(() => reject(new Error('never paused at temp-verify')), 30_000);
+				let err = '';
+				child.stderr.on('data', (d: Buffer) => {
+					err += d.toString();
+					if (err.includes('paused at temp-verify')) {
+						clearTimeout(timer);
+						resolve();
+					}
+				});
+			});
+			child.kill('SIGKILL');
+			expect(await exited).toBe('SIGKILL');
+			expect(fs.readdirSync(tmp)).toEqual([expect.stringMatching(new RegExp(`^hfx-verify-${child.pid}-[0-9a-f]{8}$`))]);
+			const next = hfx(['verify', backup.archive!], {env: {TMPDIR: tmp}});
+			expect(next.code).toBe(0);
+			expect(fs.readdirSync(tmp)).toEqual([]);
+		},
+	);
 
-	it("removes our names whose pid is dead (folders with a .env, files); keeps live pids, other names, other users' and links", async () => {
-		const tmp = tempDir('sweep');
-		const dead = deadPid();
-		const live = spawn('sleep', ['30']);
-		try {
-			const gone = [`hfx-verify-${dead}-0a0b0c0d`, `hfx-drill-${dead}-11223344`, `hfx-read-${dead}-aabbccdd`];
-			for (const name of gone.slice(0, 2)) {
-				fs.mkdirSync(path.join(tmp, name));
-				fs.writeFileSync(path.join(tmp, name, '.env'), 'ANTHROPIC_API_KEY=sk-ant-test\n');
+	it(
+		'removes our names whose pid is dead (folders with a .env, files); keeps ' +
+			"live pids, other names, other users' and links",
+		async () => {
+			const tmp = tempDir('sweep');
+			const dead = deadPid();
+			const live = spawn('sleep', ['30']);
+			try {
+				const gone = [`hfx-verify-${dead}-0a0b0c0d`, `hfx-drill-${dead}-11223344`, `hfx-read-${dead}-aabbccdd`];
+				for (const name of gone.slice(0, 2)) {
+					fs.mkdirSync(path.join(tmp, name));
+					fs.writeFileSync(path.join(tmp, name, '.env'), 'ANTHROPIC_API_KEY=sk-ant-test\n');
+				}
+
+				fs.writeFileSync(path.join(tmp, gone[2]!), 'a file');
+				const kept = [
+					`hfx-verify-${live.pid}-0a0b0c0d`,
+					`hfx-verify-${process.pid}-0a0b0c0d`,
+					`hfx-verify-${dead}-0A0B0C0D`,
+					`hfx-repair-int-${dead}-x`,
+					`other-${dead}-0a0b0c0d`,
+					`hfx-${dead}-0a0b0c0d`,
+				];
+				for (const name of kept) {
+					fs.mkdirSync(path.join(tmp, name));
+				}
+
+				const outside = tempDir('outside');
+				fs.writeFileSync(path.join(outside, 'keep'), 'x');
+				fs.symlinkSync(outside, path.join(tmp, `hfx-drill-${dead}-99999999`));
+				kept.push(`hfx-drill-${dead}-99999999`);
+				if (process.getuid?.() === 0) {
+					// Another user's folder under our name: not ours to remove.
+					fs.mkdirSync(path.join(tmp, `hfx-read-${dead}-0f0f0f0f`));
+					fs.chownSync(path.join(tmp, `hfx-read-${dead}-0f0f0f0f`), 65_534, 65_534);
+					kept.push(`hfx-read-${dead}-0f0f0f0f`);
+				}
+
+				expect(sweepOwnTemps(tmp).sort()).toEqual([...gone].sort());
+				expect(fs.readdirSync(tmp).sort()).toEqual([...kept].sort());
+				expect(fs.readFileSync(path.join(outside, 'keep'), 'utf8')).toBe('x');
+			} finally {
+				live.kill('SIGKILL');
 			}
-
-			fs.writeFileSync(path.join(tmp, gone[2]!), 'a file');
-			const kept = [
-				`hfx-verify-${live.pid}-0a0b0c0d`,
-				`hfx-verify-${process.pid}-0a0b0c0d`,
-				`hfx-verify-${dead}-0A0B0C0D`,
-				`hfx-repair-int-${dead}-x`,
-				`other-${dead}-0a0b0c0d`,
-				`hfx-${dead}-0a0b0c0d`,
-			];
-			for (const name of kept) {
-				fs.mkdirSync(path.join(tmp, name));
-			}
-
-			const outside = tempDir('outside');
-			fs.writeFileSync(path.join(outside, 'keep'), 'x');
-			fs.symlinkSync(outside, path.join(tmp, `hfx-drill-${dead}-99999999`));
-			kept.push(`hfx-drill-${dead}-99999999`);
-			if (process.getuid?.() === 0) {
-				// Another user's folder under our name: not ours to remove.
-				fs.mkdirSync(path.join(tmp, `hfx-read-${dead}-0f0f0f0f`));
-				fs.chownSync(path.join(tmp, `hfx-read-${dead}-0f0f0f0f`), 65_534, 65_534);
-				kept.push(`hfx-read-${dead}-0f0f0f0f`);
-			}
-
-			expect(sweepOwnTemps(tmp).sort()).toEqual([...gone].sort());
-			expect(fs.readdirSync(tmp).sort()).toEqual([...kept].sort());
-			expect(fs.readFileSync(path.join(outside, 'keep'), 'utf8')).toBe('x');
-		} finally {
-			live.kill('SIGKILL');
-		}
-	});
+		},
+	);
 });
 
 describe('a restore sweeps what a killed restore left staged', () => {
-	it('a restore SIGKILLed after staging leaves its .NAME.hfx-p<pid>.partial in the target; the next restore removes it and completes', async () => {
-		const home = makeHome('killed-restore');
-		const backup = await createBackup({root: home.root, output: tempDir('killed-restore-out')});
-		const target = tempDir('killed-restore-target');
-		const child = spawn(
-			process.execPath,
-			[path.join(ROOT, 'dist/hfx.js'), 'restore', backup.archive!, '--to', target, '--yes'],
-			{
-				env: {...process.env, NO_COLOR: '1', HFX_TEST_PAUSE_AT: 'restore-staged', HFX_TEST_PAUSE_MS: '20000'},
-				stdio: ['ignore', 'ignore', 'pipe'],
-			},
-		);
-		const exited = new Promise(resolve => child.once('exit', (_c, signal) => resolve(signal)));
-		await new Promise<void>((resolve, reject) => {
-			const timer = setTimeout(() => reject(new Error('never paused at restore-staged')), 30_000);
-			let err = '';
-			child.stderr.on('data', (d: Buffer) => {
-				err += d.toString();
-				if (err.includes('paused at restore-staged')) {
-					clearTimeout(timer);
-					resolve();
-				}
+	it(
+		'a restore SIGKILLed after staging leaves its .NAME.hfx-p<pid>.partial ' +
+			'in the target; the next restore removes it and completes',
+		async () => {
+			const home = makeHome('killed-restore');
+			const backup = await createBackup({root: home.root, output: tempDir('killed-restore-out')});
+			const target = tempDir('killed-restore-target');
+			const child = spawn(
+				process.execPath,
+				[path.join(ROOT, 'dist/hfx.js'), 'restore', backup.archive!, '--to', target, '--yes'],
+				{
+					env: {...process.env, NO_COLOR: '1', HFX_TEST_PAUSE_AT: 'restore-staged', HFX_TEST_PAUSE_MS: '20000'},
+					stdio: ['ignore', 'ignore', 'pipe'],
+				},
+			);
+			const exited = new Promise(resolve => child.once('exit', (_c, signal) => resolve(signal)));
+			await new Promise<void>((resolve, reject) => {
+				const timer = setTimeout(() => reject(new Error('never paused at restore-staged')), 30_000);
+				let err = '';
+				child.stderr.on('data', (d: Buffer) => {
+					err += d.toString();
+					if (err.includes('paused at restore-staged')) {
+						clearTimeout(timer);
+						resolve();
+					}
+				});
 			});
-		});
-		child.kill('SIGKILL');
-		expect(await exited).toBe('SIGKILL');
-		const partials = (dir: string): string[] =>
-			fs
-				.readdirSync(dir, {recursive: true})
-				.map(String)
-				.filter(n => n.endsWith('.partial'));
-		const left = partials(target);
-		expect(left).toHaveLength(1);
-		expect(path.basename(left[0]!)).toMatch(new RegExp(`^\\..+\\.hfx-p${child.pid}\\.[0-9a-f]{16}\\.partial$`));
-		const next = hfx(['restore', backup.archive!, '--to', target, '--yes']);
-		expect(next.code).toBe(0);
-		expect(partials(target)).toEqual([]);
-	});
-
-	it("dead pids' .<name>.hfx-p<pid>.partial beside the destinations go; live ones, links and other files stay", async () => {
-		const home = makeHome('partials');
-		const backup = await createBackup({root: home.root, output: tempDir('partials-out')});
-		const target = tempDir('partials-target');
-		const dead = deadPid();
-		const live = spawn('sleep', ['30']);
-		try {
-			const deadPartial = path.join(target, `.state.db.hfx-p${dead}.partial`);
-			fs.writeFileSync(deadPartial, Buffer.alloc(1_048_576));
-			const kept = [`.state.db.hfx-p${live.pid}.partial`, '.state.db.partial', `state.db.hfx-p${dead}.partial`];
-			for (const name of kept) {
-				fs.writeFileSync(path.join(target, name), 'keep');
-			}
-
-			const victim = path.join(tempDir('partials-victim'), 'file');
-			fs.writeFileSync(victim, 'keep');
-			fs.symlinkSync(victim, path.join(target, `.config.yaml.hfx-p${dead}.partial`));
-			kept.push(`.config.yaml.hfx-p${dead}.partial`);
-			const r = await restoreArchive({archive: backup.archive!, target, mode: 'to', yes: true});
-			expect(r.exitCode).toBe(0);
-			expect(fs.existsSync(deadPartial)).toBe(false);
-			for (const name of kept) {
-				expect(fs.lstatSync(path.join(target, name), {throwIfNoEntry: false}), name).toBeDefined();
-			}
-
-			expect(fs.readFileSync(victim, 'utf8')).toBe('keep');
-			expect(
+			child.kill('SIGKILL');
+			expect(await exited).toBe('SIGKILL');
+			const partials = (dir: string): string[] =>
 				fs
-					.readdirSync(target)
-					.filter(n => n.endsWith('.partial'))
-					.sort(),
-			).toEqual([...kept].sort());
-		} finally {
-			live.kill('SIGKILL');
-		}
-	});
+					.readdirSync(dir, {recursive: true})
+					.map(String)
+					.filter(n => n.endsWith('.partial'));
+			const left = partials(target);
+			expect(left).toHaveLength(1);
+			expect(path.basename(left[0]!)).toMatch(new RegExp(`^\\..+\\.hfx-p${child.pid}\\.[0-9a-f]{16}\\.partial$`));
+			const next = hfx(['restore', backup.archive!, '--to', target, '--yes']);
+			expect(next.code).toBe(0);
+			expect(partials(target)).toEqual([]);
+		},
+	);
+
+	it(
+		"dead pids' .<name>.hfx-p<pid>.partial beside the destinations go; live " + 'ones, links and other files stay',
+		async () => {
+			const home = makeHome('partials');
+			const backup = await createBackup({root: home.root, output: tempDir('partials-out')});
+			const target = tempDir('partials-target');
+			const dead = deadPid();
+			const live = spawn('sleep', ['30']);
+			try {
+				const deadPartial = path.join(target, `.state.db.hfx-p${dead}.partial`);
+				fs.writeFileSync(deadPartial, Buffer.alloc(1_048_576));
+				const kept = [`.state.db.hfx-p${live.pid}.partial`, '.state.db.partial', `state.db.hfx-p${dead}.partial`];
+				for (const name of kept) {
+					fs.writeFileSync(path.join(target, name), 'keep');
+				}
+
+				const victim = path.join(tempDir('partials-victim'), 'file');
+				fs.writeFileSync(victim, 'keep');
+				fs.symlinkSync(victim, path.join(target, `.config.yaml.hfx-p${dead}.partial`));
+				kept.push(`.config.yaml.hfx-p${dead}.partial`);
+				const r = await restoreArchive({archive: backup.archive!, target, mode: 'to', yes: true});
+				expect(r.exitCode).toBe(0);
+				expect(fs.existsSync(deadPartial)).toBe(false);
+				for (const name of kept) {
+					expect(fs.lstatSync(path.join(target, name), {throwIfNoEntry: false}), name).toBeDefined();
+				}
+
+				expect(fs.readFileSync(victim, 'utf8')).toBe('keep');
+				expect(
+					fs
+						.readdirSync(target)
+						.filter(n => n.endsWith('.partial'))
+						.sort(),
+				).toEqual([...kept].sort());
+			} finally {
+				live.kill('SIGKILL');
+			}
+		},
+	);
 });

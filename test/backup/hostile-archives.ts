@@ -84,7 +84,9 @@ export function tinyDb(dir: string, messages = 2): Buffer {
 	const file = path.join(dir, `tiny-${messages}.db`);
 	const db = new Database(file);
 	db.exec(
-		'CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT, started_at REAL); CREATE TABLE messages (id INTEGER PRIMARY KEY, session_id TEXT, content TEXT)',
+		'CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT, started_at ' +
+			'REAL); CREATE TABLE messages (id INTEGER PRIMARY KEY, session_id TEXT, ' +
+			'content TEXT)',
 	);
 	db.exec("INSERT INTO sessions VALUES ('s1', 'cli', 1786060800)");
 	for (let i = 0; i < messages; i++) {

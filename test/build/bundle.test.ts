@@ -1,5 +1,6 @@
 /**
- * The `hfx` bin loads one bundle, split into chunks loaded on demand (scripts/bundle.mjs). Two things in it are easy to break
+ * The `hfx` bin loads one bundle, split into chunks loaded on demand (scripts/bundle.mjs). Two things in it are easy to
+ * break
  * silently: the frame builder is patched into Ink's Output class (source/ui/ink/ink+8.0.0.patch),
  * so the bundle must hold exactly one copy of it, the patched one; and yazl (its CRC-32 is swapped for zlib's) and
  * better-sqlite3 (native) must stay outside, loaded from node_modules.
@@ -143,7 +144,10 @@ describe('the hfx bundle', () => {
 		const hook = path.join(dir, 'fail.cjs');
 		fs.writeFileSync(
 			hook,
-			'const fs = require("fs"); for (const name of ["statSync", "lstatSync"]) { const stat = fs[name]; fs[name] = function (p, ...a) { if (String(p).includes("boom")) throw new TypeError("synthetic failure"); return stat.call(this, p, ...a); }; }\n',
+			'const fs = require("fs"); for (const name of ["statSync", "lstatSync"]) ' +
+				'{ const stat = fs[name]; fs[name] = function (p, ...a) { if ' +
+				'(String(p).includes("boom")) throw new TypeError("synthetic failure"); ' +
+				'return stat.call(this, p, ...a); }; }\n',
 		);
 		try {
 			const run = (options: string) =>

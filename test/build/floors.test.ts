@@ -116,7 +116,8 @@ function violations(file: string, text?: string): string[] {
 			out.push(`${edge}: forensics imports nothing outside itself`);
 		} else if (FLOORS[to]! >= FLOORS[from]!) {
 			out.push(
-				`${edge}: ${FLOORS[to] === FLOORS[from] ? 'across siblings' : 'up a floor'} (${from} ${FLOORS[from]} -> ${to} ${FLOORS[to]})`,
+				`${edge}: ${FLOORS[to] === FLOORS[from] ? 'across siblings' : 'up a floor'} ` +
+					`(${from} ${FLOORS[from]} -> ${to} ${FLOORS[to]})`,
 			);
 		}
 	}
@@ -139,7 +140,9 @@ function commandViolations(file: string, text?: string): string[] {
 			const isCommand = target[0] !== '..' && target.length === 1 && !/^context\.tsx?$/.test(target[0]!);
 			return isCommand && target.join('/') !== rel.join('/')
 				? [
-						`${path.relative(SOURCE, file)} -> commands/${target.join('/')}: commands never import each other (share through commands/context.ts or commands/shared/)`,
+						`${path.relative(SOURCE, file)} -> commands/${target.join('/')}: ` +
+							`commands never import each other (share through commands/context.ts or ` +
+							`commands/shared/)`,
 					]
 				: [];
 		});
@@ -181,7 +184,8 @@ function packageViolations(file: string, text?: string): string[] {
 			const allowed = PACKAGES[name];
 			if (!allowed) {
 				return [
-					`${path.relative(SOURCE, file)} imports ${name}: undeclared (add it to PACKAGES in test/build/floors.test.ts with the floors it belongs to)`,
+					`${path.relative(SOURCE, file)} imports ${name}: undeclared (add it to ` +
+						`PACKAGES in test/build/floors.test.ts with the floors it belongs to)`,
 				];
 			}
 
@@ -248,7 +252,10 @@ function roomViolations(file: string, text?: string): string[] {
 	return out;
 }
 
-/** The import cycles among `files` (one per back edge of a depth-first walk, each from its smallest file), type-only imports included. */
+/**
+ * The import cycles among `files` (one per back edge of a depth-first walk, each from its smallest file), type-only
+ * imports included.
+ */
 function cycles(files: readonly string[], importsOf: (file: string) => string[]): string[] {
 	const found = new Set<string>();
 	const inSet = new Set(files);

@@ -69,7 +69,7 @@ describe('one creator of files', () => {
 	});
 
 	it('catches a writer that bypasses the helper (the textfile writer as it was)', () => {
-		// biome-ignore lint/suspicious/noTemplateCurlyInString: the string is source text under test, a template literal in it
+		// biome-ignore lint/suspicious/noTemplateCurlyInString: source text under test, a template in it
 		const before = 'const temp = `.${name}.${process.pid}.tmp`;\n\t\tfs.writeFileSync(temp, text, {mode: 0o644});\n';
 		expect(creatorsIn('commands/textfile.ts', before)).toEqual([
 			'commands/textfile.ts:2: fs.writeFileSync(temp, text, {mode: 0o644});',

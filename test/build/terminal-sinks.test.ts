@@ -20,11 +20,16 @@ const DIRECT_WRITES: Record<string, {count: number; why: string}> = {
 	'io.ts': {count: 3, why: 'the sinks themselves: safeText per line, safeJson per document'},
 	'cli.tsx': {
 		count: 4,
-		why: 'the help text, the version, a fixed hint and the note of a signal received during a write (its name and an exit code): constants',
+		why:
+			'the help text, the version, a fixed hint and the note of a signal ' +
+			'received during a write (its name and an exit code): constants',
 	},
 	'bin.ts': {
 		count: 2,
-		why: "the one line refusing an old Node: its version and path (process.execPath, the Node the operator ran); the one line when no descriptor is left to load hfx: the path of hfx's own file",
+		why:
+			'the one line refusing an old Node: its version and path ' +
+			'(process.execPath, the Node the operator ran); the one line when no ' +
+			"descriptor is left to load hfx: the path of hfx's own file",
 	},
 	'interrupts.ts': {count: 1, why: 'a fixed notice naming the signal'},
 	'test-pause.ts': {

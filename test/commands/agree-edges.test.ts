@@ -43,7 +43,9 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(dir, {recursive: true, force: true}));
 
-/** A private, writable copy of one case's store, at the same path under a folder of its own (the owner comes from it). */
+/**
+ * A private, writable copy of one case's store, at the same path under a folder of its own (the owner comes from it).
+ */
 function copyOf(name: string, label = 'scan'): string {
 	const store = STORE[name] ?? 'state.db';
 	const db = path.join(dir, `${label}-${name}`, store);
@@ -70,31 +72,35 @@ describe('hfx agrees with the real v25 code at the edges (hermes-agree-edges)', 
 	});
 
 	for (const name of CASES) {
-		it(`${name}: repair-routing fails exactly where and how the real code fails, else lists the same rows with the same counts`, () => {
-			const json = scanOf(name);
-			const want = real[name]!.repair_routing;
-			if (want.crash === null) {
-				expect(json.repairRoutingCrash).toBeNull();
-				const listed = [...json.orphans, ...json.listedRefusedLocal];
-				const got = Object.fromEntries(
-					listed.map((o: any) => [
-						o.orphanId,
-						{count: o.messageCount, adoptable: o.verdict === 'adoptable', donor: o.donorId, key: o.sessionKey},
-					]),
-				);
-				const expected = Object.fromEntries(
-					want.records!.map(r => [
-						r.orphan_id,
-						{count: r.message_count, adoptable: r.adoptable, donor: r.donor_id, key: r.session_key},
-					]),
-				);
-				expect(got).toEqual(expected);
-			} else {
-				expect(json.repairRoutingCrash?.error).toBe(want.crash);
-				expect(json.orphans).toEqual([]);
-				expect(json.exitCode).toBe(1);
-			}
-		});
+		it(
+			`${name}: repair-routing fails exactly where and how the real code ` +
+				`fails, else lists the same rows with the same counts`,
+			() => {
+				const json = scanOf(name);
+				const want = real[name]!.repair_routing;
+				if (want.crash === null) {
+					expect(json.repairRoutingCrash).toBeNull();
+					const listed = [...json.orphans, ...json.listedRefusedLocal];
+					const got = Object.fromEntries(
+						listed.map((o: any) => [
+							o.orphanId,
+							{count: o.messageCount, adoptable: o.verdict === 'adoptable', donor: o.donorId, key: o.sessionKey},
+						]),
+					);
+					const expected = Object.fromEntries(
+						want.records!.map(r => [
+							r.orphan_id,
+							{count: r.message_count, adoptable: r.adoptable, donor: r.donor_id, key: r.session_key},
+						]),
+					);
+					expect(got).toEqual(expected);
+				} else {
+					expect(json.repairRoutingCrash?.error).toBe(want.crash);
+					expect(json.orphans).toEqual([]);
+					expect(json.exitCode).toBe(1);
+				}
+			},
+		);
 
 		it(`${name}: a restart resumes what the real finder returns, and '' is no chat`, () => {
 			const json = scanOf(name);
@@ -111,23 +117,32 @@ describe('hfx agrees with the real v25 code at the edges (hermes-agree-edges)', 
 		});
 	}
 
-	it("multiplexed-tuple: real v25 resumes another profile's live row (no profile fence, no post-filter when multiplexed); v30 fences it (read, not run)", () => {
-		expect(real['multiplexed-tuple']!.gateway_post_filter).toEqual({'agent:work:telegram:dm:6300': true});
-		const json = scanOf('multiplexed-tuple');
-		expect(json.routing.find((c: any) => c.sessionKey === 'agent:work:telegram:dm:6300').restartResolvesTo).toBe(
-			'E_other',
-		);
-		expect(
-			json.afterUpgrade.routing.find((c: any) => c.sessionKey === 'agent:work:telegram:dm:6300').restartResolvesTo,
-		).toBeNull();
-	});
+	it(
+		"multiplexed-tuple: real v25 resumes another profile's live row (no " +
+			'profile fence, no post-filter when multiplexed); v30 fences it (read, ' +
+			'not run)',
+		() => {
+			expect(real['multiplexed-tuple']!.gateway_post_filter).toEqual({'agent:work:telegram:dm:6300': true});
+			const json = scanOf('multiplexed-tuple');
+			expect(json.routing.find((c: any) => c.sessionKey === 'agent:work:telegram:dm:6300').restartResolvesTo).toBe(
+				'E_other',
+			);
+			expect(
+				json.afterUpgrade.routing.find((c: any) => c.sessionKey === 'agent:work:telegram:dm:6300').restartResolvesTo,
+			).toBeNull();
+		},
+	);
 
-	it('text-started-at: current Hermes (v30) fails on the TEXT started_at too (its code computes (started_at or 0) - gap the same way)', () => {
-		expect(scanOf('text-started-at').afterUpgrade.repairRoutingCrash.error).toBe(
-			"TypeError: unsupported operand type(s) for -: 'str' and 'float'",
-		);
-		expect(scanOf('json-empty-no-messages').afterUpgrade.repairRoutingCrash).toBeNull();
-	});
+	it(
+		'text-started-at: current Hermes (v30) fails on the TEXT started_at too ' +
+			'(its code computes (started_at or 0) - gap the same way)',
+		() => {
+			expect(scanOf('text-started-at').afterUpgrade.repairRoutingCrash.error).toBe(
+				"TypeError: unsupported operand type(s) for -: 'str' and 'float'",
+			);
+			expect(scanOf('json-empty-no-messages').afterUpgrade.repairRoutingCrash).toBeNull();
+		},
+	);
 });
 
 describe("hfx repair where current Hermes' own repair-routing fails (text-started-at)", () => {

@@ -30,31 +30,35 @@ function ours(dir: string): string[] {
 }
 
 describe('hfx backup', () => {
-	it('writes one verified 0600 archive of the whole root, changes nothing in the root, warns about credentials (exit 0)', () => {
-		const home = makeHome('cli');
-		const out = tempDir('cli-out');
-		const before = {
-			root: listing(home.root),
-			evidence: evidenceState(home.root),
-			profile: evidenceState(path.dirname(home.profileDb)),
-		};
-		const r = hfx(['backup', '--home', home.root, '-o', out]);
-		expect(r.stderr).toBe('');
-		expect(r.code).toBe(0);
-		const [name] = ours(out);
-		expect(name).toMatch(/^hfx-backup-\d{8}-\d{6}\.zip$/);
-		const archive = path.join(out, name!);
-		expect(fs.statSync(archive).mode & 0o777).toBe(0o600);
-		expect(r.stdout).toContain(`→ ${archive}`);
-		expect(r.stdout).toMatch(
-			/✓ state\.db: schema v30, \d+ sessions, \d+ messages, integrity_check ok; one snapshot \(0 restarts/,
-		);
-		expect(r.stdout).toContain('never send it to anyone');
-		expect(fs.readdirSync(out).sort()).toEqual([name, 'hfx-records.jsonl']);
-		expect(listing(home.root)).toEqual(before.root);
-		expect(evidenceState(home.root)).toEqual(before.evidence);
-		expect(evidenceState(path.dirname(home.profileDb))).toEqual(before.profile);
-	});
+	it(
+		'writes one verified 0600 archive of the whole root, changes nothing in ' +
+			'the root, warns about credentials (exit 0)',
+		() => {
+			const home = makeHome('cli');
+			const out = tempDir('cli-out');
+			const before = {
+				root: listing(home.root),
+				evidence: evidenceState(home.root),
+				profile: evidenceState(path.dirname(home.profileDb)),
+			};
+			const r = hfx(['backup', '--home', home.root, '-o', out]);
+			expect(r.stderr).toBe('');
+			expect(r.code).toBe(0);
+			const [name] = ours(out);
+			expect(name).toMatch(/^hfx-backup-\d{8}-\d{6}\.zip$/);
+			const archive = path.join(out, name!);
+			expect(fs.statSync(archive).mode & 0o777).toBe(0o600);
+			expect(r.stdout).toContain(`→ ${archive}`);
+			expect(r.stdout).toMatch(
+				/✓ state\.db: schema v30, \d+ sessions, \d+ messages, integrity_check ok; one snapshot \(0 restarts/,
+			);
+			expect(r.stdout).toContain('never send it to anyone');
+			expect(fs.readdirSync(out).sort()).toEqual([name, 'hfx-records.jsonl']);
+			expect(listing(home.root)).toEqual(before.root);
+			expect(evidenceState(home.root)).toEqual(before.evidence);
+			expect(evidenceState(path.dirname(home.profileDb))).toEqual(before.profile);
+		},
+	);
 
 	it('--json reports members, databases (restarts 0, counts) and the excluded list', () => {
 		const home = makeHome('cli-json');
@@ -114,26 +118,30 @@ describe('hfx backup', () => {
 		expect(ours(out)).toHaveLength(2);
 	});
 
-	it('--keep N prunes only older complete archives of ours, after the new one is verified, and keeps the newest drilled one', () => {
-		const home = makeHome('cli-keep');
-		const out = tempDir('cli-keep-out');
-		fs.writeFileSync(path.join(out, 'hermes-backup-2026-01-01-000000.zip'), "Hermes' own");
-		fs.writeFileSync(path.join(out, 'notes.zip'), "someone else's");
-		expect(hfx(['backup', '--home', home.root, '-o', out]).code).toBe(0);
-		const first = path.join(out, ours(out)[0]!);
-		expect(hfx(['restore', '--drill', first]).code).toBe(0);
-		for (let i = 0; i < 4; i++) {
-			expect(hfx(['backup', '--home', home.root, '-o', out, '--keep', '2']).code).toBe(0);
-		}
+	it(
+		'--keep N prunes only older complete archives of ours, after the new one ' +
+			'is verified, and keeps the newest drilled one',
+		() => {
+			const home = makeHome('cli-keep');
+			const out = tempDir('cli-keep-out');
+			fs.writeFileSync(path.join(out, 'hermes-backup-2026-01-01-000000.zip'), "Hermes' own");
+			fs.writeFileSync(path.join(out, 'notes.zip'), "someone else's");
+			expect(hfx(['backup', '--home', home.root, '-o', out]).code).toBe(0);
+			const first = path.join(out, ours(out)[0]!);
+			expect(hfx(['restore', '--drill', first]).code).toBe(0);
+			for (let i = 0; i < 4; i++) {
+				expect(hfx(['backup', '--home', home.root, '-o', out, '--keep', '2']).code).toBe(0);
+			}
 
-		const left = ours(out);
-		expect(left).toHaveLength(3);
-		expect(left).toContain(path.basename(first));
-		expect(fs.existsSync(path.join(out, 'hermes-backup-2026-01-01-000000.zip'))).toBe(true);
-		expect(fs.existsSync(path.join(out, 'notes.zip'))).toBe(true);
-		const last = hfx(['backup', '--home', home.root, '-o', out, '--keep', '2']);
-		expect(last.stdout).toContain(`kept ${path.basename(first)} beyond --keep: it is the newest drilled archive`);
-	});
+			const left = ours(out);
+			expect(left).toHaveLength(3);
+			expect(left).toContain(path.basename(first));
+			expect(fs.existsSync(path.join(out, 'hermes-backup-2026-01-01-000000.zip'))).toBe(true);
+			expect(fs.existsSync(path.join(out, 'notes.zip'))).toBe(true);
+			const last = hfx(['backup', '--home', home.root, '-o', out, '--keep', '2']);
+			expect(last.stdout).toContain(`kept ${path.basename(first)} beyond --keep: it is the newest drilled archive`);
+		},
+	);
 
 	it('exit 2 while another backup runs (the lock in the root), one line naming it, nothing written', () => {
 		const home = makeHome('cli-lock');
@@ -172,37 +180,41 @@ describe('hfx backup', () => {
 		expect(missing.stderr).toMatch(/no Hermes root here/);
 	});
 
-	it('a backup while a second process commits ~200 times a second: no restarts, integrity ok, counts inside the committed window', async () => {
-		const home = makeHome('cli-live');
-		fs.rmSync(home.db);
-		bigStore(home.db, 80_000);
-		const t = new Trickle(home.db, 200);
-		trickles.push(t);
-		await t.ready();
-		await new Promise(r => setTimeout(r, 300));
-		const out = tempDir('cli-live-out');
-		const before = counts(home.db).messages;
-		const r = hfxJson(['backup', '--home', home.root, '-o', out]);
-		const after = counts(home.db).messages;
-		const commits = await t.stop();
-		expect(r.stderr).toBe('');
-		expect(r.code).toBe(0);
-		expect(after - before).toBeGreaterThan(20);
-		expect(commits).toBeGreaterThan(after - before);
-		const main = r.json.databases.find((d: {path: string}) => d.path === 'state.db');
-		expect(main.restarts).toBe(0);
-		expect(main.steps).toBeGreaterThan(1);
-		expect(main.openMode).toBe('in-place');
-		expect(main.integrity).toBe('ok');
-		expect(main.counts.messages).toBeGreaterThanOrEqual(before);
-		expect(main.counts.messages).toBeLessThanOrEqual(after);
-		// The archived copy verifies on its own, with the same counts.
-		const v = hfxJson(['verify', r.json.archive]);
-		expect(v.code).toBe(0);
-		expect(v.json.databases.find((d: {path: string}) => d.path === 'state.db').counts.messages).toBe(
-			main.counts.messages,
-		);
-	});
+	it(
+		'a backup while a second process commits ~200 times a second: no ' +
+			'restarts, integrity ok, counts inside the committed window',
+		async () => {
+			const home = makeHome('cli-live');
+			fs.rmSync(home.db);
+			bigStore(home.db, 80_000);
+			const t = new Trickle(home.db, 200);
+			trickles.push(t);
+			await t.ready();
+			await new Promise(r => setTimeout(r, 300));
+			const out = tempDir('cli-live-out');
+			const before = counts(home.db).messages;
+			const r = hfxJson(['backup', '--home', home.root, '-o', out]);
+			const after = counts(home.db).messages;
+			const commits = await t.stop();
+			expect(r.stderr).toBe('');
+			expect(r.code).toBe(0);
+			expect(after - before).toBeGreaterThan(20);
+			expect(commits).toBeGreaterThan(after - before);
+			const main = r.json.databases.find((d: {path: string}) => d.path === 'state.db');
+			expect(main.restarts).toBe(0);
+			expect(main.steps).toBeGreaterThan(1);
+			expect(main.openMode).toBe('in-place');
+			expect(main.integrity).toBe('ok');
+			expect(main.counts.messages).toBeGreaterThanOrEqual(before);
+			expect(main.counts.messages).toBeLessThanOrEqual(after);
+			// The archived copy verifies on its own, with the same counts.
+			const v = hfxJson(['verify', r.json.archive]);
+			expect(v.code).toBe(0);
+			expect(v.json.databases.find((d: {path: string}) => d.path === 'state.db').counts.messages).toBe(
+				main.counts.messages,
+			);
+		},
+	);
 
 	it('--quick writes a verified snapshot in state-snapshots/', () => {
 		const home = makeHome('cli-quick');

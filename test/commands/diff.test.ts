@@ -44,7 +44,10 @@ function backup(file: string): void {
 	expect(r.code, r.stderr).toBe(0);
 }
 
-/** A retired-WAL capture as Hermes leaves it (§2.3): the main image as it was, and a -wal holding one more committed turn of the orphan. */
+/**
+ * A retired-WAL capture as Hermes leaves it (§2.3): the main image as it was, and a -wal holding one more committed
+ * turn of the orphan.
+ */
 function retiredCapture(image: string, dir: string, orphan: string): void {
 	const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-diff-test-capture-'));
 	try {
@@ -59,7 +62,8 @@ function retiredCapture(image: string, dir: string, orphan: string): void {
 		again.pragma('wal_autocheckpoint = 0');
 		again
 			.prepare(
-				"INSERT INTO messages (session_id, role, content, timestamp) VALUES (?, 'user', 'a turn the halted process committed', ?)",
+				'INSERT INTO messages (session_id, role, content, timestamp) VALUES (?, ' +
+					"'user', 'a turn the halted process committed', ?)",
 			)
 			.run(orphan, T0 + 3700);
 		fs.copyFileSync(`${db}-wal`, path.join(dir, 'state.db-wal'));
@@ -192,50 +196,57 @@ describe('hfx diff', () => {
 		).toEqual([]);
 	});
 
-	it('of a pre-update emergency snapshot and of a retired-WAL capture against the live store, from private copies', () => {
-		const evidence = folderHashes(inc.home);
-		const emergency = hfxJson(['diff', path.join(inc.home, EMERGENCY), inc.home]);
-		expect(emergency.code, emergency.stderr).toBe(1);
-		expect(emergency.json.a).toMatchObject({
-			kind: 'emergency-snapshot',
-			routingScope: `${fs.realpathSync(inc.home)}/sessions`,
-		});
-		expect(emergency.json.summary.rolledBackBetween).toEqual([SIM_KEY]);
-		const capture = hfxJson(['diff', path.join(inc.home, CAPTURE), inc.db]);
-		expect(capture.code, capture.stderr).toBe(1);
-		expect(capture.json.a.kind).toBe('retired-capture');
-		// The capture's -wal holds one committed turn of the orphan that the live store never got.
-		const orphan = capture.json.sessions.changed.find((x: {id: string}) => x.id === inc.orphan);
-		expect(orphan.messages).toEqual({a: 21, b: 20});
-		expect(folderHashes(inc.home)).toEqual(evidence);
-	});
+	it(
+		'of a pre-update emergency snapshot and of a retired-WAL capture against ' + 'the live store, from private copies',
+		() => {
+			const evidence = folderHashes(inc.home);
+			const emergency = hfxJson(['diff', path.join(inc.home, EMERGENCY), inc.home]);
+			expect(emergency.code, emergency.stderr).toBe(1);
+			expect(emergency.json.a).toMatchObject({
+				kind: 'emergency-snapshot',
+				routingScope: `${fs.realpathSync(inc.home)}/sessions`,
+			});
+			expect(emergency.json.summary.rolledBackBetween).toEqual([SIM_KEY]);
+			const capture = hfxJson(['diff', path.join(inc.home, CAPTURE), inc.db]);
+			expect(capture.code, capture.stderr).toBe(1);
+			expect(capture.json.a.kind).toBe('retired-capture');
+			// The capture's -wal holds one committed turn of the orphan that the live store never got.
+			const orphan = capture.json.sessions.changed.find((x: {id: string}) => x.id === inc.orphan);
+			expect(orphan.messages).toEqual({a: 21, b: 20});
+			expect(folderHashes(inc.home)).toEqual(evidence);
+		},
+	);
 
-	it("reads a tar.gz of a volume through restore's reader (its -wal folded into the private copy) and a Hermes zip with its .hermes/ prefix", () => {
-		const capture = path.join(inc.home, CAPTURE);
-		const tgz = path.join(out, 'volume.tar.gz');
-		expect(spawnSync('tar', ['czf', tgz, '-C', capture, 'state.db', 'state.db-wal']).status).toBe(0);
-		const fromTar = hfxJson(['diff', tgz, inc.home]);
-		expect(fromTar.code, fromTar.stderr).toBe(1);
-		expect(fromTar.json.a).toMatchObject({kind: 'archive', member: 'state.db'});
-		expect(fromTar.json.sessions.changed.find((x: {id: string}) => x.id === inc.orphan).messages).toEqual({
-			a: 21,
-			b: 20,
-		});
-		const zip = path.join(out, 'hermes-backup.zip');
-		fs.writeFileSync(
-			zip,
-			craftZip([
-				{name: '.hermes/config.yaml', data: Buffer.from('model: x\n')},
-				{name: '.hermes/state.db', data: fs.readFileSync(path.join(inc.home, EMERGENCY))},
-			]),
-		);
-		const fromZip = hfxJson(['diff', zip, tgz]);
-		expect(fromZip.code, fromZip.stderr).toBe(0);
-		expect(fromZip.json.a).toMatchObject({kind: 'archive', member: '.hermes/state.db'});
-		expect(fromZip.json.sessions.changed.map((x: {id: string; messages: unknown}) => [x.id, x.messages])).toEqual([
-			[inc.orphan, {a: 20, b: 21}],
-		]);
-	});
+	it(
+		"reads a tar.gz of a volume through restore's reader (its -wal folded " +
+			'into the private copy) and a Hermes zip with its .hermes/ prefix',
+		() => {
+			const capture = path.join(inc.home, CAPTURE);
+			const tgz = path.join(out, 'volume.tar.gz');
+			expect(spawnSync('tar', ['czf', tgz, '-C', capture, 'state.db', 'state.db-wal']).status).toBe(0);
+			const fromTar = hfxJson(['diff', tgz, inc.home]);
+			expect(fromTar.code, fromTar.stderr).toBe(1);
+			expect(fromTar.json.a).toMatchObject({kind: 'archive', member: 'state.db'});
+			expect(fromTar.json.sessions.changed.find((x: {id: string}) => x.id === inc.orphan).messages).toEqual({
+				a: 21,
+				b: 20,
+			});
+			const zip = path.join(out, 'hermes-backup.zip');
+			fs.writeFileSync(
+				zip,
+				craftZip([
+					{name: '.hermes/config.yaml', data: Buffer.from('model: x\n')},
+					{name: '.hermes/state.db', data: fs.readFileSync(path.join(inc.home, EMERGENCY))},
+				]),
+			);
+			const fromZip = hfxJson(['diff', zip, tgz]);
+			expect(fromZip.code, fromZip.stderr).toBe(0);
+			expect(fromZip.json.a).toMatchObject({kind: 'archive', member: '.hermes/state.db'});
+			expect(fromZip.json.sessions.changed.map((x: {id: string; messages: unknown}) => [x.id, x.messages])).toEqual([
+				[inc.orphan, {a: 20, b: 21}],
+			]);
+		},
+	);
 
 	describe('refuses in one line, exit 2, writing nothing', () => {
 		const refusal = (args: string[], kind: string, file: string) => {

@@ -108,33 +108,36 @@ describe('drill and gate', () => {
 		expect(missing.code).toBe(2);
 	});
 
-	it('restore from the command line: refuses zip-slip (exit 2), needs --yes without a terminal, restores with it', () => {
-		const dir = tempDir('restore-cli');
-		const evil = path.join(dir, 'evil.zip');
-		fs.writeFileSync(evil, craftZip([{name: '../../escaped.txt', data: Buffer.from('x')}]));
-		const target = path.join(dir, 'target');
-		const r = hfx(['restore', evil, '--to', target]);
-		expect(r.code).toBe(2);
-		expect(r.stderr.trim().split('\n')).toHaveLength(1);
-		expect(r.stderr).toMatch(/member "\.\.\/\.\.\/escaped\.txt" is refused: "\.\." path segment/);
-		expect(fs.existsSync(target)).toBe(false);
+	it(
+		'restore from the command line: refuses zip-slip (exit 2), needs --yes ' + 'without a terminal, restores with it',
+		() => {
+			const dir = tempDir('restore-cli');
+			const evil = path.join(dir, 'evil.zip');
+			fs.writeFileSync(evil, craftZip([{name: '../../escaped.txt', data: Buffer.from('x')}]));
+			const target = path.join(dir, 'target');
+			const r = hfx(['restore', evil, '--to', target]);
+			expect(r.code).toBe(2);
+			expect(r.stderr.trim().split('\n')).toHaveLength(1);
+			expect(r.stderr).toMatch(/member "\.\.\/\.\.\/escaped\.txt" is refused: "\.\." path segment/);
+			expect(fs.existsSync(target)).toBe(false);
 
-		const home = makeHome('restore-cli-home');
-		const out = tempDir('restore-cli-out');
-		expect(hfx(['backup', '--home', home.root, '-o', out]).code).toBe(0);
-		const archive = only(out);
-		const before = listing(home.root);
-		const noYes = hfx(['restore', archive, '--home', home.root]);
-		expect(noYes.code).toBe(2);
-		expect(noYes.stderr).toMatch(/no confirmation was given; nothing was written\. Next: .*--yes/);
-		expect(listing(home.root)).toEqual(before);
-		const yes = hfx(['restore', archive, '--home', home.root, '--yes']);
-		expect(yes.code).toBe(0);
-		expect(yes.stdout).toMatch(/✓ RESTORED/);
-		expect(yes.stdout).toMatch(/kept in .*backups\/pre-restore-\d{8}-\d{6}/);
-		expect(dump(home.db)).toContain('"source":"telegram"');
-		expect(hfx(['restore', archive]).code).toBe(2);
-	});
+			const home = makeHome('restore-cli-home');
+			const out = tempDir('restore-cli-out');
+			expect(hfx(['backup', '--home', home.root, '-o', out]).code).toBe(0);
+			const archive = only(out);
+			const before = listing(home.root);
+			const noYes = hfx(['restore', archive, '--home', home.root]);
+			expect(noYes.code).toBe(2);
+			expect(noYes.stderr).toMatch(/no confirmation was given; nothing was written\. Next: .*--yes/);
+			expect(listing(home.root)).toEqual(before);
+			const yes = hfx(['restore', archive, '--home', home.root, '--yes']);
+			expect(yes.code).toBe(0);
+			expect(yes.stdout).toMatch(/✓ RESTORED/);
+			expect(yes.stdout).toMatch(/kept in .*backups\/pre-restore-\d{8}-\d{6}/);
+			expect(dump(home.db)).toContain('"source":"telegram"');
+			expect(hfx(['restore', archive]).code).toBe(2);
+		},
+	);
 });
 
 describe('whose archive: one -o folder for two homes', () => {
@@ -173,26 +176,29 @@ describe('whose archive: one -o folder for two homes', () => {
 		expect(archives(out)).toHaveLength(2);
 	});
 
-	it("gate --home A never passes on B's verified, drilled archive; it passes for B, and for B through a link to B", () => {
-		const a = makeHome('gate-a');
-		const b = makeHome('gate-b');
-		const out = tempDir('gate-shared');
-		expect(hfx(['backup', '--home', b.root, '-o', out]).code).toBe(0);
-		const bArchive = only(out);
-		expect(hfx(['restore', '--drill', bArchive]).code).toBe(0);
-		const blocked = hfx(['gate', '--home', a.root, '-o', out]);
-		expect(blocked.code).toBe(1);
-		expect(blocked.stdout).toBe('');
-		expect(blocked.stderr).toMatch(/BLOCKED: .*\(1 backup there is of another home: never passing for .*gate-a/);
-		const json = hfxJson(['gate', '--home', a.root, '-o', out]);
-		expect(json.json.candidates[0]).toMatchObject({owner: 'other', home: fs.realpathSync(b.root)});
-		expect(json.json.candidates[0].missing[0]).toMatch(/an archive of another home/);
-		expect(hfx(['gate', '--home', b.root, '-o', out]).code).toBe(0);
-		// The same home by another path (a symbolic link to it) is the same home.
-		const link = path.join(tempDir('gate-link'), 'b-link');
-		fs.symlinkSync(b.root, link);
-		expect(hfx(['gate', '--home', link, '-o', out]).stdout.trim()).toBe(bArchive);
-	});
+	it(
+		"gate --home A never passes on B's verified, drilled archive; it passes " + 'for B, and for B through a link to B',
+		() => {
+			const a = makeHome('gate-a');
+			const b = makeHome('gate-b');
+			const out = tempDir('gate-shared');
+			expect(hfx(['backup', '--home', b.root, '-o', out]).code).toBe(0);
+			const bArchive = only(out);
+			expect(hfx(['restore', '--drill', bArchive]).code).toBe(0);
+			const blocked = hfx(['gate', '--home', a.root, '-o', out]);
+			expect(blocked.code).toBe(1);
+			expect(blocked.stdout).toBe('');
+			expect(blocked.stderr).toMatch(/BLOCKED: .*\(1 backup there is of another home: never passing for .*gate-a/);
+			const json = hfxJson(['gate', '--home', a.root, '-o', out]);
+			expect(json.json.candidates[0]).toMatchObject({owner: 'other', home: fs.realpathSync(b.root)});
+			expect(json.json.candidates[0].missing[0]).toMatch(/an archive of another home/);
+			expect(hfx(['gate', '--home', b.root, '-o', out]).code).toBe(0);
+			// The same home by another path (a symbolic link to it) is the same home.
+			const link = path.join(tempDir('gate-link'), 'b-link');
+			fs.symlinkSync(b.root, link);
+			expect(hfx(['gate', '--home', link, '-o', out]).stdout.trim()).toBe(bArchive);
+		},
+	);
 
 	it("a record claiming B's archive for A is not enough: the gate reads the archive's own manifest", () => {
 		const a = makeHome('forged-a');

@@ -174,7 +174,8 @@ describe(`a full disk${canMount ? '' : ' (SKIPPED: mounting a tmpfs needs root)'
 		expect(r.stderr.trim().split('\n')).toHaveLength(1);
 		expect(r.stderr).toMatch(
 			new RegExp(
-				`^hfx: ${out}: not enough free space for the archive: about \\d+ MiB needed, \\d+ MiB free\\. Next: free space there or write elsewhere with -o DIR`,
+				`^hfx: ${out}: not enough free space for the archive: about \\d+ MiB ` +
+					`needed, \\d+ MiB free\\. Next: free space there or write elsewhere with -o DIR`,
 			),
 		);
 		expect(fs.readdirSync(out)).toEqual([]);

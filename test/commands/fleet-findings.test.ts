@@ -70,30 +70,33 @@ describe('the fleet sees every finding', () => {
 		).toEqual(['ops']);
 	});
 
-	it('one hfx_store_info per store carries the schema, rule set and build; no other series carries a version label', () => {
-		const info = samples.filter(s => s.name === 'hfx_store_info');
-		expect(info.map(s => s.labels.profile).sort()).toEqual([
-			'columnless',
-			'default',
-			'halted',
-			'ops',
-			'rolled',
-			'signatures',
-			'work',
-		]);
-		expect(info.find(s => s.labels.profile === 'ops')).toEqual({
-			name: 'hfx_store_info',
-			labels: {profile: 'ops', schema: 'v25', rule_set: 'v25', build: 'unknown'},
-			value: 1,
-		});
-		expect(info.find(s => s.labels.profile === 'rolled')!.labels).toMatchObject({
-			schema: 'v21',
-			rule_set: 'legacy-v21',
-		});
-		expect(
-			samples.filter(s => s.name !== 'hfx_store_info' && ['schema', 'rule_set', 'build'].some(l => l in s.labels)),
-		).toEqual([]);
-	});
+	it(
+		'one hfx_store_info per store carries the schema, rule set and build; no ' + 'other series carries a version label',
+		() => {
+			const info = samples.filter(s => s.name === 'hfx_store_info');
+			expect(info.map(s => s.labels.profile).sort()).toEqual([
+				'columnless',
+				'default',
+				'halted',
+				'ops',
+				'rolled',
+				'signatures',
+				'work',
+			]);
+			expect(info.find(s => s.labels.profile === 'ops')).toEqual({
+				name: 'hfx_store_info',
+				labels: {profile: 'ops', schema: 'v25', rule_set: 'v25', build: 'unknown'},
+				value: 1,
+			});
+			expect(info.find(s => s.labels.profile === 'rolled')!.labels).toMatchObject({
+				schema: 'v21',
+				rule_set: 'legacy-v21',
+			});
+			expect(
+				samples.filter(s => s.name !== 'hfx_store_info' && ['schema', 'rule_set', 'build'].some(l => l in s.labels)),
+			).toEqual([]);
+		},
+	);
 
 	it('hfx watch says every finding kind as its event on the first reading, and changes nothing', async () => {
 		const watch = new WatchProcess(['--home', root, '--interval', '30s', '--json-lines']);

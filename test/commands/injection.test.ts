@@ -19,7 +19,9 @@ import {EVIL, type HostileStore, buildHostileStore} from '../helpers/hostile-sto
 /** A byte a terminal acts on, or a character that hides or reorders text: only \n (between lines) may appear. */
 const RAW = /[\u0000-\u0009\u000B-\u001F\u007F-\u009F\u2028\u2029\u200B\u200E\u200F\u202A-\u202E\u2066-\u2069\uFEFF]/u;
 
-/** How EVIL's hostile parts look once escaped (ours: \x1b; where a message quotes a string with JSON.stringify: \u001b). */
+/**
+ * How EVIL's hostile parts look once escaped (ours: \x1b; where a message quotes a string with JSON.stringify: \u001b).
+ */
 const SHOWN = [
 	/\\(x1b|u001b)\[2J/,
 	/\\(x1b|u001b)\]0;pwned\\(x07|u0007)/,
@@ -196,21 +198,24 @@ describe('hostile file names and command lines', () => {
 		}
 	});
 
-	it('verify: archive member names with escapes, a newline, C1 and bidi are reported escaped, in one refusal line', () => {
-		const zip = path.join(tmp, 'members.zip');
-		fs.writeFileSync(
-			zip,
-			craftZip([
-				{name: `state.db${EVIL}`, data: Buffer.from('x')},
-				{name: `../${EVIL}`, data: Buffer.from('y')},
-			]),
-		);
-		const r = hfx(['verify', zip]);
-		expectClean(r, 'verify hostile members');
-		expect(r.code).not.toBe(0);
-		expectShown(r.stdout, 'verify');
-		expectShown(r.stderr, 'verify');
-		const refusals = r.stderr.split('\n').filter(Boolean);
-		expect(refusals.length).toBeLessThanOrEqual(1);
-	});
+	it(
+		'verify: archive member names with escapes, a newline, C1 and bidi are ' + 'reported escaped, in one refusal line',
+		() => {
+			const zip = path.join(tmp, 'members.zip');
+			fs.writeFileSync(
+				zip,
+				craftZip([
+					{name: `state.db${EVIL}`, data: Buffer.from('x')},
+					{name: `../${EVIL}`, data: Buffer.from('y')},
+				]),
+			);
+			const r = hfx(['verify', zip]);
+			expectClean(r, 'verify hostile members');
+			expect(r.code).not.toBe(0);
+			expectShown(r.stdout, 'verify');
+			expectShown(r.stderr, 'verify');
+			const refusals = r.stderr.split('\n').filter(Boolean);
+			expect(refusals.length).toBeLessThanOrEqual(1);
+		},
+	);
 });

@@ -40,7 +40,8 @@ describe('naming sessions and chats', () => {
 		const r = hfx(['routing', '777001', '--db', db]);
 		expect(r.code).toBe(2);
 		expect(r.stderr.trim()).toBe(
-			`hfx: ${db}: no session or routing entry carries the key "777001". Next: did you mean: hfx routing agent:main:telegram:dm:777001`,
+			`hfx: ${db}: no session or routing entry carries the key "777001". Next: ` +
+				`did you mean: hfx routing agent:main:telegram:dm:777001`,
 		);
 		expect(hfx(['routing', 'agent:main:telegram:dm:777001', '--db', db]).code).toBe(1);
 	});
@@ -52,7 +53,8 @@ describe('naming sessions and chats', () => {
 		expect(typo.code).toBe(2);
 		expect(typo.stdout).toBe('');
 		expect(typo.stderr.trim()).toBe(
-			`hfx: ${db}: --only names no adoptable orphan: 427c496x (no adoptable orphan "427c496x"). Next: list the adoptable orphans with: hfx repair`,
+			`hfx: ${db}: --only names no adoptable orphan: 427c496x (no adoptable ` +
+				`orphan "427c496x"). Next: list the adoptable orphans with: hfx repair`,
 		);
 		const refused = hfx(['repair', '--db', db, '--only', 'f20eabbd']);
 		expect(refused.code).toBe(2);
@@ -60,12 +62,15 @@ describe('naming sessions and chats', () => {
 		expect(fs.readdirSync(dir)).toEqual(['state.db']);
 	});
 
-	it('a refused --apply (a mistyped --only) writes nothing, not even to the audit trail: only writes are recorded', () => {
-		const before = evidenceState(dir);
-		const r = hfx(['repair', '--db', db, '--apply', '--yes', '--only', '427c496x']);
-		expect(r.code).toBe(2);
-		expect(r.stderr).toContain('--only names no adoptable orphan: 427c496x');
-		expect(evidenceState(dir)).toEqual(before);
-		expect(fs.readdirSync(dir)).toEqual(['state.db']);
-	});
+	it(
+		'a refused --apply (a mistyped --only) writes nothing, not even to the ' + 'audit trail: only writes are recorded',
+		() => {
+			const before = evidenceState(dir);
+			const r = hfx(['repair', '--db', db, '--apply', '--yes', '--only', '427c496x']);
+			expect(r.code).toBe(2);
+			expect(r.stderr).toContain('--only names no adoptable orphan: 427c496x');
+			expect(evidenceState(dir)).toEqual(before);
+			expect(fs.readdirSync(dir)).toEqual(['state.db']);
+		},
+	);
 });

@@ -67,25 +67,29 @@ describe("routing entries of the gateway's own scope", () => {
 		expect((c.notes as string[]).join(' ')).toContain('another scope');
 	});
 
-	it('judges a copied store as the gateway it came from with --routing-scope, and says so when every row is foreign', () => {
-		const built = build((w, ids) => w.setRouting(K, ids.older, T0 + 700, '/srv/origin/.hermes/sessions'));
-		const plain = hfxJson(['scan', '--db', built.db], {env: {HERMES_HOME: ''}}).json;
-		expect((plain.database.notes as string[]).join(' ')).toContain('--routing-scope /srv/origin/.hermes/sessions');
-		expect((plain.routing as any[]).find(r => r.sessionKey === K)).toMatchObject({
-			restartResolvesTo: built.newer,
-			routingEntry: null,
-		});
-		const scoped = hfxJson(['scan', '--db', built.db, '--routing-scope', '/srv/origin/.hermes/sessions'], {
-			env: {HERMES_HOME: ''},
-		}).json;
-		expect(scoped.database.routingScope).toBe('/srv/origin/.hermes/sessions');
-		expect(scoped.database.notes.join(' ')).not.toContain('--routing-scope');
-		expect((scoped.routing as any[]).find(r => r.sessionKey === K)).toMatchObject({
-			restartResolvesTo: built.older,
-			resolvedVia: 'routing-entry',
-			rollbackRisk: true,
-		});
-	});
+	it(
+		'judges a copied store as the gateway it came from with --routing-scope, ' +
+			'and says so when every row is foreign',
+		() => {
+			const built = build((w, ids) => w.setRouting(K, ids.older, T0 + 700, '/srv/origin/.hermes/sessions'));
+			const plain = hfxJson(['scan', '--db', built.db], {env: {HERMES_HOME: ''}}).json;
+			expect((plain.database.notes as string[]).join(' ')).toContain('--routing-scope /srv/origin/.hermes/sessions');
+			expect((plain.routing as any[]).find(r => r.sessionKey === K)).toMatchObject({
+				restartResolvesTo: built.newer,
+				routingEntry: null,
+			});
+			const scoped = hfxJson(['scan', '--db', built.db, '--routing-scope', '/srv/origin/.hermes/sessions'], {
+				env: {HERMES_HOME: ''},
+			}).json;
+			expect(scoped.database.routingScope).toBe('/srv/origin/.hermes/sessions');
+			expect(scoped.database.notes.join(' ')).not.toContain('--routing-scope');
+			expect((scoped.routing as any[]).find(r => r.sessionKey === K)).toMatchObject({
+				restartResolvesTo: built.older,
+				resolvedVia: 'routing-entry',
+				rollbackRisk: true,
+			});
+		},
+	);
 
 	it("refuses --routing-scope without --db (it names one copied store's gateway)", () => {
 		const built = build(() => undefined);

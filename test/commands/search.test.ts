@@ -22,7 +22,10 @@ const HOSTILE = `merged \u001b[2J\u001b]0;pwned\u0007 fake \u009b31m verdict \u2
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-search-'));
 afterAll(() => fs.rmSync(dir, {recursive: true, force: true}));
 
-/** A home whose store holds a keyed chat and the keyless orphan a restart skipped (its text: PHRASE), written by a second process. */
+/**
+ * A home whose store holds a keyed chat and the keyless orphan a restart skipped (its text: PHRASE), written by a
+ * second process.
+ */
 async function home(
 	name: string,
 	layout: FtsLayout | 'none',
@@ -78,26 +81,30 @@ function unchanged<T>(root: string, run: () => T): T {
 }
 
 describe('hfx search', () => {
-	it('v23+ external-content FTS: finds the phrase in a keyless orphan through the word index, labelled "keyless: orphan", evidence unchanged', async () => {
-		const h = await home('external', 'external');
-		const r = unchanged(h.home, () => hfx(['search', PHRASE, '--home', h.home]));
-		expect(r.stderr).toBe('');
-		expect(r.code).toBe(0);
-		expect(r.stdout).toContain('keyless: orphan');
-		expect(r.stdout).toContain(`»${PHRASE}«`);
-		expect(r.stdout).toMatch(/messages_fts \(v23\+, external content\), trigram; searched by the word\s+index/);
-		const {code, json} = unchanged(h.home, () => hfxJson(['search', PHRASE, '--home', h.home]));
-		expect(code).toBe(0);
-		const [store] = json.stores;
-		expect(store).toMatchObject({ok: true, route: 'fts', index: {layout: 'external', trigram: true, stale: false}});
-		expect(store.hits[0]).toMatchObject({
-			role: 'user',
-			via: 'fts',
-			chat: {kind: 'orphan', belongsTo: KEY},
-			atUtc: expect.stringMatching(/^2026-08-0\d /),
-		});
-		expect(store.hits[0].chat.label).toBe(`keyless: orphan of ${KEY}`);
-	});
+	it(
+		'v23+ external-content FTS: finds the phrase in a keyless orphan through ' +
+			'the word index, labelled "keyless: orphan", evidence unchanged',
+		async () => {
+			const h = await home('external', 'external');
+			const r = unchanged(h.home, () => hfx(['search', PHRASE, '--home', h.home]));
+			expect(r.stderr).toBe('');
+			expect(r.code).toBe(0);
+			expect(r.stdout).toContain('keyless: orphan');
+			expect(r.stdout).toContain(`»${PHRASE}«`);
+			expect(r.stdout).toMatch(/messages_fts \(v23\+, external content\), trigram; searched by the word\s+index/);
+			const {code, json} = unchanged(h.home, () => hfxJson(['search', PHRASE, '--home', h.home]));
+			expect(code).toBe(0);
+			const [store] = json.stores;
+			expect(store).toMatchObject({ok: true, route: 'fts', index: {layout: 'external', trigram: true, stale: false}});
+			expect(store.hits[0]).toMatchObject({
+				role: 'user',
+				via: 'fts',
+				chat: {kind: 'orphan', belongsTo: KEY},
+				atUtc: expect.stringMatching(/^2026-08-0\d /),
+			});
+			expect(store.hits[0].chat.label).toBe(`keyless: orphan of ${KEY}`);
+		},
+	);
 
 	it('legacy inline FTS (pre-v23: messages_fts without tool_name) is read as such', async () => {
 		const h = await home('legacy', 'legacy');
@@ -123,7 +130,10 @@ describe('hfx search', () => {
 			// Written with the index's triggers off, as after a failed write: the index misses it.
 			await w.send({
 				op: 'exec',
-				sql: "DROP TRIGGER messages_fts_insert; DROP TRIGGER messages_fts_trigram_insert; INSERT INTO state_meta(key, value) VALUES ('fts_stale', '1')",
+				sql:
+					'DROP TRIGGER messages_fts_insert; DROP TRIGGER ' +
+					'messages_fts_trigram_insert; INSERT INTO state_meta(key, value) VALUES ' +
+					"('fts_stale', '1')",
 			});
 			await w.send({
 				op: 'messages',
@@ -142,7 +152,9 @@ describe('hfx search', () => {
 			// Hermes' rebuild marks the window first; rows inside it are not indexed by the triggers.
 			await w.send({
 				op: 'exec',
-				sql: "INSERT INTO state_meta(key, value) VALUES ('fts_rebuild_high_water', '1000'), ('fts_rebuild_progress', '0')",
+				sql:
+					"INSERT INTO state_meta(key, value) VALUES ('fts_rebuild_high_water', " +
+					"'1000'), ('fts_rebuild_progress', '0')",
 			});
 			await w.send({
 				op: 'messages',

@@ -20,7 +20,9 @@ import {WriterProcess} from '../helpers/writer.js';
 const RESTART_AT = T0 + 3600 + 3 * 86_400;
 /** Taken a minute before the restart, by its name (UTC). */
 const EMERGENCY_AT = RESTART_AT - 60;
-const EMERGENCY = `state.db.pre-update-emergency-${new Date(EMERGENCY_AT * 1000).toISOString().slice(0, 19).replaceAll(':', '-')}-000000Z-4242.bak`;
+const EMERGENCY =
+	`state.db.pre-update-emergency-` +
+	`${new Date(EMERGENCY_AT * 1000).toISOString().slice(0, 19).replaceAll(':', '-')}-000000Z-4242.bak`;
 
 let inc: IncidentStore;
 let out: string;

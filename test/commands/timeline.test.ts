@@ -37,12 +37,17 @@ function postRestart(target: string): void {
 		'BEGIN;',
 		...[0, 5, 60, 65].map(
 			(d, i) =>
-				`INSERT INTO messages (session_id, role, content, timestamp) VALUES ('${K}', '${i % 2 ? 'assistant' : 'user'}', 'after the restart ${i}', ${TR + d});`,
+				`INSERT INTO messages (session_id, role, content, timestamp) VALUES ` +
+				`('${K}', '${i % 2 ? 'assistant' : 'user'}', 'after the ` +
+				`restart ${i}', ${TR + d});`,
 		),
 		`UPDATE sessions SET message_count = message_count + 4 WHERE id = '${K}';`,
 		// The restart's full rewrite (every key of the scope, one updated_at), then this chat's turns upsert its entry.
-		`INSERT INTO gateway_routing VALUES ('${scope}', 'agent:main:discord:group:9001', ${entry('20260808_001820_8719394d', 'agent:main:discord:group:9001')}, ${TR - 30});`,
-		`INSERT INTO gateway_routing VALUES ('${scope}', 'agent:main:slack:dm:C01', ${entry('20260809_001820_3fb83ac3', 'agent:main:slack:dm:C01')}, ${TR - 30});`,
+		`INSERT INTO gateway_routing VALUES ('${scope}', ` +
+			`'agent:main:discord:group:9001', ` +
+			`${entry('20260808_001820_8719394d', 'agent:main:discord:group:9001')}, ${TR - 30});`,
+		`INSERT INTO gateway_routing VALUES ('${scope}', ` +
+			`'agent:main:slack:dm:C01', ${entry('20260809_001820_3fb83ac3', 'agent:main:slack:dm:C01')}, ${TR - 30});`,
 		`INSERT INTO gateway_routing VALUES ('${scope}', '${KEY}', ${entry(K, KEY)}, ${TR + 65});`,
 		'COMMIT;',
 	].join('\n');
@@ -102,24 +107,28 @@ describe('hfx timeline', () => {
 		expect(evidenceState(dir)).toEqual(before);
 	});
 
-	it("--json: the rows with their evidence, the events in time order, the restart dated by the log line at the machine's offset", () => {
-		const {code, json} = hfxJson(['timeline', '427c496c', '--db', db], {env: IST});
-		expect(code).toBe(1);
-		expect(json.sessionKey).toBe(KEY);
-		expect(json.rows.map((r: {id: string}) => r.id)).toEqual([K, O]);
-		expect(json.rows[1]).toMatchObject({id: O, keyed: false, via: ['skipped'], certainty: 'strong', messages: 798});
-		const times = json.events.map((e: {at: number}) => e.at);
-		expect(times).toEqual([...times].sort((a: number, b: number) => a - b));
-		const restart = json.events.find((e: {kind: string}) => e.kind === 'restart');
-		expect(restart).toMatchObject({at: START, certainty: 'strong'});
-		expect(json.events.filter((e: {kind: string}) => e.kind === 'log').map((e: {text: string}) => e.text)).toEqual([
-			expect.stringMatching(/^gateway\.log:1 INFO Gateway stopped/),
-			expect.stringMatching(/^gateway\.log:2 INFO Starting Hermes Gateway/),
-			expect.stringMatching(/^gateway\.log:3 INFO Gateway running/),
-		]);
-		expect(json.logs.files).toEqual(['gateway.log']);
-		expect(json.restartNow).toBeNull();
-	});
+	it(
+		'--json: the rows with their evidence, the events in time order, the ' +
+			"restart dated by the log line at the machine's offset",
+		() => {
+			const {code, json} = hfxJson(['timeline', '427c496c', '--db', db], {env: IST});
+			expect(code).toBe(1);
+			expect(json.sessionKey).toBe(KEY);
+			expect(json.rows.map((r: {id: string}) => r.id)).toEqual([K, O]);
+			expect(json.rows[1]).toMatchObject({id: O, keyed: false, via: ['skipped'], certainty: 'strong', messages: 798});
+			const times = json.events.map((e: {at: number}) => e.at);
+			expect(times).toEqual([...times].sort((a: number, b: number) => a - b));
+			const restart = json.events.find((e: {kind: string}) => e.kind === 'restart');
+			expect(restart).toMatchObject({at: START, certainty: 'strong'});
+			expect(json.events.filter((e: {kind: string}) => e.kind === 'log').map((e: {text: string}) => e.text)).toEqual([
+				expect.stringMatching(/^gateway\.log:1 INFO Gateway stopped/),
+				expect.stringMatching(/^gateway\.log:2 INFO Starting Hermes Gateway/),
+				expect.stringMatching(/^gateway\.log:3 INFO Gateway running/),
+			]);
+			expect(json.logs.files).toEqual(['gateway.log']);
+			expect(json.restartNow).toBeNull();
+		},
+	);
 
 	it('read at another offset, the same log line lands elsewhere: the offset assumed is said on the line', () => {
 		const {json} = hfxJson(['timeline', KEY, '--db', db], {env: {TZ: 'UTC'}});

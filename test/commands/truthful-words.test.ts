@@ -36,20 +36,24 @@ describe('truthful words (issue #28 point 9)', () => {
 		expect(summary).toContain('CRC-32');
 	});
 
-	it('audit show --json and audit verify --json with no trail print a JSON document on stdout, one line on stderr, exit 2', () => {
-		const home = makeHome('words-audit');
-		for (const action of ['show', 'verify']) {
-			const r = hfx(['audit', action, '--db', home.db, '--json']);
-			expect(r.code).toBe(2);
-			const doc = JSON.parse(r.stdout) as {error: {kind: string; file: string; reason: string}};
-			expect(doc.error).toMatchObject({
-				kind: 'not-found',
-				file: path.join(home.root, 'hfx-audit.jsonl'),
-				reason: 'no audit trail here',
-			});
-			expect(r.stderr.trim().split('\n')).toHaveLength(1);
-		}
-	});
+	it(
+		'audit show --json and audit verify --json with no trail print a JSON ' +
+			'document on stdout, one line on stderr, exit 2',
+		() => {
+			const home = makeHome('words-audit');
+			for (const action of ['show', 'verify']) {
+				const r = hfx(['audit', action, '--db', home.db, '--json']);
+				expect(r.code).toBe(2);
+				const doc = JSON.parse(r.stdout) as {error: {kind: string; file: string; reason: string}};
+				expect(doc.error).toMatchObject({
+					kind: 'not-found',
+					file: path.join(home.root, 'hfx-audit.jsonl'),
+					reason: 'no audit trail here',
+				});
+				expect(r.stderr.trim().split('\n')).toHaveLength(1);
+			}
+		},
+	);
 
 	it.runIf(process.getuid?.() === 0)(
 		"a restore run as root keeps hfx-audit.head the agent user's (its owner and mode)",

@@ -47,32 +47,37 @@ async function home(tag: string): Promise<{root: string; db: string}> {
 }
 
 describe("hfx watch and the agent's own operations", () => {
-	it('journal-mode switch, every checkpoint mode and VACUUM succeed 10/10 while watch follows; watch follows their commits and holds nothing while idle', async () => {
-		const {root, db} = await home('ops');
-		const out = path.join(dir, 'ops-out');
-		fs.mkdirSync(out);
-		const file = path.join(out, 'hfx.prom');
-		const watch = new WatchProcess(['--home', root, '--interval', '1s', '--json-lines', '--textfile', file]);
-		running.push(watch);
-		await watch.waitFor(() => fs.existsSync(file), 10_000, 'textfile');
-		const sessions = () =>
-			sampleOf(parseExposition(fs.readFileSync(file, 'utf8')), 'hfx_sessions', {profile: 'default'});
-		expect(sessions()).toBe(1);
+	it(
+		'journal-mode switch, every checkpoint mode and VACUUM succeed 10/10 ' +
+			'while watch follows; watch follows their commits and holds nothing ' +
+			'while idle',
+		async () => {
+			const {root, db} = await home('ops');
+			const out = path.join(dir, 'ops-out');
+			fs.mkdirSync(out);
+			const file = path.join(out, 'hfx.prom');
+			const watch = new WatchProcess(['--home', root, '--interval', '1s', '--json-lines', '--textfile', file]);
+			running.push(watch);
+			await watch.waitFor(() => fs.existsSync(file), 10_000, 'textfile');
+			const sessions = () =>
+				sampleOf(parseExposition(fs.readFileSync(file, 'utf8')), 'hfx_sessions', {profile: 'default'});
+			expect(sessions()).toBe(1);
 
-		const results = await runAgentOps(db, AGENT_OPS, 10, 120);
-		const failed = results.filter(r => !r.ok);
-		expect(failed, JSON.stringify(failed.slice(0, 5))).toEqual([]);
-		expect(results).toHaveLength(60);
-		// hfx followed every commit (one new session per attempt), through the switches and VACUUMs.
-		await watch.waitFor(() => sessions() === 61, 10_000, "the agent's 60 sessions in the textfile");
+			const results = await runAgentOps(db, AGENT_OPS, 10, 120);
+			const failed = results.filter(r => !r.ok);
+			expect(failed, JSON.stringify(failed.slice(0, 5))).toEqual([]);
+			expect(results).toHaveLength(60);
+			// hfx followed every commit (one new session per attempt), through the switches and VACUUMs.
+			await watch.waitFor(() => sessions() === 61, 10_000, "the agent's 60 sessions in the textfile");
 
-		// Idle between readings: no descriptor on the store's files, no lock on them.
-		const pid = watch.child.pid!;
-		expect(await sampleHeld(pid, db, 15, 100)).toEqual([]);
-		const files = hfx(['files', '--json', '--db', db]);
-		const holders = (JSON.parse(files.stdout) as {holders: {holders: Array<{pid: number}>}}).holders.holders;
-		expect(holders.map(h => h.pid)).not.toContain(pid);
-		expect(watch.stderr).toBe('');
-		expect((await watch.stop('SIGTERM')).code).toBe(0);
-	});
+			// Idle between readings: no descriptor on the store's files, no lock on them.
+			const pid = watch.child.pid!;
+			expect(await sampleHeld(pid, db, 15, 100)).toEqual([]);
+			const files = hfx(['files', '--json', '--db', db]);
+			const holders = (JSON.parse(files.stdout) as {holders: {holders: Array<{pid: number}>}}).holders.holders;
+			expect(holders.map(h => h.pid)).not.toContain(pid);
+			expect(watch.stderr).toBe('');
+			expect((await watch.stop('SIGTERM')).code).toBe(0);
+		},
+	);
 });

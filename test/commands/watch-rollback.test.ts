@@ -36,7 +36,8 @@ const gauge = (file: string) =>
 	sampleOf(parseExposition(fs.readFileSync(file, 'utf8')), 'hfx_rollback_happened_chats', {profile: 'default'});
 
 describe('hfx watch and a rollback that happens', () => {
-	it('rollback-happened once with its facts (JSON lines), the gauge 1, then -cleared and 0 after the adoption', async () => {
+	it('rollback-happened once with its facts (JSON lines), the gauge 1, then ' +
+		'-cleared and 0 after the adoption', async () => {
 		const home = path.join(dir, 'json');
 		const db = copyIncident(home);
 		const writer = await incidentWriter(db);
@@ -66,7 +67,9 @@ describe('hfx watch and a rollback that happens', () => {
 			skippedMessages: 798,
 			writtenSince: {messages: 4, userTurns: 2},
 			certainty: 'strong',
-			next: 'preview its adoption with: hfx repair --only 427c496c --donor 46fab954 (then stop the gateway and add --apply)',
+			next:
+				'preview its adoption with: hfx repair --only 427c496c --donor 46fab954 ' +
+				'(then stop the gateway and add --apply)',
 		});
 		expect(happened[0]!.resumedAt - happened[0]!.jumpedFrom).toBeGreaterThan(4 * 86_400);
 		expect(happened[0]!.evidence).toContain("its id has the gateway's 8-hex suffix: the gateway minted it for a chat");
@@ -80,7 +83,11 @@ describe('hfx watch and a rollback that happens', () => {
 		// What an adoption writes: the stranded row gets the chat's identity, the resumed row is retired.
 		await writer.send({
 			op: 'exec',
-			sql: `UPDATE sessions SET session_key = '${INCIDENT_CHAT}', user_id = 'u-teknium', chat_id = '777001', chat_type = 'dm' WHERE id = '${INCIDENT_ORPHAN}'; UPDATE sessions SET ended_at = 1786483000, end_reason = 'superseded_by_repair' WHERE id = '${INCIDENT_ZOMBIE}'`,
+			sql:
+				`UPDATE sessions SET session_key = '${INCIDENT_CHAT}', user_id = ` +
+				`'u-teknium', chat_id = '777001', chat_type = 'dm' WHERE id = ` +
+				`'${INCIDENT_ORPHAN}'; UPDATE sessions SET ended_at = 1786483000, ` +
+				`end_reason = 'superseded_by_repair' WHERE id = '${INCIDENT_ZOMBIE}'`,
 		});
 		await watch.waitFor(
 			events => events.some(e => e.event === 'rollback-happened-cleared'),
@@ -113,7 +120,14 @@ describe('hfx watch and a rollback that happens', () => {
 		}
 
 		expect(line()).toBe(
-			'hfx watch: default: rolled back: at 2026-08-11 21:13 UTC a restart resumed 20260807_050620_46fab954 for agent:main:telegram:dm:777001, a context 4.7 days old; the 798 messages it skipped (2026-08-07 05:22 UTC to 2026-08-08 21:13 UTC) are stranded in the keyless 20260807_052242_427c496c (certainty strong); 2 user turns (4 messages) written into 20260807_050620_46fab954 since. Next: preview its adoption with: hfx repair --only 427c496c --donor 46fab954 (then stop the gateway and add --apply)',
+			'hfx watch: default: rolled back: at 2026-08-11 21:13 UTC a restart ' +
+				'resumed 20260807_050620_46fab954 for agent:main:telegram:dm:777001, a ' +
+				'context 4.7 days old; the 798 messages it skipped (2026-08-07 05:22 UTC ' +
+				'to 2026-08-08 21:13 UTC) are stranded in the keyless ' +
+				'20260807_052242_427c496c (certainty strong); 2 user turns (4 messages) ' +
+				'written into 20260807_050620_46fab954 since. Next: preview its adoption ' +
+				'with: hfx repair --only 427c496c --donor 46fab954 (then stop the ' +
+				'gateway and add --apply)',
 		);
 		expect(watch.lines.findIndex(l => l.includes('rolled back'))).toBe(0);
 		expect((await watch.stop('SIGTERM')).code).toBe(0);

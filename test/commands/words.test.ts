@@ -90,7 +90,8 @@ describe('resource exhaustion named right', () => {
 	it('out of file descriptors (ulimit -n) is "too many open files", never a permission problem', () => {
 		const home = makeHome('words-emfile');
 		const said: string[] = [];
-		// How many descriptors Node takes before hfx runs varies a little: sweep the limits where the store's open is refused.
+		// How many descriptors Node takes before hfx runs varies a little: sweep the limits where the store's open is
+		// refused.
 		for (let n = 22; n <= 34; n++) {
 			const r = spawnSync(
 				'bash',
@@ -174,7 +175,10 @@ describe('a refusal for lack of space leaves nothing behind', () => {
 	});
 });
 
-/** Runs hfx until it announces `point` (source/test-pause.ts), sends `signal` there, and resolves its exit code and output. */
+/**
+ * Runs hfx until it announces `point` (source/test-pause.ts), sends `signal` there, and resolves its exit code and
+ * output.
+ */
 async function signalAt(
 	point: string,
 	signal: NodeJS.Signals,
@@ -205,50 +209,57 @@ async function signalAt(
 }
 
 describe('a read-only file system is named so', () => {
-	it('backup --quick and repair --apply on a home mounted read-only: "read-only file system", never ENOENT nor "run as the owner"', context => {
-		const disk = smallTmpfs('8m');
-		if (!disk) {
-			context.skip();
-			return;
-		}
+	it(
+		'backup --quick and repair --apply on a home mounted read-only: ' +
+			'"read-only file system", never ENOENT nor "run as the owner"',
+		context => {
+			const disk = smallTmpfs('8m');
+			if (!disk) {
+				context.skip();
+				return;
+			}
 
-		try {
-			const home = makeHome('words-ro');
-			fs.copyFileSync(home.db, path.join(disk.dir, 'state.db'));
-			expect(spawnSync('mount', ['-o', 'remount,ro', disk.dir]).status).toBe(0);
-			const quick = hfx(['backup', '--quick', '--home', disk.dir]);
-			expect(quick.code).toBe(2);
-			expect(oneLine(quick.stderr)).toEqual([
-				expect.stringMatching(
-					/state-snapshots: read-only file system .*\(EROFS\).*Next: take a full backup to a writable folder with hfx backup -o DIR/,
-				) as string,
-			]);
-			const repair = hfx(['repair', '--apply', '--yes', '--db', path.join(disk.dir, 'state.db')]);
-			expect(repair.code).toBe(2);
-			expect(oneLine(repair.stderr)).toEqual([
-				expect.stringMatching(
-					/hfx-audit\.jsonl: the audit trail cannot be written \(read-only file system, EROFS\)/,
-				) as string,
-			]);
-			expect(repair.stderr).not.toMatch(/owner/);
-		} finally {
-			disk.dispose();
-		}
-	});
+			try {
+				const home = makeHome('words-ro');
+				fs.copyFileSync(home.db, path.join(disk.dir, 'state.db'));
+				expect(spawnSync('mount', ['-o', 'remount,ro', disk.dir]).status).toBe(0);
+				const quick = hfx(['backup', '--quick', '--home', disk.dir]);
+				expect(quick.code).toBe(2);
+				expect(oneLine(quick.stderr)).toEqual([
+					expect.stringMatching(
+						/state-snapshots: read-only file system .*\(EROFS\).*Next: take a full backup to a writable folder with hfx backup -o DIR/,
+					) as string,
+				]);
+				const repair = hfx(['repair', '--apply', '--yes', '--db', path.join(disk.dir, 'state.db')]);
+				expect(repair.code).toBe(2);
+				expect(oneLine(repair.stderr)).toEqual([
+					expect.stringMatching(
+						/hfx-audit\.jsonl: the audit trail cannot be written \(read-only file system, EROFS\)/,
+					) as string,
+				]);
+				expect(repair.stderr).not.toMatch(/owner/);
+			} finally {
+				disk.dispose();
+			}
+		},
+	);
 });
 
 describe('a write finished under a signal says what happened', () => {
-	it('a repair that applied under SIGTERM exits as applied (0), says applied, and notes the signal in one line', async () => {
-		const dir = tempDir('words-sigterm');
-		const {dbPath} = buildScenario(SCENARIOS.find(s => s.id === 'R1')!, 'v30', {dir});
-		const r = await signalAt('after-commit', 'SIGTERM', ['repair', '--db', dbPath, '--apply', '--yes']);
-		expect(r.code, r.stdout + r.stderr).toBe(0);
-		expect(r.stdout).toMatch(/now owns/);
-		const noted = r.stderr.split('\n').filter(line => /SIGTERM/.test(line) && !line.startsWith('hfx-test:'));
-		expect(noted.filter(line => /finished and was recorded.*exit 0/.test(line))).toHaveLength(1);
-		// Applied for real: a second apply has nothing left to adopt.
-		expect(hfx(['repair', '--db', dbPath, '--apply', '--yes']).code).toBe(0);
-	});
+	it(
+		'a repair that applied under SIGTERM exits as applied (0), says applied, ' + 'and notes the signal in one line',
+		async () => {
+			const dir = tempDir('words-sigterm');
+			const {dbPath} = buildScenario(SCENARIOS.find(s => s.id === 'R1')!, 'v30', {dir});
+			const r = await signalAt('after-commit', 'SIGTERM', ['repair', '--db', dbPath, '--apply', '--yes']);
+			expect(r.code, r.stdout + r.stderr).toBe(0);
+			expect(r.stdout).toMatch(/now owns/);
+			const noted = r.stderr.split('\n').filter(line => /SIGTERM/.test(line) && !line.startsWith('hfx-test:'));
+			expect(noted.filter(line => /finished and was recorded.*exit 0/.test(line))).toHaveLength(1);
+			// Applied for real: a second apply has nothing left to adopt.
+			expect(hfx(['repair', '--db', dbPath, '--apply', '--yes']).code).toBe(0);
+		},
+	);
 });
 
 /** A process whose program is hfx (as /proc/PID/cmdline shows it) holding `file` open, like hfx's TUI between reads. */
@@ -256,7 +267,8 @@ async function hfxHolding(file: string): Promise<{pid: number; stop: () => Promi
 	const bin = path.join(tempDir('words-holder'), 'hfx.js');
 	fs.writeFileSync(
 		bin,
-		`const fs = require('node:fs'); fs.openSync(process.argv[2], 'r'); process.stdout.write('held\\n'); setInterval(() => {}, 1000);\n`,
+		`const fs = require('node:fs'); fs.openSync(process.argv[2], 'r'); ` +
+			`process.stdout.write('held\\n'); setInterval(() => {}, 1000);\n`,
 	);
 	const child = spawn(process.execPath, [bin, file], {stdio: ['ignore', 'pipe', 'inherit']});
 	await new Promise<void>(resolve => child.stdout.once('data', () => resolve()));

@@ -76,41 +76,50 @@ function readOnlyMount(source: string): string {
 }
 
 describe('the container recipe', () => {
-	it('the Dockerfile: Node 24, hfx from the packed tarball without install scripts, not root, hfx watch in exec form', () => {
-		const words = instructions().map(([w]) => w);
-		expect(words).toEqual(['FROM', 'COPY', 'RUN', 'USER', 'ENTRYPOINT', 'CMD']);
-		expect(instructions()[0]![1]).toMatch(/^node:24[.-]/);
-		expect(instructions()[2]![1]).toContain('npm install -g --ignore-scripts /tmp/hermes-forensics-*.tgz');
-		expect(instructions()[3]![1]).not.toMatch(/^(root|0)$/);
-		const command = containerCommand();
-		expect(command.slice(0, 2)).toEqual(['hfx', 'watch']);
-		expect(command.join(' ')).toContain('--home /hermes');
-		expect(command.join(' ')).toContain('--json-lines');
-		expect(command.join(' ')).toMatch(/--textfile \/textfile\/[a-z-]+\.prom\b/);
-	});
+	it(
+		'the Dockerfile: Node 24, hfx from the packed tarball without install ' +
+			'scripts, not root, hfx watch in exec form',
+		() => {
+			const words = instructions().map(([w]) => w);
+			expect(words).toEqual(['FROM', 'COPY', 'RUN', 'USER', 'ENTRYPOINT', 'CMD']);
+			expect(instructions()[0]![1]).toMatch(/^node:24[.-]/);
+			expect(instructions()[2]![1]).toContain('npm install -g --ignore-scripts /tmp/hermes-forensics-*.tgz');
+			expect(instructions()[3]![1]).not.toMatch(/^(root|0)$/);
+			const command = containerCommand();
+			expect(command.slice(0, 2)).toEqual(['hfx', 'watch']);
+			expect(command.join(' ')).toContain('--home /hermes');
+			expect(command.join(' ')).toContain('--json-lines');
+			expect(command.join(' ')).toMatch(/--textfile \/textfile\/[a-z-]+\.prom\b/);
+		},
+	);
 
-	it("the compose snippet: the same command, Hermes' volume read-only, the textfile on its own volume that node_exporter reads", () => {
-		const {services, volumes} = compose();
-		const watch = services['hfx-watch']!;
-		expect(watch.command).toEqual(containerCommand().slice(1));
-		expect(watch.build).toBe('.');
-		expect(fs.existsSync(path.join(DOCKER, watch.build!, 'Dockerfile'))).toBe(true);
-		expect(watch.user).toMatch(/^\d+:\d+$/);
-		expect(watch.pid).toBe('service:hermes');
-		const at = (service: Service, target: string) =>
-			(service.volumes ?? []).map(v => v.split(':')).find(([, t]) => t === target);
-		expect(at(watch, '/hermes')).toEqual(['hermes-data', '/hermes', 'ro']);
-		expect(at(watch, '/textfile')).toEqual(['hfx-textfile', '/textfile']);
-		const exporter = services['node-exporter']!;
-		expect(at(exporter, '/textfile')).toEqual(['hfx-textfile', '/textfile', 'ro']);
-		expect(exporter.command).toContain('--collector.textfile.directory=/textfile');
-		expect(Object.keys(volumes).sort()).toEqual(['hermes-data', 'hfx-textfile']);
-		// The README gives the same command line and the build step.
-		expect(readme).toContain(`The container runs \`${containerCommand().join(' ')}\``);
-		expect(readme).toContain('npm pack --pack-destination contrib/docker && docker build -t hfx contrib/docker');
-	});
+	it(
+		"the compose snippet: the same command, Hermes' volume read-only, the " +
+			'textfile on its own volume that node_exporter reads',
+		() => {
+			const {services, volumes} = compose();
+			const watch = services['hfx-watch']!;
+			expect(watch.command).toEqual(containerCommand().slice(1));
+			expect(watch.build).toBe('.');
+			expect(fs.existsSync(path.join(DOCKER, watch.build!, 'Dockerfile'))).toBe(true);
+			expect(watch.user).toMatch(/^\d+:\d+$/);
+			expect(watch.pid).toBe('service:hermes');
+			const at = (service: Service, target: string) =>
+				(service.volumes ?? []).map(v => v.split(':')).find(([, t]) => t === target);
+			expect(at(watch, '/hermes')).toEqual(['hermes-data', '/hermes', 'ro']);
+			expect(at(watch, '/textfile')).toEqual(['hfx-textfile', '/textfile']);
+			const exporter = services['node-exporter']!;
+			expect(at(exporter, '/textfile')).toEqual(['hfx-textfile', '/textfile', 'ro']);
+			expect(exporter.command).toContain('--collector.textfile.directory=/textfile');
+			expect(Object.keys(volumes).sort()).toEqual(['hermes-data', 'hfx-textfile']);
+			// The README gives the same command line and the build step.
+			expect(readme).toContain(`The container runs \`${containerCommand().join(' ')}\``);
+			expect(readme).toContain('npm pack --pack-destination contrib/docker && docker build -t hfx contrib/docker');
+		},
+	);
 
-	it('runs its exact command line on a read-only mount of a Hermes root while an agent writes: every store read, the findings said, nothing changed', async () => {
+	it('runs its exact command line on a read-only mount of a Hermes root while ' +
+		'an agent writes: every store read, the findings said, nothing changed', async () => {
 		const root = path.join(dir, 'root');
 		fs.cpSync(path.join(ROOT, 'test/fixtures/hermes-generations/root'), root, {recursive: true});
 		// A live agent in WAL mode, writing through the writable path (Hermes' own container).

@@ -109,7 +109,9 @@ describe('spool files still there after the running gateway started', () => {
 	let sleeper: ChildProcess;
 	let copy = '';
 
-	/** A copy of the halted home whose gateway_state.json names a running process, with its start ticks (or wrong ones). */
+	/**
+	 * A copy of the halted home whose gateway_state.json names a running process, with its start ticks (or wrong ones).
+	 */
 	function homeWithGateway(startTicks: (real: number) => number): string {
 		copy = fs.mkdtempSync(path.join(path.dirname(h.dir), 'hfx-halt-started-'));
 		fs.cpSync(h.home, copy, {recursive: true});

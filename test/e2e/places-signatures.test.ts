@@ -112,9 +112,13 @@ describe('the session signatures of hermes-incidents §4, each beside its look-a
 		expect(findingsOf('stale-explicit-close')).toEqual([ids.staleClose]);
 	});
 
-	it('a phantom source=unknown row with accounting totals and no message is found; an unknown row with no totals, or with a whole conversation, is not', () => {
-		expect(findingsOf('phantom-unknown-row')).toEqual([ids.phantom]);
-	});
+	it(
+		'a phantom source=unknown row with accounting totals and no message is ' +
+			'found; an unknown row with no totals, or with a whole conversation, is not',
+		() => {
+			expect(findingsOf('phantom-unknown-row')).toEqual([ids.phantom]);
+		},
+	);
 
 	it("another profile's chats in the default store are found; the default profile's agent:main: keys are not", () => {
 		expect(findingsOf('foreign-profile-chats')).toEqual(['work']);

@@ -163,85 +163,93 @@ describe('a link planted at a path hfx writes is never followed', () => {
 });
 
 describe("the textfile's temp name cannot be guessed", () => {
-	it('a link planted at the name the writer used to take (.hfx.prom.<pid>.tmp, the pid hfx runs as) is not followed', () => {
-		const h = makeHome('links-temp');
-		const out = tempDir('links-temp-out');
-		const v = victim('file');
-		const before = fingerprint(v.target);
-		// exec keeps the shell's pid: the link names exactly the pid hfx will have.
-		const script = `ln -s "$1" "$2/.hfx.prom.$$.tmp" && shift 2 && exec "$@"`;
-		const r = spawnSync(
-			'bash',
-			[
-				'-c',
-				script,
-				'plant',
-				v.target,
-				out,
-				process.execPath,
-				path.join(ROOT, 'dist/hfx.js'),
-				'metrics',
-				'--home',
-				h.root,
-				'--textfile',
-				path.join(out, 'hfx.prom'),
-			],
-			{encoding: 'utf8', env: {...process.env, NO_COLOR: '1'}},
-		);
-		expect(fingerprint(v.target)).toEqual(before);
-		expect(r.status, r.stderr).toBeLessThanOrEqual(1);
-		expect(fs.lstatSync(path.join(out, 'hfx.prom')).isFile()).toBe(true);
-		expect(fs.readFileSync(path.join(out, 'hfx.prom'), 'utf8')).toContain('hfx_store_up{');
-		const names = fs.readdirSync(out);
-		expect(names).toHaveLength(2);
-		expect(fs.readlinkSync(path.join(out, names.find(n => n.endsWith('.tmp'))!))).toBe(v.target);
-	});
+	it(
+		'a link planted at the name the writer used to take ' +
+			'(.hfx.prom.<pid>.tmp, the pid hfx runs as) is not followed',
+		() => {
+			const h = makeHome('links-temp');
+			const out = tempDir('links-temp-out');
+			const v = victim('file');
+			const before = fingerprint(v.target);
+			// exec keeps the shell's pid: the link names exactly the pid hfx will have.
+			const script = `ln -s "$1" "$2/.hfx.prom.$$.tmp" && shift 2 && exec "$@"`;
+			const r = spawnSync(
+				'bash',
+				[
+					'-c',
+					script,
+					'plant',
+					v.target,
+					out,
+					process.execPath,
+					path.join(ROOT, 'dist/hfx.js'),
+					'metrics',
+					'--home',
+					h.root,
+					'--textfile',
+					path.join(out, 'hfx.prom'),
+				],
+				{encoding: 'utf8', env: {...process.env, NO_COLOR: '1'}},
+			);
+			expect(fingerprint(v.target)).toEqual(before);
+			expect(r.status, r.stderr).toBeLessThanOrEqual(1);
+			expect(fs.lstatSync(path.join(out, 'hfx.prom')).isFile()).toBe(true);
+			expect(fs.readFileSync(path.join(out, 'hfx.prom'), 'utf8')).toContain('hfx_store_up{');
+			const names = fs.readdirSync(out);
+			expect(names).toHaveLength(2);
+			expect(fs.readlinkSync(path.join(out, names.find(n => n.endsWith('.tmp'))!))).toBe(v.target);
+		},
+	);
 });
 
 describe('a link planted while watch follows', () => {
-	it('the next rewrite of the textfile refuses it in one line, the watch goes on (as for any textfile write that fails), the victim untouched', async () => {
-		const h = makeHome('links-watch');
-		const out = tempDir('links-watch-out');
-		const file = path.join(out, 'hfx.prom');
-		const v = victim('file');
-		const before = fingerprint(v.target);
-		const child = spawn(
-			process.execPath,
-			[path.join(ROOT, 'dist/hfx.js'), 'watch', '--home', h.root, '--interval', '1s', '--textfile', file],
-			{env: {...process.env, NO_COLOR: '1'}, stdio: ['ignore', 'pipe', 'pipe']},
-		);
-		let stderr = '';
-		child.stderr.on('data', (d: Buffer) => {
-			stderr += d.toString();
-		});
-		let exitCode: number | null | undefined;
-		child.once('exit', code => {
-			exitCode = code;
-		});
-		try {
-			for (let i = 0; i < 200 && !fs.existsSync(file); i++) {
-				await new Promise(resolve => setTimeout(resolve, 100));
+	it(
+		'the next rewrite of the textfile refuses it in one line, the watch goes ' +
+			'on (as for any textfile write that fails), the victim untouched',
+		async () => {
+			const h = makeHome('links-watch');
+			const out = tempDir('links-watch-out');
+			const file = path.join(out, 'hfx.prom');
+			const v = victim('file');
+			const before = fingerprint(v.target);
+			const child = spawn(
+				process.execPath,
+				[path.join(ROOT, 'dist/hfx.js'), 'watch', '--home', h.root, '--interval', '1s', '--textfile', file],
+				{env: {...process.env, NO_COLOR: '1'}, stdio: ['ignore', 'pipe', 'pipe']},
+			);
+			let stderr = '';
+			child.stderr.on('data', (d: Buffer) => {
+				stderr += d.toString();
+			});
+			let exitCode: number | null | undefined;
+			child.once('exit', code => {
+				exitCode = code;
+			});
+			try {
+				for (let i = 0; i < 200 && !fs.existsSync(file); i++) {
+					await new Promise(resolve => setTimeout(resolve, 100));
+				}
+
+				expect(fs.lstatSync(file).isFile()).toBe(true);
+				fs.rmSync(file);
+				fs.symlinkSync(v.target, file);
+				// The textfile is rewritten at every reading (every 1 s): the next one meets the link.
+				for (let i = 0; i < 300 && !/symbolic link/.test(stderr); i++) {
+					await new Promise(resolve => setTimeout(resolve, 100));
+				}
+
+				// Several more readings: each refuses the link again, silently (the one line stands), and the watch runs on.
+				await new Promise(resolve => setTimeout(resolve, 3000));
+				expect(exitCode).toBeUndefined();
+			} finally {
+				child.kill('SIGKILL');
 			}
 
-			expect(fs.lstatSync(file).isFile()).toBe(true);
-			fs.rmSync(file);
-			fs.symlinkSync(v.target, file);
-			// The textfile is rewritten at every reading (every 1 s): the next one meets the link.
-			for (let i = 0; i < 300 && !/symbolic link/.test(stderr); i++) {
-				await new Promise(resolve => setTimeout(resolve, 100));
-			}
-
-			// Several more readings: each refuses the link again, silently (the one line stands), and the watch runs on.
-			await new Promise(resolve => setTimeout(resolve, 3000));
-			expect(exitCode).toBeUndefined();
-		} finally {
-			child.kill('SIGKILL');
-		}
-
-		expect(fingerprint(v.target)).toEqual(before);
-		expect(fs.readlinkSync(file)).toBe(v.target);
-		const lines = stderr.trim().split('\n');
-		expect(lines).toHaveLength(1);
-		expect(lines[0]).toMatch(/symbolic link.*Next: /);
-	});
+			expect(fingerprint(v.target)).toEqual(before);
+			expect(fs.readlinkSync(file)).toBe(v.target);
+			const lines = stderr.trim().split('\n');
+			expect(lines).toHaveLength(1);
+			expect(lines[0]).toMatch(/symbolic link.*Next: /);
+		},
+	);
 });

@@ -39,7 +39,8 @@ async function commit(w: WriterProcess): Promise<string> {
 }
 
 describe('the live file state follows the store', () => {
-	it('rollback journal -> WAL -> rollback journal while hfx runs: header and Files pane follow, sidecars come and go', async () => {
+	it('rollback journal -> WAL -> rollback journal while hfx runs: header and ' +
+		'Files pane follow, sidecars come and go', async () => {
 		const db = path.join(terminal.dir, 'state.db');
 		const w = new WriterProcess(db, {journal: 'delete'});
 		writers.push(w);
@@ -72,7 +73,8 @@ describe('the live file state follows the store', () => {
 		await screen(/EXIT=0/);
 	}, 60_000);
 
-	it("a store hfx opened with no agent, in rollback-journal mode, that the agent opens in WAL (a newer Hermes' first open): header and pane follow", async () => {
+	it('a store hfx opened with no agent, in rollback-journal mode, that the ' +
+		"agent opens in WAL (a newer Hermes' first open): header and pane follow", async () => {
 		const db = path.join(terminal.dir, 'first-open.db');
 		const w = new WriterProcess(db, {journal: 'delete'});
 		writers.push(w);

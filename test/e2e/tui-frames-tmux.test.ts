@@ -37,7 +37,8 @@ function expectWhole(lines: string[], columns = 80): void {
 const LONG = 'telegram discord slack whatsapp signal 20260807_052242_427c496c and more words to type END';
 
 describe('frames at 80x24', () => {
-	it('the / line stays one row with a long text typed, the header on top, while a second process moves the store', async () => {
+	it('the / line stays one row with a long text typed, the header on top, ' +
+		'while a second process moves the store', async () => {
 		const db = copyIncident(path.join(terminal.dir, 'filter'));
 		writer = await incidentWriter(db);
 		terminal.start(80, 24, `--db ${db}`);

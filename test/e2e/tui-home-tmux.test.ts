@@ -31,7 +31,8 @@ describe.each([
 	[80, 24],
 	[140, 40],
 ])('hfx on a root with profiles at %ix%i', (columns, height) => {
-	it("follows every profile: the risk written into work reaches the header, the banner and Findings, P shows work's sessions", async () => {
+	it('follows every profile: the risk written into work reaches the header, ' +
+		"the banner and Findings, P shows work's sessions", async () => {
 		const root = path.join(terminal.dir, `root-${columns}`);
 		const {work, quiet} = await homeRoot(root);
 		terminal.start(columns, height, `--home ${root}`);

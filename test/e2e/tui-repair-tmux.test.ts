@@ -160,48 +160,52 @@ describe('the repair preview in an 80x24 terminal', () => {
 		await waitForScreen(/EXIT=0/);
 	});
 
-	it('adopts a refused orphan from a candidate donor the operator picks in Findings (d), asking for both suffixes, in 80x24', async () => {
-		const {dbPath, ids} = buildScenario(SCENARIOS.find(s => s.id === 'R1-tip')!, 'v30', {
-			dir: fs.mkdtempSync(path.join(terminal.dir, 'donor-')),
-		});
-		const suffix = (id: string) => id.split('_').at(-1)!;
-		terminal.start(80, 24, `--db ${dbPath}`);
-		await waitForScreen(/\[1 ?Sessions]/);
-		tmux('send-keys', '-t', session, '5');
-		await waitForScreen(/\[5 ?Findings/);
-		// The refused orphan's finding, found by its id: its candidates and the d hint under the list.
-		for (let i = 0; i < 12 && !/ candidate /.test(screen()); i++) {
-			tmux('send-keys', '-t', session, 'j');
-			await new Promise(resolve => setTimeout(resolve, 150));
-		}
+	it(
+		'adopts a refused orphan from a candidate donor the operator picks in ' +
+			'Findings (d), asking for both suffixes, in 80x24',
+		async () => {
+			const {dbPath, ids} = buildScenario(SCENARIOS.find(s => s.id === 'R1-tip')!, 'v30', {
+				dir: fs.mkdtempSync(path.join(terminal.dir, 'donor-')),
+			});
+			const suffix = (id: string) => id.split('_').at(-1)!;
+			terminal.start(80, 24, `--db ${dbPath}`);
+			await waitForScreen(/\[1 ?Sessions]/);
+			tmux('send-keys', '-t', session, '5');
+			await waitForScreen(/\[5 ?Findings/);
+			// The refused orphan's finding, found by its id: its candidates and the d hint under the list.
+			for (let i = 0; i < 12 && !/ candidate /.test(screen()); i++) {
+				tmux('send-keys', '-t', session, 'j');
+				await new Promise(resolve => setTimeout(resolve, 150));
+			}
 
-		// At 80 columns the short form: `candidate ID: quiet 60 seconds before it started`.
-		expect(screen()).toContain(`candidate ${ids.tip}: quiet 60 seconds before it started`);
-		tmux('send-keys', '-t', session, 'd');
-		await waitForScreen(new RegExp(`your choice of donor ${ids.tip}`));
-		await waitForScreen(/a apply/);
-		tmux('send-keys', '-t', session, 'a');
-		// Below 120 columns the question is short: both suffixes, the orphan's first.
-		await waitForScreen(new RegExp(`then the donor's suffix \\(${suffix(ids.orphan!)} ${suffix(ids.tip!)}\\):`));
-		tmux('send-keys', '-t', session, '-l', `${suffix(ids.orphan!)} ${suffix(ids.tip!)}`);
-		tmux('send-keys', '-t', session, 'Enter');
-		await waitForScreen(/now owns/, 20_000);
-		const check = new Database(dbPath, {readonly: true});
-		try {
-			expect(check.prepare('SELECT session_key, parent_session_id FROM sessions WHERE id = ?').get(ids.orphan)).toEqual(
-				{session_key: 'agent:main:telegram:dm:777001', parent_session_id: ids.tip},
-			);
-			expect(check.prepare('SELECT end_reason FROM sessions WHERE id = ?').pluck().get(ids.tip)).toBe(
-				'superseded_by_repair',
-			);
-		} finally {
-			check.close();
-		}
+			// At 80 columns the short form: `candidate ID: quiet 60 seconds before it started`.
+			expect(screen()).toContain(`candidate ${ids.tip}: quiet 60 seconds before it started`);
+			tmux('send-keys', '-t', session, 'd');
+			await waitForScreen(new RegExp(`your choice of donor ${ids.tip}`));
+			await waitForScreen(/a apply/);
+			tmux('send-keys', '-t', session, 'a');
+			// Below 120 columns the question is short: both suffixes, the orphan's first.
+			await waitForScreen(new RegExp(`then the donor's suffix \\(${suffix(ids.orphan!)} ${suffix(ids.tip!)}\\):`));
+			tmux('send-keys', '-t', session, '-l', `${suffix(ids.orphan!)} ${suffix(ids.tip!)}`);
+			tmux('send-keys', '-t', session, 'Enter');
+			await waitForScreen(/now owns/, 20_000);
+			const check = new Database(dbPath, {readonly: true});
+			try {
+				expect(
+					check.prepare('SELECT session_key, parent_session_id FROM sessions WHERE id = ?').get(ids.orphan),
+				).toEqual({session_key: 'agent:main:telegram:dm:777001', parent_session_id: ids.tip});
+				expect(check.prepare('SELECT end_reason FROM sessions WHERE id = ?').pluck().get(ids.tip)).toBe(
+					'superseded_by_repair',
+				);
+			} finally {
+				check.close();
+			}
 
-		tmux('send-keys', '-t', session, 'Escape');
-		// Not at once: ESC and q back to back reach the program as Meta-q.
-		await waitForScreen(/q quit/);
-		tmux('send-keys', '-t', session, 'q');
-		await waitForScreen(/EXIT=0/);
-	});
+			tmux('send-keys', '-t', session, 'Escape');
+			// Not at once: ESC and q back to back reach the program as Meta-q.
+			await waitForScreen(/q quit/);
+			tmux('send-keys', '-t', session, 'q');
+			await waitForScreen(/EXIT=0/);
+		},
+	);
 });

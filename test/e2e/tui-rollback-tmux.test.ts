@@ -27,7 +27,8 @@ const terminal = tmuxTestFile('rollback', async () => {
 const rows = () => screenOf(terminal.session, false).split('\n');
 
 describe('the TUI sees a rollback happen', () => {
-	it('at 80x24: banner first, R and S in Sessions, the finding first in Findings, while a second process writes the post-restart turns', async () => {
+	it('at 80x24: banner first, R and S in Sessions, the finding first in ' +
+		'Findings, while a second process writes the post-restart turns', async () => {
 		const db = copyIncident(path.join(terminal.dir, 'incident'));
 		writer = await incidentWriter(db);
 		terminal.start(80, 24, `--db ${db}`);
@@ -54,13 +55,15 @@ describe('the TUI sees a rollback happen', () => {
 		expect(findings).toMatch(
 			/stranded: 20260807_052242_427c496c, 798 messages, 2026-08-07 05:22 UTC to\s+2026-08-\d\d \d\d:\d\d UTC/,
 		);
-		// The story, the next step and ⏎ first; the evidence under them as room allows (hfx timeline and --json list it all).
+		// The story, the next step and ⏎ first; the evidence under them as room allows (hfx timeline and --json list it
+		// all).
 		expect(findings).toContain("evidence: keyless, with 798 messages, all inside the resumed row's silence");
 		expect(findings).toMatch(/since: 2 user turns \(4 messages\) written into 20260807_050620_46fab954/);
 		expect(findings).toContain('⏎ open 20260807_052242_427c496c');
 		expect(rows().every(l => l.length <= 80)).toBe(true);
 
-		// The whole story read wrapped without w (issue #28 point 6): the certainty and the adoption preview as the next step.
+		// The whole story read wrapped without w (issue #28 point 6): the certainty and the adoption preview as the next
+		// step.
 		const wrapped = await waitForScreenOf(terminal.session, /certainty strong/, 5_000);
 		expect(wrapped).toMatch(
 			/next: the skipped conversation is safe; preview its adoption with: hfx repair\s+--only 427c496c --donor 46fab954/,

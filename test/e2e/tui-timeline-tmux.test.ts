@@ -40,7 +40,10 @@ const DAY = 86_400;
 /** The keyless row the gateway minted for the chat (8-hex suffix) and lost the identity of. */
 const ORPHAN = '20260807_001100_abcdef01';
 
-/** Before the restart: the keyed row, then the conversation in a keyless row born 70 s after it fell quiet; another chat beside. */
+/**
+ * Before the restart: the keyed row, then the conversation in a keyless row born 70 s after it fell quiet; another chat
+ * beside.
+ */
 async function beforeTheRestart(db: string): Promise<{keyed: string; other: string}> {
 	writer = new WriterProcess(db);
 	await writer.started();
@@ -76,48 +79,52 @@ function fits(shown: string, columns: number): void {
 }
 
 describe('the timeline view', () => {
-	it('80x24, from Routing: a chat at risk says what a restart now does; the writer restarts it and the open view tells the rollback', async () => {
-		const db = `${terminal.dir}/narrow.db`;
-		const {keyed, other} = await beforeTheRestart(db);
-		terminal.start(80, 24, `--db ${db}`);
-		await waitForScreen(/\[1 ?Sessions]/);
-		keys('4');
-		await waitForScreen(/\[4 ?Routing]/);
-		// The chat at risk is listed first.
-		keys('T');
-		const risk = await waitForScreen(/timeline of agent:main:telegram:dm:616161/);
-		expect(risk).toMatch(/! ROLLBACK RISK: if the gateway restarts now: it resumes \w+ \(via/);
-		expect(risk).toMatch(/left out: abcdef01's 30 messages/);
-		expect(risk).toMatch(/Esc back .*lines 1–\d+ of \d+/);
-		fits(risk, 80);
+	it(
+		'80x24, from Routing: a chat at risk says what a restart now does; the ' +
+			'writer restarts it and the open view tells the rollback',
+		async () => {
+			const db = `${terminal.dir}/narrow.db`;
+			const {keyed, other} = await beforeTheRestart(db);
+			terminal.start(80, 24, `--db ${db}`);
+			await waitForScreen(/\[1 ?Sessions]/);
+			keys('4');
+			await waitForScreen(/\[4 ?Routing]/);
+			// The chat at risk is listed first.
+			keys('T');
+			const risk = await waitForScreen(/timeline of agent:main:telegram:dm:616161/);
+			expect(risk).toMatch(/! ROLLBACK RISK: if the gateway restarts now: it resumes \w+ \(via/);
+			expect(risk).toMatch(/left out: abcdef01's 30 messages/);
+			expect(risk).toMatch(/Esc back .*lines 1–\d+ of \d+/);
+			fits(risk, 80);
 
-		// The restart: the gateway resumed the keyed row and wrote two turns into it three days later.
-		await writer!.send({op: 'conversation', id: keyed, count: 4, from: T0 + 3 * DAY, to: T0 + 3 * DAY + 60});
-		await writer!.send({op: 'conversation', id: other, count: 2, from: T0 + 3 * DAY, to: T0 + 3 * DAY + 5});
-		const after = await waitForScreen(/! ROLLED BACK: the chat resumed \w+, a context 3\.0 days old/, 20_000);
-		expect(after).not.toContain('ROLLBACK RISK: if the gateway');
-		fits(after, 80);
-		// The events are further down: scrolled to, the fork and the resume are in time order.
-		keys('G');
-		await waitForScreen(/lines \d+–(\d+) of \1/);
-		const lines: string[] = [];
-		keys('g');
-		await waitForScreen(/lines 1–/);
-		for (let i = 0; i < 12 && !/lines \d+–(\d+) of \1/.test(screen()); i++) {
+			// The restart: the gateway resumed the keyed row and wrote two turns into it three days later.
+			await writer!.send({op: 'conversation', id: keyed, count: 4, from: T0 + 3 * DAY, to: T0 + 3 * DAY + 60});
+			await writer!.send({op: 'conversation', id: other, count: 2, from: T0 + 3 * DAY, to: T0 + 3 * DAY + 5});
+			const after = await waitForScreen(/! ROLLED BACK: the chat resumed \w+, a context 3\.0 days old/, 20_000);
+			expect(after).not.toContain('ROLLBACK RISK: if the gateway');
+			fits(after, 80);
+			// The events are further down: scrolled to, the fork and the resume are in time order.
+			keys('G');
+			await waitForScreen(/lines \d+–(\d+) of \1/);
+			const lines: string[] = [];
+			keys('g');
+			await waitForScreen(/lines 1–/);
+			for (let i = 0; i < 12 && !/lines \d+–(\d+) of \1/.test(screen()); i++) {
+				lines.push(screen());
+				keys('C-d');
+				await new Promise(resolve => setTimeout(resolve, 200));
+			}
+
 			lines.push(screen());
-			keys('C-d');
-			await new Promise(resolve => setTimeout(resolve, 200));
-		}
+			const whole = lines.join('\n');
+			expect(whole).toMatch(/FORK {5}keyless abcdef01 born/);
+			expect(whole.indexOf('FORK')).toBeLessThan(whole.indexOf('RESUME'));
 
-		lines.push(screen());
-		const whole = lines.join('\n');
-		expect(whole).toMatch(/FORK {5}keyless abcdef01 born/);
-		expect(whole.indexOf('FORK')).toBeLessThan(whole.indexOf('RESUME'));
-
-		expect(await closeTimeline(/\[4 ?Routing]/)).toMatch(/chats \(2\)/);
-		keys('q');
-		await waitForScreen(/EXIT=0/);
-	});
+			expect(await closeTimeline(/\[4 ?Routing]/)).toMatch(/chats \(2\)/);
+			keys('q');
+			await waitForScreen(/EXIT=0/);
+		},
+	);
 
 	it('140x40, from the finding and from the keyless row in Sessions; follows the writer; Esc returns', async () => {
 		const db = `${terminal.dir}/wide.db`;

@@ -171,81 +171,88 @@ describe('hfx in a real terminal', () => {
 		await waitForScreen(/EXIT=0/);
 	});
 
-	it('keeps the selection on one session through 20 re-sorts as a second process writes, and Enter opens it', async () => {
-		const db = path.join(terminal.dir, 'sorts.db');
-		writer = new WriterProcess(db);
-		await writer.started();
-		const sources = ['telegram', 'discord', 'slack', 'whatsapp'];
-		const ids: string[] = [];
-		for (const [i, source] of sources.entries()) {
-			ids.push(
-				await writer.create({
-					source,
-					userId: `u-${i}`,
-					sessionKey: `agent:main:${source}:dm:6${i}`,
-					chatId: `6${i}`,
-					chatType: 'dm',
-					startedAt: T0 + i,
-				}),
-			);
-			await writer.send({op: 'conversation', id: ids[i]!, count: 2, from: T0 + 10 + i, to: T0 + 20 + i});
-		}
+	it(
+		'keeps the selection on one session through 20 re-sorts as a second ' + 'process writes, and Enter opens it',
+		async () => {
+			const db = path.join(terminal.dir, 'sorts.db');
+			writer = new WriterProcess(db);
+			await writer.started();
+			const sources = ['telegram', 'discord', 'slack', 'whatsapp'];
+			const ids: string[] = [];
+			for (const [i, source] of sources.entries()) {
+				ids.push(
+					await writer.create({
+						source,
+						userId: `u-${i}`,
+						sessionKey: `agent:main:${source}:dm:6${i}`,
+						chatId: `6${i}`,
+						chatType: 'dm',
+						startedAt: T0 + i,
+					}),
+				);
+				await writer.send({op: 'conversation', id: ids[i]!, count: 2, from: T0 + 10 + i, to: T0 + 20 + i});
+			}
 
-		terminal.start(120, 30, `--db ${db}`, {NO_COLOR: '1'});
-		await waitForScreen(/\[1 Sessions]/);
-		// Newest first: whatsapp, slack, discord, telegram; select discord.
-		tmux('send-keys', '-t', session, 'j', 'j');
-		const chosen = ids[1]!;
-		await waitForScreen(new RegExp(`› \\S\\s+${chosen}`));
-		const places = new Set<number>();
-		for (let i = 0; i < 20; i++) {
-			const written = ids[(i * 3 + 1) % ids.length]!;
-			await writer.send({
-				op: 'conversation',
-				id: written,
-				count: 1,
-				from: T0 + 1000 * (i + 1),
-				to: T0 + 1000 * (i + 1),
+			terminal.start(120, 30, `--db ${db}`, {NO_COLOR: '1'});
+			await waitForScreen(/\[1 Sessions]/);
+			// Newest first: whatsapp, slack, discord, telegram; select discord.
+			tmux('send-keys', '-t', session, 'j', 'j');
+			const chosen = ids[1]!;
+			await waitForScreen(new RegExp(`› \\S\\s+${chosen}`));
+			const places = new Set<number>();
+			for (let i = 0; i < 20; i++) {
+				const written = ids[(i * 3 + 1) % ids.length]!;
+				await writer.send({
+					op: 'conversation',
+					id: written,
+					count: 1,
+					from: T0 + 1000 * (i + 1),
+					to: T0 + 1000 * (i + 1),
+				});
+				// Once the TUI has the commit the written session is on top; the cursor is still on discord.
+				const lines = await waitForRows(rows => rows[0]?.includes(written) ?? false);
+				const at = lines.findIndex(l => l.startsWith('› '));
+				expect(lines[at], `round ${i}`).toContain(chosen);
+				places.add(at);
+			}
+
+			expect(places.size).toBeGreaterThanOrEqual(3);
+			tmux('send-keys', '-t', session, 'Enter');
+			await waitForScreen(new RegExp(`\\[2 Detail][\\s\\S]*${chosen}\\s+\\S+ · discord`));
+			tmux('send-keys', '-t', session, 'q');
+			await waitForScreen(/EXIT=0/);
+		},
+	);
+
+	it(
+		'exits on a q typed before the first frame (it was read at once, before ' + 'the store started following)',
+		async () => {
+			const db = path.join(terminal.dir, 'early.db');
+			writer = new WriterProcess(db);
+			await writer.started();
+			const id = await writer.create({
+				source: 'telegram',
+				userId: 'u-e',
+				sessionKey: 'agent:main:telegram:dm:31',
+				chatId: '31',
+				chatType: 'dm',
+				startedAt: T0,
 			});
-			// Once the TUI has the commit the written session is on top; the cursor is still on discord.
-			const lines = await waitForRows(rows => rows[0]?.includes(written) ?? false);
-			const at = lines.findIndex(l => l.startsWith('› '));
-			expect(lines[at], `round ${i}`).toContain(chosen);
-			places.add(at);
-		}
+			await writer.send({op: 'conversation', id, count: 3, from: T0 + 5, to: T0 + 60});
 
-		expect(places.size).toBeGreaterThanOrEqual(3);
-		tmux('send-keys', '-t', session, 'Enter');
-		await waitForScreen(new RegExp(`\\[2 Detail][\\s\\S]*${chosen}\\s+\\S+ · discord`));
-		tmux('send-keys', '-t', session, 'q');
-		await waitForScreen(/EXIT=0/);
-	});
-
-	it('exits on a q typed before the first frame (it was read at once, before the store started following)', async () => {
-		const db = path.join(terminal.dir, 'early.db');
-		writer = new WriterProcess(db);
-		await writer.started();
-		const id = await writer.create({
-			source: 'telegram',
-			userId: 'u-e',
-			sessionKey: 'agent:main:telegram:dm:31',
-			chatId: '31',
-			chatType: 'dm',
-			startedAt: T0,
-		});
-		await writer.send({op: 'conversation', id, count: 3, from: T0 + 5, to: T0 + 60});
-
-		// The q is in the terminal's input before Node has even started.
-		terminal.start(120, 36, `--db ${db}`, {NO_COLOR: '1'});
-		tmux('send-keys', '-t', session, 'q');
-		await waitForScreen(/EXIT=0/, 10_000);
-	});
+			// The q is in the terminal's input before Node has even started.
+			terminal.start(120, 36, `--db ${db}`, {NO_COLOR: '1'});
+			tmux('send-keys', '-t', session, 'q');
+			await waitForScreen(/EXIT=0/, 10_000);
+		},
+	);
 
 	it.each([
 		[80, 24],
 		[140, 40],
 	] as const)(
-		'at %ix%i: Activity folds the commits into bursts and stays short, rotations stand out, no id is cut, the counter keeps off the header',
+		'at %ix%i: Activity folds the commits into bursts and stays short, ' +
+			'rotations stand out, no id is cut, the counter keeps off the header',
 		async (columns, rows) => {
 			const db = path.join(terminal.dir, `small-${columns}.db`);
 			writer = new WriterProcess(db);
@@ -342,7 +349,8 @@ describe('hfx in a real terminal', () => {
 			expect(header, table).toBeDefined();
 			expect(header).not.toMatch(/\d+\/\d+/);
 			const banner = lines.find(l => l.includes('ROLLBACK RISK'))!;
-			// The worst chat's rows whole at 140 columns; at 80 by their suffix (as hfx repair --only takes them), never a cut id.
+			// The worst chat's rows whole at 140 columns; at 80 by their suffix (as hfx repair --only takes them), never a
+			// cut id.
 			expect(banner).toMatch(columns === 80 ? /skips \d+ msgs in [0-9a-f]{8}\b/ : /\d{8}_\d{6}_[0-9a-f]{8}/);
 			if (columns === 80) {
 				expect(header).not.toMatch(/title|tokens|started/);
@@ -355,133 +363,145 @@ describe('hfx in a real terminal', () => {
 		},
 	);
 
-	it('shows no rollback risk at any moment through 5 compression rotations written live (the banner and Findings stay clear)', async () => {
-		const db = path.join(terminal.dir, 'rotations.db');
-		writer = new WriterProcess(db);
-		await writer.started();
-		const key = 'agent:main:discord:group:9001';
-		const identity = {
-			source: 'discord',
-			userId: 'u-bob',
-			sessionKey: key,
-			chatId: '9001',
-			chatType: 'group',
-			displayName: '#ops',
-		};
-		let current = await writer.create({...identity, startedAt: T0});
-		await writer.send({op: 'routing', key, id: current, at: T0});
-		await writer.send({op: 'conversation', id: current, count: 6, from: T0 + 5, to: T0 + 60});
-		terminal.start(120, 30, `--db ${db}`);
-		await waitForScreen(/\[1 Sessions]/);
-		// Every screen while the rotations are written, 50 ms apart.
-		const screens: string[] = [];
-		const watch = setInterval(() => screens.push(screen()), 50);
-		try {
-			for (let i = 0; i < 5; i++) {
-				const at = T0 + 100 * (i + 1);
-				await writer.send({op: 'end', id: current, at, reason: 'compression'});
-				await new Promise(resolve => setTimeout(resolve, 300));
-				const next = await writer.create({...identity, parentSessionId: current, startedAt: at + 1});
-				await writer.send({op: 'routing', key, id: next, at: at + 1});
-				await writer.send({op: 'conversation', id: next, count: 2, from: at + 10, to: at + 20});
-				await waitForScreen(new RegExp(next));
-				current = next;
+	it(
+		'shows no rollback risk at any moment through 5 compression rotations ' +
+			'written live (the banner and Findings stay clear)',
+		async () => {
+			const db = path.join(terminal.dir, 'rotations.db');
+			writer = new WriterProcess(db);
+			await writer.started();
+			const key = 'agent:main:discord:group:9001';
+			const identity = {
+				source: 'discord',
+				userId: 'u-bob',
+				sessionKey: key,
+				chatId: '9001',
+				chatType: 'group',
+				displayName: '#ops',
+			};
+			let current = await writer.create({...identity, startedAt: T0});
+			await writer.send({op: 'routing', key, id: current, at: T0});
+			await writer.send({op: 'conversation', id: current, count: 6, from: T0 + 5, to: T0 + 60});
+			terminal.start(120, 30, `--db ${db}`);
+			await waitForScreen(/\[1 Sessions]/);
+			// Every screen while the rotations are written, 50 ms apart.
+			const screens: string[] = [];
+			const watch = setInterval(() => screens.push(screen()), 50);
+			try {
+				for (let i = 0; i < 5; i++) {
+					const at = T0 + 100 * (i + 1);
+					await writer.send({op: 'end', id: current, at, reason: 'compression'});
+					await new Promise(resolve => setTimeout(resolve, 300));
+					const next = await writer.create({...identity, parentSessionId: current, startedAt: at + 1});
+					await writer.send({op: 'routing', key, id: next, at: at + 1});
+					await writer.send({op: 'conversation', id: next, count: 2, from: at + 10, to: at + 20});
+					await waitForScreen(new RegExp(next));
+					current = next;
+				}
+			} finally {
+				clearInterval(watch);
 			}
-		} finally {
-			clearInterval(watch);
-		}
 
-		expect(screens.length).toBeGreaterThan(20);
-		expect(screens.filter(s => /ROLLBACK RISK|✗ RISK/.test(s))).toEqual([]);
-		tmux('send-keys', '-t', session, '5');
-		const findings = await waitForScreen(/\[5 Findings/);
-		expect(findings).not.toMatch(/ROLLBACK RISK/);
-		tmux('send-keys', '-t', session, 'q');
-		await waitForScreen(/EXIT=0/);
-	});
+			expect(screens.length).toBeGreaterThan(20);
+			expect(screens.filter(s => /ROLLBACK RISK|✗ RISK/.test(s))).toEqual([]);
+			tmux('send-keys', '-t', session, '5');
+			const findings = await waitForScreen(/\[5 Findings/);
+			expect(findings).not.toMatch(/ROLLBACK RISK/);
+			tmux('send-keys', '-t', session, 'q');
+			await waitForScreen(/EXIT=0/);
+		},
+	);
 
-	it('keeps every key typed right after / while a second process writes (25 bursts, each filter read back whole)', async () => {
-		const db = path.join(terminal.dir, 'filter.db');
-		writer = new WriterProcess(db);
-		await writer.started();
-		const id = await writer.create({
-			source: 'telegram',
-			userId: 'u-f',
-			sessionKey: 'agent:main:telegram:dm:61',
-			chatId: '61',
-			chatType: 'dm',
-			startedAt: T0,
-		});
-		await writer.send({op: 'conversation', id, count: 3, from: T0 + 5, to: T0 + 60});
-		terminal.start(120, 30, `--db ${db}`);
-		await waitForScreen(/\[1 Sessions]/);
-		let stop = false;
-		// The writer commits all along: a message every 20 ms.
-		const writing = (async () => {
-			for (let n = 0; !stop; n++) {
-				await writer!.send({op: 'conversation', id, count: 1, from: T0 + 100 + n, to: T0 + 100 + n});
-				await new Promise(resolve => setTimeout(resolve, 20));
+	it(
+		'keeps every key typed right after / while a second process writes (25 ' + 'bursts, each filter read back whole)',
+		async () => {
+			const db = path.join(terminal.dir, 'filter.db');
+			writer = new WriterProcess(db);
+			await writer.started();
+			const id = await writer.create({
+				source: 'telegram',
+				userId: 'u-f',
+				sessionKey: 'agent:main:telegram:dm:61',
+				chatId: '61',
+				chatType: 'dm',
+				startedAt: T0,
+			});
+			await writer.send({op: 'conversation', id, count: 3, from: T0 + 5, to: T0 + 60});
+			terminal.start(120, 30, `--db ${db}`);
+			await waitForScreen(/\[1 Sessions]/);
+			let stop = false;
+			// The writer commits all along: a message every 20 ms.
+			const writing = (async () => {
+				for (let n = 0; !stop; n++) {
+					await writer!.send({op: 'conversation', id, count: 1, from: T0 + 100 + n, to: T0 + 100 + n});
+					await new Promise(resolve => setTimeout(resolve, 20));
+				}
+			})();
+			try {
+				for (let i = 0; i < 25; i++) {
+					const word = `zq${i}x${'abcdefghij'.slice(0, 3 + (i % 7))}`;
+					// One tmux command: '/' and the word reach the terminal back to back.
+					tmux('send-keys', '-t', session, '-l', `/${word}`);
+					await waitForScreen(new RegExp(` / ${word}\\s+0 match`), 5000);
+					tmux('send-keys', '-t', session, 'Escape');
+					await waitForScreen(/j\/k move/, 5000);
+				}
+			} finally {
+				stop = true;
+				await writing;
 			}
-		})();
-		try {
-			for (let i = 0; i < 25; i++) {
-				const word = `zq${i}x${'abcdefghij'.slice(0, 3 + (i % 7))}`;
-				// One tmux command: '/' and the word reach the terminal back to back.
-				tmux('send-keys', '-t', session, '-l', `/${word}`);
-				await waitForScreen(new RegExp(` / ${word}\\s+0 match`), 5000);
-				tmux('send-keys', '-t', session, 'Escape');
-				await waitForScreen(/j\/k move/, 5000);
-			}
-		} finally {
-			stop = true;
-			await writing;
-		}
 
-		tmux('send-keys', '-t', session, 'q');
-		await waitForScreen(/EXIT=0/);
-	});
+			tmux('send-keys', '-t', session, 'q');
+			await waitForScreen(/EXIT=0/);
+		},
+	);
 
-	it('habits of the field and a live header, at 80x24 while a second process writes: the WAL size and dv move, h/l and ←/→ switch panes, p says p resume, y says copied and it fades', async () => {
-		const db = path.join(terminal.dir, 'habits.db');
-		writer = new WriterProcess(db);
-		await writer.started();
-		const id = await writer.create({
-			source: 'telegram',
-			userId: 'u-h',
-			sessionKey: 'agent:main:telegram:dm:71',
-			chatId: '71',
-			chatType: 'dm',
-			startedAt: T0,
-		});
-		await writer.send({op: 'conversation', id, count: 3, from: T0 + 5, to: T0 + 60});
-		terminal.start(80, 24, `--db ${db}`);
-		const first = await waitForScreen(/\[1 ?Sessions]/);
-		const header = (text: string) => /dv (\d+) · WAL ([^·]+?) ·/.exec(text.split('\n')[0]!)?.slice(1) ?? [];
-		const [dv0, wal0] = header(first);
-		expect(dv0, first).toBeDefined();
-		// Point 6: the writer commits 200 messages; the header's data_version and WAL size follow.
-		await writer.send({op: 'conversation', id, count: 200, from: T0 + 100, to: T0 + 900});
-		const moved = await waitForScreen(
-			new RegExp(`dv (?!${dv0} )\\d+ · WAL (?!${wal0!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} )`),
-		);
-		expect(header(moved)[1]).not.toBe(wal0);
-		// Point 9: h/l and the arrows switch panes as Tab does.
-		tmux('send-keys', '-t', session, 'l');
-		await waitForScreen(/\[2 ?Detail]/);
-		tmux('send-keys', '-t', session, 'Right');
-		await waitForScreen(/\[3 ?Lineage]/);
-		tmux('send-keys', '-t', session, 'h');
-		await waitForScreen(/\[2 ?Detail]/);
-		tmux('send-keys', '-t', session, 'Left');
-		await waitForScreen(/\[1 ?Sessions]/);
-		tmux('send-keys', '-t', session, 'p');
-		await waitForScreen(/PAUSED[\s\S]*p resume/);
-		tmux('send-keys', '-t', session, 'p');
-		await waitForScreen(/● LIVE[\s\S]*p pause/);
-		tmux('send-keys', '-t', session, 'y');
-		await waitForScreen(new RegExp(`copied ${id}`));
-		await waitForScreen(new RegExp(`^(?![\\s\\S]*copied ${id})`), 10_000);
-		tmux('send-keys', '-t', session, 'q');
-		await waitForScreen(/EXIT=0/);
-	});
+	it(
+		'habits of the field and a live header, at 80x24 while a second process ' +
+			'writes: the WAL size and dv move, h/l and ←/→ switch panes, p says p ' +
+			'resume, y says copied and it fades',
+		async () => {
+			const db = path.join(terminal.dir, 'habits.db');
+			writer = new WriterProcess(db);
+			await writer.started();
+			const id = await writer.create({
+				source: 'telegram',
+				userId: 'u-h',
+				sessionKey: 'agent:main:telegram:dm:71',
+				chatId: '71',
+				chatType: 'dm',
+				startedAt: T0,
+			});
+			await writer.send({op: 'conversation', id, count: 3, from: T0 + 5, to: T0 + 60});
+			terminal.start(80, 24, `--db ${db}`);
+			const first = await waitForScreen(/\[1 ?Sessions]/);
+			const header = (text: string) => /dv (\d+) · WAL ([^·]+?) ·/.exec(text.split('\n')[0]!)?.slice(1) ?? [];
+			const [dv0, wal0] = header(first);
+			expect(dv0, first).toBeDefined();
+			// Point 6: the writer commits 200 messages; the header's data_version and WAL size follow.
+			await writer.send({op: 'conversation', id, count: 200, from: T0 + 100, to: T0 + 900});
+			const moved = await waitForScreen(
+				new RegExp(`dv (?!${dv0} )\\d+ · WAL (?!${wal0!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} )`),
+			);
+			expect(header(moved)[1]).not.toBe(wal0);
+			// Point 9: h/l and the arrows switch panes as Tab does.
+			tmux('send-keys', '-t', session, 'l');
+			await waitForScreen(/\[2 ?Detail]/);
+			tmux('send-keys', '-t', session, 'Right');
+			await waitForScreen(/\[3 ?Lineage]/);
+			tmux('send-keys', '-t', session, 'h');
+			await waitForScreen(/\[2 ?Detail]/);
+			tmux('send-keys', '-t', session, 'Left');
+			await waitForScreen(/\[1 ?Sessions]/);
+			tmux('send-keys', '-t', session, 'p');
+			await waitForScreen(/PAUSED[\s\S]*p resume/);
+			tmux('send-keys', '-t', session, 'p');
+			await waitForScreen(/● LIVE[\s\S]*p pause/);
+			tmux('send-keys', '-t', session, 'y');
+			await waitForScreen(new RegExp(`copied ${id}`));
+			await waitForScreen(new RegExp(`^(?![\\s\\S]*copied ${id})`), 10_000);
+			tmux('send-keys', '-t', session, 'q');
+			await waitForScreen(/EXIT=0/);
+		},
+	);
 });

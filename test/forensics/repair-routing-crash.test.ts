@@ -21,12 +21,16 @@ function crashOf(rows: SessionRecord[], rules = v25) {
 }
 
 describe("v25's throwing json_extract", () => {
-	it('fails on a keyless, non-tool row whose model_config is not JSON, with messages or without (an empty string included)', () => {
-		expect(crashOf([emptySession({id: 'bad', source: 'discord', modelConfigInvalid: true})])?.sessionId).toBe('bad');
-		expect(crashOf([session({id: 'bad', modelConfigInvalid: true})])?.error).toBe(
-			'sqlite3.OperationalError: malformed JSON',
-		);
-	});
+	it(
+		'fails on a keyless, non-tool row whose model_config is not JSON, with ' +
+			'messages or without (an empty string included)',
+		() => {
+			expect(crashOf([emptySession({id: 'bad', source: 'discord', modelConfigInvalid: true})])?.sessionId).toBe('bad');
+			expect(crashOf([session({id: 'bad', modelConfigInvalid: true})])?.error).toBe(
+				'sqlite3.OperationalError: malformed JSON',
+			);
+		},
+	);
 
 	it('does not fail on a tool row or a keyed row, and v30 (json_valid) never does', () => {
 		expect(
@@ -50,19 +54,25 @@ describe('(started_at or 0) - gap, in v25 and v30', () => {
 			).toContain("'bytes'");
 		});
 
-		it(`${rules.ruleSet}: not with a parent (lineage evidence), an empty TEXT (falsy), no messages, or a tool row`, () => {
-			expect(
-				crashOf(
-					[
-						session({id: 'lineage', parentSessionId: 'donor', startedAtRaw: 'yesterday', newestMessageAt: T0}),
-						session({id: 'empty', startedAtRaw: '', newestMessageAt: T0}),
-						emptySession({id: 'nomsg', startedAtRaw: 'yesterday'}),
-						session({id: 'tool', source: 'tool', startedAtRaw: 'yesterday', newestMessageAt: T0}),
-					],
-					rules,
-				),
-			).toBeNull();
-		});
+		it(
+			[
+				`${rules.ruleSet}: not with a parent (lineage evidence),`,
+				'an empty TEXT (falsy), no messages, or a tool row',
+			].join(' '),
+			() => {
+				expect(
+					crashOf(
+						[
+							session({id: 'lineage', parentSessionId: 'donor', startedAtRaw: 'yesterday', newestMessageAt: T0}),
+							session({id: 'empty', startedAtRaw: '', newestMessageAt: T0}),
+							emptySession({id: 'nomsg', startedAtRaw: 'yesterday'}),
+							session({id: 'tool', source: 'tool', startedAtRaw: 'yesterday', newestMessageAt: T0}),
+						],
+						rules,
+					),
+				).toBeNull();
+			},
+		);
 	}
 
 	it("the live view's incremental analysis sees the failure a changed row brings, and its end", () => {

@@ -15,7 +15,8 @@ describe('resolveSessionId: one way to name a session', () => {
 		const r = resolveSessionId(IDS, '20261128');
 		expect(r).toEqual({ok: false, problem: 'ambiguous', query: '20261128', matches: IDS.slice(0, 2)});
 		expect(resolutionProblem(r as Extract<typeof r, {ok: false}>)).toBe(
-			'"20261128" names 2 sessions (20261128_091500_ab12cd34, 20261128_091502_ef56ab78): give more of the id, or its random suffix',
+			'"20261128" names 2 sessions (20261128_091500_ab12cd34, ' +
+				'20261128_091502_ef56ab78): give more of the id, or its random suffix',
 		);
 		expect(resolveSessionId(IDS, 'ab')).toMatchObject({ok: false, problem: 'none'});
 		expect(resolveSessionId(IDS, '')).toMatchObject({ok: false, problem: 'none'});

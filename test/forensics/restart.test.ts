@@ -41,7 +41,10 @@ type ResolveOptions = {
 
 const CHAT_42: Partial<ChatIdentity> = {userId: 'u1', chatId: '42', chatType: 'dm', threadId: null};
 
-/** Calls resolveRestart the way a caller does: rows with the key, and rows matching the tuple with COALESCE(x,'') equality. */
+/**
+ * Calls resolveRestart the way a caller does: rows with the key, and rows matching the tuple with COALESCE(x,'')
+ * equality.
+ */
 function resolve(sessions: SessionRecord[], options: ResolveOptions): Resolution {
 	const key = options.key ?? K;
 	const byId = indexById(sessions);
@@ -432,25 +435,29 @@ describe.each(RULE_SETS)('tuple fallback, %s', ruleSet => {
 			).toBe('work-key');
 		});
 
-		it("multiplexed (agent:<profile> keys): another profile's row is taken by v25 and older, rejected by v30 (hermes-agree-edges, multiplexed-tuple)", () => {
-			const key = dmKey('42', 'telegram', 'work');
-			const closedWork = keyed('closed', {sessionKey: key, endReason: 'cli_close'});
-			const r = resolve([closedWork, tupleRow('foreign', {sessionKey: dmKey('42', 'telegram', 'other')})], {
-				ruleSet,
-				key,
-				owner: 'work',
-				identity: CHAT_42,
-			});
-			expect(r.sessionId).toBe(ruleSet === 'v30' ? null : 'foreign');
-			expect(
-				resolve([closedWork, tupleRow('default-ns', {sessionKey: 'agent:default:telegram:dm:42:x'})], {
+		it(
+			"multiplexed (agent:<profile> keys): another profile's row is taken by " +
+				'v25 and older, rejected by v30 (hermes-agree-edges, multiplexed-tuple)',
+			() => {
+				const key = dmKey('42', 'telegram', 'work');
+				const closedWork = keyed('closed', {sessionKey: key, endReason: 'cli_close'});
+				const r = resolve([closedWork, tupleRow('foreign', {sessionKey: dmKey('42', 'telegram', 'other')})], {
 					ruleSet,
-					key: 'agent:main:telegram:dm:42',
-					owner: 'default',
+					key,
+					owner: 'work',
 					identity: CHAT_42,
-				}).sessionId,
-			).toBe('default-ns');
-		});
+				});
+				expect(r.sessionId).toBe(ruleSet === 'v30' ? null : 'foreign');
+				expect(
+					resolve([closedWork, tupleRow('default-ns', {sessionKey: 'agent:default:telegram:dm:42:x'})], {
+						ruleSet,
+						key: 'agent:main:telegram:dm:42',
+						owner: 'default',
+						identity: CHAT_42,
+					}).sessionId,
+				).toBe('default-ns');
+			},
+		);
 
 		it('filters the single winner (LIMIT 1): an older eligible row does not take its place', () => {
 			const rows = [

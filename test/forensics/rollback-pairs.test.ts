@@ -52,31 +52,39 @@ describe('rollback probe pairs', () => {
 		]);
 	});
 
-	it('pairs a newer keyed row of the same key, live or reopenable, with an older one written after it (the passed-over sibling)', () => {
-		const older = keyed('k1', {sessionKey: dmKey('c'), startedAtRaw: T0});
-		const newer = (endReason: string | null) =>
-			keyed('k2', {sessionKey: dmKey('c'), startedAtRaw: T0 + 400, newestMessageAt: T0 + DAY, endReason});
-		expect(pairs([older, newer(null)])).toEqual(['k2>k1']);
-		// The legacy finder's shape: the resumed row started after the sibling.
-		expect(pairs([{...older, startedAtRaw: T0 + 500}, newer(null)])).toEqual(['k2>k1']);
-		expect(pairs([older, newer('agent_close')])).toEqual(['k2>k1']);
-		// A deliberate boundary (/new, a reset) or a compression is not a row a restart should have resumed.
-		expect(pairs([older, newer('new_session')])).toEqual([]);
-		expect(pairs([older, newer('compression')])).toEqual([]);
-		// A row of the key that started after the sibling's newest message is a later conversation, not a jump back.
-		expect(pairs([{...older, startedAtRaw: T0 + DAY + 1}, newer(null)])).toEqual([]);
-		// Four live rows of one chat, each started after the last fell quiet: no pair to read.
-		const chat = [0, 1, 2, 3].map(i =>
-			keyed(`r${i}`, {sessionKey: dmKey('d'), startedAtRaw: T0 + i * 1800, newestMessageAt: T0 + i * 1800 + 400}),
-		);
-		expect(pairs(chat)).toEqual([]);
-	});
+	it(
+		'pairs a newer keyed row of the same key, live or reopenable, with an ' +
+			'older one written after it (the passed-over sibling)',
+		() => {
+			const older = keyed('k1', {sessionKey: dmKey('c'), startedAtRaw: T0});
+			const newer = (endReason: string | null) =>
+				keyed('k2', {sessionKey: dmKey('c'), startedAtRaw: T0 + 400, newestMessageAt: T0 + DAY, endReason});
+			expect(pairs([older, newer(null)])).toEqual(['k2>k1']);
+			// The legacy finder's shape: the resumed row started after the sibling.
+			expect(pairs([{...older, startedAtRaw: T0 + 500}, newer(null)])).toEqual(['k2>k1']);
+			expect(pairs([older, newer('agent_close')])).toEqual(['k2>k1']);
+			// A deliberate boundary (/new, a reset) or a compression is not a row a restart should have resumed.
+			expect(pairs([older, newer('new_session')])).toEqual([]);
+			expect(pairs([older, newer('compression')])).toEqual([]);
+			// A row of the key that started after the sibling's newest message is a later conversation, not a jump back.
+			expect(pairs([{...older, startedAtRaw: T0 + DAY + 1}, newer(null)])).toEqual([]);
+			// Four live rows of one chat, each started after the last fell quiet: no pair to read.
+			const chat = [0, 1, 2, 3].map(i =>
+				keyed(`r${i}`, {sessionKey: dmKey('d'), startedAtRaw: T0 + i * 1800, newestMessageAt: T0 + i * 1800 + 400}),
+			);
+			expect(pairs(chat)).toEqual([]);
+		},
+	);
 
-	it("never takes a row keyed '' for a resumed row: the empty key is no chat (Hermes' finder returns nothing for it)", () => {
-		expect(pairs([keyed('k1', {sessionKey: ''}), orphan('o1')])).toEqual([]);
-		const older = keyed('e1', {sessionKey: '', startedAtRaw: T0});
-		expect(pairs([older, keyed('e2', {sessionKey: '', startedAtRaw: T0 + 400, newestMessageAt: T0 + DAY})])).toEqual(
-			[],
-		);
-	});
+	it(
+		"never takes a row keyed '' for a resumed row: the empty key is no chat " +
+			"(Hermes' finder returns nothing for it)",
+		() => {
+			expect(pairs([keyed('k1', {sessionKey: ''}), orphan('o1')])).toEqual([]);
+			const older = keyed('e1', {sessionKey: '', startedAtRaw: T0});
+			expect(pairs([older, keyed('e2', {sessionKey: '', startedAtRaw: T0 + 400, newestMessageAt: T0 + DAY})])).toEqual(
+				[],
+			);
+		},
+	);
 });

@@ -167,31 +167,34 @@ describe('a rollback that already happened', () => {
 		expect(hasGatewaySuffix('20260807_001820_283fef')).toBe(false);
 	});
 
-	it('a passed-over newer row of the same key is the secondary signature: certain chat, /resume as the way back', () => {
-		const N = '20231114_222000_0e0e0e0e';
-		// The legacy finder's shape: the resumed row started later than the sibling but fell quiet earlier.
-		const byId = new Map([
-			...rows(),
-			[N, session({id: N, sessionKey: KEY, startedAtRaw: T0 - 100, newestMessageAt: T0 + DAY})],
-		]);
-		const sibling = probe({
-			orphanId: N,
-			orphan: {firstAt: T0 - 90, lastAt: T0 + DAY, messages: 50, firstPlatformId: null, lastPlatformId: null},
-			before: null,
-			inside: 7,
-		});
-		const [r] = detectRollbacks([sibling], {byId, routing: [], maxGapSeconds: 900});
-		expect(r).toMatchObject({resumedId: K, jumpedFrom: T0 + 300, resumedAt: T0 + 3 * DAY});
-		expect(r!.skipped).toMatchObject({id: N, kind: 'same-key', certainty: 'strong', forkSeconds: null});
-		expect(r!.skipped.evidence.join(' ')).toContain('started_at');
-		expect(rollbackNextStep(r!)).toContain(`/resume ${N}`);
-		expect(rollbackNextStep(detectRollbacks([probe()], context())[0]!)).toContain(
-			'hfx repair --only 04c1d6c6 --donor aaaabbbb',
-		);
-		// A sibling that started after the resumed row: a /resume looks the same, so weak.
-		byId.set(N, session({id: N, sessionKey: KEY, startedAtRaw: T0 + 400, newestMessageAt: T0 + DAY}));
-		expect(detectRollbacks([sibling], {byId, routing: [], maxGapSeconds: 900})[0]!.certainty).toBe('weak');
-		// The resumed row got nothing after the sibling's newest message: no rollback.
-		expect(detectRollbacks([{...sibling, after: null}], {byId, routing: [], maxGapSeconds: 900})).toEqual([]);
-	});
+	it(
+		'a passed-over newer row of the same key is the secondary signature: ' + 'certain chat, /resume as the way back',
+		() => {
+			const N = '20231114_222000_0e0e0e0e';
+			// The legacy finder's shape: the resumed row started later than the sibling but fell quiet earlier.
+			const byId = new Map([
+				...rows(),
+				[N, session({id: N, sessionKey: KEY, startedAtRaw: T0 - 100, newestMessageAt: T0 + DAY})],
+			]);
+			const sibling = probe({
+				orphanId: N,
+				orphan: {firstAt: T0 - 90, lastAt: T0 + DAY, messages: 50, firstPlatformId: null, lastPlatformId: null},
+				before: null,
+				inside: 7,
+			});
+			const [r] = detectRollbacks([sibling], {byId, routing: [], maxGapSeconds: 900});
+			expect(r).toMatchObject({resumedId: K, jumpedFrom: T0 + 300, resumedAt: T0 + 3 * DAY});
+			expect(r!.skipped).toMatchObject({id: N, kind: 'same-key', certainty: 'strong', forkSeconds: null});
+			expect(r!.skipped.evidence.join(' ')).toContain('started_at');
+			expect(rollbackNextStep(r!)).toContain(`/resume ${N}`);
+			expect(rollbackNextStep(detectRollbacks([probe()], context())[0]!)).toContain(
+				'hfx repair --only 04c1d6c6 --donor aaaabbbb',
+			);
+			// A sibling that started after the resumed row: a /resume looks the same, so weak.
+			byId.set(N, session({id: N, sessionKey: KEY, startedAtRaw: T0 + 400, newestMessageAt: T0 + DAY}));
+			expect(detectRollbacks([sibling], {byId, routing: [], maxGapSeconds: 900})[0]!.certainty).toBe('weak');
+			// The resumed row got nothing after the sibling's newest message: no rollback.
+			expect(detectRollbacks([{...sibling, after: null}], {byId, routing: [], maxGapSeconds: 900})).toEqual([]);
+		},
+	);
 });

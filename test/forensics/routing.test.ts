@@ -49,34 +49,44 @@ function moments(endReason: string, ruleSet: RuleSet) {
 
 describe('a compression rotation', () => {
 	for (const ruleSet of RULE_SETS) {
-		it(`is one conversation at every commit of the rotation (${ruleSet}): no rollback risk, no red finding, nothing for scan to exit 1 on`, () => {
-			for (const [moment, snap] of Object.entries(moments('compression', ruleSet))) {
-				const a = analyze(snap);
-				const chat = a.routing.find(r => r.sessionKey === K)!;
-				expect(chat.newestActivityIn, moment).toBe('p');
-				expect(chat.rollbackRisk, `${moment}: ${chat.rollbackRiskReason}`).toBe(false);
-				expect(chat.rollbackRiskReason ?? '', moment).toMatch(/one conversation/);
-				expect(
-					a.findings.filter(f => f.severity === 'critical'),
-					moment,
-				).toEqual([]);
-				expect(hasFindings(a), moment).toBe(false);
-			}
-		});
+		it(
+			`is one conversation at every commit of the rotation (${ruleSet}): no ` +
+				`rollback risk, no red finding, nothing for scan to exit 1 on`,
+			() => {
+				for (const [moment, snap] of Object.entries(moments('compression', ruleSet))) {
+					const a = analyze(snap);
+					const chat = a.routing.find(r => r.sessionKey === K)!;
+					expect(chat.newestActivityIn, moment).toBe('p');
+					expect(chat.rollbackRisk, `${moment}: ${chat.rollbackRiskReason}`).toBe(false);
+					expect(chat.rollbackRiskReason ?? '', moment).toMatch(/one conversation/);
+					expect(
+						a.findings.filter(f => f.severity === 'critical'),
+						moment,
+					).toEqual([]);
+					expect(hasFindings(a), moment).toBe(false);
+				}
+			},
+		);
 	}
 
-	it("says the rotation is under way, and keeps the legacy finder's real gap (an empty continuation it cannot resume, no entry) a risk", () => {
-		const ended = analyze(moments('compression', 'v30')['parent ended, continuation not written, entry on the parent'])
-			.routing[0]!;
-		expect(ended.restartResolvesTo).toBeNull();
-		expect(ended.rollbackRiskReason).toBe(
-			'a compression rotation is under way: p ended compression and its continuation is not written yet: one conversation',
-		);
-		// docs' scenario R12 under v21: a restart starts fresh while the continuation waits for its first message.
-		const legacy = analyze(snapshot([yesterday, parent('compression'), continuation], {ruleSet: 'legacy-v21'}))
-			.routing[0]!;
-		expect(legacy).toMatchObject({restartResolvesTo: null, newestActivityIn: 'p', rollbackRisk: true});
-	});
+	it(
+		"says the rotation is under way, and keeps the legacy finder's real gap " +
+			'(an empty continuation it cannot resume, no entry) a risk',
+		() => {
+			const ended = analyze(
+				moments('compression', 'v30')['parent ended, continuation not written, entry on the parent'],
+			).routing[0]!;
+			expect(ended.restartResolvesTo).toBeNull();
+			expect(ended.rollbackRiskReason).toBe(
+				'a compression rotation is under way: p ended compression and its ' +
+					'continuation is not written yet: one conversation',
+			);
+			// docs' scenario R12 under v21: a restart starts fresh while the continuation waits for its first message.
+			const legacy = analyze(snapshot([yesterday, parent('compression'), continuation], {ruleSet: 'legacy-v21'}))
+				.routing[0]!;
+			expect(legacy).toMatchObject({restartResolvesTo: null, newestActivityIn: 'p', rollbackRisk: true});
+		},
+	);
 
 	it('still calls a risk where the newest conversation ended otherwise and a restart starts fresh', () => {
 		const a = analyze(moments('cron_complete', 'v30')['parent ended, continuation not written, entry on the parent']);
@@ -87,9 +97,13 @@ describe('a compression rotation', () => {
 		expect(hasFindings(a)).toBe(true);
 	});
 
-	it('still calls a risk where a restart resumes an older live row of the chat while the compression parent holds the newest message', () => {
-		const stray = keyed('s', {startedAtRaw: T0 - 500, newestMessageAt: T0 - 400});
-		const a = analyze(snapshot([stray, parent('compression')], {routing: [routingEntry(K, 's')]}));
-		expect(a.routing[0]).toMatchObject({restartResolvesTo: 's', newestActivityIn: 'p', rollbackRisk: true});
-	});
+	it(
+		'still calls a risk where a restart resumes an older live row of the ' +
+			'chat while the compression parent holds the newest message',
+		() => {
+			const stray = keyed('s', {startedAtRaw: T0 - 500, newestMessageAt: T0 - 400});
+			const a = analyze(snapshot([stray, parent('compression')], {routing: [routingEntry(K, 's')]}));
+			expect(a.routing[0]).toMatchObject({restartResolvesTo: 's', newestActivityIn: 'p', rollbackRisk: true});
+		},
+	);
 });

@@ -31,9 +31,11 @@ export const AGENT_OPS: readonly AgentOp[] = [
 /** One attempt: ok, or what SQLite said (an error, or a checkpoint's busy flag). */
 export type AgentOpResult = {op: AgentOp; ok: boolean; got: string};
 
-const CHILD = `
+const CHILD =
+	`
 const Database = require('better-sqlite3');
-const [db, ops, times, gapMs] = [process.argv[1], process.argv[2].split(','), Number(process.argv[3]), Number(process.argv[4])];
+const [db, ops, times, gapMs] = [process.argv[1], process.argv[2].split(','), Number(process.argv[3]), ` +
+	`Number(process.argv[4])];
 const c = new Database(db, {timeout: 2000});
 const sleep = ms => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 const out = [];
@@ -85,7 +87,8 @@ for (const op of ops) {
 		} catch (error) {
 			out.push({op, ok: false, got: error.code + ': ' + error.message});
 		}
-		c.prepare("INSERT INTO sessions (id, source, started_at) VALUES (?, 'cli', ?)").run('agent-op-' + process.pid + '-' + n++, 1767225600 + n);
+		c.prepare("INSERT INTO sessions (id, source, started_at) VALUES (?, 'cli', ?)").run('agent-op-' + ` +
+	`process.pid + '-' + n++, 1767225600 + n);
 		sleep(gapMs);
 	}
 }

@@ -14,7 +14,8 @@ export function findingKinds(): string[] {
 	const kinds = [...union.matchAll(/'([^']+)'/g)].map(m => m[1]!);
 	if (kinds.length === 0) {
 		throw new Error(
-			'no Finding kinds found in source/forensics/finding.ts: the shape of its type changed; update test/helpers/finding-kinds.ts',
+			'no Finding kinds found in source/forensics/finding.ts: the shape of its ' +
+				'type changed; update test/helpers/finding-kinds.ts',
 		);
 	}
 

@@ -23,7 +23,10 @@ function msgs(from: number, count: number) {
 	}));
 }
 
-/** The §4 signatures, a corrupt timestamp, a routing entry naming a row that is not there, and a reap followed by one-turn rows. */
+/**
+ * The §4 signatures, a corrupt timestamp, a routing entry naming a row that is not there, and a reap followed by
+ * one-turn rows.
+ */
 async function signaturesStore(db: string): Promise<void> {
 	const w = new WriterProcess(db);
 	await w.started();

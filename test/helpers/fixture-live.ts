@@ -1,5 +1,6 @@
 /**
- * A live store on a private copy of the real-Hermes v21 fixture (test/fixtures/hermes-v21-incident) (not watched: tests refresh
+ * A live store on a private copy of the real-Hermes v21 fixture (test/fixtures/hermes-v21-incident) (not watched: tests
+ * refresh
  * it themselves), and how to close it and remove the copy.
  */
 import fs from 'node:fs';

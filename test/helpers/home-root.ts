@@ -29,7 +29,10 @@ export async function homeRoot(root: string): Promise<{main: WriterProcess; work
 	return {main, work, quiet};
 }
 
-/** The incident, written by the store's own writer: its tip (what a restart resumes) and the orphan holding the newest message. */
+/**
+ * The incident, written by the store's own writer: its tip (what a restart resumes) and the orphan holding the newest
+ * message.
+ */
 export async function writeIncident(writer: WriterProcess): Promise<{tip: string; orphan: string}> {
 	const first = await writer.create({...identity, startedAt: T0});
 	await writer.send({op: 'conversation', id: first, count: 12, from: T0 + 5, to: T0 + 600});

@@ -18,7 +18,9 @@ export const HOSTILE = {
 } as const;
 
 /** All of them in one string, around a fake verdict. */
-export const EVIL = `${HOSTILE.clear}${HOSTILE.title}✓ Healthy${HOSTILE.cr}${HOSTILE.lf}fake${HOSTILE.rlo}txt${HOSTILE.c1}${HOSTILE.dcs}`;
+export const EVIL =
+	`${HOSTILE.clear}${HOSTILE.title}✓ ` +
+	`Healthy${HOSTILE.cr}${HOSTILE.lf}fake${HOSTILE.rlo}txt${HOSTILE.c1}${HOSTILE.dcs}`;
 
 const T0 = 1_786_060_800;
 const MIN = 60;

@@ -65,7 +65,9 @@ export function dropColumn(db: string, table: string, column: string): void {
 				.join(', ');
 			d.pragma('legacy_alter_table = ON');
 			d.exec(
-				`CREATE TABLE ${q(`${table}_kept`)} AS SELECT ${kept} FROM ${q(table)}; DROP TABLE ${q(table)}; ALTER TABLE ${q(`${table}_kept`)} RENAME TO ${q(table)}`,
+				`CREATE TABLE ${q(`${table}_kept`)} AS SELECT ${kept} FROM ${q(table)}; ` +
+					`DROP TABLE ${q(table)}; ALTER TABLE ${q(`${table}_kept`)} RENAME ` +
+					`TO ${q(table)}`,
 			);
 		}
 	} finally {

@@ -91,7 +91,10 @@ export const INCIDENT_ZOMBIE = V21.zombie;
 /** The keyless row holding the 798-message conversation the restart skips. */
 export const INCIDENT_ORPHAN = V21.orphan;
 const V21_RESTART = Math.round(V21.orphanLast) + 3 * DAY;
-/** The gateway's restart on the v21 fixture (§1.1 steps 5–7), as the writer process's command: resume the zombie, two turns. */
+/**
+ * The gateway's restart on the v21 fixture (§1.1 steps 5–7), as the writer process's command: resume the zombie, two
+ * turns.
+ */
 export const INCIDENT_RESTART = {
 	op: 'resume-after-restart',
 	step: {sessionKey: V21.key, resumedId: V21.zombie, restartAt: V21_RESTART, turns: twoTurns(V21_RESTART + 2)},
@@ -122,7 +125,10 @@ export async function postRestartIncident(dir: string): Promise<string> {
 	return db;
 }
 
-/** The v21 incident fixture, resumed on its zombie (what its finder returns) with two turns 3 days after the orphan's last message. */
+/**
+ * The v21 incident fixture, resumed on its zombie (what its finder returns) with two turns 3 days after the orphan's
+ * last message.
+ */
 export async function v21IncidentAfterRestart(): Promise<IncidentStore> {
 	const dir = tempDir('v21');
 	const db = await postRestartIncident(dir);
@@ -146,7 +152,10 @@ const GEN = {
 	orphanLast: 1_788_251_725,
 };
 
-/** The generations root (profiles too, DELETE journal), chat 880042 resumed on INC_zombie with two turns 3 days after INC_orphan's last message. */
+/**
+ * The generations root (profiles too, DELETE journal), chat 880042 resumed on INC_zombie with two turns 3 days after
+ * INC_orphan's last message.
+ */
 export async function generationsIncidentAfterRestart(): Promise<IncidentStore> {
 	const dir = tempDir('generations');
 	const home = path.join(dir, 'root');
@@ -184,10 +193,14 @@ const TELEGRAM = {
 	displayName: 'Teknium',
 	profileName: 'default',
 	originJson:
-		'{"platform": "telegram", "chat_id": "777001", "chat_name": "Teknium", "chat_type": "dm", "user_id": "u-teknium", "user_name": "Teknium", "thread_id": null, "chat_topic": null}',
+		'{"platform": "telegram", "chat_id": "777001", "chat_name": "Teknium", ' +
+		'"chat_type": "dm", "user_id": "u-teknium", "user_name": "Teknium", ' +
+		'"thread_id": null, "chat_topic": null}',
 } satisfies Omit<NewSession, 'startedAt'>;
 
-/** `count` alternating user/assistant messages over [from, to]; user rows carry platform ids from `firstId` when given. */
+/**
+ * `count` alternating user/assistant messages over [from, to]; user rows carry platform ids from `firstId` when given.
+ */
 function dialogue(count: number, from: number, to: number, firstId?: number): NewMessage[] {
 	const step = (to - from) / (count - 1);
 	return Array.from({length: count}, (_, i) => ({
@@ -230,7 +243,10 @@ export type IncidentVariant = {
 /** The orphan's messages: 20 over T0+665..T0+3600; the restart 3 days after. */
 const ORPHAN_LAST = T0 + 3600;
 
-/** The simulated #82616 incident (v30): K keyed and routed, O keyless from T0+660 holding the conversation; after the restart if asked. */
+/**
+ * The simulated #82616 incident (v30): K keyed and routed, O keyless from T0+660 holding the conversation; after the
+ * restart if asked.
+ */
 export async function simulatedIncident(variant: IncidentVariant = {}): Promise<IncidentStore> {
 	const dir = tempDir('incident');
 	const db = path.join(dir, 'state.db');
@@ -326,7 +342,9 @@ export async function simulatedResetNew(): Promise<LookalikeStore> {
 	);
 }
 
-/** A restart 3 days later whose reset policy promotes K ('idle') and mints a fresh row routed instead; two turns there. */
+/**
+ * A restart 3 days later whose reset policy promotes K ('idle') and mints a fresh row routed instead; two turns there.
+ */
 export async function simulatedResetPromotion(): Promise<LookalikeStore> {
 	const restartAt = T0 + 600 + 3 * DAY;
 	return lookalike(
@@ -342,7 +360,10 @@ export async function simulatedResetPromotion(): Promise<LookalikeStore> {
 	);
 }
 
-/** A restart 3 days later that resumes K (the newest: no orphan), two turns, then the shutdown spool (2 user messages of T0+900) replayed into K with their old ts. */
+/**
+ * A restart 3 days later that resumes K (the newest: no orphan), two turns, then the shutdown spool (2 user messages of
+ * T0+900) replayed into K with their old ts.
+ */
 export async function simulatedSpoolReplay(): Promise<LookalikeStore> {
 	const restartAt = T0 + 600 + 3 * DAY;
 	return lookalike('spool-replay', restartAt, async (w, k) => {

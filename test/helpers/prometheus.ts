@@ -17,7 +17,9 @@ export function requireTool(name: 'promtool' | 'prometheus' | 'prometheus-node-e
 	}
 
 	throw new Error(
-		`${name} is not installed: run .ci/run (as root it installs the Debian packages prometheus and prometheus-node-exporter; promtool comes with prometheus)`,
+		`${name} is not installed: run .ci/run (as root it installs the Debian ` +
+			`packages prometheus and prometheus-node-exporter; promtool comes with ` +
+			`prometheus)`,
 	);
 }
 

@@ -89,7 +89,8 @@ export type TmuxTestFile = {
 	session: string;
 	readonly dir: string;
 	/**
-	 * Starts the real bin (dist/hfx.js ARGS, on the Node running the tests: CI's Node 22 tier too) in the session at columns x rows, CI=false and `env`
+	 * Starts the real bin (dist/hfx.js ARGS, on the Node running the tests: CI's Node 22 tier too) in the session at
+	 * columns x rows, CI=false and `env`
 	 * set (default: no colour); the shell then prints EXIT=code and waits 60 s to be read.
 	 */
 	start: (columns: number, rows: number, args: string, env?: Record<string, string>) => void;

@@ -38,7 +38,9 @@ export class WatchProcess {
 		while (!predicate(this.events())) {
 			if (Date.now() > until || this.child.exitCode !== null) {
 				throw new Error(
-					`hfx watch: no ${what} within ${ms} ms (exit ${this.child.exitCode}); events: ${this.lines.join('\n').slice(-2000)}; stderr: ${this.stderr.slice(-500)}`,
+					`hfx watch: no ${what} within ${ms} ms (exit ${this.child.exitCode}); ` +
+						`events: ${this.lines.join('\n').slice(-2000)}; ` +
+						`stderr: ${this.stderr.slice(-500)}`,
 				);
 			}
 

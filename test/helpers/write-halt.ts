@@ -64,7 +64,10 @@ function manifest(db: string, pid: number, capture: string) {
 		captured_at: `${new Date(CAPTURE_AT * 1000).toISOString().slice(0, 19)}Z`,
 		database: db,
 		main: {mode: 'copied', size: size('state.db')},
-		note: 'Whether they belong on top of the main file now at the path is an operator decision; inspect the copied image with `hermes sessions recover --inspect-only` first.',
+		note:
+			'Whether they belong on top of the main file now at the path is an ' +
+			'operator decision; inspect the copied image with `hermes sessions ' +
+			'recover --inspect-only` first.',
 		pid,
 		python: '3.12.3',
 		shm: {size: size('state.db-shm')},

@@ -64,7 +64,9 @@ export async function main(argv: string[]): Promise<number> {
 	const mark = (ok: boolean, skipped = false): string => (skipped ? 'skip' : ok ? ' ok ' : 'FAIL');
 	const faultReports = await runFaults(faults, {long: a.long, timeoutMs: a.long ? 60_000 : 30_000}, r => {
 		process.stdout.write(
-			`${mark(r.failures.length === 0, Boolean(r.skipped))} ${r.id} (${r.runs} runs, ${r.ms} ms)${r.failures[0] ? `: ${r.failures[0].slice(0, 160)}` : ''}\n`,
+			`${mark(r.failures.length === 0, Boolean(r.skipped))} ${r.id} (${r.runs} ` +
+				`runs, ${r.ms} ` +
+				`ms)${r.failures[0] ? `: ${r.failures[0].slice(0, 160)}` : ''}\n`,
 		);
 	});
 	const fuzzList =
@@ -74,7 +76,8 @@ export async function main(argv: string[]): Promise<number> {
 		(name, inputs) => fuzzInChild(name, inputs, a.long ? 1_800_000 : 300_000),
 		r => {
 			process.stdout.write(
-				`${mark(r.failures.length === 0)} fuzz ${r.name} (${r.inputs} inputs)${r.failures[0] ? `: ${r.failures[0].slice(0, 160)}` : ''}\n`,
+				`${mark(r.failures.length === 0)} fuzz ${r.name} (${r.inputs} ` +
+					`inputs)${r.failures[0] ? `: ${r.failures[0].slice(0, 160)}` : ''}\n`,
 			);
 		},
 	);

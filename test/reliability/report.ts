@@ -17,7 +17,8 @@ function outcomeCell(f: FaultReport): string {
 
 	return f.failures.length === 0
 		? `${f.outcome} ✓`
-		: `FAIL: expected ${f.outcome}, got ${f.got}; ${f.failures.length} problem${f.failures.length === 1 ? '' : 's'} (below)`;
+		: `FAIL: expected ${f.outcome}, got ${f.got}; ${f.failures.length} ` +
+				`problem${f.failures.length === 1 ? '' : 's'} (below)`;
 }
 
 function faultTable(faults: FaultReport[]): string[] {
@@ -81,7 +82,9 @@ export function renderReport(
 	const fuzzFailed = fuzz.filter(z => z.failures.length > 0);
 	const bytes = ran.reduce((a, f) => a + f.evidenceBytesChanged, 0);
 	const summary = [
-		`- fault kinds: ${faults.length} (${ran.length} run, ${faults.length - ran.length} skipped), runs: ${ran.reduce((a, f) => a + f.runs, 0)}`,
+		`- fault kinds: ${faults.length} (${ran.length} ` +
+			`run, ${faults.length - ran.length} skipped), ` +
+			`runs: ${ran.reduce((a, f) => a + f.runs, 0)}`,
 		`- failing kinds: ${failed.length}${failed.length ? ` (${failed.map(f => f.id).join(', ')})` : ''}`,
 		`- evidence bytes changed, all runs: ${bytes}`,
 		`- fuzzers: ${fuzz.length}, inputs: ${fuzz.reduce((a, z) => a + z.inputs, 0)}, failing: ${fuzzFailed.length}`,
@@ -90,7 +93,9 @@ export function renderReport(
 	return [
 		'# hfx reliability report',
 		'',
-		"Issue #17: every class tried with the real binary (dist/hfx.js); evidence = sha256 of every file in the store's folder and the home, -shm included, before and after each run.",
+		'Issue #17: every class tried with the real binary (dist/hfx.js); ' +
+			"evidence = sha256 of every file in the store's folder and the home, " +
+			'-shm included, before and after each run.',
 		'',
 		'## Summary',
 		'',

@@ -132,32 +132,36 @@ describe('apply on copies of the scenario stores and of the real Hermes fixture'
 		expect(evidenceState(dir).db).toBe(before.db);
 	});
 
-	it('the real Hermes fixture: both adoptable orphans adopted exactly as Hermes would; the rest listed as refused (exit 1)', () => {
-		const dir = temp('fixture');
-		const db = path.join(dir, 'state.db');
-		fs.copyFileSync(path.join(FIXTURE, 'state.db'), db);
-		fs.chmodSync(db, 0o644);
-		const before = rows(db);
-		const t0 = Date.now() / 1000;
-		const r = hfxJson(['repair', '--db', db, '--apply', '--yes']);
-		expect(r.code).toBe(1);
-		expect(r.json.result).toBe('applied');
-		expectHermesWrites(
-			before,
-			rows(db),
-			[
-				{orphan: '20260807_052242_427c496c', donor: '20260807_050620_46fab954'},
-				{orphan: '20260808_052508_14665640', donor: '20260808_001820_8719394d'},
-			],
-			[t0, Date.now() / 1000],
-		);
-		const scan = hfxJson(['scan', '--db', db]).json;
-		for (const key of ['agent:main:telegram:dm:777001', 'agent:main:discord:group:9001']) {
-			expect(scan.routing.find((c: any) => c.sessionKey === key).rollbackRisk, key).toBe(false);
-		}
+	it(
+		'the real Hermes fixture: both adoptable orphans adopted exactly as ' +
+			'Hermes would; the rest listed as refused (exit 1)',
+		() => {
+			const dir = temp('fixture');
+			const db = path.join(dir, 'state.db');
+			fs.copyFileSync(path.join(FIXTURE, 'state.db'), db);
+			fs.chmodSync(db, 0o644);
+			const before = rows(db);
+			const t0 = Date.now() / 1000;
+			const r = hfxJson(['repair', '--db', db, '--apply', '--yes']);
+			expect(r.code).toBe(1);
+			expect(r.json.result).toBe('applied');
+			expectHermesWrites(
+				before,
+				rows(db),
+				[
+					{orphan: '20260807_052242_427c496c', donor: '20260807_050620_46fab954'},
+					{orphan: '20260808_052508_14665640', donor: '20260808_001820_8719394d'},
+				],
+				[t0, Date.now() / 1000],
+			);
+			const scan = hfxJson(['scan', '--db', db]).json;
+			for (const key of ['agent:main:telegram:dm:777001', 'agent:main:discord:group:9001']) {
+				expect(scan.routing.find((c: any) => c.sessionKey === key).rollbackRisk, key).toBe(false);
+			}
 
-		expect(scan.orphans).toHaveLength(6);
-	});
+			expect(scan.orphans).toHaveLength(6);
+		},
+	);
 });
 
 describe('refusals: exit 2, one line naming the cause, nothing written', () => {
@@ -253,33 +257,37 @@ describe('refusals: exit 2, one line naming the cause, nothing written', () => {
 		void dir;
 	});
 
-	it('an operator-chosen donor (--donor) ended or unkeyed after the plan: the write re-checks it and refuses, nothing written', async () => {
-		for (const change of ["ended_at = 1, end_reason = 'idle'", 'session_key = NULL']) {
-			const {dbPath, ids} = buildScenario(scenario('R1-tip'), 'v30', {dir: temp('donor-moved')});
-			const before = rows(dbPath);
-			const outcome = await applyRepair({
-				dbPath,
-				owner: 'default',
-				maxGapSeconds: 900,
-				only: [ids.orphan!],
-				donor: ids.tip!,
-				argv: ['test'],
-				yes: false,
-				log() {},
-				async confirm(planned) {
-					expect(planned.plan.adoptions[0]).toMatchObject({donorId: ids.tip, evidence: 'operator'});
-					// Another process changes the donor while the operator reads the plan.
-					execFileSync('sqlite3', [dbPath, `UPDATE sessions SET ${change} WHERE id = '${ids.tip}'`]);
-					return true;
-				},
-			});
-			expect(outcome.exitCode, change).toBe(2);
-			expect(outcome.reason).toMatch(/plan is stale: the rows the plan touches changed/);
-			const after = rows(dbPath);
-			expect(after.get(ids.orphan!)).toEqual(before.get(ids.orphan!));
-			expect(after.get(ids.tip!)!.end_reason).not.toBe('superseded_by_repair');
-		}
-	});
+	it(
+		'an operator-chosen donor (--donor) ended or unkeyed after the plan: the ' +
+			'write re-checks it and refuses, nothing written',
+		async () => {
+			for (const change of ["ended_at = 1, end_reason = 'idle'", 'session_key = NULL']) {
+				const {dbPath, ids} = buildScenario(scenario('R1-tip'), 'v30', {dir: temp('donor-moved')});
+				const before = rows(dbPath);
+				const outcome = await applyRepair({
+					dbPath,
+					owner: 'default',
+					maxGapSeconds: 900,
+					only: [ids.orphan!],
+					donor: ids.tip!,
+					argv: ['test'],
+					yes: false,
+					log() {},
+					async confirm(planned) {
+						expect(planned.plan.adoptions[0]).toMatchObject({donorId: ids.tip, evidence: 'operator'});
+						// Another process changes the donor while the operator reads the plan.
+						execFileSync('sqlite3', [dbPath, `UPDATE sessions SET ${change} WHERE id = '${ids.tip}'`]);
+						return true;
+					},
+				});
+				expect(outcome.exitCode, change).toBe(2);
+				expect(outcome.reason).toMatch(/plan is stale: the rows the plan touches changed/);
+				const after = rows(dbPath);
+				expect(after.get(ids.orphan!)).toEqual(before.get(ids.orphan!));
+				expect(after.get(ids.tip!)!.end_reason).not.toBe('superseded_by_repair');
+			}
+		},
+	);
 
 	it('the snapshot failing on a full disk (a small tmpfs, filled)', () => {
 		const asRoot = process.getuid?.() === 0;
@@ -389,96 +397,108 @@ describe('undo', () => {
 });
 
 describe('undo: the same guarded write as the apply', () => {
-	it('a bogus --undo ENTRY (without --yes, stdin not a terminal) names the missing entry and the trail, not a missing confirmation; nothing is written', () => {
-		const {dir, dbPath} = buildScenario(scenario('R1'), 'v30', {dir: temp('bogus')});
-		const listing = fs.readdirSync(dir).sort();
-		const none = hfx(['repair', '--db', dbPath, '--undo', '99']);
-		expect(none.code).toBe(2);
-		expect(none.stderr.trim().split('\n')).toHaveLength(1);
-		expect(none.stderr).toContain(`no audit entry 99 in ${auditPathFor(dbPath)}`);
-		expect(none.stderr).toContain('hfx audit verify');
-		expect(none.stderr).not.toContain('confirmation');
-		expect(fs.readdirSync(dir).sort()).toEqual(listing);
-		// With a trail: an unknown entry is still named as such, and recorded nowhere.
-		expect(hfx(['repair', '--db', dbPath, '--apply', '--yes']).code).toBe(0);
-		const trail = fs.readFileSync(auditPathFor(dbPath));
-		const bogus = hfx(['repair', '--db', dbPath, '--undo', '7']);
-		expect(bogus.code).toBe(2);
-		expect(bogus.stderr).toContain(`no audit entry 7 in ${auditPathFor(dbPath)}`);
-		expect(bogus.stderr).not.toContain('confirmation');
-		expect(fs.readFileSync(auditPathFor(dbPath))).toEqual(trail);
-		// A real entry without --yes on a pipe is what needs the confirmation.
-		expect(hfx(['repair', '--db', dbPath, '--undo', '2']).stderr).toContain('a typed confirmation is needed');
-	});
+	it(
+		'a bogus --undo ENTRY (without --yes, stdin not a terminal) names the ' +
+			'missing entry and the trail, not a missing confirmation; nothing is written',
+		() => {
+			const {dir, dbPath} = buildScenario(scenario('R1'), 'v30', {dir: temp('bogus')});
+			const listing = fs.readdirSync(dir).sort();
+			const none = hfx(['repair', '--db', dbPath, '--undo', '99']);
+			expect(none.code).toBe(2);
+			expect(none.stderr.trim().split('\n')).toHaveLength(1);
+			expect(none.stderr).toContain(`no audit entry 99 in ${auditPathFor(dbPath)}`);
+			expect(none.stderr).toContain('hfx audit verify');
+			expect(none.stderr).not.toContain('confirmation');
+			expect(fs.readdirSync(dir).sort()).toEqual(listing);
+			// With a trail: an unknown entry is still named as such, and recorded nowhere.
+			expect(hfx(['repair', '--db', dbPath, '--apply', '--yes']).code).toBe(0);
+			const trail = fs.readFileSync(auditPathFor(dbPath));
+			const bogus = hfx(['repair', '--db', dbPath, '--undo', '7']);
+			expect(bogus.code).toBe(2);
+			expect(bogus.stderr).toContain(`no audit entry 7 in ${auditPathFor(dbPath)}`);
+			expect(bogus.stderr).not.toContain('confirmation');
+			expect(fs.readFileSync(auditPathFor(dbPath))).toEqual(trail);
+			// A real entry without --yes on a pipe is what needs the confirmation.
+			expect(hfx(['repair', '--db', dbPath, '--undo', '2']).stderr).toContain('a typed confirmation is needed');
+		},
+	);
 
-	it('Ctrl-C (SIGINT) during --undo waits for the write: it finishes, is recorded, then exits as applied (0, issue #29), never 130', async () => {
-		const {dbPath} = buildScenario(scenario('R1'), 'v30', {dir: temp('undo-int')});
-		const original = rows(dbPath);
-		expect(hfx(['repair', '--db', dbPath, '--apply', '--yes']).code).toBe(0);
-		const child = spawn(
-			process.execPath,
-			[path.join(ROOT, 'dist/hfx.js'), 'repair', '--db', dbPath, '--undo', '2', '--yes'],
-			{
-				env: {...process.env, NO_COLOR: '1', HFX_TEST_PAUSE_AT: 'after-intent', HFX_TEST_PAUSE_MS: '1500'},
-				stdio: ['ignore', 'ignore', 'pipe'],
-			},
-		);
-		const exit = new Promise<{code: number | null; signal: string | null}>(resolve =>
-			child.once('exit', (code, signal) => resolve({code, signal})),
-		);
-		await new Promise<void>((resolve, reject) => {
-			const timer = setTimeout(() => reject(new Error('never paused')), 30_000);
-			let err = '';
-			child.stderr.on('data', (d: Buffer) => {
-				err += d.toString();
-				if (err.includes('paused at after-intent')) {
-					clearTimeout(timer);
-					resolve();
-				}
+	it(
+		'Ctrl-C (SIGINT) during --undo waits for the write: it finishes, is ' +
+			'recorded, then exits as applied (0, issue #29), never 130',
+		async () => {
+			const {dbPath} = buildScenario(scenario('R1'), 'v30', {dir: temp('undo-int')});
+			const original = rows(dbPath);
+			expect(hfx(['repair', '--db', dbPath, '--apply', '--yes']).code).toBe(0);
+			const child = spawn(
+				process.execPath,
+				[path.join(ROOT, 'dist/hfx.js'), 'repair', '--db', dbPath, '--undo', '2', '--yes'],
+				{
+					env: {...process.env, NO_COLOR: '1', HFX_TEST_PAUSE_AT: 'after-intent', HFX_TEST_PAUSE_MS: '1500'},
+					stdio: ['ignore', 'ignore', 'pipe'],
+				},
+			);
+			const exit = new Promise<{code: number | null; signal: string | null}>(resolve =>
+				child.once('exit', (code, signal) => resolve({code, signal})),
+			);
+			await new Promise<void>((resolve, reject) => {
+				const timer = setTimeout(() => reject(new Error('never paused')), 30_000);
+				let err = '';
+				child.stderr.on('data', (d: Buffer) => {
+					err += d.toString();
+					if (err.includes('paused at after-intent')) {
+						clearTimeout(timer);
+						resolve();
+					}
+				});
 			});
-		});
-		child.kill('SIGINT');
-		expect(await exit).toEqual({code: 0, signal: null});
-		expect(rows(dbPath)).toEqual(original);
-		const trail = fs
-			.readFileSync(auditPathFor(dbPath), 'utf8')
-			.trimEnd()
-			.split('\n')
-			.map(l => JSON.parse(l));
-		expect(trail.at(-1)).toMatchObject({mode: 'undo', phase: 'outcome', intent: 3, result: 'applied', undoes: 2});
-		expect(trail.at(-1).preconditions.map((c: any) => c.id)).toEqual([
-			'audit-writable',
-			'no-holders',
-			'no-deleted-wal',
-			'snapshot',
-		]);
-		expect(verifyAudit(auditPathFor(dbPath)).ok).toBe(true);
-	});
+			child.kill('SIGINT');
+			expect(await exit).toEqual({code: 0, signal: null});
+			expect(rows(dbPath)).toEqual(original);
+			const trail = fs
+				.readFileSync(auditPathFor(dbPath), 'utf8')
+				.trimEnd()
+				.split('\n')
+				.map(l => JSON.parse(l));
+			expect(trail.at(-1)).toMatchObject({mode: 'undo', phase: 'outcome', intent: 3, result: 'applied', undoes: 2});
+			expect(trail.at(-1).preconditions.map((c: any) => c.id)).toEqual([
+				'audit-writable',
+				'no-holders',
+				'no-deleted-wal',
+				'snapshot',
+			]);
+			expect(verifyAudit(auditPathFor(dbPath)).ok).toBe(true);
+		},
+	);
 
-	it('a planted symlink as the audit trail or its head is refused in one line; its target and the store are untouched', () => {
-		for (const planted of ['hfx-audit.jsonl', 'hfx-audit.head']) {
-			const {dir, dbPath} = buildScenario(scenario('R1'), 'v30', {dir: temp(`link-${planted}`)});
-			const victim = path.join(temp('victim'), 'shadow');
-			fs.writeFileSync(victim, 'root:!:19000::::::\n');
-			fs.symlinkSync(victim, path.join(dir, planted));
-			const before = evidenceState(dir);
-			for (const args of [
-				['--apply', '--yes'],
-				['--undo', '1', '--yes'],
-			]) {
-				const r = hfx(['repair', '--db', dbPath, ...args]);
-				expect(r.code, `${planted} ${args.join(' ')}`).toBe(2);
-				expect(r.stderr.trim().split('\n')).toHaveLength(1);
-				expect(r.stderr).toContain(`${path.join(dir, planted)}: is a symbolic link`);
+	it(
+		'a planted symlink as the audit trail or its head is refused in one ' +
+			'line; its target and the store are untouched',
+		() => {
+			for (const planted of ['hfx-audit.jsonl', 'hfx-audit.head']) {
+				const {dir, dbPath} = buildScenario(scenario('R1'), 'v30', {dir: temp(`link-${planted}`)});
+				const victim = path.join(temp('victim'), 'shadow');
+				fs.writeFileSync(victim, 'root:!:19000::::::\n');
+				fs.symlinkSync(victim, path.join(dir, planted));
+				const before = evidenceState(dir);
+				for (const args of [
+					['--apply', '--yes'],
+					['--undo', '1', '--yes'],
+				]) {
+					const r = hfx(['repair', '--db', dbPath, ...args]);
+					expect(r.code, `${planted} ${args.join(' ')}`).toBe(2);
+					expect(r.stderr.trim().split('\n')).toHaveLength(1);
+					expect(r.stderr).toContain(`${path.join(dir, planted)}: is a symbolic link`);
+				}
+
+				const audit = hfx(['audit', 'verify', '--db', dbPath]);
+				expect(audit.code).toBe(2);
+				expect(audit.stderr).toMatch(planted === 'hfx-audit.jsonl' ? /is a symbolic link/ : /no audit trail here/);
+				expect(fs.readFileSync(victim, 'utf8')).toBe('root:!:19000::::::\n');
+				expect(evidenceState(dir)).toEqual(before);
 			}
-
-			const audit = hfx(['audit', 'verify', '--db', dbPath]);
-			expect(audit.code).toBe(2);
-			expect(audit.stderr).toMatch(planted === 'hfx-audit.jsonl' ? /is a symbolic link/ : /no audit trail here/);
-			expect(fs.readFileSync(victim, 'utf8')).toBe('root:!:19000::::::\n');
-			expect(evidenceState(dir)).toEqual(before);
-		}
-	});
+		},
+	);
 });
 
 describe('the audit trail', () => {
@@ -588,37 +608,45 @@ describe('an interrupt during the apply', () => {
 		return {child, exit, output: () => out, errors: () => err};
 	}
 
-	it('SIGKILL inside the write transaction leaves the store fully as before; the next apply leaves it fully after', async () => {
-		const {dbPath, ids} = buildScenario(scenario('R1'), 'v30', {dir: temp('int-kill')});
-		const before = rows(dbPath);
-		const run = await startHeldApply(dbPath);
-		run.child.kill('SIGKILL');
-		expect((await run.exit).signal).toBe('SIGKILL');
-		expect(count(dbPath, 'PRAGMA integrity_check') as unknown).toBe('ok');
-		expect(rows(dbPath)).toEqual(before);
-		const second = hfxJson(['repair', '--db', dbPath, '--apply', '--yes']);
-		expect(second.code).toBe(0);
-		const after = rows(dbPath);
-		expect(after.get(ids.orphan!)!.session_key).toBe(before.get(ids.zombie!)!.session_key);
-		expect(after.get(ids.zombie!)!.end_reason).toBe('superseded_by_repair');
-	});
+	it(
+		'SIGKILL inside the write transaction leaves the store fully as before; ' + 'the next apply leaves it fully after',
+		async () => {
+			const {dbPath, ids} = buildScenario(scenario('R1'), 'v30', {dir: temp('int-kill')});
+			const before = rows(dbPath);
+			const run = await startHeldApply(dbPath);
+			run.child.kill('SIGKILL');
+			expect((await run.exit).signal).toBe('SIGKILL');
+			expect(count(dbPath, 'PRAGMA integrity_check') as unknown).toBe('ok');
+			expect(rows(dbPath)).toEqual(before);
+			const second = hfxJson(['repair', '--db', dbPath, '--apply', '--yes']);
+			expect(second.code).toBe(0);
+			const after = rows(dbPath);
+			expect(after.get(ids.orphan!)!.session_key).toBe(before.get(ids.zombie!)!.session_key);
+			expect(after.get(ids.zombie!)!.end_reason).toBe('superseded_by_repair');
+		},
+	);
 
-	it('Ctrl-C (SIGINT) inside the write transaction lets it finish: fully after, verified and audited, then exits as applied (0, issue #29), never 130', async () => {
-		const {dbPath, ids} = buildScenario(scenario('R1'), 'v30', {dir: temp('int-int')});
-		const before = rows(dbPath);
-		const run = await startHeldApply(dbPath);
-		run.child.kill('SIGINT');
-		// The signal lands while the transaction runs: the write is verified and recorded, and the exit says it applied.
-		expect((await run.exit).code).toBe(0);
-		expect(count(dbPath, 'PRAGMA integrity_check') as unknown).toBe('ok');
-		const after = rows(dbPath);
-		expect(after.get(ids.orphan!)!.session_key).toBe(before.get(ids.zombie!)!.session_key);
-		expect(run.output()).toContain(`✓ ${ids.orphan} now owns`);
-		const trail = fs
-			.readFileSync(auditPathFor(dbPath), 'utf8')
-			.trimEnd()
-			.split('\n')
-			.map(l => JSON.parse(l));
-		expect(trail.at(-1)).toMatchObject({mode: 'apply', result: 'applied'});
-	});
+	it(
+		'Ctrl-C (SIGINT) inside the write transaction lets it finish: fully ' +
+			'after, verified and audited, then exits as applied (0, issue #29), ' +
+			'never 130',
+		async () => {
+			const {dbPath, ids} = buildScenario(scenario('R1'), 'v30', {dir: temp('int-int')});
+			const before = rows(dbPath);
+			const run = await startHeldApply(dbPath);
+			run.child.kill('SIGINT');
+			// The signal lands while the transaction runs: the write is verified and recorded, and the exit says it applied.
+			expect((await run.exit).code).toBe(0);
+			expect(count(dbPath, 'PRAGMA integrity_check') as unknown).toBe('ok');
+			const after = rows(dbPath);
+			expect(after.get(ids.orphan!)!.session_key).toBe(before.get(ids.zombie!)!.session_key);
+			expect(run.output()).toContain(`✓ ${ids.orphan} now owns`);
+			const trail = fs
+				.readFileSync(auditPathFor(dbPath), 'utf8')
+				.trimEnd()
+				.split('\n')
+				.map(l => JSON.parse(l));
+			expect(trail.at(-1)).toMatchObject({mode: 'apply', result: 'applied'});
+		},
+	);
 });

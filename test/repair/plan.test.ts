@@ -109,30 +109,34 @@ function only(p: ReturnType<typeof planRepair>): Adoption {
 const INCIDENT: Case = {sessions: [zombie(), orphan()], extra: {'zombie-0001': {origin_json: ORIGIN}}};
 
 describe('the writes of one adoption (contiguity)', () => {
-	it("gives the orphan the donor's key, fills NULL identity columns from the donor and points its parent at the donor", () => {
-		const a = only(plan(INCIDENT));
-		expect(a).toMatchObject({
-			orphanId: 'orphan-0001',
-			donorId: 'zombie-0001',
-			sessionKey: K,
-			evidence: 'contiguity',
-			messageCount: 12,
-		});
-		expect(a.rows[0]).toEqual({
-			sessionId: 'orphan-0001',
-			role: 'orphan',
-			columns: [
-				{column: 'session_key', before: null, after: K, changes: true},
-				{column: 'chat_id', before: null, after: '42', changes: true},
-				{column: 'chat_type', before: null, after: 'dm', changes: true},
-				{column: 'thread_id', before: null, after: null, changes: false},
-				{column: 'user_id', before: null, after: 'u1', changes: true},
-				{column: 'origin_json', before: null, after: ORIGIN, changes: true},
-				{column: 'display_name', before: null, after: 'Ann', changes: true},
-				{column: 'parent_session_id', before: null, after: 'zombie-0001', changes: true},
-			],
-		});
-	});
+	it(
+		"gives the orphan the donor's key, fills NULL identity columns from the " +
+			'donor and points its parent at the donor',
+		() => {
+			const a = only(plan(INCIDENT));
+			expect(a).toMatchObject({
+				orphanId: 'orphan-0001',
+				donorId: 'zombie-0001',
+				sessionKey: K,
+				evidence: 'contiguity',
+				messageCount: 12,
+			});
+			expect(a.rows[0]).toEqual({
+				sessionId: 'orphan-0001',
+				role: 'orphan',
+				columns: [
+					{column: 'session_key', before: null, after: K, changes: true},
+					{column: 'chat_id', before: null, after: '42', changes: true},
+					{column: 'chat_type', before: null, after: 'dm', changes: true},
+					{column: 'thread_id', before: null, after: null, changes: false},
+					{column: 'user_id', before: null, after: 'u1', changes: true},
+					{column: 'origin_json', before: null, after: ORIGIN, changes: true},
+					{column: 'display_name', before: null, after: 'Ann', changes: true},
+					{column: 'parent_session_id', before: null, after: 'zombie-0001', changes: true},
+				],
+			});
+		},
+	);
 
 	it('ends an open donor at the time of the apply, with superseded_by_repair, and warns that it is still open', () => {
 		const a = only(plan(INCIDENT));
@@ -161,7 +165,9 @@ describe('the writes of one adoption (contiguity)', () => {
 	it('warns that a donor\'s "compression" end reason is overwritten', () => {
 		const a = only(plan({sessions: [zombie({endReason: 'compression', endedAtRaw: T0 + 30}), orphan()]}));
 		expect(a.warnings[0]).toBe(
-			'the donor\'s end reason "compression" is overwritten with "superseded_by_repair": its continuation child is no longer classed as a compression continuation',
+			'the donor\'s end reason "compression" is overwritten with ' +
+				'"superseded_by_repair": its continuation child is no longer classed as ' +
+				'a compression continuation',
 		);
 		expect(a.rows[1].columns[0]).toEqual({column: 'ended_at', before: T0 + 30, after: T0 + 30, changes: false});
 	});
@@ -233,7 +239,8 @@ describe('the restart before and after', () => {
 		const a = only(plan({...INCIDENT, routing: [routingEntry(K, 'zombie-0001')]}));
 		expect(a.restartBefore).toBe('zombie-0001');
 		expect(a.warnings).toContain(
-			'gateway_routing still names the donor: the gateway drops that entry on the next message (the donor is ended) and finds orphan-0001 by its key',
+			'gateway_routing still names the donor: the gateway drops that entry on ' +
+				'the next message (the donor is ended) and finds orphan-0001 by its key',
 		);
 	});
 
@@ -243,7 +250,8 @@ describe('the restart before and after', () => {
 		const a = only(plan({sessions: [zombie(), orphan(), newer]}));
 		expect(a.restartAfter).toBe('newer-0001');
 		expect(a.warnings).toContain(
-			`after the repair a restart would still resume newer-0001, not orphan-0001: check \`hfx routing ${K}\` before restarting`,
+			`after the repair a restart would still resume newer-0001, not ` +
+				`orphan-0001: check \`hfx routing ${K}\` before restarting`,
 		);
 	});
 });
@@ -322,7 +330,10 @@ describe('generations: what v25 adopts and v30 refuses is held back', () => {
 			['orphan-0001', 'refused', 'generations_disagree', 'zombie-0001'],
 		]);
 		expect(p.refused[0]!.reason).toBe(
-			"held back: this store's Hermes (v25) would adopt it from zombie-0001, but current Hermes (v30) refuses it (no_predecessor: no keyed predecessor fell quiet within 900s of this session's start); hfx writes only what both agree on",
+			"held back: this store's Hermes (v25) would adopt it from zombie-0001, " +
+				'but current Hermes (v30) refuses it (no_predecessor: no keyed ' +
+				"predecessor fell quiet within 900s of this session's start); hfx writes " +
+				'only what both agree on',
 		);
 		expect(p.unknownOnly).toEqual([]);
 		expect(planRepair({...i, only: ['orphan-0001']})).toMatchObject({
@@ -448,86 +459,98 @@ describe('an operator-chosen donor (--donor) for an orphan repair-routing refuse
 		zombie({id: 'tip-0002', startedAtRaw: T0 - 600, newestMessageAt: T0 + 30, ...partial});
 	const AMBIGUOUS: Case = {sessions: [zombie(), tip(), orphan()]};
 
-	it("plans Hermes' own writes from that donor, says it is the operator's choice and why repair-routing refused", () => {
-		const p = plan(AMBIGUOUS, {only: ['orphan-0001'], donor: 'tip-0002'});
-		expect(p.donorRefusal).toBeNull();
-		const a = only(p);
-		expect(a).toMatchObject({
-			orphanId: 'orphan-0001',
-			donorId: 'tip-0002',
-			sessionKey: K,
-			evidence: 'operator',
-			refusedBecause: {
-				reasonKind: 'ambiguous_predecessor',
-				reason: 'ambiguous: more than one keyed predecessor matches this window',
-			},
-		});
-		expect(a.rows[0].columns.find(c => c.column === 'parent_session_id')).toEqual({
-			column: 'parent_session_id',
-			before: null,
-			after: 'tip-0002',
-			changes: true,
-		});
-		expect(a.rows[1]).toMatchObject({sessionId: 'tip-0002', role: 'donor'});
-		expect(a.warnings[0]).toMatch(/^operator choice: repair-routing refuses orphan-0001 \(ambiguous_predecessor: /);
-		expect(a.restartAfter).toBe('orphan-0001');
-		// It is no longer listed among the refused, and its plan is bound to its own writes.
-		expect(p.refused.map(o => o.orphanId)).not.toContain('orphan-0001');
-		const other = plan(AMBIGUOUS, {only: ['orphan-0001'], donor: 'zombie-0001'});
-		expect(planHash(other, 'h')).not.toBe(planHash(p, 'h'));
-	});
+	it(
+		"plans Hermes' own writes from that donor, says it is the operator's " + 'choice and why repair-routing refused',
+		() => {
+			const p = plan(AMBIGUOUS, {only: ['orphan-0001'], donor: 'tip-0002'});
+			expect(p.donorRefusal).toBeNull();
+			const a = only(p);
+			expect(a).toMatchObject({
+				orphanId: 'orphan-0001',
+				donorId: 'tip-0002',
+				sessionKey: K,
+				evidence: 'operator',
+				refusedBecause: {
+					reasonKind: 'ambiguous_predecessor',
+					reason: 'ambiguous: more than one keyed predecessor matches this window',
+				},
+			});
+			expect(a.rows[0].columns.find(c => c.column === 'parent_session_id')).toEqual({
+				column: 'parent_session_id',
+				before: null,
+				after: 'tip-0002',
+				changes: true,
+			});
+			expect(a.rows[1]).toMatchObject({sessionId: 'tip-0002', role: 'donor'});
+			expect(a.warnings[0]).toMatch(/^operator choice: repair-routing refuses orphan-0001 \(ambiguous_predecessor: /);
+			expect(a.restartAfter).toBe('orphan-0001');
+			// It is no longer listed among the refused, and its plan is bound to its own writes.
+			expect(p.refused.map(o => o.orphanId)).not.toContain('orphan-0001');
+			const other = plan(AMBIGUOUS, {only: ['orphan-0001'], donor: 'zombie-0001'});
+			expect(planHash(other, 'h')).not.toBe(planHash(p, 'h'));
+		},
+	);
 
-	it("refuses, planning nothing: the orphan itself, an unkeyed donor, another source or chat, an earlier repair's donor, no single --only", () => {
-		const cases: Array<[Case, string[], string, RegExp]> = [
-			[AMBIGUOUS, ['orphan-0001'], 'orphan-0001', /is the orphan itself/],
-			[
-				{sessions: [...AMBIGUOUS.sessions, session({id: 'keyless-0003', hasMessageRows: false})]},
-				['orphan-0001'],
-				'keyless-0003',
-				/is not keyed/,
-			],
-			[
-				{sessions: [...AMBIGUOUS.sessions, session({id: 'discord-0004', source: 'discord', sessionKey: KD})]},
-				['orphan-0001'],
-				'discord-0004',
-				/another source/,
-			],
-			[
-				{sessions: [zombie(), tip({chatId: '43'}), orphan({chatId: '42'})]},
-				['orphan-0001'],
-				'tip-0002',
-				/of chat 43, the orphan of chat 42: another chat/,
-			],
-			[
-				{sessions: [zombie(), tip({endReason: 'superseded_by_repair', endedAtRaw: T0 + 40}), orphan()]},
-				['orphan-0001'],
-				'tip-0002',
-				/already gave its identity in an earlier repair/,
-			],
-			[AMBIGUOUS, [], 'tip-0002', /needs exactly one --only ORPHAN \(the orphan it adopts\); none was given/],
-			[AMBIGUOUS, ['tip-0002'], 'zombie-0001', /--only no orphan "tip-0002"/],
-		];
-		for (const [c, onlyIds, donor, reason] of cases) {
-			const p = plan(c, {only: onlyIds, donor});
-			expect(p.donorRefusal, donor).toMatch(reason);
-			expect(p.adoptions).toEqual([]);
-		}
-	});
-
-	it('leaves an orphan repair-routing adopts to repair-routing: its own donor is that adoption, another donor is refused', () => {
-		const same = only(plan(INCIDENT, {only: ['orphan-0001'], donor: 'zombie-0001'}));
-		expect(same.evidence).toBe('contiguity');
-		const other = plan(
-			{
-				sessions: [
-					...INCIDENT.sessions,
-					zombie({id: 'old-0005', startedAtRaw: T0 - 90_000, newestMessageAt: T0 - 86_000}),
+	it(
+		'refuses, planning nothing: the orphan itself, an unkeyed donor, another ' +
+			"source or chat, an earlier repair's donor, no single --only",
+		() => {
+			const cases: Array<[Case, string[], string, RegExp]> = [
+				[AMBIGUOUS, ['orphan-0001'], 'orphan-0001', /is the orphan itself/],
+				[
+					{sessions: [...AMBIGUOUS.sessions, session({id: 'keyless-0003', hasMessageRows: false})]},
+					['orphan-0001'],
+					'keyless-0003',
+					/is not keyed/,
 				],
-			},
-			{only: ['orphan-0001'], donor: 'old-0005'},
-		);
-		expect(other.donorRefusal).toBe(
-			'repair-routing adopts orphan-0001 anyway, from zombie-0001 (evidence contiguity), not from old-0005: drop --donor to take that adoption',
-		);
-	});
+				[
+					{sessions: [...AMBIGUOUS.sessions, session({id: 'discord-0004', source: 'discord', sessionKey: KD})]},
+					['orphan-0001'],
+					'discord-0004',
+					/another source/,
+				],
+				[
+					{sessions: [zombie(), tip({chatId: '43'}), orphan({chatId: '42'})]},
+					['orphan-0001'],
+					'tip-0002',
+					/of chat 43, the orphan of chat 42: another chat/,
+				],
+				[
+					{sessions: [zombie(), tip({endReason: 'superseded_by_repair', endedAtRaw: T0 + 40}), orphan()]},
+					['orphan-0001'],
+					'tip-0002',
+					/already gave its identity in an earlier repair/,
+				],
+				[AMBIGUOUS, [], 'tip-0002', /needs exactly one --only ORPHAN \(the orphan it adopts\); none was given/],
+				[AMBIGUOUS, ['tip-0002'], 'zombie-0001', /--only no orphan "tip-0002"/],
+			];
+			for (const [c, onlyIds, donor, reason] of cases) {
+				const p = plan(c, {only: onlyIds, donor});
+				expect(p.donorRefusal, donor).toMatch(reason);
+				expect(p.adoptions).toEqual([]);
+			}
+		},
+	);
+
+	it(
+		'leaves an orphan repair-routing adopts to repair-routing: its own donor ' +
+			'is that adoption, another donor is refused',
+		() => {
+			const same = only(plan(INCIDENT, {only: ['orphan-0001'], donor: 'zombie-0001'}));
+			expect(same.evidence).toBe('contiguity');
+			const other = plan(
+				{
+					sessions: [
+						...INCIDENT.sessions,
+						zombie({id: 'old-0005', startedAtRaw: T0 - 90_000, newestMessageAt: T0 - 86_000}),
+					],
+				},
+				{only: ['orphan-0001'], donor: 'old-0005'},
+			);
+			expect(other.donorRefusal).toBe(
+				'repair-routing adopts orphan-0001 anyway, from zombie-0001 (evidence ' +
+					'contiguity), not from old-0005: drop --donor to take that adoption',
+			);
+		},
+	);
 });

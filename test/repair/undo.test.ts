@@ -106,28 +106,32 @@ describe('hfx repair --undo', () => {
 		expect(verifyAudit(auditPathFor(db)).ok).toBe(true);
 	});
 
-	it('is refused when a column the repair wrote changed since (the agent moved on), and writes nothing to the store', async () => {
-		const {db, seq} = appliedCopy('moved');
-		// The agent runs again and rewrites the end reason the repair gave the donor.
-		const w = new WriterProcess(db);
-		writers.push(w);
-		await w.started();
-		await w.send({op: 'exec', sql: `UPDATE sessions SET end_reason = 'session_reset' WHERE id = '${base.zombie}'`});
-		await w.send({op: 'close'}).catch(() => ({}));
-		await w.kill();
-		const state = storeState(db);
-		const moved = rows(db);
-		const refused = hfx(['repair', '--db', db, '--undo', String(seq), '--yes']);
-		expect(refused.code).toBe(2);
-		expect(refused.stderr.trim().split('\n')).toHaveLength(1);
-		expect(refused.stderr).toContain(`${base.zombie}.end_reason changed since the repair`);
-		expect(storeState(db)).toEqual(state);
-		expect(rows(db)).toEqual(moved);
-		// The refusal is recorded (its intent had been), and the apply stays undoable by no one else.
-		expect(readAudit(auditPathFor(db)).at(-1)).toMatchObject({mode: 'undo', phase: 'outcome', undoes: seq});
-		expect(readAudit(auditPathFor(db)).at(-1)!.result).not.toBe('applied');
-		expect(verifyAudit(auditPathFor(db)).ok).toBe(true);
-	});
+	it(
+		'is refused when a column the repair wrote changed since (the agent ' +
+			'moved on), and writes nothing to the store',
+		async () => {
+			const {db, seq} = appliedCopy('moved');
+			// The agent runs again and rewrites the end reason the repair gave the donor.
+			const w = new WriterProcess(db);
+			writers.push(w);
+			await w.started();
+			await w.send({op: 'exec', sql: `UPDATE sessions SET end_reason = 'session_reset' WHERE id = '${base.zombie}'`});
+			await w.send({op: 'close'}).catch(() => ({}));
+			await w.kill();
+			const state = storeState(db);
+			const moved = rows(db);
+			const refused = hfx(['repair', '--db', db, '--undo', String(seq), '--yes']);
+			expect(refused.code).toBe(2);
+			expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+			expect(refused.stderr).toContain(`${base.zombie}.end_reason changed since the repair`);
+			expect(storeState(db)).toEqual(state);
+			expect(rows(db)).toEqual(moved);
+			// The refusal is recorded (its intent had been), and the apply stays undoable by no one else.
+			expect(readAudit(auditPathFor(db)).at(-1)).toMatchObject({mode: 'undo', phase: 'outcome', undoes: seq});
+			expect(readAudit(auditPathFor(db)).at(-1)!.result).not.toBe('applied');
+			expect(verifyAudit(auditPathFor(db)).ok).toBe(true);
+		},
+	);
 
 	it('is refused while a process holds the store (the agent runs), naming it; nothing is written', async () => {
 		const {db, seq} = appliedCopy('held');
@@ -145,20 +149,24 @@ describe('hfx repair --undo', () => {
 		expect(readAudit(auditPathFor(db)).some(e => e.mode === 'undo' && e.result === 'applied')).toBe(false);
 	});
 
-	it('a second undo of the same entry is refused in one line naming the undo that did it; store and trail unchanged', () => {
-		const {db, before, seq} = appliedCopy('twice');
-		const first = hfxJson(['repair', '--db', db, '--undo', String(seq), '--yes']);
-		expect(first.code, first.stderr).toBe(0);
-		const state = storeState(db);
-		const trail = fs.readFileSync(auditPathFor(db));
-		const again = hfx(['repair', '--db', db, '--undo', String(seq), '--yes']);
-		expect(again.code).toBe(2);
-		expect(again.stderr.trim().split('\n')).toHaveLength(1);
-		expect(again.stderr).toContain(`entry ${seq} was already undone by entry ${first.json.audit.seq as number}`);
-		expect(storeState(db)).toEqual(state);
-		expect(rows(db)).toEqual(before);
-		expect(fs.readFileSync(auditPathFor(db))).toEqual(trail);
-	});
+	it(
+		'a second undo of the same entry is refused in one line naming the undo ' +
+			'that did it; store and trail unchanged',
+		() => {
+			const {db, before, seq} = appliedCopy('twice');
+			const first = hfxJson(['repair', '--db', db, '--undo', String(seq), '--yes']);
+			expect(first.code, first.stderr).toBe(0);
+			const state = storeState(db);
+			const trail = fs.readFileSync(auditPathFor(db));
+			const again = hfx(['repair', '--db', db, '--undo', String(seq), '--yes']);
+			expect(again.code).toBe(2);
+			expect(again.stderr.trim().split('\n')).toHaveLength(1);
+			expect(again.stderr).toContain(`entry ${seq} was already undone by entry ${first.json.audit.seq as number}`);
+			expect(storeState(db)).toEqual(state);
+			expect(rows(db)).toEqual(before);
+			expect(fs.readFileSync(auditPathFor(db))).toEqual(trail);
+		},
+	);
 
 	it('an entry that is no applied repair (the undo itself) is refused; nothing is written', () => {
 		const {db, seq} = appliedCopy('not-apply');

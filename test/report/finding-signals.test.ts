@@ -74,51 +74,55 @@ describe('every finding kind has its metric, its alert and its events', () => {
 		expect(missing).toEqual([]);
 	});
 
-	it('each kind but the four with their own events is said by the watch as its kind, and as KIND-cleared when it goes', () => {
-		const loaded = loadStore(
-			{path: path.join(ROOT, 'test/fixtures/hermes-v21-incident/state.db'), owner: 'default', label: 'default'},
-			{columns: 'lean'},
-		);
-		const analysis = analyze(loaded.snapshot);
-		const reading = (findings: Finding[]): StoreReading => ({
-			profile: 'default',
-			at: 1000,
-			seconds: 0.1,
-			result: {ok: true, facts: loaded.facts, analysis: {...analysis, findings}},
-			files: null,
-			backups: {verifiedAgeSeconds: 1, drilledAgeSeconds: 1},
-			build: null,
-		});
-		const context = {profile: 'default', at: 1000, boundSeconds: 3600};
-		const generic = findingKinds().filter(k => !OWN_EVENT_KINDS.has(k as FindingKind));
-		expect(generic.length).toBeGreaterThan(8);
-		const made = generic.map(
-			(kind): Finding => ({
+	it(
+		'each kind but the four with their own events is said by the watch as ' +
+			'its kind, and as KIND-cleared when it goes',
+		() => {
+			const loaded = loadStore(
+				{path: path.join(ROOT, 'test/fixtures/hermes-v21-incident/state.db'), owner: 'default', label: 'default'},
+				{columns: 'lean'},
+			);
+			const analysis = analyze(loaded.snapshot);
+			const reading = (findings: Finding[]): StoreReading => ({
+				profile: 'default',
+				at: 1000,
+				seconds: 0.1,
+				result: {ok: true, facts: loaded.facts, analysis: {...analysis, findings}},
+				files: null,
+				backups: {verifiedAgeSeconds: 1, drilledAgeSeconds: 1},
+				build: null,
+			});
+			const context = {profile: 'default', at: 1000, boundSeconds: 3600};
+			const generic = findingKinds().filter(k => !OWN_EVENT_KINDS.has(k as FindingKind));
+			expect(generic.length).toBeGreaterThan(8);
+			const made = generic.map(
+				(kind): Finding => ({
+					severity: 'warning',
+					kind: kind as FindingKind,
+					subject: `s-${kind}`,
+					title: `t-${kind}`,
+					detail: 'd',
+					next: 'n',
+				}),
+			);
+			const empty = digestOf(reading([]), 3600);
+			const raised = digestOf(reading(made), 3600, empty);
+			const up = diffDigests(empty, raised, context);
+			expect(up.map(e => [e.event, e.subject])).toEqual(
+				generic.map(k => [FINDING_SIGNALS[k as FindingKind].raised, `s-${k}`]),
+			);
+			expect(up[0]).toMatchObject({
 				severity: 'warning',
-				kind: kind as FindingKind,
-				subject: `s-${kind}`,
-				title: `t-${kind}`,
+				title: `t-${generic[0]}`,
 				detail: 'd',
 				next: 'n',
-			}),
-		);
-		const empty = digestOf(reading([]), 3600);
-		const raised = digestOf(reading(made), 3600, empty);
-		const up = diffDigests(empty, raised, context);
-		expect(up.map(e => [e.event, e.subject])).toEqual(
-			generic.map(k => [FINDING_SIGNALS[k as FindingKind].raised, `s-${k}`]),
-		);
-		expect(up[0]).toMatchObject({
-			severity: 'warning',
-			title: `t-${generic[0]}`,
-			detail: 'd',
-			next: 'n',
-			message: `t-${generic[0]}: d. Next: n`,
-		});
-		expect(diffDigests(raised, digestOf(reading(made), 3600, raised), context)).toEqual([]);
-		const down = diffDigests(raised, digestOf(reading([]), 3600, raised), context);
-		expect(down.map(e => e.event)).toEqual(generic.map(k => FINDING_SIGNALS[k as FindingKind].cleared));
-	});
+				message: `t-${generic[0]}: d. Next: n`,
+			});
+			expect(diffDigests(raised, digestOf(reading(made), 3600, raised), context)).toEqual([]);
+			const down = diffDigests(raised, digestOf(reading([]), 3600, raised), context);
+			expect(down.map(e => e.event)).toEqual(generic.map(k => FINDING_SIGNALS[k as FindingKind].cleared));
+		},
+	);
 
 	it("the README's table names each kind's metric, alert and events as the code does", () => {
 		for (const kind of findingKinds()) {
@@ -127,32 +131,40 @@ describe('every finding kind has its metric, its alert and its events', () => {
 				.map(([k, v]) => `${k}="${v}"`)
 				.join(',');
 			const graver = (text: string | undefined) => (text === undefined ? '' : `; graver: \`${text}\``);
-			const row = `| \`${kind}\` | \`${METRICS[s.metric].name}${where ? `{${where}}` : ''}\`${graver(s.graver && METRICS[s.graver.metric].name)} | \`${s.alert}\`${graver(s.graver?.alert)} | \`${s.raised}\` / \`${s.cleared}\` |`;
+			const row =
+				`| \`${kind}\` | ` +
+				`\`${METRICS[s.metric].name}${where ? `{${where}}` : ''}\`` +
+				`${graver(s.graver && METRICS[s.graver.metric].name)} ` +
+				`| \`${s.alert}\`${graver(s.graver?.alert)} | \`${s.raised}\` / ` +
+				`\`${s.cleared}\` |`;
 			expect(readme, kind).toContain(row);
 		}
 	});
 });
 
 describe('the alert rules', () => {
-	it('every rule has a summary, a description and a runbook_url to a README section that exists (no bare runbook)', () => {
-		expect(rules.length).toBeGreaterThanOrEqual(22);
-		const bad = rules.filter(r => {
-			const a = r.annotations ?? {};
-			const url = a.runbook_url ?? '';
-			return (
-				!a.summary ||
-				!a.description ||
-				'runbook' in a ||
-				!url.startsWith(RUNBOOK_BASE) ||
-				!anchors.has(url.slice(RUNBOOK_BASE.length)) ||
-				url.slice(RUNBOOK_BASE.length) !== r.alert.toLowerCase()
-			);
-		});
-		expect(bad.map(r => r.alert)).toEqual([]);
-		// The anchor check is real: a section that is not there is not found.
-		expect(anchors.has('hfxrollbackrisk')).toBe(true);
-		expect(anchors.has('hfxnosuchalert')).toBe(false);
-	});
+	it(
+		'every rule has a summary, a description and a runbook_url to a README ' + 'section that exists (no bare runbook)',
+		() => {
+			expect(rules.length).toBeGreaterThanOrEqual(22);
+			const bad = rules.filter(r => {
+				const a = r.annotations ?? {};
+				const url = a.runbook_url ?? '';
+				return (
+					!a.summary ||
+					!a.description ||
+					'runbook' in a ||
+					!url.startsWith(RUNBOOK_BASE) ||
+					!anchors.has(url.slice(RUNBOOK_BASE.length)) ||
+					url.slice(RUNBOOK_BASE.length) !== r.alert.toLowerCase()
+				);
+			});
+			expect(bad.map(r => r.alert)).toEqual([]);
+			// The anchor check is real: a section that is not there is not found.
+			expect(anchors.has('hfxrollbackrisk')).toBe(true);
+			expect(anchors.has('hfxnosuchalert')).toBe(false);
+		},
+	);
 
 	it('no rule groups or matches by a version label (they live on hfx_store_info alone)', () => {
 		expect(

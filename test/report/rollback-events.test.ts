@@ -34,19 +34,25 @@ beforeAll(async () => {
 afterAll(() => fs.rmSync(dir, {recursive: true, force: true}));
 
 describe('the rollback-happened event', () => {
-	it('is said once, first, with the profile in its next step; an unchanged reading and an unreadable one say nothing of it', () => {
-		const first: Digest = digestOf(reading, 3600);
-		const events = diffDigests(undefined, first, context);
-		expect(events[0]).toMatchObject({
-			event: 'rollback-happened',
-			profile: 'work',
-			sessionKey: INCIDENT_CHAT,
-			next: 'preview its adoption with: hfx repair --profile work --only 427c496c --donor 46fab954 (then stop the gateway and add --apply)',
-		});
-		expect(events.filter(e => e.event === 'rollback-happened')).toHaveLength(1);
-		expect(diffDigests(first, digestOf(reading, 3600, first), context)).toEqual([]);
-		const down = digestOf({...reading, result: {ok: false, kind: 'empty-file', line: 'hfx: x'}}, 3600, first);
-		expect(diffDigests(first, down, context).map(e => e.event)).toEqual(['store-down']);
-		expect(diffDigests(down, digestOf(reading, 3600, down), context).map(e => e.event)).toEqual(['store-up']);
-	});
+	it(
+		'is said once, first, with the profile in its next step; an unchanged ' +
+			'reading and an unreadable one say nothing of it',
+		() => {
+			const first: Digest = digestOf(reading, 3600);
+			const events = diffDigests(undefined, first, context);
+			expect(events[0]).toMatchObject({
+				event: 'rollback-happened',
+				profile: 'work',
+				sessionKey: INCIDENT_CHAT,
+				next:
+					'preview its adoption with: hfx repair --profile work --only 427c496c ' +
+					'--donor 46fab954 (then stop the gateway and add --apply)',
+			});
+			expect(events.filter(e => e.event === 'rollback-happened')).toHaveLength(1);
+			expect(diffDigests(first, digestOf(reading, 3600, first), context)).toEqual([]);
+			const down = digestOf({...reading, result: {ok: false, kind: 'empty-file', line: 'hfx: x'}}, 3600, first);
+			expect(diffDigests(first, down, context).map(e => e.event)).toEqual(['store-down']);
+			expect(diffDigests(down, digestOf(reading, 3600, down), context).map(e => e.event)).toEqual(['store-up']);
+		},
+	);
 });

@@ -99,7 +99,8 @@ function dumpRows(file: string, shape: Shape): Record<string, unknown[]> {
 					table,
 					db
 						.prepare(
-							`SELECT ${columns.map(c => `"${c}"`).join(', ')} FROM "${table}" ORDER BY ${columns.map(c => `"${c}"`).join(', ')}`,
+							`SELECT ${columns.map(c => `"${c}"`).join(', ')} FROM "${table}" ORDER ` +
+								`BY ${columns.map(c => `"${c}"`).join(', ')}`,
 						)
 						.raw()
 						.all(),
@@ -185,7 +186,9 @@ describe('migrateToCurrent', () => {
 		try {
 			const rows = db
 				.prepare(
-					'SELECT created_source, profile_name, last_activity_at, transport_profile, tool_names, hidden, pinned, git_metadata_generation FROM sessions',
+					'SELECT created_source, profile_name, last_activity_at, ' +
+						'transport_profile, tool_names, hidden, pinned, git_metadata_generation ' +
+						'FROM sessions',
 				)
 				.all() as Array<Record<string, unknown>>;
 			expect(rows).toHaveLength(4);

@@ -99,28 +99,32 @@ describe('W3: a writer killed with SIGKILL after commits', () => {
 		},
 	);
 
-	it('leaves every byte of state.db, -wal and -shm as the crash left them, whatever reads it (lineage, files, the repair dry run, backups)', async () => {
-		const {dir, db, orphan} = await killedWriterStore('w3-all', 'v30');
-		const bytes = () => {
-			const {db: d, wal, shm} = evidenceState(dir);
-			return {d, wal, shm};
-		};
+	it(
+		'leaves every byte of state.db, -wal and -shm as the crash left them, ' +
+			'whatever reads it (lineage, files, the repair dry run, backups)',
+		async () => {
+			const {dir, db, orphan} = await killedWriterStore('w3-all', 'v30');
+			const bytes = () => {
+				const {db: d, wal, shm} = evidenceState(dir);
+				return {d, wal, shm};
+			};
 
-		const before = bytes();
-		const out = tempDir('w3-out');
-		for (const args of [
-			['lineage', orphan],
-			['files'],
-			['repair'],
-			['repair', '--json'],
-			['backup', '--quick'],
-			['backup', '-o', path.join(out, 'a.zip')],
-		]) {
-			const r = hfx([...args, '--db', db, ...(args[0] === 'backup' && args[1] === '-o' ? ['--home', dir] : [])]);
-			expect(r.stderr, args.join(' ')).not.toMatch(/internal error|at .*\.js:\d+/);
-			expect(bytes(), args.join(' ')).toEqual(before);
-		}
-	});
+			const before = bytes();
+			const out = tempDir('w3-out');
+			for (const args of [
+				['lineage', orphan],
+				['files'],
+				['repair'],
+				['repair', '--json'],
+				['backup', '--quick'],
+				['backup', '-o', path.join(out, 'a.zip')],
+			]) {
+				const r = hfx([...args, '--db', db, ...(args[0] === 'backup' && args[1] === '-o' ? ['--home', dir] : [])]);
+				expect(r.stderr, args.join(' ')).not.toMatch(/internal error|at .*\.js:\d+/);
+				expect(bytes(), args.join(' ')).toEqual(before);
+			}
+		},
+	);
 });
 
 describe('a live writer keeps committing while hfx reads', () => {

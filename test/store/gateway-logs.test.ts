@@ -26,7 +26,9 @@ function home(name: string, files: Record<string, string>): string {
 
 const START = '2026-08-11 21:11:33,000 INFO gateway.run: Starting Hermes Gateway...';
 const REPOINT =
-	"2026-08-11 21:11:34,500 WARNING gateway.session: gateway.session: repointing stale sessions.json entry 'agent:main:telegram:dm:1' from ended a_1 (end_reason='agent_close') to recovered b_2";
+	'2026-08-11 21:11:34,500 WARNING gateway.session: gateway.session: ' +
+	"repointing stale sessions.json entry 'agent:main:telegram:dm:1' from " +
+	"ended a_1 (end_reason='agent_close') to recovered b_2";
 
 describe('readGatewayLogs', () => {
 	it('reads gateway.log* and errors.log, counts a line once, leaves agent.log out, parses CRLF', () => {

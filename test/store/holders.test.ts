@@ -97,7 +97,9 @@ describe('an hfx holder named for what it is', () => {
 describe('/proc/locks parsing', () => {
 	it('parses POSIX advisory lines and encodes devices as the kernel prints them', () => {
 		const rows = parseProcLocks(
-			'1: POSIX  ADVISORY  READ 1234 fe:00:5678 1073741826 1073742335\n2: OFDLCK ADVISORY  WRITE -1 08:01:99 0 EOF\n3: -> POSIX ADVISORY WRITE 77 fe:00:5678 120 120\n',
+			'1: POSIX  ADVISORY  READ 1234 fe:00:5678 1073741826 1073742335\n2: ' +
+				'OFDLCK ADVISORY  WRITE -1 08:01:99 0 EOF\n3: -> POSIX ADVISORY WRITE 77 ' +
+				'fe:00:5678 120 120\n',
 		);
 		expect(rows).toHaveLength(3);
 		expect(rows[0]).toMatchObject({pid: 1234, device: 'fe:00', ino: 5678, access: 'READ', start: '1073741826'});

@@ -40,7 +40,10 @@ function writer(db: string): WriterProcess {
 	return w;
 }
 
-/** The incident (a chat's row gone quiet, its messages continued in an orphan), written by a second process that then closes the store cleanly. */
+/**
+ * The incident (a chat's row gone quiet, its messages continued in an orphan), written by a second process that then
+ * closes the store cleanly.
+ */
 async function stoppedStore(dir: string): Promise<string> {
 	const db = path.join(dir, 'state.db');
 	const w = writer(db);
@@ -114,7 +117,10 @@ async function scanWatchingTmp(
 	return {code: await exit, json: JSON.parse(stdout), stderr, seenInTmp: [...seen]};
 }
 
-/** What the analysis said, without how the file was opened (mode, reason, notes, timings, the connection's data_version, the sidecars' sizes). */
+/**
+ * What the analysis said, without how the file was opened (mode, reason, notes, timings, the connection's data_version,
+ * the sidecars' sizes).
+ */
 function analysisOf(json: any): unknown {
 	const {openMode, openModeReason, notes, readMs, dataVersion, readerSqliteVersion, sizes, ...database} = json.database;
 	return {...json, database, stores: undefined};
@@ -135,27 +141,32 @@ async function crashBeside(db: string): Promise<void> {
 }
 
 describe('a stopped store is read in place, as an immutable file', () => {
-	it('the same analysis as the private copy gave; openMode in-place; every byte and name of the folder unchanged; nothing in the temp folder', async () => {
-		const dir = tempDir('same');
-		const db = await stoppedStore(dir);
-		const before = folderState(dir);
-		const tmp = tempDir('tmp');
-		const inPlace = await scanWatchingTmp(db, tmp);
-		expect(inPlace.code).toBe(1);
-		expect(inPlace.stderr).toBe('');
-		expect(inPlace.json.database.openMode).toBe('in-place');
-		expect(inPlace.json.database.openModeReason).toContain('immutable');
-		expect(inPlace.json.database.consistentSnapshot).toBe(true);
-		expect(inPlace.seenInTmp).toEqual([]);
-		expect(folderState(dir)).toEqual(before);
+	it(
+		'the same analysis as the private copy gave; openMode in-place; every ' +
+			'byte and name of the folder unchanged; nothing in the temp folder',
+		async () => {
+			const dir = tempDir('same');
+			const db = await stoppedStore(dir);
+			const before = folderState(dir);
+			const tmp = tempDir('tmp');
+			const inPlace = await scanWatchingTmp(db, tmp);
+			expect(inPlace.code).toBe(1);
+			expect(inPlace.stderr).toBe('');
+			expect(inPlace.json.database.openMode).toBe('in-place');
+			expect(inPlace.json.database.openModeReason).toContain('immutable');
+			expect(inPlace.json.database.consistentSnapshot).toBe(true);
+			expect(inPlace.seenInTmp).toEqual([]);
+			expect(folderState(dir)).toEqual(before);
 
-		// The private copy's answer on the same bytes: made crashed (-wal and -shm with no holder), which still reads a private copy.
-		await crashBeside(db);
-		const copied = hfxJson(['scan', '--db', db]);
-		expect(copied.json.database.openMode).toBe('private-copy');
-		expect(inPlace.json.summary.sessions).toBe(2);
-		expect(analysisOf(inPlace.json)).toEqual(analysisOf(copied.json));
-	});
+			// The private copy's answer on the same bytes: made crashed (-wal and -shm with no holder), which still reads a
+			// private copy.
+			await crashBeside(db);
+			const copied = hfxJson(['scan', '--db', db]);
+			expect(copied.json.database.openMode).toBe('private-copy');
+			expect(inPlace.json.summary.sessions).toBe(2);
+			expect(analysisOf(inPlace.json)).toEqual(analysisOf(copied.json));
+		},
+	);
 
 	it("hfx search: a hit in the orphan named as its chat's, nothing in the temp folder, every byte and name of the folder unchanged", async () => {
 		const dir = tempDir('search');
@@ -250,7 +261,10 @@ function pausingScan(db: string): {
 	return {pid: child.pid!, paused, exit};
 }
 
-/** A second process opens the store, adds a session and closes it (the checkpoint writes the main file; -wal and -shm go). */
+/**
+ * A second process opens the store, adds a session and closes it (the checkpoint writes the main file; -wal and -shm
+ * go).
+ */
 async function writeAndClose(db: string, at: number): Promise<void> {
 	const w = writer(db);
 	await w.started();
@@ -265,37 +279,45 @@ async function pausedScan(db: string): Promise<{exit: ReturnType<typeof pausingS
 }
 
 describe('a writer that starts while hfx reads a stopped store in place', () => {
-	it('writes and closes (the main file changes): that read is thrown away and the store read again, with the new session', async () => {
-		const dir = tempDir('close');
-		const db = await stoppedStore(dir);
-		const run = await pausedScan(db);
-		await writeAndClose(db, T0 + 9000);
-		const result = await run.exit;
-		expect(result.code).toBe(1);
-		expect(result.json.summary.sessions).toBe(3);
-		expect(result.json.database.openMode).toBe('in-place');
-		expect(result.json.database.notes.join('\n')).toMatch(
-			/changed while it was read in place \((it was written|its size went|its file change counter)/,
-		);
-		expect(result.stderr.split('\n').filter(l => l && !l.startsWith('hfx-test: paused'))).toEqual([]);
-	});
+	it(
+		'writes and closes (the main file changes): that read is thrown away and ' +
+			'the store read again, with the new session',
+		async () => {
+			const dir = tempDir('close');
+			const db = await stoppedStore(dir);
+			const run = await pausedScan(db);
+			await writeAndClose(db, T0 + 9000);
+			const result = await run.exit;
+			expect(result.code).toBe(1);
+			expect(result.json.summary.sessions).toBe(3);
+			expect(result.json.database.openMode).toBe('in-place');
+			expect(result.json.database.notes.join('\n')).toMatch(
+				/changed while it was read in place \((it was written|its size went|its file change counter)/,
+			);
+			expect(result.stderr.split('\n').filter(l => l && !l.startsWith('hfx-test: paused'))).toEqual([]);
+		},
+	);
 
-	it('stays open (-wal and -shm appear): that read is thrown away and the store read in place beside its running writer', async () => {
-		const dir = tempDir('open');
-		const db = await stoppedStore(dir);
-		const run = await pausedScan(db);
-		const w = writer(db);
-		await w.started();
-		await w.create({source: 'cli', startedAt: T0 + 9000});
-		const result = await run.exit;
-		expect(result.code).toBe(1);
-		expect(result.json.summary.sessions).toBe(3);
-		expect(result.json.database.openMode).toBe('in-place');
-		expect(result.json.database.openModeReason).toBe('WAL mode with -wal and -shm present');
-		expect(result.json.database.notes.join('\n')).toContain('-wal and -shm appeared beside it (the agent started)');
-		await w.send({op: 'close'}).catch(() => undefined);
-		expect(spawnSync('ls', [dir]).stdout.toString().trim()).toBe('state.db');
-	});
+	it(
+		'stays open (-wal and -shm appear): that read is thrown away and the ' +
+			'store read in place beside its running writer',
+		async () => {
+			const dir = tempDir('open');
+			const db = await stoppedStore(dir);
+			const run = await pausedScan(db);
+			const w = writer(db);
+			await w.started();
+			await w.create({source: 'cli', startedAt: T0 + 9000});
+			const result = await run.exit;
+			expect(result.code).toBe(1);
+			expect(result.json.summary.sessions).toBe(3);
+			expect(result.json.database.openMode).toBe('in-place');
+			expect(result.json.database.openModeReason).toBe('WAL mode with -wal and -shm present');
+			expect(result.json.database.notes.join('\n')).toContain('-wal and -shm appeared beside it (the agent started)');
+			await w.send({op: 'close'}).catch(() => undefined);
+			expect(spawnSync('ls', [dir]).stdout.toString().trim()).toBe('state.db');
+		},
+	);
 
 	it('changes it during each of 3 reads: read from a private copy at last, a note saying why', async () => {
 		const dir = tempDir('thrice');
@@ -316,25 +338,29 @@ describe('a writer that starts while hfx reads a stopped store in place', () => 
 		expect(fs.readdirSync(dir)).toEqual(['state.db']);
 	});
 
-	it('while hfx is inside its read in place it has the file open and holds no lock on it (/proc/locks), so no writer waits on it', async () => {
-		const dir = tempDir('locks');
-		const db = await stoppedStore(dir);
-		const ino = fs.statSync(db).ino;
-		const scan = pausingScan(db);
-		await scan.paused(1);
-		const open = fs
-			.readdirSync(`/proc/${scan.pid}/fd`)
-			.filter(fd => fs.readlinkSync(`/proc/${scan.pid}/fd/${fd}`) === fs.realpathSync(db));
-		const locks = fs
-			.readFileSync('/proc/locks', 'utf8')
-			.split('\n')
-			.filter(l => new RegExp(`:${ino} `).test(l));
-		expect(open).toHaveLength(1);
-		const w = writer(db);
-		await w.started();
-		await w.create({source: 'cli', startedAt: T0 + 9000});
-		await w.send({op: 'close'}).catch(() => undefined);
-		expect(locks).toEqual([]);
-		expect((await scan.exit).json.summary.sessions).toBe(3);
-	});
+	it(
+		'while hfx is inside its read in place it has the file open and holds no ' +
+			'lock on it (/proc/locks), so no writer waits on it',
+		async () => {
+			const dir = tempDir('locks');
+			const db = await stoppedStore(dir);
+			const ino = fs.statSync(db).ino;
+			const scan = pausingScan(db);
+			await scan.paused(1);
+			const open = fs
+				.readdirSync(`/proc/${scan.pid}/fd`)
+				.filter(fd => fs.readlinkSync(`/proc/${scan.pid}/fd/${fd}`) === fs.realpathSync(db));
+			const locks = fs
+				.readFileSync('/proc/locks', 'utf8')
+				.split('\n')
+				.filter(l => new RegExp(`:${ino} `).test(l));
+			expect(open).toHaveLength(1);
+			const w = writer(db);
+			await w.started();
+			await w.create({source: 'cli', startedAt: T0 + 9000});
+			await w.send({op: 'close'}).catch(() => undefined);
+			expect(locks).toEqual([]);
+			expect((await scan.exit).json.summary.sessions).toBe(3);
+		},
+	);
 });

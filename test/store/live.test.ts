@@ -196,7 +196,10 @@ describe('LiveStore', () => {
 		const {w, chat, live} = await setup();
 		await w.send({
 			op: 'exec',
-			sql: `INSERT INTO messages (session_id, role, content, timestamp) VALUES ('${chat}', 'user', char(0) || 'json:[{"type":"text","text":"look at this"},{"type":"image_url"}]', ${T0 + 500})`,
+			sql:
+				`INSERT INTO messages (session_id, role, content, timestamp) VALUES ` +
+				`('${chat}', 'user', char(0) || 'json:[{"type":"text","text":"look at ` +
+				`this"},{"type":"image_url"}]', ${T0 + 500})`,
 		});
 		live.refresh();
 		const d = live.detail(chat, 5);
@@ -243,32 +246,36 @@ describe('LiveStore', () => {
 });
 
 describe('a store replaced or retargeted under the live store', () => {
-	it('reads the file a link names now, and a file copied over the store, from the start (nothing held between reads)', () => {
-		const folder = fs.mkdtempSync(path.join(dir, 'link-'));
-		const fixture = path.join(import.meta.dirname, '../fixtures/hermes-v21-incident/state.db');
-		const a = path.join(folder, 'a.db');
-		const b = path.join(folder, 'b.db');
-		fs.copyFileSync(fixture, a);
-		fs.copyFileSync(fixture, b);
-		execFileSync('sqlite3', [b, `INSERT INTO sessions (id, source, started_at) VALUES ('only-in-b', 'cli', ${T0})`]);
-		const link = path.join(folder, 'state.db');
-		fs.symlinkSync(a, link);
-		const live = LiveStore.open({path: link, owner: 'default', label: 'link'}, {watch: false});
-		cleanups.push(() => live.close());
-		const count = live.model.analysis.byId.size;
-		expect(live.refresh()).toBe(false);
-		fs.rmSync(link);
-		fs.symlinkSync(b, link);
-		expect(live.refresh()).toBe(true);
-		expect(live.model.analysis.byId.has('only-in-b')).toBe(true);
-		expect(live.model.activity.map(e => e.text).join('\n')).toMatch(/now links to .*b\.db/);
-		// A copy over the store (a new inode): read from the start again.
-		fs.copyFileSync(a, `${b}.new`);
-		fs.renameSync(`${b}.new`, b);
-		expect(live.refresh()).toBe(true);
-		expect(live.model.analysis.byId.has('only-in-b')).toBe(false);
-		expect(live.model.analysis.byId.size).toBe(count);
-	});
+	it(
+		'reads the file a link names now, and a file copied over the store, from ' +
+			'the start (nothing held between reads)',
+		() => {
+			const folder = fs.mkdtempSync(path.join(dir, 'link-'));
+			const fixture = path.join(import.meta.dirname, '../fixtures/hermes-v21-incident/state.db');
+			const a = path.join(folder, 'a.db');
+			const b = path.join(folder, 'b.db');
+			fs.copyFileSync(fixture, a);
+			fs.copyFileSync(fixture, b);
+			execFileSync('sqlite3', [b, `INSERT INTO sessions (id, source, started_at) VALUES ('only-in-b', 'cli', ${T0})`]);
+			const link = path.join(folder, 'state.db');
+			fs.symlinkSync(a, link);
+			const live = LiveStore.open({path: link, owner: 'default', label: 'link'}, {watch: false});
+			cleanups.push(() => live.close());
+			const count = live.model.analysis.byId.size;
+			expect(live.refresh()).toBe(false);
+			fs.rmSync(link);
+			fs.symlinkSync(b, link);
+			expect(live.refresh()).toBe(true);
+			expect(live.model.analysis.byId.has('only-in-b')).toBe(true);
+			expect(live.model.activity.map(e => e.text).join('\n')).toMatch(/now links to .*b\.db/);
+			// A copy over the store (a new inode): read from the start again.
+			fs.copyFileSync(a, `${b}.new`);
+			fs.renameSync(`${b}.new`, b);
+			expect(live.refresh()).toBe(true);
+			expect(live.model.analysis.byId.has('only-in-b')).toBe(false);
+			expect(live.model.analysis.byId.size).toBe(count);
+		},
+	);
 });
 
 describe('pausing the live store', () => {

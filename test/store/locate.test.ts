@@ -63,22 +63,26 @@ describe('locateStores with --db', () => {
 });
 
 describe('G6: --db on a copy of a profile store anywhere on disk', () => {
-	it('fences as Hermes does: the work store\'s orphan of profile "other" is refused by current Hermes and held back by hfx repair', () => {
-		const copy = path.join(tmp(), 'copied', 'profiles', 'work');
-		fs.mkdirSync(copy, {recursive: true});
-		fs.copyFileSync(path.join(FIXTURE, 'profiles/work/state.db'), path.join(copy, 'state.db'));
-		const db = path.join(copy, 'state.db');
-		const {json} = hfxJson(['scan', '--db', db], {env: {HERMES_HOME: ''}});
-		expect(json.database.owner).toBe('work');
-		expect(json.database.ownerSource).toContain('profiles/work/state.db');
-		const after = (json.afterUpgrade.orphans as any[]).find(o => o.orphanId === '20260901_090235_e1ec5df6');
-		expect(after).toMatchObject({verdict: 'refused', reasonKind: 'no_predecessor', profileOwner: 'other'});
-		const plan = hfxJson(['repair', '--db', db], {env: {HERMES_HOME: ''}}).json;
-		expect(plan.owner).toBe('work');
-		expect((plan.adoptions as any[]).map(a => a.orphanId)).toEqual(['20260902_100220_523b34fe']);
-		const held = (plan.refused as any[]).find(o => o.orphanId === '20260901_090235_e1ec5df6');
-		expect(held).toMatchObject({reasonKind: 'generations_disagree'});
-	});
+	it(
+		'fences as Hermes does: the work store\'s orphan of profile "other" is ' +
+			'refused by current Hermes and held back by hfx repair',
+		() => {
+			const copy = path.join(tmp(), 'copied', 'profiles', 'work');
+			fs.mkdirSync(copy, {recursive: true});
+			fs.copyFileSync(path.join(FIXTURE, 'profiles/work/state.db'), path.join(copy, 'state.db'));
+			const db = path.join(copy, 'state.db');
+			const {json} = hfxJson(['scan', '--db', db], {env: {HERMES_HOME: ''}});
+			expect(json.database.owner).toBe('work');
+			expect(json.database.ownerSource).toContain('profiles/work/state.db');
+			const after = (json.afterUpgrade.orphans as any[]).find(o => o.orphanId === '20260901_090235_e1ec5df6');
+			expect(after).toMatchObject({verdict: 'refused', reasonKind: 'no_predecessor', profileOwner: 'other'});
+			const plan = hfxJson(['repair', '--db', db], {env: {HERMES_HOME: ''}}).json;
+			expect(plan.owner).toBe('work');
+			expect((plan.adoptions as any[]).map(a => a.orphanId)).toEqual(['20260902_100220_523b34fe']);
+			const held = (plan.refused as any[]).find(o => o.orphanId === '20260901_090235_e1ec5df6');
+			expect(held).toMatchObject({reasonKind: 'generations_disagree'});
+		},
+	);
 
 	it('refuses --profile that contradicts the path in one line, exit 2, nothing written', () => {
 		const copy = path.join(tmp(), 'profiles', 'work');

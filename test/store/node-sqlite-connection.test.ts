@@ -27,7 +27,10 @@ afterAll(() => {
 	}
 });
 
-/** A stopped WAL store written by a second process (the sqlite3 CLI): a blob, an integer past 2^53, a REAL, a NULL, text. */
+/**
+ * A stopped WAL store written by a second process (the sqlite3 CLI): a blob, an integer past 2^53, a REAL, a NULL,
+ * text.
+ */
 function stoppedStore(): string {
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-nodesqlite-'));
 	dirs.push(dir);
@@ -38,7 +41,8 @@ function stoppedStore(): string {
 			db,
 			`PRAGMA journal_mode=wal;
 		CREATE TABLE t(id TEXT PRIMARY KEY, n INTEGER, big INTEGER, r REAL, b BLOB, z);
-		INSERT INTO t VALUES ('a', 1, 9007199254740993, 1.5, x'00ff10', NULL), ('b', 2, -5, 0.25, x'', 'x'), ('c', 3, 1700000000123, NULL, NULL, 'y');`,
+		INSERT INTO t VALUES ('a', 1, 9007199254740993, 1.5, x'00ff10', NULL), ('b', 2, -5, 0.25, x'', ` +
+				`'x'), ('c', 3, 1700000000123, NULL, NULL, 'y');`,
 		],
 		{encoding: 'utf8'},
 	);
@@ -106,23 +110,27 @@ describe('node:sqlite behind ReadOnlyStore answers as better-sqlite3 does', () =
 		expect(fs.readdirSync(path.dirname(db))).toEqual(['state.db']);
 	});
 
-	it('a malformed store says SQLITE_CORRUPT or SQLITE_NOTADB, as better-sqlite3 would (one refusal mapping for both)', () => {
-		const db = stoppedStore();
-		const bytes = fs.readFileSync(db);
-		bytes.fill(0x41, 100, 4096);
-		fs.writeFileSync(db, bytes);
-		const sqlite = nodeSqlite();
-		expect(sqlite.ok).toBe(true);
-		let caught: unknown;
-		try {
-			ReadOnlyStore.openImmutable(preflight(db), (sqlite as unknown as {sqlite: never}).sqlite);
-		} catch (error) {
-			caught = error;
-		}
+	it(
+		'a malformed store says SQLITE_CORRUPT or SQLITE_NOTADB, as ' +
+			'better-sqlite3 would (one refusal mapping for both)',
+		() => {
+			const db = stoppedStore();
+			const bytes = fs.readFileSync(db);
+			bytes.fill(0x41, 100, 4096);
+			fs.writeFileSync(db, bytes);
+			const sqlite = nodeSqlite();
+			expect(sqlite.ok).toBe(true);
+			let caught: unknown;
+			try {
+				ReadOnlyStore.openImmutable(preflight(db), (sqlite as unknown as {sqlite: never}).sqlite);
+			} catch (error) {
+				caught = error;
+			}
 
-		expect((caught as {kind?: string}).kind).toMatch(/^(corrupt|not-sqlite)$/);
-		expect(fs.readdirSync(path.dirname(db))).toEqual(['state.db']);
-	});
+			expect((caught as {kind?: string}).kind).toMatch(/^(corrupt|not-sqlite)$/);
+			expect(fs.readdirSync(path.dirname(db))).toEqual(['state.db']);
+		},
+	);
 });
 
 describe('the immutable URI and the warning filter', () => {

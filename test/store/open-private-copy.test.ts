@@ -35,7 +35,10 @@ function temp(tag: string): string {
 
 const R1 = SCENARIOS.find(s => s.id === 'R1')!;
 
-/** -wal and -shm left beside a stopped store by a reader (the sqlite3 CLI) SIGKILLed while it had it open: a crashed store, no holder. */
+/**
+ * -wal and -shm left beside a stopped store by a reader (the sqlite3 CLI) SIGKILLed while it had it open: a crashed
+ * store, no holder.
+ */
 async function crash(dbPath: string): Promise<void> {
 	const child = spawn('sqlite3', [dbPath], {stdio: ['pipe', 'ignore', 'ignore']});
 	child.stdin.write('SELECT count(*) FROM sqlite_master;\n');
@@ -146,28 +149,31 @@ describe('the private read copy under the one clean-up policy', () => {
 		expect(evidenceState(dir)).toEqual(before);
 	});
 
-	it('a temp folder too small for the copy is refused up front in one line with the size needed; nothing is copied', async () => {
-		const {dir, dbPath} = buildScenario(R1, 'v30', {dir: temp('space')});
-		spawnSync('sqlite3', [dbPath, 'CREATE TABLE pad(b); INSERT INTO pad VALUES (zeroblob(3000000));']);
-		expect(fs.existsSync(`${dbPath}-wal`)).toBe(false);
-		await crash(dbPath);
-		const tmp = temp('tmpfs');
-		if (process.getuid?.() !== 0 || spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', tmp]).status !== 0) {
-			console.warn('skipped: mounting a tmpfs needs root');
-			return;
-		}
+	it(
+		'a temp folder too small for the copy is refused up front in one line ' + 'with the size needed; nothing is copied',
+		async () => {
+			const {dir, dbPath} = buildScenario(R1, 'v30', {dir: temp('space')});
+			spawnSync('sqlite3', [dbPath, 'CREATE TABLE pad(b); INSERT INTO pad VALUES (zeroblob(3000000));']);
+			expect(fs.existsSync(`${dbPath}-wal`)).toBe(false);
+			await crash(dbPath);
+			const tmp = temp('tmpfs');
+			if (process.getuid?.() !== 0 || spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', tmp]).status !== 0) {
+				console.warn('skipped: mounting a tmpfs needs root');
+				return;
+			}
 
-		mounts.push(tmp);
-		const before = evidenceState(dir);
-		const r = hfx(['scan', '--db', dbPath], {env: {TMPDIR: tmp}});
-		expect(r.code).toBe(2);
-		expect(r.stderr.trim().split('\n')).toHaveLength(1);
-		const size = fs.statSync(dbPath).size;
-		expect(r.stderr).toContain(
-			`a private read copy needs ${Math.ceil(size / 1_048_576)} MiB (${size} bytes) in ${tmp}`,
-		);
-		expect(r.stderr).toContain('TMPDIR');
-		expect(fs.readdirSync(tmp)).toEqual([]);
-		expect(evidenceState(dir)).toEqual(before);
-	});
+			mounts.push(tmp);
+			const before = evidenceState(dir);
+			const r = hfx(['scan', '--db', dbPath], {env: {TMPDIR: tmp}});
+			expect(r.code).toBe(2);
+			expect(r.stderr.trim().split('\n')).toHaveLength(1);
+			const size = fs.statSync(dbPath).size;
+			expect(r.stderr).toContain(
+				`a private read copy needs ${Math.ceil(size / 1_048_576)} MiB (${size} bytes) in ${tmp}`,
+			);
+			expect(r.stderr).toContain('TMPDIR');
+			expect(fs.readdirSync(tmp)).toEqual([]);
+			expect(evidenceState(dir)).toEqual(before);
+		},
+	);
 });

@@ -65,40 +65,44 @@ describe('the read-only statement guard', () => {
 });
 
 describe('no raw reads while this process holds a connection (docs/sqlite-wal.md, posix-locks)', () => {
-	it('preflight never re-reads the header of a file this process has open (it reuses the first read), and reads it again after close', async () => {
-		const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-open-'));
-		dirs.push(dir);
-		const db = path.join(dir, 'state.db');
-		// The owner lives in another process, so -wal/-shm exist and the open is in place.
-		const owner = new WriterProcess(db);
-		await owner.started();
-		await owner.create({source: 'telegram', startedAt: 1_786_060_800});
-		const store = ReadOnlyStore.open(db);
-		expect(store.isPrivateCopy).toBe(false);
-		try {
-			// Damage the magic on disk: a raw read now would refuse the file as not SQLite.
-			const fd = fs.openSync(db, 'r+');
-			const original = Buffer.alloc(16);
-			fs.readSync(fd, original, 0, 16, 0);
-			fs.writeSync(fd, Buffer.from('NOT SQLITE AT ALL'), 0, 16, 0);
-			fs.closeSync(fd);
+	it(
+		'preflight never re-reads the header of a file this process has open (it ' +
+			'reuses the first read), and reads it again after close',
+		async () => {
+			const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-open-'));
+			dirs.push(dir);
+			const db = path.join(dir, 'state.db');
+			// The owner lives in another process, so -wal/-shm exist and the open is in place.
+			const owner = new WriterProcess(db);
+			await owner.started();
+			await owner.create({source: 'telegram', startedAt: 1_786_060_800});
+			const store = ReadOnlyStore.open(db);
+			expect(store.isPrivateCopy).toBe(false);
 			try {
-				expect(preflight(db).header.pageSize).toBe(store.preflight.header.pageSize);
+				// Damage the magic on disk: a raw read now would refuse the file as not SQLite.
+				const fd = fs.openSync(db, 'r+');
+				const original = Buffer.alloc(16);
+				fs.readSync(fd, original, 0, 16, 0);
+				fs.writeSync(fd, Buffer.from('NOT SQLITE AT ALL'), 0, 16, 0);
+				fs.closeSync(fd);
+				try {
+					expect(preflight(db).header.pageSize).toBe(store.preflight.header.pageSize);
+				} finally {
+					store.close();
+				}
+
+				expect(() => preflight(db)).toThrow(/not a SQLite database/);
+				const fix = fs.openSync(db, 'r+');
+				fs.writeSync(fix, original, 0, 16, 0);
+				fs.closeSync(fix);
 			} finally {
 				store.close();
 			}
 
-			expect(() => preflight(db)).toThrow(/not a SQLite database/);
-			const fix = fs.openSync(db, 'r+');
-			fs.writeSync(fix, original, 0, 16, 0);
-			fs.closeSync(fix);
-		} finally {
-			store.close();
-		}
-
-		expect(preflight(db).journalMode).toBe('wal');
-		await owner.kill();
-	});
+			expect(preflight(db).journalMode).toBe('wal');
+			await owner.kill();
+		},
+	);
 
 	it("keeps SQLite's POSIX locks: /proc/locks still shows ours after a full read", () => {
 		const {db, w} = liveStore();

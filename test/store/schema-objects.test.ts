@@ -127,20 +127,24 @@ describe('under a home, the odd store is reported as unreadable and the others a
 		expect(folders(root).map(f => evidenceState(f))).toEqual(before);
 	});
 
-	it('metrics writes its textfile: hfx_store_up 0 with reason schema-object for odd, 1 and the numbers for the others', () => {
-		const root = homeWithOdd('metrics-home');
-		const out = path.join(dir, 'metrics-out');
-		fs.mkdirSync(out);
-		const r = hfx(['metrics', '--home', root, '--textfile', path.join(out, 'hfx.prom')]);
-		expectOneLine(r.stderr, ODD_LINE);
-		const samples = parseExposition(fs.readFileSync(path.join(out, 'hfx.prom'), 'utf8'));
-		expect(sampleOf(samples, 'hfx_store_up', {profile: 'odd', reason: 'schema-object'})).toBe(0);
-		for (const profile of ['default', 'good']) {
-			expect(sampleOf(samples, 'hfx_store_up', {profile})).toBe(1);
-			expect(sampleOf(samples, 'hfx_store_info', {profile, schema: 'v30'})).toBe(1);
-			expect(sampleOf(samples, 'hfx_rollback_risk_chats', {profile})).toBe(1);
-		}
-	});
+	it(
+		'metrics writes its textfile: hfx_store_up 0 with reason schema-object ' +
+			'for odd, 1 and the numbers for the others',
+		() => {
+			const root = homeWithOdd('metrics-home');
+			const out = path.join(dir, 'metrics-out');
+			fs.mkdirSync(out);
+			const r = hfx(['metrics', '--home', root, '--textfile', path.join(out, 'hfx.prom')]);
+			expectOneLine(r.stderr, ODD_LINE);
+			const samples = parseExposition(fs.readFileSync(path.join(out, 'hfx.prom'), 'utf8'));
+			expect(sampleOf(samples, 'hfx_store_up', {profile: 'odd', reason: 'schema-object'})).toBe(0);
+			for (const profile of ['default', 'good']) {
+				expect(sampleOf(samples, 'hfx_store_up', {profile})).toBe(1);
+				expect(sampleOf(samples, 'hfx_store_info', {profile, schema: 'v30'})).toBe(1);
+				expect(sampleOf(samples, 'hfx_rollback_risk_chats', {profile})).toBe(1);
+			}
+		},
+	);
 
 	it('watch keeps following the others and reports odd as unreadable', async () => {
 		const root = homeWithOdd('watch-home');
@@ -193,38 +197,45 @@ describe('under a home, the odd store is reported as unreadable and the others a
 });
 
 describe('a column the rules need that is missing is a finding, never a silent verdict', () => {
-	it('messages.timestamp missing: a finding names it and what cannot be decided; the scan is not healthy (exit 1)', () => {
-		const db = incidentStore(path.join(dir, 'no-timestamp'), 'v21');
-		dropColumn(db, 'messages', 'timestamp');
-		const before = evidenceState(path.dirname(db));
-		const text = hfx(['scan', '--db', db]);
-		expect(text.code).toBe(1);
-		expect(text.stdout).toContain(
-			'! messages.timestamp is missing: the newest message of each chat cannot be placed, so rollback risk',
-		);
-		expect(text.stdout).not.toContain('✓ Healthy');
-		const r = hfxJson(['scan', '--db', db]);
-		expect(r.json.summary.healthy).toBe(false);
-		expect(r.json.summary.missingColumns).toEqual(['messages.timestamp']);
-		expect(r.json.findings).toContainEqual(
-			expect.objectContaining({kind: 'missing-column', subject: 'messages.timestamp'}),
-		);
-		expect(evidenceState(path.dirname(db))).toEqual(before);
-	});
+	it(
+		'messages.timestamp missing: a finding names it and what cannot be ' + 'decided; the scan is not healthy (exit 1)',
+		() => {
+			const db = incidentStore(path.join(dir, 'no-timestamp'), 'v21');
+			dropColumn(db, 'messages', 'timestamp');
+			const before = evidenceState(path.dirname(db));
+			const text = hfx(['scan', '--db', db]);
+			expect(text.code).toBe(1);
+			expect(text.stdout).toContain(
+				'! messages.timestamp is missing: the newest message of each chat cannot be placed, so rollback risk',
+			);
+			expect(text.stdout).not.toContain('✓ Healthy');
+			const r = hfxJson(['scan', '--db', db]);
+			expect(r.json.summary.healthy).toBe(false);
+			expect(r.json.summary.missingColumns).toEqual(['messages.timestamp']);
+			expect(r.json.findings).toContainEqual(
+				expect.objectContaining({kind: 'missing-column', subject: 'messages.timestamp'}),
+			);
+			expect(evidenceState(path.dirname(db))).toEqual(before);
+		},
+	);
 
-	it('a missing rule column makes repair --apply refuse in one line (exit 2), nothing written, though orphans are adoptable', () => {
-		const db = incidentStore(path.join(dir, 'no-thread-id-repair'), 'v21');
-		dropColumn(db, 'sessions', 'thread_id');
-		const plan = hfxJson(['repair', '--db', db]);
-		expect(plan.json.adoptions?.length ?? plan.json.plan?.adoptions?.length).toBeGreaterThan(0);
-		const before = evidenceState(path.dirname(db));
-		const r = hfx(['repair', '--apply', '--yes', '--db', db]);
-		expect(r.code).toBe(2);
-		expect(r.stderr.trim().split('\n')).toHaveLength(1);
-		expect(r.stderr).toContain('the store lacks sessions.thread_id');
-		expect(r.stderr).toContain('nothing was written');
-		expect(evidenceState(path.dirname(db))).toEqual(before);
-	});
+	it(
+		'a missing rule column makes repair --apply refuse in one line (exit 2), ' +
+			'nothing written, though orphans are adoptable',
+		() => {
+			const db = incidentStore(path.join(dir, 'no-thread-id-repair'), 'v21');
+			dropColumn(db, 'sessions', 'thread_id');
+			const plan = hfxJson(['repair', '--db', db]);
+			expect(plan.json.adoptions?.length ?? plan.json.plan?.adoptions?.length).toBeGreaterThan(0);
+			const before = evidenceState(path.dirname(db));
+			const r = hfx(['repair', '--apply', '--yes', '--db', db]);
+			expect(r.code).toBe(2);
+			expect(r.stderr.trim().split('\n')).toHaveLength(1);
+			expect(r.stderr).toContain('the store lacks sessions.thread_id');
+			expect(r.stderr).toContain('nothing was written');
+			expect(evidenceState(path.dirname(db))).toEqual(before);
+		},
+	);
 
 	/** Every column but messages.timestamp that Hermes' rules decide on (source/forensics/rule-columns.ts). */
 	const RULE_COLUMNS = [

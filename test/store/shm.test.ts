@@ -165,27 +165,31 @@ describe('ShmReader against a live writer process', () => {
 		expect(next.shm!.iChange).not.toBe(shm.iChange);
 	});
 
-	it("leaves the POSIX locks of this process's own SQLite connection in place (the read happens in another process)", async () => {
-		const s = await liveStore('locks');
-		const reader = newReader();
-		const ro = new Database(s.db, {readonly: true, fileMustExist: true});
-		try {
-			ro.prepare('SELECT count(*) FROM messages').get();
-			const shmIno = fs.statSync(s.shm).ino;
-			const before = ourShmLocks(shmIno, process.pid);
-			expect(before.length).toBeGreaterThan(0);
-			const r = await reader.read(s.db);
-			expect(r.shm!.consistent).toBe(true);
-			expect(ourShmLocks(shmIno, process.pid)).toEqual(before);
-			expect(reader.lastChildPid).not.toBe(process.pid);
-			// Control, on this throwaway store: the same open+close done here drops them. This is why
-			// the read lives in a child, and it shows the check above can fail.
-			fs.closeSync(fs.openSync(s.shm, 'r'));
-			expect(ourShmLocks(shmIno, process.pid)).toEqual([]);
-		} finally {
-			ro.close();
-		}
-	});
+	it(
+		"leaves the POSIX locks of this process's own SQLite connection in place " +
+			'(the read happens in another process)',
+		async () => {
+			const s = await liveStore('locks');
+			const reader = newReader();
+			const ro = new Database(s.db, {readonly: true, fileMustExist: true});
+			try {
+				ro.prepare('SELECT count(*) FROM messages').get();
+				const shmIno = fs.statSync(s.shm).ino;
+				const before = ourShmLocks(shmIno, process.pid);
+				expect(before.length).toBeGreaterThan(0);
+				const r = await reader.read(s.db);
+				expect(r.shm!.consistent).toBe(true);
+				expect(ourShmLocks(shmIno, process.pid)).toEqual(before);
+				expect(reader.lastChildPid).not.toBe(process.pid);
+				// Control, on this throwaway store: the same open+close done here drops them. This is why
+				// the read lives in a child, and it shows the check above can fail.
+				fs.closeSync(fs.openSync(s.shm, 'r'));
+				expect(ourShmLocks(shmIno, process.pid)).toEqual([]);
+			} finally {
+				ro.close();
+			}
+		},
+	);
 
 	it('reads the -shm a SIGKILLed writer left behind', async () => {
 		const s = await liveStore('killed', 5);

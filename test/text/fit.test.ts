@@ -7,7 +7,9 @@ import {SESSION_ID, cutKeepingIds, shortKey, shortPath, wrapLine} from '../../so
 
 const ID = /\d{8}_\d{6}_[0-9a-f]{8}/;
 const BANNER =
-	' ✗ ROLLBACK RISK 2 chats: agent:main:discord:group:9001 would resume 20260808_001820_8719394d, newest message is in 20260808_052508_14665640 · 4 Routing';
+	' ✗ ROLLBACK RISK 2 chats: agent:main:discord:group:9001 would resume ' +
+	'20260808_001820_8719394d, newest message is in 20260808_052508_14665640 ' +
+	'· 4 Routing';
 
 /** Every id-looking run in a line is a whole id (8 hex digits after the time). */
 function idsWhole(line: string): boolean {

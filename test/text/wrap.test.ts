@@ -13,7 +13,8 @@ describe('wrapText', () => {
 
 	it('breaks prose at the last space of the line and drops it, never wider than the width', () => {
 		const text =
-			'stop the gateway and every other Hermes process using this store (pids 4242, 4243): a running gateway keeps the old routing';
+			'stop the gateway and every other Hermes process using this store (pids ' +
+			'4242, 4243): a running gateway keeps the old routing';
 		const lines = wrapText(text, 30);
 		expect(lines.length).toBeGreaterThan(3);
 		for (const l of lines) {

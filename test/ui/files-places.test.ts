@@ -19,43 +19,47 @@ beforeAll(async () => {
 
 afterAll(() => h?.remove());
 
-it('lists the capture, the diverted and legacy transcripts and each spool file with its meaning; the live findings hold the halt', async () => {
-	const before = folderHashes(h.dir);
-	const live = LiveStore.open({path: h.db, owner: 'default', label: 'default'}, {watch: false});
-	const files = startFilesProbe(live, {firstPollMs: 0});
-	try {
-		const model = await new Promise<FilesModel>((resolve, reject) => {
-			const timer = setTimeout(() => reject(new Error('no files model in 20 s')), 20_000);
-			const done = (m: FilesModel) => {
-				clearTimeout(timer);
-				resolve(m);
-			};
+it(
+	'lists the capture, the diverted and legacy transcripts and each spool ' +
+		'file with its meaning; the live findings hold the halt',
+	async () => {
+		const before = folderHashes(h.dir);
+		const live = LiveStore.open({path: h.db, owner: 'default', label: 'default'}, {watch: false});
+		const files = startFilesProbe(live, {firstPollMs: 0});
+		try {
+			const model = await new Promise<FilesModel>((resolve, reject) => {
+				const timer = setTimeout(() => reject(new Error('no files model in 20 s')), 20_000);
+				const done = (m: FilesModel) => {
+					clearTimeout(timer);
+					resolve(m);
+				};
 
-			if (files.model) {
-				done(files.model);
-			}
+				if (files.model) {
+					done(files.model);
+				}
 
-			files.subscribe(done);
-		});
-		const text = model.lines.map(l => l.text);
-		const from = text.findIndex(l => l.startsWith('Other places the conversation can be'));
-		expect(from).toBeGreaterThan(0);
-		const section = text.slice(from);
-		expect(section).toContain(`  ${h.captureName}/`);
-		expect(section.join('\n')).toMatch(/retired WAL of a write halt, captured 2026-08-07 01:00:00Z, pid \d+: 3/);
-		expect(section.join('\n')).toContain('legacy transcript, 4 lines');
-		expect(section.join('\n')).toMatch(/Hermes will\s+NOT\s+replay it/);
-		expect(model.lines.find(l => l.text === `  sessions/${h.k}.jsonl`)?.tone).toBe('danger');
-		expect(section.filter(l => [...l].length > 80)).toEqual([]);
-		// The live analysis the Findings pane and the banner show holds the halt too.
-		expect(live.model.analysis.findings.find(f => f.kind === 'write-halt')).toMatchObject({
-			severity: 'critical',
-			subject: h.captureName,
-		});
-	} finally {
-		files.close();
-		live.close();
-	}
+				files.subscribe(done);
+			});
+			const text = model.lines.map(l => l.text);
+			const from = text.findIndex(l => l.startsWith('Other places the conversation can be'));
+			expect(from).toBeGreaterThan(0);
+			const section = text.slice(from);
+			expect(section).toContain(`  ${h.captureName}/`);
+			expect(section.join('\n')).toMatch(/retired WAL of a write halt, captured 2026-08-07 01:00:00Z, pid \d+: 3/);
+			expect(section.join('\n')).toContain('legacy transcript, 4 lines');
+			expect(section.join('\n')).toMatch(/Hermes will\s+NOT\s+replay it/);
+			expect(model.lines.find(l => l.text === `  sessions/${h.k}.jsonl`)?.tone).toBe('danger');
+			expect(section.filter(l => [...l].length > 80)).toEqual([]);
+			// The live analysis the Findings pane and the banner show holds the halt too.
+			expect(live.model.analysis.findings.find(f => f.kind === 'write-halt')).toMatchObject({
+				severity: 'critical',
+				subject: h.captureName,
+			});
+		} finally {
+			files.close();
+			live.close();
+		}
 
-	expect(folderHashes(h.dir)).toEqual(before);
-});
+		expect(folderHashes(h.dir)).toEqual(before);
+	},
+);

@@ -132,26 +132,29 @@ describe('the patched frame builder for Ink', () => {
 		expect(output.getInk()).toEqual(output.get());
 	});
 
-	it("builds byte-identical frames to Ink's on 3,000 random styled, clipped, transformed and wide-character frames", () => {
-		let styled = 0;
-		let nested = 0;
-		for (let seed = 1; seed <= 3000; seed++) {
-			const expected = frame(seed).getInk();
-			// Twice: the second frame is built from the caches the first one filled.
-			for (const actual of [frame(seed).get(), frame(seed).get()]) {
-				if (actual.output !== expected.output || actual.height !== expected.height) {
-					expect({seed, ...actual}).toEqual({seed, ...expected});
+	it(
+		"builds byte-identical frames to Ink's on 3,000 random styled, clipped, " + 'transformed and wide-character frames',
+		() => {
+			let styled = 0;
+			let nested = 0;
+			for (let seed = 1; seed <= 3000; seed++) {
+				const expected = frame(seed).getInk();
+				// Twice: the second frame is built from the caches the first one filled.
+				for (const actual of [frame(seed).get(), frame(seed).get()]) {
+					if (actual.output !== expected.output || actual.height !== expected.height) {
+						expect({seed, ...actual}).toEqual({seed, ...expected});
+					}
 				}
+
+				styled += expected.output.includes('\u001B[') ? 1 : 0;
+				nested += frame(seed).operations.filter(o => o.type === 'clip').length > 1 ? 1 : 0;
 			}
 
-			styled += expected.output.includes('\u001B[') ? 1 : 0;
-			nested += frame(seed).operations.filter(o => o.type === 'clip').length > 1 ? 1 : 0;
-		}
-
-		// The generator exercises styles and nested clips in many frames, not just plain text.
-		expect(styled).toBeGreaterThan(1500);
-		expect(nested).toBeGreaterThan(500);
-	});
+			// The generator exercises styles and nested clips in many frames, not just plain text.
+			expect(styled).toBeGreaterThan(1500);
+			expect(nested).toBeGreaterThan(500);
+		},
+	);
 
 	it('emits a style once per run of equally styled cells and resets at the end of the row', () => {
 		const output = new Output({width: 6, height: 1});

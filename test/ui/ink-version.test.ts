@@ -30,20 +30,23 @@ describe("the Ink patch's version", () => {
 		expect(patches).toEqual([`ink+${version}.patch`]);
 	});
 
-	it('was applied to the installed Ink: every file the patch changes carries its hermes-forensics patch comments', () => {
-		const {version, build} = installedInk();
-		const patch = fs.readFileSync(path.join(ROOT, 'source/ui/ink', `ink+${version}.patch`), 'utf8');
-		const files = [...patch.matchAll(/^\+\+\+ b\/node_modules\/ink\/(build\/[\w-]+\.js)$/gm)].map(m => m[1]!);
-		expect(files).toContain('build/output.js');
-		for (const file of files) {
-			const added = patch.split(/^diff --git /m).find(part => part.includes(`+++ b/node_modules/ink/${file}`))!;
-			const comments = added
-				.split('\n')
-				.filter(line => line.startsWith('+') && line.includes('hermes-forensics patch:')).length;
-			const installed =
-				fs.readFileSync(path.join(build, '..', file), 'utf8').split('hermes-forensics patch:').length - 1;
-			expect({file, comments: installed}).toEqual({file, comments});
-			expect(comments).toBeGreaterThan(0);
-		}
-	});
+	it(
+		'was applied to the installed Ink: every file the patch changes carries ' + 'its hermes-forensics patch comments',
+		() => {
+			const {version, build} = installedInk();
+			const patch = fs.readFileSync(path.join(ROOT, 'source/ui/ink', `ink+${version}.patch`), 'utf8');
+			const files = [...patch.matchAll(/^\+\+\+ b\/node_modules\/ink\/(build\/[\w-]+\.js)$/gm)].map(m => m[1]!);
+			expect(files).toContain('build/output.js');
+			for (const file of files) {
+				const added = patch.split(/^diff --git /m).find(part => part.includes(`+++ b/node_modules/ink/${file}`))!;
+				const comments = added
+					.split('\n')
+					.filter(line => line.startsWith('+') && line.includes('hermes-forensics patch:')).length;
+				const installed =
+					fs.readFileSync(path.join(build, '..', file), 'utf8').split('hermes-forensics patch:').length - 1;
+				expect({file, comments: installed}).toEqual({file, comments});
+				expect(comments).toBeGreaterThan(0);
+			}
+		},
+	);
 });

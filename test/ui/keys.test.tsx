@@ -59,22 +59,26 @@ describe('the keymap table', () => {
 		expect(helpRows('pause').map(r => r.label)).toEqual(['p']);
 	});
 
-	it('switches panes with h/l and ←/→ as with Tab, and steps through filter matches with n/N in the filterable lists', () => {
-		expect(resolve({input: 'l'}, 'sessions')).toBe('next-pane');
-		expect(resolve({input: '', rightArrow: true}, 'detail')).toBe('next-pane');
-		expect(resolve({input: 'h'}, 'files')).toBe('prev-pane');
-		expect(resolve({input: '', leftArrow: true}, 'backups')).toBe('prev-pane');
-		expect(resolve({input: 'l', ctrl: true}, 'sessions')).toBe('refresh');
-		expect(resolve({input: 'l'}, 'sessions', 'help')).toBe('help-type');
-		for (const pane of ['sessions', 'routing', 'findings', 'activity'] as const) {
-			expect(resolve({input: 'n'}, pane)).toBe('next-match');
-			expect(resolve({input: 'N'}, pane)).toBe('prev-match');
-		}
+	it(
+		'switches panes with h/l and ←/→ as with Tab, and steps through filter ' +
+			'matches with n/N in the filterable lists',
+		() => {
+			expect(resolve({input: 'l'}, 'sessions')).toBe('next-pane');
+			expect(resolve({input: '', rightArrow: true}, 'detail')).toBe('next-pane');
+			expect(resolve({input: 'h'}, 'files')).toBe('prev-pane');
+			expect(resolve({input: '', leftArrow: true}, 'backups')).toBe('prev-pane');
+			expect(resolve({input: 'l', ctrl: true}, 'sessions')).toBe('refresh');
+			expect(resolve({input: 'l'}, 'sessions', 'help')).toBe('help-type');
+			for (const pane of ['sessions', 'routing', 'findings', 'activity'] as const) {
+				expect(resolve({input: 'n'}, pane)).toBe('next-match');
+				expect(resolve({input: 'N'}, pane)).toBe('prev-match');
+			}
 
-		expect(resolve({input: 'n'}, 'files')).toBeUndefined();
-		expect(footerHints({pane: 'sessions'}, undefined, {paused: true}).map(h => h.text)).toContain('p resume');
-		expect(footerHints({pane: 'sessions'}, undefined, {paused: false}).map(h => h.text)).toContain('p pause');
-	});
+			expect(resolve({input: 'n'}, 'files')).toBeUndefined();
+			expect(footerHints({pane: 'sessions'}, undefined, {paused: true}).map(h => h.text)).toContain('p resume');
+			expect(footerHints({pane: 'sessions'}, undefined, {paused: false}).map(h => h.text)).toContain('p pause');
+		},
+	);
 
 	it('gives every binding a handler, and no key two bindings in one scope', () => {
 		for (const b of BINDINGS) {
@@ -94,24 +98,28 @@ describe('the keymap table', () => {
 		}
 	});
 
-	it('declares the overlay keys in the table: help typing, the filter line, the repair preview and its confirmation', () => {
-		expect(resolve({input: 'x'}, 'sessions', 'help')).toBe('help-type');
-		expect(resolve({input: '?'}, 'sessions', 'help')).toBe('help-toggle');
-		expect(resolve({input: '', backspace: true}, 'sessions', 'help')).toBe('help-erase');
-		expect(resolve({input: 'c', ctrl: true}, 'sessions', 'help')).toBe('help-quit');
-		// The help scrolls (issue #28 point 6): C-d, PgDn, the arrows, Home and End.
-		expect(resolve({input: 'd', ctrl: true}, 'sessions', 'help')).toBe('help-page-down');
-		expect(resolve({input: '', downArrow: true}, 'sessions', 'help')).toBe('help-down');
-		expect(resolve({input: '', end: true}, 'sessions', 'help')).toBe('help-bottom');
-		expect(resolve({input: '', escape: true}, 'sessions', 'filter')).toBe('filter-clear');
-		expect(resolve({input: 'j'}, 'sessions', 'filter')).toBeUndefined();
-		expect(repairBinding({input: 'a'}, 'repair')?.id).toBe('repair-apply');
-		// In the confirmation, a letter is part of the answer (the table's confirm-type), not the apply key.
-		expect(repairBinding({input: 'a'}, 'confirm')?.id).toBe('confirm-type');
-		expect(repairBinding({input: '\r', return: true}, 'confirm')?.id).toBe('confirm-submit');
-		expect(repairBinding({input: '', backspace: true}, 'confirm')?.id).toBe('confirm-erase');
-		expect(repairBinding({input: '', escape: true}, 'confirm')?.id).toBe('confirm-cancel');
-	});
+	it(
+		'declares the overlay keys in the table: help typing, the filter line, ' +
+			'the repair preview and its confirmation',
+		() => {
+			expect(resolve({input: 'x'}, 'sessions', 'help')).toBe('help-type');
+			expect(resolve({input: '?'}, 'sessions', 'help')).toBe('help-toggle');
+			expect(resolve({input: '', backspace: true}, 'sessions', 'help')).toBe('help-erase');
+			expect(resolve({input: 'c', ctrl: true}, 'sessions', 'help')).toBe('help-quit');
+			// The help scrolls (issue #28 point 6): C-d, PgDn, the arrows, Home and End.
+			expect(resolve({input: 'd', ctrl: true}, 'sessions', 'help')).toBe('help-page-down');
+			expect(resolve({input: '', downArrow: true}, 'sessions', 'help')).toBe('help-down');
+			expect(resolve({input: '', end: true}, 'sessions', 'help')).toBe('help-bottom');
+			expect(resolve({input: '', escape: true}, 'sessions', 'filter')).toBe('filter-clear');
+			expect(resolve({input: 'j'}, 'sessions', 'filter')).toBeUndefined();
+			expect(repairBinding({input: 'a'}, 'repair')?.id).toBe('repair-apply');
+			// In the confirmation, a letter is part of the answer (the table's confirm-type), not the apply key.
+			expect(repairBinding({input: 'a'}, 'confirm')?.id).toBe('confirm-type');
+			expect(repairBinding({input: '\r', return: true}, 'confirm')?.id).toBe('confirm-submit');
+			expect(repairBinding({input: '', backspace: true}, 'confirm')?.id).toBe('confirm-erase');
+			expect(repairBinding({input: '', escape: true}, 'confirm')?.id).toBe('confirm-cancel');
+		},
+	);
 
 	it('pins help and quit to the footer by a flag, and marks a disabled binding only with a live context', () => {
 		expect(
@@ -331,40 +339,43 @@ describe('habits of the field', () => {
 		}
 	});
 
-	it("steps through the filter's matches with n and N, around the end; without a filter n says how to get one", async () => {
-		const ui = await renderAt(app(), 100, 30);
-		try {
-			await ui.press('n');
-			expect(ui.lastFrame()).toContain('no filter: / to filter, then n/N step through its matches');
-			await ui.press('/');
-			for (const ch of 'whatsapp') {
-				await ui.press(ch);
-			}
+	it(
+		"steps through the filter's matches with n and N, around the end; " + 'without a filter n says how to get one',
+		async () => {
+			const ui = await renderAt(app(), 100, 30);
+			try {
+				await ui.press('n');
+				expect(ui.lastFrame()).toContain('no filter: / to filter, then n/N step through its matches');
+				await ui.press('/');
+				for (const ch of 'whatsapp') {
+					await ui.press(ch);
+				}
 
-			await ui.press('\r');
-			const rows = ui
-				.lastFrame()
-				.split('\n')
-				.filter(l => /^(› | {2})\S\s+\d{8}_/.test(l));
-			expect(rows).toHaveLength(3);
-			const at = () =>
-				ui
+				await ui.press('\r');
+				const rows = ui
 					.lastFrame()
 					.split('\n')
-					.filter(l => /^(› | {2})\S\s+\d{8}_/.test(l))
-					.findIndex(l => l.startsWith('› '));
-			expect(at()).toBe(0);
-			await ui.press('n');
-			expect(at()).toBe(1);
-			await ui.press('N');
-			await ui.press('N');
-			expect(at()).toBe(2);
-			await ui.press('n');
-			expect(at()).toBe(0);
-		} finally {
-			ui.unmount();
-		}
-	});
+					.filter(l => /^(› | {2})\S\s+\d{8}_/.test(l));
+				expect(rows).toHaveLength(3);
+				const at = () =>
+					ui
+						.lastFrame()
+						.split('\n')
+						.filter(l => /^(› | {2})\S\s+\d{8}_/.test(l))
+						.findIndex(l => l.startsWith('› '));
+				expect(at()).toBe(0);
+				await ui.press('n');
+				expect(at()).toBe(1);
+				await ui.press('N');
+				await ui.press('N');
+				expect(at()).toBe(2);
+				await ui.press('n');
+				expect(at()).toBe(0);
+			} finally {
+				ui.unmount();
+			}
+		},
+	);
 
 	it('says `p resume` in the footer while paused, `p pause` again after', async () => {
 		const ui = await renderAt(app(), 140, 30);
@@ -405,23 +416,27 @@ describe('fast typing', () => {
 		}
 	});
 
-	it('a burst that opens the filter or the help types its rest there: `/427c` filters, `/zq` never quits, `?quit` filters the help', async () => {
-		const ui = await renderAt(app(), 100, 30);
-		try {
-			await ui.press('/427c');
-			const filtered = await ui.waitFor(f => f.includes(' / 427c'), 2000);
-			expect(filtered).toMatch(/1 match/);
-			await ui.press('\u001B');
-			await ui.waitFor(f => f.includes('? help'), 2000);
-			await ui.press('/zq');
-			expect(await ui.waitFor(f => f.includes(' / zq'), 2000)).toMatch(/0 match/);
-			await ui.press('\u001B');
-			await ui.press('\u001B');
-			await ui.waitFor(f => f.includes('? help'), 2000);
-			await ui.press('?quit');
-			expect(await ui.waitFor(f => f.includes('type to filter: quit'), 2000)).toMatch(/q +quit/);
-		} finally {
-			ui.unmount();
-		}
-	});
+	it(
+		'a burst that opens the filter or the help types its rest there: `/427c` ' +
+			'filters, `/zq` never quits, `?quit` filters the help',
+		async () => {
+			const ui = await renderAt(app(), 100, 30);
+			try {
+				await ui.press('/427c');
+				const filtered = await ui.waitFor(f => f.includes(' / 427c'), 2000);
+				expect(filtered).toMatch(/1 match/);
+				await ui.press('\u001B');
+				await ui.waitFor(f => f.includes('? help'), 2000);
+				await ui.press('/zq');
+				expect(await ui.waitFor(f => f.includes(' / zq'), 2000)).toMatch(/0 match/);
+				await ui.press('\u001B');
+				await ui.press('\u001B');
+				await ui.waitFor(f => f.includes('? help'), 2000);
+				await ui.press('?quit');
+				expect(await ui.waitFor(f => f.includes('type to filter: quit'), 2000)).toMatch(/q +quit/);
+			} finally {
+				ui.unmount();
+			}
+		},
+	);
 });

@@ -40,29 +40,36 @@ afterAll(() => {
 });
 
 describe('the banner after a restart', () => {
-	it('says ROLLED BACK first, whole ids, in every width the TUI draws (60 columns and up), and never "do not restart"', () => {
-		const {rollbacks} = live.model.analysis;
-		expect(rollbacks.map(r => [r.sessionKey, r.resumedId, r.skipped.id])).toEqual([
-			[INCIDENT_CHAT, INCIDENT_ZOMBIE, INCIDENT_ORPHAN],
-		]);
-		expect(rolledBackLine(rollbacks, 160)).toBe(
-			' ✗ ROLLED BACK agent:main:telegram:dm:777001: a restart resumed 46fab954, a context 4.7 days old; 798 messages stranded in 427c496c · 5 Findings ',
-		);
-		expect(rolledBackLine(rollbacks, 140)).toBe(
-			' ✗ ROLLED BACK agent:main:telegram:dm:777001: a restart resumed 46fab954, a context 4.7 days old; 798 messages stranded in 427c496c',
-		);
-		expect(rolledBackLine(rollbacks, 80)).toBe(
-			' ✗ ROLLED BACK …telegram:dm:777001 4.7 days; 798 messages stranded in 427c496c',
-		);
-		for (let width = 60; width <= 160; width++) {
-			const line = rolledBackLine(rollbacks, width);
-			expect(line.length, line).toBeLessThanOrEqual(width);
-			expect(line).toMatch(/^ ✗ ROLLED BACK \S*7001[: ].*4\.7 days/);
-			// An id is shown whole or not at all.
-			expect(line.match(/[0-9a-f]*(?:427c|496c)[0-9a-f]*/g) ?? ['427c496c']).toEqual(['427c496c']);
-			expect(line).not.toMatch(/do not restart|RISK/);
-		}
-	});
+	it(
+		'says ROLLED BACK first, whole ids, in every width the TUI draws (60 ' +
+			'columns and up), and never "do not restart"',
+		() => {
+			const {rollbacks} = live.model.analysis;
+			expect(rollbacks.map(r => [r.sessionKey, r.resumedId, r.skipped.id])).toEqual([
+				[INCIDENT_CHAT, INCIDENT_ZOMBIE, INCIDENT_ORPHAN],
+			]);
+			expect(rolledBackLine(rollbacks, 160)).toBe(
+				' ✗ ROLLED BACK agent:main:telegram:dm:777001: a restart resumed ' +
+					'46fab954, a context 4.7 days old; 798 messages stranded in 427c496c · 5 ' +
+					'Findings ',
+			);
+			expect(rolledBackLine(rollbacks, 140)).toBe(
+				' ✗ ROLLED BACK agent:main:telegram:dm:777001: a restart resumed ' +
+					'46fab954, a context 4.7 days old; 798 messages stranded in 427c496c',
+			);
+			expect(rolledBackLine(rollbacks, 80)).toBe(
+				' ✗ ROLLED BACK …telegram:dm:777001 4.7 days; 798 messages stranded in 427c496c',
+			);
+			for (let width = 60; width <= 160; width++) {
+				const line = rolledBackLine(rollbacks, width);
+				expect(line.length, line).toBeLessThanOrEqual(width);
+				expect(line).toMatch(/^ ✗ ROLLED BACK \S*7001[: ].*4\.7 days/);
+				// An id is shown whole or not at all.
+				expect(line.match(/[0-9a-f]*(?:427c|496c)[0-9a-f]*/g) ?? ['427c496c']).toEqual(['427c496c']);
+				expect(line).not.toMatch(/do not restart|RISK/);
+			}
+		},
+	);
 
 	it('at 80x24 takes two rows, ROLLED BACK above the rollback risk, and the screen still fits', async () => {
 		expect(bannerRows(live.model)).toBe(2);
@@ -80,26 +87,30 @@ describe('the banner after a restart', () => {
 });
 
 describe('statuses, routing and activity after a restart', () => {
-	it('the Routing pane marks the chat ✗ ROLLED (not ✓) and its detail says how far back and where the conversation is', async () => {
-		const ui = await renderAt(<App live={live} color={false} now={() => NOW} />, 80, 24);
-		try {
-			await ui.press('4');
-			await ui.press('/');
-			for (const ch of '777001') {
-				await ui.press(ch);
-			}
+	it(
+		'the Routing pane marks the chat ✗ ROLLED (not ✓) and its detail says ' +
+			'how far back and where the conversation is',
+		async () => {
+			const ui = await renderAt(<App live={live} color={false} now={() => NOW} />, 80, 24);
+			try {
+				await ui.press('4');
+				await ui.press('/');
+				for (const ch of '777001') {
+					await ui.press(ch);
+				}
 
-			await ui.press('\r');
-			const frame = ui.lastFrame();
-			expect(frame).toMatch(/^› ✗ ROLLED agent:main:telegram:dm:777001 +→ 20260807_050620_46fab954$/m);
-			// The chat's detail wraps at 80 columns: read whole.
-			expect(frame).toMatch(
-				/^ ✗ ROLLED BACK 4\.7 days: a restart resumed 20260807_050620_46fab954 at\n {3}2026-08-11 21:13 UTC; the 798 messages it skipped are stranded in\n {3}20260807_052242_427c496c \(5 Findings\)$/m,
-			);
-		} finally {
-			ui.unmount();
-		}
-	});
+				await ui.press('\r');
+				const frame = ui.lastFrame();
+				expect(frame).toMatch(/^› ✗ ROLLED agent:main:telegram:dm:777001 +→ 20260807_050620_46fab954$/m);
+				// The chat's detail wraps at 80 columns: read whole.
+				expect(frame).toMatch(
+					/^ ✗ ROLLED BACK 4\.7 days: a restart resumed 20260807_050620_46fab954 at\n {3}2026-08-11 21:13 UTC; the 798 messages it skipped are stranded in\n {3}20260807_052242_427c496c \(5 Findings\)$/m,
+				);
+			} finally {
+				ui.unmount();
+			}
+		},
+	);
 
 	it.each([
 		[

@@ -105,20 +105,23 @@ describe('the selection in a live list', () => {
 		}
 	});
 
-	it('pins the row shown selected before any key: a newer session arriving on top does not take the cursor', async () => {
-		const ui = await renderAt(<App live={live} color={false} now={() => NOW} />, 120, 30);
-		try {
-			const first = selected(ui.lastFrame());
-			expect(first.index).toBe(0);
-			const top = SOURCES.find(source => !first.line.includes(ids[source]!))!;
-			await write(ui, ids[top]!, T0 + 60_000);
-			const now = selected(ui.lastFrame());
-			expect(now.line.slice(0, 40)).toBe(first.line.slice(0, 40));
-			expect(now.index).toBe(1);
-		} finally {
-			ui.unmount();
-		}
-	});
+	it(
+		'pins the row shown selected before any key: a newer session arriving on ' + 'top does not take the cursor',
+		async () => {
+			const ui = await renderAt(<App live={live} color={false} now={() => NOW} />, 120, 30);
+			try {
+				const first = selected(ui.lastFrame());
+				expect(first.index).toBe(0);
+				const top = SOURCES.find(source => !first.line.includes(ids[source]!))!;
+				await write(ui, ids[top]!, T0 + 60_000);
+				const now = selected(ui.lastFrame());
+				expect(now.line.slice(0, 40)).toBe(first.line.slice(0, 40));
+				expect(now.index).toBe(1);
+			} finally {
+				ui.unmount();
+			}
+		},
+	);
 
 	it('keeps the Activity cursor on its event while newer events arrive on top', async () => {
 		const ui = await renderAt(<App live={live} color={false} now={() => NOW} initialPane="activity" />, 120, 30);

@@ -56,7 +56,8 @@ describe.each([
 			await ui.press('\r');
 			await ui.press(String(index + 1));
 			const runs = idRuns(ui.lastFrame());
-			// Files, Activity and Backups name no session of this still store (the banner names the worst chat's rows by their suffix).
+			// Files, Activity and Backups name no session of this still store (the banner names the worst chat's rows by
+			// their suffix).
 			if (!['files', 'activity', 'backups'].includes(pane)) {
 				expect(runs.length).toBeGreaterThan(0);
 			}
@@ -71,68 +72,80 @@ describe.each([
 });
 
 describe('at 80x24', () => {
-	it('the banner counts the chats at risk, names the worst (most messages skipped) and shortens its key, keeping platform and chat id', async () => {
-		const ui = await app(80, 24);
-		try {
-			const banner = ui
-				.lastFrame()
-				.split('\n')
-				.find(l => l.includes('ROLLBACK RISK'))!;
-			expect(banner.length).toBeLessThanOrEqual(80);
-			expect(banner).toBe(' ✗ ROLLBACK RISK 2 chats, worst …telegram:dm:777001: skips 798 msgs in 427c496c');
-			expect(banner).not.toContain('agent:main:telegram:dm:777001');
-		} finally {
-			ui.unmount();
-		}
-	});
-
-	it('the sessions table keeps status, id, chat and last activity, drops title, tokens and start first, and puts its counter on the status line', async () => {
-		const ui = await app(80, 24);
-		try {
-			const lines = ui.lastFrame().split('\n');
-			const header = lines.find(l => /^\s+id\s+/.test(l))!;
-			expect(header).toMatch(/id\s+source\s+chat\s+active\s+msgs\s+end reason$/);
-			expect(header).not.toMatch(/title|tokens|started|\d+\/\d+/);
-			const rows = lines.filter(l => /^(› | {2})\S\s+\d{8}_/.test(l));
-			expect(rows.length).toBeGreaterThan(5);
-			for (const row of rows) {
-				expect(ids.has(row.slice(5, 29).trim()), row).toBe(true);
-				expect(row).toMatch(/(ago|now)\s+\d+ \S+$/);
-			}
-
-			expect(lines.find(l => /\d+–\d+\/\d+/.test(l))).toMatch(/^ {2}1–\d+\/26 · 26 sessions/);
-		} finally {
-			ui.unmount();
-		}
-	});
-
-	it('the detail under a list wraps by default at 80 columns; w wraps the list so a cut row reads whole, and w again cuts it', async () => {
-		const ui = await app(80, 24);
-		try {
-			await ui.press('5');
-			await ui.press('j');
-			await ui.press('j');
-			// The orphan's finding: its evidence reads whole, wrapped; its list row is cut.
-			const cut = ui.lastFrame();
-			expect(cut).toContain('88s before it)');
-			expect(
-				cut
+	it(
+		'the banner counts the chats at risk, names the worst (most messages ' +
+			'skipped) and shortens its key, keeping platform and chat id',
+		async () => {
+			const ui = await app(80, 24);
+			try {
+				const banner = ui
+					.lastFrame()
 					.split('\n')
-					.filter(l => l.startsWith(' evidence') || l.startsWith(' next:'))
-					.every(l => !l.endsWith('…')),
-			).toBe(true);
-			expect(cut).toContain('adoptable into telegram:…7001');
-			await ui.press('w');
-			const wrapped = ui.lastFrame();
-			expect(wrapped.split('\n').every(l => l.length <= 80)).toBe(true);
-			// Wrapped: the finding's key on the row's next line.
-			expect(wrapped).toMatch(/adoptable into\n {4}agent:main:telegram:dm:777001\n/);
-			await ui.press('w');
-			expect(ui.lastFrame()).toBe(cut);
-		} finally {
-			ui.unmount();
-		}
-	});
+					.find(l => l.includes('ROLLBACK RISK'))!;
+				expect(banner.length).toBeLessThanOrEqual(80);
+				expect(banner).toBe(' ✗ ROLLBACK RISK 2 chats, worst …telegram:dm:777001: skips 798 msgs in 427c496c');
+				expect(banner).not.toContain('agent:main:telegram:dm:777001');
+			} finally {
+				ui.unmount();
+			}
+		},
+	);
+
+	it(
+		'the sessions table keeps status, id, chat and last activity, drops ' +
+			'title, tokens and start first, and puts its counter on the status line',
+		async () => {
+			const ui = await app(80, 24);
+			try {
+				const lines = ui.lastFrame().split('\n');
+				const header = lines.find(l => /^\s+id\s+/.test(l))!;
+				expect(header).toMatch(/id\s+source\s+chat\s+active\s+msgs\s+end reason$/);
+				expect(header).not.toMatch(/title|tokens|started|\d+\/\d+/);
+				const rows = lines.filter(l => /^(› | {2})\S\s+\d{8}_/.test(l));
+				expect(rows.length).toBeGreaterThan(5);
+				for (const row of rows) {
+					expect(ids.has(row.slice(5, 29).trim()), row).toBe(true);
+					expect(row).toMatch(/(ago|now)\s+\d+ \S+$/);
+				}
+
+				expect(lines.find(l => /\d+–\d+\/\d+/.test(l))).toMatch(/^ {2}1–\d+\/26 · 26 sessions/);
+			} finally {
+				ui.unmount();
+			}
+		},
+	);
+
+	it(
+		'the detail under a list wraps by default at 80 columns; w wraps the ' +
+			'list so a cut row reads whole, and w again cuts it',
+		async () => {
+			const ui = await app(80, 24);
+			try {
+				await ui.press('5');
+				await ui.press('j');
+				await ui.press('j');
+				// The orphan's finding: its evidence reads whole, wrapped; its list row is cut.
+				const cut = ui.lastFrame();
+				expect(cut).toContain('88s before it)');
+				expect(
+					cut
+						.split('\n')
+						.filter(l => l.startsWith(' evidence') || l.startsWith(' next:'))
+						.every(l => !l.endsWith('…')),
+				).toBe(true);
+				expect(cut).toContain('adoptable into telegram:…7001');
+				await ui.press('w');
+				const wrapped = ui.lastFrame();
+				expect(wrapped.split('\n').every(l => l.length <= 80)).toBe(true);
+				// Wrapped: the finding's key on the row's next line.
+				expect(wrapped).toMatch(/adoptable into\n {4}agent:main:telegram:dm:777001\n/);
+				await ui.press('w');
+				expect(ui.lastFrame()).toBe(cut);
+			} finally {
+				ui.unmount();
+			}
+		},
+	);
 });
 
 describe('the sessions column model', () => {

@@ -161,23 +161,27 @@ describe('uiReducer', () => {
 		expect(s.anchor.sessions).toBe(order[0]);
 	});
 
-	it('falls back to the remembered index when the anchored row leaves, pins the row shown, and forgets on a new filter', () => {
-		let s = run(initialUiState('findings'), {type: 'move', delta: 3, rows: 5, ids: ['a', 'b', 'c', 'd', 'e']});
-		expect(cursorIn(s, 'findings', ['a', 'b', 'c'])).toBe(2);
-		expect(cursorIn(s, 'findings', [] as string[])).toBe(0);
-		s = run(s, {type: 'pin', pane: 'findings', id: 'c', cursor: 3});
-		expect(s.anchor.findings).toBe('c');
-		expect(uiReducer(s, {type: 'pin', pane: 'findings', id: 'c', cursor: 3})).toBe(s);
-		// A pin from a frame drawn before a key moved the cursor is stale: the move's own anchor stays.
-		expect(uiReducer(s, {type: 'pin', pane: 'findings', id: 'a', cursor: 0})).toBe(s);
-		s = run(s, {type: 'filter-text', text: 'x'});
-		expect(s.anchor.findings).toBeNull();
-		expect(cursorIn(s, 'findings', ['c', 'd'])).toBe(0);
-		const sessions = run(initialUiState(), {type: 'move', delta: 1, rows: 3, ids: ['a', 'b', 'c']});
-		expect(run(sessions, {type: 'toggle-hidden'}).anchor.sessions).toBeNull();
-		expect(run(sessions, {type: 'cycle-source', sources: ['cli']}).anchor.sessions).toBeNull();
-		expect(run(sessions, {type: 'pane', pane: 'routing'}).anchor.sessions).toBe('b');
-	});
+	it(
+		'falls back to the remembered index when the anchored row leaves, pins ' +
+			'the row shown, and forgets on a new filter',
+		() => {
+			let s = run(initialUiState('findings'), {type: 'move', delta: 3, rows: 5, ids: ['a', 'b', 'c', 'd', 'e']});
+			expect(cursorIn(s, 'findings', ['a', 'b', 'c'])).toBe(2);
+			expect(cursorIn(s, 'findings', [] as string[])).toBe(0);
+			s = run(s, {type: 'pin', pane: 'findings', id: 'c', cursor: 3});
+			expect(s.anchor.findings).toBe('c');
+			expect(uiReducer(s, {type: 'pin', pane: 'findings', id: 'c', cursor: 3})).toBe(s);
+			// A pin from a frame drawn before a key moved the cursor is stale: the move's own anchor stays.
+			expect(uiReducer(s, {type: 'pin', pane: 'findings', id: 'a', cursor: 0})).toBe(s);
+			s = run(s, {type: 'filter-text', text: 'x'});
+			expect(s.anchor.findings).toBeNull();
+			expect(cursorIn(s, 'findings', ['c', 'd'])).toBe(0);
+			const sessions = run(initialUiState(), {type: 'move', delta: 1, rows: 3, ids: ['a', 'b', 'c']});
+			expect(run(sessions, {type: 'toggle-hidden'}).anchor.sessions).toBeNull();
+			expect(run(sessions, {type: 'cycle-source', sources: ['cli']}).anchor.sessions).toBeNull();
+			expect(run(sessions, {type: 'pane', pane: 'routing'}).anchor.sessions).toBe('b');
+		},
+	);
 
 	it('wraps a stepping move (n/N) around either end of a keyed list', () => {
 		const ids = ['a', 'b', 'c'];
@@ -211,16 +215,20 @@ describe('uiReducer', () => {
 		expect(JSON.stringify(s)).toBe(before);
 	});
 
-	it('Activity follows its newest row from the start: no pin takes it, a move pauses it, follow resumes it (issue #28 point 8)', () => {
-		let s = initialUiState('activity');
-		expect(s.cursor.activity).toBe(FOLLOW);
-		expect(uiReducer(s, {type: 'pin', pane: 'activity', id: 'x', cursor: FOLLOW})).toBe(s);
-		s = run(s, {type: 'move', delta: 1, rows: 2, from: 0, ids: ['x', 'y']});
-		expect(s.cursor.activity).toBe(1);
-		expect(s.anchor.activity).toBe('y');
-		s = run(s, {type: 'follow', pane: 'activity'});
-		expect(s.cursor.activity).toBe(FOLLOW);
-		expect(s.anchor.activity).toBeNull();
-		expect(cursorIn(s, 'activity', ['z', 'x', 'y'])).toBe(0);
-	});
+	it(
+		'Activity follows its newest row from the start: no pin takes it, a move ' +
+			'pauses it, follow resumes it (issue #28 point 8)',
+		() => {
+			let s = initialUiState('activity');
+			expect(s.cursor.activity).toBe(FOLLOW);
+			expect(uiReducer(s, {type: 'pin', pane: 'activity', id: 'x', cursor: FOLLOW})).toBe(s);
+			s = run(s, {type: 'move', delta: 1, rows: 2, from: 0, ids: ['x', 'y']});
+			expect(s.cursor.activity).toBe(1);
+			expect(s.anchor.activity).toBe('y');
+			s = run(s, {type: 'follow', pane: 'activity'});
+			expect(s.cursor.activity).toBe(FOLLOW);
+			expect(s.anchor.activity).toBeNull();
+			expect(cursorIn(s, 'activity', ['z', 'x', 'y'])).toBe(0);
+		},
+	);
 });

@@ -54,7 +54,10 @@ export function detectKind(p: string): ArtifactKind {
 	return /\.zip$/i.test(p) ? 'zip' : 'unknown';
 }
 
-/** Why a path is no artifact at all, in words, before its bytes are looked at: absent, or not a file or folder (a FIFO is never opened). */
+/**
+ * Why a path is no artifact at all, in words, before its bytes are looked at: absent, or not a file or folder (a FIFO
+ * is never opened).
+ */
 export function notAnArtifact(p: string): string | null {
 	let st: fs.Stats;
 	try {
@@ -65,5 +68,6 @@ export function notAnArtifact(p: string): string | null {
 
 	return st.isFile() || st.isDirectory()
 		? null
-		: `${fileTypeName(st)}, not a file or folder: hfx never opens it as an archive (a FIFO or a device could block the read forever)`;
+		: `${fileTypeName(st)}, not a file or folder: hfx never opens it as an ` +
+				`archive (a FIFO or a device could block the read forever)`;
 }

@@ -168,7 +168,10 @@ export function judgeMembers(members: readonly MemberFacts[], options: PolicyOpt
 				index: i,
 				name: m.name,
 				kind: 'sidecar',
-				what: `a SQLite ${suffix} sidecar in the archive: extracted beside ${normalized[i]!.slice(0, -suffix.length)} it would be replayed into it or corrupt it; hfx restore never writes one`,
+				what:
+					`a SQLite ${suffix} sidecar in the archive: extracted ` +
+					`beside ${normalized[i]!.slice(0, -suffix.length)} it would be replayed ` +
+					`into it or corrupt it; hfx restore never writes one`,
 			});
 		}
 	}
@@ -225,7 +228,9 @@ function nameClashes(
 					index: i,
 					name: members[i]!.name,
 					kind: 'collision',
-					what: `needs the folder ${JSON.stringify(parts.slice(0, n).join('/'))}, which member #${holder + 1} is a file`,
+					what:
+						`needs the folder ${JSON.stringify(parts.slice(0, n).join('/'))}, which ` +
+						`member #${holder + 1} is a file`,
 				});
 				break;
 			}

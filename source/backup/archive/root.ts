@@ -5,7 +5,8 @@
  * it sees the archive's normalized file names only.
  *
  * A candidate inside another one is part of that root (its profiles/<name>, a quick snapshot in its
- * state-snapshots/, a pre-restore copy in its backups/), not a root. Two candidates apart is ambiguous; none is no Hermes root. Hermes' own import accepts a zip whose
+ * state-snapshots/, a pre-restore copy in its backups/), not a root. Two candidates apart is ambiguous; none is no
+ * Hermes root. Hermes' own import accepts a zip whose
  * every member is under `.hermes/` or `hermes/` (hermes_cli/backup_restore.py _detect_prefix): with
  * no database at all, that prefix is the root, else the archive's top.
  */
@@ -68,7 +69,10 @@ export function underRoot(name: string, root: string): string | null {
 	return name.startsWith(prefix) && name.length > prefix.length ? name.slice(prefix.length) : null;
 }
 
-/** True when no name is a Hermes store (no state.db, no profiles/<name>/state.db anywhere): an empty or config-only tree is no backup of a Hermes home. */
+/**
+ * True when no name is a Hermes store (no state.db, no profiles/<name>/state.db anywhere): an empty or config-only tree
+ * is no backup of a Hermes home.
+ */
 export function holdsNoStore(names: readonly string[]): boolean {
 	const found = findHermesRoot(names);
 	return !found.ok && found.why === 'none';

@@ -77,7 +77,10 @@ export type ReadTarOptions = {
 	onRawBytes?: (done: number) => void;
 };
 
-/** Reads the whole archive once. Throws TarDamaged for the archive's damage; any other error is the handler's or the file's. */
+/**
+ * Reads the whole archive once. Throws TarDamaged for the archive's damage; any other error is the handler's or the
+ * file's.
+ */
 export async function readTar(file: string, options: ReadTarOptions): Promise<{members: number; rawBytes: number}> {
 	const input = fs.createReadStream(file, {highWaterMark: 1 << 20});
 	let raw = 0;
@@ -133,7 +136,10 @@ export async function readTar(file: string, options: ReadTarOptions): Promise<{m
 	return {members, rawBytes: raw};
 }
 
-/** A failure of the stream, in the layer's words: gzip (zlib's codes), tar (tar-stream's messages), or the file's own error. */
+/**
+ * A failure of the stream, in the layer's words: gzip (zlib's codes), tar (tar-stream's messages), or the file's own
+ * error.
+ */
 function damage(error: unknown, gz: boolean, raw: number, tarBytes: number): unknown {
 	const code = errorCode(error);
 	const message = errorMessage(error);

@@ -143,7 +143,10 @@ async function readMembers(zip: yauzl.ZipFile, closeFd: () => void): Promise<Zip
 	return members;
 }
 
-/** Where the central directory starts and ends: the end record's offset, or the zip64 end record's when a locator points to one. */
+/**
+ * Where the central directory starts and ends: the end record's offset, or the zip64 end record's when a locator points
+ * to one.
+ */
 function centralDirectoryBounds(
 	fd: number,
 	eocdOffset: number,
@@ -306,7 +309,9 @@ function endRecordProblems(fd: number, z: OpenedZip, problems: Problem[]): void 
 	if (cdBytes !== z.cdEnd - z.cdOffset) {
 		problems.push({
 			where: `central directory (bytes ${z.cdOffset}–${z.cdEnd})`,
-			what: `its records take ${cdBytes} bytes but it spans ${z.cdEnd - z.cdOffset}: bytes were changed, inserted or removed`,
+			what:
+				`its records take ${cdBytes} bytes but it spans ${z.cdEnd - z.cdOffset}: ` +
+				`bytes were changed, inserted or removed`,
 		});
 	}
 }

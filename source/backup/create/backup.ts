@@ -7,7 +7,8 @@
  *   integrity_check + counts started in a worker while the copy streams into the archive ->
  *   every other file, hashed as it streams -> the read-back's CRC pass over the bytes already
  *   written, while the checks finish (readback.ts) -> manifest.json last -> seal -> fsync ->
- *   read-back check of the temp file (the rest of the CRC, the seal, the central directory) -> link to the final name (never over an existing file),
+ *   read-back check of the temp file (the rest of the CRC, the seal, the central directory) -> link to the final name
+ *   (never over an existing file),
  *   fsync the folder -> record -> prune older complete archives (only now).
  *
  * Archive: mode 0600 (it holds credentials), databases stored (not deflated: fast, and SQLite
@@ -69,7 +70,10 @@ export type BackupResult = {
 	planned: Array<{path: string; kind: 'file' | 'db'; size: number}>;
 	skipped: Skipped[];
 	excluded: Excluded[];
-	/** Links the store lookup follows (a home's state.db, profiles/<name>), followed: their targets are in the archive under the link's name. */
+	/**
+	 * Links the store lookup follows (a home's state.db, profiles/<name>), followed: their targets are in the archive
+	 * under the link's name.
+	 */
 	followedLinks: FollowedLink[];
 	databases: DatabaseRecord[];
 	/** Problems that make the backup incomplete besides skipped files (a database copy that failed its check). */
@@ -80,7 +84,10 @@ export type BackupResult = {
 	pruned: string[];
 	/** An older archive kept beyond --keep because it is the newest drilled one. */
 	keptDrilled: string | null;
-	/** --keep over the stamped tarballs in the folder (prune-tarballs.ts); null when nothing was pruned (incomplete, -o FILE, dry run). */
+	/**
+	 * --keep over the stamped tarballs in the folder (prune-tarballs.ts); null when nothing was pruned (incomplete, -o
+	 * FILE, dry run).
+	 */
 	tarballs: TarballRetention | null;
 	/** The --keep this run applied. */
 	keep: number;
@@ -221,7 +228,9 @@ function refuseLinkedOutput(run: BackupRun): void {
 		throw new FailClosed({
 			file: dir,
 			kind: 'output-symlink',
-			reason: `the default backup folder is a symbolic link (to ${target}): hfx does not write an archive through a link it was not given`,
+			reason:
+				`the default backup folder is a symbolic link (to ${target}): hfx does ` +
+				`not write an archive through a link it was not given`,
 			next: `pass the folder on purpose with -o ${target}, or replace the link with a real folder; nothing was written`,
 		});
 	}
@@ -482,7 +491,8 @@ function planBackup(options: BackupOptions): BackupRun {
 			file: root,
 			kind: 'nothing-to-snapshot',
 			reason:
-				'no Hermes store here (no state.db and no profiles/*/state.db): an archive of it would be no backup of a Hermes home',
+				'no Hermes store here (no state.db and no profiles/*/state.db): an ' +
+				'archive of it would be no backup of a Hermes home',
 			next: 'check --home (or HERMES_HOME); nothing was written',
 		});
 	}
@@ -551,7 +561,10 @@ function assertRoom(dir: string, entries: WalkEntry[]): void {
 		throw new FailClosed({
 			file: dir,
 			kind: 'no-space',
-			reason: `not enough free space for the archive: about ${Math.ceil(need / 1_048_576)} MiB needed, ${Math.floor(free / 1_048_576)} MiB free`,
+			reason:
+				`not enough free space for the archive: ` +
+				`about ${Math.ceil(need / 1_048_576)} MiB ` +
+				`needed, ${Math.floor(free / 1_048_576)} MiB free`,
 			next: 'free space there or write elsewhere with -o DIR; nothing was written',
 		});
 	}
@@ -804,7 +817,10 @@ function recordBackup(
 	result.verified = true;
 	result.exitCode = manifest.complete ? 0 : 1;
 	const name = path.basename(out.file);
-	const summary = `${members.length} members, ${manifest.databases.length} databases${manifest.complete ? '' : `, INCOMPLETE: ${[...skipped.map(s => s.rel), ...result.problems].join(', ')}`}`;
+	const missing = [...skipped.map(s => s.rel), ...result.problems].join(', ');
+	const summary =
+		`${members.length} members, ${manifest.databases.length} ` +
+		`databases${manifest.complete ? '' : `, INCOMPLETE: ${missing}`}`;
 	result.recorded = appendRecord(out.dir, {
 		at: Date.now() / 1000,
 		event: 'backup',
@@ -832,6 +848,7 @@ function recordBackup(
 		seal: written.seal,
 		createdAt: manifest.createdAtEpoch,
 		summary:
-			'read back after writing: size, CRC-32 of the file, seal and central directory match; databases checked on the identical copies',
+			'read back after writing: size, CRC-32 of the file, seal and central ' +
+			'directory match; databases checked on the identical copies',
 	});
 }

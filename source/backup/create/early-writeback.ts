@@ -29,7 +29,10 @@ export class EarlyWriteback {
 		private readonly every = WRITEBACK_EVERY,
 	) {}
 
-	/** `written`: bytes of the file written so far. Starts an fdatasync when `every` more were written since the last one began and none is running. */
+	/**
+	 * `written`: bytes of the file written so far. Starts an fdatasync when `every` more were written since the last one
+	 * began and none is running.
+	 */
 	progress(written: number): void {
 		if (this.failure !== undefined || this.pending || written - this.lastAt < this.every) {
 			return;

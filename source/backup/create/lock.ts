@@ -87,7 +87,9 @@ function createLock(file: string, root: string, body: LockBody): BackupLock {
 		throw new FailClosed({
 			file: root,
 			kind: full || code === 'EDQUOT' ? 'no-space' : 'lock-write-failed',
-			reason: `cannot write the backup lock (${code}): ${full ? 'the disk holding the Hermes root is full' : words.cause}`,
+			reason:
+				`cannot write the backup lock ` +
+				`(${code}): ${full ? 'the disk holding the Hermes root is full' : words.cause}`,
 			next: `${full ? 'free space on that disk first' : words.next}; nothing was written`,
 			cause: error,
 		});
@@ -162,7 +164,11 @@ export function acquireBackupLock(root: string, what: string): BackupLock {
 			throw new FailClosed({
 				file,
 				kind: 'backup-running',
-				reason: `another backup is already running (pid ${holder!.pid}${holder!.host && holder!.host !== os.hostname() ? ` on ${holder!.host}` : ''}, ${holder!.what}, since ${holder!.started})`,
+				reason:
+					`another backup is already running ` +
+					`(pid ${holder!.pid}` +
+					`${holder!.host && holder!.host !== os.hostname() ? ` on ${holder!.host}` : ''}, ${holder!.what}, ` +
+					`since ${holder!.started})`,
 				next: 'wait for it to finish; if no hfx runs any more, remove the lock file',
 			});
 		}

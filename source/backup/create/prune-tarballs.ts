@@ -48,7 +48,9 @@ function tarballsOfHome(dir: string, root: string, names: readonly string[]): {m
 	return {mine, unknown};
 }
 
-/** Deletes this home's older stamped tarballs beyond the newest `keep` of each series (never the newest drilled one). */
+/**
+ * Deletes this home's older stamped tarballs beyond the newest `keep` of each series (never the newest drilled one).
+ */
 export function pruneTarballs(dir: string, keep: number, root: string): TarballRetention {
 	let names: string[];
 	try {

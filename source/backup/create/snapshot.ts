@@ -241,7 +241,10 @@ function openStage(options: QuickSnapshotOptions, place: StagePlace): SnapshotRu
 	};
 }
 
-/** Copies each walked file into the stage (a database verified, a 0-byte one with no -wal as a plain file), with progress. */
+/**
+ * Copies each walked file into the stage (a database verified, a 0-byte one with no -wal as a plain file), with
+ * progress.
+ */
 async function copyEntries(run: SnapshotRun, entries: readonly WalkEntry[]): Promise<void> {
 	for (const [i, e] of entries.entries()) {
 		const copied =
@@ -257,7 +260,10 @@ async function copyEntries(run: SnapshotRun, entries: readonly WalkEntry[]): Pro
 	}
 }
 
-/** Makes state-snapshots/ when missing; true when this run made it (a refused run then removes it again, if still empty). */
+/**
+ * Makes state-snapshots/ when missing; true when this run made it (a refused run then removes it again, if still
+ * empty).
+ */
 function makeSnapRoot(snapRoot: string): boolean {
 	const made = fs.lstatSync(snapRoot, {throwIfNoEntry: false}) === undefined;
 	try {
@@ -274,7 +280,10 @@ function makeSnapRoot(snapRoot: string): boolean {
 	return made;
 }
 
-/** A folder this run made and left empty goes again (a refusal's "nothing was written" stays true); a non-empty one stays. */
+/**
+ * A folder this run made and left empty goes again (a refusal's "nothing was written" stays true); a non-empty one
+ * stays.
+ */
 function removeIfEmpty(dir: string): void {
 	try {
 		fs.rmdirSync(dir);
@@ -475,7 +484,9 @@ function recordSnapshot(run: SnapshotRun, id: string, verified: boolean): void {
 		size: null,
 		mtimeMs: null,
 		createdAt: manifest.createdAtEpoch,
-		summary: `${manifest.members.length} files, ${manifest.databases.length} databases${verified ? '' : `, INCOMPLETE: ${[...run.skipped.map(s => s.path), ...run.problems].join('; ')}`}`,
+		summary:
+			`${manifest.members.length} files, ${manifest.databases.length} ` +
+			`databases${verified ? '' : `, INCOMPLETE: ${[...run.skipped.map(s => s.path), ...run.problems].join('; ')}`}`,
 	});
 	if (verified) {
 		appendRecord(snapRoot, {

@@ -97,7 +97,10 @@ function openSource(source: string, dest: string, options: CopyOptions): ReadOnl
 			throw new FailClosed({
 				file: options.privateTmp ?? path.dirname(dest),
 				kind: 'no-space',
-				reason: `no space left on the device while making a private read copy of ${source} (its owner is stopped): ${error.reason}; the partial output was removed`,
+				reason:
+					`no space left on the device while making a private read copy ` +
+					`of ${source} (its owner is stopped): ${error.reason}; the partial ` +
+					`output was removed`,
 				next: 'free space there or write elsewhere with -o DIR (df -h shows free space)',
 			});
 		}
@@ -248,7 +251,8 @@ export async function copyDatabase(source: string, dest: string, options: CopyOp
 function snapshotCounts(store: ReadOnlyStore): Record<string, number> {
 	const rows = store
 		.prepare(
-			"SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
+			"SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT " +
+				"LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
 		)
 		.all() as Array<{name: string; sql: string | null}>;
 	const counts: Record<string, number> = {};

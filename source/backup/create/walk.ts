@@ -205,13 +205,17 @@ function resolveFollowed(abs: string, want: 'db' | 'dir'): {real: string; st: fs
 	} catch (error) {
 		const code = errorCode(error);
 		return {
-			problem: `a symbolic link to ${target}, which ${code === 'ENOENT' ? 'does not exist' : `cannot be resolved (${code ?? 'error'})`}: nothing to copy`,
+			problem:
+				`a symbolic link to ${target}, ` +
+				`which ${code === 'ENOENT' ? 'does not exist' : `cannot be resolved (${code ?? 'error'})`}: ` +
+				`nothing to copy`,
 		};
 	}
 
 	if (want === 'db' ? !st.isFile() : !st.isDirectory()) {
 		return {
-			problem: `a symbolic link to ${real}, which is not a ${want === 'db' ? 'regular file' : 'folder'}: nothing to copy`,
+			problem:
+				`a symbolic link to ${real}, which is not ` + `a ${want === 'db' ? 'regular file' : 'folder'}: nothing to copy`,
 		};
 	}
 
@@ -247,7 +251,10 @@ function followLink(w: Walk, relDir: string, name: string, abs: string, want: 'd
 	w.result.entries.push({rel, abs: real, kind: 'db', size: st.size, mode: st.mode & 0o7777, mtimeMs: st.mtimeMs});
 }
 
-/** lstat, never following a link; a path that vanished is skipped silently, one that cannot be stat'ed is listed as skipped. */
+/**
+ * lstat, never following a link; a path that vanished is skipped silently, one that cannot be stat'ed is listed as
+ * skipped.
+ */
 function lstatOrSkip(abs: string, rel: string, result: WalkResult): fs.Stats | null {
 	try {
 		return fs.lstatSync(abs);
@@ -260,7 +267,10 @@ function lstatOrSkip(abs: string, rel: string, result: WalkResult): fs.Stats | n
 	}
 }
 
-/** One folder (at absDir: its real path when reached through a followed link), its names in sorted order: each file kept or excluded, each kept sub-folder visited in turn. */
+/**
+ * One folder (at absDir: its real path when reached through a followed link), its names in sorted order: each file kept
+ * or excluded, each kept sub-folder visited in turn.
+ */
 function visitDir(w: Walk, relDir: string, absDir: string): void {
 	const {result} = w;
 	let names: string[];
@@ -353,7 +363,9 @@ function isCacheDir(relDir: string): 'top' | null {
 	return path.posix.basename(relDir) === 'cache' && isHomeLevel(parent) ? 'top' : null;
 }
 
-/** Hermes' quick-snapshot file list (docs/hermes-rules.md, backup), relative to a profile home. Folders are taken whole. */
+/**
+ * Hermes' quick-snapshot file list (docs/hermes-rules.md, backup), relative to a profile home. Folders are taken whole.
+ */
 export const QUICK_PATHS = [
 	'state.db',
 	'config.yaml',

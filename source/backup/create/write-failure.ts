@@ -6,7 +6,10 @@ import fs from 'node:fs';
 import {FailClosed, descriptorsExhausted, errnoWords, errorCode, errorMessage, fileSizeLimit} from '../../errors.js';
 import type {RefusalKind} from '../../refusal-kinds.js';
 
-/** The errno a failed write stands for: its own, or the one behind SQLite's code (SQLite reports EFBIG as a plain write error; the process limit tells what it was). */
+/**
+ * The errno a failed write stands for: its own, or the one behind SQLite's code (SQLite reports EFBIG as a plain write
+ * error; the process limit tells what it was).
+ */
 function writeErrno(code: string, message: string): string | null {
 	if (fileSizeLimit() !== null && (code === 'SQLITE_IOERR_WRITE' || code === 'SQLITE_FULL' || code === 'EFBIG')) {
 		return 'EFBIG';
@@ -49,7 +52,10 @@ const WRITE_NEXT: Readonly<Record<string, (to: Elsewhere) => string>> = {
 
 type Elsewhere = {move: string; choose: string};
 
-/** How a backup's output moves elsewhere; a quick snapshot has no -o (it is always beside the store): a full backup goes elsewhere. */
+/**
+ * How a backup's output moves elsewhere; a quick snapshot has no -o (it is always beside the store): a full backup goes
+ * elsewhere.
+ */
 export const WRITE_ELSEWHERE: Readonly<Record<'backup' | 'quick', Elsewhere>> = {
 	backup: {move: 'write elsewhere with -o DIR', choose: 'choose a writable folder with -o DIR'},
 	quick: {
@@ -88,7 +94,10 @@ export function writeFailure(
 	return new FailClosed({
 		file: target,
 		kind: WRITE_KINDS[errno] ?? `errno-${errno.toLowerCase()}`,
-		reason: `${words.cause} while ${what} (${shown}${errno === 'EIO' ? `: ${message}` : ''}); the partial output was removed`,
+		reason:
+			`${words.cause} while ${what} ` +
+			`(${shown}${errno === 'EIO' ? `: ${message}` : ''}); the partial output ` +
+			`was removed`,
 		next: WRITE_NEXT[errno]?.(elsewhere) ?? words.next,
 		cause: error,
 	});

@@ -125,7 +125,10 @@ export type DoctorConfig = {
 const requireHere = createRequire(import.meta.url);
 let yaml: typeof Yaml | undefined;
 
-/** The YAML parser, loaded when doctor first reads a config.yaml: kept out of the bundle, whose every start parsed it (13% of it) for three keys. */
+/**
+ * The YAML parser, loaded when doctor first reads a config.yaml: kept out of the bundle, whose every start parsed it
+ * (13% of it) for three keys.
+ */
 function loadYaml(): typeof Yaml {
 	yaml ??= requireHere('yaml') as typeof Yaml;
 	return yaml;
@@ -285,13 +288,20 @@ function layerOutlook(layer: Layer, root: string, mount: MountEntry | null, out:
 	switch (layer) {
 		case 'container-writable-layer': {
 			warnings.push(
-				`${root} is on the container's own root filesystem, its writable layer (${where}), not on a volume: everything in it (the session store, memories, skills, credentials) is LOST when the container is removed or rebuilt. Mount a volume there (e.g. -v ~/.hermes:${root}) and copy the data onto it first`,
+				`${root} is on the container's own root filesystem, its writable layer ` +
+					`(${where}), not on a volume: everything in it (the session store, ` +
+					`memories, skills, credentials) is LOST when the container is removed or ` +
+					`rebuilt. Mount a volume there (e.g. -v ~/.hermes:${root}) and copy the ` +
+					`data onto it first`,
 			);
 			survives.push(
-				'a restart of the agent process, and a restart of the same container (docker restart): the writable layer is kept',
+				'a restart of the agent process, and a restart of the same container ' +
+					'(docker restart): the writable layer is kept',
 			);
 			lost.push(
-				'removing or rebuilding the container (docker compose build/up --force-recreate, docker rm): the writable layer, and the Hermes root with it, is deleted',
+				'removing or rebuilding the container (docker compose build/up ' +
+					'--force-recreate, docker rm): the writable layer, and the Hermes root ' +
+					'with it, is deleted',
 			);
 			break;
 		}
@@ -309,7 +319,8 @@ function layerOutlook(layer: Layer, root: string, mount: MountEntry | null, out:
 				`restarting, removing and rebuilding the container: ${root} is a separate mount (${where}), which Docker keeps`,
 			);
 			lost.push(
-				`deleting the volume itself (docker volume rm, docker compose down -v) or the host folder behind ${mount?.root ?? 'it'}`,
+				`deleting the volume itself (docker volume rm, docker compose down -v) ` +
+					`or the host folder behind ${mount?.root ?? 'it'}`,
 			);
 			break;
 		}
@@ -337,20 +348,30 @@ function configOutlook(config: DoctorConfig, root: string, out: Outlook): void {
 	if (backend && SANDBOX_BACKENDS.has(backend)) {
 		if (config.containerPersistent === true) {
 			survives.push(
-				`files the agent creates inside its ${backend} terminal sandbox survive a restart of the agent (terminal.container_persistent: true), but not a removal of that sandbox`,
+				`files the agent creates inside its ${backend} terminal sandbox survive ` +
+					`a restart of the agent (terminal.container_persistent: true), but not a ` +
+					`removal of that sandbox`,
 			);
 		} else if (config.containerPersistent === false) {
 			lost.push(
-				`files the agent creates inside its ${backend} terminal sandbox, outside mounted folders: the sandbox is re-created at every restart of the agent (terminal.container_persistent: false)`,
+				`files the agent creates inside its ${backend} terminal sandbox, outside ` +
+					`mounted folders: the sandbox is re-created at every restart of the ` +
+					`agent (terminal.container_persistent: false)`,
 			);
 		} else {
 			lost.push(
-				`possibly files created inside the ${backend} terminal sandbox: terminal.container_persistent is not set, so Hermes' default applies (hermes config get terminal.container_persistent)`,
+				`possibly files created inside the ${backend} terminal sandbox: ` +
+					`terminal.container_persistent is not set, so Hermes' default applies ` +
+					`(hermes config get terminal.container_persistent)`,
 			);
 		}
 	} else if (backend === 'local' || (config.found && backend === null)) {
 		survives.push(
-			`terminal commands run directly where Hermes runs (terminal.backend: ${backend ?? 'not set, the local default'}): what they create lives in the working folder${config.cwd ? ` (${config.cwd})` : ''} and survives exactly as that folder's filesystem does`,
+			`terminal commands run directly where Hermes runs ` +
+				`(terminal.backend: ${backend ?? 'not set, the local default'}): what ` +
+				`they create lives in the working ` +
+				`folder${config.cwd ? ` (${config.cwd})` : ''} and survives exactly as ` +
+				`that folder's filesystem does`,
 		);
 	} else if (backend) {
 		survives.push(`terminal.backend is ${backend}: files created by terminal commands live on that remote side`);
@@ -403,12 +424,16 @@ function backupOutlook(
 
 		if (sameMount && (layer === 'container-writable-layer' || layer === 'memory')) {
 			warnings.push(
-				`the last verified backup (${best.path}) is on the same ${layer === 'memory' ? 'tmpfs' : 'writable layer'} as the Hermes root: it goes with it; copy it out of the container (docker cp) or back up to a volume (-o DIR)`,
+				`the last verified backup (${best.path}) is on the ` +
+					`same ${layer === 'memory' ? 'tmpfs' : 'writable layer'} as the Hermes ` +
+					`root: it goes with it; copy it out of the container (docker cp) or back ` +
+					`up to a volume (-o DIR)`,
 			);
 		}
 	} else {
 		warnings.push(
-			`no verified backup in ${backupDirs.join(', ')} or the quick snapshots under ${root}: run hfx backup (and hfx restore --drill <archive>)`,
+			`no verified backup in ${backupDirs.join(', ')} or the quick snapshots ` +
+				`under ${root}: run hfx backup (and hfx restore --drill <archive>)`,
 		);
 	}
 
@@ -444,13 +469,15 @@ function storeState(s: {path: string; label: string}, warnings: string[]): Docto
 	st.deletedWal = holders.holders.some(h => h.holdsDeletedWal);
 	if (st.deletedWal) {
 		warnings.push(
-			`${s.path}: a process holds a deleted -wal of it (an old WAL generation); restart every Hermes process on that profile`,
+			`${s.path}: a process holds a deleted -wal of it (an old WAL ` +
+				`generation); restart every Hermes process on that profile`,
 		);
 	}
 
 	if (st.walBytes !== null && st.walBytes > 256 * 1024 * 1024) {
 		warnings.push(
-			`${s.path}-wal is ${Math.round(st.walBytes / 1_048_576)} MiB: checkpoints are starved (a long reader?); it is replayed on every open`,
+			`${s.path}-wal is ${Math.round(st.walBytes / 1_048_576)} MiB: ` +
+				`checkpoints are starved (a long reader?); it is replayed on every open`,
 		);
 	}
 
@@ -510,7 +537,9 @@ export function examineHome(options: DoctorOptions): DoctorReport {
 	layerOutlook(layer, root, mount, out);
 	configOutlook(config, root, out);
 	survives.push(
-		'the session store (state.db, every profile), memories/, skills/, cron/ and credentials are files in the Hermes root: they survive an agent restart, and the rest depends on the filesystem above',
+		'the session store (state.db, every profile), memories/, skills/, cron/ ' +
+			'and credentials are files in the Hermes root: they survive an agent ' +
+			'restart, and the rest depends on the filesystem above',
 	);
 	const {backupDirs, lastVerified} = backupOutlook(root, options, mounts, mount, layer, warnings);
 	const stores: DoctorStore[] = [];

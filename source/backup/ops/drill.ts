@@ -173,6 +173,13 @@ function scanRestored(
 	}
 }
 
+/** One store the drill scanned, in its record's words. */
+function scanWords(s: DrillScan): string {
+	return s.unreadable
+		? `${s.label}: not scanned (${s.unreadable})`
+		: `${s.label}: ${s.sessions} sessions, ${s.orphans} orphans, ${s.rollbackRisks} rollback risks`;
+}
+
 /** The drill's outcome in the records file beside the artifact; whether it could be written. */
 function recordDrill(
 	where: ReturnType<typeof recordsLocation>,
@@ -184,7 +191,9 @@ function recordDrill(
 ): boolean {
 	const manifest = restore?.manifest ?? null;
 	const summary = ok
-		? `restored ${restore!.restored.length} files into a scratch folder, every hash and database matched the manifest; scanned ${scans.map(s => (s.unreadable ? `${s.label}: not scanned (${s.unreadable})` : `${s.label}: ${s.sessions} sessions, ${s.orphans} orphans, ${s.rollbackRisks} rollback risks`)).join('; ') || 'no session store'}`
+		? `restored ${restore!.restored.length} files into a scratch folder, every ` +
+			`hash and database matched the manifest; ` +
+			`scanned ${scans.map(scanWords).join('; ') || 'no session store'}`
 		: `FAILED: ${problems.join('; ')}`;
 	return appendRecord(where.dir, {
 		at: Date.now() / 1000,
@@ -219,7 +228,10 @@ function sha256Of(file: string): string | null {
 	}
 }
 
-/** The drill's scratch folder, hfx-drill-<pid>-<rand>: removed on exit and signals, swept by the next run after a SIGKILL. */
+/**
+ * The drill's scratch folder, hfx-drill-<pid>-<rand>: removed on exit and signals, swept by the next run after a
+ * SIGKILL.
+ */
 function makeScratch(archive: string, parent: string | undefined): string {
 	try {
 		return ownTempDir('drill', parent);
@@ -231,7 +243,9 @@ function makeScratch(archive: string, parent: string | undefined): string {
 		throw new FailClosed({
 			file: archive,
 			kind: 'no-scratch',
-			reason: `cannot create the drill's scratch folder in ${parent ?? os.tmpdir()} (${errorCode(error) ?? errorMessage(error)}); the archive was not judged`,
+			reason:
+				`cannot create the drill's scratch folder in ${parent ?? os.tmpdir()} ` +
+				`(${errorCode(error) ?? errorMessage(error)}); the archive was not judged`,
 			next: 'fix the temp folder (TMPDIR, space, permissions) and run the drill again',
 			cause: error,
 		});

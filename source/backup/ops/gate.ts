@@ -125,7 +125,10 @@ async function manifestNames(file: string, home: string): Promise<boolean> {
 	return manifest !== null && manifestHome(manifest) === home;
 }
 
-/** The newest passing drill record of an entry (its details carry the identity and the sha256), and the newest verify or drill. */
+/**
+ * The newest passing drill record of an entry (its details carry the identity and the sha256), and the newest verify or
+ * drill.
+ */
 function recordsOf(e: BackupEntry): {drilled: BackupRecord | null; verified: BackupRecord | null} {
 	return statusFor(readRecords(path.dirname(e.path)), e.name, fingerprintOf(e.path));
 }
@@ -141,7 +144,9 @@ function whoseHome(e: BackupEntry, root: string): IdentityOwner | null {
 			? null
 			: {
 					owner: 'other',
-					why: `it is a quick snapshot of the profile ${e.profile} alone (its home ${path.dirname(path.dirname(e.path))})`,
+					why:
+						`it is a quick snapshot of the profile ${e.profile} alone (its ` +
+						`home ${path.dirname(path.dirname(e.path))})`,
 				};
 	}
 
@@ -175,7 +180,8 @@ async function changedSinceDrill(c: GateCandidate): Promise<string | null> {
 		const again = await verifyArtifact(c.path, {inlineChecks: true});
 		return again.exitCode === 0
 			? null
-			: `it no longer verifies (${again.status}: ${again.problems[0]?.what ?? again.databases.find(d => !d.ok)?.problems[0] ?? ''})`;
+			: `it no longer verifies ` +
+					`(${again.status}: ${again.problems[0]?.what ?? again.databases.find(d => !d.ok)?.problems[0] ?? ''})`;
 	}
 
 	const recorded = recordsOf(c).drilled?.details?.sha256;
@@ -231,7 +237,10 @@ export async function checkGate(options: {
 		return {
 			ok: true,
 			archive: c.path,
-			reason: `${c.name}: ${KIND_WORDS[c.kind]}, ${c.complete === true ? 'complete, ' : ''}${duration(c.ageSeconds)} old, verified and drilled, ${c.kind === 'snapshot' ? 'verified again now' : 'bytes unchanged since the drill'}`,
+			reason:
+				`${c.name}: ${KIND_WORDS[c.kind]}, ${c.complete === true ? 'complete, ' : ''}${duration(c.ageSeconds)} ` +
+				`old, verified and ` +
+				`drilled, ${c.kind === 'snapshot' ? 'verified again now' : 'bytes unchanged since the drill'}`,
 			maxAgeSeconds: options.maxAgeSeconds,
 			candidates,
 		};
@@ -257,6 +266,13 @@ const KIND_WORDS: Record<BackupEntry['kind'], string> = {
 /** What only a new backup mends (a drill would not): too old, incomplete, changed, another home's. */
 const NEEDS_NEW = ['old (max', 'incomplete', 'changed', 'mismatch', 'another home', 'no longer', 'of the profile'];
 
+/** The next step for the newest backup's gaps: a new backup when the archive itself must change, else a drill. */
+function nextForMissing(newest: {missing: string[]; path: string}): string {
+	return newest.missing.some(m => NEEDS_NEW.some(w => m.includes(w)))
+		? 'hfx backup, then hfx restore --drill <the new archive>'
+		: `hfx restore --drill ${newest.path}`;
+}
+
 /** Why nothing passed: the newest backup not of another home and what it lacks, or that there is none. */
 function blockedReason(
 	candidates: GateCandidate[],
@@ -266,9 +282,15 @@ function blockedReason(
 	const others = candidates.filter(c => c.owner === 'other').length;
 	const besides =
 		others > 0
-			? ` (${plural(others, 'backup')} there ${others === 1 ? 'is' : 'are'} of another home: never passing for ${options.home})`
+			? ` (${plural(others, 'backup')} there ${others === 1 ? 'is' : 'are'} of ` +
+				`another home: never passing for ${options.home})`
 			: '';
 	return newest
-		? `no verified, drilled backup newer than ${duration(options.maxAgeSeconds)}: the newest, ${newest.name}, ${newest.missing.join('; ')}${besides}. Next: ${newest.missing.some(m => NEEDS_NEW.some(w => m.includes(w))) ? 'hfx backup, then hfx restore --drill <the new archive>' : `hfx restore --drill ${newest.path}`}`
-		: `no backup of ${options.home} in ${options.dirs.join(', ')} or its state-snapshots/${besides}. Next: hfx backup, then hfx restore --drill <the new archive>`;
+		? `no verified, drilled backup newer ` +
+				`than ${duration(options.maxAgeSeconds)}: the ` +
+				`newest, ${newest.name}, ${newest.missing.join('; ')}${besides}. ` +
+				`Next: ${nextForMissing(newest)}`
+		: `no backup of ${options.home} in ${options.dirs.join(', ')} or its ` +
+				`state-snapshots/${besides}. Next: hfx backup, then hfx restore --drill ` +
+				`<the new archive>`;
 }

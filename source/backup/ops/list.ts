@@ -27,7 +27,10 @@ export type BackupEntry = {
 	createdAt: number | null;
 	ageSeconds: number | null;
 	size: number | null;
-	/** `live`: a tar of a running volume, in words (its -wal's commits a restore folds, its sidecars never restored); null otherwise. */
+	/**
+	 * `live`: a tar of a running volume, in words (its -wal's commits a restore folds, its sidecars never restored); null
+	 * otherwise.
+	 */
 	verified: {at: number; level: string | null; live: string | null} | null;
 	drilled: {at: number} | null;
 	lastFailure: {at: number; event: string; summary: string} | null;
@@ -55,7 +58,10 @@ function du(dir: string): number {
 	return total;
 }
 
-/** A record's `details.live` (verify.ts liveDetails), read back only when it has that shape (the records file is a file anyone could edit). */
+/**
+ * A record's `details.live` (verify.ts liveDetails), read back only when it has that shape (the records file is a file
+ * anyone could edit).
+ */
 function liveOf(value: unknown): Array<{commits: number; sidecars: string[]}> | undefined {
 	if (!Array.isArray(value)) {
 		return undefined;

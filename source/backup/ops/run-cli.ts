@@ -14,7 +14,10 @@ function cliPath(): string {
 
 export type CliRun = {code: number; json: unknown; stderr: string[]};
 
-/** A backup child that reports no progress and prints nothing for this long is stopped (its cleanup is the next run's sweep). */
+/**
+ * A backup child that reports no progress and prints nothing for this long is stopped (its cleanup is the next run's
+ * sweep).
+ */
 export const CHILD_IDLE_MS = 300_000;
 
 /**
@@ -40,7 +43,9 @@ export async function runCli(
 		clearTimeout(idle);
 		idle = setTimeout(() => {
 			stderr.push(
-				`hfx: ${args.join(' ')}: the child process printed nothing for ${Math.round(idleMs / 1000)} s and was stopped (SIGKILL). Next: run the command by hand to see where it waits`,
+				`hfx: ${args.join(' ')}: the child process printed nothing ` +
+					`for ${Math.round(idleMs / 1000)} s and was stopped (SIGKILL). Next: run ` +
+					`the command by hand to see where it waits`,
 			);
 			child.kill('SIGKILL');
 		}, idleMs);

@@ -45,7 +45,10 @@ export function trailsOf(plan: readonly PlannedMember[]): string[] {
 	];
 }
 
-/** Before any write: every trail that exists (or whose folder exists) must take the entry (hfx writes nothing it cannot record). */
+/**
+ * Before any write: every trail that exists (or whose folder exists) must take the entry (hfx writes nothing it cannot
+ * record).
+ */
 export function assertTrailsWritable(trails: readonly string[]): void {
 	for (const t of trails) {
 		if (fs.existsSync(path.dirname(t))) {

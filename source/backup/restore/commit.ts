@@ -1,6 +1,7 @@
 /**
  * Steps 10 and 11 of a restore (restore.ts), which run as one critical section: commit (the current files kept
- * in this restore's own backups/pre-restore-<time>[-N]/, never through a symbolic link, old -wal/-shm/-journal moved aside so SQLite cannot replay them
+ * in this restore's own backups/pre-restore-<time>[-N]/, never through a symbolic link, old -wal/-shm/-journal moved
+ * aside so SQLite cannot replay them
  * over the restored file, each staged file renamed into place, the folders fsynced), then
  * re-verify what is on disk (sha256 of every restored file, each database through the read-only
  * reader).
@@ -45,7 +46,9 @@ export function makePreRestoreDir(target: string, stamp: string): string {
 		throw refuse(
 			backups,
 			'symlink-in-target',
-			`the pre-restore copies (the current state.db and credentials) would be written through ${st.isSymbolicLink() ? 'this symbolic link' : 'this, which is not a folder'}`,
+			`the pre-restore copies (the current state.db and credentials) would be ` +
+				`written ` +
+				`through ${st.isSymbolicLink() ? 'this symbolic link' : 'this, which is not a folder'}`,
 			'make it a real folder (or move it aside), then run the restore again',
 		);
 	}
@@ -179,7 +182,10 @@ export function commit(plan: PlannedMember[], staged: Map<string, string>, preDi
 		} catch (error) {
 			failed.push({
 				path: d,
-				reason: `fsync of the folder failed (${errorCode(error) ?? errorMessage(error)}): the renames may not survive a power cut`,
+				reason:
+					`fsync of the folder failed ` +
+					`(${errorCode(error) ?? errorMessage(error)}): the renames may not ` +
+					`survive a power cut`,
 			});
 		}
 	}

@@ -41,32 +41,52 @@ export function comparisonLines(c: readonly DbComparison[], done = false): strin
 				}
 
 				if (!x.live) {
-					return `${x.path}: no live store there: nothing to drop (the archive brings ${x.added.sessions} sessions, ${x.added.messages} messages)`;
+					return (
+						`${x.path}: no live store there: nothing to drop (the archive ` +
+						`brings ${x.added.sessions} sessions, ${x.added.messages} messages)`
+					);
 				}
 
 				const drop =
 					x.dropped.sessions + x.dropped.messages > 0
-						? `would DROP ${plural(x.dropped.sessions, 'session')} and ${plural(x.dropped.messages, 'message')} the live store has and the archive lacks`
+						? `would DROP ${plural(x.dropped.sessions, 'session')} ` +
+							`and ${plural(x.dropped.messages, 'message')} the live store has and the ` +
+							`archive lacks`
 						: 'drops nothing the live store has';
-				return `${x.path}: the restore ${drop}; it brings back ${plural(x.added.sessions, 'session')} and ${plural(x.added.messages, 'message')} the live store lacks`;
+				return (
+					`${x.path}: the restore ${drop}; it brings ` +
+					`back ${plural(x.added.sessions, 'session')} ` +
+					`and ${plural(x.added.messages, 'message')} the live store lacks`
+				);
 			});
 }
 
-/** After the restore: what it dropped from the store that was there (kept in the pre-restore folder) and brought back. */
+/**
+ * After the restore: what it dropped from the store that was there (kept in the pre-restore folder) and brought back.
+ */
 function doneLine(x: DbComparison): string {
 	if (x.error) {
 		return `${x.path}: what the restore dropped could not be told: ${x.error}`;
 	}
 
 	if (!x.live) {
-		return `${x.path}: there was no store there: nothing dropped (the archive brought ${x.added.sessions} sessions, ${x.added.messages} messages)`;
+		return (
+			`${x.path}: there was no store there: nothing dropped (the archive ` +
+			`brought ${x.added.sessions} sessions, ${x.added.messages} messages)`
+		);
 	}
 
 	const drop =
 		x.dropped.sessions + x.dropped.messages > 0
-			? `dropped ${plural(x.dropped.sessions, 'session')} and ${plural(x.dropped.messages, 'message')} the store had and the archive lacked (the store as it was is in the pre-restore folder)`
+			? `dropped ${plural(x.dropped.sessions, 'session')} ` +
+				`and ${plural(x.dropped.messages, 'message')} the store had and the ` +
+				`archive lacked (the store as it was is in the pre-restore folder)`
 			: 'dropped nothing the store had';
-	return `${x.path}: the restore ${drop}; it brought back ${plural(x.added.sessions, 'session')} and ${plural(x.added.messages, 'message')} the store lacked`;
+	return (
+		`${x.path}: the restore ${drop}; it brought ` +
+		`back ${plural(x.added.sessions, 'session')} ` +
+		`and ${plural(x.added.messages, 'message')} the store lacked`
+	);
 }
 
 export function compareInventories(

@@ -41,7 +41,9 @@ function notAnImage(p: string): FailClosed {
 		reason:
 			notAnArtifact(p) ??
 			'neither an SQLite database nor a zip or tar archive nor a snapshot folder (unrecognised first bytes)',
-		next: 'pass a state.db, a Hermes home, an archive (hfx backups lists them), a quick snapshot, an emergency snapshot or a retired-WAL capture',
+		next:
+			'pass a state.db, a Hermes home, an archive (hfx backups lists them), a ' +
+			'quick snapshot, an emergency snapshot or a retired-WAL capture',
 	});
 }
 

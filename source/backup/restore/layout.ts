@@ -18,8 +18,11 @@ export function refuseRoot(archive: string, found: {why: 'none' | 'ambiguous'; c
 		return refuse(
 			archive,
 			'no-hermes-root',
-			`the archive holds more than one Hermes root (${found.candidates.map(c => (c === '' ? 'its top' : `${c}/`)).join(', ')}): hfx will not guess which to restore`,
-			'extract the one you mean by hand into a scratch folder (tar x … ROOT), check it with hfx verify, then restore from there',
+			`the archive holds more than one Hermes root ` +
+				`(${found.candidates.map(c => (c === '' ? 'its top' : `${c}/`)).join(', ')}): ` +
+				`hfx will not guess which to restore`,
+			'extract the one you mean by hand into a scratch folder (tar x … ROOT), ' +
+				'check it with hfx verify, then restore from there',
 		);
 	}
 
@@ -43,9 +46,9 @@ export function layoutLines(mapping: Mapping, layout: Layout, target: string): s
 	const lines: string[] = [];
 	if (mapping.root !== null) {
 		const prefix = rootPrefix(mapping.root);
-		lines.push(
-			`layout: ${prefix === '' ? "the archive's top is the Hermes root" : `the Hermes root is ${prefix} in the archive`}: ${prefix}… → ${target}${path.sep}… (${plural(mapping.entries.length, 'file')})`,
-		);
+		const where =
+			prefix === '' ? "the archive's top is the Hermes root" : `the Hermes root is ${prefix} in the archive`;
+		lines.push(`layout: ${where}: ${prefix}… → ${target}${path.sep}… (${plural(mapping.entries.length, 'file')})`);
 		for (const e of mapping.entries.filter(x => /\.db$/.test(x.archive))) {
 			lines.push(`  ${e.archive} → ${e.target}`);
 		}
@@ -59,7 +62,9 @@ export function layoutLines(mapping: Mapping, layout: Layout, target: string): s
 
 	if (layout.runtime.length > 0) {
 		lines.push(
-			`not restored: ${layout.runtime.join(', ')} (runtime state of the machine the archive was taken on: PIDs, locks, the gateway's last run state; Hermes' import skips it too)`,
+			`not restored: ${layout.runtime.join(', ')} (runtime state of the ` +
+				`machine the archive was taken on: PIDs, locks, the gateway's last run ` +
+				`state; Hermes' import skips it too)`,
 		);
 	}
 

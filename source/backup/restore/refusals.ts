@@ -47,7 +47,10 @@ export async function refuseUnsafeMembers(archive: string): Promise<void> {
 	}
 }
 
-/** 3. A damaged archive writes nothing: refuses with the first problem the verify found (save those `tolerated`: a tar's sidecars). */
+/**
+ * 3. A damaged archive writes nothing: refuses with the first problem the verify found (save those `tolerated`: a tar's
+ * sidecars).
+ */
 export function refuseDamaged(
 	archive: string,
 	report: VerifyReport,
@@ -59,7 +62,8 @@ export function refuseDamaged(
 		throw refuse(
 			archive,
 			'no-hermes-root',
-			'no Hermes root in the archive (no state.db and no profiles/*/state.db in any folder): not a backup of a Hermes home',
+			'no Hermes root in the archive (no state.db and no profiles/*/state.db ' +
+				'in any folder): not a backup of a Hermes home',
 			`check what it holds (hfx verify ${archive}); restore a backup that holds state.db (hfx backups)`,
 		);
 	}
@@ -71,7 +75,9 @@ export function refuseDamaged(
 		throw refuse(
 			archive,
 			'archive-damaged',
-			`the archive is ${report.status} (${plural(problems.length + badDbs.length, 'problem')}; first: ${first.where}: ${first.what})`,
+			`the archive is ${report.status} ` +
+				`(${plural(problems.length + badDbs.length, 'problem')}; ` +
+				`first: ${first.where}: ${first.what})`,
 			`run hfx verify ${archive} for the full list, and restore from another backup (hfx backups)`,
 		);
 	}
@@ -147,7 +153,9 @@ export function refuseLinkedBackups(target: string): void {
 		throw refuse(
 			backups,
 			'symlink-in-target',
-			`the pre-restore copies (the current state.db and credentials) would be written through ${st.isSymbolicLink() ? 'this symbolic link' : 'this, which is not a folder'}`,
+			`the pre-restore copies (the current state.db and credentials) would be ` +
+				`written ` +
+				`through ${st.isSymbolicLink() ? 'this symbolic link' : 'this, which is not a folder'}`,
 			'make it a real folder (or move it aside), then run the restore again',
 		);
 	}
@@ -198,10 +206,15 @@ export function assertNoHolders(target: string, dbRels: string[]): void {
 		const holders = report.holders;
 		if (holders.length > 0) {
 			const deleted = holders.some(h => h.holdsDeletedWal);
+			const more = holders.length > 1 ? ` (+${holders.length - 1} more)` : '';
+			const why = deleted
+				? ': a process still holds a deleted -wal of this database (an old WAL generation); ' +
+					'a restore now would split it'
+				: '';
 			throw refuse(
 				dest,
 				deleted ? 'deleted-wal-held' : 'in-use',
-				`${describeHolder(holders[0]!)}${holders.length > 1 ? ` (+${holders.length - 1} more)` : ''}${deleted ? ': a process still holds a deleted -wal of this database (an old WAL generation); a restore now would split it' : ''}`,
+				`${describeHolder(holders[0]!)}${more}${why}`,
 				stopHoldersStep(holders, 'run the restore again'),
 			);
 		}
@@ -244,7 +257,8 @@ function pidFileText(file: string): string | null {
 			file,
 			'gateway-running',
 			`it cannot be read (${cause}), so whether the gateway runs cannot be told`,
-			'stop the gateway (hermes gateway stop), make the pid file a readable regular file or remove it, then run the restore again',
+			'stop the gateway (hermes gateway stop), make the pid file a readable ' +
+				'regular file or remove it, then run the restore again',
 		);
 	}
 }
@@ -263,7 +277,11 @@ export async function confirmReplace(
 		// prompt cannot know it yet, so it says how it will be named; the result names it (issue #28 point 5).
 		const pre = path.join(target, 'backups', 'pre-restore-<UTC time of the write>');
 		const drops = (options.drops ?? []).map(d => `\n  ${d}`).join('');
-		const question = `restore ${path.basename(archive)} over ${target}:${drops}\n  ${plural(replacing, 'existing file')} will be replaced; the current ones are kept in a new folder ${pre} (named when done). Type "restore" to go on: `;
+		const question =
+			`restore ${path.basename(archive)} over ${target}:${drops}\n ` +
+			` ${plural(replacing, 'existing file')} will be replaced; the current ` +
+			`ones are kept in a new folder ${pre} (named when done). Type "restore" ` +
+			`to go on: `;
 		if (!options.confirm) {
 			throw refuse(
 				target,

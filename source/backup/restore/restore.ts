@@ -132,10 +132,12 @@ function checksOf(kind: ReturnType<typeof detectKind>, manifest: Manifest | null
 	const staged = 'read back by the sha256 of what was staged';
 	const members =
 		kind === 'zip'
-			? `each checked against its CRC-32 and size in the zip while staged (a Hermes zip has no hashes of its own), ${staged}`
+			? `each checked against its CRC-32 and size in the zip while staged (a ` +
+				`Hermes zip has no hashes of its own), ${staged}`
 			: kind === 'snapshot'
 				? `each checked against its size in Hermes' manifest.json while staged (it has no hashes), ${staged}`
-				: `each checked against the size in its tar header while staged (a tar has no checksums of its data), ${staged}`;
+				: `each checked against the size in its tar header while staged (a tar has ` +
+					`no checksums of its data), ${staged}`;
 	return {members, databases: 'counts as verified in the archive'};
 }
 
@@ -156,7 +158,9 @@ function expectedCounts(manifest: Manifest | null, report: VerifyReport, members
 	return rel => byRel.get(rel);
 }
 
-/** The verify's databases under their target paths (a tar's or a Hermes zip's root prefix stripped), for the comparison. */
+/**
+ * The verify's databases under their target paths (a tar's or a Hermes zip's root prefix stripped), for the comparison.
+ */
 function asTargetPaths(report: VerifyReport, members: readonly SourceMember[]): VerifyReport['databases'] {
 	const toTarget = new Map(members.map(m => [normalizeName(m.archivePath), m.path]));
 	return report.databases.flatMap(d => (toTarget.has(d.path) ? [{...d, path: toTarget.get(d.path)!}] : []));
@@ -326,7 +330,10 @@ function auditRestore(
 	};
 }
 
-/** Steps 7 and 8: nobody holds what we replace, the pre-restore copies never go through a link, every trail takes its entry; the confirmation says what the restore would drop. */
+/**
+ * Steps 7 and 8: nobody holds what we replace, the pre-restore copies never go through a link, every trail takes its
+ * entry; the confirmation says what the restore would drop.
+ */
 async function guardWrite(
 	archive: string,
 	target: string,

@@ -62,7 +62,8 @@ function membersOf(
 			throw refuse(
 				archive,
 				'unsafe-member',
-				`${f.name} is a hot rollback journal beside its database: restoring would mean rolling it back, which hfx leaves to the operator`,
+				`${f.name} is a hot rollback journal beside its database: restoring ` +
+					`would mean rolling it back, which hfx leaves to the operator`,
 				'extract the archive by hand into a scratch folder and open the database there with sqlite3',
 			);
 		}
@@ -90,7 +91,9 @@ function membersOf(
 	return {members, wals};
 }
 
-/** Pass 2 (only with a non-empty -wal): each such database and its -wal extracted into our temp folder, folded there. */
+/**
+ * Pass 2 (only with a non-empty -wal): each such database and its -wal extracted into our temp folder, folded there.
+ */
 async function foldAll(
 	archive: string,
 	gz: boolean,

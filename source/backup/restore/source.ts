@@ -23,7 +23,9 @@ import {readForeign} from '../../store/foreign-file.js';
 import {type OpenedZip, openZip} from '../archive/zipread.js';
 import type {SourceMember, Source} from './types.js';
 
-/** Never a sidecar (-wal, -shm, -journal): verify already refused an archive holding one; this is the floor under it. */
+/**
+ * Never a sidecar (-wal, -shm, -journal): verify already refused an archive holding one; this is the floor under it.
+ */
 function withoutSidecars(members: SourceMember[]): SourceMember[] {
 	const names = new Set(members.map(m => normalizeName(m.path)));
 	return members.filter(m => sidecarSuffix(normalizeName(m.path), names) === null);
@@ -42,7 +44,9 @@ export const RUNTIME_STATE_NAMES: ReadonlySet<string> = new Set([
 	'processes.json',
 ]);
 
-/** An archive restored onto a host (a zip, a tar) leaves out the source machine's runtime state, listed in the layout. */
+/**
+ * An archive restored onto a host (a zip, a tar) leaves out the source machine's runtime state, listed in the layout.
+ */
 function withoutRuntimeState(source: Source): Source {
 	const members = source.members.filter(m => {
 		const runtime = RUNTIME_STATE_NAMES.has(path.posix.basename(m.path));
@@ -115,7 +119,8 @@ async function openZipSource(archive: string, manifest: Manifest | null): Promis
 	const members: SourceMember[] = [];
 	for (const m of files) {
 		const rel = manifest ? m.name : underRoot(normalizeName(m.name), found.root);
-		// Hermes keeps files from outside HERMES_HOME (a memory provider's ~/.honcho) under _external/, restored relative to the user's home by its import: not into this root.
+		// Hermes keeps files from outside HERMES_HOME (a memory provider's ~/.honcho) under _external/, restored relative
+		// to the user's home by its import: not into this root.
 		if (rel === null || (!manifest && rel.startsWith('_external/'))) {
 			layout.outside.push(m.name);
 			continue;
@@ -146,7 +151,10 @@ async function openZipSource(archive: string, manifest: Manifest | null): Promis
 	};
 }
 
-/** A Hermes quick snapshot: the files its manifest.json lists (`files`: path -> size), as Hermes' /snapshot restore takes them. */
+/**
+ * A Hermes quick snapshot: the files its manifest.json lists (`files`: path -> size), as Hermes' /snapshot restore
+ * takes them.
+ */
 function hermesSnapshotMembers(dir: string): SourceMember[] {
 	// verify read and judged it a moment ago; read again the same bounded, non-blocking way.
 	const raw = JSON.parse(

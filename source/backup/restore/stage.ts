@@ -1,6 +1,7 @@
 /**
  * Step 9 of a restore (restore.ts): every member staged beside its destination under a temp name, re-checked
- * against what the archive says of it as it is written (stageMember) and fsynced, with the mode (and, as root, the owner) it
+ * against what the archive says of it as it is written (stageMember) and fsynced, with the mode (and, as root, the
+ * owner) it
  * will have. Any failure is a refusal: the caller removes the staged files and nothing was written.
  */
 import fs from 'node:fs';
@@ -74,7 +75,9 @@ export async function stageAll(
 		throw refuse(
 			target,
 			code === 'ENOSPC' ? 'no-space' : 'stage-failed',
-			`staging the restored files failed (${code ?? 'error'}: ${code ? words.cause : errorMessage(error)}); the staged files were removed`,
+			`staging the restored files failed ` +
+				`(${code ?? 'error'}: ${code ? words.cause : errorMessage(error)}); the ` +
+				`staged files were removed`,
 			code === 'ENOSPC'
 				? 'free space on the target and run the restore again'
 				: `${words.next}, then run the restore again`,
@@ -158,7 +161,10 @@ async function stageMember(
 		throw new FailClosed({
 			file: m.archivePath,
 			kind: 'changed-during-restore',
-			reason: `the member read back while restoring differs from the verified archive (${d.size === m.size ? 'its bytes' : `${d.size} bytes, ${m.size} expected`}: the archive changed under us?)`,
+			reason:
+				`the member read back while restoring differs from the verified archive ` +
+				`(${d.size === m.size ? 'its bytes' : `${d.size} bytes, ${m.size} expected`}: ` +
+				`the archive changed under us?)`,
 			next: 'verify the archive again (hfx verify) and retry',
 		});
 	}

@@ -50,7 +50,10 @@ export type Mapping = {root: string | null; entries: Array<{archive: string; tar
 /** Where one member lands, and whether a file is there already. */
 export type PlannedMember = {m: SourceMember; dest: string; exists: boolean};
 
-/** A restored database's expected counts and schema version (the hfx manifest's, or the verified archive's), by its path under the target. */
+/**
+ * A restored database's expected counts and schema version (the hfx manifest's, or the verified archive's), by its path
+ * under the target.
+ */
 export type Expected = (rel: string) => {counts: Record<string, number>; schemaVersion: number | null} | undefined;
 
 export type RestoredDb = {
@@ -96,7 +99,10 @@ export type RestoreRecord = {
 	preRestoreDir: string | null;
 };
 
-/** What the restore re-checked, in words that claim nothing the archive cannot back (a tar and a Hermes archive carry no hashes). */
+/**
+ * What the restore re-checked, in words that claim nothing the archive cannot back (a tar and a Hermes archive carry no
+ * hashes).
+ */
 export type Checks = {members: string; databases: string};
 
 export type RestoreOptions = {
@@ -121,7 +127,9 @@ export type RestoreResult = {
 	archive: string;
 	target: string;
 	exitCode: 0 | 1 | 2;
-	/** dry-run: nothing written; exit 0 when it would drop nothing the live store has, 1 when it would (or cannot tell). */
+	/**
+	 * dry-run: nothing written; exit 0 when it would drop nothing the live store has, 1 when it would (or cannot tell).
+	 */
 	status: 'restored' | 'partial' | 'dry-run';
 	verify: VerifyReport;
 	restored: string[];

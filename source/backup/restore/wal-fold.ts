@@ -39,7 +39,10 @@ export function foldWal(dir: string, name: string, archive: string): Folded {
 		throw new FailClosed({
 			file: archive,
 			kind: 'wal-not-folded',
-			reason: `the ${name}-wal in the archive cannot be folded into its database (${errorCode(error) ?? errorMessage(error)}); a restore without it would lose its commits; nothing was written`,
+			reason:
+				`the ${name}-wal in the archive cannot be folded into its database ` +
+				`(${errorCode(error) ?? errorMessage(error)}); a restore without it ` +
+				`would lose its commits; nothing was written`,
 			next: `check it with hfx verify ${archive}; restore from another backup (hfx backups)`,
 			exitCode: 2,
 			cause: error,
@@ -54,7 +57,10 @@ export function foldWal(dir: string, name: string, archive: string): Folded {
 		throw new FailClosed({
 			file: archive,
 			kind: 'wal-not-folded',
-			reason: `only ${row.checkpointed} of the ${row.log} committed frames of ${name}-wal could be folded into its database; a restore would lose the rest; nothing was written`,
+			reason:
+				`only ${row.checkpointed} of the ${row.log} committed frames ` +
+				`of ${name}-wal could be folded into its database; a restore would lose ` +
+				`the rest; nothing was written`,
 			next: 'extract the archive by hand into a scratch folder and open it with sqlite3 there',
 			exitCode: 2,
 		});

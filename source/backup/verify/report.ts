@@ -23,7 +23,10 @@ export type DbReport = {
 	/** tar: the -wal that came with it (its commits were replayed for the check). */
 	walBytes: number | null;
 	checkMs: number;
-	/** With VerifyOptions.inventory: its sessions and messages (restore/compare.ts), read before the extraction is removed. */
+	/**
+	 * With VerifyOptions.inventory: its sessions and messages (restore/compare.ts), read before the extraction is
+	 * removed.
+	 */
 	inventory?: Inventory | null;
 };
 
@@ -135,7 +138,10 @@ export function policyProblems(findings: readonly MemberFinding[]): Problem[] {
 	);
 }
 
-/** The problem of an artifact with no Hermes store in it (no state.db, no profiles/<name>/state.db): an empty or config-only archive is no sound backup. */
+/**
+ * The problem of an artifact with no Hermes store in it (no state.db, no profiles/<name>/state.db): an empty or
+ * config-only archive is no sound backup.
+ */
 export function noStoreProblems(names: readonly string[]): Problem[] {
 	return holdsNoStore(names)
 		? [

@@ -139,7 +139,9 @@ function walCommits(file: string): {commits: number; frames: number} {
 	return {commits: scan.commitFrames, frames: scan.lastCommitFrame};
 }
 
-/** Queues every extracted database for its check, with its -wal replayed; an empty file beside a -wal is not checked. */
+/**
+ * Queues every extracted database for its check, with its -wal replayed; an empty file beside a -wal is not checked.
+ */
 function queueDatabases(groups: Map<string, Group>, queue: CheckQueue, base: Report): void {
 	for (const [folder, group] of groups) {
 		for (const name of group.dbs) {
@@ -147,7 +149,8 @@ function queueDatabases(groups: Map<string, Group>, queue: CheckQueue, base: Rep
 			const wal = group.wal.get(name) ?? null;
 			if (fs.statSync(path.join(group.dir, name)).size === 0) {
 				base.notes.push(
-					`${rel} is an empty file (0 bytes)${wal ? ` beside a ${wal}-byte -wal: SQLite would delete that WAL on open; do not restore this copy` : ''}`,
+					`${rel} is an empty file (0 bytes)` +
+						(wal ? ` beside a ${wal}-byte -wal: SQLite would delete that WAL on open; do not restore this copy` : ''),
 				);
 				if (wal) {
 					base.problems.push({where: rel, what: 'the database file is 0 bytes beside a non-empty -wal'});
@@ -220,7 +223,12 @@ function liveNote(l: LiveFold): string {
 		l.commits > 0
 			? `holds ${commits} (${l.frames} frames) that a restore folds into ${l.database} (the check replayed them)`
 			: 'holds no committed frame: nothing to fold';
-	return `taken while an agent had ${l.database} open: its -wal ${folds}; ${l.sidecars.length > 0 ? l.sidecars.join(' and ') : 'its sidecars'} ${l.sidecars.length === 1 ? 'is' : 'are'} never restored as files`;
+	return (
+		`taken while an agent had ${l.database} open: its ` +
+		`-wal ${folds}; ${l.sidecars.length > 0 ? l.sidecars.join(' and ') : 'its sidecars'} ` +
+		`${l.sidecars.length === 1 ? 'is' : 'are'} ` +
+		`never restored as files`
+	);
 }
 
 export async function verifyTar(file: string, options: VerifyOptions = {}): Promise<VerifyReport> {

@@ -16,7 +16,9 @@ export function extractionFailure(dir: string, error: unknown): FailClosed {
 	return new FailClosed({
 		file: dir,
 		kind: full ? 'no-space' : 'temp-write-failed',
-		reason: `cannot write the temp extraction for the database checks (${code}: ${words.cause}); the archive was not judged`,
+		reason:
+			`cannot write the temp extraction for the database checks ` +
+			`(${code}: ${words.cause}); the archive was not judged`,
 		next: full
 			? 'free space there or point TMPDIR at a larger folder, then verify again'
 			: `${words.next}, then verify again`,
@@ -32,7 +34,10 @@ export function assertRoomFor(dir: string, bytes: number): void {
 			throw new FailClosed({
 				file: dir,
 				kind: 'no-space',
-				reason: `not enough free space for the temp extraction of the databases (${Math.ceil(bytes / 1_048_576)} MiB needed, ${Math.floor(free / 1_048_576)} MiB free)`,
+				reason:
+					`not enough free space for the temp extraction of the databases ` +
+					`(${Math.ceil(bytes / 1_048_576)} MiB ` +
+					`needed, ${Math.floor(free / 1_048_576)} MiB free)`,
 				next: 'point TMPDIR at a larger folder, then verify again',
 			});
 		}

@@ -13,7 +13,10 @@ import {verifyZip} from './zip.js';
 export type {ArtifactKind} from '../archive/detect-kind.js';
 export type {DbReport, LiveFold, VerifyOptions, VerifyReport} from './report.js';
 
-/** Verifies any of the three kinds; a failure that is not the archive's (our temp folder, an I/O error) is one refusal line. */
+/**
+ * Verifies any of the three kinds; a failure that is not the archive's (our temp folder, an I/O error) is one refusal
+ * line.
+ */
 export async function verifyArtifact(p: string, options: VerifyOptions = {}): Promise<VerifyReport> {
 	try {
 		return await verifyKind(p, options);
@@ -27,7 +30,10 @@ export async function verifyArtifact(p: string, options: VerifyOptions = {}): Pr
 		throw new FailClosed({
 			file: path.resolve(p),
 			kind: 'verify-failed',
-			reason: `the verification could not run (${code && !message.startsWith(code) ? `${code}: ` : ''}${message}); the archive was not judged`,
+			reason:
+				`the verification could not run ` +
+				`(${code && !message.startsWith(code) ? `${code}: ` : ''}${message}); ` +
+				`the archive was not judged`,
 			next: 'fix the cause (the temp folder: TMPDIR, space, permissions) and verify again',
 			cause: error,
 		});
@@ -73,7 +79,10 @@ async function verifyKind(p: string, options: VerifyOptions): Promise<VerifyRepo
 	}
 }
 
-/** What a tar of a running volume holds besides its databases, in words ('' for any other): for the records, `hfx backups` and the pane. */
+/**
+ * What a tar of a running volume holds besides its databases, in words ('' for any other): for the records, `hfx
+ * backups` and the pane.
+ */
 export function liveWords(live: ReadonlyArray<{commits: number; sidecars: readonly string[]}> | undefined): string {
 	if (!live || live.length === 0) {
 		return '';
@@ -81,7 +90,12 @@ export function liveWords(live: ReadonlyArray<{commits: number; sidecars: readon
 
 	const commits = live.reduce((n, l) => n + l.commits, 0);
 	const sidecars = live.flatMap(l => l.sidecars);
-	return `its -wal holds ${commits === 1 ? '1 commit' : `${commits} commits`} that a restore folds, its ${sidecars.length === 1 ? 'sidecar is' : `${sidecars.length} sidecars are`} never restored (${sidecars.join(', ')})`;
+	return (
+		`its -wal holds ${commits === 1 ? '1 commit' : `${commits} commits`} ` +
+		`that a restore folds, ` +
+		`its ${sidecars.length === 1 ? 'sidecar is' : `${sidecars.length} sidecars are`} ` +
+		`never restored (${sidecars.join(', ')})`
+	);
 }
 
 /**
@@ -136,7 +150,8 @@ export function recordVerification(report: VerifyReport): boolean {
 		createdAt: report.manifest?.createdAtEpoch ?? null,
 		summary:
 			report.exitCode === 0
-				? `sound: ${report.members} members, ${report.databases.length} databases checked${report.live?.length ? `; taken live: ${liveWords(report.live)}` : ''}`
+				? `sound: ${report.members} members, ${report.databases.length} databases ` +
+					`checked${report.live?.length ? `; taken live: ${liveWords(report.live)}` : ''}`
 				: `${report.status}: ${problems.slice(0, 5).join('; ')}`,
 		details: {
 			complete: report.manifest?.complete ?? null,

@@ -1,6 +1,7 @@
 /**
  * Verifies a zip (ours or Hermes'): structure, seal, every member's CRC-32 and sha256 against the
- * manifest, the member policy (archive/member-policy.ts: names, types, clashes, sidecars), and every database's integrity_check and counts on a temp
+ * manifest, the member policy (archive/member-policy.ts: names, types, clashes, sidecars), and every database's
+ * integrity_check and counts on a temp
  * extraction, compared with the manifest.
  */
 import fs from 'node:fs';
@@ -344,7 +345,8 @@ function checkAgainstManifest(manifest: Manifest, files: ZipMember[], base: ZipB
 
 	if (!manifest.complete) {
 		base.notes.push(
-			`the backup was incomplete when taken: ${manifest.skipped.map(s => `${s.path} (${s.reason})`).join('; ') || 'see its manifest'}`,
+			`the backup was incomplete when ` +
+				`taken: ${manifest.skipped.map(s => `${s.path} (${s.reason})`).join('; ') || 'see its manifest'}`,
 		);
 	}
 }

@@ -26,7 +26,9 @@ type Read = {
 	home: string | null;
 };
 
-/** The file or folder a side stands for, by device and inode (a home and its state.db, a link and its target are one). */
+/**
+ * The file or folder a side stands for, by device and inode (a home and its state.db, a link and its target are one).
+ */
 function identityOf(src: ImageSource): string {
 	const p =
 		src.kind === 'store'
@@ -85,7 +87,10 @@ async function readSide(src: ImageSource, options: ExtractOptions, temps: string
 	};
 }
 
-/** One side, analysed; an image away from its home is judged by its home's routing scope (or the other side's, or its own rows'). */
+/**
+ * One side, analysed; an image away from its home is judged by its home's routing scope (or the other side's, or its
+ * own rows').
+ */
 function sideOf(r: Read, other: Read, flags: Pick<GlobalFlags, 'maxGapSeconds'>): {side: DiffSide; info: DiffSideInfo} {
 	const {facts} = r.image;
 	let {snapshot} = r.image;
@@ -114,7 +119,10 @@ function sideOf(r: Read, other: Read, flags: Pick<GlobalFlags, 'maxGapSeconds'>)
 
 export type DiffPair = {sides: {a: DiffSideInfo; b: DiffSideInfo}; diff: Diff};
 
-/** A and B read, analysed and compared; every private copy removed before it returns (or throws). `b` may have been verified by the caller. */
+/**
+ * A and B read, analysed and compared; every private copy removed before it returns (or throws). `b` may have been
+ * verified by the caller.
+ */
 export async function diffPair(
 	a: string,
 	b: string,
@@ -130,7 +138,9 @@ export async function diffPair(
 				file: path.resolve(b),
 				kind: 'same-store',
 				reason: `the same store as ${path.resolve(a)}: a diff of a moment with itself says nothing`,
-				next: 'diff the store against a backup, a quick snapshot or an emergency snapshot of it (hfx backups lists them)',
+				next:
+					'diff the store against a backup, a quick snapshot or an emergency ' +
+					'snapshot of it (hfx backups lists them)',
 			});
 		}
 

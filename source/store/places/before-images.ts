@@ -63,7 +63,10 @@ export function readBeforeImages(home: string, storePath: string, notes: string[
 	return [...besideStore(storePath, notes), ...quick, ...zips];
 }
 
-/** When an image was taken, by its name (an emergency snapshot's or a quick snapshot folder's UTC); null when its name does not say. */
+/**
+ * When an image was taken, by its name (an emergency snapshot's or a quick snapshot folder's UTC); null when its name
+ * does not say.
+ */
 export function takenAtByName(imagePath: string): number | null {
 	const name = path.basename(path.resolve(imagePath));
 	const emergency = /\.pre-update-emergency-(.+Z)-\d+\.bak$/.exec(name);

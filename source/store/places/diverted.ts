@@ -49,7 +49,8 @@ function readJsonl(entry: Entry, liveNewest: ReadonlyMap<string, number | null>)
 	const base = {path: entry.path, sessionId, size: entry.st.size, mtimeMs: entry.st.mtimeMs, olderThanRow: false};
 	const empty = {lines: 0, invalidLines: 0, incompleteLast: false, timestamps: []};
 	const newest = liveNewest.get(sessionId) ?? null;
-	// Appended to last before the row's newest message: nothing in it can be newer (a copy without -p is newer, and read).
+	// Appended to last before the row's newest message: nothing in it can be newer (a copy without -p is newer, and
+	// read).
 	if (entry.st.isFile() && newest !== null && entry.st.mtimeMs / 1000 < newest) {
 		return {...base, ...empty, olderThanRow: true, problem: null};
 	}

@@ -126,7 +126,9 @@ export function withCapturedImage<T>(
 	if (needed > MAX_IMAGE_BYTES || (free !== null && free < needed + 1_048_576)) {
 		return {
 			ok: false,
-			problem: `its image (${needed} bytes) is larger than hfx copies here (${free ?? '?'} bytes free in ${os.tmpdir()}): not read`,
+			problem:
+				`its image (${needed} bytes) is larger than hfx copies here ` +
+				`(${free ?? '?'} bytes free in ${os.tmpdir()}): not read`,
 		};
 	}
 
@@ -157,7 +159,9 @@ export function withCapturedImage<T>(
 	}
 }
 
-/** A capture folder's names and its regular files (a link or a FIFO inside is never read), or why it cannot be listed. */
+/**
+ * A capture folder's names and its regular files (a link or a FIFO inside is never read), or why it cannot be listed.
+ */
 export function captureFiles(entry: Entry): {files: string[]; regular: string[]} | {problem: string} {
 	if (entry.st.isSymbolicLink() || !entry.st.isDirectory()) {
 		return {problem: entry.st.isSymbolicLink() ? 'a symbolic link: not followed' : 'not a folder: not read'};

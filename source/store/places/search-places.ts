@@ -36,9 +36,12 @@ export type PlaceSearch = {
 };
 
 const JSONL_FATE =
-	'a transcript beside the store: Hermes never replays a diverted one (hfx scan tells a diverted transcript from a legacy one)';
+	'a transcript beside the store: Hermes never replays a diverted one (hfx ' +
+	'scan tells a diverted transcript from a legacy one)';
 const CAPTURE_FATE =
-	'a turn the halted process wrote after its WAL was retired: not in state.db, never replayed (inspect with hermes sessions recover --inspect-only)';
+	'a turn the halted process wrote after its WAL was retired: not in ' +
+	'state.db, never replayed (inspect with hermes sessions recover ' +
+	'--inspect-only)';
 
 /** The session ids `sessions/*.jsonl` name: the store says how new each row is before the files are read. */
 export function transcriptIds(storePath: string): string[] {
@@ -93,7 +96,13 @@ function spoolHits(home: string, query: SearchQuery, notes: string[]): {hits: Pl
 		}
 
 		const verdict = judgeSpool(read.file, start);
-		const fate = `${verdict.replay === 'will' ? 'Hermes will replay it' : verdict.replay === 'will-not' ? 'Hermes will NOT replay it' : 'replay unknown'}: ${verdict.why}`;
+		const replay =
+			verdict.replay === 'will'
+				? 'Hermes will replay it'
+				: verdict.replay === 'will-not'
+					? 'Hermes will NOT replay it'
+					: 'replay unknown';
+		const fate = `${replay}: ${verdict.why}`;
 		return payloadMessages(read.payload).flatMap(
 			(m, i) => placeHit(m, query.terms, {place: 'spool', file: entry.path, position: i + 1, fate}, epochOf) ?? [],
 		);
@@ -101,7 +110,10 @@ function spoolHits(home: string, query: SearchQuery, notes: string[]): {hits: Pl
 	return {hits, files: entries.length};
 }
 
-/** The capture image's messages holding every term, newer than the live store's newest of their row (older ones are the store's own). */
+/**
+ * The capture image's messages holding every term, newer than the live store's newest of their row (older ones are the
+ * store's own).
+ */
 function captureHits(
 	storePath: string,
 	query: SearchQuery,

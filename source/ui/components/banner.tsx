@@ -3,7 +3,8 @@
  * operator's own complaint, first) and the chats at rollback risk, a line each, counted, the
  * worst named (the most messages stranded or a restart would skip). Nothing when
  * all is well. A rollback that happened is no risk: its line names what was skipped and where it
- * is, never "do not restart" (the restart is done). On a narrow terminal the line says less rather than cut an id: the hint goes,
+ * is, never "do not restart" (the restart is done). On a narrow terminal the line says less rather than cut an id: the
+ * hint goes,
  * then the wording shortens, then the session key (its platform and chat tail kept), then the
  * newest session; a session id is shown whole or not at all.
  */
@@ -37,7 +38,9 @@ export function bannerRows(model: LiveModel, home?: HomeView | null): number {
 
 type Worst<T> = {profile: string; all: T[]; first: T; messages: number} | null;
 
-/** Across profiles: the items of every profile, the worst profile's (the most of them) first, and that profile's name. */
+/**
+ * Across profiles: the items of every profile, the worst profile's (the most of them) first, and that profile's name.
+ */
 function worstOf<T>(
 	home: HomeView,
 	itemsOf: (model: LiveModel) => T[],
@@ -55,7 +58,10 @@ function worstOf<T>(
 	return {profile: worst.profile, all, first: all[0]!, messages: messagesOf(all[0]!, worst.model)};
 }
 
-/** The banner across profiles: the rollbacks that happened and the chats at risk, counted over every profile, the worst profile named. */
+/**
+ * The banner across profiles: the rollbacks that happened and the chats at risk, counted over every profile, the worst
+ * profile named.
+ */
 export function homeBanner(home: HomeView): {rolledBack: Worst<Rollback>; risky: Worst<ChatRouting>} {
 	return {
 		rolledBack: worstOf(home, m => (m.error ? [] : worstRolledBack(m.analysis.rollbacks))),
@@ -73,7 +79,9 @@ export function homeBanner(home: HomeView): {rolledBack: Worst<Rollback>; risky:
 	};
 }
 
-/** The banner's lines across profiles, each naming the worst profile ("[work] ✗ ROLLBACK RISK …"), in `width` columns. */
+/**
+ * The banner's lines across profiles, each naming the worst profile ("[work] ✗ ROLLBACK RISK …"), in `width` columns.
+ */
 export function homeBannerLines(home: HomeView, width: number): {rolledBack: string | null; risky: string | null} {
 	const {rolledBack, risky} = homeBanner(home);
 	const tag = (profile: string) => ` [${profile}]`;
@@ -82,12 +90,16 @@ export function homeBannerLines(home: HomeView, width: number): {rolledBack: str
 			? `${tag(rolledBack.profile)}${rolledBackLine(rolledBack.all, width - tag(rolledBack.profile).length)}`
 			: null,
 		risky: risky
-			? `${tag(risky.profile)}${riskLine(risky.all.length, risky.first, width - tag(risky.profile).length, risky.messages)}`
+			? `${tag(risky.profile)}` +
+				`${riskLine(risky.all.length, risky.first, width - tag(risky.profile).length, risky.messages)}`
 			: null,
 	};
 }
 
-/** Versions of the rolled-back line, most said first; each takes the key as it fits. Ids by their suffix, as `hfx repair --only` takes them. */
+/**
+ * Versions of the rolled-back line, most said first; each takes the key as it fits. Ids by their suffix, as `hfx repair
+ * --only` takes them.
+ */
 function rolledBackVariants(chats: number, first: Rollback): Array<(key: string) => string> {
 	const head = ` ✗ ROLLED BACK ${chats > 1 ? `${chats} chats: ` : ''}`;
 	const back = duration(first.resumedAt - first.jumpedFrom);
@@ -167,14 +179,17 @@ export function riskLine(chats: number, first: ChatRouting, width: number, messa
 	return fitted(variants(chats, first, messages), first.sessionKey, width, 2);
 }
 
-/** The first version that fits: the whole key in the first `whole` versions; then any with the key shortened; else cut. */
+/**
+ * The first version that fits: the whole key in the first `whole` versions; then any with the key shortened; else cut.
+ */
 function fitted(all: Array<(key: string) => string>, sessionKey: string, width: number, whole: number): string {
 	const withKey = all.slice(0, whole).find(make => make(sessionKey).length <= width);
 	if (withKey) {
 		return withKey(sessionKey);
 	}
 
-	// The key whole or without its agent part (…telegram:dm:777001) first, the most said that fits; then any shortened key.
+	// The key whole or without its agent part (…telegram:dm:777001) first, the most said that fits; then any shortened
+	// key.
 	const kept = [sessionKey, `…${sessionKey.split(':').slice(2).join(':')}`];
 	for (const make of all) {
 		const key = kept.find(k => make(k).length <= width);

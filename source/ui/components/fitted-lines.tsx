@@ -11,10 +11,16 @@ import {cutKeepingIds, wrapLine} from '../../text/fit.js';
 
 export type PaneLine = {text: string; color?: string; bold?: boolean};
 
-/** Below this width a pane's detail and explanation lines wrap by default (issue #28 point 6): cut, nearly each ended in `…`. */
+/**
+ * Below this width a pane's detail and explanation lines wrap by default (issue #28 point 6): cut, nearly each ended in
+ * `…`.
+ */
 export const WRAP_DETAIL_BELOW = 120;
 
-/** Whether a pane's detail area wraps: always on a narrow terminal, else when the operator turned wrapping on (w, which stays for the lists). */
+/**
+ * Whether a pane's detail area wraps: always on a narrow terminal, else when the operator turned wrapping on (w, which
+ * stays for the lists).
+ */
 export function detailWraps(width: number, wrapOn: boolean): boolean {
 	return wrapOn || width < WRAP_DETAIL_BELOW;
 }

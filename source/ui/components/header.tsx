@@ -11,7 +11,10 @@ import {shortPath} from '../../text/fit.js';
 import {useTheme} from '../theme.js';
 import {type HomeView, profilesSummary} from '../home-model.js';
 
-/** Which store the header is about: its profile; on a root with profiles, the home's word first ("3 profiles · work ✗ rollback risk · on default": the panes show default). */
+/**
+ * Which store the header is about: its profile; on a root with profiles, the home's word first ("3 profiles · work ✗
+ * rollback risk · on default": the panes show default).
+ */
 export function headerProfile(owner: string, home?: HomeView | null): string {
 	return home ? `${profilesSummary(home)} · on ${owner}` : `profile ${owner}`;
 }
@@ -44,8 +47,10 @@ export function Header({
 	const profile = headerProfile(f.owner, home);
 	// The demo says so at every width (issue #28 point 6): it leads, never cut with the path.
 	const demo = f.label === 'DEMO' ? 'DEMO · ' : '';
-	const full = ` hfx · ${demo}READ-ONLY · ${profile} · ${demo ? f.path : store} · ${schema} · ${wal} · dv ${f.dataVersion} `;
-	// When it does not fit, what changes live (the version, the WAL) comes before the path, which takes the rest of the line.
+	const full =
+		` hfx · ${demo}READ-ONLY · ${profile} · ${demo ? f.path : store} ` + `· ${schema} · ${wal} · dv ${f.dataVersion} `;
+	// When it does not fit, what changes live (the version, the WAL) comes before the path, which takes the rest of the
+	// line.
 	// The path then keeps its end (…/profiles/work/state.db), never shown as a bare "/…".
 	const lead = ` hfx · ${demo}READ-ONLY · ${profile} · dv ${f.dataVersion} · ${wal} · `;
 	const label = f.label === f.path || demo ? '' : `${f.label} · `;
@@ -53,7 +58,8 @@ export function Header({
 	const text =
 		full.length <= room
 			? full
-			: `${lead}${pathRoom >= 12 ? label : ''}${shortPath(f.path, pathRoom >= 12 ? pathRoom : room - lead.length - 1)} `;
+			: `${lead}${pathRoom >= 12 ? label : ''}` +
+				`${shortPath(f.path, pathRoom >= 12 ? pathRoom : room - lead.length - 1)} `;
 	return (
 		<Box width={width}>
 			<Text bold wrap="truncate">

@@ -37,10 +37,11 @@ export function HelpOverlay({
 				</Text>
 			))}
 			{more ? (
-				<Text
-					color={theme.muted}
-					wrap="truncate"
-				>{` ${view.above > 0 ? `↑ ${view.above} above` : ''}${view.above > 0 && view.below > 0 ? ' · ' : ''}${view.below > 0 ? `↓ ${view.below} more` : ''} (${view.top + 1}–${view.top + view.shown} of ${rows.length})`}</Text>
+				<Text color={theme.muted} wrap="truncate">
+					{` ${view.above > 0 ? `↑ ${view.above} above` : ''}` +
+						`${view.above > 0 && view.below > 0 ? ' · ' : ''}${view.below > 0 ? `↓ ${view.below} more` : ''} ` +
+						`(${view.top + 1}–${view.top + view.shown} of ${rows.length})`}
+				</Text>
 			) : null}
 			{rows.length === 0 ? <Text color={theme.muted}>{` no key matches "${query}"`}</Text> : null}
 		</Box>

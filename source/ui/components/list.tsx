@@ -2,7 +2,8 @@
  * A windowed list: only the rows that fit are rendered (twenty thousand sessions cost what a
  * screenful costs), the cursor row is marked with › (visible without colour) and a position
  * indicator says where the window is: at the end of the header row (the header cut before
- * it), or on the list's own status line (`footer`) where the header is a table's column titles. A row too long is cut without splitting an id
+ * it), or on the list's own status line (`footer`) where the header is a table's column titles. A row too long is cut
+ * without splitting an id
  * (text/fit.ts), or, with `wrap`, wrapped onto the lines below it.
  */
 import type React from 'react';

@@ -47,7 +47,8 @@ const yogaWithoutFetch = {
 				const count = text.split(test).length - 1;
 				if (count !== 2) {
 					throw new Error(
-						`yoga-without-fetch: expected 2 fetch checks in ${args.path}, found ${count} (yoga-layout changed: review this plugin)`,
+						`yoga-without-fetch: expected 2 fetch checks in ${args.path}, ` +
+							`found ${count} (yoga-layout changed: review this plugin)`,
 					);
 				}
 
@@ -90,16 +91,23 @@ const lazyText = {
 			const rgi = text.split(RGI_REGEX).length - 1;
 			if (segmenters !== spec.segmenters || rgi !== spec.rgi) {
 				throw new Error(
-					`lazy-text-tables: ${args.path} has ${segmenters} segmenters and ${rgi} RGI regexes, expected ${spec.segmenters} and ${spec.rgi}: review this plugin`,
+					`lazy-text-tables: ${args.path} has ${segmenters} segmenters ` +
+						`and ${rgi} RGI regexes, expected ${spec.segmenters} and ${spec.rgi}: ` +
+						`review this plugin`,
 				);
 			}
 
 			// dist/text/segmenter.js: splits plain text without ICU, builds a real segmenter on first need.
-			text = `import {lazySegmenter as __hfxLazySegmenter} from ${JSON.stringify(path.resolve('dist/text/segmenter.js'))};\n${text.replaceAll('new Intl.Segmenter(', '__hfxLazySegmenter(')}`;
+			text =
+				`import {lazySegmenter as __hfxLazySegmenter} ` +
+				`from ${JSON.stringify(path.resolve('dist/text/segmenter.js'))};` +
+				`\n${text.replaceAll('new Intl.Segmenter(', '__hfxLazySegmenter(')}`;
 			text = text.replace(
 				RGI_REGEX,
 				() =>
-					"let rgiEmojiRegexBuilt; const rgiEmojiRegex = {test: text => (rgiEmojiRegexBuilt ??= new RegExp('^\\\\p{RGI_Emoji}$', 'v')).test(text)};",
+					'let rgiEmojiRegexBuilt; const rgiEmojiRegex = {test: text => ' +
+					"(rgiEmojiRegexBuilt ??= new RegExp('^\\\\p{RGI_Emoji}$', " +
+					"'v')).test(text)};",
 			);
 			return {contents: text, loader: 'js'};
 		});

@@ -77,7 +77,10 @@ function ActivityView({ctx}: {ctx: PaneContext}): React.ReactElement {
 				height={ctx.height - 1}
 				width={ctx.width}
 				wrap={ctx.ui.wrap.activity}
-				header={`activity since hfx started (${ctx.model.commits} commits) · ${ctx.ui.cursor.activity === FOLLOW ? 'following newest' : 'paused: f follows newest'}`}
+				header={
+					`activity since hfx started (${ctx.model.commits} commits) ` +
+					`· ${ctx.ui.cursor.activity === FOLLOW ? 'following newest' : 'paused: f follows newest'}`
+				}
 				empty="waiting for the agent to write… (nothing has changed since hfx started)"
 				line={activityLine}
 				color={e => tone(theme, e)}

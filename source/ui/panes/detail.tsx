@@ -10,7 +10,7 @@ import {statusIndex, statusOf} from '../../forensics/status.js';
 import {duration} from '../../forensics/duration.js';
 import {rollbackAdoptCommand, utcMinute} from '../../forensics/rollback-finding.js';
 import {ago, utc} from '../../text/format.js';
-import type {MessageRow} from '../../store/detail.js';
+import type {MessageRow, SessionDetail} from '../../store/detail.js';
 import {detailWraps, fitLines} from '../components/fitted-lines.js';
 import {List} from '../components/list.js';
 import {useTheme, type Theme} from '../theme.js';
@@ -43,23 +43,56 @@ function messageLine(m: MessageRow): string {
 	return `${time} ${who.padEnd(9).slice(0, 9)} ${m.inactive ? '(compacted) ' : ''}${m.text.replaceAll(/\s+/g, ' ')}`;
 }
 
-/** What a rollback that already happened made of this row: the one a restart resumed, or the one holding what it skipped. */
+/**
+ * What a rollback that already happened made of this row: the one a restart resumed, or the one holding what it
+ * skipped.
+ */
 function rollbackLine(a: PaneContext['model']['analysis'], id: string): string | null {
 	for (const r of a.rollbacks) {
 		if (r.resumedId === id) {
-			return `RESUMED STALE: a restart resumed this row of ${r.sessionKey} at ${utcMinute(r.resumedAt)}, ${duration(r.resumedAt - r.jumpedFrom)} after its last message; the conversation it skipped is in ${r.skipped.id} (${r.skipped.messages} messages)`;
+			return (
+				`RESUMED STALE: a restart resumed this row of ${r.sessionKey} ` +
+				`at ${utcMinute(r.resumedAt)}, ${duration(r.resumedAt - r.jumpedFrom)} ` +
+				`after its last message; the conversation it skipped is ` +
+				`in ${r.skipped.id} (${r.skipped.messages} messages)`
+			);
 		}
 
 		if (r.skipped.id === id) {
-			return `STRANDED: the conversation of ${r.sessionKey} a restart skipped at ${utcMinute(r.resumedAt)} (${r.certainty}); preview its adoption with: ${rollbackAdoptCommand(r)}`;
+			return (
+				`STRANDED: the conversation of ${r.sessionKey} a restart skipped ` +
+				`at ${utcMinute(r.resumedAt)} (${r.certainty}); preview its adoption ` +
+				`with: ${rollbackAdoptCommand(r)}`
+			);
 		}
 
 		if (r.alsoSkipped.some(s => s.id === id)) {
-			return `STRANDED: an older branch of the conversation of ${r.sessionKey} a restart skipped at ${utcMinute(r.resumedAt)}; its newest part is in ${r.skipped.id}`;
+			return (
+				`STRANDED: an older branch of the conversation of ${r.sessionKey} a ` +
+				`restart skipped at ${utcMinute(r.resumedAt)}; its newest part is ` +
+				`in ${r.skipped.id}`
+			);
 		}
 	}
 
 	return null;
+}
+
+/** Where a branch left its parent, when the card knows it. */
+function branchedAt(detail: SessionDetail | null): string {
+	const turn = detail?.branchedAtTurn;
+	return turn === null || turn === undefined ? '' : `, branched at turn ${turn}`;
+}
+
+/** The session's parent (and where a branch left it) and its children. */
+function lineageLine(a: PaneContext['model']['analysis'], id: string, detail: SessionDetail | null): string {
+	const edge = a.lineage.parentEdge.get(id);
+	const children = a.lineage.children.get(id) ?? [];
+	const parent = edge
+		? `parent ${edge.parentId} (${edge.kind}${branchedAt(detail)}${edge.parentMissing ? ', not in store' : ''})`
+		: 'no parent';
+	const childList = children.map(c => `${c.childId} (${c.kind})`).join(', ');
+	return `lineage ${parent} · ${children.length === 0 ? 'no children' : `children ${childList}`}`;
 }
 
 function cardLines(ctx: PaneContext, id: string): Array<{text: string; color?: string}> {
@@ -71,8 +104,6 @@ function cardLines(ctx: PaneContext, id: string): Array<{text: string; color?: s
 
 	const status = statusOf(s, statusIndex(a));
 	const detail = ctx.detail(id);
-	const edge = a.lineage.parentEdge.get(id);
-	const children = a.lineage.children.get(id) ?? [];
 	const orphan = a.orphans.find(o => o.orphanId === id);
 	const chat = s.sessionKey ? a.routing.find(r => r.sessionKey === s.sessionKey) : undefined;
 	const lines: Array<{text: string; color?: string}> = [];
@@ -80,10 +111,18 @@ function cardLines(ctx: PaneContext, id: string): Array<{text: string; color?: s
 		text: `${s.id}  ${status.toUpperCase()} · ${s.source || '(no source)'}${s.title ? ` · "${s.title}"` : ''}`,
 	});
 	lines.push({
-		text: `created ${utc(inWindow(s.startedAtRaw))} UTC · last touch ${utc(lastActive(s))} UTC (${ago(lastActive(s), ctx.now)}) · ${s.endedAtRaw === null ? 'live' : `ended ${utc(inWindow(s.endedAtRaw))} ${s.endReason ?? ''}`}`,
+		text:
+			`created ${utc(inWindow(s.startedAtRaw))} UTC · last ` +
+			`touch ${utc(lastActive(s))} UTC (${ago(lastActive(s), ctx.now)}) ` +
+			`· ${s.endedAtRaw === null ? 'live' : `ended ${utc(inWindow(s.endedAtRaw))} ${s.endReason ?? ''}`}`,
 	});
 	lines.push({
-		text: `tokens in ${k(s.inputTokens)} out ${k(s.outputTokens)} cache r/w ${k(s.cacheReadTokens)}/${k(s.cacheWriteTokens)} · turns ${detail?.turns ?? '?'} · messages ${detail?.messageRows ?? s.messageCountColumn} · tool calls ${s.toolCallCount}`,
+		text:
+			`tokens in ${k(s.inputTokens)} out ${k(s.outputTokens)} cache ` +
+			`r/w ${k(s.cacheReadTokens)}/${k(s.cacheWriteTokens)} · ` +
+			`turns ${detail?.turns ?? '?'} · ` +
+			`messages ${detail?.messageRows ?? s.messageCountColumn} · tool ` +
+			`calls ${s.toolCallCount}`,
 	});
 	const models = detail?.models.length
 		? detail.models
@@ -91,14 +130,13 @@ function cardLines(ctx: PaneContext, id: string): Array<{text: string; color?: s
 				.join(' · ')
 		: (s.model ?? '—');
 	lines.push({text: `model ${models}`});
-	const parent = edge
-		? `parent ${edge.parentId} (${edge.kind}${detail?.branchedAtTurn === null || detail?.branchedAtTurn === undefined ? '' : `, branched at turn ${detail.branchedAtTurn}`}${edge.parentMissing ? ', not in store' : ''})`
-		: 'no parent';
+	lines.push({text: lineageLine(a, id, detail)});
 	lines.push({
-		text: `lineage ${parent} · ${children.length === 0 ? 'no children' : `children ${children.map(c => `${c.childId} (${c.kind})`).join(', ')}`}`,
-	});
-	lines.push({
-		text: `routing key ${s.sessionKey ?? 'NULL'} · chat ${s.chatType ?? '—'}:${s.chatId ?? '—'}${s.displayName ? ` "${s.displayName}"` : ''} · user ${s.userId ?? '—'} · thread ${s.threadId ?? '—'}${s.profileName ? ` · profile ${s.profileName}` : ''}`,
+		text:
+			`routing key ${s.sessionKey ?? 'NULL'} · ` +
+			`chat ${s.chatType ?? '—'}:${s.chatId ?? '—'}${s.displayName ? ` "${s.displayName}"` : ''} ` +
+			`· user ${s.userId ?? '—'} · ` +
+			`thread ${s.threadId ?? '—'}${s.profileName ? ` · profile ${s.profileName}` : ''}`,
 	});
 	const after = a.upgradeChanges.bySubject.get(id);
 	if (orphan) {
@@ -128,6 +166,11 @@ function cardLines(ctx: PaneContext, id: string): Array<{text: string; color?: s
 	}
 
 	return lines;
+}
+
+/** How many of the session's messages the list shows, when not all. */
+function shownOf(detail: SessionDetail | null, shown: number): string {
+	return detail && detail.messageRows > shown ? ` (last ${shown} of ${detail.messageRows})` : '';
 }
 
 function DetailView({ctx}: {ctx: PaneContext}): React.ReactElement {
@@ -165,7 +208,7 @@ function DetailView({ctx}: {ctx: PaneContext}): React.ReactElement {
 				cursor={cursor}
 				height={Math.max(2, ctx.height - card.length)}
 				width={ctx.width}
-				header={`latest messages${detail && detail.messageRows > messages.length ? ` (last ${messages.length} of ${detail.messageRows})` : ''}`}
+				header={`latest messages${shownOf(detail, messages.length)}`}
 				empty="no messages"
 				line={messageLine}
 				color={m => roleColor(theme, m.role)}

@@ -1,5 +1,6 @@
 /**
- * Findings: rollbacks that already happened (first, with their evidence), rollback risks, orphans with verdict, evidence, donor and reason, stale routing
+ * Findings: rollbacks that already happened (first, with their evidence), rollback risks, orphans with verdict,
+ * evidence, donor and reason, stale routing
  * entries. Enter opens the session; r hands the selected orphan to the repair flow, d a refused
  * one with its candidate donors (each with when it fell quiet) for the operator's own adoption.
  */
@@ -20,6 +21,9 @@ import type {PaneContext, PaneSpec} from './types.js';
 type Row = Finding & {profile?: string};
 
 /** A finding of another profile than the focused one (its sessions are not in the focused store). */
+const NOTHING_TO_REPORT =
+	'✓ nothing to report: every chat resumes its newest conversation and no gateway row lost its routing identity';
+
 function elsewhere(ctx: PaneContext, f: Row): boolean {
 	return f.profile !== undefined && f.profile !== ctx.home?.focused;
 }
@@ -70,13 +74,17 @@ function FindingsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 				elsewhere(ctx, selected)
 					? {text: ` P focuses profile ${selected.profile} (its sessions, its repair)`, color: theme.muted}
 					: {
-							text: ` ⏎ open ${rollback?.skipped.id ?? selected.subject}${selected.kind === 'orphan-adoptable' ? '   r preview the repair' : ''}${candidates.length > 0 ? '   d adopt from a candidate donor (your choice)' : ''}`,
+							text:
+								` ⏎ open ${rollback?.skipped.id ?? selected.subject}` +
+								`${selected.kind === 'orphan-adoptable' ? '   r preview the repair' : ''}` +
+								`${candidates.length > 0 ? '   d adopt from a candidate donor (your choice)' : ''}`,
 							color: theme.muted,
 						},
 				...evidence.map(text => ({text: ` ${text}`})),
 			]
 		: [];
-	// Wrapped, the detail takes the lines it needs (up to half the pane; a rollback's story all but 4 rows of it); a blank line above the footer.
+	// Wrapped, the detail takes the lines it needs (up to half the pane; a rollback's story all but 4 rows of it); a
+	// blank line above the footer.
 	const most =
 		rollback && detailWrap
 			? ctx.height - 4
@@ -91,7 +99,7 @@ function FindingsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 				width={ctx.width}
 				wrap={wrap}
 				header={`findings (${items.length})`}
-				empty="✓ nothing to report: every chat resumes its newest conversation and no gateway row lost its routing identity"
+				empty={NOTHING_TO_REPORT}
 				line={f => `${MARK[f.severity]} ${f.title}`}
 				color={f => (f.severity === 'critical' ? theme.danger : f.severity === 'warning' ? theme.warn : theme.muted)}
 			/>

@@ -59,7 +59,8 @@ function LineageView({ctx}: {ctx: PaneContext}): React.ReactElement {
 					const s = a.byId.get(node.id);
 					const edge = node.edge ? `[${node.edge.kind}] ` : '';
 					const label = s
-						? `${STATUS_GLYPH[statusOf(s, index)]} ${node.id} ${s.source} ${s.sessionKey ?? 'no key'} · ${s.endReason ?? 'live'} · ${ago(lastActive(s), ctx.now)}`
+						? `${STATUS_GLYPH[statusOf(s, index)]} ${node.id} ${s.source} ${s.sessionKey ?? 'no key'} ` +
+							`· ${s.endReason ?? 'live'} · ${ago(lastActive(s), ctx.now)}`
 						: `? ${node.id} (not in this store)`;
 					return `${prefix}${edge}${label}${node.id === ctx.focusSession ? '  ◀' : ''}`;
 				}}

@@ -12,7 +12,7 @@ import {utc} from '../../text/format.js';
 import {duration} from '../../forensics/duration.js';
 import {FittedLines, type PaneLine, detailWraps} from '../components/fitted-lines.js';
 import {List} from '../components/list.js';
-import {useTheme} from '../theme.js';
+import {type Theme, useTheme} from '../theme.js';
 import {routingRows} from '../views.js';
 import {idsOf, keyedCursor} from './keyed.js';
 import type {PaneContext, PaneSpec} from './types.js';
@@ -33,6 +33,44 @@ function mark(c: ChatRouting, rolledBack: ReadonlyMap<string, Rollback>): string
 	return c.rollbackRisk ? '✗ RISK  ' : c.routingEntryStale ? '! stale ' : '✓       ';
 }
 
+/** A rollback that happened, the risk of one (or why there is none): the chat's loudest lines first. */
+function rollbackLines(chat: ChatRouting, rollback: Rollback | undefined, theme: Theme): PaneLine[] {
+	const lag =
+		chat.newestActivityAt !== null && chat.resolvesToActivityAt !== null
+			? chat.newestActivityAt - chat.resolvesToActivityAt
+			: null;
+	const lines: PaneLine[] = [];
+	if (rollback) {
+		lines.push({
+			text:
+				` ✗ ROLLED BACK ${duration(rollback.resumedAt - rollback.jumpedFrom)}: a ` +
+				`restart resumed ${rollback.resumedId} ` +
+				`at ${utcMinute(rollback.resumedAt)}; the ${rollback.skipped.messages} ` +
+				`messages it skipped are stranded in ${rollback.skipped.id} (5 Findings)`,
+			color: theme.danger,
+			bold: true,
+		});
+	}
+
+	if (chat.rollbackRisk) {
+		const resumes =
+			chat.restartResolvesTo === null
+				? 'a restart starts a fresh, empty session'
+				: `a restart resumes ${chat.restartResolvesTo}`;
+		lines.push({
+			text:
+				` ✗ ROLLBACK RISK: ${resumes}, but the newest message is ` +
+				`in ${chat.newestActivityIn}${lag !== null && lag > 0 ? ` (${duration(lag)} newer)` : ''}`,
+			color: theme.danger,
+			bold: true,
+		});
+	} else if (chat.rollbackRiskReason) {
+		lines.push({text: ` ${chat.rollbackRiskReason}`});
+	}
+
+	return lines;
+}
+
 function ChatDetail({
 	chat,
 	rollback,
@@ -49,47 +87,29 @@ function ChatDetail({
 	wrap: boolean;
 }): React.ReactElement {
 	const theme = useTheme();
-	const lag =
-		chat.newestActivityAt !== null && chat.resolvesToActivityAt !== null
-			? chat.newestActivityAt - chat.resolvesToActivityAt
-			: null;
-	const lines: PaneLine[] = [];
-	if (rollback) {
-		lines.push({
-			text: ` ✗ ROLLED BACK ${duration(rollback.resumedAt - rollback.jumpedFrom)}: a restart resumed ${rollback.resumedId} at ${utcMinute(rollback.resumedAt)}; the ${rollback.skipped.messages} messages it skipped are stranded in ${rollback.skipped.id} (5 Findings)`,
-			color: theme.danger,
-			bold: true,
-		});
-	}
-
-	if (chat.rollbackRisk) {
-		const resumes =
-			chat.restartResolvesTo === null
-				? 'a restart starts a fresh, empty session'
-				: `a restart resumes ${chat.restartResolvesTo}`;
-		lines.push({
-			text: ` ✗ ROLLBACK RISK: ${resumes}, but the newest message is in ${chat.newestActivityIn}${lag !== null && lag > 0 ? ` (${duration(lag)} newer)` : ''}`,
-			color: theme.danger,
-			bold: true,
-		});
-	} else if (chat.rollbackRiskReason) {
-		lines.push({text: ` ${chat.rollbackRiskReason}`});
-	}
-
+	const lines: PaneLine[] = rollbackLines(chat, rollback, theme);
 	if (after) {
 		lines.push({text: ` ${after}`, color: theme.warn});
 	}
 
 	lines.push(
 		{
-			text: ` routing entry   ${chat.routingEntry ?? '(none)'}${chat.routingEntryNote ? ` — ${chat.routingEntryNote}` : ''}`,
+			text:
+				` routing entry  ` +
+				` ${chat.routingEntry ?? '(none)'}${chat.routingEntryNote ? ` — ${chat.routingEntryNote}` : ''}`,
 			color: chat.routingEntryStale ? theme.warn : undefined,
 		},
 		{
-			text: ` restart resumes ${chat.restartResolvesTo ?? '(a new, empty session)'} via ${chat.resolution.via} (rule set ${chat.resolution.ruleSet}), last message ${utc(chat.resolvesToActivityAt)}`,
+			text:
+				` restart resumes ${chat.restartResolvesTo ?? '(a new, empty session)'} ` +
+				`via ${chat.resolution.via} (rule set ${chat.resolution.ruleSet}), last ` +
+				`message ${utc(chat.resolvesToActivityAt)}`,
 		},
 		{
-			text: ` newest message  ${chat.newestActivityIn ?? '(none)'} at ${utc(chat.newestActivityAt)}${chat.adoptableOrphans.includes(chat.newestActivityIn ?? '') ? ' (an adoptable orphan)' : ''}`,
+			text:
+				` newest message  ${chat.newestActivityIn ?? '(none)'} ` +
+				`at ${utc(chat.newestActivityAt)}` +
+				`${chat.adoptableOrphans.includes(chat.newestActivityIn ?? '') ? ' (an adoptable orphan)' : ''}`,
 		},
 	);
 	for (const c of chat.resolution.candidates) {

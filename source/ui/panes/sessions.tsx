@@ -153,7 +153,10 @@ export function sessionColumns(width: number): Col[] {
 	return cols;
 }
 
-/** The status legend: the rollback's own statuses, first, only when one happened (the narrow footer keeps its head; `?` lists them all). */
+/**
+ * The status legend: the rollback's own statuses, first, only when one happened (the narrow footer keeps its head; `?`
+ * lists them all).
+ */
 export function statusLegend(rolledBack: boolean): string {
 	const rest = 'Z zombie  O orphan  ! skipped by restart  ● live  · ended';
 	return rolledBack ? `R resumed stale  S stranded  ${rest}` : rest;
@@ -189,11 +192,17 @@ function SessionsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 				width={ctx.width}
 				wrap={ctx.ui.wrap.sessions}
 				header={header}
-				footer={`${total} sessions${scope ? ` · ${scope}` : ''} · ${statusLegend(ctx.model.analysis.rollbacks.length > 0)}  * just changed`}
+				footer={
+					`${total} sessions${scope ? ` · ${scope}` : ''} ` +
+					`· ${statusLegend(ctx.model.analysis.rollbacks.length > 0)}  * just changed`
+				}
 				empty={ctx.ui.filterText ? `no session matches "${ctx.ui.filterText}"` : 'no sessions'}
 				line={r => {
 					const status = statusFor(ctx.model.analysis, r.session);
-					return `${cols.map(c => pad(c.value(r, ctx.now, status), c.width, c.align)).join(' ')}${changed(r) ? ' *' : ''}`;
+					return (
+						`${cols.map(c => pad(c.value(r, ctx.now, status), c.width, c.align)).join(' ')}` +
+						`${changed(r) ? ' *' : ''}`
+					);
 				}}
 				color={r => {
 					const status = statusFor(ctx.model.analysis, r.session);

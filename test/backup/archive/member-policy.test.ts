@@ -153,46 +153,50 @@ describe('the members together', () => {
 });
 
 describe('fuzzed names (fixed seed): whatever the policy accepts lands inside the target', () => {
-	it('20,000 names built from hostile pieces: accepted ones stay inside, are relative, and carry no "..", NUL, backslash or control byte', () => {
-		const pieces = [
-			'..',
-			'.',
-			'',
-			'a',
-			'state.db',
-			'-wal',
-			'/',
-			'//',
-			'\\',
-			'C:',
-			'\0',
-			'\n',
-			'\u001B[2J',
-			'caf\u00E9',
-			'~',
-			' ',
-			'...',
-			'.env',
-		];
-		const random = prng(17);
-		const target = '/srv/target';
-		let accepted = 0;
-		for (let i = 0; i < 20_000; i++) {
-			const n = 1 + Math.floor(random() * 6);
-			const name = Array.from({length: n}, () => pieces[Math.floor(random() * pieces.length)]!).join(
-				random() < 0.5 ? '/' : '',
-			);
-			if (refusalReason({name, type: 'file', size: 0}) !== null) {
-				continue;
+	it(
+		'20,000 names built from hostile pieces: accepted ones stay inside, are ' +
+			'relative, and carry no "..", NUL, backslash or control byte',
+		() => {
+			const pieces = [
+				'..',
+				'.',
+				'',
+				'a',
+				'state.db',
+				'-wal',
+				'/',
+				'//',
+				'\\',
+				'C:',
+				'\0',
+				'\n',
+				'\u001B[2J',
+				'caf\u00E9',
+				'~',
+				' ',
+				'...',
+				'.env',
+			];
+			const random = prng(17);
+			const target = '/srv/target';
+			let accepted = 0;
+			for (let i = 0; i < 20_000; i++) {
+				const n = 1 + Math.floor(random() * 6);
+				const name = Array.from({length: n}, () => pieces[Math.floor(random() * pieces.length)]!).join(
+					random() < 0.5 ? '/' : '',
+				);
+				if (refusalReason({name, type: 'file', size: 0}) !== null) {
+					continue;
+				}
+
+				accepted++;
+				const dest = path.posix.join(target, normalizeName(name));
+				expect(dest.startsWith(`${target}/`), name).toBe(true);
+				expect(path.posix.relative(target, dest).split('/'), name).not.toContain('..');
+				expect(/[\0-\u001F\\]/.test(name), name).toBe(false);
 			}
 
-			accepted++;
-			const dest = path.posix.join(target, normalizeName(name));
-			expect(dest.startsWith(`${target}/`), name).toBe(true);
-			expect(path.posix.relative(target, dest).split('/'), name).not.toContain('..');
-			expect(/[\0-\u001F\\]/.test(name), name).toBe(false);
-		}
-
-		expect(accepted).toBeGreaterThan(1000);
-	});
+			expect(accepted).toBeGreaterThan(1000);
+		},
+	);
 });

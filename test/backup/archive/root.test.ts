@@ -56,12 +56,15 @@ describe('findHermesRoot', () => {
 });
 
 describe('holdsNoStore', () => {
-	it('an empty or config-only tree holds no store; a store anywhere, or two apart (ambiguous, not absent), does', () => {
-		expect(holdsNoStore([])).toBe(true);
-		expect(holdsNoStore(['config.yaml', '.env', 'skills/a/SKILL.md'])).toBe(true);
-		expect(holdsNoStore(['state.db.bak', 'state.db-wal'])).toBe(true);
-		expect(holdsNoStore(['state.db'])).toBe(false);
-		expect(holdsNoStore(['profiles/work/state.db', 'config.yaml'])).toBe(false);
-		expect(holdsNoStore(['a/state.db', 'b/state.db'])).toBe(false);
-	});
+	it(
+		'an empty or config-only tree holds no store; a store anywhere, or two ' + 'apart (ambiguous, not absent), does',
+		() => {
+			expect(holdsNoStore([])).toBe(true);
+			expect(holdsNoStore(['config.yaml', '.env', 'skills/a/SKILL.md'])).toBe(true);
+			expect(holdsNoStore(['state.db.bak', 'state.db-wal'])).toBe(true);
+			expect(holdsNoStore(['state.db'])).toBe(false);
+			expect(holdsNoStore(['profiles/work/state.db', 'config.yaml'])).toBe(false);
+			expect(holdsNoStore(['a/state.db', 'b/state.db'])).toBe(false);
+		},
+	);
 });

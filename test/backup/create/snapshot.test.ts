@@ -18,44 +18,47 @@ import {cleanupTemps, dump, listing, makeHome} from '../helpers.js';
 afterAll(cleanupTemps);
 
 describe('takeQuickSnapshot', () => {
-	it("writes Hermes' layout: <UTC stamp>-<label>/, 0700/0600, manifest with Hermes' fields and ours, verified", async () => {
-		const home = makeHome('snap');
-		const before = listing(home.root).filter(n => !n.startsWith('state-snapshots/'));
-		const now = new Date(Date.UTC(2026, 10, 29, 8, 30, 5));
-		const r = await takeQuickSnapshot({root: home.root, label: 'pre repair!', now: () => now});
-		expect(r.verified).toBe(true);
-		expect(r.exitCode).toBe(0);
-		expect(r.id).toBe('20261129-083005-pre-repair');
-		expect(r.dir).toBe(path.join(home.root, 'state-snapshots', r.id));
-		expect(fs.statSync(r.dir).mode & 0o777).toBe(0o700);
-		const files = listing(r.dir).filter(n => !n.endsWith('/'));
-		expect(files).toEqual(['.env', 'auth.json', 'config.yaml', 'cron/jobs.json', 'manifest.json', 'state.db']);
-		for (const f of files) {
-			expect(fs.statSync(path.join(r.dir, f)).mode & 0o777, f).toBe(0o600);
-		}
+	it(
+		"writes Hermes' layout: <UTC stamp>-<label>/, 0700/0600, manifest with " + "Hermes' fields and ours, verified",
+		async () => {
+			const home = makeHome('snap');
+			const before = listing(home.root).filter(n => !n.startsWith('state-snapshots/'));
+			const now = new Date(Date.UTC(2026, 10, 29, 8, 30, 5));
+			const r = await takeQuickSnapshot({root: home.root, label: 'pre repair!', now: () => now});
+			expect(r.verified).toBe(true);
+			expect(r.exitCode).toBe(0);
+			expect(r.id).toBe('20261129-083005-pre-repair');
+			expect(r.dir).toBe(path.join(home.root, 'state-snapshots', r.id));
+			expect(fs.statSync(r.dir).mode & 0o777).toBe(0o700);
+			const files = listing(r.dir).filter(n => !n.endsWith('/'));
+			expect(files).toEqual(['.env', 'auth.json', 'config.yaml', 'cron/jobs.json', 'manifest.json', 'state.db']);
+			for (const f of files) {
+				expect(fs.statSync(path.join(r.dir, f)).mode & 0o777, f).toBe(0o600);
+			}
 
-		const m = JSON.parse(fs.readFileSync(path.join(r.dir, 'manifest.json'), 'utf8'));
-		expect(m).toMatchObject({
-			id: r.id,
-			timestamp: '20261129-083005',
-			label: 'pre-repair',
-			file_count: 5,
-			failed_dbs: [],
-			oversized_skipped: [],
-		});
-		expect(Object.keys(m.files).sort()).toEqual(['.env', 'auth.json', 'config.yaml', 'cron/jobs.json', 'state.db']);
-		expect(m.total_size).toBe(Object.values(m.files as Record<string, number>).reduce((a, b) => a + b, 0));
-		expect(m.hfx.databases[0]).toMatchObject({
-			path: 'state.db',
-			integrity: 'ok',
-			restarts: 0,
-			counts: {sessions: home.sessions, messages: home.messages},
-		});
-		expect(dump(path.join(r.dir, 'state.db'))).toBe(dump(home.db));
-		// Nothing else was created in the root (the lock is gone again).
-		expect(listing(home.root).filter(n => !n.startsWith('state-snapshots/'))).toEqual(before);
-		expect(fs.existsSync(path.join(home.root, LOCK_NAME))).toBe(false);
-	});
+			const m = JSON.parse(fs.readFileSync(path.join(r.dir, 'manifest.json'), 'utf8'));
+			expect(m).toMatchObject({
+				id: r.id,
+				timestamp: '20261129-083005',
+				label: 'pre-repair',
+				file_count: 5,
+				failed_dbs: [],
+				oversized_skipped: [],
+			});
+			expect(Object.keys(m.files).sort()).toEqual(['.env', 'auth.json', 'config.yaml', 'cron/jobs.json', 'state.db']);
+			expect(m.total_size).toBe(Object.values(m.files as Record<string, number>).reduce((a, b) => a + b, 0));
+			expect(m.hfx.databases[0]).toMatchObject({
+				path: 'state.db',
+				integrity: 'ok',
+				restarts: 0,
+				counts: {sessions: home.sessions, messages: home.messages},
+			});
+			expect(dump(path.join(r.dir, 'state.db'))).toBe(dump(home.db));
+			// Nothing else was created in the root (the lock is gone again).
+			expect(listing(home.root).filter(n => !n.startsWith('state-snapshots/'))).toEqual(before);
+			expect(fs.existsSync(path.join(home.root, LOCK_NAME))).toBe(false);
+		},
+	);
 
 	it("snapshots a profile home from its database path, into that profile's state-snapshots/", async () => {
 		const home = makeHome('snap-profile');
@@ -131,27 +134,30 @@ describe('takeQuickSnapshot', () => {
 		expect(fs.existsSync(lock)).toBe(false);
 	});
 
-	it('works in a process that holds a reader on the live store (the TUI), which stays usable; no raw read of it', async () => {
-		const home = makeHome('snap-held');
-		// A live agent: its connection keeps -wal and -shm, so the TUI's reader opens the file in place.
-		const agent = new Database(home.db);
-		agent.pragma('journal_mode = wal');
-		agent.exec('CREATE TABLE IF NOT EXISTS t (x)');
-		const store = ReadOnlyStore.open(home.db);
-		try {
-			expect(store.isPrivateCopy).toBe(false);
-			const r = await takeQuickSnapshot({root: home.root, label: 'from-tui'});
-			expect(r.verified).toBe(true);
-			expect(store.read(() => store.prepare('SELECT count(*) FROM messages').pluck().get())).toBe(home.messages);
-			agent.exec('INSERT INTO t VALUES (1)');
-			expect(store.read(() => store.prepare('SELECT count(*) FROM t').pluck().get())).toBe(1);
-		} finally {
-			store.close();
-			agent.close();
-		}
+	it(
+		'works in a process that holds a reader on the live store (the TUI), ' + 'which stays usable; no raw read of it',
+		async () => {
+			const home = makeHome('snap-held');
+			// A live agent: its connection keeps -wal and -shm, so the TUI's reader opens the file in place.
+			const agent = new Database(home.db);
+			agent.pragma('journal_mode = wal');
+			agent.exec('CREATE TABLE IF NOT EXISTS t (x)');
+			const store = ReadOnlyStore.open(home.db);
+			try {
+				expect(store.isPrivateCopy).toBe(false);
+				const r = await takeQuickSnapshot({root: home.root, label: 'from-tui'});
+				expect(r.verified).toBe(true);
+				expect(store.read(() => store.prepare('SELECT count(*) FROM messages').pluck().get())).toBe(home.messages);
+				agent.exec('INSERT INTO t VALUES (1)');
+				expect(store.read(() => store.prepare('SELECT count(*) FROM t').pluck().get())).toBe(1);
+			} finally {
+				store.close();
+				agent.close();
+			}
 
-		expect(fs.existsSync(path.join(home.root, LOCK_NAME))).toBe(false);
-	});
+			expect(fs.existsSync(path.join(home.root, LOCK_NAME))).toBe(false);
+		},
+	);
 
 	it('sanitizes labels', () => {
 		expect(sanitizeLabel('pre repair / v2')).toBe('pre-repair-v2');

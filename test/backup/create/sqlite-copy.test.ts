@@ -24,67 +24,74 @@ afterEach(async () => {
 afterAll(cleanupTemps);
 
 describe('copyDatabase under a live writer', () => {
-	it('copies one snapshot with no restarts; the copy passes integrity_check with counts inside the committed window', async () => {
-		const dir = tempDir('live');
-		const db = path.join(dir, 'state.db');
-		bigStore(db, 60_000);
-		const t = new Trickle(db, 200);
-		trickles.push(t);
-		await t.ready();
-		await new Promise(r => setTimeout(r, 300));
-		const before = counts(db).messages;
-		const dest = path.join(tempDir('live-out'), 'copy.db');
-		const copy = await copyDatabase(db, dest, {pagesPerStep: 64});
-		const after = counts(db).messages;
-		const commits = await t.stop();
-		expect(commits).toBeGreaterThan(50);
-		expect(after).toBeGreaterThan(before);
-		expect(copy.restarts).toBe(0);
-		expect(copy.steps).toBeGreaterThan(5);
-		expect(copy.openMode).toBe('in-place');
-		const check = await checkDatabaseFile(dest);
-		const judged = judgeCopy(copy, check);
-		expect(judged.problems).toEqual([]);
-		expect(check.integrity).toEqual(['ok']);
-		expect(check.counts.messages).toBeGreaterThanOrEqual(before);
-		expect(check.counts.messages).toBeLessThanOrEqual(after);
-		expect(check.counts.messages).toBe(copy.snapshotCounts.messages);
-	});
+	it(
+		'copies one snapshot with no restarts; the copy passes integrity_check ' +
+			'with counts inside the committed window',
+		async () => {
+			const dir = tempDir('live');
+			const db = path.join(dir, 'state.db');
+			bigStore(db, 60_000);
+			const t = new Trickle(db, 200);
+			trickles.push(t);
+			await t.ready();
+			await new Promise(r => setTimeout(r, 300));
+			const before = counts(db).messages;
+			const dest = path.join(tempDir('live-out'), 'copy.db');
+			const copy = await copyDatabase(db, dest, {pagesPerStep: 64});
+			const after = counts(db).messages;
+			const commits = await t.stop();
+			expect(commits).toBeGreaterThan(50);
+			expect(after).toBeGreaterThan(before);
+			expect(copy.restarts).toBe(0);
+			expect(copy.steps).toBeGreaterThan(5);
+			expect(copy.openMode).toBe('in-place');
+			const check = await checkDatabaseFile(dest);
+			const judged = judgeCopy(copy, check);
+			expect(judged.problems).toEqual([]);
+			expect(check.integrity).toEqual(['ok']);
+			expect(check.counts.messages).toBeGreaterThanOrEqual(before);
+			expect(check.counts.messages).toBeLessThanOrEqual(after);
+			expect(check.counts.messages).toBe(copy.snapshotCounts.messages);
+		},
+	);
 
-	it("control: better-sqlite3's default backup() outside a read transaction restarts under the same writer", async () => {
-		const dir = tempDir('control');
-		const db = path.join(dir, 'state.db');
-		bigStore(db, 60_000);
-		const t = new Trickle(db, 200);
-		trickles.push(t);
-		await t.ready();
-		const src = new Database(db, {readonly: true, fileMustExist: true});
-		let restarts = 0;
-		let last = Number.POSITIVE_INFINITY;
-		const started = Date.now();
-		try {
-			await src.backup(path.join(dir, 'unpinned.db'), {
-				progress({remainingPages}) {
-					if (remainingPages > last) {
-						restarts++;
-					}
+	it(
+		"control: better-sqlite3's default backup() outside a read transaction " + 'restarts under the same writer',
+		async () => {
+			const dir = tempDir('control');
+			const db = path.join(dir, 'state.db');
+			bigStore(db, 60_000);
+			const t = new Trickle(db, 200);
+			trickles.push(t);
+			await t.ready();
+			const src = new Database(db, {readonly: true, fileMustExist: true});
+			let restarts = 0;
+			let last = Number.POSITIVE_INFINITY;
+			const started = Date.now();
+			try {
+				await src.backup(path.join(dir, 'unpinned.db'), {
+					progress({remainingPages}) {
+						if (remainingPages > last) {
+							restarts++;
+						}
 
-					last = remainingPages;
-					if (restarts >= 3 || Date.now() - started > 5000) {
-						throw new Error('stop');
-					}
+						last = remainingPages;
+						if (restarts >= 3 || Date.now() - started > 5000) {
+							throw new Error('stop');
+						}
 
-					return 64;
-				},
-			});
-		} catch {
-			// stopped on purpose
-		} finally {
-			src.close();
-		}
+						return 64;
+					},
+				});
+			} catch {
+				// stopped on purpose
+			} finally {
+				src.close();
+			}
 
-		expect(restarts).toBeGreaterThan(0);
-	});
+			expect(restarts).toBeGreaterThan(0);
+		},
+	);
 
 	it('fails closed on a database that is not SQLite, leaving no file at the destination', async () => {
 		const dir = tempDir('notdb');
@@ -111,7 +118,9 @@ describe('copyDatabase under a live writer', () => {
 describe("copyDatabase: a private read copy with no room is the output folder's full disk", () => {
 	const canMount = process.getuid?.() === 0 && spawnSync('mount', ['--help']).status === 0;
 	it.skipIf(!canMount)(
-		"a stopped store whose private copy cannot fit: a no-space refusal naming our folder (exit 2 upstream), never the source's (a skipped database)",
+		'a stopped store whose private copy cannot fit: a no-space refusal ' +
+			"naming our folder (exit 2 upstream), never the source's (a skipped " +
+			'database)',
 		async () => {
 			const home = tempDir('private-room');
 			const db = path.join(home, 'state.db');
@@ -143,7 +152,8 @@ describe("copyDatabase: a private read copy with no room is the output folder's 
  * compiled worker the CLI runs (dist/): the file handed over later is checked; a worker cancelled
  * unused, or given a file that is no database, never keeps the process alive or passes.
  */
-const PENDING_CHILD = `
+const PENDING_CHILD =
+	`
 import fs from 'node:fs';
 import {startCheck} from ${JSON.stringify(path.join(ROOT, 'dist/backup/db-check-run.js'))};
 const [db, junk] = process.argv.slice(2);
@@ -154,7 +164,8 @@ await new Promise(resolve => setTimeout(resolve, 300));
 unused.cancel();
 const ok = await early.run(db);
 const notDb = await bad.run(junk);
-process.stdout.write(JSON.stringify({ok: ok.ok, integrity: ok.integrity, messages: ok.counts.messages, notDb: notDb.ok, notDbWhy: notDb.integrity}));
+process.stdout.write(JSON.stringify({ok: ok.ok, integrity: ok.integrity, messages: ok.counts.messages, ` +
+	`notDb: notDb.ok, notDbWhy: notDb.integrity}));
 `;
 
 describe('startCheck: a check worker started ahead of its file', () => {

@@ -11,7 +11,9 @@ import {cleanupTemps, makeHome, tempDir} from '../helpers.js';
 afterAll(cleanupTemps);
 
 const DOCKER_MOUNTINFO = [
-	'512 480 0:52 / / rw,relatime master:190 - overlay overlay rw,lowerdir=/var/lib/docker/overlay2/l/A:/var/lib/docker/overlay2/l/B,upperdir=/var/lib/docker/overlay2/x/diff,workdir=/var/lib/docker/overlay2/x/work',
+	'512 480 0:52 / / rw,relatime master:190 - overlay overlay ' +
+		'rw,lowerdir=/var/lib/docker/overlay2/l/A:/var/lib/docker/overlay2/l/B,' +
+		'upperdir=/var/lib/docker/overlay2/x/diff,workdir=/var/lib/docker/overlay2/x/work',
 	'513 512 0:55 / /proc rw,nosuid,nodev,noexec,relatime - proc proc rw',
 	'520 512 254:1 /srv/hermes-data /opt/data rw,relatime - ext4 /dev/vda1 rw',
 	'521 512 254:1 /var/lib/docker/containers/abc/hostname /etc/hostname rw,relatime - ext4 /dev/vda1 rw',
@@ -41,23 +43,27 @@ describe('mountinfo', () => {
 });
 
 describe('config.yaml', () => {
-	it('reads terminal.backend and terminal.container_persistent with a YAML parser (comments, quoting, flow maps)', () => {
-		const dir = tempDir('cfg');
-		fs.writeFileSync(
-			path.join(dir, 'config.yaml'),
-			'# terminal: {backend: local}\nmodel: "x"\nterminal: {backend: "docker", container_persistent: false}\ndatabase:\n  journal_mode: wal # default\n',
-		);
-		expect(readConfig(dir)).toMatchObject({
-			found: true,
-			error: null,
-			backend: 'docker',
-			containerPersistent: false,
-			journalMode: 'wal',
-		});
-		fs.writeFileSync(path.join(dir, 'config.yaml'), 'terminal:\n  backend: [unclosed\n');
-		expect(readConfig(dir).error).toMatch(/not valid YAML/);
-		expect(readConfig(tempDir('nocfg')).found).toBe(false);
-	});
+	it(
+		'reads terminal.backend and terminal.container_persistent with a YAML ' + 'parser (comments, quoting, flow maps)',
+		() => {
+			const dir = tempDir('cfg');
+			fs.writeFileSync(
+				path.join(dir, 'config.yaml'),
+				'# terminal: {backend: local}\nmodel: "x"\nterminal: {backend: "docker", ' +
+					'container_persistent: false}\ndatabase:\n  journal_mode: wal # default\n',
+			);
+			expect(readConfig(dir)).toMatchObject({
+				found: true,
+				error: null,
+				backend: 'docker',
+				containerPersistent: false,
+				journalMode: 'wal',
+			});
+			fs.writeFileSync(path.join(dir, 'config.yaml'), 'terminal:\n  backend: [unclosed\n');
+			expect(readConfig(dir).error).toMatch(/not valid YAML/);
+			expect(readConfig(tempDir('nocfg')).found).toBe(false);
+		},
+	);
 });
 
 describe('examineHome on a real folder', () => {

@@ -23,7 +23,10 @@ afterEach(async () => {
 });
 afterAll(cleanupTemps);
 
-/** A home, an archive of it, then 1 new session of 5 messages and 3 more messages in an archived session, committed by a second process. */
+/**
+ * A home, an archive of it, then 1 new session of 5 messages and 3 more messages in an archived session, committed by a
+ * second process.
+ */
 async function homeNewerThanArchive(tag: string) {
 	const home = makeHome(tag);
 	const out = tempDir(`${tag}-out`);
@@ -127,25 +130,31 @@ describe('restore --dry-run', () => {
 		expect(question).toContain('state.db: the restore would DROP 1 session and 8 messages');
 		// The folder is named at the write, not at the question (issue #28 point 5): the question says how it is named.
 		expect(question).toContain(
-			`kept in a new folder ${path.join(home.root, 'backups', 'pre-restore-<UTC time of the write>')} (named when done)`,
+			`kept in a new ` +
+				`folder ${path.join(home.root, 'backups', 'pre-restore-<UTC time of the write>')} ` +
+				`(named when done)`,
 		);
 		expect(question).not.toMatch(/pre-restore-\d{8}/);
 		expect(tree(home.root)).toEqual(before);
 	});
 
-	it('confirmed on a terminal: the question names no folder it cannot know, the result names the one made and says what was dropped, not "would"', async () => {
-		const {home, archive} = await homeNewerThanArchive('cmp-done');
-		const r = hfxOnTerminal(['restore', archive, '--home', home.root], 'restore');
-		expect(r.code, r.out).toBe(0);
-		const [question, result] = r.out.split('✓ RESTORED');
-		expect(question).toContain('pre-restore-<UTC time of the write>');
-		expect(question).toContain('the restore would DROP 1 session and 8 messages');
-		const made = fs.readdirSync(path.join(home.root, 'backups')).filter(n => n.startsWith('pre-restore-'));
-		expect(made).toHaveLength(1);
-		expect(result).toContain(`kept in ${path.join(home.root, 'backups', made[0]!)}`);
-		expect(result).not.toContain('would DROP');
-		expect(result).toContain(
-			'state.db: the restore dropped 1 session and 8 messages the store had and the archive lacked',
-		);
-	});
+	it(
+		'confirmed on a terminal: the question names no folder it cannot know, ' +
+			'the result names the one made and says what was dropped, not "would"',
+		async () => {
+			const {home, archive} = await homeNewerThanArchive('cmp-done');
+			const r = hfxOnTerminal(['restore', archive, '--home', home.root], 'restore');
+			expect(r.code, r.out).toBe(0);
+			const [question, result] = r.out.split('✓ RESTORED');
+			expect(question).toContain('pre-restore-<UTC time of the write>');
+			expect(question).toContain('the restore would DROP 1 session and 8 messages');
+			const made = fs.readdirSync(path.join(home.root, 'backups')).filter(n => n.startsWith('pre-restore-'));
+			expect(made).toHaveLength(1);
+			expect(result).toContain(`kept in ${path.join(home.root, 'backups', made[0]!)}`);
+			expect(result).not.toContain('would DROP');
+			expect(result).toContain(
+				'state.db: the restore dropped 1 session and 8 messages the store had and the archive lacked',
+			);
+		},
+	);
 });

@@ -57,22 +57,25 @@ type Report = {
 };
 
 describe('archives made by Hermes itself', () => {
-	it('a `hermes backup` zip and a `hermes backup --quick` snapshot verify sound, with the counts of their stores', () => {
-		fs.cpSync(path.join(FIXTURE, 'hermes-backup.zip'), path.join(dir, 'hermes-backup.zip'));
-		fs.cpSync(path.join(FIXTURE, 'hermes-quick-snapshot'), path.join(dir, 'snap'), {recursive: true});
-		const zip = hfxJson<Report>(['verify', path.join(dir, 'hermes-backup.zip')]).json;
-		expect(zip).toMatchObject({exitCode: 0, status: 'sound'});
-		const byPath = Object.fromEntries(zip.databases.map(d => [d.path, d]));
-		for (const rel of ['state.db', 'profiles/ops/state.db', 'profiles/work/state.db']) {
-			expect(byPath[rel]?.ok).toBe(true);
-			expect(byPath[rel]?.counts).toMatchObject(counts(rel));
-		}
+	it(
+		'a `hermes backup` zip and a `hermes backup --quick` snapshot verify ' + 'sound, with the counts of their stores',
+		() => {
+			fs.cpSync(path.join(FIXTURE, 'hermes-backup.zip'), path.join(dir, 'hermes-backup.zip'));
+			fs.cpSync(path.join(FIXTURE, 'hermes-quick-snapshot'), path.join(dir, 'snap'), {recursive: true});
+			const zip = hfxJson<Report>(['verify', path.join(dir, 'hermes-backup.zip')]).json;
+			expect(zip).toMatchObject({exitCode: 0, status: 'sound'});
+			const byPath = Object.fromEntries(zip.databases.map(d => [d.path, d]));
+			for (const rel of ['state.db', 'profiles/ops/state.db', 'profiles/work/state.db']) {
+				expect(byPath[rel]?.ok).toBe(true);
+				expect(byPath[rel]?.counts).toMatchObject(counts(rel));
+			}
 
-		const snap = hfxJson<Report>(['verify', path.join(dir, 'snap')]).json;
-		expect(snap).toMatchObject({exitCode: 0, status: 'sound'});
-		expect(snap.databases).toHaveLength(1);
-		expect(snap.databases[0]!.counts).toMatchObject(counts('state.db'));
-	});
+			const snap = hfxJson<Report>(['verify', path.join(dir, 'snap')]).json;
+			expect(snap).toMatchObject({exitCode: 0, status: 'sound'});
+			expect(snap.databases).toHaveLength(1);
+			expect(snap.databases[0]!.counts).toMatchObject(counts('state.db'));
+		},
+	);
 });
 
 type Restored = {
@@ -104,13 +107,16 @@ function addNewerSession(db: string): void {
 	const rows = Array.from(
 		{length: 5},
 		(_, i) =>
-			`INSERT INTO messages (session_id, role, content, timestamp) VALUES ('20261201_100000_0a0b0c0d', '${i % 2 ? 'assistant' : 'user'}', 'newer ${i}', ${1_796_119_200 + i});`,
+			`INSERT INTO messages (session_id, role, content, timestamp) VALUES ` +
+			`('20261201_100000_0a0b0c0d', '${i % 2 ? 'assistant' : 'user'}', ` +
+			`'newer ${i}', ${1_796_119_200 + i});`,
 	).join('');
 	const r = spawnSync(
 		'sqlite3',
 		[
 			db,
-			`BEGIN; INSERT INTO sessions (id, source, started_at) VALUES ('20261201_100000_0a0b0c0d', 'telegram', 1796119200); ${rows} COMMIT;`,
+			`BEGIN; INSERT INTO sessions (id, source, started_at) VALUES ` +
+				`('20261201_100000_0a0b0c0d', 'telegram', 1796119200); ${rows} COMMIT;`,
 		],
 		{encoding: 'utf8'},
 	);
@@ -130,91 +136,109 @@ function hermesZipWith(tag: string, change: (work: string) => void): string {
 const STORES = ['state.db', 'profiles/ops/state.db', 'profiles/work/state.db'];
 
 describe('archives made by Hermes itself restore', () => {
-	it('a `hermes backup` zip: every store restored with the counts of its fixture store, checked as a Hermes zip can be', () => {
-		const zip = copyOf('hermes-backup.zip', 'zip');
-		const target = path.join(dir, 'zip-restored');
-		const r = hfxJson<Restored>(['restore', zip, '--to', target, '--yes']);
-		expect(r.code, r.stderr).toBe(0);
-		expect(r.json.status).toBe('restored');
-		expect(r.json.root).toBe('');
-		for (const rel of STORES) {
-			expect(r.json.databases.find(d => d.path === rel)).toMatchObject({ok: true, counts: counts(rel)});
-			expect(r.json.mapping).toContainEqual({archive: rel, target: path.join(target, rel)});
-		}
-
-		expect(fs.readFileSync(path.join(target, 'SOUL.md')).length).toBe(513);
-		expect(r.json.notRestored).toEqual({outsideRoot: [], runtimeState: [], sidecars: []});
-		expect(r.json.checked.members).toMatch(/CRC-32 and size in the zip/);
-		const text = hfx(['restore', zip, '--to', path.join(dir, 'zip-restored-2'), '--yes']);
-		expect(text.code, text.stderr).toBe(0);
-		expect(text.stdout).not.toMatch(/manifest/);
-		expect(text.stdout).toContain('counts as verified in the archive');
-	});
-
-	it("the same zip wrapped in .hermes/ (zip -r of the folder, the prefix Hermes' import strips) restores onto the same paths", () => {
-		const work = fs.mkdtempSync(path.join(dir, 'prefixed-'));
-		expect(
-			spawnSync('unzip', ['-q', path.join(FIXTURE, 'hermes-backup.zip'), '-d', path.join(work, '.hermes')]).status,
-		).toBe(0);
-		const zip = path.join(work, 'wrapped.zip');
-		expect(spawnSync('zip', ['-q', '-r', '-X', zip, '.hermes'], {cwd: work}).status).toBe(0);
-		const target = path.join(dir, 'prefixed-restored');
-		const r = hfxJson<Restored>(['restore', zip, '--to', target, '--yes']);
-		expect(r.code, r.stderr).toBe(0);
-		expect(r.json.root).toBe('.hermes');
-		expect(fs.existsSync(path.join(target, '.hermes'))).toBe(false);
-		expect(r.json.mapping).toContainEqual({
-			archive: '.hermes/profiles/work/state.db',
-			target: path.join(target, 'profiles/work/state.db'),
-		});
-		for (const rel of STORES) {
-			expect(r.json.databases.find(d => d.path === rel)).toMatchObject({ok: true, counts: counts(rel)});
-		}
-	});
-
-	it("a Hermes zip's _external/ (files from outside HERMES_HOME, which Hermes' import puts back under the user's home) is not restored into the root, and the output says so", () => {
-		const zip = hermesZipWith('external', work => {
-			fs.mkdirSync(path.join(work, '_external/.honcho'), {recursive: true});
-			fs.writeFileSync(path.join(work, '_external/.honcho/config.json'), '{}\n');
-		});
-		const target = path.join(dir, 'external-restored');
-		const r = hfxJson<Restored>(['restore', zip, '--to', target, '--yes']);
-		expect(r.code, r.stderr).toBe(0);
-		expect(r.json.notRestored.outsideRoot).toEqual(['_external/.honcho/config.json']);
-		expect(fs.existsSync(path.join(target, '_external'))).toBe(false);
-		expect(fs.existsSync(path.join(target, 'profiles/work/state.db'))).toBe(true);
-		expect(hfx(['restore', zip, '--to', path.join(dir, 'external-restored-2'), '--yes']).stdout).toContain(
-			'not restored: 1 member outside the Hermes root (first: _external/.honcho/config.json)',
-		);
-	});
-
-	it("the source machine's runtime state in a Hermes zip (gateway_state.json, processes.json, gateway.lock, a profile's gateway.pid) is left out as Hermes' import leaves it out, and said so; everything else lands", () => {
-		const runtime = ['gateway_state.json', 'processes.json', 'gateway.lock', 'profiles/work/gateway.pid'];
-		const zip = hermesZipWith('runtime', work => {
-			for (const rel of runtime) {
-				fs.writeFileSync(path.join(work, rel), '{"gateway_state": "stopped"}\n');
+	it(
+		'a `hermes backup` zip: every store restored with the counts of its ' +
+			'fixture store, checked as a Hermes zip can be',
+		() => {
+			const zip = copyOf('hermes-backup.zip', 'zip');
+			const target = path.join(dir, 'zip-restored');
+			const r = hfxJson<Restored>(['restore', zip, '--to', target, '--yes']);
+			expect(r.code, r.stderr).toBe(0);
+			expect(r.json.status).toBe('restored');
+			expect(r.json.root).toBe('');
+			for (const rel of STORES) {
+				expect(r.json.databases.find(d => d.path === rel)).toMatchObject({ok: true, counts: counts(rel)});
+				expect(r.json.mapping).toContainEqual({archive: rel, target: path.join(target, rel)});
 			}
 
-			fs.writeFileSync(path.join(work, 'config.yaml'), 'model: x\n');
-		});
-		const target = path.join(dir, 'runtime-restored');
-		const r = hfxJson<Restored>(['restore', zip, '--to', target, '--yes']);
-		expect(r.code, r.stderr).toBe(0);
-		expect([...r.json.notRestored.runtimeState].sort()).toEqual([...runtime].sort());
-		for (const rel of runtime) {
-			expect(fs.existsSync(path.join(target, rel)), rel).toBe(false);
-		}
+			expect(fs.readFileSync(path.join(target, 'SOUL.md')).length).toBe(513);
+			expect(r.json.notRestored).toEqual({outsideRoot: [], runtimeState: [], sidecars: []});
+			expect(r.json.checked.members).toMatch(/CRC-32 and size in the zip/);
+			const text = hfx(['restore', zip, '--to', path.join(dir, 'zip-restored-2'), '--yes']);
+			expect(text.code, text.stderr).toBe(0);
+			expect(text.stdout).not.toMatch(/manifest/);
+			expect(text.stdout).toContain('counts as verified in the archive');
+		},
+	);
 
-		expect(fs.readFileSync(path.join(target, 'config.yaml'), 'utf8')).toBe('model: x\n');
-		expect(r.json.databases.find(d => d.path === 'profiles/work/state.db')).toMatchObject({
-			ok: true,
-			counts: counts('profiles/work/state.db'),
-		});
-		const text = hfx(['restore', zip, '--to', path.join(dir, 'runtime-restored-2'), '--yes']).stdout;
-		expect(text).toMatch(
-			/not restored: .*gateway_state\.json.*\(runtime state of the machine the archive was taken on/,
-		);
-	});
+	it(
+		'the same zip wrapped in .hermes/ (zip -r of the folder, the prefix ' +
+			"Hermes' import strips) restores onto the same paths",
+		() => {
+			const work = fs.mkdtempSync(path.join(dir, 'prefixed-'));
+			expect(
+				spawnSync('unzip', ['-q', path.join(FIXTURE, 'hermes-backup.zip'), '-d', path.join(work, '.hermes')]).status,
+			).toBe(0);
+			const zip = path.join(work, 'wrapped.zip');
+			expect(spawnSync('zip', ['-q', '-r', '-X', zip, '.hermes'], {cwd: work}).status).toBe(0);
+			const target = path.join(dir, 'prefixed-restored');
+			const r = hfxJson<Restored>(['restore', zip, '--to', target, '--yes']);
+			expect(r.code, r.stderr).toBe(0);
+			expect(r.json.root).toBe('.hermes');
+			expect(fs.existsSync(path.join(target, '.hermes'))).toBe(false);
+			expect(r.json.mapping).toContainEqual({
+				archive: '.hermes/profiles/work/state.db',
+				target: path.join(target, 'profiles/work/state.db'),
+			});
+			for (const rel of STORES) {
+				expect(r.json.databases.find(d => d.path === rel)).toMatchObject({ok: true, counts: counts(rel)});
+			}
+		},
+	);
+
+	it(
+		"a Hermes zip's _external/ (files from outside HERMES_HOME, which " +
+			"Hermes' import puts back under the user's home) is not restored into " +
+			'the root, and the output says so',
+		() => {
+			const zip = hermesZipWith('external', work => {
+				fs.mkdirSync(path.join(work, '_external/.honcho'), {recursive: true});
+				fs.writeFileSync(path.join(work, '_external/.honcho/config.json'), '{}\n');
+			});
+			const target = path.join(dir, 'external-restored');
+			const r = hfxJson<Restored>(['restore', zip, '--to', target, '--yes']);
+			expect(r.code, r.stderr).toBe(0);
+			expect(r.json.notRestored.outsideRoot).toEqual(['_external/.honcho/config.json']);
+			expect(fs.existsSync(path.join(target, '_external'))).toBe(false);
+			expect(fs.existsSync(path.join(target, 'profiles/work/state.db'))).toBe(true);
+			expect(hfx(['restore', zip, '--to', path.join(dir, 'external-restored-2'), '--yes']).stdout).toContain(
+				'not restored: 1 member outside the Hermes root (first: _external/.honcho/config.json)',
+			);
+		},
+	);
+
+	it(
+		"the source machine's runtime state in a Hermes zip (gateway_state.json, " +
+			"processes.json, gateway.lock, a profile's gateway.pid) is left out as " +
+			"Hermes' import leaves it out, and said so; everything else lands",
+		() => {
+			const runtime = ['gateway_state.json', 'processes.json', 'gateway.lock', 'profiles/work/gateway.pid'];
+			const zip = hermesZipWith('runtime', work => {
+				for (const rel of runtime) {
+					fs.writeFileSync(path.join(work, rel), '{"gateway_state": "stopped"}\n');
+				}
+
+				fs.writeFileSync(path.join(work, 'config.yaml'), 'model: x\n');
+			});
+			const target = path.join(dir, 'runtime-restored');
+			const r = hfxJson<Restored>(['restore', zip, '--to', target, '--yes']);
+			expect(r.code, r.stderr).toBe(0);
+			expect([...r.json.notRestored.runtimeState].sort()).toEqual([...runtime].sort());
+			for (const rel of runtime) {
+				expect(fs.existsSync(path.join(target, rel)), rel).toBe(false);
+			}
+
+			expect(fs.readFileSync(path.join(target, 'config.yaml'), 'utf8')).toBe('model: x\n');
+			expect(r.json.databases.find(d => d.path === 'profiles/work/state.db')).toMatchObject({
+				ok: true,
+				counts: counts('profiles/work/state.db'),
+			});
+			const text = hfx(['restore', zip, '--to', path.join(dir, 'runtime-restored-2'), '--yes']).stdout;
+			expect(text).toMatch(
+				/not restored: .*gateway_state\.json.*\(runtime state of the machine the archive was taken on/,
+			);
+		},
+	);
 
 	it("a quick snapshot (Hermes' manifest.json, no hfx manifest) verifies, restores its files and drills", () => {
 		const snap = copyOf('hermes-quick-snapshot', 'snap');

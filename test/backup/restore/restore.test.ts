@@ -137,50 +137,53 @@ describe('restore over a live or stale store', () => {
 		expect(error.reason).toContain(`pid ${w.pid}`);
 	});
 
-	it("yields exactly the archive's data over a stale -wal, keeps the old files, restores credentials 0600", async () => {
-		const home = makeHome('stale');
-		const atBackup = dump(home.db);
-		const backup = await createBackup({root: home.root, output: tempDir('stale-out')});
-		// After the backup an agent writes 300 more messages and dies: a stale -wal full of them.
-		const w = new WriterProcess(home.db);
-		writers.push(w);
-		await w.started();
-		const id = await w.create({source: 'discord', startedAt: T0 + 50_000});
-		await w.send({op: 'conversation', id, count: 300, from: T0 + 50_001, to: T0 + 60_000});
-		await w.kill();
-		const staleWal = `${home.db}-wal`;
-		expect(fs.statSync(staleWal).size).toBeGreaterThan(0);
-		// (Reading it first: a reader may rebuild the -shm; what the restore finds is what it keeps.)
-		expect(counts(home.db).messages).toBe(home.messages + 300);
-		const found = {db: sha(home.db), wal: sha(staleWal), shm: sha(`${home.db}-shm`)};
+	it(
+		"yields exactly the archive's data over a stale -wal, keeps the old " + 'files, restores credentials 0600',
+		async () => {
+			const home = makeHome('stale');
+			const atBackup = dump(home.db);
+			const backup = await createBackup({root: home.root, output: tempDir('stale-out')});
+			// After the backup an agent writes 300 more messages and dies: a stale -wal full of them.
+			const w = new WriterProcess(home.db);
+			writers.push(w);
+			await w.started();
+			const id = await w.create({source: 'discord', startedAt: T0 + 50_000});
+			await w.send({op: 'conversation', id, count: 300, from: T0 + 50_001, to: T0 + 60_000});
+			await w.kill();
+			const staleWal = `${home.db}-wal`;
+			expect(fs.statSync(staleWal).size).toBeGreaterThan(0);
+			// (Reading it first: a reader may rebuild the -shm; what the restore finds is what it keeps.)
+			expect(counts(home.db).messages).toBe(home.messages + 300);
+			const found = {db: sha(home.db), wal: sha(staleWal), shm: sha(`${home.db}-shm`)};
 
-		const r = await restoreArchive({archive: backup.archive!, target: home.root, mode: 'home', yes: true});
-		expect(r.exitCode).toBe(0);
-		expect(r.failed).toEqual([]);
-		expect(r.postProblems).toEqual([]);
-		// The old -wal and -shm were moved aside: nothing can replay them over the restored file.
-		expect(fs.existsSync(staleWal)).toBe(false);
-		expect(fs.existsSync(`${home.db}-shm`)).toBe(false);
-		expect(r.preRestoreDir).not.toBeNull();
-		const pre = r.preRestoreDir!;
-		expect(sha(path.join(pre, 'state.db'))).toBe(found.db);
-		expect(sha(path.join(pre, 'state.db-wal'))).toBe(found.wal);
-		expect(sha(path.join(pre, 'state.db-shm'))).toBe(found.shm);
-		// Exactly the archive's data, even after a writer opens it again.
-		expect(dump(home.db)).toBe(atBackup);
-		const reopened = new Database(home.db);
-		reopened.pragma('journal_mode = wal');
-		expect(reopened.prepare('SELECT count(*) FROM messages').pluck().get()).toBe(home.messages);
-		reopened.close();
-		expect(dump(home.db)).toBe(atBackup);
-		// Credentials and databases 0600, whatever they were.
-		for (const rel of ['.env', 'auth.json', 'state.db', 'profiles/work/state.db']) {
-			expect(fs.statSync(path.join(home.root, rel)).mode & 0o777, rel).toBe(0o600);
-		}
+			const r = await restoreArchive({archive: backup.archive!, target: home.root, mode: 'home', yes: true});
+			expect(r.exitCode).toBe(0);
+			expect(r.failed).toEqual([]);
+			expect(r.postProblems).toEqual([]);
+			// The old -wal and -shm were moved aside: nothing can replay them over the restored file.
+			expect(fs.existsSync(staleWal)).toBe(false);
+			expect(fs.existsSync(`${home.db}-shm`)).toBe(false);
+			expect(r.preRestoreDir).not.toBeNull();
+			const pre = r.preRestoreDir!;
+			expect(sha(path.join(pre, 'state.db'))).toBe(found.db);
+			expect(sha(path.join(pre, 'state.db-wal'))).toBe(found.wal);
+			expect(sha(path.join(pre, 'state.db-shm'))).toBe(found.shm);
+			// Exactly the archive's data, even after a writer opens it again.
+			expect(dump(home.db)).toBe(atBackup);
+			const reopened = new Database(home.db);
+			reopened.pragma('journal_mode = wal');
+			expect(reopened.prepare('SELECT count(*) FROM messages').pluck().get()).toBe(home.messages);
+			reopened.close();
+			expect(dump(home.db)).toBe(atBackup);
+			// Credentials and databases 0600, whatever they were.
+			for (const rel of ['.env', 'auth.json', 'state.db', 'profiles/work/state.db']) {
+				expect(fs.statSync(path.join(home.root, rel)).mode & 0o777, rel).toBe(0o600);
+			}
 
-		expect(fs.readFileSync(path.join(home.root, 'memories/MEMORY.md'), 'utf8')).toContain('remember the milk');
-		expect(r.databases.map(d => d.ok)).toEqual([true, true]);
-	});
+			expect(fs.readFileSync(path.join(home.root, 'memories/MEMORY.md'), 'utf8')).toContain('remember the milk');
+			expect(r.databases.map(d => d.ok)).toEqual([true, true]);
+		},
+	);
 
 	it('asks before replacing anything; without a confirmation it writes nothing', async () => {
 		const home = makeHome('confirm');
@@ -241,7 +244,10 @@ describe('restore over a live or stale store', () => {
 	});
 });
 
-/** Every entry under `dir` (links as links, never followed) with the sha256 of each file: "0 bytes changed" made checkable. */
+/**
+ * Every entry under `dir` (links as links, never followed) with the sha256 of each file: "0 bytes changed" made
+ * checkable.
+ */
 function treeState(dir: string): Record<string, string> {
 	const out: Record<string, string> = {};
 	const walk = (rel: string) => {
@@ -274,25 +280,29 @@ function occupiedTarget(tag: string, db: Buffer): string {
 }
 
 describe('the member policy in restore: sidecars and hostile members never written, one line, 0 bytes changed', () => {
-	it('a zip listing state.db-wal before state.db: refused up front, exit 2, the target byte for byte as it was (binary)', async () => {
-		const dir = tempDir('wal-first-restore');
-		const archive = pyZip(path.join(dir, 'wal-first.zip'), [
-			{name: 'config.yaml', data: 'model: x\n'},
-			{name: 'state.db-wal', data: Buffer.alloc(4096, 1)},
-			{name: 'state.db', data: tinyDb(dir, 5)},
-		]);
-		const target = occupiedTarget('wal-first-target', tinyDb(dir, 2));
-		const before = treeState(target);
-		const error = await refusal(restoreArchive({archive, target, mode: 'home', yes: true}));
-		expect(error.kind).toBe('unsafe-member');
-		expect(error.reason).toMatch(/"state\.db-wal" is refused: a SQLite -wal sidecar.*nothing was written/);
-		const cli = hfx(['restore', archive, '--home', target, '--yes']);
-		expect(cli.code).toBe(2);
-		expect(cli.stderr.trim().split('\n')).toHaveLength(1);
-		expect(cli.stderr).not.toMatch(/\n\s+at /);
-		expect(cli.stderr).toMatch(/state\.db-wal.*nothing was written/);
-		expect(treeState(target)).toEqual(before);
-	});
+	it(
+		'a zip listing state.db-wal before state.db: refused up front, exit 2, ' +
+			'the target byte for byte as it was (binary)',
+		async () => {
+			const dir = tempDir('wal-first-restore');
+			const archive = pyZip(path.join(dir, 'wal-first.zip'), [
+				{name: 'config.yaml', data: 'model: x\n'},
+				{name: 'state.db-wal', data: Buffer.alloc(4096, 1)},
+				{name: 'state.db', data: tinyDb(dir, 5)},
+			]);
+			const target = occupiedTarget('wal-first-target', tinyDb(dir, 2));
+			const before = treeState(target);
+			const error = await refusal(restoreArchive({archive, target, mode: 'home', yes: true}));
+			expect(error.kind).toBe('unsafe-member');
+			expect(error.reason).toMatch(/"state\.db-wal" is refused: a SQLite -wal sidecar.*nothing was written/);
+			const cli = hfx(['restore', archive, '--home', target, '--yes']);
+			expect(cli.code).toBe(2);
+			expect(cli.stderr.trim().split('\n')).toHaveLength(1);
+			expect(cli.stderr).not.toMatch(/\n\s+at /);
+			expect(cli.stderr).toMatch(/state\.db-wal.*nothing was written/);
+			expect(treeState(target)).toEqual(before);
+		},
+	);
 
 	const hostile: Array<[string, HostileMember]> = [
 		['a symbolic link state.db -> /etc/shadow', {name: 'state.db', symlink: '/etc/shadow'}],
@@ -315,21 +325,24 @@ describe('the member policy in restore: sidecars and hostile members never writt
 });
 
 describe("pre-restore copies: this restore's own folder, never through a link", () => {
-	it('two restores in the same second keep both sets of copies (pre-restore-<stamp> and -1), nothing overwritten', async () => {
-		const home = makeHome('twice');
-		const backup = await createBackup({root: home.root, output: tempDir('twice-out')});
-		const now = () => new Date('2026-12-01T10:00:00Z');
-		fs.writeFileSync(path.join(home.root, '.env'), 'KEY=first\n');
-		const first = {db: sha(home.db), env: sha(path.join(home.root, '.env'))};
-		const r1 = await restoreArchive({archive: backup.archive!, target: home.root, mode: 'home', yes: true, now});
-		fs.writeFileSync(path.join(home.root, '.env'), 'KEY=second\n');
-		const r2 = await restoreArchive({archive: backup.archive!, target: home.root, mode: 'home', yes: true, now});
-		expect(path.basename(r1.preRestoreDir!)).toBe('pre-restore-20261201-100000');
-		expect(path.basename(r2.preRestoreDir!)).toBe('pre-restore-20261201-100000-1');
-		expect(sha(path.join(r1.preRestoreDir!, 'state.db'))).toBe(first.db);
-		expect(sha(path.join(r1.preRestoreDir!, '.env'))).toBe(first.env);
-		expect(fs.readFileSync(path.join(r2.preRestoreDir!, '.env'), 'utf8')).toBe('KEY=second\n');
-	});
+	it(
+		'two restores in the same second keep both sets of copies ' + '(pre-restore-<stamp> and -1), nothing overwritten',
+		async () => {
+			const home = makeHome('twice');
+			const backup = await createBackup({root: home.root, output: tempDir('twice-out')});
+			const now = () => new Date('2026-12-01T10:00:00Z');
+			fs.writeFileSync(path.join(home.root, '.env'), 'KEY=first\n');
+			const first = {db: sha(home.db), env: sha(path.join(home.root, '.env'))};
+			const r1 = await restoreArchive({archive: backup.archive!, target: home.root, mode: 'home', yes: true, now});
+			fs.writeFileSync(path.join(home.root, '.env'), 'KEY=second\n');
+			const r2 = await restoreArchive({archive: backup.archive!, target: home.root, mode: 'home', yes: true, now});
+			expect(path.basename(r1.preRestoreDir!)).toBe('pre-restore-20261201-100000');
+			expect(path.basename(r2.preRestoreDir!)).toBe('pre-restore-20261201-100000-1');
+			expect(sha(path.join(r1.preRestoreDir!, 'state.db'))).toBe(first.db);
+			expect(sha(path.join(r1.preRestoreDir!, '.env'))).toBe(first.env);
+			expect(fs.readFileSync(path.join(r2.preRestoreDir!, '.env'), 'utf8')).toBe('KEY=second\n');
+		},
+	);
 
 	it('a pre-restore folder that is a planted link is never reused or followed', async () => {
 		const home = makeHome('planted-pre');
@@ -349,70 +362,88 @@ describe("pre-restore copies: this restore's own folder, never through a link", 
 		expect(fs.readdirSync(elsewhere)).toEqual([]);
 	});
 
-	it('a gateway.pid that is a FIFO is refused in one line (whether the gateway runs cannot be told), never read blocking, nothing written (binary)', async () => {
-		const home = makeHome('fifo-pid');
-		const backup = await createBackup({root: home.root, output: tempDir('fifo-pid-out')});
-		fs.rmSync(path.join(home.root, 'gateway.pid'), {force: true});
-		expect(spawnSync('mkfifo', [path.join(home.root, 'gateway.pid')]).status).toBe(0);
-		const before = treeState(home.root);
-		const started = Date.now();
-		const cli = hfx(['restore', backup.archive!, '--home', home.root, '--yes']);
-		expect(Date.now() - started).toBeLessThan(30_000);
-		expect(cli.code).toBe(2);
-		expect(cli.stderr.trim().split('\n')).toEqual([
-			expect.stringMatching(
-				/gateway\.pid: .*FIFO, not a regular file.*whether the gateway runs cannot be told; nothing was written\. Next: stop the gateway/,
-			) as string,
-		]);
-		expect(treeState(home.root)).toEqual(before);
-	});
+	it(
+		'a gateway.pid that is a FIFO is refused in one line (whether the ' +
+			'gateway runs cannot be told), never read blocking, nothing written ' +
+			'(binary)',
+		async () => {
+			const home = makeHome('fifo-pid');
+			const backup = await createBackup({root: home.root, output: tempDir('fifo-pid-out')});
+			fs.rmSync(path.join(home.root, 'gateway.pid'), {force: true});
+			expect(spawnSync('mkfifo', [path.join(home.root, 'gateway.pid')]).status).toBe(0);
+			const before = treeState(home.root);
+			const started = Date.now();
+			const cli = hfx(['restore', backup.archive!, '--home', home.root, '--yes']);
+			expect(Date.now() - started).toBeLessThan(30_000);
+			expect(cli.code).toBe(2);
+			expect(cli.stderr.trim().split('\n')).toEqual([
+				expect.stringMatching(
+					/gateway\.pid: .*FIFO, not a regular file.*whether the gateway runs cannot be told; nothing was written\. Next: stop the gateway/,
+				) as string,
+			]);
+			expect(treeState(home.root)).toEqual(before);
+		},
+	);
 
-	it('a symlinked backups/ is refused in one line before anything is written: no credential leaves the target (binary)', async () => {
-		const home = makeHome('linked-backups');
-		const backup = await createBackup({root: home.root, output: tempDir('linked-backups-out')});
-		const elsewhere = tempDir('linked-backups-elsewhere');
-		fs.rmSync(path.join(home.root, 'backups'), {recursive: true, force: true});
-		fs.symlinkSync(elsewhere, path.join(home.root, 'backups'));
-		const before = treeState(home.root);
-		const error = await refusal(restoreArchive({archive: backup.archive!, target: home.root, mode: 'home', yes: true}));
-		expect(error.kind).toBe('symlink-in-target');
-		expect(error.file).toBe(path.join(home.root, 'backups'));
-		const cli = hfx(['restore', backup.archive!, '--home', home.root, '--yes']);
-		expect(cli.code).toBe(2);
-		expect(cli.stderr.trim().split('\n')).toHaveLength(1);
-		expect(cli.stderr).toMatch(/backups.*symbolic link.*nothing was written/);
-		expect(fs.readdirSync(elsewhere)).toEqual([]);
-		expect(treeState(home.root)).toEqual(before);
-	});
+	it(
+		'a symlinked backups/ is refused in one line before anything is written: ' +
+			'no credential leaves the target (binary)',
+		async () => {
+			const home = makeHome('linked-backups');
+			const backup = await createBackup({root: home.root, output: tempDir('linked-backups-out')});
+			const elsewhere = tempDir('linked-backups-elsewhere');
+			fs.rmSync(path.join(home.root, 'backups'), {recursive: true, force: true});
+			fs.symlinkSync(elsewhere, path.join(home.root, 'backups'));
+			const before = treeState(home.root);
+			const error = await refusal(
+				restoreArchive({archive: backup.archive!, target: home.root, mode: 'home', yes: true}),
+			);
+			expect(error.kind).toBe('symlink-in-target');
+			expect(error.file).toBe(path.join(home.root, 'backups'));
+			const cli = hfx(['restore', backup.archive!, '--home', home.root, '--yes']);
+			expect(cli.code).toBe(2);
+			expect(cli.stderr.trim().split('\n')).toHaveLength(1);
+			expect(cli.stderr).toMatch(/backups.*symbolic link.*nothing was written/);
+			expect(fs.readdirSync(elsewhere)).toEqual([]);
+			expect(treeState(home.root)).toEqual(before);
+		},
+	);
 });
 
 describe("a failure that is not the archive's is one line too", () => {
-	it('a temp folder that does not exist: verify and restore each say so in one line, exit 2, the target unchanged (binary)', () => {
-		const dir = tempDir('no-tmp');
-		const archive = pyZip(path.join(dir, 'a.zip'), [
-			{name: 'config.yaml', data: 'model: x\n'},
-			{name: 'state.db', data: tinyDb(dir)},
-		]);
-		const target = occupiedTarget('no-tmp-target', tinyDb(dir, 3));
-		const before = treeState(target);
-		const env = {TMPDIR: path.join(dir, 'missing')};
-		const verify = hfx(['verify', archive], {env});
-		expect(verify.code).toBe(2);
-		expect(verify.stderr.trim().split('\n')).toEqual([
-			`hfx: ${env.TMPDIR}: the temp folder does not exist; hfx makes its working folders (private read copies, extractions, drills) there and nowhere else. Next: point TMPDIR at a folder this user can write (e.g. TMPDIR=/var/tmp), then run again`,
-		]);
-		const restore = hfx(['restore', archive, '--home', target, '--yes'], {env});
-		expect(restore.code).toBe(2);
-		expect(restore.stderr.trim().split('\n')).toEqual([
-			expect.stringMatching(
-				/missing: the temp folder does not exist; .*; nothing was written\. Next: point TMPDIR/,
-			) as string,
-		]);
-		expect(treeState(target)).toEqual(before);
-		const drill = hfx(['restore', '--drill', archive], {env});
-		expect(drill.code).toBe(2);
-		expect(drill.stderr.trim().split('\n')).toEqual([
-			expect.stringMatching(/missing: the temp folder does not exist; .*Next: point TMPDIR/) as string,
-		]);
-	});
+	it(
+		'a temp folder that does not exist: verify and restore each say so in ' +
+			'one line, exit 2, the target unchanged (binary)',
+		() => {
+			const dir = tempDir('no-tmp');
+			const archive = pyZip(path.join(dir, 'a.zip'), [
+				{name: 'config.yaml', data: 'model: x\n'},
+				{name: 'state.db', data: tinyDb(dir)},
+			]);
+			const target = occupiedTarget('no-tmp-target', tinyDb(dir, 3));
+			const before = treeState(target);
+			const env = {TMPDIR: path.join(dir, 'missing')};
+			const verify = hfx(['verify', archive], {env});
+			expect(verify.code).toBe(2);
+			expect(verify.stderr.trim().split('\n')).toEqual([
+				`hfx: ${env.TMPDIR}: the temp folder does not exist; hfx makes its ` +
+					`working folders (private read copies, extractions, drills) there and ` +
+					`nowhere else. Next: point TMPDIR at a folder this user can write (e.g. ` +
+					`TMPDIR=/var/tmp), then run again`,
+			]);
+			const restore = hfx(['restore', archive, '--home', target, '--yes'], {env});
+			expect(restore.code).toBe(2);
+			expect(restore.stderr.trim().split('\n')).toEqual([
+				expect.stringMatching(
+					/missing: the temp folder does not exist; .*; nothing was written\. Next: point TMPDIR/,
+				) as string,
+			]);
+			expect(treeState(target)).toEqual(before);
+			const drill = hfx(['restore', '--drill', archive], {env});
+			expect(drill.code).toBe(2);
+			expect(drill.stderr.trim().split('\n')).toEqual([
+				expect.stringMatching(/missing: the temp folder does not exist; .*Next: point TMPDIR/) as string,
+			]);
+		},
+	);
 });

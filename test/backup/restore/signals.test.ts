@@ -84,22 +84,27 @@ function expectOldOrNew(
 }
 
 describe("a signal during the restore's renames", () => {
-	it('SIGKILL (no handler runs): every file old or new, none missing; the next restore sweeps the staged temps and completes', async () => {
-		const {root, archive, fresh, old} = homeAndArchive('sig-kill');
-		const {child, exited} = await pausedRestore(archive, root);
-		child.kill('SIGKILL');
-		await exited;
-		const now = files(root);
-		expectOldOrNew(now, fresh, old);
-		// Some files are new already, some still old (the pause came after the first rename).
-		expect([...fresh].some(([rel, s]) => now.get(rel) === s && old.get(rel) !== s)).toBe(true);
-		expect([...fresh].some(([rel, s]) => now.get(rel) !== s)).toBe(true);
-		expect(hfx(['restore', archive, '--home', root, '--yes']).code).toBe(0);
-		expect([...files(root).keys()].filter(n => n.endsWith('.partial'))).toEqual([]);
-	});
+	it(
+		'SIGKILL (no handler runs): every file old or new, none missing; the ' +
+			'next restore sweeps the staged temps and completes',
+		async () => {
+			const {root, archive, fresh, old} = homeAndArchive('sig-kill');
+			const {child, exited} = await pausedRestore(archive, root);
+			child.kill('SIGKILL');
+			await exited;
+			const now = files(root);
+			expectOldOrNew(now, fresh, old);
+			// Some files are new already, some still old (the pause came after the first rename).
+			expect([...fresh].some(([rel, s]) => now.get(rel) === s && old.get(rel) !== s)).toBe(true);
+			expect([...fresh].some(([rel, s]) => now.get(rel) !== s)).toBe(true);
+			expect(hfx(['restore', archive, '--home', root, '--yes']).code).toBe(0);
+			expect([...files(root).keys()].filter(n => n.endsWith('.partial'))).toEqual([]);
+		},
+	);
 
 	it.each(['SIGINT', 'SIGTERM', 'SIGHUP'] as const)(
-		'%s: every file old or new, none missing, no temp left; the restore finished, so it exits as restored (0), never 128+N',
+		'%s: every file old or new, none missing, no temp left; the restore ' +
+			'finished, so it exits as restored (0), never 128+N',
 		async signal => {
 			const {root, archive, fresh, old} = homeAndArchive(`sig-${signal}`);
 			const {child, exited} = await pausedRestore(archive, root);

@@ -203,89 +203,106 @@ describe('restore a tar.gz: refused, nothing written', () => {
 });
 
 describe('restore a tar.gz of a volume tarred while its agent ran (state.db-wal inside)', () => {
-	it("folds the -wal's committed frames into the restored state.db: the 40 newer messages are there, no -wal or -shm is written, the volume is untouched", async () => {
-		const {home, parent} = await killedAgentVolume('tar-live');
-		const archive = path.join(tempDir('tar-live-out'), 'volume.tgz');
-		tarCzf(archive, parent, ['data'], {withSidecars: true});
-		expect(spawnSync('tar', ['tzf', archive], {encoding: 'utf8'}).stdout).toMatch(/data\/state\.db-wal/);
-		// verify calls it sound, and says what a restore folds (issue #28).
-		const verified = hfx(['verify', archive]);
-		expect(verified.code).toBe(0);
-		expect(verified.stdout).toMatch(
-			/note: taken while an agent had data\/state\.db open: its -wal holds \d+ commits? .* that a restore folds/,
-		);
-		const volume = folderDigest(path.join(parent, 'data'));
-		const target = path.join(tempDir('tar-live-target'), 'restored');
-		const r = restoreTo(archive, target);
-		expect(r.code, r.stderr).toBe(0);
-		expect(r.json.folded).toHaveLength(1);
-		expect(r.json.folded[0]).toMatchObject({db: 'state.db', wal: 'data/state.db-wal'});
-		expect(r.json.folded[0]!.frames).toBeGreaterThan(0);
-		expect(r.json.notRestored.sidecars).toEqual(expect.arrayContaining(['data/state.db-wal', 'data/state.db-shm']));
-		// Before this test opens it (a reader of a WAL database makes its own -wal and -shm).
-		expect(fs.readdirSync(target).filter(n => /-wal$|-shm$|-journal$/.test(n))).toEqual([]);
-		expect(counts(path.join(target, 'state.db'))).toEqual({sessions: home.sessions + 1, messages: home.messages + 40});
-		expect(r.json.databases.find(d => d.path === 'state.db')?.counts).toMatchObject({messages: home.messages + 40});
-		expect(folderDigest(path.join(parent, 'data'))).toEqual(volume);
+	it(
+		"folds the -wal's committed frames into the restored state.db: the 40 " +
+			'newer messages are there, no -wal or -shm is written, the volume is ' +
+			'untouched',
+		async () => {
+			const {home, parent} = await killedAgentVolume('tar-live');
+			const archive = path.join(tempDir('tar-live-out'), 'volume.tgz');
+			tarCzf(archive, parent, ['data'], {withSidecars: true});
+			expect(spawnSync('tar', ['tzf', archive], {encoding: 'utf8'}).stdout).toMatch(/data\/state\.db-wal/);
+			// verify calls it sound, and says what a restore folds (issue #28).
+			const verified = hfx(['verify', archive]);
+			expect(verified.code).toBe(0);
+			expect(verified.stdout).toMatch(
+				/note: taken while an agent had data\/state\.db open: its -wal holds \d+ commits? .* that a restore folds/,
+			);
+			const volume = folderDigest(path.join(parent, 'data'));
+			const target = path.join(tempDir('tar-live-target'), 'restored');
+			const r = restoreTo(archive, target);
+			expect(r.code, r.stderr).toBe(0);
+			expect(r.json.folded).toHaveLength(1);
+			expect(r.json.folded[0]).toMatchObject({db: 'state.db', wal: 'data/state.db-wal'});
+			expect(r.json.folded[0]!.frames).toBeGreaterThan(0);
+			expect(r.json.notRestored.sidecars).toEqual(expect.arrayContaining(['data/state.db-wal', 'data/state.db-shm']));
+			// Before this test opens it (a reader of a WAL database makes its own -wal and -shm).
+			expect(fs.readdirSync(target).filter(n => /-wal$|-shm$|-journal$/.test(n))).toEqual([]);
+			expect(counts(path.join(target, 'state.db'))).toEqual({
+				sessions: home.sessions + 1,
+				messages: home.messages + 40,
+			});
+			expect(r.json.databases.find(d => d.path === 'state.db')?.counts).toMatchObject({messages: home.messages + 40});
+			expect(folderDigest(path.join(parent, 'data'))).toEqual(volume);
 
-		const text = hfx(['restore', archive, '--to', path.join(tempDir('tar-live-target2'), 'r'), '--yes']);
-		expect(text.code, text.stderr).toBe(0);
-		expect(text.stdout).toMatch(
-			new RegExp(
-				`data/state\\.db-wal: ${r.json.folded[0]!.frames} committed frames folded into the restored state\\.db`,
-			),
-		);
-		expect(text.stdout).toContain('not restored: data/state.db-shm (a SQLite sidecar: never written as a file)');
-		// A drill restores it the same way into a scratch folder and scans the stores.
-		const drill = hfxJson<{ok: boolean; exitCode: number; scans: Array<{path: string; sessions: number}>}>([
-			'restore',
-			'--drill',
-			archive,
-		]);
-		expect(drill.json).toMatchObject({ok: true, exitCode: 0});
-		expect(drill.json.scans.find(x => x.path === 'state.db')?.sessions).toBe(home.sessions + 1);
-	});
+			const text = hfx(['restore', archive, '--to', path.join(tempDir('tar-live-target2'), 'r'), '--yes']);
+			expect(text.code, text.stderr).toBe(0);
+			expect(text.stdout).toMatch(
+				new RegExp(
+					`data/state\\.db-wal: ${r.json.folded[0]!.frames} committed frames folded into the restored state\\.db`,
+				),
+			);
+			expect(text.stdout).toContain('not restored: data/state.db-shm (a SQLite sidecar: never written as a file)');
+			// A drill restores it the same way into a scratch folder and scans the stores.
+			const drill = hfxJson<{ok: boolean; exitCode: number; scans: Array<{path: string; sessions: number}>}>([
+				'restore',
+				'--drill',
+				archive,
+			]);
+			expect(drill.json).toMatchObject({ok: true, exitCode: 0});
+			expect(drill.json.scans.find(x => x.path === 'state.db')?.sessions).toBe(home.sessions + 1);
+		},
+	);
 
-	it('a -wal with no valid frames (its header salt damaged) folds nothing: the restore says so and restores the database file as it is', async () => {
-		const {home, parent, db} = await killedAgentVolume('tar-stale');
-		const wal = fs.readFileSync(`${db}-wal`);
-		wal.writeUInt32BE((wal.readUInt32BE(16) ^ 0xff_ff_ff_ff) >>> 0, 16);
-		fs.writeFileSync(`${db}-wal`, wal);
-		const archive = path.join(tempDir('tar-stale-out'), 'volume.tgz');
-		tarCzf(archive, parent, ['data'], {withSidecars: true});
-		const target = path.join(tempDir('tar-stale-target'), 'restored');
-		const r = restoreTo(archive, target);
-		expect(r.code, r.stderr).toBe(0);
-		expect(r.json.folded).toEqual([expect.objectContaining({db: 'state.db', frames: 0})]);
-		expect(counts(path.join(target, 'state.db')).messages).toBe(home.messages);
-		expect(hfx(['restore', archive, '--to', path.join(tempDir('tar-stale-target2'), 'r'), '--yes']).stdout).toContain(
-			'data/state.db-wal: no committed frames (nothing to fold into state.db)',
-		);
-	});
+	it(
+		'a -wal with no valid frames (its header salt damaged) folds nothing: ' +
+			'the restore says so and restores the database file as it is',
+		async () => {
+			const {home, parent, db} = await killedAgentVolume('tar-stale');
+			const wal = fs.readFileSync(`${db}-wal`);
+			wal.writeUInt32BE((wal.readUInt32BE(16) ^ 0xff_ff_ff_ff) >>> 0, 16);
+			fs.writeFileSync(`${db}-wal`, wal);
+			const archive = path.join(tempDir('tar-stale-out'), 'volume.tgz');
+			tarCzf(archive, parent, ['data'], {withSidecars: true});
+			const target = path.join(tempDir('tar-stale-target'), 'restored');
+			const r = restoreTo(archive, target);
+			expect(r.code, r.stderr).toBe(0);
+			expect(r.json.folded).toEqual([expect.objectContaining({db: 'state.db', frames: 0})]);
+			expect(counts(path.join(target, 'state.db')).messages).toBe(home.messages);
+			expect(hfx(['restore', archive, '--to', path.join(tempDir('tar-stale-target2'), 'r'), '--yes']).stdout).toContain(
+				'data/state.db-wal: no committed frames (nothing to fold into state.db)',
+			);
+		},
+	);
 
-	it('over the home it was taken from (--home): what it brings back said before, the old files kept in pre-restore, the restore recorded in the audit trail', async () => {
-		const {home, parent} = await killedAgentVolume('tar-over');
-		const archive = path.join(tempDir('tar-over-out'), 'volume.tgz');
-		tarCzf(archive, parent, ['data'], {withSidecars: true});
-		const dry = hfxJson<{
-			comparison: Array<{path: string; dropped: {messages: number}; added: {sessions: number; messages: number}}>;
-		}>(['restore', archive, '--home', home.root, '--dry-run']);
-		expect(dry.code, dry.stderr).toBe(0);
-		expect(dry.json.comparison.find(c => c.path === 'state.db')).toMatchObject({
-			dropped: {messages: 0},
-			added: {sessions: 1, messages: 40},
-		});
-		const oldDb = dump(home.db);
-		const r = hfxJson<{
-			status: string;
-			preRestoreDir: string | null;
-			keptAside: string[];
-			audit: Array<{trail: string; seq: number | null}>;
-		}>(['restore', archive, '--home', home.root, '--yes']);
-		expect(r.code, r.stderr).toBe(0);
-		expect(r.json.keptAside).toContain('state.db');
-		expect(dump(path.join(r.json.preRestoreDir!, 'state.db'))).toBe(oldDb);
-		expect(r.json.audit.find(a => a.trail === path.join(home.root, 'hfx-audit.jsonl'))?.seq).toBeGreaterThan(0);
-		expect(counts(home.db).messages).toBe(home.messages + 40);
-	});
+	it(
+		'over the home it was taken from (--home): what it brings back said ' +
+			'before, the old files kept in pre-restore, the restore recorded in the ' +
+			'audit trail',
+		async () => {
+			const {home, parent} = await killedAgentVolume('tar-over');
+			const archive = path.join(tempDir('tar-over-out'), 'volume.tgz');
+			tarCzf(archive, parent, ['data'], {withSidecars: true});
+			const dry = hfxJson<{
+				comparison: Array<{path: string; dropped: {messages: number}; added: {sessions: number; messages: number}}>;
+			}>(['restore', archive, '--home', home.root, '--dry-run']);
+			expect(dry.code, dry.stderr).toBe(0);
+			expect(dry.json.comparison.find(c => c.path === 'state.db')).toMatchObject({
+				dropped: {messages: 0},
+				added: {sessions: 1, messages: 40},
+			});
+			const oldDb = dump(home.db);
+			const r = hfxJson<{
+				status: string;
+				preRestoreDir: string | null;
+				keptAside: string[];
+				audit: Array<{trail: string; seq: number | null}>;
+			}>(['restore', archive, '--home', home.root, '--yes']);
+			expect(r.code, r.stderr).toBe(0);
+			expect(r.json.keptAside).toContain('state.db');
+			expect(dump(path.join(r.json.preRestoreDir!, 'state.db'))).toBe(oldDb);
+			expect(r.json.audit.find(a => a.trail === path.join(home.root, 'hfx-audit.jsonl'))?.seq).toBeGreaterThan(0);
+			expect(counts(home.db).messages).toBe(home.messages + 40);
+		},
+	);
 });

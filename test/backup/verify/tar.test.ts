@@ -18,80 +18,94 @@ function tarCzf(parent: string, name: string, out: string): void {
 }
 
 describe('verify tar.gz', () => {
-	it('checks every database with its -wal replayed and calls the tar of a live volume sound: its -wal and -shm are notes (the commits a restore folds, never restored), not damage', async () => {
-		const {parent, messages} = await killedAgentVolume('tgz');
-		const out = path.join(tempDir('tgz-out'), 'volume.tar.gz');
-		tarCzf(parent, 'data', out);
-		const r = await verifyArtifact(out, {inlineChecks: true});
-		expect(r.problems).toEqual([]);
-		expect(r.kind).toBe('tar.gz');
-		expect(r.exitCode).toBe(0);
-		const main = r.databases.find(d => d.path === 'data/state.db')!;
-		expect(main.ok).toBe(true);
-		expect(main.counts.messages).toBe(messages);
-		expect(main.walBytes).toBeGreaterThan(0);
-		expect(r.databases.map(d => d.path).sort()).toEqual(['data/profiles/work/state.db', 'data/state.db']);
-		expect(r.live).toEqual([
-			expect.objectContaining({
-				database: 'data/state.db',
-				wal: 'data/state.db-wal',
-				sidecars: ['data/state.db-wal', 'data/state.db-shm'],
-			}),
-		]);
-		expect(r.live![0]!.commits).toBeGreaterThan(0);
-		expect(
-			r.notes.some(n => /its -wal holds \d+ commits? \(\d+ frames\) that a restore folds into data\/state\.db/.test(n)),
-		).toBe(true);
-	});
+	it(
+		'checks every database with its -wal replayed and calls the tar of a ' +
+			'live volume sound: its -wal and -shm are notes (the commits a restore ' +
+			'folds, never restored), not damage',
+		async () => {
+			const {parent, messages} = await killedAgentVolume('tgz');
+			const out = path.join(tempDir('tgz-out'), 'volume.tar.gz');
+			tarCzf(parent, 'data', out);
+			const r = await verifyArtifact(out, {inlineChecks: true});
+			expect(r.problems).toEqual([]);
+			expect(r.kind).toBe('tar.gz');
+			expect(r.exitCode).toBe(0);
+			const main = r.databases.find(d => d.path === 'data/state.db')!;
+			expect(main.ok).toBe(true);
+			expect(main.counts.messages).toBe(messages);
+			expect(main.walBytes).toBeGreaterThan(0);
+			expect(r.databases.map(d => d.path).sort()).toEqual(['data/profiles/work/state.db', 'data/state.db']);
+			expect(r.live).toEqual([
+				expect.objectContaining({
+					database: 'data/state.db',
+					wal: 'data/state.db-wal',
+					sidecars: ['data/state.db-wal', 'data/state.db-shm'],
+				}),
+			]);
+			expect(r.live![0]!.commits).toBeGreaterThan(0);
+			expect(
+				r.notes.some(n =>
+					/its -wal holds \d+ commits? \(\d+ frames\) that a restore folds into data\/state\.db/.test(n),
+				),
+			).toBe(true);
+		},
+	);
 
-	it('a -wal beside no database it belongs to stays a finding (exit 1): only the sidecars of a checked database are notes', async () => {
-		const {parent} = await killedAgentVolume('tgz-stray');
-		fs.renameSync(path.join(parent, 'data', 'state.db-wal'), path.join(parent, 'data', 'gone.db-wal'));
-		const out = path.join(tempDir('tgz-stray-out'), 'volume.tar.gz');
-		tarCzf(parent, 'data', out);
-		const r = await verifyArtifact(out, {inlineChecks: true});
-		expect(r.exitCode).toBe(1);
-		expect(r.problems.map(p => p.where.replace(/#\d+/, '#N'))).toEqual(['member #N "data/gone.db-wal"']);
-		// The -shm of the checked state.db is still a note.
-		expect(r.live).toEqual([
-			expect.objectContaining({database: 'data/state.db', wal: null, sidecars: ['data/state.db-shm']}),
-		]);
-	});
+	it(
+		'a -wal beside no database it belongs to stays a finding (exit 1): only ' +
+			'the sidecars of a checked database are notes',
+		async () => {
+			const {parent} = await killedAgentVolume('tgz-stray');
+			fs.renameSync(path.join(parent, 'data', 'state.db-wal'), path.join(parent, 'data', 'gone.db-wal'));
+			const out = path.join(tempDir('tgz-stray-out'), 'volume.tar.gz');
+			tarCzf(parent, 'data', out);
+			const r = await verifyArtifact(out, {inlineChecks: true});
+			expect(r.exitCode).toBe(1);
+			expect(r.problems.map(p => p.where.replace(/#\d+/, '#N'))).toEqual(['member #N "data/gone.db-wal"']);
+			// The -shm of the checked state.db is still a note.
+			expect(r.live).toEqual([
+				expect.objectContaining({database: 'data/state.db', wal: null, sidecars: ['data/state.db-shm']}),
+			]);
+		},
+	);
 
-	it('catches damage in the compressed stream and its trailer (exit 1 or 2, never 0), and a cut-off archive', async () => {
-		const {parent} = await killedAgentVolume('tgz-flip');
-		const dir = tempDir('tgz-flip-out');
-		const out = path.join(dir, 'volume.tar.gz');
-		tarCzf(parent, 'data', out);
-		const original = fs.readFileSync(out);
-		// The gzip header's mtime/xfl/os bytes (4-9) carry no checksum in gzip: flips there are not data damage.
-		const offsets = new Set<number>([0, 1, 2, 3]);
-		for (let o = 10; o < original.length; o += Math.max(1, Math.floor(original.length / 160))) {
-			offsets.add(o);
-		}
-
-		for (let o = original.length - 8; o < original.length; o++) {
-			offsets.add(o);
-		}
-
-		const flipped = path.join(dir, 'flipped.tar.gz');
-		const missed: number[] = [];
-		for (const o of offsets) {
-			const copy = Buffer.from(original);
-			flip(copy, o, 0xff);
-			fs.writeFileSync(flipped, copy);
-			const r = await verifyArtifact(flipped, {inlineChecks: true});
-			if (r.exitCode === 0) {
-				missed.push(o);
+	it(
+		'catches damage in the compressed stream and its trailer (exit 1 or 2, ' + 'never 0), and a cut-off archive',
+		async () => {
+			const {parent} = await killedAgentVolume('tgz-flip');
+			const dir = tempDir('tgz-flip-out');
+			const out = path.join(dir, 'volume.tar.gz');
+			tarCzf(parent, 'data', out);
+			const original = fs.readFileSync(out);
+			// The gzip header's mtime/xfl/os bytes (4-9) carry no checksum in gzip: flips there are not data damage.
+			const offsets = new Set<number>([0, 1, 2, 3]);
+			for (let o = 10; o < original.length; o += Math.max(1, Math.floor(original.length / 160))) {
+				offsets.add(o);
 			}
-		}
 
-		expect(missed).toEqual([]);
-		fs.writeFileSync(flipped, original.subarray(0, Math.floor(original.length / 2)));
-		const cut = await verifyArtifact(flipped, {inlineChecks: true});
-		expect(cut.exitCode).toBe(1);
-		expect(cut.problems[0]!.what).toMatch(/gzip|tar/);
-	});
+			for (let o = original.length - 8; o < original.length; o++) {
+				offsets.add(o);
+			}
+
+			const flipped = path.join(dir, 'flipped.tar.gz');
+			const missed: number[] = [];
+			for (const o of offsets) {
+				const copy = Buffer.from(original);
+				flip(copy, o, 0xff);
+				fs.writeFileSync(flipped, copy);
+				const r = await verifyArtifact(flipped, {inlineChecks: true});
+				if (r.exitCode === 0) {
+					missed.push(o);
+				}
+			}
+
+			expect(missed).toEqual([]);
+			fs.writeFileSync(flipped, original.subarray(0, Math.floor(original.length / 2)));
+			const cut = await verifyArtifact(flipped, {inlineChecks: true});
+			expect(cut.exitCode).toBe(1);
+			expect(cut.problems[0]!.what).toMatch(/gzip|tar/);
+		},
+	);
 
 	it('catches a damaged tar header in a plain tar', async () => {
 		const home = makeHome('tar-plain');
@@ -116,31 +130,35 @@ describe('verify tar.gz', () => {
 		expect(r.problems[0]!.what).toMatch(/header checksum mismatch/);
 	});
 
-	it('catches a plain tar cut exactly after a member (its end-of-archive blocks gone): the parser reads it as complete, hfx does not', async () => {
-		const home = makeHome('tar-cut-boundary');
-		const out = path.join(tempDir('tar-cut-boundary-out'), 'home.tar');
-		expect(
-			spawnSync('tar', [
-				'cf',
-				out,
-				'--exclude=*.db-wal',
-				'--exclude=*.db-shm',
-				'-C',
-				path.dirname(home.root),
-				path.basename(home.root),
-			]).status,
-		).toBe(0);
-		const bytes = fs.readFileSync(out);
-		let last = bytes.length - 1;
-		while (last > 0 && bytes[last] === 0) {
-			last--;
-		}
+	it(
+		'catches a plain tar cut exactly after a member (its end-of-archive ' +
+			'blocks gone): the parser reads it as complete, hfx does not',
+		async () => {
+			const home = makeHome('tar-cut-boundary');
+			const out = path.join(tempDir('tar-cut-boundary-out'), 'home.tar');
+			expect(
+				spawnSync('tar', [
+					'cf',
+					out,
+					'--exclude=*.db-wal',
+					'--exclude=*.db-shm',
+					'-C',
+					path.dirname(home.root),
+					path.basename(home.root),
+				]).status,
+			).toBe(0);
+			const bytes = fs.readFileSync(out);
+			let last = bytes.length - 1;
+			while (last > 0 && bytes[last] === 0) {
+				last--;
+			}
 
-		fs.writeFileSync(out, bytes.subarray(0, Math.ceil((last + 1) / 512) * 512));
-		const r = await verifyArtifact(out, {inlineChecks: true});
-		expect(r.exitCode).toBe(1);
-		expect(r.problems.map(p => p.what)).toEqual(['tar: no end-of-archive blocks (cut off?)']);
-	});
+			fs.writeFileSync(out, bytes.subarray(0, Math.ceil((last + 1) / 512) * 512));
+			const r = await verifyArtifact(out, {inlineChecks: true});
+			expect(r.exitCode).toBe(1);
+			expect(r.problems.map(p => p.what)).toEqual(['tar: no end-of-archive blocks (cut off?)']);
+		},
+	);
 
 	it('flags a 0-byte state.db beside a non-empty -wal (SQLite would delete that WAL)', async () => {
 		const {parent} = await killedAgentVolume('tgz-zero');

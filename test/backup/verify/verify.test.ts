@@ -27,7 +27,9 @@ function tinyHome(): string {
 	const db = new Database(path.join(root, 'state.db'));
 	db.pragma('page_size = 512');
 	db.exec(
-		'CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT, started_at REAL); CREATE TABLE messages (id INTEGER PRIMARY KEY, session_id TEXT, content TEXT)',
+		'CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT, started_at ' +
+			'REAL); CREATE TABLE messages (id INTEGER PRIMARY KEY, session_id TEXT, ' +
+			'content TEXT)',
 	);
 	db.exec("INSERT INTO sessions VALUES ('s1', 'cli', 1786060800)");
 	db.exec("INSERT INTO messages (session_id, content) VALUES ('s1', 'hello'), ('s1', 'world')");
@@ -274,22 +276,26 @@ describe('verify: an archive path that is no regular file is never read', () => 
 		expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/a FIFO, not a file or folder/) as string]);
 	});
 
-	it('a snapshot folder whose manifest.json is a FIFO: verify and restore name it and never block (the manifest is read non-blocking, bounded)', () => {
-		const dir = tempDir('fifo-manifest');
-		const snap = path.join(dir, '20261201-000000');
-		fs.mkdirSync(snap);
-		fs.writeFileSync(path.join(snap, 'state.db'), tinyDb(dir));
-		expect(spawnSync('mkfifo', [path.join(snap, 'manifest.json')]).status).toBe(0);
-		const started = Date.now();
-		const r = hfx(['verify', snap]);
-		expect(Date.now() - started).toBeLessThan(20_000);
-		expect(r.code).not.toBe(0);
-		expect(r.code).not.toBeNull();
-		expect(`${r.stdout}${r.stderr}`).toMatch(
-			/manifest\.json.*FIFO, not a regular file|FIFO, not a regular file.*manifest/s,
-		);
-		const restored = hfx(['restore', snap, '--to', path.join(dir, 'out'), '--yes']);
-		expect(restored.code).toBe(2);
-		expect(fs.existsSync(path.join(dir, 'out'))).toBe(false);
-	});
+	it(
+		'a snapshot folder whose manifest.json is a FIFO: verify and restore ' +
+			'name it and never block (the manifest is read non-blocking, bounded)',
+		() => {
+			const dir = tempDir('fifo-manifest');
+			const snap = path.join(dir, '20261201-000000');
+			fs.mkdirSync(snap);
+			fs.writeFileSync(path.join(snap, 'state.db'), tinyDb(dir));
+			expect(spawnSync('mkfifo', [path.join(snap, 'manifest.json')]).status).toBe(0);
+			const started = Date.now();
+			const r = hfx(['verify', snap]);
+			expect(Date.now() - started).toBeLessThan(20_000);
+			expect(r.code).not.toBe(0);
+			expect(r.code).not.toBeNull();
+			expect(`${r.stdout}${r.stderr}`).toMatch(
+				/manifest\.json.*FIFO, not a regular file|FIFO, not a regular file.*manifest/s,
+			);
+			const restored = hfx(['restore', snap, '--to', path.join(dir, 'out'), '--yes']);
+			expect(restored.code).toBe(2);
+			expect(fs.existsSync(path.join(dir, 'out'))).toBe(false);
+		},
+	);
 });

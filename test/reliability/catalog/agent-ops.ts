@@ -57,7 +57,8 @@ async function watchHeld(db: string, root: string, count: number): Promise<strin
 	for (let i = 0; i < count; i++) {
 		for (const h of findHolders(db).holders.filter(h => h.cmdline.includes('watch') && h.cmdline.includes(root))) {
 			seen.push(
-				`pid ${h.pid}: ${[...h.files.map(f => `fd on ${f.role}`), ...h.locks.map(l => `${l.access} lock on ${l.role}`)].join(', ')}`,
+				`pid ${h.pid}: ` +
+					[...h.files.map(f => `fd on ${f.role}`), ...h.locks.map(l => `${l.access} lock on ${l.role}`)].join(', '),
 			);
 		}
 
@@ -108,7 +109,10 @@ function agentOpKind(op: AgentOp): Fault {
 		id: `agent-${op.toLowerCase()}-while-watch`,
 		cls: 13,
 		outcome: 'ok',
-		notes: `the agent's ${WORDS[op]} 10 times (a second process, a session committed after each) while watch follows: all succeed (no "database is locked", no busy), watch follows every commit and holds nothing while idle`,
+		notes:
+			`the agent's ${WORDS[op]} 10 times (a second process, a session ` +
+			`committed after each) while watch follows: all succeed (no "database is ` +
+			`locked", no busy), watch follows every commit and holds nothing while idle`,
 		async setup(t) {
 			const h = await home(t.dir('home'));
 			const file = path.join(t.dir('out'), 'hfx.prom');
@@ -137,7 +141,8 @@ const stopsReportingRemoved: Fault = {
 	cls: 12,
 	outcome: 'ok',
 	notes:
-		'a profile removed with its folder while watch runs: one store-removed event, its series leave the textfile (its alert clears), the others stay up',
+		'a profile removed with its folder while watch runs: one store-removed ' +
+		'event, its series leave the textfile (its alert clears), the others stay up',
 	async setup(t) {
 		const h = await home(t.dir('home'));
 		const file = path.join(t.dir('out'), 'hfx.prom');
@@ -193,7 +198,9 @@ const textfileFolderRemoved: Fault = {
 	cls: 12,
 	outcome: 'ok',
 	notes:
-		"the textfile's folder removed under a quiet watch: one line on stderr naming the file, the watch goes on; the folder back, the file is written again and one line says so",
+		"the textfile's folder removed under a quiet watch: one line on stderr " +
+		'naming the file, the watch goes on; the folder back, the file is ' +
+		'written again and one line says so',
 	async setup(t) {
 		const h = await home(t.dir('home'));
 		const out = t.dir('out');
@@ -216,7 +223,8 @@ const textfileFolderRemoved: Fault = {
 					/^hfx: .*hfx\.prom: .*Next: .*goes on/.test(lines[0]!) &&
 					/hfx\.prom: written again$/.test(lines[1]!)
 					? null
-					: `expected two lines on stderr (the failure, then written again), got ${JSON.stringify(r.stderr.slice(0, 400))}`;
+					: `expected two lines on stderr (the failure, then written again), ` +
+							`got ${JSON.stringify(r.stderr.slice(0, 400))}`;
 			},
 		);
 		return {evidence: [h.root], ...scene};

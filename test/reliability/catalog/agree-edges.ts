@@ -32,7 +32,9 @@ export const AGREE_EDGES: Fault[] = [
 	kind(
 		'agree-repair-current-crash',
 		'refused',
-		"current Hermes' own repair-routing raises TypeError on a TEXT started_at: the dry run, --apply --yes and an operator's --donor are each refused in one line, nothing written",
+		"current Hermes' own repair-routing raises TypeError on a TEXT " +
+			"started_at: the dry run, --apply --yes and an operator's --donor are " +
+			'each refused in one line, nothing written',
 		t => {
 			const {dir, db} = copy(t, 'text-started-at');
 			return {
@@ -48,7 +50,8 @@ export const AGREE_EDGES: Fault[] = [
 	kind(
 		'agree-scan-json-no-messages',
 		'finding',
-		"v25's repair-routing fails on an empty model_config of a keyless row with no messages: scan says so (exit 1), nothing written",
+		"v25's repair-routing fails on an empty model_config of a keyless row " +
+			'with no messages: scan says so (exit 1), nothing written',
 		t => {
 			const {dir, db} = copy(t, 'json-empty-no-messages');
 			return {evidence: [dir], steps: [finding(['scan', '--db', db], {match: /malformed JSON[\s\S]*A_empty/})]};
@@ -57,7 +60,9 @@ export const AGREE_EDGES: Fault[] = [
 	kind(
 		'agree-apply-finding-remains',
 		'finding',
-		'an adoption after which a restart still resumes another row of the chat: committed, exit 1 naming that row and why (exit 2 stays for nothing written)',
+		'an adoption after which a restart still resumes another row of the ' +
+			'chat: committed, exit 1 naming that row and why (exit 2 stays for ' +
+			'nothing written)',
 		t => {
 			const {dir, db} = copy(t, 'finding-remains');
 			return {

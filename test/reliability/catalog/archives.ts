@@ -59,7 +59,9 @@ function sidecarTar(): Fault {
 		cls: 4,
 		outcome: 'ok',
 		notes:
-			'a tar.gz holding state.db and a state.db-wal: sound with a note, the sidecar never restored as a file (its frames folded into the restored database)',
+			'a tar.gz holding state.db and a state.db-wal: sound with a note, the ' +
+			'sidecar never restored as a file (its frames folded into the restored ' +
+			'database)',
 		async setup(t) {
 			const real = await realBytes(t);
 			const dir = t.dir('archives');

@@ -98,7 +98,8 @@ export const CRASH_WINDOWS: Fault[] = [
 		outcome: 'partial-cleaned',
 		runs: 4,
 		notes:
-			'kill -9 at a random point of `repair --apply --yes`; afterwards the audit chain verifies and an applied repair has its entry',
+			'kill -9 at a random point of `repair --apply --yes`; afterwards the ' +
+			'audit chain verifies and an applied repair has its entry',
 		async setup(t, run) {
 			const h = await home(t.dir('home'));
 			const audit = path.join(h.root, 'hfx-audit.jsonl');

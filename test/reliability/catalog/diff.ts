@@ -52,7 +52,9 @@ function against(
 	};
 }
 
-/** A zip whose one member, state.db, says 4096 bytes and inflates to 64 MiB of zeros (a bomb that lies about its size). */
+/**
+ * A zip whose one member, state.db, says 4096 bytes and inflates to 64 MiB of zeros (a bomb that lies about its size).
+ */
 function lyingBomb(file: string): string {
 	const name = Buffer.from('state.db');
 	const declared = Buffer.alloc(4096);
@@ -117,7 +119,10 @@ function sameStore(): Fault {
 	};
 }
 
-/** A signal while the private copy of an archive's store exists (paused right after its folder is made): nothing left in TMPDIR. */
+/**
+ * A signal while the private copy of an archive's store exists (paused right after its folder is made): nothing left in
+ * TMPDIR.
+ */
 function signalledWithCopy(signal: 'SIGINT' | 'SIGTERM'): Fault {
 	return {
 		id: `diff-${signal.toLowerCase()}-with-private-copy`,

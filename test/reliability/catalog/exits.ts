@@ -55,7 +55,9 @@ export const EXITS: Fault[] = [
 	kind(
 		'files-main-cut-in-half',
 		'refused',
-		"a stopped store's state.db (no -wal) cut to half its pages: its header still counts them all; SQLite reads it as damaged, so `files` reports it and exits 2 (never 0)",
+		"a stopped store's state.db (no -wal) cut to half its pages: its header " +
+			'still counts them all; SQLite reads it as damaged, so `files` reports ' +
+			'it and exits 2 (never 0)',
 		async t => {
 			const dir = t.dir('store');
 			const db = path.join(dir, 'state.db');
@@ -99,7 +101,8 @@ export const EXITS: Fault[] = [
 	kind(
 		'store-malformed-page',
 		'refused',
-		'one b-tree page at 70% of the real v21 store overwritten with 0xFF (found by the store fuzzer, seed 17): "malformed" in one line, no stack trace',
+		'one b-tree page at 70% of the real v21 store overwritten with 0xFF ' +
+			'(found by the store fuzzer, seed 17): "malformed" in one line, no stack trace',
 		t => {
 			const dir = t.dir('store');
 			const db = path.join(dir, 'state.db');
@@ -223,7 +226,8 @@ export const EXITS: Fault[] = [
 			const d = new Database(h.db);
 			for (const name of d
 				.prepare(
-					"SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'sessions' AND (sql LIKE '%session_key%' OR sql LIKE '%chat_id%')",
+					"SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = " +
+						"'sessions' AND (sql LIKE '%session_key%' OR sql LIKE '%chat_id%')",
 				)
 				.pluck()
 				.all() as string[]) {
@@ -231,7 +235,8 @@ export const EXITS: Fault[] = [
 			}
 
 			d.exec(
-				'PRAGMA journal_mode=DELETE; ALTER TABLE sessions DROP COLUMN session_key; ALTER TABLE sessions DROP COLUMN chat_id;',
+				'PRAGMA journal_mode=DELETE; ALTER TABLE sessions DROP COLUMN ' +
+					'session_key; ALTER TABLE sessions DROP COLUMN chat_id;',
 			);
 			d.close();
 			return {

@@ -63,7 +63,9 @@ export const FLEET_FINDINGS: Fault[] = [
 	generations(
 		'fleet-findings-metrics',
 		9,
-		"metrics --home on the generations root: ops' repair-routing crash and its rollback risk after an upgrade in the textfile; versions on hfx_store_info alone",
+		"metrics --home on the generations root: ops' repair-routing crash and " +
+			'its rollback risk after an upgrade in the textfile; versions on ' +
+			'hfx_store_info alone',
 		(root, out) => [
 			metricsTo(
 				root,
@@ -116,7 +118,8 @@ export const FLEET_FINDINGS: Fault[] = [
 	generations(
 		'fleet-gateway-state-hostile',
 		8,
-		"a running gateway's gateway_state.json whose code_version and code_sha carry ESC, quotes and newlines: no build is said, the label stays plain",
+		"a running gateway's gateway_state.json whose code_version and code_sha " +
+			'carry ESC, quotes and newlines: no build is said, the label stays plain',
 		(root, out) => [
 			metricsTo(
 				root,
@@ -144,7 +147,9 @@ export const FLEET_FINDINGS: Fault[] = [
 		outcome: 'ok',
 		needs: ['root'],
 		notes:
-			"the container's command line (contrib/docker) on a read-only bind mount of the generations root: every store read, ops' findings in the textfile, nothing written beside a store",
+			"the container's command line (contrib/docker) on a read-only bind mount " +
+			"of the generations root: every store read, ops' findings in the " +
+			'textfile, nothing written beside a store',
 		setup(t) {
 			const root = t.dir('home');
 			fs.cpSync(GENERATIONS, root, {recursive: true});

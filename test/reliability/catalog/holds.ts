@@ -22,7 +22,9 @@ function flip(region: Region): Fault {
 		outcome: 'finding',
 		runs: 4,
 		longRuns: 40,
-		notes: `one byte of the sealed archive's ${region} flipped (a random byte and bit per run): verify says damaged, restore refuses`,
+		notes:
+			`one byte of the sealed archive's ${region} flipped (a random byte and ` +
+			`bit per run): verify says damaged, restore refuses`,
 		async setup(t, run) {
 			const a = await archive(t.dir('archives'));
 			const span = (await regions(a))[region];
@@ -141,7 +143,10 @@ export const HOLDS: Fault[] = [
 		outcome: 'refused',
 		runs: EIO_POINTS.length,
 		needs: ['strace'],
-		notes: `EIO injected (strace -e inject) into reads of a crashed state.db at read #${EIO_POINTS.join(', #')}: one line or a verdict, no stack trace, nothing changed`,
+		notes:
+			`EIO injected (strace -e inject) into reads of a crashed state.db at ` +
+			`read #${EIO_POINTS.join(', #')}: one line or a verdict, no stack trace, ` +
+			`nothing changed`,
 		async setup(t, run) {
 			const s = await crashedStore(t.dir('store'));
 			return {
@@ -160,7 +165,8 @@ export const HOLDS: Fault[] = [
 		runs: 3,
 		needs: ['strace'],
 		notes:
-			"EIO injected into the reads of the home's state.db during a backup: refused or partial, no archive under a final name when refused",
+			"EIO injected into the reads of the home's state.db during a backup: " +
+			'refused or partial, no archive under a final name when refused',
 		async setup(t, run) {
 			const h = await home(t.dir('home'));
 			const out = t.dir('out');
@@ -235,7 +241,8 @@ export const HOLDS: Fault[] = [
 		cls: 9,
 		outcome: 'ok',
 		notes:
-			'two backups of one crashed home into one folder at once: one waits or is refused (the lock), every archive verifies, no debris',
+			'two backups of one crashed home into one folder at once: one waits or ' +
+			'is refused (the lock), every archive verifies, no debris',
 		async setup(t) {
 			const h = await crashedHome(t.dir('home'));
 			const out = t.dir('out');
@@ -258,7 +265,8 @@ export const HOLDS: Fault[] = [
 		cls: 9,
 		outcome: 'ok',
 		notes:
-			'a backup and `repair --apply --yes` of one home at once: each ends done or refused in one line; the audit chain verifies',
+			'a backup and `repair --apply --yes` of one home at once: each ends done ' +
+			'or refused in one line; the audit chain verifies',
 		async setup(t) {
 			const h = await home(t.dir('home'));
 			return {
@@ -279,7 +287,8 @@ export const HOLDS: Fault[] = [
 		runs: 3,
 		longRuns: 20,
 		notes:
-			'a writer committing ~200/s is SIGKILLed at a random moment while scan reads; then the crashed store it left is read with 0 bytes changed',
+			'a writer committing ~200/s is SIGKILLed at a random moment while scan ' +
+			'reads; then the crashed store it left is read with 0 bytes changed',
 		async setup(t, run) {
 			const dir = t.dir('store');
 			const db = path.join(dir, 'state.db');

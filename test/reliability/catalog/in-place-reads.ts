@@ -42,7 +42,10 @@ async function until(what: string, holds: () => boolean, ms = 20_000): Promise<v
 	}
 }
 
-/** The sqlite3 CLI holding `db` open (its first read creates -wal and -shm); `stop` ends it (a clean close) or SIGKILLs it (a crash). */
+/**
+ * The sqlite3 CLI holding `db` open (its first read creates -wal and -shm); `stop` ends it (a clean close) or SIGKILLs
+ * it (a crash).
+ */
 async function sqliteReader(db: string): Promise<{stop: (signal?: 'SIGKILL') => Promise<void>}> {
 	const child = spawn('sqlite3', [db], {stdio: ['pipe', 'ignore', 'ignore']});
 	child.stdin.write('SELECT count(*) FROM sqlite_master;\n');
@@ -88,7 +91,10 @@ function readAgain(why: RegExp): (r: RunResult) => string | null {
 	};
 }
 
-/** `scan --json` paused inside its immutable read (concurrent), then `change` done to the store while it is, then `sessions` on what is left. */
+/**
+ * `scan --json` paused inside its immutable read (concurrent), then `change` done to the store while it is, then
+ * `sessions` on what is left.
+ */
 function midRead(id: string, notes: string, change: (db: string) => Promise<void>, why: RegExp): Fault {
 	return {
 		id,
@@ -129,7 +135,9 @@ function midRead(id: string, notes: string, change: (db: string) => Promise<void
 export const IN_PLACE_READS: Fault[] = [
 	midRead(
 		'in-place-store-replaced-mid-read',
-		'state.db renamed over by a copy of itself (the same bytes, another inode) while scan reads it in place: that read is thrown away and the store read again; 0 bytes changed',
+		'state.db renamed over by a copy of itself (the same bytes, another ' +
+			'inode) while scan reads it in place: that read is thrown away and the ' +
+			'store read again; 0 bytes changed',
 		async db => {
 			const copy = path.join(path.dirname(db), '.state.db.replacing');
 			fs.copyFileSync(db, copy);
@@ -139,7 +147,9 @@ export const IN_PLACE_READS: Fault[] = [
 	),
 	midRead(
 		'in-place-wal-appears-mid-read',
-		'a reader (the sqlite3 CLI) opens the stopped store while scan reads it in place (-wal and -shm appear), holds it 6 s and closes (they go): the read is thrown away and done again beside the reader; 0 bytes changed',
+		'a reader (the sqlite3 CLI) opens the stopped store while scan reads it ' +
+			'in place (-wal and -shm appear), holds it 6 s and closes (they go): the ' +
+			'read is thrown away and done again beside the reader; 0 bytes changed',
 		async db => {
 			const reader = await sqliteReader(db);
 			await new Promise(resolve => setTimeout(resolve, 6000));

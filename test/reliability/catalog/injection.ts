@@ -36,7 +36,8 @@ export const INJECTION: Fault[] = [
 		cls: 8,
 		outcome: 'ok',
 		notes:
-			'a session title with a screen clear, OSC title and a fake verdict: sessions, scan, lineage print it inert; --json keeps it',
+			'a session title with a screen clear, OSC title and a fake verdict: ' +
+			'sessions, scan, lineage print it inert; --json keeps it',
 		async setup(t) {
 			const s = await poisoned(t, 'UPDATE sessions SET title = :evil WHERE id = :id');
 			return {

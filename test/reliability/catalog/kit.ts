@@ -60,7 +60,9 @@ export function recordsIn(...dirs: string[]): string[] {
 	return dirs.map(d => path.join(d, 'hfx-records.jsonl'));
 }
 
-/** What a confirmed `repair --apply` of `db` is meant to write: the store, its sidecars, the audit trail, its snapshot. */
+/**
+ * What a confirmed `repair --apply` of `db` is meant to write: the store, its sidecars, the audit trail, its snapshot.
+ */
 export function repairWrites(db: string): string[] {
 	const dir = path.dirname(db);
 	// The snapshot's lock is the confirmed repair's too: a SIGKILL leaves it, the next write takes it over.

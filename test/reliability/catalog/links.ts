@@ -22,7 +22,10 @@ function victim(t: TempSpace): {dir: string; file: string} {
 	return {dir, file};
 }
 
-/** A home with a link planted at `at(root, out)` to the victim file (or to `to`); evidence: the home, the victim's folder and the output folder. */
+/**
+ * A home with a link planted at `at(root, out)` to the victim file (or to `to`); evidence: the home, the victim's
+ * folder and the output folder.
+ */
 async function planted(
 	t: TempSpace,
 	at: (root: string, out: string) => string,
@@ -57,7 +60,8 @@ export const LINKS: Fault[] = [
 		cls: 2,
 		outcome: 'refused',
 		notes:
-			"the metrics textfile is a link to a victim file (node_exporter's folder is group-writable): refused, the victim untouched",
+			"the metrics textfile is a link to a victim file (node_exporter's folder " +
+			'is group-writable): refused, the victim untouched',
 		setup: async t =>
 			planted(
 				t,
@@ -83,7 +87,8 @@ export const LINKS: Fault[] = [
 		cls: 2,
 		outcome: 'ok',
 		notes:
-			'a link to a victim at .hfx.prom.<pid>.tmp for the pid hfx runs as (the old predictable temp): the temp is unguessable now, the victim untouched',
+			'a link to a victim at .hfx.prom.<pid>.tmp for the pid hfx runs as (the ' +
+			'old predictable temp): the temp is unguessable now, the victim untouched',
 		async setup(t) {
 			const h = await home(t.dir('home'));
 			const out = t.dir('out');
@@ -127,7 +132,8 @@ export const LINKS: Fault[] = [
 		cls: 2,
 		outcome: 'refused',
 		notes:
-			"the root's .hfx-backup.lock is a link to a victim file: refused (O_EXCL|O_NOFOLLOW), the link neither followed nor removed",
+			"the root's .hfx-backup.lock is a link to a victim file: refused " +
+			'(O_EXCL|O_NOFOLLOW), the link neither followed nor removed',
 		setup: async t =>
 			planted(
 				t,
@@ -204,7 +210,8 @@ export const LINKS: Fault[] = [
 		cls: 2,
 		outcome: 'refused',
 		notes:
-			'hfx-audit.head beside the store is a link to a victim file: `repair --apply --yes` refused, the victim untouched',
+			'hfx-audit.head beside the store is a link to a victim file: `repair ' +
+			'--apply --yes` refused, the victim untouched',
 		async setup(t) {
 			const scene = await planted(
 				t,

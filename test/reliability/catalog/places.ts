@@ -28,7 +28,9 @@ function capDrop(sessionId: string, reason = 'transcript_cap_drop'): string {
 	});
 }
 
-/** scan (finding: the incident) and files (a verdict) in text, then in JSON (exact, unwrapped), where `words` must show. */
+/**
+ * scan (finding: the incident) and files (a verdict) in text, then in JSON (exact, unwrapped), where `words` must show.
+ */
 function scanAndFiles(db: string, words: RegExp, more: {notMatch?: RegExp; wrap?: string[]} = {}) {
 	return [
 		finding(['scan', '--db', db], more),
@@ -87,7 +89,8 @@ export const PLACES: Fault[] = [
 		cls: 2,
 		outcome: 'finding',
 		notes:
-			'a retired-WAL capture folder that is a symbolic link to a real capture elsewhere: not followed, its image not copied',
+			'a retired-WAL capture folder that is a symbolic link to a real capture ' +
+			'elsewhere: not followed, its image not copied',
 		async setup(t) {
 			const s = await crashedStore(t.dir('store'));
 			const elsewhere = t.dir('elsewhere');
@@ -110,7 +113,8 @@ export const PLACES: Fault[] = [
 		cls: 9,
 		outcome: 'finding',
 		notes:
-			'a diverted transcript with one 24 MB line, then a newer line and an incomplete last line: read whole, counted, no hang',
+			'a diverted transcript with one 24 MB line, then a newer line and an ' +
+			'incomplete last line: read whole, counted, no hang',
 		async setup(t) {
 			const s = await crashedStore(t.dir('store'));
 			const big = JSON.stringify({role: 'tool', content: 'x'.repeat(24 * 1024 * 1024), timestamp: 1_786_200_000});
@@ -143,7 +147,8 @@ export const PLACES: Fault[] = [
 		cls: 9,
 		outcome: 'finding',
 		notes:
-			'spool files that are not JSON, a JSON array, binary bytes: damage (a spool file is written whole), named as turns Hermes will not replay',
+			'spool files that are not JSON, a JSON array, binary bytes: damage (a ' +
+			'spool file is written whole), named as turns Hermes will not replay',
 		async setup(t) {
 			const s = await crashedStore(t.dir('store'));
 			const spool = path.join(s.dir, 'pending_messages');
@@ -190,7 +195,8 @@ export const PLACES: Fault[] = [
 		cls: 3,
 		outcome: 'finding',
 		notes:
-			"a FIFO as a spool file, as a diverted transcript and as a capture's manifest.json and state.db: never opened for a blocking read",
+			"a FIFO as a spool file, as a diverted transcript and as a capture's " +
+			'manifest.json and state.db: never opened for a blocking read',
 		async setup(t) {
 			const s = await crashedStore(t.dir('store'));
 			const capture = path.join(s.dir, CAPTURE);
@@ -217,7 +223,8 @@ export const PLACES: Fault[] = [
 		cls: 9,
 		outcome: 'finding',
 		notes:
-			'a retired capture whose state.db is not a database, whose manifest is not JSON, and a .partial capture with only a header: each said in words',
+			'a retired capture whose state.db is not a database, whose manifest is ' +
+			'not JSON, and a .partial capture with only a header: each said in words',
 		async setup(t) {
 			const s = await crashedStore(t.dir('store'));
 			write(path.join(s.dir, CAPTURE, 'state.db'), Buffer.alloc(8192, 0x41));
@@ -239,7 +246,8 @@ export const PLACES: Fault[] = [
 		outcome: 'finding',
 		needs: ['root'],
 		notes:
-			'a spool file, a transcript and a capture folder mode 000, hfx run as nobody: each named unreadable, the scan still judged',
+			'a spool file, a transcript and a capture folder mode 000, hfx run as ' +
+			'nobody: each named unreadable, the scan still judged',
 		async setup(t) {
 			const s = await crashedStore(t.dir('store'));
 			write(path.join(s.dir, 'pending_messages', SPOOL), capDrop(s.ids.zombie));

@@ -144,7 +144,8 @@ export const SCHEMA_OBJECTS: Fault[] = [
 	oddHome(
 		'schema-home-metrics',
 		'finding',
-		'metrics --home: the textfile is written, hfx_store_up 0 with reason schema-object for the odd profile, 1 for the default',
+		'metrics --home: the textfile is written, hfx_store_up 0 with reason ' +
+			'schema-object for the odd profile, 1 for the default',
 		(root, out) => [
 			verdict(['metrics', '--home', root, '--textfile', path.join(out, 'hfx.prom')], {
 				match: ODD_PROFILE,

@@ -18,7 +18,10 @@ import {EVIL} from './injection.js';
 
 const PHRASE = 'the PR that got merged';
 
-/** A copy of the home whose store gets Hermes' v23+ FTS (indexed), a message with PHRASE (and `content`), and `then`'s change. */
+/**
+ * A copy of the home whose store gets Hermes' v23+ FTS (indexed), a message with PHRASE (and `content`), and `then`'s
+ * change.
+ */
 async function searchHome(
 	t: Parameters<Fault['setup']>[0],
 	options: {fts: boolean; content?: string; then?: string},
@@ -56,7 +59,10 @@ const says =
 	(r: RunResult): string | null =>
 		pattern.test(r.stdout) ? null : `the output does not say ${what}`;
 
-/** A home whose sessions/ holds a FIFO, a link out of the home and a 1 MB line named .jsonl, and whose spool holds a damaged payload: each is skipped or bounded. */
+/**
+ * A home whose sessions/ holds a FIFO, a link out of the home and a 1 MB line named .jsonl, and whose spool holds a
+ * damaged payload: each is skipped or bounded.
+ */
 async function hostilePlaces(t: Parameters<Fault['setup']>[0]): Promise<{root: string; db: string}> {
 	const s = await searchHome(t, {fts: true});
 	const sessions = path.join(path.dirname(s.db), 'sessions');
@@ -67,7 +73,8 @@ async function hostilePlaces(t: Parameters<Fault['setup']>[0]): Promise<{root: s
 	fs.symlinkSync('/etc/passwd', path.join(sessions, 'link.jsonl'));
 	fs.writeFileSync(
 		path.join(sessions, 'big.jsonl'),
-		`${JSON.stringify({role: 'user', content: `merged ${'y'.repeat(1_000_000)}`})}\n${JSON.stringify({role: 'user', content: `${EVIL} merged`})}\n{"cut`,
+		`${JSON.stringify({role: 'user', content: `merged ${'y'.repeat(1_000_000)}`})}\n` +
+			`${JSON.stringify({role: 'user', content: `${EVIL} merged`})}\n{"cut`,
 	);
 	fs.writeFileSync(
 		path.join(spool, 'pending-00000000000000000000000000000000.json'),
@@ -82,7 +89,9 @@ export const SEARCH: Fault[] = [
 		cls: 8,
 		outcome: 'ok',
 		notes:
-			'beside the store: a FIFO and a link named .jsonl (never opened or followed), a 1 MB line, escape codes and a cut last line, a damaged spool file: hits bounded and inert, no hang',
+			'beside the store: a FIFO and a link named .jsonl (never opened or ' +
+			'followed), a 1 MB line, escape codes and a cut last line, a damaged ' +
+			'spool file: hits bounded and inert, no hang',
 		async setup(t) {
 			const s = await hostilePlaces(t);
 			const bounded = (r: RunResult) => (r.stdout.length < 8000 ? null : `${r.stdout.length} characters of output`);
@@ -103,7 +112,8 @@ export const SEARCH: Fault[] = [
 		cls: 8,
 		outcome: 'ok',
 		notes:
-			'FTS5 syntax in the search text (NEAR(, column filters, AND/OR/NOT, *, ^, stray quotes): a verdict, never an FTS error',
+			'FTS5 syntax in the search text (NEAR(, column filters, AND/OR/NOT, *, ' +
+			'^, stray quotes): a verdict, never an FTS error',
 		async setup(t) {
 			const s = await searchHome(t, {fts: true});
 			const texts = [
@@ -142,7 +152,8 @@ export const SEARCH: Fault[] = [
 		cls: 8,
 		outcome: 'ok',
 		notes:
-			'escape codes, BEL, a C1 CSI, a bidi override and a newline in the search text (argv cannot hold NUL): searched as spaces, echoed inert',
+			'escape codes, BEL, a C1 CSI, a bidi override and a newline in the ' +
+			'search text (argv cannot hold NUL): searched as spaces, echoed inert',
 		async setup(t) {
 			const s = await searchHome(t, {fts: true});
 			return {
@@ -196,8 +207,10 @@ export const SEARCH: Fault[] = [
 		async setup(t) {
 			const s = await searchHome(t, {
 				fts: true,
-				// biome-ignore lint/suspicious/noThenProperty: searchHome's option, the SQL run after the store is built; never awaited
-				then: "INSERT OR REPLACE INTO state_meta(key, value) VALUES ('fts_stale', '1'); INSERT INTO messages_fts(messages_fts) VALUES ('delete-all');",
+				// biome-ignore lint/suspicious/noThenProperty: searchHome's option (SQL run after), never awaited
+				then:
+					"INSERT OR REPLACE INTO state_meta(key, value) VALUES ('fts_stale', " +
+					"'1'); INSERT INTO messages_fts(messages_fts) VALUES ('delete-all');",
 			});
 			return {
 				evidence: [s.root],
@@ -214,7 +227,7 @@ export const SEARCH: Fault[] = [
 		async setup(t) {
 			const s = await searchHome(t, {
 				fts: true,
-				// biome-ignore lint/suspicious/noThenProperty: searchHome's option, the SQL run after the store is built; never awaited
+				// biome-ignore lint/suspicious/noThenProperty: searchHome's option (SQL run after), never awaited
 				then: 'DROP VIEW messages_fts_src; DROP TRIGGER messages_fts_insert; DROP TRIGGER messages_fts_delete;',
 			});
 			return {

@@ -58,7 +58,8 @@ export const SYMLINKS: Fault[] = [
 		cls: 2,
 		outcome: 'ok',
 		notes:
-			"state.db a link to a crashed store elsewhere: the link must show the same sessions as the target (its -wal, not the link's folder)",
+			'state.db a link to a crashed store elsewhere: the link must show the ' +
+			"same sessions as the target (its -wal, not the link's folder)",
 		async setup(t) {
 			const s = await crashedStore(t.dir('real'));
 			const linkDir = t.dir('link');
@@ -143,7 +144,8 @@ export const SYMLINKS: Fault[] = [
 		cls: 2,
 		outcome: 'ok',
 		notes:
-			'hfx-audit.jsonl beside the store is a link to a victim file: `repair --apply --yes` must not append to the victim',
+			'hfx-audit.jsonl beside the store is a link to a victim file: `repair ' +
+			'--apply --yes` must not append to the victim',
 		async setup(t) {
 			const h = await home(t.dir('home'));
 			const victim = path.join(t.dir('victim'), 'passwd');
@@ -194,7 +196,9 @@ export const SYMLINKS: Fault[] = [
 		cls: 2,
 		outcome: 'refused',
 		notes:
-			'state.db-wal is a link to nowhere beside a crashed store\'s main file: said as a dangling link (refused or a finding), never silently read as "no WAL"',
+			"state.db-wal is a link to nowhere beside a crashed store's main file: " +
+			'said as a dangling link (refused or a finding), never silently read as ' +
+			'"no WAL"',
 		async setup(t) {
 			const s = await crashedStore(t.dir('store'));
 			fs.rmSync(`${s.db}-wal`);

@@ -34,7 +34,9 @@ export const TARBALL_VERDICTS: Fault[] = [
 		cls: 4,
 		outcome: 'ok',
 		notes:
-			'a tar.gz of a volume whose agent left its -wal and -shm: verify SOUND with the note, backups says yes (taken live), drill, then gate passes for that home and prints it',
+			'a tar.gz of a volume whose agent left its -wal and -shm: verify SOUND ' +
+			'with the note, backups says yes (taken live), drill, then gate passes ' +
+			'for that home and prints it',
 		async setup(t) {
 			const volume = await crashedHome(path.join(t.dir('vol'), 'data'));
 			const out = t.dir('out');
@@ -87,7 +89,9 @@ export const TARBALL_VERDICTS: Fault[] = [
 		cls: 5,
 		outcome: 'ok',
 		notes:
-			'three verified stamped tarballs of the home and one nobody verified: backup --keep 1 prunes the two older verified ones, keeps the unverified one, says so',
+			'three verified stamped tarballs of the home and one nobody verified: ' +
+			'backup --keep 1 prunes the two older verified ones, keeps the ' +
+			'unverified one, says so',
 		async setup(t) {
 			const volume = await crashedHome(path.join(t.dir('vol'), 'data'));
 			const out = t.dir('out');
@@ -126,7 +130,9 @@ export const TARBALL_VERDICTS: Fault[] = [
 		cls: 4,
 		outcome: 'finding',
 		notes:
-			'hfx-records.jsonl claims a drill of the tarball with a forged identity and live note of the wrong shapes: no stack trace, the tarball is not placed, gate blocks',
+			'hfx-records.jsonl claims a drill of the tarball with a forged identity ' +
+			'and live note of the wrong shapes: no stack trace, the tarball is not ' +
+			'placed, gate blocks',
 		async setup(t) {
 			const volume = await crashedHome(path.join(t.dir('vol'), 'data'));
 			const out = t.dir('out');

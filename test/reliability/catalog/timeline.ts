@@ -62,7 +62,8 @@ export const TIMELINE_FAULTS: Fault[] = [
 		cls: 1,
 		outcome: 'finding',
 		notes:
-			"a crashed agent's store (-wal and -shm, no holder): the timeline reads a private copy; text and --json; -shm untouched",
+			"a crashed agent's store (-wal and -shm, no holder): the timeline reads " +
+			'a private copy; text and --json; -shm untouched',
 		async setup(t) {
 			const s = await crashedStore(t.dir('store'));
 			return {

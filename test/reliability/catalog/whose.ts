@@ -69,7 +69,9 @@ export const WHOSE: Fault[] = [
 		cls: 5,
 		outcome: 'ok',
 		notes:
-			'two restores into one home started in the same second: each one that completes keeps its own pre-restore folder with the original state.db and .env',
+			'two restores into one home started in the same second: each one that ' +
+			'completes keeps its own pre-restore folder with the original state.db ' +
+			'and .env',
 		async setup(t) {
 			const arch = await archive(t.dir('archives'));
 			const target = await home(t.dir('target'));
@@ -91,7 +93,10 @@ export const WHOSE: Fault[] = [
 				after: () => {
 					const dirs = pre();
 					if (dirs.length < done) {
-						return `${done} restores completed but ${dirs.length} pre-restore folder(s) remain (${dirs.join(', ')}): one overwrote the other's kept copies`;
+						return (
+							`${done} restores completed but ${dirs.length} pre-restore folder(s) ` +
+							`remain (${dirs.join(', ')}): one overwrote the other's kept copies`
+						);
 					}
 
 					const env = dirs

@@ -67,13 +67,17 @@ const OPEN_FAILS = (file: string, errno: string): string[] => [
 
 const NOT_PERMISSION = /permission|sudo -u|chmod/i;
 
-/** A process whose program is hfx (as /proc/PID/cmdline shows it) holding `file` open, as hfx's TUI between reads; stopped after the run. */
+/**
+ * A process whose program is hfx (as /proc/PID/cmdline shows it) holding `file` open, as hfx's TUI between reads;
+ * stopped after the run.
+ */
 function hfxHolding(t: TempSpace, file: string): () => Promise<void> {
 	return async () => {
 		const bin = path.join(t.dir('holder'), 'hfx.js');
 		fs.writeFileSync(
 			bin,
-			"const fs = require('node:fs'); fs.openSync(process.argv[2], 'r'); process.stdout.write('held\\n'); setInterval(() => {}, 1000);\n",
+			"const fs = require('node:fs'); fs.openSync(process.argv[2], 'r'); " +
+				"process.stdout.write('held\\n'); setInterval(() => {}, 1000);\n",
 		);
 		const child = spawn(process.execPath, [bin, file], {stdio: ['ignore', 'pipe', 'ignore']});
 		t.onCleanup(() => {
@@ -191,7 +195,8 @@ export const WORDS: Fault[] = [
 	kind(
 		'words-edquot',
 		'refused',
-		'backup --quick with EDQUOT injected (strace) on the backup lock: "disk quota exceeded", never "full" nor an internal error',
+		'backup --quick with EDQUOT injected (strace) on the backup lock: "disk ' +
+			'quota exceeded", never "full" nor an internal error',
 		async t => {
 			const h = await home(t.dir('home'));
 			return {
@@ -209,7 +214,8 @@ export const WORDS: Fault[] = [
 	kind(
 		'words-enospc',
 		'refused',
-		'backup --quick and repair --apply on a tmpfs with 64 KiB left: "no space", and no empty state-snapshots/ left beside the store',
+		'backup --quick and repair --apply on a tmpfs with 64 KiB left: "no ' +
+			'space", and no empty state-snapshots/ left beside the store',
 		async t => {
 			const disk = t.tmpfs('size=6m')!;
 			const h = await home(path.join(disk, 'home'));
@@ -218,7 +224,8 @@ export const WORDS: Fault[] = [
 				path.join(disk, 'filler'),
 				Buffer.alloc(Math.max(0, Number(st.bavail) * Number(st.bsize) - 64 * 1024)),
 			);
-			// The fixture home holds a Hermes snapshot already: take its folder away, so that the one the refusal would leave shows.
+			// The fixture home holds a Hermes snapshot already: take its folder away, so that the one the refusal would leave
+			// shows.
 			const snaps = path.join(h.root, 'state-snapshots');
 			fs.rmSync(snaps, {recursive: true, force: true});
 			const none = (): string | null => (fs.existsSync(snaps) ? `a refusal for lack of space left ${snaps}` : null);
@@ -252,7 +259,9 @@ export const WORDS: Fault[] = [
 	kind(
 		'words-erofs-home',
 		'refused',
-		'backup --quick and repair --apply on a home mounted read-only: "read-only file system", never ENOENT, a permission problem or "run as the owner"',
+		'backup --quick and repair --apply on a home mounted read-only: ' +
+			'"read-only file system", never ENOENT, a permission problem or "run as ' +
+			'the owner"',
 		async t => {
 			const disk = t.tmpfs('size=8m')!;
 			const h = await home(path.join(disk, 'home'));
@@ -289,13 +298,17 @@ export const WORDS: Fault[] = [
 	kind(
 		'words-sigterm-applied',
 		'ok',
-		'SIGTERM while `repair --apply` commits: it finishes, says applied, exits 0 (as applied) and notes the signal in one line',
+		'SIGTERM while `repair --apply` commits: it finishes, says applied, ' +
+			'exits 0 (as applied) and notes the signal in one line',
 		async t => {
 			const h = await home(t.dir('home'));
 			const audit = path.join(h.root, 'hfx-audit.jsonl');
 			const applied = (r: RunResult): string | null => {
 				if (r.code !== 0 || !/now owns/.test(r.stdout)) {
-					return `expected an applied repair (exit 0, "now owns"), got exit ${r.code ?? r.signal}: ${r.stderr.trim().split('\n').at(-1)}`;
+					return (
+						`expected an applied repair (exit 0, "now owns"), got ` +
+						`exit ${r.code ?? r.signal}: ${r.stderr.trim().split('\n').at(-1)}`
+					);
 				}
 
 				return r.stderr.split('\n').filter(l => /SIGTERM.*finished and was recorded.*exit 0/.test(l)).length === 1

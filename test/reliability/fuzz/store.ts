@@ -42,7 +42,8 @@ async function tryStore(dir: string, input: Buffer): Promise<string | null> {
 export const storeFuzzer: Fuzzer = {
 	name: 'store reader (dist/hfx.js)',
 	notes:
-		'a clean v30 state.db, mutated (header, b-tree pages, cuts), read by `hfx scan` and `hfx sessions --json`; the file must stay as it was',
+		'a clean v30 state.db, mutated (header, b-tree pages, cuts), read by ' +
+		'`hfx scan` and `hfx sessions --json`; the file must stay as it was',
 	async run(seed, inputs) {
 		const dir = fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'hfx-fuzz-store-'));
 		try {

@@ -35,7 +35,8 @@ async function readAll(file: string, input: Buffer): Promise<string | null> {
 export const tarFuzzer: Fuzzer = {
 	name: 'tar reader',
 	notes:
-		'source/backup/archive/tarread.ts readTar (tar-stream) on a real tar of a home, mutated (headers, sizes, checksums, pax)',
+		'source/backup/archive/tarread.ts readTar (tar-stream) on a real tar of ' +
+		'a home, mutated (headers, sizes, checksums, pax)',
 	async run(seed, inputs) {
 		const dir = fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'hfx-fuzz-tar-'));
 		try {

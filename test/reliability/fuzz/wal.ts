@@ -23,7 +23,8 @@ function counts(scan: ReturnType<typeof scanWal>): string | null {
 export const walFuzzer: Fuzzer = {
 	name: 'wal parser',
 	notes:
-		'source/store/wal-header.ts parseWalHeader, wal-scan.ts scanWal on a real crashed -wal, mutated (header fields, frame headers, cuts, splices)',
+		'source/store/wal-header.ts parseWalHeader, wal-scan.ts scanWal on a ' +
+		'real crashed -wal, mutated (header fields, frame headers, cuts, splices)',
 	async run(seed, inputs) {
 		const dir = fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'hfx-fuzz-wal-'));
 		try {

@@ -52,7 +52,8 @@ async function readZip(file: string): Promise<string | null> {
 export const zipFuzzer: Fuzzer = {
 	name: 'zip reader',
 	notes:
-		'source/backup/archive/zipread.ts openZip, structuralProblems, readMember on a sealed archive by dist/hfx.js, mutated',
+		'source/backup/archive/zipread.ts openZip, structuralProblems, ' +
+		'readMember on a sealed archive by dist/hfx.js, mutated',
 	async run(seed, inputs) {
 		const dir = fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'hfx-fuzz-zip-'));
 		try {

@@ -39,7 +39,12 @@ type Expect = {hits: 'twenty'} | {hits: 'orphan'; orphanId: string};
 /** The statement hfx runs on the word index, with its MATCH expression inlined. */
 function baselineSql(match: string, limit: number): string {
 	const quoted = `'${match.replaceAll("'", "''")}'`;
-	return `SELECT m.id, m.session_id, m.role, m.timestamp, m.active, m.compacted, snippet(messages_fts, -1, '»', '«', '…', 16) FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid WHERE messages_fts MATCH ${quoted} ORDER BY messages_fts.rowid DESC LIMIT ${limit};`;
+	return (
+		`SELECT m.id, m.session_id, m.role, m.timestamp, m.active, m.compacted, ` +
+		`snippet(messages_fts, -1, '»', '«', '…', 16) FROM messages_fts JOIN ` +
+		`messages m ON m.id = messages_fts.rowid WHERE messages_fts ` +
+		`MATCH ${quoted} ORDER BY messages_fts.rowid DESC LIMIT ${limit};`
+	);
 }
 
 /** Does the answer hold what the query must find? */
@@ -132,7 +137,9 @@ async function measureQuery(
 		notes: correct
 			? []
 			: [
-					`hfx search ${text}: exit ${once.status}, route ${store.route}, ${store.hits.length} hits (expected exit 0, ${what})`,
+					`hfx search ${text}: exit ${once.status}, ` +
+						`route ${store.route}, ${store.hits.length} hits (expected exit ` +
+						`0, ${what})`,
 				],
 	};
 }
@@ -144,7 +151,10 @@ export const searchSection: Section = {
 		const {dbPath, manifest} = ensureBenchDb({log: ctx.log});
 		const rows: Row[] = [];
 		const notes = [
-			`Store: ${path.relative(ctx.root, dbPath)}, generator v${manifest.generatorVersion}, ${manifest.messages.toLocaleString('en-US')} messages, indexed by messages_fts (external content over messages_fts_src) and messages_fts_trigram.`,
+			`Store: ${path.relative(ctx.root, dbPath)}, generator ` +
+				`v${manifest.generatorVersion}, ${manifest.messages.toLocaleString('en-US')} ` +
+				`messages, indexed by messages_fts (external content over ` +
+				`messages_fts_src) and messages_fts_trigram.`,
 		];
 		settle(dbPath);
 		const owner = await startOwner(dbPath);

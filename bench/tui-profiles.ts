@@ -90,7 +90,10 @@ async function started(tty: ChildProcess, every: boolean): Promise<number> {
 	return pid;
 }
 
-/** One follower's CPU share while the writer commits into `profile`: started, settled, then 5 s of writes before the window. */
+/**
+ * One follower's CPU share while the writer commits into `profile`: started, settled, then 5 s of writes before the
+ * window.
+ */
 async function followShare(
 	ctx: BenchContext,
 	root: Root,
@@ -142,7 +145,9 @@ async function measureCase(
 			const share = await followShare(ctx, root, profile, all);
 			(all ? every : one).push(share);
 			ctx.log(
-				`  writes in ${profile}, ${all ? 'every profile' : `--profile ${profile}`}: ${(share * 100).toFixed(1)} % of one core`,
+				`  writes ` +
+					`in ${profile}, ${all ? 'every profile' : `--profile ${profile}`}: ${(share * 100).toFixed(1)} ` +
+					`% of one core`,
 			);
 		}
 	}
@@ -154,7 +159,9 @@ const pct = (values: readonly number[]) => values.map(v => (v * 100).toFixed(1))
 
 export const tuiProfilesSection: Section = {
 	id: 'tui-profiles',
-	title: `the live TUI following every profile of a root (3 × the 1M-message store), a writer at ${RATE} commits/s in one`,
+	title:
+		`the live TUI following every profile of a root (3 × the 1M-message ` +
+		`store), a writer at ${RATE} commits/s in one`,
 	async run(ctx: BenchContext): Promise<SectionResult> {
 		const rows: Row[] = [];
 		const notes: string[] = [];
@@ -167,13 +174,18 @@ export const tuiProfilesSection: Section = {
 				const {one, every} = await measureCase(ctx, root, profile);
 				const ratio = median(every) / median(one);
 				rows.push({
-					measurement: `CPU following 3 profiles / following one, writes in ${focus} (${profile}): ${(median(every) * 100).toFixed(1)} % / ${(median(one) * 100).toFixed(1)} % of one core (medians of ${ROUNDS}, ${WINDOW_MS / 1000} s each)`,
+					measurement:
+						`CPU following 3 profiles / following one, writes in ${focus} ` +
+						`(${profile}): ${(median(every) * 100).toFixed(1)} % ` +
+						`/ ${(median(one) * 100).toFixed(1)} % of one core (medians ` +
+						`of ${ROUNDS}, ${WINDOW_MS / 1000} s each)`,
 					ratio,
 					target: `≤ ${TARGET_RATIO}×`,
 					result: ratio <= TARGET_RATIO ? 'PASS' : 'FAIL',
 				});
 				notes.push(
-					`Writes in ${profile}: every profile ${pct(every)} %, --profile ${profile} ${pct(one)} % of one core, round by round.`,
+					`Writes in ${profile}: every profile ${pct(every)} %, ` +
+						`--profile ${profile} ${pct(one)} % of one core, round by round.`,
 				);
 			}
 		} finally {

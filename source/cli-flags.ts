@@ -145,7 +145,10 @@ export const OWN_FLAGS = {
 	jsonLines: {type: 'boolean', help: 'one JSON object per event line (for journald and log shippers)'},
 	askHermes: {
 		type: 'boolean',
-		help: 'when no running gateway states its build in gateway_state.json, run `hermes --version` (the hermes on PATH, no shell, 5 s timeout) to pick the rules of the installed build',
+		help:
+			'when no running gateway states its build in gateway_state.json, run ' +
+			'`hermes --version` (the hermes on PATH, no shell, 5 s timeout) to pick ' +
+			'the rules of the installed build',
 	},
 	staleAfter: {
 		type: 'string',

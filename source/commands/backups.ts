@@ -29,7 +29,10 @@ export async function runBackups(flags: BackupsFlags, io: Io): Promise<ExitCode>
 	});
 }
 
-/** The profile --profile names, refused when the root has no such profile's home (a typo would list no snapshot, silently). */
+/**
+ * The profile --profile names, refused when the root has no such profile's home (a typo would list no snapshot,
+ * silently).
+ */
 function profileOf(profile: string | undefined, root: string): string | null {
 	if (!profile || profile === 'default') {
 		return profile ?? null;

@@ -65,7 +65,9 @@ export function inclusionOf(
 	if (parts !== null && lacked !== null && compareVersions(parts, lacked) < 0) {
 		return {
 			included: false,
-			why: `version ${build!.version} is older than ${change.lackedBefore}, and main still lacked #${change.pr} when it carried ${change.lackedBefore}`,
+			why:
+				`version ${build!.version} is older than ${change.lackedBefore}, and ` +
+				`main still lacked #${change.pr} when it carried ${change.lackedBefore}`,
 			confidence: 'medium',
 		};
 	}
@@ -73,7 +75,10 @@ export function inclusionOf(
 	if (parts !== null && had !== null && compareVersions(parts, had) >= 0) {
 		return {
 			included: true,
-			why: `version ${build!.version} is ${change.hadFrom} or later, released after #${change.pr} landed${change.merged === null ? '' : ` (${change.merged})`}`,
+			why:
+				`version ${build!.version} is ${change.hadFrom} or later, released after ` +
+				`#${change.pr} ` +
+				`landed${change.merged === null ? '' : ` (${change.merged})`}`,
 			confidence: 'medium',
 		};
 	}
@@ -91,7 +96,10 @@ export function inclusionOf(
 	const known = change.hadFrom === null ? 'no version is known to have it' : `versions from ${change.hadFrom} have it`;
 	return {
 		included: null,
-		why: `${said || 'the build'} does not decide #${change.pr} (versions before ${change.lackedBefore ?? '(none established)'} lack it, ${known}; its sha is not one known to have or lack it)`,
+		why:
+			`${said || 'the build'} does not decide #${change.pr} (versions ` +
+			`before ${change.lackedBefore ?? '(none established)'} lack ` +
+			`it, ${known}; its sha is not one known to have or lack it)`,
 		confidence: 'weak',
 	};
 }
@@ -154,7 +162,9 @@ export function resolveBuildRules(generation: RuleSet, build: HermesBuild | null
 			rules: base,
 			alternative: null,
 			confidence: 'weak',
-			decidedBy: `${said}the store is schema ${generation}: its own generation's rules decide, the changes inside v30 do not apply`,
+			decidedBy:
+				`${said}the store is schema ${generation}: its own generation's rules ` +
+				`decide, the changes inside v30 do not apply`,
 			changes: [],
 		};
 	}

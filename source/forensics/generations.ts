@@ -14,9 +14,15 @@ export const CURRENT_SCHEMA_VERSION = 30;
 
 export type Rules = {
 	ruleSet: RuleSet;
-	/** The rule set as said: the generation, or a variant of it for a build that lacks a change shipped inside it (build-rules.ts). */
+	/**
+	 * The rule set as said: the generation, or a variant of it for a build that lacks a change shipped inside it
+	 * (build-rules.ts).
+	 */
 	label: string;
-	/** legacy: live/recoverable rows with messages, newest started_at first; recency: rows with messages first, then COALESCE(last_activity_at, started_at). */
+	/**
+	 * legacy: live/recoverable rows with messages, newest started_at first; recency: rows with messages first, then
+	 * COALESCE(last_activity_at, started_at).
+	 */
 	finder: 'legacy' | 'recency';
 	recoverable: ReadonlySet<string>;
 	/** A row whose handoff_state is 'completed' is resumed whatever its end reason (v30). */
@@ -103,14 +109,24 @@ export function generationOf(facts: {hasLastActivity: boolean; schemaVersion: nu
 	if (!facts.hasLastActivity) {
 		return {
 			ruleSet: 'legacy-v21',
-			reason: `no sessions.last_activity_at${facts.schemaVersion === null ? '' : ` (schema_version ${facts.schemaVersion})`}: written by an older Hermes (schema ≤ v23) whose finder takes live/agent_close/ws_orphan_reap rows with messages, newest started_at first; that generation has no repair-routing`,
+			reason:
+				`no sessions.last_activity_at` +
+				`${facts.schemaVersion === null ? '' : ` (schema_version ${facts.schemaVersion})`}: ` +
+				`written by an older Hermes (schema ≤ v23) whose finder takes ` +
+				`live/agent_close/ws_orphan_reap rows with messages, newest started_at ` +
+				`first; that generation has no repair-routing`,
 		};
 	}
 
 	if (facts.schemaVersion !== null && facts.schemaVersion < CURRENT_SCHEMA_VERSION) {
 		return {
 			ruleSet: 'v25',
-			reason: `sessions.last_activity_at exists and schema_version is ${facts.schemaVersion} (< ${CURRENT_SCHEMA_VERSION}): the v25 generation (recoverable only agent_close/ws_orphan_reap, no completed-handoff clause, no profile fence, no epoch window, a throwing JSON extract in repair-routing)`,
+			reason:
+				`sessions.last_activity_at exists and schema_version ` +
+				`is ${facts.schemaVersion} (< ${CURRENT_SCHEMA_VERSION}): the v25 ` +
+				`generation (recoverable only agent_close/ws_orphan_reap, no ` +
+				`completed-handoff clause, no profile fence, no epoch window, a throwing ` +
+				`JSON extract in repair-routing)`,
 		};
 	}
 
@@ -118,7 +134,9 @@ export function generationOf(facts: {hasLastActivity: boolean; schemaVersion: nu
 		ruleSet: 'v30',
 		reason:
 			facts.schemaVersion === null
-				? 'sessions.last_activity_at exists and there is no readable schema_version: taken as current Hermes (v30 rules)'
-				: `schema_version ${facts.schemaVersion}: current Hermes (v30 rules: four recoverable reasons, completed handoffs, profile fence, epoch window)`,
+				? 'sessions.last_activity_at exists and there is no readable ' +
+					'schema_version: taken as current Hermes (v30 rules)'
+				: `schema_version ${facts.schemaVersion}: current Hermes (v30 rules: four ` +
+					`recoverable reasons, completed handoffs, profile fence, epoch window)`,
 	};
 }

@@ -23,9 +23,15 @@ export type RuleChange = {
 	title: string;
 	/** The day it reached main (UTC), or null where that is not established. */
 	merged: string | null;
-	/** Every build stamped with an older version lacks it (main carried this version, or a later one, where it was still absent); null: not established. */
+	/**
+	 * Every build stamped with an older version lacks it (main carried this version, or a later one, where it was still
+	 * absent); null: not established.
+	 */
 	lackedBefore: string | null;
-	/** Every build stamped with this version or a later one has it (the first release bumped after it landed); null: not established. */
+	/**
+	 * Every build stamped with this version or a later one has it (the first release bumped after it landed); null: not
+	 * established.
+	 */
 	hadFrom: string | null;
 	/** Commit prefixes known to have it, and known to lack it (§3.3). */
 	shasWith: readonly string[];
@@ -48,8 +54,18 @@ export const RULE_CHANGES: readonly RuleChange[] = [
 		shasWith: ['00704d08'],
 		shasWithout: ['f31cf971'],
 		effect: 'epochWindow',
-		note: "before it, a garbage last_activity_at or message timestamp (5.49e+246, TEXT) is a row's last activity in repair-routing's freshest-of, so such a donor falls outside every contiguity window (or outranks the others)",
-		how: 'shas: §3.3. Date and release NOT established: §3.3 dates it 2026-08-21 (PR #91543, whose text of that day proposes a 1e9..4.2e9 window), but the corpus lists #91543 closed, and upstream hermes_state_common.py at f31cf971e9ec (SCHEMA_VERSION 30, already carrying the #106459 boundary fix of 2026-09-10) still has the unwindowed _sql_freshest_of. So main after the 0.21.1 release (2026-09-07) still lacked it: versions before 0.21.1 lack it; no version is known to have it',
+		note:
+			'before it, a garbage last_activity_at or message timestamp (5.49e+246, ' +
+			"TEXT) is a row's last activity in repair-routing's freshest-of, so such " +
+			'a donor falls outside every contiguity window (or outranks the others)',
+		how:
+			'shas: §3.3. Date and release NOT established: §3.3 dates it 2026-08-21 ' +
+			'(PR #91543, whose text of that day proposes a 1e9..4.2e9 window), but ' +
+			'the corpus lists #91543 closed, and upstream hermes_state_common.py at ' +
+			'f31cf971e9ec (SCHEMA_VERSION 30, already carrying the #106459 boundary ' +
+			'fix of 2026-09-10) still has the unwindowed _sql_freshest_of. So main ' +
+			'after the 0.21.1 release (2026-09-07) still lacked it: versions before ' +
+			'0.21.1 lack it; no version is known to have it',
 	},
 	{
 		id: 'build-identity',
@@ -61,7 +77,9 @@ export const RULE_CHANGES: readonly RuleChange[] = [
 		shasWith: [],
 		shasWithout: [],
 		effect: null,
-		note: 'no verdict: it is what lets hfx name the build (a gateway_state.json without code_version is from before it)',
+		note:
+			'no verdict: it is what lets hfx name the build (a gateway_state.json ' +
+			'without code_version is from before it)',
 		how: 'merge date: §3.1 (PR text), versions inferred as for #91543',
 	},
 	{
@@ -139,8 +157,15 @@ export const RULE_CHANGES: readonly RuleChange[] = [
 		shasWith: [],
 		shasWithout: [],
 		effect: null,
-		note: "no verdict: the sweep writes end_reason='startup_orphan_reap' on phantom source='unknown' rows, which are keyless, so the restart finder (by key) never resumes them and repair-routing lists them the same; the store shows whether a sweep ran",
-		how: 'merge date: §3.3 and #111999 (comment of 2026-09-15 read); 0.21.3 at db1f3f45 was in use on 2026-09-21 (#118161), its inclusion not established',
+		note:
+			"no verdict: the sweep writes end_reason='startup_orphan_reap' on " +
+			"phantom source='unknown' rows, which are keyless, so the restart finder " +
+			'(by key) never resumes them and repair-routing lists them the same; the ' +
+			'store shows whether a sweep ran',
+		how:
+			'merge date: §3.3 and #111999 (comment of 2026-09-15 read); 0.21.3 at ' +
+			'db1f3f45 was in use on 2026-09-21 (#118161), its inclusion not ' +
+			'established',
 	},
 	{
 		id: 'prune-freshest',

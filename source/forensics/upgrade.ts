@@ -69,7 +69,9 @@ function orphanChanges(today: Verdicts, after: Verdicts, lines: UpgradeLine[], w
 		if (!sameOrphan(a, b)) {
 			lines.push({
 				subject: id,
-				text: `${words.today} ${orphanWords(a, today.repairRoutingCrash !== null)}; ${words.after}, ${orphanWords(b, after.repairRoutingCrash !== null)}`,
+				text:
+					`${words.today} ${orphanWords(a, today.repairRoutingCrash !== null)}; ` +
+					`${words.after}, ${orphanWords(b, after.repairRoutingCrash !== null)}`,
 			});
 		}
 	}

@@ -8,7 +8,8 @@ import {ago} from '../text/format.js';
 
 export function backupStatus(e: BackupEntry, now: number): {verified: string; drilled: string} {
 	const verified = e.verified
-		? `yes, ${ago(e.verified.at, now)}${e.verified.level === 'write' ? ' (at write)' : ''}${e.verified.live ? ' (taken live)' : ''}`
+		? `yes, ${ago(e.verified.at, now)}` +
+			`${e.verified.level === 'write' ? ' (at write)' : ''}${e.verified.live ? ' (taken live)' : ''}`
 		: e.changedSinceRecorded
 			? 'CHANGED since'
 			: e.lastFailure?.event === 'verify'
@@ -18,7 +19,10 @@ export function backupStatus(e: BackupEntry, now: number): {verified: string; dr
 	return {verified, drilled};
 }
 
-/** A backup's row in words, as `hfx backups` and the Backups pane both say it: its kind (a snapshot's with its profile), complete, verified, drilled, and whose home it is. */
+/**
+ * A backup's row in words, as `hfx backups` and the Backups pane both say it: its kind (a snapshot's with its profile),
+ * complete, verified, drilled, and whose home it is.
+ */
 export function backupWords(
 	e: BackupEntry,
 	now: number,
@@ -31,7 +35,10 @@ export function backupWords(
 	};
 }
 
-/** What --keep did with the stamped tarballs beside the archives (seed 004's `NAME-YYYYmmdd-HHMMSS.tar.gz`), in `hfx backup`'s words. */
+/**
+ * What --keep did with the stamped tarballs beside the archives (seed 004's `NAME-YYYYmmdd-HHMMSS.tar.gz`), in `hfx
+ * backup`'s words.
+ */
 export function tarballRetentionLines(t: TarballRetention | null, keep: number): string[] {
 	if (!t) {
 		return [];
@@ -39,11 +46,16 @@ export function tarballRetentionLines(t: TarballRetention | null, keep: number):
 
 	const lines = t.series.map(
 		s =>
-			`  --keep ${keep} covers the tarballs ${s.pattern} here: ${keep <= 0 ? 'all' : s.kept} kept${s.pruned.length > 0 ? `, pruned ${s.pruned.join(', ')}` : ''}${s.keptDrilled ? ` (${s.keptDrilled} kept beyond --keep: the newest drilled)` : ''}`,
+			`  --keep ${keep} covers the tarballs ${s.pattern} ` +
+			`here: ${keep <= 0 ? 'all' : s.kept} ` +
+			`kept${s.pruned.length > 0 ? `, pruned ${s.pruned.join(', ')}` : ''}` +
+			`${s.keptDrilled ? ` (${s.keptDrilled} kept beyond --keep: the newest drilled)` : ''}`,
 	);
 	if (t.unknown.length > 0) {
 		lines.push(
-			`  not counted by --keep: ${t.unknown.join(', ')} (no verify or drill has recorded whose home ${t.unknown.length === 1 ? 'it is' : 'they are'}: hfx verify FILE)`,
+			`  not counted by --keep: ${t.unknown.join(', ')} (no verify or drill ` +
+				`has recorded whose ` +
+				`home ${t.unknown.length === 1 ? 'it is' : 'they are'}: hfx verify FILE)`,
 		);
 	}
 

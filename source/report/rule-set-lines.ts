@@ -13,7 +13,8 @@ export function ruleSetLines(
 	const head =
 		lacking.length === 0
 			? `rule set ${build?.rules.label ?? facts.ruleSet}: ${facts.ruleSetReason}`
-			: `rule set ${build!.rules.label}: ${facts.ruleSetReason}; but this build lacks ${lacking.map(c => `#${c.pr} (${c.title})`).join(', ')}`;
+			: `rule set ${build!.rules.label}: ${facts.ruleSetReason}; but this build ` +
+				`lacks ${lacking.map(c => `#${c.pr} (${c.title})`).join(', ')}`;
 	if (build === null) {
 		return [head];
 	}

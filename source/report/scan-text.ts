@@ -23,7 +23,10 @@ function header(facts: DatabaseFacts): string {
 				? 'WAL mode, no -wal file'
 				: `WAL ${bytes(facts.sizes.wal)}`
 			: 'rollback journal';
-	return `${facts.path}  ·  profile ${facts.owner}  ·  ${schema}  ·  ${mode}  ·  read-only${facts.openMode === 'private-copy' ? ' (private copy)' : ''}`;
+	return (
+		`${facts.path}  ·  profile ${facts.owner}  ·  ${schema}  ·  ${mode}  ·  ` +
+		`read-only${facts.openMode === 'private-copy' ? ' (private copy)' : ''}`
+	);
 }
 
 function orphanLines(o: OrphanVerdict, analysis: Pick<Analysis, 'upgradeChanges' | 'byId' | 'rollbacks'>): string[] {
@@ -53,7 +56,9 @@ function generationLines(facts: DatabaseFacts, build: Analysis['buildRules']): s
 
 	if (facts.legacyMirror) {
 		lines.push(
-			`legacy mirror ${facts.legacyMirror.path}: ${facts.legacyMirror.problem ?? `${plural(facts.legacyMirror.entries, 'entry')}, imported for keys gateway_routing lacks`}`,
+			`legacy mirror ${facts.legacyMirror.path}: ` +
+				(facts.legacyMirror.problem ??
+					`${plural(facts.legacyMirror.entries, 'entry')}, imported for keys gateway_routing lacks`),
 		);
 	}
 
@@ -72,12 +77,16 @@ function riskLines(r: ChatRouting, analysis: Pick<Analysis, 'upgradeChanges' | '
 		`✗ ROLLBACK RISK  ${r.sessionKey}`,
 		r.restartResolvesTo === null
 			? `    a restart resumes  nothing: the gateway starts a fresh, empty session (${r.resolution.via})`
-			: `    a restart resumes  ${r.restartResolvesTo}  (last message ${utc(r.resolvesToActivityAt)} UTC, via ${r.resolution.via})`,
-		`    newest message in  ${r.newestActivityIn}  (${utc(r.newestActivityAt)} UTC${lag !== null && lag > 0 ? `, ${duration(lag)} newer` : ''}${inOrphan ? ', an adoptable orphan' : inAmbiguous ? ', an orphan repair-routing refuses as ambiguous although all its candidates are this chat' : ''})`,
+			: `    a restart resumes  ${r.restartResolvesTo}  (last ` +
+				`message ${utc(r.resolvesToActivityAt)} UTC, via ${r.resolution.via})`,
+		`    newest message in  ${r.newestActivityIn}  ` +
+			`(${utc(r.newestActivityAt)} ` +
+			`UTC${lag !== null && lag > 0 ? `, ${duration(lag)} newer` : ''}${newestWhere(inOrphan, inAmbiguous)})`,
 		...(r.rollbackRiskReason ? [`    why: ${r.rollbackRiskReason}`] : []),
 		...(restartNow ? wrapIndented(restartNow, 76, 0).map(l => `    ${l}`) : []),
 		...(after ? [`    ${after}`] : []),
-		`    next: do not restart the gateway yet; ${inOrphan ? 'preview the fix with `hfx repair`' : `inspect with \`hfx routing ${r.sessionKey}\`${inAmbiguous ? ' (repair-routing will not adopt it: settle it by hand)' : ''}`}`,
+		`    next: do not restart the gateway ` +
+			`yet; ${inOrphan ? 'preview the fix with `hfx repair`' : inspectWords(r.sessionKey, inAmbiguous)}`,
 		'',
 	];
 }
@@ -95,7 +104,8 @@ function orphanSections(analysis: Analysis): string[] {
 
 	if (analysis.orphans.length > 0) {
 		lines.push(
-			`Orphans: keyless rows holding messages that repair-routing lists (rules ${analysis.rulesLabel}, window ${analysis.maxGapSeconds}s)`,
+			`Orphans: keyless rows holding messages that repair-routing lists ` +
+				`(rules ${analysis.rulesLabel}, window ${analysis.maxGapSeconds}s)`,
 		);
 		lines.push(...analysis.orphans.flatMap(o => orphanLines(o, analysis)), '');
 	}
@@ -123,7 +133,9 @@ function buildLines(analysis: Analysis): string[] {
 
 	const build = analysis.buildRules?.build ?? null;
 	return [
-		`${build === null ? 'Build unknown' : `Build ${build} undecided`}: with ${alternative.rulesLabel} rules these verdicts differ (above: ${analysis.rulesLabel}):`,
+		`${build === null ? 'Build unknown' : `Build ${build} undecided`}: ` +
+			`with ${alternative.rulesLabel} rules these verdicts differ ` +
+			`(above: ${analysis.rulesLabel}):`,
 		...lines.map(l => `  ${l.subject}: ${l.text}`),
 		'',
 	];
@@ -153,7 +165,10 @@ export function humanReport(facts: DatabaseFacts, analysis: Analysis): string[] 
 	lines.push(header(facts), ...generationLines(facts, analysis.buildRules));
 	const rolledBack = analysis.rollbacks.length > 0 ? ` · ${plural(analysis.rollbacks.length, 'chat')} rolled back` : '';
 	lines.push(
-		`${plural(facts.sessionCount, 'session')} · ${plural(analysis.routing.length, 'chat')} · ${plural(analysis.orphans.length, 'orphan')} (${adoptable.length} adoptable)${rolledBack} · ${plural(risks.length, 'chat')} at rollback risk`,
+		`${plural(facts.sessionCount, 'session')} ` +
+			`· ${plural(analysis.routing.length, 'chat')} ` +
+			`· ${plural(analysis.orphans.length, 'orphan')} (${adoptable.length} ` +
+			`adoptable)${rolledBack} · ${plural(risks.length, 'chat')} at rollback risk`,
 	);
 	lines.push('');
 	for (const f of analysis.findings.filter(x => x.kind === 'missing-column')) {
@@ -162,7 +177,8 @@ export function humanReport(facts: DatabaseFacts, analysis: Analysis): string[] 
 
 	if (!hasFindings(analysis)) {
 		lines.push(
-			'✓ Healthy: every chat resumes its newest conversation after a restart, and no gateway row is missing its routing identity.',
+			'✓ Healthy: every chat resumes its newest conversation after a restart, ' +
+				'and no gateway row is missing its routing identity.',
 			'',
 		);
 	}
@@ -209,10 +225,27 @@ export function humanReport(facts: DatabaseFacts, analysis: Analysis): string[] 
 			analysis.rollbacks.length > 0
 				? `Next: the chat already rolled back; ${rollbackNextStep(analysis.rollbacks[0]!)}.`
 				: adoptable.length > 0
-					? 'Next: keep the gateway running as is, run `hfx repair` to preview the adoption, then stop the gateway and `hfx repair --apply`.'
-					: "Next: `hfx routing` shows every chat's restart candidates; `hfx lineage ID` shows where a session came from.",
+					? 'Next: keep the gateway running as is, run `hfx repair` to preview the ' +
+						'adoption, then stop the gateway and `hfx repair --apply`.'
+					: "Next: `hfx routing` shows every chat's restart candidates; `hfx lineage " +
+						'ID` shows where a session came from.',
 		);
 	}
 
 	return lines;
+}
+
+/** Where the newest message sits, when it is an orphan of this chat. */
+function newestWhere(inOrphan: boolean, inAmbiguous: boolean): string {
+	if (inOrphan) {
+		return ', an adoptable orphan';
+	}
+
+	return inAmbiguous ? ', an orphan repair-routing refuses as ambiguous although all its candidates are this chat' : '';
+}
+
+/** The next step for a chat at risk whose newest message is not in an adoptable orphan. */
+function inspectWords(sessionKey: string, inAmbiguous: boolean): string {
+	const how = inAmbiguous ? ' (repair-routing will not adopt it: settle it by hand)' : '';
+	return `inspect with \`hfx routing ${sessionKey}\`${how}`;
 }

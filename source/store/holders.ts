@@ -276,7 +276,9 @@ export function findHolders(dbPath: string, options: {includeSelf?: boolean; pro
 	};
 }
 
-/** "pid 1234 (python3: hermes gateway run)"; hfx named for what it is: "pid 99 (hfx live view: node /…/hfx.js --db …)". */
+/**
+ * "pid 1234 (python3: hermes gateway run)"; hfx named for what it is: "pid 99 (hfx live view: node /…/hfx.js --db …)".
+ */
 export function describeHolder(h: Holder): string {
 	const cmd = h.cmdline ? h.cmdline.slice(0, 80) : h.command;
 	const roles = [

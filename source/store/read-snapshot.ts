@@ -34,7 +34,8 @@ const SESSION_COLUMNS: readonly Column[] = [
 	{field: 'display_name', column: 'display_name', fallback: 'NULL', views: true},
 	{field: 'title', column: 'title', fallback: 'NULL', views: true},
 	{field: 'model', column: 'model', fallback: 'NULL', views: true},
-	// Read by scans too: a phantom source='unknown' row is told by its accounting totals (forensics/session-signatures.ts).
+	// Read by scans too: a phantom source='unknown' row is told by its accounting totals
+	// (forensics/session-signatures.ts).
 	{field: 'input_tokens', column: 'input_tokens', fallback: '0'},
 	{field: 'output_tokens', column: 'output_tokens', fallback: '0'},
 	{field: 'cache_read_tokens', column: 'cache_read_tokens', fallback: '0', views: true},
@@ -48,7 +49,8 @@ const WINDOW = `BETWEEN ${EPOCH_MIN.toFixed(1)} AND ${EPOCH_MAX.toFixed(1)}`;
 /**
  * The three lineage markers as one JSON array ([branched, delegate, reset]), parsed once per row
  * and only when the text mentions a marker. Invalid or NULL JSON counts as "no marker", as in
- * current Hermes (json_valid guards it); an invalid cell reads as '!'. (Hermes writes keys with json.dumps, never escaped, so the substring test is exact.)
+ * current Hermes (json_valid guards it); an invalid cell reads as '!'. (Hermes writes keys with json.dumps, never
+ * escaped, so the substring test is exact.)
  */
 function markersColumn(schema: SchemaInfo): string {
 	if (!schema.sessionColumns.has('model_config')) {
@@ -57,7 +59,12 @@ function markersColumn(schema: SchemaInfo): string {
 
 	// '!' marks a cell that is set but not JSON: v25's repair-routing fails on it
 	// (docs/hermes-rules.md, generations).
-	return "CASE WHEN s.model_config IS NULL THEN NULL WHEN NOT json_valid(s.model_config) THEN '!' WHEN instr(s.model_config, '_from\"') > 0 THEN json_extract(s.model_config, '$._branched_from', '$._delegate_from', '$._reset_from') END AS markers";
+	return (
+		'CASE WHEN s.model_config IS NULL THEN NULL WHEN NOT ' +
+		"json_valid(s.model_config) THEN '!' WHEN instr(s.model_config, " +
+		"'_from\"') > 0 THEN json_extract(s.model_config, '$._branched_from', " +
+		"'$._delegate_from', '$._reset_from') END AS markers"
+	);
 }
 
 /** The selected columns (in order) for a column set. */
@@ -105,7 +112,8 @@ function messageStatsColumns(schema: SchemaInfo): string[] {
 	// window (rare: TEXT, a salvaged double) does the settler seek the newest in-window one.
 	return [
 		'  NULL AS has_rows',
-		'  (SELECT m.timestamp FROM messages m WHERE m.session_id = s.id ORDER BY m.timestamp DESC LIMIT 1) AS newest_message_raw',
+		'  (SELECT m.timestamp FROM messages m WHERE m.session_id = s.id ORDER ' +
+			'BY m.timestamp DESC LIMIT 1) AS newest_message_raw',
 	];
 }
 
@@ -125,7 +133,8 @@ export function messageRowsSettler(store: ReadOnlyStore): (record: SessionRecord
 		if (record.newestMessageRaw !== null && record.newestMessageAt === null) {
 			inWindow ??= store
 				.prepare(
-					`SELECT m.timestamp FROM messages m WHERE m.session_id = ? AND m.timestamp ${WINDOW} ORDER BY m.timestamp DESC LIMIT 1`,
+					`SELECT m.timestamp FROM messages m WHERE m.session_id = ? AND ` +
+						`m.timestamp ${WINDOW} ORDER BY m.timestamp DESC LIMIT 1`,
 				)
 				.pluck();
 			const newest = inWindow.get(record.id);
@@ -369,7 +378,9 @@ export function keylessMessageRows(
 	// Tool rows are never listed: their messages are not counted.
 	const keyless = only
 		? 'SELECT value FROM json_each(?)'
-		: `SELECT s.id FROM sessions s WHERE ${schema.sessionColumns.has('session_key') ? 's.session_key IS NULL AND ' : ''}COALESCE(s.source, '') != 'tool'`;
+		: `SELECT s.id FROM sessions s ` +
+			`WHERE ${schema.sessionColumns.has('session_key') ? 's.session_key IS NULL AND ' : ''}COALESCE(s.source, ` +
+			`'') != 'tool'`;
 	const sql = `SELECT m.session_id, count(*) FROM messages m WHERE m.session_id IN (${keyless}) GROUP BY m.session_id`;
 	const rows = store
 		.prepare(sql)
@@ -394,7 +405,9 @@ export type SnapshotMeta = {
 };
 
 export type ReadOptions = {
-	/** Longest a single read transaction may stay open (it pins the owner's WAL meanwhile: docs/sqlite-wal.md, pinning). */
+	/**
+	 * Longest a single read transaction may stay open (it pins the owner's WAL meanwhile: docs/sqlite-wal.md, pinning).
+	 */
 	transactionBudgetMs?: number;
 	/** `lean` (default for scans) reads only what the forensic engine uses; views need `full`. */
 	columns?: ColumnSet;
@@ -429,8 +442,14 @@ function scopeOf(store: ReadOnlyStore, schema: SchemaInfo, sources: ReadonlySet<
 		? '(s.model_config IS NOT NULL AND NOT json_valid(s.model_config))'
 		: '0';
 	const started = col('started_at');
-	const textStart = `(typeof(${started}) = 'text' AND ${started} != '') OR (typeof(${started}) = 'blob' AND length(${started}) > 0)`;
-	const sql = `SELECT s.id, s.source, ${col('session_key')}, ${col('parent_session_id')}, CASE WHEN ${col('session_key')} IS NULL AND COALESCE(s.source, '') != 'tool' THEN ${invalidConfig} OR ${textStart} ELSE 0 END FROM sessions s`;
+	const textStart =
+		`(typeof(${started}) = 'text' AND ${started} != '') OR ` +
+		`(typeof(${started}) = 'blob' AND length(${started}) > 0)`;
+	const sql =
+		`SELECT s.id, ` +
+		`s.source, ${col('session_key')}, ${col('parent_session_id')}, CASE ` +
+		`WHEN ${col('session_key')} IS NULL AND COALESCE(s.source, '') != 'tool' ` +
+		`THEN ${invalidConfig} OR ${textStart} ELSE 0 END FROM sessions s`;
 	const rows = (store.prepare(sql).raw(true).all() as unknown[][]).map(r => ({
 		id: String(r[0]),
 		source: text(r[1]) ?? '',

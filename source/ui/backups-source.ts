@@ -31,7 +31,10 @@ export type PaneSourceOptions = {
 	profile: string;
 	/** On a root with profiles, the profile focused now: S snapshots its store (default: `profile`). */
 	focused?: () => string;
-	/** --profile: only that profile's snapshots are listed (the archives hold every profile), as `hfx backups --profile` lists them. */
+	/**
+	 * --profile: only that profile's snapshots are listed (the archives hold every profile), as `hfx backups --profile`
+	 * lists them.
+	 */
 	only?: string | null;
 	/** Archive folders (default <root>/backups). */
 	dirs?: string[];

@@ -238,7 +238,8 @@ export async function runLiveApp(
 
 	const location = locations[0]!;
 	// The Backups pane: the store's Hermes root (or --home); verify, drill and snapshot run as child processes.
-	// On a root with profiles, every profile's snapshots, and S snapshots the focused one; --profile keeps its own (as hfx backups --profile).
+	// On a root with profiles, every profile's snapshots, and S snapshots the focused one; --profile keeps its own (as
+	// hfx backups --profile).
 	const root = flags.home ? path.resolve(flags.home) : rootOfStore(location.path, location.owner);
 	const home = followed.home?.home;
 	const backups = backupsPaneSource({

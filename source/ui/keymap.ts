@@ -131,7 +131,10 @@ function paneJump(pane: Pane, i: number): Binding<ScreenKeys> {
 	};
 }
 
-/** ⏎: the selected session's detail; a content hit of another profile focuses that profile first (its row is in that store). */
+/**
+ * ⏎: the selected session's detail; a content hit of another profile focuses that profile first (its row is in that
+ * store).
+ */
 function openSelected(c: ScreenKeys): void {
 	const elsewhere = c.home ? c.selectedElsewhere() : null;
 	if (elsewhere) {
@@ -253,7 +256,8 @@ const SCREEN: ReadonlyArray<Binding<ScreenKeys>> = [
 		keys: [{special: 'return'}],
 		label: '⏎',
 		description:
-			"open: the selected session's detail (from sessions, lineage, routing, findings); a content hit of another profile focuses that profile first",
+			"open: the selected session's detail (from sessions, lineage, routing, " +
+			'findings); a content hit of another profile focuses that profile first',
 		panes: ['sessions', 'lineage', 'routing', 'findings', 'activity'],
 		footer: 20,
 		hint: '⏎ open',
@@ -458,7 +462,8 @@ const SCREEN: ReadonlyArray<Binding<ScreenKeys>> = [
 		keys: [{input: 'u'}],
 		label: 'u',
 		description:
-			'undo an applied repair of the audit trail (hfx repair --undo SEQ): the newest first, previewed, typed confirmation',
+			'undo an applied repair of the audit trail (hfx repair --undo SEQ): the ' +
+			'newest first, previewed, typed confirmation',
 		panes: ['findings'],
 		footer: 43,
 		hint: 'u undo',

@@ -110,7 +110,10 @@ function Body({props, ui, dispatch, shown, width}: Parts): React.ReactElement {
 	);
 }
 
-/** The stores a content search reads: on a root with profiles every profile's, the focused one's first (its hits lead); else the one followed. */
+/**
+ * The stores a content search reads: on a root with profiles every profile's, the focused one's first (its hits lead);
+ * else the one followed.
+ */
 function searchedStores(shown: ScreenModel): SearchedStore[] {
 	if (!shown.home) {
 		return [{profile: null, path: shown.model.facts.path}];
@@ -123,7 +126,9 @@ function searchedStores(shown: ScreenModel): SearchedStore[] {
 	}));
 }
 
-/** ⏎ in the filter line: keeps the fuzzy filter, or runs the content search (its hits become the Sessions pane's rows). */
+/**
+ * ⏎ in the filter line: keeps the fuzzy filter, or runs the content search (its hits become the Sessions pane's rows).
+ */
 function submitFilter({ui, dispatch, shown}: Pick<Parts, 'ui' | 'dispatch' | 'shown'>, text: string): void {
 	if (ui.filterMode === 'content' && text.trim() !== '') {
 		dispatch({type: 'content-result', result: searchContent(searchedStores(shown), text)});
@@ -156,7 +161,8 @@ function Bottom({props, ui, dispatch, shown, width}: Parts): React.ReactElement 
 
 export function Screen(props: AppProps): React.ReactElement {
 	const size = useTerminalSize();
-	// On a root with profiles, which stores are followed is said on the notice line from the first frame (stderr is behind the full screen).
+	// On a root with profiles, which stores are followed is said on the notice line from the first frame (stderr is
+	// behind the full screen).
 	const [ui, dispatch] = useReducer(uiReducer, props, p => ({
 		...initialUiState(p.initialPane),
 		notice: p.home?.notice ?? p.notice ?? null,
@@ -175,7 +181,8 @@ export function Screen(props: AppProps): React.ReactElement {
 	const counts: Partial<Record<Pane, number>> = {findings: findings.filter(f => f.severity !== 'info').length};
 	const parts: Parts = {props, ui, dispatch, shown, width: size.columns};
 	return (
-		// Clipped: no frame is ever taller than the terminal (a taller one scrolls it, and the rows Ink does not redraw keep stale text).
+		// Clipped: no frame is ever taller than the terminal (a taller one scrolls it, and the rows Ink does not redraw
+		// keep stale text).
 		<Box flexDirection="column" width={size.columns} height={size.rows - 1} overflow="hidden">
 			<Header model={shown.latest} paused={ui.paused} waiting={shown.waiting} width={size.columns} home={shown.home} />
 			<Tabs pane={ui.pane} counts={counts} width={size.columns} />

@@ -64,7 +64,10 @@ export type ContentHit = {
 	profile?: string;
 };
 
-/** A content search: its text, its hits (in each store's order, the focused profile's first), and what it says of how it searched. */
+/**
+ * A content search: its text, its hits (in each store's order, the focused profile's first), and what it says of how it
+ * searched.
+ */
 export type ContentResult = {
 	text: string;
 	hits: ContentHit[];

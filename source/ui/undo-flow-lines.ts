@@ -35,7 +35,10 @@ function trailLines(state: UndoState, auditPath: string, theme: Theme, width: nu
 
 	const lines: Line[] = [
 		{
-			text: ` the audit trail: ${entries.length === 1 ? 'one applied repair' : `${entries.length} applied repairs`} can be undone${entries.length > 1 ? ' (n: the next)' : ''}`,
+			text:
+				` the audit ` +
+				`trail: ${entries.length === 1 ? 'one applied repair' : `${entries.length} applied repairs`} ` +
+				`can be undone${entries.length > 1 ? ' (n: the next)' : ''}`,
 			bold: true,
 		},
 	];
@@ -66,7 +69,10 @@ function previewLines(state: UndoState, auditPath: string, theme: Theme, width: 
 	lines.push(
 		...wrapped(
 			{
-				text: "  · a verified snapshot is taken, and every column re-checked inside BEGIN IMMEDIATE, when you undo; hfx's own reads of the store pause while it writes",
+				text:
+					'  · a verified snapshot is taken, and every column re-checked inside ' +
+					"BEGIN IMMEDIATE, when you undo; hfx's own reads of the store pause " +
+					'while it writes',
 				color: theme.muted,
 			},
 			width,

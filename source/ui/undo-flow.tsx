@@ -6,7 +6,8 @@
  * and then pauses hfx's own reads of the store for the guarded write (the CLI's: snapshot,
  * holders again, intent, one transaction that refuses if any column changed since, outcome).
  */
-import React, {useEffect, useReducer, useRef} from 'react';
+import type React from 'react';
+import {useEffect, useReducer, useRef} from 'react';
 import {Box, useStdin} from 'ink';
 import {Text} from './components/text.js';
 import {errorMessage} from '../errors.js';
@@ -76,7 +77,10 @@ function undoKeys(
 	};
 }
 
-/** A keypress, or a typed burst: in the confirmation every key is typed text; elsewhere only scrolling continues a burst. */
+/**
+ * A keypress, or a typed burst: in the confirmation every key is typed text; elsewhere only scrolling continues a
+ * burst.
+ */
 function pressUndoKeys(event: KeyEvent, c: UndoKeys): void {
 	const confirming = c.stage === 'confirm';
 	for (const k of confirming ? [event] : splitBurst(event)) {

@@ -18,7 +18,10 @@ import {evidenceState, hfx, hfxJson} from '../helpers/cli.js';
 const T0 = 1_786_060_800;
 const MIN = 60;
 const GARBAGE = 5.49e246;
-/** A commit of the upstream v30 tree that hermes-incidents §3.3 names as lacking #91543 (its first 8 hex; the rest filler). */
+/**
+ * A commit of the upstream v30 tree that hermes-incidents §3.3 names as lacking #91543 (its first 8 hex; the rest
+ * filler).
+ */
 const SHA_WITHOUT = `f31cf971${'0'.repeat(32)}`;
 /** One §3.3 names as having it. */
 const SHA_WITH = `00704d08${'0'.repeat(32)}`;
@@ -72,74 +75,88 @@ afterAll(() => {
 });
 
 describe('the rules of the installed build (issue #27, point 2)', () => {
-	it('a running gateway of a build before #91543 (a commit §3.3 names): the garbage donor is refused, said so with the build and how it was decided', () => {
-		const s = buildStore('before');
-		gatewayState(s.home, {code_version: '0.20.5', code_sha: SHA_WITHOUT});
-		const before = evidenceState(s.home);
-		const {json} = hfxJson(['scan', '--db', s.db], {env: {HERMES_HOME: ''}});
-		expect(json.rules).toMatchObject({
-			ruleSet: 'v30',
-			rules: 'v30 before #91543',
-			build: '0.20.5@f31cf9710000',
-			confidence: 'strong',
-			alternative: null,
-		});
-		expect(json.rules.decidedBy).toContain('gateway_state.json of the running gateway');
-		expect(json.rules.decidedBy).toContain('known to lack #91543');
-		expect(orphanVerdict(json, s.orphan)).toBe('refused (no_predecessor)');
-		expect(json.buildAlternative).toBeNull();
-		// Upgrading Hermes brings the epoch window: the adoption is what current Hermes would do.
-		expect(json.afterUpgrade.changes.map((c: any) => c.subject)).toContain(s.orphan);
-		const text = hfx(['scan', '--db', s.db], {env: {HERMES_HOME: ''}}).stdout;
-		expect(text).toMatch(
-			/^rule set v30 before #91543: schema_version 30: .*; but this build lacks #91543 \(the freshest-of "last active" ignores timestamps outside the epoch window\)$/m,
-		);
-		expect(text).toMatch(
-			/^build 0\.20\.5@f31cf9710000, strong: build 0\.20\.5@f31cf9710000 from gateway_state\.json of the running gateway/m,
-		);
-		const routing = hfx(['routing', '--db', s.db], {env: {HERMES_HOME: ''}}).stdout;
-		expect(routing).toMatch(/^rule set v30 before #91543: /m);
-		expect(evidenceState(s.home)).toEqual(before);
-	});
+	it(
+		'a running gateway of a build before #91543 (a commit §3.3 names): the ' +
+			'garbage donor is refused, said so with the build and how it was decided',
+		() => {
+			const s = buildStore('before');
+			gatewayState(s.home, {code_version: '0.20.5', code_sha: SHA_WITHOUT});
+			const before = evidenceState(s.home);
+			const {json} = hfxJson(['scan', '--db', s.db], {env: {HERMES_HOME: ''}});
+			expect(json.rules).toMatchObject({
+				ruleSet: 'v30',
+				rules: 'v30 before #91543',
+				build: '0.20.5@f31cf9710000',
+				confidence: 'strong',
+				alternative: null,
+			});
+			expect(json.rules.decidedBy).toContain('gateway_state.json of the running gateway');
+			expect(json.rules.decidedBy).toContain('known to lack #91543');
+			expect(orphanVerdict(json, s.orphan)).toBe('refused (no_predecessor)');
+			expect(json.buildAlternative).toBeNull();
+			// Upgrading Hermes brings the epoch window: the adoption is what current Hermes would do.
+			expect(json.afterUpgrade.changes.map((c: any) => c.subject)).toContain(s.orphan);
+			const text = hfx(['scan', '--db', s.db], {env: {HERMES_HOME: ''}}).stdout;
+			expect(text).toMatch(
+				/^rule set v30 before #91543: schema_version 30: .*; but this build lacks #91543 \(the freshest-of "last active" ignores timestamps outside the epoch window\)$/m,
+			);
+			expect(text).toMatch(
+				/^build 0\.20\.5@f31cf9710000, strong: build 0\.20\.5@f31cf9710000 from gateway_state\.json of the running gateway/m,
+			);
+			const routing = hfx(['routing', '--db', s.db], {env: {HERMES_HOME: ''}}).stdout;
+			expect(routing).toMatch(/^rule set v30 before #91543: /m);
+			expect(evidenceState(s.home)).toEqual(before);
+		},
+	);
 
-	it('a running gateway at a commit §3.3 names as having #91543: the epoch window applies and the orphan is adopted', () => {
-		const s = buildStore('after');
-		gatewayState(s.home, {code_version: '0.21.4', code_sha: SHA_WITH});
-		const {json} = hfxJson(['scan', '--db', s.db], {env: {HERMES_HOME: ''}});
-		expect(json.rules).toMatchObject({
-			rules: 'v30',
-			build: '0.21.4@00704d080000',
-			confidence: 'strong',
-			alternative: null,
-		});
-		expect(orphanVerdict(json, s.orphan)).toBe(`adoptable from ${s.donor}`);
-		expect(json.afterUpgrade).toBeNull();
-	});
+	it(
+		'a running gateway at a commit §3.3 names as having #91543: the epoch ' +
+			'window applies and the orphan is adopted',
+		() => {
+			const s = buildStore('after');
+			gatewayState(s.home, {code_version: '0.21.4', code_sha: SHA_WITH});
+			const {json} = hfxJson(['scan', '--db', s.db], {env: {HERMES_HOME: ''}});
+			expect(json.rules).toMatchObject({
+				rules: 'v30',
+				build: '0.21.4@00704d080000',
+				confidence: 'strong',
+				alternative: null,
+			});
+			expect(orphanVerdict(json, s.orphan)).toBe(`adoptable from ${s.donor}`);
+			expect(json.afterUpgrade).toBeNull();
+		},
+	);
 
-	it('a version not known to have or lack #91543 decides nothing: both verdicts, as with no build; an older version lacks it', () => {
-		const s = buildStore('ambiguous');
-		gatewayState(s.home, {code_version: '0.21.4'});
-		const {json} = hfxJson(['scan', '--db', s.db], {env: {HERMES_HOME: ''}});
-		expect(json.rules).toMatchObject({
-			rules: 'v30',
-			build: '0.21.4',
-			confidence: 'weak',
-			alternative: 'v30 before #91543',
-		});
-		const text = hfx(['scan', '--db', s.db], {env: {HERMES_HOME: ''}}).stdout;
-		expect(text).toContain('Build 0.21.4 undecided: with v30 before #91543 rules these verdicts differ (above: v30):');
-		expect(orphanVerdict(json, s.orphan)).toBe(`adoptable from ${s.donor}`);
-		expect(orphanVerdict(json.buildAlternative, s.orphan)).toBe('refused (no_predecessor)');
-		gatewayState(s.home, {code_version: '0.20.6'});
-		const older = hfxJson(['scan', '--db', s.db], {env: {HERMES_HOME: ''}}).json;
-		expect(older.rules).toMatchObject({
-			rules: 'v30 before #91543',
-			build: '0.20.6',
-			confidence: 'medium',
-			alternative: null,
-		});
-		expect(orphanVerdict(older, s.orphan)).toBe('refused (no_predecessor)');
-	});
+	it(
+		'a version not known to have or lack #91543 decides nothing: both ' +
+			'verdicts, as with no build; an older version lacks it',
+		() => {
+			const s = buildStore('ambiguous');
+			gatewayState(s.home, {code_version: '0.21.4'});
+			const {json} = hfxJson(['scan', '--db', s.db], {env: {HERMES_HOME: ''}});
+			expect(json.rules).toMatchObject({
+				rules: 'v30',
+				build: '0.21.4',
+				confidence: 'weak',
+				alternative: 'v30 before #91543',
+			});
+			const text = hfx(['scan', '--db', s.db], {env: {HERMES_HOME: ''}}).stdout;
+			expect(text).toContain(
+				'Build 0.21.4 undecided: with v30 before #91543 rules these verdicts differ (above: v30):',
+			);
+			expect(orphanVerdict(json, s.orphan)).toBe(`adoptable from ${s.donor}`);
+			expect(orphanVerdict(json.buildAlternative, s.orphan)).toBe('refused (no_predecessor)');
+			gatewayState(s.home, {code_version: '0.20.6'});
+			const older = hfxJson(['scan', '--db', s.db], {env: {HERMES_HOME: ''}}).json;
+			expect(older.rules).toMatchObject({
+				rules: 'v30 before #91543',
+				build: '0.20.6',
+				confidence: 'medium',
+				alternative: null,
+			});
+			expect(orphanVerdict(older, s.orphan)).toBe('refused (no_predecessor)');
+		},
+	);
 
 	it('no build (no running gateway): both rule sets, and where they disagree both verdicts are shown', () => {
 		const s = buildStore('unknown');
@@ -164,7 +181,8 @@ describe('the rules of the installed build (issue #27, point 2)', () => {
 		expect(text).toMatch(/^build unknown \(or v30 before #91543\), weak: no build read/m);
 		expect(text).toContain('Build unknown: with v30 before #91543 rules these verdicts differ (above: v30):');
 		expect(text).toContain(
-			`  ${s.orphan}: with v30 adoptable into ${s.key} from ${s.donor} (contiguity); with v30 before #91543, refused (no_predecessor)`,
+			`  ${s.orphan}: with v30 adoptable into ${s.key} from ${s.donor} ` +
+				`(contiguity); with v30 before #91543, refused (no_predecessor)`,
 		);
 	});
 

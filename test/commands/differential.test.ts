@@ -25,10 +25,16 @@ import {sessionRows} from '../helpers/session-rows.js';
 import {ROOT} from '../helpers/writer.js';
 
 const FIXTURE = path.join(ROOT, 'test/fixtures/hermes-differential');
-/** The real stores whose DDL the generated stores replay: v25 (SessionDB of i-enliven@1caadf26) and v21 (the incident store). */
+/**
+ * The real stores whose DDL the generated stores replay: v25 (SessionDB of i-enliven@1caadf26) and v21 (the incident
+ * store).
+ */
 const REAL_V25_STORE = path.join(ROOT, 'test/fixtures/hermes-agree-edges/listed/state.db');
 const REAL_V21_STORE = path.join(ROOT, 'test/fixtures/hermes-v21-incident/state.db');
-/** An empty store in the v30 schema: upstream's SCHEMA_SQL and DEFERRED_INDEX_SQL (@f31cf971) run on an empty file (README). */
+/**
+ * An empty store in the v30 schema: upstream's SCHEMA_SQL and DEFERRED_INDEX_SQL (@f31cf971) run on an empty file
+ * (README).
+ */
 const V30_SCHEMA_STORE = path.join(ROOT, 'test/fixtures/hermes-differential/v30-schema/state.db');
 
 type RealRecord = {
@@ -139,8 +145,8 @@ function mismatches(want: Verdicts, got: Verdicts): string[] {
 	}
 
 	for (const id of new Set([...Object.keys(want.records ?? {}), ...Object.keys(got.records ?? {})])) {
-		const w = (want.records ?? {})[id] as Record<string, unknown> | undefined;
-		const g = (got.records ?? {})[id] as Record<string, unknown> | undefined;
+		const w = want.records?.[id] as Record<string, unknown> | undefined;
+		const g = got.records?.[id] as Record<string, unknown> | undefined;
 		if (!w || !g) {
 			out.push(`record ${id}: real ${w ? 'lists it' : 'does not list it'}, hfx ${g ? 'lists it' : 'does not'}`);
 			continue;
@@ -187,13 +193,17 @@ function copyOf(store: GenStore, label: string): string {
 }
 
 describe('the generated stores are the ones the real code judged', () => {
-	it("the same seeds, the same count, and every store's rows hash as when judged (a generator change fails here, not as stale verdicts)", () => {
-		expect(real.seeds).toEqual([...SEEDS].sort((a, b) => a - b));
-		expect(real.stores_per_seed).toBe(STORES_PER_SEED);
-		expect(Object.keys(real.stores).sort()).toEqual(stores.map(s => s.name).sort());
-		const stale = stores.filter(s => real.stores[s.name]!.hash !== storeHash(s)).map(s => s.name);
-		expect(stale).toEqual([]);
-	});
+	it(
+		"the same seeds, the same count, and every store's rows hash as when " +
+			'judged (a generator change fails here, not as stale verdicts)',
+		() => {
+			expect(real.seeds).toEqual([...SEEDS].sort((a, b) => a - b));
+			expect(real.stores_per_seed).toBe(STORES_PER_SEED);
+			expect(Object.keys(real.stores).sort()).toEqual(stores.map(s => s.name).sort());
+			const stale = stores.filter(s => real.stores[s.name]!.hash !== storeHash(s)).map(s => s.name);
+			expect(stale).toEqual([]);
+		},
+	);
 
 	it('the v21 tree judged the same stores (written in its own schema)', () => {
 		expect(real21.code.schema_version).toBe(21);
@@ -219,39 +229,47 @@ describe('hfx agrees with the real v25 code on every generated store (in-process
 	});
 });
 
-describe('hfx agrees with the real v21 code on every generated store written in the v21 schema (restart finder; v21 has no repair-routing)', () => {
-	it.each(stores.map(s => [s.name, s.classes.join(','), s] as const))('%s (%s)', (name, _classes, store) => {
-		const want = real21.stores[name]!;
-		expect(want.repair_routing).toBeNull();
-		const json = inProcess(store, files21.get(store.name)!);
-		expect(json.database.ruleSet).toBe('legacy-v21');
-		const resumes = Object.fromEntries(
-			Object.entries(want.finder).map(([k, id]) => [k, want.gateway_post_filter[k] === false ? null : id]),
-		);
-		expect(
-			mismatches(
-				{crash: null, records: null, resumes},
-				{...hfxVerdicts(json, Object.keys(want.finder)), crash: null, records: null},
-			),
-		).toEqual(KNOWN21[name] ?? []);
-	});
-});
+describe(
+	'hfx agrees with the real v21 code on every generated store written in ' +
+		'the v21 schema (restart finder; v21 has no repair-routing)',
+	() => {
+		it.each(stores.map(s => [s.name, s.classes.join(','), s] as const))('%s (%s)', (name, _classes, store) => {
+			const want = real21.stores[name]!;
+			expect(want.repair_routing).toBeNull();
+			const json = inProcess(store, files21.get(store.name)!);
+			expect(json.database.ruleSet).toBe('legacy-v21');
+			const resumes = Object.fromEntries(
+				Object.entries(want.finder).map(([k, id]) => [k, want.gateway_post_filter[k] === false ? null : id]),
+			);
+			expect(
+				mismatches(
+					{crash: null, records: null, resumes},
+					{...hfxVerdicts(json, Object.keys(want.finder)), crash: null, records: null},
+				),
+			).toEqual(KNOWN21[name] ?? []);
+		});
+	},
+);
 
-describe('hfx agrees with the current (v30) decision code on every generated store written in the v30 schema (in-process engine)', () => {
-	it('the v30 code judged the same stores', () => {
-		expect(real30.code.schema_version).toBe(30);
-		expect(Object.fromEntries(Object.entries(real30.stores).map(([n, s]) => [n, s.hash]))).toEqual(
-			Object.fromEntries(Object.entries(real.stores).map(([n, s]) => [n, s.hash])),
-		);
-	});
+describe(
+	'hfx agrees with the current (v30) decision code on every generated ' +
+		'store written in the v30 schema (in-process engine)',
+	() => {
+		it('the v30 code judged the same stores', () => {
+			expect(real30.code.schema_version).toBe(30);
+			expect(Object.fromEntries(Object.entries(real30.stores).map(([n, s]) => [n, s.hash]))).toEqual(
+				Object.fromEntries(Object.entries(real.stores).map(([n, s]) => [n, s.hash])),
+			);
+		});
 
-	it.each(stores.map(s => [s.name, s.classes.join(','), s] as const))('%s (%s)', (name, _classes, store) => {
-		const want = real30.stores[name]!;
-		const json = inProcess(store, files30.get(store.name)!);
-		expect(json.database.ruleSet).toBe('v30');
-		expect(mismatches(realVerdicts(want), hfxVerdicts(json, Object.keys(want.finder)))).toEqual(KNOWN30[name] ?? []);
-	});
-});
+		it.each(stores.map(s => [s.name, s.classes.join(','), s] as const))('%s (%s)', (name, _classes, store) => {
+			const want = real30.stores[name]!;
+			const json = inProcess(store, files30.get(store.name)!);
+			expect(json.database.ruleSet).toBe('v30');
+			expect(mismatches(realVerdicts(want), hfxVerdicts(json, Object.keys(want.finder)))).toEqual(KNOWN30[name] ?? []);
+		});
+	},
+);
 
 describe('the built binary says the same (a sample: the classes of point 1, one seed each)', () => {
 	const sample = [

@@ -231,16 +231,20 @@ describe('hfx search labels a keyless hit from the rows that decide its chat (fo
 		['json-empty-no-messages', 'A_orphan'],
 		['text-started-at', 'B_orphan'],
 	] as const) {
-		it(`${fixture}: the row of another source that fails repair-routing is read, and ${orphan} is "keyless: orphan"`, () => {
-			const copy = fs.mkdtempSync(path.join(dir, `${fixture}-`));
-			fs.copyFileSync(
-				path.join(import.meta.dirname, '../fixtures/hermes-agree-edges', fixture, 'state.db'),
-				path.join(copy, 'state.db'),
-			);
-			const r = hfxJson(['search', 'm0', '--db', path.join(copy, 'state.db')]);
-			expect(r.stderr).toBe('');
-			const hit = r.json.stores[0].hits.find((h: {sessionId: string}) => h.sessionId === orphan);
-			expect(hit.chat).toEqual({kind: 'orphan', label: 'keyless: orphan', sessionKey: null, belongsTo: null});
-		});
+		it(
+			`${fixture}: the row of another source that fails repair-routing is ` +
+				`read, and ${orphan} is "keyless: orphan"`,
+			() => {
+				const copy = fs.mkdtempSync(path.join(dir, `${fixture}-`));
+				fs.copyFileSync(
+					path.join(import.meta.dirname, '../fixtures/hermes-agree-edges', fixture, 'state.db'),
+					path.join(copy, 'state.db'),
+				);
+				const r = hfxJson(['search', 'm0', '--db', path.join(copy, 'state.db')]);
+				expect(r.stderr).toBe('');
+				const hit = r.json.stores[0].hits.find((h: {sessionId: string}) => h.sessionId === orphan);
+				expect(hit.chat).toEqual({kind: 'orphan', label: 'keyless: orphan', sessionKey: null, belongsTo: null});
+			},
+		);
 	}
 });

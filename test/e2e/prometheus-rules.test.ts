@@ -42,22 +42,30 @@ describe("the alert rules' for: windows (promtool test rules)", () => {
 		});
 	});
 
-	it('every alert fires after its window and not before, and a condition that clears inside the window does not fire', () => {
-		const r = promtoolTest(RULES, 'hfx');
-		expect(r.output).toContain('SUCCESS');
-		expect(r.code, r.output).toBe(0);
-	});
+	it(
+		'every alert fires after its window and not before, and a condition that ' +
+			'clears inside the window does not fire',
+		() => {
+			const r = promtoolTest(RULES, 'hfx');
+			expect(r.output).toContain('SUCCESS');
+			expect(r.code, r.output).toBe(0);
+		},
+	);
 
-	it("the unit tests can fail: run against the rules with the stale routing entry's window removed, promtool names that alert", () => {
-		const flapping = path.join(dir, 'no-window.rules.yml');
-		fs.writeFileSync(
-			flapping,
-			fs
-				.readFileSync(RULES, 'utf8')
-				.replace(/(- alert: HfxStaleRoutingEntry\n\s+expr: [^\n]+\n\s+for: )15m/, (_, head: string) => `${head}0m`),
-		);
-		const r = promtoolTest(flapping, 'no-window');
-		expect(r.code).toBe(1);
-		expect(r.output).toContain('alertname: HfxStaleRoutingEntry');
-	});
+	it(
+		'the unit tests can fail: run against the rules with the stale routing ' +
+			"entry's window removed, promtool names that alert",
+		() => {
+			const flapping = path.join(dir, 'no-window.rules.yml');
+			fs.writeFileSync(
+				flapping,
+				fs
+					.readFileSync(RULES, 'utf8')
+					.replace(/(- alert: HfxStaleRoutingEntry\n\s+expr: [^\n]+\n\s+for: )15m/, (_, head: string) => `${head}0m`),
+			);
+			const r = promtoolTest(flapping, 'no-window');
+			expect(r.code).toBe(1);
+			expect(r.output).toContain('alertname: HfxStaleRoutingEntry');
+		},
+	);
 });

@@ -10,7 +10,8 @@
  * On a root whose stores hold every kind of finding (test/helpers/findings-root.ts: the generations
  * fixture's `ops` store among them, whose own repair-routing crashes and which an upgrade would put
  * at rollback risk), the alert of every kind fires, each with its summary, description and
- * runbook_url, and every query of the Grafana dashboard evaluates to series. Bounded (≤ ~90 s each), every process stopped
+ * runbook_url, and every query of the Grafana dashboard evaluates to series. Bounded (≤ ~90 s each), every process
+ * stopped
  * at the end, pass or fail. A missing tool fails the test with how to get it (.ci/run).
  */
 import {type ChildProcess, spawn} from 'node:child_process';
@@ -112,7 +113,10 @@ async function alerts(port: number): Promise<Alert[]> {
 	return body.data.alerts;
 }
 
-/** A real node_exporter (textfile collector only) on `<dir>/<tag>/textfile` and a real Prometheus scraping it every second with the rules. */
+/**
+ * A real node_exporter (textfile collector only) on `<dir>/<tag>/textfile` and a real Prometheus scraping it every
+ * second with the rules.
+ */
 async function startPrometheus(tag: string): Promise<{textDir: string; prometheusPort: number; logs: () => string}> {
 	const [exporterBin, prometheusBin] = [requireTool('prometheus-node-exporter'), requireTool('prometheus')];
 	const textDir = path.join(dir, tag, 'textfile');
@@ -131,7 +135,10 @@ async function startPrometheus(tag: string): Promise<{textDir: string; prometheu
 	const rules = withoutWindows(RULES, path.join(dir, tag, 'hfx.rules.yml'));
 	fs.writeFileSync(
 		config,
-		`global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nrule_files:\n  - ${JSON.stringify(rules)}\nscrape_configs:\n  - job_name: hfx\n    static_configs:\n      - targets: ['127.0.0.1:${exporterPort}']\n`,
+		`global:\n  scrape_interval: 1s\n  evaluation_interval: ` +
+			`1s\nrule_files:\n  - ${JSON.stringify(rules)}\nscrape_configs:\n  - ` +
+			`job_name: hfx\n    static_configs:\n      - targets: ` +
+			`['127.0.0.1:${exporterPort}']\n`,
 	);
 	const prometheus = start(prometheusBin, [
 		`--config.file=${config}`,
@@ -153,26 +160,31 @@ describe('Prometheus end to end', () => {
 		expect(r.status).toBe(0);
 	});
 
-	it('promtool accepts what hfx metrics writes, on stdout and as a textfile, with every gauge a rolled-back store sets', async () => {
-		const home = path.join(dir, 'promtool');
-		await postRestartIncident(home);
-		const printed = hfx(['metrics', '--home', home]);
-		expect(printed.stdout).toMatch(/^hfx_rollback_happened_chats\{[^}]*\} 1$/m);
-		const file = path.join(dir, 'promtool-out', 'hfx.prom');
-		fs.mkdirSync(path.dirname(file), {recursive: true});
-		const written = hfx(['metrics', '--home', home, '--textfile', file]);
-		expect(written.stderr).toBe('');
-		for (const text of [`${printed.stdout}\n`, fs.readFileSync(file, 'utf8')]) {
-			const checked = promtoolCheckMetrics(text);
-			expect(checked.output).toBe('');
-			expect(checked.code).toBe(0);
-		}
+	it(
+		'promtool accepts what hfx metrics writes, on stdout and as a textfile, ' +
+			'with every gauge a rolled-back store sets',
+		async () => {
+			const home = path.join(dir, 'promtool');
+			await postRestartIncident(home);
+			const printed = hfx(['metrics', '--home', home]);
+			expect(printed.stdout).toMatch(/^hfx_rollback_happened_chats\{[^}]*\} 1$/m);
+			const file = path.join(dir, 'promtool-out', 'hfx.prom');
+			fs.mkdirSync(path.dirname(file), {recursive: true});
+			const written = hfx(['metrics', '--home', home, '--textfile', file]);
+			expect(written.stderr).toBe('');
+			for (const text of [`${printed.stdout}\n`, fs.readFileSync(file, 'utf8')]) {
+				const checked = promtoolCheckMetrics(text);
+				expect(checked.output).toBe('');
+				expect(checked.code).toBe(0);
+			}
 
-		// The checker is real: a malformed line is refused.
-		expect(promtoolCheckMetrics('hfx_sessions{profile="default" 1\n').code).not.toBe(0);
-	});
+			// The checker is real: a malformed line is refused.
+			expect(promtoolCheckMetrics('hfx_sessions{profile="default" 1\n').code).not.toBe(0);
+		},
+	);
 
-	it("fires the rollback-risk alert once the demo's incident happens, and resolves it after hfx repair --apply", async () => {
+	it("fires the rollback-risk alert once the demo's incident happens, and " +
+		'resolves it after hfx repair --apply', async () => {
 		const {textDir, prometheusPort, logs} = await startPrometheus('risk');
 
 		// The demo at 10x: the incident about 6 s in. Without its restart: this is the runbook before
@@ -201,7 +213,8 @@ describe('Prometheus end to end', () => {
 		expect(firing.annotations.runbook_url).toBe('https://example.invalid/hfx/README.md#hfxrollbackrisk');
 		expect(first.events().some(e => e.event === 'rollback-risk-raised')).toBe(true);
 
-		// The repair, as the runbook says: the gateway and the watch stopped (a repair refuses while anything holds the store).
+		// The repair, as the runbook says: the gateway and the watch stopped (a repair refuses while anything holds the
+		// store).
 		await demo.stop();
 		expect((await first.stop('SIGTERM')).code).toBe(0);
 		const repair = hfx(['repair', '--home', demo.home, '--apply', '--yes']);
@@ -220,7 +233,9 @@ describe('Prometheus end to end', () => {
 		expect((await second.stop('SIGTERM')).code).toBe(0);
 	}, 90_000);
 
-	it('fires the rollback-happened alert on a store a restart already rolled back (critical; the runbook names the adoption preview), and resolves it once the stranded row is adopted', async () => {
+	it('fires the rollback-happened alert on a store a restart already rolled ' +
+		'back (critical; the runbook names the adoption preview), and resolves ' +
+		'it once the stranded row is adopted', async () => {
 		const {textDir, prometheusPort, logs} = await startPrometheus('happened');
 		const home = path.join(dir, 'happened', 'home');
 		const db = await postRestartIncident(home);
@@ -249,7 +264,11 @@ describe('Prometheus end to end', () => {
 		const writer = await incidentWriter(db);
 		await writer.send({
 			op: 'exec',
-			sql: `UPDATE sessions SET session_key = '${INCIDENT_CHAT}', user_id = 'u-teknium', chat_id = '777001', chat_type = 'dm' WHERE id = '${INCIDENT_ORPHAN}'; UPDATE sessions SET ended_at = 1786483000, end_reason = 'superseded_by_repair' WHERE id = '${INCIDENT_ZOMBIE}'`,
+			sql:
+				`UPDATE sessions SET session_key = '${INCIDENT_CHAT}', user_id = ` +
+				`'u-teknium', chat_id = '777001', chat_type = 'dm' WHERE id = ` +
+				`'${INCIDENT_ORPHAN}'; UPDATE sessions SET ended_at = 1786483000, ` +
+				`end_reason = 'superseded_by_repair' WHERE id = '${INCIDENT_ZOMBIE}'`,
 		});
 		await writer.send({op: 'close'}).catch(() => undefined);
 		await writer.kill();
@@ -263,7 +282,9 @@ describe('Prometheus end to end', () => {
 		);
 	}, 90_000);
 
-	it('fires the alert of every finding kind on a root holding them all (ops: repair-routing crash, rollback risk after an upgrade), and evaluates every query of the Grafana dashboard', async () => {
+	it('fires the alert of every finding kind on a root holding them all (ops: ' +
+		'repair-routing crash, rollback risk after an upgrade), and evaluates ' +
+		'every query of the Grafana dashboard', async () => {
 		const {textDir, prometheusPort, logs} = await startPrometheus('findings');
 		const root = await findingsRoot(path.join(dir, 'findings', 'root'));
 		expect(hfx(['metrics', '--home', root, '--textfile', path.join(textDir, 'hfx.prom')])).toMatchObject({
@@ -327,7 +348,8 @@ describe('Prometheus end to end', () => {
 		expect(profiles.data.sort()).toEqual(['columnless', 'default', 'halted', 'ops', 'rolled', 'signatures', 'work']);
 		// The README's join: the versions come from hfx_store_info.
 		const joined = await query(
-			'hfx_upgrade_rollback_risk_chats * on (instance, profile) group_left (schema, rule_set, build) hfx_store_info > 0',
+			'hfx_upgrade_rollback_risk_chats * on (instance, profile) group_left ' +
+				'(schema, rule_set, build) hfx_store_info > 0',
 		);
 		expect(joined.data.result).toEqual([
 			expect.objectContaining({

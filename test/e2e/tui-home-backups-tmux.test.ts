@@ -47,7 +47,8 @@ function paneLine(row: string[]): RegExp {
 }
 
 describe('the Backups pane on a root with profiles', () => {
-	it('lists what hfx backups lists, in its words, each snapshot naming its profile; S snapshots the focused profile', async () => {
+	it('lists what hfx backups lists, in its words, each snapshot naming its ' +
+		'profile; S snapshots the focused profile', async () => {
 		const root = path.join(terminal.dir, 'root');
 		await rootWithBackups(root);
 		const rows = cliRows(['--home', root]);
@@ -74,7 +75,8 @@ describe('the Backups pane on a root with profiles', () => {
 		await waitFor(/EXIT=0/);
 	}, 90_000);
 
-	it("--profile default keeps default's snapshots, as hfx backups --profile default does; at 80x24 each line names its kind", async () => {
+	it("--profile default keeps default's snapshots, as hfx backups --profile " +
+		'default does; at 80x24 each line names its kind', async () => {
 		const root = path.join(terminal.dir, 'root-narrow');
 		await rootWithBackups(root);
 		const rows = cliRows(['--home', root, '--profile', 'default']);

@@ -27,31 +27,44 @@ describe('which build has which rule change', () => {
 		expect(inclusionOf(EPOCH, build('0.20.5', '00704d08aa'))).toMatchObject({included: true, confidence: 'strong'});
 	});
 
-	it('a version older than one main carried while it still lacked the change lacks it; for #91543 no version is known to have it', () => {
-		expect(inclusionOf(EPOCH, build('0.20.4'))).toMatchObject({included: false, confidence: 'medium'});
-		expect(inclusionOf(EPOCH, build('0.21.0', '10e7de79a9ab'))).toMatchObject({included: false, confidence: 'medium'});
-		expect(inclusionOf(EPOCH, build('v0.19.9-unstable-2026-07-22.9eb7b1a6'))).toMatchObject({
-			included: false,
-			confidence: 'medium',
-		});
-		const later = inclusionOf(EPOCH, build('0.21.4', '10e7de79a9ab'));
-		expect(later).toMatchObject({included: null, confidence: 'weak'});
-		expect(later.why).toBe(
-			'version 0.21.4, commit 10e7de79a9ab does not decide #91543 (versions before 0.21.1 lack it, no version is known to have it; its sha is not one known to have or lack it)',
-		);
-		expect(inclusionOf(EPOCH, build('main'))).toMatchObject({included: null, confidence: 'weak'});
-		expect(inclusionOf(EPOCH, null)).toMatchObject({included: null, why: 'no build was read'});
-	});
+	it(
+		'a version older than one main carried while it still lacked the change ' +
+			'lacks it; for #91543 no version is known to have it',
+		() => {
+			expect(inclusionOf(EPOCH, build('0.20.4'))).toMatchObject({included: false, confidence: 'medium'});
+			expect(inclusionOf(EPOCH, build('0.21.0', '10e7de79a9ab'))).toMatchObject({
+				included: false,
+				confidence: 'medium',
+			});
+			expect(inclusionOf(EPOCH, build('v0.19.9-unstable-2026-07-22.9eb7b1a6'))).toMatchObject({
+				included: false,
+				confidence: 'medium',
+			});
+			const later = inclusionOf(EPOCH, build('0.21.4', '10e7de79a9ab'));
+			expect(later).toMatchObject({included: null, confidence: 'weak'});
+			expect(later.why).toBe(
+				'version 0.21.4, commit 10e7de79a9ab does not decide #91543 (versions ' +
+					'before 0.21.1 lack it, no version is known to have it; its sha is not ' +
+					'one known to have or lack it)',
+			);
+			expect(inclusionOf(EPOCH, build('main'))).toMatchObject({included: null, confidence: 'weak'});
+			expect(inclusionOf(EPOCH, null)).toMatchObject({included: null, why: 'no build was read'});
+		},
+	);
 
-	it('where a release is known to have a change, it and every later version have it (compared by number: 0.20.10 is after 0.20.6)', () => {
-		const identity = RULE_CHANGES.find(c => c.pr === 91283)!;
-		expect(inclusionOf(identity, build('0.20.6'))).toMatchObject({included: true, confidence: 'medium'});
-		expect(inclusionOf(identity, build('0.20.10'))).toMatchObject({included: true});
-		expect(inclusionOf(identity, build('0.20.5'))).toMatchObject({included: null});
-		expect(inclusionOf(identity, build('0.20.4'))).toMatchObject({included: false});
-		expect(versionParts('0.20.10')).toEqual([0, 20, 10]);
-		expect(versionParts('garbage')).toBeNull();
-	});
+	it(
+		'where a release is known to have a change, it and every later version ' +
+			'have it (compared by number: 0.20.10 is after 0.20.6)',
+		() => {
+			const identity = RULE_CHANGES.find(c => c.pr === 91283)!;
+			expect(inclusionOf(identity, build('0.20.6'))).toMatchObject({included: true, confidence: 'medium'});
+			expect(inclusionOf(identity, build('0.20.10'))).toMatchObject({included: true});
+			expect(inclusionOf(identity, build('0.20.5'))).toMatchObject({included: null});
+			expect(inclusionOf(identity, build('0.20.4'))).toMatchObject({included: false});
+			expect(versionParts('0.20.10')).toEqual([0, 20, 10]);
+			expect(versionParts('garbage')).toBeNull();
+		},
+	);
 
 	it('every change has its PR, merge day and provenance; only the epoch window moves a verdict hfx computes', () => {
 		for (const c of RULE_CHANGES) {

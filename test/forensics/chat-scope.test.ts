@@ -162,16 +162,20 @@ describe('chatScope', () => {
 		expect(chatScope([scopeRow(session({id: 'a', source: 'telegram'}))], new Set(['unknown']))).toBeNull();
 	});
 
-	it("keeps the rows of the sources, their keyless rows' parents and the rows repair-routing fails on, and leaves the rest", () => {
-		const rows = [
-			session({id: 'o', source: 'telegram', parentSessionId: 'p'}),
-			session({id: 'k', source: 'telegram', sessionKey: 'agent:main:telegram:dm:1'}),
-			session({id: 'p', source: 'slack', sessionKey: 'agent:main:slack:dm:1'}),
-			session({id: 'c', source: 'cli', modelConfigInvalid: true}),
-			session({id: 't', source: 'discord', startedAtRaw: 'soon'}),
-			session({id: 'x', source: 'discord', sessionKey: 'agent:main:discord:dm:1'}),
-			session({id: 'y', source: 'tool', modelConfigInvalid: true}),
-		];
-		expect([...chatScope(rows.map(scopeRow), new Set(['telegram']))!].sort()).toEqual(['c', 'k', 'o', 'p', 't']);
-	});
+	it(
+		"keeps the rows of the sources, their keyless rows' parents and the rows " +
+			'repair-routing fails on, and leaves the rest',
+		() => {
+			const rows = [
+				session({id: 'o', source: 'telegram', parentSessionId: 'p'}),
+				session({id: 'k', source: 'telegram', sessionKey: 'agent:main:telegram:dm:1'}),
+				session({id: 'p', source: 'slack', sessionKey: 'agent:main:slack:dm:1'}),
+				session({id: 'c', source: 'cli', modelConfigInvalid: true}),
+				session({id: 't', source: 'discord', startedAtRaw: 'soon'}),
+				session({id: 'x', source: 'discord', sessionKey: 'agent:main:discord:dm:1'}),
+				session({id: 'y', source: 'tool', modelConfigInvalid: true}),
+			];
+			expect([...chatScope(rows.map(scopeRow), new Set(['telegram']))!].sort()).toEqual(['c', 'k', 'o', 'p', 't']);
+		},
+	);
 });

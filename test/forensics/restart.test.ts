@@ -387,21 +387,24 @@ describe.each(RULE_SETS)('tuple fallback, %s', ruleSet => {
 		expect(resolve(rows, {ruleSet, identity: CHAT_42}).sessionId).toBe(ruleSet !== 'legacy-v21' ? null : 'old');
 	});
 
-	it('is skipped for slack by current Hermes; the v25 and v21 trees run it for every platform (their real code)', () => {
-		const slackKey = dmKey('42', 'slack');
-		const rows = [
-			keyed('closed', {source: 'slack', sessionKey: slackKey, endReason: 'cli_close'}),
-			tupleRow('pre-key', {source: 'slack'}),
-		];
-		const r = resolve(rows, {ruleSet, key: slackKey, identity: CHAT_42});
-		if (ruleSet !== 'v30') {
-			expect(r).toMatchObject({sessionId: 'pre-key', via: 'tuple-fallback'});
-			return;
-		}
+	it(
+		'is skipped for slack by current Hermes; the v25 and v21 trees run it ' + 'for every platform (their real code)',
+		() => {
+			const slackKey = dmKey('42', 'slack');
+			const rows = [
+				keyed('closed', {source: 'slack', sessionKey: slackKey, endReason: 'cli_close'}),
+				tupleRow('pre-key', {source: 'slack'}),
+			];
+			const r = resolve(rows, {ruleSet, key: slackKey, identity: CHAT_42});
+			if (ruleSet !== 'v30') {
+				expect(r).toMatchObject({sessionId: 'pre-key', via: 'tuple-fallback'});
+				return;
+			}
 
-		expect(r).toMatchObject({sessionId: null, via: 'new-session'});
-		expect(r.notes.join('\n')).toContain('Slack');
-	});
+			expect(r).toMatchObject({sessionId: null, via: 'new-session'});
+			expect(r.notes.join('\n')).toContain('Slack');
+		},
+	);
 
 	describe('namespace post-filter', () => {
 		it('rejects a winner whose key has another agent:<ns>', () => {

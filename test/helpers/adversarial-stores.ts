@@ -165,7 +165,10 @@ function lastActive(s: GenSession): number {
 	return s.last_activity_at ?? (typeof s.started_at === 'number' ? s.started_at : 0);
 }
 
-/** One ordinary chat: a keyed row, maybe its keyless successor (inside or outside the window), maybe an older row of the key. */
+/**
+ * One ordinary chat: a keyed row, maybe its keyless successor (inside or outside the window), maybe an older row of the
+ * key.
+ */
 function baseChat(d: Draft, c: number): void {
 	const platform = d.pick(PLATFORMS);
 	const chat = d.chat(platform, String(5000 + d.int(0, 999)));
@@ -341,7 +344,8 @@ export function generateStore(seed: number, index: number): GenStore {
 		baseChat(d, c);
 	}
 
-	// The edges that make v25's repair-routing fail come only when forced: one on every store would hide the records of the rest.
+	// The edges that make v25's repair-routing fail come only when forced: one on every store would hide the records of
+	// the rest.
 	const classes: EdgeClass[] = [forced, ...CLASSES.filter(c => c !== forced && !FAILING.has(c) && d.chance(0.1))];
 	for (const [i, cls] of classes.entries()) {
 		EDGES[cls](d, d.t0 + 100_000 + i * 20_000);

@@ -31,7 +31,9 @@ export function windowMinutes(rule: AlertRule): number {
 	return Number(m[1]);
 }
 
-/** The rules file with every `for:` window set to 0m (a live Prometheus fires at once; the windows are promtool-tested). */
+/**
+ * The rules file with every `for:` window set to 0m (a live Prometheus fires at once; the windows are promtool-tested).
+ */
 export function withoutWindows(file: string, out: string): string {
 	fs.writeFileSync(
 		out,
@@ -42,7 +44,10 @@ export function withoutWindows(file: string, out: string): string {
 
 type Series = {metric: string; labels: Record<string, string>; firing: number; healthy: number; value: number | null};
 
-/** A series that satisfies the rule's expression (METRIC{…} > N, METRIC == N, time() - METRIC > N), and one value that does not. */
+/**
+ * A series that satisfies the rule's expression (METRIC{…} > N, METRIC == N, time() - METRIC > N), and one value that
+ * does not.
+ */
 function seriesFor(rule: AlertRule): Series {
 	const m = /^(time\(\) - )?([a-zA-Z_:][\w:]*)(?:\{([^}]*)\})? (>|==) ([\d\s*]+)$/.exec(rule.expr);
 	if (!m) {
@@ -93,7 +98,9 @@ function rendered(rule: AlertRule, s: Series): Record<string, string> {
 
 const START = 5;
 
-/** One promtool test group per alert: nothing before the window, firing at its end; a clearing inside it restarts it. */
+/**
+ * One promtool test group per alert: nothing before the window, firing at its end; a clearing inside it restarts it.
+ */
 function testGroup(rule: AlertRule) {
 	const s = seriesFor(rule);
 	const w = windowMinutes(rule);
@@ -122,7 +129,10 @@ function testGroup(rule: AlertRule) {
 	return [held, flap];
 }
 
-/** The `promtool test rules` document for every alert of `rulesFile`, run against `loaded` (the same file unless a test swaps it). */
+/**
+ * The `promtool test rules` document for every alert of `rulesFile`, run against `loaded` (the same file unless a test
+ * swaps it).
+ */
 export function windowTests(rulesFile: string, loaded = rulesFile): string {
 	return stringify({rule_files: [loaded], evaluation_interval: '1m', tests: alertRules(rulesFile).flatMap(testGroup)});
 }

@@ -29,21 +29,24 @@ function entry(seq: number, fields: Record<string, unknown>): AuditEntry {
 }
 
 describe('the undoable entries of a trail', () => {
-	it('lists applied repairs not undone yet, newest first; never an intent, a refusal, an undo or an undone apply', () => {
-		const trail = [
-			entry(1, {phase: 'intent', changes: [change]}),
-			entry(2, {phase: 'outcome', intent: 1, result: 'applied', changes: [change]}),
-			entry(3, {phase: 'intent', changes: [change]}),
-			entry(4, {phase: 'outcome', intent: 3, result: 'applied', changes: [change]}),
-			entry(5, {phase: 'intent', mode: 'undo', undoes: 2, changes: [change]}),
-			entry(6, {phase: 'outcome', intent: 5, mode: 'undo', undoes: 2, result: 'applied', changes: [change]}),
-			entry(7, {result: 'refused', changes: []}),
-			entry(8, {phase: 'intent', changes: [change]}),
-			entry(9, {phase: 'outcome', intent: 8, result: 'applied', changes: [change]}),
-		];
-		expect(undoableEntries(trail).map(e => e.seq)).toEqual([9, 4]);
-		expect(undoableEntries([])).toEqual([]);
-	});
+	it(
+		'lists applied repairs not undone yet, newest first; never an intent, a ' + 'refusal, an undo or an undone apply',
+		() => {
+			const trail = [
+				entry(1, {phase: 'intent', changes: [change]}),
+				entry(2, {phase: 'outcome', intent: 1, result: 'applied', changes: [change]}),
+				entry(3, {phase: 'intent', changes: [change]}),
+				entry(4, {phase: 'outcome', intent: 3, result: 'applied', changes: [change]}),
+				entry(5, {phase: 'intent', mode: 'undo', undoes: 2, changes: [change]}),
+				entry(6, {phase: 'outcome', intent: 5, mode: 'undo', undoes: 2, result: 'applied', changes: [change]}),
+				entry(7, {result: 'refused', changes: []}),
+				entry(8, {phase: 'intent', changes: [change]}),
+				entry(9, {phase: 'outcome', intent: 8, result: 'applied', changes: [change]}),
+			];
+			expect(undoableEntries(trail).map(e => e.seq)).toEqual([9, 4]);
+			expect(undoableEntries([])).toEqual([]);
+		},
+	);
 
 	it('an undo puts back each column from what the repair wrote to what it found, last written first', () => {
 		const second = {...change, column: 'chat_id', before: null, after: '1'};

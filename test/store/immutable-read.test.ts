@@ -83,7 +83,10 @@ function folderState(dir: string): Record<string, string> {
 	);
 }
 
-/** `hfx scan --db DB --json` (or the command `args` name) in the background, every name seen in its own TMPDIR while it ran. */
+/**
+ * `hfx scan --db DB --json` (or the command `args` name) in the background, every name seen in its own TMPDIR while it
+ * ran.
+ */
 async function scanWatchingTmp(
 	db: string,
 	tmp: string,
@@ -168,46 +171,55 @@ describe('a stopped store is read in place, as an immutable file', () => {
 		},
 	);
 
-	it("hfx search: a hit in the orphan named as its chat's, nothing in the temp folder, every byte and name of the folder unchanged", async () => {
-		const dir = tempDir('search');
-		const db = await stoppedStore(dir);
-		// A phrase of the orphan's newest message, read as an immutable file (nothing created beside it).
-		const sql =
-			'SELECT content FROM messages WHERE session_id = (SELECT id FROM sessions WHERE session_key IS NULL) ORDER BY id DESC LIMIT 1';
-		const content = spawnSync('sqlite3', [`file:${db}?immutable=1`, sql], {encoding: 'utf8'}).stdout.trim();
-		const before = folderState(dir);
-		const tmp = tempDir('tmp');
-		const found = await scanWatchingTmp(db, tmp, [
-			'search',
-			`"${content.split(/\W+/).filter(Boolean).slice(0, 4).join(' ')}"`,
-			'--db',
-			db,
-			'--json',
-		]);
-		expect(found.stderr).toBe('');
-		expect(found.code).toBe(0);
-		expect(found.json.stores[0].hits[0].chat.label).toBe('keyless: orphan of agent:main:telegram:dm:1');
-		// Before: a private copy of the whole file, every search (hfx-read-… in the temp folder).
-		expect(found.seenInTmp).toEqual([]);
-		expect(folderState(dir)).toEqual(before);
-	});
+	it(
+		"hfx search: a hit in the orphan named as its chat's, nothing in the " +
+			'temp folder, every byte and name of the folder unchanged',
+		async () => {
+			const dir = tempDir('search');
+			const db = await stoppedStore(dir);
+			// A phrase of the orphan's newest message, read as an immutable file (nothing created beside it).
+			const sql =
+				'SELECT content FROM messages WHERE session_id = (SELECT id FROM ' +
+				'sessions WHERE session_key IS NULL) ORDER BY id DESC LIMIT 1';
+			const content = spawnSync('sqlite3', [`file:${db}?immutable=1`, sql], {encoding: 'utf8'}).stdout.trim();
+			const before = folderState(dir);
+			const tmp = tempDir('tmp');
+			const found = await scanWatchingTmp(db, tmp, [
+				'search',
+				`"${content.split(/\W+/).filter(Boolean).slice(0, 4).join(' ')}"`,
+				'--db',
+				db,
+				'--json',
+			]);
+			expect(found.stderr).toBe('');
+			expect(found.code).toBe(0);
+			expect(found.json.stores[0].hits[0].chat.label).toBe('keyless: orphan of agent:main:telegram:dm:1');
+			// Before: a private copy of the whole file, every search (hfx-read-… in the temp folder).
+			expect(found.seenInTmp).toEqual([]);
+			expect(folderState(dir)).toEqual(before);
+		},
+	);
 
-	it('hfx repair, its dry run and --apply: nothing in the temp folder (the plan and the re-read after the write read the stopped store in place)', async () => {
-		const dir = tempDir('repair');
-		const db = await stoppedStore(dir);
-		const before = folderState(dir);
-		const tmp = tempDir('tmp');
-		const dry = await scanWatchingTmp(db, tmp, ['repair', '--db', db, '--json']);
-		expect(dry.stderr).toBe('');
-		expect(dry.json.adoptions.map((a: {sessionKey: string}) => a.sessionKey)).toEqual(['agent:main:telegram:dm:1']);
-		// Before: a private copy of the whole file for the plan, and another for the re-read after the write.
-		expect(dry.seenInTmp).toEqual([]);
-		expect(folderState(dir)).toEqual(before);
-		const applied = await scanWatchingTmp(db, tmp, ['repair', '--db', db, '--apply', '--yes', '--json']);
-		expect(applied.stderr).toBe('');
-		expect(applied.code).toBe(0);
-		expect(applied.seenInTmp).toEqual([]);
-	});
+	it(
+		'hfx repair, its dry run and --apply: nothing in the temp folder (the ' +
+			'plan and the re-read after the write read the stopped store in place)',
+		async () => {
+			const dir = tempDir('repair');
+			const db = await stoppedStore(dir);
+			const before = folderState(dir);
+			const tmp = tempDir('tmp');
+			const dry = await scanWatchingTmp(db, tmp, ['repair', '--db', db, '--json']);
+			expect(dry.stderr).toBe('');
+			expect(dry.json.adoptions.map((a: {sessionKey: string}) => a.sessionKey)).toEqual(['agent:main:telegram:dm:1']);
+			// Before: a private copy of the whole file for the plan, and another for the re-read after the write.
+			expect(dry.seenInTmp).toEqual([]);
+			expect(folderState(dir)).toEqual(before);
+			const applied = await scanWatchingTmp(db, tmp, ['repair', '--db', db, '--apply', '--yes', '--json']);
+			expect(applied.stderr).toBe('');
+			expect(applied.code).toBe(0);
+			expect(applied.seenInTmp).toEqual([]);
+		},
+	);
 
 	it('a path with a space, ?, # and % in it', async () => {
 		const parent = tempDir('odd');

@@ -60,22 +60,30 @@ describe('the Backups pane on the real source', () => {
 		expect(row(drilled, new RegExp(id))).toMatch(/yes, just now\s+yes, just now +(this|\?|OTHER)/);
 	});
 
-	it("v on a tarball of the running volume (seed 004): sound, taken live, with the -wal's commits a restore folds; the row says yes (taken live)", async () => {
-		const scratch = path.join(tempDir('pane-tgz'), 'hermes-data-20261201-120000.tar.gz');
-		const {volume} = await liveVolumeTarball('pane-tgz', scratch);
-		fs.copyFileSync(scratch, path.join(volume, 'backups', path.basename(scratch)));
-		live = LiveStore.open({path: path.join(volume, 'state.db'), owner: 'default', label: 'default'}, {watch: false});
-		source = backupsPaneSource({root: volume, profile: 'default'});
-		ui = await renderAt(<App live={live} backups={source} color={false} />, 140, 30);
-		await ui.press('8');
-		const first = await ui.waitFor(f => f.includes(path.basename(scratch)));
-		expect(row(first, /^›/)).toContain(path.basename(scratch));
-		await ui.press('v');
-		const verified = await ui.waitFor(f => f.includes(`✓ verified ${path.basename(scratch)}: sound`), 30_000);
-		expect(verified).toMatch(/: sound \(taken live: [1-9]\d* -wal commits? a restore folds; sidecars never restored\)/);
-		expect(row(verified, /hermes-data-20261201-120000/)).toMatch(/yes, just now \(taken live\)\s+no +(this|\?|OTHER)/);
-		expect(verified).not.toMatch(/DAMAGED|FAILED/);
-	});
+	it(
+		'v on a tarball of the running volume (seed 004): sound, taken live, ' +
+			"with the -wal's commits a restore folds; the row says yes (taken live)",
+		async () => {
+			const scratch = path.join(tempDir('pane-tgz'), 'hermes-data-20261201-120000.tar.gz');
+			const {volume} = await liveVolumeTarball('pane-tgz', scratch);
+			fs.copyFileSync(scratch, path.join(volume, 'backups', path.basename(scratch)));
+			live = LiveStore.open({path: path.join(volume, 'state.db'), owner: 'default', label: 'default'}, {watch: false});
+			source = backupsPaneSource({root: volume, profile: 'default'});
+			ui = await renderAt(<App live={live} backups={source} color={false} />, 140, 30);
+			await ui.press('8');
+			const first = await ui.waitFor(f => f.includes(path.basename(scratch)));
+			expect(row(first, /^›/)).toContain(path.basename(scratch));
+			await ui.press('v');
+			const verified = await ui.waitFor(f => f.includes(`✓ verified ${path.basename(scratch)}: sound`), 30_000);
+			expect(verified).toMatch(
+				/: sound \(taken live: [1-9]\d* -wal commits? a restore folds; sidecars never restored\)/,
+			);
+			expect(row(verified, /hermes-data-20261201-120000/)).toMatch(
+				/yes, just now \(taken live\)\s+no +(this|\?|OTHER)/,
+			);
+			expect(verified).not.toMatch(/DAMAGED|FAILED/);
+		},
+	);
 
 	it('runs one action at a time and says so; a verify of a damaged snapshot shows DAMAGED', async () => {
 		const home = makeHome('pane-bad');

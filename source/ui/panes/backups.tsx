@@ -20,10 +20,9 @@ type Words = ReturnType<typeof backupWords>;
 /**
  * The columns, in `hfx backups`' words, the ones an operator acts on first (at 80 columns the line
  * is cut after them; w wraps it whole): name, kind (a snapshot's profile named), age, verified,
- * drilled, whose home, size, complete. Each is as wide as its longest value.
+ * drilled, whose home, size, complete.
  */
 function columns(
-	rows: ReadonlyArray<{e: BackupEntry; w: Words}>,
 	now: number,
 ): Array<{title: string; value: (r: {e: BackupEntry; w: Words}) => string; align?: 'right'}> {
 	return [
@@ -46,7 +45,7 @@ function BackupsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 	}
 
 	const rows = m.entries.map(e => ({e, w: backupWords(e, ctx.now)}));
-	const cols = columns(rows, ctx.now).map(c => ({
+	const cols = columns(ctx.now).map(c => ({
 		...c,
 		width: Math.min(48, Math.max(c.title.length, ...rows.map(r => textWidth(c.value(r))))),
 	}));
@@ -62,7 +61,10 @@ function BackupsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 				width={ctx.width}
 				wrap={ctx.ui.wrap.backups}
 				header={cells(c => c.title)}
-				empty={`no backups yet under ${m.root ?? 'the Hermes root'}: press S for a quick snapshot${of}, or run hfx backup`}
+				empty={
+					`no backups yet under ${m.root ?? 'the Hermes root'}: press S for a ` +
+					`quick snapshot${of}, or run hfx backup`
+				}
 				line={r => cells(c => c.value(r))}
 				color={({e, w}) => {
 					return w.verified === 'FAILED' || w.verified === 'CHANGED since' || e.owner === 'other'
@@ -75,7 +77,7 @@ function BackupsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 			<Text
 				wrap="truncate"
 				color={m.busy ? theme.accent : theme.muted}
-			>{`  ${m.busy ? `${m.busy}${m.last ? `  · ${m.last}` : ''}` : (m.last ?? `v verify  D drill  S quick snapshot${of}  · restore with: hfx restore ARCHIVE --home DIR (gateway stopped)`)}`}</Text>
+			>{`  ${m.busy ? `${m.busy}${m.last ? `  · ${m.last}` : ''}` : (m.last ?? idleFooter(of))}`}</Text>
 			<Text wrap="truncate" color={theme.muted}>{`  archives hold credentials: never send one to anyone`}</Text>
 		</Box>
 	);
@@ -87,3 +89,8 @@ export const backupsPane: PaneSpec = {
 	yankText: ctx => ctx.backups?.entries[ctx.ui.cursor.backups]?.path ?? null,
 	View: BackupsView,
 };
+
+/** The pane's footer while nothing runs: its keys, and how a restore is run. */
+function idleFooter(of: string): string {
+	return `v verify  D drill  S quick snapshot${of}  · restore with: hfx restore ARCHIVE --home DIR (gateway stopped)`;
+}

@@ -30,7 +30,10 @@ function chatCell(label: string, width: number): string {
 	return label.startsWith('keyless: orphan') && width >= 15 ? 'keyless: orphan' : `${label.slice(0, width - 1)}…`;
 }
 
-/** The profile column on a root with profiles: as wide as the longest name, at most 8 (a longer one cut with an ellipsis); none for one store. */
+/**
+ * The profile column on a root with profiles: as wide as the longest name, at most 8 (a longer one cut with an
+ * ellipsis); none for one store.
+ */
 function profileWidth(rows: readonly ContentRow[], profiles: number): number {
 	return profiles > 1 ? Math.min(8, Math.max(4, ...rows.map(r => r.profile?.length ?? 0))) : 0;
 }
@@ -55,7 +58,9 @@ export function ContentHitsView({
 	const chat = chatWidth(ctx.width);
 	const stores = content.profiles ?? 1;
 	const profile = profileWidth(rows, stores);
-	const header = `${pad(' ', 2)} ${profileCell(profile >= 7 ? 'profile' : 'prof', profile)}${pad('row', ID)} ${pad('chat', chat)} snippet (» match «)`;
+	const header =
+		`${pad(' ', 2)} ${profileCell(profile >= 7 ? 'profile' : 'prof', profile)}${pad('row', ID)} ${pad('chat', chat)} ` +
+		`snippet (» match «)`;
 	const how = content.notes.length > 0 ? ` · ${content.notes[0]}` : '';
 	const across = stores > 1 ? ` of ${stores} profiles` : '';
 	return (
@@ -67,10 +72,14 @@ export function ContentHitsView({
 				width={ctx.width}
 				wrap={ctx.ui.wrap.sessions}
 				header={header}
-				footer={`content "${content.text}": ${content.hits.length} hits in ${rows.length} rows${across} · ⏎ detail · Esc all sessions${how}`}
+				footer={
+					`content "${content.text}": ${content.hits.length} hits ` +
+					`in ${rows.length} rows${across} · ⏎ detail · Esc all sessions${how}`
+				}
 				empty={`no message holds "${content.text}"${how} (Esc: all sessions)`}
 				line={r =>
-					`${STATUS_GLYPH[r.status]} ${profileCell(r.profile, profile)}${pad(r.session.id, ID)} ${pad(chatCell(r.chat, chat), chat)} ${r.snippet}`
+					`${STATUS_GLYPH[r.status]} ${profileCell(r.profile, profile)}` +
+					`${pad(r.session.id, ID)} ${pad(chatCell(r.chat, chat), chat)} ${r.snippet}`
 				}
 				color={r => (r.status === 'orphan' ? theme.warn : undefined)}
 			/>

@@ -36,7 +36,10 @@ const rowIds = (ctx: PaneContext) => {
 	return hits ? idsOf(hits, contentRowId) : idsOf(rowsOf(ctx).rows, r => r.session.id);
 };
 
-/** The content hit under the cursor when another profile than the focused one holds its row (⏎ focuses that profile first). */
+/**
+ * The content hit under the cursor when another profile than the focused one holds its row (⏎ focuses that profile
+ * first).
+ */
 function hitElsewhere(ctx: PaneContext): {profile: string; id: string} | null {
 	const row = hitRowsOf(ctx)?.[cursor(ctx)];
 	return row?.profile !== undefined && row.profile !== ctx.home?.focused

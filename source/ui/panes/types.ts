@@ -34,7 +34,10 @@ export type PaneSpec = {
 	rowIds?: (ctx: PaneContext) => RowIds;
 	/** The session id under the cursor (for Enter, y, Detail). */
 	selectedId: (ctx: PaneContext) => string | null;
-	/** In a list that spans profiles: the session under the cursor when another profile than the focused one holds it (⏎ focuses that profile first). */
+	/**
+	 * In a list that spans profiles: the session under the cursor when another profile than the focused one holds it (⏎
+	 * focuses that profile first).
+	 */
 	selectedElsewhere?: (ctx: PaneContext) => {profile: string; id: string} | null;
 	/** Text to copy with y (defaults to selectedId). */
 	yankText?: (ctx: PaneContext) => string | null;

@@ -83,7 +83,9 @@ export const BUILD_RULES: Fault[] = [
 	kind(
 		'build-rules-gateway-before-91543',
 		9,
-		'a running gateway stamped 0.20.5 at a commit §3.3 names as lacking #91543: scan and routing judge by "v30 before #91543", the orphan refused, said with the build and why',
+		'a running gateway stamped 0.20.5 at a commit §3.3 names as lacking ' +
+			'#91543: scan and routing judge by "v30 before #91543", the orphan ' +
+			'refused, said with the build and why',
 		db => [
 			finding(['scan', '--db', db], {
 				check: (r: RunResult) =>
@@ -111,7 +113,9 @@ export const BUILD_RULES: Fault[] = [
 	kind(
 		'build-rules-hermes-hangs',
 		3,
-		'--ask-hermes with a hermes on PATH that never answers and leaves a child: the scan ends after the 5 s timeout, says so, shows both verdicts, and the hermes group is gone',
+		'--ask-hermes with a hermes on PATH that never answers and leaves a ' +
+			'child: the scan ends after the 5 s timeout, says so, shows both ' +
+			'verdicts, and the hermes group is gone',
 		(db, bin) => [
 			finding(['scan', '--db', db, '--ask-hermes'], {
 				env: fakeHermes(
@@ -134,12 +138,14 @@ export const BUILD_RULES: Fault[] = [
 	kind(
 		'build-rules-hermes-hostile',
 		8,
-		'--ask-hermes with a hermes whose --version prints ESC, OSC, quotes, newlines and a megabyte: no build named, nothing raw on the terminal',
+		'--ask-hermes with a hermes whose --version prints ESC, OSC, quotes, ' +
+			'newlines and a megabyte: no build named, nothing raw on the terminal',
 		(db, bin) => [
 			finding(['scan', '--db', db, '--ask-hermes'], {
 				env: fakeHermes(
 					bin,
-					'printf \'\\033[2J\\033]0;pwned\\007Hermes "v\\033[31m0.21.4\\n(main @ zz)\\n\'\nhead -c 1048576 /dev/zero | tr "\\\\0" x',
+					'printf \'\\033[2J\\033]0;pwned\\007Hermes "v\\033[31m0.21.4\\n(main @ ' +
+						'zz)\\n\'\nhead -c 1048576 /dev/zero | tr "\\\\0" x',
 				),
 				check: (r: RunResult) =>
 					expectIn(r.stdout, /^build unknown \(or v30 before #91543\), weak: /m, 'no build named') ??

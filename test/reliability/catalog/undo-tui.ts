@@ -40,7 +40,9 @@ export const UNDO_TUI: Fault[] = [
 		cls: 7,
 		outcome: 'refused',
 		notes:
-			'`repair --undo` while the real hfx live view is inside a read of the store (rollback journal: read in place): refused in one line naming the hfx live view and its pid, never the gateway; no undo recorded',
+			'`repair --undo` while the real hfx live view is inside a read of the ' +
+			'store (rollback journal: read in place): refused in one line naming the ' +
+			'hfx live view and its pid, never the gateway; no undo recorded',
 		needs: ['script'],
 		setup(t) {
 			const db = journalStore(t);

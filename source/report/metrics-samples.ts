@@ -40,7 +40,8 @@ export function infoLabels(r: StoreReading): Record<string, string> {
 	return {
 		profile: r.profile,
 		schema: schemaVersion === null ? 'unversioned' : `v${schemaVersion}`,
-		rule_set: ruleSet,
+		// The rules the verdicts used: the installed build's variant where it is known (`v30 before #91543`).
+		rule_set: r.result.analysis.buildRules?.rules.label ?? ruleSet,
 		build,
 	};
 }

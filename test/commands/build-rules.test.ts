@@ -105,6 +105,9 @@ describe('the rules of the installed build (issue #27, point 2)', () => {
 			);
 			const routing = hfx(['routing', '--db', s.db], {env: {HERMES_HOME: ''}}).stdout;
 			expect(routing).toMatch(/^rule set v30 before #91543: /m);
+			// The fleet's one info series names the rules the verdicts used, not the schema's generation alone.
+			const metrics = hfx(['metrics', '--db', s.db], {env: {HERMES_HOME: ''}}).stdout;
+			expect(metrics).toMatch(/^hfx_store_info\{[^}]*rule_set="v30 before #91543"[^}]*build="0\.20\.5@f31cf9710000"/m);
 			expect(evidenceState(s.home)).toEqual(before);
 		},
 	);

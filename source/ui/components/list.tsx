@@ -4,9 +4,11 @@
  * indicator says where the window is: at the end of the header row (the header cut before
  * it), or on the list's own status line (`footer`) where the header is a table's column titles. A row too long is cut
  * without splitting an id
- * (text/fit.ts), or, with `wrap`, wrapped onto the lines below it.
+ * (text/fit.ts), or, with `wrap`, wrapped onto the lines below it. Rows are keyed by their identity (`id`), so
+ * a row keeps its node while the live model inserts rows above it.
  */
 import type React from 'react';
+import {Fragment} from 'react';
 import {Box} from 'ink';
 import {Text} from './text.js';
 import {windowStart} from '../views.js';
@@ -28,19 +30,36 @@ export type ListProps<T> = {
 	footer?: string;
 	/** Wrap long rows instead of cutting them. */
 	wrap?: boolean;
+	/** A row's identity (session id, session key, finding, event): its key, not its row number. */
+	id?: (item: T) => string;
 };
 
-type Shown = {index: number; lines: string[]};
+type Shown = {index: number; key: string; lines: string[]};
 
-/** The rows that fit `height` lines, the cursor's among them; each row as its lines. */
+/** Each shown row's key: its identity (the index without one), a repeat of it numbered so keys stay unique. */
+function keyed<T>(props: ListProps<T>, shown: readonly Omit<Shown, 'key'>[]): Shown[] {
+	const seen = new Map<string, number>();
+	return shown.map(row => {
+		const id = props.id ? props.id(props.items[row.index]!) : String(row.index);
+		const repeat = seen.get(id) ?? 0;
+		seen.set(id, repeat + 1);
+		return {...row, key: repeat === 0 ? id : `${id}\u0000${repeat}`};
+	});
+}
+
+/** The rows that fit `height` lines, the cursor's among them; each row as its key and its lines. */
 function windowOf<T>(props: ListProps<T>, height: number, inner: number): Shown[] {
+	return keyed(props, linesWindow(props, height, inner));
+}
+
+function linesWindow<T>(props: ListProps<T>, height: number, inner: number): Omit<Shown, 'key'>[] {
 	const linesOf = (index: number) =>
 		props.wrap
 			? wrapLine(props.line(props.items[index]!, index), inner)
 			: [cutKeepingIds(props.line(props.items[index]!, index), inner)];
 	const start = windowStart(props.cursor, height, props.items.length);
-	const fill = (from: number): Shown[] => {
-		const out: Shown[] = [];
+	const fill = (from: number): Omit<Shown, 'key'>[] => {
+		const out: Omit<Shown, 'key'>[] = [];
 		let used = 0;
 		for (let i = from; i < props.items.length && used < height; i++) {
 			const lines = linesOf(i).slice(0, height - used);
@@ -100,15 +119,19 @@ export function List<T>(props: ListProps<T>): React.ReactElement {
 			)}
 			<Box flexDirection="column" height={bodyHeight}>
 				{shown.length === 0 ? <Text color={theme.muted}>{`  ${props.empty ?? 'nothing to show'}`}</Text> : null}
-				{shown.flatMap(({index, lines}) => {
+				{shown.map(({index, key, lines}) => {
 					const selected = index === props.cursor;
 					const color = selected ? theme.accent : props.color?.(props.items[index]!, index);
-					return lines.map((text, j) => (
-						<Text key={`${index}:${j}`} wrap="truncate" color={color} bold={selected} inverse={selected && theme.color}>
-							{j === 0 && selected ? '› ' : '  '}
-							{text}
-						</Text>
-					));
+					return (
+						<Fragment key={key}>
+							{lines.map((text, j) => (
+								<Text key={j} wrap="truncate" color={color} bold={selected} inverse={selected && theme.color}>
+									{j === 0 && selected ? '› ' : '  '}
+									{text}
+								</Text>
+							))}
+						</Fragment>
+					);
 				})}
 			</Box>
 			{footText === null ? null : (

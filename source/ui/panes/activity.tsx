@@ -10,18 +10,16 @@ import type {ActivityEvent, ActivityKind} from '../../forensics/activity.js';
 import {List} from '../components/list.js';
 import {type Theme, useTheme} from '../theme.js';
 import {activityRows} from '../views.js';
-import {idsOf, keyedCursor} from './keyed.js';
+import {keyedList} from './keyed.js';
 import type {PaneContext, PaneSpec} from './types.js';
 import {FOLLOW} from '../state.js';
 
-function rows(ctx: PaneContext): ActivityEvent[] {
-	return activityRows(ctx.model.activity, ctx.ui.filterText);
-}
-
-/** An event's identity: when hfx saw it, what and about what (a burst: when it began, as it grows). */
-const rowIds = (ctx: PaneContext) =>
-	idsOf(rows(ctx), e => (e.burst ? `${e.at}\u0000burst` : `${e.at}\u0000${e.kind}\u0000${e.subject}\u0000${e.text}`));
-const cursor = (ctx: PaneContext) => keyedCursor(ctx, 'activity', rowIds(ctx));
+/** The events, each known by when hfx saw it, what and about what (a burst: when it began, as it grows). */
+const list = keyedList(
+	'activity',
+	(ctx: PaneContext) => activityRows(ctx.model.activity, ctx.ui.filterText),
+	(e: ActivityEvent) => (e.burst ? `${e.at}\u0000burst` : `${e.at}\u0000${e.kind}\u0000${e.subject}\u0000${e.text}`),
+);
 
 function clock(at: number): string {
 	return new Date(at * 1000).toISOString().slice(11, 19);
@@ -68,15 +66,11 @@ function tone(theme: Theme, e: ActivityEvent): string | undefined {
 
 function ActivityView({ctx}: {ctx: PaneContext}): React.ReactElement {
 	const theme = useTheme();
-	const items = rows(ctx);
 	return (
 		<Box flexDirection="column">
 			<List
-				items={items}
-				cursor={cursor(ctx)}
+				{...list.props(ctx)}
 				height={ctx.height - 1}
-				width={ctx.width}
-				wrap={ctx.ui.wrap.activity}
 				header={
 					`activity since hfx started (${ctx.model.commits} commits) ` +
 					`· ${ctx.ui.cursor.activity === FOLLOW ? 'following newest' : 'paused: f follows newest'}`
@@ -93,11 +87,11 @@ function ActivityView({ctx}: {ctx: PaneContext}): React.ReactElement {
 }
 
 export const activityPane: PaneSpec = {
-	rowCount: ctx => rows(ctx).length,
-	cursor,
-	rowIds,
+	rowCount: list.rowCount,
+	cursor: list.cursor,
+	rowIds: list.rowIds,
 	selectedId: ctx => {
-		const e = rows(ctx)[cursor(ctx)];
+		const e = list.selected(ctx);
 		return e && ctx.model.analysis.byId.has(e.subject) ? e.subject : null;
 	},
 	View: ActivityView,

@@ -9,7 +9,7 @@ import {Box} from 'ink';
 import {STATUS_GLYPH} from '../../forensics/status.js';
 import {pad} from '../../text/format.js';
 import {List} from '../components/list.js';
-import type {ContentRow} from '../content-rows.js';
+import {type ContentRow, contentRowId} from '../content-rows.js';
 import type {ContentResult} from '../state.js';
 import {useTheme} from '../theme.js';
 import type {PaneContext} from './types.js';
@@ -67,6 +67,7 @@ export function ContentHitsView({
 		<Box flexDirection="column">
 			<List
 				items={rows}
+				id={contentRowId}
 				cursor={cursor}
 				height={ctx.height}
 				width={ctx.width}

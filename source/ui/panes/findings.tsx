@@ -15,7 +15,7 @@ import {type ProfileFinding, mergedFindings} from '../home-model.js';
 import {candidateDonors} from '../../report/candidates.js';
 import type {Rollback} from '../../forensics/rollbacks.js';
 import {rollbackDetailLines} from '../rollback-lines.js';
-import {idsOf, keyedCursor} from './keyed.js';
+import {keyedList} from './keyed.js';
 import type {PaneContext, PaneSpec} from './types.js';
 
 type Row = Finding & {profile?: string};
@@ -46,15 +46,14 @@ function rows(ctx: PaneContext): Row[] {
 }
 
 /** A finding's identity: its profile, what it is about and of which kind (its wording may change with the evidence). */
-const rowIds = (ctx: PaneContext) => idsOf(rows(ctx), f => `${f.profile ?? ''}\u0000${f.kind}\u0000${f.subject}`);
-const cursor = (ctx: PaneContext) => keyedCursor(ctx, 'findings', rowIds(ctx));
+const list = keyedList('findings', rows, (f: Row) => `${f.profile ?? ''}\u0000${f.kind}\u0000${f.subject}`);
 
 const MARK: Record<Finding['severity'], string> = {critical: '✗', warning: '!', info: 'i'};
 
 function FindingsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 	const theme = useTheme();
-	const items = rows(ctx);
-	const selected = items[cursor(ctx)];
+	const items = list.rows(ctx);
+	const selected = list.selected(ctx);
 	const wrap = ctx.ui.wrap.findings;
 	const detailWrap = detailWraps(ctx.width, wrap);
 	const rollback = selected ? rollbackOf(ctx, selected) : undefined;
@@ -93,11 +92,8 @@ function FindingsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 	return (
 		<Box flexDirection="column">
 			<List
-				items={items}
-				cursor={cursor(ctx)}
+				{...list.props(ctx)}
 				height={ctx.height - detailHeight}
-				width={ctx.width}
-				wrap={wrap}
 				header={`findings (${items.length})`}
 				empty={NOTHING_TO_REPORT}
 				line={f => `${MARK[f.severity]} ${f.title}`}
@@ -109,11 +105,11 @@ function FindingsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 }
 
 export const findingsPane: PaneSpec = {
-	rowCount: ctx => rows(ctx).length,
-	cursor,
-	rowIds,
+	rowCount: list.rowCount,
+	cursor: list.cursor,
+	rowIds: list.rowIds,
 	selectedId: ctx => {
-		const f = rows(ctx)[cursor(ctx)];
+		const f = list.selected(ctx);
 		if (!f || elsewhere(ctx, f)) {
 			return null;
 		}
@@ -130,6 +126,6 @@ export const findingsPane: PaneSpec = {
 		const chat = ctx.model.analysis.routing.find(r => r.sessionKey === f.subject);
 		return chat?.newestActivityIn ?? chat?.restartResolvesTo ?? null;
 	},
-	yankText: ctx => rows(ctx)[cursor(ctx)]?.subject ?? null,
+	yankText: ctx => list.selected(ctx)?.subject ?? null,
 	View: FindingsView,
 };

@@ -22,3 +22,45 @@ export function idsOf<T>(items: readonly T[], id: (item: T) => string): RowIds {
 export function keyedCursor(ctx: PaneContext, pane: Pane, ids: RowIds): number {
 	return cursorIn(ctx.ui, pane, ids);
 }
+
+/** What a pane's List takes from its keyed list: the rows, their identities, the cursor, the width, the wrap mode. */
+export type KeyedListProps<T> = {
+	items: readonly T[];
+	id: (item: T) => string;
+	cursor: number;
+	width: number;
+	wrap: boolean;
+};
+
+/** A pane's keyed list: its rows, each row's identity, the cursor on them and the row under it. */
+export type KeyedList<T> = {
+	rows: (ctx: PaneContext) => readonly T[];
+	rowIds: (ctx: PaneContext) => RowIds;
+	cursor: (ctx: PaneContext) => number;
+	rowCount: (ctx: PaneContext) => number;
+	selected: (ctx: PaneContext) => T | undefined;
+	/** The List's rows, keys, cursor, width and wrap (`w`) in this pane; the pane adds its height and lines. */
+	props: (ctx: PaneContext) => KeyedListProps<T>;
+};
+
+/**
+ * The list block the Activity, Lineage, Findings and Routing panes share. The cursor follows the row's identity
+ * (the pane's anchor) unless the pane resolves it its own way (`cursor`).
+ */
+export function keyedList<T>(
+	pane: Pane,
+	rows: (ctx: PaneContext) => readonly T[],
+	id: (item: T) => string,
+	cursor?: (ctx: PaneContext) => number,
+): KeyedList<T> {
+	const rowIds = (ctx: PaneContext) => idsOf(rows(ctx), id);
+	const at = cursor ?? ((ctx: PaneContext) => keyedCursor(ctx, pane, rowIds(ctx)));
+	return {
+		rows,
+		rowIds,
+		cursor: at,
+		rowCount: ctx => rows(ctx).length,
+		selected: ctx => rows(ctx)[at(ctx)],
+		props: ctx => ({items: rows(ctx), id, cursor: at(ctx), width: ctx.width, wrap: ctx.ui.wrap[pane]}),
+	};
+}

@@ -11,6 +11,7 @@ import {ago} from '../../text/format.js';
 import {List} from '../components/list.js';
 import {useTheme} from '../theme.js';
 import {FOLLOW} from '../state.js';
+import {keyedList} from './keyed.js';
 import type {PaneContext, PaneSpec} from './types.js';
 
 const treeCache = new WeakMap<object, Map<string, TreeLine[]>>();
@@ -39,7 +40,6 @@ function lines(ctx: PaneContext): TreeLine[] {
 
 function LineageView({ctx}: {ctx: PaneContext}): React.ReactElement {
 	const theme = useTheme();
-	const items = lines(ctx);
 	if (!ctx.focusSession) {
 		return <Text color={theme.muted}>{'  Select a session (Sessions pane, 1) to see its lineage.'}</Text>;
 	}
@@ -49,11 +49,8 @@ function LineageView({ctx}: {ctx: PaneContext}): React.ReactElement {
 	return (
 		<Box flexDirection="column">
 			<List
-				items={items}
-				cursor={lineageCursor(ctx)}
+				{...list.props(ctx)}
 				height={ctx.height - 1}
-				width={ctx.width}
-				wrap={ctx.ui.wrap.lineage}
 				header={`lineage of ${ctx.focusSession}`}
 				line={({node, prefix}) => {
 					const s = a.byId.get(node.id);
@@ -85,9 +82,12 @@ function lineageCursor(ctx: PaneContext): number {
 		: ctx.ui.cursor.lineage;
 }
 
+/** The tree's lines, each known by its session; the cursor by row number (the tree is redrawn per focus). */
+const list = keyedList('lineage', lines, (l: TreeLine) => l.node.id, lineageCursor);
+
 export const lineagePane: PaneSpec = {
-	rowCount: ctx => lines(ctx).length,
-	cursor: lineageCursor,
-	selectedId: ctx => lines(ctx)[lineageCursor(ctx)]?.node.id ?? null,
+	rowCount: list.rowCount,
+	cursor: list.cursor,
+	selectedId: ctx => list.selected(ctx)?.node.id ?? null,
 	View: LineageView,
 };

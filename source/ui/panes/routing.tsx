@@ -14,15 +14,15 @@ import {FittedLines, type PaneLine, detailWraps} from '../components/fitted-line
 import {List} from '../components/list.js';
 import {type Theme, useTheme} from '../theme.js';
 import {routingRows} from '../views.js';
-import {idsOf, keyedCursor} from './keyed.js';
+import {keyedList} from './keyed.js';
 import type {PaneContext, PaneSpec} from './types.js';
 
-function rows(ctx: PaneContext): ChatRouting[] {
-	return routingRows(ctx.model.analysis, ctx.ui.filterText);
-}
-
-const rowIds = (ctx: PaneContext) => idsOf(rows(ctx), c => c.sessionKey);
-const cursor = (ctx: PaneContext) => keyedCursor(ctx, 'routing', rowIds(ctx));
+/** The chats, each known by its session key. */
+const list = keyedList(
+	'routing',
+	(ctx: PaneContext) => routingRows(ctx.model.analysis, ctx.ui.filterText),
+	(c: ChatRouting) => c.sessionKey,
+);
 
 /** A chat's mark in the list: a rollback that happened above a risk (a chat that rolled back is no "✓"). */
 function mark(c: ChatRouting, rolledBack: ReadonlyMap<string, Rollback>): string {
@@ -126,19 +126,16 @@ function ChatDetail({
 
 function RoutingView({ctx}: {ctx: PaneContext}): React.ReactElement {
 	const theme = useTheme();
-	const items = rows(ctx);
-	const selected = items[cursor(ctx)];
+	const items = list.rows(ctx);
+	const selected = list.selected(ctx);
 	const listHeight = Math.max(3, Math.min(items.length + 1, Math.floor(ctx.height * 0.4)));
 	const keyWidth = Math.min(48, Math.max(0, ...items.map(c => c.sessionKey.length)));
 	const rolledBack = new Map(ctx.model.analysis.rollbacks.map(r => [r.sessionKey, r]));
 	return (
 		<Box flexDirection="column">
 			<List
-				items={items}
-				cursor={cursor(ctx)}
+				{...list.props(ctx)}
 				height={listHeight}
-				width={ctx.width}
-				wrap={ctx.ui.wrap.routing}
 				header={`chats (${items.length})${ctx.ui.filterText ? ` matching "${ctx.ui.filterText}"` : ''}`}
 				empty="no session keys in this store"
 				line={c => `${mark(c, rolledBack)} ${c.sessionKey.padEnd(keyWidth)}  → ${c.restartResolvesTo ?? 'new session'}`}
@@ -161,13 +158,13 @@ function RoutingView({ctx}: {ctx: PaneContext}): React.ReactElement {
 }
 
 export const routingPane: PaneSpec = {
-	rowCount: ctx => rows(ctx).length,
-	cursor,
-	rowIds,
+	rowCount: list.rowCount,
+	cursor: list.cursor,
+	rowIds: list.rowIds,
 	selectedId: ctx => {
-		const chat = rows(ctx)[cursor(ctx)];
+		const chat = list.selected(ctx);
 		return chat ? (chat.newestActivityIn ?? chat.restartResolvesTo) : null;
 	},
-	yankText: ctx => rows(ctx)[cursor(ctx)]?.sessionKey ?? null,
+	yankText: ctx => list.selected(ctx)?.sessionKey ?? null,
 	View: RoutingView,
 };

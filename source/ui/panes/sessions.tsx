@@ -190,6 +190,7 @@ function SessionsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 		<Box flexDirection="column">
 			<List
 				items={rows}
+				id={r => r.session.id}
 				cursor={cursor(ctx)}
 				height={ctx.height}
 				width={ctx.width}

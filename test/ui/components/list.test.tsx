@@ -1,0 +1,85 @@
+/**
+ * The list the keyed panes share: a row keeps its node (its key is its identity, not its row number) when the
+ * live model inserts rows above the cursor, the window follows the cursor, and an empty list says so.
+ */
+import {render} from 'ink-testing-library';
+import {describe, expect, it} from 'vitest';
+import {List} from '../../../source/ui/components/list.js';
+
+// Ink keeps each render's instance (its root node) by its stdout; the package exports only its entry point.
+const {default: instances} = (await import(
+	new URL('../../../node_modules/ink/build/instances.js', import.meta.url).href
+)) as {default: WeakMap<object, {rootNode: InkNode}>};
+
+type InkNode = {nodeName: string; nodeValue?: string; childNodes?: InkNode[]};
+
+const textOf = (node: InkNode): string =>
+	node.nodeName === '#text' ? (node.nodeValue ?? '') : (node.childNodes ?? []).map(textOf).join('');
+
+/** Each shown row's text node, by the row's text (without the cursor mark). */
+function rowNodes(stdout: object): Map<string, InkNode> {
+	const out = new Map<string, InkNode>();
+	const walk = (node: InkNode) => {
+		if (node.nodeName === 'ink-text') {
+			out.set(textOf(node).slice(2), node);
+			return;
+		}
+
+		for (const child of node.childNodes ?? []) {
+			walk(child);
+		}
+	};
+
+	walk(instances.get(stdout)!.rootNode);
+	return out;
+}
+
+type Row = {id: string; text: string};
+const row = (id: string): Row => ({id, text: `row ${id}`});
+
+const list = (items: Row[], cursor: number, height = 5) => (
+	<List
+		items={items}
+		id={r => r.id}
+		cursor={cursor}
+		height={height}
+		width={40}
+		header="rows"
+		empty="no rows yet"
+		line={r => r.text}
+	/>
+);
+
+describe('List', () => {
+	it('keeps each row on its node when rows are inserted above the cursor', () => {
+		const ui = render(list([row('b'), row('c'), row('d')], 1));
+		const before = rowNodes(ui.stdout);
+		ui.rerender(list([row('a'), row('a2'), row('b'), row('c'), row('d')], 3));
+		const after = rowNodes(ui.stdout);
+		expect(ui.lastFrame()).toContain('› row c');
+		for (const id of ['b', 'c', 'd']) {
+			expect(after.get(`row ${id}`), id).toBe(before.get(`row ${id}`));
+		}
+
+		expect(before.has('row a')).toBe(false);
+		ui.unmount();
+	});
+
+	it('moves its window to keep the cursor row shown', () => {
+		const items = Array.from({length: 20}, (_, i) => row(String(i)));
+		const ui = render(list(items, 0));
+		expect(ui.lastFrame()).toContain('› row 0');
+		ui.rerender(list(items, 15));
+		const frame = ui.lastFrame()!;
+		expect(frame).toContain('› row 15');
+		expect(frame).not.toContain('row 0\n');
+		expect(frame.split('\n')[0]).toMatch(/14–17\/20$/);
+		ui.unmount();
+	});
+
+	it('says the list is empty in its own words', () => {
+		const ui = render(list([], 0));
+		expect(ui.lastFrame()).toBe(['  rows', '  no rows yet', '', '', ''].join('\n'));
+		ui.unmount();
+	});
+});

@@ -2,11 +2,14 @@
  * One policy for Ctrl-C, SIGTERM and SIGHUP. Outside a critical section a signal runs the exit
  * hooks (temp-file cleanup, lock release) and exits 128+N at once. Inside one (a repair or a
  * restore between its first write and its audit entry) the exit waits until the section ends, so
- * a committed write is always verified and recorded before the process goes.
+ * a committed write is always verified and recorded before the process goes. A command that ends
+ * itself on a signal (`hfx watch`, the live view, the demo's simulated gateway) owns the signals
+ * here instead of listening on `process` itself: it is told in place of the exit, and after the
+ * critical section when one was running. Nothing else in source/ handles a signal.
  */
 const hooks = new Set<() => void>();
 let installed = false;
-/** A command that ends itself cleanly on a signal (hfx watch): it is told instead of an exit. */
+/** A command that ends itself cleanly on a signal (hfx watch, the live view): it is told instead of an exit. */
 let owner: ((signal: NodeJS.Signals) => void) | null = null;
 let depth = 0;
 let pending: {signal: NodeJS.Signals; code: number} | null = null;
@@ -99,6 +102,8 @@ export async function critical<T>(fn: () => Promise<T>): Promise<T> {
 			deferred = pending.signal;
 			// From now on, a further signal exits at once; the one received is honoured at the end.
 			pending = null;
+			// A command that owns the signals (the live view) is told now that the write is recorded.
+			owner?.(deferred);
 		}
 	}
 }

@@ -18,8 +18,23 @@ export function testPause(point: string): void {
 	}
 
 	const ms = Math.min(Number(process.env.HFX_TEST_PAUSE_MS ?? 10_000) || 0, 60_000);
-	process.stderr.write(`hfx-test: paused at ${point} (pid ${process.pid})\n`);
+	announce(`paused at ${point} (pid ${process.pid})`);
 	if (ms > 0) {
 		Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 	}
+}
+
+/**
+ * A test hook that counts: with `HFX_TEST_MARK=<point>` the process says `hfx-test: at <point>` on stderr each time
+ * it reaches that point, and goes on. Point: `preflight` (store/preflight.ts: the store's files looked at before
+ * SQLite is let near them; one `hfx repair` dry run looks once).
+ */
+export function testMark(point: string): void {
+	if (process.env.HFX_TEST_MARK === point) {
+		announce(`at ${point}`);
+	}
+}
+
+function announce(what: string): void {
+	process.stderr.write(`hfx-test: ${what}\n`);
 }

@@ -16,7 +16,7 @@ import {confirmationFor, confirmationMatches} from '../repair/confirmation.js';
 import {reconcileAudit} from '../repair/reconcile.js';
 import {resolveUndoEntry, undoRepair} from '../repair/undo.js';
 import {upgradeNotice} from '../store/load.js';
-import {preflight} from '../store/preflight.js';
+import {type Preflight, preflight} from '../store/preflight.js';
 import {ShmReader} from '../store/shm.js';
 import {generationNotes, planLines} from '../report/repair.js';
 import {plural} from '../text/format.js';
@@ -152,15 +152,18 @@ function dryRunLines(location: StoreLocation, planned: Planned, flags: RepairFla
 	return lines;
 }
 
-/** The dry run's plan (read-only); an operator's --donor that cannot be taken is refused here, before anything else. */
-async function planFor(location: StoreLocation, flags: RepairFlags): Promise<Planned> {
+/**
+ * The dry run's plan (read-only), from the command's one preflight; an operator's --donor that cannot be taken is
+ * refused here, before anything else.
+ */
+async function planFor(location: StoreLocation, flags: RepairFlags, pre: Preflight): Promise<Planned> {
 	const dbPath = location.path;
 	const reader = new ShmReader();
 	let planned: Planned;
 	try {
 		planned = await computePlan(
 			dbPath,
-			{owner: location.owner, maxGapSeconds: flags.maxGapSeconds, only: flags.only, donor: flags.donor},
+			{owner: location.owner, maxGapSeconds: flags.maxGapSeconds, only: flags.only, donor: flags.donor, preflight: pre},
 			reader,
 		);
 	} finally {
@@ -235,10 +238,12 @@ async function runApply(
 	flags: RepairFlags,
 	io: Io,
 	log: (line: string) => void,
+	pre: Preflight,
 ): Promise<ExitCode> {
 	const dbPath = location.path;
 	const outcome = await applyRepair({
 		dbPath,
+		preflight: pre,
 		owner: location.owner,
 		maxGapSeconds: flags.maxGapSeconds,
 		only: flags.only,
@@ -280,8 +285,9 @@ export async function runRepair(flags: RepairFlags, io: Io): Promise<ExitCode> {
 		const location = locate(flags, io).stores[0]!;
 		const dbPath = location.path;
 		// Bad input (missing, not SQLite, 0-byte beside a WAL...) is refused here, before any check
-		// or audit entry: nothing is written beside a file that is not a store.
-		preflight(dbPath);
+		// or audit entry: nothing is written beside a file that is not a store. The one preflight of the
+		// run: the plan is read from it (computePlan takes none of its own).
+		const pre = preflight(dbPath);
 		if (flags.donor !== undefined && flags.undo) {
 			throw new FailClosed({
 				file: dbPath,
@@ -297,7 +303,7 @@ export async function runRepair(flags: RepairFlags, io: Io): Promise<ExitCode> {
 			? null
 			: flags.donor === undefined && flags.apply
 				? null
-				: await planFor(location, flags);
+				: await planFor(location, flags, pre);
 		// A crash window of an earlier apply or undo (its intent recorded, its outcome not) is settled
 		// first, so what follows sees it; the dry run only says so (it writes nothing).
 		reconcileAudit({dbPath, argv: flags.argv, write: Boolean(flags.apply || flags.undo), warn: io.err});
@@ -328,6 +334,6 @@ export async function runRepair(flags: RepairFlags, io: Io): Promise<ExitCode> {
 			return runUndo(dbPath, flags, io, log);
 		}
 
-		return flags.apply ? runApply(location, flags, io, log) : runDryRun(location, flags, io, planned!);
+		return flags.apply ? runApply(location, flags, io, log, pre) : runDryRun(location, flags, io, planned!);
 	});
 }

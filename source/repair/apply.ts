@@ -13,7 +13,7 @@ import {resolveSessionId} from '../forensics/resolve.js';
 import {readStore} from '../store/immutable-read.js';
 import {type ReadOnlyStore, writerSqliteVersion} from '../store/open.js';
 import {type SchemaInfo, detectSchema} from '../store/schema.js';
-import {preflight} from '../store/preflight.js';
+import {type Preflight, preflight} from '../store/preflight.js';
 import {routingHomeOf} from '../store/routing-home.js';
 import {readSnapshot} from '../store/read-snapshot.js';
 import {ShmReader} from '../store/shm.js';
@@ -66,21 +66,19 @@ function readRows(store: ReadOnlyStore, ids: readonly string[]): Map<string, Rec
 	return rows;
 }
 
-/**
- * Reads the store read-only and computes a bound plan. The basis (what the plan is computed from) is read before and
- * after: a store that moved meanwhile is refused.
- */
-export async function computePlan(
-	dbPath: string,
-	options: {owner: string; maxGapSeconds: number; only?: readonly string[]; donor?: string; now?: number},
-	reader: ShmReader,
-): Promise<Planned> {
-	// The same refusals as every read (missing, not SQLite, 0-byte beside a WAL...), before the
-	// basis's stat and -shm read.
-	preflight(dbPath);
-	const before = await readPlanBasis(dbPath, '', reader);
-	// A stopped store (what a repair requires) is read in place as an immutable file, never copied.
-	const {analysis, rows, schema, sqliteVersion} = readStore(dbPath, store => {
+export type PlanOptions = {
+	owner: string;
+	maxGapSeconds: number;
+	only?: readonly string[];
+	donor?: string;
+	now?: number;
+	/** The store's preflight the caller already took (hfx repair's, passed down): then none is taken here. */
+	preflight?: Preflight;
+};
+
+/** What the plan reads of the store in one read: the analysis, the rows it touches, the schema, the writer's SQLite. */
+function planRead(dbPath: string, options: PlanOptions) {
+	return (store: ReadOnlyStore) => {
 		const schema = detectSchema(store);
 		const {snapshot} = readSnapshot(
 			store,
@@ -102,8 +100,22 @@ export async function computePlan(
 			schema,
 			sqliteVersion: store.isImmutable ? writerSqliteVersion() : store.sqliteVersion(),
 		};
-	});
+	};
+}
 
+/**
+ * Reads the store read-only and computes a bound plan. The basis (what the plan is computed from) is read before and
+ * after: a store that moved meanwhile is refused.
+ */
+export async function computePlan(dbPath: string, options: PlanOptions, reader: ShmReader): Promise<Planned> {
+	// The same refusals as every read (missing, not SQLite, 0-byte beside a WAL...), before the basis's stat and -shm
+	// read: the caller's preflight, or one taken now. The read checks the file against it again (readStore).
+	const pre = options.preflight ?? preflight(dbPath);
+	const before = await readPlanBasis(dbPath, '', reader);
+	// A stopped store (what a repair requires) is read in place as an immutable file, never copied.
+	const {analysis, rows, schema, sqliteVersion} = readStore(dbPath, planRead(dbPath, options), {
+		preflight: pre,
+	});
 	const hashOfRows = rowsHash(rows);
 	const after = await readPlanBasis(dbPath, hashOfRows, reader);
 	const moved = basisDifference({...before, rowsHash: hashOfRows}, after);
@@ -155,6 +167,8 @@ export type ApplyOptions = {
 	planned?: Planned;
 	/** Called once the plan is known, before any precondition or prompt (to show it). */
 	onPlanned?: (planned: Planned) => void;
+	/** The store's preflight the command already took: the plan uses it (computePlan takes none of its own). */
+	preflight?: Preflight;
 };
 
 /**

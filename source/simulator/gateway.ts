@@ -18,6 +18,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import {ownSignals} from '../interrupts.js';
 import {gatewayTurns, resumeAfterRestart} from './restart.js';
 import {StoreWriter} from './store-writer.js';
 
@@ -286,8 +287,8 @@ function main(): void {
 		process.exit(0);
 	};
 
-	process.on('SIGTERM', stop);
-	process.on('SIGINT', stop);
+	// SIGTERM, SIGINT and SIGHUP: a clean stop, through the one signal policy (interrupts.ts).
+	ownSignals(stop);
 	step(demo, speed);
 }
 

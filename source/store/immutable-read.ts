@@ -165,11 +165,20 @@ function readImmutable<T>(
  * a stopped store in place as an immutable file (checked unchanged around the read, read again
  * when it was not), any other through ReadOnlyStore.open (in place, or a private copy of a
  * crashed agent's store). `read` may run more than once: it must only return what it read.
+ *
+ * `options.preflight`: the caller's own preflight of the store, taken earlier (hfx repair's, passed down): the first
+ * attempt uses it instead of looking again. Sound however old it is: an immutable read checks the file against it
+ * just before the open and looks again after; any other open takes its own look right before opening.
  */
-export function readStore<T>(inputPath: string, read: (store: ReadOnlyStore) => T, options: OpenOptions = {}): T {
+export function readStore<T>(
+	inputPath: string,
+	read: (store: ReadOnlyStore) => T,
+	options: OpenOptions & {preflight?: Preflight} = {},
+): T {
+	const {preflight: given, ...open} = options;
 	const changes: string[] = [];
 	for (let attempt = 0; attempt < IMMUTABLE_ATTEMPTS; attempt++) {
-		const pre = runPreflight(inputPath);
+		const pre = attempt === 0 && given ? given : runPreflight(inputPath);
 		const again =
 			changes.length > 0
 				? [
@@ -178,12 +187,12 @@ export function readStore<T>(inputPath: string, read: (store: ReadOnlyStore) => 
 					]
 				: [];
 		if (!isStopped(pre)) {
-			return readAndClose(ReadOnlyStore.open(inputPath, options), read, again);
+			return readAndClose(ReadOnlyStore.open(inputPath, open), read, again);
 		}
 
 		const sqlite = nodeSqlite();
 		if (!sqlite.ok) {
-			return readAndClose(ReadOnlyStore.open(inputPath, options), read, [
+			return readAndClose(ReadOnlyStore.open(inputPath, open), read, [
 				...again,
 				`${path.basename(pre.path)} was read from a private copy, not in place: ${sqlite.reason}`,
 			]);
@@ -197,7 +206,7 @@ export function readStore<T>(inputPath: string, read: (store: ReadOnlyStore) => 
 		changes.push(outcome.change);
 	}
 
-	const store = ReadOnlyStore.open(inputPath, options);
+	const store = ReadOnlyStore.open(inputPath, open);
 	const how = store.isPrivateCopy ? 'from a private copy' : 'in place, its agent now running';
 	return readAndClose(store, read, [
 		`the store changed during each of ${IMMUTABLE_ATTEMPTS} reads in place ` +

@@ -13,6 +13,7 @@ import {fileTypeName, linkText, openForeign} from './foreign-file.js';
 import {type StoreLink, realStorePath} from './locate.js';
 import {type DbHeader, headerProblem, parseDbHeader} from './db-header.js';
 import {assertNoLiveHandle, liveHeader} from './live-handles.js';
+import {testMark} from '../test-pause.js';
 
 export type FileFacts = {
 	path: string;
@@ -296,6 +297,7 @@ function linkNotes(link: StoreLink): string[] {
 }
 
 export function preflight(inputPath: string): Preflight {
+	testMark('preflight');
 	// The one place a store's path is resolved: everything below (and every open after) uses it.
 	const {path: absolute, link} = realStorePath(inputPath);
 	const st = statMain(absolute);

@@ -8,6 +8,7 @@ import path from 'node:path';
 import v8 from 'node:v8';
 import {render} from 'ink';
 import {type ExitCode, refusalExit} from '../errors.js';
+import {ownSignals} from '../interrupts.js';
 import type {GlobalFlags, Io} from '../io.js';
 import {openAppend} from '../safe-create.js';
 import {startupMark, startupMarks} from '../startup.js';
@@ -251,14 +252,13 @@ export async function runLiveApp(
 	process.stdout.write(ENTER_ALT_SCREEN);
 	const mounted = mount(followed, flags, io, backups);
 	const tracer = traceMemory(io, mounted.frames);
-	const onSignal = () => mounted.instance.unmount();
-	process.once('SIGTERM', onSignal);
-	process.once('SIGHUP', onSignal);
+	// SIGTERM, SIGHUP and a SIGINT sent by kill (Ctrl-C itself is a key in raw mode) close the view, through the
+	// one signal policy (interrupts.ts): a repair or undo the view is writing finishes and is recorded first.
+	const release = ownSignals(() => mounted.instance.unmount());
 	try {
 		await mounted.instance.waitUntilExit();
 	} finally {
-		process.off('SIGTERM', onSignal);
-		process.off('SIGHUP', onSignal);
+		release();
 		clearInterval(tracer);
 		process.stdout.write(LEAVE_ALT_SCREEN + SHOW_CURSOR);
 		followed.files.close();

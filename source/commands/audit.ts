@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import {type ExitCode, FailClosed} from '../errors.js';
 import {auditPathFor, readAudit, verifyAudit} from '../store/audit-trail.js';
 import {reconcileAudit} from '../repair/reconcile.js';
-import {auditLines, auditRows} from '../report/audit.js';
+import {auditLines, auditRows, auditShowJson, auditVerifyJson, auditVerifyLines} from '../report/audit.js';
 import {type GlobalFlags, type Io, emit, guarded, locate} from './context.js';
 
 export async function runAudit(
@@ -30,7 +30,7 @@ export async function runAudit(
 		if (flags.action === 'show') {
 			const rows = auditRows(readAudit(file));
 			emit(io, flags, {
-				json: () => ({file, entries: rows}),
+				json: () => auditShowJson(file, rows),
 				text: () => (rows.length > 0 ? auditLines(rows) : [`${file}: no entries`]),
 			});
 			return 0;
@@ -40,23 +40,8 @@ export async function runAudit(
 		reconcileAudit({auditPath: file, argv: process.argv.slice(2), write: true, warn: io.err});
 		const v = verifyAudit(file);
 		emit(io, flags, {
-			json: () => ({file, ...v}),
-			*text() {
-				if (!v.ok) {
-					yield `✗ ${file}: the audit trail was altered at line ${v.brokenAt}: ${v.problem}`;
-					return;
-				}
-
-				yield `✓ ${file}: ${v.entries} entries, hash chain intact; ` +
-					`head ${v.head ?? '(empty)'} (keep it elsewhere to pin the trail)`;
-				for (const e of readAudit(file).slice(-10)) {
-					const result =
-						e.phase === 'intent'
-							? 'intent'
-							: `${String(e.result ?? '')}${e.reconciled === true ? ' (reconciled)' : ''}`;
-					yield `  ${String(e.seq).padStart(4)}  ${e.time}  ${e.mode.padEnd(7)}  ${result}`;
-				}
-			},
+			json: () => auditVerifyJson(file, v),
+			text: () => auditVerifyLines(file, v, () => readAudit(file).slice(-10)),
 		});
 		return v.ok ? 0 : 1;
 	});

@@ -6,11 +6,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {type BackupEntry, homeBackups} from '../backup/ops/list.js';
+import {homeBackups} from '../backup/ops/list.js';
 import {type ExitCode, FailClosed} from '../errors.js';
 import {PROFILE_NAME} from '../store/locate.js';
-import {backupWords} from '../report/backups.js';
-import {ago, bytes, table} from '../text/format.js';
+import {backupLines, backupsJson} from '../report/backups.js';
 import {backupDirs, failIfAbandoned, resolveRoot} from './shared/backup-root.js';
 import {type GlobalFlags, type Io, emit, guarded} from './context.js';
 
@@ -24,7 +23,7 @@ export async function runBackups(flags: BackupsFlags, io: Io): Promise<ExitCode>
 		const now = io.now();
 		const profile = profileOf(flags.profile, root);
 		const entries = homeBackups({root, dirs, now, profile});
-		emit(io, flags, {json: () => ({root, dirs, backups: entries}), text: () => backupLines(entries, dirs, root, now)});
+		emit(io, flags, {json: () => backupsJson(root, dirs, entries), text: () => backupLines(entries, dirs, root, now)});
 		return entries.length > 0 ? 0 : 1;
 	});
 }
@@ -49,31 +48,4 @@ function profileOf(profile: string | undefined, root: string): string | null {
 	}
 
 	return profile;
-}
-
-function backupLines(
-	entries: readonly BackupEntry[],
-	dirs: readonly string[],
-	root: string | null,
-	now: number,
-): string[] {
-	if (entries.length === 0) {
-		return [`no backups in ${dirs.join(', ')} and no quick snapshots under ${root}. Next: hfx backup`];
-	}
-
-	const rows = entries.map(e => ({e, s: backupWords(e, now)}));
-	return [
-		...table(rows, [
-			{header: 'NAME', value: r => r.e.name, max: 48},
-			{header: 'KIND', value: r => r.s.kind},
-			{header: 'AGE', value: r => ago(r.e.createdAt, now), align: 'right'},
-			{header: 'SIZE', value: r => bytes(r.e.size), align: 'right'},
-			{header: 'COMPLETE', value: r => r.s.complete},
-			{header: 'VERIFIED', value: r => r.s.verified},
-			{header: 'DRILLED', value: r => r.s.drilled},
-			{header: 'HOME', value: r => r.s.home, max: 40},
-		]),
-		'',
-		`archives in ${dirs.join(', ')}; snapshots under ${root}/[profiles/*/]state-snapshots/`,
-	];
 }

@@ -9,6 +9,7 @@ import {type FailClosed, type ExitCode, asRefusal, refusalExit} from '../errors.
 import {locateStores, type Located, type StoreLocation} from '../store/locate.js';
 import {loadStore, type DatabaseFacts} from '../store/load.js';
 import type {ColumnSet} from '../store/read-snapshot.js';
+import {refusalJson} from '../report/refusal-json.js';
 import {gatewayHermesBuild} from '../store/places/gateway-build.js';
 import {askHermesVersion} from '../store/places/hermes-version.js';
 
@@ -115,7 +116,7 @@ export async function guarded(
 	} catch (error) {
 		const code = refusalExit(error, io.err);
 		if (flags.json) {
-			io.json({error: asRefusal(error)!.toJSON()});
+			io.json(refusalJson(asRefusal(error)!));
 		}
 
 		return code;

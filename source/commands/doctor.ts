@@ -2,95 +2,20 @@
  * `hfx doctor [--home ROOT] [-o DIR] [--json]`: will the agent's memory survive a restart, a
  * container rebuild? Exit 0 nothing to warn about, 1 any warning, 2 could not run.
  */
-import {type DoctorReport, examineHome} from '../backup/ops/doctor.js';
+import {examineHome} from '../backup/ops/doctor.js';
 import type {ExitCode} from '../errors.js';
 import {backupDirs, failIfAbandoned, resolveRoot} from './shared/backup-root.js';
 import {type GlobalFlags, type Io, emit, guarded} from './context.js';
-
-import {bytes} from '../text/format.js';
-import {duration} from '../forensics/duration.js';
+import {doctorJson, humanDoctor} from '../report/doctor.js';
 
 export type DoctorFlags = GlobalFlags & {output?: string};
-
-const LAYER_WORDS: Record<DoctorReport['layer'], string> = {
-	'container-writable-layer': "the container's own root filesystem, its writable layer (NOT a volume)",
-	'volume-or-bind-mount': 'a volume or bind mount (kept when the container is removed)',
-	memory: 'memory (tmpfs)',
-	host: 'the host filesystem',
-	unknown: 'an unknown filesystem',
-};
-
-export function humanDoctor(r: DoctorReport): string[] {
-	const lines: string[] = [];
-	lines.push(`Hermes root  ${r.root}`);
-	lines.push(
-		`  mount      ` +
-			(r.mount
-				? `${r.mount.mountPoint}  ${r.mount.fsType}  ${r.mount.source}` +
-					(r.mount.root !== '/' ? `  (folder ${r.mount.root} of it)` : '')
-				: 'unknown'),
-	);
-	lines.push(`  lives on   ${LAYER_WORDS[r.layer]}${r.inContainer ? `; in a container (${r.containerHint})` : ''}`);
-	lines.push(
-		`config.yaml  ` +
-			(r.config.found
-				? (r.config.error ??
-					`terminal.backend: ${r.config.backend ?? '(not set)'}, ` +
-						`terminal.container_persistent: ${r.config.containerPersistent ?? '(not set)'}` +
-						(r.config.journalMode ? `, database.journal_mode: ${r.config.journalMode}` : ''))
-				: 'not found'),
-	);
-	lines.push('');
-	lines.push('What survives:');
-	for (const s of r.survives) {
-		lines.push(`  ✓ ${s}`);
-	}
-
-	lines.push('What does not:');
-	for (const s of r.lost) {
-		lines.push(`  ✗ ${s}`);
-	}
-
-	lines.push('');
-	lines.push(
-		r.lastVerified
-			? `Last verified ` +
-					`backup: ${r.lastVerified.name}, ${duration(r.lastVerified.ageSeconds)} ` +
-					`old, ${r.lastVerified.drilled ? 'drilled' : 'not drilled'}` +
-					`${r.lastVerified.sameMount ? ', on the same filesystem as the root' : ''}`
-			: `Last verified backup: none in ${r.backupDirs.join(', ')} or the quick snapshots under ${r.root}`,
-	);
-	for (const s of r.stores) {
-		const wal =
-			s.journalMode === 'wal'
-				? `WAL mode, -wal ${s.walBytes === null ? 'absent' : bytes(s.walBytes)}, -shm ${s.shm ? 'present' : 'absent'}`
-				: s.journalMode === 'delete'
-					? 'rollback-journal mode'
-					: 'unreadable';
-		lines.push(
-			`Store ${s.label}: ${s.path}, ${bytes(s.dbBytes)}, ${wal}; ` +
-				`${s.holders.length === 0 ? 'no process holds it' : s.holders.join('; ')}`,
-		);
-	}
-
-	lines.push('');
-	if (r.warnings.length === 0) {
-		lines.push('✓ No warnings.');
-	} else {
-		for (const w of r.warnings) {
-			lines.push(`! ${w}`);
-		}
-	}
-
-	return lines;
-}
 
 export async function runDoctor(flags: DoctorFlags, io: Io): Promise<ExitCode> {
 	failIfAbandoned(io);
 	return guarded(io, flags, () => {
 		const root = resolveRoot(flags, io);
 		const r = examineHome({root, backupDirs: backupDirs(flags, root), now: io.now()});
-		emit(io, flags, {json: () => r, text: () => humanDoctor(r)});
+		emit(io, flags, {json: () => doctorJson(r), text: () => humanDoctor(r)});
 
 		return r.exitCode;
 	});

@@ -9,7 +9,7 @@
  * on stderr when the store is unusable as it is (a truncated main file).
  */
 import {type ExitCode, refusalLine} from '../errors.js';
-import {placesJson} from '../report/places-json.js';
+import {filesJson} from '../report/files-json.js';
 import {placeLines} from '../report/places-text.js';
 import {FilesProbe} from '../store/files-probe.js';
 import {describeFiles} from '../report/files-text.js';
@@ -40,14 +40,7 @@ export async function runFiles(flags: GlobalFlags, io: Io): Promise<ExitCode> {
 		const halted = analysis?.findings.some(f => PLACE_FINDINGS.has(f.kind)) ?? false;
 		const code = statesExit(states) === 0 && halted ? 1 : statesExit(states);
 		emit(io, flags, {
-			json: () => ({
-				database: {path: pre.path, link: pre.link, journalMode: pre.journalMode},
-				...report,
-				states,
-				places: placesJson(analysis?.places ?? null),
-				newestElsewhere: analysis?.newestElsewhere ?? [],
-				attention: code !== 0,
-			}),
+			json: () => filesJson(pre, report, states, analysis, code !== 0),
 			text: () => [
 				`${pre.path} (${pre.journalMode === 'wal' ? 'WAL mode' : 'rollback journal'})`,
 				...describeFiles(report, pre.journalMode).map(line => line.text),

@@ -8,6 +8,7 @@
 import {DEFAULT_MAX_AGE_SECONDS, checkGate, parseDuration} from '../backup/ops/gate.js';
 import {realPathOf} from '../backup/manifest.js';
 import type {ExitCode} from '../errors.js';
+import {gateJson} from '../report/gate-json.js';
 import {backupDirs, failIfAbandoned, resolveRoot} from './shared/backup-root.js';
 import {type GlobalFlags, type Io, emit, guarded} from './context.js';
 
@@ -34,23 +35,7 @@ export async function runGate(flags: GateFlags, io: Io): Promise<ExitCode> {
 			home: realPathOf(root),
 		});
 		emit(io, flags, {
-			json: () => ({
-				ok: r.ok,
-				archive: r.archive,
-				reason: r.reason,
-				maxAgeSeconds: r.maxAgeSeconds,
-				candidates: r.candidates.map(c => ({
-					path: c.path,
-					kind: c.kind,
-					ageSeconds: c.ageSeconds,
-					verified: Boolean(c.verified),
-					drilled: Boolean(c.drilled),
-					complete: c.complete,
-					home: c.home,
-					owner: c.owner,
-					missing: c.missing,
-				})),
-			}),
+			json: () => gateJson(r),
 			// The text is the archive's path alone (for scripts: `restore "$(hfx gate)"`); the verdict goes to stderr.
 			text: () => (r.ok ? [r.archive!] : []),
 		});

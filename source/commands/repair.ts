@@ -15,10 +15,10 @@ import {auditPathFor} from '../store/audit-trail.js';
 import {confirmationFor, confirmationMatches} from '../repair/confirmation.js';
 import {reconcileAudit} from '../repair/reconcile.js';
 import {resolveUndoEntry, undoRepair} from '../repair/undo.js';
-import {upgradeNotice} from '../store/load.js';
 import {type Preflight, preflight} from '../store/preflight.js';
 import {ShmReader} from '../store/shm.js';
 import {generationNotes, planLines} from '../report/repair.js';
+import {repairOutcomeJson, repairPlanJson} from '../report/repair-json.js';
 import {plural} from '../text/format.js';
 import type {StoreLocation} from '../store/locate.js';
 import {type GlobalFlags, type Io, emit, guarded, locate} from './context.js';
@@ -109,7 +109,7 @@ async function runUndo(dbPath: string, flags: RepairFlags, io: Io, log: (line: s
 			return answer === 'undo';
 		},
 	});
-	return reportOutcome(outcome, dbPath, flags, io, outcome);
+	return reportOutcome(outcome, dbPath, flags, io, repairOutcomeJson(outcome));
 }
 
 function dryRunLines(location: StoreLocation, planned: Planned, flags: RepairFlags): string[] {
@@ -212,22 +212,7 @@ async function runDryRun(location: StoreLocation, flags: RepairFlags, io: Io, pl
 
 	const code: ExitCode = plan.refused.length > 0 || analysis.repairRoutingCrash !== null ? 1 : 0;
 	emit(io, flags, {
-		json: () => ({
-			database: dbPath,
-			owner: location.owner,
-			ownerSource: location.ownerSource ?? null,
-			ruleSet: analysis.ruleSet,
-			upgrade: upgradeNotice(planned.schema),
-			repairRoutingCrash: analysis.repairRoutingCrash,
-			dryRun: true,
-			planHash: planned.hash,
-			binding: planned.basis,
-			adoptions: plan.adoptions,
-			refused: plan.refused,
-			notSelected: plan.notSelected,
-			unknownOnly: plan.unknownOnly,
-			exitCode: code,
-		}),
+		json: () => repairPlanJson(location, planned, code),
 		text: () => dryRunLines(location, planned, flags),
 	});
 	return code;
@@ -277,7 +262,7 @@ async function runApply(
 			return confirmationMatches(answer, planned.plan.adoptions);
 		},
 	});
-	return reportOutcome(outcome, dbPath, flags, io, {database: dbPath, ...outcome});
+	return reportOutcome(outcome, dbPath, flags, io, repairOutcomeJson(outcome, dbPath));
 }
 
 export async function runRepair(flags: RepairFlags, io: Io): Promise<ExitCode> {

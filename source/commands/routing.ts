@@ -6,10 +6,9 @@
 import {resolveChat} from '../forensics/resolve.js';
 import {FailClosed, type ExitCode} from '../errors.js';
 import {type GlobalFlags, type Io, emit, guarded, loadOne} from './context.js';
-import {rollbackJson} from '../report/rollbacks.js';
 import {chatLines} from '../report/routing-text.js';
-import {routingJson} from '../report/scan-json.js';
-import {ruleSetJson, ruleSetLines} from '../report/rule-set-lines.js';
+import {routingReportJson} from '../report/routing-json.js';
+import {ruleSetLines} from '../report/rule-set-lines.js';
 
 export type RoutingFlags = GlobalFlags & {key?: string};
 
@@ -42,16 +41,7 @@ export async function runRouting(flags: RoutingFlags, io: Io): Promise<ExitCode>
 		const rolledBack = analysis.rollbacks.filter(b => shown.has(b.sessionKey));
 		const alarmed = chats.some(r => r.rollbackRisk) || rolledBack.length > 0;
 		emit(io, flags, {
-			json: () => ({
-				database: facts.path,
-				owner: facts.owner,
-				ownerSource: facts.ownerSource,
-				ruleSet: facts.ruleSet,
-				rules: ruleSetJson(facts, analysis.buildRules),
-				routingScope: facts.routingScope,
-				routing: chats.map(r => routingJson(r, analysis.upgradeChanges)),
-				rollbacks: rolledBack.map(rollbackJson),
-			}),
+			json: () => routingReportJson(facts, analysis, chats, rolledBack),
 			*text() {
 				yield `owner profile ${facts.owner}: ${facts.ownerSource}`;
 				yield* ruleSetLines(facts, analysis.buildRules);

@@ -4,7 +4,7 @@
  */
 import {hasFindings} from '../forensics/analyze.js';
 import type {ExitCode} from '../errors.js';
-import {failedJson, storeJson} from '../report/scan-json.js';
+import {scanJson} from '../report/scan-json.js';
 import {humanReport} from '../report/scan-text.js';
 import {type GlobalFlags, type Io, type StoreResult, emit, guarded, loadAndAnalyze, locate} from './context.js';
 
@@ -28,12 +28,7 @@ export async function runScan(flags: GlobalFlags, io: Io): Promise<ExitCode> {
 
 		const code = exitCodeOf(results);
 		emit(io, flags, {
-			json() {
-				const [primary, ...others] = results.map(r =>
-					r.ok ? storeJson(r.facts, r.analysis) : failedJson(r.location, r.error),
-				);
-				return {...primary, ...(others.length > 0 ? {profiles: others} : {}), exitCode: code};
-			},
+			json: () => scanJson(results, code),
 			*text() {
 				// A store that could not be read has said so, once, on stderr.
 				for (const [i, r] of results.filter(x => x.ok).entries()) {

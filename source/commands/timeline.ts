@@ -6,11 +6,10 @@
  */
 import {analyzeChats} from '../forensics/analyze.js';
 import {chatNamed, timelineOfChat} from '../forensics/timeline-of-chat.js';
-import type {ChatDiff, RoutingMove} from '../forensics/diff.js';
-import {type BeforeImageSide, beforeImageEvents, withBeforeImage} from '../forensics/timeline-before.js';
+import {beforeImageEvents, withBeforeImage} from '../forensics/timeline-before.js';
 import type {Timeline} from '../forensics/timeline-types.js';
 import {FailClosed, type ExitCode} from '../errors.js';
-import {logNote, timelineJson, timelineLines} from '../report/timeline.js';
+import {type TimelineBefore, logNote, timelineLines, timelineReportJson} from '../report/timeline.js';
 import {readMessageSpans} from '../store/chat-timeline.js';
 import {type GatewayLogs, readGatewayLogs} from '../store/gateway-logs.js';
 import {type DatabaseFacts, loadStore} from '../store/load.js';
@@ -53,14 +52,12 @@ export function readTimeline(flags: TimelineFlags, io: Io): Read {
 	return {facts: loaded.facts, logs, timeline: built!.timeline};
 }
 
-type Before = {image: BeforeImageSide; chat: ChatDiff | null; routing: RoutingMove[]; placed: boolean};
-
 /** The before-image compared with the store as `hfx diff IMAGE STORE` compares them, and its event on the axis. */
 async function placeBefore(
 	flags: TimelineFlags,
 	storePath: string,
 	timeline: Timeline,
-): Promise<{timeline: Timeline; before: Before | null}> {
+): Promise<{timeline: Timeline; before: TimelineBefore | null}> {
 	if (flags.before === undefined) {
 		return {timeline, before: null};
 	}
@@ -87,14 +84,7 @@ export async function runTimeline(flags: TimelineFlags, io: Io): Promise<ExitCod
 		const {facts, logs} = read;
 		const {timeline, before} = await placeBefore(flags, facts.path, read.timeline);
 		emit(io, flags, {
-			json: () => ({
-				database: facts.path,
-				owner: facts.owner,
-				ruleSet: facts.ruleSet,
-				logs: {dir: logs.dir, files: logs.files, notes: logs.notes},
-				before,
-				...(timelineJson(timeline) as object),
-			}),
+			json: () => timelineReportJson(facts, logs, before, timeline),
 			*text() {
 				yield* wrapIndented(`${facts.path} · profile ${facts.owner} · rule set ${facts.ruleSet} · read-only`, WIDTH, 2);
 				yield* wrapIndented(logNote(logs), WIDTH, 2);

@@ -3,7 +3,7 @@
  * touched, and which apply an undo reverted (and by which undo an apply was reverted). Pure: the
  * entries in, rows out.
  */
-import type {AuditEntry} from '../store/audit-trail.js';
+import type {AuditEntry, AuditVerification} from '../store/audit-trail.js';
 import type {ChangeRecord} from '../repair/write-run.js';
 
 export type AuditRow = {
@@ -114,4 +114,34 @@ export function auditLines(rows: readonly AuditRow[]): string[] {
 	}
 
 	return lines;
+}
+
+/** `hfx audit show --json`: the trail's file and every entry as rows. */
+export function auditShowJson(file: string, rows: readonly AuditRow[]) {
+	return {file, entries: rows};
+}
+
+/** `hfx audit verify --json`: the trail's file and the hash chain's verdict. */
+export function auditVerifyJson(file: string, v: AuditVerification) {
+	return {file, ...v};
+}
+
+/** `hfx audit verify`: the verdict, then the last entries (`recent`) one line each. */
+export function* auditVerifyLines(
+	file: string,
+	v: AuditVerification,
+	recent: () => readonly AuditEntry[],
+): Generator<string> {
+	if (!v.ok) {
+		yield `✗ ${file}: the audit trail was altered at line ${v.brokenAt}: ${v.problem}`;
+		return;
+	}
+
+	yield `✓ ${file}: ${v.entries} entries, hash chain intact; ` +
+		`head ${v.head ?? '(empty)'} (keep it elsewhere to pin the trail)`;
+	for (const e of recent()) {
+		const result =
+			e.phase === 'intent' ? 'intent' : `${String(e.result ?? '')}${e.reconciled === true ? ' (reconciled)' : ''}`;
+		yield `  ${String(e.seq).padStart(4)}  ${e.time}  ${e.mode.padEnd(7)}  ${result}`;
+	}
 }

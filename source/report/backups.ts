@@ -1,10 +1,11 @@
 /**
  * A backup's verified and drilled state in words ("yes, 2h ago", "FAILED", "CHANGED since"):
- * the one wording `hfx backups` and the TUI's Backups pane share.
+ * the one wording `hfx backups` and the TUI's Backups pane share; `hfx backups`' table and its
+ * --json document.
  */
 import type {BackupEntry} from '../backup/ops/list.js';
 import type {TarballRetention} from '../backup/create/prune-tarballs.js';
-import {ago} from '../text/format.js';
+import {ago, bytes, table} from '../text/format.js';
 
 export function backupStatus(e: BackupEntry, now: number): {verified: string; drilled: string} {
 	const verified = e.verified
@@ -60,4 +61,37 @@ export function tarballRetentionLines(t: TarballRetention | null, keep: number):
 	}
 
 	return lines;
+}
+
+/** `hfx backups --json`: the root, the archive folders, and every archive and snapshot listed. */
+export function backupsJson(root: string | null, dirs: readonly string[], entries: readonly BackupEntry[]) {
+	return {root, dirs, backups: entries};
+}
+
+/** `hfx backups`: the table of archives and snapshots, or what to do when there is none. */
+export function backupLines(
+	entries: readonly BackupEntry[],
+	dirs: readonly string[],
+	root: string | null,
+	now: number,
+): string[] {
+	if (entries.length === 0) {
+		return [`no backups in ${dirs.join(', ')} and no quick snapshots under ${root}. Next: hfx backup`];
+	}
+
+	const rows = entries.map(e => ({e, s: backupWords(e, now)}));
+	return [
+		...table(rows, [
+			{header: 'NAME', value: r => r.e.name, max: 48},
+			{header: 'KIND', value: r => r.s.kind},
+			{header: 'AGE', value: r => ago(r.e.createdAt, now), align: 'right'},
+			{header: 'SIZE', value: r => bytes(r.e.size), align: 'right'},
+			{header: 'COMPLETE', value: r => r.s.complete},
+			{header: 'VERIFIED', value: r => r.s.verified},
+			{header: 'DRILLED', value: r => r.s.drilled},
+			{header: 'HOME', value: r => r.s.home, max: 40},
+		]),
+		'',
+		`archives in ${dirs.join(', ')}; snapshots under ${root}/[profiles/*/]state-snapshots/`,
+	];
 }

@@ -113,3 +113,16 @@ export function storeJson(facts: DatabaseFacts, analysis: Analysis) {
 export function failedJson(location: {path: string; label: string}, error: {toJSON(): unknown}) {
 	return {database: {path: location.path, label: location.label}, error: error.toJSON()};
 }
+
+/** One store's outcome as `hfx scan` holds it: analysed, or refused in one line. */
+export type ScannedStore =
+	| {ok: true; facts: DatabaseFacts; analysis: Analysis}
+	| {ok: false; location: {path: string; label: string}; error: {toJSON(): unknown}};
+
+/** `hfx scan --json`: the first store's document, the others under `profiles`, and the exit code. */
+export function scanJson(results: readonly ScannedStore[], exitCode: number) {
+	const [primary, ...others] = results.map(r =>
+		r.ok ? storeJson(r.facts, r.analysis) : failedJson(r.location, r.error),
+	);
+	return {...primary, ...(others.length > 0 ? {profiles: others} : {}), exitCode};
+}

@@ -8,6 +8,9 @@ import type {Membership} from '../forensics/chat-rows.js';
 import {type Fold, type FoldedRow, foldEvents, foldRows} from '../forensics/timeline-fold.js';
 import type {EventKind, Timeline, TimelineEvent, TimelineRow} from '../forensics/timeline.js';
 import type {GatewayLogs} from '../store/gateway-logs.js';
+import type {DatabaseFacts} from '../store/load.js';
+import type {ChatDiff, RoutingMove} from '../forensics/diff.js';
+import type {BeforeImageSide} from '../forensics/timeline-before.js';
 import {utc} from '../text/format.js';
 import {wrapIndented} from '../text/wrap.js';
 
@@ -151,5 +154,25 @@ export function timelineJson(t: Timeline): unknown {
 		events: t.events,
 		restartNow: t.restartNow,
 		rollbacks: t.rollbacks,
+	};
+}
+
+/** A before-image (--before) as the timeline places it: what changed in its chat since, and whether it is placed. */
+export type TimelineBefore = {image: BeforeImageSide; chat: ChatDiff | null; routing: RoutingMove[]; placed: boolean};
+
+/** `hfx timeline --json`: the store, the gateway logs read, the before-image, and the timeline. */
+export function timelineReportJson(
+	facts: Pick<DatabaseFacts, 'path' | 'owner' | 'ruleSet'>,
+	logs: Pick<GatewayLogs, 'dir' | 'files' | 'notes'>,
+	before: TimelineBefore | null,
+	timeline: Timeline,
+) {
+	return {
+		database: facts.path,
+		owner: facts.owner,
+		ruleSet: facts.ruleSet,
+		logs: {dir: logs.dir, files: logs.files, notes: logs.notes},
+		before,
+		...(timelineJson(timeline) as object),
 	};
 }

@@ -3,7 +3,9 @@
  * a sibling (outside the allow-list below, each entry with its reason):
  *
  *   7  cli.tsx, cli-live.ts, cli-args.ts, bin.ts   the command line
- *   6  commands/   ui/                         siblings: neither imports the other
+ *   6  commands/   ui/                         siblings: neither imports the other. A command (a file directly in
+ *                                              commands/) imports no other command: what commands share is in
+ *                                              commands/context.ts and commands/shared/**, which import no command
  *   5  report/                                 text renderers both of them share
  *   4  repair/ > backup/   simulator/       the writers (siblings), one way between the two: a repair takes and
  *                                              verifies backup's quick snapshot first; backup never imports repair

@@ -53,7 +53,19 @@ export default defineConfig({
 		setupFiles: ['test/setup.ts'],
 		// `npm test` runs unit and system; `npm run test:unit` the first alone; `npm run test:fleet` the third.
 		projects: [
-			{extends: true, test: {name: 'unit', include: UNIT_FOLDERS, exclude: [SYSTEM_BY_NAME]}},
+			// One process for every unit file (isolate: false: Node, vitest, React, Ink and source/ load once,
+			// not once a file), on React's production build, as hfx runs it (source/cli.tsx): the first file
+			// loads React for all, and test/ui/retention.test.ts needs that build.
+			{
+				extends: true,
+				test: {
+					name: 'unit',
+					include: UNIT_FOLDERS,
+					exclude: [SYSTEM_BY_NAME],
+					isolate: false,
+					env: {NODE_ENV: 'production'},
+				},
+			},
 			// The system tier: every test file but the unit tier's and the fleet tier's.
 			{extends: true, test: {name: 'system', include: ALL, exclude: [...UNIT_FILES, ...FLEET]}},
 			{extends: true, test: {name: 'fleet', include: FLEET}},

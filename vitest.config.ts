@@ -1,11 +1,18 @@
 import {defineConfig} from 'vitest/config';
 
 /**
- * The fast tier (`npm run test:unit`, and CI's Node 22 tier): pure and in-process tests, the engine,
- * the renderers, text, state, views, the repair plan and the build's static checks. No real binary,
- * no second process writing, no tmux.
+ * Three tiers, each test file in exactly one (test/build/tiers.test.ts checks it):
+ *
+ * - unit (`npm run test:unit`, and CI's Node 22 tier): pure and in-process tests, the engine, the
+ *   renderers, text, state, views, the repair plan and the build's static checks. No second process
+ *   (no real binary, no writer process, no tmux, no sqlite3 CLI, no other node) and nothing read from
+ *   dist/, so it runs without a build. The folders below hold them.
+ * - system (`npm test` with unit): everything else. A test in a unit folder that drives a second
+ *   process is named `*.system.test.ts(x)` (test/ui/repair-flow.system.test.tsx drives a writer
+ *   process): the name puts it in this tier, whatever folder it is in.
+ * - fleet (`npm run test:fleet`): the FLEET files below.
  */
-const UNIT = [
+const UNIT_FOLDERS = [
 	'test/forensics/**',
 	'test/text/**',
 	'test/report/**',
@@ -14,14 +21,16 @@ const UNIT = [
 	'test/repair/plan.test.ts',
 	'test/repair/confirmation.test.ts',
 	'test/errors.test.ts',
-	'test/refusal-kinds.test.ts',
 	'test/backup/chunks.test.ts',
 	'test/backup/create/naming.test.ts',
 	'test/backup/archive/{root,member-policy}.test.ts',
 ].map(glob => (glob.endsWith('**') ? `${glob}/*.test.{ts,tsx}` : glob));
 
-/** In a unit folder, yet system tests: the Backups pane's source runs real `hfx` child processes. */
-const SYSTEM_IN_UNIT_FOLDERS = ['test/ui/backups-source.test.tsx'];
+/** The name that makes a test file in a unit folder a system test. */
+const SYSTEM_BY_NAME = 'test/**/*.system.test.{ts,tsx}';
+
+/** The unit tier's files, as the system tier leaves them out: a folder's files but its `*.system` ones. */
+const UNIT_FILES = UNIT_FOLDERS.map(glob => glob.replace('/*.test.', '/!(*.system).test.'));
 
 const ALL = ['test/**/*.test.ts', 'test/**/*.test.tsx'];
 
@@ -44,19 +53,21 @@ export default defineConfig({
 		setupFiles: ['test/setup.ts'],
 		// `npm test` runs unit and system; `npm run test:unit` the first alone; `npm run test:fleet` the third.
 		projects: [
-			{extends: true, test: {name: 'unit', include: UNIT, exclude: SYSTEM_IN_UNIT_FOLDERS}},
-			// The system tier leaves out the unit globs, test/ui/'s but for the system tests in it, and the fleet tier.
+			// One process for every unit file (isolate: false: Node, vitest, React, Ink and source/ load once,
+			// not once a file), on React's production build, as hfx runs it (source/cli.tsx): the first file
+			// loads React for all, and test/ui/retention.test.ts needs that build.
 			{
 				extends: true,
 				test: {
-					name: 'system',
-					include: ALL,
-					exclude: [
-						...UNIT.map(glob => (glob.startsWith('test/ui/') ? 'test/ui/**/!(backups-source).test.{ts,tsx}' : glob)),
-						...FLEET,
-					],
+					name: 'unit',
+					include: UNIT_FOLDERS,
+					exclude: [SYSTEM_BY_NAME],
+					isolate: false,
+					env: {NODE_ENV: 'production'},
 				},
 			},
+			// The system tier: every test file but the unit tier's and the fleet tier's.
+			{extends: true, test: {name: 'system', include: ALL, exclude: [...UNIT_FILES, ...FLEET]}},
 			{extends: true, test: {name: 'fleet', include: FLEET}},
 		],
 	},

@@ -54,7 +54,7 @@ export function binOptions(outdir, extraPlugins = []) {
 		sourcemap: 'linked',
 		sourcesContent: false,
 		logLevel: 'warning',
-		// What went in (for test/build/bundle.test.ts: one Ink, the externals kept out).
+		// What went in (for test/build/bundle.system.test.ts: one Ink, the externals kept out).
 		metafile: true,
 	};
 }

@@ -3,6 +3,7 @@
  * sequences of the changes an agent makes (messages, rotations, ends, lost identity, repairs,
  * routing moves, deletions), compared after every step.
  */
+import {isDeepStrictEqual} from 'node:util';
 import {describe, expect, it} from 'vitest';
 import {type Analysis, analyze} from '../../source/forensics/analyze.js';
 import {analyzeIncremental} from '../../source/forensics/incremental.js';
@@ -23,6 +24,17 @@ function comparable(a: Analysis) {
 			.map(([k, v]) => [k, v.map(e => e.childId).sort()] as const)
 			.sort(([x], [y]) => (x < y ? -1 : 1)),
 	};
+}
+
+/**
+ * toEqual of the two, with node's strict deep equality first: 5,400 comparisons, and toEqual is about
+ * four times slower. Strictly equal values are toEqual-equal, so the verdict is toEqual's either way.
+ */
+function expectSame(incremental: Analysis, full: Analysis, where: string): void {
+	const [a, b] = [comparable(incremental), comparable(full)];
+	if (!isDeepStrictEqual(a, b)) {
+		expect(a, where).toEqual(b);
+	}
 }
 
 function world(seed: number, ruleSet: RuleSet) {
@@ -179,7 +191,7 @@ describe('analyzeIncremental equals analyze after any sequence of changes', () =
 				const next = w.snap();
 				const incremental = analyzeIncremental(previous, next, changed);
 				const full = analyze(next);
-				expect(comparable(incremental), `seed ${seed * 7919}, step ${step}`).toEqual(comparable(full));
+				expectSame(incremental, full, `seed ${seed * 7919}, step ${step}`);
 				previous = incremental;
 			}
 		});
@@ -199,7 +211,7 @@ describe('analyzeIncremental equals analyze after any sequence of changes', () =
 						before: w.before(),
 					});
 					const full = analyze(next);
-					expect(comparable(incremental), `seed ${seed * 104_729}, step ${step}`).toEqual(comparable(full));
+					expectSame(incremental, full, `seed ${seed * 104_729}, step ${step}`);
 					previous = incremental;
 				}
 			},

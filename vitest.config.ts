@@ -8,7 +8,7 @@ import {defineConfig} from 'vitest/config';
  *   (no real binary, no writer process, no tmux, no sqlite3 CLI, no other node) and nothing read from
  *   dist/, so it runs without a build. The folders below hold them.
  * - system (`npm test` with unit): everything else. A test in a unit folder that drives a second
- *   process is named `*.system.test.ts(x)` (test/ui/repair-flow.system.test.tsx drives a writer
+ *   process is named `*.system.test.ts(x)` (test/ui/repair/repair-flow.system.test.tsx drives a writer
  *   process): the name puts it in this tier, whatever folder it is in.
  * - fleet (`npm run test:fleet`): the FLEET files below.
  */

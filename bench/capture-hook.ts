@@ -6,8 +6,8 @@
  * Recording only: results pass through untouched.
  */
 import fs from 'node:fs';
-import {ReadOnlyStore} from '../dist/store/open.js';
-import type {ReadStatement} from '../dist/store/read-connection.js';
+import {ReadOnlyStore} from '../dist/store/open/open.js';
+import type {ReadStatement} from '../dist/store/open/read-connection.js';
 
 export type Executed = {sql: string; params: unknown[]; inTransaction: boolean};
 

@@ -21,12 +21,12 @@ if (!dbPath) {
 // What cli.js loads: its flag parser statically, then the scan command and its context.
 await import('../dist/cli-args.js');
 const {locateStores} = await import('../dist/store/locate.js');
-const {ReadOnlyStore} = await import('../dist/store/open.js');
-const {detectSchema} = await import('../dist/store/schema.js');
-const {readSnapshot} = await import('../dist/store/read-snapshot.js');
-const {describe} = await import('../dist/store/load.js');
-const {routingHomeOf} = await import('../dist/store/routing-home.js');
-const {analyze} = await import('../dist/forensics/analyze.js');
+const {ReadOnlyStore} = await import('../dist/store/open/open.js');
+const {detectSchema} = await import('../dist/store/open/schema.js');
+const {readSnapshot} = await import('../dist/store/read/read-snapshot.js');
+const {describe} = await import('../dist/store/read/load.js');
+const {routingHomeOf} = await import('../dist/store/read/routing-home.js');
+const {analyze} = await import('../dist/forensics/analysis/analyze.js');
 const {storeJson} = await import('../dist/report/scan-json.js');
 mark('imports');
 

@@ -407,7 +407,7 @@ export const scanSection: Section = {
 		try {
 			// One real run with the capture hook: the findings, and the exact SQL hfx ran.
 			const statementsPath = path.join(path.dirname(dbPath), 'detect.json');
-			// The capture hook patches ReadOnlyStore in dist/store/open.js, which the bundled bin
+			// The capture hook patches ReadOnlyStore in dist/store/open/open.js, which the bundled bin
 			// inlines: record the SQL through the unbundled entry (same code, same statements).
 			const once = captureHfxRun(ctx.root, [path.join(ctx.root, 'dist/cli.js'), ...hfxArgs.slice(1)], statementsPath);
 			if (once.status !== 0 && once.status !== 1) {

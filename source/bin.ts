@@ -19,7 +19,7 @@ import process from 'node:process';
  * package.json's engines.node, as numbers (test/bin.test.ts checks that they agree). 22.16: better-sqlite3
  * (13.2.0, this lockfile's) segfaults on Node 22.12 and 22.13 (`npx -p node@22.13.0 node -e "new
  * (require('better-sqlite3'))(':memory:')"`, measured 2026-12-02), and 22.16 is the first 22 whose
- * `node:sqlite` has everything the in-place read of a stopped store needs (store/node-sqlite.ts).
+ * `node:sqlite` has everything the in-place read of a stopped store needs (store/open/node-sqlite.ts).
  */
 export const MINIMUM_NODE: readonly [number, number] = [22, 16];
 

@@ -6,9 +6,10 @@
  *
  * Points: `after-intent` and `after-commit` (repair/guarded-write.ts: the write's intent is in the
  * audit trail / the transaction committed, its outcome not yet recorded), `private-copy`
- * (store/open.ts: a private read copy exists in the temp folder), `temp-<kind>` (temps.ts: our temp
+ * (store/open/open.ts: a private read copy exists in the temp folder), `temp-<kind>` (temps.ts: our temp
  * folder `hfx-<kind>-<pid>-<rand>` was just made, e.g. temp-verify, temp-drill, temp-read),
- * `live-read` (store/live-connection.ts: a live view's read runs, its connection open: a read of a large store lasts),
+ * `live-read` (store/open/live-connection.ts: a live view's read runs, its connection open: a read of a large store
+ * lasts),
  * `restore-staged` (backup/restore/stage.ts: a member is staged as `.NAME.hfx-p<pid>.partial`),
  * `restore-renamed` (backup/restore/commit.ts: the first staged member was renamed into place, the rest not yet).
  */
@@ -26,7 +27,7 @@ export function testPause(point: string): void {
 
 /**
  * A test hook that counts: with `HFX_TEST_MARK=<point>` the process says `hfx-test: at <point>` on stderr each time
- * it reaches that point, and goes on. Point: `preflight` (store/preflight.ts: the store's files looked at before
+ * it reaches that point, and goes on. Point: `preflight` (store/open/preflight.ts: the store's files looked at before
  * SQLite is let near them; one `hfx repair` dry run looks once).
  */
 export function testMark(point: string): void {

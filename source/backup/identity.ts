@@ -5,13 +5,13 @@
  * that the home also has holds that newest session. Session ids carry a random part Hermes draws
  * for each session (`YYYYmmdd_HHMMSS_<hex>`), so another home never holds them; a copy restored
  * from this home's backup does, and counts as this home. The live stores are read through the
- * read-only open (store/open.ts): never a write, never a checkpoint, no file made beside them.
+ * read-only open (store/open/open.ts): never a write, never a checkpoint, no file made beside them.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import {errorMessage} from '../errors.js';
 import {FailClosed} from '../errors.js';
-import {ReadOnlyStore} from '../store/open.js';
+import {ReadOnlyStore} from '../store/open/open.js';
 
 /** One restored store: its path under the Hermes root and its newest session ids (oldest first). */
 export type StoreIdentity = {path: string; newest: string[]};

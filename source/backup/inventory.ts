@@ -1,11 +1,11 @@
 /**
  * A Hermes store's sessions by id, each with its message count and highest message id: taken of a
- * verifier's temp extraction (verify/check-queue.ts) and of the live store (read-only, store/open.ts),
+ * verifier's temp extraction (verify/check-queue.ts) and of the live store (read-only, store/open/open.ts),
  * for a restore to say what it would drop (restore/compare.ts).
  */
 import Database from 'better-sqlite3';
 import {errorMessage} from '../errors.js';
-import {ReadOnlyStore} from '../store/open.js';
+import {ReadOnlyStore} from '../store/open/open.js';
 
 /** Per session id: its message count and highest message id. */
 export type Inventory = {sessions: Record<string, {messages: number; maxId: number | null}>} | {error: string};

@@ -3,12 +3,12 @@
  * is found, loaded and analysed (or refused in one line).
  */
 import path from 'node:path';
-import {analyze, type Analysis} from '../forensics/analyze.js';
-import {type BuildRules, type HermesBuild, resolveBuildRules} from '../forensics/build-rules.js';
+import {analyze, type Analysis} from '../forensics/analysis/analyze.js';
+import {type BuildRules, type HermesBuild, resolveBuildRules} from '../forensics/routing/build-rules.js';
 import {type FailClosed, type ExitCode, asRefusal, refusalExit} from '../errors.js';
 import {locateStores, type Located, type StoreLocation} from '../store/locate.js';
-import {loadStore, type DatabaseFacts} from '../store/load.js';
-import type {ColumnSet} from '../store/read-snapshot.js';
+import {loadStore, type DatabaseFacts} from '../store/read/load.js';
+import type {ColumnSet} from '../store/read/read-snapshot.js';
 import {refusalJson} from '../report/refusal-json.js';
 import {gatewayHermesBuild} from '../store/places/gateway-build.js';
 import {askHermesVersion} from '../store/places/hermes-version.js';

@@ -3,11 +3,11 @@
  * two of a live store (a state.db or a home), an archive (zip, tar, tar.gz), a quick snapshot, a
  * pre-update emergency snapshot or a retired-WAL capture. Each is read read-only: the live store
  * through ReadOnlyStore, every other image from a private temp copy (commands/shared/image-sides.ts),
- * analysed as `hfx scan` would, then compared (forensics/diff.ts). Exit 1 when a chat's restart
+ * analysed as `hfx scan` would, then compared (forensics/analysis/diff.ts). Exit 1 when a chat's restart
  * target changed or a rollback happened between A and B, 0 otherwise, 2 refused.
  */
 import type {ExitCode} from '../errors.js';
-import {diffHasFindings} from '../forensics/diff.js';
+import {diffHasFindings} from '../forensics/analysis/diff.js';
 import {diffJson, diffLines} from '../report/diff.js';
 import {type GlobalFlags, type Io, emit, guarded} from './context.js';
 import {diffPair} from './shared/image-sides.js';

@@ -1,7 +1,7 @@
 /**
  * `hfx files`: state.db, -wal, -shm and -journal as the files are right now: WAL frame classes,
  * the checksum-break signal, the -shm header (read in a child process), who holds the files, and
- * each state judged (store/files-states.ts); then every other place the conversation can be
+ * each state judged (store/files/files-states.ts); then every other place the conversation can be
  * beside the store (diverted transcripts, the spool, retired-WAL captures, before images) with
  * its meaning, judged against the store read once the files' probe is closed. Exit 1 for a
  * finding (committed data hidden behind a checksum break or a damaged WAL header, a hot journal,
@@ -11,10 +11,10 @@
 import {type ExitCode, refusalLine} from '../errors.js';
 import {filesJson} from '../report/files-json.js';
 import {placeLines} from '../report/places-text.js';
-import {FilesProbe} from '../store/files-probe.js';
+import {FilesProbe} from '../store/files/files-probe.js';
 import {describeFiles} from '../report/files-text.js';
-import {fileStates, statesExit} from '../store/files-states.js';
-import {preflight} from '../store/preflight.js';
+import {fileStates, statesExit} from '../store/files/files-states.js';
+import {preflight} from '../store/open/preflight.js';
 import {type GlobalFlags, type Io, emit, guarded, loadAndAnalyze, locate} from './context.js';
 
 const PLACE_FINDINGS = new Set(['write-halt', 'unreplayed-turns']);

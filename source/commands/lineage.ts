@@ -1,8 +1,8 @@
 /**
  * `hfx lineage ID`: where a session came from and what continued it.
  */
-import type {Analysis} from '../forensics/analyze.js';
-import {ancestors, lineageTree} from '../forensics/lineage.js';
+import type {Analysis} from '../forensics/analysis/analyze.js';
+import {ancestors, lineageTree} from '../forensics/lineage/lineage.js';
 import {resolutionProblem, resolveSessionId} from '../forensics/resolve.js';
 import {lineageJson, lineageLines} from '../report/lineage.js';
 import {FailClosed, type ExitCode} from '../errors.js';

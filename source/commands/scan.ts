@@ -2,7 +2,7 @@
  * `hfx scan`: what is wrong, why, and what to do next; `--json` for scripts and cron.
  * Exit 0 healthy, 1 findings (a rollback that happened, any orphan or rollback risk), 2 the scan could not be done.
  */
-import {hasFindings} from '../forensics/analyze.js';
+import {hasFindings} from '../forensics/analysis/analyze.js';
 import type {ExitCode} from '../errors.js';
 import {scanJson} from '../report/scan-json.js';
 import {humanReport} from '../report/scan-text.js';

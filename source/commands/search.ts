@@ -1,22 +1,22 @@
 /**
  * `hfx search TEXT`: messages found by content in every store of a home (or the one --db or
  * --profile names), read-only, through Hermes' own full-text indexes where they can be trusted
- * and a bounded scan where they cannot (store/search.ts). Each hit names its row, its chat
+ * and a bounded scan where they cannot (store/search/search.ts). Each hit names its row, its chat
  * ("keyless: orphan" for the row a restart skipped), its time, its role and a snippet.
  * Exit 0 hits, 1 no hit, 2 a store could not be searched or the text was refused.
  */
 import {type ExitCode, FailClosed, asRefusal} from '../errors.js';
-import {chatOf, chatOfRow, keylessChatsOf} from '../forensics/search-hits.js';
-import {MAX_QUERY_CHARS, type SearchQuery, parseSearchQuery} from '../forensics/search-query.js';
+import {chatOf, chatOfRow, keylessChatsOf} from '../forensics/search/search-hits.js';
+import {MAX_QUERY_CHARS, type SearchQuery, parseSearchQuery} from '../forensics/search/search-query.js';
 import {type LabelledHit, type SearchReport, type StoreSearchReport, searchJson, searchText} from '../report/search.js';
 import type {StoreLocation} from '../store/locate.js';
-import {readStore} from '../store/immutable-read.js';
-import {type ReadOnlyStore, sqliteFailure} from '../store/open.js';
-import {readSnapshot} from '../store/read-snapshot.js';
-import {routingHomeOf} from '../store/routing-home.js';
-import {type SchemaInfo, detectSchema} from '../store/schema.js';
-import {hasCaptures, searchPlaces, transcriptIds} from '../store/places/search-places.js';
-import {type StoreSearch, hitSessions, newestBySession, searchStore} from '../store/search.js';
+import {readStore} from '../store/open/immutable-read.js';
+import {type ReadOnlyStore, sqliteFailure} from '../store/open/open.js';
+import {readSnapshot} from '../store/read/read-snapshot.js';
+import {routingHomeOf} from '../store/read/routing-home.js';
+import {type SchemaInfo, detectSchema} from '../store/open/schema.js';
+import {hasCaptures, searchPlaces, transcriptIds} from '../store/search/search-places.js';
+import {type StoreSearch, hitSessions, newestBySession, searchStore} from '../store/search/search.js';
 import {type GlobalFlags, type Io, emit, guarded, locate} from './context.js';
 
 export const DEFAULT_SEARCH_LIMIT = 20;
@@ -50,7 +50,7 @@ export function queryOf(text: string): SearchQuery {
 
 /**
  * The chat of every hit: from the rows alone, or, where a hit is a keyless gateway row, from the
- * analysis of the rows that decide it (forensics/chat-scope.ts), read on the same connection.
+ * analysis of the rows that decide it (forensics/rollbacks/chat-scope.ts), read on the same connection.
  */
 function labelHits(
 	store: ReadOnlyStore,
@@ -82,7 +82,7 @@ function labelHits(
 
 /**
  * One store: its hits, labelled, and the places beside it. A stopped store is read in place as an
- * immutable file (store/immutable-read.ts), never copied; a running one through its own WAL.
+ * immutable file (store/open/immutable-read.ts), never copied; a running one through its own WAL.
  */
 function searchOne(location: StoreLocation, flags: SearchFlags, query: SearchQuery): StoreSearchReport {
 	let file = location.path;
@@ -110,7 +110,7 @@ function searchOne(location: StoreLocation, flags: SearchFlags, query: SearchQue
 			places,
 		};
 	} catch (error) {
-		// A store SQLite finds damaged is refused in the words of every read (store/open.ts).
+		// A store SQLite finds damaged is refused in the words of every read (store/open/open.ts).
 		const refusal = asRefusal(sqliteFailure(file, error));
 		if (!refusal) {
 			throw error;

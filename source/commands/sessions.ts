@@ -1,8 +1,8 @@
 /**
  * `hfx sessions`: the session table, newest activity first.
  */
-import type {Analysis} from '../forensics/analyze.js';
-import {isHiddenByDefault, statusIndex} from '../forensics/status.js';
+import type {Analysis} from '../forensics/analysis/analyze.js';
+import {isHiddenByDefault, statusIndex} from '../forensics/analysis/status.js';
 import {lastActive} from '../forensics/time.js';
 import type {SessionRecord} from '../forensics/types.js';
 import type {ExitCode} from '../errors.js';

@@ -4,15 +4,15 @@
  * and resume, the routing entry's moves, the gateway's log lines, and what a restart now would do.
  * The chat is named by its session key, or by a session id (or suffix) of one of its rows.
  */
-import {analyzeChats} from '../forensics/analyze.js';
-import {chatNamed, timelineOfChat} from '../forensics/timeline-of-chat.js';
-import {beforeImageEvents, withBeforeImage} from '../forensics/timeline-before.js';
-import type {Timeline} from '../forensics/timeline-types.js';
+import {analyzeChats} from '../forensics/analysis/analyze.js';
+import {chatNamed, timelineOfChat} from '../forensics/timeline/timeline-of-chat.js';
+import {beforeImageEvents, withBeforeImage} from '../forensics/timeline/timeline-before.js';
+import type {Timeline} from '../forensics/timeline/timeline-types.js';
 import {FailClosed, type ExitCode} from '../errors.js';
 import {type TimelineBefore, logNote, timelineLines, timelineReportJson} from '../report/timeline.js';
-import {readMessageSpans} from '../store/chat-timeline.js';
-import {type GatewayLogs, readGatewayLogs} from '../store/gateway-logs.js';
-import {type DatabaseFacts, loadStore} from '../store/load.js';
+import {readMessageSpans} from '../store/read/chat-timeline.js';
+import {type GatewayLogs, readGatewayLogs} from '../store/places/gateway-logs.js';
+import {type DatabaseFacts, loadStore} from '../store/read/load.js';
 import {takenAtByName} from '../store/places/before-images.js';
 import {diffPair} from './shared/image-sides.js';
 import {type GlobalFlags, type Io, emit, guarded, locate} from './context.js';

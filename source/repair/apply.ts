@@ -6,17 +6,17 @@
  * nothing to the store.
  */
 import type Database from 'better-sqlite3';
-import {analyze, type Analysis} from '../forensics/analyze.js';
+import {analyze, type Analysis} from '../forensics/analysis/analyze.js';
 import {REPAIR_END_REASON} from '../forensics/end-reasons.js';
 import {FailClosed, errorMessage} from '../errors.js';
 import {resolveSessionId} from '../forensics/resolve.js';
-import {readStore} from '../store/immutable-read.js';
-import {type ReadOnlyStore, writerSqliteVersion} from '../store/open.js';
-import {type SchemaInfo, detectSchema} from '../store/schema.js';
-import {type Preflight, preflight} from '../store/preflight.js';
-import {routingHomeOf} from '../store/routing-home.js';
-import {readSnapshot} from '../store/read-snapshot.js';
-import {ShmReader} from '../store/shm.js';
+import {readStore} from '../store/open/immutable-read.js';
+import {type ReadOnlyStore, writerSqliteVersion} from '../store/open/open.js';
+import {type SchemaInfo, detectSchema} from '../store/open/schema.js';
+import {type Preflight, preflight} from '../store/open/preflight.js';
+import {routingHomeOf} from '../store/read/routing-home.js';
+import {readSnapshot} from '../store/read/read-snapshot.js';
+import {ShmReader} from '../store/files/shm.js';
 import {auditPathFor} from '../store/audit-trail.js';
 import {type PlanBasis, basisDifference, readPlanBasis} from './plan-basis.js';
 import {

@@ -12,7 +12,7 @@ import {critical, interruptRequested} from '../interrupts.js';
 import {testPause} from '../test-pause.js';
 import {takeQuickSnapshot} from '../backup/create/snapshot.js';
 import {assertAuditWritable} from '../store/audit-trail.js';
-import {hasLiveHandle} from '../store/live-handles.js';
+import {hasLiveHandle} from '../store/open/live-handles.js';
 import {holderChecks} from './preconditions.js';
 import type {ApplyOutcome, WriteRun} from './write-run.js';
 import {type Stop, inWriteTransaction} from './write-transaction.js';

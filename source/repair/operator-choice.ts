@@ -5,9 +5,9 @@
  * source, chat, user and profile, not the orphan itself and not already a repair's donor; an
  * orphan repair-routing adopts anyway is left to repair-routing. Pure.
  */
-import type {Analysis} from '../forensics/analyze.js';
+import type {Analysis} from '../forensics/analysis/analyze.js';
 import {REPAIR_END_REASON} from '../forensics/end-reasons.js';
-import type {OrphanVerdict} from '../forensics/orphans.js';
+import type {OrphanVerdict} from '../forensics/lineage/orphans.js';
 import {resolutionProblem, resolveSessionId} from '../forensics/resolve.js';
 import type {SessionRecord} from '../forensics/types.js';
 

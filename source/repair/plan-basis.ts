@@ -5,7 +5,7 @@
  * open()+close() would drop its POSIX locks: docs/sqlite-wal.md, posix-locks).
  */
 import fs from 'node:fs';
-import type {ShmReader} from '../store/shm.js';
+import type {ShmReader} from '../store/files/shm.js';
 
 export type PlanBasis = {
 	dev: number;

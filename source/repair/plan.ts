@@ -5,9 +5,9 @@
  * out.
  */
 import {sha256 as sha256Hash} from '../crypto.js';
-import {type Analysis, analyze} from '../forensics/analyze.js';
+import {type Analysis, analyze} from '../forensics/analysis/analyze.js';
 import {REPAIR_END_REASON} from '../forensics/end-reasons.js';
-import type {OrphanVerdict} from '../forensics/orphans.js';
+import type {OrphanVerdict} from '../forensics/lineage/orphans.js';
 import {resolutionProblem, resolveSessionId} from '../forensics/resolve.js';
 import {chooseDonor} from './operator-choice.js';
 import type {SessionRecord, Snapshot} from '../forensics/types.js';
@@ -44,7 +44,7 @@ export type Adoption = {
 	rollbackRiskBefore: boolean;
 	rollbackRiskAfter: boolean;
 	/**
-	 * Where this adoption undoes a rollback that already happened (forensics/rollbacks.ts): the
+	 * Where this adoption undoes a rollback that already happened (forensics/rollbacks/rollbacks.ts): the
 	 * turns the gateway wrote into the donor after the restart, which stay there (§1.4).
 	 */
 	writtenSinceRestart?: {messages: number; userTurns: number; firstAt: number; lastAt: number};

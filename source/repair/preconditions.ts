@@ -2,7 +2,7 @@
  * The preconditions of any write to the store, each checked and reported in words. Shared by
  * `hfx repair --apply`, `--undo` and the TUI's live checklist.
  */
-import {type Holder, describeHolder, findHolders, isHfx, stopHoldersStep} from '../store/holders.js';
+import {type Holder, describeHolder, findHolders, isHfx, stopHoldersStep} from '../store/files/holders.js';
 
 export type Check = {
 	id: 'no-holders' | 'no-deleted-wal' | 'audit-writable' | 'snapshot' | 'plan-current';

@@ -1,10 +1,10 @@
 /**
  * Why, after an adoption, a restart still resumes another row than the adopted orphan: the rule
  * that admits the winner and the order that puts it first (or why the orphan is not admitted), in
- * the words of the restart's own candidate list (forensics/restart.ts). Pure.
+ * the words of the restart's own candidate list (forensics/lineage/restart.ts). Pure.
  */
-import type {ChatRouting} from '../forensics/routing.js';
-import type {CandidateVerdict} from '../forensics/restart.js';
+import type {ChatRouting} from '../forensics/routing/routing.js';
+import type {CandidateVerdict} from '../forensics/lineage/restart.js';
 
 function cellWords(cell: CandidateVerdict['orderKey']): string {
 	return typeof cell === 'number' ? String(cell) : JSON.stringify(String(cell)).slice(0, 40);

@@ -4,11 +4,11 @@
  * Shared by `hfx scan`, `hfx repair` and the TUI's Findings pane and repair flow.
  */
 import {duration} from '../forensics/duration.js';
-import type {OrphanVerdict} from '../forensics/orphans.js';
+import type {OrphanVerdict} from '../forensics/lineage/orphans.js';
 import {suffixOf} from '../forensics/resolve.js';
 import {lastActive} from '../forensics/time.js';
 import type {SessionRecord} from '../forensics/types.js';
-import type {Rollback} from '../forensics/rollbacks.js';
+import type {Rollback} from '../forensics/rollbacks/rollbacks.js';
 import {utc} from '../text/format.js';
 
 export type Candidate = {id: string; sessionKey: string | null; lastActive: number | null; text: string; short: string};
@@ -39,7 +39,9 @@ function quiet(at: number | null, started: number | null): string {
 	return `${quiet} (last active ${utc(at)} UTC)`;
 }
 
-/** The row a restart resumed over this orphan's conversation, as the first candidate (forensics/rollbacks.ts). */
+/**
+ * The row a restart resumed over this orphan's conversation, as the first candidate (forensics/rollbacks/rollbacks.ts).
+ */
 function resumedOver(
 	o: OrphanVerdict,
 	byId: ReadonlyMap<string, SessionRecord>,

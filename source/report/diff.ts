@@ -1,11 +1,11 @@
 /**
- * `hfx diff A B` in words and as JSON (forensics/diff.ts decides; this only says it). The text
+ * `hfx diff A B` in words and as JSON (forensics/analysis/diff.ts decides; this only says it). The text
  * leads with what an operator asks after a restart: a rollback that happened between A and B, then
  * each chat whose restart target or newest message moved, then sessions and gateway_routing.
  * Lines are built to fit 80 columns (ids and keys as long as Hermes makes them).
  */
-import type {ChatDiff, ChatMoment, Diff, RoutingMove, SessionDiff, SessionSummary} from '../forensics/diff.js';
-import type {ImageKind} from '../store/image.js';
+import type {ChatDiff, ChatMoment, Diff, RoutingMove, SessionDiff, SessionSummary} from '../forensics/analysis/diff.js';
+import type {ImageKind} from '../store/read/image.js';
 import {plural, utc} from '../text/format.js';
 import {rollbackJson, rollbackLines} from './rollbacks.js';
 
@@ -225,7 +225,10 @@ export function restorePreviewLines(chats: readonly ChatDiff[]): string[] {
 	];
 }
 
-/** The JSON document: both sides, then the diff as forensics/diff.ts decides it (rollbacks as hfx scan shows them). */
+/**
+ * The JSON document: both sides, then the diff as forensics/analysis/diff.ts decides it (rollbacks as hfx scan shows
+ * them).
+ */
 export function diffJson(sides: {a: DiffSideInfo; b: DiffSideInfo}, diff: Diff) {
 	return {
 		a: sides.a,

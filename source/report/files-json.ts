@@ -3,10 +3,10 @@
  * -shm header, the holders), each state judged, the places beside the store and whether any of it
  * needs attention.
  */
-import type {Analysis} from '../forensics/analyze.js';
-import type {FilesReport} from '../store/files-probe.js';
-import type {FileState} from '../store/files-states.js';
-import type {Preflight} from '../store/preflight.js';
+import type {Analysis} from '../forensics/analysis/analyze.js';
+import type {FilesReport} from '../store/files/files-probe.js';
+import type {FileState} from '../store/files/files-states.js';
+import type {Preflight} from '../store/open/preflight.js';
 import {placesJson} from './places-json.js';
 
 export function filesJson(

@@ -1,13 +1,13 @@
 /**
  * The files of a store as lines an operator reads (`hfx files`, the Files pane): the WAL's frame
  * classes, the -shm header, the journal, the holders, and each state judged. Presentation of the
- * store floor's FilesReport (store/files-probe.ts); a line's tone is the view's to colour.
+ * store floor's FilesReport (store/files/files-probe.ts); a line's tone is the view's to colour.
  */
 import path from 'node:path';
 import {formatSqliteVersionNumber, hasWalResetBug} from '../store/db-header.js';
-import type {FilesReport} from '../store/files-probe.js';
-import {fileStates} from '../store/files-states.js';
-import {describeHolder} from '../store/holders.js';
+import type {FilesReport} from '../store/files/files-probe.js';
+import {fileStates} from '../store/files/files-states.js';
+import {describeHolder} from '../store/files/holders.js';
 
 export type FileLine = {text: string; tone?: 'danger' | 'warn' | 'ok' | 'muted'};
 

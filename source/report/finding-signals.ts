@@ -5,10 +5,10 @@
  * Keyed by every Finding kind: a kind without its signals does not compile, and
  * test/report/finding-signals.test.ts (which reads the kinds from forensics/finding.ts) fails.
  */
-import type {Analysis} from '../forensics/analyze.js';
-import {hasCorruptTime} from '../forensics/analyze.js';
+import type {Analysis} from '../forensics/analysis/analyze.js';
+import {hasCorruptTime} from '../forensics/analysis/analyze.js';
 import type {Finding} from '../forensics/finding.js';
-import {isKeyedWithoutChatId, isPhantomUnknown, isStaleExplicitClose} from '../forensics/session-signatures.js';
+import {isKeyedWithoutChatId, isPhantomUnknown, isStaleExplicitClose} from '../forensics/lineage/session-signatures.js';
 import type {MetricKey} from './metric-specs.js';
 
 export type FindingKind = Finding['kind'];

@@ -2,11 +2,11 @@
  * What `hfx lineage ID` prints: the session's family as a tree (where it came from, what continued
  * it) with the edge legend, and the --json document (its ancestors and the tree).
  */
-import type {Analysis} from '../forensics/analyze.js';
-import {type LineageEdge, type LineageNode, flattenTree} from '../forensics/lineage.js';
-import {statusIndex, statusOf, STATUS_GLYPH} from '../forensics/status.js';
+import type {Analysis} from '../forensics/analysis/analyze.js';
+import {type LineageEdge, type LineageNode, flattenTree} from '../forensics/lineage/lineage.js';
+import {statusIndex, statusOf, STATUS_GLYPH} from '../forensics/analysis/status.js';
 import {inWindow, lastActive} from '../forensics/time.js';
-import type {DatabaseFacts} from '../store/load.js';
+import type {DatabaseFacts} from '../store/read/load.js';
 import {utc} from '../text/format.js';
 
 function nodeJson(node: LineageNode, analysis: Analysis): unknown {

@@ -6,9 +6,9 @@
  * and Hermes build are labels of `hfx_store_info` alone, so a migration changes one series, not the
  * identity of every series (graphs and `for:` windows go on).
  */
-import type {Analysis} from '../forensics/analyze.js';
-import type {DatabaseFacts} from '../store/load.js';
-import type {FilesReport} from '../store/files-probe.js';
+import type {Analysis} from '../forensics/analysis/analyze.js';
+import type {DatabaseFacts} from '../store/read/load.js';
+import type {FilesReport} from '../store/files/files-probe.js';
 import type {BackupAges} from './backup-ages.js';
 import {findingCounts} from './finding-signals.js';
 import type {MetricKey} from './metric-specs.js';

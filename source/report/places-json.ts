@@ -2,7 +2,7 @@
  * The places beside a store as `--json` carries them (scan and files): each file with its verdict,
  * its turns and its meaning; the per-line timestamps stay out (a diverted transcript is uncapped).
  */
-import type {PlaceVerdicts} from '../forensics/place-verdicts.js';
+import type {PlaceVerdicts} from '../forensics/places/place-verdicts.js';
 
 export function placesJson(v: PlaceVerdicts | null) {
 	if (!v) {

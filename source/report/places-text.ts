@@ -1,12 +1,12 @@
 /**
  * The places beside a store in words (hermes-incidents §2): the lines `hfx files` and the Files
  * pane list (each file with its meaning), and the scan's section for the findings of the places
- * and the §4 signatures (forensics/elsewhere.ts), wrapped for 80 columns.
+ * and the §4 signatures (forensics/places/elsewhere.ts), wrapped for 80 columns.
  */
-import type {Analysis, Finding} from '../forensics/analyze.js';
-import {ELSEWHERE_ACTION_KINDS} from '../forensics/elsewhere.js';
-import {homeRelative, utcWords} from '../forensics/place-findings.js';
-import {type PlaceVerdicts, shapeWords} from '../forensics/place-verdicts.js';
+import type {Analysis, Finding} from '../forensics/analysis/analyze.js';
+import {ELSEWHERE_ACTION_KINDS} from '../forensics/places/elsewhere.js';
+import {homeRelative, utcWords} from '../forensics/places/place-findings.js';
+import {type PlaceVerdicts, shapeWords} from '../forensics/places/place-verdicts.js';
 import {wrapIndented} from '../text/wrap.js';
 
 export type PlaceLine = {text: string; tone?: 'danger' | 'warn' | 'ok' | 'muted'};

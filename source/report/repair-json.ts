@@ -4,7 +4,7 @@
  */
 import type {ApplyOutcome, Planned} from '../repair/apply.js';
 import type {StoreLocation} from '../store/locate.js';
-import {upgradeNotice} from '../store/load.js';
+import {upgradeNotice} from '../store/read/load.js';
 
 export function repairPlanJson(location: StoreLocation, planned: Planned, exitCode: number) {
 	const {plan, analysis} = planned;

@@ -5,7 +5,7 @@
  */
 import type {Planned} from '../repair/apply.js';
 import type {Adoption, Value} from '../repair/plan.js';
-import {upgradeNotice} from '../store/load.js';
+import {upgradeNotice} from '../store/read/load.js';
 import {candidateLines} from './candidates.js';
 import {plural, utc} from '../text/format.js';
 import {safeText} from '../text/sanitize.js';

@@ -7,7 +7,7 @@ import type {DrillResult} from '../backup/ops/drill.js';
 import {comparisonLines} from '../backup/restore/compare.js';
 import {layoutLines} from '../backup/restore/layout.js';
 import type {RestoreResult} from '../backup/restore/types.js';
-import type {ChatDiff} from '../forensics/diff.js';
+import type {ChatDiff} from '../forensics/analysis/diff.js';
 import {plural} from '../text/format.js';
 import {restorePreviewLines} from './diff.js';
 

@@ -1,10 +1,10 @@
 /**
- * A rollback that already happened, in words and as JSON (forensics/rollbacks.ts): shared by
+ * A rollback that already happened, in words and as JSON (forensics/rollbacks/rollbacks.ts): shared by
  * `hfx scan` and `hfx repair`'s hints. Every line fits 80 columns (wrapped under its label).
  */
 import {duration} from '../forensics/duration.js';
-import {rollbackAdoptCommand, rollbackNextStep} from '../forensics/rollback-finding.js';
-import type {Rollback} from '../forensics/rollbacks.js';
+import {rollbackAdoptCommand, rollbackNextStep} from '../forensics/rollbacks/rollback-finding.js';
+import type {Rollback} from '../forensics/rollbacks/rollbacks.js';
 import {utc} from '../text/format.js';
 import {wrapIndented} from '../text/wrap.js';
 

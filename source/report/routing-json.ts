@@ -2,10 +2,10 @@
  * `hfx routing --json`: the store, its rule set, and per chat shown every restart candidate (the
  * chat shape `hfx scan --json` has) and the rollbacks that already happened.
  */
-import type {Analysis} from '../forensics/analyze.js';
-import type {Rollback} from '../forensics/rollbacks.js';
-import type {ChatRouting} from '../forensics/routing.js';
-import type {DatabaseFacts} from '../store/load.js';
+import type {Analysis} from '../forensics/analysis/analyze.js';
+import type {Rollback} from '../forensics/rollbacks/rollbacks.js';
+import type {ChatRouting} from '../forensics/routing/routing.js';
+import type {DatabaseFacts} from '../store/read/load.js';
 import {rollbackJson} from './rollbacks.js';
 import {ruleSetJson} from './rule-set-lines.js';
 import {routingJson} from './scan-json.js';

@@ -5,8 +5,8 @@
  * story of the rollback (report/rollbacks.ts), so a chat a restart already jumped back is never ✓.
  */
 import {duration} from '../forensics/duration.js';
-import type {Rollback} from '../forensics/rollbacks.js';
-import type {ChatRouting} from '../forensics/routing.js';
+import type {Rollback} from '../forensics/rollbacks/rollbacks.js';
+import type {ChatRouting} from '../forensics/routing/routing.js';
 import {utc} from '../text/format.js';
 import {rollbackLines} from './rollbacks.js';
 
@@ -34,7 +34,7 @@ function candidateLines(r: ChatRouting): string[] {
 	];
 }
 
-/** One chat; `rolledBack` are the rollbacks of this chat that already happened (forensics/rollbacks.ts). */
+/** One chat; `rolledBack` are the rollbacks of this chat that already happened (forensics/rollbacks/rollbacks.ts). */
 export function chatLines(
 	r: ChatRouting,
 	options: {afterUpgrade?: string; otherBuild?: string; rolledBack?: readonly Rollback[]} = {},

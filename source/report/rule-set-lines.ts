@@ -2,8 +2,8 @@
  * The rule-set lines of `hfx scan` and `hfx routing`: the rules the verdicts use (the store's
  * generation, or its variant for the installed build), the build, and how that was decided.
  */
-import type {BuildRules} from '../forensics/build-rules.js';
-import type {DatabaseFacts} from '../store/load.js';
+import type {BuildRules} from '../forensics/routing/build-rules.js';
+import type {DatabaseFacts} from '../store/read/load.js';
 
 export function ruleSetLines(
 	facts: Pick<DatabaseFacts, 'ruleSet' | 'ruleSetReason'>,

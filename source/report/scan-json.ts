@@ -3,11 +3,11 @@
  * rollbacks, findings, what an upgrade changes). `hfx routing --json` shares its chat shape.
  */
 import {placesJson} from './places-json.js';
-import {hasFindings, type Analysis} from '../forensics/analyze.js';
-import type {OrphanVerdict} from '../forensics/orphans.js';
-import type {ChatRouting} from '../forensics/routing.js';
-import type {UpgradeChanges} from '../forensics/upgrade.js';
-import type {DatabaseFacts} from '../store/load.js';
+import {hasFindings, type Analysis} from '../forensics/analysis/analyze.js';
+import type {OrphanVerdict} from '../forensics/lineage/orphans.js';
+import type {ChatRouting} from '../forensics/routing/routing.js';
+import type {UpgradeChanges} from '../forensics/routing/upgrade.js';
+import type {DatabaseFacts} from '../store/read/load.js';
 import {rollbackJson} from './rollbacks.js';
 import {ruleSetJson} from './rule-set-lines.js';
 

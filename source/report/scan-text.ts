@@ -3,12 +3,12 @@
  * happened first, then the risks, the orphans, what an upgrade changes).
  */
 import {elsewhereScanLines} from './places-text.js';
-import {afterRestartWords, hasFindings, type Analysis} from '../forensics/analyze.js';
+import {afterRestartWords, hasFindings, type Analysis} from '../forensics/analysis/analyze.js';
 import {duration} from '../forensics/duration.js';
-import type {OrphanVerdict} from '../forensics/orphans.js';
-import {rollbackNextStep} from '../forensics/rollback-finding.js';
-import type {ChatRouting} from '../forensics/routing.js';
-import type {DatabaseFacts} from '../store/load.js';
+import type {OrphanVerdict} from '../forensics/lineage/orphans.js';
+import {rollbackNextStep} from '../forensics/rollbacks/rollback-finding.js';
+import type {ChatRouting} from '../forensics/routing/routing.js';
+import type {DatabaseFacts} from '../store/read/load.js';
 import {bytes, plural, utc} from '../text/format.js';
 import {wrapIndented} from '../text/wrap.js';
 import {candidateLines} from './candidates.js';

@@ -6,12 +6,12 @@
  * printed through the sinks. Every line fits 80 columns.
  */
 import path from 'node:path';
-import type {ChatLabel, StoreHit} from '../forensics/search-hits.js';
-import type {PlaceHit} from '../forensics/search-places.js';
-import type {SnippetPart} from '../forensics/search-snippet.js';
-import type {FtsIndex} from '../store/fts-index.js';
-import type {PlaceSearch} from '../store/places/search-places.js';
-import type {SearchRoute} from '../store/search.js';
+import type {ChatLabel, StoreHit} from '../forensics/search/search-hits.js';
+import type {PlaceHit} from '../forensics/search/search-places.js';
+import type {SnippetPart} from '../forensics/search/search-snippet.js';
+import type {FtsIndex} from '../store/search/fts-index.js';
+import type {PlaceSearch} from '../store/search/search-places.js';
+import type {SearchRoute} from '../store/search/search.js';
 import {plural} from '../text/format.js';
 import {wrapIndented} from '../text/wrap.js';
 

@@ -2,11 +2,11 @@
  * What `hfx sessions` prints: the session table, newest activity first, with the status legend;
  * and the --json document, one object per session.
  */
-import type {Analysis} from '../forensics/analyze.js';
-import {STATUS_GLYPH, statusOf, type StatusIndex} from '../forensics/status.js';
+import type {Analysis} from '../forensics/analysis/analyze.js';
+import {STATUS_GLYPH, statusOf, type StatusIndex} from '../forensics/analysis/status.js';
 import {inWindow, lastActive} from '../forensics/time.js';
 import type {SessionRecord} from '../forensics/types.js';
-import type {DatabaseFacts} from '../store/load.js';
+import type {DatabaseFacts} from '../store/read/load.js';
 import {table, utc} from '../text/format.js';
 
 export function sessionJson(s: SessionRecord, analysis: Analysis, index: StatusIndex) {

@@ -4,13 +4,13 @@
  * inferred one with its certainty and evidence, wrapped to the width given.
  */
 import {duration} from '../forensics/duration.js';
-import type {Membership} from '../forensics/chat-rows.js';
-import {type Fold, type FoldedRow, foldEvents, foldRows} from '../forensics/timeline-fold.js';
-import type {EventKind, Timeline, TimelineEvent, TimelineRow} from '../forensics/timeline.js';
-import type {GatewayLogs} from '../store/gateway-logs.js';
-import type {DatabaseFacts} from '../store/load.js';
-import type {ChatDiff, RoutingMove} from '../forensics/diff.js';
-import type {BeforeImageSide} from '../forensics/timeline-before.js';
+import type {Membership} from '../forensics/timeline/chat-rows.js';
+import {type Fold, type FoldedRow, foldEvents, foldRows} from '../forensics/timeline/timeline-fold.js';
+import type {EventKind, Timeline, TimelineEvent, TimelineRow} from '../forensics/timeline/timeline.js';
+import type {GatewayLogs} from '../store/places/gateway-logs.js';
+import type {DatabaseFacts} from '../store/read/load.js';
+import type {ChatDiff, RoutingMove} from '../forensics/analysis/diff.js';
+import type {BeforeImageSide} from '../forensics/timeline/timeline-before.js';
 import {utc} from '../text/format.js';
 import {wrapIndented} from '../text/wrap.js';
 

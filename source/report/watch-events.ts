@@ -8,9 +8,9 @@
  * Events name the chat and sessions (the operator needs them for the next command); metrics never do.
  */
 import type {StoreReading} from './metrics-samples.js';
-import type {Rollback} from '../forensics/rollbacks.js';
+import type {Rollback} from '../forensics/rollbacks/rollbacks.js';
 import {duration} from '../forensics/duration.js';
-import {rollbackAdoptCommand, utcMinute} from '../forensics/rollback-finding.js';
+import {rollbackAdoptCommand, utcMinute} from '../forensics/rollbacks/rollback-finding.js';
 import type {Finding} from '../forensics/finding.js';
 import {type FindingKind, OWN_EVENT_KINDS} from './finding-signals.js';
 
@@ -40,7 +40,7 @@ export type WatchEvent = {
 
 type Risk = {resumes: string | null; newestIn: string | null};
 
-/** A rollback that already happened, by its facts (forensics/rollbacks.ts), as its event carries them. */
+/** A rollback that already happened, by its facts (forensics/rollbacks/rollbacks.ts), as its event carries them. */
 type RolledBack = {
 	sessionKey: string;
 	resumedId: string;

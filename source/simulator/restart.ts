@@ -22,7 +22,7 @@
  */
 import crypto from 'node:crypto';
 import type Database from 'better-sqlite3';
-import {routingScopeOf} from '../store/routing-home.js';
+import {routingScopeOf} from '../store/read/routing-home.js';
 import {
 	type GatewayPeer,
 	type StoreShape,

@@ -4,7 +4,7 @@
  * fixtures, demo and benchmarks; it only ever writes databases it created itself.
  */
 import Database from 'better-sqlite3';
-import {routingScopeOf} from '../store/routing-home.js';
+import {routingScopeOf} from '../store/read/routing-home.js';
 import {type SchemaShape, schemaSql} from './hermes-schema.js';
 
 export type NewSession = {

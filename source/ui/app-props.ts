@@ -2,13 +2,13 @@
  * What the TUI is given: the live store, the optional Files, Backups and repair back ends, and
  * the knobs tests turn (colour, clock, first pane, exit report).
  */
-import type {BackupsSource} from './backups-model.js';
-import type {FilesSource} from './files-model.js';
-import type {LiveSource} from './live-source.js';
-import type {HomeSource} from './home-source.js';
+import type {BackupsSource} from './sources/backups-model.js';
+import type {FilesSource} from './sources/files-model.js';
+import type {LiveSource} from './sources/live-source.js';
+import type {HomeSource} from './sources/home-source.js';
 import type {Pane} from './pane-names.js';
 import type {GlobalFlags} from '../io.js';
-import type {RepairService} from './repair-service.js';
+import type {RepairService} from './repair/repair-service.js';
 
 /** The command line's flags for the TUI: the store's, and the pane to open on (--pane). */
 export type TuiFlags = GlobalFlags & {pane?: Pane};

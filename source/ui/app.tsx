@@ -3,11 +3,11 @@
  */
 import type React from 'react';
 import type {AppProps} from './app-props.js';
-import {Screen} from './screen.js';
+import {Screen} from './screen/screen.js';
 import {COLOR_THEME, MONO_THEME, ThemeContext} from './theme.js';
 
 export type {AppProps} from './app-props.js';
-export type {LiveSource} from './live-source.js';
+export type {LiveSource} from './sources/live-source.js';
 
 export function App(props: AppProps): React.ReactElement {
 	const theme = props.color === false ? MONO_THEME : COLOR_THEME;

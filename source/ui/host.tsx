@@ -12,16 +12,16 @@ import {ownSignals} from '../interrupts.js';
 import type {GlobalFlags, Io} from '../io.js';
 import {openAppend} from '../safe-create.js';
 import {startupMark, startupMarks} from '../startup.js';
-import {LiveStore} from '../store/live.js';
+import {LiveStore} from '../live/live.js';
 import type {StoreLocation} from '../store/locate.js';
-import {backupsPaneSource, rootOfStore} from './backups-source.js';
+import {backupsPaneSource, rootOfStore} from './sources/backups-source.js';
 import {App} from './app.js';
 import type {TuiFlags} from './app-props.js';
-import {startFilesProbe} from './files-feed.js';
-import type {FilesSource} from './files-model.js';
-import {homeFilesSource} from './home-files.js';
-import {HomeStores} from './home-source.js';
-import {type RepairService, repairServiceFor} from './repair-service.js';
+import {startFilesProbe} from './sources/files-feed.js';
+import type {FilesSource} from './sources/files-model.js';
+import {homeFilesSource} from './sources/home-files.js';
+import {HomeStores} from './sources/home-source.js';
+import {type RepairService, repairServiceFor} from './repair/repair-service.js';
 import {ENTER_ALT_SCREEN, LEAVE_ALT_SCREEN, SHOW_CURSOR} from './terminal.js';
 
 /**

@@ -3,13 +3,13 @@
  * a keystroke does not re-sort twenty thousand sessions.
  */
 import Fuse from 'fuse.js';
-import type {Analysis, Finding} from '../forensics/analyze.js';
-import type {ActivityEvent} from '../forensics/activity.js';
-import type {ChatRouting} from '../forensics/routing.js';
-import {type SessionStatus, isHiddenByDefault, statusIndex, statusOf} from '../forensics/status.js';
+import type {Analysis, Finding} from '../forensics/analysis/analyze.js';
+import type {ActivityEvent} from '../forensics/analysis/activity.js';
+import type {ChatRouting} from '../forensics/routing/routing.js';
+import {type SessionStatus, isHiddenByDefault, statusIndex, statusOf} from '../forensics/analysis/status.js';
 import {lastActive} from '../forensics/time.js';
 import type {SessionRecord} from '../forensics/types.js';
-import {type Derivation, derivedFrom} from '../forensics/incremental.js';
+import {type Derivation, derivedFrom} from '../forensics/analysis/incremental.js';
 
 /** A session in a list: one object per record, reused while the record is (rows are compared by identity). */
 export type SessionRow = {

@@ -162,7 +162,7 @@ describe('the hfx bundle', () => {
 			expect(plain.stderr).toContain('NODE_OPTIONS=--enable-source-maps');
 			const mapped = run(`--require ${hook} --enable-source-maps`);
 			expect(mapped.status).toBe(2);
-			expect(mapped.stderr).toMatch(/at preflight \(.*source\/store\/preflight\.ts:\d+:\d+\)/);
+			expect(mapped.stderr).toMatch(/at preflight \(.*source\/store\/open\/preflight\.ts:\d+:\d+\)/);
 			expect(mapped.stderr).not.toContain('NODE_OPTIONS=--enable-source-maps');
 		} finally {
 			fs.rmSync(dir, {recursive: true, force: true});

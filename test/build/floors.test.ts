@@ -2,19 +2,25 @@
  * The floors, enforced. Data flows one way, top down, and no import goes up a floor or across to
  * a sibling (outside the allow-list below, each entry with its reason):
  *
- *   7  cli.tsx, cli-live.ts, cli-args.ts, bin.ts   the command line
- *   6  commands/   ui/                         siblings: neither imports the other. A command (a file directly in
+ *   8  cli.tsx, cli-live.ts, cli-args.ts, bin.ts   the command line
+ *   7  commands/   ui/                         siblings: neither imports the other. A command (a file directly in
  *                                              commands/) imports no other command: what commands share is in
  *                                              commands/context.ts and commands/shared/**, which import no command
- *   5  report/                                 text renderers both of them share
- *   4  repair/ > backup/   simulator/       the writers (siblings), one way between the two: a repair takes and
+ *   6  report/                                 text renderers both of them share
+ *   5  repair/ > backup/   simulator/       the writers (siblings), one way between the two: a repair takes and
  *                                              verifies backup's quick snapshot first; backup never imports repair
+ *   4  live/                                   the live store and its model: re-reads the store on each commit and
+ *                                              runs the engine over the rows (forensics/analysis/)
  *   3  store/                                  everything that touches live files
  *   2  forensics/                              pure functions over plain data: imports nothing else
  *   1  text/, io.ts, errors.ts, paths.ts, crypto.ts, interrupts.ts, startup.ts
  *
- * Inside backup/, rooms in one order (ROOMS below): ops/ -> restore/ -> verify/ | create/ -> archive/ ->
- * the backup/ root files the rooms share; and no import cycle among backup/'s files, type-only ones included.
+ * Inside backup/, forensics/ and store/, rooms in one order each (ROOMS below), every room importing only the rooms
+ * below it and its folder's root files (which import no room); and no import cycle among a folder's files, type-only
+ * ones included:
+ *   backup/     ops/ -> restore/ -> verify/ | create/ -> archive/
+ *   forensics/  timeline/ | search/ -> analysis/ -> places/ | rollbacks/ -> routing/ -> lineage/
+ *   store/      search/ -> read/ -> places/ | open/ -> files/ -> wal/
  *
  * Imports are read with oxc's parser: static imports, re-exports and dynamic import() of a literal.
  */
@@ -27,13 +33,14 @@ import {ROOT} from '../helpers/writer.js';
 const SOURCE = path.join(ROOT, 'source');
 
 const FLOORS: Record<string, number> = {
-	cli: 7,
-	commands: 6,
-	ui: 6,
-	report: 5,
-	repair: 4,
-	backup: 4,
-	simulator: 4,
+	cli: 8,
+	commands: 7,
+	ui: 7,
+	report: 6,
+	repair: 5,
+	backup: 5,
+	simulator: 5,
+	live: 4,
 	store: 3,
 	forensics: 2,
 	text: 1,
@@ -198,56 +205,97 @@ function packageViolations(file: string, text?: string): string[] {
 }
 
 /**
- * backup/'s rooms, top down: each may import the rooms listed for it (and the backup/ root files
- * every room shares); a root file imports no room.
+ * The rooms of a folder, top down: each may import the rooms listed for it (and its folder's root files every room
+ * shares); a root file imports no room.
+ *
+ * backup/
  *   ops/      gate, drill, doctor, list, the TUI's child runner: they use all the others
  *   restore/  a restore verifies the whole archive first (verify/) and keeps Hermes' credential names (create/walk.ts)
  *   verify/   the verifiers
  *   create/   backup, quick snapshot, the zip writer, copy, walk, lock
  *   archive/  the readers (zip, tar), the member policy, root detection, the kind of an artifact, the seal
+ * forensics/ (the root: the snapshot's types, time, durations, end reasons, findings, generations, places)
+ *   timeline/  one chat's timeline and its rows; search/ the search over chats and places
+ *   analysis/  the whole analysis (analyze, incremental), status, diff, activity
+ *   places/    what the other places (profiles, the gateway's files) say about a chat
+ *   rollbacks/ rollbacks, their pairs and findings, reaped churn
+ *   routing/   the routing of chats, the build's rules and their changes, upgrades
+ *   lineage/   lineage, orphans, restarts, session signatures
+ * store/ (the root: locating the store, the database header, the foreign-file reads, the audit trail)
+ *   search/    the store's search (FTS and scan) and the places' search
+ *   read/      loading the snapshot, its rows, deltas, details, images
+ *   places/    Hermes' home beside the store: spool, retired WALs, the gateway's start and logs
+ *   open/      the read-only connections, the preflight, the schema, live handles and watch
+ *   files/     the files beside the store: holders, -shm, their states
+ *   wal/       the WAL's format, header, scan and tail
  */
-const ROOMS: Record<string, readonly string[]> = {
-	ops: ['restore', 'verify', 'create', 'archive'],
-	restore: ['verify', 'create', 'archive'],
-	verify: ['archive'],
-	create: ['archive'],
-	archive: [],
+const ROOMS: Record<string, Record<string, readonly string[]>> = {
+	backup: {
+		ops: ['restore', 'verify', 'create', 'archive'],
+		restore: ['verify', 'create', 'archive'],
+		verify: ['archive'],
+		create: ['archive'],
+		archive: [],
+	},
+	forensics: {
+		timeline: ['analysis', 'places', 'rollbacks', 'routing', 'lineage'],
+		search: ['analysis', 'places', 'rollbacks', 'routing', 'lineage'],
+		analysis: ['places', 'rollbacks', 'routing', 'lineage'],
+		places: ['routing', 'lineage'],
+		rollbacks: ['routing', 'lineage'],
+		routing: ['lineage'],
+		lineage: [],
+	},
+	store: {
+		search: ['read', 'places', 'open', 'files', 'wal'],
+		read: ['places', 'open', 'files', 'wal'],
+		places: [],
+		open: ['files', 'wal'],
+		files: ['wal'],
+		wal: [],
+	},
 };
 
-/** The room of a file under backup/ ('' for a backup/ root file), or null outside backup/. */
-function roomOf(file: string): string | null {
-	const rel = path.relative(path.join(SOURCE, 'backup'), file).split(path.sep);
-	if (rel[0] === '..' || path.isAbsolute(rel[0]!)) {
+/** The folder with rooms a source file is in, and its room there ('' for a root file), or null. */
+function roomOf(file: string): {folder: string; room: string} | null {
+	const rel = path.relative(SOURCE, file).split(path.sep);
+	if (rel.length < 2 || ROOMS[rel[0]!] === undefined) {
 		return null;
 	}
 
-	return rel.length > 1 ? rel[0]! : '';
+	return {folder: rel[0]!, room: rel.length > 2 ? rel[1]! : ''};
 }
 
-/** The imports of one backup/ file that go up or across its rooms. */
+/** The imports of one file in a folder with rooms that go up or across its rooms. */
 function roomViolations(file: string, text?: string): string[] {
-	const from = roomOf(file);
-	if (from === null) {
+	const at = roomOf(file);
+	if (at === null) {
 		return [];
 	}
 
-	if (from !== '' && ROOMS[from] === undefined) {
-		return [`backup/${from}/ is no declared room (ROOMS in test/build/floors.test.ts)`];
+	const {folder, room: from} = at;
+	const rooms = ROOMS[folder]!;
+	if (from !== '' && rooms[from] === undefined) {
+		return [`${folder}/${from}/ is no declared room (ROOMS in test/build/floors.test.ts)`];
 	}
 
 	const out: string[] = [];
 	for (const spec of specifiers(file, text).filter(s => s.startsWith('.'))) {
 		const target = resolveSource(file, spec);
 		const to = roomOf(target);
-		if (to === null || to === from || to === '' || (from !== '' && ROOMS[from]!.includes(to))) {
+		if (to === null || to.folder !== folder || to.room === from || to.room === '') {
+			continue;
+		}
+
+		if (from !== '' && rooms[from]!.includes(to.room)) {
 			continue;
 		}
 
 		const edge = `${path.relative(SOURCE, file)} -> ${path.relative(SOURCE, target)}`;
 		out.push(
 			from === ''
-				? `${edge}: a backup/ root file imports a room (the root is what the rooms share)`
-				: `${edge}: ${from}/ may import only ${[...ROOMS[from]!, 'the backup/ root'].join(', ')}`,
+				? `${edge}: a ${folder}/ root file imports a room (the root is what the rooms share)`
+				: `${edge}: ${from}/ may import only ${[...rooms[from]!, `the ${folder}/ root`].join(', ')}`,
 		);
 	}
 
@@ -329,7 +377,9 @@ describe('the floors', () => {
 				"import {a} from './shared/textfile.js';\nimport {b} from './context.js';",
 			),
 		).toEqual([]);
-		expect(packageViolations(at('store/load.ts'), "import React from 'react';")[0]).toContain('react belongs to ui');
+		expect(packageViolations(at('store/read/load.ts'), "import React from 'react';")[0]).toContain(
+			'react belongs to ui',
+		);
 		expect(packageViolations(at('report/scan-text.ts'), "import Database from 'better-sqlite3';")).toHaveLength(1);
 		expect(packageViolations(at('ui/app.tsx'), "import x from 'left-pad';")[0]).toContain('undeclared');
 		expect(packageViolations(at('ui/app.tsx'), "import {Box} from 'ink';\nimport fs from 'node:fs';")).toEqual([]);
@@ -352,7 +402,9 @@ describe('the floors', () => {
 		expect(violations(at('ui/app.tsx'), "import {runScan} from '../commands/scan.js';")[0]).toContain(
 			'across siblings',
 		);
-		expect(violations(at('store/open.ts'), "const m = await import('../repair/apply.js');")[0]).toContain('up a floor');
+		expect(violations(at('store/locate.ts'), "const m = await import('../repair/apply.js');")[0]).toContain(
+			'up a floor',
+		);
 		expect(violations(at('forensics/time.ts'), "import fs from 'node:fs';")).toHaveLength(1);
 		expect(violations(at('commands/scan.ts'), "import {analyze} from '../forensics/analyze.js';")).toEqual([]);
 	});
@@ -383,7 +435,7 @@ describe('backup/ in rooms', () => {
 			1,
 		);
 		expect(roomViolations(at('manifest.ts'), "import {openZip} from './archive/zipread.js';")[0]).toContain(
-			'root file imports a room',
+			'backup/ root file imports a room',
 		);
 		expect(
 			roomViolations(
@@ -418,5 +470,47 @@ describe('backup/ in rooms', () => {
 				"import {takeQuickSnapshot} from '../backup/create/snapshot.js';",
 			),
 		).toEqual([]);
+	});
+});
+
+describe('forensics/ and store/ in rooms', () => {
+	const importsOf = (file: string) =>
+		specifiers(file)
+			.filter(s => s.startsWith('.'))
+			.map(s => resolveSource(file, s));
+
+	for (const folder of ['forensics', 'store']) {
+		const files = sourceFiles(path.join(SOURCE, folder));
+		it(`every ${folder}/ room imports only the rooms below it and the ${folder}/ root files`, () => {
+			expect(files.flatMap(f => roomViolations(f))).toEqual([]);
+		});
+
+		it(`no import cycle among ${folder}/ files, type-only imports included`, () => {
+			expect(cycles(files, importsOf)).toEqual([]);
+		});
+	}
+
+	it('catches a room importing up or across, a root file importing a room, and an undeclared room', () => {
+		const at = (rel: string) => path.join(SOURCE, rel);
+		expect(
+			roomViolations(at('forensics/lineage/orphans.ts'), "import {routeChats} from '../routing/routing.js';")[0],
+		).toContain('lineage/ may import only');
+		expect(
+			roomViolations(at('forensics/places/elsewhere.ts'), "import {x} from '../rollbacks/rollbacks.js';"),
+		).toHaveLength(1);
+		expect(roomViolations(at('forensics/types.ts'), "import {x} from './lineage/lineage.js';")[0]).toContain(
+			'forensics/ root file imports a room',
+		);
+		expect(roomViolations(at('store/wal/wal.ts'), "import {x} from '../open/open.js';")).toHaveLength(1);
+		expect(roomViolations(at('store/nowhere/x.ts'), '')[0]).toContain('no declared room');
+		const load = "import {x} from '../open/open.js';\nimport {y} from '../locate.js';\n";
+		expect(roomViolations(at('store/read/load.ts'), `${load}import {z} from '../../forensics/time.js';`)).toEqual([]);
+	});
+
+	it('the live store sits above the store: the store never imports it', () => {
+		expect(
+			violations(path.join(SOURCE, 'store/read/load.ts'), "import {x} from '../../live/live-model.js';")[0],
+		).toContain('up a floor');
+		expect(violations(path.join(SOURCE, 'live/live.ts'), "import {x} from '../store/read/load.js';")).toEqual([]);
 	});
 });

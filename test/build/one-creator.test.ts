@@ -77,6 +77,8 @@ describe('one creator of files', () => {
 		expect(creatorsIn('backup/create/lock.ts', "const fd = fs.openSync(file, 'wx', 0o600);")).toHaveLength(1);
 		expect(creatorsIn('ui/host.tsx', 'fs.appendFileSync(trace, line);')).toHaveLength(1);
 		expect(creatorsIn('backup/create/zip-writer.ts', "const out = fs.createWriteStream('', {fd});")).toEqual([]);
-		expect(creatorsIn('store/load.ts', 'fs.openSync(p, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);')).toEqual([]);
+		expect(
+			creatorsIn('store/read/load.ts', 'fs.openSync(p, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);'),
+		).toEqual([]);
 	});
 });

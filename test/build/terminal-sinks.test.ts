@@ -37,7 +37,7 @@ const DIRECT_WRITES: Record<string, {count: number; why: string}> = {
 		why: 'the test hook announcing its pause point (a name from our code; only with HFX_TEST_PAUSE_AT set)',
 	},
 	'ui/host.tsx': {count: 2, why: 'the alternate-screen and cursor sequences: constants'},
-	'ui/use-screen-keys.ts': {count: 1, why: 'OSC 52: the copied text goes base64-encoded'},
+	'ui/screen/use-screen-keys.ts': {count: 1, why: 'OSC 52: the copied text goes base64-encoded'},
 	'backup/progress.ts': {count: 3, why: 'the progress bar (its label through safeText) and JSON progress (safeJson)'},
 	'simulator/writer-process.ts': {
 		count: 2,

@@ -1,6 +1,6 @@
 /**
  * One preflight per `hfx repair` (issue #30 point 4): the command looks at the store's files once and passes that
- * look down; the plan (repair/apply.ts computePlan) and its read (store/immutable-read.ts readStore) take none of
+ * look down; the plan (repair/apply.ts computePlan) and its read (store/open/immutable-read.ts readStore) take none of
  * their own. Counted through the test hook HFX_TEST_MARK=preflight (test-pause.ts) on the real binary.
  */
 import fs from 'node:fs';

@@ -223,28 +223,31 @@ describe('hfx search', () => {
 	});
 });
 
-describe('hfx search labels a keyless hit from the rows that decide its chat (forensics/chat-scope.ts)', () => {
-	// Stores the real v25 code wrote (test/fixtures/hermes-agree-edges): a telegram orphan, and a row of
-	// another source on which v25's repair-routing fails before listing anything. The label must be the
-	// whole store's: no orphan listed, so no chat named. Reading only the telegram rows named one.
-	for (const [fixture, orphan] of [
-		['json-empty-no-messages', 'A_orphan'],
-		['text-started-at', 'B_orphan'],
-	] as const) {
-		it(
-			`${fixture}: the row of another source that fails repair-routing is ` +
-				`read, and ${orphan} is "keyless: orphan"`,
-			() => {
-				const copy = fs.mkdtempSync(path.join(dir, `${fixture}-`));
-				fs.copyFileSync(
-					path.join(import.meta.dirname, '../fixtures/hermes-agree-edges', fixture, 'state.db'),
-					path.join(copy, 'state.db'),
-				);
-				const r = hfxJson(['search', 'm0', '--db', path.join(copy, 'state.db')]);
-				expect(r.stderr).toBe('');
-				const hit = r.json.stores[0].hits.find((h: {sessionId: string}) => h.sessionId === orphan);
-				expect(hit.chat).toEqual({kind: 'orphan', label: 'keyless: orphan', sessionKey: null, belongsTo: null});
-			},
-		);
-	}
-});
+describe(
+	'hfx search labels a keyless hit from the rows that ' + 'decide its chat (forensics/rollbacks/chat-scope.ts)',
+	() => {
+		// Stores the real v25 code wrote (test/fixtures/hermes-agree-edges): a telegram orphan, and a row of
+		// another source on which v25's repair-routing fails before listing anything. The label must be the
+		// whole store's: no orphan listed, so no chat named. Reading only the telegram rows named one.
+		for (const [fixture, orphan] of [
+			['json-empty-no-messages', 'A_orphan'],
+			['text-started-at', 'B_orphan'],
+		] as const) {
+			it(
+				`${fixture}: the row of another source that fails repair-routing is ` +
+					`read, and ${orphan} is "keyless: orphan"`,
+				() => {
+					const copy = fs.mkdtempSync(path.join(dir, `${fixture}-`));
+					fs.copyFileSync(
+						path.join(import.meta.dirname, '../fixtures/hermes-agree-edges', fixture, 'state.db'),
+						path.join(copy, 'state.db'),
+					);
+					const r = hfxJson(['search', 'm0', '--db', path.join(copy, 'state.db')]);
+					expect(r.stderr).toBe('');
+					const hit = r.json.stores[0].hits.find((h: {sessionId: string}) => h.sessionId === orphan);
+					expect(hit.chat).toEqual({kind: 'orphan', label: 'keyless: orphan', sessionKey: null, belongsTo: null});
+				},
+			);
+		}
+	},
+);

@@ -88,7 +88,7 @@ describe('hfx watch', () => {
 			expect(graph.stderr).toBe('');
 			const urls = fs.readFileSync(log, 'utf8').split('\n');
 			expect(urls.some(u => u.endsWith('/dist/commands/watch.js'))).toBe(true);
-			expect(urls.some(u => u.endsWith('/dist/store/live.js'))).toBe(true);
+			expect(urls.some(u => u.endsWith('/dist/live/live.js'))).toBe(true);
 			expect(
 				urls.filter(u => /\/node_modules\/(ink|react|react-reconciler|@inkjs|yoga-layout)\/|\/dist\/ui\//.test(u)),
 			).toEqual([]);

@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {findHolders} from '../../source/store/holders.js';
+import {findHolders} from '../../source/store/files/holders.js';
 import {T0} from '../fixtures/scenarios.js';
 import {AGENT_OPS, runAgentOps} from '../helpers/agent-ops.js';
 import {tmux, tmuxTestFile, waitForScreenOf} from '../helpers/tmux.js';

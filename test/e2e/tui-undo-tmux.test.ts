@@ -16,7 +16,7 @@ import {T0} from '../fixtures/scenarios.js';
 import {hfx} from '../helpers/cli.js';
 import {killSession, screenOf, tmux, tmuxTestFile, waitForScreenOf} from '../helpers/tmux.js';
 import {ROOT, WriterProcess} from '../helpers/writer.js';
-import {findHolders} from '../../source/store/holders.js';
+import {findHolders} from '../../source/store/files/holders.js';
 
 let writer: WriterProcess | undefined;
 const terminal = tmuxTestFile('undo', async () => {

@@ -1,10 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
-import {type Analysis, type GenerationVerdicts, analyze, analyzeChats} from '../../source/forensics/analyze.js';
+import {
+	type Analysis,
+	type GenerationVerdicts,
+	analyze,
+	analyzeChats,
+} from '../../source/forensics/analysis/analyze.js';
 import type {SchemaShape} from '../../source/simulator/hermes-schema.js';
 import {migrateToCurrent} from '../../source/simulator/migrate.js';
-import {loadStore} from '../../source/store/load.js';
+import {loadStore} from '../../source/store/read/load.js';
 import {ownerOfStore} from '../../source/store/locate.js';
 import {
 	type Generation,

@@ -9,7 +9,7 @@
  */
 import {execFile} from 'node:child_process';
 import fs from 'node:fs';
-import {findHolders} from '../../source/store/holders.js';
+import {findHolders} from '../../source/store/files/holders.js';
 import {ROOT} from './writer.js';
 
 export type AgentOp =

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {LiveStore} from '../../source/store/live.js';
+import {LiveStore} from '../../source/live/live.js';
 import {ROOT} from './writer.js';
 
 export function openFixtureLive(prefix: string): {live: LiveStore; close: () => void} {

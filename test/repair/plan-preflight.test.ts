@@ -9,8 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
 import {computePlan} from '../../source/repair/apply.js';
-import {preflight} from '../../source/store/preflight.js';
-import {ShmReader} from '../../source/store/shm.js';
+import {preflight} from '../../source/store/open/preflight.js';
+import {ShmReader} from '../../source/store/files/shm.js';
 import {ROOT, WriterProcess} from '../helpers/writer.js';
 
 const FIXTURE = path.resolve(ROOT, 'test/fixtures/hermes-v21-incident/state.db');

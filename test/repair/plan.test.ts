@@ -4,7 +4,7 @@
  * the plan's identity hash. Analyses come from records; rows are built to match them.
  */
 import {describe, expect, it} from 'vitest';
-import {analyze} from '../../source/forensics/analyze.js';
+import {analyze} from '../../source/forensics/analysis/analyze.js';
 import type {RuleSet, SessionRecord} from '../../source/forensics/types.js';
 import {
 	AT_APPLY,

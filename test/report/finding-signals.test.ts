@@ -9,12 +9,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {parse} from 'yaml';
-import {analyze} from '../../source/forensics/analyze.js';
+import {analyze} from '../../source/forensics/analysis/analyze.js';
 import type {Finding} from '../../source/forensics/finding.js';
 import {FINDING_SIGNALS, type FindingKind, OWN_EVENT_KINDS} from '../../source/report/finding-signals.js';
 import {METRICS, type StoreReading} from '../../source/report/metrics-samples.js';
 import {diffDigests, digestOf} from '../../source/report/watch-events.js';
-import {loadStore} from '../../source/store/load.js';
+import {loadStore} from '../../source/store/read/load.js';
 import {findingKinds} from '../helpers/finding-kinds.js';
 import {ROOT} from '../helpers/writer.js';
 

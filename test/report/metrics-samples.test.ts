@@ -5,9 +5,9 @@
  */
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {analyze} from '../../source/forensics/analyze.js';
+import {analyze} from '../../source/forensics/analysis/analyze.js';
 import {type StoreReading, storeSamples} from '../../source/report/metrics-samples.js';
-import {loadStore} from '../../source/store/load.js';
+import {loadStore} from '../../source/store/read/load.js';
 import {ROOT} from '../helpers/writer.js';
 
 const loaded = loadStore(

@@ -5,11 +5,11 @@
  */
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {analyze} from '../../source/forensics/analyze.js';
+import {analyze} from '../../source/forensics/analysis/analyze.js';
 import type {BackupAges} from '../../source/report/backup-ages.js';
 import type {StoreReading} from '../../source/report/metrics-samples.js';
 import {diffDigests, digestOf} from '../../source/report/watch-events.js';
-import {loadStore} from '../../source/store/load.js';
+import {loadStore} from '../../source/store/read/load.js';
 import {ROOT} from '../helpers/writer.js';
 
 const loaded = loadStore(

@@ -5,7 +5,7 @@
  * and `hfx scan` in the middle of one (parent ended, continuation not written) exits 0.
  */
 import {describe, expect, it} from 'vitest';
-import {LiveStore} from '../../source/store/live.js';
+import {LiveStore} from '../../source/live/live.js';
 import {T0} from '../fixtures/scenarios.js';
 import {hfx} from '../helpers/cli.js';
 import {writtenStore} from '../helpers/writer.js';

@@ -11,7 +11,7 @@ import readline from 'node:readline';
 import Database from 'better-sqlite3';
 import {afterAll, describe, expect, it} from 'vitest';
 import {type RunningDemo, startDemoGateway} from '../../source/commands/demo.js';
-import {routingScopeOf} from '../../source/store/routing-home.js';
+import {routingScopeOf} from '../../source/store/read/routing-home.js';
 import {hfxJson} from '../helpers/cli.js';
 
 const KEY = 'agent:main:telegram:dm:777001';

@@ -11,7 +11,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import {describe, expect, it} from 'vitest';
 import {localIso} from '../../source/simulator/session-entry.js';
-import {routingScopeOf} from '../../source/store/routing-home.js';
+import {routingScopeOf} from '../../source/store/read/routing-home.js';
 import {T0} from '../fixtures/scenarios.js';
 import {
 	SIM_KEY,

@@ -1,7 +1,7 @@
 /**
- * The private read copy (store/open.ts: main file and -wal copied to the temp folder when no
+ * The private read copy (store/open/open.ts: main file and -wal copied to the temp folder when no
  * process holds the store's -wal and -shm: a crashed agent's store; a stopped one with neither is
- * read in place, test/store/immutable-read.test.ts) under the one clean-up policy (source/temps.ts): named
+ * read in place, test/store/open/immutable-read.test.ts) under the one clean-up policy (source/temps.ts): named
  * hfx-read-<pid>-<rand>, gone after Ctrl-C, swept by the next run after kill -9, refused up front
  * when the temp folder cannot hold it. The real binary, TMPDIR pointed at a folder of the test's
  * own (so no other test's run sweeps it meanwhile); the store's bytes are unchanged throughout.

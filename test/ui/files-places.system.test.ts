@@ -5,9 +5,9 @@
  * in the places section, and no evidence byte changed.
  */
 import {afterAll, beforeAll, expect, it} from 'vitest';
-import {LiveStore} from '../../source/store/live.js';
-import {startFilesProbe} from '../../source/ui/files-feed.js';
-import type {FilesModel} from '../../source/ui/files-model.js';
+import {LiveStore} from '../../source/live/live.js';
+import {startFilesProbe} from '../../source/ui/sources/files-feed.js';
+import type {FilesModel} from '../../source/ui/sources/files-model.js';
 import {folderHashes} from '../helpers/folder-hashes.js';
 import {type HaltHome, haltHome} from '../helpers/write-halt.js';
 

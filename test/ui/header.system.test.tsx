@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import {describe, expect, it} from 'vitest';
 import {App} from '../../source/ui/app.js';
-import {LiveStore} from '../../source/store/live.js';
+import {LiveStore} from '../../source/live/live.js';
 import {bytes} from '../../source/text/format.js';
 import {T0} from '../fixtures/scenarios.js';
 import {renderAt} from '../helpers/render.js';

@@ -13,12 +13,12 @@ import path from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {App} from '../../source/ui/app.js';
 import {PANES} from '../../source/ui/pane-names.js';
-import {repairServiceFor} from '../../source/ui/repair-service.js';
-import {LiveStore} from '../../source/store/live.js';
-import {FilesProbe} from '../../source/store/files-probe.js';
+import {repairServiceFor} from '../../source/ui/repair/repair-service.js';
+import {LiveStore} from '../../source/live/live.js';
+import {FilesProbe} from '../../source/store/files/files-probe.js';
 import {describeFiles} from '../../source/report/files-text.js';
-import type {BackupsSource} from '../../source/ui/backups-model.js';
-import type {FilesSource} from '../../source/ui/files-model.js';
+import type {BackupsSource} from '../../source/ui/sources/backups-model.js';
+import type {FilesSource} from '../../source/ui/sources/files-model.js';
 import {EVIL, type HostileStore, buildHostileStore} from '../helpers/hostile-store.js';
 import {renderAt} from '../helpers/render.js';
 

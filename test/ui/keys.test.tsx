@@ -6,7 +6,7 @@
 import type React from 'react';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {App, type LiveSource} from '../../source/ui/app.js';
-import type {LiveModel, LiveStore} from '../../source/store/live.js';
+import type {LiveModel, LiveStore} from '../../source/live/live.js';
 import {BINDINGS} from '../../source/ui/keymap.js';
 import type {KeyEvent} from '../../source/ui/keys/key-event.js';
 import {footerHints, helpRows, repairBinding, screenBinding} from '../../source/ui/keys/lookup.js';

@@ -12,7 +12,7 @@
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import type {LiveModel, LiveStore} from '../../source/store/live.js';
+import type {LiveModel, LiveStore} from '../../source/live/live.js';
 import {openFixtureLive} from '../helpers/fixture-live.js';
 
 process.env.NODE_ENV = 'production';

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {App} from '../../source/ui/app.js';
-import {LiveStore} from '../../source/store/live.js';
+import {LiveStore} from '../../source/live/live.js';
 import {T0} from '../fixtures/scenarios.js';
 import {type Rendered, renderAt} from '../helpers/render.js';
 import {WriterProcess} from '../helpers/writer.js';

@@ -10,7 +10,7 @@ import path from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {App} from '../../source/ui/app.js';
 import {PANES} from '../../source/ui/pane-names.js';
-import {LiveStore} from '../../source/store/live.js';
+import {LiveStore} from '../../source/live/live.js';
 import {sessionColumns} from '../../source/ui/panes/sessions.js';
 import {type Rendered, renderAt} from '../helpers/render.js';
 import {ROOT} from '../helpers/writer.js';

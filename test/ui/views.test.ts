@@ -3,11 +3,11 @@
  * must equal a full sort whatever changed.
  */
 import {describe, expect, it} from 'vitest';
-import {analyze} from '../../source/forensics/analyze.js';
-import {analyzeIncremental} from '../../source/forensics/incremental.js';
+import {analyze} from '../../source/forensics/analysis/analyze.js';
+import {analyzeIncremental} from '../../source/forensics/analysis/incremental.js';
 import type {SessionRecord, Snapshot} from '../../source/forensics/types.js';
 import {allSessionRows, rowOf, sessionRows} from '../../source/ui/views.js';
-import {isHiddenByDefault} from '../../source/forensics/status.js';
+import {isHiddenByDefault} from '../../source/forensics/analysis/status.js';
 import {T0, session} from '../helpers/records.js';
 
 function rng(seed: number): () => number {

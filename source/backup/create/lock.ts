@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import {FailClosed, errnoWords, errorCode, errorMessage} from '../../errors.js';
 import {readForeign} from '../../store/foreign-file.js';
-import {parseProcLocks, procLocksDevice} from '../../store/holders.js';
+import {parseProcLocks, procLocksDevice} from '../../store/files/holders.js';
 import {isPidAlive, processStartTicks} from '../../liveness.js';
 import {onInterruptOrExit} from '../../interrupts.js';
 import {createExclusive} from '../../safe-create.js';

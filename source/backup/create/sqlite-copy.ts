@@ -12,7 +12,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {FailClosed, errorCode} from '../../errors.js';
-import {ReadOnlyStore, describeOpenError} from '../../store/open.js';
+import {ReadOnlyStore, describeOpenError} from '../../store/open/open.js';
 import {type DbCheck, compareCounts, quoteIdent} from '../db-check.js';
 import {checkDatabaseFile} from '../db-check-run.js';
 import {writeFailure} from './write-failure.js';

@@ -13,10 +13,10 @@ import {createRequire} from 'node:module';
 import type * as Yaml from 'yaml';
 import {duration} from '../../forensics/duration.js';
 import {FailClosed, errorCode, errorMessage, throwFileError} from '../../errors.js';
-import {describeHolder, findHolders} from '../../store/holders.js';
+import {describeHolder, findHolders} from '../../store/files/holders.js';
 import {storesUnderRoot} from '../../store/locate.js';
 import {readForeign} from '../../store/foreign-file.js';
-import {preflight} from '../../store/preflight.js';
+import {preflight} from '../../store/open/preflight.js';
 import {defaultBackupDir} from '../create/backup.js';
 import {listBackups} from './list.js';
 

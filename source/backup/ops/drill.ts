@@ -9,9 +9,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {analyze, hasFindings} from '../../forensics/analyze.js';
+import {analyze, hasFindings} from '../../forensics/analysis/analyze.js';
 import {FailClosed, errorCode, errorMessage} from '../../errors.js';
-import {loadStore} from '../../store/load.js';
+import {loadStore} from '../../store/read/load.js';
 import {type StoreLocation, storesUnderRoot} from '../../store/locate.js';
 import {ownTempDir, removeTemp} from '../../temps.js';
 import type {ProgressFn} from '../progress.js';

@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {writerSqliteVersion} from '../../store/open.js';
+import {writerSqliteVersion} from '../../store/open/open.js';
 import {errorMessage} from '../../errors.js';
 import {AUDIT_FILE, HEAD_FILE, appendAudit, assertAuditWritable} from '../../store/audit-trail.js';
 import {toolVersion} from '../../version.js';

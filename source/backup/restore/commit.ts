@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {FailClosed, errorCode, errorMessage} from '../../errors.js';
-import {ReadOnlyStore} from '../../store/open.js';
+import {ReadOnlyStore} from '../../store/open/open.js';
 import {copyForeign} from '../../store/foreign-file.js';
 import {compareCounts, readCounts, readSchemaVersion} from '../db-check.js';
 import {digestFile} from '../digest.js';

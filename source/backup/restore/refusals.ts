@@ -8,7 +8,7 @@ import path from 'node:path';
 import {FailClosed, errnoWords, errorCode, errorMessage} from '../../errors.js';
 import {readForeign} from '../../store/foreign-file.js';
 import type {RefusalKind} from '../../refusal-kinds.js';
-import {describeHolder, findHolders, stopHoldersStep} from '../../store/holders.js';
+import {describeHolder, findHolders, stopHoldersStep} from '../../store/files/holders.js';
 import {isPidAlive} from '../../liveness.js';
 
 import type {VerifyReport} from '../verify/verify.js';

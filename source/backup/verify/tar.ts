@@ -21,7 +21,7 @@ import {
 	normalizeName,
 	refusalReason,
 } from '../archive/member-policy.js';
-import {scanWalFile} from '../../store/wal-tail.js';
+import {scanWalFile} from '../../store/wal/wal-tail.js';
 import {
 	type DbReport,
 	type LiveFold,

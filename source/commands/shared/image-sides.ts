@@ -1,22 +1,28 @@
 /**
  * Two moments of a store, read and analysed for a diff (`hfx diff`, and the per-chat lines of a
- * restore's dry run): each side classified (store/image.ts), read from where it lies (a live store,
+ * restore's dry run): each side classified (store/read/image.ts), read from where it lies (a live store,
  * through ReadOnlyStore) or from a private temp copy (every other image; archives and snapshot
  * folders through the backup readers, backup/restore/image-extract.ts, this side's only import from
- * backup/), analysed as `hfx scan` would, and compared (forensics/diff.ts). The private copies are
+ * backup/), analysed as `hfx scan` would, and compared (forensics/analysis/diff.ts). The private copies are
  * removed by `close()`, and on exit and signals by the temp registry.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import {type ExtractOptions, extractStoreImage} from '../../backup/restore/image-extract.js';
 import {FailClosed} from '../../errors.js';
-import {analyze} from '../../forensics/analyze.js';
-import {type Diff, type DiffSide, diffStores} from '../../forensics/diff.js';
+import {analyze} from '../../forensics/analysis/analyze.js';
+import {type Diff, type DiffSide, diffStores} from '../../forensics/analysis/diff.js';
 import {imageScope} from '../../forensics/image-scope.js';
 import type {DiffSideInfo} from '../../report/diff.js';
-import {type ImageSource, type LoadedImage, classifyImage, privateImageCopy, readImage} from '../../store/image.js';
+import {
+	type ImageSource,
+	type LoadedImage,
+	classifyImage,
+	privateImageCopy,
+	readImage,
+} from '../../store/read/image.js';
 import {ownerOfStore, realStorePath} from '../../store/locate.js';
-import {routingScopeOf} from '../../store/routing-home.js';
+import {routingScopeOf} from '../../store/read/routing-home.js';
 import {removeTemp} from '../../temps.js';
 import type {GlobalFlags} from '../context.js';
 

@@ -8,7 +8,7 @@ import {defaultBackupDir} from '../../backup/create/backup.js';
 import {type BackupEntry, listBackups} from '../../backup/ops/list.js';
 import {backupAges} from '../../report/backup-ages.js';
 import type {StoreReading} from '../../report/metrics-samples.js';
-import {FilesProbe, type FilesReport} from '../../store/files-probe.js';
+import {FilesProbe, type FilesReport} from '../../store/files/files-probe.js';
 import {gatewayBuild} from '../../store/places/gateway-build.js';
 import type {StoreLocation} from '../../store/locate.js';
 import {type GlobalFlags, type Io, loadAndAnalyze} from '../context.js';

@@ -11,8 +11,8 @@ import type {BackupEntry} from '../../backup/ops/list.js';
 import {isFailClosed} from '../../errors.js';
 import {backupAges} from '../../report/backup-ages.js';
 import type {StoreReading} from '../../report/metrics-samples.js';
-import {FilesProbe} from '../../store/files-probe.js';
-import {LiveStore} from '../../store/live.js';
+import {FilesProbe} from '../../store/files/files-probe.js';
+import {LiveStore} from '../../live/live.js';
 import type {StoreLocation} from '../../store/locate.js';
 import {gatewayBuild} from '../../store/places/gateway-build.js';
 

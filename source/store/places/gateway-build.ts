@@ -4,7 +4,7 @@
  * §3.1), trusted only while that gateway runs (gateway-start.ts). The words are a label value, so
  * only a plain version and a hex commit pass; anything else is not said.
  */
-import {type HermesBuild, buildLabel} from '../../forensics/build-rules.js';
+import {type HermesBuild, buildLabel} from '../../forensics/routing/build-rules.js';
 import {liveGatewayState} from './gateway-start.js';
 
 export const VERSION = /^v?[0-9A-Za-z][0-9A-Za-z.+_-]{0,39}$/;

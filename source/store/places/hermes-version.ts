@@ -5,7 +5,7 @@
  * describes the CLI installed, not necessarily the process that wrote the store.
  */
 import {spawnSync} from 'node:child_process';
-import type {HermesBuild} from '../../forensics/build-rules.js';
+import type {HermesBuild} from '../../forensics/routing/build-rules.js';
 
 const TIMEOUT_MS = 5000;
 

@@ -11,15 +11,15 @@
 import type React from 'react';
 import {Box} from 'ink';
 import {Text} from './text.js';
-import type {LiveModel} from '../../store/live.js';
-import type {ChatRouting} from '../../forensics/routing.js';
-import type {Rollback} from '../../forensics/rollbacks.js';
+import type {LiveModel} from '../../live/live.js';
+import type {ChatRouting} from '../../forensics/routing/routing.js';
+import type {Rollback} from '../../forensics/rollbacks/rollbacks.js';
 import {duration} from '../../forensics/duration.js';
 import {suffixOf} from '../../forensics/resolve.js';
 import {plural} from '../../text/format.js';
 import {cutKeepingIds, shortKey} from '../../text/fit.js';
 import {useTheme} from '../theme.js';
-import type {HomeView} from '../home-model.js';
+import type {HomeView} from '../sources/home-model.js';
 import type {SessionRecord} from '../../forensics/types.js';
 
 /** How many rows the banner takes for this model (on a root with profiles, for every profile). */

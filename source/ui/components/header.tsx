@@ -5,11 +5,11 @@
 import type React from 'react';
 import {Box} from 'ink';
 import {Text} from './text.js';
-import type {LiveModel} from '../../store/live.js';
+import type {LiveModel} from '../../live/live.js';
 import {bytes, plural} from '../../text/format.js';
 import {shortPath} from '../../text/fit.js';
 import {useTheme} from '../theme.js';
-import {type HomeView, profilesSummary} from '../home-model.js';
+import {type HomeView, profilesSummary} from '../sources/home-model.js';
 
 /**
  * Which store the header is about: its profile; on a root with profiles, the home's word first ("3 profiles · work ✗

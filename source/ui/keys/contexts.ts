@@ -3,13 +3,13 @@
  * in the repair flow (its preview and typed confirmation), and in the undo flow. The screens build these; the keymap's
  * handlers use nothing else.
  */
-import type {LiveModel} from '../../store/live.js';
-import type {BackupsModel, BackupsSource} from '../backups-model.js';
-import type {LiveSource} from '../live-source.js';
-import type {HomeSource} from '../home-source.js';
-import type {RepairService} from '../repair-service.js';
-import type {Stage} from '../repair-flow-state.js';
-import type {UndoStage} from '../undo-flow-state.js';
+import type {LiveModel} from '../../live/live.js';
+import type {BackupsModel, BackupsSource} from '../sources/backups-model.js';
+import type {LiveSource} from '../sources/live-source.js';
+import type {HomeSource} from '../sources/home-source.js';
+import type {RepairService} from '../repair/repair-service.js';
+import type {Stage} from '../repair/repair-flow-state.js';
+import type {UndoStage} from '../repair/undo-flow-state.js';
 import type {RowIds, UiAction, UiState} from '../state.js';
 import type {KeyContext} from './binding.js';
 

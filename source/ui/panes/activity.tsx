@@ -6,7 +6,7 @@
 import type React from 'react';
 import {Box} from 'ink';
 import {Text} from '../components/text.js';
-import type {ActivityEvent, ActivityKind} from '../../forensics/activity.js';
+import type {ActivityEvent, ActivityKind} from '../../forensics/analysis/activity.js';
 import {List} from '../components/list.js';
 import {type Theme, useTheme} from '../theme.js';
 import {activityRows} from '../views.js';

@@ -7,7 +7,7 @@
 import type React from 'react';
 import {Box} from 'ink';
 import {Text} from '../components/text.js';
-import type {BackupEntry} from '../backups-model.js';
+import type {BackupEntry} from '../sources/backups-model.js';
 import {backupWords} from '../../report/backups.js';
 import {ago, bytes, pad} from '../../text/format.js';
 import {textWidth} from '../../text/width.js';

@@ -6,15 +6,15 @@
  */
 import type React from 'react';
 import {Box} from 'ink';
-import type {Finding} from '../../forensics/analyze.js';
+import type {Finding} from '../../forensics/analysis/analyze.js';
 import {FittedLines, type PaneLine, detailWraps, fitLines} from '../components/fitted-lines.js';
 import {List} from '../components/list.js';
 import {useTheme} from '../theme.js';
 import {findingRows, fuzzy} from '../views.js';
-import {type ProfileFinding, mergedFindings} from '../home-model.js';
+import {type ProfileFinding, mergedFindings} from '../sources/home-model.js';
 import {candidateDonors} from '../../report/candidates.js';
-import type {Rollback} from '../../forensics/rollbacks.js';
-import {rollbackDetailLines} from '../rollback-lines.js';
+import type {Rollback} from '../../forensics/rollbacks/rollbacks.js';
+import {rollbackDetailLines} from '../timeline/rollback-lines.js';
 import {keyedList} from './keyed.js';
 import type {PaneContext, PaneSpec} from './types.js';
 

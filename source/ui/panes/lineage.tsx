@@ -4,8 +4,8 @@
 import type React from 'react';
 import {Box} from 'ink';
 import {Text} from '../components/text.js';
-import {type TreeLine, flattenTree, lineageTree} from '../../forensics/lineage.js';
-import {STATUS_GLYPH, statusIndex, statusOf} from '../../forensics/status.js';
+import {type TreeLine, flattenTree, lineageTree} from '../../forensics/lineage/lineage.js';
+import {STATUS_GLYPH, statusIndex, statusOf} from '../../forensics/analysis/status.js';
 import {lastActive} from '../../forensics/time.js';
 import {ago} from '../../text/format.js';
 import {List} from '../components/list.js';

@@ -5,9 +5,9 @@
  */
 import type React from 'react';
 import {Box} from 'ink';
-import type {ChatRouting} from '../../forensics/routing.js';
-import type {Rollback} from '../../forensics/rollbacks.js';
-import {utcMinute} from '../../forensics/rollback-finding.js';
+import type {ChatRouting} from '../../forensics/routing/routing.js';
+import type {Rollback} from '../../forensics/rollbacks/rollbacks.js';
+import {utcMinute} from '../../forensics/rollbacks/rollback-finding.js';
 import {utc} from '../../text/format.js';
 import {duration} from '../../forensics/duration.js';
 import {FittedLines, type PaneLine, detailWraps} from '../components/fitted-lines.js';

@@ -1,13 +1,13 @@
 import type React from 'react';
 import {Box} from 'ink';
-import {STATUS_GLYPH, type SessionStatus} from '../../forensics/status.js';
+import {STATUS_GLYPH, type SessionStatus} from '../../forensics/analysis/status.js';
 import {inWindow} from '../../forensics/time.js';
 import {ago, pad, utc} from '../../text/format.js';
 import {List} from '../components/list.js';
 import {useTheme} from '../theme.js';
 import {type SessionRow, sessionRows, statusFor} from '../views.js';
 import {idsOf, keyedCursor} from './keyed.js';
-import {type ContentRow, contentRowId, contentRows} from '../content-rows.js';
+import {type ContentRow, contentRowId, contentRows} from '../timeline/content-rows.js';
 import {ContentHitsView} from './content-hits.js';
 import type {PaneContext, PaneSpec} from './types.js';
 

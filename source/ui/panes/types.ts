@@ -3,12 +3,12 @@
  * has and which session (if any) the cursor is on.
  */
 import type React from 'react';
-import type {LiveModel} from '../../store/live.js';
-import type {SessionDetail} from '../../store/detail.js';
+import type {LiveModel} from '../../live/live.js';
+import type {SessionDetail} from '../../store/read/detail.js';
 import type {RowIds, UiState} from '../state.js';
-import type {FilesModel} from '../files-model.js';
-import type {BackupsModel} from '../backups-model.js';
-import type {HomeView} from '../home-model.js';
+import type {FilesModel} from '../sources/files-model.js';
+import type {BackupsModel} from '../sources/backups-model.js';
+import type {HomeView} from '../sources/home-model.js';
 
 export type PaneContext = {
 	model: LiveModel;

@@ -12,7 +12,7 @@ import {processStartTicks} from '../../../source/liveness.js';
 import {LOCK_NAME} from '../../../source/backup/create/lock.js';
 import {sanitizeLabel, takeQuickSnapshot} from '../../../source/backup/create/snapshot.js';
 import {FailClosed} from '../../../source/errors.js';
-import {ReadOnlyStore} from '../../../source/store/open.js';
+import {ReadOnlyStore} from '../../../source/store/open/open.js';
 import {cleanupTemps, dump, listing, makeHome} from '../helpers.js';
 
 afterAll(cleanupTemps);

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {type AgentOp, AGENT_OPS, runAgentOps} from '../../helpers/agent-ops.js';
 import {parseExposition} from '../../helpers/prometheus.js';
-import {findHolders} from '../../../source/store/holders.js';
+import {findHolders} from '../../../source/store/files/holders.js';
 import {home} from '../fixtures.js';
 import type {Fault, RunResult, Step} from '../types.js';
 import {step, verdict} from './kit.js';

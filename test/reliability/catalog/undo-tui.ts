@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import {SCENARIOS, buildScenario} from '../../fixtures/scenarios.js';
-import {findHolders} from '../../../source/store/holders.js';
+import {findHolders} from '../../../source/store/files/holders.js';
 import type {Fault, TempSpace} from '../types.js';
 import {ok, refused, repairWrites, step} from './kit.js';
 

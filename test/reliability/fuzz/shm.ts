@@ -1,11 +1,11 @@
 /**
- * The -shm parser (source/store/shm.ts parseShmHeader): a crashed agent's real -shm header,
+ * The -shm parser (source/store/files/shm.ts parseShmHeader): a crashed agent's real -shm header,
  * mutated. Its only documented throw is a RangeError for fewer than 136 bytes; anything else,
  * or a throw for a long enough buffer, is a failure.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {parseShmHeader, SHM_HEADER_BYTES} from '../../../source/store/shm.js';
+import {parseShmHeader, SHM_HEADER_BYTES} from '../../../source/store/files/shm.js';
 import {crashedStore} from '../fixtures.js';
 import type {Fuzzer} from './fuzz-types.js';
 import {fuzzLoop} from './loop.js';
@@ -26,7 +26,7 @@ function parseBoth(input: Buffer): string | null {
 
 export const shmFuzzer: Fuzzer = {
 	name: 'shm parser',
-	notes: 'source/store/shm.ts parseShmHeader on a real crashed -shm, mutated, both byte orders',
+	notes: 'source/store/files/shm.ts parseShmHeader on a real crashed -shm, mutated, both byte orders',
 	async run(seed, inputs) {
 		const dir = fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'hfx-fuzz-shm-'));
 		try {

@@ -1,11 +1,11 @@
 /**
- * The WAL parser (source/store/wal-header.ts, wal-scan.ts): a crashed agent's real -wal, mutated;
+ * The WAL parser (source/store/wal/wal-header.ts, wal-scan.ts): a crashed agent's real -wal, mutated;
  * parseWalHeader and scanWal must never throw, and what they report must add up (no frame class
  * counted negative, no more frames than the file holds).
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {parseWalHeader, scanWal} from '../../../source/store/wal.js';
+import {parseWalHeader, scanWal} from '../../../source/store/wal/wal.js';
 import {crashedStore} from '../fixtures.js';
 import type {Fuzzer} from './fuzz-types.js';
 import {fuzzLoop} from './loop.js';
@@ -23,7 +23,7 @@ function counts(scan: ReturnType<typeof scanWal>): string | null {
 export const walFuzzer: Fuzzer = {
 	name: 'wal parser',
 	notes:
-		'source/store/wal-header.ts parseWalHeader, wal-scan.ts scanWal on a ' +
+		'source/store/wal/wal-header.ts parseWalHeader, wal-scan.ts scanWal on a ' +
 		'real crashed -wal, mutated (header fields, frame headers, cuts, splices)',
 	async run(seed, inputs) {
 		const dir = fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'hfx-fuzz-wal-'));

@@ -4,7 +4,7 @@
  * (NO_COLOR) a rotation, a finding appearing or clearing and a repair still stand apart.
  */
 import {describe, expect, it} from 'vitest';
-import type {ActivityEvent, ActivityKind} from '../../../source/forensics/activity.js';
+import type {ActivityEvent, ActivityKind} from '../../../source/forensics/analysis/activity.js';
 import {activityLine} from '../../../source/ui/panes/activity.js';
 
 const AT = 1_786_670_000;

@@ -1,0 +1,495 @@
+/**
+ * The analysis after a few sessions changed, without redoing all of it: the lineage edges and the
+ * chats those sessions can affect are recomputed, the rest is reused. Pure, and equal to
+ * `analyze(snapshot)` (the property test in test/forensics/analysis/incremental.test.ts holds it to that).
+ * The live view needs it: on a store of twenty thousand sessions a full analysis per commit is
+ * too slow to keep up with an agent writing hundreds of times a second.
+ */
+import {detectReapChurn} from '../rollbacks/reap-churn.js';
+import {elsewhereOf} from '../places/elsewhere.js';
+import {
+	type Analysis,
+	type AnalyzeOptions,
+	analyze,
+	collectFindings,
+	hasCorruptTime,
+	repairRoutingOf,
+	rollbacksOf,
+	splitListed,
+} from './analyze.js';
+import {CURRENT_RULE_SET, rulesFor} from '../generations.js';
+import {upgradeChanges} from '../routing/upgrade.js';
+import {updateLineage} from '../lineage/lineage.js';
+import {isOrphanCandidate, type OrphanVerdict} from '../lineage/orphans.js';
+import {mayFailRepairRouting} from '../routing/repair-routing-crash.js';
+import {lastActive} from '../time.js';
+import {type ChatRouting, analyzeRouting, buildKeyIndex, tupleKey, unanimousKey} from '../routing/routing.js';
+import type {SessionRecord, Snapshot} from '../types.js';
+
+/**
+ * Which analysis an incremental one was derived from, and what changed: views use it to update
+ * what they derived before instead of recomputing (the sessions list order). Only the latest link
+ * is kept, so analyses never form a chain that holds old snapshots in memory.
+ */
+export type Derivation = {
+	previous: Analysis;
+	changed: ReadonlySet<string>;
+	/** A changed session's record as it was in `previous` (undefined: it did not exist). */
+	old: (id: string) => SessionRecord | undefined;
+};
+
+const derivations = new WeakMap<Analysis, Derivation>();
+
+export function derivedFrom(analysis: Analysis): Derivation | undefined {
+	return derivations.get(analysis);
+}
+
+/** Beyond this share of changed sessions, a full analysis is cheaper. */
+const FULL_RATIO = 0.1;
+
+function orphanSignature(o: OrphanVerdict): string {
+	return JSON.stringify([
+		o.verdict,
+		o.donorId,
+		o.sessionKey,
+		o.reasonKind,
+		o.messageCount,
+		o.lastActive,
+		o.candidateDonors,
+	]);
+}
+
+type Lookup = (id: string) => SessionRecord | undefined;
+
+function chatKeysOf(o: OrphanVerdict, byId: Pick<ReadonlyMap<string, SessionRecord>, 'get'>): string[] {
+	const keys: string[] = [];
+	if (o.sessionKey) {
+		keys.push(o.sessionKey);
+	}
+
+	const unanimous = unanimousKey(o, byId);
+	if (unanimous) {
+		keys.push(unanimous);
+	}
+
+	return keys;
+}
+
+/**
+ * True when no verdict can have moved: no changed session is (or was) an orphan candidate or an
+ * orphan's recorded parent, and no changed keyed row's last activity (before or after) falls in
+ * the contiguity window of an orphan of its source. (Most commits append messages to a live keyed
+ * session whose last activity is now, far from any orphan's start.)
+ */
+function orphansUnmoved(
+	previous: Analysis,
+	old: Lookup,
+	byId: ReadonlyMap<string, SessionRecord>,
+	changed: ReadonlySet<string>,
+	gap: number,
+): boolean {
+	const orphans = previous.listed;
+	for (const id of changed) {
+		for (const s of [old(id), byId.get(id)]) {
+			if (!s) {
+				continue;
+			}
+
+			if (isOrphanCandidate(s) || orphans.some(o => old(o.orphanId)?.parentSessionId === id)) {
+				return false;
+			}
+
+			if (s.sessionKey === null) {
+				continue;
+			}
+
+			const la = lastActive(s);
+			if (la === null) {
+				continue;
+			}
+
+			for (const o of orphans) {
+				const started = old(o.orphanId)?.startedAtRaw;
+				const start = (typeof started === 'bigint' ? Number(started) : typeof started === 'number' ? started : 0) || 0;
+				if (o.source === s.source && la >= start - gap && la <= start + gap) {
+					return false;
+				}
+			}
+		}
+	}
+
+	return true;
+}
+
+/** What an analysis keeps for the next incremental step (never part of its public shape). */
+type Carry = {byKey: Map<string, SessionRecord[]>; corrupt: Map<string, SessionRecord>};
+
+const carries = new WeakMap<Analysis, Carry>();
+
+function carryOf(analysis: Analysis): Carry {
+	let carry = carries.get(analysis);
+	if (!carry) {
+		carry = {
+			byKey: buildKeyIndex(analysis.snapshot.sessions),
+			corrupt: new Map(analysis.snapshot.sessions.filter(hasCorruptTime).map(s => [s.id, s])),
+		};
+		carries.set(analysis, carry);
+	}
+
+	return carry;
+}
+
+/**
+ * Takes what the next incremental step needs from an analysis's sessions now. A caller that
+ * patches the sessions array in place (the live store) calls this before its first patch:
+ * built afterwards, the key index would already hold the new records, and the step would add
+ * them a second time.
+ */
+export function prepareIncremental(analysis: Analysis): void {
+	carryOf(analysis);
+}
+
+const tupleKeys = new WeakMap<object, string>();
+
+function chatTuple(chat: ChatRouting): string {
+	let key = tupleKeys.get(chat.identity);
+	if (key === undefined) {
+		const id = chat.identity;
+		key = tupleKey(id.platform, id.userId, id.chatId, id.chatType, id.threadId);
+		tupleKeys.set(chat.identity, key);
+	}
+
+	return key;
+}
+
+/** Does the chat's verdict name one of these sessions anywhere? (No allocation: this runs over every chat.) */
+function namesAny(chat: ChatRouting, ids: ReadonlySet<string>): boolean {
+	if (
+		(chat.restartResolvesTo !== null && ids.has(chat.restartResolvesTo)) ||
+		(chat.newestActivityIn !== null && ids.has(chat.newestActivityIn)) ||
+		(chat.routingEntry !== null && ids.has(chat.routingEntry))
+	) {
+		return true;
+	}
+
+	for (const m of chat.members) {
+		if (ids.has(m)) {
+			return true;
+		}
+	}
+
+	for (const c of chat.resolution.candidates) {
+		if (ids.has(c.sessionId)) {
+			return true;
+		}
+	}
+
+	return false;
+}
+
+/**
+ * A caller that keeps its own index of the sessions by id (the live store) can hand it over instead
+ * of having it copied (a copy of twenty thousand entries per commit is most of the work): `byId`,
+ * already updated, and `before`, the records of the changed ids as they were. The previous
+ * analysis then shares that map and must not be read for changed ids afterwards.
+ */
+export type SharedIndex = {byId: Map<string, SessionRecord>; before: ReadonlyMap<string, SessionRecord | undefined>};
+
+/**
+ * Current Hermes' repair-routing fails on a few rows (repair-routing-crash.ts): where it did, or a changed row may make
+ * it, the analysis is redone in full.
+ */
+function crashMayMove(
+	previous: Analysis,
+	changed: ReadonlySet<string>,
+	find: (id: string) => SessionRecord | undefined,
+): boolean {
+	if (previous.repairRoutingCrash !== null) {
+		return true;
+	}
+
+	const rules = rulesFor(CURRENT_RULE_SET);
+	for (const id of changed) {
+		const now = find(id);
+		if (now !== undefined && mayFailRepairRouting(now, rules)) {
+			return true;
+		}
+	}
+
+	return false;
+}
+
+/**
+ * @param changed ids of sessions added, updated or removed since `previous.snapshot`.
+ * @param lookup the new record of a changed id (the caller's index); found in the snapshot otherwise.
+ */
+export function analyzeIncremental(
+	previous: Analysis,
+	snapshot: Snapshot,
+	changed: ReadonlySet<string>,
+	options: AnalyzeOptions = {},
+	lookup?: (id: string) => SessionRecord | undefined,
+	shared?: SharedIndex,
+): Analysis {
+	const maxGapSeconds = options.maxGapSeconds ?? previous.maxGapSeconds;
+	const routingMoved =
+		previous.snapshot.routing !== snapshot.routing &&
+		JSON.stringify(previous.snapshot.routing) !== JSON.stringify(snapshot.routing);
+	// A store of an older generation is analysed twice (today and after an upgrade): always in full (rare, and small).
+	const contextMoved =
+		snapshot.ruleSet !== CURRENT_RULE_SET ||
+		snapshot.ruleSet !== previous.snapshot.ruleSet ||
+		snapshot.owner !== previous.snapshot.owner ||
+		snapshot.routingScope !== previous.snapshot.routingScope ||
+		(snapshot.legacyRouting !== previous.snapshot.legacyRouting &&
+			JSON.stringify(snapshot.legacyRouting) !== JSON.stringify(previous.snapshot.legacyRouting));
+	if (
+		changed.size > snapshot.sessions.length * FULL_RATIO ||
+		maxGapSeconds !== previous.maxGapSeconds ||
+		contextMoved
+	) {
+		return analyze(snapshot, {maxGapSeconds});
+	}
+
+	// byId, the key index and the corrupt list: the previous ones, patched where sessions changed.
+	let find = lookup;
+	if (!find) {
+		const fresh = new Map<string, SessionRecord>();
+		for (const s of snapshot.sessions) {
+			if (changed.has(s.id)) {
+				fresh.set(s.id, s);
+			}
+		}
+
+		find = id => fresh.get(id);
+	}
+
+	if (crashMayMove(previous, changed, find)) {
+		return analyze(snapshot, {maxGapSeconds});
+	}
+
+	const carried = carryOf(previous);
+	const old: Lookup = shared
+		? id => (shared.before.has(id) ? shared.before.get(id) : shared.byId.get(id))
+		: id => previous.byId.get(id);
+	const byId = shared ? shared.byId : new Map(previous.byId);
+	// With a shared index the previous analysis is consumed: its key index and corrupt list are
+	// taken over and patched in place. Otherwise they are copied, and a key's list on first change.
+	const inPlace = shared !== undefined;
+	if (inPlace) {
+		carries.delete(previous);
+	}
+
+	const byKey = inPlace ? carried.byKey : new Map(carried.byKey);
+	const corrupt = inPlace ? carried.corrupt : new Map(carried.corrupt);
+	const own = new Set<string>();
+	const keyList = (key: string): SessionRecord[] => {
+		let list = byKey.get(key);
+		if (!list || (!inPlace && !own.has(key))) {
+			list = list ? [...list] : [];
+			byKey.set(key, list);
+			own.add(key);
+		}
+
+		return list;
+	};
+
+	for (const id of changed) {
+		const was = old(id);
+		const now = find(id);
+		if (was?.sessionKey != null) {
+			const list = keyList(was.sessionKey);
+			const i = list.indexOf(was);
+			if (i !== -1) {
+				list.splice(i, 1);
+			}
+
+			if (list.length === 0) {
+				byKey.delete(was.sessionKey);
+				own.delete(was.sessionKey);
+			}
+		}
+
+		corrupt.delete(id);
+		if (now) {
+			if (!shared) {
+				byId.set(id, now);
+			}
+
+			if (now.sessionKey !== null) {
+				keyList(now.sessionKey).push(now);
+			}
+
+			if (hasCorruptTime(now)) {
+				corrupt.set(id, now);
+			}
+		} else if (!shared) {
+			byId.delete(id);
+		}
+	}
+
+	const lineage = updateLineage(previous.lineage, byId, changed);
+	const rules = rulesFor(CURRENT_RULE_SET);
+	const orphans = orphansUnmoved(previous, old, byId, changed, maxGapSeconds)
+		? previous.listed
+		: repairRoutingOf(snapshot, rules, maxGapSeconds, byId).listed;
+
+	// The chats a change can reach.
+	const affected = new Set<string>();
+	const tuples = new Set<string>();
+	const touched = new Set(changed);
+	for (const id of changed) {
+		for (const s of [old(id), byId.get(id)]) {
+			if (s) {
+				if (s.sessionKey) {
+					affected.add(s.sessionKey);
+				}
+
+				if (s.parentSessionId) {
+					// A new compression child moves an entry's tip: chats naming its parent are reached too.
+					touched.add(s.parentSessionId);
+				}
+
+				tuples.add(tupleKey(s.source, s.userId, s.chatId, s.chatType, s.threadId));
+			}
+		}
+	}
+
+	if (orphans !== previous.listed) {
+		const before = new Map(previous.listed.map(o => [o.orphanId, o]));
+		const after = new Map(orphans.map(o => [o.orphanId, o]));
+		for (const id of new Set([...before.keys(), ...after.keys()])) {
+			const b = before.get(id);
+			const a = after.get(id);
+			if (!b || !a || orphanSignature(b) !== orphanSignature(a) || changed.has(id)) {
+				for (const key of [...(b ? chatKeysOf(b, {get: old}) : []), ...(a ? chatKeysOf(a, byId) : [])]) {
+					affected.add(key);
+				}
+			}
+		}
+	} else {
+		for (const o of orphans) {
+			if (changed.has(o.orphanId)) {
+				for (const key of chatKeysOf(o, byId)) {
+					affected.add(key);
+				}
+			}
+		}
+	}
+
+	if (routingMoved) {
+		const entries = new Map<string, string>();
+		for (const e of previous.snapshot.routing) {
+			entries.set(`${e.scope}\u0000${e.sessionKey}`, JSON.stringify(e));
+		}
+
+		for (const e of snapshot.routing) {
+			const id = `${e.scope}\u0000${e.sessionKey}`;
+			if (entries.get(id) !== JSON.stringify(e)) {
+				affected.add(e.sessionKey);
+			}
+
+			entries.delete(id);
+		}
+
+		for (const e of previous.snapshot.routing) {
+			if (entries.has(`${e.scope}\u0000${e.sessionKey}`)) {
+				affected.add(e.sessionKey);
+			}
+		}
+	}
+
+	for (const e of snapshot.routing) {
+		if (e.sessionId && touched.has(e.sessionId)) {
+			affected.add(e.sessionKey);
+		}
+	}
+
+	// Chats that name a touched session anywhere in their verdict, and chats whose restart falls back to a changed tuple.
+	for (const chat of previous.routing) {
+		if (!affected.has(chat.sessionKey) && (namesAny(chat, touched) || tuples.has(chatTuple(chat)))) {
+			affected.add(chat.sessionKey);
+		}
+	}
+
+	const fresh = new Map(
+		analyzeRouting({
+			sessions: snapshot.sessions,
+			byId,
+			routing: snapshot.routing,
+			legacyRouting: snapshot.legacyRouting,
+			routingScope: snapshot.routingScope,
+			lineage,
+			orphans,
+			rules,
+			owner: snapshot.owner,
+			onlyKeys: affected,
+			byKey,
+		}).map(c => [c.sessionKey, c]),
+	);
+	// The previous order, with the affected chats replaced or dropped; new keys appended and sorted in.
+	const routing: ChatRouting[] = [];
+	let added = false;
+	for (const chat of previous.routing) {
+		if (!affected.has(chat.sessionKey)) {
+			routing.push(chat);
+		} else {
+			const replacement = fresh.get(chat.sessionKey);
+			if (replacement) {
+				routing.push(replacement);
+				fresh.delete(chat.sessionKey);
+			}
+		}
+	}
+
+	for (const chat of fresh.values()) {
+		routing.push(chat);
+		added = true;
+	}
+
+	if (added) {
+		routing.sort((a, b) => (a.sessionKey < b.sessionKey ? -1 : a.sessionKey > b.sessionKey ? 1 : 0));
+	}
+
+	const listed = splitListed(orphans);
+	const rollbacks = rollbacksOf(snapshot, byId, maxGapSeconds);
+	const reapChurns = detectReapChurn(snapshot.sessions);
+	const elsewhere = elsewhereOf(snapshot, {byId, lineage, routing});
+	const findings = collectFindings(
+		{...listed, routing, repairRoutingCrash: null, rollbacks, reapChurns, byId, elsewhere: elsewhere.findings},
+		snapshot.sessions,
+		[...corrupt.values()],
+		undefined,
+		snapshot.missingColumns,
+	);
+	const next: Analysis = {
+		snapshot,
+		byId,
+		lineage,
+		ruleSet: rules.ruleSet,
+		rulesLabel: rules.label,
+		...listed,
+		repairRoutingCrash: null,
+		routing,
+		rollbacks,
+		reapChurns,
+		findings,
+		maxGapSeconds,
+		afterUpgrade: null,
+		upgradeChanges: upgradeChanges({...listed, repairRoutingCrash: null, routing}, null),
+		places: elsewhere.places,
+		newestElsewhere: elsewhere.newestElsewhere,
+		buildRules: null,
+		buildAlternative: null,
+		buildChanges: upgradeChanges({...listed, repairRoutingCrash: null, routing}, null),
+	};
+	carries.set(next, {byKey, corrupt});
+	derivations.delete(previous);
+	const before = shared ? new Map(shared.before) : undefined;
+	derivations.set(next, {
+		previous,
+		changed,
+		old: before ? id => (before.has(id) ? before.get(id) : byId.get(id)) : id => previous.byId.get(id),
+	});
+	return next;
+}

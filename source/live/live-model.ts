@@ -1,0 +1,278 @@
+/**
+ * The live model: the forensic engine re-run on each refresh's rows (incrementally when the
+ * changed sessions are known), activity events from the difference, and the model published to
+ * the views (paused, waiting, failed). The only caller of the analysis in the live store.
+ */
+import {type ActivityEvent, changedSessionIds, diffActivity, foldActivity} from '../forensics/analysis/activity.js';
+import {type Analysis, analyze} from '../forensics/analysis/analyze.js';
+import {analyzeIncremental, prepareIncremental} from '../forensics/analysis/incremental.js';
+import type {Places} from '../forensics/places.js';
+import type {SessionRecord, Snapshot} from '../forensics/types.js';
+import {readPlaces} from '../store/places/read-places.js';
+import type {DatabaseFacts} from '../store/read/load.js';
+import type {RowDelta} from '../store/read/row-deltas.js';
+import type {SessionIndex} from '../store/read/session-index.js';
+import type {SnapshotMeta} from '../store/read/read-snapshot.js';
+
+export type LiveModel = {
+	facts: DatabaseFacts;
+	analysis: Analysis;
+	/** Newest last; bounded; routine commits folded into bursts (forensics/analysis/activity.ts foldActivity). */
+	activity: ActivityEvent[];
+	/** Session id -> wall-clock seconds it last changed (for a brief highlight). */
+	changedAt: ReadonlyMap<string, number>;
+	/** Commits (changes of the store's commit signature that were read) seen since start. */
+	commits: number;
+	refreshedAt: number;
+	/** How long the last refresh took, ms. */
+	refreshMs: number;
+	/** The last refresh failed (the previous model is kept); cleared by the next success. */
+	error: string | null;
+	/** Bumped on every published model, so views can tell them apart. */
+	revision: number;
+	/** Live updates are paused: the analysis stays as it was; `waiting` counts what came in. */
+	paused: boolean;
+	waiting: number;
+};
+
+export type LiveModelOptions = {
+	maxGapSeconds: number | undefined;
+	now: () => number;
+	activityLimit: number;
+	/** The store whose places beside it (places/read-places.ts) join each analysis; absent: none are read. */
+	storePath?: string;
+};
+
+/** The places beside the store are read again at most this often (a retired capture is copied to be read). */
+const PLACES_EVERY_MS = 10_000;
+
+/** The database facts of a snapshot, as read through the current connection. */
+export type FactsOf = (snapshot: Snapshot, meta: SnapshotMeta) => DatabaseFacts;
+
+/** One commit seen: the rows read for it, and what the published model says about them. */
+export type CommitRead = {
+	delta: RowDelta;
+	/** The store's commit signature taken before the read (null: unknown). */
+	signature: string | null;
+	index: SessionIndex;
+	/** The store's label (the subject of the commit events). */
+	label: string;
+	messageHighWater: number | null;
+	/** performance.now() when the refresh began. */
+	started: number;
+	facts: FactsOf;
+};
+
+type Listener = (model: LiveModel) => void;
+
+export class LiveModelFeed {
+	current: LiveModel;
+	/** The commit signature the published model shows (null: unknown, after a reopen or before the first refresh). */
+	lastSignature: string | null = null;
+	/** Why the store was reopened since the last published model (an activity event). */
+	reopened: string | null = null;
+	paused = false;
+	private pausedSignature: string | null = null;
+	/**
+	 * data_version of the first read: the version shown (the header's dv) counts on from it, one per commit read (a
+	 * connection per read has no data_version of its own to show).
+	 */
+	private readonly firstVersion: number;
+	private readonly listeners = new Set<Listener>();
+	private readonly changedAt = new Map<string, number>();
+	private places: {at: number; value: Places} | null = null;
+
+	constructor(
+		private readonly options: LiveModelOptions,
+		first: {snapshot: Snapshot; meta: SnapshotMeta},
+		index: SessionIndex,
+		facts: FactsOf,
+		signature: string | null,
+	) {
+		const {snapshot, meta} = first;
+		this.withPlaces(snapshot);
+		this.lastSignature = signature;
+		this.firstVersion = meta.dataVersion;
+		// The analysis shares this store's index of sessions, as every later one does.
+		const analysis = analyze(snapshot, {maxGapSeconds: this.options.maxGapSeconds, byId: index.byId});
+		this.current = {
+			facts: facts(snapshot, meta),
+			analysis,
+			activity: [],
+			changedAt: this.changedAt,
+			commits: 0,
+			refreshedAt: this.options.now(),
+			refreshMs: meta.readMs,
+			error: null,
+			revision: 1,
+			paused: false,
+			waiting: 0,
+		};
+	}
+
+	subscribe(listener: Listener): () => void {
+		this.listeners.add(listener);
+		return () => this.listeners.delete(listener);
+	}
+
+	/** Drops every listener (the store closed). */
+	unsubscribeAll(): void {
+		this.listeners.clear();
+	}
+
+	emit(): void {
+		for (const listener of this.listeners) {
+			listener(this.current);
+		}
+	}
+
+	/** The connection was replaced: the next refresh publishes whatever it reads, and says why. */
+	noteReopened(reason: string): void {
+		this.lastSignature = null;
+		this.reopened = reason;
+	}
+
+	/** Pauses: the model (analysis included) stays exactly as it was. */
+	pause(): void {
+		this.paused = true;
+		this.pausedSignature = null;
+		this.current = {...this.current, paused: true, waiting: 0, revision: this.current.revision + 1};
+		this.emit();
+	}
+
+	/** Resumes; returns how many commits came in while paused. */
+	resume(): number {
+		this.paused = false;
+		const waited = this.current.waiting;
+		this.current = {...this.current, paused: false, waiting: 0, revision: this.current.revision + 1};
+		return waited;
+	}
+
+	/** While paused, a commit only bumps `waiting` (the signature is compared with the last one seen). */
+	noteWhilePaused(signature: string | null): void {
+		const last = this.pausedSignature ?? this.lastSignature;
+		if (signature === null || signature !== last) {
+			this.pausedSignature = signature;
+			this.current = {...this.current, waiting: this.current.waiting + 1, revision: this.current.revision + 1};
+			this.emit();
+		}
+	}
+
+	publishError(message: string): boolean {
+		if (this.current.error !== message) {
+			this.current = {...this.current, error: message, revision: this.current.revision + 1};
+			this.emit();
+		}
+
+		return false;
+	}
+
+	/**
+	 * The places beside the store join the snapshot (forensics/places/elsewhere.ts judges them), read
+	 * again at most every PLACES_EVERY_MS: plain files, never state.db, its -wal or its -shm.
+	 */
+	private withPlaces(snapshot: Snapshot): void {
+		if (this.options.storePath === undefined) {
+			return;
+		}
+
+		const now = Date.now();
+		if (this.places === null || now - this.places.at >= PLACES_EVERY_MS) {
+			this.places = {at: now, value: readPlaces(this.options.storePath, snapshot.sessions)};
+		}
+
+		snapshot.places = this.places.value;
+	}
+
+	/** Before the index is patched: the last analysis shares the sessions array, so its key index first. */
+	prepareIncremental(): void {
+		prepareIncremental(this.current.analysis);
+	}
+
+	/** Analyses a commit's rows and publishes the model, with its activity. */
+	publishCommit(commit: CommitRead): void {
+		const before = this.current.analysis;
+		const {
+			delta: {newMessages, changed, snapshot},
+			index,
+			started,
+		} = commit;
+		this.withPlaces(snapshot);
+		// The analysis shares this store's index of sessions (no copy per commit); `index.before`
+		// holds what the changed ones were.
+		const old = (id: string) => (index.before.has(id) ? index.before.get(id) : before.byId.get(id));
+		const analysis =
+			changed === null
+				? analyze(snapshot, {maxGapSeconds: this.options.maxGapSeconds, byId: index.byId})
+				: analyzeIncremental(
+						before,
+						snapshot,
+						changed,
+						{maxGapSeconds: this.options.maxGapSeconds},
+						id => index.byId.get(id),
+						{byId: index.byId, before: index.before},
+					);
+		const now = this.options.now();
+		const commits = this.current.commits + 1;
+		const events = this.commitEvents(before, analysis, commit, now, old);
+		for (const id of changedSessionIds(
+			before,
+			analysis,
+			newMessages,
+			changed ?? undefined,
+			changed ? old : undefined,
+		)) {
+			this.changedAt.set(id, now);
+		}
+
+		this.lastSignature = commit.signature;
+		this.pausedSignature = null;
+		const activity =
+			events.length === 0
+				? this.current.activity
+				: foldActivity(this.current.activity, events).slice(-this.options.activityLimit);
+		const snapshotMeta: SnapshotMeta = {
+			dataVersion: this.firstVersion + commits,
+			messageHighWater: commit.messageHighWater,
+			readMs: performance.now() - started,
+			consistentSnapshot: true,
+			transactions: 1,
+		};
+		this.current = {
+			facts: commit.facts(snapshot, snapshotMeta),
+			analysis,
+			activity,
+			changedAt: this.changedAt,
+			commits,
+			refreshedAt: now,
+			refreshMs: performance.now() - started,
+			error: null,
+			revision: this.current.revision + 1,
+			paused: false,
+			waiting: 0,
+		};
+		index.before = new Map();
+		this.emit();
+	}
+
+	/**
+	 * Why the store was reopened (if it was), then what changed in the rows the panes show: a
+	 * commit that changed none of them is no event (commits are counted in the header line).
+	 */
+	private commitEvents(
+		before: Analysis,
+		analysis: Analysis,
+		commit: CommitRead,
+		now: number,
+		old: (id: string) => SessionRecord | undefined,
+	): ActivityEvent[] {
+		const {newMessages, changed} = commit.delta;
+		const events = diffActivity(before, analysis, newMessages, now, changed ?? undefined, changed ? old : undefined);
+		if (this.reopened) {
+			events.unshift({at: now, kind: 'reopened', subject: commit.label, text: this.reopened});
+			this.reopened = null;
+		}
+
+		return events;
+	}
+}

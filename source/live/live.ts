@@ -1,0 +1,293 @@
+/**
+ * A store that follows its owner: a read-only connection open only while a read runs (nothing of
+ * the store is held between reads: the agent's journal-mode switch, checkpoints and VACUUM never
+ * wait on hfx); chokidar on the folder (depth 0) as a hint, the store's commit signature (read
+ * with nothing open) as the confirmation; incremental refreshes (new message ids, changed session
+ * rows) in short read transactions; the forensic engine re-run on the result; activity events
+ * from the difference.
+ *
+ * This module is the entry and the refresh step; the parts: live-connection.ts (the connection
+ * per read, and when the rows start over), live-signature.ts (did the owner commit), live-watch.ts
+ * (the hints), row-deltas.ts and session-index.ts (what the commits changed, patched into the
+ * index), live-model.ts (analysis, activity, the published model).
+ */
+import path from 'node:path';
+import {errorMessage, throwFileError} from '../errors.js';
+import {startupMark} from '../startup.js';
+import fs from 'node:fs';
+import {type DatabaseFacts, describe} from '../store/read/load.js';
+import {statSidecars} from '../store/open/preflight.js';
+import {type StoreLocation, realStorePath} from '../store/locate.js';
+import {ReadOnlyStore} from '../store/open/open.js';
+import {type SchemaInfo, detectSchema} from '../store/open/schema.js';
+import {type SessionDetail, readSessionDetail} from '../store/read/detail.js';
+import {readMessageSpans} from '../store/read/chat-timeline.js';
+import type {MessageSpan} from '../forensics/timeline/timeline-types.js';
+import {LiveConnection} from '../store/open/live-connection.js';
+import {storeSignature} from '../store/open/live-signature.js';
+import {CommitHints} from '../store/open/live-watch.js';
+import {type FactsOf, type LiveModel, LiveModelFeed} from './live-model.js';
+import {type RowDelta, RowDeltas} from '../store/read/row-deltas.js';
+
+export type {LiveModel} from './live-model.js';
+
+export type LiveOptions = {
+	/** Fallback poll of the commit signature when no fs event arrives (network filesystems). */
+	pollMs?: number;
+	/** Coalesce bursts of fs events. */
+	debounceMs?: number;
+	maxGapSeconds?: number;
+	/** Watch the folder with chokidar (off in some tests). */
+	watch?: boolean;
+	/**
+	 * A full reload every so often (default 10 min) reconciles what the incremental path cannot
+	 * see: messages removed from a session whose row did not change. Deleted and edited rows are
+	 * caught by the signature scan every 5 s. On a 1M-message store a full reload holds the event
+	 * loop for about a second, hence rare.
+	 */
+	fullReloadMs?: number;
+	now?: () => number;
+	activityLimit?: number;
+};
+
+type Listener = (model: LiveModel) => void;
+
+/**
+ * The store's file sizes at this commit (the header's WAL size follows the WAL as the Files pane
+ * does), by lstat alone: nothing is opened. A sidecar that is no longer a regular file is refused
+ * as at the open (a refresh then says so and keeps the last good snapshot).
+ */
+function withSizesNow(facts: DatabaseFacts): DatabaseFacts {
+	const sidecars = statSidecars(facts.path);
+	let db: number;
+	try {
+		db = fs.lstatSync(facts.path).size;
+	} catch (error) {
+		throwFileError(error, {file: facts.path, doing: 'looking at its size'});
+	}
+
+	return {
+		...facts,
+		sizes: {
+			db,
+			wal: sidecars.wal?.size ?? null,
+			shm: sidecars.shm?.size ?? null,
+			journal: sidecars.journal?.size ?? null,
+		},
+	};
+}
+
+/**
+ * The commit signature of the store a path names now, its real path included (a link retargeted
+ * changes it); null when the path cannot be resolved (the open says why).
+ */
+function signatureAt(location: string): string | null {
+	try {
+		const real = realStorePath(location).path;
+		const signature = storeSignature(real);
+		return signature === null ? null : `${real}|${signature}`;
+	} catch {
+		return null;
+	}
+}
+
+export class LiveStore {
+	readonly location: StoreLocation;
+	private readonly options: Required<Omit<LiveOptions, 'maxGapSeconds'>> & {maxGapSeconds: number | undefined};
+	private readonly connection: LiveConnection;
+	private readonly rows: RowDeltas;
+	private readonly feed: LiveModelFeed;
+	private readonly hints: CommitHints;
+	private closed = false;
+	/** The facts of a snapshot, read through the connection open now, with the files' sizes as they are now. */
+	private readonly facts: FactsOf = (snapshot, meta) =>
+		withSizesNow(describe(this.connection.current, this.location, this.connection.schema, snapshot, meta));
+
+	private constructor(
+		location: StoreLocation,
+		store: ReadOnlyStore,
+		schema: SchemaInfo,
+		options: LiveOptions,
+		signature: string | null,
+	) {
+		this.location = location;
+		this.options = {
+			pollMs: options.pollMs ?? 1000,
+			debounceMs: options.debounceMs ?? 25,
+			maxGapSeconds: options.maxGapSeconds,
+			watch: options.watch ?? true,
+			fullReloadMs: options.fullReloadMs ?? 600_000,
+			now: options.now ?? (() => Date.now() / 1000),
+			activityLimit: options.activityLimit ?? 500,
+		};
+		this.connection = new LiveConnection(location.path, store, schema);
+		this.rows = new RowDeltas(location);
+		const first = this.rows.first(store, schema);
+		this.feed = new LiveModelFeed(
+			{...this.options, storePath: location.path},
+			first,
+			this.rows.index,
+			this.facts,
+			signature,
+		);
+		this.connection.release();
+		this.hints = new CommitHints(this.options, () => this.refresh());
+	}
+
+	/** Opens read-only and reads the first snapshot (throws FailClosed on refusal). */
+	static open(location: StoreLocation, options: LiveOptions = {}): LiveStore {
+		// Taken before the open (it cannot be while a connection is): a commit meanwhile is read by the first refresh.
+		const signature = signatureAt(location.path);
+		const store = ReadOnlyStore.open(location.path);
+		startupMark('store opened');
+		try {
+			return new LiveStore(location, store, detectSchema(store), options, signature);
+		} catch (error) {
+			// Closed here (the constructor may have released it already: close is idempotent).
+			store.close();
+			throw error;
+		}
+	}
+
+	get model(): LiveModel {
+		return this.feed.current;
+	}
+
+	/** The store's real path (a link resolved), where its -wal and -shm are. */
+	get storePath(): string {
+		return this.connection.preflight.path;
+	}
+
+	/** The last read was of a private copy (no owner holds the store). */
+	get isPrivateCopy(): boolean {
+		return this.connection.isPrivateCopy;
+	}
+
+	subscribe(listener: Listener): () => void {
+		return this.feed.subscribe(listener);
+	}
+
+	/**
+	 * Pauses or resumes. While paused nothing is re-read: each commit only bumps `waiting`, and
+	 * the model (analysis included) stays exactly as it was. Resuming catches up at once.
+	 */
+	setPaused(paused: boolean): void {
+		if (paused === this.feed.paused) {
+			return;
+		}
+
+		if (paused) {
+			this.feed.pause();
+		} else {
+			const waited = this.feed.resume();
+			if (!this.refresh(waited > 0)) {
+				this.feed.emit();
+			}
+		}
+	}
+
+	/**
+	 * Starts following the owner's commits. A closed store stays closed: the TUI starts following
+	 * after its first frame, and an operator who quit before that (a key pressed during start-up
+	 * is read as soon as the frame is up) must not get a watcher that keeps the process alive.
+	 */
+	start(): void {
+		if (this.closed) {
+			return;
+		}
+
+		// The real path (a linked store's -wal and -shm change beside its target, not beside the link).
+		const real = this.connection.preflight.path;
+		this.hints.start(real, path.basename(real));
+	}
+
+	/**
+	 * Checks the commit signature (nothing opened) and, if the owner committed, reads what changed
+	 * on a connection opened for the read and closed after. Returns true when a new model was published.
+	 */
+	refresh(force = false): boolean {
+		if (this.closed) {
+			return false;
+		}
+
+		const started = performance.now();
+		try {
+			const signature = signatureAt(this.location.path);
+			if (this.feed.paused) {
+				this.feed.noteWhilePaused(signature);
+				return false;
+			}
+
+			// Unknown (null) is read; a failed refresh is tried again until one succeeds.
+			if (signature !== null && signature === this.feed.lastSignature && !force && this.feed.current.error === null) {
+				return false;
+			}
+
+			return this.connection.read(({store, schema, reopened}) => {
+				if (reopened) {
+					this.feed.noteReopened(reopened);
+				}
+
+				const full = this.feed.reopened !== null || this.rows.fullReloadDue(this.options.fullReloadMs);
+				const delta = this.readRows(store, schema, full);
+				this.feed.publishCommit({
+					delta,
+					signature,
+					index: this.rows.index,
+					label: this.location.label,
+					messageHighWater: this.rows.lastMessageId || null,
+					started,
+					facts: this.facts,
+				});
+				return true;
+			});
+		} catch (error) {
+			// The index may be half updated: the next refresh reads everything again.
+			this.rows.distrust();
+			return this.feed.publishError(`refresh failed: ${errorMessage(error)}; showing the last good snapshot`);
+		}
+	}
+
+	/** Latest messages and card facts of one session. */
+	detail(sessionId: string, limit = 200): SessionDetail {
+		const s = this.rows.index.byId.get(sessionId);
+		const edge = this.feed.current.analysis.lineage.parentEdge.get(sessionId);
+		return this.connection.read(
+			({store, schema}) =>
+				readSessionDetail(store, schema, sessionId, {
+					limit,
+					parentId: edge?.parentId ?? null,
+					startedAt: typeof s?.startedAtRaw === 'number' ? s.startedAtRaw : null,
+					branch: edge?.kind === 'branch',
+				}),
+			false,
+		);
+	}
+
+	/** The messages of a chat's rows as spans (hfx timeline), on a connection opened for the read. */
+	messageSpans(sessionIds: readonly string[], gapSeconds: number): MessageSpan[] {
+		return this.connection.read(({store, schema}) => readMessageSpans(store, schema, sessionIds, gapSeconds), false);
+	}
+
+	close(): void {
+		if (this.closed) {
+			return;
+		}
+
+		this.closed = true;
+		this.hints.close();
+		this.feed.unsubscribeAll();
+		this.connection.close();
+	}
+
+	/** The rows the owner's commits changed: a full reload, or the incremental read. */
+	private readRows(store: ReadOnlyStore, schema: SchemaInfo, full: boolean): RowDelta {
+		if (full) {
+			return this.rows.fullReload(store, schema);
+		}
+
+		// The last analysis shares the sessions array patched below: its key index first.
+		this.feed.prepareIncremental();
+		return this.rows.incremental(store, schema);
+	}
+}

@@ -1,0 +1,57 @@
+/**
+ * Did the owner commit since the last read? Asked while this process holds no connection to the
+ * store, so nothing of SQLite's is needed: the identity, size and modification time of `state.db`
+ * and its sidecars (lstat), the database header (its file change counter moves with every commit in
+ * rollback mode), the `-wal` header (salts and checkpoint sequence: a reset) and the first copy of
+ * the wal-index header in `-shm` (iChange, mxFrame and the running frame checksum move with every
+ * WAL commit, as `PRAGMA data_version` does for a connection that stays open). The same answer
+ * across reopens, which `PRAGMA data_version` is not. Raw reads of `state.db` and `-shm` are legal
+ * only while no connection of this process is open on them (docs/sqlite-wal.md, posix-locks): with
+ * one open, the answer is "unknown" (null) and the caller reads.
+ */
+import fs from 'node:fs';
+import {errorCode} from '../../errors.js';
+import {readForeign} from '../foreign-file.js';
+import {hasLiveHandle} from './live-handles.js';
+
+/**
+ * Each file of the store, how many of its first bytes are part of the signature, and whether its
+ * modification time is: not the -shm's, which every reader writes (its read marks), hfx's own included.
+ */
+const PARTS: ReadonlyArray<readonly [suffix: string, head: number, times: boolean]> = [
+	['', 100, true],
+	['-wal', 32, true],
+	['-shm', 48, false],
+	['-journal', 0, true],
+];
+
+function part(file: string, head: number, times: boolean): string {
+	let st: fs.BigIntStats;
+	try {
+		st = fs.lstatSync(file, {bigint: true});
+	} catch (error) {
+		return errorCode(error) ?? 'unreadable';
+	}
+
+	// Never the change time: SQLite running as root fchowns the -wal it opens to the store's owner (hfx's reads too).
+	const stat = `${st.dev}:${st.ino}:${st.mode}:${st.size}${times ? `:${st.mtimeNs}` : ''}`;
+	if (head === 0 || !st.isFile() || st.size === 0n) {
+		return stat;
+	}
+
+	try {
+		// A regular file only, never through a link (a FIFO swapped in cannot block the read).
+		return `${stat}:${readForeign(file, {noFollow: true, maxBytes: head}).bytes.toString('hex')}`;
+	} catch (error) {
+		return `${stat}:${errorCode(error) ?? 'unreadable'}`;
+	}
+}
+
+/** The store's commit signature now, or null when this process holds a connection to it (then it cannot tell). */
+export function storeSignature(dbPath: string): string | null {
+	if (hasLiveHandle(dbPath)) {
+		return null;
+	}
+
+	return PARTS.map(([suffix, head, times]) => part(`${dbPath}${suffix}`, head, times)).join('|');
+}

@@ -1,0 +1,134 @@
+/**
+ * Feeds the Files pane: polls the files probe after every published model (the owner committed)
+ * and at least every second, and formats the report into pane lines, followed by every other
+ * place the conversation can be beside the store, with its meaning.
+ */
+import {asRefusal} from '../../errors.js';
+import {FilesProbe} from '../../store/files/files-probe.js';
+import {describeFiles} from '../../report/files-text.js';
+import type {LiveStore} from '../../live/live.js';
+import {placeLines} from '../../report/places-text.js';
+import type {FilesModel, FilesSource} from './files-model.js';
+
+type Options = {intervalMs?: number; hiddenIntervalMs?: number; firstPollMs?: number};
+
+/** One probe's polling: at most one read at a time (a poll asked for meanwhile runs right after). */
+class FilesFeed {
+	model: FilesModel | null = null;
+	readonly listeners = new Set<(m: FilesModel) => void>();
+	visible = false;
+	lastPoll = 0;
+	closed = false;
+	private shown = '';
+	private running = false;
+	private again = false;
+
+	constructor(
+		private readonly live: LiveStore,
+		readonly probe: FilesProbe,
+	) {}
+
+	async poll(): Promise<void> {
+		if (this.closed) {
+			return;
+		}
+
+		if (this.running) {
+			this.again = true;
+			return;
+		}
+
+		this.running = true;
+		this.lastPoll = Date.now();
+		try {
+			await this.read();
+		} catch (error) {
+			// A refusal or a file error of the OS: its one line's words (the file, the true cause, the next step),
+			// as `hfx files` says it; published like a report, so a refusal (a FIFO named -wal) reaches the pane.
+			const refusal = asRefusal(error);
+			const text = refusal
+				? `${refusal.file}: ${refusal.reason}. Next: ${refusal.next}`
+				: error instanceof Error
+					? error.message
+					: String(error);
+			this.publish({lines: [{text: `files: ${text}`, tone: 'warn'}], holders: null, updatedAt: Date.now() / 1000});
+		} finally {
+			this.running = false;
+			if (this.again) {
+				this.again = false;
+				void this.poll();
+			}
+		}
+	}
+
+	private async read(): Promise<void> {
+		const report = await this.probe.read();
+		const lines = [...describeFiles(report, this.live.model.facts.journalMode), ...this.placeLinesNow()];
+		this.publish({lines, holders: report.holders, updatedAt: report.readAt});
+	}
+
+	/** The places beside the store with their meaning (report/places-text.ts), as the live analysis judged them. */
+	private placeLinesNow(): FilesModel['lines'] {
+		return placeLines(this.live.model.analysis.places);
+	}
+
+	/** Publishes only what changed: every publish re-renders the app. */
+	private publish(model: FilesModel): void {
+		const text = JSON.stringify(model.lines);
+		if (!this.closed && text !== this.shown) {
+			this.shown = text;
+			this.model = model;
+			for (const l of this.listeners) {
+				l(model);
+			}
+		}
+	}
+}
+
+/**
+ * Polls after every published model while visible, and on a timer (fast while visible, slow when not); `firstPollMs`
+ * delays the first probe (the TUI lets its first frame go first).
+ */
+export function startFilesProbe(live: LiveStore, options: Options = {}): FilesSource & {close: () => void} {
+	const feed = new FilesFeed(live, new FilesProbe(live.storePath));
+	const off = live.subscribe(() => {
+		if (feed.visible) {
+			void feed.poll();
+		}
+	});
+	const fast = options.intervalMs ?? 1000;
+	const slow = options.hiddenIntervalMs ?? 15_000;
+	const timer = setInterval(() => {
+		if (Date.now() - feed.lastPoll >= (feed.visible ? fast : slow)) {
+			void feed.poll();
+		}
+	}, fast);
+	timer.unref?.();
+	const first = setTimeout(() => {
+		void feed.poll();
+	}, options.firstPollMs ?? 0);
+	first.unref?.();
+	return {
+		get model() {
+			return feed.model;
+		},
+		subscribe(listener) {
+			feed.listeners.add(listener);
+			return () => feed.listeners.delete(listener);
+		},
+		setVisible(next) {
+			if (next && !feed.visible) {
+				void feed.poll();
+			}
+
+			feed.visible = next;
+		},
+		close() {
+			feed.closed = true;
+			off();
+			clearInterval(timer);
+			clearTimeout(first);
+			void feed.probe.close();
+		},
+	};
+}

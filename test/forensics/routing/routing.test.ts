@@ -1,0 +1,109 @@
+/**
+ * A normal compression is not a rollback risk: the exact shapes of a compression rotation, commit
+ * by commit (the parent ends `compression`; the continuation is written without a message; the
+ * routing entry moves to it), for every rule set, while the newest message is still in the parent.
+ * An end that is neither a compression nor the user's boundary stays a risk.
+ */
+import {describe, expect, it} from 'vitest';
+import {analyze, hasFindings} from '../../../source/forensics/analysis/analyze.js';
+import type {RuleSet, SessionRecord} from '../../../source/forensics/types.js';
+import {T0, dmKey, routingEntry, session, snapshot} from '../../helpers/records.js';
+
+const K = dmKey('42');
+const RULE_SETS: RuleSet[] = ['v30', 'v25', 'legacy-v21'];
+const keyed = (id: string, partial: Partial<SessionRecord> = {}) =>
+	session({id, sessionKey: K, userId: 'u1', chatId: '42', chatType: 'dm', ...partial});
+/** Yesterday's row, ended by the daily reset. */
+const yesterday = keyed('o', {
+	startedAtRaw: T0 - 90_000,
+	endReason: 'daily',
+	endedAtRaw: T0 - 80_000,
+	newestMessageAt: T0 - 85_000,
+});
+/** The parent, whose newest message is the chat's newest. */
+const parent = (endReason: string | null) =>
+	keyed('p', {startedAtRaw: T0, endReason, endedAtRaw: endReason ? T0 + 200 : null, newestMessageAt: T0 + 150});
+const continuation = keyed('c', {parentSessionId: 'p', startedAtRaw: T0 + 201, hasMessageRows: false});
+
+/** The store at each commit of a rotation, as the gateway writes it (and a store whose chat has no routing entry). */
+function moments(endReason: string, ruleSet: RuleSet) {
+	return {
+		'parent ended, continuation not written, entry on the parent': snapshot([yesterday, parent(endReason)], {
+			ruleSet,
+			routing: [routingEntry(K, 'p')],
+		}),
+		'continuation written without a message, entry on the parent': snapshot(
+			[yesterday, parent(endReason), continuation],
+			{ruleSet, routing: [routingEntry(K, 'p')]},
+		),
+		'entry moved to the continuation': snapshot([yesterday, parent(endReason), continuation], {
+			ruleSet,
+			routing: [routingEntry(K, 'c')],
+		}),
+		'parent ended, continuation not written, no entry': snapshot([yesterday, parent(endReason)], {ruleSet}),
+		...(ruleSet === 'legacy-v21'
+			? {}
+			: {'continuation written, no entry': snapshot([yesterday, parent(endReason), continuation], {ruleSet})}),
+	};
+}
+
+describe('a compression rotation', () => {
+	for (const ruleSet of RULE_SETS) {
+		it(
+			`is one conversation at every commit of the rotation (${ruleSet}): no ` +
+				`rollback risk, no red finding, nothing for scan to exit 1 on`,
+			() => {
+				for (const [moment, snap] of Object.entries(moments('compression', ruleSet))) {
+					const a = analyze(snap);
+					const chat = a.routing.find(r => r.sessionKey === K)!;
+					expect(chat.newestActivityIn, moment).toBe('p');
+					expect(chat.rollbackRisk, `${moment}: ${chat.rollbackRiskReason}`).toBe(false);
+					expect(chat.rollbackRiskReason ?? '', moment).toMatch(/one conversation/);
+					expect(
+						a.findings.filter(f => f.severity === 'critical'),
+						moment,
+					).toEqual([]);
+					expect(hasFindings(a), moment).toBe(false);
+				}
+			},
+		);
+	}
+
+	it(
+		"says the rotation is under way, and keeps the legacy finder's real gap " +
+			'(an empty continuation it cannot resume, no entry) a risk',
+		() => {
+			const ended = analyze(
+				moments('compression', 'v30')['parent ended, continuation not written, entry on the parent'],
+			).routing[0]!;
+			expect(ended.restartResolvesTo).toBeNull();
+			expect(ended.rollbackRiskReason).toBe(
+				'a compression rotation is under way: p ended compression and its ' +
+					'continuation is not written yet: one conversation',
+			);
+			// docs' scenario R12 under v21: a restart starts fresh while the continuation waits for its first message.
+			const legacy = analyze(snapshot([yesterday, parent('compression'), continuation], {ruleSet: 'legacy-v21'}))
+				.routing[0]!;
+			expect(legacy).toMatchObject({restartResolvesTo: null, newestActivityIn: 'p', rollbackRisk: true});
+		},
+	);
+
+	it('still calls a risk where the newest conversation ended otherwise and a restart starts fresh', () => {
+		const a = analyze(moments('cron_complete', 'v30')['parent ended, continuation not written, entry on the parent']);
+		const chat = a.routing[0]!;
+		expect(chat.restartResolvesTo).toBeNull();
+		expect(chat.rollbackRisk).toBe(true);
+		expect(a.findings.map(f => f.kind)).toContain('rollback-risk');
+		expect(hasFindings(a)).toBe(true);
+	});
+
+	it(
+		'still calls a risk where a restart resumes an older live row of the ' +
+			'chat while the compression parent holds the newest message',
+		() => {
+			const stray = keyed('s', {startedAtRaw: T0 - 500, newestMessageAt: T0 - 400});
+			const a = analyze(snapshot([stray, parent('compression')], {routing: [routingEntry(K, 's')]}));
+			expect(a.routing[0]).toMatchObject({restartResolvesTo: 's', newestActivityIn: 'p', rollbackRisk: true});
+		},
+	);
+});

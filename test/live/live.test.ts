@@ -1,0 +1,299 @@
+import {execFileSync} from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {afterAll, afterEach, describe, expect, it, vi} from 'vitest';
+import {LiveStore, type LiveModel} from '../../source/live/live.js';
+import {analyze} from '../../source/forensics/analysis/analyze.js';
+import {T0} from '../fixtures/scenarios.js';
+import {WriterProcess} from '../helpers/writer.js';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-live-'));
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+	for (const c of cleanups.splice(0).reverse()) {
+		await c();
+	}
+});
+afterAll(() => fs.rmSync(dir, {recursive: true, force: true}));
+
+let n = 0;
+async function setup(options: {watch?: boolean; fullReloadMs?: number; quietChats?: number} = {}) {
+	const db = path.join(dir, `s${n++}.db`);
+	const w = new WriterProcess(db);
+	await w.started();
+	cleanups.push(() => w.kill());
+	// Other chats that stay quiet (enough of them, and a commit is analysed incrementally).
+	for (let i = 0; i < (options.quietChats ?? 0); i++) {
+		const other = await w.create({
+			source: 'discord',
+			userId: `q${i}`,
+			sessionKey: `agent:main:discord:dm:${1000 + i}`,
+			chatId: String(1000 + i),
+			chatType: 'dm',
+			startedAt: T0 - 1000 + i,
+		});
+		await w.send({op: 'conversation', id: other, count: 2, from: T0 - 900 + i, to: T0 - 800 + i});
+	}
+
+	const key = 'agent:main:telegram:dm:42';
+	const chat = await w.create({
+		source: 'telegram',
+		userId: 'u42',
+		sessionKey: key,
+		chatId: '42',
+		chatType: 'dm',
+		startedAt: T0,
+	});
+	await w.send({op: 'conversation', id: chat, count: 10, from: T0 + 1, to: T0 + 100});
+	const live = LiveStore.open(
+		{path: db, owner: 'default', label: 'test'},
+		{watch: options.watch ?? false, pollMs: 50, fullReloadMs: options.fullReloadMs},
+	);
+	cleanups.push(() => live.close());
+	return {db, w, key, chat, live};
+}
+
+function waitFor(live: LiveStore, predicate: (m: LiveModel) => boolean, timeoutMs = 5000): Promise<LiveModel> {
+	return new Promise((resolve, reject) => {
+		if (predicate(live.model)) {
+			resolve(live.model);
+			return;
+		}
+
+		const timer = setTimeout(() => {
+			off();
+			reject(new Error(`timed out; last activity: ${live.model.activity.map(e => e.text).join(' | ')}`));
+		}, timeoutMs);
+		const off = live.subscribe(m => {
+			if (predicate(m)) {
+				clearTimeout(timer);
+				off();
+				resolve(m);
+			}
+		});
+	});
+}
+
+describe('LiveStore', () => {
+	it('does nothing when nobody committed (data_version unchanged)', async () => {
+		const {live} = await setup();
+		const rev = live.model.revision;
+		expect(live.refresh()).toBe(false);
+		expect(live.model.revision).toBe(rev);
+	});
+
+	it('picks up appended messages incrementally and reports them as activity', async () => {
+		const {w, chat, live} = await setup();
+		await w.send({op: 'conversation', id: chat, count: 3, from: T0 + 200, to: T0 + 210});
+		expect(live.refresh()).toBe(true);
+		const s = live.model.analysis.byId.get(chat)!;
+		expect(s.newestMessageAt).toBeCloseTo(T0 + 210, 3);
+		expect(live.model.activity.map(e => e.kind)).toContain('messages');
+		expect(live.model.activity.find(e => e.kind === 'messages')!.text).toContain('+3 messages');
+		expect(live.model.changedAt.has(chat)).toBe(true);
+		expect(live.model.commits).toBe(1);
+	});
+
+	it('follows the writer through the folder watcher: rotation, then the incident and its rollback risk', async () => {
+		const {w, key, chat, live} = await setup({watch: true});
+		live.start();
+		await w.send({op: 'end', id: chat, at: T0 + 300, reason: 'compression'});
+		const tip = await w.create({
+			source: 'telegram',
+			userId: 'u42',
+			sessionKey: key,
+			chatId: '42',
+			chatType: 'dm',
+			parentSessionId: chat,
+			startedAt: T0 + 301,
+		});
+		await w.send({op: 'conversation', id: tip, count: 4, from: T0 + 310, to: T0 + 1400});
+		const rotated = await waitFor(live, m => m.activity.some(e => e.kind === 'rotated' && e.subject === tip));
+		expect(rotated.analysis.routing.find(r => r.sessionKey === key)!.restartResolvesTo).toBe(tip);
+		// The incident: the live conversation continues in a row without routing identity, a minute
+		// after the tip went quiet (the compression parent fell quiet long before: not a candidate).
+		const orphan = await w.create({source: 'telegram', startedAt: T0 + 1460});
+		await w.send({op: 'conversation', id: orphan, count: 50, from: T0 + 1470, to: T0 + 9000});
+		const risky = await waitFor(live, m => m.analysis.routing.some(r => r.rollbackRisk));
+		const chatRouting = risky.analysis.routing.find(r => r.sessionKey === key)!;
+		expect(chatRouting.restartResolvesTo).toBe(tip);
+		expect(chatRouting.newestActivityIn).toBe(orphan);
+		expect(risky.activity.some(e => e.kind === 'orphan' && e.subject === orphan)).toBe(true);
+		expect(risky.activity.some(e => e.kind === 'rollback-risk' && e.subject === key)).toBe(true);
+	});
+
+	it('keeps the records of unchanged sessions through a full reload (no second copy of the store)', async () => {
+		// fullReloadMs -1: every refresh is a full reload.
+		const {w, key, chat, live} = await setup({fullReloadMs: -1});
+		const quiet = await w.create({
+			source: 'discord',
+			userId: 'u7',
+			sessionKey: 'agent:main:discord:dm:7',
+			chatId: '7',
+			chatType: 'dm',
+			startedAt: T0 + 5,
+		});
+		await w.send({op: 'conversation', id: quiet, count: 4, from: T0 + 6, to: T0 + 60});
+		expect(live.refresh()).toBe(true);
+		const quietRecord = live.model.analysis.byId.get(quiet)!;
+		await w.send({op: 'conversation', id: chat, count: 2, from: T0 + 200, to: T0 + 210});
+		expect(live.refresh()).toBe(true);
+		const reloaded = live.model.analysis;
+		// A full reload: the quiet session's record is the same object, the chat's is new.
+		expect(reloaded.byId.get(quiet)).toBe(quietRecord);
+		expect(reloaded.byId.get(chat)!.newestMessageAt).toBeCloseTo(T0 + 210, 3);
+		expect(reloaded.routing.find(r => r.sessionKey === key)!.newestActivityIn).toBe(chat);
+	});
+
+	for (const scenario of ['right after start', 'right after a full reload'] as const) {
+		it(`analyses each commit as a full analysis of the same sessions would (${scenario})`, async () => {
+			// The store's clock decides when a refresh is a full reload (every 1 s here): held still,
+			// only the first refresh after it moves is one.
+			let clock = 1_000_000;
+			const now = vi.spyOn(Date, 'now').mockImplementation(() => clock);
+			cleanups.push(() => now.mockRestore());
+			const {w, key, chat, live} = await setup({fullReloadMs: 1000, quietChats: 40});
+			if (scenario === 'right after a full reload') {
+				clock += 2000;
+			}
+
+			const check = () => {
+				const model = live.model;
+				const full = analyze(
+					{...model.analysis.snapshot, sessions: [...model.analysis.snapshot.sessions]},
+					{maxGapSeconds: model.analysis.maxGapSeconds},
+				);
+				expect(model.analysis.routing).toEqual(full.routing);
+				expect(model.analysis.orphans).toEqual(full.orphans);
+				expect(model.analysis.findings).toEqual(full.findings);
+			};
+
+			await w.send({op: 'conversation', id: chat, count: 2, from: T0 + 200, to: T0 + 210});
+			expect(live.refresh()).toBe(true);
+			check();
+			await w.send({op: 'end', id: chat, at: T0 + 300, reason: 'compression'});
+			const tip = await w.create({
+				source: 'telegram',
+				userId: 'u42',
+				sessionKey: key,
+				chatId: '42',
+				chatType: 'dm',
+				parentSessionId: chat,
+				startedAt: T0 + 301,
+			});
+			await w.send({op: 'conversation', id: tip, count: 3, from: T0 + 310, to: T0 + 320});
+			expect(live.refresh()).toBe(true);
+			check();
+			expect(live.model.analysis.routing.find(r => r.sessionKey === key)!.members).toEqual([chat, tip].sort());
+			await w.send({op: 'conversation', id: tip, count: 1, from: T0 + 330, to: T0 + 330});
+			expect(live.refresh()).toBe(true);
+			check();
+		});
+	}
+
+	it('reads the latest messages of a session for the detail view', async () => {
+		const {w, chat, live} = await setup();
+		await w.send({
+			op: 'exec',
+			sql:
+				`INSERT INTO messages (session_id, role, content, timestamp) VALUES ` +
+				`('${chat}', 'user', char(0) || 'json:[{"type":"text","text":"look at ` +
+				`this"},{"type":"image_url"}]', ${T0 + 500})`,
+		});
+		live.refresh();
+		const d = live.detail(chat, 5);
+		expect(d.messages).toHaveLength(5);
+		expect(d.messages.at(-1)!.text).toBe('look at this [image_url]');
+		expect(d.messageRows).toBe(11);
+		expect(d.turns).toBe(6);
+	});
+
+	it('follows the agent when it starts after hfx did (private copy first, then in place)', async () => {
+		const folder = fs.mkdtempSync(path.join(dir, 'late-'));
+		const db = path.join(folder, 'state.db');
+		const first = new WriterProcess(db);
+		await first.started();
+		const id = await first.create({
+			source: 'telegram',
+			userId: 'u',
+			sessionKey: 'agent:main:telegram:dm:7',
+			chatId: '7',
+			chatType: 'dm',
+			startedAt: T0,
+		});
+		await first.send({op: 'conversation', id, count: 4, from: T0, to: T0 + 10});
+		await first.send({op: 'close'}).catch(() => undefined);
+		expect(fs.existsSync(`${db}-wal`)).toBe(false);
+		const live = LiveStore.open({path: db, owner: 'default', label: 'late'}, {watch: false});
+		cleanups.push(() => live.close());
+		expect(live.isPrivateCopy).toBe(true);
+		// The agent starts and writes.
+		const agent = new WriterProcess(db);
+		cleanups.push(() => agent.kill());
+		await agent.started();
+		await agent.send({op: 'conversation', id, count: 6, from: T0 + 20, to: T0 + 60});
+		expect(live.refresh()).toBe(true);
+		expect(live.isPrivateCopy).toBe(false);
+		expect(live.model.analysis.byId.get(id)!.newestMessageAt).toBeCloseTo(T0 + 60, 3);
+		expect(live.model.activity.map(e => e.text)).toContain(
+			'the agent opened the store (-wal and -shm appeared): now following it in place',
+		);
+		await agent.send({op: 'conversation', id, count: 2, from: T0 + 70, to: T0 + 80});
+		expect(live.refresh()).toBe(true);
+		expect(live.model.analysis.byId.get(id)!.newestMessageAt).toBeCloseTo(T0 + 80, 3);
+	});
+});
+
+describe('a store replaced or retargeted under the live store', () => {
+	it(
+		'reads the file a link names now, and a file copied over the store, from ' +
+			'the start (nothing held between reads)',
+		() => {
+			const folder = fs.mkdtempSync(path.join(dir, 'link-'));
+			const fixture = path.join(import.meta.dirname, '../fixtures/hermes-v21-incident/state.db');
+			const a = path.join(folder, 'a.db');
+			const b = path.join(folder, 'b.db');
+			fs.copyFileSync(fixture, a);
+			fs.copyFileSync(fixture, b);
+			execFileSync('sqlite3', [b, `INSERT INTO sessions (id, source, started_at) VALUES ('only-in-b', 'cli', ${T0})`]);
+			const link = path.join(folder, 'state.db');
+			fs.symlinkSync(a, link);
+			const live = LiveStore.open({path: link, owner: 'default', label: 'link'}, {watch: false});
+			cleanups.push(() => live.close());
+			const count = live.model.analysis.byId.size;
+			expect(live.refresh()).toBe(false);
+			fs.rmSync(link);
+			fs.symlinkSync(b, link);
+			expect(live.refresh()).toBe(true);
+			expect(live.model.analysis.byId.has('only-in-b')).toBe(true);
+			expect(live.model.activity.map(e => e.text).join('\n')).toMatch(/now links to .*b\.db/);
+			// A copy over the store (a new inode): read from the start again.
+			fs.copyFileSync(a, `${b}.new`);
+			fs.renameSync(`${b}.new`, b);
+			expect(live.refresh()).toBe(true);
+			expect(live.model.analysis.byId.has('only-in-b')).toBe(false);
+			expect(live.model.analysis.byId.size).toBe(count);
+		},
+	);
+});
+
+describe('pausing the live store', () => {
+	it('stops re-reading while paused, counts the commits waiting, and catches up on resume', async () => {
+		const {w, chat, live} = await setup();
+		live.setPaused(true);
+		const frozen = live.model.analysis;
+		await w.send({op: 'conversation', id: chat, count: 2, from: T0 + 500, to: T0 + 510});
+		live.refresh();
+		await w.send({op: 'conversation', id: chat, count: 2, from: T0 + 520, to: T0 + 530});
+		live.refresh();
+		expect(live.model.paused).toBe(true);
+		expect(live.model.waiting).toBe(2);
+		expect(live.model.analysis).toBe(frozen);
+		expect(live.model.analysis.byId.get(chat)!.newestMessageAt).toBeCloseTo(T0 + 100, 3);
+		live.setPaused(false);
+		expect(live.model.paused).toBe(false);
+		expect(live.model.waiting).toBe(0);
+		expect(live.model.analysis.byId.get(chat)!.newestMessageAt).toBeCloseTo(T0 + 530, 3);
+	});
+});

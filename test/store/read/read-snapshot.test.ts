@@ -1,0 +1,187 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {afterAll, describe, expect, it} from 'vitest';
+import {ReadOnlyStore} from '../../../source/store/open/open.js';
+import {detectSchema} from '../../../source/store/open/schema.js';
+import {
+	PAGE_ROWS,
+	readSnapshot,
+	sessionsSql,
+	signatureMatcher,
+	signatureSql,
+} from '../../../source/store/read/read-snapshot.js';
+import {StoreWriter} from '../../../source/simulator/store-writer.js';
+import {T0} from '../../fixtures/scenarios.js';
+
+/** The default profile, no routing scope (every entry counts), no sessions.json. */
+const CONTEXT = {owner: 'default', routingScope: null, legacyRouting: []};
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-snap-'));
+afterAll(() => fs.rmSync(dir, {recursive: true, force: true}));
+
+let files = 0;
+function manySessions(n: number): string {
+	const db = path.join(dir, `many-${n}-${files++}.db`);
+	const w = new StoreWriter(db, {shape: 'v30', journalMode: 'delete'});
+	w.db.transaction(() => {
+		for (let i = 0; i < n; i++) {
+			w.createSession({source: 'cli', startedAt: T0 + i});
+		}
+	})();
+	w.close();
+	return db;
+}
+
+describe('bounded read transactions', () => {
+	it('reads every session in one transaction when within budget', () => {
+		const store = ReadOnlyStore.open(manySessions(PAGE_ROWS * 2 + 5));
+		try {
+			const {snapshot, meta} = readSnapshot(store, detectSchema(store), CONTEXT);
+			expect(snapshot.sessions).toHaveLength(PAGE_ROWS * 2 + 5);
+			expect(new Set(snapshot.sessions.map(s => s.id)).size).toBe(PAGE_ROWS * 2 + 5);
+			expect(meta.transactions).toBe(1);
+			expect(meta.consistentSnapshot).toBe(true);
+			expect(store.db.inTransaction).toBe(false);
+		} finally {
+			store.close();
+		}
+	});
+
+	it('ends the transaction between pages once over budget, and says the read was not one snapshot', () => {
+		const store = ReadOnlyStore.open(manySessions(PAGE_ROWS * 2 + 5));
+		try {
+			const {snapshot, meta} = readSnapshot(store, detectSchema(store), CONTEXT, {transactionBudgetMs: 0});
+			expect(snapshot.sessions).toHaveLength(PAGE_ROWS * 2 + 5);
+			expect(new Set(snapshot.sessions.map(s => s.id)).size).toBe(PAGE_ROWS * 2 + 5);
+			expect(meta.transactions).toBe(3);
+			expect(meta.consistentSnapshot).toBe(false);
+			expect(store.db.inTransaction).toBe(false);
+		} finally {
+			store.close();
+		}
+	});
+
+	it('adapts the SQL to absent columns instead of failing', () => {
+		const db = path.join(dir, 'old.db');
+		const w = new StoreWriter(db, {shape: 'v21', journalMode: 'delete'});
+		w.exec('ALTER TABLE sessions DROP COLUMN display_name');
+		w.exec('ALTER TABLE sessions DROP COLUMN model_config');
+		w.close();
+		const store = ReadOnlyStore.open(db);
+		try {
+			const schema = detectSchema(store);
+			const sql = sessionsSql(schema);
+			expect(sql).toContain('NULL AS display_name');
+			expect(sql).toContain('NULL AS last_activity_at');
+			expect(sql).not.toContain('model_config');
+			expect(() => readSnapshot(store, schema, CONTEXT)).not.toThrow();
+		} finally {
+			store.close();
+		}
+	});
+
+	for (const shape of ['v21', 'v30'] as const) {
+		it(`compares each row's in-place columns with its record: only changed rows differ (${shape})`, () => {
+			const db = path.join(dir, `sig-${shape}.db`);
+			const w = new StoreWriter(db, {shape, journalMode: 'delete'});
+			const a = w.createSession({source: 'telegram', startedAt: T0});
+			const b = w.createSession({source: 'cli', startedAt: T0 + 1});
+			const c = w.createSession({source: 'cli', startedAt: T0 + 2});
+			w.addMessages(a, [{timestamp: T0 + 2}, {timestamp: T0 + 3}]);
+			const store = ReadOnlyStore.open(db);
+			try {
+				const schema = detectSchema(store);
+				const {snapshot} = readSnapshot(store, schema, CONTEXT);
+				const records = new Map(snapshot.sessions.map(s => [s.id, s]));
+				const matches = signatureMatcher(schema);
+				const unchanged = () =>
+					(store.prepare(signatureSql(schema)).raw(true).all() as unknown[][])
+						.filter(row => matches(records.get(String(row[0]))!, row))
+						.map(row => String(row[0]))
+						.sort();
+				expect(unchanged()).toEqual([a, b, c].sort());
+				w.endSession(b, T0 + 4, 'compression');
+				w.exec(`UPDATE sessions SET session_key = '' WHERE id = '${c}'`);
+				expect(unchanged()).toEqual([a]);
+				w.exec(`UPDATE sessions SET title = 'renamed' WHERE id = '${a}'`);
+				expect(unchanged()).toEqual([]);
+			} finally {
+				store.close();
+				w.close();
+			}
+		});
+	}
+
+	it('re-reads into the earlier records: unchanged sessions are the same objects, the rest are read afresh', () => {
+		const db = path.join(dir, 'reuse.db');
+		const w = new StoreWriter(db, {shape: 'v30', journalMode: 'delete'});
+		const keyed = {source: 'telegram', userId: 'u1', chatId: '1', chatType: 'dm'};
+		const still = w.createSession({...keyed, sessionKey: 'agent:main:telegram:dm:1', startedAt: T0});
+		const renamed = w.createSession({...keyed, sessionKey: 'agent:main:telegram:dm:2', chatId: '2', startedAt: T0 + 1});
+		const emptied = w.createSession({...keyed, sessionKey: 'agent:main:telegram:dm:3', chatId: '3', startedAt: T0 + 2});
+		const empty = w.createSession({source: 'cli', startedAt: T0 + 3});
+		const orphan = w.createSession({source: 'telegram', startedAt: T0 + 4});
+		for (const id of [still, renamed, emptied, orphan]) {
+			w.addMessages(id, [{timestamp: T0 + 10}, {timestamp: T0 + 11}]);
+		}
+
+		const store = ReadOnlyStore.open(db);
+		try {
+			const schema = detectSchema(store);
+			const first = new Map(readSnapshot(store, schema, CONTEXT).snapshot.sessions.map(r => [r.id, r]));
+			const before = structuredClone([...first.values()]);
+			expect(first.get(orphan)?.messageRows).toBe(2);
+
+			const again = new Map(readSnapshot(store, schema, CONTEXT, {reuse: first}).snapshot.sessions.map(r => [r.id, r]));
+			// Nothing changed: every settled record comes back; the empty one and the orphan candidate
+			// (settled after the rows) are read afresh, with the same values.
+			expect([still, renamed, emptied].every(id => again.get(id) === first.get(id))).toBe(true);
+			expect(again.get(empty)).not.toBe(first.get(empty));
+			expect(again.get(orphan)).not.toBe(first.get(orphan));
+			expect([...again.values()]).toEqual([...first.values()]);
+
+			w.exec(`UPDATE sessions SET title = 'renamed' WHERE id = '${renamed}'`);
+			w.exec(`DELETE FROM messages WHERE session_id = '${emptied}'`);
+			w.addMessages(orphan, [{timestamp: T0 + 12}]);
+			const after = new Map(readSnapshot(store, schema, CONTEXT, {reuse: first}).snapshot.sessions.map(r => [r.id, r]));
+			expect(after.get(still)).toBe(first.get(still));
+			expect(after.get(renamed)).not.toBe(first.get(renamed));
+			expect(after.get(renamed)?.title).toBe('renamed');
+			expect([after.get(emptied)?.hasMessageRows, after.get(emptied)?.newestMessageAt]).toEqual([false, null]);
+			expect([after.get(orphan)?.messageRows, after.get(orphan)?.newestMessageAt]).toEqual([3, T0 + 12]);
+			expect(after.get(empty)?.hasMessageRows).toBe(false);
+			// The earlier records were never written to.
+			expect([...first.values()]).toEqual(before);
+		} finally {
+			store.close();
+			w.close();
+		}
+	});
+
+	it('tells sessions with only unusable timestamps from empty ones (one seek for most, EXISTS for the rest)', () => {
+		const db = path.join(dir, 'stamps.db');
+		const w = new StoreWriter(db, {shape: 'v21', journalMode: 'delete'});
+		const normal = w.createSession({source: 'telegram', startedAt: T0});
+		const textStamps = w.createSession({source: 'telegram', startedAt: T0 + 1});
+		const farFuture = w.createSession({source: 'telegram', startedAt: T0 + 2});
+		const empty = w.createSession({source: 'telegram', startedAt: T0 + 3});
+		w.addMessages(normal, [{timestamp: T0 + 5}, {timestamp: T0 + 9}]);
+		w.addMessages(textStamps, [{timestamp: T0 + 5}]);
+		w.addMessages(farFuture, [{timestamp: T0 + 5}]);
+		w.exec(`UPDATE messages SET timestamp = 'yesterday' WHERE session_id = '${textStamps}'`);
+		w.exec(`UPDATE messages SET timestamp = 9e12 WHERE session_id = '${farFuture}'`);
+		w.close();
+		const store = ReadOnlyStore.open(db);
+		try {
+			const {snapshot} = readSnapshot(store, detectSchema(store), CONTEXT);
+			const by = new Map(snapshot.sessions.map(s => [s.id, s]));
+			expect([by.get(normal)?.hasMessageRows, by.get(normal)?.newestMessageAt]).toEqual([true, T0 + 9]);
+			expect([by.get(textStamps)?.hasMessageRows, by.get(textStamps)?.newestMessageAt]).toEqual([true, null]);
+			expect([by.get(farFuture)?.hasMessageRows, by.get(farFuture)?.newestMessageAt]).toEqual([true, null]);
+			expect([by.get(empty)?.hasMessageRows, by.get(empty)?.newestMessageAt]).toEqual([false, null]);
+		} finally {
+			store.close();
+		}
+	});
+});

@@ -249,6 +249,9 @@ describe('undo in the TUI', () => {
 				'80',
 				'-y',
 				'24',
+				// As the terminal helper starts hfx: with CI=true (CI's own environment) Ink draws no frame until exit.
+				'-e',
+				'CI=false',
 				'-e',
 				'HFX_TEST_PAUSE_AT=live-read',
 				'-e',

@@ -69,12 +69,9 @@ function labelHits(
 	const chatsOfSources = new Set(
 		found.hits.flatMap((h, i) => (light[i] === null ? [rows.get(h.sessionId)?.source ?? ''] : [])),
 	);
-	// An immutable read pins no WAL (there is none): one transaction, as loadStore reads it.
-	const budget = store.isImmutable ? {transactionBudgetMs: Number.POSITIVE_INFINITY} : {};
 	const {snapshot} = readSnapshot(store, schema, routingHomeOf(location, schema).context, {
 		columns: 'lean',
 		chatsOfSources,
-		...budget,
 	});
 	const {byId, chats} = keylessChatsOf(snapshot, flags.maxGapSeconds);
 	return found.hits.map((h, i) => ({...h, chat: light[i] ?? chatOf(byId.get(h.sessionId), chats)}));

@@ -48,11 +48,6 @@ export type Planned = {
 	schema: Pick<SchemaInfo, 'version' | 'ruleSet'>;
 };
 
-/** An immutable read pins no WAL (there is none): one transaction, one snapshot (as loadStore reads it). */
-function wholeRead(store: ReadOnlyStore): {transactionBudgetMs?: number} {
-	return store.isImmutable ? {transactionBudgetMs: Number.POSITIVE_INFINITY} : {};
-}
-
 function readRows(store: ReadOnlyStore, ids: readonly string[]): Map<string, Record<string, unknown>> {
 	const stmt = store.prepare('SELECT * FROM sessions WHERE id = ?');
 	const rows = new Map<string, Record<string, unknown>>();
@@ -84,7 +79,7 @@ function planRead(dbPath: string, options: PlanOptions) {
 			store,
 			schema,
 			routingHomeOf({path: dbPath, owner: options.owner}, schema).context,
-			{columns: 'full', ...wholeRead(store)},
+			{columns: 'full'},
 		);
 		const analysis = analyze(snapshot, {maxGapSeconds: options.maxGapSeconds});
 		const ids = analysis.orphans.flatMap(o => [o.orphanId, ...(o.donorId ? [o.donorId] : [])]);
@@ -190,12 +185,7 @@ function verify(
 ): ApplyOutcome['verification'] {
 	return readStore(dbPath, store => {
 		const schema = detectSchema(store);
-		const {snapshot} = readSnapshot(
-			store,
-			schema,
-			routingHomeOf({path: dbPath, owner}, schema).context,
-			wholeRead(store),
-		);
+		const {snapshot} = readSnapshot(store, schema, routingHomeOf({path: dbPath, owner}, schema).context);
 		const analysis = analyze(snapshot, {maxGapSeconds});
 		return adoptions.map(a => {
 			const row = analysis.byId.get(a.orphanId);

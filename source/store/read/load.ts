@@ -233,13 +233,7 @@ export function loadStore(
 		try {
 			const schema = detectSchema(store);
 			const {context, mirror} = routingHomeOf(location, schema);
-			// An immutable read pins no WAL (there is none): one transaction, one snapshot.
-			const {snapshot, meta} = readSnapshot(
-				store,
-				schema,
-				context,
-				store.isImmutable ? {...options, transactionBudgetMs: Number.POSITIVE_INFINITY} : options,
-			);
+			const {snapshot, meta} = readSnapshot(store, schema, context, options);
 			const read: LoadedStore = {
 				facts: describe(store, location, schema, snapshot, meta, mirror),
 				schema,

@@ -515,7 +515,10 @@ function readSessionPages(
 	started: number,
 	scope: ReadonlySet<string> | null,
 ): {sessions: SessionRecord[]; transactions: number} {
-	const budget = options.transactionBudgetMs ?? DEFAULT_TRANSACTION_BUDGET_MS;
+	// An immutable read pins no WAL (there is none): one transaction, one snapshot, whatever the budget.
+	const budget = store.isImmutable
+		? Number.POSITIVE_INFINITY
+		: (options.transactionBudgetMs ?? DEFAULT_TRANSACTION_BUDGET_MS);
 	const columns = options.columns ?? 'full';
 	const where = scope ? 's.id IN (SELECT value FROM json_each(?))' : undefined;
 	const page = store.prepare(sessionsSql(schema, {paged: true, columns, where})).raw(true);

@@ -56,11 +56,19 @@ function previewLines(state: UndoState, auditPath: string, theme: Theme, width: 
 		return lines;
 	}
 
-	const restores = restoresOf(entry);
+	// A cell the repair wrote with the value it already held is checked by the undo but changes nothing: not listed.
+	const all = restoresOf(entry);
+	const restores = all.filter(r => cell(r.before) !== cell(r.after));
 	lines.push({
 		text: ` undo of entry ${entry.seq} puts back ${restores.length} columns (refused if any changed since the repair):`,
 		bold: true,
 	});
+	if (all.length > restores.length) {
+		lines.push({
+			text: `   (${all.length - restores.length} more it wrote with their own value are checked, not changed)`,
+		});
+	}
+
 	for (const r of restores) {
 		lines.push(...wrapped({text: `   ${r.sessionId} ${r.column}: ${cell(r.before)} → ${cell(r.after)}`}, width, 5));
 	}

@@ -9,7 +9,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
-import {auditPathFor, readAudit, verifyAudit} from '../../source/store/audit-trail.js';
+import {FailClosed} from '../../source/errors.js';
+import {findApplyEntry, resolveUndoEntry, restoresOf, undoableEntries, undoRepair} from '../../source/repair/undo.js';
+import {type AuditEntry, auditPathFor, readAudit, verifyAudit} from '../../source/store/audit-trail.js';
 import {hfx, hfxJson} from '../helpers/cli.js';
 import {sessionRows as rows} from '../helpers/session-rows.js';
 import {WriterProcess} from '../helpers/writer.js';
@@ -179,5 +181,125 @@ describe('hfx repair --undo', () => {
 		expect(refused.stderr).toContain('only an applied repair can be undone');
 		expect(storeState(db)).toEqual(state);
 		expect(fs.readFileSync(auditPathFor(db))).toEqual(trail);
+	});
+});
+
+/** A trail entry as the audit writes it, with the fields undo.ts reads. */
+function entry(seq: number, fields: Partial<AuditEntry>): AuditEntry {
+	return {
+		seq,
+		prev: '',
+		time: '',
+		tool: {name: 'hfx', version: '0'},
+		sqliteVersion: '',
+		argv: [],
+		mode: 'apply',
+		database: '',
+		...fields,
+	};
+}
+
+const change = (column: string, before: unknown, after: unknown) => ({
+	sessionId: 's1',
+	role: 'orphan',
+	column,
+	before,
+	after,
+});
+
+/** apply 1 (intent 1, outcome 2), a refused apply (3, 4), apply 5 (intent 5, outcome 6) undone by 7 (intent) / 8. */
+const TRAIL: AuditEntry[] = [
+	entry(1, {phase: 'intent'}),
+	entry(2, {
+		phase: 'outcome',
+		intent: 1,
+		result: 'applied',
+		changes: [change('session_key', null, 'k'), change('user_id', null, 'u')],
+	}),
+	entry(3, {phase: 'intent'}),
+	entry(4, {phase: 'outcome', intent: 3, result: 'refused', changes: []}),
+	entry(5, {phase: 'intent'}),
+	entry(6, {phase: 'outcome', intent: 5, result: 'failed', changes: [change('chat_id', null, 'c')]}),
+	entry(7, {mode: 'undo', phase: 'intent', undoes: 6}),
+	entry(8, {mode: 'undo', phase: 'outcome', intent: 7, result: 'applied', undoes: 6}),
+	entry(9, {phase: 'intent'}),
+];
+
+describe('undo.ts, in process: which entry an undo names and what it puts back', () => {
+	it('an intent stands for its outcome; an applied repair is found by its number', () => {
+		expect(findApplyEntry(TRAIL, '1').seq).toBe(2);
+		expect(findApplyEntry(TRAIL, '2').seq).toBe(2);
+	});
+
+	it('refuses an unknown entry, an intent with no outcome, a refused apply, an undo, and one undone already', () => {
+		expect(() => findApplyEntry(TRAIL, '42')).toThrow('no audit entry 42');
+		expect(() => findApplyEntry(TRAIL, '9')).toThrow('entry 9 is the intent of an apply that has no outcome yet');
+		expect(() => findApplyEntry(TRAIL, '4')).toThrow('entry 4 is a apply that ended refused');
+		expect(() => findApplyEntry(TRAIL, '8')).toThrow('only an applied repair can be undone');
+		// "failed" with its changes kept was committed: undoable, and here undone by entry 8.
+		expect(() => findApplyEntry(TRAIL, '6')).toThrow('entry 6 was already undone by entry 8');
+	});
+
+	it('lists only the applied repairs still undoable, newest first', () => {
+		expect(undoableEntries(TRAIL).map(e => e.seq)).toEqual([2]);
+		const more = [...TRAIL, entry(10, {phase: 'outcome', intent: 9, result: 'applied', changes: [change('x', 1, 2)]})];
+		expect(undoableEntries(more).map(e => e.seq)).toEqual([10, 2]);
+	});
+
+	it('puts the columns back last written first, each from what the repair wrote to what it found', () => {
+		expect(restoresOf(findApplyEntry(TRAIL, '2'))).toEqual([
+			change('user_id', 'u', null),
+			change('session_key', 'k', null),
+		]);
+		expect(restoresOf(entry(11, {}))).toEqual([]);
+	});
+
+	it('a reference to no entry of a real trail is one refusal naming the trail and the next step', () => {
+		const {db} = appliedCopy('resolve');
+		let refusal: unknown;
+		try {
+			resolveUndoEntry(db, '999');
+		} catch (error) {
+			refusal = error;
+		}
+		expect(refusal).toBeInstanceOf(FailClosed);
+		expect((refusal as FailClosed).kind).toBe('no-such-entry');
+		expect((refusal as FailClosed).reason).toBe(`no audit entry 999 in ${auditPathFor(db)}`);
+		expect((refusal as FailClosed).next).toContain(`hfx audit verify --db ${db}`);
+	});
+
+	it('undoRepair puts back the rows the apply changed, in process, and records itself', async () => {
+		const {db, before, seq} = appliedCopy('in-process');
+		const lines: string[] = [];
+		const outcome = await undoRepair({
+			dbPath: db,
+			entry: String(seq),
+			argv: ['repair', '--undo', String(seq)],
+			yes: true,
+			confirm: async () => false,
+			log: line => lines.push(line),
+		});
+		expect(outcome.result).toBe('applied');
+		expect(outcome.exitCode).toBe(0);
+		expect(rows(db)).toEqual(before);
+		expect(lines.some(l => l.startsWith(`✓ undid entry ${seq}:`))).toBe(true);
+		expect(readAudit(auditPathFor(db)).at(-1)).toMatchObject({mode: 'undo', result: 'applied', undoes: seq});
+	});
+
+	it('undoRepair without --yes asks, and a "no" writes nothing to the store', async () => {
+		const {db, seq} = appliedCopy('declined');
+		const applied = rows(db);
+		const asked: number[] = [];
+		const outcome = await undoRepair({
+			dbPath: db,
+			entry: String(seq),
+			argv: [],
+			yes: false,
+			confirm: async target => (asked.push(target.seq), false),
+			log: () => {},
+		});
+		expect(asked).toEqual([seq]);
+		expect(outcome.result).toBe('aborted');
+		expect(rows(db)).toEqual(applied);
 	});
 });

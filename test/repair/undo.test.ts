@@ -295,7 +295,10 @@ describe('undo.ts, in process: which entry an undo names and what it puts back',
 			entry: String(seq),
 			argv: [],
 			yes: false,
-			confirm: async target => (asked.push(target.seq), false),
+			confirm: async target => {
+				asked.push(target.seq);
+				return false;
+			},
 			log: () => {},
 		});
 		expect(asked).toEqual([seq]);

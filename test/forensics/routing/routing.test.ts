@@ -6,6 +6,8 @@
  */
 import {describe, expect, it} from 'vitest';
 import {analyze, hasFindings} from '../../../source/forensics/analysis/analyze.js';
+import type {OrphanVerdict} from '../../../source/forensics/lineage/orphans.js';
+import {buildKeyIndex, messageActivity, tupleKey, unanimousKey} from '../../../source/forensics/routing/routing.js';
 import type {RuleSet, SessionRecord} from '../../../source/forensics/types.js';
 import {T0, dmKey, routingEntry, session, snapshot} from '../../helpers/records.js';
 
@@ -106,4 +108,49 @@ describe('a compression rotation', () => {
 			expect(a.routing[0]).toMatchObject({restartResolvesTo: 's', newestActivityIn: 'p', rollbackRisk: true});
 		},
 	);
+});
+
+describe('routing.ts, its own helpers', () => {
+	it("a session's message activity is its newest message, else its last activity when it has rows, else none", () => {
+		expect(messageActivity(session({id: 'a', newestMessageAt: T0 + 500}))).toBe(T0 + 500);
+		// Rows whose every timestamp is unusable: the row's own activity stands in.
+		const unusable = session({id: 'b', newestMessageAt: null, lastActivityAtRaw: T0 + 900});
+		expect(messageActivity(unusable)).toBe(T0 + 900);
+		expect(messageActivity(session({id: 'c', hasMessageRows: false, lastActivityAtRaw: T0 + 900}))).toBeNull();
+	});
+
+	it('a chat tuple compares NULL as the empty string, column by column, never across columns', () => {
+		expect(tupleKey('telegram', null, '42', 'dm', null)).toBe(tupleKey('telegram', '', '42', 'dm', ''));
+		expect(tupleKey('telegram', 'u', '42', null, null)).not.toBe(tupleKey('telegram', null, 'u42', null, null));
+		expect(tupleKey('slack', 'u', '42', 'dm', null)).not.toBe(tupleKey('telegram', 'u', '42', 'dm', null));
+	});
+
+	it('an ambiguous orphan has a unanimous key only when every candidate donor carries the same one', () => {
+		const byId = new Map([
+			['p', session({id: 'p', sessionKey: K})],
+			['t', session({id: 't', sessionKey: K})],
+			['o', session({id: 'o', sessionKey: dmKey('43')})],
+			['n', session({id: 'n'})],
+		]);
+		const ambiguous = (candidateDonors: string[]) =>
+			({reasonKind: 'ambiguous_predecessor', candidateDonors}) as unknown as OrphanVerdict;
+		expect(unanimousKey(ambiguous(['p', 't']), byId)).toBe(K);
+		expect(unanimousKey(ambiguous(['p', 'o']), byId)).toBeNull();
+		expect(unanimousKey(ambiguous(['n', 'n']), byId)).toBeNull();
+		expect(unanimousKey(ambiguous(['p']), byId)).toBeNull();
+		const other = {reasonKind: 'no_predecessor', candidateDonors: ['p', 't']} as unknown as OrphanVerdict;
+		expect(unanimousKey(other, byId)).toBeNull();
+	});
+
+	it('indexes sessions by key in their order, and leaves keyless rows out', () => {
+		const rows = [
+			session({id: 'a', sessionKey: K}),
+			session({id: 'b'}),
+			session({id: 'c', sessionKey: dmKey('43')}),
+			session({id: 'd', sessionKey: K}),
+		];
+		const byKey = buildKeyIndex(rows);
+		expect([...byKey.keys()]).toEqual([K, dmKey('43')]);
+		expect(byKey.get(K)!.map(s => s.id)).toEqual(['a', 'd']);
+	});
 });

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
 import {createBackup} from '../../source/backup/create/backup.js';
+import {sweepDebris, sweepRestorePartials, tempPath} from '../../source/backup/debris.js';
 import {restoreArchive} from '../../source/backup/restore/restore.js';
 import {makeTempDir} from '../../source/backup/verify/temp-extraction.js';
 import {OWN_TEMP, ownTempDir, removeTemp, sweepOwnTemps} from '../../source/temps.js';
@@ -204,4 +205,54 @@ describe('a restore sweeps what a killed restore left staged', () => {
 			}
 		},
 	);
+});
+
+describe('debris.ts, in process: the names it makes and what its sweeps take', () => {
+	it('a temp name embeds this pid and a random part, and the sweep of its folder spares it while this process runs', () => {
+		const dir = tempDir('debris-own');
+		const mine = tempPath(dir, 'zip');
+		expect(path.dirname(mine)).toBe(dir);
+		expect(path.basename(mine)).toMatch(new RegExp(`^\\.hfx-zip\\.p${process.pid}\\.[0-9a-f]{8}\\.partial$`));
+		expect(tempPath(dir, 'zip')).not.toBe(mine);
+		fs.writeFileSync(mine, 'x');
+		expect(sweepDebris(dir)).toEqual([]);
+		expect(fs.existsSync(mine)).toBe(true);
+	});
+
+	it("sweeps a dead pid's .partial temp, file or folder, and nothing that is not ours or not a partial", () => {
+		const dir = tempDir('debris-dead');
+		const dead = deadPid();
+		const names = [
+			`.hfx-zip.p${dead}.0badc0de.partial`,
+			`.state.db.hfx-p${dead}.0123456789abcdef.partial`,
+			`.hfx-zip.p${dead}.0badc0de.tmp`,
+			`hfx-zip.p${dead}.0badc0de.partial`,
+			'state.db',
+		];
+		for (const name of names) {
+			fs.writeFileSync(path.join(dir, name), 'x');
+		}
+		fs.mkdirSync(path.join(dir, `.hfx-walk-p${dead}-x.partial`));
+		expect(sweepDebris(dir).sort()).toEqual([
+			`.hfx-walk-p${dead}-x.partial`,
+			`.hfx-zip.p${dead}.0badc0de.partial`,
+			`.state.db.hfx-p${dead}.0123456789abcdef.partial`,
+		]);
+		expect(fs.readdirSync(dir).sort()).toEqual(names.slice(2).sort());
+		expect(sweepDebris(path.join(dir, 'no-such-folder'))).toEqual([]);
+	});
+
+	it("before a restore stages, removes only dead restores' staged regular files, once a folder", () => {
+		const dir = tempDir('debris-restore');
+		const dead = deadPid();
+		const staged = path.join(dir, `.state.db.hfx-p${dead}.0123456789abcdef.partial`);
+		const live = path.join(dir, `.state.db.hfx-p${process.pid}.0123456789abcdef.partial`);
+		const folder = path.join(dir, `.config.yaml.hfx-p${dead}.partial`);
+		fs.writeFileSync(staged, 'x');
+		fs.writeFileSync(live, 'x');
+		fs.mkdirSync(folder);
+		expect(sweepRestorePartials([dir, dir, path.join(dir, 'gone')])).toEqual([staged]);
+		expect(fs.existsSync(live)).toBe(true);
+		expect(fs.existsSync(folder)).toBe(true);
+	});
 });

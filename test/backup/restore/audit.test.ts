@@ -6,7 +6,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
-import {readAudit} from '../../../source/store/audit-trail.js';
+import {assertTrailsWritable, keepLiveTrails, recordRestore, trailsOf} from '../../../source/backup/restore/audit.js';
+import type {PlannedMember} from '../../../source/backup/restore/types.js';
+import {FailClosed} from '../../../source/errors.js';
+import {readAudit, verifyAudit} from '../../../source/store/audit-trail.js';
 import {hfx, hfxJson} from '../../helpers/cli.js';
 import {cleanupTemps, makeHome, tempDir} from '../helpers.js';
 
@@ -93,5 +96,80 @@ describe('a restore and the audit trail', () => {
 		expect(fs.readFileSync(home.db).equals(before)).toBe(true);
 		const backups = path.join(home.root, 'backups');
 		expect(fs.existsSync(backups) ? fs.readdirSync(backups).filter(n => n.startsWith('pre-restore-')) : []).toEqual([]);
+	});
+});
+
+describe('audit.ts, in process: a restore keeps the live trail and records itself in it', () => {
+	const member = (dest: string, kind: 'file' | 'db' = 'file'): PlannedMember => ({
+		m: {
+			path: path.basename(dest),
+			archivePath: path.basename(dest),
+			size: 1,
+			mode: 0o600,
+			sha256: null,
+			crc32: null,
+			kind,
+		},
+		dest,
+		exists: fs.existsSync(dest),
+	});
+
+	it("leaves the archive's trail files out where a live trail stands, and only there", () => {
+		const withTrail = tempDir('trail-live');
+		const without = tempDir('trail-none');
+		fs.writeFileSync(path.join(withTrail, 'hfx-audit.head'), 'x');
+		const plan = [
+			member(path.join(withTrail, 'state.db'), 'db'),
+			member(path.join(withTrail, 'hfx-audit.jsonl')),
+			member(path.join(withTrail, 'hfx-audit.head')),
+			member(path.join(without, 'hfx-audit.jsonl')),
+		];
+		const kept = keepLiveTrails(plan);
+		expect(kept.plan.map(p => p.dest)).toEqual([plan[0]!.dest, plan[3]!.dest]);
+		expect(kept.kept).toEqual([path.join(withTrail, 'hfx-audit.jsonl')]);
+	});
+
+	it('names one trail beside every state.db the restore writes, and none beside other files', () => {
+		const plan = [
+			member('/h/state.db', 'db'),
+			member('/h/state.db', 'db'),
+			member('/h/profiles/work/state.db', 'db'),
+			member('/h/profiles/work/other.db', 'db'),
+			member('/h/config.yaml'),
+		];
+		expect(trailsOf(plan)).toEqual(['/h/hfx-audit.jsonl', '/h/profiles/work/hfx-audit.jsonl']);
+	});
+
+	it('refuses before any write a trail that is a planted link; a folder not there yet is no refusal', () => {
+		const dir = tempDir('trail-link');
+		fs.symlinkSync('/etc/passwd', path.join(dir, 'hfx-audit.jsonl'));
+		let refusal: unknown;
+		try {
+			assertTrailsWritable([path.join(dir, 'hfx-audit.jsonl')]);
+		} catch (error) {
+			refusal = error;
+		}
+		expect(refusal).toBeInstanceOf(FailClosed);
+		expect(() => assertTrailsWritable([path.join(dir, 'not-yet', 'hfx-audit.jsonl')])).not.toThrow();
+	});
+
+	it('into a home every trail gets the entry, made if need be; elsewhere only a trail already there', () => {
+		const home = tempDir('trail-home');
+		const trail = path.join(home, 'hfx-audit.jsonl');
+		const record = {archive: '/b/x.tar.gz', argv: ['restore'], status: 'restored', exitCode: 0, restored: 3, failed: 0};
+		const into = (mode: 'to' | 'home') => recordRestore([trail], [], {...record, preRestoreDir: null, mode} as const);
+		expect(into('to')).toEqual([]);
+		expect(fs.existsSync(trail)).toBe(false);
+		const [written] = into('home');
+		expect(written).toEqual({trail, keptLive: false, seq: 1, problem: null});
+		expect(readAudit(trail).at(-1)).toMatchObject({
+			mode: 'restore',
+			database: path.join(home, 'state.db'),
+			archive: '/b/x.tar.gz',
+			restoredFiles: 3,
+			result: 'restored',
+		});
+		expect(into('to')[0]!.seq).toBe(2);
+		expect(verifyAudit(trail).ok).toBe(true);
 	});
 });

@@ -6,9 +6,16 @@
  * the pre-restore copy.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import {afterAll, afterEach, describe, expect, it} from 'vitest';
+import {
+	comparisonLines,
+	compareInventories,
+	compareWithLive,
+	wouldDrop,
+} from '../../../source/backup/restore/compare.js';
 import {restoreArchive} from '../../../source/backup/restore/restore.js';
 import {T0} from '../../fixtures/scenarios.js';
 import {hfx, hfxJson, hfxOnTerminal} from '../../helpers/cli.js';
@@ -157,4 +164,67 @@ describe('restore --dry-run', () => {
 			);
 		},
 	);
+});
+
+describe('compare.ts, in process: the inventories of an archive and a live store, session by session', () => {
+	const live = {sessions: {a: {messages: 10, maxId: 10}, b: {messages: 3, maxId: 13}, c: {messages: 2, maxId: 15}}};
+	const archived = {sessions: {a: {messages: 7, maxId: 7}, b: {messages: 5, maxId: 12}, d: {messages: 4, maxId: 4}}};
+
+	it('what the live store has and the archive lacks is dropped; the reverse is brought back', () => {
+		const c = compareInventories('state.db', '/h/state.db', live, archived);
+		// a: 3 newer messages; c: a whole session of 2. Back: b's 2 older messages, d whole.
+		expect(c).toEqual({
+			path: 'state.db',
+			live: '/h/state.db',
+			dropped: {sessions: 1, messages: 5},
+			added: {sessions: 1, messages: 6},
+			error: null,
+		});
+		expect(wouldDrop([c])).toBe(true);
+		expect(comparisonLines([c])).toEqual([
+			'state.db: the restore would DROP 1 session and 5 messages the live store has and the archive lacks; ' +
+				'it brings back 1 session and 6 messages the live store lacks',
+		]);
+		expect(comparisonLines([c], true)[0]).toContain('dropped 1 session and 5 messages the store had');
+	});
+
+	it('no live store drops nothing; an unreadable side is an error that counts as a possible drop', () => {
+		const none = compareInventories('state.db', null, null, archived);
+		expect(none.dropped).toEqual({sessions: 0, messages: 0});
+		expect(wouldDrop([none])).toBe(false);
+		expect(comparisonLines([none])[0]).toBe(
+			'state.db: no live store there: nothing to drop (the archive brings 3 sessions, 16 messages)',
+		);
+		const bad = compareInventories('state.db', '/h/state.db', {error: 'file is not a database'}, archived);
+		expect(bad.error).toBe('the live store could not be read (file is not a database)');
+		expect(wouldDrop([none, bad])).toBe(true);
+		expect(comparisonLines([bad])[0]).toBe(
+			'state.db: cannot tell what the restore would drop: the live store could not be read (file is not a database)',
+		);
+		const badArchive = compareInventories('state.db', null, null, {error: 'locked'});
+		expect(badArchive.error).toBe("the archive's copy could not be read (locked)");
+	});
+
+	it('the same store on both sides drops nothing and brings nothing', () => {
+		const same = compareInventories('profiles/work/state.db', '/h/profiles/work/state.db', live, live);
+		expect(wouldDrop([same])).toBe(false);
+		expect(comparisonLines([same])[0]).toBe(
+			'profiles/work/state.db: the restore drops nothing the live store has; it brings back 0 sessions ' +
+				'and 0 messages the live store lacks',
+		);
+	});
+
+	it("against a target with no store at a database's path, nothing is opened and nothing dropped", () => {
+		const target = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-compare-'));
+		try {
+			const c = compareWithLive(target, [
+				{path: 'profiles/work/state.db', inventory: archived},
+				{path: 'skipped.db', inventory: null},
+			]);
+			expect(c.map(x => [x.path, x.live, x.error])).toEqual([['profiles/work/state.db', null, null]]);
+			expect(fs.readdirSync(target)).toEqual([]);
+		} finally {
+			fs.rmSync(target, {recursive: true, force: true});
+		}
+	});
 });

@@ -7,6 +7,7 @@ import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
+import {verifyTar} from '../../../source/backup/verify/tar.js';
 import {verifyArtifact} from '../../../source/backup/verify/verify.js';
 import {cleanupTemps, flip, killedAgentVolume, makeHome, tempDir} from '../helpers.js';
 
@@ -168,5 +169,29 @@ describe('verify tar.gz', () => {
 		const r = await verifyArtifact(out, {inlineChecks: true});
 		expect(r.exitCode).toBe(1);
 		expect(r.problems.some(p => /0 bytes beside a non-empty -wal/.test(p.what))).toBe(true);
+	});
+});
+
+describe('tar.ts, called directly: a plain tar of a volume, whole and cut off', () => {
+	it('reads an uncompressed tar as "tar", checks each database, and calls a cut-off copy damaged', async () => {
+		const {parent, messages} = await killedAgentVolume('plain-tar');
+		const dir = tempDir('plain-tar-out');
+		const out = path.join(dir, 'volume.tar');
+		const r = spawnSync('tar', ['cf', out, '-C', parent, 'data'], {encoding: 'utf8'});
+		expect(r.status, r.stderr).toBe(0);
+		const whole = await verifyTar(out, {inlineChecks: true, tmpDir: dir});
+		expect(whole.kind).toBe('tar');
+		expect(whole.exitCode).toBe(0);
+		expect(whole.problems).toEqual([]);
+		expect(whole.databases.find(d => d.path === 'data/state.db')!.counts.messages).toBe(messages);
+		// Its own extraction is gone: only the tar is left in the folder it was given.
+		expect(fs.readdirSync(dir)).toEqual(['volume.tar']);
+		const cut = path.join(dir, 'cut.tar');
+		const bytes = fs.readFileSync(out);
+		fs.writeFileSync(cut, bytes.subarray(0, Math.floor(bytes.length / 2)));
+		const damaged = await verifyTar(cut, {inlineChecks: true, tmpDir: dir});
+		expect(damaged.exitCode).not.toBe(0);
+		expect(damaged.status).not.toBe('sound');
+		expect(damaged.problems.length).toBeGreaterThan(0);
 	});
 });

@@ -79,9 +79,11 @@ describe('W3: a writer killed with SIGKILL after commits', () => {
 			expect(before.shm).not.toBeNull();
 			const {code, json} = hfxJson(['scan', '--db', db]);
 			expect(code).toBe(1);
-			// No process holds the -shm: opening in place would make SQLite recover the WAL index and rewrite it.
-			expect(json.database.openMode).toBe('private-copy');
-			expect(json.database.openModeReason).toContain('no process holds the -shm');
+			// No process holds the -shm: an ordinary open in place would make SQLite recover the WAL index and rewrite it;
+			// hfx opens it with the -shm read-only (the WAL index rebuilt in its own memory), copying nothing.
+			expect(json.database.openMode).toBe('in-place');
+			expect(json.database.openModeReason).toContain('-wal and -shm that no process holds');
+			expect(json.database.openModeReason).toContain('readonly_shm=1');
 			expect(json.orphans).toHaveLength(1);
 			expect(json.orphans[0]).toMatchObject({
 				orphanId: orphan,

@@ -1,7 +1,7 @@
 /**
- * The private read copy (store/open/open.ts: main file and -wal copied to the temp folder when no
- * process holds the store's -wal and -shm: a crashed agent's store; a stopped one with neither is
- * read in place, test/store/open/immutable-read.test.ts) under the one clean-up policy (source/temps.ts): named
+ * The private read copy (store/open/open.ts: main file and -wal copied to the temp folder when a WAL store lacks one
+ * of its -wal and -shm, here a crashed agent's -wal alone; a stopped one with neither, and a crashed one with both
+ * that no process holds, are read in place, test/store/open/immutable-read.test.ts) under the one clean-up policy (source/temps.ts): named
  * hfx-read-<pid>-<rand>, gone after Ctrl-C, swept by the next run after kill -9, refused up front
  * when the temp folder cannot hold it. The real binary, TMPDIR pointed at a folder of the test's
  * own (so no other test's run sweeps it meanwhile); the store's bytes are unchanged throughout.
@@ -52,11 +52,16 @@ async function crash(dbPath: string): Promise<void> {
 	await gone;
 }
 
-/** A crashed store (-wal and -shm, no process holding them): every read takes a private copy. */
+/**
+ * A crashed store whose -shm is gone too (its -wal alone, no process holding it): SQLite would make a -shm beside it
+ * even on a read-only open, so every read takes a private copy. (With its -shm, a crashed store is read in place:
+ * test/store/open/immutable-read.test.ts.)
+ */
 async function store(tag: string) {
 	const built = buildScenario(R1, 'v30', {dir: temp(tag)});
 	await crash(built.dbPath);
-	expect(fs.existsSync(`${built.dbPath}-shm`)).toBe(true);
+	fs.rmSync(`${built.dbPath}-shm`);
+	expect(fs.existsSync(`${built.dbPath}-wal`)).toBe(true);
 	return built;
 }
 
@@ -156,6 +161,7 @@ describe('the private read copy under the one clean-up policy', () => {
 			spawnSync('sqlite3', [dbPath, 'CREATE TABLE pad(b); INSERT INTO pad VALUES (zeroblob(3000000));']);
 			expect(fs.existsSync(`${dbPath}-wal`)).toBe(false);
 			await crash(dbPath);
+			fs.rmSync(`${dbPath}-shm`);
 			const tmp = temp('tmpfs');
 			if (process.getuid?.() !== 0 || spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', tmp]).status !== 0) {
 				console.warn('skipped: mounting a tmpfs needs root');

@@ -13,6 +13,14 @@
  * 0.97× the live scan (1,155 ms) of the same file held open by an owner, 0.0 MB of temp disk; before,
  * the same read first copied all 2,219 MB to a private folder.
  *
+ * A crashed store (its agent killed: -wal and -shm left, no process holding the -shm) is read in place too, with its
+ * -shm opened read-only (`file:…?mode=ro&readonly_shm=1`): an ordinary open would find no live connection and make
+ * SQLite recover the WAL index into the -shm, rewriting it, so hfx used to copy the main file and the -wal. Finding the
+ * -shm read-only and unheld, SQLite builds the index in its own memory from the -wal's committed frames; no byte of the
+ * three files is written (strace: the -shm opened O_RDONLY; the -wal opened O_RDWR as SQLite always opens one, never
+ * written; as root SQLite fchowns both to the store's owner, which moves their ctime and nothing else). Checked around
+ * the read like a stopped store, the -wal's and -shm's identity with it, and the -shm still held by nobody.
+ *
  * `immutable=1` is only sound while nothing writes the file. So the file's identity (device,
  * inode, size, mtime and ctime to the nanosecond) and its header's file change counter (bytes
  * 24..27) are taken before the open and again after the connection is closed (never with plain
@@ -23,19 +31,43 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import {throwFileError} from '../../errors.js';
 import {openForeign} from '../foreign-file.js';
 import {assertNoLiveHandle} from './live-handles.js';
 import {nodeSqlite} from './node-sqlite.js';
 import {type OpenOptions, ReadOnlyStore} from './open.js';
+import {shmHeld} from '../files/shm-owner.js';
 import {type Preflight, preflight as runPreflight, statSidecars} from './preflight.js';
 import {testPause} from '../../test-pause.js';
 
 export const IMMUTABLE_ATTEMPTS = 3;
 
-type Identity = {dev: bigint; ino: bigint; size: bigint; mtimeNs: bigint; ctimeNs: bigint; changeCounter: number};
+type Identity = {
+	dev: bigint;
+	ino: bigint;
+	size: bigint;
+	mtimeNs: bigint;
+	ctimeNs: bigint;
+	changeCounter: number;
+	/** A crashed store's -wal and -shm, each as device:inode:size:mtime (stat only, never opened): '' otherwise. */
+	sidecars: string;
+};
+
+/** Which store is read in place here: one whose agent stopped cleanly, or one a killed agent left its -wal/-shm. */
+type InPlaceKind = 'stopped' | 'crashed';
+
+/**
+ * A sidecar's identity by lstat alone (no open: SQLite's locks on -shm are never disturbed): device, inode, size and
+ * modification time. Not its ctime: SQLite running as root fchowns every -wal and -shm it opens to the database's
+ * owner (unixOpen, unixOpenSharedMemory), which moves the ctime of both on our own read; a writer moves the mtime.
+ */
+function sidecarIdentity(file: string): string {
+	const st = fs.lstatSync(file, {bigint: true, throwIfNoEntry: false});
+	return st ? `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}` : 'absent';
+}
 
 /** The main file's identity and change counter, read raw: only while this process holds no SQLite connection to it. */
-function identityOf(file: string): Identity {
+function identityOf(file: string, kind: InPlaceKind = 'stopped'): Identity {
 	assertNoLiveHandle(file, 'a read of the file change counter');
 	const {fd} = openForeign(file, {noFollow: true, what: 'it as a database'});
 	try {
@@ -49,6 +81,7 @@ function identityOf(file: string): Identity {
 			mtimeNs: st.mtimeNs,
 			ctimeNs: st.ctimeNs,
 			changeCounter: n === 4 ? counter.readUInt32BE(0) : -1,
+			sidecars: kind === 'crashed' ? `${sidecarIdentity(`${file}-wal`)} ${sidecarIdentity(`${file}-shm`)}` : '',
 		};
 	} finally {
 		fs.closeSync(fd);
@@ -69,14 +102,26 @@ function difference(before: Identity, after: Identity): string | null {
 		return `its file change counter went from ${before.changeCounter} to ${after.changeCounter}`;
 	}
 
+	if (before.sidecars !== after.sidecars) {
+		return 'its -wal or -shm changed (its agent started again)';
+	}
+
 	return before.mtimeNs !== after.mtimeNs || before.ctimeNs !== after.ctimeNs
 		? 'it was written (its modification time changed)'
 		: null;
 }
 
 /** Why the read of `pre` (taken with `before`) cannot stand, or null when nothing wrote the store around it. */
-function changeSince(pre: Preflight, before: Identity): string | null {
+function changeSince(pre: Preflight, before: Identity, kind: InPlaceKind): string | null {
 	const sidecars = statSidecars(pre.path);
+	if (kind === 'crashed') {
+		if (sidecars.shm && shmHeld(sidecars.shm) !== false) {
+			return 'a process holds its -shm now (its agent started again)';
+		}
+
+		return difference(before, identityOf(pre.path, kind));
+	}
+
 	if (sidecars.wal || sidecars.shm) {
 		return (
 			`${[sidecars.wal && '-wal', sidecars.shm && '-shm'].filter(Boolean).join(' and ')} ` +
@@ -96,21 +141,38 @@ function changedSincePreflight(pre: Preflight, before: Identity): string | null 
 	return same ? null : 'it changed between its first look and the open';
 }
 
-function isStopped(pre: Preflight): boolean {
-	return pre.journalMode === 'wal' && !pre.sidecars.wal && !pre.sidecars.shm;
+/**
+ * Whether `pre` is read in place here: a WAL store with neither -wal nor -shm (its agent stopped), or with both that
+ * no process holds (a crash or a kill left them: preflight found the -shm unheld); null for any other.
+ */
+function inPlaceKind(pre: Preflight): InPlaceKind | null {
+	if (pre.journalMode !== 'wal') {
+		return null;
+	}
+
+	if (!pre.sidecars.wal && !pre.sidecars.shm) {
+		return 'stopped';
+	}
+
+	return pre.sidecars.wal && pre.sidecars.shm && pre.openMode === 'private-copy' ? 'crashed' : null;
 }
 
-function inPlace(pre: Preflight): Preflight {
-	return {
-		...pre,
-		notes: [...pre.notes],
-		openMode: 'in-place',
-		openModeReason:
-			'WAL mode with neither -wal nor -shm (no live connection: the agent is ' +
-			'stopped): read in place as an immutable file (node:sqlite, ' +
-			'immutable=1), so nothing is created beside it and nothing is copied; ' +
-			'its identity and change counter were the same before and after the read',
-	};
+const IN_PLACE_REASONS: Record<InPlaceKind, string> = {
+	stopped:
+		'WAL mode with neither -wal nor -shm (no live connection: the agent is ' +
+		'stopped): read in place as an immutable file (node:sqlite, ' +
+		'immutable=1), so nothing is created beside it and nothing is copied; ' +
+		'its identity and change counter were the same before and after the read',
+	crashed:
+		'WAL mode with -wal and -shm that no process holds (a crash or a kill left ' +
+		'them): read in place with its -shm opened read-only (node:sqlite, ' +
+		'readonly_shm=1: SQLite rebuilds the WAL index in its own memory, not in ' +
+		'the -shm), so no byte of the three files is written and nothing is copied; ' +
+		'their identities were the same before and after the read',
+};
+
+function inPlace(pre: Preflight, kind: InPlaceKind): Preflight {
+	return {...pre, notes: [...pre.notes], openMode: 'in-place', openModeReason: IN_PLACE_REASONS[kind]};
 }
 
 function readAndClose<T>(store: ReadOnlyStore, read: (store: ReadOnlyStore) => T, notes: string[]): T {
@@ -122,21 +184,40 @@ function readAndClose<T>(store: ReadOnlyStore, read: (store: ReadOnlyStore) => T
 	}
 }
 
-/** One immutable read of a stopped store: its result, or why it must be thrown away. */
+/**
+ * A crashed store's -wal and -shm must be readable to be read in place: checked with access(2), which opens neither, so
+ * an unreadable one is named itself (as a private copy of it would have been), not SQLite's "cannot open" of the store.
+ */
+function assertSidecarsReadable(pre: Preflight): void {
+	for (const sidecar of ['-wal', '-shm']) {
+		try {
+			fs.accessSync(`${pre.path}${sidecar}`, fs.constants.R_OK);
+		} catch (error) {
+			throwFileError(error);
+		}
+	}
+}
+
+/** One read in place of a stopped or crashed store: its result, or why it must be thrown away. */
 function readImmutable<T>(
 	pre: Preflight,
+	kind: InPlaceKind,
 	sqlite: Parameters<typeof ReadOnlyStore.openImmutable>[1],
 	read: (store: ReadOnlyStore) => T,
 	notes: string[],
 ): {ok: true; value: T} | {ok: false; change: string} {
-	const before = identityOf(pre.path);
+	if (kind === 'crashed') {
+		assertSidecarsReadable(pre);
+	}
+
+	const before = identityOf(pre.path, kind);
 	const early = changedSincePreflight(pre, before);
 	if (early) {
 		return {ok: false, change: early};
 	}
 
 	let outcome: {value: T} | {error: unknown};
-	const store = ReadOnlyStore.openImmutable(inPlace(pre), sqlite);
+	const store = ReadOnlyStore.openImmutable(inPlace(pre, kind), sqlite, kind === 'crashed');
 	try {
 		testPause('immutable-read');
 		outcome = {value: readAndClose(store, read, notes)};
@@ -148,7 +229,7 @@ function readImmutable<T>(
 
 	// A torn read can fail (a page SQLite finds malformed) as well as succeed: either way it stands only if nothing
 	// changed.
-	const change = changeSince(pre, before);
+	const change = changeSince(pre, before, kind);
 	if (change) {
 		return {ok: false, change};
 	}
@@ -162,9 +243,10 @@ function readImmutable<T>(
 
 /**
  * Opens the store at `inputPath` read-only the cheapest sound way, runs `read` on it and closes it:
- * a stopped store in place as an immutable file (checked unchanged around the read, read again
- * when it was not), any other through ReadOnlyStore.open (in place, or a private copy of a
- * crashed agent's store). `read` may run more than once: it must only return what it read.
+ * a stopped store in place as an immutable file, a crashed one in place with its -shm read-only (each checked
+ * unchanged around the read, read again when it was not), any other through ReadOnlyStore.open (in place beside its
+ * running agent, or a private copy of a WAL store lacking one of its sidecars). `read` may run more than once: it must
+ * only return what it read.
  *
  * `options.preflight`: the caller's own preflight of the store, taken earlier (hfx repair's, passed down): the first
  * attempt uses it instead of looking again. Sound however old it is: an immutable read checks the file against it
@@ -186,7 +268,8 @@ export function readStore<T>(
 							`what that read saw was thrown away and it was read again`,
 					]
 				: [];
-		if (!isStopped(pre)) {
+		const kind = inPlaceKind(pre);
+		if (kind === null) {
 			return readAndClose(ReadOnlyStore.open(inputPath, open), read, again);
 		}
 
@@ -198,7 +281,7 @@ export function readStore<T>(
 			]);
 		}
 
-		const outcome = readImmutable(pre, sqlite.sqlite, read, again);
+		const outcome = readImmutable(pre, kind, sqlite.sqlite, read, again);
 		if (outcome.ok) {
 			return outcome.value;
 		}

@@ -176,16 +176,27 @@ export function immutableUri(file: string): string {
 	return `${pathToFileURL(file).href}?mode=ro&immutable=1`;
 }
 
+/**
+ * `file:` URI that reads a crashed agent's store in place: read-only, its -shm opened read-only (`readonly_shm=1`), so
+ * SQLite, finding no live connection, rebuilds the WAL index in its own memory instead of in the -shm.
+ */
+export function readonlyShmUri(file: string): string {
+	return `${pathToFileURL(file).href}?mode=ro&readonly_shm=1`;
+}
+
 export class NodeSqliteConnection implements ReadConnection {
 	private constructor(private readonly db: DatabaseSync) {}
 
 	/**
 	 * Opens `file` read-only as an immutable file: SQLite takes no lock and never looks for, creates
 	 * or reads a -wal, -shm or -journal (https://www.sqlite.org/uri.html#uriimmutable). Sound only
-	 * while nothing writes it: immutable-read.ts checks that around the read.
+	 * while nothing writes it: immutable-read.ts checks that around the read. `crashed`: the store a
+	 * killed agent left with its -wal and -shm, opened with its -shm read-only instead (readonlyShmUri):
+	 * the -wal's committed frames are read, no byte of the three files is written.
 	 */
-	static openImmutable(sqlite: NodeSqliteModule, file: string): NodeSqliteConnection {
-		const db = sqliteCall(() => new sqlite.DatabaseSync(immutableUri(file), {readOnly: true}));
+	static openImmutable(sqlite: NodeSqliteModule, file: string, crashed = false): NodeSqliteConnection {
+		const uri = crashed ? readonlyShmUri(file) : immutableUri(file);
+		const db = sqliteCall(() => new sqlite.DatabaseSync(uri, {readOnly: true}));
 		try {
 			// A guard of our own connection (no file is touched): any statement that would write fails.
 			sqliteCall(() => db.exec('PRAGMA query_only = 1'));

@@ -257,10 +257,10 @@ export class ReadOnlyStore {
 	 * through node:sqlite: nothing created beside it, nothing copied. Only immutable-read.ts calls
 	 * it, and checks that nothing wrote the file around the read.
 	 */
-	static openImmutable(pre: Preflight, sqlite: NodeSqliteModule): ReadOnlyStore {
+	static openImmutable(pre: Preflight, sqlite: NodeSqliteModule, crashed = false): ReadOnlyStore {
 		let connection: NodeSqliteConnection;
 		try {
-			connection = NodeSqliteConnection.openImmutable(sqlite, pre.path);
+			connection = NodeSqliteConnection.openImmutable(sqlite, pre.path, crashed);
 		} catch (error) {
 			throw describeOpenError(pre.path, error);
 		}

@@ -35,9 +35,14 @@ const zips = (dir: string): string[] =>
 const bigHome = async (t: TempSpace) => bigHomeCopy(t.dir('home'));
 
 /** The big home with its store crashed (-wal and -shm, no holder): read from a private copy. */
+/**
+ * A big home whose store a killed reader left with its -wal alone (its -shm removed): read from a private copy (a
+ * crashed store with both sidecars is read in place, its -shm read-only, and copies nothing).
+ */
 async function crashedBigHome(t: TempSpace) {
 	const h = await bigHome(t);
 	await leaveSidecars(h.db);
+	fs.rmSync(`${h.db}-shm`);
 	return h;
 }
 

@@ -256,11 +256,12 @@ export const EXITS: Fault[] = [
 	kind(
 		'tmpdir-missing',
 		'refused',
-		'TMPDIR names a folder that does not exist: a crashed store needs a private copy there: one line naming TMPDIR',
+		'TMPDIR names a folder that does not exist: a crashed store with its -wal alone needs a private copy there: ' +
+			'one line naming TMPDIR',
 		t =>
 			crashed(
 				t,
-				() => undefined,
+				db => fs.rmSync(`${db}-shm`),
 				db => [
 					refused(['scan', '--db', db], /TMPDIR|temp/i, {env: {TMPDIR: path.join(t.tmpdir, 'gone', 'nowhere')}}),
 					refused(['sessions', '--db', db], /TMPDIR|temp/i, {env: {TMPDIR: path.join(t.tmpdir, 'gone', 'nowhere')}}),

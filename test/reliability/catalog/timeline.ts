@@ -1,7 +1,7 @@
 /**
  * hfx timeline (issue #23) against what already holds: the gateway logs it reads beside the store
  * are a FIFO (class 3: no hang), a link to a file elsewhere (class 2: never followed, the target
- * untouched), a crashed agent's store with no holder (class 1: read from a private copy, -shm
+ * untouched), a crashed agent's store with no holder (class 1: read in place, its -shm read-only, -shm
  * untouched), and an unknown chat (class 7: one line, exit 2). 0 evidence bytes change in each.
  */
 import {spawnSync} from 'node:child_process';
@@ -63,7 +63,7 @@ export const TIMELINE_FAULTS: Fault[] = [
 		outcome: 'finding',
 		notes:
 			"a crashed agent's store (-wal and -shm, no holder): the timeline reads " +
-			'a private copy; text and --json; -shm untouched',
+			'it in place, its -shm read-only; text and --json; -shm untouched',
 		async setup(t) {
 			const s = await crashedStore(t.dir('store'));
 			return {

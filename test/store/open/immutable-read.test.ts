@@ -161,9 +161,10 @@ describe('a stopped store is read in place, as an immutable file', () => {
 			expect(inPlace.seenInTmp).toEqual([]);
 			expect(folderState(dir)).toEqual(before);
 
-			// The private copy's answer on the same bytes: made crashed (-wal and -shm with no holder), which still reads a
-			// private copy.
+			// The private copy's answer on the same bytes: made crashed, its -shm then removed (a -wal alone, no holder),
+			// which still reads a private copy.
 			await crashBeside(db);
+			fs.rmSync(`${db}-shm`);
 			const copied = hfxJson(['scan', '--db', db]);
 			expect(copied.json.database.openMode).toBe('private-copy');
 			expect(inPlace.json.summary.sessions).toBe(2);
@@ -233,6 +234,74 @@ describe('a stopped store is read in place, as an immutable file', () => {
 		expect(r.json.summary.sessions).toBe(2);
 		expect(folderState(dir)).toEqual(before);
 		expect(fs.readdirSync(parent)).toEqual(['we ird?#%20x']);
+	});
+});
+
+/** The incident written by a second process that is then SIGKILLed: its last commits only in the -wal it leaves. */
+async function crashedStore(dir: string): Promise<string> {
+	const db = path.join(dir, 'state.db');
+	const w = writer(db);
+	await w.started();
+	const zombie = await w.create({
+		source: 'telegram',
+		userId: 'u1',
+		sessionKey: 'agent:main:telegram:dm:1',
+		chatId: '1',
+		chatType: 'dm',
+		startedAt: T0,
+	});
+	await w.send({op: 'conversation', id: zombie, count: 30, from: T0 + 5, to: T0 + 600});
+	const orphan = await w.create({source: 'telegram', startedAt: T0 + 660});
+	await w.send({op: 'conversation', id: orphan, count: 40, from: T0 + 700, to: T0 + 4000});
+	await w.kill();
+	expect(fs.readdirSync(dir).sort()).toEqual(['state.db', 'state.db-shm', 'state.db-wal']);
+	expect(fs.statSync(`${db}-wal`).size).toBeGreaterThan(0);
+	return db;
+}
+
+describe('a crashed store (-wal and -shm that no process holds) is read in place, its -shm read-only', () => {
+	it(
+		"the -wal's commits seen, openMode in-place, every byte and name of the folder unchanged, nothing in the " +
+			'temp folder; the same analysis as the private copy of its -wal gives',
+		async () => {
+			const dir = tempDir('crashed');
+			const db = await crashedStore(dir);
+			const before = folderState(dir);
+			const tmp = tempDir('tmp');
+			const inPlace = await scanWatchingTmp(db, tmp);
+			expect(inPlace.stderr).toBe('');
+			expect(inPlace.code).toBe(1);
+			expect(inPlace.json.database.openMode).toBe('in-place');
+			expect(inPlace.json.database.openModeReason).toContain('readonly_shm=1');
+			expect(inPlace.json.database.notes).toEqual([]);
+			expect(inPlace.json.orphans.map((o: {messageCount: number}) => o.messageCount)).toEqual([40]);
+			// Before: the main file and the -wal copied to hfx-read-… in the temp folder on every read.
+			expect(inPlace.seenInTmp).toEqual([]);
+			expect(folderState(dir)).toEqual(before);
+
+			// The private copy's answer on the same bytes: the -shm removed (a -wal alone is still read from a copy).
+			fs.rmSync(`${db}-shm`);
+			const copied = hfxJson(['scan', '--db', db]);
+			expect(copied.json.database.openMode).toBe('private-copy');
+			expect(analysisOf(inPlace.json)).toEqual(analysisOf(copied.json));
+		},
+	);
+
+	it('its agent starting while hfx reads: that read is thrown away and the store read beside its writer', async () => {
+		const dir = tempDir('crashed-restart');
+		const db = await crashedStore(dir);
+		const run = await pausedScan(db);
+		const w = writer(db);
+		await w.started();
+		await w.create({source: 'cli', startedAt: T0 + 9000});
+		const result = await run.exit;
+		expect(result.code).toBe(1);
+		expect(result.json.summary.sessions).toBe(3);
+		expect(result.json.database.openModeReason).toBe('WAL mode with -wal and -shm present');
+		expect(result.json.database.notes.join('\n')).toMatch(
+			/changed while it was read in place \((a process holds its -shm now|its -wal or -shm changed)/,
+		);
+		await w.send({op: 'close'}).catch(() => undefined);
 	});
 });
 

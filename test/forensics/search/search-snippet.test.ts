@@ -3,7 +3,15 @@
  * match, every match in the window marked, bounded whatever the message's size.
  */
 import {describe, expect, it} from 'vitest';
-import {SNIPPET_MAX, snippetAround, splitMarked} from '../../../source/forensics/search/search-snippet.js';
+import {
+	ELLIPSIS,
+	SNIPPET_CONTEXT,
+	SNIPPET_MAX,
+	capParts,
+	snippetAround,
+	splitMarked,
+	trimContext,
+} from '../../../source/forensics/search/search-snippet.js';
 
 describe('snippets', () => {
 	it('cuts around the first match, marks every match in the window, case-insensitively', () => {
@@ -31,6 +39,47 @@ describe('snippets', () => {
 			{text: 'x ', match: false},
 			{text: 'a', match: true},
 			{text: ' y b', match: false},
+		]);
+	});
+
+	it('no term, or none in the text, is no snippet; a term is matched literally and the longest first', () => {
+		expect(snippetAround('anything', [])).toBeNull();
+		expect(snippetAround('nothing here', ['merged'])).toBeNull();
+		expect(snippetAround('cost (a+b)* here', ['(a+b)*'])).toEqual([
+			{text: 'cost ', match: false},
+			{text: '(a+b)*', match: true},
+			{text: ' here', match: false},
+		]);
+		expect(snippetAround('the merged PR', ['merge', 'merged'])!.filter(p => p.match)).toEqual([
+			{text: 'merged', match: true},
+		]);
+	});
+
+	it('trimContext keeps the end of the text before the first match and the start of any after', () => {
+		const long = 'x'.repeat(SNIPPET_CONTEXT + 5);
+		expect(
+			trimContext([
+				{text: long, match: false},
+				{text: 'm', match: true},
+				{text: long, match: false},
+			]),
+		).toEqual([
+			{text: `${ELLIPSIS}${'x'.repeat(SNIPPET_CONTEXT)}`, match: false},
+			{text: 'm', match: true},
+			{text: `${'x'.repeat(SNIPPET_CONTEXT)}${ELLIPSIS}`, match: false},
+		]);
+	});
+
+	it('capParts cuts a match too, never drops it silently, and says what it left out', () => {
+		const capped = capParts([
+			{text: 'a'.repeat(SNIPPET_MAX - 2), match: false},
+			{text: 'match', match: true},
+			{text: 'after', match: false},
+		]);
+		expect(capped).toEqual([
+			{text: 'a'.repeat(SNIPPET_MAX - 2), match: false},
+			{text: `ma${ELLIPSIS}`, match: true},
+			{text: ELLIPSIS, match: false},
 		]);
 	});
 });

@@ -4,7 +4,6 @@
  */
 import stringWidth from 'string-width';
 import {describe, expect, it} from 'vitest';
-import {duration} from '../../source/forensics/duration.js';
 import {pad, table, truncate} from '../../source/text/format.js';
 
 describe('cells in terminal columns', () => {
@@ -43,22 +42,5 @@ describe('cells in terminal columns', () => {
 		const at = (line: string, text: string) => stringWidth(line.slice(0, line.lastIndexOf(text)));
 		expect(at(lines[2]!, 'x')).toBe(at(lines[0]!, 'v'));
 		expect(at(lines[3]!, 'y')).toBe(at(lines[0]!, 'v'));
-	});
-});
-
-describe('duration: the one voice of a length of time in a sentence', () => {
-	it('says seconds, minutes, hours and days in words, with the right plural', () => {
-		expect([1, 64, 60 * 1, 90, 61 * 60, 40 * 3600, 2.7 * 86_400].map(duration)).toEqual([
-			'1 second',
-			'64 seconds',
-			'60 seconds',
-			'2 minutes',
-			'61 minutes',
-			'40.0 hours',
-			'2.7 days',
-		]);
-		expect(duration(60.4 * 60)).toBe('60 minutes');
-		expect(duration(null)).toBe('—');
-		expect(duration(-64)).toBe('64 seconds');
 	});
 });

@@ -41,6 +41,10 @@ export function rollbackStory(r: Rollback): string {
 	const s = r.skipped;
 	const back = duration(r.resumedAt - r.jumpedFrom);
 	const turns = `${r.after.userTurns} user turn${r.after.userTurns === 1 ? '' : 's'} (${r.after.messages} messages)`;
+	const older =
+		r.alsoSkipped.length > 0
+			? `; older keyless rows in the same gap: ${r.alsoSkipped.map(a => `${a.id} (${a.messages} messages)`).join(', ')}`
+			: '';
 	return [
 		`at ${utcMinute(r.resumedAt)} the chat resumed ${r.resumedId}, whose ` +
 			`last message before was at ${utcMinute(r.jumpedFrom)} (${back} earlier);`,
@@ -48,13 +52,7 @@ export function rollbackStory(r: Rollback): string {
 			`in ${s.kind === 'keyless' ? 'the keyless' : 'the newer same-key row'} ${s.id}: ${s.messages} ` +
 			`messages, ${utcMinute(s.firstAt)} to ${utcMinute(s.lastAt)} ` +
 			`(${r.certainty}: ${s.evidence.join('; ')});`,
-		`${turns} were written into ${r.resumedId} since, the last at ${utcMinute(r.after.lastAt)}`,
-		...(r.alsoSkipped.length > 0
-			? [
-					`; older keyless rows in the same ` +
-						`gap: ${r.alsoSkipped.map(a => `${a.id} (${a.messages} messages)`).join(', ')}`,
-				]
-			: []),
+		`${turns} were written into ${r.resumedId} since, the last at ${utcMinute(r.after.lastAt)}${older}`,
 	].join(' ');
 }
 

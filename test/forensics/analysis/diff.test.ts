@@ -1,12 +1,11 @@
 /**
  * The pure diff of two moments (forensics/analysis/diff.ts) on plain data: a chat whose restart target
  * changed, its newest message moved, sessions added / removed / changed (messages, end stamps,
- * identity columns), gateway_routing moves, a rollback in B and not in A; and the image scope.
+ * identity columns), gateway_routing moves, a rollback in B and not in A.
  */
 import {describe, expect, it} from 'vitest';
 import {analyze} from '../../../source/forensics/analysis/analyze.js';
 import {type DiffSide, diffHasFindings, diffRouting, diffStores} from '../../../source/forensics/analysis/diff.js';
-import {imageScope} from '../../../source/forensics/image-scope.js';
 import type {Rollback} from '../../../source/forensics/rollbacks/rollbacks.js';
 import type {SessionRecord, Snapshot} from '../../../source/forensics/types.js';
 import {T0, dmKey, routingEntry, session, snapshot} from '../../helpers/records.js';
@@ -116,21 +115,5 @@ describe('diffRouting', () => {
 		expect(
 			diffRouting(a, b).map(m => `${m.kind} ${m.scope === '/other/sessions' ? 'other:' : ''}${m.sessionKey}`),
 		).toEqual(['restamped k1', 'repointed k2', 'removed k3', 'added k4', 'added other:k1']);
-	});
-});
-
-describe('imageScope', () => {
-	const rows = [
-		routingEntry('k1', 's1'),
-		{...routingEntry('k2', 's2'), scope: '/b/sessions'},
-		{...routingEntry('k3', 's3'), scope: '/b/sessions'},
-	];
-	it("is the home's scope when known, else the scope most rows carry, and none where the table has no scope", () => {
-		expect(imageScope({routing: rows, routingScope: '/tmp/copy/sessions'}, '/home/h/sessions')).toBe(
-			'/home/h/sessions',
-		);
-		expect(imageScope({routing: rows, routingScope: '/tmp/copy/sessions'}, null)).toBe('/b/sessions');
-		expect(imageScope({routing: [], routingScope: '/tmp/copy/sessions'}, null)).toBe('/tmp/copy/sessions');
-		expect(imageScope({routing: rows, routingScope: null}, '/home/h/sessions')).toBeNull();
 	});
 });

@@ -2,12 +2,11 @@
  * The search text as hfx hands it to FTS5 (forensics/search/search-query.ts): every term one FTS5
  * string, so no operator, column filter, prefix, NEAR or stray quote in an operator's text can
  * make MATCH fail or mean anything else; checked against a real FTS5 table (unicode61 and
- * trigram), where the same text given raw fails. And the snippet cut from a scanned message.
+ * trigram), where the same text given raw fails.
  */
 import Database from 'better-sqlite3';
 import {afterAll, describe, expect, it} from 'vitest';
 import {MAX_TERMS, ftsString, parseSearchQuery, searchTerms} from '../../../source/forensics/search/search-query.js';
-import {SNIPPET_MAX, snippetAround, splitMarked} from '../../../source/forensics/search/search-snippet.js';
 
 const HOSTILE = [
 	'NEAR(a b',
@@ -104,35 +103,5 @@ describe('parseSearchQuery (the FTS5 sanitiser)', () => {
 
 	it('keeps at most MAX_TERMS terms', () => {
 		expect(parseSearchQuery(Array.from({length: 100}, (_, i) => `w${i}`).join(' '))!.terms).toHaveLength(MAX_TERMS);
-	});
-});
-
-describe('snippets', () => {
-	it('cuts around the first match, marks every match in the window, case-insensitively', () => {
-		const parts = snippetAround(`${'a '.repeat(100)}the PR got Merged and merged again${' b'.repeat(100)}`, [
-			'merged',
-		])!;
-		expect(parts[0]).toEqual({text: '…', match: false});
-		expect(parts.filter(p => p.match).map(p => p.text)).toEqual(['Merged', 'merged']);
-		expect(parts.at(-1)).toEqual({text: '…', match: false});
-	});
-
-	it('a megabyte on one line gives a bounded snippet', () => {
-		const parts = snippetAround(`merged${'z'.repeat(1_000_000)}`, ['merged'])!;
-		expect(parts.reduce((n, p) => n + p.text.length, 0)).toBeLessThanOrEqual(SNIPPET_MAX + 2);
-	});
-
-	it('a token of thousands of characters around a match is cut to its context', () => {
-		const parts = splitMarked(`${'y'.repeat(5000)} <<merged>> ${'z'.repeat(5000)}`, '<<', '>>');
-		expect(parts.map(p => p.text.length)).toEqual([61, 6, 61]);
-		expect(parts[1]).toEqual({text: 'merged', match: true});
-	});
-
-	it('splits snippet() output at its markers only', () => {
-		expect(splitMarked('x <<a>> y <<b', '<<', '>>')).toEqual([
-			{text: 'x ', match: false},
-			{text: 'a', match: true},
-			{text: ' y b', match: false},
-		]);
 	});
 });

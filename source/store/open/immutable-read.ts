@@ -33,6 +33,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {throwFileError} from '../../errors.js';
 import {openForeign} from '../foreign-file.js';
+import {WAL_HEADER_BYTES} from '../wal/wal-format.js';
+import {parseWalHeader} from '../wal/wal-header.js';
 import {assertNoLiveHandle} from './live-handles.js';
 import {nodeSqlite} from './node-sqlite.js';
 import {type OpenOptions, ReadOnlyStore} from './open.js';
@@ -154,7 +156,42 @@ function inPlaceKind(pre: Preflight): InPlaceKind | null {
 		return 'stopped';
 	}
 
-	return pre.sidecars.wal && pre.sidecars.shm && pre.openMode === 'private-copy' ? 'crashed' : null;
+	const crashed = pre.sidecars.wal && pre.sidecars.shm && pre.openMode === 'private-copy';
+	return crashed && walHeaderUsable(pre.sidecars.wal!.path) ? 'crashed' : null;
+}
+
+/**
+ * Whether SQLite can read a crashed store's -wal without a WAL index it may write: empty, or a header SQLite would use.
+ * Behind a header it rejects, SQLite with a read-only -shm answers SQLITE_PROTOCOL where its recovery (on a private
+ * copy) reads the WAL as empty and says so (load.ts, walHeaderNote). The 32 header bytes are read with plain I/O:
+ * SQLite takes no POSIX lock on a -wal (docs/sqlite-wal.md), and this process holds no connection to it here.
+ */
+function walHeaderUsable(wal: string): boolean {
+	let fd: number | undefined;
+	try {
+		fd = openForeign(wal, {noFollow: true, what: "it as the store's -wal"}).fd;
+		const buf = Buffer.alloc(WAL_HEADER_BYTES);
+		const {state} = parseWalHeader(buf.subarray(0, fs.readSync(fd, buf, 0, WAL_HEADER_BYTES, 0)));
+		return state === 'ok' || state === 'empty';
+	} catch {
+		// Unreadable: the private copy's read names the -wal and why.
+		return false;
+	} finally {
+		if (fd !== undefined) {
+			fs.closeSync(fd);
+		}
+	}
+}
+
+/** SQLite could not read a crashed store through its read-only -shm (a WAL index it would have to write). */
+function isProtocolError(error: unknown): boolean {
+	for (let e: unknown = error; e instanceof Error; e = e.cause) {
+		if ((e as {code?: unknown}).code === 'SQLITE_PROTOCOL') {
+			return true;
+		}
+	}
+
+	return false;
 }
 
 const IN_PLACE_REASONS: Record<InPlaceKind, string> = {
@@ -205,7 +242,7 @@ function readImmutable<T>(
 	sqlite: Parameters<typeof ReadOnlyStore.openImmutable>[1],
 	read: (store: ReadOnlyStore) => T,
 	notes: string[],
-): {ok: true; value: T} | {ok: false; change: string} {
+): {ok: true; value: T} | {ok: false; change: string} | {ok: false; fallback: string} {
 	if (kind === 'crashed') {
 		assertSidecarsReadable(pre);
 	}
@@ -217,14 +254,15 @@ function readImmutable<T>(
 	}
 
 	let outcome: {value: T} | {error: unknown};
-	const store = ReadOnlyStore.openImmutable(inPlace(pre, kind), sqlite, kind === 'crashed');
+	let store: ReadOnlyStore | undefined;
 	try {
+		store = ReadOnlyStore.openImmutable(inPlace(pre, kind), sqlite, kind === 'crashed');
 		testPause('immutable-read');
 		outcome = {value: readAndClose(store, read, notes)};
 	} catch (error) {
 		outcome = {error};
 	} finally {
-		store.close();
+		store?.close();
 	}
 
 	// A torn read can fail (a page SQLite finds malformed) as well as succeed: either way it stands only if nothing
@@ -232,6 +270,10 @@ function readImmutable<T>(
 	const change = changeSince(pre, before, kind);
 	if (change) {
 		return {ok: false, change};
+	}
+
+	if ('error' in outcome && kind === 'crashed' && isProtocolError(outcome.error)) {
+		return {ok: false, fallback: 'SQLite could not read its -wal through the read-only -shm (SQLITE_PROTOCOL)'};
 	}
 
 	if ('error' in outcome) {
@@ -284,6 +326,13 @@ export function readStore<T>(
 		const outcome = readImmutable(pre, kind, sqlite.sqlite, read, again);
 		if (outcome.ok) {
 			return outcome.value;
+		}
+
+		if ('fallback' in outcome) {
+			return readAndClose(ReadOnlyStore.open(inputPath, open), read, [
+				...again,
+				`${path.basename(pre.path)} was read from a private copy, not in place: ${outcome.fallback}`,
+			]);
 		}
 
 		changes.push(outcome.change);

@@ -1,8 +1,9 @@
 /**
  * The walk's loader hook (scripts/dev/walk.mjs runs `node --import` on this file): each module of the unbundled build
- * (dist/**\/*.js, never the bundle or its chunks) gets, at its end, one line per top-level function, class and plain
- * object it declares, wrapping it with the module's room (walk-runtime.mjs). tsc writes every top-level declaration
- * at the start of a line, so a line-wise look finds them; a top-level `const f = (…) =>` becomes `let` to be wrapped.
+ * (dist/**\/*.js, never the bundle, its chunks or the test hooks of test-pause.js) gets, at its end, one line per
+ * top-level function, class and plain object it declares, wrapping it with the module's room (walk-runtime.mjs).
+ * tsc writes every top-level declaration at the start of a line, so a line-wise look finds them; a top-level
+ * `const f = (…) =>` becomes `let` to be wrapped.
  */
 import path from 'node:path';
 import {register} from 'node:module';
@@ -54,7 +55,9 @@ export function instrument(source, url) {
 
 export async function load(url, context, next) {
 	const loaded = await next(url, context);
-	if (!url.startsWith(`${DIST}/`) || !url.endsWith('.js') || /\/hfx[-.]/.test(url) || loaded.format !== 'module') {
+	// Not the bundle or its chunks, and not the test hooks (test-pause.js: a no-op unless a test sets its variable).
+	const skipped = /\/(hfx[-.][^/]*|test-pause\.js)$/.test(url);
+	if (!url.startsWith(`${DIST}/`) || !url.endsWith('.js') || skipped || loaded.format !== 'module') {
 		return loaded;
 	}
 

@@ -4,8 +4,10 @@
  * and counts its way. No sampling: each module of dist/ is wrapped at load time (walk-hooks.mjs, walk-runtime.mjs),
  * so the same code on the same input gives the same numbers on every run.
  *
+ *   export PATH=$PWD/node_modules/.bin:$PATH                   # the project's Node 24
  *   npm run build && node scripts/dev/walk.mjs                 # the four repairs on the incident fixture, 3 runs each
  *   node scripts/dev/walk.mjs --only dry,undo --runs 1 --trace # the stays of one, in order
+ *   node scripts/dev/walk.mjs --depth 3                        # also only the crossings up to 3 rooms deep
  *
  * A room is the folder of a module under dist/ (repair, store/open, forensics/lineage...; a root file is `cli` or
  * `ground`). From the sequence of rooms the code runs in: stays (maximal runs in one room), distinct rooms, climbs
@@ -67,18 +69,28 @@ export function climbs(from, to) {
 	return rf === undefined || (BELOW[ut]?.[rt] ?? '').split(' ').includes(rf);
 }
 
-/** The counts of one walk: its log of crossings (walk-runtime.mjs) made into rooms and stays. */
-export function countWalk(events) {
+/**
+ * The counts of one walk: its log of crossings (walk-runtime.mjs) made into rooms and stays. With `depth`, only the
+ * crossings at most that many rooms deep count (1: the command's own room; 3: what the command and what it calls call);
+ * a deeper one stays in the room that made it.
+ */
+export function countWalk(events, depth = Number.POSITIVE_INFINITY) {
 	const rooms = ['cli'];
 	let imported = 0;
 	let handed = 0;
+	let d = 0;
 	for (const [kind, rawFrom, to, name] of events) {
 		const from = rawFrom === '(entry)' ? 'cli' : rawFrom;
-		if (kind === 'call' && climbs(from, to)) {
-			name.includes('(handed)') ? handed++ : imported++;
+		d += kind === 'call' ? 1 : 0;
+		if (d <= depth) {
+			if (kind === 'call' && climbs(from, to)) {
+				name.includes('(handed)') ? handed++ : imported++;
+			}
+
+			rooms.push(to === '(entry)' ? 'cli' : to);
 		}
 
-		rooms.push(to === '(entry)' ? 'cli' : to);
+		d -= kind === 'return' ? 1 : 0;
 	}
 
 	const stays = rooms.filter((r, i) => i === 0 || r !== rooms[i - 1]);
@@ -108,7 +120,7 @@ function hfx(args, env, walkOut) {
 	}
 }
 
-/** One walked run of a scenario, on a fresh copy of the fixture. */
+/** One walked run of a scenario, on a fresh copy of the fixture: its log of crossings. */
 export function walkOnce(name) {
 	const scenario = SCENARIOS[name];
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-walk-'));
@@ -128,7 +140,11 @@ export function walkOnce(name) {
 
 		const out = path.join(dir, 'walk.json');
 		hfx(['--db', db, ...args], env, out);
-		return countWalk(JSON.parse(fs.readFileSync(out, 'utf8')));
+		if (!fs.existsSync(out)) {
+			throw new Error(`hfx repair ${args.join(' ')} left no walk: run it alone to see why (npm run build first?)`);
+		}
+
+		return JSON.parse(fs.readFileSync(out, 'utf8'));
 	} finally {
 		fs.rmSync(dir, {recursive: true, force: true});
 	}
@@ -138,16 +154,21 @@ function main(argv) {
 	const value = flag => (argv.includes(flag) ? argv[argv.indexOf(flag) + 1] : undefined);
 	const names = value('--only')?.split(',') ?? Object.keys(SCENARIOS);
 	const runs = Number(value('--runs') ?? 3);
+	const depths = [Number.POSITIVE_INFINITY, ...(value('--depth')?.split(',').map(Number) ?? [])];
 	let same = true;
 	for (const name of names) {
-		const walks = Array.from({length: runs}, () => walkOnce(name));
-		const {trace, ...counts} = walks[0];
-		const identical = walks.every(w => JSON.stringify(w) === JSON.stringify(walks[0]));
-		same &&= identical;
-		const line = Object.entries(counts).map(([k, v]) => `${k} ${v}`);
-		console.log(`${name.padEnd(6)} ${line.join(' · ')} · ${runs} runs ${identical ? 'identical' : 'DIFFER'}`);
-		if (argv.includes('--trace')) {
-			console.log(`  ${trace.join(' > ')}`);
+		const logs = Array.from({length: runs}, () => walkOnce(name));
+		for (const depth of depths) {
+			const walks = logs.map(log => countWalk(log, depth));
+			const {trace, ...counts} = walks[0];
+			const identical = walks.every(w => JSON.stringify(w) === JSON.stringify(walks[0]));
+			same &&= identical;
+			const line = Object.entries(counts).map(([k, v]) => `${k} ${v}`);
+			const label = `${name}${depth === Number.POSITIVE_INFINITY ? '' : ` (depth ${depth})`}`;
+			console.log(`${label.padEnd(16)} ${line.join(' · ')} · ${runs} runs ${identical ? 'identical' : 'DIFFER'}`);
+			if (argv.includes('--trace')) {
+				console.log(`  ${trace.join(' > ')}`);
+			}
 		}
 	}
 
@@ -155,5 +176,12 @@ function main(argv) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
+	if (Number(process.versions.node.split('.')[0]) < 22) {
+		console.error(
+			`walk: hfx needs Node 22.16 or newer, this is ${process.version}: export PATH=$PWD/node_modules/.bin:$PATH`,
+		);
+		process.exit(2);
+	}
+
 	main(process.argv.slice(2));
 }

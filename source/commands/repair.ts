@@ -16,7 +16,6 @@ import {reconcileAudit} from '../repair/reconcile.js';
 import {resolveUndoEntry, undoRepair} from '../repair/undo.js';
 import type {AuditEntry} from '../store/audit-trail.js';
 import {type Preflight, preflight} from '../store/open/preflight.js';
-import {ShmReader} from '../store/files/shm.js';
 import {generationNotes, planLines} from '../report/repair.js';
 import {repairOutcomeJson, repairPlanJson} from '../report/repair-json.js';
 import {plural} from '../text/format.js';
@@ -167,17 +166,13 @@ function dryRunLines(location: StoreLocation, planned: Planned, flags: RepairFla
  */
 async function planFor(location: StoreLocation, flags: RepairFlags, pre: Preflight): Promise<Planned> {
 	const dbPath = location.path;
-	const reader = new ShmReader();
-	let planned: Planned;
-	try {
-		planned = await computePlan(
-			dbPath,
-			{owner: location.owner, maxGapSeconds: flags.maxGapSeconds, only: flags.only, donor: flags.donor, preflight: pre},
-			reader,
-		);
-	} finally {
-		await reader.close();
-	}
+	const planned = await computePlan(dbPath, {
+		owner: location.owner,
+		maxGapSeconds: flags.maxGapSeconds,
+		only: flags.only,
+		donor: flags.donor,
+		preflight: pre,
+	});
 
 	// Checked once, with the plan (computePlan): an --apply --donor applies this same plan.
 	const {refusal} = planned;

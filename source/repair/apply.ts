@@ -123,10 +123,25 @@ function planRead(dbPath: string, options: PlanOptions) {
 
 /**
  * Reads the store read-only and computes a bound plan. The basis (what the plan is computed from) is read before and
- * after: a store that moved meanwhile is refused.
+ * after: a store that moved meanwhile is refused. The -shm is read through the caller's reader (the TUI's, the apply's)
+ * or, given none, one of the plan's own, closed after it.
  */
-export async function computePlan(dbPath: string, options: PlanOptions, reader: ShmReader): Promise<Planned> {
+export async function computePlan(dbPath: string, options: PlanOptions, reader?: ShmReader): Promise<Planned> {
 	testMark('plan');
+	if (reader) {
+		return planWith(dbPath, options, reader);
+	}
+
+	const own = new ShmReader();
+	try {
+		return await planWith(dbPath, options, own);
+	} finally {
+		await own.close();
+	}
+}
+
+/** The plan, its -shm read through `reader` before and after the read. */
+async function planWith(dbPath: string, options: PlanOptions, reader: ShmReader): Promise<Planned> {
 	// The same refusals as every read (missing, not SQLite, 0-byte beside a WAL...), before the basis's stat and -shm
 	// read: the caller's preflight, or one taken now. The read checks the file against it again (readStore).
 	const pre = options.preflight ?? preflight(dbPath);

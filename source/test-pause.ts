@@ -27,8 +27,11 @@ export function testPause(point: string): void {
 
 /**
  * A test hook that counts: with `HFX_TEST_MARK=<point>` the process says `hfx-test: at <point>` on stderr each time
- * it reaches that point, and goes on. Point: `preflight` (store/open/preflight.ts: the store's files looked at before
- * SQLite is let near them; one `hfx repair` dry run looks once).
+ * it reaches that point, and goes on. Points: `preflight` (store/open/preflight.ts: the store's files looked at before
+ * SQLite is let near them; one `hfx repair` dry run looks once); the repair's checks, each made once per `hfx repair`
+ * (test/commands/repair-preflight.test.ts): `plan` (repair/apply.ts computePlan), `plan-refusal` (its planRefusal),
+ * `reconcile` (repair/reconcile.ts: the audit trail's crash windows), `undo-entry` (repair/undo.ts resolveUndoEntry)
+ * and `holders` (repair/preconditions.ts: one scan of /proc per holders' check).
  */
 export function testMark(point: string): void {
 	if (process.env.HFX_TEST_MARK === point) {

@@ -10,13 +10,12 @@
 import readline from 'node:readline';
 import {type ExitCode, FailClosed, refusalLine} from '../errors.js';
 import {type ApplyOutcome, type Planned, applyRepair, computePlan} from '../repair/apply.js';
-import {crashRefusal} from '../repair/plan.js';
 import {auditPathFor} from '../store/audit-trail.js';
 import {confirmationFor, confirmationMatches} from '../repair/confirmation.js';
 import {reconcileAudit} from '../repair/reconcile.js';
 import {resolveUndoEntry, undoRepair} from '../repair/undo.js';
+import type {AuditEntry} from '../store/audit-trail.js';
 import {type Preflight, preflight} from '../store/open/preflight.js';
-import {ShmReader} from '../store/files/shm.js';
 import {generationNotes, planLines} from '../report/repair.js';
 import {repairOutcomeJson, repairPlanJson} from '../report/repair-json.js';
 import {plural} from '../text/format.js';
@@ -93,10 +92,19 @@ function reportOutcome(outcome: ApplyOutcome, dbPath: string, flags: RepairFlags
 	return outcome.exitCode;
 }
 
-async function runUndo(dbPath: string, flags: RepairFlags, io: Io, log: (line: string) => void): Promise<ExitCode> {
+async function runUndo(
+	dbPath: string,
+	flags: RepairFlags,
+	io: Io,
+	log: (line: string) => void,
+	target: AuditEntry,
+): Promise<ExitCode> {
+	// The trail is reconciled and the entry resolved already (runRepair): passed down, not done again.
 	const outcome = await undoRepair({
 		dbPath,
 		entry: flags.undo!,
+		target,
+		reconciled: true,
 		argv: flags.argv,
 		yes: flags.yes,
 		log,
@@ -158,37 +166,18 @@ function dryRunLines(location: StoreLocation, planned: Planned, flags: RepairFla
  */
 async function planFor(location: StoreLocation, flags: RepairFlags, pre: Preflight): Promise<Planned> {
 	const dbPath = location.path;
-	const reader = new ShmReader();
-	let planned: Planned;
-	try {
-		planned = await computePlan(
-			dbPath,
-			{owner: location.owner, maxGapSeconds: flags.maxGapSeconds, only: flags.only, donor: flags.donor, preflight: pre},
-			reader,
-		);
-	} finally {
-		await reader.close();
-	}
+	const planned = await computePlan(dbPath, {
+		owner: location.owner,
+		maxGapSeconds: flags.maxGapSeconds,
+		only: flags.only,
+		donor: flags.donor,
+		preflight: pre,
+	});
 
-	const crash = crashRefusal(planned.analysis);
-	if (crash) {
-		throw new FailClosed({
-			file: dbPath,
-			kind: 'repair-routing-crash',
-			reason: crash.reason,
-			next: crash.next,
-			exitCode: 2,
-		});
-	}
-
-	if (planned.plan.donorRefusal) {
-		throw new FailClosed({
-			file: dbPath,
-			kind: 'donor-refused',
-			reason: `--donor refused: ${planned.plan.donorRefusal}`,
-			next: 'see the refused orphans and their candidate donors with: hfx repair',
-			exitCode: 2,
-		});
+	// Checked once, with the plan (computePlan): an --apply --donor applies this same plan.
+	const {refusal} = planned;
+	if (refusal) {
+		throw new FailClosed({file: dbPath, kind: refusal.kind, reason: refusal.reason, next: refusal.next, exitCode: 2});
 	}
 
 	return planned;
@@ -224,11 +213,15 @@ async function runApply(
 	io: Io,
 	log: (line: string) => void,
 	pre: Preflight,
+	planned: Planned | null,
 ): Promise<ExitCode> {
 	const dbPath = location.path;
+	// The trail is reconciled already (runRepair), and an operator's --donor planned and checked: passed down.
 	const outcome = await applyRepair({
 		dbPath,
 		preflight: pre,
+		...(planned ? {planned} : {}),
+		reconciled: true,
 		owner: location.owner,
 		maxGapSeconds: flags.maxGapSeconds,
 		only: flags.only,
@@ -292,10 +285,8 @@ export async function runRepair(flags: RepairFlags, io: Io): Promise<ExitCode> {
 		// A crash window of an earlier apply or undo (its intent recorded, its outcome not) is settled
 		// first, so what follows sees it; the dry run only says so (it writes nothing).
 		reconcileAudit({dbPath, argv: flags.argv, write: Boolean(flags.apply || flags.undo), warn: io.err});
-		if (flags.undo) {
-			// An unknown entry is named as such, before any question of confirmation.
-			resolveUndoEntry(dbPath, flags.undo);
-		}
+		// An unknown entry is named as such, before any question of confirmation.
+		const target = flags.undo ? resolveUndoEntry(dbPath, flags.undo) : null;
 
 		const interactive = Boolean(process.stdin.isTTY);
 		if ((flags.apply || flags.undo) && !flags.yes && !interactive) {
@@ -315,10 +306,10 @@ export async function runRepair(flags: RepairFlags, io: Io): Promise<ExitCode> {
 			}
 		};
 
-		if (flags.undo) {
-			return runUndo(dbPath, flags, io, log);
+		if (target) {
+			return runUndo(dbPath, flags, io, log, target);
 		}
 
-		return flags.apply ? runApply(location, flags, io, log, pre) : runDryRun(location, flags, io, planned!);
+		return flags.apply ? runApply(location, flags, io, log, pre, planned) : runDryRun(location, flags, io, planned!);
 	});
 }

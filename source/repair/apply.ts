@@ -18,6 +18,7 @@ import {routingHomeOf} from '../store/read/routing-home.js';
 import {readSnapshot} from '../store/read/read-snapshot.js';
 import {ShmReader} from '../store/files/shm.js';
 import {auditPathFor} from '../store/audit-trail.js';
+import {testMark} from '../test-pause.js';
 import {type PlanBasis, basisDifference, readPlanBasis} from './plan-basis.js';
 import {
 	type Adoption,
@@ -46,7 +47,29 @@ export type Planned = {
 	sessionColumns: Set<string>;
 	/** The store's schema version and generation (what an upgrade would change). */
 	schema: Pick<SchemaInfo, 'version' | 'ruleSet'>;
+	/** Why none of it may be written, checked once with the plan (planRefusal): the dry run and the apply read it. */
+	refusal: PlanRefusal | null;
 };
+
+/** Why a plan cannot be written at all, in the words of the dry run (the apply says its own next step for a donor). */
+export type PlanRefusal = {kind: 'repair-routing-crash' | 'donor-refused'; reason: string; next: string};
+
+/** Current Hermes' repair-routing failing on the store, or an operator's --donor that cannot be taken; else null. */
+function planRefusal(analysis: Analysis, plan: RepairPlan): PlanRefusal | null {
+	testMark('plan-refusal');
+	const crash = crashRefusal(analysis);
+	if (crash) {
+		return {kind: 'repair-routing-crash', ...crash};
+	}
+
+	return plan.donorRefusal
+		? {
+				kind: 'donor-refused',
+				reason: `--donor refused: ${plan.donorRefusal}`,
+				next: 'see the refused orphans and their candidate donors with: hfx repair',
+			}
+		: null;
+}
 
 function readRows(store: ReadOnlyStore, ids: readonly string[]): Map<string, Record<string, unknown>> {
 	const stmt = store.prepare('SELECT * FROM sessions WHERE id = ?');
@@ -100,9 +123,25 @@ function planRead(dbPath: string, options: PlanOptions) {
 
 /**
  * Reads the store read-only and computes a bound plan. The basis (what the plan is computed from) is read before and
- * after: a store that moved meanwhile is refused.
+ * after: a store that moved meanwhile is refused. The -shm is read through the caller's reader (the TUI's, the apply's)
+ * or, given none, one of the plan's own, closed after it.
  */
-export async function computePlan(dbPath: string, options: PlanOptions, reader: ShmReader): Promise<Planned> {
+export async function computePlan(dbPath: string, options: PlanOptions, reader?: ShmReader): Promise<Planned> {
+	testMark('plan');
+	if (reader) {
+		return planWith(dbPath, options, reader);
+	}
+
+	const own = new ShmReader();
+	try {
+		return await planWith(dbPath, options, own);
+	} finally {
+		await own.close();
+	}
+}
+
+/** The plan, its -shm read through `reader` before and after the read. */
+async function planWith(dbPath: string, options: PlanOptions, reader: ShmReader): Promise<Planned> {
 	// The same refusals as every read (missing, not SQLite, 0-byte beside a WAL...), before the basis's stat and -shm
 	// read: the caller's preflight, or one taken now. The read checks the file against it again (readStore).
 	const pre = options.preflight ?? preflight(dbPath);
@@ -140,6 +179,7 @@ export async function computePlan(dbPath: string, options: PlanOptions, reader: 
 		sqliteVersion,
 		sessionColumns: schema.sessionColumns,
 		schema: {version: schema.version, ruleSet: schema.ruleSet},
+		refusal: planRefusal(analysis, plan),
 	};
 }
 
@@ -158,8 +198,10 @@ export type ApplyOptions = {
 	yes: boolean;
 	/** Progress lines for the operator. */
 	log: (line: string) => void;
-	/** A plan already shown to the operator (TUI): applied only if the store still matches it. */
+	/** A plan already shown to the operator (TUI, hfx repair --donor): applied only if the store still matches it. */
 	planned?: Planned;
+	/** The caller settled the audit trail's crash windows already (hfx repair does, first): none are settled here. */
+	reconciled?: boolean;
 	/** Called once the plan is known, before any precondition or prompt (to show it). */
 	onPlanned?: (planned: Planned) => void;
 	/** The store's preflight the command already took: the plan uses it (computePlan takes none of its own). */
@@ -267,14 +309,11 @@ async function planAndConfirm(run: ApplyRun, reader: ShmReader): Promise<ApplyOu
 	const planned = options.planned ?? (await computePlan(options.dbPath, options, reader));
 	run.planned = planned;
 	options.onPlanned?.(planned);
-	const {plan} = planned;
-	const crash = crashRefusal(planned.analysis);
-	if (crash) {
-		return run.refuse(crash.reason, crash.next);
-	}
-
-	if (plan.donorRefusal) {
-		return run.refuse(`--donor refused: ${plan.donorRefusal}`, 'see the candidate donors with: hfx repair (dry run)');
+	const {plan, refusal} = planned;
+	if (refusal) {
+		const next =
+			refusal.kind === 'donor-refused' ? 'see the candidate donors with: hfx repair (dry run)' : refusal.next;
+		return run.refuse(refusal.reason, next);
 	}
 
 	if (plan.unknownOnly.length > 0) {
@@ -512,7 +551,8 @@ export async function applyRepair(options: ApplyOptions): Promise<ApplyOutcome> 
 	const run = new ApplyRun(options);
 	const reader = new ShmReader();
 	try {
-		const stopped = reconciled(run) ?? checkPreconditions(run) ?? (await planAndConfirm(run, reader));
+		const settled = options.reconciled ? null : reconciled(run);
+		const stopped = settled ?? checkPreconditions(run) ?? (await planAndConfirm(run, reader));
 		if (stopped) {
 			return stopped;
 		}

@@ -3,6 +3,7 @@
  * `hfx repair --apply`, `--undo` and the TUI's live checklist.
  */
 import {type Holder, describeHolder, findHolders, isHfx, stopHoldersStep} from '../store/files/holders.js';
+import {testMark} from '../test-pause.js';
 
 export type Check = {
 	id: 'no-holders' | 'no-deleted-wal' | 'audit-writable' | 'snapshot' | 'plan-current';
@@ -14,8 +15,10 @@ export type Check = {
 };
 
 export function holderChecks(dbPath: string): Check[] {
-	const others = findHolders(dbPath);
+	// One scan of /proc: this process's own hold counts only for a deleted -wal (it must never write past one).
+	testMark('holders');
 	const withSelf = findHolders(dbPath, {includeSelf: true});
+	const others = {...withSelf, holders: withSelf.holders.filter(h => h.pid !== process.pid)};
 	const deleted = withSelf.holders.filter(h => h.holdsDeletedWal);
 	const visibility = others.complete
 		? ''

@@ -16,6 +16,7 @@ import {type AuditEntry, appendAudit, auditPathFor, readAudit, verifyAudit} from
 import {toValue} from './plan.js';
 import type {ChangeRecord} from './write-run.js';
 import {plural} from '../text/format.js';
+import {testMark} from '../test-pause.js';
 
 export type StoreState = 'applied' | 'not-applied' | 'undetermined';
 
@@ -140,6 +141,7 @@ export function reconcileAudit(options: {
 	write: boolean;
 	warn: (line: string) => void;
 }): Settlement[] {
+	testMark('reconcile');
 	const auditPath = options.auditPath ?? auditPathFor(options.dbPath!);
 	const pending = pendingIntents(readAudit(auditPath)).filter(
 		i => !isSameProcessAlive(Number(i.pid), typeof i.pidStart === 'string' ? i.pidStart : null),

@@ -9,6 +9,7 @@ import {type AuditEntry, auditPathFor, readAudit} from '../store/audit-trail.js'
 import {fromValue, sha256, toValue, type Value} from './plan.js';
 import {checkPreconditions, guardedWrite} from './guarded-write.js';
 import {reconcileAudit} from './reconcile.js';
+import {testMark} from '../test-pause.js';
 import {type ApplyOutcome, type ChangeRecord, type IntentFields, WriteRun} from './write-run.js';
 
 export type UndoOptions = {
@@ -19,6 +20,10 @@ export type UndoOptions = {
 	yes: boolean;
 	confirm: (entry: AuditEntry) => Promise<boolean>;
 	log: (line: string) => void;
+	/** The entry the caller resolved already (resolveUndoEntry; hfx repair does, first): it is not looked up again. */
+	target?: AuditEntry;
+	/** The caller settled the audit trail's crash windows already (hfx repair does, first): none are settled here. */
+	reconciled?: boolean;
 };
 
 function lineHash(entry: AuditEntry): string {
@@ -106,6 +111,7 @@ class UndoRun extends WriteRun {
 
 /** The entry an undo names, or a one-line refusal naming the trail (bad input: nothing is recorded). */
 export function resolveUndoEntry(dbPath: string, ref: string): AuditEntry {
+	testMark('undo-entry');
 	const auditPath = auditPathFor(dbPath);
 	try {
 		return findApplyEntry(readAudit(auditPath), ref);
@@ -185,14 +191,16 @@ async function restoreColumns(run: UndoRun): Promise<ApplyOutcome> {
 
 export async function undoRepair(options: UndoOptions): Promise<ApplyOutcome> {
 	const run = new UndoRun(options);
-	try {
-		reconcileAudit({dbPath: options.dbPath, argv: options.argv, write: true, warn: options.log});
-	} catch (error) {
-		options.log(`warning: an interrupted earlier write could not be reconciled: ${errorMessage(error)}`);
+	if (!options.reconciled) {
+		try {
+			reconcileAudit({dbPath: options.dbPath, argv: options.argv, write: true, warn: options.log});
+		} catch (error) {
+			options.log(`warning: an interrupted earlier write could not be reconciled: ${errorMessage(error)}`);
+		}
 	}
 
 	// An unknown or unfit entry is bad input: refused in one line, nothing recorded.
-	const target = resolveUndoEntry(options.dbPath, options.entry);
+	const target = options.target ?? resolveUndoEntry(options.dbPath, options.entry);
 	run.target = target;
 	// Last written first: the values put back in reverse order of the repair's writes.
 	run.restores = restoresOf(target);

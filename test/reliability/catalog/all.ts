@@ -17,6 +17,7 @@ import {LINKS} from './links.js';
 import {OPERATOR_VIEW} from './operator-view.js';
 import {ROLLBACK_SURFACES} from './rollback-surfaces.js';
 import {PLACES} from './places.js';
+import {REPAIR_WAY} from './repair-way.js';
 import {SCHEMA_OBJECTS} from './schema-objects.js';
 import {SEARCH} from './search.js';
 import {STORES} from './stores.js';
@@ -54,4 +55,5 @@ export const CATALOG: Fault[] = [
 	...IN_PLACE_READS,
 	...UNDO_TUI,
 	...BUILD_RULES,
+	...REPAIR_WAY,
 ];

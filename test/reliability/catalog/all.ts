@@ -19,6 +19,7 @@ import {ROLLBACK_SURFACES} from './rollback-surfaces.js';
 import {PLACES} from './places.js';
 import {SCHEMA_OBJECTS} from './schema-objects.js';
 import {SEARCH} from './search.js';
+import {SEARCH_SCOPE} from './search-scope.js';
 import {STORES} from './stores.js';
 import {SYMLINKS} from './symlinks.js';
 import {TARBALL_VERDICTS} from './tarball-verdicts.js';
@@ -46,6 +47,7 @@ export const CATALOG: Fault[] = [
 	...DIFF,
 	...TIMELINE_FAULTS,
 	...SEARCH,
+	...SEARCH_SCOPE,
 	...PLACES,
 	...AGREE_EDGES,
 	...FLEET_FINDINGS,

@@ -16,7 +16,7 @@ import {readSnapshot} from '../store/read/read-snapshot.js';
 import {routingHomeOf} from '../store/read/routing-home.js';
 import {type SchemaInfo, detectSchema} from '../store/open/schema.js';
 import {hasCaptures, searchPlaces, transcriptIds} from '../store/search/search-places.js';
-import {type StoreSearch, hitSessions, newestBySession, searchStore} from '../store/search/search.js';
+import {SEARCH_CACHE_KIB, type StoreSearch, hitSessions, newestBySession, searchStore} from '../store/search/search.js';
 import {type GlobalFlags, type Io, emit, guarded, locate} from './context.js';
 
 export const DEFAULT_SEARCH_LIMIT = 20;
@@ -86,6 +86,7 @@ function searchOne(location: StoreLocation, flags: SearchFlags, query: SearchQue
 	try {
 		const read = readStore(location.path, store => {
 			file = store.preflight.path;
+			store.setCacheSizeKib(SEARCH_CACHE_KIB);
 			const schema = detectSchema(store);
 			const found = searchStore(store, schema, query, flags.limit);
 			const hits = labelHits(store, schema, location, flags, found);

@@ -25,7 +25,7 @@ export type ScopeRow = Pick<SessionRecord, 'id' | 'source' | 'sessionKey' | 'par
 /**
  * A row on which some generation's repair-routing may fail before listing anything (a superset of
  * repair-routing-crash.ts's rows): keyless, not a tool row, and a model_config that is not JSON or a
- * started_at that is a non-empty TEXT or BLOB. store/read/read-snapshot.ts asks SQLite the same.
+ * started_at that is a non-empty TEXT or BLOB. store/read/chat-scope-where.ts asks SQLite the same.
  */
 export function mayFailScan(
 	r: Pick<SessionRecord, 'sessionKey' | 'source' | 'modelConfigInvalid' | 'startedAtRaw'>,

@@ -9,7 +9,7 @@ import {RestartProbeReader} from './restart-probes.js';
 import {EPOCH_MAX, EPOCH_MIN, inWindow} from '../../forensics/time.js';
 import type {Cell, RoutingEntry, SessionRecord, Snapshot} from '../../forensics/types.js';
 import {needsMessageCount} from '../../forensics/lineage/orphans.js';
-import {chatScope} from '../../forensics/rollbacks/chat-scope.js';
+import {type ScopeWhere, chatScopeWhere} from './chat-scope-where.js';
 
 /** Which columns a read needs: `lean` for the forensic engine alone (scan), `full` adds what views display. */
 export type ColumnSet = 'lean' | 'full';
@@ -431,35 +431,6 @@ export const DEFAULT_TRANSACTION_BUDGET_MS = 2000;
 /** What a snapshot is read for: the store's owner and its gateway's routing home (routing-home.ts). */
 export type SnapshotContext = Pick<Snapshot, 'owner' | 'routingScope' | 'legacyRouting'>;
 
-/**
- * The ids chatScope keeps, from four columns of every row and SQLite's answer to chatScope's
- * mayFailScan (the same predicate on the same cells: json_valid as the markers column asks it), with
- * no per-row seek and no JSON parsed; or null: every row.
- */
-function scopeOf(store: ReadOnlyStore, schema: SchemaInfo, sources: ReadonlySet<string>): Set<string> | null {
-	const col = (name: string) => (schema.sessionColumns.has(name) ? `s.${name}` : 'NULL');
-	const invalidConfig = schema.sessionColumns.has('model_config')
-		? '(s.model_config IS NOT NULL AND NOT json_valid(s.model_config))'
-		: '0';
-	const started = col('started_at');
-	const textStart =
-		`(typeof(${started}) = 'text' AND ${started} != '') OR ` +
-		`(typeof(${started}) = 'blob' AND length(${started}) > 0)`;
-	const sql =
-		`SELECT s.id, ` +
-		`s.source, ${col('session_key')}, ${col('parent_session_id')}, CASE ` +
-		`WHEN ${col('session_key')} IS NULL AND COALESCE(s.source, '') != 'tool' ` +
-		`THEN ${invalidConfig} OR ${textStart} ELSE 0 END FROM sessions s`;
-	const rows = (store.prepare(sql).raw(true).all() as unknown[][]).map(r => ({
-		id: String(r[0]),
-		source: text(r[1]) ?? '',
-		sessionKey: text(r[2]),
-		parentSessionId: text(r[3]),
-		mayFailScan: Boolean(r[4]),
-	}));
-	return chatScope(rows, sources);
-}
-
 export function readSnapshot(
 	store: ReadOnlyStore,
 	schema: SchemaInfo,
@@ -470,7 +441,7 @@ export function readSnapshot(
 	store.connection.exec('BEGIN');
 	try {
 		// Only the rows that name the chats of keyless rows of these sources, where a read asks for them.
-		const scope = options.chatsOfSources ? scopeOf(store, schema, options.chatsOfSources) : null;
+		const scope = options.chatsOfSources ? chatScopeWhere(store, schema, options.chatsOfSources) : null;
 		const {sessions, transactions} = readSessionPages(store, schema, options, started, scope);
 		settleMessageRows(store, schema, sessions, options.reuse, scope !== null);
 		const rSql = routingSql(schema);
@@ -513,16 +484,15 @@ function readSessionPages(
 	schema: SchemaInfo,
 	options: ReadOptions,
 	started: number,
-	scope: ReadonlySet<string> | null,
+	scope: ScopeWhere | null,
 ): {sessions: SessionRecord[]; transactions: number} {
 	// An immutable read pins no WAL (there is none): one transaction, one snapshot, whatever the budget.
 	const budget = store.isImmutable
 		? Number.POSITIVE_INFINITY
 		: (options.transactionBudgetMs ?? DEFAULT_TRANSACTION_BUDGET_MS);
 	const columns = options.columns ?? 'full';
-	const where = scope ? 's.id IN (SELECT value FROM json_each(?))' : undefined;
-	const page = store.prepare(sessionsSql(schema, {paged: true, columns, where})).raw(true);
-	const bound = scope ? [JSON.stringify([...scope])] : [];
+	const page = store.prepare(sessionsSql(schema, {paged: true, columns, where: scope?.where})).raw(true);
+	const bound = scope?.params ?? [];
 	const map = rowMapper(columns);
 	const sessions: SessionRecord[] = [];
 	let transactions = 1;

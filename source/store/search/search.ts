@@ -17,6 +17,15 @@ import {type ScanResult, hitColumns, hitOf, scanMessages} from './search-scan.js
 
 export type SearchRoute = 'fts' | 'trigram' | 'scan';
 
+/**
+ * The page cache of a search's connection, in KiB. A search reads each page once or twice (the
+ * index's hits, then the rows that label them): better-sqlite3's default cache (16 MB) only makes
+ * SQLite take fresh memory for every page it reads, which costs more than the read itself, where a
+ * small cache reuses its pages (measured on the 1M-message bench store: the keyless orphan's
+ * search spends ~100 ms less CPU at 2 MB).
+ */
+export const SEARCH_CACHE_KIB = 2048;
+
 export type StoreSearch = {
 	index: FtsIndex;
 	route: SearchRoute;

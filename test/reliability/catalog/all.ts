@@ -20,6 +20,7 @@ import {PLACES} from './places.js';
 import {REPAIR_WAY} from './repair-way.js';
 import {SCHEMA_OBJECTS} from './schema-objects.js';
 import {SEARCH} from './search.js';
+import {SEARCH_SCOPE} from './search-scope.js';
 import {STORES} from './stores.js';
 import {SYMLINKS} from './symlinks.js';
 import {TARBALL_VERDICTS} from './tarball-verdicts.js';
@@ -47,6 +48,7 @@ export const CATALOG: Fault[] = [
 	...DIFF,
 	...TIMELINE_FAULTS,
 	...SEARCH,
+	...SEARCH_SCOPE,
 	...PLACES,
 	...AGREE_EDGES,
 	...FLEET_FINDINGS,

@@ -1,0 +1,74 @@
+/**
+ * chatScope (forensics/rollbacks/chat-scope.ts) asked of SQLite: the WHERE clause that keeps the
+ * rows deciding the chat of every keyless row of some sources, so `hfx search` reads those rows
+ * and nothing else (no light read of every row into JavaScript first). The same rule, term by term:
+ * - a row of one of the sources, or one v25's repair-routing may fail on (mayFailScan: keyless, not
+ *   a tool row, a model_config that is not JSON or a started_at that is a non-empty TEXT or BLOB);
+ * - the parent of every such row that is keyless;
+ * - every row (null) when a source asked for is '' or 'unknown', or when a row's source is '',
+ *   'unknown' or no TEXT at all, and (so the SQL compares what JavaScript compares) when a row's id
+ *   is no TEXT or its parent is neither TEXT nor NULL.
+ * test/store/read/chat-scope-where.test.ts checks it against chatScope on stores a second process wrote.
+ */
+import {UNKNOWN_SOURCE} from '../../forensics/rollbacks/rollback-pairs.js';
+import type {ReadOnlyStore} from '../open/open.js';
+import type {SchemaInfo} from '../open/schema.js';
+
+/** A condition on `s` (the sessions row read) and the values it binds, in order. */
+export type ScopeWhere = {where: string; params: string[]};
+
+/** chatScope's mayFailScan of the row `a`, in SQL (the markers column asks json_valid the same way). */
+function mayFailScanSql(schema: SchemaInfo, a: string): string {
+	const col = (name: string) => (schema.sessionColumns.has(name) ? `${a}.${name}` : 'NULL');
+	const invalidConfig = schema.sessionColumns.has('model_config')
+		? `(${a}.model_config IS NOT NULL AND NOT json_valid(${a}.model_config))`
+		: '0';
+	const started = col('started_at');
+	const textStart =
+		`(typeof(${started}) = 'text' AND ${started} != '') OR ` +
+		`(typeof(${started}) = 'blob' AND length(${started}) > 0)`;
+	return (
+		`(${col('session_key')} IS NULL AND COALESCE(${a}.source, '') != 'tool' ` +
+		`AND (${invalidConfig} OR ${textStart}))`
+	);
+}
+
+/**
+ * Whether some row makes chatScope read everything (or could compare otherwise in SQL than in
+ * JavaScript): each asked of one column alone, which SQLite answers from that column's index where
+ * Hermes keeps one (idx_sessions_source, the id's own, idx_sessions_parent), never the whole table.
+ */
+function anyRowWidens(store: ReadOnlyStore, schema: SchemaInfo): boolean {
+	const checks = [
+		`typeof(source) != 'text' OR source IN ('', '${UNKNOWN_SOURCE}')`,
+		"typeof(id) != 'text'",
+		...(schema.sessionColumns.has('parent_session_id') ? ["typeof(parent_session_id) NOT IN ('text', 'null')"] : []),
+	];
+	return checks.some(c => store.prepare(`SELECT 1 FROM sessions WHERE ${c} LIMIT 1`).pluck().get() !== undefined);
+}
+
+/**
+ * The condition keeping chatScope's rows for `sources`, or null: every row. Run inside the read
+ * transaction the rows are read in.
+ */
+export function chatScopeWhere(
+	store: ReadOnlyStore,
+	schema: SchemaInfo,
+	sources: ReadonlySet<string>,
+): ScopeWhere | null {
+	// A source read back from a cell that is not UTF-8 holds U+FFFD: SQLite's bytes would not compare equal.
+	if ([...sources].some(s => s === '' || s === UNKNOWN_SOURCE || s.includes('\uFFFD')) || anyRowWidens(store, schema)) {
+		return null;
+	}
+
+	const key = schema.sessionColumns.has('session_key') ? 'p.session_key' : 'NULL';
+	const parent = schema.sessionColumns.has('parent_session_id') ? 'p.parent_session_id' : 'NULL';
+	const kept = `(p.source IN (SELECT value FROM json_each(?)) OR ${mayFailScanSql(schema, 'p')})`;
+	const bound = JSON.stringify([...sources]);
+	return {
+		where:
+			`(s.id IN (SELECT p.id FROM sessions p WHERE ${kept}) OR ` +
+			`s.id IN (SELECT ${parent} FROM sessions p WHERE ${key} IS NULL AND ${kept}))`,
+		params: [bound, bound],
+	};
+}

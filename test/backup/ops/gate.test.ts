@@ -127,7 +127,7 @@ describe('checkGate', () => {
 		expect(r.candidates[0]!.missing).toEqual(['its manifest names another home']);
 	});
 
-	it('a tarball placed by its newest sessions, passing by the sha256 its drill recorded; changed: refused', async () => {
+	it('a tarball placed by its newest sessions passes by the sha256 its drill recorded; changed, refused', async () => {
 		const h = home();
 		const name = 'hermes-data-20990101-000000.tar.gz';
 		const file = path.join(h.dir, name);

@@ -25,7 +25,10 @@ afterAll(cleanupTemps);
 /** A clock one second apart per call, so that each archive has its own stamp. */
 function clock(start = Date.UTC(2026, 0, 1)): () => Date {
 	let t = start;
-	return () => new Date((t += 1000));
+	return () => {
+		t += 1000;
+		return new Date(t);
+	};
 }
 
 describe('archiveStamp and defaultBackupDir', () => {

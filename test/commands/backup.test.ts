@@ -9,7 +9,6 @@ import os from 'node:os';
 import path from 'node:path';
 import {afterAll, afterEach, describe, expect, it} from 'vitest';
 import {processStartTicks} from '../../source/liveness.js';
-import {runCli} from '../../source/backup/ops/run-cli.js';
 import {evidenceState, hfx, hfxJson} from '../helpers/cli.js';
 import {ROOT} from '../helpers/writer.js';
 import {Trickle, bigStore, cleanupTemps, counts, listing, makeHome, tempDir} from '../backup/helpers.js';
@@ -246,16 +245,4 @@ describe('hfx backup', () => {
 			expect(piped.stdout).not.toContain('%');
 		},
 	);
-
-	it("runCli (the TUI's way) streams the child's progress and returns its JSON", async () => {
-		const home = makeHome('cli-api');
-		const events: string[] = [];
-		const r = await runCli(['backup', '--quick', '--home', home.root, '--label', 'tui'], {
-			onProgress: e => events.push(`${e.phase}:${e.label}`),
-		});
-		expect(r.code).toBe(0);
-		expect(r.stderr).toEqual([]);
-		expect((r.json as {verified: boolean}).verified).toBe(true);
-		expect(events).toContain('copy:state.db');
-	});
 });

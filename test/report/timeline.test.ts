@@ -113,6 +113,10 @@ describe('eventLines and EVENT_WORD', () => {
 			...fork.evidence.map(f => `${' '.repeat(27)}· ${f}`),
 		]);
 		expect(eventLines({...fork, at: NOW}, 200, NOW)[0]).toMatch(/^now {15}FORK {5}/);
+		const messages = atRisk.events.find(e => e.kind === 'messages')!;
+		expect(eventLines(messages, 200, NOW)).toEqual([
+			'2023-11-14 21:13  messages zombie-0001: 4 messages until 2023-11-14 22:13 (60 minutes)',
+		]);
 	});
 });
 

@@ -378,7 +378,9 @@ const IN_PLACE = {
 	},
 	crashed: {
 		label: 'the crashed store (-wal/-shm left, no holder',
-		how: 'The crashed store (its owner SIGKILLed) is read in place with its -shm read-only (node:sqlite, readonly_shm=1)',
+		how:
+			'The crashed store (its owner SIGKILLed) is read in place with its -shm read-only ' +
+			'(node:sqlite, readonly_shm=1)',
 	},
 };
 

@@ -208,7 +208,7 @@ describe('a restore sweeps what a killed restore left staged', () => {
 });
 
 describe('debris.ts, in process: the names it makes and what its sweeps take', () => {
-	it('a temp name embeds this pid and a random part, and the sweep of its folder spares it while this process runs', () => {
+	it('a temp name embeds this pid and a random part; the sweep of its folder spares it while this runs', () => {
 		const dir = tempDir('debris-own');
 		const mine = tempPath(dir, 'zip');
 		expect(path.dirname(mine)).toBe(dir);

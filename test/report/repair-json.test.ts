@@ -39,6 +39,8 @@ function planned(ruleSet: 'v30' | 'legacy-v21', version: number): Planned {
 		rows,
 		basis: BASIS,
 		hash: planHash(plan, 'r'),
+		// What computePlan carries for a store repair-routing reads without failing: no refusal.
+		refusal: null,
 		sqliteVersion: '3.50.0',
 		sessionColumns: columns,
 		schema: {version, ruleSet},

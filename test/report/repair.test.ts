@@ -51,6 +51,8 @@ function planned(ruleSet: 'v30' | 'legacy-v21' = 'v30'): Planned {
 		rows,
 		basis: {dev: 1, ino: 2, mxFrame: 0, salts: null, changeCounter: 1, rowsHash: 'r'},
 		hash: planHash(plan, 'r'),
+		// What computePlan carries for a store repair-routing reads without failing: no refusal.
+		refusal: null,
 		sqliteVersion: '3.50.0',
 		sessionColumns: COLUMNS,
 		schema: {version: ruleSet === 'v30' ? 30 : 21, ruleSet},

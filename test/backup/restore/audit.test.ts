@@ -156,7 +156,14 @@ describe('audit.ts, in process: a restore keeps the live trail and records itsel
 	it('into a home every trail gets the entry, made if need be; elsewhere only a trail already there', () => {
 		const home = tempDir('trail-home');
 		const trail = path.join(home, 'hfx-audit.jsonl');
-		const record = {archive: '/b/x.tar.gz', argv: ['restore'], status: 'restored' as const, exitCode: 0, restored: 3, failed: 0};
+		const record = {
+			archive: '/b/x.tar.gz',
+			argv: ['restore'],
+			status: 'restored' as const,
+			exitCode: 0,
+			restored: 3,
+			failed: 0,
+		};
 		const into = (mode: 'to' | 'home') => recordRestore([trail], [], {...record, preRestoreDir: null, mode} as const);
 		expect(into('to')).toEqual([]);
 		expect(fs.existsSync(trail)).toBe(false);

@@ -12,6 +12,7 @@ import type {ColumnSet} from '../store/read/read-snapshot.js';
 import {refusalJson} from '../report/refusal-json.js';
 import {gatewayHermesBuild} from '../store/places/gateway-build.js';
 import {askHermesVersion} from '../store/places/hermes-version.js';
+import {installedBuildOfStore} from '../store/places/installed-build.js';
 
 export {type GlobalFlags, type Io, processIo} from '../io.js';
 import type {GlobalFlags, Io} from '../io.js';
@@ -35,8 +36,9 @@ let asked: ReturnType<typeof askHermesVersion> | undefined;
 
 /**
  * The installed build's rules for one store (hermes-incidents §3.2): the running gateway's
- * `gateway_state.json` first; else, when the operator asks (`--ask-hermes`), `hermes --version`;
- * else the store's generation alone.
+ * `gateway_state.json` first; else the install's checkout HEAD or `.hermes_build_sha` (installed,
+ * maybe not running: a stopped gateway's next start runs it); else, when the operator asks
+ * (`--ask-hermes`), `hermes --version`; else the store's generation alone.
  */
 export function buildRulesOf(
 	location: StoreLocation,
@@ -46,9 +48,14 @@ export function buildRulesOf(
 ): BuildRules {
 	let build: HermesBuild | null = gatewayHermesBuild(path.dirname(path.resolve(location.path)));
 	let note = '';
+	if (build === null) {
+		({build, note} = installedBuildOfStore(location.path, env));
+	}
+
 	if (build === null && flags.askHermes === true) {
 		asked ??= askHermesVersion(env);
-		({build, note} = asked);
+		build = asked.build;
+		note = [note, asked.note].filter(n => n !== '').join('; ');
 	}
 
 	const rules = resolveBuildRules(ruleSet, build);

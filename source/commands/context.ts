@@ -2,7 +2,6 @@
  * What every read-only command shares: the parsed flags, where output goes, and the way a store
  * is found, loaded and analysed (or refused in one line).
  */
-import path from 'node:path';
 import {analyze, type Analysis} from '../forensics/analysis/analyze.js';
 import type {BuildRules} from '../forensics/routing/build-rules.js';
 import {type FailClosed, type ExitCode, asRefusal, refusalExit} from '../errors.js';

@@ -47,6 +47,9 @@ describe('the installed build when no gateway runs (issue #27, §3.2 step 2)', (
 		expect(routing).toMatch(
 			/^build 0\.20\.5@f31cf9710000, medium: build 0\.20\.5@f31cf9710000 from the checkout HEAD/m,
 		);
+		// The fleet's one info series names the build the rules came from, with those rules.
+		const metrics = hfx(['metrics', '--db', s.db], {env}).stdout;
+		expect(metrics).toMatch(/^hfx_store_info\{[^}]*rule_set="v30 before #91543"[^}]*build="0\.20\.5@f31cf9710000"/m);
 		expect(evidenceState(s.home)).toEqual(before);
 	});
 

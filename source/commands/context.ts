@@ -2,16 +2,14 @@
  * What every read-only command shares: the parsed flags, where output goes, and the way a store
  * is found, loaded and analysed (or refused in one line).
  */
-import path from 'node:path';
 import {analyze, type Analysis} from '../forensics/analysis/analyze.js';
-import {type BuildRules, type HermesBuild, resolveBuildRules} from '../forensics/routing/build-rules.js';
+import type {BuildRules} from '../forensics/routing/build-rules.js';
 import {type FailClosed, type ExitCode, asRefusal, refusalExit} from '../errors.js';
 import {locateStores, type Located, type StoreLocation} from '../store/locate.js';
 import {loadStore, type DatabaseFacts} from '../store/read/load.js';
 import type {ColumnSet} from '../store/read/read-snapshot.js';
 import {refusalJson} from '../report/refusal-json.js';
-import {gatewayHermesBuild} from '../store/places/gateway-build.js';
-import {askHermesVersion} from '../store/places/hermes-version.js';
+import {storeBuildRules} from '../store/places/store-build.js';
 
 export {type GlobalFlags, type Io, processIo} from '../io.js';
 import type {GlobalFlags, Io} from '../io.js';
@@ -30,29 +28,14 @@ export function locate(flags: GlobalFlags, io: Io): Located {
 	});
 }
 
-/** `hermes --version`, asked once per run whatever the number of stores. */
-let asked: ReturnType<typeof askHermesVersion> | undefined;
-
-/**
- * The installed build's rules for one store (hermes-incidents §3.2): the running gateway's
- * `gateway_state.json` first; else, when the operator asks (`--ask-hermes`), `hermes --version`;
- * else the store's generation alone.
- */
+/** The installed build's rules for one store (store/places/store-build.ts). */
 export function buildRulesOf(
 	location: StoreLocation,
 	ruleSet: DatabaseFacts['ruleSet'],
 	flags: Pick<GlobalFlags, 'askHermes'>,
 	env: NodeJS.ProcessEnv,
 ): BuildRules {
-	let build: HermesBuild | null = gatewayHermesBuild(path.dirname(path.resolve(location.path)));
-	let note = '';
-	if (build === null && flags.askHermes === true) {
-		asked ??= askHermesVersion(env);
-		({build, note} = asked);
-	}
-
-	const rules = resolveBuildRules(ruleSet, build);
-	return note === '' ? rules : {...rules, decidedBy: `${note}; ${rules.decidedBy}`};
+	return storeBuildRules(location.path, ruleSet, {askHermes: flags.askHermes, env});
 }
 
 /** `lean` reads only what the forensic engine needs (scan); views that print titles and tokens need `full`. */

@@ -16,11 +16,11 @@ import {reconcileAudit} from '../repair/reconcile.js';
 import {resolveUndoEntry, undoRepair} from '../repair/undo.js';
 import type {AuditEntry} from '../store/audit-trail.js';
 import {type Preflight, preflight} from '../store/open/preflight.js';
-import {generationNotes, planLines} from '../report/repair.js';
+import {generationNotes, planLines, rulesNotes} from '../report/repair.js';
 import {repairOutcomeJson, repairPlanJson} from '../report/repair-json.js';
 import {plural} from '../text/format.js';
 import type {StoreLocation} from '../store/locate.js';
-import {type GlobalFlags, type Io, emit, guarded, locate} from './context.js';
+import {type GlobalFlags, type Io, buildRulesOf, emit, guarded, locate} from './context.js';
 
 export type RepairFlags = GlobalFlags & {
 	apply: boolean;
@@ -30,6 +30,11 @@ export type RepairFlags = GlobalFlags & {
 	undo?: string;
 	argv: string[];
 };
+
+/** The installed build's rules (issue #27): the plan, and the re-read after an apply, judge by them. */
+function installedRules(location: StoreLocation, flags: RepairFlags, io: Io) {
+	return (ruleSet: Parameters<typeof buildRulesOf>[1]) => buildRulesOf(location, ruleSet, flags, io.env);
+}
 
 function prompt(question: string): Promise<string> {
 	const rl = readline.createInterface({input: process.stdin, output: process.stderr});
@@ -164,7 +169,7 @@ function dryRunLines(location: StoreLocation, planned: Planned, flags: RepairFla
  * The dry run's plan (read-only), from the command's one preflight; an operator's --donor that cannot be taken is
  * refused here, before anything else.
  */
-async function planFor(location: StoreLocation, flags: RepairFlags, pre: Preflight): Promise<Planned> {
+async function planFor(location: StoreLocation, flags: RepairFlags, io: Io, pre: Preflight): Promise<Planned> {
 	const dbPath = location.path;
 	const planned = await computePlan(dbPath, {
 		owner: location.owner,
@@ -172,6 +177,7 @@ async function planFor(location: StoreLocation, flags: RepairFlags, pre: Preflig
 		only: flags.only,
 		donor: flags.donor,
 		preflight: pre,
+		buildRules: installedRules(location, flags, io),
 	});
 
 	// Checked once, with the plan (computePlan): an --apply --donor applies this same plan.
@@ -216,12 +222,14 @@ async function runApply(
 	planned: Planned | null,
 ): Promise<ExitCode> {
 	const dbPath = location.path;
+	let shown: Planned | undefined;
 	// The trail is reconciled already (runRepair), and an operator's --donor planned and checked: passed down.
 	const outcome = await applyRepair({
 		dbPath,
 		preflight: pre,
 		...(planned ? {planned} : {}),
 		reconciled: true,
+		buildRules: installedRules(location, flags, io),
 		owner: location.owner,
 		maxGapSeconds: flags.maxGapSeconds,
 		only: flags.only,
@@ -230,9 +238,12 @@ async function runApply(
 		yes: flags.yes,
 		log,
 		onPlanned(planned) {
+			shown = planned;
 			if (!flags.json) {
 				for (const line of [
 					`hfx repair --apply · ${dbPath} · plan ${planned.hash.slice(0, 16)}`,
+					`rules of Hermes ${planned.analysis.rulesLabel}`,
+					...rulesNotes(planned.analysis),
 					'',
 					...planLines(planned),
 				]) {
@@ -255,7 +266,7 @@ async function runApply(
 			return confirmationMatches(answer, planned.plan.adoptions);
 		},
 	});
-	return reportOutcome(outcome, dbPath, flags, io, repairOutcomeJson(outcome, dbPath));
+	return reportOutcome(outcome, dbPath, flags, io, repairOutcomeJson(outcome, dbPath, shown));
 }
 
 export async function runRepair(flags: RepairFlags, io: Io): Promise<ExitCode> {
@@ -281,7 +292,7 @@ export async function runRepair(flags: RepairFlags, io: Io): Promise<ExitCode> {
 			? null
 			: flags.donor === undefined && flags.apply
 				? null
-				: await planFor(location, flags, pre);
+				: await planFor(location, flags, io, pre);
 		// A crash window of an earlier apply or undo (its intent recorded, its outcome not) is settled
 		// first, so what follows sees it; the dry run only says so (it writes nothing).
 		reconcileAudit({dbPath, argv: flags.argv, write: Boolean(flags.apply || flags.undo), warn: io.err});

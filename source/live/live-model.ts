@@ -7,6 +7,8 @@ import {type ActivityEvent, changedSessionIds, diffActivity, foldActivity} from 
 import {type Analysis, analyze} from '../forensics/analysis/analyze.js';
 import {analyzeIncremental, prepareIncremental} from '../forensics/analysis/incremental.js';
 import type {Places} from '../forensics/places.js';
+import type {RuleSet} from '../forensics/generations.js';
+import type {BuildRules} from '../forensics/routing/build-rules.js';
 import type {SessionRecord, Snapshot} from '../forensics/types.js';
 import {readPlaces} from '../store/places/read-places.js';
 import type {DatabaseFacts} from '../store/read/load.js';
@@ -41,6 +43,11 @@ export type LiveModelOptions = {
 	activityLimit: number;
 	/** The store whose places beside it (places/read-places.ts) join each analysis; absent: none are read. */
 	storePath?: string;
+	/**
+	 * The installed build's rules for the store's generation (store/places/store-build.ts, issue #27), asked again at
+	 * most every PLACES_EVERY_MS or when the generation changes; absent: the generation's own rules.
+	 */
+	buildRules?: (ruleSet: RuleSet) => BuildRules;
 };
 
 /** The places beside the store are read again at most this often (a retired capture is copied to be read). */
@@ -81,6 +88,7 @@ export class LiveModelFeed {
 	private readonly listeners = new Set<Listener>();
 	private readonly changedAt = new Map<string, number>();
 	private places: {at: number; value: Places} | null = null;
+	private build: {at: number; ruleSet: RuleSet; value: BuildRules} | null = null;
 
 	constructor(
 		private readonly options: LiveModelOptions,
@@ -94,7 +102,11 @@ export class LiveModelFeed {
 		this.lastSignature = signature;
 		this.firstVersion = meta.dataVersion;
 		// The analysis shares this store's index of sessions, as every later one does.
-		const analysis = analyze(snapshot, {maxGapSeconds: this.options.maxGapSeconds, byId: index.byId});
+		const analysis = analyze(snapshot, {
+			maxGapSeconds: this.options.maxGapSeconds,
+			byId: index.byId,
+			buildRules: this.buildRulesOf(snapshot),
+		});
 		this.current = {
 			facts: facts(snapshot, meta),
 			analysis,
@@ -184,6 +196,21 @@ export class LiveModelFeed {
 		snapshot.places = this.places.value;
 	}
 
+	/** The installed build's rules for this snapshot's generation, asked again at most every PLACES_EVERY_MS. */
+	private buildRulesOf(snapshot: Snapshot): BuildRules | undefined {
+		const ask = this.options.buildRules;
+		if (ask === undefined) {
+			return undefined;
+		}
+
+		const now = Date.now();
+		if (this.build === null || this.build.ruleSet !== snapshot.ruleSet || now - this.build.at >= PLACES_EVERY_MS) {
+			this.build = {at: now, ruleSet: snapshot.ruleSet, value: ask(snapshot.ruleSet)};
+		}
+
+		return this.build.value;
+	}
+
 	/** Before the index is patched: the last analysis shares the sessions array, so its key index first. */
 	prepareIncremental(): void {
 		prepareIncremental(this.current.analysis);
@@ -201,14 +228,15 @@ export class LiveModelFeed {
 		// The analysis shares this store's index of sessions (no copy per commit); `index.before`
 		// holds what the changed ones were.
 		const old = (id: string) => (index.before.has(id) ? index.before.get(id) : before.byId.get(id));
+		const buildRules = this.buildRulesOf(snapshot);
 		const analysis =
 			changed === null
-				? analyze(snapshot, {maxGapSeconds: this.options.maxGapSeconds, byId: index.byId})
+				? analyze(snapshot, {maxGapSeconds: this.options.maxGapSeconds, byId: index.byId, buildRules})
 				: analyzeIncremental(
 						before,
 						snapshot,
 						changed,
-						{maxGapSeconds: this.options.maxGapSeconds},
+						{maxGapSeconds: this.options.maxGapSeconds, buildRules},
 						id => index.byId.get(id),
 						{byId: index.byId, before: index.before},
 					);

@@ -26,7 +26,7 @@ import type {MessageSpan} from '../forensics/timeline/timeline-types.js';
 import {LiveConnection} from '../store/open/live-connection.js';
 import {storeSignature} from '../store/open/live-signature.js';
 import {CommitHints} from '../store/open/live-watch.js';
-import {type FactsOf, type LiveModel, LiveModelFeed} from './live-model.js';
+import {type FactsOf, type LiveModel, LiveModelFeed, type LiveModelOptions} from './live-model.js';
 import {type RowDelta, RowDeltas} from '../store/read/row-deltas.js';
 
 export type {LiveModel} from './live-model.js';
@@ -48,6 +48,8 @@ export type LiveOptions = {
 	fullReloadMs?: number;
 	now?: () => number;
 	activityLimit?: number;
+	/** The installed build's rules for the store's generation (issue #27); absent: the generation's own. */
+	buildRules?: LiveModelOptions['buildRules'];
 };
 
 type Listener = (model: LiveModel) => void;
@@ -93,7 +95,8 @@ function signatureAt(location: string): string | null {
 
 export class LiveStore {
 	readonly location: StoreLocation;
-	private readonly options: Required<Omit<LiveOptions, 'maxGapSeconds'>> & {maxGapSeconds: number | undefined};
+	private readonly options: Required<Omit<LiveOptions, 'maxGapSeconds' | 'buildRules'>> &
+		Pick<LiveOptions, 'buildRules'> & {maxGapSeconds: number | undefined};
 	private readonly connection: LiveConnection;
 	private readonly rows: RowDeltas;
 	private readonly feed: LiveModelFeed;
@@ -119,6 +122,7 @@ export class LiveStore {
 			fullReloadMs: options.fullReloadMs ?? 600_000,
 			now: options.now ?? (() => Date.now() / 1000),
 			activityLimit: options.activityLimit ?? 500,
+			buildRules: options.buildRules,
 		};
 		this.connection = new LiveConnection(location.path, store, schema);
 		this.rows = new RowDeltas(location);

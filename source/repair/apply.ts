@@ -7,6 +7,8 @@
  */
 import type Database from 'better-sqlite3';
 import {analyze, type Analysis} from '../forensics/analysis/analyze.js';
+import type {BuildRules} from '../forensics/routing/build-rules.js';
+import type {RuleSet} from '../forensics/generations.js';
 import {REPAIR_END_REASON} from '../forensics/end-reasons.js';
 import {FailClosed, errorMessage} from '../errors.js';
 import {resolveSessionId} from '../forensics/resolve.js';
@@ -92,6 +94,8 @@ export type PlanOptions = {
 	now?: number;
 	/** The store's preflight the caller already took (hfx repair's, passed down): then none is taken here. */
 	preflight?: Preflight;
+	/** The installed build's rules for the store's generation (issue #27); absent: the generation's own. */
+	buildRules?: (ruleSet: RuleSet) => BuildRules;
 };
 
 /** What the plan reads of the store in one read: the analysis, the rows it touches, the schema, the writer's SQLite. */
@@ -104,7 +108,10 @@ function planRead(dbPath: string, options: PlanOptions) {
 			routingHomeOf({path: dbPath, owner: options.owner}, schema).context,
 			{columns: 'full'},
 		);
-		const analysis = analyze(snapshot, {maxGapSeconds: options.maxGapSeconds});
+		const analysis = analyze(snapshot, {
+			maxGapSeconds: options.maxGapSeconds,
+			buildRules: options.buildRules?.(schema.ruleSet),
+		});
 		const ids = analysis.orphans.flatMap(o => [o.orphanId, ...(o.donorId ? [o.donorId] : [])]);
 		const chosen = options.donor === undefined ? null : resolveSessionId(analysis.byId.keys(), options.donor);
 		if (chosen?.ok) {
@@ -206,6 +213,8 @@ export type ApplyOptions = {
 	onPlanned?: (planned: Planned) => void;
 	/** The store's preflight the command already took: the plan uses it (computePlan takes none of its own). */
 	preflight?: Preflight;
+	/** The installed build's rules (issue #27): the plan and the re-read after the write judge by them. */
+	buildRules?: (ruleSet: RuleSet) => BuildRules;
 };
 
 /**
@@ -224,11 +233,12 @@ function verify(
 	owner: string,
 	maxGapSeconds: number,
 	adoptions: readonly Adoption[],
+	buildRules?: PlanOptions['buildRules'],
 ): ApplyOutcome['verification'] {
 	return readStore(dbPath, store => {
 		const schema = detectSchema(store);
 		const {snapshot} = readSnapshot(store, schema, routingHomeOf({path: dbPath, owner}, schema).context);
-		const analysis = analyze(snapshot, {maxGapSeconds});
+		const analysis = analyze(snapshot, {maxGapSeconds, buildRules: buildRules?.(schema.ruleSet)});
 		return adoptions.map(a => {
 			const row = analysis.byId.get(a.orphanId);
 			const chat = analysis.routing.find(r => r.sessionKey === a.sessionKey);
@@ -493,7 +503,13 @@ function verifyAndRecord(run: ApplyRun, bound: Planned): ApplyOutcome {
 	);
 	let reread: string | null = null;
 	try {
-		outcome.verification = verify(options.dbPath, options.owner, options.maxGapSeconds, plan.adoptions);
+		outcome.verification = verify(
+			options.dbPath,
+			options.owner,
+			options.maxGapSeconds,
+			plan.adoptions,
+			options.buildRules,
+		);
 	} catch (error) {
 		// Committed all the same: recorded as such (undoable), never as a refusal.
 		reread = error instanceof FailClosed ? error.reason : errorMessage(error);

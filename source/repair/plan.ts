@@ -10,6 +10,7 @@ import {REPAIR_END_REASON} from '../forensics/end-reasons.js';
 import type {OrphanVerdict} from '../forensics/lineage/orphans.js';
 import {resolutionProblem, resolveSessionId} from '../forensics/resolve.js';
 import {chooseDonor} from './operator-choice.js';
+import {heldBackByBuild} from './build-held-back.js';
 import type {SessionRecord, Snapshot} from '../forensics/types.js';
 
 /** A column value as JSON can carry it (Buffers as hex, bigints as strings). */
@@ -309,7 +310,10 @@ export function crashRefusal(
  * over after an upgrade, names the same donor: the fail-closed choice where the two disagree
  * (say v25 adopting across profiles, which v30's fence refuses). Returns the refusal, or null.
  */
-export function heldBack(o: OrphanVerdict, analysis: Pick<Analysis, 'afterUpgrade' | 'ruleSet'>): OrphanVerdict | null {
+export function heldBack(
+	o: OrphanVerdict,
+	analysis: Pick<Analysis, 'afterUpgrade' | 'ruleSet' | 'rulesLabel'>,
+): OrphanVerdict | null {
 	if (analysis.afterUpgrade === null) {
 		return null;
 	}
@@ -330,9 +334,9 @@ export function heldBack(o: OrphanVerdict, analysis: Pick<Analysis, 'afterUpgrad
 		verdict: 'refused',
 		reasonKind: 'generations_disagree',
 		reason:
-			`held back: this store's Hermes (${analysis.ruleSet}) would adopt it ` +
+			`held back: this store's Hermes (${analysis.rulesLabel}) would adopt it ` +
 			`from ${o.donorId}, but current Hermes ` +
-			`(${analysis.afterUpgrade.ruleSet}) ${current}; hfx writes only what ` +
+			`(${analysis.afterUpgrade.rulesLabel}) ${current}; hfx writes only what ` +
 			`both agree on`,
 	};
 }
@@ -378,7 +382,7 @@ export function planRepair(input: PlanInput): RepairPlan {
 	const {analysis, rows} = input;
 	const held = analysis.orphans
 		.filter(o => o.verdict === 'adoptable')
-		.map(o => heldBack(o, analysis))
+		.map(o => heldBack(o, analysis) ?? heldBackByBuild(o, analysis))
 		.filter(o => o !== null);
 	const adoptable = analysis.orphans.filter(
 		o => o.verdict === 'adoptable' && o.donorId && o.sessionKey && !held.some(h => h.orphanId === o.orphanId),
@@ -395,7 +399,10 @@ export function planRepair(input: PlanInput): RepairPlan {
 		...analysis.snapshot,
 		sessions: applyToRecords(analysis.snapshot.sessions, draft, input.now),
 	};
-	const after = analyze(afterSnapshot, {maxGapSeconds: analysis.maxGapSeconds});
+	const after = analyze(afterSnapshot, {
+		maxGapSeconds: analysis.maxGapSeconds,
+		buildRules: analysis.buildRules ?? undefined,
+	});
 	for (const a of draft) {
 		predictRestart(a, analysis, after);
 	}

@@ -31,7 +31,8 @@ export type StoreReading = {
 
 /** The labels of `hfx_store_info`: what is unknown of a store hfx could not read says so. */
 export function infoLabels(r: StoreReading): Record<string, string> {
-	const build = r.build ?? 'unknown';
+	// The build the verdicts' rules came from (the installed checkout's when no gateway runs), else the gateway's.
+	const build = (r.result.ok ? r.result.analysis.buildRules?.build : null) ?? r.build ?? 'unknown';
 	if (!r.result.ok) {
 		return {profile: r.profile, schema: 'unknown', rule_set: 'unknown', build};
 	}

@@ -5,6 +5,12 @@
 import type {ApplyOutcome, Planned} from '../repair/apply.js';
 import type {StoreLocation} from '../store/locate.js';
 import {upgradeNotice} from '../store/read/load.js';
+import {ruleSetJson} from './rule-set-lines.js';
+
+/** The rules the plan used and the installed build they came from (issue #27), as `hfx scan --json` says them. */
+export function repairRulesJson(planned: Pick<Planned, 'analysis'>) {
+	return ruleSetJson(planned.analysis, planned.analysis.buildRules);
+}
 
 export function repairPlanJson(location: StoreLocation, planned: Planned, exitCode: number) {
 	const {plan, analysis} = planned;
@@ -13,6 +19,7 @@ export function repairPlanJson(location: StoreLocation, planned: Planned, exitCo
 		owner: location.owner,
 		ownerSource: location.ownerSource ?? null,
 		ruleSet: analysis.ruleSet,
+		rules: repairRulesJson(planned),
 		upgrade: upgradeNotice(planned.schema),
 		repairRoutingCrash: analysis.repairRoutingCrash,
 		dryRun: true,
@@ -27,6 +34,7 @@ export function repairPlanJson(location: StoreLocation, planned: Planned, exitCo
 }
 
 /** An apply's outcome names its store first; an undo's is the outcome alone (its entry names the store). */
-export function repairOutcomeJson(outcome: ApplyOutcome, database?: string) {
-	return database === undefined ? outcome : {database, ...outcome};
+export function repairOutcomeJson(outcome: ApplyOutcome, database?: string, planned?: Pick<Planned, 'analysis'>) {
+	const rules = planned === undefined ? {} : {rules: repairRulesJson(planned)};
+	return database === undefined ? outcome : {database, ...rules, ...outcome};
 }

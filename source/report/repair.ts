@@ -7,6 +7,7 @@ import type {Planned} from '../repair/apply.js';
 import type {Adoption, Value} from '../repair/plan.js';
 import {upgradeNotice} from '../store/read/load.js';
 import {candidateLines} from './candidates.js';
+import {buildLine} from './rule-set-lines.js';
 import {plural, utc} from '../text/format.js';
 import {safeText} from '../text/sanitize.js';
 import {wrapIndented, wrapRow} from '../text/wrap.js';
@@ -134,7 +135,8 @@ export function generationNotes(
 ): string[] {
 	const lines = [
 		`owner profile ${location.owner} (${location.ownerSource ?? 'given'}) · ` +
-			`rules of Hermes ${planned.analysis.ruleSet}`,
+			`rules of Hermes ${planned.analysis.rulesLabel}`,
+		...rulesNotes(planned.analysis),
 	];
 	const upgrade = upgradeNotice(planned.schema);
 	if (upgrade) {
@@ -151,6 +153,11 @@ export function generationNotes(
 	}
 
 	return lines;
+}
+
+/** The installed build the plan's rules came from (issue #27), when one was looked for. */
+export function rulesNotes(analysis: Planned['analysis']): string[] {
+	return analysis.buildRules === null ? [] : [buildLine(analysis.buildRules)];
 }
 
 export function planLines(planned: Planned): string[] {

@@ -15,12 +15,13 @@ export function ruleSetLines(
 			? `rule set ${build?.rules.label ?? facts.ruleSet}: ${facts.ruleSetReason}`
 			: `rule set ${build!.rules.label}: ${facts.ruleSetReason}; but this build ` +
 				`lacks ${lacking.map(c => `#${c.pr} (${c.title})`).join(', ')}`;
-	if (build === null) {
-		return [head];
-	}
+	return build === null ? [head] : [head, buildLine(build)];
+}
 
+/** The build the rules came from, its other candidate rules where it does not decide, how sure and how decided. */
+export function buildLine(build: BuildRules): string {
 	const alternative = build.alternative === null ? '' : ` (or ${build.alternative.label})`;
-	return [head, `build ${build.build ?? 'unknown'}${alternative}, ${build.confidence}: ${build.decidedBy}`];
+	return `build ${build.build ?? 'unknown'}${alternative}, ${build.confidence}: ${build.decidedBy}`;
 }
 
 /** The same in JSON: the rule set used, the build, how it was decided and how sure. */

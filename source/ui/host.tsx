@@ -21,6 +21,7 @@ import {startFilesProbe} from './sources/files-feed.js';
 import type {FilesSource} from './sources/files-model.js';
 import {homeFilesSource} from './sources/home-files.js';
 import {HomeStores} from './sources/home-source.js';
+import {storeBuildRules} from '../store/places/store-build.js';
 import {type RepairService, repairServiceFor} from './repair/repair-service.js';
 import {ENTER_ALT_SCREEN, LEAVE_ALT_SCREEN, SHOW_CURSOR} from './terminal.js';
 
@@ -35,7 +36,12 @@ const BACKGROUND = {debounceMs: 1000, pollMs: 5000};
 /** Opens the store live, or says in one line why not (and with which exit code). */
 function openLive(location: StoreLocation, flags: GlobalFlags, io: Io, background = false): LiveStore | ExitCode {
 	try {
-		const live = LiveStore.open(location, {maxGapSeconds: flags.maxGapSeconds, ...(background ? BACKGROUND : {})});
+		const live = LiveStore.open(location, {
+			maxGapSeconds: flags.maxGapSeconds,
+			// The installed build's rules, as scan and repair judge by them (issue #27).
+			buildRules: ruleSet => storeBuildRules(location.path, ruleSet, {env: io.env}),
+			...(background ? BACKGROUND : {}),
+		});
 		startupMark('store read and analysed');
 		return live;
 	} catch (error) {

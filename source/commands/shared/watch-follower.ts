@@ -15,6 +15,7 @@ import {FilesProbe} from '../../store/files/files-probe.js';
 import {LiveStore} from '../../live/live.js';
 import type {StoreLocation} from '../../store/locate.js';
 import {gatewayBuild} from '../../store/places/gateway-build.js';
+import {storeBuildRules} from '../../store/places/store-build.js';
 
 export class StoreFollower {
 	private live: LiveStore | null = null;
@@ -54,7 +55,12 @@ export class StoreFollower {
 	private refresh(): StoreReading['result'] {
 		try {
 			if (this.live === null) {
-				this.live = LiveStore.open(this.location, {watch: false, maxGapSeconds: this.maxGapSeconds});
+				this.live = LiveStore.open(this.location, {
+					watch: false,
+					maxGapSeconds: this.maxGapSeconds,
+					// The installed build's rules, as scan judges by them (issue #27).
+					buildRules: ruleSet => storeBuildRules(this.location.path, ruleSet, {env: process.env}),
+				});
 			} else {
 				this.live.refresh();
 			}

@@ -17,12 +17,13 @@ import {
 	rollbacksOf,
 	splitListed,
 } from './analyze.js';
-import {CURRENT_RULE_SET, rulesFor} from '../generations.js';
+import {CURRENT_RULE_SET, type Rules, rulesFor} from '../generations.js';
+import type {BuildRules} from '../routing/build-rules.js';
 import {upgradeChanges} from '../routing/upgrade.js';
 import {updateLineage} from '../lineage/lineage.js';
 import {isOrphanCandidate, type OrphanVerdict} from '../lineage/orphans.js';
 import {mayFailRepairRouting} from '../routing/repair-routing-crash.js';
-import {lastActive} from '../time.js';
+import {isCorruptTime, lastActive} from '../time.js';
 import {type ChatRouting, analyzeRouting, buildKeyIndex, tupleKey, unanimousKey} from '../routing/routing.js';
 import type {SessionRecord, Snapshot} from '../types.js';
 
@@ -203,16 +204,49 @@ function crashMayMove(
 	previous: Analysis,
 	changed: ReadonlySet<string>,
 	find: (id: string) => SessionRecord | undefined,
+	rules: Rules,
 ): boolean {
 	if (previous.repairRoutingCrash !== null) {
 		return true;
 	}
 
-	const rules = rulesFor(CURRENT_RULE_SET);
 	for (const id of changed) {
 		const now = find(id);
 		if (now !== undefined && mayFailRepairRouting(now, rules)) {
 			return true;
+		}
+	}
+
+	return false;
+}
+
+/**
+ * The installed build's rules (build-rules.ts) are a variant of the current ones that differs only
+ * through a timestamp outside the epoch window: where the previous analysis had a second side (an
+ * upgrade's or the other candidate build's verdicts) or a changed row has such a timestamp, the
+ * analysis is redone in full; otherwise the build's rules decide exactly as the current ones, under
+ * their own name.
+ */
+function buildMayMove(
+	previous: Analysis,
+	build: BuildRules | undefined,
+	changed: ReadonlySet<string>,
+	rows: Lookup[],
+): boolean {
+	if (build === undefined) {
+		return false;
+	}
+
+	if (previous.afterUpgrade !== null || previous.buildAlternative !== null) {
+		return true;
+	}
+
+	for (const id of changed) {
+		for (const row of rows) {
+			const s = row(id);
+			if (s && (hasCorruptTime(s) || isCorruptTime(s.newestMessageRaw))) {
+				return true;
+			}
 		}
 	}
 
@@ -232,6 +266,8 @@ export function analyzeIncremental(
 	shared?: SharedIndex,
 ): Analysis {
 	const maxGapSeconds = options.maxGapSeconds ?? previous.maxGapSeconds;
+	const buildRules = options.buildRules ?? previous.buildRules ?? undefined;
+	const full = {maxGapSeconds, buildRules};
 	const routingMoved =
 		previous.snapshot.routing !== snapshot.routing &&
 		JSON.stringify(previous.snapshot.routing) !== JSON.stringify(snapshot.routing);
@@ -246,9 +282,11 @@ export function analyzeIncremental(
 	if (
 		changed.size > snapshot.sessions.length * FULL_RATIO ||
 		maxGapSeconds !== previous.maxGapSeconds ||
-		contextMoved
+		contextMoved ||
+		buildRules?.rules.label !== previous.buildRules?.rules.label ||
+		buildRules?.alternative?.label !== previous.buildRules?.alternative?.label
 	) {
-		return analyze(snapshot, {maxGapSeconds});
+		return analyze(snapshot, full);
 	}
 
 	// byId, the key index and the corrupt list: the previous ones, patched where sessions changed.
@@ -264,8 +302,12 @@ export function analyzeIncremental(
 		find = id => fresh.get(id);
 	}
 
-	if (crashMayMove(previous, changed, find)) {
-		return analyze(snapshot, {maxGapSeconds});
+	const rules = buildRules?.rules ?? rulesFor(CURRENT_RULE_SET);
+	if (
+		crashMayMove(previous, changed, find, rules) ||
+		buildMayMove(previous, buildRules, changed, [find, id => (shared ? shared.before.get(id) : previous.byId.get(id))])
+	) {
+		return analyze(snapshot, full);
 	}
 
 	const carried = carryOf(previous);
@@ -329,7 +371,6 @@ export function analyzeIncremental(
 	}
 
 	const lineage = updateLineage(previous.lineage, byId, changed);
-	const rules = rulesFor(CURRENT_RULE_SET);
 	const orphans = orphansUnmoved(previous, old, byId, changed, maxGapSeconds)
 		? previous.listed
 		: repairRoutingOf(snapshot, rules, maxGapSeconds, byId).listed;
@@ -479,7 +520,7 @@ export function analyzeIncremental(
 		upgradeChanges: upgradeChanges({...listed, repairRoutingCrash: null, routing}, null),
 		places: elsewhere.places,
 		newestElsewhere: elsewhere.newestElsewhere,
-		buildRules: null,
+		buildRules: buildRules ?? null,
 		buildAlternative: null,
 		buildChanges: upgradeChanges({...listed, repairRoutingCrash: null, routing}, null),
 	};

@@ -29,15 +29,16 @@ export const LOCAL_SURFACES: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Hermes' four refusals; `generations_disagree` is hfx's own (a repair plan holds back what current Hermes would decide
- * otherwise).
+ * Hermes' four refusals; `generations_disagree` and `builds_disagree` are hfx's own (a repair plan holds back what
+ * current Hermes, or the other candidate build where the installed one is unknown, would decide otherwise).
  */
 export type ReasonKind =
 	| 'no_predecessor'
 	| 'ambiguous_predecessor'
 	| 'contested_donor'
 	| 'parent_not_keyed'
-	| 'generations_disagree';
+	| 'generations_disagree'
+	| 'builds_disagree';
 
 export type OrphanVerdict = {
 	orphanId: string;

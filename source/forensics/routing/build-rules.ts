@@ -10,10 +10,13 @@ import {RULE_CHANGES, type RuleChange} from './rule-changes.js';
 import {isCorruptTime} from '../time.js';
 import type {SessionRecord} from '../types.js';
 
-/** What a build says of itself, and where that was read. */
-export type HermesBuild = {version: string | null; sha: string | null; from: string};
-
 export type Confidence = 'strong' | 'medium' | 'weak';
+
+/**
+ * What a build says of itself, and where that was read; `trust`: the most its source can be trusted (the installed
+ * checkout is `medium`: installed, maybe not the code that runs or ran; absent: as sure as the build decides).
+ */
+export type HermesBuild = {version: string | null; sha: string | null; from: string; trust?: Confidence};
 
 export type ChangeInclusion = {id: string; pr: number; title: string; included: boolean | null; why: string};
 
@@ -174,13 +177,14 @@ export function resolveBuildRules(generation: RuleSet, build: HermesBuild | null
 	const unknown = judged.filter(j => j.included === null).map(j => j.change);
 	const confidence = judged.reduce<Confidence>(
 		(low, j) => (RANK[j.confidence] < RANK[low] ? j.confidence : low),
-		'strong',
+		build?.trust ?? 'strong',
 	);
 	const rules = rulesWithout(base, lacking);
 	const alternative = unknown.length === 0 ? null : rulesWithout(base, [...lacking, ...unknown]);
 	const source =
 		label === null
-			? 'no build read (no running gateway states one; `--ask-hermes` asks `hermes --version`)'
+			? 'no build read (no running gateway states one, no installed checkout or ' +
+				'.hermes_build_sha names one; `--ask-hermes` asks `hermes --version`)'
 			: `build ${label} from ${build!.from}`;
 	const reasons = judged.map(
 		j => `#${j.change.pr} ${j.included === null ? 'undecided' : j.included ? 'included' : 'not included'}: ${j.why}`,

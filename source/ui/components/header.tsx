@@ -42,7 +42,8 @@ export function Header({
 				: `WAL ${bytes(f.sizes.wal)}`
 			: 'rollback journal';
 	const store = `${f.label === f.path ? '' : `${f.label} · `}${f.path}`;
-	const schema = `schema ${f.schemaVersion === null ? '?' : `v${f.schemaVersion}`} · ${f.ruleSet}`;
+	// The rules the verdicts use: the installed build's variant of the generation where it lacks a change (issue #27).
+	const schema = `schema ${f.schemaVersion === null ? '?' : `v${f.schemaVersion}`} · ${model.analysis.rulesLabel}`;
 	const room = Math.max(0, width - state.length - 2);
 	const profile = headerProfile(f.owner, home);
 	// The demo says so at every width (issue #28 point 6): it leads, never cut with the path.

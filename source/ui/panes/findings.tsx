@@ -50,6 +50,27 @@ const list = keyedList('findings', rows, (f: Row) => `${f.profile ?? ''}\u0000${
 
 const MARK: Record<Finding['severity'], string> = {critical: '✗', warning: '!', info: 'i'};
 
+/**
+ * The rules the findings were judged by and the build they came from (issue #27), as `hfx scan` says them: ` · rules
+ * v30 before #91543 · build 0.20.5@f31cf9710000 (medium)`; where the build is unknown, its other candidate rules.
+ */
+function rulesWords(ctx: PaneContext): string {
+	const {analysis} = ctx.model;
+	const build = analysis.buildRules;
+	if (ctx.home || build === null) {
+		return '';
+	}
+
+	const other = build.alternative === null ? '' : ` (or ${build.alternative.label})`;
+	return ` · rules ${analysis.rulesLabel}${other} · build ${build.build ?? 'unknown'} (${build.confidence})`;
+}
+
+/** Where the build leaves a rule change undecided and the other rules decide this finding otherwise: both verdicts. */
+function otherBuildLines(ctx: PaneContext, f: Row): PaneLine[] {
+	const other = elsewhere(ctx, f) ? undefined : ctx.model.analysis.buildChanges.bySubject.get(f.subject);
+	return other === undefined ? [] : [{text: ` build undecided: ${other}`}];
+}
+
 function FindingsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 	const theme = useTheme();
 	const items = list.rows(ctx);
@@ -68,6 +89,7 @@ function FindingsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 		? [
 				...story.map(text => ({text: ` ${text}`})),
 				...(selected.ifRestarted ? [{text: ` ${selected.ifRestarted}`}] : []),
+				...otherBuildLines(ctx, selected),
 				...candidates.map(c => ({text: ` ${ctx.width >= 120 ? c.text : c.short}`})),
 				{text: ` next: ${selected.next}`, color: theme.accent},
 				elsewhere(ctx, selected)
@@ -94,7 +116,7 @@ function FindingsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 			<List
 				{...list.props(ctx)}
 				height={ctx.height - detailHeight}
-				header={`findings (${items.length})`}
+				header={`findings (${items.length})${rulesWords(ctx)}`}
 				empty={NOTHING_TO_REPORT}
 				line={f => `${MARK[f.severity]} ${f.title}`}
 				color={f => (f.severity === 'critical' ? theme.danger : f.severity === 'warning' ? theme.warn : theme.muted)}

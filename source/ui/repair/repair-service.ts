@@ -8,6 +8,8 @@ import {type Check, holderChecks} from '../../repair/preconditions.js';
 import {undoRepair, undoableEntries} from '../../repair/undo.js';
 import {type AuditEntry, auditPathFor, readAudit} from '../../store/audit-trail.js';
 import {ShmReader} from '../../store/files/shm.js';
+import {storeBuildRules} from '../../store/places/store-build.js';
+import type {RuleSet} from '../../forensics/generations.js';
 
 export type RepairService = {
 	/** With a donor: the operator's adoption of an orphan repair-routing refuses (hfx repair --donor). */
@@ -27,13 +29,15 @@ export function repairServiceFor(options: {
 	maxGapSeconds: number;
 	argv?: string[];
 }): RepairService {
+	// The installed build's rules, as `hfx repair` judges by them (issue #27).
+	const buildRules = (ruleSet: RuleSet) => storeBuildRules(options.dbPath, ruleSet, {env: process.env});
 	return {
 		async plan(orphanId, donorId) {
 			const reader = new ShmReader();
 			try {
 				return await computePlan(
 					options.dbPath,
-					{owner: options.owner, maxGapSeconds: options.maxGapSeconds, only: [orphanId], donor: donorId},
+					{owner: options.owner, maxGapSeconds: options.maxGapSeconds, only: [orphanId], donor: donorId, buildRules},
 					reader,
 				);
 			} finally {
@@ -60,6 +64,7 @@ export function repairServiceFor(options: {
 				confirm: async () => true,
 				log,
 				planned,
+				buildRules,
 			}),
 		undoable: () => undoableEntries(readAudit(auditPathFor(options.dbPath))),
 		// The TUI asked its own typed confirmation before this.

@@ -10,6 +10,7 @@ import {analyzeIncremental} from '../../../source/forensics/analysis/incremental
 import type {RoutingEntry, RuleSet, SessionRecord, Snapshot} from '../../../source/forensics/types.js';
 import {T0, routingEntry, session} from '../../helpers/records.js';
 import {prng as rng} from '../../helpers/prng.js';
+import {resolveBuildRules} from '../../../source/forensics/routing/build-rules.js';
 
 const PLATFORMS = ['telegram', 'discord', 'slack'];
 const REASONS = [null, 'compression', 'session_reset', 'agent_close', 'idle', 'superseded_by_repair', 'cli_close'];
@@ -216,6 +217,41 @@ describe('analyzeIncremental equals analyze after any sequence of changes', () =
 				}
 			},
 		);
+	}
+
+	// Issue #27: the live view's analysis takes the installed build's rules; a garbage timestamp now and then.
+	const builds = {
+		'a build before #91543': resolveBuildRules('v30', {
+			version: '0.20.5',
+			sha: `f31cf971${'0'.repeat(32)}`,
+			from: 'test',
+		}),
+		'an unknown build': resolveBuildRules('v30', null),
+	};
+	for (const [name, buildRules] of Object.entries(builds)) {
+		it.each(Array.from({length: 10}, (_, i) => i + 1))(`v30, ${name}, seed %i: 40 random steps`, seed => {
+			const w = world(seed * 6151, 'v30');
+			const r = rng(seed);
+			let previous = analyze(w.snap(), {buildRules});
+			for (let step = 0; step < 40; step++) {
+				const changed = w.mutate();
+				const id = [...changed].find(x => w.index.has(x));
+				if (id !== undefined && r() < 0.15) {
+					w.index.set(id, {...w.index.get(id)!, lastActivityAtRaw: r() < 0.5 ? 5.49e246 : T0 + 100});
+				}
+
+				const next = w.snap();
+				const incremental = analyzeIncremental(previous, next, changed, {buildRules});
+				const full = analyze(next, {buildRules});
+				const where = `seed ${seed * 6151}, step ${step}`;
+				expectSame(incremental, full, where);
+				expect([incremental.rulesLabel, incremental.buildAlternative === null], where).toEqual([
+					full.rulesLabel,
+					full.buildAlternative === null,
+				]);
+				previous = incremental;
+			}
+		});
 	}
 
 	it('never mutates the previous analysis (a paused view keeps showing it)', () => {

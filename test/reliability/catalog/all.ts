@@ -12,6 +12,7 @@ import {FLEET_FINDINGS} from './fleet-findings.js';
 import {HANGS} from './hangs.js';
 import {HOLDS} from './holds.js';
 import {IN_PLACE_READS} from './in-place-reads.js';
+import {INSTALLED_BUILD} from './installed-build.js';
 import {INJECTION} from './injection.js';
 import {LINKS} from './links.js';
 import {OPERATOR_VIEW} from './operator-view.js';
@@ -58,4 +59,5 @@ export const CATALOG: Fault[] = [
 	...UNDO_TUI,
 	...BUILD_RULES,
 	...REPAIR_WAY,
+	...INSTALLED_BUILD,
 ];

@@ -2,10 +2,11 @@
  * The floors, enforced. Data flows one way, top down, and no import goes up a floor or across to
  * a sibling (outside the allow-list below, each entry with its reason):
  *
- *   8  cli.tsx, cli-live.ts, cli-args.ts, bin.ts   the command line
- *   7  commands/   ui/                         siblings: neither imports the other. A command (a file directly in
- *                                              commands/) imports no other command: what commands share is in
- *                                              commands/context.ts and commands/shared/**, which import no command
+ *   8  cli/                                    the command line: the bin, the entry, the command table, flags
+ *   7  commands/   ui/                         siblings: neither imports the other. A command (a file in commands/
+ *                                              or its rooms, but context.ts and shared/**) imports no other command:
+ *                                              what commands share is in commands/context.ts and commands/shared/**,
+ *                                              which import no command
  *   6  report/                                 text renderers both of them share
  *   5  repair/ > backup/   simulator/       the writers (siblings), one way between the two: a repair takes and
  *                                              verifies backup's quick snapshot first; backup never imports repair
@@ -13,14 +14,16 @@
  *                                              runs the engine over the rows (forensics/analysis/)
  *   3  store/                                  everything that touches live files
  *   2  forensics/                              pure functions over plain data: imports nothing else
- *   1  text/, io.ts, errors.ts, paths.ts, crypto.ts, interrupts.ts, startup.ts
+ *   1  text/, ground/ (the terminal sinks, refusals, signals, safe file creation, temps, paths, version)
  *
- * Inside backup/, forensics/ and store/, rooms in one order each (ROOMS below), every room importing only the rooms
- * below it and its folder's root files (which import no room); and no import cycle among a folder's files, type-only
- * ones included:
- *   backup/     ops/ -> restore/ -> verify/ | create/ -> archive/
- *   forensics/  timeline/ | search/ -> analysis/ -> places/ | rollbacks/ -> routing/ -> lineage/
+ * Inside backup/, forensics/, store/ and report/, rooms in one order each (ROOMS below), every room importing only
+ * the rooms below it and its folder's root files (which import no room); and no import cycle among a folder's files,
+ * type-only ones included:
+ *   backup/     ops/ -> restore/ -> verify/ | create/ -> check/ | archive/
+ *   forensics/  timeline/ | search/ -> analysis/ -> places/ -> signatures/ | rollbacks/ -> routing/ -> lineage/
  *   store/      search/ -> read/ -> places/ | open/ -> files/ -> wal/
+ *   report/     backups/ | repair/ -> analysis/ -> files/;  metrics/, sessions/ (import no room)
+ * commands/' rooms are siblings: each imports only commands/shared/ and commands/context.ts (the command rule).
  *
  * Imports are read with oxc's parser: static imports, re-exports and dynamic import() of a literal.
  */
@@ -134,7 +137,10 @@ function violations(file: string, text?: string): string[] {
 	return out;
 }
 
-/** A command (a file directly in commands/) imports only context.ts and shared/; shared/ imports no command. */
+/**
+ * A command (a file in commands/ or one of its rooms, but context.ts and shared/**) imports only context.ts and
+ * shared/; shared/ imports no command.
+ */
 function commandViolations(file: string, text?: string): string[] {
 	const rel = path.relative(path.join(SOURCE, 'commands'), file).split(path.sep);
 	if (rel[0] === '..' || path.isAbsolute(rel[0]!)) {
@@ -146,7 +152,7 @@ function commandViolations(file: string, text?: string): string[] {
 		.filter(s => s.startsWith('.'))
 		.flatMap(spec => {
 			const target = path.relative(commands, resolveSource(file, spec)).split(path.sep);
-			const isCommand = target[0] !== '..' && target.length === 1 && !/^context\.tsx?$/.test(target[0]!);
+			const isCommand = target[0] !== '..' && target[0] !== 'shared' && !/^context\.tsx?$/.test(target.join('/'));
 			return isCommand && target.join('/') !== rel.join('/')
 				? [
 						`${path.relative(SOURCE, file)} -> commands/${target.join('/')}: ` +
@@ -213,14 +219,16 @@ function packageViolations(file: string, text?: string): string[] {
  *   restore/  a restore verifies the whole archive first (verify/) and keeps Hermes' credential names (create/walk.ts)
  *   verify/   the verifiers
  *   create/   backup, quick snapshot, the zip writer, copy, walk, lock
+ *   check/    the database check of a private copy (integrity, counts), in a worker thread
  *   archive/  the readers (zip, tar), the member policy, root detection, the kind of an artifact, the seal
  * forensics/ (the root: the snapshot's types, time, durations, end reasons, findings, generations, places)
  *   timeline/  one chat's timeline and its rows; search/ the search over chats and places
  *   analysis/  the whole analysis (analyze, incremental), status, diff, activity
  *   places/    what the other places (profiles, the gateway's files) say about a chat
+ *   signatures/ the session-level signatures (hermes-incidents §4): keyed rows without chat_id, stale closes...
  *   rollbacks/ rollbacks, their pairs and findings, reaped churn
- *   routing/   the routing of chats, the build's rules and their changes, upgrades
- *   lineage/   lineage, orphans, restarts, session signatures
+ *   routing/   the routing of chats, what a restart resumes, repair-routing's orphans, the build's rules, upgrades
+ *   lineage/   which row continues, branches from or was adopted into which
  * store/ (the root: locating the store, the database header, the foreign-file reads, the audit trail)
  *   search/    the store's search (FTS and scan) and the places' search
  *   read/      loading the snapshot, its rows, deltas, details, images
@@ -228,20 +236,29 @@ function packageViolations(file: string, text?: string): string[] {
  *   open/      the read-only connections, the preflight, the schema, live handles and watch
  *   files/     the files beside the store: holders, -shm, their states
  *   wal/       the WAL's format, header, scan and tail
+ * report/ (the root: a refusal's --json document)
+ *   backups/   backup, backups, restore and drill, verify, gate, doctor: a restore's preview says a diff (analysis/)
+ *   repair/    the repair plan, its --json, the audit trail: an orphan's candidate donors (analysis/)
+ *   analysis/  scan, routing and diff in words and JSON, rollbacks, candidates, rule sets
+ *   files/     the files beside a store and the places, in words and JSON
+ *   metrics/   the metric catalogue, samples, Prometheus text, finding signals, watch events
+ *   sessions/  the session table, lineage, a chat's timeline, search hits
  */
 const ROOMS: Record<string, Record<string, readonly string[]>> = {
 	backup: {
-		ops: ['restore', 'verify', 'create', 'archive'],
-		restore: ['verify', 'create', 'archive'],
-		verify: ['archive'],
-		create: ['archive'],
+		ops: ['restore', 'verify', 'create', 'check', 'archive'],
+		restore: ['verify', 'create', 'check', 'archive'],
+		verify: ['check', 'archive'],
+		create: ['check', 'archive'],
+		check: [],
 		archive: [],
 	},
 	forensics: {
-		timeline: ['analysis', 'places', 'rollbacks', 'routing', 'lineage'],
-		search: ['analysis', 'places', 'rollbacks', 'routing', 'lineage'],
-		analysis: ['places', 'rollbacks', 'routing', 'lineage'],
-		places: ['routing', 'lineage'],
+		timeline: ['analysis', 'places', 'signatures', 'rollbacks', 'routing', 'lineage'],
+		search: ['analysis', 'places', 'signatures', 'rollbacks', 'routing', 'lineage'],
+		analysis: ['places', 'signatures', 'rollbacks', 'routing', 'lineage'],
+		places: ['signatures', 'routing', 'lineage'],
+		signatures: ['routing', 'lineage'],
 		rollbacks: ['routing', 'lineage'],
 		routing: ['lineage'],
 		lineage: [],
@@ -253,6 +270,14 @@ const ROOMS: Record<string, Record<string, readonly string[]>> = {
 		open: ['files', 'wal'],
 		files: ['wal'],
 		wal: [],
+	},
+	report: {
+		backups: ['analysis', 'files'],
+		repair: ['analysis', 'files'],
+		analysis: ['files'],
+		files: [],
+		metrics: [],
+		sessions: [],
 	},
 };
 
@@ -373,7 +398,7 @@ describe('the floors', () => {
 		expect(commandViolations(at('commands/shared/textfile.ts'), "import {runScan} from '../scan.js';")).toHaveLength(1);
 		expect(
 			commandViolations(
-				at('commands/metrics.ts'),
+				at('commands/demo.ts'),
 				"import {a} from './shared/textfile.js';\nimport {b} from './context.js';",
 			),
 		).toEqual([]);
@@ -417,7 +442,7 @@ describe('backup/ in rooms', () => {
 			.filter(s => s.startsWith('.'))
 			.map(s => resolveSource(file, s));
 
-	it('every room imports only down: ops -> restore -> verify | create -> archive -> the backup/ root files', () => {
+	it('every room imports only down: ops -> restore -> verify | create -> check | archive -> the root files', () => {
 		expect(files.flatMap(f => roomViolations(f))).toEqual([]);
 	});
 
@@ -431,6 +456,9 @@ describe('backup/ in rooms', () => {
 			'archive/ may import only',
 		);
 		expect(roomViolations(at('verify/zip.ts'), "import type {Source} from '../restore/types.js';")).toHaveLength(1);
+		expect(roomViolations(at('check/db-check.ts'), "import {x} from '../create/sqlite-copy.js';")[0]).toContain(
+			'check/ may import only',
+		);
 		expect(roomViolations(at('create/backup.ts'), "import {verifyArtifact} from '../verify/verify.js';")).toHaveLength(
 			1,
 		);
@@ -493,7 +521,7 @@ describe('forensics/ and store/ in rooms', () => {
 	it('catches a room importing up or across, a root file importing a room, and an undeclared room', () => {
 		const at = (rel: string) => path.join(SOURCE, rel);
 		expect(
-			roomViolations(at('forensics/lineage/orphans.ts'), "import {routeChats} from '../routing/routing.js';")[0],
+			roomViolations(at('forensics/lineage/lineage.ts'), "import {routeChats} from '../routing/routing.js';")[0],
 		).toContain('lineage/ may import only');
 		expect(
 			roomViolations(at('forensics/places/elsewhere.ts'), "import {x} from '../rollbacks/rollbacks.js';"),
@@ -502,6 +530,11 @@ describe('forensics/ and store/ in rooms', () => {
 			'forensics/ root file imports a room',
 		);
 		expect(roomViolations(at('store/wal/wal.ts'), "import {x} from '../open/open.js';")).toHaveLength(1);
+		const signatures = 'forensics/signatures/session-signatures.ts';
+		expect(roomViolations(at(signatures), "import {x} from '../places/elsewhere.js';")[0]).toContain(
+			'signatures/ may import only',
+		);
+		expect(roomViolations(at('forensics/places/elsewhere.ts'), `import {x} from '../../${signatures}';`)).toEqual([]);
 		expect(roomViolations(at('store/nowhere/x.ts'), '')[0]).toContain('no declared room');
 		const load = "import {x} from '../open/open.js';\nimport {y} from '../locate.js';\n";
 		expect(roomViolations(at('store/read/load.ts'), `${load}import {z} from '../../forensics/time.js';`)).toEqual([]);
@@ -512,5 +545,51 @@ describe('forensics/ and store/ in rooms', () => {
 			violations(path.join(SOURCE, 'store/read/load.ts'), "import {x} from '../../live/live-model.js';")[0],
 		).toContain('up a floor');
 		expect(violations(path.join(SOURCE, 'live/live.ts'), "import {x} from '../store/read/load.js';")).toEqual([]);
+	});
+});
+
+describe('report/ and commands/ in rooms', () => {
+	const at = (rel: string) => path.join(SOURCE, rel);
+	const files = sourceFiles(path.join(SOURCE, 'report'));
+
+	it('every report/ room imports only the rooms below it: backups | repair -> analysis -> files', () => {
+		expect(files.flatMap(f => roomViolations(f))).toEqual([]);
+	});
+
+	it('no import cycle among report/ files, type-only imports included', () => {
+		const importsOf = (file: string) =>
+			specifiers(file)
+				.filter(s => s.startsWith('.'))
+				.map(s => resolveSource(file, s));
+		expect(cycles(files, importsOf)).toEqual([]);
+	});
+
+	it('catches a report/ room importing up or across, the root importing a room, and an undeclared room', () => {
+		expect(roomViolations(at('report/analysis/diff.ts'), "import {x} from '../backups/restore.js';")[0]).toContain(
+			'analysis/ may import only',
+		);
+		expect(
+			roomViolations(at('report/files/files-json.ts'), "import {x} from '../analysis/scan-json.js';"),
+		).toHaveLength(1);
+		expect(
+			roomViolations(at('report/metrics/watch-events.ts'), "import {x} from '../sessions/search.js';"),
+		).toHaveLength(1);
+		expect(roomViolations(at('report/refusal-json.ts'), "import {x} from './analysis/scan-json.js';")[0]).toContain(
+			'report/ root file imports a room',
+		);
+		expect(roomViolations(at('report/nowhere/x.ts'), '')[0]).toContain('no declared room');
+		expect(roomViolations(at('report/backups/restore.ts'), "import {x} from '../analysis/diff.js';")).toEqual([]);
+	});
+
+	it('catches a command importing a command in its room or another; rooms share shared/ and context.ts', () => {
+		expect(
+			commandViolations(at('commands/analysis/scan.ts'), "import {x} from '../sessions/lineage.js';")[0],
+		).toContain('commands never import each other');
+		expect(commandViolations(at('commands/analysis/scan.ts'), "import {x} from './routing.js';")).toHaveLength(1);
+		expect(commandViolations(at('commands/shared/textfile.ts'), "import {x} from '../metrics/watch.js';")).toHaveLength(
+			1,
+		);
+		const shared = "import {b} from '../context.js';\nimport {c} from '../../report/metrics/watch-events.js';";
+		expect(commandViolations(at('commands/metrics/watch.ts'), shared)).toEqual([]);
 	});
 });

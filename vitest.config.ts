@@ -18,9 +18,9 @@ const UNIT_FOLDERS = [
 	'test/report/**',
 	'test/ui/**',
 	'test/build/**',
-	'test/repair/plan.test.ts',
-	'test/repair/confirmation.test.ts',
-	'test/errors.test.ts',
+	'test/repair/plan/plan.test.ts',
+	'test/repair/plan/confirmation.test.ts',
+	'test/ground/errors.test.ts',
 	'test/backup/chunks.test.ts',
 	'test/backup/create/naming.test.ts',
 	'test/backup/archive/{root,member-policy}.test.ts',
@@ -54,7 +54,7 @@ export default defineConfig({
 		// `npm test` runs unit and system; `npm run test:unit` the first alone; `npm run test:fleet` the third.
 		projects: [
 			// One process for every unit file (isolate: false: Node, vitest, React, Ink and source/ load once,
-			// not once a file), on React's production build, as hfx runs it (source/cli.tsx): the first file
+			// not once a file), on React's production build, as hfx runs it (source/cli/main.tsx): the first file
 			// loads React for all, and test/ui/retention.test.ts needs that build.
 			{
 				extends: true,

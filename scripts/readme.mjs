@@ -1,6 +1,6 @@
 // Rewrites the README's command reference and key list from the built tables (npm run readme).
 import fs from 'node:fs';
-import {withReferences} from '../dist/cli-reference.js';
+import {withReferences} from '../dist/cli/reference.js';
 
 const file = new URL('../README.md', import.meta.url);
 const before = fs.readFileSync(file, 'utf8');

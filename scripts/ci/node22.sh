@@ -19,4 +19,4 @@ node22="$work/package/bin/node"
 echo "node22.sh: $("$node22" --version) at $node22"
 
 "$node22" node_modules/vitest/vitest.mjs run --project unit
-"$node22" node_modules/vitest/vitest.mjs run --project system test/e2e/tui-tmux.test.ts test/bin.test.ts
+"$node22" node_modules/vitest/vitest.mjs run --project system test/e2e/tui-tmux.test.ts test/cli/bin.test.ts

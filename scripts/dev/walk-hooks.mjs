@@ -1,6 +1,7 @@
 /**
  * The walk's loader hook (scripts/dev/walk.mjs runs `node --import` on this file): each module of the unbundled build
- * (dist/**\/*.js, never the bundle, its chunks or the test hooks of test-pause.js) gets, at its end, one line per
+ * (dist/**\/*.js, never the bundle, its chunks or the test hooks of ground/test-pause.js) gets, at its end, one line
+ * per
  * top-level function, class and plain object it declares, wrapping it with the module's room (walk-runtime.mjs).
  * tsc writes every top-level declaration at the start of a line, so a line-wise look finds them; a top-level
  * `const f = (…) =>` becomes `let` to be wrapped.
@@ -55,8 +56,9 @@ export function instrument(source, url) {
 
 export async function load(url, context, next) {
 	const loaded = await next(url, context);
-	// Not the bundle or its chunks, and not the test hooks (test-pause.js: a no-op unless a test sets its variable).
-	const skipped = /\/(hfx[-.][^/]*|test-pause\.js)$/.test(url);
+	// Not the bundle or its chunks, and not the test hooks (ground/test-pause.js: a no-op unless a test sets its
+	// variable).
+	const skipped = /\/(hfx[-.][^/]*|ground\/test-pause\.js)$/.test(url);
 	if (!url.startsWith(`${DIST}/`) || !url.endsWith('.js') || skipped || loaded.format !== 'module') {
 		return loaded;
 	}

@@ -3,7 +3,7 @@
  * the log of calls that cross from one room to another. The room the code runs in is carried by an AsyncLocalStorage,
  * so it holds across awaits; a call whose callee lives in the caller's room is not logged. A function handed across
  * (an argument, or a function-valued property of a plain object argument) runs in the room that handed it down
- * unless it was wrapped where it was defined. Only the walked process (dist/cli.js) writes the log, at exit.
+ * unless it was wrapped where it was defined. Only the walked process (dist/cli/main.js) writes the log, at exit.
  */
 import {AsyncLocalStorage} from 'node:async_hooks';
 import fs from 'node:fs';
@@ -12,7 +12,7 @@ const room = new AsyncLocalStorage();
 const WRAPPED = Symbol('walk-wrapped');
 const wrappers = new WeakMap();
 const events = [];
-const walked = process.argv[1]?.endsWith('/dist/cli.js') && process.env.HFX_WALK_OUT;
+const walked = process.argv[1]?.endsWith('/dist/cli/main.js') && process.env.HFX_WALK_OUT;
 
 if (walked) {
 	process.on('exit', () => fs.writeFileSync(process.env.HFX_WALK_OUT, `${JSON.stringify(events)}\n`));

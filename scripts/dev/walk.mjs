@@ -1,6 +1,7 @@
 /**
- * A deterministic walk of `hfx repair` (issue #30 point 4): follows one run of the unbundled build (dist/cli.js,
- * what `node --cpu-prof dist/cli.js` runs) as data, every call that crosses from one room to another and its return,
+ * A deterministic walk of `hfx repair` (issue #30 point 4): follows one run of the unbundled build (dist/cli/main.js,
+ * what `node --cpu-prof dist/cli/main.js` runs) as data, every call that crosses from one room to another and its
+ * return,
  * and counts its way. No sampling: each module of dist/ is wrapped at load time (walk-hooks.mjs, walk-runtime.mjs),
  * so the same code on the same input gives the same numbers on every run.
  *
@@ -110,7 +111,7 @@ export function countWalk(events, depth = Number.POSITIVE_INFINITY) {
 function hfx(args, env, walkOut) {
 	const extra = walkOut ? ['--import', HOOKS] : [];
 	try {
-		return execFileSync(process.execPath, [...extra, path.join(ROOT, 'dist/cli.js'), 'repair', ...args], {
+		return execFileSync(process.execPath, [...extra, path.join(ROOT, 'dist/cli/main.js'), 'repair', ...args], {
 			env: {...env, ...(walkOut ? {HFX_WALK_OUT: walkOut} : {})},
 			encoding: 'utf8',
 			stdio: ['ignore', 'pipe', 'pipe'],

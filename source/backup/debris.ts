@@ -1,12 +1,12 @@
 /**
  * The debris of killed runs on the backup side, beside its outputs and restore targets: the temp
  * names that the sweep recognises, and the sweep of what SIGKILLed runs left behind (the registry
- * that removes temps on exit and on signals is source/temps.ts, the project's one policy).
+ * that removes temps on exit and on signals is source/ground/temps.ts, the project's one policy).
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {randomHex} from '../crypto.js';
-import {isPidAlive} from '../liveness.js';
+import {randomHex} from '../ground/crypto.js';
+import {isPidAlive} from '../ground/liveness.js';
 
 /**
  * Removes debris of earlier runs that were killed with SIGKILL: `.hfx-*` temp names that embed

@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import zlib from 'node:zlib';
-import {sha256} from '../crypto.js';
+import {sha256} from '../ground/crypto.js';
 import {readChunks} from './chunks.js';
 import {openForeign} from '../store/foreign-file.js';
 

@@ -2,7 +2,7 @@
  * fsync of files and folders: what makes a written file and a rename inside a folder durable.
  */
 import fs from 'node:fs';
-import {errorCode} from '../errors.js';
+import {errorCode} from '../ground/errors.js';
 
 /** fsync a folder so a rename inside it is durable (rename alone is atomic, not durable). */
 export function fsyncDir(dir: string): void {

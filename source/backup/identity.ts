@@ -9,8 +9,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {errorMessage} from '../errors.js';
-import {FailClosed} from '../errors.js';
+import {errorMessage} from '../ground/errors.js';
+import {FailClosed} from '../ground/errors.js';
 import {ReadOnlyStore} from '../store/open/open.js';
 
 /** One restored store: its path under the Hermes root and its newest session ids (oldest first). */

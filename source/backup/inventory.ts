@@ -4,7 +4,7 @@
  * for a restore to say what it would drop (restore/compare.ts).
  */
 import Database from 'better-sqlite3';
-import {errorMessage} from '../errors.js';
+import {errorMessage} from '../ground/errors.js';
 import {ReadOnlyStore} from '../store/open/open.js';
 
 /** Per session id: its message count and highest message id. */

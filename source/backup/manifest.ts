@@ -16,7 +16,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
-import {toolVersion} from '../version.js';
+import {toolVersion} from '../ground/version.js';
 
 export const MANIFEST_NAME = 'manifest.json';
 export const MANIFEST_FORMAT = 'hfx-backup';

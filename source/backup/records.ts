@@ -7,9 +7,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {FailClosed, errorCode} from '../errors.js';
+import {FailClosed, errorCode} from '../ground/errors.js';
 import {fileTypeName, linkText, readForeign} from '../store/foreign-file.js';
-import {openAppend} from '../safe-create.js';
+import {openAppend} from '../ground/safe-create.js';
 
 export const RECORDS_NAME = 'hfx-records.jsonl';
 

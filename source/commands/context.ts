@@ -4,15 +4,15 @@
  */
 import {analyze, type Analysis} from '../forensics/analysis/analyze.js';
 import type {BuildRules} from '../forensics/routing/build-rules.js';
-import {type FailClosed, type ExitCode, asRefusal, refusalExit} from '../errors.js';
+import {type FailClosed, type ExitCode, asRefusal, refusalExit} from '../ground/errors.js';
 import {locateStores, type Located, type StoreLocation} from '../store/locate.js';
 import {loadStore, type DatabaseFacts} from '../store/read/load.js';
 import type {ColumnSet} from '../store/read/read-snapshot.js';
 import {refusalJson} from '../report/refusal-json.js';
 import {storeBuildRules} from '../store/places/store-build.js';
 
-export {type GlobalFlags, type Io, processIo} from '../io.js';
-import type {GlobalFlags, Io} from '../io.js';
+export {type GlobalFlags, type Io, processIo} from '../ground/io.js';
+import type {GlobalFlags, Io} from '../ground/io.js';
 
 export type StoreResult =
 	| {ok: true; location: StoreLocation; facts: DatabaseFacts; analysis: Analysis}
@@ -68,7 +68,7 @@ export function loadAndAnalyze(
 /**
  * A command's one report, the same data either way: its JSON document under --json, else its
  * text lines. Every command prints through it; the Io sinks make each text line safe for a
- * terminal (io.ts) and keep the JSON exact.
+ * terminal (ground/io.ts) and keep the JSON exact.
  */
 export function emit(
 	io: Io,

@@ -7,9 +7,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
-import {FailClosed, type ExitCode} from '../errors.js';
+import {FailClosed, type ExitCode} from '../ground/errors.js';
 import {type GlobalFlags, type Io, guarded} from './context.js';
-import {distFile} from '../paths.js';
+import {distFile} from '../ground/paths.js';
 
 /** How long the simulated gateway may take to have its store ready, and to stop after SIGTERM. */
 const READY_TIMEOUT_MS = 30_000;
@@ -94,7 +94,7 @@ export async function startDemoGateway(options: {
 
 /**
  * Runs `body` on a fresh demo home (the simulated gateway writing it), then stops the gateway and
- * removes the home unless --keep. The interactive TUI (cli-live.ts) and the headless report share it.
+ * removes the home unless --keep. The interactive TUI (cli/live.ts) and the headless report share it.
  */
 export async function withDemo(
 	flags: DemoFlags,

@@ -12,8 +12,8 @@
  * index), live-model.ts (analysis, activity, the published model).
  */
 import path from 'node:path';
-import {errorMessage, throwFileError} from '../errors.js';
-import {startupMark} from '../startup.js';
+import {errorMessage, throwFileError} from '../ground/errors.js';
+import {startupMark} from '../ground/startup.js';
 import fs from 'node:fs';
 import {type DatabaseFacts, describe} from '../store/read/load.js';
 import {statSidecars} from '../store/open/preflight.js';

@@ -10,7 +10,7 @@ import {analyze, type Analysis} from '../forensics/analysis/analyze.js';
 import type {BuildRules} from '../forensics/routing/build-rules.js';
 import type {RuleSet} from '../forensics/generations.js';
 import {REPAIR_END_REASON} from '../forensics/end-reasons.js';
-import {FailClosed, errorMessage} from '../errors.js';
+import {FailClosed, errorMessage} from '../ground/errors.js';
 import {resolveSessionId} from '../forensics/resolve.js';
 import {readStore} from '../store/open/immutable-read.js';
 import {type ReadOnlyStore, writerSqliteVersion} from '../store/open/open.js';
@@ -20,8 +20,8 @@ import {routingHomeOf} from '../store/read/routing-home.js';
 import {readSnapshot} from '../store/read/read-snapshot.js';
 import {ShmReader} from '../store/files/shm.js';
 import {auditPathFor} from '../store/audit-trail.js';
-import {testMark} from '../test-pause.js';
-import {type PlanBasis, basisDifference, readPlanBasis} from './plan-basis.js';
+import {testMark} from '../ground/test-pause.js';
+import {type PlanBasis, basisDifference, readPlanBasis} from './plan/plan-basis.js';
 import {
 	type Adoption,
 	AT_APPLY,
@@ -32,12 +32,12 @@ import {
 	planRepair,
 	rowsHash,
 	toValue,
-} from './plan.js';
-import {checkPreconditions, guardedWrite} from './guarded-write.js';
-import {reconcileAudit} from './reconcile.js';
-import {stillWinsWhy} from './still-wins.js';
-import {type ApplyOutcome, type ChangeRecord, type IntentFields, WriteRun} from './write-run.js';
-import type {Stop} from './write-transaction.js';
+} from './plan/plan.js';
+import {checkPreconditions, guardedWrite} from './write/guarded-write.js';
+import {reconcileAudit} from './write/reconcile.js';
+import {stillWinsWhy} from './plan/still-wins.js';
+import {type ApplyOutcome, type ChangeRecord, type IntentFields, WriteRun} from './write/write-run.js';
+import type {Stop} from './write/write-transaction.js';
 
 export type Planned = {
 	plan: RepairPlan;
@@ -190,7 +190,7 @@ async function planWith(dbPath: string, options: PlanOptions, reader: ShmReader)
 	};
 }
 
-export type {ApplyOutcome, ChangeRecord} from './write-run.js';
+export type {ApplyOutcome, ChangeRecord} from './write/write-run.js';
 
 export type ApplyOptions = {
 	dbPath: string;

@@ -4,13 +4,13 @@
  * holders again, intent, one transaction with foreign keys on, outcome, under the same signal
  * protection), and refuses if any column it touched changed since.
  */
-import {errorMessage, FailClosed} from '../errors.js';
+import {errorMessage, FailClosed} from '../ground/errors.js';
 import {type AuditEntry, auditPathFor, readAudit} from '../store/audit-trail.js';
-import {fromValue, sha256, toValue, type Value} from './plan.js';
-import {checkPreconditions, guardedWrite} from './guarded-write.js';
-import {reconcileAudit} from './reconcile.js';
-import {testMark} from '../test-pause.js';
-import {type ApplyOutcome, type ChangeRecord, type IntentFields, WriteRun} from './write-run.js';
+import {fromValue, sha256, toValue, type Value} from './plan/plan.js';
+import {checkPreconditions, guardedWrite} from './write/guarded-write.js';
+import {reconcileAudit} from './write/reconcile.js';
+import {testMark} from '../ground/test-pause.js';
+import {type ApplyOutcome, type ChangeRecord, type IntentFields, WriteRun} from './write/write-run.js';
 
 export type UndoOptions = {
 	dbPath: string;

@@ -18,7 +18,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {ownSignals} from '../interrupts.js';
+import {ownSignals} from '../ground/interrupts.js';
 import {gatewayTurns, resumeAfterRestart} from './restart.js';
 import {StoreWriter} from './store-writer.js';
 
@@ -287,7 +287,7 @@ function main(): void {
 		process.exit(0);
 	};
 
-	// SIGTERM, SIGINT and SIGHUP: a clean stop, through the one signal policy (interrupts.ts).
+	// SIGTERM, SIGINT and SIGHUP: a clean stop, through the one signal policy (ground/interrupts.ts).
 	ownSignals(stop);
 	step(demo, speed);
 }

@@ -11,10 +11,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {FailClosed, errnoWords, errorCode, errorMessage} from '../errors.js';
-import {randomHex, sha256 as sha256Hash} from '../crypto.js';
-import {isPidAlive} from '../liveness.js';
-import {assertReplaceable, openAppend, writeNewFile} from '../safe-create.js';
+import {FailClosed, errnoWords, errorCode, errorMessage} from '../ground/errors.js';
+import {randomHex, sha256 as sha256Hash} from '../ground/crypto.js';
+import {isPidAlive} from '../ground/liveness.js';
+import {assertReplaceable, openAppend, writeNewFile} from '../ground/safe-create.js';
 
 export const AUDIT_FILE = 'hfx-audit.jsonl';
 export const HEAD_FILE = 'hfx-audit.head';
@@ -189,7 +189,7 @@ export function keepOwner(file: string, replaced: string): void {
 }
 
 /**
- * The head file, written to a fresh temp of an unguessable name (safe-create.ts: O_EXCL|O_NOFOLLOW,
+ * The head file, written to a fresh temp of an unguessable name (ground/safe-create.ts: O_EXCL|O_NOFOLLOW,
  * never through a planted link; the pid in it lets a later run sweep a SIGKILLed run's temp) and
  * renamed over a head that is absent or a plain file (a link there is refused).
  */

@@ -6,8 +6,8 @@
  * `hfx files` and the TUI (q and Ctrl-C were never read).
  */
 import fs from 'node:fs';
-import {FailClosed} from '../errors.js';
-import {createExclusive} from '../safe-create.js';
+import {FailClosed} from '../ground/errors.js';
+import {createExclusive} from '../ground/safe-create.js';
 
 /** The text of a symbolic link, or '?' when it cannot be read (gone meanwhile): for refusal lines. */
 export function linkText(p: string): string {

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {FailClosed, errorCode} from '../errors.js';
+import {FailClosed, errorCode} from '../ground/errors.js';
 import {linkText} from './foreign-file.js';
 
 export const PROFILE_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;

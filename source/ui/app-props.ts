@@ -7,7 +7,7 @@ import type {FilesSource} from './sources/files-model.js';
 import type {LiveSource} from './sources/live-source.js';
 import type {HomeSource} from './sources/home-source.js';
 import type {Pane} from './pane-names.js';
-import type {GlobalFlags} from '../io.js';
+import type {GlobalFlags} from '../ground/io.js';
 import type {RepairService} from './repair/repair-service.js';
 
 /** The command line's flags for the TUI: the store's, and the pane to open on (--pane). */

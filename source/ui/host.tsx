@@ -7,11 +7,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import v8 from 'node:v8';
 import {render} from 'ink';
-import {type ExitCode, refusalExit} from '../errors.js';
-import {ownSignals} from '../interrupts.js';
-import type {GlobalFlags, Io} from '../io.js';
-import {openAppend} from '../safe-create.js';
-import {startupMark, startupMarks} from '../startup.js';
+import {type ExitCode, refusalExit} from '../ground/errors.js';
+import {ownSignals} from '../ground/interrupts.js';
+import type {GlobalFlags, Io} from '../ground/io.js';
+import {openAppend} from '../ground/safe-create.js';
+import {startupMark, startupMarks} from '../ground/startup.js';
 import {LiveStore} from '../live/live.js';
 import type {StoreLocation} from '../store/locate.js';
 import {backupsPaneSource, rootOfStore} from './sources/backups-source.js';
@@ -50,7 +50,8 @@ function openLive(location: StoreLocation, flags: GlobalFlags, io: Io, backgroun
 }
 
 /**
- * One diagnostics line appended to an operator-named file: never through a link or into a FIFO (safe-create.ts); best
+ * One diagnostics line appended to an operator-named file: never through a link or into a FIFO (ground/safe-create.ts);
+ * best
  * effort.
  */
 function appendTrace(file: string, line: string): void {
@@ -259,7 +260,7 @@ export async function runLiveApp(
 	const mounted = mount(followed, flags, io, backups);
 	const tracer = traceMemory(io, mounted.frames);
 	// SIGTERM, SIGHUP and a SIGINT sent by kill (Ctrl-C itself is a key in raw mode) close the view, through the
-	// one signal policy (interrupts.ts): a repair or undo the view is writing finishes and is recorded first.
+	// one signal policy (ground/interrupts.ts): a repair or undo the view is writing finishes and is recorded first.
 	const release = ownSignals(() => mounted.instance.unmount());
 	try {
 		await mounted.instance.waitUntilExit();

@@ -7,7 +7,7 @@ import {PANES, PANE_TITLES, type Pane} from './pane-names.js';
 import type {AnyBinding, Binding} from './keys/binding.js';
 import type {RepairKeys, ScreenKeys, TimelineKeys, UndoKeys} from './keys/contexts.js';
 import {sourcesOf} from './views.js';
-import {candidateDonors} from '../report/candidates.js';
+import {candidateDonors} from '../report/analysis/candidates.js';
 import {helpView} from './help-view.js';
 
 /** The panes with a cursor (all of them today; "lists" in the help). */

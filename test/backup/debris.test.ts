@@ -1,5 +1,5 @@
 /**
- * The one clean-up policy for our temp artefacts (source/temps.ts, backup/debris.ts): the names
+ * The one clean-up policy for our temp artefacts (source/ground/temps.ts, backup/debris.ts): the names
  * verify and drill extract under, the sweep of a SIGKILLed run's debris in the temp folder (only
  * our names, only dead pids, only this user's, never through a link) and of a killed restore's
  * partials in the folders a restore stages into (nothing else in the target).
@@ -12,7 +12,7 @@ import {createBackup} from '../../source/backup/create/backup.js';
 import {sweepDebris, sweepRestorePartials, tempPath} from '../../source/backup/debris.js';
 import {restoreArchive} from '../../source/backup/restore/restore.js';
 import {makeTempDir} from '../../source/backup/verify/temp-extraction.js';
-import {OWN_TEMP, ownTempDir, removeTemp, sweepOwnTemps} from '../../source/temps.js';
+import {OWN_TEMP, ownTempDir, removeTemp, sweepOwnTemps} from '../../source/ground/temps.js';
 import {hfx} from '../helpers/cli.js';
 import {ROOT} from '../helpers/writer.js';
 import {cleanupTemps, makeHome, tempDir} from './helpers.js';

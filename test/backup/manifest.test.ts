@@ -19,7 +19,7 @@ import {
 	quickManifest,
 	realPathOf,
 } from '../../source/backup/manifest.js';
-import {toolVersion} from '../../source/version.js';
+import {toolVersion} from '../../source/ground/version.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-manifest-'));
 const home = path.join(dir, 'hermes');

@@ -20,14 +20,14 @@ type Meta = {
 };
 
 describe('the hfx bundle', () => {
-	// The code itself is the bundle beside the bin (dist/hfx.js is the launcher, source/bin.ts) and its chunks.
+	// The code itself is the bundle beside the bin (dist/hfx.js is the launcher, source/cli/bin.ts) and its chunks.
 	const meta = JSON.parse(fs.readFileSync(path.join(ROOT, 'dist', 'hfx.meta.json'), 'utf8')) as Meta;
 	const outputs = Object.keys(meta.outputs).filter(o => o.endsWith('.js'));
 	const text = outputs.map(o => fs.readFileSync(path.join(ROOT, o), 'utf8')).join('\n');
 	const inputs = Object.keys(meta.inputs);
 	const externals = new Set(outputs.flatMap(o => meta.outputs[o]!.imports.filter(i => i.external).map(i => i.path)));
 
-	it('is the entry and its chunks, all beside the bin in dist/ (source/paths.ts finds dist/ from any of them)', () => {
+	it('is the entry and its chunks, all beside the bin in dist/ (ground/paths.ts finds dist/ from any of them)', () => {
 		expect(outputs).toContain('dist/hfx-bundle.js');
 		expect(outputs.every(o => /^dist\/hfx-(bundle|chunk-\w+)\.js$/.test(o))).toBe(true);
 		expect(outputs.length).toBeGreaterThan(1);
@@ -60,7 +60,7 @@ describe('the hfx bundle', () => {
 			...[...eager].map(o => meta.outputs[o] as unknown as {inputs: Record<string, unknown>}),
 		].flatMap(o => Object.keys(o.inputs));
 		expect(eagerInputs.filter(p => p.includes('node_modules/ink/') || p.includes('node_modules/react'))).toEqual([]);
-		expect(eagerInputs).toContain('dist/cli.js');
+		expect(eagerInputs).toContain('dist/cli/main.js');
 	});
 
 	it('holds exactly one Ink Output class, one Ink and one React (no nested copies)', () => {

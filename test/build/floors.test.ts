@@ -59,8 +59,8 @@ const ONE_WAY = ['repair', 'backup'];
 
 /** Imports across siblings that the design wants, with why. */
 const ALLOWED = new Map<string, string>([
-	['io.ts -> text/sanitize.ts', 'the terminal sinks make every line safe (issue #17, class 8)'],
-	['errors.ts -> text/sanitize.ts', 'a refusal is one safe line whatever its file name or cause holds'],
+	['ground/io.ts -> text/sanitize.ts', 'the terminal sinks make every line safe (issue #17, class 8)'],
+	['ground/errors.ts -> text/sanitize.ts', 'a refusal is one safe line whatever its file name or cause holds'],
 ]);
 
 /** The unit a source file belongs to: its folder under source/, or for a root file cli or ground. */
@@ -405,7 +405,9 @@ describe('the floors', () => {
 		expect(packageViolations(at('store/read/load.ts'), "import React from 'react';")[0]).toContain(
 			'react belongs to ui',
 		);
-		expect(packageViolations(at('report/scan-text.ts'), "import Database from 'better-sqlite3';")).toHaveLength(1);
+		expect(
+			packageViolations(at('report/analysis/scan-text.ts'), "import Database from 'better-sqlite3';"),
+		).toHaveLength(1);
 		expect(packageViolations(at('ui/app.tsx'), "import x from 'left-pad';")[0]).toContain('undeclared');
 		expect(packageViolations(at('ui/app.tsx'), "import {Box} from 'ink';\nimport fs from 'node:fs';")).toEqual([]);
 	});
@@ -431,7 +433,7 @@ describe('the floors', () => {
 			'up a floor',
 		);
 		expect(violations(at('forensics/time.ts'), "import fs from 'node:fs';")).toHaveLength(1);
-		expect(violations(at('commands/scan.ts'), "import {analyze} from '../forensics/analyze.js';")).toEqual([]);
+		expect(violations(at('commands/analysis/scan.ts'), "import {analyze} from '../forensics/analyze.js';")).toEqual([]);
 	});
 });
 
@@ -494,7 +496,7 @@ describe('backup/ in rooms', () => {
 		).toContain('across siblings');
 		expect(
 			violations(
-				path.join(SOURCE, 'repair/guarded-write.ts'),
+				path.join(SOURCE, 'repair/write/guarded-write.ts'),
 				"import {takeQuickSnapshot} from '../backup/create/snapshot.js';",
 			),
 		).toEqual([]);

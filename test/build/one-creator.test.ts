@@ -1,5 +1,5 @@
 /**
- * Every file hfx creates goes through source/safe-create.ts (issue 29, class 1): no other source
+ * Every file hfx creates goes through source/ground/safe-create.ts (issue 29, class 1): no other source
  * file opens a file for writing by name, writes one whole by name, appends by name, copies one, or
  * opens a write stream on a path. (A write to a descriptor the helper returned is fine.) A new
  * writer that bypasses the helper fails here, naming the file and the line.
@@ -10,7 +10,7 @@ import {describe, expect, it} from 'vitest';
 import {ROOT} from '../helpers/writer.js';
 
 const SOURCE = path.join(ROOT, 'source');
-const HELPER = 'safe-create.ts';
+const HELPER = 'ground/safe-create.ts';
 
 /** What creates or opens a file for writing by its name. */
 const CREATORS = [
@@ -55,7 +55,7 @@ function creatorsIn(rel: string, text: string): string[] {
 }
 
 describe('one creator of files', () => {
-	it('no source file but safe-create.ts creates or opens a file for writing by name', () => {
+	it('no source file but ground/safe-create.ts creates or opens a file for writing by name', () => {
 		const found = sourceFiles(SOURCE).flatMap(f => creatorsIn(path.relative(SOURCE, f), fs.readFileSync(f, 'utf8')));
 		expect(found).toEqual([]);
 	});

@@ -1,5 +1,5 @@
 /**
- * One place decides what Ctrl-C, SIGTERM and SIGHUP do (issue #30 point 3): source/interrupts.ts. A command that
+ * One place decides what Ctrl-C, SIGTERM and SIGHUP do (issue #30 point 3): source/ground/interrupts.ts. A command that
  * ends itself on a signal (hfx watch, the live view, the demo's gateway) owns the signals through its
  * `ownSignals`; no other file listens on `process` for a signal itself. Every offender at once, as file:line.
  */
@@ -9,7 +9,7 @@ import {describe, expect, it} from 'vitest';
 import {ROOT} from '../helpers/writer.js';
 
 const SOURCE = path.join(ROOT, 'source');
-const POLICY = 'interrupts.ts';
+const POLICY = 'ground/interrupts.ts';
 /** A listener for a signal on process: process.on('SIGTERM', …), once, addListener, prependListener... */
 const LISTENS = /\bprocess\s*\.\s*(?:on|once|addListener|prependListener|prependOnceListener)\s*\(\s*['"`]SIG/;
 
@@ -25,7 +25,7 @@ function listeners(rel: string, text: string): string[] {
 }
 
 describe('the one interrupt policy', () => {
-	it('no file but interrupts.ts listens for a signal (every offender at once)', () => {
+	it('no file but ground/interrupts.ts listens for a signal (every offender at once)', () => {
 		const found = sourceFiles(SOURCE).flatMap(file => {
 			const rel = path.relative(SOURCE, file).split(path.sep).join('/');
 			return rel === POLICY ? [] : listeners(rel, fs.readFileSync(file, 'utf8'));
@@ -36,7 +36,7 @@ describe('the one interrupt policy', () => {
 	it('catches a listener on process for a signal, and not the policy own use or an exit hook', () => {
 		expect(listeners('ui/host.tsx', "\tprocess.once('SIGTERM', onSignal);")).toEqual(['ui/host.tsx:1']);
 		expect(listeners('simulator/gateway.ts', "x\nprocess.on('SIGINT', stop);")).toEqual(['simulator/gateway.ts:2']);
-		expect(listeners('cli.tsx', "process.on('uncaughtException', error => {")).toEqual([]);
+		expect(listeners('cli/main.tsx', "process.on('uncaughtException', error => {")).toEqual([]);
 		expect(listeners('commands/demo.ts', "child.kill('SIGTERM');")).toEqual([]);
 	});
 

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {commandReference, keyReference, withReferences} from '../../source/cli-reference.js';
+import {commandReference, keyReference, withReferences} from '../../source/cli/reference.js';
 import {ROOT} from '../helpers/writer.js';
 
 const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');

@@ -2,7 +2,7 @@
  * The terminal sinks, enforced (issue #17, class 8). A string from a store, a file name, an
  * archive or /proc reaches a terminal only through a sink that makes it safe (text/sanitize.ts):
  *
- * - the commands' lines: `Io.out` / `Io.err` (io.ts), their JSON: `Io.json`;
+ * - the commands' lines: `Io.out` / `Io.err` (ground/io.ts), their JSON: `Io.json`;
  * - the TUI: ui/components/text.tsx, the one Text (Ink's, its string children made safe).
  *
  * So a new direct write to stdout/stderr, a console call, or a Text taken from Ink itself fails
@@ -17,22 +17,22 @@ const SOURCE = path.join(ROOT, 'source');
 
 /** The direct writes to a terminal stream there may be, per file, and why each is safe. */
 const DIRECT_WRITES: Record<string, {count: number; why: string}> = {
-	'io.ts': {count: 3, why: 'the sinks themselves: safeText per line, safeJson per document'},
-	'cli.tsx': {
+	'ground/io.ts': {count: 3, why: 'the sinks themselves: safeText per line, safeJson per document'},
+	'cli/main.tsx': {
 		count: 4,
 		why:
 			'the help text, the version, a fixed hint and the note of a signal ' +
 			'received during a write (its name and an exit code): constants',
 	},
-	'bin.ts': {
+	'cli/bin.ts': {
 		count: 2,
 		why:
 			'the one line refusing an old Node: its version and path ' +
 			'(process.execPath, the Node the operator ran); the one line when no ' +
 			"descriptor is left to load hfx: the path of hfx's own file",
 	},
-	'interrupts.ts': {count: 1, why: 'a fixed notice naming the signal'},
-	'test-pause.ts': {
+	'ground/interrupts.ts': {count: 1, why: 'a fixed notice naming the signal'},
+	'ground/test-pause.ts': {
 		count: 1,
 		why: 'the test hook announcing its pause point (a name from our code; only with HFX_TEST_PAUSE_AT set)',
 	},
@@ -102,12 +102,12 @@ describe('every outside string reaches a terminal through a sink that makes it s
 		expect(offenders).toEqual([]);
 	});
 
-	it('the sinks do use the sanitizer (io.ts, errors.ts refusalLine, the TUI Text, format cells)', () => {
+	it('the sinks do use the sanitizer (ground/io.ts, ground/errors.ts refusalLine, the TUI Text, format cells)', () => {
 		const text = (rel: string) => files.find(f => f.rel === rel)!.text;
-		expect(text('io.ts')).toMatch(/out: line => process\.stdout\.write\(`\$\{safeText\(line\)\}\\n`\)/);
-		expect(text('io.ts')).toMatch(/err: line => process\.stderr\.write\(`\$\{safeText\(line\)\}\\n`\)/);
-		expect(text('io.ts')).toMatch(/json: value => process\.stdout\.write\(`\$\{safeJson\(value, 2\)\}\\n`\)/);
-		expect(text('errors.ts')).toMatch(/return safeText\(`hfx: \$\{r\.file\}/);
+		expect(text('ground/io.ts')).toMatch(/out: line => process\.stdout\.write\(`\$\{safeText\(line\)\}\\n`\)/);
+		expect(text('ground/io.ts')).toMatch(/err: line => process\.stderr\.write\(`\$\{safeText\(line\)\}\\n`\)/);
+		expect(text('ground/io.ts')).toMatch(/json: value => process\.stdout\.write\(`\$\{safeJson\(value, 2\)\}\\n`\)/);
+		expect(text('ground/errors.ts')).toMatch(/return safeText\(`hfx: \$\{r\.file\}/);
 		expect(text('ui/components/text.tsx')).toContain('return safeText(child)');
 		expect(text('text/format.ts')).toMatch(/safeText\(raw\)/);
 	});

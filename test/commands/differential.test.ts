@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {analyze} from '../../source/forensics/analysis/analyze.js';
-import {storeJson} from '../../source/report/scan-json.js';
+import {storeJson} from '../../source/report/analysis/scan-json.js';
 import {loadStore} from '../../source/store/read/load.js';
 import {ownerOfStore} from '../../source/store/locate.js';
 import {ddlOf, writeStore} from '../helpers/adversarial-store-writer.js';

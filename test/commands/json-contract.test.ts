@@ -1,5 +1,5 @@
 /**
- * The JSON contract, in one file: every command that takes --json (source/cli-commands.ts), run
+ * The JSON contract, in one file: every command that takes --json (source/cli/commands.ts), run
  * through the real binary on copies of the real-Hermes fixtures, and the SHAPE of each document
  * (every key and the types of its values, recursively; an array's elements merged) written to
  * snapshots/json-contract.txt. The values (times, temp paths, sizes) are not part of it, so the
@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
-import {COMMANDS} from '../../source/cli-commands.js';
+import {COMMANDS} from '../../source/cli/commands.js';
 import {hfx} from '../helpers/cli.js';
 import {ROOT} from '../helpers/writer.js';
 

@@ -1,7 +1,8 @@
 /**
  * One preflight per `hfx repair` (issue #30 point 4): the command looks at the store's files once and passes that
  * look down; the plan (repair/apply.ts computePlan) and its read (store/open/immutable-read.ts readStore) take none of
- * their own. Counted through the test hook HFX_TEST_MARK=preflight (test-pause.ts) on the real binary. So is each
+ * their own. Counted through the test hook HFX_TEST_MARK=preflight (ground/test-pause.ts) on the real binary. So is
+ * each
  * check after it: the plan and its refusal (repair-routing failing on the store, an operator's donor that cannot be
  * taken), the reconciliation of the audit trail's crash windows, the entry an undo names, and the holders' /proc scan.
  */

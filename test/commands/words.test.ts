@@ -176,7 +176,8 @@ describe('a refusal for lack of space leaves nothing behind', () => {
 });
 
 /**
- * Runs hfx until it announces `point` (source/test-pause.ts), sends `signal` there, and resolves its exit code and
+ * Runs hfx until it announces `point` (source/ground/test-pause.ts), sends `signal` there, and resolves its exit code
+ * and
  * output.
  */
 async function signalAt(

@@ -22,7 +22,7 @@ import os from 'node:os';
 import path from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
 import {type RunningDemo, startDemoGateway} from '../../source/commands/demo.js';
-import {FINDING_SIGNALS, type FindingKind} from '../../source/report/finding-signals.js';
+import {FINDING_SIGNALS, type FindingKind} from '../../source/report/metrics/finding-signals.js';
 import {hfx} from '../helpers/cli.js';
 import {findingKinds} from '../helpers/finding-kinds.js';
 import {findingsRoot} from '../helpers/findings-root.js';

@@ -1,5 +1,6 @@
 /**
- * The live view's signals go through the one interrupt policy (issue #30 point 3, source/interrupts.ts): SIGTERM,
+ * The live view's signals go through the one interrupt policy (issue #30 point 3, source/ground/interrupts.ts):
+ * SIGTERM,
  * SIGHUP and a SIGINT sent by kill (Ctrl-C itself is a key in raw mode) each close the view, restore the terminal
  * and exit 0, in a real terminal (tmux), with the real binary.
  */

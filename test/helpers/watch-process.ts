@@ -13,7 +13,7 @@ export class WatchProcess {
 	stderr = '';
 	private readonly exited: Promise<{code: number | null; signal: NodeJS.Signals | null}>;
 
-	/** `entry`: the bundled bin by default; dist/cli.js runs the unbundled modules. */
+	/** `entry`: the bundled bin by default; dist/cli/main.js runs the unbundled modules. */
 	constructor(args: string[], options: {nodeArgs?: string[]; env?: NodeJS.ProcessEnv; entry?: string} = {}) {
 		this.child = spawn(
 			process.execPath,

@@ -1,6 +1,6 @@
 /**
  * The repair's crash windows, with the real binary and a real SIGKILL at named points
- * (HFX_TEST_PAUSE_AT, source/test-pause.ts): between the intent and the transaction, and between
+ * (HFX_TEST_PAUSE_AT, source/ground/test-pause.ts): between the intent and the transaction, and between
  * the COMMIT and the outcome, for --apply and --undo. The next run reconciles the intent against
  * the store, keeps the hash chain valid, and an applied repair stays undoable. Reading for the
  * reconciliation changes no byte of the store's files.

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
-import {FailClosed} from '../../source/errors.js';
+import {FailClosed} from '../../source/ground/errors.js';
 import {findApplyEntry, resolveUndoEntry, restoresOf, undoableEntries, undoRepair} from '../../source/repair/undo.js';
 import {type AuditEntry, auditPathFor, readAudit, verifyAudit} from '../../source/store/audit-trail.js';
 import {hfx, hfxJson} from '../helpers/cli.js';

@@ -3,7 +3,7 @@
  * `error`, nothing else (no exit code, no message, no stack).
  */
 import {describe, expect, it} from 'vitest';
-import {FailClosed} from '../../source/errors.js';
+import {FailClosed} from '../../source/ground/errors.js';
 import {refusalJson} from '../../source/report/refusal-json.js';
 
 describe('refusalJson', () => {

@@ -8,8 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {analyze} from '../../source/forensics/analysis/analyze.js';
-import type {StoreReading} from '../../source/report/metrics-samples.js';
-import {type Digest, diffDigests, digestOf} from '../../source/report/watch-events.js';
+import type {StoreReading} from '../../source/report/metrics/metrics-samples.js';
+import {type Digest, diffDigests, digestOf} from '../../source/report/metrics/watch-events.js';
 import {loadStore} from '../../source/store/read/load.js';
 import {INCIDENT_CHAT, postRestartIncident} from '../helpers/post-restart.js';
 

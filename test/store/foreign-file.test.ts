@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
-import {FailClosed} from '../../source/errors.js';
+import {FailClosed} from '../../source/ground/errors.js';
 import {copyForeign, readForeign, readForeignTextOrEmpty} from '../../source/store/foreign-file.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-foreign-'));

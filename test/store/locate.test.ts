@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
-import {FailClosed} from '../../source/errors.js';
+import {FailClosed} from '../../source/ground/errors.js';
 import {locateStores, ownerOfStore} from '../../source/store/locate.js';
 import {hfx, hfxJson} from '../helpers/cli.js';
 

@@ -2,7 +2,7 @@
  * The private read copy (store/open/open.ts: main file and -wal copied to the temp folder when a WAL store lacks one
  * of its -wal and -shm, here a crashed agent's -wal alone; a stopped one with neither, and a crashed one with both
  * that no process holds, are read in place, test/store/open/immutable-read.test.ts) under the one clean-up policy
- * (source/temps.ts): named
+ * (source/ground/temps.ts): named
  * hfx-read-<pid>-<rand>, gone after Ctrl-C, swept by the next run after kill -9, refused up front
  * when the temp folder cannot hold it. The real binary, TMPDIR pointed at a folder of the test's
  * own (so no other test's run sweeps it meanwhile); the store's bytes are unchanged throughout.

@@ -9,7 +9,7 @@ import {App} from '../../source/ui/app.js';
 import {PANES} from '../../source/ui/pane-names.js';
 import {LiveStore} from '../../source/live/live.js';
 import {FilesProbe} from '../../source/store/files/files-probe.js';
-import {describeFiles} from '../../source/report/files-text.js';
+import {describeFiles} from '../../source/report/files/files-text.js';
 import type {FilesModel, FilesSource} from '../../source/ui/sources/files-model.js';
 import type {BackupsSource} from '../../source/ui/sources/backups-model.js';
 import {renderAt} from '../helpers/render.js';

@@ -16,7 +16,7 @@ import {PANES} from '../../source/ui/pane-names.js';
 import {repairServiceFor} from '../../source/ui/repair/repair-service.js';
 import {LiveStore} from '../../source/live/live.js';
 import {FilesProbe} from '../../source/store/files/files-probe.js';
-import {describeFiles} from '../../source/report/files-text.js';
+import {describeFiles} from '../../source/report/files/files-text.js';
 import type {BackupsSource} from '../../source/ui/sources/backups-model.js';
 import type {FilesSource} from '../../source/ui/sources/files-model.js';
 import {EVIL, type HostileStore, buildHostileStore} from '../helpers/hostile-store.js';

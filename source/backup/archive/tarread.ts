@@ -12,9 +12,9 @@ import {Transform, type TransformCallback} from 'node:stream';
 import {pipeline} from 'node:stream/promises';
 import zlib from 'node:zlib';
 import tarStream from 'tar-stream';
-import {errorCode, errorMessage} from '../../errors.js';
+import {errorCode, errorMessage} from '../../ground/errors.js';
 import type {MemberType} from './member-policy.js';
-import {createExclusive} from '../../safe-create.js';
+import {createExclusive} from '../../ground/safe-create.js';
 
 export type TarMember = {name: string; type: MemberType; size: number; mode: number; linkName: string};
 

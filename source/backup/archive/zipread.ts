@@ -9,14 +9,14 @@
  * Member names are decoded by us (decodeStrings: false) so an unsafe name is reported, not thrown;
  * which members are refused is member-policy.ts's call, not this parser's.
  */
-import {sha256} from '../../crypto.js';
+import {sha256} from '../../ground/crypto.js';
 import fs from 'node:fs';
 import type {Readable} from 'node:stream';
 import yauzl from 'yauzl';
 import {SEAL_PATTERN} from './seal.js';
 import {Hasher, type Digest} from '../digest.js';
 import {readChunks} from '../chunks.js';
-import {FailClosed} from '../../errors.js';
+import {FailClosed} from '../../ground/errors.js';
 import {openForeign} from '../../store/foreign-file.js';
 
 export type FileType = 'file' | 'dir' | 'symlink' | 'device' | 'fifo' | 'socket';

@@ -16,12 +16,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {FailClosed, errorCode, errorMessage, throwFileError} from '../../errors.js';
+import {FailClosed, errorCode, errorMessage, throwFileError} from '../../ground/errors.js';
 import {ZipWriter} from './zip-writer.js';
-import type {DbCheck} from '../db-check.js';
+import type {DbCheck} from '../check/db-check.js';
 import {fsyncDir} from '../durable.js';
 import {utcStamp} from '../stamp.js';
-import {registerTemp, removeTemp, unregisterTemp} from '../../temps.js';
+import {registerTemp, removeTemp, unregisterTemp} from '../../ground/temps.js';
 import {sweepDebris, tempPath} from '../debris.js';
 import {freeBytes, writeFailure} from './write-failure.js';
 import {type BackupLock, acquireBackupLock} from './lock.js';
@@ -38,11 +38,11 @@ import type {ProgressFn} from '../progress.js';
 import {linkText} from '../../store/foreign-file.js';
 import {appendRecord, assertRecordsFile, fingerprintOf, readRecords, statusFor} from '../records.js';
 import {type DbCopy, copyDatabase, judgeCopy} from './sqlite-copy.js';
-import {startCheck} from '../db-check-run.js';
+import {startCheck} from '../check/db-check-run.js';
 import {holdsNoStore} from '../archive/root.js';
 import {CREDENTIAL_NAMES, type Excluded, type FollowedLink, type Skipped, type WalkEntry, walkRoot} from './walk.js';
 import {readBack, readPrefix} from './readback.js';
-import {plantedLink} from '../../safe-create.js';
+import {plantedLink} from '../../ground/safe-create.js';
 import {type TarballRetention, pruneTarballs} from './prune-tarballs.js';
 
 export const ARCHIVE_PATTERN = /^hfx-backup-(\d{8}-\d{6})(?:-(\d+))?\.zip$/;

@@ -7,12 +7,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {FailClosed, errnoWords, errorCode, errorMessage} from '../../errors.js';
+import {FailClosed, errnoWords, errorCode, errorMessage} from '../../ground/errors.js';
 import {readForeign} from '../../store/foreign-file.js';
 import {parseProcLocks, procLocksDevice} from '../../store/files/holders.js';
-import {isPidAlive, processStartTicks} from '../../liveness.js';
-import {onInterruptOrExit} from '../../interrupts.js';
-import {createExclusive} from '../../safe-create.js';
+import {isPidAlive, processStartTicks} from '../../ground/liveness.js';
+import {onInterruptOrExit} from '../../ground/interrupts.js';
+import {createExclusive} from '../../ground/safe-create.js';
 
 export const LOCK_NAME = '.hfx-backup.lock';
 export const HERMES_LOCK_NAME = '.backup.lock';

@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import {FailClosed} from '../../errors.js';
+import {FailClosed} from '../../ground/errors.js';
 import {readChunks} from '../chunks.js';
 import {MANIFEST_NAME, type Manifest} from '../manifest.js';
 import type {ProgressFn} from '../progress.js';

@@ -12,11 +12,11 @@
 import fs from 'node:fs';
 import {holdsNoStore} from '../archive/root.js';
 import path from 'node:path';
-import {FailClosed, errorCode, errorMessage} from '../../errors.js';
+import {FailClosed, errorCode, errorMessage} from '../../ground/errors.js';
 import {digestFile, crcHex} from '../digest.js';
 import {fsyncDir, fsyncFile} from '../durable.js';
 import {utcStamp} from '../stamp.js';
-import {registerTemp, removeTemp} from '../../temps.js';
+import {registerTemp, removeTemp} from '../../ground/temps.js';
 import {sweepDebris, tempPath} from '../debris.js';
 import {WRITE_ELSEWHERE, writeFailure} from './write-failure.js';
 import {acquireBackupLock} from './lock.js';
@@ -26,7 +26,7 @@ import {appendRecord, assertRecordsFile} from '../records.js';
 import {copyAndVerify} from './sqlite-copy.js';
 import {type WalkEntry, walkQuick} from './walk.js';
 import {readChunks} from '../chunks.js';
-import {assertRealFolder, createExclusive, writeNewFile} from '../../safe-create.js';
+import {assertRealFolder, createExclusive, writeNewFile} from '../../ground/safe-create.js';
 
 export const SNAPSHOTS_DIR = 'state-snapshots';
 export const QUICK_KEEP = 20;

@@ -11,10 +11,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {FailClosed, errorCode} from '../../errors.js';
+import {FailClosed, errorCode} from '../../ground/errors.js';
 import {ReadOnlyStore, describeOpenError} from '../../store/open/open.js';
-import {type DbCheck, compareCounts, quoteIdent} from '../db-check.js';
-import {checkDatabaseFile} from '../db-check-run.js';
+import {type DbCheck, compareCounts, quoteIdent} from '../check/db-check.js';
+import {checkDatabaseFile} from '../check/db-check-run.js';
 import {writeFailure} from './write-failure.js';
 import {EarlyWriteback} from './early-writeback.js';
 

@@ -13,7 +13,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {errorCode} from '../../errors.js';
+import {errorCode} from '../../ground/errors.js';
 import {linkText} from '../../store/foreign-file.js';
 import {PROFILE_NAME} from '../../store/locate.js';
 

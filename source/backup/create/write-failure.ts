@@ -3,8 +3,15 @@
  * process's file size limit (ulimit -f) and the free space in a folder.
  */
 import fs from 'node:fs';
-import {FailClosed, descriptorsExhausted, errnoWords, errorCode, errorMessage, fileSizeLimit} from '../../errors.js';
-import type {RefusalKind} from '../../refusal-kinds.js';
+import {
+	FailClosed,
+	descriptorsExhausted,
+	errnoWords,
+	errorCode,
+	errorMessage,
+	fileSizeLimit,
+} from '../../ground/errors.js';
+import type {RefusalKind} from '../../ground/refusal-kinds.js';
 
 /**
  * The errno a failed write stands for: its own, or the one behind SQLite's code (SQLite reports EFBIG as a plain write
@@ -40,7 +47,9 @@ const WRITE_KINDS: Readonly<Record<string, RefusalKind>> = {
 	EIO: 'io-error',
 };
 
-/** Where the words of the one errno mapping (errors.ts) name a folder, a backup's output can move (`to`: how). */
+/**
+ * Where the words of the one errno mapping (ground/errors.ts) name a folder, a backup's output can move (`to`: how).
+ */
 const WRITE_NEXT: Readonly<Record<string, (to: Elsewhere) => string>> = {
 	ENOSPC: to => `free space there or ${to.move} (df -h shows free space)`,
 	EDQUOT: to => `free space within the quota or ${to.move}`,

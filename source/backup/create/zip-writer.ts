@@ -9,7 +9,7 @@
  * The archive is written to a temp name (mode 0600) by the caller, fsynced here (its writeback
  * started every 64 MiB as it streams, early-writeback.ts, so the final fsync is short).
  */
-import {sha256} from '../../crypto.js';
+import {sha256} from '../../ground/crypto.js';
 import fs from 'node:fs';
 import {createRequire} from 'node:module';
 import {Transform, type TransformCallback} from 'node:stream';
@@ -21,7 +21,7 @@ import {Hasher, crcHex} from '../digest.js';
 import {fsyncFile} from '../durable.js';
 import {EarlyWriteback} from './early-writeback.js';
 import {SEAL_LENGTH, SEAL_PREFIX} from '../archive/seal.js';
-import {createExclusive} from '../../safe-create.js';
+import {createExclusive} from '../../ground/safe-create.js';
 
 /**
  * yazl computes each member's CRC-32 with buffer-crc32, a JavaScript loop (~370 MB/s here): on a

@@ -12,7 +12,7 @@ import path from 'node:path';
 import {createRequire} from 'node:module';
 import type * as Yaml from 'yaml';
 import {duration} from '../../forensics/duration.js';
-import {FailClosed, errorCode, errorMessage, throwFileError} from '../../errors.js';
+import {FailClosed, errorCode, errorMessage, throwFileError} from '../../ground/errors.js';
 import {describeHolder, findHolders} from '../../store/files/holders.js';
 import {storesUnderRoot} from '../../store/locate.js';
 import {readForeign} from '../../store/foreign-file.js';

@@ -14,7 +14,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {sha256} from '../../crypto.js';
+import {sha256} from '../../ground/crypto.js';
 import {plural} from '../../text/format.js';
 import {duration} from '../../forensics/duration.js';
 import {type BackupEntry, listBackups} from './list.js';

@@ -6,7 +6,7 @@
 import {spawn} from 'node:child_process';
 import readline from 'node:readline';
 import {type ProgressFn, parseProgressLine} from '../progress.js';
-import {distFile} from '../../paths.js';
+import {distFile} from '../../ground/paths.js';
 
 function cliPath(): string {
 	return distFile('hfx.js');

@@ -8,9 +8,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {writerSqliteVersion} from '../../store/open/open.js';
-import {errorMessage} from '../../errors.js';
+import {errorMessage} from '../../ground/errors.js';
 import {AUDIT_FILE, HEAD_FILE, appendAudit, assertAuditWritable} from '../../store/audit-trail.js';
-import {toolVersion} from '../../version.js';
+import {toolVersion} from '../../ground/version.js';
 import type {PlannedMember, RestoreTrail, RestoreRecord} from './types.js';
 
 const TRAIL_FILES = new Set([AUDIT_FILE, HEAD_FILE]);

@@ -8,17 +8,17 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {FailClosed, errorCode, errorMessage} from '../../errors.js';
+import {FailClosed, errorCode, errorMessage} from '../../ground/errors.js';
 import {ReadOnlyStore} from '../../store/open/open.js';
 import {copyForeign} from '../../store/foreign-file.js';
-import {compareCounts, readCounts, readSchemaVersion} from '../db-check.js';
+import {compareCounts, readCounts, readSchemaVersion} from '../check/db-check.js';
 import {digestFile} from '../digest.js';
 import {fsyncDir} from '../durable.js';
 import type {ProgressFn} from '../progress.js';
 import {refuse} from './refusals.js';
 import {utcStamp} from '../stamp.js';
-import {testPause} from '../../test-pause.js';
-import {unregisterTemp} from '../../temps.js';
+import {testPause} from '../../ground/test-pause.js';
+import {unregisterTemp} from '../../ground/temps.js';
 import type {Committed, Expected, PlannedMember, RestoredDb} from './types.js';
 
 /**
@@ -126,7 +126,7 @@ function keeper(preDir: string | null): (file: string, rel: string, move: boolea
 			try {
 				fs.linkSync(file, dest);
 			} catch {
-				// Another file system: a copy, created O_EXCL|O_NOFOLLOW (safe-create.ts), never through a link.
+				// Another file system: a copy, created O_EXCL|O_NOFOLLOW (ground/safe-create.ts), never through a link.
 				copyForeign(file, dest);
 			}
 		}

@@ -12,8 +12,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {FailClosed, errorMessage} from '../../errors.js';
-import {ownTempDir} from '../../temps.js';
+import {FailClosed, errorMessage} from '../../ground/errors.js';
+import {ownTempDir} from '../../ground/temps.js';
 import {detectKind, notAnArtifact} from '../archive/detect-kind.js';
 import {type Manifest, manifestHome} from '../manifest.js';
 import {refuseDamaged, refuseUnsafeMembers} from './refusals.js';

@@ -3,7 +3,7 @@
  * the mapping of archive paths to target paths that the restore (and its dry run) shows.
  */
 import path from 'node:path';
-import type {FailClosed} from '../../errors.js';
+import type {FailClosed} from '../../ground/errors.js';
 import {plural} from '../../text/format.js';
 import {rootPrefix} from '../archive/root.js';
 import {refuse} from './refusals.js';

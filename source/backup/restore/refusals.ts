@@ -5,11 +5,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {FailClosed, errnoWords, errorCode, errorMessage} from '../../errors.js';
+import {FailClosed, errnoWords, errorCode, errorMessage} from '../../ground/errors.js';
 import {readForeign} from '../../store/foreign-file.js';
-import type {RefusalKind} from '../../refusal-kinds.js';
+import type {RefusalKind} from '../../ground/refusal-kinds.js';
 import {describeHolder, findHolders, stopHoldersStep} from '../../store/files/holders.js';
-import {isPidAlive} from '../../liveness.js';
+import {isPidAlive} from '../../ground/liveness.js';
 
 import type {VerifyReport} from '../verify/verify.js';
 import {onlyNoStore} from '../verify/report.js';

@@ -42,8 +42,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {FailClosed, errorCode, errorMessage} from '../../errors.js';
-import {critical} from '../../interrupts.js';
+import {FailClosed, errorCode, errorMessage} from '../../ground/errors.js';
+import {critical} from '../../ground/interrupts.js';
 import {detectKind, notAnArtifact} from '../archive/detect-kind.js';
 import type {Manifest} from '../manifest.js';
 import {commit, preRestoreDirFor, reverify} from './commit.js';
@@ -63,7 +63,7 @@ import {compareWithLive, comparisonLines, wouldDrop} from './compare.js';
 import {assertTrailsWritable, keepLiveTrails, recordRestore, trailsOf} from './audit.js';
 import {openSource} from './source.js';
 import {stageAll} from './stage.js';
-import {unregisterTemp} from '../../temps.js';
+import {unregisterTemp} from '../../ground/temps.js';
 import {sweepRestorePartials} from '../debris.js';
 import {type VerifyReport, verifyArtifact} from '../verify/verify.js';
 import type {
@@ -265,7 +265,7 @@ type Outcome = Committed & ReturnType<typeof reverify>;
 
 /**
  * Steps 10 and 11, commit and re-verify as one critical section: a Ctrl-C or SIGTERM arriving between the
- * first rename and the last check waits for them (source/interrupts.ts), so a restore is never left
+ * first rename and the last check waits for them (source/ground/interrupts.ts), so a restore is never left
  * half-renamed by a signal. Every landing path is re-checked for links first.
  */
 async function commitAndReverify(

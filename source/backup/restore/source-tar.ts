@@ -10,8 +10,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {FailClosed} from '../../errors.js';
-import {ownTempDir, removeTemp} from '../../temps.js';
+import {FailClosed} from '../../ground/errors.js';
+import {ownTempDir, removeTemp} from '../../ground/temps.js';
 import {findHermesRoot, underRoot} from '../archive/root.js';
 import {digestFile} from '../digest.js';
 import {normalizeName, refusalReason, sidecarSuffix} from '../archive/member-policy.js';

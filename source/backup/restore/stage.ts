@@ -6,16 +6,16 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {FailClosed, errnoWords, errorCode, errorMessage} from '../../errors.js';
+import {FailClosed, errnoWords, errorCode, errorMessage} from '../../ground/errors.js';
 import {Hasher, crcHex} from '../digest.js';
 import type {ProgressFn} from '../progress.js';
 import {refuse} from './refusals.js';
 
-import {registerTemp} from '../../temps.js';
-import {testPause} from '../../test-pause.js';
+import {registerTemp} from '../../ground/temps.js';
+import {testPause} from '../../ground/test-pause.js';
 import {CREDENTIAL_NAMES} from '../create/walk.js';
-import {createExclusive} from '../../safe-create.js';
-import {randomHex} from '../../crypto.js';
+import {createExclusive} from '../../ground/safe-create.js';
+import {randomHex} from '../../ground/crypto.js';
 import type {SourceMember, Source, PlannedMember} from './types.js';
 
 type Owner = {uid: number; gid: number} | null;

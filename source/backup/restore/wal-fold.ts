@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import {FailClosed, errorCode, errorMessage} from '../../errors.js';
+import {FailClosed, errorCode, errorMessage} from '../../ground/errors.js';
 
 export type Folded = {
 	/** Frames the -wal held up to its last commit, all checkpointed into the copy. */

@@ -3,9 +3,9 @@
  * with its sidecars once judged.
  */
 import fs from 'node:fs';
-import type {DbCheck} from '../db-check.js';
+import type {DbCheck} from '../check/db-check.js';
 import {inventoryOfCopy} from '../inventory.js';
-import {checkDatabaseFile} from '../db-check-run.js';
+import {checkDatabaseFile} from '../check/db-check-run.js';
 import type {DbReport} from './report.js';
 
 /** Runs database checks one at a time behind the reading (a worker thread each, in the CLI). */

@@ -4,7 +4,7 @@
  */
 import type {Inventory} from '../inventory.js';
 import {holdsNoStore} from '../archive/root.js';
-import {type DbCheck, compareCounts} from '../db-check.js';
+import {type DbCheck, compareCounts} from '../check/db-check.js';
 import type {ArtifactKind} from '../archive/detect-kind.js';
 import type {Manifest} from '../manifest.js';
 import {type MemberFinding, findingWhere} from '../archive/member-policy.js';

@@ -4,11 +4,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {FailClosed, errorCode, errorMessage} from '../../errors.js';
+import {FailClosed, errorCode, errorMessage} from '../../ground/errors.js';
 import {CheckQueue} from './check-queue.js';
 import {type Digest, Hasher, crcHex} from '../digest.js';
 import {MANIFEST_NAME, type Manifest, ManifestError, type MemberRecord, parseManifest} from '../manifest.js';
-import {removeTemp} from '../../temps.js';
+import {removeTemp} from '../../ground/temps.js';
 import {judgeMembers} from '../archive/member-policy.js';
 import {
 	type DbReport,
@@ -23,7 +23,7 @@ import {extractionFailure, makeTempDir} from './temp-extraction.js';
 import type {Problem} from '../archive/zipread.js';
 import {readChunks} from '../chunks.js';
 import {readForeign} from '../../store/foreign-file.js';
-import {createExclusive} from '../../safe-create.js';
+import {createExclusive} from '../../ground/safe-create.js';
 
 function listFiles(dir: string, rel = ''): Array<{rel: string; st: fs.Stats}> {
 	const out: Array<{rel: string; st: fs.Stats}> = [];

@@ -8,12 +8,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {FailClosed, errorCode, errorMessage} from '../../errors.js';
+import {FailClosed, errorCode, errorMessage} from '../../ground/errors.js';
 import {CheckQueue} from './check-queue.js';
 import {type ArtifactKind, detectKind} from '../archive/detect-kind.js';
 import type {Manifest} from '../manifest.js';
 import {TarDamaged, type TarMember, readTar, writeMember} from '../archive/tarread.js';
-import {removeTemp} from '../../temps.js';
+import {removeTemp} from '../../ground/temps.js';
 import {
 	type MemberFacts,
 	type MemberFinding,

@@ -3,8 +3,8 @@
  * cannot hold the largest database, and a failed write to it reported as this machine's problem.
  */
 import fs from 'node:fs';
-import {FailClosed, errnoWords, errorCode, errorMessage} from '../../errors.js';
-import {ownTempDir} from '../../temps.js';
+import {FailClosed, errnoWords, errorCode, errorMessage} from '../../ground/errors.js';
+import {ownTempDir} from '../../ground/temps.js';
 import type {VerifyOptions} from './report.js';
 
 /** A write to our temp extraction failed: that is this machine's problem, not damage (exit 2). */

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import {FailClosed, errorCode, errorMessage} from '../../errors.js';
+import {FailClosed, errorCode, errorMessage} from '../../ground/errors.js';
 import {detectKind, notAnArtifact} from '../archive/detect-kind.js';
 import {manifestHome} from '../manifest.js';
 import {findHermesRoot, underRoot} from '../archive/root.js';

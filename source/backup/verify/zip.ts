@@ -6,11 +6,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {FailClosed, errorMessage} from '../../errors.js';
+import {FailClosed, errorMessage} from '../../ground/errors.js';
 import {CheckQueue} from './check-queue.js';
 import {crcHex} from '../digest.js';
 import {MANIFEST_NAME, type Manifest, ManifestError, parseManifest} from '../manifest.js';
-import {removeTemp} from '../../temps.js';
+import {removeTemp} from '../../ground/temps.js';
 import {
 	type DbReport,
 	type ReportBase,
@@ -31,7 +31,7 @@ import {
 	readMember,
 	structuralProblems,
 } from '../archive/zipread.js';
-import {createExclusive} from '../../safe-create.js';
+import {createExclusive} from '../../ground/safe-create.js';
 
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
 

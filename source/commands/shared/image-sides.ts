@@ -9,11 +9,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {type ExtractOptions, extractStoreImage} from '../../backup/restore/image-extract.js';
-import {FailClosed} from '../../errors.js';
+import {FailClosed} from '../../ground/errors.js';
 import {analyze} from '../../forensics/analysis/analyze.js';
 import {type Diff, type DiffSide, diffStores} from '../../forensics/analysis/diff.js';
 import {imageScope} from '../../forensics/image-scope.js';
-import type {DiffSideInfo} from '../../report/diff.js';
+import type {DiffSideInfo} from '../../report/analysis/diff.js';
 import {
 	type ImageSource,
 	type LoadedImage,
@@ -23,7 +23,7 @@ import {
 } from '../../store/read/image.js';
 import {ownerOfStore, realStorePath} from '../../store/locate.js';
 import {routingScopeOf} from '../../store/read/routing-home.js';
-import {removeTemp} from '../../temps.js';
+import {removeTemp} from '../../ground/temps.js';
 import type {GlobalFlags} from '../context.js';
 
 type Read = {

@@ -6,8 +6,8 @@
 import path from 'node:path';
 import {defaultBackupDir} from '../../backup/create/backup.js';
 import {type BackupEntry, listBackups} from '../../backup/ops/list.js';
-import {backupAges} from '../../report/backup-ages.js';
-import type {StoreReading} from '../../report/metrics-samples.js';
+import {backupAges} from '../../report/metrics/backup-ages.js';
+import type {StoreReading} from '../../report/metrics/metrics-samples.js';
 import {FilesProbe, type FilesReport} from '../../store/files/files-probe.js';
 import {gatewayBuild} from '../../store/places/gateway-build.js';
 import type {StoreLocation} from '../../store/locate.js';

@@ -3,13 +3,13 @@
  * same folder, then rename), so a scrape never sees half a file. The temp name does not end in
  * .prom (the collector ignores it). Refused, before anything is written: a name that does not end in
  * .prom (the collector would never read it), a folder that holds a store (evidence: nothing is
- * ever created beside a store), and a link at the textfile's name (safe-create.ts: the temp is
+ * ever created beside a store), and a link at the textfile's name (ground/safe-create.ts: the temp is
  * `.<name>.<random>.tmp`, created O_EXCL|O_NOFOLLOW, and a planted link is never followed).
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {FailClosed, errorMessage, isFailClosed} from '../../errors.js';
-import {assertReplaceable, replaceFile} from '../../safe-create.js';
+import {FailClosed, errorMessage, isFailClosed} from '../../ground/errors.js';
+import {assertReplaceable, replaceFile} from '../../ground/safe-create.js';
 import type {StoreLocation} from '../../store/locate.js';
 
 function realDir(p: string): string {

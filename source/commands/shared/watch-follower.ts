@@ -8,9 +8,9 @@
  */
 import path from 'node:path';
 import type {BackupEntry} from '../../backup/ops/list.js';
-import {isFailClosed} from '../../errors.js';
-import {backupAges} from '../../report/backup-ages.js';
-import type {StoreReading} from '../../report/metrics-samples.js';
+import {isFailClosed} from '../../ground/errors.js';
+import {backupAges} from '../../report/metrics/backup-ages.js';
+import type {StoreReading} from '../../report/metrics/metrics-samples.js';
 import {FilesProbe} from '../../store/files/files-probe.js';
 import {LiveStore} from '../../live/live.js';
 import type {StoreLocation} from '../../store/locate.js';

@@ -5,7 +5,7 @@
 import {type BuildRules, variantsCanDiffer} from '../routing/build-rules.js';
 import {CURRENT_RULE_SET, type Rules, orphanRulesFor, rulesFor} from '../generations.js';
 import {type Lineage, buildLineage} from '../lineage/lineage.js';
-import {DEFAULT_MAX_GAP_SECONDS, type OrphanVerdict, findOrphans, isListedRefusedLocal} from '../lineage/orphans.js';
+import {DEFAULT_MAX_GAP_SECONDS, type OrphanVerdict, findOrphans, isListedRefusedLocal} from '../routing/orphans.js';
 import {type RepairRoutingCrash, repairRoutingCrashOf} from '../routing/repair-routing-crash.js';
 import {type ChatRouting, analyzeRouting} from '../routing/routing.js';
 import {type UpgradeChanges, upgradeChanges} from '../routing/upgrade.js';

@@ -21,7 +21,7 @@ import {CURRENT_RULE_SET, type Rules, rulesFor} from '../generations.js';
 import type {BuildRules} from '../routing/build-rules.js';
 import {upgradeChanges} from '../routing/upgrade.js';
 import {updateLineage} from '../lineage/lineage.js';
-import {isOrphanCandidate, type OrphanVerdict} from '../lineage/orphans.js';
+import {isOrphanCandidate, type OrphanVerdict} from '../routing/orphans.js';
 import {mayFailRepairRouting} from '../routing/repair-routing-crash.js';
 import {isCorruptTime, lastActive} from '../time.js';
 import {type ChatRouting, analyzeRouting, buildKeyIndex, tupleKey, unanimousKey} from '../routing/routing.js';

@@ -9,7 +9,7 @@ import {type ChatElsewhere, newestElsewhere} from './newest-elsewhere.js';
 import {placeFindings} from './place-findings.js';
 import {type PlaceVerdicts, judgePlaces} from './place-verdicts.js';
 import type {ChatRouting} from '../routing/routing.js';
-import {signatureFindings} from '../lineage/session-signatures.js';
+import {signatureFindings} from '../signatures/session-signatures.js';
 import type {SessionRecord, Snapshot} from '../types.js';
 
 export type Elsewhere = {

@@ -5,7 +5,7 @@
  * pair's message timeline (store/read/restart-probes.ts) and rollbacks.ts decides. Pure.
  */
 import {RECOVERABLE_END_REASONS} from '../end-reasons.js';
-import {isOrphanCandidate} from '../lineage/orphans.js';
+import {isOrphanCandidate} from '../routing/orphans.js';
 import {buildKeyIndex} from '../routing/routing.js';
 import {inWindow} from '../time.js';
 import type {SessionRecord} from '../types.js';

@@ -13,7 +13,7 @@
  * Pure: rows in, the failing row out.
  */
 import type {Rules} from '../generations.js';
-import {isOrphanCandidate} from '../lineage/orphans.js';
+import {isOrphanCandidate} from './orphans.js';
 import {compareCells} from '../time.js';
 import type {SessionRecord} from '../types.js';
 

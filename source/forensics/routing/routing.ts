@@ -5,14 +5,8 @@
 import {BOUNDARY_END_REASONS} from '../end-reasons.js';
 import type {Rules} from '../generations.js';
 import {type Lineage, ancestors} from '../lineage/lineage.js';
-import type {OrphanVerdict} from '../lineage/orphans.js';
-import {
-	type ChatIdentity,
-	type Resolution,
-	assessRoutingEntry,
-	parseSessionKey,
-	resolveRestart,
-} from '../lineage/restart.js';
+import type {OrphanVerdict} from './orphans.js';
+import {type ChatIdentity, type Resolution, assessRoutingEntry, parseSessionKey, resolveRestart} from './restart.js';
 import {type ChosenEntry, type KeyEntries, chooseEntry, entriesByKey, ownsKey} from './routing-entries.js';
 import {lastActive, startedLater} from '../time.js';
 import type {RoutingEntry, SessionRecord} from '../types.js';

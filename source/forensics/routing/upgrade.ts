@@ -4,7 +4,7 @@
  * differ: "today X; after upgrading Hermes, Y". The same comparison says where two builds of one
  * generation differ ("with v30 X; with v30 before #91543, Y": build-rules.ts).
  */
-import type {OrphanVerdict} from '../lineage/orphans.js';
+import type {OrphanVerdict} from './orphans.js';
 import type {ChatRouting} from './routing.js';
 
 /** The parts of a generation's verdicts an upgrade can change (analyze.ts's GenerationVerdicts). */

@@ -4,7 +4,7 @@
  */
 import {type Analysis, indexById, repairRoutingOf, rollbacksOf, splitListed} from '../analysis/analyze.js';
 import {orphanRulesFor, rulesFor} from '../generations.js';
-import {DEFAULT_MAX_GAP_SECONDS, LOCAL_SURFACES, isOrphanCandidate} from '../lineage/orphans.js';
+import {DEFAULT_MAX_GAP_SECONDS, LOCAL_SURFACES, isOrphanCandidate} from '../routing/orphans.js';
 import type {SnippetPart} from './search-snippet.js';
 import type {SessionRecord, Snapshot} from '../types.js';
 

@@ -6,7 +6,7 @@
  * Also: which chat a session id names. Pure.
  */
 import type {Lineage, LineageEdge} from '../lineage/lineage.js';
-import type {OrphanVerdict} from '../lineage/orphans.js';
+import type {OrphanVerdict} from '../routing/orphans.js';
 import type {ChatRouting} from '../routing/routing.js';
 import type {Certainty, Rollback} from '../rollbacks/rollbacks.js';
 import type {SessionRecord} from '../types.js';

@@ -5,7 +5,7 @@
  * `hfx files` (its exit code) and the Files pane (its lines). Plain data in, plain data out.
  */
 import path from 'node:path';
-import type {ExitCode} from '../../errors.js';
+import type {ExitCode} from '../../ground/errors.js';
 import {type DbHeader, mainShortfall} from '../db-header.js';
 import type {FilesReport} from './files-probe.js';
 

@@ -31,7 +31,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {throwFileError} from '../../errors.js';
+import {throwFileError} from '../../ground/errors.js';
 import {openForeign} from '../foreign-file.js';
 import {WAL_HEADER_BYTES} from '../wal/wal-format.js';
 import {parseWalHeader} from '../wal/wal-header.js';
@@ -40,7 +40,7 @@ import {nodeSqlite} from './node-sqlite.js';
 import {type OpenOptions, ReadOnlyStore} from './open.js';
 import {shmHeld} from '../files/shm-owner.js';
 import {type Preflight, preflight as runPreflight, statSidecars} from './preflight.js';
-import {testPause} from '../../test-pause.js';
+import {testPause} from '../../ground/test-pause.js';
 
 export const IMMUTABLE_ATTEMPTS = 3;
 

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import {ReadOnlyStore} from './open.js';
 import type {Preflight} from './preflight.js';
 import {shmHeld} from '../files/shm-owner.js';
-import {testPause} from '../../test-pause.js';
+import {testPause} from '../../ground/test-pause.js';
 import {type SchemaInfo, detectSchema} from './schema.js';
 
 /** A -shm exists and a live connection holds it (or /proc/locks cannot tell: then its presence decides, as before). */

@@ -10,7 +10,7 @@
  * one open, the answer is "unknown" (null) and the caller reads.
  */
 import fs from 'node:fs';
-import {errorCode} from '../../errors.js';
+import {errorCode} from '../../ground/errors.js';
 import {readForeign} from '../foreign-file.js';
 import {hasLiveHandle} from './live-handles.js';
 

@@ -8,16 +8,23 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import {FailClosed, descriptorsExhausted, errnoWords, errorCode, errorMessage, throwFileError} from '../../errors.js';
-import type {RefusalKind} from '../../refusal-kinds.js';
+import {
+	FailClosed,
+	descriptorsExhausted,
+	errnoWords,
+	errorCode,
+	errorMessage,
+	throwFileError,
+} from '../../ground/errors.js';
+import type {RefusalKind} from '../../ground/refusal-kinds.js';
 import {copyForeign} from '../foreign-file.js';
 import type {NodeSqliteModule} from './node-sqlite.js';
 import {NodeSqliteConnection} from './node-sqlite-connection.js';
 import type {ReadConnection, ReadStatement} from './read-connection.js';
 import {registerLiveHandle, assertNoLiveHandle} from './live-handles.js';
 import {type Preflight, preflight as runPreflight, statSidecars} from './preflight.js';
-import {freeBytes, ownTempDir, removeTemp} from '../../temps.js';
-import {testPause} from '../../test-pause.js';
+import {freeBytes, ownTempDir, removeTemp} from '../../ground/temps.js';
+import {testPause} from '../../ground/test-pause.js';
 
 /**
  * PRAGMAs a read-only observer may run. Everything else (wal_checkpoint, optimize, journal_mode, integrity_check on the
@@ -396,7 +403,8 @@ export class ReadOnlyStore {
 }
 
 /**
- * Our private copy's folder: registered with the one clean-up policy (source/temps.ts), removed on close, exit and
+ * Our private copy's folder: registered with the one clean-up policy (source/ground/temps.ts), removed on close, exit
+ * and
  * signals.
  */
 function cleanupDir(dir: string | undefined): void {

@@ -7,13 +7,13 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {FailClosed, errorCode, throwFileError} from '../../errors.js';
+import {FailClosed, errorCode, throwFileError} from '../../ground/errors.js';
 import {shmHeld} from '../files/shm-owner.js';
 import {fileTypeName, linkText, openForeign} from '../foreign-file.js';
 import {type StoreLink, realStorePath} from '../locate.js';
 import {type DbHeader, headerProblem, parseDbHeader} from '../db-header.js';
 import {assertNoLiveHandle, liveHeader} from './live-handles.js';
-import {testMark} from '../../test-pause.js';
+import {testMark} from '../../ground/test-pause.js';
 
 export type FileFacts = {
 	path: string;

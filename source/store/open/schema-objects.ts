@@ -6,7 +6,7 @@
  * rowid to page by) under one of those names is a store hfx cannot read: one line for that store,
  * never an internal error, and the other stores of a home are still reported.
  */
-import {FailClosed, errorMessage} from '../../errors.js';
+import {FailClosed, errorMessage} from '../../ground/errors.js';
 import type {ReadOnlyStore} from './open.js';
 
 /** What sqlite_schema and `pragma_table_list` say an object is. */

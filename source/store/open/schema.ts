@@ -3,7 +3,7 @@
  * read-only one, so a file in the wild may lack any column newer than the code that last wrote it
  * (docs/hermes-rules.md, schema). We detect, never assume.
  */
-import {FailClosed} from '../../errors.js';
+import {FailClosed} from '../../ground/errors.js';
 import {type RuleSet, generationOf} from '../../forensics/generations.js';
 import {type MissingColumn, missingRuleColumns} from '../../forensics/rule-columns.js';
 import type {ReadOnlyStore} from './open.js';

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {FailClosed, errorCode} from '../../errors.js';
+import {FailClosed, errorCode} from '../../ground/errors.js';
 import {readForeign} from '../foreign-file.js';
 
 /** At most this many entries of one folder are considered (a spool is a handful of files). */

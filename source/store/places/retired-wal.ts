@@ -9,9 +9,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import {errorCode, errorMessage} from '../../errors.js';
+import {errorCode, errorMessage} from '../../ground/errors.js';
 import {type CaptureSessionTurns, type RetiredCapture, epochOf, parseCaptureName} from '../../forensics/places.js';
-import {freeBytes, ownTempDir, removeTemp} from '../../temps.js';
+import {freeBytes, ownTempDir, removeTemp} from '../../ground/temps.js';
 import {copyForeign} from '../foreign-file.js';
 import {type Entry, entriesOf, readText} from './home-files.js';
 

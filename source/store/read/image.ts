@@ -13,8 +13,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {FailClosed, errorCode} from '../../errors.js';
-import {ownTempDir} from '../../temps.js';
+import {FailClosed, errorCode} from '../../ground/errors.js';
+import {ownTempDir} from '../../ground/temps.js';
 import {copyForeign, fileTypeName, readForeign} from '../foreign-file.js';
 import {type DatabaseFacts, describe} from './load.js';
 import type {StoreLocation} from '../locate.js';

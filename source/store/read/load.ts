@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {errorCode} from '../../errors.js';
+import {errorCode} from '../../ground/errors.js';
 import {CURRENT_RULE_SET, CURRENT_SCHEMA_VERSION} from '../../forensics/generations.js';
 import type {Snapshot} from '../../forensics/types.js';
 import {formatSqliteVersionNumber} from '../db-header.js';

@@ -8,7 +8,7 @@ import type {SchemaInfo} from '../open/schema.js';
 import {RestartProbeReader} from './restart-probes.js';
 import {EPOCH_MAX, EPOCH_MIN, inWindow} from '../../forensics/time.js';
 import type {Cell, RoutingEntry, SessionRecord, Snapshot} from '../../forensics/types.js';
-import {needsMessageCount} from '../../forensics/lineage/orphans.js';
+import {needsMessageCount} from '../../forensics/routing/orphans.js';
 import {type ScopeWhere, chatScopeWhere} from './chat-scope-where.js';
 
 /** Which columns a read needs: `lean` for the forensic engine alone (scan), `full` adds what views display. */
@@ -35,7 +35,7 @@ const SESSION_COLUMNS: readonly Column[] = [
 	{field: 'title', column: 'title', fallback: 'NULL', views: true},
 	{field: 'model', column: 'model', fallback: 'NULL', views: true},
 	// Read by scans too: a phantom source='unknown' row is told by its accounting totals
-	// (forensics/lineage/session-signatures.ts).
+	// (forensics/signatures/session-signatures.ts).
 	{field: 'input_tokens', column: 'input_tokens', fallback: '0'},
 	{field: 'output_tokens', column: 'output_tokens', fallback: '0'},
 	{field: 'cache_read_tokens', column: 'cache_read_tokens', fallback: '0', views: true},

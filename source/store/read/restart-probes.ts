@@ -5,7 +5,7 @@
  * `idx_messages_session(session_id, timestamp)` only; a pair whose rows did not change since the
  * last read is not read again (the live view asks on every refresh).
  */
-import {LOCAL_SURFACES} from '../../forensics/lineage/orphans.js';
+import {LOCAL_SURFACES} from '../../forensics/routing/orphans.js';
 import {rollbackProbePairs} from '../../forensics/rollbacks/rollback-pairs.js';
 import type {RestartProbe} from '../../forensics/types.js';
 import {EPOCH_MAX, EPOCH_MIN} from '../../forensics/time.js';

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {FailClosed} from '../../errors.js';
+import {FailClosed} from '../../ground/errors.js';
 import type {RoutingEntry} from '../../forensics/types.js';
 import {readForeign} from '../foreign-file.js';
 import type {SchemaInfo} from '../open/schema.js';

@@ -4,8 +4,8 @@
  * full reload now and then; the session index is patched with the result.
  */
 import type {Snapshot} from '../../forensics/types.js';
-import {needsMessageCount} from '../../forensics/lineage/orphans.js';
-import {startupMark} from '../../startup.js';
+import {needsMessageCount} from '../../forensics/routing/orphans.js';
+import {startupMark} from '../../ground/startup.js';
 import type {StoreLocation} from '../locate.js';
 import type {ReadOnlyStore} from '../open/open.js';
 import type {SchemaInfo} from '../open/schema.js';

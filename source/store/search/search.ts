@@ -6,7 +6,7 @@
  * no FTS tables, an index marked stale, a pending rebuild window. Every way it went is said.
  */
 import crypto from 'node:crypto';
-import {errorMessage} from '../../errors.js';
+import {errorMessage} from '../../ground/errors.js';
 import {type StoreHit, mergeHits} from '../../forensics/search/search-hits.js';
 import {type SearchQuery, TRIGRAM_MIN_CHARS} from '../../forensics/search/search-query.js';
 import {splitMarked} from '../../forensics/search/search-snippet.js';

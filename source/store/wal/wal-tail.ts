@@ -5,7 +5,7 @@
  * nothing here writes.
  */
 import fs from 'node:fs';
-import {FailClosed, errorCode} from '../../errors.js';
+import {FailClosed, errorCode} from '../../ground/errors.js';
 import {openForeign} from '../foreign-file.js';
 import {
 	type BehindHeader,

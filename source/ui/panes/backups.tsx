@@ -8,7 +8,7 @@ import type React from 'react';
 import {Box} from 'ink';
 import {Text} from '../components/text.js';
 import type {BackupEntry} from '../sources/backups-model.js';
-import {backupWords} from '../../report/backups.js';
+import {backupWords} from '../../report/backups/backups.js';
 import {ago, bytes, pad} from '../../text/format.js';
 import {textWidth} from '../../text/width.js';
 import {List} from '../components/list.js';

@@ -9,7 +9,7 @@ import {Box} from 'ink';
 import {STATUS_GLYPH} from '../../forensics/analysis/status.js';
 import {pad} from '../../text/format.js';
 import {List} from '../components/list.js';
-import {type ContentRow, contentRowId} from '../timeline/content-rows.js';
+import {type ContentRow, contentRowId} from '../search/content-rows.js';
 import type {ContentResult} from '../state.js';
 import {useTheme} from '../theme.js';
 import type {PaneContext} from './types.js';

@@ -12,9 +12,9 @@ import {List} from '../components/list.js';
 import {useTheme} from '../theme.js';
 import {findingRows, fuzzy} from '../views.js';
 import {type ProfileFinding, mergedFindings} from '../sources/home-model.js';
-import {candidateDonors} from '../../report/candidates.js';
+import {candidateDonors} from '../../report/analysis/candidates.js';
 import type {Rollback} from '../../forensics/rollbacks/rollbacks.js';
-import {rollbackDetailLines} from '../timeline/rollback-lines.js';
+import {rollbackDetailLines} from '../../report/analysis/rollback-lines.js';
 import {keyedList} from './keyed.js';
 import type {PaneContext, PaneSpec} from './types.js';
 

@@ -7,7 +7,7 @@ import {List} from '../components/list.js';
 import {useTheme} from '../theme.js';
 import {type SessionRow, sessionRows, statusFor} from '../views.js';
 import {idsOf, keyedCursor} from './keyed.js';
-import {type ContentRow, contentRowId, contentRows} from '../timeline/content-rows.js';
+import {type ContentRow, contentRowId, contentRows} from '../search/content-rows.js';
 import {ContentHitsView} from './content-hits.js';
 import type {PaneContext, PaneSpec} from './types.js';
 

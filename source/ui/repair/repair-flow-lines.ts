@@ -2,8 +2,8 @@
  * What the repair flow shows, as coloured lines: the title, the plan's before/after and the
  * checklist while previewing, the apply log, and the outcome with the post-repair routing.
  */
-import {adoptionLines} from '../../report/repair.js';
-import type {Check} from '../../repair/preconditions.js';
+import {adoptionLines} from '../../report/repair/repair.js';
+import type {Check} from '../../repair/write/preconditions.js';
 import {wrapIndented} from '../../text/wrap.js';
 import type {FlowState} from './repair-flow-state.js';
 import type {Theme} from '../theme.js';

@@ -4,7 +4,7 @@
  * the operator scrolled the flow's lines.
  */
 import type {ApplyOutcome, Planned} from '../../repair/apply.js';
-import type {Check} from '../../repair/preconditions.js';
+import type {Check} from '../../repair/write/preconditions.js';
 
 export type Stage = 'planning' | 'preview' | 'confirm' | 'applying' | 'done' | 'error';
 

@@ -4,7 +4,7 @@
  * audit trail (`hfx repair --undo SEQ`, the same guarded write).
  */
 import {type ApplyOutcome, type Planned, applyRepair, computePlan} from '../../repair/apply.js';
-import {type Check, holderChecks} from '../../repair/preconditions.js';
+import {type Check, holderChecks} from '../../repair/write/preconditions.js';
 import {undoRepair, undoableEntries} from '../../repair/undo.js';
 import {type AuditEntry, auditPathFor, readAudit} from '../../store/audit-trail.js';
 import {ShmReader} from '../../store/files/shm.js';

@@ -4,7 +4,7 @@
  * error), the write's log and outcome, and how far the operator scrolled.
  */
 import type {ApplyOutcome} from '../../repair/apply.js';
-import type {Check} from '../../repair/preconditions.js';
+import type {Check} from '../../repair/write/preconditions.js';
 import type {AuditEntry} from '../../store/audit-trail.js';
 
 export type UndoStage = 'preview' | 'confirm' | 'undoing' | 'done' | 'error';

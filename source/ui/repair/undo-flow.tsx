@@ -10,7 +10,7 @@ import type React from 'react';
 import {useEffect, useReducer, useRef} from 'react';
 import {Box, useStdin} from 'ink';
 import {Text} from '../components/text.js';
-import {errorMessage} from '../../errors.js';
+import {errorMessage} from '../../ground/errors.js';
 import {useLatestInput} from '../hooks.js';
 import {press} from '../keys/binding.js';
 import {type KeyEvent, splitBurst} from '../keys/key-event.js';

@@ -3,8 +3,8 @@
  * operator commits to applying, and the holder checklist, re-checked on a timer.
  */
 import {type MutableRefObject, useEffect} from 'react';
-import {errorMessage} from '../../errors.js';
-import type {Check} from '../../repair/preconditions.js';
+import {errorMessage} from '../../ground/errors.js';
+import type {Check} from '../../repair/write/preconditions.js';
 import type {RepairService} from './repair-service.js';
 import type {FlowAction, FlowState} from './repair-flow-state.js';
 

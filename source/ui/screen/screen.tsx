@@ -8,7 +8,7 @@ import {Box, useApp} from 'ink';
 import type {AppProps} from '../app-props.js';
 import {Banner} from '../components/banner.js';
 import {FilterBar} from '../components/filter-bar.js';
-import {type SearchedStore, searchContent} from '../timeline/content-search.js';
+import {type SearchedStore, searchContent} from '../search/content-search.js';
 import {Footer} from '../components/footer.js';
 import {Header} from '../components/header.js';
 import {useFadingNotice, usePin} from '../hooks.js';

@@ -3,11 +3,11 @@
  * and at least every second, and formats the report into pane lines, followed by every other
  * place the conversation can be beside the store, with its meaning.
  */
-import {asRefusal} from '../../errors.js';
+import {asRefusal} from '../../ground/errors.js';
 import {FilesProbe} from '../../store/files/files-probe.js';
-import {describeFiles} from '../../report/files-text.js';
+import {describeFiles} from '../../report/files/files-text.js';
 import type {LiveStore} from '../../live/live.js';
-import {placeLines} from '../../report/places-text.js';
+import {placeLines} from '../../report/files/places-text.js';
 import type {FilesModel, FilesSource} from './files-model.js';
 
 type Options = {intervalMs?: number; hiddenIntervalMs?: number; firstPollMs?: number};
@@ -67,7 +67,7 @@ class FilesFeed {
 		this.publish({lines, holders: report.holders, updatedAt: report.readAt});
 	}
 
-	/** The places beside the store with their meaning (report/places-text.ts), as the live analysis judged them. */
+	/** The places beside the store with their meaning (report/files/places-text.ts), as the live analysis judged them. */
 	private placeLinesNow(): FilesModel['lines'] {
 		return placeLines(this.live.model.analysis.places);
 	}

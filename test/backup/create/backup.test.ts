@@ -4,7 +4,7 @@
  * writes nothing; a backup writes one sealed, complete, 0600 archive in <root>/backups/ with every
  * store checked, the excluded clutter left out, and a record beside it; --keep prunes this home's
  * older complete archives (never the newest drilled one, never another home's); archiveIsComplete
- * reads the manifest. (Names and -o: naming.test.ts; the binary: test/commands/backup.test.ts.)
+ * reads the manifest. (Names and -o: naming.test.ts; the binary: test/commands/backups/backup.test.ts.)
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -9,7 +9,7 @@ import {afterAll, describe, expect, it} from 'vitest';
 import {ZipWriter} from '../../../source/backup/create/zip-writer.js';
 import {EarlyWriteback} from '../../../source/backup/create/early-writeback.js';
 import {copyDatabase} from '../../../source/backup/create/sqlite-copy.js';
-import {checkDatabaseFileSync} from '../../../source/backup/db-check.js';
+import {checkDatabaseFileSync} from '../../../source/backup/check/db-check.js';
 import {MANIFEST_NAME} from '../../../source/backup/manifest.js';
 import {openZip, readMember} from '../../../source/backup/archive/zipread.js';
 import {bigStore, cleanupTemps, counts, tempDir} from '../helpers.js';

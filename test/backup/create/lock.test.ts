@@ -16,8 +16,8 @@ import {
 	acquireBackupLock,
 	hermesBackupLockHolder,
 } from '../../../source/backup/create/lock.js';
-import {FailClosed} from '../../../source/errors.js';
-import {processStartTicks} from '../../../source/liveness.js';
+import {FailClosed} from '../../../source/ground/errors.js';
+import {processStartTicks} from '../../../source/ground/liveness.js';
 
 const made: string[] = [];
 afterAll(() => {

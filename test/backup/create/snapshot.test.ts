@@ -8,10 +8,10 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import {afterAll, describe, expect, it} from 'vitest';
-import {processStartTicks} from '../../../source/liveness.js';
+import {processStartTicks} from '../../../source/ground/liveness.js';
 import {LOCK_NAME} from '../../../source/backup/create/lock.js';
 import {sanitizeLabel, takeQuickSnapshot} from '../../../source/backup/create/snapshot.js';
-import {FailClosed} from '../../../source/errors.js';
+import {FailClosed} from '../../../source/ground/errors.js';
 import {ReadOnlyStore} from '../../../source/store/open/open.js';
 import {cleanupTemps, dump, listing, makeHome} from '../helpers.js';
 

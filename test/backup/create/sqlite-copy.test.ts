@@ -10,8 +10,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import {afterAll, afterEach, describe, expect, it} from 'vitest';
 import {copyDatabase, judgeCopy} from '../../../source/backup/create/sqlite-copy.js';
-import {checkDatabaseFile} from '../../../source/backup/db-check-run.js';
-import {FailClosed} from '../../../source/errors.js';
+import {checkDatabaseFile} from '../../../source/backup/check/db-check-run.js';
+import {FailClosed} from '../../../source/ground/errors.js';
 import {Trickle, bigStore, cleanupTemps, counts, tempDir} from '../helpers.js';
 import {ROOT} from '../../helpers/writer.js';
 
@@ -155,7 +155,7 @@ describe("copyDatabase: a private read copy with no room is the output folder's 
 const PENDING_CHILD =
 	`
 import fs from 'node:fs';
-import {startCheck} from ${JSON.stringify(path.join(ROOT, 'dist/backup/db-check-run.js'))};
+import {startCheck} from ${JSON.stringify(path.join(ROOT, 'dist/backup/check/db-check-run.js'))};
 const [db, junk] = process.argv.slice(2);
 const early = startCheck();
 const unused = startCheck();

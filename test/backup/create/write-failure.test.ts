@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import {describe, expect, it} from 'vitest';
 import {WRITE_ELSEWHERE, freeBytes, writeFailure} from '../../../source/backup/create/write-failure.js';
-import {FailClosed, fileSizeLimit} from '../../../source/errors.js';
+import {FailClosed, fileSizeLimit} from '../../../source/ground/errors.js';
 
 const TARGET = '/backups/hfx-backup-20260101-000000.zip';
 

@@ -13,7 +13,7 @@ import {afterAll, describe, expect, it} from 'vitest';
 import {createBackup} from '../../../source/backup/create/backup.js';
 import {drillArchive, recordsLocation} from '../../../source/backup/ops/drill.js';
 import {readRecords} from '../../../source/backup/records.js';
-import {FailClosed} from '../../../source/errors.js';
+import {FailClosed} from '../../../source/ground/errors.js';
 import {cleanupTemps, makeHome, tempDir} from '../helpers.js';
 
 afterAll(cleanupTemps);

@@ -13,7 +13,7 @@ import {cleanupTemps, makeHome, tempDir} from '../helpers.js';
 afterAll(cleanupTemps);
 
 describe('runCli', () => {
-	// Moved from test/commands/backup.test.ts.
+	// Moved from test/commands/backups/backup.test.ts.
 	it("runCli (the TUI's way) streams the child's progress and returns its JSON", async () => {
 		const home = makeHome('cli-api');
 		const events: string[] = [];

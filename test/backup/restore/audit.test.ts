@@ -8,7 +8,7 @@ import path from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
 import {assertTrailsWritable, keepLiveTrails, recordRestore, trailsOf} from '../../../source/backup/restore/audit.js';
 import type {PlannedMember} from '../../../source/backup/restore/types.js';
-import {FailClosed} from '../../../source/errors.js';
+import {FailClosed} from '../../../source/ground/errors.js';
 import {readAudit, verifyAudit} from '../../../source/store/audit-trail.js';
 import {hfx, hfxJson} from '../../helpers/cli.js';
 import {cleanupTemps, makeHome, tempDir} from '../helpers.js';

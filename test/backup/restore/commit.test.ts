@@ -7,10 +7,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
-import {sha256} from '../../../source/crypto.js';
+import {sha256} from '../../../source/ground/crypto.js';
 import {commit, makePreRestoreDir, preRestoreDirFor, reverify} from '../../../source/backup/restore/commit.js';
 import type {PlannedMember, SourceMember} from '../../../source/backup/restore/types.js';
-import {FailClosed} from '../../../source/errors.js';
+import {FailClosed} from '../../../source/ground/errors.js';
 import {cleanupTemps, tempDir} from '../helpers.js';
 import {tinyDb} from '../hostile-archives.js';
 

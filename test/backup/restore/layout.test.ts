@@ -7,7 +7,7 @@ import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {emptyLayout, layoutLines, mappingOf, refuseRoot} from '../../../source/backup/restore/layout.js';
 import type {SourceMember} from '../../../source/backup/restore/types.js';
-import {FailClosed} from '../../../source/errors.js';
+import {FailClosed} from '../../../source/ground/errors.js';
 
 function member(rel: string, archivePath: string): SourceMember {
 	return {path: rel, archivePath, size: 1, mode: 0o644, sha256: null, crc32: null, kind: 'file'};

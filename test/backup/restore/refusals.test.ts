@@ -20,7 +20,7 @@ import {
 } from '../../../source/backup/restore/refusals.js';
 import type {SourceMember} from '../../../source/backup/restore/types.js';
 import {type DbReport, type ReportBase, finish, noStoreProblems} from '../../../source/backup/verify/report.js';
-import {FailClosed} from '../../../source/errors.js';
+import {FailClosed} from '../../../source/ground/errors.js';
 import {T0} from '../../fixtures/scenarios.js';
 import {WriterProcess} from '../../helpers/writer.js';
 import {cleanupTemps, craftZip, tempDir} from '../helpers.js';

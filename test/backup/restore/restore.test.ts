@@ -12,7 +12,7 @@ import {afterAll, afterEach, describe, expect, it} from 'vitest';
 import {createBackup} from '../../../source/backup/create/backup.js';
 import {restoreArchive} from '../../../source/backup/restore/restore.js';
 import {takeQuickSnapshot} from '../../../source/backup/create/snapshot.js';
-import {FailClosed} from '../../../source/errors.js';
+import {FailClosed} from '../../../source/ground/errors.js';
 import {T0} from '../../fixtures/scenarios.js';
 import {WriterProcess} from '../../helpers/writer.js';
 import {hfx} from '../../helpers/cli.js';

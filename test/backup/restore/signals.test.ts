@@ -1,7 +1,7 @@
 /**
  * A signal during a restore's final renames (issue 15, point 6): with the first member renamed
  * into place and the rest still staged (test pause `restore-renamed`), SIGINT, SIGTERM or SIGHUP
- * waits for the commit (interrupts.ts critical section): every file of the home ends old or new,
+ * waits for the commit (ground/interrupts.ts critical section): every file of the home ends old or new,
  * never missing, no staged temp is left, and the process exits 128+N.
  */
 import {spawn} from 'node:child_process';

@@ -12,7 +12,7 @@ import {ZipWriter} from '../../../source/backup/create/zip-writer.js';
 import {type Manifest, newManifest} from '../../../source/backup/manifest.js';
 import {RUNTIME_STATE_NAMES, openSource} from '../../../source/backup/restore/source.js';
 import type {Source} from '../../../source/backup/restore/types.js';
-import {FailClosed} from '../../../source/errors.js';
+import {FailClosed} from '../../../source/ground/errors.js';
 import {craftTar} from '../../reliability/craft-tar.js';
 import {cleanupTemps, craftZip, tempDir} from '../helpers.js';
 

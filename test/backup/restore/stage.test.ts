@@ -11,8 +11,8 @@ import {planTargets} from '../../../source/backup/restore/refusals.js';
 import {openSource} from '../../../source/backup/restore/source.js';
 import {stageAll} from '../../../source/backup/restore/stage.js';
 import type {PlannedMember, Source} from '../../../source/backup/restore/types.js';
-import {sha256} from '../../../source/crypto.js';
-import {FailClosed} from '../../../source/errors.js';
+import {sha256} from '../../../source/ground/crypto.js';
+import {FailClosed} from '../../../source/ground/errors.js';
 import type {ProgressEvent} from '../../../source/backup/progress.js';
 import {cleanupTemps, craftZip, tempDir} from '../helpers.js';
 

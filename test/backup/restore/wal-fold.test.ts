@@ -9,7 +9,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {foldWal} from '../../../source/backup/restore/wal-fold.js';
-import {FailClosed} from '../../../source/errors.js';
+import {FailClosed} from '../../../source/ground/errors.js';
 import {T0} from '../../fixtures/scenarios.js';
 import {WriterProcess} from '../../helpers/writer.js';
 import {cleanupTemps, counts, tempDir} from '../helpers.js';

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
-import type {DbCheck} from '../../../source/backup/db-check.js';
+import type {DbCheck} from '../../../source/backup/check/db-check.js';
 import {CheckQueue} from '../../../source/backup/verify/check-queue.js';
 import {type DbReport, judgeDatabase} from '../../../source/backup/verify/report.js';
 import {cleanupTemps, tempDir} from '../helpers.js';

@@ -4,7 +4,7 @@
  * archive without a Hermes store as problems. Pure: plain inputs, exact outputs.
  */
 import {describe, expect, it} from 'vitest';
-import type {DbCheck} from '../../../source/backup/db-check.js';
+import type {DbCheck} from '../../../source/backup/check/db-check.js';
 import type {Manifest} from '../../../source/backup/manifest.js';
 import {
 	type DbReport,

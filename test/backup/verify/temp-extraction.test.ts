@@ -7,8 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
 import {assertRoomFor, extractionFailure, makeTempDir} from '../../../source/backup/verify/temp-extraction.js';
-import {FailClosed} from '../../../source/errors.js';
-import {OWN_TEMP, removeTemp} from '../../../source/temps.js';
+import {FailClosed} from '../../../source/ground/errors.js';
+import {OWN_TEMP, removeTemp} from '../../../source/ground/temps.js';
 import {cleanupTemps, tempDir} from '../helpers.js';
 
 afterAll(cleanupTemps);

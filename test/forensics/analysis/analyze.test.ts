@@ -16,7 +16,7 @@ import {
 	missingColumnFinding,
 	splitListed,
 } from '../../../source/forensics/analysis/analyze.js';
-import type {OrphanVerdict} from '../../../source/forensics/lineage/orphans.js';
+import type {OrphanVerdict} from '../../../source/forensics/routing/orphans.js';
 import type {ChatRouting} from '../../../source/forensics/routing/routing.js';
 import type {Cell, SessionRecord} from '../../../source/forensics/types.js';
 import {T0, dmKey, routingEntry, session, snapshot} from '../../helpers/records.js';

@@ -7,7 +7,7 @@
 import {describe, expect, it} from 'vitest';
 import {analyzeChats} from '../../../source/forensics/analysis/analyze.js';
 import {chatScope, scopeRow} from '../../../source/forensics/rollbacks/chat-scope.js';
-import {LOCAL_SURFACES} from '../../../source/forensics/lineage/orphans.js';
+import {LOCAL_SURFACES} from '../../../source/forensics/routing/orphans.js';
 import {rollbackProbePairs} from '../../../source/forensics/rollbacks/rollback-pairs.js';
 import {chatOf, keylessChatsOf, orphanChats} from '../../../source/forensics/search/search-hits.js';
 import type {RestartProbe, RoutingEntry, RuleSet, SessionRecord, Snapshot} from '../../../source/forensics/types.js';

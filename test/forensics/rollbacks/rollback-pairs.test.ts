@@ -2,7 +2,7 @@
  * Which (orphan, keyed row) pairs the store reads for the rollback signature: from the rows alone.
  */
 import {describe, expect, it} from 'vitest';
-import {LOCAL_SURFACES} from '../../../source/forensics/lineage/orphans.js';
+import {LOCAL_SURFACES} from '../../../source/forensics/routing/orphans.js';
 import {rollbackProbePairs} from '../../../source/forensics/rollbacks/rollback-pairs.js';
 import type {SessionRecord} from '../../../source/forensics/types.js';
 import {T0, dmKey, session} from '../../helpers/records.js';

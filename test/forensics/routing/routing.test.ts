@@ -6,7 +6,7 @@
  */
 import {describe, expect, it} from 'vitest';
 import {analyze, hasFindings} from '../../../source/forensics/analysis/analyze.js';
-import type {OrphanVerdict} from '../../../source/forensics/lineage/orphans.js';
+import type {OrphanVerdict} from '../../../source/forensics/routing/orphans.js';
 import {buildKeyIndex, messageActivity, tupleKey, unanimousKey} from '../../../source/forensics/routing/routing.js';
 import type {RuleSet, SessionRecord} from '../../../source/forensics/types.js';
 import {T0, dmKey, routingEntry, session, snapshot} from '../../helpers/records.js';

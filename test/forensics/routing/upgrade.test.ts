@@ -4,7 +4,7 @@
  * order then by key; nothing when the two agree or there is no other side.
  */
 import {describe, expect, it} from 'vitest';
-import type {OrphanVerdict} from '../../../source/forensics/lineage/orphans.js';
+import type {OrphanVerdict} from '../../../source/forensics/routing/orphans.js';
 import type {ChatRouting} from '../../../source/forensics/routing/routing.js';
 import {upgradeChanges} from '../../../source/forensics/routing/upgrade.js';
 import {dmKey} from '../../helpers/records.js';

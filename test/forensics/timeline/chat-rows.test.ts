@@ -5,7 +5,7 @@
  */
 import {describe, expect, it} from 'vitest';
 import {analyze} from '../../../source/forensics/analysis/analyze.js';
-import type {OrphanVerdict} from '../../../source/forensics/lineage/orphans.js';
+import type {OrphanVerdict} from '../../../source/forensics/routing/orphans.js';
 import type {Rollback} from '../../../source/forensics/rollbacks/rollbacks.js';
 import {type ChatRowsInput, chatOfSession, chatRows} from '../../../source/forensics/timeline/chat-rows.js';
 import type {SessionRecord} from '../../../source/forensics/types.js';

@@ -187,7 +187,7 @@ export const EXITS: Fault[] = [
 		'`repair --undo nonsense`: no such audit entry, not "a missing confirmation"',
 		async t => {
 			const h = await home(t.dir('home'));
-			// The audit trail records a refused repair by design (repair/write-transaction.ts): only it may change.
+			// The audit trail records a refused repair by design (repair/write/write-transaction.ts): only it may change.
 			return {
 				evidence: [h.root],
 				mayWrite: ['hfx-audit.jsonl', 'hfx-audit.head'].map(n => path.join(h.root, n)),

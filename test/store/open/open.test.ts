@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
-import {FailClosed} from '../../../source/errors.js';
+import {FailClosed} from '../../../source/ground/errors.js';
 import {ForbiddenStatement, ReadOnlyStore, checkStatementText} from '../../../source/store/open/open.js';
 import {preflight} from '../../../source/store/open/preflight.js';
 import {detectSchema} from '../../../source/store/open/schema.js';

@@ -11,7 +11,7 @@ import {afterAll, describe, expect, it} from 'vitest';
 import {App} from '../../../source/ui/app.js';
 import {repairServiceFor} from '../../../source/ui/repair/repair-service.js';
 import {LiveStore} from '../../../source/live/live.js';
-import {holderChecks} from '../../../source/repair/preconditions.js';
+import {holderChecks} from '../../../source/repair/write/preconditions.js';
 import {SCENARIOS, buildScenario} from '../../fixtures/scenarios.js';
 import {renderAt} from '../../helpers/render.js';
 import {WriterProcess} from '../../helpers/writer.js';

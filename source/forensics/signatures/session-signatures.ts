@@ -1,0 +1,221 @@
+/**
+ * Other session-level problems by their column-level signatures (hermes-incidents §4, certainty
+ * of §7): a keyed gateway row with NULL chat_id (#59527: /resume refuses it), a stale
+ * explicit-close stamp on a row still written to (#106459: uncompressible), a phantom
+ * source='unknown' row the accounting guards minted (#111999), and another profile's chats in
+ * this store (#66887). Pure: the rows, the routing and the store's owner in.
+ */
+import {RECOVERABLE_END_REASONS} from '../end-reasons.js';
+import type {Finding} from '../finding.js';
+import type {Lineage} from '../lineage/lineage.js';
+import {LOCAL_SURFACES} from '../routing/orphans.js';
+import {parseSessionKey} from '../routing/restart.js';
+import {inWindow} from '../time.js';
+import type {RoutingEntry, SessionRecord} from '../types.js';
+
+/** At most this many rows of one signature get a finding each; the rest are counted in one. */
+const MAX_PER_SIGNATURE = 20;
+
+/** Explicit, non-automatic close stamps (#106459): a user or a surface closed it on purpose. */
+const EXPLICIT_CLOSE = /^(tui_close|cli_close|desktop_close|webhook_complete|[a-z]+_close|[a-z]+_complete)$/;
+
+/** A phantom row holds at most this many messages (the #82616 lazy-writer shape carries a whole conversation). */
+const PHANTOM_MAX_MESSAGES = 2;
+
+function messagesOf(s: SessionRecord): number {
+	return s.messageRows ?? s.messageCountColumn;
+}
+
+/** #59527: `session_key` set, `chat_id` NULL or '', on a gateway platform's row. */
+export function isKeyedWithoutChatId(s: SessionRecord): boolean {
+	return (
+		(s.sessionKey ?? '') !== '' &&
+		(s.chatId ?? '') === '' &&
+		s.source !== '' &&
+		s.source !== 'unknown' &&
+		!LOCAL_SURFACES.has(s.source)
+	);
+}
+
+/** #106459: an explicit close, messages after it, and no continuation published. */
+export function isStaleExplicitClose(s: SessionRecord, lineage: Lineage): boolean {
+	const ended = inWindow(s.endedAtRaw);
+	const reason = s.endReason ?? '';
+	return (
+		ended !== null &&
+		EXPLICIT_CLOSE.test(reason) &&
+		!RECOVERABLE_END_REASONS.has(reason) &&
+		s.newestMessageAt !== null &&
+		s.newestMessageAt > ended &&
+		!(lineage.children.get(s.id) ?? []).some(e => e.kind === 'compression')
+	);
+}
+
+/** #111999: source 'unknown', keyless, accounting totals, few or no messages. */
+export function isPhantomUnknown(s: SessionRecord): boolean {
+	const totals =
+		s.inputTokens + s.outputTokens + s.cacheReadTokens + s.cacheWriteTokens + s.reasoningTokens + s.toolCallCount;
+	return s.source === 'unknown' && (s.sessionKey ?? '') === '' && totals > 0 && messagesOf(s) <= PHANTOM_MAX_MESSAGES;
+}
+
+/** The profile a key's namespace names: `main` is the default profile, `main~` a profile named main (#110271). */
+export function keyProfile(key: string): string | null {
+	const {namespace} = parseSessionKey(key);
+	if (namespace === null) {
+		return null;
+	}
+
+	return namespace === 'main' ? 'default' : namespace === 'main~' ? 'main' : namespace;
+}
+
+function capped(
+	kind: Finding['kind'],
+	rows: SessionRecord[],
+	one: (s: SessionRecord) => Finding,
+	words: string,
+): Finding[] {
+	const out = rows.slice(0, MAX_PER_SIGNATURE).map(one);
+	if (rows.length > MAX_PER_SIGNATURE) {
+		out.push({
+			...one(rows[MAX_PER_SIGNATURE]!),
+			kind,
+			subject: `${rows.length - MAX_PER_SIGNATURE} more`,
+			title: `${rows.length - MAX_PER_SIGNATURE} more ${words}`,
+		});
+	}
+
+	return out;
+}
+
+function nullChatIdFinding(s: SessionRecord, byId: ReadonlyMap<string, SessionRecord>): Finding {
+	const parent = s.parentSessionId ? byId.get(s.parentSessionId) : undefined;
+	const sub =
+		parent?.endReason === 'compression'
+			? `; it is the compression child of ${parent.id}, which did not pass its chat on`
+			: '';
+	return {
+		severity: 'warning',
+		kind: 'keyed-null-chat-id',
+		subject: s.id,
+		title: `keyed row ${s.id} has no chat_id: /resume refuses it`,
+		detail:
+			`${s.source} row keyed ${s.sessionKey} with chat_id NULL ` +
+			`(${messagesOf(s)} messages)${sub}: Hermes' ownership guard fails ` +
+			`closed, so /resume answers "belongs to a different user or chat", and ` +
+			`repair-routing never lists it (it has a key) (certain, #59527)`,
+		next:
+			`back-fill chat_id from its origin_json or its lineage by hand after ` +
+			`\`hfx backup --quick\`; see hfx lineage ${s.id}`,
+	};
+}
+
+function staleCloseFinding(s: SessionRecord, routed: ReadonlySet<string>): Finding {
+	const still = routed.has(s.id) ? '; the gateway still routes to it' : '';
+	return {
+		severity: 'warning',
+		kind: 'stale-explicit-close',
+		subject: s.id,
+		title: `stale ${s.endReason} stamp on ${s.id}: it cannot be compressed`,
+		detail:
+			`ended ${s.endReason} but written to after that, with no compression ` +
+			`continuation${still}: every rotation is computed and discarded ("Cannot ` +
+			`compress further") (strong, #106459)`,
+		next:
+			'Hermes with PR #107187 reopens it when the TUI starts a turn; otherwise ' +
+			'start a new session for this chat (/new) after `hfx backup --quick`',
+	};
+}
+
+function phantomFinding(s: SessionRecord): Finding {
+	return {
+		severity: 'info',
+		kind: 'phantom-unknown-row',
+		subject: s.id,
+		title: `phantom source='unknown' row ${s.id}`,
+		detail:
+			`keyless, ${messagesOf(s)} messages, ` +
+			`but ${s.inputTokens + s.outputTokens} tokens accounted: the accounting ` +
+			`guards minted it on a network-error retry, and the turn was billed ` +
+			`twice (strong, #111999)`,
+		next: 'no routing harm; current Hermes sweeps such rows at start (PR #112045)',
+	};
+}
+
+function foreignFindings(
+	sessions: readonly SessionRecord[],
+	routing: readonly RoutingEntry[],
+	owner: string,
+): Finding[] {
+	const byProfile = new Map<string, SessionRecord[]>();
+	for (const s of sessions) {
+		const profile = s.sessionKey ? keyProfile(s.sessionKey) : null;
+		const labelled =
+			s.profileName !== null &&
+			s.profileName !== '' &&
+			profile !== null &&
+			s.profileName !== profile &&
+			!(s.profileName === 'main' && profile === 'default');
+		if (profile !== null && (profile !== owner || labelled)) {
+			const list = byProfile.get(profile) ?? [];
+			list.push(s);
+			byProfile.set(profile, list);
+		}
+	}
+
+	return [...byProfile].map(([profile, rows]) => {
+		const keys = new Set(rows.map(r => r.sessionKey!));
+		const routed = routing.filter(e => keys.has(e.sessionKey)).length;
+		const where =
+			profile === owner
+				? `labelled profile_name ${JSON.stringify(rows[0]!.profileName)}`
+				: `profile ${profile}'s, in the store of ${owner}`;
+		const count = rows.length === 1 ? 'a row' : `${rows.length} rows`;
+		const title =
+			profile === owner
+				? `${count} keyed for profile ${profile} labelled another profile`
+				: `${count} of profile ${profile}'s chats in this store`;
+		return {
+			severity: 'warning',
+			kind: 'foreign-profile-chats',
+			subject: profile,
+			title,
+			detail:
+				`${[...keys].slice(0, 3).join(', ')}${keys.size > 3 ? ', …' : ''}: ${where}, ` +
+				`with ${routed} gateway_routing row${routed === 1 ? '' : 's'} for those ` +
+				`keys; one chat's history can be split across two stores (certain for ` +
+				`the mismatch, #66887)`,
+			next:
+				`search both stores before concluding a conversation is missing; ` +
+				`\`hermes sessions repair-profiles\` moves them (take \`hfx backup ` +
+				`--quick\` first)`,
+		} satisfies Finding;
+	});
+}
+
+export function signatureFindings(
+	sessions: readonly SessionRecord[],
+	context: {
+		byId: ReadonlyMap<string, SessionRecord>;
+		lineage: Lineage;
+		routing: readonly RoutingEntry[];
+		owner: string;
+	},
+): Finding[] {
+	const routed = new Set(context.routing.flatMap(e => (e.sessionId ? [e.sessionId] : [])));
+	return [
+		...capped(
+			'keyed-null-chat-id',
+			sessions.filter(isKeyedWithoutChatId),
+			s => nullChatIdFinding(s, context.byId),
+			'keyed rows without chat_id',
+		),
+		...capped(
+			'stale-explicit-close',
+			sessions.filter(s => isStaleExplicitClose(s, context.lineage)),
+			s => staleCloseFinding(s, routed),
+			'rows with a stale close stamp',
+		),
+		...capped('phantom-unknown-row', sessions.filter(isPhantomUnknown), phantomFinding, 'phantom rows'),
+		...foreignFindings(sessions, context.routing, context.owner),
+	];
+}

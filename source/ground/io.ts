@@ -1,0 +1,43 @@
+/**
+ * Where a command's output goes and the flags every command shares: the one interface the
+ * commands and the TUI host both take (the ground floor, so neither imports the other for it).
+ *
+ * The terminal sinks: every line hfx prints outside the TUI passes `out` or `err`, which make it
+ * one safe line (text/sanitize.ts: a title's ESC or newline is shown escaped, never acted on), and
+ * every JSON document passes `json`, which keeps the strings exact. Nothing else writes a
+ * command's output (test/build/terminal-sinks.test.ts).
+ */
+import {safeJson, safeText} from '../text/sanitize.js';
+
+export type GlobalFlags = {
+	db?: string;
+	home?: string;
+	profile?: string;
+	/** --routing-scope: judge a copied store as the gateway of that sessions folder. */
+	routingScope?: string;
+	json: boolean;
+	maxGapSeconds: number;
+	color: boolean;
+	/** --ask-hermes: run `hermes --version` when no running gateway states its build (scan, routing). */
+	askHermes?: boolean;
+};
+
+export type Io = {
+	/** One line on stdout, made safe (a newline in it is shown as \n: give lines one by one). */
+	out: (line: string) => void;
+	/** One line on stderr, made safe. */
+	err: (line: string) => void;
+	/** A JSON document on stdout, two-space indented: parses back to the exact strings. */
+	json: (value: unknown) => void;
+	/** Seconds since the epoch; injectable so output is reproducible in tests. */
+	now: () => number;
+	env: NodeJS.ProcessEnv;
+};
+
+export const processIo: Io = {
+	out: line => process.stdout.write(`${safeText(line)}\n`),
+	err: line => process.stderr.write(`${safeText(line)}\n`),
+	json: value => process.stdout.write(`${safeJson(value, 2)}\n`),
+	now: () => Date.now() / 1000,
+	env: process.env,
+};

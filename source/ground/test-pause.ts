@@ -1,0 +1,45 @@
+/**
+ * A test hook for crash windows, and nothing else: with `HFX_TEST_PAUSE_AT=<point>` the process
+ * announces `hfx-test: paused at <point> (pid N)` on stderr when it reaches that point, then
+ * blocks for `HFX_TEST_PAUSE_MS` (default 10000, bounded at 60000) so a test can SIGKILL or
+ * signal it there; it then goes on as if nothing happened. Unset (always, outside tests), it does nothing.
+ *
+ * Points: `after-intent` and `after-commit` (repair/write/guarded-write.ts: the write's intent is in the
+ * audit trail / the transaction committed, its outcome not yet recorded), `private-copy`
+ * (store/open/open.ts: a private read copy exists in the temp folder), `temp-<kind>` (ground/temps.ts: our temp
+ * folder `hfx-<kind>-<pid>-<rand>` was just made, e.g. temp-verify, temp-drill, temp-read),
+ * `live-read` (store/open/live-connection.ts: a live view's read runs, its connection open: a read of a large store
+ * lasts),
+ * `restore-staged` (backup/restore/stage.ts: a member is staged as `.NAME.hfx-p<pid>.partial`),
+ * `restore-renamed` (backup/restore/commit.ts: the first staged member was renamed into place, the rest not yet).
+ */
+export function testPause(point: string): void {
+	if (process.env.HFX_TEST_PAUSE_AT !== point) {
+		return;
+	}
+
+	const ms = Math.min(Number(process.env.HFX_TEST_PAUSE_MS ?? 10_000) || 0, 60_000);
+	announce(`paused at ${point} (pid ${process.pid})`);
+	if (ms > 0) {
+		Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+	}
+}
+
+/**
+ * A test hook that counts: with `HFX_TEST_MARK=<point>` the process says `hfx-test: at <point>` on stderr each time
+ * it reaches that point, and goes on. Points: `preflight` (store/open/preflight.ts: the store's files looked at before
+ * SQLite is let near them; one `hfx repair` dry run looks once); the repair's checks, each made once per `hfx repair`
+ * (test/commands/repair-preflight.test.ts): `plan` (repair/apply.ts computePlan), `plan-refusal` (its planRefusal),
+ * `reconcile` (repair/write/reconcile.ts: the audit trail's crash windows), `undo-entry` (repair/undo.ts
+ * resolveUndoEntry)
+ * and `holders` (repair/write/preconditions.ts: one scan of /proc per holders' check).
+ */
+export function testMark(point: string): void {
+	if (process.env.HFX_TEST_MARK === point) {
+		announce(`at ${point}`);
+	}
+}
+
+function announce(what: string): void {
+	process.stderr.write(`hfx-test: ${what}\n`);
+}

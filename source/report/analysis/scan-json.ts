@@ -1,0 +1,128 @@
+/**
+ * `hfx scan --json`: the JSON contract of a store's analysis, in one file (orphans, chats,
+ * rollbacks, findings, what an upgrade changes). `hfx routing --json` shares its chat shape.
+ */
+import {placesJson} from '../files/places-json.js';
+import {hasFindings, type Analysis} from '../../forensics/analysis/analyze.js';
+import type {OrphanVerdict} from '../../forensics/routing/orphans.js';
+import type {ChatRouting} from '../../forensics/routing/routing.js';
+import type {UpgradeChanges} from '../../forensics/routing/upgrade.js';
+import type {DatabaseFacts} from '../../store/read/load.js';
+import {rollbackJson} from './rollbacks.js';
+import {ruleSetJson} from './rule-set-lines.js';
+
+export function orphanJson(o: OrphanVerdict, changes?: UpgradeChanges) {
+	return {
+		orphanId: o.orphanId,
+		source: o.source,
+		messageCount: o.messageCount,
+		startedAt: o.startedAt,
+		lastActive: o.lastActive,
+		verdict: o.verdict,
+		evidence: o.evidence,
+		donorId: o.donorId,
+		sessionKey: o.sessionKey,
+		reasonKind: o.reasonKind,
+		reason: o.reason,
+		candidateDonors: o.candidateDonors,
+		profileOwner: o.profileOwner,
+		afterUpgrade: changes?.bySubject.get(o.orphanId) ?? null,
+	};
+}
+
+export function routingJson(r: ChatRouting, changes?: UpgradeChanges) {
+	return {
+		sessionKey: r.sessionKey,
+		restartResolvesTo: r.restartResolvesTo,
+		newestActivityIn: r.newestActivityIn,
+		rollbackRisk: r.rollbackRisk,
+		rollbackRiskReason: r.rollbackRiskReason,
+		afterUpgrade: changes?.bySubject.get(r.sessionKey) ?? null,
+		routingEntry: r.routingEntry,
+		routingEntrySource: r.routingEntrySource,
+		routingEntryScope: r.routingEntryScope,
+		routingEntryStale: r.routingEntryStale,
+		routingEntryNote: r.routingEntryNote,
+		platform: r.platform,
+		resolvedVia: r.resolution.via,
+		ruleSet: r.resolution.ruleSet,
+		newestActivityAt: r.newestActivityAt,
+		resolvesToActivityAt: r.resolvesToActivityAt,
+		members: r.members,
+		sameChatAmbiguousOrphans: r.sameChatAmbiguousOrphans,
+		candidates: r.resolution.candidates.map(c => ({
+			sessionId: c.sessionId,
+			query: c.query,
+			admitted: c.admitted,
+			rule: c.rule,
+			hasMessages: c.hasMessages,
+		})),
+		notes: r.resolution.notes,
+	};
+}
+
+export function storeJson(facts: DatabaseFacts, analysis: Analysis) {
+	return {
+		database: facts,
+		rules: ruleSetJson(facts, analysis.buildRules),
+		maxGapSeconds: analysis.maxGapSeconds,
+		summary: {
+			sessions: facts.sessionCount,
+			chats: analysis.routing.length,
+			orphans: analysis.orphans.length,
+			adoptable: analysis.orphans.filter(o => o.verdict === 'adoptable').length,
+			refused: analysis.orphans.filter(o => o.verdict === 'refused').length,
+			listedRefusedLocal: analysis.listedRefusedLocal.length,
+			rolledBack: analysis.rollbacks.length,
+			noHistoryEachTurn: analysis.reapChurns.length,
+			rollbackRisks: analysis.routing.filter(r => r.rollbackRisk).length,
+			repairRoutingCrashes: analysis.repairRoutingCrash !== null,
+			changesAfterUpgrade: analysis.upgradeChanges.lines.length,
+			missingColumns: (analysis.snapshot.missingColumns ?? []).map(m => m.column),
+			healthy: !hasFindings(analysis),
+		},
+		rollbacks: analysis.rollbacks.map(rollbackJson),
+		reapChurns: analysis.reapChurns,
+		orphans: analysis.orphans.map(o => orphanJson(o, analysis.upgradeChanges)),
+		listedRefusedLocal: analysis.listedRefusedLocal.map(o => orphanJson(o, analysis.upgradeChanges)),
+		repairRoutingCrash: analysis.repairRoutingCrash,
+		routing: analysis.routing.map(r => routingJson(r, analysis.upgradeChanges)),
+		afterUpgrade: analysis.afterUpgrade && {
+			ruleSet: analysis.afterUpgrade.ruleSet,
+			changes: analysis.upgradeChanges.lines,
+			orphans: analysis.afterUpgrade.orphans.map(o => orphanJson(o)),
+			listedRefusedLocal: analysis.afterUpgrade.listedRefusedLocal.map(o => orphanJson(o)),
+			repairRoutingCrash: analysis.afterUpgrade.repairRoutingCrash,
+			routing: analysis.afterUpgrade.routing.map(r => routingJson(r)),
+		},
+		buildAlternative: analysis.buildAlternative && {
+			rules: analysis.buildAlternative.rulesLabel,
+			changes: analysis.buildChanges.lines,
+			orphans: analysis.buildAlternative.orphans.map(o => orphanJson(o)),
+			listedRefusedLocal: analysis.buildAlternative.listedRefusedLocal.map(o => orphanJson(o)),
+			repairRoutingCrash: analysis.buildAlternative.repairRoutingCrash,
+			routing: analysis.buildAlternative.routing.map(r => routingJson(r)),
+		},
+		findings: analysis.findings,
+		newestElsewhere: analysis.newestElsewhere,
+		places: placesJson(analysis.places),
+	};
+}
+
+/** A store that could not be read: where it is, and the refusal. */
+export function failedJson(location: {path: string; label: string}, error: {toJSON(): unknown}) {
+	return {database: {path: location.path, label: location.label}, error: error.toJSON()};
+}
+
+/** One store's outcome as `hfx scan` holds it: analysed, or refused in one line. */
+export type ScannedStore =
+	| {ok: true; facts: DatabaseFacts; analysis: Analysis}
+	| {ok: false; location: {path: string; label: string}; error: {toJSON(): unknown}};
+
+/** `hfx scan --json`: the first store's document, the others under `profiles`, and the exit code. */
+export function scanJson(results: readonly ScannedStore[], exitCode: number) {
+	const [primary, ...others] = results.map(r =>
+		r.ok ? storeJson(r.facts, r.analysis) : failedJson(r.location, r.error),
+	);
+	return {...primary, ...(others.length > 0 ? {profiles: others} : {}), exitCode};
+}

@@ -42,7 +42,8 @@ describe('rollbackDetailLines', () => {
 		expect(story).toEqual([
 			'resumed: 20260728_101500_aaaaaaaa at 2026-07-31 06:00 UTC; its last message before was at ' +
 				'2026-07-28 13:00 UTC, 2.7 days earlier',
-			'stranded: 20260728_103000_bbbbbbbb, 798 messages, 2026-07-28 14:00 UTC to 2026-07-31 05:00 UTC · certainty certain',
+			'stranded: 20260728_103000_bbbbbbbb, 798 messages, 2026-07-28 14:00 UTC to 2026-07-31 05:00 UTC · ' +
+				'certainty certain',
 			'since: 6 user turns (12 messages) written into 20260728_101500_aaaaaaaa, the last at 2026-07-31 08:00 UTC',
 		]);
 		expect(evidence).toEqual([

@@ -19,6 +19,7 @@ import {storeJson} from '../../source/report/analysis/scan-json.js';
 import {loadStore} from '../../source/store/read/load.js';
 import {ownerOfStore} from '../../source/store/locate.js';
 import {ddlOf, writeStore} from '../helpers/adversarial-store-writer.js';
+import {type Real, hfxVerdicts, mismatches, realVerdicts} from '../helpers/differential-verdicts.js';
 import {CLASSES, type GenStore, SEEDS, STORES_PER_SEED, generateAll, storeHash} from '../helpers/adversarial-stores.js';
 import {hfx, hfxJson} from '../helpers/cli.js';
 import {sessionRows} from '../helpers/session-rows.js';
@@ -37,33 +38,6 @@ const REAL_V21_STORE = path.join(ROOT, 'test/fixtures/hermes-v21-incident/state.
  */
 const V30_SCHEMA_STORE = path.join(ROOT, 'test/fixtures/hermes-differential/v30-schema/state.db');
 
-type RealRecord = {
-	orphan_id: string;
-	session_key: string | null;
-	donor_id: string | null;
-	evidence: string;
-	adoptable: boolean;
-	reason: string;
-	message_count: number;
-};
-type RealStore = {
-	hash: string;
-	classes: string[];
-	/** null: that tree has no repair-routing (v21). */
-	repair_routing: {crash: string | null; records: RealRecord[] | null} | null;
-	finder: Record<string, string | null>;
-	gateway_post_filter: Record<string, boolean>;
-	adopted?: string[];
-	finder_after_adoption?: Record<string, string | null>;
-	gateway_post_filter_after_adoption?: Record<string, boolean>;
-};
-type Real = {
-	code: {schema_version: number; tree: string};
-	seeds: number[];
-	stores_per_seed: number;
-	stores: Record<string, RealStore>;
-};
-
 const real = JSON.parse(fs.readFileSync(path.join(FIXTURE, 'expected-v25.json'), 'utf8')) as Real;
 const real21 = JSON.parse(fs.readFileSync(path.join(FIXTURE, 'expected-v21.json'), 'utf8')) as Real;
 const real30 = JSON.parse(fs.readFileSync(path.join(FIXTURE, 'expected-v30.json'), 'utf8')) as Real;
@@ -79,90 +53,6 @@ const KNOWN: Record<string, string[]> = {};
 const KNOWN21: Record<string, string[]> = {};
 /** Against the current (v30) decision code, expected-v30.json: none. */
 const KNOWN30: Record<string, string[]> = {};
-
-/** One verdict, comparable between the real code and hfx. */
-type Verdicts = {crash: string | null; records: Record<string, unknown> | null; resumes: Record<string, string | null>};
-
-/** What the real code decided: the finder's row unless the gateway's post-filter rejects it. */
-function realVerdicts(r: RealStore, after = false): Verdicts {
-	const finder = after ? r.finder_after_adoption! : r.finder;
-	const post = after ? r.gateway_post_filter_after_adoption! : r.gateway_post_filter;
-	const records =
-		r.repair_routing!.records &&
-		Object.fromEntries(
-			r.repair_routing!.records.map(x => [
-				x.orphan_id,
-				{
-					key: x.session_key,
-					donor: x.donor_id,
-					evidence: x.evidence,
-					adoptable: x.adoptable,
-					reason: x.reason,
-					count: x.message_count,
-				},
-			]),
-		);
-	const resumes = Object.fromEntries(Object.entries(finder).map(([k, id]) => [k, post[k] === false ? null : id]));
-	return {crash: r.repair_routing!.crash, records, resumes};
-}
-
-/** What hfx says in its scan JSON, for the chat keys the real finder was asked about ('' is no chat: never listed). */
-function hfxVerdicts(json: any, keys: readonly string[]): Verdicts {
-	const crash = json.repairRoutingCrash?.error ?? null;
-	const listed = [...json.orphans, ...json.listedRefusedLocal];
-	const records =
-		crash === null
-			? Object.fromEntries(
-					listed.map((o: any) => [
-						o.orphanId,
-						{
-							key: o.sessionKey,
-							donor: o.donorId,
-							evidence: o.evidence ?? '',
-							adoptable: o.verdict === 'adoptable',
-							// The real code gives a reason only for a refusal; hfx also says why an adoption holds.
-							reason: o.verdict === 'adoptable' ? '' : (o.reason ?? ''),
-							count: o.messageCount,
-						},
-					]),
-				)
-			: null;
-	const resumes = Object.fromEntries(
-		keys.map(k => {
-			const chat = json.routing.find((c: any) => c.sessionKey === k);
-			return [k, k === '' && chat ? '<listed as a chat>' : (chat?.restartResolvesTo ?? null)];
-		}),
-	);
-	return {crash, records, resumes};
-}
-
-/** Every difference between two verdicts, one line each: `what: real … , hfx …`. */
-function mismatches(want: Verdicts, got: Verdicts): string[] {
-	const out: string[] = [];
-	const show = (v: unknown) => JSON.stringify(v);
-	if (want.crash !== got.crash) {
-		out.push(`repair-routing failure: real ${show(want.crash)}, hfx ${show(got.crash)}`);
-	}
-
-	for (const id of new Set([...Object.keys(want.records ?? {}), ...Object.keys(got.records ?? {})])) {
-		const w = want.records?.[id] as Record<string, unknown> | undefined;
-		const g = got.records?.[id] as Record<string, unknown> | undefined;
-		if (!w || !g) {
-			out.push(`record ${id}: real ${w ? 'lists it' : 'does not list it'}, hfx ${g ? 'lists it' : 'does not'}`);
-			continue;
-		}
-
-		for (const field of Object.keys(w).filter(f => show(w[f]) !== show(g[f]))) {
-			out.push(`record ${id} ${field}: real ${show(w[field])}, hfx ${show(g[field])}`);
-		}
-	}
-
-	for (const key of Object.keys(want.resumes).filter(k => want.resumes[k] !== got.resumes[k])) {
-		out.push(`restart of ${show(key)}: real ${show(want.resumes[key])}, hfx ${show(got.resumes[key])}`);
-	}
-
-	return out;
-}
 
 let dir: string;
 const files = new Map<string, string>();

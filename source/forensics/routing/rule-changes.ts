@@ -65,7 +65,11 @@ export const RULE_CHANGES: readonly RuleChange[] = [
 			'f31cf971e9ec (SCHEMA_VERSION 30, already carrying the #106459 boundary ' +
 			'fix of 2026-09-10) still has the unwindowed _sql_freshest_of. So main ' +
 			'after the 0.21.1 release (2026-09-07) still lacked it: versions before ' +
-			'0.21.1 lack it; no version is known to have it',
+			'0.21.1 lack it. 00704d08 has it, read 2026-12-02: _sql_freshest_of keeps ' +
+			'only values BETWEEN EPOCH_MIN AND EPOCH_MAX (0.0, 4.2e9, from ' +
+			'hermes_cli/timefmt.py), its started_at fallback too; the window [0, 4.2e9] ' +
+			"is timefmt's coerce_epoch range (likely PR #108086, merged 2026-09-11: " +
+			"not proven), not #91543's 1e9 floor. No release is known to have it",
 	},
 	{
 		id: 'build-identity',

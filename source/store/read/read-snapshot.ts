@@ -476,6 +476,48 @@ export function readSnapshot(
 }
 
 /**
+ * The rows of the page after `lastRowid` in the read's `transaction`th transaction: the next PAGE_ROWS
+ * rows of the table, or of the scope. The scope's rowids are listed once per transaction and each
+ * page read by its rowids, so SQLite builds the scope's lists once (not once per page) and reads
+ * the newest message and the markers of the page's rows alone: a page cut by LIMIT after a WHERE
+ * with IN lists computes every column of every later row before sorting them (measured on the
+ * 1M-message bench store, the keyless orphan's 6,157 rows: ~130 ms -> ~85 ms of SQLite). Within
+ * one transaction the list is what the scope's WHERE answers on every page; a new transaction
+ * lists again from `lastRowid`, as a page of the WHERE itself would.
+ */
+function pageSource(
+	store: ReadOnlyStore,
+	schema: SchemaInfo,
+	columns: ColumnSet,
+	scope: ScopeWhere | null,
+): (lastRowid: number, transaction: number) => IterableIterator<unknown[]> {
+	if (scope === null) {
+		const page = store.prepare(sessionsSql(schema, {paged: true, columns})).raw(true);
+		return lastRowid => page.iterate(lastRowid) as IterableIterator<unknown[]>;
+	}
+
+	const listed = store
+		.prepare(`SELECT s.rowid FROM sessions s WHERE ${scope.where} AND s.rowid > ? ORDER BY s.rowid`)
+		.pluck();
+	const where = 's.rowid IN (SELECT value FROM json_each(?))';
+	const page = store.prepare(sessionsSql(schema, {paged: true, columns, where})).raw(true);
+	let listedIn: number | null = null;
+	let rowids: number[] = [];
+	let at = 0;
+	return (lastRowid, transaction) => {
+		if (listedIn !== transaction) {
+			listedIn = transaction;
+			rowids = listed.all(...scope.params, lastRowid) as number[];
+			at = 0;
+		}
+
+		const chunk = rowids.slice(at, at + PAGE_ROWS);
+		at += PAGE_ROWS;
+		return page.iterate(JSON.stringify(chunk), lastRowid) as IterableIterator<unknown[]>;
+	};
+}
+
+/**
  * The sessions, page by page inside the open read transaction; a read that outgrows its budget
  * ends its transaction so the owner can checkpoint, and continues in a fresh one.
  */
@@ -491,8 +533,7 @@ function readSessionPages(
 		? Number.POSITIVE_INFINITY
 		: (options.transactionBudgetMs ?? DEFAULT_TRANSACTION_BUDGET_MS);
 	const columns = options.columns ?? 'full';
-	const page = store.prepare(sessionsSql(schema, {paged: true, columns, where: scope?.where})).raw(true);
-	const bound = scope?.params ?? [];
+	const page = pageSource(store, schema, columns, scope);
 	const map = rowMapper(columns);
 	const sessions: SessionRecord[] = [];
 	let transactions = 1;
@@ -502,7 +543,7 @@ function readSessionPages(
 		// Row by row: each raw row is garbage as soon as it is mapped (a page held whole survives
 		// the young-generation collections and costs their copying).
 		let read = 0;
-		for (const r of page.iterate(...bound, lastRowid) as IterableIterator<unknown[]>) {
+		for (const r of page(lastRowid, transactions)) {
 			const record = map(r);
 			const earlier = options.reuse?.get(record.id);
 			sessions.push(earlier && sameRead(earlier, record) ? earlier : record);

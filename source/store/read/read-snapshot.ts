@@ -9,7 +9,7 @@ import {RestartProbeReader} from './restart-probes.js';
 import {EPOCH_MAX, EPOCH_MIN, inWindow} from '../../forensics/time.js';
 import type {Cell, RoutingEntry, SessionRecord, Snapshot} from '../../forensics/types.js';
 import {needsMessageCount} from '../../forensics/routing/orphans.js';
-import {type ScopeWhere, chatScopeWhere} from './chat-scope-where.js';
+import {type ScopeWhere, chatScopeWhere, scopeRowids} from './chat-scope-where.js';
 
 /** Which columns a read needs: `lean` for the forensic engine alone (scan), `full` adds what views display. */
 export type ColumnSet = 'lean' | 'full';
@@ -478,12 +478,12 @@ export function readSnapshot(
 /**
  * The rows of the page after `lastRowid` in the read's `transaction`th transaction: the next PAGE_ROWS
  * rows of the table, or of the scope. The scope's rowids are listed once per transaction and each
- * page read by its rowids, so SQLite builds the scope's lists once (not once per page) and reads
- * the newest message and the markers of the page's rows alone: a page cut by LIMIT after a WHERE
- * with IN lists computes every column of every later row before sorting them (measured on the
+ * page read by its rowids, so SQLite asks the scope's rule once (not once per page) and reads the
+ * newest message and the markers of the page's rows alone: a page cut by LIMIT after the scope as
+ * a WHERE computed every column of every later row before sorting them (measured on the
  * 1M-message bench store, the keyless orphan's 6,157 rows: ~130 ms -> ~85 ms of SQLite). Within
- * one transaction the list is what the scope's WHERE answers on every page; a new transaction
- * lists again from `lastRowid`, as a page of the WHERE itself would.
+ * one transaction the list is what the scope answers on every page; a new transaction lists
+ * again from `lastRowid`, as a page of a WHERE would.
  */
 function pageSource(
 	store: ReadOnlyStore,
@@ -496,9 +496,6 @@ function pageSource(
 		return lastRowid => page.iterate(lastRowid) as IterableIterator<unknown[]>;
 	}
 
-	const listed = store
-		.prepare(`SELECT s.rowid FROM sessions s WHERE ${scope.where} AND s.rowid > ? ORDER BY s.rowid`)
-		.pluck();
 	const where = 's.rowid IN (SELECT value FROM json_each(?))';
 	const page = store.prepare(sessionsSql(schema, {paged: true, columns, where})).raw(true);
 	let listedIn: number | null = null;
@@ -507,7 +504,7 @@ function pageSource(
 	return (lastRowid, transaction) => {
 		if (listedIn !== transaction) {
 			listedIn = transaction;
-			rowids = listed.all(...scope.params, lastRowid) as number[];
+			rowids = scopeRowids(store, scope, lastRowid);
 			at = 0;
 		}
 

@@ -1,7 +1,7 @@
 /**
- * chatScope (forensics/rollbacks/chat-scope.ts) asked of SQLite: the WHERE clause that keeps the
- * rows deciding the chat of every keyless row of some sources, so `hfx search` reads those rows
- * and nothing else (no light read of every row into JavaScript first). The same rule, term by term:
+ * chatScope (forensics/rollbacks/chat-scope.ts) asked of SQLite: the rowids of the rows deciding
+ * the chat of every keyless row of some sources, so `hfx search` reads those rows and nothing else
+ * (no light read of every row into JavaScript first). The same rule, term by term:
  * - a row of one of the sources, or one v25's repair-routing may fail on (mayFailScan: keyless, not
  *   a tool row, a model_config that is not JSON or a started_at that is a non-empty TEXT or BLOB);
  * - the parent of every such row that is keyless;
@@ -14,8 +14,16 @@ import {UNKNOWN_SOURCE} from '../../forensics/rollbacks/rollback-pairs.js';
 import type {ReadOnlyStore} from '../open/open.js';
 import type {SchemaInfo} from '../open/schema.js';
 
-/** A condition on `s` (the sessions row read) and the values it binds, in order. */
-export type ScopeWhere = {where: string; params: string[]};
+/** chatScope's rule on `p` (a sessions row), and the values `kept` binds, in order. */
+export type ScopeWhere = {
+	/** A row of the scope itself: of a source asked for, or one repair-routing may fail on. */
+	kept: string;
+	/** A kept row whose parent is in the scope too: it is keyless and names a parent. */
+	keylessWithParent: string;
+	/** The parent column (NULL where the schema has none). */
+	parent: string;
+	params: string[];
+};
 
 /** chatScope's mayFailScan of the row `a`, in SQL (the markers column asks json_valid the same way). */
 function mayFailScanSql(schema: SchemaInfo, a: string): string {
@@ -63,12 +71,37 @@ export function chatScopeWhere(
 
 	const key = schema.sessionColumns.has('session_key') ? 'p.session_key' : 'NULL';
 	const parent = schema.sessionColumns.has('parent_session_id') ? 'p.parent_session_id' : 'NULL';
-	const kept = `(p.source IN (SELECT value FROM json_each(?)) OR ${mayFailScanSql(schema, 'p')})`;
-	const bound = JSON.stringify([...sources]);
 	return {
-		where:
-			`(s.id IN (SELECT p.id FROM sessions p WHERE ${kept}) OR ` +
-			`s.id IN (SELECT ${parent} FROM sessions p WHERE ${key} IS NULL AND ${kept}))`,
-		params: [bound, bound],
+		kept: `(p.source IN (SELECT value FROM json_each(?)) OR ${mayFailScanSql(schema, 'p')})`,
+		keylessWithParent: `(${key} IS NULL AND ${parent} IS NOT NULL)`,
+		parent,
+		params: [JSON.stringify([...sources])],
 	};
+}
+
+/**
+ * The rowids of the scope's rows after `after`, ascending: the kept rows and the parents of the
+ * keyless ones. `kept` is asked once (the rows that may fail repair-routing are every keyless row's
+ * to check), the parents then found by the kept rows' rowids, so no id or parent leaves SQLite (a
+ * cell that is not UTF-8 would not come back the same). Run inside the read transaction the rows
+ * are read in.
+ */
+export function scopeRowids(store: ReadOnlyStore, scope: ScopeWhere, after: number): number[] {
+	const kept = store
+		.prepare(`SELECT p.rowid, ${scope.keylessWithParent} FROM sessions p WHERE ${scope.kept}`)
+		.raw(true)
+		.all(...scope.params) as Array<[number, unknown]>;
+	const withParent = kept.filter(r => Number(r[1]) === 1).map(r => r[0]);
+	const parents =
+		withParent.length === 0
+			? []
+			: (store
+					.prepare(
+						`SELECT s.rowid FROM sessions s WHERE s.id IN (SELECT ${scope.parent} FROM sessions p ` +
+							'WHERE p.rowid IN (SELECT value FROM json_each(?)))',
+					)
+					.pluck()
+					.all(JSON.stringify(withParent)) as number[]);
+	const rowids = new Set([...kept.map(r => r[0]), ...parents]);
+	return [...rowids].filter(r => r > after).sort((a, b) => a - b);
 }

@@ -9,7 +9,7 @@ import {RestartProbeReader} from './restart-probes.js';
 import {EPOCH_MAX, EPOCH_MIN, inWindow} from '../../forensics/time.js';
 import type {Cell, RoutingEntry, SessionRecord, Snapshot} from '../../forensics/types.js';
 import {needsMessageCount} from '../../forensics/routing/orphans.js';
-import {type ScopeWhere, chatScopeWhere} from './chat-scope-where.js';
+import {type ScopeWhere, chatScopeWhere, scopeRowids} from './chat-scope-where.js';
 
 /** Which columns a read needs: `lean` for the forensic engine alone (scan), `full` adds what views display. */
 export type ColumnSet = 'lean' | 'full';
@@ -476,6 +476,45 @@ export function readSnapshot(
 }
 
 /**
+ * The rows of the page after `lastRowid` in the read's `transaction`th transaction: the next PAGE_ROWS
+ * rows of the table, or of the scope. The scope's rowids are listed once per transaction and each
+ * page read by its rowids, so SQLite asks the scope's rule once (not once per page) and reads the
+ * newest message and the markers of the page's rows alone: a page cut by LIMIT after the scope as
+ * a WHERE computed every column of every later row before sorting them (measured on the
+ * 1M-message bench store, the keyless orphan's 6,157 rows: ~130 ms -> ~85 ms of SQLite). Within
+ * one transaction the list is what the scope answers on every page; a new transaction lists
+ * again from `lastRowid`, as a page of a WHERE would.
+ */
+function pageSource(
+	store: ReadOnlyStore,
+	schema: SchemaInfo,
+	columns: ColumnSet,
+	scope: ScopeWhere | null,
+): (lastRowid: number, transaction: number) => IterableIterator<unknown[]> {
+	if (scope === null) {
+		const page = store.prepare(sessionsSql(schema, {paged: true, columns})).raw(true);
+		return lastRowid => page.iterate(lastRowid) as IterableIterator<unknown[]>;
+	}
+
+	const where = 's.rowid IN (SELECT value FROM json_each(?))';
+	const page = store.prepare(sessionsSql(schema, {paged: true, columns, where})).raw(true);
+	let listedIn: number | null = null;
+	let rowids: number[] = [];
+	let at = 0;
+	return (lastRowid, transaction) => {
+		if (listedIn !== transaction) {
+			listedIn = transaction;
+			rowids = scopeRowids(store, scope, lastRowid);
+			at = 0;
+		}
+
+		const chunk = rowids.slice(at, at + PAGE_ROWS);
+		at += PAGE_ROWS;
+		return page.iterate(JSON.stringify(chunk), lastRowid) as IterableIterator<unknown[]>;
+	};
+}
+
+/**
  * The sessions, page by page inside the open read transaction; a read that outgrows its budget
  * ends its transaction so the owner can checkpoint, and continues in a fresh one.
  */
@@ -491,8 +530,7 @@ function readSessionPages(
 		? Number.POSITIVE_INFINITY
 		: (options.transactionBudgetMs ?? DEFAULT_TRANSACTION_BUDGET_MS);
 	const columns = options.columns ?? 'full';
-	const page = store.prepare(sessionsSql(schema, {paged: true, columns, where: scope?.where})).raw(true);
-	const bound = scope?.params ?? [];
+	const page = pageSource(store, schema, columns, scope);
 	const map = rowMapper(columns);
 	const sessions: SessionRecord[] = [];
 	let transactions = 1;
@@ -502,7 +540,7 @@ function readSessionPages(
 		// Row by row: each raw row is garbage as soon as it is mapped (a page held whole survives
 		// the young-generation collections and costs their copying).
 		let read = 0;
-		for (const r of page.iterate(...bound, lastRowid) as IterableIterator<unknown[]>) {
+		for (const r of page(lastRowid, transactions)) {
 			const record = map(r);
 			const earlier = options.reuse?.get(record.id);
 			sessions.push(earlier && sameRead(earlier, record) ? earlier : record);

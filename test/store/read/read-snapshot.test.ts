@@ -62,6 +62,44 @@ describe('bounded read transactions', () => {
 		}
 	});
 
+	it("reads a scope of more than two pages page by page: exactly the scope's rows, as the whole read has them", () => {
+		// Telegram rows (keyed, keyless, with messages) between cli rows: the scope of 'telegram' outgrows two pages.
+		const db = path.join(dir, `scope-pages-${files++}.db`);
+		const w = new StoreWriter(db, {shape: 'v30', journalMode: 'delete'});
+		w.db.transaction(() => {
+			for (let i = 0; i < PAGE_ROWS * 2 + 5; i++) {
+				w.createSession({source: 'cli', startedAt: T0 + i});
+				const id = w.createSession({
+					source: 'telegram',
+					startedAt: T0 + i,
+					sessionKey: i % 3 === 0 ? null : `k${i % 7}`,
+				});
+				if (i % 5 === 0) {
+					w.addMessages(id, [{timestamp: T0 + i + 1}]);
+				}
+			}
+		})();
+		w.close();
+		const store = ReadOnlyStore.open(db);
+		try {
+			const schema = detectSchema(store);
+			const whole = readSnapshot(store, schema, CONTEXT, {columns: 'lean'}).snapshot.sessions;
+			const expected = whole.filter(s => s.source === 'telegram');
+			for (const transactionBudgetMs of [undefined, 0]) {
+				const chatsOfSources = new Set(['telegram']);
+				const {snapshot, meta} = readSnapshot(store, schema, CONTEXT, {
+					columns: 'lean',
+					chatsOfSources,
+					transactionBudgetMs,
+				});
+				expect(snapshot.sessions).toEqual(expected);
+				expect(meta.transactions).toBe(transactionBudgetMs === 0 ? 3 : 1);
+			}
+		} finally {
+			store.close();
+		}
+	});
+
 	it('adapts the SQL to absent columns instead of failing', () => {
 		const db = path.join(dir, 'old.db');
 		const w = new StoreWriter(db, {shape: 'v21', journalMode: 'delete'});

@@ -111,9 +111,9 @@ describe('every outside string reaches a terminal through a sink that makes it s
 		expect(text('ground/io.ts')).toMatch(/err: line => process\.stderr\.write\(`\$\{safeText\(line\)\}\\n`\)/);
 		// The JSON document goes out in pieces (issue #26): each piece made by safeJson, each key too.
 		expect(text('ground/io.ts')).toMatch(/json: value => \{\s*writeJson\(value\);/);
-		expect(text('ground/io.ts')).toMatch(/for \(const chunk of jsonChunks\(value\)\)|chunks = jsonChunks\(value\)/);
+		expect(text('ground/io.ts')).toMatch(/const chunks = jsonChunks\(value\);/);
 		expect(text('text/json-chunks.ts')).toMatch(/return safeJson\(value, 2\)\.replaceAll/);
-		expect(text('text/json-chunks.ts')).toContain('${safeJson(key)}: ');
+		expect(text('text/json-chunks.ts')).toMatch(/\$\{safeJson\(key\)\}: /);
 		expect(text('ground/errors.ts')).toMatch(/return safeText\(`hfx: \$\{r\.file\}/);
 		expect(text('ui/components/text.tsx')).toContain('return safeText(child)');
 		expect(text('text/format.ts')).toMatch(/safeText\(raw\)/);

@@ -7,7 +7,8 @@
  * every JSON document passes `json`, which keeps the strings exact. Nothing else writes a
  * command's output (test/build/terminal-sinks.test.ts).
  */
-import {safeJson, safeText} from '../text/sanitize.js';
+import {jsonChunks} from '../text/json-chunks.js';
+import {safeText} from '../text/sanitize.js';
 
 export type GlobalFlags = {
 	db?: string;
@@ -34,10 +35,42 @@ export type Io = {
 	env: NodeJS.ProcessEnv;
 };
 
+/** About this many characters go to stdout at once. */
+const PIECE = 64 * 1024;
+
+/**
+ * A JSON document on stdout as it is made (text/json-chunks.ts: the same bytes as the whole
+ * `safeJson(value, 2)`), in pieces of about 64 KB, so the whole document is never one string
+ * (issue #26). stdout to a pipe or a file is synchronous on Linux: each write is done, or
+ * refused, before the next piece is made, so there is no drain to wait for. A closed pipe
+ * (`hfx scan --json | head -c 100`) destroys stdout: nothing more is made, and its EPIPE ends hfx
+ * quietly (cli/main.tsx).
+ */
+function writeJson(value: unknown): void {
+	const chunks = jsonChunks(value);
+	let piece = '';
+	let done = false;
+	while (!done) {
+		const next = chunks.next();
+		done = next.done === true;
+		piece += next.done === true ? '\n' : next.value;
+		if (done || piece.length >= PIECE) {
+			if (process.stdout.destroyed) {
+				return;
+			}
+
+			process.stdout.write(piece);
+			piece = '';
+		}
+	}
+}
+
 export const processIo: Io = {
 	out: line => process.stdout.write(`${safeText(line)}\n`),
 	err: line => process.stderr.write(`${safeText(line)}\n`),
-	json: value => process.stdout.write(`${safeJson(value, 2)}\n`),
+	json: value => {
+		writeJson(value);
+	},
 	now: () => Date.now() / 1000,
 	env: process.env,
 };

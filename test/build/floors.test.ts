@@ -60,6 +60,7 @@ const ONE_WAY = ['repair', 'backup'];
 /** Imports across siblings that the design wants, with why. */
 const ALLOWED = new Map<string, string>([
 	['ground/io.ts -> text/sanitize.ts', 'the terminal sinks make every line safe (issue #17, class 8)'],
+	['ground/io.ts -> text/json-chunks.ts', 'the JSON sink writes its document in safe pieces as it is made (issue #26)'],
 	['ground/errors.ts -> text/sanitize.ts', 'a refusal is one safe line whatever its file name or cause holds'],
 ]);
 

@@ -16,6 +16,8 @@ export function hfx(args: string[], options: {env?: NodeJS.ProcessEnv; input?: s
 		input: options.input ?? '',
 		cwd: options.cwd,
 		timeout: 60_000,
+		// A --json document of thousands of listed rows is megabytes (Node's default is 1 MB, then the child is killed).
+		maxBuffer: 256 * 1024 * 1024,
 	});
 	return {code: r.status, stdout: r.stdout, stderr: r.stderr};
 }

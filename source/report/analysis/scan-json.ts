@@ -2,6 +2,7 @@
  * `hfx scan --json`: the JSON contract of a store's analysis, in one file (orphans, chats,
  * rollbacks, findings, what an upgrade changes). `hfx routing --json` shares its chat shape.
  */
+import {eachStreamed} from '../../text/json-chunks.js';
 import {placesJson} from '../files/places-json.js';
 import {hasFindings, type Analysis} from '../../forensics/analysis/analyze.js';
 import type {OrphanVerdict} from '../../forensics/routing/orphans.js';
@@ -124,5 +125,6 @@ export function scanJson(results: readonly ScannedStore[], exitCode: number) {
 	const [primary, ...others] = results.map(r =>
 		r.ok ? storeJson(r.facts, r.analysis) : failedJson(r.location, r.error),
 	);
-	return {...primary, ...(others.length > 0 ? {profiles: others} : {}), exitCode};
+	// Each profile is a document of its own: streamed field by field too (text/json-chunks.ts).
+	return {...primary, ...(others.length > 0 ? {profiles: eachStreamed(others)} : {}), exitCode};
 }

@@ -23,6 +23,7 @@ import {SCHEMA_OBJECTS} from './schema-objects.js';
 import {SEARCH} from './search.js';
 import {SEARCH_SCOPE} from './search-scope.js';
 import {STORES} from './stores.js';
+import {STREAM} from './stream.js';
 import {SYMLINKS} from './symlinks.js';
 import {TARBALL_VERDICTS} from './tarball-verdicts.js';
 import {TIMELINE_FAULTS} from './timeline.js';
@@ -60,4 +61,5 @@ export const CATALOG: Fault[] = [
 	...BUILD_RULES,
 	...REPAIR_WAY,
 	...INSTALLED_BUILD,
+	...STREAM,
 ];

@@ -12,6 +12,7 @@ import {FLEET_FINDINGS} from './fleet-findings.js';
 import {HANGS} from './hangs.js';
 import {HOLDS} from './holds.js';
 import {IN_PLACE_READS} from './in-place-reads.js';
+import {LIVE_IN_PLACE} from './live-in-place.js';
 import {INSTALLED_BUILD} from './installed-build.js';
 import {INJECTION} from './injection.js';
 import {LINKS} from './links.js';
@@ -60,4 +61,5 @@ export const CATALOG: Fault[] = [
 	...BUILD_RULES,
 	...REPAIR_WAY,
 	...INSTALLED_BUILD,
+	...LIVE_IN_PLACE,
 ];

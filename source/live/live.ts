@@ -18,8 +18,8 @@ import fs from 'node:fs';
 import {type DatabaseFacts, describe} from '../store/read/load.js';
 import {statSidecars} from '../store/open/preflight.js';
 import {type StoreLocation, realStorePath} from '../store/locate.js';
-import {ReadOnlyStore} from '../store/open/open.js';
-import {type SchemaInfo, detectSchema} from '../store/open/schema.js';
+import type {ReadOnlyStore} from '../store/open/open.js';
+import type {SchemaInfo} from '../store/open/schema.js';
 import {type SessionDetail, readSessionDetail} from '../store/read/detail.js';
 import {readMessageSpans} from '../store/read/chat-timeline.js';
 import type {MessageSpan} from '../forensics/timeline/timeline-types.js';
@@ -106,13 +106,8 @@ export class LiveStore {
 	private readonly facts: FactsOf = (snapshot, meta) =>
 		withSizesNow(describe(this.connection.current, this.location, this.connection.schema, snapshot, meta));
 
-	private constructor(
-		location: StoreLocation,
-		store: ReadOnlyStore,
-		schema: SchemaInfo,
-		options: LiveOptions,
-		signature: string | null,
-	) {
+	/** Reads the first snapshot through the connection (opened for that read, closed after unless a private copy). */
+	private constructor(location: StoreLocation, options: LiveOptions, signature: string | null) {
 		this.location = location;
 		this.options = {
 			pollMs: options.pollMs ?? 1000,
@@ -124,17 +119,22 @@ export class LiveStore {
 			activityLimit: options.activityLimit ?? 500,
 			buildRules: options.buildRules,
 		};
-		this.connection = new LiveConnection(location.path, store, schema);
+		this.connection = new LiveConnection(location.path);
 		this.rows = new RowDeltas(location);
-		const first = this.rows.first(store, schema);
-		this.feed = new LiveModelFeed(
-			{...this.options, storePath: location.path},
-			first,
-			this.rows.index,
-			this.facts,
-			signature,
-		);
-		this.connection.release();
+		// A reading in place the store changed under runs again: each reading starts the index and the feed afresh.
+		try {
+			this.feed = this.connection.read(({store, schema}) => {
+				startupMark('store opened');
+				const first = this.rows.first(store, schema);
+				const feedOptions = {...this.options, storePath: location.path};
+				return new LiveModelFeed(feedOptions, first, this.rows.index, this.facts, signature);
+			});
+		} catch (error) {
+			// A private copy stays open after a failed read: removed here.
+			this.connection.close();
+			throw error;
+		}
+
 		this.hints = new CommitHints(this.options, () => this.refresh());
 	}
 
@@ -142,15 +142,7 @@ export class LiveStore {
 	static open(location: StoreLocation, options: LiveOptions = {}): LiveStore {
 		// Taken before the open (it cannot be while a connection is): a commit meanwhile is read by the first refresh.
 		const signature = signatureAt(location.path);
-		const store = ReadOnlyStore.open(location.path);
-		startupMark('store opened');
-		try {
-			return new LiveStore(location, store, detectSchema(store), options, signature);
-		} catch (error) {
-			// Closed here (the constructor may have released it already: close is idempotent).
-			store.close();
-			throw error;
-		}
+		return new LiveStore(location, options, signature);
 	}
 
 	get model(): LiveModel {

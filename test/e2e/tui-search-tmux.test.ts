@@ -46,7 +46,8 @@ describe('content search in the TUI', () => {
 			id: orphan,
 			messages: [{role: 'user', content: 'did the invoice for Zanzibar get paid?', timestamp: T0 + 950}],
 		});
-		// The writer gone (SIGKILL: its -wal and -shm left, no owner): hfx reads private copies, and every byte must stay.
+		// The writer gone (SIGKILL: its -wal and -shm left, no owner): hfx reads it in place, its -shm read-only;
+		// every byte must stay.
 		await writer.kill();
 		const before = evidenceState(terminal.dir);
 

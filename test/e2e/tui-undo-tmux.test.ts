@@ -30,7 +30,7 @@ const waitFor = async (pattern: RegExp, timeoutMs?: number): Promise<string> =>
 
 /**
  * An adoptable orphan in a store a second process wrote, then stopped cleanly (no -wal left; the live view reads a
- * private copy of a stopped WAL store, a rollback-journal store in place).
+ * stopped WAL store in place as an immutable file, a rollback-journal store in place with a connection per read).
  */
 async function orphanStore(
 	name: string,

@@ -209,7 +209,7 @@ describe('LiveStore', () => {
 		expect(d.turns).toBe(6);
 	});
 
-	it('follows the agent when it starts after hfx did (private copy first, then in place)', async () => {
+	it('reads a stopped store in place, follows its agent when it starts, its crashed store in place again', async () => {
 		const folder = fs.mkdtempSync(path.join(dir, 'late-'));
 		const db = path.join(folder, 'state.db');
 		const first = new WriterProcess(db);
@@ -227,14 +227,18 @@ describe('LiveStore', () => {
 		expect(fs.existsSync(`${db}-wal`)).toBe(false);
 		const live = LiveStore.open({path: db, owner: 'default', label: 'late'}, {watch: false});
 		cleanups.push(() => live.close());
-		expect(live.isPrivateCopy).toBe(true);
+		// Stopped: read in place as an immutable file, nothing copied, nothing created beside it.
+		expect(live.isPrivateCopy).toBe(false);
+		expect(live.model.facts.openMode).toBe('in-place');
+		expect(live.model.facts.openModeReason).toMatch(/immutable=1/);
+		expect(fs.readdirSync(folder).sort()).toEqual(['state.db']);
 		// The agent starts and writes.
 		const agent = new WriterProcess(db);
-		cleanups.push(() => agent.kill());
 		await agent.started();
 		await agent.send({op: 'conversation', id, count: 6, from: T0 + 20, to: T0 + 60});
 		expect(live.refresh()).toBe(true);
 		expect(live.isPrivateCopy).toBe(false);
+		expect(live.model.facts.openModeReason).not.toMatch(/immutable=1|readonly_shm=1/);
 		expect(live.model.analysis.byId.get(id)!.newestMessageAt).toBeCloseTo(T0 + 60, 3);
 		expect(live.model.activity.map(e => e.text)).toContain(
 			'the agent opened the store (-wal and -shm appeared): now following it in place',
@@ -242,6 +246,18 @@ describe('LiveStore', () => {
 		await agent.send({op: 'conversation', id, count: 2, from: T0 + 70, to: T0 + 80});
 		expect(live.refresh()).toBe(true);
 		expect(live.model.analysis.byId.get(id)!.newestMessageAt).toBeCloseTo(T0 + 80, 3);
+		// The agent killed (its -wal and -shm left, nobody holds them): read in place with the -shm read-only.
+		await agent.send({op: 'conversation', id, count: 2, from: T0 + 90, to: T0 + 95});
+		await agent.kill();
+		const sums = () => fs.readdirSync(folder).map(f => `${f}:${fs.readFileSync(path.join(folder, f)).toString('hex')}`);
+		const before = sums();
+		expect(live.refresh()).toBe(true);
+		expect(live.isPrivateCopy).toBe(false);
+		expect(live.model.facts.openModeReason).toMatch(/readonly_shm=1/);
+		expect(live.model.analysis.byId.get(id)!.newestMessageAt).toBeCloseTo(T0 + 95, 3);
+		expect(live.detail(id, 3).messages).toHaveLength(3);
+		expect(live.refresh()).toBe(false);
+		expect(sums()).toEqual(before);
 	});
 });
 

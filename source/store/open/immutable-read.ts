@@ -283,6 +283,52 @@ function readImmutable<T>(
 	return {ok: true, value: outcome.value};
 }
 
+/** One reading in place its caller runs and closes: `settle`, asked once the store is closed, says what changed. */
+export type InPlaceReading = {store: ReadOnlyStore; settle: () => string | null};
+
+/**
+ * Opens `pre` in place for one reading as readStore does (a stopped store as an immutable file, a crashed one with its
+ * -shm read-only), for a caller that closes it itself and then asks `settle` whether the reading stands (the live
+ * view, which follows a store reading after reading and holds nothing between them). `{change}`: it changed since its
+ * preflight, or during a failed open; null: it is not read in place here (another kind of store, node:sqlite missing,
+ * or a -wal SQLite cannot read through a read-only -shm): the caller opens it through ReadOnlyStore.open as before.
+ */
+export function openInPlace(pre: Preflight): InPlaceReading | {change: string} | null {
+	const kind = inPlaceKind(pre);
+	const sqlite = kind === null ? null : nodeSqlite();
+	if (kind === null || !sqlite?.ok) {
+		return null;
+	}
+
+	if (kind === 'crashed') {
+		assertSidecarsReadable(pre);
+	}
+
+	const before = identityOf(pre.path, kind);
+	const early = changedSincePreflight(pre, before);
+	if (early) {
+		return {change: early};
+	}
+
+	let store: ReadOnlyStore;
+	try {
+		store = ReadOnlyStore.openImmutable(inPlace(pre, kind), sqlite.sqlite, kind === 'crashed');
+	} catch (error) {
+		const change = changeSince(pre, before, kind);
+		if (change) {
+			return {change};
+		}
+
+		if (kind === 'crashed' && isProtocolError(error)) {
+			return null;
+		}
+
+		throw error;
+	}
+
+	return {store, settle: () => changeSince(pre, before, kind)};
+}
+
 /**
  * Opens the store at `inputPath` read-only the cheapest sound way, runs `read` on it and closes it:
  * a stopped store in place as an immutable file, a crashed one in place with its -shm read-only (each checked

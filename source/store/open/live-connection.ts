@@ -3,14 +3,22 @@
  * held between reads (no SHARED lock on `state.db`, no lock or mapping of `-shm`, no descriptor),
  * so the agent's journal-mode switch, checkpoints of every mode and VACUUM never wait on hfx, and
  * hfx is no holder of the store while idle. Each read opens through preflight again (so it follows
- * the file the path names now); a private copy (no owner holds the store) is hfx's own file and is
- * kept between reads until the original changes. Why a read starts over from a full reload: the
- * path names another file now (a restore, a `cp` over it, a link retargeted), or the private copy
- * no longer shows the store.
+ * the file the path names now). A stopped store (WAL mode, no -wal/-shm) or a crashed one (-wal and
+ * -shm no process holds) is read in place as the one-shot reads do (immutable-read.ts: an immutable
+ * file, or its -shm read-only), closed after, and the reading stands only if the file and its
+ * sidecars were the same before and after: otherwise it is read again from the start (after
+ * IMMUTABLE_ATTEMPTS changed readings, through ReadOnlyStore.open). Nothing is copied for them; a
+ * private copy (a WAL store with one sidecar missing, node:sqlite missing) is hfx's own file and is
+ * kept between reads until the original changes. Whether the owner committed is decided by the
+ * commit signature taken with nothing open (live-signature.ts), never by `data_version`, which each
+ * fresh connection counts afresh. Why a read starts over from a full reload: the path names another
+ * file now (a restore, a `cp` over it, a link retargeted), the agent started, a reading in place saw
+ * the file change, or the private copy no longer shows the store.
  */
 import fs from 'node:fs';
+import {IMMUTABLE_ATTEMPTS, openInPlace} from './immutable-read.js';
 import {ReadOnlyStore} from './open.js';
-import type {Preflight} from './preflight.js';
+import {type Preflight, preflight as runPreflight} from './preflight.js';
 import {shmHeld} from '../files/shm-owner.js';
 import {testPause} from '../../ground/test-pause.js';
 import {type SchemaInfo, detectSchema} from './schema.js';
@@ -73,28 +81,49 @@ function replaced(last: Preflight, now: Preflight): string | null {
 }
 
 /**
+ * Why the store must be read afresh since the last reading in place (`last`, its preflight): its agent started (a
+ * live connection now), or, stopped still, its file changed while no agent held it. Null: it need not.
+ */
+function movedSinceInPlace(last: Preflight, now: ReadOnlyStore): string | null {
+	if (!now.isImmutable) {
+		return now.isPrivateCopy ? null : 'the agent opened the store (-wal and -shm appeared): now following it in place';
+	}
+
+	const same = now.preflight.main.size === last.main.size && now.preflight.main.mtimeMs === last.main.mtimeMs;
+	return same ? null : 'the store file changed while no agent held it: read again in place';
+}
+
+/**
  * What a read is given: the open connection and its schema, and why the rows must be read afresh (null: they need not).
  */
 export type OpenRead = {store: ReadOnlyStore; schema: SchemaInfo; reopened: string | null};
 
-export class LiveConnection {
-	/** The preflight of the last open: the store's real path, its link, its open mode. */
-	preflight: Preflight;
-	schema: SchemaInfo;
-	/** Open during a read, and between reads only on a private copy. */
-	private store: ReadOnlyStore | null;
-	/** Why the rows must be read afresh, seen by a detail read. */
-	private pending: string | null = null;
+/** An open for one read: the connection, and for a reading in place what changed around it (asked after its close). */
+type Opened = {store: ReadOnlyStore; settle: (() => string | null) | null};
 
-	/** Takes the first connection (the first read runs on it; `release` closes it after). */
-	constructor(
-		private readonly path: string,
-		store: ReadOnlyStore,
-		schema: SchemaInfo,
-	) {
-		this.store = store;
-		this.schema = schema;
-		this.preflight = store.preflight;
+export class LiveConnection {
+	schema!: SchemaInfo;
+	/** The preflight of the last read of the rows (null before the first). */
+	private last: Preflight | null = null;
+	/** Open during a read, and between reads only on a private copy. */
+	private store: ReadOnlyStore | null = null;
+	/** The reading in place open now: what changed around it, asked once it is closed. */
+	private settle: (() => string | null) | null = null;
+	/** Why the rows must be read afresh, seen by a detail read or a reading in place thrown away. */
+	private pending: string | null = null;
+	/** The last read of the rows was a reading in place (a stopped or crashed store). */
+	private lastInPlace = false;
+
+	/** Opens nothing: the first read (LiveStore's first snapshot) opens the store. */
+	constructor(private readonly path: string) {}
+
+	/** The preflight of the last read of the rows: the store's real path, its link, its open mode. */
+	get preflight(): Preflight {
+		if (!this.last) {
+			throw new Error('internal: the live store asked of before its first read');
+		}
+
+		return this.last;
 	}
 
 	get isPrivateCopy(): boolean {
@@ -111,55 +140,82 @@ export class LiveConnection {
 	}
 
 	/**
-	 * Runs `fn` on an open connection and closes it after (a private copy stays open). `rows`: the
-	 * read that keeps the session index, told when it must read everything afresh.
+	 * Runs `fn` on an open connection and closes it after (a private copy stays open). `rows`: the read that keeps the
+	 * session index, told when it must read everything afresh. A reading in place that saw the store change is thrown
+	 * away and `fn` runs again, told to read everything afresh: `fn` may run more than once.
 	 */
 	read<T>(fn: (open: OpenRead) => T, rows = true): T {
-		const reopened = this.open(rows);
-		try {
-			testPause('live-read');
-			return fn({store: this.current, schema: this.schema, reopened});
-		} finally {
-			this.release();
+		const changes: string[] = [];
+		for (;;) {
+			const reopened = this.open(rows, changes.length >= IMMUTABLE_ATTEMPTS);
+			let outcome: {value: T} | {error: unknown};
+			try {
+				testPause('live-read');
+				outcome = {value: fn({store: this.current, schema: this.schema, reopened})};
+			} catch (error) {
+				outcome = {error};
+			}
+
+			// A torn reading can fail as well as succeed: either way it stands only if nothing changed.
+			const change = this.release();
+			if (change === null) {
+				if ('error' in outcome) {
+					throw outcome.error;
+				}
+
+				return outcome.value;
+			}
+
+			changes.push(change);
+			this.pending = `the store changed while it was read in place (${changes.join('; ')}): read again from the start`;
 		}
 	}
 
-	/** Closes an in-place connection: nothing of the store stays held. */
-	release(): void {
-		if (this.store && !this.store.isPrivateCopy) {
-			this.store.close();
-			this.store = null;
+	/** Closes an in-place connection (nothing stays held); what changed around a reading in place, or null. */
+	release(): string | null {
+		if (!this.store || this.store.isPrivateCopy) {
+			return null;
 		}
+
+		const settle = this.settle;
+		this.settle = null;
+		this.store.close();
+		this.store = null;
+		return settle ? settle() : null;
 	}
 
 	close(): void {
+		this.settle = null;
 		this.store?.close();
 		this.store = null;
 	}
 
 	/**
 	 * Opens (preflight again) unless a private copy that still shows the store is open; says why the rows must be read
-	 * afresh.
+	 * afresh. `ordinary`: the store changed during each of IMMUTABLE_ATTEMPTS readings in place: opened as any other.
 	 */
-	private open(rows: boolean): string | null {
+	private open(rows: boolean, ordinary: boolean): string | null {
 		const stale = this.store ? copyStale(this.path, this.store.preflight) : null;
+		let moved: string | null = null;
 		if (!this.store || stale) {
-			const next = ReadOnlyStore.open(this.path);
+			const next = this.openNext(ordinary);
 			let schema: SchemaInfo;
 			try {
-				schema = detectSchema(next);
+				schema = detectSchema(next.store);
 			} catch (error) {
-				next.close();
+				next.store.close();
 				throw error;
 			}
 
 			this.store?.close();
-			next.setCacheSizeKib(4096);
-			this.store = next;
+			next.store.setCacheSizeKib(4096);
+			this.store = next.store;
+			this.settle = next.settle;
 			this.schema = schema;
+			moved = this.lastInPlace && this.last ? movedSinceInPlace(this.last, next.store) : null;
 		}
 
-		const why = stale ?? this.pending ?? replaced(this.preflight, this.store.preflight);
+		const why = stale ?? this.pending ?? (this.last ? replaced(this.last, this.store.preflight) : null) ?? moved;
 		if (!rows) {
 			// A detail read: the next read of the rows is told.
 			this.pending = why;
@@ -167,7 +223,25 @@ export class LiveConnection {
 		}
 
 		this.pending = null;
-		this.preflight = this.store.preflight;
+		this.last = this.store.preflight;
+		this.lastInPlace = this.store.isImmutable;
 		return why;
+	}
+
+	/** The store as it is now: in place if stopped or crashed (checked after), else through ReadOnlyStore.open. */
+	private openNext(ordinary: boolean): Opened {
+		// A change between the preflight and the open (nothing opened yet): looked at again at once.
+		for (let attempt = 0; !ordinary && attempt < IMMUTABLE_ATTEMPTS; attempt++) {
+			const reading = openInPlace(runPreflight(this.path));
+			if (reading === null) {
+				break;
+			}
+
+			if (!('change' in reading)) {
+				return reading;
+			}
+		}
+
+		return {store: ReadOnlyStore.open(this.path), settle: null};
 	}
 }

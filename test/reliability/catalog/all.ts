@@ -12,6 +12,7 @@ import {FLEET_FINDINGS} from './fleet-findings.js';
 import {HANGS} from './hangs.js';
 import {HOLDS} from './holds.js';
 import {IN_PLACE_READS} from './in-place-reads.js';
+import {LIVE_IN_PLACE} from './live-in-place.js';
 import {INSTALLED_BUILD} from './installed-build.js';
 import {INJECTION} from './injection.js';
 import {LINKS} from './links.js';
@@ -62,4 +63,5 @@ export const CATALOG: Fault[] = [
 	...REPAIR_WAY,
 	...INSTALLED_BUILD,
 	...STREAM,
+	...LIVE_IN_PLACE,
 ];

@@ -1,0 +1,53 @@
+/**
+ * LiveConnection on a stopped store (WAL mode, no -wal/-shm): each reading in place, closed after, stands only if the
+ * file was the same around it. A second process (the sqlite3 CLI) writes the store during the first reading: that
+ * reading is thrown away and read again from the start, told why, and what the second one read is what stands.
+ */
+import {execFileSync} from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {afterAll, describe, expect, it} from 'vitest';
+import {LiveConnection} from '../../../source/store/open/live-connection.js';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-live-connection-'));
+afterAll(() => fs.rmSync(dir, {recursive: true, force: true}));
+
+describe('LiveConnection on a stopped store', () => {
+	it('throws away a reading in place the store changed under and reads it again from the start', () => {
+		const fixture = path.join(import.meta.dirname, '../../fixtures/hermes-v21-incident/state.db');
+		const db = path.join(dir, 'state.db');
+		fs.copyFileSync(fixture, db);
+		execFileSync('sqlite3', [db, 'PRAGMA journal_mode=WAL;']);
+		expect(fs.readdirSync(dir)).toEqual(['state.db']);
+		const connection = new LiveConnection(db);
+		const count = (store: Parameters<Parameters<LiveConnection['read']>[0]>[0]['store']) =>
+			store.prepare("SELECT count(*) FROM sessions WHERE id = 'written-meanwhile'").pluck().get();
+		expect(connection.read(({store}) => count(store))).toBe(0);
+		expect(connection.preflight.openModeReason).toMatch(/immutable=1/);
+
+		const seen: Array<{reopened: string | null; found: unknown}> = [];
+		const found = connection.read(({store, reopened}) => {
+			if (seen.length === 0) {
+				// Another process writes the store during this reading (its agent, a restore...).
+				execFileSync('sqlite3', [
+					db,
+					"INSERT INTO sessions (id, source, started_at) VALUES ('written-meanwhile', 'cli', 1)",
+				]);
+			}
+
+			const n = count(store);
+			seen.push({reopened, found: n});
+			return n;
+		});
+		expect(seen).toHaveLength(2);
+		expect(seen[0]!.reopened).toBeNull();
+		expect(seen[1]!.reopened).toMatch(
+			/^the store changed while it was read in place \(.+\): read again from the start$/,
+		);
+		expect(found).toBe(1);
+		expect(connection.isPrivateCopy).toBe(false);
+		expect(fs.readdirSync(dir)).toEqual(['state.db']);
+		connection.close();
+	});
+});

@@ -10,9 +10,23 @@ import {readForeign} from '../foreign-file.js';
 import {parseProcLocks, procLocksDevice} from './holders.js';
 
 /**
- * true: a connection holds a lock on the -shm (another process's, or this one's: a connection of
- * ours keeps the wal-index valid too, so an open in place recovers nothing); false: none does;
- * null: /proc/locks cannot be read (not Linux).
+ * The -shm's dead-man switch (SQLite's unix VFS: UNIX_SHM_DMS, right after the 8 lock bytes at 120): every
+ * connection holds a lock on it for as long as it is open. A reader with its -shm read-only (`readonly_shm=1`, as
+ * hfx reads a crashed store in place) finds it unheld, builds the WAL index in its own memory and holds only a
+ * read mark (byte 123): no connection, so not a holder. Counting that read mark as one made a second hfx open the
+ * store as a live one, become its first connection and rewrite the -shm (a CI run of two-scans-at-once-crashed).
+ */
+const SHM_DMS_BYTE = 128;
+
+/** Whether a /proc/locks range (start, end: a number or EOF) covers the dead-man switch. */
+function coversDms(start: string, end: string): boolean {
+	return Number(start) <= SHM_DMS_BYTE && (end === 'EOF' || Number(end) >= SHM_DMS_BYTE);
+}
+
+/**
+ * true: a connection holds the -shm's dead-man switch (another process's, or this one's: a connection of ours keeps
+ * the wal-index valid too, so an open in place recovers nothing); false: none does (a read-only -shm reader's read
+ * mark is no connection); null: /proc/locks cannot be read (not Linux).
  */
 export function shmHeld(shm: {dev: number; ino: number}, procLocks = '/proc/locks'): boolean | null {
 	let text: string;
@@ -25,5 +39,5 @@ export function shmHeld(shm: {dev: number; ino: number}, procLocks = '/proc/lock
 
 	const device = procLocksDevice(shm.dev);
 	// A pid of 0 (a holder outside this pid namespace) counts as well.
-	return parseProcLocks(text).some(l => l.device === device && l.ino === shm.ino);
+	return parseProcLocks(text).some(l => l.device === device && l.ino === shm.ino && coversDms(l.start, l.end));
 }

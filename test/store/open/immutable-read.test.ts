@@ -287,6 +287,41 @@ describe('a crashed store (-wal and -shm that no process holds) is read in place
 		},
 	);
 
+	it(
+		'another reader with the -shm read-only (a second hfx) holds only a read mark: this one still reads in place ' +
+			'and the -shm keeps every byte',
+		async () => {
+			const dir = tempDir('crashed-two');
+			const db = await crashedStore(dir);
+			const before = folderState(dir);
+			// What a concurrent hfx reading in place holds: a node:sqlite connection with its -shm read-only, inside a
+			// read transaction (its read mark, byte 123 of the -shm; never the dead-man switch, byte 128).
+			const reader = spawn(
+				process.execPath,
+				[
+					'-e',
+					"const {DatabaseSync} = require('node:sqlite');" +
+						`const db = new DatabaseSync(${JSON.stringify(`file:${db}?mode=ro&readonly_shm=1`)}, {readOnly: true});` +
+						"db.exec('BEGIN'); db.prepare('SELECT count(*) FROM sessions').get(); console.log('reading');" +
+						"setTimeout(() => { db.exec('COMMIT'); db.close(); }, 60000);",
+				],
+				{stdio: ['ignore', 'pipe', 'inherit']},
+			);
+			try {
+				await new Promise<void>(resolve => reader.stdout!.once('data', () => resolve()));
+				const r = hfxJson(['scan', '--db', db]);
+				expect(r.stderr).toBe('');
+				expect(r.json.database.openMode).toBe('in-place');
+				expect(r.json.database.openModeReason).toContain('readonly_shm=1');
+				// Before: the read mark counted as a live connection, hfx opened the store as its first one and SQLite
+				// rewrote the -shm.
+				expect(folderState(dir)).toEqual(before);
+			} finally {
+				reader.kill('SIGKILL');
+			}
+		},
+	);
+
 	it('its agent starting while hfx reads: that read is thrown away and the store read beside its writer', async () => {
 		const dir = tempDir('crashed-restart');
 		const db = await crashedStore(dir);

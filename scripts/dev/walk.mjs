@@ -27,7 +27,10 @@ const ROOT = path.resolve(fileURLToPath(import.meta.url), '../../..');
 const FIXTURE = path.join(ROOT, 'test/fixtures/hermes-v21-incident/state.db');
 const HOOKS = path.join(ROOT, 'scripts/dev/walk-hooks.mjs');
 
-/** test/build/floors.test.ts: the floors, and the rooms inside backup/, forensics/, store/ and report/ each imports. */
+/**
+ * test/build/floors.test.ts: the floors, and the rooms inside backup/, forensics/, store/ and report/ each imports.
+ * A copy (this tool runs on dist/, outside the suite): a floor or room order added there must be added here too.
+ */
 const FLOORS = {cli: 8, commands: 7, ui: 7, report: 6, repair: 5, backup: 5, simulator: 5, live: 4, store: 3};
 Object.assign(FLOORS, {forensics: 2, text: 1, ground: 1});
 const BELOW = {

@@ -78,12 +78,12 @@ function labelHits(
 	}
 
 	// Only what names an orphan's chat: today's verdicts and the rollbacks (no findings, places or upgrade).
-	const chatsOfSources = new Set(
-		found.hits.flatMap((h, i) => (light[i] === null ? [rows.get(h.sessionId)?.source ?? ''] : [])),
-	);
+	const keyless = found.hits.filter((_, i) => light[i] === null);
+	// The rows that decide these rows' chats (the rows of their sources where SQLite cannot tell which).
 	const {snapshot} = readSnapshot(store, schema, routingHomeOf(location, schema).context, {
 		columns: 'lean',
-		chatsOfSources,
+		chatsOfSources: new Set(keyless.map(h => rows.get(h.sessionId)?.source ?? '')),
+		chatsOfRows: new Set(keyless.map(h => h.sessionId)),
 	});
 	const {byId, chats} = keylessChatsOf(snapshot, flags.maxGapSeconds);
 	return found.hits.map((h, i) => ({...h, chat: light[i] ?? chatOf(byId.get(h.sessionId), chats)}));

@@ -19,8 +19,10 @@
 import {UNKNOWN_SOURCE} from './rollback-pairs.js';
 import type {SessionRecord} from '../types.js';
 
-/** What the scope is computed from: four columns of every row and whether repair-routing may fail on it. */
-export type ScopeRow = Pick<SessionRecord, 'id' | 'source' | 'sessionKey' | 'parentSessionId'> & {mayFailScan: boolean};
+/** What the scope is computed from: five columns of every row and whether repair-routing may fail on it. */
+export type ScopeRow = Pick<SessionRecord, 'id' | 'source' | 'sessionKey' | 'parentSessionId' | 'userId'> & {
+	mayFailScan: boolean;
+};
 
 /**
  * A row on which some generation's repair-routing may fail before listing anything (a superset of
@@ -49,6 +51,7 @@ export function scopeRow(s: SessionRecord): ScopeRow {
 		source: s.source,
 		sessionKey: s.sessionKey,
 		parentSessionId: s.parentSessionId,
+		userId: s.userId,
 		mayFailScan: mayFailScan(s),
 	};
 }
@@ -75,6 +78,49 @@ export function chatScope(rows: readonly ScopeRow[], sources: ReadonlySet<string
 			if (r.sessionKey === null && r.parentSessionId !== null) {
 				scope.add(r.parentSessionId);
 			}
+		}
+	}
+
+	return scope;
+}
+
+/** repair-routing's and the rollback pairs' user test: either side has none, or both the same. */
+function usersMayMatch(a: string | null, b: string | null): boolean {
+	return !a || !b || a === b;
+}
+
+/**
+ * The ids of the rows that decide the chat of the keyless rows `hits` (their ids), or null as
+ * chatScope answers null for their sources. Narrower than chatScope: only what can change a hit's
+ * own label (`orphanChats`, then chatOf), term by term:
+ * - the hit itself, and the row its parent_session_id names (lineage: its key, source and fence);
+ * - the keyed rows of the hit's source whose user may match the hit's (contiguity's candidates are
+ *   filtered by compatibleUsers, a rollback pair by compatibleIdentity, which asks the same and more);
+ * - every row repair-routing may fail on (the crash lists nothing).
+ * Other orphans are left out: a contested donor refuses a verdict but keeps its session key, which
+ * is what names the chat, and a rollback names the chat of every orphan of its group by the resumed
+ * row's key alone (rollbacks.ts rollbackOf), whichever orphan is its primary. Any superset of these rows
+ * labels the hits the same.
+ */
+export function hitScope(rows: readonly ScopeRow[], hits: ReadonlySet<string>): Set<string> | null {
+	const hitRows = rows.filter(r => hits.has(r.id));
+	if (chatScope(rows, new Set(hitRows.map(r => r.source))) === null) {
+		return null;
+	}
+
+	const scope = new Set<string>();
+	for (const h of hitRows) {
+		scope.add(h.id);
+		if (h.parentSessionId !== null) {
+			scope.add(h.parentSessionId);
+		}
+	}
+
+	for (const r of rows) {
+		const donor =
+			r.sessionKey !== null && hitRows.some(h => h.source === r.source && usersMayMatch(r.userId, h.userId));
+		if (donor || r.mayFailScan) {
+			scope.add(r.id);
 		}
 	}
 

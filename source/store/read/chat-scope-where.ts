@@ -105,3 +105,56 @@ export function scopeRowids(store: ReadOnlyStore, scope: ScopeWhere, after: numb
 	const rowids = new Set([...kept.map(r => r[0]), ...parents]);
 	return [...rowids].filter(r => r > after).sort((a, b) => a - b);
 }
+
+/**
+ * hitScope (forensics/rollbacks/chat-scope.ts) asked of SQLite: the rowids of the rows deciding the
+ * chat of the keyless rows `hits` (their ids), ascending, after `after`; or null where chatScopeWhere
+ * reads every row, where a hit's id or source would not come back from SQLite the same (U+FFFD) or
+ * a hit's row is not there. The parent is found by the hit's rowid, so no id leaves SQLite. A keyed
+ * row of the hit's source is kept where its user may be the hit's: either user NULL or '', the same
+ * TEXT, or a cell that is no TEXT (where JavaScript reads its text otherwise than SQLite compares it):
+ * a superset of hitScope's rows, which labels the hits the same. Run inside the read transaction
+ * the rows are read in.
+ */
+export function hitScopeRowids(
+	store: ReadOnlyStore,
+	schema: SchemaInfo,
+	hits: ReadonlySet<string>,
+	after: number,
+): number[] | null {
+	if ([...hits].some(id => id.includes('\uFFFD'))) {
+		return null;
+	}
+
+	const has = (c: string) => schema.sessionColumns.has(c);
+	const found = store
+		.prepare(
+			`SELECT rowid, source, ${has('user_id') ? 'user_id' : 'NULL'} FROM sessions ` +
+				'WHERE id IN (SELECT value FROM json_each(?))',
+		)
+		.raw(true)
+		.all(JSON.stringify([...hits])) as Array<[number, unknown, unknown]>;
+	const sources = new Set(found.map(r => (typeof r[1] === 'string' ? r[1] : '')));
+	if (found.length < hits.size || chatScopeWhere(store, schema, sources) === null) {
+		return null;
+	}
+
+	// A user SQLite compares byte by byte where JavaScript reads a U+FFFD: every user may be the hit's.
+	const anyUser = !has('user_id') || found.some(r => typeof r[2] === 'string' && r[2].includes('\uFFFD'));
+	const none = (a: string) => `(${a}.user_id IS NULL OR typeof(${a}.user_id) != 'text' OR ${a}.user_id = '')`;
+	const mayMatch = anyUser ? '1' : `(${none('h')} OR ${none('k')} OR k.user_id = h.user_id)`;
+	const hitRows = 'SELECT value FROM json_each(@hits)';
+	const donors = has('session_key')
+		? ' UNION SELECT k.rowid FROM sessions h JOIN sessions k ON k.source = h.source WHERE h.rowid IN ' +
+			`(${hitRows}) AND k.session_key IS NOT NULL AND ${mayMatch}`
+		: '';
+	const parents = has('parent_session_id')
+		? ' UNION SELECT s.rowid FROM sessions s WHERE s.id IN (SELECT h.parent_session_id FROM sessions h ' +
+			`WHERE h.rowid IN (${hitRows}))`
+		: '';
+	const rowids = store
+		.prepare(`${hitRows}${donors}${parents} UNION SELECT p.rowid FROM sessions p WHERE ${mayFailScanSql(schema, 'p')}`)
+		.pluck()
+		.all({hits: JSON.stringify(found.map(r => r[0]))}) as number[];
+	return rowids.filter(r => r > after).sort((a, b) => a - b);
+}

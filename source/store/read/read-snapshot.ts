@@ -9,7 +9,7 @@ import {RestartProbeReader} from './restart-probes.js';
 import {EPOCH_MAX, EPOCH_MIN, inWindow} from '../../forensics/time.js';
 import type {Cell, RoutingEntry, SessionRecord, Snapshot} from '../../forensics/types.js';
 import {needsMessageCount} from '../../forensics/routing/orphans.js';
-import {type ScopeWhere, chatScopeWhere, scopeRowids} from './chat-scope-where.js';
+import {chatScopeWhere, hitScopeRowids, scopeRowids} from './chat-scope-where.js';
 
 /** Which columns a read needs: `lean` for the forensic engine alone (scan), `full` adds what views display. */
 export type ColumnSet = 'lean' | 'full';
@@ -424,7 +424,36 @@ export type ReadOptions = {
 	 * what `hfx search` labels its hits from. Every row when the scope cannot be narrowed.
 	 */
 	chatsOfSources?: ReadonlySet<string>;
+	/**
+	 * Narrower still: only the rows that name the chat of these keyless rows (their ids; hitScope in
+	 * forensics/rollbacks/chat-scope.ts), where SQLite can tell them; `chatsOfSources`' rows where it cannot.
+	 */
+	chatsOfRows?: ReadonlySet<string>;
 };
+
+/** The rowids of a scope's rows after a rowid, ascending (listed inside the read transaction). */
+type ScopeLister = (after: number) => number[];
+
+/** The scope a read asks for, or null: every row. Run inside the read transaction. */
+function scopeOf(store: ReadOnlyStore, schema: SchemaInfo, options: ReadOptions): ScopeLister | null {
+	const where = options.chatsOfSources ? chatScopeWhere(store, schema, options.chatsOfSources) : null;
+	const wide: ScopeLister = where
+		? after => scopeRowids(store, where, after)
+		: after =>
+				store.prepare('SELECT rowid FROM sessions WHERE rowid > ? ORDER BY rowid').pluck().all(after) as number[];
+	const rows = options.chatsOfRows;
+	let first = rows ? hitScopeRowids(store, schema, rows, Number.MIN_SAFE_INTEGER) : null;
+	if (rows && first !== null) {
+		// Listed again in a later transaction; where the hits' rows can no longer tell, the sources' scope.
+		return after => {
+			const listed = first ?? hitScopeRowids(store, schema, rows, after) ?? wide(after);
+			first = null;
+			return listed;
+		};
+	}
+
+	return where ? wide : null;
+}
 
 export const DEFAULT_TRANSACTION_BUDGET_MS = 2000;
 
@@ -441,7 +470,7 @@ export function readSnapshot(
 	store.connection.exec('BEGIN');
 	try {
 		// Only the rows that name the chats of keyless rows of these sources, where a read asks for them.
-		const scope = options.chatsOfSources ? chatScopeWhere(store, schema, options.chatsOfSources) : null;
+		const scope = scopeOf(store, schema, options);
 		const {sessions, transactions} = readSessionPages(store, schema, options, started, scope);
 		settleMessageRows(store, schema, sessions, options.reuse, scope !== null);
 		const rSql = routingSql(schema);
@@ -489,7 +518,7 @@ function pageSource(
 	store: ReadOnlyStore,
 	schema: SchemaInfo,
 	columns: ColumnSet,
-	scope: ScopeWhere | null,
+	scope: ScopeLister | null,
 ): (lastRowid: number, transaction: number) => IterableIterator<unknown[]> {
 	if (scope === null) {
 		const page = store.prepare(sessionsSql(schema, {paged: true, columns})).raw(true);
@@ -504,7 +533,7 @@ function pageSource(
 	return (lastRowid, transaction) => {
 		if (listedIn !== transaction) {
 			listedIn = transaction;
-			rowids = scopeRowids(store, scope, lastRowid);
+			rowids = scope(lastRowid);
 			at = 0;
 		}
 
@@ -523,7 +552,7 @@ function readSessionPages(
 	schema: SchemaInfo,
 	options: ReadOptions,
 	started: number,
-	scope: ScopeWhere | null,
+	scope: ScopeLister | null,
 ): {sessions: SessionRecord[]; transactions: number} {
 	// An immutable read pins no WAL (there is none): one transaction, one snapshot, whatever the budget.
 	const budget = store.isImmutable

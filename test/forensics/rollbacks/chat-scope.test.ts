@@ -6,7 +6,7 @@
  */
 import {describe, expect, it} from 'vitest';
 import {analyzeChats} from '../../../source/forensics/analysis/analyze.js';
-import {chatScope, scopeRow} from '../../../source/forensics/rollbacks/chat-scope.js';
+import {chatScope, hitScope, scopeRow} from '../../../source/forensics/rollbacks/chat-scope.js';
 import {LOCAL_SURFACES} from '../../../source/forensics/routing/orphans.js';
 import {rollbackProbePairs} from '../../../source/forensics/rollbacks/rollback-pairs.js';
 import {chatOf, keylessChatsOf, orphanChats} from '../../../source/forensics/search/search-hits.js';
@@ -178,4 +178,68 @@ describe('chatScope', () => {
 			expect([...chatScope(rows.map(scopeRow), new Set(['telegram']))!].sort()).toEqual(['c', 'k', 'o', 'p', 't']);
 		},
 	);
+});
+
+/** The chat `hfx search` names for each of `ids` (keylessChatsOf, then chatOf). */
+function labelsOf(snapshot: Snapshot, ids: readonly string[]): Record<string, string> {
+	const {byId, chats} = keylessChatsOf(snapshot);
+	return Object.fromEntries(ids.map(id => [id, chatOf(byId.get(id), chats).label]));
+}
+
+/** world's rows, some users made '' (no user, as NULL is) so both ways of having none are met. */
+function worldWithEmptyUsers(seed: number, ruleSet: RuleSet): Snapshot {
+	const r = prng(seed * 7919);
+	const whole = world(seed, ruleSet);
+	return {...whole, sessions: whole.sessions.map(s => (s.userId !== null && r() < 0.1 ? {...s, userId: ''} : s))};
+}
+
+describe('hitScope', () => {
+	it('labels each keyless gateway row, alone and a few together, as the whole store does (random stores)', () => {
+		let compared = 0;
+		let named = 0;
+		let narrower = 0;
+		for (let seed = 1; seed <= 150; seed++) {
+			for (const ruleSet of ['legacy-v21', 'v25', 'v30'] as const) {
+				const whole = withProbes(worldWithEmptyUsers(seed, ruleSet), seed);
+				const keyless = whole.sessions.filter(s => s.sessionKey === null && GATEWAYS.includes(s.source)).map(s => s.id);
+				const sets = [...keyless.map(id => [id]), keyless.filter((_, i) => i % 3 === seed % 3)];
+				for (const hits of sets) {
+					const scope = hitScope(whole.sessions.map(scopeRow), new Set(hits));
+					expect(scope, `seed ${seed}`).not.toBeNull();
+					const part = withProbes({...whole, sessions: whole.sessions.filter(s => scope!.has(s.id))}, seed);
+					const expected = labelsOf(whole, hits);
+					expect(labelsOf(part, hits), `seed ${seed} ${ruleSet} ${hits.join(',')}`).toEqual(expected);
+					compared += hits.length;
+					named += Object.values(expected).filter(l => l.startsWith('keyless: orphan of')).length;
+					narrower +=
+						scope!.size < chatScope(whole.sessions.map(scopeRow), new Set(['telegram', 'discord', 'slack']))!.size
+							? 1
+							: 0;
+				}
+			}
+		}
+
+		expect(compared).toBeGreaterThan(5000);
+		expect(named).toBeGreaterThan(1000);
+		expect(narrower).toBeGreaterThan(1000);
+	});
+
+	it("keeps the hit, its parent, its source's keyed rows of a user that may be its, and failing rows", () => {
+		const rows = [
+			session({id: 'o', source: 'telegram', userId: 'u1', parentSessionId: 'p'}),
+			session({id: 'k', source: 'telegram', userId: 'u1', sessionKey: 'agent:main:telegram:dm:1'}),
+			session({id: 'n', source: 'telegram', userId: null, sessionKey: 'agent:main:telegram:dm:2'}),
+			session({id: 'e', source: 'telegram', userId: '', sessionKey: 'agent:main:telegram:dm:3'}),
+			session({id: 'u', source: 'telegram', userId: 'u2', sessionKey: 'agent:main:telegram:dm:4'}),
+			session({id: 'o2', source: 'telegram', userId: 'u1'}),
+			session({id: 'p', source: 'slack', sessionKey: 'agent:main:slack:dm:1'}),
+			session({id: 'c', source: 'cli', modelConfigInvalid: true}),
+			session({id: 'x', source: 'discord', userId: 'u1', sessionKey: 'agent:main:discord:dm:1'}),
+		];
+		expect([...hitScope(rows.map(scopeRow), new Set(['o']))!].sort()).toEqual(['c', 'e', 'k', 'n', 'o', 'p']);
+		// A hit with no user may match every user.
+		const none = rows.map(r => (r.id === 'o' ? {...r, userId: null} : r));
+		expect([...hitScope(none.map(scopeRow), new Set(['o']))!].sort()).toEqual(['c', 'e', 'k', 'n', 'o', 'p', 'u']);
+		expect(hitScope([...rows, session({id: 'z', source: 'unknown'})].map(scopeRow), new Set(['o']))).toBeNull();
+	});
 });

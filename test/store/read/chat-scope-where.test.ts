@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {chatScope, scopeRow} from '../../../source/forensics/rollbacks/chat-scope.js';
+import {chatScope, hitScope, scopeRow} from '../../../source/forensics/rollbacks/chat-scope.js';
 import {ReadOnlyStore} from '../../../source/store/open/open.js';
 import {detectSchema} from '../../../source/store/open/schema.js';
 import {readSnapshot} from '../../../source/store/read/read-snapshot.js';
@@ -116,5 +116,76 @@ describe('chatScopeWhere', () => {
 		// Both ways are exercised: a narrowed read, and every row where chatScope reads everything.
 		expect(narrowed).toBeGreaterThan(40);
 		expect(whole).toBeGreaterThan(10);
+	});
+});
+
+/** Rows with users too (NULL, '', two names): the ids of the keyless gateway rows. */
+async function writeRowsWithUsers(seed: number): Promise<string[]> {
+	const r = prng(seed * 31);
+	const users = ['NULL', "''", "'u0'", "'u1'", "'u1'"];
+	const rows = Array.from({length: 40}, (_, n) => {
+		const base = rowValues(r, n, seed % 5 === 0 ? 'source' : null).sql.slice(0, -1);
+		const user = users[Math.floor(r() * users.length)]!;
+		return `${base}, ${user})`;
+	});
+	await writer.send({
+		op: 'exec',
+		sql:
+			'PRAGMA foreign_keys = OFF; DELETE FROM sessions; INSERT INTO sessions (id, source, session_key, ' +
+			`parent_session_id, model_config, started_at, user_id) VALUES ${rows.join(', ')};`,
+	});
+	const store = ReadOnlyStore.open(db);
+	try {
+		return store
+			.prepare(
+				"SELECT id FROM sessions WHERE session_key IS NULL AND source IN ('telegram', 'discord', 'slack') ORDER BY id",
+			)
+			.pluck()
+			.all() as string[];
+	} finally {
+		store.close();
+	}
+}
+
+/** The ids readSnapshot reads for the hits, and what hitScope keeps of the whole store (else chatScope's). */
+function readHits(hits: readonly string[]): {read: string[]; expected: string[]; narrowed: boolean} {
+	const store = ReadOnlyStore.open(db);
+	try {
+		const schema = detectSchema(store);
+		const whole = readSnapshot(store, schema, CONTEXT).snapshot.sessions;
+		const rows = whole.map(scopeRow);
+		const sources = new Set(whole.filter(s => hits.includes(s.id)).map(s => s.source));
+		const scope = hitScope(rows, new Set(hits)) ?? chatScope(rows, sources);
+		const options = {columns: 'lean', chatsOfSources: sources, chatsOfRows: new Set(hits)} as const;
+		const part = readSnapshot(store, schema, CONTEXT, options);
+		return {
+			read: part.snapshot.sessions.map(s => s.id).sort(),
+			expected: whole
+				.filter(s => scope === null || scope.has(s.id))
+				.map(s => s.id)
+				.sort(),
+			narrowed: hitScope(rows, new Set(hits)) !== null,
+		};
+	} finally {
+		store.close();
+	}
+}
+
+describe('hitScopeRowids', () => {
+	it("reads hitScope's rows of the whole store for each keyless hit (random stores by a writer)", async () => {
+		let narrowed = 0;
+		let wide = 0;
+		for (let seed = 1; seed <= 30; seed++) {
+			const keyless = await writeRowsWithUsers(seed);
+			for (const hits of [...keyless.slice(0, 6).map(id => [id]), keyless.slice(0, 3)]) {
+				const {read, expected, narrowed: n} = readHits(hits);
+				expect(read, `seed ${seed} ${hits.join(',')}`).toEqual(expected);
+				narrowed += n ? 1 : 0;
+				wide += n ? 0 : 1;
+			}
+		}
+
+		expect(narrowed).toBeGreaterThan(100);
+		expect(wide).toBeGreaterThan(5);
 	});
 });

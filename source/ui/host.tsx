@@ -131,6 +131,24 @@ function repairOf(followed: Followed, flags: TuiFlags): RepairService {
 }
 
 /**
+ * After the first frame: a store drawn from a preview is read whole and analysed, then followed (a store read whole
+ * at the open is followed at once); one whose read is refused calls `refused` (the view closes and hfx says why as an
+ * open would: runLiveApp).
+ */
+function analyseThenFollow(followed: Followed, io: Io, refused: (error: unknown) => void): void {
+	for (const store of followed.stores) {
+		store.analyseFirst().then(() => {
+			// A second trace line once the first analysis is published (its marks come after the first frame).
+			if (io.env.HFX_TRACE_STARTUP && followed.stores.length === 1) {
+				appendTrace(io.env.HFX_TRACE_STARTUP, `${JSON.stringify(startupMarks())}\n`);
+			}
+
+			store.start();
+		}, refused);
+	}
+}
+
+/**
  * Renders the app; after the first frame the stores start following (they catch up on anything committed meanwhile).
  */
 function mount(followed: Followed, flags: TuiFlags, io: Io, backups: ReturnType<typeof backupsPaneSource>): Mounted {
@@ -169,17 +187,10 @@ function mount(followed: Followed, flags: TuiFlags, io: Io, backups: ReturnType<
 						appendTrace(io.env.HFX_TRACE_STARTUP, `${JSON.stringify(startupMarks())}\n`);
 					}
 
-					// A store drawn from a preview is read whole and analysed now, then followed; one whose read is
-					// refused closes the view and hfx says why as an open would (runLiveApp).
-					for (const store of followed.stores) {
-						store.analyseFirst().then(
-							() => store.start(),
-							(error: unknown) => {
-								failure ??= error;
-								instance.unmount();
-							},
-						);
-					}
+					analyseThenFollow(followed, io, error => {
+						failure ??= error;
+						instance.unmount();
+					});
 				}
 			},
 		},

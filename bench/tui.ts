@@ -1,6 +1,7 @@
 /**
  * Section "tui": the live TUI on the 1M-message store, in a real pty (`script`), following a
- * writer that commits 200 times a second: time to the first full frame, commit-to-screen latency
+ * writer that commits 200 times a second: time to the first full frame and to the completed
+ * analysis (issue #26: render first, analyse after), commit-to-screen latency
  * (p50/p95: when a commit's message count first appears on screen), CPU share idle and while
  * following, and resident memory over a long follow (peak and trend).
  */
@@ -12,7 +13,9 @@ import {ensureBenchDb} from './generate.js';
 import {type BenchContext, type Row, type Section, type SectionResult, median} from './harness.js';
 
 const RATE = 200;
-const TARGET_FIRST_FRAME_MS = 1000;
+/** Issue #26: the sessions on screen within 0.4 s, the findings complete within 1 s. */
+const TARGET_FIRST_FRAME_MS = 400;
+const TARGET_FINDINGS_MS = 1000;
 const TARGET_P95_MS = 250;
 const TARGET_RSS_MB = 250;
 /** Separate starts timed to their first full frame (the median is judged: one start varies by ±100 ms here). */
@@ -130,16 +133,30 @@ function inPty(command: string): ChildProcess {
 /** A full first frame: the header and the sessions table's footer are both on screen. */
 const isFullFrame = (screen: string): boolean => screen.includes('READ-ONLY') && /\d+ sessions ·/.test(screen);
 
-/** Starts hfx, times its first full frame from the spawn, quits it with q; rejects after 30 s. */
-async function timeOneStart(hfx: string, db: string): Promise<number> {
+/**
+ * The analysis complete: the sessions footer's status legend, which stands in the footer only once the first analysis
+ * is published (while it runs the footer says "analysing…" there: source/ui/panes/sessions.tsx).
+ */
+const isAnalysed = (screen: string): boolean => /\d+ sessions ·.*Z zombie {2}O orphan/.test(screen);
+
+/**
+ * Starts hfx, times its first full frame and its completed analysis from the spawn, quits it with q; rejects after
+ * 30 s.
+ */
+async function timeOneStart(hfx: string, db: string): Promise<{frame: number; analysed: number}> {
 	const started = Date.now();
 	const tty = inPty(`${process.execPath} ${hfx} --db ${db}`);
 	let out = '';
 	let frameAt: number | null = null;
+	let analysedAt: number | null = null;
 	tty.stdout!.on('data', (chunk: Buffer) => {
 		out = (out + chunk.toString().replaceAll(ANSI, '')).slice(-64 * 1024);
 		if (frameAt === null && isFullFrame(out)) {
 			frameAt = Date.now();
+		}
+
+		if (frameAt !== null && analysedAt === null && isAnalysed(out)) {
+			analysedAt = Date.now();
 			tty.stdin!.write('q');
 		}
 	});
@@ -147,11 +164,11 @@ async function timeOneStart(hfx: string, db: string): Promise<number> {
 	const timeout = setTimeout(() => tty.kill('SIGKILL'), 30_000);
 	await exited;
 	clearTimeout(timeout);
-	if (frameAt === null) {
-		throw new Error(`no first frame within 30 s; output so far: ${out.slice(-400)}`);
+	if (frameAt === null || analysedAt === null) {
+		throw new Error(`no first frame or no completed analysis within 30 s; output so far: ${out.slice(-400)}`);
 	}
 
-	return frameAt - started;
+	return {frame: frameAt - started, analysed: analysedAt - started};
 }
 
 /** The floor under any start in this pty: `script`, the shell's stty and a Node that does nothing. */
@@ -219,19 +236,32 @@ export const tuiSection: Section = {
 		// Time to the first full frame: separate starts, each quit with q, interleaved with the floor.
 		const hfx = path.join(ctx.root, 'dist/hfx.js');
 		const starts: number[] = [];
+		const analysed: number[] = [];
 		const floors: number[] = [];
 		for (let i = 0; i < STARTS; i++) {
 			floors.push(await timeEmptyStart());
-			starts.push(await timeOneStart(hfx, db));
+			const one = await timeOneStart(hfx, db);
+			starts.push(one.frame);
+			analysed.push(one.analysed);
 		}
 
-		ctx.log(`  first full frame: ${starts.join('/')} ms; empty node in the same pty: ${floors.join('/')} ms`);
+		ctx.log(
+			`  first full frame: ${starts.join('/')} ms; analysis complete: ${analysed.join('/')} ms; ` +
+				`empty node in the same pty: ${floors.join('/')} ms`,
+		);
 		rows.push({
-			measurement: `time to the first full frame (${STARTS} starts, 140x40 pty)`,
+			measurement: `time to the first full frame, sessions on screen (${STARTS} starts, 140x40 pty)`,
 			medianMs: median(starts),
 			minMs: Math.min(...starts),
-			target: `< ${TARGET_FIRST_FRAME_MS} ms`,
-			result: median(starts) < TARGET_FIRST_FRAME_MS ? 'PASS' : 'FAIL',
+			target: `≤ ${TARGET_FIRST_FRAME_MS} ms`,
+			result: median(starts) <= TARGET_FIRST_FRAME_MS ? 'PASS' : 'FAIL',
+		});
+		rows.push({
+			measurement: 'time to the findings complete (the first analysis on screen, same starts)',
+			medianMs: median(analysed),
+			minMs: Math.min(...analysed),
+			target: `≤ ${TARGET_FINDINGS_MS} ms`,
+			result: median(analysed) <= TARGET_FINDINGS_MS ? 'PASS' : 'FAIL',
 		});
 		rows.push({
 			measurement: 'the floor: `node -e 0` in the same pty (script + stty + Node start-up)',
@@ -276,6 +306,11 @@ export const tuiSection: Section = {
 
 			if (firstFrameMs === null) {
 				throw new Error(`no first frame within 30 s; output so far: ${out.slice(-400)}`);
+			}
+
+			// The idle share is of a view that has finished its first analysis (it runs after the first frame).
+			while (!isAnalysed(out) && Date.now() < deadline) {
+				await sleep(10);
 			}
 
 			const nodePid = tree(tty.pid!).find(p => {

@@ -26,6 +26,22 @@ export function testPause(point: string): void {
 }
 
 /**
+ * As `testPause`, without blocking the event loop: the process says `hfx-test: paused at <point> (pid N)` and waits
+ * `HFX_TEST_PAUSE_MS` on a timer, so a view keeps answering keys meanwhile. Points: `first-analysis` (live/live.ts: a
+ * view drawn from a preview, its first analysis read and not yet published). Unset, it resolves at once.
+ */
+export async function testPauseAsync(point: string): Promise<void> {
+	if (process.env.HFX_TEST_PAUSE_AT !== point) {
+		return;
+	}
+
+	const ms = Math.min(Number(process.env.HFX_TEST_PAUSE_MS ?? 10_000) || 0, 60_000);
+	announce(`paused at ${point} (pid ${process.pid})`);
+	// Unref'd: a view quit meanwhile exits at once, the timer does not hold the process.
+	await new Promise(resolve => setTimeout(resolve, ms).unref());
+}
+
+/**
  * A test hook that counts: with `HFX_TEST_MARK=<point>` the process says `hfx-test: at <point>` on stderr each time
  * it reaches that point, and goes on. Points: `preflight` (store/open/preflight.ts: the store's files looked at before
  * SQLite is let near them; one `hfx repair` dry run looks once); the repair's checks, each made once per `hfx repair`

@@ -6,6 +6,7 @@
 import {type ActivityEvent, changedSessionIds, diffActivity, foldActivity} from '../forensics/analysis/activity.js';
 import {type Analysis, analyze} from '../forensics/analysis/analyze.js';
 import {analyzeIncremental, prepareIncremental} from '../forensics/analysis/incremental.js';
+import {pendingAnalysis} from '../forensics/analysis/pending.js';
 import type {Places} from '../forensics/places.js';
 import type {RuleSet} from '../forensics/generations.js';
 import type {BuildRules} from '../forensics/routing/build-rules.js';
@@ -35,6 +36,12 @@ export type LiveModel = {
 	/** Live updates are paused: the analysis stays as it was; `waiting` counts what came in. */
 	paused: boolean;
 	waiting: number;
+	/**
+	 * The first analysis is still running (issue #26: render first, analyse after): `analysis` holds the newest `shown`
+	 * of the store's `total` session rows and no verdict; the views say "analysing…", never "nothing to report".
+	 * Absent once the store has been read whole and analysed.
+	 */
+	analysing?: {shown: number; total: number};
 };
 
 export type LiveModelOptions = {
@@ -84,7 +91,7 @@ export class LiveModelFeed {
 	 * data_version of the first read: the version shown (the header's dv) counts on from it, one per commit read (a
 	 * connection per read has no data_version of its own to show).
 	 */
-	private readonly firstVersion: number;
+	private firstVersion: number;
 	private readonly listeners = new Set<Listener>();
 	private readonly changedAt = new Map<string, number>();
 	private places: {at: number; value: Places} | null = null;
@@ -96,20 +103,19 @@ export class LiveModelFeed {
 		index: SessionIndex,
 		facts: FactsOf,
 		signature: string | null,
+		/** `first` is a preview of this many rows (store/read/preview.ts): the analysis waits for `completeFirst`. */
+		previewOf?: number,
 	) {
 		const {snapshot, meta} = first;
-		this.withPlaces(snapshot);
 		this.lastSignature = signature;
 		this.firstVersion = meta.dataVersion;
-		// The analysis shares this store's index of sessions, as every later one does.
-		const analysis = analyze(snapshot, {
-			maxGapSeconds: this.options.maxGapSeconds,
-			byId: index.byId,
-			buildRules: this.buildRulesOf(snapshot),
-		});
+		const pending = previewOf !== undefined;
 		this.current = {
 			facts: facts(snapshot, meta),
-			analysis,
+			analysis: pending
+				? pendingAnalysis(snapshot, {maxGapSeconds: this.options.maxGapSeconds})
+				: this.firstAnalysis(snapshot, index),
+			...(pending ? {analysing: {shown: snapshot.sessions.length, total: previewOf}} : {}),
 			activity: [],
 			changedAt: this.changedAt,
 			commits: 0,
@@ -120,6 +126,37 @@ export class LiveModelFeed {
 			paused: false,
 			waiting: 0,
 		};
+	}
+
+	/** The first analysis, of a full read (places and the installed build's rules joined). */
+	private firstAnalysis(snapshot: Snapshot, index: SessionIndex): Analysis {
+		this.withPlaces(snapshot);
+		// The analysis shares this store's index of sessions, as every later one does.
+		return analyze(snapshot, {
+			maxGapSeconds: this.options.maxGapSeconds,
+			byId: index.byId,
+			buildRules: this.buildRulesOf(snapshot),
+		});
+	}
+
+	/**
+	 * A feed started from a preview: the first full read analysed and published (paused or not: this is no commit, it
+	 * is what the view showed "analysing…" for). Its data_version is the one the header counts on from.
+	 */
+	completeFirst(first: {snapshot: Snapshot; meta: SnapshotMeta}, index: SessionIndex, facts: DatabaseFacts): void {
+		const {snapshot, meta} = first;
+		this.firstVersion = meta.dataVersion;
+		const analysis = this.firstAnalysis(snapshot, index);
+		const {analysing: _done, ...rest} = this.current;
+		this.current = {
+			...rest,
+			facts,
+			analysis,
+			refreshedAt: this.options.now(),
+			refreshMs: meta.readMs,
+			revision: this.current.revision + 1,
+		};
+		this.emit();
 	}
 
 	subscribe(listener: Listener): () => void {

@@ -14,6 +14,7 @@
 import path from 'node:path';
 import {errorMessage, throwFileError} from '../ground/errors.js';
 import {startupMark} from '../ground/startup.js';
+import {testPauseAsync} from '../ground/test-pause.js';
 import fs from 'node:fs';
 import {type DatabaseFacts, describe} from '../store/read/load.js';
 import {statSidecars} from '../store/open/preflight.js';
@@ -53,6 +54,12 @@ export type LiveOptions = {
 };
 
 type Listener = (model: LiveModel) => void;
+
+/** The rows a live view is first drawn from when it opens with a preview (`LiveStore.openPreview`). */
+export const PREVIEW_ROWS = 500;
+
+/** One turn of the event loop: the keys read meanwhile are answered before the next step. */
+const turn = () => new Promise<void>(resolve => setImmediate(resolve));
 
 /**
  * The store's file sizes at this commit (the header's WAL size follows the WAL as the Files pane
@@ -102,12 +109,19 @@ export class LiveStore {
 	private readonly feed: LiveModelFeed;
 	private readonly hints: CommitHints;
 	private closed = false;
+	/** Opened from a preview: the first full read and its analysis wait for `analyseFirst` (refresh reads nothing). */
+	private pending: boolean;
 	/** The facts of a snapshot, read through the connection open now, with the files' sizes as they are now. */
 	private readonly facts: FactsOf = (snapshot, meta) =>
 		withSizesNow(describe(this.connection.current, this.location, this.connection.schema, snapshot, meta));
 
 	/** Reads the first snapshot through the connection (opened for that read, closed after unless a private copy). */
-	private constructor(location: StoreLocation, options: LiveOptions, signature: string | null) {
+	private constructor(
+		location: StoreLocation,
+		options: LiveOptions,
+		signature: string | null,
+		previewRows: number | null = null,
+	) {
 		this.location = location;
 		this.options = {
 			pollMs: options.pollMs ?? 1000,
@@ -125,8 +139,13 @@ export class LiveStore {
 		try {
 			this.feed = this.connection.read(({store, schema}) => {
 				startupMark('store opened');
-				const first = this.rows.first(store, schema);
 				const feedOptions = {...this.options, storePath: location.path};
+				if (previewRows !== null) {
+					const preview = this.rows.preview(store, schema, previewRows);
+					return new LiveModelFeed(feedOptions, preview, this.rows.index, this.facts, signature, preview.total);
+				}
+
+				const first = this.rows.first(store, schema);
 				return new LiveModelFeed(feedOptions, first, this.rows.index, this.facts, signature);
 			});
 		} catch (error) {
@@ -135,6 +154,7 @@ export class LiveStore {
 			throw error;
 		}
 
+		this.pending = previewRows !== null;
 		this.hints = new CommitHints(this.options, () => this.refresh());
 	}
 
@@ -143,6 +163,42 @@ export class LiveStore {
 		// Taken before the open (it cannot be while a connection is): a commit meanwhile is read by the first refresh.
 		const signature = signatureAt(location.path);
 		return new LiveStore(location, options, signature);
+	}
+
+	/**
+	 * Opens read-only and reads only the newest `rows` session rows and the count of all (store/read/preview.ts): the
+	 * view is drawn from that, "analysing…", and `analyseFirst` then reads the store whole and analyses it (issue #26).
+	 */
+	static openPreview(location: StoreLocation, options: LiveOptions = {}, rows = PREVIEW_ROWS): LiveStore {
+		const signature = signatureAt(location.path);
+		return new LiveStore(location, options, signature, rows);
+	}
+
+	/**
+	 * A store opened from a preview: reads it whole, then analyses it and publishes the model, each step in its own
+	 * turn of the event loop (a key pressed meanwhile is answered between them; q quits and the rest is skipped).
+	 * Throws as `open` does when the read is refused. Nothing to do on a store opened whole.
+	 */
+	async analyseFirst(): Promise<void> {
+		await turn();
+		if (!this.pending || this.closed) {
+			return;
+		}
+
+		const read = this.connection.read(({store, schema}) => {
+			const first = this.rows.first(store, schema);
+			return {first, facts: this.facts(first.snapshot, first.meta)};
+		});
+		await turn();
+		// Tests hold the analysis here (HFX_TEST_PAUSE_AT=first-analysis) to see the view while it runs.
+		await testPauseAsync('first-analysis');
+		if (this.closed) {
+			return;
+		}
+
+		this.feed.completeFirst(read.first, this.rows.index, read.facts);
+		startupMark('store read and analysed');
+		this.pending = false;
 	}
 
 	get model(): LiveModel {
@@ -202,7 +258,7 @@ export class LiveStore {
 	 * on a connection opened for the read and closed after. Returns true when a new model was published.
 	 */
 	refresh(force = false): boolean {
-		if (this.closed) {
+		if (this.closed || this.pending) {
 			return false;
 		}
 

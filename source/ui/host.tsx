@@ -33,16 +33,26 @@ import {ENTER_ALT_SCREEN, LEAVE_ALT_SCREEN, SHOW_CURSOR} from './terminal.js';
  */
 const BACKGROUND = {debounceMs: 1000, pollMs: 5000};
 
-/** Opens the store live, or says in one line why not (and with which exit code). */
-function openLive(location: StoreLocation, flags: GlobalFlags, io: Io, background = false): LiveStore | ExitCode {
+/**
+ * Opens the store live, or says in one line why not (and with which exit code). `preview`: from its newest rows only,
+ * the full read and the analysis after the first frame (issue #26; LiveStore.analyseFirst).
+ */
+function openLive(
+	location: StoreLocation,
+	flags: GlobalFlags,
+	io: Io,
+	how: {background?: boolean; preview?: boolean} = {},
+): LiveStore | ExitCode {
 	try {
-		const live = LiveStore.open(location, {
+		const options = {
 			maxGapSeconds: flags.maxGapSeconds,
 			// The installed build's rules, as scan and repair judge by them (issue #27).
-			buildRules: ruleSet => storeBuildRules(location.path, ruleSet, {env: io.env}),
-			...(background ? BACKGROUND : {}),
-		});
-		startupMark('store read and analysed');
+			buildRules: (ruleSet: Parameters<typeof storeBuildRules>[1]) =>
+				storeBuildRules(location.path, ruleSet, {env: io.env}),
+			...(how.background ? BACKGROUND : {}),
+		};
+		const live = how.preview ? LiveStore.openPreview(location, options) : LiveStore.open(location, options);
+		startupMark(how.preview ? 'store previewed and opened' : 'store read and analysed');
 		return live;
 	} catch (error) {
 		return refusalExit(error, io.err);
@@ -87,6 +97,8 @@ function traceMemory(io: Io, frames: () => {renders: number; renderMs: number}):
 
 type Mounted = {
 	instance: ReturnType<typeof render>;
+	/** Why the first full read after the first frame was refused (the view was then closed), or null. */
+	failure: () => unknown;
 	yanked: () => string[];
 	frames: () => {renders: number; renderMs: number};
 };
@@ -119,10 +131,29 @@ function repairOf(followed: Followed, flags: TuiFlags): RepairService {
 }
 
 /**
+ * After the first frame: a store drawn from a preview is read whole and analysed, then followed (a store read whole
+ * at the open is followed at once); one whose read is refused calls `refused` (the view closes and hfx says why as an
+ * open would: runLiveApp).
+ */
+function analyseThenFollow(followed: Followed, io: Io, refused: (error: unknown) => void): void {
+	for (const store of followed.stores) {
+		store.analyseFirst().then(() => {
+			// A second trace line once the first analysis is published (its marks come after the first frame).
+			if (io.env.HFX_TRACE_STARTUP && followed.stores.length === 1) {
+				appendTrace(io.env.HFX_TRACE_STARTUP, `${JSON.stringify(startupMarks())}\n`);
+			}
+
+			store.start();
+		}, refused);
+	}
+}
+
+/**
  * Renders the app; after the first frame the stores start following (they catch up on anything committed meanwhile).
  */
 function mount(followed: Followed, flags: TuiFlags, io: Io, backups: ReturnType<typeof backupsPaneSource>): Mounted {
 	let yanked: string[] = [];
+	let failure: unknown = null;
 	let renders = 0;
 	let renderMs = 0;
 	const repair = repairOf(followed, flags);
@@ -156,16 +187,15 @@ function mount(followed: Followed, flags: TuiFlags, io: Io, backups: ReturnType<
 						appendTrace(io.env.HFX_TRACE_STARTUP, `${JSON.stringify(startupMarks())}\n`);
 					}
 
-					setImmediate(() => {
-						for (const store of followed.stores) {
-							store.start();
-						}
+					analyseThenFollow(followed, io, error => {
+						failure ??= error;
+						instance.unmount();
 					});
 				}
 			},
 		},
 	);
-	return {instance, yanked: () => yanked, frames: () => ({renders, renderMs})};
+	return {instance, failure: () => failure, yanked: () => yanked, frames: () => ({renders, renderMs})};
 }
 
 /**
@@ -178,7 +208,8 @@ function follow(
 	io: Io,
 	notice: string | null,
 ): Followed | ExitCode {
-	const first = openLive(locations[0]!, flags, io);
+	// A lone store is drawn from a preview (issue #26); a root's profiles are read whole, as the home judges them all.
+	const first = openLive(locations[0]!, flags, io, {preview: locations.length === 1});
 	if (typeof first === 'number') {
 		return first;
 	}
@@ -191,7 +222,7 @@ function follow(
 			location,
 			flags,
 			{...io, err: line => left.push({name: location.owner, reason: line.replace(/^hfx: /, '')})},
-			true,
+			{background: true},
 		);
 		if (typeof live !== 'number') {
 			stores.push(live);
@@ -274,6 +305,10 @@ export async function runLiveApp(
 		for (const store of followed.stores) {
 			store.close();
 		}
+	}
+
+	if (mounted.failure() !== null) {
+		return refusalExit(mounted.failure(), io.err);
 	}
 
 	for (const id of mounted.yanked()) {

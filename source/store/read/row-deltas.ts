@@ -23,6 +23,7 @@ import {
 	toRoutingEntry,
 } from './read-snapshot.js';
 import {SessionIndex} from './session-index.js';
+import {type Preview, readPreview} from './preview.js';
 import {RestartProbeReader} from './restart-probes.js';
 
 /** What one refresh read. */
@@ -62,6 +63,18 @@ export class RowDeltas {
 		this.absorbFull(store, snapshot, meta);
 		this.lastFullReload = Date.now();
 		return {snapshot, meta};
+	}
+
+	/**
+	 * The newest `limit` rows and the count of all (preview.ts), as the index until `first` reads them all: a live view
+	 * drawn before its first full read (issue #26).
+	 */
+	preview(store: ReadOnlyStore, schema: SchemaInfo, limit: number): Preview {
+		this.context = routingHomeOf(this.location, schema).context;
+		const preview = readPreview(store, schema, this.context, limit);
+		startupMark('store previewed');
+		this.index.replace(preview.snapshot.sessions);
+		return preview;
 	}
 
 	/** A full reload is due (every `fullReloadMs`, or at once after `distrust`). */

@@ -22,9 +22,18 @@ import {useTheme} from '../theme.js';
 import type {HomeView} from '../sources/home-model.js';
 import type {SessionRecord} from '../../forensics/types.js';
 
+/**
+ * The banner while the first analysis runs (LiveModel.analysing): no risk is known yet, and it says so, rather than the
+ * silence that means "all is well".
+ */
+export function analysingLine(total: number, width: number): string {
+	const full = ` … analysing ${plural(total, 'session')}: rollback risks and findings follow (keys work meanwhile)`;
+	return full.length <= width ? full : ` … analysing: risks not known yet`.slice(0, width);
+}
+
 /** How many rows the banner takes for this model (on a root with profiles, for every profile). */
 export function bannerRows(model: LiveModel, home?: HomeView | null): number {
-	if (model.error) {
+	if (model.error || model.analysing) {
 		return 1;
 	}
 
@@ -227,6 +236,14 @@ export function Banner({
 		return (
 			<Text wrap="truncate" color={theme.warn} bold>
 				{cutKeepingIds(` ! ${home ? `[${home.focused}] ` : ''}${model.error}`, width)}
+			</Text>
+		);
+	}
+
+	if (model.analysing) {
+		return (
+			<Text wrap="truncate" color={theme.warn}>
+				{analysingLine(model.analysing.total, width)}
 			</Text>
 		);
 	}

@@ -24,6 +24,10 @@ type Row = Finding & {profile?: string};
 const NOTHING_TO_REPORT =
 	'✓ nothing to report: every chat resumes its newest conversation and no gateway row lost its routing identity';
 
+/** While the first analysis runs (LiveModel.analysing) the empty list is "not known yet", never "nothing to report". */
+export const ANALYSING_FINDINGS =
+	'analysing… the findings follow once the store has been read whole (keys work meanwhile)';
+
 function elsewhere(ctx: PaneContext, f: Row): boolean {
 	return f.profile !== undefined && f.profile !== ctx.home?.focused;
 }
@@ -116,8 +120,8 @@ function FindingsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 			<List
 				{...list.props(ctx)}
 				height={ctx.height - detailHeight}
-				header={`findings (${items.length})${rulesWords(ctx)}`}
-				empty={NOTHING_TO_REPORT}
+				header={ctx.model.analysing ? 'findings (analysing…)' : `findings (${items.length})${rulesWords(ctx)}`}
+				empty={ctx.model.analysing ? ANALYSING_FINDINGS : NOTHING_TO_REPORT}
 				line={f => `${MARK[f.severity]} ${f.title}`}
 				color={f => (f.severity === 'critical' ? theme.danger : f.severity === 'warning' ? theme.warn : theme.muted)}
 			/>

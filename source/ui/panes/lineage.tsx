@@ -51,7 +51,7 @@ function LineageView({ctx}: {ctx: PaneContext}): React.ReactElement {
 			<List
 				{...list.props(ctx)}
 				height={ctx.height - 1}
-				header={`lineage of ${ctx.focusSession}`}
+				header={`lineage of ${ctx.focusSession}${ctx.model.analysing ? ' (analysing…: its edges follow)' : ''}`}
 				line={({node, prefix}) => {
 					const s = a.byId.get(node.id);
 					const edge = node.edge ? `[${node.edge.kind}] ` : '';

@@ -136,8 +136,16 @@ function RoutingView({ctx}: {ctx: PaneContext}): React.ReactElement {
 			<List
 				{...list.props(ctx)}
 				height={listHeight}
-				header={`chats (${items.length})${ctx.ui.filterText ? ` matching "${ctx.ui.filterText}"` : ''}`}
-				empty="no session keys in this store"
+				header={
+					ctx.model.analysing
+						? 'chats (analysing…)'
+						: `chats (${items.length})${ctx.ui.filterText ? ` matching "${ctx.ui.filterText}"` : ''}`
+				}
+				empty={
+					ctx.model.analysing
+						? 'analysing… the chats and what a restart resumes follow once the store has been read whole'
+						: 'no session keys in this store'
+				}
 				line={c => `${mark(c, rolledBack)} ${c.sessionKey.padEnd(keyWidth)}  → ${c.restartResolvesTo ?? 'new session'}`}
 				color={c =>
 					c.rollbackRisk || rolledBack.has(c.sessionKey) ? theme.danger : c.routingEntryStale ? theme.warn : undefined

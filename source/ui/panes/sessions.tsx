@@ -47,6 +47,17 @@ function hitElsewhere(ctx: PaneContext): {profile: string; id: string} | null {
 		: null;
 }
 
+/**
+ * The footer after the count: the status legend; while the first analysis runs (issue #26), what is shown instead: the
+ * newest rows, no status yet.
+ */
+function footerTail(ctx: PaneContext): string {
+	const analysing = ctx.model.analysing;
+	return analysing
+		? `newest ${analysing.shown} of ${analysing.total} rows read · analysing… (statuses follow)`
+		: `${statusLegend(ctx.model.analysis.rollbacks.length > 0)}  * just changed`;
+}
+
 const cursor = (ctx: PaneContext) => keyedCursor(ctx, 'sessions', rowIds(ctx));
 
 /** The chat of a row in `width` columns: chat type and id (the tail of the id kept when cut), then its name. */
@@ -196,10 +207,7 @@ function SessionsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 				width={ctx.width}
 				wrap={ctx.ui.wrap.sessions}
 				header={header}
-				footer={
-					`${total} sessions${scope ? ` · ${scope}` : ''} ` +
-					`· ${statusLegend(ctx.model.analysis.rollbacks.length > 0)}  * just changed`
-				}
+				footer={`${total} sessions${scope ? ` · ${scope}` : ''} · ${footerTail(ctx)}`}
 				empty={ctx.ui.filterText ? `no session matches "${ctx.ui.filterText}"` : 'no sessions'}
 				line={r => {
 					const status = statusFor(ctx.model.analysis, r.session);

@@ -8,7 +8,9 @@
  * whose verdicts a correct scan must give.
  *
  * Deterministic (one seeded PRNG), cached under .bench-data/v<GENERATOR_VERSION>/ and rebuilt only
- * when missing. Run alone with `node dist-bench/generate.js [--force]`.
+ * when missing. Run alone with `node dist-bench/generate.js [--force]`. With `--scale`, the same
+ * generator builds the growth store of #26 (~100,000 sessions, 10M messages, ~5 GB, the word index
+ * alone) in .bench-data/scale-v1/: generate-profile.ts holds both sets of counts and says why.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,17 +19,11 @@ import Database from 'better-sqlite3';
 import {ftsRebuildSql, ftsSql} from '../dist/simulator/hermes-fts.js';
 import {schemaSql} from '../dist/simulator/hermes-schema.js';
 import {sessionIdFor} from '../dist/simulator/store-writer.js';
+import {BENCH_PROFILE, type GeneratorProfile, SCALE_PROFILE} from './generate-profile.js';
 
-/** Bump whenever the generated data changes: the cache is keyed by it. */
-export const GENERATOR_VERSION = 3;
-const SEED = 0x48_46_58_31;
-const MIN_SESSIONS = 20_000;
-export const TARGET_MESSAGES = 1_050_000;
-const MIN_GATEWAY_SESSIONS = 13_500;
-const LOCAL_SESSIONS = 3200;
-const DELEGATE_SESSIONS = 4000;
-const BRANCH_SESSIONS = 300;
-const EMPTY_SESSIONS = 500;
+/** Bump whenever the generated data changes: the cache is keyed by it (the counts: generate-profile.ts). */
+export const GENERATOR_VERSION = BENCH_PROFILE.version;
+export const TARGET_MESSAGES = BENCH_PROFILE.messages;
 
 const MINUTE = 60;
 const HOUR = 3600;
@@ -48,6 +44,9 @@ export type ExpectedOrphan = {
 
 export type BenchManifest = {
 	generatorVersion: number;
+	/** The profile's cache folder (absent in manifests written before the scale store: `v3`). */
+	profile?: string;
+	trigram?: boolean;
 	seed: number;
 	sessions: number;
 	messages: number;
@@ -237,7 +236,7 @@ function corpus(rng: Rng, length: number): string {
 }
 
 class Planner {
-	readonly rng = new Rng(SEED);
+	readonly rng: Rng;
 	readonly plans: Plan[] = [];
 	readonly routing: RoutingRow[] = [];
 	readonly ids = new Set<string>();
@@ -245,6 +244,10 @@ class Planner {
 	readonly expectedRollbackRisks: string[] = [];
 	chats = 0;
 	private titles = 0;
+
+	constructor(seed: number) {
+		this.rng = new Rng(seed);
+	}
 
 	newId(startedAt: number, source: string): string {
 		for (;;) {
@@ -793,41 +796,41 @@ class Planner {
 	}
 }
 
-function plan(): Planner {
-	const p = new Planner();
+function plan(profile: GeneratorProfile): Planner {
+	const p = new Planner(profile.seed);
 	p.planted();
 	let gateway = 0;
-	while (gateway < MIN_GATEWAY_SESSIONS) {
+	while (gateway < profile.gatewaySessions) {
 		gateway += p.chat();
 	}
 
-	for (let i = 0; i < LOCAL_SESSIONS; ) {
+	for (let i = 0; i < profile.localSessions; ) {
 		const before = p.plans.length;
 		p.local();
 		i += p.plans.length - before;
 	}
 
 	const parents = p.plans.filter(x => (x.kind === 'gateway' || x.kind === 'local') && x.weight > 0);
-	for (let i = 0; i < DELEGATE_SESSIONS; i++) {
+	for (let i = 0; i < profile.delegateSessions; i++) {
 		p.delegate(parents);
 	}
 
-	for (let i = 0; i < BRANCH_SESSIONS; i++) {
+	for (let i = 0; i < profile.branchSessions; i++) {
 		p.branch(parents);
 	}
 
-	for (let i = 0; i < EMPTY_SESSIONS; i++) {
+	for (let i = 0; i < profile.emptySessions; i++) {
 		p.empty();
 	}
 
-	if (p.plans.length < MIN_SESSIONS) {
-		throw new Error(`internal: planned ${p.plans.length} sessions, need ${MIN_SESSIONS}`);
+	if (p.plans.length < profile.minSessions) {
+		throw new Error(`internal: planned ${p.plans.length} sessions, need ${profile.minSessions}`);
 	}
 
 	// Message budget: planted rows get exact counts, the rest share what is left by weight.
 	const fixed = p.plans.reduce((sum, x) => sum + (x.fixedMessages ?? 0), 0);
 	const shared = p.plans.filter(x => x.fixedMessages === null && x.weight > 0);
-	const budget = TARGET_MESSAGES - fixed;
+	const budget = profile.messages - fixed;
 	const totalWeight = shared.reduce((sum, x) => sum + x.weight, 0);
 	let allocated = 0;
 	for (const x of shared) {
@@ -867,7 +870,12 @@ const ROLE_TOOL = 2;
 const ROLE_TOOL_CALL = 3;
 const ROLE_NAMES = ['user', 'assistant', 'tool', 'assistant'] as const;
 
-function write(dbPath: string, planner: Planner, log: (line: string) => void): {messages: number} {
+function write(
+	dbPath: string,
+	planner: Planner,
+	profile: GeneratorProfile,
+	log: (line: string) => void,
+): {messages: number} {
 	const {plans, rng} = planner;
 	const total = plans.reduce((sum, x) => sum + x.messages, 0);
 	// Every message's time, session and role, then one global time order: concurrent chats interleave in rowid order as
@@ -995,7 +1003,7 @@ function write(dbPath: string, planner: Planner, log: (line: string) => void): {
 					const m = order[n]!;
 					const x = plans[owner[m]!]!;
 					const role = roles[m]!;
-					const length = rng.int(100, 800);
+					const length = rng.int(profile.minChars, profile.maxChars);
 					const at = rng.int(0, text.length - length - 1);
 					const content = text.slice(at, at + length);
 					const tool =
@@ -1026,7 +1034,7 @@ function write(dbPath: string, planner: Planner, log: (line: string) => void): {
 				}
 			})();
 			const done = Math.min(total, lo + batch);
-			if (done % 250_000 === 0 || done === total) {
+			if (done % 1_000_000 === 0 || done === total) {
 				log(
 					`  ${done.toLocaleString('en-US')} / ${total.toLocaleString('en-US')} ` +
 						`messages (${((performance.now() - started) / 1000).toFixed(1)} s)`,
@@ -1038,7 +1046,17 @@ function write(dbPath: string, planner: Planner, log: (line: string) => void): {
 		// search reads them).
 		const indexing = performance.now();
 		db.exec(ftsSql('external'));
-		db.exec(ftsRebuildSql('external'));
+		if (profile.trigram) {
+			db.exec(ftsRebuildSql('external'));
+		} else {
+			// The scale store: the word index alone (generate-profile.ts says why).
+			db.exec(
+				'DROP TRIGGER messages_fts_trigram_insert; DROP TABLE messages_fts_trigram; ' +
+					'DROP VIEW messages_fts_trigram_src;',
+			);
+			db.exec("INSERT INTO messages_fts(messages_fts) VALUES ('rebuild');");
+		}
+
 		log(`  full-text indexes built (${((performance.now() - indexing) / 1000).toFixed(1)} s)`);
 		db.pragma('wal_checkpoint(TRUNCATE)');
 	} finally {
@@ -1049,37 +1067,43 @@ function write(dbPath: string, planner: Planner, log: (line: string) => void): {
 	return {messages: total};
 }
 
-export function benchDir(): string {
-	return path.join(DATA_DIR, `v${GENERATOR_VERSION}`);
+export function benchDir(profile: GeneratorProfile = BENCH_PROFILE): string {
+	return path.join(DATA_DIR, profile.dirName);
 }
 
-/** Returns the cached benchmark store, generating it first when it is missing. */
-export function ensureBenchDb(options: {force?: boolean; log?: (line: string) => void} = {}): BenchDb {
+/** Returns the cached benchmark store (or, with `profile`, the scale store), generating it first when it is missing. */
+export function ensureBenchDb(
+	options: {force?: boolean; log?: (line: string) => void; profile?: GeneratorProfile} = {},
+): BenchDb {
 	const log = options.log ?? (line => process.stdout.write(`${line}\n`));
-	const dir = benchDir();
+	const profile = options.profile ?? BENCH_PROFILE;
+	const dir = benchDir(profile);
 	const dbPath = path.join(dir, 'state.db');
 	const manifestPath = path.join(dir, 'manifest.json');
 	if (!options.force && fs.existsSync(manifestPath) && fs.existsSync(dbPath)) {
 		const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8')) as BenchManifest;
-		if (manifest.generatorVersion === GENERATOR_VERSION) {
+		if (manifest.generatorVersion === profile.version) {
 			return {dbPath, dir, manifest, generatedNow: false};
 		}
 	}
 
 	fs.mkdirSync(DATA_DIR, {recursive: true});
-	const partial = path.join(DATA_DIR, `v${GENERATOR_VERSION}.partial-${process.pid}`);
+	const partial = path.join(DATA_DIR, `${profile.dirName}.partial-${process.pid}`);
 	fs.rmSync(partial, {recursive: true, force: true});
 	fs.mkdirSync(partial);
-	log(`generating the benchmark store (generator v${GENERATOR_VERSION}) in ${path.relative(ROOT, dir)}/ ...`);
+	log(
+		`generating the benchmark store (${profile.dirName}, version ${profile.version}) ` +
+			`in ${path.relative(ROOT, dir)}/ ...`,
+	);
 	const started = performance.now();
-	const planner = plan();
+	const planner = plan(profile);
 	log(
 		`  planned ${planner.plans.length.toLocaleString('en-US')} sessions ` +
 			`in ${planner.chats.toLocaleString('en-US')} chats ` +
 			`(${((performance.now() - started) / 1000).toFixed(1)} s)`,
 	);
 	const partialDb = path.join(partial, 'state.db');
-	const {messages} = write(partialDb, planner, log);
+	const {messages} = write(partialDb, planner, profile, log);
 	const generationMs = performance.now() - started;
 	const bySource: Record<string, number> = {};
 	for (const x of planner.plans) {
@@ -1087,8 +1111,9 @@ export function ensureBenchDb(options: {force?: boolean; log?: (line: string) =>
 	}
 
 	const manifest: BenchManifest = {
-		generatorVersion: GENERATOR_VERSION,
-		seed: SEED,
+		generatorVersion: profile.version,
+		...(profile === BENCH_PROFILE ? {} : {profile: profile.dirName, trigram: profile.trigram}),
+		seed: profile.seed,
 		sessions: planner.plans.length,
 		messages,
 		routingEntries: planner.routing.length,
@@ -1112,5 +1137,8 @@ export function ensureBenchDb(options: {force?: boolean; log?: (line: string) =>
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-	ensureBenchDb({force: process.argv.includes('--force')});
+	ensureBenchDb({
+		force: process.argv.includes('--force'),
+		profile: process.argv.includes('--scale') ? SCALE_PROFILE : BENCH_PROFILE,
+	});
 }

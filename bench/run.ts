@@ -22,6 +22,7 @@ import {tuiSection} from './tui.js';
 import {tuiProfilesSection} from './tui-profiles.js';
 import {watchSection} from './watch.js';
 import {searchSection} from './search.js';
+import {scaleSection} from './scale.js';
 
 export const SECTIONS: Section[] = [
 	startupSection,
@@ -32,6 +33,7 @@ export const SECTIONS: Section[] = [
 	watchSection,
 	backupSection,
 	timelineSection,
+	scaleSection,
 ];
 
 function sqliteVersion(): string {

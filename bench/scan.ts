@@ -311,7 +311,7 @@ function checkFindings(json: ScanJson, manifest: BenchManifest): string[] {
  * One more run of `hfx scan --json` with TMPDIR at `tmp`: the most bytes its TMPDIR held (sampled
  * every 10 ms) and the open mode the scan reported.
  */
-async function peakTempDisk(
+export async function peakTempDisk(
 	node: string,
 	args: readonly string[],
 	cwd: string,

@@ -24,7 +24,7 @@ const STARTS = Number(process.env.BENCH_TUI_STARTS ?? 5);
 const FOLLOW_SECONDS = Number(process.env.BENCH_TUI_FOLLOW_SECONDS ?? 600);
 const CLK_TCK = 100;
 
-const ANSI = /\u001B\[[0-9;?]*[ -/]*[@-~]|\u001B[()][0-9A-Za-z]|\u001B[=>]/g;
+export const ANSI = /\u001B\[[0-9;?]*[ -/]*[@-~]|\u001B[()][0-9A-Za-z]|\u001B[=>]/g;
 
 /** Every process in the tree rooted at pid (hfx, and the short-lived `head` that reads the -shm). */
 export function tree(pid: number): number[] {
@@ -123,7 +123,7 @@ function percentile(values: readonly number[], p: number): number {
 }
 
 /** A program in a real pty of 140x40 (`script`), without colour, as an operator's terminal. */
-function inPty(command: string): ChildProcess {
+export function inPty(command: string): ChildProcess {
 	return spawn('script', ['-qfec', `stty cols 140 rows 40; exec ${command}`, '/dev/null'], {
 		env: {...process.env, CI: 'false', NO_COLOR: '1', FORCE_COLOR: '0'},
 		stdio: ['pipe', 'pipe', 'pipe'],
@@ -131,7 +131,7 @@ function inPty(command: string): ChildProcess {
 }
 
 /** A full first frame: the header and the sessions table's footer are both on screen. */
-const isFullFrame = (screen: string): boolean => screen.includes('READ-ONLY') && /\d+ sessions ·/.test(screen);
+export const isFullFrame = (screen: string): boolean => screen.includes('READ-ONLY') && /\d+ sessions ·/.test(screen);
 
 /**
  * The analysis complete: the sessions footer's status legend, which stands in the footer only once the first analysis

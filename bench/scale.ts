@@ -8,11 +8,12 @@
  * For each store and state: `hfx scan --json` wall time and peak RSS (GNU time %M; the two stores
  * interleaved in every round), the TUI's first full frame in a 140x40 pty (and the hfx process's
  * VmHWM at that frame), and the peak of the TMPDIR given to hfx over one more scan (sampled every
- * 10 ms). Judged: each figure's growth (scale ÷ 1M) ≤ the store's growth in messages, and the temp
+ * 10 ms). Judged: each figure's growth (scale ÷ 1M) ≤ the store's growth in sessions or in
+ * messages, whichever is smaller (the sessions: 4.66×, where the messages grow 9.52×), and the temp
  * disk ≤ 50 MB on every run. Not the bytes: the scale store's are held down on purpose (messages of
- * 50-250 characters, no trigram index), so a real store of 10M messages is bigger than it. The
- * store's growth in sessions and bytes is printed beside it, and a figure growing faster than the
- * sessions is named in the notes.
+ * 50-250 characters, no trigram index), so a real store of 10M messages is bigger than it; without
+ * its trigram index (1,194 MB) the 1M store is ~1.0 GB, and the scale store ~4.9× it. The bytes
+ * ratio is printed beside it.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -178,13 +179,15 @@ function growthRows(state: State, figures: readonly Figures[], store: Growth): R
 	];
 	return figuresOf.map(([what, a, b]) => {
 		const ratio = b / a;
+		const limit = Math.min(store.messages, store.sessions);
 		return {
 			measurement: `growth, ${state}: ${what}, scale ÷ 1M`,
 			ratio,
 			target:
-				`≤ ${store.messages.toFixed(2)}× (the store's messages; ` +
-				`sessions ${store.sessions.toFixed(2)}×, bytes ${store.bytes.toFixed(2)}×)`,
-			result: Number.isFinite(ratio) && ratio <= store.messages ? 'PASS' : 'FAIL',
+				`≤ ${limit.toFixed(2)}× (the store's sessions or messages, the smaller; ` +
+				`messages ${store.messages.toFixed(2)}×, sessions ${store.sessions.toFixed(2)}×, ` +
+				`bytes ${store.bytes.toFixed(2)}×)`,
+			result: Number.isFinite(ratio) && ratio <= limit ? 'PASS' : 'FAIL',
 		};
 	});
 }
@@ -246,20 +249,12 @@ export const scaleSection: Section = {
 			fs.rmSync(path.join(ctx.dataDir, 'scale-tmp'), {recursive: true, force: true});
 		}
 
-		for (const r of rows) {
-			if (r.ratio !== null && r.ratio !== undefined && r.ratio > growth.sessions) {
-				notes.push(
-					`${r.measurement}: ${r.ratio.toFixed(2)}×, faster than the sessions (${growth.sessions.toFixed(2)}×).`,
-				);
-			}
-		}
-
 		notes.push(
 			`The store grows ${growth.bytes.toFixed(2)}× in bytes, ${growth.messages.toFixed(2)}× in messages and ` +
-				`${growth.sessions.toFixed(2)}× in sessions. Every growth row is judged against the messages: the scale ` +
-				"store's bytes are held down on purpose (shorter messages, no trigram index: generate-profile.ts), so its " +
-				'bytes understate how far a real store of 10M messages has grown. A figure that grows faster than the ' +
-				'sessions is named here.',
+				`${growth.sessions.toFixed(2)}× in sessions. Every growth row is judged against the smaller of the ` +
+				"sessions and the messages: the scale store's bytes are held down on purpose (shorter messages, no " +
+				'trigram index: generate-profile.ts), so its bytes understate how far a real store of 10M messages ' +
+				'has grown.',
 		);
 		return {rows, notes};
 	},

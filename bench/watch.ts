@@ -14,7 +14,7 @@ import {type BenchContext, type Row, type Section, type SectionResult, median} f
 import {cpuShare, heldStoreCopy, rssMb, sleep, slope, tree} from './tui.js';
 
 const RATE = 200;
-const TARGET_CPU = 0.05;
+const TARGET_CPU = 0.03;
 const TARGET_RSS_MB = 120;
 const INTERVAL = '15s';
 const FLAT_MB = 5;

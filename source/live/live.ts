@@ -51,6 +51,8 @@ export type LiveOptions = {
 	activityLimit?: number;
 	/** The installed build's rules for the store's generation (issue #27); absent: the generation's own. */
 	buildRules?: LiveModelOptions['buildRules'];
+	/** Every row's signature compared at least this often (store/read/row-deltas.ts; default 5 s). */
+	signatureEveryMs?: number;
 };
 
 type Listener = (model: LiveModel) => void;
@@ -102,7 +104,7 @@ function signatureAt(location: string): string | null {
 
 export class LiveStore {
 	readonly location: StoreLocation;
-	private readonly options: Required<Omit<LiveOptions, 'maxGapSeconds' | 'buildRules'>> &
+	private readonly options: Required<Omit<LiveOptions, 'maxGapSeconds' | 'buildRules' | 'signatureEveryMs'>> &
 		Pick<LiveOptions, 'buildRules'> & {maxGapSeconds: number | undefined};
 	private readonly connection: LiveConnection;
 	private readonly rows: RowDeltas;
@@ -134,7 +136,7 @@ export class LiveStore {
 			buildRules: options.buildRules,
 		};
 		this.connection = new LiveConnection(location.path);
-		this.rows = new RowDeltas(location);
+		this.rows = new RowDeltas(location, {signatureEveryMs: options.signatureEveryMs});
 		// A reading in place the store changed under runs again: each reading starts the index and the feed afresh.
 		try {
 			this.feed = this.connection.read(({store, schema}) => {
@@ -208,6 +210,11 @@ export class LiveStore {
 	/** The store's real path (a link resolved), where its -wal and -shm are. */
 	get storePath(): string {
 		return this.connection.preflight.path;
+	}
+
+	/** How many times every session row's signature was compared (store/read/row-deltas.ts: tests count it). */
+	get signatureScans(): number {
+		return this.rows.signatureScans;
 	}
 
 	/** The last read was of a private copy (no owner holds the store). */

@@ -38,8 +38,18 @@ export type RowDelta = {
 	snapshot: Snapshot;
 };
 
+export type RowDeltasOptions = {
+	/**
+	 * Every row's signature is compared at least this often while commits add messages (default
+	 * 5 s, the TUI's); a commit that adds no message and no row is compared at once, whatever this is.
+	 */
+	signatureEveryMs?: number;
+};
+
 export class RowDeltas {
 	readonly index = new SessionIndex();
+	/** How many times every row's signature was compared (a scan of every session row: tests count it). */
+	signatureScans = 0;
 	/** The owner and the gateway's routing home (scope, sessions.json) every snapshot is read for. */
 	context!: SnapshotContext;
 	lastMessageId = 0;
@@ -53,7 +63,14 @@ export class RowDeltas {
 	private readonly probes = new RestartProbeReader();
 	private restartProbes: Snapshot['restartProbes'] = [];
 
-	constructor(private readonly location: StoreLocation) {}
+	private readonly signatureEveryMs: number;
+
+	constructor(
+		private readonly location: StoreLocation,
+		options: RowDeltasOptions = {},
+	) {
+		this.signatureEveryMs = options.signatureEveryMs ?? 5000;
+	}
 
 	/** The first full read, at open (before any other call). */
 	first(store: ReadOnlyStore, schema: SchemaInfo): {snapshot: Snapshot; meta: SnapshotMeta} {
@@ -108,7 +125,7 @@ export class RowDeltas {
 	 * What changed, without scanning every session on every commit: the sessions that got messages,
 	 * new rows and their parents (a rotation ends the parent) are re-read. A commit that adds no
 	 * message and no row changed some row in place (an end, a key): then, and at least every
-	 * five seconds, every row's signature is compared.
+	 * `signatureEveryMs` (five seconds unless told), every row's signature is compared.
 	 */
 	incremental(store: ReadOnlyStore, schema: SchemaInfo): RowDelta {
 		this.index.before = new Map();
@@ -117,7 +134,7 @@ export class RowDeltas {
 			const {counts: newMessages, high} = this.newMessagesSince(store, this.lastMessageId);
 			const {candidates, newRows} = this.newSessionRows(store, schema, newMessages);
 			const changed = new Set<string>();
-			if ((newMessages.size === 0 && newRows === 0) || Date.now() - this.lastSignatureScan > 5000) {
+			if ((newMessages.size === 0 && newRows === 0) || Date.now() - this.lastSignatureScan > this.signatureEveryMs) {
 				this.compareSignatures(store, schema, candidates, changed);
 			}
 
@@ -220,6 +237,7 @@ export class RowDeltas {
 		}
 
 		this.lastSignatureScan = Date.now();
+		this.signatureScans++;
 	}
 
 	/** Re-reads each candidate's row into the index (or drops it when the row is gone). */

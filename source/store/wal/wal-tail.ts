@@ -199,7 +199,14 @@ export class WalTail {
 
 			if (reset) {
 				this.resume = null;
-				this.cache = null;
+				// The same file restarted with new salts keeps the slot headers seen after the last break: a slot still
+				// unchanged lies beyond the new generation's write head, and so does every later one (classifyAfterBreak
+				// classifies them again from those headers). Without it every poll that came after a reset read the
+				// whole file (measured: 109 MB per 15 s reading of a 108 MB -wal holding ~200-700 valid frames).
+				const sameFile = reset === 'salts-changed' && st.dev === r.dev && st.ino === r.ino;
+				if (!sameFile || header.pageSize !== r.header.pageSize) {
+					this.cache = null;
+				}
 			}
 		}
 
@@ -291,9 +298,10 @@ export class WalTail {
 				if (usable && slot >= old.from && old.classes[slot - old.from] === STALE) {
 					const at = (slot - old.from) * WAL_FRAME_HEADER_BYTES;
 					if (buf.compare(old.headers, at, at + WAL_FRAME_HEADER_BYTES, o, o + WAL_FRAME_HEADER_BYTES) === 0) {
-						// This slot is unchanged, so is every later one (see TailCache).
+						// This slot is unchanged, so is every later one (see TailCache): classified again from the kept
+						// headers, for the salts may have changed since (a reset).
 						for (let s = slot; s < slots; s++) {
-							const cls = old.classes[s - old.from]!;
+							const cls = classifyHeader(walk, old.headers, (s - old.from) * WAL_FRAME_HEADER_BYTES);
 							countClass(walk, cls);
 							classes[s - first] = cls;
 						}

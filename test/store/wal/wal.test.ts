@@ -654,6 +654,29 @@ describe('WalTail', () => {
 		},
 	);
 
+	it('reads only what changed when a poll comes after a reset of the same file, reset after reset', async () => {
+		// hfx watch polls every 15 s while the agent restarts its -wal every few seconds: every poll follows a reset.
+		const s = await liveStore('tail-resets', {cachePages: 20});
+		const tail = new WalTail(s.wal);
+		for (let i = 0; i < 40; i++) {
+			await s.w.send({op: 'conversation', id: s.id, count: 10, from: T0 + i * 100, to: T0 + i * 100 + 90});
+		}
+
+		tail.poll();
+		for (let round = 0; round < 3; round++) {
+			await s.w.send({op: 'exec', sql: 'PRAGMA wal_checkpoint(PASSIVE)'});
+			await s.w.send({op: 'conversation', id: s.id, count: 2, from: T0 + 9000 + round, to: T0 + 9000 + round});
+			const p = tail.poll();
+			expect(p.reset, `round ${round}`).toBe('salts-changed');
+			expect(p.scan, `round ${round}`).toEqual(scanWal(fs.readFileSync(s.wal)));
+			expect(p.scan.staleFrames, `round ${round}`).toBeGreaterThan(0);
+			if (round > 0) {
+				// The new generation (read in doubling batches) and the slots the last generation held, not the file.
+				expect(p.bytesRead, `round ${round}`).toBeLessThan(p.scan.fileSize / 4);
+			}
+		}
+	});
+
 	it('reports a truncated and an overwritten WAL and rescans from frame 1', async () => {
 		const wal = await realWal();
 		const dir = tempDir('tail-copy');

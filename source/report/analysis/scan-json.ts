@@ -129,7 +129,10 @@ export type ScannedStore =
 	| {ok: true; facts: DatabaseFacts; analysis: Analysis}
 	| {ok: false; location: {path: string; label: string}; error: {toJSON(): unknown}};
 
-/** `hfx scan --json`: the first store's document, the others under `profiles`, and the exit code. */
+/**
+ * `hfx scan --json` whole: the first store's document, the others under `profiles`, and the exit code (the document
+ * scanJsonThen writes in pieces, byte for byte; its reference in the tests).
+ */
 export function scanJson(results: readonly ScannedStore[], exitCode: number) {
 	const [primary, ...others] = results.map(r =>
 		r.ok ? storeJson(r.facts, r.analysis) : failedJson(r.location, r.error),

@@ -1,7 +1,8 @@
 /**
  * The scan section's streaming row (issue #26: `hfx scan --json` streamed): when the first byte of the document
  * reaches the reader against when hfx exits, and the peak RSS of those runs. The first piece must be the head alone
- * (`database` and `rules`, no `summary`: sent before the analysis ran) and arrive before the exit.
+ * (`database` and `rules`, no `summary`: sent before the analysis ran) and arrive before the exit. The note also
+ * gives the time from the last byte to the exit (what the process does once its output is out).
  */
 import {spawn} from 'node:child_process';
 import fs from 'node:fs';
@@ -9,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import {type BenchContext, type Row, mb, median, rssMethod} from './harness.js';
 
-type StreamRun = {firstByteMs: number; totalMs: number; headOnly: boolean; rssKb: number | null};
+type StreamRun = {firstByteMs: number; lastByteMs: number; totalMs: number; headOnly: boolean; rssKb: number | null};
 
 /** One run, stdout read as it comes: the time of its first byte, of the exit, and the peak RSS (GNU time's %M). */
 async function streamRun(args: readonly string[], cwd: string): Promise<StreamRun> {
@@ -21,8 +22,10 @@ async function streamRun(args: readonly string[], cwd: string): Promise<StreamRu
 	const started = performance.now();
 	const child = spawn(file, argv, {cwd, stdio: ['ignore', 'pipe', 'ignore']});
 	let firstByteMs: number | null = null;
+	let lastByteMs = 0;
 	let first = '';
 	child.stdout!.on('data', (d: Buffer) => {
+		lastByteMs = performance.now() - started;
 		if (firstByteMs === null) {
 			firstByteMs = performance.now() - started;
 			first = d.toString();
@@ -45,6 +48,7 @@ async function streamRun(args: readonly string[], cwd: string): Promise<StreamRu
 
 	return {
 		firstByteMs: firstByteMs ?? totalMs,
+		lastByteMs,
 		totalMs,
 		headOnly: first.includes('"rules"') && !first.includes('"summary"'),
 		rssKb,
@@ -64,6 +68,7 @@ export async function streamRow(ctx: BenchContext, hfxArgs: readonly string[]): 
 
 	const first = median(runs.map(r => r.firstByteMs));
 	const total = median(runs.map(r => r.totalMs));
+	const tail = median(runs.map(r => r.totalMs - r.lastByteMs));
 	const rss = runs.every(r => r.rssKb !== null) ? Math.max(...runs.map(r => r.rssKb!)) : null;
 	const ok = runs.every(r => r.headOnly && r.firstByteMs < r.totalMs);
 	return {
@@ -78,7 +83,8 @@ export async function streamRow(ctx: BenchContext, hfxArgs: readonly string[]): 
 		note:
 			`Streaming: the first byte of \`hfx scan --json\` reached the reader after ${first.toFixed(0)} ms (median ` +
 			`of ${runs.length}), its exit after ${total.toFixed(0)} ms (first byte / exit ` +
-			`${(first / total).toFixed(2)}); the first piece was the head alone (database, rules) in ` +
+			`${(first / total).toFixed(2)}; from its last byte to its exit ${tail.toFixed(0)} ms); the first ` +
+			`piece was the head alone (database, rules) in ` +
 			`${runs.filter(r => r.headOnly).length} of ${runs.length} runs; peak RSS of those runs ` +
 			`${mb(rss)?.toFixed(1) ?? '?'} MB (the ratio column here is first byte / exit).`,
 	};

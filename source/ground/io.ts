@@ -28,7 +28,11 @@ export type Io = {
 	out: (line: string) => void;
 	/** One line on stderr, made safe. */
 	err: (line: string) => void;
-	/** A JSON document on stdout, two-space indented: parses back to the exact strings. */
+	/**
+	 * A JSON document on stdout, two-space indented: parses back to the exact strings. It may hold `thenFields`
+	 * objects whose rest is made as it is written (text/json-chunks.ts): write it with jsonChunks, never
+	 * JSON.stringify (which would leave that rest out).
+	 */
 	json: (value: unknown) => void;
 	/** Seconds since the epoch; injectable so output is reproducible in tests. */
 	now: () => number;

@@ -19,6 +19,7 @@ import Database from 'better-sqlite3';
 import type {Executed} from './capture-hook.js';
 import {type BenchManifest, ensureBenchDb} from './generate.js';
 import {detectionScript} from './detection-sql.js';
+import {streamRow} from './scan-stream.js';
 import {
 	type BenchContext,
 	type Measurement,
@@ -666,6 +667,10 @@ export const scanSection: Section = {
 					`(minimums ${(hfx.minMs / floor.minMs).toFixed(2)}×). hfx ` +
 					`wrote ${(jsonBytes / 1e6).toFixed(1)} MB of JSON.`,
 			);
+
+			const stream = await streamRow(ctx, hfxArgs);
+			rows.push(stream.row);
+			notes.push(stream.note);
 
 			const phases = phaseBreakdown(ctx, dbPath);
 			const total = Object.values(phases.phases).reduce((a, b) => a + b, 0);

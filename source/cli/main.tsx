@@ -204,6 +204,15 @@ main(process.argv.slice(2)).then(async code => {
 	}
 
 	process.exitCode = code;
+	// Once nothing is left to run, exit at once rather than through Node's teardown of the environment, which frees
+	// the heap piece by piece: `hfx scan --json` of the 1M-message bench store (~170 MB peak RSS, read in place) took
+	// 431-586 ms (median 514) from its last byte to its exit, 124-285 ms (median 152) exiting here (5 interleaved
+	// rounds against the build before, a machine at load 14 on 2 cores; peak RSS and output unchanged). 'beforeExit'
+	// comes only with the event loop empty (no write, timer or child pending); process.exit still runs the 'exit'
+	// handlers and writes the compile cache (checked: a fresh NODE_COMPILE_CACHE folder is filled the same).
+	process.once('beforeExit', () => {
+		process.exit();
+	});
 }, reportFailure);
 
 // An error thrown outside the command's promise (a stream's 'error', a timer) ends the same way:

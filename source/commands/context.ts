@@ -10,6 +10,8 @@ import {loadStore, type DatabaseFacts} from '../store/read/load.js';
 import type {ColumnSet} from '../store/read/read-snapshot.js';
 import {refusalJson} from '../report/refusal-json.js';
 import {storeBuildRules} from '../store/places/store-build.js';
+import type {Snapshot} from '../forensics/types.js';
+import {testPause} from '../ground/test-pause.js';
 
 export {type GlobalFlags, type Io, processIo} from '../ground/io.js';
 import type {GlobalFlags, Io} from '../ground/io.js';
@@ -38,22 +40,22 @@ export function buildRulesOf(
 	return storeBuildRules(location.path, ruleSet, {askHermes: flags.askHermes, env});
 }
 
+/** A store read and its build's rules known, its analysis not yet run; or refused in one line. */
+export type LoadedStore =
+	| {ok: true; location: StoreLocation; facts: DatabaseFacts; snapshot: Snapshot; buildRules: BuildRules}
+	| {ok: false; location: StoreLocation; error: FailClosed};
+
 /** `lean` reads only what the forensic engine needs (scan); views that print titles and tokens need `full`. */
-export function loadAndAnalyze(
+export function loadForAnalysis(
 	location: StoreLocation,
 	flags: GlobalFlags,
 	columns: ColumnSet = 'full',
 	env: NodeJS.ProcessEnv = process.env,
-): StoreResult {
+): LoadedStore {
 	try {
 		const loaded = loadStore(location, {columns});
 		const buildRules = buildRulesOf(location, loaded.facts.ruleSet, flags, env);
-		return {
-			ok: true,
-			location,
-			facts: loaded.facts,
-			analysis: analyze(loaded.snapshot, {maxGapSeconds: flags.maxGapSeconds, buildRules}),
-		};
+		return {ok: true, location, facts: loaded.facts, snapshot: loaded.snapshot, buildRules};
 	} catch (error) {
 		// A refusal, or a file error of the OS (its one line): this store is refused, the others still run.
 		const refusal = asRefusal(error);
@@ -63,6 +65,24 @@ export function loadAndAnalyze(
 
 		throw error;
 	}
+}
+
+/** The analysis of a store read by loadForAnalysis (pure: no file is touched, nothing is refused any more). */
+export function analyzeLoaded(loaded: Extract<LoadedStore, {ok: true}>, flags: GlobalFlags): Analysis {
+	testPause('analysis');
+	return analyze(loaded.snapshot, {maxGapSeconds: flags.maxGapSeconds, buildRules: loaded.buildRules});
+}
+
+export function loadAndAnalyze(
+	location: StoreLocation,
+	flags: GlobalFlags,
+	columns: ColumnSet = 'full',
+	env: NodeJS.ProcessEnv = process.env,
+): StoreResult {
+	const loaded = loadForAnalysis(location, flags, columns, env);
+	return loaded.ok
+		? {ok: true, location, facts: loaded.facts, analysis: analyzeLoaded(loaded, flags)}
+		: {ok: false, location, error: loaded.error};
 }
 
 /**

@@ -28,7 +28,11 @@ export type Io = {
 	out: (line: string) => void;
 	/** One line on stderr, made safe. */
 	err: (line: string) => void;
-	/** A JSON document on stdout, two-space indented: parses back to the exact strings. */
+	/**
+	 * A JSON document on stdout, two-space indented: parses back to the exact strings. It may hold `thenFields`
+	 * objects whose rest is made as it is written (text/json-chunks.ts): write it with jsonChunks, never
+	 * JSON.stringify (which would leave that rest out).
+	 */
 	json: (value: unknown) => void;
 	/** Seconds since the epoch; injectable so output is reproducible in tests. */
 	now: () => number;
@@ -41,7 +45,8 @@ const PIECE = 64 * 1024;
 /**
  * A JSON document on stdout as it is made (text/json-chunks.ts: the same bytes as the whole
  * `safeJson(value, 2)`), in pieces of about 64 KB, so the whole document is never one string
- * (issue #26). stdout to a pipe or a file is synchronous on Linux: each write is done, or
+ * (issue #26), and what is made is sent before a part that waits on a computation is made (the head of `hfx scan
+ * --json` while the analysis runs). stdout to a pipe or a file is synchronous on Linux: each write is done, or
  * refused, before the next piece is made, so there is no drain to wait for. A closed pipe
  * (`hfx scan --json | head -c 100`) destroys stdout: nothing more is made, and its EPIPE ends hfx
  * quietly (cli/main.tsx).
@@ -54,7 +59,9 @@ function writeJson(value: unknown): void {
 		const next = chunks.next();
 		done = next.done === true;
 		piece += next.done === true ? '\n' : next.value;
-		if (done || piece.length >= PIECE) {
+		// An empty piece: what follows waits on a computation (text/json-chunks.ts thenFields), so send what is made.
+		const flush = next.value === '' && piece.length > 0;
+		if (done || flush || piece.length >= PIECE) {
 			if (process.stdout.destroyed) {
 				return;
 			}

@@ -10,6 +10,8 @@
  * folder `hfx-<kind>-<pid>-<rand>` was just made, e.g. temp-verify, temp-drill, temp-read),
  * `live-read` (store/open/live-connection.ts: a live view's read runs, its connection open: a read of a large store
  * lasts),
+ * `analysis` (commands/context.ts: a store is read and its analysis about to run; `hfx scan --json` has sent its
+ * document's head by then),
  * `restore-staged` (backup/restore/stage.ts: a member is staged as `.NAME.hfx-p<pid>.partial`),
  * `restore-renamed` (backup/restore/commit.ts: the first staged member was renamed into place, the rest not yet).
  */

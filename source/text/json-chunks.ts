@@ -10,6 +10,11 @@
  * does, and what JSON leaves out is left out (null in an array). The pieces are made safe one
  * by one: `safeJson` escapes character by character inside strings, and a string is never split
  * between two pieces.
+ *
+ * An object made with `thenFields(head, rest)` is written as one object, head's fields and then rest's, and `rest`
+ * is called only when the writer reaches it: what hangs on a long computation (`hfx scan`'s analysis) comes after
+ * the fields known before it, and an empty piece ('') just before the call tells the writer to send what it holds
+ * first (ground/io.ts), so the first bytes are out while the rest is computed.
  */
 import {safeJson} from './sanitize.js';
 
@@ -22,6 +27,26 @@ const STREAMED = new WeakSet<object>();
 export function eachStreamed<T>(items: T[]): T[] {
 	STREAMED.add(items);
 	return items;
+}
+
+/** The fields of a `thenFields` object made when the writer reaches them (a symbol: JSON.stringify never sees it). */
+const REST = Symbol('rest');
+
+type Fields = Record<string, unknown>;
+
+/**
+ * One object for the writer: `head`'s fields, then those of `rest()` (called once, when the writer has written the
+ * head). `head` and what `rest` returns may be `thenFields` objects themselves: their tails are put off in turn.
+ */
+export function thenFields(head: Fields, rest: () => Fields): Fields {
+	const headRest = restOf(head);
+	// A head that is a thenFields object itself: its own rest, then this one.
+	const after = headRest ? () => thenFields(headRest(), rest) : rest;
+	return Object.defineProperty({...head}, REST, {value: after, enumerable: false});
+}
+
+function restOf(value: object): (() => Fields) | undefined {
+	return (value as {[REST]?: () => Fields})[REST];
 }
 
 /** What JSON.stringify writes for `value` under `key`: its toJSON's answer when it has one. */
@@ -51,18 +76,28 @@ function whole(value: unknown, at: string): string {
 	return safeJson(value, 2).replaceAll('\n', `\n${at}`);
 }
 
-function* objectChunks(value: Record<string, unknown>, at: string): Generator<string> {
+function* objectChunks(value: Fields, at: string): Generator<string> {
 	const inner = at + INDENT;
 	let first = true;
-	for (const key of Object.keys(value)) {
-		const field = resolved(value[key], key);
-		if (omitted(field)) {
-			continue;
+	for (let fields: Fields | undefined = value; fields !== undefined; ) {
+		for (const key of Object.keys(fields)) {
+			const field = resolved(fields[key], key);
+			if (omitted(field)) {
+				continue;
+			}
+
+			yield `${first ? '{' : ','}\n${inner}${safeJson(key)}: `;
+			first = false;
+			yield* valueChunks(field, inner, false);
 		}
 
-		yield `${first ? '{' : ','}\n${inner}${safeJson(key)}: `;
-		first = false;
-		yield* valueChunks(field, inner, false);
+		const rest = restOf(fields);
+		if (rest) {
+			// What is made goes out before the rest is computed.
+			yield '';
+		}
+
+		fields = rest?.();
 	}
 
 	yield first ? '{}' : `\n${at}}`;
@@ -82,7 +117,7 @@ function* arrayChunks(value: unknown[], at: string): Generator<string> {
 function* valueChunks(value: unknown, at: string, asWhole: boolean): Generator<string> {
 	if (omitted(value)) {
 		yield 'null';
-	} else if (asWhole || !walkable(value)) {
+	} else if (!walkable(value) || (asWhole && restOf(value) === undefined)) {
 		yield whole(value, at);
 	} else if (Array.isArray(value)) {
 		yield* arrayChunks(value, at);
@@ -91,7 +126,10 @@ function* valueChunks(value: unknown, at: string, asWhole: boolean): Generator<s
 	}
 }
 
-/** The pieces of `safeJson(value, 2)`, in order (no final newline). */
+/**
+ * The pieces of `safeJson(value, 2)`, in order (no final newline); an empty piece where a `thenFields` object's
+ * rest is about to be computed.
+ */
 export function jsonChunks(value: unknown): Generator<string> {
 	return valueChunks(resolved(value, ''), '', false);
 }

@@ -2,9 +2,11 @@
  * `hfx scan --json` streamed (issue #26): the real binary writes the document in pieces as it is
  * made, never as one string of the whole, and the bytes are exactly the whole-document string it
  * printed before (`safeJson(doc, 2)` and a newline), on the real-Hermes fixtures and on a store of
- * 3,000 keyless rows written by a second process. A closed pipe still ends it quietly.
+ * 3,000 keyless rows written by a second process. A closed pipe still ends it quietly. The head of the document
+ * (`database`, `rules`) is out before the analysis runs: the `analysis` test pause holds it there while the test
+ * reads what came.
  */
-import {spawnSync} from 'node:child_process';
+import {spawn, spawnSync} from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -81,6 +83,35 @@ describe('hfx scan --json, streamed', () => {
 		expect(sizes.length).toBeGreaterThan(10);
 		expect(Math.max(...sizes)).toBeLessThan(200_000);
 	});
+
+	it('sends the head of the document before the analysis runs (the analysis held by a test pause)', async () => {
+		const child = spawn(process.execPath, [path.join(ROOT, 'dist/hfx.js'), 'scan', '--db', store.db, '--json'], {
+			env: {...process.env, NO_COLOR: '1', HFX_TEST_PAUSE_AT: 'analysis', HFX_TEST_PAUSE_MS: '4000'},
+		});
+		let stdout = '';
+		let stderr = '';
+		let atPause: string | null = null;
+		child.stdout.setEncoding('utf8').on('data', (d: string) => {
+			stdout += d;
+		});
+		child.stderr.setEncoding('utf8').on('data', (d: string) => {
+			stderr += d;
+			if (stderr.includes('paused at analysis')) {
+				// What was written before the pause is in the pipe by then: read it a second later, the analysis still held.
+				setTimeout(() => {
+					atPause ??= stdout;
+				}, 1000);
+			}
+		});
+		const code = await new Promise<number | null>(resolve => child.once('close', resolve));
+		expect(stderr).toMatch(/^hfx-test: paused at analysis \(pid \d+\)\n$/);
+		expect(code).toBe(1);
+		const doc = JSON.parse(stdout) as {database: unknown; rules: unknown};
+		expect(stdout).toBe(`${safeJson(doc, 2)}\n`);
+		// Exactly the document's first two fields, nothing the analysis decides.
+		const head = safeJson({database: doc.database, rules: doc.rules}, 2).replace(/\n\}$/, '');
+		expect(atPause).toBe(head);
+	}, 60_000);
 
 	it('ends quietly when the reader closes the pipe (| head -c 100): the same exit, nothing on stderr', () => {
 		const command = `"${process.execPath}" "${path.join(ROOT, 'dist/hfx.js')}" scan --db "${store.db}" --json`;

@@ -3,7 +3,7 @@
  * the whole-document string `hfx scan --json` printed before, and no piece holds a whole large array.
  */
 import {describe, expect, it} from 'vitest';
-import {eachStreamed, jsonChunks} from '../../source/text/json-chunks.js';
+import {eachStreamed, jsonChunks, thenFields} from '../../source/text/json-chunks.js';
 import {safeJson} from '../../source/text/sanitize.js';
 import {prng} from '../helpers/prng.js';
 
@@ -92,5 +92,33 @@ describe('jsonChunks', () => {
 		expect(marked.length).toBeGreaterThan(100);
 		expect(unmarked.some(p => p.includes('"id": 0') && p.includes('"id": 99'))).toBe(true);
 		expect(marked.join('')).toBe(unmarked.join(''));
+	});
+
+	it('writes a thenFields object as one object, its rest made only once its head is out, after an empty piece', () => {
+		const made: string[] = [];
+		const doc = thenFields({database: {path: 'a'}, rules: 'v30'}, () => {
+			made.push('rest');
+			return thenFields({summary: {orphans: 1}, skipped: undefined}, () => ({exitCode: 1}));
+		});
+		const pieces: string[] = [];
+		for (const piece of jsonChunks(doc)) {
+			if (made.length === 0) {
+				pieces.push(piece);
+			}
+		}
+
+		expect(made).toEqual(['rest']);
+		// Before the rest was made: the head, then the empty piece that asks the writer to send it.
+		expect(pieces.join('')).toBe('{\n  "database": {\n    "path": "a"\n  },\n  "rules": "v30"');
+		expect(pieces.at(-1)).toBe('');
+		const whole = {database: {path: 'a'}, rules: 'v30', summary: {orphans: 1}, exitCode: 1};
+		expect(joined(doc)).toBe(safeJson(whole, 2));
+	});
+
+	it('chains a thenFields head with its own rest, and walks thenFields elements of any array', () => {
+		const head = thenFields({a: 1}, () => ({b: [2]}));
+		expect(joined(thenFields(head, () => ({c: 3})))).toBe(safeJson({a: 1, b: [2], c: 3}, 2));
+		expect(joined({list: [thenFields({}, () => ({x: 'y'})), 4]})).toBe(safeJson({list: [{x: 'y'}, 4]}, 2));
+		expect(joined(thenFields({}, () => ({})))).toBe('{}');
 	});
 });

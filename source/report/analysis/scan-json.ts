@@ -2,12 +2,13 @@
  * `hfx scan --json`: the JSON contract of a store's analysis, in one file (orphans, chats,
  * rollbacks, findings, what an upgrade changes). `hfx routing --json` shares its chat shape.
  */
-import {eachStreamed} from '../../text/json-chunks.js';
+import {eachStreamed, thenFields} from '../../text/json-chunks.js';
 import {placesJson} from '../files/places-json.js';
 import {hasFindings, type Analysis} from '../../forensics/analysis/analyze.js';
 import type {OrphanVerdict} from '../../forensics/routing/orphans.js';
 import type {ChatRouting} from '../../forensics/routing/routing.js';
 import type {UpgradeChanges} from '../../forensics/routing/upgrade.js';
+import type {BuildRules} from '../../forensics/routing/build-rules.js';
 import type {DatabaseFacts} from '../../store/read/load.js';
 import {rollbackJson} from './rollbacks.js';
 import {ruleSetJson} from './rule-set-lines.js';
@@ -63,9 +64,17 @@ export function routingJson(r: ChatRouting, changes?: UpgradeChanges) {
 }
 
 export function storeJson(facts: DatabaseFacts, analysis: Analysis) {
+	return {...headJson(facts, analysis.buildRules), ...analysedJson(facts, analysis)};
+}
+
+/** The fields of a store's document known before its analysis: where and what it is, the rules it is judged by. */
+function headJson(facts: DatabaseFacts, buildRules: BuildRules | null) {
+	return {database: facts, rules: ruleSetJson(facts, buildRules)};
+}
+
+/** The fields of a store's document its analysis decides, after `headJson`'s. */
+function analysedJson(facts: DatabaseFacts, analysis: Analysis) {
 	return {
-		database: facts,
-		rules: ruleSetJson(facts, analysis.buildRules),
 		maxGapSeconds: analysis.maxGapSeconds,
 		summary: {
 			sessions: facts.sessionCount,
@@ -120,11 +129,40 @@ export type ScannedStore =
 	| {ok: true; facts: DatabaseFacts; analysis: Analysis}
 	| {ok: false; location: {path: string; label: string}; error: {toJSON(): unknown}};
 
-/** `hfx scan --json`: the first store's document, the others under `profiles`, and the exit code. */
+/**
+ * `hfx scan --json` whole: the first store's document, the others under `profiles`, and the exit code (the document
+ * scanJsonThen writes in pieces, byte for byte; its reference in the tests).
+ */
 export function scanJson(results: readonly ScannedStore[], exitCode: number) {
 	const [primary, ...others] = results.map(r =>
 		r.ok ? storeJson(r.facts, r.analysis) : failedJson(r.location, r.error),
 	);
 	// Each profile is a document of its own: streamed field by field too (text/json-chunks.ts).
 	return {...primary, ...(others.length > 0 ? {profiles: eachStreamed(others)} : {}), exitCode};
+}
+
+/**
+ * One store of `hfx scan --json` as the streamed writer takes it (text/json-chunks.ts): read, its analysis not yet
+ * run (`analysis` runs it, once, when the writer reaches it), or refused in one line.
+ */
+export type PendingStore =
+	| {ok: true; facts: DatabaseFacts; buildRules: BuildRules | null; analysis: () => Analysis}
+	| {ok: false; location: {path: string; label: string}; error: {toJSON(): unknown}};
+
+function pendingJson(store: PendingStore) {
+	return store.ok
+		? thenFields(headJson(store.facts, store.buildRules), () => analysedJson(store.facts, store.analysis()))
+		: failedJson(store.location, store.error);
+}
+
+/**
+ * `hfx scan --json` as it is made, the same bytes as `scanJson` (issue #26): the first store's head (`database`,
+ * `rules`) is written before its analysis runs, each other store is read (`storeAt(i)`) when the writer reaches its
+ * place under `profiles`, and `exitCode` is asked for last, when every store has been judged.
+ */
+export function scanJsonThen(count: number, storeAt: (i: number) => PendingStore, exitCode: () => number) {
+	const others = Array.from({length: count - 1}, (_, i) => thenFields({}, () => pendingJson(storeAt(i + 1))));
+	const tail = () =>
+		thenFields(others.length > 0 ? {profiles: eachStreamed(others)} : {}, () => ({exitCode: exitCode()}));
+	return thenFields(pendingJson(storeAt(0)), tail);
 }

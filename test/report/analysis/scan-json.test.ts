@@ -7,7 +7,17 @@ import {describe, expect, it} from 'vitest';
 import {analyze} from '../../../source/forensics/analysis/analyze.js';
 import {FailClosed} from '../../../source/ground/errors.js';
 import {ruleSetJson} from '../../../source/report/analysis/rule-set-lines.js';
-import {failedJson, orphanJson, routingJson, scanJson, storeJson} from '../../../source/report/analysis/scan-json.js';
+import {
+	type PendingStore,
+	failedJson,
+	orphanJson,
+	routingJson,
+	scanJson,
+	scanJsonThen,
+	storeJson,
+} from '../../../source/report/analysis/scan-json.js';
+import {jsonChunks} from '../../../source/text/json-chunks.js';
+import {safeJson} from '../../../source/text/sanitize.js';
 import {databaseFacts} from '../../helpers/database-facts.js';
 import {T0, dmKey, routingEntry, session, snapshot} from '../../helpers/records.js';
 
@@ -108,5 +118,88 @@ describe('failedJson and scanJson', () => {
 		);
 		expect(many).toMatchObject({exitCode: 2, summary: {orphans: 1}});
 		expect(many.profiles).toEqual([failedJson({path: '/p/state.db', label: 'work'}, REFUSAL)]);
+	});
+});
+
+describe('scanJsonThen', () => {
+	const work = {path: '/p/state.db', label: 'work'};
+	const stores: PendingStore[] = [
+		{ok: true, facts: databaseFacts(), buildRules: null, analysis: () => analysis},
+		{ok: false, location: work, error: REFUSAL},
+		{ok: true, facts: databaseFacts({sessionCount: 1}), buildRules: null, analysis: () => healthy},
+	];
+
+	it('writes the bytes of scanJson, for one store and for several', () => {
+		const whole = scanJson(
+			[
+				{ok: true, facts: databaseFacts(), analysis},
+				{ok: false, location: work, error: REFUSAL},
+				{ok: true, facts: databaseFacts({sessionCount: 1}), analysis: healthy},
+			],
+			2,
+		);
+		expect(
+			[
+				...jsonChunks(
+					scanJsonThen(
+						3,
+						i => stores[i]!,
+						() => 2,
+					),
+				),
+			].join(''),
+		).toBe(safeJson(whole, 2));
+		const one = scanJson([{ok: true, facts: databaseFacts(), analysis}], 1);
+		expect(
+			[
+				...jsonChunks(
+					scanJsonThen(
+						1,
+						i => stores[i]!,
+						() => 1,
+					),
+				),
+			].join(''),
+		).toBe(safeJson(one, 2));
+	});
+
+	it('reads each store, runs its analysis and asks for the exit code only when the writer reaches them', () => {
+		const events: string[] = [];
+		const doc = scanJsonThen(
+			2,
+			i => {
+				events.push(`read ${i}`);
+				const store = stores[i]!;
+				if (!store.ok) {
+					return store;
+				}
+
+				return {
+					...store,
+					analysis: () => {
+						events.push(`analysis ${i}`);
+						return store.analysis();
+					},
+				};
+			},
+			() => {
+				events.push('exit code');
+				return 2;
+			},
+		);
+		expect(events).toEqual(['read 0']);
+		// Each piece with how much had happened when it was made.
+		const pieces: Array<{piece: string; events: number}> = [];
+		for (const piece of jsonChunks(doc)) {
+			pieces.push({piece, events: events.length});
+		}
+
+		const beforeAnalysis = pieces
+			.filter(p => p.events === 1)
+			.map(p => p.piece)
+			.join('');
+		expect(beforeAnalysis).toContain('"rules"');
+		expect(beforeAnalysis).not.toContain('"summary"');
+		expect(events).toEqual(['read 0', 'analysis 0', 'read 1', 'exit code']);
 	});
 });

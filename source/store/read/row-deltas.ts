@@ -109,7 +109,7 @@ export class RowDeltas {
 			}
 
 			this.reread(store, schema, candidates, changed);
-			this.restartProbes = this.probes.read(store, schema, this.index.list);
+			this.restartProbes = this.probes.readChanged(store, schema, this.index.changes());
 			this.lastMessageId = high;
 			return {newMessages, changed, dataVersion, routing: this.readRouting(store, schema)};
 		});

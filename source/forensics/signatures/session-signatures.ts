@@ -182,20 +182,10 @@ function phantomFinding(s: SessionRecord): Finding {
 }
 
 function foreignFindings(
-	sessions: readonly SessionRecord[],
+	byProfile: ReadonlyMap<string, SessionRecord[]>,
 	routing: readonly RoutingEntry[],
 	owner: string,
 ): Finding[] {
-	const byProfile = new Map<string, SessionRecord[]>();
-	for (const s of sessions) {
-		const {profile, labelled} = signsOf(s);
-		if (profile !== null && (profile !== owner || labelled)) {
-			const list = byProfile.get(profile) ?? [];
-			list.push(s);
-			byProfile.set(profile, list);
-		}
-	}
-
 	return [...byProfile].map(([profile, rows]) => {
 		const keys = new Set(rows.map(r => r.sessionKey!));
 		const routed = routing.filter(e => keys.has(e.sessionKey)).length;
@@ -236,29 +226,36 @@ export function signatureFindings(
 	},
 ): Finding[] {
 	const routed = new Set(context.routing.flatMap(e => (e.sessionId ? [e.sessionId] : [])));
+	// One pass, one lookup per row (the live view runs this on every commit).
+	const nullChat: SessionRecord[] = [];
+	const staleClose: SessionRecord[] = [];
+	const phantom: SessionRecord[] = [];
+	const byProfile = new Map<string, SessionRecord[]>();
+	for (const s of sessions) {
+		const signs = signsOf(s);
+		if (signs.nullChat) {
+			nullChat.push(s);
+		}
+
+		if (signs.closedThenWritten && !(context.lineage.children.get(s.id) ?? []).some(e => e.kind === 'compression')) {
+			staleClose.push(s);
+		}
+
+		if (signs.phantom) {
+			phantom.push(s);
+		}
+
+		if (signs.profile !== null && (signs.profile !== context.owner || signs.labelled)) {
+			const list = byProfile.get(signs.profile) ?? [];
+			list.push(s);
+			byProfile.set(signs.profile, list);
+		}
+	}
+
 	return [
-		...capped(
-			'keyed-null-chat-id',
-			sessions.filter(s => signsOf(s).nullChat),
-			s => nullChatIdFinding(s, context.byId),
-			'keyed rows without chat_id',
-		),
-		...capped(
-			'stale-explicit-close',
-			sessions.filter(
-				s =>
-					signsOf(s).closedThenWritten &&
-					!(context.lineage.children.get(s.id) ?? []).some(e => e.kind === 'compression'),
-			),
-			s => staleCloseFinding(s, routed),
-			'rows with a stale close stamp',
-		),
-		...capped(
-			'phantom-unknown-row',
-			sessions.filter(s => signsOf(s).phantom),
-			phantomFinding,
-			'phantom rows',
-		),
-		...foreignFindings(sessions, context.routing, context.owner),
+		...capped('keyed-null-chat-id', nullChat, s => nullChatIdFinding(s, context.byId), 'keyed rows without chat_id'),
+		...capped('stale-explicit-close', staleClose, s => staleCloseFinding(s, routed), 'rows with a stale close stamp'),
+		...capped('phantom-unknown-row', phantom, phantomFinding, 'phantom rows'),
+		...foreignFindings(byProfile, context.routing, context.owner),
 	];
 }

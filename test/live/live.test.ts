@@ -192,6 +192,27 @@ describe('LiveStore', () => {
 		});
 	}
 
+	it('compares the rows in place in slices while messages keep coming: an end and a deleted row are read', async () => {
+		// The clock held still: no full reload, and (before the rolling comparison) no five-second pass either.
+		const clock = 1_000_000;
+		const now = vi.spyOn(Date, 'now').mockImplementation(() => clock);
+		cleanups.push(() => now.mockRestore());
+		const {w, chat, live} = await setup({quietChats: 3});
+		const quiet = (user: string) => live.model.analysis.snapshot.sessions.find(s => s.userId === user)!.id;
+		const [ended, gone] = [quiet('q0'), quiet('q1')];
+		// Commits that add no message (an end in place, a row deleted), then one that does: the refresh after them
+		// reads new messages, so only the rolling comparison can see the other two.
+		await w.send({op: 'exec', sql: `UPDATE sessions SET end_reason = 'idle', ended_at = ${T0} WHERE id = '${ended}'`});
+		await w.send({op: 'exec', sql: `DELETE FROM messages WHERE session_id = '${gone}'`});
+		await w.send({op: 'exec', sql: `DELETE FROM sessions WHERE id = '${gone}'`});
+		await w.send({op: 'conversation', id: chat, count: 1, from: T0 + 200, to: T0 + 200});
+		expect(live.refresh()).toBe(true);
+		const {analysis} = live.model;
+		expect(analysis.byId.get(ended)!.endReason).toBe('idle');
+		expect(analysis.byId.has(gone)).toBe(false);
+		expect(analysis.snapshot.sessions.map(s => s.id)).not.toContain(gone);
+	});
+
 	it('reads the latest messages of a session for the detail view', async () => {
 		const {w, chat, live} = await setup();
 		await w.send({

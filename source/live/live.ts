@@ -37,6 +37,13 @@ export type LiveOptions = {
 	pollMs?: number;
 	/** Coalesce bursts of fs events. */
 	debounceMs?: number;
+	/**
+	 * Refreshes start at least this far apart (default 50 ms): a writer committing 200 times a second is read in
+	 * batches of ~10 commits, each refresh costing about what one commit would (the per-read work is mostly fixed:
+	 * the connection, the signature, the analysis's pass), while a commit still reaches the screen well within
+	 * 100 ms (bench/tui.ts judges the p95).
+	 */
+	minIntervalMs?: number;
 	maxGapSeconds?: number;
 	/** Watch the folder with chokidar (off in some tests). */
 	watch?: boolean;
@@ -128,6 +135,7 @@ export class LiveStore {
 		this.options = {
 			pollMs: options.pollMs ?? 1000,
 			debounceMs: options.debounceMs ?? 25,
+			minIntervalMs: options.minIntervalMs ?? 50,
 			maxGapSeconds: options.maxGapSeconds,
 			watch: options.watch ?? true,
 			fullReloadMs: options.fullReloadMs ?? 600_000,

@@ -4,6 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import {afterAll, afterEach, describe, expect, it, vi} from 'vitest';
 import {LiveStore, type LiveModel} from '../../source/live/live.js';
+import {derivedFrom} from '../../source/forensics/analysis/incremental.js';
+import {ReadOnlyStore} from '../../source/store/open/open.js';
+import type {ReadStatement} from '../../source/store/open/read-connection.js';
 import {analyze} from '../../source/forensics/analysis/analyze.js';
 import {T0} from '../fixtures/scenarios.js';
 import {WriterProcess} from '../helpers/writer.js';
@@ -191,6 +194,75 @@ describe('LiveStore', () => {
 			check();
 		});
 	}
+
+	it('compares the rows in place in slices while messages keep coming: an end and a deleted row are read', async () => {
+		// The clock held still: no full reload, and (before the rolling comparison) no five-second pass either.
+		const clock = 1_000_000;
+		const now = vi.spyOn(Date, 'now').mockImplementation(() => clock);
+		cleanups.push(() => now.mockRestore());
+		const {w, chat, live} = await setup({quietChats: 3});
+		const quiet = (user: string) => live.model.analysis.snapshot.sessions.find(s => s.userId === user)!.id;
+		const [ended, gone] = [quiet('q0'), quiet('q1')];
+		// Commits that add no message (an end in place, a row deleted), then one that does: the refresh after them
+		// reads new messages, so only the rolling comparison can see the other two.
+		await w.send({op: 'exec', sql: `UPDATE sessions SET end_reason = 'idle', ended_at = ${T0} WHERE id = '${ended}'`});
+		await w.send({op: 'exec', sql: `DELETE FROM messages WHERE session_id = '${gone}'`});
+		await w.send({op: 'exec', sql: `DELETE FROM sessions WHERE id = '${gone}'`});
+		await w.send({op: 'conversation', id: chat, count: 1, from: T0 + 200, to: T0 + 200});
+		expect(live.refresh()).toBe(true);
+		const {analysis} = live.model;
+		expect(analysis.byId.get(ended)!.endReason).toBe('idle');
+		expect(analysis.byId.has(gone)).toBe(false);
+		expect(analysis.snapshot.sessions.map(s => s.id)).not.toContain(gone);
+	});
+
+	it('reads and analyses a commit to one chat without every session: no refresh reads every row', async () => {
+		let clock = 1_000_000;
+		const now = vi.spyOn(Date, 'now').mockImplementation(() => clock);
+		cleanups.push(() => now.mockRestore());
+		const {w, chat, live} = await setup({quietChats: 400});
+		// Rows of the sessions table returned to hfx, counted through the store layer's statements.
+		let rows = 0;
+		const count = (stmt: ReadStatement): ReadStatement => ({
+			get: (...p) => {
+				const row = stmt.get(...p);
+				rows += row === undefined ? 0 : 1;
+				return row;
+			},
+			all: (...p) => {
+				const all = stmt.all(...p);
+				rows += all.length;
+				return all;
+			},
+			*iterate(...p) {
+				for (const row of stmt.iterate(...p)) {
+					rows++;
+					yield row;
+				}
+			},
+			pluck: (toggle = true) => count(stmt.pluck(toggle)),
+			raw: (toggle = true) => count(stmt.raw(toggle)),
+		});
+		const prepare = ReadOnlyStore.prototype.prepare;
+		const spy = vi.spyOn(ReadOnlyStore.prototype, 'prepare').mockImplementation(function (this: ReadOnlyStore, sql) {
+			const stmt = prepare.call(this, sql);
+			return /\bFROM sessions\b/.test(sql) ? count(stmt) : stmt;
+		});
+		cleanups.push(() => spy.mockRestore());
+		// Six seconds of commits, one every 50 ms: the whole table is compared over time, never in one refresh.
+		const perRefresh: number[] = [];
+		for (let i = 0; i < 120; i++) {
+			await w.send({op: 'conversation', id: chat, count: 1, from: T0 + 200 + i, to: T0 + 200 + i});
+			clock += 50;
+			rows = 0;
+			expect(live.refresh(), live.model.error ?? '').toBe(true);
+			perRefresh.push(rows);
+			expect([...(derivedFrom(live.model.analysis)?.changed ?? [])]).toEqual([chat]);
+		}
+
+		expect(Math.max(...perRefresh)).toBeLessThan(300);
+		expect(perRefresh.reduce((a, b) => a + b, 0)).toBeGreaterThan(401);
+	});
 
 	it('reads the latest messages of a session for the detail view', async () => {
 		const {w, chat, live} = await setup();

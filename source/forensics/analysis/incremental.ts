@@ -82,6 +82,38 @@ function chatKeysOf(o: OrphanVerdict, byId: Pick<ReadonlyMap<string, SessionReco
  * the contiguity window of an orphan of its source. (Most commits append messages to a live keyed
  * session whose last activity is now, far from any orphan's start.)
  */
+/** What orphansUnmoved asks of a list of orphans: their recorded parents, and their starts by source. */
+type OrphanFacts = {parents: Set<string>; starts: Map<string, number[]>};
+
+/**
+ * Kept per list: a list reused from one analysis to the next (no orphan moved) names the same rows, none of which
+ * changed (a changed orphan candidate moves the list), so its facts are computed once, not on every commit.
+ */
+const orphanFacts = new WeakMap<readonly OrphanVerdict[], OrphanFacts>();
+
+function factsOf(orphans: readonly OrphanVerdict[], old: Lookup): OrphanFacts {
+	let facts = orphanFacts.get(orphans);
+	if (!facts) {
+		facts = {parents: new Set(), starts: new Map()};
+		for (const o of orphans) {
+			const row = old(o.orphanId);
+			if (row?.parentSessionId) {
+				facts.parents.add(row.parentSessionId);
+			}
+
+			const started = row?.startedAtRaw;
+			const start = (typeof started === 'bigint' ? Number(started) : typeof started === 'number' ? started : 0) || 0;
+			const list = facts.starts.get(o.source) ?? [];
+			list.push(start);
+			facts.starts.set(o.source, list);
+		}
+
+		orphanFacts.set(orphans, facts);
+	}
+
+	return facts;
+}
+
 function orphansUnmoved(
 	previous: Analysis,
 	old: Lookup,
@@ -89,32 +121,20 @@ function orphansUnmoved(
 	changed: ReadonlySet<string>,
 	gap: number,
 ): boolean {
-	const orphans = previous.listed;
+	const {parents, starts} = factsOf(previous.listed, old);
 	for (const id of changed) {
 		for (const s of [old(id), byId.get(id)]) {
 			if (!s) {
 				continue;
 			}
 
-			if (isOrphanCandidate(s) || orphans.some(o => old(o.orphanId)?.parentSessionId === id)) {
+			if (isOrphanCandidate(s) || parents.has(id)) {
 				return false;
 			}
 
-			if (s.sessionKey === null) {
-				continue;
-			}
-
-			const la = lastActive(s);
-			if (la === null) {
-				continue;
-			}
-
-			for (const o of orphans) {
-				const started = old(o.orphanId)?.startedAtRaw;
-				const start = (typeof started === 'bigint' ? Number(started) : typeof started === 'number' ? started : 0) || 0;
-				if (o.source === s.source && la >= start - gap && la <= start + gap) {
-					return false;
-				}
+			const la = s.sessionKey === null ? null : lastActive(s);
+			if (la !== null && (starts.get(s.source) ?? []).some(start => la >= start - gap && la <= start + gap)) {
+				return false;
 			}
 		}
 	}

@@ -37,7 +37,7 @@ export function compatibleIdentity(orphan: SessionRecord, keyed: SessionRecord):
 }
 
 /** The keyed row started before the orphan and has a message newer than the orphan's newest. */
-function writtenAround(orphan: SessionRecord, keyed: SessionRecord): boolean {
+export function writtenAround(orphan: SessionRecord, keyed: SessionRecord): boolean {
 	const keyedStart = inWindow(keyed.startedAtRaw);
 	const orphanStart = inWindow(orphan.startedAtRaw);
 	const beforeOrphan = keyedStart === null || orphanStart === null || keyedStart <= orphanStart;
@@ -53,7 +53,7 @@ function writtenAround(orphan: SessionRecord, keyed: SessionRecord): boolean {
  * The secondary signature (§1.3): a newer keyed row of the same session key, live or ended with a
  * reason restart recovery reopens, that the restart passed over for an older one.
  */
-function passedOver(newer: SessionRecord, older: SessionRecord): boolean {
+export function passedOver(newer: SessionRecord, older: SessionRecord): boolean {
 	const open = newer.endReason === null || RECOVERABLE_END_REASONS.has(newer.endReason);
 	// No start order: the legacy finder's bug resumes a row that started later but fell quiet earlier.
 	// But the resumed row must have been there before the sibling fell quiet (a message before it):

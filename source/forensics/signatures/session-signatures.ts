@@ -26,6 +26,42 @@ function messagesOf(s: SessionRecord): number {
 	return s.messageRows ?? s.messageCountColumn;
 }
 
+/**
+ * What a row's own columns say for each signature, kept per record: the live view runs these over every row on each
+ * commit, and a row that did not change (a new record is read for one that did) costs a lookup, not a key parse.
+ */
+type RowSigns = {
+	nullChat: boolean;
+	closedThenWritten: boolean;
+	phantom: boolean;
+	profile: string | null;
+	labelled: boolean;
+};
+
+const signs = new WeakMap<SessionRecord, RowSigns>();
+
+function signsOf(s: SessionRecord): RowSigns {
+	let found = signs.get(s);
+	if (!found) {
+		const profile = s.sessionKey ? keyProfile(s.sessionKey) : null;
+		found = {
+			nullChat: isKeyedWithoutChatId(s),
+			closedThenWritten: closedThenWritten(s),
+			phantom: isPhantomUnknown(s),
+			profile,
+			labelled:
+				s.profileName !== null &&
+				s.profileName !== '' &&
+				profile !== null &&
+				s.profileName !== profile &&
+				!(s.profileName === 'main' && profile === 'default'),
+		};
+		signs.set(s, found);
+	}
+
+	return found;
+}
+
 /** #59527: `session_key` set, `chat_id` NULL or '', on a gateway platform's row. */
 export function isKeyedWithoutChatId(s: SessionRecord): boolean {
 	return (
@@ -37,8 +73,8 @@ export function isKeyedWithoutChatId(s: SessionRecord): boolean {
 	);
 }
 
-/** #106459: an explicit close, messages after it, and no continuation published. */
-export function isStaleExplicitClose(s: SessionRecord, lineage: Lineage): boolean {
+/** #106459, from the row alone: an explicit close and messages after it. */
+function closedThenWritten(s: SessionRecord): boolean {
 	const ended = inWindow(s.endedAtRaw);
 	const reason = s.endReason ?? '';
 	return (
@@ -46,9 +82,13 @@ export function isStaleExplicitClose(s: SessionRecord, lineage: Lineage): boolea
 		EXPLICIT_CLOSE.test(reason) &&
 		!RECOVERABLE_END_REASONS.has(reason) &&
 		s.newestMessageAt !== null &&
-		s.newestMessageAt > ended &&
-		!(lineage.children.get(s.id) ?? []).some(e => e.kind === 'compression')
+		s.newestMessageAt > ended
 	);
+}
+
+/** #106459: an explicit close, messages after it, and no continuation published. */
+export function isStaleExplicitClose(s: SessionRecord, lineage: Lineage): boolean {
+	return closedThenWritten(s) && !(lineage.children.get(s.id) ?? []).some(e => e.kind === 'compression');
 }
 
 /** #111999: source 'unknown', keyless, accounting totals, few or no messages. */
@@ -142,26 +182,10 @@ function phantomFinding(s: SessionRecord): Finding {
 }
 
 function foreignFindings(
-	sessions: readonly SessionRecord[],
+	byProfile: ReadonlyMap<string, SessionRecord[]>,
 	routing: readonly RoutingEntry[],
 	owner: string,
 ): Finding[] {
-	const byProfile = new Map<string, SessionRecord[]>();
-	for (const s of sessions) {
-		const profile = s.sessionKey ? keyProfile(s.sessionKey) : null;
-		const labelled =
-			s.profileName !== null &&
-			s.profileName !== '' &&
-			profile !== null &&
-			s.profileName !== profile &&
-			!(s.profileName === 'main' && profile === 'default');
-		if (profile !== null && (profile !== owner || labelled)) {
-			const list = byProfile.get(profile) ?? [];
-			list.push(s);
-			byProfile.set(profile, list);
-		}
-	}
-
 	return [...byProfile].map(([profile, rows]) => {
 		const keys = new Set(rows.map(r => r.sessionKey!));
 		const routed = routing.filter(e => keys.has(e.sessionKey)).length;
@@ -202,20 +226,36 @@ export function signatureFindings(
 	},
 ): Finding[] {
 	const routed = new Set(context.routing.flatMap(e => (e.sessionId ? [e.sessionId] : [])));
+	// One pass, one lookup per row (the live view runs this on every commit).
+	const nullChat: SessionRecord[] = [];
+	const staleClose: SessionRecord[] = [];
+	const phantom: SessionRecord[] = [];
+	const byProfile = new Map<string, SessionRecord[]>();
+	for (const s of sessions) {
+		const signs = signsOf(s);
+		if (signs.nullChat) {
+			nullChat.push(s);
+		}
+
+		if (signs.closedThenWritten && !(context.lineage.children.get(s.id) ?? []).some(e => e.kind === 'compression')) {
+			staleClose.push(s);
+		}
+
+		if (signs.phantom) {
+			phantom.push(s);
+		}
+
+		if (signs.profile !== null && (signs.profile !== context.owner || signs.labelled)) {
+			const list = byProfile.get(signs.profile) ?? [];
+			list.push(s);
+			byProfile.set(signs.profile, list);
+		}
+	}
+
 	return [
-		...capped(
-			'keyed-null-chat-id',
-			sessions.filter(isKeyedWithoutChatId),
-			s => nullChatIdFinding(s, context.byId),
-			'keyed rows without chat_id',
-		),
-		...capped(
-			'stale-explicit-close',
-			sessions.filter(s => isStaleExplicitClose(s, context.lineage)),
-			s => staleCloseFinding(s, routed),
-			'rows with a stale close stamp',
-		),
-		...capped('phantom-unknown-row', sessions.filter(isPhantomUnknown), phantomFinding, 'phantom rows'),
-		...foreignFindings(sessions, context.routing, context.owner),
+		...capped('keyed-null-chat-id', nullChat, s => nullChatIdFinding(s, context.byId), 'keyed rows without chat_id'),
+		...capped('stale-explicit-close', staleClose, s => staleCloseFinding(s, routed), 'rows with a stale close stamp'),
+		...capped('phantom-unknown-row', phantom, phantomFinding, 'phantom rows'),
+		...foreignFindings(byProfile, context.routing, context.owner),
 	];
 }

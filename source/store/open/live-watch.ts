@@ -1,7 +1,8 @@
 /**
  * Hints that the owner may have committed: chokidar on the store's folder (depth 0) and a fallback
- * poll, coalesced by a debounce into one check. Only a hint: the store's commit signature confirms
- * (live-signature.ts).
+ * poll, coalesced by a debounce into one check, and checks at most one per `minIntervalMs` (an agent
+ * committing 200 times a second gets one check per interval, each reading every commit since the last).
+ * Only a hint: the store's commit signature confirms (live-signature.ts).
  */
 import path from 'node:path';
 import {type FSWatcher, watch} from 'chokidar';
@@ -9,6 +10,8 @@ import {type FSWatcher, watch} from 'chokidar';
 export type CommitHintOptions = {
 	pollMs: number;
 	debounceMs: number;
+	/** At least this long from the start of one check to the start of the next (0: no floor). */
+	minIntervalMs?: number;
 	/** Watch the folder with chokidar (off in some tests). */
 	watch: boolean;
 };
@@ -18,6 +21,8 @@ export class CommitHints {
 	private pollTimer: NodeJS.Timeout | undefined;
 	private debounceTimer: NodeJS.Timeout | undefined;
 	private closed = false;
+	/** When the last check started (performance.now()). */
+	private lastCheck = Number.NEGATIVE_INFINITY;
 
 	/** `check` runs once per burst of hints. */
 	constructor(
@@ -53,10 +58,15 @@ export class CommitHints {
 			return;
 		}
 
-		this.debounceTimer = setTimeout(() => {
-			this.debounceTimer = undefined;
-			this.check();
-		}, this.options.debounceMs);
+		const floor = this.lastCheck + (this.options.minIntervalMs ?? 0) - performance.now();
+		this.debounceTimer = setTimeout(
+			() => {
+				this.debounceTimer = undefined;
+				this.lastCheck = performance.now();
+				this.check();
+			},
+			Math.max(this.options.debounceMs, floor),
+		);
 	}
 
 	close(): void {

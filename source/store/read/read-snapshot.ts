@@ -172,10 +172,14 @@ function sameCell(a: Cell, v: unknown): boolean {
  * for which `rowMatches` is false must be re-read. (The records themselves are the baseline: no
  * second copy of 20,000 rows, and nothing to format.)
  */
-export function signatureSql(schema: SchemaInfo): string {
-	return `SELECT s.id${SIGNATURE_COLUMNS.filter(c => schema.sessionColumns.has(c.column))
+export function signatureSql(schema: SchemaInfo, slice = false): string {
+	const columns = SIGNATURE_COLUMNS.filter(c => schema.sessionColumns.has(c.column))
 		.map(c => `, s.${c.column}`)
-		.join('')} FROM sessions s`;
+		.join('');
+	// A slice: the rows after a rowid, in rowid order, at most a number of them; the rowid last.
+	return slice
+		? `SELECT s.id${columns}, s.rowid FROM sessions s WHERE s.rowid > ? ORDER BY s.rowid LIMIT ?`
+		: `SELECT s.id${columns} FROM sessions s`;
 }
 
 /** Compares one row of `signatureSql(schema)` with the record read before. */

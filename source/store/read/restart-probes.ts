@@ -3,10 +3,11 @@
  * signature compares (forensics/rollbacks/rollbacks.ts): the orphan's span and platform ids, and the keyed
  * row's last message before it, its messages inside it, and what it got after. Index seeks on
  * `idx_messages_session(session_id, timestamp)` only; a pair whose rows did not change since the
- * last read is not read again (the live view asks on every refresh).
+ * last read is not read again, and the live view hands over only the rows a commit changed (the pairs are
+ * kept up to date by forensics/rollbacks/pair-index.ts, not found again among every session).
  */
 import {LOCAL_SURFACES} from '../../forensics/routing/orphans.js';
-import {rollbackProbePairs} from '../../forensics/rollbacks/rollback-pairs.js';
+import {RollbackPairIndex, type RowChange} from '../../forensics/rollbacks/pair-index.js';
 import type {RestartProbe} from '../../forensics/types.js';
 import {EPOCH_MAX, EPOCH_MIN} from '../../forensics/time.js';
 import type {SessionRecord} from '../../forensics/types.js';
@@ -134,20 +135,34 @@ function stampOf(o: SessionRecord, k: SessionRecord): string {
 	return `${o.newestMessageAt}|${o.messageRows ?? o.messageCountColumn}|${k.newestMessageAt}|${k.messageCountColumn}`;
 }
 
-/** Keeps the probes of the last read; reads again only the pairs whose rows changed. */
+/** Keeps the pairs and probes of the last read; reads again only the pairs whose rows changed. */
 export class RestartProbeReader {
 	private cache = new Map<string, {stamp: string; probe: RestartProbe | null}>();
+	private readonly pairs = new RollbackPairIndex(LOCAL_SURFACES);
 
-	/** Call inside the read transaction the sessions came from. */
+	/** Every session's pairs found afresh. Call inside the read transaction the sessions came from. */
 	read(store: ReadOnlyStore, schema: SchemaInfo, sessions: readonly SessionRecord[]): RestartProbe[] {
+		this.pairs.reset(sessions);
+		return this.probe(store, schema);
+	}
+
+	/**
+	 * After a `read`: only the changed rows are paired again (the same pairs as a `read` of every session), then the
+	 * probes of the pairs whose rows changed are read. Call inside the read transaction the rows came from.
+	 */
+	readChanged(store: ReadOnlyStore, schema: SchemaInfo, changes: Iterable<RowChange>): RestartProbe[] {
+		this.pairs.update(changes);
+		return this.probe(store, schema);
+	}
+
+	private probe(store: ReadOnlyStore, schema: SchemaInfo): RestartProbe[] {
 		if (!schema.messageColumns.has('timestamp')) {
 			return [];
 		}
 
-		const pairs = rollbackProbePairs(sessions, LOCAL_SURFACES);
 		const next = new Map<string, {stamp: string; probe: RestartProbe | null}>();
 		let s: Statements | undefined;
-		for (const {orphan, keyed} of pairs) {
+		for (const {orphan, keyed} of this.pairs.pairs()) {
 			const key = `${orphan.id}\u0000${keyed.id}`;
 			const stamp = stampOf(orphan, keyed);
 			const earlier = this.cache.get(key);

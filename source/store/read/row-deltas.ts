@@ -26,6 +26,17 @@ import {SessionIndex} from './session-index.js';
 import {type Preview, readPreview} from './preview.js';
 import {RestartProbeReader} from './restart-probes.js';
 
+/** A round of the rolling signature comparison takes about this long. */
+const SWEEP_MS = 5000;
+/** At least this many rows per slice (a refresh compares them in well under a millisecond). */
+const SWEEP_MIN_ROWS = 256;
+
+type Sweep = {after: number; at: number; from: Set<string>; seen: Set<string>};
+
+function newSweep(byId: ReadonlyMap<string, unknown>): Sweep {
+	return {after: 0, at: Date.now(), from: new Set(byId.keys()), seen: new Set()};
+}
+
 /** What one refresh read. */
 export type RowDelta = {
 	/** Session id -> message rows added since the last read. */
@@ -40,8 +51,10 @@ export type RowDelta = {
 
 export type RowDeltasOptions = {
 	/**
-	 * Every row's signature is compared at least this often while commits add messages (default
-	 * 5 s, the TUI's); a commit that adds no message and no row is compared at once, whatever this is.
+	 * Given (hfx watch, which reads every 15 s): every row's signature is compared in one pass at most this
+	 * often while commits add messages. Not given (the TUI, which refreshes up to 20 times a second): the
+	 * rolling comparison, a slice per refresh, every row about every five seconds. Either way a commit that
+	 * adds no message and no row is compared at once.
 	 */
 	signatureEveryMs?: number;
 };
@@ -55,21 +68,27 @@ export class RowDeltas {
 	lastMessageId = 0;
 	/** Highest sessions rowid seen: rows above it are new. */
 	private lastSessionRowid = 0;
-	/** When every row's signature was last compared (catches updates that add no message and no row). */
-	private lastSignatureScan = 0;
+	/**
+	 * The rolling comparison of every row's signature (catches updates that add no message and no row): each
+	 * refresh compares the next slice of rows in rowid order, sized so that a round takes about SWEEP_MS however
+	 * often refreshes come (a whole-table pass at once held the event loop for 0.1-1 s every five seconds: the
+	 * worst commit-to-screen latencies). `from`: the ids when the round began; `seen`: the ids the round met.
+	 */
+	private sweep: Sweep = newSweep(new Map());
 	private lastFullReload = 0;
+	private lastSignatureScan = 0;
 	private routingRaw = '';
 	private routing: Snapshot['routing'] = [];
 	private readonly probes = new RestartProbeReader();
 	private restartProbes: Snapshot['restartProbes'] = [];
 
-	private readonly signatureEveryMs: number;
+	private readonly signatureEveryMs: number | null;
 
 	constructor(
 		private readonly location: StoreLocation,
 		options: RowDeltasOptions = {},
 	) {
-		this.signatureEveryMs = options.signatureEveryMs ?? 5000;
+		this.signatureEveryMs = options.signatureEveryMs ?? null;
 	}
 
 	/** The first full read, at open (before any other call). */
@@ -124,8 +143,9 @@ export class RowDeltas {
 	/**
 	 * What changed, without scanning every session on every commit: the sessions that got messages,
 	 * new rows and their parents (a rotation ends the parent) are re-read. A commit that adds no
-	 * message and no row changed some row in place (an end, a key): then, and at least every
-	 * `signatureEveryMs` (five seconds unless told), every row's signature is compared.
+	 * message and no row changed some row in place (an end, a key): then every row's signature is
+	 * compared; otherwise, with `signatureEveryMs` every row at most that often, else the next slice of the
+	 * rolling comparison (every row about every five seconds).
 	 */
 	incremental(store: ReadOnlyStore, schema: SchemaInfo): RowDelta {
 		this.index.before = new Map();
@@ -134,12 +154,17 @@ export class RowDeltas {
 			const {counts: newMessages, high} = this.newMessagesSince(store, this.lastMessageId);
 			const {candidates, newRows} = this.newSessionRows(store, schema, newMessages);
 			const changed = new Set<string>();
-			if ((newMessages.size === 0 && newRows === 0) || Date.now() - this.lastSignatureScan > this.signatureEveryMs) {
+			const periodic = this.signatureEveryMs !== null;
+			if (newMessages.size === 0 && newRows === 0) {
+				this.compareSignatures(store, schema, candidates, changed);
+			} else if (!periodic) {
+				this.compareSlice(store, schema, candidates, changed);
+			} else if (Date.now() - this.lastSignatureScan > this.signatureEveryMs!) {
 				this.compareSignatures(store, schema, candidates, changed);
 			}
 
 			this.reread(store, schema, candidates, changed);
-			this.restartProbes = this.probes.read(store, schema, this.index.list);
+			this.restartProbes = this.probes.readChanged(store, schema, this.index.changes());
 			this.lastMessageId = high;
 			return {newMessages, changed, dataVersion, routing: this.readRouting(store, schema)};
 		});
@@ -160,6 +185,7 @@ export class RowDeltas {
 	private absorbFull(store: ReadOnlyStore, snapshot: Snapshot, meta: SnapshotMeta): void {
 		this.index.replace(snapshot.sessions);
 		this.restartProbes = snapshot.restartProbes;
+		this.sweep = newSweep(this.index.byId);
 		this.lastSignatureScan = Date.now();
 		this.lastMessageId = meta.messageHighWater ?? 0;
 		this.lastSessionRowid = (store.prepare('SELECT max(rowid) FROM sessions').pluck().get() as number | null) ?? 0;
@@ -238,6 +264,44 @@ export class RowDeltas {
 
 		this.lastSignatureScan = Date.now();
 		this.signatureScans++;
+		this.sweep = newSweep(this.index.byId);
+	}
+
+	/**
+	 * The next slice of the rolling comparison: rows whose signature differs (or that have no record) join
+	 * `candidates`. At the end of a round, the rows that were there when it began and that it did not meet are
+	 * looked up one by one (a VACUUM may renumber rowids): those gone are dropped.
+	 */
+	private compareSlice(store: ReadOnlyStore, schema: SchemaInfo, candidates: Set<string>, changed: Set<string>): void {
+		const now = Date.now();
+		const limit = Math.max(SWEEP_MIN_ROWS, Math.ceil((this.index.list.length * (now - this.sweep.at)) / SWEEP_MS));
+		this.sweep.at = now;
+		const matches = signatureMatcher(schema);
+		const rows = store.prepare(signatureSql(schema, true)).raw(true).all(this.sweep.after, limit) as unknown[][];
+		for (const row of rows) {
+			const id = String(row[0]);
+			this.sweep.seen.add(id);
+			const record = this.index.byId.get(id);
+			if (!record || !matches(record, row)) {
+				candidates.add(id);
+			}
+		}
+
+		if (rows.length === limit) {
+			this.sweep.after = Number(rows.at(-1)!.at(-1));
+			return;
+		}
+
+		const exists = store.prepare('SELECT 1 FROM sessions WHERE id = ?').pluck();
+		for (const id of this.sweep.from) {
+			if (!this.sweep.seen.has(id) && this.index.byId.has(id) && !candidates.has(id) && !exists.get(id)) {
+				this.index.remember(id);
+				this.index.drop(id);
+				changed.add(id);
+			}
+		}
+
+		this.sweep = newSweep(this.index.byId);
 	}
 
 	/** Re-reads each candidate's row into the index (or drops it when the row is gone). */

@@ -69,6 +69,11 @@ export class SessionIndex {
 		return true;
 	}
 
+	/** What the current refresh changed: each remembered session as it was and as it is now. */
+	changes(): Array<{was: SessionRecord | undefined; now: SessionRecord | undefined}> {
+		return [...this.before].map(([id, was]) => ({was, now: this.byId.get(id)}));
+	}
+
 	/** Keeps what a session was before this refresh changes it (the first time only). */
 	remember(id: string): void {
 		if (!this.before.has(id)) {

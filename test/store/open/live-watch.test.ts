@@ -1,0 +1,44 @@
+/**
+ * The commit hints: a storm of hints (an agent committing hundreds of times a second) gets checks at most one per
+ * `minIntervalMs`, and a lone hint is still checked after the debounce alone.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {describe, expect, it} from 'vitest';
+import {CommitHints} from '../../../source/store/open/live-watch.js';
+
+const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
+
+async function checksOver(ms: number, minIntervalMs: number): Promise<number[]> {
+	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-hints-'));
+	const starts: number[] = [];
+	// A poll every millisecond: a hint as often as the event loop can give one.
+	const hints = new CommitHints({pollMs: 1, debounceMs: 1, watch: false, minIntervalMs}, () =>
+		starts.push(performance.now()),
+	);
+	try {
+		hints.start(path.join(dir, 'state.db'), 'state.db');
+		await sleep(ms);
+	} finally {
+		hints.close();
+		fs.rmSync(dir, {recursive: true, force: true});
+	}
+
+	return starts;
+}
+
+describe('commit hints', () => {
+	it('check at most once per minIntervalMs however many hints come in', async () => {
+		const starts = await checksOver(400, 50);
+		expect(starts.length).toBeGreaterThanOrEqual(2);
+		expect(starts.length).toBeLessThanOrEqual(9);
+		for (let i = 1; i < starts.length; i++) {
+			expect(starts[i]! - starts[i - 1]!).toBeGreaterThanOrEqual(45);
+		}
+	});
+
+	it('without a floor, check after each debounce', async () => {
+		expect((await checksOver(400, 0)).length).toBeGreaterThan(12);
+	});
+});

@@ -21,7 +21,7 @@ if (!dbPath) {
 // What cli/main.js loads: its flag parser statically, then the scan command and its context.
 await import('../dist/cli/args.js');
 const {locateStores} = await import('../dist/store/locate.js');
-const {ReadOnlyStore} = await import('../dist/store/open/open.js');
+const {readStore} = await import('../dist/store/open/immutable-read.js');
 const {detectSchema} = await import('../dist/store/open/schema.js');
 const {readSnapshot} = await import('../dist/store/read/read-snapshot.js');
 const {describe} = await import('../dist/store/read/load.js');
@@ -32,15 +32,16 @@ mark('imports');
 
 const location = locateStores({db: dbPath, env: process.env}).stores[0]!;
 mark('locate');
-const store = ReadOnlyStore.open(location.path);
-mark('preflight + open');
-const schema = detectSchema(store);
-mark('detectSchema');
-const home = routingHomeOf(location, schema);
-const {snapshot, meta} = readSnapshot(store, schema, home.context, {columns: 'lean'});
-mark('readSnapshot (SQL + row mapping)');
-const facts = describe(store, location, schema, snapshot, meta, home.mirror);
-store.close();
+// As the CLI reads (store/read/load.ts loadStore): through readStore, a stopped store in place, never a copy of it.
+const {facts, snapshot} = readStore(location.path, store => {
+	mark('preflight + open');
+	const schema = detectSchema(store);
+	mark('detectSchema');
+	const home = routingHomeOf(location, schema);
+	const read = readSnapshot(store, schema, home.context, {columns: 'lean'});
+	mark('readSnapshot (SQL + row mapping)');
+	return {facts: describe(store, location, schema, read.snapshot, read.meta, home.mirror), snapshot: read.snapshot};
+});
 mark('describe + close');
 const analysis = analyze(snapshot, {maxGapSeconds: 900});
 mark('analyze');

@@ -2,9 +2,10 @@
  * `hfx diff A B`: what changed between two moments of a store (issue #24 point 4). A and B are any
  * two of a live store (a state.db or a home), an archive (zip, tar, tar.gz), a quick snapshot, a
  * pre-update emergency snapshot or a retired-WAL capture. Each is read read-only: the live store
- * through ReadOnlyStore, every other image from a private temp copy (commands/shared/image-sides.ts),
- * analysed as `hfx scan` would, then compared (forensics/analysis/diff.ts). Exit 1 when a chat's restart
- * target changed or a rollback happened between A and B, 0 otherwise, 2 refused.
+ * through readStore (in place, a stopped or crashed one too: never a copy of it), every other image
+ * from a private temp copy (commands/shared/image-sides.ts), analysed as `hfx scan` would, then
+ * compared (forensics/analysis/diff.ts). Exit 1 when a chat's restart target changed or a rollback
+ * happened between A and B, 0 otherwise, 2 refused.
  */
 import type {ExitCode} from '../../ground/errors.js';
 import {diffHasFindings} from '../../forensics/analysis/diff.js';

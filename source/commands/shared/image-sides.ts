@@ -1,7 +1,7 @@
 /**
  * Two moments of a store, read and analysed for a diff (`hfx diff`, and the per-chat lines of a
  * restore's dry run): each side classified (store/read/image.ts), read from where it lies (a live store,
- * through ReadOnlyStore) or from a private temp copy (every other image; archives and snapshot
+ * through readStore: in place, never copied) or from a private temp copy (every other image; archives and snapshot
  * folders through the backup readers, backup/restore/image-extract.ts, this side's only import from
  * backup/), analysed as `hfx scan` would, and compared (forensics/analysis/diff.ts). The private copies are
  * removed by `close()`, and on exit and signals by the temp registry.

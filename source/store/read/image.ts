@@ -8,7 +8,7 @@
  *   - tells the kinds apart by what they are (a folder's name and contents, a file's first bytes);
  *   - copies an image that lies inside a home into a private temp folder before SQLite sees it
  *     (SQLite never opens a file inside a home but the live store, and that one only through
- *     ReadOnlyStore, which makes its own private copy when the agent is stopped);
+ *     readStore: in place, a stopped or crashed store too, never a copy of it, issue #26);
  *   - reads one snapshot of it with the message count of every session.
  */
 import fs from 'node:fs';
@@ -18,7 +18,8 @@ import {ownTempDir} from '../../ground/temps.js';
 import {copyForeign, fileTypeName, readForeign} from '../foreign-file.js';
 import {type DatabaseFacts, describe} from './load.js';
 import type {StoreLocation} from '../locate.js';
-import {ReadOnlyStore, sqliteFailure} from '../open/open.js';
+import {sqliteFailure} from '../open/open.js';
+import {readStore} from '../open/immutable-read.js';
 import {routingHomeOf} from './routing-home.js';
 import {detectSchema} from '../open/schema.js';
 import {readSnapshot} from './read-snapshot.js';
@@ -171,19 +172,21 @@ export type LoadedImage = {facts: DatabaseFacts; snapshot: Snapshot; messageCoun
 
 const COUNTS_SQL = 'SELECT session_id, count(*) FROM messages GROUP BY session_id';
 
-/** One read-only snapshot of the store at `location`, and each session's message count, in one open. */
+/**
+ * One read-only snapshot of the store at `location`, and each session's message count, in one open (readStore's: a
+ * stopped or crashed store read in place, read again if it changed meanwhile, so this may run twice).
+ */
 export function readImage(location: StoreLocation): LoadedImage {
-	const store = ReadOnlyStore.open(location.path);
-	try {
-		const schema = detectSchema(store);
-		const {context, mirror} = routingHomeOf(location, schema);
-		const {snapshot, meta} = readSnapshot(store, schema, context, {columns: 'lean'});
-		const rows = store.read(() => store.prepare(COUNTS_SQL).raw(true).all() as Array<[unknown, number]>);
-		const messageCounts = new Map(rows.map(([id, n]) => [String(id), n]));
-		return {facts: describe(store, location, schema, snapshot, meta, mirror), snapshot, messageCounts};
-	} catch (error) {
-		throw sqliteFailure(location.path, error);
-	} finally {
-		store.close();
-	}
+	return readStore(location.path, store => {
+		try {
+			const schema = detectSchema(store);
+			const {context, mirror} = routingHomeOf(location, schema);
+			const {snapshot, meta} = readSnapshot(store, schema, context, {columns: 'lean'});
+			const rows = store.read(() => store.prepare(COUNTS_SQL).raw(true).all() as Array<[unknown, number]>);
+			const messageCounts = new Map(rows.map(([id, n]) => [String(id), n]));
+			return {facts: describe(store, location, schema, snapshot, meta, mirror), snapshot, messageCounts};
+		} catch (error) {
+			throw sqliteFailure(location.path, error);
+		}
+	});
 }

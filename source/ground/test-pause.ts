@@ -10,6 +10,8 @@
  * folder `hfx-<kind>-<pid>-<rand>` was just made, e.g. temp-verify, temp-drill, temp-read),
  * `live-read` (store/open/live-connection.ts: a live view's read runs, its connection open: a read of a large store
  * lasts),
+ * `backup-in-place` (backup/create/sqlite-copy.ts: a stopped or crashed store is open in place for the backup's copy,
+ * the copy not yet started),
  * `restore-staged` (backup/restore/stage.ts: a member is staged as `.NAME.hfx-p<pid>.partial`),
  * `restore-renamed` (backup/restore/commit.ts: the first staged member was renamed into place, the rest not yet).
  */

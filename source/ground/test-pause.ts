@@ -12,6 +12,8 @@
  * lasts),
  * `analysis` (commands/context.ts: a store is read and its analysis about to run; `hfx scan --json` has sent its
  * document's head by then),
+ * `backup-in-place` (backup/create/sqlite-copy.ts: a stopped or crashed store is open in place for the backup's copy,
+ * the copy not yet started),
  * `restore-staged` (backup/restore/stage.ts: a member is staged as `.NAME.hfx-p<pid>.partial`),
  * `restore-renamed` (backup/restore/commit.ts: the first staged member was renamed into place, the rest not yet).
  */

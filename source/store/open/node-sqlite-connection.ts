@@ -184,8 +184,14 @@ export function readonlyShmUri(file: string): string {
 	return `${pathToFileURL(file).href}?mode=ro&readonly_shm=1`;
 }
 
+/** One step of an online backup: how many pages of how many are still to copy. */
+export type BackupProgress = {totalPages: number; remainingPages: number};
+
 export class NodeSqliteConnection implements ReadConnection {
-	private constructor(private readonly db: DatabaseSync) {}
+	private constructor(
+		private readonly db: DatabaseSync,
+		private readonly sqlite: NodeSqliteModule,
+	) {}
 
 	/**
 	 * Opens `file` read-only as an immutable file: SQLite takes no lock and never looks for, creates
@@ -205,7 +211,21 @@ export class NodeSqliteConnection implements ReadConnection {
 			throw error;
 		}
 
-		return new NodeSqliteConnection(db);
+		return new NodeSqliteConnection(db, sqlite);
+	}
+
+	/**
+	 * node:sqlite's online backup of this connection's main database to `dest` (created; its own connection, closed
+	 * when the promise settles), `rate` pages a step. Inside a read transaction of this connection every step reuses it
+	 * (sqlite3_backup_step begins none of its own then): the copy is that one snapshot. SQLite's errors (the
+	 * destination's SQLITE_FULL...) come with better-sqlite3's codes.
+	 */
+	async backup(dest: string, rate: number, progress: (p: BackupProgress) => void): Promise<void> {
+		try {
+			await this.sqlite.backup(this.db, dest, {rate, progress});
+		} catch (error) {
+			throw (error as {code?: unknown}).code === 'ERR_SQLITE_ERROR' ? new NodeSqliteError(error) : error;
+		}
 	}
 
 	prepare(sql: string): ReadStatement {

@@ -19,7 +19,7 @@ import {
 import type {RefusalKind} from '../../ground/refusal-kinds.js';
 import {copyForeign} from '../foreign-file.js';
 import type {NodeSqliteModule} from './node-sqlite.js';
-import {NodeSqliteConnection} from './node-sqlite-connection.js';
+import {type BackupProgress, NodeSqliteConnection} from './node-sqlite-connection.js';
 import type {ReadConnection, ReadStatement} from './read-connection.js';
 import {registerLiveHandle, assertNoLiveHandle} from './live-handles.js';
 import {type Preflight, preflight as runPreflight, statSidecars} from './preflight.js';
@@ -317,6 +317,29 @@ export class ReadOnlyStore {
 
 	get isPrivateCopy(): boolean {
 		return this.privateDir !== undefined;
+	}
+
+	/**
+	 * SQLite's online backup of the store to `dest` (a new file), `pagesPerStep` pages a step, `progress` after each:
+	 * better-sqlite3's backup API, or node:sqlite's for a store read in place (immutable-read.ts). Called inside a read
+	 * transaction (read(), or BEGIN and a first read) every step reuses it: the copy is that one snapshot.
+	 */
+	async backupTo(dest: string, pagesPerStep: number, progress: (p: BackupProgress) => void): Promise<void> {
+		if (this.better) {
+			await this.better.backup(dest, {
+				progress(p) {
+					progress(p);
+					return pagesPerStep;
+				},
+			});
+			return;
+		}
+
+		if (!(this.connection instanceof NodeSqliteConnection)) {
+			throw new Error('internal: this store has no connection with a backup API');
+		}
+
+		await this.connection.backup(dest, pagesPerStep, progress);
 	}
 
 	/** Prepares (and caches) a statement, refusing anything that is not read-only. */

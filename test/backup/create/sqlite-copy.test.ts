@@ -102,25 +102,58 @@ describe('copyDatabase under a live writer', () => {
 		expect(fs.readdirSync(dir)).toEqual(['state.db']);
 	});
 
-	it('reads a stopped WAL-mode store from a private copy and creates nothing beside it', async () => {
+	it('reads a stopped WAL-mode store in place (no private copy) and creates nothing beside it', async () => {
 		const dir = tempDir('stopped');
 		const db = path.join(dir, 'state.db');
 		bigStore(db, 500);
 		const before = fs.readdirSync(dir).sort();
-		const dest = path.join(tempDir('stopped-out'), 'copy.db');
-		const copy = await copyDatabase(db, dest);
-		expect(copy.openMode).toBe('private-copy');
+		const out = tempDir('stopped-out');
+		const dest = path.join(out, 'copy.db');
+		const copy = await copyDatabase(db, dest, {privateTmp: out});
+		expect(copy.openMode).toBe('in-place');
 		expect(fs.readdirSync(dir).sort()).toEqual(before);
+		expect(fs.readdirSync(out)).toEqual(['copy.db']);
 		expect((await checkDatabaseFile(dest)).counts.messages).toBe(500);
 	});
 });
 
-describe("copyDatabase: a private read copy with no room is the output folder's full disk", () => {
+describe('copyDatabase: a stopped store that changes under its copy in place', () => {
+	it('is copied again (the replaced file is another inode): one copy stands, in place, every row', async () => {
+		const dir = tempDir('replaced');
+		const db = path.join(dir, 'state.db');
+		bigStore(db, 3000);
+		// The same bytes under another inode, made before the copy (no fs open of the store while we read it).
+		const replacement = path.join(dir, '.state.db.replacing');
+		fs.copyFileSync(db, replacement);
+		const out = tempDir('replaced-out');
+		const dest = path.join(out, 'copy.db');
+		let starts = 0;
+		const copy = await copyDatabase(db, dest, {
+			pagesPerStep: 8,
+			privateTmp: out,
+			onProgress({done}) {
+				if (done === 0) {
+					starts++;
+				} else if (starts === 1 && fs.existsSync(replacement)) {
+					fs.renameSync(replacement, db);
+				}
+			},
+		});
+		expect(starts).toBe(2);
+		expect(copy.openMode).toBe('in-place');
+		expect(fs.readdirSync(out)).toEqual(['copy.db']);
+		expect(fs.readdirSync(dir)).toEqual(['state.db']);
+		const judged = judgeCopy(copy, await checkDatabaseFile(dest));
+		expect(judged.problems).toEqual([]);
+		expect(copy.snapshotCounts.messages).toBe(3000);
+	});
+});
+
+describe("copyDatabase: a stopped store's copy with no room is the output folder's full disk", () => {
 	const canMount = process.getuid?.() === 0 && spawnSync('mount', ['--help']).status === 0;
 	it.skipIf(!canMount)(
-		'a stopped store whose private copy cannot fit: a no-space refusal ' +
-			"naming our folder (exit 2 upstream), never the source's (a skipped " +
-			'database)',
+		'a stopped store read in place whose copy cannot fit: a no-space refusal naming our folder (exit 2 upstream), ' +
+			"never the source's (a skipped database), and nothing left there",
 		async () => {
 			const home = tempDir('private-room');
 			const db = path.join(home, 'state.db');
@@ -136,9 +169,7 @@ describe("copyDatabase: a private read copy with no room is the output folder's 
 				expect(error).toBeInstanceOf(FailClosed);
 				expect((error as FailClosed).kind).toBe('no-space');
 				expect((error as FailClosed).file).toBe(stage);
-				expect((error as FailClosed).reason).toMatch(
-					/^no space left on the device while making a private read copy of .*state\.db/,
-				);
+				expect((error as FailClosed).reason).toMatch(/^no space left on the device while copying .*state\.db/);
 				expect(fs.readdirSync(stage)).toEqual([]);
 			} finally {
 				spawnSync('umount', ['-l', stage]);

@@ -12,6 +12,7 @@ import {FLEET_FINDINGS} from './fleet-findings.js';
 import {HANGS} from './hangs.js';
 import {HOLDS} from './holds.js';
 import {IN_PLACE_READS} from './in-place-reads.js';
+import {BACKUP_IN_PLACE} from './backup-in-place.js';
 import {LIVE_IN_PLACE} from './live-in-place.js';
 import {INSTALLED_BUILD} from './installed-build.js';
 import {INJECTION} from './injection.js';
@@ -58,6 +59,7 @@ export const CATALOG: Fault[] = [
 	...TARBALL_VERDICTS,
 	...OPERATOR_VIEW,
 	...IN_PLACE_READS,
+	...BACKUP_IN_PLACE,
 	...UNDO_TUI,
 	...BUILD_RULES,
 	...REPAIR_WAY,

@@ -133,6 +133,34 @@ describe('node:sqlite behind ReadOnlyStore answers as better-sqlite3 does', () =
 	);
 });
 
+describe('backupTo: the online backup API from either driver, inside one read transaction', () => {
+	it('both copies hold every row, in steps of the pages asked for; a source folder unchanged', async () => {
+		const db = stoppedStore();
+		const out = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-nodesqlite-backup-'));
+		dirs.push(out);
+		const copies: Array<{rows: unknown; steps: number}> = [];
+		for (const [i, store] of both(db).entries()) {
+			const dest = path.join(out, `copy-${i}.db`);
+			let steps = 0;
+			store.connection.exec('BEGIN');
+			store.prepare('SELECT count(*) FROM sqlite_master').get();
+			await store.backupTo(dest, 1, () => {
+				steps++;
+			});
+			expect(store.connection.inTransaction).toBe(true);
+			store.connection.exec('COMMIT');
+			const copy = ReadOnlyStore.open(dest);
+			open.push(copy);
+			copies.push({rows: copy.prepare('SELECT * FROM t ORDER BY id').all(), steps});
+		}
+
+		expect(copies[1]!.rows).toEqual(copies[0]!.rows);
+		expect((copies[1]!.rows as unknown[]).length).toBe(3);
+		expect(copies[1]!.steps).toBeGreaterThan(1);
+		expect(fs.readdirSync(path.dirname(db))).toEqual(['state.db']);
+	});
+});
+
 describe('the immutable URI and the warning filter', () => {
 	it('percent-encodes a space, ?, #, % in the path (SQLite would read them as URI syntax)', () => {
 		expect(immutableUri('/tmp/we ird?#%x/state.db')).toBe(

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {errorMessage} from '../ground/errors.js';
 import {FailClosed} from '../ground/errors.js';
-import {ReadOnlyStore} from '../store/open/open.js';
+import {readStore} from '../store/open/immutable-read.js';
 
 /** One restored store: its path under the Hermes root and its newest session ids (oldest first). */
 export type StoreIdentity = {path: string; newest: string[]};
@@ -45,16 +45,12 @@ export function identityOf(value: unknown): StoreIdentity[] | null {
 
 export type IdentityOwner = {owner: 'this' | 'other' | 'unknown'; why: string};
 
-/** Whether the live store at `file` holds session `id`; a store that cannot be read says why. */
+/** Whether the live store at `file` holds session `id`, read where it lies; a store that cannot be read says why. */
 function holds(file: string, id: string): boolean | string {
-	let store: ReadOnlyStore | undefined;
 	try {
-		store = ReadOnlyStore.open(file);
-		return store.prepare('SELECT count(*) FROM sessions WHERE id = ?').pluck().get(id) === 1;
+		return readStore(file, store => store.prepare('SELECT count(*) FROM sessions WHERE id = ?').pluck().get(id) === 1);
 	} catch (error) {
 		return error instanceof FailClosed ? error.reason : errorMessage(error);
-	} finally {
-		store?.close();
 	}
 }
 

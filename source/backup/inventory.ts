@@ -5,7 +5,7 @@
  */
 import Database from 'better-sqlite3';
 import {errorMessage} from '../ground/errors.js';
-import {ReadOnlyStore} from '../store/open/open.js';
+import {readStore} from '../store/open/immutable-read.js';
 
 /** Per session id: its message count and highest message id. */
 export type Inventory = {sessions: Record<string, {messages: number; maxId: number | null}>} | {error: string};
@@ -38,15 +38,11 @@ export function inventoryOfCopy(file: string): Inventory | null {
 	}
 }
 
-/** The live store's inventory, through the read-only open (never a write, never a checkpoint). */
+/** The live store's inventory, read where it lies (readStore: never a write, a checkpoint or a private copy). */
 export function inventoryOfLive(dbPath: string): Inventory {
-	let store: ReadOnlyStore | undefined;
 	try {
-		store = ReadOnlyStore.open(dbPath);
-		return toInventory(store.prepare(INVENTORY_SQL).all() as Row[]);
+		return readStore(dbPath, store => toInventory(store.prepare(INVENTORY_SQL).all() as Row[]));
 	} catch (error) {
 		return {error: errorMessage(error)};
-	} finally {
-		store?.close();
 	}
 }

@@ -185,9 +185,10 @@ export class LiveStore {
 	}
 
 	/**
-	 * A store opened from a preview: reads it whole, then analyses it and publishes the model, each step in its own
-	 * turn of the event loop (a key pressed meanwhile is answered between them; q quits and the rest is skipped).
-	 * Throws as `open` does when the read is refused. Nothing to do on a store opened whole.
+	 * A store opened from a preview: reads it whole, a page at a time in one read transaction with a turn of the event
+	 * loop between pages (LiveConnection.readAsync), then analyses it and publishes the model in the next turn (a key
+	 * pressed meanwhile is answered between them; q quits and the rest is skipped). Throws as `open` does when the read
+	 * is refused. Nothing to do on a store opened whole.
 	 */
 	async analyseFirst(): Promise<void> {
 		await turn();
@@ -195,10 +196,16 @@ export class LiveStore {
 			return;
 		}
 
-		const read = this.connection.read(({store, schema}) => {
-			const first = this.rows.first(store, schema);
-			return {first, facts: this.facts(first.snapshot, first.meta)};
+		const rows = this.rows;
+		const facts = this.facts;
+		const read = await this.connection.readAsync(function* ({store, schema}) {
+			const first = yield* rows.firstSteps(store, schema);
+			return {first, facts: facts(first.snapshot, first.meta)};
 		});
+		if (read === null || this.closed) {
+			return;
+		}
+
 		await turn();
 		// Tests hold the analysis here (HFX_TEST_PAUSE_AT=first-analysis) to see the view while it runs.
 		await testPauseAsync('first-analysis');

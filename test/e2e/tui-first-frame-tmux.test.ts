@@ -3,7 +3,8 @@
  * while its first analysis runs (held here by the test-pause hook `first-analysis`, which waits on a timer and keeps
  * the event loop free). Meanwhile the sessions are on screen, the banner and Findings say "analysing…" (never the
  * silence or the "nothing to report" that mean all is well), keys are answered and q quits at once; once the
- * analysis is published, the risks and the findings replace it.
+ * analysis is published, the risks and the findings replace it. Held mid-way through the full read instead (the
+ * hook `read-step`: its connection and read transaction open, a page read), keys are answered as well.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -22,17 +23,17 @@ async function until(ok: () => boolean, ms = 10_000): Promise<void> {
 	const end = Date.now() + ms;
 	while (!ok()) {
 		if (Date.now() > end) {
-			throw new Error('the analysis was never held at first-analysis');
+			throw new Error('the view was never held at its test-pause point');
 		}
 
 		await new Promise(resolve => setTimeout(resolve, 100));
 	}
 }
 
-const held = (ms: number) => ({
+const held = (ms: number, at = 'first-analysis') => ({
 	NO_COLOR: '1',
 	FORCE_COLOR: '0',
-	HFX_TEST_PAUSE_AT: 'first-analysis',
+	HFX_TEST_PAUSE_AT: at,
 	HFX_TEST_PAUSE_MS: String(ms),
 });
 
@@ -78,5 +79,23 @@ describe('the first frame comes before the analysis', () => {
 		expect(screenOf(terminal.session)).toContain('READ-ONLY');
 		tmux('send-keys', '-t', terminal.session, 'q');
 		await waitForScreenOf(terminal.session, /EXIT=0/, 5_000);
+	}, 60_000);
+
+	it('answers keys while the full read is held mid-way, its read transaction open, and q quits at once', async () => {
+		const db = copyIncident(path.join(terminal.dir, 'mid-read'));
+		writer = await incidentWriter(db);
+		const said = path.join(terminal.dir, 'mid-read.stderr');
+		terminal.start(120, 30, `--db ${db} 2>${said}`, held(60_000, 'read-step'));
+		await waitForScreenOf(terminal.session, /newest \d+ of \d+ rows read · analysing…/);
+		// The full read has read its first step and waits (60 s) for its next, its connection open: keys go on.
+		await until(() => /hfx-test: paused at read-step/.test(fs.readFileSync(said, 'utf8')));
+		let asked = Date.now();
+		tmux('send-keys', '-t', terminal.session, '5');
+		await waitForScreenOf(terminal.session, /findings \(analysing…\)/, 5_000);
+		expect(Date.now() - asked).toBeLessThan(5_000);
+		asked = Date.now();
+		tmux('send-keys', '-t', terminal.session, 'q');
+		await waitForScreenOf(terminal.session, /EXIT=0/, 5_000);
+		expect(Date.now() - asked).toBeLessThan(5_000);
 	}, 60_000);
 });

@@ -20,7 +20,7 @@ import {IMMUTABLE_ATTEMPTS, openInPlace} from './immutable-read.js';
 import {ReadOnlyStore} from './open.js';
 import {type Preflight, preflight as runPreflight} from './preflight.js';
 import {shmHeld} from '../files/shm-owner.js';
-import {testPause} from '../../ground/test-pause.js';
+import {testPause, testPauseAsync} from '../../ground/test-pause.js';
 import {type SchemaInfo, detectSchema} from './schema.js';
 
 /** A -shm exists and a live connection holds it (or /proc/locks cannot tell: then its presence decides, as before). */
@@ -98,6 +98,9 @@ function movedSinceInPlace(last: Preflight, now: ReadOnlyStore): string | null {
  */
 export type OpenRead = {store: ReadOnlyStore; schema: SchemaInfo; reopened: string | null};
 
+/** One turn of the event loop: the keys read meanwhile are answered before the next step. */
+const turn = () => new Promise<void>(resolve => setImmediate(resolve));
+
 /** An open for one read: the connection, and for a reading in place what changed around it (asked after its close). */
 type Opened = {store: ReadOnlyStore; settle: (() => string | null) | null};
 
@@ -113,6 +116,8 @@ export class LiveConnection {
 	private pending: string | null = null;
 	/** The last read of the rows was a reading in place (a stopped or crashed store). */
 	private lastInPlace = false;
+	/** A stepped read (`readAsync`) runs: its connection and transaction stay open across turns until it ends. */
+	private stepping: {closed: boolean} | null = null;
 
 	/** Opens nothing: the first read (LiveStore's first snapshot) opens the store. */
 	constructor(private readonly path: string) {}
@@ -145,6 +150,11 @@ export class LiveConnection {
 	 * away and `fn` runs again, told to read everything afresh: `fn` may run more than once.
 	 */
 	read<T>(fn: (open: OpenRead) => T, rows = true): T {
+		if (this.stepping) {
+			// A detail read while a stepped read runs: on its open connection, inside its snapshot (nothing reopened).
+			return fn({store: this.current, schema: this.schema, reopened: null});
+		}
+
 		const changes: string[] = [];
 		for (;;) {
 			const reopened = this.open(rows, changes.length >= IMMUTABLE_ATTEMPTS);
@@ -171,6 +181,66 @@ export class LiveConnection {
 		}
 	}
 
+	/**
+	 * As `read`, for a read of the rows in steps (read-snapshot.ts readSnapshotSteps): a turn of the event loop between
+	 * steps, so keys are answered while a large store is read (issue #26); the connection and the read transaction stay
+	 * open across them (one snapshot). Null when the connection was closed meanwhile (the view quit): the rest of the
+	 * read is dropped. Reads made meanwhile (`read`) run on its connection.
+	 */
+	async readAsync<T>(fn: (open: OpenRead) => Generator<void, T>): Promise<T | null> {
+		const changes: string[] = [];
+		for (;;) {
+			const reopened = this.open(true, changes.length >= IMMUTABLE_ATTEMPTS);
+			const stepping = {closed: false};
+			this.stepping = stepping;
+			let outcome: {value: T} | {error: unknown};
+			try {
+				testPause('live-read');
+				outcome = {value: await this.stepThrough(fn({store: this.current, schema: this.schema, reopened}), stepping)};
+			} catch (error) {
+				outcome = {error};
+			} finally {
+				this.stepping = null;
+			}
+
+			if (stepping.closed) {
+				return null;
+			}
+
+			const change = this.release();
+			if (change === null) {
+				if ('error' in outcome) {
+					throw outcome.error;
+				}
+
+				return outcome.value;
+			}
+
+			changes.push(change);
+			this.pending = `the store changed while it was read in place (${changes.join('; ')}): read again from the start`;
+		}
+	}
+
+	/** Runs the steps with a turn between each; stops (undefined) once the connection is closed. */
+	private async stepThrough<T>(steps: Generator<void, T>, stepping: {closed: boolean}): Promise<T> {
+		for (let n = 0; ; n++) {
+			const step = steps.next();
+			if (step.done) {
+				return step.value;
+			}
+
+			await turn();
+			// Tests hold a stepped read here, mid-way, its transaction open (HFX_TEST_PAUSE_AT=read-step).
+			if (n === 0) {
+				await testPauseAsync('read-step');
+			}
+
+			if (stepping.closed) {
+				return undefined as T;
+			}
+		}
+	}
+
 	/** Closes an in-place connection (nothing stays held); what changed around a reading in place, or null. */
 	release(): string | null {
 		if (!this.store || this.store.isPrivateCopy) {
@@ -185,6 +255,10 @@ export class LiveConnection {
 	}
 
 	close(): void {
+		if (this.stepping) {
+			this.stepping.closed = true;
+		}
+
 		this.settle = null;
 		this.store?.close();
 		this.store = null;

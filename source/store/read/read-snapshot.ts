@@ -464,22 +464,51 @@ export const DEFAULT_TRANSACTION_BUDGET_MS = 2000;
 /** What a snapshot is read for: the store's owner and its gateway's routing home (routing-home.ts). */
 export type SnapshotContext = Pick<Snapshot, 'owner' | 'routingScope' | 'legacyRouting'>;
 
+/** What a read returns: the snapshot and how it was read. */
+export type SnapshotRead = {snapshot: Snapshot; meta: SnapshotMeta};
+
+/** Runs a stepped read to its end in one go (no step waits for anything). */
+export function drain<T>(steps: Generator<void, T>): T {
+	for (;;) {
+		const step = steps.next();
+		if (step.done) {
+			return step.value;
+		}
+	}
+}
+
 export function readSnapshot(
 	store: ReadOnlyStore,
 	schema: SchemaInfo,
 	context: SnapshotContext,
 	options: ReadOptions = {},
-): {snapshot: Snapshot; meta: SnapshotMeta} {
+): SnapshotRead {
+	return drain(readSnapshotSteps(store, schema, context, options));
+}
+
+/**
+ * As `readSnapshot`, in steps: it yields after each page of sessions and after each later query, its read transaction
+ * open across the yields (one snapshot, as the budget allows), so a caller may answer keys between steps (issue #26;
+ * LiveConnection.readAsync). A caller that abandons it closes the connection (the transaction goes with it).
+ */
+export function* readSnapshotSteps(
+	store: ReadOnlyStore,
+	schema: SchemaInfo,
+	context: SnapshotContext,
+	options: ReadOptions = {},
+): Generator<void, SnapshotRead> {
 	const started = performance.now();
 	store.connection.exec('BEGIN');
 	try {
 		// Only the rows that name the chats of keyless rows of these sources, where a read asks for them.
 		const scope = scopeOf(store, schema, options);
-		const {sessions, transactions} = readSessionPages(store, schema, options, started, scope);
+		const {sessions, transactions} = yield* readSessionPages(store, schema, options, started, scope);
 		settleMessageRows(store, schema, sessions, options.reuse, scope !== null);
+		yield;
 		const rSql = routingSql(schema);
 		const routing = rSql ? (store.prepare(rSql).all() as Array<Record<string, unknown>>).map(toRoutingEntry) : [];
 		const restartProbes = (options.probes ?? new RestartProbeReader()).read(store, schema, sessions);
+		yield;
 		const high = store.prepare('SELECT max(rowid) FROM messages').pluck().get();
 		const dataVersion = store.dataVersion();
 		return {
@@ -548,16 +577,16 @@ function pageSource(
 }
 
 /**
- * The sessions, page by page inside the open read transaction; a read that outgrows its budget
- * ends its transaction so the owner can checkpoint, and continues in a fresh one.
+ * The sessions, page by page inside the open read transaction (a step after each page); a read that outgrows its
+ * budget ends its transaction so the owner can checkpoint, and continues in a fresh one.
  */
-function readSessionPages(
+function* readSessionPages(
 	store: ReadOnlyStore,
 	schema: SchemaInfo,
 	options: ReadOptions,
 	started: number,
 	scope: ScopeLister | null,
-): {sessions: SessionRecord[]; transactions: number} {
+): Generator<void, {sessions: SessionRecord[]; transactions: number}> {
 	// An immutable read pins no WAL (there is none): one transaction, one snapshot, whatever the budget.
 	const budget = store.isImmutable
 		? Number.POSITIVE_INFINITY
@@ -585,6 +614,7 @@ function readSessionPages(
 			return {sessions, transactions};
 		}
 
+		yield;
 		if (performance.now() - txStarted > budget) {
 			// End this snapshot so the owner can checkpoint; continue in a fresh one.
 			store.connection.exec('COMMIT');

@@ -13,8 +13,11 @@ import {routingHomeOf} from './routing-home.js';
 import {
 	type SnapshotContext,
 	type SnapshotMeta,
+	type SnapshotRead,
+	drain,
 	messageRowsSettler,
 	readSnapshot,
+	readSnapshotSteps,
 	routingSql,
 	rowMapper,
 	signatureMatcher,
@@ -92,9 +95,14 @@ export class RowDeltas {
 	}
 
 	/** The first full read, at open (before any other call). */
-	first(store: ReadOnlyStore, schema: SchemaInfo): {snapshot: Snapshot; meta: SnapshotMeta} {
+	first(store: ReadOnlyStore, schema: SchemaInfo): SnapshotRead {
+		return drain(this.firstSteps(store, schema));
+	}
+
+	/** As `first`, in steps (read-snapshot.ts readSnapshotSteps): a view answers keys between them (issue #26). */
+	*firstSteps(store: ReadOnlyStore, schema: SchemaInfo): Generator<void, SnapshotRead> {
 		this.context = routingHomeOf(this.location, schema).context;
-		const {snapshot, meta} = readSnapshot(store, schema, this.context, {probes: this.probes});
+		const {snapshot, meta} = yield* readSnapshotSteps(store, schema, this.context, {probes: this.probes});
 		startupMark('store read');
 		this.absorbFull(store, snapshot, meta);
 		this.lastFullReload = Date.now();

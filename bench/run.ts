@@ -21,6 +21,7 @@ import {timelineSection} from './timeline.js';
 import {tuiSection} from './tui.js';
 import {tuiProfilesSection} from './tui-profiles.js';
 import {watchSection} from './watch.js';
+import {watchProfilesSection} from './watch-profiles.js';
 import {searchSection} from './search.js';
 import {scaleSection} from './scale.js';
 
@@ -31,6 +32,7 @@ export const SECTIONS: Section[] = [
 	tuiSection,
 	tuiProfilesSection,
 	watchSection,
+	watchProfilesSection,
 	backupSection,
 	timelineSection,
 	scaleSection,

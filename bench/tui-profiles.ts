@@ -18,7 +18,7 @@ import {ensureBenchDb} from './generate.js';
 import {type BenchContext, type Row, type Section, type SectionResult, median} from './harness.js';
 import {cpuShare, heldStoreCopy, sleep, tree} from './tui.js';
 
-const RATE = 200;
+export const RATE = 200;
 const TARGET_RATIO = 1.5;
 /** Interleaved rounds per case (each runs both followers once). */
 const ROUNDS = Number(process.env.BENCH_PROFILES_ROUNDS ?? 3);
@@ -35,7 +35,7 @@ function inPty(command: string): ChildProcess {
 	});
 }
 
-type Root = {root: string; owners: Database.Database[]; sessions: Record<'default' | 'work', string>};
+export type Root = {root: string; owners: Database.Database[]; sessions: Record<'default' | 'work', string>};
 
 /** A store under the root held open by a stand-in agent (its read makes the -wal and -shm). */
 function hold(db: string): Database.Database {
@@ -45,7 +45,7 @@ function hold(db: string): Database.Database {
 }
 
 /** The root: default (a copy), profiles/work (a copy), profiles/ops (a hard link of the bench store, never written). */
-function makeRoot(ctx: BenchContext): Root {
+export function makeRoot(ctx: BenchContext): Root {
 	const main = heldStoreCopy(ctx, 'tui-profiles');
 	const work = heldStoreCopy(ctx, 'tui-profiles-work');
 	const profiles = path.join(main.dir, 'profiles');

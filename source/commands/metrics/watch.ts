@@ -10,6 +10,7 @@ import path from 'node:path';
 import {parseDuration} from '../../backup/ops/gate.js';
 import {FailClosed, type ExitCode, errorCode, isFailClosed} from '../../ground/errors.js';
 import type {StoreLocation} from '../../store/locate.js';
+import {findHoldersOfAll} from '../../store/files/holders.js';
 import {storeSamples, type StoreReading} from '../../report/metrics/metrics-samples.js';
 import {exposition} from '../../report/metrics/prometheus-text.js';
 import {type Digest, type WatchEvent, diffDigests, digestOf} from '../../report/metrics/watch-events.js';
@@ -203,8 +204,10 @@ export async function runWatch(flags: WatchFlags, io: Io): Promise<ExitCode> {
 
 				const backups = rootBackups(located.root, now);
 				const readings: StoreReading[] = [];
-				for (const f of followers) {
-					const r = await f.read(backups, now);
+				// One walk of /proc for every store, not one per store (#26).
+				const holders = findHoldersOfAll(followers.map(f => f.filesPath));
+				for (const [n, f] of followers.entries()) {
+					const r = await f.read(backups, now, holders[n]);
 					const digest = digestOf(r, bound, digests.get(f));
 					diffDigests(digests.get(f), digest, {profile: r.profile, at: now, boundSeconds: bound}).forEach(print);
 					digests.set(f, digest);

@@ -12,6 +12,7 @@ import {isFailClosed} from '../../ground/errors.js';
 import {backupAges} from '../../report/metrics/backup-ages.js';
 import type {StoreReading} from '../../report/metrics/metrics-samples.js';
 import {FilesProbe} from '../../store/files/files-probe.js';
+import type {HolderReport} from '../../store/files/holders.js';
 import {LiveStore} from '../../live/live.js';
 import type {StoreLocation} from '../../store/locate.js';
 import {gatewayBuild} from '../../store/places/gateway-build.js';
@@ -35,14 +36,20 @@ export class StoreFollower {
 		private readonly maxGapSeconds: number,
 	) {}
 
-	async read(backups: readonly BackupEntry[], now: number): Promise<StoreReading> {
+	/**
+	 * One reading. `holders`: the store's holders from the caller's one walk of /proc for every store it follows
+	 * (findHoldersOfAll); without it the probe walks /proc for this store alone.
+	 */
+	async read(backups: readonly BackupEntry[], now: number, holders?: HolderReport): Promise<StoreReading> {
 		const started = performance.now();
 		const result = this.refresh();
 		// Probed whether or not the store could be read: a holder of a deleted -wal is why, at times.
-		this.probe ??= new FilesProbe(result.ok ? result.facts.path : path.resolve(this.location.path), {
+		// The headers only when the files changed: an unchanged profile starts no `head` child (#26).
+		this.probe ??= new FilesProbe(result.ok ? result.facts.path : this.filesPath, {
 			holdersEveryMs: 0,
+			headersWhenChanged: true,
 		});
-		const files = await this.probe.read();
+		const files = await this.probe.read(holders === undefined ? {} : {holders});
 		return {
 			profile: this.location.owner,
 			at: now,
@@ -52,6 +59,16 @@ export class StoreFollower {
 			backups: backupAges(backups, this.location.owner, now),
 			build: gatewayBuild(path.dirname(path.resolve(this.location.path))),
 		};
+	}
+
+	/** The store's path as the watch names it to findHoldersOfAll (holders are matched by the file's real path). */
+	get filesPath(): string {
+		return path.resolve(this.location.path);
+	}
+
+	/** Child processes started to read the store's headers so far (tests count them). */
+	get headerChildren(): number {
+		return this.probe?.headerChildren ?? 0;
 	}
 
 	/** How many times every session row's signature was compared since the store was opened (tests count it). */

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import type {DbHeader} from '../db-header.js';
 import {type HolderReport, findHolders} from './holders.js';
-import {type ShmHeader, ShmReader} from './shm.js';
+import {type ShmHeader, type ShmRead, ShmReader} from './shm.js';
 import {type WalPoll, type WalScan, WalTail} from '../wal/wal.js';
 
 /**
@@ -84,7 +84,63 @@ const SETTLE_MS = 50;
 export type FilesProbeOptions = {
 	/** Re-scan /proc for holders at most this often (it walks every process's fd table). */
 	holdersEveryMs?: number;
+	/**
+	 * Read the -shm and db headers (two `head` children) only when the store's files changed since the last read
+	 * (`filesChanged`), else reuse the last: `hfx watch`, whose every unchanged profile cost them at every reading (#26).
+	 */
+	headersWhenChanged?: boolean;
 };
+
+/** Nanoseconds: a file changed this recently may change again within its clock tick unseen by stat (racy stat). */
+const RACY_NS = 2_000_000_000n;
+
+type FileStamp = {dev: bigint; ino: bigint; size: bigint; mtimeNs: bigint; ctimeNs: bigint} | null;
+
+function stampOf(p: string): FileStamp {
+	try {
+		const st = fs.statSync(p, {bigint: true});
+		return {dev: st.dev, ino: st.ino, size: st.size, mtimeNs: st.mtimeNs, ctimeNs: st.ctimeNs};
+	} catch {
+		return null;
+	}
+}
+
+/**
+ * The stamps of the main file and the -wal, and the -shm's identity (stat only: nothing is opened). The -shm is written
+ * through shared mappings, by every reader too (its read marks: our own read connection moves them), and the kernel
+ * updates its mtime late, so its times and size say nothing of a commit: only a new -shm (another inode) is counted.
+ */
+export function filesStamp(dbPath: string): FileStamp[] {
+	const shm = stampOf(`${dbPath}-shm`);
+	return [
+		stampOf(dbPath),
+		stampOf(`${dbPath}-wal`),
+		shm && {dev: shm.dev, ino: shm.ino, size: 0n, mtimeNs: 0n, ctimeNs: 0n},
+	];
+}
+
+/**
+ * True unless both stamps are equal and every file's last change is older than RACY_NS at `nowNs`. What the watch reads
+ * of the -shm (nBackfill) and of the db header (page size) changes only with a commit or a checkpoint, which write the
+ * -wal or the main file with write(2): their size, mtime and ctime move.
+ */
+export function filesChanged(before: readonly FileStamp[] | null, after: readonly FileStamp[], nowNs: bigint): boolean {
+	if (before === null || before.length !== after.length) {
+		return true;
+	}
+
+	return after.some((a, i) => {
+		const b = before[i];
+		if (a === null || b === null || b === undefined) {
+			return a !== b;
+		}
+
+		const same =
+			a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
+		// ctime: moved by every write (and by nothing a process can set back), so it is the file's last change.
+		return !same || nowNs - a.ctimeNs < RACY_NS;
+	});
+}
 
 export class FilesProbe {
 	readonly dbPath: string;
@@ -93,20 +149,45 @@ export class FilesProbe {
 	private holders: HolderReport = {holders: [], complete: true, unreadablePids: 0, method: 'proc'};
 	private holdersAt = 0;
 	private readonly holdersEveryMs: number;
+	private readonly headersWhenChanged: boolean;
+	private headers: {stamp: FileStamp[]; read: ShmRead} | null = null;
 
 	constructor(dbPath: string, options: FilesProbeOptions = {}) {
 		this.dbPath = dbPath;
 		this.tail = new WalTail(`${dbPath}-wal`);
 		this.holdersEveryMs = options.holdersEveryMs ?? 2000;
+		this.headersWhenChanged = options.headersWhenChanged ?? false;
+	}
+
+	/** Child processes started to read headers since the probe was made (tests count them). */
+	get headerChildren(): number {
+		return this.shmReader.childrenStarted;
+	}
+
+	/** The -shm and db headers: read again, or (headersWhenChanged) the last read while the files are unchanged. */
+	private async readHeaders(): Promise<ShmRead> {
+		if (!this.headersWhenChanged) {
+			return this.shmReader.read(this.dbPath);
+		}
+
+		const stamp = filesStamp(this.dbPath);
+		const nowNs = BigInt(Date.now()) * 1_000_000n;
+		if (this.headers !== null && this.headers.read.error === null && !filesChanged(this.headers.stamp, stamp, nowNs)) {
+			return this.headers.read;
+		}
+
+		const read = await this.shmReader.read(this.dbPath);
+		this.headers = {stamp, read};
+		return read;
 	}
 
 	/**
 	 * One look at the files. `settle` (a one-shot command): a -wal header that reads half-written is
 	 * read again a few times; if it stays so, it is damage, not a reset in progress (retry false).
 	 */
-	async read(options: {settle?: boolean} = {}): Promise<FilesReport> {
+	async read(options: {settle?: boolean; holders?: HolderReport} = {}): Promise<FilesReport> {
 		// The -shm first: its nBackfill splits committed frames into checkpointed and pending.
-		const shmRead = await this.shmReader.read(this.dbPath);
+		const shmRead = await this.readHeaders();
 		const sizes = {
 			db: size(this.dbPath),
 			wal: size(`${this.dbPath}-wal`),
@@ -130,7 +211,11 @@ export class FilesProbe {
 			}
 		}
 
-		if (Date.now() - this.holdersAt >= this.holdersEveryMs) {
+		if (options.holders !== undefined) {
+			// Found by the caller's one walk of /proc for every store it follows (findHoldersOfAll).
+			this.holders = options.holders;
+			this.holdersAt = Date.now();
+		} else if (Date.now() - this.holdersAt >= this.holdersEveryMs) {
 			this.holders = findHolders(this.dbPath);
 			this.holdersAt = Date.now();
 		}

@@ -148,58 +148,60 @@ function holderOf(holders: Map<number, Holder>, proc: string, pid: number): Hold
 	return h;
 }
 
-/** Which of the store's files one `/proc/<pid>/fd/<n>` link names, or null (another file, or gone meanwhile). */
-function heldRole(
-	fdPath: string,
-	dir: string,
-	base: string,
-	byInode: Map<string, Identity>,
-): {role: StoreFileRole; target: string; deleted: boolean} | null {
-	let target: string;
-	try {
-		target = fs.readlinkSync(fdPath);
-	} catch {
+/** One store the walk looks for: its real path split for the link test, its files by inode, what is found. */
+type Target = {
+	dir: string;
+	base: string;
+	ids: Identity[];
+	byInode: Map<string, Identity>;
+	holders: Map<number, Holder>;
+};
+
+function targetOf(dbPath: string): Target {
+	const absolute = realOf(dbPath);
+	const ids = identities(absolute);
+	return {
+		dir: path.dirname(absolute),
+		base: path.basename(absolute),
+		ids,
+		byInode: new Map(ids.map(i => [`${i.dev}:${i.ino}`, i])),
+		holders: new Map(),
+	};
+}
+
+/** Which of the store's files one `/proc/<pid>/fd/<n>` link (its text read once) names, or null. */
+function heldRole(fdPath: string, linkText: string, t: Target): {role: StoreFileRole; deleted: boolean} | null {
+	if (!linkText.startsWith(t.dir)) {
 		return null;
 	}
 
-	if (!target.startsWith(dir)) {
-		return null;
-	}
-
-	const deleted = target.endsWith(DELETED);
-	const name = path.basename(deleted ? target.slice(0, -DELETED.length) : target);
-	if (!name.startsWith(base)) {
+	const deleted = linkText.endsWith(DELETED);
+	const name = path.basename(deleted ? linkText.slice(0, -DELETED.length) : linkText);
+	if (!name.startsWith(t.base)) {
 		return null;
 	}
 
 	let role: StoreFileRole | undefined;
 	if (deleted) {
+		const {base} = t;
 		role = name === `${base}-wal` ? 'wal' : name === `${base}-shm` ? 'shm' : name === base ? 'db' : undefined;
 	} else {
 		try {
 			const st = fs.statSync(fdPath);
-			role = byInode.get(`${st.dev}:${st.ino}`)?.role;
+			role = t.byInode.get(`${st.dev}:${st.ino}`)?.role;
 		} catch {
 			role = undefined;
 		}
 	}
 
-	return role ? {role, target, deleted} : null;
+	return role ? {role, deleted} : null;
 }
 
 /**
- * Files of the store that `pid` holds open, added to its holder. False when its fd table is unreadable (not when the
- * process is gone).
+ * The files of every target that `pid` holds open, added to its holder there: each fd link read once, whatever the
+ * number of stores. False when its fd table is unreadable (not when the process is gone).
  */
-function scanFds(
-	proc: string,
-	pid: number,
-	absolute: string,
-	byInode: Map<string, Identity>,
-	holder: (pid: number) => Holder,
-): boolean {
-	const dir = path.dirname(absolute);
-	const base = path.basename(absolute);
+function scanFds(proc: string, pid: number, targets: readonly Target[]): boolean {
 	let fds: string[];
 	try {
 		fds = fs.readdirSync(`${proc}/${pid}/fd`);
@@ -208,27 +210,64 @@ function scanFds(
 	}
 
 	for (const fd of fds) {
-		const held = heldRole(`${proc}/${pid}/fd/${fd}`, dir, base, byInode);
-		if (!held) {
+		const fdPath = `${proc}/${pid}/fd/${fd}`;
+		let target: string;
+		try {
+			target = fs.readlinkSync(fdPath);
+		} catch {
 			continue;
 		}
 
-		const {role, target, deleted} = held;
-		const h = holder(pid);
-		h.files.push({role, fd: Number(fd), target, deleted});
-		if (deleted && (role === 'wal' || role === 'shm')) {
-			h.holdsDeletedWal = true;
+		for (const t of targets) {
+			const held = heldRole(fdPath, target, t);
+			if (!held) {
+				continue;
+			}
+
+			const h = holderOf(t.holders, proc, pid);
+			h.files.push({role: held.role, fd: Number(fd), target, deleted: held.deleted});
+			if (held.deleted && (held.role === 'wal' || held.role === 'shm')) {
+				h.holdsDeletedWal = true;
+			}
 		}
 	}
 
 	return true;
 }
 
-export function findHolders(dbPath: string, options: {includeSelf?: boolean; procRoot?: string} = {}): HolderReport {
+/** The POSIX locks /proc/locks lists on each target's files, added to their holders. */
+function addLocks(proc: string, targets: readonly Target[], includeSelf: boolean): void {
+	const text = readText(`${proc}/locks`, 16 * 1024 * 1024);
+	const byDevice = targets.map(t => new Map(t.ids.map(i => [`${procLocksDevice(i.dev)}:${i.ino}`, i])));
+	for (const lock of parseProcLocks(text)) {
+		if ((lock.pid === process.pid && !includeSelf) || lock.pid <= 0) {
+			continue;
+		}
+
+		targets.forEach((t, n) => {
+			const id = byDevice[n]!.get(`${lock.device}:${lock.ino}`);
+			if (id) {
+				holderOf(t.holders, proc, lock.pid).locks.push({
+					role: id.role,
+					kind: lock.kind,
+					access: lock.access,
+					start: lock.start,
+					end: lock.end,
+				});
+			}
+		});
+	}
+}
+
+export type HoldersOptions = {includeSelf?: boolean; procRoot?: string};
+
+/**
+ * The holders of several stores from one walk of /proc (every process's fd table read once, not once per store:
+ * `hfx watch` over every profile of a root, #26), in the order of `dbPaths`.
+ */
+export function findHoldersOfAll(dbPaths: readonly string[], options: HoldersOptions = {}): HolderReport[] {
 	const proc = options.procRoot ?? '/proc';
-	const absolute = realOf(dbPath);
-	const ids = identities(absolute);
-	const byInode = new Map(ids.map(i => [`${i.dev}:${i.ino}`, i]));
+	const targets = dbPaths.map(targetOf);
 	let pids: number[];
 	try {
 		pids = fs
@@ -236,44 +275,27 @@ export function findHolders(dbPath: string, options: {includeSelf?: boolean; pro
 			.filter(n => /^\d+$/.test(n))
 			.map(Number);
 	} catch {
-		return {holders: [], complete: false, unreadablePids: 0, method: 'unavailable'};
+		return targets.map(() => ({holders: [], complete: false, unreadablePids: 0, method: 'unavailable'}));
 	}
 
-	const holders = new Map<number, Holder>();
-	const holder = (pid: number): Holder => holderOf(holders, proc, pid);
 	let unreadable = 0;
 	for (const pid of pids) {
-		if (pid === process.pid && !options.includeSelf) {
-			continue;
-		}
-
-		if (!scanFds(proc, pid, absolute, byInode, holder)) {
+		if ((pid !== process.pid || options.includeSelf) && !scanFds(proc, pid, targets)) {
 			unreadable++;
 		}
 	}
 
-	const devices = new Map(ids.map(i => [`${procLocksDevice(i.dev)}:${i.ino}`, i]));
-	for (const lock of parseProcLocks(readText(`${proc}/locks`, 16 * 1024 * 1024))) {
-		const id = devices.get(`${lock.device}:${lock.ino}`);
-		if (!id || (lock.pid === process.pid && !options.includeSelf) || lock.pid <= 0) {
-			continue;
-		}
-
-		holder(lock.pid).locks.push({
-			role: id.role,
-			kind: lock.kind,
-			access: lock.access,
-			start: lock.start,
-			end: lock.end,
-		});
-	}
-
-	return {
-		holders: [...holders.values()].sort((a, b) => a.pid - b.pid),
+	addLocks(proc, targets, options.includeSelf ?? false);
+	return targets.map(t => ({
+		holders: [...t.holders.values()].sort((a, b) => a.pid - b.pid),
 		complete: unreadable === 0,
 		unreadablePids: unreadable,
 		method: 'proc',
-	};
+	}));
+}
+
+export function findHolders(dbPath: string, options: HoldersOptions = {}): HolderReport {
+	return findHoldersOfAll([dbPath], options)[0]!;
 }
 
 /**

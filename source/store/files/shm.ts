@@ -168,6 +168,8 @@ export class ShmReader {
 	private closed = false;
 	/** Pid of the last child started (for tests: it must be another process, and gone after the read). */
 	lastChildPid: number | undefined;
+	/** Children started so far (for tests: what a reading costs). */
+	childrenStarted = 0;
 
 	constructor(options: ShmReaderOptions = {}) {
 		this.timeoutMs = options.timeoutMs ?? 3000;
@@ -315,6 +317,7 @@ export class ShmReader {
 			}
 
 			this.lastChildPid = child.pid;
+			this.childrenStarted++;
 			this.running.add(child);
 		});
 	}

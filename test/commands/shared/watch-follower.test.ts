@@ -70,4 +70,33 @@ describe('StoreFollower', () => {
 		expect(follower.signatureScans).toBe(2);
 		expect(ended.result.ok && ended.result.analysis.byId.get(quiet)?.endReason).toBe('user_exit');
 	});
+
+	it('starts no header child for a store unchanged since the last reading, and reads it after a commit', async () => {
+		const db = path.join(dir, 'quiet.db');
+		const w = new WriterProcess(db);
+		await w.started();
+		cleanups.push(() => w.kill());
+		const id = await w.create({source: 'telegram', userId: 'u1', sessionKey: 'k:1', chatId: '1', startedAt: T0});
+		await w.send({op: 'conversation', id, count: 3, from: T0 + 1, to: T0 + 9});
+		const follower = new StoreFollower({path: db, owner: 'quiet', label: 'quiet'}, 3600);
+		cleanups.push(() => follower.close());
+		const first = await follower.read([], Date.now() / 1000);
+		expect(first.files?.shm?.consistent).toBe(true);
+		const once = follower.headerChildren;
+		expect(once).toBe(2);
+		// Past the racy-stat margin (2 s): a file changed within it (the writes; the -wal's ctime, which our first read
+		// connection moves) is read again whatever its stamp says.
+		await new Promise(resolve => setTimeout(resolve, 2200));
+		for (let i = 0; i < 3; i++) {
+			const r = await follower.read([], Date.now() / 1000);
+			expect(r.files?.shm).toEqual(first.files?.shm);
+			expect(r.files?.dbHeader).toEqual(first.files?.dbHeader);
+		}
+
+		expect(follower.headerChildren).toBe(once);
+		await w.send({op: 'conversation', id, count: 2, from: T0 + 10, to: T0 + 12});
+		const after = await follower.read([], Date.now() / 1000);
+		expect(follower.headerChildren).toBe(2 * once);
+		expect(after.files?.shm?.mxFrame).toBeGreaterThan(first.files?.shm?.mxFrame ?? 0);
+	});
 });

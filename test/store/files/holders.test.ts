@@ -4,8 +4,10 @@ import path from 'node:path';
 import {afterAll, afterEach, describe, expect, it} from 'vitest';
 import {
 	type Holder,
+	type HolderReport,
 	describeHolder,
 	findHolders,
+	findHoldersOfAll,
 	hfxRole,
 	parseProcLocks,
 	procLocksDevice,
@@ -45,6 +47,20 @@ describe('holders of the store files', () => {
 		expect(h!.holdsDeletedWal).toBe(false);
 		expect(describeHolder(h!)).toContain(`pid ${w.pid}`);
 		expect(report.holders.map(x => x.pid)).not.toContain(process.pid);
+	});
+
+	it('finds the holders of several stores in one walk of /proc, each as findHolders alone does', async () => {
+		const a = await liveWriter('all-a.db');
+		const b = await liveWriter('all-b.db');
+		const gone = path.join(dir, 'all-none.db');
+		const [ra, rb, rn] = findHoldersOfAll([a.db, b.db, gone]);
+		const shape = (r: HolderReport | undefined) =>
+			r?.holders.map(h => ({pid: h.pid, files: h.files.map(f => [f.role, f.deleted]), locks: h.locks.length}));
+		expect(ra!.holders.map(h => h.pid)).toEqual([a.w.pid]);
+		expect(rb!.holders.map(h => h.pid)).toEqual([b.w.pid]);
+		expect(rn!.holders).toEqual([]);
+		expect(shape(ra)).toEqual(shape(findHolders(a.db)));
+		expect(shape(rb)).toEqual(shape(findHolders(b.db)));
 	});
 
 	it('sees nobody once the writer is gone', async () => {

@@ -38,14 +38,23 @@ export type ChatIdentity = {
 	threadId: string | null;
 };
 
-/** `agent:<ns>:<platform>:...` */
+const AGENT = 'agent:';
+
+/**
+ * `agent:<ns>:<platform>:...`: what `key.split(':')` gives at 1 and 2 when it has three parts or more, found with
+ * indexOf instead of building every part (issue #26: called for every chat of every rule set's routing pass).
+ */
 export function parseSessionKey(key: string): {namespace: string | null; platform: string | null} {
-	const parts = key.split(':');
-	if (parts.length >= 3 && parts[0] === 'agent') {
-		return {namespace: parts[1] ?? null, platform: parts[2] ?? null};
+	const nsEnd = key.startsWith(AGENT) ? key.indexOf(':', AGENT.length) : -1;
+	if (nsEnd < 0) {
+		return {namespace: null, platform: null};
 	}
 
-	return {namespace: null, platform: null};
+	const platformEnd = key.indexOf(':', nsEnd + 1);
+	return {
+		namespace: key.slice(AGENT.length, nsEnd),
+		platform: key.slice(nsEnd + 1, platformEnd < 0 ? key.length : platformEnd),
+	};
 }
 
 function hasMessages(s: SessionRecord): boolean {

@@ -117,6 +117,24 @@ describe('parseSessionKey', () => {
 		expect(parseSessionKey('agent:work:telegram:dm:1')).toEqual({namespace: 'work', platform: 'telegram'});
 		expect(parseSessionKey('not-a-key')).toEqual({namespace: null, platform: null});
 	});
+
+	it("gives split(':')'s parts 1 and 2 (three parts or more, the first 'agent') for every short key", () => {
+		const bits = ['agent', 'main', '', 'discord', 'x', 'agent:', ':'];
+		const bySplit = (key: string) => {
+			const parts = key.split(':');
+			return parts.length >= 3 && parts[0] === 'agent'
+				? {namespace: parts[1], platform: parts[2]}
+				: {namespace: null, platform: null};
+		};
+		let keys = [''];
+		for (let length = 0; length < 4; length++) {
+			keys = [...keys, ...keys.flatMap(k => bits.map(b => k + b))];
+		}
+
+		for (const key of new Set(keys)) {
+			expect(parseSessionKey(key), key).toEqual(bySplit(key));
+		}
+	});
 });
 
 describe.each(RULE_SETS)('exact-key query, %s', ruleSet => {

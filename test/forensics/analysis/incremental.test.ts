@@ -39,9 +39,9 @@ function expectSame(incremental: Analysis, full: Analysis, where: string): void 
 }
 
 /**
- * What puts a row in a §4 signature list (session-signatures.ts): a keyed row losing its chat_id, an explicit close then
- * a message, a phantom 'unknown' row, another profile's key. The incremental analysis reuses the last signature
- * findings when a commit cannot move them: these make commits that can.
+ * What puts a row in a §4 signature list (session-signatures.ts): a keyed row losing its chat_id, an explicit close
+ * then a message, a phantom 'unknown' row, another profile's key. The incremental analysis reuses the last
+ * signature findings when a commit cannot move them: these make commits that can.
  */
 function signed(s: SessionRecord, r: () => number): Partial<SessionRecord> {
 	const c = r();

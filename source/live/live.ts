@@ -25,7 +25,7 @@ import {type SessionDetail, readSessionDetail} from '../store/read/detail.js';
 import {readMessageSpans} from '../store/read/chat-timeline.js';
 import type {MessageSpan} from '../forensics/timeline/timeline-types.js';
 import {LiveConnection} from '../store/open/live-connection.js';
-import {storeSignature} from '../store/open/live-signature.js';
+import {onlyCheckpointed, storeSignature} from '../store/open/live-signature.js';
 import {CommitHints} from '../store/open/live-watch.js';
 import {type FactsOf, type LiveModel, LiveModelFeed, type LiveModelOptions} from './live-model.js';
 import {type RowDelta, RowDeltas} from '../store/read/row-deltas.js';
@@ -297,13 +297,15 @@ export class LiveStore {
 				return false;
 			}
 
+			// Taken before the read (a reopen forgets the last signature).
+			const checkpointed = onlyCheckpointed(this.feed.lastSignature, signature);
 			return this.connection.read(({store, schema, reopened}) => {
 				if (reopened) {
 					this.feed.noteReopened(reopened);
 				}
 
 				const full = this.feed.reopened !== null || this.rows.fullReloadDue(this.options.fullReloadMs);
-				const delta = this.readRows(store, schema, full);
+				const delta = this.readRows(store, schema, full, checkpointed);
 				this.feed.publishCommit({
 					delta,
 					signature,
@@ -355,13 +357,13 @@ export class LiveStore {
 	}
 
 	/** The rows the owner's commits changed: a full reload, or the incremental read. */
-	private readRows(store: ReadOnlyStore, schema: SchemaInfo, full: boolean): RowDelta {
+	private readRows(store: ReadOnlyStore, schema: SchemaInfo, full: boolean, checkpointed: boolean): RowDelta {
 		if (full) {
 			return this.rows.fullReload(store, schema);
 		}
 
 		// The last analysis shares the sessions array patched below: its key index first.
 		this.feed.prepareIncremental();
-		return this.rows.incremental(store, schema);
+		return this.rows.incremental(store, schema, checkpointed);
 	}
 }

@@ -216,6 +216,21 @@ describe('LiveStore', () => {
 		expect(analysis.snapshot.sessions.map(s => s.id)).not.toContain(gone);
 	});
 
+	it('compares every row after a commit in place, not after a checkpoint alone (it moves only state.db)', async () => {
+		const {w, live} = await setup({quietChats: 3});
+		const quiet = live.model.analysis.snapshot.sessions.find(s => s.userId === 'q0')!.id;
+		const scans = live.signatureScans;
+		// The writer copies its WAL into state.db and commits nothing: the signature moves, no row does.
+		await w.send({op: 'exec', sql: 'PRAGMA wal_checkpoint(PASSIVE)'});
+		expect(live.refresh()).toBe(true);
+		expect(live.signatureScans).toBe(scans);
+		// A commit in place that adds no message: every row compared at once, and the end seen.
+		await w.send({op: 'exec', sql: `UPDATE sessions SET end_reason = 'idle', ended_at = ${T0} WHERE id = '${quiet}'`});
+		expect(live.refresh()).toBe(true);
+		expect(live.signatureScans).toBe(scans + 1);
+		expect(live.model.analysis.byId.get(quiet)!.endReason).toBe('idle');
+	});
+
 	it('reads and analyses a commit to one chat without every session: no refresh reads every row', async () => {
 		let clock = 1_000_000;
 		const now = vi.spyOn(Date, 'now').mockImplementation(() => clock);

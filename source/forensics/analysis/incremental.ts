@@ -26,6 +26,7 @@ import {mayFailRepairRouting} from '../routing/repair-routing-crash.js';
 import {isCorruptTime, lastActive} from '../time.js';
 import {type ChatRouting, analyzeRouting, buildKeyIndex, tupleKey, unanimousKey} from '../routing/routing.js';
 import type {SessionRecord, Snapshot} from '../types.js';
+import {type SignatureState, hasSignature, signatureState} from '../signatures/session-signatures.js';
 
 /**
  * Which analysis an incremental one was derived from, and what changed: views use it to update
@@ -273,6 +274,49 @@ function buildMayMove(
 	return false;
 }
 
+/** The §4 signature findings of an analysis and what they rest on (kept for the next incremental step). */
+const signatureCarries = new WeakMap<Analysis, SignatureState>();
+
+/**
+ * The signature findings after a commit: the last ones when the commit cannot have moved them (no lineage edge and
+ * no routing row moved, no row removed, and no changed row is or was in a list or is a parent named in one), else a
+ * pass over every row. Most commits append messages to a live chat's row: that pass was a tenth of each refresh.
+ */
+function signaturesAfter(
+	previous: Analysis,
+	snapshot: Snapshot,
+	changed: ReadonlySet<string>,
+	context: {byId: ReadonlyMap<string, SessionRecord>; lineage: Analysis['lineage']; routingMoved: boolean},
+): SignatureState {
+	const last = signatureCarries.get(previous);
+	if (last !== undefined && context.lineage === previous.lineage && !context.routingMoved) {
+		let moved = false;
+		for (const id of changed) {
+			const now = context.byId.get(id);
+			if (
+				now === undefined ||
+				last.listed.has(id) ||
+				last.nullChatParents.has(id) ||
+				hasSignature(now, snapshot.owner)
+			) {
+				moved = true;
+				break;
+			}
+		}
+
+		if (!moved) {
+			return last;
+		}
+	}
+
+	return signatureState(snapshot.sessions, {
+		byId: context.byId,
+		lineage: context.lineage,
+		routing: snapshot.routing,
+		owner: snapshot.owner,
+	});
+}
+
 /**
  * @param changed ids of sessions added, updated or removed since `previous.snapshot`.
  * @param lookup the new record of a changed id (the caller's index); found in the snapshot otherwise.
@@ -515,7 +559,8 @@ export function analyzeIncremental(
 	const listed = splitListed(orphans);
 	const rollbacks = rollbacksOf(snapshot, byId, maxGapSeconds);
 	const reapChurns = detectReapChurn(snapshot.sessions);
-	const elsewhere = elsewhereOf(snapshot, {byId, lineage, routing});
+	const signatures = signaturesAfter(previous, snapshot, changed, {byId, lineage, routingMoved});
+	const elsewhere = elsewhereOf(snapshot, {byId, lineage, routing}, signatures.findings);
 	const findings = collectFindings(
 		{...listed, routing, repairRoutingCrash: null, rollbacks, reapChurns, byId, elsewhere: elsewhere.findings},
 		snapshot.sessions,
@@ -545,6 +590,7 @@ export function analyzeIncremental(
 		buildChanges: upgradeChanges({...listed, repairRoutingCrash: null, routing}, null),
 	};
 	carries.set(next, {byKey, corrupt});
+	signatureCarries.set(next, signatures);
 	derivations.delete(previous);
 	const before = shared ? new Map(shared.before) : undefined;
 	derivations.set(next, {

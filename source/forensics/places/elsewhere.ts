@@ -32,14 +32,18 @@ export const ELSEWHERE_ACTION_KINDS: ReadonlySet<Finding['kind']> = new Set([
 export function elsewhereOf(
 	snapshot: Pick<Snapshot, 'sessions' | 'routing' | 'owner' | 'places'>,
 	context: {byId: ReadonlyMap<string, SessionRecord>; lineage: Lineage; routing: readonly ChatRouting[]},
+	/** The §4 signature findings when the caller has them (an incremental analysis reuses the last ones). */
+	known?: readonly Finding[],
 ): Elsewhere {
 	const places = snapshot.places ? judgePlaces(snapshot.places, context.byId) : null;
 	const chats = places ? newestElsewhere(context.routing, places.elsewhere) : [];
-	const signatures = signatureFindings(snapshot.sessions, {
-		byId: context.byId,
-		lineage: context.lineage,
-		routing: snapshot.routing,
-		owner: snapshot.owner,
-	});
+	const signatures =
+		known ??
+		signatureFindings(snapshot.sessions, {
+			byId: context.byId,
+			lineage: context.lineage,
+			routing: snapshot.routing,
+			owner: snapshot.owner,
+		});
 	return {places, newestElsewhere: chats, findings: [...(places ? placeFindings(places, chats) : []), ...signatures]};
 }

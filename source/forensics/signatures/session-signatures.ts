@@ -216,6 +216,32 @@ function foreignFindings(
 	});
 }
 
+/**
+ * The signature findings and what a later commit must leave alone for them to stand unchanged
+ * (forensics/analysis/incremental.ts reuses them): the rows in any list, the parents a keyed row
+ * without chat_id names in its finding, and the rows closed then written whose children decide.
+ */
+export type SignatureState = {
+	findings: Finding[];
+	/** Ids of every row in a list (a change to one of them moves the findings). */
+	listed: ReadonlySet<string>;
+	/** Parents named by the keyed rows without chat_id (their end reason is in the finding's text). */
+	nullChatParents: ReadonlySet<string>;
+	/** Rows closed then written: a change to one of their children can make or unmake the finding. */
+	closedThenWritten: ReadonlySet<string>;
+};
+
+/** Would this row be in a list, whatever the lineage (a changed row that would moves the findings)? */
+export function hasSignature(s: SessionRecord, owner: string): boolean {
+	const signs = signsOf(s);
+	return (
+		signs.nullChat ||
+		signs.closedThenWritten ||
+		signs.phantom ||
+		(signs.profile !== null && (signs.profile !== owner || signs.labelled))
+	);
+}
+
 export function signatureFindings(
 	sessions: readonly SessionRecord[],
 	context: {
@@ -225,37 +251,60 @@ export function signatureFindings(
 		owner: string;
 	},
 ): Finding[] {
+	return signatureState(sessions, context).findings;
+}
+
+export function signatureState(
+	sessions: readonly SessionRecord[],
+	context: {
+		byId: ReadonlyMap<string, SessionRecord>;
+		lineage: Lineage;
+		routing: readonly RoutingEntry[];
+		owner: string;
+	},
+): SignatureState {
 	const routed = new Set(context.routing.flatMap(e => (e.sessionId ? [e.sessionId] : [])));
-	// One pass, one lookup per row (the live view runs this on every commit).
+	// One pass, one lookup per row (the live view runs this on every commit it cannot skip).
 	const nullChat: SessionRecord[] = [];
 	const staleClose: SessionRecord[] = [];
 	const phantom: SessionRecord[] = [];
 	const byProfile = new Map<string, SessionRecord[]>();
+	const listed = new Set<string>();
+	const closed = new Set<string>();
 	for (const s of sessions) {
 		const signs = signsOf(s);
 		if (signs.nullChat) {
 			nullChat.push(s);
+			listed.add(s.id);
 		}
 
-		if (signs.closedThenWritten && !(context.lineage.children.get(s.id) ?? []).some(e => e.kind === 'compression')) {
-			staleClose.push(s);
+		if (signs.closedThenWritten) {
+			closed.add(s.id);
+			listed.add(s.id);
+			if (!(context.lineage.children.get(s.id) ?? []).some(e => e.kind === 'compression')) {
+				staleClose.push(s);
+			}
 		}
 
 		if (signs.phantom) {
 			phantom.push(s);
+			listed.add(s.id);
 		}
 
 		if (signs.profile !== null && (signs.profile !== context.owner || signs.labelled)) {
 			const list = byProfile.get(signs.profile) ?? [];
 			list.push(s);
 			byProfile.set(signs.profile, list);
+			listed.add(s.id);
 		}
 	}
 
-	return [
+	const findings = [
 		...capped('keyed-null-chat-id', nullChat, s => nullChatIdFinding(s, context.byId), 'keyed rows without chat_id'),
 		...capped('stale-explicit-close', staleClose, s => staleCloseFinding(s, routed), 'rows with a stale close stamp'),
 		...capped('phantom-unknown-row', phantom, phantomFinding, 'phantom rows'),
 		...foreignFindings(byProfile, context.routing, context.owner),
 	];
+	const nullChatParents = new Set(nullChat.flatMap(s => (s.parentSessionId ? [s.parentSessionId] : [])));
+	return {findings, listed, nullChatParents, closedThenWritten: closed};
 }

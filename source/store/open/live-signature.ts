@@ -55,3 +55,27 @@ export function storeSignature(dbPath: string): string | null {
 
 	return PARTS.map(([suffix, head, times]) => part(`${dbPath}${suffix}`, head, times)).join('|');
 }
+
+/**
+ * Did only a checkpoint happen between two signatures (`storeSignature`, each after the store's real path and `|`)? In
+ * WAL mode every commit moves the -wal or the -shm part (iChange and mxFrame in the wal-index header, the WAL's salts
+ * on a restart, the -wal gone when the mode changes); a checkpoint copies frames into `state.db` and moves only its
+ * part. True when the parts of -wal, -shm and -journal are equal, the -wal is there, and `state.db`'s file is the same
+ * (device, inode, mode): then the rows need not be compared whole (a writer at 200 commits/s checkpoints every ~5 s,
+ * and each checkpoint alone made a refresh compare every row: ~120 ms of CPU on the 21,516-session bench store).
+ */
+export function onlyCheckpointed(before: string | null, after: string | null): boolean {
+	if (before === null || after === null || before === after) {
+		return false;
+	}
+
+	const [a, b] = [before.split('|'), after.split('|')];
+	if (a.length !== b.length || a.length < 5 || a.slice(0, -4).join('|') !== b.slice(0, -4).join('|')) {
+		return false;
+	}
+
+	const [dbA, walA, shmA, journalA] = a.slice(-4) as [string, string, string, string];
+	const [dbB, walB, shmB, journalB] = b.slice(-4) as [string, string, string, string];
+	const fileOf = (part: string) => part.split(':').slice(0, 3).join(':');
+	return walA === walB && shmA === shmB && journalA === journalB && walA.includes(':') && fileOf(dbA) === fileOf(dbB);
+}

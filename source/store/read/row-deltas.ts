@@ -153,9 +153,11 @@ export class RowDeltas {
 	 * new rows and their parents (a rotation ends the parent) are re-read. A commit that adds no
 	 * message and no row changed some row in place (an end, a key): then every row's signature is
 	 * compared; otherwise, with `signatureEveryMs` every row at most that often, else the next slice of the
-	 * rolling comparison (every row about every five seconds).
+	 * rolling comparison (every row about every five seconds). `checkpointed`: the store's signature says only a
+	 * checkpoint moved it (store/open/live-signature.ts onlyCheckpointed): no row changed in place, and a read that
+	 * finds nothing new compares the next slice, not every row.
 	 */
-	incremental(store: ReadOnlyStore, schema: SchemaInfo): RowDelta {
+	incremental(store: ReadOnlyStore, schema: SchemaInfo, checkpointed = false): RowDelta {
 		this.index.before = new Map();
 		const {newMessages, changed, dataVersion, routing} = store.read(() => {
 			const dataVersion = store.dataVersion();
@@ -163,7 +165,7 @@ export class RowDeltas {
 			const {candidates, newRows} = this.newSessionRows(store, schema, newMessages);
 			const changed = new Set<string>();
 			const periodic = this.signatureEveryMs !== null;
-			if (newMessages.size === 0 && newRows === 0) {
+			if (newMessages.size === 0 && newRows === 0 && !checkpointed) {
 				this.compareSignatures(store, schema, candidates, changed);
 			} else if (!periodic) {
 				this.compareSlice(store, schema, candidates, changed);

@@ -38,7 +38,34 @@ function expectSame(incremental: Analysis, full: Analysis, where: string): void 
 	}
 }
 
-function world(seed: number, ruleSet: RuleSet) {
+/**
+ * What puts a row in a §4 signature list (session-signatures.ts): a keyed row losing its chat_id, an explicit close
+ * then a message, a phantom 'unknown' row, another profile's key. The incremental analysis reuses the last
+ * signature findings when a commit cannot move them: these make commits that can.
+ */
+function signed(s: SessionRecord, r: () => number): Partial<SessionRecord> {
+	const c = r();
+	if (c < 0.25) {
+		return {chatId: null};
+	}
+
+	if (c < 0.5) {
+		return {
+			endedAtRaw: T0 + 1000,
+			endReason: 'cli_close',
+			newestMessageAt: T0 + 40_000 + r() * 1e5,
+			hasMessageRows: true,
+		};
+	}
+
+	if (c < 0.75) {
+		return {source: 'unknown', sessionKey: null, inputTokens: 10, messageRows: 1};
+	}
+
+	return {sessionKey: `agent:work:${s.source}:dm:${Math.floor(r() * 4)}`};
+}
+
+function world(seed: number, ruleSet: RuleSet, signs = false) {
 	const r = rng(seed);
 	const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
 	let n = 0;
@@ -138,7 +165,9 @@ function world(seed: number, ruleSet: RuleSet) {
 			changed.add(id);
 		};
 
-		if (choice < 0.3) {
+		if (signs && r() < 0.3) {
+			update(signed(s, r));
+		} else if (choice < 0.3) {
 			update({
 				newestMessageAt: (s.newestMessageAt ?? T0) + 500,
 				hasMessageRows: true,
@@ -213,6 +242,29 @@ describe('analyzeIncremental equals analyze after any sequence of changes', () =
 					});
 					const full = analyze(next);
 					expectSame(incremental, full, `seed ${seed * 104_729}, step ${step}`);
+					previous = incremental;
+				}
+			},
+		);
+	}
+
+	// The signature findings reused across commits that cannot move them (incremental.ts signaturesAfter).
+	for (const shared of [false, true]) {
+		it.each(Array.from({length: 20}, (_, i) => i + 1))(
+			`v30, seed %i, rows gaining and losing §4 signatures${shared ? ', shared index' : ''}`,
+			seed => {
+				const w = world(seed * 3571, 'v30', true);
+				let previous = analyze(w.snap());
+				for (let step = 0; step < 40; step++) {
+					const changed = w.mutate();
+					const next = w.snap();
+					const incremental = shared
+						? analyzeIncremental(previous, next, changed, {}, id => w.index.get(id), {
+								byId: w.index,
+								before: w.before(),
+							})
+						: analyzeIncremental(previous, next, changed);
+					expectSame(incremental, analyze(next), `seed ${seed * 3571}, step ${step}`);
 					previous = incremental;
 				}
 			},

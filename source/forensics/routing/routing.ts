@@ -327,8 +327,17 @@ function membersOf(keyed: readonly SessionRecord[], platform: string, orphans: r
 }
 
 /**
+ * Two members whose newest message is at the same time: the one a restart resumes, else the greater id (Hermes'
+ * ids begin with their start time), so the answer never depends on the order the members come in (an incremental
+ * refresh meets them in another order than a full analysis).
+ */
+function tieGoesTo(id: string, held: string, resumed: string | null): boolean {
+	return id === resumed || (held !== resumed && id > held);
+}
+
+/**
  * The member holding the newest message; ties go to the session a restart resumes, so equal timestamps never raise a
- * false alarm.
+ * false alarm, and between two others to the greater id (tieGoesTo).
  */
 function newestMember(
 	ids: ReadonlySet<string>,
@@ -340,7 +349,10 @@ function newestMember(
 	for (const id of ids) {
 		const s = byId.get(id);
 		const at = s && holdsConversation(s) ? messageActivity(s) : null;
-		if (at !== null && (newestAt === null || at > newestAt || (at === newestAt && id === resumed))) {
+		if (
+			at !== null &&
+			(newestAt === null || at > newestAt || (at === newestAt && tieGoesTo(id, newest!.id, resumed)))
+		) {
 			newest = s;
 			newestAt = at;
 		}

@@ -154,3 +154,20 @@ describe('routing.ts, its own helpers', () => {
 		expect(byKey.get(K)!.map(s => s.id)).toEqual(['a', 'd']);
 	});
 });
+
+describe('the newest message in a chat, at a tie', () => {
+	// Two ended rows whose newest messages share one second, and the open row a restart resumes with older ones: the
+	// answer must not depend on the order the rows come in (an incremental refresh meets them in another order than a
+	// full analysis, and named the other one: found by the incremental property test).
+	const rows = [
+		keyed('20260101_000002_b', {startedAtRaw: T0, endReason: 'session_reset', newestMessageAt: T0 + 500}),
+		keyed('20260101_000001_a', {startedAtRaw: T0 + 1, endReason: 'session_reset', newestMessageAt: T0 + 500}),
+		keyed('20260101_000003_r', {startedAtRaw: T0 + 600, newestMessageAt: T0 + 700 - 600}),
+	];
+	it.each(RULE_SETS)('%s: the greater id, in either order', ruleSet => {
+		const newestIn = (order: SessionRecord[]) =>
+			analyze(snapshot(order, {ruleSet})).routing.find(c => c.sessionKey === K)?.newestActivityIn;
+		expect(newestIn(rows)).toBe('20260101_000002_b');
+		expect(newestIn([...rows].reverse())).toBe('20260101_000002_b');
+	});
+});

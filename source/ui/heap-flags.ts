@@ -20,9 +20,10 @@ import v8 from 'node:v8';
  * growth factor is read at each resize: at 1 the new space stays at its start size (1 MB per
  * semi-space). Measured on the same store and writer: RSS ~170 MB, flat, after 60 s of following
  * (committed heap ~75 MB; Mark-Compacts 16 a minute instead of 7). Bench `tui`, 120 s of following,
- * one run each on a loaded machine: peak RSS 286 -> 179 MB, trend +2.4 -> -1.7 MB/min, CPU following
- * 54.7 -> 54.3 % of one core; but commit-to-screen p95 165 -> 330 ms and first frame 628 -> 893 ms,
- * not yet separated from the load (more Mark-Compacts, each 140-245 ms under load): to confirm.
+ * two rounds (before/after alternated) on a loaded machine: peak RSS 286/287 -> 179/175 MB, trend
+ * over the second half +2.4/+11.0 -> -1.7/-0.4 MB/min, CPU following 54.7/58.3 -> 54.3/50.7 % of
+ * one core, commit-to-screen p95 165/231 -> 330/114 ms, first frame 628/639 -> 893/670 ms: the
+ * memory falls by ~110 MB, the rest stays within the noise of the load.
  */
 export function tuneHeapForFollowing(): void {
 	v8.setFlagsFromString('--heap-growing-percent=30');

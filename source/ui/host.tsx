@@ -5,7 +5,6 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import v8 from 'node:v8';
 import {render} from 'ink';
 import {type ExitCode, refusalExit} from '../ground/errors.js';
 import {ownSignals} from '../ground/interrupts.js';
@@ -16,6 +15,7 @@ import {LiveStore} from '../live/live.js';
 import type {StoreLocation} from '../store/locate.js';
 import {backupsPaneSource, rootOfStore} from './sources/backups-source.js';
 import {App} from './app.js';
+import {tuneHeapForFollowing} from './heap-flags.js';
 import type {TuiFlags} from './app-props.js';
 import {startFilesProbe} from './sources/files-feed.js';
 import type {FilesSource} from './sources/files-model.js';
@@ -259,14 +259,7 @@ export async function runLiveApp(
 	io: Io,
 	notice: string | null = null,
 ): Promise<ExitCode> {
-	// Ink rebuilds every cell of the frame on each render (several MB of short-lived objects per frame
-	// on a 140×40 screen). With V8's default heap growth (up to 4× per step) that garbage is promoted
-	// and a session following a busy agent settles near 400 MB. Growing the heap by 30 % per step
-	// keeps it near its live set (peak RSS ~200 MB on the 1M-message bench store) for a few percent
-	// more GC time. (--optimize-for-size did as well on memory but nearly doubled CPU and latency.)
-	// (Where this is set, before the first read or after the first frame, made no difference we
-	// could measure to the start-up time or to the memory of a 10-minute follow.)
-	v8.setFlagsFromString('--heap-growing-percent=30');
+	tuneHeapForFollowing();
 	// Diagnostics: HFX_TRACE_STARTUP=FILE appends when each start-up step ended (ms since process start).
 	startupMark('modules loaded');
 	const locations = Array.isArray(where) ? (where as readonly StoreLocation[]) : [where as StoreLocation];

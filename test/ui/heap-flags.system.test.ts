@@ -1,0 +1,37 @@
+/**
+ * The TUI's heap settings (issue #26): after tuneHeapForFollowing, a process that churns short-lived
+ * objects as Ink's frames do keeps its young generation at its start size instead of doubling it to
+ * V8's maximum. Run in a fresh Node process: the flags act on the heap of the process that sets them.
+ */
+import {execFileSync} from 'node:child_process';
+import path from 'node:path';
+import {pathToFileURL} from 'node:url';
+import {describe, expect, it} from 'vitest';
+
+const MODULE = pathToFileURL(path.resolve(__dirname, '../../source/ui/heap-flags.ts')).href;
+
+/** New-space bytes of a fresh Node after ~1 GB of frame-like garbage, with the TUI's settings or without. */
+function newSpaceAfterChurn(tuned: boolean): number {
+	const script = `
+		const v8 = await import('node:v8');
+		if (${tuned}) (await import(${JSON.stringify(MODULE)})).tuneHeapForFollowing();
+		let kept = [];
+		for (let i = 0; i < 1e7; i++) {
+			const cell = {char: 'x', style: [i, i + 1]};
+			if (i % 50 === 0) kept.push(cell);
+			if (kept.length > 20_000) kept = [];
+		}
+		const space = v8.getHeapSpaceStatistics().find(s => s.space_name === 'new_space');
+		process.stdout.write(String(space.space_size));
+	`;
+	return Number(execFileSync(process.execPath, ['--input-type=module', '-e', script], {encoding: 'utf8'}));
+}
+
+describe('tuneHeapForFollowing', () => {
+	it('keeps the young generation at its start size under churn (V8 alone grows it past 8 MB)', () => {
+		const untuned = newSpaceAfterChurn(false);
+		const tuned = newSpaceAfterChurn(true);
+		expect(untuned).toBeGreaterThan(8 * 1024 * 1024);
+		expect(tuned).toBeLessThanOrEqual(4 * 1024 * 1024);
+	}, 60_000);
+});

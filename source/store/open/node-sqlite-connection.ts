@@ -43,6 +43,16 @@ const CODE_NAMES: Record<number, string> = {
 	26: 'SQLITE_NOTADB',
 	266: 'SQLITE_IOERR_READ',
 	522: 'SQLITE_IOERR_SHORT_READ',
+	// The write side's extended codes (a backup's copy written through node:sqlite: ulimit -f gives 778, the
+	// IOERR_WRITE better-sqlite3 names and write-failure.ts reads as EFBIG under a file size limit).
+	778: 'SQLITE_IOERR_WRITE',
+	1034: 'SQLITE_IOERR_FSYNC',
+	1290: 'SQLITE_IOERR_DIR_FSYNC',
+	1546: 'SQLITE_IOERR_TRUNCATE',
+	1802: 'SQLITE_IOERR_FSTAT',
+	2570: 'SQLITE_IOERR_DELETE',
+	4106: 'SQLITE_IOERR_CLOSE',
+	4362: 'SQLITE_IOERR_DIR_CLOSE',
 };
 
 /** A node:sqlite error as better-sqlite3 would throw it: `code` is SQLite's name for it. */

@@ -6,15 +6,15 @@
  * output (both sampled while the backup runs), every byte and name of the store's folder is unchanged, and a restore
  * of the archive gives the same rows. Before, both stores were copied into `.hfx-stage…/hfx-read-PID-…/` first.
  */
-import {spawn} from 'node:child_process';
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import {afterAll, afterEach, describe, expect, it} from 'vitest';
 import {hfx} from '../../helpers/cli.js';
-import {ROOT, WriterProcess} from '../../helpers/writer.js';
+import {folderHashes} from '../../helpers/folder-hashes.js';
+import {hfxWatchingTmp} from '../../helpers/watched-run.js';
+import {WriterProcess} from '../../helpers/writer.js';
 import {T0} from '../../fixtures/scenarios.js';
 
 const dirs: string[] = [];
@@ -71,73 +71,13 @@ async function writtenHome(how: 'stopped' | 'crashed'): Promise<{home: string; d
 	return {home, db};
 }
 
-/** sha256 of every file in the folder, by name (the listing is its keys). */
-function folderState(dir: string): Record<string, string> {
-	return Object.fromEntries(
-		fs
-			.readdirSync(dir)
-			.sort()
-			.map(name => [
-				name,
-				crypto
-					.createHash('sha256')
-					.update(fs.readFileSync(path.join(dir, name)))
-					.digest('hex'),
-			]),
-	);
-}
-
-/** Every path under `dir`, relative to it (a folder removed while it is walked is skipped). */
-function namesUnder(dir: string): string[] {
-	try {
-		return fs.readdirSync(dir, {recursive: true}).map(String);
-	} catch {
-		return [];
-	}
-}
-
 /**
  * `hfx backup --home HOME -o OUT/ --json` in the background with its own TMPDIR: every name seen in that TMPDIR and
  * under OUT while it ran (sampled every 2 ms).
  */
-async function backupWatched(
-	home: string,
-	out: string,
-	tmp: string,
-): Promise<{code: number | null; json: any; stderr: string; seenInTmp: string[]; seenInOut: string[]}> {
-	const args = [path.join(ROOT, 'dist/hfx.js'), 'backup', '--home', home, '-o', `${out}/`, '--json'];
-	const child = spawn(process.execPath, args, {
-		env: {...process.env, NO_COLOR: '1', TMPDIR: tmp},
-		stdio: ['ignore', 'pipe', 'pipe'],
-	});
-	let stdout = '';
-	child.stdout.on('data', (d: Buffer) => {
-		stdout += d.toString();
-	});
-	let stderr = '';
-	child.stderr.on('data', (d: Buffer) => {
-		stderr += d.toString();
-	});
-	const seenInTmp = new Set<string>();
-	const seenInOut = new Set<string>();
-	let done = false;
-	const exit = new Promise<number | null>(resolve => child.once('close', resolve)).finally(() => {
-		done = true;
-	});
-	while (!done) {
-		for (const name of namesUnder(tmp)) {
-			seenInTmp.add(name);
-		}
-
-		for (const name of namesUnder(out)) {
-			seenInOut.add(name);
-		}
-
-		await new Promise(resolve => setTimeout(resolve, 2));
-	}
-
-	const code = await exit;
-	return {code, json: JSON.parse(stdout), stderr, seenInTmp: [...seenInTmp], seenInOut: [...seenInOut]};
+async function backupWatched(home: string, out: string, tmp: string) {
+	const run = await hfxWatchingTmp(['backup', '--home', home, '-o', `${out}/`, '--json'], tmp, out);
+	return {...run, seenInOut: run.seenInAlso};
 }
 
 type Rows = {sessions: unknown[]; messages: unknown[]};
@@ -183,7 +123,7 @@ describe('hfx backup of a stopped or crashed store reads it in place: no private
 					d.close();
 				}
 
-				const before = folderState(home);
+				const before = folderHashes(home);
 				const out = tempDir('out');
 				const tmp = tempDir('tmp');
 				const run = await backupWatched(home, out, tmp);
@@ -192,7 +132,7 @@ describe('hfx backup of a stopped or crashed store reads it in place: no private
 				expect(run.seenInTmp).toEqual([]);
 				// Before: `.hfx-stage…/hfx-read-PID-…/state.db` (and its -wal), a whole private copy of the store.
 				expect(run.seenInOut.filter(n => /hfx-read-/.test(n))).toEqual([]);
-				expect(folderState(home)).toEqual(before);
+				expect(folderHashes(home)).toEqual(before);
 				expect(run.json.databases.map((d: {openMode: string}) => d.openMode)).toEqual(['in-place']);
 				expect(run.json.databases[0].counts.messages).toBe(70);
 
@@ -200,7 +140,7 @@ describe('hfx backup of a stopped or crashed store reads it in place: no private
 				const restored = hfx(['restore', run.json.archive, '--to', to, '--yes']);
 				expect(restored.code).toBe(0);
 				expect(rowsOf(path.join(to, 'state.db'))).toEqual(committed);
-				expect(folderState(home)).toEqual(before);
+				expect(folderHashes(home)).toEqual(before);
 			},
 		);
 	}

@@ -13,7 +13,8 @@ import {afterAll, describe, expect, it} from 'vitest';
 import {T0} from '../../fixtures/scenarios.js';
 import {hfxJson} from '../../helpers/cli.js';
 import {folderHashes} from '../../helpers/folder-hashes.js';
-import {ROOT, WriterProcess} from '../../helpers/writer.js';
+import {hfxWatchingTmp} from '../../helpers/watched-run.js';
+import {WriterProcess} from '../../helpers/writer.js';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -76,33 +77,8 @@ async function stoppedAndCrashed(): Promise<{a: string; b: string}> {
 }
 
 /** `hfx diff A B --json` in the background, every name seen in its own TMPDIR while it ran. */
-async function diffWatchingTmp(a: string, b: string, tmp: string) {
-	const child = spawn(process.execPath, [path.join(ROOT, 'dist/hfx.js'), 'diff', a, b, '--json'], {
-		env: {...process.env, NO_COLOR: '1', TMPDIR: tmp},
-	});
-	let stdout = '';
-	let stderr = '';
-	child.stdout.on('data', (d: Buffer) => {
-		stdout += d.toString();
-	});
-	child.stderr.on('data', (d: Buffer) => {
-		stderr += d.toString();
-	});
-	const seen = new Set<string>();
-	const exit = new Promise<number | null>(resolve => child.once('close', resolve));
-	let done = false;
-	void exit.then(() => {
-		done = true;
-	});
-	while (!done) {
-		for (const name of fs.readdirSync(tmp)) {
-			seen.add(name);
-		}
-
-		await new Promise(resolve => setTimeout(resolve, 2));
-	}
-
-	return {code: await exit, json: JSON.parse(stdout), stderr, seenInTmp: [...seen]};
+function diffWatchingTmp(a: string, b: string, tmp: string) {
+	return hfxWatchingTmp(['diff', a, b, '--json'], tmp);
 }
 
 /** A stopped store made crashed: a reader (the sqlite3 CLI) opens it, which creates -wal and -shm, and is SIGKILLed. */

@@ -3,7 +3,13 @@
  * changed sessions are known), activity events from the difference, and the model published to
  * the views (paused, waiting, failed). The only caller of the analysis in the live store.
  */
-import {type ActivityEvent, changedSessionIds, diffActivity, foldActivity} from '../forensics/analysis/activity.js';
+import {
+	type ActivityEvent,
+	changedSessionIds,
+	diffActivity,
+	foldActivity,
+	rowActivity,
+} from '../forensics/analysis/activity.js';
 import {type Analysis, analyze} from '../forensics/analysis/analyze.js';
 import {analyzeIncremental, prepareIncremental} from '../forensics/analysis/incremental.js';
 import {pendingAnalysis} from '../forensics/analysis/pending.js';
@@ -13,7 +19,7 @@ import type {BuildRules} from '../forensics/routing/build-rules.js';
 import type {SessionRecord, Snapshot} from '../forensics/types.js';
 import {readPlaces} from '../store/places/read-places.js';
 import type {DatabaseFacts} from '../store/read/load.js';
-import type {RowDelta} from '../store/read/row-deltas.js';
+import type {RowDelta, SincePreview} from '../store/read/row-deltas.js';
 import type {SessionIndex} from '../store/read/session-index.js';
 import type {SnapshotMeta} from '../store/read/read-snapshot.js';
 
@@ -141,18 +147,33 @@ export class LiveModelFeed {
 
 	/**
 	 * A feed started from a preview: the first full read analysed and published (paused or not: this is no commit, it
-	 * is what the view showed "analysing…" for). Its data_version is the one the header counts on from.
+	 * is what the view showed "analysing…" for). Its data_version is the one the header counts on from. What the rows
+	 * gained since the preview (sessions created, messages, ends) is activity: it happened after hfx started.
 	 */
-	completeFirst(first: {snapshot: Snapshot; meta: SnapshotMeta}, index: SessionIndex, facts: DatabaseFacts): void {
-		const {snapshot, meta} = first;
+	completeFirst(
+		first: {snapshot: Snapshot; meta: SnapshotMeta; sincePreview?: SincePreview},
+		index: SessionIndex,
+		facts: DatabaseFacts,
+	): void {
+		const {snapshot, meta, sincePreview: since} = first;
 		this.firstVersion = meta.dataVersion;
 		const analysis = this.firstAnalysis(snapshot, index);
+		const now = this.options.now();
+		const events = since ? rowActivity(analysis, since.newMessages, now, since.changed, id => since.old.get(id)) : [];
+		for (const e of events) {
+			if (analysis.byId.has(e.subject)) {
+				this.changedAt.set(e.subject, now);
+			}
+		}
+
 		const {analysing: _done, ...rest} = this.current;
 		this.current = {
 			...rest,
 			facts,
 			analysis,
-			refreshedAt: this.options.now(),
+			activity:
+				events.length === 0 ? rest.activity : foldActivity(rest.activity, events).slice(-this.options.activityLimit),
+			refreshedAt: now,
 			refreshMs: meta.readMs,
 			revision: this.current.revision + 1,
 		};

@@ -60,42 +60,31 @@ export function screenOf(session: string, joined = true): string {
 }
 
 /**
- * A frame as the terminal settled on it: `pattern` matched, and the next capture (`confirmMs` later) is
- * byte-identical. tmux can be asked for the pane while it is still parsing a frame (Ink writes one frame as one
- * stream; the pty hands it over in pieces, and tmux 3.3 does not hold the pane for synchronized output), so a
- * capture may show the top of the new frame over the bottom of the old one: the Activity follow test read the new
- * header ("paused") above the old cursor row, 1 run in 24 under load. A screen that never holds still (a
- * writer committing all along) gives its last matching capture after `settleMs`. Pure over `capture` and `sleep`.
+ * A frame taken twice: `pattern` matched, and the next capture (`confirmMs` later) matches too; that second capture is
+ * the one returned. tmux can be asked for the pane while it is still parsing a frame (Ink writes one frame as one
+ * stream; the pty hands it over in pieces, and tmux 3.3 does not hold the pane for synchronized output), so a capture
+ * may show the top of the new frame over the bottom of the old one; the one after it shows the frame whole. (Waiting
+ * for two identical captures instead made a test whose writer commits every 20 ms wait a second per screen.) Pure
+ * over `capture` and `sleep`.
  */
 export async function settledMatch(
 	capture: () => string,
 	pattern: RegExp,
 	sleep: (ms: number) => Promise<unknown>,
-	{timeoutMs = 15_000, pollMs = 100, confirmMs = 30, settleMs = 1000, now = Date.now} = {},
+	{timeoutMs = 15_000, pollMs = 100, confirmMs = 30, now = Date.now} = {},
 ): Promise<{screen: string; matched: boolean}> {
 	const end = now() + timeoutMs;
 	let last = '';
 	while (now() < end) {
 		last = capture();
 		if (pattern.test(last)) {
-			const settleEnd = now() + settleMs;
-			while (now() < settleEnd) {
-				await sleep(confirmMs);
-				const next = capture();
-				if (next === last) {
-					return {screen: next, matched: true};
-				}
-
-				if (!pattern.test(next)) {
-					break;
-				}
-
-				last = next;
+			await sleep(confirmMs);
+			const next = capture();
+			if (pattern.test(next)) {
+				return {screen: next, matched: true};
 			}
 
-			if (pattern.test(last) && now() >= settleEnd) {
-				return {screen: last, matched: true};
-			}
+			last = next;
 		}
 
 		await sleep(pollMs);
@@ -105,7 +94,7 @@ export async function settledMatch(
 }
 
 /**
- * Polls the screen every 100 ms until `pattern` matches on a settled frame (`settledMatch`); throws with the last
+ * Polls the screen every 100 ms until `pattern` matches on two captures in a row (`settledMatch`); throws with the last
  * screen after `timeoutMs`.
  */
 export async function waitForScreenOf(

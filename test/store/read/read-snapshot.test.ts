@@ -197,6 +197,80 @@ describe('bounded read transactions', () => {
 		}
 	});
 
+	/** A store with keyless rows of each kind; its sessions' ids by name. */
+	function keylessRows(dropTimeIndex: boolean): {db: string; ids: Record<string, string>} {
+		const db = path.join(dir, `keyless-${files++}.db`);
+		const w = new StoreWriter(db, {shape: 'v30', journalMode: 'delete'});
+		const ids = {
+			gateway: w.createSession({source: 'telegram', startedAt: T0}),
+			textStamps: w.createSession({source: 'discord', startedAt: T0 + 1}),
+			local: w.createSession({source: 'cli', startedAt: T0 + 2}),
+			tool: w.createSession({source: 'tool', startedAt: T0 + 3}),
+			keyed: w.createSession({source: 'telegram', startedAt: T0 + 4, sessionKey: 'agent:main:telegram:dm:1'}),
+			empty: w.createSession({source: 'telegram', startedAt: T0 + 5}),
+		};
+		w.addMessages(ids.gateway, [{timestamp: T0 + 5}, {timestamp: T0 + 6}, {timestamp: T0 + 7}]);
+		w.addMessages(ids.textStamps, [{timestamp: T0 + 5}, {timestamp: T0 + 6}]);
+		w.addMessages(ids.local, [{timestamp: T0 + 5}]);
+		w.addMessages(ids.tool, [{timestamp: T0 + 5}, {timestamp: T0 + 6}]);
+		w.addMessages(ids.keyed, [{timestamp: T0 + 5}, {timestamp: T0 + 6}]);
+		w.exec(`UPDATE messages SET timestamp = 'yesterday' WHERE session_id = '${ids.textStamps}'`);
+		if (dropTimeIndex) {
+			w.exec('DROP INDEX idx_messages_session');
+		}
+
+		w.close();
+		return {db, ids};
+	}
+
+	for (const dropTimeIndex of [false, true]) {
+		it(
+			"counts each keyless row's messages in the pages' own statement, no grouped query " +
+				`(${dropTimeIndex ? 'without' : 'with'} the (session_id, timestamp) index)`,
+			() => {
+				const {db, ids} = keylessRows(dropTimeIndex);
+				const store = ReadOnlyStore.open(db);
+				try {
+					const schema = detectSchema(store);
+					expect(schema.messageTimeIndex).toBe(dropTimeIndex ? null : 'idx_messages_session');
+					const prepared: string[] = [];
+					const prepare = store.prepare.bind(store);
+					store.prepare = (sql: string) => {
+						prepared.push(sql);
+						return prepare(sql);
+					};
+					const by = new Map(readSnapshot(store, schema, CONTEXT).snapshot.sessions.map(s => [s.id, s]));
+					// The pages ran every statement that walks messages rows: no GROUP BY over them after.
+					expect(prepared.filter(sql => /group by/i.test(sql))).toEqual([]);
+					// repair-routing's COUNT(*) for every row it lists (text timestamps too); nothing for the rest.
+					expect(Object.fromEntries(Object.entries(ids).map(([k, id]) => [k, by.get(id)?.messageRows]))).toEqual({
+						gateway: 3,
+						textStamps: 2,
+						local: 1,
+						tool: null,
+						keyed: null,
+						empty: null,
+					});
+					const page = prepared.find(sql => sql.includes('keyless_rows'))!;
+					const plan = (store.prepare(`EXPLAIN QUERY PLAN ${page}`).all(0) as Array<{detail: string}>).map(
+						r => r.detail,
+					);
+					// The count walks the index the newest-message seek of the same row walked (its pages already read).
+					expect(plan.filter(d => /^SEARCH m /.test(d))).toEqual(
+						dropTimeIndex
+							? [expect.stringContaining('(session_id=?)'), expect.stringContaining('(session_id=?)')]
+							: [
+									'SEARCH m USING COVERING INDEX idx_messages_session (session_id=?)',
+									'SEARCH m USING COVERING INDEX idx_messages_session (session_id=?)',
+								],
+					);
+				} finally {
+					store.close();
+				}
+			},
+		);
+	}
+
 	it('tells sessions with only unusable timestamps from empty ones (one seek for most, EXISTS for the rest)', () => {
 		const db = path.join(dir, 'stamps.db');
 		const w = new StoreWriter(db, {shape: 'v21', journalMode: 'delete'});

@@ -5,7 +5,7 @@
  */
 import type {ReadOnlyStore} from '../open/open.js';
 import {type SchemaInfo, quoteIdentifier} from '../open/schema.js';
-import {RestartProbeReader} from './restart-probes.js';
+import {type RestartProbeReader, readRestartProbes} from './restart-probes.js';
 import {EPOCH_MAX, EPOCH_MIN, inWindow} from '../../forensics/time.js';
 import type {Cell, RoutingEntry, SessionRecord, Snapshot} from '../../forensics/types.js';
 import {needsMessageCount} from '../../forensics/routing/orphans.js';
@@ -449,7 +449,10 @@ export type ReadOptions = {
 	 * copy dies young) and the heap does not grow by a second copy of every session.
 	 */
 	reuse?: ReadonlyMap<string, SessionRecord>;
-	/** The live store's probe reader, which keeps the pairs it read (a fresh one otherwise). */
+	/**
+	 * The live store's probe reader, which keeps the pairs it read; without one, the pairs are found for this read
+	 * alone and nothing is kept (readRestartProbes).
+	 */
 	probes?: RestartProbeReader;
 	/**
 	 * Read only the rows that name the chat of a keyless row of these sources (forensics/rollbacks/chat-scope.ts):
@@ -536,7 +539,9 @@ export function* readSnapshotSteps(
 		yield;
 		const rSql = routingSql(schema);
 		const routing = rSql ? (store.prepare(rSql).all() as Array<Record<string, unknown>>).map(toRoutingEntry) : [];
-		const restartProbes = (options.probes ?? new RestartProbeReader()).read(store, schema, sessions);
+		const restartProbes = options.probes
+			? options.probes.read(store, schema, sessions)
+			: readRestartProbes(store, schema, sessions);
 		yield;
 		const high = store.prepare('SELECT max(rowid) FROM messages').pluck().get();
 		const dataVersion = store.dataVersion();

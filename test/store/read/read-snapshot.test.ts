@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {afterAll, describe, expect, it} from 'vitest';
+import {afterAll, describe, expect, it, vi} from 'vitest';
 import {ReadOnlyStore} from '../../../source/store/open/open.js';
 import {detectSchema} from '../../../source/store/open/schema.js';
 import {
@@ -11,6 +11,8 @@ import {
 	signatureMatcher,
 	signatureSql,
 } from '../../../source/store/read/read-snapshot.js';
+import {RestartProbeReader} from '../../../source/store/read/restart-probes.js';
+import {RollbackPairIndex} from '../../../source/forensics/rollbacks/pair-index.js';
 import {StoreWriter} from '../../../source/simulator/store-writer.js';
 import {T0} from '../../fixtures/scenarios.js';
 
@@ -270,6 +272,42 @@ describe('bounded read transactions', () => {
 			},
 		);
 	}
+
+	it("reads a one-shot snapshot's restart probes without the live view's pair index, the same probes in order", () => {
+		const db = path.join(dir, `probes-${files++}.db`);
+		const w = new StoreWriter(db, {shape: 'v30', journalMode: 'delete'});
+		const keyed = (source: string, key: string, at: number) =>
+			w.createSession({source, userId: 'u1', chatId: key, chatType: 'dm', sessionKey: key, startedAt: at});
+		// Keyed rows of two platforms written after two keyless rows of each fell silent, and a passed-over sibling.
+		const rows = [
+			keyed('telegram', 'agent:main:telegram:dm:1', T0),
+			keyed('telegram', 'agent:main:telegram:dm:2', T0 + 1),
+			keyed('discord', 'agent:main:discord:dm:3', T0 + 2),
+			w.createSession({source: 'telegram', userId: 'u1', startedAt: T0 + 10}),
+			w.createSession({source: 'telegram', startedAt: T0 + 11}),
+			w.createSession({source: 'discord', userId: 'u1', startedAt: T0 + 12}),
+			keyed('telegram', 'agent:main:telegram:dm:1', T0 + 13),
+		];
+		for (const [i, id] of rows.entries()) {
+			w.addMessages(id, [{timestamp: T0 + 20 + i}, {timestamp: i < 3 ? T0 + 100 + i : T0 + 30 + i}]);
+		}
+
+		w.close();
+		const store = ReadOnlyStore.open(db);
+		const reset = vi.spyOn(RollbackPairIndex.prototype, 'reset');
+		try {
+			const schema = detectSchema(store);
+			const once = readSnapshot(store, schema, CONTEXT).snapshot.restartProbes;
+			expect(reset).not.toHaveBeenCalled();
+			const live = readSnapshot(store, schema, CONTEXT, {probes: new RestartProbeReader()}).snapshot.restartProbes;
+			expect(reset).toHaveBeenCalledTimes(1);
+			expect(once?.length).toBeGreaterThanOrEqual(6);
+			expect(once).toEqual(live);
+		} finally {
+			reset.mockRestore();
+			store.close();
+		}
+	});
 
 	it('tells sessions with only unusable timestamps from empty ones (one seek for most, EXISTS for the rest)', () => {
 		const db = path.join(dir, 'stamps.db');

@@ -23,6 +23,12 @@ export type SchemaInfo = {
 	ruleSetReason: string;
 	/** Columns the rules decide on that this store lacks: each one a finding (forensics/rule-columns.ts). */
 	missingColumns: MissingColumn[];
+	/**
+	 * The index on messages (session_id, timestamp) SQLite can walk for one session's rows (Hermes'
+	 * idx_messages_session), by name: the index the newest-message seek of each session uses. Null when the store has
+	 * none (or no timestamp column).
+	 */
+	messageTimeIndex: string | null;
 };
 
 function columns(store: ReadOnlyStore, table: string): Set<string> {
@@ -56,6 +62,46 @@ function refuseWithoutRoutingIdentity(file: string, sessionColumns: ReadonlySet<
 			'is migrated by current Hermes on its first writable open (take hfx ' +
 			'backup --quick first), after which hfx can judge it',
 	});
+}
+
+/** A name as a quoted SQL identifier. */
+export function quoteIdentifier(name: string): string {
+	return `"${name.replaceAll('"', '""')}"`;
+}
+
+/**
+ * The first index on messages whose leading columns are (session_id, timestamp), whole (not partial), that SQLite
+ * accepts for `m.session_id = s.id` (prepared, never run: a collation or affinity it cannot use makes the prepare
+ * fail, and the index is passed over).
+ */
+function messageTimeIndexOf(store: ReadOnlyStore, messageColumns: ReadonlySet<string>): string | null {
+	if (!messageColumns.has('timestamp')) {
+		return null;
+	}
+
+	const indexes = store
+		.prepare("SELECT name FROM pragma_index_list('messages') WHERE partial = 0 ORDER BY seq")
+		.pluck()
+		.all() as string[];
+	const info = store.prepare('SELECT name FROM pragma_index_info(?) ORDER BY seqno LIMIT 2').pluck();
+	for (const name of indexes) {
+		const [first, second] = info.all(name) as Array<string | null>;
+		if (first !== 'session_id' || second !== 'timestamp') {
+			continue;
+		}
+
+		try {
+			store.prepare(
+				`SELECT (SELECT count(*) FROM messages m INDEXED BY ${quoteIdentifier(name)} ` +
+					'WHERE m.session_id = s.id) FROM sessions s',
+			);
+			return name;
+		} catch {
+			// SQLite cannot use it for this comparison: the next one, or none.
+		}
+	}
+
+	return null;
 }
 
 export function detectSchema(store: ReadOnlyStore): SchemaInfo {
@@ -108,5 +154,15 @@ export function detectSchema(store: ReadOnlyStore): SchemaInfo {
 		gateway_routing: tables.has('gateway_routing') ? routingColumns : null,
 	};
 	const missingColumns = missingRuleColumns(table => byTable[table]);
-	return {version, tables, sessionColumns, messageColumns, routingColumns, ruleSet, ruleSetReason, missingColumns};
+	return {
+		version,
+		tables,
+		sessionColumns,
+		messageColumns,
+		routingColumns,
+		ruleSet,
+		ruleSetReason,
+		missingColumns,
+		messageTimeIndex: messageTimeIndexOf(store, messageColumns),
+	};
 }

@@ -8,6 +8,7 @@
  */
 import {LOCAL_SURFACES} from '../../forensics/routing/orphans.js';
 import {RollbackPairIndex, type RowChange} from '../../forensics/rollbacks/pair-index.js';
+import {type RowPair, rollbackProbePairs} from '../../forensics/rollbacks/rollback-pairs.js';
 import type {RestartProbe} from '../../forensics/types.js';
 import {EPOCH_MAX, EPOCH_MIN} from '../../forensics/time.js';
 import type {SessionRecord} from '../../forensics/types.js';
@@ -133,6 +134,40 @@ function probePair(s: Statements, orphanId: string, keyedId: string): RestartPro
 /** What a pair's probe depends on: a change to either row's messages changes it. */
 function stampOf(o: SessionRecord, k: SessionRecord): string {
 	return `${o.newestMessageAt}|${o.messageRows ?? o.messageCountColumn}|${k.newestMessageAt}|${k.messageCountColumn}`;
+}
+
+/** Orders pairs as RollbackPairIndex.pairs() lists them: by orphan id, then keyed id. */
+function byIds(a: RowPair, b: RowPair): number {
+	if (a.orphan.id !== b.orphan.id) {
+		return a.orphan.id < b.orphan.id ? -1 : 1;
+	}
+
+	return a.keyed.id < b.keyed.id ? -1 : a.keyed.id > b.keyed.id ? 1 : 0;
+}
+
+/**
+ * Every pair's probe for a read that keeps nothing (`hfx scan`): the pairs found in two passes over the rows
+ * (rollbackProbePairs, the set RollbackPairIndex keeps: pair-index.test.ts), in the index's order, each read once.
+ * The index a live view updates commit by commit is not built for one read: on the 1M-message bench store (21,516
+ * rows, no pair) this step took 128-150 ms of main-thread CPU with it, 53-68 ms without (3 fresh processes each,
+ * machine at load ~12 on 2 cores).
+ */
+export function readRestartProbes(
+	store: ReadOnlyStore,
+	schema: SchemaInfo,
+	sessions: readonly SessionRecord[],
+): RestartProbe[] {
+	if (!schema.messageColumns.has('timestamp')) {
+		return [];
+	}
+
+	const pairs = rollbackProbePairs(sessions, LOCAL_SURFACES).sort(byIds);
+	let s: Statements | undefined;
+	return pairs.flatMap(({orphan, keyed}) => {
+		s ??= statements(store, schema);
+		const probe = probePair(s, orphan.id, keyed.id);
+		return probe ? [probe] : [];
+	});
 }
 
 /** Keeps the pairs and probes of the last read; reads again only the pairs whose rows changed. */

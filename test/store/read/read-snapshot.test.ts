@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {afterAll, describe, expect, it} from 'vitest';
+import {afterAll, describe, expect, it, vi} from 'vitest';
 import {ReadOnlyStore} from '../../../source/store/open/open.js';
 import {detectSchema} from '../../../source/store/open/schema.js';
 import {
@@ -11,6 +11,8 @@ import {
 	signatureMatcher,
 	signatureSql,
 } from '../../../source/store/read/read-snapshot.js';
+import {RestartProbeReader} from '../../../source/store/read/restart-probes.js';
+import {RollbackPairIndex} from '../../../source/forensics/rollbacks/pair-index.js';
 import {StoreWriter} from '../../../source/simulator/store-writer.js';
 import {T0} from '../../fixtures/scenarios.js';
 
@@ -194,6 +196,116 @@ describe('bounded read transactions', () => {
 		} finally {
 			store.close();
 			w.close();
+		}
+	});
+
+	/** A store with keyless rows of each kind; its sessions' ids by name. */
+	function keylessRows(dropTimeIndex: boolean): {db: string; ids: Record<string, string>} {
+		const db = path.join(dir, `keyless-${files++}.db`);
+		const w = new StoreWriter(db, {shape: 'v30', journalMode: 'delete'});
+		const ids = {
+			gateway: w.createSession({source: 'telegram', startedAt: T0}),
+			textStamps: w.createSession({source: 'discord', startedAt: T0 + 1}),
+			local: w.createSession({source: 'cli', startedAt: T0 + 2}),
+			tool: w.createSession({source: 'tool', startedAt: T0 + 3}),
+			keyed: w.createSession({source: 'telegram', startedAt: T0 + 4, sessionKey: 'agent:main:telegram:dm:1'}),
+			empty: w.createSession({source: 'telegram', startedAt: T0 + 5}),
+		};
+		w.addMessages(ids.gateway, [{timestamp: T0 + 5}, {timestamp: T0 + 6}, {timestamp: T0 + 7}]);
+		w.addMessages(ids.textStamps, [{timestamp: T0 + 5}, {timestamp: T0 + 6}]);
+		w.addMessages(ids.local, [{timestamp: T0 + 5}]);
+		w.addMessages(ids.tool, [{timestamp: T0 + 5}, {timestamp: T0 + 6}]);
+		w.addMessages(ids.keyed, [{timestamp: T0 + 5}, {timestamp: T0 + 6}]);
+		w.exec(`UPDATE messages SET timestamp = 'yesterday' WHERE session_id = '${ids.textStamps}'`);
+		if (dropTimeIndex) {
+			w.exec('DROP INDEX idx_messages_session');
+		}
+
+		w.close();
+		return {db, ids};
+	}
+
+	for (const dropTimeIndex of [false, true]) {
+		it(
+			"counts each keyless row's messages in the pages' own statement, no grouped query " +
+				`(${dropTimeIndex ? 'without' : 'with'} the (session_id, timestamp) index)`,
+			() => {
+				const {db, ids} = keylessRows(dropTimeIndex);
+				const store = ReadOnlyStore.open(db);
+				try {
+					const schema = detectSchema(store);
+					expect(schema.messageTimeIndex).toBe(dropTimeIndex ? null : 'idx_messages_session');
+					const prepared: string[] = [];
+					const prepare = store.prepare.bind(store);
+					store.prepare = (sql: string) => {
+						prepared.push(sql);
+						return prepare(sql);
+					};
+					const by = new Map(readSnapshot(store, schema, CONTEXT).snapshot.sessions.map(s => [s.id, s]));
+					// The pages ran every statement that walks messages rows: no GROUP BY over them after.
+					expect(prepared.filter(sql => /group by/i.test(sql))).toEqual([]);
+					// repair-routing's COUNT(*) for every row it lists (text timestamps too); nothing for the rest.
+					expect(Object.fromEntries(Object.entries(ids).map(([k, id]) => [k, by.get(id)?.messageRows]))).toEqual({
+						gateway: 3,
+						textStamps: 2,
+						local: 1,
+						tool: null,
+						keyed: null,
+						empty: null,
+					});
+					const page = prepared.find(sql => sql.includes('keyless_rows'))!;
+					const plan = (store.prepare(`EXPLAIN QUERY PLAN ${page}`).all(0) as Array<{detail: string}>).map(
+						r => r.detail,
+					);
+					// The count walks the index the newest-message seek of the same row walked (its pages already read).
+					expect(plan.filter(d => /^SEARCH m /.test(d))).toEqual(
+						dropTimeIndex
+							? [expect.stringContaining('(session_id=?)'), expect.stringContaining('(session_id=?)')]
+							: [
+									'SEARCH m USING COVERING INDEX idx_messages_session (session_id=?)',
+									'SEARCH m USING COVERING INDEX idx_messages_session (session_id=?)',
+								],
+					);
+				} finally {
+					store.close();
+				}
+			},
+		);
+	}
+
+	it("reads a one-shot snapshot's restart probes without the live view's pair index, the same probes in order", () => {
+		const db = path.join(dir, `probes-${files++}.db`);
+		const w = new StoreWriter(db, {shape: 'v30', journalMode: 'delete'});
+		const keyed = (source: string, key: string, at: number) =>
+			w.createSession({source, userId: 'u1', chatId: key, chatType: 'dm', sessionKey: key, startedAt: at});
+		// Keyed rows of two platforms written after two keyless rows of each fell silent, and a passed-over sibling.
+		const rows = [
+			keyed('telegram', 'agent:main:telegram:dm:1', T0),
+			keyed('telegram', 'agent:main:telegram:dm:2', T0 + 1),
+			keyed('discord', 'agent:main:discord:dm:3', T0 + 2),
+			w.createSession({source: 'telegram', userId: 'u1', startedAt: T0 + 10}),
+			w.createSession({source: 'telegram', startedAt: T0 + 11}),
+			w.createSession({source: 'discord', userId: 'u1', startedAt: T0 + 12}),
+			keyed('telegram', 'agent:main:telegram:dm:1', T0 + 13),
+		];
+		for (const [i, id] of rows.entries()) {
+			w.addMessages(id, [{timestamp: T0 + 20 + i}, {timestamp: i < 3 ? T0 + 100 + i : T0 + 30 + i}]);
+		}
+
+		w.close();
+		const store = ReadOnlyStore.open(db);
+		const reset = vi.spyOn(RollbackPairIndex.prototype, 'reset');
+		try {
+			const schema = detectSchema(store);
+			const once = readSnapshot(store, schema, CONTEXT).snapshot.restartProbes;
+			expect(reset).not.toHaveBeenCalled();
+			const live = readSnapshot(store, schema, CONTEXT, {probes: new RestartProbeReader()}).snapshot.restartProbes;
+			expect(reset).toHaveBeenCalledTimes(1);
+			expect(once?.length).toBeGreaterThanOrEqual(6);
+			expect(once).toEqual(live);
+		} finally {
+			reset.mockRestore();
+			store.close();
 		}
 	});
 

@@ -10,6 +10,7 @@ import {EPOCH_MAX, EPOCH_MIN, inWindow} from '../../forensics/time.js';
 import type {Cell, RoutingEntry, SessionRecord, Snapshot} from '../../forensics/types.js';
 import {needsMessageCount} from '../../forensics/routing/orphans.js';
 import {chatScopeWhere, hitScopeRowids, scopeRowids} from './chat-scope-where.js';
+import {drain} from '../../forensics/analysis/steps.js';
 
 /** Which columns a read needs: `lean` for the forensic engine alone (scan), `full` adds what views display. */
 export type ColumnSet = 'lean' | 'full';
@@ -466,16 +467,6 @@ export type SnapshotContext = Pick<Snapshot, 'owner' | 'routingScope' | 'legacyR
 
 /** What a read returns: the snapshot and how it was read. */
 export type SnapshotRead = {snapshot: Snapshot; meta: SnapshotMeta};
-
-/** Runs a stepped read to its end in one go (no step waits for anything). */
-export function drain<T>(steps: Generator<void, T>): T {
-	for (;;) {
-		const step = steps.next();
-		if (step.done) {
-			return step.value;
-		}
-	}
-}
 
 export function readSnapshot(
 	store: ReadOnlyStore,

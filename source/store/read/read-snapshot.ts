@@ -478,9 +478,10 @@ export function readSnapshot(
 }
 
 /**
- * As `readSnapshot`, in steps: it yields after each page of sessions and after each later query, its read transaction
- * open across the yields (one snapshot, as the budget allows), so a caller may answer keys between steps (issue #26;
- * LiveConnection.readAsync). A caller that abandons it closes the connection (the transaction goes with it).
+ * As `readSnapshot`, in steps: it yields after each page of sessions, after the last, and after each later query, its
+ * read transaction open across the yields (one snapshot, as the budget allows), so a caller may answer keys between
+ * steps (issue #26; LiveConnection.readAsync). A caller that abandons it closes the connection (the transaction goes
+ * with it).
  */
 export function* readSnapshotSteps(
 	store: ReadOnlyStore,
@@ -494,6 +495,8 @@ export function* readSnapshotSteps(
 		// Only the rows that name the chats of keyless rows of these sources, where a read asks for them.
 		const scope = scopeOf(store, schema, options);
 		const {sessions, transactions} = yield* readSessionPages(store, schema, options, started, scope);
+		// The last page and the keyless rows' message count are each one of the longest steps of the read: apart.
+		yield;
 		settleMessageRows(store, schema, sessions, options.reuse, scope !== null);
 		yield;
 		const rSql = routingSql(schema);

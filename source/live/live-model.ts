@@ -3,7 +3,13 @@
  * changed sessions are known), activity events from the difference, and the model published to
  * the views (paused, waiting, failed). The only caller of the analysis in the live store.
  */
-import {type ActivityEvent, changedSessionIds, diffActivity, foldActivity} from '../forensics/analysis/activity.js';
+import {
+	type ActivityEvent,
+	changedSessionIds,
+	diffActivity,
+	foldActivity,
+	rowActivity,
+} from '../forensics/analysis/activity.js';
 import {type Analysis, analyze, analyzeSteps} from '../forensics/analysis/analyze.js';
 import {type Steps, drain} from '../forensics/analysis/steps.js';
 import {analyzeIncremental, prepareIncremental} from '../forensics/analysis/incremental.js';
@@ -14,7 +20,7 @@ import type {BuildRules} from '../forensics/routing/build-rules.js';
 import type {SessionRecord, Snapshot} from '../forensics/types.js';
 import {readPlaces} from '../store/places/read-places.js';
 import type {DatabaseFacts} from '../store/read/load.js';
-import type {RowDelta} from '../store/read/row-deltas.js';
+import type {RowDelta, SincePreview} from '../store/read/row-deltas.js';
 import type {SessionIndex} from '../store/read/session-index.js';
 import type {SnapshotMeta} from '../store/read/read-snapshot.js';
 
@@ -146,22 +152,33 @@ export class LiveModelFeed {
 	/**
 	 * A feed started from a preview: the first full read analysed (in steps: a caller may answer keys between them) and
 	 * published at the last step (paused or not: this is no commit, it is what the view showed "analysing…" for). Its
-	 * data_version is the one the header counts on from.
+	 * data_version is the one the header counts on from. What the rows gained since the preview (sessions created,
+	 * messages, ends) is activity: it happened after hfx started.
 	 */
 	*completeFirstSteps(
-		first: {snapshot: Snapshot; meta: SnapshotMeta},
+		first: {snapshot: Snapshot; meta: SnapshotMeta; sincePreview?: SincePreview},
 		index: SessionIndex,
 		facts: DatabaseFacts,
 	): Steps<void> {
-		const {snapshot, meta} = first;
+		const {snapshot, meta, sincePreview: since} = first;
 		const analysis = yield* this.firstAnalysisSteps(snapshot, index);
 		this.firstVersion = meta.dataVersion;
+		const now = this.options.now();
+		const events = since ? rowActivity(analysis, since.newMessages, now, since.changed, id => since.old.get(id)) : [];
+		for (const e of events) {
+			if (analysis.byId.has(e.subject)) {
+				this.changedAt.set(e.subject, now);
+			}
+		}
+
 		const {analysing: _done, ...rest} = this.current;
 		this.current = {
 			...rest,
 			facts,
 			analysis,
-			refreshedAt: this.options.now(),
+			activity:
+				events.length === 0 ? rest.activity : foldActivity(rest.activity, events).slice(-this.options.activityLimit),
+			refreshedAt: now,
 			refreshMs: meta.readMs,
 			revision: this.current.revision + 1,
 		};

@@ -25,6 +25,11 @@ export type AppProps = {
 	now?: () => number;
 	/** Re-render every second so relative times move (off in tests). */
 	tick?: boolean;
+	/**
+	 * At most one frame per this many ms from the live sources (the host: screen/frame-gate.ts FRAME_MS); 0 by default,
+	 * so tests see every publish drawn at once.
+	 */
+	frameMs?: number;
 	initialPane?: Pane;
 	/** How long "copied …" stays in the footer, in ms (tests shorten it). */
 	noticeMs?: number;

@@ -8,14 +8,27 @@
 import {type MutableRefObject, useEffect, useRef, useState} from 'react';
 import {type Key, useInput} from 'ink';
 import type {Pane} from './pane-names.js';
+import {FrameGate, gated} from './screen/frame-gate.js';
 
-/** The latest value a source publishes (its current one first). */
+/** The latest value a source publishes (its current one first), through the screen's frame gate when given one. */
 export function useSource<T>(
 	source: {model: T | null; subscribe: (l: (m: T) => void) => () => void} | undefined,
+	gate?: FrameGate,
 ): T | null {
 	const [value, setValue] = useState<T | null>(source?.model ?? null);
-	useEffect(() => source?.subscribe(setValue), [source]);
+	useEffect(() => source?.subscribe(gate ? gated(gate, setValue) : setValue), [source, gate]);
 	return value;
+}
+
+/** The screen's frame gate (screen/frame-gate.ts), closed when the screen unmounts. */
+export function useFrameGate(ms: number): FrameGate {
+	const [gate] = useState(() => new FrameGate(ms));
+	useEffect(() => closer(gate), [gate]);
+	return gate;
+}
+
+function closer(gate: FrameGate): () => void {
+	return () => gate.close();
 }
 
 /** The wall clock, advanced every 5 s when `tick` is set (relative times like "3m ago" move slowly). */

@@ -24,6 +24,7 @@ import {HomeStores} from './sources/home-source.js';
 import {storeBuildRules} from '../store/places/store-build.js';
 import {type RepairService, repairServiceFor} from './repair/repair-service.js';
 import {ENTER_ALT_SCREEN, LEAVE_ALT_SCREEN, SHOW_CURSOR} from './terminal.js';
+import {FRAME_MS, INK_MAX_FPS} from './screen/frame-gate.js';
 
 /**
  * A profile the panes do not show is read at most once a second (its commits coalesced for 1 s,
@@ -170,6 +171,7 @@ function mount(followed: Followed, flags: TuiFlags, io: Io, backups: ReturnType<
 			color={flags.color}
 			initialPane={flags.pane}
 			tick
+			frameMs={FRAME_MS}
 			onExit={ids => {
 				yanked = ids;
 			}}
@@ -177,7 +179,8 @@ function mount(followed: Followed, flags: TuiFlags, io: Io, backups: ReturnType<
 		{
 			exitOnCtrlC: false,
 			patchConsole: true,
-			maxFps: 20,
+			// The live sources are paced by the screen's frame gate; Ink's own throttle would hold a keypress back.
+			maxFps: INK_MAX_FPS,
 			onRender({renderTime}) {
 				renders++;
 				renderMs += renderTime;

@@ -17,6 +17,13 @@ const terminal = tmuxTestFile('follow', async () => {
 const {session} = terminal;
 const keys = (...k: string[]) => tmux('send-keys', '-t', session, ...k);
 const waitRows = async (pattern: RegExp) => (await waitForScreenOf(session, pattern, 15_000, false)).split('\n');
+/**
+ * The screen once `header` shows and the cursor row (›) is `id`'s event. Waited for, not asserted on the first
+ * settled frame that shows the event: that frame had the cursor one row off in 1 CI run and in 1 local run of 20 at
+ * load 12 on 2 cores, and was never seen again in the next 30 (a frame not wholly written when tmux was asked, the
+ * likeliest cause, not proved). A cursor that never reaches `id` still fails, at the timeout.
+ */
+const waitSelected = (header: string, id: string) => waitRows(new RegExp(`${header}[\\s\\S]*^›.*${id}`, 'm'));
 /** The selected row (›) and the first row of the list (under its header). */
 function selection(lines: string[]): {selected: string; first: string} {
 	const header = lines.findIndex(l => l.includes('activity since hfx started'));
@@ -47,15 +54,12 @@ describe('Activity follows the newest event', () => {
 		await waitRows(/activity since hfx started/);
 		const a = await newSession();
 		const b = await newSession();
-		let lines = await waitRows(new RegExp(`NEW SESSION +${b}`));
-		expect(lines.join('\n')).toContain('following newest');
-		expect(selection(lines).selected).toContain(b);
+		let lines = await waitSelected('following newest', `NEW SESSION +${b}`);
 		expect(selection(lines).first).toBe(selection(lines).selected);
 
 		// Moving the cursor pauses it: the selected event keeps the cursor as newer ones arrive above.
 		keys('j');
-		lines = await waitRows(/paused: f follows newest/);
-		expect(selection(lines).selected).toContain(a);
+		lines = await waitSelected('paused: f follows newest', a);
 		const c = await newSession();
 		lines = await waitRows(new RegExp(`NEW SESSION +${c}`));
 		expect(selection(lines).selected).toContain(a);
@@ -63,11 +67,9 @@ describe('Activity follows the newest event', () => {
 
 		// f: the newest again, and followed.
 		keys('f');
-		lines = await waitRows(/following newest/);
-		expect(selection(lines).selected).toContain(c);
+		lines = await waitSelected('following newest', c);
 		const d = await newSession();
-		lines = await waitRows(new RegExp(`NEW SESSION +${d}`));
-		expect(selection(lines).selected).toContain(d);
+		lines = await waitSelected('following newest', `NEW SESSION +${d}`);
 		expect(selection(lines).first).toBe(selection(lines).selected);
 		keys('q');
 		await waitForScreenOf(session, /EXIT=0/);

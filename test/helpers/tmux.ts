@@ -59,25 +59,61 @@ export function screenOf(session: string, joined = true): string {
 	return tmux('capture-pane', '-p', ...(joined ? ['-J'] : []), '-t', session);
 }
 
-/** Polls the screen every 100 ms until `pattern` matches; throws with the last screen after `timeoutMs`. */
+/**
+ * A frame taken twice: `pattern` matched, and the next capture (`confirmMs` later) matches too; that second capture is
+ * the one returned. tmux can be asked for the pane while it is still parsing a frame (Ink writes one frame as one
+ * stream; the pty hands it over in pieces, and tmux 3.3 does not hold the pane for synchronized output), so a capture
+ * may show the top of the new frame over the bottom of the old one; the one after it shows the frame whole. (Waiting
+ * for two identical captures instead made a test whose writer commits every 20 ms wait a second per screen.) Pure
+ * over `capture` and `sleep`.
+ */
+export async function settledMatch(
+	capture: () => string,
+	pattern: RegExp,
+	sleep: (ms: number) => Promise<unknown>,
+	{timeoutMs = 15_000, pollMs = 100, confirmMs = 30, now = Date.now} = {},
+): Promise<{screen: string; matched: boolean}> {
+	const end = now() + timeoutMs;
+	let last = '';
+	while (now() < end) {
+		last = capture();
+		if (pattern.test(last)) {
+			await sleep(confirmMs);
+			const next = capture();
+			if (pattern.test(next)) {
+				return {screen: next, matched: true};
+			}
+
+			last = next;
+		}
+
+		await sleep(pollMs);
+	}
+
+	return {screen: last, matched: false};
+}
+
+/**
+ * Polls the screen every 100 ms until `pattern` matches on two captures in a row (`settledMatch`); throws with the last
+ * screen after `timeoutMs`.
+ */
 export async function waitForScreenOf(
 	session: string,
 	pattern: RegExp,
 	timeoutMs = 15_000,
 	joined = true,
 ): Promise<string> {
-	const end = Date.now() + timeoutMs;
-	let last = '';
-	while (Date.now() < end) {
-		last = screenOf(session, joined);
-		if (pattern.test(last)) {
-			return last;
-		}
-
-		await new Promise(resolve => setTimeout(resolve, 100));
+	const {screen, matched} = await settledMatch(
+		() => screenOf(session, joined),
+		pattern,
+		ms => new Promise(resolve => setTimeout(resolve, ms)),
+		{timeoutMs},
+	);
+	if (!matched) {
+		throw new Error(`screen never matched ${pattern}; last screen:\n${screen}`);
 	}
 
-	throw new Error(`screen never matched ${pattern}; last screen:\n${last}`);
+	return screen;
 }
 
 /**

@@ -10,6 +10,8 @@ import path from 'node:path';
 import {afterAll, afterEach, describe, expect, it} from 'vitest';
 import {LiveStore, type LiveModel} from '../../source/live/live.js';
 import {copyIncident, incidentWriter} from '../helpers/post-restart.js';
+import {T0} from '../fixtures/scenarios.js';
+import {WriterProcess} from '../helpers/writer.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-live-preview-'));
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -76,5 +78,41 @@ describe('LiveStore.openPreview', () => {
 		await analysed;
 		expect(published).toEqual([]);
 		expect(live.model.analysing).toBeDefined();
+	});
+
+	it('reports what was written between the preview and the full read as activity (after hfx started)', async () => {
+		const db = path.join(dir, `w${n++}`, 'state.db');
+		fs.mkdirSync(path.dirname(db));
+		const writer = new WriterProcess(db);
+		cleanups.push(() => writer.kill());
+		await writer.started();
+		const keyed = (i: number) => ({
+			source: 'telegram',
+			userId: `u${i}`,
+			sessionKey: `agent:main:telegram:dm:${7000 + i}`,
+			chatId: String(7000 + i),
+			chatType: 'dm',
+			startedAt: T0 + i * 600,
+		});
+		const ids: string[] = [];
+		for (let i = 0; i < 8; i++) {
+			ids.push(await writer.create(keyed(i)));
+		}
+
+		const live = LiveStore.openPreview(location(db), {watch: false}, 5);
+		cleanups.push(() => live.close());
+		// While the view shows the preview: a new session, messages in a row older than the preview's, a previewed row
+		// ended.
+		const created = await writer.create(keyed(8));
+		await writer.send({op: 'messages', id: ids[0]!, messages: [{timestamp: T0 + 9000}, {timestamp: T0 + 9001}]});
+		await writer.send({op: 'end', id: ids[7]!, at: T0 + 9002, reason: 'agent_close'});
+		await live.analyseFirst();
+
+		const events = live.model.activity.map(e => `${e.kind} ${e.subject} ${e.burst?.messages ?? e.count ?? ''}`.trim());
+		expect(events).toEqual([`messages ${ids[0]} 2`, `ended ${ids[7]}`, `created ${created}`]);
+		// The first refresh after it (the store's signature moved since the open) tells nothing twice.
+		live.refresh();
+		await new Promise(resolve => setTimeout(resolve, 100));
+		expect(live.model.activity.map(e => `${e.kind} ${e.subject}`)).toEqual(events.map(e => e.replace(/ 2$/, '')));
 	});
 });

@@ -188,17 +188,50 @@ export function diffActivity(
 	const prev: Previous = old
 		? {get: old, has: id => old(id) !== undefined, keys: () => before.byId.keys()}
 		: before.byId;
+	return withoutRotatedEnds(after, [
+		...rowEvents(after, prev, newMessages, at, changed),
+		...routingEntryEvents(before, after, at),
+		...findingEvents(before, after, at),
+	]);
+}
+
+/**
+ * What the rows alone say changed between a partial read and a full one (the live view drawn from its newest rows,
+ * then read whole: issue #26): messages appended, sessions created or rotated, ended or reopened, re-keyed, or gone.
+ * `changed`: the sessions new since the partial read and those it held; `old`: what it held of them. Without an
+ * analysis of the partial read, no finding is compared (the first analysis is where findings start).
+ */
+export function rowActivity(
+	after: Analysis,
+	newMessages: NewMessages,
+	at: number,
+	changed: ReadonlySet<string>,
+	old: (id: string) => SessionRecord | undefined,
+): ActivityEvent[] {
+	const prev: Previous = {get: old, has: id => old(id) !== undefined, keys: () => changed.values()};
+	return withoutRotatedEnds(after, rowEvents(after, prev, newMessages, at, changed));
+}
+
+/** Messages, then each compared session against its earlier record (in the store's order), then the rows gone. */
+function rowEvents(
+	after: Analysis,
+	prev: Previous,
+	newMessages: NewMessages,
+	at: number,
+	changed: ReadonlySet<string> | undefined,
+): ActivityEvent[] {
 	const compared = changed
 		? [...changed].map(id => after.byId.get(id)).filter((s): s is SessionRecord => s !== undefined)
 		: after.snapshot.sessions;
-	const events: ActivityEvent[] = [
+	return [
 		...messageEvents(after, newMessages, at),
 		...compared.flatMap(s => sessionEvents(after, prev.get(s.id), s, at)),
 		...removedEvents(after, prev, changed, at),
-		...routingEntryEvents(before, after, at),
-		...findingEvents(before, after, at),
 	];
-	// A parent that ended by the rotation seen in the same read is said by the rotation's line.
+}
+
+/** A parent that ended by the rotation seen in the same read is said by the rotation's line. */
+function withoutRotatedEnds(after: Analysis, events: ActivityEvent[]): ActivityEvent[] {
 	const rotatedFrom = new Set(
 		events.filter(e => e.kind === 'rotated').map(e => after.lineage.parentEdge.get(e.subject)?.parentId),
 	);

@@ -195,14 +195,14 @@ export function judgeSpool(file: SpoolFile, start: GatewayStart | null = null): 
 				file,
 				replay: 'will',
 				why:
-					"Hermes replays it on the session's next successful flush or the next " +
+					"at the session's next successful flush or the next " +
 					'gateway start, with role, content and time only (tool calls and ' +
 					'reasoning are not restored)',
 			}
 		: {
 				file,
 				replay: 'will',
-				why: 'Hermes replays it at the next gateway start as a user message with its original time',
+				why: 'at the next gateway start, as a user message with its original time',
 			};
 }
 

@@ -17,7 +17,16 @@ import {
 	sessionsSql,
 } from './read-snapshot.js';
 
-export type Preview = {snapshot: Snapshot; meta: SnapshotMeta; total: number};
+/**
+ * `highWater`: the highest sessions rowid and messages rowid the preview saw; what the first full read finds above
+ * them, and what it finds changed in the previewed rows, happened while the view was drawn from the preview.
+ */
+export type Preview = {
+	snapshot: Snapshot;
+	meta: SnapshotMeta;
+	total: number;
+	highWater: {sessions: number; messages: number};
+};
 
 /** The newest `limit` session rows (in rowid order, as a full read lists them) and the count of every row. */
 export function readPreview(
@@ -29,6 +38,8 @@ export function readPreview(
 	const started = performance.now();
 	return store.read(() => {
 		const total = Number(store.prepare('SELECT count(*) FROM sessions').pluck().get() ?? 0);
+		const top = (table: string) => Number(store.prepare(`SELECT max(rowid) FROM ${table}`).pluck().get() ?? 0);
+		const highWater = {sessions: top('sessions'), messages: top('messages')};
 		const rows = store
 			.prepare(`${sessionsSql(schema)}\nORDER BY s.rowid DESC LIMIT ?`)
 			.raw(true)
@@ -38,6 +49,7 @@ export function readPreview(
 		settle(store, schema, sessions);
 		return {
 			total,
+			highWater,
 			snapshot: {
 				sessions,
 				routing: [],

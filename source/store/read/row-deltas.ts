@@ -3,7 +3,7 @@
  * short read transactions (new message ids, new and changed session rows, the routing probe), or a
  * full reload now and then; the session index is patched with the result.
  */
-import type {Snapshot} from '../../forensics/types.js';
+import type {SessionRecord, Snapshot} from '../../forensics/types.js';
 import {needsMessageCount} from '../../forensics/routing/orphans.js';
 import {startupMark} from '../../ground/startup.js';
 import type {StoreLocation} from '../locate.js';
@@ -52,6 +52,17 @@ export type RowDelta = {
 	snapshot: Snapshot;
 };
 
+/**
+ * What the store gained between the preview a live view was first drawn from and its first full read (issue #26: the
+ * view shows "activity since hfx started"): messages above the preview's, sessions above its rows, and what the preview
+ * held of the rows it read (to compare with the full read's).
+ */
+export type SincePreview = {
+	newMessages: Map<string, number>;
+	changed: Set<string>;
+	old: ReadonlyMap<string, SessionRecord>;
+};
+
 export type RowDeltasOptions = {
 	/**
 	 * Given (hfx watch, which reads every 15 s): every row's signature is compared in one pass at most this
@@ -86,6 +97,8 @@ export class RowDeltas {
 	private restartProbes: Snapshot['restartProbes'] = [];
 
 	private readonly signatureEveryMs: number | null;
+	/** The preview's high-water marks and rows, until the first full read compares with them. */
+	private previewed: {highWater: Preview['highWater']; old: Map<string, SessionRecord>} | null = null;
 
 	constructor(
 		private readonly location: StoreLocation,
@@ -100,13 +113,29 @@ export class RowDeltas {
 	}
 
 	/** As `first`, in steps (read-snapshot.ts readSnapshotSteps): a view answers keys between them (issue #26). */
-	*firstSteps(store: ReadOnlyStore, schema: SchemaInfo): Generator<void, SnapshotRead> {
+	*firstSteps(store: ReadOnlyStore, schema: SchemaInfo): Generator<void, SnapshotRead & {sincePreview?: SincePreview}> {
 		this.context = routingHomeOf(this.location, schema).context;
 		const {snapshot, meta} = yield* readSnapshotSteps(store, schema, this.context, {probes: this.probes});
 		startupMark('store read');
+		// In the same read transaction: what came after the preview.
+		const sincePreview = this.sincePreview(store);
 		this.absorbFull(store, snapshot, meta);
 		this.lastFullReload = Date.now();
-		return {snapshot, meta};
+		return sincePreview ? {snapshot, meta, sincePreview} : {snapshot, meta};
+	}
+
+	/** After a preview, inside the first full read's transaction: what the store gained since the preview. */
+	private sincePreview(store: ReadOnlyStore): SincePreview | undefined {
+		const previewed = this.previewed;
+		this.previewed = null;
+		if (!previewed) {
+			return undefined;
+		}
+
+		const newMessages = this.newMessagesSince(store, previewed.highWater.messages).counts;
+		const newRows = store.prepare('SELECT id FROM sessions WHERE rowid > ?').pluck().all(previewed.highWater.sessions);
+		const changed = new Set([...previewed.old.keys(), ...newRows.map(String)]);
+		return {newMessages, changed, old: previewed.old};
 	}
 
 	/**
@@ -118,6 +147,7 @@ export class RowDeltas {
 		const preview = readPreview(store, schema, this.context, limit);
 		startupMark('store previewed');
 		this.index.replace(preview.snapshot.sessions);
+		this.previewed = {highWater: preview.highWater, old: new Map(preview.snapshot.sessions.map(s => [s.id, s]))};
 		return preview;
 	}
 

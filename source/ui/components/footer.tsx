@@ -3,6 +3,7 @@
  * the pinned ones (help, quit) always at the right and the others filling what is left in order.
  */
 import type React from 'react';
+import {memo} from 'react';
 import {Text} from './text.js';
 import type {Pane} from '../pane-names.js';
 import type {FooterState} from '../keys/binding.js';
@@ -28,7 +29,7 @@ export function fitHints(pane: Pane, width: number, state?: FooterState): string
 	return `${left}  ${right}`;
 }
 
-export function Footer({
+function FooterLine({
 	pane,
 	notice,
 	width,
@@ -50,3 +51,6 @@ export function Footer({
 		</Text>
 	);
 }
+
+/** Memoised on its props: a refresh of the live model leaves the footer as it was. */
+export const Footer = memo(FooterLine);

@@ -8,7 +8,7 @@
  * a row keeps its node while the live model inserts rows above it.
  */
 import type React from 'react';
-import {Fragment} from 'react';
+import {Fragment, memo} from 'react';
 import {Box} from 'ink';
 import {Text} from './text.js';
 import {windowStart} from '../views.js';
@@ -92,6 +92,31 @@ function linesWindow<T>(props: ListProps<T>, height: number, inner: number): Omi
 	return shown;
 }
 
+/**
+ * One line of a shown row. Memoised on its text, colour and selection: when the live model changes one row, the others
+ * are not rendered again, and Ink's nodes for them are left as they were (issue #26: the render cost per refresh).
+ */
+const ListLine = memo(function ListLine({
+	mark,
+	text,
+	color,
+	selected,
+	inverse,
+}: {
+	mark: string;
+	text: string;
+	color: string | undefined;
+	selected: boolean;
+	inverse: boolean;
+}): React.ReactElement {
+	return (
+		<Text wrap="truncate" color={color} bold={selected} inverse={selected && inverse}>
+			{mark}
+			{text}
+		</Text>
+	);
+});
+
 export function List<T>(props: ListProps<T>): React.ReactElement {
 	const theme = useTheme();
 	const bodyHeight = Math.max(
@@ -125,10 +150,14 @@ export function List<T>(props: ListProps<T>): React.ReactElement {
 					return (
 						<Fragment key={key}>
 							{lines.map((text, j) => (
-								<Text key={j} wrap="truncate" color={color} bold={selected} inverse={selected && theme.color}>
-									{j === 0 && selected ? '› ' : '  '}
-									{text}
-								</Text>
+								<ListLine
+									key={j}
+									mark={j === 0 && selected ? '› ' : '  '}
+									text={text}
+									color={color}
+									selected={selected}
+									inverse={theme.color}
+								/>
 							))}
 						</Fragment>
 					);

@@ -2,11 +2,12 @@
  * The pane tabs: one line, never wrapped: "[1 Sessions]  2 Detail  …", compact below 100 columns.
  */
 import type React from 'react';
+import {memo} from 'react';
 import {Text} from './text.js';
 import {PANES, PANE_TITLES, type Pane} from '../pane-names.js';
 import {useTheme} from '../theme.js';
 
-export function Tabs({
+function TabsLine({
 	pane,
 	counts,
 	width,
@@ -34,3 +35,12 @@ export function Tabs({
 		</Text>
 	);
 }
+
+const sameCounts = (a: Partial<Record<Pane, number>>, b: Partial<Record<Pane, number>>) =>
+	PANES.every(p => a[p] === b[p]);
+
+/** Memoised: a refresh that changes no count draws no new tabs (the screen passes a fresh counts object every time). */
+export const Tabs = memo(
+	TabsLine,
+	(a, b) => a.pane === b.pane && a.width === b.width && sameCounts(a.counts, b.counts),
+);

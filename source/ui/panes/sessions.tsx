@@ -176,6 +176,33 @@ export function statusLegend(rolledBack: boolean): string {
 	return rolledBack ? `R resumed stale  S stranded  ${rest}` : rest;
 }
 
+type Drawn = {width: number; now: number; status: SessionStatus; changed: boolean; text: string};
+
+/**
+ * Each row's line as last drawn, by its row object (views.ts reuses a row while its session is unchanged): a refresh
+ * that changed one session formats that row again, not the screenful (issue #26: the render cost per refresh).
+ */
+const drawnRows = new WeakMap<SessionRow, Drawn>();
+
+function drawnRow(
+	r: SessionRow,
+	width: number,
+	now: number,
+	status: SessionStatus,
+	changed: boolean,
+	format: (status: SessionStatus) => string,
+): Drawn {
+	const last = drawnRows.get(r);
+	if (last && last.width === width && last.now === now && last.status === status && last.changed === changed) {
+		return last;
+	}
+
+	const text = `${format(status)}${changed ? ' *' : ''}`;
+	const next = {width, now, status, changed, text};
+	drawnRows.set(r, next);
+	return next;
+}
+
 function SessionsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 	const theme = useTheme();
 	if (ctx.ui.content) {
@@ -196,6 +223,10 @@ function SessionsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 		const at = ctx.model.changedAt.get(r.session.id);
 		return at !== undefined && ctx.now - at <= CHANGE_HIGHLIGHT_S;
 	};
+	const drawn = (r: SessionRow) =>
+		drawnRow(r, ctx.width, ctx.now, statusFor(ctx.model.analysis, r.session), changed(r), status =>
+			cols.map(c => pad(c.value(r, ctx.now, status), c.width, c.align)).join(' '),
+		);
 
 	return (
 		<Box flexDirection="column">
@@ -209,20 +240,14 @@ function SessionsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 				header={header}
 				footer={`${total} sessions${scope ? ` · ${scope}` : ''} · ${footerTail(ctx)}`}
 				empty={ctx.ui.filterText ? `no session matches "${ctx.ui.filterText}"` : 'no sessions'}
-				line={r => {
-					const status = statusFor(ctx.model.analysis, r.session);
-					return (
-						`${cols.map(c => pad(c.value(r, ctx.now, status), c.width, c.align)).join(' ')}` +
-						`${changed(r) ? ' *' : ''}`
-					);
-				}}
+				line={r => drawn(r).text}
 				color={r => {
-					const status = statusFor(ctx.model.analysis, r.session);
+					const {status, changed} = drawn(r);
 					return status === 'zombie' || status === 'at-risk' || status === 'resumed-stale' || status === 'stranded'
 						? theme.danger
 						: status === 'orphan'
 							? theme.warn
-							: changed(r)
+							: changed
 								? theme.highlight
 								: undefined;
 				}}

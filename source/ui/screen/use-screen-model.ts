@@ -8,7 +8,7 @@ import type {SessionDetail} from '../../store/read/detail.js';
 import type {AppProps} from '../app-props.js';
 import type {BackupsModel} from '../sources/backups-model.js';
 import type {FilesModel} from '../sources/files-model.js';
-import {useClock, useSource} from '../hooks.js';
+import {useClock, useFrameGate, useSource} from '../hooks.js';
 import {PANE_SPECS} from '../panes/index.js';
 import type {PaneContext, PaneSpec} from '../panes/types.js';
 import type {UiState} from '../state.js';
@@ -65,10 +65,12 @@ function useDetail(props: AppProps, revision: number, store: string): (id: strin
 }
 
 export function useScreenModel(props: AppProps, ui: UiState, size: Size): ScreenModel {
-	const latest = useSource(props.live) ?? props.live.model;
-	const files = useSource<FilesModel>(props.files);
-	const backups = useSource<BackupsModel>(props.backups);
-	const home = useSource<HomeView>(props.home);
+	// The live sources draw at most one frame per props.frameMs between them (keys are drawn at once).
+	const gate = useFrameGate(props.frameMs ?? 0);
+	const latest = useSource(props.live, gate) ?? props.live.model;
+	const files = useSource<FilesModel>(props.files, gate);
+	const backups = useSource<BackupsModel>(props.backups, gate);
+	const home = useSource<HomeView>(props.home, gate);
 	const model = useShownModel(latest, ui.paused);
 	const clock = useClock(props.tick, props.now);
 	useEffect(() => {

@@ -11,6 +11,7 @@ import {
 	changedSessionIds,
 	diffActivity,
 	foldActivity,
+	rowActivity,
 } from '../../../source/forensics/analysis/activity.js';
 import {type Analysis, analyze} from '../../../source/forensics/analysis/analyze.js';
 import type {RoutingEntry, SessionRecord} from '../../../source/forensics/types.js';
@@ -510,5 +511,33 @@ describe('folding routine commits into bursts (foldActivity)', () => {
 			.join('\n');
 		expect(texts).toContain('a got session key');
 		expect(texts).not.toMatch(/data_version|NULL|-1 →/);
+	});
+});
+
+describe('rowActivity: what the rows gained since a partial read (the live view drawn from a preview)', () => {
+	const donor = keyed('donor', {startedAtRaw: T0 - 3600, newestMessageAt: T0 - 60});
+	const orphan = session({id: 'orphan', startedAtRaw: T0 + 60, newestMessageAt: T0 + 86_400});
+
+	it('says the rows created, ended and gone and the messages, and no finding (there was no analysis before)', () => {
+		const was = new Map([
+			['donor', donor],
+			['old', keyed('old', {sessionKey: K2, chatId: '43'})],
+		]);
+		const after = of([keyed('donor', {...donor, endReason: 'agent_close', endedAtRaw: T0 + 100}), orphan]);
+		expect(after.findings.length).toBeGreaterThan(0);
+		const events = rowActivity(after, new Map([['orphan', 3]]), AT, new Set(['donor', 'old', 'orphan']), id =>
+			was.get(id),
+		);
+		expect(kinds(events)).toEqual([
+			['messages', 'orphan', '+3 messages in orphan (telegram (no key))'],
+			['ended', 'donor', 'donor: agent_close'],
+			['created', 'orphan', 'orphan (telegram, no routing identity)'],
+			['removed', 'old', 'old is gone from the store'],
+		]);
+	});
+
+	it('says nothing of rows that did not change', () => {
+		const after = of([donor]);
+		expect(rowActivity(after, NONE, AT, new Set(['donor']), id => (id === 'donor' ? donor : undefined))).toEqual([]);
 	});
 });

@@ -1,17 +1,21 @@
 /**
  * The list the keyed panes share: a row keeps its node (its key is its identity, not its row number) when the
- * live model inserts rows above the cursor, the window follows the cursor, and an empty list says so.
+ * live model inserts rows above the cursor, a row whose line did not change is not rendered again, the window follows
+ * the cursor, and an empty list says so.
  */
+import type React from 'react';
+import {useState} from 'react';
 import {render} from 'ink-testing-library';
 import {describe, expect, it} from 'vitest';
 import {List} from '../../../source/ui/components/list.js';
+import {settle} from '../../helpers/render.js';
 
 // Ink keeps each render's instance (its root node) by its stdout; the package exports only its entry point.
 const {default: instances} = (await import(
 	new URL('../../../node_modules/ink/build/instances.js', import.meta.url).href
 )) as {default: WeakMap<object, {rootNode: InkNode}>};
 
-type InkNode = {nodeName: string; nodeValue?: string; childNodes?: InkNode[]};
+type InkNode = {nodeName: string; nodeValue?: string; childNodes?: InkNode[]; internal_transform?: unknown};
 
 const textOf = (node: InkNode): string =>
 	node.nodeName === '#text' ? (node.nodeValue ?? '') : (node.childNodes ?? []).map(textOf).join('');
@@ -50,6 +54,17 @@ const list = (items: Row[], cursor: number, height = 5) => (
 	/>
 );
 
+/**
+ * Rows from state, as the live model reaches the panes (Ink's own rerender renders every Text again: its App gives them
+ * a new context value).
+ */
+let publishRows: (rows: Row[]) => void = () => {};
+function Live(): React.ReactElement {
+	const [rows, setRows] = useState([row('a'), row('b'), row('c'), row('d')]);
+	publishRows = setRows;
+	return list(rows, 0);
+}
+
 describe('List', () => {
 	it('keeps each row on its node when rows are inserted above the cursor', () => {
 		const ui = render(list([row('b'), row('c'), row('d')], 1));
@@ -62,6 +77,24 @@ describe('List', () => {
 		}
 
 		expect(before.has('row a')).toBe(false);
+		ui.unmount();
+	});
+
+	it('renders again only the rows whose line, colour or selection changed (issue #26)', async () => {
+		// Ink's Text gives its node a new transform each time it renders: a row left alone keeps the one it had.
+		const transforms = (stdout: object) =>
+			new Map([...rowNodes(stdout)].map(([text, node]) => [text, node.internal_transform]));
+		const ui = render(<Live />);
+		const before = transforms(ui.stdout);
+		publishRows([row('a'), {id: 'b', text: 'row b, one more message'}, row('c'), row('d')]);
+		await settle();
+		const after = transforms(ui.stdout);
+		expect(ui.lastFrame()).toContain('row b, one more message');
+		for (const text of ['row a', 'row c', 'row d']) {
+			expect(after.get(text), text).toBe(before.get(text));
+		}
+
+		expect(after.get('row b, one more message')).not.toBe(before.get('row b'));
 		ui.unmount();
 	});
 

@@ -1,0 +1,155 @@
+/**
+ * The screen's frame gate (issue #26): the live sources cause at most one frame per interval, the newest value of each
+ * drawn then; a keypress is drawn at once.
+ */
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {App, type LiveSource} from '../../../source/ui/app.js';
+import type {LiveModel, LiveStore} from '../../../source/live/live.js';
+import {FrameGate, gated} from '../../../source/ui/screen/frame-gate.js';
+import {openFixtureLive} from '../../helpers/fixture-live.js';
+import {renderAt, settle} from '../../helpers/render.js';
+
+/** Timers the test moves by hand. */
+function handTimers() {
+	let now = 0;
+	let due: Array<{at: number; run: () => void}> = [];
+	return {
+		timers: {
+			now: () => now,
+			setTimeout(run: () => void, ms: number) {
+				const timer = {at: now + ms, run};
+				due.push(timer);
+				return timer;
+			},
+			clearTimeout(timer: unknown) {
+				due = due.filter(t => t !== timer);
+			},
+		},
+		advance(ms: number) {
+			now += ms;
+			const ready = due.filter(t => t.at <= now);
+			due = due.filter(t => t.at > now);
+			for (const t of ready) {
+				t.run();
+			}
+		},
+		pending: () => due.length,
+	};
+}
+
+describe('FrameGate', () => {
+	it('lets the first value through at once, then the newest of the interval once it has passed', () => {
+		const clock = handTimers();
+		const gate = new FrameGate(50, clock.timers);
+		const drawn: number[] = [];
+		const listener = gated<number>(gate, value => drawn.push(value));
+		for (let value = 1; value <= 10; value++) {
+			listener(value);
+			clock.advance(3);
+		}
+
+		expect(drawn).toEqual([1]);
+		clock.advance(50);
+		expect(drawn).toEqual([1, 10]);
+		// Quiet longer than the interval: the next value goes through at once again.
+		clock.advance(100);
+		listener(11);
+		expect(drawn).toEqual([1, 10, 11]);
+	});
+
+	it('draws every source that published in the interval in the same flush', () => {
+		const clock = handTimers();
+		const gate = new FrameGate(50, clock.timers);
+		const drawn: string[] = [];
+		const store = gated<string>(gate, value => drawn.push(`store ${value}`));
+		const files = gated<string>(gate, value => drawn.push(`files ${value}`));
+		store('a');
+		store('b');
+		files('x');
+		store('c');
+		expect(drawn).toEqual(['store a']);
+		clock.advance(50);
+		expect(drawn).toEqual(['store a', 'store c', 'files x']);
+	});
+
+	it('lets every value through at once with an interval of 0, and drops what waits when closed', () => {
+		const clock = handTimers();
+		const open = new FrameGate(0, clock.timers);
+		const drawn: number[] = [];
+		const listener = gated<number>(open, value => drawn.push(value));
+		listener(1);
+		listener(2);
+		expect(drawn).toEqual([1, 2]);
+
+		const gate = new FrameGate(50, clock.timers);
+		const held = gated<number>(gate, value => drawn.push(value));
+		held(3);
+		held(4);
+		gate.close();
+		expect(clock.pending()).toBe(0);
+		clock.advance(100);
+		expect(drawn).toEqual([1, 2, 3]);
+	});
+});
+
+let live: LiveStore;
+let close: () => void;
+beforeAll(() => {
+	({live, close} = openFixtureLive('hfx-frame-gate-'));
+});
+afterAll(() => close());
+
+/** A source that publishes a fresh copy of the store's model on demand (each one a new frame when drawn). */
+function publishingSource(): {source: LiveSource; publish: () => void} {
+	const listeners = new Set<(model: LiveModel) => void>();
+	let current: LiveModel = live.model;
+	return {
+		source: {
+			get model() {
+				return current;
+			},
+			subscribe(listener) {
+				listeners.add(listener);
+				return () => listeners.delete(listener);
+			},
+			detail: id => live.detail(id),
+			refresh: () => false,
+		},
+		publish() {
+			current = {...live.model, revision: current.revision + 1};
+			for (const listener of listeners) {
+				listener(current);
+			}
+		},
+	};
+}
+
+describe('the screen behind its frame gate', () => {
+	it('draws a burst of models in two frames, and a keypress in the middle of it at once', async () => {
+		const {source, publish} = publishingSource();
+		// An interval no burst of five publishes outlasts, even on a loaded machine.
+		const ui = await renderAt(<App live={source} color={false} now={() => 1_786_670_000} frameMs={1500} />, 100, 30);
+		try {
+			const first = ui.frames().length;
+			for (let i = 0; i < 5; i++) {
+				publish();
+				await settle();
+			}
+
+			// The first model drawn at once; the other four wait for the interval's end.
+			expect(ui.frames().length).toBe(first + 1);
+			await ui.press('j');
+			expect(ui.frames().length).toBe(first + 2);
+			// Then the newest of the four, in one frame.
+			const deadline = Date.now() + 5000;
+			while (ui.frames().length < first + 3 && Date.now() < deadline) {
+				await new Promise(resolve => setTimeout(resolve, 20));
+			}
+
+			await settle();
+			expect(ui.frames().length).toBe(first + 3);
+		} finally {
+			ui.unmount();
+		}
+	});
+});

@@ -32,7 +32,8 @@ export function testPause(point: string): void {
 /**
  * As `testPause`, without blocking the event loop: the process says `hfx-test: paused at <point> (pid N)` and waits
  * `HFX_TEST_PAUSE_MS` on a timer, so a view keeps answering keys meanwhile. Points: `first-analysis` (live/live.ts: a
- * view drawn from a preview, its first analysis read and not yet published), `read-step` (store/open/live-connection.ts
+ * view drawn from a preview, its first analysis read and not yet published), `analysis-step` (live/live.ts: that
+ * analysis after its first step, under way), `read-step` (store/open/live-connection.ts
  * readAsync: a stepped read after its first step, its connection and read transaction open). Unset, it resolves at
  * once.
  */

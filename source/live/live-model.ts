@@ -10,7 +10,8 @@ import {
 	foldActivity,
 	rowActivity,
 } from '../forensics/analysis/activity.js';
-import {type Analysis, analyze} from '../forensics/analysis/analyze.js';
+import {type Analysis, analyze, analyzeSteps} from '../forensics/analysis/analyze.js';
+import {type Steps, drain} from '../forensics/analysis/steps.js';
 import {analyzeIncremental, prepareIncremental} from '../forensics/analysis/incremental.js';
 import {pendingAnalysis} from '../forensics/analysis/pending.js';
 import type {Places} from '../forensics/places.js';
@@ -136,28 +137,32 @@ export class LiveModelFeed {
 
 	/** The first analysis, of a full read (places and the installed build's rules joined). */
 	private firstAnalysis(snapshot: Snapshot, index: SessionIndex): Analysis {
+		return drain(this.firstAnalysisSteps(snapshot, index));
+	}
+
+	/** As `firstAnalysis`, in steps: the places and the build's rules read, then the analysis's own steps. */
+	private *firstAnalysisSteps(snapshot: Snapshot, index: SessionIndex): Steps<Analysis> {
 		this.withPlaces(snapshot);
+		const buildRules = this.buildRulesOf(snapshot);
+		yield;
 		// The analysis shares this store's index of sessions, as every later one does.
-		return analyze(snapshot, {
-			maxGapSeconds: this.options.maxGapSeconds,
-			byId: index.byId,
-			buildRules: this.buildRulesOf(snapshot),
-		});
+		return yield* analyzeSteps(snapshot, {maxGapSeconds: this.options.maxGapSeconds, byId: index.byId, buildRules});
 	}
 
 	/**
-	 * A feed started from a preview: the first full read analysed and published (paused or not: this is no commit, it
-	 * is what the view showed "analysing…" for). Its data_version is the one the header counts on from. What the rows
-	 * gained since the preview (sessions created, messages, ends) is activity: it happened after hfx started.
+	 * A feed started from a preview: the first full read analysed (in steps: a caller may answer keys between them) and
+	 * published at the last step (paused or not: this is no commit, it is what the view showed "analysing…" for). Its
+	 * data_version is the one the header counts on from. What the rows gained since the preview (sessions created,
+	 * messages, ends) is activity: it happened after hfx started.
 	 */
-	completeFirst(
+	*completeFirstSteps(
 		first: {snapshot: Snapshot; meta: SnapshotMeta; sincePreview?: SincePreview},
 		index: SessionIndex,
 		facts: DatabaseFacts,
-	): void {
+	): Steps<void> {
 		const {snapshot, meta, sincePreview: since} = first;
+		const analysis = yield* this.firstAnalysisSteps(snapshot, index);
 		this.firstVersion = meta.dataVersion;
-		const analysis = this.firstAnalysis(snapshot, index);
 		const now = this.options.now();
 		const events = since ? rowActivity(analysis, since.newMessages, now, since.changed, id => since.old.get(id)) : [];
 		for (const e of events) {

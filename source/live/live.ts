@@ -186,8 +186,9 @@ export class LiveStore {
 
 	/**
 	 * A store opened from a preview: reads it whole, a page at a time in one read transaction with a turn of the event
-	 * loop between pages (LiveConnection.readAsync), then analyses it and publishes the model in the next turn (a key
-	 * pressed meanwhile is answered between them; q quits and the rest is skipped). Throws as `open` does when the read
+	 * loop between pages (LiveConnection.readAsync), then analyses it in steps with a turn between each
+	 * (forensics/analysis/analyze.ts analyzeSteps) and publishes the model at the last (a key pressed meanwhile is
+	 * answered between them; q quits and the rest is skipped). Throws as `open` does when the read
 	 * is refused. Nothing to do on a store opened whole.
 	 */
 	async analyseFirst(): Promise<void> {
@@ -209,13 +210,21 @@ export class LiveStore {
 		await turn();
 		// Tests hold the analysis here (HFX_TEST_PAUSE_AT=first-analysis) to see the view while it runs.
 		await testPauseAsync('first-analysis');
-		if (this.closed) {
-			return;
-		}
+		// The analysis in steps, a turn between each (keys answered meanwhile); published at its last step.
+		const steps = this.feed.completeFirstSteps(read.first, this.rows.index, read.facts);
+		for (let at = 0; !this.closed; at++) {
+			if (steps.next().done) {
+				startupMark('store read and analysed');
+				this.pending = false;
+				return;
+			}
 
-		this.feed.completeFirst(read.first, this.rows.index, read.facts);
-		startupMark('store read and analysed');
-		this.pending = false;
+			await turn();
+			// Or after its first step (HFX_TEST_PAUSE_AT=analysis-step), the analysis under way.
+			if (at === 0) {
+				await testPauseAsync('analysis-step');
+			}
+		}
 	}
 
 	get model(): LiveModel {

@@ -20,3 +20,17 @@ export const NARROW_TEXT = new RegExp(`^[${NARROW_CHARS}]*$`);
 export function textWidth(text: string): number {
 	return NARROW_TEXT.test(text) ? text.length : stringWidth(text);
 }
+
+/**
+ * The width of a text's widest line, as widest-line measures it (string-width per line), with the same fast path.
+ * The bundle gives it to Ink's measure-text.js (source/ui/ink/bundle.mjs): Yoga measures every text node of the first
+ * frame through it, and the sessions pane's rows (● and · marks) otherwise paid string-width's first non-ASCII call.
+ */
+export function widestLine(text: string): number {
+	let widest = 0;
+	for (const line of text.split('\n')) {
+		widest = Math.max(widest, textWidth(line));
+	}
+
+	return widest;
+}

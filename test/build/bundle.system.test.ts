@@ -113,6 +113,11 @@ describe('the hfx bundle', () => {
 		expect(inputs).toContain('dist/text/segmenter.js');
 	});
 
+	it("measures Ink's text nodes through text/width.ts (no string-width for the first frame's narrow symbols)", () => {
+		const measure = meta.inputs['node_modules/ink/build/measure-text.js'] as {imports: Array<{path: string}>};
+		expect(measure.imports.map(i => i.path)).toContain('dist/text/width.js');
+	});
+
 	it('leaves yaml to node_modules, required only when doctor reads a config.yaml', () => {
 		expect(inputs.some(p => p.includes('node_modules/yaml/'))).toBe(false);
 		const external = externals;

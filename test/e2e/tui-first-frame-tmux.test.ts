@@ -4,7 +4,8 @@
  * the event loop free). Meanwhile the sessions are on screen, the banner and Findings say "analysing…" (never the
  * silence or the "nothing to report" that mean all is well), keys are answered and q quits at once; once the
  * analysis is published, the risks and the findings replace it. Held mid-way through the full read instead (the
- * hook `read-step`: its connection and read transaction open, a page read), keys are answered as well.
+ * hook `read-step`: its connection and read transaction open, a page read), or after the analysis's first step (the
+ * hook `analysis-step`), keys are answered as well.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -79,6 +80,25 @@ describe('the first frame comes before the analysis', () => {
 		expect(screenOf(terminal.session)).toContain('READ-ONLY');
 		tmux('send-keys', '-t', terminal.session, 'q');
 		await waitForScreenOf(terminal.session, /EXIT=0/, 5_000);
+	}, 60_000);
+
+	it('answers keys while the analysis is held after its first step, and q quits at once', async () => {
+		const db = copyIncident(path.join(terminal.dir, 'mid-analysis'));
+		writer = await incidentWriter(db);
+		const said = path.join(terminal.dir, 'mid-analysis.stderr');
+		terminal.start(120, 30, `--db ${db} 2>${said}`, held(60_000, 'analysis-step'));
+		await waitForScreenOf(terminal.session, /newest \d+ of \d+ rows read · analysing…/);
+		// The store is read whole and its analysis has taken its first step; it waits (60 s) for its next: keys go on.
+		await until(() => /hfx-test: paused at analysis-step/.test(fs.readFileSync(said, 'utf8')));
+		let asked = Date.now();
+		tmux('send-keys', '-t', terminal.session, '5');
+		const findings = await waitForScreenOf(terminal.session, /findings \(analysing…\)/, 5_000);
+		expect(findings).not.toMatch(/nothing to report|ROLLBACK RISK/);
+		expect(Date.now() - asked).toBeLessThan(5_000);
+		asked = Date.now();
+		tmux('send-keys', '-t', terminal.session, 'q');
+		await waitForScreenOf(terminal.session, /EXIT=0/, 5_000);
+		expect(Date.now() - asked).toBeLessThan(5_000);
 	}, 60_000);
 
 	it('answers keys while the full read is held mid-way, its read transaction open, and q quits at once', async () => {

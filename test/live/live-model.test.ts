@@ -84,6 +84,36 @@ describe('LiveModelFeed', () => {
 		expect(versionOf(feed.current)).toBe(42);
 	});
 
+	it('a preview completed in steps: nothing published until its last step, then the whole analysis once', () => {
+		const index = new SessionIndex();
+		const first = storeOf();
+		index.replace(first.sessions);
+		const preview = {snapshot: snapshot([]), meta: meta(40)};
+		const feed = new LiveModelFeed(
+			{maxGapSeconds: undefined, now: () => NOW, activityLimit: 50},
+			preview,
+			index,
+			facts,
+			'sig-0',
+			1,
+		);
+		const seen: LiveModel[] = [];
+		feed.subscribe(m => seen.push(m));
+		const steps = feed.completeFirstSteps({snapshot: first, meta: meta(41)}, index, facts(first, meta(41)));
+		let yields = 0;
+		while (!steps.next().done) {
+			yields++;
+			expect([yields, seen.length, feed.current.analysing]).toEqual([yields, 0, {shown: 0, total: 1}]);
+		}
+
+		// The places and the build's rules, then the analysis's own steps (forensics/analysis/analyze.ts analyzeSteps).
+		expect(yields).toBeGreaterThanOrEqual(6);
+		expect(seen).toHaveLength(1);
+		expect(feed.current.analysing).toBeUndefined();
+		expect(feed.current.analysis.routing.map(r => r.sessionKey)).toEqual([K]);
+		expect(versionOf(feed.current)).toBe(41);
+	});
+
 	it('a reopen is said once, first, by the store label, and the signature forgotten until the next read', () => {
 		const {feed, index} = feedOf();
 		feed.noteReopened('the store was replaced');

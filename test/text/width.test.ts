@@ -3,7 +3,8 @@ import {createRequire} from 'node:module';
 import path from 'node:path';
 import stringWidth from 'string-width';
 import {describe, expect, it} from 'vitest';
-import {NARROW_TEXT, textWidth} from '../../source/text/width.js';
+import {NARROW_TEXT, textWidth, widestLine} from '../../source/text/width.js';
+import stringWidthLines from 'widest-line';
 
 describe('the narrow-text fast path', () => {
 	it('covers only characters string-width measures as one column', () => {
@@ -33,6 +34,19 @@ describe('the narrow-text fast path', () => {
 			'tab\there',
 		]) {
 			expect([text, textWidth(text)]).toEqual([text, stringWidth(text)]);
+		}
+	});
+
+	it("gives each text's widest line as widest-line does (Ink's measure-text measures through it in the bundle)", () => {
+		for (const text of [
+			'',
+			'\n',
+			'a\nbcd\n',
+			'● live\n中文 title',
+			'  ·  x\n😀😀\nabc',
+			'soft\u00ADhyphen\n\u001B[31mred\u001B[39m',
+		]) {
+			expect([text, widestLine(text)]).toEqual([text, stringWidthLines(text)]);
 		}
 	});
 

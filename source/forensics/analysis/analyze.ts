@@ -18,6 +18,7 @@ import {type Rollback, detectRollbacks} from '../rollbacks/rollbacks.js';
 import {rollbackHappenedFinding} from '../rollbacks/rollback-finding.js';
 import {type ReapChurn, detectReapChurn, reapChurnFinding} from '../rollbacks/reap-churn.js';
 import {ELSEWHERE_ACTION_KINDS, type Elsewhere, elsewhereOf} from '../places/elsewhere.js';
+import {type Steps, drain} from './steps.js';
 
 export type {Finding, Severity} from '../finding.js';
 
@@ -319,13 +320,17 @@ export function repairRoutingOf(
 		: {listed: findOrphans(snapshot.sessions, {owner: snapshot.owner, rules, maxGapSeconds, byId}), crash: null};
 }
 
+type VerdictContext = {byId: Map<string, SessionRecord>; lineage: Lineage; maxGapSeconds: number};
+
 /** One generation's verdicts on the snapshot. */
-export function verdictsOf(
-	snapshot: Snapshot,
-	rules: Rules,
-	context: {byId: Map<string, SessionRecord>; lineage: Lineage; maxGapSeconds: number},
-): GenerationVerdicts {
+export function verdictsOf(snapshot: Snapshot, rules: Rules, context: VerdictContext): GenerationVerdicts {
+	return drain(verdictsSteps(snapshot, rules, context));
+}
+
+/** As `verdictsOf`, in two steps: what repair-routing lists, then the routing per chat. */
+function* verdictsSteps(snapshot: Snapshot, rules: Rules, context: VerdictContext): Steps<GenerationVerdicts> {
 	const {listed, crash} = repairRoutingOf(snapshot, orphanRulesFor(rules), context.maxGapSeconds, context.byId);
+	yield;
 	const routing = analyzeRouting({
 		sessions: snapshot.sessions,
 		byId: context.byId,
@@ -369,21 +374,23 @@ type Core = {
 	rollbacks: Rollback[];
 };
 
-function coreOf(snapshot: Snapshot, options: AnalyzeOptions): Core {
+function* coreSteps(snapshot: Snapshot, options: AnalyzeOptions): Steps<Core> {
 	const maxGapSeconds = options.maxGapSeconds ?? DEFAULT_MAX_GAP_SECONDS;
 	const byId = options.byId ?? indexById(snapshot.sessions);
 	const lineage = buildLineage(snapshot.sessions, byId);
-	const today = verdictsOf(snapshot, options.buildRules?.rules ?? rulesFor(snapshot.ruleSet), {
+	yield;
+	const today = yield* verdictsSteps(snapshot, options.buildRules?.rules ?? rulesFor(snapshot.ruleSet), {
 		byId,
 		lineage,
 		maxGapSeconds,
 	});
+	yield;
 	return {byId, lineage, maxGapSeconds, today, rollbacks: rollbacksOf(snapshot, byId, maxGapSeconds)};
 }
 
 /** The part of analyze() one chat needs, computed by the same functions (analyze is this plus the store-wide rest). */
 export function analyzeChats(snapshot: Snapshot, options: AnalyzeOptions = {}): ChatAnalysis {
-	const {today, ...core} = coreOf(snapshot, options);
+	const {today, ...core} = drain(coreSteps(snapshot, options));
 	return {snapshot, ...core, ...today};
 }
 
@@ -397,23 +404,35 @@ function upgradeMatters(snapshot: Snapshot, rules: Rules | undefined): boolean {
 }
 
 export function analyze(snapshot: Snapshot, options: AnalyzeOptions = {}): Analysis {
-	const {byId, lineage, maxGapSeconds, today, rollbacks} = coreOf(snapshot, options);
+	return drain(analyzeSteps(snapshot, options));
+}
+
+/**
+ * As `analyze`, in steps of a few tens of milliseconds on the 1M-message store (lineage; each generation's listing,
+ * then its routing; the rollbacks; the store-wide rest): the live view's first analysis lets the event loop answer
+ * keys between them (issue #26).
+ */
+export function* analyzeSteps(snapshot: Snapshot, options: AnalyzeOptions = {}): Steps<Analysis> {
+	const {byId, lineage, maxGapSeconds, today, rollbacks} = yield* coreSteps(snapshot, options);
+	yield;
 	const context = {byId, lineage, maxGapSeconds};
 	const afterUpgrade = upgradeMatters(snapshot, options.buildRules?.rules)
-		? verdictsOf(snapshot, rulesFor(CURRENT_RULE_SET), context)
+		? yield* verdictsSteps(snapshot, rulesFor(CURRENT_RULE_SET), context)
 		: null;
 	const changes = upgradeChanges(today, afterUpgrade);
 	const build = options.buildRules ?? null;
 	const buildAlternative =
 		build?.alternative && variantsCanDiffer(snapshot.sessions, build.rules, build.alternative)
-			? verdictsOf(snapshot, build.alternative, context)
+			? yield* verdictsSteps(snapshot, build.alternative, context)
 			: null;
+	yield;
 	const buildChanges = upgradeChanges(today, buildAlternative, {
 		today: `with ${today.rulesLabel}`,
 		after: `with ${build?.alternative?.label ?? ''}`,
 	});
 	const reapChurns = detectReapChurn(snapshot.sessions);
 	const elsewhere = elsewhereOf(snapshot, {byId, lineage, routing: today.routing});
+	yield;
 	const findings = collectFindings(
 		{...today, rollbacks, reapChurns, byId, elsewhere: elsewhere.findings},
 		snapshot.sessions,

@@ -10,6 +10,7 @@ import {EPOCH_MAX, EPOCH_MIN, inWindow} from '../../forensics/time.js';
 import type {Cell, RoutingEntry, SessionRecord, Snapshot} from '../../forensics/types.js';
 import {needsMessageCount} from '../../forensics/routing/orphans.js';
 import {chatScopeWhere, hitScopeRowids, scopeRowids} from './chat-scope-where.js';
+import {drain} from '../../forensics/analysis/steps.js';
 
 /** Which columns a read needs: `lean` for the forensic engine alone (scan), `full` adds what views display. */
 export type ColumnSet = 'lean' | 'full';
@@ -498,16 +499,6 @@ export type SnapshotContext = Pick<Snapshot, 'owner' | 'routingScope' | 'legacyR
 /** What a read returns: the snapshot and how it was read. */
 export type SnapshotRead = {snapshot: Snapshot; meta: SnapshotMeta};
 
-/** Runs a stepped read to its end in one go (no step waits for anything). */
-export function drain<T>(steps: Generator<void, T>): T {
-	for (;;) {
-		const step = steps.next();
-		if (step.done) {
-			return step.value;
-		}
-	}
-}
-
 export function readSnapshot(
 	store: ReadOnlyStore,
 	schema: SchemaInfo,
@@ -518,9 +509,10 @@ export function readSnapshot(
 }
 
 /**
- * As `readSnapshot`, in steps: it yields after each page of sessions and after each later query, its read transaction
- * open across the yields (one snapshot, as the budget allows), so a caller may answer keys between steps (issue #26;
- * LiveConnection.readAsync). A caller that abandons it closes the connection (the transaction goes with it).
+ * As `readSnapshot`, in steps: it yields after each page of sessions, after the last, and after each later query, its
+ * read transaction open across the yields (one snapshot, as the budget allows), so a caller may answer keys between
+ * steps (issue #26; LiveConnection.readAsync). A caller that abandons it closes the connection (the transaction goes
+ * with it).
  */
 export function* readSnapshotSteps(
 	store: ReadOnlyStore,
@@ -535,6 +527,8 @@ export function* readSnapshotSteps(
 		const scope = scopeOf(store, schema, options);
 		const pages = yield* readSessionPages(store, schema, options, started, scope);
 		const {sessions, transactions} = pages;
+		// The last page and the keyless rows' message count are each one of the longest steps of the read: apart.
+		yield;
 		settleMessageRows(store, schema, pages, options.reuse, scope !== null);
 		yield;
 		const rSql = routingSql(schema);

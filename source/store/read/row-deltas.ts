@@ -10,11 +10,11 @@ import type {StoreLocation} from '../locate.js';
 import type {ReadOnlyStore} from '../open/open.js';
 import type {SchemaInfo} from '../open/schema.js';
 import {routingHomeOf} from './routing-home.js';
+import {drain} from '../../forensics/analysis/steps.js';
 import {
 	type SnapshotContext,
 	type SnapshotMeta,
 	type SnapshotRead,
-	drain,
 	messageRowsSettler,
 	readSnapshot,
 	readSnapshotSteps,

@@ -122,5 +122,36 @@ const lazyText = {
 	},
 };
 
+// Yoga measures every text node of a frame through Ink's measure-text.js, which runs widest-line (string-width per
+// line). string-width's own fast path is printable ASCII only: the first text holding a ● or a · (every sessions row)
+// built the real grapheme segmenter and compiled its Unicode-property regexes inside the first frame. Here it measures
+// through dist/text/width.js's widestLine: the narrow symbols hfx draws are one column each (text/width.ts), anything
+// else still string-width. Measured on the held 1M-message bench store in a 140x40 pty (7 interleaved starts each,
+// 2026-12-02, a machine at load 9-13 on 2 cores): "render started" to "first frame" median 868 -> 445 ms, and
+// string-width left the first frame's CPU profile (it was its largest part, ~0.3 s of hangulClusterWidth and the
+// segmenter under --cpu-prof).
+const MEASURE_CALL = 'const width = widestLine(text);';
+const measureNarrow = {
+	name: 'measure-narrow-text',
+	setup(b) {
+		b.onLoad({filter: /[\\/]node_modules[\\/]ink[\\/]build[\\/]measure-text\.js$/}, async args => {
+			const text = await fs.promises.readFile(args.path, 'utf8');
+			const count = text.split(MEASURE_CALL).length - 1;
+			if (count !== 1) {
+				throw new Error(
+					`measure-narrow-text: expected 1 "${MEASURE_CALL}" in ${args.path}, found ${count}: review this plugin`,
+				);
+			}
+
+			return {
+				contents:
+					`import {widestLine as __hfxWidestLine} from ${JSON.stringify(path.resolve('dist/text/width.js'))};\n` +
+					text.replace(MEASURE_CALL, 'const width = __hfxWidestLine(text);'),
+				loader: 'js',
+			};
+		});
+	},
+};
+
 /** Every rewrite above, in the order the bundle applies them. */
-export const inkPlugins = [noDevtools, reactProduction, yogaWithoutFetch, lazyText];
+export const inkPlugins = [noDevtools, reactProduction, yogaWithoutFetch, lazyText, measureNarrow];

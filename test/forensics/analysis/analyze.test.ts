@@ -9,6 +9,7 @@ import {
 	afterRestartWords,
 	analyze,
 	analyzeChats,
+	analyzeSteps,
 	collectFindings,
 	hasCorruptTime,
 	hasFindings,
@@ -115,6 +116,27 @@ describe('analyze', () => {
 		expect(chats.routing).toEqual(a.routing);
 		expect(chats.listed).toEqual(a.listed);
 		expect(chats.rollbacks).toEqual([]);
+	});
+});
+
+describe('analyzeSteps (the live view answers keys between its steps, issue #26)', () => {
+	it('yields between its parts, each generation listed then routed, and ends with what analyze gives', () => {
+		for (const snap of [
+			atRisk(),
+			snapshot([keyed({endReason: 'startup_orphan_reap', endedAtRaw: T0 + 100})], {ruleSet: 'v25'}),
+		]) {
+			const steps = analyzeSteps(snap);
+			let yields = 0;
+			let step = steps.next();
+			for (; !step.done; step = steps.next()) {
+				yields++;
+			}
+
+			// After the lineage, today's listing, its routing, the rollbacks, the build's alternative and the places judged;
+			// an older store's upgrade verdicts add one between their listing and their routing.
+			expect(yields).toBe(snap.ruleSet === 'v25' ? 7 : 6);
+			expect(step.value).toEqual(analyze(snap));
+		}
 	});
 });
 

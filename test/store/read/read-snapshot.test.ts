@@ -7,6 +7,7 @@ import {detectSchema} from '../../../source/store/open/schema.js';
 import {
 	PAGE_ROWS,
 	readSnapshot,
+	readSnapshotSteps,
 	sessionsSql,
 	signatureMatcher,
 	signatureSql,
@@ -45,6 +46,24 @@ describe('bounded read transactions', () => {
 			expect(meta.transactions).toBe(1);
 			expect(meta.consistentSnapshot).toBe(true);
 			expect(store.db.inTransaction).toBe(false);
+		} finally {
+			store.close();
+		}
+	});
+
+	it('steps after each full page, after the last page, after the message-row settling and after the probes', () => {
+		const store = ReadOnlyStore.open(manySessions(PAGE_ROWS * 2 + 5));
+		try {
+			const steps = readSnapshotSteps(store, detectSchema(store), CONTEXT);
+			let yields = 0;
+			let step = steps.next();
+			for (; !step.done; step = steps.next()) {
+				yields++;
+			}
+
+			// Two full pages, the last (5 rows), the settling (the keyless rows' message count), routing and probes.
+			expect(yields).toBe(5);
+			expect(step.value.snapshot.sessions).toHaveLength(PAGE_ROWS * 2 + 5);
 		} finally {
 			store.close();
 		}

@@ -54,6 +54,30 @@ describe('the Ink patch', () => {
 		expect(builderUnder({HFX_INK_OUTPUT: 'ink'})).toBe('ink');
 	});
 
+	it('keeps one cell object per narrow character, not one per character of every line it caches', () => {
+		// Issue #26: the caches hold up to 60,000 characters of lines; a cell object for each was ~46,000 objects (~2.5
+		// MB) of hfx's heap following a busy store. 200 lines of 125 ASCII characters, in a fresh Node (empty caches).
+		const script = `const {default: Output} = await import(${JSON.stringify(outputUrl)});
+const lines = Array.from({length: 200}, (_, i) => String(i).padStart(5, '0') + 'abcdefghij'.repeat(12));
+gc();
+const before = process.memoryUsage().heapUsed;
+const output = new Output({width: 125, height: 200});
+lines.forEach((line, y) => output.write(0, y, line, {transformers: []}));
+const frame = output.get().output;
+gc();
+console.log(frame.length > 0 ? process.memoryUsage().heapUsed - before : -1);`;
+		const run = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], {
+			encoding: 'utf8',
+			env: {...process.env, HFX_INK_OUTPUT: undefined},
+		});
+		expect(run.stderr).toBe('');
+		const grown = Number(run.stdout.trim());
+		expect(grown).toBeGreaterThan(0);
+		// 25,000 characters cached: with a cell object each the frame kept 1.8 MB, with shared cells 0.4 MB (the lines'
+		// arrays, the frame, the grid).
+		expect(grown).toBeLessThan(25_000 * 32);
+	});
+
 	it('bounds the caches its frames share', () => {
 		collectGarbage();
 		const before = process.memoryUsage().heapUsed;

@@ -11,6 +11,7 @@ import type {Cell, RoutingEntry, SessionRecord, Snapshot} from '../../forensics/
 import {needsMessageCount} from '../../forensics/routing/orphans.js';
 import {chatScopeWhere, hitScopeRowids, scopeRowids} from './chat-scope-where.js';
 import {drain} from '../../forensics/analysis/steps.js';
+import {StringPool} from '../../text/interned.js';
 
 /** Which columns a read needs: `lean` for the forensic engine alone (scan), `full` adds what views display. */
 export type ColumnSet = 'lean' | 'full';
@@ -260,6 +261,18 @@ function text(v: unknown): string | null {
 	return typeof v === 'string' ? v : typeof v === 'object' && !Buffer.isBuffer(v) ? JSON.stringify(v) : String(v);
 }
 
+/**
+ * The cells many sessions repeat (source, chat, model, end reason…), one instance per value across every read of
+ * this process (text/interned.ts: ~3.7 MB of the TUI's live heap on the bench store were copies). Ids and titles,
+ * unique per row, are not pooled.
+ */
+const REPEATED = new StringPool();
+
+function pooled(v: unknown): string | null {
+	const s = text(v);
+	return s === null ? null : REPEATED.intern(s);
+}
+
 function count(v: unknown): number {
 	return typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'bigint' ? Number(v) : 0;
 }
@@ -328,18 +341,18 @@ export function rowMapper(set: ColumnSet, stats = true): (row: unknown[]) => Ses
 		const newestInWindow = inWindow(newest ?? undefined);
 		return {
 			id: String(row[1]),
-			source: text(row[2]) ?? '',
-			userId: text(row[userId]),
-			sessionKey: text(row[sessionKey]),
-			chatId: text(row[chatId]),
-			chatType: text(row[chatType]),
-			threadId: text(row[threadId]),
-			displayName: text(row[displayName]),
+			source: pooled(row[2]) ?? '',
+			userId: pooled(row[userId]),
+			sessionKey: pooled(row[sessionKey]),
+			chatId: pooled(row[chatId]),
+			chatType: pooled(row[chatType]),
+			threadId: pooled(row[threadId]),
+			displayName: pooled(row[displayName]),
 			parentSessionId: text(row[parent]),
 			startedAtRaw: cell(row[startedAt]),
 			endedAtRaw: cell(row[endedAt]),
 			lastActivityAtRaw: cell(row[lastActivityAt]),
-			endReason: text(row[endReason]),
+			endReason: pooled(row[endReason]),
 			messageCountColumn: count(row[messageCount]),
 			// A newest message proves rows exist; otherwise has_rows says (NULL until settled).
 			hasMessageRows: stats ? Boolean(row[markersAt + 1]) || newest !== null : false,
@@ -347,10 +360,10 @@ export function rowMapper(set: ColumnSet, stats = true): (row: unknown[]) => Ses
 			newestMessageAt: newestInWindow,
 			newestMessageRaw: newest,
 			messageRows: null,
-			profileName: text(row[profileName]),
-			handoffState: text(row[handoffState]),
+			profileName: pooled(row[profileName]),
+			handoffState: pooled(row[handoffState]),
 			title: text(row[title]),
-			model: text(row[model]),
+			model: pooled(row[model]),
 			branchedFrom,
 			delegateFrom,
 			resetFrom,
@@ -381,8 +394,8 @@ export function routingSql(schema: SchemaInfo): string | null {
 
 export function toRoutingEntry(r: Record<string, unknown>): RoutingEntry {
 	const base = {
-		scope: text(r.scope) ?? '',
-		sessionKey: String(r.session_key),
+		scope: pooled(r.scope) ?? '',
+		sessionKey: REPEATED.intern(String(r.session_key)),
 		updatedAt: typeof r.updated_at === 'number' ? r.updated_at : null,
 	};
 	const raw = r.entry_json;

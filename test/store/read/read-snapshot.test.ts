@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import {afterAll, describe, expect, it, vi} from 'vitest';
 import {ReadOnlyStore} from '../../../source/store/open/open.js';
 import {detectSchema} from '../../../source/store/open/schema.js';
@@ -8,6 +10,7 @@ import {
 	PAGE_ROWS,
 	readSnapshot,
 	readSnapshotSteps,
+	rowMapper,
 	sessionsSql,
 	signatureMatcher,
 	signatureSql,
@@ -35,6 +38,81 @@ function manySessions(n: number): string {
 	w.close();
 	return db;
 }
+
+function collectGarbage(): void {
+	v8.setFlagsFromString('--expose-gc');
+	(vm.runInNewContext('gc') as () => void)();
+}
+
+/**
+ * A raw row of sessionsSql(schema, {columns: 'full'}) as SQLite hands it over (every cell a fresh string): rowid, id,
+ * source, the 22 columns, markers, has_rows, the newest message. `same` gives the repeated cells as one instance each.
+ */
+function rawRow(i: number, same: boolean): unknown[] {
+	const fresh = (s: string) => (same ? s : [...s].join(''));
+	const chat = i % 50;
+	const keys = same ? SHARED_KEYS[chat]! : [`u${chat}`, `agent:main:telegram:dm:${chat}`, `${chat}`, `Person ${chat}`];
+	return [
+		i + 1,
+		`20260801_000000_${i.toString(16).padStart(8, '0')}`,
+		fresh('telegram'),
+		keys[0],
+		keys[1],
+		keys[2],
+		fresh('dm'),
+		null,
+		null,
+		T0 + i,
+		T0 + i + 60,
+		fresh('agent_close'),
+		4,
+		T0 + i + 60,
+		fresh('main'),
+		null,
+		keys[3],
+		null,
+		fresh('hermes-3-large'),
+		10,
+		20,
+		0,
+		0,
+		0,
+		0,
+		null,
+		1,
+		T0 + i + 50,
+	];
+}
+
+const SHARED_KEYS = Array.from({length: 50}, (_, c) => [`u${c}`, `agent:main:telegram:dm:${c}`, `${c}`, `Person ${c}`]);
+
+/** Heap kept by `n` records mapped from raw rows (after a full collection on each side). */
+function heldByRecords(n: number, same: boolean): number {
+	const map = rowMapper('full');
+	collectGarbage();
+	const before = v8.getHeapStatistics().used_heap_size;
+	const kept = [];
+	for (let i = 0; i < n; i++) {
+		kept.push(map(rawRow(i, same)));
+	}
+
+	collectGarbage();
+	const held = v8.getHeapStatistics().used_heap_size - before;
+	expect(kept[n - 1]!.model).toBe('hermes-3-large');
+	return held;
+}
+
+describe('session records', () => {
+	it('keep one instance of each repeated cell (source, chat, model, end reason…), however many rows repeat it', () => {
+		// Issue #26: 21,516 records of the bench store held 21,517 copies of 4 models, 19,569 of 11 end reasons….
+		const n = 20_000;
+		heldByRecords(n, true);
+		const shared = heldByRecords(n, true);
+		const fresh = heldByRecords(n, false);
+		// Ten repeated cells a row: as copies they would cost ~20 bytes and more each, 4 MB and more in all.
+		expect(fresh - shared).toBeLessThan(n * 16);
+	});
+});
 
 describe('bounded read transactions', () => {
 	it('reads every session in one transaction when within budget', () => {

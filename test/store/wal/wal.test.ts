@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import {afterAll, afterEach, describe, expect, it} from 'vitest';
+import {afterAll, afterEach, describe, expect, it, vi} from 'vitest';
 import {ShmReader} from '../../../source/store/files/shm.js';
 import {
 	type WalScan,
@@ -674,6 +674,27 @@ describe('WalTail', () => {
 				// The new generation (read in doubling batches) and the slots the last generation held, not the file.
 				expect(p.bytesRead, `round ${round}`).toBeLessThan(p.scan.fileSize / 4);
 			}
+		}
+	});
+
+	it('walks a large WAL in reads of at most 256 KiB: the buffer a tail keeps between polls stays small', async () => {
+		// Issue #26: with 4 MiB reads the TUI's Files pane and hfx watch each kept a 4 MiB buffer for their whole life.
+		const s = await liveStore('tail-chunk', {cachePages: 20});
+		for (let i = 0; i < 40; i++) {
+			await s.w.send({op: 'conversation', id: s.id, count: 10, from: T0 + i * 100, to: T0 + i * 100 + 90});
+		}
+
+		expect(fs.statSync(s.wal).size).toBeGreaterThan(1024 * 1024);
+		const whole = scanWal(fs.readFileSync(s.wal));
+		const reads = vi.spyOn(fs, 'readSync');
+		try {
+			const scan = new WalTail(s.wal).poll().scan;
+			const lengths = reads.mock.calls.map(call => Number((call as unknown[])[3]));
+			expect(lengths.length).toBeGreaterThan(4);
+			expect(Math.max(...lengths)).toBeLessThanOrEqual(256 * 1024);
+			expect(scan).toEqual(whole);
+		} finally {
+			reads.mockRestore();
 		}
 	});
 

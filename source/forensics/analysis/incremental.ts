@@ -5,7 +5,7 @@
  * The live view needs it: on a store of twenty thousand sessions a full analysis per commit is
  * too slow to keep up with an agent writing hundreds of times a second.
  */
-import {detectReapChurn} from '../rollbacks/reap-churn.js';
+import {reapChurnAfter} from '../rollbacks/reap-churn.js';
 import {elsewhereOf} from '../places/elsewhere.js';
 import {
 	type Analysis,
@@ -443,9 +443,15 @@ export function analyzeIncremental(
 	const affected = new Set<string>();
 	const tuples = new Set<string>();
 	const touched = new Set(changed);
+	// The keys whose rows changed (the empty key too: a chat of rows, though no chat to route).
+	const rowKeys = new Set<string>();
 	for (const id of changed) {
 		for (const s of [old(id), byId.get(id)]) {
 			if (s) {
+				if (s.sessionKey !== null) {
+					rowKeys.add(s.sessionKey);
+				}
+
 				if (s.sessionKey) {
 					affected.add(s.sessionKey);
 				}
@@ -558,7 +564,7 @@ export function analyzeIncremental(
 
 	const listed = splitListed(orphans);
 	const rollbacks = rollbacksOf(snapshot, byId, maxGapSeconds);
-	const reapChurns = detectReapChurn(snapshot.sessions);
+	const reapChurns = reapChurnAfter(previous.reapChurns, rowKeys, key => byKey.get(key));
 	const signatures = signaturesAfter(previous, snapshot, changed, {byId, lineage, routingMoved});
 	const elsewhere = elsewhereOf(snapshot, {byId, lineage, routing}, signatures.findings);
 	const findings = collectFindings(

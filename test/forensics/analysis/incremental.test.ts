@@ -13,6 +13,7 @@ import {prng as rng} from '../../helpers/prng.js';
 import {resolveBuildRules} from '../../../source/forensics/routing/build-rules.js';
 
 const PLATFORMS = ['telegram', 'discord', 'slack'];
+const REAP = 'ws_orphan_reap';
 const REASONS = [null, 'compression', 'session_reset', 'agent_close', 'idle', 'superseded_by_repair', 'cli_close'];
 
 function comparable(a: Analysis) {
@@ -20,6 +21,7 @@ function comparable(a: Analysis) {
 		orphans: a.orphans,
 		routing: JSON.parse(JSON.stringify(a.routing)) as unknown,
 		findings: a.findings,
+		reapChurns: a.reapChurns,
 		edges: [...a.lineage.parentEdge.entries()].sort(([x], [y]) => (x < y ? -1 : 1)),
 		children: [...a.lineage.children.entries()]
 			.map(([k, v]) => [k, v.map(e => e.childId).sort()] as const)
@@ -65,7 +67,11 @@ function signed(s: SessionRecord, r: () => number): Partial<SessionRecord> {
 	return {sessionKey: `agent:work:${s.source}:dm:${Math.floor(r() * 4)}`};
 }
 
-function world(seed: number, ruleSet: RuleSet, signs = false) {
+/**
+ * `reaps`: rows end ws_orphan_reap now and then and hold one turn or two (reap-churn.ts: a reaped row followed by
+ * one-turn rows of its key is a churn, which the incremental analysis keeps per key).
+ */
+function world(seed: number, ruleSet: RuleSet, signs = false, reaps = false) {
 	const r = rng(seed);
 	const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
 	let n = 0;
@@ -87,7 +93,7 @@ function world(seed: number, ruleSet: RuleSet, signs = false) {
 			startedAtRaw: started,
 			newestMessageAt: started + Math.floor(r() * 3000),
 			hasMessageRows: r() < 0.9,
-			messageRows: 3,
+			messageRows: reaps ? 1 + Math.floor(r() * 3) : 3,
 			lastActivityAtRaw: ruleSet !== 'legacy-v21' && r() < 0.5 ? started + 100 : null,
 			...partial,
 		});
@@ -175,7 +181,7 @@ function world(seed: number, ruleSet: RuleSet, signs = false) {
 				messageRows: (s.messageRows ?? 0) + 2,
 			});
 		} else if (choice < 0.45) {
-			update({endedAtRaw: T0 + 30_000, endReason: pick(REASONS)});
+			update({endedAtRaw: T0 + 30_000, endReason: pick(reaps ? [...REASONS, REAP, REAP] : REASONS)});
 		} else if (choice < 0.6) {
 			// A rotation: the old row ends, a child starts (with or without the key: the incident).
 			update({endedAtRaw: T0 + 25_000, endReason: 'compression'});
@@ -269,6 +275,33 @@ describe('analyzeIncremental equals analyze after any sequence of changes', () =
 				}
 			},
 		);
+	}
+
+	// A chat's churn after a reap (reap-churn.ts), kept per key by the incremental analysis.
+	for (const shared of [false, true]) {
+		it(`v30, rows reaped and one-turn rows after them${shared ? ', shared index' : ''}: 30 seeds of 40 steps`, () => {
+			let churned = 0;
+			for (let seed = 1; seed <= 30; seed++) {
+				const w = world(seed * 2713, 'v30', false, true);
+				let previous = analyze(w.snap());
+				for (let step = 0; step < 40; step++) {
+					const changed = w.mutate();
+					const next = w.snap();
+					const incremental = shared
+						? analyzeIncremental(previous, next, changed, {}, id => w.index.get(id), {
+								byId: w.index,
+								before: w.before(),
+							})
+						: analyzeIncremental(previous, next, changed);
+					expectSame(incremental, analyze(next), `seed ${seed * 2713}, step ${step}`);
+					churned += incremental.reapChurns.length > 0 ? 1 : 0;
+					previous = incremental;
+				}
+			}
+
+			// The walk meets churns (else it proves nothing about them).
+			expect(churned).toBeGreaterThan(50);
+		});
 	}
 
 	// Issue #27: the live view's analysis takes the installed build's rules; a garbage timestamp now and then.

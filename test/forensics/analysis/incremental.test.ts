@@ -6,7 +6,9 @@
 import {isDeepStrictEqual} from 'node:util';
 import {describe, expect, it} from 'vitest';
 import {type Analysis, analyze} from '../../../source/forensics/analysis/analyze.js';
-import {analyzeIncremental} from '../../../source/forensics/analysis/incremental.js';
+import {analyzeIncremental, chatsReached} from '../../../source/forensics/analysis/incremental.js';
+import {chatTuple} from '../../../source/forensics/analysis/chat-names.js';
+import type {ChatRouting} from '../../../source/forensics/routing/routing.js';
 import type {RoutingEntry, RuleSet, SessionRecord, Snapshot} from '../../../source/forensics/types.js';
 import {T0, routingEntry, session} from '../../helpers/records.js';
 import {prng as rng} from '../../helpers/prng.js';
@@ -275,6 +277,48 @@ describe('analyzeIncremental equals analyze after any sequence of changes', () =
 				}
 			},
 		);
+	}
+
+	// Which chats name which sessions (chat-names.ts), kept from step to step: each asked against a walk of every chat.
+	for (const shared of [false, true]) {
+		it(`keeps which chats name which sessions as a walk of every chat does${shared ? ', shared index' : ''}`, () => {
+			const named = (chat: ChatRouting): string[] =>
+				[
+					...chat.members,
+					chat.restartResolvesTo,
+					chat.newestActivityIn,
+					chat.routingEntry,
+					...chat.resolution.candidates.map(c => c.sessionId),
+				].filter((id): id is string => id !== null);
+			const sorted = (keys: Iterable<string>) => [...keys].sort();
+			for (let seed = 1; seed <= 20; seed++) {
+				const w = world(seed * 4409, 'v30', seed % 2 === 0);
+				let previous = analyze(w.snap());
+				for (let step = 0; step < 40; step++) {
+					const changed = w.mutate();
+					const next = w.snap();
+					const incremental = shared
+						? analyzeIncremental(previous, next, changed, {}, id => w.index.get(id), {
+								byId: w.index,
+								before: w.before(),
+							})
+						: analyzeIncremental(previous, next, changed);
+					const where = `seed ${seed * 4409}, step ${step}`;
+					const ids = new Set([...w.index.keys(), ...incremental.routing.flatMap(named)]);
+					for (const id of ids) {
+						const walk = incremental.routing.filter(c => named(c).includes(id)).map(c => c.sessionKey);
+						expect(sorted(chatsReached(incremental, new Set([id]), new Set())), where).toEqual(sorted(walk));
+					}
+
+					for (const tuple of new Set(incremental.routing.map(chatTuple))) {
+						const walk = incremental.routing.filter(c => chatTuple(c) === tuple).map(c => c.sessionKey);
+						expect(sorted(chatsReached(incremental, new Set(), new Set([tuple]))), where).toEqual(sorted(walk));
+					}
+
+					previous = incremental;
+				}
+			}
+		});
 	}
 
 	// A chat's churn after a reap (reap-churn.ts), kept per key by the incremental analysis.

@@ -37,27 +37,36 @@ function namedBy(chat: ChatRouting): string[] {
 	return ids;
 }
 
-function add(map: Map<string, Set<string>>, name: string, key: string): void {
+/** A name's chats: one key as itself (the common case: a session in one chat), several as a set (less memory). */
+type Keys = string | Set<string>;
+
+function add(map: Map<string, Keys>, name: string, key: string): void {
 	const keys = map.get(name);
-	if (keys) {
-		keys.add(key);
+	if (keys === undefined) {
+		map.set(name, key);
+	} else if (typeof keys === 'string') {
+		if (keys !== key) {
+			map.set(name, new Set([keys, key]));
+		}
 	} else {
-		map.set(name, new Set([key]));
+		keys.add(key);
 	}
 }
 
-function remove(map: Map<string, Set<string>>, name: string, key: string): void {
+function remove(map: Map<string, Keys>, name: string, key: string): void {
 	const keys = map.get(name);
-	if (keys?.delete(key) && keys.size === 0) {
+	if (keys === key) {
+		map.delete(name);
+	} else if (typeof keys === 'object' && keys.delete(key) && keys.size === 0) {
 		map.delete(name);
 	}
 }
 
 export class ChatNames {
 	/** Session id -> the keys of the chats naming it. */
-	private readonly bySession = new Map<string, Set<string>>();
+	private readonly bySession = new Map<string, Keys>();
 	/** Routing tuple -> the keys of the chats falling back to it. */
-	private readonly byTuple = new Map<string, Set<string>>();
+	private readonly byTuple = new Map<string, Keys>();
 
 	/** The index of every chat of an analysis. */
 	static of(routing: readonly ChatRouting[]): ChatNames {
@@ -77,7 +86,7 @@ export class ChatNames {
 			[this.byTuple, names.byTuple],
 		] as const) {
 			for (const [name, keys] of from) {
-				to.set(name, new Set(keys));
+				to.set(name, typeof keys === 'string' ? keys : new Set(keys));
 			}
 		}
 
@@ -91,8 +100,13 @@ export class ChatNames {
 			[this.byTuple, tuples],
 		] as const) {
 			for (const name of names) {
-				for (const key of map.get(name) ?? []) {
-					into.add(key);
+				const keys = map.get(name);
+				if (typeof keys === 'string') {
+					into.add(keys);
+				} else {
+					for (const key of keys ?? []) {
+						into.add(key);
+					}
 				}
 			}
 		}

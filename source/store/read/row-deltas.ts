@@ -256,13 +256,13 @@ export class RowDeltas {
 		candidates: Set<string>,
 		changed: Set<string>,
 	): void {
-		// Every row's in-place columns against its record (the baseline read with the rows). All rows at once, not a
-		// step per row (iterate), and no set of the ids met: the ids are unique, so when as many known rows were met as
-		// the index holds, none is gone (the rows a commit removes are rare: only then is the index walked).
+		// Every row's in-place columns against its record (the baseline read with the rows), a row at a time (all rows
+		// at once cost 20 % less CPU but held every row in memory), and no set of the ids met: the ids are unique, so
+		// when as many known rows were met as the index holds, none is gone (only then is the index walked).
 		const matches = signatureMatcher(schema);
-		const rows = store.prepare(signatureSql(schema)).raw(true).all() as unknown[][];
+		const statement = store.prepare(signatureSql(schema)).raw(true);
 		let known = 0;
-		for (const row of rows) {
+		for (const row of statement.iterate() as IterableIterator<unknown[]>) {
 			const id = String(row[0]);
 			const record = this.index.byId.get(id);
 			if (!record) {
@@ -277,7 +277,7 @@ export class RowDeltas {
 		}
 
 		if (known < this.index.byId.size) {
-			const present = new Set(rows.map(row => String(row[0])));
+			const present = new Set((statement.all() as unknown[][]).map(row => String(row[0])));
 			for (const id of [...this.index.byId.keys()]) {
 				if (!present.has(id) && !candidates.has(id)) {
 					this.index.remember(id);

@@ -29,6 +29,7 @@ import {onlyCheckpointed, storeSignature} from '../store/open/live-signature.js'
 import {CommitHints} from '../store/open/live-watch.js';
 import {type FactsOf, type LiveModel, LiveModelFeed, type LiveModelOptions} from './live-model.js';
 import {type RowDelta, RowDeltas} from '../store/read/row-deltas.js';
+import {RefreshStats} from './refresh-stats.js';
 
 export type {LiveModel} from './live-model.js';
 
@@ -117,6 +118,8 @@ export class LiveStore {
 	private readonly rows: RowDeltas;
 	private readonly feed: LiveModelFeed;
 	private readonly hints: CommitHints;
+	/** Per-refresh timings for diagnostics (HFX_REFRESH_STATS=FILE; refresh-stats.ts), null unless asked. */
+	private readonly stats = RefreshStats.fromEnv(process.env.HFX_REFRESH_STATS);
 	private closed = false;
 	/** Opened from a preview: the first full read and its analysis wait for `analyseFirst` (refresh reads nothing). */
 	private pending: boolean;
@@ -308,13 +311,16 @@ export class LiveStore {
 
 			// Taken before the read (a reopen forgets the last signature).
 			const checkpointed = onlyCheckpointed(this.feed.lastSignature, signature);
-			return this.connection.read(({store, schema, reopened}) => {
+			this.stats?.begin(started);
+			const published = this.connection.read(({store, schema, reopened}) => {
+				this.stats?.mark();
 				if (reopened) {
 					this.feed.noteReopened(reopened);
 				}
 
 				const full = this.feed.reopened !== null || this.rows.fullReloadDue(this.options.fullReloadMs);
 				const delta = this.readRows(store, schema, full, checkpointed);
+				this.stats?.mark();
 				this.feed.publishCommit({
 					delta,
 					signature,
@@ -324,8 +330,12 @@ export class LiveStore {
 					started,
 					facts: this.facts,
 				});
+				this.stats?.mark();
 				return true;
 			});
+			this.stats?.mark();
+			this.stats?.end();
+			return published;
 		} catch (error) {
 			// The index may be half updated: the next refresh reads everything again.
 			this.rows.distrust();
@@ -360,6 +370,7 @@ export class LiveStore {
 		}
 
 		this.closed = true;
+		this.stats?.write(this.rows.signatureScans);
 		this.hints.close();
 		this.feed.unsubscribeAll();
 		this.connection.close();

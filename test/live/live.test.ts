@@ -231,6 +231,19 @@ describe('LiveStore', () => {
 		expect(live.model.analysis.byId.get(quiet)!.endReason).toBe('idle');
 	});
 
+	it('drops a row a commit removed alone (every row compared at once: the row not met is gone)', async () => {
+		const {w, live} = await setup({quietChats: 3});
+		const gone = live.model.analysis.snapshot.sessions.find(s => s.userId === 'q1')!.id;
+		const scans = live.signatureScans;
+		await w.send({op: 'exec', sql: `DELETE FROM messages WHERE session_id = '${gone}'`});
+		await w.send({op: 'exec', sql: `DELETE FROM sessions WHERE id = '${gone}'`});
+		expect(live.refresh()).toBe(true);
+		expect(live.signatureScans).toBe(scans + 1);
+		expect(live.model.analysis.byId.has(gone)).toBe(false);
+		expect(live.model.analysis.snapshot.sessions.map(s => s.id)).not.toContain(gone);
+		expect(live.model.activity.map(e => e.text)).toContain(`${gone} is gone from the store`);
+	});
+
 	it('reads and analyses a commit to one chat without every session: no refresh reads every row', async () => {
 		let clock = 1_000_000;
 		const now = vi.spyOn(Date, 'now').mockImplementation(() => clock);

@@ -5,7 +5,7 @@
  * The live view needs it: on a store of twenty thousand sessions a full analysis per commit is
  * too slow to keep up with an agent writing hundreds of times a second.
  */
-import {detectReapChurn} from '../rollbacks/reap-churn.js';
+import {reapChurnAfter} from '../rollbacks/reap-churn.js';
 import {elsewhereOf} from '../places/elsewhere.js';
 import {
 	type Analysis,
@@ -25,6 +25,7 @@ import {isOrphanCandidate, type OrphanVerdict} from '../routing/orphans.js';
 import {mayFailRepairRouting} from '../routing/repair-routing-crash.js';
 import {isCorruptTime, lastActive} from '../time.js';
 import {type ChatRouting, analyzeRouting, buildKeyIndex, tupleKey, unanimousKey} from '../routing/routing.js';
+import {ChatNames} from './chat-names.js';
 import type {SessionRecord, Snapshot} from '../types.js';
 import {type SignatureState, hasSignature, signatureState} from '../signatures/session-signatures.js';
 
@@ -171,42 +172,32 @@ export function prepareIncremental(analysis: Analysis): void {
 	carryOf(analysis);
 }
 
-const tupleKeys = new WeakMap<object, string>();
+/** What chats name which sessions, kept for the next incremental step (chat-names.ts). */
+const chatNames = new WeakMap<Analysis, ChatNames>();
 
-function chatTuple(chat: ChatRouting): string {
-	let key = tupleKeys.get(chat.identity);
-	if (key === undefined) {
-		const id = chat.identity;
-		key = tupleKey(id.platform, id.userId, id.chatId, id.chatType, id.threadId);
-		tupleKeys.set(chat.identity, key);
+/** The previous analysis's chat names: taken over when it is consumed (in place), else a copy; built if absent. */
+function chatNamesOf(previous: Analysis, inPlace: boolean): ChatNames {
+	const kept = chatNames.get(previous);
+	if (!kept) {
+		return ChatNames.of(previous.routing);
 	}
 
-	return key;
+	if (inPlace) {
+		chatNames.delete(previous);
+		return kept;
+	}
+
+	return kept.copy();
 }
 
-/** Does the chat's verdict name one of these sessions anywhere? (No allocation: this runs over every chat.) */
-function namesAny(chat: ChatRouting, ids: ReadonlySet<string>): boolean {
-	if (
-		(chat.restartResolvesTo !== null && ids.has(chat.restartResolvesTo)) ||
-		(chat.newestActivityIn !== null && ids.has(chat.newestActivityIn)) ||
-		(chat.routingEntry !== null && ids.has(chat.routingEntry))
-	) {
-		return true;
-	}
-
-	for (const m of chat.members) {
-		if (ids.has(m)) {
-			return true;
-		}
-	}
-
-	for (const c of chat.resolution.candidates) {
-		if (ids.has(c.sessionId)) {
-			return true;
-		}
-	}
-
-	return false;
+/**
+ * The keys of the chats of an analysis that name one of `ids` or fall back to one of `tuples`, as the next incremental
+ * step finds them (its kept index; tests hold it to a walk of every chat).
+ */
+export function chatsReached(analysis: Analysis, ids: ReadonlySet<string>, tuples: ReadonlySet<string>): Set<string> {
+	const into = new Set<string>();
+	(chatNames.get(analysis) ?? ChatNames.of(analysis.routing)).reached(ids, tuples, into);
+	return into;
 }
 
 /**
@@ -443,9 +434,15 @@ export function analyzeIncremental(
 	const affected = new Set<string>();
 	const tuples = new Set<string>();
 	const touched = new Set(changed);
+	// The keys whose rows changed (the empty key too: a chat of rows, though no chat to route).
+	const rowKeys = new Set<string>();
 	for (const id of changed) {
 		for (const s of [old(id), byId.get(id)]) {
 			if (s) {
+				if (s.sessionKey !== null) {
+					rowKeys.add(s.sessionKey);
+				}
+
 				if (s.sessionKey) {
 					affected.add(s.sessionKey);
 				}
@@ -511,11 +508,8 @@ export function analyzeIncremental(
 	}
 
 	// Chats that name a touched session anywhere in their verdict, and chats whose restart falls back to a changed tuple.
-	for (const chat of previous.routing) {
-		if (!affected.has(chat.sessionKey) && (namesAny(chat, touched) || tuples.has(chatTuple(chat)))) {
-			affected.add(chat.sessionKey);
-		}
-	}
+	const names = chatNamesOf(previous, inPlace);
+	names.reached(touched, tuples, affected);
 
 	const fresh = new Map(
 		analyzeRouting({
@@ -540,6 +534,7 @@ export function analyzeIncremental(
 			routing.push(chat);
 		} else {
 			const replacement = fresh.get(chat.sessionKey);
+			names.replace(chat, replacement);
 			if (replacement) {
 				routing.push(replacement);
 				fresh.delete(chat.sessionKey);
@@ -548,6 +543,7 @@ export function analyzeIncremental(
 	}
 
 	for (const chat of fresh.values()) {
+		names.replace(undefined, chat);
 		routing.push(chat);
 		added = true;
 	}
@@ -556,9 +552,13 @@ export function analyzeIncremental(
 		routing.sort((a, b) => (a.sessionKey < b.sessionKey ? -1 : a.sessionKey > b.sessionKey ? 1 : 0));
 	}
 
-	const listed = splitListed(orphans);
+	// The same list (no verdict moved) splits as before: its 8,000-odd local-surface rows are not walked again.
+	const listed =
+		orphans === previous.listed
+			? {listed: orphans, orphans: previous.orphans, listedRefusedLocal: previous.listedRefusedLocal}
+			: splitListed(orphans);
 	const rollbacks = rollbacksOf(snapshot, byId, maxGapSeconds);
-	const reapChurns = detectReapChurn(snapshot.sessions);
+	const reapChurns = reapChurnAfter(previous.reapChurns, rowKeys, key => byKey.get(key));
 	const signatures = signaturesAfter(previous, snapshot, changed, {byId, lineage, routingMoved});
 	const elsewhere = elsewhereOf(snapshot, {byId, lineage, routing}, signatures.findings);
 	const findings = collectFindings(
@@ -590,6 +590,7 @@ export function analyzeIncremental(
 		buildChanges: upgradeChanges({...listed, repairRoutingCrash: null, routing}, null),
 	};
 	carries.set(next, {byKey, corrupt});
+	chatNames.set(next, names);
 	signatureCarries.set(next, signatures);
 	derivations.delete(previous);
 	const before = shared ? new Map(shared.before) : undefined;

@@ -75,14 +75,45 @@ function churnOf(key: string, rows: readonly SessionRecord[]): ReapChurn | null 
 	return null;
 }
 
-/** Every chat whose turns have started without history since a reap. */
+const byKeyOrder = (a: ReapChurn, b: ReapChurn) =>
+	a.sessionKey < b.sessionKey ? -1 : a.sessionKey > b.sessionKey ? 1 : 0;
+
+/** Every chat whose turns have started without history since a reap, in key order (whatever order the rows come in). */
 export function detectReapChurn(sessions: readonly SessionRecord[]): ReapChurn[] {
 	// Most stores have no reaped row: one cheap pass, and no grouping.
 	if (!sessions.some(s => s.endReason === REAP_END_REASON && s.sessionKey !== null)) {
 		return [];
 	}
 
-	return [...buildKeyIndex(sessions)].flatMap(([key, rows]) => churnOf(key, rows) ?? []);
+	return [...buildKeyIndex(sessions)].flatMap(([key, rows]) => churnOf(key, rows) ?? []).sort(byKeyOrder);
+}
+
+/**
+ * The churns after the rows of some keys changed (the live view's incremental analysis): a chat's churn rests on its
+ * own rows alone, so the previous churns of the other keys stand and these keys' are judged again from their rows
+ * now (`rowsOf`: the key's rows, or undefined when none is left). Equal to `detectReapChurn` of every row, at a cost
+ * in the changed keys' rows, not in the store's: the full pass walked every session on every commit.
+ */
+export function reapChurnAfter(
+	previous: ReapChurn[],
+	keys: ReadonlySet<string>,
+	rowsOf: (key: string) => readonly SessionRecord[] | undefined,
+): ReapChurn[] {
+	if (keys.size === 0) {
+		return previous;
+	}
+
+	const next = previous.filter(c => !keys.has(c.sessionKey));
+	const kept = next.length;
+	for (const key of keys) {
+		const rows = rowsOf(key);
+		const churn = rows && rows.length > 0 ? churnOf(key, rows) : null;
+		if (churn) {
+			next.push(churn);
+		}
+	}
+
+	return next.length === kept && kept === previous.length ? previous : next.sort(byKeyOrder);
 }
 
 export function reapChurnFinding(c: ReapChurn): Finding {

@@ -34,10 +34,14 @@ const SWEEP_MS = 5000;
 /** At least this many rows per slice (a refresh compares them in well under a millisecond). */
 const SWEEP_MIN_ROWS = 256;
 
-type Sweep = {after: number; at: number; from: Set<string>; seen: Set<string>};
+/**
+ * A round of the rolling comparison: the rowid it has reached, when its last slice ran, and the ids it met. The rows
+ * it did not meet by its end are looked up then (a row added meanwhile has a greater rowid: the round meets it).
+ */
+type Sweep = {after: number; at: number; seen: Set<string>};
 
-function newSweep(byId: ReadonlyMap<string, unknown>): Sweep {
-	return {after: 0, at: Date.now(), from: new Set(byId.keys()), seen: new Set()};
+function newSweep(): Sweep {
+	return {after: 0, at: Date.now(), seen: new Set()};
 }
 
 /** What one refresh read. */
@@ -86,9 +90,9 @@ export class RowDeltas {
 	 * The rolling comparison of every row's signature (catches updates that add no message and no row): each
 	 * refresh compares the next slice of rows in rowid order, sized so that a round takes about SWEEP_MS however
 	 * often refreshes come (a whole-table pass at once held the event loop for 0.1-1 s every five seconds: the
-	 * worst commit-to-screen latencies). `from`: the ids when the round began; `seen`: the ids the round met.
+	 * worst commit-to-screen latencies).
 	 */
-	private sweep: Sweep = newSweep(new Map());
+	private sweep: Sweep = newSweep();
 	private lastFullReload = 0;
 	private lastSignatureScan = 0;
 	private routingRaw = '';
@@ -225,7 +229,7 @@ export class RowDeltas {
 	private absorbFull(store: ReadOnlyStore, snapshot: Snapshot, meta: SnapshotMeta): void {
 		this.index.replace(snapshot.sessions);
 		this.restartProbes = snapshot.restartProbes;
-		this.sweep = newSweep(this.index.byId);
+		this.sweep = newSweep();
 		this.lastSignatureScan = Date.now();
 		this.lastMessageId = meta.messageHighWater ?? 0;
 		this.lastSessionRowid = (store.prepare('SELECT max(rowid) FROM sessions').pluck().get() as number | null) ?? 0;
@@ -282,29 +286,40 @@ export class RowDeltas {
 		candidates: Set<string>,
 		changed: Set<string>,
 	): void {
-		// Every row's in-place columns against its record (the baseline read with the rows).
+		// Every row's in-place columns against its record (the baseline read with the rows), a row at a time (all rows
+		// at once cost 20 % less CPU but held every row in memory), and no set of the ids met: the ids are unique, so
+		// when as many known rows were met as the index holds, none is gone (only then is the index walked).
 		const matches = signatureMatcher(schema);
-		const present = new Set<string>();
-		for (const row of store.prepare(signatureSql(schema)).raw(true).iterate() as IterableIterator<unknown[]>) {
+		const statement = store.prepare(signatureSql(schema)).raw(true);
+		let known = 0;
+		for (const row of statement.iterate() as IterableIterator<unknown[]>) {
 			const id = String(row[0]);
-			present.add(id);
 			const record = this.index.byId.get(id);
-			if (!record || !matches(record, row)) {
+			if (!record) {
+				candidates.add(id);
+				continue;
+			}
+
+			known++;
+			if (!matches(record, row)) {
 				candidates.add(id);
 			}
 		}
 
-		for (const id of [...this.index.byId.keys()]) {
-			if (!present.has(id) && !candidates.has(id)) {
-				this.index.remember(id);
-				this.index.drop(id);
-				changed.add(id);
+		if (known < this.index.byId.size) {
+			const present = new Set((statement.all() as unknown[][]).map(row => String(row[0])));
+			for (const id of [...this.index.byId.keys()]) {
+				if (!present.has(id) && !candidates.has(id)) {
+					this.index.remember(id);
+					this.index.drop(id);
+					changed.add(id);
+				}
 			}
 		}
 
 		this.lastSignatureScan = Date.now();
 		this.signatureScans++;
-		this.sweep = newSweep(this.index.byId);
+		this.sweep = newSweep();
 	}
 
 	/**
@@ -333,15 +348,15 @@ export class RowDeltas {
 		}
 
 		const exists = store.prepare('SELECT 1 FROM sessions WHERE id = ?').pluck();
-		for (const id of this.sweep.from) {
-			if (!this.sweep.seen.has(id) && this.index.byId.has(id) && !candidates.has(id) && !exists.get(id)) {
+		for (const id of [...this.index.byId.keys()]) {
+			if (!this.sweep.seen.has(id) && !candidates.has(id) && !exists.get(id)) {
 				this.index.remember(id);
 				this.index.drop(id);
 				changed.add(id);
 			}
 		}
 
-		this.sweep = newSweep(this.index.byId);
+		this.sweep = newSweep();
 	}
 
 	/** Re-reads each candidate's row into the index (or drops it when the row is gone). */

@@ -6,13 +6,16 @@
 import {isDeepStrictEqual} from 'node:util';
 import {describe, expect, it} from 'vitest';
 import {type Analysis, analyze} from '../../../source/forensics/analysis/analyze.js';
-import {analyzeIncremental} from '../../../source/forensics/analysis/incremental.js';
+import {analyzeIncremental, chatsReached} from '../../../source/forensics/analysis/incremental.js';
+import {chatTuple} from '../../../source/forensics/analysis/chat-names.js';
+import type {ChatRouting} from '../../../source/forensics/routing/routing.js';
 import type {RoutingEntry, RuleSet, SessionRecord, Snapshot} from '../../../source/forensics/types.js';
 import {T0, routingEntry, session} from '../../helpers/records.js';
 import {prng as rng} from '../../helpers/prng.js';
 import {resolveBuildRules} from '../../../source/forensics/routing/build-rules.js';
 
 const PLATFORMS = ['telegram', 'discord', 'slack'];
+const REAP = 'ws_orphan_reap';
 const REASONS = [null, 'compression', 'session_reset', 'agent_close', 'idle', 'superseded_by_repair', 'cli_close'];
 
 function comparable(a: Analysis) {
@@ -20,6 +23,7 @@ function comparable(a: Analysis) {
 		orphans: a.orphans,
 		routing: JSON.parse(JSON.stringify(a.routing)) as unknown,
 		findings: a.findings,
+		reapChurns: a.reapChurns,
 		edges: [...a.lineage.parentEdge.entries()].sort(([x], [y]) => (x < y ? -1 : 1)),
 		children: [...a.lineage.children.entries()]
 			.map(([k, v]) => [k, v.map(e => e.childId).sort()] as const)
@@ -65,7 +69,11 @@ function signed(s: SessionRecord, r: () => number): Partial<SessionRecord> {
 	return {sessionKey: `agent:work:${s.source}:dm:${Math.floor(r() * 4)}`};
 }
 
-function world(seed: number, ruleSet: RuleSet, signs = false) {
+/**
+ * `reaps`: rows end ws_orphan_reap now and then and hold one turn or two (reap-churn.ts: a reaped row followed by
+ * one-turn rows of its key is a churn, which the incremental analysis keeps per key).
+ */
+function world(seed: number, ruleSet: RuleSet, signs = false, reaps = false) {
 	const r = rng(seed);
 	const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
 	let n = 0;
@@ -87,7 +95,7 @@ function world(seed: number, ruleSet: RuleSet, signs = false) {
 			startedAtRaw: started,
 			newestMessageAt: started + Math.floor(r() * 3000),
 			hasMessageRows: r() < 0.9,
-			messageRows: 3,
+			messageRows: reaps ? 1 + Math.floor(r() * 3) : 3,
 			lastActivityAtRaw: ruleSet !== 'legacy-v21' && r() < 0.5 ? started + 100 : null,
 			...partial,
 		});
@@ -175,7 +183,7 @@ function world(seed: number, ruleSet: RuleSet, signs = false) {
 				messageRows: (s.messageRows ?? 0) + 2,
 			});
 		} else if (choice < 0.45) {
-			update({endedAtRaw: T0 + 30_000, endReason: pick(REASONS)});
+			update({endedAtRaw: T0 + 30_000, endReason: pick(reaps ? [...REASONS, REAP, REAP] : REASONS)});
 		} else if (choice < 0.6) {
 			// A rotation: the old row ends, a child starts (with or without the key: the incident).
 			update({endedAtRaw: T0 + 25_000, endReason: 'compression'});
@@ -269,6 +277,75 @@ describe('analyzeIncremental equals analyze after any sequence of changes', () =
 				}
 			},
 		);
+	}
+
+	// Which chats name which sessions (chat-names.ts), kept from step to step: each asked against a walk of every chat.
+	for (const shared of [false, true]) {
+		it(`keeps which chats name which sessions as a walk of every chat does${shared ? ', shared index' : ''}`, () => {
+			const named = (chat: ChatRouting): string[] =>
+				[
+					...chat.members,
+					chat.restartResolvesTo,
+					chat.newestActivityIn,
+					chat.routingEntry,
+					...chat.resolution.candidates.map(c => c.sessionId),
+				].filter((id): id is string => id !== null);
+			const sorted = (keys: Iterable<string>) => [...keys].sort();
+			for (let seed = 1; seed <= 20; seed++) {
+				const w = world(seed * 4409, 'v30', seed % 2 === 0);
+				let previous = analyze(w.snap());
+				for (let step = 0; step < 40; step++) {
+					const changed = w.mutate();
+					const next = w.snap();
+					const incremental = shared
+						? analyzeIncremental(previous, next, changed, {}, id => w.index.get(id), {
+								byId: w.index,
+								before: w.before(),
+							})
+						: analyzeIncremental(previous, next, changed);
+					const where = `seed ${seed * 4409}, step ${step}`;
+					const ids = new Set([...w.index.keys(), ...incremental.routing.flatMap(named)]);
+					for (const id of ids) {
+						const walk = incremental.routing.filter(c => named(c).includes(id)).map(c => c.sessionKey);
+						expect(sorted(chatsReached(incremental, new Set([id]), new Set())), where).toEqual(sorted(walk));
+					}
+
+					for (const tuple of new Set(incremental.routing.map(chatTuple))) {
+						const walk = incremental.routing.filter(c => chatTuple(c) === tuple).map(c => c.sessionKey);
+						expect(sorted(chatsReached(incremental, new Set(), new Set([tuple]))), where).toEqual(sorted(walk));
+					}
+
+					previous = incremental;
+				}
+			}
+		});
+	}
+
+	// A chat's churn after a reap (reap-churn.ts), kept per key by the incremental analysis.
+	for (const shared of [false, true]) {
+		it(`v30, rows reaped and one-turn rows after them${shared ? ', shared index' : ''}: 30 seeds of 40 steps`, () => {
+			let churned = 0;
+			for (let seed = 1; seed <= 30; seed++) {
+				const w = world(seed * 2713, 'v30', false, true);
+				let previous = analyze(w.snap());
+				for (let step = 0; step < 40; step++) {
+					const changed = w.mutate();
+					const next = w.snap();
+					const incremental = shared
+						? analyzeIncremental(previous, next, changed, {}, id => w.index.get(id), {
+								byId: w.index,
+								before: w.before(),
+							})
+						: analyzeIncremental(previous, next, changed);
+					expectSame(incremental, analyze(next), `seed ${seed * 2713}, step ${step}`);
+					churned += incremental.reapChurns.length > 0 ? 1 : 0;
+					previous = incremental;
+				}
+			}
+
+			// The walk meets churns (else it proves nothing about them).
+			expect(churned).toBeGreaterThan(50);
+		});
 	}
 
 	// Issue #27: the live view's analysis takes the installed build's rules; a garbage timestamp now and then.

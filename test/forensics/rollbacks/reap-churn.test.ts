@@ -3,7 +3,7 @@
  * message. Told from the rows alone, and told apart from deliberate fresh starts.
  */
 import {describe, expect, it} from 'vitest';
-import {detectReapChurn, reapChurnFinding} from '../../../source/forensics/rollbacks/reap-churn.js';
+import {detectReapChurn, reapChurnAfter, reapChurnFinding} from '../../../source/forensics/rollbacks/reap-churn.js';
 import type {SessionRecord} from '../../../source/forensics/types.js';
 import {T0, dmKey, session} from '../../helpers/records.js';
 
@@ -37,5 +37,25 @@ describe('reap churn', () => {
 		expect(detectReapChurn([reaped, turn(1), turn(2, {messageCountColumn: 12})])).toEqual([]);
 		expect(detectReapChurn([reaped, turn(1, {resetFrom: 'r'}), turn(2, {endReason: 'daily'})])).toEqual([]);
 		expect(detectReapChurn([{...reaped, endReason: 'agent_close'}, turn(1), turn(2), turn(3)])).toEqual([]);
+	});
+
+	it('lists chats in key order, and after a change judges again only the keys whose rows changed', () => {
+		const other = dmKey('1');
+		const rows = (key: string, p: string) => [
+			{...reaped, id: `${p}r`, sessionKey: key},
+			turn(1, {id: `${p}1`, sessionKey: key}),
+			turn(2, {id: `${p}2`, sessionKey: key}),
+		];
+		const all = [...rows(KEY, 'a'), ...rows(other, 'b')];
+		const churns = detectReapChurn(all);
+		expect(churns.map(c => c.sessionKey)).toEqual([other, KEY].sort());
+		const byKey = (key: string) => all.filter(s => s.sessionKey === key);
+		expect(reapChurnAfter(churns, new Set(), byKey)).toBe(churns);
+		expect(reapChurnAfter(churns, new Set([KEY]), byKey)).toEqual(churns);
+		const gone = (key: string) => (key === KEY ? undefined : byKey(key));
+		expect(reapChurnAfter(churns, new Set([KEY]), gone).map(c => c.sessionKey)).toEqual([other]);
+		const third = dmKey('2');
+		const grown = (key: string) => (key === third ? rows(third, 'c') : byKey(key));
+		expect(reapChurnAfter(churns, new Set([third]), grown)).toEqual(detectReapChurn([...all, ...rows(third, 'c')]));
 	});
 });

@@ -82,40 +82,30 @@ describe('the first frame comes before the analysis', () => {
 		await waitForScreenOf(terminal.session, /EXIT=0/, 5_000);
 	}, 60_000);
 
-	it('answers keys while the analysis is held after its first step, and q quits at once', async () => {
-		const db = copyIncident(path.join(terminal.dir, 'mid-analysis'));
-		writer = await incidentWriter(db);
-		const said = path.join(terminal.dir, 'mid-analysis.stderr');
-		terminal.start(120, 30, `--db ${db} 2>${said}`, held(60_000, 'analysis-step'));
-		await waitForScreenOf(terminal.session, /newest \d+ of \d+ rows read · analysing…/);
-		// The store is read whole and its analysis has taken its first step; it waits (60 s) for its next: keys go on.
-		await until(() => /hfx-test: paused at analysis-step/.test(fs.readFileSync(said, 'utf8')));
-		let asked = Date.now();
-		tmux('send-keys', '-t', terminal.session, '5');
-		const findings = await waitForScreenOf(terminal.session, /findings \(analysing…\)/, 5_000);
-		expect(findings).not.toMatch(/nothing to report|ROLLBACK RISK/);
-		expect(Date.now() - asked).toBeLessThan(5_000);
-		asked = Date.now();
-		tmux('send-keys', '-t', terminal.session, 'q');
-		await waitForScreenOf(terminal.session, /EXIT=0/, 5_000);
-		expect(Date.now() - asked).toBeLessThan(5_000);
-	}, 60_000);
-
-	it('answers keys while the full read is held mid-way, its read transaction open, and q quits at once', async () => {
-		const db = copyIncident(path.join(terminal.dir, 'mid-read'));
-		writer = await incidentWriter(db);
-		const said = path.join(terminal.dir, 'mid-read.stderr');
-		terminal.start(120, 30, `--db ${db} 2>${said}`, held(60_000, 'read-step'));
-		await waitForScreenOf(terminal.session, /newest \d+ of \d+ rows read · analysing…/);
-		// The full read has read its first step and waits (60 s) for its next, its connection open: keys go on.
-		await until(() => /hfx-test: paused at read-step/.test(fs.readFileSync(said, 'utf8')));
-		let asked = Date.now();
-		tmux('send-keys', '-t', terminal.session, '5');
-		await waitForScreenOf(terminal.session, /findings \(analysing…\)/, 5_000);
-		expect(Date.now() - asked).toBeLessThan(5_000);
-		asked = Date.now();
-		tmux('send-keys', '-t', terminal.session, 'q');
-		await waitForScreenOf(terminal.session, /EXIT=0/, 5_000);
-		expect(Date.now() - asked).toBeLessThan(5_000);
-	}, 60_000);
+	// The read held mid-way (its read transaction open), or the analysis held after its first step: keys go on.
+	it.each([
+		{held: 'read-step', what: 'the full read is held mid-way, its read transaction open'},
+		{held: 'analysis-step', what: 'the analysis is held after its first step'},
+	])(
+		'answers keys while $what, and q quits at once',
+		async ({held: at}) => {
+			const db = copyIncident(path.join(terminal.dir, `mid-${at}`));
+			writer = await incidentWriter(db);
+			const said = path.join(terminal.dir, `mid-${at}.stderr`);
+			terminal.start(120, 30, `--db ${db} 2>${said}`, held(60_000, at));
+			await waitForScreenOf(terminal.session, /newest \d+ of \d+ rows read · analysing…/);
+			// It waits (60 s) at its pause point for its next step.
+			await until(() => new RegExp(`hfx-test: paused at ${at}`).test(fs.readFileSync(said, 'utf8')));
+			let asked = Date.now();
+			tmux('send-keys', '-t', terminal.session, '5');
+			const findings = await waitForScreenOf(terminal.session, /findings \(analysing…\)/, 5_000);
+			expect(findings).not.toMatch(/nothing to report|ROLLBACK RISK/);
+			expect(Date.now() - asked).toBeLessThan(5_000);
+			asked = Date.now();
+			tmux('send-keys', '-t', terminal.session, 'q');
+			await waitForScreenOf(terminal.session, /EXIT=0/, 5_000);
+			expect(Date.now() - asked).toBeLessThan(5_000);
+		},
+		60_000,
+	);
 });

@@ -219,6 +219,23 @@ function world(seed: number, ruleSet: RuleSet, signs = false, reaps = false) {
 	return {snap, mutate, index: sessions, before: () => before};
 }
 
+/**
+ * One step of a world: its next mutation, the snapshot after it, and the incremental analysis of it from `previous`,
+ * with the caller's shared index (the live store's mode) or its own copy.
+ */
+function advance(
+	w: ReturnType<typeof world>,
+	previous: Analysis,
+	shared: boolean,
+): {next: Snapshot; incremental: Analysis} {
+	const changed = w.mutate();
+	const next = w.snap();
+	const incremental = shared
+		? analyzeIncremental(previous, next, changed, {}, id => w.index.get(id), {byId: w.index, before: w.before()})
+		: analyzeIncremental(previous, next, changed);
+	return {next, incremental};
+}
+
 describe('analyzeIncremental equals analyze after any sequence of changes', () => {
 	for (const ruleSet of ['v30', 'v25', 'legacy-v21'] as const) {
 		it.each(Array.from({length: 30}, (_, i) => i + 1))(`${ruleSet}, seed %i: 40 random steps`, seed => {
@@ -242,12 +259,7 @@ describe('analyzeIncremental equals analyze after any sequence of changes', () =
 				const w = world(seed * 104_729, ruleSet);
 				let previous = analyze(w.snap());
 				for (let step = 0; step < 40; step++) {
-					const changed = w.mutate();
-					const next = w.snap();
-					const incremental = analyzeIncremental(previous, next, changed, {}, id => w.index.get(id), {
-						byId: w.index,
-						before: w.before(),
-					});
+					const {next, incremental} = advance(w, previous, true);
 					const full = analyze(next);
 					expectSame(incremental, full, `seed ${seed * 104_729}, step ${step}`);
 					previous = incremental;
@@ -264,14 +276,7 @@ describe('analyzeIncremental equals analyze after any sequence of changes', () =
 				const w = world(seed * 3571, 'v30', true);
 				let previous = analyze(w.snap());
 				for (let step = 0; step < 40; step++) {
-					const changed = w.mutate();
-					const next = w.snap();
-					const incremental = shared
-						? analyzeIncremental(previous, next, changed, {}, id => w.index.get(id), {
-								byId: w.index,
-								before: w.before(),
-							})
-						: analyzeIncremental(previous, next, changed);
+					const {next, incremental} = advance(w, previous, shared);
 					expectSame(incremental, analyze(next), `seed ${seed * 3571}, step ${step}`);
 					previous = incremental;
 				}
@@ -295,14 +300,7 @@ describe('analyzeIncremental equals analyze after any sequence of changes', () =
 				const w = world(seed * 4409, 'v30', seed % 2 === 0);
 				let previous = analyze(w.snap());
 				for (let step = 0; step < 40; step++) {
-					const changed = w.mutate();
-					const next = w.snap();
-					const incremental = shared
-						? analyzeIncremental(previous, next, changed, {}, id => w.index.get(id), {
-								byId: w.index,
-								before: w.before(),
-							})
-						: analyzeIncremental(previous, next, changed);
+					const {incremental} = advance(w, previous, shared);
 					const where = `seed ${seed * 4409}, step ${step}`;
 					const ids = new Set([...w.index.keys(), ...incremental.routing.flatMap(named)]);
 					for (const id of ids) {
@@ -329,14 +327,7 @@ describe('analyzeIncremental equals analyze after any sequence of changes', () =
 				const w = world(seed * 2713, 'v30', false, true);
 				let previous = analyze(w.snap());
 				for (let step = 0; step < 40; step++) {
-					const changed = w.mutate();
-					const next = w.snap();
-					const incremental = shared
-						? analyzeIncremental(previous, next, changed, {}, id => w.index.get(id), {
-								byId: w.index,
-								before: w.before(),
-							})
-						: analyzeIncremental(previous, next, changed);
+					const {next, incremental} = advance(w, previous, shared);
 					expectSame(incremental, analyze(next), `seed ${seed * 2713}, step ${step}`);
 					churned += incremental.reapChurns.length > 0 ? 1 : 0;
 					previous = incremental;

@@ -15,7 +15,8 @@
  * `backup-in-place` (backup/create/sqlite-copy.ts: a stopped or crashed store is open in place for the backup's copy,
  * the copy not yet started),
  * `restore-staged` (backup/restore/stage.ts: a member is staged as `.NAME.hfx-p<pid>.partial`),
- * `restore-renamed` (backup/restore/commit.ts: the first staged member was renamed into place, the rest not yet).
+ * `restore-renamed` (backup/restore/commit.ts: the first staged member was renamed into place, the rest not yet),
+ * `check-worker-load` (backup/check/check-worker.ts: a backup's check worker started, its native driver not loaded).
  */
 export function testPause(point: string): void {
 	if (process.env.HFX_TEST_PAUSE_AT !== point) {
@@ -55,7 +56,8 @@ export async function testPauseAsync(point: string): Promise<void> {
  * (test/commands/repair-preflight.test.ts): `plan` (repair/apply.ts computePlan), `plan-refusal` (its planRefusal),
  * `reconcile` (repair/write/reconcile.ts: the audit trail's crash windows), `undo-entry` (repair/undo.ts
  * resolveUndoEntry)
- * and `holders` (repair/write/preconditions.ts: one scan of /proc per holders' check).
+ * and `holders` (repair/write/preconditions.ts: one scan of /proc per holders' check); `check-worker-loaded`
+ * (backup/check/db-check-run.ts: an exit or a cancel waited for a check worker to load its driver, and it did).
  */
 export function testMark(point: string): void {
 	if (process.env.HFX_TEST_MARK === point) {

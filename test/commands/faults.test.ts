@@ -158,6 +158,32 @@ describe('Ctrl-C (SIGINT) or SIGTERM in the middle of a backup', () => {
 		},
 		60_000,
 	);
+
+	// Node aborts the process when a worker thread is stopped while it loads a native addon (db-check-run.ts): CI saw
+	// SIGTERM end a backup by a signal. The check worker is held before its driver loads; the exit must wait for it.
+	it('SIGTERM while the check worker loads its driver: the exit waits for it, exit 143, nothing left', async () => {
+		const home = makeHome('sig-load');
+		const out = tempDir('sig-load-out');
+		const env = {
+			...process.env,
+			HFX_TEST_PAUSE_AT: 'check-worker-load',
+			HFX_TEST_PAUSE_MS: '1500',
+			HFX_TEST_MARK: 'check-worker-loaded',
+		};
+		const child = spawn(process.execPath, [CLI, 'backup', '--home', home.root, '-o', out], {
+			env,
+			stdio: ['ignore', 'ignore', 'pipe'],
+		});
+		let stderr = '';
+		child.stderr!.on('data', d => (stderr += String(d)));
+		const done = exited(child);
+		expect(await waitFor(() => stderr.includes('paused at check-worker-load'), 30_000)).toBe(true);
+		child.kill('SIGTERM');
+		expect(await done).toEqual({code: 143, signal: null});
+		expect(stderr).toContain('hfx-test: at check-worker-loaded');
+		expect(fs.readdirSync(out)).toEqual([]);
+		expect(fs.existsSync(path.join(home.root, '.hfx-backup.lock'))).toBe(false);
+	}, 60_000);
 });
 
 // The tmpfs cases mount a small tmpfs, which needs root; without it they are skipped (the ulimit -f

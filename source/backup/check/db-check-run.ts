@@ -7,7 +7,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {Worker} from 'node:worker_threads';
 import {type DbCheck, checkDatabaseFileSync} from './db-check.js';
+import {onInterruptOrExit} from '../../ground/interrupts.js';
 import {distRoot} from '../../ground/paths.js';
+import {testMark} from '../../ground/test-pause.js';
 
 // The compiled worker (dist/backup/check/check-worker.js); from the TypeScript sources the check runs inline.
 const workerFile = path.join(distRoot(), 'backup', 'check', 'check-worker.js');
@@ -20,6 +22,44 @@ const fromSources = import.meta.url.endsWith('.ts');
 const CHECK_TIMEOUT_MS = 3_600_000;
 
 export type CheckOptions = {inline?: boolean; timeoutMs?: number};
+
+/**
+ * Node aborts the whole process (SIGABRT, "FATAL ERROR: Error::New napi_get_last_error_info") when a worker thread is
+ * stopped while it registers better-sqlite3's native addon, by the process exiting (hfx's exit on SIGINT/SIGTERM) or
+ * by worker.terminate(). CI saw it once (2026-12-02, faults.test.ts: `hfx backup` given SIGTERM ended by a signal, not
+ * exit 143); here 2 of 370 SIGTERMs of `hfx backup` at random moments of a 150,000-message store's backup ended so
+ * (Node 24.21.0, better-sqlite3 13.2.0), both with the worker in better-sqlite3's getBinding. So the worker loads the
+ * driver first and then sets a shared flag, and nothing stops it before: the exit (its hook) and `cancel` wait for
+ * the flag, at most LOAD_WAIT_MS (a worker that never loads is stopped anyway). 0 of 600 after the change.
+ */
+const LOAD_WAIT_MS = 5000;
+
+/** A started check worker and the safe way to stop it (after the driver is loaded). */
+type CheckWorker = {worker: Worker; stop: () => void};
+
+function startWorker(): CheckWorker {
+	const loaded = new Int32Array(new SharedArrayBuffer(4));
+	const worker = new Worker(workerFile, {workerData: {loaded}});
+	const waitLoaded = (): void => {
+		if (Atomics.load(loaded, 0) === 0 && Atomics.wait(loaded, 0, 0, LOAD_WAIT_MS) === 'ok') {
+			testMark('check-worker-loaded');
+		}
+	};
+
+	const unhook = onInterruptOrExit(waitLoaded);
+	worker.once('exit', () => {
+		// A worker that ended (or failed to start) is never waited for.
+		Atomics.store(loaded, 0, 1);
+		unhook();
+	});
+	return {
+		worker,
+		stop() {
+			waitLoaded();
+			void worker.terminate();
+		},
+	};
+}
 
 /** A check whose worker is already starting; `run` hands it the file (once), `cancel` stops it unused. */
 export type PendingCheck = {run: (file: string) => Promise<DbCheck>; cancel: () => void};
@@ -48,7 +88,7 @@ export function startCheck(options: CheckOptions = {}): PendingCheck {
 		return {run: async file => checkDatabaseFileSync(file), cancel() {}};
 	}
 
-	const worker = new Worker(workerFile);
+	const {worker, stop} = startWorker();
 	let outcome: DbCheck | undefined;
 	let deliver: ((check: DbCheck) => void) | undefined;
 	let timer: NodeJS.Timeout | undefined;
@@ -81,14 +121,14 @@ export function startCheck(options: CheckOptions = {}): PendingCheck {
 							budgetMs,
 						),
 					);
-					void worker.terminate();
+					stop();
 				}, budgetMs);
 				worker.postMessage({file});
 			});
 		},
 		cancel() {
 			settle(failedCheck('check cancelled', 0));
-			void worker.terminate();
+			stop();
 		},
 	};
 }

@@ -70,6 +70,14 @@ export function readSchemaVersion(db: Database.Database): number | null {
 /** CHECK_CACHE_KIB: the page cache of the check connection, SQLite's own default, set explicitly. */
 export const CHECK_CACHE_KIB = 2000;
 
+/**
+ * Loads better-sqlite3's native addon now (it loads on the first connection): the check worker does it first thing,
+ * before anything may stop it (db-check-run.ts, why).
+ */
+export function loadDriver(): void {
+	new Database(':memory:').close();
+}
+
 /** The check's connection to a private copy: read-only, no memory map, a bounded page cache. */
 export function openCheckConnection(file: string): Database.Database {
 	const db = new Database(file, {readonly: true, fileMustExist: true, timeout: 5000});

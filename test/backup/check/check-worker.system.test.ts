@@ -2,7 +2,8 @@
  * The check worker (source/backup/check/check-worker.ts) as the CLI runs it: the compiled
  * dist/backup/check/check-worker.js in a worker thread (hence the system tier: it reads dist/). Started
  * before its file, it waits for the file in its first message, answers with the check of that file
- * (a sound copy: ok with its counts; a file that is no database: not ok, in words) and exits.
+ * (a sound copy: ok with its counts; a file that is no database: not ok, in words) and exits. It loads its native
+ * driver first and says so in the shared flag it is given, before any file.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -20,19 +21,24 @@ afterAll(() => {
 });
 
 /** Starts the worker, waits a moment (it must wait for its file), then hands it `file`. */
-async function checkInWorker(file: string): Promise<{check: DbCheck; exitCode: number; early: boolean}> {
-	const worker = new Worker(WORKER);
+async function checkInWorker(
+	file: string,
+): Promise<{check: DbCheck; exitCode: number; early: boolean; loaded: number}> {
+	const flag = new Int32Array(new SharedArrayBuffer(4));
+	const worker = new Worker(WORKER, {workerData: {loaded: flag}});
 	let early = false;
 	worker.once('message', () => {
 		early = true;
 	});
+	// The driver loaded and the flag set before any file comes (db-check-run.ts: nothing may stop it mid-load).
+	const loaded = Atomics.wait(flag, 0, 0, 10_000) === 'timed-out' ? 0 : Atomics.load(flag, 0);
 	await new Promise(resolve => setTimeout(resolve, 50));
 	const heard = early;
 	worker.removeAllListeners('message');
 	const check = new Promise<DbCheck>(resolve => worker.once('message', resolve));
 	const exited = new Promise<number>(resolve => worker.once('exit', resolve));
 	worker.postMessage({file});
-	return {check: await check, exitCode: await exited, early: heard};
+	return {check: await check, exitCode: await exited, early: heard, loaded};
 }
 
 describe('check-worker', () => {
@@ -41,8 +47,9 @@ describe('check-worker', () => {
 		const w = new Database(file);
 		w.exec("CREATE TABLE sessions (id TEXT PRIMARY KEY); INSERT INTO sessions VALUES ('a'), ('b')");
 		w.close();
-		const {check, exitCode, early} = await checkInWorker(file);
+		const {check, exitCode, early, loaded} = await checkInWorker(file);
 		expect(early).toBe(false);
+		expect(loaded).toBe(1);
 		expect(check).toMatchObject({ok: true, integrity: ['ok'], counts: {sessions: 2}});
 		expect(exitCode).toBe(0);
 	});

@@ -108,7 +108,14 @@ export function allSessionRows(analysis: Analysis): SessionRow[] {
 	return sorted;
 }
 
-/** Takes the changed sessions out of a newest-first list and puts back those that pass, in place. */
+/**
+ * Takes the changed sessions out of a newest-first list and puts back those that pass, in place. A changed session's
+ * row is found by its id, not by its record as the previous analysis had it: the live store's analyses share one index
+ * that each refresh patches in place, so a list first made after the next refresh (a model drawn late) holds that
+ * refresh's records already. Looked up by record, such a row was not found and stayed beside the new one, frozen at its
+ * old message count until the next full reload (issue #26: the seconds-long commit-to-screen stalls). Ids are unique
+ * in a list (a full list is made of the index, and each patch takes a changed id's row out before putting one back).
+ */
 function patch(
 	list: SessionRow[],
 	analysis: Analysis,
@@ -116,12 +123,9 @@ function patch(
 	passes: (s: SessionRecord) => boolean,
 ): SessionRow[] {
 	for (const id of derivation.changed) {
-		const was = derivation.old(id);
-		if (was) {
-			const i = list.findIndex(row => row.session === was);
-			if (i !== -1) {
-				list.splice(i, 1);
-			}
+		const i = list.findIndex(row => row.session.id === id);
+		if (i !== -1) {
+			list.splice(i, 1);
 		}
 	}
 

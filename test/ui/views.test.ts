@@ -3,8 +3,8 @@
  * must equal a full sort whatever changed.
  */
 import {describe, expect, it} from 'vitest';
-import {analyze} from '../../source/forensics/analysis/analyze.js';
-import {analyzeIncremental} from '../../source/forensics/analysis/incremental.js';
+import {type Analysis, analyze} from '../../source/forensics/analysis/analyze.js';
+import {analyzeIncremental, prepareIncremental} from '../../source/forensics/analysis/incremental.js';
 import type {SessionRecord, Snapshot} from '../../source/forensics/types.js';
 import {allSessionRows, rowOf, sessionRows} from '../../source/ui/views.js';
 import {isHiddenByDefault} from '../../source/forensics/analysis/status.js';
@@ -83,6 +83,58 @@ describe('the sessions list order', () => {
 				`source filter, step ${step}`,
 			).toEqual(full.filter(id => sessions.get(id)!.source === 'tool'));
 			previous = next;
+		}
+	});
+});
+
+/**
+ * The live store shares one index of sessions with every analysis and patches it in place, so an analysis whose list is
+ * first asked for after the next refresh (a model drawn late: React renders after the next commit was read) finds the
+ * next records in it. Issue #26: the lists patched from such a list kept a stale copy of the changed row below the
+ * fresh one, frozen at its old message count until a full reload.
+ */
+describe('the sessions list of a shared, moving index', () => {
+	it('holds each session once, at its newest count, when a model is drawn after the next refresh', () => {
+		const list: SessionRecord[] = [];
+		for (let i = 0; i < 40; i++) {
+			list.push(session({id: `q${String(i).padStart(2, '0')}`, newestMessageAt: T0 + i}));
+		}
+
+		const hot = (n: number) => session({id: 'hot', newestMessageAt: T0 + 1000 + n, messageCountColumn: n});
+		list.push(hot(1));
+		const byId = new Map(list.map(s => [s.id, s]));
+		const snapshot: Snapshot = {
+			sessions: list,
+			routing: [],
+			owner: 'default',
+			ruleSet: 'v30',
+			routingScope: null,
+			legacyRouting: [],
+		};
+		// One refresh as the live store runs it: the index patched in place, then the analysis sharing it.
+		const refresh = (previous: Analysis, n: number): Analysis => {
+			prepareIncremental(previous);
+			const before = new Map([['hot', byId.get('hot')]]);
+			const record = hot(n);
+			byId.set('hot', record);
+			list[list.length - 1] = record;
+			return analyzeIncremental(previous, snapshot, new Set(['hot']), {}, id => byId.get(id), {byId, before});
+		};
+		const options = {filterText: '', showHidden: false, source: null};
+		const counts = (analysis: Analysis) =>
+			sessionRows(analysis, options)
+				.rows.filter(row => row.session.id === 'hot')
+				.map(row => row.session.messageCountColumn);
+
+		let shown = analyze(snapshot, {byId});
+		expect(counts(shown)).toEqual([1]);
+		for (let n = 2; n < 8; n += 2) {
+			const late = refresh(shown, n);
+			shown = refresh(late, n + 1);
+			// The first model drawn only now, its index already at the next refresh.
+			expect(counts(late), `late, ${n}`).toEqual([n + 1]);
+			expect(counts(shown), `next, ${n + 1}`).toEqual([n + 1]);
+			expect(allSessionRows(shown).filter(row => row.session.id === 'hot')).toHaveLength(1);
 		}
 	});
 });

@@ -201,7 +201,12 @@ function insertionPoint(list: readonly SessionRow[], row: SessionRow): number {
 	return lo;
 }
 
-type Visible = {visible: SessionRow[]; hidden: number};
+/**
+ * The rows a filter-free list shows, and the ids of the sessions hidden by default (tool and delegate rows; none kept
+ * when they are shown). The ids, not a tally patched by what each change was before: a list first made after the next
+ * refresh (see patch) counts that refresh's new sessions already, and the tally counted them a second time.
+ */
+type Visible = {visible: SessionRow[]; hiddenIds: Set<string>};
 
 /**
  * The rows a filter-free list shows, per analysis and options; patched from the previous analysis when it was derived.
@@ -218,32 +223,28 @@ function visibleRows(analysis: Analysis, options: {showHidden: boolean; source: 
 
 	const passes = (s: SessionRecord) =>
 		(options.showHidden || !isHiddenByDefault(s)) && (options.source === null || s.source === options.source);
+	const counted = (s: SessionRecord | undefined) => s !== undefined && !options.showHidden && isHiddenByDefault(s);
 	const derivation = derivedFrom(analysis);
 	const previousCache = derivation ? visibleCache.get(derivation.previous) : undefined;
 	const before = previousCache?.get(key);
 	let result: Visible;
 	if (derivation && before) {
 		previousCache!.delete(key);
-		let hidden = before.hidden;
+		const {hiddenIds} = before;
 		for (const id of derivation.changed) {
-			const was = derivation.old(id);
-			if (was && !options.showHidden && isHiddenByDefault(was)) {
-				hidden--;
-			}
-
-			const s = analysis.byId.get(id);
-			if (s && !options.showHidden && isHiddenByDefault(s)) {
-				hidden++;
+			hiddenIds.delete(id);
+			if (counted(analysis.byId.get(id))) {
+				hiddenIds.add(id);
 			}
 		}
 
-		result = {visible: patch(before.visible, analysis, derivation, passes), hidden};
+		result = {visible: patch(before.visible, analysis, derivation, passes), hiddenIds};
 	} else {
 		const visible: SessionRow[] = [];
-		let hidden = 0;
+		const hiddenIds = new Set<string>();
 		for (const r of allSessionRows(analysis)) {
-			if (!options.showHidden && isHiddenByDefault(r.session)) {
-				hidden++;
+			if (counted(r.session)) {
+				hiddenIds.add(r.session.id);
 			}
 
 			if (passes(r.session)) {
@@ -251,7 +252,7 @@ function visibleRows(analysis: Analysis, options: {showHidden: boolean; source: 
 			}
 		}
 
-		result = {visible, hidden};
+		result = {visible, hiddenIds};
 	}
 
 	cache.set(key, result);
@@ -262,7 +263,8 @@ function computeSessionRows(
 	analysis: Analysis,
 	options: {filterText: string; showHidden: boolean; source: string | null},
 ): SessionRowsResult {
-	const {visible, hidden} = visibleRows(analysis, options);
+	const {visible, hiddenIds} = visibleRows(analysis, options);
+	const hidden = hiddenIds.size;
 	if (!options.filterText) {
 		return {rows: visible, total: visible.length, hidden};
 	}

@@ -94,13 +94,13 @@ describe('the sessions list order', () => {
  * fresh one, frozen at its old message count until a full reload.
  */
 describe('the sessions list of a shared, moving index', () => {
-	it('holds each session once, at its newest count, when a model is drawn after the next refresh', () => {
+	/** A store of quiet sessions and a busy one, its index, and one refresh as the live store runs it. */
+	function movingStore() {
 		const list: SessionRecord[] = [];
 		for (let i = 0; i < 40; i++) {
 			list.push(session({id: `q${String(i).padStart(2, '0')}`, newestMessageAt: T0 + i}));
 		}
 
-		const hot = (n: number) => session({id: 'hot', newestMessageAt: T0 + 1000 + n, messageCountColumn: n});
 		list.push(hot(1));
 		const byId = new Map(list.map(s => [s.id, s]));
 		const snapshot: Snapshot = {
@@ -111,30 +111,52 @@ describe('the sessions list of a shared, moving index', () => {
 			routingScope: null,
 			legacyRouting: [],
 		};
-		// One refresh as the live store runs it: the index patched in place, then the analysis sharing it.
-		const refresh = (previous: Analysis, n: number): Analysis => {
+		// The index patched in place (a new session in a new slot), then the analysis sharing it.
+		const refresh = (previous: Analysis, ...records: SessionRecord[]): Analysis => {
 			prepareIncremental(previous);
-			const before = new Map([['hot', byId.get('hot')]]);
-			const record = hot(n);
-			byId.set('hot', record);
-			list[list.length - 1] = record;
-			return analyzeIncremental(previous, snapshot, new Set(['hot']), {}, id => byId.get(id), {byId, before});
+			const before = new Map(records.map(r => [r.id, byId.get(r.id)]));
+			for (const record of records) {
+				const at = list.findIndex(s => s.id === record.id);
+				list[at === -1 ? list.length : at] = record;
+				byId.set(record.id, record);
+			}
+
+			const changed = new Set(records.map(r => r.id));
+			return analyzeIncremental(previous, snapshot, changed, {}, id => byId.get(id), {byId, before});
 		};
-		const options = {filterText: '', showHidden: false, source: null};
+		return {first: analyze(snapshot, {byId}), refresh, hiddenNow: () => list.filter(isHiddenByDefault).length};
+	}
+
+	const hot = (n: number) => session({id: 'hot', newestMessageAt: T0 + 1000 + n, messageCountColumn: n});
+	const options = {filterText: '', showHidden: false, source: null};
+
+	it('holds each session once, at its newest count, when a model is drawn after the next refresh', () => {
+		const {first, refresh} = movingStore();
 		const counts = (analysis: Analysis) =>
 			sessionRows(analysis, options)
 				.rows.filter(row => row.session.id === 'hot')
 				.map(row => row.session.messageCountColumn);
-
-		let shown = analyze(snapshot, {byId});
+		let shown = first;
 		expect(counts(shown)).toEqual([1]);
 		for (let n = 2; n < 8; n += 2) {
-			const late = refresh(shown, n);
-			shown = refresh(late, n + 1);
+			const late = refresh(shown, hot(n));
+			shown = refresh(late, hot(n + 1));
 			// The first model drawn only now, its index already at the next refresh.
 			expect(counts(late), `late, ${n}`).toEqual([n + 1]);
 			expect(counts(shown), `next, ${n + 1}`).toEqual([n + 1]);
 			expect(allSessionRows(shown).filter(row => row.session.id === 'hot')).toHaveLength(1);
+		}
+	});
+
+	it('counts a hidden session created by the next refresh once, when a model is drawn after it', () => {
+		const {first, refresh, hiddenNow} = movingStore();
+		let shown = first;
+		for (let n = 0; n < 3; n++) {
+			const late = refresh(shown, hot(n + 2));
+			shown = refresh(late, session({id: `tool${n}`, source: 'tool', newestMessageAt: T0 + 500 + n}));
+			// The late model's list is made now, from an index that already holds the new tool session.
+			expect(sessionRows(late, options).hidden, `late, ${n}`).toBe(hiddenNow());
+			expect(sessionRows(shown, options).hidden, `next, ${n}`).toBe(hiddenNow());
 		}
 	});
 });

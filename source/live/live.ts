@@ -1,7 +1,7 @@
 /**
  * A store that follows its owner: a read-only connection open only while a read runs (nothing of
  * the store is held between reads: the agent's journal-mode switch, checkpoints and VACUUM never
- * wait on hfx); chokidar on the folder (depth 0) as a hint, the store's commit signature (read
+ * wait on hfx); fs.watch on the folder as a hint, the store's commit signature (read
  * with nothing open) as the confirmation; incremental refreshes (new message ids, changed session
  * rows) in short read transactions; the forensic engine re-run on the result; activity events
  * from the difference.
@@ -46,7 +46,7 @@ export type LiveOptions = {
 	 */
 	minIntervalMs?: number;
 	maxGapSeconds?: number;
-	/** Watch the folder with chokidar (off in some tests). */
+	/** Watch the folder (fs.watch; off in some tests). */
 	watch?: boolean;
 	/**
 	 * A full reload every so often (default 10 min) reconciles what the incremental path cannot

@@ -306,9 +306,11 @@ export class LiveConnection {
 	private openNext(ordinary: boolean): Opened {
 		// A change between the preflight and the open (nothing opened yet): looked at again at once.
 		for (let attempt = 0; !ordinary && attempt < IMMUTABLE_ATTEMPTS; attempt++) {
-			const reading = openInPlace(runPreflight(this.path));
+			const pre = runPreflight(this.path);
+			const reading = openInPlace(pre);
 			if (reading === null) {
-				break;
+				// Not a store read in place (a live one): opened through the preflight just taken.
+				return {store: ReadOnlyStore.open(this.path, {preflight: pre}), settle: null};
 			}
 
 			if (!('change' in reading)) {

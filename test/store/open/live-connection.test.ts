@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import {afterAll, describe, expect, it, vi} from 'vitest';
 import {LiveConnection} from '../../../source/store/open/live-connection.js';
+import {ReadOnlyStore} from '../../../source/store/open/open.js';
 import {WriterProcess} from '../../helpers/writer.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-live-connection-'));
@@ -77,6 +78,32 @@ describe('LiveConnection on a live store', () => {
 				delete process.env.HFX_TEST_MARK;
 			}
 
+			connection.close();
+			await w.kill();
+		}
+	});
+
+	it('reads the schema again only when it changed (its cookie moved), not on every read', async () => {
+		const db = path.join(dir, 'schema.db');
+		const w = new WriterProcess(db);
+		await w.started();
+		const prepare = vi.spyOn(ReadOnlyStore.prototype, 'prepare');
+		const connection = new LiveConnection(db);
+		const tableLists = () =>
+			prepare.mock.calls.filter(([sql]) => sql.includes('FROM sqlite_master WHERE type IN')).length;
+		const columns = (): unknown =>
+			connection.read(({schema}) => [...schema.sessionColumns].filter(c => c === 'hfx_test_added').length);
+		try {
+			for (let i = 0; i < 3; i++) {
+				expect(columns()).toBe(0);
+			}
+
+			expect(tableLists()).toBe(1);
+			await w.send({op: 'exec', sql: 'ALTER TABLE sessions ADD COLUMN hfx_test_added TEXT'});
+			expect(columns()).toBe(1);
+			expect(tableLists()).toBe(2);
+		} finally {
+			prepare.mockRestore();
 			connection.close();
 			await w.kill();
 		}

@@ -181,7 +181,6 @@ const PACKAGES: Record<string, readonly string[]> = {
 	'fuse.js': ['ui'],
 	'string-width': ['text', 'ui'],
 	'better-sqlite3': ['store', 'repair', 'backup', 'simulator'],
-	chokidar: ['store'],
 	yazl: ['backup'],
 	yauzl: ['backup'],
 	'tar-stream': ['backup'],

@@ -21,9 +21,9 @@ afterEach(async () => {
 afterAll(() => fs.rmSync(dir, {recursive: true, force: true}));
 
 let n = 0;
-async function setup(options: {watch?: boolean; fullReloadMs?: number; quietChats?: number} = {}) {
+async function setup(options: {watch?: boolean; fullReloadMs?: number; quietChats?: number; cachePages?: number} = {}) {
 	const db = path.join(dir, `s${n++}.db`);
-	const w = new WriterProcess(db);
+	const w = new WriterProcess(db, {cachePages: options.cachePages});
 	await w.started();
 	cleanups.push(() => w.kill());
 	// Other chats that stay quiet (enough of them, and a commit is analysed incrementally).
@@ -229,6 +229,50 @@ describe('LiveStore', () => {
 		expect(live.refresh()).toBe(true);
 		expect(live.signatureScans).toBe(scans + 1);
 		expect(live.model.analysis.byId.get(quiet)!.endReason).toBe('idle');
+	});
+
+	it('compares a slice, not every row, when a read finds nothing new: the last read saw the commits', async () => {
+		const {db, w, chat, live} = await setup({quietChats: 3});
+		const quiet = live.model.analysis.snapshot.sessions.find(s => s.userId === 'q0')!.id;
+		const scans = live.signatureScans;
+		// A commit lands after the refresh took its signature and before its read: the read sees it.
+		const connection = (live as unknown as {connection: {read: (...args: unknown[]) => unknown}}).connection;
+		const read = connection.read.bind(connection);
+		const once = vi.spyOn(connection, 'read').mockImplementationOnce((...args: unknown[]) => {
+			execFileSync('sqlite3', [
+				db,
+				`INSERT INTO messages (session_id, role, content, timestamp) VALUES ('${chat}', 'user', 'x', ${T0 + 300})`,
+			]);
+			return read(...args);
+		});
+		cleanups.push(() => once.mockRestore());
+		await w.send({op: 'conversation', id: chat, count: 1, from: T0 + 200, to: T0 + 200});
+		expect(live.refresh()).toBe(true);
+		expect(live.model.analysis.byId.get(chat)!.newestMessageAt).toBe(T0 + 300);
+		// The signature moved since the last one taken, by that commit alone: nothing new, and no whole pass.
+		expect(live.refresh()).toBe(true);
+		expect(live.signatureScans).toBe(scans);
+		// A commit in place after that read is still compared at once.
+		await w.send({op: 'exec', sql: `UPDATE sessions SET end_reason = 'idle', ended_at = ${T0} WHERE id = '${quiet}'`});
+		expect(live.refresh()).toBe(true);
+		expect(live.signatureScans).toBe(scans + 1);
+		expect(live.model.analysis.byId.get(quiet)!.endReason).toBe('idle');
+	});
+
+	it('reads nothing while a transaction writes frames to the -wal, and its messages once it commits', async () => {
+		// A small page cache: the open transaction's pages spill into the -wal before its commit.
+		const {db, w, chat, live} = await setup({quietChats: 3, cachePages: 20});
+		const before = live.model;
+		const walSize = fs.statSync(`${db}-wal`).size;
+		await w.send({op: 'begin'});
+		await w.send({op: 'conversation', id: chat, count: 2000, from: T0 + 1000, to: T0 + 3000});
+		expect(fs.statSync(`${db}-wal`).size).toBeGreaterThan(walSize);
+		// The -wal moved, the -shm's wal-index header did not: nothing committed, nothing read, nothing published.
+		expect(live.refresh()).toBe(false);
+		expect(live.model).toBe(before);
+		await w.send({op: 'commit'});
+		expect(live.refresh()).toBe(true);
+		expect(live.model.analysis.byId.get(chat)!.newestMessageAt).toBe(T0 + 3000);
 	});
 
 	it('drops a row a commit removed alone (every row compared at once: the row not met is gone)', async () => {

@@ -7,8 +7,10 @@ import {execFileSync} from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {afterAll, describe, expect, it} from 'vitest';
+import {afterAll, describe, expect, it, vi} from 'vitest';
 import {LiveConnection} from '../../../source/store/open/live-connection.js';
+import {ReadOnlyStore} from '../../../source/store/open/open.js';
+import {WriterProcess} from '../../helpers/writer.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-live-connection-'));
 afterAll(() => fs.rmSync(dir, {recursive: true, force: true}));
@@ -49,5 +51,61 @@ describe('LiveConnection on a stopped store', () => {
 		expect(connection.isPrivateCopy).toBe(false);
 		expect(fs.readdirSync(dir)).toEqual(['state.db']);
 		connection.close();
+	});
+});
+
+describe('LiveConnection on a live store', () => {
+	it('looks at the store once per read: the preflight a reading in place declined is the one opened with', async () => {
+		const db = path.join(dir, 'live.db');
+		const w = new WriterProcess(db);
+		await w.started();
+		const mark = process.env.HFX_TEST_MARK;
+		process.env.HFX_TEST_MARK = 'preflight';
+		const write = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+		const connection = new LiveConnection(db);
+		try {
+			for (let i = 0; i < 3; i++) {
+				connection.read(({store}) => store.prepare('SELECT count(*) FROM sessions').pluck().get());
+			}
+
+			const preflights = write.mock.calls.filter(([text]) => String(text).includes('hfx-test: at preflight'));
+			expect(connection.preflight.openMode).toBe('in-place');
+			expect(preflights).toHaveLength(3);
+		} finally {
+			write.mockRestore();
+			process.env.HFX_TEST_MARK = mark;
+			if (mark === undefined) {
+				delete process.env.HFX_TEST_MARK;
+			}
+
+			connection.close();
+			await w.kill();
+		}
+	});
+
+	it('reads the schema again only when it changed (its cookie moved), not on every read', async () => {
+		const db = path.join(dir, 'schema.db');
+		const w = new WriterProcess(db);
+		await w.started();
+		const prepare = vi.spyOn(ReadOnlyStore.prototype, 'prepare');
+		const connection = new LiveConnection(db);
+		const tableLists = () =>
+			prepare.mock.calls.filter(([sql]) => sql.includes('FROM sqlite_master WHERE type IN')).length;
+		const columns = (): unknown =>
+			connection.read(({schema}) => [...schema.sessionColumns].filter(c => c === 'hfx_test_added').length);
+		try {
+			for (let i = 0; i < 3; i++) {
+				expect(columns()).toBe(0);
+			}
+
+			expect(tableLists()).toBe(1);
+			await w.send({op: 'exec', sql: 'ALTER TABLE sessions ADD COLUMN hfx_test_added TEXT'});
+			expect(columns()).toBe(1);
+			expect(tableLists()).toBe(2);
+		} finally {
+			prepare.mockRestore();
+			connection.close();
+			await w.kill();
+		}
 	});
 });

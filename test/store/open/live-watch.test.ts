@@ -42,3 +42,29 @@ describe('commit hints', () => {
 		expect((await checksOver(400, 0)).length).toBeGreaterThan(12);
 	});
 });
+
+describe('commit hints from the folder', () => {
+	it('a write to a file named like the store is a hint; one to another file is not', async () => {
+		const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-hints-'));
+		const db = path.join(dir, 'state.db');
+		fs.writeFileSync(`${db}-wal`, '');
+		fs.writeFileSync(path.join(dir, 'other.txt'), '');
+		let checks = 0;
+		// No poll within the test: only the folder's events can ask for a check.
+		const hints = new CommitHints({pollMs: 60_000, debounceMs: 1, watch: true}, () => checks++);
+		try {
+			hints.start(db, 'state.db');
+			await sleep(100);
+			const atStart = checks;
+			fs.appendFileSync(path.join(dir, 'other.txt'), 'x');
+			await sleep(150);
+			expect(checks).toBe(atStart);
+			fs.appendFileSync(`${db}-wal`, 'x');
+			await sleep(150);
+			expect(checks).toBe(atStart + 1);
+		} finally {
+			hints.close();
+			fs.rmSync(dir, {recursive: true, force: true});
+		}
+	});
+});

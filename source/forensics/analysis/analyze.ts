@@ -7,7 +7,7 @@ import {CURRENT_RULE_SET, type Rules, orphanRulesFor, rulesFor} from '../generat
 import {type Lineage, buildLineage} from '../lineage/lineage.js';
 import {DEFAULT_MAX_GAP_SECONDS, type OrphanVerdict, findOrphans, isListedRefusedLocal} from '../routing/orphans.js';
 import {type RepairRoutingCrash, repairRoutingCrashOf} from '../routing/repair-routing-crash.js';
-import {type ChatRouting, analyzeRouting} from '../routing/routing.js';
+import {type ChatRouting, analyzeRoutingSteps} from '../routing/routing.js';
 import {type UpgradeChanges, upgradeChanges} from '../routing/upgrade.js';
 import {isCorruptTime} from '../time.js';
 import type {MissingColumn} from '../rule-columns.js';
@@ -331,7 +331,7 @@ export function verdictsOf(snapshot: Snapshot, rules: Rules, context: VerdictCon
 function* verdictsSteps(snapshot: Snapshot, rules: Rules, context: VerdictContext): Steps<GenerationVerdicts> {
 	const {listed, crash} = repairRoutingOf(snapshot, orphanRulesFor(rules), context.maxGapSeconds, context.byId);
 	yield;
-	const routing = analyzeRouting({
+	const routing = yield* analyzeRoutingSteps({
 		sessions: snapshot.sessions,
 		byId: context.byId,
 		routing: snapshot.routing,
@@ -431,6 +431,7 @@ export function* analyzeSteps(snapshot: Snapshot, options: AnalyzeOptions = {}):
 		after: `with ${build?.alternative?.label ?? ''}`,
 	});
 	const reapChurns = detectReapChurn(snapshot.sessions);
+	yield;
 	const elsewhere = elsewhereOf(snapshot, {byId, lineage, routing: today.routing});
 	yield;
 	const findings = collectFindings(

@@ -450,8 +450,8 @@ export function analyzeRouting(input: RoutingInput): ChatRouting[] {
 	}
 }
 
-/** Chats judged per step of `analyzeRoutingSteps` (the bench store's 1,791 chats took 60-110 ms in one, under load). */
-export const ROUTING_CHUNK = 400;
+/** Chats judged per step of `analyzeRoutingSteps` (on the bench store 400 a step held the loop 85-100 ms, load ~4). */
+export const ROUTING_CHUNK = 150;
 
 /** As `analyzeRouting`, `chunk` chats a step: the live view's first analysis answers keys between them (issue #26). */
 export function* analyzeRoutingSteps(input: RoutingInput, chunk = ROUTING_CHUNK): Generator<void, ChatRouting[]> {

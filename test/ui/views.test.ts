@@ -2,8 +2,10 @@
  * The sessions list order is updated from the previous one after an incremental analysis: it
  * must equal a full sort whatever changed.
  */
-import {describe, expect, it} from 'vitest';
+import {describe, expect, it, vi} from 'vitest';
 import {analyze} from '../../source/forensics/analysis/analyze.js';
+import {drain} from '../../source/forensics/analysis/steps.js';
+import {newestFirstSteps} from '../../source/forensics/analysis/newest-first.js';
 import {analyzeIncremental} from '../../source/forensics/analysis/incremental.js';
 import type {SessionRecord, Snapshot} from '../../source/forensics/types.js';
 import {allSessionRows, rowOf, sessionRows} from '../../source/ui/views.js';
@@ -83,6 +85,32 @@ describe('the sessions list order', () => {
 				`source filter, step ${step}`,
 			).toEqual(full.filter(id => sessions.get(id)!.source === 'tool'));
 			previous = next;
+		}
+	});
+});
+
+describe('an analysis that comes sorted (the live view sorted its first in steps, issue #26)', () => {
+	it('lists its order as it is, with no sort, the same rows a sort of its sessions gives', () => {
+		const sessions = Array.from({length: 200}, (_, i) =>
+			session({id: `s${(i * 37) % 200}`, newestMessageAt: T0 + ((i * 53) % 90), startedAtRaw: T0}),
+		);
+		const snapshot: Snapshot = {
+			sessions,
+			routing: [],
+			owner: 'default',
+			ruleSet: 'v30',
+			routingScope: null,
+			legacyRouting: [],
+		};
+		const unsorted = allSessionRows(analyze(snapshot)).map(row => row.session.id);
+		const sorted = {...analyze(snapshot), newestFirst: drain(newestFirstSteps(sessions, 16))};
+		const sort = vi.spyOn(Array.prototype, 'sort');
+		try {
+			const listed = allSessionRows(sorted).map(row => row.session.id);
+			expect(sort).not.toHaveBeenCalled();
+			expect(listed).toEqual(unsorted);
+		} finally {
+			sort.mockRestore();
 		}
 	});
 });

@@ -62,6 +62,11 @@ export type Analysis = GenerationVerdicts & {
 	buildAlternative: GenerationVerdicts | null;
 	/** Per orphan and per chat where the two sides differ: "with #N: X; before #N: Y". */
 	buildChanges: UpgradeChanges;
+	/**
+	 * `snapshot.sessions` newest activity first (newest-first.ts), when the caller sorted them in steps before
+	 * publishing (the live view's first analysis); absent: the sessions pane sorts them itself.
+	 */
+	newestFirst?: readonly SessionRecord[];
 };
 
 export type AnalyzeOptions = {

@@ -16,14 +16,21 @@ export function compareNewestFirst(a: SessionRecord, b: SessionRecord): number {
 /** Rows sorted per step. */
 export const SORT_CHUNK = 4000;
 
+/** A session with its last activity looked up once (a compare would look it up in lastActive's memo each time). */
+type Keyed = {s: SessionRecord; t: number};
+
+function compareKeyed(a: Keyed, b: Keyed): number {
+	return b.t - a.t || (a.s.id < b.s.id ? 1 : a.s.id > b.s.id ? -1 : 0);
+}
+
 /** Two sorted runs as one (the left run first on a tie: a stable merge). */
-function merge(left: readonly SessionRecord[], right: readonly SessionRecord[]): SessionRecord[] {
-	const out = new Array<SessionRecord>(left.length + right.length);
+function merge(left: readonly Keyed[], right: readonly Keyed[]): Keyed[] {
+	const out = new Array<Keyed>(left.length + right.length);
 	let i = 0;
 	let j = 0;
 	let k = 0;
 	while (i < left.length && j < right.length) {
-		out[k++] = compareNewestFirst(right[j]!, left[i]!) < 0 ? right[j++]! : left[i++]!;
+		out[k++] = compareKeyed(right[j]!, left[i]!) < 0 ? right[j++]! : left[i++]!;
 	}
 
 	while (i < left.length) {
@@ -39,18 +46,19 @@ function merge(left: readonly SessionRecord[], right: readonly SessionRecord[]):
 
 /** The sessions newest first (a new array): `chunk` rows sorted a step, then the runs merged a pass a step. */
 export function* newestFirstSteps(sessions: readonly SessionRecord[], chunk = SORT_CHUNK): Steps<SessionRecord[]> {
-	let runs: SessionRecord[][] = [];
+	let runs: Keyed[][] = [];
 	for (let at = 0; at < sessions.length; at += chunk) {
 		if (at > 0) {
 			yield;
 		}
 
-		runs.push(sessions.slice(at, at + chunk).sort(compareNewestFirst));
+		const run = sessions.slice(at, at + chunk).map(s => ({s, t: lastActive(s) ?? -1}));
+		runs.push(run.sort(compareKeyed));
 	}
 
 	while (runs.length > 1) {
 		yield;
-		const next: SessionRecord[][] = [];
+		const next: Keyed[][] = [];
 		for (let r = 0; r < runs.length; r += 2) {
 			next.push(r + 1 < runs.length ? merge(runs[r]!, runs[r + 1]!) : runs[r]!);
 		}
@@ -58,5 +66,5 @@ export function* newestFirstSteps(sessions: readonly SessionRecord[], chunk = SO
 		runs = next;
 	}
 
-	return runs[0] ?? [];
+	return (runs[0] ?? []).map(e => e.s);
 }

@@ -4,7 +4,7 @@
  */
 import {type BuildRules, variantsCanDiffer} from '../routing/build-rules.js';
 import {CURRENT_RULE_SET, type Rules, orphanRulesFor, rulesFor} from '../generations.js';
-import {type Lineage, buildLineage} from '../lineage/lineage.js';
+import {type Lineage, buildLineageSteps} from '../lineage/lineage.js';
 import {DEFAULT_MAX_GAP_SECONDS, type OrphanVerdict, findOrphans, isListedRefusedLocal} from '../routing/orphans.js';
 import {type RepairRoutingCrash, repairRoutingCrashOf} from '../routing/repair-routing-crash.js';
 import {type ChatRouting, analyzeRoutingSteps} from '../routing/routing.js';
@@ -382,7 +382,7 @@ type Core = {
 function* coreSteps(snapshot: Snapshot, options: AnalyzeOptions): Steps<Core> {
 	const maxGapSeconds = options.maxGapSeconds ?? DEFAULT_MAX_GAP_SECONDS;
 	const byId = options.byId ?? indexById(snapshot.sessions);
-	const lineage = buildLineage(snapshot.sessions, byId);
+	const lineage = yield* buildLineageSteps(snapshot.sessions, byId);
 	yield;
 	const today = yield* verdictsSteps(snapshot, options.buildRules?.rules ?? rulesFor(snapshot.ruleSet), {
 		byId,

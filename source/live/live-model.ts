@@ -12,6 +12,7 @@ import {
 } from '../forensics/analysis/activity.js';
 import {type Analysis, analyze, analyzeSteps} from '../forensics/analysis/analyze.js';
 import {type Steps, drain} from '../forensics/analysis/steps.js';
+import {newestFirstSteps} from '../forensics/analysis/newest-first.js';
 import {analyzeIncremental, prepareIncremental} from '../forensics/analysis/incremental.js';
 import {pendingAnalysis} from '../forensics/analysis/pending.js';
 import type {Places} from '../forensics/places.js';
@@ -161,7 +162,10 @@ export class LiveModelFeed {
 		facts: DatabaseFacts,
 	): Steps<void> {
 		const {snapshot, meta, sincePreview: since} = first;
-		const analysis = yield* this.firstAnalysisSteps(snapshot, index);
+		const analysed = yield* this.firstAnalysisSteps(snapshot, index);
+		yield;
+		// Sorted for the sessions pane here, in steps, not by the redraw that shows the analysis (issue #26).
+		const analysis: Analysis = {...analysed, newestFirst: yield* newestFirstSteps(snapshot.sessions)};
 		this.firstVersion = meta.dataVersion;
 		const now = this.options.now();
 		const events = since ? rowActivity(analysis, since.newMessages, now, since.changed, id => since.old.get(id)) : [];

@@ -94,14 +94,18 @@ export function allSessionRows(analysis: Analysis): SessionRow[] {
 		allRowsCache.delete(derivation.previous);
 		sorted = patch(before, analysis, derivation, () => true);
 	} else {
-		const {sessions} = analysis.snapshot;
+		// Sorted already when the analysis came with its order (the live view's first: sorted in steps, issue #26).
+		const order = analysis.newestFirst;
+		const sessions = order ?? analysis.snapshot.sessions;
 		sorted = new Array<SessionRow>(sessions.length);
 		for (let i = 0; i < sessions.length; i++) {
 			const session = sessions[i]!;
 			sorted[i] = {session, lastActive: lastActive(session)};
 		}
 
-		sorted.sort(newestFirst);
+		if (!order) {
+			sorted.sort(newestFirst);
+		}
 	}
 
 	allRowsCache.set(analysis, sorted);

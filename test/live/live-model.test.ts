@@ -3,6 +3,7 @@
  * commit analysed and published with its activity and data_version counted on, the reopen said
  * once, pausing (the model kept, the commits waiting counted by signature), errors published once.
  */
+import {compareNewestFirst} from '../../source/forensics/analysis/newest-first.js';
 import {describe, expect, it} from 'vitest';
 import type {Snapshot} from '../../source/forensics/types.js';
 import {type CommitRead, type FactsOf, type LiveModel, LiveModelFeed} from '../../source/live/live-model.js';
@@ -112,6 +113,10 @@ describe('LiveModelFeed', () => {
 		expect(feed.current.analysing).toBeUndefined();
 		expect(feed.current.analysis.routing.map(r => r.sessionKey)).toEqual([K]);
 		expect(versionOf(feed.current)).toBe(41);
+		// Sorted for the sessions pane in its steps (the redraw that shows it does not sort).
+		expect(feed.current.analysis.newestFirst?.map(s => s.id)).toEqual(
+			[...first.sessions].sort(compareNewestFirst).map(s => s.id),
+		);
 	});
 
 	it('a reopen is said once, first, by the store label, and the signature forgotten until the next read', () => {

@@ -2,9 +2,11 @@
  * The sessions list order is updated from the previous one after an incremental analysis: it
  * must equal a full sort whatever changed.
  */
-import {describe, expect, it} from 'vitest';
+import {describe, expect, it, vi} from 'vitest';
 import {type Analysis, analyze} from '../../source/forensics/analysis/analyze.js';
 import {analyzeIncremental, prepareIncremental} from '../../source/forensics/analysis/incremental.js';
+import {drain} from '../../source/forensics/analysis/steps.js';
+import {newestFirstSteps} from '../../source/forensics/analysis/newest-first.js';
 import type {SessionRecord, Snapshot} from '../../source/forensics/types.js';
 import {allSessionRows, rowOf, sessionRows} from '../../source/ui/views.js';
 import {isHiddenByDefault} from '../../source/forensics/analysis/status.js';
@@ -157,6 +159,32 @@ describe('the sessions list of a shared, moving index', () => {
 			// The late model's list is made now, from an index that already holds the new tool session.
 			expect(sessionRows(late, options).hidden, `late, ${n}`).toBe(hiddenNow());
 			expect(sessionRows(shown, options).hidden, `next, ${n}`).toBe(hiddenNow());
+		}
+	});
+});
+
+describe('an analysis that comes sorted (the live view sorted its first in steps, issue #26)', () => {
+	it('lists its order as it is, with no sort, the same rows a sort of its sessions gives', () => {
+		const sessions = Array.from({length: 200}, (_, i) =>
+			session({id: `s${(i * 37) % 200}`, newestMessageAt: T0 + ((i * 53) % 90), startedAtRaw: T0}),
+		);
+		const snapshot: Snapshot = {
+			sessions,
+			routing: [],
+			owner: 'default',
+			ruleSet: 'v30',
+			routingScope: null,
+			legacyRouting: [],
+		};
+		const unsorted = allSessionRows(analyze(snapshot)).map(row => row.session.id);
+		const sorted = {...analyze(snapshot), newestFirst: drain(newestFirstSteps(sessions, 16))};
+		const sort = vi.spyOn(Array.prototype, 'sort');
+		try {
+			const listed = allSessionRows(sorted).map(row => row.session.id);
+			expect(sort).not.toHaveBeenCalled();
+			expect(listed).toEqual(unsorted);
+		} finally {
+			sort.mockRestore();
 		}
 	});
 });

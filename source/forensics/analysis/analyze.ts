@@ -4,10 +4,10 @@
  */
 import {type BuildRules, variantsCanDiffer} from '../routing/build-rules.js';
 import {CURRENT_RULE_SET, type Rules, orphanRulesFor, rulesFor} from '../generations.js';
-import {type Lineage, buildLineage} from '../lineage/lineage.js';
+import {type Lineage, buildLineageSteps} from '../lineage/lineage.js';
 import {DEFAULT_MAX_GAP_SECONDS, type OrphanVerdict, findOrphans, isListedRefusedLocal} from '../routing/orphans.js';
 import {type RepairRoutingCrash, repairRoutingCrashOf} from '../routing/repair-routing-crash.js';
-import {type ChatRouting, analyzeRouting} from '../routing/routing.js';
+import {type ChatRouting, analyzeRoutingSteps} from '../routing/routing.js';
 import {type UpgradeChanges, upgradeChanges} from '../routing/upgrade.js';
 import {isCorruptTime} from '../time.js';
 import type {MissingColumn} from '../rule-columns.js';
@@ -62,6 +62,11 @@ export type Analysis = GenerationVerdicts & {
 	buildAlternative: GenerationVerdicts | null;
 	/** Per orphan and per chat where the two sides differ: "with #N: X; before #N: Y". */
 	buildChanges: UpgradeChanges;
+	/**
+	 * `snapshot.sessions` newest activity first (newest-first.ts), when the caller sorted them in steps before
+	 * publishing (the live view's first analysis); absent: the sessions pane sorts them itself.
+	 */
+	newestFirst?: readonly SessionRecord[];
 };
 
 export type AnalyzeOptions = {
@@ -331,7 +336,7 @@ export function verdictsOf(snapshot: Snapshot, rules: Rules, context: VerdictCon
 function* verdictsSteps(snapshot: Snapshot, rules: Rules, context: VerdictContext): Steps<GenerationVerdicts> {
 	const {listed, crash} = repairRoutingOf(snapshot, orphanRulesFor(rules), context.maxGapSeconds, context.byId);
 	yield;
-	const routing = analyzeRouting({
+	const routing = yield* analyzeRoutingSteps({
 		sessions: snapshot.sessions,
 		byId: context.byId,
 		routing: snapshot.routing,
@@ -377,7 +382,7 @@ type Core = {
 function* coreSteps(snapshot: Snapshot, options: AnalyzeOptions): Steps<Core> {
 	const maxGapSeconds = options.maxGapSeconds ?? DEFAULT_MAX_GAP_SECONDS;
 	const byId = options.byId ?? indexById(snapshot.sessions);
-	const lineage = buildLineage(snapshot.sessions, byId);
+	const lineage = yield* buildLineageSteps(snapshot.sessions, byId);
 	yield;
 	const today = yield* verdictsSteps(snapshot, options.buildRules?.rules ?? rulesFor(snapshot.ruleSet), {
 		byId,
@@ -431,6 +436,7 @@ export function* analyzeSteps(snapshot: Snapshot, options: AnalyzeOptions = {}):
 		after: `with ${build?.alternative?.label ?? ''}`,
 	});
 	const reapChurns = detectReapChurn(snapshot.sessions);
+	yield;
 	const elsewhere = elsewhereOf(snapshot, {byId, lineage, routing: today.routing});
 	yield;
 	const findings = collectFindings(

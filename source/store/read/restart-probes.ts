@@ -14,6 +14,7 @@ import {EPOCH_MAX, EPOCH_MIN} from '../../forensics/time.js';
 import type {SessionRecord} from '../../forensics/types.js';
 import type {ReadOnlyStore} from '../open/open.js';
 import type {SchemaInfo} from '../open/schema.js';
+import {type Steps, drain} from '../../forensics/analysis/steps.js';
 
 type Statement = ReturnType<ReadOnlyStore['prepare']>;
 type Statements = {
@@ -177,7 +178,13 @@ export class RestartProbeReader {
 
 	/** Every session's pairs found afresh. Call inside the read transaction the sessions came from. */
 	read(store: ReadOnlyStore, schema: SchemaInfo, sessions: readonly SessionRecord[]): RestartProbe[] {
-		this.pairs.reset(sessions);
+		return drain(this.readSteps(store, schema, sessions));
+	}
+
+	/** As `read`, in steps (the pairs found a chunk of rows at a time, then the probes): keys are answered between. */
+	*readSteps(store: ReadOnlyStore, schema: SchemaInfo, sessions: readonly SessionRecord[]): Steps<RestartProbe[]> {
+		yield* this.pairs.resetSteps(sessions);
+		yield;
 		return this.probe(store, schema);
 	}
 

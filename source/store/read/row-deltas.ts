@@ -121,6 +121,8 @@ export class RowDeltas {
 		this.context = routingHomeOf(this.location, schema).context;
 		const {snapshot, meta} = yield* readSnapshotSteps(store, schema, this.context, {probes: this.probes});
 		startupMark('store read');
+		// The index of every row and what came after the preview: a step of their own (after the probes' last step).
+		yield;
 		// In the same read transaction: what came after the preview.
 		const sincePreview = this.sincePreview(store);
 		this.absorbFull(store, snapshot, meta);

@@ -6,6 +6,7 @@ import {
 	type LineageNode,
 	ancestors,
 	buildLineage,
+	buildLineageSteps,
 	classifyEdge,
 	compressionTip,
 	lineageTree,
@@ -328,5 +329,29 @@ describe('ancestors and lineageTree', () => {
 		];
 		const tree = lineageTree('root', buildLineage(rows), 4);
 		expect(tree.children).toHaveLength(3);
+	});
+});
+
+describe('buildLineageSteps (the live view answers keys between its steps, issue #26)', () => {
+	it('reads a chunk of sessions a step, one step a chunk, and ends with what buildLineage gives', () => {
+		const sessions = Array.from({length: 23}, (_, i) =>
+			session({
+				id: `s${i}`,
+				parentSessionId: i % 3 === 0 ? null : `s${i - 1}`,
+				endReason: i % 4 === 0 ? 'compression' : null,
+				startedAtRaw: T0 + i,
+			}),
+		);
+		const steps = buildLineageSteps(sessions, undefined, 5);
+		let yields = 0;
+		let step = steps.next();
+		for (; !step.done; step = steps.next()) {
+			yields++;
+		}
+
+		// 23 sessions, 5 a step: five steps, four yields between them.
+		expect(yields).toBe(4);
+		expect(step.value.edges.length).toBeGreaterThan(10);
+		expect(step.value).toEqual(buildLineage(sessions));
 	});
 });

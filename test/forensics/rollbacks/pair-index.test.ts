@@ -102,6 +102,28 @@ describe('rollback probe pairs kept up to date', () => {
 		}
 	});
 
+	it('found a chunk of rows a step (a stepped reset) are the pairs found afresh, one step a chunk', () => {
+		for (let seed = 1; seed <= 20; seed++) {
+			const {rows, step} = world(seed);
+			for (let i = 0; i < 40; i++) {
+				step();
+			}
+
+			const all = [...rows.values()];
+			const index = new RollbackPairIndex(LOCAL_SURFACES);
+			// A reset before: the stepped one starts over.
+			index.reset(all.slice(0, 10));
+			const steps = index.resetSteps(all, 7);
+			let yields = 0;
+			while (!steps.next().done) {
+				yields++;
+			}
+
+			expect(yields, `seed ${seed}`).toBe(Math.ceil(all.length / 7) - 1);
+			expect(names(index.pairs()), `seed ${seed}`).toEqual(names(rollbackProbePairs(all, LOCAL_SURFACES)).sort());
+		}
+	});
+
 	it('pairs again only the changed row: a message on one keyed chat looks at no other chat', () => {
 		const orphan = session({id: 'o1', source: 'telegram', newestMessageAt: T0 + 100, startedAtRaw: T0});
 		const chats = Array.from({length: 500}, (_, i) =>

@@ -1,0 +1,62 @@
+/**
+ * The Files pane's probe waits for the first analysis (issue #26: the findings first): on a live store opened from a
+ * preview, with the pane hidden, no probe runs (it scans /proc for the holders) until the analysis is published, then
+ * one runs; shown meanwhile, it runs at once. On a copy of the v21 incident store held open by a writer process.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {afterAll, afterEach, describe, expect, it, vi} from 'vitest';
+import {LiveStore} from '../../source/live/live.js';
+import {FilesProbe} from '../../source/store/files/files-probe.js';
+import {startFilesProbe} from '../../source/ui/sources/files-feed.js';
+import {copyIncident, incidentWriter} from '../helpers/post-restart.js';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-files-analysing-'));
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+	for (const c of cleanups.splice(0).reverse()) {
+		await c();
+	}
+
+	vi.restoreAllMocks();
+});
+afterAll(() => fs.rmSync(dir, {recursive: true, force: true}));
+
+let n = 0;
+async function previewed(): Promise<LiveStore> {
+	const db = copyIncident(path.join(dir, `s${n++}`));
+	const writer = await incidentWriter(db);
+	cleanups.push(() => writer.kill());
+	const live = LiveStore.openPreview({path: db, owner: 'default', label: 'files'}, {watch: false}, 5);
+	cleanups.push(() => live.close());
+	return live;
+}
+
+/** Every timer due by now has run (the first poll's is due at once). */
+const timersRun = () => new Promise(resolve => setTimeout(resolve, 20));
+
+describe('the files probe during the first analysis', () => {
+	it('does not run with the pane hidden until the analysis is published, then runs', async () => {
+		const live = await previewed();
+		const read = vi.spyOn(FilesProbe.prototype, 'read');
+		const files = startFilesProbe(live, {firstPollMs: 0});
+		cleanups.push(() => files.close());
+		await timersRun();
+		expect(live.model.analysing).toBeDefined();
+		expect(read).not.toHaveBeenCalled();
+		await live.analyseFirst();
+		expect(live.model.analysing).toBeUndefined();
+		expect(read).toHaveBeenCalledTimes(1);
+	});
+
+	it('runs at once when the pane is shown during the analysis', async () => {
+		const live = await previewed();
+		const read = vi.spyOn(FilesProbe.prototype, 'read');
+		const files = startFilesProbe(live, {firstPollMs: 0});
+		cleanups.push(() => files.close());
+		files.setVisible?.(true);
+		expect(live.model.analysing).toBeDefined();
+		expect(read).toHaveBeenCalledTimes(1);
+	});
+});

@@ -31,6 +31,18 @@ import v8 from 'node:v8';
  * 30 % median 154 MB, peak 164, CPU 25.4 % of one core; 15 % median 148, peak 154, CPU 24.4 %; 10 % median 149.5,
  * peak 156, CPU 25.0 % (a second round, 120 s, 30/15/20 %: medians 153/148/149, peaks 161/154/156). 15 % takes
  * ~6-10 MB off for no CPU we could measure; 10 % takes no more.
+ *
+ * What is left above the heap, and what does not help from here (issue #26, s38; 1M-message bench store, 200 commits/s,
+ * /proc/PID/smaps after 90 s of following, two builds following at once unless said): RSS ~145-150 MB = 58 MB
+ * file-backed (the node binary's code and data) + ~50 MB of V8 pages (live heap ~46 MB, new space 8 MB) + ~12 MB main
+ * malloc heap (SQLite) + 14-17 MB in glibc's per-thread arenas, the part that grows (10 MB at 30 s). Those arenas are
+ * TurboFan's background compile jobs (20-50 optimised functions every 10 s, still 10-20 after a minute): started with
+ * --no-concurrent-recompilation they held 2.1 MB and RSS was 136 MB (median; the unchanged build 140-150 MB in the
+ * other rounds; CPU 27.7 %, theirs 25-34 %); MALLOC_ARENA_MAX=2 took ~5 MB (134.8 against 140.0, at once). Both act
+ * only at process start: set here the flag changed nothing (17.3 MB of arenas, the compile dispatcher exists from the
+ * isolate's start). A memory-reducing GC after the first analysis ("last-resort", via a `gc` from --expose-gc) took the
+ * new space from 8 to 2 MB and heapTotal ~4 MB lower but not the RSS (145.1 against 145.9 MB) and blocked the event
+ * loop 113-302 ms: not kept.
  */
 export function tuneHeapForFollowing(): void {
 	v8.setFlagsFromString('--heap-growing-percent=15');

@@ -30,7 +30,7 @@ function messagesOf(s: SessionRecord): number {
  * What a row's own columns say for each signature, kept per record: the live view runs these over every row on each
  * commit, and a row that did not change (a new record is read for one that did) costs a lookup, not a key parse.
  */
-type RowSigns = {
+export type RowSigns = {
 	nullChat: boolean;
 	closedThenWritten: boolean;
 	phantom: boolean;
@@ -40,11 +40,36 @@ type RowSigns = {
 
 const signs = new WeakMap<SessionRecord, RowSigns>();
 
-function signsOf(s: SessionRecord): RowSigns {
+/**
+ * The distinct RowSigns, shared: nearly every row has the same few (no signature, its key's profile), and an object
+ * per record was 21,519 objects (1.3 MB of the live heap, each with its own copy of the profile sliced from its key)
+ * in a heap snapshot of the TUI following the 1M-message bench store (issue #26). Bounded as text/interned.ts is.
+ */
+const shared = new Map<string, RowSigns>();
+const SHARED_LIMIT = 4096;
+
+function sharedSigns(found: RowSigns): RowSigns {
+	const bits = Number(found.nullChat) | (Number(found.closedThenWritten) << 1) | (Number(found.phantom) << 2);
+	const key = `${bits | (Number(found.labelled) << 3)}${found.profile === null ? '' : `:${found.profile}`}`;
+	const kept = shared.get(key);
+	if (kept) {
+		return kept;
+	}
+
+	if (shared.size >= SHARED_LIMIT) {
+		shared.clear();
+	}
+
+	shared.set(key, found);
+	return found;
+}
+
+/** What a row's own columns say for each signature (one shared object per distinct answer). */
+export function signsOf(s: SessionRecord): Readonly<RowSigns> {
 	let found = signs.get(s);
 	if (!found) {
 		const profile = s.sessionKey ? keyProfile(s.sessionKey) : null;
-		found = {
+		found = sharedSigns({
 			nullChat: isKeyedWithoutChatId(s),
 			closedThenWritten: closedThenWritten(s),
 			phantom: isPhantomUnknown(s),
@@ -55,7 +80,7 @@ function signsOf(s: SessionRecord): RowSigns {
 				profile !== null &&
 				s.profileName !== profile &&
 				!(s.profileName === 'main' && profile === 'default'),
-		};
+		});
 		signs.set(s, found);
 	}
 

@@ -11,6 +11,7 @@ import {
 	isStaleExplicitClose,
 	keyProfile,
 	signatureFindings,
+	signsOf,
 } from '../../../source/forensics/signatures/session-signatures.js';
 import type {SessionRecord} from '../../../source/forensics/types.js';
 import {T0, dmKey, indexById, routingEntry, session} from '../../helpers/records.js';
@@ -92,5 +93,25 @@ describe('signatureFindings', () => {
 		const phantom = session({id: 'p', source: 'unknown', outputTokens: 5, messageCountColumn: 0});
 		expect(findings([phantom]).map(f => [f.kind, f.severity])).toEqual([['phantom-unknown-row', 'info']]);
 		expect(findings([session({id: 'a', sessionKey: dmKey(), chatId: '42'})])).toEqual([]);
+	});
+
+	it('rows whose columns say the same share one signs object; a different answer gets its own (issue #26)', () => {
+		const rows = Array.from({length: 50}, (_, i) => session({id: `s${i}`, sessionKey: dmKey(String(i)), chatId: '1'}));
+		const first = signsOf(rows[0]!);
+		expect(new Set(rows.map(signsOf)).size).toBe(1);
+		expect(first).toEqual({
+			nullChat: false,
+			closedThenWritten: false,
+			phantom: false,
+			profile: 'default',
+			labelled: false,
+		});
+		const work = signsOf(session({id: 'w', sessionKey: dmKey('1', 'telegram', 'work'), chatId: '1'}));
+		expect(work).not.toBe(first);
+		expect(work.profile).toBe('work');
+		const nullChat = signsOf(session({id: 'n', sessionKey: dmKey('2')}));
+		expect(nullChat).not.toBe(first);
+		expect(nullChat.nullChat).toBe(true);
+		expect(signsOf(session({id: 'n2', sessionKey: dmKey('3')}))).toBe(nullChat);
 	});
 });

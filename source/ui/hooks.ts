@@ -8,11 +8,11 @@
 import {type MutableRefObject, useEffect, useRef, useState} from 'react';
 import {type Key, useInput} from 'ink';
 import type {Pane} from './pane-names.js';
-import {FrameGate, gated} from './screen/frame-gate.js';
+import {FrameGate, type SourceListener, gated} from './screen/frame-gate.js';
 
 /** The latest value a source publishes (its current one first), through the screen's frame gate when given one. */
 export function useSource<T>(
-	source: {model: T | null; subscribe: (l: (m: T) => void) => () => void} | undefined,
+	source: {model: T | null; subscribe: (l: SourceListener<T>) => () => void} | undefined,
 	gate?: FrameGate,
 ): T | null {
 	const [value, setValue] = useState<T | null>(source?.model ?? null);

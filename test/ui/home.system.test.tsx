@@ -18,6 +18,8 @@ import {HOME_KEY, homeRoot, writeIncident} from '../helpers/home-root.js';
 import {renderAt} from '../helpers/render.js';
 import type {WriterProcess} from '../helpers/writer.js';
 
+/** Said once, in work's orphan: what the content search finds while default is focused. */
+const PHRASE = 'where is the quarterly Okavango report?';
 let dir = '';
 let writers: WriterProcess[] = [];
 let stores: LiveStore[] = [];
@@ -30,6 +32,7 @@ beforeAll(async () => {
 	writers = [made.main, made.work];
 	quiet = made.quiet;
 	({orphan} = await writeIncident(made.work));
+	await made.work.send({op: 'messages', id: orphan, messages: [{role: 'user', content: PHRASE, timestamp: T0 + 9100}]});
 	stores = [
 		LiveStore.open({path: path.join(dir, 'state.db'), owner: 'default', label: 'default'}, {watch: false}),
 		LiveStore.open(
@@ -123,6 +126,33 @@ describe('the home across profiles', () => {
 			expect(after).not.toContain(quiet);
 			expect(stores.live.model).toBe(stores.focused.model);
 			expect(stores.home.model.focused).toBe('work');
+		} finally {
+			ui.unmount();
+			stores.close();
+		}
+	});
+
+	it("⏎ on a hit in work while default is focused: the key's frame is all work's, gate wide open", async () => {
+		const stores = homeOf();
+		// The live sources held to one frame in 1.5 s: the focus moved by a key must not wait for it (a frame with
+		// default's header and model over work's detail said "not in this store").
+		const ui = await renderAt(
+			<App live={stores.live} home={stores.home} color={false} now={() => T0 + 10_000} frameMs={1500} />,
+			80,
+			24,
+		);
+		try {
+			await ui.press('/');
+			await ui.press('\t');
+			await ui.press('Okavango report');
+			await ui.press('\r');
+			await ui.waitFor(f => f.includes('1 hits'));
+			await ui.press('\r');
+			const frame = ui.lastFrame();
+			expect(frame.split('\n')[0]).toContain('· on work');
+			expect(frame).toContain(PHRASE);
+			expect(frame).toContain(orphan);
+			expect(frame).not.toContain('not in this store');
 		} finally {
 			ui.unmount();
 			stores.close();

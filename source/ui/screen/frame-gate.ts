@@ -12,6 +12,12 @@ export const FRAME_MS = 50;
 /** Ink's frame throttle at its floor (1 ms): every frame React commits is drawn at once, a keypress's included. */
 export const INK_MAX_FPS = 1000;
 
+/**
+ * How a source publishes: its newest value, and `atOnce` when the change answers a key (drawn at once, as the key is,
+ * with whatever else waits at the gate).
+ */
+export type SourceListener<T> = (value: T, atOnce?: boolean) => void;
+
 type Timers = {
 	now: () => number;
 	setTimeout: (run: () => void, ms: number) => unknown;
@@ -50,6 +56,19 @@ export class FrameGate {
 		}
 	}
 
+	/**
+	 * Runs `flush` now, with every flush waiting, in one frame: an update that answers a key (another profile focused)
+	 * is drawn with the key's own frame, never a frame of the old store's model over the new one's detail.
+	 */
+	now(flush: () => void): void {
+		this.waiting.add(flush);
+		if (this.timer !== undefined) {
+			this.timers.clearTimeout(this.timer);
+		}
+
+		this.open();
+	}
+
 	close(): void {
 		if (this.timer !== undefined) {
 			this.timers.clearTimeout(this.timer);
@@ -70,12 +89,19 @@ export class FrameGate {
 	}
 }
 
-/** A source's listener that hands the newest value to `set` through the gate. */
-export function gated<T>(gate: FrameGate, set: (value: T) => void): (value: T) => void {
+/**
+ * A source's listener that hands the newest value to `set` through the gate; a value published `atOnce` (it answers a
+ * key) opens the gate.
+ */
+export function gated<T>(gate: FrameGate, set: (value: T) => void): SourceListener<T> {
 	let newest: T;
 	const flush = () => set(newest);
-	return value => {
+	return (value, atOnce) => {
 		newest = value;
-		gate.request(flush);
+		if (atOnce) {
+			gate.now(flush);
+		} else {
+			gate.request(flush);
+		}
 	};
 }

@@ -6,6 +6,7 @@
 import type {LiveModel} from '../../live/live.js';
 import type {HomeView} from './home-model.js';
 import type {LiveSource} from './live-source.js';
+import type {SourceListener} from '../screen/frame-gate.js';
 
 /** What one profile's store gives the home (a LiveStore is one). */
 export type ProfileStore = LiveSource & {readonly model: LiveModel};
@@ -13,7 +14,7 @@ export type ProfileStore = LiveSource & {readonly model: LiveModel};
 /** The view across profiles, as the screen subscribes to it, and the key that moves the focus. */
 export type HomeSource = {
 	readonly model: HomeView;
-	subscribe: (listener: (view: HomeView) => void) => () => void;
+	subscribe: (listener: SourceListener<HomeView>) => () => void;
 	/** Focuses the next (+1) or previous (-1) profile. */
 	cycle: (delta: 1 | -1) => void;
 	/** Focuses the profile of that name (none of that name: nothing moves). */
@@ -27,8 +28,8 @@ export class HomeStores {
 	readonly home: HomeSource;
 	private focus = 0;
 	private view: HomeView;
-	private readonly liveListeners = new Set<(model: LiveModel) => void>();
-	private readonly homeListeners = new Set<(view: HomeView) => void>();
+	private readonly liveListeners = new Set<SourceListener<LiveModel>>();
+	private readonly homeListeners = new Set<SourceListener<HomeView>>();
 	private readonly offs: Array<() => void>;
 
 	constructor(
@@ -93,7 +94,8 @@ export class HomeStores {
 	private focusOn(index: number): void {
 		this.focus = index;
 		this.view = this.build();
-		this.emit(this.focused.model);
+		// A key moved the focus: the header, the panes' model and the row the key opens are drawn in its one frame.
+		this.emit(this.focused.model, true);
 	}
 
 	private changed(index: number, model: LiveModel): void {
@@ -102,14 +104,14 @@ export class HomeStores {
 		this.emit(index === this.focus ? model : null);
 	}
 
-	private emit(model: LiveModel | null): void {
+	private emit(model: LiveModel | null, atOnce = false): void {
 		for (const listener of this.homeListeners) {
-			listener(this.view);
+			listener(this.view, atOnce);
 		}
 
 		for (const listener of this.liveListeners) {
 			if (model) {
-				listener(model);
+				listener(model, atOnce);
 			}
 		}
 	}
@@ -122,7 +124,7 @@ export class HomeStores {
 		};
 	}
 
-	private listen<T>(set: Set<(value: T) => void>, listener: (value: T) => void): () => void {
+	private listen<T>(set: Set<SourceListener<T>>, listener: SourceListener<T>): () => void {
 		set.add(listener);
 		return () => set.delete(listener);
 	}

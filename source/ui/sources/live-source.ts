@@ -5,10 +5,11 @@
 import type {LiveModel} from '../../live/live.js';
 import type {SessionDetail} from '../../store/read/detail.js';
 import type {MessageSpan} from '../../forensics/timeline/timeline-types.js';
+import type {SourceListener} from '../screen/frame-gate.js';
 
 export type LiveSource = {
 	readonly model: LiveModel;
-	subscribe: (listener: (model: LiveModel) => void) => () => void;
+	subscribe: (listener: SourceListener<LiveModel>) => () => void;
 	detail: (sessionId: string) => SessionDetail;
 	refresh: (force?: boolean) => boolean;
 	/** The messages of a chat's rows as spans, for the timeline view (a source without it shows none). */

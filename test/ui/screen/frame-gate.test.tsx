@@ -72,6 +72,25 @@ describe('FrameGate', () => {
 		expect(drawn).toEqual(['store a', 'store c', 'files x']);
 	});
 
+	it('draws a value published at once (it answers a key) now, with every value waiting, and cancels the wait', () => {
+		const clock = handTimers();
+		const gate = new FrameGate(50, clock.timers);
+		const drawn: string[] = [];
+		const home = gated<string>(gate, value => drawn.push(`home ${value}`));
+		const store = gated<string>(gate, value => drawn.push(`store ${value}`));
+		store('a');
+		store('b');
+		expect(drawn).toEqual(['store a']);
+		home('work', true);
+		expect(drawn).toEqual(['store a', 'store b', 'home work']);
+		expect(clock.pending()).toBe(0);
+		// The interval starts again from that frame.
+		store('c');
+		expect(drawn).toHaveLength(3);
+		clock.advance(50);
+		expect(drawn).toEqual(['store a', 'store b', 'home work', 'store c']);
+	});
+
 	it('lets every value through at once with an interval of 0, and drops what waits when closed', () => {
 		const clock = handTimers();
 		const open = new FrameGate(0, clock.timers);

@@ -251,31 +251,28 @@ export function rollbackVerdict(
 
 /**
  * The tuple fallback's rows of a chat. Only an exact-key miss needs them, so the index is built on
- * first use, by chat id alone (a string each row already holds, so no key is built per session);
- * the few rows of one chat id are then matched on the rest of the tuple.
+ * first use, by chat id alone (a string each row already holds, so no key is built per session), a row without one
+ * under '' (the fallback compares `COALESCE(chat_id, '')`); the few rows of one chat id are then matched on the rest
+ * of the tuple. (A chat without a chat id looked at every row: on the 1M-message bench store 11.5 ms of the first
+ * analysis's CPU profile, most of the closure's.)
  */
-function tupleFinder(sessions: readonly SessionRecord[]): (identity: ChatIdentity) => SessionRecord[] {
+export function tupleFinder(sessions: readonly SessionRecord[]): (identity: ChatIdentity) => SessionRecord[] {
 	let byChatId: Map<string, SessionRecord[]> | undefined;
 	return identity => {
 		if (!byChatId) {
 			byChatId = new Map();
 			for (const s of sessions) {
-				if (s.chatId === null) {
-					continue;
-				}
-
-				const list = byChatId.get(s.chatId);
+				const chatId = s.chatId ?? '';
+				const list = byChatId.get(chatId);
 				if (list) {
 					list.push(s);
 				} else {
-					byChatId.set(s.chatId, [s]);
+					byChatId.set(chatId, [s]);
 				}
 			}
 		}
 
-		// An empty chat id also matches the rows without one, which the index leaves out: look at every row then.
-		const rows = identity.chatId === null || identity.chatId === '' ? sessions : (byChatId.get(identity.chatId) ?? []);
-		return rows.filter(s => matchesTuple(s, identity));
+		return (byChatId.get(identity.chatId ?? '') ?? []).filter(s => matchesTuple(s, identity));
 	};
 }
 

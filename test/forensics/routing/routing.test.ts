@@ -12,6 +12,7 @@ import {
 	analyzeRoutingSteps,
 	buildKeyIndex,
 	messageActivity,
+	tupleFinder,
 	tupleKey,
 	unanimousKey,
 } from '../../../source/forensics/routing/routing.js';
@@ -207,5 +208,44 @@ describe('analyzeRoutingSteps (the live view answers keys between its steps, iss
 		expect(yields).toBe(2);
 		expect(step.value).toHaveLength(11);
 		expect(step.value).toEqual(analyzeRouting(input));
+	});
+});
+
+describe('tupleFinder', () => {
+	/** A row that counts how often the tuple match reads its source (the first column matchesTuple compares). */
+	function counted(partial: Partial<SessionRecord> & {id: string}, reads: {n: number}): SessionRecord {
+		const row = session(partial);
+		const {source} = row;
+		return Object.defineProperty(row, 'source', {
+			get: () => {
+				reads.n++;
+				return source;
+			},
+		});
+	}
+
+	it("a chat without a chat id is matched among the rows without one, not every row (COALESCE(chat_id, ''))", () => {
+		const reads = {n: 0};
+		const rows = [
+			...Array.from({length: 50}, (_, i) => counted({id: `c${i}`, chatId: String(i), userId: 'u1'}, reads)),
+			counted({id: 'n1', chatId: null, userId: 'u1'}, reads),
+			counted({id: 'n2', chatId: '', userId: 'u1'}, reads),
+			counted({id: 'n3', chatId: null, userId: 'u2'}, reads),
+		];
+		const find = tupleFinder(rows);
+		const identity = {
+			platform: 'telegram',
+			namespace: 'main',
+			userId: 'u1',
+			chatId: null,
+			chatType: null,
+			threadId: null,
+		};
+		expect(find({...identity, chatId: '7'}).map(s => s.id)).toEqual(['c7']);
+		reads.n = 0;
+		expect(find(identity).map(s => s.id)).toEqual(['n1', 'n2']);
+		expect(find({...identity, chatId: ''}).map(s => s.id)).toEqual(['n1', 'n2']);
+		// Each lookup read the three rows without a chat id, not the fifty with one.
+		expect(reads.n).toBe(6);
 	});
 });

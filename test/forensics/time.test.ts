@@ -81,6 +81,14 @@ describe('lastActive: freshest of last_activity_at and the newest message, else 
 		startedAtRaw,
 	});
 
+	it('follows the record as it is now: a newest message settled after a first call counts (no memo per record)', () => {
+		// The read settles a row's in-window newest message after mapping it (read-snapshot.ts messageRowsSettler).
+		const settled = row(T0 + 100, null);
+		expect(lastActive(settled)).toBe(T0 + 100);
+		settled.newestMessageAt = T0 + 900;
+		expect(lastActive(settled)).toBe(T0 + 900);
+	});
+
 	it('takes the activity column when it is fresher than the newest message', () => {
 		expect(lastActive(row(T0 + 500, T0 + 100))).toBe(T0 + 500);
 	});

@@ -4,7 +4,7 @@
  * new rows, ends, keys lost or set, profiles, deletions), compared after every step. And a change to one row pairs
  * that row again, not every row.
  */
-import {describe, expect, it} from 'vitest';
+import {describe, expect, it, vi} from 'vitest';
 import {RollbackPairIndex, type RowChange} from '../../../source/forensics/rollbacks/pair-index.js';
 import {type RowPair, rollbackProbePairs} from '../../../source/forensics/rollbacks/rollback-pairs.js';
 import {LOCAL_SURFACES} from '../../../source/forensics/routing/orphans.js';
@@ -122,6 +122,32 @@ describe('rollback probe pairs kept up to date', () => {
 			expect(yields, `seed ${seed}`).toBe(Math.ceil(all.length / 7) - 1);
 			expect(names(index.pairs()), `seed ${seed}`).toEqual(names(rollbackProbePairs(all, LOCAL_SURFACES)).sort());
 		}
+	});
+
+	it("a stepped reset pairs each key's rows once, however many chunks they fall in", () => {
+		// Three chats whose rows are interleaved: every chunk of 3 holds a row of each.
+		const rows = Array.from({length: 12}, (_, i) =>
+			session({
+				id: `k${String(i).padStart(2, '0')}`,
+				sessionKey: `agent:main:telegram:dm:${i % 3}`,
+				startedAtRaw: T0 + i,
+				newestMessageAt: T0 + 100 + i,
+			}),
+		);
+		const index = new RollbackPairIndex(LOCAL_SURFACES);
+		const paired = vi.spyOn(RollbackPairIndex.prototype as unknown as {pairSiblings: () => void}, 'pairSiblings');
+		try {
+			const steps = index.resetSteps(rows, 3);
+			while (!steps.next().done) {
+				// each step indexes the next chunk
+			}
+
+			expect(paired).toHaveBeenCalledTimes(3);
+		} finally {
+			paired.mockRestore();
+		}
+
+		expect(names(index.pairs())).toEqual(names(rollbackProbePairs(rows, LOCAL_SURFACES)).sort());
 	});
 
 	it('pairs again only the changed row: a message on one keyed chat looks at no other chat', () => {

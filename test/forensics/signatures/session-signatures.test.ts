@@ -3,7 +3,7 @@
  * hermes-incidents §4): a keyed gateway row without chat_id, a stale explicit close, a phantom
  * source='unknown' row, another profile's chats; each capped at 20 findings plus one count.
  */
-import {describe, expect, it} from 'vitest';
+import {describe, expect, it, vi} from 'vitest';
 import {buildLineage} from '../../../source/forensics/lineage/lineage.js';
 import {
 	isKeyedWithoutChatId,
@@ -22,6 +22,27 @@ function findings(sessions: SessionRecord[], owner = 'default', routing = [routi
 }
 
 describe('the signatures', () => {
+	it("a key's profile is parsed once, however many rows carry the key", () => {
+		const rows = Array.from({length: 30}, (_, i) =>
+			session({id: `p${i}`, sessionKey: dmKey(String(i % 3), 'telegram', 'parsed-once'), chatId: String(i % 3)}),
+		);
+		// A parse begins with `key.startsWith('agent:')` (restart.ts parseSessionKey): counted on these rows' keys.
+		const starts = vi.spyOn(String.prototype, 'startsWith');
+		let found: ReturnType<typeof findings>;
+		let parses: unknown[];
+		try {
+			found = findings(rows);
+			parses = starts.mock.contexts.filter(
+				(key, i) => String(key).includes(':parsed-once:') && starts.mock.calls[i]![0] === 'agent:',
+			);
+		} finally {
+			starts.mockRestore();
+		}
+
+		expect(found.map(f => f.kind)).toContain('foreign-profile-chats');
+		expect(parses).toHaveLength(3);
+	});
+
 	it('#59527: a keyed gateway row with chat_id NULL or empty; not a local surface nor an unknown source', () => {
 		expect(isKeyedWithoutChatId(session({id: 'a', sessionKey: dmKey()}))).toBe(true);
 		expect(isKeyedWithoutChatId(session({id: 'a', sessionKey: dmKey(), chatId: ''}))).toBe(true);

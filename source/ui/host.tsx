@@ -24,7 +24,7 @@ import {HomeStores} from './sources/home-source.js';
 import {storeBuildRules} from '../store/places/store-build.js';
 import {type RepairService, repairServiceFor} from './repair/repair-service.js';
 import {ENTER_ALT_SCREEN, LEAVE_ALT_SCREEN, SHOW_CURSOR} from './terminal.js';
-import {FRAME_MS, INK_FRAME_OPTIONS} from './screen/frame-gate.js';
+import {FRAME_MS, INK_MAX_FPS} from './screen/frame-gate.js';
 
 /**
  * A profile the panes do not show is read at most once a second (its commits coalesced for 1 s,
@@ -179,9 +179,8 @@ function mount(followed: Followed, flags: TuiFlags, io: Io, backups: ReturnType<
 		{
 			exitOnCtrlC: false,
 			patchConsole: true,
-			// The live sources are paced by the screen's frame gate; Ink's own throttle would hold a keypress back. Only
-			// the lines that changed are written.
-			...INK_FRAME_OPTIONS,
+			// The live sources are paced by the screen's frame gate; Ink's own throttle would hold a keypress back.
+			maxFps: INK_MAX_FPS,
 			onRender({renderTime}) {
 				renders++;
 				renderMs += renderTime;

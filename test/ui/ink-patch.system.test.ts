@@ -78,27 +78,6 @@ console.log(frame.length > 0 ? process.memoryUsage().heapUsed - before : -1);`;
 		expect(grown).toBeLessThan(25_000 * 32);
 	});
 
-	it("writes a changed line whole in Ink's incremental mode, from its first change under HFX_INK_LINE_UPDATE=1", () => {
-		const logUpdateUrl = new URL('log-update.js', outputUrl).href;
-		const second = (env: NodeJS.ProcessEnv) => {
-			const script = `const {default: logUpdate} = await import(${JSON.stringify(logUpdateUrl)});
-const writes = [];
-const log = logUpdate.create({columns: 40, write: chunk => writes.push(chunk)}, {incremental: true});
-log('header\\n● s1 · 12 msgs\\nfooter\\n');
-log('header\\n● s1 · 13 msgs\\nfooter\\n');
-console.log(JSON.stringify(writes.at(-1).replace(/\\u001B\\[[0-9;?]*[A-Za-z]/g, '')));`;
-			const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
-				encoding: 'utf8',
-				env: {...process.env, HFX_INK_LINE_UPDATE: undefined, ...env},
-			});
-			expect(run.stderr).toBe('');
-			return JSON.parse(run.stdout) as string;
-		};
-		// Only the changed row, its session id included (bench/tui.ts finds the row by it in the pty stream).
-		expect(second({})).toBe('● s1 · 13 msgs\n');
-		expect(second({HFX_INK_LINE_UPDATE: '1'})).toBe('3 msgs\n');
-	});
-
 	it('bounds the caches its frames share', () => {
 		collectGarbage();
 		const before = process.memoryUsage().heapUsed;

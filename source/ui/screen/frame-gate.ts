@@ -13,14 +13,6 @@ export const FRAME_MS = 50;
 export const INK_MAX_FPS = 1000;
 
 /**
- * How Ink writes the frames: at once (`INK_MAX_FPS`), and only the lines that changed since the last frame, each line
- * written whole (the Ink patch, source/ui/ink/). Ink's default wrote every line of every frame: following 200 commits/s
- * on the bench store (a row, the header's counters and WAL size change per frame) the writes' UTF-8 encoding alone,
- * writeUtf8String, was 229 ms of CPU in a 22 s --cpu-prof window, ~6 kB a frame at 140x40.
- */
-export const INK_FRAME_OPTIONS = {maxFps: INK_MAX_FPS, incrementalRendering: true} as const;
-
-/**
  * How a source publishes: its newest value, and `atOnce` when the change answers a key (drawn at once, as the key is,
  * with whatever else waits at the gate).
  */

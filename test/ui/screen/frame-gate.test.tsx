@@ -2,14 +2,10 @@
  * The screen's frame gate (issue #26): the live sources cause at most one frame per interval, the newest value of each
  * drawn then; a keypress is drawn at once.
  */
-import {EventEmitter} from 'node:events';
-import {useState} from 'react';
-import {Box, render} from 'ink';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {Text} from '../../../source/ui/components/text.js';
 import {App, type LiveSource} from '../../../source/ui/app.js';
 import type {LiveModel, LiveStore} from '../../../source/live/live.js';
-import {FrameGate, INK_FRAME_OPTIONS, gated} from '../../../source/ui/screen/frame-gate.js';
+import {FrameGate, gated} from '../../../source/ui/screen/frame-gate.js';
 import {openFixtureLive} from '../../helpers/fixture-live.js';
 import {renderAt, settle} from '../../helpers/render.js';
 import {analyzeIncremental} from '../../../source/forensics/analysis/incremental.js';
@@ -220,58 +216,6 @@ describe('the screen behind its frame gate', () => {
 			expect(ui.frames().length).toBe(first + 2);
 			// The list the screen made for the first model, patched through the model never drawn.
 			expect(sessionRows(source.model.analysis, options).rows).toBe(listed);
-		} finally {
-			ui.unmount();
-		}
-	});
-});
-
-/** A terminal Ink writes its frames to as it writes the bin's (not in debug mode): every chunk kept. */
-class Terminal extends EventEmitter {
-	columns = 60;
-	rows = 40;
-	isTTY = true;
-	chunks: string[] = [];
-	write = (chunk: string): boolean => {
-		this.chunks.push(chunk);
-		return true;
-	};
-}
-
-/** 30 rows, row 7's count bumped by `bumpRows`. */
-let bumpRows: () => void = () => {};
-function Rows(): React.ReactElement {
-	const [count, setCount] = useState(12);
-	bumpRows = () => setCount(c => c + 1);
-	return (
-		<Box flexDirection="column">
-			{Array.from({length: 30}, (_, i) => (
-				<Text key={i}>{i === 7 ? `● row 7 · ${count} msgs` : `· row ${i}`}</Text>
-			))}
-		</Box>
-	);
-}
-
-describe("the frames written with the bin's options", () => {
-	it('write only the lines a frame changed, each whole', async () => {
-		const terminal = new Terminal();
-		const ui = render(<Rows />, {
-			stdout: terminal as never,
-			exitOnCtrlC: false,
-			patchConsole: false,
-			...INK_FRAME_OPTIONS,
-		});
-		try {
-			await settle();
-			expect(terminal.chunks.join('')).toContain('· row 29');
-			const before = terminal.chunks.length;
-			bumpRows();
-			await settle();
-			await new Promise(resolve => setTimeout(resolve, 20));
-			const frame = terminal.chunks.slice(before).join('');
-			expect(frame).toContain('● row 7 · 13 msgs');
-			// Ink's default wrote all 30 rows again.
-			expect(frame).not.toContain('row 29');
 		} finally {
 			ui.unmount();
 		}

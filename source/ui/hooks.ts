@@ -10,14 +10,29 @@ import {type Key, useInput} from 'ink';
 import type {Pane} from './pane-names.js';
 import {FrameGate, type SourceListener, gated} from './screen/frame-gate.js';
 
-/** The latest value a source publishes (its current one first), through the screen's frame gate when given one. */
+/**
+ * The latest value a source publishes (its current one first), through the screen's frame gate when given one; `each`
+ * sees every value as it is published, the ones the gate never draws included (a module-level function: it is a
+ * dependency of the subscription).
+ */
 export function useSource<T>(
 	source: {model: T | null; subscribe: (l: SourceListener<T>) => () => void} | undefined,
 	gate?: FrameGate,
+	each?: (value: T) => void,
 ): T | null {
 	const [value, setValue] = useState<T | null>(source?.model ?? null);
-	useEffect(() => source?.subscribe(gate ? gated(gate, setValue) : setValue), [source, gate]);
+	useEffect(() => source?.subscribe(listenerOf(setValue, gate, each)), [source, gate, each]);
 	return value;
+}
+
+function listenerOf<T>(set: (value: T) => void, gate?: FrameGate, each?: (value: T) => void): SourceListener<T> {
+	const next: SourceListener<T> = gate ? gated(gate, set) : set;
+	return each
+		? (value, atOnce) => {
+				each(value);
+				next(value, atOnce);
+			}
+		: next;
 }
 
 /** The screen's frame gate (screen/frame-gate.ts), closed when the screen unmounts. */

@@ -8,7 +8,7 @@ import {analyzeIncremental, prepareIncremental} from '../../source/forensics/ana
 import {drain} from '../../source/forensics/analysis/steps.js';
 import {newestFirstSteps} from '../../source/forensics/analysis/newest-first.js';
 import type {SessionRecord, Snapshot} from '../../source/forensics/types.js';
-import {allSessionRows, rowOf, sessionRows} from '../../source/ui/views.js';
+import {allSessionRows, keepRows, rowOf, sessionRows} from '../../source/ui/views.js';
 import {isHiddenByDefault} from '../../source/forensics/analysis/status.js';
 import {T0, session} from '../helpers/records.js';
 
@@ -148,6 +148,42 @@ describe('the sessions list of a shared, moving index', () => {
 			expect(counts(shown), `next, ${n + 1}`).toEqual([n + 1]);
 			expect(allSessionRows(shown).filter(row => row.session.id === 'hot')).toHaveLength(1);
 		}
+	});
+
+	it('patches the lists made so far into every model kept, so the one drawn after them makes none anew', () => {
+		const {first, refresh, hiddenNow} = movingStore();
+		const visible = sessionRows(first, options).rows;
+		const all = allSessionRows(first);
+		let model = first;
+		for (let n = 2; n < 6; n++) {
+			// Published, never drawn (the frame gate draws the newest of its interval).
+			model = refresh(model, hot(n), session({id: `tool${n}`, source: 'tool', newestMessageAt: T0 + 500 + n}));
+			keepRows(model);
+		}
+
+		// The very lists made for the first model, patched in place: no list of every session made and sorted again.
+		expect(allSessionRows(model)).toBe(all);
+		const drawn = sessionRows(model, options);
+		expect(drawn.rows).toBe(visible);
+		expect(drawn.rows.filter(row => row.session.id === 'hot').map(row => row.session.messageCountColumn)).toEqual([5]);
+		expect(drawn.hidden).toBe(hiddenNow());
+	});
+
+	it('shows a model drawn after the next one was kept the newest list kept, not a list made anew', () => {
+		const {first, refresh, hiddenNow} = movingStore();
+		const visible = sessionRows(first, options).rows;
+		const all = allSessionRows(first);
+		const late = refresh(first, hot(2));
+		keepRows(late);
+		const next = refresh(late, hot(3), session({id: 'tool', source: 'tool', newestMessageAt: T0 + 500}));
+		keepRows(next);
+		// React draws `late` only now: its list was carried over to `next`, and its derivation is gone.
+		const drawn = sessionRows(late, options);
+		expect(drawn.rows).toBe(visible);
+		expect(allSessionRows(late)).toBe(all);
+		expect(drawn.rows.filter(row => row.session.id === 'hot').map(row => row.session.messageCountColumn)).toEqual([3]);
+		expect(drawn.hidden).toBe(hiddenNow());
+		expect(sessionRows(next, options).rows).toBe(visible);
 	});
 
 	it('counts a hidden session created by the next refresh once, when a model is drawn after it', () => {

@@ -15,6 +15,7 @@ import type {UiState} from '../state.js';
 import type {Size} from '../terminal.js';
 import {bannerRows} from '../components/banner.js';
 import type {HomeView} from '../sources/home-model.js';
+import {keepRows} from '../views.js';
 
 export type ScreenModel = {
 	/** The newest model (the header shows it even while paused). */
@@ -31,6 +32,11 @@ export type ScreenModel = {
 	/** On a root with profiles, every profile's newest model and the focused one; else null. */
 	home: HomeView | null;
 };
+
+/** Every model published keeps the lists made so far, drawn or not (views.ts keepRows). */
+function keepModelRows(model: LiveModel): void {
+	keepRows(model.analysis);
+}
 
 /** The model on screen: while paused, the one of the moment of the pause (unless the source holds itself still). */
 function useShownModel(latest: LiveModel, paused: boolean): LiveModel {
@@ -67,7 +73,7 @@ function useDetail(props: AppProps, revision: number, store: string): (id: strin
 export function useScreenModel(props: AppProps, ui: UiState, size: Size): ScreenModel {
 	// The live sources draw at most one frame per props.frameMs between them (keys are drawn at once).
 	const gate = useFrameGate(props.frameMs ?? 0);
-	const latest = useSource(props.live, gate) ?? props.live.model;
+	const latest = useSource(props.live, gate, keepModelRows) ?? props.live.model;
 	const files = useSource<FilesModel>(props.files, gate);
 	const backups = useSource<BackupsModel>(props.backups, gate);
 	const home = useSource<HomeView>(props.home, gate);

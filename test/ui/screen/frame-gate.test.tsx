@@ -8,6 +8,11 @@ import type {LiveModel, LiveStore} from '../../../source/live/live.js';
 import {FrameGate, gated} from '../../../source/ui/screen/frame-gate.js';
 import {openFixtureLive} from '../../helpers/fixture-live.js';
 import {renderAt, settle} from '../../helpers/render.js';
+import {analyzeIncremental} from '../../../source/forensics/analysis/incremental.js';
+import {sessionRows} from '../../../source/ui/views.js';
+import {analyze} from '../../../source/forensics/analysis/analyze.js';
+import type {Snapshot} from '../../../source/forensics/types.js';
+import {T0, session} from '../../helpers/records.js';
 
 /** Timers the test moves by hand. */
 function handTimers() {
@@ -119,9 +124,12 @@ beforeAll(() => {
 afterAll(() => close());
 
 /** A source that publishes a fresh copy of the store's model on demand (each one a new frame when drawn). */
-function publishingSource(): {source: LiveSource; publish: () => void} {
+function publishingSource(start: LiveModel = live.model): {
+	source: LiveSource;
+	publish: (next?: (model: LiveModel) => LiveModel) => void;
+} {
 	const listeners = new Set<(model: LiveModel) => void>();
-	let current: LiveModel = live.model;
+	let current: LiveModel = start;
 	return {
 		source: {
 			get model() {
@@ -134,8 +142,8 @@ function publishingSource(): {source: LiveSource; publish: () => void} {
 			detail: id => live.detail(id),
 			refresh: () => false,
 		},
-		publish() {
-			current = {...live.model, revision: current.revision + 1};
+		publish(next: (model: LiveModel) => LiveModel = () => live.model) {
+			current = {...next(current), revision: current.revision + 1};
 			for (const listener of listeners) {
 				listener(current);
 			}
@@ -167,6 +175,47 @@ describe('the screen behind its frame gate', () => {
 
 			await settle();
 			expect(ui.frames().length).toBe(first + 3);
+		} finally {
+			ui.unmount();
+		}
+	});
+
+	it('keeps the sessions list of every model it holds back, so the one drawn is patched, not made anew', async () => {
+		const sessions = Array.from({length: 40}, (_, i) => session({id: `s${i}`, newestMessageAt: T0 + i}));
+		const snapshot: Snapshot = {
+			sessions,
+			routing: [],
+			owner: 'default',
+			ruleSet: 'v30',
+			routingScope: null,
+			legacyRouting: [],
+		};
+		const {source, publish} = publishingSource({...live.model, analysis: analyze(snapshot)});
+		// Each model's analysis derived from the last one's (one session changed), as the live store's refreshes are.
+		const derive = (model: LiveModel): LiveModel => ({
+			...model,
+			analysis: analyzeIncremental(model.analysis, snapshot, new Set(['s0'])),
+		});
+		const options = {filterText: '', showHidden: false, source: null};
+		const ui = await renderAt(<App live={source} color={false} now={() => 1_786_670_000} frameMs={1500} />, 140, 30);
+		try {
+			const listed = sessionRows(source.model.analysis, options).rows;
+			const first = ui.frames().length;
+			// The first drawn at once, the next two held back: only the third is drawn, at the interval's end.
+			for (let i = 0; i < 3; i++) {
+				publish(derive);
+				await settle();
+			}
+
+			const deadline = Date.now() + 5000;
+			while (ui.frames().length < first + 2 && Date.now() < deadline) {
+				await new Promise(resolve => setTimeout(resolve, 20));
+			}
+
+			await settle();
+			expect(ui.frames().length).toBe(first + 2);
+			// The list the screen made for the first model, patched through the model never drawn.
+			expect(sessionRows(source.model.analysis, options).rows).toBe(listed);
 		} finally {
 			ui.unmount();
 		}

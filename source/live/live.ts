@@ -250,6 +250,11 @@ export class LiveStore {
 		return this.rows.signatureScans;
 	}
 
+	/** How many times the routing table was probed (store/read/row-deltas.ts: tests count them). */
+	get routingProbes(): number {
+		return this.rows.routingProbes;
+	}
+
 	/** The last read was of a private copy (no owner holds the store). */
 	get isPrivateCopy(): boolean {
 		return this.connection.isPrivateCopy;

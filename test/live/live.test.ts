@@ -10,6 +10,7 @@ import type {ReadStatement} from '../../source/store/open/read-connection.js';
 import {analyze} from '../../source/forensics/analysis/analyze.js';
 import {T0} from '../fixtures/scenarios.js';
 import {WriterProcess} from '../helpers/writer.js';
+import {ROUTING_PROBE_MS} from '../../source/store/read/row-deltas.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-live-'));
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -257,6 +258,31 @@ describe('LiveStore', () => {
 		expect(live.refresh()).toBe(true);
 		expect(live.signatureScans).toBe(scans + 1);
 		expect(live.model.analysis.byId.get(quiet)!.endReason).toBe('idle');
+	});
+
+	it('probes routing at most every ROUTING_PROBE_MS while commits only add messages, a new row at once', async () => {
+		const {w, chat, live} = await setup({quietChats: 3});
+		await w.send({op: 'conversation', id: chat, count: 1, from: T0 + 200, to: T0 + 200});
+		expect(live.refresh()).toBe(true);
+		const now = Date.now();
+		const clock = vi.spyOn(Date, 'now').mockReturnValue(now);
+		cleanups.push(() => clock.mockRestore());
+		const probes = live.routingProbes;
+		for (let i = 1; i <= 3; i++) {
+			await w.send({op: 'conversation', id: chat, count: 1, from: T0 + 200 + i, to: T0 + 200 + i});
+			expect(live.refresh()).toBe(true);
+			expect(live.model.analysis.byId.get(chat)!.newestMessageAt).toBe(T0 + 200 + i);
+		}
+
+		expect(live.routingProbes).toBe(probes);
+		clock.mockReturnValue(now + ROUTING_PROBE_MS);
+		await w.send({op: 'conversation', id: chat, count: 1, from: T0 + 210, to: T0 + 210});
+		expect(live.refresh()).toBe(true);
+		expect(live.routingProbes).toBe(probes + 1);
+		// A new row (a new route is published with it): probed at once.
+		await w.create({source: 'telegram', userId: 'u9', sessionKey: 'agent:main:telegram:dm:9', startedAt: T0 + 220});
+		expect(live.refresh()).toBe(true);
+		expect(live.routingProbes).toBe(probes + 2);
 	});
 
 	it('reads nothing while a transaction writes frames to the -wal, and its messages once it commits', async () => {

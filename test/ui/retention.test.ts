@@ -14,6 +14,7 @@ import vm from 'node:vm';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import type {LiveModel, LiveStore} from '../../source/live/live.js';
 import {openFixtureLive} from '../helpers/fixture-live.js';
+import {handedSource} from '../helpers/handed-source.js';
 
 process.env.NODE_ENV = 'production';
 const React = await import('react');
@@ -38,31 +39,10 @@ function collectGarbage(): void {
 
 /** A source that publishes a fresh copy of the store's model (as a full reload does) on demand. */
 function reloadingSource(): {source: LiveSource; publish: () => LiveModel} {
-	const listeners = new Set<(model: LiveModel) => void>();
 	let revision = live.model.revision;
 	const fresh = (): LiveModel => ({...live.model, analysis: {...live.model.analysis}, revision: ++revision});
-	let current = fresh();
-	return {
-		source: {
-			get model() {
-				return current;
-			},
-			subscribe(listener) {
-				listeners.add(listener);
-				return () => listeners.delete(listener);
-			},
-			detail: id => live.detail(id),
-			refresh: () => false,
-		},
-		publish() {
-			current = fresh();
-			for (const listener of listeners) {
-				listener(current);
-			}
-
-			return current;
-		},
-	};
+	const {source, publish} = handedSource(fresh(), id => live.detail(id));
+	return {source, publish: () => publish(fresh())};
 }
 
 /** How many of the models one app showed are still alive after three more were published. */

@@ -10,7 +10,7 @@ import {newestFirstSteps} from '../../source/forensics/analysis/newest-first.js'
 import type {SessionRecord, Snapshot} from '../../source/forensics/types.js';
 import {allSessionRows, keepRows, rowOf, sessionRows} from '../../source/ui/views.js';
 import {isHiddenByDefault} from '../../source/forensics/analysis/status.js';
-import {T0, session} from '../helpers/records.js';
+import {T0, session, snapshot as snapshotOf} from '../helpers/records.js';
 
 function rng(seed: number): () => number {
 	let a = seed >>> 0;
@@ -105,14 +105,7 @@ describe('the sessions list of a shared, moving index', () => {
 
 		list.push(hot(1));
 		const byId = new Map(list.map(s => [s.id, s]));
-		const snapshot: Snapshot = {
-			sessions: list,
-			routing: [],
-			owner: 'default',
-			ruleSet: 'v30',
-			routingScope: null,
-			legacyRouting: [],
-		};
+		const snapshot = snapshotOf(list);
 		// The index patched in place (a new session in a new slot), then the analysis sharing it.
 		const refresh = (previous: Analysis, ...records: SessionRecord[]): Analysis => {
 			prepareIncremental(previous);
@@ -204,14 +197,7 @@ describe('an analysis that comes sorted (the live view sorted its first in steps
 		const sessions = Array.from({length: 200}, (_, i) =>
 			session({id: `s${(i * 37) % 200}`, newestMessageAt: T0 + ((i * 53) % 90), startedAtRaw: T0}),
 		);
-		const snapshot: Snapshot = {
-			sessions,
-			routing: [],
-			owner: 'default',
-			ruleSet: 'v30',
-			routingScope: null,
-			legacyRouting: [],
-		};
+		const snapshot = snapshotOf(sessions);
 		const unsorted = allSessionRows(analyze(snapshot)).map(row => row.session.id);
 		const sorted = {...analyze(snapshot), newestFirst: drain(newestFirstSteps(sessions, 16))};
 		const sort = vi.spyOn(Array.prototype, 'sort');

@@ -9,39 +9,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
-import {App, type LiveSource} from '../../../source/ui/app.js';
-import {LiveStore, type LiveModel} from '../../../source/live/live.js';
+import {App} from '../../../source/ui/app.js';
+import {LiveStore} from '../../../source/live/live.js';
 import {T0} from '../../fixtures/scenarios.js';
 import {renderAt, settle} from '../../helpers/render.js';
 import {WriterProcess} from '../../helpers/writer.js';
+import {handedSource} from '../../helpers/handed-source.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-late-model-'));
 afterAll(() => fs.rmSync(dir, {recursive: true, force: true}));
-
-/** The store's models, handed to the screen only when the test says (the store itself publishes to nobody else). */
-function heldSource(live: LiveStore): {source: LiveSource; show: () => void} {
-	const listeners = new Set<(model: LiveModel) => void>();
-	let current = live.model;
-	return {
-		source: {
-			get model() {
-				return current;
-			},
-			subscribe(listener) {
-				listeners.add(listener);
-				return () => listeners.delete(listener);
-			},
-			detail: id => live.detail(id),
-			refresh: () => false,
-		},
-		show() {
-			current = live.model;
-			for (const listener of listeners) {
-				listener(current);
-			}
-		},
-	};
-}
 
 describe('the sessions pane behind a moving store', () => {
 	it('shows a busy session once, at its newest count, when a model is drawn after the next commit', async () => {
@@ -64,7 +40,9 @@ describe('the sessions pane behind a moving store', () => {
 		});
 		await w.send({op: 'conversation', id: busy, count: 10, from: T0 + 1, to: T0 + 100});
 		const live = LiveStore.open({path: db, owner: 'default', label: 'test'}, {watch: false});
-		const {source, show} = heldSource(live);
+		// The store's models, handed to the screen only when the test says (the store publishes to nobody else).
+		const {source, publish} = handedSource(live.model, id => live.detail(id));
+		const show = () => publish(live.model);
 		const ui = await renderAt(<App live={source} color={false} now={() => T0 + 2000} frameMs={0} />, 140, 30);
 		const busyCounts = () =>
 			ui

@@ -11,8 +11,8 @@ import {renderAt, settle} from '../../helpers/render.js';
 import {analyzeIncremental} from '../../../source/forensics/analysis/incremental.js';
 import {sessionRows} from '../../../source/ui/views.js';
 import {analyze} from '../../../source/forensics/analysis/analyze.js';
-import type {Snapshot} from '../../../source/forensics/types.js';
-import {T0, session} from '../../helpers/records.js';
+import {T0, session, snapshot as snapshotOf} from '../../helpers/records.js';
+import {handedSource} from '../../helpers/handed-source.js';
 
 /** Timers the test moves by hand. */
 function handTimers() {
@@ -128,25 +128,11 @@ function publishingSource(start: LiveModel = live.model): {
 	source: LiveSource;
 	publish: (next?: (model: LiveModel) => LiveModel) => void;
 } {
-	const listeners = new Set<(model: LiveModel) => void>();
-	let current: LiveModel = start;
+	const {source, publish} = handedSource(start, id => live.detail(id));
 	return {
-		source: {
-			get model() {
-				return current;
-			},
-			subscribe(listener) {
-				listeners.add(listener);
-				return () => listeners.delete(listener);
-			},
-			detail: id => live.detail(id),
-			refresh: () => false,
-		},
+		source,
 		publish(next: (model: LiveModel) => LiveModel = () => live.model) {
-			current = {...next(current), revision: current.revision + 1};
-			for (const listener of listeners) {
-				listener(current);
-			}
+			publish({...next(source.model), revision: source.model.revision + 1});
 		},
 	};
 }
@@ -182,14 +168,7 @@ describe('the screen behind its frame gate', () => {
 
 	it('keeps the sessions list of every model it holds back, so the one drawn is patched, not made anew', async () => {
 		const sessions = Array.from({length: 40}, (_, i) => session({id: `s${i}`, newestMessageAt: T0 + i}));
-		const snapshot: Snapshot = {
-			sessions,
-			routing: [],
-			owner: 'default',
-			ruleSet: 'v30',
-			routingScope: null,
-			legacyRouting: [],
-		};
+		const snapshot = snapshotOf(sessions);
 		const {source, publish} = publishingSource({...live.model, analysis: analyze(snapshot)});
 		// Each model's analysis derived from the last one's (one session changed), as the live store's refreshes are.
 		const derive = (model: LiveModel): LiveModel => ({

@@ -79,6 +79,14 @@ function waitFor(live: LiveStore, predicate: (m: LiveModel) => boolean, timeoutM
 	});
 }
 
+/** A commit in place adding no message (`quiet` ended): every row compared at once (a whole pass), the end seen. */
+async function expectEndComparedAtOnce(w: WriterProcess, live: LiveStore, quiet: string, scans: number): Promise<void> {
+	await w.send({op: 'exec', sql: `UPDATE sessions SET end_reason = 'idle', ended_at = ${T0} WHERE id = '${quiet}'`});
+	expect(live.refresh()).toBe(true);
+	expect(live.signatureScans).toBe(scans + 1);
+	expect(live.model.analysis.byId.get(quiet)!.endReason).toBe('idle');
+}
+
 describe('LiveStore', () => {
 	it('does nothing when nobody committed (data_version unchanged)', async () => {
 		const {live} = await setup();
@@ -226,10 +234,7 @@ describe('LiveStore', () => {
 		expect(live.refresh()).toBe(true);
 		expect(live.signatureScans).toBe(scans);
 		// A commit in place that adds no message: every row compared at once, and the end seen.
-		await w.send({op: 'exec', sql: `UPDATE sessions SET end_reason = 'idle', ended_at = ${T0} WHERE id = '${quiet}'`});
-		expect(live.refresh()).toBe(true);
-		expect(live.signatureScans).toBe(scans + 1);
-		expect(live.model.analysis.byId.get(quiet)!.endReason).toBe('idle');
+		await expectEndComparedAtOnce(w, live, quiet, scans);
 	});
 
 	it('compares a slice, not every row, when a read finds nothing new: the last read saw the commits', async () => {
@@ -254,10 +259,7 @@ describe('LiveStore', () => {
 		expect(live.refresh()).toBe(true);
 		expect(live.signatureScans).toBe(scans);
 		// A commit in place after that read is still compared at once.
-		await w.send({op: 'exec', sql: `UPDATE sessions SET end_reason = 'idle', ended_at = ${T0} WHERE id = '${quiet}'`});
-		expect(live.refresh()).toBe(true);
-		expect(live.signatureScans).toBe(scans + 1);
-		expect(live.model.analysis.byId.get(quiet)!.endReason).toBe('idle');
+		await expectEndComparedAtOnce(w, live, quiet, scans);
 	});
 
 	it('probes routing at most every ROUTING_PROBE_MS while commits only add messages, a new row at once', async () => {

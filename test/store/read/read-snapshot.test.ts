@@ -102,6 +102,23 @@ function heldByRecords(n: number, same: boolean): number {
 	return held;
 }
 
+/** A stepped read of a store of `rows` sessions: how many steps it took and how many sessions it read. */
+function readInSteps(rows: number): {yields: number; sessions: number} {
+	const store = ReadOnlyStore.open(manySessions(rows));
+	try {
+		const steps = readSnapshotSteps(store, detectSchema(store), CONTEXT);
+		let yields = 0;
+		let step = steps.next();
+		for (; !step.done; step = steps.next()) {
+			yields++;
+		}
+
+		return {yields, sessions: step.value.snapshot.sessions.length};
+	} finally {
+		store.close();
+	}
+}
+
 describe('session records', () => {
 	it('keep one instance of each repeated cell (source, chat, model, end reason…), however many rows repeat it', () => {
 		// Issue #26: 21,516 records of the bench store held 21,517 copies of 4 models, 19,569 of 11 end reasons….
@@ -130,40 +147,18 @@ describe('bounded read transactions', () => {
 	});
 
 	it('steps after each full page, after the last page, after the message-row settling, routing and the probes', () => {
-		const store = ReadOnlyStore.open(manySessions(PAGE_ROWS * 2 + 5));
-		try {
-			const steps = readSnapshotSteps(store, detectSchema(store), CONTEXT);
-			let yields = 0;
-			let step = steps.next();
-			for (; !step.done; step = steps.next()) {
-				yields++;
-			}
-
-			// Two full pages, the last (5 rows), the settling (the keyless rows' message count), routing, probes.
-			expect(yields).toBe(6);
-			expect(step.value.snapshot.sessions).toHaveLength(PAGE_ROWS * 2 + 5);
-		} finally {
-			store.close();
-		}
+		const {yields, sessions} = readInSteps(PAGE_ROWS * 2 + 5);
+		// Two full pages, the last (5 rows), the settling (the keyless rows' message count), routing, probes.
+		expect(yields).toBe(6);
+		expect(sessions).toBe(PAGE_ROWS * 2 + 5);
 	});
 
 	it('holds the event loop for at most 1,000 rows a step: 2,500 rows are read in three page steps', () => {
 		// A 4,000-row page held the loop 100-240 ms on the bench store under load (issue #26: a key answered meanwhile).
-		const store = ReadOnlyStore.open(manySessions(2500));
-		try {
-			const steps = readSnapshotSteps(store, detectSchema(store), CONTEXT);
-			let yields = 0;
-			let step = steps.next();
-			for (; !step.done; step = steps.next()) {
-				yields++;
-			}
-
-			// After each of the two full pages, after the last (500 rows), the settling, routing, probes.
-			expect(yields).toBe(6);
-			expect(step.value.snapshot.sessions).toHaveLength(2500);
-		} finally {
-			store.close();
-		}
+		const {yields, sessions} = readInSteps(2500);
+		// After each of the two full pages, after the last (500 rows), the settling, routing, probes.
+		expect(yields).toBe(6);
+		expect(sessions).toBe(2500);
 	});
 
 	it('ends the transaction between pages once over budget, and says the read was not one snapshot', () => {

@@ -387,6 +387,11 @@ export function preflight(inputPath: string, look?: StoreLook | null): Preflight
 			`WAL mode but ${missing} absent (no live connection); opening in place ` +
 			`would create ${missing} beside the evidence, so a private copy is read instead`;
 	} else if (journalMode === 'wal' && sidecars.shm && shmHeld(sidecars.shm) === false) {
+		// Asked at every preflight, a live view's every read included: nothing cheaper tells a holder is still there. A
+		// killed agent, or a last read-only connection closing (it cannot checkpoint and remove them), leaves the -wal
+		// and -shm exactly as they were (identity, size, bytes), and an ordinary open would then truncate the -shm
+		// (SQLite's unixLockSharedMemory). Skipping it while the -shm's identity and size stayed as at the last read
+		// fails live.test.ts's crashed-store case (the killed agent's store opened as a live one).
 		openMode = 'private-copy';
 		openModeReason =
 			'WAL mode with -wal and -shm, but no process holds the -shm (its owner ' +

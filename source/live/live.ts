@@ -25,7 +25,7 @@ import {type SessionDetail, readSessionDetail} from '../store/read/detail.js';
 import {readMessageSpans} from '../store/read/chat-timeline.js';
 import type {MessageSpan} from '../forensics/timeline/timeline-types.js';
 import {LiveConnection} from '../store/open/live-connection.js';
-import {nothingCommitted, onlyCheckpointed, storeSignature} from '../store/open/live-signature.js';
+import {type StoreLook, lookAtStore, nothingCommitted, onlyCheckpointed} from '../store/open/live-signature.js';
 import {CommitHints} from '../store/open/live-watch.js';
 import {type FactsOf, type LiveModel, LiveModelFeed, type LiveModelOptions} from './live-model.js';
 import {type RowDelta, RowDeltas} from '../store/read/row-deltas.js';
@@ -110,17 +110,27 @@ function withSizesNow(facts: DatabaseFacts): DatabaseFacts {
 }
 
 /**
- * The commit signature of the store a path names now, its real path included (a link retargeted
- * changes it); null when the path cannot be resolved (the open says why).
+ * One look at the store a path names now (live-signature.ts): its commit signature, and what the preflight of a read
+ * opened right after it is made of; null when the path cannot be resolved (the open says why) or this process holds
+ * a connection to the store.
  */
-function signatureAt(location: string): string | null {
+function lookAt(location: string): StoreLook | null {
 	try {
-		const real = realStorePath(location).path;
-		const signature = storeSignature(real);
-		return signature === null ? null : `${real}|${signature}`;
+		const {path: real, link} = realStorePath(location);
+		return lookAtStore(real, link);
 	} catch {
 		return null;
 	}
+}
+
+/** A look's commit signature, its real path included (a link retargeted changes it); null: unknown. */
+function signatureOf(look: StoreLook | null): string | null {
+	return look === null ? null : `${look.path}|${look.signature}`;
+}
+
+/** The commit signature of the store a path names now (`lookAt`). */
+function signatureAt(location: string): string | null {
+	return signatureOf(lookAt(location));
 }
 
 export class LiveStore {
@@ -142,9 +152,15 @@ export class LiveStore {
 	 * that one, not from this. See `seenUpTo`.
 	 */
 	private afterRead: string | null = null;
-	/** The facts of a snapshot, read through the connection open now, with the files' sizes as they are now. */
-	private readonly facts: FactsOf = (snapshot, meta) =>
-		withSizesNow(describe(this.connection.current, this.location, this.connection.schema, snapshot, meta));
+	/**
+	 * The facts of a snapshot, read through the connection open now, with the files' sizes as they are now: in place,
+	 * as this read's own preflight saw them just before its open (each read opens afresh); a private copy is kept open
+	 * across reads, its preflight as old as the copy, so its files are looked at again.
+	 */
+	private readonly facts: FactsOf = (snapshot, meta) => {
+		const facts = describe(this.connection.current, this.location, this.connection.schema, snapshot, meta);
+		return this.connection.current.isPrivateCopy ? withSizesNow(facts) : facts;
+	};
 
 	/** Reads the first snapshot through the connection (opened for that read, closed after unless a private copy). */
 	private constructor(
@@ -322,7 +338,9 @@ export class LiveStore {
 
 		const started = performance.now();
 		try {
-			const signature = signatureAt(this.location.path);
+			// One look: the signature, and the preflight of the read below (nothing happens between them).
+			const look = lookAt(this.location.path);
+			const signature = signatureOf(look);
 			if (this.feed.paused) {
 				this.feed.noteWhilePaused(signature);
 				return false;
@@ -339,7 +357,7 @@ export class LiveStore {
 			const checkpointed = onlyCheckpointed(this.feed.lastSignature, signature) || this.seenUpTo(signature);
 			this.afterRead = null;
 			this.stats?.begin(started);
-			const published = this.connection.read(({store, schema, reopened}) => {
+			const published = this.connection.readLooked(look, ({store, schema, reopened}) => {
 				this.stats?.mark();
 				if (reopened) {
 					this.feed.noteReopened(reopened);
@@ -360,8 +378,10 @@ export class LiveStore {
 				this.stats?.mark();
 				return true;
 			});
-			// With the connection closed (the signature cannot be read while one is open).
-			this.afterRead = signatureAt(this.location.path);
+			// With the connection closed (the signature cannot be read while one is open). The real path this read opened,
+			// not resolved again: had a link been retargeted meanwhile, the next signature differs in its path (and is read).
+			const real = this.connection.preflight.path;
+			this.afterRead = signatureOf(lookAtStore(real, null));
 			this.stats?.mark();
 			this.stats?.end();
 			return published;

@@ -37,6 +37,17 @@ export type StoreLink = {path: string; target: string};
  */
 export function realStorePath(p: string): {path: string; link: StoreLink | null} {
 	const absolute = path.resolve(p);
+	// Its real path is itself: no component is a link, the last one included (nothing else to look at). The system's
+	// realpath(3): one call, where Node's own walks and lstats each component in JavaScript (~0.03 ms against ~0.008
+	// ms; the live view resolves the store's path before each read, up to 20 a second).
+	try {
+		if (fs.realpathSync.native(absolute) === absolute) {
+			return {path: absolute, link: null};
+		}
+	} catch {
+		// Absent, a dangling link, a loop: looked at below, and worded.
+	}
+
 	let isLink = false;
 	try {
 		isLink = fs.lstatSync(absolute).isSymbolicLink();
@@ -50,7 +61,7 @@ export function realStorePath(p: string): {path: string; link: StoreLink | null}
 	}
 
 	try {
-		const real = fs.realpathSync(absolute);
+		const real = fs.realpathSync.native(absolute);
 		return {path: real, link: isLink ? {path: absolute, target: real} : null};
 	} catch (error) {
 		const code = errorCode(error);

@@ -52,11 +52,21 @@ export function registerLiveHandle(path: string, header?: DbHeader): () => void 
 
 /** The header of a file this process holds a connection to, as its preflight read it. */
 export function liveHeader(path: string): DbHeader | undefined {
+	// No connection open (the live view between reads): nothing to stat the file for.
+	if (live.size === 0) {
+		return undefined;
+	}
+
 	const id = identity(path);
 	return id && live.has(id) ? headers.get(id) : undefined;
 }
 
+/** Whether this process holds a connection to the file at `path`: stat'ed only when it holds any connection at all. */
 export function hasLiveHandle(path: string): boolean {
+	if (live.size === 0) {
+		return false;
+	}
+
 	const id = identity(path);
 	return id !== undefined && live.has(id);
 }

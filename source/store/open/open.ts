@@ -207,6 +207,15 @@ export function sqliteFailure(file: string, error: unknown): unknown {
 	return ofTheStore ? describeOpenError(file, error) : error;
 }
 
+/** The two SQLite libraries a store is read through (open.ts header). */
+type Driver = 'better-sqlite3' | 'node:sqlite';
+
+/** The drivers whose first connection in this process was seen with memory-mapped reads off (`firstRead`). */
+const mmapOff = new Set<Driver>();
+
+/** Each driver's SQLite version, asked once (`sqliteVersion`: each refresh's facts name it). */
+const sqliteVersions = new Map<Driver, string>();
+
 export class ReadOnlyStore {
 	readonly preflight: Preflight;
 	/** The file SQLite actually has open: the evidence itself, or our private copy of it. */
@@ -281,15 +290,26 @@ export class ReadOnlyStore {
 		return new ReadOnlyStore(pre, pre.path, connection, undefined, undefined).firstRead();
 	}
 
-	/** First real read: surfaces NOTADB/CORRUPT/BUSY here, not deep inside a query; memory-mapped reads refused. */
+	/**
+	 * First real read: surfaces NOTADB/CORRUPT/BUSY here, not deep inside a query; memory-mapped reads refused. A new
+	 * connection's mmap_size is its library's default (compiled in, or set process-wide by sqlite3_config before any
+	 * connection): no database file can set it, and hfx never assigns it. So the first connection of each driver in
+	 * the process answers for every later one, and only it is asked (the live view opens one per refresh, up to 20 a
+	 * second).
+	 */
 	private firstRead(): this {
 		try {
 			this.prepare('SELECT count(*) FROM sqlite_master').get();
-			const mmap = this.prepare('PRAGMA mmap_size').pluck().get();
-			if (typeof mmap === 'number' && mmap !== 0) {
-				throw new Error(
-					`internal: mmap_size is ${mmap}; memory-mapped reads of a live file are refused (docs/sqlite-wal.md, mmap)`,
-				);
+			const driver = this.driver;
+			if (!mmapOff.has(driver)) {
+				const mmap = this.prepare('PRAGMA mmap_size').pluck().get();
+				if (typeof mmap === 'number' && mmap !== 0) {
+					throw new Error(
+						`internal: mmap_size is ${mmap}; memory-mapped reads of a live file are refused (docs/sqlite-wal.md, mmap)`,
+					);
+				}
+
+				mmapOff.add(driver);
 			}
 		} catch (error) {
 			this.close();
@@ -319,6 +339,11 @@ export class ReadOnlyStore {
 	 */
 	get isImmutable(): boolean {
 		return this.better === undefined;
+	}
+
+	/** Which SQLite library reads: better-sqlite3's, or Node's own (node:sqlite) for a store read in place. */
+	private get driver(): Driver {
+		return this.better ? 'better-sqlite3' : 'node:sqlite';
 	}
 
 	get isPrivateCopy(): boolean {
@@ -411,8 +436,16 @@ export class ReadOnlyStore {
 		return this.prepare('PRAGMA data_version').pluck().get() as number;
 	}
 
+	/** The version of the SQLite library reading: asked once per driver in the process (it cannot change). */
 	sqliteVersion(): string {
-		return this.prepare('SELECT sqlite_version()').pluck().get() as string;
+		const driver = this.driver;
+		let version = sqliteVersions.get(driver);
+		if (version === undefined) {
+			version = this.prepare('SELECT sqlite_version()').pluck().get() as string;
+			sqliteVersions.set(driver, version);
+		}
+
+		return version;
 	}
 
 	close(): void {

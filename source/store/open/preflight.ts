@@ -13,6 +13,7 @@ import {fileTypeName, linkText, openForeign} from '../foreign-file.js';
 import {type StoreLink, realStorePath} from '../locate.js';
 import {type DbHeader, headerProblem, parseDbHeader} from '../db-header.js';
 import {assertNoLiveHandle, liveHeader} from './live-handles.js';
+import type {FileLook, StoreLook} from './live-signature.js';
 import {testMark} from '../../ground/test-pause.js';
 
 export type FileFacts = {
@@ -51,10 +52,63 @@ export type Preflight = {
 	openMode: OpenMode;
 	openModeReason: string;
 	notes: string[];
+	/**
+	 * The -wal's first 32 bytes (its header) as the look this preflight was made from read them, with the -wal's size
+	 * in `sidecars` (live reads: live-signature.ts); absent, load.ts walHeaderNote reads them itself.
+	 */
+	walHeader?: Buffer;
 };
 
 function facts(p: string, st: fs.Stats): FileFacts {
 	return {path: p, size: st.size, dev: st.dev, ino: st.ino, uid: st.uid, mode: st.mode, mtimeMs: st.mtimeMs};
+}
+
+/** Milliseconds from nanoseconds as Node's own Stats computes mtimeMs (seconds × 1000 + nanoseconds / 1e6). */
+function msOf(ns: bigint): number {
+	return Number(ns / 1_000_000_000n) * 1000 + Number(ns % 1_000_000_000n) / 1e6;
+}
+
+/** A regular file's facts from a look's lstat; null for anything else (none, a link, not a regular file). */
+function factsOfLook(file: FileLook): FileFacts | null {
+	const {st} = file;
+	if (!st?.isFile()) {
+		return null;
+	}
+
+	const n = Number;
+	return {
+		path: file.path,
+		size: n(st.size),
+		dev: n(st.dev),
+		ino: n(st.ino),
+		uid: n(st.uid),
+		mode: n(st.mode),
+		mtimeMs: msOf(st.mtimeNs),
+	};
+}
+
+/** What a preflight needs of the files, from one look (live-signature.ts). */
+type Seen = {path: string; link: StoreLink | null; main: FileFacts; sidecars: Sidecars; header: Buffer};
+
+/**
+ * A look's files as a preflight would find them, when it saw a regular, non-empty main file with its header read and
+ * each sidecar absent or a regular file; null for anything else: then the preflight looks itself and refuses as it
+ * always did (the look keeps no refusal's words).
+ */
+function seenIn(look: StoreLook): Seen | null {
+	const main = factsOfLook(look.db);
+	if (!main || main.size === 0 || !look.db.head) {
+		return null;
+	}
+
+	const sidecar = (file: FileLook): FileFacts | null | undefined =>
+		file.code === 'ENOENT' ? null : (factsOfLook(file) ?? undefined);
+	const [wal, shm, journal] = [sidecar(look.wal), sidecar(look.shm), sidecar(look.journal)];
+	if (wal === undefined || shm === undefined || journal === undefined) {
+		return null;
+	}
+
+	return {path: look.path, link: look.link, main, sidecars: {wal, shm, journal}, header: look.db.head};
 }
 
 /** The refusal of a sidecar that is a symbolic link: SQLite will not open one, and hfx does not follow it. */
@@ -234,17 +288,20 @@ function refuseEmpty(absolute: string, sidecars: Sidecars): never {
 	});
 }
 
-/** The 100-byte database header, read raw unless a live connection's first preflight already did. */
-function readHeader(absolute: string): DbHeader {
+/**
+ * The 100-byte database header, read raw unless a live connection's first preflight already did, or a look just
+ * taken with nothing open (`seen`) did.
+ */
+function readHeader(absolute: string, seen?: Buffer): DbHeader {
 	// While this process holds a connection to the file, its header is not read again
 	// (docs/sqlite-wal.md, posix-locks): the first preflight's header stands (magic, journal mode and
 	// page size cannot change under a live connection); sizes above come from stat, which opens
 	// nothing.
-	let header = liveHeader(absolute);
+	let header = seen ? undefined : liveHeader(absolute);
 	if (!header) {
 		let headerBytes: Buffer;
 		try {
-			headerBytes = readHeaderBytes(absolute);
+			headerBytes = seen ?? readHeaderBytes(absolute);
 		} catch (error) {
 			if (error instanceof FailClosed) {
 				throw error;
@@ -296,17 +353,23 @@ function linkNotes(link: StoreLink): string[] {
 	return notes;
 }
 
-export function preflight(inputPath: string): Preflight {
+/**
+ * `look`: one look at the store taken just now with nothing open (live-signature.ts lookAtStore: a live refresh's
+ * signature), serving as this preflight's lstats and header read instead of taking them again; its raw reads were
+ * made before the SQLite open that follows, as the preflight's own would be. Only the shm's holder is asked again.
+ */
+export function preflight(inputPath: string, look?: StoreLook | null): Preflight {
 	testMark('preflight');
+	const seen = look ? seenIn(look) : null;
 	// The one place a store's path is resolved: everything below (and every open after) uses it.
-	const {path: absolute, link} = realStorePath(inputPath);
-	const st = statMain(absolute);
-	const sidecars = statSidecars(absolute);
-	if (st.size === 0) {
+	const {path: absolute, link} = seen ?? realStorePath(inputPath);
+	const main = seen?.main ?? facts(absolute, statMain(absolute));
+	const sidecars = seen?.sidecars ?? statSidecars(absolute);
+	if (main.size === 0) {
 		refuseEmpty(absolute, sidecars);
 	}
 
-	const header = readHeader(absolute);
+	const header = readHeader(absolute, seen?.header);
 	const notes: string[] = [];
 	if (header.journalMode === 'unknown') {
 		notes.push(`header journal bytes are ${header.writeVersion}/${header.readVersion} (expected 1/1 or 2/2)`);
@@ -324,6 +387,11 @@ export function preflight(inputPath: string): Preflight {
 			`WAL mode but ${missing} absent (no live connection); opening in place ` +
 			`would create ${missing} beside the evidence, so a private copy is read instead`;
 	} else if (journalMode === 'wal' && sidecars.shm && shmHeld(sidecars.shm) === false) {
+		// Asked at every preflight, a live view's every read included: nothing cheaper tells a holder is still there. A
+		// killed agent, or a last read-only connection closing (it cannot checkpoint and remove them), leaves the -wal
+		// and -shm exactly as they were (identity, size, bytes), and an ordinary open would then truncate the -shm
+		// (SQLite's unixLockSharedMemory). Skipping it while the -shm's identity and size stayed as at the last read
+		// fails live.test.ts's crashed-store case (the killed agent's store opened as a live one).
 		openMode = 'private-copy';
 		openModeReason =
 			'WAL mode with -wal and -shm, but no process holds the -shm (its owner ' +
@@ -351,12 +419,13 @@ export function preflight(inputPath: string): Preflight {
 		path: absolute,
 		link,
 		dir: path.dirname(absolute),
-		main: facts(absolute, st),
+		main,
 		header,
 		journalMode,
 		sidecars,
 		openMode,
 		openModeReason,
 		notes,
+		...(seen && look?.wal.head ? {walHeader: look.wal.head} : {}),
 	};
 }

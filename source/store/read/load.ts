@@ -121,12 +121,31 @@ export function foreignScopeNote(snapshot: Pick<Snapshot, 'routing' | 'routingSc
 	];
 }
 
+/** The -wal's first bytes: as the look before the open read them (a live refresh's preflight), else read now. */
+function walHeaderBytes(pre: Pick<ReadOnlyStore['preflight'], 'walHeader'>, wal: string): Buffer {
+	if (pre.walHeader) {
+		return pre.walHeader;
+	}
+
+	const fd = fs.openSync(wal, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+	try {
+		const buf = Buffer.alloc(WAL_HEADER_BYTES);
+		return buf.subarray(0, fs.readSync(fd, buf, 0, WAL_HEADER_BYTES, 0));
+	} finally {
+		fs.closeSync(fd);
+	}
+}
+
 /**
  * A -wal whose header SQLite rejects, with frames after it: SQLite reads the WAL as empty, so the
  * scan sees none of what those frames commit. Only the header is read here (32 bytes, plain I/O:
- * SQLite takes no POSIX lock on the -wal); `hfx files` counts the commits behind it.
+ * SQLite takes no POSIX lock on the -wal), or taken from the preflight's look when it read it before the open with
+ * the size it judges (a live refresh: one open of the -wal fewer per refresh); `hfx files` counts the commits behind
+ * it.
  */
-export function walHeaderNote(pre: Pick<ReadOnlyStore['preflight'], 'journalMode' | 'sidecars' | 'header'>): string[] {
+export function walHeaderNote(
+	pre: Pick<ReadOnlyStore['preflight'], 'journalMode' | 'sidecars' | 'header' | 'walHeader'>,
+): string[] {
 	const wal = pre.sidecars.wal;
 	if (pre.journalMode !== 'wal' || !wal || wal.size < WAL_HEADER_BYTES + WAL_FRAME_HEADER_BYTES + pre.header.pageSize) {
 		return [];
@@ -134,13 +153,7 @@ export function walHeaderNote(pre: Pick<ReadOnlyStore['preflight'], 'journalMode
 
 	let state: string;
 	try {
-		const fd = fs.openSync(wal.path, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
-		try {
-			const buf = Buffer.alloc(WAL_HEADER_BYTES);
-			state = parseWalHeader(buf.subarray(0, fs.readSync(fd, buf, 0, WAL_HEADER_BYTES, 0))).state;
-		} finally {
-			fs.closeSync(fd);
-		}
+		state = parseWalHeader(walHeaderBytes(pre, wal.path)).state;
 	} catch (error) {
 		return [
 			`${path.basename(wal.path)} could not be read ` +

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {afterAll, describe, expect, it} from 'vitest';
+import {afterAll, describe, expect, it, vi} from 'vitest';
 import {procLocksDevice} from '../../../source/store/files/holders.js';
 import {shmHeld} from '../../../source/store/files/shm-owner.js';
 
@@ -37,5 +37,28 @@ describe('shmHeld', () => {
 
 	it('says it cannot tell when /proc/locks cannot be read', () => {
 		expect(shmHeld(SHM, path.join(dir, 'no-such-file'))).toBeNull();
+	});
+
+	it('reads a /proc/locks larger than its first buffer whole: the holder on its last line is found', () => {
+		const others = Array.from({length: 3000}, (_, i) => `POSIX  ADVISORY  READ ${i} ${dev}:${SHM.ino + 1 + i} 128 128`);
+		expect(others.join('\n').length).toBeGreaterThan(128 * 1024);
+		expect(held([...others, `POSIX  ADVISORY  READ 4242 ${dev}:${SHM.ino} 128 128`])).toBe(true);
+		expect(held(others)).toBe(false);
+	});
+
+	it('reads /proc/locks into the buffer it keeps: nothing allocated per look (one before every live read)', () => {
+		const lines = [`POSIX  ADVISORY  READ 4242 ${dev}:${SHM.ino} 128 128`];
+		expect(held(lines)).toBe(true);
+		const unsafe = vi.spyOn(Buffer, 'allocUnsafe');
+		const alloc = vi.spyOn(Buffer, 'alloc');
+		try {
+			expect(held(lines)).toBe(true);
+			// Before: two 64 KiB chunks (the text, then the read that finds its end) and their copy, on every look.
+			expect(unsafe).not.toHaveBeenCalled();
+			expect(alloc).not.toHaveBeenCalled();
+		} finally {
+			unsafe.mockRestore();
+			alloc.mockRestore();
+		}
 	});
 });

@@ -83,6 +83,31 @@ describe('LiveConnection on a live store', () => {
 		}
 	});
 
+	it('asks what the schema was read under (its cookie, its schema_version row) in one statement per read', async () => {
+		const db = path.join(dir, 'key.db');
+		const w = new WriterProcess(db);
+		await w.started();
+		const connection = new LiveConnection(db);
+		const count = () => connection.read(({store}) => store.prepare('SELECT count(*) FROM sessions').pluck().get());
+		count();
+		const prepare = vi.spyOn(ReadOnlyStore.prototype, 'prepare');
+		try {
+			expect(connection.schema.version).not.toBeNull();
+			for (let i = 0; i < 3; i++) {
+				expect(count()).toBe(0);
+			}
+
+			// Before: PRAGMA schema_version, then SELECT max(version) FROM schema_version, on every read.
+			const key = prepare.mock.calls.map(([sql]) => sql).filter(sql => /schema_version/.test(sql));
+			expect(key).toEqual(Array(3).fill(key[0]));
+			expect(key[0]).toMatch(/pragma_schema_version.*max\(version\) FROM schema_version/);
+		} finally {
+			prepare.mockRestore();
+			connection.close();
+			await w.kill();
+		}
+	});
+
 	it('reads the schema again only when it changed (its cookie moved), not on every read', async () => {
 		const db = path.join(dir, 'schema.db');
 		const w = new WriterProcess(db);

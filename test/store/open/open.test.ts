@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {afterAll, describe, expect, it} from 'vitest';
+import {afterAll, describe, expect, it, vi} from 'vitest';
 import {FailClosed} from '../../../source/ground/errors.js';
 import {ForbiddenStatement, ReadOnlyStore, checkStatementText} from '../../../source/store/open/open.js';
 import {preflight} from '../../../source/store/open/preflight.js';
@@ -145,6 +145,29 @@ describe('opening without creating files beside the evidence', () => {
 		expect(store.openedPath).toBe(db);
 		store.close();
 		w.close();
+	});
+
+	it('asks mmap_size and the SQLite version of the first connection of a driver only, not at every open', () => {
+		const {db, w} = liveStore();
+		const first = ReadOnlyStore.open(db);
+		const version = first.sqliteVersion();
+		first.close();
+		const prepare = vi.spyOn(ReadOnlyStore.prototype, 'prepare');
+		try {
+			for (let i = 0; i < 3; i++) {
+				const store = ReadOnlyStore.open(db);
+				expect(store.sqliteVersion()).toBe(version);
+				store.close();
+			}
+
+			// Before: both asked on every open (the live view opens one per refresh, up to 20 a second).
+			const asked = prepare.mock.calls.map(([sql]) => sql);
+			expect(asked.filter(sql => sql === 'SELECT count(*) FROM sqlite_master')).toHaveLength(3);
+			expect(asked.filter(sql => sql === 'PRAGMA mmap_size' || sql === 'SELECT sqlite_version()')).toEqual([]);
+		} finally {
+			prepare.mockRestore();
+			w.close();
+		}
 	});
 });
 

@@ -415,14 +415,38 @@ function replacedInPlace(
 	}
 
 	const routing = before.slice();
+	const flagged = new Set(flaggedOf(before));
 	for (const [key, chat] of fresh) {
 		const i = at.get(key)!;
 		names.replace(routing[i], chat);
 		routing[i] = chat;
+		hasRoutingFinding(chat) ? flagged.add(i) : flagged.delete(i);
 	}
 
 	positions.set(routing, at);
+	flaggedAt.set(
+		routing,
+		[...flagged].sort((a, b) => a - b),
+	);
 	return routing;
+}
+
+/** A chat that makes a routing finding (analyze.ts routingFindings): a rollback risk or a stale entry. */
+function hasRoutingFinding(chat: ChatRouting): boolean {
+	return chat.rollbackRisk || chat.routingEntryStale;
+}
+
+/** Where the chats with a routing finding stand in a list, ascending (kept per list, patched with the chats). */
+const flaggedAt = new WeakMap<readonly ChatRouting[], readonly number[]>();
+
+function flaggedOf(routing: readonly ChatRouting[]): readonly number[] {
+	let flagged = flaggedAt.get(routing);
+	if (!flagged) {
+		flagged = routing.flatMap((chat, i) => (hasRoutingFinding(chat) ? [i] : []));
+		flaggedAt.set(routing, flagged);
+	}
+
+	return flagged;
 }
 
 /** The previous order, with the affected chats replaced or dropped; new keys appended and sorted in. */
@@ -692,8 +716,10 @@ export function analyzeIncremental(
 	const reapChurns = reapChurnAfter(previous.reapChurns, rowKeys, key => byKey.get(key));
 	const signatures = signaturesAfter(previous, snapshot, changed, {byId, lineage, routingMoved});
 	const elsewhere = elsewhereOf(snapshot, {byId, lineage, routing}, signatures.findings);
+	// The routing findings come from the chats that make one (in order): the others are not walked (1,791 a commit).
+	const flagged = flaggedOf(routing).map(i => routing[i]!);
 	const findings = collectFindings(
-		{...listed, routing, repairRoutingCrash: null, rollbacks, reapChurns, byId, elsewhere: elsewhere.findings},
+		{...listed, routing: flagged, repairRoutingCrash: null, rollbacks, reapChurns, byId, elsewhere: elsewhere.findings},
 		snapshot.sessions,
 		[...corrupt.values()],
 		undefined,

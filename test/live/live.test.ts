@@ -364,6 +364,24 @@ describe('LiveStore', () => {
 		expect(perRefresh.reduce((a, b) => a + b, 0)).toBeGreaterThan(401);
 	});
 
+	it('prepares no statement a commit of messages to a live chat does not run (a connection per refresh)', async () => {
+		const {w, chat, live} = await setup({quietChats: 3});
+		await w.send({op: 'conversation', id: chat, count: 1, from: T0 + 200, to: T0 + 200});
+		expect(live.refresh()).toBe(true);
+		const prepared: string[] = [];
+		const prepare = ReadOnlyStore.prototype.prepare;
+		const spy = vi.spyOn(ReadOnlyStore.prototype, 'prepare').mockImplementation(function (this: ReadOnlyStore, sql) {
+			prepared.push(sql);
+			return prepare.call(this, sql);
+		});
+		cleanups.push(() => spy.mockRestore());
+		await w.send({op: 'conversation', id: chat, count: 1, from: T0 + 201, to: T0 + 201});
+		expect(live.refresh()).toBe(true);
+		expect(live.model.analysis.byId.get(chat)!.newestMessageAt).toBe(T0 + 201);
+		// The chat's row has an in-window newest message and is no orphan candidate: no EXISTS, no count of its rows.
+		expect(prepared.filter(sql => /FROM messages WHERE session_id = \?/.test(sql))).toEqual([]);
+	});
+
 	it('reads the latest messages of a session for the detail view', async () => {
 		const {w, chat, live} = await setup();
 		await w.send({

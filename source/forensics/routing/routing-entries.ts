@@ -28,6 +28,34 @@ function slot(map: Map<string, KeyEntries>, key: string): KeyEntries {
 	return entries;
 }
 
+/** Entries by key, in their order (kept per array: the live store hands the same one from commit to commit). */
+const keyIndexes = new WeakMap<readonly RoutingEntry[], Map<string, RoutingEntry[]>>();
+
+function byKeyOf(entries: readonly RoutingEntry[]): Map<string, RoutingEntry[]> {
+	let index = keyIndexes.get(entries);
+	if (!index) {
+		index = new Map();
+		for (const e of entries) {
+			const list = index.get(e.sessionKey);
+			list ? list.push(e) : index.set(e.sessionKey, [e]);
+		}
+
+		keyIndexes.set(entries, index);
+	}
+
+	return index;
+}
+
+/** The entries of `keys` (each key's in their order). */
+function keysIn(index: ReadonlyMap<string, readonly RoutingEntry[]>, keys: ReadonlySet<string>): RoutingEntry[] {
+	const entries: RoutingEntry[] = [];
+	for (const key of keys) {
+		entries.push(...(index.get(key) ?? []));
+	}
+
+	return entries;
+}
+
 /**
  * The entries of each key, split by where they come from; `only` limits the keys (incremental
  * refreshes). A key that only other scopes name is not this gateway's chat (see ownsKey).
@@ -40,7 +68,9 @@ export function entriesByKey(
 ): Map<string, KeyEntries> {
 	const byKey = new Map<string, KeyEntries>();
 	const others: RoutingEntry[] = [];
-	for (const e of routing) {
+	// A few keys (a commit's chats): their entries looked up, not every entry walked (1,652 on the bench store).
+	const [own, mirrored] = only ? [keysIn(byKeyOf(routing), only), keysIn(byKeyOf(mirror), only)] : [routing, mirror];
+	for (const e of own) {
 		if (only && !only.has(e.sessionKey)) {
 			continue;
 		}
@@ -52,7 +82,7 @@ export function entriesByKey(
 		}
 	}
 
-	for (const e of mirror) {
+	for (const e of mirrored) {
 		if (!only || only.has(e.sessionKey)) {
 			slot(byKey, e.sessionKey).mirror.push(e);
 		}

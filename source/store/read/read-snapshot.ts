@@ -155,10 +155,12 @@ function keylessRowsColumn(schema: SchemaInfo): string {
  * transaction the rows came from.
  */
 export function messageRowsSettler(store: ReadOnlyStore): (record: SessionRecord) => void {
-	const exists = store.prepare('SELECT 1 FROM messages WHERE session_id = ? LIMIT 1').pluck();
+	// Each prepared when first needed: a live refresh opens a connection per read, and most of its rows need neither.
+	let exists: ReturnType<ReadOnlyStore['prepare']> | undefined;
 	let inWindow: ReturnType<ReadOnlyStore['prepare']> | undefined;
 	return record => {
 		if (!record.hasMessageRows && record.newestMessageAt === null) {
+			exists ??= store.prepare('SELECT 1 FROM messages WHERE session_id = ? LIMIT 1').pluck();
 			record.hasMessageRows = exists.get(record.id) !== undefined;
 		}
 

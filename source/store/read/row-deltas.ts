@@ -380,7 +380,8 @@ export class RowDeltas {
 		const reread = store.prepare(sessionsSql(schema, {columns: 'full', where: 's.id = ?'})).raw(true);
 		const settle = messageRowsSettler(store);
 		const map = rowMapper('full');
-		const count = store.prepare('SELECT count(*) FROM messages WHERE session_id = ?').pluck();
+		// Prepared when first needed (a connection per refresh: a statement prepared is ~0.03-0.05 ms of CPU).
+		let count: ReturnType<ReadOnlyStore['prepare']> | undefined;
 		for (const id of candidates) {
 			const row = reread.get(id) as unknown[] | undefined;
 			this.index.remember(id);
@@ -395,6 +396,7 @@ export class RowDeltas {
 			const record = map(row);
 			settle(record);
 			if (needsMessageCount(record)) {
+				count ??= store.prepare('SELECT count(*) FROM messages WHERE session_id = ?').pluck();
 				record.messageRows = count.get(id) as number;
 			}
 

@@ -322,6 +322,37 @@ describe('findings that appeared or cleared', () => {
 	});
 });
 
+describe('rollback risks of a commit', () => {
+	it('are looked for in the chats that are not the same object, when both lists hold the same chats in place', () => {
+		// Two chats; the second re-judged (a new object in its place), a routing entry now on its zombie.
+		const rows = [
+			keyed('a1'),
+			keyed('zombie', {sessionKey: K2, chatId: '43', newestMessageAt: T0 + 100}),
+			keyed('current', {sessionKey: K2, chatId: '43', startedAtRaw: T0 + 200, newestMessageAt: T0 + 3000}),
+		];
+		const before = of(rows, [routingEntry(K2, 'current')]);
+		const moved = of(rows, [routingEntry(K2, 'zombie')]);
+		let reads = 0;
+		const kept = new Proxy(before.routing[0]!, {
+			get: (chat, field, receiver) => {
+				reads++;
+				return Reflect.get(chat, field, receiver) as unknown;
+			},
+		});
+		const events = diffActivity(
+			{...before, routing: [kept, before.routing[1]!]},
+			{...moved, routing: [kept, moved.routing[1]!]},
+			NONE,
+			AT,
+		);
+		expect(kinds(events).filter(([kind]) => kind === 'rollback-risk')).toEqual([
+			['rollback-risk', K2, `${K2}: a restart would resume zombie, newest message in current`],
+		]);
+		// The chat the commit did not re-judge is not read (three walks of every chat read each before).
+		expect(reads).toBe(0);
+	});
+});
+
 describe('the incremental form (changed ids and their old records) equals the full comparison', () => {
 	const base = [
 		keyed('donor', {startedAtRaw: T0 - 3600, newestMessageAt: T0 - 60}),

@@ -3,7 +3,7 @@
  * patched when a chat is judged again or goes, and a copy patched leaves its original as it was. The incremental walk
  * (incremental.test.ts) holds the kept index to the same walk after every random step.
  */
-import {describe, expect, it} from 'vitest';
+import {describe, expect, it, vi} from 'vitest';
 import {analyze} from '../../../source/forensics/analysis/analyze.js';
 import {ChatNames, chatTuple} from '../../../source/forensics/analysis/chat-names.js';
 import {T0, dmKey, routingEntry, session, snapshot} from '../../helpers/records.js';
@@ -46,5 +46,24 @@ describe('chat names', () => {
 		expect(reached(copy, ['a2'])).toEqual([A]);
 		expect(reached(copy, ['b1'], [chatTuple(b!)])).toEqual([]);
 		expect(reached(names, ['a1', 'b1'])).toEqual([A, B]);
+	});
+
+	it('writes only what a chat judged again dropped or gained (a Map entry deleted and set again is slow in V8)', () => {
+		const [a, b] = chats();
+		const names = ChatNames.of([a!, b!]);
+		const deletes = vi.spyOn(Map.prototype, 'delete');
+		try {
+			// A message to the chat: judged again, naming the same sessions.
+			names.replace(a, {...a!, newestActivityAt: (a!.newestActivityAt ?? 0) + 1});
+			expect(deletes).not.toHaveBeenCalled();
+			// It stops naming a1: that name alone is removed.
+			names.replace(a, {...a!, members: ['a2'], restartResolvesTo: 'a2', routingEntry: null});
+			expect(deletes).toHaveBeenCalledTimes(1);
+		} finally {
+			deletes.mockRestore();
+		}
+
+		expect(reached(names, ['a1'])).toEqual([]);
+		expect(reached(names, ['a2', 'b1'])).toEqual([A, B]);
 	});
 });

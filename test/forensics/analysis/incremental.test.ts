@@ -10,7 +10,7 @@ import {analyzeIncremental, chatsReached} from '../../../source/forensics/analys
 import {chatTuple} from '../../../source/forensics/analysis/chat-names.js';
 import type {ChatRouting} from '../../../source/forensics/routing/routing.js';
 import type {RoutingEntry, RuleSet, SessionRecord, Snapshot} from '../../../source/forensics/types.js';
-import {T0, routingEntry, session} from '../../helpers/records.js';
+import {T0, dmKey, routingEntry, session, snapshot} from '../../helpers/records.js';
 import {prng as rng} from '../../helpers/prng.js';
 import {resolveBuildRules} from '../../../source/forensics/routing/build-rules.js';
 
@@ -383,5 +383,69 @@ describe('analyzeIncremental equals analyze after any sequence of changes', () =
 		}
 
 		expect(JSON.stringify(comparable(previous))).toBe(frozen);
+	});
+});
+
+describe('analyzeIncremental after a message to one chat', () => {
+	it('walks no list of every listed row, chat or routing entry, and reads no other chat: indexes are kept', () => {
+		const rows: SessionRecord[] = [];
+		const routing: RoutingEntry[] = [];
+		for (let c = 0; c < 60; c++) {
+			const id = `k${String(c).padStart(3, '0')}`;
+			rows.push(session({id, sessionKey: dmKey(String(c)), chatId: String(c), chatType: 'dm', startedAtRaw: T0 + c}));
+			routing.push(routingEntry(dmKey(String(c)), id));
+		}
+
+		// Keyless rows long before any chat's activity: repair-routing lists them (none moves with the commits).
+		for (let i = 0; i < 300; i++) {
+			rows.push(session({id: `o${String(i).padStart(3, '0')}`, userId: `x${i}`, startedAtRaw: T0 - 90_000 - i * 60}));
+		}
+
+		const index = new Map(rows.map(s => [s.id, s]));
+		const snap = () => snapshot([...index.values()], {routing});
+		const commit = (previous: Analysis): Analysis => {
+			const was = index.get('k007')!;
+			index.set('k007', {
+				...was,
+				messageCountColumn: was.messageCountColumn! + 1,
+				newestMessageAt: was.newestMessageAt! + 1,
+			});
+			const before = new Map([['k007', was]]);
+			return analyzeIncremental(previous, snap(), new Set(['k007']), {}, id => index.get(id), {byId: index, before});
+		};
+
+		// The first commit builds what is kept; the walks of the second are counted.
+		const previous = commit(analyze(snap()));
+		expect(previous.listed.length).toBeGreaterThan(250);
+		let walked = 0;
+		for (const list of [previous.listed, previous.routing, routing] as unknown[][]) {
+			Object.defineProperty(list, Symbol.iterator, {
+				*value() {
+					for (const item of Array.prototype.values.call(list)) {
+						walked++;
+						yield item;
+					}
+				},
+			});
+		}
+
+		// Nor is a chat the commit does not reach read (the routing findings come from the chats that make one).
+		let read = 0;
+		const chats = previous.routing as ChatRouting[];
+		for (let i = 0; i < chats.length; i++) {
+			if (chats[i]!.sessionKey !== dmKey('7')) {
+				chats[i] = new Proxy(chats[i]!, {
+					get: (chat, field, receiver) => {
+						read++;
+						return Reflect.get(chat, field, receiver) as unknown;
+					},
+				});
+			}
+		}
+
+		const next = commit(previous);
+		expect(walked).toBeLessThan(10);
+		expect(read).toBe(0);
+		expectSame(next, analyze(snap()), 'the second commit');
 	});
 });

@@ -112,7 +112,8 @@ function frame(seed: number): Output {
 			output.unclip();
 			depth--;
 		} else {
-			const transformers = rand() < 0.2 ? [(line: string, index: number) => `${index}>${line.toUpperCase()}`] : [];
+			// One function for every frame, as a text node Ink leaves alone keeps its transform from frame to frame.
+			const transformers = rand() < 0.2 ? [UPPER] : [];
 			output.write(Math.floor(rand() * (width + 4)) - 2, Math.floor(rand() * (height + 2)) - 1, text(rand), {
 				transformers,
 			});
@@ -121,6 +122,8 @@ function frame(seed: number): Output {
 
 	return output;
 }
+
+const UPPER = (line: string, index: number) => `${index}>${line.toUpperCase()}`;
 
 describe('the patched frame builder for Ink', () => {
 	it("is Ink's get(), with Ink's own kept as getInk()", () => {
@@ -160,6 +163,40 @@ describe('the patched frame builder for Ink', () => {
 		const output = new Output({width: 6, height: 1});
 		output.write(0, 0, '\u001B[31ma\u001B[39m\u001B[31mb\u001B[39mc', {transformers: []});
 		expect(output.get().output).toBe('\u001B[31mab\u001B[39mc');
+	});
+
+	it('takes a write repeated in the next frame as it was, and colours a changed one again (issue #26)', () => {
+		let calls = 0;
+		const colour = (line: string) => {
+			calls++;
+			return `\u001B[36m${line}\u001B[39m`;
+		};
+		const rows = Array.from({length: 30}, (_, i) => `row ${i} ${'·'.repeat(40)} ● the tail past the clip`);
+		const build = (changed: number, clipX2: number) => {
+			const output = new Output({width: 60, height: 30});
+			output.clip({x1: 0, x2: clipX2, y1: 0, y2: 30});
+			rows.forEach((row, y) => {
+				output.write(0, y, y === changed ? `${row} changed` : row, {transformers: [colour]});
+			});
+			output.unclip();
+			return output;
+		};
+
+		const first = build(-1, 50);
+		expect(first.get()).toEqual(first.getInk());
+		calls = 0;
+		const next = build(7, 50);
+		const frame = next.get();
+		// Only the changed row's line was coloured again: the other 29 writes were taken from the last frame.
+		expect(calls).toBe(1);
+		calls = 0;
+		expect(frame).toEqual(next.getInk());
+		const cut = build(7, 40);
+		calls = 0;
+		const narrower = cut.get();
+		expect(calls).toBe(30);
+		calls = 0;
+		expect(narrower).toEqual(cut.getInk());
 	});
 
 	it("gives transformers the line's index in the write, also below a clip", () => {

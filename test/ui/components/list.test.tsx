@@ -7,7 +7,8 @@ import type React from 'react';
 import {useState} from 'react';
 import {render} from 'ink-testing-library';
 import {describe, expect, it} from 'vitest';
-import {List} from '../../../source/ui/components/list.js';
+import {KeptLines, List} from '../../../source/ui/components/list.js';
+import {cutKeepingIds, wrapLine} from '../../../source/text/fit.js';
 import {settle} from '../../helpers/render.js';
 
 // Ink keeps each render's instance (its root node) by its stdout; the package exports only its entry point.
@@ -96,6 +97,24 @@ describe('List', () => {
 
 		expect(after.get('row b, one more message')).not.toBe(before.get('row b'));
 		ui.unmount();
+	});
+
+	it('cuts a row again only when its text, the width or the wrapping changed (issue #26)', () => {
+		const kept = new KeptLines();
+		const text = `${'x'.repeat(30)} 20260808_213339_393e622d and more`;
+		const first = kept.frame(40, false).lines(text);
+		expect(first).toEqual([cutKeepingIds(text, 40)]);
+		// The next frame's row is the very line cut before, not cut again.
+		expect(kept.frame(40, false).lines(text)).toBe(first);
+		const narrower = kept.frame(30, false).lines(text);
+		expect(narrower).toEqual([cutKeepingIds(text, 30)]);
+		const wrapped = kept.frame(30, true).lines(text);
+		expect(wrapped).toEqual(wrapLine(text, 30));
+		// A row not shown in a frame ages out.
+		kept.frame(30, true).lines('another row');
+		kept.frame(30, true);
+		expect(kept.lines(text)).not.toBe(wrapped);
+		expect(kept.lines(text)).toEqual(wrapped);
 	});
 
 	it('moves its window to keep the cursor row shown', () => {

@@ -43,8 +43,18 @@ import v8 from 'node:v8';
  * isolate's start). A memory-reducing GC after the first analysis ("last-resort", via a `gc` from --expose-gc) took the
  * new space from 8 to 2 MB and heapTotal ~4 MB lower but not the RSS (145.1 against 145.9 MB) and blocked the event
  * loop 113-302 ms: not kept.
+ *
+ * No Maglev (issue #26, s40): V8's middle tier compiles on the same worker threads, into the same per-thread arenas,
+ * and re-compiled what each mark-compact dropped (source/store/read/read-snapshot.ts rowMapper). Builds following the
+ * same 200 commits/s writer at once on the 1M-message bench store, 120 s, RSS every 5 s, loaded machine: main median
+ * 151.8 MB peak 154.3, CPU 23.9 % of one core; without it 153.5 / 154.7, 25.2 %; started with --no-maglev 145.8 /
+ * 146.8, 24.8 %. Then set here (after start, it acts on every later tiering decision), against main at once: 140.8 /
+ * 142.3 MB and 0.2 MB/min against 155.4 / 157.6 MB, CPU 25.4 % against 24.5 % (V8 workers 4.4 against 4.1 %:
+ * TurboFan takes some of what Maglev did); again, started in the other order: 140.3 / 143.4 MB against 153.5 / 154.8,
+ * CPU 26.0 % against 24.4 %. ~13 MB less RSS, flat, for ~1-1.5 % of one core more (code waits longer in Sparkplug).
  */
 export function tuneHeapForFollowing(): void {
 	v8.setFlagsFromString('--heap-growing-percent=15');
 	v8.setFlagsFromString('--semi-space-growth-factor=1');
+	v8.setFlagsFromString('--no-maglev');
 }

@@ -34,4 +34,25 @@ describe('tuneHeapForFollowing', () => {
 		expect(untuned).toBeGreaterThan(8 * 1024 * 1024);
 		expect(tuned).toBeLessThanOrEqual(4 * 1024 * 1024);
 	}, 60_000);
+
+	it("leaves out V8's Maglev tier: a hot function is compiled by TurboFan alone", () => {
+		const compiledAfter = (tuned: boolean): string[] => {
+			const script = `
+				if (${tuned}) (await import(${JSON.stringify(MODULE)})).tuneHeapForFollowing();
+				process.stdout.write('tuned\\n');
+				const hot = (a, i) => a + (i % 7);
+				let n = 0;
+				for (let r = 0; r < 2000; r++) for (let i = 0; i < 2000; i++) n = hot(n, i);
+				process.stdout.write(String(n) + '\\n');
+			`;
+			const flags = ['--trace-opt', '--input-type=module', '-e', script];
+			const out = execFileSync(process.execPath, flags, {encoding: 'utf8'});
+			const after = out.slice(out.indexOf('tuned\n'));
+			return [...after.matchAll(/completed compiling .*?\(target (\w+)\)/g)].map(m => m[1]!);
+		};
+		expect(compiledAfter(false)).toContain('MAGLEV');
+		const tuned = compiledAfter(true);
+		expect(tuned).not.toContain('MAGLEV');
+		expect(tuned).toContain('TURBOFAN_JS');
+	}, 60_000);
 });

@@ -7,6 +7,9 @@ import path from 'node:path';
 import {type JsonlFile, epochOf} from '../../forensics/places.js';
 import {type Entry, entriesOf, readText} from './home-files.js';
 
+/** Each live session's newest message time by id (read-places.ts liveNewestOf). */
+type LiveNewest = Pick<ReadonlyMap<string, number | null>, 'get' | 'has'>;
+
 /** Beyond this a transcript is read only in part (a diverted one is uncapped: #110605). */
 export const MAX_JSONL_BYTES = 64 * 1024 * 1024;
 
@@ -44,7 +47,7 @@ export function parseJsonl(text: string): Pick<JsonlFile, 'lines' | 'invalidLine
 	return out;
 }
 
-function readJsonl(entry: Entry, liveNewest: ReadonlyMap<string, number | null>): JsonlFile {
+function readJsonl(entry: Entry, liveNewest: LiveNewest): JsonlFile {
 	const sessionId = entry.name.slice(0, -'.jsonl'.length);
 	const base = {path: entry.path, sessionId, size: entry.st.size, mtimeMs: entry.st.mtimeMs, olderThanRow: false};
 	const empty = {lines: 0, invalidLines: 0, incompleteLast: false, timestamps: []};
@@ -72,11 +75,7 @@ function readJsonl(entry: Entry, liveNewest: ReadonlyMap<string, number | null>)
 }
 
 /** Every `<home>/sessions/*.jsonl` (not sessions.json, not saved/). */
-export function readDiverted(
-	home: string,
-	liveNewest: ReadonlyMap<string, number | null>,
-	notes: string[],
-): JsonlFile[] {
+export function readDiverted(home: string, liveNewest: LiveNewest, notes: string[]): JsonlFile[] {
 	return entriesOf(path.join(home, 'sessions'), name => name.endsWith('.jsonl') && name.length > 6, notes).map(entry =>
 		readJsonl(entry, liveNewest),
 	);

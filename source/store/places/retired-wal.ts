@@ -15,6 +15,9 @@ import {freeBytes, ownTempDir, removeTemp} from '../../ground/temps.js';
 import {copyForeign} from '../foreign-file.js';
 import {type Entry, entriesOf, readText} from './home-files.js';
 
+/** Each live session's newest message time by id (read-places.ts liveNewestOf). */
+type LiveNewest = Pick<ReadonlyMap<string, number | null>, 'get' | 'has'>;
+
 /** Beyond this the copied image is not read (Hermes keeps only a header above 512 MiB). */
 const MAX_IMAGE_BYTES = 1024 * 1024 * 1024;
 
@@ -61,7 +64,7 @@ function readManifest(entry: Entry): Pick<RetiredCapture, 'manifest' | 'manifest
 }
 
 /** Per session in the image: its messages newer than the live store's newest for it. */
-function turnsOf(db: Database.Database, liveNewest: ReadonlyMap<string, number | null>): CaptureSessionTurns[] {
+function turnsOf(db: Database.Database, liveNewest: LiveNewest): CaptureSessionTurns[] {
 	const read = (sql: string) => {
 		const stmt = db.prepare(sql);
 		if (!stmt.readonly) {
@@ -94,7 +97,7 @@ function turnsOf(db: Database.Database, liveNewest: ReadonlyMap<string, number |
 function readImage(
 	entry: Entry,
 	files: string[],
-	liveNewest: ReadonlyMap<string, number | null>,
+	liveNewest: LiveNewest,
 ): Pick<RetiredCapture, 'turns' | 'imageProblem'> {
 	const read = withCapturedImage(entry, files, db => turnsOf(db, liveNewest));
 	return read.ok ? {turns: read.value, imageProblem: null} : {turns: null, imageProblem: read.problem};
@@ -178,7 +181,7 @@ export function captureFiles(entry: Entry): {files: string[]; regular: string[]}
 	}
 }
 
-function readCapture(entry: Entry, liveNewest: ReadonlyMap<string, number | null>): RetiredCapture {
+function readCapture(entry: Entry, liveNewest: LiveNewest): RetiredCapture {
 	const parsed = parseCaptureName(entry.name)!;
 	const base = {path: entry.path, name: entry.name, partial: parsed.partial, nameAt: parsed.at, namePid: parsed.pid};
 	const listed = captureFiles(entry);
@@ -203,10 +206,6 @@ export function captureEntries(storePath: string, notes: string[]): Entry[] {
 }
 
 /** Every retired-WAL capture beside the store; `liveNewest` = each live session's newest message time. */
-export function readCaptures(
-	storePath: string,
-	liveNewest: ReadonlyMap<string, number | null>,
-	notes: string[],
-): RetiredCapture[] {
+export function readCaptures(storePath: string, liveNewest: LiveNewest, notes: string[]): RetiredCapture[] {
 	return captureEntries(storePath, notes).map(entry => readCapture(entry, liveNewest));
 }

@@ -107,17 +107,28 @@ export function upgradeNotice(schema: Pick<SchemaInfo, 'version' | 'ruleSet'>): 
  */
 export function foreignScopeNote(snapshot: Pick<Snapshot, 'routing' | 'routingScope'>): string[] {
 	const scope = snapshot.routingScope;
-	if (scope === null || snapshot.routing.length === 0 || snapshot.routing.some(e => e.scope === scope)) {
+	if (scope === null || snapshot.routing.length === 0) {
 		return [];
 	}
 
-	const scopes = [...new Set(snapshot.routing.map(e => e.scope))];
+	// Loops, not `some`/`map` callbacks: this runs on every refresh over every routing row, and a callback made per call
+	// lost its optimised code at each mark-compact and was compiled again (issue #26; see rowMapper).
+	const scopes = new Set<string>();
+	for (const e of snapshot.routing) {
+		if (e.scope === scope) {
+			return [];
+		}
+
+		scopes.add(e.scope);
+	}
+
+	const [first] = scopes;
 	return [
 		`no gateway_routing row has this store's scope (${scope}); ` +
 			`its ${snapshot.routing.length} rows ` +
-			`carry ${scopes.length === 1 ? `the scope ${scopes[0]}` : `${scopes.length} other scopes`}, ` +
+			`carry ${scopes.size === 1 ? `the scope ${first}` : `${scopes.size} other scopes`}, ` +
 			`so this store's gateway loads none of them. If the store is a copy, ` +
-			`judge it as the gateway it came from: --routing-scope ${scopes[0]}`,
+			`judge it as the gateway it came from: --routing-scope ${first}`,
 	];
 }
 

@@ -216,9 +216,31 @@ export function signatureSql(schema: SchemaInfo, slice = false): string {
 		: `SELECT s.id${columns} FROM sessions s`;
 }
 
+type SignatureMatch = (record: SessionRecord, row: readonly unknown[]) => boolean;
+
+/**
+ * The matcher of each set of signature columns, made once per process: it runs on every row at every refresh, and made
+ * per refresh its optimised code went at each mark-compact and was compiled again (issue #26; see rowMapper).
+ */
+const matchers = new Map<string, SignatureMatch>();
+
 /** Compares one row of `signatureSql(schema)` with the record read before. */
-export function signatureMatcher(schema: SchemaInfo): (record: SessionRecord, row: readonly unknown[]) => boolean {
-	const checks = SIGNATURE_COLUMNS.filter(c => schema.sessionColumns.has(c.column)).map(c => c.same);
+export function signatureMatcher(schema: SchemaInfo): SignatureMatch {
+	let key = '';
+	for (const c of SIGNATURE_COLUMNS) {
+		key += schema.sessionColumns.has(c.column) ? '1' : '0';
+	}
+
+	let matcher = matchers.get(key);
+	if (!matcher) {
+		matcher = makeSignatureMatcher(SIGNATURE_COLUMNS.filter(c => schema.sessionColumns.has(c.column)).map(c => c.same));
+		matchers.set(key, matcher);
+	}
+
+	return matcher;
+}
+
+function makeSignatureMatcher(checks: ReadonlyArray<(r: SessionRecord, v: unknown) => boolean>): SignatureMatch {
 	return (record, row) => {
 		for (let i = 0; i < checks.length; i++) {
 			if (!checks[i]!(record, row[i + 1])) {
@@ -307,10 +329,29 @@ function parseMarkers(v: unknown): [string | null, string | null, string | null,
 }
 
 /**
+ * The mapper of each (column set, stats), made once per process. The mapper runs on every row of every read; made
+ * anew per read (as it was), its optimised code was held by nothing but short-lived closures, so each mark-compact
+ * (one every ~4 s while following 200 commits/s) dropped it and TurboFan compiled the same code again, with the
+ * column lookups' `findIndex` callbacks (issue #26: 21 TurboFan compiles of them in 80 s of following, --log-code).
+ */
+const mappers = new Map<string, (row: unknown[]) => SessionRecord>();
+
+/**
  * Maps raw rows of `sessionsSql(schema, {columns})` (rowid, id, source, columns…, markers[, has_rows,
  * newest_message_at]) to records. Absent view columns read as null/0.
  */
 export function rowMapper(set: ColumnSet, stats = true): (row: unknown[]) => SessionRecord {
+	const key = `${set}:${stats}`;
+	let mapper = mappers.get(key);
+	if (!mapper) {
+		mapper = makeRowMapper(set, stats);
+		mappers.set(key, mapper);
+	}
+
+	return mapper;
+}
+
+function makeRowMapper(set: ColumnSet, stats: boolean): (row: unknown[]) => SessionRecord {
 	const cols = selected(set);
 	// Column positions resolved once; a field the set does not select reads past the row (undefined).
 	const at = (field: string): number => {

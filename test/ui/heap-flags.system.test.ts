@@ -50,9 +50,13 @@ describe('tuneHeapForFollowing', () => {
 			const after = out.slice(out.indexOf('tuned\n'));
 			return [...after.matchAll(/completed compiling .*?\(target (\w+)\)/g)].map(m => m[1]!);
 		};
-		expect(compiledAfter(false)).toContain('MAGLEV');
+		const untuned = compiledAfter(false);
 		const tuned = compiledAfter(true);
 		expect(tuned).not.toContain('MAGLEV');
-		expect(tuned).toContain('TURBOFAN_JS');
+		expect(tuned.some(tier => tier.startsWith('TURBOFAN'))).toBe(true);
+		// Node 24's V8 compiles a hot function with Maglev first; Node 22's does not (there the flag changes nothing).
+		if (Number(process.versions.node.split('.')[0]) >= 24) {
+			expect(untuned).toContain('MAGLEV');
+		}
 	}, 60_000);
 });

@@ -56,5 +56,16 @@ import v8 from 'node:v8';
 export function tuneHeapForFollowing(): void {
 	v8.setFlagsFromString('--heap-growing-percent=15');
 	v8.setFlagsFromString('--semi-space-growth-factor=1');
+}
+
+/**
+ * Maglev left out once the first analysis is on screen, not from the start: the start-up's code (the first read, the
+ * first analysis, the first frames) runs once and warms up in Maglev; without it that code waited in Sparkplug: the
+ * bench's first frame went 360 -> 424 ms and its findings 986 -> 1,117 ms (idle runs before and after). Five starts
+ * each, interleaved, 140x40 tmux, HFX_TRACE_STARTUP (first frame / store read and analysed, medians): the flag at start
+ * 431 / 1,121 ms, set here 367 / 1,067 ms; again against the head before the flag (4bfbea5): 340 / 966 against this
+ * 328 / 965 ms.
+ */
+export function leaveOutMaglev(): void {
 	v8.setFlagsFromString('--no-maglev');
 }

@@ -15,7 +15,7 @@ import {LiveStore} from '../live/live.js';
 import type {StoreLocation} from '../store/locate.js';
 import {backupsPaneSource, rootOfStore} from './sources/backups-source.js';
 import {App} from './app.js';
-import {tuneHeapForFollowing} from './heap-flags.js';
+import {leaveOutMaglev, tuneHeapForFollowing} from './heap-flags.js';
 import type {TuiFlags} from './app-props.js';
 import {startFilesProbe} from './sources/files-feed.js';
 import type {FilesSource} from './sources/files-model.js';
@@ -144,6 +144,8 @@ function analyseThenFollow(followed: Followed, io: Io, refused: (error: unknown)
 				appendTrace(io.env.HFX_TRACE_STARTUP, `${JSON.stringify(startupMarks())}\n`);
 			}
 
+			// Following from here: V8's Maglev tier left out (ui/heap-flags.ts), the start-up's code already warm.
+			leaveOutMaglev();
 			store.start();
 		}, refused);
 	}

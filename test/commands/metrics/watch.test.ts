@@ -161,9 +161,15 @@ describe('hfx watch', () => {
 			);
 			const raised = watch.events().find(e => e.event === 'rollback-risk-raised')!;
 			expect(raised).toMatchObject({profile: 'default', sessionKey: TG, resumes: zombie, newestIn: orphan});
+			// The orphan's event comes from the same reading, but one line (one write) later: a read of the pipe can fall
+			// between the two (CI once saw the risk without it).
+			await watch.waitFor(events => events.some(e => e.event === 'orphan-appeared'), 2000, 'orphan-appeared');
 			expect(watch.events()).toContainEqual(
 				expect.objectContaining({event: 'orphan-appeared', orphanId: orphan, verdict: 'adoptable'}),
 			);
+			// Not a later reading's: it came with the risk.
+			const at = (name: string) => watch.events().find(e => e.event === name)!.at;
+			expect(at('orphan-appeared')).toBe(at('rollback-risk-raised'));
 			await watch.waitFor(
 				() => sampleOf(parseExposition(fs.readFileSync(file, 'utf8')), 'hfx_rollback_risk_chats') === 1,
 				5000,

@@ -5,22 +5,15 @@
  * writer process (read in place, as an agent's store).
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import {afterAll, afterEach, describe, expect, it} from 'vitest';
+import {describe, expect, it} from 'vitest';
 import {LiveStore, type LiveModel} from '../../source/live/live.js';
 import {copyIncident, incidentWriter} from '../helpers/post-restart.js';
 import {T0} from '../fixtures/scenarios.js';
 import {WriterProcess} from '../helpers/writer.js';
+import {scratch} from '../helpers/scratch.js';
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-live-preview-'));
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-	for (const c of cleanups.splice(0).reverse()) {
-		await c();
-	}
-});
-afterAll(() => fs.rmSync(dir, {recursive: true, force: true}));
+const {dir, cleanups} = scratch('hfx-live-preview-');
 
 let n = 0;
 async function heldIncident(): Promise<string> {

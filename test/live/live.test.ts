@@ -1,8 +1,7 @@
 import {execFileSync} from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import {afterAll, afterEach, describe, expect, it, vi} from 'vitest';
+import {describe, expect, it, vi} from 'vitest';
 import {LiveStore, type LiveModel} from '../../source/live/live.js';
 import {derivedFrom} from '../../source/forensics/analysis/incremental.js';
 import {ReadOnlyStore} from '../../source/store/open/open.js';
@@ -11,15 +10,9 @@ import {analyze} from '../../source/forensics/analysis/analyze.js';
 import {T0} from '../fixtures/scenarios.js';
 import {WriterProcess} from '../helpers/writer.js';
 import {ROUTING_PROBE_MS} from '../../source/store/read/row-deltas.js';
+import {scratch} from '../helpers/scratch.js';
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-live-'));
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-	for (const c of cleanups.splice(0).reverse()) {
-		await c();
-	}
-});
-afterAll(() => fs.rmSync(dir, {recursive: true, force: true}));
+const {dir, cleanups} = scratch('hfx-live-');
 
 let n = 0;
 async function setup(options: {watch?: boolean; fullReloadMs?: number; quietChats?: number; cachePages?: number} = {}) {

@@ -6,21 +6,14 @@
  * refresh following 200 commits/s).
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import {afterAll, afterEach, describe, expect, it, vi} from 'vitest';
+import {describe, expect, it, vi} from 'vitest';
 import {LiveStore} from '../../source/live/live.js';
 import {T0} from '../fixtures/scenarios.js';
 import {WriterProcess} from '../helpers/writer.js';
+import {scratch} from '../helpers/scratch.js';
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-refresh-reach-'));
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-	for (const c of cleanups.splice(0).reverse()) {
-		await c();
-	}
-});
-afterAll(() => fs.rmSync(dir, {recursive: true, force: true}));
+const {dir, cleanups} = scratch('hfx-refresh-reach-');
 
 let n = 0;
 

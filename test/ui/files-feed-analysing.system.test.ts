@@ -4,24 +4,16 @@
  * one runs; shown meanwhile, it runs at once. On a copy of the v21 incident store held open by a writer process.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import {afterAll, afterEach, describe, expect, it, vi} from 'vitest';
+import {afterEach, describe, expect, it, vi} from 'vitest';
 import {LiveStore} from '../../source/live/live.js';
 import {FilesProbe} from '../../source/store/files/files-probe.js';
 import {startFilesProbe} from '../../source/ui/sources/files-feed.js';
 import {copyIncident, incidentWriter} from '../helpers/post-restart.js';
+import {scratch} from '../helpers/scratch.js';
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-files-analysing-'));
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-	for (const c of cleanups.splice(0).reverse()) {
-		await c();
-	}
-
-	vi.restoreAllMocks();
-});
-afterAll(() => fs.rmSync(dir, {recursive: true, force: true}));
+const {dir, cleanups} = scratch('hfx-files-analysing-');
+afterEach(() => vi.restoreAllMocks());
 
 let n = 0;
 async function previewed(): Promise<LiveStore> {

@@ -5,22 +5,15 @@
  * message is still compared, and seen, at the next reading.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import {afterAll, afterEach, describe, expect, it, vi} from 'vitest';
+import {afterEach, describe, expect, it, vi} from 'vitest';
 import {SIGNATURE_EVERY_MS, StoreFollower} from '../../../source/commands/shared/watch-follower.js';
 import {T0} from '../../fixtures/scenarios.js';
 import {WriterProcess} from '../../helpers/writer.js';
+import {scratch} from '../../helpers/scratch.js';
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-watch-follower-'));
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-	vi.restoreAllMocks();
-	for (const c of cleanups.splice(0).reverse()) {
-		await c();
-	}
-});
-afterAll(() => fs.rmSync(dir, {recursive: true, force: true}));
+const {dir, cleanups} = scratch('hfx-watch-follower-');
+afterEach(() => vi.restoreAllMocks());
 
 describe('StoreFollower', () => {
 	it('compares every row signature once a minute while messages come, and an in-place change at once', async () => {

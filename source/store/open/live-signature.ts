@@ -43,7 +43,7 @@ export type FileLook = {
  * bytes, what the commit signature is made of and what a preflight needs before SQLite opens the store
  * (preflight.ts `preflight(path, look)`: the header, the files' identities and sizes). A refresh looked twice before
  * (its signature, then its preflight), each time the store's path resolved, four lstats, the header read: ~0.2 ms of
- * its ~2.2 ms fixed cost following 200 commits/s on the bench store (/tmp/s40 profile, 2026-12-03).
+ * its ~2.2 ms fixed cost following 200 commits/s on the bench store (a 25 s --cpu-prof of the TUI, 2026-12-03).
  */
 export type StoreLook = {
 	/** The store's real path (where its sidecars are), and its link when the path given was one. */

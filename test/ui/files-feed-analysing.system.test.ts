@@ -3,7 +3,6 @@
  * preview, with the pane hidden, no probe runs (it scans /proc for the holders) until the analysis is published, then
  * one runs; shown meanwhile, it runs at once. On a copy of the v21 incident store held open by a writer process.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import {afterEach, describe, expect, it, vi} from 'vitest';
 import {LiveStore} from '../../source/live/live.js';

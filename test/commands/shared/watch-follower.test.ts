@@ -4,7 +4,6 @@
  * table) is compared at most once a minute, not at every reading; a commit that changes a row in place and adds no
  * message is still compared, and seen, at the next reading.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import {afterEach, describe, expect, it, vi} from 'vitest';
 import {SIGNATURE_EVERY_MS, StoreFollower} from '../../../source/commands/shared/watch-follower.js';

@@ -78,6 +78,32 @@ console.log(frame.length > 0 ? process.memoryUsage().heapUsed - before : -1);`;
 		expect(grown).toBeLessThan(25_000 * 32);
 	});
 
+	it('keeps one cell object per styled character and style, not one per character of each styled line cached', () => {
+		// Issue #26: a styled line (a list row in colour) was ~140 cell objects and ~140 styles arrays of its own; cached
+		// for seconds, they outlived two scavenges and were most of what the old generation gained between mark-compacts
+		// following a busy store. 200 rows of 125 characters in two colours and bold, in a fresh Node (empty caches).
+		const script = `const {default: Output} = await import(${JSON.stringify(outputUrl)});
+const lines = Array.from({length: 200}, (_, i) =>
+	'\u001B[32m' + String(i).padStart(5, '0') + '\u001B[39m \u001B[1m' + 'abcdefghij'.repeat(12) + '\u001B[22m');
+gc();
+const before = process.memoryUsage().heapUsed;
+const output = new Output({width: 126, height: 200});
+lines.forEach((line, y) => output.write(0, y, line, {transformers: []}));
+const frame = output.get().output;
+gc();
+console.log(frame.includes('\u001B[32m00199') ? process.memoryUsage().heapUsed - before : -1);`;
+		const run = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], {
+			encoding: 'utf8',
+			env: {...process.env, HFX_INK_OUTPUT: undefined},
+		});
+		expect(run.stderr).toBe('');
+		const grown = Number(run.stdout.trim());
+		expect(grown).toBeGreaterThan(0);
+		// 25,200 styled characters cached: a cell and a styles array each kept ~2.6 MB; shared, what is left is the
+		// lines' arrays, the frame and the grid, as for plain lines.
+		expect(grown).toBeLessThan(25_200 * 32);
+	});
+
 	it('bounds the caches its frames share', () => {
 		collectGarbage();
 		const before = process.memoryUsage().heapUsed;

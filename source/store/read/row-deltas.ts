@@ -42,13 +42,13 @@ const SWEEP_MIN_ROWS = 256;
 export const ROUTING_PROBE_MS = 250;
 
 /**
- * A round of the rolling comparison: the rowid it has reached, when its last slice ran, and the ids it met. The rows
- * it did not meet by its end are looked up then (a row added meanwhile has a greater rowid: the round meets it).
+ * A round of the rolling comparison: its number, the rowid it has reached and when its last slice ran. The rows it did
+ * not meet by its end are looked up then (a row added meanwhile has a greater rowid: the round meets it).
  */
-type Sweep = {after: number; at: number; seen: Set<string>};
+type Sweep = {round: number; after: number; at: number};
 
-function newSweep(): Sweep {
-	return {after: 0, at: Date.now(), seen: new Set()};
+function nextSweep(last: Sweep | null): Sweep {
+	return {round: (last?.round ?? 0) + 1, after: 0, at: Date.now()};
 }
 
 /** What one refresh read. */
@@ -99,7 +99,14 @@ export class RowDeltas {
 	 * often refreshes come (a whole-table pass at once held the event loop for 0.1-1 s every five seconds: the
 	 * worst commit-to-screen latencies).
 	 */
-	private sweep: Sweep = newSweep();
+	private sweep: Sweep = nextSweep(null);
+	/**
+	 * Each indexed session's id -> the round of the rolling comparison that last met its row. One map for the life of
+	 * the view, keyed by the records' own id strings (issue #26: a set of the ids read in each round, a fresh string per
+	 * row, lived the round's five seconds, so it was promoted and left ~1.3 MB of the old generation to collect every
+	 * round on the bench store).
+	 */
+	private readonly met = new Map<string, number>();
 	private lastFullReload = 0;
 	private lastSignatureScan = 0;
 	private routingRaw = '';
@@ -245,7 +252,7 @@ export class RowDeltas {
 		this.restartProbes = snapshot.restartProbes;
 		// The next read probes the routing table (this.routing is the last probe's, not this read's).
 		this.routingProbedAt = 0;
-		this.sweep = newSweep();
+		this.sweep = nextSweep(this.sweep);
 		this.lastSignatureScan = Date.now();
 		this.lastMessageId = meta.messageHighWater ?? 0;
 		this.lastSessionRowid = (store.prepare('SELECT max(rowid) FROM sessions').pluck().get() as number | null) ?? 0;
@@ -335,7 +342,7 @@ export class RowDeltas {
 
 		this.lastSignatureScan = Date.now();
 		this.signatureScans++;
-		this.sweep = newSweep();
+		this.sweep = nextSweep(this.sweep);
 	}
 
 	/**
@@ -349,10 +356,14 @@ export class RowDeltas {
 		this.sweep.at = now;
 		const matches = signatureMatcher(schema);
 		const rows = store.prepare(signatureSql(schema, true)).raw(true).all(this.sweep.after, limit) as unknown[][];
+		const {round} = this.sweep;
 		for (const row of rows) {
 			const id = String(row[0]);
-			this.sweep.seen.add(id);
 			const record = this.index.byId.get(id);
+			if (record) {
+				this.met.set(record.id, round);
+			}
+
 			if (!record || !matches(record, row)) {
 				candidates.add(id);
 			}
@@ -363,16 +374,33 @@ export class RowDeltas {
 			return;
 		}
 
+		this.endSweep(store, candidates, changed);
+	}
+
+	/** A round's end: the indexed rows it did not meet and no slice re-reads are looked up; those gone are dropped. */
+	private endSweep(store: ReadOnlyStore, candidates: Set<string>, changed: Set<string>): void {
+		const {round} = this.sweep;
 		const exists = store.prepare('SELECT 1 FROM sessions WHERE id = ?').pluck();
-		for (const id of [...this.index.byId.keys()]) {
-			if (!this.sweep.seen.has(id) && !candidates.has(id) && !exists.get(id)) {
-				this.index.remember(id);
-				this.index.drop(id);
-				changed.add(id);
+		const gone: string[] = [];
+		for (const id of this.index.byId.keys()) {
+			if (this.met.get(id) !== round && !candidates.has(id) && !exists.get(id)) {
+				gone.push(id);
 			}
 		}
 
-		this.sweep = newSweep();
+		for (const id of gone) {
+			this.index.remember(id);
+			this.index.drop(id);
+			changed.add(id);
+		}
+
+		for (const id of this.met.keys()) {
+			if (!this.index.byId.has(id)) {
+				this.met.delete(id);
+			}
+		}
+
+		this.sweep = nextSweep(this.sweep);
 	}
 
 	/** Re-reads each candidate's row into the index (or drops it when the row is gone). */

@@ -218,6 +218,52 @@ describe('LiveStore', () => {
 		expect(analysis.snapshot.sessions.map(s => s.id)).not.toContain(gone);
 	});
 
+	it('ends a round of slices by dropping the rows gone since it began, and keeps no mark of them', async () => {
+		// Issue #26: the rows a round met are marked in one map for the view's life (no fresh set per round); a row gone
+		// must leave it with the index. 700 more rows: a round is three slices (256 rows each, the clock held still).
+		const clock = 1_000_000;
+		const now = vi.spyOn(Date, 'now').mockImplementation(() => clock);
+		cleanups.push(() => now.mockRestore());
+		const {w, chat, live} = await setup({quietChats: 3});
+		await w.send({
+			op: 'exec',
+			sql:
+				'WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 700) ' +
+				`INSERT INTO sessions (id, source, started_at) SELECT 'bulk' || i, 'cli', ${T0} - 5000 + i FROM n`,
+		});
+		let at = T0 + 200;
+		const commit = async () => {
+			await w.send({op: 'conversation', id: chat, count: 1, from: at, to: at});
+			at++;
+			expect(live.refresh()).toBe(true);
+		};
+		type Rows = {met: Map<string, number>; index: {byId: Map<string, unknown>}; sweep: {round: number}};
+		const rows = (live as unknown as {rows: Rows}).rows;
+		const roundEnds = async () => {
+			const round = rows.sweep.round;
+			for (let i = 0; i < 8 && rows.sweep.round === round; i++) {
+				await commit();
+			}
+		};
+		// The rows added are read into the index, then a whole round meets them all.
+		await roundEnds();
+		await roundEnds();
+		expect(rows.met.size).toBe(rows.index.byId.size);
+		// Gone once a round has begun: one row its first slice met, one it has not reached.
+		await commit();
+		expect(rows.met.get('bulk1')).toBe(rows.sweep.round);
+		await w.send({op: 'exec', sql: "DELETE FROM sessions WHERE id IN ('bulk1', 'bulk699')"});
+		await roundEnds();
+		// The row not met is looked up at the round's end; the one met, at the next round's.
+		expect(live.model.analysis.byId.has('bulk699')).toBe(false);
+		expect(live.model.analysis.byId.has('bulk1')).toBe(true);
+		await roundEnds();
+		expect(live.model.analysis.byId.has('bulk1')).toBe(false);
+		expect(live.model.analysis.byId.has('bulk2')).toBe(true);
+		expect(rows.met.has('bulk1') || rows.met.has('bulk699')).toBe(false);
+		expect(rows.met.size).toBe(rows.index.byId.size);
+	});
+
 	it('compares every row after a commit in place, not after a checkpoint alone (it moves only state.db)', async () => {
 		const {w, live} = await setup({quietChats: 3});
 		const quiet = live.model.analysis.snapshot.sessions.find(s => s.userId === 'q0')!.id;

@@ -11,28 +11,48 @@ import type {Pane} from './pane-names.js';
 import {FrameGate, type SourceListener, gated} from './screen/frame-gate.js';
 
 /**
- * The latest value a source publishes (its current one first), through the screen's frame gate when given one; `each`
- * sees every value as it is published, the ones the gate never draws included (a module-level function: it is a
- * dependency of the subscription).
+ * What a source's values go through before they are drawn: `each` sees every value as it is published, the ones the
+ * gate never draws included; `ahead` may return a job a value needs before its frame (a list made whole), run in a
+ * task of its own so that a key pressed meanwhile is answered first. Module-level functions: they are dependencies of
+ * the subscription.
  */
+export type SourceSteps<T> = {each?: (value: T) => void; ahead?: (value: T) => (() => void) | null};
+
+/** The latest value a source publishes (its current one first), through the screen's frame gate when given one. */
 export function useSource<T>(
 	source: {model: T | null; subscribe: (l: SourceListener<T>) => () => void} | undefined,
 	gate?: FrameGate,
-	each?: (value: T) => void,
+	steps?: SourceSteps<T>,
 ): T | null {
 	const [value, setValue] = useState<T | null>(source?.model ?? null);
-	useEffect(() => source?.subscribe(listenerOf(setValue, gate, each)), [source, gate, each]);
+	useEffect(() => source?.subscribe(listenerOf(setValue, gate, steps)), [source, gate, steps]);
 	return value;
 }
 
-function listenerOf<T>(set: (value: T) => void, gate?: FrameGate, each?: (value: T) => void): SourceListener<T> {
+export function listenerOf<T>(set: (value: T) => void, gate?: FrameGate, steps?: SourceSteps<T>): SourceListener<T> {
 	const next: SourceListener<T> = gate ? gated(gate, set) : set;
-	return each
-		? (value, atOnce) => {
-				each(value);
+	if (!steps) {
+		return next;
+	}
+
+	// A value whose job is still waiting is handed on only if none was published after it (the newest is drawn).
+	let published = 0;
+	return (value, atOnce) => {
+		steps.each?.(value);
+		const job = steps.ahead?.(value) ?? null;
+		const seq = ++published;
+		if (job === null) {
+			next(value, atOnce);
+			return;
+		}
+
+		setImmediate(() => {
+			job();
+			if (seq === published) {
 				next(value, atOnce);
 			}
-		: next;
+		});
+	};
 }
 
 /** The screen's frame gate (screen/frame-gate.ts), closed when the screen unmounts. */

@@ -8,7 +8,7 @@ import {analyzeIncremental, prepareIncremental} from '../../source/forensics/ana
 import {drain} from '../../source/forensics/analysis/steps.js';
 import {newestFirstSteps} from '../../source/forensics/analysis/newest-first.js';
 import type {SessionRecord, Snapshot} from '../../source/forensics/types.js';
-import {allSessionRows, keepRows, rowOf, sessionRows} from '../../source/ui/views.js';
+import {allSessionRows, keepRows, rowOf, rowsAhead, sessionRows} from '../../source/ui/views.js';
 import {isHiddenByDefault} from '../../source/forensics/analysis/status.js';
 import {T0, session, snapshot as snapshotOf} from '../helpers/records.js';
 
@@ -208,5 +208,32 @@ describe('an analysis that comes sorted (the live view sorted its first in steps
 		} finally {
 			sort.mockRestore();
 		}
+	});
+});
+
+describe('the lists an analysis made whole needs, made ahead of its frame (issue #26)', () => {
+	it('makes the default sessions list of a whole analysis once, and nothing for one patched from its previous', () => {
+		const sessions = Array.from({length: 50}, (_, i) => session({id: `s${i}`, newestMessageAt: T0 + i}));
+		const whole = analyze(snapshotOf(sessions));
+		const job = rowsAhead(whole);
+		expect(job).not.toBeNull();
+		job!();
+		// Made: the frame's list is the one made ahead (no second list), and no job is left for it.
+		const made = allSessionRows(whole);
+		expect(sessionRows(whole, {filterText: '', showHidden: false, source: null}).rows.map(r => r.session)).toEqual(
+			made.map(r => r.session),
+		);
+		expect(allSessionRows(whole)).toBe(made);
+		expect(rowsAhead(whole)).toBeNull();
+		// An analysis derived from it patches its lists when they are kept: nothing to make ahead.
+		prepareIncremental(whole);
+		const byId = new Map(sessions.map(s => [s.id, s]));
+		const hot = session({id: 's0', newestMessageAt: T0 + 500});
+		byId.set(hot.id, hot);
+		const next = analyzeIncremental(whole, snapshotOf([...byId.values()]), new Set(['s0']), {}, id => byId.get(id), {
+			byId,
+			before: new Map([['s0', sessions[0]]]),
+		});
+		expect(rowsAhead(next)).toBeNull();
 	});
 });

@@ -8,14 +8,14 @@ import type {SessionDetail} from '../../store/read/detail.js';
 import type {AppProps} from '../app-props.js';
 import type {BackupsModel} from '../sources/backups-model.js';
 import type {FilesModel} from '../sources/files-model.js';
-import {useClock, useFrameGate, useSource} from '../hooks.js';
+import {type SourceSteps, useClock, useFrameGate, useSource} from '../hooks.js';
 import {PANE_SPECS} from '../panes/index.js';
 import type {PaneContext, PaneSpec} from '../panes/types.js';
 import type {UiState} from '../state.js';
 import type {Size} from '../terminal.js';
 import {bannerRows} from '../components/banner.js';
 import type {HomeView} from '../sources/home-model.js';
-import {keepRows} from '../views.js';
+import {keepRows, rowsAhead} from '../views.js';
 
 export type ScreenModel = {
 	/** The newest model (the header shows it even while paused). */
@@ -33,10 +33,14 @@ export type ScreenModel = {
 	home: HomeView | null;
 };
 
-/** Every model published keeps the lists made so far, drawn or not (views.ts keepRows). */
-function keepModelRows(model: LiveModel): void {
-	keepRows(model.analysis);
-}
+/**
+ * Every model published keeps the lists made so far, drawn or not (views.ts keepRows); one whose analysis was made
+ * whole has its sessions lists made before its frame, in a task of their own (views.ts rowsAhead).
+ */
+const MODEL_STEPS: SourceSteps<LiveModel> = {
+	each: model => keepRows(model.analysis),
+	ahead: model => rowsAhead(model.analysis),
+};
 
 /** The model on screen: while paused, the one of the moment of the pause (unless the source holds itself still). */
 function useShownModel(latest: LiveModel, paused: boolean): LiveModel {
@@ -73,7 +77,7 @@ function useDetail(props: AppProps, revision: number, store: string): (id: strin
 export function useScreenModel(props: AppProps, ui: UiState, size: Size): ScreenModel {
 	// The live sources draw at most one frame per props.frameMs between them (keys are drawn at once).
 	const gate = useFrameGate(props.frameMs ?? 0);
-	const latest = useSource(props.live, gate, keepModelRows) ?? props.live.model;
+	const latest = useSource(props.live, gate, MODEL_STEPS) ?? props.live.model;
 	const files = useSource<FilesModel>(props.files, gate);
 	const backups = useSource<BackupsModel>(props.backups, gate);
 	const home = useSource<HomeView>(props.home, gate);

@@ -41,7 +41,9 @@ export function listenerOf<T>(set: (value: T) => void, gate?: FrameGate, steps?:
 		steps.each?.(value);
 		const job = steps.ahead?.(value) ?? null;
 		const seq = ++published;
-		if (job === null) {
+		// A value that answers a key (another profile focused) is drawn with the key's own frame, its job first.
+		if (job === null || atOnce) {
+			job?.();
 			next(value, atOnce);
 			return;
 		}

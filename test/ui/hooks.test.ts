@@ -38,4 +38,13 @@ describe('a source value with a job to do before its frame', () => {
 		await nextTask();
 		expect(set).toEqual(['patched 2', 'whole 3']);
 	});
+
+	it('answering a key, is handed on at once, its job first (the frame of the key shows the new store whole)', () => {
+		const log: string[] = [];
+		const listener = listenerOf<string>(value => log.push(`set ${value}`), undefined, {
+			ahead: value => () => log.push(`job ${value}`),
+		});
+		listener('focused', true);
+		expect(log).toEqual(['job focused', 'set focused']);
+	});
 });

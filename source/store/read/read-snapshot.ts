@@ -83,9 +83,13 @@ export function sessionsSql(
 	schema: SchemaInfo,
 	options: {paged?: boolean; messageStats?: boolean; columns?: ColumnSet; where?: string; keylessRows?: boolean} = {},
 ): string {
-	const cols = selected(options.columns ?? 'full').map(
-		c => `${schema.sessionColumns.has(c.column) ? `s.${c.column}` : c.fallback} AS ${c.field}`,
-	);
+	// A loop, not a callback made per call: this runs every refresh, and a callback made per call loses its optimised
+	// code at each mark-compact (issue #26, test/live/optimised-code.test.ts).
+	const cols: string[] = [];
+	for (const c of selected(options.columns ?? 'full')) {
+		cols.push(`${schema.sessionColumns.has(c.column) ? `s.${c.column}` : c.fallback} AS ${c.field}`);
+	}
+
 	const stats = options.messageStats ?? true;
 	const where = [options.where, options.paged ? 's.rowid > ?' : undefined].filter(Boolean);
 	const tail = [

@@ -91,4 +91,16 @@ describe('optimised code kept across mark-compacts', () => {
 		const call = "sessionsSql(schema, {paged: true, columns: 'full', messageStats: false})";
 		expect(optimisedAgain({module: 'store/read/read-snapshot.js', setup, call})).toEqual([]);
 	});
+
+	it("Ink's frame, built by the patched builder (every frame)", () => {
+		const setup =
+			"const {default: Output} = await import('{{dist}}/../node_modules/ink/build/output.js');\n" +
+			"const rows = Array.from({length: 38}, (_, y) => 'row ' + y + ' · ' + 'x'.repeat(y % 9));\n" +
+			'let n = 0;';
+		const call =
+			'const o = new Output({width: 100, height: 40}); o.write(0, 0, String(n++), {transformers: []}); ' +
+			'for (let y = 0; y < rows.length; y++) o.write(0, y + 1, rows[y], {transformers: []}); o.get()';
+		const module = 'node_modules/ink/build/output.js';
+		expect(optimisedAgain({module, setup, call})).toEqual([]);
+	});
 });

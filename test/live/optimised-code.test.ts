@@ -103,4 +103,12 @@ describe('optimised code kept across mark-compacts', () => {
 		const module = 'node_modules/ink/build/output.js';
 		expect(optimisedAgain({module, setup, call})).toEqual([]);
 	});
+
+	it("a keyed list's scan for its anchored row (every frame of an anchored list)", () => {
+		const setup =
+			"const {idsOf} = await import('{{dist}}/ui/panes/keyed.js');\n" +
+			"const rows = Array.from({length: 2000}, (_, i) => ({session: {id: 's' + i}}));";
+		const call = "idsOf(rows, r => r.session.id).indexOf('s1500')";
+		expect(optimisedAgain({module: 'ui/panes/keyed.js', setup, call})).toEqual([]);
+	});
 });

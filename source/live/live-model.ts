@@ -13,7 +13,7 @@ import {
 import {type Analysis, analyze, analyzeSteps} from '../forensics/analysis/analyze.js';
 import {type Steps, drain} from '../forensics/analysis/steps.js';
 import {newestFirstSteps} from '../forensics/analysis/newest-first.js';
-import {analyzeIncremental, prepareIncremental} from '../forensics/analysis/incremental.js';
+import {analyzeIncremental, prepareIncremental, recordBefore} from '../forensics/analysis/incremental.js';
 import {pendingAnalysis} from '../forensics/analysis/pending.js';
 import type {Places} from '../forensics/places.js';
 import type {RuleSet} from '../forensics/generations.js';
@@ -64,6 +64,9 @@ export type LiveModelOptions = {
 	 */
 	buildRules?: (ruleSet: RuleSet) => BuildRules;
 };
+
+/** No record changed (recordBefore then looks in the index alone). */
+const NO_RECORDS: ReadonlyMap<string, SessionRecord | undefined> = new Map();
 
 /** The places beside the store are read again at most this often (a retired capture is copied to be read). */
 const PLACES_EVERY_MS = 10_000;
@@ -294,7 +297,7 @@ export class LiveModelFeed {
 		this.withPlaces(snapshot);
 		// The analysis shares this store's index of sessions (no copy per commit); `index.before`
 		// holds what the changed ones were.
-		const old = (id: string) => (index.before.has(id) ? index.before.get(id) : before.byId.get(id));
+		const old = recordBefore.bind(null, index.before, before.byId);
 		const buildRules = this.buildRulesOf(snapshot);
 		const analysis =
 			changed === null
@@ -304,7 +307,7 @@ export class LiveModelFeed {
 						snapshot,
 						changed,
 						{maxGapSeconds: this.options.maxGapSeconds, buildRules},
-						id => index.byId.get(id),
+						recordBefore.bind(null, NO_RECORDS, index.byId),
 						{byId: index.byId, before: index.before},
 					);
 		const now = this.options.now();

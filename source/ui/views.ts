@@ -112,6 +112,17 @@ export function allSessionRows(analysis: Analysis): SessionRow[] {
 	return sorted;
 }
 
+/** The row of session `id` (-1 without one): a loop, not a callback made per call (issue #26). */
+function rowIndexOf(list: readonly SessionRow[], id: string): number {
+	for (let i = 0; i < list.length; i++) {
+		if (list[i]!.session.id === id) {
+			return i;
+		}
+	}
+
+	return -1;
+}
+
 /**
  * Takes the changed sessions out of a newest-first list and puts back those that pass, in place. A changed session's
  * row is found by its id, not by its record as the previous analysis had it: the live store's analyses share one index
@@ -127,7 +138,7 @@ function patch(
 	passes: (s: SessionRecord) => boolean,
 ): SessionRow[] {
 	for (const id of derivation.changed) {
-		const i = list.findIndex(row => row.session.id === id);
+		const i = rowIndexOf(list, id);
 		if (i !== -1) {
 			list.splice(i, 1);
 		}

@@ -13,7 +13,7 @@ import {pathToFileURL} from 'node:url';
 import {ROOT} from './writer.js';
 
 export type OptimisedAgainOptions = {
-	/** The module whose functions are watched, under dist/ ('store/read/load.js'). */
+	/** The module whose functions are watched: under dist/ ('store/read/load.js'), or a patched one in node_modules/. */
 	module: string;
 	/** Module text run once first: imports (`{{dist}}` is dist/'s URL) and the data. */
 	setup: string;
@@ -48,7 +48,8 @@ export function optimisedAgain(options: OptimisedAgainOptions): string[] {
 			throw new Error(`the optimisation probe failed: ${r.stderr}`);
 		}
 
-		return codeAfterWarmUp(fs.readFileSync(log, 'utf8'), `${dist}/${options.module}:`, warm);
+		const base = options.module.startsWith('node_modules/') ? pathToFileURL(ROOT).href : dist;
+		return codeAfterWarmUp(fs.readFileSync(log, 'utf8'), `${base}/${options.module}:`, warm);
 	} finally {
 		fs.rmSync(dir, {recursive: true, force: true});
 	}

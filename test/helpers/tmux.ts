@@ -127,9 +127,10 @@ export type TmuxTestFile = {
 	/**
 	 * Starts the real bin (dist/hfx.js ARGS, on the Node running the tests: CI's Node 22 tier too) in the session at
 	 * columns x rows, CI=false and `env`
-	 * set (default: no colour); the shell then prints EXIT=code and waits 60 s to be read.
+	 * set (default: no colour), and Node's `nodeFlags` before the bin; the shell then prints EXIT=code and waits 60 s to
+	 * be read.
 	 */
-	start: (columns: number, rows: number, args: string, env?: Record<string, string>) => void;
+	start: (columns: number, rows: number, args: string, env?: Record<string, string>, nodeFlags?: string) => void;
 };
 
 export function tmuxTestFile(name: string, afterEachTest?: () => unknown): TmuxTestFile {
@@ -151,7 +152,7 @@ export function tmuxTestFile(name: string, afterEachTest?: () => unknown): TmuxT
 		get dir() {
 			return dir;
 		},
-		start(columns, rows, args, env = {NO_COLOR: '1', FORCE_COLOR: '0'}) {
+		start(columns, rows, args, env = {NO_COLOR: '1', FORCE_COLOR: '0'}, nodeFlags = '') {
 			const vars = Object.entries({CI: 'false', ...env}).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
 			tmux(
 				'new-session',
@@ -163,7 +164,7 @@ export function tmuxTestFile(name: string, afterEachTest?: () => unknown): TmuxT
 				'-y',
 				String(rows),
 				...vars,
-				`'${process.execPath}' ${path.join(ROOT, 'dist/hfx.js')} ${args}; echo EXIT=$?; sleep 60`,
+				`'${process.execPath}' ${nodeFlags} ${path.join(ROOT, 'dist/hfx.js')} ${args}; echo EXIT=$?; sleep 60`,
 			);
 		},
 	};

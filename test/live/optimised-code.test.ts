@@ -59,4 +59,56 @@ describe('optimised code kept across mark-compacts', () => {
 		const again = optimisedAgain({module: 'forensics/routing/restart.js', setup, call: 'resolveRestart(input)'});
 		expect(again).toEqual([]);
 	});
+
+	it("the sessions pane's column values (every row drawn, every frame)", () => {
+		const rows = Array.from({length: 40}, (_, i) => ({
+			session: session({id: `s${i}`, title: `title ${i}`, chatId: `${i}`, chatType: 'dm'}),
+			lastActive: 1_700_000_000 - i,
+		}));
+		const setup =
+			"const {sessionColumns} = await import('{{dist}}/ui/panes/sessions.js');\n" +
+			`const rows = ${JSON.stringify(rows)};`;
+		const call =
+			"for (const c of sessionColumns(140)) for (const r of rows) c.value(r, 1_700_000_100, 'live', c.width)";
+		expect(optimisedAgain({module: 'ui/panes/sessions.js', setup, call})).toEqual([]);
+	});
+
+	it("the list's window of rows and their lines (every frame of every list)", () => {
+		const setup =
+			"const {KeptLines, linesWindow} = await import('{{dist}}/ui/components/list.js');\n" +
+			"const items = Array.from({length: 2000}, (_, i) => 'row ' + i + ' 20260808_213339_393e622d'.repeat(i % 5));\n" +
+			'const props = {items, height: 38, width: 100, line: r => r};\n' +
+			'const kept = new KeptLines();\n' +
+			'let n = 0;';
+		const call = 'n++; linesWindow({...props, cursor: n % 200, wrap: n % 2 === 0}, 38, kept.frame(60, n % 2 === 0))';
+		expect(optimisedAgain({module: 'ui/components/list.js', setup, call})).toEqual([]);
+	});
+
+	it("the sessions query's text (every refresh)", () => {
+		const setup =
+			"const {sessionsSql} = await import('{{dist}}/store/read/read-snapshot.js');\n" +
+			"const schema = {sessionColumns: new Set(['session_key', 'title', 'ended_at']), messageColumns: new Set()};";
+		const call = "sessionsSql(schema, {paged: true, columns: 'full', messageStats: false})";
+		expect(optimisedAgain({module: 'store/read/read-snapshot.js', setup, call})).toEqual([]);
+	});
+
+	it("Ink's frame, built by the patched builder (every frame)", () => {
+		const setup =
+			"const {default: Output} = await import('{{dist}}/../node_modules/ink/build/output.js');\n" +
+			"const rows = Array.from({length: 38}, (_, y) => 'row ' + y + ' · ' + 'x'.repeat(y % 9));\n" +
+			'let n = 0;';
+		const call =
+			'const o = new Output({width: 100, height: 40}); o.write(0, 0, String(n++), {transformers: []}); ' +
+			'for (let y = 0; y < rows.length; y++) o.write(0, y + 1, rows[y], {transformers: []}); o.get()';
+		const module = 'node_modules/ink/build/output.js';
+		expect(optimisedAgain({module, setup, call})).toEqual([]);
+	});
+
+	it("a keyed list's scan for its anchored row (every frame of an anchored list)", () => {
+		const setup =
+			"const {idsOf} = await import('{{dist}}/ui/panes/keyed.js');\n" +
+			"const rows = Array.from({length: 2000}, (_, i) => ({session: {id: 's' + i}}));";
+		const call = "idsOf(rows, r => r.session.id).indexOf('s1500')";
+		expect(optimisedAgain({module: 'ui/panes/keyed.js', setup, call})).toEqual([]);
+	});
 });

@@ -251,14 +251,23 @@ function rowEvents(
 	at: number,
 	changed: ReadonlySet<string> | undefined,
 ): ActivityEvent[] {
-	const compared = changed
-		? [...changed].map(id => after.byId.get(id)).filter((s): s is SessionRecord => s !== undefined)
-		: after.snapshot.sessions;
-	return [
-		...messageEvents(after, newMessages, at),
-		...compared.flatMap(s => sessionEvents(after, prev.get(s.id), s, at)),
-		...removedEvents(after, prev, changed, at),
-	];
+	// Loops, not callbacks made per call: this runs every refresh (issue #26).
+	const out = messageEvents(after, newMessages, at);
+	if (changed) {
+		for (const id of changed) {
+			const s = after.byId.get(id);
+			if (s !== undefined) {
+				out.push(...sessionEvents(after, prev.get(s.id), s, at));
+			}
+		}
+	} else {
+		for (const s of after.snapshot.sessions) {
+			out.push(...sessionEvents(after, prev.get(s.id), s, at));
+		}
+	}
+
+	out.push(...removedEvents(after, prev, changed, at));
+	return out;
 }
 
 /** A parent that ended by the rotation seen in the same read is said by the rotation's line. */
@@ -405,6 +414,18 @@ function burstText(b: Burst, last: ActivityEvent): string {
 	return `+${b.messages} messages in ${b.sessions.length} sessions`;
 }
 
+/** `ids` without those in `added`: a loop, not a callback made per call (issue #26). */
+function without(ids: readonly string[], added: readonly string[]): string[] {
+	const out: string[] = [];
+	for (const id of ids) {
+		if (!added.includes(id)) {
+			out.push(id);
+		}
+	}
+
+	return out;
+}
+
 /**
  * Appends events (oldest first) to a timeline, folding routine ones: a `messages` event joins the
  * burst at the end of the timeline when it came within `gapSeconds` of it, and the burst is
@@ -429,7 +450,7 @@ export function foldActivity(
 				? {at: last.at, burst: last.burst}
 				: undefined;
 		const added = e.burst?.sessions ?? [e.subject];
-		const sessions = [...(open?.burst.sessions ?? []).filter(id => !added.includes(id)), ...added];
+		const sessions = [...without(open?.burst.sessions ?? [], added), ...added];
 		const burst: Burst = {until: e.at, messages: (open?.burst.messages ?? 0) + count, sessions};
 		const entry: ActivityEvent = {
 			at: open?.at ?? e.at,

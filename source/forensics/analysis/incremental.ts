@@ -64,6 +64,8 @@ function orphanSignature(o: OrphanVerdict): string {
 
 type Lookup = (id: string) => SessionRecord | undefined;
 
+const NONE_BEFORE: ReadonlyMap<string, SessionRecord | undefined> = new Map();
+
 function chatKeysOf(o: OrphanVerdict, byId: Pick<ReadonlyMap<string, SessionRecord>, 'get'>): string[] {
 	const keys: string[] = [];
 	if (o.sessionKey) {
@@ -273,6 +275,19 @@ export function chatsReached(analysis: Analysis, ids: ReadonlySet<string>, tuple
  * analysis then shares that map and must not be read for changed ids afterwards.
  */
 export type SharedIndex = {byId: Map<string, SessionRecord>; before: ReadonlyMap<string, SessionRecord | undefined>};
+
+/**
+ * A session's record before this refresh: as `before` held it when it changed, else as `byId` holds it. Bound to a
+ * refresh's maps (`recordBefore.bind(null, before, byId)`) rather than a closure made per refresh: a closure made per
+ * call loses its optimised code at each mark-compact, and TurboFan compiles it again (issue #26).
+ */
+export function recordBefore(
+	before: ReadonlyMap<string, SessionRecord | undefined>,
+	byId: ReadonlyMap<string, SessionRecord>,
+	id: string,
+): SessionRecord | undefined {
+	return before.has(id) ? before.get(id) : byId.get(id);
+}
 
 /**
  * Current Hermes' repair-routing fails on a few rows (repair-routing-crash.ts): where it did, or a changed row may make
@@ -543,8 +558,8 @@ export function analyzeIncremental(
 
 	const carried = carryOf(previous);
 	const old: Lookup = shared
-		? id => (shared.before.has(id) ? shared.before.get(id) : shared.byId.get(id))
-		: id => previous.byId.get(id);
+		? recordBefore.bind(null, shared.before, shared.byId)
+		: recordBefore.bind(null, NONE_BEFORE, previous.byId);
 	const byId = shared ? shared.byId : new Map(previous.byId);
 	// With a shared index the previous analysis is consumed: its key index and corrupt list are
 	// taken over and patched in place. Otherwise they are copied, and a key's list on first change.

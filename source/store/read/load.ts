@@ -73,6 +73,21 @@ const NOTABLE_SESSION_COLUMNS = [
 	'message_count',
 ];
 
+/**
+ * The notable columns the store lacks, as `sessions.column`. A loop, not `filter`/`map` callbacks made per call: it
+ * runs every refresh (issue #26, see foreignScopeNote).
+ */
+function absentColumns(schema: Pick<SchemaInfo, 'sessionColumns'>): string[] {
+	const out: string[] = [];
+	for (const c of NOTABLE_SESSION_COLUMNS) {
+		if (!schema.sessionColumns.has(c)) {
+			out.push(`sessions.${c}`);
+		}
+	}
+
+	return out;
+}
+
 export type LoadedStore = {
 	facts: DatabaseFacts;
 	schema: SchemaInfo;
@@ -226,7 +241,7 @@ export function describe(
 		messageHighWater: meta.messageHighWater,
 		readMs: Math.round(meta.readMs * 10) / 10,
 		consistentSnapshot: meta.consistentSnapshot,
-		absentColumns: NOTABLE_SESSION_COLUMNS.filter(c => !schema.sessionColumns.has(c)).map(c => `sessions.${c}`),
+		absentColumns: absentColumns(schema),
 		notes: [
 			...pre.notes,
 			...walHeaderNote(pre),

@@ -83,9 +83,13 @@ export function sessionsSql(
 	schema: SchemaInfo,
 	options: {paged?: boolean; messageStats?: boolean; columns?: ColumnSet; where?: string; keylessRows?: boolean} = {},
 ): string {
-	const cols = selected(options.columns ?? 'full').map(
-		c => `${schema.sessionColumns.has(c.column) ? `s.${c.column}` : c.fallback} AS ${c.field}`,
-	);
+	// A loop, not a callback made per call: this runs every refresh, and a callback made per call loses its optimised
+	// code at each mark-compact (issue #26, test/live/optimised-code.test.ts).
+	const cols: string[] = [];
+	for (const c of selected(options.columns ?? 'full')) {
+		cols.push(`${schema.sessionColumns.has(c.column) ? `s.${c.column}` : c.fallback} AS ${c.field}`);
+	}
+
 	const stats = options.messageStats ?? true;
 	const where = [options.where, options.paged ? 's.rowid > ?' : undefined].filter(Boolean);
 	const tail = [
@@ -155,26 +159,35 @@ function keylessRowsColumn(schema: SchemaInfo): string {
  * transaction the rows came from.
  */
 export function messageRowsSettler(store: ReadOnlyStore): (record: SessionRecord) => void {
-	// Each prepared when first needed: a live refresh opens a connection per read, and most of its rows need neither.
-	let exists: ReturnType<ReadOnlyStore['prepare']> | undefined;
-	let inWindow: ReturnType<ReadOnlyStore['prepare']> | undefined;
-	return record => {
-		if (!record.hasMessageRows && record.newestMessageAt === null) {
-			exists ??= store.prepare('SELECT 1 FROM messages WHERE session_id = ? LIMIT 1').pluck();
-			record.hasMessageRows = exists.get(record.id) !== undefined;
-		}
+	// A module function bound to the read's statements, not a closure made per read: it runs on every row, and a
+	// closure made per call loses its optimised code at each mark-compact (issue #26).
+	return settleRowOf.bind(null, {store, exists: undefined, inWindow: undefined});
+}
 
-		if (record.newestMessageRaw !== null && record.newestMessageAt === null) {
-			inWindow ??= store
-				.prepare(
-					`SELECT m.timestamp FROM messages m WHERE m.session_id = ? AND ` +
-						`m.timestamp ${WINDOW} ORDER BY m.timestamp DESC LIMIT 1`,
-				)
-				.pluck();
-			const newest = inWindow.get(record.id);
-			record.newestMessageAt = typeof newest === 'number' ? newest : null;
-		}
-	};
+/** A read's statements of messageRowsSettler, each prepared when first needed. */
+type Settling = {
+	store: ReadOnlyStore;
+	exists: ReturnType<ReadOnlyStore['prepare']> | undefined;
+	inWindow: ReturnType<ReadOnlyStore['prepare']> | undefined;
+};
+
+function settleRowOf(settling: Settling, record: SessionRecord): void {
+	// Each prepared when first needed: a live refresh opens a connection per read, and most of its rows need neither.
+	if (!record.hasMessageRows && record.newestMessageAt === null) {
+		settling.exists ??= settling.store.prepare('SELECT 1 FROM messages WHERE session_id = ? LIMIT 1').pluck();
+		record.hasMessageRows = settling.exists.get(record.id) !== undefined;
+	}
+
+	if (record.newestMessageRaw !== null && record.newestMessageAt === null) {
+		settling.inWindow ??= settling.store
+			.prepare(
+				`SELECT m.timestamp FROM messages m WHERE m.session_id = ? AND ` +
+					`m.timestamp ${WINDOW} ORDER BY m.timestamp DESC LIMIT 1`,
+			)
+			.pluck();
+		const newest = settling.inWindow.get(record.id);
+		record.newestMessageAt = typeof newest === 'number' ? newest : null;
+	}
 }
 
 /**

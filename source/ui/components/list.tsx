@@ -12,7 +12,7 @@ import {Fragment, memo, useRef} from 'react';
 import {Box} from 'ink';
 import {Text} from './text.js';
 import {windowStart} from '../views.js';
-import {useTheme} from '../theme.js';
+import {type Theme, useTheme} from '../theme.js';
 import {cutKeepingIds, wrapLine} from '../../text/fit.js';
 
 export type ListProps<T> = {
@@ -36,15 +36,22 @@ export type ListProps<T> = {
 
 type Shown = {index: number; key: string; lines: string[]};
 
-/** Each shown row's key: its identity (the index without one), a repeat of it numbered so keys stay unique. */
+/**
+ * Each shown row's key: its identity (the index without one), a repeat of it numbered so keys stay unique. This file's
+ * per-frame work is in functions made once, not callbacks made per frame (issue #26: a callback made per call loses its
+ * optimised code at each mark-compact, and TurboFan compiles it again; test/live/optimised-code.test.ts).
+ */
 function keyed<T>(props: ListProps<T>, shown: readonly Omit<Shown, 'key'>[]): Shown[] {
 	const seen = new Map<string, number>();
-	return shown.map(row => {
+	const out: Shown[] = [];
+	for (const row of shown) {
 		const id = props.id ? props.id(props.items[row.index]!) : String(row.index);
 		const repeat = seen.get(id) ?? 0;
 		seen.set(id, repeat + 1);
-		return {...row, key: repeat === 0 ? id : `${id}\u0000${repeat}`};
-	});
+		out.push({index: row.index, lines: row.lines, key: repeat === 0 ? id : `${id}\u0000${repeat}`});
+	}
+
+	return out;
 }
 
 /** The rows that fit `height` lines, the cursor's among them; each row as its key and its lines. */
@@ -87,41 +94,51 @@ export class KeptLines {
 	}
 }
 
-function linesWindow<T>(props: ListProps<T>, height: number, fitted: KeptLines): Omit<Shown, 'key'>[] {
-	const linesOf = (index: number) => fitted.lines(props.line(props.items[index]!, index));
-	const start = windowStart(props.cursor, height, props.items.length);
-	const fill = (from: number): Omit<Shown, 'key'>[] => {
-		const out: Omit<Shown, 'key'>[] = [];
-		let used = 0;
-		for (let i = from; i < props.items.length && used < height; i++) {
-			const lines = linesOf(i).slice(0, height - used);
-			out.push({index: i, lines});
-			used += lines.length;
-		}
+/** The lines of the row at `index`. */
+function linesOf<T>(props: ListProps<T>, fitted: KeptLines, index: number): string[] {
+	return fitted.lines(props.line(props.items[index]!, index));
+}
 
-		return out;
-	};
-
-	let shown = fill(start);
-	const atCursor = shown.find(r => r.index === props.cursor);
-	if (
-		props.wrap &&
-		props.cursor >= 0 &&
-		props.cursor < props.items.length &&
-		(!atCursor || atCursor.lines.length < linesOf(props.cursor).length)
-	) {
-		// Wrapped rows took more lines than rows: end the window on the cursor row.
-		let from = props.cursor;
-		let used = linesOf(from).length;
-		while (from > 0 && used + linesOf(from - 1).length <= height) {
-			from--;
-			used += linesOf(from).length;
-		}
-
-		shown = fill(from);
+/** The rows from `from` on that fit `height` lines. */
+function fill<T>(props: ListProps<T>, height: number, fitted: KeptLines, from: number): Omit<Shown, 'key'>[] {
+	const out: Omit<Shown, 'key'>[] = [];
+	let used = 0;
+	for (let i = from; i < props.items.length && used < height; i++) {
+		const lines = linesOf(props, fitted, i).slice(0, height - used);
+		out.push({index: i, lines});
+		used += lines.length;
 	}
 
-	return shown;
+	return out;
+}
+
+/** The shown rows: from the window's start, or, when wrapped rows push the cursor's out, ending on the cursor row. */
+export function linesWindow<T>(props: ListProps<T>, height: number, fitted: KeptLines): Omit<Shown, 'key'>[] {
+	const shown = fill(props, height, fitted, windowStart(props.cursor, height, props.items.length));
+	if (!props.wrap || props.cursor < 0 || props.cursor >= props.items.length) {
+		return shown;
+	}
+
+	let atCursor: Omit<Shown, 'key'> | undefined;
+	for (const r of shown) {
+		if (r.index === props.cursor) {
+			atCursor = r;
+		}
+	}
+
+	if (atCursor && atCursor.lines.length >= linesOf(props, fitted, props.cursor).length) {
+		return shown;
+	}
+
+	// Wrapped rows took more lines than rows: end the window on the cursor row.
+	let from = props.cursor;
+	let used = linesOf(props, fitted, from).length;
+	while (from > 0 && used + linesOf(props, fitted, from - 1).length <= height) {
+		from--;
+		used += linesOf(props, fitted, from).length;
+	}
+
+	return fill(props, height, fitted, from);
 }
 
 /**
@@ -148,6 +165,32 @@ const ListLine = memo(function ListLine({
 		</Text>
 	);
 });
+
+/** The shown rows' lines, each a memoised ListLine, grouped by row. */
+function rowElements<T>(props: ListProps<T>, shown: readonly Shown[], theme: Theme): React.ReactElement[] {
+	const out: React.ReactElement[] = [];
+	for (const {index, key, lines} of shown) {
+		const selected = index === props.cursor;
+		const color = selected ? theme.accent : props.color?.(props.items[index]!, index);
+		const row: React.ReactElement[] = [];
+		for (let j = 0; j < lines.length; j++) {
+			row.push(
+				<ListLine
+					key={j}
+					mark={j === 0 && selected ? '› ' : '  '}
+					text={lines[j]!}
+					color={color}
+					selected={selected}
+					inverse={theme.color}
+				/>,
+			);
+		}
+
+		out.push(<Fragment key={key}>{row}</Fragment>);
+	}
+
+	return out;
+}
 
 export function List<T>(props: ListProps<T>): React.ReactElement {
 	const theme = useTheme();
@@ -178,24 +221,7 @@ export function List<T>(props: ListProps<T>): React.ReactElement {
 			)}
 			<Box flexDirection="column" height={bodyHeight}>
 				{shown.length === 0 ? <Text color={theme.muted}>{`  ${props.empty ?? 'nothing to show'}`}</Text> : null}
-				{shown.map(({index, key, lines}) => {
-					const selected = index === props.cursor;
-					const color = selected ? theme.accent : props.color?.(props.items[index]!, index);
-					return (
-						<Fragment key={key}>
-							{lines.map((text, j) => (
-								<ListLine
-									key={j}
-									mark={j === 0 && selected ? '› ' : '  '}
-									text={text}
-									color={color}
-									selected={selected}
-									inverse={theme.color}
-								/>
-							))}
-						</Fragment>
-					);
-				})}
+				{rowElements(props, shown, theme)}
 			</Box>
 			{footText === null ? null : (
 				<Text color={theme.muted} wrap="truncate">

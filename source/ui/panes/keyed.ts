@@ -6,16 +6,39 @@ import type {Pane} from '../pane-names.js';
 import {type RowIds, cursorIn} from '../state.js';
 import type {PaneContext} from './types.js';
 
-/** A view of the rows' identities, in the rows' order (nothing copied). */
+/**
+ * A view of the rows' identities, in the rows' order (nothing copied). A class, not an object of closures made per
+ * call: its scan runs over every row at each frame, and a closure made per call loses its optimised code at each
+ * mark-compact (issue #26, test/e2e/tui-optimised-code-tmux.test.ts).
+ */
+class IdsOf<T> implements RowIds {
+	constructor(
+		private readonly items: readonly T[],
+		private readonly id: (item: T) => string,
+	) {}
+
+	get length(): number {
+		return this.items.length;
+	}
+
+	at(index: number): string | undefined {
+		const item = this.items[index];
+		return item === undefined ? undefined : this.id(item);
+	}
+
+	indexOf(target: string): number {
+		for (let i = 0; i < this.items.length; i++) {
+			if (this.id(this.items[i]!) === target) {
+				return i;
+			}
+		}
+
+		return -1;
+	}
+}
+
 export function idsOf<T>(items: readonly T[], id: (item: T) => string): RowIds {
-	return {
-		length: items.length,
-		at(index) {
-			const item = items[index];
-			return item === undefined ? undefined : id(item);
-		},
-		indexOf: target => items.findIndex(item => id(item) === target),
-	};
+	return new IdsOf(items, id);
 }
 
 /** The row a keyed pane's cursor is on now. */

@@ -4,7 +4,7 @@ import {STATUS_GLYPH, type SessionStatus} from '../../forensics/analysis/status.
 import {inWindow} from '../../forensics/time.js';
 import {ago, pad, utc} from '../../text/format.js';
 import {List} from '../components/list.js';
-import {useTheme} from '../theme.js';
+import {type Theme, useTheme} from '../theme.js';
 import {type SessionRow, sessionRows, statusFor} from '../views.js';
 import {idsOf, keyedCursor} from './keyed.js';
 import {type ContentRow, contentRowId, contentRows} from '../search/content-rows.js';
@@ -30,10 +30,12 @@ function rowsOf(ctx: PaneContext): {rows: readonly SessionRow[]; total: number; 
 			});
 }
 
+const sessionId = (r: SessionRow) => r.session.id;
+
 // A content search's rows on a root with profiles: the profile and the id (two stores may hold one id).
 const rowIds = (ctx: PaneContext) => {
 	const hits = hitRowsOf(ctx);
-	return hits ? idsOf(hits, contentRowId) : idsOf(rowsOf(ctx).rows, r => r.session.id);
+	return hits ? idsOf(hits, contentRowId) : idsOf(rowsOf(ctx).rows, sessionId);
 };
 
 /**
@@ -60,24 +62,23 @@ function footerTail(ctx: PaneContext): string {
 
 const cursor = (ctx: PaneContext) => keyedCursor(ctx, 'sessions', rowIds(ctx));
 
+/** `head:id` in `width` columns, the tail of the id kept when cut. */
+function chatTail(head: string, id: string, width: number): string {
+	const whole = `${head}:${id}`;
+	return whole.length <= width || width < head.length + 4 ? whole : `${head}:…${id.slice(-(width - head.length - 2))}`;
+}
+
 /** The chat of a row in `width` columns: chat type and id (the tail of the id kept when cut), then its name. */
 function chatLabel(r: SessionRow, width: number): string {
 	const s = r.session;
-	const tail = (head: string, id: string) => {
-		const whole = `${head}:${id}`;
-		return whole.length <= width || width < head.length + 4
-			? whole
-			: `${head}:…${id.slice(-(width - head.length - 2))}`;
-	};
-
 	if (s.chatId) {
-		const chat = tail(s.chatType ?? '?', s.chatId);
+		const chat = chatTail(s.chatType ?? '?', s.chatId, width);
 		return `${chat}${s.displayName && chat.length + 2 <= width ? ` ${s.displayName}` : ''}`;
 	}
 
 	if (s.sessionKey) {
 		const parts = s.sessionKey.split(':');
-		return parts.length > 4 ? tail(parts[3]!, parts.slice(4).join(':')) : s.sessionKey;
+		return parts.length > 4 ? chatTail(parts[3]!, parts.slice(4).join(':'), width) : s.sessionKey;
 	}
 
 	return '—';
@@ -88,11 +89,16 @@ function tokens(r: SessionRow): string {
 	return n >= 1_000_000 ? `${(n / 1_000_000).toFixed(1)}M` : n >= 1000 ? `${Math.round(n / 1000)}k` : String(n);
 }
 
+/**
+ * A column: its cell of a row is `value(row, now, status, width)`. The values are functions made once, and the columns
+ * of a width are made once (issue #26: a callback made per render loses its optimised code at each mark-compact, and
+ * TurboFan compiles it again; test/live/optimised-code.test.ts).
+ */
 type Col = {
 	key: string;
 	title: string;
 	width: number;
-	value: (r: SessionRow, now: number, status: SessionStatus) => string;
+	value: (r: SessionRow, now: number, status: SessionStatus, width: number) => string;
 	align?: 'right';
 	priority?: number;
 };
@@ -100,32 +106,23 @@ type Col = {
 /** Columns that are not shown first drop, highest `priority` first. */
 const END_REASON_MIN = 11;
 
+const endReasonValue = (r: SessionRow) => r.session.endReason ?? (r.session.endedAtRaw === null ? 'live' : '');
+
 /** The end reason column: what is left of the row. */
 function endReason(width: number): Col {
-	return {
-		key: 'end',
-		title: 'end reason',
-		width,
-		value: r => r.session.endReason ?? (r.session.endedAtRaw === null ? 'live' : ''),
-		priority: 2,
-	};
+	return {key: 'end', title: 'end reason', width, value: endReasonValue, priority: 2};
 }
 
-/**
- * Columns in display order. The status, id, chat (its key's tail) and last activity always
- * show; the others join by priority while they fit (message count, end reason, source,
- * start, tokens, title), and the room left widens the chat column, then the end reason.
- */
-export function sessionColumns(width: number): Col[] {
-	const narrow = width < 100;
-	const chatWidth = width >= 130 ? 22 : 14;
-	const chat: Col = {key: 'chat', title: 'chat', width: narrow ? 9 : 10, value: r => chatLabel(r, chat.width)};
-	const all: Col[] = [
+const messages = (r: SessionRow) => String(r.session.messageRows ?? r.session.messageCountColumn);
+
+/** Every column, in display order, at its narrowest. */
+function allColumns(narrow: boolean): Col[] {
+	return [
 		{key: 'status', title: ' ', width: 2, value: (_r, _now, status) => STATUS_GLYPH[status]},
-		{key: 'id', title: 'id', width: 24, value: r => r.session.id},
+		{key: 'id', title: 'id', width: 24, value: sessionId},
 		{key: 'source', title: 'source', width: 9, value: r => r.session.source, priority: 3},
 		{key: 'title', title: 'title', width: 18, value: r => r.session.title ?? '', priority: 6},
-		chat,
+		{key: 'chat', title: 'chat', width: narrow ? 9 : 10, value: (r, _now, _status, width) => chatLabel(r, width)},
 		{key: 'started', title: 'started', width: 16, value: r => utc(inWindow(r.session.startedAtRaw)), priority: 4},
 		{
 			key: 'last',
@@ -133,20 +130,20 @@ export function sessionColumns(width: number): Col[] {
 			width: narrow ? 10 : 11,
 			value: (r, now) => ago(r.lastActive, now),
 		},
-		{
-			key: 'msgs',
-			title: 'msgs',
-			width: narrow ? 5 : 6,
-			value: r => String(r.session.messageRows ?? r.session.messageCountColumn),
-			align: 'right',
-			priority: 1,
-		},
+		{key: 'msgs', title: 'msgs', width: narrow ? 5 : 6, value: messages, align: 'right', priority: 1},
 		{key: 'tokens', title: 'tokens', width: 7, value: tokens, align: 'right', priority: 5},
 		endReason(END_REASON_MIN),
 	];
+}
+
+const cost = (cols: readonly Col[]) => cols.reduce((n, c) => n + c.width, 0) + cols.length - 1;
+
+/** The columns of `width`, worked out (sessionColumns keeps them by width). */
+function columnsOf(width: number): Col[] {
+	const all = allColumns(width < 100);
+	const chat = all.find(c => c.key === 'chat')!;
 	// The row is drawn after "› " and may end in " *" (just changed).
 	const budget = width - 4;
-	const cost = (cols: readonly Col[]) => cols.reduce((n, c) => n + c.width, 0) + cols.length - 1;
 	const chosen = new Set(all.filter(c => c.priority === undefined).map(c => c.key));
 	for (const c of all.filter(c => c.priority !== undefined).sort((a, b) => a.priority! - b.priority!)) {
 		if (cost(all.filter(x => chosen.has(x.key) || x === c)) <= budget) {
@@ -156,7 +153,7 @@ export function sessionColumns(width: number): Col[] {
 
 	const cols = all.filter(c => chosen.has(c.key));
 	let left = budget - cost(cols);
-	const grow = Math.min(left, chatWidth - chat.width);
+	const grow = Math.min(left, (width >= 130 ? 22 : 14) - chat.width);
 	chat.width += grow;
 	left -= grow;
 	const end = cols.findIndex(c => c.key === 'end');
@@ -165,6 +162,35 @@ export function sessionColumns(width: number): Col[] {
 	}
 
 	return cols;
+}
+
+type Layout = {cols: readonly Col[]; header: string};
+
+/** The layouts of the widths drawn lately (a terminal has a few). */
+const layouts = new Map<number, Layout>();
+
+function layoutOf(width: number): Layout {
+	let layout = layouts.get(width);
+	if (!layout) {
+		const cols = columnsOf(width);
+		layout = {cols, header: cols.map(c => pad(c.title, c.width, c.align)).join(' ')};
+		if (layouts.size >= 8) {
+			layouts.clear();
+		}
+
+		layouts.set(width, layout);
+	}
+
+	return layout;
+}
+
+/**
+ * Columns in display order. The status, id, chat (its key's tail) and last activity always
+ * show; the others join by priority while they fit (message count, end reason, source,
+ * start, tokens, title), and the room left widens the chat column, then the end reason.
+ */
+export function sessionColumns(width: number): readonly Col[] {
+	return layoutOf(width).cols;
 }
 
 /**
@@ -184,23 +210,55 @@ type Drawn = {width: number; now: number; status: SessionStatus; changed: boolea
  */
 const drawnRows = new WeakMap<SessionRow, Drawn>();
 
-function drawnRow(
-	r: SessionRow,
-	width: number,
-	now: number,
-	status: SessionStatus,
-	changed: boolean,
-	format: (status: SessionStatus) => string,
-): Drawn {
+/** What a frame of the pane draws its rows with. */
+export type SessionsDraw = {ctx: PaneContext; cols: readonly Col[]; theme: Theme};
+
+function changedLately(ctx: PaneContext, r: SessionRow): boolean {
+	const at = ctx.model.changedAt.get(r.session.id);
+	return at !== undefined && ctx.now - at <= CHANGE_HIGHLIGHT_S;
+}
+
+function formatRow(cols: readonly Col[], r: SessionRow, now: number, status: SessionStatus): string {
+	let text = '';
+	for (let i = 0; i < cols.length; i++) {
+		const c = cols[i]!;
+		text += `${i === 0 ? '' : ' '}${pad(c.value(r, now, status, c.width), c.width, c.align)}`;
+	}
+
+	return text;
+}
+
+function drawnRow(draw: SessionsDraw, r: SessionRow): Drawn {
+	const {ctx} = draw;
+	const status = statusFor(ctx.model.analysis, r.session);
+	const changed = changedLately(ctx, r);
 	const last = drawnRows.get(r);
-	if (last && last.width === width && last.now === now && last.status === status && last.changed === changed) {
+	if (last && last.width === ctx.width && last.now === ctx.now && last.status === status && last.changed === changed) {
 		return last;
 	}
 
-	const text = `${format(status)}${changed ? ' *' : ''}`;
-	const next = {width, now, status, changed, text};
+	const text = `${formatRow(draw.cols, r, ctx.now, status)}${changed ? ' *' : ''}`;
+	const next = {width: ctx.width, now: ctx.now, status, changed, text};
 	drawnRows.set(r, next);
 	return next;
+}
+
+/** A row's line (the List's `line`, bound to the frame's draw). */
+export function sessionLine(draw: SessionsDraw, r: SessionRow): string {
+	return drawnRow(draw, r).text;
+}
+
+/** A row's colour (the List's `color`, bound to the frame's draw). */
+export function sessionColor(draw: SessionsDraw, r: SessionRow): string | undefined {
+	const {status, changed} = drawnRow(draw, r);
+	const theme = draw.theme;
+	return status === 'zombie' || status === 'at-risk' || status === 'resumed-stale' || status === 'stranded'
+		? theme.danger
+		: status === 'orphan'
+			? theme.warn
+			: changed
+				? theme.highlight
+				: undefined;
 }
 
 function SessionsView({ctx}: {ctx: PaneContext}): React.ReactElement {
@@ -210,8 +268,7 @@ function SessionsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 	}
 
 	const {rows, total, hidden} = rowsOf(ctx);
-	const cols = sessionColumns(ctx.width);
-	const header = cols.map(c => pad(c.title, c.width, c.align)).join(' ');
+	const {cols, header} = layoutOf(ctx.width);
 	const scope = [
 		ctx.ui.source ? `source ${ctx.ui.source}` : '',
 		ctx.ui.filterText ? `filter "${ctx.ui.filterText}" ${rows.length}/${total} match` : '',
@@ -219,20 +276,13 @@ function SessionsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 	]
 		.filter(Boolean)
 		.join(' · ');
-	const changed = (r: SessionRow) => {
-		const at = ctx.model.changedAt.get(r.session.id);
-		return at !== undefined && ctx.now - at <= CHANGE_HIGHLIGHT_S;
-	};
-	const drawn = (r: SessionRow) =>
-		drawnRow(r, ctx.width, ctx.now, statusFor(ctx.model.analysis, r.session), changed(r), status =>
-			cols.map(c => pad(c.value(r, ctx.now, status), c.width, c.align)).join(' '),
-		);
-
+	// The row's line and colour are functions made once, bound to this frame's draw (see Col).
+	const draw: SessionsDraw = {ctx, cols, theme};
 	return (
 		<Box flexDirection="column">
 			<List
 				items={rows}
-				id={r => r.session.id}
+				id={sessionId}
 				cursor={cursor(ctx)}
 				height={ctx.height}
 				width={ctx.width}
@@ -240,17 +290,8 @@ function SessionsView({ctx}: {ctx: PaneContext}): React.ReactElement {
 				header={header}
 				footer={`${total} sessions${scope ? ` · ${scope}` : ''} · ${footerTail(ctx)}`}
 				empty={ctx.ui.filterText ? `no session matches "${ctx.ui.filterText}"` : 'no sessions'}
-				line={r => drawn(r).text}
-				color={r => {
-					const {status, changed} = drawn(r);
-					return status === 'zombie' || status === 'at-risk' || status === 'resumed-stale' || status === 'stranded'
-						? theme.danger
-						: status === 'orphan'
-							? theme.warn
-							: changed
-								? theme.highlight
-								: undefined;
-				}}
+				line={sessionLine.bind(null, draw)}
+				color={sessionColor.bind(null, draw)}
 			/>
 		</Box>
 	);

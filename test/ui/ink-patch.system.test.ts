@@ -48,6 +48,30 @@ console.log(output.get().output);`;
 	return run.stdout.trim();
 }
 
+/**
+ * The heap one frame of 200 lines keeps (after a full GC, before and after), in a fresh Node (empty caches): line `i` is
+ * the JavaScript expression `line`; the frame must hold `last` (what line 199 draws), or the figure is not a frame's.
+ */
+function heapKeptByFrame(line: string, width: number, last: string): number {
+	const script = `const {default: Output} = await import(${JSON.stringify(outputUrl)});
+const lines = Array.from({length: 200}, (_, i) => ${line});
+gc();
+const before = process.memoryUsage().heapUsed;
+const output = new Output({width: ${width}, height: 200});
+lines.forEach((line, y) => output.write(0, y, line, {transformers: []}));
+const frame = output.get().output;
+gc();
+console.log(frame.includes(${JSON.stringify(last)}) ? process.memoryUsage().heapUsed - before : -1);`;
+	const run = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], {
+		encoding: 'utf8',
+		env: {...process.env, HFX_INK_OUTPUT: undefined},
+	});
+	expect(run.stderr).toBe('');
+	const grown = Number(run.stdout.trim());
+	expect(grown).toBeGreaterThan(0);
+	return grown;
+}
+
 describe('the Ink patch', () => {
 	it("builds frames with its own builder, and with Ink's own (getInk) under HFX_INK_OUTPUT=ink", () => {
 		expect(builderUnder({})).toBe('abc');
@@ -56,23 +80,8 @@ describe('the Ink patch', () => {
 
 	it('keeps one cell object per narrow character, not one per character of every line it caches', () => {
 		// Issue #26: the caches hold up to 60,000 characters of lines; a cell object for each was ~46,000 objects (~2.5
-		// MB) of hfx's heap following a busy store. 200 lines of 125 ASCII characters, in a fresh Node (empty caches).
-		const script = `const {default: Output} = await import(${JSON.stringify(outputUrl)});
-const lines = Array.from({length: 200}, (_, i) => String(i).padStart(5, '0') + 'abcdefghij'.repeat(12));
-gc();
-const before = process.memoryUsage().heapUsed;
-const output = new Output({width: 125, height: 200});
-lines.forEach((line, y) => output.write(0, y, line, {transformers: []}));
-const frame = output.get().output;
-gc();
-console.log(frame.length > 0 ? process.memoryUsage().heapUsed - before : -1);`;
-		const run = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], {
-			encoding: 'utf8',
-			env: {...process.env, HFX_INK_OUTPUT: undefined},
-		});
-		expect(run.stderr).toBe('');
-		const grown = Number(run.stdout.trim());
-		expect(grown).toBeGreaterThan(0);
+		// MB) of hfx's heap following a busy store. 200 lines of 125 ASCII characters.
+		const grown = heapKeptByFrame("String(i).padStart(5, '0') + 'abcdefghij'.repeat(12)", 125, '00199abc');
 		// 25,000 characters cached: with a cell object each the frame kept 1.8 MB, with shared cells 0.4 MB (the lines'
 		// arrays, the frame, the grid).
 		expect(grown).toBeLessThan(25_000 * 32);
@@ -81,24 +90,15 @@ console.log(frame.length > 0 ? process.memoryUsage().heapUsed - before : -1);`;
 	it('keeps one cell object per styled character and style, not one per character of each styled line cached', () => {
 		// Issue #26: a styled line (a list row in colour) was ~140 cell objects and ~140 styles arrays of its own; cached
 		// for seconds, they outlived two scavenges and were most of what the old generation gained between mark-compacts
-		// following a busy store. 200 rows of 125 characters in two colours and bold, in a fresh Node (empty caches).
-		const script = `const {default: Output} = await import(${JSON.stringify(outputUrl)});
-const lines = Array.from({length: 200}, (_, i) =>
-	'\u001B[32m' + String(i).padStart(5, '0') + '\u001B[39m \u001B[1m' + 'abcdefghij'.repeat(12) + '\u001B[22m');
-gc();
-const before = process.memoryUsage().heapUsed;
-const output = new Output({width: 126, height: 200});
-lines.forEach((line, y) => output.write(0, y, line, {transformers: []}));
-const frame = output.get().output;
-gc();
-console.log(frame.includes('\u001B[32m00199') ? process.memoryUsage().heapUsed - before : -1);`;
-		const run = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], {
-			encoding: 'utf8',
-			env: {...process.env, HFX_INK_OUTPUT: undefined},
-		});
-		expect(run.stderr).toBe('');
-		const grown = Number(run.stdout.trim());
-		expect(grown).toBeGreaterThan(0);
+		// following a busy store. 200 rows of 125 characters in two colours and bold.
+		const line = [
+			String.raw`'\u001B[32m'`,
+			"String(i).padStart(5, '0')",
+			String.raw`'\u001B[39m \u001B[1m'`,
+			"'abcdefghij'.repeat(12)",
+			String.raw`'\u001B[22m'`,
+		].join(' + ');
+		const grown = heapKeptByFrame(line, 126, '\u001B[32m00199');
 		// 25,200 styled characters cached: a cell and a styles array each kept 3.6 MB; shared, 0.71-0.78 MB (Node 22 and
 		// 24): the lines' arrays of shared cells, the rows' text, the frame and the grid.
 		expect(grown).toBeLessThan(25_200 * 48);

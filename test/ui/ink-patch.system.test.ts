@@ -49,8 +49,8 @@ console.log(output.get().output);`;
 }
 
 /**
- * The heap one frame of 200 lines keeps (after a full GC, before and after), in a fresh Node (empty caches): line `i` is
- * the JavaScript expression `line`; the frame must hold `last` (what line 199 draws), or the figure is not a frame's.
+ * The heap one frame of 200 lines keeps (after a full GC, before and after), in a fresh Node (empty caches): line `i`
+ * is the JavaScript expression `line`; the frame must hold `last` (what line 199 draws), or the figure is no frame's.
  */
 function heapKeptByFrame(line: string, width: number, last: string): number {
 	const script = `const {default: Output} = await import(${JSON.stringify(outputUrl)});

@@ -12,10 +12,10 @@
  * While the owner commits without pause, the folder is not watched (issue #26): a check that found commits asks for the
  * next one at the floor, on a timer, and the first that finds none watches the folder again (and checks once more, for
  * a commit made between the two). Watched, an agent committing 200 times a second woke the process 300-400 times a
- * second for events the floor then ignored (strace: 3,953 epoll waits in 10 s of following). The TUI following it on the
- * 1M-message bench store, three interleaved 30 s runs: 11.8 / 14.6 / 15.9 % of one core watched, 9.6 / 9.7 / 11.3 % on
- * the timer; the main thread's time in the kernel 81 / 123 / 115 -> 36 / 35 / 44 ticks; commit -> screen p95 unchanged
- * (bench tui: 76 ms).
+ * second for events the floor then ignored (strace: 3,953 epoll waits in 10 s of following). The TUI following it on
+ * the 1M-message bench store, three interleaved 30 s runs: 11.8 / 14.6 / 15.9 % of one core watched, 9.6 / 9.7 / 11.3 %
+ * on the timer; the main thread's time in the kernel 81 / 123 / 115 -> 36 / 35 / 44 ticks; commit -> screen p95
+ * unchanged (bench tui: 76 ms).
  */
 import fs from 'node:fs';
 import path from 'node:path';

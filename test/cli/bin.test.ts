@@ -163,3 +163,26 @@ describe('node:sqlite, which reads a stopped store in place', () => {
 		expect(fs.readdirSync(dir)).toEqual(['state.db']);
 	});
 });
+
+describe("the young generation (issue #26: the TUI's RSS)", () => {
+	it('stays at its start size through the bundle, set before it loads (after, it had grown to 4 MB)', () => {
+		// Read at the process's exit by a module Node loads before the bin: the new space's size then.
+		const dir = tempDir();
+		const probe = path.join(dir, 'new-space.mjs');
+		fs.writeFileSync(
+			probe,
+			"import v8 from 'node:v8';\n" +
+				'process.on("exit", () => process.stderr.write(`new space ${v8.getHeapSpaceStatistics()' +
+				'.find(s => s.space_name === "new_space").space_size}\\n`));\n',
+		);
+		const run = spawnSync(process.execPath, ['--import', probe, BIN, '--help'], {
+			encoding: 'utf8',
+			timeout: 20_000,
+		});
+		expect(run.status).toBe(0);
+		const bytes = Number(/new space (\d+)/.exec(run.stderr)?.[1]);
+		expect(bytes).toBeGreaterThan(0);
+		// Two semi-spaces of 1 MB.
+		expect(bytes).toBeLessThanOrEqual(2 * 1024 * 1024);
+	});
+});

@@ -1,7 +1,8 @@
 /**
- * The TUI's heap settings (issue #26): after tuneHeapForFollowing, a process that churns short-lived
+ * The heap settings (issue #26): after the bin's keepYoungGenerationSmall, a process that churns short-lived
  * objects as Ink's frames do keeps its young generation at its start size instead of doubling it to
- * V8's maximum. Run in a fresh Node process: the flags act on the heap of the process that sets them.
+ * V8's maximum; the TUI's own settings (ui/heap-flags.ts) leave Maglev on until the first analysis, then off. Run in a
+ * fresh Node process: the flags act on the heap of the process that sets them.
  */
 import {execFileSync} from 'node:child_process';
 import path from 'node:path';
@@ -9,12 +10,13 @@ import {pathToFileURL} from 'node:url';
 import {describe, expect, it} from 'vitest';
 
 const MODULE = pathToFileURL(path.resolve(__dirname, '../../source/ui/heap-flags.ts')).href;
+const BIN_MODULE = pathToFileURL(path.resolve(__dirname, '../../source/cli/bin.ts')).href;
 
-/** New-space bytes of a fresh Node after ~1 GB of frame-like garbage, with the TUI's settings or without. */
+/** New-space bytes of a fresh Node after ~1 GB of frame-like garbage, with the bin's setting or without. */
 function newSpaceAfterChurn(tuned: boolean): number {
 	const script = `
 		const v8 = await import('node:v8');
-		if (${tuned}) (await import(${JSON.stringify(MODULE)})).tuneHeapForFollowing();
+		if (${tuned}) (await import(${JSON.stringify(BIN_MODULE)})).keepYoungGenerationSmall();
 		let kept = [];
 		for (let i = 0; i < 1e7; i++) {
 			const cell = {char: 'x', style: [i, i + 1]};
@@ -46,7 +48,7 @@ function compiledAfter(call: 'leaveOutMaglev' | 'tuneHeapForFollowing' | null): 
 }
 
 describe('the heap flags of the follower', () => {
-	it('keeps the young generation at its start size under churn (V8 alone grows it past 8 MB)', () => {
+	it('keepYoungGenerationSmall: the young generation keeps its start size under churn (V8 alone: past 8 MB)', () => {
 		const untuned = newSpaceAfterChurn(false);
 		const tuned = newSpaceAfterChurn(true);
 		expect(untuned).toBeGreaterThan(8 * 1024 * 1024);

@@ -12,6 +12,8 @@ import {App} from '../../source/ui/app.js';
 import {PANES} from '../../source/ui/pane-names.js';
 import {LiveStore} from '../../source/live/live.js';
 import {sessionColumns} from '../../source/ui/panes/sessions.js';
+import type {SessionRow} from '../../source/ui/views.js';
+import type {SessionStatus} from '../../source/forensics/analysis/status.js';
 import {type Rendered, renderAt} from '../helpers/render.js';
 import {ROOT} from '../helpers/writer.js';
 
@@ -159,5 +161,17 @@ describe('the sessions column model', () => {
 			const cols = sessionColumns(w);
 			expect(cols.reduce((n, c) => n + c.width, 0) + cols.length - 1, String(w)).toBeLessThanOrEqual(w - 4);
 		}
+	});
+
+	it('writes a message count that does not fit its column as 746k, not cut (it was "7460…" at 80)', () => {
+		const msgs = (w: number, count: number) => {
+			const col = sessionColumns(w).find(c => c.key === 'msgs')!;
+			const session = {messageRows: count, messageCountColumn: count} as SessionRow['session'];
+			return col.value({session, lastActive: null}, 0, 'live' as SessionStatus, col.width);
+		};
+		expect(msgs(80, 746_012)).toBe('746k');
+		expect(msgs(80, 12_345)).toBe('12345');
+		expect(msgs(140, 746_012)).toBe('746012');
+		expect(msgs(140, 1_234_567)).toBe('1.2M');
 	});
 });

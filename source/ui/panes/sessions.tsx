@@ -84,9 +84,13 @@ function chatLabel(r: SessionRow, width: number): string {
 	return '—';
 }
 
-function tokens(r: SessionRow): string {
-	const n = r.session.inputTokens + r.session.outputTokens;
+/** A count in four characters or so: 1.2M, 746k, 999. */
+function compactCount(n: number): string {
 	return n >= 1_000_000 ? `${(n / 1_000_000).toFixed(1)}M` : n >= 1000 ? `${Math.round(n / 1000)}k` : String(n);
+}
+
+function tokens(r: SessionRow): string {
+	return compactCount(r.session.inputTokens + r.session.outputTokens);
 }
 
 /**
@@ -113,7 +117,12 @@ function endReason(width: number): Col {
 	return {key: 'end', title: 'end reason', width, value: endReasonValue, priority: 2};
 }
 
-const messages = (r: SessionRow) => String(r.session.messageRows ?? r.session.messageCountColumn);
+/** The messages, exact when they fit the column, else as 746k (at 80 columns, 746,012 was cut to "7460…"). */
+const messages = (r: SessionRow, _now: number, _status: SessionStatus, width: number) => {
+	const n = r.session.messageRows ?? r.session.messageCountColumn;
+	const exact = String(n);
+	return n === null || exact.length <= width ? exact : compactCount(n);
+};
 
 /** Every column, in display order, at its narrowest. */
 function allColumns(narrow: boolean): Col[] {

@@ -72,6 +72,19 @@ export function bytes(n: number | null | undefined): string {
 
 const graphemes = lazySegmenter();
 
+/** A count in at most five characters: 999, 1.5k, 746k, 1.2M (999,500 is 1.0M, not 1000k). */
+export function count(n: number): string {
+	if (n >= 999_500) {
+		return `${(n / 1_000_000).toFixed(1)}M`;
+	}
+
+	if (n >= 9_950) {
+		return `${Math.round(n / 1000)}k`;
+	}
+
+	return n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
+}
+
 /**
  * Cuts a text to `width` terminal columns (an ellipsis marks the cut); wide characters count two.
  * A cell is display text: a control or bidi character in it is made a visible escape first

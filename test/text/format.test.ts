@@ -4,7 +4,7 @@
  */
 import stringWidth from 'string-width';
 import {describe, expect, it} from 'vitest';
-import {pad, table, truncate} from '../../source/text/format.js';
+import {count, pad, table, truncate} from '../../source/text/format.js';
 
 describe('cells in terminal columns', () => {
 	it('pads narrow text as before', () => {
@@ -42,5 +42,23 @@ describe('cells in terminal columns', () => {
 		const at = (line: string, text: string) => stringWidth(line.slice(0, line.lastIndexOf(text)));
 		expect(at(lines[2]!, 'x')).toBe(at(lines[0]!, 'v'));
 		expect(at(lines[3]!, 'y')).toBe(at(lines[0]!, 'v'));
+	});
+});
+
+describe('count', () => {
+	it('writes a count in at most five characters, rounding up to the next unit rather than past it', () => {
+		expect([0, 999, 1000, 1549, 9_949, 9_950, 746_012, 999_499, 999_500, 1_234_567, 12_345_678].map(count)).toEqual([
+			'0',
+			'999',
+			'1.0k',
+			'1.5k',
+			'9.9k',
+			'10k',
+			'746k',
+			'999k',
+			'1.0M',
+			'1.2M',
+			'12.3M',
+		]);
 	});
 });

@@ -9,23 +9,13 @@ import {inWindow, lastActive} from '../../forensics/time.js';
 import {statusIndex, statusOf} from '../../forensics/analysis/status.js';
 import {duration} from '../../forensics/duration.js';
 import {rollbackAdoptCommand, utcMinute} from '../../forensics/rollbacks/rollback-finding.js';
-import {ago, utc} from '../../text/format.js';
+import {ago, count, utc} from '../../text/format.js';
 import type {MessageRow, SessionDetail} from '../../store/read/detail.js';
 import {detailWraps, fitLines} from '../components/fitted-lines.js';
 import {List} from '../components/list.js';
 import {useTheme, type Theme} from '../theme.js';
 import {FOLLOW} from '../state.js';
 import type {PaneContext, PaneSpec} from './types.js';
-
-function k(n: number): string {
-	return n >= 1_000_000
-		? `${(n / 1_000_000).toFixed(1)}M`
-		: n >= 10_000
-			? `${Math.round(n / 1000)}k`
-			: n >= 1000
-				? `${(n / 1000).toFixed(1)}k`
-				: String(n);
-}
 
 function roleColor(theme: Theme, role: string): string | undefined {
 	return role === 'user'
@@ -118,8 +108,8 @@ function cardLines(ctx: PaneContext, id: string): Array<{text: string; color?: s
 	});
 	lines.push({
 		text:
-			`tokens in ${k(s.inputTokens)} out ${k(s.outputTokens)} cache ` +
-			`r/w ${k(s.cacheReadTokens)}/${k(s.cacheWriteTokens)} · ` +
+			`tokens in ${count(s.inputTokens)} out ${count(s.outputTokens)} cache ` +
+			`r/w ${count(s.cacheReadTokens)}/${count(s.cacheWriteTokens)} · ` +
 			`turns ${detail?.turns ?? '?'} · ` +
 			`messages ${detail?.messageRows ?? s.messageCountColumn} · tool ` +
 			`calls ${s.toolCallCount}`,
@@ -219,10 +209,10 @@ function DetailView({ctx}: {ctx: PaneContext}): React.ReactElement {
 
 /** The newest message until the operator scrolls. */
 function detailCursor(ctx: PaneContext): number {
-	const count = ctx.focusSession ? (ctx.detail(ctx.focusSession)?.messages.length ?? 0) : 0;
+	const shown = ctx.focusSession ? (ctx.detail(ctx.focusSession)?.messages.length ?? 0) : 0;
 	return ctx.ui.cursor.detail === FOLLOW
-		? Math.max(0, count - 1)
-		: Math.min(ctx.ui.cursor.detail, Math.max(0, count - 1));
+		? Math.max(0, shown - 1)
+		: Math.min(ctx.ui.cursor.detail, Math.max(0, shown - 1));
 }
 
 export const detailPane: PaneSpec = {

@@ -2,7 +2,7 @@ import type React from 'react';
 import {Box} from 'ink';
 import {STATUS_GLYPH, type SessionStatus} from '../../forensics/analysis/status.js';
 import {inWindow} from '../../forensics/time.js';
-import {ago, pad, utc} from '../../text/format.js';
+import {ago, count, pad, utc} from '../../text/format.js';
 import {List} from '../components/list.js';
 import {type Theme, useTheme} from '../theme.js';
 import {type SessionRow, sessionRows, statusFor} from '../views.js';
@@ -84,13 +84,8 @@ function chatLabel(r: SessionRow, width: number): string {
 	return '—';
 }
 
-/** A count in four characters or so: 1.2M, 746k, 999. */
-function compactCount(n: number): string {
-	return n >= 1_000_000 ? `${(n / 1_000_000).toFixed(1)}M` : n >= 1000 ? `${Math.round(n / 1000)}k` : String(n);
-}
-
 function tokens(r: SessionRow): string {
-	return compactCount(r.session.inputTokens + r.session.outputTokens);
+	return count(r.session.inputTokens + r.session.outputTokens);
 }
 
 /**
@@ -121,7 +116,7 @@ function endReason(width: number): Col {
 const messages = (r: SessionRow, _now: number, _status: SessionStatus, width: number) => {
 	const n = r.session.messageRows ?? r.session.messageCountColumn;
 	const exact = String(n);
-	return n === null || exact.length <= width ? exact : compactCount(n);
+	return n === null || exact.length <= width ? exact : count(n);
 };
 
 /** Every column, in display order, at its narrowest. */

@@ -25,6 +25,6 @@ export function imageScope(snapshot: Pick<Snapshot, 'routing' | 'routingScope'>,
 		counts.set(e.scope, (counts.get(e.scope) ?? 0) + 1);
 	}
 
-	const best = [...counts].sort((x, y) => y[1] - x[1] || x[0].localeCompare(y[0]))[0];
+	const best = [...counts].sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0))[0];
 	return best ? best[0] : snapshot.routingScope;
 }

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 
 import type {RefusalKind} from './refusal-kinds.js';
+import {grouped} from '../text/format.js';
 import {safeText} from '../text/sanitize.js';
 
 export type ExitCode = 0 | 1 | 2;
@@ -157,7 +158,7 @@ export function errnoWords(code: string, osMessage = ''): ErrnoWords {
 	const limit = code === 'EFBIG' ? fileSizeLimit() : null;
 	if (limit !== null) {
 		return {
-			cause: `file size limit reached (ulimit -f allows ${limit.toLocaleString('en-US')} bytes per file)`,
+			cause: `file size limit reached (ulimit -f allows ${grouped(limit)} bytes per file)`,
 			next: ERRNO_WORDS.EFBIG!.next,
 		};
 	}
@@ -165,7 +166,7 @@ export function errnoWords(code: string, osMessage = ''): ErrnoWords {
 	const open = code === 'EMFILE' ? processLimit('Max open files') : null;
 	if (open !== null) {
 		return {
-			cause: `too many open files (ulimit -n allows ${open.toLocaleString('en-US')} per process)`,
+			cause: `too many open files (ulimit -n allows ${grouped(open)} per process)`,
 			next: ERRNO_WORDS.EMFILE!.next,
 		};
 	}

@@ -62,6 +62,7 @@ const ALLOWED = new Map<string, string>([
 	['ground/io.ts -> text/sanitize.ts', 'the terminal sinks make every line safe (issue #17, class 8)'],
 	['ground/io.ts -> text/json-chunks.ts', 'the JSON sink writes its document in safe pieces as it is made (issue #26)'],
 	['ground/errors.ts -> text/sanitize.ts', 'a refusal is one safe line whatever its file name or cause holds'],
+	['ground/errors.ts -> text/format.ts', 'a limit in a refusal is grouped without ICU (text/format.ts grouped)'],
 ]);
 
 /** The unit a source file belongs to: its folder under source/, or for a root file cli or ground. */

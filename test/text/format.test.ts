@@ -4,7 +4,7 @@
  */
 import stringWidth from 'string-width';
 import {describe, expect, it} from 'vitest';
-import {count, pad, table, truncate} from '../../source/text/format.js';
+import {count, grouped, pad, table, truncate} from '../../source/text/format.js';
 
 describe('cells in terminal columns', () => {
 	it('pads narrow text as before', () => {
@@ -60,5 +60,65 @@ describe('count', () => {
 			'1.2M',
 			'12.3M',
 		]);
+	});
+});
+
+describe('grouped', () => {
+	// The reference is ICU itself, in this test process: grouped must write what toLocaleString('en-US') writes.
+	const reference = (n: number) => n.toLocaleString('en-US');
+
+	it("writes what toLocaleString('en-US') writes, edge cases", () => {
+		const edges = [
+			0,
+			-0,
+			1,
+			-1,
+			12,
+			999,
+			1000,
+			-1000,
+			1234,
+			746_012,
+			999_999,
+			1e6,
+			2 ** 53,
+			2 ** 53 + 2,
+			1e20,
+			1e21,
+			1.5e22,
+			-1e21,
+			0.1,
+			1.5,
+			2.0005,
+			2.0004,
+			0.0005,
+			0.0004,
+			-0.0004,
+			1234.5678,
+			999.9995,
+			1e-7,
+			-1e-7,
+			5e-324,
+			Number.MAX_VALUE,
+			Number.NaN,
+			Number.POSITIVE_INFINITY,
+			Number.NEGATIVE_INFINITY,
+		];
+		expect(edges.map(n => grouped(n))).toEqual(edges.map(n => reference(n)));
+	});
+
+	it("writes what toLocaleString('en-US') writes, 20,000 seeded integers and fractions", () => {
+		let seed = 26;
+		const random = () => {
+			seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+			return seed / 2 ** 31;
+		};
+
+		const values = Array.from({length: 10_000}, () => {
+			const magnitude = 10 ** Math.floor(random() * 22);
+			return [Math.floor(random() * magnitude) * (random() < 0.2 ? -1 : 1), random() * 10 ** Math.floor(random() * 16)];
+		}).flat();
+		const wrong = values.filter(n => grouped(n) !== reference(n));
+		expect(wrong.map(n => [n, grouped(n), reference(n)])).toEqual([]);
 	});
 });

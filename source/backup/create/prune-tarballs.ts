@@ -66,7 +66,7 @@ export function pruneTarballs(dir: string, keep: number, root: string): TarballR
 	}
 
 	const series: TarballRetention['series'] = [];
-	for (const [pattern, all] of [...bySeries].sort(([a], [b]) => a.localeCompare(b))) {
+	for (const [pattern, all] of [...bySeries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
 		const newestFirst = all.sort((a, b) => (a.stamp < b.stamp ? 1 : a.stamp > b.stamp ? -1 : 0));
 		const kept = new Set(keep <= 0 ? newestFirst.map(t => t.name) : newestFirst.slice(0, keep).map(t => t.name));
 		const drilled = newestFirst.find(t => t.drilled)?.name ?? null;

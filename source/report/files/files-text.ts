@@ -8,11 +8,12 @@ import {formatSqliteVersionNumber, hasWalResetBug} from '../../store/db-header.j
 import type {FilesReport} from '../../store/files/files-probe.js';
 import {fileStates} from '../../store/files/files-states.js';
 import {describeHolder} from '../../store/files/holders.js';
+import {grouped} from '../../text/format.js';
 
 export type FileLine = {text: string; tone?: 'danger' | 'warn' | 'ok' | 'muted'};
 
 function n(v: number | null | undefined): string {
-	return v === null || v === undefined ? '—' : v.toLocaleString('en-US');
+	return v === null || v === undefined ? '—' : grouped(v);
 }
 
 function hex(v: number): string {

@@ -12,7 +12,7 @@ import type {SnippetPart} from '../../forensics/search/search-snippet.js';
 import type {FtsIndex} from '../../store/search/fts-index.js';
 import type {PlaceSearch} from '../../store/search/search-places.js';
 import type {SearchRoute} from '../../store/search/search.js';
-import {plural} from '../../text/format.js';
+import {grouped, plural} from '../../text/format.js';
 import {wrapIndented} from '../../text/wrap.js';
 
 const WIDTH = 80;
@@ -107,8 +107,8 @@ function storeLines(s: Extract<StoreSearchReport, {ok: true}>): string[] {
 	if (s.scan && !s.scan.complete) {
 		lines.push(
 			...wrapIndented(
-				`  the scan stopped after ${s.scan.searchedIds.toLocaleString('en-US')} ` +
-					`of ${s.scan.ofIds.toLocaleString('en-US')} message ids (newest first): ` +
+				`  the scan stopped after ${grouped(s.scan.searchedIds)} ` +
+					`of ${grouped(s.scan.ofIds)} message ids (newest first): ` +
 					`older messages were not searched`,
 				WIDTH,
 				4,

@@ -6,6 +6,7 @@
  */
 import path from 'node:path';
 import type {ExitCode} from '../../ground/errors.js';
+import {grouped} from '../../text/format.js';
 import {type DbHeader, mainShortfall} from '../db-header.js';
 import type {FilesReport} from './files-probe.js';
 
@@ -19,7 +20,7 @@ export type FileState = {
 };
 
 function n(v: number): string {
-	return v.toLocaleString('en-US');
+	return grouped(v);
 }
 
 const COPY_ASIDE =

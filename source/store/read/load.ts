@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {errorCode} from '../../ground/errors.js';
+import {grouped} from '../../text/format.js';
 import {CURRENT_RULE_SET, CURRENT_SCHEMA_VERSION} from '../../forensics/generations.js';
 import type {Snapshot} from '../../forensics/types.js';
 import {formatSqliteVersionNumber} from '../db-header.js';
@@ -192,7 +193,7 @@ export function walHeaderNote(
 		? []
 		: [
 				`the ${path.basename(wal.path)} header is unusable (${state}) ` +
-					`and ${slots.toLocaleString('en-US')} frame slots follow it: SQLite ` +
+					`and ${grouped(slots)} frame slots follow it: SQLite ` +
 					`reads that WAL as empty, so nothing they commit is in this scan (or a ` +
 					`WAL reset was caught mid-write: run again). hfx files counts the ` +
 					`committed transactions behind it`,

@@ -1,8 +1,8 @@
 /**
  * The Files pane's probe waits for the first analysis (issue #26: the findings first): on a live store opened from a
  * preview, with the pane hidden, no probe runs (it scans /proc for the holders) until the analysis is published, then
- * one runs, a moment after the analysis's frame; shown meanwhile, it runs at once. On a copy of the v21 incident store
- * held open by a writer process.
+ * one runs, a moment after the analysis's frame; shown meanwhile, it runs at once. Hidden after that, it does not run
+ * at all (it ran every 15 s); shown again, at once. On a copy of the v21 incident store held open by a writer process.
  */
 import path from 'node:path';
 import {afterEach, describe, expect, it, vi} from 'vitest';
@@ -54,5 +54,34 @@ describe('the files probe during the first analysis', () => {
 		files.setVisible?.(true);
 		expect(live.model.analysing).toBeDefined();
 		expect(read).toHaveBeenCalledTimes(1);
+	});
+});
+
+describe('the files probe with the pane hidden', () => {
+	it('does not run after its first probe until the pane is shown, then runs at once', async () => {
+		const live = await previewed();
+		await live.analyseFirst();
+		const read = vi.spyOn(FilesProbe.prototype, 'read');
+		// The feed's cadence is a setInterval checked against Date.now(): both faked, a minute passes at once.
+		vi.useFakeTimers({toFake: ['setInterval', 'Date']});
+		cleanups.push(() => {
+			vi.useRealTimers();
+		});
+		const files = startFilesProbe(live, {firstPollMs: 0});
+		cleanups.push(() => files.close());
+		for (let i = 0; i < 250 && read.mock.calls.length === 0; i++) {
+			await timersRun();
+		}
+
+		expect(read).toHaveBeenCalledTimes(1);
+		await read.mock.results[0]!.value;
+		for (let second = 0; second < 60; second++) {
+			vi.advanceTimersByTime(1000);
+			await timersRun();
+		}
+
+		expect(read).toHaveBeenCalledTimes(1);
+		files.setVisible?.(true);
+		expect(read).toHaveBeenCalledTimes(2);
 	});
 });

@@ -1,7 +1,7 @@
 /**
  * The Files pane on a root with profiles: the focused profile's files. A profile's probe starts
  * when it is first focused (each walks /proc and reads its -shm: not started for profiles nobody
- * looks at) and, once started, keeps its slow hidden cadence while another profile is focused.
+ * looks at) and, once started, polls only while it is focused and the pane shown (ui/sources/files-feed.ts).
  */
 import type {LiveStore} from '../../live/live.js';
 import type {FilesModel, FilesSource} from './files-model.js';

@@ -143,6 +143,29 @@ describe('the sessions list of a shared, moving index', () => {
 		}
 	});
 
+	it('replaces a changed row that keeps its place where it is: no row of the list moves', () => {
+		const {first, refresh} = movingStore();
+		const all = allSessionRows(first);
+		const visible = sessionRows(first, options).rows;
+		const splice = vi.spyOn(Array.prototype, 'splice');
+		// The busy chat, newest before and after its commit: patched in its slot of both lists.
+		const next = refresh(first, hot(2));
+		expect(allSessionRows(next)).toBe(all);
+		expect(sessionRows(next, options).rows).toBe(visible);
+		const moved = splice.mock.contexts.filter(list => list === all || list === visible);
+		splice.mockRestore();
+		expect(moved).toEqual([]);
+		expect(all[0]!.session.messageCountColumn).toBe(2);
+		expect(visible[0]!.session.messageCountColumn).toBe(2);
+		// A row whose place changes still moves: the busy chat falls below the newest quiet one.
+		const fallen = refresh(next, session({id: 'hot', newestMessageAt: T0 + 20, messageCountColumn: 3}));
+		expect(
+			allSessionRows(fallen)
+				.map(row => row.session.id)
+				.indexOf('hot'),
+		).toBe(20);
+	});
+
 	it('patches the lists made so far into every model kept, so the one drawn after them makes none anew', () => {
 		const {first, refresh, hiddenNow} = movingStore();
 		const visible = sessionRows(first, options).rows;

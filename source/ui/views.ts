@@ -162,7 +162,7 @@ function patch(
 	return list;
 }
 
-/** Whether `row` belongs at `i` of the sorted `list` (in place of the row there): after the one above, before the one below. */
+/** Whether `row` belongs at `i` of the sorted `list` (in place of the row there), between its neighbours. */
 function fitsAt(list: readonly SessionRow[], i: number, row: SessionRow): boolean {
 	return (
 		(i === 0 || newestFirst(list[i - 1]!, row) < 0) && (i === list.length - 1 || newestFirst(row, list[i + 1]!) < 0)

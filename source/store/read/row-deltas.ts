@@ -38,8 +38,11 @@ const SWEEP_MIN_ROWS = 256;
  * every gateway_routing row: ~1.1 ms a refresh on the bench store's 1,652 rows, 0.48 s of CPU in 24 s following 200
  * commits/s, as each refresh starts on an empty page cache). A commit that adds a session row (a new route is published
  * with it) or adds nothing (a change in place) is probed at once, as is every read of hfx watch (a read every 15 s).
+ * 250 -> 1000 ms (issue #26, the follower's CPU): at 250 the probe was still ~0.6 ms four times a second (cpu profile
+ * of a follow, readRouting 23 ms in the bench's 10 s window; perf: SQLite's length() and total() 0.9 % of the process's
+ * samples). A route changed in a commit that also adds messages is now seen within a second.
  */
-export const ROUTING_PROBE_MS = 250;
+export const ROUTING_PROBE_MS = 1000;
 
 /**
  * A round of the rolling comparison: its number, the rowid it has reached and when its last slice ran. The rows it did

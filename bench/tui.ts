@@ -285,6 +285,39 @@ export function slope(points: ReadonlyArray<[number, number]>): number {
 
 export const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
 
+const pct = (share: number) => `${(share * 100).toFixed(1)} %`;
+
+/**
+ * The follower's CPU, judged on its mean over the whole follow (every 5 s window from 5 s after the writer started to
+ * the end, the 10 minutes of the RSS trend), as the watch section judges `hfx watch`. Until 2026-12-03 the first 10 s
+ * alone were judged: the window in which V8 still compiles the follow path (one 150 s follow, 10 s windows: 10.3 %
+ * in the first, 8.7 % mean, 7.0-10.6 % after), so one noisy window decided the row. It is still shown beside the mean.
+ */
+function followCpuRow(windows: readonly number[]): Row {
+	const mean = windows.reduce((a, b) => a + b, 0) / windows.length;
+	return {
+		measurement:
+			`CPU share following ${RATE} commits/s: ${pct(mean)} of one core, the mean over the follow ` +
+			`(${((windows.length * 5) / 60).toFixed(1)} min; its first 10 s ${pct(windows[0] ?? 0)})`,
+		target: `<= ${TARGET_FOLLOW_CPU * 100} % of one core`,
+		result: mean <= TARGET_FOLLOW_CPU ? 'PASS' : 'FAIL',
+	};
+}
+
+/** The worst 10 s of the follow and the spread of its 5 s windows. */
+function followCpuNote(windows: readonly number[]): string {
+	let worst = 0;
+	for (let i = 2; i + 1 < windows.length; i++) {
+		worst = Math.max(worst, (windows[i]! + windows[i + 1]!) / 2);
+	}
+
+	const sorted = [...windows].sort((a, b) => a - b);
+	return (
+		`Following: the CPU share of one core in ${windows.length} windows of 5 s (the first 10 s counted as two): ` +
+		`median ${pct(median(sorted))}, worst 10 s after the first ${pct(worst)}, lowest 5 s ${pct(sorted[0] ?? 0)}.`
+	);
+}
+
 export const tuiSection: Section = {
 	id: 'tui',
 	title: 'the live TUI on the 1M-message store, following a writer at 200 commits/s',
@@ -427,15 +460,17 @@ export const tuiSection: Section = {
 			});
 			const writerDone = new Promise<void>(resolve => writer.once('exit', () => resolve()));
 			await sleep(5000);
-			const followShare = await cpuShare(nodePid, 10_000);
+			const firstShare = await cpuShare(nodePid, 10_000);
 			const samples: Array<[number, number]> = [];
+			// The CPU share of each 5 s of the follow, as the watch section measures it (the first 10 s above included).
+			const windows: number[] = [firstShare, firstShare];
 			const followFrom = Date.now();
 			while (
 				Date.now() - started < FOLLOW_SECONDS * 1000 + 30_000 &&
 				Date.now() - followFrom < FOLLOW_SECONDS * 1000 - 15_000
 			) {
 				samples.push([(Date.now() - followFrom) / 60_000, rssMb(tree(nodePid))]);
-				await sleep(5000);
+				windows.push(await cpuShare(nodePid, 5000));
 			}
 
 			writer.kill('SIGTERM');
@@ -477,11 +512,8 @@ export const tuiSection: Section = {
 				target: 'report',
 				result: 'info',
 			});
-			rows.push({
-				measurement: `CPU share following ${RATE} commits/s: ${(followShare * 100).toFixed(1)} % of one core (10 s)`,
-				target: `<= ${TARGET_FOLLOW_CPU * 100} % of one core`,
-				result: followShare <= TARGET_FOLLOW_CPU ? 'PASS' : 'FAIL',
-			});
+			rows.push(followCpuRow(windows));
+			notes.push(followCpuNote(windows));
 			const peak = Math.max(...samples.map(([, y]) => y));
 			const half = samples.filter(([x]) => x >= (samples.at(-1)?.[0] ?? 0) / 2);
 			const trend = slope(half);

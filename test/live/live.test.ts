@@ -9,7 +9,7 @@ import type {ReadStatement} from '../../source/store/open/read-connection.js';
 import {analyze} from '../../source/forensics/analysis/analyze.js';
 import {T0} from '../fixtures/scenarios.js';
 import {WriterProcess} from '../helpers/writer.js';
-import {ROUTING_PROBE_MS} from '../../source/store/read/row-deltas.js';
+import {ROUTING_PROBE_MS, SWEEP_MAX_ROWS_PER_SECOND} from '../../source/store/read/row-deltas.js';
 import {scratch} from '../helpers/scratch.js';
 
 const {dir, cleanups} = scratch('hfx-live-');
@@ -262,6 +262,36 @@ describe('LiveStore', () => {
 		expect(live.model.analysis.byId.has('bulk2')).toBe(true);
 		expect(rows.met.has('bulk1') || rows.met.has('bulk699')).toBe(false);
 		expect(rows.met.size).toBe(rows.index.byId.size);
+	});
+
+	it('compares no more rows a second on a store of 30,000 rows than on one of 22,500 (no cost grows)', async () => {
+		// Issue #26: a round compared every row in 5 s, so 100,210 rows took 20,000 comparisons a second (~6 % of one
+		// core following 200 commits/s). A second between two refreshes: the slice is capped, not 30,000 / 5.
+		let clock = 1_000_000;
+		const now = vi.spyOn(Date, 'now').mockImplementation(() => clock);
+		cleanups.push(() => now.mockRestore());
+		const {w, chat, live} = await setup({quietChats: 3});
+		await w.send({
+			op: 'exec',
+			sql:
+				'WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 30000) ' +
+				`INSERT INTO sessions (id, source, started_at) SELECT 'bulk' || i, 'cli', ${T0} - 50000 + i FROM n`,
+		});
+		let at = T0 + 200;
+		const commit = async () => {
+			await w.send({op: 'conversation', id: chat, count: 1, from: at, to: at});
+			at++;
+			expect(live.refresh()).toBe(true);
+		};
+		const rows = (live as unknown as {rows: {sweep: {after: number}; index: {list: unknown[]}}}).rows;
+		// The rows added are read (the clock still: a slice of the minimum), then one second passes between refreshes.
+		await commit();
+		expect(rows.index.list.length).toBeGreaterThan(30_000);
+		const from = rows.sweep.after;
+		clock += 1000;
+		await commit();
+		expect(rows.sweep.after - from).toBe(SWEEP_MAX_ROWS_PER_SECOND);
+		expect(SWEEP_MAX_ROWS_PER_SECOND).toBeLessThan(Math.ceil(rows.index.list.length / 5));
 	});
 
 	it('compares every row after a commit in place, not after a checkpoint alone (it moves only state.db)', async () => {

@@ -34,6 +34,16 @@ const SWEEP_MS = 5000;
 /** At least this many rows per slice (a refresh compares them in well under a millisecond). */
 const SWEEP_MIN_ROWS = 256;
 /**
+ * At most this many rows a second (issue #26: the follower's cost must not grow with the store). A round of SWEEP_MS
+ * compares every row, so its rate grew with the sessions: 4,300 rows a second on the bench store (21,516 rows), 13 %
+ * of the TUI's samples following 200 commits/s (perf, 20 s: ~1.1 % of one core), and 20,000 a second on the scale
+ * store (100,210 rows), 35 % of its samples (~6 % of one core: the follower took 16-18 % there against 8-9 %). The
+ * rate is capped at the bench store's: a store of more than ~22,500 rows takes longer per round (22 s on the scale
+ * store), and a row changed in place in a commit that also adds messages or rows (neither a re-read session, a new
+ * row nor its parent) is seen within the round. A commit that adds neither is still compared whole at once.
+ */
+export const SWEEP_MAX_ROWS_PER_SECOND = 4500;
+/**
  * While commits only add messages to existing sessions, the routing table is probed at most this often (its probe reads
  * every gateway_routing row: ~1.1 ms a refresh on the bench store's 1,652 rows, 0.48 s of CPU in 24 s following 200
  * commits/s, as each refresh starts on an empty page cache). A commit that adds a session row (a new route is published
@@ -81,7 +91,8 @@ export type RowDeltasOptions = {
 	/**
 	 * Given (hfx watch, which reads every 15 s): every row's signature is compared in one pass at most this
 	 * often while commits add messages. Not given (the TUI, which refreshes up to 20 times a second): the
-	 * rolling comparison, a slice per refresh, every row about every five seconds. Either way a commit that
+	 * rolling comparison, a slice per refresh, every row about every five seconds (longer on a store of more than
+	 * ~22,500 rows: SWEEP_MAX_ROWS_PER_SECOND). Either way a commit that
 	 * adds no message and no row is compared at once.
 	 */
 	signatureEveryMs?: number;
@@ -100,7 +111,7 @@ export class RowDeltas {
 	 * The rolling comparison of every row's signature (catches updates that add no message and no row): each
 	 * refresh compares the next slice of rows in rowid order, sized so that a round takes about SWEEP_MS however
 	 * often refreshes come (a whole-table pass at once held the event loop for 0.1-1 s every five seconds: the
-	 * worst commit-to-screen latencies).
+	 * worst commit-to-screen latencies), and no more than SWEEP_MAX_ROWS_PER_SECOND rows a second.
 	 */
 	private sweep: Sweep = nextSweep(null);
 	/**
@@ -210,9 +221,9 @@ export class RowDeltas {
 	 * new rows and their parents (a rotation ends the parent) are re-read. A commit that adds no
 	 * message and no row changed some row in place (an end, a key): then every row's signature is
 	 * compared; otherwise, with `signatureEveryMs` every row at most that often, else the next slice of the
-	 * rolling comparison (every row about every five seconds). `checkpointed`: the store's signature says only a
-	 * checkpoint moved it (store/open/live-signature.ts onlyCheckpointed): no row changed in place, and a read that
-	 * finds nothing new compares the next slice, not every row.
+	 * rolling comparison (every row about every five seconds, longer on the biggest stores). `checkpointed`: the
+	 * store's signature says only a checkpoint moved it (store/open/live-signature.ts onlyCheckpointed): no row changed
+	 * in place, and a read that finds nothing new compares the next slice, not every row.
 	 */
 	incremental(store: ReadOnlyStore, schema: SchemaInfo, checkpointed = false): RowDelta {
 		this.index.before = new Map();
@@ -355,7 +366,9 @@ export class RowDeltas {
 	 */
 	private compareSlice(store: ReadOnlyStore, schema: SchemaInfo, candidates: Set<string>, changed: Set<string>): void {
 		const now = Date.now();
-		const limit = Math.max(SWEEP_MIN_ROWS, Math.ceil((this.index.list.length * (now - this.sweep.at)) / SWEEP_MS));
+		const elapsed = now - this.sweep.at;
+		const perRound = Math.ceil((this.index.list.length * elapsed) / SWEEP_MS);
+		const limit = Math.max(SWEEP_MIN_ROWS, Math.min(perRound, Math.ceil((SWEEP_MAX_ROWS_PER_SECOND * elapsed) / 1000)));
 		this.sweep.at = now;
 		const matches = signatureMatcher(schema);
 		const rows = store.prepare(signatureSql(schema, true)).raw(true).all(this.sweep.after, limit) as unknown[][];

@@ -34,13 +34,23 @@ const SWEEP_MS = 5000;
 /** At least this many rows per slice (a refresh compares them in well under a millisecond). */
 const SWEEP_MIN_ROWS = 256;
 /**
+ * A slice is sized for at most this long since the last. Nothing is read while no commit comes, so the first refresh
+ * after a pause of 30 s sized its slice for 30 s: every row of the store in one read (135,000 on the scale store at
+ * the cap, the 0.1-1 s hold the slices are there to prevent). A change in place made during the pause came in a commit
+ * that added nothing, compared whole at once.
+ */
+const SWEEP_GAP_MS = 1000;
+/**
  * At most this many rows a second (issue #26: the follower's cost must not grow with the store). A round of SWEEP_MS
  * compares every row, so its rate grew with the sessions: 4,300 rows a second on the bench store (21,516 rows), 13 %
  * of the TUI's samples following 200 commits/s (perf, 20 s: ~1.1 % of one core), and 20,000 a second on the scale
- * store (100,210 rows), 35 % of its samples (~6 % of one core: the follower took 16-18 % there against 8-9 %). The
- * rate is capped at the bench store's: a store of more than ~22,500 rows takes longer per round (22 s on the scale
- * store), and a row changed in place in a commit that also adds messages or rows (neither a re-read session, a new
- * row nor its parent) is seen within the round. A commit that adds neither is still compared whole at once.
+ * store (100,210 rows), 35 % of its samples (the follower took 16-18 % of one core there in two 60 s follows, 13.9 and
+ * 14.6 % in an interleaved pair, against 8-9 % on the bench store). The rate is capped at the bench store's: a store
+ * of more than ~22,500 rows takes longer per round (22 s on the scale store), and a row changed in place in a commit
+ * that also adds messages or rows (neither a re-read session, a new row nor its parent) is seen within the round while
+ * commits go on (a refresh reads only after a commit). A commit that adds neither is still compared whole at once.
+ * SWEEP_MIN_ROWS lifts a slice above the cap only for refreshes more than 17 a second apart: the TUI's are at least
+ * REFRESH_FLOOR_MS (85 ms) apart, 11.8 a second.
  */
 export const SWEEP_MAX_ROWS_PER_SECOND = 4500;
 /**
@@ -50,7 +60,8 @@ export const SWEEP_MAX_ROWS_PER_SECOND = 4500;
  * with it) or adds nothing (a change in place) is probed at once, as is every read of hfx watch (a read every 15 s).
  * 250 -> 1000 ms (issue #26, the follower's CPU): at 250 the probe was still ~0.6 ms four times a second (cpu profile
  * of a follow, readRouting 23 ms in the bench's 10 s window; perf: SQLite's length() and total() 0.9 % of the process's
- * samples). A route changed in a commit that also adds messages is now seen within a second.
+ * samples). A route changed in a commit that also adds messages is now seen within a second while commits go on (a
+ * refresh reads only after a commit).
  */
 export const ROUTING_PROBE_MS = 1000;
 
@@ -366,7 +377,7 @@ export class RowDeltas {
 	 */
 	private compareSlice(store: ReadOnlyStore, schema: SchemaInfo, candidates: Set<string>, changed: Set<string>): void {
 		const now = Date.now();
-		const elapsed = now - this.sweep.at;
+		const elapsed = Math.min(now - this.sweep.at, SWEEP_GAP_MS);
 		const perRound = Math.ceil((this.index.list.length * elapsed) / SWEEP_MS);
 		const limit = Math.max(SWEEP_MIN_ROWS, Math.min(perRound, Math.ceil((SWEEP_MAX_ROWS_PER_SECOND * elapsed) / 1000)));
 		this.sweep.at = now;

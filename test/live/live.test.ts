@@ -51,6 +51,27 @@ async function setup(options: {watch?: boolean; fullReloadMs?: number; quietChat
 	return {db, w, key, chat, live};
 }
 
+/**
+ * A live store of 3 quiet chats plus `count` keyless rows ('bulk1'...), and `commit`: one message more in the chat,
+ * then a refresh that must publish (the rolling comparison's tests: rounds of slices over many rows).
+ */
+async function withBulkRows(count: number) {
+	const {w, chat, live} = await setup({quietChats: 3});
+	await w.send({
+		op: 'exec',
+		sql:
+			`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${count}) ` +
+			`INSERT INTO sessions (id, source, started_at) SELECT 'bulk' || i, 'cli', ${T0} - 2 * ${count} + i FROM n`,
+	});
+	let at = T0 + 200;
+	const commit = async () => {
+		await w.send({op: 'conversation', id: chat, count: 1, from: at, to: at});
+		at++;
+		expect(live.refresh()).toBe(true);
+	};
+	return {w, live, commit};
+}
+
 function waitFor(live: LiveStore, predicate: (m: LiveModel) => boolean, timeoutMs = 5000): Promise<LiveModel> {
 	return new Promise((resolve, reject) => {
 		if (predicate(live.model)) {
@@ -224,19 +245,7 @@ describe('LiveStore', () => {
 		const clock = 1_000_000;
 		const now = vi.spyOn(Date, 'now').mockImplementation(() => clock);
 		cleanups.push(() => now.mockRestore());
-		const {w, chat, live} = await setup({quietChats: 3});
-		await w.send({
-			op: 'exec',
-			sql:
-				'WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 700) ' +
-				`INSERT INTO sessions (id, source, started_at) SELECT 'bulk' || i, 'cli', ${T0} - 5000 + i FROM n`,
-		});
-		let at = T0 + 200;
-		const commit = async () => {
-			await w.send({op: 'conversation', id: chat, count: 1, from: at, to: at});
-			at++;
-			expect(live.refresh()).toBe(true);
-		};
+		const {w, live, commit} = await withBulkRows(700);
 		type Rows = {met: Map<string, number>; index: {byId: Map<string, unknown>}; sweep: {round: number}};
 		const rows = (live as unknown as {rows: Rows}).rows;
 		const roundEnds = async () => {
@@ -270,19 +279,7 @@ describe('LiveStore', () => {
 		let clock = 1_000_000;
 		const now = vi.spyOn(Date, 'now').mockImplementation(() => clock);
 		cleanups.push(() => now.mockRestore());
-		const {w, chat, live} = await setup({quietChats: 3});
-		await w.send({
-			op: 'exec',
-			sql:
-				'WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 30000) ' +
-				`INSERT INTO sessions (id, source, started_at) SELECT 'bulk' || i, 'cli', ${T0} - 50000 + i FROM n`,
-		});
-		let at = T0 + 200;
-		const commit = async () => {
-			await w.send({op: 'conversation', id: chat, count: 1, from: at, to: at});
-			at++;
-			expect(live.refresh()).toBe(true);
-		};
+		const {live, commit} = await withBulkRows(30_000);
 		const rows = (live as unknown as {rows: {sweep: {after: number}; index: {list: unknown[]}}}).rows;
 		// The rows added are read (the clock still: a slice of the minimum), then one second passes between refreshes.
 		await commit();

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The three ways to install hfx (README: Install), each on a fresh folder under one temp dir, each
+# The three ways to install hfx (README: Install) and the update of a clone, each on a fresh folder under one temp dir, each
 # ending in `hfx scan` of a copy of a real fixture whose verdicts must match its expected.json and
 # whose files must not change (sha256 before and after):
 #   a. a clone of HEAD and `npm install` with no compiler, no python3, no make and no Node headers
@@ -8,7 +8,8 @@
 #   b. `npm pack`, then `npm install -g --prefix DIR --ignore-scripts` of the tarball, then DIR/bin/hfx
 #      under the Node 24 the clone installed;
 #   c. `npm run package`, then the linux-x64 archive extracted elsewhere and its bin/hfx run under
-#      `env -i` (no PATH, so no Node), directly and through a symlink.
+#      `env -i` (no PATH, so no Node), directly and through a symlink;
+#   d. a clone installed before the Ink patch last changed, then `git checkout` of HEAD and `npm install` again.
 # Needs the npm registry (a fresh HOME has an empty npm cache). Tests what is committed (HEAD), not
 # the work tree. CI runs it after `npm test`.
 set -euo pipefail
@@ -127,4 +128,28 @@ fixture_copy c-link
 scan_and_check c-link "$host_node" env -i "$tmp/links/hfx"
 took "c"
 
-printf '\ninstall-paths: all three install paths work (%ss)\n' "$((SECONDS - start_all))"
+# --- d. an existing clone pulls a changed patch ------------------------------------------------
+# A clone installed at the commit before the Ink patch last changed, moved to HEAD, `npm install` again: npm keeps the
+# installed Ink (patched by the old patch), which the new patch does not apply to; prepare (scripts/patches.mjs) puts
+# the published Ink back and patches it again. Its Ink must then be a fresh install's, byte for byte.
+step "d. an existing clone updated across a change of the Ink patch: npm install, git checkout HEAD, npm install"
+changed=$(git -C "$repo" log -1 --format=%H -- 'source/ui/ink/ink+*.patch')
+if ! git -C "$repo" rev-parse --quiet --verify "$changed~1^{commit}" >/dev/null; then
+	echo "  SKIPPED: $repo has no parent of $changed (a shallow clone?)"
+else
+	git clone --quiet --no-hardlinks "$repo" "$tmp/update"
+	git -C "$tmp/update" checkout --quiet "$changed~1"
+	echo "  installed at $(git -C "$tmp/update" log -1 --format='%h %s' | cut -c1-80)"
+	(cd "$tmp/update" && "${clean_env[@]}" npm install --no-progress >"$tmp/npm-old.log" 2>&1) || { tail -40 "$tmp/npm-old.log" >&2; fail "d: npm install of the older commit failed"; }
+	git -C "$tmp/update" checkout --quiet -
+	(cd "$tmp/update" && "${clean_env[@]}" npm install --no-progress >"$tmp/npm-update.log" 2>&1) || { tail -40 "$tmp/npm-update.log" >&2; fail "d: npm install after the update failed"; }
+	grep -q 'put back as published' "$tmp/npm-update.log" || fail "d: prepare did not put Ink back (was the patch unchanged?)"
+	diff -r "$tmp/clone/node_modules/ink" "$tmp/update/node_modules/ink" >/dev/null || fail "d: the updated clone's Ink differs from a fresh install's"
+	took "npm install twice"
+	echo "  node_modules/ink is a fresh install's, byte for byte"
+	fixture_copy d
+	scan_and_check d "$host_node" "${clean_env[@]}" "$node24" "$tmp/update/dist/hfx.js"
+	took "d"
+fi
+
+printf '\ninstall-paths: all four install paths work (%ss)\n' "$((SECONDS - start_all))"

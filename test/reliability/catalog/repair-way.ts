@@ -11,14 +11,34 @@ import type {Fault, RunResult, Step} from '../types.js';
 import {refused, repairWrites, step} from './kit.js';
 
 /** `repair --apply --yes` SIGKILLed after its intent is in the trail: a write whose outcome was never recorded. */
+/**
+ * An apply SIGKILLed while it pauses after its intent: killed once the trail holds the intent's whole line, not once
+ * the trail exists (the file is there before the intent is written: under load the kill fell in between, with 0
+ * entries in the trail, and both kinds below failed in a run beside CI).
+ */
 function interruptedApply(db: string, audit: string): Step {
 	return step('killed', ['repair', '--apply', '--yes', '--db', db], {
 		env: {HFX_TEST_PAUSE_AT: 'after-intent', HFX_TEST_PAUSE_MS: '20000'},
-		kill: {signal: 'SIGKILL', when: () => fs.existsSync(audit), afterMs: 20_000},
+		kill: {signal: 'SIGKILL', when: () => holdsIntent(audit), afterMs: 20_000},
 	});
 }
 
 const lines = (file: string) => fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);
+
+/** Whether the trail's last whole line is an intent entry. */
+function holdsIntent(audit: string): boolean {
+	if (!fs.existsSync(audit)) {
+		return false;
+	}
+
+	const text = fs.readFileSync(audit, 'utf8');
+	const last = text.endsWith('\n') ? text.trimEnd().split('\n').at(-1) : undefined;
+	try {
+		return (JSON.parse(last ?? 'null') as {phase?: string} | null)?.phase === 'intent';
+	} catch {
+		return false;
+	}
+}
 
 /** The trail's first entry edited in place: its hash chain no longer verifies. */
 function breakChain(audit: string): void {

@@ -12,29 +12,32 @@ import {refused, repairWrites, step} from './kit.js';
 
 /** `repair --apply --yes` SIGKILLed after its intent is in the trail: a write whose outcome was never recorded. */
 /**
- * An apply SIGKILLed while it pauses after its intent: killed once the trail holds the intent's whole line, not once
- * the trail exists (the file is there before the intent is written: under load the kill fell in between, with 0
- * entries in the trail, and both kinds below failed in a run beside CI).
+ * An apply SIGKILLed while it pauses after its intent: killed once it reached the pause, not once the trail exists.
+ * appendAudit (store/audit-trail.ts) creates the trail, writes the line, then writes the head through a temp renamed
+ * over it: killed at the file's existence, a run beside CI left an empty trail (both kinds below failed, "0
+ * entries"); killed at the intent's line, the next left the head's temp behind (88 bytes; a later write sweeps it,
+ * a refusal does not). The pause is when the head counts the intent and no temp is left.
  */
 function interruptedApply(db: string, audit: string): Step {
 	return step('killed', ['repair', '--apply', '--yes', '--db', db], {
 		env: {HFX_TEST_PAUSE_AT: 'after-intent', HFX_TEST_PAUSE_MS: '20000'},
-		kill: {signal: 'SIGKILL', when: () => holdsIntent(audit), afterMs: 20_000},
+		kill: {signal: 'SIGKILL', when: () => pausedAfterIntent(audit), afterMs: 20_000},
 	});
 }
 
 const lines = (file: string) => fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);
 
-/** Whether the trail's last whole line is an intent entry. */
-function holdsIntent(audit: string): boolean {
-	if (!fs.existsSync(audit)) {
-		return false;
-	}
-
-	const text = fs.readFileSync(audit, 'utf8');
-	const last = text.endsWith('\n') ? text.trimEnd().split('\n').at(-1) : undefined;
+/** Whether the trail ends with a whole intent line that its head counts, with no head temp left. */
+function pausedAfterIntent(audit: string): boolean {
+	const dir = path.dirname(audit);
+	const head = path.join(dir, 'hfx-audit.head');
 	try {
-		return (JSON.parse(last ?? 'null') as {phase?: string} | null)?.phase === 'intent';
+		const text = fs.readFileSync(audit, 'utf8');
+		const all = lines(audit);
+		const last = JSON.parse(all.at(-1) ?? 'null') as {phase?: string} | null;
+		const counted = (JSON.parse(fs.readFileSync(head, 'utf8')) as {entries?: number}).entries;
+		const temps = fs.readdirSync(dir).some(name => name.startsWith('hfx-audit.head.tmp-'));
+		return text.endsWith('\n') && last?.phase === 'intent' && counted === all.length && !temps;
 	} catch {
 		return false;
 	}

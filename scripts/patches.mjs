@@ -85,7 +85,7 @@ async function extract(tarball, into) {
 		}
 
 		fs.mkdirSync(path.dirname(target), {recursive: true});
-		pipeline(stream, fs.createWriteStream(target, {mode: header.mode & 0o755})).then(() => next(), next);
+		pipeline(stream, fs.createWriteStream(target, {mode: (header.mode || 0o644) & 0o755})).then(() => next(), next);
 	});
 	await pipeline(fs.createReadStream(tarball), zlib.createGunzip(), unpack);
 }

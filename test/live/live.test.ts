@@ -10,6 +10,7 @@ import {analyze} from '../../source/forensics/analysis/analyze.js';
 import {T0} from '../fixtures/scenarios.js';
 import {WriterProcess} from '../helpers/writer.js';
 import {ROUTING_PROBE_MS, SWEEP_MAX_ROWS_PER_SECOND} from '../../source/store/read/row-deltas.js';
+import {HOT_MAX_ROWS_PER_SECOND} from '../../source/store/read/hot-rows-sweep.js';
 import {scratch} from '../helpers/scratch.js';
 
 const {dir, cleanups} = scratch('hfx-live-');
@@ -241,16 +242,16 @@ describe('LiveStore', () => {
 
 	it('ends a round of slices by dropping the rows gone since it began, and keeps no mark of them', async () => {
 		// Issue #26: the rows a round met are marked in one map for the view's life (no fresh set per round); a row gone
-		// must leave it with the index. 700 more rows: a round is three slices (256 rows each, the clock held still).
+		// must leave it with the index. 100 more rows: a round is seven slices (16 rows each, the clock held still).
 		const clock = 1_000_000;
 		const now = vi.spyOn(Date, 'now').mockImplementation(() => clock);
 		cleanups.push(() => now.mockRestore());
-		const {w, live, commit} = await withBulkRows(700);
+		const {w, live, commit} = await withBulkRows(100);
 		type Rows = {met: Map<string, number>; index: {byId: Map<string, unknown>}; sweep: {round: number}};
 		const rows = (live as unknown as {rows: Rows}).rows;
 		const roundEnds = async () => {
 			const round = rows.sweep.round;
-			for (let i = 0; i < 8 && rows.sweep.round === round; i++) {
+			for (let i = 0; i < 10 && rows.sweep.round === round; i++) {
 				await commit();
 			}
 		};
@@ -261,39 +262,63 @@ describe('LiveStore', () => {
 		// Gone once a round has begun: one row its first slice met, one it has not reached.
 		await commit();
 		expect(rows.met.get('bulk1')).toBe(rows.sweep.round);
-		await w.send({op: 'exec', sql: "DELETE FROM sessions WHERE id IN ('bulk1', 'bulk699')"});
+		await w.send({op: 'exec', sql: "DELETE FROM sessions WHERE id IN ('bulk1', 'bulk99')"});
 		await roundEnds();
 		// The row not met is looked up at the round's end; the one met, at the next round's.
-		expect(live.model.analysis.byId.has('bulk699')).toBe(false);
+		expect(live.model.analysis.byId.has('bulk99')).toBe(false);
 		expect(live.model.analysis.byId.has('bulk1')).toBe(true);
 		await roundEnds();
 		expect(live.model.analysis.byId.has('bulk1')).toBe(false);
 		expect(live.model.analysis.byId.has('bulk2')).toBe(true);
-		expect(rows.met.has('bulk1') || rows.met.has('bulk699')).toBe(false);
+		expect(rows.met.has('bulk1') || rows.met.has('bulk99')).toBe(false);
 		expect(rows.met.size).toBe(rows.index.byId.size);
 	});
 
-	it('compares at most 4,500 rows a second on a store of 30,000 rows, after a pause too (no cost grows)', async () => {
+	it('compares at most 1,000 rows a second on a store of 70,000 rows, after a pause too (no cost grows)', async () => {
 		// Issue #26: a round compared every row in 5 s, so 100,210 rows took 20,000 comparisons a second (~6 % of one
-		// core following 200 commits/s). A second between two refreshes: the slice is capped, not 30,000 / 5.
+		// core following 200 commits/s). A second between two refreshes: the slice is capped, not 70,000 / 60.
 		let clock = 1_000_000;
 		const now = vi.spyOn(Date, 'now').mockImplementation(() => clock);
 		cleanups.push(() => now.mockRestore());
-		const {live, commit} = await withBulkRows(30_000);
+		const {live, commit} = await withBulkRows(70_000);
 		const rows = (live as unknown as {rows: {sweep: {after: number}; index: {list: unknown[]}}}).rows;
 		// The rows added are read (the clock still: a slice of the minimum), then one second passes between refreshes.
 		await commit();
-		expect(rows.index.list.length).toBeGreaterThan(30_000);
+		expect(rows.index.list.length).toBeGreaterThan(70_000);
 		const from = rows.sweep.after;
 		clock += 1000;
 		await commit();
 		expect(rows.sweep.after - from).toBe(SWEEP_MAX_ROWS_PER_SECOND);
-		expect(SWEEP_MAX_ROWS_PER_SECOND).toBeLessThan(Math.ceil(rows.index.list.length / 5));
+		expect(SWEEP_MAX_ROWS_PER_SECOND).toBeLessThan(Math.ceil(rows.index.list.length / 60));
 		// A pause of 30 s without commits: the next slice is sized for a second, not for the whole store.
 		const before = rows.sweep.after;
 		clock += 30_000;
 		await commit();
 		expect(rows.sweep.after - before).toBe(SWEEP_MAX_ROWS_PER_SECOND);
+	});
+
+	it('compares at most 1,000 hot rows a second when most rows are open, after a pause too', async () => {
+		// The bulk rows are open: hot. Every five seconds would be 14,000 a second here, the cost the split avoids.
+		let clock = 1_000_000;
+		const now = vi.spyOn(Date, 'now').mockImplementation(() => clock);
+		cleanups.push(() => now.mockRestore());
+		const {live, commit} = await withBulkRows(70_000);
+		const hot = (live as unknown as {rows: {hot: {compared: number; rounds: number}}}).rows.hot;
+		// The rows added are read, then a round begins that holds them (the clock still: a slice of one row).
+		await commit();
+		const round = hot.rounds;
+		for (let i = 0; i < 20 && hot.rounds === round; i++) {
+			await commit();
+		}
+
+		expect(hot.rounds).toBeGreaterThan(round);
+
+		for (const pause of [1000, 30_000]) {
+			const before = hot.compared;
+			clock += pause;
+			await commit();
+			expect(hot.compared - before).toBe(HOT_MAX_ROWS_PER_SECOND);
+		}
 	});
 
 	it('compares every row after a commit in place, not after a checkpoint alone (it moves only state.db)', async () => {
@@ -572,5 +597,72 @@ describe('pausing the live store', () => {
 		expect(live.model.paused).toBe(false);
 		expect(live.model.waiting).toBe(0);
 		expect(live.model.analysis.byId.get(chat)!.newestMessageAt).toBeCloseTo(T0 + 530, 3);
+	});
+});
+
+describe("the hot rows' rolling comparison (open, or ended within a day: what Hermes changes in place)", () => {
+	/**
+	 * A live store whose `count` bulk rows ended two days before the clock (cold), then one open row after them in
+	 * rowid order (`late`): every row's round (a minute) reaches it last, the hot rows' round (five seconds) soon.
+	 */
+	async function withColdRows(count: number) {
+		let clock = (T0 + 30 * 86_400) * 1000;
+		const now = vi.spyOn(Date, 'now').mockImplementation(() => clock);
+		cleanups.push(() => now.mockRestore());
+		const {db, w, chat, live} = await setup();
+		const ended = T0 + 28 * 86_400;
+		await w.send({
+			op: 'exec',
+			sql:
+				`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${count}) ` +
+				`INSERT INTO sessions (id, source, started_at, ended_at, end_reason) ` +
+				`SELECT 'cold' || i, 'cli', ${T0} + i, ${ended}, 'cli_close' FROM n`,
+		});
+		const late = await w.create({source: 'cli', userId: 'late', startedAt: T0 + 2 * count});
+		let at = T0 + 200;
+		// One message more in the chat, 100 ms later: every read finds messages, so nothing is compared whole at once.
+		const commit = async () => {
+			await w.send({op: 'conversation', id: chat, count: 1, from: at, to: at});
+			at++;
+			clock += 100;
+			expect(live.refresh()).toBe(true);
+		};
+		await commit();
+		const rows = (live as unknown as {rows: {sweep: {after: number}}}).rows;
+		const rowidOf = (id: string) =>
+			Number(execFileSync('sqlite3', ['-readonly', db, `SELECT rowid FROM sessions WHERE id = '${id}'`]));
+		return {w, live, late, commit, rows, lateRowid: rowidOf(late)};
+	}
+
+	/** Commits until `seen` holds, at most five seconds of the clock (50 commits); returns how many it took. */
+	async function commitsUntil(commit: () => Promise<void>, seen: () => boolean): Promise<number> {
+		let commits = 0;
+		while (!seen() && commits < 50) {
+			await commit();
+			commits++;
+		}
+
+		return commits;
+	}
+
+	it("sees an open row ended in place within five seconds, before every row's round reaches it", async () => {
+		const {w, live, late, commit, rows, lateRowid} = await withColdRows(2000);
+		await w.send({
+			op: 'exec',
+			sql: `UPDATE sessions SET end_reason = 'idle', ended_at = ${T0 + 500} WHERE id = '${late}'`,
+		});
+		const commits = await commitsUntil(commit, () => live.model.analysis.byId.get(late)?.endReason === 'idle');
+		expect(live.model.analysis.byId.get(late)!.endReason).toBe('idle');
+		expect(commits).toBeLessThan(50);
+		expect(rows.sweep.after).toBeLessThan(lateRowid);
+	});
+
+	it("drops an open row deleted within five seconds, before every row's round reaches it", async () => {
+		const {w, live, late, commit, rows, lateRowid} = await withColdRows(2000);
+		await w.send({op: 'exec', sql: `DELETE FROM sessions WHERE id = '${late}'`});
+		const commits = await commitsUntil(commit, () => !live.model.analysis.byId.has(late));
+		expect(live.model.analysis.byId.has(late)).toBe(false);
+		expect(commits).toBeLessThan(50);
+		expect(rows.sweep.after).toBeLessThan(lateRowid);
 	});
 });

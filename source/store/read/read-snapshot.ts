@@ -219,14 +219,20 @@ function sameCell(a: Cell, v: unknown): boolean {
  * for which `rowMatches` is false must be re-read. (The records themselves are the baseline: no
  * second copy of 20,000 rows, and nothing to format.)
  */
-export function signatureSql(schema: SchemaInfo, slice = false): string {
+export function signatureSql(schema: SchemaInfo, rows: 'all' | 'slice' | 'ids' = 'all'): string {
 	const columns = SIGNATURE_COLUMNS.filter(c => schema.sessionColumns.has(c.column))
 		.map(c => `, s.${c.column}`)
 		.join('');
-	// A slice: the rows after a rowid, in rowid order, at most a number of them; the rowid last.
-	return slice
-		? `SELECT s.id${columns}, s.rowid FROM sessions s WHERE s.rowid > ? ORDER BY s.rowid LIMIT ?`
-		: `SELECT s.id${columns} FROM sessions s`;
+	// A slice: the rows after a rowid, in rowid order, at most a number of them; the rowid last. Ids: the rows of the
+	// ids in a JSON array (hot-rows-sweep.ts), each a seek on the id's index.
+	switch (rows) {
+		case 'slice':
+			return `SELECT s.id${columns}, s.rowid FROM sessions s WHERE s.rowid > ? ORDER BY s.rowid LIMIT ?`;
+		case 'ids':
+			return `SELECT s.id${columns} FROM sessions s WHERE s.id IN (SELECT value FROM json_each(?))`;
+		default:
+			return `SELECT s.id${columns} FROM sessions s`;
+	}
 }
 
 type SignatureMatch = (record: SessionRecord, row: readonly unknown[]) => boolean;

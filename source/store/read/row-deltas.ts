@@ -28,11 +28,16 @@ import {
 import {SessionIndex} from './session-index.js';
 import {type Preview, readPreview} from './preview.js';
 import {RestartProbeReader} from './restart-probes.js';
+import {HotRowsSweep} from './hot-rows-sweep.js';
 
-/** A round of the rolling signature comparison takes about this long. */
-const SWEEP_MS = 5000;
+/**
+ * A round of the rolling comparison of every row takes at least this long (the hot rows, those Hermes changes in place
+ * in the ordinary course, have their own round of ~5 s: hot-rows-sweep.ts). 5 -> 30 s (issue #26, the follower's CPU):
+ * every row every 5 s was ~13 % of the TUI's CPU following 200 commits/s (hot-rows-sweep.ts header).
+ */
+const SWEEP_MS = 60_000;
 /** At least this many rows per slice (a refresh compares them in well under a millisecond). */
-const SWEEP_MIN_ROWS = 256;
+const SWEEP_MIN_ROWS = 16;
 /**
  * A slice is sized for at most this long since the last. Nothing is read while no commit comes, so the first refresh
  * after a pause of 30 s sized its slice for 30 s: every row of the store in one read (135,000 on the scale store at
@@ -41,18 +46,17 @@ const SWEEP_MIN_ROWS = 256;
  */
 const SWEEP_GAP_MS = 1000;
 /**
- * At most this many rows a second (issue #26: the follower's cost must not grow with the store). A round of SWEEP_MS
- * compares every row, so its rate grew with the sessions: 4,300 rows a second on the bench store (21,516 rows), 13 %
- * of the TUI's samples following 200 commits/s (perf, 20 s: ~1.1 % of one core), and 20,000 a second on the scale
- * store (100,210 rows), 35 % of its samples (the follower took 16-18 % of one core there in two 60 s follows, 13.9 and
- * 14.6 % in an interleaved pair, against 8-9 % on the bench store). The rate is capped at the bench store's: a store
- * of more than ~22,500 rows takes longer per round (22 s on the scale store), and a row changed in place in a commit
- * that also adds messages or rows (neither a re-read session, a new row nor its parent) is seen within the round while
- * commits go on (a refresh reads only after a commit). A commit that adds neither is still compared whole at once.
- * SWEEP_MIN_ROWS lifts a slice above the cap only for refreshes more than 17 a second apart: the TUI's are at least
- * REFRESH_FLOOR_MS (85 ms) apart, 11.8 a second.
+ * At most this many rows a second (issue #26: the follower's cost must not grow with the store). A round of every row
+ * in 5 s compared 4,300 rows a second on the bench store (21,516 rows), 13 % of the TUI's samples following 200
+ * commits/s, and 20,000 a second on the scale store (100,210 rows), 35 % of its samples; capped at 4,500 a second, then
+ * with every row's round at 30 s (the hot rows' at 5 s) at 1,000: a store of more than 30,000 rows takes longer per
+ * round (100 s on the scale store), and a cold row (ended over a day ago) changed in place in a commit that also adds
+ * messages or rows (neither a re-read session, a new row nor its parent) is seen within the round while commits go
+ * on (a refresh reads only after a commit). A commit that adds neither is still compared whole at once.
+ * SWEEP_MIN_ROWS lifts a slice above the cap for refreshes more than 15 a second apart: the TUI's are at least
+ * REFRESH_FLOOR_MS (85 ms) apart, 11.8 a second (755 rows a second: a round of the bench store in ~29 s).
  */
-export const SWEEP_MAX_ROWS_PER_SECOND = 4500;
+export const SWEEP_MAX_ROWS_PER_SECOND = 1000;
 /**
  * While commits only add messages to existing sessions, the routing table is probed at most this often (its probe reads
  * every gateway_routing row: ~1.1 ms a refresh on the bench store's 1,652 rows, 0.48 s of CPU in 24 s following 200
@@ -102,8 +106,8 @@ export type RowDeltasOptions = {
 	/**
 	 * Given (hfx watch, which reads every 15 s): every row's signature is compared in one pass at most this
 	 * often while commits add messages. Not given (the TUI, which refreshes up to 20 times a second): the
-	 * rolling comparison, a slice per refresh, every row about every five seconds (longer on a store of more than
-	 * ~22,500 rows: SWEEP_MAX_ROWS_PER_SECOND). Either way a commit that
+	 * rolling comparisons, a slice per refresh: the hot rows about every five seconds (hot-rows-sweep.ts), every row
+	 * about every 30 (longer on a store of more than 30,000 rows: SWEEP_MAX_ROWS_PER_SECOND). Either way a commit that
 	 * adds no message and no row is compared at once.
 	 */
 	signatureEveryMs?: number;
@@ -132,6 +136,8 @@ export class RowDeltas {
 	 * round on the bench store).
 	 */
 	private readonly met = new Map<string, number>();
+	/** The hot rows' own rolling comparison, about every five seconds (hot-rows-sweep.ts). */
+	readonly hot = new HotRowsSweep();
 	private lastFullReload = 0;
 	private lastSignatureScan = 0;
 	private routingRaw = '';
@@ -232,9 +238,10 @@ export class RowDeltas {
 	 * new rows and their parents (a rotation ends the parent) are re-read. A commit that adds no
 	 * message and no row changed some row in place (an end, a key): then every row's signature is
 	 * compared; otherwise, with `signatureEveryMs` every row at most that often, else the next slice of the
-	 * rolling comparison (every row about every five seconds, longer on the biggest stores). `checkpointed`: the
-	 * store's signature says only a checkpoint moved it (store/open/live-signature.ts onlyCheckpointed): no row changed
-	 * in place, and a read that finds nothing new compares the next slice, not every row.
+	 * rolling comparisons (the hot rows about every five seconds, every row about every 30, longer on the biggest
+	 * stores). `checkpointed`: the store's signature says only a checkpoint moved it (store/open/live-signature.ts
+	 * onlyCheckpointed): no row changed in place, and a read that finds nothing new compares the next slices, not every
+	 * row.
 	 */
 	incremental(store: ReadOnlyStore, schema: SchemaInfo, checkpointed = false): RowDelta {
 		this.index.before = new Map();
@@ -247,6 +254,7 @@ export class RowDeltas {
 			if (newMessages.size === 0 && newRows === 0 && !checkpointed) {
 				this.compareSignatures(store, schema, candidates, changed);
 			} else if (!periodic) {
+				this.hot.compare(store, schema, this.index.byId, this.index.list, candidates);
 				this.compareSlice(store, schema, candidates, changed);
 			} else if (Date.now() - this.lastSignatureScan > this.signatureEveryMs!) {
 				this.compareSignatures(store, schema, candidates, changed);
@@ -278,6 +286,7 @@ export class RowDeltas {
 		// The next read probes the routing table (this.routing is the last probe's, not this read's).
 		this.routingProbedAt = 0;
 		this.sweep = nextSweep(this.sweep);
+		this.hot.restart();
 		this.lastSignatureScan = Date.now();
 		this.lastMessageId = meta.messageHighWater ?? 0;
 		this.lastSessionRowid = (store.prepare('SELECT max(rowid) FROM sessions').pluck().get() as number | null) ?? 0;
@@ -382,7 +391,7 @@ export class RowDeltas {
 		const limit = Math.max(SWEEP_MIN_ROWS, Math.min(perRound, Math.ceil((SWEEP_MAX_ROWS_PER_SECOND * elapsed) / 1000)));
 		this.sweep.at = now;
 		const matches = signatureMatcher(schema);
-		const rows = store.prepare(signatureSql(schema, true)).raw(true).all(this.sweep.after, limit) as unknown[][];
+		const rows = store.prepare(signatureSql(schema, 'slice')).raw(true).all(this.sweep.after, limit) as unknown[][];
 		const {round} = this.sweep;
 		for (const row of rows) {
 			const id = String(row[0]);

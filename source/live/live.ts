@@ -445,7 +445,14 @@ export class LiveStore {
 	/** The rows the owner's commits changed: a full reload, or the incremental read. */
 	private readRows(store: ReadOnlyStore, schema: SchemaInfo, full: boolean, checkpointed: boolean): RowDelta {
 		if (full) {
-			return this.rows.fullReload(store, schema);
+			// The periodic reload of an index that holds what the reads found is patched into it, and analysed
+			// incrementally; a store reopened (another file, perhaps) or an index distrusted is replaced.
+			const patch = this.feed.reopened === null && this.rows.trusted;
+			if (patch) {
+				this.feed.prepareIncremental();
+			}
+
+			return this.rows.fullReload(store, schema, patch);
 		}
 
 		// The last analysis shares the sessions array patched below: its key index first.

@@ -173,6 +173,48 @@ describe('LiveStore', () => {
 		expect(reloaded.routing.find(r => r.sessionKey === key)!.newestActivityIn).toBe(chat);
 	});
 
+	it('patches a periodic reload into the index and analyses it incrementally: a message removed is read', async () => {
+		// Issue #26: the reload every 10 minutes replaced the index and analysed every session again (the follower's
+		// worst 10 s and its memory peak). Only what differs is patched in now; the rest keep their records.
+		let clock = 1_000_000;
+		const now = vi.spyOn(Date, 'now').mockImplementation(() => clock);
+		cleanups.push(() => now.mockRestore());
+		const {w, chat, live} = await setup({fullReloadMs: 1000, quietChats: 40});
+		const quiet = live.model.analysis.snapshot.sessions.find(s => s.userId === 'q0')!.id;
+		const kept = live.model.analysis.snapshot.sessions.find(s => s.userId === 'q1')!;
+		const newest = live.model.analysis.byId.get(chat)!.newestMessageAt!;
+		// The chat's newest message removed, its row untouched: no incremental read can see it.
+		await w.send({
+			op: 'exec',
+			sql: `DELETE FROM messages WHERE id = (SELECT max(id) FROM messages WHERE session_id = '${chat}')`,
+		});
+		await w.send({op: 'conversation', id: quiet, count: 1, from: T0 + 200, to: T0 + 200});
+		clock += 2000;
+		expect(live.refresh()).toBe(true);
+		const {analysis} = live.model;
+		expect(analysis.byId.get(chat)!.newestMessageAt).toBeLessThan(newest);
+		expect([...(derivedFrom(analysis)?.changed ?? [])].sort()).toEqual([chat, quiet].sort());
+		expect(analysis.byId.get(kept.id)).toBe(kept);
+		const full = analyze({...analysis.snapshot, sessions: [...analysis.snapshot.sessions]});
+		expect(analysis.routing).toEqual(full.routing);
+		expect(analysis.orphans).toEqual(full.orphans);
+		expect(analysis.findings).toEqual(full.findings);
+	});
+
+	it('replaces a distrusted index at the next reload, in full (a failed refresh may have half read it)', async () => {
+		const {w, chat, live} = await setup({fullReloadMs: 600_000, quietChats: 40});
+		const rows = (live as unknown as {rows: {distrust: () => void; trusted: boolean}}).rows;
+		rows.distrust();
+		expect(rows.trusted).toBe(false);
+		await w.send({op: 'conversation', id: chat, count: 1, from: T0 + 200, to: T0 + 200});
+		expect(live.refresh()).toBe(true);
+		expect(derivedFrom(live.model.analysis)).toBeUndefined();
+		expect(rows.trusted).toBe(true);
+		await w.send({op: 'conversation', id: chat, count: 1, from: T0 + 201, to: T0 + 201});
+		expect(live.refresh()).toBe(true);
+		expect([...(derivedFrom(live.model.analysis)?.changed ?? [])]).toEqual([chat]);
+	});
+
 	for (const scenario of ['right after start', 'right after a full reload'] as const) {
 		it(`analyses each commit as a full analysis of the same sessions would (${scenario})`, async () => {
 			// The store's clock decides when a refresh is a full reload (every 1 s here): held still,

@@ -278,10 +278,11 @@ function makeSignatureMatcher(checks: ReadonlyArray<(r: SessionRecord, v: unknow
  * count read after the rows). Everything else is settled afresh.
  */
 function sameRead(earlier: SessionRecord, fresh: SessionRecord): boolean {
-	if (fresh.newestMessageAt === null || needsMessageCount(fresh)) {
-		return false;
-	}
+	return fresh.newestMessageAt !== null && !needsMessageCount(fresh) && sameRecord(earlier, fresh);
+}
 
+/** Whether two records of a session say the same in every field (a settled record included). */
+export function sameRecord(earlier: SessionRecord, fresh: SessionRecord): boolean {
 	for (const key in fresh) {
 		const a = earlier[key as keyof SessionRecord];
 		const b = fresh[key as keyof SessionRecord];

@@ -20,6 +20,7 @@ import {
 	readSnapshotSteps,
 	routingSql,
 	rowMapper,
+	sameRecord,
 	signatureMatcher,
 	signatureSql,
 	sessionsSql,
@@ -139,6 +140,7 @@ export class RowDeltas {
 	/** The hot rows' own rolling comparison, about every five seconds (hot-rows-sweep.ts). */
 	readonly hot = new HotRowsSweep();
 	private lastFullReload = 0;
+	private distrusted = false;
 	private lastSignatureScan = 0;
 	private routingRaw = '';
 	private routing: Snapshot['routing'] = [];
@@ -174,6 +176,7 @@ export class RowDeltas {
 		yield;
 		// In the same read transaction: what came after the preview.
 		const sincePreview = this.sincePreview(store);
+		this.index.replace(snapshot.sessions);
 		this.absorbFull(store, snapshot, meta);
 		this.lastFullReload = Date.now();
 		return sincePreview ? {snapshot, meta, sincePreview} : {snapshot, meta};
@@ -211,26 +214,71 @@ export class RowDeltas {
 		return Date.now() - this.lastFullReload > fullReloadMs;
 	}
 
+	/** Whether the index holds what the last reads found (false after `distrust`, until a full reload replaces it). */
+	get trusted(): boolean {
+		return !this.distrusted;
+	}
+
 	/** The index may be half updated: the next refresh reads everything again. */
 	distrust(): void {
 		this.lastFullReload = 0;
+		this.distrusted = true;
 	}
 
-	fullReload(store: ReadOnlyStore, schema: SchemaInfo): RowDelta {
+	/**
+	 * Every row read again. `patch` (the periodic reload of a trusted index): the rows that differ from their records
+	 * are patched into the index and named in `changed`, as an incremental read's are, so the analysis runs
+	 * incrementally (issue #26: a reload analysed in full every 10 minutes was the follower's worst 10 s and its peak
+	 * of memory, the whole analysis built beside the last). Else the index is replaced and `changed` is null.
+	 */
+	fullReload(store: ReadOnlyStore, schema: SchemaInfo, patch = false): RowDelta {
 		const newMessages = store.read(() => this.newMessagesSince(store, this.lastMessageId).counts);
 		// Unchanged sessions keep their records: the reload does not briefly hold two copies of
 		// every session (with a reload every 20 s on the bench store, RSS levelled off ~16 MB lower).
 		// The legacy mirror is a plain file: read again with every full reload.
 		this.context = routingHomeOf(this.location, schema).context;
 		const {snapshot, meta} = readSnapshot(store, schema, this.context, {reuse: this.index.byId, probes: this.probes});
+		let changed: Set<string> | null = null;
+		if (patch && !this.distrusted) {
+			changed = this.patchIndex(snapshot.sessions);
+		} else {
+			this.index.replace(snapshot.sessions);
+		}
+
 		this.absorbFull(store, snapshot, meta);
 		this.lastFullReload = Date.now();
 		return {
 			newMessages,
-			changed: null,
+			changed,
 			dataVersion: meta.dataVersion,
 			snapshot: this.snapshotOf(schema, snapshot.routing),
 		};
+	}
+
+	/** The records of a full read that say something else than the index's (or are new) put in it; those gone dropped. */
+	private patchIndex(sessions: readonly SessionRecord[]): Set<string> {
+		this.index.before = new Map();
+		const changed = new Set<string>();
+		const present = new Set<string>();
+		for (const record of sessions) {
+			present.add(record.id);
+			const was = this.index.byId.get(record.id);
+			if (was !== record && !(was && sameRecord(was, record))) {
+				this.index.remember(record.id);
+				this.index.put(record);
+				changed.add(record.id);
+			}
+		}
+
+		for (const id of [...this.index.byId.keys()]) {
+			if (!present.has(id)) {
+				this.index.remember(id);
+				this.index.drop(id);
+				changed.add(id);
+			}
+		}
+
+		return changed;
 	}
 
 	/**
@@ -280,8 +328,9 @@ export class RowDeltas {
 		};
 	}
 
+	/** What a full read sets besides the index (which the caller replaced or patched). */
 	private absorbFull(store: ReadOnlyStore, snapshot: Snapshot, meta: SnapshotMeta): void {
-		this.index.replace(snapshot.sessions);
+		this.distrusted = false;
 		this.restartProbes = snapshot.restartProbes;
 		// The next read probes the routing table (this.routing is the last probe's, not this read's).
 		this.routingProbedAt = 0;

@@ -332,6 +332,7 @@ export class LiveModelFeed {
 		const snapshotMeta: SnapshotMeta = {
 			dataVersion: this.firstVersion + commits,
 			messageHighWater: commit.messageHighWater,
+			sessionHighWater: null,
 			readMs: performance.now() - started,
 			consistentSnapshot: true,
 			transactions: 1,

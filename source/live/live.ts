@@ -52,7 +52,7 @@ export type LiveOptions = {
 	 * A full reload every so often (default 10 min) reconciles what the incremental path cannot
 	 * see: messages removed from a session whose row did not change. Deleted and edited rows are
 	 * caught by the rolling signature comparisons (hot rows every ~5 s, store/read/hot-rows-sweep.ts; every row every
-	 * ~30 s, longer past 30,000 rows, store/read/row-deltas.ts SWEEP_MAX_ROWS_PER_SECOND). On a 1M-message store a full
+	 * ~60 s, longer past 60,000 rows, store/read/row-deltas.ts SWEEP_MAX_ROWS_PER_SECOND). On a 1M-message store a full
 	 * reload holds the event
 	 * loop for about a second, hence rare.
 	 */

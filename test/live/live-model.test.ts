@@ -18,6 +18,7 @@ const NOW = T0 + 1000;
 const meta = (dataVersion: number): SnapshotMeta => ({
 	dataVersion,
 	messageHighWater: 10,
+	sessionHighWater: null,
 	readMs: 7,
 	consistentSnapshot: true,
 	transactions: 1,

@@ -1,4 +1,5 @@
 import {execFileSync} from 'node:child_process';
+import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it, vi} from 'vitest';
@@ -53,16 +54,18 @@ async function setup(options: {watch?: boolean; fullReloadMs?: number; quietChat
 }
 
 /**
- * A live store of 3 quiet chats plus `count` keyless rows ('bulk1'...), and `commit`: one message more in the chat,
+ * A live store of 3 quiet chats plus `count` keyless rows ('bulk1'...; open, or ended at `endedAt`), and `commit`:
+ * one message more in the chat,
  * then a refresh that must publish (the rolling comparison's tests: rounds of slices over many rows).
  */
-async function withBulkRows(count: number) {
+async function withBulkRows(count: number, endedAt: number | null = null) {
 	const {w, chat, live} = await setup({quietChats: 3});
 	await w.send({
 		op: 'exec',
 		sql:
 			`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${count}) ` +
-			`INSERT INTO sessions (id, source, started_at) SELECT 'bulk' || i, 'cli', ${T0} - 2 * ${count} + i FROM n`,
+			`INSERT INTO sessions (id, source, started_at, ended_at) ` +
+			`SELECT 'bulk' || i, 'cli', ${T0} - 2 * ${count} + i, ${endedAt ?? 'NULL'} FROM n`,
 	});
 	let at = T0 + 200;
 	const commit = async () => {
@@ -201,6 +204,29 @@ describe('LiveStore', () => {
 		expect(analysis.findings).toEqual(full.findings);
 	});
 
+	it('replaces the index at a reload when a row dropped meanwhile moved another out of rowid order', async () => {
+		let clock = 1_000_000;
+		const now = vi.spyOn(Date, 'now').mockImplementation(() => clock);
+		cleanups.push(() => now.mockRestore());
+		const {db, w, chat, live} = await setup({fullReloadMs: 1000, quietChats: 40});
+		const gone = live.model.analysis.snapshot.sessions.find(s => s.userId === 'q5')!.id;
+		// A commit that only deletes: compared whole at once, the row dropped (the index's last row takes its slot).
+		await w.send({op: 'exec', sql: `DELETE FROM messages WHERE session_id = '${gone}'`});
+		await w.send({op: 'exec', sql: `DELETE FROM sessions WHERE id = '${gone}'`});
+		expect(live.refresh()).toBe(true);
+		expect(live.model.analysis.byId.has(gone)).toBe(false);
+		clock += 2000;
+		await w.send({op: 'conversation', id: chat, count: 1, from: T0 + 200, to: T0 + 200});
+		expect(live.refresh()).toBe(true);
+		expect(derivedFrom(live.model.analysis)).toBeUndefined();
+		const rowidOrder = execFileSync('sqlite3', ['-readonly', db, 'SELECT id FROM sessions ORDER BY rowid'], {
+			encoding: 'utf8',
+		})
+			.trim()
+			.split('\n');
+		expect(live.model.analysis.snapshot.sessions.map(s => s.id)).toEqual(rowidOrder);
+	});
+
 	it('replaces a distrusted index at the next reload, in full (a failed refresh may have half read it)', async () => {
 		const {w, chat, live} = await setup({fullReloadMs: 600_000, quietChats: 40});
 		const rows = (live as unknown as {rows: {distrust: () => void; trusted: boolean}}).rows;
@@ -213,6 +239,50 @@ describe('LiveStore', () => {
 		await w.send({op: 'conversation', id: chat, count: 1, from: T0 + 201, to: T0 + 201});
 		expect(live.refresh()).toBe(true);
 		expect([...(derivedFrom(live.model.analysis)?.changed ?? [])]).toEqual([chat]);
+	});
+
+	it("reads as new a session added right after a full read ended (its high water is the read's own)", async () => {
+		// Review: the sessions' high water was asked after the full read's transaction, so a row added in between was
+		// never new; with no messages only every row's rolling comparison (a minute) would meet it.
+		let clock = 1_000_000;
+		const now = vi.spyOn(Date, 'now').mockImplementation(() => clock);
+		cleanups.push(() => now.mockRestore());
+		const {db, w, chat, live} = await setup({fullReloadMs: 1000, quietChats: 40});
+		// When the full read's transaction ends (its last statement asks the messages' high water), a second process
+		// adds a session row.
+		let armed = true;
+		let ending = false;
+		const prepare = Database.prototype.prepare;
+		const exec = Database.prototype.exec;
+		const spies = [
+			vi.spyOn(Database.prototype, 'prepare').mockImplementation(function (this: Database.Database, sql: string) {
+				ending ||= armed && sql === 'SELECT max(rowid) FROM messages';
+				return prepare.call(this, sql);
+			}),
+			vi.spyOn(Database.prototype, 'exec').mockImplementation(function (this: Database.Database, sql: string) {
+				const result = exec.call(this, sql);
+				if (ending && sql === 'COMMIT') {
+					armed = ending = false;
+					execFileSync('sqlite3', [db, "INSERT INTO sessions (id, source, started_at) VALUES ('between', 'cli', 1)"]);
+				}
+
+				return result;
+			}),
+		];
+		cleanups.push(() => {
+			for (const spy of spies) {
+				spy.mockRestore();
+			}
+		});
+		clock += 2000;
+		await w.send({op: 'conversation', id: chat, count: 1, from: T0 + 200, to: T0 + 200});
+		expect(live.refresh()).toBe(true);
+		expect(armed).toBe(false);
+		expect(live.model.analysis.byId.has('between')).toBe(false);
+		// The next read finds messages (nothing compared whole) and the row as new.
+		await w.send({op: 'conversation', id: chat, count: 1, from: T0 + 201, to: T0 + 201});
+		expect(live.refresh()).toBe(true);
+		expect(live.model.analysis.byId.has('between')).toBe(true);
 	});
 
 	for (const scenario of ['right after start', 'right after a full reload'] as const) {
@@ -285,10 +355,11 @@ describe('LiveStore', () => {
 	it('ends a round of slices by dropping the rows gone since it began, and keeps no mark of them', async () => {
 		// Issue #26: the rows a round met are marked in one map for the view's life (no fresh set per round); a row gone
 		// must leave it with the index. 100 more rows: a round is seven slices (16 rows each, the clock held still).
-		const clock = 1_000_000;
+		// The bulk rows ended 30 days before the clock: cold, met by every row's round alone (not the hot rows').
+		const clock = (T0 + 30 * 86_400) * 1000;
 		const now = vi.spyOn(Date, 'now').mockImplementation(() => clock);
 		cleanups.push(() => now.mockRestore());
-		const {w, live, commit} = await withBulkRows(100);
+		const {w, live, commit} = await withBulkRows(100, T0);
 		type Rows = {met: Map<string, number>; index: {byId: Map<string, unknown>}; sweep: {round: number}};
 		const rows = (live as unknown as {rows: Rows}).rows;
 		const roundEnds = async () => {
@@ -346,10 +417,11 @@ describe('LiveStore', () => {
 		cleanups.push(() => now.mockRestore());
 		const {live, commit} = await withBulkRows(70_000);
 		const hot = (live as unknown as {rows: {hot: {compared: number; rounds: number}}}).rows.hot;
-		// The rows added are read, then a round begins that holds them (the clock still: a slice of one row).
+		// The rows added are read; a round that holds them begins a second later (a round begins at most once a second).
 		await commit();
 		const round = hot.rounds;
 		for (let i = 0; i < 20 && hot.rounds === round; i++) {
+			clock += 100;
 			await commit();
 		}
 

@@ -585,10 +585,17 @@ export function analyzeIncremental(
 	for (const id of changed) {
 		const was = old(id);
 		const now = find(id);
+		// A row that keeps its key keeps its place among the key's rows: the order a full analysis meets them in
+		// (a key without a platform takes its first row's source). Moved to the end, the order drifted from the full
+		// analysis's for as long as the view followed, now that a periodic reload no longer analyses in full.
+		let kept = false;
 		if (was?.sessionKey != null) {
 			const list = keyList(was.sessionKey);
 			const i = list.indexOf(was);
-			if (i !== -1) {
+			if (i !== -1 && now?.sessionKey === was.sessionKey) {
+				list[i] = now;
+				kept = true;
+			} else if (i !== -1) {
 				list.splice(i, 1);
 			}
 
@@ -604,7 +611,7 @@ export function analyzeIncremental(
 				byId.set(id, now);
 			}
 
-			if (now.sessionKey !== null) {
+			if (now.sessionKey !== null && !kept) {
 				keyList(now.sessionKey).push(now);
 			}
 

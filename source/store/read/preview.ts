@@ -63,6 +63,7 @@ export function readPreview(
 			meta: {
 				dataVersion: store.dataVersion(),
 				messageHighWater: null,
+				sessionHighWater: null,
 				readMs: performance.now() - started,
 				consistentSnapshot: true,
 				transactions: 1,

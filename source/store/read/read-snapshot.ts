@@ -512,6 +512,12 @@ export type SnapshotMeta = {
 	dataVersion: number;
 	/** Highest message id (an index seek, not a count). */
 	messageHighWater: number | null;
+	/**
+	 * Highest sessions rowid, in the read's (last) transaction: a row added after it is new to the next incremental
+	 * read. (Asked after the read's transaction, a row added in between was never new: only every row's rolling
+	 * comparison, up to a minute later, would meet it.) Null where the read does not say.
+	 */
+	sessionHighWater: number | null;
 	readMs: number;
 	/** False when the read outgrew its transaction budget and continued in a new transaction. */
 	consistentSnapshot: boolean;
@@ -620,6 +626,7 @@ export function* readSnapshotSteps(
 			: readRestartProbes(store, schema, sessions);
 		yield;
 		const high = store.prepare('SELECT max(rowid) FROM messages').pluck().get();
+		const sessionHigh = store.prepare('SELECT max(rowid) FROM sessions').pluck().get();
 		const dataVersion = store.dataVersion();
 		return {
 			snapshot: {
@@ -635,6 +642,7 @@ export function* readSnapshotSteps(
 			meta: {
 				dataVersion,
 				messageHighWater: typeof high === 'number' ? high : null,
+				sessionHighWater: typeof sessionHigh === 'number' ? sessionHigh : null,
 				readMs: performance.now() - started,
 				consistentSnapshot: transactions === 1,
 				transactions,

@@ -33,29 +33,30 @@ import {HotRowsSweep} from './hot-rows-sweep.js';
 
 /**
  * A round of the rolling comparison of every row takes at least this long (the hot rows, those Hermes changes in place
- * in the ordinary course, have their own round of ~5 s: hot-rows-sweep.ts). 5 -> 30 s (issue #26, the follower's CPU):
+ * in the ordinary course, have their own round of ~5 s: hot-rows-sweep.ts). 5 -> 60 s (issue #26, the follower's CPU):
  * every row every 5 s was ~13 % of the TUI's CPU following 200 commits/s (hot-rows-sweep.ts header).
  */
 const SWEEP_MS = 60_000;
 /** At least this many rows per slice (a refresh compares them in well under a millisecond). */
 const SWEEP_MIN_ROWS = 16;
 /**
- * A slice is sized for at most this long since the last. Nothing is read while no commit comes, so the first refresh
- * after a pause of 30 s sized its slice for 30 s: every row of the store in one read (135,000 on the scale store at
- * the cap, the 0.1-1 s hold the slices are there to prevent). A change in place made during the pause came in a commit
- * that added nothing, compared whole at once.
+ * A slice is sized for at most this long since the last, and holds at most a second's rows (SWEEP_MAX_ROWS_PER_SECOND).
+ * Nothing is read while no commit comes, so the first refresh after a pause of 30 s sized its slice for 30 s: every
+ * row of the store in one read (135,000 on the scale store at the cap, the 0.1-1 s hold the slices are there to
+ * prevent). A change in place made during the pause came in a commit that added nothing, compared whole at once. 1 ->
+ * 5 s with the 60 s round: an agent committing every 2-3 s made a round of 2-3 minutes (review).
  */
-const SWEEP_GAP_MS = 1000;
+const SWEEP_GAP_MS = 5000;
 /**
  * At most this many rows a second (issue #26: the follower's cost must not grow with the store). A round of every row
  * in 5 s compared 4,300 rows a second on the bench store (21,516 rows), 13 % of the TUI's samples following 200
  * commits/s, and 20,000 a second on the scale store (100,210 rows), 35 % of its samples; capped at 4,500 a second, then
- * with every row's round at 30 s (the hot rows' at 5 s) at 1,000: a store of more than 30,000 rows takes longer per
+ * with every row's round at 60 s (the hot rows' at 5 s) at 1,000: a store of more than 60,000 rows takes longer per
  * round (100 s on the scale store), and a cold row (ended over a day ago) changed in place in a commit that also adds
  * messages or rows (neither a re-read session, a new row nor its parent) is seen within the round while commits go
  * on (a refresh reads only after a commit). A commit that adds neither is still compared whole at once.
- * SWEEP_MIN_ROWS lifts a slice above the cap for refreshes more than 15 a second apart: the TUI's are at least
- * REFRESH_FLOOR_MS (85 ms) apart, 11.8 a second (755 rows a second: a round of the bench store in ~29 s).
+ * SWEEP_MIN_ROWS lifts a slice above the round's share for the smallest stores: the TUI's refreshes are at least
+ * REFRESH_FLOOR_MS (85 ms) apart, 11.8 a second (the bench store's round, 21,516 rows: ~360 rows a second).
  */
 export const SWEEP_MAX_ROWS_PER_SECOND = 1000;
 /**
@@ -108,7 +109,7 @@ export type RowDeltasOptions = {
 	 * Given (hfx watch, which reads every 15 s): every row's signature is compared in one pass at most this
 	 * often while commits add messages. Not given (the TUI, which refreshes up to 20 times a second): the
 	 * rolling comparisons, a slice per refresh: the hot rows about every five seconds (hot-rows-sweep.ts), every row
-	 * about every 30 (longer on a store of more than 30,000 rows: SWEEP_MAX_ROWS_PER_SECOND). Either way a commit that
+	 * about every 60 (longer on a store of more than 60,000 rows: SWEEP_MAX_ROWS_PER_SECOND). Either way a commit that
 	 * adds no message and no row is compared at once.
 	 */
 	signatureEveryMs?: number;
@@ -239,7 +240,7 @@ export class RowDeltas {
 		this.context = routingHomeOf(this.location, schema).context;
 		const {snapshot, meta} = readSnapshot(store, schema, this.context, {reuse: this.index.byId, probes: this.probes});
 		let changed: Set<string> | null = null;
-		if (patch && !this.distrusted) {
+		if (patch && !this.distrusted && this.sameOrder(snapshot.sessions)) {
 			changed = this.patchIndex(snapshot.sessions);
 		} else {
 			this.index.replace(snapshot.sessions);
@@ -253,6 +254,26 @@ export class RowDeltas {
 			dataVersion: meta.dataVersion,
 			snapshot: this.snapshotOf(schema, snapshot.routing),
 		};
+	}
+
+	/**
+	 * Whether the index lists the same sessions as a full read, in its order (rowid order). A row dropped moves the last
+	 * into its slot, and the analysis meets a key's rows in the index's order (a key without a platform takes its first
+	 * row's source): then the reload replaces the index and is analysed in full, as every reload was before.
+	 */
+	private sameOrder(sessions: readonly SessionRecord[]): boolean {
+		const {list} = this.index;
+		if (list.length !== sessions.length) {
+			return false;
+		}
+
+		for (let i = 0; i < list.length; i++) {
+			if (list[i]!.id !== sessions[i]!.id) {
+				return false;
+			}
+		}
+
+		return true;
 	}
 
 	/** The records of a full read that say something else than the index's (or are new) put in it; those gone dropped. */
@@ -286,7 +307,7 @@ export class RowDeltas {
 	 * new rows and their parents (a rotation ends the parent) are re-read. A commit that adds no
 	 * message and no row changed some row in place (an end, a key): then every row's signature is
 	 * compared; otherwise, with `signatureEveryMs` every row at most that often, else the next slice of the
-	 * rolling comparisons (the hot rows about every five seconds, every row about every 30, longer on the biggest
+	 * rolling comparisons (the hot rows about every five seconds, every row about every 60, longer on the biggest
 	 * stores). `checkpointed`: the store's signature says only a checkpoint moved it (store/open/live-signature.ts
 	 * onlyCheckpointed): no row changed in place, and a read that finds nothing new compares the next slices, not every
 	 * row.
@@ -338,7 +359,8 @@ export class RowDeltas {
 		this.hot.restart();
 		this.lastSignatureScan = Date.now();
 		this.lastMessageId = meta.messageHighWater ?? 0;
-		this.lastSessionRowid = (store.prepare('SELECT max(rowid) FROM sessions').pluck().get() as number | null) ?? 0;
+		this.lastSessionRowid =
+			meta.sessionHighWater ?? (store.prepare('SELECT max(rowid) FROM sessions').pluck().get() as number | null) ?? 0;
 	}
 
 	/**
@@ -437,7 +459,8 @@ export class RowDeltas {
 		const now = Date.now();
 		const elapsed = Math.min(now - this.sweep.at, SWEEP_GAP_MS);
 		const perRound = Math.ceil((this.index.list.length * elapsed) / SWEEP_MS);
-		const limit = Math.max(SWEEP_MIN_ROWS, Math.min(perRound, Math.ceil((SWEEP_MAX_ROWS_PER_SECOND * elapsed) / 1000)));
+		const cap = Math.min(SWEEP_MAX_ROWS_PER_SECOND, Math.ceil((SWEEP_MAX_ROWS_PER_SECOND * elapsed) / 1000));
+		const limit = Math.max(SWEEP_MIN_ROWS, Math.min(perRound, cap));
 		this.sweep.at = now;
 		const matches = signatureMatcher(schema);
 		const rows = store.prepare(signatureSql(schema, 'slice')).raw(true).all(this.sweep.after, limit) as unknown[][];

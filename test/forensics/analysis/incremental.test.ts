@@ -449,3 +449,20 @@ describe('analyzeIncremental after a message to one chat', () => {
 		expectSame(next, analyze(snap()), 'the second commit');
 	});
 });
+
+describe("analyzeIncremental keeps the order a full analysis meets a key's rows in", () => {
+	it("a row updated under the same key keeps its place: a key without a platform keeps its first row's source", () => {
+		// 'legacy:7' names no platform: the chat takes the source of its first row (telegram). A message to that row
+		// moved it to the end of the key's rows, and the chat to discord, until a full analysis.
+		const first = session({id: 'a', sessionKey: 'legacy:7', source: 'telegram', startedAtRaw: T0, chatId: '7'});
+		const second = session({id: 'b', sessionKey: 'legacy:7', source: 'discord', startedAtRaw: T0 + 10, chatId: '7'});
+		const filler = Array.from({length: 20}, (_, i) => session({id: `f${i}`, sessionKey: dmKey(String(100 + i))}));
+		const before = analyze(snapshot([first, second, ...filler]));
+		expect(before.routing.find(r => r.sessionKey === 'legacy:7')!.platform).toBe('telegram');
+		const updated = {...first, newestMessageAt: T0 + 500, messageCountColumn: 9};
+		const after = snapshot([updated, second, ...filler]);
+		const incremental = analyzeIncremental(before, after, new Set(['a']));
+		expect(incremental.routing.find(r => r.sessionKey === 'legacy:7')!.platform).toBe('telegram');
+		expectSame(incremental, analyze(after), 'after a message to the first row');
+	});
+});

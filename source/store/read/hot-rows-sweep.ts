@@ -37,6 +37,23 @@ const GAP_MS = 5000;
  */
 export const HOT_MAX_ROWS_PER_SECOND = 1000;
 
+const HOT_PACE = {roundMs: HOT_SWEEP_MS, gapMs: GAP_MS, maxPerSecond: HOT_MAX_ROWS_PER_SECOND, minRows: 1};
+
+/**
+ * How many rows the next slice of a rolling comparison holds (row-deltas.ts every row's, hot-rows-sweep.ts the hot
+ * rows'): its share of a round of `roundMs` for the time since the last slice (at most `gapMs`: nothing is read while
+ * no commit comes, and a slice sized for a long pause would read the whole round at once), at most a second's rows at
+ * `maxPerSecond`, and at least `minRows`.
+ */
+export type SlicePace = {roundMs: number; gapMs: number; maxPerSecond: number; minRows: number};
+
+export function sliceSize(rows: number, sinceLastMs: number, pace: SlicePace): number {
+	const elapsed = Math.min(sinceLastMs, pace.gapMs);
+	const perRound = Math.ceil((rows * elapsed) / pace.roundMs);
+	const cap = Math.min(pace.maxPerSecond, Math.ceil((pace.maxPerSecond * elapsed) / 1000));
+	return Math.max(pace.minRows, Math.min(perRound, cap));
+}
+
 /** Is the record hot at `nowSeconds`? */
 export function isHot(record: SessionRecord, nowSeconds: number): boolean {
 	const ended = record.endedAtRaw;
@@ -83,12 +100,8 @@ export class HotRowsSweep {
 			this.begin(list, now);
 		}
 
-		const elapsed = Math.min(now - this.at, GAP_MS);
+		const count = sliceSize(this.ids.length, now - this.at, HOT_PACE);
 		this.at = now;
-		const perRound = Math.ceil((this.ids.length * elapsed) / HOT_SWEEP_MS);
-		// At most a second's rows a slice, whatever the time since the last.
-		const cap = Math.min(HOT_MAX_ROWS_PER_SECOND, Math.ceil((HOT_MAX_ROWS_PER_SECOND * elapsed) / 1000));
-		const count = Math.max(1, Math.min(perRound, cap));
 		const slice = this.ids.slice(this.next, this.next + count);
 		this.next += slice.length;
 		this.compared += slice.length;

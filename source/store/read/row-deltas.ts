@@ -29,7 +29,7 @@ import {
 import {SessionIndex} from './session-index.js';
 import {type Preview, readPreview} from './preview.js';
 import {RestartProbeReader} from './restart-probes.js';
-import {HotRowsSweep} from './hot-rows-sweep.js';
+import {HotRowsSweep, sliceSize} from './hot-rows-sweep.js';
 
 /**
  * A round of the rolling comparison of every row takes at least this long (the hot rows, those Hermes changes in place
@@ -59,6 +59,13 @@ const SWEEP_GAP_MS = 5000;
  * REFRESH_FLOOR_MS (85 ms) apart, 11.8 a second (the bench store's round, 21,516 rows: ~360 rows a second).
  */
 export const SWEEP_MAX_ROWS_PER_SECOND = 1000;
+
+const SWEEP_PACE = {
+	roundMs: SWEEP_MS,
+	gapMs: SWEEP_GAP_MS,
+	maxPerSecond: SWEEP_MAX_ROWS_PER_SECOND,
+	minRows: SWEEP_MIN_ROWS,
+};
 /**
  * While commits only add messages to existing sessions, the routing table is probed at most this often (its probe reads
  * every gateway_routing row: ~1.1 ms a refresh on the bench store's 1,652 rows, 0.48 s of CPU in 24 s following 200
@@ -457,10 +464,7 @@ export class RowDeltas {
 	 */
 	private compareSlice(store: ReadOnlyStore, schema: SchemaInfo, candidates: Set<string>, changed: Set<string>): void {
 		const now = Date.now();
-		const elapsed = Math.min(now - this.sweep.at, SWEEP_GAP_MS);
-		const perRound = Math.ceil((this.index.list.length * elapsed) / SWEEP_MS);
-		const cap = Math.min(SWEEP_MAX_ROWS_PER_SECOND, Math.ceil((SWEEP_MAX_ROWS_PER_SECOND * elapsed) / 1000));
-		const limit = Math.max(SWEEP_MIN_ROWS, Math.min(perRound, cap));
+		const limit = sliceSize(this.index.list.length, now - this.sweep.at, SWEEP_PACE);
 		this.sweep.at = now;
 		const matches = signatureMatcher(schema);
 		const rows = store.prepare(signatureSql(schema, 'slice')).raw(true).all(this.sweep.after, limit) as unknown[][];

@@ -434,8 +434,8 @@ export class LiveStore {
 	 * last refresh are those that read saw, or ones made while it ran. A read then finding no new message and no new
 	 * row compares the next slice of rows, not every row (store/read/row-deltas.ts). Before, each such read compared
 	 * all 21,516 rows of the bench store (~100 ms of CPU, once a second following 200 commits/s: 24 whole passes in
-	 * 25 s, 27 % of the refreshes' CPU); a row changed in place while that read ran is met by the rolling comparison
-	 * (within ~5 s), as one changed while messages keep coming always is.
+	 * 25 s, 27 % of the refreshes' CPU); a row changed in place while that read ran is met by the rolling comparisons
+	 * (within ~5 s for a hot row, ~a minute for the rest), as one changed while messages keep coming always is.
 	 */
 	private seenUpTo(signature: string | null): boolean {
 		const after = this.afterRead;

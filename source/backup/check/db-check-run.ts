@@ -34,8 +34,8 @@ export type CheckOptions = {inline?: boolean; timeoutMs?: number};
  */
 const LOAD_WAIT_MS = 5000;
 
-/** A started check worker and the safe way to stop it (after the driver is loaded). */
-type CheckWorker = {worker: Worker; stop: () => void};
+/** A started check worker and the safe way to stop it (after the driver is loaded); `stop` resolves once it exited. */
+type CheckWorker = {worker: Worker; stop: () => Promise<void>};
 
 function startWorker(): CheckWorker {
 	const loaded = new Int32Array(new SharedArrayBuffer(4));
@@ -54,15 +54,19 @@ function startWorker(): CheckWorker {
 	});
 	return {
 		worker,
-		stop() {
+		async stop() {
 			waitLoaded();
-			void worker.terminate();
+			await worker.terminate();
 		},
 	};
 }
 
-/** A check whose worker is already starting; `run` hands it the file (once), `cancel` stops it unused. */
-export type PendingCheck = {run: (file: string) => Promise<DbCheck>; cancel: () => void};
+/**
+ * A check whose worker is already starting; `run` hands it the file (once). `cancel` stops it, used or not, and
+ * resolves once the worker has exited: a check opening a WAL-mode copy read-only creates its -wal and -shm, so the
+ * folder holding the copy is removed only after that (else its removal races those files: ENOTEMPTY, seen in CI).
+ */
+export type PendingCheck = {run: (file: string) => Promise<DbCheck>; cancel: () => Promise<void>};
 
 function failedCheck(reason: string, ms: number): DbCheck {
 	return {
@@ -85,7 +89,7 @@ function failedCheck(reason: string, ms: number): DbCheck {
  */
 export function startCheck(options: CheckOptions = {}): PendingCheck {
 	if (options.inline || fromSources || !fs.existsSync(workerFile)) {
-		return {run: async file => checkDatabaseFileSync(file), cancel() {}};
+		return {run: async file => checkDatabaseFileSync(file), async cancel() {}};
 	}
 
 	const {worker, stop} = startWorker();
@@ -121,14 +125,14 @@ export function startCheck(options: CheckOptions = {}): PendingCheck {
 							budgetMs,
 						),
 					);
-					stop();
+					void stop();
 				}, budgetMs);
 				worker.postMessage({file});
 			});
 		},
-		cancel() {
+		async cancel() {
 			settle(failedCheck('check cancelled', 0));
-			stop();
+			await stop();
 		},
 	};
 }

@@ -11,6 +11,7 @@
  */
 import Database from 'better-sqlite3';
 import {errorCode, errorMessage} from '../../ground/errors.js';
+import {testPause} from '../../ground/test-pause.js';
 import {plural} from '../../text/format.js';
 
 export type DbCheck = {
@@ -91,6 +92,7 @@ export function checkDatabaseFileSync(file: string): DbCheck {
 	const started = performance.now();
 	let db: Database.Database | undefined;
 	try {
+		testPause('check-open');
 		db = openCheckConnection(file);
 		const rows = db.prepare('PRAGMA integrity_check(100)').pluck().all() as string[];
 		const counts = readCounts(db);

@@ -38,7 +38,7 @@ import type {ProgressFn} from '../progress.js';
 import {linkText} from '../../store/foreign-file.js';
 import {appendRecord, assertRecordsFile, fingerprintOf, readRecords, statusFor} from '../records.js';
 import {type DbCopy, copyDatabase, judgeCopy} from './sqlite-copy.js';
-import {startCheck} from '../check/db-check-run.js';
+import {type PendingCheck, startCheck} from '../check/db-check-run.js';
 import {holdsNoStore} from '../archive/root.js';
 import {CREDENTIAL_NAMES, type Excluded, type FollowedLink, type Skipped, type WalkEntry, walkRoot} from './walk.js';
 import {readBack, readPrefix} from './readback.js';
@@ -365,6 +365,11 @@ type BackupRun = {
 	writer?: ZipWriter;
 	/** The archive phase's progress, shared by the databases and the files. */
 	onBytes?: (label: string) => (n: number) => void;
+	/**
+	 * Each staged copy's check (its worker creates the copy's -wal and -shm) and removal, settled before the stage
+	 * goes.
+	 */
+	inFlight: {checks: PendingCheck[]; removals: Array<Promise<void>>};
 };
 
 type CheckedCopy = {rel: string; copy: DbCopy; check: DbCheck};
@@ -417,6 +422,7 @@ export async function createBackup(options: BackupOptions): Promise<BackupResult
 		return result;
 	} catch (error) {
 		run.writer?.abort();
+		await settleInFlight(run);
 		if (error instanceof FailClosed || errorCode(error)) {
 			throw writeFailure(out.dir, error, 'writing the archive');
 		}
@@ -425,6 +431,16 @@ export async function createBackup(options: BackupOptions): Promise<BackupResult
 	} finally {
 		cleanUp(run, lock);
 	}
+}
+
+/**
+ * A failed run's checks stopped (their workers exited) and its removals done, so that nothing writes into the staging
+ * folder while cleanUp removes it. A check still running when the archive failed (EFBIG) wrote its copy's -wal and
+ * -shm while the folder was removed: ENOTEMPTY, in place of the file size limit (CI, 2026-12-04).
+ */
+async function settleInFlight(run: BackupRun): Promise<void> {
+	await Promise.all(run.inFlight.checks.map(async c => c.cancel()));
+	await Promise.allSettled(run.inFlight.removals);
 }
 
 /** Whatever the outcome: the temp archive and the staging folder removed, then the lock released. */
@@ -506,7 +522,19 @@ function planBackup(options: BackupOptions): BackupRun {
 		mark = now;
 	};
 
-	return {options, root, created, stamp, out, walk, entries, skipped, result, phase};
+	return {
+		options,
+		root,
+		created,
+		stamp,
+		out,
+		walk,
+		entries,
+		skipped,
+		result,
+		phase,
+		inFlight: {checks: [], removals: []},
+	};
 }
 
 function newResult(
@@ -609,7 +637,7 @@ async function archiveDatabases(
 	run.onBytes = onBytes;
 	const members: MemberRecord[] = [];
 	const checks: Array<Promise<CheckedCopy>> = [];
-	const removals: Array<Promise<void>> = [];
+	const {removals} = run.inFlight;
 	let dbIndex = 0;
 	for (const e of run.entries.filter(x => x.kind === 'db')) {
 		if (e.size === 0 && !fs.existsSync(`${e.abs}-wal`)) {
@@ -623,12 +651,13 @@ async function archiveDatabases(
 		const dest = path.join(stage, `${dbIndex++}.db`);
 		// The check's worker starts now, so its start-up overlaps the copy.
 		const pending = startCheck();
+		run.inFlight.checks.push(pending);
 		const copy = await copyOne(run, e, dest).catch((error: unknown) => {
-			pending.cancel();
+			void pending.cancel();
 			throw error;
 		});
 		if (!copy) {
-			pending.cancel();
+			void pending.cancel();
 			continue;
 		}
 

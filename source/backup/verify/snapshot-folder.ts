@@ -133,11 +133,11 @@ function checkFiles(
 	expectedSizes: Map<string, number>,
 	base: {manifest: Manifest | null; members: number; bytes: number; problems: Problem[]},
 	options: VerifyOptions,
-): CheckQueue {
+	queue: CheckQueue,
+): void {
 	const manifest = base.manifest;
 	const byPath = new Map((manifest?.members ?? []).map(m => [m.path, m]));
 	const dbByPath = new Map((manifest?.databases ?? []).map(d => [d.path, d]));
-	const queue = new CheckQueue(options.inlineChecks ?? false, options.inventory ?? false);
 	const total = listing.reduce((a, f) => a + f.st.size, 0);
 	let done = 0;
 	let dbIndex = 0;
@@ -181,8 +181,6 @@ function checkFiles(
 			queue.add(dbFile, check => judgeDatabase(f.rel, check, dbByPath.get(f.rel)));
 		}
 	}
-
-	return queue;
 }
 
 /** A snapshot's manifest lists its files: far below this. */
@@ -234,6 +232,7 @@ export async function verifySnapshot(dir: string, options: VerifyOptions = {}): 
 	}
 
 	const tmp = makeTempDir(options);
+	const queue = new CheckQueue(options.inlineChecks ?? false, options.inventory ?? false);
 	try {
 		const manifest = base.manifest;
 		const expectedSizes = new Map<string, number>(
@@ -244,7 +243,7 @@ export async function verifySnapshot(dir: string, options: VerifyOptions = {}): 
 			...policyProblems(judgeMembers([...expectedSizes].map(([name, size]) => ({name, type: 'file' as const, size})))),
 		);
 		base.problems.push(...noStoreProblems([...expectedSizes.keys()]));
-		const queue = checkFiles(dir, tmp, listing, expectedSizes, base, options);
+		checkFiles(dir, tmp, listing, expectedSizes, base, options, queue);
 		const present = new Set(listing.map(f => f.rel));
 		for (const rel of expectedSizes.keys()) {
 			if (!present.has(rel)) {
@@ -261,6 +260,7 @@ export async function verifySnapshot(dir: string, options: VerifyOptions = {}): 
 		base.databases = await queue.all();
 		return finish(base, started);
 	} finally {
+		await queue.settle();
 		removeTemp(tmp);
 	}
 }

@@ -250,6 +250,7 @@ export async function verifyTar(file: string, options: VerifyOptions = {}): Prom
 	};
 	const tmp = makeTempDir(options);
 	const seen: Collected = {groups: new Map(), facts: []};
+	const queue = new CheckQueue(options.inlineChecks ?? false, options.inventory ?? false);
 	try {
 		const size = fs.statSync(file).size;
 		base.members = await readStream(file, gz, size, tmp, seen, base, options);
@@ -257,7 +258,6 @@ export async function verifyTar(file: string, options: VerifyOptions = {}): Prom
 			base.problems.push({where: 'archive', what: 'the gzip stream holds no tar entries'});
 		}
 
-		const queue = new CheckQueue(options.inlineChecks ?? false, options.inventory ?? false);
 		queueDatabases(seen.groups, queue, base);
 		base.problems.push(...policyProblems(liveSidecars(judgeMembers(seen.facts), base)));
 		base.problems.push(...noStoreProblems(seen.facts.filter(f => f.type === 'file').map(f => normalizeName(f.name))));
@@ -269,6 +269,7 @@ export async function verifyTar(file: string, options: VerifyOptions = {}): Prom
 		const {checked: _checked, ...report} = base;
 		return finish(report, started);
 	} finally {
+		await queue.settle();
 		removeTemp(tmp);
 	}
 }

@@ -81,6 +81,7 @@ export async function verifyZip(file: string, options: VerifyOptions = {}): Prom
 
 	const tmp = makeTempDir(options);
 	const refused = new Set<number>();
+	const queue = new CheckQueue(options.inlineChecks ?? false, options.inventory ?? false);
 	try {
 		base.sealed = z.seal !== null;
 		base.seal = z.seal;
@@ -99,7 +100,7 @@ export async function verifyZip(file: string, options: VerifyOptions = {}): Prom
 		}
 
 		base.problems.push(...noStoreProblems(files.filter(m => m.name !== MANIFEST_NAME).map(m => normalizeName(m.name))));
-		const queue = await checkMembers(z, files, tmp, base, options, refused);
+		await checkMembers(z, files, tmp, base, options, refused, queue);
 		if (manifest) {
 			checkAgainstManifest(manifest, files, base);
 		}
@@ -109,6 +110,7 @@ export async function verifyZip(file: string, options: VerifyOptions = {}): Prom
 		return finish(base, started);
 	} finally {
 		z.close();
+		await queue.settle();
 		removeTemp(tmp);
 	}
 }
@@ -179,7 +181,8 @@ async function checkMembers(
 	base: ZipBase,
 	options: VerifyOptions,
 	refused: Set<number>,
-): Promise<CheckQueue> {
+	queue: CheckQueue,
+): Promise<void> {
 	const manifest = base.manifest;
 	const byPath = new Map((manifest?.members ?? []).map(m => [m.path, m]));
 	const run: MemberRun = {
@@ -187,7 +190,7 @@ async function checkMembers(
 		tmp,
 		byPath,
 		dbByPath: new Map((manifest?.databases ?? []).map(d => [d.path, d])),
-		queue: new CheckQueue(options.inlineChecks ?? false, options.inventory ?? false),
+		queue,
 		refused,
 		total: files.reduce((a, m) => a + m.entry.uncompressedSize, 0),
 		done: 0,
@@ -205,8 +208,6 @@ async function checkMembers(
 
 		await checkMember(run, m, base);
 	}
-
-	return run.queue;
 }
 
 /** One member: read (a database into the temp extraction), compared with the archive and the manifest. */

@@ -61,4 +61,28 @@ describe('startCheck in the compiled worker', () => {
 		const pending = compiled.startCheck({inline: true, timeoutMs: 1});
 		expect(await pending.run(sound)).toMatchObject({ok: true, counts: {sessions: 3}});
 	});
+
+	it('cancel resolves once the worker is gone: a check held before opening a WAL copy never opens it', async () => {
+		const walDir = fs.mkdtempSync(path.join(dir, 'wal-'));
+		const file = path.join(walDir, 'copy.db');
+		const db = new Database(file);
+		db.pragma('journal_mode = wal');
+		db.exec('CREATE TABLE sessions (id TEXT PRIMARY KEY)');
+		db.close();
+		process.env.HFX_TEST_PAUSE_AT = 'check-open';
+		process.env.HFX_TEST_PAUSE_MS = '1500';
+		try {
+			const pending = compiled.startCheck();
+			const check = pending.run(file);
+			await new Promise(resolve => setTimeout(resolve, 600));
+			await pending.cancel();
+			expect(await check).toMatchObject({ok: false, integrity: ['check cancelled']});
+			// Past the pause: a worker still alive would open the copy now and create its -wal and -shm.
+			await new Promise(resolve => setTimeout(resolve, 1500));
+			expect(fs.readdirSync(walDir)).toEqual(['copy.db']);
+		} finally {
+			delete process.env.HFX_TEST_PAUSE_AT;
+			delete process.env.HFX_TEST_PAUSE_MS;
+		}
+	});
 });

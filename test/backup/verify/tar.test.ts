@@ -6,12 +6,22 @@
 import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import {afterAll, describe, expect, it} from 'vitest';
 import {verifyTar} from '../../../source/backup/verify/tar.js';
 import {verifyArtifact} from '../../../source/backup/verify/verify.js';
 import {cleanupTemps, flip, killedAgentVolume, makeHome, tempDir} from '../helpers.js';
 
 afterAll(cleanupTemps);
+
+/** Whether zlib itself decodes `gz` to exactly `content` (a flip in deflate's slack). */
+function sameContent(gz: Buffer, content: Buffer): boolean {
+	try {
+		return zlib.gunzipSync(gz).equals(content);
+	} catch {
+		return false;
+	}
+}
 
 function tarCzf(parent: string, name: string, out: string): void {
 	const r = spawnSync('tar', ['czf', out, '-C', parent, name], {encoding: 'utf8'});
@@ -71,7 +81,8 @@ describe('verify tar.gz', () => {
 	);
 
 	it(
-		'catches damage in the compressed stream and its trailer (exit 1 or 2, ' + 'never 0), and a cut-off archive',
+		'catches damage in the compressed stream and its trailer (exit 1 or 2, never 0) wherever it changes what ' +
+			'the archive holds, and a cut-off archive',
 		async () => {
 			const {parent} = await killedAgentVolume('tgz-flip');
 			const dir = tempDir('tgz-flip-out');
@@ -89,10 +100,19 @@ describe('verify tar.gz', () => {
 			}
 
 			const flipped = path.join(dir, 'flipped.tar.gz');
+			const content = zlib.gunzipSync(original);
 			const missed: number[] = [];
+			let slack = 0;
 			for (const o of offsets) {
 				const copy = Buffer.from(original);
 				flip(copy, o, 0xff);
+				if (sameContent(copy, content)) {
+					// Deflate has slack (the code lengths of symbols a block never uses): a flip there decodes to the
+					// very same bytes with the same CRC-32, so it is not damage, and no reader can tell it apart.
+					slack++;
+					continue;
+				}
+
 				fs.writeFileSync(flipped, copy);
 				const r = await verifyArtifact(flipped, {inlineChecks: true});
 				if (r.exitCode === 0) {
@@ -101,6 +121,8 @@ describe('verify tar.gz', () => {
 			}
 
 			expect(missed).toEqual([]);
+			// Slack is rare (5 to 8 bytes in 52,000 measured): the sample still flips ~170 bytes of real content.
+			expect(slack).toBeLessThan(offsets.size / 20);
 			fs.writeFileSync(flipped, original.subarray(0, Math.floor(original.length / 2)));
 			const cut = await verifyArtifact(flipped, {inlineChecks: true});
 			expect(cut.exitCode).toBe(1);

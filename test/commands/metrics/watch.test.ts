@@ -309,7 +309,8 @@ describe('hfx watch', () => {
 
 			// The textfile's folder removed under the quiet watch: one line naming the file, the watch goes on.
 			fs.rmSync(out, {recursive: true});
-			await watch.waitFor(() => watch.stderr.length > 0, 5000, 'a line on stderr');
+			// A reading every 0.2 s, each writing the file; the budget is for a loaded CI machine (5 s once ran out).
+			await watch.waitFor(() => watch.stderr.length > 0, 15_000, 'a line on stderr');
 			await new Promise(resolve => setTimeout(resolve, 800));
 			expect(watch.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^hfx: .*hfx\.prom: .*Next: .*goes on/)]);
 			expect(watch.child.exitCode).toBe(null);

@@ -156,6 +156,8 @@ export class LiveStore {
 	 * that one, not from this. See `seenUpTo`.
 	 */
 	private afterRead: string | null = null;
+	/** The periodic reload under way, read in steps (`reloadInSteps`): to whether it published a model. */
+	private reloading: Promise<boolean> | null = null;
 	/**
 	 * The facts of a snapshot, read through the connection open now, with the files' sizes as they are now: in place,
 	 * as this read's own preflight saw them just before its open (each read opens afresh); a private copy is kept open
@@ -336,7 +338,7 @@ export class LiveStore {
 	 * on a connection opened for the read and closed after. Returns true when a new model was published.
 	 */
 	refresh(force = false): boolean {
-		if (this.closed || this.pending) {
+		if (this.closed || this.pending || this.reloading) {
 			return false;
 		}
 
@@ -354,6 +356,14 @@ export class LiveStore {
 			// signature the last read began with (a transaction's frames written, not committed yet): nothing to read.
 			const unmoved = signature !== null && nothingCommitted(this.feed.lastSignature, signature);
 			if (unmoved && !force && this.feed.current.error === null) {
+				return false;
+			}
+
+			if (this.rows.fullReloadDue(this.options.fullReloadMs)) {
+				// Read in steps, keys answered between them; `settled` resolves when it has published.
+				this.reloading = this.reloadInSteps(signature, started).finally(() => {
+					this.reloading = null;
+				});
 				return false;
 			}
 
@@ -394,6 +404,67 @@ export class LiveStore {
 			this.rows.distrust();
 			return this.feed.publishError(`refresh failed: ${errorMessage(error)}; showing the last good snapshot`);
 		}
+	}
+
+	/**
+	 * The periodic full reload (every `fullReloadMs`; at once after a failed refresh), read a page at a time with a
+	 * turn of the event loop between pages, as the first read is: read at once it held a view's keys ~0.8 s every 10
+	 * minutes on the bench store (issue #26). Refreshes wait meanwhile; the index is patched (or replaced: a store
+	 * reopened, an index distrusted) and the model published in one step, at the end, unless the view was paused
+	 * meanwhile (then nothing changes and the reload stays due). Commits made while it ran are read right after.
+	 */
+	private async reloadInSteps(signature: string | null, started: number): Promise<boolean> {
+		const {rows, feed, facts} = this;
+		const label = this.location.label;
+		try {
+			const published = await this.connection.readAsync(function* ({store, schema, reopened}) {
+				if (reopened) {
+					feed.noteReopened(reopened);
+				}
+
+				const patch = feed.reopened === null && rows.trusted;
+				const proceed = (): boolean => {
+					if (feed.paused) {
+						return false;
+					}
+
+					if (patch) {
+						// The last analysis shares the sessions array the patch changes: its key index first.
+						feed.prepareIncremental();
+					}
+
+					return true;
+				};
+				const delta = yield* rows.fullReloadSteps(store, schema, patch, proceed);
+				if (delta === null) {
+					return false;
+				}
+
+				const messageHighWater = rows.lastMessageId || null;
+				feed.publishCommit({delta, signature, index: rows.index, label, messageHighWater, started, facts});
+				return true;
+			});
+			if (!published || this.closed) {
+				return false;
+			}
+
+			this.afterRead = signatureOf(lookAtStore(this.connection.preflight.path, null));
+			if (this.afterRead !== signature) {
+				// Commits made while it ran (their hints found it running): read once `reloading` is cleared (a macrotask:
+				// the promise's finally runs first).
+				setImmediate(() => this.refresh());
+			}
+		} catch (error) {
+			this.rows.distrust();
+			return this.feed.publishError(`refresh failed: ${errorMessage(error)}; showing the last good snapshot`);
+		}
+
+		return true;
+	}
+
+	/** Resolves once no periodic reload runs: to whether the one running (if any) published a model. */
+	async settled(): Promise<boolean> {
+		return (await this.reloading) ?? false;
 	}
 
 	/** Latest messages and card facts of one session. */

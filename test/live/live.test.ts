@@ -17,6 +17,14 @@ import {scratch} from '../helpers/scratch.js';
 const {dir, cleanups} = scratch('hfx-live-');
 
 let n = 0;
+/**
+ * A refresh, and the periodic reload it may start (read in steps: `refresh` returns false and `settled` resolves once
+ * it has published): whether a model was published.
+ */
+async function refreshed(live: LiveStore): Promise<boolean> {
+	return live.refresh() || live.settled();
+}
+
 async function setup(options: {watch?: boolean; fullReloadMs?: number; quietChats?: number; cachePages?: number} = {}) {
 	const db = path.join(dir, `s${n++}.db`);
 	const w = new WriterProcess(db, {cachePages: options.cachePages});
@@ -71,7 +79,7 @@ async function withBulkRows(count: number, endedAt: number | null = null) {
 	const commit = async () => {
 		await w.send({op: 'conversation', id: chat, count: 1, from: at, to: at});
 		at++;
-		expect(live.refresh()).toBe(true);
+		expect(await refreshed(live)).toBe(true);
 	};
 	return {w, live, commit};
 }
@@ -100,7 +108,7 @@ function waitFor(live: LiveStore, predicate: (m: LiveModel) => boolean, timeoutM
 /** A commit in place adding no message (`quiet` ended): every row compared at once (a whole pass), the end seen. */
 async function expectEndComparedAtOnce(w: WriterProcess, live: LiveStore, quiet: string, scans: number): Promise<void> {
 	await w.send({op: 'exec', sql: `UPDATE sessions SET end_reason = 'idle', ended_at = ${T0} WHERE id = '${quiet}'`});
-	expect(live.refresh()).toBe(true);
+	expect(await refreshed(live)).toBe(true);
 	expect(live.signatureScans).toBe(scans + 1);
 	expect(live.model.analysis.byId.get(quiet)!.endReason).toBe('idle');
 }
@@ -116,7 +124,7 @@ describe('LiveStore', () => {
 	it('picks up appended messages incrementally and reports them as activity', async () => {
 		const {w, chat, live} = await setup();
 		await w.send({op: 'conversation', id: chat, count: 3, from: T0 + 200, to: T0 + 210});
-		expect(live.refresh()).toBe(true);
+		expect(await refreshed(live)).toBe(true);
 		const s = live.model.analysis.byId.get(chat)!;
 		expect(s.newestMessageAt).toBeCloseTo(T0 + 210, 3);
 		expect(live.model.activity.map(e => e.kind)).toContain('messages');
@@ -165,10 +173,10 @@ describe('LiveStore', () => {
 			startedAt: T0 + 5,
 		});
 		await w.send({op: 'conversation', id: quiet, count: 4, from: T0 + 6, to: T0 + 60});
-		expect(live.refresh()).toBe(true);
+		expect(await refreshed(live)).toBe(true);
 		const quietRecord = live.model.analysis.byId.get(quiet)!;
 		await w.send({op: 'conversation', id: chat, count: 2, from: T0 + 200, to: T0 + 210});
-		expect(live.refresh()).toBe(true);
+		expect(await refreshed(live)).toBe(true);
 		const reloaded = live.model.analysis;
 		// A full reload: the quiet session's record is the same object, the chat's is new.
 		expect(reloaded.byId.get(quiet)).toBe(quietRecord);
@@ -193,7 +201,7 @@ describe('LiveStore', () => {
 		});
 		await w.send({op: 'conversation', id: quiet, count: 1, from: T0 + 200, to: T0 + 200});
 		clock += 2000;
-		expect(live.refresh()).toBe(true);
+		expect(await refreshed(live)).toBe(true);
 		const {analysis} = live.model;
 		expect(analysis.byId.get(chat)!.newestMessageAt).toBeLessThan(newest);
 		expect([...(derivedFrom(analysis)?.changed ?? [])].sort()).toEqual([chat, quiet].sort());
@@ -202,6 +210,74 @@ describe('LiveStore', () => {
 		expect(analysis.routing).toEqual(full.routing);
 		expect(analysis.orphans).toEqual(full.orphans);
 		expect(analysis.findings).toEqual(full.findings);
+	});
+
+	it('reads a periodic reload in steps: the event loop turns while it runs, the model comes at its end', async () => {
+		// Issue #26: read at once, the reload held a view's keys ~0.8 s every 10 minutes on the bench store.
+		let clock = 1_000_000;
+		const now = vi.spyOn(Date, 'now').mockImplementation(() => clock);
+		cleanups.push(() => now.mockRestore());
+		const {w, chat, live} = await setup({fullReloadMs: 1000, quietChats: 40});
+		await w.send({op: 'conversation', id: chat, count: 1, from: T0 + 200, to: T0 + 200});
+		const before = live.model;
+		clock += 2000;
+		let turns = 0;
+		let counting = true;
+		const tick = (): void => {
+			if (counting) {
+				turns++;
+				setImmediate(tick);
+			}
+		};
+
+		setImmediate(tick);
+		expect(live.refresh()).toBe(false);
+		expect(live.model).toBe(before);
+		// A refresh asked meanwhile waits for the reload (nothing read twice, nothing torn).
+		expect(live.refresh(true)).toBe(false);
+		expect(await live.settled()).toBe(true);
+		counting = false;
+		expect(turns).toBeGreaterThanOrEqual(4);
+		expect(live.model.analysis.byId.get(chat)!.newestMessageAt).toBeCloseTo(T0 + 200, 3);
+		expect(derivedFrom(live.model.analysis)?.changed).toEqual(new Set([chat]));
+	});
+
+	it('a view paused while the reload reads keeps its model; the reload runs again after the resume', async () => {
+		let clock = 1_000_000;
+		const now = vi.spyOn(Date, 'now').mockImplementation(() => clock);
+		cleanups.push(() => now.mockRestore());
+		const {w, chat, live} = await setup({fullReloadMs: 1000, quietChats: 5});
+		await w.send({op: 'conversation', id: chat, count: 1, from: T0 + 200, to: T0 + 200});
+		clock += 2000;
+		expect(live.refresh()).toBe(false);
+		live.setPaused(true);
+		const frozen = live.model.analysis;
+		expect(await live.settled()).toBe(false);
+		expect(live.model.analysis).toBe(frozen);
+		live.setPaused(false);
+		expect(await live.settled()).toBe(true);
+		expect(live.model.analysis.byId.get(chat)!.newestMessageAt).toBeCloseTo(T0 + 200, 3);
+	});
+
+	it('a commit made while the reload reads is read right after it, without a hint', async () => {
+		let clock = 1_000_000;
+		const now = vi.spyOn(Date, 'now').mockImplementation(() => clock);
+		cleanups.push(() => now.mockRestore());
+		const {w, chat, live} = await setup({fullReloadMs: 1000, quietChats: 5});
+		await w.send({op: 'conversation', id: chat, count: 1, from: T0 + 200, to: T0 + 200});
+		clock += 2000;
+		// The reload held after its first step (its transaction open) while the writer commits.
+		process.env.HFX_TEST_PAUSE_AT = 'read-step';
+		process.env.HFX_TEST_PAUSE_MS = '400';
+		cleanups.push(() => {
+			delete process.env.HFX_TEST_PAUSE_AT;
+			delete process.env.HFX_TEST_PAUSE_MS;
+		});
+		expect(live.refresh()).toBe(false);
+		await w.send({op: 'conversation', id: chat, count: 1, from: T0 + 300, to: T0 + 300});
+		expect(await live.settled()).toBe(true);
+		delete process.env.HFX_TEST_PAUSE_AT;
+		await waitFor(live, m => (m.analysis.byId.get(chat)!.newestMessageAt ?? 0) >= T0 + 300 - 0.001, 3000);
 	});
 
 	it('replaces the index at a reload when a row dropped meanwhile moved another out of rowid order', async () => {
@@ -213,11 +289,11 @@ describe('LiveStore', () => {
 		// A commit that only deletes: compared whole at once, the row dropped (the index's last row takes its slot).
 		await w.send({op: 'exec', sql: `DELETE FROM messages WHERE session_id = '${gone}'`});
 		await w.send({op: 'exec', sql: `DELETE FROM sessions WHERE id = '${gone}'`});
-		expect(live.refresh()).toBe(true);
+		expect(await refreshed(live)).toBe(true);
 		expect(live.model.analysis.byId.has(gone)).toBe(false);
 		clock += 2000;
 		await w.send({op: 'conversation', id: chat, count: 1, from: T0 + 200, to: T0 + 200});
-		expect(live.refresh()).toBe(true);
+		expect(await refreshed(live)).toBe(true);
 		expect(derivedFrom(live.model.analysis)).toBeUndefined();
 		const rowidOrder = execFileSync('sqlite3', ['-readonly', db, 'SELECT id FROM sessions ORDER BY rowid'], {
 			encoding: 'utf8',
@@ -233,11 +309,11 @@ describe('LiveStore', () => {
 		rows.distrust();
 		expect(rows.trusted).toBe(false);
 		await w.send({op: 'conversation', id: chat, count: 1, from: T0 + 200, to: T0 + 200});
-		expect(live.refresh()).toBe(true);
+		expect(await refreshed(live)).toBe(true);
 		expect(derivedFrom(live.model.analysis)).toBeUndefined();
 		expect(rows.trusted).toBe(true);
 		await w.send({op: 'conversation', id: chat, count: 1, from: T0 + 201, to: T0 + 201});
-		expect(live.refresh()).toBe(true);
+		expect(await refreshed(live)).toBe(true);
 		expect([...(derivedFrom(live.model.analysis)?.changed ?? [])]).toEqual([chat]);
 	});
 
@@ -276,12 +352,12 @@ describe('LiveStore', () => {
 		});
 		clock += 2000;
 		await w.send({op: 'conversation', id: chat, count: 1, from: T0 + 200, to: T0 + 200});
-		expect(live.refresh()).toBe(true);
+		expect(await refreshed(live)).toBe(true);
 		expect(armed).toBe(false);
 		expect(live.model.analysis.byId.has('between')).toBe(false);
 		// The next read finds messages (nothing compared whole) and the row as new.
 		await w.send({op: 'conversation', id: chat, count: 1, from: T0 + 201, to: T0 + 201});
-		expect(live.refresh()).toBe(true);
+		expect(await refreshed(live)).toBe(true);
 		expect(live.model.analysis.byId.has('between')).toBe(true);
 	});
 
@@ -309,7 +385,7 @@ describe('LiveStore', () => {
 			};
 
 			await w.send({op: 'conversation', id: chat, count: 2, from: T0 + 200, to: T0 + 210});
-			expect(live.refresh()).toBe(true);
+			expect(await refreshed(live)).toBe(true);
 			check();
 			await w.send({op: 'end', id: chat, at: T0 + 300, reason: 'compression'});
 			const tip = await w.create({
@@ -322,11 +398,11 @@ describe('LiveStore', () => {
 				startedAt: T0 + 301,
 			});
 			await w.send({op: 'conversation', id: tip, count: 3, from: T0 + 310, to: T0 + 320});
-			expect(live.refresh()).toBe(true);
+			expect(await refreshed(live)).toBe(true);
 			check();
 			expect(live.model.analysis.routing.find(r => r.sessionKey === key)!.members).toEqual([chat, tip].sort());
 			await w.send({op: 'conversation', id: tip, count: 1, from: T0 + 330, to: T0 + 330});
-			expect(live.refresh()).toBe(true);
+			expect(await refreshed(live)).toBe(true);
 			check();
 		});
 	}
@@ -345,7 +421,7 @@ describe('LiveStore', () => {
 		await w.send({op: 'exec', sql: `DELETE FROM messages WHERE session_id = '${gone}'`});
 		await w.send({op: 'exec', sql: `DELETE FROM sessions WHERE id = '${gone}'`});
 		await w.send({op: 'conversation', id: chat, count: 1, from: T0 + 200, to: T0 + 200});
-		expect(live.refresh()).toBe(true);
+		expect(await refreshed(live)).toBe(true);
 		const {analysis} = live.model;
 		expect(analysis.byId.get(ended)!.endReason).toBe('idle');
 		expect(analysis.byId.has(gone)).toBe(false);
@@ -441,7 +517,7 @@ describe('LiveStore', () => {
 		const scans = live.signatureScans;
 		// The writer copies its WAL into state.db and commits nothing: the signature moves, no row does.
 		await w.send({op: 'exec', sql: 'PRAGMA wal_checkpoint(PASSIVE)'});
-		expect(live.refresh()).toBe(true);
+		expect(await refreshed(live)).toBe(true);
 		expect(live.signatureScans).toBe(scans);
 		// A commit in place that adds no message: every row compared at once, and the end seen.
 		await expectEndComparedAtOnce(w, live, quiet, scans);
@@ -463,10 +539,10 @@ describe('LiveStore', () => {
 		});
 		cleanups.push(() => once.mockRestore());
 		await w.send({op: 'conversation', id: chat, count: 1, from: T0 + 200, to: T0 + 200});
-		expect(live.refresh()).toBe(true);
+		expect(await refreshed(live)).toBe(true);
 		expect(live.model.analysis.byId.get(chat)!.newestMessageAt).toBe(T0 + 300);
 		// The signature moved since the last one taken, by that commit alone: nothing new, and no whole pass.
-		expect(live.refresh()).toBe(true);
+		expect(await refreshed(live)).toBe(true);
 		expect(live.signatureScans).toBe(scans);
 		// A commit in place after that read is still compared at once.
 		await expectEndComparedAtOnce(w, live, quiet, scans);
@@ -475,25 +551,25 @@ describe('LiveStore', () => {
 	it('probes routing at most every ROUTING_PROBE_MS while commits only add messages, a new row at once', async () => {
 		const {w, chat, live} = await setup({quietChats: 3});
 		await w.send({op: 'conversation', id: chat, count: 1, from: T0 + 200, to: T0 + 200});
-		expect(live.refresh()).toBe(true);
+		expect(await refreshed(live)).toBe(true);
 		const now = Date.now();
 		const clock = vi.spyOn(Date, 'now').mockReturnValue(now);
 		cleanups.push(() => clock.mockRestore());
 		const probes = live.routingProbes;
 		for (let i = 1; i <= 3; i++) {
 			await w.send({op: 'conversation', id: chat, count: 1, from: T0 + 200 + i, to: T0 + 200 + i});
-			expect(live.refresh()).toBe(true);
+			expect(await refreshed(live)).toBe(true);
 			expect(live.model.analysis.byId.get(chat)!.newestMessageAt).toBe(T0 + 200 + i);
 		}
 
 		expect(live.routingProbes).toBe(probes);
 		clock.mockReturnValue(now + ROUTING_PROBE_MS);
 		await w.send({op: 'conversation', id: chat, count: 1, from: T0 + 210, to: T0 + 210});
-		expect(live.refresh()).toBe(true);
+		expect(await refreshed(live)).toBe(true);
 		expect(live.routingProbes).toBe(probes + 1);
 		// A new row (a new route is published with it): probed at once.
 		await w.create({source: 'telegram', userId: 'u9', sessionKey: 'agent:main:telegram:dm:9', startedAt: T0 + 220});
-		expect(live.refresh()).toBe(true);
+		expect(await refreshed(live)).toBe(true);
 		expect(live.routingProbes).toBe(probes + 2);
 	});
 
@@ -509,7 +585,7 @@ describe('LiveStore', () => {
 		expect(live.refresh()).toBe(false);
 		expect(live.model).toBe(before);
 		await w.send({op: 'commit'});
-		expect(live.refresh()).toBe(true);
+		expect(await refreshed(live)).toBe(true);
 		expect(live.model.analysis.byId.get(chat)!.newestMessageAt).toBe(T0 + 3000);
 	});
 
@@ -519,7 +595,7 @@ describe('LiveStore', () => {
 		const scans = live.signatureScans;
 		await w.send({op: 'exec', sql: `DELETE FROM messages WHERE session_id = '${gone}'`});
 		await w.send({op: 'exec', sql: `DELETE FROM sessions WHERE id = '${gone}'`});
-		expect(live.refresh()).toBe(true);
+		expect(await refreshed(live)).toBe(true);
 		expect(live.signatureScans).toBe(scans + 1);
 		expect(live.model.analysis.byId.has(gone)).toBe(false);
 		expect(live.model.analysis.snapshot.sessions.map(s => s.id)).not.toContain(gone);
@@ -577,7 +653,7 @@ describe('LiveStore', () => {
 	it('prepares no statement a commit of messages to a live chat does not run (a connection per refresh)', async () => {
 		const {w, chat, live} = await setup({quietChats: 3});
 		await w.send({op: 'conversation', id: chat, count: 1, from: T0 + 200, to: T0 + 200});
-		expect(live.refresh()).toBe(true);
+		expect(await refreshed(live)).toBe(true);
 		const prepared: string[] = [];
 		const prepare = ReadOnlyStore.prototype.prepare;
 		const spy = vi.spyOn(ReadOnlyStore.prototype, 'prepare').mockImplementation(function (this: ReadOnlyStore, sql) {
@@ -586,7 +662,7 @@ describe('LiveStore', () => {
 		});
 		cleanups.push(() => spy.mockRestore());
 		await w.send({op: 'conversation', id: chat, count: 1, from: T0 + 201, to: T0 + 201});
-		expect(live.refresh()).toBe(true);
+		expect(await refreshed(live)).toBe(true);
 		expect(live.model.analysis.byId.get(chat)!.newestMessageAt).toBe(T0 + 201);
 		// The chat's row has an in-window newest message and is no orphan candidate: no EXISTS, no count of its rows.
 		expect(prepared.filter(sql => /FROM messages WHERE session_id = \?/.test(sql))).toEqual([]);
@@ -636,7 +712,7 @@ describe('LiveStore', () => {
 		const agent = new WriterProcess(db);
 		await agent.started();
 		await agent.send({op: 'conversation', id, count: 6, from: T0 + 20, to: T0 + 60});
-		expect(live.refresh()).toBe(true);
+		expect(await refreshed(live)).toBe(true);
 		expect(live.isPrivateCopy).toBe(false);
 		expect(live.model.facts.openModeReason).not.toMatch(/immutable=1|readonly_shm=1/);
 		expect(live.model.analysis.byId.get(id)!.newestMessageAt).toBeCloseTo(T0 + 60, 3);
@@ -644,14 +720,14 @@ describe('LiveStore', () => {
 			'the agent opened the store (-wal and -shm appeared): now following it in place',
 		);
 		await agent.send({op: 'conversation', id, count: 2, from: T0 + 70, to: T0 + 80});
-		expect(live.refresh()).toBe(true);
+		expect(await refreshed(live)).toBe(true);
 		expect(live.model.analysis.byId.get(id)!.newestMessageAt).toBeCloseTo(T0 + 80, 3);
 		// The agent killed (its -wal and -shm left, nobody holds them): read in place with the -shm read-only.
 		await agent.send({op: 'conversation', id, count: 2, from: T0 + 90, to: T0 + 95});
 		await agent.kill();
 		const sums = () => fs.readdirSync(folder).map(f => `${f}:${fs.readFileSync(path.join(folder, f)).toString('hex')}`);
 		const before = sums();
-		expect(live.refresh()).toBe(true);
+		expect(await refreshed(live)).toBe(true);
 		expect(live.isPrivateCopy).toBe(false);
 		expect(live.model.facts.openModeReason).toMatch(/readonly_shm=1/);
 		expect(live.model.analysis.byId.get(id)!.newestMessageAt).toBeCloseTo(T0 + 95, 3);
@@ -739,7 +815,7 @@ describe("the hot rows' rolling comparison (open, or ended within a day: what He
 			await w.send({op: 'conversation', id: chat, count: 1, from: at, to: at});
 			at++;
 			clock += 100;
-			expect(live.refresh()).toBe(true);
+			expect(await refreshed(live)).toBe(true);
 		};
 		await commit();
 		const rows = (live as unknown as {rows: {sweep: {after: number}}}).rows;

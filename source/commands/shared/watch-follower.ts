@@ -42,7 +42,7 @@ export class StoreFollower {
 	 */
 	async read(backups: readonly BackupEntry[], now: number, holders?: HolderReport): Promise<StoreReading> {
 		const started = performance.now();
-		const result = this.refresh();
+		const result = await this.refresh();
 		// Probed whether or not the store could be read: a holder of a deleted -wal is why, at times.
 		// The headers only when the files changed: an unchanged profile starts no `head` child (#26).
 		this.probe ??= new FilesProbe(result.ok ? result.facts.path : this.filesPath, {
@@ -83,7 +83,7 @@ export class StoreFollower {
 		this.probe = null;
 	}
 
-	private refresh(): StoreReading['result'] {
+	private async refresh(): Promise<StoreReading['result']> {
 		try {
 			if (this.live === null) {
 				this.live = LiveStore.open(this.location, {
@@ -93,8 +93,9 @@ export class StoreFollower {
 					// The installed build's rules, as scan judges by them (issue #27).
 					buildRules: ruleSet => storeBuildRules(this.location.path, ruleSet, {env: process.env}),
 				});
-			} else {
-				this.live.refresh();
+			} else if (!this.live.refresh()) {
+				// The periodic reload is read in steps: this reading waits for it (nothing to answer meanwhile).
+				await this.live.settled();
 			}
 		} catch (error) {
 			if (!isFailClosed(error)) {

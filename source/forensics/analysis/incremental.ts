@@ -24,10 +24,11 @@ import {updateLineage} from '../lineage/lineage.js';
 import {isOrphanCandidate, type OrphanVerdict} from '../routing/orphans.js';
 import {mayFailRepairRouting} from '../routing/repair-routing-crash.js';
 import {isCorruptTime, lastActive} from '../time.js';
-import {type ChatRouting, analyzeRouting, buildKeyIndex, tupleKey, unanimousKey} from '../routing/routing.js';
+import {type ChatRouting, analyzeRouting, buildKeyIndex} from '../routing/routing.js';
 import {ChatNames} from './chat-names.js';
-import type {RoutingEntry, SessionRecord, Snapshot} from '../types.js';
+import type {SessionRecord, Snapshot} from '../types.js';
 import {type SignatureState, hasSignature, signatureState} from '../signatures/session-signatures.js';
+import {type Lookup, reachOf} from './change-reach.js';
 
 /**
  * Which analysis an incremental one was derived from, and what changed: views use it to update
@@ -50,35 +51,7 @@ export function derivedFrom(analysis: Analysis): Derivation | undefined {
 /** Beyond this share of changed sessions, a full analysis is cheaper. */
 const FULL_RATIO = 0.1;
 
-function orphanSignature(o: OrphanVerdict): string {
-	return JSON.stringify([
-		o.verdict,
-		o.donorId,
-		o.sessionKey,
-		o.reasonKind,
-		o.messageCount,
-		o.lastActive,
-		o.candidateDonors,
-	]);
-}
-
-type Lookup = (id: string) => SessionRecord | undefined;
-
 const NONE_BEFORE: ReadonlyMap<string, SessionRecord | undefined> = new Map();
-
-function chatKeysOf(o: OrphanVerdict, byId: Pick<ReadonlyMap<string, SessionRecord>, 'get'>): string[] {
-	const keys: string[] = [];
-	if (o.sessionKey) {
-		keys.push(o.sessionKey);
-	}
-
-	const unanimous = unanimousKey(o, byId);
-	if (unanimous) {
-		keys.push(unanimous);
-	}
-
-	return keys;
-}
 
 /**
  * True when no verdict can have moved: no changed session is (or was) an orphan candidate or an
@@ -172,44 +145,6 @@ function orphansUnmoved(
 	}
 
 	return true;
-}
-
-/** A list's orphans by id (kept per list: a list reused from one analysis to the next is indexed once). */
-const orphanIndexes = new WeakMap<readonly OrphanVerdict[], Map<string, OrphanVerdict[]>>();
-
-function orphansById(orphans: readonly OrphanVerdict[]): Map<string, OrphanVerdict[]> {
-	let index = orphanIndexes.get(orphans);
-	if (!index) {
-		index = new Map();
-		for (const o of orphans) {
-			const list = index.get(o.orphanId);
-			list ? list.push(o) : index.set(o.orphanId, [o]);
-		}
-
-		orphanIndexes.set(orphans, index);
-	}
-
-	return index;
-}
-
-/** The routing entries by the session they route to (kept per array: the live store hands one on until a probe). */
-const entryIndexes = new WeakMap<readonly RoutingEntry[], Map<string, RoutingEntry[]>>();
-
-function entriesBySession(routing: readonly RoutingEntry[]): Map<string, RoutingEntry[]> {
-	let index = entryIndexes.get(routing);
-	if (!index) {
-		index = new Map();
-		for (const e of routing) {
-			if (e.sessionId) {
-				const list = index.get(e.sessionId);
-				list ? list.push(e) : index.set(e.sessionId, [e]);
-			}
-		}
-
-		entryIndexes.set(routing, index);
-	}
-
-	return index;
 }
 
 /** What an analysis keeps for the next incremental step (never part of its public shape). */
@@ -499,6 +434,141 @@ function rebuilt(
 	return routing;
 }
 
+/** Whether the previous analysis cannot be carried over: too much changed, or what the verdicts are judged by. */
+function mustAnalyseInFull(
+	previous: Analysis,
+	snapshot: Snapshot,
+	changed: ReadonlySet<string>,
+	maxGapSeconds: number,
+	buildRules: BuildRules | undefined,
+): boolean {
+	// A store of an older generation is analysed twice (today and after an upgrade): always in full (rare, and small).
+	const contextMoved =
+		snapshot.ruleSet !== CURRENT_RULE_SET ||
+		snapshot.ruleSet !== previous.snapshot.ruleSet ||
+		snapshot.owner !== previous.snapshot.owner ||
+		snapshot.routingScope !== previous.snapshot.routingScope ||
+		(snapshot.legacyRouting !== previous.snapshot.legacyRouting &&
+			JSON.stringify(snapshot.legacyRouting) !== JSON.stringify(previous.snapshot.legacyRouting));
+	return (
+		changed.size > snapshot.sessions.length * FULL_RATIO ||
+		maxGapSeconds !== previous.maxGapSeconds ||
+		contextMoved ||
+		buildRules?.rules.label !== previous.buildRules?.rules.label ||
+		buildRules?.alternative?.label !== previous.buildRules?.alternative?.label
+	);
+}
+
+/** The new record of a changed id: the caller's index (`lookup`), else the snapshot's. */
+function finderOf(snapshot: Snapshot, changed: ReadonlySet<string>, lookup?: Lookup): Lookup {
+	if (lookup) {
+		return lookup;
+	}
+
+	const fresh = new Map<string, SessionRecord>();
+	for (const s of snapshot.sessions) {
+		if (changed.has(s.id)) {
+			fresh.set(s.id, s);
+		}
+	}
+
+	return id => fresh.get(id);
+}
+
+/** A key's rows, each list copied on its first change unless the index is patched in place (a shared index). */
+type KeyRows = {list: (key: string) => SessionRecord[]; drop: (key: string) => void};
+
+function keyRows(byKey: Map<string, SessionRecord[]>, inPlace: boolean): KeyRows {
+	const own = new Set<string>();
+	return {
+		list(key) {
+			let list = byKey.get(key);
+			if (!list || (!inPlace && !own.has(key))) {
+				list = list ? [...list] : [];
+				byKey.set(key, list);
+				own.add(key);
+			}
+
+			return list;
+		},
+		drop(key) {
+			byKey.delete(key);
+			own.delete(key);
+		},
+	};
+}
+
+/**
+ * One changed row in the key index. A row that keeps its key keeps its place among the key's rows: the order a full
+ * analysis meets them in (a key without a platform takes its first row's source). Moved to the end, the order drifted
+ * from the full analysis's for as long as the view followed, now that a periodic reload no longer analyses in full.
+ */
+function patchKeyRows(rows: KeyRows, was: SessionRecord | undefined, now: SessionRecord | undefined): void {
+	let kept = false;
+	if (was?.sessionKey != null) {
+		const list = rows.list(was.sessionKey);
+		const i = list.indexOf(was);
+		if (i !== -1 && now !== undefined && now.sessionKey === was.sessionKey) {
+			list[i] = now;
+			kept = true;
+		} else if (i !== -1) {
+			list.splice(i, 1);
+		}
+
+		if (list.length === 0) {
+			rows.drop(was.sessionKey);
+		}
+	}
+
+	if (now !== undefined && now.sessionKey !== null && !kept) {
+		rows.list(now.sessionKey).push(now);
+	}
+}
+
+/** byId, the key index and the corrupt list after the change. */
+type Indexes = {byId: Map<string, SessionRecord>; byKey: Map<string, SessionRecord[]>; corrupt: Carry['corrupt']};
+
+/**
+ * byId, the key index and the corrupt list: the previous ones, patched where sessions changed. With a shared index the
+ * previous analysis is consumed: its key index and corrupt list are taken over and patched in place (byId is the
+ * caller's, already patched). Otherwise they are copied, and a key's list on its first change.
+ */
+function patchIndexes(
+	previous: Analysis,
+	changed: ReadonlySet<string>,
+	rows: {old: Lookup; find: Lookup},
+	shared?: SharedIndex,
+): Indexes {
+	const carried = carryOf(previous);
+	const inPlace = shared !== undefined;
+	if (inPlace) {
+		carries.delete(previous);
+	}
+
+	const byId = shared ? shared.byId : new Map(previous.byId);
+	const byKey = inPlace ? carried.byKey : new Map(carried.byKey);
+	const corrupt = inPlace ? carried.corrupt : new Map(carried.corrupt);
+	const keys = keyRows(byKey, inPlace);
+	for (const id of changed) {
+		const now = rows.find(id);
+		patchKeyRows(keys, rows.old(id), now);
+		corrupt.delete(id);
+		if (now && hasCorruptTime(now)) {
+			corrupt.set(id, now);
+		}
+
+		if (!shared) {
+			if (now) {
+				byId.set(id, now);
+			} else {
+				byId.delete(id);
+			}
+		}
+	}
+
+	return {byId, byKey, corrupt};
+}
+
 /**
  * @param changed ids of sessions added, updated or removed since `previous.snapshot`.
  * @param lookup the new record of a changed id (the caller's index); found in the snapshot otherwise.
@@ -508,46 +578,17 @@ export function analyzeIncremental(
 	snapshot: Snapshot,
 	changed: ReadonlySet<string>,
 	options: AnalyzeOptions = {},
-	lookup?: (id: string) => SessionRecord | undefined,
+	lookup?: Lookup,
 	shared?: SharedIndex,
 ): Analysis {
 	const maxGapSeconds = options.maxGapSeconds ?? previous.maxGapSeconds;
 	const buildRules = options.buildRules ?? previous.buildRules ?? undefined;
 	const full = {maxGapSeconds, buildRules};
-	const routingMoved =
-		previous.snapshot.routing !== snapshot.routing &&
-		JSON.stringify(previous.snapshot.routing) !== JSON.stringify(snapshot.routing);
-	// A store of an older generation is analysed twice (today and after an upgrade): always in full (rare, and small).
-	const contextMoved =
-		snapshot.ruleSet !== CURRENT_RULE_SET ||
-		snapshot.ruleSet !== previous.snapshot.ruleSet ||
-		snapshot.owner !== previous.snapshot.owner ||
-		snapshot.routingScope !== previous.snapshot.routingScope ||
-		(snapshot.legacyRouting !== previous.snapshot.legacyRouting &&
-			JSON.stringify(snapshot.legacyRouting) !== JSON.stringify(previous.snapshot.legacyRouting));
-	if (
-		changed.size > snapshot.sessions.length * FULL_RATIO ||
-		maxGapSeconds !== previous.maxGapSeconds ||
-		contextMoved ||
-		buildRules?.rules.label !== previous.buildRules?.rules.label ||
-		buildRules?.alternative?.label !== previous.buildRules?.alternative?.label
-	) {
+	if (mustAnalyseInFull(previous, snapshot, changed, maxGapSeconds, buildRules)) {
 		return analyze(snapshot, full);
 	}
 
-	// byId, the key index and the corrupt list: the previous ones, patched where sessions changed.
-	let find = lookup;
-	if (!find) {
-		const fresh = new Map<string, SessionRecord>();
-		for (const s of snapshot.sessions) {
-			if (changed.has(s.id)) {
-				fresh.set(s.id, s);
-			}
-		}
-
-		find = id => fresh.get(id);
-	}
-
+	const find = finderOf(snapshot, changed, lookup);
 	const rules = buildRules?.rules ?? rulesFor(CURRENT_RULE_SET);
 	if (
 		crashMayMove(previous, changed, find, rules) ||
@@ -556,161 +597,30 @@ export function analyzeIncremental(
 		return analyze(snapshot, full);
 	}
 
-	const carried = carryOf(previous);
 	const old: Lookup = shared
 		? recordBefore.bind(null, shared.before, shared.byId)
 		: recordBefore.bind(null, NONE_BEFORE, previous.byId);
-	const byId = shared ? shared.byId : new Map(previous.byId);
-	// With a shared index the previous analysis is consumed: its key index and corrupt list are
-	// taken over and patched in place. Otherwise they are copied, and a key's list on first change.
-	const inPlace = shared !== undefined;
-	if (inPlace) {
-		carries.delete(previous);
-	}
-
-	const byKey = inPlace ? carried.byKey : new Map(carried.byKey);
-	const corrupt = inPlace ? carried.corrupt : new Map(carried.corrupt);
-	const own = new Set<string>();
-	const keyList = (key: string): SessionRecord[] => {
-		let list = byKey.get(key);
-		if (!list || (!inPlace && !own.has(key))) {
-			list = list ? [...list] : [];
-			byKey.set(key, list);
-			own.add(key);
-		}
-
-		return list;
-	};
-
-	for (const id of changed) {
-		const was = old(id);
-		const now = find(id);
-		// A row that keeps its key keeps its place among the key's rows: the order a full analysis meets them in
-		// (a key without a platform takes its first row's source). Moved to the end, the order drifted from the full
-		// analysis's for as long as the view followed, now that a periodic reload no longer analyses in full.
-		let kept = false;
-		if (was?.sessionKey != null) {
-			const list = keyList(was.sessionKey);
-			const i = list.indexOf(was);
-			if (i !== -1 && now?.sessionKey === was.sessionKey) {
-				list[i] = now;
-				kept = true;
-			} else if (i !== -1) {
-				list.splice(i, 1);
-			}
-
-			if (list.length === 0) {
-				byKey.delete(was.sessionKey);
-				own.delete(was.sessionKey);
-			}
-		}
-
-		corrupt.delete(id);
-		if (now) {
-			if (!shared) {
-				byId.set(id, now);
-			}
-
-			if (now.sessionKey !== null && !kept) {
-				keyList(now.sessionKey).push(now);
-			}
-
-			if (hasCorruptTime(now)) {
-				corrupt.set(id, now);
-			}
-		} else if (!shared) {
-			byId.delete(id);
-		}
-	}
-
+	const indexes = patchIndexes(previous, changed, {old, find}, shared);
+	const {byId} = indexes;
 	const lineage = updateLineage(previous.lineage, byId, changed);
 	const orphans = orphansUnmoved(previous, old, byId, changed, maxGapSeconds)
 		? previous.listed
 		: repairRoutingOf(snapshot, rules, maxGapSeconds, byId).listed;
-
-	// The chats a change can reach.
-	const affected = new Set<string>();
-	const tuples = new Set<string>();
-	const touched = new Set(changed);
-	// The keys whose rows changed (the empty key too: a chat of rows, though no chat to route).
-	const rowKeys = new Set<string>();
-	for (const id of changed) {
-		for (const s of [old(id), byId.get(id)]) {
-			if (s) {
-				if (s.sessionKey !== null) {
-					rowKeys.add(s.sessionKey);
-				}
-
-				if (s.sessionKey) {
-					affected.add(s.sessionKey);
-				}
-
-				if (s.parentSessionId) {
-					// A new compression child moves an entry's tip: chats naming its parent are reached too.
-					touched.add(s.parentSessionId);
-				}
-
-				tuples.add(tupleKey(s.source, s.userId, s.chatId, s.chatType, s.threadId));
-			}
-		}
-	}
-
-	if (orphans !== previous.listed) {
-		const before = new Map(previous.listed.map(o => [o.orphanId, o]));
-		const after = new Map(orphans.map(o => [o.orphanId, o]));
-		for (const id of new Set([...before.keys(), ...after.keys()])) {
-			const b = before.get(id);
-			const a = after.get(id);
-			if (!b || !a || orphanSignature(b) !== orphanSignature(a) || changed.has(id)) {
-				for (const key of [...(b ? chatKeysOf(b, {get: old}) : []), ...(a ? chatKeysOf(a, byId) : [])]) {
-					affected.add(key);
-				}
-			}
-		}
-	} else {
-		const byOrphan = orphansById(orphans);
-		for (const id of changed) {
-			for (const o of byOrphan.get(id) ?? []) {
-				for (const key of chatKeysOf(o, byId)) {
-					affected.add(key);
-				}
-			}
-		}
-	}
-
-	if (routingMoved) {
-		const entries = new Map<string, string>();
-		for (const e of previous.snapshot.routing) {
-			entries.set(`${e.scope}\u0000${e.sessionKey}`, JSON.stringify(e));
-		}
-
-		for (const e of snapshot.routing) {
-			const id = `${e.scope}\u0000${e.sessionKey}`;
-			if (entries.get(id) !== JSON.stringify(e)) {
-				affected.add(e.sessionKey);
-			}
-
-			entries.delete(id);
-		}
-
-		for (const e of previous.snapshot.routing) {
-			if (entries.has(`${e.scope}\u0000${e.sessionKey}`)) {
-				affected.add(e.sessionKey);
-			}
-		}
-	}
-
-	const entries = entriesBySession(snapshot.routing);
-	for (const id of touched) {
-		for (const e of entries.get(id) ?? []) {
-			affected.add(e.sessionKey);
-		}
-	}
-
+	const routingMoved =
+		previous.snapshot.routing !== snapshot.routing &&
+		JSON.stringify(previous.snapshot.routing) !== JSON.stringify(snapshot.routing);
+	const {affected, touched, tuples, rowKeys} = reachOf({
+		changed,
+		old,
+		byId,
+		listedBefore: previous.listed,
+		listed: orphans,
+		routing: routingMoved ? {before: previous.snapshot.routing, now: snapshot.routing} : null,
+		entriesNow: snapshot.routing,
+	});
 	// Chats that name a touched session anywhere in their verdict, and chats whose restart falls back to a changed tuple.
-	const names = chatNamesOf(previous, inPlace);
+	const names = chatNamesOf(previous, shared !== undefined);
 	names.reached(touched, tuples, affected);
-
 	const fresh = new Map(
 		analyzeRouting({
 			sessions: snapshot.sessions,
@@ -723,18 +633,41 @@ export function analyzeIncremental(
 			rules,
 			owner: snapshot.owner,
 			onlyKeys: affected,
-			byKey,
+			byKey: indexes.byKey,
 		}).map(c => [c.sessionKey, c]),
 	);
 	const routing =
 		replacedInPlace(previous.routing, affected, fresh, names) ?? rebuilt(previous.routing, affected, fresh, names);
+	const judged = {maxGapSeconds, rules, buildRules: buildRules ?? null};
+	const parts = {indexes, lineage, orphans, routing, rowKeys, routingMoved, changed, judged};
+	const {next, signatures} = assemble(previous, snapshot, parts);
+	remember(next, previous, {indexes, names, signatures, changed, shared});
+	return next;
+}
 
+/** The parts an incremental step carries into the next analysis. */
+type Parts = {
+	indexes: Indexes;
+	lineage: Analysis['lineage'];
+	orphans: Analysis['listed'];
+	routing: ChatRouting[];
+	rowKeys: ReadonlySet<string>;
+	routingMoved: boolean;
+	changed: ReadonlySet<string>;
+	/** What the verdicts are judged by. */
+	judged: {maxGapSeconds: number; rules: Rules; buildRules: BuildRules | null};
+};
+
+/** The next analysis from its parts: the orphan lists, rollbacks, reap churn, places and findings after the change. */
+function assemble(previous: Analysis, snapshot: Snapshot, parts: Parts): {next: Analysis; signatures: SignatureState} {
+	const {indexes, lineage, orphans, routing, rowKeys, routingMoved, changed, judged} = parts;
+	const {byId, byKey, corrupt} = indexes;
 	// The same list (no verdict moved) splits as before: its 8,000-odd local-surface rows are not walked again.
 	const listed =
 		orphans === previous.listed
 			? {listed: orphans, orphans: previous.orphans, listedRefusedLocal: previous.listedRefusedLocal}
 			: splitListed(orphans);
-	const rollbacks = rollbacksOf(snapshot, byId, maxGapSeconds);
+	const rollbacks = rollbacksOf(snapshot, byId, judged.maxGapSeconds);
 	const reapChurns = reapChurnAfter(previous.reapChurns, rowKeys, key => byKey.get(key));
 	const signatures = signaturesAfter(previous, snapshot, changed, {byId, lineage, routingMoved});
 	const elsewhere = elsewhereOf(snapshot, {byId, lineage, routing}, signatures.findings);
@@ -751,32 +684,47 @@ export function analyzeIncremental(
 		snapshot,
 		byId,
 		lineage,
-		ruleSet: rules.ruleSet,
-		rulesLabel: rules.label,
+		ruleSet: judged.rules.ruleSet,
+		rulesLabel: judged.rules.label,
 		...listed,
 		repairRoutingCrash: null,
 		routing,
 		rollbacks,
 		reapChurns,
 		findings,
-		maxGapSeconds,
+		maxGapSeconds: judged.maxGapSeconds,
 		afterUpgrade: null,
 		upgradeChanges: upgradeChanges({...listed, repairRoutingCrash: null, routing}, null),
 		places: elsewhere.places,
 		newestElsewhere: elsewhere.newestElsewhere,
-		buildRules: buildRules ?? null,
+		buildRules: judged.buildRules,
 		buildAlternative: null,
 		buildChanges: upgradeChanges({...listed, repairRoutingCrash: null, routing}, null),
 	};
+	return {next, signatures};
+}
+
+/** What the next step needs of this one (its carries), and the derivation views read (`derivedFrom`). */
+function remember(
+	next: Analysis,
+	previous: Analysis,
+	step: {
+		indexes: Indexes;
+		names: ChatNames;
+		signatures: SignatureState;
+		changed: ReadonlySet<string>;
+		shared?: SharedIndex;
+	},
+): void {
+	const {byId, byKey, corrupt} = step.indexes;
 	carries.set(next, {byKey, corrupt});
-	chatNames.set(next, names);
-	signatureCarries.set(next, signatures);
+	chatNames.set(next, step.names);
+	signatureCarries.set(next, step.signatures);
 	derivations.delete(previous);
-	const before = shared ? new Map(shared.before) : undefined;
+	const before = step.shared ? new Map(step.shared.before) : undefined;
 	derivations.set(next, {
 		previous,
-		changed,
+		changed: step.changed,
 		old: before ? id => (before.has(id) ? before.get(id) : byId.get(id)) : id => previous.byId.get(id),
 	});
-	return next;
 }

@@ -19,8 +19,6 @@ import fs from 'node:fs';
 import {type DatabaseFacts, describe} from '../store/read/load.js';
 import {statSidecars} from '../store/open/preflight.js';
 import {type StoreLocation, realStorePath} from '../store/locate.js';
-import type {ReadOnlyStore} from '../store/open/open.js';
-import type {SchemaInfo} from '../store/open/schema.js';
 import {type SessionDetail, readSessionDetail} from '../store/read/detail.js';
 import {readMessageSpans} from '../store/read/chat-timeline.js';
 import type {MessageSpan} from '../forensics/timeline/timeline-types.js';
@@ -28,7 +26,7 @@ import {LiveConnection} from '../store/open/live-connection.js';
 import {type StoreLook, lookAtStore, nothingCommitted, onlyCheckpointed} from '../store/open/live-signature.js';
 import {CommitHints} from '../store/open/live-watch.js';
 import {type FactsOf, type LiveModel, LiveModelFeed, type LiveModelOptions} from './live-model.js';
-import {type RowDelta, RowDeltas} from '../store/read/row-deltas.js';
+import {RowDeltas} from '../store/read/row-deltas.js';
 import {RefreshStats} from './refresh-stats.js';
 
 export type {LiveModel} from './live-model.js';
@@ -360,10 +358,7 @@ export class LiveStore {
 			}
 
 			if (this.rows.fullReloadDue(this.options.fullReloadMs)) {
-				// Read in steps, keys answered between them; `settled` resolves when it has published.
-				this.reloading = this.reloadInSteps(signature, started).finally(() => {
-					this.reloading = null;
-				});
+				this.reloadNow(signature, started);
 				return false;
 			}
 
@@ -377,8 +372,15 @@ export class LiveStore {
 					this.feed.noteReopened(reopened);
 				}
 
-				const full = this.feed.reopened !== null || this.rows.fullReloadDue(this.options.fullReloadMs);
-				const delta = this.readRows(store, schema, full, checkpointed);
+				if (this.feed.reopened !== null) {
+					// Another file, perhaps (or the first reading of a store whose owner came back): everything is read
+					// again, in steps, below.
+					return 'reload' as const;
+				}
+
+				// The last analysis shares the sessions array patched below: its key index first.
+				this.feed.prepareIncremental();
+				const delta = this.rows.incremental(store, schema, checkpointed);
 				this.stats?.mark();
 				this.feed.publishCommit({
 					delta,
@@ -398,6 +400,11 @@ export class LiveStore {
 			this.afterRead = signatureOf(lookAtStore(real, null));
 			this.stats?.mark();
 			this.stats?.end();
+			if (published === 'reload') {
+				this.reloadNow(signature, started);
+				return false;
+			}
+
 			return published;
 		} catch (error) {
 			// The index may be half updated: the next refresh reads everything again.
@@ -406,12 +413,20 @@ export class LiveStore {
 		}
 	}
 
+	/** Starts the full reload, read in steps (keys answered between them); `settled` resolves once it has published. */
+	private reloadNow(signature: string | null, started: number): void {
+		this.reloading = this.reloadInSteps(signature, started).finally(() => {
+			this.reloading = null;
+		});
+	}
+
 	/**
-	 * The periodic full reload (every `fullReloadMs`; at once after a failed refresh), read a page at a time with a
-	 * turn of the event loop between pages, as the first read is: read at once it held a view's keys ~0.8 s every 10
-	 * minutes on the bench store (issue #26). Refreshes wait meanwhile; the index is patched (or replaced: a store
-	 * reopened, an index distrusted) and the model published in one step, at the end, unless the view was paused
-	 * meanwhile (then nothing changes and the reload stays due). Commits made while it ran are read right after.
+	 * The full reload (every `fullReloadMs`; at once after a failed refresh, or when the store was reopened), read a
+	 * page at a time with a turn of the event loop between pages, as the first read is: read at once, the periodic one
+	 * held a view's keys ~0.8 s every 10 minutes on the bench store, and the one after a reopen ~0.55 s (issue #26).
+	 * Refreshes wait meanwhile; the index is patched (or replaced: a store reopened, an index distrusted) and the model
+	 * published in one step, at the end, unless the view was paused meanwhile (then nothing changes and the reload
+	 * stays due). Commits made while it ran are read right after.
 	 */
 	private async reloadInSteps(signature: string | null, started: number): Promise<boolean> {
 		const {rows, feed, facts} = this;
@@ -511,23 +526,5 @@ export class LiveStore {
 	private seenUpTo(signature: string | null): boolean {
 		const after = this.afterRead;
 		return after !== null && signature !== null && (after === signature || onlyCheckpointed(after, signature));
-	}
-
-	/** The rows the owner's commits changed: a full reload, or the incremental read. */
-	private readRows(store: ReadOnlyStore, schema: SchemaInfo, full: boolean, checkpointed: boolean): RowDelta {
-		if (full) {
-			// The periodic reload of an index that holds what the reads found is patched into it, and analysed
-			// incrementally; a store reopened (another file, perhaps) or an index distrusted is replaced.
-			const patch = this.feed.reopened === null && this.rows.trusted;
-			if (patch) {
-				this.feed.prepareIncremental();
-			}
-
-			return this.rows.fullReload(store, schema, patch);
-		}
-
-		// The last analysis shares the sessions array patched below: its key index first.
-		this.feed.prepareIncremental();
-		return this.rows.incremental(store, schema, checkpointed);
 	}
 }

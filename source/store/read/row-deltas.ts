@@ -233,20 +233,14 @@ export class RowDeltas {
 	}
 
 	/**
-	 * Every row read again. `patch` (the periodic reload of a trusted index): the rows that differ from their records
-	 * are patched into the index and named in `changed`, as an incremental read's are, so the analysis runs
-	 * incrementally (issue #26: a reload analysed in full every 10 minutes was the follower's worst 10 s and its peak
-	 * of memory, the whole analysis built beside the last). Else the index is replaced and `changed` is null.
-	 */
-	fullReload(store: ReadOnlyStore, schema: SchemaInfo, patch = false): RowDelta {
-		return drain(this.fullReloadSteps(store, schema, patch, () => true))!;
-	}
-
-	/**
-	 * As `fullReload`, in steps (read-snapshot.ts readSnapshotSteps): the periodic reload of a live view, keys answered
-	 * between them (issue #26: read at once it held the event loop ~0.8 s every 10 minutes on the bench store).
-	 * `proceed`, asked once every row is read and before anything changes: false abandons the reload (null; the index
-	 * as it was, the reload still due); true lets it patch or replace the index, in the same step as the caller's use.
+	 * Every row read again, in steps (read-snapshot.ts readSnapshotSteps): a live view answers keys between them (issue
+	 * #26: read at once, the periodic reload held the event loop ~0.8 s every 10 minutes on the bench store). `patch`
+	 * (the periodic reload of a trusted index): the rows that differ from their records are patched into the index and
+	 * named in `changed`, as an incremental read's are, so the analysis runs incrementally (a reload analysed in full
+	 * every 10 minutes was the follower's worst 10 s and its peak of memory, the whole analysis built beside the last).
+	 * Else the index is replaced and `changed` is null. `proceed`, asked once every row is read and before anything
+	 * changes: false abandons the reload (null; the index as it was, the reload still due); true lets it patch or
+	 * replace the index, in the same step as the caller's use of it.
 	 */
 	*fullReloadSteps(
 		store: ReadOnlyStore,

@@ -17,7 +17,8 @@
  * `restore-staged` (backup/restore/stage.ts: a member is staged as `.NAME.hfx-p<pid>.partial`),
  * `restore-renamed` (backup/restore/commit.ts: the first staged member was renamed into place, the rest not yet),
  * `check-worker-load` (backup/check/check-worker.ts: a backup's check worker started, its native driver not loaded),
- * `check-open` (backup/check/db-check.ts: a check about to open its copy, which creates a WAL-mode copy's sidecars).
+ * `check-open` (backup/check/db-check.ts: a check about to open its copy, which creates a WAL-mode copy's sidecars),
+ * `check-reading` (the same check after its first read: every file it makes is made).
  */
 export function testPause(point: string): void {
 	if (process.env.HFX_TEST_PAUSE_AT !== point) {

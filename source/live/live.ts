@@ -336,6 +336,7 @@ export class LiveStore {
 	 * on a connection opened for the read and closed after. Returns true when a new model was published.
 	 */
 	refresh(force = false): boolean {
+		// A reload's connection is open: no signature is looked at meanwhile (the commits are read after it).
 		if (this.closed || this.pending || this.reloading) {
 			return false;
 		}

@@ -81,7 +81,7 @@ async function withBulkRows(count: number, endedAt: number | null = null) {
 		at++;
 		expect(await refreshed(live)).toBe(true);
 	};
-	return {w, live, commit};
+	return {w, chat, live, commit};
 }
 
 function waitFor(live: LiveStore, predicate: (m: LiveModel) => boolean, timeoutMs = 5000): Promise<LiveModel> {
@@ -278,6 +278,33 @@ describe('LiveStore', () => {
 		expect(await live.settled()).toBe(true);
 		delete process.env.HFX_TEST_PAUSE_AT;
 		await waitFor(live, m => (m.analysis.byId.get(chat)!.newestMessageAt ?? 0) >= T0 + 300 - 0.001, 3000);
+	});
+
+	it('a reload read in two transactions misses no message added meanwhile to a row it read in the first', async () => {
+		// Review: the messages' high water was the last transaction's, so a message committed between the two to a row of
+		// the first page was never new (shown only when a rolling comparison met its row: 5 s to a minute).
+		let clock = 1_000_000;
+		const now = vi.spyOn(Date, 'now').mockImplementation(() => clock);
+		cleanups.push(() => now.mockRestore());
+		const {w, chat, live} = await withBulkRows(1200);
+		await w.send({op: 'conversation', id: chat, count: 1, from: T0 + 200, to: T0 + 200});
+		clock += 700_000;
+		// Held after its first page (1,000 rows, the chat's among them) past the 2 s budget of a read transaction.
+		process.env.HFX_TEST_PAUSE_AT = 'read-step';
+		process.env.HFX_TEST_PAUSE_MS = '2300';
+		cleanups.push(() => {
+			delete process.env.HFX_TEST_PAUSE_AT;
+			delete process.env.HFX_TEST_PAUSE_MS;
+		});
+		expect(live.refresh()).toBe(false);
+		// The message alone, its row untouched: only the messages' high water can make it new.
+		await w.send({
+			op: 'exec',
+			sql: `INSERT INTO messages (session_id, role, content, timestamp) VALUES ('${chat}', 'user', 'x', ${T0 + 300})`,
+		});
+		expect(await live.settled()).toBe(true);
+		delete process.env.HFX_TEST_PAUSE_AT;
+		await waitFor(live, m => (m.analysis.byId.get(chat)!.newestMessageAt ?? 0) >= T0 + 300 - 0.001, 1500);
 	});
 
 	it('replaces the index at a reload when a row dropped meanwhile moved another out of rowid order', async () => {

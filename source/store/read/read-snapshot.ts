@@ -513,6 +513,12 @@ export type SnapshotMeta = {
 	/** Highest message id (an index seek, not a count). */
 	messageHighWater: number | null;
 	/**
+	 * Highest message id when the read began (its first transaction). A read that continued in a new transaction
+	 * (`transactions` > 1) may not hold a message added meanwhile to a row it had already read: a follower reads the
+	 * messages after this one as new (those already held are read twice, which costs nothing but a re-read row).
+	 */
+	messageHighWaterAtStart?: number | null;
+	/**
 	 * Highest sessions rowid, in the read's (last) transaction: a row added after it is new to the next incremental
 	 * read. (Asked after the read's transaction, a row added in between was never new: only every row's rolling
 	 * comparison, up to a minute later, would meet it.) Null where the read does not say.
@@ -610,6 +616,7 @@ export function* readSnapshotSteps(
 	const started = performance.now();
 	store.connection.exec('BEGIN');
 	try {
+		const highAtStart = store.prepare('SELECT max(rowid) FROM messages').pluck().get();
 		// Only the rows that name the chats of keyless rows of these sources, where a read asks for them.
 		const scope = scopeOf(store, schema, options);
 		const pages = yield* readSessionPages(store, schema, options, started, scope);
@@ -642,6 +649,7 @@ export function* readSnapshotSteps(
 			meta: {
 				dataVersion,
 				messageHighWater: typeof high === 'number' ? high : null,
+				messageHighWaterAtStart: typeof highAtStart === 'number' ? highAtStart : null,
 				sessionHighWater: typeof sessionHigh === 'number' ? sessionHigh : null,
 				readMs: performance.now() - started,
 				consistentSnapshot: transactions === 1,

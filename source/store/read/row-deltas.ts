@@ -378,7 +378,8 @@ export class RowDeltas {
 		this.sweep = nextSweep(this.sweep);
 		this.hot.restart();
 		this.lastSignatureScan = Date.now();
-		this.lastMessageId = meta.messageHighWater ?? 0;
+		// A read in several transactions may not hold a message added meanwhile to a row it read early: from its start.
+		this.lastMessageId = (meta.transactions > 1 ? meta.messageHighWaterAtStart : meta.messageHighWater) ?? 0;
 		this.lastSessionRowid =
 			meta.sessionHighWater ?? (store.prepare('SELECT max(rowid) FROM sessions').pluck().get() as number | null) ?? 0;
 	}

@@ -23,8 +23,8 @@ afterAll(() => {
 /** Starts the worker, waits a moment (it must wait for its file), then hands it `file`. */
 async function checkInWorker(
 	file: string,
-): Promise<{check: DbCheck; exitCode: number; early: boolean; loaded: number}> {
-	const flag = new Int32Array(new SharedArrayBuffer(4));
+): Promise<{check: DbCheck; exitCode: number; early: boolean; loaded: number; reading: number}> {
+	const flag = new Int32Array(new SharedArrayBuffer(8));
 	const worker = new Worker(WORKER, {workerData: {loaded: flag}});
 	let early = false;
 	worker.once('message', () => {
@@ -38,7 +38,10 @@ async function checkInWorker(
 	const check = new Promise<DbCheck>(resolve => worker.once('message', resolve));
 	const exited = new Promise<number>(resolve => worker.once('exit', resolve));
 	worker.postMessage({file});
-	return {check: await check, exitCode: await exited, early: heard, loaded};
+	const result = await check;
+	// Read before the exit: slot 1 says the check began reading (what a stop waits for, at most).
+	const reading = Atomics.load(flag, 1);
+	return {check: result, exitCode: await exited, early: heard, loaded, reading};
 }
 
 describe('check-worker', () => {
@@ -47,9 +50,10 @@ describe('check-worker', () => {
 		const w = new Database(file);
 		w.exec("CREATE TABLE sessions (id TEXT PRIMARY KEY); INSERT INTO sessions VALUES ('a'), ('b')");
 		w.close();
-		const {check, exitCode, early, loaded} = await checkInWorker(file);
+		const {check, exitCode, early, loaded, reading} = await checkInWorker(file);
 		expect(early).toBe(false);
 		expect(loaded).toBe(1);
+		expect(reading).toBe(1);
 		expect(check).toMatchObject({ok: true, integrity: ['ok'], counts: {sessions: 2}});
 		expect(exitCode).toBe(0);
 	});

@@ -14,6 +14,7 @@ import {afterAll, describe, expect, it} from 'vitest';
 import {ZipWriter} from '../../../source/backup/create/zip-writer.js';
 import {SEAL_LENGTH, SEAL_PREFIX} from '../../../source/backup/archive/seal.js';
 import {openZip, readMember, structuralProblems} from '../../../source/backup/archive/zipread.js';
+import {flipBytes} from '../../helpers/flip-bytes.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hfx-zip-writer-'));
 afterAll(() => {
@@ -95,9 +96,7 @@ describe('ZipWriter', () => {
 
 	it('a byte changed after writing breaks the seal', async () => {
 		const a = await archive('d.zip');
-		const fd = fs.openSync(a.file, 'r+');
-		fs.writeSync(fd, Buffer.from([0xff]), 0, 1, 40);
-		fs.closeSync(fd);
+		flipBytes(a.file, [40]);
 		const z = await openZip(a.file);
 		try {
 			expect(

@@ -12,6 +12,7 @@ import {afterAll, afterEach, describe, expect, it} from 'vitest';
 import {StoreWriter} from '../../../source/simulator/store-writer.js';
 import {evidenceState, hfx, hfxJson} from '../../helpers/cli.js';
 import {folderDigest} from '../../helpers/folder-digest.js';
+import {flipBytes} from '../../helpers/flip-bytes.js';
 import {WriterProcess} from '../../helpers/writer.js';
 import {SCENARIOS, T0} from '../../fixtures/scenarios.js';
 
@@ -118,21 +119,6 @@ describe('hfx files', () => {
 	});
 });
 
-/** Flips bytes of a file in place (the test process holds no SQLite connection to it). */
-function flip(file: string, offsets: number[]): void {
-	const fd = fs.openSync(file, 'r+');
-	try {
-		for (const o of offsets) {
-			const b = Buffer.alloc(1);
-			fs.readSync(fd, b, 0, 1, o);
-			b[0] = b[0]! ^ 0xff;
-			fs.writeSync(fd, b, 0, 1, o);
-		}
-	} finally {
-		fs.closeSync(fd);
-	}
-}
-
 function expectNoStack(stderr: string): void {
 	expect(stderr).not.toMatch(/^\s+at /m);
 	expect(stderr).not.toContain('internal error');
@@ -160,7 +146,7 @@ describe('hfx files judges each file state', () => {
 		async (_what, offsets, verified) => {
 			const {folder, db} = await crashed('hdr', 5);
 			expect(hfxJson(['files', '--db', db]).json.wal.commitFrames).toBe(5);
-			flip(`${db}-wal`, offsets);
+			flipBytes(`${db}-wal`, offsets);
 			const before = folderDigest(folder);
 			const {code, json, stderr} = hfxJson(['files', '--db', db]);
 			expect(code).toBe(1);
@@ -187,7 +173,7 @@ describe('hfx files judges each file state', () => {
 	it('a WAL header damaged with no frame after it is no finding (nothing is hidden)', async () => {
 		const {folder, db} = await crashed('hdr-empty', 2);
 		fs.truncateSync(`${db}-wal`, 32);
-		flip(`${db}-wal`, [16]);
+		flipBytes(`${db}-wal`, [16]);
 		const before = folderDigest(folder);
 		const {code, json} = hfxJson(['files', '--db', db]);
 		expect(code).toBe(0);

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import {archive, crashedStore, home} from '../fixtures.js';
+import {flipBytes} from '../../helpers/flip-bytes.js';
 import {ROOT} from '../run-hfx.js';
 import type {Fault, Scene, Step, TempSpace} from '../types.js';
 import {finding, refused, step} from './kit.js';
@@ -44,11 +45,7 @@ export const EXITS: Fault[] = [
 		t =>
 			crashed(
 				t,
-				db => {
-					const fd = fs.openSync(`${db}-wal`, 'r+');
-					fs.writeSync(fd, Buffer.from([0xa5]), 0, 1, 17);
-					fs.closeSync(fd);
-				},
+				db => flipBytes(`${db}-wal`, [17]),
 				db => [finding(['files', '--db', db])],
 			),
 	),

@@ -36,7 +36,12 @@ export type ActivityEvent = {
 	count?: number;
 	label?: string;
 	burst?: Burst;
+	/** A notice seen again and folded into its first line (isRepeatable): how many times in all, and when last. */
+	repeated?: Repeat;
 };
+
+/** The same notice, seen `times` times in all, the last at `until`. */
+export type Repeat = {times: number; until: number};
 
 /** Routine commits folded into one line: from `at` to `until`, so many messages in so many sessions. */
 export type Burst = {until: number; messages: number; sessions: readonly string[]};
@@ -403,6 +408,35 @@ export function isRoutine(e: ActivityEvent): boolean {
 	return e.kind === 'messages';
 }
 
+/**
+ * Notices that can come again at every commit, the same each time: the store reopened for the same reason (a writer
+ * that holds nothing, as the sqlite3 CLI does, makes every commit "the store file changed while no agent held it").
+ * One line each was half the timeline: such a notice folds into its first line, which counts it.
+ */
+function isRepeatable(e: ActivityEvent): boolean {
+	return e.kind === 'reopened';
+}
+
+/**
+ * Where in `out` the notice `e` was last seen, if it folds into it: the last entry, or the one before a burst at the
+ * end (the messages between two reopens), the same kind, subject and text, last seen within `gapSeconds`. Else -1.
+ */
+function repeatedAt(out: readonly ActivityEvent[], e: ActivityEvent, gapSeconds: number): number {
+	for (let i = out.length - 1; i >= 0 && i >= out.length - 2; i--) {
+		const o = out[i]!;
+		if (o.kind === e.kind && o.subject === e.subject && o.text === e.text) {
+			const last = o.repeated?.until ?? o.at;
+			return e.at >= last && e.at - last <= gapSeconds ? i : -1;
+		}
+
+		if (!o.burst) {
+			return -1;
+		}
+	}
+
+	return -1;
+}
+
 function burstText(b: Burst, last: ActivityEvent): string {
 	if (b.sessions.length === 1) {
 		return (
@@ -429,7 +463,8 @@ function without(ids: readonly string[], added: readonly string[]): string[] {
 /**
  * Appends events (oldest first) to a timeline, folding routine ones: a `messages` event joins the
  * burst at the end of the timeline when it came within `gapSeconds` of it, and the burst is
- * replaced by a new entry (so it updates in place); any other event ends the burst. Pure.
+ * replaced by a new entry (so it updates in place); any other event ends the burst, but a notice
+ * seen again (isRepeatable, repeatedAt) is counted on its first line instead. Pure.
  */
 export function foldActivity(
 	timeline: readonly ActivityEvent[],
@@ -439,7 +474,13 @@ export function foldActivity(
 	const out = [...timeline];
 	for (const e of events) {
 		if (!isRoutine(e)) {
-			out.push(e);
+			const at = isRepeatable(e) ? repeatedAt(out, e, gapSeconds) : -1;
+			if (at >= 0) {
+				out[at] = {...out[at]!, repeated: {times: (out[at]!.repeated?.times ?? 1) + 1, until: e.at}};
+			} else {
+				out.push(e);
+			}
+
 			continue;
 		}
 

@@ -56,6 +56,12 @@ export function activityLine(e: ActivityEvent): string {
 	}
 
 	const {mark, word} = look(e);
+	if (e.repeated) {
+		// Counted before the text, which a narrow terminal cuts.
+		const span = `${clock(e.at)}–${clock(e.repeated.until)}`;
+		return `${span}  ${mark} ${`${word} ×${e.repeated.times}`.padEnd(13)} ${e.text}`;
+	}
+
 	return `${clock(e.at)}  ${mark} ${word.padEnd(13)} ${e.text}`;
 }
 

@@ -529,6 +529,47 @@ describe('folding routine commits into bursts (foldActivity)', () => {
 		expect(timeline[0]!.text).toBe('+2 messages in 2 sessions');
 	});
 
+	const reopen = (at: number, text = 'the store file changed while no agent held it: read again in place') =>
+		({at, kind: 'reopened', subject: 'default', text}) as ActivityEvent;
+
+	it('counts a reopen seen again on its first line, the messages between them in one burst', () => {
+		// A writer that holds nothing (the sqlite3 CLI): every commit reopens the store and adds a message.
+		const commits = [100, 101, 102, 103].flatMap(at => [reopen(at), msg(at, 'a', 1)]);
+		const timeline = foldEach(commits);
+		expect(timeline.map(e => [e.kind, e.at, e.repeated ?? e.burst?.messages])).toEqual([
+			['reopened', 100, {times: 4, until: 103}],
+			['messages', 100, 4],
+		]);
+		expect(timeline[0]!.text).toBe(reopen(100).text);
+	});
+
+	it('folds a reopen only into the same notice, last seen within the gap, with nothing but a burst between', () => {
+		const other = reopen(101, 'another file is behind the path now');
+		expect(foldEach([reopen(100), other]).map(e => e.repeated?.times ?? 1)).toEqual([1, 1]);
+		expect(foldEach([reopen(100), reopen(101 + BURST_GAP_S)])).toHaveLength(2);
+		expect(foldEach([reopen(100), rotation(101), reopen(102)]).map(e => e.kind)).toEqual([
+			'reopened',
+			'rotated',
+			'reopened',
+		]);
+		expect(foldEach([reopen(100), msg(100, 'a', 1), msg(115, 'a', 1), reopen(116)]).map(e => e.kind)).toEqual([
+			'reopened',
+			'messages',
+			'messages',
+			'reopened',
+		]);
+	});
+
+	it('keeps the gap from the last time the notice was seen, not the first', () => {
+		const times = [0, 8, 16, 24].map(d => 100 + d);
+		expect(foldEach(times.map(at => reopen(at)))).toEqual([{...reopen(100), repeated: {times: 4, until: 124}}]);
+	});
+
+	it('folds no other kind of signal, however alike', () => {
+		const risk = (at: number): ActivityEvent => ({at, kind: 'rollback-risk', subject: K, text: `${K}: …`});
+		expect(foldEach([risk(100), risk(101)])).toHaveLength(2);
+	});
+
 	it('adds nothing for a commit that changed nothing shown', () => {
 		const timeline = foldEach([msg(100, 'a', 1)]);
 		expect(foldActivity(timeline, [])).toEqual(timeline);

@@ -25,6 +25,11 @@ describe('activityLine', () => {
 		);
 	});
 
+	it('writes a notice seen again as the span it lasted, counted before its text', () => {
+		const e: ActivityEvent = {...event('reopened', 'the store file changed'), repeated: {times: 25, until: AT + 5}};
+		expect(activityLine(e)).toBe('01:13:20–01:13:25  ■ STORE ×25     the store file changed');
+	});
+
 	it('marks each signal kind with a glyph and a word of its own', () => {
 		const signal: ActivityKind[] = [
 			'rotated',

@@ -60,6 +60,11 @@ export class EarlyWriteback {
 		});
 	}
 
+	/** Resolves once no fdatasync runs: the next `progress` past the interval starts one. */
+	async settled(): Promise<void> {
+		await this.pending;
+	}
+
 	/** Waits for the running fdatasync and closes the descriptor; throws the first failure. */
 	async close(): Promise<void> {
 		await this.pending;

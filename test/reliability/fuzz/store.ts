@@ -12,6 +12,9 @@ import {runHfx} from '../run-hfx.js';
 import type {Fuzzer} from './fuzz-types.js';
 import {fuzzLoop} from './loop.js';
 
+/** Bound per input of the store fuzzer: two starts of the real binary, not a parser alone. */
+const STORE_SLOW_MS = 10_000;
+
 const sha = (b: Buffer): string => crypto.createHash('sha256').update(b).digest('hex');
 
 async function tryStore(dir: string, input: Buffer): Promise<string | null> {
@@ -48,9 +51,10 @@ export const storeFuzzer: Fuzzer = {
 		const dir = fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'hfx-fuzz-store-'));
 		try {
 			const base = fs.readFileSync((await home(path.join(dir, 'h'))).db);
-			return await fuzzLoop({name: this.name, notes: this.notes, seed, inputs, hot: 4096 * 3}, base, input =>
-				tryStore(dir, input),
-			);
+			// Each input starts the real binary twice (~0.45 s idle): SLOW_MS, a bound for a parser, left a busy 2-core CI
+			// box 4.4x of headroom for two Node starts. The hang this bound is for still fails, within runHfx's 20 s.
+			const meta = {name: this.name, notes: this.notes, seed, inputs, hot: 4096 * 3, slowMs: STORE_SLOW_MS};
+			return await fuzzLoop(meta, base, input => tryStore(dir, input));
 		} finally {
 			fs.rmSync(dir, {recursive: true, force: true});
 		}

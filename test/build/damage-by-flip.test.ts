@@ -4,31 +4,20 @@
  * failing 1 run in 256 (CI 2026-12-04, a byte of a WAL header's random salt). Every offender in
  * test/ and bench/ is reported at once.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
+import {codeFiles, linesBreaking} from '../helpers/code-files.js';
 import {ROOT} from '../helpers/writer.js';
 
 const CONSTANT_BYTE_WRITE = /writeSync\([^;]*Buffer\.from\(\[\s*(?:0x[0-9a-f]+|\d+)\s*\]\)/i;
 
-function files(dir: string): string[] {
-	return fs.readdirSync(dir, {withFileTypes: true}).flatMap(e => {
-		const p = path.join(dir, e.name);
-		return e.isDirectory() ? files(p) : /\.tsx?$/.test(e.name) ? [p] : [];
-	});
-}
-
-function constantWrites(file: string, text = fs.readFileSync(file, 'utf8')): string[] {
-	return text
-		.split('\n')
-		.flatMap((line, i) =>
-			CONSTANT_BYTE_WRITE.test(line) ? [`${path.relative(ROOT, file)}:${i + 1}: ${line.trim()}`] : [],
-		);
+function constantWrites(file: string, text?: string): string[] {
+	return linesBreaking(file, line => CONSTANT_BYTE_WRITE.test(line), text);
 }
 
 describe('damage in tests', () => {
 	it('is done by flipping bytes, never by writing a constant byte', () => {
-		const offenders = ['test', 'bench'].flatMap(d => files(path.join(ROOT, d))).flatMap(f => constantWrites(f));
+		const offenders = ['test', 'bench'].flatMap(d => codeFiles(path.join(ROOT, d))).flatMap(f => constantWrites(f));
 		expect(offenders).toEqual([]);
 	});
 

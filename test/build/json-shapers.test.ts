@@ -9,16 +9,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {type AstNode, lineOf, parseSource, walk} from '../helpers/source-ast.js';
+import {codeFiles} from '../helpers/code-files.js';
 import {ROOT} from '../helpers/writer.js';
 
 const COMMANDS = path.join(ROOT, 'source/commands');
-
-function files(dir: string): string[] {
-	return fs.readdirSync(dir, {withFileTypes: true}).flatMap(e => {
-		const p = path.join(dir, e.name);
-		return e.isDirectory() ? files(p) : /\.tsx?$/.test(e.name) ? [p] : [];
-	});
-}
 
 /** The names a file imports from a report/ module. */
 function reportImports(program: AstNode): Set<string> {
@@ -93,7 +87,7 @@ function shaperViolations(file: string, text = fs.readFileSync(file, 'utf8')): s
 
 describe('every --json shaper in source/report/', () => {
 	it('no command builds a --json document in place (every offender at once)', () => {
-		expect(files(COMMANDS).flatMap(f => shaperViolations(f))).toEqual([]);
+		expect(codeFiles(COMMANDS).flatMap(f => shaperViolations(f))).toEqual([]);
 	});
 
 	it('the check catches an object, a method, a local shaper and io.json({...}); not a report/ call', () => {

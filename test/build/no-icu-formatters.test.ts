@@ -6,34 +6,21 @@
  * `grouped`, strings compared by code unit; `Intl.Segmenter` (graphemes, 0.6 MB, built lazily by text/segmenter.ts)
  * is the one ICU service kept.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
+import {codeFiles, linesBreaking} from '../helpers/code-files.js';
 import {ROOT} from '../helpers/writer.js';
 
 const ICU_FORMATTER =
 	/\.(?:toLocaleString|toLocaleDateString|toLocaleTimeString|localeCompare)\(|\bIntl\.(?!Segmenter\b|SegmenterOptions\b)\w+/;
 
-function files(dir: string): string[] {
-	return fs.readdirSync(dir, {withFileTypes: true}).flatMap(e => {
-		const p = path.join(dir, e.name);
-		return e.isDirectory() ? files(p) : /\.tsx?$/.test(e.name) ? [p] : [];
-	});
-}
-
-function icuFormatters(file: string, text = fs.readFileSync(file, 'utf8')): string[] {
-	return text
-		.split('\n')
-		.flatMap((line, i) =>
-			ICU_FORMATTER.test(line) && !/^\s*(?:\*|\/\/)/.test(line)
-				? [`${path.relative(ROOT, file)}:${i + 1}: ${line.trim()}`]
-				: [],
-		);
+function icuFormatters(file: string, text?: string): string[] {
+	return linesBreaking(file, line => ICU_FORMATTER.test(line) && !/^\s*(?:\*|\/\/)/.test(line), text);
 }
 
 describe("hfx's code", () => {
 	it('builds no ICU formatter (grouped numbers and code-unit order instead)', () => {
-		expect(files(path.join(ROOT, 'source')).flatMap(f => icuFormatters(f))).toEqual([]);
+		expect(codeFiles(path.join(ROOT, 'source')).flatMap(f => icuFormatters(f))).toEqual([]);
 	});
 
 	it('the check catches each formatter, not the segmenter or a comment', () => {

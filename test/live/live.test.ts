@@ -113,6 +113,15 @@ async function expectEndComparedAtOnce(w: WriterProcess, live: LiveStore, quiet:
 	expect(live.model.analysis.byId.get(quiet)!.endReason).toBe('idle');
 }
 
+/** Holds every step of a stepped read `ms` (HFX_TEST_PAUSE_AT=read-step) until the test ends or clears it. */
+function holdReadSteps(ms: number): void {
+	process.env.HFX_TEST_PAUSE_AT = 'read-step';
+	process.env.HFX_TEST_PAUSE_MS = String(ms);
+	cleanups.push(() => {
+		delete process.env.HFX_TEST_PAUSE_AT;
+		delete process.env.HFX_TEST_PAUSE_MS;
+	});
+}
 describe('LiveStore', () => {
 	it('does nothing when nobody committed (data_version unchanged)', async () => {
 		const {live} = await setup();
@@ -267,12 +276,7 @@ describe('LiveStore', () => {
 		await w.send({op: 'conversation', id: chat, count: 1, from: T0 + 200, to: T0 + 200});
 		clock += 2000;
 		// The reload held after its first step (its transaction open) while the writer commits.
-		process.env.HFX_TEST_PAUSE_AT = 'read-step';
-		process.env.HFX_TEST_PAUSE_MS = '400';
-		cleanups.push(() => {
-			delete process.env.HFX_TEST_PAUSE_AT;
-			delete process.env.HFX_TEST_PAUSE_MS;
-		});
+		holdReadSteps(400);
 		expect(live.refresh()).toBe(false);
 		await w.send({op: 'conversation', id: chat, count: 1, from: T0 + 300, to: T0 + 300});
 		expect(await live.settled()).toBe(true);
@@ -290,12 +294,7 @@ describe('LiveStore', () => {
 		await w.send({op: 'conversation', id: chat, count: 1, from: T0 + 200, to: T0 + 200});
 		clock += 700_000;
 		// Held after its first page (1,000 rows, the chat's among them) past the 2 s budget of a read transaction.
-		process.env.HFX_TEST_PAUSE_AT = 'read-step';
-		process.env.HFX_TEST_PAUSE_MS = '2300';
-		cleanups.push(() => {
-			delete process.env.HFX_TEST_PAUSE_AT;
-			delete process.env.HFX_TEST_PAUSE_MS;
-		});
+		holdReadSteps(2300);
 		expect(live.refresh()).toBe(false);
 		// The message alone, its row untouched: only the messages' high water can make it new.
 		await w.send({

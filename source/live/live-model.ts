@@ -22,6 +22,7 @@ import type {SessionRecord, Snapshot} from '../forensics/types.js';
 import {readPlaces} from '../store/places/read-places.js';
 import type {DatabaseFacts} from '../store/read/load.js';
 import type {RowDelta, SincePreview} from '../store/read/row-deltas.js';
+import type {Reopen} from '../store/open/live-connection.js';
 import type {SessionIndex} from '../store/read/session-index.js';
 import type {SnapshotMeta} from '../store/read/read-snapshot.js';
 
@@ -95,7 +96,7 @@ export class LiveModelFeed {
 	/** The commit signature the published model shows (null: unknown, after a reopen or before the first refresh). */
 	lastSignature: string | null = null;
 	/** Why the store was reopened since the last published model (an activity event). */
-	reopened: string | null = null;
+	reopened: Reopen | null = null;
 	paused = false;
 	private pausedSignature: string | null = null;
 	/**
@@ -209,7 +210,7 @@ export class LiveModelFeed {
 	}
 
 	/** The connection was replaced: the next refresh publishes whatever it reads, and says why. */
-	noteReopened(reason: string): void {
+	noteReopened(reason: Reopen): void {
 		this.lastSignature = null;
 		this.reopened = reason;
 	}
@@ -368,7 +369,9 @@ export class LiveModelFeed {
 		const {newMessages, changed} = commit.delta;
 		const events = diffActivity(before, analysis, newMessages, now, changed ?? undefined, changed ? old : undefined);
 		if (this.reopened) {
-			events.unshift({at: now, kind: 'reopened', subject: commit.label, text: this.reopened});
+			const {why, sameFile} = this.reopened;
+			const event: ActivityEvent = {at: now, kind: 'reopened', subject: commit.label, text: why};
+			events.unshift(sameFile ? {...event, sameFile} : event);
 			this.reopened = null;
 		}
 

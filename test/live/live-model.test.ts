@@ -122,7 +122,7 @@ describe('LiveModelFeed', () => {
 
 	it('a reopen is said once, first, by the store label, and the signature forgotten until the next read', () => {
 		const {feed, index} = feedOf();
-		feed.noteReopened('the store was replaced');
+		feed.noteReopened({why: 'the store was replaced', sameFile: false});
 		expect(feed.lastSignature).toBeNull();
 		feed.publishCommit(commitOf(index, 'sig-1', 'profile work'));
 		expect(feed.current.activity[0]).toEqual({
@@ -133,6 +133,19 @@ describe('LiveModelFeed', () => {
 		});
 		feed.publishCommit(commitOf(index, 'sig-2', 'profile work'));
 		expect(feed.current.activity.filter(e => e.kind === 'reopened')).toHaveLength(1);
+	});
+
+	it('a reopen of the same file (a writer came, went or committed) is marked so; another file is not', () => {
+		const {feed, index} = feedOf();
+		feed.noteReopened({why: 'the store file changed while no agent held it', sameFile: true});
+		feed.publishCommit(commitOf(index, 'sig-1', 'profile work'));
+		feed.noteReopened({why: 'the store was replaced', sameFile: false});
+		feed.publishCommit(commitOf(index, 'sig-2', 'profile work'));
+		const notices = feed.current.activity.filter(e => e.kind === 'reopened');
+		expect(notices.map(e => [e.text, 'sameFile' in e ? e.sameFile : 'absent'])).toEqual([
+			['the store file changed while no agent held it', true],
+			['the store was replaced', 'absent'],
+		]);
 	});
 
 	it('paused: the model stays; a new signature counts one waiting, the same one never twice, an unknown always', () => {

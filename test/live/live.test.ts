@@ -744,9 +744,11 @@ describe('LiveStore', () => {
 		expect(live.isPrivateCopy).toBe(false);
 		expect(live.model.facts.openModeReason).not.toMatch(/immutable=1|readonly_shm=1/);
 		expect(live.model.analysis.byId.get(id)!.newestMessageAt).toBeCloseTo(T0 + 60, 3);
-		expect(live.model.activity.map(e => e.text)).toContain(
+		// The same file, which an agent opened: a burst of messages goes on across the notice.
+		expect(live.model.activity.filter(e => e.kind === 'reopened').map(e => [e.text, e.sameFile])).toContainEqual([
 			'the agent opened the store (-wal and -shm appeared): now following it in place',
-		);
+			true,
+		]);
 		await agent.send({op: 'conversation', id, count: 2, from: T0 + 70, to: T0 + 80});
 		expect(await refreshed(live)).toBe(true);
 		expect(live.model.analysis.byId.get(id)!.newestMessageAt).toBeCloseTo(T0 + 80, 3);
@@ -790,10 +792,14 @@ describe('a store replaced or retargeted under the live store', () => {
 			expect(await live.settled()).toBe(true);
 			expect(live.model.analysis.byId.has('only-in-b')).toBe(true);
 			expect(live.model.activity.map(e => e.text).join('\n')).toMatch(/now links to .*b\.db/);
+			// Another file behind the path: a burst of messages does not go on across the notice.
+			expect(live.model.activity.filter(e => e.kind === 'reopened').map(e => e.sameFile)).toEqual([undefined]);
 			// A copy over the store (a new inode): read from the start again.
 			fs.copyFileSync(a, `${b}.new`);
 			fs.renameSync(`${b}.new`, b);
 			expect(await refreshed(live)).toBe(true);
+			const replacedNotice = live.model.activity.find(e => /was replaced on disk/.test(e.text));
+			expect(replacedNotice?.sameFile).toBeUndefined();
 			expect(live.model.analysis.byId.has('only-in-b')).toBe(false);
 			expect(live.model.analysis.byId.size).toBe(count);
 		},

@@ -38,6 +38,11 @@ export type ActivityEvent = {
 	burst?: Burst;
 	/** A notice seen again and folded into its first line (isRepeatable): how many times in all, and when last. */
 	repeated?: Repeat;
+	/**
+	 * A `reopened` notice of the file read last, which a writer opened, left or changed: a burst of messages goes on
+	 * across it (passesThrough). Absent: another file behind the path (a restore, a link retargeted), or none.
+	 */
+	sameFile?: boolean;
 };
 
 /** The same notice, seen `times` times in all, the last at `until`. */
@@ -418,19 +423,54 @@ function isRepeatable(e: ActivityEvent): boolean {
 }
 
 /**
- * Where in `out` the notice `e` was last seen, if it folds into it: the last entry, or the one before a burst at the
- * end (the messages between two reopens), the same kind, subject and text, last seen within `gapSeconds`. Else -1.
+ * A notice that neither ends a burst of messages nor keeps a reopen from folding across it: the store's own file
+ * opened, left or changed by a writer. A writer that holds nothing makes one at every commit, and a sampling that
+ * meets its -wal in passing makes another reason of it ("the agent opened the store"), so two reasons alternate.
+ */
+function passesThrough(e: ActivityEvent): boolean {
+	return isRepeatable(e) && e.sameFile === true;
+}
+
+/**
+ * The entries at the end of `out` an event may fold into: back across notices that pass through and at most one burst
+ * (the messages between two reopens). The index of the first.
+ */
+function foldableFrom(out: readonly ActivityEvent[]): number {
+	let bursts = 0;
+	let i = out.length;
+	for (; i > 0; i--) {
+		const o = out[i - 1]!;
+		if (o.burst ? ++bursts > 1 : !passesThrough(o)) {
+			break;
+		}
+	}
+
+	return i;
+}
+
+/**
+ * Where in `out` the notice `e` was last seen, if it folds into it: the same kind, subject and text, last seen within
+ * `gapSeconds`, among the entries it may fold into (foldableFrom) or the one before them. Else -1.
  */
 function repeatedAt(out: readonly ActivityEvent[], e: ActivityEvent, gapSeconds: number): number {
-	for (let i = out.length - 1; i >= 0 && i >= out.length - 2; i--) {
+	const from = Math.max(foldableFrom(out) - 1, 0);
+	for (let i = out.length - 1; i >= from; i--) {
 		const o = out[i]!;
 		if (o.kind === e.kind && o.subject === e.subject && o.text === e.text) {
 			const last = o.repeated?.until ?? o.at;
 			return e.at >= last && e.at - last <= gapSeconds ? i : -1;
 		}
+	}
 
-		if (!o.burst) {
-			return -1;
+	return -1;
+}
+
+/** Where in `out` the burst a `messages` event at `at` joins is: the last, if within `gapSeconds` of it. Else -1. */
+function openBurstAt(out: readonly ActivityEvent[], at: number, gapSeconds: number): number {
+	for (let i = out.length - 1; i >= foldableFrom(out); i--) {
+		const o = out[i]!;
+		if (o.burst) {
+			return at - o.burst.until <= gapSeconds && at >= o.at ? i : -1;
 		}
 	}
 
@@ -462,9 +502,10 @@ function without(ids: readonly string[], added: readonly string[]): string[] {
 
 /**
  * Appends events (oldest first) to a timeline, folding routine ones: a `messages` event joins the
- * burst at the end of the timeline when it came within `gapSeconds` of it, and the burst is
- * replaced by a new entry (so it updates in place); any other event ends the burst, but a notice
- * seen again (isRepeatable, repeatedAt) is counted on its first line instead. Pure.
+ * burst at the end of the timeline (past notices that pass through it) when it came within
+ * `gapSeconds` of it, and the burst is replaced by a new entry (so it updates in place); any other
+ * event ends the burst, but a notice seen again (isRepeatable, repeatedAt) is counted on its first
+ * line instead. Pure.
  */
 export function foldActivity(
 	timeline: readonly ActivityEvent[],
@@ -485,11 +526,8 @@ export function foldActivity(
 		}
 
 		const count = e.burst?.messages ?? e.count ?? 1;
-		const last = out.at(-1);
-		const open =
-			last?.burst && e.at - last.burst.until <= gapSeconds && e.at >= last.at
-				? {at: last.at, burst: last.burst}
-				: undefined;
+		const openAt = openBurstAt(out, e.at, gapSeconds);
+		const open = openAt >= 0 ? {at: out[openAt]!.at, burst: out[openAt]!.burst!} : undefined;
 		const added = e.burst?.sessions ?? [e.subject];
 		const sessions = [...without(open?.burst.sessions ?? [], added), ...added];
 		const burst: Burst = {until: e.at, messages: (open?.burst.messages ?? 0) + count, sessions};
@@ -503,7 +541,7 @@ export function foldActivity(
 		};
 		entry.text = burstText(burst, e);
 		if (open) {
-			out[out.length - 1] = entry;
+			out[openAt] = entry;
 		} else {
 			out.push(entry);
 		}

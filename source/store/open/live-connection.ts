@@ -37,45 +37,67 @@ function shmOwned(shm: string): boolean {
 }
 
 /**
+ * Why the store is read afresh, in the operator's words. `sameFile`: the file read last, which a writer opened, left
+ * or changed (a writer that holds nothing, as the sqlite3 CLI, does all three at every commit), not another file
+ * behind the path (a restore, a copy over it, a link retargeted) or none.
+ */
+export type Reopen = {why: string; sameFile: boolean};
+
+const GONE: Reopen = {why: 'the store file is gone: read again', sameFile: false};
+const AGENT_OPENED: Reopen = {
+	why: 'the agent opened the store (-wal and -shm appeared): now following it in place',
+	sameFile: true,
+};
+
+/**
  * Why a private copy no longer shows the store: the path names another file now, its owner started (-wal and -shm
  * appeared), or the file changed.
  */
-function copyStale(given: string, pre: Preflight): string | null {
+function copyStale(given: string, pre: Preflight): Reopen | null {
 	let real: string;
 	try {
 		real = fs.realpathSync(given);
 	} catch {
-		return 'the store file is gone: read again';
+		return GONE;
 	}
 
 	if (real !== pre.path) {
-		return `${given} now links to ${real} (it linked to ${pre.path}): reopened on the new target`;
+		return {
+			why: `${given} now links to ${real} (it linked to ${pre.path}): reopened on the new target`,
+			sameFile: false,
+		};
 	}
 
 	let st: fs.Stats;
 	try {
 		st = fs.statSync(pre.path);
 	} catch {
-		return 'the store file is gone: read again';
+		return GONE;
 	}
 
 	if (fs.existsSync(`${pre.path}-wal`) && shmOwned(`${pre.path}-shm`)) {
-		return 'the agent opened the store (-wal and -shm appeared): now following it in place';
+		return AGENT_OPENED;
 	}
 
-	return st.size !== pre.main.size || st.mtimeMs !== pre.main.mtimeMs || st.ino !== pre.main.ino
-		? 'the store file changed while no agent held it: re-read from a fresh private copy'
+	if (st.ino !== pre.main.ino) {
+		return {why: `${pre.path} was replaced on disk (a new inode): re-read from a fresh private copy`, sameFile: false};
+	}
+
+	return st.size !== pre.main.size || st.mtimeMs !== pre.main.mtimeMs
+		? {why: 'the store file changed while no agent held it: re-read from a fresh private copy', sameFile: true}
 		: null;
 }
 
 /** Why the file read now is not the one read last: another inode, or a link that names another file. */
-function replaced(last: Preflight, now: Preflight): string | null {
+function replaced(last: Preflight, now: Preflight): Reopen | null {
 	if (last.link && now.path !== last.path) {
-		return `${last.link.path} now links to ${now.path} (it linked to ${last.path}): reopened on the new target`;
+		const why = `${last.link.path} now links to ${now.path} (it linked to ${last.path}): reopened on the new target`;
+		return {why, sameFile: false};
 	}
 
 	if (now.main.ino !== last.main.ino || now.main.dev !== last.main.dev) {
-		return `${now.path} was replaced on disk (a new inode: a restore or a copy over it): reopened on the new file`;
+		const why = `${now.path} was replaced on disk (a new inode: a restore or a copy over it): reopened on the new file`;
+		return {why, sameFile: false};
 	}
 
 	return null;
@@ -85,13 +107,21 @@ function replaced(last: Preflight, now: Preflight): string | null {
  * Why the store must be read afresh since the last reading in place (`last`, its preflight): its agent started (a
  * live connection now), or, stopped still, its file changed while no agent held it. Null: it need not.
  */
-function movedSinceInPlace(last: Preflight, now: ReadOnlyStore): string | null {
+function movedSinceInPlace(last: Preflight, now: ReadOnlyStore): Reopen | null {
 	if (!now.isImmutable) {
-		return now.isPrivateCopy ? null : 'the agent opened the store (-wal and -shm appeared): now following it in place';
+		return now.isPrivateCopy ? null : AGENT_OPENED;
 	}
 
 	const same = now.preflight.main.size === last.main.size && now.preflight.main.mtimeMs === last.main.mtimeMs;
-	return same ? null : 'the store file changed while no agent held it: read again in place';
+	return same ? null : {why: 'the store file changed while no agent held it: read again in place', sameFile: true};
+}
+
+/** A reading in place thrown away: what changed around each (a writer committed meanwhile, or the file was swapped). */
+function changedWhileRead(changes: readonly string[]): Reopen {
+	return {
+		why: `the store changed while it was read in place (${changes.join('; ')}): read again from the start`,
+		sameFile: true,
+	};
 }
 
 /** The schema cookie and the schema_version row in one statement (pragma_schema_version: PRAGMA schema_version). */
@@ -120,7 +150,7 @@ function schemaKeyOf(store: ReadOnlyStore, schema: SchemaInfo | null): string | 
 /**
  * What a read is given: the open connection and its schema, and why the rows must be read afresh (null: they need not).
  */
-export type OpenRead = {store: ReadOnlyStore; schema: SchemaInfo; reopened: string | null};
+export type OpenRead = {store: ReadOnlyStore; schema: SchemaInfo; reopened: Reopen | null};
 
 /** One turn of the event loop: the keys read meanwhile are answered before the next step. */
 const turn = () => new Promise<void>(resolve => setImmediate(resolve));
@@ -137,7 +167,7 @@ export class LiveConnection {
 	/** The reading in place open now: what changed around it, asked once it is closed. */
 	private settle: (() => string | null) | null = null;
 	/** Why the rows must be read afresh, seen by a detail read or a reading in place thrown away. */
-	private pending: string | null = null;
+	private pending: Reopen | null = null;
 	/** The last read of the rows was a reading in place (a stopped or crashed store). */
 	private lastInPlace = false;
 	/** A stepped read (`readAsync`) runs: its connection and transaction stay open across turns until it ends. */
@@ -203,7 +233,7 @@ export class LiveConnection {
 			}
 
 			changes.push(change);
-			this.pending = `the store changed while it was read in place (${changes.join('; ')}): read again from the start`;
+			this.pending = changedWhileRead(changes);
 		}
 	}
 
@@ -251,7 +281,7 @@ export class LiveConnection {
 			}
 
 			changes.push(change);
-			this.pending = `the store changed while it was read in place (${changes.join('; ')}): read again from the start`;
+			this.pending = changedWhileRead(changes);
 		}
 	}
 
@@ -303,9 +333,9 @@ export class LiveConnection {
 	 * afresh. `ordinary`: the store changed during each of IMMUTABLE_ATTEMPTS readings in place: opened as any other.
 	 * `look`: the first preflight's files (`read`).
 	 */
-	private open(rows: boolean, ordinary: boolean, look: StoreLook | null = null): string | null {
+	private open(rows: boolean, ordinary: boolean, look: StoreLook | null = null): Reopen | null {
 		const stale = this.store ? copyStale(this.path, this.store.preflight) : null;
-		let moved: string | null = null;
+		let moved: Reopen | null = null;
 		if (!this.store || stale) {
 			const next = this.openNext(ordinary, look);
 			let schema: SchemaInfo;
@@ -324,7 +354,10 @@ export class LiveConnection {
 			moved = this.lastInPlace && this.last ? movedSinceInPlace(this.last, next.store) : null;
 		}
 
-		const why = stale ?? this.pending ?? (this.last ? replaced(this.last, this.store.preflight) : null) ?? moved;
+		const swapped = this.last ? replaced(this.last, this.store.preflight) : null;
+		const reason = stale ?? this.pending ?? swapped ?? moved;
+		// A reason of the same file, but another file is behind the path now: not the same file.
+		const why = reason && swapped && reason.sameFile ? {...reason, sameFile: false} : reason;
 		if (!rows) {
 			// A detail read: the next read of the rows is told.
 			this.pending = why;

@@ -560,6 +560,39 @@ describe('folding routine commits into bursts (foldActivity)', () => {
 		]);
 	});
 
+	const sameFile = (at: number, text?: string): ActivityEvent => ({...reopen(at, text), sameFile: true});
+	const opened = (at: number) => sameFile(at, 'the agent opened the store (-wal and -shm appeared)');
+
+	it('folds two reasons of the same file that alternate, each on its own line, the messages in one burst', () => {
+		// A writer that holds nothing, sampled once while its -wal was there (CI, 2026-12-04: the burst broke in two).
+		const commits = [100, 101, 102].flatMap(at => [sameFile(at), msg(at, 'a', 1)]);
+		const flap = [opened(103), msg(103, 'a', 1), sameFile(104), msg(104, 'a', 1), opened(105), msg(105, 'a', 1)];
+		const timeline = foldEach([...commits, ...flap]);
+		expect(timeline.map(e => [e.kind, e.at, e.repeated ?? e.burst?.messages])).toEqual([
+			['reopened', 100, {times: 4, until: 104}],
+			['messages', 100, 6],
+			['reopened', 103, {times: 2, until: 105}],
+		]);
+		expect(timeline.map(e => e.burst?.until)).toEqual([undefined, 105, undefined]);
+	});
+
+	it('lets another file behind the path end the burst, as any signal does', () => {
+		const swapped = reopen(101, 'state.db was replaced on disk (a new inode)');
+		const timeline = foldEach([sameFile(100), msg(100, 'a', 1), swapped, msg(102, 'a', 1), sameFile(103)]);
+		expect(timeline.map(e => [e.kind, e.repeated?.times ?? e.burst?.messages ?? 1])).toEqual([
+			['reopened', 1],
+			['messages', 1],
+			['reopened', 1],
+			['messages', 1],
+			['reopened', 1],
+		]);
+	});
+
+	it('passes at most one burst: an older notice past two bursts is not folded into', () => {
+		const timeline = foldEach([sameFile(100), msg(100, 'a', 1), opened(101), msg(112, 'a', 1), sameFile(113)]);
+		expect(timeline.map(e => e.kind)).toEqual(['reopened', 'messages', 'reopened', 'messages', 'reopened']);
+	});
+
 	it('keeps the gap from the last time the notice was seen, not the first', () => {
 		const times = [0, 8, 16, 24].map(d => 100 + d);
 		expect(foldEach(times.map(at => reopen(at)))).toEqual([{...reopen(100), repeated: {times: 4, until: 124}}]);

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {afterAll, describe, expect, it, vi} from 'vitest';
-import {LiveConnection} from '../../../source/store/open/live-connection.js';
+import {LiveConnection, type Reopen} from '../../../source/store/open/live-connection.js';
 import {ReadOnlyStore} from '../../../source/store/open/open.js';
 import {WriterProcess} from '../../helpers/writer.js';
 
@@ -28,7 +28,7 @@ describe('LiveConnection on a stopped store', () => {
 		expect(connection.read(({store}) => count(store))).toBe(0);
 		expect(connection.preflight.openModeReason).toMatch(/immutable=1/);
 
-		const seen: Array<{reopened: string | null; found: unknown}> = [];
+		const seen: Array<{reopened: Reopen | null; found: unknown}> = [];
 		const found = connection.read(({store, reopened}) => {
 			if (seen.length === 0) {
 				// Another process writes the store during this reading (its agent, a restore...).
@@ -44,9 +44,11 @@ describe('LiveConnection on a stopped store', () => {
 		});
 		expect(seen).toHaveLength(2);
 		expect(seen[0]!.reopened).toBeNull();
-		expect(seen[1]!.reopened).toMatch(
+		expect(seen[1]!.reopened?.why).toMatch(
 			/^the store changed while it was read in place \(.+\): read again from the start$/,
 		);
+		// A writer committed to the same file: not another file behind the path.
+		expect(seen[1]!.reopened?.sameFile).toBe(true);
 		expect(found).toBe(1);
 		expect(connection.isPrivateCopy).toBe(false);
 		expect(fs.readdirSync(dir)).toEqual(['state.db']);

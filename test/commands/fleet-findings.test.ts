@@ -104,14 +104,20 @@ describe('the fleet sees every finding', () => {
 			const events = () => new Set(watch.events().map(e => e.event as string));
 			const raised = findingKinds().map(kind => FINDING_SIGNALS[kind as FindingKind]?.raised ?? `(none for ${kind})`);
 			await watch.waitFor(() => raised.every(e => events().has(e)), 60_000, `the events ${raised.join(', ')}`);
-			const crash = watch.events().find(e => e.event === 'repair-routing-crash')!;
+			const [crash] = await watch.waitForEach(
+				[
+					{event: 'repair-routing-crash'},
+					{event: 'after-upgrade', profile: 'ops', subject: 'agent:ops:telegram:dm:7100'},
+				],
+				10_000,
+			);
 			expect(crash).toMatchObject({
 				profile: 'ops',
 				kind: 'repair-routing-crash',
 				severity: 'warning',
 				subject: '20260902_090000_f39e1362',
 			});
-			expect(crash.message).toContain('malformed JSON');
+			expect(crash!.message).toContain('malformed JSON');
 			const upgrade = watch
 				.events()
 				.filter(e => e.event === 'after-upgrade' && e.profile === 'ops' && e.subject === 'agent:ops:telegram:dm:7100');

@@ -56,7 +56,11 @@ describe('hfx watch and a rollback that happens', () => {
 		expect(watch.events().filter(e => e.event === 'rollback-happened')).toEqual([]);
 
 		await writer.send(INCIDENT_RESTART);
-		await watch.waitFor(events => events.some(e => e.event === 'rollback-happened'), 10_000, 'rollback-happened');
+		// The risk's end comes from the same reading, but maybe a line later than the rollback (waitForEach).
+		const [, over] = await watch.waitForEach(
+			[{event: 'rollback-happened'}, {event: 'rollback-risk-cleared', sessionKey: INCIDENT_CHAT}],
+			10_000,
+		);
 		const happened = watch.events().filter(e => e.event === 'rollback-happened');
 		expect(happened).toHaveLength(1);
 		expect(happened[0]).toMatchObject({
@@ -75,9 +79,8 @@ describe('hfx watch and a rollback that happens', () => {
 		expect(happened[0]!.evidence).toContain("its id has the gateway's 8-hex suffix: the gateway minted it for a chat");
 		expect(happened[0]!.message).not.toMatch(/do not restart/i);
 		// The risk ended because the restart came: said so, not "resumes its newest conversation".
-		const over = watch.events().find(e => e.event === 'rollback-risk-cleared' && e.sessionKey === INCIDENT_CHAT)!;
 		expect(over).toMatchObject({rolledBack: true});
-		expect(over.message).toContain('the restart came and resumed 20260807_050620_46fab954');
+		expect(over!.message).toContain('the restart came and resumed 20260807_050620_46fab954');
 		await watch.waitFor(() => gauge(file) === 1, 5000, 'the gauge at 1');
 
 		// What an adoption writes: the stranded row gets the chat's identity, the resumed row is retired.
@@ -89,12 +92,8 @@ describe('hfx watch and a rollback that happens', () => {
 				`'${INCIDENT_ORPHAN}'; UPDATE sessions SET ended_at = 1786483000, ` +
 				`end_reason = 'superseded_by_repair' WHERE id = '${INCIDENT_ZOMBIE}'`,
 		});
-		await watch.waitFor(
-			events => events.some(e => e.event === 'rollback-happened-cleared'),
-			10_000,
-			'rollback-happened-cleared',
-		);
-		expect(watch.events().find(e => e.event === 'rollback-happened-cleared')).toMatchObject({
+		const [ended] = await watch.waitForEach([{event: 'rollback-happened-cleared'}], 10_000);
+		expect(ended).toMatchObject({
 			sessionKey: INCIDENT_CHAT,
 			resumedId: INCIDENT_ZOMBIE,
 			skippedId: INCIDENT_ORPHAN,

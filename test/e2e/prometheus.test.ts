@@ -211,7 +211,7 @@ describe('Prometheus end to end', () => {
 		expect(firing.labels).not.toHaveProperty('schema');
 		expect(firing.annotations.description).toContain('hfx repair --profile default --apply');
 		expect(firing.annotations.runbook_url).toBe('https://example.invalid/hfx/README.md#hfxrollbackrisk');
-		expect(first.events().some(e => e.event === 'rollback-risk-raised')).toBe(true);
+		await first.waitForEach([{event: 'rollback-risk-raised'}], 5000);
 
 		// The repair, as the runbook says: the gateway and the watch stopped (a repair refuses while anything holds the
 		// store).

@@ -4,6 +4,7 @@
  */
 import {type ChildProcess, spawn} from 'node:child_process';
 import path from 'node:path';
+import {isDeepStrictEqual} from 'node:util';
 import readline from 'node:readline';
 import {ROOT} from './writer.js';
 
@@ -46,6 +47,21 @@ export class WatchProcess {
 
 			await new Promise(resolve => setTimeout(resolve, 50));
 		}
+	}
+
+	/**
+	 * Waits until each of `wanted` (the fields an event must have, each compared whole) is among the events, at most
+	 * `ms`; returns the first match of each, in the order asked. How a test asserts that events came: a reading writes
+	 * its events a line at a time, and the next reading may bring the rest (CI saw an event of the same reading missing
+	 * one line after the one waited for; a load run, an event of the next commit's reading), so what was not waited for
+	 * may not be there yet (test/build/watch-events-awaited.test.ts holds every test to it).
+	 */
+	async waitForEach(wanted: Array<Record<string, unknown>>, ms: number): Promise<Array<Record<string, any>>> {
+		const matchOf = (want: Record<string, unknown>) =>
+			this.events().find(e => Object.entries(want).every(([k, v]) => isDeepStrictEqual(e[k], v)));
+		const names = wanted.map(w => JSON.stringify(w)).join(', ');
+		await this.waitFor(() => wanted.every(w => matchOf(w) !== undefined), ms, `events matching ${names}`);
+		return wanted.map(w => matchOf(w)!);
 	}
 
 	/** Sends `signal` and waits (at most 10 s, then SIGKILL) for the exit. */

@@ -212,7 +212,8 @@ export class LiveModelFeed {
 	/** The connection was replaced: the next refresh publishes whatever it reads, and says why. */
 	noteReopened(reason: Reopen): void {
 		this.lastSignature = null;
-		this.reopened = reason;
+		// Another file behind the path is the news: a same-file reason read after it (a retried read) does not hide it.
+		this.reopened = this.reopened && !this.reopened.sameFile && reason.sameFile ? this.reopened : reason;
 	}
 
 	/** Pauses: the model (analysis included) stays exactly as it was. */

@@ -51,7 +51,8 @@ export class WatchProcess {
 
 	/**
 	 * Waits until each of `wanted` (the fields an event must have, each compared whole) is among the events, at most
-	 * `ms`; returns the first match of each, in the order asked. How a test asserts that events came: a reading writes
+	 * `ms`; returns the first match of each, in the order asked (two alike partials are met by one event: count with
+	 * `events().filter` after the wait). How a test asserts that events came: a reading writes
 	 * its events a line at a time, and the next reading may bring the rest (CI saw an event of the same reading missing
 	 * one line after the one waited for; a load run, an event of the next commit's reading), so what was not waited for
 	 * may not be there yet (test/build/watch-events-awaited.test.ts holds every test to it).

@@ -141,10 +141,15 @@ describe('LiveModelFeed', () => {
 		feed.publishCommit(commitOf(index, 'sig-1', 'profile work'));
 		feed.noteReopened({why: 'the store was replaced', sameFile: false});
 		feed.publishCommit(commitOf(index, 'sig-2', 'profile work'));
+		// A same-file reason noted after another file's (a retried read) does not hide it.
+		feed.noteReopened({why: 'the store was replaced again', sameFile: false});
+		feed.noteReopened({why: 'the store changed while it was read in place', sameFile: true});
+		feed.publishCommit(commitOf(index, 'sig-3', 'profile work'));
 		const notices = feed.current.activity.filter(e => e.kind === 'reopened');
 		expect(notices.map(e => [e.text, 'sameFile' in e ? e.sameFile : 'absent'])).toEqual([
 			['the store file changed while no agent held it', true],
 			['the store was replaced', 'absent'],
+			['the store was replaced again', 'absent'],
 		]);
 	});
 

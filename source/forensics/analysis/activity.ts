@@ -449,14 +449,16 @@ function foldableFrom(out: readonly ActivityEvent[]): number {
 }
 
 /**
- * Where in `out` the notice `e` was last seen, if it folds into it: the same kind, subject and text, last seen within
- * `gapSeconds`, among the entries it may fold into (foldableFrom) or the one before them. Else -1.
+ * Where in `out` the notice `e` was last seen, if it folds into it: the same kind, subject and text, of the same
+ * file or not, last seen within `gapSeconds`; among the entries it may fold into (foldableFrom) if it passes through,
+ * else the last entry alone (another file behind the path again: after a burst, a line of its own). Else -1.
  */
 function repeatedAt(out: readonly ActivityEvent[], e: ActivityEvent, gapSeconds: number): number {
-	const from = Math.max(foldableFrom(out) - 1, 0);
-	for (let i = out.length - 1; i >= from; i--) {
+	const passes = passesThrough(e);
+	const from = passes ? foldableFrom(out) : out.length - 1;
+	for (let i = out.length - 1; i >= Math.max(from, 0); i--) {
 		const o = out[i]!;
-		if (o.kind === e.kind && o.subject === e.subject && o.text === e.text) {
+		if (o.kind === e.kind && o.subject === e.subject && o.text === e.text && passesThrough(o) === passes) {
 			const last = o.repeated?.until ?? o.at;
 			return e.at >= last && e.at - last <= gapSeconds ? i : -1;
 		}
@@ -467,7 +469,8 @@ function repeatedAt(out: readonly ActivityEvent[], e: ActivityEvent, gapSeconds:
 
 /** Where in `out` the burst a `messages` event at `at` joins is: the last, if within `gapSeconds` of it. Else -1. */
 function openBurstAt(out: readonly ActivityEvent[], at: number, gapSeconds: number): number {
-	for (let i = out.length - 1; i >= foldableFrom(out); i--) {
+	const from = foldableFrom(out);
+	for (let i = out.length - 1; i >= from; i--) {
 		const o = out[i]!;
 		if (o.burst) {
 			return at - o.burst.until <= gapSeconds && at >= o.at ? i : -1;

@@ -79,7 +79,7 @@ function copyStale(given: string, pre: Preflight): Reopen | null {
 		return AGENT_OPENED;
 	}
 
-	if (st.ino !== pre.main.ino) {
+	if (st.ino !== pre.main.ino || st.dev !== pre.main.dev) {
 		return {why: `${pre.path} was replaced on disk (a new inode): re-read from a fresh private copy`, sameFile: false};
 	}
 
@@ -356,8 +356,8 @@ export class LiveConnection {
 
 		const swapped = this.last ? replaced(this.last, this.store.preflight) : null;
 		const reason = stale ?? this.pending ?? swapped ?? moved;
-		// A reason of the same file, but another file is behind the path now: not the same file.
-		const why = reason && swapped && reason.sameFile ? {...reason, sameFile: false} : reason;
+		// A reason of the same file, but another file is behind the path now: that is what the operator is told.
+		const why = reason?.sameFile && swapped ? swapped : reason;
 		if (!rows) {
 			// A detail read: the next read of the rows is told.
 			this.pending = why;

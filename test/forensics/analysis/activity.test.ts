@@ -532,9 +532,12 @@ describe('folding routine commits into bursts (foldActivity)', () => {
 	const reopen = (at: number, text = 'the store file changed while no agent held it: read again in place') =>
 		({at, kind: 'reopened', subject: 'default', text}) as ActivityEvent;
 
+	const sameFile = (at: number, text?: string): ActivityEvent => ({...reopen(at, text), sameFile: true});
+	const opened = (at: number) => sameFile(at, 'the agent opened the store (-wal and -shm appeared)');
+
 	it('counts a reopen seen again on its first line, the messages between them in one burst', () => {
 		// A writer that holds nothing (the sqlite3 CLI): every commit reopens the store and adds a message.
-		const commits = [100, 101, 102, 103].flatMap(at => [reopen(at), msg(at, 'a', 1)]);
+		const commits = [100, 101, 102, 103].flatMap(at => [sameFile(at), msg(at, 'a', 1)]);
 		const timeline = foldEach(commits);
 		expect(timeline.map(e => [e.kind, e.at, e.repeated ?? e.burst?.messages])).toEqual([
 			['reopened', 100, {times: 4, until: 103}],
@@ -560,9 +563,6 @@ describe('folding routine commits into bursts (foldActivity)', () => {
 		]);
 	});
 
-	const sameFile = (at: number, text?: string): ActivityEvent => ({...reopen(at, text), sameFile: true});
-	const opened = (at: number) => sameFile(at, 'the agent opened the store (-wal and -shm appeared)');
-
 	it('folds two reasons of the same file that alternate, each on its own line, the messages in one burst', () => {
 		// A writer that holds nothing, sampled once while its -wal was there (CI, 2026-12-04: the burst broke in two).
 		const commits = [100, 101, 102].flatMap(at => [sameFile(at), msg(at, 'a', 1)]);
@@ -586,6 +586,29 @@ describe('folding routine commits into bursts (foldActivity)', () => {
 			['messages', 1],
 			['reopened', 1],
 		]);
+	});
+
+	it('counts another file behind the path again only with nothing between: after a burst, a line of its own', () => {
+		const swapped = (at: number) => reopen(at, 'state.db was replaced on disk (a new inode)');
+		expect(foldEach([swapped(100), swapped(101)]).map(e => e.repeated?.times ?? 1)).toEqual([2]);
+		const timeline = foldEach([swapped(100), msg(100, 'a', 1), swapped(101), msg(101, 'a', 1)]);
+		expect(timeline.map(e => [e.kind, e.repeated?.times ?? e.burst?.messages ?? 1])).toEqual([
+			['reopened', 1],
+			['messages', 1],
+			['reopened', 1],
+			['messages', 1],
+		]);
+	});
+
+	it('never folds a notice of another file into the same words said of the same file, nor the reverse', () => {
+		const other = {...opened(101), sameFile: undefined};
+		expect(foldEach([opened(100), msg(100, 'a', 1), other, msg(101, 'a', 1)]).map(e => e.kind)).toEqual([
+			'reopened',
+			'messages',
+			'reopened',
+			'messages',
+		]);
+		expect(foldEach([other, opened(101)])).toHaveLength(2);
 	});
 
 	it('passes at most one burst: an older notice past two bursts is not folded into', () => {

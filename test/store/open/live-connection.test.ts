@@ -56,6 +56,35 @@ describe('LiveConnection on a stopped store', () => {
 	});
 });
 
+describe('LiveConnection: why it reads afresh', () => {
+	it('names another file put behind the path during a reading in place, not the change it saw', () => {
+		const fixture = path.join(import.meta.dirname, '../../fixtures/hermes-v21-incident/state.db');
+		const folder = fs.mkdtempSync(path.join(dir, 'swap-'));
+		const db = path.join(folder, 'state.db');
+		fs.copyFileSync(fixture, db);
+		execFileSync('sqlite3', [db, 'PRAGMA journal_mode=WAL;']);
+		fs.copyFileSync(db, path.join(folder, 'other.db'));
+		execFileSync('sqlite3', [
+			path.join(folder, 'other.db'),
+			"INSERT INTO sessions (id, source, started_at) VALUES ('x', 'cli', 1)",
+		]);
+		const connection = new LiveConnection(db);
+		connection.read(() => null);
+		const seen: Array<Reopen | null> = [];
+		connection.read(({reopened}) => {
+			if (seen.length === 0) {
+				// A restore moves another file over the stopped store while it is read in place.
+				fs.renameSync(path.join(folder, 'other.db'), db);
+			}
+
+			seen.push(reopened);
+		});
+		expect(seen).toHaveLength(2);
+		expect(seen[1]).toEqual({why: expect.stringMatching(/was replaced on disk \(a new inode/), sameFile: false});
+		connection.close();
+	});
+});
+
 describe('LiveConnection on a live store', () => {
 	it('looks at the store once per read: the preflight a reading in place declined is the one opened with', async () => {
 		const db = path.join(dir, 'live.db');

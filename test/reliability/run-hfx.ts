@@ -92,7 +92,7 @@ export function runHfx(step: Step, o: RunOptions): Promise<RunResult> {
 	const kill = step.kill;
 	const poll = kill
 		? setInterval(() => {
-				if ((kill.when?.() ?? false) || (kill.afterMs !== undefined && Date.now() - started >= kill.afterMs)) {
+				if ((kill.when?.(stdout) ?? false) || (kill.afterMs !== undefined && Date.now() - started >= kill.afterMs)) {
 					killedOnPurpose = true;
 					killGroup(child.pid, kill.signal);
 					clearInterval(poll);

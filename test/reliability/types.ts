@@ -25,8 +25,8 @@ export type Outcome = 'refused' | 'finding' | 'ok' | 'partial-cleaned';
 /** How a step's process is stopped on purpose. */
 export type KillPoint = {
 	signal: 'SIGKILL' | 'SIGINT' | 'SIGTERM';
-	/** Stop once this holds (polled every ms), or after `afterMs` when it never does. */
-	when?: () => boolean;
+	/** Stop once this holds of the stdout so far (polled every ms), or after `afterMs` when it never does. */
+	when?: (stdout: string) => boolean;
 	afterMs?: number;
 };
 

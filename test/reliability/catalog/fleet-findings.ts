@@ -13,7 +13,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {ROOT} from '../../helpers/writer.js';
 import type {Fault, RunResult, Step} from '../types.js';
-import {ok, step} from './kit.js';
+import {ok, seen, step} from './kit.js';
+
+const CRASH_EVENT =
+	/^\{"event":"repair-routing-crash",[^\n]*"subject":"20260902_090000_f39e1362"[^\n]*"profile":"ops"/m;
+const UPGRADE_EVENT = /^\{"event":"after-upgrade",[^\n]*"subject":"agent:ops:telegram:dm:7100"[^\n]*ROLLBACK RISK/m;
 
 const GENERATIONS = path.join(ROOT, 'test/fixtures/hermes-generations/root');
 
@@ -89,18 +93,10 @@ export const FLEET_FINDINGS: Fault[] = [
 		'watch --home on the generations root: repair-routing-crash and after-upgrade events for ops; stopped by SIGTERM',
 		root => [
 			step('killed', ['watch', '--home', root, '--interval', '1s', '--json-lines'], {
-				kill: {signal: 'SIGTERM', afterMs: 3000},
+				kill: {signal: 'SIGTERM', when: seen([CRASH_EVENT, UPGRADE_EVENT]), afterMs: 20_000},
 				check: (r: RunResult) =>
-					expectIn(
-						r.stdout,
-						/^\{"event":"repair-routing-crash",[^\n]*"subject":"20260902_090000_f39e1362"[^\n]*"profile":"ops"/m,
-						'the crash event',
-					) ??
-					expectIn(
-						r.stdout,
-						/^\{"event":"after-upgrade",[^\n]*"subject":"agent:ops:telegram:dm:7100"[^\n]*ROLLBACK RISK/m,
-						'the after-upgrade event',
-					),
+					expectIn(r.stdout, CRASH_EVENT, 'the crash event') ??
+					expectIn(r.stdout, UPGRADE_EVENT, 'the after-upgrade event'),
 			}),
 		],
 	),

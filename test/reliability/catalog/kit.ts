@@ -77,3 +77,19 @@ export function repairWrites(db: string): string[] {
 		`${path.join(dir, 'state-snapshots')}/`,
 	];
 }
+
+/**
+ * A kill point's `when` for a process that follows (hfx watch): once every pattern has been seen in its stdout, and
+ * `lingerMs` after (to see what it says next, say a second event where one is due). Never after a fixed time alone:
+ * a loaded machine may take longer than any timer to the first reading. Make one per run (it remembers when).
+ */
+export function seen(patterns: RegExp[], lingerMs = 0): (stdout: string) => boolean {
+	let at = 0;
+	return stdout => {
+		if (at === 0 && patterns.every(p => p.test(stdout))) {
+			at = Date.now();
+		}
+
+		return at > 0 && Date.now() - at >= lingerMs;
+	};
+}

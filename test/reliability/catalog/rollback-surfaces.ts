@@ -9,7 +9,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {postRestartIncident} from '../../helpers/post-restart.js';
 import type {Fault, RunResult, Step} from '../types.js';
-import {ok, step} from './kit.js';
+import {ok, seen, step} from './kit.js';
+
+const ROLLBACK_EVENT =
+	/"event":"rollback-happened","sessionKey":"agent:main:telegram:dm:777001","resumedId":"20260807_050620_46fab954"[^\n]*"skippedId":"20260807_052242_427c496c"/;
 
 /** A string is a failure (run-fault's `check`). */
 const expectIn = (text: string, pattern: RegExp, what: string): string | null =>
@@ -57,14 +60,11 @@ export const ROLLBACK_SURFACES: Fault[] = [
 		'ok',
 		'watch --home on a store past its restart: one rollback-happened event naming the stranded row; stopped by SIGTERM',
 		root => [
+			// Two readings more after the event: it is said once, not at every reading.
 			step('killed', ['watch', '--home', root, '--interval', '1s', '--json-lines'], {
-				kill: {signal: 'SIGTERM', afterMs: 3000},
+				kill: {signal: 'SIGTERM', when: seen([ROLLBACK_EVENT], 2500), afterMs: 20_000},
 				check: (r: RunResult) =>
-					expectIn(
-						r.stdout,
-						/"event":"rollback-happened","sessionKey":"agent:main:telegram:dm:777001","resumedId":"20260807_050620_46fab954"[^\n]*"skippedId":"20260807_052242_427c496c"/,
-						'the rollback event',
-					) ??
+					expectIn(r.stdout, ROLLBACK_EVENT, 'the rollback event') ??
 					(r.stdout.split('"event":"rollback-happened"').length === 2 ? null : 'rollback-happened said more than once'),
 			}),
 		],

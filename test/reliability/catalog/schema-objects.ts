@@ -11,7 +11,10 @@ import path from 'node:path';
 import {type OddKind, dropColumn, makeOdd} from '../../helpers/odd-schema.js';
 import {home} from '../fixtures.js';
 import type {Fault, RunResult, Step} from '../types.js';
-import {finding, ok, refused, step, verdict} from './kit.js';
+import {finding, ok, refused, seen, step, verdict} from './kit.js';
+
+const ODD_DOWN = /"event":"store-down","reason":"schema-object"[^\n]*"profile":"work"/;
+const DEFAULT_FOLLOWED = /"event":"rollback-risk-raised"[^\n]*"profile":"default"/;
 
 const WORDS: Record<OddKind, string> = {
 	view: 'a VIEW',
@@ -170,14 +173,10 @@ export const SCHEMA_OBJECTS: Fault[] = [
 				'killed',
 				['watch', '--home', root, '--interval', '1s', '--json-lines', '--textfile', path.join(out, 'hfx.prom')],
 				{
-					kill: {signal: 'SIGTERM', afterMs: 4000},
+					kill: {signal: 'SIGTERM', when: seen([ODD_DOWN, DEFAULT_FOLLOWED]), afterMs: 20_000},
 					check: (r: RunResult) =>
-						expectIn(
-							r.stdout,
-							/"event":"store-down","reason":"schema-object"[^\n]*"profile":"work"/,
-							'the odd profile down',
-						) ??
-						expectIn(r.stdout, /"event":"rollback-risk-raised"[^\n]*"profile":"default"/, 'the default store followed'),
+						expectIn(r.stdout, ODD_DOWN, 'the odd profile down') ??
+						expectIn(r.stdout, DEFAULT_FOLLOWED, 'the default store followed'),
 				},
 			),
 		],
